@@ -1,0 +1,97 @@
+import Foundation
+import SoBasics
+import SoCompose
+import SoRender
+import SoStack
+
+/// `so deploy create`: turns a spec into a deployment directory (reference §3.7), transactionally.
+public struct CreateRequest: Sendable {
+    public var specFile: String
+    public var deploymentDir: String?
+    public var update: Bool
+    /// `--stack` given on the command line (optional: the spec names the stack).
+    public var stack: String?
+
+    public init(specFile: String, deploymentDir: String? = nil, update: Bool = false, stack: String? = nil) {
+        self.specFile = specFile
+        self.deploymentDir = deploymentDir
+        self.update = update
+        self.stack = stack
+    }
+}
+
+public struct CreateResult: Sendable {
+    public var directory: String
+    public var deployment: DeploymentFile
+    public var changed: [String] = []
+    public var added: [String] = []
+    public var removed: [String] = []
+}
+
+public struct CreateAction {
+    public let ctx: SoContext
+    public init(_ ctx: SoContext) { self.ctx = ctx }
+
+    @discardableResult
+    public func run(_ req: CreateRequest) async throws -> CreateResult {
+        let fs = ctx.fs
+        let specPath = ctx.absolute(req.specFile)
+        let spec = try Spec.load(specPath, fs: fs, diagnostics: ctx.diagnostics)
+        let dir = ctx.absolute(req.deploymentDir ?? "deployment-001")
+        if req.update {
+            guard fs.isDirectory(dir) else {
+                throw SoError("deployment directory \(dir) does not exist", hint: "drop --update to create it")
+            }
+            guard fs.isFile(Path.join(dir, "deployment.yml")) else {
+                throw SoError("\(dir) is not a deployment directory (no deployment.yml)", hint: "point --deployment-dir at a directory made by 'so deploy create'")
+            }
+        } else if fs.exists(dir) {
+            throw SoError("deployment directory \(dir) already exists", hint: "pass --update to refresh it from the spec, or choose another --deployment-dir")
+        }
+
+        let stack = try ctx.locator.resolve(spec.stack, relativeTo: [fs.currentDirectory, Path.dirname(specPath)],
+                                            at: SourceLocation(file: specPath, line: spec.stackLine), diagnostics: ctx.diagnostics)
+        if let cli = req.stack, cli != spec.stack {
+            let other = try? ctx.locator.resolve(cli, diagnostics: DiagnosticSink())
+            if other?.stackDir != stack.stackDir {
+                ctx.diagnostics.warn("--stack \(cli) differs from the spec's stack '\(spec.stack)'; using the spec's", at: SourceLocation(file: specPath, line: spec.stackLine))
+            }
+        }
+
+        let identity: DeploymentFile
+        if req.update {
+            identity = try DeploymentFile.load(Path.join(dir, "deployment.yml"), fs: fs, diagnostics: ctx.diagnostics)
+        } else {
+            let deploymentID = DeploymentFile.makeID(now: ctx.clock.now(), entropy: ctx.entropy)
+            var clusterID = DeploymentFile.makeID(now: ctx.clock.now(), entropy: ctx.entropy)
+            if spec.deployTo == .k8sKind, let existing = await existingKindCluster() { clusterID = existing }
+            identity = DeploymentFile(clusterID: clusterID, deploymentID: deploymentID, stackSource: stack.stackDir)
+        }
+
+        let plan = try DeploymentPlanner(ctx: ctx, spec: spec, stack: stack, directory: dir).plan(identity: identity, includeIdentity: !req.update)
+        var result = CreateResult(directory: dir, deployment: identity)
+        if req.update {
+            let changes = try plan.apply(over: dir, fs: fs)
+            result.changed = changes.changed
+            result.added = changes.added
+            result.removed = changes.removed
+            ctx.say("updated deployment \(dir) (stack \(stack.name), id \(identity.deploymentID))")
+            for f in changes.changed { ctx.say("  changed \(f) (previous copy kept as \(f).bak)") }
+            for f in changes.added { ctx.say("  added \(f)") }
+            for f in changes.removed { ctx.say("  removed \(f) (no longer in the stack)") }
+            if changes.changed.isEmpty && changes.added.isEmpty && changes.removed.isEmpty { ctx.say("  no changes") }
+        } else {
+            try plan.write(to: dir, fs: fs)
+            ctx.say("created deployment \(dir) (stack \(stack.name), id \(identity.deploymentID))")
+        }
+        return result
+    }
+
+    /// The first cluster `kind get clusters` lists, so every deployment on a host shares it.
+    func existingKindCluster() async -> String? {
+        guard let r = try? await ctx.processes.run(["kind", "get", "clusters"], workingDirectory: nil, environment: nil, timeout: 10),
+              r.exitCode == 0 else { return nil }
+        return r.stdout.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+            .first { !$0.isEmpty && !$0.hasPrefix("No kind clusters") }
+    }
+}

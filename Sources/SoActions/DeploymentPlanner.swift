@@ -1,0 +1,246 @@
+import Foundation
+import SoBasics
+import SoCompose
+import SoRender
+import SoStack
+
+/// The complete content of a deployment directory, computed before anything is written.
+public struct DeploymentPlan: Sendable {
+    public struct File: Sendable {
+        public var path: String      // relative to the deployment directory
+        public var data: Data
+        public var executable: Bool
+    }
+    public var files: [File] = []
+    public var directories: [String] = []
+
+    /// Top-level entries of a deployment directory that copied stack files may not take over.
+    static let reserved: Set<String> = ["spec.yml", "stack.yml", "deployment.yml", "config.env", "kind-config.yml", "kubeconfig.yml", "data", "configmaps"]
+    /// Directories whose files are the stack's: files that left the stack are removed on update.
+    static let managedDirectories = ["compose/", "compose-jobs/", "config/"]
+
+    mutating func add(_ path: String, _ data: Data, executable: Bool = false) {
+        if let i = files.firstIndex(where: { $0.path == path }) { files[i] = File(path: path, data: data, executable: executable) } else {
+            files.append(File(path: path, data: data, executable: executable))
+        }
+    }
+
+    /// Writes a new deployment directory: everything goes into a temporary directory beside `dir`,
+    /// which is renamed into place at the end; on any error nothing is left behind.
+    func write(to dir: String, fs: FileSystem) throws {
+        let tmp = try fs.temporaryDirectory(beside: dir, prefix: Path.basename(dir) + ".creating")
+        do {
+            try populate(tmp, fs: fs)
+            try fs.move(tmp, to: dir)
+        } catch {
+            try? fs.remove(tmp)
+            throw error
+        }
+    }
+
+    private func populate(_ root: String, fs: FileSystem) throws {
+        for d in directories { try fs.createDirectory(Path.join(root, d)) }
+        for f in files {
+            let p = Path.join(root, f.path)
+            try fs.write(f.data, to: p)
+            if f.executable { try fs.setExecutable(p, true) }
+        }
+    }
+
+    /// Refreshes an existing deployment directory: changed files keep a `.bak` of their old content,
+    /// files that left the stack are removed; deployment.yml and data/ are never touched.
+    func apply(over dir: String, fs: FileSystem) throws -> (changed: [String], added: [String], removed: [String]) {
+        var changed: [String] = [], added: [String] = [], removed: [String] = []
+        let wanted = Set(files.map(\.path))
+        var stale: [String] = []
+        for managed in Self.managedDirectories {
+            let base = Path.join(dir, String(managed.dropLast()))
+            guard fs.isDirectory(base) else { continue }
+            for entry in try fs.walk(base) {
+                let rel = managed + entry.relative
+                if !rel.hasSuffix(".bak") && !wanted.contains(rel) { stale.append(rel) }
+            }
+        }
+        for d in directories { try fs.createDirectory(Path.join(dir, d)) }
+        for f in files {
+            let p = Path.join(dir, f.path)
+            if fs.isFile(p) {
+                let old = try fs.readData(p)
+                if old == f.data { continue }
+                let bak = p + ".bak"
+                try fs.remove(bak)
+                try fs.move(p, to: bak)
+                changed.append(f.path)
+            } else {
+                if fs.exists(p) { try fs.remove(p) }
+                added.append(f.path)
+            }
+            try fs.write(f.data, to: p)
+            if f.executable { try fs.setExecutable(p, true) }
+        }
+        for rel in stale {
+            try fs.remove(Path.join(dir, rel))
+            removed.append(rel)
+        }
+        return (changed, added, removed)
+    }
+}
+
+/// Reads the stack and spec and works out every file of the deployment directory (no writes).
+struct DeploymentPlanner {
+    let ctx: SoContext
+    let spec: Spec
+    let stack: ResolvedStack
+    let directory: String
+
+    var fs: FileSystem { ctx.fs }
+
+    func plan(identity: DeploymentFile, includeIdentity: Bool) throws -> DeploymentPlan {
+        var plan = DeploymentPlan()
+        plan.add("spec.yml", Data(spec.text.utf8))
+        plan.add("stack.yml", try fs.readData(stack.stackFilePath))
+        if includeIdentity { plan.add("deployment.yml", Data(identity.yaml().utf8)) }
+        plan.add("config.env", Data(try configEnv().utf8))
+
+        let interpolationEnv = Dictionary(spec.config.map { ($0.key, GenerateToken.contains($0.value) ? "generated" : $0.value) }, uniquingKeysWith: { $1 })
+        var hostNetworkPorts: [KindConfig.PortMapping] = []
+        let components = stack.pods.map { ($0, "compose") } + stack.jobs.map { ($0, "compose-jobs") }
+        for (component, folder) in components {
+            let raw = try ComposeLoader.load(component.composePath, fs: fs, environment: nil, diagnostics: ctx.diagnostics)
+            // Interpolate once with the deployment's own config so `${V:?msg}` and malformed references fail now.
+            _ = try ComposeLoader.load(component.composePath, fs: fs, environment: interpolationEnv, diagnostics: DiagnosticSink())
+            plan.add("\(folder)/docker-compose-\(component.name).yml", try fs.readData(component.composePath))
+            for svc in raw.services {
+                if svc.image == nil && svc.build == nil {
+                    throw SoError("service '\(svc.name)' has no image", hint: "add 'image: NAME:TAG' (or a build: section)",
+                                  at: SourceLocation(file: raw.path, line: svc.line))
+                }
+                if svc.networkMode == "host" {
+                    for p in svc.ports { hostNetworkPorts.append(.init(port: p.containerPort, proto: p.proto)) }
+                }
+                for m in svc.volumes where m.kind == .bind {
+                    try copyReferenced(m.source ?? "", from: raw, line: m.line ?? svc.line, folder: folder, required: true, into: &plan)
+                }
+                for e in svc.envFiles {
+                    try copyReferenced(e.path, from: raw, line: svc.line, folder: folder, required: e.required, into: &plan)
+                }
+            }
+        }
+        // The pod's own config directory, as laconic-so copies it.
+        for pod in stack.pods {
+            let src = Path.join(stack.configDir, pod.name)
+            if fs.isDirectory(src) { try copyTree(src, to: "config/\(pod.name)", origin: SourceLocation(file: stack.stackFilePath), into: &plan) }
+        }
+        for cm in spec.configmaps {
+            let location = SourceLocation(file: spec.path, line: cm.line)
+            let target = "configmaps/\(cm.name)"
+            plan.directories.append(target)
+            if cm.path.hasPrefix("./configmaps/") || cm.path == "configmaps/\(cm.name)" {
+                let src = Path.join(stack.configDir, cm.name)
+                if fs.isDirectory(src) { try copyTree(src, to: target, origin: location, into: &plan) }
+            } else {
+                let expanded = Path.expandTilde(cm.path, home: fs.homeDirectory)
+                let candidates = [fs.currentDirectory, Path.dirname(spec.path)].map { Path.absolute(expanded, relativeTo: $0) }
+                guard let src = candidates.first(where: { fs.isDirectory($0) }) else {
+                    throw SoError("configmap '\(cm.name)' source directory not found: \(candidates[0])", hint: "create it, or use ./configmaps/\(cm.name) to start from an empty directory", at: location)
+                }
+                try copyTree(src, to: target, origin: location, into: &plan, confineTo: src)
+            }
+        }
+        var kindVolumes: [(name: String, hostPath: String)] = []
+        for v in spec.volumes {
+            guard let path = v.path else { continue }
+            let location = SourceLocation(file: spec.path, line: v.line)
+            if path.hasPrefix("/") || path.hasPrefix("~") {
+                kindVolumes.append((v.name, Path.normalize(Path.expandTilde(path, home: fs.homeDirectory))))
+                continue
+            }
+            let rel = Path.normalize(path)
+            guard !rel.hasPrefix(".."), rel != "." else {
+                throw SoError("volume '\(v.name)' path '\(path)' leaves the deployment directory", hint: "use a path inside it such as ./data/\(v.name), or an absolute host path", at: location)
+            }
+            if DeploymentPlan.reserved.contains(rel) || (rel.split(separator: "/").first.map { DeploymentPlan.reserved.contains(String($0)) && $0 != "data" } ?? false) {
+                throw SoError("volume '\(v.name)' path '\(path)' collides with a deployment file", hint: "use ./data/\(v.name)", at: location)
+            }
+            plan.directories.append(rel)
+            kindVolumes.append((v.name, Path.join(directory, rel)))
+        }
+        switch spec.deployTo {
+        case .k8sKind:
+            let root = spec.kindMountRoot.map { Path.normalize(Path.expandTilde($0, home: fs.homeDirectory)) }
+            plan.add("kind-config.yml", Data(KindConfig(volumes: kindVolumes, mountRoot: root, hostNetworkPorts: hostNetworkPorts).yaml().utf8))
+        case .k8s:
+            if let kc = spec.kubeConfig {
+                let path = Path.absolute(Path.expandTilde(kc, home: fs.homeDirectory), relativeTo: fs.currentDirectory)
+                guard fs.isFile(path) else {
+                    throw SoError("kube-config file not found: \(path)", hint: "point kube-config at an existing kubeconfig file", at: SourceLocation(file: spec.path))
+                }
+                plan.add("kubeconfig.yml", try fs.readData(path))
+            }
+        }
+        return plan
+    }
+
+    func configEnv() throws -> String {
+        var credentials: [(file: String, pairs: [(key: String, value: String)])] = []
+        for f in spec.credentialsFiles {
+            let path = Path.absolute(Path.expandTilde(f, home: fs.homeDirectory), relativeTo: fs.currentDirectory)
+            guard fs.isFile(path) else {
+                throw SoError("credentials file not found: \(path)", hint: "create it or remove it from credentials-files", at: SourceLocation(file: spec.path))
+            }
+            credentials.append((f, try DotEnv.parse(try fs.readText(path, what: "credentials file"), file: path)))
+        }
+        return ConfigEnv.render(spec.plainConfig.map { ($0.key, $0.value) }, credentials: credentials)
+    }
+
+    /// Copies a file or directory a compose file refers to by a relative path into the same place
+    /// relative to the deployment directory, so `../config/x` from `D/compose/` still finds it.
+    func copyReferenced(_ source: String, from compose: ComposeFile, line: Int?, folder: String, required: Bool, into plan: inout DeploymentPlan) throws {
+        let location = SourceLocation(file: compose.path, line: line)
+        if source.hasPrefix("/") || source.hasPrefix("~") {
+            throw SoError("host path '\(source)' cannot be deployed to a cluster", hint: "use a named volume and give it a host path under the spec's volumes:", at: location)
+        }
+        let abs = Path.absolute(source, relativeTo: compose.directory)
+        guard let fromRoot = Path.relative(abs, to: stack.root), !fromRoot.hasPrefix("..") else {
+            throw SoError("path '\(source)' points outside the stack (\(stack.root))", hint: "keep files a compose file mounts inside the stack, e.g. under config/", at: location)
+        }
+        let target = Path.normalize(Path.join(folder, source))
+        guard !target.hasPrefix(".."), target != "." else {
+            throw SoError("path '\(source)' would land outside the deployment directory", hint: "mount files from the stack's config/ directory", at: location)
+        }
+        if let first = target.split(separator: "/").first, DeploymentPlan.reserved.contains(String(first)) {
+            throw SoError("path '\(source)' collides with the deployment's own '\(first)'", hint: "move the file under the stack's config/ directory", at: location)
+        }
+        guard fs.exists(abs) else {
+            if !required { return }
+            throw SoError("file not found: \(abs) (mounted as '\(source)')", hint: "add it to the stack or fix the path", at: location)
+        }
+        if fs.isDirectory(abs) {
+            try copyTree(abs, to: target, origin: location, into: &plan)
+        } else {
+            try copyFile(abs, to: target, origin: location, into: &plan)
+        }
+    }
+
+    func copyTree(_ source: String, to target: String, origin: SourceLocation, into plan: inout DeploymentPlan, confineTo: String? = nil) throws {
+        plan.directories.append(target)
+        for entry in try fs.walk(source) {
+            try copyFile(Path.join(source, entry.relative), to: Path.join(target, entry.relative), origin: origin, into: &plan, confineTo: confineTo)
+        }
+    }
+
+    func copyFile(_ source: String, to target: String, origin: SourceLocation, into plan: inout DeploymentPlan, confineTo: String? = nil) throws {
+        let real = fs.realpath(source)
+        let allowed = fs.realpath(confineTo ?? stack.root)
+        if fs.kind(source) == .symlink || real != source {
+            guard Path.isWithin(real, allowed) else {
+                throw SoError("symlink \(source) points outside \(allowed) (to \(real))", hint: "replace the link with a copy of the file, inside the stack", at: origin)
+            }
+        }
+        guard fs.isFile(real) else {
+            if fs.exists(real) { throw SoError("\(source) is not a regular file", hint: "only files and directories can be copied", at: origin) }
+            throw SoError("broken symlink \(source)", hint: "fix or remove the link", at: origin)
+        }
+        plan.add(target, try fs.readData(real), executable: fs.isExecutable(real))
+    }
+}

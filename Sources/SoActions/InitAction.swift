@@ -1,0 +1,233 @@
+import Foundation
+import SoBasics
+import SoCompose
+import SoStack
+
+/// `so deploy init`: writes a spec skeleton for a stack (reference §3.4).
+public struct InitRequest: Sendable {
+    public var stack: String
+    public var deployTo: String
+    public var config: [String]
+    public var configFile: String?
+    public var kubeConfig: String?
+    public var imageRegistry: String?
+    public var mapPortsToHost: String?
+    public var output: String
+    public var force: Bool
+
+    public init(stack: String, deployTo: String = "k8s-kind", config: [String] = [], configFile: String? = nil, kubeConfig: String? = nil,
+                imageRegistry: String? = nil, mapPortsToHost: String? = nil, output: String, force: Bool = false) {
+        self.stack = stack
+        self.deployTo = deployTo
+        self.config = config
+        self.configFile = configFile
+        self.kubeConfig = kubeConfig
+        self.imageRegistry = imageRegistry
+        self.mapPortsToHost = mapPortsToHost
+        self.output = output
+        self.force = force
+    }
+}
+
+public enum PortRecipe: String, CaseIterable, Sendable {
+    case anyVariableRandom = "any-variable-random"
+    case localhostSame = "localhost-same"
+    case anySame = "any-same"
+    case localhostFixedRandom = "localhost-fixed-random"
+    case anyFixedRandom = "any-fixed-random"
+}
+
+public struct InitAction {
+    public let ctx: SoContext
+    public init(_ ctx: SoContext) { self.ctx = ctx }
+
+    @discardableResult
+    public func run(_ req: InitRequest) async throws -> String {
+        let target = try DeployTarget.parse(req.deployTo, at: nil)
+        switch target {
+        case .k8s where req.kubeConfig == nil:
+            throw SoError("--deploy-to k8s needs --kube-config", hint: "pass --kube-config /path/to/kubeconfig, or use --deploy-to k8s-kind for a local kind cluster")
+        case .k8sKind where req.kubeConfig != nil:
+            throw SoError("--kube-config is only for --deploy-to k8s", hint: "k8s-kind deployments use the kind cluster's own kubeconfig; drop --kube-config")
+        case .k8sKind where req.imageRegistry != nil:
+            throw SoError("--image-registry is only for --deploy-to k8s", hint: "kind loads local images directly; drop --image-registry")
+        case .k8s where req.imageRegistry == nil:
+            ctx.diagnostics.warn("no --image-registry given for deploy-to k8s", hint: "local images (…:local) cannot be pulled by a remote cluster without one")
+        default: break
+        }
+        let recipe = try req.mapPortsToHost.map { value -> PortRecipe in
+            guard let r = PortRecipe(rawValue: value) else {
+                let close = Suggest.closest(to: value, in: PortRecipe.allCases.map(\.rawValue))
+                throw SoError("unknown --map-ports-to-host recipe '\(value)'",
+                              hint: (close.map { "did you mean '\($0)'? " } ?? "") + "use one of " + PortRecipe.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            return r
+        }
+        let output = ctx.absolute(req.output)
+        if ctx.fs.exists(output) && !req.force {
+            throw SoError("\(output) already exists", hint: "pass --force to overwrite it, or choose another --output")
+        }
+        if ctx.fs.isDirectory(output) {
+            throw SoError("\(output) is a directory", hint: "--output names the spec file to write, e.g. spec.yml")
+        }
+
+        let stack = try ctx.locator.resolve(req.stack, diagnostics: ctx.diagnostics)
+        // Config: stack defaults < --config-file < --config (command line wins).
+        var config = OrderedPairs()
+        var extraDefaults: [(String, YValue)] = []
+        if let defaults = stack.file.specDefaults {
+            for e in try defaults.entries("'spec-defaults'") {
+                if e.key == "config" {
+                    for c in try e.value.entries("'spec-defaults.config'") { config.set(c.key, try YValue.fromConfigNode(c.value)) }
+                } else if !["stack", "deploy-to"].contains(e.key) {
+                    extraDefaults.append((e.key, YValue.from(e.value)))
+                }
+            }
+        }
+        if let file = req.configFile {
+            let path = ctx.absolute(file)
+            for e in try DotEnv.parse(try ctx.fs.readText(path, what: "config file"), file: path) { config.set(e.key, .string(e.value)) }
+        }
+        for arg in req.config {
+            for (k, v) in try Self.parseConfigArgument(arg) { config.set(k, .string(v)) }
+        }
+        for (k, v) in config.pairs {
+            if case .string(let s) = v { try GenerateToken.validate(in: s, at: SourceLocation(file: "--config \(k)")) }
+        }
+
+        // Ports and volumes from the compose files, as written.
+        var ports: [(String, YValue)] = []
+        var volumeUses: [String: (uses: Int, readOnly: Int)] = [:]
+        var declared: [String] = []
+        for pod in stack.pods {
+            let compose = try ComposeLoader.load(pod.composePath, fs: ctx.fs, environment: nil, diagnostics: ctx.diagnostics)
+            for v in compose.volumes where !declared.contains(v.name) { declared.append(v.name) }
+            for svc in compose.services {
+                if !svc.ports.isEmpty {
+                    ports.append((svc.name, .list(svc.ports.map { .string(Self.mapPort($0, recipe: recipe)) })))
+                }
+                for m in svc.volumes where m.kind == .volume {
+                    guard let src = m.source else { continue }
+                    var u = volumeUses[src] ?? (0, 0)
+                    u.uses += 1
+                    if m.readOnly { u.readOnly += 1 }
+                    volumeUses[src] = u
+                }
+            }
+        }
+        var volumes: [(String, YValue)] = []
+        var configmaps: [(String, YValue)] = []
+        for name in declared {
+            guard let u = volumeUses[name] else { continue }
+            if u.uses == u.readOnly && name.contains("config") {
+                configmaps.append((name, .string("./configmaps/\(name)")))
+            } else {
+                volumes.append((name, .null))
+            }
+        }
+
+        var spec: [(String, YValue)] = [("stack", .string(stack.specValue)), ("deploy-to", .string(target.rawValue))]
+        if let k = req.kubeConfig { spec.append(("kube-config", .string(ctx.absolute(k)))) }
+        if let r = req.imageRegistry { spec.append(("image-registry", .string(r))) }
+        if !config.pairs.isEmpty { spec.append(("config", .map(config.pairs))) }
+        spec.append(("network", .map([("ports", .map(ports))])))
+        spec.append(("volumes", .map(volumes)))
+        spec.append(("configmaps", .map(configmaps)))
+        spec.append(("secrets", .map([])))
+        for (k, v) in extraDefaults where !spec.contains(where: { $0.0 == k }) { spec.append((k, v)) }
+
+        let text = YValue.map(spec).yaml()
+        try AtomicWrite.text(text, to: output, fs: ctx.fs)
+        ctx.say("wrote \(req.output) (stack \(stack.name), deploy-to \(target.rawValue))")
+        ctx.say("next: so deploy create --spec-file \(req.output) --deployment-dir DIR")
+        return output
+    }
+
+    /// `K=V`, or laconic-so's `K=V,K2=V2`: a comma starts a new pair only when `NAME=` follows it,
+    /// so values may hold both `,` and `=`.
+    public static func parseConfigArgument(_ arg: String) throws -> [(String, String)] {
+        var pieces: [String] = []
+        var current = ""
+        var i = arg.startIndex
+        while i < arg.endIndex {
+            let c = arg[i]
+            if c == ",", arg[arg.index(after: i)...].range(of: #"^[A-Za-z_][A-Za-z0-9_.-]*="#, options: .regularExpression) != nil {
+                pieces.append(current)
+                current = ""
+            } else {
+                current.append(c)
+            }
+            i = arg.index(after: i)
+        }
+        pieces.append(current)
+        return try pieces.map { piece in
+            guard let eq = piece.firstIndex(of: "="), eq != piece.startIndex else {
+                throw SoError("--config '\(piece)' is not KEY=VALUE", hint: "write --config NAME=value (repeat the flag for more)")
+            }
+            let key = String(piece[..<eq])
+            guard key.range(of: #"^[A-Za-z_][A-Za-z0-9_.-]*$"#, options: .regularExpression) != nil else {
+                throw SoError("--config key '\(key)' is not a valid variable name", hint: "use letters, digits and '_'")
+            }
+            return (key, String(piece[piece.index(after: eq)...]))
+        }
+    }
+
+    static func mapPort(_ port: ComposePort, recipe: PortRecipe?) -> String {
+        guard let recipe else { return port.raw }
+        let c = port.containerPort
+        let proto = port.proto == "tcp" ? "" : "/\(port.proto)"
+        switch recipe {
+        case .anyVariableRandom: return "0.0.0.0::\(c)\(proto)"
+        case .localhostSame: return "127.0.0.1:\(c):\(c)\(proto)"
+        case .anySame: return "0.0.0.0:\(c):\(c)\(proto)"
+        case .localhostFixedRandom: return "127.0.0.1:\(Self.randomPort(c)):\(c)\(proto)"
+        case .anyFixedRandom: return "0.0.0.0:\(Self.randomPort(c)):\(c)\(proto)"
+        }
+    }
+
+    /// A host port in 20000…50000 derived from the container port (stable across runs).
+    static func randomPort(_ c: Int) -> Int { 20000 + (c * 7919) % 30000 }
+}
+
+/// Insertion-ordered key/value pairs where a later `set` replaces the value in place.
+struct OrderedPairs {
+    var pairs: [(String, YValue)] = []
+    mutating func set(_ key: String, _ value: YValue) {
+        if let i = pairs.firstIndex(where: { $0.0 == key }) { pairs[i].1 = value } else { pairs.append((key, value)) }
+    }
+}
+
+extension YValue {
+    /// A YAML node as an ordered value: plain ints and bools keep their type, everything else is text.
+    static func from(_ n: YNode) -> YValue {
+        if n.isNull { return .null }
+        if n.isMapping { return .map(((try? n.entries("value")) ?? []).map { ($0.key, from($0.value)) }) }
+        if n.isSequence { return .list(((try? n.sequence("value")) ?? []).map(from)) }
+        let text = (try? n.string("value")) ?? ""
+        if !n.isQuoted {
+            if let i = Int(text) { return .int(i) }
+            if text == "true" || text == "false" { return .bool(text == "true") }
+        }
+        return .string(text)
+    }
+
+    static func fromConfigNode(_ n: YNode) throws -> YValue {
+        guard n.isScalar || n.isNull else { throw n.error("config values must be single values", hint: "quote the value") }
+        return from(n)
+    }
+}
+
+/// Writes a file through a temporary file and a rename, so a failure leaves nothing half-written.
+public enum AtomicWrite {
+    public static func text(_ text: String, to path: String, fs: FileSystem) throws {
+        let tmp = path + ".so-tmp-\(getpid())"
+        try fs.write(Data(text.utf8), to: tmp)
+        do {
+            try fs.remove(path)
+            try fs.move(tmp, to: path)
+        } catch {
+            try? fs.remove(tmp)
+            throw error
+        }
+    }
+}

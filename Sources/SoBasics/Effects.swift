@@ -1,0 +1,123 @@
+import Foundation
+
+/// The result of running a program to completion.
+public struct ProcessResult: Sendable, Equatable {
+    public var exitCode: Int32
+    public var stdout: String
+    public var stderr: String
+    public init(exitCode: Int32, stdout: String = "", stderr: String = "") {
+        self.exitCode = exitCode
+        self.stdout = stdout
+        self.stderr = stderr
+    }
+    /// The last non-empty line of stderr (or stdout), for one-line error messages.
+    public var lastErrorLine: String {
+        let lines = (stderr + "\n" + stdout).split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        return lines.last(where: { !$0.isEmpty && ($0.lowercased().contains("fatal") || $0.lowercased().contains("error")) })
+            ?? lines.last(where: { !$0.isEmpty }) ?? "exit code \(exitCode)"
+    }
+}
+
+/// The seam for running other programs (git, kind, kubectl, docker).
+public protocol ProcessRunner: Sendable {
+    /// Runs `arguments[0]` (looked up on PATH) with the rest as arguments; captures output.
+    /// Throws `SoError` when the program is not installed.
+    func run(_ arguments: [String], workingDirectory: String?, environment: [String: String]?, timeout: Double?) async throws -> ProcessResult
+}
+
+extension ProcessRunner {
+    public func run(_ arguments: [String], workingDirectory: String? = nil) async throws -> ProcessResult {
+        try await run(arguments, workingDirectory: workingDirectory, environment: nil, timeout: nil)
+    }
+}
+
+/// Runs programs with Foundation's Process.
+public struct LocalProcessRunner: ProcessRunner {
+    public let installHints: [String: String]
+    public init(installHints: [String: String] = [:]) { self.installHints = installHints }
+
+    public func run(_ arguments: [String], workingDirectory: String?, environment: [String: String]?, timeout: Double?) async throws -> ProcessResult {
+        guard let program = arguments.first else { throw SoError("nothing to run") }
+        let env = environment ?? ProcessInfo.processInfo.environment
+        guard let executable = Self.which(program, path: env["PATH"] ?? "/usr/bin:/bin") else {
+            throw SoError("\(program) is not installed (not found on PATH)",
+                          hint: installHints[program] ?? "install \(program) and make sure it is on PATH")
+        }
+        return try await withCheckedThrowingContinuation { cont in
+            DispatchQueue.global().async {
+                do {
+                    let p = Process()
+                    p.executableURL = URL(fileURLWithPath: executable)
+                    p.arguments = Array(arguments.dropFirst())
+                    p.environment = env
+                    if let workingDirectory { p.currentDirectoryURL = URL(fileURLWithPath: workingDirectory) }
+                    let out = Pipe(), err = Pipe()
+                    p.standardOutput = out
+                    p.standardError = err
+                    p.standardInput = FileHandle.nullDevice
+                    try p.run()
+                    final class Box: @unchecked Sendable { var data = Data() }
+                    let outBox = Box(), errBox = Box()
+                    let group = DispatchGroup()
+                    group.enter()
+                    DispatchQueue.global().async { outBox.data = out.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+                    group.enter()
+                    DispatchQueue.global().async { errBox.data = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+                    if let timeout {
+                        let deadline = DispatchTime.now() + timeout
+                        DispatchQueue.global().asyncAfter(deadline: deadline) { if p.isRunning { p.terminate() } }
+                    }
+                    p.waitUntilExit()
+                    group.wait()
+                    cont.resume(returning: ProcessResult(exitCode: p.terminationStatus,
+                                                         stdout: String(decoding: outBox.data, as: UTF8.self),
+                                                         stderr: String(decoding: errBox.data, as: UTF8.self)))
+                } catch {
+                    cont.resume(throwing: SoError("cannot run \(program): \(error.localizedDescription.lowercased())",
+                                                  hint: "check that \(program) is installed and executable"))
+                }
+            }
+        }
+    }
+
+    public static func which(_ program: String, path: String) -> String? {
+        if program.contains("/") { return access(program, X_OK) == 0 ? program : nil }
+        for dir in path.split(separator: ":") {
+            let candidate = "\(dir)/\(program)"
+            var st = stat()
+            if stat(candidate, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, access(candidate, X_OK) == 0 { return candidate }
+        }
+        return nil
+    }
+}
+
+/// The clock seam.
+public protocol Clock: Sendable { func now() -> Date }
+public struct SystemClock: Clock {
+    public init() {}
+    public func now() -> Date { Date() }
+}
+
+/// The randomness seam. The live one is the system CSPRNG (getrandom on Linux).
+public protocol Entropy: Sendable { func bytes(_ count: Int) -> [UInt8] }
+public struct SystemEntropy: Entropy {
+    public init() {}
+    public func bytes(_ count: Int) -> [UInt8] {
+        var rng = SystemRandomNumberGenerator()
+        return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &rng) }
+    }
+}
+
+/// Where output goes. Live: stdout/stderr; tests: captured.
+public protocol Console: Sendable {
+    func out(_ line: String)
+    func err(_ line: String)
+    var isTerminal: Bool { get }
+}
+
+public struct StandardConsole: Console {
+    public init() {}
+    public func out(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+    public func err(_ line: String) { FileHandle.standardError.write(Data((line + "\n").utf8)) }
+    public var isTerminal: Bool { isatty(1) == 1 }
+}

@@ -1,0 +1,175 @@
+import Foundation
+
+public enum FileKind: Sendable, Equatable { case file, directory, symlink, other }
+
+/// The file system seam. Paths are absolute strings.
+public protocol FileSystem: Sendable {
+    func kind(_ path: String) -> FileKind?              // nil: nothing there (does not follow a final symlink)
+    func readData(_ path: String) throws -> Data
+    func write(_ data: Data, to path: String) throws     // creates parent directories
+    func list(_ directory: String) throws -> [String]    // entry names, sorted
+    func createDirectory(_ path: String) throws          // with intermediates, ok if present
+    func remove(_ path: String) throws                   // recursive; ok if absent
+    func move(_ from: String, to: String) throws         // rename; fails if `to` exists
+    func size(_ path: String) throws -> UInt64
+    func realpath(_ path: String) -> String              // symlinks resolved (the path itself if it does not exist)
+    func isExecutable(_ path: String) -> Bool
+    func setExecutable(_ path: String, _ executable: Bool) throws
+    var currentDirectory: String { get }
+    var homeDirectory: String { get }
+    func temporaryDirectory(beside path: String, prefix: String) throws -> String
+}
+
+extension FileSystem {
+    public func exists(_ path: String) -> Bool { kind(path) != nil }
+    public func isDirectory(_ path: String) -> Bool {
+        switch kind(path) {
+        case .directory: return true
+        case .symlink: return kind(realpath(path)) == .directory
+        default: return false
+        }
+    }
+    public func isFile(_ path: String) -> Bool {
+        switch kind(path) {
+        case .file: return true
+        case .symlink: return kind(realpath(path)) == .file
+        default: return false
+        }
+    }
+
+    /// Reads UTF-8 text, refusing files over `limit` bytes with an error naming the file.
+    public func readText(_ path: String, limit: UInt64 = 8 * 1024 * 1024, what: String = "file") throws -> String {
+        guard isFile(path) else {
+            throw SoError("\(what) not found: \(path)", hint: "check the path; it is resolved as written")
+        }
+        let bytes = try size(path)
+        if bytes > limit {
+            throw SoError("\(path): \(what) is \(bytes / 1024 / 1024) MiB, over the \(limit / 1024 / 1024) MiB limit",
+                          hint: "this does not look like a \(what); check the path")
+        }
+        let data = try readData(path)
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw SoError("\(path): \(what) is not valid UTF-8 text", hint: "save it as UTF-8")
+        }
+        return text
+    }
+
+    public func writeText(_ text: String, to path: String) throws { try write(Data(text.utf8), to: path) }
+
+    /// Every regular file below `directory`, as paths relative to it, sorted; symlinks reported as such.
+    public func walk(_ directory: String) throws -> [(relative: String, kind: FileKind)] {
+        var out: [(String, FileKind)] = []
+        func visit(_ rel: String) throws {
+            let abs = rel.isEmpty ? directory : Path.join(directory, rel)
+            for name in try list(abs) {
+                let r = rel.isEmpty ? name : rel + "/" + name
+                let k = kind(Path.join(directory, r)) ?? .other
+                if k == .directory { try visit(r) } else { out.append((r, k)) }
+            }
+        }
+        try visit("")
+        return out
+    }
+}
+
+/// The real file system, through FileManager.
+public struct LocalFileSystem: FileSystem {
+    public init() {}
+
+    private var fm: FileManager { FileManager.default }
+
+    public func kind(_ path: String) -> FileKind? {
+        var st = stat()
+        guard lstat(path, &st) == 0 else { return nil }
+        switch st.st_mode & S_IFMT {
+        case S_IFREG: return .file
+        case S_IFDIR: return .directory
+        case S_IFLNK: return .symlink
+        default: return .other
+        }
+    }
+
+    public func readData(_ path: String) throws -> Data {
+        do { return try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
+            throw SoError("cannot read \(path): \(Self.reason(error))", hint: "check that the file exists and is readable")
+        }
+    }
+
+    public func write(_ data: Data, to path: String) throws {
+        try createDirectory(Path.dirname(path))
+        do { try data.write(to: URL(fileURLWithPath: path)) } catch {
+            throw SoError("cannot write \(path): \(Self.reason(error))", hint: "check the directory's permissions and free space")
+        }
+    }
+
+    public func list(_ directory: String) throws -> [String] {
+        do { return try fm.contentsOfDirectory(atPath: directory).sorted() } catch {
+            throw SoError("cannot list \(directory): \(Self.reason(error))", hint: "check that the directory exists")
+        }
+    }
+
+    public func createDirectory(_ path: String) throws {
+        do { try fm.createDirectory(atPath: path, withIntermediateDirectories: true) } catch {
+            throw SoError("cannot create directory \(path): \(Self.reason(error))", hint: "check the parent directory's permissions")
+        }
+    }
+
+    public func remove(_ path: String) throws {
+        guard kind(path) != nil else { return }
+        do { try fm.removeItem(atPath: path) } catch {
+            throw SoError("cannot remove \(path): \(Self.reason(error))", hint: "check permissions")
+        }
+    }
+
+    public func move(_ from: String, to: String) throws {
+        if kind(to) != nil { throw SoError("\(to) already exists", hint: "remove it or choose another path") }
+        guard rename(from, to) == 0 else {
+            throw SoError("cannot rename \(from) to \(to): \(String(cString: strerror(errno)))", hint: "check permissions")
+        }
+    }
+
+    public func size(_ path: String) throws -> UInt64 {
+        var st = stat()
+        guard stat(path, &st) == 0 else { throw SoError("cannot stat \(path): \(String(cString: strerror(errno)))") }
+        return UInt64(st.st_size)
+    }
+
+    public func realpath(_ path: String) -> String {
+        guard let p = Glibc.realpath(path, nil) else { return path }
+        defer { free(p) }
+        return String(cString: p)
+    }
+
+    public func isExecutable(_ path: String) -> Bool { access(path, X_OK) == 0 && isFile(path) }
+
+    public func setExecutable(_ path: String, _ executable: Bool) throws {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return }
+        let mode = executable ? (st.st_mode | 0o111) : (st.st_mode & ~0o111)
+        chmod(path, mode & 0o7777)
+    }
+
+    public var currentDirectory: String { fm.currentDirectoryPath }
+    public var homeDirectory: String { ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory() }
+
+    public func temporaryDirectory(beside path: String, prefix: String) throws -> String {
+        let parent = Path.dirname(path)
+        try createDirectory(parent)
+        var template = Array(Path.join(parent, ".\(prefix).XXXXXX").utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { buf -> Bool in mkdtemp(buf.baseAddress!) != nil }
+        guard made else { throw SoError("cannot create a temporary directory in \(parent): \(String(cString: strerror(errno)))", hint: "check the directory's permissions") }
+        return String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    static func reason(_ error: Error) -> String {
+        let ns = error as NSError
+        if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code))).lowercased()
+        }
+        switch ns.code {
+        case NSFileNoSuchFileError, NSFileReadNoSuchFileError: return "no such file or directory"
+        case NSFileReadNoPermissionError, NSFileWriteNoPermissionError: return "permission denied"
+        default: return ns.localizedDescription.lowercased()
+        }
+    }
+}

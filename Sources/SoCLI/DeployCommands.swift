@@ -1,0 +1,85 @@
+import Foundation
+import ArgumentParser
+import SoActions
+import SoBasics
+
+struct DeployCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "deploy",
+        abstract: "Make specs and deployment directories from a stack.",
+        discussion: """
+        Example:
+          so --stack example deploy --deploy-to k8s-kind init --output spec.yml
+          so deploy create --spec-file spec.yml --deployment-dir deployments/example
+        """,
+        subcommands: [DeployInitCommand.self, DeployCreateCommand.self],
+        aliases: ["deploy-system"]
+    )
+}
+
+/// Options of the `deploy` group (laconic-so puts --deploy-to on the group).
+struct DeployGroupOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("Where the deployment runs: k8s-kind (local kind cluster) or k8s (any cluster).", valueName: "target"))
+    var deployTo: String = "k8s-kind"
+}
+
+struct DeployInitCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "init",
+        abstract: "Write a spec file (per-deployment overrides) for a stack.",
+        discussion: """
+        The spec lists the stack's ports, volumes and config; edit it, then run 'so deploy create'.
+        --config may be repeated; values may contain ',' and '=' (K=V,K2=V2 still splits into two pairs).
+        Command-line config wins over the stack's spec-defaults.
+
+        Example:
+          so --stack example deploy init --output spec.yml --config GREETING=hello
+          so --stack ./my-repo/stack-orchestrator/stacks/web deploy --deploy-to k8s init --kube-config ~/.kube/config --image-registry registry.example.org/web --output web.yml
+        """
+    )
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var group: DeployGroupOptions
+    @Option(name: .long, help: ArgumentHelp("Spec file to write.", valueName: "file")) var output: String
+    @Option(name: .long, parsing: .singleValue, help: ArgumentHelp("Config value KEY=VALUE (repeatable).", valueName: "K=V")) var config: [String] = []
+    @Option(name: .long, help: ArgumentHelp("A .env file of config values.", valueName: "file")) var configFile: String?
+    @Option(name: .long, help: ArgumentHelp("Kubeconfig for --deploy-to k8s.", valueName: "file")) var kubeConfig: String?
+    @Option(name: .long, help: ArgumentHelp("Registry for images, --deploy-to k8s.", valueName: "url")) var imageRegistry: String?
+    @Option(name: .long, help: ArgumentHelp("Publish ports to the host: any-variable-random, localhost-same, any-same, localhost-fixed-random, any-fixed-random.", valueName: "recipe"))
+    var mapPortsToHost: String?
+    @Flag(name: .long, help: "Overwrite the output file if it exists.") var force = false
+
+    func run() async throws {
+        let ctx = global.context()
+        try await InitAction(ctx).run(InitRequest(
+            stack: try global.requireStack("deploy init"), deployTo: group.deployTo, config: config, configFile: configFile,
+            kubeConfig: kubeConfig, imageRegistry: imageRegistry, mapPortsToHost: mapPortsToHost, output: output, force: force))
+    }
+}
+
+struct DeployCreateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "create",
+        abstract: "Create (or --update) a deployment directory from a spec.",
+        discussion: """
+        The directory is built beside its final place and renamed into it, so a failure leaves nothing behind.
+        --update keeps deployment.yml and data/, saves a .bak of every file it changes and removes stack
+        files that are gone. No --stack is needed: the spec names the stack.
+
+        Example:
+          so deploy create --spec-file spec.yml --deployment-dir deployments/example
+          so deploy create --spec-file deployments/example/spec.yml --deployment-dir deployments/example --update
+        """
+    )
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var group: DeployGroupOptions
+    @Option(name: .long, help: ArgumentHelp("Spec file written by 'deploy init'.", valueName: "file")) var specFile: String
+    @Option(name: .long, help: ArgumentHelp("Deployment directory (default: deployment-001).", valueName: "dir")) var deploymentDir: String?
+    @Flag(name: .long, help: "Refresh an existing deployment directory.") var update = false
+
+    func run() async throws {
+        let ctx = global.context()
+        try await CreateAction(ctx).run(CreateRequest(specFile: specFile, deploymentDir: deploymentDir, update: update, stack: global.stack))
+    }
+}

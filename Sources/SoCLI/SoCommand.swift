@@ -1,0 +1,176 @@
+import Foundation
+import ArgumentParser
+import SoActions
+import SoBasics
+import SoStack
+
+public enum SoVersion {
+    public static let current = "0.1.0"
+}
+
+/// The root command. Commands are thin: parse, build the context, call one action, print.
+public struct SoCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "so",
+        abstract: "Deploy stacks of compose files onto Kubernetes (a shared kind cluster, or any cluster).",
+        discussion: """
+        A stack is a stack.yml naming compose files (pods). 'deploy init' writes a spec of per-deployment
+        overrides, 'deploy create' turns it into a deployment directory.
+
+        Example:
+          so --stack example deploy init --output example-spec.yml
+          so deploy create --spec-file example-spec.yml --deployment-dir deployments/example
+        """,
+        version: SoVersion.current,
+        groupedSubcommands: [
+            CommandGroup(name: "Deploy", subcommands: [DeployCommand.self]),
+            CommandGroup(name: "Stacks", subcommands: [StackCommand.self, FetchStackCommand.self, SetupRepositoriesCommand.self]),
+            CommandGroup(name: "Other", subcommands: [VersionCommand.self, CompletionCommand.self]),
+        ]
+    )
+    public init() {}
+}
+
+/// Options every command takes (laconic-so's global options, placed before or after the subcommand).
+public struct GlobalOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("Stack: a built-in name, or a path to a stack directory.", valueName: "name|path"))
+    public var stack: String?
+
+    @Option(name: .long, help: ArgumentHelp("Directory holding the built-in stacks/, compose/, config/ (default: $SO_ROOT, then beside the so binary).", valueName: "dir"))
+    public var root: String?
+
+    @Flag(name: .long, help: "Print less.") public var quiet = false
+    @Flag(name: .long, help: "Print more.") public var verbose = false
+    @Flag(name: .long, help: "Show what would be done without cloning, building or applying.") public var dryRun = false
+    @Flag(name: .long, help: .hidden) public var debug = false
+
+    public init() {}
+
+    /// The live context with these options applied.
+    func context() -> SoContext {
+        var ctx = SoRuntime.context
+        ctx.options = GlobalSettings(quiet: quiet, verbose: verbose, dryRun: dryRun, debug: debug)
+        if let root { ctx.builtInRoot = ctx.absolute(root) }
+        return ctx
+    }
+
+    func requireStack(_ command: String) throws -> String {
+        guard let stack else {
+            throw SoError("\(command) needs --stack", hint: "pass --stack NAME (see 'so stack list') or --stack PATH")
+        }
+        return stack
+    }
+}
+
+/// The context commands run with: live wiring in `main`, fakes in tests.
+public enum SoRuntime {
+    @TaskLocal public static var context: SoContext = .live()
+}
+
+extension SoContext {
+    /// Real file system, processes, clock, CSPRNG and terminal.
+    public static func live(arguments0: String = CommandLine.arguments.first ?? "so") -> SoContext {
+        let fs = LocalFileSystem()
+        let env = ProcessInfo.processInfo.environment
+        let exe = fs.realpath("/proc/self/exe")
+        let root = StackLocator.findBuiltInRoot(explicit: nil, environment: env, executable: fs.exists(exe) ? exe : arguments0, fs: fs)
+        return SoContext(fs: fs, processes: LocalProcessRunner(installHints: [
+            "git": "install git (apt-get install git)",
+            "kind": "install kind: https://kind.sigs.k8s.io/docs/user/quick-start/#installation",
+            "kubectl": "install kubectl: https://kubernetes.io/docs/tasks/tools/",
+            "docker": "install Docker Engine: https://docs.docker.com/engine/install/",
+        ]), clock: SystemClock(), entropy: SystemEntropy(), console: StandardConsole(), environment: env, builtInRoot: root)
+    }
+}
+
+/// Runs one command line to completion and returns the exit code; prints errors as
+/// `error: …` / `hint: …` and warnings as `warning: …` on stderr.
+public enum SoCommandLine {
+    public static func execute(_ arguments: [String], context: SoContext) async -> Int32 {
+        await SoRuntime.$context.withValue(context) {
+            let console = context.console
+            do {
+                var command = try SoCommand.parseAsRoot(ArgumentOrder.hoist(arguments))
+                if var async = command as? AsyncParsableCommand { try await async.run() } else { try command.run() }
+                flushWarnings(context)
+                return 0
+            } catch let error as SoError {
+                flushWarnings(context)
+                console.err(error.description)
+                return error.exitCode
+            } catch {
+                flushWarnings(context)
+                let code = SoCommand.exitCode(for: error)
+                if code == .success {
+                    console.out(SoCommand.fullMessage(for: error))
+                    return 0
+                }
+                if error is CleanExit || code.rawValue == 0 { return code.rawValue }
+                let message = SoCommand.message(for: error).split(separator: "\n").first.map(String.init) ?? "invalid arguments"
+                let lowered = message.hasPrefix("Error: ") ? String(message.dropFirst(7)) : message
+                console.err("error: " + lowercasedFirst(lowered))
+                console.err("hint: run 'so \(helpPath(arguments)) --help' for usage")
+                return code.rawValue == 0 ? 2 : code.rawValue
+            }
+        }
+    }
+
+    static func flushWarnings(_ ctx: SoContext) {
+        for d in ctx.diagnostics.all { ctx.console.err(d.description) }
+    }
+
+    static func lowercasedFirst(_ s: String) -> String {
+        guard let f = s.first else { return s }
+        return f.lowercased() + s.dropFirst()
+    }
+
+    /// The subcommand words of the command line, for the usage hint.
+    static func helpPath(_ arguments: [String]) -> String {
+        let words = ["deploy", "init", "create", "stack", "list", "show", "fetch-stack", "setup-repositories", "version", "completion", "deployment"]
+        let path = arguments.filter { words.contains($0) }
+        return path.isEmpty ? "" : path.joined(separator: " ")
+    }
+}
+
+/// laconic-so puts options on groups (`so --stack S deploy --deploy-to k8s-kind init …`); ArgumentParser
+/// reads options only after the last subcommand name. This moves options written before a subcommand
+/// name to just after the full subcommand path, keeping their order.
+enum ArgumentOrder {
+    /// Options that take a value (the next word), when written before a subcommand name.
+    static let valued: Set<String> = ["--stack", "--root", "--deploy-to", "--dir", "--include", "--exclude", "--env-file", "--cluster"]
+
+    static func hoist(_ arguments: [String]) -> [String] {
+        var path: [String] = []
+        var hoisted: [String] = []
+        var current: ParsableCommand.Type = SoCommand.self
+        var i = 0
+        while i < arguments.count {
+            let word = arguments[i]
+            let children = subcommands(of: current)
+            if children.isEmpty { break }
+            if let child = children.first(where: { names(of: $0).contains(word) }) {
+                path.append(word)
+                current = child
+                i += 1
+            } else if word.hasPrefix("-") && word != "--" && !["-h", "--help", "--version"].contains(word) {
+                hoisted.append(word)
+                if valued.contains(word), i + 1 < arguments.count { hoisted.append(arguments[i + 1]); i += 1 }
+                i += 1
+            } else {
+                break
+            }
+        }
+        if path.isEmpty { return arguments }
+        return path + hoisted + arguments[i...]
+    }
+
+    static func subcommands(of command: ParsableCommand.Type) -> [ParsableCommand.Type] {
+        let c = command.configuration
+        return c.subcommands + c.groupedSubcommands.flatMap(\.subcommands)
+    }
+
+    static func names(of command: ParsableCommand.Type) -> [String] {
+        let c = command.configuration
+        return [c.commandName ?? ""] + c.aliases
+    }
+}

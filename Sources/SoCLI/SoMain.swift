@@ -1,0 +1,10 @@
+import Foundation
+import ArgumentParser
+import SoBasics
+
+public enum SoMain {
+    public static func run() async {
+        let code = await SoCommandLine.execute(Array(CommandLine.arguments.dropFirst()), context: .live())
+        exit(code)
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import ArgumentParser
+import SoActions
+import SoBasics
+
+enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
+    case text, json
+}
+
+struct StackCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stack",
+        abstract: "List and inspect stacks.",
+        discussion: """
+        Example:
+          so stack list
+          so stack show example
+        """,
+        subcommands: [StackListCommand.self, StackShowCommand.self]
+    )
+}
+
+struct StackListCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "List the built-in stacks.",
+        discussion: """
+        Example:
+          so stack list
+          so stack list -o json
+        """
+    )
+    @OptionGroup var global: GlobalOptions
+    @Option(name: .shortAndLong, help: "Output format: text or json.") var output: OutputFormat = .text
+
+    func run() async throws {
+        let ctx = global.context()
+        let stacks = try StackInfoAction(ctx).list()
+        switch output {
+        case .json: ctx.console.out(JSONOut.encode(stacks))
+        case .text:
+            if stacks.isEmpty { ctx.console.out("no built-in stacks found under \(ctx.builtInRoot ?? "(no root)")"); return }
+            let width = stacks.map(\.name.count).max() ?? 0
+            for s in stacks {
+                ctx.console.out(s.name.padding(toLength: width + 2, withPad: " ", startingAt: 0) + (s.description ?? "") + (s.pods.isEmpty ? "" : "  [pods: \(s.pods.map(\.name).joined(separator: ", "))]"))
+            }
+        }
+    }
+}
+
+struct StackShowCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "show",
+        abstract: "Show a stack's pods, compose files, config directories and images.",
+        discussion: """
+        Example:
+          so stack show example
+          so stack show ~/cerc/my-repo/stack-orchestrator/stacks/web -o json
+        """
+    )
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: ArgumentHelp("Built-in stack name or stack directory path.", valueName: "name|path")) var stackName: String?
+    @Option(name: .shortAndLong, help: "Output format: text or json.") var output: OutputFormat = .text
+
+    func run() async throws {
+        let ctx = global.context()
+        guard let name = stackName ?? global.stack else {
+            throw SoError("stack show needs a stack", hint: "pass a name or path: so stack show NAME")
+        }
+        let info = try StackInfoAction(ctx).show(name)
+        switch output {
+        case .json: ctx.console.out(JSONOut.encode(info))
+        case .text:
+            ctx.console.out("stack:       \(info.name)\(info.builtIn ? " (built-in)" : "")")
+            ctx.console.out("directory:   \(info.directory)")
+            if let d = info.description { ctx.console.out("description: \(d)") }
+            for p in info.pods {
+                ctx.console.out("pod \(p.name): \(p.composeFile)")
+                for s in p.services { ctx.console.out("  service \(s.name): \(s.image ?? "(build)")\(s.ports.isEmpty ? "" : "  ports \(s.ports.joined(separator: " "))")") }
+            }
+            for j in info.jobs { ctx.console.out("job \(j.name): \(j.composeFile)") }
+            for c in info.configDirectories { ctx.console.out("config:      \(c)") }
+            if !info.images.isEmpty { ctx.console.out("images:      \(info.images.joined(separator: " "))") }
+            if !info.repos.isEmpty { ctx.console.out("repos:       \(info.repos.joined(separator: " "))") }
+        }
+    }
+}
+
+enum JSONOut {
+    static func encode<T: Encodable>(_ value: T) -> String {
+        let e = JSONEncoder()
+        e.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return (try? String(decoding: e.encode(value), as: UTF8.self)) ?? "{}"
+    }
+}

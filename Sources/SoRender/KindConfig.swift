@@ -1,0 +1,81 @@
+import Foundation
+import SoBasics
+
+/// The kind cluster configuration a deployment needs (reference §8.1): one control-plane node labelled
+/// `ingress-ready=true`, host ports 80/443 (+ host-network service ports), and extraMounts for host-path
+/// volumes (one umbrella `kind-mount-root` → `/mnt` when set). Pure: paths come in already absolute.
+public struct KindConfig: Sendable, Equatable {
+    public struct Mount: Sendable, Equatable {
+        public var hostPath: String
+        public var containerPath: String
+        public init(hostPath: String, containerPath: String) {
+            self.hostPath = hostPath
+            self.containerPath = containerPath
+        }
+    }
+    public struct PortMapping: Sendable, Equatable {
+        public var port: Int
+        public var proto: String
+        public init(port: Int, proto: String) {
+            self.port = port
+            self.proto = proto
+        }
+    }
+
+    public var mounts: [Mount]
+    public var ports: [PortMapping]
+
+    /// - Parameters:
+    ///   - volumes: spec volumes with an absolute host path, in spec order.
+    ///   - mountRoot: the umbrella `kind-mount-root`, absolute.
+    ///   - hostNetworkPorts: ports of `network_mode: host` services.
+    public init(volumes: [(name: String, hostPath: String)], mountRoot: String?, hostNetworkPorts: [PortMapping]) {
+        var mounts: [Mount] = []
+        if let mountRoot { mounts.append(Mount(hostPath: Path.normalize(mountRoot), containerPath: "/mnt")) }
+        for v in volumes {
+            if let root = mountRoot, Path.isWithin(v.hostPath, root) { continue }
+            mounts.append(Mount(hostPath: Path.normalize(v.hostPath), containerPath: "/mnt/\(v.name)"))
+        }
+        self.mounts = mounts
+        var ports = [PortMapping(port: 80, proto: "tcp"), PortMapping(port: 443, proto: "tcp")]
+        for p in hostNetworkPorts where !ports.contains(p) { ports.append(p) }
+        self.ports = ports
+    }
+
+    /// Where a volume's host path appears inside the kind node.
+    public static func nodePath(volume: String, hostPath: String, mountRoot: String?) -> String {
+        if let root = mountRoot, let rel = Path.relative(hostPath, to: root) {
+            return rel == "." ? "/mnt" : "/mnt/" + rel
+        }
+        return "/mnt/\(volume)"
+    }
+
+    public func yaml() -> String {
+        let patch = """
+        kind: InitConfiguration
+        nodeRegistration:
+          kubeletExtraArgs:
+            node-labels: "ingress-ready=true"
+
+        """
+        var node: [(String, YValue)] = [
+            ("role", .string("control-plane")),
+            ("kubeadmConfigPatches", .list([.string(patch)])),
+            ("extraPortMappings", .list(ports.map { p in
+                var m: [(String, YValue)] = [("containerPort", .int(p.port)), ("hostPort", .int(p.port))]
+                if p.proto != "tcp" { m.append(("protocol", .string(p.proto.uppercased()))) }
+                return .map(m)
+            })),
+        ]
+        if !mounts.isEmpty {
+            node.append(("extraMounts", .list(mounts.map {
+                .map([("hostPath", .string($0.hostPath)), ("containerPath", .string($0.containerPath)), ("propagation", .string("HostToContainer"))])
+            })))
+        }
+        return YValue.map([
+            ("kind", .string("Cluster")),
+            ("apiVersion", .string("kind.x-k8s.io/v1alpha4")),
+            ("nodes", .list([.map(node)])),
+        ]).yaml()
+    }
+}

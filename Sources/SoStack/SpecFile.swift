@@ -1,0 +1,209 @@
+import Foundation
+import SoBasics
+
+public enum DeployTarget: String, Sendable, CaseIterable {
+    case k8sKind = "k8s-kind"
+    case k8s = "k8s"
+
+    /// Parses a `deploy-to` value; `compose` is out of scope and a typo gets a suggestion.
+    public static func parse(_ value: String, at location: SourceLocation?) throws -> DeployTarget {
+        if let t = DeployTarget(rawValue: value) { return t }
+        if value == "compose" {
+            throw SoError("deploy-to 'compose' is not supported by so", hint: "so deploys to Kubernetes: use k8s-kind (local kind cluster) or k8s (any cluster with a kubeconfig)", at: location)
+        }
+        let close = Suggest.closest(to: value, in: allCases.map(\.rawValue))
+        throw SoError("unknown deploy-to '\(value)'", hint: (close.map { "did you mean '\($0)'? " } ?? "") + "use k8s-kind or k8s", at: location)
+    }
+}
+
+/// One `config:` entry of a spec, with its value as text (bools as `true`/`false`).
+public struct ConfigEntry: Sendable, Equatable {
+    public var key: String
+    public var value: String
+    public var line: Int?
+    public init(key: String, value: String, line: Int? = nil) {
+        self.key = key
+        self.value = value
+        self.line = line
+    }
+}
+
+public struct HTTPProxy: Sendable, Equatable {
+    public struct Route: Sendable, Equatable {
+        public var path: String
+        public var proxyTo: String
+    }
+    public var hostName: String
+    public var routes: [Route]
+}
+
+/// `spec.yml`: per-deployment overrides (reference §3.4), decoded strictly.
+public struct Spec: Sendable {
+    public var path: String
+    public var text: String
+    public var root: YNode
+    public var stack: String
+    public var stackLine: Int?
+    public var deployTo: DeployTarget
+    public var kubeConfig: String?
+    public var imageRegistry: String?
+    public var config: [ConfigEntry]
+    public var credentialsFiles: [String]
+    public var ports: [(service: String, ports: [String])]
+    public var httpProxy: [HTTPProxy]
+    public var volumes: [(name: String, path: String?, line: Int?)]
+    public var configmaps: [(name: String, path: String, line: Int?)]
+    public var secrets: [String]
+    public var namespace: String?
+    public var replicas: Int?
+    public var kindClusterName: String?
+    public var kindMountRoot: String?
+    /// Host environment variables copied into the deployment's Secret at start (`secret-env:`).
+    public var secretEnv: [String]
+
+    /// Every top-level key `so` understands (laconic-so's set plus `so`'s own).
+    public static let knownKeys = [
+        "stack", "deploy-to", "kube-config", "image-registry", "image-pull-secret", "image-pull-policy", "image-overrides",
+        "config", "credentials-files", "network", "volumes", "configmaps", "secrets", "resources", "security", "replicas",
+        "namespace", "annotations", "labels", "node-affinities", "node-tolerations", "kind-cluster-name", "kind-mount-root",
+        "caddy-ingress-image", "maintenance-service", "external-services", "ca-certificates", "runtime-class",
+        "secret-env", "ingress-class", "ttl",
+    ]
+
+    public static func load(_ path: String, fs: FileSystem, diagnostics: DiagnosticSink) throws -> Spec {
+        let text = try fs.readText(path, limit: YAMLFile.maxBytes, what: "spec file")
+        guard let root = try YAMLFile.parse(text, file: path) else {
+            throw SoError("spec file is empty", hint: "create one with 'so --stack NAME deploy init --output \(Path.basename(path))'", at: SourceLocation(file: path))
+        }
+        return try decode(root, text: text, path: path, diagnostics: diagnostics)
+    }
+
+    public static func decode(_ root: YNode, text: String, path: String, diagnostics: DiagnosticSink) throws -> Spec {
+        let m = try root.mapping("spec.yml")
+        let stackNode = try m.required("stack", hint: "add 'stack: NAME' (a built-in stack) or 'stack: /path/to/stack-dir'")
+        let stack = try stackNode.string("'stack'")
+        let deployNode = try m.required("deploy-to", hint: "add 'deploy-to: k8s-kind' (or k8s)")
+        let deployTo = try DeployTarget.parse(try deployNode.string("'deploy-to'"), at: deployNode.location)
+        var spec = Spec(path: path, text: text, root: root, stack: stack, stackLine: stackNode.line, deployTo: deployTo,
+                        config: [], credentialsFiles: [], ports: [], httpProxy: [], volumes: [], configmaps: [], secrets: [], secretEnv: [])
+        spec.kubeConfig = try m.string("kube-config")
+        spec.imageRegistry = try m.string("image-registry")
+        if deployTo == .k8s && spec.kubeConfig == nil {
+            throw root.error("deploy-to k8s needs 'kube-config'", hint: "add 'kube-config: /path/to/kubeconfig' or use deploy-to: k8s-kind")
+        }
+        if let c = m.nonNull("config") {
+            for e in try c.entries("'config'") {
+                try checkEnvName(e.key, at: e.keyNode.location)
+                spec.config.append(ConfigEntry(key: e.key, value: try configValue(e.value, key: e.key), line: e.keyNode.line))
+                try GenerateToken.validate(in: spec.config.last!.value, at: e.value.location)
+            }
+        }
+        spec.credentialsFiles = try m.value("credentials-files")?.stringList("'credentials-files'", allowSingle: true) ?? []
+        if let n = m.nonNull("network") {
+            let nm = try n.mapping("'network'")
+            if let p = nm.nonNull("ports") {
+                for e in try p.entries("'network.ports'") {
+                    let list = e.value.isNull ? [] : try e.value.sequence("network.ports.\(e.key)").map { try $0.string("a port of \(e.key)") }
+                    spec.ports.append((e.key, list))
+                }
+            }
+            if let hp = nm.nonNull("http-proxy") {
+                for (i, h) in try hp.sequence("'network.http-proxy'").enumerated() {
+                    let hm = try h.mapping("network.http-proxy[\(i)]")
+                    let host = try hm.required("host-name").string("'host-name'")
+                    var routes: [HTTPProxy.Route] = []
+                    for (j, r) in try (hm.nonNull("routes")?.sequence("'routes'") ?? []).enumerated() {
+                        let rm = try r.mapping("routes[\(j)]")
+                        let proxyTo = try rm.required("proxy-to").string("'proxy-to'")
+                        if proxyTo.split(separator: ":").count != 2 || Int(proxyTo.split(separator: ":").last ?? "") == nil {
+                            throw r.error("proxy-to '\(proxyTo)' must be SERVICE:PORT", hint: "for example web:8080")
+                        }
+                        routes.append(.init(path: try rm.string("path") ?? "/", proxyTo: proxyTo))
+                        rm.finish(into: diagnostics)
+                    }
+                    hm.finish(into: diagnostics)
+                    spec.httpProxy.append(HTTPProxy(hostName: host, routes: routes))
+                }
+            }
+            _ = try nm.string("acme-email")
+            nm.finish(into: diagnostics)
+        }
+        if let v = m.nonNull("volumes") {
+            for e in try v.entries("'volumes'") {
+                try Names.checkComponent(e.key, what: "volume name", at: e.keyNode.location)
+                spec.volumes.append((e.key, try e.value.optionalString("volume '\(e.key)'"), e.keyNode.line))
+            }
+        }
+        if let c = m.nonNull("configmaps") {
+            for e in try c.entries("'configmaps'") {
+                try Names.checkComponent(e.key, what: "configmap name", at: e.keyNode.location)
+                let p = try e.value.optionalString("configmap '\(e.key)'") ?? "./configmaps/\(e.key)"
+                spec.configmaps.append((e.key, p, e.keyNode.line))
+            }
+        }
+        if let s = m.nonNull("secrets") {
+            // laconic-so reads only the keys; values are free-form.
+            spec.secrets = try s.entries("'secrets'").map(\.key)
+        }
+        if let ns = m.nonNull("namespace") {
+            let v = try ns.string("'namespace'")
+            guard Names.isDNSLabel(v) else {
+                throw ns.error("namespace '\(v)' is not a valid Kubernetes name", hint: "use lowercase letters, digits and '-', at most 63 characters")
+            }
+            spec.namespace = v
+        }
+        spec.replicas = try m.int("replicas")
+        if let r = spec.replicas, r < 0 { throw m.value("replicas")!.error("replicas must be 0 or more", hint: "write a number such as 1") }
+        if let k = m.nonNull("kind-cluster-name") {
+            let v = try k.string("'kind-cluster-name'")
+            guard Names.isDNSLabel(v) else { throw k.error("kind-cluster-name '\(v)' is not a valid cluster name", hint: "use lowercase letters, digits and '-'") }
+            spec.kindClusterName = v
+        }
+        if let k = m.nonNull("kind-mount-root") {
+            let v = try k.string("'kind-mount-root'")
+            guard v.hasPrefix("/") || v.hasPrefix("~") else { throw k.error("kind-mount-root must be an absolute path", hint: "for example /srv/kind") }
+            spec.kindMountRoot = v
+        }
+        spec.secretEnv = try m.value("secret-env")?.stringList("'secret-env'") ?? []
+        for (i, name) in spec.secretEnv.enumerated() { try checkEnvName(name, at: m.value("secret-env")!.location, index: i) }
+        // Keys decoded by later stages (render, cluster); their shapes are checked here.
+        for key in ["image-pull-secret", "image-overrides", "resources", "security", "annotations", "labels", "external-services"] {
+            if let v = m.nonNull(key) { _ = try v.entries("'\(key)'") }
+        }
+        for key in ["node-affinities", "node-tolerations", "ca-certificates"] {
+            if let v = m.nonNull(key) { _ = try v.sequence("'\(key)'") }
+        }
+        for key in ["image-pull-policy", "caddy-ingress-image", "maintenance-service", "runtime-class", "ingress-class", "ttl"] {
+            _ = try m.string(key)
+        }
+        m.accept(knownKeys)
+        m.finish(into: diagnostics)
+        return spec
+    }
+
+    static func checkEnvName(_ name: String, at location: SourceLocation, index: Int? = nil) throws {
+        guard name.range(of: #"^[A-Za-z_][A-Za-z0-9_.-]*$"#, options: .regularExpression) != nil else {
+            throw SoError("invalid variable name '\(name)'", hint: "use letters, digits and '_', not starting with a digit", at: location)
+        }
+    }
+
+    /// A config value as text: strings as written, ints as written, YAML bools as true/false.
+    static func configValue(_ node: YNode, key: String) throws -> String {
+        if node.isNull { return "" }
+        guard node.isScalar else {
+            throw node.error("config value of '\(key)' must be a single value, not \(node.isMapping ? "a mapping" : "a list")", hint: "quote it or join the values into one string")
+        }
+        let raw = try node.string("'\(key)'")
+        if !node.isQuoted {
+            switch raw {
+            case "true", "True", "TRUE": return "true"
+            case "false", "False", "FALSE": return "false"
+            default: break
+            }
+        }
+        return raw
+    }
+
+    /// Config entries without `$generate` tokens: what goes into config.env.
+    public var plainConfig: [ConfigEntry] { config.filter { !GenerateToken.contains($0.value) } }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import SoBasics
+
+/// `stack.yml` as laconic-so reads it (reference §3.1), plus `spec-defaults:`, the declarative
+/// stand-in for a plugin's `init()` (a fragment merged into the spec by `deploy init`).
+public struct StackFile: Sendable {
+    public struct Pod: Sendable, Equatable {
+        public var name: String
+        /// Map form only: the repository holding the pod's compose file and its path inside it.
+        public var repository: String?
+        public var path: String?
+        public var preStartCommand: String?
+        public var postStartCommand: String?
+        public var line: Int?
+    }
+
+    public var path: String
+    public var version: String?
+    public var name: String?
+    public var description: String?
+    public var repos: [String]
+    public var containers: [String]
+    public var pods: [Pod]
+    public var jobs: [String]
+    public var npms: [String]
+    /// Compose-era value passing between containers; parsed, reported as unsupported on Kubernetes.
+    public var hasConfigOrchestration: Bool
+    /// Spec fragment merged into the spec by `deploy init` (command-line config wins over it).
+    public var specDefaults: YNode?
+
+    public static func load(_ path: String, fs: FileSystem, diagnostics: DiagnosticSink) throws -> StackFile {
+        guard let root = try YAMLFile.load(path, fs: fs, what: "stack file") else {
+            throw SoError("stack file is empty", hint: "a stack.yml names at least its pods: 'pods: [name]'", at: SourceLocation(file: path))
+        }
+        let m = try root.mapping("stack.yml")
+        var s = StackFile(path: path, repos: [], containers: [], pods: [], jobs: [], npms: [], hasConfigOrchestration: false)
+        s.version = try m.string("version")
+        s.name = try m.string("name")
+        s.description = try m.string("description")
+        s.repos = try m.value("repos")?.stringList("'repos'") ?? []
+        s.containers = try m.value("containers")?.stringList("'containers'") ?? []
+        s.jobs = try m.value("jobs")?.stringList("'jobs'") ?? []
+        s.npms = try m.value("npms")?.stringList("'npms'") ?? []
+        if let pods = m.value("pods") {
+            for (i, p) in try pods.optionalSequence("'pods'").enumerated() {
+                if p.isScalar {
+                    s.pods.append(Pod(name: try p.string("pods[\(i)]"), line: p.line))
+                } else {
+                    let pm = try p.mapping("pods[\(i)]")
+                    let name = try pm.required("name").string("pods[\(i)].name")
+                    let pod = Pod(name: name, repository: try pm.string("repository"), path: try pm.string("path"),
+                                  preStartCommand: try pm.string("pre_start_command"), postStartCommand: try pm.string("post_start_command"),
+                                  line: p.line)
+                    pm.finish(into: diagnostics)
+                    s.pods.append(pod)
+                }
+            }
+        }
+        if let c = m.nonNull("config") {
+            _ = try c.entries("'config'")
+            s.hasConfigOrchestration = true
+        }
+        if let d = m.nonNull("spec-defaults") {
+            _ = try d.entries("'spec-defaults'")
+            s.specDefaults = d
+        }
+        m.finish(into: diagnostics)
+        for (i, name) in s.pods.map(\.name).enumerated() {
+            try Names.checkComponent(name, what: "pod name", at: SourceLocation(file: path, line: s.pods[i].line))
+        }
+        for j in s.jobs { try Names.checkComponent(j, what: "job name", at: SourceLocation(file: path, line: m.value("jobs")?.line)) }
+        return s
+    }
+}
+
+/// Name rules for things that become file names and Kubernetes object names.
+public enum Names {
+    /// Pod, job, volume and service names: letters, digits, `-`, `_`, `.`; no path separators.
+    public static func checkComponent(_ name: String, what: String, at location: SourceLocation?) throws {
+        let ok = !name.isEmpty && name.count <= 200 && name != "." && name != ".." &&
+            name.range(of: #"^[A-Za-z0-9][A-Za-z0-9_.-]*$"#, options: .regularExpression) != nil
+        if !ok {
+            throw SoError("invalid \(what) '\(name)'", hint: "use letters, digits, '-', '_' and '.', starting with a letter or digit", at: location)
+        }
+    }
+
+    /// A DNS-1123 label (namespaces, cluster names, deployment ids).
+    public static func isDNSLabel(_ s: String) -> Bool {
+        s.count <= 63 && s.range(of: #"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"#, options: .regularExpression) != nil
+    }
+}

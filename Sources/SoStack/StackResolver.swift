@@ -1,0 +1,165 @@
+import Foundation
+import SoBasics
+
+/// A stack found on disk: its stack.yml decoded and the absolute path of every file it names.
+public struct ResolvedStack: Sendable {
+    public struct Component: Sendable, Equatable {
+        public var name: String
+        public var composePath: String
+    }
+
+    /// Stack directory basename: names the namespace and labels, as in laconic-so.
+    public var name: String
+    public var stackDir: String
+    public var stackFilePath: String
+    /// Where compose/, compose-jobs/, config/ and container-build/ live (the stack dir's grandparent).
+    public var root: String
+    public var isBuiltIn: Bool
+    public var file: StackFile
+    public var pods: [Component]
+    public var jobs: [Component]
+
+    /// The value written as `stack:` in a spec: the name of a built-in stack, else the absolute path.
+    public var specValue: String { isBuiltIn ? name : stackDir }
+    public var composeDir: String { Path.join(root, "compose") }
+    public var configDir: String { Path.join(root, "config") }
+}
+
+/// Where built-in stacks live and how paths and repos are found.
+public struct StackLocator: Sendable {
+    public var fs: FileSystem
+    /// Root of the built-in stacks (holds stacks/, compose/, config/), if one was found.
+    public var builtInRoot: String?
+    public var environment: [String: String]
+    public var currentDirectory: String
+
+    public init(fs: FileSystem, builtInRoot: String?, environment: [String: String], currentDirectory: String) {
+        self.fs = fs
+        self.builtInRoot = builtInRoot
+        self.environment = environment
+        self.currentDirectory = currentDirectory
+    }
+
+    /// `$SO_REPO_BASE_DIR`, else `$CERC_REPO_BASE_DIR`, else `~/cerc`.
+    public var repoBaseDir: String {
+        let raw = environment["SO_REPO_BASE_DIR"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? environment["CERC_REPO_BASE_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "~/cerc"
+        return Path.absolute(Path.expandTilde(raw, home: fs.homeDirectory), relativeTo: currentDirectory)
+    }
+
+    /// True when `value` names a path rather than a built-in stack.
+    public static func looksLikePath(_ value: String) -> Bool {
+        value.contains("/") || value.hasPrefix(".") || value.hasPrefix("~")
+    }
+
+    /// Names of the built-in stacks.
+    public func builtInStackNames() throws -> [String] {
+        guard let root = builtInRoot else { return [] }
+        let dir = Path.join(root, "stacks")
+        guard fs.isDirectory(dir) else { return [] }
+        return try fs.list(dir).filter { fs.isFile(Path.join(dir, $0, "stack.yml")) }
+    }
+
+    /// Finds the stack named or pointed to by `value` (`--stack` or a spec's `stack:`).
+    /// `relativeTo` lists directories a relative path is tried against, in order.
+    public func resolve(_ value: String, relativeTo bases: [String]? = nil, at location: SourceLocation? = nil,
+                        diagnostics: DiagnosticSink) throws -> ResolvedStack {
+        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty else {
+            throw SoError("stack name is empty", hint: "pass --stack NAME or --stack PATH", at: location)
+        }
+        if Self.looksLikePath(trimmed) {
+            let expanded = Path.expandTilde(trimmed, home: fs.homeDirectory)
+            let candidates = (bases ?? [currentDirectory]).map { Path.absolute(expanded, relativeTo: $0) }
+            guard let dir = candidates.first(where: { fs.exists($0) }) else {
+                throw SoError("stack not found: \(candidates[0])", hint: "a stack path points at the directory holding stack.yml", at: location)
+            }
+            var stackDir = dir
+            if fs.isFile(dir) {
+                if Path.basename(dir) == "stack.yml" { stackDir = Path.dirname(dir) } else {
+                    throw SoError("\(dir) is a file, not a stack directory", hint: "point --stack at the directory holding stack.yml", at: location)
+                }
+            }
+            let stackFile = Path.join(stackDir, "stack.yml")
+            guard fs.isFile(stackFile) else {
+                throw SoError("stack.yml not found in \(stackDir)", hint: "a stack directory holds stack.yml (laconic layout: <repo>/stack-orchestrator/stacks/<name>/stack.yml)", at: location)
+            }
+            let real = fs.realpath(stackDir)
+            return try load(stackDir: real, builtIn: false, diagnostics: diagnostics)
+        }
+        try Names.checkComponent(trimmed, what: "stack name", at: location)
+        guard let root = builtInRoot else {
+            throw SoError("no built-in stacks found (looking for stack '\(trimmed)')",
+                          hint: "set SO_ROOT or --root to the directory holding stacks/, or pass a stack path", at: location)
+        }
+        let stackDir = Path.join(root, "stacks", trimmed)
+        guard fs.isFile(Path.join(stackDir, "stack.yml")) else {
+            let names = (try? builtInStackNames()) ?? []
+            var hint = "built-in stacks: \(names.joined(separator: ", ")); for a stack on disk pass a path such as ./\(trimmed)"
+            if let close = Suggest.closest(to: trimmed, in: names) { hint = "did you mean '\(close)'? " + hint }
+            throw SoError("unknown stack '\(trimmed)'", hint: hint, at: location)
+        }
+        return try load(stackDir: stackDir, builtIn: true, diagnostics: diagnostics)
+    }
+
+    func load(stackDir: String, builtIn: Bool, diagnostics: DiagnosticSink) throws -> ResolvedStack {
+        let stackFilePath = Path.join(stackDir, "stack.yml")
+        let file = try StackFile.load(stackFilePath, fs: fs, diagnostics: diagnostics)
+        let root = Path.normalize(Path.join(stackDir, "..", ".."))
+        var pods: [ResolvedStack.Component] = []
+        for pod in file.pods {
+            let compose: String
+            if let repo = pod.repository {
+                let last = repo.split(separator: "@").first.map(String.init)?.split(separator: "/").last.map(String.init) ?? repo
+                compose = Path.normalize(Path.join(repoBaseDir, last, pod.path ?? "", "docker-compose.yml"))
+            } else {
+                compose = Path.join(root, "compose", "docker-compose-\(pod.name).yml")
+            }
+            guard fs.isFile(compose) else {
+                throw SoError("compose file for pod '\(pod.name)' not found: \(compose)",
+                              hint: pod.repository != nil ? "run 'so --stack \(stackDir) setup-repositories' to clone \(pod.repository!)" : "add \(Path.relative(compose, to: root) ?? compose) to the stack or remove the pod from stack.yml",
+                              at: SourceLocation(file: stackFilePath, line: pod.line))
+            }
+            pods.append(.init(name: pod.name, composePath: compose))
+        }
+        var jobs: [ResolvedStack.Component] = []
+        for job in file.jobs {
+            let compose = Path.join(root, "compose-jobs", "docker-compose-\(job).yml")
+            guard fs.isFile(compose) else {
+                throw SoError("compose file for job '\(job)' not found: \(compose)",
+                              hint: "add \(Path.relative(compose, to: root) ?? compose) to the stack or remove the job from stack.yml",
+                              at: SourceLocation(file: stackFilePath))
+            }
+            jobs.append(.init(name: job, composePath: compose))
+        }
+        if file.pods.isEmpty {
+            diagnostics.warn("stack has no pods", hint: "add 'pods: [name]' naming compose/docker-compose-<name>.yml", at: SourceLocation(file: stackFilePath))
+        }
+        if file.hasConfigOrchestration {
+            diagnostics.warn("stack.yml 'config:' (container-to-container value passing) is not supported on Kubernetes and is ignored",
+                             hint: "pass values through spec config instead", at: SourceLocation(file: stackFilePath))
+        }
+        if fs.isFile(Path.join(stackDir, "deploy", "commands.py")) {
+            diagnostics.warn("stack plugin deploy/commands.py is not run by so",
+                             hint: "put its init() defaults under 'spec-defaults:' in stack.yml", at: SourceLocation(file: Path.join(stackDir, "deploy", "commands.py")))
+        }
+        return ResolvedStack(name: Path.basename(stackDir), stackDir: stackDir, stackFilePath: stackFilePath, root: root,
+                             isBuiltIn: builtIn, file: file, pods: pods, jobs: jobs)
+    }
+
+    /// Finds the built-in root: `--root`, `SO_ROOT`, then upwards from the executable (a checkout),
+    /// then `<prefix>/share/so` beside an installed binary.
+    public static func findBuiltInRoot(explicit: String?, environment: [String: String], executable: String, fs: FileSystem) -> String? {
+        if let explicit, !explicit.isEmpty { return Path.absolute(explicit, relativeTo: fs.currentDirectory) }
+        if let env = environment["SO_ROOT"], !env.isEmpty { return Path.absolute(env, relativeTo: fs.currentDirectory) }
+        var dir = Path.dirname(fs.realpath(executable))
+        for _ in 0..<6 {
+            if fs.isDirectory(Path.join(dir, "stacks")) && fs.isDirectory(Path.join(dir, "compose")) { return dir }
+            let share = Path.join(dir, "share", "so")
+            if fs.isDirectory(Path.join(share, "stacks")) { return share }
+            if dir == "/" { break }
+            dir = Path.dirname(dir)
+        }
+        return nil
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+import SoBasics
+
+/// A process runner that answers only the calls a test scripted, in order, and records every call.
+/// An unexpected call fails loudly (it throws and is recorded in `unexpected`).
+public final class FakeProcessRunner: ProcessRunner, @unchecked Sendable {
+    public struct Expectation {
+        public var arguments: [String]
+        public var result: ProcessResult
+        /// Run when the call is answered (e.g. to create the directory a clone would make).
+        public var effect: (@Sendable () throws -> Void)?
+    }
+
+    private let lock = NSLock()
+    private var expectations: [Expectation] = []
+    public private(set) var calls: [(arguments: [String], workingDirectory: String?)] = []
+    public private(set) var unexpected: [[String]] = []
+    /// Programs reported as not installed.
+    public var missing: Set<String> = []
+
+    public init() {}
+
+    public func expect(_ arguments: [String], exitCode: Int32 = 0, stdout: String = "", stderr: String = "", effect: (@Sendable () throws -> Void)? = nil) {
+        lock.lock(); defer { lock.unlock() }
+        expectations.append(Expectation(arguments: arguments, result: ProcessResult(exitCode: exitCode, stdout: stdout, stderr: stderr), effect: effect))
+    }
+
+    public var pending: [[String]] {
+        lock.lock(); defer { lock.unlock() }
+        return expectations.map(\.arguments)
+    }
+
+    public func run(_ arguments: [String], workingDirectory: String?, environment: [String: String]?, timeout: Double?) async throws -> ProcessResult {
+        let next: Expectation? = {
+            lock.lock(); defer { lock.unlock() }
+            calls.append((arguments, workingDirectory))
+            if let program = arguments.first, missing.contains(program) { return nil }
+            guard let first = expectations.first, first.arguments == arguments else {
+                unexpected.append(arguments)
+                return nil
+            }
+            expectations.removeFirst()
+            return first
+        }()
+        if let program = arguments.first, missing.contains(program) {
+            throw SoError("\(program) is not installed (not found on PATH)", hint: "install \(program)")
+        }
+        guard let next else {
+            throw SoError("unexpected process call: \(arguments.joined(separator: " "))", hint: "the test did not expect this call")
+        }
+        try next.effect?()
+        return next.result
+    }
+}
+
+/// A console that keeps what was printed.
+public final class CapturedConsole: Console, @unchecked Sendable {
+    private let lock = NSLock()
+    private var outLines: [String] = []
+    private var errLines: [String] = []
+    public let isTerminal: Bool
+
+    public init(isTerminal: Bool = false) { self.isTerminal = isTerminal }
+
+    public func out(_ line: String) { lock.lock(); outLines.append(line); lock.unlock() }
+    public func err(_ line: String) { lock.lock(); errLines.append(line); lock.unlock() }
+
+    public var stdout: String { lock.lock(); defer { lock.unlock() }; return outLines.joined(separator: "\n") }
+    public var stderr: String { lock.lock(); defer { lock.unlock() }; return errLines.joined(separator: "\n") }
+    public var stderrLines: [String] { lock.lock(); defer { lock.unlock() }; return errLines.flatMap { $0.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) } }
+}
+
+/// A fixed clock.
+public struct FixedClock: Clock {
+    public var date: Date
+    public init(_ date: Date = Date(timeIntervalSince1970: 1_780_000_000)) { self.date = date }
+    public func now() -> Date { date }
+}
+
+/// Deterministic bytes from a seed (xorshift); never for real secrets.
+public final class SeededEntropy: Entropy, @unchecked Sendable {
+    private var state: UInt64
+    private let lock = NSLock()
+    public init(seed: UInt64 = 0x9E37_79B9_7F4A_7C15) { state = seed == 0 ? 1 : seed }
+    public func bytes(_ count: Int) -> [UInt8] {
+        lock.lock(); defer { lock.unlock() }
+        return (0..<count).map { _ in
+            state ^= state << 13
+            state ^= state >> 7
+            state ^= state << 17
+            return UInt8(truncatingIfNeeded: state)
+        }
+    }
+}
+
+/// A scratch directory under the system temp dir, removed by `cleanup()`.
+public struct TempDir: Sendable {
+    public let path: String
+    public init(_ label: String = "so-test") throws {
+        let base = NSTemporaryDirectory()
+        path = try LocalFileSystem().temporaryDirectory(beside: Path.join(base, "x"), prefix: label)
+    }
+    public func file(_ rel: String) -> String { Path.join(path, rel) }
+    public func write(_ rel: String, _ text: String) throws { try LocalFileSystem().writeText(text, to: file(rel)) }
+    public func read(_ rel: String) throws -> String { try LocalFileSystem().readText(file(rel)) }
+    public func exists(_ rel: String) -> Bool { LocalFileSystem().exists(file(rel)) }
+    public func cleanup() { try? LocalFileSystem().remove(path) }
+}
+
+/// Paths to the repository and the shared fixtures, from this file's location.
+public enum RepoPaths {
+    public static var root: String { Path.normalize(Path.join(Path.dirname(#filePath), "..", "..")) }
+    public static var shared: String { Path.normalize(Path.join(root, "..", "shared")) }
+    public static var laconicStacks: String { Path.join(shared, "fixtures", "laconic-stacks") }
+    public static var composeReal: String { Path.join(shared, "fixtures", "compose-real") }
+}

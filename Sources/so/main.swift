@@ -1,0 +1,3 @@
+import SoCLI
+
+await SoMain.run()
