@@ -1,0 +1,101 @@
+import Foundation
+import Testing
+import SoBasics
+import SoTestSupport
+
+@Suite struct YAMLReaderTests {
+    @Test func scalarsKeepTheirRawText() throws {
+        let n = try #require(try YAMLFile.parse("a: 22:22\nb: 0755\nc: yes\nd: 1.10\ne: 0x1F\n", file: "f.yml"))
+        let m = try n.mapping("f")
+        #expect(try m.string("a") == "22:22")
+        #expect(try m.string("b") == "0755")
+        #expect(try m.string("c") == "yes")
+        #expect(try m.string("d") == "1.10")
+        #expect(try m.string("e") == "0x1F")
+    }
+
+    @Test func duplicateKeysAreErrorsWithTheLine() {
+        #expect {
+            _ = try YAMLFile.parse("a: 1\nb:\n  c: 1\n  c: 2\n", file: "dup.yml")
+        } throws: { error in
+            let e = error as! SoError
+            return e.line.hasPrefix("dup.yml:") && e.message.contains("duplicate key 'c'")
+        }
+    }
+
+    @Test func syntaxErrorsNameFileAndLine() {
+        #expect {
+            _ = try YAMLFile.parse("a: 1\nb: [1, 2\nc: 3\n", file: "bad.yml")
+        } throws: { error in
+            let e = error as! SoError
+            return e.location?.file == "bad.yml" && e.location?.line != nil && e.hint != nil
+        }
+    }
+
+    @Test func aliasBombsAreRefused() {
+        var text = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n"
+        for i in 1...9 { text += "a\(i): &a\(i) [" + Array(repeating: "*a\(i - 1)", count: 10).joined(separator: ", ") + "]\n" }
+        #expect {
+            _ = try YAMLFile.parse(text, file: "bomb.yml")
+        } throws: { error in (error as! SoError).message.contains("alias") }
+    }
+
+    @Test func mergeKeysApplyAndExplicitKeysWin() throws {
+        let n = try #require(try YAMLFile.parse("base: &b {x: 1, y: 2}\nthing:\n  <<: *b\n  y: 3\n", file: "m.yml"))
+        let thing = try #require(try n.mapping("m").value("thing"))
+        let entries = try thing.entries("thing")
+        #expect(entries.map(\.key) == ["y", "x"])
+        #expect(try entries.first { $0.key == "y" }!.value.string("y") == "3")
+    }
+
+    @Test func unknownKeysWarnWithSuggestion() throws {
+        let n = try #require(try YAMLFile.parse("stack: a\ndeploy_to: k8s\nx-ext: 1\n", file: "s.yml"))
+        let m = try n.mapping("spec.yml")
+        _ = m.value("stack")
+        _ = m.value("deploy-to")
+        let sink = DiagnosticSink()
+        m.finish(into: sink)
+        #expect(sink.all.count == 1)
+        #expect(sink.all[0].description == "warning: s.yml:2: unknown key 'deploy_to' in spec.yml (did you mean 'deploy-to'?)")
+    }
+
+    @Test func wrongTypesNameTheLine() throws {
+        let n = try #require(try YAMLFile.parse("a: 1\nreplicas: many\n", file: "t.yml"))
+        #expect {
+            _ = try n.mapping("t").int("replicas")
+        } throws: { error in
+            let e = error as! SoError
+            return e.line == "t.yml:2: 'replicas' must be a whole number, not 'many'"
+        }
+    }
+}
+
+@Suite struct YAMLWriterTests {
+    /// Every string written comes back byte-identical through the strict reader.
+    @Test func stringsRoundTrip() throws {
+        let samples = ["plain", "80", "0755", "22:22", "yes", "No", "null", "~", "", " lead", "trail ", "a: b", "a #c", "#x", "-x", "- x",
+                       "'q'", "\"dq\"", "multi\nline\n", "multi\nline", "ends\n\n", "tab\there", "back\\slash", "it's", "1e3", ".5", "true",
+                       "@at", "%p", "*star", "&amp", "!bang", "{b}", "[l]", "x,y", "ünïcode", "\u{7}bell", "  \nindented first", "a\n  b\n",
+                       "http://h:1/p?q=1#f", "$generate:hex:32$", "${VAR:-x}", "key=value"]
+        var rng = SeededEntropy(seed: 42)
+        var all = samples
+        let alphabet = Array(" a1:#-'\"\\\n\t$={}[],&*!|>%@`?~.")
+        for _ in 0..<400 {
+            let bytes = rng.bytes(12)
+            all.append(String(bytes.prefix(Int(bytes[0] % 12)).map { alphabet[Int($0) % alphabet.count] }))
+        }
+        _ = rng
+        for s in all {
+            let text = YValue.map([("k", .string(s)), ("l", .list([.string(s)]))]).yaml()
+            let n = try #require(try YAMLFile.parse(text, file: "w.yml"), "for \(s.debugDescription)")
+            let m = try n.mapping("w")
+            #expect(try m.value("k")?.node.string == s, "value \(s.debugDescription) wrote \(text.debugDescription)")
+            #expect(try m.value("l")?.sequence("l").first?.node.string == s)
+        }
+    }
+
+    @Test func layoutIsStable() {
+        let v = YValue.map([("a", .int(1)), ("b", .list([.string("80"), .map([("x", .bool(true)), ("y", .null)])])), ("c", .map([])), ("d", .list([]))])
+        #expect(v.yaml() == "a: 1\nb:\n  - '80'\n  - x: true\n    'y':\nc: {}\nd: []\n")
+    }
+}
