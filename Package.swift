@@ -32,6 +32,6 @@ let package = Package(
         .testTarget(name: "SoComposeTests", dependencies: ["SoCompose", "SoTestSupport"]),
         .testTarget(name: "SoStackTests", dependencies: ["SoStack", "SoRender", "SoTestSupport"]),
         .testTarget(name: "SoActionsTests", dependencies: ["SoActions", "SoTestSupport"]),
-        .testTarget(name: "SoCLITests", dependencies: ["SoCLI", "SoTestSupport"], resources: [.copy("BadInput")]),
+        .testTarget(name: "SoCLITests", dependencies: ["SoCLI", "SoActions", "SoTestSupport"], exclude: ["BadInput"]),
     ]
 )

@@ -143,15 +143,15 @@ public struct InitAction {
         return output
     }
 
-    /// `K=V`, or laconic-so's `K=V,K2=V2`: a comma starts a new pair only when `NAME=` follows it,
-    /// so values may hold both `,` and `=`.
+    /// `K=V`, or laconic-so's `K=V,K2=V2`: a comma starts a new pair only when an upper-case
+    /// `NAME=` follows it, so values may hold `,` and `=` (`URL=h/?a=1,b=2` stays one pair).
     public static func parseConfigArgument(_ arg: String) throws -> [(String, String)] {
         var pieces: [String] = []
         var current = ""
         var i = arg.startIndex
         while i < arg.endIndex {
             let c = arg[i]
-            if c == ",", arg[arg.index(after: i)...].range(of: #"^[A-Za-z_][A-Za-z0-9_.-]*="#, options: .regularExpression) != nil {
+            if c == ",", arg[arg.index(after: i)...].range(of: #"^[A-Z_][A-Z0-9_]*="#, options: .regularExpression) != nil {
                 pieces.append(current)
                 current = ""
             } else {

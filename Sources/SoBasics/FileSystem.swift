@@ -74,7 +74,10 @@ extension FileSystem {
 
 /// The real file system, through FileManager.
 public struct LocalFileSystem: FileSystem {
-    public init() {}
+    private let workingDirectory: String?
+    /// - Parameter currentDirectory: relative paths resolve against this instead of the process's
+    ///   working directory (lets tests run in parallel without `chdir`).
+    public init(currentDirectory: String? = nil) { workingDirectory = currentDirectory }
 
     private var fm: FileManager { FileManager.default }
 
@@ -149,7 +152,7 @@ public struct LocalFileSystem: FileSystem {
         chmod(path, mode & 0o7777)
     }
 
-    public var currentDirectory: String { fm.currentDirectoryPath }
+    public var currentDirectory: String { workingDirectory ?? fm.currentDirectoryPath }
     public var homeDirectory: String { ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory() }
 
     public func temporaryDirectory(beside path: String, prefix: String) throws -> String {

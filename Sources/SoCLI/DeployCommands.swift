@@ -29,8 +29,8 @@ struct DeployInitCommand: AsyncParsableCommand {
         abstract: "Write a spec file (per-deployment overrides) for a stack.",
         discussion: """
         The spec lists the stack's ports, volumes and config; edit it, then run 'so deploy create'.
-        --config may be repeated; values may contain ',' and '=' (K=V,K2=V2 still splits into two pairs).
-        Command-line config wins over the stack's spec-defaults.
+
+        --config may be repeated; values may contain ',' and '='. laconic-so's K=V,K2=V2 still splits into two pairs where an upper-case NAME= follows a comma. Command-line config wins over the stack's spec-defaults.
 
         Example:
           so --stack example deploy init --output spec.yml --config GREETING=hello
@@ -62,9 +62,9 @@ struct DeployCreateCommand: AsyncParsableCommand {
         commandName: "create",
         abstract: "Create (or --update) a deployment directory from a spec.",
         discussion: """
-        The directory is built beside its final place and renamed into it, so a failure leaves nothing behind.
-        --update keeps deployment.yml and data/, saves a .bak of every file it changes and removes stack
-        files that are gone. No --stack is needed: the spec names the stack.
+        The directory is built beside its final place and renamed into it, so a failure leaves nothing behind. No --stack is needed: the spec names the stack.
+
+        --update keeps deployment.yml and data/, saves a .bak of every file it changes and removes stack files that are gone.
 
         Example:
           so deploy create --spec-file spec.yml --deployment-dir deployments/example

@@ -14,8 +14,7 @@ public struct SoCommand: AsyncParsableCommand {
         commandName: "so",
         abstract: "Deploy stacks of compose files onto Kubernetes (a shared kind cluster, or any cluster).",
         discussion: """
-        A stack is a stack.yml naming compose files (pods). 'deploy init' writes a spec of per-deployment
-        overrides, 'deploy create' turns it into a deployment directory.
+        A stack is a stack.yml naming compose files (pods). 'deploy init' writes a spec of per-deployment overrides, 'deploy create' turns it into a deployment directory. Options may come before or after the subcommand, as with laconic-so.
 
         Example:
           so --stack example deploy init --output example-spec.yml

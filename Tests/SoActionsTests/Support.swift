@@ -1,0 +1,33 @@
+import Foundation
+import SoActions
+import SoBasics
+import SoTestSupport
+
+/// A context over the real file system rooted at a temp dir, with fakes for everything else.
+struct Harness {
+    let tmp: TempDir
+    let console = CapturedConsole()
+    let processes = FakeProcessRunner()
+    let ctx: SoContext
+
+    init(environment: [String: String] = [:], kindClusters: String? = nil) throws {
+        tmp = try TempDir("so-actions")
+        if let kindClusters {
+            processes.expect(["kind", "get", "clusters"], stdout: kindClusters)
+        } else {
+            processes.missing = ["kind"]
+        }
+        ctx = SoContext(fs: LocalFileSystem(currentDirectory: tmp.path), processes: processes, clock: FixedClock(), entropy: SeededEntropy(),
+                        console: console, environment: environment, builtInRoot: RepoPaths.root)
+    }
+
+    var fs: LocalFileSystem { LocalFileSystem() }
+    func path(_ rel: String) -> String { tmp.file(rel) }
+    func read(_ rel: String) throws -> String { try tmp.read(rel) }
+
+    /// Everything under the temp dir, for "nothing was left behind" checks.
+    func listing() throws -> [String] { try fs.walk(tmp.path).map(\.relative) }
+
+    static var laconic: String { RepoPaths.laconicStacks }
+    static func laconicStack(_ name: String) -> String { Path.join(RepoPaths.laconicStacks, "stacks", name) }
+}
