@@ -58,8 +58,11 @@ public struct Spec: Sendable {
     public var replicas: Int?
     public var kindClusterName: String?
     public var kindMountRoot: String?
+    public var acmeEmail: String?
     /// Host environment variables copied into the deployment's Secret at start (`secret-env:`).
     public var secretEnv: [String]
+    /// Keys used when rendering (resources, security, images, scheduling, ingress …).
+    public var sections = SpecSections()
 
     /// Every top-level key `so` understands (laconic-so's set plus `so`'s own).
     public static let knownKeys = [
@@ -125,7 +128,7 @@ public struct Spec: Sendable {
                     spec.httpProxy.append(HTTPProxy(hostName: host, routes: routes))
                 }
             }
-            _ = try nm.string("acme-email")
+            spec.acmeEmail = try nm.string("acme-email")
             nm.finish(into: diagnostics)
         }
         if let v = m.nonNull("volumes") {
@@ -166,16 +169,8 @@ public struct Spec: Sendable {
         }
         spec.secretEnv = try m.value("secret-env")?.stringList("'secret-env'") ?? []
         for (i, name) in spec.secretEnv.enumerated() { try checkEnvName(name, at: m.value("secret-env")!.location, index: i) }
-        // Keys decoded by later stages (render, cluster); their shapes are checked here.
-        for key in ["image-pull-secret", "image-overrides", "resources", "security", "annotations", "labels", "external-services"] {
-            if let v = m.nonNull(key) { _ = try v.entries("'\(key)'") }
-        }
-        for key in ["node-affinities", "node-tolerations", "ca-certificates"] {
-            if let v = m.nonNull(key) { _ = try v.sequence("'\(key)'") }
-        }
-        for key in ["image-pull-policy", "caddy-ingress-image", "maintenance-service", "runtime-class", "ingress-class", "ttl"] {
-            _ = try m.string(key)
-        }
+        spec.sections = try SpecSections.decode(m, diagnostics: diagnostics)
+        _ = try m.string("ttl")
         m.accept(knownKeys)
         m.finish(into: diagnostics)
         return spec
