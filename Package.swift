@@ -18,10 +18,12 @@ let package = Package(
         .target(name: "SoCompose", dependencies: ["SoBasics"]),
         // stack.yml, spec.yml, deployment.yml, config.env, stack resolution.
         .target(name: "SoStack", dependencies: ["SoBasics", "SoCompose"]),
-        // Pure rendering (kind-config.yml now; Kubernetes manifests later).
-        .target(name: "SoRender", dependencies: ["SoBasics", "SoStack"]),
+        // Kubernetes objects as ordered values, with deterministic YAML/JSON encoding.
+        .target(name: "SoKube", dependencies: ["SoBasics"]),
+        // Pure rendering: deployment model → ordered Kubernetes objects; kind-config.yml.
+        .target(name: "SoRender", dependencies: ["SoBasics", "SoStack", "SoCompose", "SoKube"]),
         // Use cases that sequence effects through the context.
-        .target(name: "SoActions", dependencies: ["SoBasics", "SoCompose", "SoStack", "SoRender"]),
+        .target(name: "SoActions", dependencies: ["SoBasics", "SoCompose", "SoStack", "SoKube", "SoRender"]),
         // ArgumentParser commands.
         .target(name: "SoCLI", dependencies: [
             "SoBasics", "SoStack", "SoActions",
@@ -31,6 +33,7 @@ let package = Package(
         .target(name: "SoTestSupport", dependencies: ["SoBasics"]),
         .testTarget(name: "SoComposeTests", dependencies: ["SoCompose", "SoTestSupport"]),
         .testTarget(name: "SoStackTests", dependencies: ["SoStack", "SoRender", "SoTestSupport"]),
+        .testTarget(name: "SoRenderTests", dependencies: ["SoRender", "SoKube", "SoStack", "SoActions", "SoTestSupport"], exclude: ["Golden"]),
         .testTarget(name: "SoActionsTests", dependencies: ["SoActions", "SoTestSupport"]),
         .testTarget(name: "SoCLITests", dependencies: ["SoCLI", "SoActions", "SoTestSupport"], exclude: ["BadInput"]),
     ]

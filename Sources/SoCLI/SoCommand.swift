@@ -22,7 +22,7 @@ public struct SoCommand: AsyncParsableCommand {
         """,
         version: SoVersion.current,
         groupedSubcommands: [
-            CommandGroup(name: "Deploy", subcommands: [DeployCommand.self]),
+            CommandGroup(name: "Deploy", subcommands: [DeployCommand.self, DeploymentCommand.self]),
             CommandGroup(name: "Stacks", subcommands: [StackCommand.self, FetchStackCommand.self, SetupRepositoriesCommand.self]),
             CommandGroup(name: "Other", subcommands: [VersionCommand.self, CompletionCommand.self]),
         ]
@@ -125,7 +125,7 @@ public enum SoCommandLine {
 
     /// The subcommand words of the command line, for the usage hint.
     static func helpPath(_ arguments: [String]) -> String {
-        let words = ["deploy", "init", "create", "stack", "list", "show", "fetch-stack", "setup-repositories", "version", "completion", "deployment"]
+        let words = ["deploy", "init", "create", "stack", "list", "show", "fetch-stack", "setup-repositories", "version", "completion", "deployment", "render"]
         let path = arguments.filter { words.contains($0) }
         return path.isEmpty ? "" : path.joined(separator: " ")
     }

@@ -1,0 +1,69 @@
+import Foundation
+import SoBasics
+import SoKube
+import SoRender
+import SoStack
+
+public struct RenderRequest: Sendable {
+    public enum Format: String, Sendable { case yaml, json }
+    public var directory: String
+    /// A directory to write one file per object into, or "-" for stdout.
+    public var output: String
+    public var format: Format
+    public var placeholderSecrets: Bool
+
+    public init(directory: String, output: String = "-", format: Format = .yaml, placeholderSecrets: Bool = false) {
+        self.directory = directory
+        self.output = output
+        self.format = format
+        self.placeholderSecrets = placeholderSecrets
+    }
+}
+
+/// `so deployment --dir D render`: the objects `start` applies, in apply order, without a cluster.
+public struct RenderAction {
+    public let ctx: SoContext
+    public init(_ ctx: SoContext) { self.ctx = ctx }
+
+    /// Loads and renders a deployment directory; rendering warnings go to the context's diagnostics.
+    public func manifest(_ directory: String, placeholderSecrets: Bool = false) throws -> Manifest {
+        let dir = ctx.absolute(directory)
+        let model = try DeploymentLoader.load(dir, fs: ctx.fs, diagnostics: ctx.diagnostics)
+        let manifest = try Renderer.render(model, options: RenderOptions(placeholderSecrets: placeholderSecrets))
+        for w in manifest.warnings { ctx.diagnostics.warn(w) }
+        return manifest
+    }
+
+    @discardableResult
+    public func run(_ req: RenderRequest) throws -> Manifest {
+        let manifest = try self.manifest(req.directory, placeholderSecrets: req.placeholderSecrets)
+        if req.output == "-" {
+            switch req.format {
+            case .yaml: ctx.console.out(manifest.yaml().trimmingCharacters(in: .newlines))
+            case .json: ctx.console.out(manifest.json().trimmingCharacters(in: .newlines))
+            }
+            return manifest
+        }
+        let out = ctx.absolute(req.output)
+        if ctx.fs.exists(out) && !ctx.fs.isDirectory(out) {
+            throw SoError("\(out) exists and is not a directory", hint: "--output names a directory (one file per object) or '-' for stdout")
+        }
+        // Replace the directory as a whole: a reader never sees a mix of old and new files.
+        let tmp = try ctx.fs.temporaryDirectory(beside: out, prefix: Path.basename(out) + ".rendering")
+        do {
+            for (i, o) in manifest.objects.enumerated() {
+                let name = String(format: "%02d-%@-%@.%@", i + 1, o.kind.lowercased(), o.name, req.format.rawValue)
+                try ctx.fs.writeText(req.format == .yaml ? o.yaml() : o.json() + "\n", to: Path.join(tmp, name))
+            }
+            let old = out + ".old-\(getpid())"
+            if ctx.fs.exists(out) { try ctx.fs.move(out, to: old) }
+            try ctx.fs.move(tmp, to: out)
+            try ctx.fs.remove(old)
+        } catch {
+            try? ctx.fs.remove(tmp)
+            throw error
+        }
+        ctx.say("wrote \(manifest.objects.count) objects to \(out)")
+        return manifest
+    }
+}

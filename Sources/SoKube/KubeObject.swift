@@ -1,0 +1,129 @@
+import Foundation
+import SoBasics
+
+/// A Kubernetes object as an ordered value: the bytes written for it are the same every time.
+public struct KubeObject: Sendable, Equatable {
+    public var apiVersion: String
+    public var kind: String
+    public var name: String
+    public var namespace: String?
+    public var labels: [(String, String)]
+    public var annotations: [(String, String)]
+    /// Everything after metadata (`spec`, `data`, `type` …), in order.
+    public var body: [(String, YValue)]
+
+    public init(apiVersion: String, kind: String, name: String, namespace: String? = nil, labels: [(String, String)] = [],
+                annotations: [(String, String)] = [], body: [(String, YValue)] = []) {
+        self.apiVersion = apiVersion
+        self.kind = kind
+        self.name = name
+        self.namespace = namespace
+        self.labels = labels
+        self.annotations = annotations
+        self.body = body
+    }
+
+    public static func == (a: KubeObject, b: KubeObject) -> Bool { a.value == b.value }
+
+    public var value: YValue {
+        var meta: [(String, YValue)] = [("name", .string(name))]
+        if let namespace { meta.append(("namespace", .string(namespace))) }
+        if !labels.isEmpty { meta.append(("labels", .map(labels.map { ($0.0, .string($0.1)) }))) }
+        if !annotations.isEmpty { meta.append(("annotations", .map(annotations.map { ($0.0, .string($0.1)) }))) }
+        return .map([("apiVersion", .string(apiVersion)), ("kind", .string(kind)), ("metadata", .map(meta))] + body)
+    }
+
+    /// `Kind/name` or `Kind namespace/name`, for messages.
+    public var reference: String { namespace.map { "\(kind) \($0)/\(name)" } ?? "\(kind) \(name)" }
+
+    public func yaml() -> String { value.yaml() }
+    public func json(pretty: Bool = true) -> String { value.json(pretty: pretty) }
+}
+
+extension YValue {
+    /// JSON with keys in order; ints and bools typed, everything else a string.
+    public func json(pretty: Bool = true) -> String {
+        var out = ""
+        writeJSON(into: &out, indent: pretty ? 0 : nil)
+        return out
+    }
+
+    private func writeJSON(into out: inout String, indent: Int?) {
+        let nl = indent == nil ? "" : "\n"
+        let pad = { (n: Int) in indent == nil ? "" : String(repeating: "  ", count: n) }
+        switch self {
+        case .string(let s): out += Self.jsonString(s)
+        case .int(let i): out += String(i)
+        case .bool(let b): out += b ? "true" : "false"
+        case .null: out += "null"
+        case .list(let items):
+            if items.isEmpty { out += "[]"; return }
+            out += "[" + nl
+            for (i, item) in items.enumerated() {
+                out += pad((indent ?? 0) + 1)
+                item.writeJSON(into: &out, indent: indent.map { $0 + 1 })
+                out += (i < items.count - 1 ? "," : "") + nl
+            }
+            out += pad(indent ?? 0) + "]"
+        case .map(let pairs):
+            if pairs.isEmpty { out += "{}"; return }
+            out += "{" + nl
+            for (i, (k, v)) in pairs.enumerated() {
+                out += pad((indent ?? 0) + 1) + Self.jsonString(k) + (indent == nil ? ":" : ": ")
+                v.writeJSON(into: &out, indent: indent.map { $0 + 1 })
+                out += (i < pairs.count - 1 ? "," : "") + nl
+            }
+            out += pad(indent ?? 0) + "}"
+        }
+    }
+
+    static func jsonString(_ s: String) -> String {
+        var out = "\""
+        for u in s.unicodeScalars {
+            switch u {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if u.value < 0x20 || u.value == 0x7f { out += String(format: "\\u%04x", u.value) } else { out.unicodeScalars.append(u) }
+            }
+        }
+        return out + "\""
+    }
+}
+
+/// Kubernetes names and label values.
+public enum KubeNames {
+    /// A DNS-1123 subdomain-safe name: lowercase, `_` and other characters to `-`, trimmed, ≤ 253.
+    public static func object(_ s: String) -> String {
+        var out = ""
+        for c in s.lowercased() {
+            if c.isASCII && (c.isLetter || c.isNumber || c == "." || c == "-") { out.append(c) } else { out.append("-") }
+        }
+        while out.contains("--") { out = out.replacingOccurrences(of: "--", with: "-") }
+        out = out.trimmingCharacters(in: CharacterSet(charactersIn: "-."))
+        return String(out.prefix(253))
+    }
+
+    /// A DNS-1123 label (container names, port names' base, volume names): ≤ 63 characters.
+    public static func label(_ s: String) -> String {
+        var out = object(s).replacingOccurrences(of: ".", with: "-")
+        if out.count > 63 { out = String(out.prefix(63)).trimmingCharacters(in: CharacterSet(charactersIn: "-")) }
+        return out.isEmpty ? "x" : out
+    }
+
+    /// A DNS-1035 label (Service names): a DNS-1123 label starting with a letter.
+    public static func service(_ s: String) -> String {
+        let l = label(s)
+        return l.first?.isLetter == true ? l : String(("s-" + l).prefix(63))
+    }
+
+    /// A label value: ≤ 63 of `[A-Za-z0-9_.-]`, starting and ending alphanumeric.
+    public static func labelValue(_ s: String) -> String {
+        var out = String(s.map { $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) ? $0 : "-" }.prefix(63))
+        out = out.trimmingCharacters(in: CharacterSet(charactersIn: "-_."))
+        return out
+    }
+}

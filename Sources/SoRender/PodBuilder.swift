@@ -1,0 +1,295 @@
+import Foundation
+import SoBasics
+import SoCompose
+import SoKube
+import SoStack
+
+/// Builds the pod spec of one compose file (a Deployment's or a Job's) and the ConfigMaps, volumes and
+/// claims it needs.
+struct PodBuilder {
+    var state: RenderState
+    let component: ComposeComponent
+    let isJob: Bool
+
+    var configMaps: [KubeObject] = []
+    var persistentVolumes: [KubeObject] = []
+    var claims: [KubeObject] = []
+    var podVolumes: [(String, YValue)] = []   // name → volume source
+    var usesClaims = false
+
+    init(state: RenderState, component: ComposeComponent, isJob: Bool) {
+        self.state = state
+        self.component = component
+        self.isJob = isJob
+    }
+
+    var model: DeploymentModel { state.model }
+    var spec: Spec { state.model.spec }
+    var id: String { state.id }
+    var compose: ComposeFile { component.compose }
+    var folder: String { Path.dirname(component.relativePath) }
+
+    func location(_ svc: ComposeService, line: Int? = nil) -> SourceLocation {
+        SourceLocation(file: compose.path, line: line ?? svc.line)
+    }
+
+    mutating func build() throws -> YValue {
+        var containers: [YValue] = []
+        var initContainers: [YValue] = []
+        for svc in compose.services {
+            let c = try container(svc)
+            if svc.isInitContainer { initContainers.append(c) } else { containers.append(c) }
+        }
+        var pod: [(String, YValue)] = []
+        if isJob { pod.append(("restartPolicy", .string("Never"))) }
+        pod.append(("automountServiceAccountToken", .bool(false)))
+        if compose.services.contains(where: { $0.networkMode == "host" }) {
+            pod.append(("hostNetwork", .bool(true)))
+            pod.append(("dnsPolicy", .string("ClusterFirstWithHostNet")))
+        }
+        pod.append(("securityContext", .map([("seccompProfile", .map([("type", .string("RuntimeDefault"))]))])))
+        if spec.sections.imagePullSecret != nil {
+            pod.append(("imagePullSecrets", .list([.map([("name", .string("\(id)-image-pull-secret"))])])))
+        }
+        if let rc = spec.sections.security.runtimeClass ?? (spec.sections.security.unlimitedMemlock ? "high-memlock" : nil), !isJob {
+            pod.append(("runtimeClassName", .string(rc)))
+        }
+        if !spec.sections.nodeAffinities.isEmpty {
+            let exprs: [YValue] = spec.sections.nodeAffinities.map {
+                .map([("key", .string($0.label)), ("operator", .string("In")), ("values", .list([.string($0.value)]))])
+            }
+            pod.append(("affinity", .map([("nodeAffinity", .map([("requiredDuringSchedulingIgnoredDuringExecution", .map([
+                ("nodeSelectorTerms", .list([.map([("matchExpressions", .list(exprs))])])),
+            ]))]))])))
+        }
+        if !spec.sections.nodeTolerations.isEmpty {
+            pod.append(("tolerations", .list(spec.sections.nodeTolerations.map { t in
+                var m: [(String, YValue)] = [("key", .string(t.key)), ("operator", .string(t.value == nil ? "Exists" : "Equal"))]
+                if let v = t.value { m.append(("value", .string(v))) }
+                m.append(("effect", .string("NoSchedule")))
+                return .map(m)
+            })))
+        }
+        if !initContainers.isEmpty { pod.append(("initContainers", .list(initContainers))) }
+        pod.append(("containers", .list(containers)))
+        if !model.caCertificates.isEmpty {
+            podVolumes.append(("ca-certificates", .map([("secret", .map([("secretName", .string("\(id)-ca-certificates"))]))])))
+        }
+        if !podVolumes.isEmpty { pod.append(("volumes", .list(podVolumes.map { .map([("name", .string($0.0))] + ($0.1.pairs ?? [])) }))) }
+        return .map(pod)
+    }
+
+    // MARK: Containers
+
+    mutating func container(_ svc: ComposeService) throws -> YValue {
+        guard var image = svc.image else {
+            throw SoError("service '\(svc.name)' has no image", hint: "add 'image:' (services with only build: get an image name from 'so build-containers')", at: location(svc))
+        }
+        if SecretMarker.contains(image) { throw SoError("service '\(svc.name)' image refers to a generated secret", hint: "images cannot hold secrets", at: location(svc)) }
+        if let o = spec.sections.imageOverrides.first(where: { $0.container == svc.name }) { image = o.image }
+        if model.deployTo == .k8s, let reg = spec.imageRegistry, image.hasSuffix(":local") {
+            let base = image.dropLast(":local".count).split(separator: "/").last.map(String.init) ?? String(image.dropLast(6))
+            image = "\(reg)/\(base):deploy-\(id.suffix(8))"
+        }
+        var c: [(String, YValue)] = [("name", .string(KubeNames.label(svc.name))), ("image", .string(image))]
+        let policy = isJob ? (model.deployTo == .k8s ? "Always" : "IfNotPresent") : (spec.sections.imagePullPolicy ?? (model.deployTo == .k8s ? "Always" : "IfNotPresent"))
+        c.append(("imagePullPolicy", .string(policy)))
+        if let e = svc.entrypoint { c.append(("command", .list(e.map { .string(kubeExpand($0)) }))) }
+        if let cmd = svc.command { c.append(("args", .list(cmd.map { .string(kubeExpand($0)) }))) }
+        if let wd = svc.workingDir { c.append(("workingDir", .string(wd))) }
+        let env = environment(svc)
+        if !env.isEmpty { c.append(("env", .list(env))) }
+        var envFrom: [YValue] = []
+        if state.hasGeneratedSecret { envFrom.append(.map([("secretRef", .map([("name", .string(state.generatedSecretName)), ("optional", .bool(true))]))])) }
+        for s in spec.secrets { envFrom.append(.map([("secretRef", .map([("name", .string(s)), ("optional", .bool(true))]))])) }
+        if !envFrom.isEmpty { c.append(("envFrom", .list(envFrom))) }
+        let ports = containerPorts(svc)
+        if !ports.isEmpty { c.append(("ports", .list(ports))) }
+        let resources = self.resources(svc)
+        c.append(("resources", resources))
+        if !svc.isInitContainer, let probe = try readinessProbe(svc) { c.append(("readinessProbe", probe)) }
+        let mounts = try volumeMounts(svc)
+        if !mounts.isEmpty { c.append(("volumeMounts", .list(mounts))) }
+        c.append(("securityContext", securityContext(svc)))
+        return .map(c)
+    }
+
+    /// Kubernetes expands `$(VAR)` in env values, command and args: literal `$(` is escaped as `$$(`,
+    /// and generated-secret references become `$(KEY)` (the key is defined from the Secret first).
+    func kubeExpand(_ value: String) -> String {
+        SecretMarker.split(value).map { piece in
+            switch piece {
+            case .text(let t): return t.replacingOccurrences(of: "$(", with: "$$(")
+            case .secret(let k): return "$(\(k))"
+            }
+        }.joined()
+    }
+
+    mutating func environment(_ svc: ComposeService) -> [YValue] {
+        let siblings = compose.services.map(\.name).filter { $0 != svc.name }
+        var entries: [(name: String, value: YValue)] = []
+        var secretRefs: [String] = []  // keys referenced inside longer values; defined first
+        func set(_ name: String, _ value: YValue) {
+            if let i = entries.firstIndex(where: { $0.name == name }) { entries[i].value = value } else { entries.append((name, value)) }
+        }
+        func add(_ name: String, raw: String) {
+            let rewritten = SiblingRewrite.apply(raw, siblings: siblings)
+            let pieces = SecretMarker.split(rewritten)
+            if pieces.count == 1, case .secret(let k) = pieces[0] {
+                set(name, secretKeyRef(k))
+                return
+            }
+            for case .secret(let k) in pieces where !secretRefs.contains(k) { secretRefs.append(k) }
+            set(name, .string(kubeExpand(rewritten)))
+        }
+        let configKeys = Set(model.config.map(\.key))
+        for e in svc.environment {
+            if let v = e.value { add(e.key, raw: v) } else if model.secretKeys.contains(e.key) {
+                set(e.key, secretKeyRef(e.key))
+            } else if !configKeys.contains(e.key) {
+                state.warnings.append(Diagnostic("environment '\(e.key)' has no value and no config entry; it is left out", hint: "give it a value in the spec's config:", at: location(svc, line: e.line)))
+            }
+        }
+        // laconic-so injects every config.env entry into every container; config wins over compose text.
+        for e in model.config { add(e.key, raw: e.value) }
+        if !model.caCertificates.isEmpty { set("NODE_EXTRA_CA_CERTS", .string("/etc/ssl/certs/laconic-extra-ca-0.pem")) }
+        let prelude = secretRefs.filter { k in !entries.contains { $0.name == k } }.map { ($0, secretKeyRef($0)) }
+        // A reference must come after the variable it uses: move those definitions to the front.
+        let used = Set(secretRefs)
+        let early = entries.filter { used.contains($0.name) }
+        let rest = entries.filter { !used.contains($0.name) }
+        return (prelude + early.map { ($0.name, $0.value) } + rest.map { ($0.name, $0.value) }).map { name, value in
+            if case .map(let ref) = value { return .map([("name", .string(name))] + ref) }
+            return .map([("name", .string(name)), ("value", value)])
+        }
+    }
+
+    func secretKeyRef(_ key: String) -> YValue {
+        .map([("valueFrom", .map([("secretKeyRef", .map([("name", .string(state.generatedSecretName)), ("key", .string(key)), ("optional", .bool(true))]))]))])
+    }
+
+    func containerPorts(_ svc: ComposeService) -> [YValue] {
+        var seen: [(Int, String)] = []
+        for p in svc.ports where !seen.contains(where: { $0 == (p.containerPort, p.proto) }) { seen.append((p.containerPort, p.proto)) }
+        for e in svc.expose {
+            let parts = e.split(separator: "/")
+            if let n = Int(parts.first ?? "") {
+                let proto = parts.count > 1 ? String(parts[1]) : "tcp"
+                if !seen.contains(where: { $0 == (n, proto) }) { seen.append((n, proto)) }
+            }
+        }
+        for p in state.proxiedPorts(svc.name) where !seen.contains(where: { $0 == (p, "tcp") }) { seen.append((p, "tcp")) }
+        return seen.map { .map([("containerPort", .int($0.0)), ("protocol", .string($0.1.uppercased()))]) }
+    }
+
+    // MARK: Resources and probes
+
+    func resources(_ svc: ComposeService) -> YValue {
+        let r = spec.sections.resources
+        let chosen: ContainerResources
+        if let perContainer = r.containers[svc.name] {
+            chosen = perContainer
+        } else if let d = svc.deploy, d.limits != nil || d.reservations != nil {
+            chosen = ContainerResources(reservations: d.reservations.map { ResourceAmounts(cpus: $0.cpus, memory: $0.memory) },
+                                        limits: d.limits.map { ResourceAmounts(cpus: $0.cpus, memory: $0.memory) })
+        } else if let global = r.containersGlobal {
+            chosen = global
+        } else {
+            chosen = ContainerResources()
+        }
+        func amounts(_ a: ResourceAmounts?, cpu: String, memory: String) -> YValue {
+            .map([("cpu", .string(a?.cpus.flatMap(Quantity.cpu) ?? cpu)), ("memory", .string(a?.memory.flatMap { Quantity.bytes($0, binaryLetters: true) } ?? memory))])
+        }
+        var requests = amounts(chosen.reservations, cpu: Defaults.cpuRequest, memory: Defaults.memoryRequest)
+        let limits = amounts(chosen.limits, cpu: Defaults.cpuLimit, memory: Defaults.memoryLimit)
+        if chosen.reservations == nil, chosen.limits != nil {
+            // Requests may not exceed limits: with only limits given, request the smaller of default and limit.
+            requests = .map([("cpu", .string(minQuantity(Defaults.cpuRequest, limits.pairs?[0].1.stringValue ?? Defaults.cpuRequest, cpu: true))),
+                             ("memory", .string(minQuantity(Defaults.memoryRequest, limits.pairs?[1].1.stringValue ?? Defaults.memoryRequest, cpu: false)))])
+        }
+        return .map([("requests", requests), ("limits", limits)])
+    }
+
+    func minQuantity(_ a: String, _ b: String, cpu: Bool) -> String {
+        func value(_ q: String) -> Double {
+            if cpu { return q.hasSuffix("m") ? (Double(q.dropLast()) ?? 0) / 1000 : Double(q) ?? 0 }
+            let units: [(String, Double)] = [("Ki", 1024.0), ("Mi", 1048576.0), ("Gi", 1073741824.0), ("Ti", 1099511627776.0), ("k", 1e3), ("M", 1e6), ("G", 1e9), ("T", 1e12)]
+            for (u, f) in units where q.hasSuffix(u) { return (Double(q.dropLast(u.count)) ?? 0) * f }
+            return Double(q) ?? 0
+        }
+        return value(a) <= value(b) ? a : b
+    }
+
+    func readinessProbe(_ svc: ComposeService) throws -> YValue? {
+        if let h = svc.healthcheck, !h.disable, let test = h.test, let first = test.first, first != "NONE" {
+            let command: [String]
+            switch first {
+            case "CMD": command = Array(test.dropFirst())
+            case "CMD-SHELL": command = ["/bin/sh", "-c", test.dropFirst().joined(separator: " ")]
+            default: command = test
+            }
+            guard !command.isEmpty else { return nil }
+            var p: [(String, YValue)] = [("exec", .map([("command", .list(command.map { .string($0) }))]))]
+            if let s = h.startPeriod.flatMap(Quantity.seconds) { p.append(("initialDelaySeconds", .int(s))) }
+            p.append(("periodSeconds", .int(h.interval.flatMap(Quantity.seconds) ?? 30)))
+            p.append(("timeoutSeconds", .int(h.timeout.flatMap(Quantity.seconds) ?? 30)))
+            p.append(("failureThreshold", .int(h.retries ?? 3)))
+            return .map(p)
+        }
+        if let port = state.proxiedPorts(svc.name).first {
+            return .map([("tcpSocket", .map([("port", .int(port))])), ("initialDelaySeconds", .int(5)), ("periodSeconds", .int(10)), ("failureThreshold", .int(3))])
+        }
+        return nil
+    }
+
+    mutating func securityContext(_ svc: ComposeService) -> YValue {
+        let sec = spec.sections.security
+        let privileged = sec.privileged || svc.privileged == true
+        var s: [(String, YValue)] = []
+        let caps = sec.capabilities + svc.capAdd
+        if privileged { s.append(("privileged", .bool(true))) } else if !caps.contains(where: { $0.uppercased().hasSuffix("SYS_ADMIN") }) {
+            s.append(("allowPrivilegeEscalation", .bool(false)))
+        }
+        if !caps.isEmpty || !svc.capDrop.isEmpty {
+            var c: [(String, YValue)] = []
+            if !caps.isEmpty { c.append(("add", .list(caps.map { .string($0) }))) }
+            if !svc.capDrop.isEmpty { c.append(("drop", .list(svc.capDrop.map { .string($0) }))) }
+            s.append(("capabilities", .map(c)))
+        }
+        if svc.readOnly == true { s.append(("readOnlyRootFilesystem", .bool(true))) }
+        if let user = svc.user {
+            let parts = user.split(separator: ":")
+            if let uid = Int(parts[0]) {
+                s.append(("runAsUser", .int(uid)))
+                if parts.count > 1, let gid = Int(parts[1]) { s.append(("runAsGroup", .int(gid))) }
+            } else if user == "root" {
+                s.append(("runAsUser", .int(0)))
+            } else {
+                state.warnings.append(Diagnostic("user '\(user)' of service '\(svc.name)' is a name, not a number; the image's user is used", hint: "write user: \"UID[:GID]\"", at: location(svc)))
+            }
+        }
+        return .map(s)
+    }
+}
+
+extension YValue {
+    var pairs: [(String, YValue)]? { if case .map(let p) = self { return p }; return nil }
+    var stringValue: String? { if case .string(let s) = self { return s }; return nil }
+}
+
+/// laconic-so's sidecar rewrite, narrowed: a sibling service name becomes `localhost` only where it is a
+/// host — the whole value, `name:PORT`, `@name`, `//name` — never inside paths, words or prose.
+public enum SiblingRewrite {
+    public static func apply(_ value: String, siblings: [String]) -> String {
+        var out = value
+        for name in siblings.sorted(by: { $0.count > $1.count }) {
+            if out == name { return "localhost" }
+            let n = NSRegularExpression.escapedPattern(for: name)
+            let patterns = [#"(?<=@|//)"# + n + #"(?=[:/?#]|$)"#, #"(?<![A-Za-z0-9_./@-])"# + n + #"(?=:[0-9])"#]
+            for p in patterns {
+                out = out.replacingOccurrences(of: p, with: "localhost", options: .regularExpression)
+            }
+        }
+        return out
+    }
+}

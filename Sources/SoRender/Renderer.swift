@@ -1,0 +1,342 @@
+import Foundation
+import SoBasics
+import SoCompose
+import SoKube
+import SoStack
+
+public struct RenderOptions: Sendable {
+    /// Also render the generated-secrets Secret, with placeholder values (never real ones).
+    public var placeholderSecrets = false
+    public init(placeholderSecrets: Bool = false) { self.placeholderSecrets = placeholderSecrets }
+}
+
+/// The objects `start` applies, in apply order, plus what rendering noticed.
+public struct Manifest: Sendable {
+    public var objects: [KubeObject]
+    public var warnings: [Diagnostic]
+
+    public func yaml() -> String { objects.map { $0.yaml() }.joined(separator: "---\n") }
+    public func json() -> String { YValue.map([("apiVersion", .string("v1")), ("kind", .string("List")), ("items", .list(objects.map(\.value)))]).json() + "\n" }
+}
+
+/// Defaults small enough for 20 pods on a 4-core laptop: 20 × 50m CPU and 20 × 64Mi requested.
+public enum Defaults {
+    public static let cpuRequest = "50m"
+    public static let memoryRequest = "64Mi"
+    public static let cpuLimit = "1"
+    public static let memoryLimit = "512Mi"
+    public static let volumeSize = "2Gi"
+    public static let ingressClass = "caddy"
+    public static let configMapLimit = 1_048_576
+}
+
+/// Pure: a deployment model in, the ordered Kubernetes objects out. No files, clock, randomness or network.
+public enum Renderer {
+    public static func render(_ model: DeploymentModel, options: RenderOptions = RenderOptions()) throws -> Manifest {
+        var r = RenderState(model: model, options: options)
+        try r.run()
+        return Manifest(objects: r.ordered(), warnings: r.warnings)
+    }
+}
+
+struct RenderState {
+    let model: DeploymentModel
+    let options: RenderOptions
+    var warnings: [Diagnostic] = []
+
+    var namespaces: [KubeObject] = []
+    var secrets: [KubeObject] = []
+    var configMaps: [KubeObject] = []
+    var volumes: [KubeObject] = []   // PVs then PVCs
+    var claims: [KubeObject] = []
+    var services: [KubeObject] = []
+    var workloads: [KubeObject] = []
+    var jobs: [KubeObject] = []
+    var ingresses: [KubeObject] = []
+    var others: [KubeObject] = []
+
+    init(model: DeploymentModel, options: RenderOptions) {
+        self.model = model
+        self.options = options
+    }
+
+    var id: String { model.id }
+    var namespace: String { model.spec.namespace ?? KubeNames.label(id) }
+    var spec: Spec { model.spec }
+    var multiPod: Bool { model.pods.count > 1 }
+
+    /// Labels on every object (laconic-so's two, plus the recommended app.kubernetes.io set).
+    var baseLabels: [(String, String)] {
+        [("app", id), ("app.kubernetes.io/stack", KubeNames.labelValue(model.stackName)), ("app.kubernetes.io/name", KubeNames.labelValue(model.stackName)),
+         ("app.kubernetes.io/instance", id), ("app.kubernetes.io/managed-by", "so")]
+    }
+
+    func labels(component: String? = nil, extra: [(String, String)] = []) -> [(String, String)] {
+        var l = baseLabels
+        if let component { l.append(("app.kubernetes.io/component", KubeNames.labelValue(component))) }
+        return l + extra
+    }
+
+    func ordered() -> [KubeObject] {
+        namespaces + secrets + configMaps + volumes + claims + services + workloads + jobs + ingresses + others
+    }
+
+    mutating func warn(_ message: String, hint: String? = nil, at location: SourceLocation? = nil) {
+        let d = Diagnostic(message, hint: hint, at: location)
+        if !warnings.contains(d) { warnings.append(d) }
+    }
+
+    mutating func run() throws {
+        try checkServiceNames()
+        namespaces.append(namespaceObject())
+        renderSecrets()
+        for pod in model.pods { try renderPod(pod) }
+        for job in model.jobs { try renderJob(job) }
+        try renderIngress()
+        renderExternalServices()
+    }
+
+    func checkServiceNames() throws {
+        var seen: [String: String] = [:]
+        for c in model.pods + model.jobs {
+            for s in c.compose.services {
+                let k = KubeNames.service(s.name)
+                if let other = seen[k], model.pods.contains(where: { $0.name == c.name }) {
+                    throw SoError("service '\(s.name)' appears in two compose files (\(other) and \(c.relativePath))",
+                                  hint: "compose service names must be unique across a stack's pods", at: SourceLocation(file: c.compose.path, line: s.line))
+                }
+                if model.pods.contains(where: { $0.name == c.name }) { seen[k] = c.relativePath }
+            }
+        }
+    }
+
+    // MARK: Namespace and secrets
+
+    var needsPrivileged: Bool {
+        spec.sections.security.privileged || spec.sections.security.unlimitedMemlock ||
+            model.pods.contains { $0.compose.services.contains { $0.networkMode == "host" || $0.privileged == true } }
+    }
+
+    mutating func namespaceObject() -> KubeObject {
+        var level = spec.sections.security.podSecurity ?? (needsPrivileged ? "privileged" : "baseline")
+        if needsPrivileged && level != "privileged" {
+            warn("pod security '\(level)' does not admit privileged or host-network pods; using 'privileged'", at: SourceLocation(file: spec.path))
+            level = "privileged"
+        }
+        let psa = ["enforce", "audit", "warn"].map { ("pod-security.kubernetes.io/\($0)", level) }
+        return KubeObject(apiVersion: "v1", kind: "Namespace", name: namespace, labels: labels() + psa,
+                          annotations: [("laconic.com/deployment-dir", model.directory)])
+    }
+
+    var generatedSecretName: String { "\(id)-generated-secrets" }
+    var hasGeneratedSecret: Bool { !model.secretKeys.isEmpty }
+
+    mutating func renderSecrets() {
+        if hasGeneratedSecret && options.placeholderSecrets {
+            secrets.append(KubeObject(apiVersion: "v1", kind: "Secret", name: generatedSecretName, namespace: namespace, labels: labels(),
+                                      annotations: [("so.dev/placeholder", "values are generated at start and never rendered")],
+                                      body: [("type", .string("Opaque")), ("stringData", .map(model.secretKeys.map { ($0, .string("<generated at start>")) }))]))
+        }
+        if !model.caCertificates.isEmpty {
+            secrets.append(KubeObject(apiVersion: "v1", kind: "Secret", name: "\(id)-ca-certificates", namespace: namespace, labels: labels(),
+                                      body: [("type", .string("Opaque")),
+                                             ("data", .map(model.caCertificates.enumerated().map { ("ca-\($0.offset).pem", .string($0.element.base64EncodedString())) }))]))
+        }
+    }
+
+    // MARK: Pods
+
+    func deploymentName(_ pod: String) -> String { multiPod ? "\(id)-\(KubeNames.label(pod))-deployment" : "\(id)-deployment" }
+    func selector(_ pod: String) -> [(String, String)] {
+        multiPod ? [("app", id), ("app.kubernetes.io/component", KubeNames.labelValue(pod))] : [("app", id)]
+    }
+    func serviceSelector(_ pod: String) -> [(String, String)] {
+        [("app", id), ("app.kubernetes.io/component", KubeNames.labelValue(pod))]
+    }
+
+    mutating func renderPod(_ pod: ComposeComponent) throws {
+        var builder = PodBuilder(state: self, component: pod, isJob: false)
+        let podSpec = try builder.build()
+        warnings = builder.state.warnings
+        configMaps += builder.configMaps.filter { cm in !configMaps.contains { $0.name == cm.name } }
+        for v in builder.persistentVolumes where !volumes.contains(where: { $0.name == v.name }) { volumes.append(v) }
+        for c in builder.claims where !claims.contains(where: { $0.name == c.name }) { claims.append(c) }
+
+        let replicas = spec.replicas ?? pod.compose.services.compactMap { $0.deploy?.replicas }.max() ?? 1
+        let strategy: YValue = builder.usesClaims
+            ? .map([("type", .string("Recreate"))])
+            : .map([("type", .string("RollingUpdate")), ("rollingUpdate", .map([("maxUnavailable", .int(0)), ("maxSurge", .int(1))]))])
+        var templateMeta: [(String, YValue)] = [("labels", .map((labels(component: pod.name) + spec.sections.labels).map { ($0.0, .string($0.1)) }))]
+        let annotations = podAnnotations(pod)
+        if !annotations.isEmpty { templateMeta.append(("annotations", .map(annotations.map { ($0.0, .string($0.1)) }))) }
+        workloads.append(KubeObject(apiVersion: "apps/v1", kind: "Deployment", name: deploymentName(pod.name), namespace: namespace,
+                                    labels: labels(component: pod.name), body: [("spec", .map([
+                                        ("replicas", .int(replicas)),
+                                        ("selector", .map([("matchLabels", .map(selector(pod.name).map { ($0.0, .string($0.1)) }))])),
+                                        ("strategy", strategy),
+                                        ("template", .map([("metadata", .map(templateMeta)), ("spec", podSpec)])),
+                                    ]))]))
+        renderServices(pod)
+    }
+
+    /// Spec annotations; a `{name}` in a key is repeated once per service.
+    func podAnnotations(_ pod: ComposeComponent) -> [(String, String)] {
+        var out: [(String, String)] = []
+        for (k, v) in spec.sections.annotations {
+            if k.contains("{name}") {
+                for s in pod.compose.services { out.append((k.replacingOccurrences(of: "{name}", with: s.name), v)) }
+            } else { out.append((k, v)) }
+        }
+        return out
+    }
+
+    mutating func renderJob(_ job: ComposeComponent) throws {
+        var builder = PodBuilder(state: self, component: job, isJob: true)
+        let podSpec = try builder.build()
+        warnings = builder.state.warnings
+        configMaps += builder.configMaps.filter { cm in !configMaps.contains { $0.name == cm.name } }
+        for v in builder.persistentVolumes where !volumes.contains(where: { $0.name == v.name }) { volumes.append(v) }
+        for c in builder.claims where !claims.contains(where: { $0.name == c.name }) { claims.append(c) }
+        let templateLabels = [("app", "\(id)-job")] + labels(component: job.name).filter { $0.0 != "app" }
+        jobs.append(KubeObject(apiVersion: "batch/v1", kind: "Job", name: "\(id)-job-\(KubeNames.label(job.name))", namespace: namespace,
+                               labels: labels(component: job.name), body: [("spec", .map([
+                                   ("backoffLimit", .int(0)),
+                                   ("template", .map([("metadata", .map([("labels", .map(templateLabels.map { ($0.0, .string($0.1)) }))])), ("spec", podSpec)])),
+                               ]))]))
+    }
+
+    // MARK: Services
+
+    mutating func renderServices(_ pod: ComposeComponent) {
+        for svc in pod.compose.services where !svc.isInitContainer {
+            var ports: [(Int, String)] = []
+            for p in svc.ports where !ports.contains(where: { $0 == (p.containerPort, p.proto) }) { ports.append((p.containerPort, p.proto)) }
+            for e in svc.expose {
+                let parts = e.split(separator: "/")
+                if let n = Int(parts.first ?? ""), !ports.contains(where: { $0 == (n, "tcp") }) { ports.append((n, parts.count > 1 ? String(parts[1]) : "tcp")) }
+            }
+            guard !ports.isEmpty else { continue }
+            let name = KubeNames.service(svc.name)
+            if name != svc.name {
+                warn("service '\(svc.name)' is reachable in the cluster as '\(name)' (Kubernetes names allow only lowercase letters, digits and '-')",
+                     at: SourceLocation(file: pod.compose.path, line: svc.line))
+            }
+            services.append(serviceObject(name: name, component: pod.name, ports: ports.map { ("\($0.1)-\($0.0)", $0.0, $0.1) }))
+            for p in svc.ports {
+                guard let host = p.hostPort, let h = Int(host) else { continue }
+                if (30000...32767).contains(h) {
+                    let np = "\(id)-nodeport-\(p.containerPort)-\(p.proto)"
+                    if services.contains(where: { $0.name == np }) { continue }
+                    services.append(KubeObject(apiVersion: "v1", kind: "Service", name: np, namespace: namespace, labels: labels(component: pod.name), body: [("spec", .map([
+                        ("type", .string("NodePort")),
+                        ("selector", .map(serviceSelector(pod.name).map { ($0.0, .string($0.1)) })),
+                        ("ports", .list([.map([("name", .string("\(p.proto)-\(p.containerPort)")), ("port", .int(p.containerPort)), ("targetPort", .int(p.containerPort)),
+                                               ("protocol", .string(p.proto.uppercased())), ("nodePort", .int(h))])])),
+                    ]))]))
+                } else {
+                    warn("host port \(h) of service '\(svc.name)' is not published (a NodePort must be in 30000–32767)",
+                         hint: "use a port in that range in the spec's network.ports, or 'kubectl port-forward'", at: SourceLocation(file: pod.compose.path, line: svc.line))
+                }
+            }
+        }
+    }
+
+    func serviceObject(name: String, component: String, ports: [(name: String, port: Int, proto: String)]) -> KubeObject {
+        KubeObject(apiVersion: "v1", kind: "Service", name: name, namespace: namespace, labels: labels(component: component), body: [("spec", .map([
+            ("type", .string("ClusterIP")),
+            ("selector", .map(serviceSelector(component).map { ($0.0, .string($0.1)) })),
+            ("ports", .list(ports.map { .map([("name", .string($0.name)), ("port", .int($0.port)), ("targetPort", .int($0.port)), ("protocol", .string($0.proto.uppercased()))]) })),
+        ]))])
+    }
+
+    // MARK: Ingress
+
+    /// The pod whose compose file holds `service`, for routes.
+    func pod(holding service: String) -> ComposeComponent? {
+        model.pods.first { $0.compose.services.contains { $0.name == service } }
+    }
+
+    mutating func renderIngress() throws {
+        guard !spec.httpProxy.isEmpty else { return }
+        // laconic-so's per-pod http-proxy Services, which the Ingress routes to.
+        var proxied: [(pod: String, ports: [Int])] = []
+        for h in spec.httpProxy {
+            for r in h.routes {
+                let parts = r.proxyTo.split(separator: ":")
+                let svc = String(parts[0]), port = Int(parts[1])!
+                guard let p = pod(holding: svc) else {
+                    throw SoError("http-proxy route \(r.path) → \(r.proxyTo): no service '\(svc)' in the stack", hint: "proxy-to names a compose service and its port", at: SourceLocation(file: spec.path))
+                }
+                if let i = proxied.firstIndex(where: { $0.pod == p.name }) {
+                    if !proxied[i].ports.contains(port) { proxied[i].ports.append(port) }
+                } else { proxied.append((p.name, [port])) }
+            }
+        }
+        for p in proxied {
+            services.append(serviceObject(name: proxyServiceName(p.pod), component: p.pod, ports: p.ports.map { ("port-\($0)", $0, "tcp") }))
+        }
+        var rules: [YValue] = []
+        for h in spec.httpProxy {
+            let paths: [YValue] = h.routes.map { r in
+                let parts = r.proxyTo.split(separator: ":")
+                let p = pod(holding: String(parts[0]))!
+                return .map([("path", .string(r.path)), ("pathType", .string("Prefix")),
+                             ("backend", .map([("service", .map([("name", .string(proxyServiceName(p.name))), ("port", .map([("number", .int(Int(parts[1])!))]))]))]))])
+            }
+            rules.append(.map([("host", .string(h.hostName)), ("http", .map([("paths", .list(paths))]))]))
+        }
+        var body: [(String, YValue)] = [("ingressClassName", .string(spec.sections.ingressClass ?? Defaults.ingressClass))]
+        var annotations: [(String, String)] = []
+        if model.deployTo == .k8s {
+            annotations.append(("cert-manager.io/cluster-issuer", "letsencrypt-prod"))
+            body.append(("tls", .list(spec.httpProxy.map { h in
+                .map([("hosts", .list([.string(h.hostName)])), ("secretName", .string(KubeNames.object("\(id)-\(h.hostName)-tls")))])
+            })))
+        }
+        body.append(("rules", .list(rules)))
+        ingresses.append(KubeObject(apiVersion: "networking.k8s.io/v1", kind: "Ingress", name: "\(id)-ingress", namespace: namespace, labels: labels(),
+                                    annotations: annotations, body: [("spec", .map(body))]))
+    }
+
+    func proxyServiceName(_ pod: String) -> String { multiPod ? "\(id)-\(KubeNames.label(pod))-service" : "\(id)-service" }
+
+    /// Ports the spec's http-proxy routes send to `service`.
+    func proxiedPorts(_ service: String) -> [Int] {
+        var out: [Int] = []
+        for h in spec.httpProxy {
+            for r in h.routes {
+                let parts = r.proxyTo.split(separator: ":")
+                if String(parts[0]) == service, let p = Int(parts[1]), !out.contains(p) { out.append(p) }
+            }
+        }
+        return out
+    }
+
+    // MARK: External services
+
+    mutating func renderExternalServices() {
+        for e in spec.sections.externalServices {
+            let name = KubeNames.service(e.name)
+            let port: YValue = .list([.map([("name", .string("tcp-\(e.port)")), ("port", .int(e.port)), ("targetPort", .int(e.port)), ("protocol", .string("TCP"))])])
+            if let ip = e.ip {
+                services.append(KubeObject(apiVersion: "v1", kind: "Service", name: name, namespace: namespace, labels: labels(),
+                                           body: [("spec", .map([("type", .string("ClusterIP")), ("ports", port)]))]))
+                others.append(KubeObject(apiVersion: "discovery.k8s.io/v1", kind: "EndpointSlice", name: "\(name)-1", namespace: namespace,
+                                         labels: labels() + [("kubernetes.io/service-name", name)], body: [
+                                            ("addressType", .string(ip.contains(":") ? "IPv6" : "IPv4")),
+                                            ("endpoints", .list([.map([("addresses", .list([.string(ip)]))])])),
+                                            ("ports", .list([.map([("name", .string("tcp-\(e.port)")), ("port", .int(e.port)), ("protocol", .string("TCP"))])])),
+                                         ]))
+            } else {
+                let host = e.host ?? "\(e.service ?? e.name).\(e.namespace ?? namespace).svc.cluster.local"
+                services.append(KubeObject(apiVersion: "v1", kind: "Service", name: name, namespace: namespace, labels: labels(),
+                                           body: [("spec", .map([("type", .string("ExternalName")), ("externalName", .string(host)), ("ports", port)]))]))
+            }
+        }
+    }
+}
+
+extension ComposeService {
+    /// laconic-so's marker for services that run as init containers.
+    var isInitContainer: Bool { labels.contains { $0.0 == "laconic.init-container" && $0.1 == "true" } }
+}

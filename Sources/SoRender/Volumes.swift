@@ -1,0 +1,173 @@
+import Foundation
+import SoBasics
+import SoCompose
+import SoKube
+import SoStack
+
+extension PodBuilder {
+    mutating func addPodVolume(_ name: String, _ source: YValue) {
+        if !podVolumes.contains(where: { $0.0 == name }) { podVolumes.append((name, source)) }
+    }
+
+    mutating func volumeMounts(_ svc: ComposeService) throws -> [YValue] {
+        var mounts: [YValue] = []
+        for (index, m) in svc.volumes.enumerated() {
+            let loc = location(svc, line: m.line)
+            switch m.kind {
+            case .volume:
+                guard let source = m.source else {
+                    let name = KubeNames.label("anon-\(svc.name)-\(index)")
+                    addPodVolume(name, .map([("emptyDir", .map([]))]))
+                    mounts.append(mount(name, m.target, readOnly: m.readOnly))
+                    continue
+                }
+                let volName = KubeNames.label(source)
+                if spec.configmaps.contains(where: { $0.name == source }) {
+                    try addConfigMap(name: "\(id)-\(volName)", prefix: "configmaps/\(source)", location: SourceLocation(file: spec.path), label: source)
+                    addPodVolume(volName, .map([("configMap", .map([("name", .string("\(id)-\(volName)")), ("defaultMode", .int(0o755))] + itemsFor(prefix: "configmaps/\(source)")))]))
+                    mounts.append(mount(volName, m.target, readOnly: true))
+                } else {
+                    try addClaim(source, location: loc)
+                    addPodVolume(volName, .map([("persistentVolumeClaim", .map([("claimName", .string("\(id)-\(volName)"))]))]))
+                    mounts.append(mount(volName, m.target, readOnly: m.readOnly))
+                }
+            case .tmpfs:
+                let name = KubeNames.label("tmpfs-\(svc.name)-\(index)")
+                addPodVolume(name, .map([("emptyDir", .map([("medium", .string("Memory"))]))]))
+                mounts.append(mount(name, m.target, readOnly: false))
+            case .bind:
+                guard let source = m.source else { continue }
+                if source.hasPrefix("/") || source.hasPrefix("~") {
+                    throw SoError("host path '\(source)' cannot be mounted on a cluster", hint: "use a named volume and give it a host path under the spec's volumes:", at: loc)
+                }
+                let rel = Path.normalize(Path.join(folder, source))
+                let cmName = "\(id)-host-path-\(HostPathName.sanitize(source))"
+                let volName = KubeNames.label("host-path-\(HostPathName.sanitize(source))")
+                if !m.readOnly && m.options?.contains("ro") != true {
+                    state.warnings.append(Diagnostic("'\(source)' is mounted read-only from a ConfigMap; writes in the container fail",
+                                                     hint: "mount it ':ro', or use a named volume for data the container writes", at: loc))
+                }
+                if let data = model.files[rel] {
+                    let key = ConfigMapKeys.key(for: Path.basename(rel))
+                    try addConfigMapObject(name: cmName, entries: [(key, data)], location: loc, label: cmName)
+                    addPodVolume(volName, .map([("configMap", .map([("name", .string(cmName)), ("defaultMode", .int(0o755))]))]))
+                    mounts.append(.map([("name", .string(volName)), ("mountPath", .string(m.target)), ("subPath", .string(key)), ("readOnly", .bool(true))]))
+                } else {
+                    try addConfigMap(name: cmName, prefix: rel, location: loc, label: cmName)
+                    addPodVolume(volName, .map([("configMap", .map([("name", .string(cmName)), ("defaultMode", .int(0o755))] + itemsFor(prefix: rel)))]))
+                    mounts.append(mount(volName, m.target, readOnly: true))
+                }
+            case .npipe, .cluster:
+                state.warnings.append(Diagnostic("\(m.kind.rawValue) mount '\(m.raw)' has no Kubernetes equivalent and is left out", at: loc))
+            }
+        }
+        if !model.caCertificates.isEmpty {
+            for i in model.caCertificates.indices {
+                mounts.append(.map([("name", .string("ca-certificates")), ("mountPath", .string("/etc/ssl/certs/laconic-extra-ca-\(i).pem")),
+                                    ("subPath", .string("ca-\(i).pem")), ("readOnly", .bool(true))]))
+            }
+        }
+        return mounts
+    }
+
+    func mount(_ name: String, _ path: String, readOnly: Bool) -> YValue {
+        var m: [(String, YValue)] = [("name", .string(name)), ("mountPath", .string(path))]
+        if readOnly { m.append(("readOnly", .bool(true))) }
+        return .map(m)
+    }
+
+    /// Files of the deployment under `prefix`, keyed for a ConfigMap.
+    func filesUnder(_ prefix: String) -> [(path: String, data: Data)] {
+        model.files.keys.filter { $0.hasPrefix(prefix + "/") }.sorted().map { (String($0.dropFirst(prefix.count + 1)), model.files[$0]!) }
+    }
+
+    /// `items` for a ConfigMap volume whose files sit in subdirectories (keys cannot hold `/`).
+    func itemsFor(prefix: String) -> [(String, YValue)] {
+        let files = filesUnder(prefix)
+        guard files.contains(where: { $0.path.contains("/") }) else { return [] }
+        return [("items", .list(files.map { .map([("key", .string(ConfigMapKeys.key(for: $0.path))), ("path", .string($0.path))]) }))]
+    }
+
+    mutating func addConfigMap(name: String, prefix: String, location: SourceLocation, label: String) throws {
+        let files = filesUnder(prefix)
+        try addConfigMapObject(name: name, entries: files.map { (ConfigMapKeys.key(for: $0.path), $0.data) }, location: location, label: label)
+    }
+
+    mutating func addConfigMapObject(name: String, entries: [(String, Data)], location: SourceLocation, label: String) throws {
+        if configMaps.contains(where: { $0.name == name }) || state.configMaps.contains(where: { $0.name == name }) { return }
+        let total = entries.reduce(0) { $0 + $1.1.count }
+        if total > Defaults.configMapLimit {
+            throw SoError("ConfigMap \(name) would hold \(total / 1024) KiB, over Kubernetes' 1 MiB limit",
+                          hint: "mount large files from a named volume instead of a host path or configmap", at: location)
+        }
+        var data: [(String, YValue)] = [], binary: [(String, YValue)] = []
+        for (k, v) in entries {
+            if let text = String(data: v, encoding: .utf8), !text.contains("\0") { data.append((k, .string(text))) } else { binary.append((k, .string(v.base64EncodedString()))) }
+        }
+        var body: [(String, YValue)] = []
+        if !data.isEmpty { body.append(("data", .map(data))) }
+        if !binary.isEmpty { body.append(("binaryData", .map(binary))) }
+        configMaps.append(KubeObject(apiVersion: "v1", kind: "ConfigMap", name: name, namespace: state.namespace,
+                                     labels: state.labels() + [("configmap-label", KubeNames.labelValue(label))], body: body))
+    }
+
+    /// A PVC for a named volume: dynamic for `null` in the spec, bound to a hostPath PV for a path.
+    mutating func addClaim(_ volume: String, location: SourceLocation) throws {
+        usesClaims = true
+        let volName = KubeNames.label(volume)
+        let name = "\(id)-\(volName)"
+        if claims.contains(where: { $0.name == name }) || state.claims.contains(where: { $0.name == name }) { return }
+        let specEntry = spec.volumes.first { $0.name == volume }
+        if specEntry == nil {
+            state.warnings.append(Diagnostic("named volume '\(volume)' is not in the spec's volumes; it gets a default \(Defaults.volumeSize) claim",
+                                             hint: "add '\(volume):' under volumes: in the spec", at: location))
+        }
+        let size = spec.sections.resources.volumeStorage[volume] ?? spec.sections.resources.volumeStorageGlobal
+        let storage = try size.map { s -> String in
+            guard let q = Quantity.bytes(s, binaryLetters: false) else {
+                throw SoError("storage size '\(s)' of volume '\(volume)' is not a size", hint: "write e.g. 10Gi", at: SourceLocation(file: spec.path))
+            }
+            return q
+        } ?? Defaults.volumeSize
+        let labels = state.labels() + [("volume-label", KubeNames.labelValue(name))]
+        var claimSpec: [(String, YValue)] = [("accessModes", .list([.string("ReadWriteOnce")])),
+                                             ("resources", .map([("requests", .map([("storage", .string(storage))]))]))]
+        if let path = specEntry?.path {
+            let hostPath = nodePath(volume: volume, path: path)
+            claimSpec.append(("storageClassName", .string("manual")))
+            claimSpec.append(("volumeName", .string(name)))
+            persistentVolumes.append(KubeObject(apiVersion: "v1", kind: "PersistentVolume", name: name, labels: labels, body: [("spec", .map([
+                ("storageClassName", .string("manual")),
+                ("capacity", .map([("storage", .string(storage))])),
+                ("accessModes", .list([.string("ReadWriteOnce")])),
+                ("persistentVolumeReclaimPolicy", .string("Retain")),
+                ("hostPath", .map([("path", .string(hostPath)), ("type", .string("DirectoryOrCreate"))])),
+            ]))]))
+        }
+        claims.append(KubeObject(apiVersion: "v1", kind: "PersistentVolumeClaim", name: name, namespace: state.namespace, labels: labels,
+                                 body: [("spec", .map(claimSpec))]))
+    }
+
+    /// Where a spec volume path is seen by the node: under /mnt on kind (through kind-config extraMounts), as-is elsewhere.
+    func nodePath(volume: String, path: String) -> String {
+        let abs = path.hasPrefix("/") ? Path.normalize(path) : Path.absolute(path, relativeTo: model.directory)
+        guard model.deployTo == .k8sKind else { return abs }
+        return KindConfig.nodePath(volume: volume, hostPath: abs, mountRoot: spec.kindMountRoot.map(Path.normalize))
+    }
+}
+
+/// Names of host-path ConfigMaps, as laconic-so builds them: `../config/test/script.sh` → `config-test-script-sh`.
+public enum HostPathName {
+    public static func sanitize(_ source: String) -> String {
+        var s = source
+        while s.hasPrefix("../") || s.hasPrefix("./") { s = String(s.drop { $0 == "." }.dropFirst()) }
+        return KubeNames.label(s.map { $0.isLetter || $0.isNumber ? $0 : "-" }.map(String.init).joined())
+    }
+}
+
+/// ConfigMap keys may hold only `[-._a-zA-Z0-9]`: nested paths become `dir__file`.
+public enum ConfigMapKeys {
+    public static func key(for path: String) -> String {
+        String(path.replacingOccurrences(of: "/", with: "__").map { $0.isASCII && ($0.isLetter || $0.isNumber || "-._".contains($0)) ? $0 : "_" })
+    }
+}

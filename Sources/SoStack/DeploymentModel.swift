@@ -1,0 +1,137 @@
+import Foundation
+import SoBasics
+import SoCompose
+
+/// One compose file of a deployment (a pod, or a job), interpolated with the deployment's config.
+public struct ComposeComponent: Sendable {
+    public var name: String
+    public var compose: ComposeFile
+    /// Path of the compose file relative to the deployment directory (`compose/docker-compose-x.yml`).
+    public var relativePath: String
+}
+
+/// Everything rendering needs, read from a deployment directory: pure values, no paths to read later.
+public struct DeploymentModel: Sendable {
+    /// Absolute deployment directory (what the namespace annotation and relative volume paths use).
+    public var directory: String
+    public var identity: DeploymentFile
+    /// Stack directory basename: names labels (`app.kubernetes.io/stack`).
+    public var stackName: String
+    public var spec: Spec
+    /// config.env entries, in order.
+    public var config: [(key: String, value: String)]
+    /// Keys whose values are generated secrets (`$generate` tokens in the spec's config).
+    public var secretKeys: [String]
+    public var pods: [ComposeComponent]
+    public var jobs: [ComposeComponent]
+    /// Contents of the files compose binds and spec configmaps refer to, by path relative to `directory`.
+    public var files: [String: Data]
+    /// PEM contents of the spec's ca-certificates, in order.
+    public var caCertificates: [Data]
+
+    public var deployTo: DeployTarget { spec.deployTo }
+    public var id: String { identity.deploymentID }
+}
+
+/// Secret values never enter the model: a compose reference to a generated key interpolates to this
+/// marker, which rendering turns into a `secretKeyRef` or a Kubernetes `$(KEY)` reference.
+public enum SecretMarker {
+    static let open = "\u{1}so-secret:"
+    static let close = "\u{1}"
+
+    public static func marker(_ key: String) -> String { open + key + close }
+
+    /// The pieces of a value: literal text and secret keys, in order.
+    public enum Piece: Equatable { case text(String), secret(String) }
+
+    public static func split(_ value: String) -> [Piece] {
+        var pieces: [Piece] = []
+        var rest = Substring(value)
+        while let r = rest.range(of: open) {
+            if r.lowerBound > rest.startIndex { pieces.append(.text(String(rest[..<r.lowerBound]))) }
+            let after = rest[r.upperBound...]
+            guard let end = after.range(of: close) else { pieces.append(.text(String(rest[r.lowerBound...]))); return pieces }
+            pieces.append(.secret(String(after[..<end.lowerBound])))
+            rest = after[end.upperBound...]
+        }
+        if !rest.isEmpty { pieces.append(.text(String(rest))) }
+        return pieces
+    }
+
+    public static func contains(_ value: String) -> Bool { value.contains(open) }
+}
+
+public enum DeploymentLoader {
+    /// Reads a deployment directory into a model. `displayDirectory` replaces the directory's path in
+    /// the model (goldens render the same bytes wherever the test runs).
+    public static func load(_ dir: String, fs: FileSystem, diagnostics: DiagnosticSink, displayDirectory: String? = nil) throws -> DeploymentModel {
+        guard fs.isDirectory(dir) else {
+            throw SoError("deployment directory not found: \(dir)", hint: "create one with 'so deploy create --spec-file SPEC --deployment-dir \(dir)'")
+        }
+        let deploymentFile = Path.join(dir, "deployment.yml")
+        guard fs.isFile(deploymentFile) else {
+            throw SoError("\(dir) is not a deployment directory (no deployment.yml)", hint: "point --dir at a directory made by 'so deploy create'")
+        }
+        let identity = try DeploymentFile.load(deploymentFile, fs: fs, diagnostics: diagnostics)
+        let spec = try Spec.load(Path.join(dir, "spec.yml"), fs: fs, diagnostics: diagnostics)
+        let stack = try StackFile.load(Path.join(dir, "stack.yml"), fs: fs, diagnostics: diagnostics)
+        let config = try ConfigEnv.load(Path.join(dir, "config.env"), fs: fs)
+        let secretKeys = spec.config.filter { GenerateToken.contains($0.value) }.map(\.key)
+
+        var env: [String: String] = [:]
+        for e in config { env[e.key] = e.value }
+        for k in secretKeys { env[k] = SecretMarker.marker(k) }
+
+        func component(_ name: String, folder: String) throws -> ComposeComponent {
+            let rel = "\(folder)/docker-compose-\(name).yml"
+            let path = Path.join(dir, rel)
+            guard fs.isFile(path) else {
+                throw SoError("compose file for '\(name)' not found: \(path)", hint: "run 'so deploy create --update' to restore the deployment's compose files")
+            }
+            return ComposeComponent(name: name, compose: try ComposeLoader.load(path, fs: fs, environment: env, diagnostics: diagnostics), relativePath: rel)
+        }
+        let pods = try stack.pods.map { try component($0.name, folder: "compose") }
+        let jobs = try stack.jobs.map { try component($0, folder: "compose-jobs") }
+
+        var files: [String: Data] = [:]
+        func collect(_ rel: String) throws {
+            let abs = Path.join(dir, rel)
+            if fs.isDirectory(abs) {
+                for f in try fs.walk(abs) where f.kind == .file || f.kind == .symlink {
+                    let p = Path.join(abs, f.relative)
+                    guard Path.isWithin(fs.realpath(p), fs.realpath(dir)) else {
+                        throw SoError("\(p) points outside the deployment directory", hint: "replace the link with a copy of the file")
+                    }
+                    files[Path.join(rel, f.relative)] = try fs.readData(p)
+                }
+            } else if fs.isFile(abs) {
+                files[rel] = try fs.readData(abs)
+            }
+        }
+        for c in pods + jobs {
+            let folder = Path.dirname(c.relativePath)
+            for svc in c.compose.services {
+                for m in svc.volumes where m.kind == .bind {
+                    guard let src = m.source, !src.hasPrefix("/"), !src.hasPrefix("~") else { continue }
+                    let rel = Path.normalize(Path.join(folder, src))
+                    guard !rel.hasPrefix("..") else { continue }
+                    guard fs.exists(Path.join(dir, rel)) else {
+                        throw SoError("\(Path.join(dir, rel)) not found (mounted as '\(src)')", hint: "run 'so deploy create --update' to restore it",
+                                      at: SourceLocation(file: c.compose.path, line: m.line ?? svc.line))
+                    }
+                    try collect(rel)
+                }
+            }
+        }
+        for cm in spec.configmaps { try collect("configmaps/\(cm.name)") }
+        var cas: [Data] = []
+        for ca in spec.sections.caCertificates {
+            let p = Path.absolute(Path.expandTilde(ca, home: fs.homeDirectory), relativeTo: dir)
+            guard fs.isFile(p) else { throw SoError("ca-certificates file not found: \(p)", hint: "fix the path in the spec", at: SourceLocation(file: spec.path)) }
+            cas.append(try fs.readData(p))
+        }
+        let stackName = StackLocator.looksLikePath(spec.stack) ? Path.basename(spec.stack) : spec.stack
+        return DeploymentModel(directory: displayDirectory ?? dir, identity: identity, stackName: stackName, spec: spec, config: config,
+                               secretKeys: secretKeys, pods: pods, jobs: jobs, files: files, caCertificates: cas)
+    }
+}
