@@ -1,0 +1,140 @@
+import Foundation
+import Testing
+import SoActions
+import SoBasics
+import SoKube
+import SoRender
+import SoStack
+import SoTestSupport
+
+/// One golden scenario: a stack, how its spec is made, and the deployment directory name shown in output.
+struct Scenario: CustomStringConvertible, Sendable {
+    var name: String
+    var stack: String
+    var config: [String] = []
+    var deployTo = "k8s-kind"
+    var kubeConfig = false
+    var imageRegistry: String?
+    /// Edits applied to the spec text `deploy init` wrote.
+    var edit: @Sendable (String) -> String = { $0 }
+    var description: String { name }
+
+    static let laconic = RepoPaths.laconicStacks
+    static let local = Path.join(Path.dirname(#filePath), "Stacks")
+
+    static let all: [Scenario] = [
+        Scenario(name: "example", stack: "example"),
+        Scenario(name: "example-k8s", stack: "example", deployTo: "k8s", kubeConfig: true, imageRegistry: "registry.example.org/so", edit: {
+            $0.replacingOccurrences(of: "secrets: {}", with: """
+            secrets: {}
+            network:
+              http-proxy:
+                - host-name: example.org
+                  routes:
+                    - path: /
+                      proxy-to: web:80
+            """).replacingOccurrences(of: "network:\n  ports:\n    web:\n      - '80'\n", with: "")
+        }),
+        Scenario(name: "laconic-test", stack: Path.join(laconic, "stacks/test"), config: ["CERC_TEST_PARAM_1=PASSED"], edit: {
+            $0.replacingOccurrences(of: "  test-data-bind:\n", with: "  test-data-bind: ./data/test-data-bind\n")
+                .replacingOccurrences(of: "secrets: {}", with: """
+                secrets:
+                  test-secret: [TEST_SECRET_KEY]
+                network:
+                  http-proxy:
+                    - host-name: test.localhost
+                      routes:
+                        - path: /
+                          proxy-to: test:80
+                """)
+                .replacingOccurrences(of: "config:\n", with: "config:\n  SESSION: $generate:hex:16$\n")
+                .replacingOccurrences(of: "network:\n  ports:\n    test:\n      - '80'\n", with: "")
+        }),
+        Scenario(name: "laconic-test-database", stack: Path.join(laconic, "stacks/test-database"), edit: {
+            $0.replacingOccurrences(of: "  db-data:\n", with: "  db-data: /srv/kind/test-database/db-data\n") + "kind-mount-root: /srv/kind\nresources:\n  volumes:\n    reservations:\n      storage: 10Gi\n"
+        }),
+        Scenario(name: "laconic-monitoring", stack: Path.join(laconic, "stacks/monitoring")),
+        Scenario(name: "laconic-kubo", stack: Path.join(laconic, "stacks/kubo")),
+        Scenario(name: "laconic-container-registry", stack: Path.join(laconic, "stacks/container-registry"), config: ["REGISTRY_LOG_LEVEL=info"]),
+        Scenario(name: "env-cases", stack: Path.join(local, "stacks/env-cases"), config: ["GREETING=hi", "API_PORT=9443"], edit: {
+            $0.replacingOccurrences(of: "config:\n", with: "config:\n  SESSION_KEY: $generate:alnum:32$\n  DB_PASSWORD: $generate:base64:24$\n")
+                + "namespace: env-cases\nreplicas: 2\nresources:\n  containers:\n    db:\n      reservations: {cpus: '1', memory: 1G}\n      limits: {cpus: '2', memory: 2G}\n"
+                + "annotations:\n  container.apparmor.security.beta.kubernetes.io/{name}: runtime/default\nlabels:\n  team: platform\n"
+                + "node-affinities:\n  - {label: nodetype, value: c}\nnode-tolerations:\n  - {key: nodeavoid, value: c}\n"
+        }),
+    ]
+}
+
+enum Golden {
+    static let directory = Path.join(Path.dirname(#filePath), "Golden")
+
+    /// init + create in a temp dir with a fixed clock and seeded entropy, then render.
+    static func render(_ s: Scenario) async throws -> (Manifest, [Diagnostic]) {
+        let tmp = try TempDir("so-golden")
+        defer { tmp.cleanup() }
+        let processes = FakeProcessRunner()
+        processes.missing = ["kind"]
+        let ctx = SoContext(fs: LocalFileSystem(currentDirectory: tmp.path), processes: processes, clock: FixedClock(), entropy: SeededEntropy(seed: 11),
+                            console: CapturedConsole(), environment: [:], builtInRoot: RepoPaths.root)
+        if s.kubeConfig { try tmp.write("kubeconfig", "apiVersion: v1\nkind: Config\n") }
+        try await InitAction(ctx).run(InitRequest(stack: s.stack, deployTo: s.deployTo, config: s.config, kubeConfig: s.kubeConfig ? "kubeconfig" : nil,
+                                                  imageRegistry: s.imageRegistry, output: "spec.yml"))
+        try tmp.write("spec.yml", s.edit(try tmp.read("spec.yml")))
+        try await CreateAction(ctx).run(CreateRequest(specFile: "spec.yml", deploymentDir: "dep"))
+        let model = try DeploymentLoader.load(tmp.file("dep"), fs: LocalFileSystem(), diagnostics: ctx.diagnostics, displayDirectory: "/deployments/\(s.name)")
+        return (try Renderer.render(model), ctx.diagnostics.all)
+    }
+
+    static func path(_ s: Scenario) -> String { Path.join(directory, "\(s.name).yaml") }
+}
+
+@Suite struct GoldenTests {
+    /// Rendered manifests match the checked-in goldens byte for byte (`SO_UPDATE_GOLDEN=1` rewrites them).
+    @Test(arguments: Scenario.all)
+    func matchesGolden(_ s: Scenario) async throws {
+        let (manifest, _) = try await Golden.render(s)
+        var text = manifest.yaml()
+        if !manifest.warnings.isEmpty {
+            text = manifest.warnings.map { "# \($0.description.replacingOccurrences(of: RepoPaths.root, with: "<repo>").replacingOccurrences(of: RepoPaths.shared, with: "<shared>"))" }
+                .joined(separator: "\n") + "\n" + text
+        }
+        text = text.replacingOccurrences(of: NSTemporaryDirectory(), with: "<tmp>/")
+        let path = Golden.path(s)
+        if ProcessInfo.processInfo.environment["SO_UPDATE_GOLDEN"] == "1" {
+            try LocalFileSystem().writeText(text, to: path)
+            return
+        }
+        let golden = try LocalFileSystem().readText(path)
+        #expect(text == golden, "\(s.name): run with SO_UPDATE_GOLDEN=1 and read the diff")
+    }
+
+    @Test(arguments: Scenario.all)
+    func renderIsDeterministic(_ s: Scenario) async throws {
+        let a = try await Golden.render(s).0.yaml()
+        let b = try await Golden.render(s).0.yaml()
+        #expect(a == b)
+    }
+}
+
+/// Every golden manifest validates against the Kubernetes OpenAPI schemas (kubernetes-validate --strict).
+/// CI installs the validator; elsewhere the test is skipped (and says so) when it is missing.
+@Suite struct SchemaTests {
+    static let validator = LocalProcessRunner.which("kubernetes-validate", path: ProcessInfo.processInfo.environment["PATH"] ?? "")
+    static let required = ProcessInfo.processInfo.environment["CI"] != nil
+
+    @Test(.enabled(if: validator != nil || required, "kubernetes-validate is not installed (pip install kubernetes-validate)"), arguments: Scenario.all)
+    func goldenIsSchemaValid(_ s: Scenario) async throws {
+        let validator = try #require(Self.validator, "kubernetes-validate must be installed in CI")
+        let (manifest, _) = try await Golden.render(s)
+        let tmp = try TempDir("so-schema")
+        defer { tmp.cleanup() }
+        var files: [String] = []
+        for (i, o) in manifest.objects.enumerated() {
+            let f = tmp.file("\(i)-\(o.kind)-\(o.name).yaml")
+            try LocalFileSystem().writeText(o.yaml(), to: f)
+            files.append(f)
+        }
+        let r = try await LocalProcessRunner().run([validator, "--strict", "--quiet", "--no-warn"] + files, workingDirectory: nil, environment: nil, timeout: 120)
+        #expect(r.exitCode == 0, "\(s.name):\n\(r.stdout)\n\(r.stderr)")
+    }
+}
