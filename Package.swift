@@ -10,6 +10,9 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // Effect seams and shared vocabulary: errors, diagnostics, file system, processes, clock, entropy, strict YAML reading.
@@ -20,13 +23,21 @@ let package = Package(
         .target(name: "SoStack", dependencies: ["SoBasics", "SoCompose"]),
         // Kubernetes objects as ordered values, with deterministic YAML/JSON encoding.
         .target(name: "SoKube", dependencies: ["SoBasics"]),
+        // The live ClusterClient over HTTPS (the only module that builds AsyncHTTPClient/NIOSSL: a leaf).
+        .target(name: "SoKubeHTTP", dependencies: [
+            "SoBasics", "SoKube",
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+        ]),
         // Pure rendering: deployment model → ordered Kubernetes objects; kind-config.yml.
         .target(name: "SoRender", dependencies: ["SoBasics", "SoStack", "SoCompose", "SoKube"]),
         // Use cases that sequence effects through the context.
         .target(name: "SoActions", dependencies: ["SoBasics", "SoCompose", "SoStack", "SoKube", "SoRender"]),
         // ArgumentParser commands.
         .target(name: "SoCLI", dependencies: [
-            "SoBasics", "SoStack", "SoActions",
+            "SoBasics", "SoStack", "SoActions", "SoKube", "SoKubeHTTP",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "so", dependencies: ["SoCLI"]),

@@ -234,3 +234,8 @@ public final class MapReader {
         }
     }
 }
+
+extension YNode {
+    /// An empty mapping, for optional sections that are absent.
+    public static func emptyMapping(file: String) -> YNode { YNode(Node([(Node, Node)]()), file: file) }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import SoBasics
+
+/// A JSON value read back from the API server.
+public indirect enum JSON: Sendable, Equatable {
+    case object([String: JSON])
+    case array([JSON])
+    case string(String)
+    case number(Double)
+    case bool(Bool)
+    case null
+
+    public static func parse(_ data: Data) throws -> JSON {
+        let any = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+        return from(any)
+    }
+
+    static func from(_ any: Any) -> JSON {
+        switch any {
+        case let d as [String: Any]: return .object(d.mapValues(from))
+        case let a as [Any]: return .array(a.map(from))
+        case let s as String: return .string(s)
+        case let b as Bool where type(of: any) == Bool.self || String(describing: type(of: any)).contains("Bool"): return .bool(b)
+        case let n as NSNumber: return .number(n.doubleValue)
+        default: return .null
+        }
+    }
+
+    public subscript(_ key: String) -> JSON? { if case .object(let o) = self { return o[key] }; return nil }
+    /// Follows a dotted path: `json["status.readyReplicas"]`-style via `at("status", "readyReplicas")`.
+    public func at(_ keys: String...) -> JSON? {
+        var cur: JSON? = self
+        for k in keys { cur = cur?[k] }
+        return cur
+    }
+    public var string: String? { if case .string(let s) = self { return s }; return nil }
+    public var int: Int? { if case .number(let n) = self { return Int(n) }; return nil }
+    public var bool: Bool? { if case .bool(let b) = self { return b }; return nil }
+    public var array: [JSON] { if case .array(let a) = self { return a }; return [] }
+    public var object: [String: JSON] { if case .object(let o) = self { return o }; return [:] }
+    public var name: String { at("metadata", "name")?.string ?? "" }
+    public var namespace: String? { at("metadata", "namespace")?.string }
+    public var labels: [String: String] { (at("metadata", "labels")?.object ?? [:]).compactMapValues(\.string) }
+    public var annotations: [String: String] { (at("metadata", "annotations")?.object ?? [:]).compactMapValues(\.string) }
+}
+
+/// Where a kind of object lives in the API.
+public struct ResourceType: Sendable, Equatable, Hashable {
+    public var apiVersion: String
+    public var kind: String
+    public var plural: String
+    public var namespaced: Bool
+
+    public init(apiVersion: String, kind: String, plural: String, namespaced: Bool) {
+        self.apiVersion = apiVersion
+        self.kind = kind
+        self.plural = plural
+        self.namespaced = namespaced
+    }
+
+    /// `/api/v1` or `/apis/group/version`.
+    public var basePath: String { apiVersion.contains("/") ? "/apis/\(apiVersion)" : "/api/\(apiVersion)" }
+
+    public func collectionPath(namespace: String?) -> String {
+        if namespaced, let namespace { return "\(basePath)/namespaces/\(namespace)/\(plural)" }
+        return "\(basePath)/\(plural)"
+    }
+
+    public func path(name: String, namespace: String?) -> String { "\(collectionPath(namespace: namespace))/\(name)" }
+
+    public static let known: [ResourceType] = [
+        .init(apiVersion: "v1", kind: "Namespace", plural: "namespaces", namespaced: false),
+        .init(apiVersion: "v1", kind: "Secret", plural: "secrets", namespaced: true),
+        .init(apiVersion: "v1", kind: "ConfigMap", plural: "configmaps", namespaced: true),
+        .init(apiVersion: "v1", kind: "PersistentVolume", plural: "persistentvolumes", namespaced: false),
+        .init(apiVersion: "v1", kind: "PersistentVolumeClaim", plural: "persistentvolumeclaims", namespaced: true),
+        .init(apiVersion: "v1", kind: "Service", plural: "services", namespaced: true),
+        .init(apiVersion: "v1", kind: "Pod", plural: "pods", namespaced: true),
+        .init(apiVersion: "v1", kind: "Event", plural: "events", namespaced: true),
+        .init(apiVersion: "v1", kind: "Node", plural: "nodes", namespaced: false),
+        .init(apiVersion: "v1", kind: "ServiceAccount", plural: "serviceaccounts", namespaced: true),
+        .init(apiVersion: "v1", kind: "ResourceQuota", plural: "resourcequotas", namespaced: true),
+        .init(apiVersion: "v1", kind: "LimitRange", plural: "limitranges", namespaced: true),
+        .init(apiVersion: "apps/v1", kind: "Deployment", plural: "deployments", namespaced: true),
+        .init(apiVersion: "apps/v1", kind: "ReplicaSet", plural: "replicasets", namespaced: true),
+        .init(apiVersion: "batch/v1", kind: "Job", plural: "jobs", namespaced: true),
+        .init(apiVersion: "networking.k8s.io/v1", kind: "Ingress", plural: "ingresses", namespaced: true),
+        .init(apiVersion: "networking.k8s.io/v1", kind: "NetworkPolicy", plural: "networkpolicies", namespaced: true),
+        .init(apiVersion: "networking.k8s.io/v1", kind: "IngressClass", plural: "ingressclasses", namespaced: false),
+        .init(apiVersion: "discovery.k8s.io/v1", kind: "EndpointSlice", plural: "endpointslices", namespaced: true),
+        .init(apiVersion: "node.k8s.io/v1", kind: "RuntimeClass", plural: "runtimeclasses", namespaced: false),
+    ]
+
+    public static func of(apiVersion: String, kind: String) throws -> ResourceType {
+        guard let t = known.first(where: { $0.apiVersion == apiVersion && $0.kind == kind }) else {
+            throw SoError("so does not know the resource \(apiVersion) \(kind)", hint: "this is a bug in so's resource table")
+        }
+        return t
+    }
+
+    public static func of(_ object: KubeObject) throws -> ResourceType { try of(apiVersion: object.apiVersion, kind: object.kind) }
+}
+
+public enum DeletePropagation: String, Sendable { case foreground = "Foreground", background = "Background", orphan = "Orphan" }
+
+public struct LogOptions: Sendable {
+    public var container: String?
+    public var follow = false
+    public var tailLines: Int?
+    public var sinceSeconds: Int?
+    public init(container: String? = nil, follow: Bool = false, tailLines: Int? = nil, sinceSeconds: Int? = nil) {
+        self.container = container
+        self.follow = follow
+        self.tailLines = tailLines
+        self.sinceSeconds = sinceSeconds
+    }
+}
+
+/// The cluster seam: the live client speaks HTTPS to an API server; tests use a stateful fake.
+public protocol ClusterClient: Sendable {
+    /// Server-side apply (field manager, force); returns the object as stored.
+    func apply(_ object: KubeObject, fieldManager: String, force: Bool) async throws -> JSON
+    /// nil when the object does not exist.
+    func get(_ type: ResourceType, name: String, namespace: String?) async throws -> JSON?
+    /// Every object matching `labelSelector` (all pages).
+    func list(_ type: ResourceType, namespace: String?, labelSelector: String?) async throws -> [JSON]
+    /// false when the object was already gone.
+    func delete(_ type: ResourceType, name: String, namespace: String?, propagation: DeletePropagation) async throws -> Bool
+    /// Log text of one container; with `follow`, chunks arrive as the container writes them.
+    func logs(namespace: String, pod: String, options: LogOptions) -> AsyncThrowingStream<String, Error>
+}
