@@ -41,7 +41,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "so", dependencies: ["SoCLI"]),
-        .target(name: "SoTestSupport", dependencies: ["SoBasics"]),
+        .target(name: "SoTestSupport", dependencies: ["SoBasics", "SoKube"]),
         .testTarget(name: "SoComposeTests", dependencies: ["SoCompose", "SoTestSupport"]),
         .testTarget(name: "SoStackTests", dependencies: ["SoStack", "SoRender", "SoTestSupport"]),
         .testTarget(name: "SoRenderTests", dependencies: ["SoRender", "SoKube", "SoStack", "SoActions", "SoTestSupport"], exclude: ["Golden"]),

@@ -1,0 +1,163 @@
+import Foundation
+import SoBasics
+import SoKube
+
+/// An in-memory API server: stores applied objects, lists by label selector, deletes, and can be told
+/// to fail. Records every call so tests can prove which effects happened.
+public final class FakeCluster: ClusterClient, @unchecked Sendable {
+    public struct Key: Hashable, Sendable {
+        public var type: ResourceType
+        public var namespace: String?
+        public var name: String
+    }
+
+    private let lock = NSLock()
+    private var objects: [Key: JSON] = [:]
+    private var order: [Key] = []
+    private var counter = 0
+    public private(set) var calls: [String] = []
+    /// Errors to throw for calls whose description starts with the key (e.g. "apply Deployment").
+    public var failures: [String: SoError] = [:]
+    /// Logs returned per "namespace/pod/container".
+    public var podLogs: [String: String] = [:]
+    /// Called after every apply, e.g. to mark Deployments available.
+    public var onApply: (@Sendable (inout JSON) -> Void)?
+
+    public init() {}
+
+    private func locked<T>(_ body: () throws -> T) rethrows -> T {
+        lock.lock(); defer { lock.unlock() }
+        return try body()
+    }
+
+    private func record(_ call: String) throws {
+        let failure = locked { () -> SoError? in
+            calls.append(call)
+            return failures.first { call.hasPrefix($0.key) }?.value
+        }
+        if let failure { throw failure }
+    }
+
+    public func object(_ kind: String, _ name: String, namespace: String? = nil) -> JSON? {
+        lock.lock(); defer { lock.unlock() }
+        return objects.first { $0.key.type.kind == kind && $0.key.name == name && $0.key.namespace == namespace }?.value
+    }
+
+    public var all: [(Key, JSON)] {
+        lock.lock(); defer { lock.unlock() }
+        return order.compactMap { k in objects[k].map { (k, $0) } }
+    }
+
+    /// Puts an object in place as if someone else had created it.
+    public func seed(_ object: KubeObject) throws {
+        let type = try ResourceType.of(object)
+        let key = Key(type: type, namespace: type.namespaced ? object.namespace : nil, name: object.name)
+        var json = try JSON.parse(Data(object.json().utf8))
+        stamp(&json)
+        lock.lock(); defer { lock.unlock() }
+        if objects[key] == nil { order.append(key) }
+        objects[key] = json
+    }
+
+    public func update(_ kind: String, _ name: String, namespace: String?, _ change: (inout JSON) -> Void) {
+        lock.lock(); defer { lock.unlock() }
+        guard let key = objects.keys.first(where: { $0.type.kind == kind && $0.name == name && $0.namespace == namespace }) else { return }
+        change(&objects[key]!)
+    }
+
+    private func stamp(_ json: inout JSON) {
+        guard case .object(var o) = json, case .object(var meta)? = o["metadata"] else { return }
+        counter += 1
+        if meta["uid"] == nil { meta["uid"] = .string("uid-\(counter)") }
+        meta["resourceVersion"] = .string(String(counter))
+        if meta["creationTimestamp"] == nil { meta["creationTimestamp"] = .string("2026-01-01T00:00:00Z") }
+        o["metadata"] = .object(meta)
+        json = .object(o)
+    }
+
+    public func apply(_ object: KubeObject, fieldManager: String, force: Bool) async throws -> JSON {
+        try record("apply \(object.kind) \(object.namespace.map { "\($0)/" } ?? "")\(object.name)")
+        let type = try ResourceType.of(object)
+        if type.namespaced, let ns = object.namespace, object.kind != "Namespace" {
+            let hasNamespace = locked { objects.keys.contains { $0.type.kind == "Namespace" && $0.name == ns } }
+            if !hasNamespace { throw SoError("cannot apply \(object.reference): namespaces \"\(ns)\" not found (NotFound)", hint: "the object or its namespace does not exist") }
+        }
+        var json = try JSON.parse(Data(object.json().utf8))
+        let key = Key(type: type, namespace: type.namespaced ? object.namespace : nil, name: object.name)
+        return locked {
+        if case .object(var o) = json, let old = objects[key], case .object(let oldObject) = old {
+            if let meta = oldObject["metadata"]?.object, case .object(var newMeta)? = o["metadata"] {
+                newMeta["uid"] = meta["uid"]
+                newMeta["creationTimestamp"] = meta["creationTimestamp"]
+                o["metadata"] = .object(newMeta)
+            }
+            if o["status"] == nil, let status = oldObject["status"] { o["status"] = status }
+            json = .object(o)
+        }
+        stamp(&json)
+        onApply?(&json)
+        if objects[key] == nil { order.append(key) }
+        objects[key] = json
+        return json
+        }
+    }
+
+    public func get(_ type: ResourceType, name: String, namespace: String?) async throws -> JSON? {
+        try record("get \(type.kind) \(namespace.map { "\($0)/" } ?? "")\(name)")
+        return locked { objects[Key(type: type, namespace: type.namespaced ? namespace : nil, name: name)] }
+    }
+
+    public func list(_ type: ResourceType, namespace: String?, labelSelector: String?) async throws -> [JSON] {
+        try record("list \(type.kind)\(namespace.map { " \($0)" } ?? "")\(labelSelector.map { " \($0)" } ?? "")")
+        return locked {
+            order.filter { $0.type == type && (namespace == nil || $0.namespace == namespace) }
+                .compactMap { objects[$0] }
+                .filter { Self.matches($0.labels, selector: labelSelector) }
+        }
+    }
+
+    public func delete(_ type: ResourceType, name: String, namespace: String?, propagation: DeletePropagation) async throws -> Bool {
+        try record("delete \(type.kind) \(namespace.map { "\($0)/" } ?? "")\(name)")
+        return locked {
+        let key = Key(type: type, namespace: type.namespaced ? namespace : nil, name: name)
+        guard objects.removeValue(forKey: key) != nil else { return false }
+        order.removeAll { $0 == key }
+        if type.kind == "Namespace" {
+            for k in objects.keys where k.namespace == name { objects.removeValue(forKey: k) }
+            order.removeAll { $0.namespace == name }
+        }
+        return true
+        }
+    }
+
+    public func logs(namespace: String, pod: String, options: LogOptions) -> AsyncThrowingStream<String, Error> {
+        let text = locked { () -> String? in
+            calls.append("logs \(namespace)/\(pod)\(options.container.map { "/\($0)" } ?? "")")
+            return podLogs["\(namespace)/\(pod)/\(options.container ?? "")"] ?? podLogs["\(namespace)/\(pod)"]
+        }
+        return AsyncThrowingStream { c in
+            if let text {
+                var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+                if lines.last == "" { lines.removeLast() }
+                if let t = options.tailLines { lines = Array(lines.suffix(t)) }
+                if !lines.isEmpty { c.yield(lines.joined(separator: "\n") + "\n") }
+            }
+            c.finish()
+        }
+    }
+
+    /// Equality-based selectors: `a=b,c!=d,e` (what `so` sends).
+    public static func matches(_ labels: [String: String], selector: String?) -> Bool {
+        guard let selector, !selector.isEmpty else { return true }
+        for term in selector.split(separator: ",").map(String.init) {
+            if let r = term.range(of: "!=") {
+                if labels[String(term[..<r.lowerBound])] == String(term[r.upperBound...]) { return false }
+            } else if let r = term.range(of: "=") {
+                if labels[String(term[..<r.lowerBound])] != String(term[r.upperBound...]) { return false }
+            } else if labels[term] == nil {
+                return false
+            }
+        }
+        return true
+    }
+}
