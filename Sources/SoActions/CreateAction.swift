@@ -51,6 +51,7 @@ public struct CreateAction {
 
         let stack = try ctx.locator.resolve(spec.stack, relativeTo: [fs.currentDirectory, Path.dirname(specPath)],
                                             at: SourceLocation(file: specPath, line: spec.stackLine), diagnostics: ctx.diagnostics)
+        try stack.requirePods()
         if let cli = req.stack, cli != spec.stack {
             let other = try? ctx.locator.resolve(cli, diagnostics: DiagnosticSink())
             if other?.stackDir != stack.stackDir {

@@ -72,6 +72,7 @@ public struct InitAction {
         }
 
         let stack = try ctx.locator.resolve(req.stack, diagnostics: ctx.diagnostics)
+        try stack.requirePods()
         // Config: stack defaults < --config-file < --config (command line wins).
         var config = OrderedPairs()
         var extraDefaults: [(String, YValue)] = []

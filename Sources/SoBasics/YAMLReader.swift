@@ -239,3 +239,27 @@ extension YNode {
     /// An empty mapping, for optional sections that are absent.
     public static func emptyMapping(file: String) -> YNode { YNode(Node([(Node, Node)]()), file: file) }
 }
+
+extension YNode {
+    /// A copy with every scalar *value* (not mapping keys) passed through `transform(text, line)`.
+    /// Changed scalars become quoted strings, so an empty result stays an empty string, not null.
+    public func mapScalarValues(_ transform: (String, Int?) throws -> String) rethrows -> YNode {
+        func walk(_ n: Node) throws -> Node {
+            switch n {
+            case .scalar(let s):
+                let isNull = s.style == .plain && ["", "~", "null", "Null", "NULL"].contains(s.string)
+                if isNull { return n }
+                let t = try transform(s.string, s.mark?.line)
+                if t == s.string { return n }
+                return .scalar(Node.Scalar(t, s.tag, .singleQuoted, s.mark))
+            case .mapping(let m):
+                return .mapping(Node.Mapping(try m.map { ($0.key, try walk($0.value)) }, m.tag, m.style, m.mark))
+            case .sequence(let q):
+                return .sequence(Node.Sequence(try q.map(walk), q.tag, q.style, q.mark))
+            case .alias:
+                return n
+            }
+        }
+        return YNode(try walk(node), file: file)
+    }
+}

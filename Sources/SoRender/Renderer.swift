@@ -184,7 +184,7 @@ struct RenderState {
         var out: [(String, String)] = []
         for (k, v) in spec.sections.annotations {
             if k.contains("{name}") {
-                for s in pod.compose.services { out.append((k.replacingOccurrences(of: "{name}", with: s.name), v)) }
+                for s in pod.compose.services { out.append((k.replacingOccurrences(of: "{name}", with: KubeNames.label(s.name)), v)) }
             } else { out.append((k, v)) }
         }
         return out

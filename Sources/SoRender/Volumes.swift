@@ -43,7 +43,7 @@ extension PodBuilder {
                 let rel = Path.normalize(Path.join(folder, source))
                 let cmName = "\(id)-host-path-\(HostPathName.sanitize(source))"
                 let volName = KubeNames.label("host-path-\(HostPathName.sanitize(source))")
-                if !m.readOnly && m.options?.contains("ro") != true {
+                if m.options?.split(separator: ",").contains("rw") == true {
                     state.warnings.append(Diagnostic("'\(source)' is mounted read-only from a ConfigMap; writes in the container fail",
                                                      hint: "mount it ':ro', or use a named volume for data the container writes", at: loc))
                 }

@@ -22,6 +22,13 @@ public struct ResolvedStack: Sendable {
     /// The value written as `stack:` in a spec: the name of a built-in stack, else the absolute path.
     public var specValue: String { isBuiltIn ? name : stackDir }
     public var composeDir: String { Path.join(root, "compose") }
+
+    /// Deployments need at least one pod.
+    public func requirePods() throws {
+        if pods.isEmpty {
+            throw SoError("stack has no pods", hint: "add 'pods: [name]' naming compose/docker-compose-<name>.yml", at: SourceLocation(file: stackFilePath))
+        }
+    }
     public var configDir: String { Path.join(root, "config") }
 }
 
@@ -131,9 +138,6 @@ public struct StackLocator: Sendable {
                               at: SourceLocation(file: stackFilePath))
             }
             jobs.append(.init(name: job, composePath: compose))
-        }
-        if file.pods.isEmpty {
-            diagnostics.warn("stack has no pods", hint: "add 'pods: [name]' naming compose/docker-compose-<name>.yml", at: SourceLocation(file: stackFilePath))
         }
         if file.hasConfigOrchestration {
             diagnostics.warn("stack.yml 'config:' (container-to-container value passing) is not supported on Kubernetes and is ignored",

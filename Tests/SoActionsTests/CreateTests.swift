@@ -21,7 +21,7 @@ extension Harness {
         let h = try Harness()
         defer { h.tmp.cleanup() }
         let r = try await h.initAndCreate(Harness.laconicStack("test"))
-        let files = try h.fs.walk(h.path("dep")).map(\.relative)
+        let files = try h.fs.walk(h.path("dep")).map(\.relative).sorted()
         #expect(files == ["compose-jobs/docker-compose-test-job.yml", "compose/docker-compose-test.yml", "config.env", "config/test/script.sh",
                           "config/test/settings.env", "deployment.yml", "kind-config.yml", "spec.yml", "stack.yml"])
         #expect(h.fs.isDirectory(h.path("dep/configmaps/test-config")))
@@ -76,13 +76,13 @@ extension Harness {
         let nasty = "it's \"quoted\" # not a comment $HOME\nsecond line"
         try await h.initAndCreate("example", appendToSpec: "")
         var spec = try h.read("spec.yml")
-        spec = spec.replacingOccurrences(of: "config:\n", with: "config:\n  A: x\n  S: $generate:hex:16$\n  T: pre-$generate:alnum:8$\n  ENABLED: true\n  EMPTY: ''\n  NASTY: \(YValue.string(nasty).yaml())")
+        spec = spec.replacingOccurrences(of: "config:\n", with: "config:\n  A: x\n  S: $generate:hex:16$\n  T: pre-$generate:alnum:8$\n  ENABLED: true\n  EMPTY: ''\n  NASTY: \"it's \\\"quoted\\\" # not a comment $HOME\\nsecond line\"\n")
         try h.tmp.write("spec.yml", spec)
         try await CreateAction(h.ctx).run(CreateRequest(specFile: "spec.yml", deploymentDir: "dep2"))
         let text = try h.read("dep2/config.env")
-        #expect(!text.contains("$generate") && !text.contains("S=") && !text.contains("T="))
+        #expect(!text.contains("$generate:") && !text.contains("\nS=") && !text.contains("\nT="))
         let pairs = try DotEnv.parse(text, file: "config.env")
-        #expect(pairs.map(\.key) == ["GREETING", "A", "ENABLED", "EMPTY", "NASTY"])
+        #expect(pairs.map(\.key) == ["A", "ENABLED", "EMPTY", "NASTY", "GREETING"])
         #expect(pairs.first { $0.key == "NASTY" }?.value == nasty)
         #expect(pairs.first { $0.key == "ENABLED" }?.value == "true")
         #expect(pairs.first { $0.key == "EMPTY" }?.value == "")
