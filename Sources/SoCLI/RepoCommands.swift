@@ -3,13 +3,68 @@ import ArgumentParser
 import SoActions
 import SoBasics
 
-// Placeholder: replaced by the real fetch-stack / setup-repositories commands.
 struct FetchStackCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "fetch-stack", abstract: "Clone a repository holding a stack.")
-    func run() async throws { throw SoError("fetch-stack is not implemented yet") }
+    static let configuration = CommandConfiguration(
+        commandName: "fetch-stack",
+        abstract: "Clone a repository holding stacks into $SO_REPO_BASE_DIR (else $CERC_REPO_BASE_DIR, else ~/cerc).",
+        discussion: """
+        An existing checkout is not cloned again; @ref checks out a branch, tag or commit. Prints each stack found and the --stack path to use. With --dry-run nothing is cloned.
+
+        Example:
+          so fetch-stack github.com/cerc-io/stack-orchestrator@v1.1.0
+          so fetch-stack git.example.org/team/stacks --git-ssh --pull
+        """
+    )
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: ArgumentHelp("Repository: [host/]org/repo[@ref].", valueName: "locator")) var locator: String
+    @Flag(name: .long, help: "Clone over SSH (git@host:org/repo).") var gitSSH = false
+    @Flag(name: .long, help: "Pull the checkout when it is on a branch.") var pull = false
+    @Flag(name: .long, help: "Only report; change nothing.") var checkOnly = false
+    @Option(name: .shortAndLong, help: "Output format: text or json.") var output: OutputFormat = .text
+
+    func run() async throws {
+        let ctx = global.context()
+        let result = try await RepositoryAction(ctx).fetch(try RepoLocator.parse(locator), gitSSH: gitSSH, pull: pull, checkOnly: checkOnly)
+        if output == .json { ctx.console.out(JSONOut.encode(result)); return }
+        RepoOutput.print(result, ctx: ctx)
+    }
 }
 
 struct SetupRepositoriesCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "setup-repositories", abstract: "Clone the repositories a stack names.")
-    func run() async throws { throw SoError("setup-repositories is not implemented yet") }
+    static let configuration = CommandConfiguration(
+        commandName: "setup-repositories",
+        abstract: "Clone the repositories a stack's repos: names.",
+        discussion: """
+        --include and --exclude take comma lists matched against org/repo or host/org/repo; --branches org/repo@branch,… overrides refs.
+
+        Example:
+          so --stack ~/cerc/stacks/stack-orchestrator/stacks/web setup-repositories
+          so --stack web setup-repositories --include acme/api --pull
+        """
+    )
+    @OptionGroup var global: GlobalOptions
+    @Option(name: .long, help: ArgumentHelp("Only these repositories (comma list).", valueName: "repos")) var include: String?
+    @Option(name: .long, help: ArgumentHelp("Skip these repositories (comma list).", valueName: "repos")) var exclude: String?
+    @Option(name: .long, help: ArgumentHelp("Refs to use instead of the stack's (org/repo@ref, comma list).", valueName: "refs")) var branches: String?
+    @Flag(name: .long, help: "Clone over SSH.") var gitSSH = false
+    @Flag(name: .long, help: "Pull checkouts that are on a branch.") var pull = false
+    @Flag(name: .long, help: "Only report; change nothing.") var checkOnly = false
+    @Option(name: .shortAndLong, help: "Output format: text or json.") var output: OutputFormat = .text
+
+    func run() async throws {
+        let ctx = global.context()
+        let stack = try ctx.locator.resolve(try global.requireStack("setup-repositories"), diagnostics: ctx.diagnostics)
+        func list(_ s: String?) -> [String] { (s ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } }
+        let results = try await RepositoryAction(ctx).setup(stack: stack, include: list(include), exclude: list(exclude), gitSSH: gitSSH, pull: pull,
+                                                             checkOnly: checkOnly, branches: list(branches))
+        if output == .json { ctx.console.out(JSONOut.encode(results)); return }
+        for r in results { RepoOutput.print(r, ctx: ctx) }
+    }
+}
+
+enum RepoOutput {
+    static func print(_ r: FetchResult, ctx: SoContext) {
+        ctx.say("\(r.repository): \(r.state.rawValue) at \(r.directory)")
+        for s in r.stacks { ctx.say("  stack \(s.name): so --stack \(s.path) deploy init --output \(s.name)-spec.yml") }
+    }
 }

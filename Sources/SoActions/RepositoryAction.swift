@@ -1,0 +1,167 @@
+import Foundation
+import SoBasics
+import SoStack
+
+/// `[host/]org/repo[@ref]`; two parts mean github.com.
+public struct RepoLocator: Sendable, Equatable, CustomStringConvertible {
+    public var host: String
+    public var org: String
+    public var repo: String
+    public var ref: String?
+
+    public static func parse(_ text: String) throws -> RepoLocator {
+        var body = text.trimmingCharacters(in: .whitespaces)
+        var ref: String?
+        if let at = body.lastIndex(of: "@") {
+            ref = String(body[body.index(after: at)...])
+            body = String(body[..<at])
+            if ref?.isEmpty == true { throw SoError("repository '\(text)' has an empty @ref", hint: "write host/org/repo@branch, @tag or @commit") }
+        }
+        if body.hasSuffix(".git") { body = String(body.dropLast(4)) }
+        let parts = body.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 2 || parts.count == 3 else {
+            throw SoError("repository '\(text)' is not [host/]org/repo[@ref]", hint: "for example github.com/cerc-io/stack-orchestrator@v1.1.0")
+        }
+        for p in parts where p.isEmpty || p == "." || p == ".." || p.range(of: #"^[A-Za-z0-9._-]+$"#, options: .regularExpression) == nil {
+            throw SoError("repository '\(text)' has an invalid part '\(p)'", hint: "use letters, digits, '.', '_' and '-' in host, org and repo")
+        }
+        if let ref, ref.range(of: #"^[A-Za-z0-9._/-]+$"#, options: .regularExpression) == nil || ref.hasPrefix("-") || ref.contains("..") {
+            throw SoError("repository '\(text)' has an invalid ref '\(ref)'", hint: "a ref is a branch, tag or commit name")
+        }
+        return parts.count == 2 ? RepoLocator(host: "github.com", org: parts[0], repo: parts[1], ref: ref)
+                                : RepoLocator(host: parts[0], org: parts[1], repo: parts[2], ref: ref)
+    }
+
+    /// The repo without its ref, as `--include`/`--exclude` match it.
+    public var path: String { "\(host)/\(org)/\(repo)" }
+    public var description: String { path + (ref.map { "@\($0)" } ?? "") }
+
+    public func cloneURL(ssh: Bool) -> String { ssh ? "git@\(host):\(org)/\(repo).git" : "https://\(host)/\(org)/\(repo)" }
+}
+
+public struct FetchResult: Sendable, Encodable {
+    public enum State: String, Sendable, Encodable { case cloned, present, updated, checkedOut = "checked-out", wouldClone = "would-clone" }
+    public var repository: String
+    public var directory: String
+    public var state: State
+    public var ref: String?
+    /// Stacks found in the checkout: name → the path to pass as --stack.
+    public var stacks: [StackRef]
+    public struct StackRef: Sendable, Encodable {
+        public var name: String
+        public var path: String
+    }
+}
+
+/// `so fetch-stack` and `so setup-repositories`: git through the context's process runner only.
+public struct RepositoryAction {
+    public let ctx: SoContext
+    public init(_ ctx: SoContext) { self.ctx = ctx }
+
+    var dryRun: Bool { ctx.options.dryRun }
+
+    public func fetch(_ locator: RepoLocator, gitSSH: Bool = false, pull: Bool = false, checkOnly: Bool = false) async throws -> FetchResult {
+        let base = ctx.locator.repoBaseDir
+        let dir = Path.join(base, locator.repo)
+        var result = FetchResult(repository: locator.description, directory: dir, state: .present, ref: locator.ref, stacks: [])
+        if ctx.fs.exists(dir) {
+            guard ctx.fs.isDirectory(Path.join(dir, ".git")) || ctx.fs.isFile(Path.join(dir, ".git")) else {
+                throw SoError("\(dir) exists but is not a git repository", hint: "move it away, or set SO_REPO_BASE_DIR to another directory")
+            }
+            if let ref = locator.ref, !checkOnly {
+                if try await !isAt(ref, dir) {
+                    if dryRun { ctx.say("would check out \(ref) in \(dir)") } else {
+                        try await git(["-C", dir, "checkout", "--quiet", ref], what: "check out \(ref) in \(dir)")
+                        result.state = .checkedOut
+                    }
+                }
+            }
+            if pull && !checkOnly {
+                let branch = try await git(["-C", dir, "rev-parse", "--abbrev-ref", "HEAD"], what: "read the branch of \(dir)").trimmingCharacters(in: .whitespacesAndNewlines)
+                if branch == "HEAD" {
+                    ctx.say("skipping pull in \(dir): \(locator.ref ?? "the checkout") is not a branch")
+                } else if dryRun {
+                    ctx.say("would pull \(branch) in \(dir)")
+                } else {
+                    try await git(["-C", dir, "pull", "--ff-only", "--quiet"], what: "pull \(branch) in \(dir)")
+                    result.state = .updated
+                }
+            }
+        } else if checkOnly {
+            result.state = .wouldClone
+            ctx.say("\(locator.description) is not cloned yet (\(dir))")
+            return result
+        } else if dryRun {
+            result.state = .wouldClone
+            ctx.say("would clone \(locator.cloneURL(ssh: gitSSH)) into \(dir)\(locator.ref.map { " and check out \($0)" } ?? "")")
+            return result
+        } else {
+            try ctx.fs.createDirectory(base)
+            do {
+                try await git(["clone", "--quiet", locator.cloneURL(ssh: gitSSH), dir], what: "clone \(locator.cloneURL(ssh: gitSSH))",
+                              hint: gitSSH ? "check your SSH key has access to the repository" : "check the URL and your access to it; for private repositories try --git-ssh")
+                if let ref = locator.ref { try await git(["-C", dir, "checkout", "--quiet", ref], what: "check out \(ref) in \(dir)") }
+            } catch {
+                try? ctx.fs.remove(dir)
+                throw error
+            }
+            result.state = .cloned
+        }
+        result.stacks = try findStacks(in: dir)
+        return result
+    }
+
+    public func setup(stack: ResolvedStack, include: [String], exclude: [String], gitSSH: Bool, pull: Bool, checkOnly: Bool,
+                      branches: [String]) async throws -> [FetchResult] {
+        if stack.file.repos.isEmpty {
+            ctx.diagnostics.warn("stack \(stack.name) does not define any repositories", at: SourceLocation(file: stack.stackFilePath))
+            return []
+        }
+        let overrides = try branches.map { try RepoLocator.parse($0) }
+        var results: [FetchResult] = []
+        for entry in stack.file.repos {
+            var locator = try RepoLocator.parse(entry)
+            if !include.isEmpty && !include.contains(where: { matches(locator, $0) }) { continue }
+            if exclude.contains(where: { matches(locator, $0) }) { continue }
+            if let o = overrides.first(where: { $0.path == locator.path }) { locator.ref = o.ref }
+            results.append(try await fetch(locator, gitSSH: gitSSH, pull: pull, checkOnly: checkOnly))
+        }
+        return results
+    }
+
+    func matches(_ locator: RepoLocator, _ pattern: String) -> Bool {
+        let p = pattern.split(separator: "@").first.map(String.init) ?? pattern
+        return locator.path == p || "\(locator.org)/\(locator.repo)" == p
+    }
+
+    /// True when the checkout is on branch `ref`, or its HEAD is the commit `ref` names.
+    func isAt(_ ref: String, _ dir: String) async throws -> Bool {
+        let branch = try await git(["-C", dir, "rev-parse", "--abbrev-ref", "HEAD"], what: "read the ref of \(dir)").trimmingCharacters(in: .whitespacesAndNewlines)
+        if branch == ref { return true }
+        let head = try await git(["-C", dir, "rev-parse", "HEAD"], what: "read the commit of \(dir)").trimmingCharacters(in: .whitespacesAndNewlines)
+        let target = try? await git(["-C", dir, "rev-parse", "--verify", "--quiet", "\(ref)^{commit}"], what: "resolve \(ref)")
+        return target?.trimmingCharacters(in: .whitespacesAndNewlines) == head
+    }
+
+    /// Stacks in a checkout, in laconic-so's layouts first.
+    func findStacks(in dir: String) throws -> [FetchResult.StackRef] {
+        var out: [FetchResult.StackRef] = []
+        for sub in ["stack-orchestrator/stacks", "stack_orchestrator/data/stacks", "stacks"] {
+            let stacks = Path.join(dir, sub)
+            guard ctx.fs.isDirectory(stacks) else { continue }
+            for name in try ctx.fs.list(stacks) where ctx.fs.isFile(Path.join(stacks, name, "stack.yml")) {
+                out.append(.init(name: name, path: Path.join(stacks, name)))
+            }
+            if !out.isEmpty { break }
+        }
+        return out
+    }
+
+    @discardableResult
+    func git(_ args: [String], what: String, hint: String = "run the same git command by hand to see more") async throws -> String {
+        ctx.verbose("git \(args.joined(separator: " "))")
+        let r = try await ctx.processes.run(["git"] + args, workingDirectory: nil, environment: nil, timeout: 600)
+        guard r.exitCode == 0 else { throw SoError("cannot \(what): \(r.lastErrorLine)", hint: hint) }
+        return r.stdout
+    }
+}
