@@ -90,9 +90,9 @@ public enum DotEnv {
             (c.value >= 0x30 && c.value <= 0x39) || (c.value >= 0x41 && c.value <= 0x5A) || (c.value >= 0x61 && c.value <= 0x7A) || "_-./:@+,%=".unicodeScalars.contains(c)
         }
         if plain { return "\(key)=\(value)" }
-        if !value.contains("'") && !value.contains("\n") && !value.contains("\r") { return "\(key)='\(value)'" }
+        if !value.unicodeScalars.contains(where: { $0 == "'" || $0 == "\n" || $0 == "\r" }) { return "\(key)='\(value)'" }
         var out = "\(key)=\""
-        for c in value {
+        for c in value.unicodeScalars {
             switch c {
             case "\\": out += "\\\\"
             case "\"": out += "\\\""
@@ -100,7 +100,7 @@ public enum DotEnv {
             case "\r": out += "\\r"
             case "\t": out += "\\t"
             case "$": out += "\\$"
-            default: out.append(c)
+            default: out.unicodeScalars.append(c)
             }
         }
         return out + "\""
