@@ -38,7 +38,7 @@ struct DeploymentRenderCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var deployment: DeploymentOptions
     @Option(name: .long, help: ArgumentHelp("Directory to write one file per object into, or - for stdout.", valueName: "dir|-")) var output = "-"
-    @Option(name: .shortAndLong, help: "Format: yaml or json.") var format: ManifestFormat = .yaml
+    @Option(name: [.customShort("o"), .long], help: "Format: yaml or json (-o json).") var format: ManifestFormat = .yaml
     @Flag(name: .long, help: "Include the generated-secrets Secret with placeholder values.") var placeholderSecrets = false
 
     enum ManifestFormat: String, ExpressibleByArgument { case yaml, json }

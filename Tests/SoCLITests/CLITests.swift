@@ -45,7 +45,7 @@ func runSo(_ args: [String], cwd: String, environment: [String: String] = [:]) a
 
     /// Every command's help has an example.
     @Test func everyCommandHasAnExample() async throws {
-        let commands = [["deploy"], ["deploy", "init"], ["deploy", "create"], ["stack"], ["stack", "list"], ["stack", "show"],
+        let commands = [["deploy"], ["deploy", "init"], ["deploy", "create"], ["deployment"], ["deployment", "render"], ["stack"], ["stack", "list"], ["stack", "show"],
                         ["fetch-stack"], ["setup-repositories"], ["version"], ["completion"]]
         for c in commands {
             let r = await runSo(c + ["--help"], cwd: "/")
@@ -79,5 +79,61 @@ func runSo(_ args: [String], cwd: String, environment: [String: String] = [:]) a
         #expect((json?["images"] as? [String])?.contains("nginx:1.27-alpine") == true)
         let laconic = await runSo(["stack", "show", Path.join(RepoPaths.laconicStacks, "stacks", "monitoring")], cwd: "/")
         #expect(laconic.code == 0 && laconic.stdout.contains("pod grafana:") && laconic.stdout.contains("service prometheus: prom/prometheus:v2.49.1"))
+    }
+}
+
+@Suite struct RenderCLITests {
+    func makeDeployment(_ t: TempDir, extraConfig: String = "") async throws {
+        let i = await runSo(["--stack", "example", "deploy", "init", "--output", "spec.yml"], cwd: t.path)
+        #expect(i.code == 0, "\(i.stderr)")
+        if !extraConfig.isEmpty { try t.write("spec.yml", try t.read("spec.yml").replacingOccurrences(of: "config:\n", with: "config:\n" + extraConfig)) }
+        let c = await runSo(["deploy", "create", "--spec-file", "spec.yml", "--deployment-dir", "dep"], cwd: t.path)
+        #expect(c.code == 0, "\(c.stderr)")
+    }
+
+    @Test func rendersYamlJsonAndDirectories() async throws {
+        let t = try TempDir()
+        defer { t.cleanup() }
+        try await makeDeployment(t)
+        let y = await runSo(["deployment", "--dir", "dep", "render"], cwd: t.path)
+        #expect(y.code == 0, "\(y.stderr)")
+        #expect(y.stdout.hasPrefix("apiVersion: v1\nkind: Namespace\n"))
+        #expect(y.stdout.components(separatedBy: "\n---\n").count == 7)
+        let again = await runSo(["deployment", "--dir", "dep", "render"], cwd: t.path)
+        #expect(again.stdout == y.stdout)
+        let j = await runSo(["deployment", "--dir", "dep", "render", "-o", "json"], cwd: t.path)
+        let list = try JSONSerialization.jsonObject(with: Data(j.stdout.utf8)) as? [String: Any]
+        #expect((list?["items"] as? [Any])?.count == 7)
+        let d = await runSo(["deployment", "--dir", "dep", "render", "--output", "k8s"], cwd: t.path)
+        #expect(d.code == 0, "\(d.stderr)")
+        let files = try LocalFileSystem().list(t.file("k8s"))
+        #expect(files.first == "01-namespace-\(try deploymentID(t)).yaml" && files.count == 7)
+        // Rendering again replaces the directory as a whole.
+        try t.write("k8s/stale.yaml", "x")
+        _ = await runSo(["deployment", "--dir", "dep", "render", "--output", "k8s"], cwd: t.path)
+        #expect(!t.exists("k8s/stale.yaml"))
+    }
+
+    func deploymentID(_ t: TempDir) throws -> String {
+        try t.read("dep/deployment.yml").split(separator: "\n").first { $0.hasPrefix("deployment-id: ") }!.dropFirst("deployment-id: ".count).description
+    }
+
+    /// Generated secret values never appear; the Secret is referenced, and shown with placeholders only on request.
+    @Test func secretsAreReferencedNeverRendered() async throws {
+        let t = try TempDir()
+        defer { t.cleanup() }
+        try await makeDeployment(t, extraConfig: "  API_TOKEN: $generate:hex:32$\n")
+        let r = await runSo(["deployment", "--dir", "dep", "render"], cwd: t.path)
+        #expect(r.code == 0)
+        #expect(!r.stdout.contains("kind: Secret"))
+        #expect(r.stdout.contains("name: \(try deploymentID(t))-generated-secrets"))
+        let p = await runSo(["deployment", "--dir", "dep", "render", "--placeholder-secrets"], cwd: t.path)
+        #expect(p.stdout.contains("kind: Secret") && p.stdout.contains("API_TOKEN: <generated at start>"))
+        #expect(try !t.read("dep/config.env").contains("API_TOKEN"))
+    }
+
+    @Test func missingDeploymentDirectory() async throws {
+        let r = await runSo(["deployment", "--dir", "/nonexistent/dep", "render"], cwd: "/")
+        #expect(r.code != 0 && r.stderr.hasPrefix("error: deployment directory not found: /nonexistent/dep\nhint: "))
     }
 }
