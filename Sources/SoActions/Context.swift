@@ -1,5 +1,6 @@
 import Foundation
 import SoBasics
+import SoKube
 import SoStack
 
 /// Everything an action may touch. Live wiring in the CLI; fakes in tests.
@@ -13,10 +14,16 @@ public struct SoContext: Sendable {
     public var diagnostics: DiagnosticSink
     public var builtInRoot: String?
     public var options: GlobalSettings
+    /// Opens a client to the API server a connection names (HTTPS live, a fake in tests).
+    public var connect: @Sendable (ClusterConnection) throws -> ClusterClient
 
     public init(fs: FileSystem, processes: ProcessRunner, clock: Clock, entropy: Entropy, console: Console,
                 environment: [String: String], diagnostics: DiagnosticSink = DiagnosticSink(), builtInRoot: String?,
-                options: GlobalSettings = GlobalSettings()) {
+                options: GlobalSettings = GlobalSettings(),
+                connect: @escaping @Sendable (ClusterConnection) throws -> ClusterClient = { _ in
+                    throw SoError("no cluster client in this context", hint: "tests must pass a fake cluster")
+                }) {
+        self.connect = connect
         self.fs = fs
         self.processes = processes
         self.clock = clock

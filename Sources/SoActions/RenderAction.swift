@@ -26,12 +26,16 @@ public struct RenderAction {
     public init(_ ctx: SoContext) { self.ctx = ctx }
 
     /// Loads and renders a deployment directory; rendering warnings go to the context's diagnostics.
-    public func manifest(_ directory: String, placeholderSecrets: Bool = false) throws -> Manifest {
+    public func load(_ directory: String, placeholderSecrets: Bool = false) throws -> (DeploymentModel, Manifest) {
         let dir = ctx.absolute(directory)
         let model = try DeploymentLoader.load(dir, fs: ctx.fs, diagnostics: ctx.diagnostics)
         let manifest = try Renderer.render(model, options: RenderOptions(placeholderSecrets: placeholderSecrets))
         for w in manifest.warnings { ctx.diagnostics.warn(w) }
-        return manifest
+        return (model, manifest)
+    }
+
+    public func manifest(_ directory: String, placeholderSecrets: Bool = false) throws -> Manifest {
+        try load(directory, placeholderSecrets: placeholderSecrets).1
     }
 
     @discardableResult

@@ -25,6 +25,11 @@ public protocol ProcessRunner: Sendable {
     func run(_ arguments: [String], workingDirectory: String?, environment: [String: String]?, timeout: Double?) async throws -> ProcessResult
 }
 
+/// Programs that talk to the user directly (kubectl exec -it): stdin, stdout and stderr are the terminal's.
+public protocol AttachedProcessRunner: Sendable {
+    func runAttached(_ arguments: [String], environment: [String: String]?) async throws -> Int32
+}
+
 extension ProcessRunner {
     public func run(_ arguments: [String], workingDirectory: String? = nil) async throws -> ProcessResult {
         try await run(arguments, workingDirectory: workingDirectory, environment: nil, timeout: nil)
@@ -32,7 +37,7 @@ extension ProcessRunner {
 }
 
 /// Runs programs with Foundation's Process.
-public struct LocalProcessRunner: ProcessRunner {
+public struct LocalProcessRunner: ProcessRunner, AttachedProcessRunner {
     public let installHints: [String: String]
     public init(installHints: [String: String] = [:]) { self.installHints = installHints }
 
@@ -80,6 +85,33 @@ public struct LocalProcessRunner: ProcessRunner {
         }
     }
 
+    public func runAttached(_ arguments: [String], environment: [String: String]?) async throws -> Int32 {
+        guard let program = arguments.first else { throw SoError("nothing to run") }
+        let env = environment ?? ProcessInfo.processInfo.environment
+        guard let executable = Self.which(program, path: env["PATH"] ?? "/usr/bin:/bin") else {
+            throw SoError("\(program) is not installed (not found on PATH)", hint: installHints[program] ?? "install \(program) and make sure it is on PATH")
+        }
+        fflush(nil)
+        return try await withCheckedThrowingContinuation { cont in
+            DispatchQueue.global().async {
+                do {
+                    let p = Process()
+                    p.executableURL = URL(fileURLWithPath: executable)
+                    p.arguments = Array(arguments.dropFirst())
+                    p.environment = env
+                    p.standardInput = FileHandle.standardInput
+                    p.standardOutput = FileHandle.standardOutput
+                    p.standardError = FileHandle.standardError
+                    try p.run()
+                    p.waitUntilExit()
+                    cont.resume(returning: p.terminationStatus)
+                } catch {
+                    cont.resume(throwing: SoError("cannot run \(program): \(error.localizedDescription.lowercased())", hint: "check that \(program) is installed"))
+                }
+            }
+        }
+    }
+
     public static func which(_ program: String, path: String) -> String? {
         if program.contains("/") { return access(program, X_OK) == 0 ? program : nil }
         for dir in path.split(separator: ":") {
@@ -91,11 +123,15 @@ public struct LocalProcessRunner: ProcessRunner {
     }
 }
 
-/// The clock seam.
-public protocol Clock: Sendable { func now() -> Date }
+/// The clock seam: the time, and waiting (tests advance a fake clock instead of sleeping).
+public protocol Clock: Sendable {
+    func now() -> Date
+    func sleep(seconds: Double) async throws
+}
 public struct SystemClock: Clock {
     public init() {}
     public func now() -> Date { Date() }
+    public func sleep(seconds: Double) async throws { try await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1e9)) }
 }
 
 /// The randomness seam. The live one is the system CSPRNG (getrandom on Linux).

@@ -6,12 +6,16 @@ import SoBasics
 struct DeploymentCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "deployment",
-        abstract: "Work with a deployment directory (--dir D).",
+        abstract: "Run and inspect a deployment directory (--dir D).",
         discussion: """
         Example:
-          so deployment --dir deployments/example render
+          so deployment --dir deployments/example start
+          so deployment --dir deployments/example status
+          so deployment --dir deployments/example logs --tail 20 -f
         """,
-        subcommands: [DeploymentRenderCommand.self]
+        subcommands: [DeploymentStartCommand.self, DeploymentUpCommand.self, DeploymentStopCommand.self, DeploymentStatusCommand.self,
+                      DeploymentPsCommand.self, DeploymentLogsCommand.self, DeploymentExecCommand.self, DeploymentRestartCommand.self,
+                      DeploymentRotateSecretsCommand.self, DeploymentRenderCommand.self]
     )
 }
 
@@ -19,6 +23,263 @@ struct DeploymentCommand: AsyncParsableCommand {
 struct DeploymentOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Deployment directory made by 'so deploy create'.", valueName: "dir"))
     var dir: String
+}
+
+/// How the verbs reach the cluster.
+struct ClusterFlags: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("Kubeconfig to use instead of the deployment's cluster.", valueName: "file")) var kubeconfig: String?
+    @Option(name: .long, help: ArgumentHelp("Kubeconfig context to use.", valueName: "name")) var context: String?
+
+    func options(manage: Bool) -> ClusterOptions { ClusterOptions(kubeconfig: kubeconfig, context: context, performClusterManagement: manage) }
+}
+
+extension ProgressMode: ExpressibleByArgument {}
+
+struct DeploymentStartCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "start",
+        abstract: "Apply the deployment to its cluster and wait until it runs.",
+        discussion: """
+        kind: reuses the host's kind cluster, creating it from kind-config.yml when none exists, and loads the stack's locally built images into it (cluster management is on by default for both start and up; --skip-cluster-management turns it off). Objects are applied with server-side apply in order (Namespace, Secrets, ConfigMaps, volumes, Services, Deployments, Jobs once, Ingress), objects that left the deployment are pruned, then start waits for Deployments to be available and Jobs to complete. Generated secrets are made once and kept.
+
+        Example:
+          so deployment --dir deployments/example start
+          so deployment --dir deployments/example start --no-wait --progress json
+          so deployment --dir deployments/prod start --kubeconfig ~/.kube/prod --context prod
+        """
+    )
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var deployment: DeploymentOptions
+    @OptionGroup var cluster: ClusterFlags
+    @Flag(name: .long, help: "Create the kind cluster if needed and load images (default).") var performClusterManagement = false
+    @Flag(name: .long, help: "Do not create kind clusters or load images.") var skipClusterManagement = false
+    @Flag(name: .long, help: "Return after applying, without waiting.") var noWait = false
+    @Option(name: .long, help: "Seconds to wait for the deployment to be ready.") var timeout: Double = 300
+    @Option(name: .long, help: "Progress output: auto, plain or json.") var progress: ProgressMode = .auto
+
+    func run() async throws {
+        let ctx = global.context()
+        try await StartAction(ctx).run(StartRequest(directory: deployment.dir, cluster: cluster.options(manage: !skipClusterManagement),
+                                                    wait: !noWait, timeout: timeout, progress: progress))
+    }
+}
+
+struct DeploymentUpCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "up",
+        abstract: "Same as start (laconic-so's alias, with the same defaults).",
+        discussion: """
+        Example:
+          so deployment --dir deployments/example up
+        """
+    )
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var deployment: DeploymentOptions
+    @OptionGroup var cluster: ClusterFlags
+    @Flag(name: .long, help: "Create the kind cluster if needed and load images (default).") var performClusterManagement = false
+    @Flag(name: .long, help: "Do not create kind clusters or load images.") var skipClusterManagement = false
+    @Flag(name: .long, help: "Return after applying, without waiting.") var noWait = false
+    @Option(name: .long, help: "Seconds to wait for the deployment to be ready.") var timeout: Double = 300
+
+    func run() async throws {
+        try await StartAction(global.context()).run(StartRequest(directory: deployment.dir, cluster: cluster.options(manage: !skipClusterManagement),
+                                                                 wait: !noWait, timeout: timeout))
+    }
+}
+
+struct DeploymentStopCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stop",
+        abstract: "Delete the deployment's objects; keep volumes, secrets and namespace unless asked.",
+        discussion: """
+        Returns when the objects are gone. --delete-volumes also removes claims, volumes and the generated secrets; --delete-namespace removes the namespace; --perform-cluster-management deletes the kind cluster.
+
+        Example:
+          so deployment --dir deployments/example stop
+          so deployment --dir deployments/example stop --delete-volumes --delete-namespace
+        """,
+        aliases: ["down"]
+    )
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var deployment: DeploymentOptions
+    @OptionGroup var cluster: ClusterFlags
+    @Flag(name: .long, help: "Also delete volumes (PVCs, PVs) and generated secrets.") var deleteVolumes = false
+    @Flag(name: .long, help: "Keep volumes (default).") var preserveVolumes = false
+    @Flag(name: .long, help: "Also delete the namespace.") var deleteNamespace = false
+    @Flag(name: .long, help: "Also delete the kind cluster.") var performClusterManagement = false
+    @Flag(name: .long, help: "Leave the kind cluster alone (default).") var skipClusterManagement = false
+    @Option(name: .long, help: "Seconds to wait for objects to go.") var timeout: Double = 120
+
+    func run() async throws {
+        try await StopAction(global.context()).run(StopRequest(directory: deployment.dir, cluster: cluster.options(manage: performClusterManagement && !skipClusterManagement),
+                                                               deleteVolumes: deleteVolumes, deleteNamespace: deleteNamespace, timeout: timeout))
+    }
+}
+
+struct DeploymentStatusCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "Show workloads, ingress hosts and pods of the deployment.",
+        discussion: """
+        Example:
+          so deployment --dir deployments/example status
+          so deployment --dir deployments/example status -o json
+        """
+    )
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var deployment: DeploymentOptions
+    @OptionGroup var cluster: ClusterFlags
+    @Option(name: .shortAndLong, help: "Output format: text or json.") var output: OutputFormat = .text
+
+    func run() async throws {
+        let ctx = global.context()
+        let s = try await ObserveAction(ctx).status(deployment.dir, cluster: cluster.options(manage: false))
+        if output == .json { ctx.console.out(JSONOut.encode(s)); return }
+        ctx.console.out("deployment \(s.deployment) in namespace \(s.namespace) (\(s.cluster)): \(s.ready ? "ready" : "not ready")")
+        for w in s.workloads { ctx.console.out("  \(w.kind) \(w.name): \(w.state)") }
+        for h in s.ingressHosts { ctx.console.out("  ingress: http://\(h)/") }
+        for p in s.pods { ctx.console.out("  pod \(p.name): \(p.phase) \(p.ready) ready, \(p.restarts) restarts") }
+    }
+}
+
+struct DeploymentPsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ps",
+        abstract: "List the deployment's pods with phase, readiness and ports.",
+        discussion: """
+        Example:
+          so deployment --dir deployments/example ps
+          so deployment --dir deployments/example ps -o json
+        """
+    )
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var deployment: DeploymentOptions
+    @OptionGroup var cluster: ClusterFlags
+    @Option(name: .shortAndLong, help: "Output format: text or json.") var output: OutputFormat = .text
+
+    func run() async throws {
+        let ctx = global.context()
+        let pods = try await ObserveAction(ctx).ps(deployment.dir, cluster: cluster.options(manage: false))
+        if output == .json { ctx.console.out(JSONOut.encode(pods)); return }
+        if pods.isEmpty { ctx.console.out("no pods"); return }
+        let w = max(4, pods.map(\.name.count).max() ?? 0)
+        ctx.console.out("NAME".padding(toLength: w + 2, withPad: " ", startingAt: 0) + "PHASE              READY  RESTARTS  IP               PORTS")
+        for p in pods {
+            ctx.console.out(p.name.padding(toLength: w + 2, withPad: " ", startingAt: 0) + p.phase.padding(toLength: 19, withPad: " ", startingAt: 0)
+                            + p.ready.padding(toLength: 7, withPad: " ", startingAt: 0) + String(p.restarts).padding(toLength: 10, withPad: " ", startingAt: 0)
+                            + p.ip.padding(toLength: 17, withPad: " ", startingAt: 0) + p.ports.joined(separator: ","))
+        }
+    }
+}
+
+struct DeploymentLogsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "logs",
+        abstract: "Print the logs of every pod and container (or of the named services).",
+        discussion: """
+        Example:
+          so deployment --dir deployments/example logs
+          so deployment --dir deployments/example logs web --tail 50 -f
+        """
+    )
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var deployment: DeploymentOptions
+    @OptionGroup var cluster: ClusterFlags
+    @Argument(help: "Services (containers) to show; all when none.") var services: [String] = []
+    @Option(name: [.customShort("n"), .long], help: "Lines from the end of each log.") var tail: Int?
+    @Flag(name: .shortAndLong, help: "Keep streaming.") var follow = false
+    @Option(name: .long, help: ArgumentHelp("Only newer lines, e.g. 10m or 1h.", valueName: "duration")) var since: String?
+
+    func run() async throws {
+        var seconds: Int?
+        if let since {
+            guard let s = DurationText.seconds(since) else { throw SoError("--since '\(since)' is not a duration", hint: "write e.g. 30s, 10m or 2h") }
+            seconds = s
+        }
+        try await ObserveAction(global.context()).logs(.init(directory: deployment.dir, cluster: cluster.options(manage: false), services: services,
+                                                            tail: tail, follow: follow, sinceSeconds: seconds))
+    }
+}
+
+enum DurationText {
+    static func seconds(_ text: String) -> Int? {
+        guard let unit = text.last, let n = Int(text.dropLast()) else { return Int(text) }
+        switch unit {
+        case "s": return n
+        case "m": return n * 60
+        case "h": return n * 3600
+        default: return nil
+        }
+    }
+}
+
+struct DeploymentExecCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "exec",
+        abstract: "Run a command in a service's container; exits with the command's exit code.",
+        discussion: """
+        Uses kubectl against the deployment's cluster.
+
+        Example:
+          so deployment --dir deployments/example exec web -- nginx -t
+          so deployment --dir deployments/example exec -it web -- sh
+        """
+    )
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var deployment: DeploymentOptions
+    @OptionGroup var cluster: ClusterFlags
+    @Flag(name: .customShort("i"), help: "Pass stdin.") var interactive = false
+    @Flag(name: .customShort("t"), help: "Allocate a terminal.") var tty = false
+    @Argument(help: "Service (container) name.") var service: String
+    @Argument(parsing: .captureForPassthrough, help: "Command and arguments (after --).") var command: [String] = []
+
+    func run() async throws {
+        let cmd = command.first == "--" ? Array(command.dropFirst()) : command
+        let code = try await ObserveAction(global.context()).exec(deployment.dir, cluster: cluster.options(manage: false), service: service,
+                                                                  command: cmd, interactive: interactive, tty: tty)
+        if code != 0 { throw ExitCode(code) }
+    }
+}
+
+struct DeploymentRestartCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "restart",
+        abstract: "Restart the deployment's pods (a rolling restart) and wait.",
+        discussion: """
+        Example:
+          so deployment --dir deployments/example restart
+        """
+    )
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var deployment: DeploymentOptions
+    @OptionGroup var cluster: ClusterFlags
+    @Flag(name: .long, help: "Return without waiting.") var noWait = false
+    @Option(name: .long, help: "Seconds to wait.") var timeout: Double = 300
+
+    func run() async throws {
+        try await ObserveAction(global.context()).restart(deployment.dir, cluster: cluster.options(manage: false), wait: !noWait, timeout: timeout)
+    }
+}
+
+struct DeploymentRotateSecretsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rotate-secrets",
+        abstract: "Make new values for generated secrets (all, or the named keys) and restart.",
+        discussion: """
+        Example:
+          so deployment --dir deployments/example rotate-secrets
+          so deployment --dir deployments/example rotate-secrets DB_PASSWORD
+        """
+    )
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var deployment: DeploymentOptions
+    @OptionGroup var cluster: ClusterFlags
+    @Argument(help: "Keys to rotate; all generated keys when none.") var keys: [String] = []
+    @Option(name: .long, help: "Seconds to wait for the restart.") var timeout: Double = 300
+
+    func run() async throws {
+        _ = try await ObserveAction(global.context()).rotateSecrets(deployment.dir, cluster: cluster.options(manage: false), keys: keys, timeout: timeout)
+    }
 }
 
 struct DeploymentRenderCommand: AsyncParsableCommand {

@@ -2,6 +2,7 @@ import Foundation
 import ArgumentParser
 import SoActions
 import SoBasics
+import SoKubeHTTP
 import SoStack
 
 public enum SoVersion {
@@ -78,7 +79,8 @@ extension SoContext {
             "kind": "install kind: https://kind.sigs.k8s.io/docs/user/quick-start/#installation",
             "kubectl": "install kubectl: https://kubernetes.io/docs/tasks/tools/",
             "docker": "install Docker Engine: https://docs.docker.com/engine/install/",
-        ]), clock: SystemClock(), entropy: SystemEntropy(), console: StandardConsole(), environment: env, builtInRoot: root)
+        ]), clock: SystemClock(), entropy: SystemEntropy(), console: StandardConsole(), environment: env, builtInRoot: root,
+                         connect: { try HTTPClusterClient($0) })
     }
 }
 
@@ -93,6 +95,9 @@ public enum SoCommandLine {
                 if var async = command as? AsyncParsableCommand { try await async.run() } else { try command.run() }
                 flushWarnings(context)
                 return 0
+            } catch let error as ExitCode {
+                flushWarnings(context)
+                return error.rawValue
             } catch let error as SoError {
                 flushWarnings(context)
                 console.err(error.description)
@@ -125,7 +130,7 @@ public enum SoCommandLine {
 
     /// The subcommand words of the command line, for the usage hint.
     static func helpPath(_ arguments: [String]) -> String {
-        let words = ["deploy", "init", "create", "stack", "list", "show", "fetch-stack", "setup-repositories", "version", "completion", "deployment", "render"]
+        let words = ["deploy", "init", "create", "stack", "list", "show", "fetch-stack", "setup-repositories", "version", "completion", "deployment", "render", "start", "up", "stop", "down", "status", "ps", "logs", "exec", "restart", "rotate-secrets"]
         let path = arguments.filter { words.contains($0) }
         return path.isEmpty ? "" : path.joined(separator: " ")
     }
@@ -136,7 +141,7 @@ public enum SoCommandLine {
 /// name to just after the full subcommand path, keeping their order.
 enum ArgumentOrder {
     /// Options that take a value (the next word), when written before a subcommand name.
-    static let valued: Set<String> = ["--stack", "--root", "--deploy-to", "--dir", "--include", "--exclude", "--env-file", "--cluster"]
+    static let valued: Set<String> = ["--stack", "--root", "--deploy-to", "--dir", "--include", "--exclude", "--env-file", "--cluster", "--kubeconfig", "--context"]
 
     static func hoist(_ arguments: [String]) -> [String] {
         var path: [String] = []

@@ -93,8 +93,8 @@ public struct ComposeService: Sendable {
     public var privileged: Bool?
     public var readOnly: Bool?
     public var profiles: [String]
-    /// Keys of the service that `so` decoded but does not model individually (container_name, tty …),
-    /// with their raw text, in file order; for mapping reports.
+    /// Keys of the service that `so` accepts but does not model individually (container_name, tty …),
+    /// with the line of their value, in file order; for mapping reports.
     public var otherKeys: [(key: String, line: Int?)]
 
     public init(name: String, line: Int? = nil) {
@@ -201,13 +201,16 @@ public struct ComposeHealthcheck: Sendable, Equatable {
     public var timeout: String?
     public var retries: Int?
     public var startPeriod: String?
+    public var startInterval: String?
     public var disable: Bool
-    public init(test: [String]? = nil, interval: String? = nil, timeout: String? = nil, retries: Int? = nil, startPeriod: String? = nil, disable: Bool = false) {
+    public init(test: [String]? = nil, interval: String? = nil, timeout: String? = nil, retries: Int? = nil, startPeriod: String? = nil,
+                startInterval: String? = nil, disable: Bool = false) {
         self.test = test
         self.interval = interval
         self.timeout = timeout
         self.retries = retries
         self.startPeriod = startPeriod
+        self.startInterval = startInterval
         self.disable = disable
     }
 }
@@ -216,9 +219,15 @@ public struct ComposeDependency: Sendable, Equatable {
     public var service: String
     /// service_started (default) | service_healthy | service_completed_successfully
     public var condition: String
-    public init(service: String, condition: String = "service_started") {
+    /// `required: false`: the service starts even when this one is missing or failed.
+    public var required: Bool
+    /// `restart: true`: restart the dependent service when this one is updated.
+    public var restart: Bool
+    public init(service: String, condition: String = "service_started", required: Bool = true, restart: Bool = false) {
         self.service = service
         self.condition = condition
+        self.required = required
+        self.restart = restart
     }
 }
 
@@ -246,10 +255,15 @@ public struct ComposeResources: Sendable, Equatable {
 public struct ComposeServiceResourceRef: Sendable, Equatable {
     public var source: String
     public var target: String?
+    /// File mode as written (`0440` stays octal text).
     public var mode: String?
-    public init(source: String, target: String? = nil, mode: String? = nil) {
+    public var uid: String?
+    public var gid: String?
+    public init(source: String, target: String? = nil, mode: String? = nil, uid: String? = nil, gid: String? = nil) {
         self.source = source
         self.target = target
         self.mode = mode
+        self.uid = uid
+        self.gid = gid
     }
 }

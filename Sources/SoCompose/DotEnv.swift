@@ -2,94 +2,25 @@ import Foundation
 import SoBasics
 
 /// `.env` files (compose `env_file`, `--config-file`, a deployment's `config.env`): `KEY=VALUE` lines,
-/// `export KEY=VALUE`, comments, single quotes (literal, may span lines), double quotes (escapes
-/// `\n \t \r \\ \" \$`, may span lines). No interpolation: callers never want the host environment.
+/// `export KEY=VALUE`, comments (`#` at line start, ` #` after an unquoted value), single quotes
+/// (literal, may span lines), double quotes (escapes `\n \t \r \\ \" \$`, may span lines), unquoted
+/// values trimmed. No interpolation: callers never want the host environment.
 public enum DotEnv {
+    /// Entries in file order; a repeated key keeps its first position and its last value.
     public static func parse(_ text: String, file: String) throws -> [(key: String, value: String)] {
+        var reader = DotEnvReader(text, file: file)
         var out: [(key: String, value: String)] = []
-        let chars = Array(text.replacingOccurrences(of: "\r\n", with: "\n"))
-        var i = 0
-        var line = 1
-        func error(_ message: String, _ hint: String, at l: Int) -> SoError { SoError(message, hint: hint, at: SourceLocation(file: file, line: l)) }
-        while i < chars.count {
-            // Skip blank space and comment lines.
-            while i < chars.count, chars[i] == " " || chars[i] == "\t" { i += 1 }
-            if i >= chars.count { break }
-            if chars[i] == "\n" { i += 1; line += 1; continue }
-            if chars[i] == "#" {
-                while i < chars.count, chars[i] != "\n" { i += 1 }
-                continue
-            }
-            let startLine = line
-            var keyStart = i
-            if chars.count - i > 7, String(chars[i..<(i + 7)]) == "export ", chars[(i + 7)...].contains("=") { i += 7; keyStart = i }
-            while i < chars.count, chars[i] != "=", chars[i] != "\n" { i += 1 }
-            let key = String(chars[keyStart..<i]).trimmingCharacters(in: .whitespaces)
-            guard i < chars.count, chars[i] == "=" else {
-                throw error("line without '=': '\(key.prefix(40))'", "write KEY=VALUE", at: startLine)
-            }
-            guard key.range(of: #"^[A-Za-z_][A-Za-z0-9_.-]*$"#, options: .regularExpression) != nil else {
-                throw error("invalid variable name '\(key.prefix(40))'", "use letters, digits and '_', not starting with a digit", at: startLine)
-            }
-            i += 1
-            while i < chars.count, chars[i] == " " || chars[i] == "\t" { i += 1 }
-            var value = ""
-            if i < chars.count, chars[i] == "'" {
-                i += 1
-                guard let end = chars[i...].firstIndex(of: "'") else { throw error("unterminated single quote in value of \(key)", "close the quote", at: startLine) }
-                value = String(chars[i..<end])
-                line += value.filter { $0 == "\n" }.count
-                i = end + 1
-            } else if i < chars.count, chars[i] == "\"" {
-                i += 1
-                var closed = false
-                while i < chars.count {
-                    let c = chars[i]
-                    if c == "\\", i + 1 < chars.count {
-                        switch chars[i + 1] {
-                        case "n": value.append("\n")
-                        case "t": value.append("\t")
-                        case "r": value.append("\r")
-                        case "\\": value.append("\\")
-                        case "\"": value.append("\"")
-                        case "$": value.append("$")
-                        case "'": value.append("'")
-                        default: value.append("\\"); value.append(chars[i + 1])
-                        }
-                        i += 2
-                        continue
-                    }
-                    if c == "\"" { closed = true; i += 1; break }
-                    if c == "\n" { line += 1 }
-                    value.append(c)
-                    i += 1
-                }
-                guard closed else { throw error("unterminated double quote in value of \(key)", "close the quote", at: startLine) }
-            } else {
-                let start = i
-                while i < chars.count, chars[i] != "\n" {
-                    if chars[i] == "#", i > start, chars[i - 1] == " " || chars[i - 1] == "\t" { break }
-                    i += 1
-                }
-                value = String(chars[start..<i]).trimmingCharacters(in: .whitespaces)
-            }
-            // Rest of the line: only a comment may follow.
-            while i < chars.count, chars[i] != "\n" {
-                if chars[i] == "#" { while i < chars.count, chars[i] != "\n" { i += 1 }; break }
-                if chars[i] != " " && chars[i] != "\t" { throw error("unexpected text after the quoted value of \(key)", "put one KEY=VALUE per line", at: line) }
-                i += 1
-            }
-            if let idx = out.firstIndex(where: { $0.key == key }) { out[idx].value = value } else { out.append((key, value)) }
+        var index: [String: Int] = [:]
+        while let (key, value) = try reader.next() {
+            if let at = index[key] { out[at].value = value } else { index[key] = out.count; out.append((key, value)) }
         }
         return out
     }
 
-    /// One entry that `parse` reads back to exactly `value`.
+    /// One entry (a line, or a quoted value spanning lines) that `parse` reads back to exactly `value`:
+    /// bare when plain, single-quoted when that is enough, double-quoted with escapes otherwise.
     public static func encode(key: String, value: String) -> String {
-        let plain = value.unicodeScalars.allSatisfy { c in
-            (c.value >= 0x30 && c.value <= 0x39) || (c.value >= 0x41 && c.value <= 0x5A) || (c.value >= 0x61 && c.value <= 0x7A) || "_-./:@+,%=".unicodeScalars.contains(c)
-        }
-        if plain { return "\(key)=\(value)" }
+        if value.unicodeScalars.allSatisfy(isPlain) { return "\(key)=\(value)" }
         if !value.unicodeScalars.contains(where: { $0 == "'" || $0 == "\n" || $0 == "\r" }) { return "\(key)='\(value)'" }
         var out = "\(key)=\""
         for c in value.unicodeScalars {
@@ -104,5 +35,136 @@ public enum DotEnv {
             }
         }
         return out + "\""
+    }
+
+    static func isPlain(_ c: Unicode.Scalar) -> Bool {
+        ("a"..."z").contains(c) || ("A"..."Z").contains(c) || ("0"..."9").contains(c) || "_-./:@+,%=".unicodeScalars.contains(c)
+    }
+}
+
+/// Reads dotenv entries over unicode scalars (CRLF line ends read as LF), tracking line numbers.
+struct DotEnvReader {
+    let chars: [Unicode.Scalar]
+    let file: String
+    var i = 0
+    var line = 1
+
+    init(_ text: String, file: String) {
+        var scalars: [Unicode.Scalar] = []
+        for c in text.unicodeScalars {
+            if c == "\n", scalars.last == "\r" { scalars.removeLast() }
+            scalars.append(c)
+        }
+        chars = scalars
+        self.file = file
+    }
+
+    var atEnd: Bool { i >= chars.count }
+    var peek: Unicode.Scalar? { atEnd ? nil : chars[i] }
+
+    mutating func advance() -> Unicode.Scalar {
+        let c = chars[i]
+        i += 1
+        if c == "\n" { line += 1 }
+        return c
+    }
+
+    mutating func skipBlanks() { while let c = peek, c == " " || c == "\t" { i += 1 } }
+    mutating func skipToLineEnd() { while let c = peek, c != "\n" { i += 1 } }
+
+    func error(_ message: String, hint: String, line: Int) -> SoError {
+        SoError(message, hint: hint, at: SourceLocation(file: file, line: line))
+    }
+
+    /// The next entry, or nil at the end of the text.
+    mutating func next() throws -> (String, String)? {
+        while true {
+            skipBlanks()
+            guard let c = peek else { return nil }
+            if c == "\n" { _ = advance(); continue }
+            if c == "#" { skipToLineEnd(); continue }
+            break
+        }
+        let startLine = line
+        let key = try readKey()
+        skipBlanks()
+        let value: String
+        switch peek {
+        case "'": value = try readSingleQuoted(key: key, startLine: startLine)
+        case "\"": value = try readDoubleQuoted(key: key, startLine: startLine)
+        default: return (key, readUnquoted())
+        }
+        try finishLine(key: key)
+        return (key, value)
+    }
+
+    /// `KEY=` or `export KEY=`, consuming the `=`.
+    mutating func readKey() throws -> String {
+        let start = i
+        while let c = peek, c != "=", c != "\n" { i += 1 }
+        var key = String(String.UnicodeScalarView(chars[start..<i])).trimmingCharacters(in: .whitespaces)
+        guard peek == "=" else {
+            throw error("line without '=': '\(key.prefix(40))'", hint: "write KEY=VALUE (a line starting with # is a comment)", line: line)
+        }
+        i += 1
+        if key.hasPrefix("export"), let blank = key.unicodeScalars.dropFirst(6).first, blank == " " || blank == "\t" {
+            key = String(key.dropFirst(6)).trimmingCharacters(in: .whitespaces)
+        }
+        guard key.range(of: #"^[A-Za-z_][A-Za-z0-9_.-]*$"#, options: .regularExpression) != nil else {
+            throw error("invalid variable name '\(key.prefix(40))'", hint: "use letters, digits and '_', not starting with a digit", line: line)
+        }
+        return key
+    }
+
+    /// To the line end; a `#` after a blank starts a comment; surrounding blanks are trimmed.
+    mutating func readUnquoted() -> String {
+        let start = i
+        while let c = peek, c != "\n" {
+            if c == "#", i > start, chars[i - 1] == " " || chars[i - 1] == "\t" { break }
+            i += 1
+        }
+        let value = String(String.UnicodeScalarView(chars[start..<i])).trimmingCharacters(in: .whitespaces)
+        skipToLineEnd()
+        return value
+    }
+
+    mutating func readSingleQuoted(key: String, startLine: Int) throws -> String {
+        i += 1
+        var out = String.UnicodeScalarView()
+        while !atEnd {
+            let c = advance()
+            if c == "'" { return String(out) }
+            out.append(c)
+        }
+        throw error("unterminated single quote in the value of \(key)", hint: "close the quote with '", line: startLine)
+    }
+
+    mutating func readDoubleQuoted(key: String, startLine: Int) throws -> String {
+        i += 1
+        var out = String.UnicodeScalarView()
+        while !atEnd {
+            let c = advance()
+            if c == "\"" { return String(out) }
+            guard c == "\\", !atEnd else { out.append(c); continue }
+            let e = advance()
+            switch e {
+            case "n": out.append("\n")
+            case "t": out.append("\t")
+            case "r": out.append("\r")
+            case "\\", "\"", "$", "'": out.append(e)
+            default: out.append("\\"); out.append(e)
+            }
+        }
+        throw error("unterminated double quote in the value of \(key)", hint: "close the quote with \"", line: startLine)
+    }
+
+    /// After a closing quote only blanks and a comment may follow on the line.
+    mutating func finishLine(key: String) throws {
+        skipBlanks()
+        guard let c = peek, c != "\n" else { return }
+        guard c == "#" else {
+            throw error("unexpected text after the quoted value of \(key)", hint: "put one KEY=VALUE per line; quote the whole value", line: line)
+        }
+        skipToLineEnd()
     }
 }

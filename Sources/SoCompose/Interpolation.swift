@@ -2,119 +2,148 @@ import Foundation
 import SoBasics
 
 /// Compose-spec variable interpolation: `$V`, `${V}`, `${V:-d}`, `${V-d}`, `${V:?msg}`, `${V?msg}`,
-/// `${V:+alt}`, `${V+alt}`, nested expressions in the default/alternative, and `$$` for a literal `$`.
-/// Names are looked up only through `lookup` (never the process environment).
+/// `${V:+alt}`, `${V+alt}`, nested expressions in the default/alternative/message, and `$$` for a
+/// literal `$`. A `$` not followed by a name, `{` or `$` stays literal. Names are looked up only
+/// through `lookup` (never the process environment). Defaults are evaluated only when used, so
+/// `${A:-${B:?}}` does not fail while A is set.
 public enum Interpolation {
-    public struct Failure: Error, Equatable {
-        public var message: String
-    }
-
     public static func interpolate(_ text: String, lookup: (String) -> String?) throws -> String {
-        do {
-            return try withoutActuallyEscaping(lookup) { lookup in
-                var p = Parser(chars: Array(text), lookup: lookup)
-                return try p.parse(until: nil)
-            }
-        } catch let f as Failure {
-            throw SoError(f.message, hint: hint(for: f.message))
+        guard text.contains("$") else { return text }
+        return try withoutActuallyEscaping(lookup) { lookup in
+            var parser = Parser(text, lookup: lookup)
+            return try parser.run()
         }
     }
 
-    static func hint(for message: String) -> String {
-        if message.hasPrefix("required variable") { return "set it in the spec's config: section (or config.env)" }
-        return "write ${NAME}, ${NAME:-default} or $$ for a literal $"
-    }
-
-    /// Names a text refers to, in order of first use.
+    /// Names a text refers to (in defaults and alternatives too), in order of first use; `$$` is not a
+    /// reference. Malformed text yields the names before the first error.
     public static func variables(in text: String) -> [String] {
-        final class Names { var list: [String] = [] }
-        let names = Names()
-        var p = Parser(chars: Array(text), lookup: { name in
-            if !names.list.contains(name) { names.list.append(name) }
-            return nil
-        }, collecting: true)
-        _ = try? p.parse(until: nil)
-        return names.list
+        var parser = Parser(text, lookup: { _ in nil })
+        parser.evaluating = false
+        _ = try? parser.run()
+        return parser.referenced
     }
 
+    /// A recursive-descent reader over unicode scalars (so a combining mark after `$` or `}` cannot
+    /// glue them into another character).
     struct Parser {
-        let chars: [Character]
+        let chars: [Unicode.Scalar]
         let lookup: (String) -> String?
-        var collecting = false
+        /// False while reading a default that is not used (and for `variables(in:)`): syntax is still
+        /// checked, but nothing is looked up and `:?` does not fail.
+        var evaluating = true
+        var referenced: [String] = []
         var i = 0
 
-        init(chars: [Character], lookup: @escaping (String) -> String?, collecting: Bool = false) {
-            self.chars = chars
+        init(_ text: String, lookup: @escaping (String) -> String?) {
+            self.chars = Array(text.unicodeScalars)
             self.lookup = lookup
-            self.collecting = collecting
         }
 
-        static func isNameStart(_ c: Character) -> Bool { c == "_" || (c.isASCII && c.isLetter) }
-        static func isName(_ c: Character) -> Bool { isNameStart(c) || (c.isASCII && c.isNumber) }
+        static func isNameStart(_ c: Unicode.Scalar) -> Bool { c == "_" || ("a"..."z").contains(c) || ("A"..."Z").contains(c) }
+        static func isName(_ c: Unicode.Scalar) -> Bool { isNameStart(c) || ("0"..."9").contains(c) }
 
-        /// Reads text up to an unmatched `}` (when `until` is "}") or the end.
-        mutating func parse(until terminator: Character?) throws -> String {
-            var out = ""
+        mutating func run() throws -> String { try word(closingFrom: nil) }
+
+        /// Text up to the end or, inside an expression that began at `start`, up to and including its `}`.
+        mutating func word(closingFrom start: Int?) throws -> String {
+            var out = String.UnicodeScalarView()
             while i < chars.count {
                 let c = chars[i]
-                if let terminator, c == terminator { return out }
-                if c != "$" { out.append(c); i += 1; continue }
-                // c == "$"
-                guard i + 1 < chars.count else { out.append("$"); i += 1; continue }
-                let n = chars[i + 1]
-                if n == "$" { out.append("$"); i += 2; continue }
-                if n == "{" { i += 2; out += try braced(); continue }
-                if Self.isNameStart(n) {
-                    var j = i + 1
-                    while j < chars.count, Self.isName(chars[j]) { j += 1 }
-                    let name = String(chars[(i + 1)..<j])
-                    out += lookup(name) ?? ""
-                    i = j
-                    continue
+                if start != nil, c == "}" { i += 1; return String(out) }
+                guard c == "$", i + 1 < chars.count else { out.append(c); i += 1; continue }
+                let next = chars[i + 1]
+                if next == "$" {
+                    out.append("$"); i += 2
+                } else if next == "{" {
+                    i += 2
+                    out.append(contentsOf: try braced().unicodeScalars)
+                } else if Self.isNameStart(next) {
+                    i += 1
+                    out.append(contentsOf: (value(of: name()) ?? "").unicodeScalars)
+                } else {
+                    out.append(c); i += 1
                 }
-                out.append("$"); i += 1
             }
-            if terminator != nil { throw Failure(message: "unterminated ${ in '\(String(chars))'") }
-            return out
+            if let start { throw failure("unterminated \(excerpt(from: start))", hint: "close the expression with '}'") }
+            return String(out)
         }
 
-        /// After `${`: NAME then `}` or an operator and a nested word.
-        mutating func braced() throws -> String {
+        mutating func name() -> String {
             let start = i
             while i < chars.count, Self.isName(chars[i]) { i += 1 }
-            let name = String(chars[start..<i])
-            guard !name.isEmpty, Self.isNameStart(name.first!) else {
-                throw Failure(message: "invalid interpolation: '${\(String(chars[start..<min(chars.count, start + 20)]))' needs a variable name")
-            }
-            guard i < chars.count else { throw Failure(message: "unterminated ${\(name) in '\(String(chars))'") }
-            if chars[i] == "}" { i += 1; return lookup(name) ?? "" }
-            var op = String(chars[i])
-            i += 1
-            if op == ":" {
-                guard i < chars.count, "-?+".contains(chars[i]) else {
-                    throw Failure(message: "invalid interpolation in ${\(name):…}: expected :-, :?, or :+")
-                }
-                op += String(chars[i])
-                i += 1
-            } else if !"-?+".contains(op) {
-                throw Failure(message: "invalid interpolation: unexpected '\(op)' after ${\(name)")
-            }
-            let value = lookup(name)
-            let word = try parse(until: "}")
-            i += 1 // the closing brace
-            let set = value != nil
-            let nonEmpty = !(value ?? "").isEmpty
-            switch op {
-            case ":-": return nonEmpty ? value! : word
-            case "-": return set ? value! : word
-            case ":+": return nonEmpty ? word : ""
-            case "+": return set ? word : ""
-            case ":?", "?":
-                let ok = op == ":?" ? nonEmpty : set
-                if ok || collecting { return value ?? "" }
-                throw Failure(message: "required variable \(name) is missing" + (word.isEmpty ? "" : ": \(word)"))
-            default: return ""
-            }
+            var s = String.UnicodeScalarView()
+            s.append(contentsOf: chars[start..<i])
+            return String(s)
         }
+
+        mutating func value(of name: String) -> String? {
+            if !referenced.contains(name) { referenced.append(name) }
+            return evaluating ? lookup(name) : nil
+        }
+
+        /// After `${`: a name, then `}` or an operator and a nested word up to the closing `}`.
+        mutating func braced() throws -> String {
+            let start = i - 2
+            guard i < chars.count, Self.isNameStart(chars[i]) else {
+                throw failure("invalid interpolation \(excerpt(from: start)): '${' must be followed by a variable name",
+                              hint: "write ${NAME}, ${NAME:-default}, or $$ for a literal $")
+            }
+            let name = name()
+            guard i < chars.count else { throw failure("unterminated \(excerpt(from: start))", hint: "close the expression with '}'") }
+            if chars[i] == "}" { i += 1; return value(of: name) ?? "" }
+            let op = try operation(name: name, start: start)
+            let current = value(of: name)
+            let isSet = current != nil, nonEmpty = !(current ?? "").isEmpty
+            let useWord: Bool
+            switch op {
+            case ":-": useWord = !nonEmpty
+            case "-": useWord = !isSet
+            case ":+": useWord = nonEmpty
+            case "+": useWord = isSet
+            default: useWord = evaluating && !(op == ":?" ? nonEmpty : isSet)  // "?" forms: the word is the message
+            }
+            guard useWord else {
+                try skip(closingFrom: start)
+                return op.hasSuffix("+") ? "" : current ?? ""
+            }
+            let word = try word(closingFrom: start)
+            guard op.hasSuffix("?") else { return word }
+            throw failure("required variable \(name) is missing" + (word.isEmpty ? " a value" : ": \(word)"),
+                          hint: "give \(name) a value, or write ${\(name):-default} in the compose file")
+        }
+
+        /// One of `:-`, `-`, `:?`, `?`, `:+`, `+` after a name.
+        mutating func operation(name: String, start: Int) throws -> String {
+            var op = String(Character(chars[i]))
+            i += 1
+            if op == ":", i < chars.count, "-?+".unicodeScalars.contains(chars[i]) {
+                op += String(Character(chars[i]))
+                i += 1
+            }
+            guard ["-", "?", "+", ":-", ":?", ":+"].contains(op) else {
+                throw failure("invalid interpolation \(excerpt(from: start)) for variable \(name)",
+                              hint: "after the name write '}', ':-', '-', ':?', '?', ':+' or '+'")
+            }
+            return op
+        }
+
+        /// Reads an unused default/alternative for syntax only.
+        mutating func skip(closingFrom start: Int) throws {
+            let saved = evaluating
+            evaluating = false
+            defer { evaluating = saved }
+            _ = try word(closingFrom: start)
+        }
+
+        /// The text from `from`, at most 40 characters, quoted, for messages.
+        func excerpt(from: Int) -> String {
+            var s = String.UnicodeScalarView()
+            s.append(contentsOf: chars[from..<min(chars.count, from + 40)])
+            let more = from + 40 < chars.count
+            return "'\(String(s))\(more ? "…" : "")'".replacingOccurrences(of: "\n", with: "\\n")
+        }
+
+        func failure(_ message: String, hint: String) -> SoError { SoError(message, hint: hint) }
     }
 }

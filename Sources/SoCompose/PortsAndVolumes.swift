@@ -1,103 +1,138 @@
 import Foundation
 import SoBasics
 
-/// `ports:` entries in short (`[IP:][HOST:]CONTAINER[/PROTO]`, ranges) and long syntax.
+/// `ports:` entries in short syntax (`[IP:][HOST:]CONTAINER[/PROTO]`, ranges, `[v6]:` host IPs, bare
+/// ints) and long syntax (target/published/host_ip/protocol/mode/name/app_protocol).
 public enum ComposePorts {
-    public static func parse(_ n: YNode) throws -> [ComposePort] {
-        if n.isMapping {
-            let m = try n.mapping("a port")
-            let target = try m.required("target").int("'target'")
-            let published = try m.nonNull("published").map { try $0.string("'published'") }
-            let proto = try m.string("protocol") ?? "tcp"
-            let ip = try m.string("host_ip")
-            m.accept(["mode", "name", "app_protocol"])
-            m.finish(into: DiagnosticSink())
-            var raw = "\(target)"
-            if let published { raw = "\(published):\(raw)" }
-            if let ip { raw = "\(ip):\(published == nil ? ":" : "")\(raw)" }
-            if proto != "tcp" { raw += "/\(proto)" }
-            return [ComposePort(hostIP: ip, hostPort: published, containerPort: target, proto: proto, raw: raw)]
-        }
+    static let protocols = ["tcp", "udp", "sctp"]
+    static let hint = "write CONTAINER, HOST:CONTAINER or IP:HOST:CONTAINER, optionally with /udp (ranges like 8000-8010:8000-8010)"
+
+    public static func parse(_ n: YNode, diagnostics: DiagnosticSink = DiagnosticSink()) throws -> [ComposePort] {
+        if n.isMapping { return [try parseLong(n, diagnostics: diagnostics)] }
         let raw = try n.string("a port")
-        return try parseShort(raw, node: n)
+        do { return try parseShort(raw) } catch var e as SoError {
+            e.location = n.location
+            throw e
+        }
     }
 
-    static func parseShort(_ raw: String, node: YNode) throws -> [ComposePort] {
-        func bad(_ why: String) -> SoError {
-            node.error("invalid port '\(raw)': \(why)", hint: "write CONTAINER, HOST:CONTAINER or IP:HOST:CONTAINER, optionally /udp")
-        }
+    /// The short syntax; one entry per port of a container range.
+    public static func parseShort(_ raw: String) throws -> [ComposePort] {
+        func bad(_ why: String) -> SoError { SoError("invalid port '\(raw)': \(why)", hint: hint) }
         var text = raw.trimmingCharacters(in: .whitespaces)
         var proto = "tcp"
         if let slash = text.lastIndex(of: "/") {
-            proto = String(text[text.index(after: slash)...]).lowercased()
+            proto = text[text.index(after: slash)...].lowercased()
             text = String(text[..<slash])
-            guard ["tcp", "udp", "sctp"].contains(proto) else { throw bad("unknown protocol '\(proto)'") }
+            guard protocols.contains(proto) else { throw bad("unknown protocol '\(proto)'") }
         }
         var ip: String?
         if text.hasPrefix("[") {
             guard let close = text.firstIndex(of: "]") else { throw bad("unclosed '['") }
             ip = String(text[text.index(after: text.startIndex)..<close])
             text = String(text[text.index(after: close)...])
-            if text.hasPrefix(":") { text.removeFirst() }
+            guard text.hasPrefix(":") else { throw bad("expected ':' after the IPv6 address") }
+            text.removeFirst()
         }
         var parts = text.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
         if ip == nil, parts.count == 3 { ip = parts.removeFirst() }
-        guard parts.count == 1 || parts.count == 2, !parts.last!.isEmpty else { throw bad("expected at most IP:HOST:CONTAINER") }
-        let container = try range(parts.last!, bad)
-        let host: (Int, Int)? = parts.count == 2 && !parts[0].isEmpty ? try range(parts[0], bad) : nil
-        if let h = host, h.1 - h.0 != container.1 - container.0, h.0 != h.1 {
-            throw bad("host and container ranges differ in length")
-        }
-        return (0...(container.1 - container.0)).map { i in
-            let c = container.0 + i
-            let hostPort: String? = host.map { h in h.0 == h.1 ? String(h.0) : String(h.0 + i) }
-            return ComposePort(hostIP: ip.flatMap { $0.isEmpty ? nil : $0 }, hostPort: hostPort, containerPort: c, proto: proto, raw: raw)
+        guard parts.count <= 2, let last = parts.last, !last.isEmpty else { throw bad("expected at most IP:HOST:CONTAINER") }
+        if ip?.isEmpty == true { throw bad("empty host IP") }
+        let container = try range(last, bad)
+        let host = parts.count == 2 && !parts[0].isEmpty ? try range(parts[0], bad) : nil
+        return try expand(host: host, container: container, bad).map { hostPort, containerPort in
+            ComposePort(hostIP: ip, hostPort: hostPort, containerPort: containerPort, proto: proto, raw: raw)
         }
     }
 
-    static func range(_ s: String, _ bad: (String) -> SoError) throws -> (Int, Int) {
-        let bounds = s.split(separator: "-", omittingEmptySubsequences: false)
-        guard bounds.count <= 2, let lo = Int(bounds[0]), let hi = Int(bounds.last!), lo >= 0, hi <= 65535, lo <= hi else {
-            throw bad("'\(s)' is not a port or port range")
+    /// Pairs host and container ports: equal-length ranges pair up, a host range with one container
+    /// port stays a range (the runtime picks one), a container range without a host part expands.
+    static func expand(host: ClosedRange<Int>?, container: ClosedRange<Int>, _ bad: (String) -> SoError) throws -> [(String?, Int)] {
+        guard let host else { return container.map { (nil, $0) } }
+        if container.count == 1 {
+            return [(host.count == 1 ? String(host.lowerBound) : "\(host.lowerBound)-\(host.upperBound)", container.lowerBound)]
         }
-        return (lo, hi)
+        guard host.count == container.count else { throw bad("host and container ranges differ in length") }
+        return zip(host, container).map { (String($0), $1) }
+    }
+
+    static func range(_ s: String, _ bad: (String) -> SoError) throws -> ClosedRange<Int> {
+        func number(_ t: Substring) -> Int? { t.allSatisfy { $0.isASCII && $0.isNumber } ? Int(t) : nil }
+        let bounds = s.split(separator: "-", omittingEmptySubsequences: false)
+        guard bounds.count <= 2, let lo = number(bounds[0]), let hi = number(bounds[bounds.count - 1]), hi <= 65535, lo <= hi else {
+            throw bad("'\(s)' is not a port or port range (0-65535)")
+        }
+        return lo...hi
+    }
+
+    static func parseLong(_ n: YNode, diagnostics: DiagnosticSink) throws -> ComposePort {
+        let m = try n.mapping("a port")
+        let target = try m.required("target", hint: "add 'target:' with the container port").int("'target'")
+        let published = try m.string("published")
+        let proto = try m.string("protocol")?.lowercased() ?? "tcp"
+        let ip = try m.string("host_ip")
+        guard protocols.contains(proto) else {
+            throw m.value("protocol")!.error("unknown port protocol '\(proto)'", hint: "use tcp, udp or sctp")
+        }
+        if let published { _ = try range(published) { m.value("published")!.error("invalid published port: \($0)", hint: hint) } }
+        guard (0...65535).contains(target) else { throw m.value("target")!.error("port \(target) is out of range", hint: "use 1-65535") }
+        m.accept(["mode", "name", "app_protocol"])
+        m.finish(into: diagnostics)
+        var raw = published.map { "\($0):\(target)" } ?? "\(target)"
+        if let ip { raw = (ip.contains(":") ? "[\(ip)]" : ip) + ":" + (published == nil ? ":" : "") + raw }
+        if proto != "tcp" { raw += "/\(proto)" }
+        return ComposePort(hostIP: ip, hostPort: published, containerPort: target, proto: proto, raw: raw)
     }
 }
 
 /// `volumes:` entries of a service, short (`SRC:DST[:OPTS]`, `DST`) and long syntax.
 public enum ComposeVolumes {
     public static func parse(_ n: YNode, diagnostics: DiagnosticSink) throws -> ComposeVolumeMount {
-        if n.isMapping {
-            let m = try n.mapping("a volume")
-            let typeText = try m.string("type") ?? "volume"
-            guard let kind = ComposeVolumeMount.Kind(rawValue: typeText) else {
-                throw m.value("type")!.error("unknown volume type '\(typeText)'", hint: "use volume, bind or tmpfs")
-            }
-            let target = try m.required("target").string("'target'")
-            let source = try m.string("source")
-            let ro = try m.bool("read_only") ?? false
-            m.accept(["bind", "volume", "tmpfs", "consistency", "image"])
-            m.finish(into: diagnostics)
-            var raw = source.map { "\($0):\(target)" } ?? target
-            if ro { raw += ":ro" }
-            return ComposeVolumeMount(kind: kind, source: source, target: target, readOnly: ro, options: ro ? "ro" : nil, raw: raw, line: n.line)
-        }
+        n.isMapping ? try parseLong(n, diagnostics: diagnostics) : try parseShort(n)
+    }
+
+    /// `DST` (anonymous volume) or `SRC:DST[:OPTS]`; a source starting with `/`, `.` or `~` is a bind.
+    static func parseShort(_ n: YNode) throws -> ComposeVolumeMount {
         let raw = try n.string("a volume")
         let parts = raw.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
-        switch parts.count {
-        case 1:
-            return ComposeVolumeMount(kind: .volume, source: nil, target: parts[0], raw: raw, line: n.line)
-        case 2, 3:
-            let src = parts[0], dst = parts[1]
-            guard !src.isEmpty, !dst.isEmpty else {
-                throw n.error("invalid volume '\(raw)'", hint: "write SOURCE:TARGET[:ro]")
-            }
-            let opts = parts.count == 3 ? parts[2] : nil
-            let ro = opts?.split(separator: ",").contains("ro") ?? false
-            let isPath = src.hasPrefix("/") || src.hasPrefix(".") || src.hasPrefix("~")
-            return ComposeVolumeMount(kind: isPath ? .bind : .volume, source: src, target: dst, readOnly: ro, options: opts, raw: raw, line: n.line)
-        default:
-            throw n.error("invalid volume '\(raw)'", hint: "write SOURCE:TARGET[:ro] (Windows drive letters are not supported)")
+        guard parts.count <= 3, parts.allSatisfy({ !$0.isEmpty }) else {
+            throw n.error("invalid volume '\(raw)'", hint: "write TARGET, SOURCE:TARGET or SOURCE:TARGET:ro (Windows drive letters are not supported)")
         }
+        if parts.count == 1 { return ComposeVolumeMount(kind: .volume, source: nil, target: raw, raw: raw, line: n.line) }
+        let source = parts[0], options = parts.count == 3 ? parts[2] : nil
+        let readOnly = options?.split(separator: ",").contains("ro") ?? false
+        let isPath = source.hasPrefix("/") || source.hasPrefix(".") || source.hasPrefix("~")
+        return ComposeVolumeMount(kind: isPath ? .bind : .volume, source: source, target: parts[1], readOnly: readOnly,
+                                  options: options, raw: raw, line: n.line)
+    }
+
+    static let typeOptions: [(key: String, known: [String])] = [
+        ("bind", ["propagation", "create_host_path", "selinux", "recursive"]),
+        ("volume", ["nocopy", "subpath", "labels"]),
+        ("tmpfs", ["size", "mode"]),
+        ("image", ["subpath"]),
+    ]
+
+    static func parseLong(_ n: YNode, diagnostics: DiagnosticSink) throws -> ComposeVolumeMount {
+        let m = try n.mapping("a volume")
+        let typeText = try m.string("type") ?? "volume"
+        guard let kind = ComposeVolumeMount.Kind(rawValue: typeText) else {
+            throw (m.value("type") ?? n).error("unsupported volume type '\(typeText)'", hint: "use volume, bind or tmpfs")
+        }
+        let target = try m.required("target", hint: "add 'target:' with the path in the container").string("'target'")
+        let source = try m.string("source")
+        if kind == .bind, source == nil { throw n.error("bind mount of '\(target)' has no source", hint: "add 'source:' with the host path") }
+        let readOnly = try m.bool("read_only") ?? false
+        for (key, known) in typeOptions {
+            guard let sub = m.nonNull(key) else { continue }
+            let sm = try sub.mapping("'\(key)' options of volume '\(target)'")
+            sm.accept(known)
+            sm.finish(into: diagnostics)
+        }
+        m.accept(["consistency"])
+        m.finish(into: diagnostics)
+        var raw = source.map { "\($0):\(target)" } ?? target
+        if readOnly { raw += ":ro" }
+        return ComposeVolumeMount(kind: kind, source: source, target: target, readOnly: readOnly, options: readOnly ? "ro" : nil, raw: raw, line: n.line)
     }
 }

@@ -1,59 +1,80 @@
 import Foundation
 import SoBasics
 
-/// Splits a command string the way a POSIX shell would (no expansion): whitespace separates words,
-/// single quotes are literal, double quotes allow `\"`, `\\`, `\$` and `` \` ``, a backslash escapes outside quotes.
+/// Splits a command string the way a POSIX shell would, without any expansion: blanks and newlines
+/// separate words, single quotes are literal, double quotes honour `\"`, `\\`, `\$`, `` \` `` and
+/// backslash-newline, a backslash outside quotes escapes the next character (backslash-newline joins
+/// lines). Works on unicode scalars so a combining mark cannot hide a quote.
 public enum ShellWords {
     public static func split(_ text: String) throws -> [String] {
         var words: [String] = []
-        var current = ""
+        var current = String.UnicodeScalarView()
         var inWord = false
-        var it = Array(text)
-        var i = 0
-        func flush() { if inWord { words.append(current) }; current = ""; inWord = false }
-        while i < it.count {
-            let c = it[i]
+        var it = text.unicodeScalars.makeIterator()
+        while let c = it.next() {
             switch c {
             case " ", "\t", "\n", "\r":
-                flush()
+                if inWord { words.append(String(current)) }
+                current = String.UnicodeScalarView()
+                inWord = false
             case "'":
                 inWord = true
-                guard let end = it[(i + 1)...].firstIndex(of: "'") else {
-                    throw SoError("unterminated single quote in '\(text)'", hint: "close the quote")
-                }
-                current += String(it[(i + 1)..<end])
-                i = end
+                try readSingleQuoted(&it, into: &current, text: text)
             case "\"":
                 inWord = true
-                var j = i + 1
-                var closed = false
-                while j < it.count {
-                    if it[j] == "\\", j + 1 < it.count, "\"\\$`\n".contains(it[j + 1]) {
-                        if it[j + 1] != "\n" { current.append(it[j + 1]) }
-                        j += 2
-                        continue
-                    }
-                    if it[j] == "\"" { closed = true; break }
-                    current.append(it[j])
-                    j += 1
-                }
-                guard closed else { throw SoError("unterminated double quote in '\(text)'", hint: "close the quote") }
-                i = j
+                try readDoubleQuoted(&it, into: &current, text: text)
             case "\\":
-                if i + 1 < it.count {
-                    if it[i + 1] != "\n" { current.append(it[i + 1]); inWord = true }
-                    i += 1
-                } else {
-                    current.append("\\"); inWord = true
-                }
+                guard let next = it.next() else { current.append("\\"); inWord = true; continue }
+                if next != "\n" { current.append(next); inWord = true }
             default:
                 current.append(c)
                 inWord = true
             }
-            i += 1
         }
-        flush()
-        it.removeAll()
+        if inWord { words.append(String(current)) }
         return words
+    }
+
+    /// Quotes `word` so that `split` (and a POSIX shell) reads it back as one word.
+    public static func quote(_ word: String) -> String {
+        let safe = !word.isEmpty && word.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "_-./:@%+=,".unicodeScalars.contains($0)) }
+        if safe { return word }
+        var out = String.UnicodeScalarView()
+        out.append("'")
+        for c in word.unicodeScalars {
+            if c == "'" { out.append(contentsOf: "'\\''".unicodeScalars) } else { out.append(c) }
+        }
+        out.append("'")
+        return String(out)
+    }
+
+    /// Joins words into one command line that `split` turns back into the same words.
+    public static func join(_ words: [String]) -> String { words.map(quote).joined(separator: " ") }
+
+    private static func readSingleQuoted(_ it: inout String.UnicodeScalarView.Iterator, into out: inout String.UnicodeScalarView, text: String) throws {
+        while let c = it.next() {
+            if c == "'" { return }
+            out.append(c)
+        }
+        throw unterminated("single", text)
+    }
+
+    private static func readDoubleQuoted(_ it: inout String.UnicodeScalarView.Iterator, into out: inout String.UnicodeScalarView, text: String) throws {
+        while let c = it.next() {
+            if c == "\"" { return }
+            guard c == "\\" else { out.append(c); continue }
+            guard let next = it.next() else { break }
+            switch next {
+            case "\"", "\\", "$", "`": out.append(next)
+            case "\n": break
+            default: out.append("\\"); out.append(next)
+            }
+        }
+        throw unterminated("double", text)
+    }
+
+    private static func unterminated(_ kind: String, _ text: String) -> SoError {
+        let shown = text.count > 60 ? String(text.prefix(60)) + "…" : text
+        return SoError("unterminated \(kind) quote in '\(shown)'", hint: "close the \(kind) quote, or escape it with a backslash")
     }
 }

@@ -124,6 +124,8 @@ public protocol ClusterClient: Sendable {
     func get(_ type: ResourceType, name: String, namespace: String?) async throws -> JSON?
     /// Every object matching `labelSelector` (all pages).
     func list(_ type: ResourceType, namespace: String?, labelSelector: String?) async throws -> [JSON]
+    /// JSON merge patch (RFC 7386); returns the object as stored.
+    func patch(_ type: ResourceType, name: String, namespace: String?, mergePatch: Data) async throws -> JSON
     /// false when the object was already gone.
     func delete(_ type: ResourceType, name: String, namespace: String?, propagation: DeletePropagation) async throws -> Bool
     /// Log text of one container; with `follow`, chunks arrive as the container writes them.

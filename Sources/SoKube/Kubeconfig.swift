@@ -72,10 +72,20 @@ public enum Kubeconfig {
             throw SoError("no kubeconfig found (looked at --kubeconfig, $KUBECONFIG and ~/.kube/config)",
                           hint: "create a kind cluster, or point --kubeconfig / KUBECONFIG at a cluster's kubeconfig")
         }
+        let documents = try files.compactMap { f in try YAMLFile.load(f, fs: fs, what: "kubeconfig").map { ($0, f) } }
+        return try resolve(documents: documents, context: context, fs: fs, sources: files.joined(separator: ", "))
+    }
+
+    /// Resolves a kubeconfig given as text (e.g. `kind get kubeconfig`), never written to disk.
+    public static func resolve(text: String, label: String, context: String?, fs: FileSystem) throws -> ClusterConnection {
+        guard let root = try YAMLFile.parse(text, file: label) else { throw SoError("\(label) is empty", hint: "check the cluster exists") }
+        return try resolve(documents: [(root, label)], context: context, fs: fs, sources: label)
+    }
+
+    static func resolve(documents: [(YNode, String)], context: String?, fs: FileSystem, sources: String) throws -> ClusterConnection {
         var clusters: [Named] = [], users: [Named] = [], contexts: [Named] = []
         var current: String?
-        for file in files {
-            guard let root = try YAMLFile.load(file, fs: fs, what: "kubeconfig") else { continue }
+        for (root, file) in documents {
             let m = try root.mapping("kubeconfig")
             if current == nil, let c = try m.string("current-context"), !c.isEmpty { current = c }
             func collect(_ key: String, _ inner: String, into list: inout [Named]) throws {
@@ -96,7 +106,7 @@ public enum Kubeconfig {
         }
         guard let ctx = contexts.first(where: { $0.name == contextName }) else {
             let names = contexts.map(\.name)
-            throw SoError("context '\(contextName)' not found in \(files.joined(separator: ", "))",
+            throw SoError("context '\(contextName)' not found in \(sources)",
                           hint: (Suggest.closest(to: contextName, in: names).map { "did you mean '\($0)'? " } ?? "") + "contexts: \(names.joined(separator: ", "))")
         }
         let clusterName = try ctx.fields.required("cluster").string("'cluster'")

@@ -79,6 +79,12 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
         return items
     }
 
+    public func patch(_ type: ResourceType, name: String, namespace: String?, mergePatch: Data) async throws -> JSON {
+        let (status, data) = try await send(.PATCH, type.path(name: name, namespace: namespace), body: mergePatch, contentType: "application/merge-patch+json")
+        guard (200..<300).contains(status) else { throw apiError(status, data, object: ref(type, name, namespace), verb: "patch") }
+        return try JSON.parse(data)
+    }
+
     public func delete(_ type: ResourceType, name: String, namespace: String?, propagation: DeletePropagation) async throws -> Bool {
         let body = Data("{\"kind\":\"DeleteOptions\",\"apiVersion\":\"v1\",\"propagationPolicy\":\"\(propagation.rawValue)\"}".utf8)
         let (status, data) = try await send(.DELETE, type.path(name: name, namespace: namespace), body: body, contentType: "application/json")

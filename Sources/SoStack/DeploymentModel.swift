@@ -20,7 +20,7 @@ public struct DeploymentModel: Sendable {
     public var spec: Spec
     /// config.env entries, in order.
     public var config: [(key: String, value: String)]
-    /// Keys whose values are generated secrets (`$generate` tokens in the spec's config).
+    /// Keys held by the deployment's Secret: `$generate` tokens in the spec's config, then `secret-env` names.
     public var secretKeys: [String]
     public var pods: [ComposeComponent]
     public var jobs: [ComposeComponent]
@@ -76,7 +76,8 @@ public enum DeploymentLoader {
         let spec = try Spec.load(Path.join(dir, "spec.yml"), fs: fs, diagnostics: diagnostics)
         let stack = try StackFile.load(Path.join(dir, "stack.yml"), fs: fs, diagnostics: diagnostics)
         let config = try ConfigEnv.load(Path.join(dir, "config.env"), fs: fs)
-        let secretKeys = spec.config.filter { GenerateToken.contains($0.value) }.map(\.key)
+        var secretKeys = spec.config.filter { GenerateToken.contains($0.value) }.map(\.key)
+        for k in spec.secretEnv where !secretKeys.contains(k) { secretKeys.append(k) }
 
         var env: [String: String] = [:]
         for e in config { env[e.key] = e.value }

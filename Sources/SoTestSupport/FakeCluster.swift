@@ -116,6 +116,28 @@ public final class FakeCluster: ClusterClient, @unchecked Sendable {
         }
     }
 
+    public func patch(_ type: ResourceType, name: String, namespace: String?, mergePatch: Data) async throws -> JSON {
+        try record("patch \(type.kind) \(namespace.map { "\($0)/" } ?? "")\(name)")
+        let patch = try JSON.parse(mergePatch)
+        return try locked {
+            let key = Key(type: type, namespace: type.namespaced ? namespace : nil, name: name)
+            guard let old = objects[key] else { throw SoError("cannot patch \(type.kind) \(name): not found (NotFound)", hint: "the object or its namespace does not exist") }
+            var merged = Self.merge(old, patch)
+            stamp(&merged)
+            objects[key] = merged
+            return merged
+        }
+    }
+
+    static func merge(_ target: JSON, _ patch: JSON) -> JSON {
+        guard case .object(let p) = patch else { return patch }
+        var t = target.object
+        for (k, v) in p {
+            if case .null = v { t.removeValue(forKey: k) } else { t[k] = merge(t[k] ?? .null, v) }
+        }
+        return .object(t)
+    }
+
     public func delete(_ type: ResourceType, name: String, namespace: String?, propagation: DeletePropagation) async throws -> Bool {
         try record("delete \(type.kind) \(namespace.map { "\($0)/" } ?? "")\(name)")
         return locked {

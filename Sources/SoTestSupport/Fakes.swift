@@ -3,7 +3,7 @@ import SoBasics
 
 /// A process runner that answers only the calls a test scripted, in order, and records every call.
 /// An unexpected call fails loudly (it throws and is recorded in `unexpected`).
-public final class FakeProcessRunner: ProcessRunner, @unchecked Sendable {
+public final class FakeProcessRunner: ProcessRunner, AttachedProcessRunner, @unchecked Sendable {
     public struct Expectation {
         public var arguments: [String]
         public var result: ProcessResult
@@ -28,6 +28,11 @@ public final class FakeProcessRunner: ProcessRunner, @unchecked Sendable {
     public var pending: [[String]] {
         lock.lock(); defer { lock.unlock() }
         return expectations.map(\.arguments)
+    }
+
+    /// Attached runs answer like captured ones (their output is not captured: it went to the terminal).
+    public func runAttached(_ arguments: [String], environment: [String: String]?) async throws -> Int32 {
+        try await run(arguments, workingDirectory: nil, environment: environment, timeout: nil).exitCode
     }
 
     public func run(_ arguments: [String], workingDirectory: String?, environment: [String: String]?, timeout: Double?) async throws -> ProcessResult {
@@ -70,11 +75,20 @@ public final class CapturedConsole: Console, @unchecked Sendable {
     public var stderrLines: [String] { lock.lock(); defer { lock.unlock() }; return errLines.flatMap { $0.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) } }
 }
 
-/// A fixed clock.
-public struct FixedClock: Clock {
-    public var date: Date
+/// A clock that stands still until something sleeps, then jumps forward by the sleep.
+public final class FixedClock: Clock, @unchecked Sendable {
+    private let lock = NSLock()
+    private var date: Date
+    public private(set) var slept: Double = 0
     public init(_ date: Date = Date(timeIntervalSince1970: 1_780_000_000)) { self.date = date }
-    public func now() -> Date { date }
+    public func now() -> Date { lock.lock(); defer { lock.unlock() }; return date }
+    public func sleep(seconds: Double) async throws {
+        lock.withLock {
+            date = date.addingTimeInterval(seconds)
+            slept += seconds
+        }
+        await Task.yield()
+    }
 }
 
 /// Deterministic bytes from a seed (xorshift); never for real secrets.

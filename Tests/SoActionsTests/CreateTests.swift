@@ -31,7 +31,7 @@ extension Harness {
         let d = try DeploymentFile.load(h.path("dep/deployment.yml"), fs: h.fs, diagnostics: DiagnosticSink())
         #expect(d == r.deployment)
         for id in [d.clusterID, d.deploymentID] { #expect(id.range(of: #"^laconic-[0-9a-z]+$"#, options: .regularExpression) != nil) }
-        #expect(d.stackSource == Harness.laconicStack("test"))
+        #expect(d.stackSource == Harness.laconicStackReal("test"))
         #expect(h.fs.isExecutable(h.path("dep/config/test/script.sh")) == h.fs.isExecutable(Path.join(Harness.laconic, "config/test/script.sh")))
         // Nothing but the spec and the directory were written next to it.
         #expect(try h.fs.list(h.tmp.path) == ["dep", "spec.yml"])

@@ -12,7 +12,7 @@ import SoTestSupport
         defer { h.tmp.cleanup() }
         try await InitAction(h.ctx).run(InitRequest(stack: Harness.laconicStack("test"), output: "spec.yml"))
         #expect(try h.read("spec.yml") == """
-        stack: \(Harness.laconicStack("test"))
+        stack: \(Harness.laconicStackReal("test"))
         deploy-to: k8s-kind
         network:
           ports:

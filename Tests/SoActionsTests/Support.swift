@@ -30,4 +30,6 @@ struct Harness {
 
     static var laconic: String { RepoPaths.laconicStacks }
     static func laconicStack(_ name: String) -> String { Path.join(RepoPaths.laconicStacks, "stacks", name) }
+    /// The stack directory as `so` records it (symlinks resolved).
+    static func laconicStackReal(_ name: String) -> String { LocalFileSystem().realpath(laconicStack(name)) }
 }

@@ -4,107 +4,119 @@ import SoBasics
 import SoCompose
 
 @Suite struct InterpolationTests {
-    let env = ["SET": "value", "EMPTY": "", "NUM": "5"]
+    let env = ["SET": "value", "EMPTY": "", "NUM": "5", "B": "bee"]
     func run(_ s: String) throws -> String { try Interpolation.interpolate(s) { env[$0] } }
 
-    @Test func everyForm() throws {
+    @Test func plainReferences() throws {
         #expect(try run("$SET") == "value")
         #expect(try run("${SET}") == "value")
         #expect(try run("${UNSET}") == "")
-        #expect(try run("${UNSET:-d}") == "d")
-        #expect(try run("${EMPTY:-d}") == "d")
-        #expect(try run("${EMPTY-d}") == "")
-        #expect(try run("${UNSET-d}") == "d")
-        #expect(try run("${SET:+alt}") == "alt")
-        #expect(try run("${EMPTY:+alt}") == "")
-        #expect(try run("${EMPTY+alt}") == "alt")
-        #expect(try run("${UNSET+alt}") == "")
-        #expect(try run("${SET:?must}") == "value")
-        #expect(try run("$$SET and $${SET}") == "$SET and ${SET}")
+        #expect(try run("$UNSET") == "")
         #expect(try run("http://${HOST:-h}:${NUM}/x") == "http://h:5/x")
-        #expect(try run("${A:-${B:-${SET}}}") == "value")
-        #expect(try run("${UNSET:-a ${SET} b}") == "a value b")
-        #expect(try run("cost: $ 5, trailing $") == "cost: $ 5, trailing $")
         #expect(try run("$SET_more") == "")  // the whole name is SET_more
         #expect(try run("${SET}_more") == "value_more")
+        #expect(try run("$SET-more $SET.x") == "value-more value.x")
+        #expect(try run("no dollars {here}") == "no dollars {here}")
+        #expect(try run("closing } alone") == "closing } alone")
     }
 
-    @Test func errors() throws {
-        #expect { try run("${UNSET:?set UNSET please}") } throws: { ($0 as! SoError).message == "required variable UNSET is missing: set UNSET please" }
-        #expect { try run("${EMPTY:?x}") } throws: { ($0 as! SoError).message.contains("EMPTY") }
-        #expect(throws: SoError.self) { try run("${UNSET?}") }
+    @Test func defaults() throws {
+        #expect(try run("${UNSET:-d}") == "d")
+        #expect(try run("${EMPTY:-d}") == "d")
+        #expect(try run("${SET:-d}") == "value")
+        #expect(try run("${UNSET-d}") == "d")
+        #expect(try run("${EMPTY-d}") == "")
+        #expect(try run("${SET-d}") == "value")
+        #expect(try run("${UNSET:-}") == "")
+        #expect(try run("${UNSET:-a b: c}") == "a b: c")
+        #expect(try run("${UNSET:-http://x:80/p?q=1}") == "http://x:80/p?q=1")
+    }
+
+    @Test func alternatives() throws {
+        #expect(try run("${SET:+alt}") == "alt")
+        #expect(try run("${EMPTY:+alt}") == "")
+        #expect(try run("${UNSET:+alt}") == "")
+        #expect(try run("${SET+alt}") == "alt")
+        #expect(try run("${EMPTY+alt}") == "alt")
+        #expect(try run("${UNSET+alt}") == "")
+        #expect(try run("${SET:+[$SET]}") == "[value]")
+    }
+
+    @Test func nested() throws {
+        #expect(try run("${A:-${B:-x}}") == "bee")
+        #expect(try run("${A:-${C:-x}}") == "x")
+        #expect(try run("${A:-${C:-${SET}}}") == "value")
+        #expect(try run("${UNSET:-a ${SET} b}") == "a value b")
+        #expect(try run("${UNSET:-$SET}") == "value")
+        #expect(try run("${UNSET:-${EMPTY:+no}yes}") == "yes")
+        #expect(try run("pre ${A:-${B}} mid ${C:-${D:-d}} post") == "pre bee mid d post")
+    }
+
+    @Test func dollarEscapesAndLoneDollars() throws {
+        #expect(try run("$$SET and $${SET}") == "$SET and ${SET}")
+        #expect(try run("$$") == "$")
+        #expect(try run("$$$SET") == "$value")
+        #expect(try run("cost: $ 5, trailing $") == "cost: $ 5, trailing $")
+        #expect(try run("$1 $- $.") == "$1 $- $.")
+        #expect(try run("${UNSET:-$$}") == "$")
+        #expect(try run("mysqladmin --password=\"$$(cat /run/secrets/p)\"") == "mysqladmin --password=\"$(cat /run/secrets/p)\"")
+    }
+
+    @Test func requiredVariables() throws {
+        #expect(try run("${SET:?must}") == "value")
+        #expect(try run("${SET?must}") == "value")
         #expect(try run("${EMPTY?x}") == "")
-        for bad in ["${", "${SET", "${SET:-x", "${}", "${1X}", "${SET:x}", "${SET!}"] {
-            #expect(throws: SoError.self, "\(bad)") { try run(bad) }
+        let e = soError { _ = try run("${UNSET:?set UNSET please}") }
+        #expect(e?.message == "required variable UNSET is missing: set UNSET please")
+        #expect(e?.hint != nil)
+        #expect(soError { _ = try run("${EMPTY:?x}") }?.message == "required variable EMPTY is missing: x")
+        #expect(soError { _ = try run("${UNSET?}") }?.message == "required variable UNSET is missing a value")
+        #expect(soError { _ = try run("${UNSET?need ${SET}}") }?.message == "required variable UNSET is missing: need value")
+    }
+
+    @Test func unusedDefaultsAreNotEvaluated() throws {
+        #expect(try run("${SET:-${UNSET:?never}}") == "value")
+        #expect(try run("${UNSET:+${UNSET:?never}}") == "")
+        #expect(soError { _ = try run("${UNSET:-${MISSING:?now}}") }?.message == "required variable MISSING is missing: now")
+        // …but they must still be well formed.
+        #expect(throws: SoError.self) { try run("${SET:-${}}") }
+    }
+
+    @Test func malformedExpressions() throws {
+        for bad in ["${", "${SET", "${SET:-x", "${}", "${1X}", "${SET:x}", "${SET!}", "${SET x}", "${ SET}", "${A:-${B}", "${-x}"] {
+            let e = soError { _ = try run(bad) }
+            #expect(e?.hint != nil, "\(bad)")
+            #expect(e?.message.first?.isLowercase == true, "\(bad)")
         }
+        #expect(soError { _ = try run("${SET:x}") }?.message.contains("SET") == true)
+        #expect(soError { _ = try run("abc ${NAME:-open") }?.message == "unterminated '${NAME:-open'")
+    }
+
+    @Test func lookupIsTheOnlySource() throws {
+        // HOME and PATH are set in any process environment; interpolation must not see them.
+        #expect(try Interpolation.interpolate("${HOME:-fallback} [$PATH]") { _ in nil } == "fallback []")
+        var asked: [String] = []
+        _ = try Interpolation.interpolate("$A ${B:-x} $$C") { asked.append($0); return nil }
+        #expect(asked == ["A", "B"])
+    }
+
+    @Test func unicodeSurvives() throws {
+        #expect(try run("ü€ ${SET}😀 $SET\u{301}") == "ü€ value😀 value\u{301}")
+        #expect(try run("$\u{301}") == "$\u{301}")
     }
 
     @Test func variablesReferenced() {
-        #expect(Interpolation.variables(in: "$A ${B:-${C}} $$D ${A}") == ["A", "B", "C"])
-    }
-}
-
-@Suite struct DotEnvTests {
-    @Test func parsesTheCommonForms() throws {
-        let text = """
-        # comment
-        A=1
-        export B=two words   # trailing comment
-        C='single # not comment'
-        D="line1\\nline2 \\"q\\" \\$HOME"
-        E=
-        F='multi
-        line'
-        G=a#b
-        """
-        let pairs = try DotEnv.parse(text, file: "x.env")
-        let d = Dictionary(uniqueKeysWithValues: pairs.map { ($0.key, $0.value) })
-        #expect(pairs.map(\.key) == ["A", "B", "C", "D", "E", "F", "G"])
-        #expect(d["B"] == "two words")
-        #expect(d["C"] == "single # not comment")
-        #expect(d["D"] == "line1\nline2 \"q\" $HOME")
-        #expect(d["E"] == "")
-        #expect(d["F"] == "multi\nline")
-        #expect(d["G"] == "a#b")
+        #expect(Interpolation.variables(in: "$A ${B:-${C}} $$D ${A} ${E:?msg ${F}} ${G:+${H}}") == ["A", "B", "C", "E", "F", "G", "H"])
+        #expect(Interpolation.variables(in: "plain text") == [])
+        #expect(Interpolation.variables(in: "$A ${") == ["A"])
     }
 
-    @Test func errorsNameTheLine() {
-        #expect { try DotEnv.parse("A=1\nnovalue\n", file: "x.env") } throws: { ($0 as! SoError).line == "x.env:2: line without '=': 'novalue'" }
-        #expect { try DotEnv.parse("A=1\nB=\"open\n", file: "x.env") } throws: { ($0 as! SoError).location?.line == 2 }
-        #expect(throws: SoError.self) { try DotEnv.parse("1BAD=x\n", file: "x.env") }
-    }
-
-    /// Any value written by encode reads back identically.
-    @Test func roundTripsAnyValue() throws {
-        let alphabet = Array("ab Z09_-./:@+,%=#'\"\\$\n\t\r!{}[]ü€ ")
-        var state: UInt64 = 0x12345678
-        var values = ["", " ", "plain", " lead", "trail ", "it's", "\"dq\"", "#hash", "a #b", "$HOME", "${X}", "back\\slash", "multi\nline\n", "\n", "tab\t", "ü€"]
-        for _ in 0..<3000 {
-            state = state &* 6364136223846793005 &+ 1442695040888963407
-            let len = Int(state >> 59)
-            var s = ""
-            for k in 0..<len { s.append(alphabet[Int((state >> UInt64(k * 3 % 50)) % UInt64(alphabet.count))]) }
-            values.append(s)
+    @Test func textWithoutReferencesIsUnchanged() throws {
+        var rng = SplitMix(state: 7)
+        let alphabet = Array("ab {}:-?+\"'\\\n#ü")
+        for _ in 0..<500 {
+            let s = String((0..<Int.random(in: 0...20, using: &rng)).map { _ in alphabet.randomElement(using: &rng)! })
+            #expect(try Interpolation.interpolate(s) { _ in "X" } == s)
         }
-        var text = ""
-        for (i, v) in values.enumerated() { text += DotEnv.encode(key: "K\(i)", value: v) + "\n" }
-        let parsed = try DotEnv.parse(text, file: "rt.env")
-        #expect(parsed.count == values.count)
-        for (i, v) in values.enumerated() where parsed[i].value != v {
-            Issue.record("value \(v.debugDescription) came back as \(parsed[i].value.debugDescription) from \(DotEnv.encode(key: "K", value: v).debugDescription)")
-        }
-    }
-}
-
-@Suite struct ShellWordsTests {
-    @Test func splitsLikeAShell() throws {
-        #expect(try ShellWords.split("a b  c") == ["a", "b", "c"])
-        #expect(try ShellWords.split("sh -c 'echo hi && ls'") == ["sh", "-c", "echo hi && ls"])
-        #expect(try ShellWords.split("say \"a \\\"q\\\" b\"") == ["say", "a \"q\" b"])
-        #expect(try ShellWords.split("a\\ b c") == ["a b", "c"])
-        #expect(try ShellWords.split("''") == [""])
-        #expect(try ShellWords.split("\"/a.sh && /run.sh\"\n") == ["/a.sh && /run.sh"])
-        #expect(throws: SoError.self) { try ShellWords.split("'open") }
-        #expect(throws: SoError.self) { try ShellWords.split("\"open") }
     }
 }

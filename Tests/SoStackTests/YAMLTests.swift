@@ -77,7 +77,7 @@ import SoTestSupport
                        "'q'", "\"dq\"", "multi\nline\n", "multi\nline", "ends\n\n", "tab\there", "back\\slash", "it's", "1e3", ".5", "true",
                        "@at", "%p", "*star", "&amp", "!bang", "{b}", "[l]", "x,y", "ünïcode", "\u{7}bell", "  \nindented first", "a\n  b\n",
                        "http://h:1/p?q=1#f", "$generate:hex:32$", "${VAR:-x}", "key=value"]
-        var rng = SeededEntropy(seed: 42)
+        let rng = SeededEntropy(seed: 42)
         var all = samples
         let alphabet = Array(" a1:#-'\"\\\n\t$={}[],&*!|>%@`?~.")
         for _ in 0..<400 {

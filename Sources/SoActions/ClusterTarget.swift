@@ -1,0 +1,112 @@
+import Foundation
+import SoBasics
+import SoKube
+import SoRender
+import SoStack
+
+/// How a command reaches the cluster: `--kubeconfig`/`--context`, the deployment's own kubeconfig
+/// (deploy-to k8s), or the host's shared kind cluster (deploy-to k8s-kind).
+public struct ClusterOptions: Sendable {
+    public var kubeconfig: String?
+    public var context: String?
+    /// kind only: create the cluster when none exists, load local images into it.
+    public var performClusterManagement: Bool
+
+    public init(kubeconfig: String? = nil, context: String? = nil, performClusterManagement: Bool = true) {
+        self.kubeconfig = kubeconfig
+        self.context = context
+        self.performClusterManagement = performClusterManagement
+    }
+}
+
+public struct ClusterTarget: Sendable {
+    public var connection: ClusterConnection
+    /// The kind cluster in use, when `so` manages it through the kind CLI.
+    public var kindCluster: String?
+    public var createdCluster = false
+}
+
+struct ClusterTargets {
+    let ctx: SoContext
+
+    func resolve(_ model: DeploymentModel, _ options: ClusterOptions, allowCreate: Bool) async throws -> ClusterTarget {
+        if options.kubeconfig != nil || options.context != nil || (model.deployTo == .k8sKind && ctx.environment["SO_KUBECONFIG"] != nil) {
+            let explicit = options.kubeconfig ?? (options.context == nil ? ctx.environment["SO_KUBECONFIG"] : nil)
+            let c = try Kubeconfig.resolve(explicit: explicit, context: options.context, environment: ctx.environment, fs: ctx.fs, diagnostics: ctx.diagnostics)
+            return ClusterTarget(connection: c, kindCluster: nil)
+        }
+        if model.deployTo == .k8s {
+            let kc = Path.join(model.directory, "kubeconfig.yml")
+            guard ctx.fs.isFile(kc) else {
+                throw SoError("\(kc) is missing", hint: "run 'so deploy create --update' with the spec's kube-config, or pass --kubeconfig")
+            }
+            let c = try Kubeconfig.resolve(explicit: kc, context: nil, environment: ctx.environment, fs: ctx.fs, diagnostics: ctx.diagnostics)
+            return ClusterTarget(connection: c, kindCluster: nil)
+        }
+        return try await kind(model, options, allowCreate: allowCreate)
+    }
+
+    /// One shared kind cluster per host: the deployment's own, else whichever exists, else a new one.
+    func kind(_ model: DeploymentModel, _ options: ClusterOptions, allowCreate: Bool) async throws -> ClusterTarget {
+        let wanted = model.spec.kindClusterName ?? model.identity.clusterID
+        let list = try await run(["kind", "get", "clusters"], what: "list kind clusters")
+        let clusters = list.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty && !$0.hasPrefix("No kind clusters") }
+        var name = wanted
+        var created = false
+        if clusters.contains(wanted) {
+            name = wanted
+        } else if let existing = clusters.first {
+            name = existing
+            ctx.say("using the host's kind cluster '\(existing)' (one cluster per host)")
+        } else if allowCreate && options.performClusterManagement {
+            let config = Path.join(model.directory, "kind-config.yml")
+            ctx.say("creating kind cluster '\(wanted)' (takes a minute or two)…")
+            _ = try await run(["kind", "create", "cluster", "--name", wanted, "--config", config], what: "create kind cluster \(wanted)", timeout: 900)
+            created = true
+        } else {
+            throw SoError("no kind cluster is running", hint: allowCreate ? "run start without --skip-cluster-management to create one" : "start the deployment first")
+        }
+        if !created { try await checkMounts(model, cluster: name) }
+        let kubeconfig = try await run(["kind", "get", "kubeconfig", "--name", name], what: "read the kubeconfig of kind cluster \(name)")
+        let c = try Kubeconfig.resolve(text: kubeconfig, label: "kind get kubeconfig --name \(name)", context: "kind-\(name)", fs: ctx.fs)
+        return ClusterTarget(connection: c, kindCluster: name, createdCluster: created)
+    }
+
+    /// kind applies extraMounts only when a cluster is created: refuse to start when a mount the
+    /// deployment needs is not active on the running node.
+    func checkMounts(_ model: DeploymentModel, cluster: String) async throws {
+        let needed = KindMounts.required(model, home: ctx.fs.homeDirectory)
+        guard !needed.isEmpty else { return }
+        guard let r = try? await ctx.processes.run(["docker", "inspect", "--format", "{{json .Mounts}}", "\(cluster)-control-plane"], workingDirectory: nil, environment: nil, timeout: 30),
+              r.exitCode == 0, let json = try? JSON.parse(Data(r.stdout.utf8)) else {
+            ctx.diagnostics.warn("cannot inspect the kind node's mounts (docker inspect failed); volumes with host paths may not be visible", hint: "check 'docker ps'")
+            return
+        }
+        let active = json.array.map { ($0["Source"]?.string ?? "", $0["Destination"]?.string ?? "") }
+        let missing = needed.filter { m in !active.contains { Path.normalize($0.0) == m.hostPath && Path.normalize($0.1) == m.containerPath } }
+        if !missing.isEmpty {
+            throw SoError("kind cluster '\(cluster)' lacks the mounts this deployment needs: " + missing.map { "\($0.hostPath) → \($0.containerPath)" }.joined(separator: ", "),
+                          hint: "kind applies mounts only at creation: set kind-mount-root to the cluster's umbrella mount, or recreate the cluster with this deployment's kind-config.yml")
+        }
+    }
+
+    @discardableResult
+    func run(_ args: [String], what: String, timeout: Double = 60) async throws -> String {
+        let r = try await ctx.processes.run(args, workingDirectory: nil, environment: nil, timeout: timeout)
+        guard r.exitCode == 0 else { throw SoError("cannot \(what): \(r.lastErrorLine)", hint: "run '\(args.joined(separator: " "))' by hand to see more") }
+        return r.stdout
+    }
+}
+
+/// The extraMounts a deployment needs on the kind node (the same rule as kind-config.yml).
+public enum KindMounts {
+    public static func required(_ model: DeploymentModel, home: String) -> [KindConfig.Mount] {
+        let root = model.spec.kindMountRoot.map { Path.normalize(Path.expandTilde($0, home: home)) }
+        let volumes: [(name: String, hostPath: String)] = model.spec.volumes.compactMap { v in
+            guard let p = v.path else { return nil }
+            let abs = p.hasPrefix("/") || p.hasPrefix("~") ? Path.normalize(Path.expandTilde(p, home: home)) : Path.absolute(p, relativeTo: model.directory)
+            return (v.name, abs)
+        }
+        return KindConfig(volumes: volumes, mountRoot: root, hostNetworkPorts: []).mounts
+    }
+}

@@ -1,0 +1,227 @@
+import Foundation
+import SoBasics
+import SoKube
+import SoStack
+
+/// A deployment, resolved and connected: what the read verbs share.
+struct Connected {
+    let model: DeploymentModel
+    let namespace: String
+    let client: ClusterClient
+    let target: ClusterTarget
+
+    static func open(_ ctx: SoContext, directory: String, cluster: ClusterOptions) async throws -> Connected {
+        let model = try DeploymentLoader.load(ctx.absolute(directory), fs: ctx.fs, diagnostics: ctx.diagnostics)
+        var options = cluster
+        options.performClusterManagement = false
+        let target = try await ClusterTargets(ctx: ctx).resolve(model, options, allowCreate: false)
+        return Connected(model: model, namespace: model.spec.namespace ?? KubeNames.label(model.id), client: try ctx.connect(target.connection), target: target)
+    }
+
+    /// Pods of the deployment: Deployments' (`app=<id>`) then Jobs' (`app=<id>-job`).
+    func pods() async throws -> [JSON] {
+        let pod = try ResourceType.of(apiVersion: "v1", kind: "Pod")
+        return try await client.list(pod, namespace: namespace, labelSelector: "app=\(model.id)")
+            + client.list(pod, namespace: namespace, labelSelector: "app=\(model.id)-job")
+    }
+}
+
+public struct PodInfo: Sendable, Encodable {
+    public var name: String
+    public var component: String
+    public var phase: String
+    public var ready: String
+    public var restarts: Int
+    public var ip: String
+    public var containers: [String]
+    public var ports: [String]
+}
+
+public struct DeploymentStatus: Sendable, Encodable {
+    public struct Workload: Sendable, Encodable {
+        public var kind: String
+        public var name: String
+        public var state: String
+        public var ready: Bool
+    }
+    public var deployment: String
+    public var namespace: String
+    public var cluster: String
+    public var workloads: [Workload]
+    public var ingressHosts: [String]
+    public var pods: [PodInfo]
+    public var ready: Bool
+}
+
+/// `ps`, `status`, `logs`, `exec` and `restart` of a deployment directory.
+public struct ObserveAction {
+    public let ctx: SoContext
+    public init(_ ctx: SoContext) { self.ctx = ctx }
+
+    public func ps(_ directory: String, cluster: ClusterOptions) async throws -> [PodInfo] {
+        let c = try await Connected.open(ctx, directory: directory, cluster: cluster)
+        return try await c.pods().map(Self.podInfo)
+    }
+
+    static func podInfo(_ p: JSON) -> PodInfo {
+        let statuses = p.at("status", "containerStatuses")?.array ?? []
+        let containers = p.at("spec", "containers")?.array ?? []
+        let ready = statuses.filter { $0["ready"]?.bool == true }.count
+        var phase = p.at("status", "phase")?.string ?? "Unknown"
+        if p.at("metadata", "deletionTimestamp") != nil { phase = "Terminating" }
+        for s in statuses { if let r = s.at("state", "waiting", "reason")?.string { phase = r } }
+        let ports = containers.flatMap { c in (c["ports"]?.array ?? []).compactMap { $0["containerPort"]?.int }.map { "\(c["name"]?.string ?? "?"):\($0)" } }
+        return PodInfo(name: p.name, component: p.labels["app.kubernetes.io/component"] ?? "", phase: phase, ready: "\(ready)/\(containers.count)",
+                       restarts: statuses.compactMap { $0["restartCount"]?.int }.reduce(0, +), ip: p.at("status", "podIP")?.string ?? "",
+                       containers: containers.compactMap { $0["name"]?.string }, ports: ports)
+    }
+
+    public func status(_ directory: String, cluster: ClusterOptions) async throws -> DeploymentStatus {
+        let c = try await Connected.open(ctx, directory: directory, cluster: cluster)
+        var workloads: [DeploymentStatus.Workload] = []
+        for d in try await c.client.list(try ResourceType.of(apiVersion: "apps/v1", kind: "Deployment"), namespace: c.namespace, labelSelector: "app=\(c.model.id)") {
+            let pending = Waiter.deploymentPending(d)
+            let want = d.at("spec", "replicas")?.int ?? 1
+            workloads.append(.init(kind: "Deployment", name: d.name, state: pending ?? "\(want)/\(want) available", ready: pending == nil))
+        }
+        for j in try await c.client.list(try ResourceType.of(apiVersion: "batch/v1", kind: "Job"), namespace: c.namespace, labelSelector: "app=\(c.model.id)") {
+            let succeeded = (j.at("status", "succeeded")?.int ?? 0) >= 1
+            let failed = (j.at("status", "failed")?.int ?? 0) >= 1
+            workloads.append(.init(kind: "Job", name: j.name, state: succeeded ? "complete" : failed ? "failed" : "running", ready: succeeded))
+        }
+        var hosts: [String] = []
+        for i in try await c.client.list(try ResourceType.of(apiVersion: "networking.k8s.io/v1", kind: "Ingress"), namespace: c.namespace, labelSelector: "app=\(c.model.id)") {
+            for r in i.at("spec", "rules")?.array ?? [] { if let h = r["host"]?.string { hosts.append(h) } }
+        }
+        let pods = try await c.pods().map(Self.podInfo)
+        return DeploymentStatus(deployment: c.model.id, namespace: c.namespace, cluster: c.target.kindCluster.map { "kind:\($0)" } ?? c.target.connection.contextName,
+                                workloads: workloads, ingressHosts: hosts, pods: pods, ready: !workloads.isEmpty && workloads.allSatisfy(\.ready))
+    }
+
+    public struct LogsRequest: Sendable {
+        public var directory: String
+        public var cluster: ClusterOptions
+        public var services: [String]
+        public var tail: Int?
+        public var follow: Bool
+        public var sinceSeconds: Int?
+        public init(directory: String, cluster: ClusterOptions = ClusterOptions(), services: [String] = [], tail: Int? = nil, follow: Bool = false, sinceSeconds: Int? = nil) {
+            self.directory = directory
+            self.cluster = cluster
+            self.services = services
+            self.tail = tail
+            self.follow = follow
+            self.sinceSeconds = sinceSeconds
+        }
+    }
+
+    /// Logs of every container of every pod (or of the named services), each line prefixed with its source.
+    public func logs(_ req: LogsRequest) async throws {
+        let c = try await Connected.open(ctx, directory: req.directory, cluster: req.cluster)
+        let pods = try await c.pods()
+        let wanted = Set(req.services.map { KubeNames.label($0) })
+        var sources: [(pod: String, container: String)] = []
+        for p in pods {
+            for container in ((p.at("spec", "initContainers")?.array ?? []) + (p.at("spec", "containers")?.array ?? [])).compactMap({ $0["name"]?.string })
+                where wanted.isEmpty || wanted.contains(container) {
+                sources.append((p.name, container))
+            }
+        }
+        if sources.isEmpty {
+            throw SoError(pods.isEmpty ? "no pods are running for \(c.model.id)" : "no container named \(req.services.joined(separator: ", "))",
+                          hint: pods.isEmpty ? "start the deployment first: so deployment --dir D start" : "services: " + Set(pods.flatMap { Self.podInfo($0).containers }).sorted().joined(separator: ", "))
+        }
+        let multiPod = Set(sources.map(\.pod)).count > 1
+        let options = { (container: String) in LogOptions(container: container, follow: req.follow, tailLines: req.tail, sinceSeconds: req.sinceSeconds) }
+        let console = ctx.console
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for s in sources {
+                let prefix = multiPod ? "\(s.pod)/\(s.container) | " : "\(s.container) | "
+                let stream = c.client.logs(namespace: c.namespace, pod: s.pod, options: options(s.container))
+                let job: @Sendable () async throws -> Void = {
+                    var pending = ""
+                    for try await chunk in stream {
+                        pending += chunk
+                        while let nl = pending.firstIndex(of: "\n") {
+                            console.out(prefix + pending[..<nl])
+                            pending = String(pending[pending.index(after: nl)...])
+                        }
+                    }
+                    if !pending.isEmpty { console.out(prefix + pending) }
+                }
+                if req.follow { group.addTask(operation: job) } else { try await job() }
+            }
+            try await group.waitForAll()
+        }
+    }
+
+    /// Runs a command in a service's container through kubectl and returns its exit code.
+    public func exec(_ directory: String, cluster: ClusterOptions, service: String, command: [String], interactive: Bool, tty: Bool) async throws -> Int32 {
+        let c = try await Connected.open(ctx, directory: directory, cluster: cluster)
+        let container = KubeNames.label(service)
+        let pods = try await c.pods().filter { p in (p.at("spec", "containers")?.array ?? []).contains { $0["name"]?.string == container } }
+        guard let pod = pods.first(where: { $0.at("status", "phase")?.string == "Running" }) ?? pods.first else {
+            let all = Set(try await c.pods().flatMap { Self.podInfo($0).containers }).sorted()
+            throw SoError("no running pod has a container named \(service)", hint: all.isEmpty ? "start the deployment first" : "services: \(all.joined(separator: ", "))")
+        }
+        var args = ["kubectl"] + kubectlTarget(c, cluster: cluster) + ["-n", c.namespace, "exec"]
+        if interactive { args.append("-i") }
+        if tty { args.append("-t") }
+        args += [pod.name, "-c", container, "--"] + (command.isEmpty ? ["sh"] : command)
+        guard let attached = ctx.processes as? AttachedProcessRunner else {
+            let r = try await ctx.processes.run(args, workingDirectory: nil, environment: nil, timeout: nil)
+            ctx.console.out(r.stdout)
+            return r.exitCode
+        }
+        return try await attached.runAttached(args, environment: nil)
+    }
+
+    /// kubectl flags that reach the same cluster `so` uses.
+    func kubectlTarget(_ c: Connected, cluster: ClusterOptions) -> [String] {
+        var flags: [String] = []
+        if let k = cluster.kubeconfig { flags += ["--kubeconfig", ctx.absolute(k)] } else if c.model.deployTo == .k8s {
+            flags += ["--kubeconfig", Path.join(c.model.directory, "kubeconfig.yml")]
+        } else if cluster.context == nil, let k = ctx.environment["SO_KUBECONFIG"] {
+            flags += ["--kubeconfig", k]
+        }
+        flags += ["--context", c.target.connection.contextName]
+        return flags
+    }
+
+    /// Rolling restart of the deployment's Deployments (as `kubectl rollout restart`), then a wait.
+    public func restart(_ directory: String, cluster: ClusterOptions, wait: Bool, timeout: Double) async throws {
+        let c = try await Connected.open(ctx, directory: directory, cluster: cluster)
+        let type = try ResourceType.of(apiVersion: "apps/v1", kind: "Deployment")
+        let stamp = ISO8601DateFormatter().string(from: ctx.clock.now())
+        let patch = Data("{\"spec\":{\"template\":{\"metadata\":{\"annotations\":{\"kubectl.kubernetes.io/restartedAt\":\"\(stamp)\"}}}}}".utf8)
+        var names: [String] = []
+        for d in try await c.client.list(type, namespace: c.namespace, labelSelector: "app=\(c.model.id)") {
+            _ = try await c.client.patch(type, name: d.name, namespace: c.namespace, mergePatch: patch)
+            names.append(d.name)
+        }
+        ctx.say("restarting \(names.joined(separator: ", "))")
+        if wait {
+            let objects = names.map { KubeObject(apiVersion: "apps/v1", kind: "Deployment", name: $0, namespace: c.namespace) }
+            try await Waiter(ctx: ctx, client: c.client, namespace: c.namespace, model: c.model)
+                .wait(for: objects, timeout: timeout, progress: ProgressReporter(ctx: ctx, mode: .plain))
+        }
+    }
+}
+
+extension ObserveAction {
+    /// Makes new values for generated keys (all, or `keys`), then restarts the workloads.
+    public func rotateSecrets(_ directory: String, cluster: ClusterOptions, keys: [String], timeout: Double) async throws -> [String] {
+        let c = try await Connected.open(ctx, directory: directory, cluster: cluster)
+        let secrets = GeneratedSecrets(ctx: ctx, model: c.model, namespace: c.namespace)
+        let generatedKeys = c.model.spec.config.filter { GenerateToken.contains($0.value) }.map(\.key)
+        for k in keys where !generatedKeys.contains(k) {
+            throw SoError("\(k) is not a generated secret of this deployment", hint: generatedKeys.isEmpty ? "the spec has no $generate values" : "generated keys: \(generatedKeys.joined(separator: ", "))")
+        }
+        let existing = try await c.client.get(try ResourceType.of(apiVersion: "v1", kind: "Secret"), name: secrets.name, namespace: c.namespace)
+        let desired = try secrets.desired(existing: existing, rotate: Set(keys.isEmpty ? generatedKeys : keys))
+        _ = try await c.client.apply(desired.object, fieldManager: "so", force: true)
+        ctx.say("rotated \(desired.generated.joined(separator: ", "))")
+        try await restart(directory, cluster: cluster, wait: true, timeout: timeout)
+        return desired.generated
+    }
+}

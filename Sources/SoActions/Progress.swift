@@ -1,0 +1,34 @@
+import Foundation
+import SoBasics
+
+public enum ProgressMode: String, Sendable, CaseIterable { case auto, plain, json }
+
+/// One line per phase: plain text (with a marker on a terminal) or JSON lines for CI.
+struct ProgressReporter {
+    let ctx: SoContext
+    let mode: ProgressMode
+
+    var json: Bool { mode == .json }
+
+    func phase(_ name: String, _ detail: String = "") {
+        if ctx.options.quiet { return }
+        if json {
+            ctx.console.out(YValueJSON.object(["event": "phase", "phase": name, "detail": detail]))
+        } else {
+            ctx.console.out((ctx.console.isTerminal && mode == .auto ? "▸ " : "") + name + (detail.isEmpty ? "" : " " + detail))
+        }
+    }
+
+    func done(_ message: String) {
+        if ctx.options.quiet { return }
+        if json { ctx.console.out(YValueJSON.object(["event": "done", "message": message])) } else { ctx.console.out(message) }
+    }
+}
+
+enum YValueJSON {
+    static func object(_ pairs: [String: String]) -> String {
+        let e = JSONEncoder()
+        e.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? String(decoding: e.encode(pairs), as: UTF8.self)) ?? "{}"
+    }
+}

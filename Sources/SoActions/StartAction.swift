@@ -1,0 +1,145 @@
+import Foundation
+import SoBasics
+import SoKube
+import SoRender
+import SoStack
+
+public struct StartRequest: Sendable {
+    public var directory: String
+    public var cluster: ClusterOptions
+    public var wait: Bool
+    public var timeout: Double
+    public var progress: ProgressMode
+
+    public init(directory: String, cluster: ClusterOptions = ClusterOptions(), wait: Bool = true, timeout: Double = 300, progress: ProgressMode = .auto) {
+        self.directory = directory
+        self.cluster = cluster
+        self.wait = wait
+        self.timeout = timeout
+        self.progress = progress
+    }
+}
+
+public struct StartReport: Sendable {
+    public var namespace: String
+    public var applied: [String] = []
+    public var skipped: [String] = []
+    public var pruned: [String] = []
+    public var generatedSecrets: [String] = []
+}
+
+/// `so deployment start`: render, reach the cluster, apply in order with server-side apply, prune what
+/// left the manifest, then wait until Deployments are available and Jobs complete.
+public struct StartAction {
+    public let ctx: SoContext
+    public init(_ ctx: SoContext) { self.ctx = ctx }
+
+    /// Apply phases, in order; kinds not listed go last.
+    static let phases = ["Namespace", "Secret", "ConfigMap", "PersistentVolume", "PersistentVolumeClaim", "Service", "EndpointSlice",
+                         "Deployment", "Job", "Ingress", "NetworkPolicy"]
+    /// Namespaced kinds `start` prunes when they leave the manifest (volumes are kept: data).
+    static let prunable = ["Ingress", "Deployment", "Job", "Service", "EndpointSlice", "ConfigMap", "Secret", "NetworkPolicy"]
+
+    @discardableResult
+    public func run(_ req: StartRequest) async throws -> StartReport {
+        let progress = ProgressReporter(ctx: ctx, mode: req.progress)
+        let (model, manifest) = try RenderAction(ctx).load(req.directory)
+        let namespace = manifest.objects.first { $0.kind == "Namespace" }?.name ?? model.id
+        var report = StartReport(namespace: namespace)
+
+        progress.phase("cluster", "connecting")
+        let target = try await ClusterTargets(ctx: ctx).resolve(model, req.cluster, allowCreate: true)
+        let client = try ctx.connect(target.connection)
+        if let kind = target.kindCluster, req.cluster.performClusterManagement {
+            try await ImageLoader(ctx: ctx).load(manifest: manifest, model: model, cluster: kind, progress: progress)
+        }
+
+        try await checkOwnership(client, namespace: namespace, model: model)
+
+        var objects = manifest.objects
+        let secrets = GeneratedSecrets(ctx: ctx, model: model, namespace: namespace)
+        if secrets.isNeeded {
+            let existing = try await client.get(try ResourceType.of(apiVersion: "v1", kind: "Secret"), name: secrets.name, namespace: namespace)
+            let desired = try secrets.desired(existing: existing)
+            report.generatedSecrets = desired.generated
+            let at = objects.firstIndex { $0.kind != "Namespace" } ?? objects.count
+            objects.insert(desired.object, at: at)
+        }
+
+        for phase in Self.phases + ["*"] {
+            let batch = objects.filter { phase == "*" ? !Self.phases.contains($0.kind) : $0.kind == phase }
+            guard !batch.isEmpty else { continue }
+            progress.phase("applying", "\(batch.count) \(phase == "*" ? "other object" : phase)\(batch.count == 1 ? "" : "s")")
+            let results = try await applyAll(batch, client: client)
+            report.applied += results.applied
+            report.skipped += results.skipped
+        }
+        report.pruned = try await prune(client, namespace: namespace, model: model, keep: objects)
+        if !report.pruned.isEmpty { progress.phase("pruned", report.pruned.joined(separator: ", ")) }
+
+        if req.wait {
+            progress.phase("waiting", "for Deployments to be available and Jobs to complete (timeout \(Int(req.timeout))s)")
+            try await Waiter(ctx: ctx, client: client, namespace: namespace, model: model).wait(for: manifest.objects, timeout: req.timeout, progress: progress)
+        }
+        progress.done("started \(model.id) in namespace \(namespace)" + (target.kindCluster.map { " on kind cluster \($0)" } ?? " (context \(target.connection.contextName))"))
+        return report
+    }
+
+    /// A namespace annotated for another deployment directory is never taken over.
+    func checkOwnership(_ client: ClusterClient, namespace: String, model: DeploymentModel) async throws {
+        guard let ns = try await client.get(try ResourceType.of(apiVersion: "v1", kind: "Namespace"), name: namespace, namespace: nil) else { return }
+        if let owner = ns.annotations["laconic.com/deployment-dir"], owner != model.directory {
+            throw SoError("namespace \(namespace) belongs to another deployment directory: \(owner)",
+                          hint: "stop that deployment first, or set 'namespace:' in this spec to another name")
+        }
+    }
+
+    /// Applies a phase with bounded concurrency; Jobs are created once and never re-run.
+    func applyAll(_ batch: [KubeObject], client: ClusterClient) async throws -> (applied: [String], skipped: [String]) {
+        var applied: [String] = [], skipped: [String] = []
+        try await withThrowingTaskGroup(of: (String, Bool).self) { group in
+            var next = 0
+            func launch() throws {
+                let o = batch[next]
+                next += 1
+                group.addTask {
+                    if o.kind == "Job", try await client.get(try ResourceType.of(o), name: o.name, namespace: o.namespace) != nil {
+                        return (o.reference, false)
+                    }
+                    _ = try await client.apply(o, fieldManager: "so", force: true)
+                    return (o.reference, true)
+                }
+            }
+            while next < min(8, batch.count) { try launch() }
+            while let (ref, didApply) = try await group.next() {
+                if didApply { applied.append(ref) } else { skipped.append(ref) }
+                if next < batch.count { try launch() }
+            }
+        }
+        return (applied, skipped)
+    }
+
+    /// Deletes this deployment's objects that are no longer rendered (volumes excepted).
+    func prune(_ client: ClusterClient, namespace: String, model: DeploymentModel, keep: [KubeObject]) async throws -> [String] {
+        let selector = "app.kubernetes.io/instance=\(model.id),app.kubernetes.io/managed-by=so"
+        var pruned: [String] = []
+        for kind in Self.prunable {
+            let type = try ResourceType.known.first { $0.kind == kind }.map { $0 } ?? ResourceType.of(apiVersion: "v1", kind: kind)
+            for item in try await client.list(type, namespace: namespace, labelSelector: selector) {
+                let name = item.name
+                if keep.contains(where: { $0.kind == kind && $0.name == name }) { continue }
+                _ = try await client.delete(type, name: name, namespace: namespace, propagation: .background)
+                pruned.append("\(kind) \(name)")
+            }
+        }
+        for kind in ["PersistentVolumeClaim", "PersistentVolume"] {
+            let type = ResourceType.known.first { $0.kind == kind }!
+            for item in try await client.list(type, namespace: type.namespaced ? namespace : nil, labelSelector: selector)
+                where !keep.contains(where: { $0.kind == kind && $0.name == item.name }) {
+                ctx.diagnostics.warn("\(kind) \(item.name) is no longer in the deployment; kept with its data",
+                                     hint: "'so deployment --dir D stop --delete-volumes' removes it")
+            }
+        }
+        return pruned
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import SoBasics
+import SoKube
+import SoStack
+
+public struct StopRequest: Sendable {
+    public var directory: String
+    public var cluster: ClusterOptions
+    public var deleteVolumes: Bool
+    public var deleteNamespace: Bool
+    public var timeout: Double
+
+    public init(directory: String, cluster: ClusterOptions = ClusterOptions(performClusterManagement: false), deleteVolumes: Bool = false,
+                deleteNamespace: Bool = false, timeout: Double = 120) {
+        self.directory = directory
+        self.cluster = cluster
+        self.deleteVolumes = deleteVolumes
+        self.deleteNamespace = deleteNamespace
+        self.timeout = timeout
+    }
+}
+
+/// `so deployment stop`: deletes the deployment's labelled objects and returns when they are gone.
+/// Volumes (and the generated-secrets Secret, which data in them may depend on) stay unless
+/// `--delete-volumes`; the namespace stays unless `--delete-namespace`; the kind cluster is deleted only
+/// with `--perform-cluster-management`.
+public struct StopAction {
+    public let ctx: SoContext
+    public init(_ ctx: SoContext) { self.ctx = ctx }
+
+    static let order = ["Ingress", "Deployment", "Job", "Service", "EndpointSlice", "ConfigMap", "Secret", "NetworkPolicy", "Pod"]
+
+    @discardableResult
+    public func run(_ req: StopRequest) async throws -> [String] {
+        let dir = ctx.absolute(req.directory)
+        let model = try DeploymentLoader.load(dir, fs: ctx.fs, diagnostics: ctx.diagnostics)
+        let namespace = model.spec.namespace ?? KubeNames.label(model.id)
+        let target = try await ClusterTargets(ctx: ctx).resolve(model, req.cluster, allowCreate: false)
+        let client = try ctx.connect(target.connection)
+        let selector = "app=\(model.id)"
+        var kinds = Self.order
+        if req.deleteVolumes { kinds.append("PersistentVolumeClaim") }
+        var deleted: [(ResourceType, String, String?)] = []
+        for kind in kinds {
+            let type = ResourceType.known.first { $0.kind == kind }!
+            for item in try await client.list(type, namespace: namespace, labelSelector: selector) {
+                if kind == "Secret", !req.deleteVolumes, item.name == "\(model.id)-generated-secrets" { continue }
+                if try await client.delete(type, name: item.name, namespace: namespace, propagation: .background) {
+                    deleted.append((type, item.name, namespace))
+                }
+            }
+            // Job pods carry app=<id>-job.
+            if kind == "Pod" {
+                for item in try await client.list(type, namespace: namespace, labelSelector: "app=\(model.id)-job") {
+                    if try await client.delete(type, name: item.name, namespace: namespace, propagation: .background) { deleted.append((type, item.name, namespace)) }
+                }
+            }
+        }
+        if req.deleteVolumes {
+            let pv = ResourceType.known.first { $0.kind == "PersistentVolume" }!
+            for item in try await client.list(pv, namespace: nil, labelSelector: selector) {
+                if try await client.delete(pv, name: item.name, namespace: nil, propagation: .background) { deleted.append((pv, item.name, nil)) }
+            }
+        }
+        try await waitGone(client, deleted, timeout: req.timeout)
+        if req.deleteNamespace {
+            let ns = ResourceType.known.first { $0.kind == "Namespace" }!
+            if let existing = try await client.get(ns, name: namespace, namespace: nil) {
+                if let owner = existing.annotations["laconic.com/deployment-dir"], owner != dir {
+                    throw SoError("namespace \(namespace) belongs to another deployment directory: \(owner)", hint: "it was left in place; stop that deployment instead")
+                }
+                _ = try await client.delete(ns, name: namespace, namespace: nil, propagation: .background)
+                try await waitGone(client, [(ns, namespace, nil)], timeout: req.timeout)
+            }
+        }
+        if req.cluster.performClusterManagement, let kind = target.kindCluster {
+            ctx.say("deleting kind cluster \(kind)")
+            let r = try await ctx.processes.run(["kind", "delete", "cluster", "--name", kind], workingDirectory: nil, environment: nil, timeout: 300)
+            guard r.exitCode == 0 else { throw SoError("cannot delete kind cluster \(kind): \(r.lastErrorLine)", hint: "run 'kind delete cluster --name \(kind)' by hand") }
+        }
+        ctx.say("stopped \(model.id): deleted \(deleted.count) object\(deleted.count == 1 ? "" : "s")" +
+                (req.deleteVolumes ? " (volumes too)" : "; volumes kept") + (req.deleteNamespace ? ", namespace deleted" : ""))
+        return deleted.map { "\($0.0.kind) \($0.1)" }
+    }
+
+    /// Polls until every deleted object is gone, bounded by `timeout`.
+    func waitGone(_ client: ClusterClient, _ objects: [(ResourceType, String, String?)], timeout: Double) async throws {
+        let start = ctx.clock.now()
+        var remaining = objects
+        while !remaining.isEmpty {
+            var still: [(ResourceType, String, String?)] = []
+            for o in remaining where try await client.get(o.0, name: o.1, namespace: o.2) != nil { still.append(o) }
+            remaining = still
+            if remaining.isEmpty { return }
+            if ctx.clock.now().timeIntervalSince(start) >= timeout {
+                throw SoError("timed out after \(Int(timeout))s waiting for \(remaining.count) object(s) to go, e.g. \(remaining[0].0.kind) \(remaining[0].1)",
+                              hint: "a finalizer may hold it; look at 'kubectl get \(remaining[0].0.plural) \(remaining[0].1) -o yaml'")
+            }
+            try await ctx.clock.sleep(seconds: 1)
+        }
+    }
+}

@@ -1,0 +1,174 @@
+import Foundation
+import SoBasics
+import SoKube
+import SoRender
+import SoStack
+
+/// Waits until Deployments are available and Jobs complete; a failure names the object and why
+/// (ImagePullBackOff with the image, CrashLoopBackOff with the last log lines, Unschedulable with the
+/// scheduler's message, a Pending claim).
+struct Waiter {
+    let ctx: SoContext
+    let client: ClusterClient
+    let namespace: String
+    let model: DeploymentModel
+
+    struct Problem {
+        var fatal: Bool
+        var message: String
+        var hint: String
+    }
+
+    func wait(for objects: [KubeObject], timeout: Double, progress: ProgressReporter) async throws {
+        let deploymentType = try ResourceType.of(apiVersion: "apps/v1", kind: "Deployment")
+        let jobType = try ResourceType.of(apiVersion: "batch/v1", kind: "Job")
+        let deployments = objects.filter { $0.kind == "Deployment" }.map(\.name)
+        let jobs = objects.filter { $0.kind == "Job" }.map(\.name)
+        let start = ctx.clock.now()
+        var lastState = ""
+        while true {
+            var pending: [String] = []
+            for name in deployments {
+                guard let d = try await client.get(deploymentType, name: name, namespace: namespace) else { pending.append("Deployment \(name) (missing)"); continue }
+                if let state = Self.deploymentPending(d) { pending.append("Deployment \(name) (\(state))") }
+            }
+            for name in jobs {
+                guard let j = try await client.get(jobType, name: name, namespace: namespace) else { pending.append("Job \(name) (missing)"); continue }
+                if (j.at("status", "succeeded")?.int ?? 0) >= 1 { continue }
+                if (j.at("status", "failed")?.int ?? 0) >= 1 || j.at("status", "conditions")?.array.contains(where: { $0["type"]?.string == "Failed" && $0["status"]?.string == "True" }) == true {
+                    let why = try await diagnose().first { $0.message.contains(name) || $0.fatal }
+                    throw SoError("Job \(namespace)/\(name) failed" + (why.map { ": \($0.message)" } ?? ""),
+                                  hint: why?.hint ?? "see 'so deployment --dir D logs' for its output")
+                }
+                pending.append("Job \(name) (running)")
+            }
+            if pending.isEmpty { return }
+            let problems = try await diagnose()
+            if let fatal = problems.first(where: \.fatal) { throw SoError(fatal.message, hint: fatal.hint) }
+            let elapsed = ctx.clock.now().timeIntervalSince(start)
+            if elapsed >= timeout {
+                let reason = problems.first.map { ": \($0.message)" } ?? ""
+                throw SoError("timed out after \(Int(timeout))s waiting for \(pending.joined(separator: ", "))\(reason)",
+                              hint: problems.first?.hint ?? "raise --timeout, or look at 'so deployment --dir D status'")
+            }
+            let state = pending.joined(separator: ", ")
+            if state != lastState { progress.phase("waiting", state); lastState = state }
+            try await ctx.clock.sleep(seconds: 2)
+        }
+    }
+
+    /// nil when available; else a short state.
+    static func deploymentPending(_ d: JSON) -> String? {
+        let want = d.at("spec", "replicas")?.int ?? 1
+        let generation = d.at("metadata", "generation")?.int ?? 0
+        let observed = d.at("status", "observedGeneration")?.int ?? 0
+        let updated = d.at("status", "updatedReplicas")?.int ?? 0
+        let available = d.at("status", "availableReplicas")?.int ?? 0
+        if want == 0 { return nil }
+        if observed < generation { return "rollout not observed yet" }
+        if updated >= want && available >= want { return nil }
+        return "\(available)/\(want) available"
+    }
+
+    /// What the deployment's pods and claims report.
+    func diagnose() async throws -> [Problem] {
+        var problems: [Problem] = []
+        let pods = try await client.list(try ResourceType.of(apiVersion: "v1", kind: "Pod"), namespace: namespace, labelSelector: "app.kubernetes.io/instance=\(model.id)")
+        for pod in pods {
+            let name = pod.name
+            let statuses = (pod.at("status", "initContainerStatuses")?.array ?? []) + (pod.at("status", "containerStatuses")?.array ?? [])
+            for c in statuses {
+                let container = c["name"]?.string ?? "?"
+                guard let waiting = c.at("state", "waiting"), let reason = waiting["reason"]?.string else { continue }
+                let message = (waiting["message"]?.string ?? "").replacingOccurrences(of: "\n", with: " ")
+                switch reason {
+                case "ImagePullBackOff", "ErrImagePull", "InvalidImageName", "ErrImageNeverPull":
+                    let image = c["image"]?.string ?? "?"
+                    problems.append(Problem(fatal: true, message: "pod \(namespace)/\(name) container \(container) cannot pull image \(image) (\(reason))",
+                                            hint: image.hasSuffix(":local") ? "build it ('so build-containers') and start again: kind loads local images" : "check the image name and tag, and the registry's credentials (image-pull-secret)"))
+                case "CrashLoopBackOff":
+                    let tail = try await lastLines(pod: name, container: container)
+                    problems.append(Problem(fatal: true, message: "pod \(namespace)/\(name) container \(container) keeps crashing (CrashLoopBackOff)" + (tail.isEmpty ? "" : "; last log lines: \(tail)"),
+                                            hint: "see 'so deployment --dir D logs \(container)'"))
+                case "CreateContainerConfigError", "CreateContainerError":
+                    problems.append(Problem(fatal: true, message: "pod \(namespace)/\(name) container \(container) cannot start (\(reason)): \(message)",
+                                            hint: "a Secret, ConfigMap or key it references is missing"))
+                default:
+                    problems.append(Problem(fatal: false, message: "pod \(namespace)/\(name) container \(container) is waiting (\(reason))", hint: message.isEmpty ? "see 'so deployment --dir D status'" : message))
+                }
+            }
+            for cond in pod.at("status", "conditions")?.array ?? [] where cond["type"]?.string == "PodScheduled" && cond["status"]?.string == "False" {
+                let msg = (cond["message"]?.string ?? cond["reason"]?.string ?? "").replacingOccurrences(of: "\n", with: " ")
+                problems.append(Problem(fatal: false, message: "pod \(namespace)/\(name) cannot be scheduled: \(msg)",
+                                        hint: "lower the spec's resources, or free capacity on the cluster"))
+            }
+        }
+        for pvc in try await client.list(try ResourceType.of(apiVersion: "v1", kind: "PersistentVolumeClaim"), namespace: namespace,
+                                         labelSelector: "app.kubernetes.io/instance=\(model.id)") where pvc.at("status", "phase")?.string == "Pending" {
+            problems.append(Problem(fatal: false, message: "PersistentVolumeClaim \(namespace)/\(pvc.name) is Pending",
+                                    hint: "the cluster has no default StorageClass, or the claim's PersistentVolume does not match"))
+        }
+        return problems
+    }
+
+    func lastLines(pod: String, container: String) async throws -> String {
+        var text = ""
+        do {
+            for try await chunk in client.logs(namespace: namespace, pod: pod, options: LogOptions(container: container, tailLines: 5)) { text += chunk }
+        } catch { return "" }
+        return text.split(separator: "\n").suffix(5).joined(separator: " | ")
+    }
+}
+
+/// Loads the stack's local images into the kind node on every start when the node lacks them or has
+/// an older build (image IDs compared).
+struct ImageLoader {
+    let ctx: SoContext
+
+    func load(manifest: Manifest, model: DeploymentModel, cluster: String, progress: ProgressReporter) async throws {
+        var images: [String] = []
+        for o in manifest.objects where o.kind == "Deployment" || o.kind == "Job" {
+            for image in Self.images(in: o.value) where !images.contains(image) { images.append(image) }
+        }
+        let overrides = Set(model.spec.sections.imageOverrides.map(\.image))
+        let local = images.filter { $0.hasSuffix(":local") || overrides.contains($0) }
+        for image in local {
+            let mine: ProcessResult
+            do {
+                mine = try await ctx.processes.run(["docker", "image", "inspect", "--format", "{{.Id}}", image], workingDirectory: nil, environment: nil, timeout: 30)
+            } catch {
+                ctx.diagnostics.warn("cannot check local image \(image): docker is not available", hint: "install Docker to load locally built images into kind")
+                return
+            }
+            guard mine.exitCode == 0 else {
+                if image.hasSuffix(":local") {
+                    ctx.diagnostics.warn("image \(image) is not built on this host", hint: "run 'so build-containers' before start")
+                }
+                continue
+            }
+            let node = try? await ctx.processes.run(["docker", "exec", "\(cluster)-control-plane", "crictl", "inspecti", "-o", "go-template", "--template", "{{.status.id}}", image],
+                                                    workingDirectory: nil, environment: nil, timeout: 30)
+            let localID = mine.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            if let node, node.exitCode == 0, node.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == localID { continue }
+            progress.phase("loading image", "\(image) into kind cluster \(cluster)")
+            let r = try await ctx.processes.run(["kind", "load", "docker-image", image, "--name", cluster], workingDirectory: nil, environment: nil, timeout: 600)
+            guard r.exitCode == 0 else { throw SoError("cannot load image \(image) into kind cluster \(cluster): \(r.lastErrorLine)", hint: "run 'kind load docker-image \(image) --name \(cluster)' by hand to see more") }
+        }
+    }
+
+    static func images(in value: YValue) -> [String] {
+        var out: [String] = []
+        func walk(_ v: YValue) {
+            switch v {
+            case .map(let pairs):
+                for (k, x) in pairs {
+                    if k == "image", case .string(let s) = x { out.append(s) } else { walk(x) }
+                }
+            case .list(let items): items.forEach(walk)
+            default: break
+            }
+        }
+        walk(value)
+        return out
+    }
+}

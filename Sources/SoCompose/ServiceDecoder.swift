@@ -1,0 +1,231 @@
+import Foundation
+import SoBasics
+
+/// Decodes one service mapping.
+struct ServiceDecoder {
+    let node: YNode
+    let name: String
+    let line: Int?
+    let diagnostics: DiagnosticSink
+
+    /// Compose-spec service keys that `so` accepts without modelling them (listed in `otherKeys`).
+    static let otherKnown = [
+        "annotations", "attach", "blkio_config", "cgroup", "cgroup_parent", "container_name", "cpu_count", "cpu_percent",
+        "cpu_period", "cpu_quota", "cpu_rt_period", "cpu_rt_runtime", "cpu_shares", "cpus", "cpuset", "credential_spec",
+        "develop", "device_cgroup_rules", "devices", "dns", "dns_opt", "dns_search", "domainname", "extends", "external_links",
+        "gpus", "group_add", "hostname", "init", "ipc", "isolation", "label_file", "links", "logging", "mac_address",
+        "mem_limit", "mem_reservation", "mem_swappiness", "memswap_limit", "models", "oom_kill_disable", "oom_score_adj",
+        "pid", "pids_limit", "platform", "post_start", "pre_stop", "provider", "pull_policy", "pull_refresh_after",
+        "runtime", "scale", "security_opt", "shm_size", "stdin_open", "stop_grace_period", "stop_signal", "storage_opt",
+        "sysctls", "tmpfs", "tty", "ulimits", "use_api_socket", "userns_mode", "uts", "volumes_from",
+    ]
+
+    func decode() throws -> ComposeService {
+        var s = ComposeService(name: name, line: line)
+        if node.isNull { return s }
+        let m = try node.mapping("service '\(name)'")
+        s.image = try m.string("image")
+        s.build = try m.nonNull("build").map(build)
+        s.environment = try m.nonNull("environment").map(environment) ?? []
+        s.envFiles = try m.nonNull("env_file").map(envFiles) ?? []
+        s.ports = try m.nonNull("ports")?.sequence("'ports' of service '\(name)'").flatMap { try ComposePorts.parse($0, diagnostics: diagnostics) } ?? []
+        s.expose = try m.nonNull("expose")?.sequence("'expose' of service '\(name)'").map { try $0.string("an exposed port") } ?? []
+        s.volumes = try m.nonNull("volumes")?.sequence("'volumes' of service '\(name)'").map { try ComposeVolumes.parse($0, diagnostics: diagnostics) } ?? []
+        s.entrypoint = try m.nonNull("entrypoint").map { try command($0, what: "entrypoint") }
+        s.command = try m.nonNull("command").map { try command($0, what: "command") }
+        s.healthcheck = try m.nonNull("healthcheck").map(healthcheck)
+        s.dependsOn = try m.nonNull("depends_on").map(dependsOn) ?? []
+        s.deploy = try m.nonNull("deploy").map(deploy)
+        s.user = try m.string("user")
+        s.workingDir = try m.string("working_dir")
+        s.labels = try m.nonNull("labels").map { try keyValues($0, what: "labels") } ?? []
+        s.restart = try m.string("restart")
+        s.networkMode = try m.string("network_mode")
+        s.networks = try m.nonNull("networks").map(networks) ?? []
+        s.secrets = try m.nonNull("secrets").map { try resourceRefs($0, what: "secrets") } ?? []
+        s.configs = try m.nonNull("configs").map { try resourceRefs($0, what: "configs") } ?? []
+        s.extraHosts = try m.nonNull("extra_hosts").map(extraHosts) ?? []
+        s.capAdd = try m.value("cap_add")?.stringList("'cap_add'") ?? []
+        s.capDrop = try m.value("cap_drop")?.stringList("'cap_drop'") ?? []
+        s.privileged = try m.bool("privileged")
+        s.readOnly = try m.bool("read_only")
+        s.profiles = try m.value("profiles")?.stringList("'profiles'") ?? []
+        s.otherKeys = m.entries.filter { Self.otherKnown.contains($0.key) }.map { ($0.key, $0.value.line) }
+        m.accept(Self.otherKnown)
+        m.finish(into: diagnostics)
+        return s
+    }
+
+    /// A string is the context; a mapping has context/dockerfile/args/target and other build keys.
+    func build(_ n: YNode) throws -> ComposeBuild {
+        if n.isScalar { return ComposeBuild(context: try n.string("'build'")) }
+        let m = try n.mapping("'build' of service '\(name)'")
+        var b = ComposeBuild(context: try m.string("context") ?? ".")
+        b.dockerfile = try m.string("dockerfile")
+        b.target = try m.string("target")
+        for (k, v) in try m.nonNull("args").map({ try keyValues($0, what: "build args") }) ?? [] { b.args[k] = v }
+        m.accept(["additional_contexts", "cache_from", "cache_to", "dockerfile_inline", "entitlements", "extra_hosts", "isolation",
+                  "labels", "network", "no_cache", "platforms", "privileged", "provenance", "pull", "sbom", "secrets", "shm_size",
+                  "ssh", "tags", "ulimits"])
+        m.finish(into: diagnostics)
+        return b
+    }
+
+    /// Map form (`KEY: value`, any scalar; no value → nil) or list form (`KEY=value`, `KEY=` → "", `KEY` → nil).
+    func environment(_ n: YNode) throws -> [EnvEntry] {
+        let what = "'environment' of service '\(name)'"
+        if n.isSequence {
+            return try n.sequence(what).map { item in
+                let (key, value) = try splitAssignment(try item.string("an environment entry"), at: item)
+                return EnvEntry(key: key, value: value, line: item.line)
+            }
+        }
+        guard n.isMapping else {
+            throw n.error("\(what) must be a mapping or a list, not \(n.isScalar ? "'\(n.node.string ?? "")'" : "this")",
+                          hint: "write KEY: value pairs, or a list of KEY=value")
+        }
+        return try n.entries(what).map { e in
+            guard e.value.isNull || e.value.isScalar else {
+                throw e.value.error("environment value of '\(e.key)' must be a single value", hint: "quote it as a string")
+            }
+            return EnvEntry(key: e.key, value: try e.value.optionalString("environment value"), line: e.keyNode.line)
+        }
+    }
+
+    /// `KEY=value` → (KEY, value); `KEY` → (KEY, nil).
+    func splitAssignment(_ text: String, at node: YNode) throws -> (String, String?) {
+        let eq = text.firstIndex(of: "=")
+        let key = String(text[..<(eq ?? text.endIndex)])
+        guard !key.isEmpty, !key.contains(where: \.isWhitespace) else {
+            throw node.error("invalid entry '\(text)': expected KEY=value", hint: "start the entry with a name, without spaces")
+        }
+        return (key, eq.map { String(text[text.index(after: $0)...]) })
+    }
+
+    /// A path, a list of paths, or a list of `{path, required, format}`.
+    func envFiles(_ n: YNode) throws -> [ComposeEnvFile] {
+        if n.isScalar { return [ComposeEnvFile(path: try n.string("'env_file'"))] }
+        return try n.sequence("'env_file' of service '\(name)'").map { item in
+            if item.isScalar { return ComposeEnvFile(path: try item.string("an env_file entry")) }
+            let im = try item.mapping("an env_file entry")
+            let f = ComposeEnvFile(path: try im.required("path").string("'path'"), required: try im.bool("required") ?? true)
+            im.accept(["format"])
+            im.finish(into: diagnostics)
+            return f
+        }
+    }
+
+    /// A list is taken as is; a string is split like a shell would, respecting quotes.
+    func command(_ n: YNode, what: String) throws -> [String] {
+        if n.isSequence { return try n.sequence("'\(what)' of service '\(name)'").map { try $0.isNull ? "" : $0.string("a word of '\(what)'") } }
+        let text = try n.string("'\(what)'")
+        do { return try ShellWords.split(text) } catch var e as SoError {
+            e.location = n.location
+            throw e
+        }
+    }
+
+    func healthcheck(_ n: YNode) throws -> ComposeHealthcheck {
+        let m = try n.mapping("'healthcheck' of service '\(name)'")
+        var h = ComposeHealthcheck()
+        if let t = m.nonNull("test") {
+            h.test = t.isScalar ? ["CMD-SHELL", try t.string("'test'")] : try t.sequence("'test'").map { try $0.string("a word of 'test'") }
+        }
+        h.interval = try m.string("interval")
+        h.timeout = try m.string("timeout")
+        h.retries = try m.int("retries")
+        h.startPeriod = try m.string("start_period")
+        h.startInterval = try m.string("start_interval")
+        h.disable = try m.bool("disable") ?? false
+        m.finish(into: diagnostics)
+        return h
+    }
+
+    static let conditions = ["service_started", "service_healthy", "service_completed_successfully"]
+
+    /// A list of names, or a mapping of name → {condition, restart, required}.
+    func dependsOn(_ n: YNode) throws -> [ComposeDependency] {
+        if n.isSequence { return try n.stringList("'depends_on'").map { ComposeDependency(service: $0) } }
+        return try n.entries("'depends_on' of service '\(name)'").map { e in
+            if e.value.isNull { return ComposeDependency(service: e.key) }
+            let dm = try e.value.mapping("depends_on '\(e.key)'")
+            let condition = try dm.string("condition") ?? "service_started"
+            guard Self.conditions.contains(condition) else {
+                throw dm.value("condition")!.error("unknown depends_on condition '\(condition)'", hint: "use service_started, service_healthy or service_completed_successfully")
+            }
+            let d = ComposeDependency(service: e.key, condition: condition, required: try dm.bool("required") ?? true, restart: try dm.bool("restart") ?? false)
+            dm.finish(into: diagnostics)
+            return d
+        }
+    }
+
+    func deploy(_ n: YNode) throws -> ComposeDeploy {
+        let m = try n.mapping("'deploy' of service '\(name)'")
+        var d = ComposeDeploy(replicas: try m.int("replicas"))
+        if let r = m.nonNull("resources") {
+            let rm = try r.mapping("'deploy.resources' of service '\(name)'")
+            d.limits = try rm.nonNull("limits").map { try resources($0, what: "limits", others: ["pids"]) }
+            d.reservations = try rm.nonNull("reservations").map { try resources($0, what: "reservations", others: ["devices", "generic_resources"]) }
+            rm.finish(into: diagnostics)
+        }
+        m.accept(["mode", "endpoint_mode", "labels", "placement", "restart_policy", "rollback_config", "update_config"])
+        m.finish(into: diagnostics)
+        return d
+    }
+
+    /// `cpus` (number or string, kept as written) and `memory`.
+    func resources(_ n: YNode, what: String, others: [String]) throws -> ComposeResources {
+        let m = try n.mapping("'deploy.resources.\(what)' of service '\(name)'")
+        let r = ComposeResources(cpus: try m.string("cpus"), memory: try m.string("memory"))
+        m.accept(others)
+        m.finish(into: diagnostics)
+        return r
+    }
+
+    /// A mapping (null values → "") or a list of `K=V` (a bare `K` → "").
+    func keyValues(_ n: YNode, what: String) throws -> [(String, String)] {
+        if n.isSequence {
+            return try n.sequence("'\(what)' of service '\(name)'").map { item in
+                let (k, v) = try splitAssignment(try item.string("a \(what) entry"), at: item)
+                return (k, v ?? "")
+            }
+        }
+        return try n.entries("'\(what)' of service '\(name)'").map { e in
+            guard e.value.isNull || e.value.isScalar else { throw e.value.error("\(what) value of '\(e.key)' must be a single value", hint: "quote it as a string") }
+            return (e.key, try e.value.optionalString("\(what) value") ?? "")
+        }
+    }
+
+    /// A list of names, or a mapping of name → null or per-network options.
+    func networks(_ n: YNode) throws -> [String] {
+        if n.isSequence { return try n.stringList("'networks'") }
+        return try n.entries("'networks' of service '\(name)'").map { e in
+            if !e.value.isNull {
+                let nm = try e.value.mapping("network '\(e.key)' of service '\(name)'")
+                nm.accept(["aliases", "interface_name", "ipv4_address", "ipv6_address", "link_local_ips", "mac_address", "driver_opts", "priority", "gw_priority"])
+                nm.finish(into: diagnostics)
+            }
+            return e.key
+        }
+    }
+
+    /// A list of `host:ip`, or a mapping of host → ip (or a list of ips); always `host:ip` entries.
+    func extraHosts(_ n: YNode) throws -> [String] {
+        if n.isSequence { return try n.stringList("'extra_hosts'") }
+        return try n.entries("'extra_hosts' of service '\(name)'").flatMap { e in
+            try e.value.stringList("extra_hosts '\(e.key)'", allowSingle: true).map { "\(e.key):\($0)" }
+        }
+    }
+
+    /// Short (`name`) or long (`{source, target, uid, gid, mode}`) references to secrets/configs.
+    func resourceRefs(_ n: YNode, what: String) throws -> [ComposeServiceResourceRef] {
+        try n.sequence("'\(what)' of service '\(name)'").map { item in
+            if item.isScalar { return ComposeServiceResourceRef(source: try item.string("a \(what) entry")) }
+            let rm = try item.mapping("a \(what) entry")
+            let r = ComposeServiceResourceRef(source: try rm.required("source").string("'source'"), target: try rm.string("target"),
+                                              mode: try rm.string("mode"), uid: try rm.string("uid"), gid: try rm.string("gid"))
+            rm.finish(into: diagnostics)
+            return r
+        }
+    }
+}

@@ -1,0 +1,268 @@
+import Foundation
+import Testing
+@testable import SoActions
+import SoBasics
+import SoKube
+import SoStack
+import SoTestSupport
+
+/// A deployment directory plus a fake API server that marks Deployments available and Jobs complete.
+struct ClusterHarness {
+    let h: Harness
+    let cluster = FakeCluster()
+    let ctx: SoContext
+    var kubeconfig: String { h.path("kubeconfig") }
+    var options: ClusterOptions { ClusterOptions(kubeconfig: kubeconfig, performClusterManagement: false) }
+
+    static let kubeconfigText = """
+    apiVersion: v1
+    kind: Config
+    current-context: kind-test
+    clusters:
+    - name: kind-test
+      cluster:
+        server: https://127.0.0.1:6443
+        certificate-authority-data: \(Data("-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n".utf8).base64EncodedString())
+    users:
+    - name: kind-test
+      user:
+        token: not-a-real-token
+    contexts:
+    - name: kind-test
+      context: {cluster: kind-test, user: kind-test}
+    """
+
+    init(stack: String = "example", config: [String] = [], appendToSpec: String = "", healthy: Bool = true, environment: [String: String] = [:]) async throws {
+        h = try Harness(environment: environment)
+        let cluster = self.cluster
+        if healthy {
+            cluster.onApply = { json in
+                guard case .object(var o) = json else { return }
+                let kind = o["kind"]?.string
+                if kind == "Deployment" {
+                    let replicas = o["spec"]?["replicas"]?.int ?? 1
+                    if case .object(var meta)? = o["metadata"] { meta["generation"] = .number(1); o["metadata"] = .object(meta) }
+                    o["status"] = .object(["observedGeneration": .number(1), "replicas": .number(Double(replicas)),
+                                           "updatedReplicas": .number(Double(replicas)), "availableReplicas": .number(Double(replicas))])
+                } else if kind == "Job" {
+                    o["status"] = .object(["succeeded": .number(1)])
+                }
+                json = .object(o)
+            }
+        }
+        var ctx = h.ctx
+        ctx.connect = { _ in cluster }
+        self.ctx = ctx
+        try h.tmp.write("kubeconfig", Self.kubeconfigText)
+        try await h.initAndCreate(stack, config: config, appendToSpec: appendToSpec)
+    }
+
+    func start(wait: Bool = true, timeout: Double = 30) async throws -> StartReport {
+        try await StartAction(ctx).run(StartRequest(directory: "dep", cluster: options, wait: wait, timeout: timeout, progress: .plain))
+    }
+
+    var id: String { (try? DeploymentFile.load(h.path("dep/deployment.yml"), fs: h.fs, diagnostics: DiagnosticSink()).deploymentID) ?? "" }
+}
+
+@Suite struct StartTests {
+    @Test func appliesInOrderAndWaits() async throws {
+        let c = try await ClusterHarness(appendToSpec: "")
+        let report = try await c.start()
+        let applies = c.cluster.calls.filter { $0.hasPrefix("apply ") }.map { $0.split(separator: " ")[1] }
+        #expect(applies == ["Namespace", "ConfigMap", "ConfigMap", "PersistentVolumeClaim", "Service", "Deployment", "Job"])
+        #expect(report.namespace == c.id)
+        #expect(c.h.console.stdout.contains("started \(c.id) in namespace \(c.id)"))
+        let ns = try #require(c.cluster.object("Namespace", c.id))
+        #expect(ns.annotations["laconic.com/deployment-dir"] == c.h.path("dep"))
+    }
+
+    @Test func generatedSecretsAreMadeOnceAndNeverPrinted() async throws {
+        let c = try await ClusterHarness(appendToSpec: "")
+        try c.h.tmp.write("dep/spec.yml", try c.h.read("dep/spec.yml").replacingOccurrences(of: "config:\n", with: "config:\n  API_TOKEN: $generate:hex:16$\n  PIN: pin-$generate:alnum:6$\n"))
+        _ = try await c.start()
+        let secret = try #require(c.cluster.object("Secret", "\(c.id)-generated-secrets", namespace: c.id))
+        let token = try #require(secret["data"]?["API_TOKEN"]?.string.flatMap { Data(base64Encoded: $0) }.map { String(decoding: $0, as: UTF8.self) })
+        let pin = try #require(secret["data"]?["PIN"]?.string.flatMap { Data(base64Encoded: $0) }.map { String(decoding: $0, as: UTF8.self) })
+        #expect(token.count == 32 && token.allSatisfy(\.isHexDigit))
+        #expect(pin.hasPrefix("pin-") && pin.count == 10)
+        _ = try await c.start()
+        let again = try #require(c.cluster.object("Secret", "\(c.id)-generated-secrets", namespace: c.id))
+        #expect(again["data"] == secret["data"])
+        for text in [c.h.console.stdout, c.h.console.stderr, try c.h.read("dep/config.env"), try c.h.read("dep/spec.yml")] {
+            #expect(!text.contains(token) && !text.contains(pin))
+        }
+        let rotated = try await ObserveAction(c.ctx).rotateSecrets("dep", cluster: c.options, keys: ["PIN"], timeout: 30)
+        #expect(rotated == ["PIN"])
+        let after = try #require(c.cluster.object("Secret", "\(c.id)-generated-secrets", namespace: c.id))
+        #expect(after["data"]?["API_TOKEN"] == secret["data"]?["API_TOKEN"])
+        #expect(after["data"]?["PIN"] != secret["data"]?["PIN"])
+        #expect(c.cluster.calls.contains("patch Deployment \(c.id)/\(c.id)-deployment"))
+    }
+
+    @Test func secretEnvCopiesHostVariablesIntoTheSecret() async throws {
+        let c = try await ClusterHarness(appendToSpec: "secret-env: [ANTHROPIC_API_KEY]\n", environment: ["ANTHROPIC_API_KEY": "sk-test-fake-value"])
+        _ = try await c.start()
+        let secret = try #require(c.cluster.object("Secret", "\(c.id)-generated-secrets", namespace: c.id))
+        #expect(secret["data"]?["ANTHROPIC_API_KEY"]?.string == Data("sk-test-fake-value".utf8).base64EncodedString())
+        #expect(!c.h.console.stdout.contains("sk-test-fake-value"))
+        for f in try c.h.fs.walk(c.h.path("dep")) { #expect(try !c.h.read("dep/" + f.relative).contains("sk-test-fake-value")) }
+    }
+
+    @Test func jobsRunOnceAndRemovedObjectsArePruned() async throws {
+        let c = try await ClusterHarness()
+        _ = try await c.start()
+        let job = "\(c.id)-job-example-migrate"
+        #expect(c.cluster.object("Job", job, namespace: c.id) != nil)
+        // Remove the job from the stack copy in D, add a stale object the deployment owns.
+        try c.h.tmp.write("dep/stack.yml", try c.h.read("dep/stack.yml").replacingOccurrences(of: "jobs:\n  - example-migrate\n", with: ""))
+        try c.cluster.seed(KubeObject(apiVersion: "v1", kind: "ConfigMap", name: "stale", namespace: c.id,
+                                      labels: [("app", c.id), ("app.kubernetes.io/instance", c.id), ("app.kubernetes.io/managed-by", "so")]))
+        try c.cluster.seed(KubeObject(apiVersion: "v1", kind: "ConfigMap", name: "not-ours", namespace: c.id, labels: [("app", "other")]))
+        let report = try await c.start()
+        #expect(Set(report.pruned) == ["ConfigMap stale", "Job \(job)"])
+        #expect(c.cluster.object("ConfigMap", "not-ours", namespace: c.id) != nil)
+    }
+
+    @Test func jobsAreNotReapplied() async throws {
+        let c = try await ClusterHarness()
+        _ = try await c.start()
+        let report = try await c.start()
+        #expect(report.skipped == ["Job \(c.id)/\(c.id)-job-example-migrate"])
+        #expect(c.cluster.calls.filter { $0.hasPrefix("apply Job") }.count == 1)
+    }
+
+    @Test func refusesANamespaceOwnedByAnotherDirectory() async throws {
+        let c = try await ClusterHarness()
+        try c.cluster.seed(KubeObject(apiVersion: "v1", kind: "Namespace", name: c.id, annotations: [("laconic.com/deployment-dir", "/elsewhere/dep")]))
+        await #expect { _ = try await c.start() } throws: { e in
+            let m = (e as? SoError)?.message ?? ""
+            return m.contains("namespace \(c.id) belongs to another deployment directory: /elsewhere/dep")
+        }
+        #expect(!c.cluster.calls.contains { $0.hasPrefix("apply") })
+    }
+
+    @Test func imagePullFailuresNameTheImage() async throws {
+        let c = try await ClusterHarness(healthy: false)
+        c.cluster.onApply = { json in
+            // Pods never become available; the scheduler placed one and the kubelet cannot pull.
+            _ = json
+        }
+        try c.cluster.seed(KubeObject(apiVersion: "v1", kind: "Namespace", name: c.id, annotations: [("laconic.com/deployment-dir", c.h.path("dep"))]))
+        var pod = try JSON.parse(Data(KubeObject(apiVersion: "v1", kind: "Pod", name: "web-1", namespace: c.id,
+                                                 labels: [("app", c.id), ("app.kubernetes.io/instance", c.id)]).json().utf8))
+        _ = pod
+        try c.cluster.seed(KubeObject(apiVersion: "v1", kind: "Pod", name: "web-1", namespace: c.id, labels: [("app", c.id), ("app.kubernetes.io/instance", c.id)]))
+        c.cluster.update("Pod", "web-1", namespace: c.id) { p in
+            guard case .object(var o) = p else { return }
+            o["status"] = .object(["containerStatuses": .array([.object(["name": .string("web"), "image": .string("nginx:1.27-alpine"),
+                                                                        "state": .object(["waiting": .object(["reason": .string("ImagePullBackOff")])])])])])
+            p = .object(o)
+        }
+        pod = .null
+        await #expect { _ = try await c.start() } throws: { e in
+            (e as? SoError)?.message == "pod \(c.id)/web-1 container web cannot pull image nginx:1.27-alpine (ImagePullBackOff)"
+        }
+    }
+
+    @Test func timeoutNamesTheObjectAndTheSchedulersReason() async throws {
+        let c = try await ClusterHarness(healthy: false)
+        try c.cluster.seed(KubeObject(apiVersion: "v1", kind: "Namespace", name: c.id, annotations: [("laconic.com/deployment-dir", c.h.path("dep"))]))
+        try c.cluster.seed(KubeObject(apiVersion: "v1", kind: "Pod", name: "web-1", namespace: c.id, labels: [("app", c.id), ("app.kubernetes.io/instance", c.id)]))
+        c.cluster.update("Pod", "web-1", namespace: c.id) { p in
+            guard case .object(var o) = p else { return }
+            o["status"] = .object(["conditions": .array([.object(["type": .string("PodScheduled"), "status": .string("False"), "reason": .string("Unschedulable"),
+                                                                  "message": .string("0/1 nodes are available: 1 Insufficient cpu.")])])])
+            p = .object(o)
+        }
+        await #expect { _ = try await c.start(timeout: 10) } throws: { e in
+            let m = (e as? SoError)?.message ?? ""
+            return m.hasPrefix("timed out after 10s waiting for Deployment \(c.id)-deployment") && m.contains("cannot be scheduled: 0/1 nodes are available: 1 Insufficient cpu.")
+        }
+    }
+
+    @Test func crashLoopsShowTheLastLogLines() async throws {
+        let c = try await ClusterHarness(healthy: false)
+        try c.cluster.seed(KubeObject(apiVersion: "v1", kind: "Namespace", name: c.id, annotations: [("laconic.com/deployment-dir", c.h.path("dep"))]))
+        try c.cluster.seed(KubeObject(apiVersion: "v1", kind: "Pod", name: "web-1", namespace: c.id, labels: [("app", c.id), ("app.kubernetes.io/instance", c.id)]))
+        c.cluster.update("Pod", "web-1", namespace: c.id) { p in
+            guard case .object(var o) = p else { return }
+            o["status"] = .object(["containerStatuses": .array([.object(["name": .string("web"), "state": .object(["waiting": .object(["reason": .string("CrashLoopBackOff")])])])])])
+            p = .object(o)
+        }
+        c.cluster.podLogs["\(c.id)/web-1/web"] = "starting\nnginx: [emerg] unknown directive \"lisen\"\n"
+        await #expect { _ = try await c.start() } throws: { e in
+            ((e as? SoError)?.message ?? "").hasSuffix("keeps crashing (CrashLoopBackOff); last log lines: starting | nginx: [emerg] unknown directive \"lisen\"")
+        }
+    }
+}
+
+@Suite struct StopAndObserveTests {
+    @Test func stopKeepsVolumesAndSecretsUnlessAsked() async throws {
+        let c = try await ClusterHarness()
+        try c.h.tmp.write("dep/spec.yml", try c.h.read("dep/spec.yml").replacingOccurrences(of: "config:\n", with: "config:\n  K: $generate:hex:8$\n"))
+        _ = try await c.start()
+        try await StopAction(c.ctx).run(StopRequest(directory: "dep", cluster: c.options))
+        let left = c.cluster.all.map { "\($0.0.type.kind) \($0.0.name)" }.sorted()
+        #expect(left == ["Namespace \(c.id)", "PersistentVolumeClaim \(c.id)-web-data", "Secret \(c.id)-generated-secrets"])
+        _ = try await c.start()
+        try await StopAction(c.ctx).run(StopRequest(directory: "dep", cluster: c.options, deleteVolumes: true, deleteNamespace: true))
+        #expect(c.cluster.all.isEmpty)
+    }
+
+    @Test func statusPsLogsExecRestart() async throws {
+        let c = try await ClusterHarness()
+        _ = try await c.start()
+        try c.cluster.seed(KubeObject(apiVersion: "v1", kind: "Pod", name: "web-abc", namespace: c.id,
+                                      labels: [("app", c.id), ("app.kubernetes.io/instance", c.id), ("app.kubernetes.io/component", "example")],
+                                      body: [("spec", .map([("containers", .list([.map([("name", .string("web")), ("image", .string("nginx")),
+                                                                                       ("ports", .list([.map([("containerPort", .int(80))])]))])]))]))]))
+        c.cluster.update("Pod", "web-abc", namespace: c.id) { p in
+            guard case .object(var o) = p else { return }
+            o["status"] = .object(["phase": .string("Running"), "podIP": .string("10.0.0.7"),
+                                   "containerStatuses": .array([.object(["name": .string("web"), "ready": .bool(true), "restartCount": .number(2)])])])
+            p = .object(o)
+        }
+        let status = try await ObserveAction(c.ctx).status("dep", cluster: c.options)
+        #expect(status.ready)
+        #expect(status.workloads.map(\.name).sorted() == ["\(c.id)-deployment", "\(c.id)-job-example-migrate"])
+        let ps = try await ObserveAction(c.ctx).ps("dep", cluster: c.options)
+        #expect(ps.count == 1 && ps[0].phase == "Running" && ps[0].ready == "1/1" && ps[0].restarts == 2 && ps[0].ports == ["web:80"])
+
+        c.cluster.podLogs["\(c.id)/web-abc/web"] = "one\ntwo\nthree\n"
+        try await ObserveAction(c.ctx).logs(.init(directory: "dep", cluster: c.options, tail: 2))
+        #expect(c.h.console.stdout.hasSuffix("web | two\nweb | three"))
+
+        c.h.processes.expect(["kubectl", "--kubeconfig", c.kubeconfig, "--context", "kind-test", "-n", c.id, "exec", "web-abc", "-c", "web", "--", "nginx", "-t"], exitCode: 3)
+        let code = try await ObserveAction(c.ctx).exec("dep", cluster: c.options, service: "web", command: ["nginx", "-t"], interactive: false, tty: false)
+        #expect(code == 3)
+        #expect(c.h.processes.unexpected.isEmpty)
+        await #expect(throws: SoError.self) { _ = try await ObserveAction(c.ctx).exec("dep", cluster: c.options, service: "nope", command: [], interactive: false, tty: false) }
+
+        try await ObserveAction(c.ctx).restart("dep", cluster: c.options, wait: true, timeout: 30)
+        let d = try #require(c.cluster.object("Deployment", "\(c.id)-deployment", namespace: c.id))
+        #expect(d.at("spec", "template", "metadata", "annotations", "kubectl.kubernetes.io/restartedAt")?.string != nil)
+    }
+}
+
+@Suite struct KindTargetTests {
+    @Test func createsTheClusterWhenNoneExistsAndReusesItLater() async throws {
+        let c = try await ClusterHarness()
+        let clusterID = try DeploymentFile.load(c.h.path("dep/deployment.yml"), fs: c.h.fs, diagnostics: DiagnosticSink()).clusterID
+        let p = c.h.processes
+        p.missing = []
+        p.expect(["kind", "get", "clusters"], stdout: "No kind clusters found.\n")
+        p.expect(["kind", "create", "cluster", "--name", clusterID, "--config", c.h.path("dep/kind-config.yml")])
+        p.expect(["kind", "get", "kubeconfig", "--name", clusterID], stdout: ClusterHarness.kubeconfigText.replacingOccurrences(of: "kind-test", with: "kind-\(clusterID)"))
+        // The example's images are public (no :local tag): no docker calls, nothing to load.
+        do { _ = try await StartAction(c.ctx).run(StartRequest(directory: "dep", cluster: ClusterOptions(), progress: .plain)) } catch { Issue.record("\(error) \(p.calls.map(\.arguments))"); return }
+        #expect(p.unexpected.isEmpty, "\(p.unexpected) \(p.calls.map(\.arguments))")
+        #expect(c.h.console.stdout.contains("on kind cluster \(clusterID)"))
+
+        // A second deployment on the same host reuses the running cluster, whatever its name.
+        p.expect(["kind", "get", "clusters"], stdout: "shared\n")
+        p.expect(["kind", "get", "kubeconfig", "--name", "shared"], stdout: ClusterHarness.kubeconfigText.replacingOccurrences(of: "kind-test", with: "kind-shared"))
+        _ = try await StartAction(c.ctx).run(StartRequest(directory: "dep", cluster: ClusterOptions(performClusterManagement: false), progress: .plain))
+        #expect(c.h.console.stdout.contains("using the host's kind cluster 'shared'"))
+        #expect(p.unexpected.isEmpty && p.pending.isEmpty)
+    }
+}
