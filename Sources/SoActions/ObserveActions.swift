@@ -66,7 +66,8 @@ public struct ObserveAction {
     static func podInfo(_ p: JSON) -> PodInfo {
         let statuses = p.at("status", "containerStatuses")?.array ?? []
         let containers = p.at("spec", "containers")?.array ?? []
-        let ready = statuses.filter { $0["ready"]?.bool == true }.count
+        let podReady = (p.at("status", "conditions")?.array ?? []).contains { $0["type"]?.string == "Ready" && $0["status"]?.string == "True" }
+        let ready = statuses.isEmpty ? (podReady ? containers.count : 0) : statuses.filter { $0["ready"]?.bool == true }.count
         var phase = p.at("status", "phase")?.string ?? "Unknown"
         if p.at("metadata", "deletionTimestamp") != nil { phase = "Terminating" }
         for s in statuses { if let r = s.at("state", "waiting", "reason")?.string { phase = r } }

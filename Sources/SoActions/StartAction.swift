@@ -47,7 +47,7 @@ public struct StartAction {
         let namespace = manifest.objects.first { $0.kind == "Namespace" }?.name ?? model.id
         var report = StartReport(namespace: namespace)
 
-        progress.phase("cluster", "connecting")
+        progress.phase("connecting", "to the cluster")
         let target = try await ClusterTargets(ctx: ctx).resolve(model, req.cluster, allowCreate: true)
         let client = try ctx.connect(target.connection)
         if let kind = target.kindCluster, req.cluster.performClusterManagement {
@@ -128,6 +128,8 @@ public struct StartAction {
             for item in try await client.list(type, namespace: namespace, labelSelector: selector) {
                 let name = item.name
                 if keep.contains(where: { $0.kind == kind && $0.name == name }) { continue }
+                // Objects a controller made (EndpointSlices of our Services copy their labels) are not ours to prune.
+                if !(item.at("metadata", "ownerReferences")?.array ?? []).isEmpty { continue }
                 _ = try await client.delete(type, name: name, namespace: namespace, propagation: .background)
                 pruned.append("\(kind) \(name)")
             }
