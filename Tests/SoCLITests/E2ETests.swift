@@ -1,0 +1,77 @@
+import Foundation
+import Testing
+import SoBasics
+import SoTestSupport
+
+/// End to end: the built `so` binary against a real API server named by SO_E2E_KUBECONFIG (with a node
+/// that runs pods, or the stand-in node of ../shared/tools). Reported as skipped when it is not set.
+enum E2E {
+    static let kubeconfig = ProcessInfo.processInfo.environment["SO_E2E_KUBECONFIG"]
+    static let binary = ProcessInfo.processInfo.environment["SO_E2E_BINARY"] ?? Path.join(RepoPaths.root, ".build/debug/so")
+
+    static func so(_ args: [String], cwd: String, env: [String: String] = [:]) async throws -> ProcessResult {
+        var environment = ProcessInfo.processInfo.environment
+        environment["SO_ROOT"] = RepoPaths.root
+        for (k, v) in env { environment[k] = v }
+        return try await LocalProcessRunner().run([binary] + args, workingDirectory: cwd, environment: environment, timeout: 300)
+    }
+
+    static func kubectl(_ args: [String]) async throws -> ProcessResult {
+        try await LocalProcessRunner().run(["kubectl", "--kubeconfig", kubeconfig!] + args, workingDirectory: nil, environment: nil, timeout: 60)
+    }
+}
+
+@Suite(.serialized, .enabled(if: E2E.kubeconfig != nil, "SO_E2E_KUBECONFIG is not set: no real API server")) struct E2ETests {
+    @Test func startStatusStopAgainstARealAPIServer() async throws {
+        let t = try TempDir("so-e2e")
+        defer { t.cleanup() }
+        let kc = ["--kubeconfig", E2E.kubeconfig!]
+        var r = try await E2E.so(["--stack", Path.join(RepoPaths.laconicStacks, "stacks/test"), "deploy", "init", "--output", "spec.yml",
+                                  "--config", "CERC_TEST_PARAM_1=PASSED", "--config", "SESSION=$generate:hex:16$"], cwd: t.path)
+        #expect(r.exitCode == 0, "\(r.stderr)")
+        try t.write("spec.yml", try t.read("spec.yml").replacingOccurrences(of: "secrets: {}", with: "secrets:\n  test-secret: [TEST_SECRET_KEY]\nsecret-env: [SO_E2E_API_KEY]"))
+        r = try await E2E.so(["deploy", "create", "--spec-file", "spec.yml", "--deployment-dir", "dep"], cwd: t.path)
+        #expect(r.exitCode == 0, "\(r.stderr)")
+        let id = try t.read("dep/deployment.yml").split(separator: "\n").first { $0.hasPrefix("deployment-id:") }!.split(separator: " ")[1].description
+
+        // The API server's own admission (Pod Security baseline) and validation accept everything.
+        r = try await E2E.so(["deployment", "--dir", "dep", "start", "--timeout", "120", "--progress", "plain"] + kc, cwd: t.path, env: ["SO_E2E_API_KEY": "fake-key-for-e2e"])
+        #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
+        #expect(!r.stdout.contains("fake-key-for-e2e") && !r.stderr.contains("fake-key-for-e2e"))
+        let secret1 = try await E2E.kubectl(["-n", id, "get", "secret", "\(id)-generated-secrets", "-o", "jsonpath={.data.SESSION}"]).stdout
+        #expect(Data(base64Encoded: secret1).map { String(decoding: $0, as: UTF8.self) }?.count == 32)
+        let job = try await E2E.kubectl(["-n", id, "get", "job", "\(id)-job-test-job", "-o", "jsonpath={.status.succeeded}"]).stdout
+        #expect(job == "1")
+        let env = try await E2E.kubectl(["-n", id, "get", "deployment", "\(id)-deployment", "-o", "jsonpath={.spec.template.spec.containers[0].env[?(@.name==\"CERC_TEST_PARAM_1\")].value}"]).stdout
+        #expect(env == "PASSED")
+
+        // Idempotent: a second start changes no secret and re-runs no Job.
+        r = try await E2E.so(["deployment", "--dir", "dep", "start", "--timeout", "120"] + kc, cwd: t.path)
+        #expect(r.exitCode == 0, "\(r.stderr)")
+        #expect(try await E2E.kubectl(["-n", id, "get", "secret", "\(id)-generated-secrets", "-o", "jsonpath={.data.SESSION}"]).stdout == secret1)
+
+        r = try await E2E.so(["deployment", "--dir", "dep", "status", "-o", "json"] + kc, cwd: t.path)
+        let status = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
+        #expect(status?["ready"] as? Bool == true, "\(r.stdout)")
+        r = try await E2E.so(["deployment", "--dir", "dep", "ps"] + kc, cwd: t.path)
+        #expect(r.stdout.contains("\(id)-deployment-") && r.stdout.contains("Running"))
+
+        // Another deployment directory may not take over the namespace.
+        try t.write("spec2.yml", try t.read("spec.yml") + "namespace: \(id)\n")
+        r = try await E2E.so(["deploy", "create", "--spec-file", "spec2.yml", "--deployment-dir", "dep2"], cwd: t.path)
+        #expect(r.exitCode == 0)
+        r = try await E2E.so(["deployment", "--dir", "dep2", "start", "--no-wait"] + kc, cwd: t.path)
+        #expect(r.exitCode != 0 && r.stderr.contains("belongs to another deployment directory: \(t.file("dep"))"), "\(r.stderr)")
+
+        r = try await E2E.so(["deployment", "--dir", "dep", "stop"] + kc, cwd: t.path)
+        #expect(r.exitCode == 0, "\(r.stderr)")
+        let left = try await E2E.kubectl(["-n", id, "get", "deployments,jobs,services,configmaps,pvc", "-l", "app=\(id)", "-o", "name"]).stdout
+        #expect(left.split(separator: "\n").map(String.init).sorted() == ["persistentvolumeclaim/\(id)-test-data-auto", "persistentvolumeclaim/\(id)-test-data-bind"])
+        r = try await E2E.so(["deployment", "--dir", "dep", "stop", "--delete-volumes", "--delete-namespace"] + kc, cwd: t.path)
+        #expect(r.exitCode == 0, "\(r.stderr)")
+        let ns = try await E2E.kubectl(["get", "namespace", id, "--ignore-not-found", "-o", "name"]).stdout
+        #expect(ns.isEmpty)
+        let pvs = try await E2E.kubectl(["get", "pv", "-l", "app=\(id)", "-o", "name"]).stdout
+        #expect(pvs.isEmpty)
+    }
+}
