@@ -127,3 +127,22 @@ public enum KubeNames {
         return out
     }
 }
+
+/// Kubernetes rules for label keys and values.
+public enum LabelRules {
+    static let name = #"^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)$"#
+
+    public static func validValue(_ v: String) -> Bool {
+        v.isEmpty || v.range(of: name, options: .regularExpression) != nil
+    }
+
+    public static func validKey(_ k: String) -> Bool {
+        let parts = k.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count <= 2, let last = parts.last, !last.isEmpty, String(last).range(of: name, options: .regularExpression) != nil else { return false }
+        if parts.count == 2 {
+            let prefix = String(parts[0])
+            return prefix.count <= 253 && prefix.range(of: #"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"#, options: .regularExpression) != nil
+        }
+        return true
+    }
+}

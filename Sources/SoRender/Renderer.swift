@@ -54,6 +54,8 @@ struct RenderState {
     var jobs: [KubeObject] = []
     var ingresses: [KubeObject] = []
     var others: [KubeObject] = []
+    /// Services moved to a Deployment of their own (a container port clashing in their pod) → component name.
+    var splitComponents: [String: String] = [:]
 
     init(model: DeploymentModel, options: RenderOptions) {
         self.model = model
@@ -90,22 +92,71 @@ struct RenderState {
         try checkServiceNames()
         namespaces.append(namespaceObject())
         renderSecrets()
-        for pod in model.pods { try renderPod(pod) }
+        let parts = try model.pods.map { try splitOnPortClashes($0) }
+        for part in parts.joined() { try renderPod(part) }
         for job in model.jobs { try renderJob(job) }
         try renderIngress()
         renderExternalServices()
+        try checkUniqueObjects()
     }
 
+    /// Names people chose must survive as Kubernetes names: unique after sanitising, at most 63 characters.
     func checkServiceNames() throws {
-        var seen: [String: String] = [:]
-        for c in model.pods + model.jobs {
+        var seen: [String: (name: String, file: String)] = [:]
+        for c in model.pods {
+            try checkLength(c.name, what: "pod name", at: SourceLocation(file: Path.join(model.directory, "stack.yml")))
             for s in c.compose.services {
+                let at = SourceLocation(file: c.compose.path, line: s.line)
+                try checkLength(s.name, what: "service name", at: at)
                 let k = KubeNames.service(s.name)
-                if let other = seen[k], model.pods.contains(where: { $0.name == c.name }) {
-                    throw SoError("service '\(s.name)' appears in two compose files (\(other) and \(c.relativePath))",
-                                  hint: "compose service names must be unique across a stack's pods", at: SourceLocation(file: c.compose.path, line: s.line))
+                if let other = seen[k] {
+                    if other.name == s.name {
+                        throw SoError("service '\(s.name)' appears in two compose files (\(other.file) and \(c.relativePath))",
+                                      hint: "compose service names must be unique across a stack's pods", at: at)
+                    }
+                    throw SoError("services '\(other.name)' and '\(s.name)' would both be named '\(k)' in Kubernetes",
+                                  hint: "rename one of them; Kubernetes names allow only lowercase letters, digits and '-'", at: at)
                 }
-                if model.pods.contains(where: { $0.name == c.name }) { seen[k] = c.relativePath }
+                seen[k] = (s.name, c.relativePath)
+            }
+            var volumes: [String: String] = [:]
+            for v in c.compose.volumes {
+                let k = KubeNames.label(v.name)
+                let at = SourceLocation(file: c.compose.path, line: v.line)
+                try checkLength(v.name, what: "volume name", at: at)
+                if let other = volumes[k], other != v.name {
+                    throw SoError("volumes '\(other)' and '\(v.name)' would both be named '\(k)' in Kubernetes", hint: "rename one of them", at: at)
+                }
+                volumes[k] = v.name
+            }
+        }
+        for (key, value) in spec.sections.labels {
+            guard LabelRules.validKey(key) else {
+                throw SoError("label key '\(key)' in the spec's labels is not a valid Kubernetes label key", hint: "use [prefix/]name with letters, digits, '-', '_', '.' (name ≤ 63)", at: SourceLocation(file: spec.path))
+            }
+            guard LabelRules.validValue(value) else {
+                throw SoError("label '\(key)' in the spec's labels has an invalid value '\(value)'", hint: "label values are at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit", at: SourceLocation(file: spec.path))
+            }
+        }
+        for (key, _) in spec.sections.annotations where !LabelRules.validKey(key.replacingOccurrences(of: "{name}", with: "x")) {
+            throw SoError("annotation key '\(key)' in the spec's annotations is not a valid Kubernetes key", hint: "use [prefix/]name with letters, digits, '-', '_', '.'", at: SourceLocation(file: spec.path))
+        }
+    }
+
+    func checkLength(_ name: String, what: String, at location: SourceLocation) throws {
+        if name.count > 63 {
+            throw SoError("\(what) '\(name.prefix(20))…' is \(name.count) characters; Kubernetes allows 63", hint: "shorten it", at: location)
+        }
+    }
+
+    /// No two objects of one kind may share a name (they would overwrite each other).
+    func checkUniqueObjects() throws {
+        var seen: Set<String> = []
+        for o in ordered() {
+            let key = "\(o.kind)/\(o.namespace ?? "")/\(o.name)"
+            if !seen.insert(key).inserted {
+                throw SoError("two \(o.kind)s would be named \(o.name)", hint: "rename one of the compose services, volumes or files they come from",
+                              at: SourceLocation(file: spec.path))
             }
         }
     }
@@ -146,9 +197,51 @@ struct RenderState {
 
     // MARK: Pods
 
-    func deploymentName(_ pod: String) -> String { multiPod ? "\(id)-\(KubeNames.label(pod))-deployment" : "\(id)-deployment" }
+    /// Several Deployments (several pods, or a service split out of its pod) need component selectors.
+    var componentSelectors: Bool { multiPod || !splitComponents.isEmpty }
+    func deploymentName(_ pod: String) -> String { componentSelectors ? "\(id)-\(KubeNames.label(pod))-deployment" : "\(id)-deployment" }
     func selector(_ pod: String) -> [(String, String)] {
-        multiPod ? [("app", id), ("app.kubernetes.io/component", KubeNames.labelValue(pod))] : [("app", id)]
+        componentSelectors ? [("app", id), ("app.kubernetes.io/component", KubeNames.labelValue(pod))] : [("app", id)]
+    }
+
+    /// Containers of one pod share its network. laconic-so puts every service of a compose file in one
+    /// pod, where two services declaring the same container port cannot both bind it: such a service
+    /// runs in a Deployment of its own (reachable by its Service name, as in compose).
+    mutating func splitOnPortClashes(_ pod: ComposeComponent) throws -> [ComposeComponent] {
+        var hostOwner: [String: String] = [:]
+        for svc in pod.compose.services {
+            for p in svc.ports {
+                guard let h = p.hostPort else { continue }
+                let key = "\(p.hostIP ?? "")\(h)/\(p.proto)"
+                if let other = hostOwner[key], other != svc.name {
+                    throw SoError("services '\(other)' and '\(svc.name)' both publish host port \(h)/\(p.proto)",
+                                  hint: "give one of them another host port in the spec's network.ports", at: SourceLocation(file: pod.compose.path, line: svc.line))
+                }
+                hostOwner[key] = svc.name
+            }
+        }
+        var mainPorts: Set<String> = []
+        var main = pod
+        main.compose.services = []
+        var split: [ComposeComponent] = []
+        for svc in pod.compose.services {
+            var ports = Set(svc.ports.map { "\($0.containerPort)/\($0.proto)" })
+            for e in svc.expose { ports.insert(e.contains("/") ? e : "\(e)/tcp") }
+            if svc.isInitContainer || mainPorts.isDisjoint(with: ports) {
+                mainPorts.formUnion(ports)
+                main.compose.services.append(svc)
+                continue
+            }
+            var own = pod
+            own.name = "\(pod.name)-\(svc.name)"
+            own.compose.services = [svc]
+            split.append(own)
+            splitComponents[svc.name] = own.name
+            warn("service '\(svc.name)' listens on \(ports.intersection(mainPorts).sorted().joined(separator: ", ")) like another service of pod '\(pod.name)'; it runs in its own Deployment",
+                 hint: "in one pod only one container can bind a port; reach it through its Service name '\(KubeNames.service(svc.name))'",
+                 at: SourceLocation(file: pod.compose.path, line: svc.line))
+        }
+        return [main] + split
     }
     func serviceSelector(_ pod: String) -> [(String, String)] {
         [("app", id), ("app.kubernetes.io/component", KubeNames.labelValue(pod))]
@@ -251,9 +344,11 @@ struct RenderState {
 
     // MARK: Ingress
 
-    /// The pod whose compose file holds `service`, for routes.
+    /// The pod whose compose file holds `service`, for routes (the service's own, when it was split out).
     func pod(holding service: String) -> ComposeComponent? {
-        model.pods.first { $0.compose.services.contains { $0.name == service } }
+        guard var p = model.pods.first(where: { $0.compose.services.contains { $0.name == service } }) else { return nil }
+        if let own = splitComponents[service] { p.name = own }
+        return p
     }
 
     mutating func renderIngress() throws {
@@ -266,6 +361,12 @@ struct RenderState {
                 let svc = String(parts[0]), port = Int(parts[1])!
                 guard let p = pod(holding: svc) else {
                     throw SoError("http-proxy route \(r.path) → \(r.proxyTo): no service '\(svc)' in the stack", hint: "proxy-to names a compose service and its port", at: SourceLocation(file: spec.path))
+                }
+                let declared = model.pods.flatMap(\.compose.services).first { $0.name == svc }.map { s in s.ports.map(\.containerPort) + s.expose.compactMap { Int($0.split(separator: "/")[0]) } } ?? []
+                guard declared.contains(port) else {
+                    throw SoError("http-proxy route \(r.path) → \(r.proxyTo): service '\(svc)' has no port \(port)",
+                                  hint: declared.isEmpty ? "add the port to the service's ports: or expose:" : "its ports: \(declared.map(String.init).joined(separator: ", "))",
+                                  at: SourceLocation(file: spec.path))
                 }
                 if let i = proxied.firstIndex(where: { $0.pod == p.name }) {
                     if !proxied[i].ports.contains(port) { proxied[i].ports.append(port) }

@@ -51,6 +51,7 @@ enum BadInput {
                 #expect(symlink(link[1], work.file(link[0])) == 0)
             }
             if let dir = setup["mkdir"] as? String { try fs.createDirectory(work.file(dir)) }
+            if let big = setup["bigfile"] as? String { try fs.write(Data(repeating: UInt8(ascii: "a"), count: 1_200_000), to: work.file(big)) }
         }
         let args = try fs.readText(Path.join(caseDir, "cmd")).split(separator: "\n").map { fill(String($0)) }
         let expected = fill(try fs.readText(Path.join(caseDir, "expect")).trimmingCharacters(in: .newlines))
