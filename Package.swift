@@ -37,7 +37,7 @@ let package = Package(
         .target(name: "SoActions", dependencies: ["SoBasics", "SoCompose", "SoStack", "SoKube", "SoRender"]),
         // ArgumentParser commands.
         .target(name: "SoCLI", dependencies: [
-            "SoBasics", "SoStack", "SoActions", "SoKube", "SoKubeHTTP",
+            "SoBasics", "SoStack", "SoActions", "SoKube", "SoKubeHTTP", "SoRender",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "so", dependencies: ["SoCLI"]),

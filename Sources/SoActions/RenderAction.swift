@@ -34,6 +34,12 @@ public struct RenderAction {
         return (model, manifest)
     }
 
+    /// What each compose key became; rendering runs too, so its errors and warnings show.
+    public func report(_ directory: String) throws -> [MappingEntry] {
+        let (model, _) = try load(directory)
+        return MappingReport.build(model)
+    }
+
     public func manifest(_ directory: String, placeholderSecrets: Bool = false) throws -> Manifest {
         try load(directory, placeholderSecrets: placeholderSecrets).1
     }

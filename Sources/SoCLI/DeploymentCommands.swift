@@ -2,6 +2,7 @@ import Foundation
 import ArgumentParser
 import SoActions
 import SoBasics
+import SoRender
 
 struct DeploymentCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -293,6 +294,7 @@ struct DeploymentRenderCommand: AsyncParsableCommand {
           so deployment --dir deployments/example render
           so deployment --dir deployments/example render -o json
           so deployment --dir deployments/example render --output deployments/example/k8s
+          so deployment --dir deployments/example render --report
         """
     )
 
@@ -301,11 +303,17 @@ struct DeploymentRenderCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Directory to write one file per object into, or - for stdout.", valueName: "dir|-")) var output = "-"
     @Option(name: [.customShort("o"), .long], help: "Format: yaml or json (-o json).") var format: ManifestFormat = .yaml
     @Flag(name: .long, help: "Include the generated-secrets Secret with placeholder values.") var placeholderSecrets = false
+    @Flag(name: .long, help: "Instead of manifests, list what each compose key became (mapped, approximated, ignored).") var report = false
 
     enum ManifestFormat: String, ExpressibleByArgument { case yaml, json }
 
     func run() async throws {
         let ctx = global.context()
+        if report {
+            let entries = try RenderAction(ctx).report(deployment.dir)
+            ctx.console.out(format == .json ? JSONOut.encode(entries) : MappingReport.text(entries).trimmingCharacters(in: .newlines))
+            return
+        }
         try RenderAction(ctx).run(RenderRequest(directory: deployment.dir, output: output, format: format == .yaml ? .yaml : .json, placeholderSecrets: placeholderSecrets))
     }
 }

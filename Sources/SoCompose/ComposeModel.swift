@@ -96,6 +96,8 @@ public struct ComposeService: Sendable {
     /// Keys of the service that `so` accepts but does not model individually (container_name, tty …),
     /// with the line of their value, in file order; for mapping reports.
     public var otherKeys: [(key: String, line: Int?)]
+    /// Every key the service was written with (extensions aside), in file order: for mapping reports.
+    public var keys: [(key: String, line: Int?)] = []
 
     public init(name: String, line: Int? = nil) {
         self.name = name

@@ -51,6 +51,7 @@ struct ServiceDecoder {
         s.readOnly = try m.bool("read_only")
         s.profiles = try m.value("profiles")?.stringList("'profiles'") ?? []
         s.otherKeys = m.entries.filter { Self.otherKnown.contains($0.key) }.map { ($0.key, $0.value.line) }
+        s.keys = m.entries.filter { !$0.key.hasPrefix("x-") }.map { ($0.key, $0.keyNode.line) }
         m.accept(Self.otherKnown)
         m.finish(into: diagnostics)
         return s

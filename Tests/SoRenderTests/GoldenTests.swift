@@ -86,6 +86,22 @@ enum Golden {
     }
 
     static func path(_ s: Scenario) -> String { Path.join(directory, "\(s.name).yaml") }
+
+    /// init + create, then the mapping report.
+    static func report(_ s: Scenario) async throws -> String {
+        let tmp = try TempDir("so-golden")
+        defer { tmp.cleanup() }
+        let processes = FakeProcessRunner()
+        processes.missing = ["kind"]
+        let ctx = SoContext(fs: LocalFileSystem(currentDirectory: tmp.path), processes: processes, clock: FixedClock(), entropy: SeededEntropy(seed: 11),
+                            console: CapturedConsole(), environment: [:], builtInRoot: RepoPaths.root)
+        if s.kubeConfig { try tmp.write("kubeconfig", "apiVersion: v1\nkind: Config\n") }
+        try await InitAction(ctx).run(InitRequest(stack: s.stack, deployTo: s.deployTo, config: s.config, kubeConfig: s.kubeConfig ? "kubeconfig" : nil,
+                                                  imageRegistry: s.imageRegistry, output: "spec.yml"))
+        try tmp.write("spec.yml", s.edit(try tmp.read("spec.yml")))
+        try await CreateAction(ctx).run(CreateRequest(specFile: "spec.yml", deploymentDir: "dep"))
+        return MappingReport.text(try RenderAction(ctx).report("dep"))
+    }
 }
 
 @Suite struct GoldenTests {
@@ -106,6 +122,19 @@ enum Golden {
         }
         let golden = try LocalFileSystem().readText(path)
         #expect(text == golden, "\(s.name): run with SO_UPDATE_GOLDEN=1 and read the diff")
+    }
+
+    /// The mapping report of every scenario matches its golden (`<name>.report.txt`).
+    @Test(arguments: Scenario.all)
+    func reportMatchesGolden(_ s: Scenario) async throws {
+        let text = try await Golden.report(s)
+        let path = Path.join(Golden.directory, "\(s.name).report.txt")
+        if ProcessInfo.processInfo.environment["SO_UPDATE_GOLDEN"] == "1" {
+            try LocalFileSystem().writeText(text, to: path)
+            return
+        }
+        #expect(text == (try LocalFileSystem().readText(path)), "\(s.name): run with SO_UPDATE_GOLDEN=1 and read the diff")
+        #expect(!text.isEmpty)
     }
 
     @Test(arguments: Scenario.all)
@@ -134,7 +163,11 @@ enum Golden {
             try LocalFileSystem().writeText(o.yaml(), to: f)
             files.append(f)
         }
-        let r = try await LocalProcessRunner().run([validator, "--strict", "--quiet", "--no-warn"] + files, workingDirectory: nil, environment: nil, timeout: 120)
-        #expect(r.exitCode == 0, "\(s.name):\n\(r.stdout)\n\(r.stderr)")
+        // The oldest Kubernetes `so` supports and the newest the validator knows.
+        for version in [["-k", "1.30.0"], []] {
+            let r = try await LocalProcessRunner().run([validator, "--strict", "--quiet", "--no-warn"] + version + files, workingDirectory: nil, environment: nil, timeout: 120)
+            #expect(r.exitCode == 0, "\(s.name) \(version):\n\(r.stdout)\n\(r.stderr)")
+        }
+        #expect(!files.isEmpty)
     }
 }

@@ -1,0 +1,140 @@
+import Foundation
+import SoBasics
+import SoCompose
+import SoKube
+import SoStack
+
+/// What each compose key of each service became: mapped, approximated (and how) or ignored (and why).
+public struct MappingEntry: Sendable, Encodable, Equatable {
+    public enum Status: String, Sendable, Encodable { case mapped, approximated, ignored }
+    public var file: String
+    public var service: String
+    public var key: String
+    public var line: Int?
+    public var status: Status
+    public var detail: String
+}
+
+public enum MappingReport {
+    public static func build(_ model: DeploymentModel) -> [MappingEntry] {
+        var out: [MappingEntry] = []
+        let splits = splitServices(model)
+        for c in model.pods + model.jobs {
+            let isJob = model.jobs.contains { $0.relativePath == c.relativePath }
+            for svc in c.compose.services {
+                func add(_ key: String, _ line: Int?, _ status: MappingEntry.Status, _ detail: String) {
+                    out.append(MappingEntry(file: c.relativePath, service: svc.name, key: key, line: line, status: status, detail: detail))
+                }
+                if splits.contains(svc.name) {
+                    add("(pod)", svc.line, .approximated, "its container port clashes with another service of the pod: runs in its own Deployment")
+                }
+                for (key, line) in svc.keys {
+                    let (status, detail) = describe(key, svc, model: model, isJob: isJob)
+                    add(key, line, status, detail)
+                }
+            }
+        }
+        return out
+    }
+
+    static func splitServices(_ model: DeploymentModel) -> Set<String> {
+        var split: Set<String> = []
+        for pod in model.pods {
+            var taken: Set<String> = []
+            for svc in pod.compose.services {
+                var ports = Set(svc.ports.map { "\($0.containerPort)/\($0.proto)" })
+                for e in svc.expose { ports.insert(e.contains("/") ? e : "\(e)/tcp") }
+                if svc.isInitContainer || taken.isDisjoint(with: ports) { taken.formUnion(ports) } else { split.insert(svc.name) }
+            }
+        }
+        return split
+    }
+
+    static func describe(_ key: String, _ svc: ComposeService, model: DeploymentModel, isJob: Bool) -> (MappingEntry.Status, String) {
+        let id = model.id
+        switch key {
+        case "image":
+            if let o = model.spec.sections.imageOverrides.first(where: { $0.container == svc.name }) { return (.mapped, "container image, overridden by the spec: \(o.image)") }
+            return (.mapped, "container image \(svc.image ?? "")")
+        case "build":
+            return (.ignored, svc.image == nil ? "building images is not supported yet; add image:" : "building images is not supported yet; image: \(svc.image!) is used")
+        case "environment":
+            let secrets = svc.environment.filter { ($0.value).map(SecretMarker.contains) ?? model.secretKeys.contains($0.key) }.map(\.key)
+            return (.mapped, "env (\(svc.environment.count) entries" + (secrets.isEmpty ? "" : "; from the generated Secret: \(secrets.joined(separator: ", "))") + "), plus every config.env entry")
+        case "env_file":
+            return (.ignored, "variables from env files are not set in the container (as in laconic-so); the files are copied into the deployment; put the variables under environment: or the spec's config:")
+        case "ports":
+            var notes: [String] = []
+            for p in svc.ports {
+                if let h = p.hostPort, let n = Int(h) {
+                    notes.append((30000...32767).contains(n) ? "\(p.containerPort)/\(p.proto) with NodePort \(n)" : "\(p.containerPort)/\(p.proto) (host port \(n) not published: outside 30000–32767)")
+                } else { notes.append("\(p.containerPort)/\(p.proto)") }
+            }
+            let approximated = svc.ports.contains { p in p.hostPort.flatMap(Int.init).map { !(30000...32767).contains($0) } ?? false }
+            return (approximated ? .approximated : .mapped, "containerPorts and ClusterIP Service '\(KubeNames.service(svc.name))': " + notes.joined(separator: ", "))
+        case "expose":
+            return (.mapped, "containerPorts and ClusterIP Service '\(KubeNames.service(svc.name))'")
+        case "volumes":
+            let parts = svc.volumes.map { m -> String in
+                switch m.kind {
+                case .volume:
+                    guard let s = m.source else { return "\(m.target): emptyDir (anonymous volume)" }
+                    if model.spec.configmaps.contains(where: { $0.name == s }) { return "\(m.target): ConfigMap \(id)-\(KubeNames.label(s))" }
+                    let path = model.spec.volumes.first { $0.name == s }?.path
+                    return "\(m.target): PersistentVolumeClaim \(id)-\(KubeNames.label(s))" + (path.map { " on host path \($0)" } ?? "")
+                case .bind: return "\(m.target): read-only ConfigMap from \(m.source ?? "")"
+                case .tmpfs: return "\(m.target): emptyDir in memory"
+                default: return "\(m.target): not mapped (\(m.kind.rawValue))"
+                }
+            }
+            let approx = svc.volumes.contains { $0.kind == .bind && !$0.readOnly } || svc.volumes.contains { $0.kind == .npipe || $0.kind == .cluster }
+            return (approx ? .approximated : .mapped, parts.joined(separator: "; "))
+        case "entrypoint": return (.mapped, "command")
+        case "command": return (.mapped, "args")
+        case "healthcheck":
+            if svc.healthcheck?.disable == true || svc.healthcheck?.test?.first == "NONE" { return (.ignored, "healthcheck disabled") }
+            return (.approximated, "readinessProbe (exec); a failing check takes the pod out of its Service instead of marking it unhealthy")
+        case "depends_on": return (.ignored, "containers start together; services must retry until what they depend on answers")
+        case "deploy":
+            var d: [String] = []
+            if let r = svc.deploy?.replicas { d.append(model.spec.replicas.map { "replicas \(r) (the spec's replicas \($0) wins)" } ?? "replicas \(r) for the whole pod") }
+            if svc.deploy?.limits != nil || svc.deploy?.reservations != nil { d.append("resources limits/requests") }
+            return (.mapped, d.isEmpty ? "nothing to map" : d.joined(separator: ", "))
+        case "user":
+            let numeric = svc.user.map { Int($0.split(separator: ":")[0]) != nil || $0 == "root" } ?? false
+            return numeric ? (.mapped, "runAsUser/runAsGroup") : (.ignored, "a user name cannot be mapped; write UID[:GID]")
+        case "working_dir": return (.mapped, "workingDir")
+        case "labels":
+            return svc.isInitContainer ? (.mapped, "laconic.init-container: runs as an init container") : (.ignored, "compose labels are not copied to pods (use the spec's labels:)")
+        case "restart":
+            if isJob { return (.approximated, "Jobs never restart (restartPolicy Never, backoffLimit 0)") }
+            let policy = svc.restart ?? "no"
+            return ["always", "unless-stopped"].contains(policy) ? (.mapped, "restartPolicy Always")
+                : (.approximated, "restart: \(policy): Deployments always restart containers (restartPolicy Always)")
+        case "network_mode":
+            return svc.networkMode == "host" ? (.mapped, "hostNetwork for the whole pod (privileged namespace)") : (.ignored, "network_mode \(svc.networkMode ?? "") has no Kubernetes equivalent")
+        case "networks": return (.ignored, "services of a deployment share its namespace's network")
+        case "secrets", "configs": return (.ignored, "compose \(key) are not mapped yet; use the spec's config: ($generate for secrets)")
+        case "extra_hosts": return (.ignored, "hostAliases are not generated yet")
+        case "cap_add", "cap_drop": return (.mapped, "securityContext.capabilities")
+        case "privileged": return (.mapped, "securityContext.privileged (namespace admits privileged pods)")
+        case "read_only": return (.mapped, "securityContext.readOnlyRootFilesystem")
+        case "profiles": return (.ignored, "every service is deployed (profiles are not selected)")
+        case "container_name", "hostname": return (.ignored, "pods get generated names; other services reach this one by its Service name")
+        default: return (.ignored, "no Kubernetes mapping in so yet")
+        }
+    }
+
+    /// A readable table grouped by file and service.
+    public static func text(_ entries: [MappingEntry]) -> String {
+        var out = ""
+        var file = "", service = ""
+        let width = max(12, entries.map(\.key.count).max() ?? 0)
+        for e in entries {
+            if e.file != file { out += "\(e.file)\n"; file = e.file; service = "" }
+            if e.service != service { out += "  service \(e.service)\n"; service = e.service }
+            out += "    " + e.key.padding(toLength: width + 2, withPad: " ", startingAt: 0) + e.status.rawValue.padding(toLength: 14, withPad: " ", startingAt: 0) + e.detail + "\n"
+        }
+        return out
+    }
+}
