@@ -111,20 +111,26 @@ enum YAMLEmit {
     }
 
     static func needsQuotes(_ s: String) -> Bool {
+        guard let f = s.first, let l = s.last else { return true }
         if reserved.contains(s.lowercased()) { return true }
-        if s.first == " " || s.last == " " { return true }
-        if let f = s.first, "!&*-?{}[],#|>@`\"'%:".contains(f) { return true }
-        if s.contains(": ") || s.contains(" #") || s.hasSuffix(":") { return true }
-        if s.contains(where: { $0.isControlChar || $0 == "\n" || $0 == "\t" }) { return true }
+        if f == " " || l == " " { return true }
+        if "!&*-?{}[],#|>@`\"'%:".contains(f) { return true }
+        if s.contains(": ") || s.contains(" #") || l == ":" { return true }
+        if s.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) { return true }
+        // Numbers, YAML 1.1 sexagesimal numbers (22:22) and timestamps all start like a number.
+        guard f.isASCII && (f.isNumber || f == "+" || f == "." || f == "-") else { return false }
         if looksNumeric(s) { return true }
-        // YAML 1.1 sexagesimal numbers (22:22) and timestamps.
-        if s.range(of: #"^[-+]?[0-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)?$"#, options: .regularExpression) != nil { return true }
-        if s.range(of: #"^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}"#, options: .regularExpression) != nil { return true }
+        if s.contains(":"), sexagesimal.firstMatch(in: s, range: NSRange(s.startIndex..., in: s)) != nil { return true }
+        if s.count >= 8, timestamp.firstMatch(in: s, range: NSRange(s.startIndex..., in: s)) != nil { return true }
         return false
     }
 
+    nonisolated(unsafe) static let numeric = try! NSRegularExpression(pattern: #"^[-+]?(0b[01_]+|0x[0-9a-fA-F_]+|0o?[0-7_]+|[0-9][0-9_]*|[0-9_]*\.[0-9_]*([eE][-+]?[0-9]+)?|[0-9][0-9_]*[eE][-+]?[0-9]+|\.(inf|Inf|INF|nan|NaN|NAN))$"#)
+    nonisolated(unsafe) static let sexagesimal = try! NSRegularExpression(pattern: #"^[-+]?[0-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)?$"#)
+    nonisolated(unsafe) static let timestamp = try! NSRegularExpression(pattern: #"^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}"#)
+
     static func looksNumeric(_ s: String) -> Bool {
-        s.range(of: #"^[-+]?(0b[01_]+|0x[0-9a-fA-F_]+|0o?[0-7_]+|[0-9][0-9_]*|[0-9_]*\.[0-9_]*([eE][-+]?[0-9]+)?|[0-9][0-9_]*[eE][-+]?[0-9]+|\.(inf|Inf|INF|nan|NaN|NAN))$"#, options: .regularExpression) != nil && s != "."
+        s != "." && numeric.firstMatch(in: s, range: NSRange(s.startIndex..., in: s)) != nil
     }
 
     static func doubleQuoted(_ s: String) -> String {

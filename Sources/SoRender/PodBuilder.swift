@@ -282,7 +282,7 @@ extension YValue {
 public enum SiblingRewrite {
     public static func apply(_ value: String, siblings: [String]) -> String {
         var out = value
-        for name in siblings.sorted(by: { $0.count > $1.count }) {
+        for name in siblings.sorted(by: { $0.count > $1.count }) where out.contains(name) {
             if out == name { return "localhost" }
             let n = NSRegularExpression.escapedPattern(for: name)
             let patterns = [#"(?<=@|//)"# + n + #"(?=[:/?#]|$)"#, #"(?<![A-Za-z0-9_./@-])"# + n + #"(?=:[0-9])"#]

@@ -95,7 +95,9 @@ public enum DeploymentLoader {
         let jobs = try stack.jobs.map { try component($0, folder: "compose-jobs") }
 
         var files: [String: Data] = [:]
+        var collected: Set<String> = []
         func collect(_ rel: String) throws {
+            guard collected.insert(rel).inserted else { return }
             let abs = Path.join(dir, rel)
             if fs.isDirectory(abs) {
                 for f in try fs.walk(abs) where f.kind == .file || f.kind == .symlink {
