@@ -152,7 +152,7 @@ public struct InitAction {
         var i = arg.startIndex
         while i < arg.endIndex {
             let c = arg[i]
-            if c == ",", arg[arg.index(after: i)...].range(of: #"^[A-Z_][A-Z0-9_]*="#, options: .regularExpression) != nil {
+            if c == ",", let eq = arg[arg.index(after: i)...].firstIndex(of: "="), NameRules.isUpperVariable(arg[arg.index(after: i)..<eq]) {
                 pieces.append(current)
                 current = ""
             } else {
@@ -166,7 +166,7 @@ public struct InitAction {
                 throw SoError("--config '\(piece)' is not KEY=VALUE", hint: "write --config NAME=value (repeat the flag for more)")
             }
             let key = String(piece[..<eq])
-            guard key.range(of: #"^[A-Za-z_][A-Za-z0-9_.-]*$"#, options: .regularExpression) != nil else {
+            guard NameRules.isVariable(key) else {
                 throw SoError("--config key '\(key)' is not a valid variable name", hint: "use letters, digits and '_'")
             }
             return (key, String(piece[piece.index(after: eq)...]))

@@ -22,10 +22,10 @@ public struct RepoLocator: Sendable, Equatable, CustomStringConvertible {
         guard parts.count == 2 || parts.count == 3 else {
             throw SoError("repository '\(text)' is not [host/]org/repo[@ref]", hint: "for example github.com/cerc-io/stack-orchestrator@v1.1.0")
         }
-        for p in parts where p.isEmpty || p == "." || p == ".." || p.range(of: #"^[A-Za-z0-9._-]+$"#, options: .regularExpression) == nil {
+        for p in parts where p.isEmpty || p == "." || p == ".." || !NameRules.isPlain(p, extra: "._-") {
             throw SoError("repository '\(text)' has an invalid part '\(p)'", hint: "use letters, digits, '.', '_' and '-' in host, org and repo")
         }
-        if let ref, ref.range(of: #"^[A-Za-z0-9._/-]+$"#, options: .regularExpression) == nil || ref.hasPrefix("-") || ref.contains("..") {
+        if let ref, !NameRules.isPlain(ref, extra: "._/-") || ref.hasPrefix("-") || ref.contains("..") {
             throw SoError("repository '\(text)' has an invalid ref '\(ref)'", hint: "a ref is a branch, tag or commit name")
         }
         return parts.count == 2 ? RepoLocator(host: "github.com", org: parts[0], repo: parts[1], ref: ref)

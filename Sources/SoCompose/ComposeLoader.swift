@@ -47,7 +47,7 @@ public enum ComposeLoader {
     }
 
     static func checkName(_ name: String, what: String, at location: SourceLocation) throws {
-        guard name.range(of: #"^[A-Za-z0-9][A-Za-z0-9_.-]*$"#, options: .regularExpression) != nil else {
+        guard NameRules.isComponent(name) else {
             throw SoError("invalid \(what) '\(name)'", hint: "use letters, digits, '-', '_' and '.'", at: location)
         }
     }

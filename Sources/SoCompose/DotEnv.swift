@@ -110,7 +110,7 @@ struct DotEnvReader {
         if key.hasPrefix("export"), let blank = key.unicodeScalars.dropFirst(6).first, blank == " " || blank == "\t" {
             key = String(key.dropFirst(6)).trimmingCharacters(in: .whitespaces)
         }
-        guard key.range(of: #"^[A-Za-z_][A-Za-z0-9_.-]*$"#, options: .regularExpression) != nil else {
+        guard NameRules.isVariable(key) else {
             throw error("invalid variable name '\(key.prefix(40))'", hint: "use letters, digits and '_', not starting with a digit", line: line)
         }
         return key

@@ -177,7 +177,7 @@ public struct Spec: Sendable {
     }
 
     static func checkEnvName(_ name: String, at location: SourceLocation, index: Int? = nil) throws {
-        guard name.range(of: #"^[A-Za-z_][A-Za-z0-9_.-]*$"#, options: .regularExpression) != nil else {
+        guard NameRules.isVariable(name) else {
             throw SoError("invalid variable name '\(name)'", hint: "use letters, digits and '_', not starting with a digit", at: location)
         }
     }

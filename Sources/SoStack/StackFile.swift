@@ -78,7 +78,7 @@ public enum Names {
     /// Pod, job, volume and service names: letters, digits, `-`, `_`, `.`; no path separators.
     public static func checkComponent(_ name: String, what: String, at location: SourceLocation?) throws {
         let ok = !name.isEmpty && name.count <= 200 && name != "." && name != ".." &&
-            name.range(of: #"^[A-Za-z0-9][A-Za-z0-9_.-]*$"#, options: .regularExpression) != nil
+            NameRules.isComponent(name)
         if !ok {
             throw SoError("invalid \(what) '\(name)'", hint: "use letters, digits, '-', '_' and '.', starting with a letter or digit", at: location)
         }
@@ -86,6 +86,6 @@ public enum Names {
 
     /// A DNS-1123 label (namespaces, cluster names, deployment ids).
     public static func isDNSLabel(_ s: String) -> Bool {
-        s.count <= 63 && s.range(of: #"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"#, options: .regularExpression) != nil
+        NameRules.isDNSLabel(s)
     }
 }
