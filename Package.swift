@@ -43,6 +43,7 @@ let package = Package(
         .executableTarget(name: "so", dependencies: ["SoCLI"]),
         .target(name: "SoTestSupport", dependencies: ["SoBasics", "SoKube"]),
         .testTarget(name: "SoComposeTests", dependencies: ["SoCompose", "SoTestSupport"]),
+        .testTarget(name: "SoKubeTests", dependencies: ["SoKube", "SoTestSupport"]),
         .testTarget(name: "SoStackTests", dependencies: ["SoStack", "SoRender", "SoTestSupport"]),
         .testTarget(name: "SoRenderTests", dependencies: ["SoRender", "SoKube", "SoStack", "SoActions", "SoTestSupport"], exclude: ["Golden"]),
         .testTarget(name: "SoActionsTests", dependencies: ["SoActions", "SoTestSupport"]),

@@ -94,7 +94,7 @@ public struct StopAction {
             if remaining.isEmpty { return }
             if ctx.clock.now().timeIntervalSince(start) >= timeout {
                 throw SoError("timed out after \(Int(timeout))s waiting for \(remaining.count) object(s) to go, e.g. \(remaining[0].0.kind) \(remaining[0].1)",
-                              hint: "a finalizer may hold it; look at 'kubectl get \(remaining[0].0.plural) \(remaining[0].1) -o yaml'")
+                              hint: "a finalizer may hold it; look at 'kubectl get \(remaining[0].0.plural) \(remaining[0].1) -o yaml'", exitCode: SoError.exitTimeout)
             }
             try await ctx.clock.sleep(seconds: 1)
         }

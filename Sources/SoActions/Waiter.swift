@@ -49,7 +49,7 @@ struct Waiter {
             if elapsed >= timeout {
                 let reason = problems.first.map { ": \($0.message)" } ?? ""
                 throw SoError("timed out after \(Int(timeout))s waiting for \(pending.joined(separator: ", "))\(reason)",
-                              hint: problems.first?.hint ?? "raise --timeout, or look at 'so deployment --dir D status'")
+                              hint: problems.first?.hint ?? "raise --timeout, or look at 'so deployment --dir D status'", exitCode: SoError.exitTimeout)
             }
             let state = pending.joined(separator: ", ")
             if state != lastState { progress.phase("waiting", state); lastState = state }

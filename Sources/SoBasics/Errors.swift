@@ -27,6 +27,11 @@ public struct SoError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Process exit code when this error ends the program.
     public var exitCode: Int32
 
+    /// Exit codes scripts can tell apart (README: "Exit codes").
+    public static let exitFailure: Int32 = 1
+    public static let exitUnreachable: Int32 = 69
+    public static let exitTimeout: Int32 = 124
+
     public init(_ message: String, hint: String? = nil, at location: SourceLocation? = nil, exitCode: Int32 = 1) {
         self.message = message
         self.hint = hint

@@ -125,9 +125,9 @@ enum YAMLEmit {
         return false
     }
 
-    nonisolated(unsafe) static let numeric = try! NSRegularExpression(pattern: #"^[-+]?(0b[01_]+|0x[0-9a-fA-F_]+|0o?[0-7_]+|[0-9][0-9_]*|[0-9_]*\.[0-9_]*([eE][-+]?[0-9]+)?|[0-9][0-9_]*[eE][-+]?[0-9]+|\.(inf|Inf|INF|nan|NaN|NAN))$"#)
-    nonisolated(unsafe) static let sexagesimal = try! NSRegularExpression(pattern: #"^[-+]?[0-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)?$"#)
-    nonisolated(unsafe) static let timestamp = try! NSRegularExpression(pattern: #"^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}"#)
+    static let numeric = try! NSRegularExpression(pattern: #"^[-+]?(0b[01_]+|0x[0-9a-fA-F_]+|0o?[0-7_]+|[0-9][0-9_]*|[0-9_]*\.[0-9_]*([eE][-+]?[0-9]+)?|[0-9][0-9_]*[eE][-+]?[0-9]+|\.(inf|Inf|INF|nan|NaN|NAN))$"#)
+    static let sexagesimal = try! NSRegularExpression(pattern: #"^[-+]?[0-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)?$"#)
+    static let timestamp = try! NSRegularExpression(pattern: #"^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}"#)
 
     static func looksNumeric(_ s: String) -> Bool {
         s != "." && numeric.firstMatch(in: s, range: NSRange(s.startIndex..., in: s)) != nil

@@ -12,7 +12,7 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
     public let connection: ClusterConnection
     private let client: HTTPClient
     private let base: String
-    public var maxAttempts = 6
+    public var maxAttempts = 3
 
     public init(_ connection: ClusterConnection) throws {
         self.connection = connection
@@ -32,7 +32,7 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
                           hint: "check the kubeconfig's certificate-authority and client-certificate/key entries")
         }
         var config = HTTPClient.Configuration(tlsConfiguration: tls)
-        config.timeout = HTTPClient.Configuration.Timeout(connect: .seconds(4), read: .seconds(120))
+        config.timeout = HTTPClient.Configuration.Timeout(connect: .seconds(3), read: .seconds(120))
         config.httpVersion = .http1Only
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: config)
         base = connection.server.hasSuffix("/") ? String(connection.server.dropLast()) : connection.server
@@ -177,7 +177,7 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
                     continue
                 }
                 throw SoError("cannot reach the API server \(base) (context \(connection.contextName)): \(Self.describe(error))",
-                              hint: Self.hint(for: error))
+                              hint: Self.hint(for: error), exitCode: SoError.exitUnreachable)
             }
         }
     }
@@ -189,7 +189,11 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
     }
 
     static func describe(_ error: Error) -> String {
-        String(describing: error).replacingOccurrences(of: "\n", with: " ").lowercased()
+        let text = String(describing: error).replacingOccurrences(of: "\n", with: " ").lowercased()
+        for known in ["connection refused", "certificate", "timed out", "timeout", "no such host", "network is unreachable"] where text.contains(known) {
+            return known == "certificate" ? "TLS certificate rejected (\(text.prefix(160)))" : known
+        }
+        return String(text.prefix(200))
     }
 
     static func hint(for error: Error) -> String {

@@ -1,0 +1,110 @@
+import Foundation
+import Testing
+import SoBasics
+import SoKube
+import SoTestSupport
+
+@Suite struct KubeconfigTests {
+    let pem = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"
+
+    func b64(_ s: String) -> String { Data(s.utf8).base64EncodedString() }
+
+    func resolve(_ files: [String: String], env: [String: String] = [:], explicit: String? = nil, context: String? = nil, in t: TempDir) throws -> ClusterConnection {
+        for (name, text) in files { try t.write(name, text) }
+        var environment = env
+        if let kc = environment["KUBECONFIG"] {
+            environment["KUBECONFIG"] = kc.split(separator: ":").map { t.file(String($0)) }.joined(separator: ":")
+        }
+        return try Kubeconfig.resolve(explicit: explicit.map(t.file), context: context, environment: environment,
+                                      fs: LocalFileSystem(currentDirectory: t.path), diagnostics: DiagnosticSink())
+    }
+
+    var kind: String {
+        """
+        apiVersion: v1
+        kind: Config
+        current-context: kind-dev
+        clusters:
+        - name: kind-dev
+          cluster: {server: "https://127.0.0.1:40000", certificate-authority-data: \(b64(pem))}
+        users:
+        - name: kind-dev
+          user: {client-certificate-data: \(b64("CERT")), client-key-data: \(b64("KEY"))}
+        contexts:
+        - name: kind-dev
+          context: {cluster: kind-dev, user: kind-dev, namespace: team}
+        """
+    }
+
+    @Test func kindShapedFile() throws {
+        let t = try TempDir()
+        defer { t.cleanup() }
+        let c = try resolve(["kc": kind], explicit: "kc", in: t)
+        #expect(c == ClusterConnection(contextName: "kind-dev", server: "https://127.0.0.1:40000", caPEM: Data(pem.utf8),
+                                       clientCertificatePEM: Data("CERT".utf8), clientKeyPEM: Data("KEY".utf8), namespace: "team"))
+    }
+
+    @Test func mergedKubeconfigFirstFileWins() throws {
+        let t = try TempDir()
+        defer { t.cleanup() }
+        let second = """
+        current-context: other
+        clusters:
+        - name: kind-dev
+          cluster: {server: "https://ignored:1"}
+        - name: prod
+          cluster: {server: "https://prod.example:6443", certificate-authority: ca.pem, insecure-skip-tls-verify: false}
+        users:
+        - name: bot
+          user: {tokenFile: token}
+        contexts:
+        - name: prod
+          context: {cluster: prod, user: bot}
+        """
+        try t.write("ca.pem", pem)
+        let dev = try resolve(["a": kind, "b": second], env: ["KUBECONFIG": "a:b:missing"], in: t)
+        #expect(dev.server == "https://127.0.0.1:40000")
+        let prod = try resolve(["a": kind, "b": second], env: ["KUBECONFIG": "a:b"], context: "prod", in: t)
+        #expect(prod.caPEM == Data(pem.utf8) && prod.tokenFile == t.file("token") && prod.server == "https://prod.example:6443")
+    }
+
+    @Test func errorsSayWhatToDo() throws {
+        let t = try TempDir()
+        defer { t.cleanup() }
+        #expect { try resolve(["kc": kind], explicit: "kc", context: "kind-deb", in: t) } throws: {
+            ($0 as! SoError).message.contains("context 'kind-deb' not found") && ($0 as! SoError).hint!.hasPrefix("did you mean 'kind-dev'?")
+        }
+        let exec = kind.replacingOccurrences(of: "user: {client-certificate-data: \(b64("CERT")), client-key-data: \(b64("KEY"))}",
+                                             with: "user: {exec: {command: aws, apiVersion: client.authentication.k8s.io/v1}}")
+        #expect { try resolve(["kc": exec], explicit: "kc", in: t) } throws: { ($0 as! SoError).message.contains("exec credential plugin") }
+        let half = kind.replacingOccurrences(of: ", client-key-data: \(b64("KEY"))", with: "")
+        #expect { try resolve(["kc": half], explicit: "kc", in: t) } throws: { ($0 as! SoError).message.contains("without a key") }
+        #expect(throws: SoError.self) { try resolve([:], explicit: "nope", in: t) }
+        #expect { try resolve([:], env: ["HOME": "/nonexistent"], in: t) } throws: { ($0 as! SoError).message.hasPrefix("no kubeconfig found") || ($0 as! SoError).message.contains("kubeconfig") }
+    }
+
+    @Test func kindGetKubeconfigText() throws {
+        let c = try Kubeconfig.resolve(text: kind, label: "kind get kubeconfig", context: "kind-dev", fs: LocalFileSystem())
+        #expect(c.contextName == "kind-dev" && c.clientKeyPEM == Data("KEY".utf8))
+    }
+}
+
+@Suite struct KubeObjectTests {
+    @Test func jsonIsOrderedAndEscaped() {
+        let o = KubeObject(apiVersion: "v1", kind: "ConfigMap", name: "c", namespace: "n", labels: [("a", "1")],
+                           body: [("data", .map([("k", .string("line\n\"q\"")), ("b", .bool(true)), ("i", .int(3))]))])
+        #expect(o.json(pretty: false) == #"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"n","labels":{"a":"1"}},"data":{"k":"line\n\"q\"","b":true,"i":3}}"#)
+        #expect(o.reference == "ConfigMap n/c")
+    }
+
+    @Test func resourcePaths() throws {
+        #expect(try ResourceType.of(apiVersion: "apps/v1", kind: "Deployment").path(name: "d", namespace: "ns") == "/apis/apps/v1/namespaces/ns/deployments/d")
+        #expect(try ResourceType.of(apiVersion: "v1", kind: "PersistentVolume").path(name: "p", namespace: "ns") == "/api/v1/persistentvolumes/p")
+        #expect(throws: SoError.self) { try ResourceType.of(apiVersion: "v9", kind: "Nope") }
+    }
+
+    @Test func labelRules() {
+        #expect(LabelRules.validKey("app.kubernetes.io/name") && LabelRules.validKey("team") && !LabelRules.validKey("bad key") && !LabelRules.validKey("a/b/c"))
+        #expect(LabelRules.validValue("") && LabelRules.validValue("v1.2_x") && !LabelRules.validValue("-x") && !LabelRules.validValue(String(repeating: "a", count: 64)))
+    }
+}
