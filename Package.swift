@@ -44,7 +44,7 @@ let package = Package(
         .target(name: "SoTestSupport", dependencies: ["SoBasics", "SoKube"]),
         .testTarget(name: "SoComposeTests", dependencies: ["SoCompose", "SoTestSupport"]),
         .testTarget(name: "SoKubeTests", dependencies: ["SoKube", "SoTestSupport"]),
-        .testTarget(name: "SoStackTests", dependencies: ["SoStack", "SoRender", "SoTestSupport"]),
+        .testTarget(name: "SoStackTests", dependencies: ["SoStack", "SoRender", "SoTestSupport", .product(name: "Yams", package: "Yams")]),
         .testTarget(name: "SoRenderTests", dependencies: ["SoRender", "SoKube", "SoStack", "SoActions", "SoTestSupport"], exclude: ["Golden"]),
         .testTarget(name: "SoActionsTests", dependencies: ["SoActions", "SoTestSupport"]),
         .testTarget(name: "SoCLITests", dependencies: ["SoCLI", "SoActions", "SoTestSupport"], exclude: ["BadInput"]),

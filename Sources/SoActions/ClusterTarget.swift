@@ -50,7 +50,7 @@ struct ClusterTargets {
     func kind(_ model: DeploymentModel, _ options: ClusterOptions, allowCreate: Bool) async throws -> ClusterTarget {
         let wanted = model.spec.kindClusterName ?? model.identity.clusterID
         let list = try await run(["kind", "get", "clusters"], what: "list kind clusters")
-        let clusters = list.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty && !$0.hasPrefix("No kind clusters") }
+        let clusters = list.split(separator: "\n").map { $0.trimmedSpaces }.filter { !$0.isEmpty && !$0.hasPrefix("No kind clusters") }
         var name = wanted
         var created = false
         if clusters.contains(wanted) {

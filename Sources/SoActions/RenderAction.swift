@@ -49,8 +49,8 @@ public struct RenderAction {
         let manifest = try self.manifest(req.directory, placeholderSecrets: req.placeholderSecrets)
         if req.output == "-" {
             switch req.format {
-            case .yaml: ctx.console.out(manifest.yaml().trimmingCharacters(in: .newlines))
-            case .json: ctx.console.out(manifest.json().trimmingCharacters(in: .newlines))
+            case .yaml: ctx.console.out(manifest.yaml().trimmedNewlines)
+            case .json: ctx.console.out(manifest.json().trimmedNewlines)
             }
             return manifest
         }

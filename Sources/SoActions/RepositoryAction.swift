@@ -10,7 +10,7 @@ public struct RepoLocator: Sendable, Equatable, CustomStringConvertible {
     public var ref: String?
 
     public static func parse(_ text: String) throws -> RepoLocator {
-        var body = text.trimmingCharacters(in: .whitespaces)
+        var body = text.trimmedSpaces
         var ref: String?
         if let at = body.lastIndex(of: "@") {
             ref = String(body[body.index(after: at)...])
@@ -77,7 +77,7 @@ public struct RepositoryAction {
                 }
             }
             if pull && !checkOnly {
-                let branch = try await git(["-C", dir, "rev-parse", "--abbrev-ref", "HEAD"], what: "read the branch of \(dir)").trimmingCharacters(in: .whitespacesAndNewlines)
+                let branch = try await git(["-C", dir, "rev-parse", "--abbrev-ref", "HEAD"], what: "read the branch of \(dir)").trimmedWhitespace
                 if branch == "HEAD" {
                     ctx.say("skipping pull in \(dir): \(locator.ref ?? "the checkout") is not a branch")
                 } else if dryRun {
@@ -136,11 +136,11 @@ public struct RepositoryAction {
 
     /// True when the checkout is on branch `ref`, or its HEAD is the commit `ref` names.
     func isAt(_ ref: String, _ dir: String) async throws -> Bool {
-        let branch = try await git(["-C", dir, "rev-parse", "--abbrev-ref", "HEAD"], what: "read the ref of \(dir)").trimmingCharacters(in: .whitespacesAndNewlines)
+        let branch = try await git(["-C", dir, "rev-parse", "--abbrev-ref", "HEAD"], what: "read the ref of \(dir)").trimmedWhitespace
         if branch == ref { return true }
-        let head = try await git(["-C", dir, "rev-parse", "HEAD"], what: "read the commit of \(dir)").trimmingCharacters(in: .whitespacesAndNewlines)
+        let head = try await git(["-C", dir, "rev-parse", "HEAD"], what: "read the commit of \(dir)").trimmedWhitespace
         let target = try? await git(["-C", dir, "rev-parse", "--verify", "--quiet", "\(ref)^{commit}"], what: "resolve \(ref)")
-        return target?.trimmingCharacters(in: .whitespacesAndNewlines) == head
+        return target?.trimmedWhitespace == head
     }
 
     /// Stacks in a checkout, in laconic-so's layouts first.

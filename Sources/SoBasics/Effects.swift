@@ -12,7 +12,7 @@ public struct ProcessResult: Sendable, Equatable {
     }
     /// The last non-empty line of stderr (or stdout), for one-line error messages.
     public var lastErrorLine: String {
-        let lines = (stderr + "\n" + stdout).split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        let lines = (stderr + "\n" + stdout).split(separator: "\n").map { $0.trimmedSpaces }
         return lines.last(where: { !$0.isEmpty && ($0.lowercased().contains("fatal") || $0.lowercased().contains("error")) })
             ?? lines.last(where: { !$0.isEmpty }) ?? "exit code \(exitCode)"
     }

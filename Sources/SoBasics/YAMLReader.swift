@@ -116,7 +116,7 @@ public struct YNode: @unchecked Sendable {
     }
 
     public func int(_ what: String) throws -> Int {
-        guard case .scalar(let s) = node, !isNull, let v = Int(s.string.trimmingCharacters(in: .whitespaces)) else {
+        guard case .scalar(let s) = node, !isNull, let v = Int(s.string.trimmedSpaces) else {
             throw error("\(what) must be a whole number, not \(isScalar && !isNull ? "'\(node.string ?? "")'" : kindName)", hint: "write a number such as 1")
         }
         return v

@@ -119,18 +119,67 @@ enum YAMLEmit {
         if s.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) { return true }
         // Numbers, YAML 1.1 sexagesimal numbers (22:22) and timestamps all start like a number.
         guard f.isASCII && (f.isNumber || f == "+" || f == "." || f == "-") else { return false }
-        if looksNumeric(s) { return true }
-        if s.contains(":"), sexagesimal.firstMatch(in: s, range: NSRange(s.startIndex..., in: s)) != nil { return true }
-        if s.count >= 8, timestamp.firstMatch(in: s, range: NSRange(s.startIndex..., in: s)) != nil { return true }
-        return false
+        return looksNumeric(s) || isSexagesimal(s) || isTimestamp(s)
     }
 
-    static let numeric = try! NSRegularExpression(pattern: #"^[-+]?(0b[01_]+|0x[0-9a-fA-F_]+|0o?[0-7_]+|[0-9][0-9_]*|[0-9_]*\.[0-9_]*([eE][-+]?[0-9]+)?|[0-9][0-9_]*[eE][-+]?[0-9]+|\.(inf|Inf|INF|nan|NaN|NAN))$"#)
-    static let sexagesimal = try! NSRegularExpression(pattern: #"^[-+]?[0-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)?$"#)
-    static let timestamp = try! NSRegularExpression(pattern: #"^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}"#)
+    static func isDigit(_ c: UInt8) -> Bool { c >= 48 && c <= 57 }
 
+    /// What a YAML 1.1 reader takes for a number: ints (binary, octal, hex, `_`), floats, exponents, .inf/.nan.
     static func looksNumeric(_ s: String) -> Bool {
-        s != "." && numeric.firstMatch(in: s, range: NSRange(s.startIndex..., in: s)) != nil
+        var b = Array(s.utf8)
+        if let f = b.first, f == UInt8(ascii: "+") || f == UInt8(ascii: "-") { b.removeFirst() }
+        guard !b.isEmpty, b != [UInt8(ascii: ".")] else { return false }
+        let text = String(decoding: b, as: UTF8.self)
+        if [".inf", ".Inf", ".INF", ".nan", ".NaN", ".NAN"].contains(text) { return true }
+        let lower = text.lowercased()
+        func all(_ from: Int, _ ok: (UInt8) -> Bool) -> Bool { b.count > from && b[from...].allSatisfy { ok($0) || $0 == UInt8(ascii: "_") } }
+        if lower.hasPrefix("0b") { return all(2) { $0 == 48 || $0 == 49 } }
+        if lower.hasPrefix("0x") { return all(2) { isDigit($0) || (97...102).contains($0 | 0x20) } }
+        if lower.hasPrefix("0o") { return all(2) { (48...55).contains($0) } }
+        // Decimal: digits, at most one '.', optional exponent.
+        var i = 0, digits = 0, dots = 0
+        while i < b.count, isDigit(b[i]) || b[i] == UInt8(ascii: "_") || b[i] == UInt8(ascii: ".") {
+            if b[i] == UInt8(ascii: ".") { dots += 1 } else if isDigit(b[i]) { digits += 1 }
+            i += 1
+        }
+        guard dots <= 1, digits > 0 || dots == 1 else { return false }
+        if i == b.count { return true }
+        guard b[i] | 0x20 == UInt8(ascii: "e") else { return false }
+        i += 1
+        if i < b.count, b[i] == UInt8(ascii: "+") || b[i] == UInt8(ascii: "-") { i += 1 }
+        return i < b.count && b[i...].allSatisfy(isDigit)
+    }
+
+    /// YAML 1.1 base-60 numbers such as `22:22` or `1:30:00`.
+    static func isSexagesimal(_ s: String) -> Bool {
+        var b = Array(s.utf8)
+        if let f = b.first, f == UInt8(ascii: "+") || f == UInt8(ascii: "-") { b.removeFirst() }
+        guard b.contains(UInt8(ascii: ":")), let f = b.first, isDigit(f) else { return false }
+        var parts = String(decoding: b, as: UTF8.self).split(separator: ":", omittingEmptySubsequences: false)
+        let head = parts.removeFirst()
+        guard head.utf8.allSatisfy({ isDigit($0) || $0 == UInt8(ascii: "_") }) else { return false }
+        for (n, p) in parts.enumerated() {
+            var digits = Substring(p)
+            if n == parts.count - 1, let dot = p.firstIndex(of: ".") {
+                guard p[p.index(after: dot)...].utf8.allSatisfy({ isDigit($0) || $0 == UInt8(ascii: "_") }) else { return false }
+                digits = p[..<dot]
+            }
+            guard (1...2).contains(digits.count), digits.utf8.allSatisfy(isDigit), let v = Int(digits), v <= 59 else { return false }
+        }
+        return true
+    }
+
+    /// Dates (`2024-01-02…`) that a YAML 1.1 reader turns into timestamps.
+    static func isTimestamp(_ s: String) -> Bool {
+        let b = Array(s.utf8)
+        guard b.count >= 8, b[0...3].allSatisfy(isDigit), b[4] == UInt8(ascii: "-") else { return false }
+        var i = 5, month = 0
+        while i < b.count, isDigit(b[i]) { i += 1; month += 1 }
+        guard (1...2).contains(month), i < b.count, b[i] == UInt8(ascii: "-") else { return false }
+        i += 1
+        var day = 0
+        while i < b.count, isDigit(b[i]) { i += 1; day += 1 }
+        return (1...2).contains(day)
     }
 
     static func doubleQuoted(_ s: String) -> String {

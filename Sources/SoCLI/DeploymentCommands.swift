@@ -311,7 +311,7 @@ struct DeploymentRenderCommand: AsyncParsableCommand {
         let ctx = global.context()
         if report {
             let entries = try RenderAction(ctx).report(deployment.dir)
-            ctx.console.out(format == .json ? JSONOut.encode(entries) : MappingReport.text(entries).trimmingCharacters(in: .newlines))
+            ctx.console.out(format == .json ? JSONOut.encode(entries) : MappingReport.text(entries).trimmedNewlines)
             return
         }
         try RenderAction(ctx).run(RenderRequest(directory: deployment.dir, output: output, format: format == .yaml ? .yaml : .json, placeholderSecrets: placeholderSecrets))

@@ -102,13 +102,13 @@ struct DotEnvReader {
     mutating func readKey() throws -> String {
         let start = i
         while let c = peek, c != "=", c != "\n" { i += 1 }
-        var key = String(String.UnicodeScalarView(chars[start..<i])).trimmingCharacters(in: .whitespaces)
+        var key = String(String.UnicodeScalarView(chars[start..<i])).trimmedSpaces
         guard peek == "=" else {
             throw error("line without '=': '\(key.prefix(40))'", hint: "write KEY=VALUE (a line starting with # is a comment)", line: line)
         }
         i += 1
         if key.hasPrefix("export"), let blank = key.unicodeScalars.dropFirst(6).first, blank == " " || blank == "\t" {
-            key = String(key.dropFirst(6)).trimmingCharacters(in: .whitespaces)
+            key = String(key.dropFirst(6)).trimmedSpaces
         }
         guard NameRules.isVariable(key) else {
             throw error("invalid variable name '\(key.prefix(40))'", hint: "use letters, digits and '_', not starting with a digit", line: line)
@@ -123,7 +123,7 @@ struct DotEnvReader {
             if c == "#", i > start, chars[i - 1] == " " || chars[i - 1] == "\t" { break }
             i += 1
         }
-        let value = String(String.UnicodeScalarView(chars[start..<i])).trimmingCharacters(in: .whitespaces)
+        let value = String(String.UnicodeScalarView(chars[start..<i])).trimmedSpaces
         skipToLineEnd()
         return value
     }

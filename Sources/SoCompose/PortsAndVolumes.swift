@@ -19,7 +19,7 @@ public enum ComposePorts {
     /// The short syntax; one entry per port of a container range.
     public static func parseShort(_ raw: String) throws -> [ComposePort] {
         func bad(_ why: String) -> SoError { SoError("invalid port '\(raw)': \(why)", hint: hint) }
-        var text = raw.trimmingCharacters(in: .whitespaces)
+        var text = raw.trimmedSpaces
         var proto = "tcp"
         if let slash = text.lastIndex(of: "/") {
             proto = text[text.index(after: slash)...].lowercased()

@@ -145,7 +145,7 @@ public enum Kubeconfig {
         let host = environment["KUBERNETES_SERVICE_HOST"] ?? ""
         let port = environment["KUBERNETES_SERVICE_PORT"] ?? "443"
         let server = host.contains(":") ? "https://[\(host)]:\(port)" : "https://\(host):\(port)"
-        let ns = try? fs.readText(Path.join(inClusterDirectory, "namespace")).trimmingCharacters(in: .whitespacesAndNewlines)
+        let ns = try? fs.readText(Path.join(inClusterDirectory, "namespace")).trimmedWhitespace
         let ca = Path.join(inClusterDirectory, "ca.crt")
         return ClusterConnection(contextName: "in-cluster", server: server, caPEM: fs.isFile(ca) ? try fs.readData(ca) : nil,
                                  tokenFile: Path.join(inClusterDirectory, "token"), namespace: ns)

@@ -139,7 +139,7 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
         request.headers.add(name: "Accept", value: "application/json")
         request.headers.add(name: "User-Agent", value: "so")
         if let tokenFile = connection.tokenFile, let token = try? String(contentsOfFile: tokenFile, encoding: .utf8) {
-            request.headers.add(name: "Authorization", value: "Bearer \(token.trimmingCharacters(in: .whitespacesAndNewlines))")
+            request.headers.add(name: "Authorization", value: "Bearer \(token.trimmedWhitespace)")
         } else if let token = connection.token {
             request.headers.add(name: "Authorization", value: "Bearer \(token)")
         }

@@ -5,7 +5,7 @@ import SoBasics
 public enum Quantity {
     /// CPU: `0.5` → `500m`, `2` → `2`, `250m` stays. nil when not a CPU amount.
     public static func cpu(_ text: String) -> String? {
-        let t = text.trimmingCharacters(in: .whitespaces)
+        let t = text.trimmedSpaces
         if t.range(of: #"^[0-9]+m$"#, options: .regularExpression) != nil { return t }
         guard let v = Double(t), v > 0 else { return nil }
         let milli = Int((v * 1000).rounded())
@@ -16,11 +16,11 @@ public enum Quantity {
     /// units (`512m`, `512M`, `1g`, `1gb`) mean binary sizes and become `512Mi`, `1Gi` (a bare Kubernetes
     /// `m` would mean milli-bytes). `binaryLetters` says whether `M`/`G` alone mean MiB/GiB (compose memory).
     public static func bytes(_ text: String, binaryLetters: Bool) -> String? {
-        let t = text.trimmingCharacters(in: .whitespaces)
+        let t = text.trimmedSpaces
         guard let m = t.range(of: #"^([0-9]+(\.[0-9]+)?)\s*([A-Za-z]*)$"#, options: .regularExpression) else { return nil }
         _ = m
         let number = String(t.prefix { $0.isNumber || $0 == "." })
-        let unit = t.dropFirst(number.count).trimmingCharacters(in: .whitespaces)
+        let unit = t.dropFirst(number.count).trimmedSpaces
         switch unit {
         case "": return number.contains(".") ? nil : number
         case "Ki", "Mi", "Gi", "Ti", "Pi": return number + unit
@@ -47,7 +47,7 @@ public enum Quantity {
     /// Seconds in a compose duration (`1m30s`, `500ms`, `10s`, `2h`); nil when unreadable.
     public static func seconds(_ text: String) -> Int? {
         var total = 0.0
-        var rest = Substring(text.trimmingCharacters(in: .whitespaces))
+        var rest = Substring(text.trimmedSpaces)
         if let plain = Double(rest) { return Int(plain.rounded(.up)) }
         while !rest.isEmpty {
             let num = rest.prefix { $0.isNumber || $0 == "." }

@@ -71,7 +71,7 @@ public struct StackLocator: Sendable {
     /// `relativeTo` lists directories a relative path is tried against, in order.
     public func resolve(_ value: String, relativeTo bases: [String]? = nil, at location: SourceLocation? = nil,
                         diagnostics: DiagnosticSink) throws -> ResolvedStack {
-        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        let trimmed = value.trimmedSpaces
         guard !trimmed.isEmpty else {
             throw SoError("stack name is empty", hint: "pass --stack NAME or --stack PATH", at: location)
         }

@@ -54,7 +54,7 @@ enum BadInput {
             if let big = setup["bigfile"] as? String { try fs.write(Data(repeating: UInt8(ascii: "a"), count: 1_200_000), to: work.file(big)) }
         }
         let args = try fs.readText(Path.join(caseDir, "cmd")).split(separator: "\n").map { fill(String($0)) }
-        let expected = fill(try fs.readText(Path.join(caseDir, "expect")).trimmingCharacters(in: .newlines))
+        let expected = fill(try fs.readText(Path.join(caseDir, "expect")).trimmedNewlines)
         let before = try fs.walk(work.path).map(\.relative)
 
         let console = CapturedConsole()

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import SoBasics
 import SoTestSupport
+import Yams
 
 @Suite struct YAMLReaderTests {
     @Test func scalarsKeepTheirRawText() throws {
@@ -91,6 +92,19 @@ import SoTestSupport
             let m = try n.mapping("w")
             #expect(try m.value("k")?.node.string == s, "value \(s.debugDescription) wrote \(text.debugDescription)")
             #expect(try m.value("l")?.sequence("l").first?.node.string == s)
+        }
+    }
+
+    /// A YAML 1.1 reader (Yams' untyped load, like PyYAML) gets every written string back as that string:
+    /// nothing that looks like a number, bool, null, base-60 number or date is left unquoted.
+    @Test func yaml11ReadersSeeStrings() throws {
+        let samples = ["80", "0755", "22:22", "1:30:00", "-1", "+5", "1e3", "1.10", ".5", "0x1F", "0b101", "0o17", "1_000", ".inf", "-.Inf", ".NaN",
+                       "yes", "No", "ON", "off", "y", "n", "true", "False", "null", "~", "", "2024-01-02", "2024-1-2", "2001-12-14t21:59:43.10-05:00",
+                       "1.2.3", "v1", "abc", "8080/tcp", "127.0.0.1:8080:80", "0.0.0.0::5001", "12:345", "1:60", "1-2", "10Gi", "512M", "0.5", "-0"]
+        for s in samples {
+            let text = YValue.map([("k", .string(s))]).yaml()
+            let loaded = try Yams.load(yaml: text) as? [String: Any]
+            #expect(loaded?["k"] as? String == s, "\(s.debugDescription) written as \(text.debugDescription) read back as \(String(describing: loaded?["k"]))")
         }
     }
 

@@ -1,0 +1,18 @@
+/// Trimming without Foundation's CharacterSet (which loads ICU property tables on first use).
+extension StringProtocol {
+    /// Without leading and trailing spaces and tabs.
+    public var trimmedSpaces: String { trimmed { $0 == " " || $0 == "\t" } }
+    /// Without leading and trailing spaces, tabs, CR and LF.
+    public var trimmedWhitespace: String { trimmed { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" } }
+    /// Without leading and trailing CR and LF.
+    public var trimmedNewlines: String { trimmed { $0 == "\n" || $0 == "\r" } }
+
+    func trimmed(_ drop: (Unicode.Scalar) -> Bool) -> String {
+        let scalars = unicodeScalars
+        guard let first = scalars.firstIndex(where: { !drop($0) }) else { return "" }
+        let last = scalars.lastIndex(where: { !drop($0) })!
+        var out = String.UnicodeScalarView()
+        out.append(contentsOf: scalars[first...last])
+        return String(out)
+    }
+}
