@@ -41,13 +41,18 @@ public struct LocalProcessRunner: ProcessRunner, AttachedProcessRunner {
     public let installHints: [String: String]
     public init(installHints: [String: String] = [:]) { self.installHints = installHints }
 
-    public func run(_ arguments: [String], workingDirectory: String?, environment: [String: String]?, timeout: Double?) async throws -> ProcessResult {
-        guard let program = arguments.first else { throw SoError("nothing to run") }
+    /// The program to run, its path and environment; an error that says what to install when it is missing.
+    func locate(_ arguments: [String], _ environment: [String: String]?) throws -> (program: String, executable: String, env: [String: String]) {
+        guard let program = arguments.first else { throw SoError("nothing to run", hint: "this is a bug in so") }
         let env = environment ?? ProcessInfo.processInfo.environment
         guard let executable = Self.which(program, path: env["PATH"] ?? "/usr/bin:/bin") else {
-            throw SoError("\(program) is not installed (not found on PATH)",
-                          hint: installHints[program] ?? "install \(program) and make sure it is on PATH")
+            throw SoError("\(program) is not installed (not found on PATH)", hint: installHints[program] ?? "install \(program) and make sure it is on PATH")
         }
+        return (program, executable, env)
+    }
+
+    public func run(_ arguments: [String], workingDirectory: String?, environment: [String: String]?, timeout: Double?) async throws -> ProcessResult {
+        let (program, executable, env) = try locate(arguments, environment)
         return try await withCheckedThrowingContinuation { cont in
             DispatchQueue.global().async {
                 do {
@@ -86,11 +91,7 @@ public struct LocalProcessRunner: ProcessRunner, AttachedProcessRunner {
     }
 
     public func runAttached(_ arguments: [String], environment: [String: String]?) async throws -> Int32 {
-        guard let program = arguments.first else { throw SoError("nothing to run") }
-        let env = environment ?? ProcessInfo.processInfo.environment
-        guard let executable = Self.which(program, path: env["PATH"] ?? "/usr/bin:/bin") else {
-            throw SoError("\(program) is not installed (not found on PATH)", hint: installHints[program] ?? "install \(program) and make sure it is on PATH")
-        }
+        let (program, executable, env) = try locate(arguments, environment)
         fflush(nil)
         return try await withCheckedThrowingContinuation { cont in
             DispatchQueue.global().async {

@@ -36,6 +36,23 @@ struct ClusterFlags: ParsableArguments {
 
 extension ProgressMode: ExpressibleByArgument {}
 
+/// Options of `start` and its alias `up` (one set, one default: cluster management on).
+struct StartOptions: ParsableArguments {
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var deployment: DeploymentOptions
+    @OptionGroup var cluster: ClusterFlags
+    @Flag(name: .long, help: "Create the kind cluster if needed and load images (default).") var performClusterManagement = false
+    @Flag(name: .long, help: "Do not create kind clusters or load images.") var skipClusterManagement = false
+    @Flag(name: .long, help: "Return after applying, without waiting.") var noWait = false
+    @Option(name: .long, help: "Seconds to wait for the deployment to be ready.") var timeout: Double = 300
+    @Option(name: .long, help: "Progress output: auto, plain or json.") var progress: ProgressMode = .auto
+
+    func run() async throws {
+        try await StartAction(global.context()).run(StartRequest(directory: deployment.dir, cluster: cluster.options(manage: !skipClusterManagement),
+                                                                 wait: !noWait, timeout: timeout, progress: progress))
+    }
+}
+
 struct DeploymentStartCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "start",
@@ -49,20 +66,8 @@ struct DeploymentStartCommand: AsyncParsableCommand {
           so deployment --dir deployments/prod start --kubeconfig ~/.kube/prod --context prod
         """
     )
-    @OptionGroup var global: GlobalOptions
-    @OptionGroup var deployment: DeploymentOptions
-    @OptionGroup var cluster: ClusterFlags
-    @Flag(name: .long, help: "Create the kind cluster if needed and load images (default).") var performClusterManagement = false
-    @Flag(name: .long, help: "Do not create kind clusters or load images.") var skipClusterManagement = false
-    @Flag(name: .long, help: "Return after applying, without waiting.") var noWait = false
-    @Option(name: .long, help: "Seconds to wait for the deployment to be ready.") var timeout: Double = 300
-    @Option(name: .long, help: "Progress output: auto, plain or json.") var progress: ProgressMode = .auto
-
-    func run() async throws {
-        let ctx = global.context()
-        try await StartAction(ctx).run(StartRequest(directory: deployment.dir, cluster: cluster.options(manage: !skipClusterManagement),
-                                                    wait: !noWait, timeout: timeout, progress: progress))
-    }
+    @OptionGroup var options: StartOptions
+    func run() async throws { try await options.run() }
 }
 
 struct DeploymentUpCommand: AsyncParsableCommand {
@@ -74,18 +79,8 @@ struct DeploymentUpCommand: AsyncParsableCommand {
           so deployment --dir deployments/example up
         """
     )
-    @OptionGroup var global: GlobalOptions
-    @OptionGroup var deployment: DeploymentOptions
-    @OptionGroup var cluster: ClusterFlags
-    @Flag(name: .long, help: "Create the kind cluster if needed and load images (default).") var performClusterManagement = false
-    @Flag(name: .long, help: "Do not create kind clusters or load images.") var skipClusterManagement = false
-    @Flag(name: .long, help: "Return after applying, without waiting.") var noWait = false
-    @Option(name: .long, help: "Seconds to wait for the deployment to be ready.") var timeout: Double = 300
-
-    func run() async throws {
-        try await StartAction(global.context()).run(StartRequest(directory: deployment.dir, cluster: cluster.options(manage: !skipClusterManagement),
-                                                                 wait: !noWait, timeout: timeout))
-    }
+    @OptionGroup var options: StartOptions
+    func run() async throws { try await options.run() }
 }
 
 struct DeploymentStopCommand: AsyncParsableCommand {

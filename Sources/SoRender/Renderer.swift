@@ -247,13 +247,18 @@ struct RenderState {
         [("app", id), ("app.kubernetes.io/component", KubeNames.labelValue(pod))]
     }
 
-    mutating func renderPod(_ pod: ComposeComponent) throws {
-        var builder = PodBuilder(state: self, component: pod, isJob: false)
-        let podSpec = try builder.build()
+    /// Takes in what building a pod produced: warnings, ConfigMaps, volumes and claims (once each).
+    mutating func absorb(_ builder: PodBuilder) {
         warnings = builder.state.warnings
         configMaps += builder.configMaps.filter { cm in !configMaps.contains { $0.name == cm.name } }
         for v in builder.persistentVolumes where !volumes.contains(where: { $0.name == v.name }) { volumes.append(v) }
         for c in builder.claims where !claims.contains(where: { $0.name == c.name }) { claims.append(c) }
+    }
+
+    mutating func renderPod(_ pod: ComposeComponent) throws {
+        var builder = PodBuilder(state: self, component: pod, isJob: false)
+        let podSpec = try builder.build()
+        absorb(builder)
 
         let replicas = spec.replicas ?? pod.compose.services.compactMap { $0.deploy?.replicas }.max() ?? 1
         let strategy: YValue = builder.usesClaims
@@ -286,10 +291,7 @@ struct RenderState {
     mutating func renderJob(_ job: ComposeComponent) throws {
         var builder = PodBuilder(state: self, component: job, isJob: true)
         let podSpec = try builder.build()
-        warnings = builder.state.warnings
-        configMaps += builder.configMaps.filter { cm in !configMaps.contains { $0.name == cm.name } }
-        for v in builder.persistentVolumes where !volumes.contains(where: { $0.name == v.name }) { volumes.append(v) }
-        for c in builder.claims where !claims.contains(where: { $0.name == c.name }) { claims.append(c) }
+        absorb(builder)
         let templateLabels = [("app", "\(id)-job")] + labels(component: job.name).filter { $0.0 != "app" }
         jobs.append(KubeObject(apiVersion: "batch/v1", kind: "Job", name: "\(id)-job-\(KubeNames.label(job.name))", namespace: namespace,
                                labels: labels(component: job.name), body: [("spec", .map([

@@ -68,8 +68,8 @@ struct Scenario: CustomStringConvertible, Sendable {
 enum Golden {
     static let directory = Path.join(Path.dirname(#filePath), "Golden")
 
-    /// init + create in a temp dir with a fixed clock and seeded entropy, then render.
-    static func render(_ s: Scenario) async throws -> (Manifest, [Diagnostic]) {
+    /// init + create in a temp dir with a fixed clock and seeded entropy; `body` reads the deployment.
+    static func withDeployment<T>(_ s: Scenario, _ body: (SoContext, String) throws -> T) async throws -> T {
         let tmp = try TempDir("so-golden")
         defer { tmp.cleanup() }
         let processes = FakeProcessRunner()
@@ -81,26 +81,21 @@ enum Golden {
                                                   imageRegistry: s.imageRegistry, output: "spec.yml"))
         try tmp.write("spec.yml", s.edit(try tmp.read("spec.yml")))
         try await CreateAction(ctx).run(CreateRequest(specFile: "spec.yml", deploymentDir: "dep"))
-        let model = try DeploymentLoader.load(tmp.file("dep"), fs: LocalFileSystem(), diagnostics: ctx.diagnostics, displayDirectory: "/deployments/\(s.name)")
-        return (try Renderer.render(model), ctx.diagnostics.all)
+        return try body(ctx, tmp.file("dep"))
+    }
+
+    static func render(_ s: Scenario) async throws -> (Manifest, [Diagnostic]) {
+        try await withDeployment(s) { ctx, dir in
+            let model = try DeploymentLoader.load(dir, fs: LocalFileSystem(), diagnostics: ctx.diagnostics, displayDirectory: "/deployments/\(s.name)")
+            return (try Renderer.render(model), ctx.diagnostics.all)
+        }
     }
 
     static func path(_ s: Scenario) -> String { Path.join(directory, "\(s.name).yaml") }
 
     /// init + create, then the mapping report.
     static func report(_ s: Scenario) async throws -> String {
-        let tmp = try TempDir("so-golden")
-        defer { tmp.cleanup() }
-        let processes = FakeProcessRunner()
-        processes.missing = ["kind"]
-        let ctx = SoContext(fs: LocalFileSystem(currentDirectory: tmp.path), processes: processes, clock: FixedClock(), entropy: SeededEntropy(seed: 11),
-                            console: CapturedConsole(), environment: [:], builtInRoot: RepoPaths.root)
-        if s.kubeConfig { try tmp.write("kubeconfig", "apiVersion: v1\nkind: Config\n") }
-        try await InitAction(ctx).run(InitRequest(stack: s.stack, deployTo: s.deployTo, config: s.config, kubeConfig: s.kubeConfig ? "kubeconfig" : nil,
-                                                  imageRegistry: s.imageRegistry, output: "spec.yml"))
-        try tmp.write("spec.yml", s.edit(try tmp.read("spec.yml")))
-        try await CreateAction(ctx).run(CreateRequest(specFile: "spec.yml", deploymentDir: "dep"))
-        return MappingReport.text(try RenderAction(ctx).report("dep"))
+        try await withDeployment(s) { ctx, _ in MappingReport.text(try RenderAction(ctx).report("dep")) }
     }
 }
 
