@@ -106,7 +106,10 @@ public struct ObserveAction {
         public var tail: Int?
         public var follow: Bool
         public var sinceSeconds: Int?
-        public init(directory: String, cluster: ClusterOptions = ClusterOptions(), services: [String] = [], tail: Int? = nil, follow: Bool = false, sinceSeconds: Int? = nil) {
+        public var timestamps = false
+        public init(directory: String, cluster: ClusterOptions = ClusterOptions(), services: [String] = [], tail: Int? = nil, follow: Bool = false,
+                    sinceSeconds: Int? = nil, timestamps: Bool = false) {
+            self.timestamps = timestamps
             self.directory = directory
             self.cluster = cluster
             self.services = services
@@ -133,7 +136,7 @@ public struct ObserveAction {
                           hint: pods.isEmpty ? "start the deployment first: so deployment --dir D start" : "services: " + Set(pods.flatMap { Self.podInfo($0).containers }).sorted().joined(separator: ", "))
         }
         let multiPod = Set(sources.map(\.pod)).count > 1
-        let options = { (container: String) in LogOptions(container: container, follow: req.follow, tailLines: req.tail, sinceSeconds: req.sinceSeconds) }
+        let options = { (container: String) in LogOptions(container: container, follow: req.follow, tailLines: req.tail, sinceSeconds: req.sinceSeconds, timestamps: req.timestamps) }
         let console = ctx.console
         try await withThrowingTaskGroup(of: Void.self) { group in
             for s in sources {
@@ -173,6 +176,19 @@ public struct ObserveAction {
             let r = try await ctx.processes.run(args, workingDirectory: nil, environment: nil, timeout: nil)
             ctx.console.out(r.stdout)
             return r.exitCode
+        }
+        return try await attached.runAttached(args, environment: nil)
+    }
+
+    /// Forwards local ports to a service's Service through kubectl (runs until interrupted).
+    public func portForward(_ directory: String, cluster: ClusterOptions, service: String, ports: [String]) async throws -> Int32 {
+        let c = try await Connected.open(ctx, directory: directory, cluster: cluster)
+        for p in ports where !p.split(separator: ":").allSatisfy({ Int($0) != nil }) || p.split(separator: ":").count > 2 {
+            throw SoError("port '\(p)' is not [LOCAL:]REMOTE", hint: "for example 8080:80")
+        }
+        let args = ["kubectl"] + kubectlTarget(c, cluster: cluster) + ["-n", c.namespace, "port-forward", "service/\(KubeNames.service(service))"] + ports
+        guard let attached = ctx.processes as? AttachedProcessRunner else {
+            return try await ctx.processes.run(args, workingDirectory: nil, environment: nil, timeout: nil).exitCode
         }
         return try await attached.runAttached(args, environment: nil)
     }

@@ -15,7 +15,7 @@ struct DeploymentCommand: AsyncParsableCommand {
           so deployment --dir deployments/example logs --tail 20 -f
         """,
         subcommands: [DeploymentStartCommand.self, DeploymentUpCommand.self, DeploymentStopCommand.self, DeploymentStatusCommand.self,
-                      DeploymentPsCommand.self, DeploymentLogsCommand.self, DeploymentExecCommand.self, DeploymentRestartCommand.self,
+                      DeploymentPsCommand.self, DeploymentLogsCommand.self, DeploymentExecCommand.self, DeploymentPortForwardCommand.self, DeploymentRestartCommand.self,
                       DeploymentRotateSecretsCommand.self, DeploymentRenderCommand.self]
     )
 }
@@ -185,6 +185,7 @@ struct DeploymentLogsCommand: AsyncParsableCommand {
     @Option(name: [.customShort("n"), .long], help: "Lines from the end of each log.") var tail: Int?
     @Flag(name: .shortAndLong, help: "Keep streaming.") var follow = false
     @Option(name: .long, help: ArgumentHelp("Only newer lines, e.g. 10m or 1h.", valueName: "duration")) var since: String?
+    @Flag(name: .long, help: "Prefix each line with its timestamp.") var timestamps = false
 
     func run() async throws {
         var seconds: Int?
@@ -193,7 +194,7 @@ struct DeploymentLogsCommand: AsyncParsableCommand {
             seconds = s
         }
         try await ObserveAction(global.context()).logs(.init(directory: deployment.dir, cluster: cluster.options(manage: false), services: services,
-                                                            tail: tail, follow: follow, sinceSeconds: seconds))
+                                                            tail: tail, follow: follow, sinceSeconds: seconds, timestamps: timestamps))
     }
 }
 
@@ -233,6 +234,27 @@ struct DeploymentExecCommand: AsyncParsableCommand {
         let cmd = command.first == "--" ? Array(command.dropFirst()) : command
         let code = try await ObserveAction(global.context()).exec(deployment.dir, cluster: cluster.options(manage: false), service: service,
                                                                   command: cmd, interactive: interactive, tty: tty)
+        if code != 0 { throw ExitCode(code) }
+    }
+}
+
+struct DeploymentPortForwardCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "port-forward",
+        abstract: "Forward local ports to a service (through kubectl) until interrupted.",
+        discussion: """
+        Example:
+          so deployment --dir deployments/example port-forward web 8080:80
+        """
+    )
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var deployment: DeploymentOptions
+    @OptionGroup var cluster: ClusterFlags
+    @Argument(help: "Service name.") var service: String
+    @Argument(help: ArgumentHelp("Ports, [LOCAL:]REMOTE.", valueName: "ports")) var ports: [String]
+
+    func run() async throws {
+        let code = try await ObserveAction(global.context()).portForward(deployment.dir, cluster: cluster.options(manage: false), service: service, ports: ports)
         if code != 0 { throw ExitCode(code) }
     }
 }

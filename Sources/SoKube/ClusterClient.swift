@@ -108,7 +108,9 @@ public struct LogOptions: Sendable {
     public var follow = false
     public var tailLines: Int?
     public var sinceSeconds: Int?
-    public init(container: String? = nil, follow: Bool = false, tailLines: Int? = nil, sinceSeconds: Int? = nil) {
+    public var timestamps = false
+    public init(container: String? = nil, follow: Bool = false, tailLines: Int? = nil, sinceSeconds: Int? = nil, timestamps: Bool = false) {
+        self.timestamps = timestamps
         self.container = container
         self.follow = follow
         self.tailLines = tailLines

@@ -102,6 +102,7 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
                     if options.follow { query["follow"] = "true" }
                     if let t = options.tailLines { query["tailLines"] = String(t) }
                     if let s = options.sinceSeconds { query["sinceSeconds"] = String(s) }
+                    if options.timestamps { query["timestamps"] = "true" }
                     var request = try await makeRequest(.GET, "/api/v1/namespaces/\(namespace)/pods/\(pod)/log", query: query)
                     request.headers.add(name: "Accept", value: "*/*")
                     let response = try await client.execute(request, timeout: .hours(24))

@@ -238,6 +238,10 @@ struct ClusterHarness {
         #expect(c.h.processes.unexpected.isEmpty)
         await #expect(throws: SoError.self) { _ = try await ObserveAction(c.ctx).exec("dep", cluster: c.options, service: "nope", command: [], interactive: false, tty: false) }
 
+        c.h.processes.expect(["kubectl", "--kubeconfig", c.kubeconfig, "--context", "kind-test", "-n", c.id, "port-forward", "service/web", "8080:80"])
+        #expect(try await ObserveAction(c.ctx).portForward("dep", cluster: c.options, service: "web", ports: ["8080:80"]) == 0)
+        await #expect(throws: SoError.self) { _ = try await ObserveAction(c.ctx).portForward("dep", cluster: c.options, service: "web", ports: ["x:80"]) }
+
         try await ObserveAction(c.ctx).restart("dep", cluster: c.options, wait: true, timeout: 30)
         let d = try #require(c.cluster.object("Deployment", "\(c.id)-deployment", namespace: c.id))
         #expect(d.at("spec", "template", "metadata", "annotations", "kubectl.kubernetes.io/restartedAt")?.string != nil)
