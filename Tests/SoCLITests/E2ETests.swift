@@ -50,6 +50,21 @@ enum E2E {
         #expect(r.exitCode == 0, "\(r.stderr)")
         #expect(try await E2E.kubectl(["-n", id, "get", "secret", "\(id)-generated-secrets", "-o", "jsonpath={.data.SESSION}"]).stdout == secret1)
 
+        // Server-side apply with field manager so.
+        let managers = try await E2E.kubectl(["-n", id, "get", "deployment", "\(id)-deployment", "-o", "jsonpath={.metadata.managedFields[*].manager}"]).stdout
+        #expect(managers.split(separator: " ").contains("so"), "\(managers)")
+
+        // rotate-secrets makes a new value and restarts.
+        r = try await E2E.so(["deployment", "--dir", "dep", "rotate-secrets", "SESSION", "--timeout", "120"] + kc, cwd: t.path)
+        #expect(r.exitCode == 0, "\(r.stderr)")
+        #expect(try await E2E.kubectl(["-n", id, "get", "secret", "\(id)-generated-secrets", "-o", "jsonpath={.data.SESSION}"]).stdout != secret1)
+
+        // A job removed from the stack is pruned on the next start.
+        try t.write("dep/stack.yml", try t.read("dep/stack.yml").replacingOccurrences(of: "jobs:\n  - test-job\n", with: ""))
+        r = try await E2E.so(["deployment", "--dir", "dep", "start", "--timeout", "120"] + kc, cwd: t.path)
+        #expect(r.exitCode == 0 && r.stdout.contains("Job \(id)-job-test-job"), "\(r.stdout)\n\(r.stderr)")
+        #expect(try await E2E.kubectl(["-n", id, "get", "job", "\(id)-job-test-job", "--ignore-not-found", "-o", "name"]).stdout.isEmpty)
+
         r = try await E2E.so(["deployment", "--dir", "dep", "status", "-o", "json"] + kc, cwd: t.path)
         let status = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
         #expect(status?["ready"] as? Bool == true, "\(r.stdout)")
