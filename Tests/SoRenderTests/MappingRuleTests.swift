@@ -1,0 +1,116 @@
+import Foundation
+import Testing
+import SoBasics
+import SoKube
+@testable import SoRender
+import SoStack
+import SoTestSupport
+
+/// Small inline cases, one mapping rule each: a deployment directory written by hand, rendered.
+func renderSnippet(compose: String, spec extra: String = "", deployTo: String = "k8s-kind", config: String = "") throws -> Manifest {
+    let t = try TempDir("so-snippet")
+    defer { t.cleanup() }
+    try t.write("deployment.yml", "cluster-id: laconic-c\ndeployment-id: laconic-d\n")
+    try t.write("stack.yml", "name: s\npods: [p]\n")
+    try t.write("spec.yml", "stack: /x/stacks/s\ndeploy-to: \(deployTo)\n" + (deployTo == "k8s" ? "kube-config: /x/kc\n" : "") + extra)
+    try t.write("config.env", config)
+    try t.write("compose/docker-compose-p.yml", compose)
+    try t.write("config/p/a.conf", "x\n")
+    let model = try DeploymentLoader.load(t.path, fs: LocalFileSystem(), diagnostics: DiagnosticSink(), displayDirectory: "/d")
+    return try Renderer.render(model)
+}
+
+extension Manifest {
+    func object(_ kind: String, _ name: String? = nil) -> YValue? {
+        objects.first { $0.kind == kind && (name == nil || $0.name == name) }?.value
+    }
+    func has(_ kind: String, _ name: String) -> Bool { objects.contains { $0.kind == kind && $0.name == name } }
+}
+
+extension YValue {
+    subscript(_ key: String) -> YValue? { if case .map(let p) = self { return p.first { $0.0 == key }?.1 }; return nil }
+    subscript(_ i: Int) -> YValue? { if case .list(let l) = self, i < l.count { return l[i] }; return nil }
+    var string: String? { if case .string(let s) = self { return s }; return nil }
+    var int: Int? { if case .int(let i) = self { return i }; return nil }
+}
+
+@Suite struct MappingRuleTests {
+    @Test func pvcMeansRecreateOtherwiseRollingUpdate() throws {
+        let withVolume = try renderSnippet(compose: "services:\n  a:\n    image: x\n    volumes: [data:/d]\nvolumes:\n  data:\n", spec: "volumes:\n  data:\n")
+        #expect(withVolume.object("Deployment")?["spec"]?["strategy"]?["type"]?.string == "Recreate")
+        let without = try renderSnippet(compose: "services:\n  a:\n    image: x\n")
+        #expect(without.object("Deployment")?["spec"]?["strategy"]?["type"]?.string == "RollingUpdate")
+    }
+
+    @Test func nodePortOnlyForHostPortsInRange() throws {
+        let m = try renderSnippet(compose: "services:\n  a:\n    image: x\n    ports: [\"80\", \"30080:8080\", \"8443:443\"]\n")
+        #expect(m.has("Service", "laconic-d-nodeport-8080-tcp"))
+        #expect(!m.objects.contains { $0.name.contains("nodeport-80-") || $0.name.contains("nodeport-443") })
+        #expect(m.warnings.contains { $0.message.contains("host port 8443") })
+        #expect(m.has("Service", "a"))
+    }
+
+    @Test func initContainersByLabel() throws {
+        let m = try renderSnippet(compose: "services:\n  setup:\n    image: x\n    labels: {laconic.init-container: \"true\"}\n  a:\n    image: y\n")
+        let pod = m.object("Deployment")?["spec"]?["template"]?["spec"]
+        #expect(pod?["initContainers"]?[0]?["name"]?.string == "setup")
+        #expect(pod?["containers"]?[0]?["name"]?.string == "a")
+    }
+
+    @Test func exactSecretReferenceBecomesSecretKeyRef() throws {
+        let m = try renderSnippet(compose: "services:\n  a:\n    image: x\n    environment:\n      PASSWORD: ${DB_PASSWORD}\n", spec: "config:\n  DB_PASSWORD: $generate:hex:16$\n")
+        let env = m.object("Deployment")?["spec"]?["template"]?["spec"]?["containers"]?[0]?["env"]?[0]
+        #expect(env?["name"]?.string == "PASSWORD")
+        #expect(env?["valueFrom"]?["secretKeyRef"]?["key"]?.string == "DB_PASSWORD")
+        #expect(env?["value"] == nil)
+    }
+
+    @Test func ingressHasTLSOnlyOffKind() throws {
+        let compose = "services:\n  web:\n    image: x\n    ports: [\"80\"]\n"
+        let route = "network:\n  http-proxy:\n    - host-name: a.example\n      routes:\n        - {path: /, proxy-to: web:80}\n"
+        let kind = try renderSnippet(compose: compose, spec: route)
+        #expect(kind.object("Ingress")?["spec"]?["tls"] == nil)
+        #expect(kind.object("Ingress")?["spec"]?["ingressClassName"]?.string == "caddy")
+        let k8s = try renderSnippet(compose: compose, spec: route + "ingress-class: nginx\n", deployTo: "k8s")
+        #expect(k8s.object("Ingress")?["spec"]?["tls"]?[0]?["secretName"]?.string == "laconic-d-a.example-tls")
+        #expect(k8s.object("Ingress")?["spec"]?["ingressClassName"]?.string == "nginx")
+    }
+
+    @Test func storageSizesKeepTheirUnits() throws {
+        let m = try renderSnippet(compose: "services:\n  a:\n    image: x\n    volumes: [data:/d]\nvolumes:\n  data:\n",
+                                  spec: "volumes:\n  data:\nresources:\n  volumes:\n    data:\n      reservations: {storage: 10Gi}\n")
+        #expect(m.object("PersistentVolumeClaim")?["spec"]?["resources"]?["requests"]?["storage"]?.string == "10Gi")
+    }
+
+    @Test func hostPathVolumesLiveUnderMntOnKind() throws {
+        let m = try renderSnippet(compose: "services:\n  a:\n    image: x\n    volumes: [data:/d]\nvolumes:\n  data:\n",
+                                  spec: "kind-mount-root: /srv/kind\nvolumes:\n  data: /srv/kind/app/data\n")
+        #expect(m.object("PersistentVolume")?["spec"]?["hostPath"]?["path"]?.string == "/mnt/app/data")
+        #expect(m.object("PersistentVolumeClaim")?["spec"]?["volumeName"]?.string == "laconic-d-data")
+    }
+
+    @Test func namespaceOverrideAndPodSecurity() throws {
+        let m = try renderSnippet(compose: "services:\n  a:\n    image: x\n    network_mode: host\n", spec: "namespace: team-a\n")
+        let ns = try #require(m.objects.first)
+        #expect(ns.kind == "Namespace" && ns.name == "team-a")
+        #expect(ns.labels.contains { $0 == ("pod-security.kubernetes.io/enforce", "privileged") })
+        #expect(m.object("Deployment")?["spec"]?["template"]?["spec"]?["hostNetwork"] == .bool(true))
+        let restricted = try renderSnippet(compose: "services:\n  a:\n    image: x\n", spec: "security:\n  pod-security: restricted\n")
+        #expect(restricted.objects[0].labels.contains { $0 == ("pod-security.kubernetes.io/enforce", "restricted") })
+    }
+
+    @Test func configEnvIsInjectedAndWins() throws {
+        let m = try renderSnippet(compose: "services:\n  a:\n    image: x\n    environment:\n      - MODE=compose\n      - PORT=1\n", config: "MODE=config\nEXTRA='a b'\n")
+        let env = m.object("Deployment")?["spec"]?["template"]?["spec"]?["containers"]?[0]?["env"]
+        #expect(env?[0]?["value"]?.string == "config")
+        #expect(env?[1]?["value"]?.string == "1")
+        #expect(env?[2]?["name"]?.string == "EXTRA" && env?[2]?["value"]?.string == "a b")
+    }
+
+    @Test func bindMountsBecomeConfigMapsWithSubPath() throws {
+        let m = try renderSnippet(compose: "services:\n  a:\n    image: x\n    volumes: [\"../config/p/a.conf:/etc/a.conf:ro\"]\n")
+        #expect(m.has("ConfigMap", "laconic-d-host-path-config-p-a-conf"))
+        let mount = m.object("Deployment")?["spec"]?["template"]?["spec"]?["containers"]?[0]?["volumeMounts"]?[0]
+        #expect(mount?["subPath"]?.string == "a.conf" && mount?["mountPath"]?.string == "/etc/a.conf")
+    }
+}
