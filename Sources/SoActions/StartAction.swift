@@ -55,6 +55,22 @@ public struct StartAction {
         }
 
         try await checkOwnership(client, namespace: namespace, model: model)
+        if let ns = manifest.objects.first(where: { $0.kind == "Namespace" }) { _ = try await client.apply(ns, fieldManager: "so", force: true) }
+        let lock = DeploymentLock(ctx: ctx, client: client, namespace: namespace, model: model, duration: req.timeout)
+        try await lock.acquire()
+        do {
+            try await applyAndWait(req, model: model, manifest: manifest, namespace: namespace, client: client, progress: progress, report: &report)
+        } catch {
+            await lock.release()
+            throw error
+        }
+        await lock.release()
+        progress.done("started \(model.id) in namespace \(namespace)" + (target.kindCluster.map { " on kind cluster \($0)" } ?? " (context \(target.connection.contextName))"))
+        return report
+    }
+
+    func applyAndWait(_ req: StartRequest, model: DeploymentModel, manifest: Manifest, namespace: String, client: ClusterClient,
+                      progress: ProgressReporter, report: inout StartReport) async throws {
 
         var objects = manifest.objects
         let secrets = GeneratedSecrets(ctx: ctx, model: model, namespace: namespace)
@@ -81,8 +97,6 @@ public struct StartAction {
             progress.phase("waiting", "for Deployments to be available and Jobs to complete (timeout \(Int(req.timeout))s)")
             try await Waiter(ctx: ctx, client: client, namespace: namespace, model: model).wait(for: manifest.objects, timeout: req.timeout, progress: progress)
         }
-        progress.done("started \(model.id) in namespace \(namespace)" + (target.kindCluster.map { " on kind cluster \($0)" } ?? " (context \(target.connection.contextName))"))
-        return report
     }
 
     /// A namespace annotated for another deployment directory is never taken over.

@@ -89,6 +89,7 @@ public struct ResourceType: Sendable, Equatable, Hashable {
         .init(apiVersion: "networking.k8s.io/v1", kind: "IngressClass", plural: "ingressclasses", namespaced: false),
         .init(apiVersion: "discovery.k8s.io/v1", kind: "EndpointSlice", plural: "endpointslices", namespaced: true),
         .init(apiVersion: "node.k8s.io/v1", kind: "RuntimeClass", plural: "runtimeclasses", namespaced: false),
+        .init(apiVersion: "coordination.k8s.io/v1", kind: "Lease", plural: "leases", namespaced: true),
     ]
 
     public static func of(apiVersion: String, kind: String) throws -> ResourceType {

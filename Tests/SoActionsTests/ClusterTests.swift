@@ -69,7 +69,9 @@ struct ClusterHarness {
         let c = try await ClusterHarness(appendToSpec: "")
         let report = try await c.start()
         let applies = c.cluster.calls.filter { $0.hasPrefix("apply ") }.map { $0.split(separator: " ")[1] }
-        #expect(applies == ["Namespace", "ConfigMap", "ConfigMap", "PersistentVolumeClaim", "Service", "Deployment", "Job"])
+        #expect(applies == ["Namespace", "Lease", "Namespace", "ConfigMap", "ConfigMap", "PersistentVolumeClaim", "Service", "Deployment", "Job"])
+        // The lock is released at the end.
+        #expect(c.cluster.object("Lease", "so-deployment-lock", namespace: c.id) == nil)
         #expect(report.namespace == c.id)
         #expect(c.h.console.stdout.contains("started \(c.id) in namespace \(c.id)"))
         let ns = try #require(c.cluster.object("Namespace", c.id))
@@ -129,6 +131,23 @@ struct ClusterHarness {
         let report = try await c.start()
         #expect(report.skipped == ["Job \(c.id)/\(c.id)-job-example-migrate"])
         #expect(c.cluster.calls.filter { $0.hasPrefix("apply Job") }.count == 1)
+    }
+
+    @Test func anotherRunHoldingTheLockIsNamed() async throws {
+        let c = try await ClusterHarness()
+        try c.cluster.seed(KubeObject(apiVersion: "v1", kind: "Namespace", name: c.id, annotations: [("laconic.com/deployment-dir", c.h.path("dep"))]))
+        let now = DeploymentLock.timestamp(c.ctx.clock.now())
+        try c.cluster.seed(KubeObject(apiVersion: "coordination.k8s.io/v1", kind: "Lease", name: "so-deployment-lock", namespace: c.id,
+                                      body: [("spec", .map([("holderIdentity", .string("ci-runner:42:abcd")), ("leaseDurationSeconds", .int(360)),
+                                                            ("acquireTime", .string(now)), ("renewTime", .string(now))]))]))
+        await #expect { _ = try await c.start() } throws: { e in
+            ((e as? SoError)?.message ?? "").contains("is being changed by another so run (ci-runner:42:abcd)")
+        }
+        #expect(!c.cluster.calls.contains { $0.hasPrefix("apply Deployment") })
+        // A lock whose holder died expires.
+        try await c.ctx.clock.sleep(seconds: 400)
+        _ = try await c.start()
+        #expect(c.cluster.object("Lease", "so-deployment-lock", namespace: c.id) == nil)
     }
 
     @Test func refusesANamespaceOwnedByAnotherDirectory() async throws {

@@ -1,0 +1,78 @@
+import Foundation
+import SoBasics
+import SoKube
+import SoStack
+
+/// A Lease in the deployment's namespace, so two `so` runs on one deployment cannot interleave. The
+/// loser names the holder; a lease whose holder died expires after its duration.
+struct DeploymentLock {
+    let ctx: SoContext
+    let client: ClusterClient
+    let namespace: String
+    let model: DeploymentModel
+    let holder: String
+    let duration: Int
+
+    static let name = "so-deployment-lock"
+
+    init(ctx: SoContext, client: ClusterClient, namespace: String, model: DeploymentModel, duration: Double) {
+        self.ctx = ctx
+        self.client = client
+        self.namespace = namespace
+        self.model = model
+        let host = ProcessInfo.processInfo.hostName
+        let tag = ctx.entropy.bytes(4).map { String($0, radix: 16) }.joined()
+        holder = "\(host):\(getpid()):\(tag)"
+        self.duration = max(60, Int(duration) + 60)
+    }
+
+    static func timestamp(_ date: Date) -> String {
+        let f = ISO8601DateFormatter()
+        f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return f.string(from: date).replacingOccurrences(of: "Z", with: "000Z")
+    }
+
+    static func parse(_ text: String) -> Date? {
+        let f = ISO8601DateFormatter()
+        f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let d = f.date(from: text) { return d }
+        // MicroTime has six fractional digits; ISO8601DateFormatter reads three.
+        if let dot = text.firstIndex(of: "."), let z = text.lastIndex(of: "Z") {
+            let frac = text[text.index(after: dot)..<z]
+            return f.date(from: String(text[..<dot]) + "." + frac.prefix(3) + "Z")
+        }
+        return nil
+    }
+
+    var type: ResourceType { ResourceType.known.first { $0.kind == "Lease" }! }
+
+    func acquire() async throws {
+        if let existing = try await client.get(type, name: Self.name, namespace: namespace) {
+            let other = existing.at("spec", "holderIdentity")?.string ?? ""
+            let renewed = (existing.at("spec", "renewTime")?.string).flatMap(Self.parse) ?? .distantPast
+            let seconds = Double(existing.at("spec", "leaseDurationSeconds")?.int ?? 0)
+            let expires = renewed.addingTimeInterval(seconds)
+            if !other.isEmpty && other != holder && expires > ctx.clock.now() {
+                throw SoError("deployment \(model.id) is being changed by another so run (\(other)) since \(existing.at("spec", "acquireTime")?.string ?? "?")",
+                              hint: "wait for it to finish; if it died, its lock expires at \(Self.timestamp(expires))")
+            }
+        }
+        let now = Self.timestamp(ctx.clock.now())
+        let lease = KubeObject(apiVersion: "coordination.k8s.io/v1", kind: "Lease", name: Self.name, namespace: namespace,
+                               labels: [("app", model.id), ("app.kubernetes.io/instance", model.id), ("app.kubernetes.io/managed-by", "so")],
+                               body: [("spec", .map([("holderIdentity", .string(holder)), ("leaseDurationSeconds", .int(duration)),
+                                                     ("acquireTime", .string(now)), ("renewTime", .string(now))]))])
+        _ = try await client.apply(lease, fieldManager: "so", force: true)
+        // Two runs that applied at once: the one whose identity is not stored backs off.
+        let stored = try await client.get(type, name: Self.name, namespace: namespace)
+        if let h = stored?.at("spec", "holderIdentity")?.string, h != holder {
+            throw SoError("deployment \(model.id) is being changed by another so run (\(h))", hint: "wait for it to finish and run again")
+        }
+    }
+
+    func release() async {
+        guard let stored = try? await client.get(type, name: Self.name, namespace: namespace),
+              stored.at("spec", "holderIdentity")?.string == holder else { return }
+        _ = try? await client.delete(type, name: Self.name, namespace: namespace, propagation: .background)
+    }
+}
