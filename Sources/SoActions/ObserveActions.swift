@@ -33,6 +33,9 @@ public struct PodInfo: Sendable, Encodable {
     public var ready: String
     public var restarts: Int
     public var ip: String
+    public var node: String
+    /// Seconds since the pod was created (nil when the server did not say).
+    public var ageSeconds: Int?
     public var containers: [String]
     public var ports: [String]
 }
@@ -50,6 +53,8 @@ public struct DeploymentStatus: Sendable, Encodable {
     public var workloads: [Workload]
     public var ingressHosts: [String]
     public var pods: [PodInfo]
+    /// Recent warning events in the namespace, newest first: "Kind/name reason: message".
+    public var warnings: [String]
     public var ready: Bool
 }
 
@@ -60,10 +65,11 @@ public struct ObserveAction {
 
     public func ps(_ directory: String, cluster: ClusterOptions) async throws -> [PodInfo] {
         let c = try await Connected.open(ctx, directory: directory, cluster: cluster)
-        return try await c.pods().map(Self.podInfo)
+        let now = ctx.clock.now()
+        return try await c.pods().map { Self.podInfo($0, now: now) }
     }
 
-    static func podInfo(_ p: JSON) -> PodInfo {
+    static func podInfo(_ p: JSON, now: Date? = nil) -> PodInfo {
         let statuses = p.at("status", "containerStatuses")?.array ?? []
         let containers = p.at("spec", "containers")?.array ?? []
         let podReady = (p.at("status", "conditions")?.array ?? []).contains { $0["type"]?.string == "Ready" && $0["status"]?.string == "True" }
@@ -72,9 +78,12 @@ public struct ObserveAction {
         if p.at("metadata", "deletionTimestamp") != nil { phase = "Terminating" }
         for s in statuses { if let r = s.at("state", "waiting", "reason")?.string { phase = r } }
         let ports = containers.flatMap { c in (c["ports"]?.array ?? []).compactMap { $0["containerPort"]?.int }.map { "\(c["name"]?.string ?? "?"):\($0)" } }
+        let created = p.at("metadata", "creationTimestamp")?.string.flatMap { ISO8601DateFormatter().date(from: $0) }
+        var age: Int?
+        if let created, let now { age = max(0, Int(now.timeIntervalSince(created))) }
         return PodInfo(name: p.name, component: p.labels["app.kubernetes.io/component"] ?? "", phase: phase, ready: "\(ready)/\(containers.count)",
                        restarts: statuses.compactMap { $0["restartCount"]?.int }.reduce(0, +), ip: p.at("status", "podIP")?.string ?? "",
-                       containers: containers.compactMap { $0["name"]?.string }, ports: ports)
+                       node: p.at("spec", "nodeName")?.string ?? "", ageSeconds: age, containers: containers.compactMap { $0["name"]?.string }, ports: ports)
     }
 
     public func status(_ directory: String, cluster: ClusterOptions) async throws -> DeploymentStatus {
@@ -94,9 +103,15 @@ public struct ObserveAction {
         for i in try await c.client.list(try ResourceType.of(apiVersion: "networking.k8s.io/v1", kind: "Ingress"), namespace: c.namespace, labelSelector: "app=\(c.model.id)") {
             for r in i.at("spec", "rules")?.array ?? [] { if let h = r["host"]?.string { hosts.append(h) } }
         }
-        let pods = try await c.pods().map(Self.podInfo)
+        let now = ctx.clock.now()
+        let pods = try await c.pods().map { Self.podInfo($0, now: now) }
+        let events = try await c.client.list(try ResourceType.of(apiVersion: "v1", kind: "Event"), namespace: c.namespace, labelSelector: nil)
+            .filter { $0["type"]?.string == "Warning" }
+            .sorted { ($0["lastTimestamp"]?.string ?? $0["eventTime"]?.string ?? "") > ($1["lastTimestamp"]?.string ?? $1["eventTime"]?.string ?? "") }
+            .prefix(10)
+            .map { e in "\(e.at("involvedObject", "kind")?.string ?? "?")/\(e.at("involvedObject", "name")?.string ?? "?") \(e["reason"]?.string ?? ""): \((e["message"]?.string ?? "").replacingOccurrences(of: "\n", with: " "))" }
         return DeploymentStatus(deployment: c.model.id, namespace: c.namespace, cluster: c.target.kindCluster.map { "kind:\($0)" } ?? c.target.connection.contextName,
-                                workloads: workloads, ingressHosts: hosts, pods: pods, ready: !workloads.isEmpty && workloads.allSatisfy(\.ready))
+                                workloads: workloads, ingressHosts: hosts, pods: pods, warnings: Array(events), ready: !workloads.isEmpty && workloads.allSatisfy(\.ready))
     }
 
     public struct LogsRequest: Sendable {

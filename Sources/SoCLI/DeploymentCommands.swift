@@ -134,7 +134,10 @@ struct DeploymentStatusCommand: AsyncParsableCommand {
         ctx.console.out("deployment \(s.deployment) in namespace \(s.namespace) (\(s.cluster)): \(s.ready ? "ready" : "not ready")")
         for w in s.workloads { ctx.console.out("  \(w.kind) \(w.name): \(w.state)") }
         for h in s.ingressHosts { ctx.console.out("  ingress: http://\(h)/") }
-        for p in s.pods { ctx.console.out("  pod \(p.name): \(p.phase) \(p.ready) ready, \(p.restarts) restarts") }
+        for p in s.pods {
+            ctx.console.out("  pod \(p.name): \(p.phase) \(p.ready) ready, \(p.restarts) restarts" + (p.node.isEmpty ? "" : ", node \(p.node)") + (p.ageSeconds.map { ", age \(Age.text($0))" } ?? ""))
+        }
+        for w in s.warnings { ctx.console.out("  warning: \(w)") }
     }
 }
 
@@ -159,10 +162,11 @@ struct DeploymentPsCommand: AsyncParsableCommand {
         if output == .json { ctx.console.out(JSONOut.encode(pods)); return }
         if pods.isEmpty { ctx.console.out("no pods"); return }
         let w = max(4, pods.map(\.name.count).max() ?? 0)
-        ctx.console.out("NAME".padding(toLength: w + 2, withPad: " ", startingAt: 0) + "PHASE              READY  RESTARTS  IP               PORTS")
+        ctx.console.out("NAME".padding(toLength: w + 2, withPad: " ", startingAt: 0) + "PHASE              READY  RESTARTS  AGE    IP               PORTS")
         for p in pods {
             ctx.console.out(p.name.padding(toLength: w + 2, withPad: " ", startingAt: 0) + p.phase.padding(toLength: 19, withPad: " ", startingAt: 0)
                             + p.ready.padding(toLength: 7, withPad: " ", startingAt: 0) + String(p.restarts).padding(toLength: 10, withPad: " ", startingAt: 0)
+                            + (p.ageSeconds.map(Age.text) ?? "-").padding(toLength: 7, withPad: " ", startingAt: 0)
                             + p.ip.padding(toLength: 17, withPad: " ", startingAt: 0) + p.ports.joined(separator: ","))
         }
     }
@@ -195,6 +199,12 @@ struct DeploymentLogsCommand: AsyncParsableCommand {
         }
         try await ObserveAction(global.context()).logs(.init(directory: deployment.dir, cluster: cluster.options(manage: false), services: services,
                                                             tail: tail, follow: follow, sinceSeconds: seconds, timestamps: timestamps))
+    }
+}
+
+enum Age {
+    static func text(_ s: Int) -> String {
+        s < 120 ? "\(s)s" : s < 7200 ? "\(s / 60)m" : s < 172_800 ? "\(s / 3600)h" : "\(s / 86400)d"
     }
 }
 
