@@ -182,7 +182,12 @@ enum YAMLEmit {
         return (1...2).contains(day)
     }
 
-    static func doubleQuoted(_ s: String) -> String {
+    static func doubleQuoted(_ s: String) -> String { DoubleQuoted.string(s) }
+}
+
+/// A double-quoted string that both JSON and YAML read back exactly (`\uXXXX` for control characters).
+public enum DoubleQuoted {
+    public static func string(_ s: String) -> String {
         var out = "\""
         for u in s.unicodeScalars {
             switch u {
@@ -192,7 +197,12 @@ enum YAMLEmit {
             case "\r": out += "\\r"
             case "\t": out += "\\t"
             default:
-                if u.value < 0x20 || u.value == 0x7f { out += String(format: "\\x%02X", u.value) } else { out.unicodeScalars.append(u) }
+                if u.value < 0x20 || u.value == 0x7f {
+                    let hex = String(u.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    out.unicodeScalars.append(u)
+                }
             }
         }
         return out + "\""

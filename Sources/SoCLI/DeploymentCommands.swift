@@ -26,6 +26,17 @@ struct DeploymentOptions: ParsableArguments {
     var dir: String
 }
 
+/// What every cluster verb takes: global options, the deployment directory, how to reach the cluster.
+struct DeploymentTarget: ParsableArguments {
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var deployment: DeploymentOptions
+    @OptionGroup var cluster: ClusterFlags
+
+    var dir: String { deployment.dir }
+    func context() -> SoContext { global.context() }
+    func options(manage: Bool = false) -> ClusterOptions { cluster.options(manage: manage) }
+}
+
 /// How the verbs reach the cluster.
 struct ClusterFlags: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Kubeconfig to use instead of the deployment's cluster.", valueName: "file")) var kubeconfig: String?
@@ -38,9 +49,7 @@ extension ProgressMode: ExpressibleByArgument {}
 
 /// Options of `start` and its alias `up` (one set, one default: cluster management on).
 struct StartOptions: ParsableArguments {
-    @OptionGroup var global: GlobalOptions
-    @OptionGroup var deployment: DeploymentOptions
-    @OptionGroup var cluster: ClusterFlags
+    @OptionGroup var target: DeploymentTarget
     @Flag(name: .long, help: "Create the kind cluster if needed and load images (default).") var performClusterManagement = false
     @Flag(name: .long, help: "Do not create kind clusters or load images.") var skipClusterManagement = false
     @Flag(name: .long, help: "Return after applying, without waiting.") var noWait = false
@@ -48,7 +57,7 @@ struct StartOptions: ParsableArguments {
     @Option(name: .long, help: "Progress output: auto, plain or json.") var progress: ProgressMode = .auto
 
     func run() async throws {
-        try await StartAction(global.context()).run(StartRequest(directory: deployment.dir, cluster: cluster.options(manage: !skipClusterManagement),
+        try await StartAction(target.context()).run(StartRequest(directory: target.dir, cluster: target.options(manage: !skipClusterManagement),
                                                                  wait: !noWait, timeout: timeout, progress: progress))
     }
 }
@@ -96,9 +105,7 @@ struct DeploymentStopCommand: AsyncParsableCommand {
         """,
         aliases: ["down"]
     )
-    @OptionGroup var global: GlobalOptions
-    @OptionGroup var deployment: DeploymentOptions
-    @OptionGroup var cluster: ClusterFlags
+    @OptionGroup var target: DeploymentTarget
     @Flag(name: .long, help: "Also delete volumes (PVCs, PVs) and generated secrets.") var deleteVolumes = false
     @Flag(name: .long, help: "Keep volumes (default).") var preserveVolumes = false
     @Flag(name: .long, help: "Also delete the namespace.") var deleteNamespace = false
@@ -107,7 +114,7 @@ struct DeploymentStopCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Seconds to wait for objects to go.") var timeout: Double = 120
 
     func run() async throws {
-        try await StopAction(global.context()).run(StopRequest(directory: deployment.dir, cluster: cluster.options(manage: performClusterManagement && !skipClusterManagement),
+        try await StopAction(target.context()).run(StopRequest(directory: target.dir, cluster: target.options(manage: performClusterManagement && !skipClusterManagement),
                                                                deleteVolumes: deleteVolumes, deleteNamespace: deleteNamespace, timeout: timeout))
     }
 }
@@ -122,14 +129,12 @@ struct DeploymentStatusCommand: AsyncParsableCommand {
           so deployment --dir deployments/example status -o json
         """
     )
-    @OptionGroup var global: GlobalOptions
-    @OptionGroup var deployment: DeploymentOptions
-    @OptionGroup var cluster: ClusterFlags
+    @OptionGroup var target: DeploymentTarget
     @Option(name: .shortAndLong, help: "Output format: text or json.") var output: OutputFormat = .text
 
     func run() async throws {
-        let ctx = global.context()
-        let s = try await ObserveAction(ctx).status(deployment.dir, cluster: cluster.options(manage: false))
+        let ctx = target.context()
+        let s = try await ObserveAction(ctx).status(target.dir, cluster: target.options(manage: false))
         if output == .json { ctx.console.out(JSONOut.encode(s)); return }
         ctx.console.out("deployment \(s.deployment) in namespace \(s.namespace) (\(s.cluster)): \(s.ready ? "ready" : "not ready")")
         for w in s.workloads { ctx.console.out("  \(w.kind) \(w.name): \(w.state)") }
@@ -151,14 +156,12 @@ struct DeploymentPsCommand: AsyncParsableCommand {
           so deployment --dir deployments/example ps -o json
         """
     )
-    @OptionGroup var global: GlobalOptions
-    @OptionGroup var deployment: DeploymentOptions
-    @OptionGroup var cluster: ClusterFlags
+    @OptionGroup var target: DeploymentTarget
     @Option(name: .shortAndLong, help: "Output format: text or json.") var output: OutputFormat = .text
 
     func run() async throws {
-        let ctx = global.context()
-        let pods = try await ObserveAction(ctx).ps(deployment.dir, cluster: cluster.options(manage: false))
+        let ctx = target.context()
+        let pods = try await ObserveAction(ctx).ps(target.dir, cluster: target.options(manage: false))
         if output == .json { ctx.console.out(JSONOut.encode(pods)); return }
         if pods.isEmpty { ctx.console.out("no pods"); return }
         let w = max(4, pods.map(\.name.count).max() ?? 0)
@@ -182,9 +185,7 @@ struct DeploymentLogsCommand: AsyncParsableCommand {
           so deployment --dir deployments/example logs web --tail 50 -f
         """
     )
-    @OptionGroup var global: GlobalOptions
-    @OptionGroup var deployment: DeploymentOptions
-    @OptionGroup var cluster: ClusterFlags
+    @OptionGroup var target: DeploymentTarget
     @Argument(help: "Services (containers) to show; all when none.") var services: [String] = []
     @Option(name: [.customShort("n"), .long], help: "Lines from the end of each log.") var tail: Int?
     @Flag(name: .shortAndLong, help: "Keep streaming.") var follow = false
@@ -197,7 +198,7 @@ struct DeploymentLogsCommand: AsyncParsableCommand {
             guard let s = DurationText.seconds(since) else { throw SoError("--since '\(since)' is not a duration", hint: "write e.g. 30s, 10m or 2h") }
             seconds = s
         }
-        try await ObserveAction(global.context()).logs(.init(directory: deployment.dir, cluster: cluster.options(manage: false), services: services,
+        try await ObserveAction(target.context()).logs(.init(directory: target.dir, cluster: target.options(manage: false), services: services,
                                                             tail: tail, follow: follow, sinceSeconds: seconds, timestamps: timestamps))
     }
 }
@@ -232,9 +233,7 @@ struct DeploymentExecCommand: AsyncParsableCommand {
           so deployment --dir deployments/example exec -it web -- sh
         """
     )
-    @OptionGroup var global: GlobalOptions
-    @OptionGroup var deployment: DeploymentOptions
-    @OptionGroup var cluster: ClusterFlags
+    @OptionGroup var target: DeploymentTarget
     @Flag(name: .customShort("i"), help: "Pass stdin.") var interactive = false
     @Flag(name: .customShort("t"), help: "Allocate a terminal.") var tty = false
     @Argument(help: "Service (container) name.") var service: String
@@ -242,7 +241,7 @@ struct DeploymentExecCommand: AsyncParsableCommand {
 
     func run() async throws {
         let cmd = command.first == "--" ? Array(command.dropFirst()) : command
-        let code = try await ObserveAction(global.context()).exec(deployment.dir, cluster: cluster.options(manage: false), service: service,
+        let code = try await ObserveAction(target.context()).exec(target.dir, cluster: target.options(manage: false), service: service,
                                                                   command: cmd, interactive: interactive, tty: tty)
         if code != 0 { throw ExitCode(code) }
     }
@@ -257,14 +256,12 @@ struct DeploymentPortForwardCommand: AsyncParsableCommand {
           so deployment --dir deployments/example port-forward web 8080:80
         """
     )
-    @OptionGroup var global: GlobalOptions
-    @OptionGroup var deployment: DeploymentOptions
-    @OptionGroup var cluster: ClusterFlags
+    @OptionGroup var target: DeploymentTarget
     @Argument(help: "Service name.") var service: String
     @Argument(help: ArgumentHelp("Ports, [LOCAL:]REMOTE.", valueName: "ports")) var ports: [String]
 
     func run() async throws {
-        let code = try await ObserveAction(global.context()).portForward(deployment.dir, cluster: cluster.options(manage: false), service: service, ports: ports)
+        let code = try await ObserveAction(target.context()).portForward(target.dir, cluster: target.options(manage: false), service: service, ports: ports)
         if code != 0 { throw ExitCode(code) }
     }
 }
@@ -278,14 +275,12 @@ struct DeploymentRestartCommand: AsyncParsableCommand {
           so deployment --dir deployments/example restart
         """
     )
-    @OptionGroup var global: GlobalOptions
-    @OptionGroup var deployment: DeploymentOptions
-    @OptionGroup var cluster: ClusterFlags
+    @OptionGroup var target: DeploymentTarget
     @Flag(name: .long, help: "Return without waiting.") var noWait = false
     @Option(name: .long, help: "Seconds to wait.") var timeout: Double = 300
 
     func run() async throws {
-        try await ObserveAction(global.context()).restart(deployment.dir, cluster: cluster.options(manage: false), wait: !noWait, timeout: timeout)
+        try await ObserveAction(target.context()).restart(target.dir, cluster: target.options(manage: false), wait: !noWait, timeout: timeout)
     }
 }
 
@@ -299,14 +294,12 @@ struct DeploymentRotateSecretsCommand: AsyncParsableCommand {
           so deployment --dir deployments/example rotate-secrets DB_PASSWORD
         """
     )
-    @OptionGroup var global: GlobalOptions
-    @OptionGroup var deployment: DeploymentOptions
-    @OptionGroup var cluster: ClusterFlags
+    @OptionGroup var target: DeploymentTarget
     @Argument(help: "Keys to rotate; all generated keys when none.") var keys: [String] = []
     @Option(name: .long, help: "Seconds to wait for the restart.") var timeout: Double = 300
 
     func run() async throws {
-        _ = try await ObserveAction(global.context()).rotateSecrets(deployment.dir, cluster: cluster.options(manage: false), keys: keys, timeout: timeout)
+        _ = try await ObserveAction(target.context()).rotateSecrets(target.dir, cluster: target.options(manage: false), keys: keys, timeout: timeout)
     }
 }
 
