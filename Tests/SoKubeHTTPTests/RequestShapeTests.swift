@@ -1,0 +1,163 @@
+import Foundation
+import Testing
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import SoBasics
+import SoKube
+import SoKubeHTTP
+
+/// A loopback HTTP server that records requests and answers from a script.
+final class RecordingServer: @unchecked Sendable {
+    struct Request {
+        var method: String
+        var uri: String
+        var headers: [(String, String)]
+        var body: String
+        func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name.lowercased() }?.1 }
+    }
+    struct Response {
+        var status: Int
+        var headers: [(String, String)] = []
+        var body: String
+    }
+
+    private let lock = NSLock()
+    private var recorded: [Request] = []
+    private var script: [Response] = []
+    private let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    private var channel: Channel?
+
+    var requests: [Request] { lock.withLock { recorded } }
+
+    func answer(_ responses: Response...) { lock.withLock { script += responses } }
+
+    fileprivate func handle(_ r: Request) -> Response {
+        lock.withLock {
+            recorded.append(r)
+            return script.isEmpty ? Response(status: 500, body: "{\"kind\":\"Status\",\"message\":\"unexpected request\"}") : script.removeFirst()
+        }
+    }
+
+    func start() throws -> Int {
+        let bootstrap = ServerBootstrap(group: group)
+            .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                channel.pipeline.configureHTTPServerPipeline().flatMap { channel.pipeline.addHandler(Handler(server: self)) }
+            }
+        let ch = try bootstrap.bind(host: "127.0.0.1", port: 0).wait()
+        channel = ch
+        return ch.localAddress!.port!
+    }
+
+    func stop() {
+        try? channel?.close().wait()
+        try? group.syncShutdownGracefully()
+    }
+
+    final class Handler: ChannelInboundHandler, @unchecked Sendable {
+        typealias InboundIn = HTTPServerRequestPart
+        typealias OutboundOut = HTTPServerResponsePart
+        let server: RecordingServer
+        var head: HTTPRequestHead?
+        var body = ""
+        init(server: RecordingServer) { self.server = server }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            switch unwrapInboundIn(data) {
+            case .head(let h): head = h; body = ""
+            case .body(let b): body += String(buffer: b)
+            case .end:
+                guard let h = head else { return }
+                let r = server.handle(Request(method: h.method.rawValue, uri: h.uri, headers: h.headers.map { ($0.name, $0.value) }, body: body))
+                var headers = HTTPHeaders([("Content-Type", "application/json"), ("Content-Length", String(r.body.utf8.count))])
+                for (k, v) in r.headers { headers.add(name: k, value: v) }
+                context.write(wrapOutboundOut(.head(HTTPResponseHead(version: h.version, status: HTTPResponseStatus(statusCode: r.status), headers: headers))), promise: nil)
+                context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: r.body)))), promise: nil)
+                context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+            }
+        }
+    }
+}
+
+@Suite(.serialized) struct RequestShapeTests {
+    func client(_ port: Int, token: String? = "t0ken") throws -> HTTPClusterClient {
+        try HTTPClusterClient(ClusterConnection(contextName: "test", server: "http://127.0.0.1:\(port)", token: token))
+    }
+
+    @Test func serverSideApplyShape() async throws {
+        let s = RecordingServer()
+        let port = try s.start()
+        defer { s.stop() }
+        s.answer(.init(status: 200, body: "{\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"c\"}}"))
+        let c = try client(port)
+        defer { Task { await c.shutdown() } }
+        let object = KubeObject(apiVersion: "v1", kind: "ConfigMap", name: "c", namespace: "ns", body: [("data", .map([("k", .string("v"))]))])
+        let stored = try await c.apply(object, fieldManager: "so", force: true)
+        #expect(stored.name == "c")
+        let r = try #require(s.requests.first)
+        #expect(r.method == "PATCH")
+        #expect(r.uri == "/api/v1/namespaces/ns/configmaps/c?fieldManager=so&force=true")
+        #expect(r.header("Content-Type") == "application/apply-patch+yaml")
+        #expect(r.header("Authorization") == "Bearer t0ken")
+        #expect(r.body == object.json(pretty: false))
+    }
+
+    @Test func listFollowsContinueTokens() async throws {
+        let s = RecordingServer()
+        let port = try s.start()
+        defer { s.stop() }
+        s.answer(.init(status: 200, body: "{\"metadata\":{\"continue\":\"next1\"},\"items\":[{\"metadata\":{\"name\":\"a\"}}]}"),
+                 .init(status: 200, body: "{\"metadata\":{\"continue\":\"\"},\"items\":[{\"metadata\":{\"name\":\"b\"}}]}"))
+        let c = try client(port)
+        defer { Task { await c.shutdown() } }
+        let items = try await c.list(try ResourceType.of(apiVersion: "apps/v1", kind: "Deployment"), namespace: "ns", labelSelector: "app=x,tier=web")
+        #expect(items.map(\.name) == ["a", "b"])
+        #expect(s.requests.map(\.uri) == ["/apis/apps/v1/namespaces/ns/deployments?labelSelector=app%3Dx,tier%3Dweb&limit=500",
+                                          "/apis/apps/v1/namespaces/ns/deployments?continue=next1&labelSelector=app%3Dx,tier%3Dweb&limit=500"])
+    }
+
+    @Test func notFoundIsNilAndDeleteCarriesPropagation() async throws {
+        let s = RecordingServer()
+        let port = try s.start()
+        defer { s.stop() }
+        s.answer(.init(status: 404, body: "{\"kind\":\"Status\",\"reason\":\"NotFound\"}"), .init(status: 200, body: "{}"))
+        let c = try client(port)
+        defer { Task { await c.shutdown() } }
+        let type = try ResourceType.of(apiVersion: "batch/v1", kind: "Job")
+        #expect(try await c.get(type, name: "j", namespace: "ns") == nil)
+        #expect(try await c.delete(type, name: "j", namespace: "ns", propagation: .background))
+        #expect(s.requests[1].method == "DELETE" && s.requests[1].body.contains("\"propagationPolicy\":\"Background\""))
+    }
+
+    @Test func statusErrorsBecomeOneLine() async throws {
+        let s = RecordingServer()
+        let port = try s.start()
+        defer { s.stop() }
+        s.answer(.init(status: 422, body: "{\"kind\":\"Status\",\"reason\":\"Invalid\",\"message\":\"Deployment.apps \\\"d\\\" is invalid: spec.replicas: Invalid value: -1\"}"))
+        let c = try client(port)
+        defer { Task { await c.shutdown() } }
+        do {
+            _ = try await c.apply(KubeObject(apiVersion: "apps/v1", kind: "Deployment", name: "d", namespace: "ns"), fieldManager: "so", force: true)
+            Issue.record("expected an error")
+        } catch let e as SoError {
+            #expect(e.message == "cannot apply Deployment ns/d: deployment.apps \"d\" is invalid: spec.replicas: Invalid value: -1 (Invalid)")
+            #expect(e.hint?.contains("render") == true)
+        }
+    }
+
+    @Test func retriesOn429HonouringRetryAfterAnd5xx() async throws {
+        let s = RecordingServer()
+        let port = try s.start()
+        defer { s.stop() }
+        s.answer(.init(status: 429, headers: [("Retry-After", "0")], body: "{}"),
+                 .init(status: 503, body: "{}"),
+                 .init(status: 200, body: "{\"metadata\":{\"name\":\"ns\"}}"))
+        let c = try client(port, token: nil)
+        defer { Task { await c.shutdown() } }
+        let ns = try await c.get(try ResourceType.of(apiVersion: "v1", kind: "Namespace"), name: "ns", namespace: nil)
+        #expect(ns?.name == "ns")
+        #expect(s.requests.count == 3)
+        #expect(s.requests.allSatisfy { $0.header("Authorization") == nil })
+    }
+}
