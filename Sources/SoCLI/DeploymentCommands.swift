@@ -269,18 +269,29 @@ struct DeploymentPortForwardCommand: AsyncParsableCommand {
 struct DeploymentRestartCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "restart",
-        abstract: "Restart the deployment's pods (a rolling restart) and wait.",
+        abstract: "Refresh the deployment from its stack and spec, re-apply, and restart its pods.",
         discussion: """
+        As laconic-so's restart: the deployment directory is updated from its own spec.yml and the stack source (deployment.yml and data/ kept, .bak of changed files), applied, and its pods rolled. --pull first pulls the stack source when it is in a git repository (a source that is not is used as it is). --no-sync only rolls the pods.
+
         Example:
           so deployment --dir deployments/example restart
+          so deployment --dir deployments/example restart --pull
+          so deployment --dir deployments/example restart --no-sync
         """
     )
     @OptionGroup var target: DeploymentTarget
+    @Flag(name: .long, help: "git pull the stack source first.") var pull = false
+    @Flag(name: .long, help: "Only roll the pods; do not refresh or re-apply.") var noSync = false
     @Flag(name: .long, help: "Return without waiting.") var noWait = false
     @Option(name: .long, help: "Seconds to wait.") var timeout: Double = 300
 
     func run() async throws {
-        try await ObserveAction(target.context()).restart(target.dir, cluster: target.options(manage: false), wait: !noWait, timeout: timeout)
+        let ctx = target.context()
+        if noSync {
+            try await ObserveAction(ctx).restart(target.dir, cluster: target.options(), wait: !noWait, timeout: timeout)
+        } else {
+            try await ResyncAction(ctx).run(directory: target.dir, cluster: target.options(), pull: pull, wait: !noWait, timeout: timeout)
+        }
     }
 }
 
