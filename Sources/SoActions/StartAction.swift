@@ -10,8 +10,12 @@ public struct StartRequest: Sendable {
     public var wait: Bool
     public var timeout: Double
     public var progress: ProgressMode
+    /// Apply only these kinds, and prune nothing (`update-envs` applies Deployments alone).
+    public var onlyKinds: Set<String>?
 
-    public init(directory: String, cluster: ClusterOptions = ClusterOptions(), wait: Bool = true, timeout: Double = 300, progress: ProgressMode = .auto) {
+    public init(directory: String, cluster: ClusterOptions = ClusterOptions(), wait: Bool = true, timeout: Double = 300, progress: ProgressMode = .auto,
+                onlyKinds: Set<String>? = nil) {
+        self.onlyKinds = onlyKinds
         self.directory = directory
         self.cluster = cluster
         self.wait = wait
@@ -65,7 +69,7 @@ public struct StartAction {
             throw error
         }
         await lock.release()
-        progress.done("started \(model.id) in namespace \(namespace)" + (target.kindCluster.map { " on kind cluster \($0)" } ?? " (context \(target.connection.contextName))"))
+        progress.done((req.onlyKinds == nil ? "started" : "updated \(req.onlyKinds!.sorted().joined(separator: ", ")) of") + " \(model.id) in namespace \(namespace)" + (target.kindCluster.map { " on kind cluster \($0)" } ?? " (context \(target.connection.contextName))"))
         return report
     }
 
@@ -73,8 +77,9 @@ public struct StartAction {
                       progress: ProgressReporter, report: inout StartReport) async throws {
 
         var objects = manifest.objects
+        if let only = req.onlyKinds { objects = objects.filter { only.contains($0.kind) } }
         let secrets = GeneratedSecrets(ctx: ctx, model: model, namespace: namespace)
-        if secrets.isNeeded {
+        if secrets.isNeeded && (req.onlyKinds?.contains("Secret") ?? true) {
             let existing = try await client.get(try ResourceType.of(apiVersion: "v1", kind: "Secret"), name: secrets.name, namespace: namespace)
             let desired = try secrets.desired(existing: existing)
             report.generatedSecrets = desired.generated
@@ -90,12 +95,12 @@ public struct StartAction {
             report.applied += results.applied
             report.skipped += results.skipped
         }
-        report.pruned = try await prune(client, namespace: namespace, model: model, keep: objects)
+        if req.onlyKinds == nil { report.pruned = try await prune(client, namespace: namespace, model: model, keep: objects) }
         if !report.pruned.isEmpty { progress.phase("pruned", report.pruned.joined(separator: ", ")) }
 
         if req.wait {
             progress.phase("waiting", "for Deployments to be available and Jobs to complete (timeout \(Int(req.timeout))s)")
-            try await Waiter(ctx: ctx, client: client, namespace: namespace, model: model).wait(for: manifest.objects, timeout: req.timeout, progress: progress)
+            try await Waiter(ctx: ctx, client: client, namespace: namespace, model: model).wait(for: objects, timeout: req.timeout, progress: progress)
         }
     }
 

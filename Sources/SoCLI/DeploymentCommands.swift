@@ -15,7 +15,7 @@ struct DeploymentCommand: AsyncParsableCommand {
           so deployment --dir deployments/example logs --tail 20 -f
         """,
         subcommands: [DeploymentStartCommand.self, DeploymentUpCommand.self, DeploymentStopCommand.self, DeploymentStatusCommand.self,
-                      DeploymentPsCommand.self, DeploymentLogsCommand.self, DeploymentExecCommand.self, DeploymentPortForwardCommand.self, DeploymentRestartCommand.self,
+                      DeploymentPsCommand.self, DeploymentLogsCommand.self, DeploymentExecCommand.self, DeploymentPortForwardCommand.self, DeploymentRestartCommand.self, DeploymentUpdateEnvsCommand.self,
                       DeploymentRotateSecretsCommand.self, DeploymentRenderCommand.self]
     )
 }
@@ -292,6 +292,27 @@ struct DeploymentRestartCommand: AsyncParsableCommand {
         } else {
             try await ResyncAction(ctx).run(directory: target.dir, cluster: target.options(), pull: pull, wait: !noWait, timeout: timeout)
         }
+    }
+}
+
+struct DeploymentUpdateEnvsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "update-envs",
+        abstract: "Re-apply the Deployments' environment from config.env and the compose files, and wait.",
+        discussion: """
+        Only Deployments are applied (each container gets its own environment; pods roll where it changed). Nothing is pruned.
+
+        Example:
+          so deployment --dir deployments/example update-envs
+        """
+    )
+    @OptionGroup var target: DeploymentTarget
+    @Flag(name: .long, help: "Return without waiting.") var noWait = false
+    @Option(name: .long, help: "Seconds to wait.") var timeout: Double = 300
+
+    func run() async throws {
+        try await StartAction(target.context()).run(StartRequest(directory: target.dir, cluster: target.options(), wait: !noWait, timeout: timeout,
+                                                                 progress: .plain, onlyKinds: ["Deployment"]))
     }
 }
 

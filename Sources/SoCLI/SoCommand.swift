@@ -130,7 +130,7 @@ public enum SoCommandLine {
 
     /// The subcommand words of the command line, for the usage hint.
     static func helpPath(_ arguments: [String]) -> String {
-        let words = ["deploy", "init", "create", "stack", "list", "show", "fetch-stack", "setup-repositories", "version", "completion", "deployment", "render", "start", "up", "stop", "down", "status", "ps", "logs", "exec", "port-forward", "restart", "rotate-secrets"]
+        let words = ["deploy", "init", "create", "stack", "list", "show", "fetch-stack", "setup-repositories", "version", "completion", "deployment", "render", "start", "up", "stop", "down", "status", "ps", "logs", "exec", "port-forward", "restart", "update-envs", "rotate-secrets"]
         let path = arguments.filter { words.contains($0) }
         return path.isEmpty ? "" : path.joined(separator: " ")
     }

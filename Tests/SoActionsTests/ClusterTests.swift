@@ -125,6 +125,19 @@ struct ClusterHarness {
         #expect(c.cluster.object("ConfigMap", "not-ours", namespace: c.id) != nil)
     }
 
+    @Test func updateEnvsAppliesOnlyDeployments() async throws {
+        let c = try await ClusterHarness()
+        _ = try await c.start()
+        try c.h.tmp.write("dep/config.env", try c.h.read("dep/config.env") + "NEW_SETTING=on\n")
+        let before = c.cluster.calls.count
+        _ = try await StartAction(c.ctx).run(StartRequest(directory: "dep", cluster: c.options, progress: .plain, onlyKinds: ["Deployment"]))
+        let applies = c.cluster.calls.dropFirst(before).filter { $0.hasPrefix("apply ") }.map { $0.split(separator: " ")[1] }
+        #expect(applies == ["Namespace", "Lease", "Deployment"])
+        #expect(!c.cluster.calls.dropFirst(before).contains { $0.hasPrefix("delete ConfigMap") || $0.hasPrefix("list ConfigMap") })
+        let env = c.cluster.object("Deployment", "\(c.id)-deployment", namespace: c.id)?.at("spec", "template", "spec", "containers")?.array.first?["env"]?.array ?? []
+        #expect(env.contains { $0["name"]?.string == "NEW_SETTING" && $0["value"]?.string == "on" })
+    }
+
     @Test func jobsAreNotReapplied() async throws {
         let c = try await ClusterHarness()
         _ = try await c.start()

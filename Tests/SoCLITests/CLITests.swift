@@ -46,7 +46,7 @@ func runSo(_ args: [String], cwd: String, environment: [String: String] = [:]) a
     /// Every command's help has an example.
     @Test func everyCommandHasAnExample() async throws {
         let commands = [["deploy"], ["deploy", "init"], ["deploy", "create"], ["deployment"], ["deployment", "render"], ["deployment", "start"], ["deployment", "up"], ["deployment", "stop"],
-                        ["deployment", "status"], ["deployment", "ps"], ["deployment", "logs"], ["deployment", "exec"], ["deployment", "port-forward"], ["deployment", "restart"],
+                        ["deployment", "status"], ["deployment", "ps"], ["deployment", "logs"], ["deployment", "exec"], ["deployment", "port-forward"], ["deployment", "restart"], ["deployment", "update-envs"],
                         ["deployment", "rotate-secrets"], ["stack"], ["stack", "list"], ["stack", "show"],
                         ["fetch-stack"], ["setup-repositories"], ["version"], ["completion"]]
         for c in commands {
