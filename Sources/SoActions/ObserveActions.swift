@@ -234,7 +234,7 @@ public struct ObserveAction {
         ctx.say("restarting \(names.joined(separator: ", "))")
         if wait {
             let objects = names.map { KubeObject(apiVersion: "apps/v1", kind: "Deployment", name: $0, namespace: c.namespace) }
-            try await Waiter(ctx: ctx, client: c.client, namespace: c.namespace, model: c.model)
+            try await Waiter(ctx: ctx, client: c.client, namespace: c.namespace, selector: "app.kubernetes.io/instance=\(c.model.id)")
                 .wait(for: objects, timeout: timeout, progress: ProgressReporter(ctx: ctx, mode: .plain))
         }
     }

@@ -9,6 +9,15 @@ struct ProgressReporter {
     let mode: ProgressMode
 
     var json: Bool { mode == .json }
+    /// A terminal in auto mode: waits redraw one status line in place instead of printing lines.
+    var isLive: Bool { mode == .auto && ctx.console.isTerminal && !ctx.options.quiet }
+
+    /// A transient status line on a terminal (spinner, elapsed time); nothing elsewhere.
+    func live(_ text: String, elapsed: Double) {
+        guard isLive else { return }
+        let frames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"]
+        ctx.console.status("\(frames[Int(elapsed) % frames.count]) \(text) (\(Int(elapsed))s)")
+    }
 
     func phase(_ name: String, _ detail: String = "") {
         if ctx.options.quiet { return }

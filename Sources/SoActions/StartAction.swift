@@ -58,6 +58,10 @@ public struct StartAction {
             try await ImageLoader(ctx: ctx).load(manifest: manifest, model: model, cluster: kind, progress: progress)
         }
 
+        if IngressInstaller.needed(model, manifest, req) {
+            try await IngressInstaller(ctx: ctx, client: client)
+                .ensure(image: model.spec.sections.caddyIngressImage, acmeEmail: model.spec.acmeEmail, timeout: req.timeout, progress: progress)
+        }
         try await checkOwnership(client, namespace: namespace, model: model)
         if let ns = manifest.objects.first(where: { $0.kind == "Namespace" }) { _ = try await client.apply(ns, fieldManager: "so", force: true) }
         let lock = DeploymentLock(ctx: ctx, client: client, namespace: namespace, model: model, duration: req.timeout)
@@ -76,6 +80,7 @@ public struct StartAction {
     func applyAndWait(_ req: StartRequest, model: DeploymentModel, manifest: Manifest, namespace: String, client: ClusterClient,
                       progress: ProgressReporter, report: inout StartReport) async throws {
 
+        let started = ctx.clock.now()
         var objects = manifest.objects
         if let only = req.onlyKinds { objects = objects.filter { only.contains($0.kind) } }
         let secrets = GeneratedSecrets(ctx: ctx, model: model, namespace: namespace)
@@ -91,7 +96,9 @@ public struct StartAction {
             let batch = objects.filter { phase == "*" ? !Self.phases.contains($0.kind) : $0.kind == phase }
             guard !batch.isEmpty else { continue }
             progress.phase("applying", "\(batch.count) \(phase == "*" ? "other object" : phase)\(batch.count == 1 ? "" : "s")")
-            let results = try await applyAll(batch, client: client)
+            let results = try await applyAll(batch, client: client) { done in
+                progress.live("applied \(done)/\(batch.count) \(phase == "*" ? "other object" : phase)\(batch.count == 1 ? "" : "s")", elapsed: ctx.clock.now().timeIntervalSince(started))
+            }
             report.applied += results.applied
             report.skipped += results.skipped
         }
@@ -100,7 +107,7 @@ public struct StartAction {
 
         if req.wait {
             progress.phase("waiting", "for Deployments to be available and Jobs to complete (timeout \(Int(req.timeout))s)")
-            try await Waiter(ctx: ctx, client: client, namespace: namespace, model: model).wait(for: objects, timeout: req.timeout, progress: progress)
+            try await Waiter(ctx: ctx, client: client, namespace: namespace, selector: "app.kubernetes.io/instance=\(model.id)").wait(for: objects, timeout: req.timeout, progress: progress)
         }
     }
 
@@ -114,7 +121,7 @@ public struct StartAction {
     }
 
     /// Applies a phase with bounded concurrency; Jobs are created once and never re-run.
-    func applyAll(_ batch: [KubeObject], client: ClusterClient) async throws -> (applied: [String], skipped: [String]) {
+    func applyAll(_ batch: [KubeObject], client: ClusterClient, onEach: (Int) -> Void = { _ in }) async throws -> (applied: [String], skipped: [String]) {
         var applied: [String] = [], skipped: [String] = []
         try await withThrowingTaskGroup(of: (String, Bool).self) { group in
             var next = 0
@@ -132,6 +139,7 @@ public struct StartAction {
             while next < min(8, batch.count) { try launch() }
             while let (ref, didApply) = try await group.next() {
                 if didApply { applied.append(ref) } else { skipped.append(ref) }
+                onEach(applied.count + skipped.count)
                 if next < batch.count { try launch() }
             }
         }

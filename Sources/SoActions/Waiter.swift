@@ -11,7 +11,8 @@ struct Waiter {
     let ctx: SoContext
     let client: ClusterClient
     let namespace: String
-    let model: DeploymentModel
+    /// Label selector of the pods and claims to diagnose.
+    let selector: String
 
     struct Problem {
         var fatal: Bool
@@ -26,14 +27,18 @@ struct Waiter {
         let jobs = objects.filter { $0.kind == "Job" }.map(\.name)
         let start = ctx.clock.now()
         var lastState = ""
+        var pause = 0.25
         while true {
             var pending: [String] = []
+            // One list per kind and poll, however many objects (50 Deployments cost one request, not 50).
+            let liveDeployments = deployments.isEmpty ? [:] : try await byName(deploymentType)
+            let liveJobs = jobs.isEmpty ? [:] : try await byName(jobType)
             for name in deployments {
-                guard let d = try await client.get(deploymentType, name: name, namespace: namespace) else { pending.append("Deployment \(name) (missing)"); continue }
+                guard let d = liveDeployments[name] else { pending.append("Deployment \(name) (missing)"); continue }
                 if let state = Self.deploymentPending(d) { pending.append("Deployment \(name) (\(state))") }
             }
             for name in jobs {
-                guard let j = try await client.get(jobType, name: name, namespace: namespace) else { pending.append("Job \(name) (missing)"); continue }
+                guard let j = liveJobs[name] else { pending.append("Job \(name) (missing)"); continue }
                 if (j.at("status", "succeeded")?.int ?? 0) >= 1 { continue }
                 if (j.at("status", "failed")?.int ?? 0) >= 1 || j.at("status", "conditions")?.array.contains(where: { $0["type"]?.string == "Failed" && $0["status"]?.string == "True" }) == true {
                     let why = try await diagnose().first { $0.message.contains(name) || $0.fatal }
@@ -52,9 +57,22 @@ struct Waiter {
                               hint: problems.first?.hint ?? "raise --timeout, or look at 'so deployment --dir D status'", exitCode: SoError.exitTimeout)
             }
             let state = pending.joined(separator: ", ")
-            if state != lastState { progress.phase("waiting", state); lastState = state }
-            try await ctx.clock.sleep(seconds: 2)
+            if progress.isLive {
+                progress.live("waiting for " + state, elapsed: elapsed)
+            } else if state != lastState {
+                progress.phase("waiting", state)
+            }
+            lastState = state
+            // Backoff polling: a quick first look (most rollouts on a warm cluster finish in a second), then every 2 s.
+            try await ctx.clock.sleep(seconds: pause)
+            pause = min(pause * 2, 2)
         }
+    }
+
+    func byName(_ type: ResourceType) async throws -> [String: JSON] {
+        var out: [String: JSON] = [:]
+        for item in try await client.list(type, namespace: namespace, labelSelector: selector) { out[item.name] = item }
+        return out
     }
 
     /// nil when available; else a short state.
@@ -73,7 +91,7 @@ struct Waiter {
     /// What the deployment's pods and claims report.
     func diagnose() async throws -> [Problem] {
         var problems: [Problem] = []
-        let pods = try await client.list(try ResourceType.of(apiVersion: "v1", kind: "Pod"), namespace: namespace, labelSelector: "app.kubernetes.io/instance=\(model.id)")
+        let pods = try await client.list(try ResourceType.of(apiVersion: "v1", kind: "Pod"), namespace: namespace, labelSelector: selector)
         for pod in pods {
             let name = pod.name
             let statuses = (pod.at("status", "initContainerStatuses")?.array ?? []) + (pod.at("status", "containerStatuses")?.array ?? [])
@@ -104,7 +122,7 @@ struct Waiter {
             }
         }
         for pvc in try await client.list(try ResourceType.of(apiVersion: "v1", kind: "PersistentVolumeClaim"), namespace: namespace,
-                                         labelSelector: "app.kubernetes.io/instance=\(model.id)") where pvc.at("status", "phase")?.string == "Pending" {
+                                         labelSelector: selector) where pvc.at("status", "phase")?.string == "Pending" {
             problems.append(Problem(fatal: false, message: "PersistentVolumeClaim \(namespace)/\(pvc.name) is Pending",
                                     hint: "the cluster has no default StorageClass, or the claim's PersistentVolume does not match"))
         }

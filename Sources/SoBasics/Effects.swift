@@ -149,12 +149,29 @@ public struct SystemEntropy: Entropy {
 public protocol Console: Sendable {
     func out(_ line: String)
     func err(_ line: String)
+    /// A transient line on a terminal, replaced by the next status or output line.
+    func status(_ line: String)
     var isTerminal: Bool { get }
 }
 
+public extension Console {
+    func status(_ line: String) {}
+}
+
 public struct StandardConsole: Console {
+    /// Erases a transient status line before normal output on a terminal.
+    static let clearLine = "\r\u{1B}[2K"
     public init() {}
-    public func out(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
-    public func err(_ line: String) { FileHandle.standardError.write(Data((line + "\n").utf8)) }
+    public func out(_ line: String) { FileHandle.standardOutput.write(Data(((isTerminal ? Self.clearLine : "") + line + "\n").utf8)) }
+    public func err(_ line: String) {
+        if isTerminal { FileHandle.standardOutput.write(Data(Self.clearLine.utf8)) }
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+    public func status(_ line: String) {
+        guard isTerminal else { return }
+        let width = 120
+        let text = line.count > width ? String(line.prefix(width - 1)) + "…" : line
+        FileHandle.standardOutput.write(Data((Self.clearLine + text).utf8))
+    }
     public var isTerminal: Bool { isatty(1) == 1 }
 }

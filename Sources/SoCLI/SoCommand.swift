@@ -80,7 +80,13 @@ extension SoContext {
             "kubectl": "install kubectl: https://kubernetes.io/docs/tasks/tools/",
             "docker": "install Docker Engine: https://docs.docker.com/engine/install/",
         ]), clock: SystemClock(), entropy: SystemEntropy(), console: StandardConsole(), environment: env, builtInRoot: root,
-                         connect: { try HTTPClusterClient($0) })
+                         connect: { connection in
+                             let client = try HTTPClusterClient(connection)
+                             if env["SO_TRACE_API"] == "1" {
+                                 client.onRequest = { FileHandle.standardError.write(Data("api: \($0)\n".utf8)) }
+                             }
+                             return client
+                         })
     }
 }
 

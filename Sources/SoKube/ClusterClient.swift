@@ -90,6 +90,8 @@ public struct ResourceType: Sendable, Equatable, Hashable {
         .init(apiVersion: "discovery.k8s.io/v1", kind: "EndpointSlice", plural: "endpointslices", namespaced: true),
         .init(apiVersion: "node.k8s.io/v1", kind: "RuntimeClass", plural: "runtimeclasses", namespaced: false),
         .init(apiVersion: "coordination.k8s.io/v1", kind: "Lease", plural: "leases", namespaced: true),
+        .init(apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRole", plural: "clusterroles", namespaced: false),
+        .init(apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRoleBinding", plural: "clusterrolebindings", namespaced: false),
     ]
 
     public static func of(apiVersion: String, kind: String) throws -> ResourceType {

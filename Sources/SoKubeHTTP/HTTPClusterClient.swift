@@ -13,6 +13,8 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
     private let client: HTTPClient
     private let base: String
     public var maxAttempts = 3
+    /// Called once per HTTP attempt with `METHOD path status milliseconds` (SO_TRACE_API=1 prints these).
+    public var onRequest: (@Sendable (String) -> Void)?
 
     public init(_ connection: ClusterConnection) throws {
         self.connection = connection
@@ -159,9 +161,13 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
                 if let contentType { request.headers.add(name: "Content-Type", value: contentType) }
             }
             do {
+                let began = DispatchTime.now().uptimeNanoseconds
                 let response = try await client.execute(request, timeout: .seconds(120))
                 let buffer = try await response.body.collect(upTo: 64 << 20)
                 let status = Int(response.status.code)
+                if let onRequest {
+                    onRequest("\(method.rawValue) \(path) \(status) \((DispatchTime.now().uptimeNanoseconds - began) / 1_000_000)ms")
+                }
                 if (status == 429 || status >= 500) && attempt < maxAttempts {
                     let retryAfter = response.headers.first(name: "Retry-After").flatMap(Double.init)
                     try await Task.sleep(nanoseconds: UInt64((retryAfter ?? delay) * 1e9))

@@ -63,12 +63,16 @@ public final class CapturedConsole: Console, @unchecked Sendable {
     private let lock = NSLock()
     private var outLines: [String] = []
     private var errLines: [String] = []
+    private var statusLines: [String] = []
     public let isTerminal: Bool
 
     public init(isTerminal: Bool = false) { self.isTerminal = isTerminal }
 
     public func out(_ line: String) { lock.lock(); outLines.append(line); lock.unlock() }
     public func err(_ line: String) { lock.lock(); errLines.append(line); lock.unlock() }
+    public func status(_ line: String) { lock.lock(); statusLines.append(line); lock.unlock() }
+    /// Transient lines shown on a terminal (never part of stdout).
+    public var statuses: [String] { lock.lock(); defer { lock.unlock() }; return statusLines }
 
     public var stdout: String { lock.lock(); defer { lock.unlock() }; return outLines.joined(separator: "\n") }
     public var stderr: String { lock.lock(); defer { lock.unlock() }; return errLines.joined(separator: "\n") }

@@ -228,6 +228,91 @@ struct ClusterHarness {
     }
 }
 
+@Suite struct IngressControllerTests {
+    static func withProxy() async throws -> ClusterHarness {
+        let c = try await ClusterHarness()
+        let spec = try c.h.tmp.read("dep/spec.yml")
+        try c.h.tmp.write("dep/spec.yml", spec.replacingOccurrences(of: "network:\n", with: """
+        network:
+          http-proxy:
+            - host-name: example.localhost
+              routes:
+                - path: /
+                  proxy-to: web:80
+
+        """))
+        return c
+    }
+
+    func start(_ c: ClusterHarness, image: String? = nil) async throws {
+        var options = c.options
+        options.performClusterManagement = true
+        _ = try await StartAction(c.ctx).run(StartRequest(directory: "dep", cluster: options, timeout: 30, progress: .plain))
+    }
+
+    @Test func installsOnceWhenAnIngressNeedsIt() async throws {
+        let c = try await Self.withProxy()
+        try await start(c)
+        let controller = try #require(c.cluster.object("Deployment", "caddy-ingress-controller", namespace: "caddy-system"))
+        #expect(controller.at("spec", "template", "spec", "containers")?.array.first?["image"]?.string == "ghcr.io/laconicnetwork/caddy-ingress:latest")
+        let cls = try #require(c.cluster.object("IngressClass", "caddy"))
+        #expect(cls.annotations["ingressclass.kubernetes.io/is-default-class"] == "true")
+        #expect(c.cluster.object("ClusterRoleBinding", "so:caddy-ingress-controller") != nil)
+        // The controller is installed before the deployment's own objects.
+        let applies = c.cluster.calls.filter { $0.hasPrefix("apply ") }
+        #expect(applies.firstIndex { $0.contains("caddy-ingress-controller") }! < applies.firstIndex { $0.contains("Ingress \(c.id)") || $0.hasPrefix("apply Ingress") }!)
+        let before = c.cluster.calls.count
+        try await start(c)
+        // A ready controller is left alone.
+        #expect(!c.cluster.calls[before...].contains { $0.hasPrefix("apply") && $0.contains("caddy") })
+        #expect(c.h.console.stdout.contains("controller caddy-system/caddy-ingress-controller is ready"))
+    }
+
+    @Test func notInstalledWithoutIngressOrClusterManagement() async throws {
+        let plain = try await ClusterHarness()
+        try await start(plain)
+        #expect(plain.cluster.object("Deployment", "caddy-ingress-controller", namespace: "caddy-system") == nil)
+        let c = try await Self.withProxy()
+        _ = try await c.start()   // --skip-cluster-management
+        #expect(c.cluster.object("Deployment", "caddy-ingress-controller", namespace: "caddy-system") == nil)
+        #expect(c.cluster.object("Ingress", "\(c.id)-ingress", namespace: c.id) != nil)
+    }
+
+    @Test func specImageRollsTheController() async throws {
+        let c = try await Self.withProxy()
+        try await start(c)
+        let spec = try c.h.tmp.read("dep/spec.yml")
+        try c.h.tmp.write("dep/spec.yml", spec + "caddy-ingress-image: example.org/caddy-ingress:2\n")
+        try await start(c)
+        let controller = try #require(c.cluster.object("Deployment", "caddy-ingress-controller", namespace: "caddy-system"))
+        #expect(controller.at("spec", "template", "spec", "containers")?.array.first?["image"]?.string == "example.org/caddy-ingress:2")
+    }
+}
+
+@Suite struct LiveProgressTests {
+    /// On a terminal the wait redraws one status line (spinner, elapsed); in CI it prints a line per change.
+    @Test(arguments: [true, false]) func waitProgress(terminal: Bool) async throws {
+        let c = try await ClusterHarness(healthy: false)
+        var ctx = c.ctx
+        let console = CapturedConsole(isTerminal: terminal)
+        ctx.console = console
+        await #expect(throws: SoError.self) {
+            _ = try await StartAction(ctx).run(StartRequest(directory: "dep", cluster: c.options, timeout: 10, progress: .auto))
+        }
+        let waits = console.statuses.filter { $0.contains("waiting for Deployment") }
+        if terminal {
+            #expect(waits.count >= 4, "\(console.statuses)")
+            #expect(waits.last?.hasSuffix("(9s)") == true, "\(waits)")
+            #expect(console.statuses.contains { $0.contains("applied 1/1 Deployment") })
+            #expect(!console.stdout.contains("waiting Deployment"))
+        } else {
+            #expect(console.statuses.isEmpty)
+            // One line for the state, not one per poll.
+            #expect(console.stdout.components(separatedBy: "waiting Deployment").count - 1 == 1, "\(console.stdout)")
+        }
+    }
+}
+
 @Suite struct StopAndObserveTests {
     @Test func stopKeepsVolumesAndSecretsUnlessAsked() async throws {
         let c = try await ClusterHarness()

@@ -89,4 +89,51 @@ enum E2E {
         let pvs = try await E2E.kubectl(["get", "pv", "-l", "app=\(id)", "-o", "name"]).stdout
         #expect(pvs.isEmpty)
     }
+
+    /// A kind-target deployment with an Ingress installs the Caddy controller once (SO_KUBECONFIG
+    /// stands in for `kind get kubeconfig`), and the API server accepts every object of it.
+    @Test func ingressControllerInstalledOnce() async throws {
+        let t = try TempDir("so-e2e-ingress")
+        defer { t.cleanup() }
+        let env = ["SO_KUBECONFIG": E2E.kubeconfig!]
+        var r = try await E2E.so(["--stack", "example", "deploy", "init", "--output", "spec.yml"], cwd: t.path)
+        #expect(r.exitCode == 0, "\(r.stderr)")
+        try t.write("spec.yml", try t.read("spec.yml").replacingOccurrences(of: "network:\n", with: "network:\n  http-proxy:\n    - host-name: e2e.localhost\n      routes:\n        - path: /\n          proxy-to: web:80\n"))
+        r = try await E2E.so(["deploy", "create", "--spec-file", "spec.yml", "--deployment-dir", "dep"], cwd: t.path)
+        #expect(r.exitCode == 0, "\(r.stderr)")
+        r = try await E2E.so(["deployment", "--dir", "dep", "start", "--perform-cluster-management", "--timeout", "120", "--progress", "plain"], cwd: t.path, env: env)
+        #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
+        #expect(r.stdout.contains("installing the Caddy ingress controller") || r.stdout.contains("controller caddy-system/caddy-ingress-controller is ready"), "\(r.stdout)")
+        let ready = try await E2E.kubectl(["-n", "caddy-system", "get", "deployment", "caddy-ingress-controller", "-o", "jsonpath={.status.availableReplicas}"]).stdout
+        #expect(ready == "1")
+        #expect(try await E2E.kubectl(["get", "ingressclass", "caddy", "-o", "name"]).stdout.contains("ingressclass"))
+        r = try await E2E.so(["deployment", "--dir", "dep", "start", "--perform-cluster-management", "--timeout", "120", "--progress", "plain"], cwd: t.path, env: env)
+        #expect(r.exitCode == 0 && r.stdout.contains("controller caddy-system/caddy-ingress-controller is ready"), "\(r.stdout)\n\(r.stderr)")
+        r = try await E2E.so(["deployment", "--dir", "dep", "stop", "--delete-volumes", "--delete-namespace"], cwd: t.path, env: env)
+        #expect(r.exitCode == 0, "\(r.stderr)")
+    }
+}
+
+/// The kind lifecycle with real kind and Docker: create the cluster, install the ingress, serve through
+/// it on port 80, delete the cluster. Opt-in with SO_E2E_KIND=1 (needs kind, docker and free ports 80/443).
+@Suite(.serialized, .enabled(if: ProcessInfo.processInfo.environment["SO_E2E_KIND"] == "1", "SO_E2E_KIND is not 1: no kind and Docker")) struct KindE2ETests {
+    @Test func clusterLifecycle() async throws {
+        let t = try TempDir("so-e2e-kind")
+        defer { t.cleanup() }
+        var r = try await E2E.so(["--stack", "example", "deploy", "init", "--output", "spec.yml"], cwd: t.path)
+        #expect(r.exitCode == 0, "\(r.stderr)")
+        try t.write("spec.yml", try t.read("spec.yml").replacingOccurrences(of: "network:\n", with: "network:\n  http-proxy:\n    - host-name: localhost\n      routes:\n        - path: /\n          proxy-to: web:80\n"))
+        r = try await E2E.so(["deploy", "create", "--spec-file", "spec.yml", "--deployment-dir", "dep"], cwd: t.path)
+        #expect(r.exitCode == 0, "\(r.stderr)")
+        r = try await E2E.so(["deployment", "--dir", "dep", "start", "--perform-cluster-management", "--timeout", "600", "--progress", "plain"], cwd: t.path)
+        #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
+        let clusters = try await LocalProcessRunner().run(["kind", "get", "clusters"], workingDirectory: nil, environment: nil, timeout: 60).stdout
+        #expect(!clusters.isEmpty)
+        let page = try await LocalProcessRunner().run(["curl", "-fsS", "-H", "Host: localhost", "http://127.0.0.1/"], workingDirectory: nil, environment: nil, timeout: 60)
+        #expect(page.exitCode == 0, "\(page.stderr)")
+        r = try await E2E.so(["deployment", "--dir", "dep", "stop", "--delete-volumes", "--delete-namespace", "--perform-cluster-management"], cwd: t.path)
+        #expect(r.exitCode == 0, "\(r.stderr)")
+        let after = try await LocalProcessRunner().run(["kind", "get", "clusters"], workingDirectory: nil, environment: nil, timeout: 60)
+        #expect(!after.stdout.contains(clusters.split(separator: "\n").first.map(String.init) ?? "?"))
+    }
 }

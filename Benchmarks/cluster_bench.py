@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""`so deployment start` against a real API server: wall time and API request count. Prints figures;
+asserts nothing.
+
+Usage: python3 Benchmarks/cluster_bench.py --kubeconfig PATH [--so PATH] [--deployments 100]
+       (or SO_BENCH_KUBECONFIG=PATH). Builds `so` in release mode (.build-release) unless --so is given.
+
+Cases:
+  test fixture   laconic's `test` stack (Deployment, Job, ConfigMaps, PVCs): first start, then a re-start
+  50 services    a generated stack of 50 pods (one service each): first start, then a re-start
+  N in a row     N deployments of the example stack started one after another (first and last 10)
+Each start waits for readiness (`--timeout 300`) except the one marked --no-wait (what laconic-so does); the API server needs a node that runs pods (or the
+stand-in node of ../shared/tools). Requests are counted from SO_TRACE_API=1 (one line per HTTP attempt).
+Everything the benchmark creates is deleted at the end (stop --delete-volumes --delete-namespace).
+"""
+import argparse, os, shutil, statistics, subprocess, sys, tempfile, time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FIXTURES = os.path.normpath(os.path.join(ROOT, "..", "shared", "fixtures", "laconic-stacks"))
+
+
+class Runner:
+    def __init__(self, so, kubeconfig, work):
+        self.so, self.kubeconfig, self.work = so, kubeconfig, work
+        self.env = dict(os.environ, SO_ROOT=ROOT, SO_TRACE_API="1")
+
+    def so_cmd(self, args, cluster=False):
+        """Runs so; returns (seconds, API requests)."""
+        argv = [self.so] + args + (["--kubeconfig", self.kubeconfig] if cluster else [])
+        start = time.perf_counter()
+        p = subprocess.run(argv, cwd=self.work, env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        elapsed = time.perf_counter() - start
+        if p.returncode != 0:
+            sys.exit(f"benchmark command failed ({p.returncode}): {' '.join(argv)}\n{p.stderr}")
+        return elapsed, sum(1 for line in p.stderr.splitlines() if line.startswith("api: "))
+
+    def deployment(self, stack, name, config=()):
+        spec = f"{name}.spec.yml"
+        args = ["--stack", stack, "deploy", "init", "--output", spec]
+        for c in config:
+            args += ["--config", c]
+        self.so_cmd(args)
+        self.so_cmd(["deploy", "create", "--spec-file", spec, "--deployment-dir", name])
+        return name
+
+    def start(self, d, wait=True):
+        return self.so_cmd(["deployment", "--dir", d, "start", "--timeout", "300", "--progress", "plain"] + ([] if wait else ["--no-wait"]), cluster=True)
+
+    def remove(self, d):
+        return self.so_cmd(["deployment", "--dir", d, "stop", "--delete-volumes", "--delete-namespace"], cluster=True)
+
+
+def fifty_service_stack(root):
+    os.makedirs(os.path.join(root, "stacks", "fifty"))
+    os.makedirs(os.path.join(root, "compose"))
+    pods = [f"svc{i:02d}" for i in range(1, 51)]
+    with open(os.path.join(root, "stacks", "fifty", "stack.yml"), "w") as f:
+        f.write("version: \"1.0\"\nname: fifty\npods:\n" + "".join(f"  - {p}\n" for p in pods))
+    for p in pods:
+        with open(os.path.join(root, "compose", f"docker-compose-{p}.yml"), "w") as f:
+            f.write(f"services:\n  {p}:\n    image: nginx:1.27-alpine\n    environment:\n      NAME: {p}\n    ports:\n      - \"80\"\n")
+    return os.path.join(root, "stacks", "fifty")
+
+
+def row(label, seconds, requests):
+    print(f"{label:<44} {seconds * 1000:9.0f} ms {requests:6d} requests")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--kubeconfig", default=os.environ.get("SO_BENCH_KUBECONFIG"))
+    ap.add_argument("--so", default=None)
+    ap.add_argument("--deployments", type=int, default=100)
+    args = ap.parse_args()
+    if not args.kubeconfig:
+        sys.exit("give --kubeconfig or SO_BENCH_KUBECONFIG (a real API server; see the developers' guide)")
+    so = os.path.abspath(args.so) if args.so else None
+    if so is None:
+        subprocess.run(["swift", "build", "-c", "release", "--scratch-path", ".build-release"], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+        so = os.path.join(ROOT, ".build-release", "release", "so")
+    work = tempfile.mkdtemp(prefix="so-cluster-bench-")
+    r = Runner(so, os.path.abspath(args.kubeconfig), work)
+    created = []
+    try:
+        server = subprocess.run(["kubectl", "--kubeconfig", r.kubeconfig, "version", "-o", "json"], capture_output=True, text=True)
+        print(f"so: {so}\nAPI server: " + (server.stdout.split('"gitVersion": "')[2].split('"')[0] if server.returncode == 0 and server.stdout.count("gitVersion") > 1 else "?"))
+        print()
+        d = r.deployment(os.path.join(FIXTURES, "stacks", "test"), "test-fixture", ["CERC_TEST_PARAM_1=PASSED"])
+        created.append(d)
+        row("test fixture: first start", *r.start(d))
+        row("test fixture: re-start (no changes)", *r.start(d))
+        d = r.deployment(os.path.join(FIXTURES, "stacks", "test"), "test-fixture-nowait", ["CERC_TEST_PARAM_1=PASSED"])
+        created.append(d)
+        row("test fixture: first start --no-wait", *r.start(d, wait=False))
+
+        d = r.deployment(fifty_service_stack(os.path.join(work, "fifty-src")), "fifty")
+        created.append(d)
+        row("50 services: first start", *r.start(d))
+        row("50 services: re-start (no changes)", *r.start(d))
+
+        n = args.deployments
+        times, reqs = [], []
+        for i in range(n):
+            d = r.deployment("example", f"ex{i:03d}")
+            created.append(d)
+            s, q = r.start(d)
+            times.append(s)
+            reqs.append(q)
+        k = min(10, n)
+        row(f"{n} in a row: first {k} (median)", statistics.median(times[:k]), int(statistics.median(reqs[:k])))
+        row(f"{n} in a row: last {k} (median)", statistics.median(times[-k:]), int(statistics.median(reqs[-k:])))
+        print(f"{n} in a row: total {sum(times):.1f} s, slowest {max(times) * 1000:.0f} ms")
+    finally:
+        for d in created:
+            try:
+                r.remove(d)
+            except SystemExit as e:
+                print(f"cleanup of {d} failed: {e}", file=sys.stderr)
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
