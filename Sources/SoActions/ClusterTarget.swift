@@ -46,6 +46,23 @@ struct ClusterTargets {
         return try await kind(model, options, allowCreate: allowCreate)
     }
 
+    /// The cluster of commands that span deployments (`deployment list`, `cleanup`, `down`):
+    /// `--kubeconfig`/`--context`, else `SO_KUBECONFIG`, else the host's kind cluster.
+    func shared(_ options: ClusterOptions) async throws -> ClusterTarget {
+        if options.kubeconfig != nil || options.context != nil || ctx.environment["SO_KUBECONFIG"] != nil {
+            let explicit = options.kubeconfig ?? (options.context == nil ? ctx.environment["SO_KUBECONFIG"] : nil)
+            let c = try Kubeconfig.resolve(explicit: explicit, context: options.context, environment: ctx.environment, fs: ctx.fs, diagnostics: ctx.diagnostics)
+            return ClusterTarget(connection: c, kindCluster: nil)
+        }
+        let list = try await run(["kind", "get", "clusters"], what: "list kind clusters")
+        guard let name = list.split(separator: "\n").map({ $0.trimmedSpaces }).first(where: { !$0.isEmpty && !$0.hasPrefix("No kind clusters") }) else {
+            throw SoError("no kind cluster is running on this host", hint: "start a deployment first ('so up …'), or pass --kubeconfig for another cluster")
+        }
+        let kubeconfig = try await run(["kind", "get", "kubeconfig", "--name", name], what: "read the kubeconfig of kind cluster \(name)")
+        let c = try Kubeconfig.resolve(text: kubeconfig, label: "kind get kubeconfig --name \(name)", context: "kind-\(name)", fs: ctx.fs)
+        return ClusterTarget(connection: c, kindCluster: name)
+    }
+
     /// One shared kind cluster per host: the deployment's own, else whichever exists, else a new one.
     func kind(_ model: DeploymentModel, _ options: ClusterOptions, allowCreate: Bool) async throws -> ClusterTarget {
         let wanted = model.spec.kindClusterName ?? model.identity.clusterID

@@ -16,6 +16,10 @@ public struct SoContext: Sendable {
     public var options: GlobalSettings
     /// Opens a client to the API server a connection names (HTTPS live, a fake in tests).
     public var connect: @Sendable (ClusterConnection) throws -> ClusterClient
+    /// Resolves the host names of a spec's `egress:` allowlist.
+    public var resolver: HostResolver = NoResolver()
+    /// This machine's name, recorded on namespaces so `cleanup --orphaned` only judges its own directories.
+    public var hostName = "localhost"
 
     public init(fs: FileSystem, processes: ProcessRunner, clock: Clock, entropy: Entropy, console: Console,
                 environment: [String: String], diagnostics: DiagnosticSink = DiagnosticSink(), builtInRoot: String?,
@@ -38,6 +42,15 @@ public struct SoContext: Sendable {
     public var locator: StackLocator {
         StackLocator(fs: fs, builtInRoot: builtInRoot, environment: environment, currentDirectory: fs.currentDirectory)
     }
+
+    /// `$SO_HOME`, else `~/.so`: where `so up` keeps deployment directories.
+    public var soHome: String {
+        if let h = environment["SO_HOME"], !h.isEmpty { return absolute(Path.expandTilde(h, home: fs.homeDirectory)) }
+        return Path.join(fs.homeDirectory, ".so")
+    }
+
+    /// The deployment directory `so up --name N` made.
+    public func namedDeployment(_ name: String) -> String { Path.join(soHome, "deployments", name) }
 
     /// Prints unless `--quiet`.
     public func say(_ line: String) { if !options.quiet { console.out(line) } }

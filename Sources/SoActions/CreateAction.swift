@@ -11,6 +11,8 @@ public struct CreateRequest: Sendable {
     public var update: Bool
     /// `--stack` given on the command line (optional: the spec names the stack).
     public var stack: String?
+    /// `--ttl`: written into the deployment's spec.yml as `ttl:` (the user's spec file is not changed).
+    public var ttl: String?
 
     public init(specFile: String, deploymentDir: String? = nil, update: Bool = false, stack: String? = nil) {
         self.specFile = specFile
@@ -36,7 +38,13 @@ public struct CreateAction {
     public func run(_ req: CreateRequest) async throws -> CreateResult {
         let fs = ctx.fs
         let specPath = ctx.absolute(req.specFile)
-        let spec = try Spec.load(specPath, fs: fs, diagnostics: ctx.diagnostics)
+        var spec = try Spec.load(specPath, fs: fs, diagnostics: ctx.diagnostics)
+        if let ttl = req.ttl {
+            guard let seconds = DurationText.seconds(ttl), seconds > 0 else { throw SoError("--ttl '\(ttl)' is not a duration", hint: "write e.g. 90m, 4h or 2d") }
+            let kept = spec.text.split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.hasPrefix("ttl:") }.joined(separator: "\n")
+            spec.text = (kept.hasSuffix("\n") ? kept : kept + "\n") + "ttl: \(ttl)\n"
+            spec.ttl = seconds
+        }
         let dir = ctx.absolute(req.deploymentDir ?? "deployment-001")
         if req.update {
             guard fs.isDirectory(dir) else {

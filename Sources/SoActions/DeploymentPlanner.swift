@@ -104,7 +104,7 @@ struct DeploymentPlanner {
 
         let interpolationEnv = Dictionary(spec.config.map { ($0.key, GenerateToken.contains($0.value) ? "generated" : $0.value) }, uniquingKeysWith: { $1 })
         var hostNetworkPorts: [KindConfig.PortMapping] = []
-        let components = stack.pods.map { ($0, "compose") } + stack.jobs.map { ($0, "compose-jobs") }
+        let components = try stack.pods(with: spec.with, at: SourceLocation(file: spec.path)).map { ($0, "compose") } + stack.jobs.map { ($0, "compose-jobs") }
         for (component, folder) in components {
             let raw = try ComposeLoader.load(component.composePath, fs: fs, environment: nil, diagnostics: ctx.diagnostics)
             // Interpolate once with the deployment's own config so `${V:?msg}` and malformed references fail now.
@@ -127,7 +127,7 @@ struct DeploymentPlanner {
             }
         }
         // The pod's own config directory, as laconic-so copies it.
-        for pod in stack.pods {
+        for pod in try stack.pods(with: spec.with, at: nil) {
             let src = Path.join(stack.configDir, pod.name)
             if fs.isDirectory(src) { try copyTree(src, to: "config/\(pod.name)", origin: SourceLocation(file: stack.stackFilePath), into: &plan) }
         }

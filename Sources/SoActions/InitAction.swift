@@ -14,6 +14,8 @@ public struct InitRequest: Sendable {
     public var mapPortsToHost: String?
     public var output: String
     public var force: Bool
+    /// Optional pods to include (`--with postgres,redis`); nil asks on a terminal when the stack has any.
+    public var with: [String]?
 
     public init(stack: String, deployTo: String = "k8s-kind", config: [String] = [], configFile: String? = nil, kubeConfig: String? = nil,
                 imageRegistry: String? = nil, mapPortsToHost: String? = nil, output: String, force: Bool = false) {
@@ -26,6 +28,11 @@ public struct InitRequest: Sendable {
         self.mapPortsToHost = mapPortsToHost
         self.output = output
         self.force = force
+    }
+
+    public init(stack: String, config: [String] = [], output: String, force: Bool = false, with: [String]?) {
+        self.init(stack: stack, config: config, output: output, force: force)
+        self.with = with
     }
 }
 
@@ -96,11 +103,12 @@ public struct InitAction {
             if case .string(let s) = v { try GenerateToken.validate(in: s, at: SourceLocation(file: "--config \(k)")) }
         }
 
+        let with = try chooseOptionalPods(stack, requested: req.with)
         // Ports and volumes from the compose files, as written.
         var ports: [(String, YValue)] = []
         var volumeUses: [String: (uses: Int, readOnly: Int)] = [:]
         var declared: [String] = []
-        for pod in stack.pods {
+        for pod in try stack.pods(with: with, at: SourceLocation(file: "--with")) {
             let compose = try ComposeLoader.load(pod.composePath, fs: ctx.fs, environment: nil, diagnostics: ctx.diagnostics)
             for v in compose.volumes where !declared.contains(v.name) { declared.append(v.name) }
             for svc in compose.services {
@@ -135,6 +143,7 @@ public struct InitAction {
         spec.append(("volumes", .map(volumes)))
         spec.append(("configmaps", .map(configmaps)))
         spec.append(("secrets", .map([])))
+        if !with.isEmpty { spec.append(("with", .list(with.map { .string($0) }))) }
         for (k, v) in extraDefaults where !spec.contains(where: { $0.0 == k }) { spec.append((k, v)) }
 
         let text = YValue.map(spec).yaml()
@@ -142,6 +151,20 @@ public struct InitAction {
         ctx.say("wrote \(req.output) (stack \(stack.name), deploy-to \(target.rawValue))")
         ctx.say("next: so deploy create --spec-file \(req.output) --deployment-dir DIR")
         return output
+    }
+
+    /// `--with` as given (comma lists allowed), else a question on a terminal, else none.
+    func chooseOptionalPods(_ stack: ResolvedStack, requested: [String]?) throws -> [String] {
+        let optional = stack.file.optionalPods
+        if let requested {
+            let names = requested.flatMap { $0.split(separator: ",").map { $0.trimmedSpaces } }.filter { !$0.isEmpty }
+            _ = try stack.file.selectedPods(with: names, at: SourceLocation(file: "--with"))
+            return optional.filter { names.contains($0) }
+        }
+        guard !optional.isEmpty, let answer = ctx.console.ask("optional services of \(stack.name): \(optional.joined(separator: ", ")). Include which (comma-separated, empty for none)? ") else {
+            return []
+        }
+        return try chooseOptionalPods(stack, requested: [answer])
     }
 
     /// `K=V`, or laconic-so's `K=V,K2=V2`: a comma starts a new pair only when an upper-case

@@ -195,6 +195,16 @@ public struct ObserveAction {
         return try await attached.runAttached(args, environment: nil)
     }
 
+    /// An interactive shell in a service's container (default: the first pod's first service), in
+    /// /workspace when it exists; bash when the image has it.
+    public func shell(_ directory: String, cluster: ClusterOptions, service: String?) async throws -> Int32 {
+        let model = try DeploymentLoader.load(ctx.absolute(directory), fs: ctx.fs, diagnostics: DiagnosticSink())
+        let fallback = model.pods.first?.compose.services.first { !$0.labels.contains { $0.0 == "laconic.init-container" && $0.1 == "true" } }?.name
+        guard let name = service ?? fallback else { throw SoError("the deployment has no services", hint: "check its compose files") }
+        let script = "cd /workspace 2>/dev/null || true; if command -v bash >/dev/null 2>&1; then exec bash -l; else exec sh -l; fi"
+        return try await exec(directory, cluster: cluster, service: name, command: ["sh", "-c", script], interactive: true, tty: ctx.console.isTerminal)
+    }
+
     /// Forwards local ports to a service's Service through kubectl (runs until interrupted).
     public func portForward(_ directory: String, cluster: ClusterOptions, service: String, ports: [String]) async throws -> Int32 {
         let c = try await Connected.open(ctx, directory: directory, cluster: cluster)

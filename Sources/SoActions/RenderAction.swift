@@ -29,7 +29,12 @@ public struct RenderAction {
     public func load(_ directory: String, placeholderSecrets: Bool = false) throws -> (DeploymentModel, Manifest) {
         let dir = ctx.absolute(directory)
         let model = try DeploymentLoader.load(dir, fs: ctx.fs, diagnostics: ctx.diagnostics)
-        let manifest = try Renderer.render(model, options: RenderOptions(placeholderSecrets: placeholderSecrets))
+        var addresses: [String: [String]] = [:]
+        if let egress = model.spec.sections.egress {
+            let config = Dictionary(model.config.map { ($0.key, $0.value) }, uniquingKeysWith: { $1 })
+            for host in egress.targets(config: config).hosts { addresses[host] = ctx.resolver.addresses(of: host) }
+        }
+        let manifest = try Renderer.render(model, options: RenderOptions(placeholderSecrets: placeholderSecrets, egressAddresses: addresses))
         for w in manifest.warnings { ctx.diagnostics.warn(w) }
         return (model, manifest)
     }

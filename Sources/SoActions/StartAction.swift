@@ -12,10 +12,13 @@ public struct StartRequest: Sendable {
     public var progress: ProgressMode
     /// Apply only these kinds, and prune nothing (`update-envs` applies Deployments alone).
     public var onlyKinds: Set<String>?
+    /// Overrides the spec's `ttl:` (seconds from this start until `cleanup --expired` may remove it).
+    public var ttl: Double?
 
     public init(directory: String, cluster: ClusterOptions = ClusterOptions(), wait: Bool = true, timeout: Double = 300, progress: ProgressMode = .auto,
-                onlyKinds: Set<String>? = nil) {
+                onlyKinds: Set<String>? = nil, ttl: Double? = nil) {
         self.onlyKinds = onlyKinds
+        self.ttl = ttl
         self.directory = directory
         self.cluster = cluster
         self.wait = wait
@@ -39,15 +42,15 @@ public struct StartAction {
     public init(_ ctx: SoContext) { self.ctx = ctx }
 
     /// Apply phases, in order; kinds not listed go last.
-    static let phases = ["Namespace", "Secret", "ConfigMap", "PersistentVolume", "PersistentVolumeClaim", "Service", "EndpointSlice",
-                         "Deployment", "Job", "Ingress", "NetworkPolicy"]
+    static let phases = ["Namespace", "ResourceQuota", "LimitRange", "NetworkPolicy", "Secret", "ConfigMap", "PersistentVolume", "PersistentVolumeClaim", "Service", "EndpointSlice",
+                         "Deployment", "Job", "Ingress"]
     /// Namespaced kinds `start` prunes when they leave the manifest (volumes are kept: data).
-    static let prunable = ["Ingress", "Deployment", "Job", "Service", "EndpointSlice", "ConfigMap", "Secret", "NetworkPolicy"]
+    static let prunable = ["Ingress", "Deployment", "Job", "Service", "EndpointSlice", "ConfigMap", "Secret", "NetworkPolicy", "ResourceQuota", "LimitRange"]
 
     @discardableResult
     public func run(_ req: StartRequest) async throws -> StartReport {
         let progress = ProgressReporter(ctx: ctx, mode: req.progress)
-        let (model, manifest) = try RenderAction(ctx).load(req.directory)
+        var (model, manifest) = try RenderAction(ctx).load(req.directory)
         let namespace = manifest.objects.first { $0.kind == "Namespace" }?.name ?? model.id
         var report = StartReport(namespace: namespace)
 
@@ -63,7 +66,11 @@ public struct StartAction {
                 .ensure(image: model.spec.sections.caddyIngressImage, acmeEmail: model.spec.acmeEmail, timeout: req.timeout, progress: progress)
         }
         try await checkOwnership(client, namespace: namespace, model: model)
-        if let ns = manifest.objects.first(where: { $0.kind == "Namespace" }) { _ = try await client.apply(ns, fieldManager: "so", force: true) }
+        if var ns = manifest.objects.first(where: { $0.kind == "Namespace" }) {
+            ns.annotations += lifecycleAnnotations(model: model, ttl: req.ttl)
+            if let i = manifest.objects.firstIndex(where: { $0.kind == "Namespace" }) { manifest.objects[i] = ns }
+            _ = try await client.apply(ns, fieldManager: "so", force: true)
+        }
         let lock = DeploymentLock(ctx: ctx, client: client, namespace: namespace, model: model, duration: req.timeout)
         try await lock.acquire()
         do {
@@ -109,6 +116,15 @@ public struct StartAction {
             progress.phase("waiting", "for Deployments to be available and Jobs to complete (timeout \(Int(req.timeout))s)")
             try await Waiter(ctx: ctx, client: client, namespace: namespace, selector: "app.kubernetes.io/instance=\(model.id)").wait(for: objects, timeout: req.timeout, progress: progress)
         }
+    }
+
+    /// When and where this start happened, and when the deployment expires (`ttl`): what
+    /// `so deployment list` and `so cleanup` read.
+    func lifecycleAnnotations(model: DeploymentModel, ttl: Double?) -> [(String, String)] {
+        let now = ctx.clock.now()
+        var a: [(String, String)] = [("so.dev/started-at", Timestamps.rfc3339(now)), ("so.dev/host", ctx.hostName)]
+        if let ttl = ttl ?? model.spec.ttl { a.append(("so.dev/expires-at", Timestamps.rfc3339(now.addingTimeInterval(ttl)))) }
+        return a
     }
 
     /// A namespace annotated for another deployment directory is never taken over.

@@ -28,7 +28,7 @@ public struct StopAction {
     public let ctx: SoContext
     public init(_ ctx: SoContext) { self.ctx = ctx }
 
-    static let order = ["Ingress", "Deployment", "Job", "Service", "EndpointSlice", "ConfigMap", "Secret", "NetworkPolicy", "Pod"]
+    static let order = ["Ingress", "Deployment", "Job", "Service", "EndpointSlice", "ConfigMap", "Secret", "NetworkPolicy", "ResourceQuota", "LimitRange", "Pod"]
 
     @discardableResult
     public func run(_ req: StopRequest) async throws -> [String] {

@@ -151,11 +151,14 @@ public protocol Console: Sendable {
     func err(_ line: String)
     /// A transient line on a terminal, replaced by the next status or output line.
     func status(_ line: String)
+    /// Asks a question when both stdin and stdout are a terminal; nil otherwise (scripts, CI).
+    func ask(_ question: String) -> String?
     var isTerminal: Bool { get }
 }
 
 public extension Console {
     func status(_ line: String) {}
+    func ask(_ question: String) -> String? { nil }
 }
 
 public struct StandardConsole: Console {
@@ -174,4 +177,42 @@ public struct StandardConsole: Console {
         FileHandle.standardOutput.write(Data((Self.clearLine + text).utf8))
     }
     public var isTerminal: Bool { isatty(1) == 1 }
+    public func ask(_ question: String) -> String? {
+        guard isatty(0) == 1 && isTerminal else { return nil }
+        FileHandle.standardOutput.write(Data(question.utf8))
+        return readLine() ?? ""
+    }
+}
+
+/// Host name → IP addresses (for egress allowlists). Sorted, de-duplicated; empty when unresolvable.
+public protocol HostResolver: Sendable {
+    func addresses(of host: String) -> [String]
+}
+
+/// Resolves nothing: rendering without network access.
+public struct NoResolver: HostResolver {
+    public init() {}
+    public func addresses(of host: String) -> [String] { [] }
+}
+
+/// The system resolver (getaddrinfo), IPv4 and IPv6.
+public struct SystemResolver: HostResolver {
+    public init() {}
+    public func addresses(of host: String) -> [String] {
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var result: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(host, nil, &hints, &result) == 0, let first = result else { return [] }
+        defer { freeaddrinfo(first) }
+        var out: Set<String> = []
+        var p: UnsafeMutablePointer<addrinfo>? = first
+        while let ai = p {
+            var buffer = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+            if getnameinfo(ai.pointee.ai_addr, ai.pointee.ai_addrlen, &buffer, socklen_t(buffer.count), nil, 0, NI_NUMERICHOST) == 0 {
+                out.insert(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+            }
+            p = ai.pointee.ai_next
+        }
+        return out.sorted()
+    }
 }

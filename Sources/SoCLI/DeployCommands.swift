@@ -34,6 +34,7 @@ struct DeployInitCommand: AsyncParsableCommand {
 
         Example:
           so --stack example deploy init --output spec.yml --config GREETING=hello
+          so --stack agent-workspace deploy init --output ws.yml --with postgres,redis --config GIT_REPO=https://github.com/org/repo
           so --stack ./my-repo/stack-orchestrator/stacks/web deploy --deploy-to k8s init --kube-config ~/.kube/config --image-registry registry.example.org/web --output web.yml
         """
     )
@@ -47,13 +48,17 @@ struct DeployInitCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Registry for images, --deploy-to k8s.", valueName: "url")) var imageRegistry: String?
     @Option(name: .long, help: ArgumentHelp("Publish ports to the host: any-variable-random, localhost-same, any-same, localhost-fixed-random, any-fixed-random.", valueName: "recipe"))
     var mapPortsToHost: String?
+    @Option(name: .long, parsing: .singleValue, help: ArgumentHelp("Optional pods of the stack to include, e.g. postgres,redis (asked on a terminal when omitted).", valueName: "pods"))
+    var with: [String] = []
     @Flag(name: .long, help: "Overwrite the output file if it exists.") var force = false
 
     func run() async throws {
         let ctx = global.context()
-        try await InitAction(ctx).run(InitRequest(
+        var req = InitRequest(
             stack: try global.requireStack("deploy init"), deployTo: group.deployTo, config: config, configFile: configFile,
-            kubeConfig: kubeConfig, imageRegistry: imageRegistry, mapPortsToHost: mapPortsToHost, output: output, force: force))
+            kubeConfig: kubeConfig, imageRegistry: imageRegistry, mapPortsToHost: mapPortsToHost, output: output, force: force)
+        req.with = with.isEmpty ? nil : with
+        try await InitAction(ctx).run(req)
     }
 }
 
@@ -77,9 +82,12 @@ struct DeployCreateCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Spec file written by 'deploy init'.", valueName: "file")) var specFile: String
     @Option(name: .long, help: ArgumentHelp("Deployment directory (default: deployment-001).", valueName: "dir")) var deploymentDir: String?
     @Flag(name: .long, help: "Refresh an existing deployment directory.") var update = false
+    @Option(name: .long, help: ArgumentHelp("Expire this long after each start (for 'so cleanup --expired'), e.g. 2h.", valueName: "duration")) var ttl: String?
 
     func run() async throws {
         let ctx = global.context()
-        try await CreateAction(ctx).run(CreateRequest(specFile: specFile, deploymentDir: deploymentDir, update: update, stack: global.stack))
+        var req = CreateRequest(specFile: specFile, deploymentDir: deploymentDir, update: update, stack: global.stack)
+        req.ttl = ttl
+        try await CreateAction(ctx).run(req)
     }
 }

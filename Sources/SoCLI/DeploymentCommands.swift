@@ -13,17 +13,28 @@ struct DeploymentCommand: AsyncParsableCommand {
           so deployment --dir deployments/example start
           so deployment --dir deployments/example status
           so deployment --dir deployments/example logs --tail 20 -f
+          so deployment --name ws-1 shell
+          so deployment list
         """,
-        subcommands: [DeploymentStartCommand.self, DeploymentUpCommand.self, DeploymentStopCommand.self, DeploymentStatusCommand.self,
+        subcommands: [DeploymentListCommand.self, DeploymentShellCommand.self, DeploymentStartCommand.self, DeploymentUpCommand.self, DeploymentStopCommand.self, DeploymentStatusCommand.self,
                       DeploymentPsCommand.self, DeploymentLogsCommand.self, DeploymentExecCommand.self, DeploymentPortForwardCommand.self, DeploymentRestartCommand.self, DeploymentUpdateEnvsCommand.self,
                       DeploymentRotateSecretsCommand.self, DeploymentRenderCommand.self]
     )
 }
 
-/// Options of the `deployment` group.
+/// Options of the `deployment` group: a directory, or the name of one `so up` made.
 struct DeploymentOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Deployment directory made by 'so deploy create'.", valueName: "dir"))
-    var dir: String
+    var dir: String?
+    @Option(name: .long, help: ArgumentHelp("Name given to 'so up' (the directory $SO_HOME/deployments/NAME).", valueName: "name"))
+    var name: String?
+
+    func validate() throws {
+        if dir == nil && name == nil { throw ValidationError("give --dir DIR (a deployment directory) or --name NAME (one 'so up' made)") }
+        if dir != nil && name != nil { throw ValidationError("give either --dir or --name, not both") }
+    }
+
+    func directory(_ ctx: SoContext) -> String { dir ?? ctx.namedDeployment(name ?? "") }
 }
 
 /// What every cluster verb takes: global options, the deployment directory, how to reach the cluster.
@@ -32,7 +43,7 @@ struct DeploymentTarget: ParsableArguments {
     @OptionGroup var deployment: DeploymentOptions
     @OptionGroup var cluster: ClusterFlags
 
-    var dir: String { deployment.dir }
+    var dir: String { deployment.directory(global.context()) }
     func context() -> SoContext { global.context() }
     func options(manage: Bool = false) -> ClusterOptions { cluster.options(manage: manage) }
 }
@@ -55,10 +66,11 @@ struct StartOptions: ParsableArguments {
     @Flag(name: .long, help: "Return after applying, without waiting.") var noWait = false
     @Option(name: .long, help: "Seconds to wait for the deployment to be ready.") var timeout: Double = 300
     @Option(name: .long, help: "Progress output: auto, plain or json.") var progress: ProgressMode = .auto
+    @Option(name: .long, help: ArgumentHelp("Expire this long after the start (for 'so cleanup --expired'), e.g. 2h.", valueName: "duration")) var ttl: String?
 
     func run() async throws {
         try await StartAction(target.context()).run(StartRequest(directory: target.dir, cluster: target.options(manage: !skipClusterManagement),
-                                                                 wait: !noWait, timeout: timeout, progress: progress))
+                                                                 wait: !noWait, timeout: timeout, progress: progress, ttl: try ttl.map(parseTTL)))
     }
 }
 
@@ -140,7 +152,7 @@ struct DeploymentStatusCommand: AsyncParsableCommand {
         for w in s.workloads { ctx.console.out("  \(w.kind) \(w.name): \(w.state)") }
         for h in s.ingressHosts { ctx.console.out("  ingress: http://\(h)/") }
         for p in s.pods {
-            ctx.console.out("  pod \(p.name): \(p.phase) \(p.ready) ready, \(p.restarts) restarts" + (p.node.isEmpty ? "" : ", node \(p.node)") + (p.ageSeconds.map { ", age \(Age.text($0))" } ?? ""))
+            ctx.console.out("  pod \(p.name): \(p.phase) \(p.ready) ready, \(p.restarts) restarts" + (p.node.isEmpty ? "" : ", node \(p.node)") + (p.ageSeconds.map { ", age \(DurationText.short($0))" } ?? ""))
         }
         for w in s.warnings { ctx.console.out("  warning: \(w)") }
     }
@@ -169,7 +181,7 @@ struct DeploymentPsCommand: AsyncParsableCommand {
         for p in pods {
             ctx.console.out(p.name.padding(toLength: w + 2, withPad: " ", startingAt: 0) + p.phase.padding(toLength: 19, withPad: " ", startingAt: 0)
                             + p.ready.padding(toLength: 7, withPad: " ", startingAt: 0) + String(p.restarts).padding(toLength: 10, withPad: " ", startingAt: 0)
-                            + (p.ageSeconds.map(Age.text) ?? "-").padding(toLength: 7, withPad: " ", startingAt: 0)
+                            + (p.ageSeconds.map(DurationText.short) ?? "-").padding(toLength: 7, withPad: " ", startingAt: 0)
                             + p.ip.padding(toLength: 17, withPad: " ", startingAt: 0) + p.ports.joined(separator: ","))
         }
     }
@@ -195,7 +207,7 @@ struct DeploymentLogsCommand: AsyncParsableCommand {
     func run() async throws {
         var seconds: Int?
         if let since {
-            guard let s = DurationText.seconds(since) else { throw SoError("--since '\(since)' is not a duration", hint: "write e.g. 30s, 10m or 2h") }
+            guard let s = DurationText.seconds(since).map({ Int($0.rounded(.up)) }) else { throw SoError("--since '\(since)' is not a duration", hint: "write e.g. 30s, 10m or 2h") }
             seconds = s
         }
         try await ObserveAction(target.context()).logs(.init(directory: target.dir, cluster: target.options(manage: false), services: services,
@@ -203,23 +215,6 @@ struct DeploymentLogsCommand: AsyncParsableCommand {
     }
 }
 
-enum Age {
-    static func text(_ s: Int) -> String {
-        s < 120 ? "\(s)s" : s < 7200 ? "\(s / 60)m" : s < 172_800 ? "\(s / 3600)h" : "\(s / 86400)d"
-    }
-}
-
-enum DurationText {
-    static func seconds(_ text: String) -> Int? {
-        guard let unit = text.last, let n = Int(text.dropLast()) else { return Int(text) }
-        switch unit {
-        case "s": return n
-        case "m": return n * 60
-        case "h": return n * 3600
-        default: return nil
-        }
-    }
-}
 
 struct DeploymentExecCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -362,10 +357,10 @@ struct DeploymentRenderCommand: AsyncParsableCommand {
     func run() async throws {
         let ctx = global.context()
         if report {
-            let entries = try RenderAction(ctx).report(deployment.dir)
+            let entries = try RenderAction(ctx).report(deployment.directory(ctx))
             ctx.console.out(format == .json ? JSONOut.encode(entries) : MappingReport.text(entries).trimmedNewlines)
             return
         }
-        try RenderAction(ctx).run(RenderRequest(directory: deployment.dir, output: output, format: format == .yaml ? .yaml : .json, placeholderSecrets: placeholderSecrets))
+        try RenderAction(ctx).run(RenderRequest(directory: deployment.directory(ctx), output: output, format: format == .yaml ? .yaml : .json, placeholderSecrets: placeholderSecrets))
     }
 }

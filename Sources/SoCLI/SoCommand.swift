@@ -20,10 +20,12 @@ public struct SoCommand: AsyncParsableCommand {
         Example:
           so --stack example deploy init --output example-spec.yml
           so deploy create --spec-file example-spec.yml --deployment-dir deployments/example
+          so up agent-workspace --name fix-login --config GIT_REPO=https://github.com/acme/web
         """,
         version: SoVersion.current,
         groupedSubcommands: [
             CommandGroup(name: "Deploy", subcommands: [DeployCommand.self, DeploymentCommand.self]),
+            CommandGroup(name: "Workspaces", subcommands: [UpCommand.self, DownCommand.self, CleanupCommand.self]),
             CommandGroup(name: "Stacks", subcommands: [StackCommand.self, FetchStackCommand.self, SetupRepositoriesCommand.self]),
             CommandGroup(name: "Other", subcommands: [VersionCommand.self, CompletionCommand.self]),
         ]
@@ -74,7 +76,7 @@ extension SoContext {
         let env = ProcessInfo.processInfo.environment
         let exe = fs.realpath("/proc/self/exe")
         let root = StackLocator.findBuiltInRoot(explicit: nil, environment: env, executable: fs.exists(exe) ? exe : arguments0, fs: fs)
-        return SoContext(fs: fs, processes: LocalProcessRunner(installHints: [
+        var ctx = SoContext(fs: fs, processes: LocalProcessRunner(installHints: [
             "git": "install git (apt-get install git)",
             "kind": "install kind: https://kind.sigs.k8s.io/docs/user/quick-start/#installation",
             "kubectl": "install kubectl: https://kubernetes.io/docs/tasks/tools/",
@@ -87,6 +89,9 @@ extension SoContext {
                              }
                              return client
                          })
+        ctx.resolver = SystemResolver()
+        ctx.hostName = ProcessInfo.processInfo.hostName
+        return ctx
     }
 }
 

@@ -47,7 +47,13 @@ struct PodBuilder {
             pod.append(("hostNetwork", .bool(true)))
             pod.append(("dnsPolicy", .string("ClusterFirstWithHostNet")))
         }
-        pod.append(("securityContext", .map([("seccompProfile", .map([("type", .string("RuntimeDefault"))]))])))
+        var podSecurity: [(String, YValue)] = []
+        if restricted {
+            let uid = spec.sections.security.runAsUser ?? Defaults.restrictedUser
+            podSecurity += [("runAsNonRoot", .bool(true)), ("runAsUser", .int(uid)), ("runAsGroup", .int(uid)), ("fsGroup", .int(uid))]
+        }
+        podSecurity.append(("seccompProfile", .map([("type", .string("RuntimeDefault"))])))
+        pod.append(("securityContext", .map(podSecurity)))
         if spec.sections.imagePullSecret != nil {
             pod.append(("imagePullSecrets", .list([.map([("name", .string("\(id)-image-pull-secret"))])])))
         }
@@ -110,7 +116,7 @@ struct PodBuilder {
         if !svc.isInitContainer, let probe = try readinessProbe(svc) { c.append(("readinessProbe", probe)) }
         let mounts = try volumeMounts(svc)
         if !mounts.isEmpty { c.append(("volumeMounts", .list(mounts))) }
-        c.append(("securityContext", securityContext(svc)))
+        c.append(("securityContext", restricted ? try restrictedContext(svc) : securityContext(svc)))
         return .map(c)
     }
 
@@ -240,6 +246,29 @@ struct PodBuilder {
             return .map([("tcpSocket", .map([("port", .int(port))])), ("initialDelaySeconds", .int(5)), ("periodSeconds", .int(10)), ("failureThreshold", .int(3))])
         }
         return nil
+    }
+
+    /// Pod Security `restricted`: non-root, no privilege escalation, every capability dropped.
+    var restricted: Bool { spec.sections.security.podSecurity == "restricted" }
+
+    func restrictedContext(_ svc: ComposeService) throws -> YValue {
+        let sec = spec.sections.security
+        func refuse(_ what: String) -> SoError {
+            SoError("service '\(svc.name)' asks for \(what), which pod-security 'restricted' forbids",
+                    hint: "remove it from the compose file, or set security.pod-security to baseline in the spec", at: location(svc))
+        }
+        if sec.privileged || svc.privileged == true { throw refuse("privileged mode") }
+        if svc.networkMode == "host" { throw refuse("host networking") }
+        let adds = (sec.capabilities + svc.capAdd).map { $0.uppercased().replacingOccurrences(of: "CAP_", with: "") }
+        if let bad = adds.first(where: { $0 != "NET_BIND_SERVICE" }) { throw refuse("capability \(bad)") }
+        if let user = svc.user, user == "root" || user.split(separator: ":").first == "0" { throw refuse("user root") }
+        var s: [(String, YValue)] = [("allowPrivilegeEscalation", .bool(false)), ("runAsNonRoot", .bool(true))]
+        var caps: [(String, YValue)] = [("drop", .list([.string("ALL")]))]
+        if !adds.isEmpty { caps.insert(("add", .list(adds.map { .string($0) })), at: 0) }
+        s.append(("capabilities", .map(caps)))
+        if svc.readOnly == true { s.append(("readOnlyRootFilesystem", .bool(true))) }
+        if let user = svc.user, let uid = Int(user.split(separator: ":")[0]) { s.append(("runAsUser", .int(uid))) }
+        return .map(s)
     }
 
     mutating func securityContext(_ svc: ComposeService) -> YValue {

@@ -46,24 +46,7 @@ public enum Quantity {
 
     /// Seconds in a compose duration (`1m30s`, `500ms`, `10s`, `2h`); nil when unreadable.
     public static func seconds(_ text: String) -> Int? {
-        var total = 0.0
-        var rest = Substring(text.trimmedSpaces)
-        if let plain = Double(rest) { return Int(plain.rounded(.up)) }
-        while !rest.isEmpty {
-            let num = rest.prefix { $0.isNumber || $0 == "." }
-            guard let v = Double(num) else { return nil }
-            rest = rest.dropFirst(num.count)
-            let unit = rest.prefix { $0.isLetter }
-            rest = rest.dropFirst(unit.count)
-            switch unit {
-            case "h": total += v * 3600
-            case "m": total += v * 60
-            case "s": total += v
-            case "ms": total += v / 1000
-            case "us", "µs": total += v / 1_000_000
-            default: return nil
-            }
-        }
-        return max(1, Int(total.rounded(.up)))
+        guard let v = DurationText.seconds(text) else { return nil }
+        return Double(text.trimmedSpaces) != nil ? Int(v.rounded(.up)) : max(1, Int(v.rounded(.up)))
     }
 }

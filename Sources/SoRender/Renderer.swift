@@ -7,7 +7,12 @@ import SoStack
 public struct RenderOptions: Sendable {
     /// Also render the generated-secrets Secret, with placeholder values (never real ones).
     public var placeholderSecrets = false
-    public init(placeholderSecrets: Bool = false) { self.placeholderSecrets = placeholderSecrets }
+    /// Addresses of the host names in the spec's `egress:` (resolved by the caller; rendering does no I/O).
+    public var egressAddresses: [String: [String]] = [:]
+    public init(placeholderSecrets: Bool = false, egressAddresses: [String: [String]] = [:]) {
+        self.placeholderSecrets = placeholderSecrets
+        self.egressAddresses = egressAddresses
+    }
 }
 
 /// The objects `start` applies, in apply order, plus what rendering noticed.
@@ -28,6 +33,8 @@ public enum Defaults {
     public static let volumeSize = "2Gi"
     public static let ingressClass = "caddy"
     public static let configMapLimit = 1_048_576
+    /// uid, gid and fsGroup of pods under pod-security `restricted` unless the spec sets security.run-as-user.
+    public static let restrictedUser = 1000
 }
 
 /// Pure: a deployment model in, the ordered Kubernetes objects out. No files, clock, randomness or network.
@@ -45,6 +52,8 @@ struct RenderState {
     var warnings: [Diagnostic] = []
 
     var namespaces: [KubeObject] = []
+    /// ResourceQuota, LimitRange and NetworkPolicies: in place before any pod exists.
+    var policies: [KubeObject] = []
     var secrets: [KubeObject] = []
     var configMaps: [KubeObject] = []
     var volumes: [KubeObject] = []   // PVs then PVCs
@@ -80,7 +89,7 @@ struct RenderState {
     }
 
     func ordered() -> [KubeObject] {
-        namespaces + secrets + configMaps + volumes + claims + services + workloads + jobs + ingresses + others
+        namespaces + policies + secrets + configMaps + volumes + claims + services + workloads + jobs + ingresses + others
     }
 
     mutating func warn(_ message: String, hint: String? = nil, at location: SourceLocation? = nil) {
@@ -97,6 +106,7 @@ struct RenderState {
         for job in model.jobs { try renderJob(job) }
         try renderIngress()
         renderExternalServices()
+        try renderIsolation()
         try checkUniqueObjects()
     }
 

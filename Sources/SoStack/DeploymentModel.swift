@@ -91,7 +91,7 @@ public enum DeploymentLoader {
             }
             return ComposeComponent(name: name, compose: try ComposeLoader.load(path, fs: fs, environment: env, diagnostics: diagnostics), relativePath: rel)
         }
-        let pods = try stack.pods.map { try component($0.name, folder: "compose") }
+        let pods = try stack.selectedPods(with: spec.with, at: SourceLocation(file: spec.path)).map { try component($0, folder: "compose") }
         let jobs = try stack.jobs.map { try component($0, folder: "compose-jobs") }
 
         var files: [String: Data] = [:]

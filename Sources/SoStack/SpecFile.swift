@@ -61,6 +61,10 @@ public struct Spec: Sendable {
     public var acmeEmail: String?
     /// Host environment variables copied into the deployment's Secret at start (`secret-env:`).
     public var secretEnv: [String]
+    /// Optional pods of the stack (`optional-pods:` in stack.yml) this deployment includes (`deploy init --with`).
+    public var with: [String] = []
+    /// How long after each start the deployment counts as expired (`so cleanup --expired`).
+    public var ttl: Double?
     /// Keys used when rendering (resources, security, images, scheduling, ingress …).
     public var sections = SpecSections()
 
@@ -70,7 +74,7 @@ public struct Spec: Sendable {
         "config", "credentials-files", "network", "volumes", "configmaps", "secrets", "resources", "security", "replicas",
         "namespace", "annotations", "labels", "node-affinities", "node-tolerations", "kind-cluster-name", "kind-mount-root",
         "caddy-ingress-image", "maintenance-service", "external-services", "ca-certificates", "runtime-class",
-        "secret-env", "ingress-class", "ttl",
+        "secret-env", "ingress-class", "ttl", "with", "egress", "egress-ports", "quota",
     ]
 
     public static func load(_ path: String, fs: FileSystem, diagnostics: DiagnosticSink) throws -> Spec {
@@ -170,7 +174,14 @@ public struct Spec: Sendable {
         spec.secretEnv = try m.value("secret-env")?.stringList("'secret-env'") ?? []
         for (i, name) in spec.secretEnv.enumerated() { try checkEnvName(name, at: m.value("secret-env")!.location, index: i) }
         spec.sections = try SpecSections.decode(m, diagnostics: diagnostics)
-        _ = try m.string("ttl")
+        if let t = m.nonNull("ttl") {
+            let v = try t.string("'ttl'")
+            guard let seconds = DurationText.seconds(v), seconds > 0 else {
+                throw t.error("ttl '\(v)' is not a duration", hint: "write a duration such as 90m, 4h or 2d")
+            }
+            spec.ttl = seconds
+        }
+        spec.with = try m.value("with")?.stringList("'with'", allowSingle: true) ?? []
         m.accept(knownKeys)
         m.finish(into: diagnostics)
         return spec

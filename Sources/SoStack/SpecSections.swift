@@ -36,6 +36,67 @@ public struct SpecSecurity: Sendable, Equatable {
     public var runtimeClass: String?
     /// Pod Security admission level for the namespace: baseline (default), restricted or privileged.
     public var podSecurity: String?
+    /// uid (and gid, fsGroup) pods run as under `restricted` (default 1000).
+    public var runAsUser: Int?
+    public init() {}
+}
+
+/// `egress:` — when present, the namespace denies all traffic except within itself, DNS, and egress
+/// to these hosts (resolved to addresses at start) or CIDRs, on `egress-ports` (default 443, 22, 80).
+public struct EgressPolicy: Sendable, Equatable {
+    /// As written: host names, CIDRs, URLs (`https://host/…`, `git@host:…`) or `${CONFIG_NAME}` holding one.
+    public var entries: [String] = []
+    public var ports: [Int] = [443, 22, 80]
+    public init() {}
+
+    /// Host names and CIDRs, with `${NAME}` expanded from the deployment's config and URLs reduced to
+    /// their host; an entry that expands to nothing is dropped.
+    public func targets(config: [String: String]) -> (hosts: [String], cidrs: [String]) {
+        var hosts: [String] = [], cidrs: [String] = []
+        for raw in entries {
+            var v = raw
+            while let open = v.range(of: "${"), let close = v.range(of: "}", range: open.upperBound..<v.endIndex) {
+                let name = String(v[open.upperBound..<close.lowerBound]).split(separator: ":").first.map(String.init) ?? ""
+                v.replaceSubrange(open.lowerBound..<close.upperBound, with: config[name] ?? "")
+            }
+            guard let t = Self.target(v) else { continue }
+            if SpecSections.isCIDR(t) {
+                let c = t.contains("/") ? t : t + (t.contains(":") ? "/128" : "/32")
+                if !cidrs.contains(c) { cidrs.append(c) }
+            } else if !hosts.contains(t) {
+                hosts.append(t)
+            }
+        }
+        return (hosts, cidrs)
+    }
+
+    /// `https://user@host:443/path` → host; `git@host:org/repo` → host; a host or CIDR as is.
+    static func target(_ value: String) -> String? {
+        var v = value.trimmedSpaces
+        if v.isEmpty { return nil }
+        if let scheme = v.range(of: "://") { v = String(v[scheme.upperBound...]) }
+        else if v.contains("@"), let colon = v.firstIndex(of: ":"), !v.contains("/") || v.firstIndex(of: "/")! > colon { v = String(v[..<colon]) }
+        if SpecSections.isCIDR(v) { return v }
+        if let slash = v.firstIndex(of: "/") { v = String(v[..<slash]) }
+        if let at = v.lastIndex(of: "@") { v = String(v[v.index(after: at)...]) }
+        if let colon = v.firstIndex(of: ":") { v = String(v[..<colon]) }
+        return v.isEmpty ? nil : v.lowercased()
+    }
+
+    /// An entry is acceptable when it is a CIDR, a host, a URL or refers to config.
+    static func valid(_ v: String) -> Bool {
+        if v.contains("${") { return true }
+        guard let t = target(v) else { return false }
+        return SpecSections.isCIDR(t) || SpecSections.isHostName(t)
+    }
+}
+
+/// `quota:` — a ResourceQuota for the namespace and a LimitRange with container defaults.
+public struct NamespaceQuota: Sendable, Equatable {
+    public var cpu: String?
+    public var memory: String?
+    public var storage: String?
+    public var pods: Int?
     public init() {}
 }
 
@@ -82,6 +143,8 @@ public struct SpecSections: Sendable {
     public var maintenanceService: String?
     public var caddyIngressImage: String?
     public var acmeEmail: String?
+    public var egress: EgressPolicy?
+    public var quota: NamespaceQuota?
     public init() {}
 
     static func decode(_ m: MapReader, diagnostics: DiagnosticSink) throws -> SpecSections {
@@ -120,7 +183,40 @@ public struct SpecSections: Sendable {
                 }
                 s.security.podSecurity = v
             }
+            if let u = sm.nonNull("run-as-user") {
+                let v = try u.int("'security.run-as-user'")
+                guard v > 0 else { throw u.error("run-as-user must be a uid above 0", hint: "non-root pods need a uid such as 1000") }
+                s.security.runAsUser = v
+            }
             sm.finish(into: diagnostics)
+        }
+        if let e = m.value("egress") {
+            var policy = EgressPolicy()
+            for (i, item) in try (e.isNull ? [] : e.sequence("'egress'")).enumerated() {
+                let v = try item.string("egress[\(i)]")
+                guard EgressPolicy.valid(v) else {
+                    throw item.error("egress entry '\(v)' is neither a host name, a URL nor a CIDR", hint: "write a host such as api.anthropic.com, a CIDR such as 10.0.0.0/8, or ${GIT_REPO}")
+                }
+                policy.entries.append(v)
+            }
+            if let p = m.nonNull("egress-ports") {
+                policy.ports = try p.sequence("'egress-ports'").map { n in
+                    let port = try n.int("an egress port")
+                    guard (1...65535).contains(port) else { throw n.error("egress port \(port) is out of range", hint: "use 1-65535") }
+                    return port
+                }
+            }
+            s.egress = policy
+        }
+        if let q = m.nonNull("quota") {
+            let qm = try q.mapping("'quota'")
+            var quota = NamespaceQuota()
+            quota.cpu = try qm.string("cpu")
+            quota.memory = try qm.string("memory")
+            quota.storage = try qm.string("storage")
+            quota.pods = try qm.int("pods")
+            qm.finish(into: diagnostics)
+            s.quota = quota
         }
         if let rc = m.nonNull("runtime-class") { s.security.runtimeClass = try rc.string("'runtime-class'") }
         if let p = m.nonNull("image-pull-secret") {
@@ -168,6 +264,23 @@ public struct SpecSections: Sendable {
         s.maintenanceService = try m.string("maintenance-service")
         s.caddyIngressImage = try m.string("caddy-ingress-image")
         return s
+    }
+
+    public static func isCIDR(_ v: String) -> Bool {
+        let parts = v.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count <= 2 else { return false }
+        if parts.count == 2 { guard let bits = Int(parts[1]), (0...128).contains(bits) else { return false } }
+        let host = String(parts[0])
+        let octets = host.split(separator: ".", omittingEmptySubsequences: false)
+        if octets.count == 4 && octets.allSatisfy({ Int($0).map { (0...255).contains($0) } ?? false }) { return true }
+        return host.contains(":") && host.allSatisfy { $0.isHexDigit || $0 == ":" }
+    }
+
+    public static func isHostName(_ v: String) -> Bool {
+        let labels = v.split(separator: ".", omittingEmptySubsequences: false)
+        return v.count <= 253 && labels.count >= 2 && labels.allSatisfy { l in
+            !l.isEmpty && l.count <= 63 && l.first != "-" && l.last != "-" && l.allSatisfy { $0.isLetter && $0.isASCII || $0.isNumber || $0 == "-" }
+        } && !(labels.last!.allSatisfy(\.isNumber))
     }
 
     static func containerResources(_ n: YNode, what: String, diagnostics: DiagnosticSink) throws -> ContainerResources {

@@ -4,6 +4,17 @@ import SoBasics
 /// `stack.yml` as laconic-so reads it (reference §3.1), plus `spec-defaults:`, the declarative
 /// stand-in for a plugin's `init()` (a fragment merged into the spec by `deploy init`).
 public struct StackFile: Sendable {
+    /// The pods a deployment runs: every pod, plus the optional ones its spec selects (`with:`).
+    public func selectedPods(with: [String], at location: SourceLocation?) throws -> [String] {
+        for w in with where !optionalPods.contains(w) {
+            let close = Suggest.closest(to: w, in: optionalPods)
+            throw SoError("'\(w)' is not an optional pod of this stack",
+                          hint: optionalPods.isEmpty ? "this stack has no optional pods" : (close.map { "did you mean '\($0)'? " } ?? "") + "choose from: " + optionalPods.joined(separator: ", "),
+                          at: location)
+        }
+        return pods.map(\.name) + optionalPods.filter { with.contains($0) }
+    }
+
     public struct Pod: Sendable, Equatable {
         public var name: String
         /// Map form only: the repository holding the pod's compose file and its path inside it.
@@ -21,6 +32,8 @@ public struct StackFile: Sendable {
     public var repos: [String]
     public var containers: [String]
     public var pods: [Pod]
+    /// Pods a deployment includes only when its spec selects them (`with:`, from `deploy init --with`).
+    public var optionalPods: [String] = []
     public var jobs: [String]
     public var npms: [String]
     /// Compose-era value passing between containers; parsed, reported as unsupported on Kubernetes.
@@ -56,6 +69,10 @@ public struct StackFile: Sendable {
                 }
             }
         }
+        s.optionalPods = try m.value("optional-pods")?.stringList("'optional-pods'") ?? []
+        for p in s.optionalPods where s.pods.contains(where: { $0.name == p }) {
+            throw SoError("pod '\(p)' is listed in both pods and optional-pods", hint: "keep it in one of them", at: SourceLocation(file: path, line: m.value("optional-pods")?.line))
+        }
         if let c = m.nonNull("config") {
             _ = try c.entries("'config'")
             s.hasConfigOrchestration = true
@@ -68,6 +85,7 @@ public struct StackFile: Sendable {
         for (i, name) in s.pods.map(\.name).enumerated() {
             try Names.checkComponent(name, what: "pod name", at: SourceLocation(file: path, line: s.pods[i].line))
         }
+        for p in s.optionalPods { try Names.checkComponent(p, what: "pod name", at: SourceLocation(file: path, line: m.value("optional-pods")?.line)) }
         for j in s.jobs { try Names.checkComponent(j, what: "job name", at: SourceLocation(file: path, line: m.value("jobs")?.line)) }
         return s
     }

@@ -17,7 +17,15 @@ public struct ResolvedStack: Sendable {
     public var isBuiltIn: Bool
     public var file: StackFile
     public var pods: [Component]
+    /// `optional-pods:` of stack.yml, resolved like pods.
+    public var optionalPods: [Component] = []
     public var jobs: [Component]
+
+    /// The pods a deployment with this `with:` selection runs.
+    public func pods(with: [String], at location: SourceLocation?) throws -> [Component] {
+        let names = try file.selectedPods(with: with, at: location)
+        return names.compactMap { n in pods.first { $0.name == n } ?? optionalPods.first { $0.name == n } }
+    }
 
     /// The value written as `stack:` in a spec: the name of a built-in stack, else the absolute path.
     public var specValue: String { isBuiltIn ? name : stackDir }
@@ -129,6 +137,15 @@ public struct StackLocator: Sendable {
             }
             pods.append(.init(name: pod.name, composePath: compose))
         }
+        var optional: [ResolvedStack.Component] = []
+        for name in file.optionalPods {
+            let compose = Path.join(root, "compose", "docker-compose-\(name).yml")
+            guard fs.isFile(compose) else {
+                throw SoError("compose file for optional pod '\(name)' not found: \(compose)", hint: "add \(Path.relative(compose, to: root) ?? compose) to the stack or remove it from optional-pods",
+                              at: SourceLocation(file: stackFilePath))
+            }
+            optional.append(.init(name: name, composePath: compose))
+        }
         var jobs: [ResolvedStack.Component] = []
         for job in file.jobs {
             let compose = Path.join(root, "compose-jobs", "docker-compose-\(job).yml")
@@ -148,7 +165,7 @@ public struct StackLocator: Sendable {
                              hint: "put its init() defaults under 'spec-defaults:' in stack.yml", at: SourceLocation(file: Path.join(stackDir, "deploy", "commands.py")))
         }
         return ResolvedStack(name: Path.basename(stackDir), stackDir: stackDir, stackFilePath: stackFilePath, root: root,
-                             isBuiltIn: builtIn, file: file, pods: pods, jobs: jobs)
+                             isBuiltIn: builtIn, file: file, pods: pods, optionalPods: optional, jobs: jobs)
     }
 
     /// Finds the built-in root: `--root`, `SO_ROOT`, then upwards from the executable (a checkout),

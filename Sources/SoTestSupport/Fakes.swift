@@ -132,3 +132,10 @@ public enum RepoPaths {
     public static var laconicStacks: String { Path.join(shared, "fixtures", "laconic-stacks") }
     public static var composeReal: String { Path.join(shared, "fixtures", "compose-real") }
 }
+
+/// Fixed answers for host names; a name the test did not list resolves to nothing.
+public struct StaticResolver: HostResolver {
+    public let table: [String: [String]]
+    public init(_ table: [String: [String]]) { self.table = table }
+    public func addresses(of host: String) -> [String] { table[host] ?? [] }
+}

@@ -17,6 +17,10 @@ struct Scenario: CustomStringConvertible, Sendable {
     var imageRegistry: String?
     /// Edits applied to the spec text `deploy init` wrote.
     var edit: @Sendable (String) -> String = { $0 }
+    /// Optional pods (`deploy init --with`).
+    var with: [String]? = nil
+    /// What the resolver answers for egress host names.
+    var addresses: [String: [String]] = [:]
     var description: String { name }
 
     static let laconic = RepoPaths.laconicStacks
@@ -62,6 +66,12 @@ struct Scenario: CustomStringConvertible, Sendable {
                 + "annotations:\n  container.apparmor.security.beta.kubernetes.io/{name}: runtime/default\nlabels:\n  team: platform\n"
                 + "node-affinities:\n  - {label: nodetype, value: c}\nnode-tolerations:\n  - {key: nodeavoid, value: c}\n"
         }),
+        Scenario(name: "agent-workspace", stack: "agent-workspace", config: ["GIT_REPO=https://gitlab.example.org/acme/web.git", "GIT_REF=release-2"],
+                 edit: { $0.replacingOccurrences(of: "  - pypi.org\n", with: "  - pypi.org\n  - 10.20.0.0/16\n") },
+                 with: ["postgres", "redis"],
+                 addresses: ["gitlab.example.org": ["203.0.113.7"], "github.com": ["140.82.112.3"], "api.github.com": ["140.82.112.6"],
+                             "api.anthropic.com": ["160.79.104.10", "2607:6bc0::10"], "api.openai.com": ["162.159.140.245", "172.66.0.243"],
+                             "registry.npmjs.org": ["104.16.0.35"], "pypi.org": ["151.101.0.223"]]),
     ]
 }
 
@@ -77,8 +87,10 @@ enum Golden {
         let ctx = SoContext(fs: LocalFileSystem(currentDirectory: tmp.path), processes: processes, clock: FixedClock(), entropy: SeededEntropy(seed: 11),
                             console: CapturedConsole(), environment: [:], builtInRoot: RepoPaths.root)
         if s.kubeConfig { try tmp.write("kubeconfig", "apiVersion: v1\nkind: Config\n") }
-        try await InitAction(ctx).run(InitRequest(stack: s.stack, deployTo: s.deployTo, config: s.config, kubeConfig: s.kubeConfig ? "kubeconfig" : nil,
-                                                  imageRegistry: s.imageRegistry, output: "spec.yml"))
+        var initReq = InitRequest(stack: s.stack, deployTo: s.deployTo, config: s.config, kubeConfig: s.kubeConfig ? "kubeconfig" : nil,
+                                  imageRegistry: s.imageRegistry, output: "spec.yml")
+        initReq.with = s.with
+        try await InitAction(ctx).run(initReq)
         try tmp.write("spec.yml", s.edit(try tmp.read("spec.yml")))
         try await CreateAction(ctx).run(CreateRequest(specFile: "spec.yml", deploymentDir: "dep"))
         return try body(ctx, tmp.file("dep"))
@@ -87,7 +99,7 @@ enum Golden {
     static func render(_ s: Scenario) async throws -> (Manifest, [Diagnostic]) {
         try await withDeployment(s) { ctx, dir in
             let model = try DeploymentLoader.load(dir, fs: LocalFileSystem(), diagnostics: ctx.diagnostics, displayDirectory: "/deployments/\(s.name)")
-            return (try Renderer.render(model), ctx.diagnostics.all)
+            return (try Renderer.render(model, options: RenderOptions(egressAddresses: s.addresses)), ctx.diagnostics.all)
         }
     }
 
@@ -95,7 +107,11 @@ enum Golden {
 
     /// init + create, then the mapping report.
     static func report(_ s: Scenario) async throws -> String {
-        try await withDeployment(s) { ctx, _ in MappingReport.text(try RenderAction(ctx).report("dep")) }
+        try await withDeployment(s) { ctx, _ in
+            var ctx = ctx
+            ctx.resolver = StaticResolver(s.addresses)
+            return MappingReport.text(try RenderAction(ctx).report("dep"))
+        }
     }
 }
 

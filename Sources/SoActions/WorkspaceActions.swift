@@ -1,0 +1,270 @@
+import Foundation
+import SoBasics
+import SoKube
+import SoStack
+
+/// One `so` deployment found on the cluster (its namespace carries the facts).
+public struct DeploymentListing: Sendable, Equatable {
+    public var name: String
+    public var stack: String
+    public var namespace: String
+    public var id: String
+    public var directory: String
+    public var host: String
+    public var createdAt: Date?
+    public var expiresAt: Date?
+    public var readyDeployments: Int
+    public var deployments: Int
+    public var terminating: Bool
+
+    public var ready: Bool { deployments > 0 && readyDeployments == deployments }
+    public func expired(at now: Date) -> Bool { expiresAt.map { $0 <= now } ?? false }
+}
+
+/// `so deployment list` and `so cleanup`: every `so` deployment on the cluster, read in two requests
+/// (namespaces and Deployments, each one labelled list) however many there are.
+public struct ListAction {
+    public let ctx: SoContext
+    public init(_ ctx: SoContext) { self.ctx = ctx }
+
+    public func run(cluster: ClusterOptions) async throws -> [DeploymentListing] {
+        let target = try await ClusterTargets(ctx: ctx).shared(cluster)
+        return try await list(ctx.connect(target.connection))
+    }
+
+    func list(_ client: ClusterClient) async throws -> [DeploymentListing] {
+        let selector = "app.kubernetes.io/managed-by=so"
+        let namespaces = try await client.list(try ResourceType.of(apiVersion: "v1", kind: "Namespace"), namespace: nil, labelSelector: selector)
+        let deployments = try await client.list(try ResourceType.of(apiVersion: "apps/v1", kind: "Deployment"), namespace: nil, labelSelector: selector)
+        var byNamespace: [String: (ready: Int, total: Int)] = [:]
+        for d in deployments {
+            let ns = d.at("metadata", "namespace")?.string ?? ""
+            var v = byNamespace[ns] ?? (0, 0)
+            v.total += 1
+            if Waiter.deploymentPending(d) == nil { v.ready += 1 }
+            byNamespace[ns] = v
+        }
+        return namespaces.compactMap { ns -> DeploymentListing? in
+            let a = ns.annotations
+            let labels = ns.at("metadata", "labels")?.object ?? [:]
+            guard let dir = a["laconic.com/deployment-dir"] else { return nil }
+            let counts = byNamespace[ns.name] ?? (0, 0)
+            return DeploymentListing(
+                name: Path.basename(dir), stack: labels["app.kubernetes.io/stack"]?.string ?? "", namespace: ns.name,
+                id: labels["app.kubernetes.io/instance"]?.string ?? labels["app"]?.string ?? ns.name, directory: dir,
+                host: a["so.dev/host"] ?? "", createdAt: ns.at("metadata", "creationTimestamp")?.string.flatMap(Timestamps.parse),
+                expiresAt: a["so.dev/expires-at"].flatMap(Timestamps.parse), readyDeployments: counts.ready, deployments: counts.total,
+                terminating: ns.at("status", "phase")?.string == "Terminating")
+        }.sorted { ($0.name, $0.namespace) < ($1.name, $1.namespace) }
+    }
+}
+
+public struct CleanupRequest: Sendable {
+    public var expired = false
+    public var orphaned = false
+    public var olderThan: Double?
+    public var dryRun = false
+    public var wait = true
+    public var timeout: Double = 120
+    public var cluster = ClusterOptions(performClusterManagement: false)
+    public init() {}
+}
+
+/// `so cleanup`: removes deployments whose TTL passed, whose directory is gone on this host, or older
+/// than a duration — their namespace (with everything in it), their labelled PersistentVolumes, and the
+/// directory when `so up` made it.
+public struct CleanupAction {
+    public let ctx: SoContext
+    public init(_ ctx: SoContext) { self.ctx = ctx }
+
+    public func run(_ req: CleanupRequest) async throws -> [DeploymentListing] {
+        guard req.expired || req.orphaned || req.olderThan != nil else {
+            throw SoError("cleanup needs a reason to remove deployments", hint: "pass --expired, --orphaned and/or --older-than DURATION (add --dry-run to see the list first)")
+        }
+        let target = try await ClusterTargets(ctx: ctx).shared(req.cluster)
+        let client = try ctx.connect(target.connection)
+        let now = ctx.clock.now()
+        let all = try await ListAction(ctx).list(client)
+        let chosen = all.filter { d in
+            if d.terminating { return false }
+            if req.expired && d.expired(at: now) { return true }
+            if req.orphaned && isOrphan(d) { return true }
+            if let age = req.olderThan, let created = d.createdAt, now.timeIntervalSince(created) > age { return true }
+            return false
+        }
+        for d in chosen {
+            let why = req.expired && d.expired(at: now) ? "expired" : req.orphaned && isOrphan(d) ? "directory gone" : "older than the limit"
+            ctx.say("\(req.dryRun ? "would remove" : "removing") \(d.name) (namespace \(d.namespace), \(why))")
+        }
+        if req.dryRun || chosen.isEmpty {
+            if chosen.isEmpty { ctx.say("nothing to clean up (\(all.count) deployment\(all.count == 1 ? "" : "s") checked)") }
+            return chosen
+        }
+        try await Remover(ctx: ctx, client: client).remove(chosen, wait: req.wait, timeout: req.timeout)
+        return chosen
+    }
+
+    /// Only this host's own directories can be judged missing.
+    func isOrphan(_ d: DeploymentListing) -> Bool {
+        d.host == ctx.hostName && !ctx.fs.isDirectory(d.directory)
+    }
+}
+
+/// Deletes whole deployments by namespace (no deployment directory needed).
+struct Remover {
+    let ctx: SoContext
+    let client: ClusterClient
+
+    func remove(_ deployments: [DeploymentListing], wait: Bool, timeout: Double) async throws {
+        let nsType = try ResourceType.of(apiVersion: "v1", kind: "Namespace")
+        let pvType = try ResourceType.of(apiVersion: "v1", kind: "PersistentVolume")
+        for d in deployments {
+            _ = try await client.delete(nsType, name: d.namespace, namespace: nil, propagation: .background)
+            for pv in try await client.list(pvType, namespace: nil, labelSelector: "app=\(d.id)") {
+                _ = try await client.delete(pvType, name: pv.name, namespace: nil, propagation: .background)
+            }
+            // Directories `so up` made are ours to remove; anything else is the user's.
+            if Path.isWithin(d.directory, Path.join(ctx.soHome, "deployments")) && d.host == ctx.hostName && ctx.fs.isDirectory(d.directory) {
+                try ctx.fs.remove(d.directory)
+            }
+        }
+        guard wait else { return }
+        let start = ctx.clock.now()
+        var pause = 0.25
+        while true {
+            var left: [String] = []
+            for d in deployments where try await client.get(nsType, name: d.namespace, namespace: nil) != nil { left.append(d.namespace) }
+            if left.isEmpty { return }
+            if ctx.clock.now().timeIntervalSince(start) >= timeout {
+                throw SoError("namespaces still terminating after \(Int(timeout))s: \(left.joined(separator: ", "))",
+                              hint: "look at 'kubectl get namespace \(left[0]) -o yaml' for the finalizers holding it", exitCode: SoError.exitTimeout)
+            }
+            try await ctx.clock.sleep(seconds: pause)
+            pause = min(pause * 2, 2)
+        }
+    }
+}
+
+public struct UpRequest: Sendable {
+    public var stack: String
+    public var name: String?
+    public var config: [String] = []
+    public var with: [String]?
+    public var ttl: Double?
+    public var preview: Int?
+    public var wait = true
+    public var timeout: Double = 300
+    public var progress: ProgressMode = .auto
+    public var cluster = ClusterOptions()
+    public init(stack: String) { self.stack = stack }
+}
+
+public struct UpResult: Sendable {
+    public var name: String
+    public var namespace: String
+    public var directory: String
+    public var created: Bool
+    public var ready: Bool
+}
+
+/// `so up STACK`: deploy init + create + start in one step, into `$SO_HOME/deployments/NAME` with the
+/// namespace NAME. An existing NAME is started again as it is.
+public struct UpAction {
+    public let ctx: SoContext
+    public init(_ ctx: SoContext) { self.ctx = ctx }
+
+    static let reservedNamespaces: Set<String> = ["default", "kube-system", "kube-public", "kube-node-lease", "caddy-system", "local-path-storage"]
+
+    public func run(_ req: UpRequest) async throws -> UpResult {
+        let name = req.name ?? "\(KubeNames.label(Path.basename(req.stack)).prefix(40))-\(ctx.entropy.bytes(2).map { String(format: "%02x", $0) }.joined())"
+        guard Names.isDNSLabel(name), name.count <= 40 else {
+            throw SoError("name '\(name)' is not usable as a namespace", hint: "use at most 40 lowercase letters, digits and '-', starting with a letter")
+        }
+        if Self.reservedNamespaces.contains(name) || name.hasPrefix("kube-") {
+            throw SoError("name '\(name)' is a system namespace", hint: "choose another --name")
+        }
+        let dir = ctx.namedDeployment(name)
+        var created = false
+        if ctx.fs.isDirectory(dir) {
+            if !req.config.isEmpty || req.with != nil {
+                ctx.diagnostics.warn("\(name) already exists; --config and --with are not applied to it",
+                                     hint: "edit \(Path.join(dir, "spec.yml")) and run 'so deployment --name \(name) restart', or 'so down \(name)' first")
+            }
+            ctx.say("\(name) exists; starting it again")
+        } else {
+            try ctx.fs.createDirectory(Path.dirname(dir))
+            let specPath = dir + ".spec-\(getpid()).yml"
+            defer { try? ctx.fs.remove(specPath) }
+            var quiet = ctx
+            quiet.options.quiet = true
+            var initReq = InitRequest(stack: req.stack, config: ["WORKSPACE_NAME=\(name)"] + req.config, output: specPath, force: true, with: req.with)
+            initReq.deployTo = "k8s-kind"
+            try await InitAction(quiet).run(initReq)
+            try ctx.fs.writeText(try ctx.fs.readText(specPath) + "namespace: \(name)\n", to: specPath)
+            _ = try await CreateAction(quiet).run(CreateRequest(specFile: specPath, deploymentDir: dir))
+            if let port = req.preview { try addPreview(dir: dir, host: "\(name).localhost", port: port) }
+            created = true
+        }
+        do {
+            try await StartAction(ctx).run(StartRequest(directory: dir, cluster: req.cluster, wait: req.wait, timeout: req.timeout, progress: req.progress, ttl: req.ttl))
+        } catch {
+            if created {
+                ctx.diagnostics.warn("\(name) was created but did not start", hint: "fix the cause, then 'so up \(req.stack) --name \(name)' again, or 'so down \(name)'")
+            }
+            throw error
+        }
+        return UpResult(name: name, namespace: name, directory: dir, created: created, ready: req.wait)
+    }
+
+    /// Routes `<name>.localhost` to the service that exposes `port` (an http-proxy entry in D/spec.yml).
+    func addPreview(dir: String, host: String, port: Int) throws {
+        let model = try DeploymentLoader.load(dir, fs: ctx.fs, diagnostics: DiagnosticSink())
+        let services = model.pods.flatMap(\.compose.services)
+        guard let svc = services.first(where: { s in s.ports.contains { $0.containerPort == port } || s.expose.contains { $0.split(separator: "/").first == Substring(String(port)) } }) else {
+            throw SoError("no service of \(model.stackName) exposes port \(port) for --preview",
+                          hint: "ports it exposes: " + services.flatMap { s in s.ports.map { "\(s.name):\($0.containerPort)" } + s.expose.map { "\(s.name):\($0)" } }.joined(separator: ", "))
+        }
+        let specPath = Path.join(dir, "spec.yml")
+        var spec = try ctx.fs.readText(specPath)
+        let route = "  http-proxy:\n    - host-name: \(host)\n      routes:\n        - path: /\n          proxy-to: \(svc.name):\(port)\n"
+        if let r = spec.range(of: "\nnetwork:\n") { spec.replaceSubrange(r, with: "\nnetwork:\n" + route) } else { spec += "network:\n" + route }
+        try AtomicWrite.text(spec, to: specPath, fs: ctx.fs)
+    }
+}
+
+public struct DownRequest: Sendable {
+    public var name: String
+    public var timeout: Double = 120
+    public var cluster = ClusterOptions(performClusterManagement: false)
+    public init(name: String) { self.name = name }
+}
+
+/// `so down NAME`: stop with volumes and namespace, then remove the directory `so up` made. A
+/// deployment already gone is not an error; one whose directory is gone is found by its namespace.
+public struct DownAction {
+    public let ctx: SoContext
+    public init(_ ctx: SoContext) { self.ctx = ctx }
+
+    @discardableResult
+    public func run(_ req: DownRequest) async throws -> Bool {
+        let dir = ctx.namedDeployment(req.name)
+        if ctx.fs.isFile(Path.join(dir, "deployment.yml")) {
+            try await StopAction(ctx).run(StopRequest(directory: dir, cluster: req.cluster, deleteVolumes: true, deleteNamespace: true, timeout: req.timeout))
+            try ctx.fs.remove(dir)
+            ctx.say("removed \(req.name)")
+            return true
+        }
+        let target = try await ClusterTargets(ctx: ctx).shared(req.cluster)
+        let client = try ctx.connect(target.connection)
+        let found = try await ListAction(ctx).list(client).filter { $0.namespace == req.name || $0.name == req.name }
+        if found.isEmpty {
+            if ctx.fs.isDirectory(dir) { try ctx.fs.remove(dir) }
+            ctx.say("\(req.name) does not exist; nothing to do")
+            return false
+        }
+        try await Remover(ctx: ctx, client: client).remove(found, wait: true, timeout: req.timeout)
+        if ctx.fs.isDirectory(dir) { try ctx.fs.remove(dir) }
+        ctx.say("removed \(req.name)")
+        return true
+    }
+}

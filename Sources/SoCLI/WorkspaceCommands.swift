@@ -1,0 +1,197 @@
+import Foundation
+import ArgumentParser
+import SoActions
+import SoBasics
+
+/// `--ttl 2h` and friends.
+func parseTTL(_ text: String) throws -> Double {
+    guard let s = DurationText.seconds(text), s > 0 else {
+        throw SoError("'\(text)' is not a duration", hint: "write e.g. 90m, 4h or 2d")
+    }
+    return s
+}
+
+struct UpCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "up",
+        abstract: "Init, create and start a stack in one step (a workspace named NAME).",
+        discussion: """
+        The deployment directory is $SO_HOME/deployments/NAME (SO_HOME defaults to ~/.so) and the namespace is NAME. Running it again for an existing NAME starts that deployment again as it is. API keys named by the stack's secret-env (for agent-workspace: ANTHROPIC_API_KEY, OPENAI_API_KEY, GITHUB_TOKEN, GIT_TOKEN) are copied from your environment into the deployment's Secret at start, never to disk.
+
+        Example:
+          so up agent-workspace --name fix-login --config GIT_REPO=https://github.com/acme/web --config GIT_REF=main
+          so up agent-workspace --name ci-1234 --with postgres --ttl 2h -o json
+        """
+    )
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var cluster: ClusterFlags
+    @Argument(help: ArgumentHelp("Stack: a built-in name or a path.", valueName: "stack")) var stackArgument: String
+    @Option(name: .long, help: ArgumentHelp("Workspace name (namespace); default STACK-xxxx.", valueName: "name")) var name: String?
+    @Option(name: .long, parsing: .singleValue, help: ArgumentHelp("Config value KEY=VALUE (repeatable).", valueName: "K=V")) var config: [String] = []
+    @Option(name: .long, parsing: .singleValue, help: ArgumentHelp("Optional pods to include, e.g. postgres,redis.", valueName: "pods")) var with: [String] = []
+    @Option(name: .long, help: ArgumentHelp("Expire this long after the start (for 'so cleanup --expired').", valueName: "duration")) var ttl: String?
+    @Option(name: .long, help: ArgumentHelp("Route NAME.localhost to the service exposing this port.", valueName: "port")) var preview: Int?
+    @Flag(name: .long, help: "Return after applying, without waiting.") var noWait = false
+    @Flag(name: .long, help: "Do not create kind clusters or load images.") var skipClusterManagement = false
+    @Option(name: .long, help: "Seconds to wait for the deployment to be ready.") var timeout: Double = 300
+    @Option(name: .long, help: "Progress output: auto, plain or json.") var progress: ProgressMode = .auto
+    @Option(name: .shortAndLong, help: "Output format: text or json.") var output: OutputFormat = .text
+
+    func run() async throws {
+        var ctx = global.context()
+        if output == .json { ctx.options.quiet = true }
+        var req = UpRequest(stack: stackArgument)
+        req.name = name
+        req.config = config
+        req.with = with.isEmpty ? nil : with
+        req.ttl = try ttl.map(parseTTL)
+        req.preview = preview
+        req.wait = !noWait
+        req.timeout = timeout
+        req.progress = progress
+        req.cluster = cluster.options(manage: !skipClusterManagement)
+        let r = try await UpAction(ctx).run(req)
+        if output == .json {
+            ctx.console.out(JSONOut.encode(["name": r.name, "namespace": r.namespace, "directory": r.directory, "ready": r.ready ? "true" : "false"]))
+            return
+        }
+        ctx.console.out("\(r.name) is \(r.ready ? "ready" : "applied") in namespace \(r.namespace) (\(r.directory))")
+        ctx.console.out("  shell:  so deployment --name \(r.name) shell")
+        ctx.console.out("  exec:   so deployment --name \(r.name) exec SERVICE -- CMD")
+        ctx.console.out("  remove: so down \(r.name)")
+    }
+}
+
+struct DownCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "down",
+        abstract: "Remove a deployment 'so up' made: objects, volumes, namespace and directory.",
+        discussion: """
+        Safe to repeat: a deployment already gone exits 0. When its directory is gone, the namespace is found on the cluster by name.
+
+        Example:
+          so down fix-login
+        """
+    )
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var cluster: ClusterFlags
+    @Argument(help: "Name given to 'so up'.") var name: String
+    @Option(name: .long, help: "Seconds to wait for objects to go.") var timeout: Double = 120
+
+    func run() async throws {
+        var req = DownRequest(name: name)
+        req.timeout = timeout
+        req.cluster = cluster.options(manage: false)
+        try await DownAction(global.context()).run(req)
+    }
+}
+
+struct CleanupCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cleanup",
+        abstract: "Remove deployments whose TTL passed, whose directory is gone, or that are too old.",
+        discussion: """
+        Removal deletes the namespace (with everything in it), the deployment's PersistentVolumes, and the directory when 'so up' made it. --orphaned only judges directories of this host (each start records the host).
+
+        Example:
+          so cleanup --expired
+          so cleanup --expired --orphaned --dry-run
+          so cleanup --older-than 24h
+        """
+    )
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var cluster: ClusterFlags
+    @Flag(name: .long, help: "Deployments whose --ttl has passed.") var expired = false
+    @Flag(name: .long, help: "Deployments whose directory is gone on this host.") var orphaned = false
+    @Option(name: .long, help: ArgumentHelp("Deployments created longer ago than this.", valueName: "duration")) var olderThan: String?
+    @Flag(name: .long, help: "Return without waiting for namespaces to go.") var noWait = false
+    @Option(name: .shortAndLong, help: "Output format: text or json.") var output: OutputFormat = .text
+
+    func run() async throws {
+        var ctx = global.context()
+        if output == .json { ctx.options.quiet = true }
+        var req = CleanupRequest()
+        req.expired = expired
+        req.orphaned = orphaned
+        req.olderThan = try olderThan.map(parseTTL)
+        req.dryRun = global.dryRun
+        req.wait = !noWait
+        req.cluster = cluster.options(manage: false)
+        let removed = try await CleanupAction(ctx).run(req)
+        if output == .json { ctx.console.out(JSONOut.encode(removed.map(ListingJSON.init))) }
+    }
+}
+
+struct DeploymentListCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "List every so deployment on the cluster (no --dir needed).",
+        discussion: """
+        Reads two lists from the API server (namespaces and Deployments labelled managed-by=so), however many deployments there are.
+
+        Example:
+          so deployment list
+          so deployment list -o json --kubeconfig ~/.kube/config
+        """
+    )
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var cluster: ClusterFlags
+    @Option(name: .shortAndLong, help: "Output format: text or json.") var output: OutputFormat = .text
+
+    func run() async throws {
+        let ctx = global.context()
+        let rows = try await ListAction(ctx).run(cluster: cluster.options(manage: false))
+        if output == .json { ctx.console.out(JSONOut.encode(rows.map(ListingJSON.init))); return }
+        if rows.isEmpty { ctx.console.out("no so deployments on this cluster"); return }
+        let now = ctx.clock.now()
+        let table = [["NAME", "STACK", "NAMESPACE", "AGE", "READY", "EXPIRES", "DIRECTORY"]] + rows.map { r in
+            [r.name, r.stack, r.namespace,
+             r.createdAt.map { DurationText.short(max(0, Int(now.timeIntervalSince($0)))) } ?? "-",
+             r.terminating ? "terminating" : "\(r.readyDeployments)/\(r.deployments)",
+             r.expiresAt.map { $0 <= now ? "expired" : "in " + DurationText.short(Int($0.timeIntervalSince(now))) } ?? "-",
+             r.host == ctx.hostName || r.host.isEmpty ? r.directory : "\(r.host):\(r.directory)"]
+        }
+        let widths = (0..<7).map { i in table.map { $0[i].count }.max() ?? 0 }
+        for row in table {
+            ctx.console.out(row.enumerated().map { i, cell in i == 6 ? cell : cell.padding(toLength: widths[i], withPad: " ", startingAt: 0) }.joined(separator: "  "))
+        }
+    }
+}
+
+/// The JSON shape of a listed deployment.
+struct ListingJSON: Encodable {
+    var name, stack, namespace, id, directory, host: String
+    var created: String?
+    var expires: String?
+    var ready: Bool
+    var readyDeployments, deployments: Int
+    var terminating: Bool
+
+    init(_ r: DeploymentListing) {
+        name = r.name; stack = r.stack; namespace = r.namespace; id = r.id; directory = r.directory; host = r.host
+        created = r.createdAt.map(Timestamps.rfc3339)
+        expires = r.expiresAt.map(Timestamps.rfc3339)
+        ready = r.ready; readyDeployments = r.readyDeployments; deployments = r.deployments; terminating = r.terminating
+    }
+}
+
+struct DeploymentShellCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "shell",
+        abstract: "Open an interactive shell in a service's container (in /workspace when it exists).",
+        discussion: """
+        Uses kubectl. The service defaults to the first service of the stack's first pod (agent, for agent-workspace).
+
+        Example:
+          so deployment --name fix-login shell
+          so deployment --dir deployments/example shell web
+        """
+    )
+    @OptionGroup var target: DeploymentTarget
+    @Argument(help: "Service (container) name.") var service: String?
+
+    func run() async throws {
+        let code = try await ObserveAction(target.context()).shell(target.dir, cluster: target.options(manage: false), service: service)
+        if code != 0 { throw ExitCode(code) }
+    }
+}

@@ -1,0 +1,93 @@
+import SoBasics
+import SoKube
+import SoStack
+
+/// Namespace guard rails: NetworkPolicies (spec `egress:`) and ResourceQuota/LimitRange (spec `quota:`).
+/// Host names in `egress:` arrive already resolved (RenderOptions.egressAddresses); rendering stays pure.
+extension RenderState {
+    mutating func renderIsolation() throws {
+        if let egress = spec.sections.egress { renderNetworkPolicies(egress) }
+        if let quota = spec.sections.quota { try renderQuota(quota) }
+    }
+
+    var configValues: [String: String] { Dictionary(model.config.map { ($0.key, $0.value) }, uniquingKeysWith: { $1 }) }
+
+    mutating func renderNetworkPolicies(_ egress: EgressPolicy) {
+        let s = YValue.string
+        let all: YValue = .map([])
+        func policy(_ suffix: String, _ spec: [(String, YValue)]) -> KubeObject {
+            KubeObject(apiVersion: "networking.k8s.io/v1", kind: "NetworkPolicy", name: KubeNames.object("\(id)-\(suffix)"), namespace: namespace,
+                       labels: labels(), body: [("spec", .map(spec))])
+        }
+        func namespaceSelector(_ name: String) -> YValue {
+            .map([("namespaceSelector", .map([("matchLabels", .map([("kubernetes.io/metadata.name", s(name))]))]))])
+        }
+        // Nothing in or out, except what the policies below allow.
+        policies.append(policy("default-deny", [("podSelector", all), ("policyTypes", .list([s("Ingress"), s("Egress")]))]))
+        // Pods of this deployment reach each other (compose's default network).
+        policies.append(policy("same-namespace", [
+            ("podSelector", all),
+            ("ingress", .list([.map([("from", .list([.map([("podSelector", all)])]))])])),
+            ("egress", .list([.map([("to", .list([.map([("podSelector", all)])]))])])),
+            ("policyTypes", .list([s("Ingress"), s("Egress")])),
+        ]))
+        let dnsPorts: YValue = .list(["UDP", "TCP"].map { .map([("protocol", s($0)), ("port", .int(53))]) })
+        policies.append(policy("dns", [
+            ("podSelector", all),
+            ("egress", .list([.map([("to", .list([namespaceSelector("kube-system")])), ("ports", dnsPorts)])])),
+            ("policyTypes", .list([s("Egress")])),
+        ]))
+        if !spec.httpProxy.isEmpty {
+            policies.append(policy("from-ingress", [
+                ("podSelector", all),
+                ("ingress", .list([.map([("from", .list([namespaceSelector(IngressController.namespace)]))])])),
+                ("policyTypes", .list([s("Ingress")])),
+            ]))
+        }
+        let (hosts, cidrs) = egress.targets(config: configValues)
+        var blocks = cidrs
+        let unresolved = hosts.filter { (options.egressAddresses[$0] ?? []).isEmpty }
+        if !unresolved.isEmpty {
+            warn("egress host\(unresolved.count == 1 ? "" : "s") \(unresolved.joined(separator: ", ")) did not resolve; pods cannot reach \(unresolved.count == 1 ? "it" : "them")",
+                 hint: "check the names and this machine's DNS, or list CIDRs under egress:", at: SourceLocation(file: spec.path))
+        }
+        for h in hosts {
+            for a in options.egressAddresses[h] ?? [] {
+                let c = a.contains(":") ? "\(a)/128" : "\(a)/32"
+                if !blocks.contains(c) { blocks.append(c) }
+            }
+        }
+        if !blocks.isEmpty {
+            let ports: YValue = .list(egress.ports.map { .map([("protocol", s("TCP")), ("port", .int($0))]) })
+            policies.append(policy("egress-allowlist", [
+                ("podSelector", all),
+                ("egress", .list([.map([("to", .list(blocks.map { .map([("ipBlock", .map([("cidr", s($0))]))]) })), ("ports", ports)])])),
+                ("policyTypes", .list([s("Egress")])),
+            ]))
+        }
+    }
+
+    mutating func renderQuota(_ quota: NamespaceQuota) throws {
+        var hard: [(String, YValue)] = []
+        func amount(_ value: String?, _ key: String, cpu: Bool = false) throws {
+            guard let value else { return }
+            guard let q = cpu ? Quantity.cpu(value) : Quantity.bytes(value, binaryLetters: true) else {
+                throw SoError("quota \(key.split(separator: ".").last!) '\(value)' is not a \(cpu ? "CPU amount" : "size")",
+                              hint: cpu ? "write e.g. 2 or 1500m" : "write e.g. 4Gi or 512Mi", at: SourceLocation(file: spec.path))
+            }
+            hard.append((key, .string(q)))
+        }
+        try amount(quota.cpu, "limits.cpu", cpu: true)
+        try amount(quota.memory, "limits.memory")
+        try amount(quota.storage, "requests.storage")
+        if let p = quota.pods { hard.append(("pods", .string(String(p)))) }
+        if !hard.isEmpty {
+            policies.append(KubeObject(apiVersion: "v1", kind: "ResourceQuota", name: KubeNames.object("\(id)-quota"), namespace: namespace, labels: labels(),
+                                       body: [("spec", .map([("hard", .map(hard))]))]))
+        }
+        let defaults: YValue = .map([("cpu", .string(Defaults.cpuLimit)), ("memory", .string(Defaults.memoryLimit))])
+        let requests: YValue = .map([("cpu", .string(Defaults.cpuRequest)), ("memory", .string(Defaults.memoryRequest))])
+        policies.append(KubeObject(apiVersion: "v1", kind: "LimitRange", name: KubeNames.object("\(id)-limits"), namespace: namespace, labels: labels(),
+                                   body: [("spec", .map([("limits", .list([.map([("type", .string("Container")), ("default", defaults), ("defaultRequest", requests)])]))]))]))
+    }
+}
