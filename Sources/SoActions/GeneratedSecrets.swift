@@ -29,6 +29,7 @@ struct GeneratedSecrets {
                 generated.append(entry.key)
             }
         }
+        var unset: [String] = []
         for key in model.spec.secretEnv where !data.contains(where: { $0.0 == key }) {
             if let value = ctx.environment[key] {
                 data.append((key, .string(Data(value.utf8).base64EncodedString())))
@@ -36,9 +37,12 @@ struct GeneratedSecrets {
             } else if let value = current[key] {
                 data.append((key, .string(value)))
             } else {
-                ctx.diagnostics.warn("secret-env \(key) is not set in the environment; containers get no value for it",
-                                     hint: "export \(key) before 'so deployment start'", at: SourceLocation(file: model.spec.path))
+                unset.append(key)
             }
+        }
+        if !unset.isEmpty {
+            ctx.diagnostics.warn("secret-env \(unset.joined(separator: ", ")) \(unset.count == 1 ? "is" : "are") not set in the environment; containers get no value for \(unset.count == 1 ? "it" : "them")",
+                                 hint: "export \(unset.count == 1 ? unset[0] : "the ones you need") before 'so deployment start'", at: SourceLocation(file: model.spec.path))
         }
         let labels: [(String, String)] = [("app", model.id), ("app.kubernetes.io/stack", KubeNames.labelValue(model.stackName)),
                                           ("app.kubernetes.io/instance", model.id), ("app.kubernetes.io/managed-by", "so")]

@@ -102,9 +102,10 @@ public struct StartAction {
         for phase in Self.phases + ["*"] {
             let batch = objects.filter { phase == "*" ? !Self.phases.contains($0.kind) : $0.kind == phase }
             guard !batch.isEmpty else { continue }
-            progress.phase("applying", "\(batch.count) \(phase == "*" ? "other object" : phase)\(batch.count == 1 ? "" : "s")")
+            let noun = Self.plural(phase == "*" ? "other object" : phase, batch.count)
+            progress.phase("applying", "\(batch.count) \(noun)")
             let results = try await applyAll(batch, client: client) { done in
-                progress.live("applied \(done)/\(batch.count) \(phase == "*" ? "other object" : phase)\(batch.count == 1 ? "" : "s")", elapsed: ctx.clock.now().timeIntervalSince(started))
+                progress.live("applied \(done)/\(batch.count) \(noun)", elapsed: ctx.clock.now().timeIntervalSince(started))
             }
             report.applied += results.applied
             report.skipped += results.skipped
@@ -125,6 +126,10 @@ public struct StartAction {
         var a: [(String, String)] = [("so.dev/started-at", Timestamps.rfc3339(now)), ("so.dev/host", ctx.hostName)]
         if let ttl = ttl ?? model.spec.ttl { a.append(("so.dev/expires-at", Timestamps.rfc3339(now.addingTimeInterval(ttl)))) }
         return a
+    }
+
+    static func plural(_ noun: String, _ count: Int) -> String {
+        count == 1 ? noun : noun.hasSuffix("y") ? noun.dropLast() + "ies" : noun.hasSuffix("s") ? noun + "es" : noun + "s"
     }
 
     /// A namespace annotated for another deployment directory is never taken over.

@@ -52,7 +52,7 @@ struct UpCommand: AsyncParsableCommand {
         req.cluster = cluster.options(manage: !skipClusterManagement)
         let r = try await UpAction(ctx).run(req)
         if output == .json {
-            ctx.console.out(JSONOut.encode(["name": r.name, "namespace": r.namespace, "directory": r.directory, "ready": r.ready ? "true" : "false"]))
+            ctx.console.out(JSONOut.encode(UpJSON(name: r.name, namespace: r.namespace, directory: r.directory, created: r.created, ready: r.ready)))
             return
         }
         ctx.console.out("\(r.name) is \(r.ready ? "ready" : "applied") in namespace \(r.namespace) (\(r.directory))")
@@ -156,6 +156,11 @@ struct DeploymentListCommand: AsyncParsableCommand {
             ctx.console.out(row.enumerated().map { i, cell in i == 6 ? cell : cell.padding(toLength: widths[i], withPad: " ", startingAt: 0) }.joined(separator: "  "))
         }
     }
+}
+
+struct UpJSON: Encodable {
+    var name, namespace, directory: String
+    var created, ready: Bool
 }
 
 /// The JSON shape of a listed deployment.

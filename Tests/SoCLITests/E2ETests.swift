@@ -112,6 +112,73 @@ enum E2E {
         r = try await E2E.so(["deployment", "--dir", "dep", "stop", "--delete-volumes", "--delete-namespace"], cwd: t.path, env: env)
         #expect(r.exitCode == 0, "\(r.stderr)")
     }
+
+    /// Issue 5: 20 agent workspaces started 4 at a time, admitted under Pod Security `restricted` by the
+    /// API server itself; `list` shows them; each has its own generated secrets; `cleanup --expired`
+    /// removes exactly the expired ones; `down` leaves nothing labelled behind.
+    @Test func twentyWorkspacesFourAtATime() async throws {
+        let t = try TempDir("so-e2e-ws")
+        defer { t.cleanup() }
+        let env = ["SO_KUBECONFIG": E2E.kubeconfig!, "SO_HOME": t.file("home"), "ANTHROPIC_API_KEY": "sk-e2e-not-a-real-key"]
+        let names = (1...20).map { String(format: "e2e-ws-%02d", $0) }
+        let expiring = Set(names.prefix(5))
+        func inParallel(_ items: [String], _ body: @escaping @Sendable (String) async throws -> ProcessResult) async throws -> [String: ProcessResult] {
+            var results: [String: ProcessResult] = [:]
+            try await withThrowingTaskGroup(of: (String, ProcessResult).self) { group in
+                var next = 0
+                while next < min(4, items.count) { let n = items[next]; group.addTask { (n, try await body(n)) }; next += 1 }
+                while let (n, r) = try await group.next() {
+                    results[n] = r
+                    if next < items.count { let n2 = items[next]; group.addTask { (n2, try await body(n2)) }; next += 1 }
+                }
+            }
+            return results
+        }
+        let ups = try await inParallel(names) { n in
+            try await E2E.so(["up", "agent-workspace", "--name", n, "--config", "GIT_REPO=https://github.com/acme/web", "--ttl", expiring.contains(n) ? "1s" : "1h",
+                              "--timeout", "180", "--progress", "plain"], cwd: t.path, env: env)
+        }
+        for n in names { #expect(ups[n]?.exitCode == 0, "\(n): \(ups[n]?.stdout ?? "")\n\(ups[n]?.stderr ?? "")") }
+        #expect(!ups.values.contains { $0.stdout.contains("sk-e2e") || $0.stderr.contains("sk-e2e") })
+
+        // The API server admitted every pod under `restricted` (the ReplicaSets made them).
+        let pods = try await E2E.kubectl(["get", "pods", "-A", "-l", "app.kubernetes.io/stack=agent-workspace", "-o", "jsonpath={range .items[*]}{.metadata.namespace}{\"\\n\"}{end}"]).stdout
+        #expect(Set(pods.split(separator: "\n").map(String.init)) == Set(names))
+        for n in names.prefix(3) {
+            let level = try await E2E.kubectl(["get", "namespace", n, "-o", "jsonpath={.metadata.labels.pod-security\\.kubernetes\\.io/enforce}"]).stdout
+            #expect(level == "restricted")
+        }
+
+        var r = try await E2E.so(["deployment", "list", "-o", "json"], cwd: t.path, env: env)
+        let rows = (try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]]) ?? []
+        let listed = Set(rows.compactMap { $0["name"] as? String }.filter { $0.hasPrefix("e2e-ws-") })
+        #expect(listed == Set(names), "\(r.stdout)\n\(r.stderr)")
+        #expect(rows.filter { ($0["name"] as? String)?.hasPrefix("e2e-ws-") == true }.allSatisfy { $0["ready"] as? Bool == true })
+
+        var tokens: Set<String> = []
+        for n in names {
+            let id = try t.read("home/deployments/\(n)/deployment.yml").split(separator: "\n").first { $0.hasPrefix("deployment-id:") }!.split(separator: " ")[1]
+            let token = try await E2E.kubectl(["-n", n, "get", "secret", "\(id)-generated-secrets", "-o", "jsonpath={.data.WORKSPACE_TOKEN}"]).stdout
+            #expect(!token.isEmpty)
+            tokens.insert(token)
+        }
+        #expect(tokens.count == 20)
+
+        try await Task.sleep(nanoseconds: 2_000_000_000)
+        r = try await E2E.so(["cleanup", "--expired", "-o", "json"], cwd: t.path, env: env)
+        #expect(r.exitCode == 0, "\(r.stderr)")
+        let removed = ((try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]]) ?? []).compactMap { $0["name"] as? String }
+        #expect(Set(removed) == expiring, "\(r.stdout)")
+        let remainingNamespaces = try await E2E.kubectl(["get", "namespaces", "-l", "app.kubernetes.io/stack=agent-workspace", "-o", "name"]).stdout
+        #expect(Set(remainingNamespaces.split(separator: "\n").map { String($0.dropFirst("namespace/".count)) }) == Set(names).subtracting(expiring))
+
+        let downs = try await inParallel(names.filter { !expiring.contains($0) }) { n in try await E2E.so(["down", n], cwd: t.path, env: env) }
+        for (n, d) in downs { #expect(d.exitCode == 0, "\(n): \(d.stderr)") }
+        let left = try await E2E.kubectl(["get", "namespaces,pv,deployments,secrets,configmaps,services,pvc,networkpolicies,resourcequotas,limitranges", "-A",
+                                          "-l", "app.kubernetes.io/stack=agent-workspace", "-o", "name"]).stdout
+        #expect(left.isEmpty, "\(left)")
+        #expect((try? LocalFileSystem().walk(t.file("home/deployments")).filter { $0.kind == .directory }.isEmpty) ?? true)
+    }
 }
 
 /// The kind lifecycle with real kind and Docker: create the cluster, install the ingress, serve through

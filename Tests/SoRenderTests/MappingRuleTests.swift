@@ -113,4 +113,37 @@ extension YValue {
         let mount = m.object("Deployment")?["spec"]?["template"]?["spec"]?["containers"]?[0]?["volumeMounts"]?[0]
         #expect(mount?["subPath"]?.string == "a.conf" && mount?["mountPath"]?.string == "/etc/a.conf")
     }
+
+    @Test func restrictedPodSecurityMakesCompliantPodsAndRefusesWhatItForbids() throws {
+        let m = try renderSnippet(compose: "services:\n  a:\n    image: x\n    cap_add: [NET_BIND_SERVICE]\n", spec: "security:\n  pod-security: restricted\n")
+        let pod = m.object("Deployment")?["spec"]?["template"]?["spec"]
+        #expect(pod?["securityContext"]?["runAsNonRoot"] == .bool(true))
+        #expect(pod?["securityContext"]?["runAsUser"]?.int == 1000)
+        #expect(pod?["securityContext"]?["seccompProfile"]?["type"]?.string == "RuntimeDefault")
+        let c = pod?["containers"]?[0]?["securityContext"]
+        #expect(c?["allowPrivilegeEscalation"] == .bool(false))
+        #expect(c?["capabilities"]?["drop"]?[0]?.string == "ALL")
+        #expect(c?["capabilities"]?["add"]?[0]?.string == "NET_BIND_SERVICE")
+        #expect(m.object("Namespace")?["metadata"]?["labels"]?["pod-security.kubernetes.io/enforce"]?.string == "restricted")
+        for bad in ["    privileged: true\n", "    cap_add: [SYS_ADMIN]\n", "    user: root\n"] {
+            #expect(throws: SoError.self) {
+                try renderSnippet(compose: "services:\n  a:\n    image: x\n" + bad, spec: "security:\n  pod-security: restricted\n")
+            }
+        }
+    }
+
+    @Test func egressAllowlistResolvesConfigAndURLs() throws {
+        var e = EgressPolicy()
+        e.entries = ["${GIT_REPO}", "git@gitlab.example.org:acme/web.git", "https://user@api.example.com:8443/v1", "10.0.0.0/8", "192.0.2.1", "${UNSET}", "github.com"]
+        let t = e.targets(config: ["GIT_REPO": "https://github.com/acme/web"])
+        #expect(t.hosts == ["github.com", "gitlab.example.org", "api.example.com"])
+        #expect(t.cidrs == ["10.0.0.0/8", "192.0.2.1/32"])
+        #expect(throws: SoError.self) { try renderSnippet(compose: "services:\n  a:\n    image: x\n", spec: "egress: [not a host]\n") }
+        let m = try renderSnippet(compose: "services:\n  a:\n    image: x\n", spec: "egress: [10.1.0.0/16]\nquota:\n  cpu: '2'\n  memory: 4G\n  pods: 5\n")
+        #expect(m.objects.filter { $0.kind == "NetworkPolicy" }.map(\.name) == ["laconic-d-default-deny", "laconic-d-same-namespace", "laconic-d-dns", "laconic-d-egress-allowlist"])
+        #expect(m.object("ResourceQuota")?["spec"]?["hard"]?["limits.memory"]?.string == "4Gi")
+        #expect(m.object("LimitRange") != nil)
+        // Policies come right after the Namespace: in place before any pod exists.
+        #expect(Array(m.objects.prefix(7).map(\.kind)) == ["Namespace", "NetworkPolicy", "NetworkPolicy", "NetworkPolicy", "NetworkPolicy", "ResourceQuota", "LimitRange"])
+    }
 }

@@ -1,0 +1,155 @@
+import Foundation
+import Testing
+@testable import SoActions
+import SoBasics
+import SoKube
+import SoStack
+import SoTestSupport
+
+/// `so up` / `down` / `cleanup` / `deployment list` against the stateful fake cluster.
+struct WorkspaceHarness {
+    let h: Harness
+    let cluster = FakeCluster()
+    var ctx: SoContext
+    let clock: FixedClock
+
+    init() throws {
+        h = try Harness(environment: [:])
+        let cluster = self.cluster
+        cluster.onApply = { json in
+            guard case .object(var o) = json, o["kind"]?.string == "Deployment" else { return }
+            if case .object(var meta)? = o["metadata"] { meta["generation"] = .number(1); o["metadata"] = .object(meta) }
+            o["status"] = .object(["observedGeneration": .number(1), "updatedReplicas": .number(1), "availableReplicas": .number(1)])
+            json = .object(o)
+        }
+        var ctx = h.ctx
+        ctx.environment = ["SO_HOME": h.path("so-home"), "ANTHROPIC_API_KEY": "sk-ant-test-not-real"]
+        ctx.connect = { _ in cluster }
+        ctx.hostName = "laptop"
+        clock = ctx.clock as! FixedClock
+        self.ctx = ctx
+        try h.tmp.write("kubeconfig", ClusterHarness.kubeconfigText)
+    }
+
+    var clusterOptions: ClusterOptions { ClusterOptions(kubeconfig: h.path("kubeconfig"), performClusterManagement: false) }
+
+    @discardableResult
+    func up(_ name: String, ttl: Double? = nil, with: [String]? = nil, config: [String] = []) async throws -> UpResult {
+        var req = UpRequest(stack: "agent-workspace")
+        req.name = name
+        req.ttl = ttl
+        req.with = with
+        req.config = config
+        req.cluster = clusterOptions
+        req.timeout = 30
+        req.progress = .plain
+        return try await UpAction(ctx).run(req)
+    }
+
+    func labelled(_ selector: String = "app.kubernetes.io/managed-by=so") -> [String] {
+        cluster.all.filter { FakeCluster.matches($0.1.labels, selector: selector) }.map { "\($0.0.type.kind) \($0.1.name)" }
+    }
+}
+
+@Suite struct WorkspaceTests {
+    @Test func upCreatesARestrictedIsolatedWorkspace() async throws {
+        let w = try WorkspaceHarness()
+        let r = try await w.up("fix-login", ttl: 7200, with: ["postgres"], config: ["GIT_REPO=https://github.com/acme/web"])
+        #expect(r.created && r.namespace == "fix-login" && r.directory == w.h.path("so-home/deployments/fix-login"))
+        let ns = try #require(w.cluster.object("Namespace", "fix-login"))
+        #expect(ns.labels["pod-security.kubernetes.io/enforce"] == "restricted")
+        #expect(ns.annotations["so.dev/host"] == "laptop")
+        #expect(ns.annotations["so.dev/expires-at"] == Timestamps.rfc3339(w.clock.now().addingTimeInterval(7200)))
+        let kinds = Set(w.labelled().map { String($0.split(separator: " ")[0]) })
+        #expect(kinds.isSuperset(of: ["ResourceQuota", "LimitRange", "NetworkPolicy", "Deployment", "Secret", "PersistentVolumeClaim"]))
+        // The API key went into the Secret (base64), and nowhere on disk or in output.
+        let id = try #require(ns.labels["app.kubernetes.io/instance"])
+        let secret = try #require(w.cluster.object("Secret", "\(id)-generated-secrets", namespace: "fix-login"))
+        #expect(secret.at("data", "ANTHROPIC_API_KEY")?.string == Data("sk-ant-test-not-real".utf8).base64EncodedString())
+        for f in try w.h.fs.walk(w.h.path("so-home")) where f.kind == .file {
+            #expect(!(try w.h.fs.readText(w.h.path("so-home/\(f.relative)"))).contains("sk-ant-test-not-real"), "\(f.relative)")
+        }
+        #expect(!w.h.console.stdout.contains("sk-ant-test") && !w.h.console.stderr.contains("sk-ant-test"))
+        // postgres was chosen, redis was not.
+        #expect(w.cluster.object("Deployment", "\(id)-postgres-deployment", namespace: "fix-login") != nil)
+        #expect(w.cluster.object("Deployment", "\(id)-redis-deployment", namespace: "fix-login") == nil)
+        // Again: started as it is, nothing re-initialised, the generated secrets kept.
+        let before = secret.at("data", "WORKSPACE_TOKEN")?.string
+        let again = try await w.up("fix-login")
+        #expect(!again.created)
+        #expect(w.cluster.object("Secret", "\(id)-generated-secrets", namespace: "fix-login")?.at("data", "WORKSPACE_TOKEN")?.string == before)
+    }
+
+    @Test func listShowsEveryWorkspaceInTwoRequests() async throws {
+        let w = try WorkspaceHarness()
+        try await w.up("ws-1", ttl: 60)
+        try await w.up("ws-2")
+        let before = w.cluster.calls.count
+        let rows = try await ListAction(w.ctx).run(cluster: w.clusterOptions)
+        #expect(w.cluster.calls[before...].filter { $0.hasPrefix("list") }.count == 2)
+        #expect(rows.map(\.name) == ["ws-1", "ws-2"])
+        #expect(rows.allSatisfy { $0.ready && $0.stack == "agent-workspace" && $0.host == "laptop" })
+        #expect(rows[0].expiresAt != nil && rows[1].expiresAt == nil)
+    }
+
+    @Test func cleanupRemovesExactlyTheExpiredOnes() async throws {
+        let w = try WorkspaceHarness()
+        try await w.up("short", ttl: 60)
+        try await w.up("long", ttl: 36000)
+        try await w.up("forever")
+        try await w.clock.sleep(seconds: 120)
+        var req = CleanupRequest()
+        req.cluster = w.clusterOptions
+        req.expired = true
+        req.dryRun = true
+        #expect(try await CleanupAction(w.ctx).run(req).map(\.name) == ["short"])
+        #expect(w.cluster.object("Namespace", "short") != nil)
+        req.dryRun = false
+        #expect(try await CleanupAction(w.ctx).run(req).map(\.name) == ["short"])
+        #expect(w.cluster.object("Namespace", "short") == nil)
+        #expect(!w.h.fs.exists(w.h.path("so-home/deployments/short")))
+        #expect(w.cluster.object("Namespace", "long") != nil && w.cluster.object("Namespace", "forever") != nil)
+        await #expect(throws: SoError.self) { try await CleanupAction(w.ctx).run(CleanupRequest()) }
+    }
+
+    @Test func orphansAreJudgedOnlyOnTheirOwnHost() async throws {
+        var w = try WorkspaceHarness()
+        try await w.up("mine")
+        w.ctx.hostName = "other-host"
+        try await w.up("theirs")
+        w.ctx.hostName = "laptop"
+        try w.h.fs.remove(w.h.path("so-home/deployments/mine"))
+        try w.h.fs.remove(w.h.path("so-home/deployments/theirs"))
+        var req = CleanupRequest()
+        req.cluster = w.clusterOptions
+        req.orphaned = true
+        #expect(try await CleanupAction(w.ctx).run(req).map(\.name) == ["mine"])
+        #expect(w.cluster.object("Namespace", "theirs") != nil)
+    }
+
+    @Test func downLeavesNothingLabelledAndIsSafeToRepeat() async throws {
+        let w = try WorkspaceHarness()
+        try await w.up("gone", with: ["redis"])
+        var req = DownRequest(name: "gone")
+        req.cluster = w.clusterOptions
+        #expect(try await DownAction(w.ctx).run(req))
+        #expect(w.labelled().isEmpty, "\(w.labelled())")
+        #expect(!w.h.fs.exists(w.h.path("so-home/deployments/gone")))
+        #expect(try await DownAction(w.ctx).run(req) == false)
+        #expect(w.h.console.stdout.contains("gone does not exist; nothing to do"))
+    }
+
+    @Test func badNamesAndOptionalPodsAreRefused() async throws {
+        let w = try WorkspaceHarness()
+        await #expect(throws: SoError.self) { try await w.up("kube-system") }
+        await #expect(throws: SoError.self) { try await w.up("Not_A_Name") }
+        do {
+            try await w.up("ws", with: ["postgress"])
+            Issue.record("expected an error")
+        } catch let e as SoError {
+            #expect(e.message == "'postgress' is not an optional pod of this stack")
+            #expect(e.hint?.contains("did you mean 'postgres'?") == true)
+        }
+        #expect(!w.h.fs.exists(w.h.path("so-home/deployments/ws")))
+    }
+}
