@@ -7,6 +7,24 @@ import SoStack
 import SoTestSupport
 
 @Suite struct InitTests {
+    /// Optional pods: asked on a terminal when --with is absent, never asked in scripts, copied by create.
+    @Test func optionalPodsAskedOnATerminalAndCopied() async throws {
+        let h = try Harness()
+        defer { h.tmp.cleanup() }
+        h.console.answers = ["redis"]
+        try await InitAction(h.ctx).run(InitRequest(stack: "agent-workspace", output: "asked.yml"))
+        #expect(h.console.questions.count == 1 && h.console.questions[0].contains("postgres, redis"))
+        #expect(try h.read("asked.yml").contains("with:\n  - redis\n"))
+        h.console.answers = nil   // not a terminal: no question, no optional pods
+        try await InitAction(h.ctx).run(InitRequest(stack: "agent-workspace", output: "script.yml"))
+        #expect(!(try h.read("script.yml")).contains("with:"))
+        try await CreateAction(h.ctx).run(CreateRequest(specFile: "asked.yml", deploymentDir: "dep"))
+        #expect(h.fs.isFile(h.path("dep/compose/docker-compose-redis.yml")))
+        #expect(!h.fs.exists(h.path("dep/compose/docker-compose-postgres.yml")))
+        let model = try DeploymentLoader.load(h.path("dep"), fs: h.fs, diagnostics: DiagnosticSink())
+        #expect(model.pods.map(\.name) == ["agent-workspace", "redis"])
+    }
+
     @Test func skeletonForLaconicTestStack() async throws {
         let h = try Harness()
         defer { h.tmp.cleanup() }
