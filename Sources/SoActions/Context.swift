@@ -20,6 +20,8 @@ public struct SoContext: Sendable {
     public var resolver: HostResolver = NoResolver()
     /// This machine's name, recorded on namespaces so `cleanup --orphaned` only judges its own directories.
     public var hostName = "localhost"
+    /// Whether a process of this host still runs (a lock whose holder died here is taken over at once).
+    public var isProcessAlive: @Sendable (Int32) -> Bool = { _ in true }
 
     public init(fs: FileSystem, processes: ProcessRunner, clock: Clock, entropy: Entropy, console: Console,
                 environment: [String: String], diagnostics: DiagnosticSink = DiagnosticSink(), builtInRoot: String?,

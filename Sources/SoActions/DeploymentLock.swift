@@ -20,7 +20,7 @@ struct DeploymentLock {
         self.client = client
         self.namespace = namespace
         self.model = model
-        let host = ProcessInfo.processInfo.hostName
+        let host = ctx.hostName
         let tag = ctx.entropy.bytes(4).map { String($0, radix: 16) }.joined()
         holder = "\(host):\(getpid()):\(tag)"
         self.duration = max(60, Int(duration) + 60)
@@ -52,7 +52,12 @@ struct DeploymentLock {
             let renewed = (existing.at("spec", "renewTime")?.string).flatMap(Self.parse) ?? .distantPast
             let seconds = Double(existing.at("spec", "leaseDurationSeconds")?.int ?? 0)
             let expires = renewed.addingTimeInterval(seconds)
-            if !other.isEmpty && other != holder && expires > ctx.clock.now() {
+            let parts = other.split(separator: ":")
+            let deadHereBefore = parts.count == 3 && String(parts[0]) == ctx.hostName && Int32(parts[1]).map { !ctx.isProcessAlive($0) } == true
+            if deadHereBefore && expires > ctx.clock.now() {
+                ctx.diagnostics.warn("taking over the lock of an earlier so run (\(other)) that is no longer running",
+                                     hint: "it was interrupted; this start converges to the same objects and secrets")
+            } else if !other.isEmpty && other != holder && expires > ctx.clock.now() {
                 throw SoError("deployment \(model.id) is being changed by another so run (\(other)) since \(existing.at("spec", "acquireTime")?.string ?? "?")",
                               hint: "wait for it to finish; if it died, its lock expires at \(Self.timestamp(expires))")
             }

@@ -91,6 +91,7 @@ extension SoContext {
                          })
         ctx.resolver = SystemResolver()
         ctx.hostName = ProcessInfo.processInfo.hostName
+        ctx.isProcessAlive = { pid in kill(pid, 0) == 0 || errno == EPERM }
         return ctx
     }
 }

@@ -163,6 +163,45 @@ struct ClusterHarness {
         #expect(c.cluster.object("Lease", "so-deployment-lock", namespace: c.id) == nil)
     }
 
+    @Test func aLockLeftByADeadRunOnThisHostIsTakenOver() async throws {
+        let c = try await ClusterHarness()
+        var ctx = c.ctx
+        ctx.hostName = "laptop"
+        ctx.isProcessAlive = { $0 != 4242 }
+        try c.cluster.seed(KubeObject(apiVersion: "v1", kind: "Namespace", name: c.id, annotations: [("laconic.com/deployment-dir", c.h.path("dep"))]))
+        let now = DeploymentLock.timestamp(c.ctx.clock.now())
+        for (holder, blocks) in [("laptop:4243:beef", true), ("other:4242:beef", true), ("laptop:4242:beef", false)] {
+            try c.cluster.seed(KubeObject(apiVersion: "coordination.k8s.io/v1", kind: "Lease", name: "so-deployment-lock", namespace: c.id,
+                                          body: [("spec", .map([("holderIdentity", .string(holder)), ("leaseDurationSeconds", .int(360)),
+                                                                ("acquireTime", .string(now)), ("renewTime", .string(now))]))]))
+            var failed = false
+            do { _ = try await StartAction(ctx).run(StartRequest(directory: "dep", cluster: c.options, timeout: 30, progress: .plain)) } catch { failed = true }
+            #expect(failed == blocks, "\(holder)")
+        }
+        #expect(c.h.console.stderr.contains("taking over the lock") || ctx.diagnostics.all.contains { $0.message.contains("taking over the lock of an earlier so run (laptop:4242:beef)") })
+    }
+
+    /// The API server goes away mid-start: exit 69, and the next start converges to the same objects and
+    /// keeps the secret values the interrupted run already stored.
+    @Test func aStartInterruptedMidwayConverges() async throws {
+        let c = try await ClusterHarness(config: ["SESSION=$generate:hex:16$"])
+        c.cluster.failures["apply Deployment"] = SoError("cannot reach the API server https://127.0.0.1:6443 (context kind-test): connection refused",
+                                                          hint: "is the cluster running?", exitCode: SoError.exitUnreachable)
+        await #expect { _ = try await c.start() } throws: { ($0 as? SoError)?.exitCode == SoError.exitUnreachable }
+        let secret = try #require(c.cluster.object("Secret", "\(c.id)-generated-secrets", namespace: c.id)?.at("data", "SESSION")?.string)
+        #expect(c.cluster.object("Deployment", "\(c.id)-deployment", namespace: c.id) == nil)
+        c.cluster.failures = [:]
+        _ = try await c.start()
+        #expect(c.cluster.object("Secret", "\(c.id)-generated-secrets", namespace: c.id)?.at("data", "SESSION")?.string == secret)
+        // Same objects as a start that never failed.
+        let clean = try await ClusterHarness(config: ["SESSION=$generate:hex:16$"])
+        _ = try await clean.start()
+        func shape(_ h: ClusterHarness) -> [String] {
+            h.cluster.all.map { "\($0.0.type.kind) \($0.0.name.replacingOccurrences(of: h.id, with: "ID"))" }.sorted()
+        }
+        #expect(shape(c) == shape(clean))
+    }
+
     @Test func refusesANamespaceOwnedByAnotherDirectory() async throws {
         let c = try await ClusterHarness()
         try c.cluster.seed(KubeObject(apiVersion: "v1", kind: "Namespace", name: c.id, annotations: [("laconic.com/deployment-dir", "/elsewhere/dep")]))
