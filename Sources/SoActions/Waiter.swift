@@ -149,7 +149,10 @@ struct ImageLoader {
             for image in Self.images(in: o.value) where !images.contains(image) { images.append(image) }
         }
         let overrides = Set(model.spec.sections.imageOverrides.map(\.image))
-        let local = images.filter { $0.hasSuffix(":local") || overrides.contains($0) }
+        // Images the host builds: `:local` tags, spec overrides, and every compose service with build:.
+        let built = Set((model.pods + model.jobs).flatMap(\.compose.services).filter { $0.build != nil }
+            .map { $0.image ?? LocalImage.name(stack: model.stackName, service: $0.name) })
+        let local = images.filter { $0.hasSuffix(":local") || overrides.contains($0) || built.contains($0) }
         for image in local {
             let mine: ProcessResult
             do {

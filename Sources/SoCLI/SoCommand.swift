@@ -26,7 +26,7 @@ public struct SoCommand: AsyncParsableCommand {
         groupedSubcommands: [
             CommandGroup(name: "Deploy", subcommands: [DeployCommand.self, DeploymentCommand.self]),
             CommandGroup(name: "Workspaces", subcommands: [UpCommand.self, DownCommand.self, CleanupCommand.self]),
-            CommandGroup(name: "Stacks", subcommands: [StackCommand.self, FetchStackCommand.self, SetupRepositoriesCommand.self]),
+            CommandGroup(name: "Stacks", subcommands: [StackCommand.self, FetchStackCommand.self, SetupRepositoriesCommand.self, BuildContainersCommand.self]),
             CommandGroup(name: "Other", subcommands: [VersionCommand.self, CompletionCommand.self]),
         ]
     )

@@ -93,3 +93,32 @@ enum JSONOut {
         return (try? String(decoding: e.encode(value), as: UTF8.self)) ?? "{}"
     }
 }
+
+struct BuildContainersCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "build-containers",
+        abstract: "Build the images a stack names, with docker (tagged :local; start loads them into kind).",
+        discussion: """
+        Builds each entry of stack.yml 'containers:' from container-build/<name>/ (build.sh, as laconic-so, or a Dockerfile), tagged <name>:local, and every compose service with build: (context, dockerfile, args, target), tagged with its image: or <stack>-<service>:local. An image that already exists is skipped unless --force-rebuild.
+
+        Example:
+          so --stack agent-workspace build-containers
+          so --stack ./web/stack-orchestrator/stacks/web build-containers --include api --force-rebuild
+          so --stack agent-workspace build-containers --dry-run
+        """
+    )
+    @OptionGroup var global: GlobalOptions
+    @Option(name: .long, help: ArgumentHelp("Only these containers or services (comma-separated).", valueName: "names")) var include: String?
+    @Option(name: .long, help: ArgumentHelp("Skip these containers or services (comma-separated).", valueName: "names")) var exclude: String?
+    @Flag(name: .long, help: "Build even when the image exists.") var forceRebuild = false
+
+    func run() async throws {
+        var req = BuildRequest(stack: try global.requireStack("build-containers"))
+        func names(_ s: String?) -> [String] { (s ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } }
+        req.include = names(include)
+        req.exclude = names(exclude)
+        req.forceRebuild = forceRebuild
+        req.dryRun = global.dryRun
+        try await BuildAction(global.context()).run(req)
+    }
+}

@@ -55,9 +55,10 @@ public enum MappingReport {
         switch key {
         case "image":
             if let o = model.spec.sections.imageOverrides.first(where: { $0.container == svc.name }) { return (.mapped, "container image, overridden by the spec: \(o.image)") }
-            return (.mapped, "container image \(svc.image ?? "")")
+            return (.mapped, "container image \(svc.image ?? "")" + (svc.build != nil ? " (built by 'so build-containers')" : ""))
         case "build":
-            return (.ignored, svc.image == nil ? "building images is not supported yet; add image:" : "building images is not supported yet; image: \(svc.image!) is used")
+            let image = svc.image ?? LocalImage.name(stack: model.stackName, service: svc.name)
+            return (.mapped, "built by 'so build-containers' as \(image) (docker, context \(svc.build?.context ?? ".")); start loads it into kind")
         case "environment":
             let secrets = svc.environment.filter { ($0.value).map(SecretMarker.contains) ?? model.secretKeys.contains($0.key) }.map(\.key)
             return (.mapped, "env (\(svc.environment.count) entries" + (secrets.isEmpty ? "" : "; from the generated Secret: \(secrets.joined(separator: ", "))") + "), plus every config.env entry")

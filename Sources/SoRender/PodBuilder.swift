@@ -88,7 +88,7 @@ struct PodBuilder {
     // MARK: Containers
 
     mutating func container(_ svc: ComposeService) throws -> YValue {
-        guard var image = svc.image else {
+        guard var image = svc.image ?? svc.build.map({ _ in LocalImage.name(stack: model.stackName, service: svc.name) }) else {
             throw SoError("service '\(svc.name)' has no image", hint: "add 'image:' (services with only build: get an image name from 'so build-containers')", at: location(svc))
         }
         if SecretMarker.contains(image) { throw SoError("service '\(svc.name)' image refers to a generated secret", hint: "images cannot hold secrets", at: location(svc)) }

@@ -146,4 +146,11 @@ extension YValue {
         // Policies come right after the Namespace: in place before any pod exists.
         #expect(Array(m.objects.prefix(7).map(\.kind)) == ["Namespace", "NetworkPolicy", "NetworkPolicy", "NetworkPolicy", "NetworkPolicy", "ResourceQuota", "LimitRange"])
     }
+
+    @Test func buildOnlyServicesUseTheLocalImageName() throws {
+        let m = try renderSnippet(compose: "services:\n  api:\n    build: ./src\n  web:\n    image: acme/web:1\n    build: .\n")
+        let containers = m.object("Deployment")?["spec"]?["template"]?["spec"]?["containers"]
+        #expect(containers?[0]?["image"]?.string == "s-api:local")
+        #expect(containers?[1]?["image"]?.string == "acme/web:1")
+    }
 }

@@ -1,0 +1,150 @@
+import Foundation
+import SoBasics
+import SoCompose
+import SoStack
+
+public struct BuildRequest: Sendable {
+    public var stack: String
+    /// Only these containers or compose services (names as listed by `--dry-run`).
+    public var include: [String] = []
+    public var exclude: [String] = []
+    public var forceRebuild = false
+    public var dryRun = false
+    public init(stack: String) { self.stack = stack }
+}
+
+/// One image `build-containers` makes.
+public struct BuildTarget: Sendable, Equatable {
+    public enum Recipe: Sendable, Equatable {
+        /// `container-build/<name>/build.sh` (laconic-so's form), run with bash.
+        case script(path: String)
+        /// A Dockerfile: `container-build/<name>/Dockerfile`, or a compose service's `build:`.
+        case dockerfile(context: String, dockerfile: String, args: [(String, String)], target: String?)
+
+        public static func == (a: Recipe, b: Recipe) -> Bool {
+            switch (a, b) {
+            case let (.script(x), .script(y)): return x == y
+            case let (.dockerfile(c1, d1, a1, t1), .dockerfile(c2, d2, a2, t2)):
+                return c1 == c2 && d1 == d2 && t1 == t2 && a1.map { $0.0 + "=" + $0.1 } == a2.map { $0.0 + "=" + $0.1 }
+            default: return false
+            }
+        }
+    }
+    /// The stack's container name, or the compose service name.
+    public var name: String
+    public var image: String
+    public var recipe: Recipe
+    /// Where it was declared (stack.yml, or the compose file and line), for errors.
+    public var origin: SourceLocation
+}
+
+/// `so build-containers`: builds the images a stack names — its `containers:` from
+/// `container-build/<name>/` (build.sh or Dockerfile, tagged `<name>:local`) and every compose service
+/// with `build:` (tagged with its `image:`, else `<stack>-<service>:local`) — with docker, through the
+/// process runner. `start` loads them into kind.
+public struct BuildAction {
+    public let ctx: SoContext
+    public init(_ ctx: SoContext) { self.ctx = ctx }
+
+    /// What would be built, in order; nothing runs.
+    public func targets(_ stack: ResolvedStack) throws -> [BuildTarget] {
+        var out: [BuildTarget] = []
+        for name in stack.file.containers {
+            let dir = Path.join(stack.root, "container-build", name.replacingOccurrences(of: "/", with: "-"))
+            let origin = SourceLocation(file: stack.stackFilePath)
+            let script = Path.join(dir, "build.sh")
+            if ctx.fs.isFile(script) {
+                out.append(BuildTarget(name: name, image: "\(name):local", recipe: .script(path: script), origin: origin))
+            } else {
+                out.append(BuildTarget(name: name, image: "\(name):local", recipe: .dockerfile(context: dir, dockerfile: Path.join(dir, "Dockerfile"), args: [], target: nil), origin: origin))
+            }
+        }
+        for component in stack.pods + stack.optionalPods {
+            let compose = try ComposeLoader.load(component.composePath, fs: ctx.fs, environment: nil, diagnostics: DiagnosticSink())
+            for svc in compose.services {
+                guard let b = svc.build else { continue }
+                let context = Path.absolute(b.context.isEmpty ? "." : b.context, relativeTo: compose.directory)
+                let dockerfile = Path.absolute(b.dockerfile ?? "Dockerfile", relativeTo: context)
+                let image = svc.image ?? LocalImage.name(stack: stack.name, service: svc.name)
+                out.append(BuildTarget(name: svc.name, image: image,
+                                       recipe: .dockerfile(context: context, dockerfile: dockerfile, args: b.args.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, target: b.target),
+                                       origin: SourceLocation(file: compose.path, line: svc.line)))
+            }
+        }
+        return out
+    }
+
+    @discardableResult
+    public func run(_ req: BuildRequest) async throws -> [BuildTarget] {
+        let stack = try ctx.locator.resolve(req.stack, diagnostics: ctx.diagnostics)
+        var chosen = try targets(stack)
+        let names = chosen.map(\.name)
+        for n in req.include + req.exclude where !names.contains(n) {
+            throw SoError("\(stack.name) builds no container named '\(n)'", hint: names.isEmpty ? "the stack lists no containers and no compose service has build:" : "it builds: " + names.joined(separator: ", "))
+        }
+        if !req.include.isEmpty { chosen = chosen.filter { req.include.contains($0.name) } }
+        chosen = chosen.filter { !req.exclude.contains($0.name) }
+        if chosen.isEmpty {
+            ctx.say("\(stack.name) has nothing to build (no containers: in stack.yml, no compose service with build:)")
+            return []
+        }
+        var built: [BuildTarget] = []
+        for t in chosen {
+            let argv = try command(t, stack: stack)
+            if req.dryRun {
+                ctx.say("would build \(t.image): " + argv.joined(separator: " "))
+                continue
+            }
+            let env = environment(stack, t)
+            if !req.forceRebuild, let r = try? await ctx.processes.run(["docker", "image", "inspect", "--format", "{{.Id}}", t.image], workingDirectory: nil, environment: env, timeout: 30),
+               r.exitCode == 0 {
+                ctx.say("\(t.image) exists; skipped (--force-rebuild builds it again)")
+                continue
+            }
+            ctx.say("building \(t.image) (\(t.name))")
+            let code: Int32
+            if let attached = ctx.processes as? AttachedProcessRunner, !ctx.options.quiet {
+                code = try await attached.runAttached(argv, environment: env)
+            } else {
+                let r = try await ctx.processes.run(argv, workingDirectory: nil, environment: env, timeout: 3600)
+                code = r.exitCode
+                if code != 0 { throw SoError("building \(t.image) failed: \(r.lastErrorLine)", hint: "run '\(argv.joined(separator: " "))' to see the whole build", at: t.origin) }
+            }
+            guard code == 0 else { throw SoError("building \(t.image) failed (exit code \(code))", hint: "the build output above says why", at: t.origin) }
+            built.append(t)
+        }
+        if !req.dryRun { ctx.say("built \(built.count) image\(built.count == 1 ? "" : "s"); 'so deployment … start' loads them into kind") }
+        return built
+    }
+
+    /// The docker (or build.sh) command line; a missing context or Dockerfile is an error here, at build time.
+    func command(_ t: BuildTarget, stack: ResolvedStack) throws -> [String] {
+        switch t.recipe {
+        case .script(let path):
+            return ["bash", path]
+        case let .dockerfile(context, dockerfile, args, target):
+            guard ctx.fs.isDirectory(context) else {
+                throw SoError("build context of \(t.name) not found: \(context)", hint: "create it, or fix build.context (relative to the compose file)", at: t.origin)
+            }
+            guard ctx.fs.isFile(dockerfile) else {
+                throw SoError("Dockerfile of \(t.name) not found: \(dockerfile)",
+                              hint: stack.file.containers.contains(t.name) ? "add container-build/\(t.name)/Dockerfile or build.sh" : "fix build.dockerfile (relative to the build context)", at: t.origin)
+            }
+            var argv = ["docker", "build", "--tag", t.image, "--file", dockerfile]
+            for (k, v) in args { argv += ["--build-arg", "\(k)=\(v)"] }
+            if let target { argv += ["--target", target] }
+            return argv + [context]
+        }
+    }
+
+    /// What laconic-so's build.sh scripts read.
+    func environment(_ stack: ResolvedStack, _ t: BuildTarget) -> [String: String] {
+        var env = ctx.environment
+        env["CERC_CONTAINER_BASE_DIR"] = Path.join(stack.root, "container-build")
+        env["CERC_REPO_BASE_DIR"] = ctx.locator.repoBaseDir
+        env["CERC_DEFAULT_CONTAINER_VERSION"] = "local"
+        env["CERC_CONTAINER_EXTRA_BUILD_ARGS"] = env["CERC_CONTAINER_EXTRA_BUILD_ARGS"] ?? ""
+        env["SO_IMAGE"] = t.image
+        return env
+    }
+}
