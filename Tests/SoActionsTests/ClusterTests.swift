@@ -394,6 +394,12 @@ struct ClusterHarness {
         #expect(c.h.processes.unexpected.isEmpty)
         await #expect(throws: SoError.self) { _ = try await ObserveAction(c.ctx).exec("dep", cluster: c.options, service: "nope", command: [], interactive: false, tty: false) }
 
+        // shell: the first service by default, interactive, in /workspace when it exists.
+        c.h.processes.expect(["kubectl", "--kubeconfig", c.kubeconfig, "--context", "kind-test", "-n", c.id, "exec", "-i", "web-abc", "-c", "web", "--", "sh", "-c",
+                              "cd /workspace 2>/dev/null || true; if command -v bash >/dev/null 2>&1; then exec bash -l; else exec sh -l; fi"])
+        #expect(try await ObserveAction(c.ctx).shell("dep", cluster: c.options, service: nil) == 0)
+        #expect(c.h.processes.unexpected.isEmpty)
+
         c.h.processes.expect(["kubectl", "--kubeconfig", c.kubeconfig, "--context", "kind-test", "-n", c.id, "port-forward", "service/web", "8080:80"])
         #expect(try await ObserveAction(c.ctx).portForward("dep", cluster: c.options, service: "web", ports: ["8080:80"]) == 0)
         await #expect(throws: SoError.self) { _ = try await ObserveAction(c.ctx).portForward("dep", cluster: c.options, service: "web", ports: ["x:80"]) }
