@@ -1,0 +1,29 @@
+import Foundation
+import Testing
+import SoBasics
+import SoTestSupport
+
+/// The example CI pipelines are valid GitHub Actions workflows (check-jsonschema's vendored schema) and
+/// call only `so` commands that exist.
+@Suite struct ExamplesTests {
+    static let checker = LocalProcessRunner.which("check-jsonschema", path: ProcessInfo.processInfo.environment["PATH"] ?? "")
+    static let required = ProcessInfo.processInfo.environment["CI"] != nil
+    static let workflow = Path.join(RepoPaths.root, "examples/github-actions/agent-workspace.yml")
+
+    @Test(.enabled(if: checker != nil || required, "check-jsonschema is not installed (pip install check-jsonschema)"))
+    func workflowMatchesTheGitHubSchema() async throws {
+        let checker = try #require(Self.checker, "check-jsonschema must be installed in CI")
+        let r = try await LocalProcessRunner().run([checker, "--builtin-schema", "vendor.github-workflows", Self.workflow], workingDirectory: nil, environment: nil, timeout: 120)
+        #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
+    }
+
+    @Test func workflowUsesRealCommands() throws {
+        let text = try LocalFileSystem().readText(Self.workflow)
+        for needle in ["so up agent-workspace", "so deployment --name \"$WS\" exec agent --", "so down \"$WS\"", "if: always()", "--ttl"] {
+            #expect(text.contains(needle), "\(needle)")
+        }
+        // Untrusted titles reach the script through env, never pasted into it.
+        #expect(!text.contains("run: |\n          TASK=\"${{"))
+        #expect(!text.split(separator: "\n").contains { $0.contains("run:") && $0.contains("github.event.issue.title") })
+    }
+}
