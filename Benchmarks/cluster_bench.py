@@ -13,9 +13,11 @@ Each start waits for readiness (`--timeout 300`) except the one marked --no-wait
 stand-in node of ../shared/tools). Requests are counted from SO_TRACE_API=1 (one line per HTTP attempt).
 Everything the benchmark creates is deleted at the end (stop --delete-volumes --delete-namespace).
 """
-import argparse, os, shutil, statistics, subprocess, sys, tempfile, time
+import os, shutil, statistics, subprocess, sys, tempfile, time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+import clusterargs
+
+ROOT = clusterargs.ROOT
 FIXTURES = os.path.normpath(os.path.join(ROOT, "..", "shared", "fixtures", "laconic-stacks"))
 
 
@@ -67,19 +69,9 @@ def row(label, seconds, requests):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--kubeconfig", default=os.environ.get("SO_BENCH_KUBECONFIG"))
-    ap.add_argument("--so", default=None)
-    ap.add_argument("--deployments", type=int, default=100)
-    args = ap.parse_args()
-    if not args.kubeconfig:
-        sys.exit("give --kubeconfig or SO_BENCH_KUBECONFIG (a real API server; see the developers' guide)")
-    so = os.path.abspath(args.so) if args.so else None
-    if so is None:
-        subprocess.run(["swift", "build", "-c", "release", "--scratch-path", ".build-release"], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
-        so = os.path.join(ROOT, ".build-release", "release", "so")
+    args, kubeconfig, so = clusterargs.parse([("--deployments", int, 100)])
     work = tempfile.mkdtemp(prefix="so-cluster-bench-")
-    r = Runner(so, os.path.abspath(args.kubeconfig), work)
+    r = Runner(so, kubeconfig, work)
     created = []
     try:
         server = subprocess.run(["kubectl", "--kubeconfig", r.kubeconfig, "version", "-o", "json"], capture_output=True, text=True)

@@ -9,25 +9,17 @@ Usage: python3 Benchmarks/workspace_bench.py --kubeconfig PATH [--so PATH] [--co
 stand-in node of ../shared/tools nothing runs in the pods. Workspaces live in a temporary SO_HOME and
 are removed with `so down` at the end.
 """
-import argparse, concurrent.futures, os, shutil, statistics, subprocess, sys, tempfile, time
+import concurrent.futures, os, shutil, statistics, subprocess, sys, tempfile, time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+import clusterargs
+
+ROOT = clusterargs.ROOT
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--kubeconfig", default=os.environ.get("SO_BENCH_KUBECONFIG"))
-    ap.add_argument("--so", default=None)
-    ap.add_argument("--count", type=int, default=100)
-    args = ap.parse_args()
-    if not args.kubeconfig:
-        sys.exit("give --kubeconfig or SO_BENCH_KUBECONFIG (a real API server; see the developers' guide)")
-    so = os.path.abspath(args.so) if args.so else None
-    if so is None:
-        subprocess.run(["swift", "build", "-c", "release", "--scratch-path", ".build-release"], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
-        so = os.path.join(ROOT, ".build-release", "release", "so")
+    args, kubeconfig, so = clusterargs.parse([("--count", int, 100)])
     work = tempfile.mkdtemp(prefix="so-ws-bench-")
-    env = dict(os.environ, SO_ROOT=ROOT, SO_HOME=os.path.join(work, "home"), SO_KUBECONFIG=os.path.abspath(args.kubeconfig), SO_TRACE_API="1")
+    env = dict(os.environ, SO_ROOT=ROOT, SO_HOME=os.path.join(work, "home"), SO_KUBECONFIG=kubeconfig, SO_TRACE_API="1")
     names = []
 
     def so_cmd(argv):

@@ -1,0 +1,23 @@
+"""Shared by the benchmarks that need a real API server: the command line and the `so` binary."""
+import argparse, os, subprocess, sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def parse(extra):
+    """--kubeconfig (or SO_BENCH_KUBECONFIG), --so, plus `extra` (name, type, default) options.
+    Returns (args, absolute kubeconfig, path of so), building a release `so` unless --so is given."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--kubeconfig", default=os.environ.get("SO_BENCH_KUBECONFIG"))
+    ap.add_argument("--so", default=None)
+    for name, kind, default in extra:
+        ap.add_argument(name, type=kind, default=default)
+    args = ap.parse_args()
+    if not args.kubeconfig:
+        sys.exit("give --kubeconfig or SO_BENCH_KUBECONFIG (a real API server; see the developers' guide)")
+    if args.so:
+        so = os.path.abspath(args.so)
+    else:
+        subprocess.run(["swift", "build", "-c", "release", "--scratch-path", ".build-release"], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+        so = os.path.join(ROOT, ".build-release", "release", "so")
+    return args, os.path.abspath(args.kubeconfig), so
