@@ -98,7 +98,7 @@ struct DeploymentPlanner {
     func plan(identity: DeploymentFile, includeIdentity: Bool) throws -> DeploymentPlan {
         var plan = DeploymentPlan()
         plan.add("spec.yml", Data(spec.text.utf8))
-        plan.add("stack.yml", try fs.readData(stack.stackFilePath))
+        plan.add("stack.yml", try stack.stackFileText.map { Data($0.utf8) } ?? fs.readData(stack.stackFilePath))
         if includeIdentity { plan.add("deployment.yml", Data(identity.yaml().utf8)) }
         plan.add("config.env", Data(try configEnv().utf8))
 
@@ -119,6 +119,8 @@ struct DeploymentPlanner {
                     for p in svc.ports { hostNetworkPorts.append(.init(port: p.containerPort, proto: p.proto)) }
                 }
                 for m in svc.volumes where m.kind == .bind {
+                    // Plain compose: absolute host binds are named volumes with the host path (set by deploy init).
+                    if stack.file.podPerService, let src = m.source, src.hasPrefix("/") || src.hasPrefix("~") { continue }
                     try copyReferenced(m.source ?? "", from: raw, line: m.line ?? svc.line, folder: folder, required: true, into: &plan)
                 }
                 for e in svc.envFiles {

@@ -1,6 +1,7 @@
 import Foundation
 import SoBasics
 import SoCompose
+import SoRender
 import SoStack
 
 /// `so deploy init`: writes a spec skeleton for a stack (reference §3.4).
@@ -108,10 +109,19 @@ public struct InitAction {
         var ports: [(String, YValue)] = []
         var volumeUses: [String: (uses: Int, readOnly: Int)] = [:]
         var declared: [String] = []
+        var hostVolumes: [(String, YValue)] = []
         for pod in try stack.pods(with: with, at: SourceLocation(file: "--with")) {
             let compose = try ComposeLoader.load(pod.composePath, fs: ctx.fs, environment: nil, diagnostics: ctx.diagnostics)
             for v in compose.volumes where !declared.contains(v.name) { declared.append(v.name) }
             for svc in compose.services {
+                // Plain compose: a host directory bind becomes a named volume that keeps the host path.
+                if stack.file.podPerService {
+                    for m in svc.volumes where m.kind == .bind {
+                        guard let src = m.source, src.hasPrefix("/") || src.hasPrefix("~") else { continue }
+                        let name = HostPathName.volume(for: src)
+                        if !hostVolumes.contains(where: { $0.0 == name }) { hostVolumes.append((name, .string(src))) }
+                    }
+                }
                 if !svc.ports.isEmpty {
                     ports.append((svc.name, .list(svc.ports.map { .string(Self.mapPort($0, recipe: recipe)) })))
                 }
@@ -140,7 +150,7 @@ public struct InitAction {
         if let r = req.imageRegistry { spec.append(("image-registry", .string(r))) }
         if !config.pairs.isEmpty { spec.append(("config", .map(config.pairs))) }
         spec.append(("network", .map([("ports", .map(ports))])))
-        spec.append(("volumes", .map(volumes)))
+        spec.append(("volumes", .map(volumes + hostVolumes)))
         spec.append(("configmaps", .map(configmaps)))
         spec.append(("secrets", .map([])))
         if !with.isEmpty { spec.append(("with", .list(with.map { .string($0) }))) }

@@ -39,6 +39,7 @@ public enum MappingReport {
 
     static func splitServices(_ model: DeploymentModel) -> Set<String> {
         var split: Set<String> = []
+        if model.podPerService { return split }
         for pod in model.pods {
             var taken: Set<String> = []
             for svc in pod.compose.services {
@@ -83,12 +84,16 @@ public enum MappingReport {
                     if model.spec.configmaps.contains(where: { $0.name == s }) { return "\(m.target): ConfigMap \(id)-\(KubeNames.label(s))" }
                     let path = model.spec.volumes.first { $0.name == s }?.path
                     return "\(m.target): PersistentVolumeClaim \(id)-\(KubeNames.label(s))" + (path.map { " on host path \($0)" } ?? "")
+                case .bind where model.podPerService && (m.source?.hasPrefix("/") == true || m.source?.hasPrefix("~") == true):
+                    let v = HostPathName.volume(for: m.source!)
+                    let path = model.spec.volumes.first { $0.name == v }?.path
+                    return "\(m.target): PersistentVolumeClaim \(id)-\(v)" + (path.map { " on host path \($0)" } ?? " (no host path in the spec: an empty volume)")
                 case .bind: return "\(m.target): read-only ConfigMap from \(m.source ?? "")"
                 case .tmpfs: return "\(m.target): emptyDir in memory"
                 default: return "\(m.target): not mapped (\(m.kind.rawValue))"
                 }
             }
-            let approx = svc.volumes.contains { $0.kind == .bind && !$0.readOnly } || svc.volumes.contains { $0.kind == .npipe || $0.kind == .cluster }
+            let approx = svc.volumes.contains { $0.kind == .bind && !$0.readOnly && !(model.podPerService && ($0.source?.hasPrefix("/") == true || $0.source?.hasPrefix("~") == true)) } || svc.volumes.contains { $0.kind == .npipe || $0.kind == .cluster }
             return (approx ? .approximated : .mapped, parts.joined(separator: "; "))
         case "entrypoint": return (.mapped, "command")
         case "command": return (.mapped, "args")

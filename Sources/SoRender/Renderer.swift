@@ -74,7 +74,7 @@ struct RenderState {
     var id: String { model.id }
     var namespace: String { model.spec.namespace ?? KubeNames.label(id) }
     var spec: Spec { model.spec }
-    var multiPod: Bool { model.pods.count > 1 }
+    var multiPod: Bool { model.pods.count > 1 || model.podPerService }
 
     /// Labels on every object (laconic-so's two, plus the recommended app.kubernetes.io set).
     var baseLabels: [(String, String)] {
@@ -101,7 +101,7 @@ struct RenderState {
         try checkServiceNames()
         namespaces.append(namespaceObject())
         renderSecrets()
-        let parts = try model.pods.map { try splitOnPortClashes($0) }
+        let parts = try model.pods.map { try model.podPerService ? perService($0) : splitOnPortClashes($0) }
         for part in parts.joined() { try renderPod(part) }
         for job in model.jobs { try renderJob(job) }
         try renderIngress()
@@ -217,7 +217,8 @@ struct RenderState {
     /// Containers of one pod share its network. laconic-so puts every service of a compose file in one
     /// pod, where two services declaring the same container port cannot both bind it: such a service
     /// runs in a Deployment of its own (reachable by its Service name, as in compose).
-    mutating func splitOnPortClashes(_ pod: ComposeComponent) throws -> [ComposeComponent] {
+    /// Two services publishing one host port cannot both run.
+    func checkHostPorts(_ pod: ComposeComponent) throws {
         var hostOwner: [String: String] = [:]
         for svc in pod.compose.services {
             for p in svc.ports {
@@ -230,6 +231,10 @@ struct RenderState {
                 hostOwner[key] = svc.name
             }
         }
+    }
+
+    mutating func splitOnPortClashes(_ pod: ComposeComponent) throws -> [ComposeComponent] {
+        try checkHostPorts(pod)
         var mainPorts: Set<String> = []
         var main = pod
         main.compose.services = []
@@ -253,6 +258,18 @@ struct RenderState {
         }
         return [main] + split
     }
+    /// Plain compose: every service in a Deployment of its own, named after the service.
+    mutating func perService(_ pod: ComposeComponent) throws -> [ComposeComponent] {
+        try checkHostPorts(pod)
+        return pod.compose.services.map { svc in
+            var own = pod
+            own.name = svc.name
+            own.compose.services = [svc]
+            splitComponents[svc.name] = svc.name
+            return own
+        }
+    }
+
     func serviceSelector(_ pod: String) -> [(String, String)] {
         [("app", id), ("app.kubernetes.io/component", KubeNames.labelValue(pod))]
     }

@@ -38,7 +38,16 @@ extension PodBuilder {
             case .bind:
                 guard let source = m.source else { continue }
                 if source.hasPrefix("/") || source.hasPrefix("~") {
-                    throw SoError("host path '\(source)' cannot be mounted on a cluster", hint: "use a named volume and give it a host path under the spec's volumes:", at: loc)
+                    guard model.podPerService else {
+                        throw SoError("host path '\(source)' cannot be mounted on a cluster", hint: "use a named volume and give it a host path under the spec's volumes:", at: loc)
+                    }
+                    // Plain compose: the host directory becomes a named volume; `deploy init` gave it the
+                    // host path in the spec (a hostPath PersistentVolume, mounted into the kind node).
+                    let volume = HostPathName.volume(for: source)
+                    try addClaim(volume, location: loc)
+                    addPodVolume(volume, .map([("persistentVolumeClaim", .map([("claimName", .string("\(id)-\(volume)"))]))]))
+                    mounts.append(mount(volume, m.target, readOnly: m.readOnly))
+                    continue
                 }
                 let rel = Path.normalize(Path.join(folder, source))
                 let cmName = "\(id)-host-path-\(HostPathName.sanitize(source))"
@@ -158,6 +167,9 @@ extension PodBuilder {
 
 /// Names of host-path ConfigMaps, as laconic-so builds them: `../config/test/script.sh` → `config-test-script-sh`.
 public enum HostPathName {
+    /// The named volume an absolute host bind of a plain compose file becomes (`/etc/pihole/` → `host-etc-pihole`).
+    public static func volume(for source: String) -> String { KubeNames.label("host-" + sanitize(source)) }
+
     public static func sanitize(_ source: String) -> String {
         var s = source
         while s.hasPrefix("../") || s.hasPrefix("./") { s = String(s.drop { $0 == "." }.dropFirst()) }

@@ -23,6 +23,8 @@ public struct DeploymentModel: Sendable {
     /// Keys held by the deployment's Secret: `$generate` tokens in the spec's config, then `secret-env` names.
     public var secretKeys: [String]
     public var pods: [ComposeComponent]
+    /// Each compose service in a Deployment of its own (stack.yml `pod-per-service`, plain compose files).
+    public var podPerService = false
     public var jobs: [ComposeComponent]
     /// Contents of the files compose binds and spec configmaps refer to, by path relative to `directory`.
     public var files: [String: Data]
@@ -133,9 +135,13 @@ public enum DeploymentLoader {
             guard fs.isFile(p) else { throw SoError("ca-certificates file not found: \(p)", hint: "fix the path in the spec", at: SourceLocation(file: spec.path)) }
             cas.append(try fs.readData(p))
         }
-        let stackName = StackLocator.looksLikePath(spec.stack) ? Path.basename(spec.stack) : spec.stack
-        return DeploymentModel(directory: displayDirectory ?? dir, identity: identity, stackName: stackName, spec: spec, config: config,
-                               secretKeys: secretKeys, pods: pods, jobs: jobs, files: files, caCertificates: cas)
+        // A plain compose file's stack is named after its directory (stack.yml's name:, made by so).
+        let stackName = stack.podPerService ? (stack.name ?? Path.basename(Path.dirname(spec.stack)))
+            : StackLocator.looksLikePath(spec.stack) ? Path.basename(spec.stack) : spec.stack
+        var model = DeploymentModel(directory: displayDirectory ?? dir, identity: identity, stackName: stackName, spec: spec, config: config,
+                                    secretKeys: secretKeys, pods: pods, jobs: jobs, files: files, caCertificates: cas)
+        model.podPerService = stack.podPerService
+        return model
     }
 }
 

@@ -40,6 +40,14 @@ public struct StackFile: Sendable {
     public var hasConfigOrchestration: Bool
     /// Spec fragment merged into the spec by `deploy init` (command-line config wins over it).
     public var specDefaults: YNode?
+    /// Every compose service runs in a Deployment of its own (plain compose files: services reach each
+    /// other by name, and networks can separate them), instead of laconic's one pod per compose file.
+    public var podPerService = false
+
+    /// The stack.yml of a plain compose file used as a stack: one pod, one Deployment per service.
+    public static func forComposeFile(name: String) -> String {
+        "# made by so for a plain compose file: one pod, each service in a Deployment of its own\nversion: \"1.0\"\nname: \(name)\npods:\n  - \(name)\npod-per-service: true\n"
+    }
 
     public static func load(_ path: String, fs: FileSystem, diagnostics: DiagnosticSink) throws -> StackFile {
         guard let root = try YAMLFile.load(path, fs: fs, what: "stack file") else {
@@ -77,6 +85,7 @@ public struct StackFile: Sendable {
             _ = try c.entries("'config'")
             s.hasConfigOrchestration = true
         }
+        s.podPerService = try m.bool("pod-per-service") ?? false
         if let d = m.nonNull("spec-defaults") {
             _ = try d.entries("'spec-defaults'")
             s.specDefaults = d

@@ -27,8 +27,14 @@ public struct ResolvedStack: Sendable {
         return names.compactMap { n in pods.first { $0.name == n } ?? optionalPods.first { $0.name == n } }
     }
 
-    /// The value written as `stack:` in a spec: the name of a built-in stack, else the absolute path.
-    public var specValue: String { isBuiltIn ? name : stackDir }
+    /// A plain compose file used as a stack: its path (the stack.yml is made up, `stackFileText`).
+    public var composeFile: String?
+    /// The stack.yml a deployment directory gets, when it is not a file of the stack.
+    public var stackFileText: String?
+
+    /// The value written as `stack:` in a spec: the name of a built-in stack, else the absolute path
+    /// (of the stack directory, or of the compose file).
+    public var specValue: String { isBuiltIn ? name : composeFile ?? stackDir }
     public var composeDir: String { Path.join(root, "compose") }
 
     /// Deployments need at least one pod.
@@ -91,13 +97,18 @@ public struct StackLocator: Sendable {
             }
             var stackDir = dir
             if fs.isFile(dir) {
-                if Path.basename(dir) == "stack.yml" { stackDir = Path.dirname(dir) } else {
-                    throw SoError("\(dir) is a file, not a stack directory", hint: "point --stack at the directory holding stack.yml", at: location)
+                if Path.basename(dir) == "stack.yml" { stackDir = Path.dirname(dir) } else if dir.hasSuffix(".yml") || dir.hasSuffix(".yaml") {
+                    return try plainCompose(fs.realpath(dir), diagnostics: diagnostics, at: location)
+                } else {
+                    throw SoError("\(dir) is a file, not a stack directory or compose file", hint: "point --stack at the directory holding stack.yml, or at a compose file", at: location)
                 }
             }
             let stackFile = Path.join(stackDir, "stack.yml")
             guard fs.isFile(stackFile) else {
-                throw SoError("stack.yml not found in \(stackDir)", hint: "a stack directory holds stack.yml (laconic layout: <repo>/stack-orchestrator/stacks/<name>/stack.yml)", at: location)
+                if let compose = Self.composeNames.map({ Path.join(stackDir, $0) }).first(where: { fs.isFile($0) }) {
+                    return try plainCompose(fs.realpath(compose), diagnostics: diagnostics, at: location)
+                }
+                throw SoError("stack.yml not found in \(stackDir)", hint: "a stack directory holds stack.yml (laconic layout: <repo>/stack-orchestrator/stacks/<name>/stack.yml) or a compose.yaml", at: location)
             }
             let real = fs.realpath(stackDir)
             return try load(stackDir: real, builtIn: false, diagnostics: diagnostics)
@@ -115,6 +126,25 @@ public struct StackLocator: Sendable {
             throw SoError("unknown stack '\(trimmed)'", hint: hint, at: location)
         }
         return try load(stackDir: stackDir, builtIn: true, diagnostics: diagnostics)
+    }
+
+    /// The file names docker compose looks for in a directory, in its order.
+    public static let composeNames = ["compose.yaml", "compose.yml", "docker-compose.yaml", "docker-compose.yml"]
+
+    /// A plain compose file as a one-pod stack named after its directory; its relative paths resolve
+    /// from its directory, as docker compose does.
+    func plainCompose(_ file: String, diagnostics: DiagnosticSink, at location: SourceLocation?) throws -> ResolvedStack {
+        let dir = Path.dirname(file)
+        var name = KubeNameish.label(Path.basename(dir))
+        if name.isEmpty { name = "compose" }
+        let text = StackFile.forComposeFile(name: name)
+        var stackFile = StackFile(path: file, repos: [], containers: [], pods: [StackFile.Pod(name: name)], jobs: [], npms: [], hasConfigOrchestration: false)
+        stackFile.podPerService = true
+        var r = ResolvedStack(name: name, stackDir: dir, stackFilePath: file, root: dir, isBuiltIn: false, file: stackFile,
+                              pods: [.init(name: name, composePath: file)], jobs: [])
+        r.composeFile = file
+        r.stackFileText = text
+        return r
     }
 
     func load(stackDir: String, builtIn: Bool, diagnostics: DiagnosticSink) throws -> ResolvedStack {
@@ -182,5 +212,15 @@ public struct StackLocator: Sendable {
             dir = Path.dirname(dir)
         }
         return nil
+    }
+}
+
+/// Directory names as stack and pod names: lowercase letters, digits and '-'.
+enum KubeNameish {
+    static func label(_ s: String) -> String {
+        var out = ""
+        for c in s.lowercased() { out.append(c.isLetter && c.isASCII || c.isNumber ? c : "-") }
+        while out.contains("--") { out = out.replacingOccurrences(of: "--", with: "-") }
+        return String(out.trimmingCharacters(in: CharacterSet(charactersIn: "-")).prefix(40))
     }
 }

@@ -72,7 +72,12 @@ struct Scenario: CustomStringConvertible, Sendable {
                  addresses: ["gitlab.example.org": ["203.0.113.7"], "github.com": ["140.82.112.3"], "api.github.com": ["140.82.112.6"],
                              "api.anthropic.com": ["160.79.104.10", "2607:6bc0::10"], "api.openai.com": ["162.159.140.245", "172.66.0.243"],
                              "registry.npmjs.org": ["104.16.0.35"], "pypi.org": ["151.101.0.223"]]),
-    ]
+    ] + composeReal
+
+    /// ../shared/fixtures/compose-real: plain compose files as people write them, used as stacks as they are.
+    static let composeReal: [Scenario] = ["flask-redis", "gitea-postgres", "nginx-flask-mysql", "pihole-cloudflared-DoH", "prometheus-grafana", "wordpress-mysql"].map {
+        Scenario(name: "compose-\($0.lowercased())", stack: Path.join(RepoPaths.shared, "fixtures/compose-real", $0))
+    }
 }
 
 enum Golden {
