@@ -110,6 +110,16 @@ struct DeploymentPlanner {
             // Interpolate once with the deployment's own config so `${V:?msg}` and malformed references fail now.
             _ = try ComposeLoader.load(component.composePath, fs: fs, environment: interpolationEnv, diagnostics: DiagnosticSink())
             plan.add("\(folder)/docker-compose-\(component.name).yml", try fs.readData(component.composePath))
+            for cfg in raw.configs where !cfg.external {
+                if let file = cfg.file { try copyReferenced(file, from: raw, line: cfg.line, folder: folder, required: true, into: &plan) }
+            }
+            // Secret files stay where they are (never copied into the deployment); start reads them.
+            for sec in raw.secrets where !sec.external {
+                if let file = sec.file, !fs.isFile(Path.absolute(Path.expandTilde(file, home: fs.homeDirectory), relativeTo: raw.directory)) {
+                    throw SoError("secret '\(sec.name)' file not found: \(Path.absolute(file, relativeTo: raw.directory))", hint: "create it, or fix secrets.\(sec.name).file (relative to the compose file)",
+                                  at: SourceLocation(file: raw.path, line: sec.line))
+                }
+            }
             for svc in raw.services {
                 if svc.image == nil && svc.build == nil {
                     throw SoError("service '\(svc.name)' has no image", hint: "add 'image: NAME:TAG' (or a build: section)",

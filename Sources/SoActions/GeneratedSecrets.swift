@@ -1,6 +1,7 @@
 import Foundation
 import SoBasics
 import SoKube
+import SoRender
 import SoStack
 
 /// The deployment's `<id>-generated-secrets` Secret: `$generate` values made once with the CSPRNG and
@@ -50,5 +51,52 @@ struct GeneratedSecrets {
                                 annotations: [("so.dev/generated-secrets", "true")],
                                 body: [("type", .string("Opaque")), ("data", .map(data))])
         return (object, generated, copied)
+    }
+}
+
+/// Compose `secrets:` as Kubernetes Secrets, made at each start from their source: the file next to the
+/// stack's own compose file (never copied into the deployment directory), a host environment variable,
+/// or inline content. Values never reach stdout, logs or files.
+struct ComposeSecrets {
+    let ctx: SoContext
+    let model: DeploymentModel
+    let namespace: String
+
+    var isNeeded: Bool { (model.pods + model.jobs).contains { c in c.compose.secrets.contains { !$0.external } && c.compose.services.contains { !$0.secrets.isEmpty } } }
+
+    func objects() throws -> [KubeObject] {
+        guard isNeeded else { return [] }
+        let stack = try ctx.locator.resolve(model.spec.stack, relativeTo: [model.directory, Path.dirname(model.spec.path)], diagnostics: DiagnosticSink())
+        let sources = try stack.pods(with: model.spec.with, at: nil) + stack.jobs
+        var out: [KubeObject] = []
+        for c in model.pods + model.jobs {
+            let used = Set(c.compose.services.flatMap(\.secrets).map(\.source))
+            let sourceDir = sources.first { $0.name == c.name }.map { Path.dirname($0.composePath) } ?? c.compose.directory
+            for s in c.compose.secrets where used.contains(s.name) && !s.external {
+                let at = SourceLocation(file: c.compose.path, line: s.line)
+                let value: Data
+                if let file = s.file {
+                    let path = Path.absolute(Path.expandTilde(file, home: ctx.fs.homeDirectory), relativeTo: sourceDir)
+                    guard ctx.fs.isFile(path) else { throw SoError("secret '\(s.name)' file not found: \(path)", hint: "create it, or fix secrets.\(s.name).file", at: at) }
+                    value = try ctx.fs.readData(path)
+                } else if let variable = s.environment {
+                    guard let v = ctx.environment[variable] else {
+                        throw SoError("secret '\(s.name)' comes from the environment variable \(variable), which is not set", hint: "export \(variable) before start", at: at)
+                    }
+                    value = Data(v.utf8)
+                } else if let content = s.content {
+                    value = Data(content.utf8)
+                } else {
+                    throw SoError("secret '\(s.name)' has no file, environment or content", hint: "give it file: PATH or environment: VAR", at: at)
+                }
+                let name = ComposeResourceNames.secret(model.id, s.name)
+                if out.contains(where: { $0.name == name }) { continue }
+                out.append(KubeObject(apiVersion: "v1", kind: "Secret", name: name, namespace: namespace,
+                                      labels: [("app", model.id), ("app.kubernetes.io/stack", KubeNames.labelValue(model.stackName)),
+                                               ("app.kubernetes.io/instance", model.id), ("app.kubernetes.io/managed-by", "so")],
+                                      body: [("type", .string("Opaque")), ("data", .map([(ComposeResourceNames.key, .string(value.base64EncodedString()))]))]))
+            }
+        }
+        return out
     }
 }

@@ -99,6 +99,11 @@ public struct StartAction {
             objects.insert(desired.object, at: at)
         }
 
+        if req.onlyKinds?.contains("Secret") ?? true {
+            let composeSecrets = try ComposeSecrets(ctx: ctx, model: model, namespace: namespace).objects()
+            let at = objects.firstIndex { $0.kind != "Namespace" } ?? objects.count
+            objects.insert(contentsOf: composeSecrets, at: at)
+        }
         for phase in Self.phases + ["*"] {
             let batch = objects.filter { phase == "*" ? !Self.phases.contains($0.kind) : $0.kind == phase }
             guard !batch.isEmpty else { continue }

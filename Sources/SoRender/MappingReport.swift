@@ -120,7 +120,21 @@ public enum MappingReport {
         case "network_mode":
             return svc.networkMode == "host" ? (.mapped, "hostNetwork for the whole pod (privileged namespace)") : (.ignored, "network_mode \(svc.networkMode ?? "") has no Kubernetes equivalent")
         case "networks": return (.ignored, "services of a deployment share its namespace's network")
-        case "secrets", "configs": return (.ignored, "compose \(key) are not mapped yet; use the spec's config: ($generate for secrets)")
+        case "secrets":
+            let parts = svc.secrets.map { r -> String in
+                let top = model.pods.flatMap { $0.compose.secrets }.first { $0.name == r.source }
+                let target = r.target.map { $0.hasPrefix("/") ? $0 : "/run/secrets/\($0)" } ?? "/run/secrets/\(r.source)"
+                let from = top?.external == true ? "the existing Secret \(r.source)" : "Secret \(ComposeResourceNames.secret(id, r.source)), made at start from " + (top?.file.map { "file \($0)" } ?? top?.environment.map { "environment \($0)" } ?? "inline content")
+                return "\(target): \(from)"
+            }
+            return (.mapped, parts.joined(separator: "; "))
+        case "configs":
+            let parts = svc.configs.map { r -> String in
+                let top = model.pods.flatMap { $0.compose.configs }.first { $0.name == r.source }
+                let target = r.target.map { $0.hasPrefix("/") ? $0 : "/\($0)" } ?? "/\(r.source)"
+                return "\(target): ConfigMap " + (top?.external == true ? r.source : ComposeResourceNames.config(id, r.source))
+            }
+            return (.mapped, parts.joined(separator: "; "))
         case "extra_hosts": return (.ignored, "hostAliases are not generated yet")
         case "cap_add", "cap_drop": return (.mapped, "securityContext.capabilities")
         case "privileged": return (.mapped, "securityContext.privileged (namespace admits privileged pods)")

@@ -114,7 +114,7 @@ struct PodBuilder {
         let resources = self.resources(svc)
         c.append(("resources", resources))
         if !svc.isInitContainer, let probe = try readinessProbe(svc) { c.append(("readinessProbe", probe)) }
-        let mounts = try volumeMounts(svc)
+        let mounts = try volumeMounts(svc) + resourceMounts(svc)
         if !mounts.isEmpty { c.append(("volumeMounts", .list(mounts))) }
         c.append(("securityContext", restricted ? try restrictedContext(svc) : securityContext(svc)))
         return .map(c)

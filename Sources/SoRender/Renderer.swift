@@ -101,6 +101,7 @@ struct RenderState {
         try checkServiceNames()
         namespaces.append(namespaceObject())
         renderSecrets()
+        renderComposeSecretPlaceholders()
         let parts = try model.pods.map { try model.podPerService ? perService($0) : splitOnPortClashes($0) }
         for part in parts.joined() { try renderPod(part) }
         for job in model.jobs { try renderJob(job) }

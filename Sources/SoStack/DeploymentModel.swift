@@ -128,6 +128,13 @@ public enum DeploymentLoader {
                 }
             }
         }
+        for c in pods + jobs {
+            // Compose configs from files (ConfigMaps); compose secrets are read at start, never here.
+            let folder = Path.dirname(c.relativePath)
+            for cfg in c.compose.configs where !cfg.external {
+                if let file = cfg.file { try collect(Path.normalize(Path.join(folder, file))) }
+            }
+        }
         for cm in spec.configmaps { try collect("configmaps/\(cm.name)") }
         var cas: [Data] = []
         for ca in spec.sections.caCertificates {

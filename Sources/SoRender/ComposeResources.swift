@@ -1,0 +1,79 @@
+import Foundation
+import SoBasics
+import SoCompose
+import SoKube
+import SoStack
+
+/// Compose `secrets:` and `configs:`: a Kubernetes Secret (values made at start, never rendered) or a
+/// ConfigMap per top-level entry, mounted where compose mounts them (`/run/secrets/<name>`, `/<name>`,
+/// or the long form's target).
+public enum ComposeResourceNames {
+    public static func secret(_ id: String, _ name: String) -> String { KubeNames.object("\(id)-secret-\(KubeNames.label(name))") }
+    public static func config(_ id: String, _ name: String) -> String { KubeNames.object("\(id)-config-\(KubeNames.label(name))") }
+    /// The key a secret's or config's content is stored under.
+    public static let key = "content"
+}
+
+extension PodBuilder {
+    /// Mounts for the secrets and configs a service uses; adds their pod volumes (and config ConfigMaps).
+    mutating func resourceMounts(_ svc: ComposeService) throws -> [YValue] {
+        var mounts: [YValue] = []
+        for ref in svc.secrets {
+            let loc = location(svc)
+            guard let top = compose.secrets.first(where: { $0.name == ref.source }) else {
+                throw SoError("service '\(svc.name)' uses secret '\(ref.source)', which the compose file does not define", hint: "add it under the top-level secrets:", at: loc)
+            }
+            let target = ref.target.map { $0.hasPrefix("/") ? $0 : "/run/secrets/\($0)" } ?? "/run/secrets/\(ref.source)"
+            let secretName = top.external ? top.name : ComposeResourceNames.secret(id, top.name)
+            let volume = KubeNames.label("secret-\(top.name)")
+            var source: [(String, YValue)] = [("secretName", .string(secretName))]
+            if let mode = ref.mode.flatMap({ Int($0, radix: 8) }) { source.append(("defaultMode", .int(mode))) }
+            addPodVolume(volume, .map([("secret", .map(source))]))
+            mounts.append(.map([("name", .string(volume)), ("mountPath", .string(target)), ("subPath", .string(top.external ? top.name : ComposeResourceNames.key)), ("readOnly", .bool(true))]))
+        }
+        for ref in svc.configs {
+            let loc = location(svc)
+            guard let top = compose.configs.first(where: { $0.name == ref.source }) else {
+                throw SoError("service '\(svc.name)' uses config '\(ref.source)', which the compose file does not define", hint: "add it under the top-level configs:", at: loc)
+            }
+            let target = ref.target.map { $0.hasPrefix("/") ? $0 : "/\($0)" } ?? "/\(ref.source)"
+            let cmName = top.external ? top.name : ComposeResourceNames.config(id, top.name)
+            if !top.external {
+                var data = Data()
+                if let content = top.content { data = Data(content.utf8) } else if let file = top.file {
+                    let rel = Path.normalize(Path.join(folder, file))
+                    guard let d = model.files[rel] else {
+                        throw SoError("config '\(top.name)' file not found in the deployment: \(rel)", hint: "run 'so deploy create --update'", at: SourceLocation(file: compose.path, line: top.line))
+                    }
+                    data = d
+                } else {
+                    state.warnings.append(Diagnostic("config '\(top.name)' from the environment is not supported; it is mounted empty", hint: "use file: or content:", at: SourceLocation(file: compose.path, line: top.line)))
+                }
+                try addConfigMapObject(name: cmName, entries: [(ComposeResourceNames.key, data)], location: loc, label: cmName)
+            }
+            let volume = KubeNames.label("config-\(top.name)")
+            var source: [(String, YValue)] = [("name", .string(cmName))]
+            if let mode = ref.mode.flatMap({ Int($0, radix: 8) }) { source.append(("defaultMode", .int(mode))) }
+            addPodVolume(volume, .map([("configMap", .map(source))]))
+            mounts.append(.map([("name", .string(volume)), ("mountPath", .string(target)), ("subPath", .string(top.external ? top.name : ComposeResourceNames.key)), ("readOnly", .bool(true))]))
+        }
+        return mounts
+    }
+}
+
+extension RenderState {
+    /// With `placeholderSecrets` (render for reading), the compose Secrets `start` fills in, without values.
+    mutating func renderComposeSecretPlaceholders() {
+        guard options.placeholderSecrets else { return }
+        for c in model.pods + model.jobs {
+            let used = Set(c.compose.services.flatMap(\.secrets).map(\.source))
+            for s in c.compose.secrets where used.contains(s.name) && !s.external {
+                let name = ComposeResourceNames.secret(id, s.name)
+                if secrets.contains(where: { $0.name == name }) { continue }
+                secrets.append(KubeObject(apiVersion: "v1", kind: "Secret", name: name, namespace: namespace, labels: labels(),
+                                          annotations: [("so.dev/placeholder", "made at start from \(s.file.map { "file \($0)" } ?? "environment \(s.environment ?? s.name)"); never rendered")],
+                                          body: [("type", .string("Opaque")), ("stringData", .map([(ComposeResourceNames.key, .string("<set at start>"))]))]))
+            }
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+@testable import SoActions
+import SoBasics
+import SoKube
+import SoStack
+import SoTestSupport
+
+/// A plain compose file as a stack: init → create → start against the fake cluster, with compose
+/// secrets (file, environment) and configs.
+@Suite struct ComposeStackTests {
+    static let compose = """
+    services:
+      db:
+        image: postgres:17
+        secrets: [db-password, {source: api-token, target: token, mode: "0400"}]
+        configs: [{source: initdb, target: /docker-entrypoint-initdb.d/init.sql}]
+        environment:
+          POSTGRES_PASSWORD_FILE: /run/secrets/db-password
+        volumes: [data:/var/lib/postgresql/data]
+      web:
+        image: nginx:1.27
+        ports: ["8080:80"]
+        configs: [site]
+        depends_on: [db]
+    volumes:
+      data:
+    secrets:
+      db-password:
+        file: ./secrets/db.txt
+      api-token:
+        environment: API_TOKEN
+    configs:
+      initdb:
+        file: ./init.sql
+      site:
+        content: "server { listen 80; }"
+    """
+
+    @Test func secretsAndConfigsOfAPlainComposeFile() async throws {
+        let c = try await ClusterHarness(stack: "example")   // for its kubeconfig and fake cluster
+        try c.h.tmp.write("app/compose.yaml", Self.compose)
+        try c.h.tmp.write("app/secrets/db.txt", "hunter2-not-real\n")
+        try c.h.tmp.write("app/init.sql", "create table t(x int);\n")
+        var ctx = c.ctx
+        ctx.environment["API_TOKEN"] = "tok-not-real"
+        try await InitAction(ctx).run(InitRequest(stack: "./app", output: "app.yml"))
+        #expect(try c.h.read("app.yml").hasPrefix("stack: \(LocalFileSystem().realpath(c.h.path("app/compose.yaml")))\n"))
+        try await CreateAction(ctx).run(CreateRequest(specFile: "app.yml", deploymentDir: "appdep"))
+        // The config file is copied; the secret file is not.
+        #expect(c.h.fs.isFile(c.h.path("appdep/compose/init.sql")))
+        #expect(!c.h.fs.exists(c.h.path("appdep/compose/secrets")))
+        _ = try await StartAction(ctx).run(StartRequest(directory: "appdep", cluster: c.options, timeout: 30, progress: .plain))
+        let ns = try #require(c.cluster.all.first { $0.0.type.kind == "Namespace" && $0.1.labels["app.kubernetes.io/stack"] == "app" }?.1)
+        let id = try #require(ns.labels["app.kubernetes.io/instance"])
+        let secret = try #require(c.cluster.object("Secret", "\(id)-secret-db-password", namespace: ns.name))
+        #expect(secret.at("data", "content")?.string == Data("hunter2-not-real\n".utf8).base64EncodedString())
+        #expect(c.cluster.object("Secret", "\(id)-secret-api-token", namespace: ns.name)?.at("data", "content")?.string == Data("tok-not-real".utf8).base64EncodedString())
+        // One Deployment per service; mounts where compose puts them.
+        let db = try #require(c.cluster.object("Deployment", "\(id)-db-deployment", namespace: ns.name))
+        let mounts = db.at("spec", "template", "spec", "containers")?.array.first?["volumeMounts"]?.array ?? []
+        let paths = mounts.compactMap { $0["mountPath"]?.string }
+        #expect(paths.contains("/run/secrets/db-password") && paths.contains("/run/secrets/token") && paths.contains("/docker-entrypoint-initdb.d/init.sql"))
+        #expect(c.cluster.object("Deployment", "\(id)-web-deployment", namespace: ns.name) != nil)
+        #expect(c.cluster.object("ConfigMap", "\(id)-config-site", namespace: ns.name)?.at("data", "content")?.string == "server { listen 80; }")
+        // No secret value in output or in the deployment directory.
+        #expect(!c.h.console.stdout.contains("hunter2") && !c.h.console.stderr.contains("hunter2") && !c.h.console.stdout.contains("tok-not-real"))
+        for f in try c.h.fs.walk(c.h.path("appdep")) where f.kind == .file {
+            let text = (try? c.h.fs.readText(c.h.path("appdep/\(f.relative)"))) ?? ""
+            #expect(!text.contains("hunter2") && !text.contains("tok-not-real"), "\(f.relative)")
+        }
+        // Render (for reading) shows placeholders, never values.
+        let rendered = try RenderAction(ctx).manifest("appdep", placeholderSecrets: true).yaml()
+        #expect(rendered.contains("\(id)-secret-db-password") && !rendered.contains("hunter2"))
+    }
+
+    @Test func aMissingSecretFileFailsAtCreate() async throws {
+        let h = try Harness()
+        defer { h.tmp.cleanup() }
+        try h.tmp.write("app/compose.yaml", Self.compose)
+        try h.tmp.write("app/init.sql", "x\n")
+        try await InitAction(h.ctx).run(InitRequest(stack: "./app", output: "app.yml"))
+        await #expect { try await CreateAction(h.ctx).run(CreateRequest(specFile: "app.yml", deploymentDir: "appdep")) } throws: { e in
+            let err = e as? SoError
+            return err?.message.hasPrefix("secret 'db-password' file not found:") == true && err?.location?.line == 17
+        }
+        #expect(!h.fs.exists(h.path("appdep")))
+    }
+}
