@@ -1,4 +1,5 @@
 import SoBasics
+import SoCompose
 import SoKube
 import SoStack
 
@@ -6,6 +7,7 @@ import SoStack
 /// Host names in `egress:` arrive already resolved (RenderOptions.egressAddresses); rendering stays pure.
 extension RenderState {
     mutating func renderIsolation() throws {
+        renderComposeNetworks()
         if let egress = spec.sections.egress { renderNetworkPolicies(egress) }
         if let quota = spec.sections.quota { try renderQuota(quota) }
     }
@@ -89,5 +91,56 @@ extension RenderState {
         let requests: YValue = .map([("cpu", .string(Defaults.cpuRequest)), ("memory", .string(Defaults.memoryRequest))])
         policies.append(KubeObject(apiVersion: "v1", kind: "LimitRange", name: KubeNames.object("\(id)-limits"), namespace: namespace, labels: labels(),
                                    body: [("spec", .map([("limits", .list([.map([("type", .string("Container")), ("default", defaults), ("defaultRequest", requests)])]))]))]))
+    }
+}
+
+/// Compose networks on a plain compose stack (one Deployment per service): a service is reachable only
+/// from services that share one of its networks, as with docker compose. Services without `networks:`
+/// are on `default`. Nothing is generated when every service is on the default network.
+enum ComposeNetworks {
+    static func networks(of svc: ComposeService) -> [String] { svc.networks.isEmpty ? ["default"] : svc.networks }
+
+    /// For each service, the services allowed to reach it; nil when no service names a network.
+    static func peers(_ services: [ComposeService]) -> [(service: ComposeService, peers: [String])]? {
+        guard services.contains(where: { !$0.networks.isEmpty && $0.networks != ["default"] }) else { return nil }
+        return services.map { s in
+            let mine = Set(networks(of: s))
+            return (s, services.filter { $0.name != s.name && !mine.isDisjoint(with: networks(of: $0)) }.map(\.name))
+        }
+    }
+}
+
+extension RenderState {
+    mutating func renderComposeNetworks() {
+        guard model.podPerService else { return }
+        let services = model.pods.flatMap(\.compose.services)
+        guard let all = ComposeNetworks.peers(services) else { return }
+        for (svc, peers) in all {
+            var from: [YValue] = []
+            if !peers.isEmpty {
+                from.append(.map([("podSelector", .map([("matchExpressions", .list([.map([
+                    ("key", .string("app.kubernetes.io/component")), ("operator", .string("In")),
+                    ("values", .list(peers.map { .string(KubeNames.labelValue($0)) })),
+                ])]))]))]))
+            }
+            var rules: [YValue] = []
+            if !from.isEmpty { rules.append(.map([("from", .list(from))])) }
+            // Published ports (NodePorts) and the ingress controller still reach the service.
+            let published = svc.ports.filter { p in p.hostPort.flatMap(Int.init).map { (30000...32767).contains($0) } ?? false }
+            if !published.isEmpty {
+                rules.append(.map([("ports", .list(published.map { .map([("protocol", .string($0.proto.uppercased())), ("port", .int($0.containerPort))]) }))]))
+            }
+            if !spec.httpProxy.isEmpty {
+                rules.append(.map([("from", .list([.map([("namespaceSelector", .map([("matchLabels", .map([("kubernetes.io/metadata.name", .string(IngressController.namespace))]))]))])]))]))
+            }
+            let selector: YValue = .map([("matchLabels", .map(serviceSelector(svc.name).map { ($0.0, .string($0.1)) }))])
+            policies.append(KubeObject(apiVersion: "networking.k8s.io/v1", kind: "NetworkPolicy", name: KubeNames.object("\(id)-net-\(KubeNames.label(svc.name))"),
+                                       namespace: namespace, labels: labels(component: svc.name),
+                                       body: [("spec", .map([("podSelector", selector), ("ingress", .list(rules)), ("policyTypes", .list([.string("Ingress")]))]))]))
+        }
+        if spec.sections.egress != nil {
+            warn("the spec's egress: lets every pod of the deployment reach every other, which undoes the separation of compose networks",
+                 hint: "drop egress:, or put the services on one network", at: SourceLocation(file: spec.path))
+        }
     }
 }

@@ -119,7 +119,12 @@ public enum MappingReport {
                 : (.approximated, "restart: \(policy): Deployments always restart containers (restartPolicy Always)")
         case "network_mode":
             return svc.networkMode == "host" ? (.mapped, "hostNetwork for the whole pod (privileged namespace)") : (.ignored, "network_mode \(svc.networkMode ?? "") has no Kubernetes equivalent")
-        case "networks": return (.ignored, "services of a deployment share its namespace's network")
+        case "networks":
+            if model.podPerService, let all = ComposeNetworks.peers(model.pods.flatMap(\.compose.services)), let mine = all.first(where: { $0.service.name == svc.name }) {
+                return (.mapped, "NetworkPolicy \(id)-net-\(KubeNames.label(svc.name)): reachable from " + (mine.peers.isEmpty ? "no other service" : mine.peers.joined(separator: ", "))
+                        + " (sharing \(ComposeNetworks.networks(of: svc).joined(separator: ", ")))")
+            }
+            return (.ignored, model.podPerService ? "every service is on the default network" : "containers of a pod share its network; services of a deployment share its namespace's network")
         case "secrets":
             let parts = svc.secrets.map { r -> String in
                 let top = model.pods.flatMap { $0.compose.secrets }.first { $0.name == r.source }
