@@ -17,6 +17,8 @@ public struct InitRequest: Sendable {
     public var force: Bool
     /// Optional pods to include (`--with postgres,redis`); nil asks on a terminal when the stack has any.
     public var with: [String]?
+    /// Compose profiles to deploy (`--profile`, repeatable).
+    public var profiles: [String] = []
 
     public init(stack: String, deployTo: String = "k8s-kind", config: [String] = [], configFile: String? = nil, kubeConfig: String? = nil,
                 imageRegistry: String? = nil, mapPortsToHost: String? = nil, output: String, force: Bool = false) {
@@ -154,6 +156,7 @@ public struct InitAction {
         spec.append(("configmaps", .map(configmaps)))
         spec.append(("secrets", .map([])))
         if !with.isEmpty { spec.append(("with", .list(with.map { .string($0) }))) }
+        if !req.profiles.isEmpty { spec.append(("profiles", .list(req.profiles.map { .string($0) }))) }
         for (k, v) in extraDefaults where !spec.contains(where: { $0.0 == k }) { spec.append((k, v)) }
 
         let text = YValue.map(spec).yaml()

@@ -50,6 +50,8 @@ struct DeployInitCommand: AsyncParsableCommand {
     var mapPortsToHost: String?
     @Option(name: .long, parsing: .singleValue, help: ArgumentHelp("Optional pods of the stack to include, e.g. postgres,redis (asked on a terminal when omitted).", valueName: "pods"))
     var with: [String] = []
+    @Option(name: .long, parsing: .singleValue, help: ArgumentHelp("Compose profile to deploy (repeatable); services of other profiles are left out.", valueName: "name"))
+    var profile: [String] = []
     @Flag(name: .long, help: "Overwrite the output file if it exists.") var force = false
 
     func run() async throws {
@@ -58,6 +60,7 @@ struct DeployInitCommand: AsyncParsableCommand {
             stack: try global.requireStack("deploy init"), deployTo: group.deployTo, config: config, configFile: configFile,
             kubeConfig: kubeConfig, imageRegistry: imageRegistry, mapPortsToHost: mapPortsToHost, output: output, force: force)
         req.with = with.isEmpty ? nil : with
+        req.profiles = profile
         try await InitAction(ctx).run(req)
     }
 }

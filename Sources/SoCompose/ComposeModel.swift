@@ -93,6 +93,17 @@ public struct ComposeService: Sendable {
     public var privileged: Bool?
     public var readOnly: Bool?
     public var profiles: [String]
+    /// The long tail, as written (nil or empty when absent).
+    public var hostname: String?
+    public var stopGracePeriod: String?
+    public var sysctls: [(String, String)] = []
+    public var tmpfs: [String] = []
+    public var shmSize: String?
+    public var stdinOpen: Bool?
+    public var tty: Bool?
+    public var platform: String?
+    public var runtime: String?
+    public var dns: [String] = []
     /// Keys of the service that `so` accepts but does not model individually (container_name, tty …),
     /// with the line of their value, in file order; for mapping reports.
     public var otherKeys: [(key: String, line: Int?)]

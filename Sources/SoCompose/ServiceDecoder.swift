@@ -50,6 +50,16 @@ struct ServiceDecoder {
         s.privileged = try m.bool("privileged")
         s.readOnly = try m.bool("read_only")
         s.profiles = try m.value("profiles")?.stringList("'profiles'") ?? []
+        s.hostname = try m.string("hostname")
+        s.stopGracePeriod = try m.string("stop_grace_period")
+        s.sysctls = try m.nonNull("sysctls").map { try keyValues($0, what: "sysctls") } ?? []
+        s.tmpfs = try m.value("tmpfs")?.stringList("'tmpfs'", allowSingle: true) ?? []
+        s.shmSize = try m.string("shm_size")
+        s.stdinOpen = try m.bool("stdin_open")
+        s.tty = try m.bool("tty")
+        s.platform = try m.string("platform")
+        s.runtime = try m.string("runtime")
+        s.dns = try m.value("dns")?.stringList("'dns'", allowSingle: true) ?? []
         s.otherKeys = m.entries.filter { Self.otherKnown.contains($0.key) }.map { ($0.key, $0.value.line) }
         s.keys = m.entries.filter { !$0.key.hasPrefix("x-") }.map { ($0.key, $0.keyNode.line) }
         m.accept(Self.otherKnown)

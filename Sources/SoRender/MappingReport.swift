@@ -19,6 +19,10 @@ public enum MappingReport {
     public static func build(_ model: DeploymentModel) -> [MappingEntry] {
         var out: [MappingEntry] = []
         let splits = splitServices(model)
+        for (file, svc) in model.skippedServices {
+            out.append(MappingEntry(file: file, service: svc.name, key: "profiles", line: svc.line, status: .ignored,
+                                    detail: "not deployed: profile \(svc.profiles.joined(separator: ", ")) not selected ('so deploy init --profile NAME')"))
+        }
         for c in model.pods + model.jobs {
             let isJob = model.jobs.contains { $0.relativePath == c.relativePath }
             for svc in c.compose.services {
@@ -100,10 +104,17 @@ public enum MappingReport {
         case "healthcheck":
             if svc.healthcheck?.disable == true || svc.healthcheck?.test?.first == "NONE" { return (.ignored, "healthcheck disabled") }
             return (.approximated, "readinessProbe (exec); a failing check takes the pod out of its Service instead of marking it unhealthy")
-        case "depends_on": return (.ignored, "containers start together; services must retry until what they depend on answers")
+        case "depends_on":
+            guard model.podPerService else { return (.ignored, "containers of a pod start together; services must retry until what they depend on answers") }
+            let waits = DependencyWait.targets(svc, in: model)
+            let skipped = svc.dependsOn.map(\.service).filter { d in !waits.contains { $0.0 == d } }
+            let text = waits.map { "init container wait-for-\($0.0) waits until \($0.0):\($0.1) answers" }
+                + (skipped.isEmpty ? [] : ["\(skipped.joined(separator: ", ")): nothing to wait on (no port, or completion is not awaited)"])
+            let healthy = svc.dependsOn.contains { $0.condition == "service_healthy" }
+            return (skipped.isEmpty && !healthy ? .mapped : .approximated, text.joined(separator: "; ") + (healthy ? " (service_healthy: an answering port stands for healthy)" : ""))
         case "deploy":
             var d: [String] = []
-            if let r = svc.deploy?.replicas { d.append(model.spec.replicas.map { "replicas \(r) (the spec's replicas \($0) wins)" } ?? "replicas \(r) for the whole pod") }
+            if let r = svc.deploy?.replicas { d.append(model.spec.replicas.map { "replicas \(r) (the spec's replicas \($0) wins)" } ?? (model.podPerService ? "replicas \(r)" : "replicas \(r) for the whole pod")) }
             if svc.deploy?.limits != nil || svc.deploy?.reservations != nil { d.append("resources limits/requests") }
             return (.mapped, d.isEmpty ? "nothing to map" : d.joined(separator: ", "))
         case "user":
@@ -114,6 +125,7 @@ public enum MappingReport {
             return svc.isInitContainer ? (.mapped, "laconic.init-container: runs as an init container") : (.ignored, "compose labels are not copied to pods (use the spec's labels:)")
         case "restart":
             if isJob { return (.approximated, "Jobs never restart (restartPolicy Never, backoffLimit 0)") }
+            if model.podPerService && RenderState.isOneShot(svc) { return (.mapped, "restart: \(svc.restart!): a one-shot service runs once, as a Job (start waits for it to complete)") }
             let policy = svc.restart ?? "no"
             return ["always", "unless-stopped"].contains(policy) ? (.mapped, "restartPolicy Always")
                 : (.approximated, "restart: \(policy): Deployments always restart containers (restartPolicy Always)")
@@ -140,12 +152,26 @@ public enum MappingReport {
                 return "\(target): ConfigMap " + (top?.external == true ? r.source : ComposeResourceNames.config(id, r.source))
             }
             return (.mapped, parts.joined(separator: "; "))
-        case "extra_hosts": return (.ignored, "hostAliases are not generated yet")
         case "cap_add", "cap_drop": return (.mapped, "securityContext.capabilities")
         case "privileged": return (.mapped, "securityContext.privileged (namespace admits privileged pods)")
         case "read_only": return (.mapped, "securityContext.readOnlyRootFilesystem")
-        case "profiles": return (.ignored, "every service is deployed (profiles are not selected)")
-        case "container_name", "hostname": return (.ignored, "pods get generated names; other services reach this one by its Service name")
+        case "profiles": return (.mapped, "deployed: profile \(svc.profiles.filter { model.spec.profiles.contains($0) }.joined(separator: ", ")) is selected")
+        case "container_name": return (.ignored, "pods get generated names; other services reach this one by its Service name '\(KubeNames.service(svc.name))'")
+        case "hostname":
+            return model.podPerService ? (.mapped, "pod hostname") : (.ignored, "the pod holds several services; they share one hostname")
+        case "stop_grace_period": return (.mapped, "terminationGracePeriodSeconds")
+        case "stop_signal": return (.ignored, "Kubernetes stops containers with SIGTERM; set STOPSIGNAL in the image")
+        case "sysctls": return (.mapped, "pod securityContext.sysctls (sysctls outside Kubernetes' safe set must be allowed on the kubelet)")
+        case "ulimits": return (.ignored, "Kubernetes has no per-container ulimits; the container runtime's defaults apply")
+        case "tmpfs": return (.mapped, "emptyDir in memory at each path")
+        case "shm_size": return (.mapped, "emptyDir in memory at /dev/shm with that size limit")
+        case "init": return (.ignored, "no init process is injected; use an image with one (tini) if the process does not reap children")
+        case "stdin_open": return (.mapped, "container stdin")
+        case "tty": return (.mapped, "container tty")
+        case "platform": return (.approximated, "nodeSelector kubernetes.io/arch (the OS part is not checked)")
+        case "runtime": return (.mapped, "runtimeClassName (a RuntimeClass of that name must exist)")
+        case "extra_hosts": return (.mapped, "hostAliases")
+        case "dns": return (.approximated, "dnsConfig nameservers, added to the cluster DNS (at most 3)")
         default: return (.ignored, "no Kubernetes mapping in so yet")
         }
     }

@@ -53,6 +53,8 @@ struct PodBuilder {
             podSecurity += [("runAsNonRoot", .bool(true)), ("runAsUser", .int(uid)), ("runAsGroup", .int(uid)), ("fsGroup", .int(uid))]
         }
         podSecurity.append(("seccompProfile", .map([("type", .string("RuntimeDefault"))])))
+        let sysctls = compose.services.flatMap(\.sysctls)
+        if !sysctls.isEmpty { podSecurity.append(("sysctls", .list(sysctls.map { .map([("name", .string($0.0)), ("value", .string($0.1))]) }))) }
         pod.append(("securityContext", .map(podSecurity)))
         if spec.sections.imagePullSecret != nil {
             pod.append(("imagePullSecrets", .list([.map([("name", .string("\(id)-image-pull-secret"))])])))
@@ -76,6 +78,8 @@ struct PodBuilder {
                 return .map(m)
             })))
         }
+        pod += longTailPodFields()
+        initContainers = waitForDependencies() + initContainers
         if !initContainers.isEmpty { pod.append(("initContainers", .list(initContainers))) }
         pod.append(("containers", .list(containers)))
         if !model.caCertificates.isEmpty {
@@ -103,6 +107,8 @@ struct PodBuilder {
         if let e = svc.entrypoint { c.append(("command", .list(e.map { .string(kubeExpand($0)) }))) }
         if let cmd = svc.command { c.append(("args", .list(cmd.map { .string(kubeExpand($0)) }))) }
         if let wd = svc.workingDir { c.append(("workingDir", .string(wd))) }
+        if svc.stdinOpen == true { c.append(("stdin", .bool(true))) }
+        if svc.tty == true { c.append(("tty", .bool(true))) }
         let env = environment(svc)
         if !env.isEmpty { c.append(("env", .list(env))) }
         var envFrom: [YValue] = []
@@ -114,7 +120,7 @@ struct PodBuilder {
         let resources = self.resources(svc)
         c.append(("resources", resources))
         if !svc.isInitContainer, let probe = try readinessProbe(svc) { c.append(("readinessProbe", probe)) }
-        let mounts = try volumeMounts(svc) + resourceMounts(svc)
+        let mounts = try volumeMounts(svc) + resourceMounts(svc) + memoryMounts(svc)
         if !mounts.isEmpty { c.append(("volumeMounts", .list(mounts))) }
         c.append(("securityContext", restricted ? try restrictedContext(svc) : securityContext(svc)))
         return .map(c)
@@ -248,6 +254,72 @@ struct PodBuilder {
         return nil
     }
 
+    /// Pod fields from compose's long tail: hostname, stop_grace_period, sysctls, runtime, platform,
+    /// extra_hosts and dns (merged over the pod's services).
+    func longTailPodFields() -> [(String, YValue)] {
+        let services = compose.services
+        var out: [(String, YValue)] = []
+        if model.podPerService, let h = services.first?.hostname, NameRules.isDNSLabel(h.lowercased()) { out.append(("hostname", .string(h.lowercased()))) }
+        if let grace = services.compactMap({ $0.stopGracePeriod.flatMap(Quantity.seconds) }).max() { out.append(("terminationGracePeriodSeconds", .int(grace))) }
+        let hosts = services.flatMap(\.extraHosts).compactMap { entry -> (String, String)? in
+            guard let i = entry.firstIndex(where: { $0 == ":" || $0 == "=" }) else { return nil }
+            return (String(entry[..<i]), String(entry[entry.index(after: i)...]).trimmingCharacters(in: CharacterSet(charactersIn: "[]")))
+        }
+        if !hosts.isEmpty {
+            var byIP: [(String, [String])] = []
+            for (h, ip) in hosts {
+                if let i = byIP.firstIndex(where: { $0.0 == ip }) { if !byIP[i].1.contains(h) { byIP[i].1.append(h) } } else { byIP.append((ip, [h])) }
+            }
+            out.append(("hostAliases", .list(byIP.map { .map([("ip", .string($0.0)), ("hostnames", .list($0.1.map { .string($0) }))]) })))
+        }
+        let dns = services.flatMap(\.dns).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+        if !dns.isEmpty { out.append(("dnsConfig", .map([("nameservers", .list(dns.prefix(3).map { .string($0) }))]))) }
+        if spec.sections.security.runtimeClass == nil, !spec.sections.security.unlimitedMemlock, let rt = services.compactMap(\.runtime).first, !isJob {
+            out.append(("runtimeClassName", .string(rt)))
+        }
+        if let arch = services.compactMap({ $0.platform }).first.flatMap({ $0.split(separator: "/").dropFirst().first.map(String.init) }) {
+            out.append(("nodeSelector", .map([("kubernetes.io/arch", .string(arch))])))
+        }
+        return out
+    }
+
+    /// Plain compose: `depends_on` as init containers that wait until each dependency's Service answers
+    /// on its first port (start order, as compose gives it).
+    func waitForDependencies() -> [YValue] {
+        guard model.podPerService else { return [] }
+        var out: [YValue] = []
+        for svc in compose.services {
+            for (dep, port) in DependencyWait.targets(svc, in: model) {
+                let script = "until nc -z -w 2 \(KubeNames.service(dep)) \(port); do echo 'waiting for \(dep):\(port)'; sleep 2; done"
+                var c: [(String, YValue)] = [("name", .string(KubeNames.label("wait-for-\(dep)"))), ("image", .string(DependencyWait.image)),
+                                             ("imagePullPolicy", .string("IfNotPresent")), ("command", .list([.string("sh"), .string("-c"), .string(script)])),
+                                             ("resources", .map([("requests", .map([("cpu", .string("10m")), ("memory", .string("16Mi"))])),
+                                                                 ("limits", .map([("cpu", .string("100m")), ("memory", .string("32Mi"))]))]))]
+                c.append(("securityContext", .map([("allowPrivilegeEscalation", .bool(false)), ("capabilities", .map([("drop", .list([.string("ALL")]))]))]
+                                                  + (restricted ? [("runAsNonRoot", .bool(true))] : []))))
+                out.append(.map(c))
+            }
+        }
+        return out
+    }
+
+    /// tmpfs paths and shm_size: memory-backed emptyDirs.
+    mutating func memoryMounts(_ svc: ComposeService) -> [YValue] {
+        var mounts: [YValue] = []
+        for (i, t) in svc.tmpfs.enumerated() {
+            let path = String(t.split(separator: ":").first ?? Substring(t))
+            let name = KubeNames.label("tmpfs-\(svc.name)-x\(i)")
+            addPodVolume(name, .map([("emptyDir", .map([("medium", .string("Memory"))]))]))
+            mounts.append(mount(name, path, readOnly: false))
+        }
+        if let shm = svc.shmSize, let size = Quantity.bytes(shm, binaryLetters: true) {
+            let name = KubeNames.label("shm-\(svc.name)")
+            addPodVolume(name, .map([("emptyDir", .map([("medium", .string("Memory")), ("sizeLimit", .string(size))]))]))
+            mounts.append(mount(name, "/dev/shm", readOnly: false))
+        }
+        return mounts
+    }
+
     /// Pod Security `restricted`: non-root, no privilege escalation, every capability dropped.
     var restricted: Bool { spec.sections.security.podSecurity == "restricted" }
 
@@ -320,5 +392,23 @@ public enum SiblingRewrite {
             }
         }
         return out
+    }
+}
+
+/// What `depends_on` waits for on a plain compose stack: each dependency's first port.
+public enum DependencyWait {
+    public static let image = "busybox:1.36"
+
+    static func firstPort(_ svc: ComposeService) -> Int? {
+        svc.ports.first?.containerPort ?? svc.expose.compactMap { Int($0.split(separator: "/")[0]) }.first
+    }
+
+    /// (dependency, port) pairs a service waits for; dependencies without a port, or that must complete, are skipped.
+    static func targets(_ svc: ComposeService, in model: DeploymentModel) -> [(String, Int)] {
+        let all = model.pods.flatMap(\.compose.services)
+        return svc.dependsOn.compactMap { d in
+            guard d.condition != "service_completed_successfully", let dep = all.first(where: { $0.name == d.service }), let port = firstPort(dep) else { return nil }
+            return (dep.name, port)
+        }
     }
 }

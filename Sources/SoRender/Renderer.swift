@@ -103,7 +103,10 @@ struct RenderState {
         renderSecrets()
         renderComposeSecretPlaceholders()
         let parts = try model.pods.map { try model.podPerService ? perService($0) : splitOnPortClashes($0) }
-        for part in parts.joined() { try renderPod(part) }
+        for part in parts.joined() {
+            // Plain compose: a one-shot service (restart "no" or on-failure, no ports) runs once, as a Job.
+            if model.podPerService, let svc = part.compose.services.first, Self.isOneShot(svc) { try renderJob(part) } else { try renderPod(part) }
+        }
         for job in model.jobs { try renderJob(job) }
         try renderIngress()
         renderExternalServices()
@@ -314,6 +317,11 @@ struct RenderState {
             } else { out.append((k, v)) }
         }
         return out
+    }
+
+    static func isOneShot(_ svc: ComposeService) -> Bool {
+        guard let r = svc.restart, r == "no" || r.hasPrefix("on-failure") else { return false }
+        return svc.ports.isEmpty && svc.expose.isEmpty
     }
 
     mutating func renderJob(_ job: ComposeComponent) throws {

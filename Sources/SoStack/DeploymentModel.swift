@@ -25,6 +25,8 @@ public struct DeploymentModel: Sendable {
     public var pods: [ComposeComponent]
     /// Each compose service in a Deployment of its own (stack.yml `pod-per-service`, plain compose files).
     public var podPerService = false
+    /// Services left out because none of their compose profiles is selected (file, service).
+    public var skippedServices: [(String, ComposeService)] = []
     public var jobs: [ComposeComponent]
     /// Contents of the files compose binds and spec configmaps refer to, by path relative to `directory`.
     public var files: [String: Data]
@@ -93,7 +95,15 @@ public enum DeploymentLoader {
             }
             return ComposeComponent(name: name, compose: try ComposeLoader.load(path, fs: fs, environment: env, diagnostics: diagnostics), relativePath: rel)
         }
-        let pods = try stack.selectedPods(with: spec.with, at: SourceLocation(file: spec.path)).map { try component($0, folder: "compose") }
+        var skipped: [(String, ComposeService)] = []
+        // Compose profiles: a service with profiles runs only when one of them is selected in the spec.
+        func selectProfiles(_ c: ComposeComponent) -> ComposeComponent {
+            var c = c
+            for s in c.compose.services where !s.profiles.isEmpty && Set(s.profiles).isDisjoint(with: spec.profiles) { skipped.append((c.relativePath, s)) }
+            c.compose.services.removeAll { !$0.profiles.isEmpty && Set($0.profiles).isDisjoint(with: spec.profiles) }
+            return c
+        }
+        let pods = try stack.selectedPods(with: spec.with, at: SourceLocation(file: spec.path)).map { selectProfiles(try component($0, folder: "compose")) }
         let jobs = try stack.jobs.map { try component($0, folder: "compose-jobs") }
 
         var files: [String: Data] = [:]
@@ -148,6 +158,7 @@ public enum DeploymentLoader {
         var model = DeploymentModel(directory: displayDirectory ?? dir, identity: identity, stackName: stackName, spec: spec, config: config,
                                     secretKeys: secretKeys, pods: pods, jobs: jobs, files: files, caCertificates: cas)
         model.podPerService = stack.podPerService
+        model.skippedServices = skipped
         return model
     }
 }

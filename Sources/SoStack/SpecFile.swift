@@ -63,6 +63,8 @@ public struct Spec: Sendable {
     public var secretEnv: [String]
     /// Optional pods of the stack (`optional-pods:` in stack.yml) this deployment includes (`deploy init --with`).
     public var with: [String] = []
+    /// Compose profiles to deploy (`deploy init --profile`); services with other profiles are left out.
+    public var profiles: [String] = []
     /// How long after each start the deployment counts as expired (`so cleanup --expired`).
     public var ttl: Double?
     /// Keys used when rendering (resources, security, images, scheduling, ingress …).
@@ -74,7 +76,7 @@ public struct Spec: Sendable {
         "config", "credentials-files", "network", "volumes", "configmaps", "secrets", "resources", "security", "replicas",
         "namespace", "annotations", "labels", "node-affinities", "node-tolerations", "kind-cluster-name", "kind-mount-root",
         "caddy-ingress-image", "maintenance-service", "external-services", "ca-certificates", "runtime-class",
-        "secret-env", "ingress-class", "ttl", "with", "egress", "egress-ports", "quota",
+        "secret-env", "ingress-class", "ttl", "with", "egress", "egress-ports", "quota", "profiles",
     ]
 
     public static func load(_ path: String, fs: FileSystem, diagnostics: DiagnosticSink) throws -> Spec {
@@ -182,6 +184,7 @@ public struct Spec: Sendable {
             spec.ttl = seconds
         }
         spec.with = try m.value("with")?.stringList("'with'", allowSingle: true) ?? []
+        spec.profiles = try m.value("profiles")?.stringList("'profiles'", allowSingle: true) ?? []
         m.accept(knownKeys)
         m.finish(into: diagnostics)
         return spec

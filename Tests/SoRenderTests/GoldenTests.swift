@@ -77,7 +77,7 @@ struct Scenario: CustomStringConvertible, Sendable {
     /// ../shared/fixtures/compose-real: plain compose files as people write them, used as stacks as they are.
     static let composeReal: [Scenario] = ["flask-redis", "gitea-postgres", "nginx-flask-mysql", "pihole-cloudflared-DoH", "prometheus-grafana", "wordpress-mysql"].map {
         Scenario(name: "compose-\($0.lowercased())", stack: Path.join(RepoPaths.shared, "fixtures/compose-real", $0))
-    }
+    } + [Scenario(name: "compose-kitchen-sink", stack: Path.join(local, "compose/kitchen-sink/compose.yaml"))]
 }
 
 enum Golden {
