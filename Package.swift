@@ -18,7 +18,7 @@ let package = Package(
         // Effect seams and shared vocabulary: errors, diagnostics, file system, processes, clock, entropy, strict YAML reading.
         .target(name: "SoBasics", dependencies: [.product(name: "Yams", package: "Yams")]),
         // Compose files as users write them: model, interpolation, env files.
-        .target(name: "SoCompose", dependencies: ["SoBasics"]),
+        .target(name: "SoCompose", dependencies: ["SoBasics", .product(name: "Yams", package: "Yams")]),
         // stack.yml, spec.yml, deployment.yml, config.env, stack resolution.
         .target(name: "SoStack", dependencies: ["SoBasics", "SoCompose"]),
         // Kubernetes objects as ordered values, with deterministic YAML/JSON encoding.

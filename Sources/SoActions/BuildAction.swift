@@ -60,7 +60,7 @@ public struct BuildAction {
             }
         }
         for component in stack.pods + stack.optionalPods {
-            let compose = try ComposeLoader.load(component.composePath, fs: ctx.fs, environment: nil, diagnostics: DiagnosticSink())
+            let compose = try stack.compose(component, fs: ctx.fs, environment: nil, diagnostics: DiagnosticSink()).file
             for svc in compose.services {
                 guard let b = svc.build else { continue }
                 let context = Path.absolute(b.context.isEmpty ? "." : b.context, relativeTo: compose.directory)

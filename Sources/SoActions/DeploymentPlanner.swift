@@ -106,10 +106,10 @@ struct DeploymentPlanner {
         var hostNetworkPorts: [KindConfig.PortMapping] = []
         let components = try stack.pods(with: spec.with, at: SourceLocation(file: spec.path)).map { ($0, "compose") } + stack.jobs.map { ($0, "compose-jobs") }
         for (component, folder) in components {
-            let raw = try ComposeLoader.load(component.composePath, fs: fs, environment: nil, diagnostics: ctx.diagnostics)
+            let (raw, data) = try stack.compose(component, fs: fs, environment: nil, diagnostics: ctx.diagnostics)
             // Interpolate once with the deployment's own config so `${V:?msg}` and malformed references fail now.
-            _ = try ComposeLoader.load(component.composePath, fs: fs, environment: interpolationEnv, diagnostics: DiagnosticSink())
-            plan.add("\(folder)/docker-compose-\(component.name).yml", try fs.readData(component.composePath))
+            _ = try stack.compose(component, fs: fs, environment: interpolationEnv, diagnostics: DiagnosticSink())
+            plan.add("\(folder)/docker-compose-\(component.name).yml", data)
             for cfg in raw.configs where !cfg.external {
                 if let file = cfg.file { try copyReferenced(file, from: raw, line: cfg.line, folder: folder, required: true, into: &plan) }
             }

@@ -113,7 +113,7 @@ public struct InitAction {
         var declared: [String] = []
         var hostVolumes: [(String, YValue)] = []
         for pod in try stack.pods(with: with, at: SourceLocation(file: "--with")) {
-            let compose = try ComposeLoader.load(pod.composePath, fs: ctx.fs, environment: nil, diagnostics: ctx.diagnostics)
+            let compose = try stack.compose(pod, fs: ctx.fs, environment: nil, diagnostics: ctx.diagnostics).file
             for v in compose.volumes where !declared.contains(v.name) { declared.append(v.name) }
             for svc in compose.services {
                 // Plain compose: a host directory bind becomes a named volume that keeps the host path.

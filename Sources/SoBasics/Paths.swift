@@ -65,6 +65,15 @@ public enum Path {
         return String(p.dropFirst(prefix.count))
     }
 
+    /// `path` relative to `root`, climbing with `..` when it is outside (`/a/x` from `/a/b` is `../x`).
+    public static func climbing(_ path: String, from root: String) -> String {
+        let p = normalize(path).split(separator: "/"), r = normalize(root).split(separator: "/")
+        var i = 0
+        while i < p.count && i < r.count && p[i] == r[i] { i += 1 }
+        let parts = Array(repeating: "..", count: r.count - i) + p[i...].map(String.init)
+        return parts.isEmpty ? "." : parts.joined(separator: "/")
+    }
+
     public static func expandTilde(_ path: String, home: String) -> String {
         if path == "~" { return home }
         if path.hasPrefix("~/") { return join(home, String(path.dropFirst(2))) }

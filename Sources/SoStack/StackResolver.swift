@@ -1,5 +1,6 @@
 import Foundation
 import SoBasics
+import SoCompose
 
 /// A stack found on disk: its stack.yml decoded and the absolute path of every file it names.
 public struct ResolvedStack: Sendable {
@@ -29,12 +30,26 @@ public struct ResolvedStack: Sendable {
 
     /// A plain compose file used as a stack: its path (the stack.yml is made up, `stackFileText`).
     public var composeFile: String?
+    /// Every file of a plain compose stack, merged in order (`-f a -f b`; `compose.override.yaml`).
+    public var composeFiles: [String] = []
     /// The stack.yml a deployment directory gets, when it is not a file of the stack.
     public var stackFileText: String?
 
     /// The value written as `stack:` in a spec: the name of a built-in stack, else the absolute path
     /// (of the stack directory, or of the compose file).
-    public var specValue: String { isBuiltIn ? name : composeFile ?? stackDir }
+    public var specValue: String { isBuiltIn ? name : composeFiles.count > 1 ? composeFiles.joined(separator: ",") : composeFile ?? stackDir }
+
+    /// A pod's compose file as deployments see it: several files, `include:` and `extends:` flattened
+    /// into one document (its text is what the deployment directory gets); else the file as it is.
+    public func compose(_ c: Component, fs: FileSystem, environment: [String: String]?, diagnostics: DiagnosticSink) throws -> (file: ComposeFile, data: Data) {
+        let files = c.composePath == composeFile && !composeFiles.isEmpty ? composeFiles : [c.composePath]
+        guard try ComposeFlatten.needed(files, fs: fs) else {
+            return (try ComposeLoader.load(c.composePath, fs: fs, environment: environment, diagnostics: diagnostics), try fs.readData(c.composePath))
+        }
+        let text = try ComposeFlatten.flatten(files, fs: fs)
+        guard let root = try YAMLFile.parse(text, file: c.composePath) else { throw SoError("compose files \(files.joined(separator: ", ")) merge to nothing", hint: "check them") }
+        return (try ComposeLoader.decode(root, path: c.composePath, environment: environment, diagnostics: diagnostics), Data(text.utf8))
+    }
     public var composeDir: String { Path.join(root, "compose") }
 
     /// Deployments need at least one pod.
@@ -89,6 +104,17 @@ public struct StackLocator: Sendable {
         guard !trimmed.isEmpty else {
             throw SoError("stack name is empty", hint: "pass --stack NAME or --stack PATH", at: location)
         }
+        if Self.looksLikePath(trimmed) && trimmed.contains(",") {
+            // Several compose files, merged in order (docker compose -f a -f b).
+            let files = try trimmed.split(separator: ",").map { part -> String in
+                let p = Path.expandTilde(part.trimmedSpaces, home: fs.homeDirectory)
+                guard let f = (bases ?? [currentDirectory]).map({ Path.absolute(p, relativeTo: $0) }).first(where: { fs.isFile($0) }) else {
+                    throw SoError("compose file not found: \(Path.absolute(p, relativeTo: (bases ?? [currentDirectory])[0]))", hint: "--stack takes compose files separated by commas", at: location)
+                }
+                return fs.realpath(f)
+            }
+            return try plainCompose(files, diagnostics: diagnostics, at: location)
+        }
         if Self.looksLikePath(trimmed) {
             let expanded = Path.expandTilde(trimmed, home: fs.homeDirectory)
             let candidates = (bases ?? [currentDirectory]).map { Path.absolute(expanded, relativeTo: $0) }
@@ -98,7 +124,7 @@ public struct StackLocator: Sendable {
             var stackDir = dir
             if fs.isFile(dir) {
                 if Path.basename(dir) == "stack.yml" { stackDir = Path.dirname(dir) } else if dir.hasSuffix(".yml") || dir.hasSuffix(".yaml") {
-                    return try plainCompose(fs.realpath(dir), diagnostics: diagnostics, at: location)
+                    return try plainCompose([fs.realpath(dir)], diagnostics: diagnostics, at: location)
                 } else {
                     throw SoError("\(dir) is a file, not a stack directory or compose file", hint: "point --stack at the directory holding stack.yml, or at a compose file", at: location)
                 }
@@ -106,7 +132,10 @@ public struct StackLocator: Sendable {
             let stackFile = Path.join(stackDir, "stack.yml")
             guard fs.isFile(stackFile) else {
                 if let compose = Self.composeNames.map({ Path.join(stackDir, $0) }).first(where: { fs.isFile($0) }) {
-                    return try plainCompose(fs.realpath(compose), diagnostics: diagnostics, at: location)
+                    // As docker compose: the override file beside the default file applies too.
+                    let override = ["compose.override.yaml", "compose.override.yml", "docker-compose.override.yaml", "docker-compose.override.yml"]
+                        .map { Path.join(stackDir, $0) }.first { fs.isFile($0) }
+                    return try plainCompose([fs.realpath(compose)] + (override.map { [fs.realpath($0)] } ?? []), diagnostics: diagnostics, at: location)
                 }
                 throw SoError("stack.yml not found in \(stackDir)", hint: "a stack directory holds stack.yml (laconic layout: <repo>/stack-orchestrator/stacks/<name>/stack.yml) or a compose.yaml", at: location)
             }
@@ -133,7 +162,8 @@ public struct StackLocator: Sendable {
 
     /// A plain compose file as a one-pod stack named after its directory; its relative paths resolve
     /// from its directory, as docker compose does.
-    func plainCompose(_ file: String, diagnostics: DiagnosticSink, at location: SourceLocation?) throws -> ResolvedStack {
+    func plainCompose(_ files: [String], diagnostics: DiagnosticSink, at location: SourceLocation?) throws -> ResolvedStack {
+        let file = files[0]
         let dir = Path.dirname(file)
         var name = KubeNameish.label(Path.basename(dir))
         if name.isEmpty { name = "compose" }
@@ -143,6 +173,7 @@ public struct StackLocator: Sendable {
         var r = ResolvedStack(name: name, stackDir: dir, stackFilePath: file, root: dir, isBuiltIn: false, file: stackFile,
                               pods: [.init(name: name, composePath: file)], jobs: [])
         r.composeFile = file
+        r.composeFiles = files
         r.stackFileText = text
         return r
     }

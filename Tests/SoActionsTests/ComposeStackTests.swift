@@ -86,4 +86,24 @@ import SoTestSupport
         }
         #expect(!h.fs.exists(h.path("appdep")))
     }
+
+    /// A directory with compose.yaml and compose.override.yaml, or `--stack a.yaml,b.yaml`: merged, and the
+    /// deployment directory gets the one flattened file.
+    @Test func overrideFilesAndCommaListsAreMerged() async throws {
+        let h = try Harness()
+        defer { h.tmp.cleanup() }
+        try h.tmp.write("app/compose.yaml", "services:\n  web:\n    image: nginx:1\n    ports: [\"8080:80\"]\n")
+        try h.tmp.write("app/compose.override.yaml", "services:\n  web:\n    image: nginx:2\n")
+        try h.tmp.write("app/compose.prod.yaml", "services:\n  web:\n    ports: !override [\"30443:443\"]\n")
+        try await InitAction(h.ctx).run(InitRequest(stack: "./app", output: "dev.yml"))
+        try await CreateAction(h.ctx).run(CreateRequest(specFile: "dev.yml", deploymentDir: "dev"))
+        let dev = try h.read("dev/compose/docker-compose-app.yml")
+        #expect(dev.contains("image: nginx:2") && dev.hasPrefix("# flattened by so from: compose.yaml, compose.override.yaml"))
+        try await InitAction(h.ctx).run(InitRequest(stack: "./app/compose.yaml,./app/compose.prod.yaml", output: "prod.yml"))
+        #expect(try h.read("prod.yml").contains("stack: \(LocalFileSystem().realpath(h.path("app/compose.yaml"))),\(LocalFileSystem().realpath(h.path("app/compose.prod.yaml")))"))
+        try await CreateAction(h.ctx).run(CreateRequest(specFile: "prod.yml", deploymentDir: "prod"))
+        let model = try DeploymentLoader.load(h.path("prod"), fs: h.fs, diagnostics: DiagnosticSink())
+        let web = try #require(model.pods.first?.compose.service("web"))
+        #expect(web.image == "nginx:1" && web.ports.map(\.raw) == ["30443:443"])
+    }
 }

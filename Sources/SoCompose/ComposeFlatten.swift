@@ -1,0 +1,248 @@
+import Foundation
+import SoBasics
+import Yams
+
+/// Several compose files as docker compose reads them — `-f a -f b` merged with compose's rules
+/// (`!reset` drops a value, `!override` replaces instead of merging), top-level `include:`, and
+/// service `extends:` — flattened into one document whose relative paths resolve from the first
+/// file's directory. Pure apart from reading the files through the given FileSystem.
+public enum ComposeFlatten {
+    /// A YAML value with the tag it was written with (`!reset`, `!override`).
+    indirect enum Value: Equatable {
+        case scalar(String, quoted: Bool, tag: String?)
+        case map([(String, Value)], tag: String?)
+        case list([Value], tag: String?)
+
+        static func == (a: Value, b: Value) -> Bool { a.yvalue == b.yvalue && a.tag == b.tag }
+
+        var tag: String? {
+            switch self { case .scalar(_, _, let t), .map(_, let t), .list(_, let t): return t }
+        }
+        var pairs: [(String, Value)]? { if case .map(let p, _) = self { return p }; return nil }
+        var items: [Value]? { if case .list(let l, _) = self { return l }; return nil }
+        var text: String? { if case .scalar(let s, _, _) = self { return s }; return nil }
+
+        /// The value for the YAML writer: plain ints and bools keep their type, all else is text.
+        var yvalue: YValue {
+            switch self {
+            case let .scalar(s, quoted, _):
+                if !quoted {
+                    if ["", "~", "null", "Null", "NULL"].contains(s) { return .null }
+                    if let i = Int(s) { return .int(i) }
+                    if s == "true" || s == "false" { return .bool(s == "true") }
+                }
+                return .string(s)
+            case .map(let p, _): return .map(p.map { ($0.0, $0.1.yvalue) })
+            case .list(let l, _): return .list(l.map(\.yvalue))
+            }
+        }
+    }
+
+    /// True when the files need flattening (several files, includes or extends); one plain file is copied as it is.
+    public static func needed(_ paths: [String], fs: FileSystem) throws -> Bool {
+        if paths.count > 1 { return true }
+        let doc = try read(paths[0], fs: fs)
+        if doc.pairs?.contains(where: { $0.0 == "include" }) == true { return true }
+        let services = doc.pairs?.first { $0.0 == "services" }?.1.pairs ?? []
+        return services.contains { $0.1.pairs?.contains { $0.0 == "extends" } == true }
+    }
+
+    /// The merged document as YAML text.
+    public static func flatten(_ paths: [String], fs: FileSystem) throws -> String {
+        precondition(!paths.isEmpty)
+        let base = Path.dirname(paths[0])
+        var merged: Value = .map([], tag: nil)
+        for p in paths { merged = merge(merged, try load(p, relativeTo: base, fs: fs, depth: 0)) }
+        return "# flattened by so from: \(paths.map { Path.relative($0, to: base) ?? $0 }.joined(separator: ", "))\n" + strip(merged).yvalue.yaml()
+    }
+
+    /// One file with its includes and extends resolved, paths rebased onto `base`.
+    static func load(_ path: String, relativeTo base: String, fs: FileSystem, depth: Int) throws -> Value {
+        guard depth < 10 else { throw SoError("compose include/extends nest more than 10 deep at \(path)", hint: "check for a cycle") }
+        var doc = try read(path, fs: fs)
+        let dir = Path.dirname(path)
+        var result: Value = .map([], tag: nil)
+        // include: each entry's files are loaded first; the including file wins on conflicts.
+        if let inc = doc.pairs?.first(where: { $0.0 == "include" })?.1 {
+            for entry in inc.items ?? [] {
+                let files: [String]
+                if let t = entry.text { files = [t] } else {
+                    let p = entry.pairs?.first { $0.0 == "path" }?.1
+                    files = p?.text.map { [$0] } ?? p?.items?.compactMap(\.text) ?? []
+                }
+                guard !files.isEmpty else { throw SoError("an include: entry of \(path) names no file", hint: "write '- other.yaml' or '- path: [a.yaml, b.yaml]'") }
+                for f in files {
+                    let abs = Path.absolute(f, relativeTo: dir)
+                    guard fs.isFile(abs) else { throw SoError("included compose file not found: \(abs)", hint: "fix the include: path (relative to \(path))", at: SourceLocation(file: path)) }
+                    result = merge(result, try load(abs, relativeTo: base, fs: fs, depth: depth + 1))
+                }
+            }
+            doc = .map(doc.pairs!.filter { $0.0 != "include" }, tag: nil)
+        }
+        doc = rebase(doc, from: dir, to: base)
+        // extends: the named service (of this file or another) is the base the service merges over.
+        if var services = doc.pairs?.first(where: { $0.0 == "services" })?.1.pairs {
+            for i in services.indices {
+                services[i].1 = try resolveExtends(services[i].0, services[i].1, services: services, file: path, base: base, fs: fs, depth: depth)
+            }
+            doc = .map(doc.pairs!.map { $0.0 == "services" ? ("services", .map(services, tag: nil)) : $0 }, tag: nil)
+        }
+        return merge(result, doc)
+    }
+
+    static func resolveExtends(_ name: String, _ svc: Value, services: [(String, Value)], file: String, base: String, fs: FileSystem, depth: Int) throws -> Value {
+        guard let pairs = svc.pairs, let ext = pairs.first(where: { $0.0 == "extends" })?.1 else { return svc }
+        let target = ext.text ?? ext.pairs?.first { $0.0 == "service" }?.1.text
+        guard let target else { throw SoError("extends of service '\(name)' names no service", hint: "write 'extends: {service: NAME, file: other.yaml}'", at: SourceLocation(file: file)) }
+        var parent: Value
+        if let other = ext.pairs?.first(where: { $0.0 == "file" })?.1.text {
+            let abs = Path.absolute(other, relativeTo: Path.dirname(file))
+            guard fs.isFile(abs) else { throw SoError("extends file not found: \(abs)", hint: "fix extends.file of service '\(name)'", at: SourceLocation(file: file)) }
+            let otherDoc = try load(abs, relativeTo: base, fs: fs, depth: depth + 1)
+            guard let p = otherDoc.pairs?.first(where: { $0.0 == "services" })?.1.pairs?.first(where: { $0.0 == target })?.1 else {
+                throw SoError("service '\(name)' extends '\(target)', which \(abs) does not define", hint: "check the service name", at: SourceLocation(file: file))
+            }
+            parent = p
+        } else {
+            guard target != name, let p = services.first(where: { $0.0 == target })?.1 else {
+                throw SoError("service '\(name)' extends '\(target)', which this file does not define", hint: "check the service name, or add extends.file", at: SourceLocation(file: file))
+            }
+            parent = try resolveExtends(target, p, services: services, file: file, base: base, fs: fs, depth: depth + 1)
+        }
+        // depends_on of the parent is not inherited (compose's rule).
+        parent = .map((parent.pairs ?? []).filter { $0.0 != "depends_on" }, tag: nil)
+        return merge(parent, .map(pairs.filter { $0.0 != "extends" }, tag: nil))
+    }
+
+    static func read(_ path: String, fs: FileSystem) throws -> Value {
+        guard let root = try YAMLFile.load(path, fs: fs, what: "compose file") else { return .map([], tag: nil) }
+        return try convert(root)
+    }
+
+    static func convert(_ n: YNode) throws -> Value {
+        let tag = customTag(n.node)
+        if n.isMapping { return .map(try n.entries("value").map { ($0.key, try convert($0.value)) }, tag: tag) }
+        if n.isSequence { return .list(try n.sequence("value").map(convert), tag: tag) }
+        if n.isNull { return .scalar("", quoted: false, tag: tag) }
+        return .scalar(try n.string("value"), quoted: n.isQuoted, tag: tag)
+    }
+
+    static func customTag(_ n: Node) -> String? {
+        let raw: String
+        switch n {
+        case .scalar(let s): raw = s.tag.description
+        case .mapping(let m): raw = m.tag.description
+        case .sequence(let q): raw = q.tag.description
+        case .alias: return nil
+        }
+        return raw == "!reset" || raw == "!override" ? raw : nil
+    }
+
+    // MARK: Merging (compose-spec merge rules)
+
+    /// Keys whose sequences an override replaces rather than extends.
+    static let replacedSequences: Set<String> = ["command", "entrypoint", "test"]
+    /// Sequences merged by a key of each item (short or long form).
+    static func identity(_ key: String, _ item: Value) -> String? {
+        switch key {
+        case "volumes":
+            if let t = item.text { let parts = t.split(separator: ":"); return parts.count > 1 ? String(parts[1]) : t }
+            return item.pairs?.first { $0.0 == "target" }?.1.text
+        case "secrets", "configs":
+            return item.text ?? item.pairs?.first { $0.0 == "target" }?.1.text ?? item.pairs?.first { $0.0 == "source" }?.1.text
+        case "environment", "labels", "extra_hosts", "sysctls":
+            return item.text.map { t in String(t.split(separator: "=", maxSplits: 1).first ?? Substring(t)) }
+        default: return nil
+        }
+    }
+
+    static func merge(_ base: Value, _ over: Value, key: String = "") -> Value {
+        if over.tag == "!override" || over.tag == "!reset" { return over }
+        switch (base, over) {
+        case let (.map(b, _), .map(o, _)):
+            var out = b
+            for (k, v) in o {
+                if let i = out.firstIndex(where: { $0.0 == k }) { out[i].1 = merge(out[i].1, v, key: k) } else { out.append((k, v)) }
+            }
+            return .map(out, tag: nil)
+        case let (.list(b, _), .list(o, _)) where !replacedSequences.contains(key):
+            var out = b
+            for item in o {
+                if let id = identity(key, item), let i = out.firstIndex(where: { identity(key, $0) == id }) { out[i] = item }
+                else if !out.contains(item) { out.append(item) }
+            }
+            return .list(out, tag: nil)
+        case let (.list(b, _), .map(o, t)) where ["environment", "labels"].contains(key):
+            return merge(.map(b.compactMap { kv($0) }, tag: nil), .map(o, tag: t), key: key)
+        case let (.map(b, _), .list(o, _)) where ["environment", "labels"].contains(key):
+            return merge(.map(b, tag: nil), .map(o.compactMap { kv($0) }, tag: nil), key: key)
+        default:
+            return over
+        }
+    }
+
+    /// `KEY=value` → (KEY, value); `KEY` → (KEY, null).
+    static func kv(_ v: Value) -> (String, Value)? {
+        guard let t = v.text else { return nil }
+        let parts = t.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+        return (String(parts[0]), parts.count > 1 ? .scalar(String(parts[1]), quoted: true, tag: nil) : .scalar("", quoted: false, tag: nil))
+    }
+
+    /// `!reset` values are removed; tags are dropped.
+    static func strip(_ v: Value) -> Value {
+        switch v {
+        case .scalar(let s, let q, _): return .scalar(s, quoted: q, tag: nil)
+        case .map(let p, _): return .map(p.filter { $0.1.tag != "!reset" }.map { ($0.0, strip($0.1)) }, tag: nil)
+        case .list(let l, _): return .list(l.filter { $0.tag != "!reset" }.map(strip), tag: nil)
+        }
+    }
+
+    // MARK: Paths
+
+    /// Rewrites the relative paths of a file from another directory so they resolve from `base`.
+    static func rebase(_ doc: Value, from dir: String, to base: String) -> Value {
+        guard dir != base else { return doc }
+        func fix(_ p: String) -> String {
+            guard !p.hasPrefix("/"), !p.hasPrefix("~"), !p.contains("://") else { return p }
+            let r = Path.climbing(Path.absolute(p, relativeTo: dir), from: base)
+            return r.hasPrefix(".") ? r : "./" + r
+        }
+        func fixBind(_ s: String) -> String {
+            let parts = s.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+            guard parts.count >= 2, parts[0].hasPrefix(".") || parts[0].hasPrefix("/") == false && parts[0].contains("/") else { return s }
+            return ([fix(parts[0])] + parts.dropFirst()).joined(separator: ":")
+        }
+        func service(_ svc: Value) -> Value {
+            guard let pairs = svc.pairs else { return svc }
+            return .map(pairs.map { k, v -> (String, Value) in
+                switch k {
+                case "build":
+                    if let t = v.text { return (k, .scalar(fix(t), quoted: true, tag: v.tag)) }
+                    return (k, .map((v.pairs ?? []).map { $0.0 == "context" ? ($0.0, .scalar(fix($0.1.text ?? "."), quoted: true, tag: nil)) : $0 }, tag: v.tag))
+                case "env_file":
+                    if let t = v.text { return (k, .scalar(fix(t), quoted: true, tag: v.tag)) }
+                    return (k, .list((v.items ?? []).map { i in
+                        i.text.map { .scalar(fix($0), quoted: true, tag: nil) } ?? .map((i.pairs ?? []).map { $0.0 == "path" ? ($0.0, .scalar(fix($0.1.text ?? ""), quoted: true, tag: nil)) : $0 }, tag: nil)
+                    }, tag: v.tag))
+                case "volumes":
+                    return (k, .list((v.items ?? []).map { i in
+                        if let t = i.text { return .scalar(fixBind(t), quoted: true, tag: i.tag) }
+                        return .map((i.pairs ?? []).map { $0.0 == "source" && ($0.1.text ?? "").hasPrefix(".") ? ($0.0, .scalar(fix($0.1.text!), quoted: true, tag: nil)) : $0 }, tag: i.tag)
+                    }, tag: v.tag))
+                default: return (k, v)
+                }
+            }, tag: svc.tag)
+        }
+        guard let top = doc.pairs else { return doc }
+        return .map(top.map { k, v -> (String, Value) in
+            switch k {
+            case "services": return (k, .map((v.pairs ?? []).map { ($0.0, service($0.1)) }, tag: v.tag))
+            case "secrets", "configs":
+                return (k, .map((v.pairs ?? []).map { name, def in
+                    (name, .map((def.pairs ?? []).map { $0.0 == "file" ? ($0.0, .scalar(fix($0.1.text ?? ""), quoted: true, tag: nil)) : $0 }, tag: def.tag))
+                }, tag: v.tag))
+            default: return (k, v)
+            }
+        }, tag: doc.tag)
+    }
+}
