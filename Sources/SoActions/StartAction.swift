@@ -41,9 +41,12 @@ public struct StartAction {
     public let ctx: SoContext
     public init(_ ctx: SoContext) { self.ctx = ctx }
 
-    /// Apply phases, in order; kinds not listed go last.
-    static let phases = ["Namespace", "ResourceQuota", "LimitRange", "NetworkPolicy", "Secret", "ConfigMap", "PersistentVolume", "PersistentVolumeClaim", "Service", "EndpointSlice",
-                         "Deployment", "Job", "Ingress"]
+    /// Apply phases, in order; the kinds of one phase go out together (bounded parallelism); kinds not
+    /// listed go last. Policies come before any pod exists; what pods use comes before the pods.
+    static let phaseGroups: [[String]] = [["Namespace"], ["ResourceQuota", "LimitRange", "NetworkPolicy"],
+                                          ["Secret", "ConfigMap", "PersistentVolume", "PersistentVolumeClaim", "Service", "EndpointSlice"],
+                                          ["Deployment", "Job", "Ingress"]]
+    static var phases: [String] { phaseGroups.flatMap { $0 } }
     /// Namespaced kinds `start` prunes when they leave the manifest (volumes are kept: data).
     static let prunable = ["Ingress", "Deployment", "Job", "Service", "EndpointSlice", "ConfigMap", "Secret", "NetworkPolicy", "ResourceQuota", "LimitRange"]
 
@@ -104,13 +107,19 @@ public struct StartAction {
             let at = objects.firstIndex { $0.kind != "Namespace" } ?? objects.count
             objects.insert(contentsOf: composeSecrets, at: at)
         }
-        for phase in Self.phases + ["*"] {
-            let batch = objects.filter { phase == "*" ? !Self.phases.contains($0.kind) : $0.kind == phase }
+        // The Namespace went out before the lock; it is applied again only if something changed it.
+        let namespaceApplied = manifest.objects.first { $0.kind == "Namespace" }
+        for group in Self.phaseGroups + [["*"]] {
+            let batch = objects.filter { o in
+                group == ["*"] ? !Self.phases.contains(o.kind) : group.contains(o.kind) && !(o.kind == "Namespace" && o == namespaceApplied)
+            }
             guard !batch.isEmpty else { continue }
-            let noun = Self.plural(phase == "*" ? "other object" : phase, batch.count)
-            progress.phase("applying", "\(batch.count) \(noun)")
+            let kinds = batch.map(\.kind).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+            let noun = kinds.map { k in Self.plural(group == ["*"] ? "other object" : k, batch.filter { $0.kind == k }.count) }
+            let summary = zip(kinds, noun).map { k, n in "\(batch.filter { $0.kind == k }.count) \(n)" }.joined(separator: ", ")
+            progress.phase("applying", summary)
             let results = try await applyAll(batch, client: client) { done in
-                progress.live("applied \(done)/\(batch.count) \(noun)", elapsed: ctx.clock.now().timeIntervalSince(started))
+                progress.live("applied \(done)/\(batch.count): \(summary)", elapsed: ctx.clock.now().timeIntervalSince(started))
             }
             report.applied += results.applied
             report.skipped += results.skipped
@@ -176,9 +185,17 @@ public struct StartAction {
     func prune(_ client: ClusterClient, namespace: String, model: DeploymentModel, keep: [KubeObject]) async throws -> [String] {
         let selector = "app.kubernetes.io/instance=\(model.id),app.kubernetes.io/managed-by=so"
         var pruned: [String] = []
-        for kind in Self.prunable {
-            let type = try ResourceType.known.first { $0.kind == kind }.map { $0 } ?? ResourceType.of(apiVersion: "v1", kind: kind)
-            for item in try await client.list(type, namespace: namespace, labelSelector: selector) {
+        // One list per kind, all at once; then the deletes.
+        let types = try Self.prunable.map { kind in try ResourceType.known.first { $0.kind == kind }.map { $0 } ?? ResourceType.of(apiVersion: "v1", kind: kind) }
+        let listed = try await withThrowingTaskGroup(of: (Int, [JSON]).self) { group in
+            for (i, type) in types.enumerated() { group.addTask { (i, try await client.list(type, namespace: namespace, labelSelector: selector)) } }
+            var out = [[JSON]](repeating: [], count: types.count)
+            while let (i, items) = try await group.next() { out[i] = items }
+            return out
+        }
+        for (type, items) in zip(types, listed) {
+            let kind = type.kind
+            for item in items {
                 let name = item.name
                 if keep.contains(where: { $0.kind == kind && $0.name == name }) { continue }
                 // Objects a controller made (EndpointSlices of our Services copy their labels) are not ours to prune.
