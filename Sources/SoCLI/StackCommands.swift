@@ -16,7 +16,7 @@ struct StackCommand: AsyncParsableCommand {
           so stack list
           so stack show example
         """,
-        subcommands: [StackListCommand.self, StackShowCommand.self]
+        subcommands: [StackListCommand.self, StackShowCommand.self, StackNewCommand.self]
     )
 }
 
@@ -120,5 +120,27 @@ struct BuildContainersCommand: AsyncParsableCommand {
         req.forceRebuild = forceRebuild
         req.dryRun = global.dryRun
         try await BuildAction(global.context()).run(req)
+    }
+}
+
+struct StackNewCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "new",
+        abstract: "Make a stack (laconic layout) from plain compose files.",
+        discussion: """
+        Writes DIR/stacks/NAME/stack.yml, DIR/compose/docker-compose-NAME.yml (the files merged as docker compose -f merges them) and copies what the compose file mounts, its env files, configs and build contexts under DIR/config/NAME/, rewriting the paths. Secret files are not copied. DIR defaults to ./NAME.
+
+        Example:
+          so stack new shop --from compose.yaml
+          so stack new shop --from compose.yaml --from compose.prod.yaml --output ~/stacks/shop
+        """
+    )
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "Name of the new stack.") var name: String
+    @Option(name: .long, parsing: .singleValue, help: ArgumentHelp("Compose file (repeatable; merged in order).", valueName: "file")) var from: [String] = []
+    @Option(name: .long, help: ArgumentHelp("Directory to write (default: ./NAME).", valueName: "dir")) var output: String?
+
+    func run() async throws {
+        try await StackNewAction(global.context()).run(StackNewRequest(name: name, from: from, output: output))
     }
 }

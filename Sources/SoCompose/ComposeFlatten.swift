@@ -199,47 +199,68 @@ public enum ComposeFlatten {
 
     // MARK: Paths
 
+    /// Where a path sits in a compose file.
+    public enum PathKind: Sendable { case bind, build, envFile, secretFile, configFile }
+
     /// Rewrites the relative paths of a file from another directory so they resolve from `base`.
     static func rebase(_ doc: Value, from dir: String, to base: String) -> Value {
         guard dir != base else { return doc }
-        func fix(_ p: String) -> String {
-            guard !p.hasPrefix("/"), !p.hasPrefix("~"), !p.contains("://") else { return p }
+        return mapPaths(doc) { _, p in
             let r = Path.climbing(Path.absolute(p, relativeTo: dir), from: base)
             return r.hasPrefix(".") ? r : "./" + r
         }
-        func fixBind(_ s: String) -> String {
-            let parts = s.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
-            guard parts.count >= 2, parts[0].hasPrefix(".") || parts[0].hasPrefix("/") == false && parts[0].contains("/") else { return s }
-            return ([fix(parts[0])] + parts.dropFirst()).joined(separator: ":")
+    }
+
+    /// A compose document (YAML text) with every relative path passed through `transform`.
+    public static func rewritePaths(_ text: String, file: String, _ transform: (PathKind, String) throws -> String) throws -> String {
+        guard let root = try YAMLFile.parse(text, file: file) else { return text }
+        return strip(try mapPaths(try convert(root), transform)).yvalue.yaml()
+    }
+
+    static func mapPaths(_ doc: Value, _ transform: (PathKind, String) throws -> String) rethrows -> Value {
+        func fix(_ kind: PathKind, _ p: String) throws -> String {
+            guard !p.hasPrefix("/"), !p.hasPrefix("~"), !p.contains("://") else { return p }
+            return try transform(kind, p)
         }
-        func service(_ svc: Value) -> Value {
+        func fixBind(_ s: String) throws -> String {
+            let parts = s.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+            guard parts.count >= 2, parts[0].hasPrefix(".") || !parts[0].hasPrefix("/") && parts[0].contains("/") else { return s }
+            return ([try fix(.bind, parts[0])] + parts.dropFirst()).joined(separator: ":")
+        }
+        func q(_ s: String) -> Value { .scalar(s, quoted: true, tag: nil) }
+        func service(_ svc: Value) throws -> Value {
             guard let pairs = svc.pairs else { return svc }
-            return .map(pairs.map { k, v -> (String, Value) in
+            return .map(try pairs.map { k, v -> (String, Value) in
                 switch k {
                 case "build":
-                    if let t = v.text { return (k, .scalar(fix(t), quoted: true, tag: v.tag)) }
-                    return (k, .map((v.pairs ?? []).map { $0.0 == "context" ? ($0.0, .scalar(fix($0.1.text ?? "."), quoted: true, tag: nil)) : $0 }, tag: v.tag))
+                    if let t = v.text { return (k, q(try fix(.build, t))) }
+                    return (k, .map(try (v.pairs ?? []).map { $0.0 == "context" ? ($0.0, q(try fix(.build, $0.1.text ?? "."))) : $0 }, tag: v.tag))
                 case "env_file":
-                    if let t = v.text { return (k, .scalar(fix(t), quoted: true, tag: v.tag)) }
-                    return (k, .list((v.items ?? []).map { i in
-                        i.text.map { .scalar(fix($0), quoted: true, tag: nil) } ?? .map((i.pairs ?? []).map { $0.0 == "path" ? ($0.0, .scalar(fix($0.1.text ?? ""), quoted: true, tag: nil)) : $0 }, tag: nil)
+                    if let t = v.text { return (k, q(try fix(.envFile, t))) }
+                    return (k, .list(try (v.items ?? []).map { i in
+                        if let t = i.text { return q(try fix(.envFile, t)) }
+                        return .map(try (i.pairs ?? []).map { $0.0 == "path" ? ($0.0, q(try fix(.envFile, $0.1.text ?? ""))) : $0 }, tag: nil)
                     }, tag: v.tag))
                 case "volumes":
-                    return (k, .list((v.items ?? []).map { i in
-                        if let t = i.text { return .scalar(fixBind(t), quoted: true, tag: i.tag) }
-                        return .map((i.pairs ?? []).map { $0.0 == "source" && ($0.1.text ?? "").hasPrefix(".") ? ($0.0, .scalar(fix($0.1.text!), quoted: true, tag: nil)) : $0 }, tag: i.tag)
+                    return (k, .list(try (v.items ?? []).map { i in
+                        if let t = i.text { return q(try fixBind(t)) }
+                        return .map(try (i.pairs ?? []).map { p in
+                            guard p.0 == "source", let t = p.1.text, t.hasPrefix(".") else { return p }
+                            return (p.0, q(try fix(.bind, t)))
+                        }, tag: i.tag)
                     }, tag: v.tag))
                 default: return (k, v)
                 }
             }, tag: svc.tag)
         }
         guard let top = doc.pairs else { return doc }
-        return .map(top.map { k, v -> (String, Value) in
+        return .map(try top.map { k, v -> (String, Value) in
             switch k {
-            case "services": return (k, .map((v.pairs ?? []).map { ($0.0, service($0.1)) }, tag: v.tag))
+            case "services": return (k, .map(try (v.pairs ?? []).map { ($0.0, try service($0.1)) }, tag: v.tag))
             case "secrets", "configs":
-                return (k, .map((v.pairs ?? []).map { name, def in
-                    (name, .map((def.pairs ?? []).map { $0.0 == "file" ? ($0.0, .scalar(fix($0.1.text ?? ""), quoted: true, tag: nil)) : $0 }, tag: def.tag))
+                let kind: PathKind = k == "secrets" ? .secretFile : .configFile
+                return (k, .map(try (v.pairs ?? []).map { name, def in
+                    (name, .map(try (def.pairs ?? []).map { $0.0 == "file" ? ($0.0, q(try fix(kind, $0.1.text ?? ""))) : $0 }, tag: def.tag))
                 }, tag: v.tag))
             default: return (k, v)
             }

@@ -106,4 +106,25 @@ import SoTestSupport
         let web = try #require(model.pods.first?.compose.service("web"))
         #expect(web.image == "nginx:1" && web.ports.map(\.raw) == ["30443:443"])
     }
+
+    @Test func stackNewWritesTheLaconicLayout() async throws {
+        let h = try Harness()
+        defer { h.tmp.cleanup() }
+        try h.tmp.write("app/compose.yaml", Self.compose)
+        try h.tmp.write("app/secrets/db.txt", "hunter2-not-real\n")
+        try h.tmp.write("app/init.sql", "create table t(x int);\n")
+        try await StackNewAction(h.ctx).run(StackNewRequest(name: "shop", from: ["app/compose.yaml"]))
+        #expect(try h.read("shop/stacks/shop/stack.yml").contains("pods:\n  - shop\npod-per-service: true\n"))
+        let compose = try h.read("shop/compose/docker-compose-shop.yml")
+        #expect(compose.contains("file: ../config/shop/init.sql"))
+        #expect(compose.contains("file: \(LocalFileSystem().realpath(h.path("app")))/secrets/db.txt"))
+        #expect(h.fs.isFile(h.path("shop/config/shop/init.sql")))
+        #expect(!h.fs.exists(h.path("shop/config/shop/secrets")))
+        // The new stack deploys like any other.
+        try await InitAction(h.ctx).run(InitRequest(stack: "./shop/stacks/shop", output: "s.yml"))
+        try await CreateAction(h.ctx).run(CreateRequest(specFile: "s.yml", deploymentDir: "dep"))
+        let model = try DeploymentLoader.load(h.path("dep"), fs: h.fs, diagnostics: DiagnosticSink())
+        #expect(model.podPerService && model.pods.first?.compose.services.map(\.name) == ["db", "web"])
+        await #expect(throws: SoError.self) { try await StackNewAction(h.ctx).run(StackNewRequest(name: "shop", from: ["app/compose.yaml"])) }
+    }
 }
