@@ -68,7 +68,7 @@ public struct StartAction {
             try await IngressInstaller(ctx: ctx, client: client)
                 .ensure(image: model.spec.sections.caddyIngressImage, acmeEmail: model.spec.acmeEmail, timeout: req.timeout, progress: progress)
         }
-        try await checkOwnership(client, namespace: namespace, model: model)
+        let namespaceExisted = try await checkOwnership(client, namespace: namespace, model: model)
         if var ns = manifest.objects.first(where: { $0.kind == "Namespace" }) {
             ns.annotations += lifecycleAnnotations(model: model, ttl: req.ttl)
             if let i = manifest.objects.firstIndex(where: { $0.kind == "Namespace" }) { manifest.objects[i] = ns }
@@ -77,7 +77,8 @@ public struct StartAction {
         let lock = DeploymentLock(ctx: ctx, client: client, namespace: namespace, model: model, duration: req.timeout)
         try await lock.acquire()
         do {
-            try await applyAndWait(req, model: model, manifest: manifest, namespace: namespace, client: client, progress: progress, report: &report)
+            try await applyAndWait(req, model: model, manifest: manifest, namespace: namespace, client: client, progress: progress, report: &report,
+                                   prune: namespaceExisted)
         } catch {
             await lock.release()
             throw error
@@ -88,7 +89,7 @@ public struct StartAction {
     }
 
     func applyAndWait(_ req: StartRequest, model: DeploymentModel, manifest: Manifest, namespace: String, client: ClusterClient,
-                      progress: ProgressReporter, report: inout StartReport) async throws {
+                      progress: ProgressReporter, report: inout StartReport, prune shouldPrune: Bool = true) async throws {
 
         let started = ctx.clock.now()
         var objects = manifest.objects
@@ -124,7 +125,8 @@ public struct StartAction {
             report.applied += results.applied
             report.skipped += results.skipped
         }
-        if req.onlyKinds == nil { report.pruned = try await prune(client, namespace: namespace, model: model, keep: objects) }
+        // A namespace this start created holds nothing of ours to prune.
+        if req.onlyKinds == nil && shouldPrune { report.pruned = try await prune(client, namespace: namespace, model: model, keep: objects) }
         if !report.pruned.isEmpty { progress.phase("pruned", report.pruned.joined(separator: ", ")) }
 
         if req.wait {
@@ -147,12 +149,15 @@ public struct StartAction {
     }
 
     /// A namespace annotated for another deployment directory is never taken over.
-    func checkOwnership(_ client: ClusterClient, namespace: String, model: DeploymentModel) async throws {
-        guard let ns = try await client.get(try ResourceType.of(apiVersion: "v1", kind: "Namespace"), name: namespace, namespace: nil) else { return }
+    /// Returns whether the namespace existed (a new one has nothing to prune).
+    @discardableResult
+    func checkOwnership(_ client: ClusterClient, namespace: String, model: DeploymentModel) async throws -> Bool {
+        guard let ns = try await client.get(try ResourceType.of(apiVersion: "v1", kind: "Namespace"), name: namespace, namespace: nil) else { return false }
         if let owner = ns.annotations["laconic.com/deployment-dir"], owner != model.directory {
             throw SoError("namespace \(namespace) belongs to another deployment directory: \(owner)",
                           hint: "stop that deployment first, or set 'namespace:' in this spec to another name")
         }
+        return true
     }
 
     /// Applies a phase with bounded concurrency; Jobs are created once and never re-run.
