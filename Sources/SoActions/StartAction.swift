@@ -47,6 +47,9 @@ public struct StartAction {
                                           ["Secret", "ConfigMap", "PersistentVolume", "PersistentVolumeClaim", "Service", "EndpointSlice"],
                                           ["Deployment", "Job", "Ingress"]]
     static var phases: [String] { phaseGroups.flatMap { $0 } }
+    /// Objects applied at once. Each request in flight needs a connection of its own (HTTP/1.1), and a
+    /// new connection costs a TLS handshake: a few at a time beat many on a small deployment.
+    static let parallelApplies = 4
     /// Namespaced kinds `start` prunes when they leave the manifest (volumes are kept: data).
     static let prunable = ["Ingress", "Deployment", "Job", "Service", "EndpointSlice", "ConfigMap", "Secret", "NetworkPolicy", "ResourceQuota", "LimitRange"]
 
@@ -68,9 +71,9 @@ public struct StartAction {
             try await IngressInstaller(ctx: ctx, client: client)
                 .ensure(image: model.spec.sections.caddyIngressImage, acmeEmail: model.spec.acmeEmail, timeout: req.timeout, progress: progress)
         }
-        let namespaceExisted = try await checkOwnership(client, namespace: namespace, model: model)
+        let existingNamespace = try await checkOwnership(client, namespace: namespace, model: model)
         if var ns = manifest.objects.first(where: { $0.kind == "Namespace" }) {
-            ns.annotations += lifecycleAnnotations(model: model, ttl: req.ttl)
+            ns.annotations += lifecycleAnnotations(model: model, ttl: req.ttl) + [("so.dev/kinds", Self.recordedKinds(manifest.objects))]
             if let i = manifest.objects.firstIndex(where: { $0.kind == "Namespace" }) { manifest.objects[i] = ns }
             _ = try await client.apply(ns, fieldManager: "so", force: true)
         }
@@ -78,7 +81,7 @@ public struct StartAction {
         try await lock.acquire()
         do {
             try await applyAndWait(req, model: model, manifest: manifest, namespace: namespace, client: client, progress: progress, report: &report,
-                                   prune: namespaceExisted)
+                                   prune: existingNamespace.map(Self.pruneKinds) ?? [])
         } catch {
             await lock.release()
             throw error
@@ -89,7 +92,7 @@ public struct StartAction {
     }
 
     func applyAndWait(_ req: StartRequest, model: DeploymentModel, manifest: Manifest, namespace: String, client: ClusterClient,
-                      progress: ProgressReporter, report: inout StartReport, prune shouldPrune: Bool = true) async throws {
+                      progress: ProgressReporter, report: inout StartReport, prune pruneKinds: [String] = StartAction.prunable) async throws {
 
         let started = ctx.clock.now()
         var objects = manifest.objects
@@ -126,7 +129,9 @@ public struct StartAction {
             report.skipped += results.skipped
         }
         // A namespace this start created holds nothing of ours to prune.
-        if req.onlyKinds == nil && shouldPrune { report.pruned = try await prune(client, namespace: namespace, model: model, keep: objects) }
+        if req.onlyKinds == nil && !pruneKinds.isEmpty {
+            report.pruned = try await prune(client, namespace: namespace, model: model, keep: objects, kinds: pruneKinds)
+        }
         if !report.pruned.isEmpty { progress.phase("pruned", report.pruned.joined(separator: ", ")) }
 
         if req.wait {
@@ -149,15 +154,29 @@ public struct StartAction {
     }
 
     /// A namespace annotated for another deployment directory is never taken over.
-    /// Returns whether the namespace existed (a new one has nothing to prune).
+    /// The kinds a start applies, recorded on the namespace: the next start lists only these (and the
+    /// current ones) to prune, instead of every prunable kind.
+    static func recordedKinds(_ objects: [KubeObject]) -> String {
+        Set(objects.map(\.kind) + ["Secret"]).intersection(prunable).sorted().joined(separator: ",")
+    }
+
+    /// What to list for pruning in an existing namespace: the kinds recorded by the last start (all
+    /// prunable kinds when it did not record them).
+    static func pruneKinds(_ namespace: JSON) -> [String] {
+        guard let recorded = namespace.annotations["so.dev/kinds"] else { return prunable }
+        let kinds = Set(recorded.split(separator: ",").map(String.init))
+        return prunable.filter { kinds.contains($0) }
+    }
+
+    /// Returns the namespace when it exists (a new one has nothing to prune).
     @discardableResult
-    func checkOwnership(_ client: ClusterClient, namespace: String, model: DeploymentModel) async throws -> Bool {
-        guard let ns = try await client.get(try ResourceType.of(apiVersion: "v1", kind: "Namespace"), name: namespace, namespace: nil) else { return false }
+    func checkOwnership(_ client: ClusterClient, namespace: String, model: DeploymentModel) async throws -> JSON? {
+        guard let ns = try await client.get(try ResourceType.of(apiVersion: "v1", kind: "Namespace"), name: namespace, namespace: nil) else { return nil }
         if let owner = ns.annotations["laconic.com/deployment-dir"], owner != model.directory {
             throw SoError("namespace \(namespace) belongs to another deployment directory: \(owner)",
                           hint: "stop that deployment first, or set 'namespace:' in this spec to another name")
         }
-        return true
+        return ns
     }
 
     /// Applies a phase with bounded concurrency; Jobs are created once and never re-run.
@@ -176,7 +195,7 @@ public struct StartAction {
                     return (o.reference, true)
                 }
             }
-            while next < min(8, batch.count) { try launch() }
+            while next < min(Self.parallelApplies, batch.count) { try launch() }
             while let (ref, didApply) = try await group.next() {
                 if didApply { applied.append(ref) } else { skipped.append(ref) }
                 onEach(applied.count + skipped.count)
@@ -187,15 +206,25 @@ public struct StartAction {
     }
 
     /// Deletes this deployment's objects that are no longer rendered (volumes excepted).
-    func prune(_ client: ClusterClient, namespace: String, model: DeploymentModel, keep: [KubeObject]) async throws -> [String] {
+    func prune(_ client: ClusterClient, namespace: String, model: DeploymentModel, keep: [KubeObject], kinds: [String] = StartAction.prunable) async throws -> [String] {
         let selector = "app.kubernetes.io/instance=\(model.id),app.kubernetes.io/managed-by=so"
         var pruned: [String] = []
-        // One list per kind, all at once; then the deletes.
-        let types = try Self.prunable.map { kind in try ResourceType.known.first { $0.kind == kind }.map { $0 } ?? ResourceType.of(apiVersion: "v1", kind: kind) }
+        // One list per kind that can hold something of ours; then the deletes.
+        let types = try Self.prunable.filter { k in kinds.contains(k) || keep.contains { $0.kind == k } }.map { kind in try ResourceType.known.first { $0.kind == kind }.map { $0 } ?? ResourceType.of(apiVersion: "v1", kind: kind) }
         let listed = try await withThrowingTaskGroup(of: (Int, [JSON]).self) { group in
-            for (i, type) in types.enumerated() { group.addTask { (i, try await client.list(type, namespace: namespace, labelSelector: selector)) } }
+            // At most 4 at once: each parallel request may need a connection (a TLS handshake) of its own.
+            var next = 0
+            func launch() {
+                let i = next, type = types[i]
+                next += 1
+                group.addTask { (i, try await client.list(type, namespace: namespace, labelSelector: selector)) }
+            }
+            while next < min(4, types.count) { launch() }
             var out = [[JSON]](repeating: [], count: types.count)
-            while let (i, items) = try await group.next() { out[i] = items }
+            while let (i, items) = try await group.next() {
+                out[i] = items
+                if next < types.count { launch() }
+            }
             return out
         }
         for (type, items) in zip(types, listed) {

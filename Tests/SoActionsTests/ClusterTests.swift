@@ -141,6 +141,19 @@ struct ClusterHarness {
         #expect(env.contains { $0["name"]?.string == "NEW_SETTING" && $0["value"]?.string == "on" })
     }
 
+    @Test func pruneListsOnlyTheKindsTheLastStartApplied() async throws {
+        let c = try await ClusterHarness()
+        _ = try await c.start()
+        // A new namespace: nothing to prune, nothing listed.
+        #expect(!c.cluster.calls.contains { $0.hasPrefix("list ") && !$0.hasPrefix("list Deployment") && !$0.hasPrefix("list Job") && !$0.hasPrefix("list Pod") && !$0.hasPrefix("list PersistentVolumeClaim") })
+        let ns = try #require(c.cluster.object("Namespace", c.id))
+        #expect(ns.annotations["so.dev/kinds"] == "ConfigMap,Deployment,Job,Secret,Service")
+        let before = c.cluster.calls.count
+        _ = try await c.start()
+        let listed = Set(c.cluster.calls[before...].filter { $0.hasPrefix("list ") && $0.contains("managed-by=so") }.map { String($0.split(separator: " ")[1]) })
+        #expect(listed == ["ConfigMap", "Deployment", "Job", "Secret", "Service", "PersistentVolumeClaim", "PersistentVolume"], "\(listed)")
+    }
+
     @Test func jobsAreNotReapplied() async throws {
         let c = try await ClusterHarness()
         _ = try await c.start()
