@@ -50,14 +50,17 @@ struct DeployInitCommand: AsyncParsableCommand {
     var mapPortsToHost: String?
     @Option(name: .long, parsing: .singleValue, help: ArgumentHelp("Optional pods of the stack to include, e.g. postgres,redis (asked on a terminal when omitted).", valueName: "pods"))
     var with: [String] = []
+    @Option(name: [.customShort("f"), .customLong("file")], parsing: .singleValue, help: ArgumentHelp("A compose file as the stack (repeatable, merged in order like docker compose -f); instead of --stack.", valueName: "file"))
+    var files: [String] = []
     @Option(name: .long, parsing: .singleValue, help: ArgumentHelp("Compose profile to deploy (repeatable); services of other profiles are left out.", valueName: "name"))
     var profile: [String] = []
     @Flag(name: .long, help: "Overwrite the output file if it exists.") var force = false
 
     func run() async throws {
         let ctx = global.context()
+        if !files.isEmpty && global.stack != nil { throw SoError("give either --stack or -f files, not both", hint: "-f names compose files: so deploy init -f compose.yaml -f compose.prod.yaml --output spec.yml") }
         var req = InitRequest(
-            stack: try global.requireStack("deploy init"), deployTo: group.deployTo, config: config, configFile: configFile,
+            stack: files.isEmpty ? try global.requireStack("deploy init") : files.map { f in f.contains("/") || f.hasPrefix(".") ? f : "./" + f }.joined(separator: ","), deployTo: group.deployTo, config: config, configFile: configFile,
             kubeConfig: kubeConfig, imageRegistry: imageRegistry, mapPortsToHost: mapPortsToHost, output: output, force: force)
         req.with = with.isEmpty ? nil : with
         req.profiles = profile

@@ -45,6 +45,10 @@ struct PodBuilder {
         pod.append(("automountServiceAccountToken", .bool(false)))
         if compose.services.contains(where: { $0.networkMode == "host" }) {
             pod.append(("hostNetwork", .bool(true)))
+            if let svc = compose.services.first(where: { $0.networkMode == "host" }) {
+                state.warnings.append(Diagnostic("service '\(svc.name)' uses network_mode: host: its pod shares the node's network (on kind, the node container's), and its namespace admits privileged pods",
+                                                 hint: "prefer ports: and a Service unless the service must see the host's interfaces", at: location(svc)))
+            }
             pod.append(("dnsPolicy", .string("ClusterFirstWithHostNet")))
         }
         var podSecurity: [(String, YValue)] = []
