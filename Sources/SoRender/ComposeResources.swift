@@ -25,11 +25,7 @@ extension PodBuilder {
             }
             let target = ref.target.map { $0.hasPrefix("/") ? $0 : "/run/secrets/\($0)" } ?? "/run/secrets/\(ref.source)"
             let secretName = top.external ? top.name : ComposeResourceNames.secret(id, top.name)
-            let volume = KubeNames.label("secret-\(top.name)")
-            var source: [(String, YValue)] = [("secretName", .string(secretName))]
-            if let mode = ref.mode.flatMap({ Int($0, radix: 8) }) { source.append(("defaultMode", .int(mode))) }
-            addPodVolume(volume, .map([("secret", .map(source))]))
-            mounts.append(.map([("name", .string(volume)), ("mountPath", .string(target)), ("subPath", .string(top.external ? top.name : ComposeResourceNames.key)), ("readOnly", .bool(true))]))
+            mounts.append(mountFile(volume: "secret-\(top.name)", kind: "secret", nameKey: "secretName", name: secretName, ref: ref, top: top, target: target))
         }
         for ref in svc.configs {
             let loc = location(svc)
@@ -51,13 +47,19 @@ extension PodBuilder {
                 }
                 try addConfigMapObject(name: cmName, entries: [(ComposeResourceNames.key, data)], location: loc, label: cmName)
             }
-            let volume = KubeNames.label("config-\(top.name)")
-            var source: [(String, YValue)] = [("name", .string(cmName))]
-            if let mode = ref.mode.flatMap({ Int($0, radix: 8) }) { source.append(("defaultMode", .int(mode))) }
-            addPodVolume(volume, .map([("configMap", .map(source))]))
-            mounts.append(.map([("name", .string(volume)), ("mountPath", .string(target)), ("subPath", .string(top.external ? top.name : ComposeResourceNames.key)), ("readOnly", .bool(true))]))
+            mounts.append(mountFile(volume: "config-\(top.name)", kind: "configMap", nameKey: "name", name: cmName, ref: ref, top: top, target: target))
         }
         return mounts
+    }
+
+    /// A pod volume from a Secret or ConfigMap and the read-only mount of its one file at `target`.
+    mutating func mountFile(volume: String, kind: String, nameKey: String, name: String, ref: ComposeServiceResourceRef,
+                            top: ComposeTopLevelResource, target: String) -> YValue {
+        let volume = KubeNames.label(volume)
+        var source: [(String, YValue)] = [(nameKey, .string(name))]
+        if let mode = ref.mode.flatMap({ Int($0, radix: 8) }) { source.append(("defaultMode", .int(mode))) }
+        addPodVolume(volume, .map([(kind, .map(source))]))
+        return .map([("name", .string(volume)), ("mountPath", .string(target)), ("subPath", .string(top.external ? top.name : ComposeResourceNames.key)), ("readOnly", .bool(true))])
     }
 }
 
