@@ -13,7 +13,7 @@ Each start waits for readiness (`--timeout 300`) except the one marked --no-wait
 stand-in node of ../shared/tools). Requests are counted from SO_TRACE_API=1 (one line per HTTP attempt).
 Everything the benchmark creates is deleted at the end (stop --delete-volumes --delete-namespace).
 """
-import os, shutil, statistics, subprocess, sys, tempfile, time
+import concurrent.futures, os, shutil, statistics, subprocess, sys, tempfile, time
 
 import clusterargs
 
@@ -103,11 +103,13 @@ def main():
         row(f"{n} in a row: last {k} (median)", statistics.median(times[-k:]), int(statistics.median(reqs[-k:])))
         print(f"{n} in a row: total {sum(times):.1f} s, slowest {max(times) * 1000:.0f} ms")
     finally:
-        for d in created:
+        def remove(d):
             try:
                 r.remove(d)
             except SystemExit as e:
                 print(f"cleanup of {d} failed: {e}", file=sys.stderr)
+        with concurrent.futures.ThreadPoolExecutor(8) as pool:
+            list(pool.map(remove, created))
         shutil.rmtree(work, ignore_errors=True)
 
 
