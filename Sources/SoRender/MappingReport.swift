@@ -168,7 +168,7 @@ public enum MappingReport {
         case "init": return (.ignored, "no init process is injected; use an image with one (tini) if the process does not reap children")
         case "stdin_open": return (.mapped, "container stdin")
         case "tty": return (.mapped, "container tty")
-        case "platform": return (.approximated, "nodeSelector kubernetes.io/arch (the OS part is not checked)")
+        case "platform": return (.ignored, "the node's architecture decides (a node selector would leave the pod unschedulable where docker would emulate); the image must support it")
         case "runtime": return (.mapped, "runtimeClassName (a RuntimeClass of that name must exist)")
         case "extra_hosts": return (.mapped, "hostAliases")
         case "dns": return (.approximated, "dnsConfig nameservers, added to the cluster DNS (at most 3)")

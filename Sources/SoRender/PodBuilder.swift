@@ -281,9 +281,6 @@ struct PodBuilder {
         if spec.sections.security.runtimeClass == nil, !spec.sections.security.unlimitedMemlock, let rt = services.compactMap(\.runtime).first, !isJob {
             out.append(("runtimeClassName", .string(rt)))
         }
-        if let arch = services.compactMap({ $0.platform }).first.flatMap({ $0.split(separator: "/").dropFirst().first.map(String.init) }) {
-            out.append(("nodeSelector", .map([("kubernetes.io/arch", .string(arch))])))
-        }
         return out
     }
 
