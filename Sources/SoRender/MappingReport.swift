@@ -68,6 +68,7 @@ public enum MappingReport {
             let secrets = svc.environment.filter { ($0.value).map(SecretMarker.contains) ?? model.secretKeys.contains($0.key) }.map(\.key)
             return (.mapped, "env (\(svc.environment.count) entries" + (secrets.isEmpty ? "" : "; from the generated Secret: \(secrets.joined(separator: ", "))") + "), plus every config.env entry")
         case "env_file":
+            if model.podPerService { return (.mapped, "env: the files' variables, under what environment: sets (\(svc.envFiles.map(\.path).joined(separator: ", ")))") }
             return (.ignored, "variables from env files are not set in the container (as in laconic-so); the files are copied into the deployment; put the variables under environment: or the spec's config:")
         case "ports":
             var notes: [String] = []

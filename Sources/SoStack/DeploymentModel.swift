@@ -93,7 +93,28 @@ public enum DeploymentLoader {
             guard fs.isFile(path) else {
                 throw SoError("compose file for '\(name)' not found: \(path)", hint: "run 'so deploy create --update' to restore the deployment's compose files")
             }
-            return ComposeComponent(name: name, compose: try ComposeLoader.load(path, fs: fs, environment: env, diagnostics: diagnostics), relativePath: rel)
+            var compose = try ComposeLoader.load(path, fs: fs, environment: env, diagnostics: diagnostics)
+            // Plain compose: env_file variables reach the container, under what environment: sets (compose's
+            // precedence). laconic stacks keep laconic-so's behaviour (env files are not read).
+            if stack.podPerService {
+                for i in compose.services.indices where !compose.services[i].envFiles.isEmpty {
+                    var fromFiles: [EnvEntry] = []
+                    for f in compose.services[i].envFiles {
+                        let p = Path.absolute(f.path, relativeTo: compose.directory)
+                        guard fs.isFile(p) else {
+                            if f.required { throw SoError("env_file \(f.path) of service '\(compose.services[i].name)' not found: \(p)", hint: "run 'so deploy create --update', or mark it required: false", at: SourceLocation(file: path, line: compose.services[i].line)) }
+                            continue
+                        }
+                        for e in try DotEnv.parse(try fs.readText(p, what: "env file"), file: p) {
+                            fromFiles.removeAll { $0.key == e.key }
+                            fromFiles.append(EnvEntry(key: e.key, value: e.value))
+                        }
+                    }
+                    let explicit = Set(compose.services[i].environment.map(\.key))
+                    compose.services[i].environment = fromFiles.filter { !explicit.contains($0.key) } + compose.services[i].environment
+                }
+            }
+            return ComposeComponent(name: name, compose: compose, relativePath: rel)
         }
         var skipped: [(String, ComposeService)] = []
         // Compose profiles: a service with profiles runs only when one of them is selected in the spec.

@@ -127,4 +127,16 @@ import SoTestSupport
         #expect(model.podPerService && model.pods.first?.compose.services.map(\.name) == ["db", "web"])
         await #expect(throws: SoError.self) { try await StackNewAction(h.ctx).run(StackNewRequest(name: "shop", from: ["app/compose.yaml"])) }
     }
+
+    @Test func envFilesReachTheContainerUnderEnvironment() async throws {
+        let h = try Harness()
+        defer { h.tmp.cleanup() }
+        try h.tmp.write("app/compose.yaml", "services:\n  web:\n    image: nginx:1\n    env_file: [.env, {path: ./missing.env, required: false}]\n    environment:\n      B: from-environment\n")
+        try h.tmp.write("app/.env", "A=from-file\nB=from-file\n")
+        try await InitAction(h.ctx).run(InitRequest(stack: "./app", output: "s.yml"))
+        try await CreateAction(h.ctx).run(CreateRequest(specFile: "s.yml", deploymentDir: "dep"))
+        let model = try DeploymentLoader.load(h.path("dep"), fs: h.fs, diagnostics: DiagnosticSink())
+        let env = try #require(model.pods.first?.compose.service("web")).environment
+        #expect(env.map { "\($0.key)=\($0.value ?? "")" } == ["A=from-file", "B=from-environment"])
+    }
 }
