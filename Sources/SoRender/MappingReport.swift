@@ -173,9 +173,68 @@ public enum MappingReport {
         case "runtime": return (.mapped, "runtimeClassName (a RuntimeClass of that name must exist)")
         case "extra_hosts": return (.mapped, "hostAliases")
         case "dns": return (.approximated, "dnsConfig nameservers, added to the cluster DNS (at most 3)")
-        default: return (.ignored, "no Kubernetes mapping in so yet")
+        default:
+            if let reason = unsupported[key] { return (.ignored, reason) }
+            return (.ignored, "no Kubernetes mapping in so yet")
         }
     }
+
+    /// Compose keys `so` accepts but does not map (beyond those `describe` names itself), each with the
+    /// reason and what to do instead.
+    static let unsupported: [String: String] = [
+        "annotations": "container annotations are not copied to pods (use the spec's annotations:)",
+        "attach": "so logs shows every container's output; there is nothing to attach to",
+        "blkio_config": "Kubernetes has no block-I/O weights or limits per container",
+        "cgroup": "pods get their own cgroup namespace from the container runtime",
+        "cgroup_parent": "the kubelet places pods in its own cgroup hierarchy",
+        "cpu_count": "Windows-only CPU setting; set deploy.resources.limits.cpus or the spec's resources:",
+        "cpu_percent": "Windows-only CPU setting; set deploy.resources.limits.cpus or the spec's resources:",
+        "cpu_period": "CFS tuning is the kubelet's; set deploy.resources.limits.cpus or the spec's resources:",
+        "cpu_quota": "CFS tuning is the kubelet's; set deploy.resources.limits.cpus or the spec's resources:",
+        "cpu_rt_period": "Kubernetes has no real-time CPU scheduling per container",
+        "cpu_rt_runtime": "Kubernetes has no real-time CPU scheduling per container",
+        "cpu_shares": "relative CPU weight comes from the CPU request; set deploy.resources.reservations.cpus or the spec's resources:",
+        "cpus": "the legacy CPU limit is not read; write deploy.resources.limits.cpus or the spec's resources:",
+        "cpuset": "CPU pinning is the kubelet's CPU manager's job, not a pod field",
+        "credential_spec": "Windows gMSA credential specs are not supported",
+        "develop": "compose watch (develop:) is a docker compose development loop; rebuild with 'so build-containers' and restart",
+        "device_cgroup_rules": "Kubernetes has no device cgroup rules; devices come from device plugins",
+        "devices": "host devices reach pods only through device plugins (or a privileged container); not mapped",
+        "dns_opt": "not mapped: cluster DNS options are set per pod in dnsConfig, which so fills only from dns:",
+        "dns_search": "not mapped: pods search their namespace's cluster domains",
+        "domainname": "pods have no NIS domain name setting",
+        "extends": "resolved when the compose files were merged",
+        "external_links": "pods reach other deployments' Services by DNS name (service.namespace)",
+        "gpus": "GPUs are requested through device-plugin resources (nvidia.com/gpu) in the spec, not mapped from compose",
+        "group_add": "not mapped: supplementary groups would need numeric GIDs in the pod securityContext",
+        "ipc": "pods share IPC between their containers; host or cross-pod IPC is not mapped",
+        "isolation": "Windows container isolation is not supported",
+        "label_file": "compose labels are not copied to pods (use the spec's labels:)",
+        "links": "not needed: every service is reachable by its Service name",
+        "logging": "container logs go to the node's runtime log; read them with 'so deployment logs'",
+        "mac_address": "pods get their network interface from the cluster's CNI; a MAC cannot be set",
+        "mem_limit": "the legacy memory limit is not read; write deploy.resources.limits.memory or the spec's resources:",
+        "mem_reservation": "the legacy memory reservation is not read; write deploy.resources.reservations.memory or the spec's resources:",
+        "mem_swappiness": "swap is the kubelet's setting, not a pod field",
+        "memswap_limit": "swap is the kubelet's setting, not a pod field",
+        "models": "compose AI models are not supported",
+        "oom_kill_disable": "the kubelet decides OOM handling from the pod's QoS class",
+        "oom_score_adj": "the kubelet sets OOM scores from the pod's QoS class",
+        "pid": "process namespaces are per pod; host or cross-container PID sharing is not mapped",
+        "pids_limit": "the PID limit is the kubelet's podPidsLimit, not a pod field",
+        "post_start": "not mapped to a postStart hook yet: compose runs it as a separate exec with its own user and environment",
+        "pre_stop": "not mapped to a preStop hook yet: compose runs it as a separate exec with its own user and environment",
+        "provider": "compose provider services run outside containers and are not supported",
+        "pull_policy": "not mapped: images are pulled as Kubernetes decides (…:local images are loaded into kind by start)",
+        "pull_refresh_after": "not mapped: image pulls follow Kubernetes' pull policy",
+        "scale": "the legacy scale is not read; write deploy.replicas or the spec's replicas:",
+        "security_opt": "not mapped: seccomp is RuntimeDefault and allowPrivilegeEscalation false unless privileged; AppArmor/SELinux labels are not carried over",
+        "storage_opt": "container storage quotas belong to the runtime; size volumes in the spec's resources:",
+        "use_api_socket": "the docker API socket does not exist in a Kubernetes pod",
+        "userns_mode": "user namespaces are not mapped (pod hostUsers is left to the cluster)",
+        "uts": "a pod's UTS namespace is its own; host UTS is not mapped",
+        "volumes_from": "mount the same named volume in both services instead; volumes_from is not mapped",
+    ]
 
     /// A readable table grouped by file and service.
     public static func text(_ entries: [MappingEntry]) -> String {

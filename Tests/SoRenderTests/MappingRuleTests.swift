@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import SoBasics
+@testable import SoCompose
 import SoKube
 @testable import SoRender
 import SoStack
@@ -152,5 +153,31 @@ extension YValue {
         let containers = m.object("Deployment")?["spec"]?["template"]?["spec"]?["containers"]
         #expect(containers?[0]?["image"]?.string == "s-api:local")
         #expect(containers?[1]?["image"]?.string == "acme/web:1")
+    }
+
+    /// Every compose service key `so` accepts says in the report what it became, or why it cannot map:
+    /// no key falls through to a generic "not mapped yet".
+    @Test func everyAcceptedKeyHasAMappingOrAReason() throws {
+        // Keys decoded into the model need typed values; the rest are accepted as written.
+        let typed: [String: String] = ["dns": "[1.1.1.1]", "hostname": "h", "platform": "linux/amd64", "runtime": "runc", "shm_size": "64m",
+                                       "stdin_open": "true", "stop_grace_period": "10s", "sysctls": "{net.core.somaxconn: \"1024\"}",
+                                       "tmpfs": "[/tmp]", "tty": "true"]
+        let keys = ServiceDecoder.otherKnown
+        let compose = "services:\n  a:\n    image: x\n" + keys.map { "    \($0): \(typed[$0] ?? "x")\n" }.joined()
+        let t = try TempDir("so-report-keys")
+        defer { t.cleanup() }
+        try t.write("deployment.yml", "cluster-id: laconic-c\ndeployment-id: laconic-d\n")
+        try t.write("stack.yml", "name: s\npods: [p]\npod-per-service: true\n")
+        try t.write("spec.yml", "stack: /x/stacks/s\ndeploy-to: k8s-kind\n")
+        try t.write("config.env", "")
+        try t.write("compose/docker-compose-p.yml", compose)
+        let model = try DeploymentLoader.load(t.path, fs: LocalFileSystem(), diagnostics: DiagnosticSink(), displayDirectory: "/d")
+        let report = MappingReport.build(model)
+        #expect(Set(report.map(\.key)) == Set(keys + ["image"]))
+        for e in report {
+            #expect(!e.detail.contains("so yet") && !e.detail.isEmpty, "\(e.key): \(e.detail)")
+        }
+        #expect(report.first { $0.key == "mem_limit" }?.status == .ignored)
+        #expect(report.first { $0.key == "mem_limit" }?.detail.contains("deploy.resources.limits.memory") == true)
     }
 }
