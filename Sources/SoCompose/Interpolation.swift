@@ -8,10 +8,18 @@ import SoBasics
 /// `${A:-${B:?}}` does not fail while A is set.
 public enum Interpolation {
     public static func interpolate(_ text: String, lookup: (String) -> String?) throws -> String {
+        try interpolate(text, lookup: lookup, unset: { _ in })
+    }
+
+    /// As above; `unset` hears each name used bare (`$V`, `${V}`) that has no value, which becomes an
+    /// empty string (docker compose warns about these; names with a default or `?` are not reported).
+    public static func interpolate(_ text: String, lookup: (String) -> String?, unset: (String) -> Void) throws -> String {
         guard text.contains("$") else { return text }
         return try withoutActuallyEscaping(lookup) { lookup in
             var parser = Parser(text, lookup: lookup)
-            return try parser.run()
+            let out = try parser.run()
+            parser.unset.forEach(unset)
+            return out
         }
     }
 
@@ -33,6 +41,8 @@ public enum Interpolation {
         /// checked, but nothing is looked up and `:?` does not fail.
         var evaluating = true
         var referenced: [String] = []
+        /// Bare references without a value, in order of first use.
+        var unset: [String] = []
         var i = 0
 
         init(_ text: String, lookup: @escaping (String) -> String?) {
@@ -60,7 +70,7 @@ public enum Interpolation {
                     out.append(contentsOf: try braced().unicodeScalars)
                 } else if Self.isNameStart(next) {
                     i += 1
-                    out.append(contentsOf: (value(of: name()) ?? "").unicodeScalars)
+                    out.append(contentsOf: bare(name()).unicodeScalars)
                 } else {
                     out.append(c); i += 1
                 }
@@ -82,6 +92,13 @@ public enum Interpolation {
             return evaluating ? lookup(name) : nil
         }
 
+        /// `$V` or `${V}`: the value, or an empty string (noted in `unset`).
+        mutating func bare(_ name: String) -> String {
+            if let v = value(of: name) { return v }
+            if evaluating && !unset.contains(name) { unset.append(name) }
+            return ""
+        }
+
         /// After `${`: a name, then `}` or an operator and a nested word up to the closing `}`.
         mutating func braced() throws -> String {
             let start = i - 2
@@ -91,7 +108,7 @@ public enum Interpolation {
             }
             let name = name()
             guard i < chars.count else { throw failure("unterminated \(excerpt(from: start))", hint: "close the expression with '}'") }
-            if chars[i] == "}" { i += 1; return value(of: name) ?? "" }
+            if chars[i] == "}" { i += 1; return bare(name) }
             let op = try operation(name: name, start: start)
             let current = value(of: name)
             let isSet = current != nil, nonEmpty = !(current ?? "").isEmpty

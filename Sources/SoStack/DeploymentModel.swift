@@ -93,7 +93,7 @@ public enum DeploymentLoader {
             guard fs.isFile(path) else {
                 throw SoError("compose file for '\(name)' not found: \(path)", hint: "run 'so deploy create --update' to restore the deployment's compose files")
             }
-            var compose = try ComposeLoader.load(path, fs: fs, environment: env, diagnostics: diagnostics)
+            var compose = try ComposeLoader.load(path, fs: fs, environment: env, diagnostics: diagnostics, warnUnset: stack.podPerService)
             // Plain compose: env_file variables reach the container, under what environment: sets (compose's
             // precedence). laconic stacks keep laconic-so's behaviour (env files are not read).
             if stack.podPerService {

@@ -400,4 +400,24 @@ import SoCompose
         #expect(s.image == "")
         #expect(s.environment.map(\.value) == ["", nil])
     }
+
+    /// An unset variable becomes an empty string with one warning naming the first line that uses it.
+    @Test func unsetVariablesWarnOncePerName() throws {
+        let sink = DiagnosticSink()
+        let text = "services:\n  s:\n    image: pihole\n    environment:\n      - WEBPASSWORD=${PIHOLE_PW}\n      - TZ=${TZ:-UTC}\n      - AGAIN=$PIHOLE_PW\n"
+        let root = try #require(try YAMLFile.parse(text, file: "c.yml"))
+        let s = try ComposeLoader.decode(root, path: "c.yml", environment: ["X": "1"], diagnostics: sink, warnUnset: true).services[0]
+        // Off by default (laconic stacks leave variables to config.env, as laconic-so does).
+        let quiet = DiagnosticSink()
+        _ = try ComposeLoader.decode(root, path: "c.yml", environment: ["X": "1"], diagnostics: quiet)
+        #expect(quiet.all.isEmpty)
+        #expect(s.environment.map(\.value) == ["WEBPASSWORD=", "TZ=UTC", "AGAIN="].map { String($0.split(separator: "=", omittingEmptySubsequences: false)[1]) })
+        let warnings = sink.all.filter { $0.message.contains("is not set") }
+        #expect(warnings.map(\.message) == ["variable 'PIHOLE_PW' is not set; it defaults to a blank string"])
+        #expect(warnings.first?.location?.line == 5)
+        // Without an environment (deploy init reads files as written) nothing is interpolated or reported.
+        let raw = DiagnosticSink()
+        _ = try service("image: x\nenvironment:\n  - A=${NOPE}", sink: raw)
+        #expect(!raw.all.contains { $0.message.contains("is not set") })
+    }
 }

@@ -20,6 +20,15 @@ import SoCompose
         #expect(try run("closing } alone") == "closing } alone")
     }
 
+    /// Bare references without a value are reported (docker compose warns); defaults, `?` forms and
+    /// unused alternatives are not.
+    @Test func unsetBareReferencesAreReported() throws {
+        var unset: [String] = []
+        let out = try Interpolation.interpolate("$A ${G} ${C:-c} ${D-d} ${E:+e} ${SET} $A ${EMPTY} ${UNSET:-${F}}", lookup: { env[$0] }, unset: { unset.append($0) })
+        #expect(out == "  c d  value   ")
+        #expect(unset == ["A", "G", "F"])
+    }
+
     @Test func defaults() throws {
         #expect(try run("${UNSET:-d}") == "d")
         #expect(try run("${EMPTY:-d}") == "d")
