@@ -36,6 +36,7 @@ struct ServiceDecoder {
         s.healthcheck = try m.nonNull("healthcheck").map(healthcheck)
         s.dependsOn = try m.nonNull("depends_on").map(dependsOn) ?? []
         s.deploy = try m.nonNull("deploy").map(deploy)
+        try foldLegacyResources(m, into: &s)
         s.user = try m.string("user")
         s.workingDir = try m.string("working_dir")
         s.labels = try m.nonNull("labels").map { try keyValues($0, what: "labels") } ?? []
@@ -168,6 +169,28 @@ struct ServiceDecoder {
             dm.finish(into: diagnostics)
             return d
         }
+    }
+
+    /// The pre-`deploy:` keys `cpus`, `mem_limit`, `mem_reservation` and `scale` mean what their
+    /// `deploy:` counterparts mean (compose treats them as the same settings); `deploy:` wins.
+    func foldLegacyResources(_ m: MapReader, into s: inout ComposeService) throws {
+        let cpus = try m.string("cpus"), memLimit = try m.string("mem_limit"), memReservation = try m.string("mem_reservation")
+        let scale = try m.int("scale")
+        guard cpus != nil || memLimit != nil || memReservation != nil || scale != nil else { return }
+        var d = s.deploy ?? ComposeDeploy()
+        if d.replicas == nil { d.replicas = scale }
+        if cpus != nil || memLimit != nil {
+            var l = d.limits ?? ComposeResources()
+            l.cpus = l.cpus ?? cpus
+            l.memory = l.memory ?? memLimit
+            d.limits = l
+        }
+        if memReservation != nil {
+            var r = d.reservations ?? ComposeResources()
+            r.memory = r.memory ?? memReservation
+            d.reservations = r
+        }
+        s.deploy = d
     }
 
     func deploy(_ n: YNode) throws -> ComposeDeploy {

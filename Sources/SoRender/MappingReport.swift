@@ -172,6 +172,10 @@ public enum MappingReport {
         case "platform": return (.ignored, "the node's architecture decides (a node selector would leave the pod unschedulable where docker would emulate); the image must support it")
         case "runtime": return (.mapped, "runtimeClassName (a RuntimeClass of that name must exist)")
         case "extra_hosts": return (.mapped, "hostAliases")
+        case "cpus": return (.mapped, "resources.limits.cpu (as deploy.resources.limits.cpus, which wins when both are given)")
+        case "mem_limit": return (.mapped, "resources.limits.memory (as deploy.resources.limits.memory, which wins when both are given)")
+        case "mem_reservation": return (.mapped, "resources.requests.memory (as deploy.resources.reservations.memory, which wins when both are given)")
+        case "scale": return (.mapped, "replicas (as deploy.replicas, which wins when both are given)")
         case "dns": return (.approximated, "dnsConfig nameservers, added to the cluster DNS (at most 3)")
         default:
             if let reason = unsupported[key] { return (.ignored, reason) }
@@ -194,7 +198,6 @@ public enum MappingReport {
         "cpu_rt_period": "Kubernetes has no real-time CPU scheduling per container",
         "cpu_rt_runtime": "Kubernetes has no real-time CPU scheduling per container",
         "cpu_shares": "relative CPU weight comes from the CPU request; set deploy.resources.reservations.cpus or the spec's resources:",
-        "cpus": "the legacy CPU limit is not read; write deploy.resources.limits.cpus or the spec's resources:",
         "cpuset": "CPU pinning is the kubelet's CPU manager's job, not a pod field",
         "credential_spec": "Windows gMSA credential specs are not supported",
         "develop": "compose watch (develop:) is a docker compose development loop; rebuild with 'so build-containers' and restart",
@@ -213,8 +216,6 @@ public enum MappingReport {
         "links": "not needed: every service is reachable by its Service name",
         "logging": "container logs go to the node's runtime log; read them with 'so deployment logs'",
         "mac_address": "pods get their network interface from the cluster's CNI; a MAC cannot be set",
-        "mem_limit": "the legacy memory limit is not read; write deploy.resources.limits.memory or the spec's resources:",
-        "mem_reservation": "the legacy memory reservation is not read; write deploy.resources.reservations.memory or the spec's resources:",
         "mem_swappiness": "swap is the kubelet's setting, not a pod field",
         "memswap_limit": "swap is the kubelet's setting, not a pod field",
         "models": "compose AI models are not supported",
@@ -227,7 +228,6 @@ public enum MappingReport {
         "provider": "compose provider services run outside containers and are not supported",
         "pull_policy": "not mapped: images are pulled as Kubernetes decides (…:local images are loaded into kind by start)",
         "pull_refresh_after": "not mapped: image pulls follow Kubernetes' pull policy",
-        "scale": "the legacy scale is not read; write deploy.replicas or the spec's replicas:",
         "security_opt": "not mapped: seccomp is RuntimeDefault and allowPrivilegeEscalation false unless privileged; AppArmor/SELinux labels are not carried over",
         "storage_opt": "container storage quotas belong to the runtime; size volumes in the spec's resources:",
         "use_api_socket": "the docker API socket does not exist in a Kubernetes pod",

@@ -161,7 +161,7 @@ extension YValue {
         // Keys decoded into the model need typed values; the rest are accepted as written.
         let typed: [String: String] = ["dns": "[1.1.1.1]", "hostname": "h", "platform": "linux/amd64", "runtime": "runc", "shm_size": "64m",
                                        "stdin_open": "true", "stop_grace_period": "10s", "sysctls": "{net.core.somaxconn: \"1024\"}",
-                                       "tmpfs": "[/tmp]", "tty": "true"]
+                                       "tmpfs": "[/tmp]", "tty": "true", "cpus": "0.5", "mem_limit": "256m", "mem_reservation": "128m", "scale": "2"]
         let keys = ServiceDecoder.otherKnown
         let compose = "services:\n  a:\n    image: x\n" + keys.map { "    \($0): \(typed[$0] ?? "x")\n" }.joined()
         let t = try TempDir("so-report-keys")
@@ -177,7 +177,19 @@ extension YValue {
         for e in report {
             #expect(!e.detail.contains("so yet") && !e.detail.isEmpty, "\(e.key): \(e.detail)")
         }
-        #expect(report.first { $0.key == "mem_limit" }?.status == .ignored)
-        #expect(report.first { $0.key == "mem_limit" }?.detail.contains("deploy.resources.limits.memory") == true)
+        #expect(report.first { $0.key == "security_opt" }?.status == .ignored)
+        #expect(report.first { $0.key == "mem_swappiness" }?.detail.contains("kubelet") == true)
+    }
+
+    /// Compose's pre-`deploy:` keys map like their `deploy:` counterparts; `deploy:` wins where both are given.
+    @Test func legacyResourceKeysMapLikeDeploy() throws {
+        let m = try renderSnippet(compose: "services:\n  a:\n    image: x\n    cpus: 0.5\n    mem_limit: 256m\n    mem_reservation: 128m\n    scale: 3\n"
+                                  + "  b:\n    image: y\n    mem_limit: 1g\n    scale: 5\n    deploy: {replicas: 2, resources: {limits: {memory: 2g}}}\n")
+        let containers = m.object("Deployment")?["spec"]?["template"]?["spec"]?["containers"]
+        let a = containers?[0]?["resources"], b = containers?[1]?["resources"]
+        #expect(a?["limits"]?["cpu"]?.string == "500m" && a?["limits"]?["memory"]?.string == "256Mi" && a?["requests"]?["memory"]?.string == "128Mi")
+        #expect(b?["limits"]?["memory"]?.string == "2Gi")
+        // One pod (laconic layout): the largest replica count of its services.
+        #expect(m.object("Deployment")?["spec"]?["replicas"]?.int == 3)
     }
 }
