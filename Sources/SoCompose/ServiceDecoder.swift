@@ -61,6 +61,7 @@ struct ServiceDecoder {
         s.platform = try m.string("platform")
         s.runtime = try m.string("runtime")
         s.dns = try m.value("dns")?.stringList("'dns'", allowSingle: true) ?? []
+        s.pullPolicy = try m.string("pull_policy")
         s.otherKeys = m.entries.filter { Self.otherKnown.contains($0.key) }.map { ($0.key, $0.value.line) }
         s.keys = m.entries.filter { !$0.key.hasPrefix("x-") }.map { ($0.key, $0.keyNode.line) }
         m.accept(Self.otherKnown)

@@ -4,6 +4,19 @@ import SoCompose
 import SoKube
 import SoStack
 
+/// Compose `pull_policy` → Kubernetes `imagePullPolicy` (nil: no equivalent).
+enum PullPolicy {
+    static func kubernetes(_ compose: String) -> String? {
+        switch compose {
+        case "always": return "Always"
+        case "never": return "Never"
+        case "missing", "if_not_present", "build": return "IfNotPresent"
+        case "daily", "weekly": return "Always"
+        default: return compose.hasPrefix("every_") ? "Always" : nil
+        }
+    }
+}
+
 /// What each compose key of each service became: mapped, approximated (and how) or ignored (and why).
 public struct MappingEntry: Sendable, Encodable, Equatable {
     public enum Status: String, Sendable, Encodable { case mapped, approximated, ignored }
@@ -175,6 +188,13 @@ public enum MappingReport {
         case "cpus": return (.mapped, "resources.limits.cpu (as deploy.resources.limits.cpus, which wins when both are given)")
         case "mem_limit": return (.mapped, "resources.limits.memory (as deploy.resources.limits.memory, which wins when both are given)")
         case "mem_reservation": return (.mapped, "resources.requests.memory (as deploy.resources.reservations.memory, which wins when both are given)")
+        case "pull_policy":
+            if let o = model.spec.sections.imagePullPolicy { return (.ignored, "the spec's image-pull-policy \(o) applies to every container") }
+            guard let p = svc.pullPolicy.flatMap(PullPolicy.kubernetes) else {
+                return (.ignored, "pull_policy \(svc.pullPolicy ?? "") has no Kubernetes equivalent; images are pulled when missing (IfNotPresent)")
+            }
+            let exact = ["always", "never", "missing", "if_not_present"].contains(svc.pullPolicy ?? "")
+            return (exact ? .mapped : .approximated, "imagePullPolicy \(p)" + (exact ? "" : " (\(svc.pullPolicy ?? ""): " + (p == "Always" ? "pulled on every pod start, not on a schedule)" : "the image is built by 'so build-containers')")))
         case "scale": return (.mapped, "replicas (as deploy.replicas, which wins when both are given)")
         case "dns": return (.approximated, "dnsConfig nameservers, added to the cluster DNS (at most 3)")
         default:
@@ -226,7 +246,6 @@ public enum MappingReport {
         "post_start": "not mapped to a postStart hook yet: compose runs it as a separate exec with its own user and environment",
         "pre_stop": "not mapped to a preStop hook yet: compose runs it as a separate exec with its own user and environment",
         "provider": "compose provider services run outside containers and are not supported",
-        "pull_policy": "not mapped: images are pulled as Kubernetes decides (…:local images are loaded into kind by start)",
         "pull_refresh_after": "not mapped: image pulls follow Kubernetes' pull policy",
         "security_opt": "not mapped: seccomp is RuntimeDefault and allowPrivilegeEscalation false unless privileged; AppArmor/SELinux labels are not carried over",
         "storage_opt": "container storage quotas belong to the runtime; size volumes in the spec's resources:",

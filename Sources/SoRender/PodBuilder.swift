@@ -106,7 +106,8 @@ struct PodBuilder {
             image = "\(reg)/\(base):deploy-\(id.suffix(8))"
         }
         var c: [(String, YValue)] = [("name", .string(KubeNames.label(svc.name))), ("image", .string(image))]
-        let policy = isJob ? (model.deployTo == .k8s ? "Always" : "IfNotPresent") : (spec.sections.imagePullPolicy ?? (model.deployTo == .k8s ? "Always" : "IfNotPresent"))
+        let fallback = model.deployTo == .k8s ? "Always" : "IfNotPresent"
+        let policy = isJob ? fallback : (spec.sections.imagePullPolicy ?? svc.pullPolicy.flatMap(PullPolicy.kubernetes) ?? fallback)
         c.append(("imagePullPolicy", .string(policy)))
         if let e = svc.entrypoint { c.append(("command", .list(e.map { .string(kubeExpand($0)) }))) }
         if let cmd = svc.command { c.append(("args", .list(cmd.map { .string(kubeExpand($0)) }))) }

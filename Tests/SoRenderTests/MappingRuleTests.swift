@@ -192,4 +192,12 @@ extension YValue {
         // One pod (laconic layout): the largest replica count of its services.
         #expect(m.object("Deployment")?["spec"]?["replicas"]?.int == 3)
     }
+
+    @Test func pullPolicyMapsUnlessTheSpecSetsOne() throws {
+        let compose = "services:\n  a:\n    image: x\n    pull_policy: always\n  b:\n    image: y\n    pull_policy: never\n  c:\n    image: z\n    pull_policy: weird\n"
+        let containers = try renderSnippet(compose: compose).object("Deployment")?["spec"]?["template"]?["spec"]?["containers"]
+        #expect([0, 1, 2].map { containers?[$0]?["imagePullPolicy"]?.string } == ["Always", "Never", "IfNotPresent"])
+        let spec = try renderSnippet(compose: compose, spec: "image-pull-policy: Never\n").object("Deployment")?["spec"]?["template"]?["spec"]?["containers"]
+        #expect(spec?[0]?["imagePullPolicy"]?.string == "Never")
+    }
 }
