@@ -106,6 +106,8 @@ public struct ComposeService: Sendable {
     public var dns: [String] = []
     /// `always`, `never`, `missing`, `if_not_present`, `build`, `daily`, `weekly`, `every_<duration>`.
     public var pullPolicy: String?
+    /// `security_opt` entries as written (`no-new-privileges:true`, `seccomp:unconfined`, `label:…`).
+    public var securityOpt: [String] = []
     /// Keys of the service that `so` accepts but does not model individually (container_name, tty …),
     /// with the line of their value, in file order; for mapping reports.
     public var otherKeys: [(key: String, line: Int?)]

@@ -62,6 +62,7 @@ struct ServiceDecoder {
         s.runtime = try m.string("runtime")
         s.dns = try m.value("dns")?.stringList("'dns'", allowSingle: true) ?? []
         s.pullPolicy = try m.string("pull_policy")
+        s.securityOpt = try m.value("security_opt")?.stringList("'security_opt'") ?? []
         s.otherKeys = m.entries.filter { Self.otherKnown.contains($0.key) }.map { ($0.key, $0.value.line) }
         s.keys = m.entries.filter { !$0.key.hasPrefix("x-") }.map { ($0.key, $0.keyNode.line) }
         m.accept(Self.otherKnown)

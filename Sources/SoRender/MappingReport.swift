@@ -195,6 +195,12 @@ public enum MappingReport {
             }
             let exact = ["always", "never", "missing", "if_not_present"].contains(svc.pullPolicy ?? "")
             return (exact ? .mapped : .approximated, "imagePullPolicy \(p)" + (exact ? "" : " (\(svc.pullPolicy ?? ""): " + (p == "Always" ? "pulled on every pod start, not on a schedule)" : "the image is built by 'so build-containers')")))
+        case "security_opt":
+            let noNewPrivileges = svc.securityOpt.filter { ["no-new-privileges", "no-new-privileges:true", "no-new-privileges=true"].contains($0) }
+            let rest = svc.securityOpt.filter { !noNewPrivileges.contains($0) }
+            if rest.isEmpty && !noNewPrivileges.isEmpty && svc.privileged != true { return (.mapped, "no-new-privileges: allowPrivilegeEscalation false (so's default)") }
+            return (.ignored, (noNewPrivileges.isEmpty ? "" : "no-new-privileges: allowPrivilegeEscalation false (so's default); ")
+                    + "\(rest.joined(separator: ", ")) not mapped: pods run with seccomp RuntimeDefault, AppArmor and SELinux labels are not carried over")
         case "scale": return (.mapped, "replicas (as deploy.replicas, which wins when both are given)")
         case "dns": return (.approximated, "dnsConfig nameservers, added to the cluster DNS (at most 3)")
         default:
@@ -247,7 +253,6 @@ public enum MappingReport {
         "pre_stop": "not mapped to a preStop hook yet: compose runs it as a separate exec with its own user and environment",
         "provider": "compose provider services run outside containers and are not supported",
         "pull_refresh_after": "not mapped: image pulls follow Kubernetes' pull policy",
-        "security_opt": "not mapped: seccomp is RuntimeDefault and allowPrivilegeEscalation false unless privileged; AppArmor/SELinux labels are not carried over",
         "storage_opt": "container storage quotas belong to the runtime; size volumes in the spec's resources:",
         "use_api_socket": "the docker API socket does not exist in a Kubernetes pod",
         "userns_mode": "user namespaces are not mapped (pod hostUsers is left to the cluster)",

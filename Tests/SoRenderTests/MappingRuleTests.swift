@@ -161,7 +161,8 @@ extension YValue {
         // Keys decoded into the model need typed values; the rest are accepted as written.
         let typed: [String: String] = ["dns": "[1.1.1.1]", "hostname": "h", "platform": "linux/amd64", "runtime": "runc", "shm_size": "64m",
                                        "stdin_open": "true", "stop_grace_period": "10s", "sysctls": "{net.core.somaxconn: \"1024\"}",
-                                       "tmpfs": "[/tmp]", "tty": "true", "cpus": "0.5", "mem_limit": "256m", "mem_reservation": "128m", "scale": "2"]
+                                       "tmpfs": "[/tmp]", "tty": "true", "cpus": "0.5", "mem_limit": "256m", "mem_reservation": "128m", "scale": "2",
+                                       "security_opt": "[no-new-privileges:true, \"seccomp:unconfined\"]"]
         let keys = ServiceDecoder.otherKnown
         let compose = "services:\n  a:\n    image: x\n" + keys.map { "    \($0): \(typed[$0] ?? "x")\n" }.joined()
         let t = try TempDir("so-report-keys")
@@ -178,6 +179,7 @@ extension YValue {
             #expect(!e.detail.contains("so yet") && !e.detail.isEmpty, "\(e.key): \(e.detail)")
         }
         #expect(report.first { $0.key == "security_opt" }?.status == .ignored)
+        #expect(report.first { $0.key == "security_opt" }?.detail.hasPrefix("no-new-privileges: allowPrivilegeEscalation false (so's default); seccomp:unconfined not mapped") == true)
         #expect(report.first { $0.key == "mem_swappiness" }?.detail.contains("kubelet") == true)
     }
 
