@@ -108,6 +108,9 @@ public struct ComposeService: Sendable {
     public var pullPolicy: String?
     /// `security_opt` entries as written (`no-new-privileges:true`, `seccomp:unconfined`, `label:…`).
     public var securityOpt: [String] = []
+    /// `post_start` / `pre_stop` lifecycle hooks, in order.
+    public var postStart: [ComposeHook] = []
+    public var preStop: [ComposeHook] = []
     /// Keys of the service that `so` accepts but does not model individually (container_name, tty …),
     /// with the line of their value, in file order; for mapping reports.
     public var otherKeys: [(key: String, line: Int?)]
@@ -282,5 +285,16 @@ public struct ComposeServiceResourceRef: Sendable, Equatable {
         self.mode = mode
         self.uid = uid
         self.gid = gid
+    }
+}
+
+/// One `post_start`/`pre_stop` hook: a command run in the container, with compose's optional user,
+/// privileges, working directory and environment (`extras` names those that were given).
+public struct ComposeHook: Sendable, Equatable {
+    public var command: [String]
+    public var extras: [String]
+    public init(command: [String], extras: [String] = []) {
+        self.command = command
+        self.extras = extras
     }
 }

@@ -63,6 +63,8 @@ struct ServiceDecoder {
         s.dns = try m.value("dns")?.stringList("'dns'", allowSingle: true) ?? []
         s.pullPolicy = try m.string("pull_policy")
         s.securityOpt = try m.value("security_opt")?.stringList("'security_opt'") ?? []
+        s.postStart = try m.nonNull("post_start").map { try hooks($0, what: "post_start") } ?? []
+        s.preStop = try m.nonNull("pre_stop").map { try hooks($0, what: "pre_stop") } ?? []
         s.otherKeys = m.entries.filter { Self.otherKnown.contains($0.key) }.map { ($0.key, $0.value.line) }
         s.keys = m.entries.filter { !$0.key.hasPrefix("x-") }.map { ($0.key, $0.keyNode.line) }
         m.accept(Self.otherKnown)
@@ -136,6 +138,18 @@ struct ServiceDecoder {
         do { return try ShellWords.split(text) } catch var e as SoError {
             e.location = n.location
             throw e
+        }
+    }
+
+    /// A list of `{command, user, privileged, working_dir, environment}`.
+    func hooks(_ n: YNode, what: String) throws -> [ComposeHook] {
+        try n.sequence("'\(what)' of service '\(name)'").map { item in
+            let hm = try item.mapping("a \(what) hook")
+            let hook = ComposeHook(command: try command(try hm.required("command"), what: "\(what).command"),
+                                   extras: ["user", "privileged", "working_dir", "environment"].filter { hm.nonNull($0) != nil })
+            hm.accept(["user", "privileged", "working_dir", "environment"])
+            hm.finish(into: diagnostics)
+            return hook
         }
     }
 

@@ -201,6 +201,15 @@ public enum MappingReport {
             if rest.isEmpty && !noNewPrivileges.isEmpty && svc.privileged != true { return (.mapped, "no-new-privileges: allowPrivilegeEscalation false (so's default)") }
             return (.ignored, (noNewPrivileges.isEmpty ? "" : "no-new-privileges: allowPrivilegeEscalation false (so's default); ")
                     + "\(rest.joined(separator: ", ")) not mapped: pods run with seccomp RuntimeDefault, AppArmor and SELinux labels are not carried over")
+        case "post_start", "pre_stop":
+            let hooks = key == "post_start" ? svc.postStart : svc.preStop
+            let k8s = key == "post_start" ? "postStart" : "preStop"
+            if svc.isInitContainer { return (.ignored, "init containers have no lifecycle hooks") }
+            var notes: [String] = []
+            if hooks.count > 1 { notes.append("only the first of \(hooks.count) hooks runs (Kubernetes has one per container)") }
+            let extras = Set(hooks.flatMap(\.extras)).sorted()
+            if !extras.isEmpty { notes.append("\(extras.joined(separator: ", ")) not carried over: the hook runs as the container's user with its environment") }
+            return (notes.isEmpty ? .mapped : .approximated, "lifecycle.\(k8s) exec" + (notes.isEmpty ? "" : " (" + notes.joined(separator: "; ") + ")"))
         case "scale": return (.mapped, "replicas (as deploy.replicas, which wins when both are given)")
         case "dns": return (.approximated, "dnsConfig nameservers, added to the cluster DNS (at most 3)")
         default:
@@ -249,8 +258,6 @@ public enum MappingReport {
         "oom_score_adj": "the kubelet sets OOM scores from the pod's QoS class",
         "pid": "process namespaces are per pod; host or cross-container PID sharing is not mapped",
         "pids_limit": "the PID limit is the kubelet's podPidsLimit, not a pod field",
-        "post_start": "not mapped to a postStart hook yet: compose runs it as a separate exec with its own user and environment",
-        "pre_stop": "not mapped to a preStop hook yet: compose runs it as a separate exec with its own user and environment",
         "provider": "compose provider services run outside containers and are not supported",
         "pull_refresh_after": "not mapped: image pulls follow Kubernetes' pull policy",
         "storage_opt": "container storage quotas belong to the runtime; size volumes in the spec's resources:",

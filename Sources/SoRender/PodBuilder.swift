@@ -125,6 +125,14 @@ struct PodBuilder {
         let resources = self.resources(svc)
         c.append(("resources", resources))
         if !svc.isInitContainer, let probe = try readinessProbe(svc) { c.append(("readinessProbe", probe)) }
+        if !svc.isInitContainer {
+            // Kubernetes runs one hook of each kind per container: the first compose hook.
+            var lifecycle: [(String, YValue)] = []
+            for (key, hooks) in [("postStart", svc.postStart), ("preStop", svc.preStop)] {
+                if let h = hooks.first { lifecycle.append((key, .map([("exec", .map([("command", .list(h.command.map { .string($0) }))]))]))) }
+            }
+            if !lifecycle.isEmpty { c.append(("lifecycle", .map(lifecycle))) }
+        }
         let mounts = try volumeMounts(svc) + resourceMounts(svc) + memoryMounts(svc)
         if !mounts.isEmpty { c.append(("volumeMounts", .list(mounts))) }
         c.append(("securityContext", restricted ? try restrictedContext(svc) : securityContext(svc)))

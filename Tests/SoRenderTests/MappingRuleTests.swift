@@ -162,7 +162,8 @@ extension YValue {
         let typed: [String: String] = ["dns": "[1.1.1.1]", "hostname": "h", "platform": "linux/amd64", "runtime": "runc", "shm_size": "64m",
                                        "stdin_open": "true", "stop_grace_period": "10s", "sysctls": "{net.core.somaxconn: \"1024\"}",
                                        "tmpfs": "[/tmp]", "tty": "true", "cpus": "0.5", "mem_limit": "256m", "mem_reservation": "128m", "scale": "2",
-                                       "security_opt": "[no-new-privileges:true, \"seccomp:unconfined\"]"]
+                                       "security_opt": "[no-new-privileges:true, \"seccomp:unconfined\"]",
+                                       "post_start": "[{command: [touch, /ready]}]", "pre_stop": "[{command: \"nginx -s quit\", user: root}, {command: x}]"]
         let keys = ServiceDecoder.otherKnown
         let compose = "services:\n  a:\n    image: x\n" + keys.map { "    \($0): \(typed[$0] ?? "x")\n" }.joined()
         let t = try TempDir("so-report-keys")
@@ -178,6 +179,8 @@ extension YValue {
         for e in report {
             #expect(!e.detail.contains("so yet") && !e.detail.isEmpty, "\(e.key): \(e.detail)")
         }
+        #expect(report.first { $0.key == "post_start" }?.status == .mapped)
+        #expect(report.first { $0.key == "pre_stop" }?.detail == "lifecycle.preStop exec (only the first of 2 hooks runs (Kubernetes has one per container); user not carried over: the hook runs as the container's user with its environment)")
         #expect(report.first { $0.key == "security_opt" }?.status == .ignored)
         #expect(report.first { $0.key == "security_opt" }?.detail.hasPrefix("no-new-privileges: allowPrivilegeEscalation false (so's default); seccomp:unconfined not mapped") == true)
         #expect(report.first { $0.key == "mem_swappiness" }?.detail.contains("kubelet") == true)
@@ -201,5 +204,12 @@ extension YValue {
         #expect([0, 1, 2].map { containers?[$0]?["imagePullPolicy"]?.string } == ["Always", "Never", "IfNotPresent"])
         let spec = try renderSnippet(compose: compose, spec: "image-pull-policy: Never\n").object("Deployment")?["spec"]?["template"]?["spec"]?["containers"]
         #expect(spec?[0]?["imagePullPolicy"]?.string == "Never")
+    }
+
+    @Test func hooksBecomeLifecycleExec() throws {
+        let m = try renderSnippet(compose: "services:\n  a:\n    image: x\n    post_start:\n      - command: [touch, /ready]\n    pre_stop:\n      - command: nginx -s quit\n")
+        let lifecycle = m.object("Deployment")?["spec"]?["template"]?["spec"]?["containers"]?[0]?["lifecycle"]
+        #expect(lifecycle?["postStart"]?["exec"]?["command"]?[1]?.string == "/ready")
+        #expect(lifecycle?["preStop"]?["exec"]?["command"]?[2]?.string == "quit")
     }
 }
