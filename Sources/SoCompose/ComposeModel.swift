@@ -110,6 +110,8 @@ public struct ComposeService: Sendable {
     public var securityOpt: [String] = []
     /// `post_start` / `pre_stop` lifecycle hooks, in order.
     public var postStart: [ComposeHook] = []
+    /// `annotations` (map or `K=V` list), in file order.
+    public var annotations: [(String, String)] = []
     public var preStop: [ComposeHook] = []
     /// Keys of the service that `so` accepts but does not model individually (container_name, tty …),
     /// with the line of their value, in file order; for mapping reports.

@@ -63,6 +63,7 @@ struct ServiceDecoder {
         s.dns = try m.value("dns")?.stringList("'dns'", allowSingle: true) ?? []
         s.pullPolicy = try m.string("pull_policy")
         s.securityOpt = try m.value("security_opt")?.stringList("'security_opt'") ?? []
+        s.annotations = try m.nonNull("annotations").map { try keyValues($0, what: "annotations") } ?? []
         s.postStart = try m.nonNull("post_start").map { try hooks($0, what: "post_start") } ?? []
         s.preStop = try m.nonNull("pre_stop").map { try hooks($0, what: "pre_stop") } ?? []
         s.otherKeys = m.entries.filter { Self.otherKnown.contains($0.key) }.map { ($0.key, $0.value.line) }

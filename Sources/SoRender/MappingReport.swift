@@ -210,6 +210,11 @@ public enum MappingReport {
             let extras = Set(hooks.flatMap(\.extras)).sorted()
             if !extras.isEmpty { notes.append("\(extras.joined(separator: ", ")) not carried over: the hook runs as the container's user with its environment") }
             return (notes.isEmpty ? .mapped : .approximated, "lifecycle.\(k8s) exec" + (notes.isEmpty ? "" : " (" + notes.joined(separator: "; ") + ")"))
+        case "annotations":
+            let bad = svc.annotations.map(\.0).filter { !LabelRules.validKey($0) }
+            let owner = model.podPerService ? "its pod's" : "the pod's (shared by its services)"
+            if bad.isEmpty { return (.mapped, "\(owner) annotations (the spec's annotations win)") }
+            return (.approximated, "\(owner) annotations; left out, not valid Kubernetes keys: \(bad.joined(separator: ", "))")
         case "scale": return (.mapped, "replicas (as deploy.replicas, which wins when both are given)")
         case "dns": return (.approximated, "dnsConfig nameservers, added to the cluster DNS (at most 3)")
         default:
@@ -221,7 +226,6 @@ public enum MappingReport {
     /// Compose keys `so` accepts but does not map (beyond those `describe` names itself), each with the
     /// reason and what to do instead.
     static let unsupported: [String: String] = [
-        "annotations": "container annotations are not copied to pods (use the spec's annotations:)",
         "attach": "so logs shows every container's output; there is nothing to attach to",
         "blkio_config": "Kubernetes has no block-I/O weights or limits per container",
         "cgroup": "pods get their own cgroup namespace from the container runtime",

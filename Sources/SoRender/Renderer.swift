@@ -308,13 +308,18 @@ struct RenderState {
         renderServices(pod)
     }
 
-    /// Spec annotations; a `{name}` in a key is repeated once per service.
+    /// Compose `annotations` of the pod's services (valid keys only), then the spec's, which win; a
+    /// `{name}` in a spec key is repeated once per service.
     func podAnnotations(_ pod: ComposeComponent) -> [(String, String)] {
         var out: [(String, String)] = []
+        func set(_ k: String, _ v: String) {
+            if let i = out.firstIndex(where: { $0.0 == k }) { out[i].1 = v } else { out.append((k, v)) }
+        }
+        for s in pod.compose.services { for (k, v) in s.annotations where LabelRules.validKey(k) { set(k, v) } }
         for (k, v) in spec.sections.annotations {
             if k.contains("{name}") {
-                for s in pod.compose.services { out.append((k.replacingOccurrences(of: "{name}", with: KubeNames.label(s.name)), v)) }
-            } else { out.append((k, v)) }
+                for s in pod.compose.services { set(k.replacingOccurrences(of: "{name}", with: KubeNames.label(s.name)), v) }
+            } else { set(k, v) }
         }
         return out
     }

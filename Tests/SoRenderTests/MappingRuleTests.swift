@@ -163,7 +163,7 @@ extension YValue {
                                        "stdin_open": "true", "stop_grace_period": "10s", "sysctls": "{net.core.somaxconn: \"1024\"}",
                                        "tmpfs": "[/tmp]", "tty": "true", "cpus": "0.5", "mem_limit": "256m", "mem_reservation": "128m", "scale": "2",
                                        "security_opt": "[no-new-privileges:true, \"seccomp:unconfined\"]",
-                                       "post_start": "[{command: [touch, /ready]}]", "pre_stop": "[{command: \"nginx -s quit\", user: root}, {command: x}]"]
+                                       "post_start": "[{command: [touch, /ready]}]", "annotations": "{a: b}", "pre_stop": "[{command: \"nginx -s quit\", user: root}, {command: x}]"]
         let keys = ServiceDecoder.otherKnown
         let compose = "services:\n  a:\n    image: x\n" + keys.map { "    \($0): \(typed[$0] ?? "x")\n" }.joined()
         let t = try TempDir("so-report-keys")
@@ -211,5 +211,12 @@ extension YValue {
         let lifecycle = m.object("Deployment")?["spec"]?["template"]?["spec"]?["containers"]?[0]?["lifecycle"]
         #expect(lifecycle?["postStart"]?["exec"]?["command"]?[1]?.string == "/ready")
         #expect(lifecycle?["preStop"]?["exec"]?["command"]?[2]?.string == "quit")
+    }
+
+    @Test func composeAnnotationsGoOnThePodAndTheSpecWins() throws {
+        let compose = "services:\n  a:\n    image: x\n    annotations: {team.example/owner: web, keep: \"1\", \"bad key\": x}\n"
+        let m = try renderSnippet(compose: compose, spec: "annotations:\n  keep: \"2\"\n")
+        let a = m.object("Deployment")?["spec"]?["template"]?["metadata"]?["annotations"]
+        #expect(a?["team.example/owner"]?.string == "web" && a?["keep"]?.string == "2" && a?["bad key"] == nil)
     }
 }
