@@ -104,6 +104,9 @@ public struct ComposeService: Sendable {
     public var platform: String?
     public var runtime: String?
     public var dns: [String] = []
+    public var dnsSearch: [String] = []
+    /// `dns_opt` entries as written (`ndots:2`, `edns0`).
+    public var dnsOpt: [String] = []
     /// `always`, `never`, `missing`, `if_not_present`, `build`, `daily`, `weekly`, `every_<duration>`.
     public var pullPolicy: String?
     /// `security_opt` entries as written (`no-new-privileges:true`, `seccomp:unconfined`, `label:…`).

@@ -62,6 +62,8 @@ struct ServiceDecoder {
         s.runtime = try m.string("runtime")
         s.dns = try m.value("dns")?.stringList("'dns'", allowSingle: true) ?? []
         s.pullPolicy = try m.string("pull_policy")
+        s.dnsSearch = try m.value("dns_search")?.stringList("'dns_search'", allowSingle: true) ?? []
+        s.dnsOpt = try m.value("dns_opt")?.stringList("'dns_opt'") ?? []
         s.securityOpt = try m.value("security_opt")?.stringList("'security_opt'") ?? []
         s.annotations = try m.nonNull("annotations").map { try keyValues($0, what: "annotations") } ?? []
         s.postStart = try m.nonNull("post_start").map { try hooks($0, what: "post_start") } ?? []

@@ -215,6 +215,8 @@ public enum MappingReport {
             let owner = model.podPerService ? "its pod's" : "the pod's (shared by its services)"
             if bad.isEmpty { return (.mapped, "\(owner) annotations (the spec's annotations win)") }
             return (.approximated, "\(owner) annotations; left out, not valid Kubernetes keys: \(bad.joined(separator: ", "))")
+        case "dns_search": return (.approximated, "dnsConfig searches, added to the namespace's cluster search domains")
+        case "dns_opt": return (.mapped, "dnsConfig options")
         case "scale": return (.mapped, "replicas (as deploy.replicas, which wins when both are given)")
         case "dns": return (.approximated, "dnsConfig nameservers, added to the cluster DNS (at most 3)")
         default:
@@ -242,8 +244,6 @@ public enum MappingReport {
         "develop": "compose watch (develop:) is a docker compose development loop; rebuild with 'so build-containers' and restart",
         "device_cgroup_rules": "Kubernetes has no device cgroup rules; devices come from device plugins",
         "devices": "host devices reach pods only through device plugins (or a privileged container); not mapped",
-        "dns_opt": "not mapped: cluster DNS options are set per pod in dnsConfig, which so fills only from dns:",
-        "dns_search": "not mapped: pods search their namespace's cluster domains",
         "domainname": "pods have no NIS domain name setting",
         "extends": "resolved when the compose files were merged",
         "external_links": "pods reach other deployments' Services by DNS name (service.namespace)",

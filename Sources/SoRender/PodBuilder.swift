@@ -285,8 +285,18 @@ struct PodBuilder {
             }
             out.append(("hostAliases", .list(byIP.map { .map([("ip", .string($0.0)), ("hostnames", .list($0.1.map { .string($0) }))]) })))
         }
-        let dns = services.flatMap(\.dns).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
-        if !dns.isEmpty { out.append(("dnsConfig", .map([("nameservers", .list(dns.prefix(3).map { .string($0) }))]))) }
+        func unique(_ xs: [String]) -> [String] { xs.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } } }
+        let dns = unique(services.flatMap(\.dns)), searches = unique(services.flatMap(\.dnsSearch)), options = unique(services.flatMap(\.dnsOpt))
+        var dnsConfig: [(String, YValue)] = []
+        if !dns.isEmpty { dnsConfig.append(("nameservers", .list(dns.prefix(3).map { .string($0) }))) }
+        if !searches.isEmpty { dnsConfig.append(("searches", .list(searches.prefix(32).map { .string($0) }))) }
+        if !options.isEmpty {
+            dnsConfig.append(("options", .list(options.map { o in
+                let parts = o.split(separator: ":", maxSplits: 1).map(String.init)
+                return .map([("name", .string(parts[0]))] + (parts.count > 1 ? [("value", .string(parts[1]))] : []))
+            })))
+        }
+        if !dnsConfig.isEmpty { out.append(("dnsConfig", .map(dnsConfig))) }
         if spec.sections.security.runtimeClass == nil, !spec.sections.security.unlimitedMemlock, let rt = services.compactMap(\.runtime).first, !isJob {
             out.append(("runtimeClassName", .string(rt)))
         }

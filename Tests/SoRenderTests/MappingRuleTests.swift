@@ -163,7 +163,7 @@ extension YValue {
                                        "stdin_open": "true", "stop_grace_period": "10s", "sysctls": "{net.core.somaxconn: \"1024\"}",
                                        "tmpfs": "[/tmp]", "tty": "true", "cpus": "0.5", "mem_limit": "256m", "mem_reservation": "128m", "scale": "2",
                                        "security_opt": "[no-new-privileges:true, \"seccomp:unconfined\"]",
-                                       "post_start": "[{command: [touch, /ready]}]", "annotations": "{a: b}", "pre_stop": "[{command: \"nginx -s quit\", user: root}, {command: x}]"]
+                                       "post_start": "[{command: [touch, /ready]}]", "annotations": "{a: b}", "dns_search": "example.com", "dns_opt": "[ndots:2]", "pre_stop": "[{command: \"nginx -s quit\", user: root}, {command: x}]"]
         let keys = ServiceDecoder.otherKnown
         let compose = "services:\n  a:\n    image: x\n" + keys.map { "    \($0): \(typed[$0] ?? "x")\n" }.joined()
         let t = try TempDir("so-report-keys")
@@ -218,5 +218,12 @@ extension YValue {
         let m = try renderSnippet(compose: compose, spec: "annotations:\n  keep: \"2\"\n")
         let a = m.object("Deployment")?["spec"]?["template"]?["metadata"]?["annotations"]
         #expect(a?["team.example/owner"]?.string == "web" && a?["keep"]?.string == "2" && a?["bad key"] == nil)
+    }
+
+    @Test func dnsSearchAndOptionsJoinTheDNSConfig() throws {
+        let m = try renderSnippet(compose: "services:\n  a:\n    image: x\n    dns: 9.9.9.9\n    dns_search: [corp.example]\n    dns_opt: [\"ndots:2\", edns0]\n")
+        let d = m.object("Deployment")?["spec"]?["template"]?["spec"]?["dnsConfig"]
+        #expect(d?["nameservers"]?[0]?.string == "9.9.9.9" && d?["searches"]?[0]?.string == "corp.example")
+        #expect(d?["options"]?[0]?["name"]?.string == "ndots" && d?["options"]?[0]?["value"]?.string == "2" && d?["options"]?[1]?["value"] == nil)
     }
 }
