@@ -226,7 +226,14 @@ struct PodBuilder {
             .map([("cpu", .string(a?.cpus.flatMap(Quantity.cpu) ?? cpu)), ("memory", .string(a?.memory.flatMap { Quantity.bytes($0, binaryLetters: true) } ?? memory))])
         }
         var requests = amounts(chosen.reservations, cpu: Defaults.cpuRequest, memory: Defaults.memoryRequest)
-        let limits = amounts(chosen.limits, cpu: Defaults.cpuLimit, memory: Defaults.memoryLimit)
+        var limits = amounts(chosen.limits, cpu: Defaults.cpuLimit, memory: Defaults.memoryLimit)
+        // A request above the default limit, with no limit given, raises the limit to the request
+        // (Kubernetes rejects a request above its limit).
+        if let req = requests.pairs, let lim = limits.pairs {
+            let cpu = chosen.limits?.cpus == nil ? maxQuantity(lim[0].1.stringValue ?? Defaults.cpuLimit, req[0].1.stringValue ?? Defaults.cpuRequest, cpu: true) : lim[0].1.stringValue!
+            let memory = chosen.limits?.memory == nil ? maxQuantity(lim[1].1.stringValue ?? Defaults.memoryLimit, req[1].1.stringValue ?? Defaults.memoryRequest, cpu: false) : lim[1].1.stringValue!
+            limits = .map([("cpu", .string(cpu)), ("memory", .string(memory))])
+        }
         if chosen.reservations == nil, chosen.limits != nil {
             // Requests may not exceed limits: with only limits given, request the smaller of default and limit.
             requests = .map([("cpu", .string(minQuantity(Defaults.cpuRequest, limits.pairs?[0].1.stringValue ?? Defaults.cpuRequest, cpu: true))),
@@ -234,6 +241,8 @@ struct PodBuilder {
         }
         return .map([("requests", requests), ("limits", limits)])
     }
+
+    func maxQuantity(_ a: String, _ b: String, cpu: Bool) -> String { minQuantity(a, b, cpu: cpu) == a ? b : a }
 
     func minQuantity(_ a: String, _ b: String, cpu: Bool) -> String {
         func value(_ q: String) -> Double {

@@ -226,4 +226,13 @@ extension YValue {
         #expect(d?["nameservers"]?[0]?.string == "9.9.9.9" && d?["searches"]?[0]?.string == "corp.example")
         #expect(d?["options"]?[0]?["name"]?.string == "ndots" && d?["options"]?[0]?["value"]?.string == "2" && d?["options"]?[1]?["value"] == nil)
     }
+
+    @Test func aRequestAboveTheDefaultLimitRaisesTheLimit() throws {
+        let m = try renderSnippet(compose: "services:\n  a:\n    image: x\n    deploy:\n      resources:\n        reservations: {cpus: '2', memory: 1G}\n")
+        let r = m.object("Deployment")?["spec"]?["template"]?["spec"]?["containers"]?[0]?["resources"]
+        #expect(r?["requests"]?["memory"]?.string == "1Gi" && r?["limits"]?["memory"]?.string == "1Gi")
+        #expect(r?["requests"]?["cpu"]?.string == "2" && r?["limits"]?["cpu"]?.string == "2")
+        let small = try renderSnippet(compose: "services:\n  a:\n    image: x\n")
+        #expect(small.object("Deployment")?["spec"]?["template"]?["spec"]?["containers"]?[0]?["resources"]?["limits"]?["memory"]?.string == "512Mi")
+    }
 }
