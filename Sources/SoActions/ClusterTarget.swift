@@ -31,9 +31,7 @@ struct ClusterTargets {
 
     func resolve(_ model: DeploymentModel, _ options: ClusterOptions, allowCreate: Bool) async throws -> ClusterTarget {
         if options.kubeconfig != nil || options.context != nil || (model.deployTo == .k8sKind && ctx.environment["SO_KUBECONFIG"] != nil) {
-            let explicit = options.kubeconfig ?? (options.context == nil ? ctx.environment["SO_KUBECONFIG"] : nil)
-            let c = try Kubeconfig.resolve(explicit: explicit, context: options.context, environment: ctx.environment, fs: ctx.fs, diagnostics: ctx.diagnostics)
-            return ClusterTarget(connection: c, kindCluster: nil)
+            return try explicit(options)
         }
         if model.deployTo == .k8s {
             let kc = Path.join(model.directory, "kubeconfig.yml")
@@ -50,24 +48,38 @@ struct ClusterTargets {
     /// `--kubeconfig`/`--context`, else `SO_KUBECONFIG`, else the host's kind cluster.
     func shared(_ options: ClusterOptions) async throws -> ClusterTarget {
         if options.kubeconfig != nil || options.context != nil || ctx.environment["SO_KUBECONFIG"] != nil {
-            let explicit = options.kubeconfig ?? (options.context == nil ? ctx.environment["SO_KUBECONFIG"] : nil)
-            let c = try Kubeconfig.resolve(explicit: explicit, context: options.context, environment: ctx.environment, fs: ctx.fs, diagnostics: ctx.diagnostics)
-            return ClusterTarget(connection: c, kindCluster: nil)
+            return try explicit(options)
         }
-        let list = try await run(["kind", "get", "clusters"], what: "list kind clusters")
-        guard let name = list.split(separator: "\n").map({ $0.trimmedSpaces }).first(where: { !$0.isEmpty && !$0.hasPrefix("No kind clusters") }) else {
+        guard let name = try await kindClusters().first else {
             throw SoError("no kind cluster is running on this host", hint: "start a deployment first ('so up …'), or pass --kubeconfig for another cluster")
         }
+        return try await kindTarget(name)
+    }
+
+    /// `--kubeconfig`/`--context`, else `SO_KUBECONFIG`.
+    func explicit(_ options: ClusterOptions) throws -> ClusterTarget {
+        let file = options.kubeconfig ?? (options.context == nil ? ctx.environment["SO_KUBECONFIG"] : nil)
+        let c = try Kubeconfig.resolve(explicit: file, context: options.context, environment: ctx.environment, fs: ctx.fs, diagnostics: ctx.diagnostics)
+        return ClusterTarget(connection: c, kindCluster: nil)
+    }
+
+    /// The host's kind clusters, as `kind get clusters` lists them.
+    func kindClusters() async throws -> [String] {
+        let list = try await run(["kind", "get", "clusters"], what: "list kind clusters")
+        return list.split(separator: "\n").map { $0.trimmedSpaces }.filter { !$0.isEmpty && !$0.hasPrefix("No kind clusters") }
+    }
+
+    /// A kind cluster reached through the kubeconfig kind gives for it.
+    func kindTarget(_ name: String, created: Bool = false) async throws -> ClusterTarget {
         let kubeconfig = try await run(["kind", "get", "kubeconfig", "--name", name], what: "read the kubeconfig of kind cluster \(name)")
         let c = try Kubeconfig.resolve(text: kubeconfig, label: "kind get kubeconfig --name \(name)", context: "kind-\(name)", fs: ctx.fs)
-        return ClusterTarget(connection: c, kindCluster: name)
+        return ClusterTarget(connection: c, kindCluster: name, createdCluster: created)
     }
 
     /// One shared kind cluster per host: the deployment's own, else whichever exists, else a new one.
     func kind(_ model: DeploymentModel, _ options: ClusterOptions, allowCreate: Bool) async throws -> ClusterTarget {
         let wanted = model.spec.kindClusterName ?? model.identity.clusterID
-        let list = try await run(["kind", "get", "clusters"], what: "list kind clusters")
-        let clusters = list.split(separator: "\n").map { $0.trimmedSpaces }.filter { !$0.isEmpty && !$0.hasPrefix("No kind clusters") }
+        let clusters = try await kindClusters()
         var name = wanted
         var created = false
         if clusters.contains(wanted) {
@@ -84,9 +96,7 @@ struct ClusterTargets {
             throw SoError("no kind cluster is running", hint: allowCreate ? "run start without --skip-cluster-management to create one" : "start the deployment first")
         }
         if !created { try await checkMounts(model, cluster: name) }
-        let kubeconfig = try await run(["kind", "get", "kubeconfig", "--name", name], what: "read the kubeconfig of kind cluster \(name)")
-        let c = try Kubeconfig.resolve(text: kubeconfig, label: "kind get kubeconfig --name \(name)", context: "kind-\(name)", fs: ctx.fs)
-        return ClusterTarget(connection: c, kindCluster: name, createdCluster: created)
+        return try await kindTarget(name, created: created)
     }
 
     /// kind applies extraMounts only when a cluster is created: refuse to start when a mount the

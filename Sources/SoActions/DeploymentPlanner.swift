@@ -108,7 +108,9 @@ struct DeploymentPlanner {
         for (component, folder) in components {
             let (raw, data) = try stack.compose(component, fs: fs, environment: nil, diagnostics: ctx.diagnostics)
             // Interpolate once with the deployment's own config so `${V:?msg}` and malformed references fail now.
-            _ = try stack.compose(component, fs: fs, environment: interpolationEnv, diagnostics: DiagnosticSink())
+            if let root = try YAMLFile.parse(String(decoding: data, as: UTF8.self), file: component.composePath) {
+                _ = try ComposeLoader.decode(root, path: component.composePath, environment: interpolationEnv, diagnostics: DiagnosticSink())
+            }
             plan.add("\(folder)/docker-compose-\(component.name).yml", data)
             for cfg in raw.configs where !cfg.external {
                 if let file = cfg.file { try copyReferenced(file, from: raw, line: cfg.line, folder: folder, required: true, into: &plan) }

@@ -31,10 +31,9 @@ struct IngressInstaller {
         } else {
             progress.phase("ingress", "installing the Caddy ingress controller in \(IngressController.namespace) (once per cluster)")
         }
-        for o in IngressController.objects(image: image, acmeEmail: acmeEmail) {
-            _ = try await client.apply(o, fieldManager: "so", force: true)
-        }
-        let controller = IngressController.objects(image: image, acmeEmail: acmeEmail).filter { $0.kind == "Deployment" }
+        let objects = IngressController.objects(image: image, acmeEmail: acmeEmail)
+        for o in objects { _ = try await client.apply(o, fieldManager: "so", force: true) }
+        let controller = objects.filter { $0.kind == "Deployment" }
         do {
             try await Waiter(ctx: ctx, client: client, namespace: IngressController.namespace, selector: "app.kubernetes.io/name=caddy-ingress-controller")
                 .wait(for: controller, timeout: timeout, progress: progress)
