@@ -125,6 +125,11 @@ public struct LogOptions: Sendable {
 public protocol ClusterClient: Sendable {
     /// Server-side apply (field manager, force); returns the object as stored.
     func apply(_ object: KubeObject, fieldManager: String, force: Bool) async throws -> JSON
+    /// Creates the object (POST); nil when one of that name already exists (AlreadyExists).
+    func create(_ object: KubeObject, fieldManager: String) async throws -> JSON?
+    /// Replaces the object (PUT) only if it is still at `resourceVersion`; false when someone changed it
+    /// in between (Conflict): a compare-and-swap.
+    func update(_ object: KubeObject, resourceVersion: String, fieldManager: String) async throws -> Bool
     /// nil when the object does not exist.
     func get(_ type: ResourceType, name: String, namespace: String?) async throws -> JSON?
     /// Every object matching `labelSelector` (all pages).

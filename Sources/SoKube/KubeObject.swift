@@ -25,9 +25,13 @@ public struct KubeObject: Sendable, Equatable {
 
     public static func == (a: KubeObject, b: KubeObject) -> Bool { a.value == b.value }
 
-    public var value: YValue {
+    public var value: YValue { value(resourceVersion: nil) }
+
+    /// The object with `metadata.resourceVersion` set: the precondition of a compare-and-swap update.
+    public func value(resourceVersion: String?) -> YValue {
         var meta: [(String, YValue)] = [("name", .string(name))]
         if let namespace { meta.append(("namespace", .string(namespace))) }
+        if let resourceVersion { meta.append(("resourceVersion", .string(resourceVersion))) }
         if !labels.isEmpty { meta.append(("labels", .map(labels.map { ($0.0, .string($0.1)) }))) }
         if !annotations.isEmpty { meta.append(("annotations", .map(annotations.map { ($0.0, .string($0.1)) }))) }
         return .map([("apiVersion", .string(apiVersion)), ("kind", .string(kind)), ("metadata", .map(meta))] + body)

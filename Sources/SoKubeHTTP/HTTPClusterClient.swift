@@ -35,7 +35,7 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
         }
         var config = HTTPClient.Configuration(tlsConfiguration: tls)
         config.timeout = HTTPClient.Configuration.Timeout(connect: .seconds(3), read: .seconds(120))
-        config.httpVersion = .http1Only
+        config.httpVersion = .automatic
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: config)
         base = connection.server.hasSuffix("/") ? String(connection.server.dropLast()) : connection.server
     }
@@ -54,6 +54,24 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
                                             body: body, contentType: "application/apply-patch+yaml")
         guard (200..<300).contains(status) else { throw apiError(status, data, object: object.reference, verb: "apply") }
         return try JSON.parse(data)
+    }
+
+    public func create(_ object: KubeObject, fieldManager: String) async throws -> JSON? {
+        let type = try ResourceType.of(object)
+        let (status, data) = try await send(.POST, type.collectionPath(namespace: object.namespace), query: ["fieldManager": fieldManager],
+                                            body: Data(object.json(pretty: false).utf8), contentType: "application/json")
+        if status == 409 && Self.reason(data) == "AlreadyExists" { return nil }
+        guard (200..<300).contains(status) else { throw apiError(status, data, object: object.reference, verb: "create") }
+        return try JSON.parse(data)
+    }
+
+    public func update(_ object: KubeObject, resourceVersion: String, fieldManager: String) async throws -> Bool {
+        let type = try ResourceType.of(object)
+        let (status, data) = try await send(.PUT, type.path(name: object.name, namespace: object.namespace), query: ["fieldManager": fieldManager],
+                                            body: Data(object.value(resourceVersion: resourceVersion).json(pretty: false).utf8), contentType: "application/json")
+        if status == 409 { return false }
+        guard (200..<300).contains(status) else { throw apiError(status, data, object: object.reference, verb: "update") }
+        return true
     }
 
     public func get(_ type: ResourceType, name: String, namespace: String?) async throws -> JSON? {
@@ -210,6 +228,9 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
         }
         return "is the cluster running? check 'kubectl cluster-info' with the same kubeconfig and context"
     }
+
+    /// The `reason` of a Kubernetes `Status` body (`AlreadyExists`, `Conflict` …).
+    static func reason(_ data: Data) -> String? { (try? JSON.parse(data))?["reason"]?.string }
 
     /// A Kubernetes `Status` body as one line naming the object.
     func apiError(_ status: Int, _ data: Data, object: String, verb: String) -> SoError {

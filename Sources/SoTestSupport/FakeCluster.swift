@@ -30,12 +30,17 @@ public final class FakeCluster: ClusterClient, @unchecked Sendable {
         return try body()
     }
 
+    /// Called with each call's description before the call takes effect, e.g. to let another client
+    /// change an object between two requests.
+    public var beforeCall: (@Sendable (String) -> Void)?
+
     private func record(_ call: String) throws {
         let failure = locked { () -> SoError? in
             calls.append(call)
             return failures.first { call.hasPrefix($0.key) }?.value
         }
         if let failure { throw failure }
+        beforeCall?(call)
     }
 
     public func object(_ kind: String, _ name: String, namespace: String? = nil) -> JSON? {
@@ -78,10 +83,7 @@ public final class FakeCluster: ClusterClient, @unchecked Sendable {
     public func apply(_ object: KubeObject, fieldManager: String, force: Bool) async throws -> JSON {
         try record("apply \(object.kind) \(object.namespace.map { "\($0)/" } ?? "")\(object.name)")
         let type = try ResourceType.of(object)
-        if type.namespaced, let ns = object.namespace, object.kind != "Namespace" {
-            let hasNamespace = locked { objects.keys.contains { $0.type.kind == "Namespace" && $0.name == ns } }
-            if !hasNamespace { throw SoError("cannot apply \(object.reference): namespaces \"\(ns)\" not found (NotFound)", hint: "the object or its namespace does not exist") }
-        }
+        try requireNamespace(of: object, type)
         var json = try JSON.parse(Data(object.json().utf8))
         let key = Key(type: type, namespace: type.namespaced ? object.namespace : nil, name: object.name)
         return locked {
@@ -99,6 +101,49 @@ public final class FakeCluster: ClusterClient, @unchecked Sendable {
         if objects[key] == nil { order.append(key) }
         objects[key] = json
         return json
+        }
+    }
+
+    public func create(_ object: KubeObject, fieldManager: String) async throws -> JSON? {
+        try record("create \(object.kind) \(object.namespace.map { "\($0)/" } ?? "")\(object.name)")
+        let type = try ResourceType.of(object)
+        try requireNamespace(of: object, type)
+        let key = Key(type: type, namespace: type.namespaced ? object.namespace : nil, name: object.name)
+        var json = try JSON.parse(Data(object.json().utf8))
+        return locked {
+            if objects[key] != nil { return nil }
+            stamp(&json)
+            onApply?(&json)
+            order.append(key)
+            objects[key] = json
+            return json
+        }
+    }
+
+    public func update(_ object: KubeObject, resourceVersion: String, fieldManager: String) async throws -> Bool {
+        try record("update \(object.kind) \(object.namespace.map { "\($0)/" } ?? "")\(object.name)")
+        let type = try ResourceType.of(object)
+        let key = Key(type: type, namespace: type.namespaced ? object.namespace : nil, name: object.name)
+        var json = try JSON.parse(Data(object.json().utf8))
+        return try locked {
+            guard let old = objects[key] else { throw SoError("cannot update \(object.reference): not found (NotFound)", hint: "the object or its namespace does not exist") }
+            guard old.at("metadata", "resourceVersion")?.string == resourceVersion else { return false }
+            if case .object(var o) = json, case .object(var meta)? = o["metadata"] {
+                meta["uid"] = old.at("metadata", "uid")
+                meta["creationTimestamp"] = old.at("metadata", "creationTimestamp")
+                o["metadata"] = .object(meta)
+                json = .object(o)
+            }
+            stamp(&json)
+            objects[key] = json
+            return true
+        }
+    }
+
+    private func requireNamespace(of object: KubeObject, _ type: ResourceType) throws {
+        if type.namespaced, let ns = object.namespace, object.kind != "Namespace" {
+            let hasNamespace = locked { objects.keys.contains { $0.type.kind == "Namespace" && $0.name == ns } }
+            if !hasNamespace { throw SoError("cannot apply \(object.reference): namespaces \"\(ns)\" not found (NotFound)", hint: "the object or its namespace does not exist") }
         }
     }
 

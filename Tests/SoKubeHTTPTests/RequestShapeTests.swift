@@ -130,6 +130,48 @@ final class RecordingServer: @unchecked Sendable {
         #expect(s.requests[1].method == "DELETE" && s.requests[1].body.contains("\"propagationPolicy\":\"Background\""))
     }
 
+    @Test func createPostsAndAlreadyExistsIsNil() async throws {
+        let s = RecordingServer()
+        let port = try s.start()
+        defer { s.stop() }
+        s.answer(.init(status: 201, body: "{\"metadata\":{\"name\":\"l\",\"resourceVersion\":\"7\"}}"),
+                 .init(status: 409, body: "{\"kind\":\"Status\",\"reason\":\"AlreadyExists\",\"message\":\"leases \\\"l\\\" already exists\"}"),
+                 .init(status: 409, body: "{\"kind\":\"Status\",\"reason\":\"Conflict\",\"message\":\"operation cannot be fulfilled\"}"))
+        let c = try client(port)
+        defer { Task { await c.shutdown() } }
+        let lease = KubeObject(apiVersion: "coordination.k8s.io/v1", kind: "Lease", name: "l", namespace: "ns", body: [("spec", .map([("holderIdentity", .string("me"))]))])
+        #expect(try await c.create(lease, fieldManager: "so")?.at("metadata", "resourceVersion")?.string == "7")
+        #expect(try await c.create(lease, fieldManager: "so") == nil)
+        // Any other 409 is an error, not "exists".
+        await #expect { _ = try await c.create(lease, fieldManager: "so") } throws: { e in
+            ((e as? SoError)?.message ?? "").hasPrefix("cannot create Lease ns/l: operation cannot be fulfilled (Conflict)")
+        }
+        let r = s.requests[0]
+        #expect(r.method == "POST")
+        #expect(r.uri == "/apis/coordination.k8s.io/v1/namespaces/ns/leases?fieldManager=so")
+        #expect(r.header("Content-Type") == "application/json")
+        #expect(r.body == lease.json(pretty: false))
+    }
+
+    @Test func updateIsACompareAndSwapOnResourceVersion() async throws {
+        let s = RecordingServer()
+        let port = try s.start()
+        defer { s.stop() }
+        s.answer(.init(status: 200, body: "{\"metadata\":{\"name\":\"l\"}}"),
+                 .init(status: 409, body: "{\"kind\":\"Status\",\"reason\":\"Conflict\",\"message\":\"the object has been modified\"}"))
+        let c = try client(port)
+        defer { Task { await c.shutdown() } }
+        let lease = KubeObject(apiVersion: "coordination.k8s.io/v1", kind: "Lease", name: "l", namespace: "ns", body: [("spec", .map([("holderIdentity", .string("me"))]))])
+        #expect(try await c.update(lease, resourceVersion: "41", fieldManager: "so"))
+        #expect(try await c.update(lease, resourceVersion: "41", fieldManager: "so") == false)
+        let r = s.requests[0]
+        #expect(r.method == "PUT")
+        #expect(r.uri == "/apis/coordination.k8s.io/v1/namespaces/ns/leases/l?fieldManager=so")
+        let sent = try JSON.parse(Data(r.body.utf8))
+        #expect(sent.at("metadata", "resourceVersion")?.string == "41")
+        #expect(sent.at("spec", "holderIdentity")?.string == "me")
+    }
+
     @Test func statusErrorsBecomeOneLine() async throws {
         let s = RecordingServer()
         let port = try s.start()
