@@ -24,12 +24,22 @@ public struct ClusterTarget: Sendable {
     /// The kind cluster in use, when `so` manages it through the kind CLI.
     public var kindCluster: String?
     public var createdCluster = false
+    /// kind's context was read from the user's kubeconfig; if it turns out stale, `kindCLITarget` is the
+    /// authoritative way in.
+    public var fromUserKubeconfig = false
 }
 
 struct ClusterTargets {
     let ctx: SoContext
 
     func resolve(_ model: DeploymentModel, _ options: ClusterOptions, allowCreate: Bool) async throws -> ClusterTarget {
+        if let target = try await find(model, options, allowCreate: allowCreate) { return target }
+        return try await createKind(model)
+    }
+
+    /// The cluster a deployment runs on, reading only; nil when the host has no kind cluster and this
+    /// command may create one (`createKind`).
+    func find(_ model: DeploymentModel, _ options: ClusterOptions, allowCreate: Bool) async throws -> ClusterTarget? {
         if options.kubeconfig != nil || options.context != nil || (model.deployTo == .k8sKind && ctx.environment["SO_KUBECONFIG"] != nil) {
             return try explicit(options)
         }
@@ -41,7 +51,7 @@ struct ClusterTargets {
             let c = try Kubeconfig.resolve(explicit: kc, context: nil, environment: ctx.environment, fs: ctx.fs, diagnostics: ctx.diagnostics)
             return ClusterTarget(connection: c, kindCluster: nil)
         }
-        return try await kind(model, options, allowCreate: allowCreate)
+        return try await existingKind(model, options, allowCreate: allowCreate)
     }
 
     /// The cluster of commands that span deployments (`deployment list`, `cleanup`, `down`):
@@ -69,34 +79,50 @@ struct ClusterTargets {
         return list.split(separator: "\n").map { $0.trimmedSpaces }.filter { !$0.isEmpty && !$0.hasPrefix("No kind clusters") }
     }
 
-    /// A kind cluster reached through the kubeconfig kind gives for it.
+    /// A kind cluster reached through the `kind-<name>` context kind wrote into the user's kubeconfig (as
+    /// laconic-so and kubectl reach it), else through the kubeconfig `kind get kubeconfig` prints (which
+    /// asks docker twice: slower, but right even when the user's kubeconfig lacks the cluster).
     func kindTarget(_ name: String, created: Bool = false) async throws -> ClusterTarget {
+        if !created, let c = Kubeconfig.userContext("kind-\(name)", environment: ctx.environment, fs: ctx.fs) {
+            return ClusterTarget(connection: c, kindCluster: name, fromUserKubeconfig: true)
+        }
+        return try await kindCLITarget(name, created: created)
+    }
+
+    /// A kind cluster reached through the kubeconfig kind prints for it.
+    func kindCLITarget(_ name: String, created: Bool = false) async throws -> ClusterTarget {
         let kubeconfig = try await run(["kind", "get", "kubeconfig", "--name", name], what: "read the kubeconfig of kind cluster \(name)")
         let c = try Kubeconfig.resolve(text: kubeconfig, label: "kind get kubeconfig --name \(name)", context: "kind-\(name)", fs: ctx.fs)
         return ClusterTarget(connection: c, kindCluster: name, createdCluster: created)
     }
 
-    /// One shared kind cluster per host: the deployment's own, else whichever exists, else a new one.
-    func kind(_ model: DeploymentModel, _ options: ClusterOptions, allowCreate: Bool) async throws -> ClusterTarget {
+    /// One shared kind cluster per host: the deployment's own, else whichever exists; nil when there is
+    /// none and one may be created.
+    func existingKind(_ model: DeploymentModel, _ options: ClusterOptions, allowCreate: Bool) async throws -> ClusterTarget? {
         let wanted = model.spec.kindClusterName ?? model.identity.clusterID
         let clusters = try await kindClusters()
-        var name = wanted
-        var created = false
+        let name: String
         if clusters.contains(wanted) {
             name = wanted
         } else if let existing = clusters.first {
             name = existing
             ctx.say("using the host's kind cluster '\(existing)' (one cluster per host)")
         } else if allowCreate && options.performClusterManagement {
-            let config = Path.join(model.directory, "kind-config.yml")
-            ctx.say("creating kind cluster '\(wanted)' (takes a minute or two)…")
-            _ = try await run(["kind", "create", "cluster", "--name", wanted, "--config", config], what: "create kind cluster \(wanted)", timeout: 900)
-            created = true
+            return nil
         } else {
             throw SoError("no kind cluster is running", hint: allowCreate ? "run start without --skip-cluster-management to create one" : "start the deployment first")
         }
-        if !created { try await checkMounts(model, cluster: name) }
-        return try await kindTarget(name, created: created)
+        try await checkMounts(model, cluster: name)
+        return try await kindTarget(name)
+    }
+
+    /// Creates the host's kind cluster from the deployment's kind-config.yml.
+    func createKind(_ model: DeploymentModel) async throws -> ClusterTarget {
+        let wanted = model.spec.kindClusterName ?? model.identity.clusterID
+        let config = Path.join(model.directory, "kind-config.yml")
+        ctx.say("creating kind cluster '\(wanted)' (takes a minute or two)…")
+        _ = try await run(["kind", "create", "cluster", "--name", wanted, "--config", config], what: "create kind cluster \(wanted)", timeout: 900)
+        return try await kindTarget(wanted, created: true)
     }
 
     /// kind applies extraMounts only when a cluster is created: refuse to start when a mount the

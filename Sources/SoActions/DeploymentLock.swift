@@ -46,32 +46,37 @@ struct DeploymentLock {
 
     var type: ResourceType { ResourceType.known.first { $0.kind == "Lease" }! }
 
+    /// One request when nobody holds the lock (a create). A lease that exists is taken over only when
+    /// it expired or its holder died on this host, by a compare-and-swap on its resourceVersion, so two
+    /// runs that race for it cannot both win.
     func acquire() async throws {
-        if let existing = try await client.get(type, name: Self.name, namespace: namespace) {
-            let other = existing.at("spec", "holderIdentity")?.string ?? ""
-            let renewed = (existing.at("spec", "renewTime")?.string).flatMap(Self.parse) ?? .distantPast
-            let seconds = Double(existing.at("spec", "leaseDurationSeconds")?.int ?? 0)
-            let expires = renewed.addingTimeInterval(seconds)
-            let parts = other.split(separator: ":")
-            let deadHereBefore = parts.count == 3 && String(parts[0]) == ctx.hostName && Int32(parts[1]).map { !ctx.isProcessAlive($0) } == true
-            if deadHereBefore && expires > ctx.clock.now() {
-                ctx.diagnostics.warn("taking over the lock of an earlier so run (\(other)) that is no longer running",
-                                     hint: "it was interrupted; this start converges to the same objects and secrets")
-            } else if !other.isEmpty && other != holder && expires > ctx.clock.now() {
-                throw SoError("deployment \(model.id) is being changed by another so run (\(other)) since \(existing.at("spec", "acquireTime")?.string ?? "?")",
-                              hint: "wait for it to finish; if it died, its lock expires at \(Self.timestamp(expires))")
-            }
-        }
         let now = Self.timestamp(ctx.clock.now())
         let lease = KubeObject(apiVersion: "coordination.k8s.io/v1", kind: "Lease", name: Self.name, namespace: namespace,
                                labels: [("app", model.id), ("app.kubernetes.io/instance", model.id), ("app.kubernetes.io/managed-by", "so")],
                                body: [("spec", .map([("holderIdentity", .string(holder)), ("leaseDurationSeconds", .int(duration)),
                                                      ("acquireTime", .string(now)), ("renewTime", .string(now))]))])
-        _ = try await client.apply(lease, fieldManager: "so", force: true)
-        // Two runs that applied at once: the one whose identity is not stored backs off.
-        let stored = try await client.get(type, name: Self.name, namespace: namespace)
-        if let h = stored?.at("spec", "holderIdentity")?.string, h != holder {
-            throw SoError("deployment \(model.id) is being changed by another so run (\(h))", hint: "wait for it to finish and run again")
+        if try await client.create(lease, fieldManager: "so") != nil { return }
+        guard let existing = try await client.get(type, name: Self.name, namespace: namespace) else {
+            // Released between the two requests: try once more.
+            if try await client.create(lease, fieldManager: "so") != nil { return }
+            throw SoError("deployment \(model.id) is being changed by another so run", hint: "wait for it to finish and run again")
+        }
+        let other = existing.at("spec", "holderIdentity")?.string ?? ""
+        let renewed = (existing.at("spec", "renewTime")?.string).flatMap(Self.parse) ?? .distantPast
+        let seconds = Double(existing.at("spec", "leaseDurationSeconds")?.int ?? 0)
+        let expires = renewed.addingTimeInterval(seconds)
+        let parts = other.split(separator: ":")
+        let deadHereBefore = parts.count == 3 && String(parts[0]) == ctx.hostName && Int32(parts[1]).map { !ctx.isProcessAlive($0) } == true
+        if deadHereBefore && expires > ctx.clock.now() {
+            ctx.diagnostics.warn("taking over the lock of an earlier so run (\(other)) that is no longer running",
+                                 hint: "it was interrupted; this start converges to the same objects and secrets")
+        } else if !other.isEmpty && expires > ctx.clock.now() {
+            throw SoError("deployment \(model.id) is being changed by another so run (\(other)) since \(existing.at("spec", "acquireTime")?.string ?? "?")",
+                          hint: "wait for it to finish; if it died, its lock expires at \(Self.timestamp(expires))")
+        }
+        guard let version = existing.at("metadata", "resourceVersion")?.string,
+              try await client.update(lease, resourceVersion: version, fieldManager: "so") else {
+            throw SoError("deployment \(model.id) is being changed by another so run that took the lock at the same moment", hint: "wait for it to finish and run again")
         }
     }
 

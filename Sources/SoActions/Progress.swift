@@ -4,7 +4,7 @@ import SoBasics
 public enum ProgressMode: String, Sendable, CaseIterable { case auto, plain, json }
 
 /// One line per phase: plain text (with a marker on a terminal) or JSON lines for CI.
-struct ProgressReporter {
+struct ProgressReporter: Sendable {
     let ctx: SoContext
     let mode: ProgressMode
 

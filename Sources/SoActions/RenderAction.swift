@@ -21,14 +21,23 @@ public struct RenderRequest: Sendable {
 }
 
 /// `so deployment --dir D render`: the objects `start` applies, in apply order, without a cluster.
-public struct RenderAction {
+public struct RenderAction: Sendable {
     public let ctx: SoContext
     public init(_ ctx: SoContext) { self.ctx = ctx }
 
     /// Loads and renders a deployment directory; rendering warnings go to the context's diagnostics.
     public func load(_ directory: String, placeholderSecrets: Bool = false) throws -> (DeploymentModel, Manifest) {
-        let dir = ctx.absolute(directory)
-        let model = try DeploymentLoader.load(dir, fs: ctx.fs, diagnostics: ctx.diagnostics)
+        let model = try self.model(directory)
+        return (model, try render(model, placeholderSecrets: placeholderSecrets))
+    }
+
+    /// The deployment directory read and validated, not yet rendered.
+    public func model(_ directory: String) throws -> DeploymentModel {
+        try DeploymentLoader.load(ctx.absolute(directory), fs: ctx.fs, diagnostics: ctx.diagnostics)
+    }
+
+    /// The objects of a loaded deployment (egress host names are resolved here).
+    public func render(_ model: DeploymentModel, placeholderSecrets: Bool = false) throws -> Manifest {
         var addresses: [String: [String]] = [:]
         if let egress = model.spec.sections.egress {
             let config = Dictionary(model.config.map { ($0.key, $0.value) }, uniquingKeysWith: { $1 })
@@ -36,7 +45,7 @@ public struct RenderAction {
         }
         let manifest = try Renderer.render(model, options: RenderOptions(placeholderSecrets: placeholderSecrets, egressAddresses: addresses))
         for w in manifest.warnings { ctx.diagnostics.warn(w) }
-        return (model, manifest)
+        return manifest
     }
 
     /// What each compose key became; rendering runs too, so its errors and warnings show.

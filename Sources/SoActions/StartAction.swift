@@ -37,51 +37,73 @@ public struct StartReport: Sendable {
 
 /// `so deployment start`: render, reach the cluster, apply in order with server-side apply, prune what
 /// left the manifest, then wait until Deployments are available and Jobs complete.
-public struct StartAction {
+public struct StartAction: Sendable {
     public let ctx: SoContext
     public init(_ ctx: SoContext) { self.ctx = ctx }
 
     /// Apply phases, in order; the kinds of one phase go out together (bounded parallelism); kinds not
-    /// listed go last. Policies come before any pod exists; what pods use comes before the pods.
-    static let phaseGroups: [[String]] = [["Namespace"], ["ResourceQuota", "LimitRange", "NetworkPolicy"],
-                                          ["Secret", "ConfigMap", "PersistentVolume", "PersistentVolumeClaim", "Service", "EndpointSlice"],
+    /// listed go last. Policies come before any pod exists; what pods use comes before the pods. The
+    /// Namespace is applied before the lock when it is new; an existing one is re-annotated (its Pod
+    /// Security labels too) with what pods use, before any pod.
+    static let phaseGroups: [[String]] = [["ResourceQuota", "LimitRange", "NetworkPolicy"],
+                                          ["Namespace", "Secret", "ConfigMap", "PersistentVolume", "PersistentVolumeClaim", "Service", "EndpointSlice"],
                                           ["Deployment", "Job", "Ingress"]]
     static var phases: [String] { phaseGroups.flatMap { $0 } }
-    /// Objects applied at once. Each request in flight needs a connection of its own (HTTP/1.1), and a
-    /// new connection costs a TLS handshake: a few at a time beat many on a small deployment.
-    static let parallelApplies = 4
+    /// Requests in flight at once. Over HTTP/2 (what API servers speak) they share one connection; over
+    /// HTTP/1.1 each needs a connection, and so a TLS handshake, of its own.
+    static let parallelRequests = 8
     /// Namespaced kinds `start` prunes when they leave the manifest (volumes are kept: data).
     static let prunable = ["Ingress", "Deployment", "Job", "Service", "EndpointSlice", "ConfigMap", "Secret", "NetworkPolicy", "ResourceQuota", "LimitRange"]
 
     @discardableResult
     public func run(_ req: StartRequest) async throws -> StartReport {
         let progress = ProgressReporter(ctx: ctx, mode: req.progress)
-        var (model, manifest) = try RenderAction(ctx).load(req.directory)
-        let namespace = manifest.objects.first { $0.kind == "Namespace" }?.name ?? model.id
+        let model = try RenderAction(ctx).model(req.directory)
+        let namespace = Renderer.namespace(of: model)
         var report = StartReport(namespace: namespace)
+        let secrets = GeneratedSecrets(ctx: ctx, model: model, namespace: namespace)
+        let wantsSecrets = secrets.isNeeded && (req.onlyKinds?.contains("Secret") ?? true)
 
         progress.phase("connecting", "to the cluster")
-        let target = try await ClusterTargets(ctx: ctx).resolve(model, req.cluster, allowCreate: true)
-        let client = try ctx.connect(target.connection)
-        if let kind = target.kindCluster, req.cluster.performClusterManagement {
-            try await ImageLoader(ctx: ctx).load(manifest: manifest, model: model, cluster: kind, progress: progress)
+        // Reaching the cluster (kind's CLI, the TLS handshake, the first reads) overlaps rendering; it only
+        // reads. A kind cluster is created only once the deployment rendered.
+        async let reaching = reach(model, req.cluster, namespace: namespace, secret: wantsSecrets ? secrets.name : nil)
+        var manifest = try RenderAction(ctx).render(model)
+        var reached = try await reaching
+        if reached == nil {
+            let target = try await ClusterTargets(ctx: ctx).createKind(model)
+            reached = Reached(target: target, client: try ctx.connect(target.connection), namespace: nil, storedSecrets: nil)
         }
+        guard let reached else { preconditionFailure("reached the cluster") }
+        let (target, client, existingNamespace) = (reached.target, reached.client, reached.namespace)
+        // Local images are compared with the node's (and loaded) beside the API requests; the workloads wait for them.
+        let images = target.kindCluster.flatMap { [ctx, manifest, model] kind in
+            req.cluster.performClusterManagement ? Task { try await ImageLoader(ctx: ctx).load(manifest: manifest, model: model, cluster: kind, progress: progress) } : nil
+        }
+        defer { images?.cancel() }
 
         if IngressInstaller.needed(model, manifest, req) {
             try await IngressInstaller(ctx: ctx, client: client)
                 .ensure(image: model.spec.sections.caddyIngressImage, acmeEmail: model.spec.acmeEmail, timeout: req.timeout, progress: progress)
         }
-        let existingNamespace = try await checkOwnership(client, namespace: namespace, model: model)
-        if var ns = manifest.objects.first(where: { $0.kind == "Namespace" }) {
-            ns.annotations += lifecycleAnnotations(model: model, ttl: req.ttl) + [("so.dev/kinds", Self.recordedKinds(manifest.objects))]
-            if let i = manifest.objects.firstIndex(where: { $0.kind == "Namespace" }) { manifest.objects[i] = ns }
-            _ = try await client.apply(ns, fieldManager: "so", force: true)
+        if let i = manifest.objects.firstIndex(where: { $0.kind == "Namespace" }) {
+            manifest.objects[i].annotations += lifecycleAnnotations(model: model, ttl: req.ttl) + [("so.dev/kinds", Self.recordedKinds(manifest.objects))]
+            // A new namespace must exist before the lock (a Lease) can live in it.
+            if existingNamespace == nil { _ = try await client.apply(manifest.objects[i], fieldManager: "so", force: true) }
         }
         let lock = DeploymentLock(ctx: ctx, client: client, namespace: namespace, model: model, duration: req.timeout)
         try await lock.acquire()
         do {
-            try await applyAndWait(req, model: model, manifest: manifest, namespace: namespace, client: client, progress: progress, report: &report,
-                                   prune: existingNamespace.map(Self.pruneKinds) ?? [])
+            var objects = manifest.objects
+            if existingNamespace == nil { objects.removeAll { $0.kind == "Namespace" } }
+            if wantsSecrets {
+                let desired = try secrets.desired(existing: reached.storedSecrets)
+                report.generatedSecrets = desired.generated
+                objects.insert(desired.object, at: objects.firstIndex { $0.kind != "Namespace" } ?? objects.count)
+            }
+            try await applyAndWait(req, model: model, objects: objects, namespace: namespace, client: client, progress: progress, report: &report,
+                                   prune: existingNamespace.map(Self.pruneKinds) ?? [], newNamespace: existingNamespace == nil,
+                                   beforeWorkloads: { try await images?.value })
         } catch {
             await lock.release()
             throw error
@@ -91,47 +113,71 @@ public struct StartAction {
         return report
     }
 
-    func applyAndWait(_ req: StartRequest, model: DeploymentModel, manifest: Manifest, namespace: String, client: ClusterClient,
-                      progress: ProgressReporter, report: inout StartReport, prune pruneKinds: [String] = StartAction.prunable) async throws {
+    struct Reached: Sendable {
+        var target: ClusterTarget
+        var client: ClusterClient
+        /// The namespace as stored (nil: it does not exist yet); its owner was checked.
+        var namespace: JSON?
+        /// The generated-secrets Secret as stored, when the deployment has one.
+        var storedSecrets: JSON?
+    }
 
-        let started = ctx.clock.now()
-        var objects = manifest.objects
-        if let only = req.onlyKinds { objects = objects.filter { only.contains($0.kind) } }
-        let secrets = GeneratedSecrets(ctx: ctx, model: model, namespace: namespace)
-        if secrets.isNeeded && (req.onlyKinds?.contains("Secret") ?? true) {
-            let existing = try await client.get(try ResourceType.of(apiVersion: "v1", kind: "Secret"), name: secrets.name, namespace: namespace)
-            let desired = try secrets.desired(existing: existing)
-            report.generatedSecrets = desired.generated
-            let at = objects.firstIndex { $0.kind != "Namespace" } ?? objects.count
-            objects.insert(desired.object, at: at)
+    /// The cluster, a client, who owns the namespace and the secret values already made: reads only, the
+    /// two reads in one round trip. nil when a kind cluster has to be created first.
+    func reach(_ model: DeploymentModel, _ options: ClusterOptions, namespace: String, secret: String?) async throws -> Reached? {
+        let targets = ClusterTargets(ctx: ctx)
+        guard let target = try await targets.find(model, options, allowCreate: true) else { return nil }
+        func read(_ target: ClusterTarget) async throws -> Reached {
+            let client = try ctx.connect(target.connection)
+            async let stored = secret == nil ? nil : client.get(try ResourceType.of(apiVersion: "v1", kind: "Secret"), name: secret!, namespace: namespace)
+            let existing = try await checkOwnership(client, namespace: namespace, model: model)
+            return Reached(target: target, client: client, namespace: existing, storedSecrets: try await stored)
         }
+        do {
+            return try await read(target)
+        } catch let e as SoError where target.fromUserKubeconfig && e.exitCode == SoError.exitUnreachable {
+            // A stale kind-<cluster> entry in the user's kubeconfig: ask kind itself.
+            guard let kind = target.kindCluster else { throw e }
+            ctx.verbose("the kubeconfig's context kind-\(kind) did not answer (\(e.message)); using 'kind get kubeconfig'")
+            return try await read(try await targets.kindCLITarget(kind))
+        }
+    }
 
+    /// Applies `objects` phase by phase (the generated Secret already among them), prunes what left the
+    /// manifest, then waits. The prune's lists go out with the first phase; its deletes come last.
+    func applyAndWait(_ req: StartRequest, model: DeploymentModel, objects all: [KubeObject], namespace: String, client: ClusterClient,
+                      progress: ProgressReporter, report: inout StartReport, prune pruneKinds: [String] = StartAction.prunable,
+                      newNamespace: Bool = false, beforeWorkloads: () async throws -> Void = {}) async throws {
+        let started = ctx.clock.now()
+        var objects = all
+        if let only = req.onlyKinds { objects = objects.filter { only.contains($0.kind) } }
         if req.onlyKinds?.contains("Secret") ?? true {
             let composeSecrets = try ComposeSecrets(ctx: ctx, model: model, namespace: namespace).objects()
-            let at = objects.firstIndex { $0.kind != "Namespace" } ?? objects.count
-            objects.insert(contentsOf: composeSecrets, at: at)
+            objects.insert(contentsOf: composeSecrets, at: objects.firstIndex { $0.kind != "Namespace" } ?? objects.count)
         }
-        // The Namespace went out before the lock; it is applied again only if something changed it.
-        let namespaceApplied = manifest.objects.first { $0.kind == "Namespace" }
+        // A namespace this start created holds nothing of ours to prune.
+        let pruning = req.onlyKinds == nil && !pruneKinds.isEmpty
+        let keep = objects
+        async let listed = pruning ? pruneCandidates(client, namespace: namespace, model: model, keep: keep, kinds: pruneKinds) : []
+        var workloadsReady = false
         for group in Self.phaseGroups + [["*"]] {
-            let batch = objects.filter { o in
-                group == ["*"] ? !Self.phases.contains(o.kind) : group.contains(o.kind) && !(o.kind == "Namespace" && o == namespaceApplied)
-            }
+            let batch = objects.filter { o in group == ["*"] ? !Self.phases.contains(o.kind) : group.contains(o.kind) }
             guard !batch.isEmpty else { continue }
+            if !workloadsReady && batch.contains(where: { $0.kind == "Deployment" || $0.kind == "Job" }) {
+                try await beforeWorkloads()
+                workloadsReady = true
+            }
             let kinds = batch.map(\.kind).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
             let noun = kinds.map { k in Self.plural(group == ["*"] ? "other object" : k, batch.filter { $0.kind == k }.count) }
             let summary = zip(kinds, noun).map { k, n in "\(batch.filter { $0.kind == k }.count) \(n)" }.joined(separator: ", ")
             progress.phase("applying", summary)
-            let results = try await applyAll(batch, client: client) { done in
+            let results = try await applyAll(batch, client: client, newNamespace: newNamespace) { done in
                 progress.live("applied \(done)/\(batch.count): \(summary)", elapsed: ctx.clock.now().timeIntervalSince(started))
             }
             report.applied += results.applied
             report.skipped += results.skipped
         }
-        // A namespace this start created holds nothing of ours to prune.
-        if req.onlyKinds == nil && !pruneKinds.isEmpty {
-            report.pruned = try await prune(client, namespace: namespace, model: model, keep: objects, kinds: pruneKinds)
-        }
+        report.pruned = try await prune(client, namespace: namespace, candidates: try await listed)
         if !report.pruned.isEmpty { progress.phase("pruned", report.pruned.joined(separator: ", ")) }
 
         if req.wait {
@@ -179,8 +225,9 @@ public struct StartAction {
         return ns
     }
 
-    /// Applies a phase with bounded concurrency; Jobs are created once and never re-run.
-    func applyAll(_ batch: [KubeObject], client: ClusterClient, onEach: (Int) -> Void = { _ in }) async throws -> (applied: [String], skipped: [String]) {
+    /// Applies a phase with bounded concurrency; Jobs are created once and never re-run (in a namespace
+    /// this start created there is none to look for).
+    func applyAll(_ batch: [KubeObject], client: ClusterClient, newNamespace: Bool = false, onEach: (Int) -> Void = { _ in }) async throws -> (applied: [String], skipped: [String]) {
         var applied: [String] = [], skipped: [String] = []
         try await withThrowingTaskGroup(of: (String, Bool).self) { group in
             var next = 0
@@ -188,14 +235,14 @@ public struct StartAction {
                 let o = batch[next]
                 next += 1
                 group.addTask {
-                    if o.kind == "Job", try await client.get(try ResourceType.of(o), name: o.name, namespace: o.namespace) != nil {
+                    if o.kind == "Job", !newNamespace, try await client.get(try ResourceType.of(o), name: o.name, namespace: o.namespace) != nil {
                         return (o.reference, false)
                     }
                     _ = try await client.apply(o, fieldManager: "so", force: true)
                     return (o.reference, true)
                 }
             }
-            while next < min(Self.parallelApplies, batch.count) { try launch() }
+            while next < min(Self.parallelRequests, batch.count) { try launch() }
             while let (ref, didApply) = try await group.next() {
                 if didApply { applied.append(ref) } else { skipped.append(ref) }
                 onEach(applied.count + skipped.count)
@@ -205,46 +252,53 @@ public struct StartAction {
         return (applied, skipped)
     }
 
-    /// Deletes this deployment's objects that are no longer rendered (volumes excepted).
-    func prune(_ client: ClusterClient, namespace: String, model: DeploymentModel, keep: [KubeObject], kinds: [String] = StartAction.prunable) async throws -> [String] {
+    /// This deployment's objects that are no longer rendered (volumes excepted), listed by label; volumes
+    /// that left the manifest are reported, never deleted.
+    func pruneCandidates(_ client: ClusterClient, namespace: String, model: DeploymentModel, keep: [KubeObject],
+                         kinds: [String] = StartAction.prunable) async throws -> [(ResourceType, String)] {
         let selector = "app.kubernetes.io/instance=\(model.id),app.kubernetes.io/managed-by=so"
-        var pruned: [String] = []
-        // One list per kind that can hold something of ours; then the deletes.
+        // One list per kind that can hold something of ours, and the volumes, all at once.
         let types = try Self.prunable.filter { k in kinds.contains(k) || keep.contains { $0.kind == k } }.map { kind in try ResourceType.known.first { $0.kind == kind }.map { $0 } ?? ResourceType.of(apiVersion: "v1", kind: kind) }
+        let volumes = ["PersistentVolumeClaim", "PersistentVolume"].map { kind in ResourceType.known.first { $0.kind == kind }! }
+        let all = types + volumes
         let listed = try await withThrowingTaskGroup(of: (Int, [JSON]).self) { group in
-            // At most 4 at once: each parallel request may need a connection (a TLS handshake) of its own.
             var next = 0
             func launch() {
-                let i = next, type = types[i]
+                let i = next, type = all[i]
                 next += 1
-                group.addTask { (i, try await client.list(type, namespace: namespace, labelSelector: selector)) }
+                group.addTask { (i, try await client.list(type, namespace: type.namespaced ? namespace : nil, labelSelector: selector)) }
             }
-            while next < min(4, types.count) { launch() }
-            var out = [[JSON]](repeating: [], count: types.count)
+            while next < min(Self.parallelRequests, all.count) { launch() }
+            var out = [[JSON]](repeating: [], count: all.count)
             while let (i, items) = try await group.next() {
                 out[i] = items
-                if next < types.count { launch() }
+                if next < all.count { launch() }
             }
             return out
         }
-        for (type, items) in zip(types, listed) {
+        var candidates: [(ResourceType, String)] = []
+        for (type, items) in zip(all, listed) {
             let kind = type.kind
-            for item in items {
-                let name = item.name
-                if keep.contains(where: { $0.kind == kind && $0.name == name }) { continue }
+            for item in items where !keep.contains(where: { $0.kind == kind && $0.name == item.name }) {
+                if volumes.contains(type) {
+                    ctx.diagnostics.warn("\(kind) \(item.name) is no longer in the deployment; kept with its data",
+                                         hint: "'so deployment --dir D stop --delete-volumes' removes it")
+                    continue
+                }
                 // Objects a controller made (EndpointSlices of our Services copy their labels) are not ours to prune.
                 if !(item.at("metadata", "ownerReferences")?.array ?? []).isEmpty { continue }
-                _ = try await client.delete(type, name: name, namespace: namespace, propagation: .background)
-                pruned.append("\(kind) \(name)")
+                candidates.append((type, item.name))
             }
         }
-        for kind in ["PersistentVolumeClaim", "PersistentVolume"] {
-            let type = ResourceType.known.first { $0.kind == kind }!
-            for item in try await client.list(type, namespace: type.namespaced ? namespace : nil, labelSelector: selector)
-                where !keep.contains(where: { $0.kind == kind && $0.name == item.name }) {
-                ctx.diagnostics.warn("\(kind) \(item.name) is no longer in the deployment; kept with its data",
-                                     hint: "'so deployment --dir D stop --delete-volumes' removes it")
-            }
+        return candidates
+    }
+
+    /// Deletes the candidates; returns "Kind name" of each.
+    func prune(_ client: ClusterClient, namespace: String, candidates: [(ResourceType, String)]) async throws -> [String] {
+        var pruned: [String] = []
+        for (type, name) in candidates {
+            _ = try await client.delete(type, name: name, namespace: namespace, propagation: .background)
+            pruned.append("\(type.kind) \(name)")
         }
         return pruned
     }

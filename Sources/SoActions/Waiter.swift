@@ -140,7 +140,7 @@ struct Waiter {
 
 /// Loads the stack's local images into the kind node on every start when the node lacks them or has
 /// an older build (image IDs compared).
-struct ImageLoader {
+struct ImageLoader: Sendable {
     let ctx: SoContext
 
     func load(manifest: Manifest, model: DeploymentModel, cluster: String, progress: ProgressReporter) async throws {

@@ -19,7 +19,9 @@ public enum YAMLFile {
     public static func parse(_ text: String, file: String) throws -> YNode? {
         let node: Node?
         do {
-            node = try Yams.compose(yaml: text)
+            // No implicit typing (`.basic`): scalars keep their raw text and style, which is all this
+            // reader uses; the default resolver would also compile ICU regular expressions on every run.
+            node = try Yams.compose(yaml: text, .basic)
         } catch let error as YamlError {
             throw describe(error, file: file)
         } catch {

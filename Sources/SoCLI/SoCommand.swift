@@ -2,6 +2,7 @@ import Foundation
 import ArgumentParser
 import SoActions
 import SoBasics
+import SoKube
 import SoKubeHTTP
 import SoStack
 
@@ -83,16 +84,36 @@ extension SoContext {
             "docker": "install Docker Engine: https://docs.docker.com/engine/install/",
         ]), clock: SystemClock(), entropy: SystemEntropy(), console: StandardConsole(), environment: env, builtInRoot: root,
                          connect: { connection in
-                             let client = try HTTPClusterClient(connection)
-                             if env["SO_TRACE_API"] == "1" {
-                                 client.onRequest = { FileHandle.standardError.write(Data("api: \($0)\n".utf8)) }
+                             try LiveClients.shared.client(for: connection) {
+                                 let client = try HTTPClusterClient(connection)
+                                 if env["SO_TRACE_API"] == "1" {
+                                     client.onRequest = { FileHandle.standardError.write(Data("api: \($0)\n".utf8)) }
+                                 }
+                                 return client
                              }
-                             return client
                          })
         ctx.resolver = SystemResolver()
         ctx.hostName = ProcessInfo.processInfo.hostName
         ctx.isProcessAlive = { pid in kill(pid, 0) == 0 || errno == EPERM }
         return ctx
+    }
+}
+
+/// One HTTPS client per cluster connection for the life of the process: commands that connect more
+/// than once (`up`, `cleanup`, `down`) reuse its connection, and the process exits without waiting for
+/// connections to close (the kernel closes them).
+final class LiveClients: @unchecked Sendable {
+    static let shared = LiveClients()
+    private let lock = NSLock()
+    private var clients: [(ClusterConnection, HTTPClusterClient)] = []
+
+    func client(for connection: ClusterConnection, make: () throws -> HTTPClusterClient) throws -> HTTPClusterClient {
+        try lock.withLock {
+            if let (_, c) = clients.first(where: { $0.0 == connection }) { return c }
+            let c = try make()
+            clients.append((connection, c))
+            return c
+        }
     }
 }
 

@@ -58,12 +58,8 @@ public enum Kubeconfig {
             let p = Path.absolute(Path.expandTilde(explicit, home: fs.homeDirectory), relativeTo: fs.currentDirectory)
             guard fs.isFile(p) else { throw SoError("kubeconfig not found: \(p)", hint: "pass an existing file to --kubeconfig") }
             files = [p]
-        } else if let env = environment["KUBECONFIG"], !env.isEmpty {
-            files = env.split(separator: ":").map { Path.absolute(Path.expandTilde(String($0), home: fs.homeDirectory), relativeTo: fs.currentDirectory) }
-                .filter { fs.isFile($0) }
         } else {
-            let home = Path.join(fs.homeDirectory, ".kube", "config")
-            if fs.isFile(home) { files = [home] }
+            files = userFiles(environment: environment, fs: fs)
         }
         if files.isEmpty {
             if environment["KUBERNETES_SERVICE_HOST"] != nil, fs.isFile(Path.join(inClusterDirectory, "token")) {
@@ -74,6 +70,24 @@ public enum Kubeconfig {
         }
         let documents = try files.compactMap { f in try YAMLFile.load(f, fs: fs, what: "kubeconfig").map { ($0, f) } }
         return try resolve(documents: documents, context: context, fs: fs, sources: files.joined(separator: ", "))
+    }
+
+    /// `$KUBECONFIG`'s existing files, else `~/.kube/config` when it exists.
+    static func userFiles(environment: [String: String], fs: FileSystem) -> [String] {
+        if let env = environment["KUBECONFIG"], !env.isEmpty {
+            return env.split(separator: ":").map { Path.absolute(Path.expandTilde(String($0), home: fs.homeDirectory), relativeTo: fs.currentDirectory) }
+                .filter { fs.isFile($0) }
+        }
+        let home = Path.join(fs.homeDirectory, ".kube", "config")
+        return fs.isFile(home) ? [home] : []
+    }
+
+    /// A context of the user's kubeconfig (`$KUBECONFIG`, else `~/.kube/config`), or nil when there is
+    /// no such file or context — never the in-cluster account. kind writes `kind-<cluster>` there.
+    public static func userContext(_ context: String, environment: [String: String], fs: FileSystem) -> ClusterConnection? {
+        let files = userFiles(environment: environment, fs: fs)
+        guard !files.isEmpty, let documents = try? files.compactMap({ f in try YAMLFile.load(f, fs: fs, what: "kubeconfig").map { ($0, f) } }) else { return nil }
+        return try? resolve(documents: documents, context: context, fs: fs, sources: files.joined(separator: ", "))
     }
 
     /// Resolves a kubeconfig given as text (e.g. `kind get kubeconfig`), never written to disk.

@@ -39,6 +39,9 @@ public enum Defaults {
 
 /// Pure: a deployment model in, the ordered Kubernetes objects out. No files, clock, randomness or network.
 public enum Renderer {
+    /// The namespace a deployment's objects live in: the spec's `namespace:`, else the deployment id.
+    public static func namespace(of model: DeploymentModel) -> String { model.spec.namespace ?? KubeNames.label(model.id) }
+
     public static func render(_ model: DeploymentModel, options: RenderOptions = RenderOptions()) throws -> Manifest {
         var r = RenderState(model: model, options: options)
         try r.run()
@@ -72,7 +75,7 @@ struct RenderState {
     }
 
     var id: String { model.id }
-    var namespace: String { model.spec.namespace ?? KubeNames.label(id) }
+    var namespace: String { Renderer.namespace(of: model) }
     var spec: Spec { model.spec }
     var multiPod: Bool { model.pods.count > 1 || model.podPerService }
 

@@ -9,7 +9,7 @@ import SoTestSupport
 /// A deployment directory plus a fake API server that marks Deployments available and Jobs complete.
 struct ClusterHarness {
     let h: Harness
-    let cluster = FakeCluster()
+    let cluster: FakeCluster
     let ctx: SoContext
     var kubeconfig: String { h.path("kubeconfig") }
     var options: ClusterOptions { ClusterOptions(kubeconfig: kubeconfig, performClusterManagement: false) }
@@ -34,7 +34,8 @@ struct ClusterHarness {
 
     init(stack: String = "example", config: [String] = [], appendToSpec: String = "", healthy: Bool = true, environment: [String: String] = [:]) async throws {
         h = try Harness(environment: environment)
-        let cluster = self.cluster
+        let cluster = FakeCluster()
+        self.cluster = cluster
         if healthy {
             cluster.onApply = { json in
                 guard case .object(var o) = json else { return }
@@ -57,6 +58,13 @@ struct ClusterHarness {
         try await h.initAndCreate(stack, config: config, appendToSpec: appendToSpec)
     }
 
+    /// The same deployment and fake cluster under another context (e.g. a different `connect`).
+    init(copying other: ClusterHarness, ctx: SoContext) {
+        h = other.h
+        cluster = other.cluster
+        self.ctx = ctx
+    }
+
     func start(wait: Bool = true, timeout: Double = 30) async throws -> StartReport {
         try await StartAction(ctx).run(StartRequest(directory: "dep", cluster: options, wait: wait, timeout: timeout, progress: .plain))
     }
@@ -68,11 +76,14 @@ struct ClusterHarness {
     @Test func appliesInOrderAndWaits() async throws {
         let c = try await ClusterHarness(appendToSpec: "")
         let report = try await c.start()
-        let applies = c.cluster.calls.filter { $0.hasPrefix("apply ") }.map { $0.split(separator: " ")[1] }
-        // Namespace and lock first; then what pods use (in parallel), then the workloads.
-        #expect(Array(applies.prefix(2)) == ["Namespace", "Lease"])
-        #expect(applies.dropFirst(2).prefix(4).sorted() == ["ConfigMap", "ConfigMap", "PersistentVolumeClaim", "Service"])
-        #expect(applies.suffix(2).sorted() == ["Deployment", "Job"])
+        let writes = c.cluster.calls.filter { $0.hasPrefix("apply ") || $0.hasPrefix("create ") }.map { $0.split(separator: " ").prefix(2).joined(separator: " ") }
+        // Namespace and lock (one create) first; then what pods use (in parallel), then the workloads.
+        #expect(Array(writes.prefix(2)) == ["apply Namespace", "create Lease"])
+        #expect(writes.dropFirst(2).prefix(4).sorted() == ["apply ConfigMap", "apply ConfigMap", "apply PersistentVolumeClaim", "apply Service"])
+        #expect(writes.suffix(2).sorted() == ["apply Deployment", "apply Job"])
+        // A namespace this start created holds no Job to look for, and no lease to read.
+        #expect(!c.cluster.calls.contains { $0.hasPrefix("get Job") || $0.hasPrefix("get Lease") })
+        #expect(c.cluster.calls.filter { $0.hasPrefix("get ") } == ["get Namespace \(c.id)"])
         // The lock is released at the end.
         #expect(c.cluster.object("Lease", "so-deployment-lock", namespace: c.id) == nil)
         #expect(report.namespace == c.id)
@@ -134,8 +145,8 @@ struct ClusterHarness {
         try c.h.tmp.write("dep/config.env", try c.h.read("dep/config.env") + "NEW_SETTING=on\n")
         let before = c.cluster.calls.count
         _ = try await StartAction(c.ctx).run(StartRequest(directory: "dep", cluster: c.options, progress: .plain, onlyKinds: ["Deployment"]))
-        let applies = c.cluster.calls.dropFirst(before).filter { $0.hasPrefix("apply ") }.map { $0.split(separator: " ")[1] }
-        #expect(applies == ["Namespace", "Lease", "Deployment"])
+        let writes = c.cluster.calls.dropFirst(before).filter { $0.hasPrefix("apply ") || $0.hasPrefix("create ") }.map { $0.split(separator: " ").prefix(2).joined(separator: " ") }
+        #expect(writes == ["create Lease", "apply Deployment"])
         #expect(!c.cluster.calls.dropFirst(before).contains { $0.hasPrefix("delete ConfigMap") || $0.hasPrefix("list ConfigMap") })
         let env = c.cluster.object("Deployment", "\(c.id)-deployment", namespace: c.id)?.at("spec", "template", "spec", "containers")?.array.first?["env"]?.array ?? []
         #expect(env.contains { $0["name"]?.string == "NEW_SETTING" && $0["value"]?.string == "on" })
@@ -152,6 +163,20 @@ struct ClusterHarness {
         _ = try await c.start()
         let listed = Set(c.cluster.calls[before...].filter { $0.hasPrefix("list ") && $0.contains("managed-by=so") }.map { String($0.split(separator: " ")[1]) })
         #expect(listed == ["ConfigMap", "Deployment", "Job", "Secret", "Service", "PersistentVolumeClaim", "PersistentVolume"], "\(listed)")
+    }
+
+    @Test func anExistingNamespaceIsReannotatedAfterTheLock() async throws {
+        let c = try await ClusterHarness()
+        _ = try await c.start()
+        let before = c.cluster.calls.count
+        _ = try await c.start()
+        let calls = Array(c.cluster.calls[before...])
+        let lock = try #require(calls.firstIndex { $0.hasPrefix("create Lease") })
+        let namespace = try #require(calls.firstIndex { $0.hasPrefix("apply Namespace") })
+        #expect(calls.first == "get Namespace \(c.id)")
+        #expect(lock < namespace, "\(calls)")
+        #expect(calls.filter { $0.hasPrefix("apply Namespace") }.count == 1)
+        #expect(calls.last == "delete Lease \(c.id)/so-deployment-lock")
     }
 
     @Test func jobsAreNotReapplied() async throws {
@@ -225,7 +250,42 @@ struct ClusterHarness {
             let m = (e as? SoError)?.message ?? ""
             return m.contains("namespace \(c.id) belongs to another deployment directory: /elsewhere/dep")
         }
-        #expect(!c.cluster.calls.contains { $0.hasPrefix("apply") })
+        #expect(!c.cluster.calls.contains { $0.hasPrefix("apply") || $0.hasPrefix("create") })
+    }
+
+    @Test func anExpiredLockIsTakenOverByCompareAndSwapAndARacingRunLoses() async throws {
+        let c = try await ClusterHarness()
+        try c.cluster.seed(KubeObject(apiVersion: "v1", kind: "Namespace", name: c.id, annotations: [("laconic.com/deployment-dir", c.h.path("dep"))]))
+        let long = DeploymentLock.timestamp(c.ctx.clock.now().addingTimeInterval(-3600))
+        func seedExpired() throws {
+            try c.cluster.seed(KubeObject(apiVersion: "coordination.k8s.io/v1", kind: "Lease", name: "so-deployment-lock", namespace: c.id,
+                                          body: [("spec", .map([("holderIdentity", .string("ci-runner:42:abcd")), ("leaseDurationSeconds", .int(60)),
+                                                                ("acquireTime", .string(long)), ("renewTime", .string(long))]))]))
+        }
+        // Another run takes the expired lock between our read and our update: we lose, and apply nothing.
+        try seedExpired()
+        let cluster = c.cluster
+        cluster.beforeCall = { call in
+            guard call.hasPrefix("update Lease") else { return }
+            cluster.update("Lease", "so-deployment-lock", namespace: c.id) { lease in
+                guard case .object(var o) = lease, case .object(var meta)? = o["metadata"] else { return }
+                meta["resourceVersion"] = .string("racer")
+                o["metadata"] = .object(meta)
+                lease = .object(o)
+            }
+        }
+        await #expect { _ = try await c.start() } throws: { e in
+            ((e as? SoError)?.message ?? "").contains("took the lock at the same moment")
+        }
+        #expect(!c.cluster.calls.contains { $0.hasPrefix("apply Deployment") })
+        // Without a racer the expired lock is taken over (create refused, read, update) and released at the end.
+        cluster.beforeCall = nil
+        try seedExpired()
+        let before = c.cluster.calls.count
+        _ = try await c.start()
+        let lockCalls = c.cluster.calls[before...].filter { $0.contains("Lease") }
+        #expect(Array(lockCalls) == ["create Lease \(c.id)/so-deployment-lock", "get Lease \(c.id)/so-deployment-lock",
+                                     "update Lease \(c.id)/so-deployment-lock", "delete Lease \(c.id)/so-deployment-lock"])
     }
 
     @Test func imagePullFailuresNameTheImage() async throws {
@@ -446,6 +506,59 @@ struct ClusterHarness {
         _ = try await StartAction(c.ctx).run(StartRequest(directory: "dep", cluster: ClusterOptions(performClusterManagement: false), progress: .plain))
         #expect(c.h.console.stdout.contains("using the host's kind cluster 'shared'"))
         #expect(p.unexpected.isEmpty && p.pending.isEmpty)
+    }
+}
+
+extension KindTargetTests {
+    /// kind writes `kind-<cluster>` into the user's kubeconfig: it is used without asking kind (which
+    /// would ask docker twice); a stale entry that does not answer falls back to `kind get kubeconfig`.
+    @Test func theUsersKindContextIsUsedAndAStaleOneFallsBackToKind() async throws {
+        var c = try await ClusterHarness()
+        let p = c.h.processes
+        p.missing = []
+        try c.h.tmp.write("user-kubeconfig", ClusterHarness.kubeconfigText.replacingOccurrences(of: "kind-test", with: "kind-shared"))
+        p.expect(["kind", "get", "clusters"], stdout: "shared\n")
+        _ = try await StartAction(c.ctx).run(StartRequest(directory: "dep", cluster: ClusterOptions(performClusterManagement: false), progress: .plain))
+        #expect(p.unexpected.isEmpty && p.pending.isEmpty, "\(p.calls.map(\.arguments))")
+        #expect(!p.calls.contains { $0.arguments.starts(with: ["kind", "get", "kubeconfig"]) })
+
+        // The user's entry points at a port nothing listens on any more: kind's own kubeconfig is used.
+        try c.h.tmp.write("user-kubeconfig", ClusterHarness.kubeconfigText.replacingOccurrences(of: "kind-test", with: "kind-shared")
+            .replacingOccurrences(of: "127.0.0.1:6443", with: "127.0.0.1:1"))
+        let cluster = c.cluster
+        var ctx = c.ctx
+        ctx.connect = { connection in
+            if connection.server.hasSuffix(":1") {
+                let gone = FakeCluster()
+                gone.failures["get"] = SoError("cannot reach the API server \(connection.server) (context \(connection.contextName)): connection refused",
+                                              hint: "is the cluster running?", exitCode: SoError.exitUnreachable)
+                return gone
+            }
+            return cluster
+        }
+        c = ClusterHarness(copying: c, ctx: ctx)
+        p.expect(["kind", "get", "clusters"], stdout: "shared\n")
+        p.expect(["kind", "get", "kubeconfig", "--name", "shared"], stdout: ClusterHarness.kubeconfigText.replacingOccurrences(of: "kind-test", with: "kind-shared"))
+        _ = try await StartAction(c.ctx).run(StartRequest(directory: "dep", cluster: ClusterOptions(performClusterManagement: false), progress: .plain))
+        #expect(p.unexpected.isEmpty && p.pending.isEmpty, "\(p.calls.map(\.arguments))")
+        #expect(c.h.console.stdout.contains("on kind cluster shared"))
+    }
+
+    /// Reaching the cluster overlaps rendering, but a deployment that does not render creates no cluster.
+    @Test func aDeploymentThatDoesNotRenderCreatesNoCluster() async throws {
+        let c = try await ClusterHarness()
+        let spec = try c.h.read("dep/spec.yml")
+        try c.h.tmp.write("dep/spec.yml", spec.replacingOccurrences(of: "network:\n", with: "network:\n  http-proxy:\n    - host-name: a.localhost\n      routes:\n        - path: /\n          proxy-to: nosuch:80\n"))
+        #expect(try c.h.read("dep/spec.yml") != spec)
+        let p = c.h.processes
+        p.missing = []
+        p.expect(["kind", "get", "clusters"], stdout: "No kind clusters found.\n")
+        await #expect { _ = try await StartAction(c.ctx).run(StartRequest(directory: "dep", cluster: ClusterOptions(), progress: .plain)) } throws: { e in
+            ((e as? SoError)?.message ?? "").contains("no service 'nosuch'")
+        }
+        #expect(!p.calls.contains { $0.arguments.starts(with: ["kind", "create"]) }, "\(p.calls.map(\.arguments))")
+        #expect(p.unexpected.isEmpty)
+        #expect(c.cluster.calls.isEmpty)
     }
 }
 

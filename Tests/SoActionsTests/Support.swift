@@ -17,6 +17,9 @@ struct Harness {
         } else {
             processes.missing = ["kind"]
         }
+        // Hermetic: the user's kubeconfig is a file of this temp dir (absent unless a test writes it).
+        var environment = environment
+        if environment["KUBECONFIG"] == nil { environment["KUBECONFIG"] = tmp.file("user-kubeconfig") }
         ctx = SoContext(fs: LocalFileSystem(currentDirectory: tmp.path), processes: processes, clock: FixedClock(), entropy: SeededEntropy(),
                         console: console, environment: environment, builtInRoot: RepoPaths.root)
     }

@@ -44,6 +44,18 @@ import SoTestSupport
                                        clientCertificatePEM: Data("CERT".utf8), clientKeyPEM: Data("KEY".utf8), namespace: "team"))
     }
 
+    @Test func usersKindContextIsFoundButNeverTheInClusterAccount() throws {
+        let t = try TempDir()
+        defer { t.cleanup() }
+        let fs = LocalFileSystem(currentDirectory: t.path)
+        let env = ["KUBECONFIG": t.file("missing") + ":" + t.file("kc"), "KUBERNETES_SERVICE_HOST": "10.96.0.1"]
+        // No file: nil, even inside a pod.
+        #expect(Kubeconfig.userContext("kind-dev", environment: env, fs: fs) == nil)
+        try t.write("kc", kind)
+        #expect(Kubeconfig.userContext("kind-dev", environment: env, fs: fs)?.server == "https://127.0.0.1:40000")
+        #expect(Kubeconfig.userContext("kind-other", environment: env, fs: fs) == nil)
+    }
+
     @Test func mergedKubeconfigFirstFileWins() throws {
         let t = try TempDir()
         defer { t.cleanup() }
