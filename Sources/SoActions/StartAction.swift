@@ -33,6 +33,8 @@ public struct StartReport: Sendable {
     public var skipped: [String] = []
     public var pruned: [String] = []
     public var generatedSecrets: [String] = []
+    /// Objects already as rendered (not sent again).
+    public var unchanged: [String] = []
 }
 
 /// `so deployment start`: render, reach the cluster, apply in order with server-side apply, prune what
@@ -89,7 +91,7 @@ public struct StartAction: Sendable {
         if let i = manifest.objects.firstIndex(where: { $0.kind == "Namespace" }) {
             manifest.objects[i].annotations += lifecycleAnnotations(model: model, ttl: req.ttl) + [("so.dev/kinds", Self.recordedKinds(manifest.objects))]
             // A new namespace must exist before the lock (a Lease) can live in it.
-            if existingNamespace == nil { _ = try await client.apply(manifest.objects[i], fieldManager: "so", force: true) }
+            if existingNamespace == nil { _ = try await client.apply(manifest.objects[i].stamped, fieldManager: "so", force: true) }
         }
         let lock = DeploymentLock(ctx: ctx, client: client, namespace: namespace, model: model, duration: req.timeout)
         try await lock.acquire()
@@ -144,7 +146,9 @@ public struct StartAction: Sendable {
     }
 
     /// Applies `objects` phase by phase (the generated Secret already among them), prunes what left the
-    /// manifest, then waits. The prune's lists go out with the first phase; its deletes come last.
+    /// manifest, then waits. In an existing namespace the deployment's objects are listed first (the
+    /// Namespace goes out meanwhile): the lists tell what to prune, which Jobs exist, and which objects are
+    /// already as rendered, so they are not sent again.
     func applyAndWait(_ req: StartRequest, model: DeploymentModel, objects all: [KubeObject], namespace: String, client: ClusterClient,
                       progress: ProgressReporter, report: inout StartReport, prune pruneKinds: [String] = StartAction.prunable,
                       newNamespace: Bool = false, beforeWorkloads: () async throws -> Void = {}) async throws {
@@ -155,13 +159,30 @@ public struct StartAction: Sendable {
             let composeSecrets = try ComposeSecrets(ctx: ctx, model: model, namespace: namespace).objects()
             objects.insert(contentsOf: composeSecrets, at: objects.firstIndex { $0.kind != "Namespace" } ?? objects.count)
         }
-        // A namespace this start created holds nothing of ours to prune.
-        let pruning = req.onlyKinds == nil && !pruneKinds.isEmpty
         let keep = objects
-        async let listed = pruning ? pruneCandidates(client, namespace: namespace, model: model, keep: keep, kinds: pruneKinds) : []
+        // A namespace this start created holds nothing of ours to list or prune.
+        var owned: Owned?
+        if req.onlyKinds == nil && !pruneKinds.isEmpty {
+            async let listing = listOwned(client, namespace: namespace, model: model, keep: keep, kinds: pruneKinds)
+            if let i = objects.firstIndex(where: { $0.kind == "Namespace" }) {
+                let ns = objects.remove(at: i)
+                progress.phase("applying", "1 Namespace")
+                _ = try await client.apply(ns.stamped, fieldManager: "so", force: true)
+                report.applied.append(ns.reference)
+            }
+            owned = try await listing
+        }
         var workloadsReady = false
         for group in Self.phaseGroups + [["*"]] {
-            let batch = objects.filter { o in group == ["*"] ? !Self.phases.contains(o.kind) : group.contains(o.kind) }
+            var batch = objects.filter { o in group == ["*"] ? !Self.phases.contains(o.kind) : group.contains(o.kind) }
+            if let owned {
+                // Jobs that exist are never re-run; other objects already as rendered are not sent again.
+                let ran = batch.filter { $0.kind == "Job" && owned.jobs.contains($0.name) }
+                let unchanged = batch.filter { o in o.kind != "Job" && owned.live[o.kind + "/" + o.name].map(o.isUnchanged) == true }
+                report.skipped += ran.map(\.reference)
+                report.unchanged += unchanged.map(\.reference)
+                batch.removeAll { o in (ran + unchanged).contains { $0.kind == o.kind && $0.name == o.name } }
+            }
             guard !batch.isEmpty else { continue }
             if !workloadsReady && batch.contains(where: { $0.kind == "Deployment" || $0.kind == "Job" }) {
                 try await beforeWorkloads()
@@ -171,13 +192,14 @@ public struct StartAction: Sendable {
             let noun = kinds.map { k in Self.plural(group == ["*"] ? "other object" : k, batch.filter { $0.kind == k }.count) }
             let summary = zip(kinds, noun).map { k, n in "\(batch.filter { $0.kind == k }.count) \(n)" }.joined(separator: ", ")
             progress.phase("applying", summary)
-            let results = try await applyAll(batch, client: client, newNamespace: newNamespace) { done in
+            let results = try await applyAll(batch, client: client, readJobs: !newNamespace && owned == nil) { done in
                 progress.live("applied \(done)/\(batch.count): \(summary)", elapsed: ctx.clock.now().timeIntervalSince(started))
             }
             report.applied += results.applied
             report.skipped += results.skipped
         }
-        report.pruned = try await prune(client, namespace: namespace, candidates: try await listed)
+        if !report.unchanged.isEmpty { progress.phase("unchanged", "\(report.unchanged.count) \(Self.plural("object", report.unchanged.count)) already as rendered") }
+        report.pruned = try await prune(client, namespace: namespace, candidates: owned?.pruneCandidates ?? [])
         if !report.pruned.isEmpty { progress.phase("pruned", report.pruned.joined(separator: ", ")) }
 
         if req.wait {
@@ -225,9 +247,9 @@ public struct StartAction: Sendable {
         return ns
     }
 
-    /// Applies a phase with bounded concurrency; Jobs are created once and never re-run (in a namespace
-    /// this start created there is none to look for).
-    func applyAll(_ batch: [KubeObject], client: ClusterClient, newNamespace: Bool = false, onEach: (Int) -> Void = { _ in }) async throws -> (applied: [String], skipped: [String]) {
+    /// Applies a phase with bounded concurrency, each object stamped with its `appliedHash`; Jobs are
+    /// created once and never re-run (`readJobs`: look each one up first, when the start does not know).
+    func applyAll(_ batch: [KubeObject], client: ClusterClient, readJobs: Bool = true, onEach: (Int) -> Void = { _ in }) async throws -> (applied: [String], skipped: [String]) {
         var applied: [String] = [], skipped: [String] = []
         try await withThrowingTaskGroup(of: (String, Bool).self) { group in
             var next = 0
@@ -235,10 +257,10 @@ public struct StartAction: Sendable {
                 let o = batch[next]
                 next += 1
                 group.addTask {
-                    if o.kind == "Job", !newNamespace, try await client.get(try ResourceType.of(o), name: o.name, namespace: o.namespace) != nil {
+                    if o.kind == "Job", readJobs, try await client.get(try ResourceType.of(o), name: o.name, namespace: o.namespace) != nil {
                         return (o.reference, false)
                     }
-                    _ = try await client.apply(o, fieldManager: "so", force: true)
+                    _ = try await client.apply(o.stamped, fieldManager: "so", force: true)
                     return (o.reference, true)
                 }
             }
@@ -252,10 +274,16 @@ public struct StartAction: Sendable {
         return (applied, skipped)
     }
 
-    /// This deployment's objects that are no longer rendered (volumes excepted), listed by label; volumes
-    /// that left the manifest are reported, never deleted.
-    func pruneCandidates(_ client: ClusterClient, namespace: String, model: DeploymentModel, keep: [KubeObject],
-                         kinds: [String] = StartAction.prunable) async throws -> [(ResourceType, String)] {
+    /// This deployment's objects as listed by label, indexed by "Kind/name"; what is no longer rendered
+    /// (volumes excepted: reported, never deleted) and the Jobs that exist.
+    struct Owned: Sendable {
+        var live: [String: JSON] = [:]
+        var pruneCandidates: [(ResourceType, String)] = []
+        var jobs: Set<String> = []
+    }
+
+    func listOwned(_ client: ClusterClient, namespace: String, model: DeploymentModel, keep: [KubeObject],
+                   kinds: [String] = StartAction.prunable) async throws -> Owned {
         let selector = "app.kubernetes.io/instance=\(model.id),app.kubernetes.io/managed-by=so"
         // One list per kind that can hold something of ours, and the volumes, all at once.
         let types = try Self.prunable.filter { k in kinds.contains(k) || keep.contains { $0.kind == k } }.map { kind in try ResourceType.known.first { $0.kind == kind }.map { $0 } ?? ResourceType.of(apiVersion: "v1", kind: kind) }
@@ -276,10 +304,13 @@ public struct StartAction: Sendable {
             }
             return out
         }
-        var candidates: [(ResourceType, String)] = []
+        var owned = Owned()
         for (type, items) in zip(all, listed) {
             let kind = type.kind
-            for item in items where !keep.contains(where: { $0.kind == kind && $0.name == item.name }) {
+            for item in items {
+                owned.live[kind + "/" + item.name] = item
+                if kind == "Job" { owned.jobs.insert(item.name) }
+                if keep.contains(where: { $0.kind == kind && $0.name == item.name }) { continue }
                 if volumes.contains(type) {
                     ctx.diagnostics.warn("\(kind) \(item.name) is no longer in the deployment; kept with its data",
                                          hint: "'so deployment --dir D stop --delete-volumes' removes it")
@@ -287,10 +318,10 @@ public struct StartAction: Sendable {
                 }
                 // Objects a controller made (EndpointSlices of our Services copy their labels) are not ours to prune.
                 if !(item.at("metadata", "ownerReferences")?.array ?? []).isEmpty { continue }
-                candidates.append((type, item.name))
+                owned.pruneCandidates.append((type, item.name))
             }
         }
-        return candidates
+        return owned
     }
 
     /// Deletes the candidates; returns "Kind name" of each.

@@ -136,3 +136,61 @@ public enum LabelRules {
         return true
     }
 }
+
+extension KubeObject {
+    /// The annotation `start` stamps on what it applies: a hash of exactly what was sent.
+    public static let appliedHashAnnotation = "so.dev/applied-hash"
+
+    /// FNV-1a (64 bits) of the object's compact JSON: tells a changed object from the one applied last
+    /// (change detection, not security).
+    public var appliedHash: String {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for b in json(pretty: false).utf8 {
+            h ^= UInt64(b)
+            h = h &* 0x0000_0100_0000_01b3
+        }
+        let hex = String(h, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
+    /// The object as `start` sends it: stamped with its `appliedHash`.
+    public var stamped: KubeObject {
+        var o = self
+        o.annotations.append((Self.appliedHashAnnotation, appliedHash))
+        return o
+    }
+
+    /// True when `live` (as stored) is what applying this object again would leave: it was applied from
+    /// these very bytes (the hash) and still holds every field this object sets (nobody changed one since).
+    /// Anything the server stores differently (a normalised quantity, a dropped empty field) counts as a
+    /// change: applying then is always safe.
+    public func isUnchanged(in live: JSON) -> Bool {
+        // Items of a list carry no apiVersion/kind: the list said what they are.
+        guard live.annotations[Self.appliedHashAnnotation] == appliedHash, case .map(let pairs) = value else { return false }
+        return Self.covers(live, .map(pairs.filter { $0.0 != "apiVersion" && $0.0 != "kind" }))
+    }
+
+    static func covers(_ live: JSON?, _ want: YValue) -> Bool {
+        // The API server omits zero values (`value: ""`, `0`, `false`, `{}`, `[]`): absent is the same.
+        if live == nil || live == .null {
+            switch want {
+            case .null, .string(""), .int(0), .bool(false): return true
+            case .map(let p) where p.isEmpty: return true
+            case .list(let l) where l.isEmpty: return true
+            default: return false
+            }
+        }
+        switch want {
+        case .null: if let live, live != .null { return false } else { return true }
+        case .string(let s): return live?.string == s
+        case .int(let i): if case .number(let n)? = live { return n == Double(i) } else { return false }
+        case .bool(let b): return live?.bool == b
+        case .list(let items):
+            guard case .array(let have)? = live, have.count == items.count else { return false }
+            return zip(have, items).allSatisfy { covers($0, $1) }
+        case .map(let pairs):
+            guard case .object(let have)? = live else { return false }
+            return pairs.allSatisfy { covers(have[$0.0], $0.1) }
+        }
+    }
+}

@@ -179,6 +179,42 @@ struct ClusterHarness {
         #expect(calls.last == "delete Lease \(c.id)/so-deployment-lock")
     }
 
+    @Test func aStartThatChangesNothingSendsOnlyTheNamespaceAndRepairsDrift() async throws {
+        let c = try await ClusterHarness()
+        let first = try await c.start()
+        var before = c.cluster.calls.count
+        var report = try await c.start()
+        var writes = c.cluster.calls[before...].filter { $0.hasPrefix("apply ") }
+        #expect(Array(writes) == ["apply Namespace \(c.id)"])
+        // Everything the first start applied is unchanged, but the Job (not re-run) and the Namespace.
+        let expected = first.applied.filter { !$0.hasPrefix("Job ") }
+        #expect(expected.count == 5 && report.unchanged.sorted() == expected.sorted(), "\(report.unchanged)")
+        #expect(report.applied == ["Namespace \(c.id)"])
+        #expect(!c.cluster.calls[before...].contains { $0.hasPrefix("get Job") })
+        #expect(c.h.console.stdout.contains("unchanged 5 objects already as rendered"))
+
+        // Someone edits a ConfigMap by hand: the next start puts it back, and sends nothing else.
+        let cm = try #require(c.cluster.all.first { $0.0.type.kind == "ConfigMap" }?.0.name)
+        c.cluster.update("ConfigMap", cm, namespace: c.id) { json in
+            guard case .object(var o) = json else { return }
+            o["data"] = .object(["index.html": .string("defaced")])
+            json = .object(o)
+        }
+        before = c.cluster.calls.count
+        _ = try await c.start()
+        writes = c.cluster.calls[before...].filter { $0.hasPrefix("apply ") }
+        #expect(Array(writes) == ["apply Namespace \(c.id)", "apply ConfigMap \(c.id)/\(cm)"])
+        #expect(c.cluster.object("ConfigMap", cm, namespace: c.id)?["data"]?["index.html"]?.string != "defaced")
+
+        // A config change reaches the Deployment only.
+        try c.h.tmp.write("dep/config.env", try c.h.read("dep/config.env") + "NEW_SETTING=on\n")
+        before = c.cluster.calls.count
+        report = try await c.start()
+        writes = c.cluster.calls[before...].filter { $0.hasPrefix("apply ") }
+        #expect(Array(writes) == ["apply Namespace \(c.id)", "apply Deployment \(c.id)/\(c.id)-deployment"])
+        #expect(report.skipped == ["Job \(c.id)/\(c.id)-job-example-migrate"])
+    }
+
     @Test func jobsAreNotReapplied() async throws {
         let c = try await ClusterHarness()
         _ = try await c.start()

@@ -120,3 +120,36 @@ import SoTestSupport
         #expect(LabelRules.validValue("") && LabelRules.validValue("v1.2_x") && !LabelRules.validValue("-x") && !LabelRules.validValue(String(repeating: "a", count: 64)))
     }
 }
+
+@Suite struct AppliedHashTests {
+    let cm = KubeObject(apiVersion: "v1", kind: "ConfigMap", name: "c", namespace: "ns", labels: [("app", "x")],
+                        body: [("data", .map([("k", .string("v"))])), ("list", .list([.int(80), .bool(true)]))])
+
+    /// What the API server returns after applying `o.stamped`, plus fields the server adds.
+    func stored(_ o: KubeObject, extra: String = "") throws -> JSON {
+        var text = o.stamped.json(pretty: false)
+        text.removeLast()
+        return try JSON.parse(Data((text + ",\"status\":{\"x\":1}" + extra + "}").utf8))
+    }
+
+    @Test func unchangedOnlyWhenAppliedFromTheSameBytesAndStillHoldingThem() throws {
+        let live = try stored(cm)
+        #expect(cm.appliedHash.count == 16 && cm.appliedHash == cm.appliedHash)
+        #expect(cm.isUnchanged(in: live))
+        // Not stamped (applied by an older so, or by someone else): apply.
+        #expect(!cm.isUnchanged(in: try JSON.parse(Data(cm.json(pretty: false).utf8))))
+        // A field removed from what we render: the hash differs, so the apply that removes it happens.
+        var fewer = cm
+        fewer.body = [("data", .map([]))]
+        #expect(!fewer.isUnchanged(in: live))
+        // What the server leaves out because it is a zero value (an env var's empty `value`) is no change.
+        let env = KubeObject(apiVersion: "v1", kind: "ConfigMap", name: "c", body: [("env", .list([.map([("name", .string("A")), ("value", .string(""))])]))])
+        let omitted = try JSON.parse(Data(env.stamped.json(pretty: false).replacingOccurrences(of: ",\"value\":\"\"", with: "").utf8))
+        #expect(omitted.at("env")?.array.first?["value"] == nil && env.isUnchanged(in: omitted))
+        // Drift: someone edited a value, dropped a label or an item since; the hash alone would miss it.
+        for (from, to) in [("\"k\":\"v\"", "\"k\":\"edited\""), ("\"labels\":{\"app\":\"x\"}", "\"labels\":{}"), ("[80,true]", "[80]"), ("[80,true]", "[\"80\",true]")] {
+            let edited = try JSON.parse(Data(cm.stamped.json(pretty: false).replacingOccurrences(of: from, with: to).utf8))
+            #expect(!cm.isUnchanged(in: edited), "\(to)")
+        }
+    }
+}
