@@ -45,10 +45,27 @@ enum E2E {
         let env = try await E2E.kubectl(["-n", id, "get", "deployment", "\(id)-deployment", "-o", "jsonpath={.spec.template.spec.containers[0].env[?(@.name==\"CERC_TEST_PARAM_1\")].value}"]).stdout
         #expect(env == "PASSED")
 
-        // Idempotent: a second start changes no secret and re-runs no Job.
-        r = try await E2E.so(["deployment", "--dir", "dep", "start", "--timeout", "120"] + kc, cwd: t.path)
+        // Idempotent: a second start changes no secret, re-runs no Job, and sends no object again but the
+        // Namespace (its start annotations): the API server stores what so sent, field for field.
+        let version = { try await E2E.kubectl(["-n", id, "get", "deployment", "\(id)-deployment", "-o", "jsonpath={.metadata.resourceVersion}"]).stdout }
+        let before = try await version()
+        r = try await E2E.so(["deployment", "--dir", "dep", "start", "--timeout", "120", "--progress", "plain"] + kc, cwd: t.path,
+                             env: ["SO_TRACE_API": "1", "SO_E2E_API_KEY": "fake-key-for-e2e"])
         #expect(r.exitCode == 0, "\(r.stderr)")
         #expect(try await E2E.kubectl(["-n", id, "get", "secret", "\(id)-generated-secrets", "-o", "jsonpath={.data.SESSION}"]).stdout == secret1)
+        let writes = r.stderr.split(separator: "\n").filter { $0.hasPrefix("api: ") && !$0.hasPrefix("api: GET") }.map { $0.split(separator: " ").prefix(3).joined(separator: " ") }
+        #expect(writes.sorted() == ["api: PATCH /api/v1/namespaces/\(id)", "api: POST /apis/coordination.k8s.io/v1/namespaces/\(id)/leases",
+                                    "api: DELETE /apis/coordination.k8s.io/v1/namespaces/\(id)/leases/so-deployment-lock"].sorted(), "\(writes)")
+        #expect(r.stdout.contains("objects already as rendered"), "\(r.stdout)")
+        #expect(try await version() == before)
+
+        // A ConfigMap edited by hand is put back by the next start.
+        let cm = "\(id)-host-path-config-test-settings-env"
+        let original = try await E2E.kubectl(["-n", id, "get", "configmap", cm, "-o", "jsonpath={.data}"]).stdout
+        #expect(try await E2E.kubectl(["-n", id, "patch", "configmap", cm, "--type", "merge", "-p", "{\"data\":{\"settings.env\":\"defaced\"}}"]).exitCode == 0)
+        r = try await E2E.so(["deployment", "--dir", "dep", "start", "--no-wait"] + kc, cwd: t.path, env: ["SO_E2E_API_KEY": "fake-key-for-e2e"])
+        #expect(r.exitCode == 0, "\(r.stderr)")
+        #expect(try await E2E.kubectl(["-n", id, "get", "configmap", cm, "-o", "jsonpath={.data}"]).stdout == original)
 
         // Server-side apply with field manager so.
         let managers = try await E2E.kubectl(["-n", id, "get", "deployment", "\(id)-deployment", "-o", "jsonpath={.metadata.managedFields[*].manager}"]).stdout
