@@ -3,8 +3,10 @@ import SoBasics
 import SoKube
 import SoStack
 
-/// A Lease in the deployment's namespace, so two `so` runs on one deployment cannot interleave. The
-/// loser names the holder; a lease whose holder died expires after its duration.
+/// So two `so` runs on one deployment cannot interleave. A namespace this run creates is created locked
+/// (annotations naming the holder and when the lock expires: a create is atomic, so nothing else can
+/// be holding it); an existing namespace is locked with a Lease in it. The loser names the holder; a lock
+/// whose holder died expires after its duration, or at once when the holder was a `so` run on this host.
 struct DeploymentLock {
     let ctx: SoContext
     let client: ClusterClient
@@ -14,6 +16,11 @@ struct DeploymentLock {
     let duration: Int
 
     static let name = "so-deployment-lock"
+    static let holderAnnotation = "so.dev/lock-holder"
+    static let expiresAnnotation = "so.dev/lock-expires"
+
+    /// How this run holds the lock.
+    enum Held { case lease, namespace }
 
     init(ctx: SoContext, client: ClusterClient, namespace: String, model: DeploymentModel, duration: Double) {
         self.ctx = ctx
@@ -46,42 +53,72 @@ struct DeploymentLock {
 
     var type: ResourceType { ResourceType.known.first { $0.kind == "Lease" }! }
 
-    /// One request when nobody holds the lock (a create). A lease that exists is taken over only when
-    /// it expired or its holder died on this host, by a compare-and-swap on its resourceVersion, so two
-    /// runs that race for it cannot both win.
-    func acquire() async throws {
+    /// The namespace as this run creates it when it does not exist: owned by the deployment directory and
+    /// locked by this run. Only what never changes is in it (a create's fields stay with it); the labels
+    /// and the rest come with the first apply phase.
+    var lockedNamespace: KubeObject {
+        KubeObject(apiVersion: "v1", kind: "Namespace", name: namespace,
+                   annotations: [("laconic.com/deployment-dir", model.directory), (Self.holderAnnotation, holder),
+                                 (Self.expiresAnnotation, Self.timestamp(ctx.clock.now().addingTimeInterval(Double(duration))))])
+    }
+
+    /// Whether a lock held by `other` until `expires` stops this run: nil when it is free (nobody, expired,
+    /// or a dead `so` run of this host, which is taken over with a warning); else the error naming it.
+    func blocked(by other: String, expires: Date, since: String?) -> SoError? {
+        guard !other.isEmpty, expires > ctx.clock.now() else { return nil }
+        let parts = other.split(separator: ":")
+        if parts.count == 3 && String(parts[0]) == ctx.hostName && Int32(parts[1]).map({ !ctx.isProcessAlive($0) }) == true {
+            ctx.diagnostics.warn("taking over the lock of an earlier so run (\(other)) that is no longer running",
+                                 hint: "it was interrupted; this start converges to the same objects and secrets")
+            return nil
+        }
+        return SoError("deployment \(model.id) is being changed by another so run (\(other))\(since.map { " since \($0)" } ?? "")",
+                       hint: "wait for it to finish; if it died, its lock expires at \(Self.timestamp(expires))")
+    }
+
+    /// Locks a namespace that exists (`existing`, as read): refused while a run that created it still
+    /// holds it; then one request when no Lease is held (a create). A Lease that exists is taken over only
+    /// when it expired or its holder died on this host, by a compare-and-swap on its resourceVersion, so
+    /// two runs that race for it cannot both win.
+    func acquire(existing: JSON) async throws -> Held {
+        let annotations = existing.annotations
+        if let other = annotations[Self.holderAnnotation] {
+            let expires = annotations[Self.expiresAnnotation].flatMap(Self.parse) ?? .distantPast
+            if let error = blocked(by: other, expires: expires, since: nil) { throw error }
+            _ = try await client.patch(ResourceType.known.first { $0.kind == "Namespace" }!, name: namespace, namespace: nil,
+                                       mergePatch: Self.unlockPatch)
+        }
         let now = Self.timestamp(ctx.clock.now())
         let lease = KubeObject(apiVersion: "coordination.k8s.io/v1", kind: "Lease", name: Self.name, namespace: namespace,
                                labels: [("app", model.id), ("app.kubernetes.io/instance", model.id), ("app.kubernetes.io/managed-by", "so")],
                                body: [("spec", .map([("holderIdentity", .string(holder)), ("leaseDurationSeconds", .int(duration)),
                                                      ("acquireTime", .string(now)), ("renewTime", .string(now))]))])
-        if try await client.create(lease, fieldManager: "so") != nil { return }
-        guard let existing = try await client.get(type, name: Self.name, namespace: namespace) else {
+        if try await client.create(lease, fieldManager: "so") != nil { return .lease }
+        guard let current = try await client.get(type, name: Self.name, namespace: namespace) else {
             // Released between the two requests: try once more.
-            if try await client.create(lease, fieldManager: "so") != nil { return }
+            if try await client.create(lease, fieldManager: "so") != nil { return .lease }
             throw SoError("deployment \(model.id) is being changed by another so run", hint: "wait for it to finish and run again")
         }
-        let other = existing.at("spec", "holderIdentity")?.string ?? ""
-        let renewed = (existing.at("spec", "renewTime")?.string).flatMap(Self.parse) ?? .distantPast
-        let seconds = Double(existing.at("spec", "leaseDurationSeconds")?.int ?? 0)
-        let expires = renewed.addingTimeInterval(seconds)
-        let parts = other.split(separator: ":")
-        let deadHereBefore = parts.count == 3 && String(parts[0]) == ctx.hostName && Int32(parts[1]).map { !ctx.isProcessAlive($0) } == true
-        if deadHereBefore && expires > ctx.clock.now() {
-            ctx.diagnostics.warn("taking over the lock of an earlier so run (\(other)) that is no longer running",
-                                 hint: "it was interrupted; this start converges to the same objects and secrets")
-        } else if !other.isEmpty && expires > ctx.clock.now() {
-            throw SoError("deployment \(model.id) is being changed by another so run (\(other)) since \(existing.at("spec", "acquireTime")?.string ?? "?")",
-                          hint: "wait for it to finish; if it died, its lock expires at \(Self.timestamp(expires))")
+        let renewed = (current.at("spec", "renewTime")?.string).flatMap(Self.parse) ?? .distantPast
+        let expires = renewed.addingTimeInterval(Double(current.at("spec", "leaseDurationSeconds")?.int ?? 0))
+        if let error = blocked(by: current.at("spec", "holderIdentity")?.string ?? "", expires: expires, since: current.at("spec", "acquireTime")?.string) {
+            throw error
         }
-        guard let version = existing.at("metadata", "resourceVersion")?.string,
+        guard let version = current.at("metadata", "resourceVersion")?.string,
               try await client.update(lease, resourceVersion: version, fieldManager: "so") else {
             throw SoError("deployment \(model.id) is being changed by another so run that took the lock at the same moment", hint: "wait for it to finish and run again")
         }
+        return .lease
     }
 
-    /// Deletes the lease this run holds (verified when it was acquired; it lasts longer than the run's wait).
-    func release() async {
-        _ = try? await client.delete(type, name: Self.name, namespace: namespace, propagation: .background)
+    static let unlockPatch = Data("{\"metadata\":{\"annotations\":{\"\(holderAnnotation)\":null,\"\(expiresAnnotation)\":null}}}".utf8)
+
+    /// Gives the lock up: deletes the Lease, or takes the lock annotations off the namespace this run created.
+    func release(_ held: Held) async {
+        switch held {
+        case .lease: _ = try? await client.delete(type, name: Self.name, namespace: namespace, propagation: .background)
+        case .namespace:
+            _ = try? await client.patch(ResourceType.known.first { $0.kind == "Namespace" }!, name: namespace, namespace: nil, mergePatch: Self.unlockPatch)
+        }
     }
 }

@@ -44,9 +44,9 @@ public struct StartAction: Sendable {
     public init(_ ctx: SoContext) { self.ctx = ctx }
 
     /// Apply phases, in order; the kinds of one phase go out together (bounded parallelism); kinds not
-    /// listed go last. Policies come before any pod exists; what pods use comes before the pods. The
-    /// Namespace is applied before the lock when it is new; an existing one is re-annotated (its Pod
-    /// Security labels too) with what pods use, before any pod.
+    /// listed go last. Policies come before any pod exists; what pods use comes before the pods. (The
+    /// Namespace goes out before the lock when it is new, and beside the lists of an existing one; it is
+    /// named here so that it could never go last.)
     static let phaseGroups: [[String]] = [["ResourceQuota", "LimitRange", "NetworkPolicy"],
                                           ["Namespace", "Secret", "ConfigMap", "PersistentVolume", "PersistentVolumeClaim", "Service", "EndpointSlice"],
                                           ["Deployment", "Job", "Ingress"]]
@@ -67,39 +67,38 @@ public struct StartAction: Sendable {
         let wantsSecrets = secrets.isNeeded && (req.onlyKinds?.contains("Secret") ?? true)
 
         progress.phase("connecting", "to the cluster")
-        // Reaching the cluster (kind's CLI, the TLS handshake, the first reads) overlaps rendering; it only
-        // reads. A kind cluster is created only once the deployment rendered.
-        async let reaching = reach(model, req.cluster, namespace: namespace, secret: wantsSecrets ? secrets.name : nil)
+        // Finding the cluster (kind's CLI, the user's kubeconfig) overlaps rendering; it only reads. A kind
+        // cluster is created, and anything written, only once the deployment rendered.
+        async let finding = ClusterTargets(ctx: ctx).find(model, req.cluster, allowCreate: true)
         var manifest = try RenderAction(ctx).render(model)
-        var reached = try await reaching
-        if reached == nil {
-            let target = try await ClusterTargets(ctx: ctx).createKind(model)
-            reached = Reached(target: target, client: try ctx.connect(target.connection), namespace: nil, storedSecrets: nil)
-        }
-        guard let reached else { preconditionFailure("reached the cluster") }
-        let (target, client, existingNamespace) = (reached.target, reached.client, reached.namespace)
+        let target: ClusterTarget
+        if let found = try await finding { target = found } else { target = try await ClusterTargets(ctx: ctx).createKind(model) }
+        let opened = try await open(target, model: model, namespace: namespace, secret: wantsSecrets ? secrets.name : nil, timeout: req.timeout)
+        let (client, lock, existingNamespace) = (opened.client, opened.lock, opened.namespace)
         // Local images are compared with the node's (and loaded) beside the API requests; the workloads wait for them.
-        let images = target.kindCluster.flatMap { [ctx, manifest, model] kind in
+        let images = opened.target.kindCluster.flatMap { [ctx, manifest, model] kind in
             req.cluster.performClusterManagement ? Task { try await ImageLoader(ctx: ctx).load(manifest: manifest, model: model, cluster: kind, progress: progress) } : nil
         }
         defer { images?.cancel() }
 
-        if IngressInstaller.needed(model, manifest, req) {
-            try await IngressInstaller(ctx: ctx, client: client)
-                .ensure(image: model.spec.sections.caddyIngressImage, acmeEmail: model.spec.acmeEmail, timeout: req.timeout, progress: progress)
-        }
-        if let i = manifest.objects.firstIndex(where: { $0.kind == "Namespace" }) {
-            manifest.objects[i].annotations += lifecycleAnnotations(model: model, ttl: req.ttl) + [("so.dev/kinds", Self.recordedKinds(manifest.objects))]
-            // A new namespace must exist before the lock (a Lease) can live in it.
-            if existingNamespace == nil { _ = try await client.apply(manifest.objects[i].stamped, fieldManager: "so", force: true) }
-        }
-        let lock = DeploymentLock(ctx: ctx, client: client, namespace: namespace, model: model, duration: req.timeout)
-        try await lock.acquire()
+        var held = DeploymentLock.Held.namespace
         do {
+            if IngressInstaller.needed(model, manifest, req) {
+                try await IngressInstaller(ctx: ctx, client: client)
+                    .ensure(image: model.spec.sections.caddyIngressImage, acmeEmail: model.spec.acmeEmail, timeout: req.timeout, progress: progress)
+            }
+            if let existingNamespace { held = try await lock.acquire(existing: existingNamespace) }
+        } catch {
+            if existingNamespace == nil { await lock.release(held) }
+            throw error
+        }
+        do {
+            if let i = manifest.objects.firstIndex(where: { $0.kind == "Namespace" }) {
+                manifest.objects[i].annotations += lifecycleAnnotations(model: model, ttl: req.ttl) + [("so.dev/kinds", Self.recordedKinds(manifest.objects))]
+            }
             var objects = manifest.objects
-            if existingNamespace == nil { objects.removeAll { $0.kind == "Namespace" } }
             if wantsSecrets {
-                let desired = try secrets.desired(existing: reached.storedSecrets)
+                let desired = try secrets.desired(existing: opened.storedSecrets)
                 report.generatedSecrets = desired.generated
                 objects.insert(desired.object, at: objects.firstIndex { $0.kind != "Namespace" } ?? objects.count)
             }
@@ -107,41 +106,52 @@ public struct StartAction: Sendable {
                                    prune: existingNamespace.map(Self.pruneKinds) ?? [], newNamespace: existingNamespace == nil,
                                    beforeWorkloads: { try await images?.value })
         } catch {
-            await lock.release()
+            await lock.release(held)
             throw error
         }
-        await lock.release()
-        progress.done((req.onlyKinds == nil ? "started" : "updated \(req.onlyKinds!.sorted().joined(separator: ", ")) of") + " \(model.id) in namespace \(namespace)" + (target.kindCluster.map { " on kind cluster \($0)" } ?? " (context \(target.connection.contextName))"))
+        await lock.release(held)
+        progress.done((req.onlyKinds == nil ? "started" : "updated \(req.onlyKinds!.sorted().joined(separator: ", ")) of") + " \(model.id) in namespace \(namespace)" + (opened.target.kindCluster.map { " on kind cluster \($0)" } ?? " (context \(opened.target.connection.contextName))"))
         return report
     }
 
-    struct Reached: Sendable {
+    struct Opened: Sendable {
         var target: ClusterTarget
         var client: ClusterClient
-        /// The namespace as stored (nil: it does not exist yet); its owner was checked.
+        var lock: DeploymentLock
+        /// The namespace as it stood (its owner checked), or nil when this run created it, locked.
         var namespace: JSON?
         /// The generated-secrets Secret as stored, when the deployment has one.
         var storedSecrets: JSON?
     }
 
-    /// The cluster, a client, who owns the namespace and the secret values already made: reads only, the
-    /// two reads in one round trip. nil when a kind cluster has to be created first.
-    func reach(_ model: DeploymentModel, _ options: ClusterOptions, namespace: String, secret: String?) async throws -> Reached? {
-        let targets = ClusterTargets(ctx: ctx)
-        guard let target = try await targets.find(model, options, allowCreate: true) else { return nil }
-        func read(_ target: ClusterTarget) async throws -> Reached {
+    /// The first round trip, three requests at once: create the namespace already locked by this run
+    /// (it wins only if the namespace is new), read it (who owns it, who holds it) and read the secret
+    /// values already made. A kind context from the user's kubeconfig that does not answer is replaced
+    /// by the one `kind get kubeconfig` prints.
+    func open(_ target: ClusterTarget, model: DeploymentModel, namespace: String, secret: String?, timeout: Double) async throws -> Opened {
+        func attempt(_ target: ClusterTarget) async throws -> Opened {
             let client = try ctx.connect(target.connection)
+            let lock = DeploymentLock(ctx: ctx, client: client, namespace: namespace, model: model, duration: timeout)
+            async let created = client.create(lock.lockedNamespace, fieldManager: "so")
+            async let current = client.get(try ResourceType.of(apiVersion: "v1", kind: "Namespace"), name: namespace, namespace: nil)
             async let stored = secret == nil ? nil : client.get(try ResourceType.of(apiVersion: "v1", kind: "Secret"), name: secret!, namespace: namespace)
-            let existing = try await checkOwnership(client, namespace: namespace, model: model)
-            return Reached(target: target, client: client, namespace: existing, storedSecrets: try await stored)
+            if try await created != nil {
+                _ = try await current
+                return Opened(target: target, client: client, lock: lock, namespace: nil, storedSecrets: nil)
+            }
+            guard let existing = try await current else {
+                throw SoError("namespace \(namespace) was deleted while this start began", hint: "run the start again")
+            }
+            try checkOwnership(existing, namespace: namespace, model: model)
+            return Opened(target: target, client: client, lock: lock, namespace: existing, storedSecrets: try await stored)
         }
         do {
-            return try await read(target)
+            return try await attempt(target)
         } catch let e as SoError where target.fromUserKubeconfig && e.exitCode == SoError.exitUnreachable {
             // A stale kind-<cluster> entry in the user's kubeconfig: ask kind itself.
             guard let kind = target.kindCluster else { throw e }
             ctx.verbose("the kubeconfig's context kind-\(kind) did not answer (\(e.message)); using 'kind get kubeconfig'")
-            return try await read(try await targets.kindCLITarget(kind))
+            return try await attempt(try await ClusterTargets(ctx: ctx).kindCLITarget(kind))
         }
     }
 
@@ -154,7 +164,8 @@ public struct StartAction: Sendable {
                       newNamespace: Bool = false, beforeWorkloads: () async throws -> Void = {}) async throws {
         let started = ctx.clock.now()
         var objects = all
-        if let only = req.onlyKinds { objects = objects.filter { only.contains($0.kind) } }
+        // A namespace this run created gets its labels and annotations whatever else is applied.
+        if let only = req.onlyKinds { objects = objects.filter { only.contains($0.kind) || (newNamespace && $0.kind == "Namespace") } }
         if req.onlyKinds?.contains("Secret") ?? true {
             let composeSecrets = try ComposeSecrets(ctx: ctx, model: model, namespace: namespace).objects()
             objects.insert(contentsOf: composeSecrets, at: objects.firstIndex { $0.kind != "Namespace" } ?? objects.count)
@@ -221,7 +232,6 @@ public struct StartAction: Sendable {
         count == 1 ? noun : noun.hasSuffix("y") ? noun.dropLast() + "ies" : noun.hasSuffix("s") ? noun + "es" : noun + "s"
     }
 
-    /// A namespace annotated for another deployment directory is never taken over.
     /// The kinds a start applies, recorded on the namespace: the next start lists only these (and the
     /// current ones) to prune, instead of every prunable kind.
     static func recordedKinds(_ objects: [KubeObject]) -> String {
@@ -236,15 +246,16 @@ public struct StartAction: Sendable {
         return prunable.filter { kinds.contains($0) }
     }
 
-    /// Returns the namespace when it exists (a new one has nothing to prune).
-    @discardableResult
-    func checkOwnership(_ client: ClusterClient, namespace: String, model: DeploymentModel) async throws -> JSON? {
-        guard let ns = try await client.get(try ResourceType.of(apiVersion: "v1", kind: "Namespace"), name: namespace, namespace: nil) else { return nil }
+    /// A namespace annotated for another deployment directory is never taken over; one being deleted
+    /// cannot take new objects.
+    func checkOwnership(_ ns: JSON, namespace: String, model: DeploymentModel) throws {
         if let owner = ns.annotations["laconic.com/deployment-dir"], owner != model.directory {
             throw SoError("namespace \(namespace) belongs to another deployment directory: \(owner)",
                           hint: "stop that deployment first, or set 'namespace:' in this spec to another name")
         }
-        return ns
+        if ns.at("metadata", "deletionTimestamp")?.string != nil {
+            throw SoError("namespace \(namespace) is being deleted", hint: "wait until it is gone ('kubectl get namespace \(namespace)'), then start again")
+        }
     }
 
     /// Applies a phase with bounded concurrency, each object stamped with its `appliedHash`; Jobs are

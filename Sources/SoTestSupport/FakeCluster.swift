@@ -15,6 +15,8 @@ public final class FakeCluster: ClusterClient, @unchecked Sendable {
     private var objects: [Key: JSON] = [:]
     private var order: [Key] = []
     private var counter = 0
+    /// "labels/KEY" and "annotations/KEY" the last apply of each object set.
+    private var appliedMetadata: [Key: Set<String>] = [:]
     public private(set) var calls: [String] = []
     /// Errors to throw for calls whose description starts with the key (e.g. "apply Deployment").
     public var failures: [String: SoError] = [:]
@@ -91,15 +93,24 @@ public final class FakeCluster: ClusterClient, @unchecked Sendable {
             if let meta = oldObject["metadata"]?.object, case .object(var newMeta)? = o["metadata"] {
                 newMeta["uid"] = meta["uid"]
                 newMeta["creationTimestamp"] = meta["creationTimestamp"]
+                // Server-side apply removes only the labels and annotations an earlier apply set; those a
+                // create or a patch set stay.
+                for field in ["labels", "annotations"] {
+                    var merged = newMeta[field]?.object ?? [:]
+                    for (k, v) in meta[field]?.object ?? [:] where merged[k] == nil && !(appliedMetadata[key]?.contains(field + "/" + k) ?? false) { merged[k] = v }
+                    newMeta[field] = merged.isEmpty ? nil : .object(merged)
+                }
                 o["metadata"] = .object(newMeta)
             }
             if o["status"] == nil, let status = oldObject["status"] { o["status"] = status }
             json = .object(o)
         }
+        let applied = Set(["labels", "annotations"].flatMap { field in (object.value.mapValue("metadata")?.mapValue(field)?.keys ?? []).map { field + "/" + $0 } })
         stamp(&json)
         onApply?(&json)
         if objects[key] == nil { order.append(key) }
         objects[key] = json
+        appliedMetadata[key] = applied
         return json
         }
     }
@@ -112,6 +123,7 @@ public final class FakeCluster: ClusterClient, @unchecked Sendable {
         var json = try JSON.parse(Data(object.json().utf8))
         return locked {
             if objects[key] != nil { return nil }
+            appliedMetadata[key] = nil
             stamp(&json)
             onApply?(&json)
             order.append(key)
@@ -189,6 +201,7 @@ public final class FakeCluster: ClusterClient, @unchecked Sendable {
         let key = Key(type: type, namespace: type.namespaced ? namespace : nil, name: name)
         guard objects.removeValue(forKey: key) != nil else { return false }
         order.removeAll { $0 == key }
+        appliedMetadata[key] = nil
         if type.kind == "Namespace" {
             for k in objects.keys where k.namespace == name { objects.removeValue(forKey: k) }
             order.removeAll { $0.namespace == name }
@@ -227,4 +240,9 @@ public final class FakeCluster: ClusterClient, @unchecked Sendable {
         }
         return true
     }
+}
+
+extension YValue {
+    func mapValue(_ key: String) -> YValue? { if case .map(let p) = self { return p.first { $0.0 == key }?.1 }; return nil }
+    var keys: [String] { if case .map(let p) = self { return p.map(\.0) }; return [] }
 }

@@ -75,15 +75,26 @@ struct ClusterHarness {
 @Suite struct StartTests {
     @Test func appliesInOrderAndWaits() async throws {
         let c = try await ClusterHarness(appendToSpec: "")
+        // While the workloads go out, the namespace is held by this run.
+        final class Seen: @unchecked Sendable { var holder: String? }
+        let seen = Seen()
+        let cluster = c.cluster, id = c.id
+        cluster.beforeCall = { call in
+            if call.hasPrefix("apply Deployment") { seen.holder = cluster.object("Namespace", id)?.annotations[DeploymentLock.holderAnnotation] }
+        }
         let report = try await c.start()
-        let writes = c.cluster.calls.filter { $0.hasPrefix("apply ") || $0.hasPrefix("create ") }.map { $0.split(separator: " ").prefix(2).joined(separator: " ") }
-        // Namespace and lock (one create) first; then what pods use (in parallel), then the workloads.
-        #expect(Array(writes.prefix(2)) == ["apply Namespace", "create Lease"])
-        #expect(writes.dropFirst(2).prefix(4).sorted() == ["apply ConfigMap", "apply ConfigMap", "apply PersistentVolumeClaim", "apply Service"])
-        #expect(writes.suffix(2).sorted() == ["apply Deployment", "apply Job"])
-        // A namespace this start created holds no Job to look for, and no lease to read.
-        #expect(!c.cluster.calls.contains { $0.hasPrefix("get Job") || $0.hasPrefix("get Lease") })
+        #expect(seen.holder?.hasPrefix("localhost:") == true, "\(String(describing: seen.holder))")
+        let writes = c.cluster.calls.filter { !$0.hasPrefix("get ") && !$0.hasPrefix("list ") }.map { $0.split(separator: " ").prefix(2).joined(separator: " ") }
+        // The namespace created locked (no Lease); then its labels with what pods use (in parallel), then
+        // the workloads; then the lock annotations come off.
+        #expect(writes.first == "create Namespace")
+        #expect(writes.dropFirst().prefix(5).sorted() == ["apply ConfigMap", "apply ConfigMap", "apply Namespace", "apply PersistentVolumeClaim", "apply Service"])
+        #expect(writes.dropFirst(6).prefix(2).sorted() == ["apply Deployment", "apply Job"])
+        #expect(writes.last == "patch Namespace" && writes.count == 9, "\(writes)")
+        // A namespace this start created holds no Job to look for, and no lease.
+        #expect(!c.cluster.calls.contains { $0.hasPrefix("get Job") || $0.contains("Lease") })
         #expect(c.cluster.calls.filter { $0.hasPrefix("get ") } == ["get Namespace \(c.id)"])
+        #expect(namespaceHoldsNoLock(c))
         // The lock is released at the end.
         #expect(c.cluster.object("Lease", "so-deployment-lock", namespace: c.id) == nil)
         #expect(report.namespace == c.id)
@@ -146,7 +157,8 @@ struct ClusterHarness {
         let before = c.cluster.calls.count
         _ = try await StartAction(c.ctx).run(StartRequest(directory: "dep", cluster: c.options, progress: .plain, onlyKinds: ["Deployment"]))
         let writes = c.cluster.calls.dropFirst(before).filter { $0.hasPrefix("apply ") || $0.hasPrefix("create ") }.map { $0.split(separator: " ").prefix(2).joined(separator: " ") }
-        #expect(writes == ["create Lease", "apply Deployment"])
+        // The namespace exists (its create is refused): a Lease locks it.
+        #expect(writes == ["create Namespace", "create Lease", "apply Deployment"])
         #expect(!c.cluster.calls.dropFirst(before).contains { $0.hasPrefix("delete ConfigMap") || $0.hasPrefix("list ConfigMap") })
         let env = c.cluster.object("Deployment", "\(c.id)-deployment", namespace: c.id)?.at("spec", "template", "spec", "containers")?.array.first?["env"]?.array ?? []
         #expect(env.contains { $0["name"]?.string == "NEW_SETTING" && $0["value"]?.string == "on" })
@@ -173,7 +185,7 @@ struct ClusterHarness {
         let calls = Array(c.cluster.calls[before...])
         let lock = try #require(calls.firstIndex { $0.hasPrefix("create Lease") })
         let namespace = try #require(calls.firstIndex { $0.hasPrefix("apply Namespace") })
-        #expect(calls.first == "get Namespace \(c.id)")
+        #expect(calls.prefix(2).sorted() == ["create Namespace \(c.id)", "get Namespace \(c.id)"])
         #expect(lock < namespace, "\(calls)")
         #expect(calls.filter { $0.hasPrefix("apply Namespace") }.count == 1)
         #expect(calls.last == "delete Lease \(c.id)/so-deployment-lock")
@@ -187,7 +199,7 @@ struct ClusterHarness {
         var writes = c.cluster.calls[before...].filter { $0.hasPrefix("apply ") }
         #expect(Array(writes) == ["apply Namespace \(c.id)"])
         // Everything the first start applied is unchanged, but the Job (not re-run) and the Namespace.
-        let expected = first.applied.filter { !$0.hasPrefix("Job ") }
+        let expected = first.applied.filter { !$0.hasPrefix("Job ") && !$0.hasPrefix("Namespace ") }
         #expect(expected.count == 5 && report.unchanged.sorted() == expected.sorted(), "\(report.unchanged)")
         #expect(report.applied == ["Namespace \(c.id)"])
         #expect(!c.cluster.calls[before...].contains { $0.hasPrefix("get Job") })
@@ -286,7 +298,31 @@ struct ClusterHarness {
             let m = (e as? SoError)?.message ?? ""
             return m.contains("namespace \(c.id) belongs to another deployment directory: /elsewhere/dep")
         }
-        #expect(!c.cluster.calls.contains { $0.hasPrefix("apply") || $0.hasPrefix("create") })
+        // Its create was refused (it exists); nothing was written.
+        #expect(!c.cluster.calls.contains { $0.hasPrefix("apply") || $0.hasPrefix("create Lease") || $0.hasPrefix("patch") })
+        #expect(c.cluster.object("Namespace", c.id)?.annotations["laconic.com/deployment-dir"] == "/elsewhere/dep")
+    }
+
+    /// A run that created the namespace holds it (annotations, no Lease) until it ends: a second run is
+    /// refused naming it; an expired hold is taken over.
+    @Test func aNamespaceCreatedByARunIsLockedUntilItEnds() async throws {
+        let c = try await ClusterHarness()
+        let later = DeploymentLock.timestamp(c.ctx.clock.now().addingTimeInterval(300))
+        try c.cluster.seed(KubeObject(apiVersion: "v1", kind: "Namespace", name: c.id,
+                                      annotations: [("laconic.com/deployment-dir", c.h.path("dep")), (DeploymentLock.holderAnnotation, "ci-runner:42:abcd"),
+                                                    (DeploymentLock.expiresAnnotation, later)]))
+        await #expect { _ = try await c.start() } throws: { e in
+            ((e as? SoError)?.message ?? "").contains("is being changed by another so run (ci-runner:42:abcd)")
+        }
+        #expect(!c.cluster.calls.contains { $0.hasPrefix("apply") || $0.hasPrefix("create Lease") || $0.hasPrefix("patch") })
+        // Once it expires, the next start takes it over: the annotations come off and a Lease locks it.
+        try await c.ctx.clock.sleep(seconds: 400)
+        let before = c.cluster.calls.count
+        _ = try await c.start()
+        let calls = c.cluster.calls[before...].filter { !$0.hasPrefix("get ") && !$0.hasPrefix("list ") && !$0.hasPrefix("apply ") }
+        #expect(Array(calls) == ["create Namespace \(c.id)", "patch Namespace \(c.id)", "create Lease \(c.id)/so-deployment-lock",
+                                 "delete Lease \(c.id)/so-deployment-lock"], "\(calls)")
+        #expect(namespaceHoldsNoLock(c))
     }
 
     @Test func anExpiredLockIsTakenOverByCompareAndSwapAndARacingRunLoses() async throws {
@@ -630,4 +666,10 @@ extension KindTargetTests {
         #expect(d.at("spec", "template", "metadata", "annotations", "kubectl.kubernetes.io/restartedAt") != nil)
         #expect(c.h.processes.unexpected.isEmpty)
     }
+}
+
+/// The namespace holds no lock annotations.
+func namespaceHoldsNoLock(_ c: ClusterHarness) -> Bool {
+    let a = c.cluster.object("Namespace", c.id)?.annotations ?? [:]
+    return a[DeploymentLock.holderAnnotation] == nil && a[DeploymentLock.expiresAnnotation] == nil
 }
