@@ -73,13 +73,13 @@ public struct StartAction: Sendable {
         var manifest = try RenderAction(ctx).render(model)
         let target: ClusterTarget
         if let found = try await finding { target = found } else { target = try await ClusterTargets(ctx: ctx).createKind(model) }
-        let opened = try await open(target, model: model, namespace: namespace, secret: wantsSecrets ? secrets.name : nil, timeout: req.timeout)
-        let (client, lock, existingNamespace) = (opened.client, opened.lock, opened.namespace)
         // Local images are compared with the node's (and loaded) beside the API requests; the workloads wait for them.
-        let images = opened.target.kindCluster.flatMap { [ctx, manifest, model] kind in
+        let images = target.kindCluster.flatMap { [ctx, manifest, model] kind in
             req.cluster.performClusterManagement ? Task { try await ImageLoader(ctx: ctx).load(manifest: manifest, model: model, cluster: kind, progress: progress) } : nil
         }
         defer { images?.cancel() }
+        let opened = try await open(target, model: model, namespace: namespace, secret: wantsSecrets ? secrets.name : nil, timeout: req.timeout)
+        let (client, lock, existingNamespace) = (opened.client, opened.lock, opened.namespace)
 
         var held = DeploymentLock.Held.namespace
         do {
@@ -135,15 +135,19 @@ public struct StartAction: Sendable {
             async let created = client.create(lock.lockedNamespace, fieldManager: "so")
             async let current = client.get(try ResourceType.of(apiVersion: "v1", kind: "Namespace"), name: namespace, namespace: nil)
             async let stored = secret == nil ? nil : client.get(try ResourceType.of(apiVersion: "v1", kind: "Secret"), name: secret!, namespace: namespace)
-            if try await created != nil {
-                _ = try await current
+            let madeHere = try await created != nil
+            let existing = madeHere ? try? await current : try await current
+            let storedSecrets: JSON?
+            if madeHere { _ = try? await stored; storedSecrets = nil } else { storedSecrets = try await stored }
+            // Created by this run (also when a retried create found the namespace its first attempt made).
+            if madeHere || existing?.annotations[DeploymentLock.holderAnnotation] == lock.holder {
                 return Opened(target: target, client: client, lock: lock, namespace: nil, storedSecrets: nil)
             }
-            guard let existing = try await current else {
+            guard let existing else {
                 throw SoError("namespace \(namespace) was deleted while this start began", hint: "run the start again")
             }
             try checkOwnership(existing, namespace: namespace, model: model)
-            return Opened(target: target, client: client, lock: lock, namespace: existing, storedSecrets: try await stored)
+            return Opened(target: target, client: client, lock: lock, namespace: existing, storedSecrets: storedSecrets)
         }
         do {
             return try await attempt(target)

@@ -602,8 +602,10 @@ extension KindTargetTests {
         ctx.connect = { connection in
             if connection.server.hasSuffix(":1") {
                 let gone = FakeCluster()
-                gone.failures["get"] = SoError("cannot reach the API server \(connection.server) (context \(connection.contextName)): connection refused",
-                                              hint: "is the cluster running?", exitCode: SoError.exitUnreachable)
+                for verb in ["get", "create", "apply", "list", "patch", "update", "delete"] {
+                    gone.failures[verb] = SoError("cannot reach the API server \(connection.server) (context \(connection.contextName)): connection refused",
+                                                  hint: "is the cluster running?", exitCode: SoError.exitUnreachable)
+                }
                 return gone
             }
             return cluster
