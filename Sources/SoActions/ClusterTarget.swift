@@ -98,8 +98,14 @@ struct ClusterTargets {
 
     /// One shared kind cluster per host: the deployment's own, else whichever exists; nil when there is
     /// none and one may be created.
-    func existingKind(_ model: DeploymentModel, _ options: ClusterOptions, allowCreate: Bool) async throws -> ClusterTarget? {
+    func existingKind(_ model: DeploymentModel, _ options: ClusterOptions, allowCreate: Bool, trustUserKubeconfig: Bool = true) async throws -> ClusterTarget? {
         let wanted = model.spec.kindClusterName ?? model.identity.clusterID
+        // kind writes kind-<name> into the user's kubeconfig when it creates a cluster and removes it when it
+        // deletes one: with the deployment's own cluster there, kind (which asks docker) is not needed.
+        if trustUserKubeconfig, let c = Kubeconfig.userContext("kind-\(wanted)", environment: ctx.environment, fs: ctx.fs) {
+            try await checkMounts(model, cluster: wanted)
+            return ClusterTarget(connection: c, kindCluster: wanted, fromUserKubeconfig: true)
+        }
         let clusters = try await kindClusters()
         let name: String
         if clusters.contains(wanted) {

@@ -74,11 +74,18 @@ public struct StartAction: Sendable {
         let target: ClusterTarget
         if let found = try await finding { target = found } else { target = try await ClusterTargets(ctx: ctx).createKind(model) }
         // Local images are compared with the node's (and loaded) beside the API requests; the workloads wait for them.
-        let images = target.kindCluster.flatMap { [ctx, manifest, model] kind in
-            req.cluster.performClusterManagement ? Task { try await ImageLoader(ctx: ctx).load(manifest: manifest, model: model, cluster: kind, progress: progress) } : nil
+        func loadImages(_ target: ClusterTarget) -> Task<Void, Error>? {
+            target.kindCluster.flatMap { [ctx, manifest, model] kind in
+                req.cluster.performClusterManagement ? Task { try await ImageLoader(ctx: ctx).load(manifest: manifest, model: model, cluster: kind, progress: progress) } : nil
+            }
         }
+        var images = loadImages(target)
         defer { images?.cancel() }
-        let opened = try await open(target, model: model, namespace: namespace, secret: wantsSecrets ? secrets.name : nil, timeout: req.timeout)
+        let opened = try await open(target, model: model, options: req.cluster, namespace: namespace, secret: wantsSecrets ? secrets.name : nil, timeout: req.timeout)
+        if opened.target.kindCluster != target.kindCluster {
+            images?.cancel()
+            images = loadImages(opened.target)
+        }
         let (client, lock, existingNamespace) = (opened.client, opened.lock, opened.namespace)
 
         var held = DeploymentLock.Held.namespace
@@ -104,7 +111,7 @@ public struct StartAction: Sendable {
             }
             try await applyAndWait(req, model: model, objects: objects, namespace: namespace, client: client, progress: progress, report: &report,
                                    prune: existingNamespace.map(Self.pruneKinds) ?? [], newNamespace: existingNamespace == nil,
-                                   beforeWorkloads: { try await images?.value })
+                                   beforeWorkloads: { [images] in try await images?.value })
         } catch {
             await lock.release(held)
             throw error
@@ -126,9 +133,9 @@ public struct StartAction: Sendable {
 
     /// The first round trip, three requests at once: create the namespace already locked by this run
     /// (it wins only if the namespace is new), read it (who owns it, who holds it) and read the secret
-    /// values already made. A kind context from the user's kubeconfig that does not answer is replaced
-    /// by the one `kind get kubeconfig` prints.
-    func open(_ target: ClusterTarget, model: DeploymentModel, namespace: String, secret: String?, timeout: Double) async throws -> Opened {
+    /// values already made. A kind context from the user's kubeconfig that does not answer is stale: the
+    /// cluster is found again through kind's CLI (and created when none runs).
+    func open(_ target: ClusterTarget, model: DeploymentModel, options: ClusterOptions, namespace: String, secret: String?, timeout: Double) async throws -> Opened {
         func attempt(_ target: ClusterTarget) async throws -> Opened {
             let client = try ctx.connect(target.connection)
             let lock = DeploymentLock(ctx: ctx, client: client, namespace: namespace, model: model, duration: timeout)
@@ -154,8 +161,12 @@ public struct StartAction: Sendable {
         } catch let e as SoError where target.fromUserKubeconfig && e.exitCode == SoError.exitUnreachable {
             // A stale kind-<cluster> entry in the user's kubeconfig: ask kind itself.
             guard let kind = target.kindCluster else { throw e }
-            ctx.verbose("the kubeconfig's context kind-\(kind) did not answer (\(e.message)); using 'kind get kubeconfig'")
-            return try await attempt(try await ClusterTargets(ctx: ctx).kindCLITarget(kind))
+            ctx.verbose("the kubeconfig's context kind-\(kind) did not answer (\(e.message)); asking kind")
+            let targets = ClusterTargets(ctx: ctx)
+            if let found = try await targets.existingKind(model, options, allowCreate: true, trustUserKubeconfig: false) {
+                return try await attempt(try await targets.kindCLITarget(found.kindCluster ?? kind))
+            }
+            return try await attempt(try await targets.createKind(model))
         }
     }
 

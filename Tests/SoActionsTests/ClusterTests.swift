@@ -611,11 +611,21 @@ extension KindTargetTests {
             return cluster
         }
         c = ClusterHarness(copying: c, ctx: ctx)
+        // Listed, the stale context fails, listed again through kind, which prints a kubeconfig that answers.
+        p.expect(["kind", "get", "clusters"], stdout: "shared\n")
         p.expect(["kind", "get", "clusters"], stdout: "shared\n")
         p.expect(["kind", "get", "kubeconfig", "--name", "shared"], stdout: ClusterHarness.kubeconfigText.replacingOccurrences(of: "kind-test", with: "kind-shared"))
         _ = try await StartAction(c.ctx).run(StartRequest(directory: "dep", cluster: ClusterOptions(performClusterManagement: false), progress: .plain))
         #expect(p.unexpected.isEmpty && p.pending.isEmpty, "\(p.calls.map(\.arguments))")
         #expect(c.h.console.stdout.contains("on kind cluster shared"))
+
+        // The deployment's own cluster in the user's kubeconfig: no kind process at all.
+        let clusterID = try DeploymentFile.load(c.h.path("dep/deployment.yml"), fs: c.h.fs, diagnostics: DiagnosticSink()).clusterID
+        try c.h.tmp.write("user-kubeconfig", ClusterHarness.kubeconfigText.replacingOccurrences(of: "kind-test", with: "kind-\(clusterID)"))
+        let calls = p.calls.count
+        _ = try await StartAction(c.ctx).run(StartRequest(directory: "dep", cluster: ClusterOptions(performClusterManagement: false), progress: .plain))
+        #expect(p.calls.count == calls, "\(p.calls.dropFirst(calls).map(\.arguments))")
+        #expect(c.h.console.stdout.contains("on kind cluster \(clusterID)"))
     }
 
     /// Reaching the cluster overlaps rendering, but a deployment that does not render creates no cluster.
