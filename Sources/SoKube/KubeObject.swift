@@ -142,10 +142,18 @@ extension KubeObject {
     public static let appliedHashAnnotation = "so.dev/applied-hash"
 
     /// FNV-1a (64 bits) of the object's compact JSON: tells a changed object from the one applied last
-    /// (change detection, not security).
+    /// (change detection, not security). A Secret's values are left out (its keys count): no function of
+    /// secret material is written anywhere; `isUnchanged` compares the values themselves.
     public var appliedHash: String {
+        var hashed = self
+        if kind == "Secret" {
+            hashed.body = body.map { k, v in
+                guard k == "data" || k == "stringData", case .map(let pairs) = v else { return (k, v) }
+                return (k, .map(pairs.map { ($0.0, .string("")) }))
+            }
+        }
         var h: UInt64 = 0xcbf2_9ce4_8422_2325
-        for b in json(pretty: false).utf8 {
+        for b in hashed.json(pretty: false).utf8 {
             h ^= UInt64(b)
             h = h &* 0x0000_0100_0000_01b3
         }

@@ -122,6 +122,17 @@ import SoTestSupport
 }
 
 @Suite struct AppliedHashTests {
+    @Test func aSecretsHashHoldsNoFunctionOfItsValuesYetAChangedValueIsSeen() throws {
+        func secret(_ v: String, keys: [String] = ["TOKEN"]) -> KubeObject {
+            KubeObject(apiVersion: "v1", kind: "Secret", name: "s", namespace: "ns", body: [("data", .map(keys.map { ($0, .string(Data(v.utf8).base64EncodedString())) }))])
+        }
+        #expect(secret("one").appliedHash == secret("two").appliedHash)
+        #expect(secret("one").appliedHash != secret("one", keys: ["TOKEN", "PIN"]).appliedHash)
+        let live = try JSON.parse(Data(secret("one").stamped.json(pretty: false).utf8))
+        #expect(secret("one").isUnchanged(in: live))
+        #expect(!secret("two").isUnchanged(in: live))
+    }
+
     let cm = KubeObject(apiVersion: "v1", kind: "ConfigMap", name: "c", namespace: "ns", labels: [("app", "x")],
                         body: [("data", .map([("k", .string("v"))])), ("list", .list([.int(80), .bool(true)]))])
 
