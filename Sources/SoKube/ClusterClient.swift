@@ -10,21 +10,7 @@ public indirect enum JSON: Sendable, Equatable {
     case bool(Bool)
     case null
 
-    public static func parse(_ data: Data) throws -> JSON {
-        let any = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
-        return from(any)
-    }
-
-    static func from(_ any: Any) -> JSON {
-        switch any {
-        case let d as [String: Any]: return .object(d.mapValues(from))
-        case let a as [Any]: return .array(a.map(from))
-        case let s as String: return .string(s)
-        case let b as Bool where type(of: any) == Bool.self || String(describing: type(of: any)).contains("Bool"): return .bool(b)
-        case let n as NSNumber: return .number(n.doubleValue)
-        default: return .null
-        }
-    }
+    public static func parse(_ data: Data) throws -> JSON { try JSONReader.parse(data) }
 
     public subscript(_ key: String) -> JSON? { if case .object(let o) = self { return o[key] }; return nil }
     /// Follows a dotted path: `json["status.readyReplicas"]`-style via `at("status", "readyReplicas")`.

@@ -47,8 +47,9 @@ public struct KubeObject: Sendable, Equatable {
 extension YValue {
     /// JSON with keys in order; ints and bools typed, everything else a string.
     public func json(pretty: Bool = true) -> String {
+        if !pretty { return String(decoding: compactJSON(), as: UTF8.self) }
         var out = ""
-        writeJSON(into: &out, indent: pretty ? 0 : nil)
+        writeJSON(into: &out, indent: 0)
         return out
     }
 
@@ -153,7 +154,7 @@ extension KubeObject {
             }
         }
         var h: UInt64 = 0xcbf2_9ce4_8422_2325
-        for b in hashed.json(pretty: false).utf8 {
+        for b in hashed.value.compactJSON() {
             h ^= UInt64(b)
             h = h &* 0x0000_0100_0000_01b3
         }

@@ -49,7 +49,7 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
     public func apply(_ object: KubeObject, fieldManager: String, force: Bool) async throws -> JSON {
         let type = try ResourceType.of(object)
         let path = type.path(name: object.name, namespace: object.namespace)
-        let body = Data(object.json(pretty: false).utf8)
+        let body = Data(object.value.compactJSON())
         let (status, data) = try await send(.PATCH, path, query: ["fieldManager": fieldManager, "force": force ? "true" : "false"],
                                             body: body, contentType: "application/apply-patch+yaml")
         guard (200..<300).contains(status) else { throw apiError(status, data, object: object.reference, verb: "apply") }
@@ -59,7 +59,7 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
     public func create(_ object: KubeObject, fieldManager: String) async throws -> JSON? {
         let type = try ResourceType.of(object)
         let (status, data) = try await send(.POST, type.collectionPath(namespace: object.namespace), query: ["fieldManager": fieldManager],
-                                            body: Data(object.json(pretty: false).utf8), contentType: "application/json")
+                                            body: Data(object.value.compactJSON()), contentType: "application/json")
         if status == 409 && Self.reason(data) == "AlreadyExists" { return nil }
         guard (200..<300).contains(status) else { throw apiError(status, data, object: object.reference, verb: "create") }
         return try JSON.parse(data)
@@ -68,7 +68,7 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
     public func update(_ object: KubeObject, resourceVersion: String, fieldManager: String) async throws -> Bool {
         let type = try ResourceType.of(object)
         let (status, data) = try await send(.PUT, type.path(name: object.name, namespace: object.namespace), query: ["fieldManager": fieldManager],
-                                            body: Data(object.value(resourceVersion: resourceVersion).json(pretty: false).utf8), contentType: "application/json")
+                                            body: Data(object.value(resourceVersion: resourceVersion).compactJSON()), contentType: "application/json")
         if status == 409 { return false }
         guard (200..<300).contains(status) else { throw apiError(status, data, object: object.reference, verb: "update") }
         return true
