@@ -47,7 +47,7 @@ let package = Package(
                           linkerSettings: [.unsafeFlags(["-Xlinker", "-no-pie"], .when(platforms: [.linux], configuration: .release))]),
         .target(name: "SoTestSupport", dependencies: ["SoBasics", "SoKube"]),
         .testTarget(name: "SoComposeTests", dependencies: ["SoCompose", "SoTestSupport"]),
-        .testTarget(name: "SoKubeTests", dependencies: ["SoKube", "SoTestSupport"]),
+        .testTarget(name: "SoKubeTests", dependencies: ["SoKube", "SoBasics", "SoTestSupport"]),
         .testTarget(name: "SoKubeHTTPTests", dependencies: [
             "SoKubeHTTP", "SoKube", "SoBasics",
             .product(name: "NIOCore", package: "swift-nio"),

@@ -33,23 +33,9 @@ struct DeploymentLock {
         self.duration = max(60, Int(duration) + 60)
     }
 
-    static func timestamp(_ date: Date) -> String {
-        let f = ISO8601DateFormatter()
-        f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return f.string(from: date).replacingOccurrences(of: "Z", with: "000Z")
-    }
+    static func timestamp(_ date: Date) -> String { Timestamps.microTime(date) }
 
-    static func parse(_ text: String) -> Date? {
-        let f = ISO8601DateFormatter()
-        f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let d = f.date(from: text) { return d }
-        // MicroTime has six fractional digits; ISO8601DateFormatter reads three.
-        if let dot = text.firstIndex(of: "."), let z = text.lastIndex(of: "Z") {
-            let frac = text[text.index(after: dot)..<z]
-            return f.date(from: String(text[..<dot]) + "." + frac.prefix(3) + "Z")
-        }
-        return nil
-    }
+    static func parse(_ text: String) -> Date? { Timestamps.parse(text) }
 
     var type: ResourceType { ResourceType.known.first { $0.kind == "Lease" }! }
 

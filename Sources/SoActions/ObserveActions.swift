@@ -78,7 +78,7 @@ public struct ObserveAction {
         if p.at("metadata", "deletionTimestamp") != nil { phase = "Terminating" }
         for s in statuses { if let r = s.at("state", "waiting", "reason")?.string { phase = r } }
         let ports = containers.flatMap { c in (c["ports"]?.array ?? []).compactMap { $0["containerPort"]?.int }.map { "\(c["name"]?.string ?? "?"):\($0)" } }
-        let created = p.at("metadata", "creationTimestamp")?.string.flatMap { ISO8601DateFormatter().date(from: $0) }
+        let created = p.at("metadata", "creationTimestamp")?.string.flatMap(Timestamps.parse)
         var age: Int?
         if let created, let now { age = max(0, Int(now.timeIntervalSince(created))) }
         return PodInfo(name: p.name, component: p.labels["app.kubernetes.io/component"] ?? "", phase: phase, ready: "\(ready)/\(containers.count)",
@@ -234,7 +234,7 @@ public struct ObserveAction {
     public func restart(_ directory: String, cluster: ClusterOptions, wait: Bool, timeout: Double) async throws {
         let c = try await Connected.open(ctx, directory: directory, cluster: cluster)
         let type = try ResourceType.of(apiVersion: "apps/v1", kind: "Deployment")
-        let stamp = ISO8601DateFormatter().string(from: ctx.clock.now())
+        let stamp = Timestamps.rfc3339(ctx.clock.now())
         let patch = Data("{\"spec\":{\"template\":{\"metadata\":{\"annotations\":{\"kubectl.kubernetes.io/restartedAt\":\"\(stamp)\"}}}}}".utf8)
         var names: [String] = []
         for d in try await c.client.list(type, namespace: c.namespace, labelSelector: "app=\(c.model.id)") {

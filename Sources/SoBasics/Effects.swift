@@ -41,10 +41,13 @@ public struct LocalProcessRunner: ProcessRunner, AttachedProcessRunner {
     public let installHints: [String: String]
     public init(installHints: [String: String] = [:]) { self.installHints = installHints }
 
+    /// This process's environment, read once (ProcessInfo copies every variable on each call).
+    static let inherited = ProcessInfo.processInfo.environment
+
     /// The program to run, its path and environment; an error that says what to install when it is missing.
     func locate(_ arguments: [String], _ environment: [String: String]?) throws -> (program: String, executable: String, env: [String: String]) {
         guard let program = arguments.first else { throw SoError("nothing to run", hint: "this is a bug in so") }
-        let env = environment ?? ProcessInfo.processInfo.environment
+        let env = environment ?? Self.inherited
         guard let executable = Self.which(program, path: env["PATH"] ?? "/usr/bin:/bin") else {
             throw SoError("\(program) is not installed (not found on PATH)", hint: installHints[program] ?? "install \(program) and make sure it is on PATH")
         }

@@ -153,7 +153,7 @@ public struct LocalFileSystem: FileSystem {
     }
 
     public var currentDirectory: String { workingDirectory ?? fm.currentDirectoryPath }
-    public var homeDirectory: String { ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory() }
+    public var homeDirectory: String { getenv("HOME").map { String(cString: $0) } ?? NSHomeDirectory() }
 
     public func temporaryDirectory(beside path: String, prefix: String) throws -> String {
         let parent = Path.dirname(path)
