@@ -33,10 +33,6 @@ struct DeploymentLock {
         self.duration = max(60, Int(duration) + 60)
     }
 
-    static func timestamp(_ date: Date) -> String { Timestamps.microTime(date) }
-
-    static func parse(_ text: String) -> Date? { Timestamps.parse(text) }
-
     var type: ResourceType { ResourceType.known.first { $0.kind == "Lease" }! }
 
     /// The namespace as this run creates it when it does not exist: owned by the deployment directory and
@@ -45,7 +41,7 @@ struct DeploymentLock {
     var lockedNamespace: KubeObject {
         KubeObject(apiVersion: "v1", kind: "Namespace", name: namespace,
                    annotations: [("laconic.com/deployment-dir", model.directory), (Self.holderAnnotation, holder),
-                                 (Self.expiresAnnotation, Self.timestamp(ctx.clock.now().addingTimeInterval(Double(duration))))])
+                                 (Self.expiresAnnotation, Timestamps.microTime(ctx.clock.now().addingTimeInterval(Double(duration))))])
     }
 
     /// Whether a lock held by `other` until `expires` stops this run: nil when it is free (nobody, expired,
@@ -59,7 +55,7 @@ struct DeploymentLock {
             return nil
         }
         return SoError("deployment \(model.id) is being changed by another so run (\(other))\(since.map { " since \($0)" } ?? "")",
-                       hint: "wait for it to finish; if it died, its lock expires at \(Self.timestamp(expires))")
+                       hint: "wait for it to finish; if it died, its lock expires at \(Timestamps.microTime(expires))")
     }
 
     /// Locks a namespace that exists (`existing`, as read): refused while a run that created it still
@@ -69,12 +65,12 @@ struct DeploymentLock {
     func acquire(existing: JSON) async throws -> Held {
         let annotations = existing.annotations
         if let other = annotations[Self.holderAnnotation] {
-            let expires = annotations[Self.expiresAnnotation].flatMap(Self.parse) ?? .distantPast
+            let expires = annotations[Self.expiresAnnotation].flatMap(Timestamps.parse) ?? .distantPast
             if let error = blocked(by: other, expires: expires, since: nil) { throw error }
-            _ = try await client.patch(ResourceType.known.first { $0.kind == "Namespace" }!, name: namespace, namespace: nil,
+            _ = try await client.patch(.namespace, name: namespace, namespace: nil,
                                        mergePatch: Self.unlockPatch)
         }
-        let now = Self.timestamp(ctx.clock.now())
+        let now = Timestamps.microTime(ctx.clock.now())
         let lease = KubeObject(apiVersion: "coordination.k8s.io/v1", kind: "Lease", name: Self.name, namespace: namespace,
                                labels: [("app", model.id), ("app.kubernetes.io/instance", model.id), ("app.kubernetes.io/managed-by", "so")],
                                body: [("spec", .map([("holderIdentity", .string(holder)), ("leaseDurationSeconds", .int(duration)),
@@ -85,7 +81,7 @@ struct DeploymentLock {
             if try await client.create(lease, fieldManager: "so") != nil { return .lease }
             throw SoError("deployment \(model.id) is being changed by another so run", hint: "wait for it to finish and run again")
         }
-        let renewed = (current.at("spec", "renewTime")?.string).flatMap(Self.parse) ?? .distantPast
+        let renewed = (current.at("spec", "renewTime")?.string).flatMap(Timestamps.parse) ?? .distantPast
         let expires = renewed.addingTimeInterval(Double(current.at("spec", "leaseDurationSeconds")?.int ?? 0))
         if let error = blocked(by: current.at("spec", "holderIdentity")?.string ?? "", expires: expires, since: current.at("spec", "acquireTime")?.string) {
             throw error
@@ -104,7 +100,7 @@ struct DeploymentLock {
         switch held {
         case .lease: _ = try? await client.delete(type, name: Self.name, namespace: namespace, propagation: .background)
         case .namespace:
-            _ = try? await client.patch(ResourceType.known.first { $0.kind == "Namespace" }!, name: namespace, namespace: nil, mergePatch: Self.unlockPatch)
+            _ = try? await client.patch(.namespace, name: namespace, namespace: nil, mergePatch: Self.unlockPatch)
         }
     }
 }

@@ -140,7 +140,7 @@ public struct StartAction: Sendable {
             let client = try ctx.connect(target.connection)
             let lock = DeploymentLock(ctx: ctx, client: client, namespace: namespace, model: model, duration: timeout)
             async let created = client.create(lock.lockedNamespace, fieldManager: "so")
-            async let current = client.get(try ResourceType.of(apiVersion: "v1", kind: "Namespace"), name: namespace, namespace: nil)
+            async let current = client.get(.namespace, name: namespace, namespace: nil)
             async let stored = secret == nil ? nil : client.get(try ResourceType.of(apiVersion: "v1", kind: "Secret"), name: secret!, namespace: namespace)
             let madeHere = try await created != nil
             let existing = madeHere ? try? await current : try await current
@@ -203,11 +203,14 @@ public struct StartAction: Sendable {
             var batch = objects.filter { o in group == ["*"] ? !Self.phases.contains(o.kind) : group.contains(o.kind) }
             if let owned {
                 // Jobs that exist are never re-run; other objects already as rendered are not sent again.
-                let ran = batch.filter { $0.kind == "Job" && owned.jobs.contains($0.name) }
-                let unchanged = batch.filter { o in o.kind != "Job" && owned.live[o.kind + "/" + o.name].map(o.isUnchanged) == true }
-                report.skipped += ran.map(\.reference)
-                report.unchanged += unchanged.map(\.reference)
-                batch.removeAll { o in (ran + unchanged).contains { $0.kind == o.kind && $0.name == o.name } }
+                batch.removeAll { o in
+                    if o.kind == "Job" {
+                        if owned.jobs.contains(o.name) { report.skipped.append(o.reference); return true }
+                    } else if owned.live[o.kind + "/" + o.name].map(o.isUnchanged) == true {
+                        report.unchanged.append(o.reference); return true
+                    }
+                    return false
+                }
             }
             guard !batch.isEmpty else { continue }
             if !workloadsReady && batch.contains(where: { $0.kind == "Deployment" || $0.kind == "Job" }) {

@@ -64,7 +64,7 @@ public struct StopAction {
         }
         try await waitGone(client, deleted, timeout: req.timeout)
         if req.deleteNamespace {
-            let ns = ResourceType.known.first { $0.kind == "Namespace" }!
+            let ns = ResourceType.namespace
             if let existing = try await client.get(ns, name: namespace, namespace: nil) {
                 if let owner = existing.annotations["laconic.com/deployment-dir"], owner != dir {
                     throw SoError("namespace \(namespace) belongs to another deployment directory: \(owner)", hint: "it was left in place; stop that deployment instead")

@@ -39,15 +39,17 @@ extension ProcessRunner {
 /// Runs programs with Foundation's Process.
 public struct LocalProcessRunner: ProcessRunner, AttachedProcessRunner {
     public let installHints: [String: String]
-    public init(installHints: [String: String] = [:]) { self.installHints = installHints }
-
-    /// This process's environment, read once (ProcessInfo copies every variable on each call).
-    static let inherited = ProcessInfo.processInfo.environment
+    /// What programs inherit when a caller gives no environment (the context's, read once at start).
+    let inherited: [String: String]
+    public init(installHints: [String: String] = [:], environment: [String: String] = ProcessInfo.processInfo.environment) {
+        self.installHints = installHints
+        inherited = environment
+    }
 
     /// The program to run, its path and environment; an error that says what to install when it is missing.
     func locate(_ arguments: [String], _ environment: [String: String]?) throws -> (program: String, executable: String, env: [String: String]) {
         guard let program = arguments.first else { throw SoError("nothing to run", hint: "this is a bug in so") }
-        let env = environment ?? Self.inherited
+        let env = environment ?? inherited
         guard let executable = Self.which(program, path: env["PATH"] ?? "/usr/bin:/bin") else {
             throw SoError("\(program) is not installed (not found on PATH)", hint: installHints[program] ?? "install \(program) and make sure it is on PATH")
         }

@@ -82,7 +82,7 @@ extension SoContext {
             "kind": "install kind: https://kind.sigs.k8s.io/docs/user/quick-start/#installation",
             "kubectl": "install kubectl: https://kubernetes.io/docs/tasks/tools/",
             "docker": "install Docker Engine: https://docs.docker.com/engine/install/",
-        ]), clock: SystemClock(), entropy: SystemEntropy(), console: StandardConsole(), environment: env, builtInRoot: root,
+        ], environment: env), clock: SystemClock(), entropy: SystemEntropy(), console: StandardConsole(), environment: env, builtInRoot: root,
                          connect: { connection in
                              try LiveClients.shared.client(for: connection) {
                                  let client = try HTTPClusterClient(connection)

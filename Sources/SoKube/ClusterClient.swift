@@ -54,6 +54,8 @@ public struct ResourceType: Sendable, Equatable, Hashable {
 
     public func path(name: String, namespace: String?) -> String { "\(collectionPath(namespace: namespace))/\(name)" }
 
+    public static let namespace = known.first { $0.kind == "Namespace" }!
+
     public static let known: [ResourceType] = [
         .init(apiVersion: "v1", kind: "Namespace", plural: "namespaces", namespaced: false),
         .init(apiVersion: "v1", kind: "Secret", plural: "secrets", namespaced: true),

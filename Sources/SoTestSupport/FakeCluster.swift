@@ -105,7 +105,7 @@ public final class FakeCluster: ClusterClient, @unchecked Sendable {
             if o["status"] == nil, let status = oldObject["status"] { o["status"] = status }
             json = .object(o)
         }
-        let applied = Set(["labels", "annotations"].flatMap { field in (object.value.mapValue("metadata")?.mapValue(field)?.keys ?? []).map { field + "/" + $0 } })
+        let applied = Set(object.labels.map { "labels/" + $0.0 } + object.annotations.map { "annotations/" + $0.0 })
         stamp(&json)
         onApply?(&json)
         if objects[key] == nil { order.append(key) }
@@ -240,9 +240,4 @@ public final class FakeCluster: ClusterClient, @unchecked Sendable {
         }
         return true
     }
-}
-
-extension YValue {
-    func mapValue(_ key: String) -> YValue? { if case .map(let p) = self { return p.first { $0.0 == key }?.1 }; return nil }
-    var keys: [String] { if case .map(let p) = self { return p.map(\.0) }; return [] }
 }

@@ -238,7 +238,7 @@ struct ClusterHarness {
     @Test func anotherRunHoldingTheLockIsNamed() async throws {
         let c = try await ClusterHarness()
         try c.cluster.seed(KubeObject(apiVersion: "v1", kind: "Namespace", name: c.id, annotations: [("laconic.com/deployment-dir", c.h.path("dep"))]))
-        let now = DeploymentLock.timestamp(c.ctx.clock.now())
+        let now = Timestamps.microTime(c.ctx.clock.now())
         try c.cluster.seed(KubeObject(apiVersion: "coordination.k8s.io/v1", kind: "Lease", name: "so-deployment-lock", namespace: c.id,
                                       body: [("spec", .map([("holderIdentity", .string("ci-runner:42:abcd")), ("leaseDurationSeconds", .int(360)),
                                                             ("acquireTime", .string(now)), ("renewTime", .string(now))]))]))
@@ -258,7 +258,7 @@ struct ClusterHarness {
         ctx.hostName = "laptop"
         ctx.isProcessAlive = { $0 != 4242 }
         try c.cluster.seed(KubeObject(apiVersion: "v1", kind: "Namespace", name: c.id, annotations: [("laconic.com/deployment-dir", c.h.path("dep"))]))
-        let now = DeploymentLock.timestamp(c.ctx.clock.now())
+        let now = Timestamps.microTime(c.ctx.clock.now())
         for (holder, blocks) in [("laptop:4243:beef", true), ("other:4242:beef", true), ("laptop:4242:beef", false)] {
             try c.cluster.seed(KubeObject(apiVersion: "coordination.k8s.io/v1", kind: "Lease", name: "so-deployment-lock", namespace: c.id,
                                           body: [("spec", .map([("holderIdentity", .string(holder)), ("leaseDurationSeconds", .int(360)),
@@ -307,7 +307,7 @@ struct ClusterHarness {
     /// refused naming it; an expired hold is taken over.
     @Test func aNamespaceCreatedByARunIsLockedUntilItEnds() async throws {
         let c = try await ClusterHarness()
-        let later = DeploymentLock.timestamp(c.ctx.clock.now().addingTimeInterval(300))
+        let later = Timestamps.microTime(c.ctx.clock.now().addingTimeInterval(300))
         try c.cluster.seed(KubeObject(apiVersion: "v1", kind: "Namespace", name: c.id,
                                       annotations: [("laconic.com/deployment-dir", c.h.path("dep")), (DeploymentLock.holderAnnotation, "ci-runner:42:abcd"),
                                                     (DeploymentLock.expiresAnnotation, later)]))
@@ -328,7 +328,7 @@ struct ClusterHarness {
     @Test func anExpiredLockIsTakenOverByCompareAndSwapAndARacingRunLoses() async throws {
         let c = try await ClusterHarness()
         try c.cluster.seed(KubeObject(apiVersion: "v1", kind: "Namespace", name: c.id, annotations: [("laconic.com/deployment-dir", c.h.path("dep"))]))
-        let long = DeploymentLock.timestamp(c.ctx.clock.now().addingTimeInterval(-3600))
+        let long = Timestamps.microTime(c.ctx.clock.now().addingTimeInterval(-3600))
         func seedExpired() throws {
             try c.cluster.seed(KubeObject(apiVersion: "coordination.k8s.io/v1", kind: "Lease", name: "so-deployment-lock", namespace: c.id,
                                           body: [("spec", .map([("holderIdentity", .string("ci-runner:42:abcd")), ("leaseDurationSeconds", .int(60)),
