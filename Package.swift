@@ -57,6 +57,7 @@ let package = Package(
         .testTarget(name: "SoStackTests", dependencies: ["SoStack", "SoRender", "SoTestSupport", .product(name: "Yams", package: "Yams")]),
         .testTarget(name: "SoRenderTests", dependencies: ["SoRender", "SoKube", "SoStack", "SoActions", "SoTestSupport"], exclude: ["Golden"]),
         .testTarget(name: "SoActionsTests", dependencies: ["SoActions", "SoTestSupport"]),
-        .testTarget(name: "SoCLITests", dependencies: ["SoCLI", "SoActions", "SoTestSupport"], exclude: ["BadInput"]),
+        .testTarget(name: "SoCLITests", dependencies: ["SoCLI", "SoActions", "SoCompose", "SoTestSupport",
+                                                    .product(name: "ArgumentParser", package: "swift-argument-parser")], exclude: ["BadInput"]),
     ]
 )

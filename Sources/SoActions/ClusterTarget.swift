@@ -27,6 +27,22 @@ public struct ClusterTarget: Sendable {
     /// kind's context was read from the user's kubeconfig; if it turns out stale, `kindCLITarget` is the
     /// authoritative way in.
     public var fromUserKubeconfig = false
+    /// The kubeconfig file named for this cluster (`--kubeconfig`, `SO_KUBECONFIG`, `kubeconfig.yml`); nil when
+    /// it is the user's own (`$KUBECONFIG`, else `~/.kube/config`), which kubectl reads by itself.
+    public var kubeconfigFile: String?
+
+    public init(connection: ClusterConnection, kindCluster: String?, createdCluster: Bool = false, fromUserKubeconfig: Bool = false, kubeconfigFile: String? = nil) {
+        self.connection = connection
+        self.kindCluster = kindCluster
+        self.createdCluster = createdCluster
+        self.fromUserKubeconfig = fromUserKubeconfig
+        self.kubeconfigFile = kubeconfigFile
+    }
+
+    /// kubectl flags that reach this same cluster.
+    public var kubectlFlags: [String] {
+        (kubeconfigFile.map { ["--kubeconfig", $0] } ?? []) + ["--context", connection.contextName]
+    }
 }
 
 struct ClusterTargets {
@@ -37,40 +53,93 @@ struct ClusterTargets {
         return try await createKind(model)
     }
 
-    /// The cluster a deployment runs on, reading only; nil when the host has no kind cluster and this
-    /// command may create one (`createKind`).
-    func find(_ model: DeploymentModel, _ options: ClusterOptions, allowCreate: Bool) async throws -> ClusterTarget? {
-        if options.kubeconfig != nil || options.context != nil || (model.deployTo == .k8sKind && ctx.environment["SO_KUBECONFIG"] != nil) {
-            return try explicit(options)
+    /// The one rule every verb uses to choose its cluster, in kubectl's spirit with the deployment's own
+    /// first: `--kubeconfig`/`--context` > the deployment's own (`kubeconfig.yml`, or its kind cluster when
+    /// it runs) > `SO_KUBECONFIG` > the host's kind cluster > `$KUBECONFIG`'s (else `~/.kube/config`'s)
+    /// current context. nil when nothing answers and this `start` may create the deployment's kind cluster
+    /// (`createKind`); otherwise an error naming everything tried.
+    func find(_ model: DeploymentModel?, _ options: ClusterOptions, allowCreate: Bool) async throws -> ClusterTarget? {
+        var tried: [String] = []
+        if options.kubeconfig != nil || options.context != nil { return try explicit(options) }
+        tried.append("--kubeconfig/--context (not given)")
+        var kind: [String]?? = .none  // `kind get clusters`, read once: nil inside when kind is not installed
+        func kindClustersOnce() async throws -> [String]? {
+            if case .some(let known) = kind { return known }
+            let listed = try await installedKindClusters()
+            kind = .some(listed)
+            return listed
         }
-        if model.deployTo == .k8s {
-            let kc = Path.join(model.directory, "kubeconfig.yml")
-            guard ctx.fs.isFile(kc) else {
-                throw SoError("\(kc) is missing", hint: "run 'so deploy create --update' with the spec's kube-config, or pass --kubeconfig")
+        if let model {
+            if model.deployTo == .k8s {
+                let kc = Path.join(model.directory, "kubeconfig.yml")
+                guard ctx.fs.isFile(kc) else {
+                    throw SoError("\(kc) is missing", hint: "run 'so deploy create --update' with the spec's kube-config, or pass --kubeconfig")
+                }
+                let c = try Kubeconfig.resolve(explicit: kc, context: nil, environment: ctx.environment, fs: ctx.fs, diagnostics: ctx.diagnostics)
+                return ClusterTarget(connection: c, kindCluster: nil, kubeconfigFile: kc)
             }
-            let c = try Kubeconfig.resolve(explicit: kc, context: nil, environment: ctx.environment, fs: ctx.fs, diagnostics: ctx.diagnostics)
+            let wanted = model.spec.kindClusterName ?? model.identity.clusterID
+            // kind writes kind-<name> into the user's kubeconfig when it creates a cluster and removes it when it
+            // deletes one: with the deployment's own cluster there, kind (which asks docker) is not needed.
+            if let c = Kubeconfig.userContext("kind-\(wanted)", environment: ctx.environment, fs: ctx.fs) {
+                try await checkMounts(model, cluster: wanted)
+                return ClusterTarget(connection: c, kindCluster: wanted, fromUserKubeconfig: true)
+            }
+            switch try await kindClustersOnce() {
+            case .some(let clusters) where clusters.contains(wanted):
+                try await checkMounts(model, cluster: wanted)
+                return try await kindTarget(wanted)
+            case .some: tried.append("the deployment's kind cluster '\(wanted)' (not running)")
+            case .none: tried.append("the deployment's kind cluster '\(wanted)' (kind is not installed)")
+            }
+        }
+        if let file = ctx.environment["SO_KUBECONFIG"], !file.isEmpty {
+            return try explicit(ClusterOptions(kubeconfig: file))
+        }
+        tried.append("SO_KUBECONFIG (not set)")
+        switch try await kindClustersOnce() {
+        case .some(let clusters) where !clusters.isEmpty:
+            ctx.say("using the host's kind cluster '\(clusters[0])' (one cluster per host)")
+            if let model { try await checkMounts(model, cluster: clusters[0]) }
+            return try await kindTarget(clusters[0])
+        case .some: tried.append("the host's kind clusters (none running)")
+        case .none: tried.append("the host's kind clusters (kind is not installed)")
+        }
+        // A kind deployment that `start` may create its cluster for: created rather than sent elsewhere.
+        if let model, model.deployTo == .k8sKind, allowCreate, options.performClusterManagement, kind != .some(nil) { return nil }
+        if !Kubeconfig.userFiles(environment: ctx.environment, fs: ctx.fs).isEmpty {
+            let c = try Kubeconfig.resolve(explicit: nil, context: nil, environment: ctx.environment, fs: ctx.fs, diagnostics: ctx.diagnostics)
             return ClusterTarget(connection: c, kindCluster: nil)
         }
-        return try await existingKind(model, options, allowCreate: allowCreate)
+        tried.append("$KUBECONFIG and ~/.kube/config (no kubeconfig)")
+        throw SoError("no cluster to use; tried " + tried.joined(separator: ", "),
+                      hint: "pass --kubeconfig FILE (and --context NAME), set SO_KUBECONFIG, or install kind and run 'so deployment --dir D start' to create the host's cluster",
+                      exitCode: SoError.exitUnreachable)
     }
 
-    /// The cluster of commands that span deployments (`deployment list`, `cleanup`, `down`):
-    /// `--kubeconfig`/`--context`, else `SO_KUBECONFIG`, else the host's kind cluster.
+    /// The cluster of commands that span deployments (`deployment list`, `cleanup`, `down`): the same rule
+    /// without a deployment.
     func shared(_ options: ClusterOptions) async throws -> ClusterTarget {
-        if options.kubeconfig != nil || options.context != nil || ctx.environment["SO_KUBECONFIG"] != nil {
-            return try explicit(options)
+        guard let target = try await find(nil, options, allowCreate: false) else {
+            throw SoError("no cluster to use", hint: "pass --kubeconfig FILE", exitCode: SoError.exitUnreachable)
         }
-        guard let name = try await kindClusters().first else {
-            throw SoError("no kind cluster is running on this host", hint: "start a deployment first ('so up …'), or pass --kubeconfig for another cluster")
-        }
-        return try await kindTarget(name)
+        return target
     }
 
-    /// `--kubeconfig`/`--context`, else `SO_KUBECONFIG`.
+    /// The host's kind clusters, or nil when kind is not installed.
+    func installedKindClusters() async throws -> [String]? {
+        do {
+            return try await kindClusters()
+        } catch let e as SoError where e.message.contains("not installed") || e.message.contains("not found") {
+            return nil
+        }
+    }
+
+    /// `--kubeconfig` (else the user's kubeconfig files) at `--context` (else the current context).
     func explicit(_ options: ClusterOptions) throws -> ClusterTarget {
-        let file = options.kubeconfig ?? (options.context == nil ? ctx.environment["SO_KUBECONFIG"] : nil)
+        let file = options.kubeconfig.map(ctx.absolute)
         let c = try Kubeconfig.resolve(explicit: file, context: options.context, environment: ctx.environment, fs: ctx.fs, diagnostics: ctx.diagnostics)
-        return ClusterTarget(connection: c, kindCluster: nil)
+        return ClusterTarget(connection: c, kindCluster: nil, kubeconfigFile: file)
     }
 
     /// The host's kind clusters, as `kind get clusters` lists them.
@@ -94,32 +163,6 @@ struct ClusterTargets {
         let kubeconfig = try await run(["kind", "get", "kubeconfig", "--name", name], what: "read the kubeconfig of kind cluster \(name)")
         let c = try Kubeconfig.resolve(text: kubeconfig, label: "kind get kubeconfig --name \(name)", context: "kind-\(name)", fs: ctx.fs)
         return ClusterTarget(connection: c, kindCluster: name, createdCluster: created)
-    }
-
-    /// One shared kind cluster per host: the deployment's own, else whichever exists; nil when there is
-    /// none and one may be created.
-    func existingKind(_ model: DeploymentModel, _ options: ClusterOptions, allowCreate: Bool, trustUserKubeconfig: Bool = true) async throws -> ClusterTarget? {
-        let wanted = model.spec.kindClusterName ?? model.identity.clusterID
-        // kind writes kind-<name> into the user's kubeconfig when it creates a cluster and removes it when it
-        // deletes one: with the deployment's own cluster there, kind (which asks docker) is not needed.
-        if trustUserKubeconfig, let c = Kubeconfig.userContext("kind-\(wanted)", environment: ctx.environment, fs: ctx.fs) {
-            try await checkMounts(model, cluster: wanted)
-            return ClusterTarget(connection: c, kindCluster: wanted, fromUserKubeconfig: true)
-        }
-        let clusters = try await kindClusters()
-        let name: String
-        if clusters.contains(wanted) {
-            name = wanted
-        } else if let existing = clusters.first {
-            name = existing
-            ctx.say("using the host's kind cluster '\(existing)' (one cluster per host)")
-        } else if allowCreate && options.performClusterManagement {
-            return nil
-        } else {
-            throw SoError("no kind cluster is running", hint: allowCreate ? "run start without --skip-cluster-management to create one" : "start the deployment first")
-        }
-        try await checkMounts(model, cluster: name)
-        return try await kindTarget(name)
     }
 
     /// Creates the host's kind cluster from the deployment's kind-config.yml.

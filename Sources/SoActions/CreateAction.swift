@@ -13,6 +13,8 @@ public struct CreateRequest: Sendable {
     public var stack: String?
     /// `--ttl`: written into the deployment's spec.yml as `ttl:` (the user's spec file is not changed).
     public var ttl: String?
+    /// List the files that would be written or changed; write nothing.
+    public var dryRun = false
 
     public init(specFile: String, deploymentDir: String? = nil, update: Bool = false, stack: String? = nil) {
         self.specFile = specFile
@@ -79,6 +81,22 @@ public struct CreateAction {
 
         let plan = try DeploymentPlanner(ctx: ctx, spec: spec, stack: stack, directory: dir).plan(identity: identity, includeIdentity: !req.update)
         var result = CreateResult(directory: dir, deployment: identity)
+        if req.dryRun {
+            if req.update {
+                let changes = try plan.changes(over: dir, fs: fs)
+                ctx.console.out("would update deployment \(dir) (stack \(stack.name), id \(identity.deploymentID))")
+                for f in changes.changed { ctx.console.out("  would change \(f) (keeping \(f).bak)") }
+                for f in changes.added { ctx.console.out("  would add \(f)") }
+                for f in changes.removed { ctx.console.out("  would remove \(f)") }
+                if changes.changed.isEmpty && changes.added.isEmpty && changes.removed.isEmpty { ctx.console.out("  no changes") }
+                (result.changed, result.added, result.removed) = changes
+            } else {
+                ctx.console.out("would create deployment \(dir) (stack \(stack.name)):")
+                for f in plan.files.map(\.path).sorted() { ctx.console.out("  \(f)") }
+                result.added = plan.files.map(\.path).sorted()
+            }
+            return result
+        }
         if req.update {
             let changes = try plan.apply(over: dir, fs: fs)
             result.changed = changes.changed

@@ -47,6 +47,29 @@ public struct DeploymentPlan: Sendable {
         }
     }
 
+    /// What `apply(over:)` would change, without writing: `deploy create --update --dry-run`.
+    func changes(over dir: String, fs: FileSystem) throws -> (changed: [String], added: [String], removed: [String]) {
+        var changed: [String] = [], added: [String] = [], removed: [String] = []
+        let wanted = Set(files.map(\.path))
+        for managed in Self.managedDirectories {
+            let base = Path.join(dir, String(managed.dropLast()))
+            guard fs.isDirectory(base) else { continue }
+            for entry in try fs.walk(base) where entry.kind != .directory {
+                let rel = managed + entry.relative
+                if !rel.hasSuffix(".bak") && !wanted.contains(rel) { removed.append(rel) }
+            }
+        }
+        for f in files {
+            let p = Path.join(dir, f.path)
+            if fs.isFile(p) {
+                if try fs.readData(p) != f.data { changed.append(f.path) }
+            } else {
+                added.append(f.path)
+            }
+        }
+        return (changed, added, removed)
+    }
+
     /// Refreshes an existing deployment directory: changed files keep a `.bak` of their old content,
     /// files that left the stack are removed; deployment.yml and data/ are never touched.
     func apply(over dir: String, fs: FileSystem) throws -> (changed: [String], added: [String], removed: [String]) {

@@ -19,6 +19,8 @@ public struct InitRequest: Sendable {
     public var with: [String]?
     /// Compose profiles to deploy (`--profile`, repeatable).
     public var profiles: [String] = []
+    /// Print the spec instead of writing it.
+    public var dryRun = false
 
     public init(stack: String, deployTo: String = "k8s-kind", config: [String] = [], configFile: String? = nil, kubeConfig: String? = nil,
                 imageRegistry: String? = nil, mapPortsToHost: String? = nil, output: String, force: Bool = false) {
@@ -56,11 +58,11 @@ public struct InitAction {
         let target = try DeployTarget.parse(req.deployTo, at: nil)
         switch target {
         case .k8s where req.kubeConfig == nil:
-            throw SoError("--deploy-to k8s needs --kube-config", hint: "pass --kube-config /path/to/kubeconfig, or use --deploy-to k8s-kind for a local kind cluster")
+            throw SoError.usage("--deploy-to k8s needs --kube-config", hint: "pass --kube-config /path/to/kubeconfig, or use --deploy-to k8s-kind for a local kind cluster")
         case .k8sKind where req.kubeConfig != nil:
-            throw SoError("--kube-config is only for --deploy-to k8s", hint: "k8s-kind deployments use the kind cluster's own kubeconfig; drop --kube-config")
+            throw SoError.usage("--kube-config is only for --deploy-to k8s", hint: "k8s-kind deployments use the kind cluster's own kubeconfig; drop --kube-config")
         case .k8sKind where req.imageRegistry != nil:
-            throw SoError("--image-registry is only for --deploy-to k8s", hint: "kind loads local images directly; drop --image-registry")
+            throw SoError.usage("--image-registry is only for --deploy-to k8s", hint: "kind loads local images directly; drop --image-registry")
         case .k8s where req.imageRegistry == nil:
             ctx.diagnostics.warn("no --image-registry given for deploy-to k8s", hint: "local images (…:local) cannot be pulled by a remote cluster without one")
         default: break
@@ -68,7 +70,7 @@ public struct InitAction {
         let recipe = try req.mapPortsToHost.map { value -> PortRecipe in
             guard let r = PortRecipe(rawValue: value) else {
                 let close = Suggest.closest(to: value, in: PortRecipe.allCases.map(\.rawValue))
-                throw SoError("unknown --map-ports-to-host recipe '\(value)'",
+                throw SoError.usage("unknown --map-ports-to-host recipe '\(value)'",
                               hint: (close.map { "did you mean '\($0)'? " } ?? "") + "use one of " + PortRecipe.allCases.map(\.rawValue).joined(separator: ", "))
             }
             return r
@@ -160,6 +162,11 @@ public struct InitAction {
         for (k, v) in extraDefaults where !spec.contains(where: { $0.0 == k }) { spec.append((k, v)) }
 
         let text = YValue.map(spec).yaml()
+        if req.dryRun {
+            ctx.console.out("would write \(req.output):")
+            ctx.console.out(text.trimmedNewlines)
+            return output
+        }
         try AtomicWrite.text(text, to: output, fs: ctx.fs)
         ctx.say("wrote \(req.output) (stack \(stack.name), deploy-to \(target.rawValue))")
         ctx.say("next: so deploy create --spec-file \(req.output) --deployment-dir DIR")
@@ -199,11 +206,11 @@ public struct InitAction {
         pieces.append(current)
         return try pieces.map { piece in
             guard let eq = piece.firstIndex(of: "="), eq != piece.startIndex else {
-                throw SoError("--config '\(piece)' is not KEY=VALUE", hint: "write --config NAME=value (repeat the flag for more)")
+                throw SoError.usage("--config '\(piece)' is not KEY=VALUE", hint: "write --config NAME=value (repeat the flag for more)")
             }
             let key = String(piece[..<eq])
             guard NameRules.isVariable(key) else {
-                throw SoError("--config key '\(key)' is not a valid variable name", hint: "use letters, digits and '_'")
+                throw SoError.usage("--config key '\(key)' is not a valid variable name", hint: "use letters, digits and '_'")
             }
             return (key, String(piece[piece.index(after: eq)...]))
         }

@@ -183,7 +183,7 @@ public struct ObserveAction {
             let all = Set(try await c.pods().flatMap { Self.podInfo($0).containers }).sorted()
             throw SoError("no running pod has a container named \(service)", hint: all.isEmpty ? "start the deployment first" : "services: \(all.joined(separator: ", "))")
         }
-        var args = ["kubectl"] + kubectlTarget(c, cluster: cluster) + ["-n", c.namespace, "exec"]
+        var args = ["kubectl"] + c.target.kubectlFlags + ["-n", c.namespace, "exec"]
         if interactive { args.append("-i") }
         if tty { args.append("-t") }
         args += [pod.name, "-c", container, "--"] + (command.isEmpty ? ["sh"] : command)
@@ -211,23 +211,11 @@ public struct ObserveAction {
         for p in ports where !p.split(separator: ":").allSatisfy({ Int($0) != nil }) || p.split(separator: ":").count > 2 {
             throw SoError("port '\(p)' is not [LOCAL:]REMOTE", hint: "for example 8080:80")
         }
-        let args = ["kubectl"] + kubectlTarget(c, cluster: cluster) + ["-n", c.namespace, "port-forward", "service/\(KubeNames.service(service))"] + ports
+        let args = ["kubectl"] + c.target.kubectlFlags + ["-n", c.namespace, "port-forward", "service/\(KubeNames.service(service))"] + ports
         guard let attached = ctx.processes as? AttachedProcessRunner else {
             return try await ctx.processes.run(args, workingDirectory: nil, environment: nil, timeout: nil).exitCode
         }
         return try await attached.runAttached(args, environment: nil)
-    }
-
-    /// kubectl flags that reach the same cluster `so` uses.
-    func kubectlTarget(_ c: Connected, cluster: ClusterOptions) -> [String] {
-        var flags: [String] = []
-        if let k = cluster.kubeconfig { flags += ["--kubeconfig", ctx.absolute(k)] } else if c.model.deployTo == .k8s {
-            flags += ["--kubeconfig", Path.join(c.model.directory, "kubeconfig.yml")]
-        } else if cluster.context == nil, let k = ctx.environment["SO_KUBECONFIG"] {
-            flags += ["--kubeconfig", k]
-        }
-        flags += ["--context", c.target.connection.contextName]
-        return flags
     }
 
     /// Rolling restart of the deployment's Deployments (as `kubectl rollout restart`), then a wait.

@@ -11,12 +11,15 @@ public struct RenderRequest: Sendable {
     public var output: String
     public var format: Format
     public var placeholderSecrets: Bool
+    /// Write into a directory that holds files render did not write (they are left alone).
+    public var force: Bool
 
-    public init(directory: String, output: String = "-", format: Format = .yaml, placeholderSecrets: Bool = false) {
+    public init(directory: String, output: String = "-", format: Format = .yaml, placeholderSecrets: Bool = false, force: Bool = false) {
         self.directory = directory
         self.output = output
         self.format = format
         self.placeholderSecrets = placeholderSecrets
+        self.force = force
     }
 }
 
@@ -69,25 +72,41 @@ public struct RenderAction: Sendable {
             return manifest
         }
         let out = ctx.absolute(req.output)
-        if ctx.fs.exists(out) && !ctx.fs.isDirectory(out) {
-            throw SoError("\(out) exists and is not a directory", hint: "--output names a directory (one file per object) or '-' for stdout")
-        }
-        // Replace the directory as a whole: a reader never sees a mix of old and new files.
-        let tmp = try ctx.fs.temporaryDirectory(beside: out, prefix: Path.basename(out) + ".rendering")
-        do {
-            for (i, o) in manifest.objects.enumerated() {
-                let name = String(format: "%02d-%@-%@.%@", i + 1, o.kind.lowercased(), o.name, req.format.rawValue)
-                try ctx.fs.writeText(req.format == .yaml ? o.yaml() : o.json() + "\n", to: Path.join(tmp, name))
-            }
-            let old = out + ".old-\(getpid())"
-            if ctx.fs.exists(out) { try ctx.fs.move(out, to: old) }
-            try ctx.fs.move(tmp, to: out)
-            try ctx.fs.remove(old)
-        } catch {
-            try? ctx.fs.remove(tmp)
-            throw error
-        }
+        try writeFiles(manifest, to: out, format: req.format, force: req.force)
         ctx.say("wrote \(manifest.objects.count) objects to \(out)")
         return manifest
+    }
+
+    /// The index of the files a render wrote into a directory, so the next render replaces exactly those.
+    public static let indexName = ".so-render"
+
+    /// One file per object, named `NN-kind-name.yaml|json` by apply order. Only files this command wrote
+    /// (listed in the directory's `.so-render`) are ever replaced or removed; a directory holding anything
+    /// else is refused unless `force`, and even then its other files are left as they are.
+    func writeFiles(_ manifest: Manifest, to out: String, format: RenderRequest.Format, force: Bool) throws {
+        if ctx.fs.exists(out) && !ctx.fs.isDirectory(out) {
+            throw SoError.usage("\(out) exists and is not a directory", hint: "--output-dir names a directory (one file per object); omit it to print to stdout")
+        }
+        let index = Path.join(out, Self.indexName)
+        let previous: Set<String> = ctx.fs.isFile(index)
+            ? Set((try ctx.fs.readText(index)).split(separator: "\n").map(String.init).filter { !$0.isEmpty && !$0.contains("/") && $0 != ".." })
+            : []
+        let present = ctx.fs.isDirectory(out) ? try ctx.fs.list(out) : []
+        let foreign = present.filter { $0 != Self.indexName && !previous.contains($0) }
+        if !foreign.isEmpty && !force {
+            throw SoError.usage("\(out) holds files render did not write (\(foreign.prefix(3).joined(separator: ", "))\(foreign.count > 3 ? ", …" : ""))",
+                                hint: "choose an empty or new directory, or pass --force to write beside them (they are never deleted)")
+        }
+        var names: [String] = []
+        for (i, o) in manifest.objects.enumerated() {
+            let name = String(format: "%02d-%@-%@.%@", i + 1, o.kind.lowercased(), o.name, format.rawValue)
+            names.append(name)
+            try AtomicWrite.text(format == .yaml ? o.yaml() : o.json() + "\n", to: Path.join(out, name), fs: ctx.fs)
+        }
+        let written = Set(names)
+        for stale in previous.subtracting(written).sorted() where present.contains(stale) {
+            try ctx.fs.remove(Path.join(out, stale))
+        }
+        try AtomicWrite.text(names.joined(separator: "\n") + "\n", to: index, fs: ctx.fs)
     }
 }

@@ -163,9 +163,10 @@ public struct StartAction: Sendable {
             guard let kind = target.kindCluster else { throw e }
             ctx.verbose("the kubeconfig's context kind-\(kind) did not answer (\(e.message)); asking kind")
             let targets = ClusterTargets(ctx: ctx)
-            if let found = try await targets.existingKind(model, options, allowCreate: true, trustUserKubeconfig: false) {
-                return try await attempt(try await targets.kindCLITarget(found.kindCluster ?? kind))
+            if let clusters = try await targets.installedKindClusters(), let found = clusters.contains(kind) ? kind : clusters.first {
+                return try await attempt(try await targets.kindCLITarget(found))
             }
+            guard options.performClusterManagement else { throw e }
             return try await attempt(try await targets.createKind(model))
         }
     }

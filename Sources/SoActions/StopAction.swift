@@ -9,9 +9,12 @@ public struct StopRequest: Sendable {
     public var deleteVolumes: Bool
     public var deleteNamespace: Bool
     public var timeout: Double
+    /// List what would be deleted; delete nothing.
+    public var dryRun: Bool
 
     public init(directory: String, cluster: ClusterOptions = ClusterOptions(performClusterManagement: false), deleteVolumes: Bool = false,
-                deleteNamespace: Bool = false, timeout: Double = 120) {
+                deleteNamespace: Bool = false, timeout: Double = 120, dryRun: Bool = false) {
+        self.dryRun = dryRun
         self.directory = directory
         self.cluster = cluster
         self.deleteVolumes = deleteVolumes
@@ -41,37 +44,52 @@ public struct StopAction {
         var kinds = Self.order
         if req.deleteVolumes { kinds.append("PersistentVolumeClaim") }
         var deleted: [(ResourceType, String, String?)] = []
+        func delete(_ type: ResourceType, _ name: String, _ namespace: String?) async throws {
+            if req.dryRun {
+                ctx.console.out("would delete \(type.kind) \(namespace.map { "\($0)/" } ?? "")\(name)")
+                deleted.append((type, name, namespace))
+            } else if try await client.delete(type, name: name, namespace: namespace, propagation: .background) {
+                deleted.append((type, name, namespace))
+            }
+        }
         for kind in kinds {
             let type = ResourceType.known.first { $0.kind == kind }!
             for item in try await client.list(type, namespace: namespace, labelSelector: selector) {
                 if kind == "Secret", !req.deleteVolumes, item.name == "\(model.id)-generated-secrets" { continue }
-                if try await client.delete(type, name: item.name, namespace: namespace, propagation: .background) {
-                    deleted.append((type, item.name, namespace))
-                }
+                try await delete(type, item.name, namespace)
             }
             // Job pods carry app=<id>-job.
             if kind == "Pod" {
                 for item in try await client.list(type, namespace: namespace, labelSelector: "app=\(model.id)-job") {
-                    if try await client.delete(type, name: item.name, namespace: namespace, propagation: .background) { deleted.append((type, item.name, namespace)) }
+                    try await delete(type, item.name, namespace)
                 }
             }
         }
         if req.deleteVolumes {
             let pv = ResourceType.known.first { $0.kind == "PersistentVolume" }!
             for item in try await client.list(pv, namespace: nil, labelSelector: selector) {
-                if try await client.delete(pv, name: item.name, namespace: nil, propagation: .background) { deleted.append((pv, item.name, nil)) }
+                try await delete(pv, item.name, nil)
             }
         }
-        try await waitGone(client, deleted, timeout: req.timeout)
+        if !req.dryRun { try await waitGone(client, deleted, timeout: req.timeout) }
         if req.deleteNamespace {
             let ns = ResourceType.namespace
             if let existing = try await client.get(ns, name: namespace, namespace: nil) {
                 if let owner = existing.annotations["laconic.com/deployment-dir"], owner != dir {
                     throw SoError("namespace \(namespace) belongs to another deployment directory: \(owner)", hint: "it was left in place; stop that deployment instead")
                 }
-                _ = try await client.delete(ns, name: namespace, namespace: nil, propagation: .background)
-                try await waitGone(client, [(ns, namespace, nil)], timeout: req.timeout)
+                if req.dryRun {
+                    ctx.console.out("would delete Namespace \(namespace)")
+                } else {
+                    _ = try await client.delete(ns, name: namespace, namespace: nil, propagation: .background)
+                    try await waitGone(client, [(ns, namespace, nil)], timeout: req.timeout)
+                }
             }
+        }
+        if req.dryRun {
+            if req.cluster.performClusterManagement, let kind = target.kindCluster { ctx.console.out("would delete kind cluster \(kind)") }
+            ctx.say("dry run: \(deleted.count) object\(deleted.count == 1 ? "" : "s") of \(model.id) would be deleted; nothing was changed")
+            return deleted.map { "\($0.0.kind) \($0.1)" }
         }
         if req.cluster.performClusterManagement, let kind = target.kindCluster {
             ctx.say("deleting kind cluster \(kind)")

@@ -79,7 +79,7 @@ public struct CleanupAction {
 
     public func run(_ req: CleanupRequest) async throws -> [DeploymentListing] {
         guard req.expired || req.orphaned || req.olderThan != nil else {
-            throw SoError("cleanup needs a reason to remove deployments", hint: "pass --expired, --orphaned and/or --older-than DURATION (add --dry-run to see the list first)")
+            throw SoError.usage("cleanup needs a reason to remove deployments", hint: "pass --expired, --orphaned and/or --older-than DURATION (add --dry-run to see the list first)")
         }
         let target = try await ClusterTargets(ctx: ctx).shared(req.cluster)
         let client = try ctx.connect(target.connection)
@@ -156,6 +156,8 @@ public struct UpRequest: Sendable {
     public var timeout: Double = 300
     public var progress: ProgressMode = .auto
     public var cluster = ClusterOptions()
+    /// Write nothing and change nothing on the cluster; report what would be created and applied.
+    public var dryRun = false
     public init(stack: String) { self.stack = stack }
 }
 
@@ -165,6 +167,8 @@ public struct UpResult: Sendable {
     public var directory: String
     public var created: Bool
     public var ready: Bool
+    /// With `dryRun`: what start would do, as the API server judged it.
+    public var plan: [PlannedChange] = []
 }
 
 /// `so up STACK`: deploy init + create + start in one step, into `$SO_HOME/deployments/NAME` with the
@@ -178,12 +182,13 @@ public struct UpAction {
     public func run(_ req: UpRequest) async throws -> UpResult {
         let name = req.name ?? "\(KubeNames.label(Path.basename(req.stack)).prefix(40))-\(ctx.entropy.bytes(2).map { String(format: "%02x", $0) }.joined())"
         guard Names.isDNSLabel(name), name.count <= 40 else {
-            throw SoError("name '\(name)' is not usable as a namespace", hint: "use at most 40 lowercase letters, digits and '-', starting with a letter")
+            throw SoError.usage("name '\(name)' is not usable as a namespace", hint: "use at most 40 lowercase letters, digits and '-', starting with a letter")
         }
         if Self.reservedNamespaces.contains(name) || name.hasPrefix("kube-") {
-            throw SoError("name '\(name)' is a system namespace", hint: "choose another --name")
+            throw SoError.usage("name '\(name)' is a system namespace", hint: "choose another --name")
         }
         let dir = ctx.namedDeployment(name)
+        if req.dryRun { return try await dryRun(req, name: name, dir: dir) }
         var created = false
         if ctx.fs.isDirectory(dir) {
             if !req.config.isEmpty || req.with != nil {
@@ -216,6 +221,30 @@ public struct UpAction {
         return UpResult(name: name, namespace: name, directory: dir, created: created, ready: req.wait)
     }
 
+    /// `up --dry-run`: an existing workspace is planned as it is; a new one is made in a temporary directory
+    /// (removed at the end) so the API server can judge exactly what `up` would apply.
+    func dryRun(_ req: UpRequest, name: String, dir: String) async throws -> UpResult {
+        var plan: [PlannedChange] = []
+        if ctx.fs.isDirectory(dir) {
+            plan = try await PlanAction(ctx).run(directory: dir, cluster: req.cluster)
+            return UpResult(name: name, namespace: name, directory: dir, created: false, ready: false, plan: plan)
+        }
+        let scratch = try ctx.fs.temporaryDirectory(beside: Path.join(ctx.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp", "so-up"), prefix: "so-up-dry-run")
+        defer { try? ctx.fs.remove(scratch) }
+        var quiet = ctx
+        quiet.options.quiet = true
+        let specPath = Path.join(scratch, "spec.yml"), draft = Path.join(scratch, name)
+        var initReq = InitRequest(stack: req.stack, config: ["WORKSPACE_NAME=\(name)"] + req.config, output: specPath, force: true, with: req.with)
+        initReq.deployTo = "k8s-kind"
+        try await InitAction(quiet).run(initReq)
+        try ctx.fs.writeText(try ctx.fs.readText(specPath) + "namespace: \(name)\n", to: specPath)
+        _ = try await CreateAction(quiet).run(CreateRequest(specFile: specPath, deploymentDir: draft))
+        if let port = req.preview { try UpAction(quiet).addPreview(dir: draft, host: "\(name).localhost", port: port) }
+        ctx.console.out("would create deployment directory \(dir)")
+        plan = try await PlanAction(ctx).run(directory: draft, cluster: req.cluster)
+        return UpResult(name: name, namespace: name, directory: dir, created: true, ready: false, plan: plan)
+    }
+
     /// Routes `<name>.localhost` to the service that exposes `port` (an http-proxy entry in D/spec.yml).
     func addPreview(dir: String, host: String, port: Int) throws {
         let model = try DeploymentLoader.load(dir, fs: ctx.fs, diagnostics: DiagnosticSink())
@@ -236,6 +265,8 @@ public struct DownRequest: Sendable {
     public var name: String
     public var timeout: Double = 120
     public var cluster = ClusterOptions(performClusterManagement: false)
+    /// List what would be removed; remove nothing.
+    public var dryRun = false
     public init(name: String) { self.name = name }
 }
 
@@ -249,7 +280,11 @@ public struct DownAction {
     public func run(_ req: DownRequest) async throws -> Bool {
         let dir = ctx.namedDeployment(req.name)
         if ctx.fs.isFile(Path.join(dir, "deployment.yml")) {
-            try await StopAction(ctx).run(StopRequest(directory: dir, cluster: req.cluster, deleteVolumes: true, deleteNamespace: true, timeout: req.timeout))
+            try await StopAction(ctx).run(StopRequest(directory: dir, cluster: req.cluster, deleteVolumes: true, deleteNamespace: true, timeout: req.timeout, dryRun: req.dryRun))
+            if req.dryRun {
+                ctx.console.out("would remove directory \(dir)")
+                return true
+            }
             try ctx.fs.remove(dir)
             ctx.say("removed \(req.name)")
             return true
@@ -257,6 +292,11 @@ public struct DownAction {
         let target = try await ClusterTargets(ctx: ctx).shared(req.cluster)
         let client = try ctx.connect(target.connection)
         let found = try await ListAction(ctx).list(client).filter { $0.namespace == req.name || $0.name == req.name }
+        if req.dryRun {
+            for d in found { ctx.console.out("would delete Namespace \(d.namespace) (deployment \(d.name)) and its volumes") }
+            if ctx.fs.isDirectory(dir) { ctx.console.out("would remove directory \(dir)") }
+            return !found.isEmpty
+        }
         if found.isEmpty {
             if ctx.fs.isDirectory(dir) { try ctx.fs.remove(dir) }
             ctx.say("\(req.name) does not exist; nothing to do")

@@ -29,6 +29,8 @@ public struct SoError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// Exit codes scripts can tell apart (README: "Exit codes").
     public static let exitFailure: Int32 = 1
+    /// A command-line usage error (sysexits' EX_USAGE, as ArgumentParser's own validation errors).
+    public static let exitUsage: Int32 = 64
     public static let exitUnreachable: Int32 = 69
     public static let exitTimeout: Int32 = 124
 
@@ -37,6 +39,11 @@ public struct SoError: Error, Sendable, Equatable, CustomStringConvertible {
         self.hint = hint
         self.location = location
         self.exitCode = exitCode
+    }
+
+    /// A command line `so` cannot act on (a bad flag value, a missing or conflicting option): exit 64.
+    public static func usage(_ message: String, hint: String? = nil) -> SoError {
+        SoError(message, hint: hint, exitCode: exitUsage)
     }
 
     /// The single `error:` line (without the `error: ` prefix).

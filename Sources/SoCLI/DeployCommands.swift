@@ -55,15 +55,17 @@ struct DeployInitCommand: AsyncParsableCommand {
     @Option(name: .long, parsing: .singleValue, help: ArgumentHelp("Compose profile to deploy (repeatable); services of other profiles are left out.", valueName: "name"))
     var profile: [String] = []
     @Flag(name: .long, help: "Overwrite the output file if it exists.") var force = false
+    @OptionGroup var dry: DryRunFlag
 
     func run() async throws {
-        let ctx = global.context()
-        if !files.isEmpty && global.stack != nil { throw SoError("give either --stack or -f files, not both", hint: "-f names compose files: so deploy init -f compose.yaml -f compose.prod.yaml --output spec.yml") }
+        let ctx = global.context(dryRun: dry.dryRun)
+        if !files.isEmpty && global.stack != nil { throw SoError.usage("give either --stack or -f files, not both", hint: "-f names compose files: so deploy init -f compose.yaml -f compose.prod.yaml --output spec.yml") }
         var req = InitRequest(
             stack: files.isEmpty ? try global.requireStack("deploy init") : files.map { f in f.contains("/") || f.hasPrefix(".") ? f : "./" + f }.joined(separator: ","), deployTo: group.deployTo, config: config, configFile: configFile,
             kubeConfig: kubeConfig, imageRegistry: imageRegistry, mapPortsToHost: mapPortsToHost, output: output, force: force)
         req.with = with.isEmpty ? nil : with
         req.profiles = profile
+        req.dryRun = dry.dryRun
         try await InitAction(ctx).run(req)
     }
 }
@@ -89,11 +91,13 @@ struct DeployCreateCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Deployment directory (default: deployment-001).", valueName: "dir")) var deploymentDir: String?
     @Flag(name: .long, help: "Refresh an existing deployment directory.") var update = false
     @Option(name: .long, help: ArgumentHelp("Expire this long after each start (for 'so cleanup --expired'), e.g. 2h.", valueName: "duration")) var ttl: String?
+    @OptionGroup var dry: DryRunFlag
 
     func run() async throws {
-        let ctx = global.context()
+        let ctx = global.context(dryRun: dry.dryRun)
         var req = CreateRequest(specFile: specFile, deploymentDir: deploymentDir, update: update, stack: global.stack)
         req.ttl = ttl
+        req.dryRun = dry.dryRun
         try await CreateAction(ctx).run(req)
     }
 }

@@ -64,11 +64,23 @@ struct StartOptions: ParsableArguments {
     @Flag(name: .long, help: "Create the kind cluster if needed and load images (default).") var performClusterManagement = false
     @Flag(name: .long, help: "Do not create kind clusters or load images.") var skipClusterManagement = false
     @Flag(name: .long, help: "Return after applying, without waiting.") var noWait = false
-    @Option(name: .long, help: "Seconds to wait for the deployment to be ready.") var timeout: Double = 300
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Seconds to wait for the deployment to be ready.", valueName: "seconds"), transform: Seconds.parse) var timeout: Double = 300
     @Option(name: .long, help: "Progress output: auto, plain or json.") var progress: ProgressMode = .auto
     @Option(name: .long, help: ArgumentHelp("Expire this long after the start (for 'so cleanup --expired'), e.g. 2h.", valueName: "duration")) var ttl: String?
+    @Flag(name: .long, help: "Change nothing: the API server checks every object (server-side dry run) and the plan is printed.") var dryRun = false
 
     func run() async throws {
+        if dryRun {
+            let ctx = target.context()
+            let plan = try await PlanAction(ctx).run(directory: target.dir, cluster: target.options(manage: false))
+            if progress == .json {
+                for p in plan { ctx.console.out(JSONOut.encode(p)) }
+            } else {
+                for p in plan { ctx.console.out(p.line) }
+                ctx.say("dry run: nothing was changed")
+            }
+            return
+        }
         try await StartAction(target.context()).run(StartRequest(directory: target.dir, cluster: target.options(manage: !skipClusterManagement),
                                                                  wait: !noWait, timeout: timeout, progress: progress, ttl: try ttl.map(parseTTL)))
     }
@@ -123,11 +135,12 @@ struct DeploymentStopCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Also delete the namespace.") var deleteNamespace = false
     @Flag(name: .long, help: "Also delete the kind cluster.") var performClusterManagement = false
     @Flag(name: .long, help: "Leave the kind cluster alone (default).") var skipClusterManagement = false
-    @Option(name: .long, help: "Seconds to wait for objects to go.") var timeout: Double = 120
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Seconds to wait for objects to go.", valueName: "seconds"), transform: Seconds.parse) var timeout: Double = 120
+    @Flag(name: .long, help: "Change nothing; list what would be deleted.") var dryRun = false
 
     func run() async throws {
         try await StopAction(target.context()).run(StopRequest(directory: target.dir, cluster: target.options(manage: performClusterManagement && !skipClusterManagement),
-                                                               deleteVolumes: deleteVolumes, deleteNamespace: deleteNamespace, timeout: timeout))
+                                                               deleteVolumes: deleteVolumes, deleteNamespace: deleteNamespace, timeout: timeout, dryRun: dryRun))
     }
 }
 
@@ -207,7 +220,7 @@ struct DeploymentLogsCommand: AsyncParsableCommand {
     func run() async throws {
         var seconds: Int?
         if let since {
-            guard let s = DurationText.seconds(since).map({ Int($0.rounded(.up)) }) else { throw SoError("--since '\(since)' is not a duration", hint: "write e.g. 30s, 10m or 2h") }
+            guard let s = DurationText.seconds(since).map({ Int($0.rounded(.up)) }) else { throw SoError.usage("--since '\(since)' is not a duration", hint: "write e.g. 30s, 10m or 2h") }
             seconds = s
         }
         try await ObserveAction(target.context()).logs(.init(directory: target.dir, cluster: target.options(manage: false), services: services,
@@ -232,10 +245,11 @@ struct DeploymentExecCommand: AsyncParsableCommand {
     @Flag(name: .customShort("i"), help: "Pass stdin.") var interactive = false
     @Flag(name: .customShort("t"), help: "Allocate a terminal.") var tty = false
     @Argument(help: "Service (container) name.") var service: String
-    @Argument(parsing: .captureForPassthrough, help: "Command and arguments (after --).") var command: [String] = []
+    // Options of so (--kubeconfig, --name …) may stand anywhere before --; everything after it is the command's.
+    @Argument(help: ArgumentHelp("Command and arguments; write them after -- when they hold options (-x).", valueName: "command")) var command: [String] = []
 
     func run() async throws {
-        let cmd = command.first == "--" ? Array(command.dropFirst()) : command
+        let cmd = command
         let code = try await ObserveAction(target.context()).exec(target.dir, cluster: target.options(manage: false), service: service,
                                                                   command: cmd, interactive: interactive, tty: tty)
         if code != 0 { throw ExitCode(code) }
@@ -278,7 +292,7 @@ struct DeploymentRestartCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "git pull the stack source first.") var pull = false
     @Flag(name: .long, help: "Only roll the pods; do not refresh or re-apply.") var noSync = false
     @Flag(name: .long, help: "Return without waiting.") var noWait = false
-    @Option(name: .long, help: "Seconds to wait.") var timeout: Double = 300
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Seconds to wait.", valueName: "seconds"), transform: Seconds.parse) var timeout: Double = 300
 
     func run() async throws {
         let ctx = target.context()
@@ -303,7 +317,7 @@ struct DeploymentUpdateEnvsCommand: AsyncParsableCommand {
     )
     @OptionGroup var target: DeploymentTarget
     @Flag(name: .long, help: "Return without waiting.") var noWait = false
-    @Option(name: .long, help: "Seconds to wait.") var timeout: Double = 300
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Seconds to wait.", valueName: "seconds"), transform: Seconds.parse) var timeout: Double = 300
 
     func run() async throws {
         try await StartAction(target.context()).run(StartRequest(directory: target.dir, cluster: target.options(), wait: !noWait, timeout: timeout,
@@ -323,7 +337,7 @@ struct DeploymentRotateSecretsCommand: AsyncParsableCommand {
     )
     @OptionGroup var target: DeploymentTarget
     @Argument(help: "Keys to rotate; all generated keys when none.") var keys: [String] = []
-    @Option(name: .long, help: "Seconds to wait for the restart.") var timeout: Double = 300
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Seconds to wait for the restart.", valueName: "seconds"), transform: Seconds.parse) var timeout: Double = 300
 
     func run() async throws {
         _ = try await ObserveAction(target.context()).rotateSecrets(target.dir, cluster: target.options(manage: false), keys: keys, timeout: timeout)
@@ -337,30 +351,34 @@ struct DeploymentRenderCommand: AsyncParsableCommand {
         discussion: """
         The output is the same bytes on every run. Generated secret values never appear: the Secret holding them is referenced, and rendered with placeholder values only with --placeholder-secrets.
 
+        --output-dir writes one file per object (NN-kind-name.yaml) and a .so-render index; a later render replaces exactly the files it wrote. A directory holding other files is refused unless --force, and nothing render did not write is ever removed.
+
         Example:
           so deployment --dir deployments/example render
           so deployment --dir deployments/example render -o json
-          so deployment --dir deployments/example render --output deployments/example/k8s
+          so deployment --dir deployments/example render --output-dir deployments/example-k8s
           so deployment --dir deployments/example render --report
         """
     )
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var deployment: DeploymentOptions
-    @Option(name: .long, help: ArgumentHelp("Directory to write one file per object into, or - for stdout.", valueName: "dir|-")) var output = "-"
-    @Option(name: [.customShort("o"), .long], help: "Format: yaml or json (-o json).") var format: ManifestFormat = .yaml
+    @Option(name: .shortAndLong, help: "Format: yaml or json.") var output: ManifestFormat = .yaml
+    @Option(name: .long, help: ArgumentHelp("Directory to write one file per object into (instead of stdout).", valueName: "dir")) var outputDir: String?
+    @Flag(name: .long, help: "With --output-dir: write into a directory that holds other files (they are left alone).") var force = false
     @Flag(name: .long, help: "Include the generated-secrets Secret with placeholder values.") var placeholderSecrets = false
     @Flag(name: .long, help: "Instead of manifests, list what each compose key became (mapped, approximated, ignored).") var report = false
 
-    enum ManifestFormat: String, ExpressibleByArgument { case yaml, json }
+    enum ManifestFormat: String, ExpressibleByArgument, CaseIterable { case yaml, json }
 
     func run() async throws {
         let ctx = global.context()
         if report {
             let entries = try RenderAction(ctx).report(deployment.directory(ctx))
-            ctx.console.out(format == .json ? JSONOut.encode(entries) : MappingReport.text(entries).trimmedNewlines)
+            ctx.console.out(output == .json ? JSONOut.encode(entries) : MappingReport.text(entries).trimmedNewlines)
             return
         }
-        try RenderAction(ctx).run(RenderRequest(directory: deployment.directory(ctx), output: output, format: format == .yaml ? .yaml : .json, placeholderSecrets: placeholderSecrets))
+        try RenderAction(ctx).run(RenderRequest(directory: deployment.directory(ctx), output: outputDir ?? "-", format: output == .yaml ? .yaml : .json,
+                                                placeholderSecrets: placeholderSecrets, force: force))
     }
 }

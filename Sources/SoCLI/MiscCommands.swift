@@ -30,7 +30,7 @@ struct CompletionCommand: AsyncParsableCommand {
 
     func run() async throws {
         guard let kind = CompletionShell(rawValue: shell) else {
-            throw SoError("unknown shell '\(shell)'", hint: "use bash, zsh or fish")
+            throw SoError.usage("unknown shell '\(shell)'", hint: "use bash, zsh or fish")
         }
         SoRuntime.context.console.out(SoCommand.completionScript(for: kind))
     }

@@ -21,9 +21,10 @@ struct FetchStackCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Pull the checkout when it is on a branch.") var pull = false
     @Flag(name: .long, help: "Only report; change nothing.") var checkOnly = false
     @Option(name: .shortAndLong, help: "Output format: text or json.") var output: OutputFormat = .text
+    @OptionGroup var dry: DryRunFlag
 
     func run() async throws {
-        let ctx = global.context()
+        let ctx = global.context(dryRun: dry.dryRun)
         let result = try await RepositoryAction(ctx).fetch(try RepoLocator.parse(locator), gitSSH: gitSSH, pull: pull, checkOnly: checkOnly)
         if output == .json { ctx.console.out(JSONOut.encode(result)); return }
         RepoOutput.print(result, ctx: ctx)
@@ -50,9 +51,10 @@ struct SetupRepositoriesCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Pull checkouts that are on a branch.") var pull = false
     @Flag(name: .long, help: "Only report; change nothing.") var checkOnly = false
     @Option(name: .shortAndLong, help: "Output format: text or json.") var output: OutputFormat = .text
+    @OptionGroup var dry: DryRunFlag
 
     func run() async throws {
-        let ctx = global.context()
+        let ctx = global.context(dryRun: dry.dryRun)
         let stack = try ctx.locator.resolve(try global.requireStack("setup-repositories"), diagnostics: ctx.diagnostics)
         func list(_ s: String?) -> [String] { (s ?? "").split(separator: ",").map { $0.trimmedSpaces }.filter { !$0.isEmpty } }
         let results = try await RepositoryAction(ctx).setup(stack: stack, include: list(include), exclude: list(exclude), gitSSH: gitSSH, pull: pull,

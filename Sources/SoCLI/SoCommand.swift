@@ -44,13 +44,12 @@ public struct GlobalOptions: ParsableArguments {
 
     @Flag(name: .long, help: "Print less.") public var quiet = false
     @Flag(name: .long, help: "Print more.") public var verbose = false
-    @Flag(name: .long, help: "Show what would be done without cloning, building or applying.") public var dryRun = false
     @Flag(name: .long, help: .hidden) public var debug = false
 
     public init() {}
 
     /// The live context with these options applied.
-    func context() -> SoContext {
+    func context(dryRun: Bool = false) -> SoContext {
         var ctx = SoRuntime.context
         ctx.options = GlobalSettings(quiet: quiet, verbose: verbose, dryRun: dryRun, debug: debug)
         if let root { ctx.builtInRoot = ctx.absolute(root) }
@@ -59,10 +58,16 @@ public struct GlobalOptions: ParsableArguments {
 
     func requireStack(_ command: String) throws -> String {
         guard let stack else {
-            throw SoError("\(command) needs --stack", hint: "pass --stack NAME (see 'so stack list') or --stack PATH")
+            throw SoError.usage("\(command) needs --stack", hint: "pass --stack NAME (see 'so stack list') or --stack PATH")
         }
         return stack
     }
+}
+
+/// `--dry-run`, on the commands where it means something: they then change nothing and say what they would do.
+public struct DryRunFlag: ParsableArguments {
+    @Flag(name: .long, help: "Change nothing; print what would be done.") public var dryRun = false
+    public init() {}
 }
 
 /// The context commands run with: live wiring in `main`, fakes in tests.
@@ -124,6 +129,9 @@ public enum SoCommandLine {
         await SoRuntime.$context.withValue(context) {
             let console = context.console
             do {
+                if let unknown = unknownHelpTopic(arguments) {
+                    throw SoError.usage("unknown command '\(unknown)'", hint: "run 'so --help' for the list of commands")
+                }
                 var command = try SoCommand.parseAsRoot(ArgumentOrder.hoist(arguments))
                 if var async = command as? AsyncParsableCommand { try await async.run() } else { try command.run() }
                 flushWarnings(context)
@@ -146,7 +154,8 @@ public enum SoCommandLine {
                 let message = SoCommand.message(for: error).split(separator: "\n").first.map(String.init) ?? "invalid arguments"
                 let lowered = message.hasPrefix("Error: ") ? String(message.dropFirst(7)) : message
                 console.err("error: " + lowercasedFirst(lowered))
-                console.err("hint: run 'so \(helpPath(arguments)) --help' for usage")
+                let path = helpPath(arguments)
+                console.err("hint: run 'so \(path.isEmpty ? "" : path + " ")--help' for usage")
                 return code.rawValue == 0 ? 2 : code.rawValue
             }
         }
@@ -161,53 +170,120 @@ public enum SoCommandLine {
         return f.lowercased() + s.dropFirst()
     }
 
+    /// `so help WORD…` naming no command (ArgumentParser would print the root help and exit 0).
+    static func unknownHelpTopic(_ arguments: [String]) -> String? {
+        guard arguments.first == "help" else { return nil }
+        var node = CommandTree.root
+        for word in arguments.dropFirst() where !word.hasPrefix("-") {
+            guard let child = node.child(named: word) else { return word }
+            node = child
+        }
+        return nil
+    }
+
     /// The subcommand words of the command line, for the usage hint.
     static func helpPath(_ arguments: [String]) -> String {
-        let words = ["deploy", "init", "create", "stack", "list", "show", "fetch-stack", "setup-repositories", "version", "completion", "deployment", "render", "start", "up", "stop", "down", "status", "ps", "logs", "exec", "port-forward", "restart", "update-envs", "rotate-secrets"]
-        let path = arguments.filter { words.contains($0) }
-        return path.isEmpty ? "" : path.joined(separator: " ")
+        var node = CommandTree.root
+        var path: [String] = []
+        for word in ArgumentOrder.hoist(arguments) {
+            guard let child = node.child(named: word) else { break }
+            path.append(word)
+            node = child
+        }
+        return path.joined(separator: " ")
     }
 }
 
-/// laconic-so puts options on groups (`so --stack S deploy --deploy-to k8s-kind init …`); ArgumentParser
-/// reads options only after the last subcommand name. This moves options written before a subcommand
-/// name to just after the full subcommand path, keeping their order.
+/// laconic-so puts options on groups (`so --stack S deploy --deploy-to k8s-kind init …`, `so deployment --dir D
+/// status`); ArgumentParser reads options only after the last subcommand name. This moves options written
+/// before a subcommand name to just after the full subcommand path, keeping their order. Which options take
+/// a value is read from the command tree ArgumentParser itself describes (`_dumpHelp`), so a new option
+/// needs no list kept here.
 enum ArgumentOrder {
-    /// Options that take a value (the next word), when written before a subcommand name.
-    static let valued: Set<String> = ["--stack", "--root", "--deploy-to", "--dir", "--include", "--exclude", "--env-file", "--cluster", "--kubeconfig", "--context"]
-
     static func hoist(_ arguments: [String]) -> [String] {
         var path: [String] = []
         var hoisted: [String] = []
-        var current: ParsableCommand.Type = SoCommand.self
+        var current = CommandTree.root
         var i = 0
-        while i < arguments.count {
+        while i < arguments.count, !current.children.isEmpty {
             let word = arguments[i]
-            let children = subcommands(of: current)
-            if children.isEmpty { break }
-            if let child = children.first(where: { names(of: $0).contains(word) }) {
+            if let child = current.child(named: word) {
                 path.append(word)
                 current = child
                 i += 1
-            } else if word.hasPrefix("-") && word != "--" && !["-h", "--help", "--version"].contains(word) {
+            } else if word.hasPrefix("-") && word != "--" && word != "-" && !["-h", "--help", "--version"].contains(word) {
                 hoisted.append(word)
-                if valued.contains(word), i + 1 < arguments.count { hoisted.append(arguments[i + 1]); i += 1 }
                 i += 1
+                if !word.contains("="), i < arguments.count, current.takesValue(word, next: arguments[i]) {
+                    hoisted.append(arguments[i])
+                    i += 1
+                }
             } else {
                 break
             }
         }
-        if path.isEmpty { return arguments }
+        if path.isEmpty || hoisted.isEmpty { return arguments }
         return path + hoisted + arguments[i...]
     }
+}
 
-    static func subcommands(of command: ParsableCommand.Type) -> [ParsableCommand.Type] {
-        let c = command.configuration
-        return c.subcommands + c.groupedSubcommands.flatMap(\.subcommands)
+/// The subcommands and option names of `so`, as ArgumentParser describes them.
+struct CommandTree: Sendable {
+    var names: [String]
+    var children: [CommandTree]
+    /// Options that take a value, and flags, declared here or in any subcommand below.
+    var valued: Set<String>
+    var flags: Set<String>
+
+    func child(named word: String) -> CommandTree? { children.first { $0.names.contains(word) } }
+
+    /// Whether `option`, written before a subcommand name, takes the next word as its value. A name that
+    /// is a flag in one subcommand and takes a value in another (`-f`) takes it unless it is a subcommand name.
+    func takesValue(_ option: String, next: String) -> Bool {
+        guard valued.contains(option) else { return false }
+        return !(flags.contains(option) && child(named: next) != nil)
     }
 
-    static func names(of command: ParsableCommand.Type) -> [String] {
-        let c = command.configuration
-        return [c.commandName ?? ""] + c.aliases
+    static let root: CommandTree = {
+        guard let info = try? JSONDecoder().decode(ToolInfo.self, from: Data(SoCommand._dumpHelp().utf8)) else {
+            return CommandTree(names: ["so"], children: [], valued: [], flags: [])
+        }
+        return CommandTree(info.command)
+    }()
+
+    init(names: [String], children: [CommandTree], valued: Set<String>, flags: Set<String>) {
+        self.names = names
+        self.children = children
+        self.valued = valued
+        self.flags = flags
+    }
+
+    init(_ c: ToolInfo.Command) {
+        names = [c.commandName] + (c.aliases ?? [])
+        children = (c.subcommands ?? []).filter { $0.commandName != "help" }.map(CommandTree.init)
+        var valued = Set<String>(), flags = Set<String>()
+        for a in c.arguments ?? [] {
+            let spelled = (a.names ?? []).map { $0.kind == "short" ? "-" + $0.name : ($0.kind == "long" ? "--" + $0.name : "-" + $0.name) }
+            if a.kind == "option" { valued.formUnion(spelled) } else if a.kind == "flag" { flags.formUnion(spelled) }
+        }
+        for child in children {
+            valued.formUnion(child.valued)
+            flags.formUnion(child.flags)
+        }
+        self.valued = valued
+        self.flags = flags
+    }
+
+    /// The part of ArgumentParser's `--experimental-dump-help` JSON read here.
+    struct ToolInfo: Decodable {
+        struct Name: Decodable { var kind: String; var name: String }
+        struct Argument: Decodable { var kind: String; var names: [Name]? }
+        struct Command: Decodable {
+            var commandName: String
+            var aliases: [String]?
+            var subcommands: [Command]?
+            var arguments: [Argument]?
+        }
+        var command: Command
     }
 }

@@ -65,7 +65,7 @@ struct StackShowCommand: AsyncParsableCommand {
     func run() async throws {
         let ctx = global.context()
         guard let name = stackName ?? global.stack else {
-            throw SoError("stack show needs a stack", hint: "pass a name or path: so stack show NAME")
+            throw SoError.usage("stack show needs a stack", hint: "pass a name or path: so stack show NAME")
         }
         let info = try StackInfoAction(ctx).show(name)
         switch output {
@@ -111,6 +111,7 @@ struct BuildContainersCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Only these containers or services (comma-separated).", valueName: "names")) var include: String?
     @Option(name: .long, help: ArgumentHelp("Skip these containers or services (comma-separated).", valueName: "names")) var exclude: String?
     @Flag(name: .long, help: "Build even when the image exists.") var forceRebuild = false
+    @Flag(name: .long, help: "Build nothing; print the builds that would run.") var dryRun = false
 
     func run() async throws {
         var req = BuildRequest(stack: try global.requireStack("build-containers"))
@@ -118,7 +119,7 @@ struct BuildContainersCommand: AsyncParsableCommand {
         req.include = names(include)
         req.exclude = names(exclude)
         req.forceRebuild = forceRebuild
-        req.dryRun = global.dryRun
+        req.dryRun = dryRun
         try await BuildAction(global.context()).run(req)
     }
 }

@@ -6,9 +6,17 @@ import SoBasics
 /// `--ttl 2h` and friends.
 func parseTTL(_ text: String) throws -> Double {
     guard let s = DurationText.seconds(text), s > 0 else {
-        throw SoError("'\(text)' is not a duration", hint: "write e.g. 90m, 4h or 2d")
+        throw SoError.usage("'\(text)' is not a duration", hint: "write e.g. 90m, 4h or 2d")
     }
     return s
+}
+
+/// `--timeout SECONDS`: a positive number (read even when it starts with '-', so '-5' is named as invalid).
+enum Seconds {
+    static func parse(_ text: String) throws -> Double {
+        guard let s = Double(text), s.isFinite, s > 0 else { throw ValidationError("not a positive number of seconds") }
+        return s
+    }
 }
 
 struct UpCommand: AsyncParsableCommand {
@@ -33,14 +41,16 @@ struct UpCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Route NAME.localhost to the service exposing this port.", valueName: "port")) var preview: Int?
     @Flag(name: .long, help: "Return after applying, without waiting.") var noWait = false
     @Flag(name: .long, help: "Do not create kind clusters or load images.") var skipClusterManagement = false
-    @Option(name: .long, help: "Seconds to wait for the deployment to be ready.") var timeout: Double = 300
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Seconds to wait for the deployment to be ready.", valueName: "seconds"), transform: Seconds.parse) var timeout: Double = 300
     @Option(name: .long, help: "Progress output: auto, plain or json.") var progress: ProgressMode = .auto
     @Option(name: .shortAndLong, help: "Output format: text or json.") var output: OutputFormat = .text
+    @Flag(name: .long, help: "Write nothing, change nothing: print what would be created, with the API server's server-side dry run of every object.") var dryRun = false
 
     func run() async throws {
-        var ctx = global.context()
+        var ctx = global.context(dryRun: dryRun)
         if output == .json { ctx.options.quiet = true }
         var req = UpRequest(stack: stackArgument)
+        req.dryRun = dryRun
         req.name = name
         req.config = config
         req.with = with.isEmpty ? nil : with
@@ -51,6 +61,12 @@ struct UpCommand: AsyncParsableCommand {
         req.progress = progress
         req.cluster = cluster.options(manage: !skipClusterManagement)
         let r = try await UpAction(ctx).run(req)
+        if dryRun {
+            if output == .json { ctx.console.out(JSONOut.encode(r.plan)); return }
+            for p in r.plan { ctx.console.out(p.line) }
+            ctx.say("dry run: nothing was written or changed")
+            return
+        }
         if output == .json {
             ctx.console.out(JSONOut.encode(UpJSON(name: r.name, namespace: r.namespace, directory: r.directory, created: r.created, ready: r.ready)))
             return
@@ -76,10 +92,12 @@ struct DownCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var cluster: ClusterFlags
     @Argument(help: "Name given to 'so up'.") var name: String
-    @Option(name: .long, help: "Seconds to wait for objects to go.") var timeout: Double = 120
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Seconds to wait for objects to go.", valueName: "seconds"), transform: Seconds.parse) var timeout: Double = 120
+    @Flag(name: .long, help: "Change nothing; list what would be removed.") var dryRun = false
 
     func run() async throws {
         var req = DownRequest(name: name)
+        req.dryRun = dryRun
         req.timeout = timeout
         req.cluster = cluster.options(manage: false)
         try await DownAction(global.context()).run(req)
@@ -106,6 +124,7 @@ struct CleanupCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Deployments created longer ago than this.", valueName: "duration")) var olderThan: String?
     @Flag(name: .long, help: "Return without waiting for namespaces to go.") var noWait = false
     @Option(name: .shortAndLong, help: "Output format: text or json.") var output: OutputFormat = .text
+    @Flag(name: .long, help: "Change nothing; list what would be removed.") var dryRun = false
 
     func run() async throws {
         var ctx = global.context()
@@ -114,7 +133,7 @@ struct CleanupCommand: AsyncParsableCommand {
         req.expired = expired
         req.orphaned = orphaned
         req.olderThan = try olderThan.map(parseTTL)
-        req.dryRun = global.dryRun
+        req.dryRun = dryRun
         req.wait = !noWait
         req.cluster = cluster.options(manage: false)
         let removed = try await CleanupAction(ctx).run(req)

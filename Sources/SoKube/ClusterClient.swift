@@ -113,6 +113,9 @@ public struct LogOptions: Sendable {
 public protocol ClusterClient: Sendable {
     /// Server-side apply (field manager, force); returns the object as stored.
     func apply(_ object: KubeObject, fieldManager: String, force: Bool) async throws -> JSON
+    /// Server-side apply with `dryRun=All`: the API server validates and admits the object and returns it
+    /// as it would be stored, and stores nothing.
+    func dryRunApply(_ object: KubeObject, fieldManager: String) async throws -> JSON
     /// Creates the object (POST); nil when one of that name already exists (AlreadyExists).
     func create(_ object: KubeObject, fieldManager: String) async throws -> JSON?
     /// Replaces the object (PUT) only if it is still at `resourceVersion`; false when someone changed it

@@ -73,7 +73,7 @@ public enum Kubeconfig {
     }
 
     /// `$KUBECONFIG`'s existing files, else `~/.kube/config` when it exists.
-    static func userFiles(environment: [String: String], fs: FileSystem) -> [String] {
+    public static func userFiles(environment: [String: String], fs: FileSystem) -> [String] {
         if let env = environment["KUBECONFIG"], !env.isEmpty {
             return env.split(separator: ":").map { Path.absolute(Path.expandTilde(String($0), home: fs.homeDirectory), relativeTo: fs.currentDirectory) }
                 .filter { fs.isFile($0) }

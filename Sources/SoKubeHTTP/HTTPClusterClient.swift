@@ -34,8 +34,11 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
                           hint: "check the kubeconfig's certificate-authority and client-certificate/key entries")
         }
         var config = HTTPClient.Configuration(tlsConfiguration: tls)
-        config.timeout = HTTPClient.Configuration.Timeout(connect: .seconds(3), read: .seconds(120))
+        config.timeout = HTTPClient.Configuration.Timeout(connect: .milliseconds(2500), read: .seconds(120))
         config.httpVersion = .automatic
+        // A refused or unreachable server fails the request at once (AsyncHTTPClient would otherwise retry the
+        // connection until the connect timeout, three times over: ~10 s); `send` retries briefly itself.
+        config.connectionPool.retryConnectionEstablishment = false
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: config)
         base = connection.server.hasSuffix("/") ? String(connection.server.dropLast()) : connection.server
     }
@@ -53,6 +56,15 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
         let (status, data) = try await send(.PATCH, path, query: ["fieldManager": fieldManager, "force": force ? "true" : "false"],
                                             body: body, contentType: "application/apply-patch+yaml")
         guard (200..<300).contains(status) else { throw apiError(status, data, object: object.reference, verb: "apply") }
+        return try JSON.parse(data)
+    }
+
+    public func dryRunApply(_ object: KubeObject, fieldManager: String) async throws -> JSON {
+        let type = try ResourceType.of(object)
+        let (status, data) = try await send(.PATCH, type.path(name: object.name, namespace: object.namespace),
+                                            query: ["fieldManager": fieldManager, "force": "true", "dryRun": "All"],
+                                            body: Data(object.value.compactJSON()), contentType: "application/apply-patch+yaml")
+        guard (200..<300).contains(status) else { throw apiError(status, data, object: object.reference, verb: "apply (dry run)") }
         return try JSON.parse(data)
     }
 
@@ -76,7 +88,7 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
 
     public func get(_ type: ResourceType, name: String, namespace: String?) async throws -> JSON? {
         let (status, data) = try await send(.GET, type.path(name: name, namespace: namespace))
-        if status == 404 { return nil }
+        if status == 404 { try requireKubernetes(data, path: type.path(name: name, namespace: namespace)); return nil }
         guard (200..<300).contains(status) else { throw apiError(status, data, object: ref(type, name, namespace), verb: "get") }
         return try JSON.parse(data)
     }
@@ -89,7 +101,7 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
             if let labelSelector { query["labelSelector"] = labelSelector }
             if let token { query["continue"] = token }
             let (status, data) = try await send(.GET, type.collectionPath(namespace: namespace), query: query)
-            if status == 404 && namespace != nil { return [] }
+            if status == 404 && namespace != nil { try requireKubernetes(data, path: type.collectionPath(namespace: namespace)); return [] }
             guard (200..<300).contains(status) else { throw apiError(status, data, object: "\(type.plural)\(namespace.map { " in \($0)" } ?? "")", verb: "list") }
             let page = try JSON.parse(data)
             items += page["items"]?.array ?? []
@@ -108,7 +120,7 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
     public func delete(_ type: ResourceType, name: String, namespace: String?, propagation: DeletePropagation) async throws -> Bool {
         let body = Data("{\"kind\":\"DeleteOptions\",\"apiVersion\":\"v1\",\"propagationPolicy\":\"\(propagation.rawValue)\"}".utf8)
         let (status, data) = try await send(.DELETE, type.path(name: name, namespace: namespace), body: body, contentType: "application/json")
-        if status == 404 { return false }
+        if status == 404 { try requireKubernetes(data, path: type.path(name: name, namespace: namespace)); return false }
         guard (200..<300).contains(status) else { throw apiError(status, data, object: ref(type, name, namespace), verb: "delete") }
         return true
     }
@@ -167,10 +179,19 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
         return request
     }
 
+    /// A 404 from a Kubernetes API server carries a `Status` object; anything else (a web server, a proxy's
+    /// page) means the kubeconfig points at something that is not one, which must not read as "not found".
+    func requireKubernetes(_ data: Data, path: String) throws {
+        if (try? JSON.parse(data))?["kind"]?.string == "Status" { return }
+        throw SoError("\(base) (context \(connection.contextName)) is not a Kubernetes API server: GET \(path) answered 404 without a Kubernetes Status",
+                      hint: "check the kubeconfig's server address ('kubectl cluster-info' with the same kubeconfig and context)", exitCode: SoError.exitUnreachable)
+    }
+
     /// One request with retries on 429, 5xx and connection failures.
     func send(_ method: HTTPMethod, _ path: String, query: [String: String] = [:], body: Data? = nil, contentType: String? = nil) async throws -> (Int, Data) {
         var attempt = 0
         var delay = 0.2
+        let first = DispatchTime.now().uptimeNanoseconds
         while true {
             attempt += 1
             var request = try await makeRequest(method, path, query: query)
@@ -196,7 +217,9 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
             } catch let error as SoError {
                 throw error
             } catch {
-                if attempt < maxAttempts && Self.isRetryable(error) {
+                // A connection that fails is tried again only briefly: a server that is down is reported in ~2-3 s.
+                let elapsed = Double(DispatchTime.now().uptimeNanoseconds - first) / 1e9
+                if attempt < maxAttempts && elapsed < 1 && Self.isRetryable(error) {
                     try await Task.sleep(nanoseconds: UInt64(delay * 1e9))
                     delay = min(delay * 2, 5)
                     continue

@@ -115,6 +115,17 @@ public final class FakeCluster: ClusterClient, @unchecked Sendable {
         }
     }
 
+    /// Admits the object as `apply` would (its namespace must exist; `failures` apply as "dry-run KIND …")
+    /// and returns it as it would be stored, storing nothing.
+    public func dryRunApply(_ object: KubeObject, fieldManager: String) async throws -> JSON {
+        try record("dry-run \(object.kind) \(object.namespace.map { "\($0)/" } ?? "")\(object.name)")
+        let type = try ResourceType.of(object)
+        try requireNamespace(of: object, type)
+        var json = try JSON.parse(Data(object.json().utf8))
+        locked { stamp(&json) }
+        return json
+    }
+
     public func create(_ object: KubeObject, fieldManager: String) async throws -> JSON? {
         try record("create \(object.kind) \(object.namespace.map { "\($0)/" } ?? "")\(object.name)")
         let type = try ResourceType.of(object)

@@ -685,3 +685,52 @@ func namespaceHoldsNoLock(_ c: ClusterHarness) -> Bool {
     let a = c.cluster.object("Namespace", c.id)?.annotations ?? [:]
     return a[DeploymentLock.holderAnnotation] == nil && a[DeploymentLock.expiresAnnotation] == nil
 }
+
+/// One cluster-selection rule for every verb: flags > the deployment's own > SO_KUBECONFIG > the host's
+/// kind cluster > the current context of $KUBECONFIG; nothing answering is one error naming all of it.
+@Suite struct ClusterSelectionTests {
+    static func kubeconfig(context: String, server: String = "https://127.0.0.1:6443") -> String {
+        ClusterHarness.kubeconfigText.replacingOccurrences(of: "kind-test", with: context).replacingOccurrences(of: "https://127.0.0.1:6443", with: server)
+    }
+
+    @Test func theUsersCurrentContextIsTheLastResort() async throws {
+        let c = try await ClusterHarness()
+        try c.h.tmp.write("user-kubeconfig", Self.kubeconfig(context: "prod"))
+        // No kind installed (the harness's default): status and list reach $KUBECONFIG's current context.
+        let status = try await ObserveAction(c.ctx).status("dep", cluster: ClusterOptions(performClusterManagement: false))
+        #expect(status.cluster.contains("prod"), "\(status.cluster)")
+        _ = try await ListAction(c.ctx).run(cluster: ClusterOptions(performClusterManagement: false))
+    }
+
+    @Test func soKubeconfigComesAfterTheDeploymentsOwnKindCluster() async throws {
+        let c = try await ClusterHarness(environment: ["SO_KUBECONFIG": "/nonexistent/ci-kubeconfig"])
+        let clusterID = try DeploymentFile.load(c.h.path("dep/deployment.yml"), fs: c.h.fs, diagnostics: DiagnosticSink()).clusterID
+        try c.h.tmp.write("user-kubeconfig", Self.kubeconfig(context: "kind-\(clusterID)"))
+        let target = try await ClusterTargets(ctx: c.ctx).find(try RenderAction(c.ctx).model("dep"), ClusterOptions(performClusterManagement: false), allowCreate: false)
+        #expect(target?.kindCluster == clusterID && target?.kubeconfigFile == nil)
+        // Without the deployment's own cluster, SO_KUBECONFIG (here missing: its error names it).
+        try c.h.tmp.write("user-kubeconfig", Self.kubeconfig(context: "other"))
+        await #expect { _ = try await ClusterTargets(ctx: c.ctx).find(try RenderAction(c.ctx).model("dep"), ClusterOptions(performClusterManagement: false), allowCreate: false) }
+            throws: { ($0 as? SoError)?.message.contains("/nonexistent/ci-kubeconfig") == true }
+    }
+
+    @Test func nothingToUseNamesEverythingTried() async throws {
+        let c = try await ClusterHarness()
+        await #expect { _ = try await ObserveAction(c.ctx).status("dep", cluster: ClusterOptions(performClusterManagement: false)) } throws: { e in
+            guard let e = e as? SoError else { return false }
+            return e.exitCode == SoError.exitUnreachable && e.message.hasPrefix("no cluster to use; tried --kubeconfig/--context (not given)")
+                && e.message.contains("SO_KUBECONFIG (not set)") && e.message.contains("kind is not installed") && e.message.contains("$KUBECONFIG")
+                && (e.hint ?? "").contains("--kubeconfig")
+        }
+    }
+
+    /// exec, shell and port-forward hand kubectl exactly the cluster so chose.
+    @Test func kubectlGetsTheChosenKubeconfig() async throws {
+        let c = try await ClusterHarness(environment: ["SO_KUBECONFIG": "/tmp/ci-kubeconfig-for-test"])
+        let target = ClusterTarget(connection: ClusterConnection(contextName: "ci", server: "https://127.0.0.1:6443"), kindCluster: nil, kubeconfigFile: "/tmp/ci-kubeconfig-for-test")
+        #expect(target.kubectlFlags == ["--kubeconfig", "/tmp/ci-kubeconfig-for-test", "--context", "ci"])
+        let user = ClusterTarget(connection: ClusterConnection(contextName: "kind-x", server: "https://127.0.0.1:6443"), kindCluster: "x")
+        #expect(user.kubectlFlags == ["--context", "kind-x"])
+        _ = c
+    }
+}

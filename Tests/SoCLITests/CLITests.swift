@@ -106,14 +106,37 @@ func runSo(_ args: [String], cwd: String, environment: [String: String] = [:]) a
         let j = await runSo(["deployment", "--dir", "dep", "render", "-o", "json"], cwd: t.path)
         let list = try JSONSerialization.jsonObject(with: Data(j.stdout.utf8)) as? [String: Any]
         #expect((list?["items"] as? [Any])?.count == 7)
-        let d = await runSo(["deployment", "--dir", "dep", "render", "--output", "k8s"], cwd: t.path)
+        let d = await runSo(["deployment", "--dir", "dep", "render", "--output-dir", "k8s"], cwd: t.path)
         #expect(d.code == 0, "\(d.stderr)")
-        let files = try LocalFileSystem().list(t.file("k8s"))
+        let files = try LocalFileSystem().list(t.file("k8s")).filter { $0 != ".so-render" }
         #expect(files.first == "01-namespace-\(try deploymentID(t)).yaml" && files.count == 7)
-        // Rendering again replaces the directory as a whole.
-        try t.write("k8s/stale.yaml", "x")
-        _ = await runSo(["deployment", "--dir", "dep", "render", "--output", "k8s"], cwd: t.path)
-        #expect(!t.exists("k8s/stale.yaml"))
+        // A render replaces the files it wrote (a stale one of its own goes) and nothing else.
+        try t.write("k8s/99-configmap-gone.yaml", "x")
+        try t.write("k8s/.so-render", (files + ["99-configmap-gone.yaml"]).joined(separator: "\n"))
+        let again2 = await runSo(["deployment", "--dir", "dep", "render", "--output-dir", "k8s"], cwd: t.path)
+        #expect(again2.code == 0, "\(again2.stderr)")
+        #expect(!t.exists("k8s/99-configmap-gone.yaml"))
+        #expect(try LocalFileSystem().list(t.file("k8s")).filter { $0 != ".so-render" } == files)
+    }
+
+    /// A directory holding files render did not write is refused, and never emptied (a project folder, the deployment itself).
+    @Test func renderNeverDeletesOtherFiles() async throws {
+        let t = try TempDir()
+        defer { t.cleanup() }
+        try await makeDeployment(t)
+        try t.write("proj/main.go", "package main\n")
+        let refused = await runSo(["deployment", "--dir", "dep", "render", "--output-dir", "proj"], cwd: t.path)
+        #expect(refused.code == 64 && refused.stderr.contains("holds files render did not write (main.go)") && refused.stderr.contains("--force"), "\(refused.stderr)")
+        #expect(try t.read("proj/main.go") == "package main\n" && (try LocalFileSystem().list(t.file("proj"))) == ["main.go"])
+        let forced = await runSo(["deployment", "--dir", "dep", "render", "--output-dir", "proj", "--force", "-o", "json"], cwd: t.path)
+        #expect(forced.code == 0, "\(forced.stderr)")
+        #expect(try t.read("proj/main.go") == "package main\n")
+        #expect(try LocalFileSystem().list(t.file("proj")).filter { $0.hasSuffix(".json") }.count == 7)
+        let intoDeployment = await runSo(["deployment", "--dir", "dep", "render", "--output-dir", "dep"], cwd: t.path)
+        #expect(intoDeployment.code == 64 && t.exists("dep/deployment.yml"))
+        // -o names the format, as on every other verb; a path there is a usage error, not a directory named json/.
+        let wrong = await runSo(["deployment", "--dir", "dep", "render", "--output", "somewhere"], cwd: t.path)
+        #expect(wrong.code == 64 && !t.exists("somewhere"))
     }
 
     func deploymentID(_ t: TempDir) throws -> String {

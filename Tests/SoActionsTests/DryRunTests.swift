@@ -1,0 +1,88 @@
+import Foundation
+import Testing
+@testable import SoActions
+import SoBasics
+import SoKube
+import SoStack
+import SoTestSupport
+
+/// `--dry-run` changes nothing: no write on the cluster (only reads and server-side dry runs), no file.
+@Suite struct DryRunTests {
+    /// Calls that change the cluster.
+    static func writes(_ calls: [String]) -> [String] {
+        calls.filter { ["apply ", "create ", "update ", "patch ", "delete "].contains(where: $0.hasPrefix) }
+    }
+
+    @Test func startDryRunOnANewNamespaceWritesNothing() async throws {
+        let c = try await ClusterHarness()
+        let plan = try await PlanAction(c.ctx).run(directory: "dep", cluster: c.options)
+        #expect(Self.writes(c.cluster.calls).isEmpty, "\(c.cluster.calls)")
+        #expect(c.cluster.calls.contains("dry-run Namespace \(KubeNames.label(c.id))"))
+        #expect(plan.first?.line == "would create Namespace \(KubeNames.label(c.id))")
+        // Objects in a namespace that does not exist yet cannot be judged by the server: said so, not hidden.
+        #expect(plan.contains { $0.kind == "Deployment" && $0.action == .create && $0.note == "not checked: its namespace is new" })
+    }
+
+    @Test func startDryRunAfterAStartSeesUnchangedChangedAndPruned() async throws {
+        let c = try await ClusterHarness()
+        _ = try await c.start()
+        let ns = KubeNames.label(c.id)
+        // Something of ours that left the manifest, and a Deployment edited by hand.
+        try c.cluster.seed(KubeObject(apiVersion: "v1", kind: "ConfigMap", name: "gone", namespace: ns,
+                                      labels: [("app", c.id), ("app.kubernetes.io/instance", c.id), ("app.kubernetes.io/managed-by", "so")]))
+        let deployment = try #require(c.cluster.all.filter { $0.0.type.kind == "Deployment" }.map(\.1).first)
+        c.cluster.update("Deployment", deployment.name, namespace: ns) { json in
+            guard case .object(var o) = json, case .object(var spec)? = o["spec"] else { return }
+            spec["replicas"] = .number(7)
+            o["spec"] = .object(spec)
+            json = .object(o)
+        }
+        let before = c.cluster.calls.count
+        let plan = try await PlanAction(c.ctx).run(directory: "dep", cluster: c.options)
+        #expect(Self.writes(Array(c.cluster.calls[before...])).isEmpty)
+        #expect(plan.contains { $0.kind == "Deployment" && $0.action == .configure }, "\(plan.map(\.line))")
+        #expect(plan.contains { $0.kind == "Namespace" && $0.action == .unchanged }, "\(plan.map(\.line))")
+        #expect(plan.contains { $0.line == "would delete ConfigMap \(ns)/gone (no longer in the deployment)" }, "\(plan.map(\.line))")
+        #expect(c.cluster.object("ConfigMap", "gone", namespace: ns) != nil)
+    }
+
+    @Test func aServerRefusalIsAnError() async throws {
+        let c = try await ClusterHarness()
+        _ = try await c.start()
+        c.cluster.failures["dry-run Deployment"] = SoError("cannot apply (dry run) Deployment x: spec.template.spec.hostAliases[0].ip: Invalid value (Invalid)")
+        await #expect(throws: SoError.self) { try await PlanAction(c.ctx).run(directory: "dep", cluster: c.options) }
+    }
+
+    @Test func stopDryRunListsAndKeeps() async throws {
+        let c = try await ClusterHarness()
+        _ = try await c.start()
+        let before = c.cluster.calls.count
+        let listed = try await StopAction(c.ctx).run(StopRequest(directory: "dep", cluster: c.options, deleteVolumes: true, deleteNamespace: true, dryRun: true))
+        #expect(!listed.isEmpty && listed.contains { $0.hasPrefix("Deployment ") })
+        #expect(Self.writes(Array(c.cluster.calls[before...])).isEmpty, "\(c.cluster.calls[before...])")
+        #expect(c.h.console.stdout.contains("would delete Namespace \(KubeNames.label(c.id))"))
+        #expect(!c.cluster.all.filter { $0.0.type.kind == "Deployment" }.map(\.1).isEmpty)
+    }
+
+    @Test func initAndCreateDryRunWriteNothing() async throws {
+        let h = try Harness()
+        defer { h.tmp.cleanup() }
+        var initReq = InitRequest(stack: "example", output: "spec.yml")
+        initReq.dryRun = true
+        try await InitAction(h.ctx).run(initReq)
+        #expect(!h.fs.exists(h.path("spec.yml")))
+        #expect(h.console.stdout.contains("would write spec.yml:\nstack: "))
+        try await h.initAndCreate("example")
+        var create = CreateRequest(specFile: "spec.yml", deploymentDir: "other")
+        create.dryRun = true
+        let r = try await CreateAction(h.ctx).run(create)
+        #expect(!h.fs.exists(h.path("other")) && r.added.contains("deployment.yml"))
+        #expect(try h.fs.list(h.path(".")).allSatisfy { !$0.contains("creating") })
+        // --update --dry-run names the changes and makes none.
+        try h.tmp.write("dep/compose/extra.yml", "x: 1\n")
+        var update = CreateRequest(specFile: "dep/spec.yml", deploymentDir: "dep", update: true)
+        update.dryRun = true
+        let u = try await CreateAction(h.ctx).run(update)
+        #expect(u.removed == ["compose/extra.yml"] && h.fs.exists(h.path("dep/compose/extra.yml")))
+    }
+}

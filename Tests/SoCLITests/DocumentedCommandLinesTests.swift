@@ -1,0 +1,177 @@
+import Foundation
+import Testing
+import ArgumentParser
+@testable import SoCLI
+import SoBasics
+import SoCompose
+import SoTestSupport
+
+/// Every `so` command line the documentation shows — README.md, docs/, the example pipeline and every
+/// `--help` example — goes through the parser as a user would type it, so documentation and parser
+/// cannot disagree.
+@Suite struct DocumentedCommandLinesTests {
+    /// A command line found in a document, with where it was found.
+    struct Shown: CustomStringConvertible {
+        var words: [String]
+        var source: String
+        var description: String { "\(source): so \(words.joined(separator: " "))" }
+    }
+
+    /// `so …` (or `.build/debug/so …`) segments of a shell line: comments, redirections and `&&`/`||`/`;`/`|`
+    /// chains taken apart.
+    static func commands(inShellLine raw: String, source: String) -> [Shown] {
+        var line = raw.trimmingCharacters(in: .whitespaces)
+        if line.hasPrefix("$ ") { line.removeFirst(2) }
+        if let hash = line.range(of: " #") { line = String(line[..<hash.lowerBound]) }
+        var out: [Shown] = []
+        let segments = line.components(separatedBy: "&&").flatMap { $0.components(separatedBy: "||") }.flatMap { $0.components(separatedBy: ";") }
+        for segment in segments {
+            let piece = segment.components(separatedBy: " | ").first ?? segment
+            guard var words = try? ShellWords.split(piece), let first = words.first, first == "so" || first.hasSuffix("/so") else { continue }
+            words.removeFirst()
+            if let redirect = words.firstIndex(where: { $0 == ">" || $0 == ">>" || $0 == "2>&1" }) { words = Array(words[..<redirect]) }
+            out.append(Shown(words: words, source: source))
+        }
+        return out
+    }
+
+    /// Shell lines with `\` continuations joined, each with the number of its first line.
+    static func joinedLines(_ lines: [String], firstLine: Int) -> [(Int, String)] {
+        var out: [(Int, String)] = []
+        var pending: (Int, String)?
+        for (i, line) in lines.enumerated() {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            let continued = trimmed.hasSuffix("\\")
+            let body = continued ? String(trimmed.dropLast()) : trimmed
+            if var p = pending { p.1 += " " + body; pending = p } else { pending = (firstLine + i, body) }
+            if !continued, let p = pending { out.append(p); pending = nil }
+        }
+        if let p = pending { out.append(p) }
+        return out
+    }
+
+    /// Lines of fenced shell blocks, and inline code spans that are whole command lines: they hold an
+    /// option and no placeholder (`so up` or `so deployment --dir D start|stop|…` in prose name commands).
+    static func commands(inMarkdown text: String, file: String) -> [Shown] {
+        var out: [Shown] = []
+        var fence: String?
+        var block: [String] = [], blockStart = 0
+        var prose = ""
+        var proseLines: [Int] = []  // the line of each character offset's line start in `prose`
+        for (n, line) in text.components(separatedBy: "\n").enumerated() {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if trimmed.hasPrefix("```") {
+                if let lang = fence {
+                    if ["sh", "bash", "console", "shell", ""].contains(lang) {
+                        for (l, joined) in joinedLines(block, firstLine: blockStart) { out += commands(inShellLine: joined, source: "\(file):\(l)") }
+                    }
+                    fence = nil
+                } else {
+                    fence = String(trimmed.dropFirst(3))
+                    block = []
+                    blockStart = n + 2
+                }
+                continue
+            }
+            if fence != nil { block.append(line); continue }
+            proseLines.append(contentsOf: Array(repeating: n + 1, count: line.count + 1))
+            prose += line + " "
+        }
+        var offset = 0
+        for (i, piece) in prose.components(separatedBy: "`").enumerated() {
+            defer { offset += piece.count + 1 }
+            guard i % 2 == 1, piece.hasPrefix("so "), piece.contains(" -"), !piece.contains(where: { "[]|…<>".contains($0) }) else { continue }
+            out += commands(inShellLine: piece, source: "\(file):\(proseLines[min(offset, proseLines.count - 1)])")
+        }
+        return out
+    }
+
+    /// `run:` scripts of the example pipelines.
+    static func commands(inWorkflow text: String, file: String) -> [Shown] {
+        joinedLines(text.components(separatedBy: "\n"), firstLine: 1).flatMap { n, line in commands(inShellLine: line, source: "\(file):\(n)") }
+    }
+
+    /// The `Example:` lines of every command's help, from the command tree ArgumentParser describes.
+    static func helpExamples() throws -> [Shown] {
+        struct Command: Decodable { var commandName: String; var discussion: String?; var subcommands: [Command]? }
+        struct Info: Decodable { var command: Command }
+        let info = try JSONDecoder().decode(Info.self, from: Data(SoCommand._dumpHelp().utf8))
+        var out: [Shown] = []
+        func visit(_ c: Command, path: String) {
+            if let d = c.discussion, let r = d.range(of: "Example:") {
+                for line in d[r.upperBound...].components(separatedBy: "\n") {
+                    out += commands(inShellLine: line, source: "so \(path) --help")
+                }
+            }
+            for s in c.subcommands ?? [] where s.commandName != "help" { visit(s, path: path.isEmpty ? s.commandName : path + " " + s.commandName) }
+        }
+        visit(info.command, path: "")
+        return out
+    }
+
+    static func documented() throws -> [Shown] {
+        let fs = LocalFileSystem()
+        var shown: [Shown] = []
+        shown += commands(inMarkdown: try fs.readText(Path.join(RepoPaths.root, "README.md")), file: "README.md")
+        for doc in try fs.list(Path.join(RepoPaths.root, "docs")) where doc.hasSuffix(".md") {
+            shown += commands(inMarkdown: try fs.readText(Path.join(RepoPaths.root, "docs", doc)), file: "docs/\(doc)")
+        }
+        let pipelines = Path.join(RepoPaths.root, "examples/github-actions")
+        for file in try fs.list(pipelines) where file.hasSuffix(".yml") {
+            shown += commands(inWorkflow: try fs.readText(Path.join(pipelines, file)), file: "examples/github-actions/\(file)")
+        }
+        return shown + (try helpExamples())
+    }
+
+    @Test func everyDocumentedCommandLineParses() throws {
+        let shown = try Self.documented()
+        // The documents show many command lines; a parser that found none would prove nothing.
+        #expect(shown.count > 60, "found only \(shown.count) command lines")
+        for s in shown {
+            do {
+                _ = try SoCommand.parseAsRoot(ArgumentOrder.hoist(s.words))
+            } catch {
+                let code = SoCommand.exitCode(for: error)
+                #expect(code == .success, "\(s) does not parse: \(SoCommand.message(for: error))")
+            }
+        }
+    }
+
+    /// Options before or after the verb, as laconic-so allows; the forms a user reported broken.
+    @Test(arguments: [
+        ["deployment", "--name", "ws-1", "status"],
+        ["deployment", "--name", "ws-1", "exec", "agent", "--", "git", "status"],
+        ["deployment", "--dir", "d", "-o", "json", "status"],
+        ["deployment", "--dir", "d", "--kubeconfig", "k", "--context", "c", "logs", "-f"],
+        ["deploy", "--output", "x", "init", "--stack", "example"],
+        ["--stack", "example", "deploy", "--deploy-to", "k8s-kind", "init", "--output", "f"],
+        ["deployment", "--dir", "d", "--timeout", "5", "start"],
+        ["deployment", "--name=ws-1", "shell"],
+    ])
+    func optionsBeforeTheVerb(_ line: [String]) throws {
+        _ = try SoCommand.parseAsRoot(ArgumentOrder.hoist(line))
+    }
+
+    @Test func hoistingIsReadFromTheCommandTree() {
+        #expect(ArgumentOrder.hoist(["deployment", "--name", "n", "status"]) == ["deployment", "status", "--name", "n"])
+        #expect(ArgumentOrder.hoist(["deployment", "--dir", "d", "-o", "json", "status"]) == ["deployment", "status", "--dir", "d", "-o", "json"])
+        // A flag stays a flag: the word after it is the verb.
+        #expect(ArgumentOrder.hoist(["deployment", "--dir", "d", "--verbose", "status"]) == ["deployment", "status", "--dir", "d", "--verbose"])
+        // Nothing before the verb: the line is left as written.
+        #expect(ArgumentOrder.hoist(["deployment", "status", "--dir", "d"]) == ["deployment", "status", "--dir", "d"])
+    }
+
+    @Test func usageErrorsExit64() async throws {
+        let t = try TempDir()
+        defer { t.cleanup() }
+        for line in [["completion", "powershell"], ["cleanup"], ["up", "example", "--ttl", "2x"], ["up", "example", "--name", "Bad_Name", "--no-wait"],
+                     ["help", "nosuch"], ["deployment", "--dir", "d", "start", "--timeout", "-5"], ["deployment", "--dir", "d", "frobnicate"],
+                     ["deployment", "--dir", "d", "logs", "--since", "soon"], ["deployment", "status"]] {
+            let r = await runSo(line, cwd: t.path)
+            #expect(r.code == 64, "\(line): \(r.code) \(r.stderr)")
+            #expect(r.stderr.hasPrefix("error: ") && r.stderr.contains("\nhint: "), "\(line): \(r.stderr)")
+        }
+        let timeout = await runSo(["deployment", "--dir", "d", "start", "--timeout", "-5"], cwd: t.path)
+        #expect(timeout.stderr.contains("'-5' is invalid for '--timeout <seconds>': not a positive number of seconds"), "\(timeout.stderr)")
+    }
+}
