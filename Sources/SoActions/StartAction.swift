@@ -81,6 +81,7 @@ public struct StartAction: Sendable {
         }
         var images = loadImages(target)
         defer { images?.cancel() }
+        if req.onlyKinds == nil { try await StartCommands(ctx: ctx, model: model).run(.pre) }
         let opened = try await open(target, model: model, options: req.cluster, namespace: namespace, secret: wantsSecrets ? secrets.name : nil, timeout: req.timeout)
         if opened.target.kindCluster != target.kindCluster {
             images?.cancel()
@@ -117,6 +118,7 @@ public struct StartAction: Sendable {
             throw error
         }
         await lock.release(held)
+        if req.onlyKinds == nil { try await StartCommands(ctx: ctx, model: model).run(.post) }
         progress.done((req.onlyKinds == nil ? "started" : "updated \(req.onlyKinds!.sorted().joined(separator: ", ")) of") + " \(model.id) in namespace \(namespace)" + (opened.target.kindCluster.map { " on kind cluster \($0)" } ?? " (context \(opened.target.connection.contextName))"))
         return report
     }
@@ -184,6 +186,7 @@ public struct StartAction: Sendable {
         if let only = req.onlyKinds { objects = objects.filter { only.contains($0.kind) || (newNamespace && $0.kind == "Namespace") } }
         if req.onlyKinds?.contains("Secret") ?? true {
             let composeSecrets = try ComposeSecrets(ctx: ctx, model: model, namespace: namespace).objects()
+                + [try ImagePullSecretObject(ctx: ctx, model: model, namespace: namespace).object()].compactMap { $0 }
             objects.insert(contentsOf: composeSecrets, at: objects.firstIndex { $0.kind != "Namespace" } ?? objects.count)
         }
         let keep = objects

@@ -7,6 +7,9 @@ public struct ResolvedStack: Sendable {
     public struct Component: Sendable, Equatable {
         public var name: String
         public var composePath: String
+        /// Map-form pods: shell commands run on this host before the start applies, and once it is ready.
+        public var preStartCommand: String? = nil
+        public var postStartCommand: String? = nil
     }
 
     /// Stack directory basename: names the namespace and labels, as in laconic-so.
@@ -196,7 +199,7 @@ public struct StackLocator: Sendable {
                               hint: pod.repository != nil ? "run 'so --stack \(stackDir) setup-repositories' to clone \(pod.repository!)" : "add \(Path.relative(compose, to: root) ?? compose) to the stack or remove the pod from stack.yml",
                               at: SourceLocation(file: stackFilePath, line: pod.line))
             }
-            pods.append(.init(name: pod.name, composePath: compose))
+            pods.append(.init(name: pod.name, composePath: compose, preStartCommand: pod.preStartCommand, postStartCommand: pod.postStartCommand))
         }
         var optional: [ResolvedStack.Component] = []
         for name in file.optionalPods {
