@@ -196,13 +196,18 @@ struct DeploymentPlanner {
     }
 
     func configEnv() throws -> String {
-        var credentials: [(file: String, pairs: [(key: String, value: String)])] = []
+        // Only where each credentials file is and its key names: the values stay in the file until start
+        // copies them into the deployment's Secret (never into config.env).
+        var credentials: [CredentialsFile] = []
         for f in spec.credentialsFiles {
             let path = Path.absolute(Path.expandTilde(f, home: fs.homeDirectory), relativeTo: fs.currentDirectory)
             guard fs.isFile(path) else {
                 throw SoError("credentials file not found: \(path)", hint: "create it or remove it from credentials-files", at: SourceLocation(file: spec.path))
             }
-            credentials.append((f, try DotEnv.parse(try fs.readText(path, what: "credentials file"), file: path)))
+            let keys = try DotEnv.parse(try fs.readText(path, what: "credentials file"), file: path).map(\.key)
+            var unique: [String] = []
+            for k in keys where !unique.contains(k) { unique.append(k) }
+            credentials.append(CredentialsFile(path: path, keys: unique))
         }
         return ConfigEnv.render(spec.plainConfig.map { ($0.key, $0.value) }, credentials: credentials)
     }

@@ -179,6 +179,9 @@ struct PodBuilder {
         }
         // laconic-so injects every config.env entry into every container; config wins over compose text.
         for e in model.config { add(e.key, raw: e.value) }
+        // Credentials files were config.env entries in laconic-so (config wins over compose): their keys
+        // come from the Secret even where compose gives the variable a value.
+        for f in model.credentialsFiles { for k in f.keys where position[k] != nil { set(k, secretKeyRef(k)) } }
         if !model.caCertificates.isEmpty { set("NODE_EXTRA_CA_CERTS", .string("/etc/ssl/certs/laconic-extra-ca-0.pem")) }
         let prelude = secretRefs.filter { position[$0] == nil }.map { ($0, secretKeyRef($0)) }
         // A reference must come after the variable it uses: move those definitions to the front.
