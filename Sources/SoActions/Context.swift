@@ -22,6 +22,8 @@ public struct SoContext: Sendable {
     public var hostName = "localhost"
     /// Whether a process of this host still runs (a lock whose holder died here is taken over at once).
     public var isProcessAlive: @Sendable (Int32) -> Bool = { _ in true }
+    /// What SIGINT/SIGTERM undo (the CLI installs the handlers on `Interrupts.shared`; tests pass their own).
+    public var interrupts: Interrupts = .shared
 
     public init(fs: FileSystem, processes: ProcessRunner, clock: Clock, entropy: Entropy, console: Console,
                 environment: [String: String], diagnostics: DiagnosticSink = DiagnosticSink(), builtInRoot: String?,

@@ -25,25 +25,38 @@ public struct DeploymentPlan: Sendable {
         }
     }
 
+    static func temporaryPrefix(_ dir: String) -> String { Path.basename(dir) + ".creating" }
+
     /// Writes a new deployment directory: everything goes into a temporary directory beside `dir`,
-    /// which is renamed into place at the end; on any error nothing is left behind.
-    func write(to dir: String, fs: FileSystem) throws {
-        let tmp = try fs.temporaryDirectory(beside: dir, prefix: Path.basename(dir) + ".creating")
+    /// which is renamed into place at the end; on any error, or SIGINT/SIGTERM, nothing is left behind.
+    func write(to dir: String, fs: FileSystem, interrupts: Interrupts) throws {
+        var guardID = 0
+        let tmp = try interrupts.step { () throws -> String in
+            let t = try fs.temporaryDirectory(beside: dir, prefix: Self.temporaryPrefix(dir))
+            guardID = interrupts.onInterrupt { try? fs.remove(t) }
+            return t
+        }
         do {
-            try populate(tmp, fs: fs)
-            try fs.move(tmp, to: dir)
+            try populate(tmp, fs: fs, interrupts: interrupts)
+            try interrupts.step {
+                try fs.move(tmp, to: dir)
+                interrupts.done(guardID)
+            }
         } catch {
             try? fs.remove(tmp)
+            interrupts.done(guardID)
             throw error
         }
     }
 
-    private func populate(_ root: String, fs: FileSystem) throws {
-        for d in directories { try fs.createDirectory(Path.join(root, d)) }
+    private func populate(_ root: String, fs: FileSystem, interrupts: Interrupts) throws {
+        for d in directories { try interrupts.step { try fs.createDirectory(Path.join(root, d)) } }
         for f in files {
             let p = Path.join(root, f.path)
-            try fs.write(f.data, to: p)
-            if f.executable { try fs.setExecutable(p, true) }
+            try interrupts.step {
+                try fs.write(f.data, to: p)
+                if f.executable { try fs.setExecutable(p, true) }
+            }
         }
     }
 
@@ -219,13 +232,18 @@ struct DeploymentPlanner {
     }
 
     func configEnv() throws -> String {
-        var credentials: [(file: String, pairs: [(key: String, value: String)])] = []
+        // Only where each credentials file is and its key names: the values stay in the file until start
+        // copies them into the deployment's Secret (never into config.env).
+        var credentials: [CredentialsFile] = []
         for f in spec.credentialsFiles {
             let path = Path.absolute(Path.expandTilde(f, home: fs.homeDirectory), relativeTo: fs.currentDirectory)
             guard fs.isFile(path) else {
                 throw SoError("credentials file not found: \(path)", hint: "create it or remove it from credentials-files", at: SourceLocation(file: spec.path))
             }
-            credentials.append((f, try DotEnv.parse(try fs.readText(path, what: "credentials file"), file: path)))
+            let keys = try DotEnv.parse(try fs.readText(path, what: "credentials file"), file: path).map(\.key)
+            var unique: [String] = []
+            for k in keys where !unique.contains(k) { unique.append(k) }
+            credentials.append(CredentialsFile(path: path, keys: unique))
         }
         return ConfigEnv.render(spec.plainConfig.map { ($0.key, $0.value) }, credentials: credentials)
     }

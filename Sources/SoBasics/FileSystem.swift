@@ -17,7 +17,10 @@ public protocol FileSystem: Sendable {
     func setExecutable(_ path: String, _ executable: Bool) throws
     var currentDirectory: String { get }
     var homeDirectory: String { get }
+    /// A new hidden directory `.<prefix>.<pid>.XXXXXX` beside `path` (the pid tells a killed run's leftovers).
     func temporaryDirectory(beside path: String, prefix: String) throws -> String
+    /// When `path` was last modified (not following a final symlink); nil when absent.
+    func modificationDate(_ path: String) -> Date?
 }
 
 extension FileSystem {
@@ -158,10 +161,16 @@ public struct LocalFileSystem: FileSystem {
     public func temporaryDirectory(beside path: String, prefix: String) throws -> String {
         let parent = Path.dirname(path)
         try createDirectory(parent)
-        var template = Array(Path.join(parent, ".\(prefix).XXXXXX").utf8CString)
+        var template = Array(Path.join(parent, ".\(prefix).\(getpid()).XXXXXX").utf8CString)
         let made = template.withUnsafeMutableBufferPointer { buf -> Bool in mkdtemp(buf.baseAddress!) != nil }
         guard made else { throw SoError("cannot create a temporary directory in \(parent): \(String(cString: strerror(errno)))", hint: "check the directory's permissions") }
         return String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    public func modificationDate(_ path: String) -> Date? {
+        var st = stat()
+        guard lstat(path, &st) == 0 else { return nil }
+        return Date(timeIntervalSince1970: Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9)
     }
 
     static func reason(_ error: Error) -> String {
@@ -174,5 +183,33 @@ public struct LocalFileSystem: FileSystem {
         case NSFileReadNoPermissionError, NSFileWriteNoPermissionError: return "permission denied"
         default: return ns.localizedDescription.lowercased()
         }
+    }
+}
+
+extension FileSystem {
+    /// Removes what killed runs left beside `path`: `.<prefix>.<pid>.XXXXXX` directories whose process no
+    /// longer runs, or that are over a day old (the pid may have been reused), and the older pid-less
+    /// `.<prefix>.XXXXXX` form once over an hour old. Returns the paths removed.
+    @discardableResult
+    public func removeStaleTemporaries(beside path: String, prefix: String, isProcessAlive: (Int32) -> Bool, now: Date) -> [String] {
+        let parent = Path.dirname(path)
+        guard isDirectory(parent), let names = try? list(parent) else { return [] }
+        let head = "." + prefix + "."
+        var removed: [String] = []
+        for name in names where name.hasPrefix(head) {
+            let rest = name.dropFirst(head.count).split(separator: ".", omittingEmptySubsequences: false)
+            let p = Path.join(parent, name)
+            let age = modificationDate(p).map { now.timeIntervalSince($0) } ?? 0
+            let stale: Bool
+            if rest.count == 2, let pid = Int32(rest[0]), rest[1].count == 6 {
+                stale = !isProcessAlive(pid) || age > 24 * 3600
+            } else if rest.count == 1, rest[0].count == 6 {
+                stale = age > 3600
+            } else {
+                continue
+            }
+            if stale, (try? remove(p)) != nil { removed.append(p) }
+        }
+        return removed
     }
 }

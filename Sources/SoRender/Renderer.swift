@@ -203,7 +203,9 @@ struct RenderState {
         if hasGeneratedSecret && options.placeholderSecrets {
             secrets.append(KubeObject(apiVersion: "v1", kind: "Secret", name: generatedSecretName, namespace: namespace, labels: labels(),
                                       annotations: [("so.dev/placeholder", "values are generated at start and never rendered")],
-                                      body: [("type", .string("Opaque")), ("stringData", .map(model.secretKeys.map { ($0, .string("<generated at start>")) }))]))
+                                      body: [("type", .string("Opaque")), ("stringData", .map(model.secretKeys.map { k in
+                                          (k, .string(model.credentialsFiles.contains { $0.keys.contains(k) } ? "<copied from a credentials file at start>" : "<generated at start>"))
+                                      }))]))
         }
         if !model.caCertificates.isEmpty {
             secrets.append(KubeObject(apiVersion: "v1", kind: "Secret", name: "\(id)-ca-certificates", namespace: namespace, labels: labels(),

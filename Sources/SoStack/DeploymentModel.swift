@@ -20,8 +20,11 @@ public struct DeploymentModel: Sendable {
     public var spec: Spec
     /// config.env entries, in order.
     public var config: [(key: String, value: String)]
-    /// Keys held by the deployment's Secret: `$generate` tokens in the spec's config, then `secret-env` names.
+    /// Keys held by the deployment's Secret: `$generate` tokens in the spec's config, then `secret-env` names,
+    /// then the keys of the spec's credentials files.
     public var secretKeys: [String]
+    /// The spec's credentials files (absolute path, key names), as config.env names them; start reads the values.
+    public var credentialsFiles: [CredentialsFile] = []
     public var pods: [ComposeComponent]
     /// Each compose service in a Deployment of its own (stack.yml `pod-per-service`, plain compose files).
     public var podPerService = false
@@ -79,9 +82,16 @@ public enum DeploymentLoader {
         let identity = try DeploymentFile.load(deploymentFile, fs: fs, diagnostics: diagnostics)
         let spec = try Spec.load(Path.join(dir, "spec.yml"), fs: fs, diagnostics: diagnostics)
         let stack = try StackFile.load(Path.join(dir, "stack.yml"), fs: fs, diagnostics: diagnostics)
-        let config = try ConfigEnv.load(Path.join(dir, "config.env"), fs: fs)
+        var config = try ConfigEnv.load(Path.join(dir, "config.env"), fs: fs)
         var secretKeys = spec.config.filter { GenerateToken.contains($0.value) }.map(\.key)
         for k in spec.secretEnv where !secretKeys.contains(k) { secretKeys.append(k) }
+        // Credentials come after config (laconic-so appends them to config.env), so their keys win.
+        let credentials = try ConfigEnv.loadCredentialsFiles(Path.join(dir, "config.env"), fs: fs)
+        let credentialKeys = Set(credentials.flatMap(\.keys))
+        if !credentialKeys.isEmpty {
+            config.removeAll { credentialKeys.contains($0.key) }
+            for k in credentials.flatMap(\.keys) where !secretKeys.contains(k) { secretKeys.append(k) }
+        }
 
         var env: [String: String] = [:]
         for e in config { env[e.key] = e.value }
@@ -180,6 +190,7 @@ public enum DeploymentLoader {
                                     secretKeys: secretKeys, pods: pods, jobs: jobs, files: files, caCertificates: cas)
         model.podPerService = stack.podPerService
         model.skippedServices = skipped
+        model.credentialsFiles = credentials
         return model
     }
 }

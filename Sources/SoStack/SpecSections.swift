@@ -293,7 +293,8 @@ public struct SpecSections: Sendable {
         func amounts(_ key: String) throws -> ResourceAmounts? {
             guard let v = m.nonNull(key) else { return nil }
             let am = try v.mapping("'\(what).\(key)'")
-            let r = ResourceAmounts(cpus: try am.string("cpus"), memory: try am.string("memory"))
+            let r = ResourceAmounts(cpus: try QuantityCheck.cpu(am, "cpus", what: "\(what).\(key).cpus"),
+                                    memory: try QuantityCheck.memory(am, "memory", what: "\(what).\(key).memory"))
             am.finish(into: diagnostics)
             return r
         }
@@ -306,7 +307,7 @@ public struct SpecSections: Sendable {
         let m = try n.mapping("'\(what)'")
         guard let r = m.nonNull("reservations") else { m.finish(into: diagnostics); return nil }
         let rm = try r.mapping("'\(what).reservations'")
-        let v = try rm.string("storage")
+        let v = try QuantityCheck.storage(rm, "storage", what: "\(what).reservations.storage")
         rm.finish(into: diagnostics)
         m.finish(into: diagnostics)
         return v

@@ -130,7 +130,7 @@ enum Golden {
             text = manifest.warnings.map { "# \($0.description.replacingOccurrences(of: RepoPaths.root, with: "<repo>").replacingOccurrences(of: RepoPaths.shared, with: "<shared>"))" }
                 .joined(separator: "\n") + "\n" + text
         }
-        text = text.replacingOccurrences(of: #"/[^ :]*/\.so-golden\.[A-Za-z0-9]+"#, with: "<tmp>", options: .regularExpression)
+        text = text.replacingOccurrences(of: #"/[^ :]*/\.so-golden\.[A-Za-z0-9.]+"#, with: "<tmp>", options: .regularExpression)
         let path = Golden.path(s)
         if ProcessInfo.processInfo.environment["SO_UPDATE_GOLDEN"] == "1" {
             try LocalFileSystem().writeText(text, to: path)
