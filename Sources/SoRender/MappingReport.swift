@@ -104,16 +104,26 @@ public enum MappingReport {
                     if model.spec.configmaps.contains(where: { $0.name == s }) { return "\(m.target): ConfigMap \(id)-\(KubeNames.label(s))" }
                     let path = model.spec.volumes.first { $0.name == s }?.path
                     return "\(m.target): PersistentVolumeClaim \(id)-\(KubeNames.label(s))" + (path.map { " on host path \($0)" } ?? "")
-                case .bind where model.podPerService && (m.source?.hasPrefix("/") == true || m.source?.hasPrefix("~") == true):
+                case .bind where (m.source?.hasPrefix("/") == true || m.source?.hasPrefix("~") == true) && HostPathName.allowed(m.source!, spec: model.spec, podPerService: model.podPerService):
                     let v = HostPathName.volume(for: m.source!)
                     let path = model.spec.volumes.first { $0.name == v }?.path
                     return "\(m.target): PersistentVolumeClaim \(id)-\(v)" + (path.map { " on host path \($0)" } ?? " (no host path in the spec: an empty volume)")
+                case .bind where model.bindDirectories.values.contains(BindDirectory.volume(for: m.source ?? "")) && !(m.source ?? "").hasPrefix("/"):
+                    let v = BindDirectory.volume(for: m.source!)
+                    return "\(m.target): PersistentVolumeClaim \(id)-\(v) on host directory data/\(v) (made by deploy create: \(m.source!) did not exist)"
                 case .bind: return "\(m.target): read-only ConfigMap from \(m.source ?? "")"
                 case .tmpfs: return "\(m.target): emptyDir in memory"
                 default: return "\(m.target): not mapped (\(m.kind.rawValue))"
                 }
             }
-            let approx = svc.volumes.contains { $0.kind == .bind && !$0.readOnly && !(model.podPerService && ($0.source?.hasPrefix("/") == true || $0.source?.hasPrefix("~") == true)) } || svc.volumes.contains { $0.kind == .npipe || $0.kind == .cluster }
+            // Binds served from the host (absolute paths allowed by the spec, directories deploy create made) keep
+            // docker's read-write semantics; other binds are read-only ConfigMaps.
+            func fromHost(_ m: ComposeVolumeMount) -> Bool {
+                guard let s = m.source else { return false }
+                if s.hasPrefix("/") || s.hasPrefix("~") { return HostPathName.allowed(s, spec: model.spec, podPerService: model.podPerService) }
+                return model.bindDirectories.values.contains(BindDirectory.volume(for: s))
+            }
+            let approx = svc.volumes.contains { $0.kind == .bind && !$0.readOnly && !fromHost($0) } || svc.volumes.contains { $0.kind == .npipe || $0.kind == .cluster }
             return (approx ? .approximated : .mapped, parts.joined(separator: "; "))
         case "entrypoint": return (.mapped, "command")
         case "command": return (.mapped, "args")
