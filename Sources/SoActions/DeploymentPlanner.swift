@@ -13,6 +13,8 @@ public struct DeploymentPlan: Sendable {
     }
     public var files: [File] = []
     public var directories: [String] = []
+    /// Volumes made for relative binds whose source does not exist (`data/<volume>`), for kind-config.yml.
+    public var bindDirectories: [String] = []
 
     /// Top-level entries of a deployment directory that copied stack files may not take over.
     static let reserved: Set<String> = ["spec.yml", "stack.yml", "deployment.yml", "config.env", "kind-config.yml", "kubeconfig.yml", "data", "configmaps"]
@@ -167,9 +169,16 @@ struct DeploymentPlanner {
                     for p in svc.ports { hostNetworkPorts.append(.init(port: p.containerPort, proto: p.proto)) }
                 }
                 for m in svc.volumes where m.kind == .bind {
-                    // Plain compose: absolute host binds are named volumes with the host path (set by deploy init).
-                    if stack.file.podPerService, let src = m.source, src.hasPrefix("/") || src.hasPrefix("~") { continue }
-                    try copyReferenced(m.source ?? "", from: raw, line: m.line ?? svc.line, folder: folder, required: true, into: &plan)
+                    // Absolute host binds are named volumes with the host path: set by deploy init for a plain
+                    // compose file, by the spec's opt-in for a laconic stack; never copied.
+                    if let src = m.source, src.hasPrefix("/") || src.hasPrefix("~") {
+                        guard HostPathName.allowed(src, spec: spec, podPerService: stack.file.podPerService) else {
+                            throw SoError("host path '\(src)' is outside the stack and is not mounted unless the spec allows it", hint: HostPathName.optInHint(src),
+                                          at: SourceLocation(file: raw.path, line: m.line ?? svc.line))
+                        }
+                        continue
+                    }
+                    try copyReferenced(m.source ?? "", from: raw, line: m.line ?? svc.line, folder: folder, required: true, into: &plan, bind: true)
                 }
                 for e in svc.envFiles {
                     try copyReferenced(e.path, from: raw, line: svc.line, folder: folder, required: e.required, into: &plan)
@@ -215,6 +224,7 @@ struct DeploymentPlanner {
             plan.directories.append(rel)
             kindVolumes.append((v.name, Path.join(directory, rel)))
         }
+        for volume in plan.bindDirectories { kindVolumes.append((volume, Path.join(directory, "data", volume))) }
         switch spec.deployTo {
         case .k8sKind:
             let root = spec.kindMountRoot.map { Path.normalize(Path.expandTilde($0, home: fs.homeDirectory)) }
@@ -250,7 +260,9 @@ struct DeploymentPlanner {
 
     /// Copies a file or directory a compose file refers to by a relative path into the same place
     /// relative to the deployment directory, so `../config/x` from `D/compose/` still finds it.
-    func copyReferenced(_ source: String, from compose: ComposeFile, line: Int?, folder: String, required: Bool, into plan: inout DeploymentPlan) throws {
+    /// A bind (`bind`) whose source does not exist is not an error: docker would create it as an empty
+    /// directory, so the deployment gets one, `data/<volume>`, mounted read-write from the host.
+    func copyReferenced(_ source: String, from compose: ComposeFile, line: Int?, folder: String, required: Bool, into plan: inout DeploymentPlan, bind: Bool = false) throws {
         let location = SourceLocation(file: compose.path, line: line)
         if source.hasPrefix("/") || source.hasPrefix("~") {
             throw SoError("host path '\(source)' cannot be deployed to a cluster", hint: "use a named volume and give it a host path under the spec's volumes:", at: location)
@@ -267,6 +279,17 @@ struct DeploymentPlanner {
             throw SoError("path '\(source)' collides with the deployment's own '\(first)'", hint: "move the file under the stack's config/ directory", at: location)
         }
         guard fs.exists(abs) else {
+            if bind {
+                let volume = BindDirectory.volume(for: source), data = BindDirectory.path(for: source)
+                guard !plan.bindDirectories.contains(volume) else { return }
+                plan.bindDirectories.append(volume)
+                plan.directories.append(data)
+                if !fs.isDirectory(Path.join(directory, data)) {
+                    ctx.diagnostics.warn(Diagnostic("bind source '\(source)' does not exist (\(abs)); created the empty directory \(data) in the deployment, mounted read-write from the host, as docker would",
+                                                    hint: "add the directory to the stack if it should start with files, or use a named volume", at: location))
+                }
+                return
+            }
             if !required { return }
             throw SoError("file not found: \(abs) (mounted as '\(source)')", hint: "add it to the stack or fix the path", at: location)
         }

@@ -70,9 +70,16 @@ public struct StartAction: Sendable {
         // Finding the cluster (kind's CLI, the user's kubeconfig) overlaps rendering; it only reads. A kind
         // cluster is created, and anything written, only once the deployment rendered.
         async let finding = ClusterTargets(ctx: ctx).find(model, req.cluster, allowCreate: true)
-        var manifest = try RenderAction(ctx).render(model)
+        // extra_hosts host-gateway without the spec's host-gateway: the address depends on the cluster, so the
+        // first render only checks (its warnings held back) and the objects are rendered again once it is known.
+        let needsGateway = HostGatewayFinder.needed(model)
+        var manifest = try RenderAction(ctx).render(model, warn: !needsGateway)
         let target: ClusterTarget
         if let found = try await finding { target = found } else { target = try await ClusterTargets(ctx: ctx).createKind(model) }
+        if needsGateway {
+            let gateway = target.kindCluster == nil ? nil : await HostGatewayFinder(ctx: ctx).kindGateway()
+            manifest = try RenderAction(ctx).render(model, hostGateway: gateway)
+        }
         // Local images are compared with the node's (and loaded) beside the API requests; the workloads wait for them.
         func loadImages(_ target: ClusterTarget) -> Task<Void, Error>? {
             target.kindCluster.flatMap { [ctx, manifest, model] kind in

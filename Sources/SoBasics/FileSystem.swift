@@ -1,6 +1,6 @@
 import Foundation
 
-public enum FileKind: Sendable, Equatable { case file, directory, symlink, other }
+public enum FileKind: Sendable, Equatable { case file, directory, symlink, socket, other }
 
 /// The file system seam. Paths are absolute strings.
 public protocol FileSystem: Sendable {
@@ -91,6 +91,7 @@ public struct LocalFileSystem: FileSystem {
         case S_IFREG: return .file
         case S_IFDIR: return .directory
         case S_IFLNK: return .symlink
+        case S_IFSOCK: return .socket
         default: return .other
         }
     }

@@ -283,21 +283,21 @@ struct PodBuilder {
 
     /// Pod fields from compose's long tail: hostname, stop_grace_period, sysctls, runtime, platform,
     /// extra_hosts and dns (merged over the pod's services).
-    func longTailPodFields() -> [(String, YValue)] {
+    mutating func longTailPodFields() -> [(String, YValue)] {
         let services = compose.services
         var out: [(String, YValue)] = []
         if model.podPerService, let h = services.first?.hostname, NameRules.isDNSLabel(h.lowercased()) { out.append(("hostname", .string(h.lowercased()))) }
         if let grace = services.compactMap({ $0.stopGracePeriod.flatMap(Quantity.seconds) }).max() { out.append(("terminationGracePeriodSeconds", .int(grace))) }
-        let hosts = services.flatMap(\.extraHosts).compactMap { entry -> (String, String)? in
-            guard let i = entry.firstIndex(where: { $0 == ":" || $0 == "=" }) else { return nil }
-            return (String(entry[..<i]), String(entry[entry.index(after: i)...]).trimmingCharacters(in: CharacterSet(charactersIn: "[]")))
-        }
-        if !hosts.isEmpty {
-            var byIP: [(String, [String])] = []
-            for (h, ip) in hosts {
-                if let i = byIP.firstIndex(where: { $0.0 == ip }) { if !byIP[i].1.contains(h) { byIP[i].1.append(h) } } else { byIP.append((ip, [h])) }
+        let gateway = HostAliases.gateway(spec: spec.hostGateway, found: state.options.hostGateway)
+        for svc in services {
+            for left in HostAliases.resolve(svc.extraHosts, gateway: gateway).leftOut {
+                let w = HostAliases.warning(left.entry, reason: left.reason, service: svc, file: compose.path)
+                if !state.warnings.contains(w) { state.warnings.append(w) }
             }
-            out.append(("hostAliases", .list(byIP.map { .map([("ip", .string($0.0)), ("hostnames", .list($0.1.map { .string($0) }))]) })))
+        }
+        let aliases = HostAliases.resolve(services.flatMap(\.extraHosts), gateway: gateway).aliases
+        if !aliases.isEmpty {
+            out.append(("hostAliases", .list(aliases.map { .map([("ip", .string($0.ip)), ("hostnames", .list($0.hostnames.map { .string($0) }))]) })))
         }
         func unique(_ xs: [String]) -> [String] { xs.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } } }
         let dns = unique(services.flatMap(\.dns)), searches = unique(services.flatMap(\.dnsSearch)), options = unique(services.flatMap(\.dnsOpt))

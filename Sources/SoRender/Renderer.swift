@@ -9,9 +9,13 @@ public struct RenderOptions: Sendable {
     public var placeholderSecrets = false
     /// Addresses of the host names in the spec's `egress:` (resolved by the caller; rendering does no I/O).
     public var egressAddresses: [String: [String]] = [:]
-    public init(placeholderSecrets: Bool = false, egressAddresses: [String: [String]] = [:]) {
+    /// The address compose's `host-gateway` stands for, found by the caller (on kind, the gateway of kind's
+    /// docker network); the spec's `host-gateway:` wins over it. Nil: such extra_hosts are left out.
+    public var hostGateway: String?
+    public init(placeholderSecrets: Bool = false, egressAddresses: [String: [String]] = [:], hostGateway: String? = nil) {
         self.placeholderSecrets = placeholderSecrets
         self.egressAddresses = egressAddresses
+        self.hostGateway = hostGateway
     }
 }
 

@@ -35,6 +35,13 @@ public struct DeploymentModel: Sendable {
     public var files: [String: Data]
     /// PEM contents of the spec's ca-certificates, in order.
     public var caCertificates: [Data]
+    /// What each spec volume's host path is on the host, by volume name (read at load, so render can give
+    /// a file or a socket the hostPath type the kubelet accepts for it). Absent: no path in the spec.
+    public var hostPathKinds: [String: HostPathKind] = [:]
+    /// Relative binds whose source did not exist when the deployment was created, by their path relative to
+    /// the deployment directory (`compose/foundry/workspace`) → the volume whose directory `data/<volume>`
+    /// `deploy create` made for them (see BindDirectory).
+    public var bindDirectories: [String: String] = [:]
 
     public var deployTo: DeployTarget { spec.deployTo }
     public var id: String { identity.deploymentID }
@@ -138,6 +145,7 @@ public enum DeploymentLoader {
         let jobs = try stack.jobs.map { try component($0, folder: "compose-jobs") }
 
         var files: [String: Data] = [:]
+        var bindDirectories: [String: String] = [:]
         var collected: Set<String> = []
         func collect(_ rel: String) throws {
             guard collected.insert(rel).inserted else { return }
@@ -162,6 +170,11 @@ public enum DeploymentLoader {
                     let rel = Path.normalize(Path.join(folder, src))
                     guard !rel.hasPrefix("..") else { continue }
                     guard fs.exists(Path.join(dir, rel)) else {
+                        // Not in the stack when the deployment was created: deploy create made data/<volume> for it.
+                        if fs.isDirectory(Path.join(dir, BindDirectory.path(for: src))) {
+                            bindDirectories[rel] = BindDirectory.volume(for: src)
+                            continue
+                        }
                         throw SoError("\(Path.join(dir, rel)) not found (mounted as '\(src)')", hint: "run 'so deploy create --update' to restore it",
                                       at: SourceLocation(file: c.compose.path, line: m.line ?? svc.line))
                     }
@@ -191,6 +204,12 @@ public enum DeploymentLoader {
         model.podPerService = stack.podPerService
         model.skippedServices = skipped
         model.credentialsFiles = credentials
+        model.bindDirectories = bindDirectories
+        for v in spec.volumes {
+            guard let p = v.path else { continue }
+            let abs = p.hasPrefix("/") || p.hasPrefix("~") ? Path.normalize(Path.expandTilde(p, home: fs.homeDirectory)) : Path.absolute(p, relativeTo: dir)
+            model.hostPathKinds[v.name] = HostPathKind.of(abs, fs: fs)
+        }
         return model
     }
 }

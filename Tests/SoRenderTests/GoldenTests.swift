@@ -66,6 +66,7 @@ struct Scenario: CustomStringConvertible, Sendable {
                 + "annotations:\n  container.apparmor.security.beta.kubernetes.io/{name}: runtime/default\nlabels:\n  team: platform\n"
                 + "node-affinities:\n  - {label: nodetype, value: c}\nnode-tolerations:\n  - {key: nodeavoid, value: c}\n"
         }),
+        Scenario(name: "hosts-binds", stack: Path.join(local, "stacks/hosts-binds"), edit: { $0 + "host-gateway: 172.18.0.1\n" }),
         Scenario(name: "agent-workspace", stack: "agent-workspace", config: ["GIT_REPO=https://gitlab.example.org/acme/web.git", "GIT_REF=release-2"],
                  edit: { $0.replacingOccurrences(of: "  - pypi.org\n", with: "  - pypi.org\n  - 10.20.0.0/16\n") },
                  with: ["postgres", "redis"],
