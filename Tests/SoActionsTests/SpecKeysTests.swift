@@ -106,3 +106,25 @@ import SoTestSupport
         }
     }
 }
+
+/// A container that exits right after it started may count as available for an instant: start looks
+/// again a moment later and names it, with its last log lines, instead of reporting success.
+@Suite struct CrashAfterAvailableTests {
+    @Test func aContainerThatExitsAfterTheRolloutIsNamed() async throws {
+        let c = try await ClusterHarness()
+        _ = try await c.start()
+        let ns = KubeNames.label(c.id)
+        var pod = KubeObject(apiVersion: "v1", kind: "Pod", name: "web-abc", namespace: ns,
+                             labels: [("app", c.id), ("app.kubernetes.io/instance", c.id)], body: [])
+        pod.body = [("status", .map([("containerStatuses", .list([.map([
+            ("name", .string("web")), ("ready", .bool(false)), ("restartCount", .int(1)), ("image", .string("nginx:1.27-alpine")),
+            ("state", .map([("waiting", .map([("reason", .string("CrashLoopBackOff"))]))])),
+        ])]))]))]
+        try c.cluster.seed(pod)
+        c.cluster.podLogs["\(ns)/web-abc/web"] = "listening\nfatal: cannot open /var/lib/web/db\n"
+        await #expect { _ = try await c.start() } throws: { e in
+            let m = (e as? SoError)?.message ?? ""
+            return m.contains("container web keeps crashing (CrashLoopBackOff)") && m.contains("fatal: cannot open /var/lib/web/db")
+        }
+    }
+}

@@ -34,7 +34,7 @@ struct CorpusE2ETests {
             guard r.exitCode == 0 else { continue }
             created += 1
             r = try await E2E.so(["deployment", "--dir", "dep", "start", "--no-wait", "--skip-cluster-management"] + RealNode.kc, cwd: t.path)
-            if r.exitCode == 0 { started += 1 } else { refused.append("\(name): \(r.stderr.split(separator: "\n").first ?? "")") }
+            if r.exitCode == 0 { started += 1 } else { refused.append("\(name): \(r.stderr.split(separator: "\n").first { $0.hasPrefix("error: ") } ?? "")") }
             _ = try await E2E.so(["deployment", "--dir", "dep", "stop", "--delete-volumes", "--delete-namespace", "--timeout", "60"] + RealNode.kc, cwd: t.path)
         }
         print("corpus at the API: \(stacks.count) stacks, \(created) created, \(started) started")

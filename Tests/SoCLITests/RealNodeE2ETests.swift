@@ -51,7 +51,7 @@ struct RealNodeE2ETests {
         r = try await E2E.so(["deployment", "--dir", "dep", "logs", "web"] + RealNode.kc, cwd: t.path)
         #expect(r.exitCode == 0 && r.stdout.contains("web-started"), "\(r.stdout)\n\(r.stderr)")
 
-        r = try await E2E.so(["deployment", "--dir", "dep", "exec", "web", "--", "sh", "-c", "cat /www/index.html; exit 7"] + RealNode.kc, cwd: t.path)
+        r = try await E2E.so(["deployment", "--dir", "dep", "exec", "web"] + RealNode.kc + ["--", "sh", "-c", "cat /www/index.html; exit 7"], cwd: t.path)
         #expect(r.exitCode == 7 && r.stdout.contains("hello-from-web"), "exit \(r.exitCode): \(r.stdout)\n\(r.stderr)")
 
         // port-forward serves a request from this host (through kubectl), until it is stopped.
