@@ -11,6 +11,7 @@ public protocol FileSystem: Sendable {
     func createDirectory(_ path: String) throws          // with intermediates, ok if present
     func remove(_ path: String) throws                   // recursive; ok if absent
     func move(_ from: String, to: String) throws         // rename; fails if `to` exists
+    func replace(_ path: String, with from: String) throws  // rename `from` over the file `path` in one step (atomic)
     func size(_ path: String) throws -> UInt64
     func realpath(_ path: String) -> String              // symlinks resolved (the path itself if it does not exist)
     func isExecutable(_ path: String) -> Bool
@@ -132,6 +133,13 @@ public struct LocalFileSystem: FileSystem {
         if kind(to) != nil { throw SoError("\(to) already exists", hint: "remove it or choose another path") }
         guard rename(from, to) == 0 else {
             throw SoError("cannot rename \(from) to \(to): \(String(cString: strerror(errno)))", hint: "check permissions")
+        }
+    }
+
+    public func replace(_ path: String, with from: String) throws {
+        if kind(path) == .directory { throw SoError("\(path) is a directory", hint: "name a file") }
+        guard rename(from, path) == 0 else {
+            throw SoError("cannot rename \(from) over \(path): \(String(cString: strerror(errno)))", hint: "check permissions")
         }
     }
 

@@ -32,6 +32,7 @@ final class InterruptingFileSystem: FileSystem, @unchecked Sendable {
     func createDirectory(_ path: String) throws { try base.createDirectory(path) }
     func remove(_ path: String) throws { try base.remove(path) }
     func move(_ from: String, to: String) throws { try base.move(from, to: to) }
+    func replace(_ path: String, with from: String) throws { try base.replace(path, with: from) }
     func size(_ path: String) throws -> UInt64 { try base.size(path) }
     func realpath(_ path: String) -> String { base.realpath(path) }
     func isExecutable(_ path: String) -> Bool { base.isExecutable(path) }
@@ -109,5 +110,44 @@ final class ExitRecord: @unchecked Sendable {
         defer { tmp.cleanup() }
         let t = try LocalFileSystem().temporaryDirectory(beside: tmp.file("dep"), prefix: "dep.creating")
         #expect(Path.basename(t).hasPrefix(".dep.creating.\(getpid())."))
+    }
+}
+
+/// Atomic writes rename over the target: the target is never removed first, so it always exists.
+@Suite struct AtomicWriteTests {
+    final class Recording: FileSystem, @unchecked Sendable {
+        let base = LocalFileSystem()
+        var removed: [String] = []
+        func write(_ data: Data, to path: String) throws { try base.write(data, to: path) }
+        func kind(_ path: String) -> FileKind? { base.kind(path) }
+        func readData(_ path: String) throws -> Data { try base.readData(path) }
+        func list(_ directory: String) throws -> [String] { try base.list(directory) }
+        func createDirectory(_ path: String) throws { try base.createDirectory(path) }
+        func remove(_ path: String) throws { removed.append(path); try base.remove(path) }
+        func move(_ from: String, to: String) throws { try base.move(from, to: to) }
+        func replace(_ path: String, with from: String) throws { try base.replace(path, with: from) }
+        func size(_ path: String) throws -> UInt64 { try base.size(path) }
+        func realpath(_ path: String) -> String { base.realpath(path) }
+        func isExecutable(_ path: String) -> Bool { base.isExecutable(path) }
+        func setExecutable(_ path: String, _ executable: Bool) throws { try base.setExecutable(path, executable) }
+        var currentDirectory: String { base.currentDirectory }
+        var homeDirectory: String { base.homeDirectory }
+        func temporaryDirectory(beside path: String, prefix: String) throws -> String { try base.temporaryDirectory(beside: path, prefix: prefix) }
+        func modificationDate(_ path: String) -> Date? { base.modificationDate(path) }
+    }
+
+    @Test func renamesOverTheTargetWithoutRemovingIt() throws {
+        let t = try TempDir("so-atomic")
+        defer { t.cleanup() }
+        try t.write("spec.yml", "old\n")
+        let fs = Recording()
+        try AtomicWrite.text("new\n", to: t.file("spec.yml"), fs: fs)
+        #expect(try t.read("spec.yml") == "new\n")
+        #expect(fs.removed.isEmpty, "\(fs.removed)")
+        #expect(try fs.list(t.path) == ["spec.yml"])
+        // A directory in the way is an error, and no temporary is left.
+        try fs.createDirectory(t.file("dir.yml"))
+        #expect(throws: SoError.self) { try AtomicWrite.text("x", to: t.file("dir.yml"), fs: fs) }
+        #expect(try fs.list(t.path).sorted() == ["dir.yml", "spec.yml"])
     }
 }
