@@ -68,11 +68,10 @@ struct Scenario: CustomStringConvertible, Sendable {
         }),
         Scenario(name: "hosts-binds", stack: Path.join(local, "stacks/hosts-binds"), edit: { $0 + "host-gateway: 172.18.0.1\n" }),
         Scenario(name: "agent-workspace", stack: "agent-workspace", config: ["GIT_REPO=https://gitlab.example.org/acme/web.git", "GIT_REF=release-2"],
-                 edit: { $0.replacingOccurrences(of: "  - pypi.org\n", with: "  - pypi.org\n  - 10.20.0.0/16\n") },
+                 edit: { $0.replacingOccurrences(of: "  - api.openai.com\n", with: "  - api.openai.com\n  - 10.20.0.0/16\n") },
                  with: ["postgres", "redis"],
                  addresses: ["gitlab.example.org": ["203.0.113.7"], "github.com": ["140.82.112.3"], "api.github.com": ["140.82.112.6"],
-                             "api.anthropic.com": ["160.79.104.10", "2607:6bc0::10"], "api.openai.com": ["162.159.140.245", "172.66.0.243"],
-                             "registry.npmjs.org": ["104.16.0.35"], "pypi.org": ["151.101.0.223"]]),
+                             "api.anthropic.com": ["160.79.104.10", "2607:6bc0::10"], "api.openai.com": ["162.159.140.245", "172.66.0.243"]]),
     ] + composeReal
 
     /// ../shared/fixtures/compose-real: plain compose files as people write them, used as stacks as they are.
