@@ -105,11 +105,10 @@ public struct StackLocator: Sendable {
         value.contains("/") || value.hasPrefix(".") || value.hasPrefix("~")
     }
 
-    /// Names of the built-in stacks.
-    /// Throws when there is no root, or it holds no stacks/ directory, saying where `so` looked.
+    /// Names of the built-in stacks. Throws when there is no root, or it holds no stacks/ directory, saying where `so` looked.
     public func builtInStackNames() throws -> [String] {
         let dir = Path.join(try requireBuiltInRoot(), "stacks")
-        guard fs.isDirectory(dir) else { throw noBuiltInStacks(detail: "no stacks/ directory in \(builtInSearched.first ?? builtInRoot ?? dir)") }
+        guard fs.isDirectory(dir) else { throw noBuiltInStacks(detail: builtInSearched.isEmpty ? "no directory \(dir)" : nil) }
         return try fs.list(dir).filter { fs.isFile(Path.join(dir, $0, "stack.yml")) }
     }
 
