@@ -21,7 +21,9 @@ enum E2E {
     }
 }
 
-@Suite(.serialized, .enabled(if: E2E.kubeconfig != nil, "SO_E2E_KUBECONFIG is not set: no real API server")) struct E2ETests {
+@Suite(.serialized, .enabled(if: E2E.kubeconfig != nil, "SO_E2E_KUBECONFIG is not set: no real API server"),
+       // It starts laconic's own test stack (its job, config and secret names).
+       .enabled(if: RepoPaths.hasShared, "\(RepoPaths.sharedAbsent)")) struct E2ETests {
     @Test func startStatusStopAgainstARealAPIServer() async throws {
         let t = try TempDir("so-e2e")
         defer { t.cleanup() }
