@@ -28,7 +28,6 @@ struct Waiter {
         let start = ctx.clock.now()
         var lastState = ""
         var pause = 0.25
-        var confirming = false
         while true {
             var pending: [String] = []
             // One list per kind and poll, however many objects (50 Deployments cost one request, not 50).
@@ -53,17 +52,14 @@ struct Waiter {
                 // is believed only when a second look, a moment later, finds it still so and no container of
                 // the deployment restarting.
                 if deployments.isEmpty { return }
-                if confirming {
-                    let restarting = try await restartingContainers()
-                    if restarting.isEmpty { return }
-                    pending += restarting
-                } else {
-                    confirming = true
+                let health = try await containerHealth()
+                if health.restarting.isEmpty && health.young.isEmpty { return }
+                if health.restarting.isEmpty {
+                    // Containers that started within the last moments: look again once they have run a little.
                     try await ctx.clock.sleep(seconds: 1)
                     continue
                 }
-            } else {
-                confirming = false
+                pending += health.restarting
             }
             let problems = try await diagnose()
             if let fatal = problems.first(where: \.fatal) { throw SoError(fatal.message, hint: fatal.hint) }
@@ -105,19 +101,29 @@ struct Waiter {
         return "\(available)/\(want) available"
     }
 
-    /// Containers of the Deployments' pods (not Jobs') that exited and are not running again.
-    func restartingContainers() async throws -> [String] {
+    /// Containers of the Deployments' pods (not Jobs'): those that exited and are not running again, and
+    /// those running for less than two seconds — a container that exits at once can make its Deployment
+    /// count as available for an instant, so the rollout is believed only when they have run a little.
+    func containerHealth() async throws -> (restarting: [String], young: [String]) {
         let pods = try await client.list(try ResourceType.of(apiVersion: "v1", kind: "Pod"), namespace: namespace, labelSelector: selector)
-        var out: [String] = []
+        let now = ctx.clock.now()
+        var restarting: [String] = [], young: [String] = []
         for pod in pods where pod.labels["job-name"] == nil && pod.at("metadata", "deletionTimestamp") == nil {
-            for c in pod.at("status", "containerStatuses")?.array ?? [] where c["ready"]?.bool != true {
+            for c in pod.at("status", "containerStatuses")?.array ?? [] {
+                let name = "pod \(pod.name) container \(c["name"]?.string ?? "?")"
                 let restarts = c["restartCount"]?.int ?? 0
-                if c.at("state", "terminated") != nil || (restarts > 0 && c.at("state", "running") == nil) {
-                    out.append("pod \(pod.name) container \(c["name"]?.string ?? "?") (exited, restarting)")
+                if c["ready"]?.bool != true, c.at("state", "terminated") != nil || (restarts > 0 && c.at("state", "running") == nil) {
+                    restarting.append(name + " (exited, restarting)")
+                } else if let started = c.at("state", "running", "startedAt")?.string.flatMap(Timestamps.parse), now.timeIntervalSince(started) < 2 {
+                    young.append(name)
+                } else if restarts > 0, let finished = c.at("lastState", "terminated", "finishedAt")?.string.flatMap(Timestamps.parse),
+                          c.at("lastState", "terminated", "exitCode")?.int != 0, now.timeIntervalSince(finished) < 15 {
+                    // Exited with an error moments ago and running again: it may be about to crash again.
+                    young.append(name)
                 }
             }
         }
-        return out
+        return (restarting, young)
     }
 
     /// What the deployment's pods and claims report.

@@ -245,7 +245,10 @@ enum E2E {
     /// Issue 6: a plain compose file (our kitchen-sink fixture) as the stack, against the real API server:
     /// its secrets (file, environment) become Secrets, its networks NetworkPolicies, its one-shot service
     /// a Job, and the server accepts every object.
-    @Test func plainComposeFileAgainstARealAPIServer() async throws {
+    // Its images (nginx, postgres, busybox:1.36 for dependency waits) come from a public registry the real
+    // node's registry stand-in does not serve; RealNodeE2ETests runs a plain compose project there instead.
+    @Test(.enabled(if: !RealNode.enabled, "its images come from a public registry the real node cannot reach"))
+    func plainComposeFileAgainstARealAPIServer() async throws {
         let t = try TempDir("so-e2e-compose")
         defer { t.cleanup() }
         let fixture = Path.join(RepoPaths.root, "Tests/SoRenderTests/Stacks/compose/kitchen-sink/compose.yaml")
