@@ -1,5 +1,6 @@
 import Foundation
 import SoBasics
+import SoCompose
 
 /// The kind cluster configuration a deployment needs (reference §8.1): one control-plane node labelled
 /// `ingress-ready=true`, host ports 80/443 (+ host-network service ports), and extraMounts for host-path
@@ -15,8 +16,8 @@ public struct KindConfig: Sendable, Equatable {
     }
     public struct PortMapping: Sendable, Equatable {
         public var port: Int
-        public var proto: String
-        public init(port: Int, proto: String) {
+        public var proto: PortProtocol
+        public init(port: Int, proto: PortProtocol) {
             self.port = port
             self.proto = proto
         }
@@ -28,8 +29,8 @@ public struct KindConfig: Sendable, Equatable {
     /// - Parameters:
     ///   - volumes: spec volumes with an absolute host path, in spec order.
     ///   - mountRoot: the umbrella `kind-mount-root`, absolute.
-    ///   - hostNetworkPorts: ports of `network_mode: host` services.
-    public init(volumes: [(name: String, hostPath: String)], mountRoot: String?, hostNetworkPorts: [PortMapping]) {
+    ///   - hostPorts: node ports the host must reach (the port plan's `kindPorts`).
+    public init(volumes: [(name: String, hostPath: String)], mountRoot: String?, hostPorts: [PortPlan.Port]) {
         var mounts: [Mount] = []
         if let mountRoot { mounts.append(Mount(hostPath: Path.normalize(mountRoot), containerPath: "/mnt")) }
         for v in volumes {
@@ -37,8 +38,8 @@ public struct KindConfig: Sendable, Equatable {
             mounts.append(Mount(hostPath: Path.normalize(v.hostPath), containerPath: "/mnt/\(v.name)"))
         }
         self.mounts = mounts
-        var ports = [PortMapping(port: 80, proto: "tcp"), PortMapping(port: 443, proto: "tcp")]
-        for p in hostNetworkPorts where !ports.contains(p) { ports.append(p) }
+        var ports = [PortMapping(port: 80, proto: .tcp), PortMapping(port: 443, proto: .tcp)]
+        for p in hostPorts.map({ PortMapping(port: $0.number, proto: $0.proto) }) where !ports.contains(p) { ports.append(p) }
         self.ports = ports
     }
 
@@ -63,7 +64,7 @@ public struct KindConfig: Sendable, Equatable {
             ("kubeadmConfigPatches", .list([.string(patch)])),
             ("extraPortMappings", .list(ports.map { p in
                 var m: [(String, YValue)] = [("containerPort", .int(p.port)), ("hostPort", .int(p.port))]
-                if p.proto != "tcp" { m.append(("protocol", .string(p.proto.uppercased()))) }
+                if p.proto != .tcp { m.append(("protocol", .string(p.proto.kubernetes))) }
                 return .map(m)
             })),
         ]

@@ -8,6 +8,11 @@ public struct ComposeComponent: Sendable {
     public var compose: ComposeFile
     /// Path of the compose file relative to the deployment directory (`compose/docker-compose-x.yml`).
     public var relativePath: String
+    public init(name: String, compose: ComposeFile, relativePath: String) {
+        self.name = name
+        self.compose = compose
+        self.relativePath = relativePath
+    }
 }
 
 /// Everything rendering needs, read from a deployment directory: pure values, no paths to read later.

@@ -31,7 +31,16 @@ public struct ConfigEntry: Sendable, Equatable {
 public struct HTTPProxy: Sendable, Equatable {
     public struct Route: Sendable, Equatable {
         public var path: String
-        public var proxyTo: String
+        /// `proxy-to`, parsed once: the compose service and its port.
+        public var service: String
+        public var port: Int
+        public init(path: String, service: String, port: Int) {
+            self.path = path
+            self.service = service
+            self.port = port
+        }
+        /// `proxy-to` as written: `SERVICE:PORT`.
+        public var proxyTo: String { "\(service):\(port)" }
     }
     public var hostName: String
     public var routes: [Route]
@@ -124,10 +133,11 @@ public struct Spec: Sendable {
                     for (j, r) in try (hm.nonNull("routes")?.sequence("'routes'") ?? []).enumerated() {
                         let rm = try r.mapping("routes[\(j)]")
                         let proxyTo = try rm.required("proxy-to").string("'proxy-to'")
-                        if proxyTo.split(separator: ":").count != 2 || Int(proxyTo.split(separator: ":").last ?? "") == nil {
-                            throw r.error("proxy-to '\(proxyTo)' must be SERVICE:PORT", hint: "for example web:8080")
+                        let parts = proxyTo.split(separator: ":", omittingEmptySubsequences: false)
+                        guard parts.count == 2, !parts[0].isEmpty, parts[1].allSatisfy({ $0.isASCII && $0.isNumber }), let port = Int(parts[1]), (1...65535).contains(port) else {
+                            throw r.error("proxy-to '\(proxyTo)' must be SERVICE:PORT", hint: "for example web:8080 (a port in 1-65535)")
                         }
-                        routes.append(.init(path: try rm.string("path") ?? "/", proxyTo: proxyTo))
+                        routes.append(.init(path: try rm.string("path") ?? "/", service: String(parts[0]), port: port))
                         rm.finish(into: diagnostics)
                     }
                     hm.finish(into: diagnostics)

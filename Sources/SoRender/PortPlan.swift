@@ -1,0 +1,178 @@
+import Foundation
+import SoBasics
+import SoCompose
+import SoKube
+import SoStack
+
+/// Every port decision of one deployment, worked out once from the model: what each compose service
+/// listens on, which pod it runs in (a container-port clash moves it out of its pod), what its Service
+/// carries, which host ports become NodePorts, where http-proxy routes go and what kind must map.
+/// Services, container ports, NodePorts, `kind-config.yml`, dependency waits, the mapping report and
+/// NetworkPolicies all read this value; nothing re-parses port text.
+public struct PortPlan: Sendable {
+    /// Kubernetes' default NodePort range.
+    public static let nodePortRange = 30000...32767
+
+    public struct Port: Sendable, Hashable, CustomStringConvertible {
+        public var number: Int
+        public var proto: PortProtocol
+        public init(_ number: Int, _ proto: PortProtocol = .tcp) {
+            self.number = number
+            self.proto = proto
+        }
+        public var description: String { "\(number)/\(proto)" }
+        /// The Service port name: `tcp-80`, `udp-53`.
+        public var name: String { "\(proto)-\(number)" }
+    }
+
+    /// What a compose `ports:` entry's host side becomes.
+    public enum Publication: Sendable, Equatable {
+        /// No fixed host port: reachable in the cluster only.
+        case clusterOnly
+        /// A host port in the NodePort range: a NodePort Service with that nodePort.
+        case nodePort(Int)
+        /// A fixed host port outside the NodePort range: not published.
+        case unpublished(Int)
+    }
+
+    public struct Published: Sendable, Equatable {
+        public var port: ComposePort
+        public var publication: Publication
+    }
+
+    /// One compose service of a pod (init containers included, with no Service).
+    public struct Service: Sendable {
+        public var name: String
+        /// The component (Deployment) it runs in: its pod, `<pod>-<service>` when split, the service itself on plain compose.
+        public var component: String
+        public var file: String
+        public var line: Int?
+        public var isInitContainer: Bool
+        public var networkMode: String?
+        /// Moved out of its pod because a container port clashes with an earlier service's; the shared ports.
+        public var clashes: [Port]
+        /// `ports:` then `expose:`, unique by number and protocol: what its Service carries.
+        public var listens: [Port]
+        /// `listens` plus the http-proxy ports routed to it: the container's ports.
+        public var containerPorts: [Port]
+        /// Every `ports:` entry in order, with what its host side becomes.
+        public var published: [Published]
+        public var isSplit: Bool { !clashes.isEmpty }
+        /// The port dependency waits knock on.
+        public var firstPort: Int? { listens.first?.number }
+    }
+
+    /// One http-proxy route, resolved to its service and component.
+    public struct Route: Sendable {
+        /// Index of its `network.http-proxy` entry.
+        public var entry: Int
+        public var host: String
+        public var path: String
+        public var service: String
+        public var port: Int
+        public var component: String
+    }
+
+    /// Pod services in pod order, then in file order.
+    public var services: [Service]
+    public var routes: [Route]
+    /// Ports of `network_mode: host` services (pods and jobs): kind maps them to the host.
+    public var hostNetworkPorts: [Port]
+    /// Input the renderer refuses (two services publishing one host port, routes to unknown services or ports), in order.
+    public var problems: [SoError]
+
+    public init(_ model: DeploymentModel) {
+        self.init(pods: model.pods, jobs: model.jobs, podPerService: model.podPerService, httpProxy: model.spec.httpProxy, specPath: model.spec.path)
+    }
+
+    public init(pods: [ComposeComponent], jobs: [ComposeComponent] = [], podPerService: Bool, httpProxy: [HTTPProxy], specPath: String) {
+        services = []
+        routes = []
+        problems = []
+        hostNetworkPorts = []
+        for pod in pods {
+            if let e = Self.hostPortClash(pod) { problems.append(e) }
+            var taken: Set<Port> = []
+            for svc in pod.compose.services {
+                var listens: [Port] = []
+                for p in svc.ports + svc.expose where !listens.contains(Port(p.containerPort, p.proto)) { listens.append(Port(p.containerPort, p.proto)) }
+                var component = podPerService ? svc.name : pod.name
+                var clashes: [Port] = []
+                if !podPerService {
+                    if svc.isInitContainer || taken.isDisjoint(with: listens) {
+                        taken.formUnion(listens)
+                    } else {
+                        clashes = listens.filter(taken.contains)
+                        component = "\(pod.name)-\(svc.name)"
+                    }
+                }
+                let published = svc.ports.map { p -> Published in
+                    guard let h = p.hostPort else { return Published(port: p, publication: .clusterOnly) }
+                    return Published(port: p, publication: Self.nodePortRange.contains(h) ? .nodePort(h) : .unpublished(h))
+                }
+                services.append(Service(name: svc.name, component: component, file: pod.compose.path, line: svc.line, isInitContainer: svc.isInitContainer,
+                                        networkMode: svc.networkMode, clashes: clashes, listens: listens, containerPorts: listens, published: published))
+            }
+        }
+        for c in pods + jobs {
+            for svc in c.compose.services where svc.networkMode == "host" {
+                for p in svc.ports where !hostNetworkPorts.contains(Port(p.containerPort, p.proto)) { hostNetworkPorts.append(Port(p.containerPort, p.proto)) }
+            }
+        }
+        for (entry, h) in httpProxy.enumerated() {
+            for r in h.routes {
+                guard let i = services.firstIndex(where: { $0.name == r.service }) else {
+                    problems.append(SoError("http-proxy route \(r.path) → \(r.proxyTo): no service '\(r.service)' in the stack", hint: "proxy-to names a compose service and its port", at: SourceLocation(file: specPath)))
+                    continue
+                }
+                let declared = services[i].listens.map(\.number)
+                guard declared.contains(r.port) else {
+                    problems.append(SoError("http-proxy route \(r.path) → \(r.proxyTo): service '\(r.service)' has no port \(r.port)",
+                                            hint: declared.isEmpty ? "add the port to the service's ports: or expose:" : "its ports: \(declared.map(String.init).joined(separator: ", "))",
+                                            at: SourceLocation(file: specPath)))
+                    continue
+                }
+                if !services[i].containerPorts.contains(Port(r.port)) { services[i].containerPorts.append(Port(r.port)) }
+                routes.append(Route(entry: entry, host: h.hostName, path: r.path, service: r.service, port: r.port, component: services[i].component))
+            }
+        }
+    }
+
+    /// Two services of one pod publishing one host port cannot both run.
+    static func hostPortClash(_ pod: ComposeComponent) -> SoError? {
+        var hostOwner: [String: String] = [:]
+        for svc in pod.compose.services {
+            for p in svc.ports {
+                guard let h = p.hostPort else { continue }
+                let key = "\(p.hostIP ?? "")\(h)/\(p.proto)"
+                if let other = hostOwner[key], other != svc.name {
+                    return SoError("services '\(other)' and '\(svc.name)' both publish host port \(h)/\(p.proto)",
+                                   hint: "give one of them another host port in the spec's network.ports", at: SourceLocation(file: pod.compose.path, line: svc.line))
+                }
+                hostOwner[key] = svc.name
+            }
+        }
+        return nil
+    }
+
+    public func service(_ name: String) -> Service? { services.first { $0.name == name } }
+
+    /// Node ports the host must reach on kind (`extraPortMappings`, host port = node port).
+    public var kindPorts: [Port] { hostNetworkPorts }
+
+    /// Ports the spec's http-proxy routes send to `service`, in route order.
+    public func proxiedPorts(_ service: String) -> [Int] {
+        routes.filter { $0.service == service }.map(\.port).reduce(into: []) { if !$0.contains($1) { $0.append($1) } }
+    }
+
+    /// Components with http-proxy routes and the ports routed to each: laconic-so's `<id>-service` Services.
+    public var proxiedComponents: [(component: String, ports: [Int])] {
+        var out: [(component: String, ports: [Int])] = []
+        for r in routes {
+            if let i = out.firstIndex(where: { $0.component == r.component }) {
+                if !out[i].ports.contains(r.port) { out[i].ports.append(r.port) }
+            } else { out.append((r.component, [r.port])) }
+        }
+        return out
+    }
+}

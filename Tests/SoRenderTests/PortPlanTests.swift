@@ -1,0 +1,111 @@
+import Foundation
+import Testing
+import SoBasics
+import SoCompose
+@testable import SoRender
+import SoStack
+import SoTestSupport
+
+/// A deployment directory written by hand, loaded into a model (no render).
+func loadSnippet(compose: String, spec extra: String = "", stack: String = "name: s\npods: [p]\n") throws -> DeploymentModel {
+    let t = try TempDir("so-plan")
+    defer { t.cleanup() }
+    try t.write("deployment.yml", "cluster-id: laconic-c\ndeployment-id: laconic-d\n")
+    try t.write("stack.yml", stack)
+    try t.write("spec.yml", "stack: /x/stacks/s\ndeploy-to: k8s-kind\n" + extra)
+    try t.write("config.env", "")
+    try t.write("compose/docker-compose-p.yml", compose)
+    return try DeploymentLoader.load(t.path, fs: LocalFileSystem(), diagnostics: DiagnosticSink(), displayDirectory: "/d")
+}
+
+private func caught(_ body: () throws -> Void) -> SoError? {
+    do { try body() } catch let e as SoError { return e } catch { return nil }
+    return nil
+}
+
+private func spec(_ text: String) throws -> Spec {
+    let root = try #require(try YAMLFile.parse(text, file: "spec.yml"))
+    return try Spec.decode(root, text: text, path: "spec.yml", diagnostics: DiagnosticSink())
+}
+
+@Suite struct PortPlanTests {
+    @Test func exposeIsParsedOnceWithRangesAndProtocols() throws {
+        let m = try loadSnippet(compose: "services:\n  a:\n    image: x\n    expose: [\"8000-8002\", \"53/udp\", 9000]\n")
+        let e = m.pods[0].compose.services[0].expose
+        #expect(e.map(\.containerPort) == [8000, 8001, 8002, 53, 9000])
+        #expect(e.map(\.proto) == [.tcp, .tcp, .tcp, .udp, .tcp])
+        let plan = PortPlan(m)
+        #expect(plan.service("a")?.listens.map(\.description) == ["8000/tcp", "8001/tcp", "8002/tcp", "53/udp", "9000/tcp"])
+    }
+
+    @Test func badExposeIsAnErrorWithTheLine() throws {
+        for bad in ["\"80:80\"", "\"53/icmp\"", "http", "\"9-1\""] {
+            let e = try #require(caught { _ = try loadSnippet(compose: "services:\n  a:\n    image: x\n    expose:\n      - \(bad)\n") }, "\(bad)")
+            #expect(e.message.hasPrefix("invalid exposed port"), "\(bad)")
+            #expect(e.location?.line == 5, "\(bad)")
+        }
+    }
+
+    @Test func oneTCPAndOneUDPPortAreTwoPortsNotADuplicate() throws {
+        let m = try loadSnippet(compose: "services:\n  dns:\n    image: x\n    ports: [\"53\", \"53/udp\"]\n    expose: [\"53/udp\", \"53\"]\n")
+        #expect(PortPlan(m).service("dns")?.listens == [PortPlan.Port(53, .tcp), PortPlan.Port(53, .udp)])
+        let svc = try renderSnippet(compose: "services:\n  dns:\n    image: x\n    ports: [\"53\", \"53/udp\"]\n    expose: [\"53/udp\"]\n").object("Service", "dns")
+        #expect(svc?["spec"]?["ports"]?[0]?["name"]?.string == "tcp-53")
+        #expect(svc?["spec"]?["ports"]?[1]?["name"]?.string == "udp-53")
+        #expect(svc?["spec"]?["ports"]?[2] == nil)
+    }
+
+    @Test func publicationOfHostPorts() throws {
+        let m = try loadSnippet(compose: "services:\n  a:\n    image: x\n    ports: [\"80\", \"30080:8080\", \"8443:443\", \"9000-9010:9000\"]\n")
+        let pub = try #require(PortPlan(m).service("a")?.published)
+        #expect(pub.map(\.publication) == [.clusterOnly, .nodePort(30080), .unpublished(8443), .clusterOnly])
+        #expect(pub[3].port.hostRange == 9000...9010)
+    }
+
+    @Test func clashingContainerPortsSplitTheServiceOut() throws {
+        let m = try loadSnippet(compose: "services:\n  a:\n    image: x\n    ports: [\"5000\"]\n  b:\n    image: y\n    expose: [\"5000\", \"6000\"]\n")
+        let plan = PortPlan(m)
+        #expect(plan.service("a")?.component == "p" && plan.service("a")?.isSplit == false)
+        #expect(plan.service("b")?.component == "p-b" && plan.service("b")?.clashes == [PortPlan.Port(5000)])
+    }
+
+    @Test func routesResolveToComponentsAndAddContainerPorts() throws {
+        let proxy = "network:\n  http-proxy:\n    - host-name: h.localhost\n      routes:\n        - {path: /, proxy-to: 'b:6000'}\n"
+        let m = try loadSnippet(compose: "services:\n  a:\n    image: x\n    ports: [\"5000\"]\n  b:\n    image: y\n    expose: [\"5000\", \"6000\"]\n", spec: proxy)
+        let plan = PortPlan(m)
+        #expect(plan.problems.isEmpty)
+        #expect(plan.routes.map(\.component) == ["p-b"])
+        #expect(plan.proxiedPorts("b") == [6000])
+        #expect(plan.proxiedComponents.map(\.component) == ["p-b"])
+    }
+
+    @Test func routeProblemsAreCollected() throws {
+        let proxy = "network:\n  http-proxy:\n    - host-name: h.localhost\n      routes:\n        - {path: /, proxy-to: 'a:81'}\n        - {path: /x, proxy-to: 'nosuch:80'}\n"
+        let plan = PortPlan(try loadSnippet(compose: "services:\n  a:\n    image: x\n    ports: [\"80\"]\n", spec: proxy))
+        #expect(plan.problems.map(\.message) == ["http-proxy route / → a:81: service 'a' has no port 81", "http-proxy route /x → nosuch:80: no service 'nosuch' in the stack"])
+        #expect(plan.problems[0].hint == "its ports: 80")
+    }
+
+    @Test func proxyToIsParsedOnce() throws {
+        let decoded = try spec("stack: s\ndeploy-to: k8s-kind\nnetwork:\n  http-proxy:\n    - host-name: h\n      routes:\n        - proxy-to: web:8080\n")
+        #expect(decoded.httpProxy[0].routes[0].service == "web" && decoded.httpProxy[0].routes[0].port == 8080)
+        for bad in ["web", "web:", ":80", "web:80:1", "web:http", "web:70000", "web:-1"] {
+            let text = "stack: s\ndeploy-to: k8s-kind\nnetwork:\n  http-proxy:\n    - host-name: h\n      routes:\n        - proxy-to: '\(bad)'\n"
+            let e = try #require(caught { _ = try spec(text) }, "\(bad)")
+            #expect(e.message.contains("must be SERVICE:PORT"), "\(bad)")
+            #expect(e.location?.line == 7, "\(bad)")
+        }
+    }
+
+    @Test func dependencyWaitsKnockOnTheFirstPlannedPort() throws {
+        let m = try loadSnippet(compose: "services:\n  db:\n    image: x\n    expose: [\"5432\"]\n  app:\n    image: y\n    depends_on: [db]\n",
+                                stack: "name: s\npods: [p]\npod-per-service: true\n")
+        let app = try #require(m.pods[0].compose.services.first { $0.name == "app" })
+        #expect(DependencyWait.targets(app, ports: PortPlan(m)).map(\.1) == [5432])
+    }
+
+    @Test func hostNetworkPortsAreKindPorts() throws {
+        let m = try loadSnippet(compose: "services:\n  a:\n    image: x\n    network_mode: host\n    ports: [\"5353/udp\", \"9100\"]\n")
+        #expect(PortPlan(m).kindPorts == [PortPlan.Port(5353, .udp), PortPlan.Port(9100)])
+    }
+}
