@@ -46,6 +46,9 @@ public enum MappingReport {
                 if splits.contains(svc.name) {
                     add("(pod)", svc.line, .approximated, "its container port clashes with another service of the pod: runs in its own Deployment")
                 }
+                if !isJob, plan.service(svc.name)?.reach == .headless {
+                    add("(name)", svc.line, .mapped, "headless Service '\(KubeNames.service(svc.name))': the name resolves to the pod's IP (no ports: or expose: to put on a ClusterIP Service)")
+                }
                 for (key, line) in svc.keys {
                     let (status, detail) = describe(key, svc, model: model, plan: plan, isJob: isJob)
                     add(key, line, status, detail)

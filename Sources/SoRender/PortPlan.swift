@@ -40,6 +40,16 @@ public struct PortPlan: Sendable {
         public var publication: Publication
     }
 
+    /// How other services reach a compose service by its name, as on compose's network.
+    public enum Reach: Sendable, Equatable {
+        /// A ClusterIP Service with the ports it listens on.
+        case clusterIP
+        /// No ports known: a headless Service (`clusterIP: None`), so the name resolves to the pod's IP.
+        case headless
+        /// No Service: an init container, or a plain compose one-shot service (a Job).
+        case none
+    }
+
     /// One compose service of a pod (init containers included, with no Service).
     public struct Service: Sendable {
         public var name: String
@@ -57,6 +67,7 @@ public struct PortPlan: Sendable {
         public var containerPorts: [Port]
         /// Every `ports:` entry in order, with what its host side becomes.
         public var published: [Published]
+        public var reach: Reach
         public var isSplit: Bool { !clashes.isEmpty }
         /// The port dependency waits knock on.
         public var firstPort: Int? { listens.first?.number }
@@ -110,8 +121,9 @@ public struct PortPlan: Sendable {
                     guard let h = p.hostPort else { return Published(port: p, publication: .clusterOnly) }
                     return Published(port: p, publication: Self.nodePortRange.contains(h) ? .nodePort(h) : .unpublished(h))
                 }
+                let reach: Reach = svc.isInitContainer || (podPerService && RenderState.isOneShot(svc)) ? .none : listens.isEmpty ? .headless : .clusterIP
                 services.append(Service(name: svc.name, component: component, file: pod.compose.path, line: svc.line, isInitContainer: svc.isInitContainer,
-                                        networkMode: svc.networkMode, clashes: clashes, listens: listens, containerPorts: listens, published: published))
+                                        networkMode: svc.networkMode, clashes: clashes, listens: listens, containerPorts: listens, published: published, reach: reach))
             }
         }
         for c in pods + jobs {

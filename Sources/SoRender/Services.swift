@@ -11,11 +11,15 @@ extension RenderState {
 
     mutating func renderServices(_ pod: ComposeComponent) {
         for svc in pod.compose.services where !svc.isInitContainer {
-            guard let planned = ports.service(svc.name), !planned.listens.isEmpty else { continue }
+            guard let planned = ports.service(svc.name), planned.reach != .none else { continue }
             let name = KubeNames.service(svc.name)
             if name != svc.name {
                 warn("service '\(svc.name)' is reachable in the cluster as '\(name)' (Kubernetes names allow only lowercase letters, digits and '-')",
                      at: SourceLocation(file: pod.compose.path, line: svc.line))
+            }
+            guard planned.reach == .clusterIP else {
+                services.append(headlessService(name: name, component: pod.name))
+                continue
             }
             services.append(serviceObject(name: name, component: pod.name, ports: planned.listens.map { ($0.name, $0.number, $0.proto) }))
             for p in planned.published {
@@ -37,6 +41,16 @@ extension RenderState {
                 }
             }
         }
+    }
+
+    /// A Service with no ports (`clusterIP: None`, allowed only headless): its name resolves to the IPs of
+    /// the pods it selects, so a service that declares no ports still answers to its compose name.
+    func headlessService(name: String, component: String) -> KubeObject {
+        KubeObject(apiVersion: "v1", kind: "Service", name: name, namespace: namespace, labels: labels(component: component), body: [("spec", .map([
+            ("type", .string("ClusterIP")),
+            ("clusterIP", .string("None")),
+            ("selector", .map(serviceSelector(component).map { ($0.0, .string($0.1)) })),
+        ]))])
     }
 
     func serviceObject(name: String, component: String, ports: [(name: String, port: Int, proto: PortProtocol)]) -> KubeObject {

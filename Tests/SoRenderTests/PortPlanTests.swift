@@ -109,3 +109,54 @@ private func spec(_ text: String) throws -> Spec {
         #expect(PortPlan(m).kindPorts == [PortPlan.Port(5353, .udp), PortPlan.Port(9100)])
     }
 }
+
+@Suite struct ServiceNameTests {
+    /// Plain compose: `web` serves 8080 without declaring it; `client` fetches http://web:8080.
+    @Test func aServiceWithoutPortsGetsAHeadlessService() throws {
+        let t = try TempDir("so-headless")
+        defer { t.cleanup() }
+        try t.write("deployment.yml", "cluster-id: laconic-c\ndeployment-id: laconic-d\n")
+        try t.write("stack.yml", "name: s\npods: [p]\npod-per-service: true\n")
+        try t.write("spec.yml", "stack: /x/stacks/s\ndeploy-to: k8s-kind\n")
+        try t.write("config.env", "")
+        try t.write("compose/docker-compose-p.yml", """
+        services:
+          web:
+            image: python:3-alpine
+            command: python -m http.server 8080
+          client:
+            image: busybox
+            command: wget -qO- http://web:8080
+            restart: always
+          migrate:
+            image: busybox
+            restart: "no"
+        """)
+        let model = try DeploymentLoader.load(t.path, fs: LocalFileSystem(), diagnostics: DiagnosticSink(), displayDirectory: "/d")
+        let m = try Renderer.render(model)
+        let web = try #require(m.object("Service", "web"))
+        #expect(web["spec"]?["clusterIP"]?.string == "None")
+        #expect(web["spec"]?["ports"] == nil)
+        #expect(web["spec"]?["selector"]?["app.kubernetes.io/component"]?.string == "web")
+        #expect(m.object("Service", "client")?["spec"]?["clusterIP"]?.string == "None")
+        // A one-shot service runs as a Job: nothing to answer to.
+        #expect(!m.has("Service", "migrate"))
+        #expect(PortPlan(model).services.map(\.reach) == [.headless, .headless, .none])
+        let report = MappingReport.build(model)
+        #expect(report.contains { $0.service == "web" && $0.key == "(name)" && $0.detail.hasPrefix("headless Service 'web'") })
+        #expect(!report.contains { $0.service == "migrate" && $0.key == "(name)" })
+    }
+
+    @Test func laconicPodServicesWithoutPortsAnswerToTheirNameToo() throws {
+        let m = try renderSnippet(compose: "services:\n  setup:\n    image: x\n    labels: {laconic.init-container: \"true\"}\n  db:\n    image: y\n  app:\n    image: z\n    ports: [\"80\"]\n")
+        let db = try #require(m.object("Service", "db"))
+        #expect(db["spec"]?["clusterIP"]?.string == "None")
+        #expect(db["spec"]?["selector"]?["app.kubernetes.io/component"]?.string == "p")
+        #expect(m.object("Service", "app")?["spec"]?["clusterIP"] == nil)
+        #expect(!m.has("Service", "setup"))
+        // Siblings in one pod still reach each other on localhost (laconic-so's rewrite).
+        let env = try renderSnippet(compose: "services:\n  db:\n    image: y\n  app:\n    image: z\n    environment: {DB: 'db:5432'}\n")
+        let container = env.object("Deployment")?["spec"]?["template"]?["spec"]?["containers"]?[1]
+        #expect(container?["env"]?[0]?["value"]?.string == "localhost:5432")
+    }
+}
