@@ -73,6 +73,19 @@ public struct PortPlan: Sendable {
         public var firstPort: Int? { listens.first?.number }
     }
 
+    /// One NodePort Service: a host port in the NodePort range and every container port it serves (a TCP
+    /// and a UDP port share one nodePort, which two Services could not).
+    public struct NodePort: Sendable, Equatable {
+        public var nodePort: Int
+        public var service: String
+        public var component: String
+        public var ports: [Port]
+        /// laconic-so's `<id>-nodeport-<port>-<proto>`; `<id>-nodeport-<port>` when it serves several protocols.
+        public func objectName(id: String) -> String {
+            ports.count == 1 ? "\(id)-nodeport-\(ports[0].number)-\(ports[0].proto)" : "\(id)-nodeport-\(ports[0].number)"
+        }
+    }
+
     /// One http-proxy route, resolved to its service and component.
     public struct Route: Sendable {
         /// Index of its `network.http-proxy` entry.
@@ -87,6 +100,8 @@ public struct PortPlan: Sendable {
     /// Pod services in pod order, then in file order.
     public var services: [Service]
     public var routes: [Route]
+    /// NodePort Services, in service order.
+    public var nodePorts: [NodePort]
     /// Ports of `network_mode: host` services (pods and jobs): kind maps them to the host.
     public var hostNetworkPorts: [Port]
     /// Input the renderer refuses (two services publishing one host port, routes to unknown services or ports), in order.
@@ -99,6 +114,7 @@ public struct PortPlan: Sendable {
     public init(pods: [ComposeComponent], jobs: [ComposeComponent] = [], podPerService: Bool, httpProxy: [HTTPProxy], specPath: String) {
         services = []
         routes = []
+        nodePorts = []
         problems = []
         hostNetworkPorts = []
         for pod in pods {
@@ -124,6 +140,25 @@ public struct PortPlan: Sendable {
                 let reach: Reach = svc.isInitContainer || (podPerService && RenderState.isOneShot(svc)) ? .none : listens.isEmpty ? .headless : .clusterIP
                 services.append(Service(name: svc.name, component: component, file: pod.compose.path, line: svc.line, isInitContainer: svc.isInitContainer,
                                         networkMode: svc.networkMode, clashes: clashes, listens: listens, containerPorts: listens, published: published, reach: reach))
+            }
+        }
+        for svc in services where svc.reach != .none {
+            for p in svc.published {
+                guard case .nodePort(let h) = p.publication else { continue }
+                let port = Port(p.port.containerPort, p.port.proto)
+                guard let i = nodePorts.firstIndex(where: { $0.nodePort == h }) else {
+                    nodePorts.append(NodePort(nodePort: h, service: svc.name, component: svc.component, ports: [port]))
+                    continue
+                }
+                if nodePorts[i].service != svc.name {
+                    problems.append(SoError("services '\(nodePorts[i].service)' and '\(svc.name)' both publish host port \(h) (one NodePort serves one service)",
+                                            hint: "give one of them another host port in the spec's network.ports", at: SourceLocation(file: svc.file, line: svc.line)))
+                } else if nodePorts[i].ports.contains(where: { $0.proto == port.proto && $0 != port }) {
+                    problems.append(SoError("service '\(svc.name)' publishes host port \(h)/\(port.proto) for two container ports",
+                                            hint: "give one of them another host port in the spec's network.ports", at: SourceLocation(file: svc.file, line: svc.line)))
+                } else if !nodePorts[i].ports.contains(port) {
+                    nodePorts[i].ports.append(port)
+                }
             }
         }
         for c in pods + jobs {

@@ -22,20 +22,20 @@ extension RenderState {
                 continue
             }
             services.append(serviceObject(name: name, component: pod.name, ports: planned.listens.map { ($0.name, $0.number, $0.proto) }))
+            for np in ports.nodePorts where np.service == svc.name {
+                let objectName = np.objectName(id: id)
+                if services.contains(where: { $0.name == objectName }) { continue }
+                services.append(KubeObject(apiVersion: "v1", kind: "Service", name: objectName, namespace: namespace, labels: labels(component: pod.name), body: [("spec", .map([
+                    ("type", .string("NodePort")),
+                    ("selector", .map(serviceSelector(pod.name).map { ($0.0, .string($0.1)) })),
+                    ("ports", .list(np.ports.map { port in
+                        .map([("name", .string(port.name)), ("port", .int(port.number)), ("targetPort", .int(port.number)),
+                              ("protocol", .string(port.proto.kubernetes)), ("nodePort", .int(np.nodePort))])
+                    })),
+                ]))]))
+            }
             for p in planned.published {
-                switch p.publication {
-                case .clusterOnly: continue
-                case .nodePort(let h):
-                    let port = PortPlan.Port(p.port.containerPort, p.port.proto)
-                    let np = "\(id)-nodeport-\(port.number)-\(port.proto)"
-                    if services.contains(where: { $0.name == np }) { continue }
-                    services.append(KubeObject(apiVersion: "v1", kind: "Service", name: np, namespace: namespace, labels: labels(component: pod.name), body: [("spec", .map([
-                        ("type", .string("NodePort")),
-                        ("selector", .map(serviceSelector(pod.name).map { ($0.0, .string($0.1)) })),
-                        ("ports", .list([.map([("name", .string(port.name)), ("port", .int(port.number)), ("targetPort", .int(port.number)),
-                                               ("protocol", .string(port.proto.kubernetes)), ("nodePort", .int(h))])])),
-                    ]))]))
-                case .unpublished(let h):
+                if case .unpublished(let h) = p.publication {
                     warn("host port \(h) of service '\(svc.name)' is not published (a NodePort must be in 30000–32767)",
                          hint: "use a port in that range in the spec's network.ports, or 'kubectl port-forward'", at: SourceLocation(file: pod.compose.path, line: svc.line))
                 }

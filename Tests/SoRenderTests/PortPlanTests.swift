@@ -160,3 +160,30 @@ private func spec(_ text: String) throws -> Spec {
         #expect(container?["env"]?[0]?["value"]?.string == "localhost:5432")
     }
 }
+
+@Suite struct NodePortTests {
+    /// reth publishes 30303 over TCP and UDP: two Services could not both hold nodePort 30303.
+    @Test func tcpAndUDPOnOneHostPortShareOneService() throws {
+        let m = try renderSnippet(compose: "services:\n  reth:\n    image: x\n    ports: [\"30303:30303\", \"30303:30303/udp\", \"30304:30304\"]\n")
+        let np = try #require(m.object("Service", "laconic-d-nodeport-30303"))
+        let ports = try #require(np["spec"]?["ports"])
+        #expect(ports[0]?["name"]?.string == "tcp-30303" && ports[0]?["protocol"]?.string == "TCP" && ports[0]?["nodePort"]?.int == 30303)
+        #expect(ports[1]?["name"]?.string == "udp-30303" && ports[1]?["protocol"]?.string == "UDP" && ports[1]?["nodePort"]?.int == 30303)
+        #expect(ports[2] == nil)
+        #expect(!m.has("Service", "laconic-d-nodeport-30303-tcp") && !m.has("Service", "laconic-d-nodeport-30303-udp"))
+        // One protocol keeps laconic-so's name.
+        #expect(m.has("Service", "laconic-d-nodeport-30304-tcp"))
+        #expect(m.objects.filter { $0.kind == "Service" && $0.name.contains("nodeport") }.count == 2)
+    }
+
+    @Test func oneHostPortForTwoServicesIsAnError() throws {
+        let e = try #require(caught { _ = try renderSnippet(compose: "services:\n  a:\n    image: x\n    ports: [\"30303:30303\"]\n  b:\n    image: y\n    ports: [\"30303:30303/udp\"]\n") })
+        #expect(e.message == "services 'a' and 'b' both publish host port 30303 (one NodePort serves one service)")
+        #expect(e.location?.line == 5 && e.hint?.contains("network.ports") == true)
+    }
+
+    @Test func oneHostPortForTwoContainerPortsIsAnError() throws {
+        let e = try #require(caught { _ = try renderSnippet(compose: "services:\n  a:\n    image: x\n    ports: [\"30080:80\", \"30080:8080\"]\n") })
+        #expect(e.message == "service 'a' publishes host port 30080/tcp for two container ports")
+    }
+}
