@@ -201,7 +201,12 @@ struct DeploymentPlanner {
             plan.directories.append(rel)
             kindVolumes.append((v.name, Path.join(directory, rel)))
         }
-        let ports = PortPlan(pods: planned.pods, jobs: planned.jobs, podPerService: stack.file.podPerService, httpProxy: spec.httpProxy, specPath: spec.path)
+        // kind maps the ports the deployment publishes: the spec's network.ports replace the compose files' (warned about at load).
+        var published = planned.pods + planned.jobs
+        SpecPorts.apply(spec, to: &published, diagnostics: DiagnosticSink())
+        let ports = PortPlan(pods: Array(published.prefix(planned.pods.count)), jobs: Array(published.dropFirst(planned.pods.count)),
+                             podPerService: stack.file.podPerService, httpProxy: spec.httpProxy, specPath: spec.path, deployTo: spec.deployTo,
+                             podSecurity: spec.sections.security.podSecurity)
         switch spec.deployTo {
         case .k8sKind:
             let root = spec.kindMountRoot.map { Path.normalize(Path.expandTilde($0, home: fs.homeDirectory)) }

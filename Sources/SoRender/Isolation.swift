@@ -126,7 +126,7 @@ extension RenderState {
             var rules: [YValue] = []
             if !from.isEmpty { rules.append(.map([("from", .list(from))])) }
             // Published ports (NodePorts) and the ingress controller still reach the service.
-            let published = (ports.service(svc.name)?.published ?? []).filter { if case .nodePort = $0.publication { return true }; return false }.map(\.port)
+            let published = (ports.service(svc.name)?.published ?? []).filter { switch $0.publication { case .nodePort, .hostPort: return true; default: return false } }.map(\.port)
             if !published.isEmpty {
                 rules.append(.map([("ports", .list(published.map { .map([("protocol", .string($0.proto.kubernetes)), ("port", .int($0.containerPort))]) }))]))
             }

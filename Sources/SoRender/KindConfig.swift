@@ -14,12 +14,16 @@ public struct KindConfig: Sendable, Equatable {
             self.containerPath = containerPath
         }
     }
+    /// Host port `port` to the node's port `port` (a NodePort, a hostPort or a host-network port).
     public struct PortMapping: Sendable, Equatable {
         public var port: Int
         public var proto: PortProtocol
-        public init(port: Int, proto: PortProtocol) {
+        /// The host address kind listens on (compose's host IP); nil: every address.
+        public var listenAddress: String?
+        public init(port: Int, proto: PortProtocol, listenAddress: String? = nil) {
             self.port = port
             self.proto = proto
+            self.listenAddress = listenAddress
         }
     }
 
@@ -30,7 +34,7 @@ public struct KindConfig: Sendable, Equatable {
     ///   - volumes: spec volumes with an absolute host path, in spec order.
     ///   - mountRoot: the umbrella `kind-mount-root`, absolute.
     ///   - hostPorts: node ports the host must reach (the port plan's `kindPorts`).
-    public init(volumes: [(name: String, hostPath: String)], mountRoot: String?, hostPorts: [PortPlan.Port]) {
+    public init(volumes: [(name: String, hostPath: String)], mountRoot: String?, hostPorts: [PortMapping]) {
         var mounts: [Mount] = []
         if let mountRoot { mounts.append(Mount(hostPath: Path.normalize(mountRoot), containerPath: "/mnt")) }
         for v in volumes {
@@ -39,7 +43,7 @@ public struct KindConfig: Sendable, Equatable {
         }
         self.mounts = mounts
         var ports = [PortMapping(port: 80, proto: .tcp), PortMapping(port: 443, proto: .tcp)]
-        for p in hostPorts.map({ PortMapping(port: $0.number, proto: $0.proto) }) where !ports.contains(p) { ports.append(p) }
+        for p in hostPorts where !ports.contains(where: { $0.port == p.port && $0.proto == p.proto }) { ports.append(p) }
         self.ports = ports
     }
 
@@ -64,6 +68,7 @@ public struct KindConfig: Sendable, Equatable {
             ("kubeadmConfigPatches", .list([.string(patch)])),
             ("extraPortMappings", .list(ports.map { p in
                 var m: [(String, YValue)] = [("containerPort", .int(p.port)), ("hostPort", .int(p.port))]
+                if let a = p.listenAddress { m.append(("listenAddress", .string(a))) }
                 if p.proto != .tcp { m.append(("protocol", .string(p.proto.kubernetes))) }
                 return .map(m)
             })),

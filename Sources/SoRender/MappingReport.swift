@@ -78,11 +78,12 @@ public enum MappingReport {
             let notes = published.map { p -> String in
                 switch p.publication {
                 case .clusterOnly: return "\(p.port.containerPort)/\(p.port.proto)"
-                case .nodePort(let n): return "\(p.port.containerPort)/\(p.port.proto) with NodePort \(n)"
-                case .unpublished(let n): return "\(p.port.containerPort)/\(p.port.proto) (host port \(n) not published: outside 30000–32767)"
+                case .nodePort(let n): return "\(p.port.containerPort)/\(p.port.proto) with NodePort \(n)" + (model.deployTo == .k8sKind ? " (kind maps host port \(n))" : "")
+                case .hostPort(let n): return "\(p.port.containerPort)/\(p.port.proto) with hostPort \(n) on the node (kind maps host port \(n); namespace privileged)"
+                case .unpublished(let n, let why): return "\(p.port.containerPort)/\(p.port.proto) (host port \(n) not published: \(why))"
                 }
             }
-            let approximated = published.contains { if case .unpublished = $0.publication { return true }; return false }
+            let approximated = published.contains { switch $0.publication { case .unpublished, .hostPort: return true; default: return false } }
             return (approximated ? .approximated : .mapped, "containerPorts and ClusterIP Service '\(KubeNames.service(svc.name))': " + notes.joined(separator: ", "))
         case "expose":
             return (.mapped, "containerPorts and ClusterIP Service '\(KubeNames.service(svc.name))'")

@@ -194,7 +194,13 @@ struct PodBuilder {
     }
 
     func containerPorts(_ svc: ComposeService) -> [YValue] {
-        (state.ports.service(svc.name)?.containerPorts ?? []).map { .map([("containerPort", .int($0.number)), ("protocol", .string($0.proto.kubernetes))]) }
+        guard !isJob, let planned = state.ports.service(svc.name) else {
+            return PortPlan.listens(svc).map { .map([("containerPort", .int($0.number)), ("protocol", .string($0.proto.kubernetes))]) }
+        }
+        let hostPorts = planned.reach == .none ? [:] : planned.hostPorts
+        return planned.containerPorts.map { p in
+            .map([("containerPort", .int(p.number))] + (hostPorts[p].map { [("hostPort", .int($0))] } ?? []) + [("protocol", .string(p.proto.kubernetes))])
+        }
     }
 
     // MARK: Resources and probes

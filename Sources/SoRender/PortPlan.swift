@@ -29,10 +29,14 @@ public struct PortPlan: Sendable {
     public enum Publication: Sendable, Equatable {
         /// No fixed host port: reachable in the cluster only.
         case clusterOnly
-        /// A host port in the NodePort range: a NodePort Service with that nodePort.
+        /// A host port in the NodePort range: a NodePort Service with that nodePort (and, on kind, an
+        /// extraPortMappings entry from the host).
         case nodePort(Int)
-        /// A fixed host port outside the NodePort range: not published.
-        case unpublished(Int)
+        /// On kind, a host port outside the NodePort range: the container's hostPort on the node, which
+        /// kind maps from the host. Pod Security baseline forbids host ports: the namespace is `privileged`.
+        case hostPort(Int)
+        /// Not published, and why.
+        case unpublished(Int, why: String)
     }
 
     public struct Published: Sendable, Equatable {
@@ -69,6 +73,12 @@ public struct PortPlan: Sendable {
         public var published: [Published]
         public var reach: Reach
         public var isSplit: Bool { !clashes.isEmpty }
+        /// Container ports bound to a host port on the node (`.hostPort` publications), first one per port.
+        public var hostPorts: [Port: Int] {
+            var out: [Port: Int] = [:]
+            for p in published { if case .hostPort(let h) = p.publication, out[Port(p.port.containerPort, p.port.proto)] == nil { out[Port(p.port.containerPort, p.port.proto)] = h } }
+            return out
+        }
         /// The port dependency waits knock on.
         public var firstPort: Int? { listens.first?.number }
     }
@@ -104,14 +114,28 @@ public struct PortPlan: Sendable {
     public var nodePorts: [NodePort]
     /// Ports of `network_mode: host` services (pods and jobs): kind maps them to the host.
     public var hostNetworkPorts: [Port]
+    /// Where kind maps host ports to the node: host-network ports, NodePorts and hostPorts, each once
+    /// (a compose host IP becomes the mapping's listen address).
+    public var kindPorts: [KindConfig.PortMapping] = []
     /// Input the renderer refuses (two services publishing one host port, routes to unknown services or ports), in order.
     public var problems: [SoError]
 
     public init(_ model: DeploymentModel) {
-        self.init(pods: model.pods, jobs: model.jobs, podPerService: model.podPerService, httpProxy: model.spec.httpProxy, specPath: model.spec.path)
+        self.init(pods: model.pods, jobs: model.jobs, podPerService: model.podPerService, httpProxy: model.spec.httpProxy, specPath: model.spec.path,
+                  deployTo: model.deployTo, podSecurity: model.spec.sections.security.podSecurity)
     }
 
-    public init(pods: [ComposeComponent], jobs: [ComposeComponent] = [], podPerService: Bool, httpProxy: [HTTPProxy], specPath: String) {
+    /// Why a fixed host port outside the NodePort range is not a hostPort (nil: it is one).
+    static func hostPortRefusal(_ h: Int, deployTo: DeployTarget, podSecurity: String?, hostNetwork: Bool) -> String? {
+        if deployTo != .k8sKind { return "outside 30000–32767" }
+        if hostNetwork { return "the service uses the node's network: it listens on the node's port itself" }
+        if h == 80 || h == 443 { return "the ingress controller's on kind; route to it with network.http-proxy" }
+        if let level = podSecurity, level != "privileged" { return "pod-security '\(level)' forbids host ports" }
+        return nil
+    }
+
+    public init(pods: [ComposeComponent], jobs: [ComposeComponent] = [], podPerService: Bool, httpProxy: [HTTPProxy], specPath: String,
+                deployTo: DeployTarget = .k8sKind, podSecurity: String? = nil) {
         services = []
         routes = []
         nodePorts = []
@@ -121,8 +145,7 @@ public struct PortPlan: Sendable {
             if let e = Self.hostPortClash(pod) { problems.append(e) }
             var taken: Set<Port> = []
             for svc in pod.compose.services {
-                var listens: [Port] = []
-                for p in svc.ports + svc.expose where !listens.contains(Port(p.containerPort, p.proto)) { listens.append(Port(p.containerPort, p.proto)) }
+                let listens = Self.listens(svc)
                 var component = podPerService ? svc.name : pod.name
                 var clashes: [Port] = []
                 if !podPerService {
@@ -133,9 +156,17 @@ public struct PortPlan: Sendable {
                         component = "\(pod.name)-\(svc.name)"
                     }
                 }
+                var bound: [Port: Int] = [:]
                 let published = svc.ports.map { p -> Published in
                     guard let h = p.hostPort else { return Published(port: p, publication: .clusterOnly) }
-                    return Published(port: p, publication: Self.nodePortRange.contains(h) ? .nodePort(h) : .unpublished(h))
+                    if Self.nodePortRange.contains(h) { return Published(port: p, publication: .nodePort(h)) }
+                    if let why = Self.hostPortRefusal(h, deployTo: deployTo, podSecurity: podSecurity, hostNetwork: svc.networkMode == "host") { return Published(port: p, publication: .unpublished(h, why: why)) }
+                    let port = Port(p.containerPort, p.proto)
+                    if let other = bound[port], other != h {
+                        return Published(port: p, publication: .unpublished(h, why: "container port \(port) already has host port \(other)"))
+                    }
+                    bound[port] = h
+                    return Published(port: p, publication: .hostPort(h))
                 }
                 let reach: Reach = svc.isInitContainer || (podPerService && RenderState.isOneShot(svc)) ? .none : listens.isEmpty ? .headless : .clusterIP
                 services.append(Service(name: svc.name, component: component, file: pod.compose.path, line: svc.line, isInitContainer: svc.isInitContainer,
@@ -183,6 +214,20 @@ public struct PortPlan: Sendable {
                 routes.append(Route(entry: entry, host: h.hostName, path: r.path, service: r.service, port: r.port, component: services[i].component))
             }
         }
+        guard deployTo == .k8sKind else { return }
+        func map(_ port: Int, _ proto: PortProtocol, _ ip: String?) {
+            let m = KindConfig.PortMapping(port: port, proto: proto, listenAddress: ip.flatMap { $0 == "0.0.0.0" || $0 == "::" ? nil : $0 })
+            if !kindPorts.contains(where: { $0.port == m.port && $0.proto == m.proto }) { kindPorts.append(m) }
+        }
+        for p in hostNetworkPorts { map(p.number, p.proto, nil) }
+        for svc in services where svc.reach != .none {
+            for p in svc.published {
+                switch p.publication {
+                case .nodePort(let h), .hostPort(let h): map(h, p.port.proto, p.port.hostIP)
+                case .clusterOnly, .unpublished: continue
+                }
+            }
+        }
     }
 
     /// Two services of one pod publishing one host port cannot both run.
@@ -204,8 +249,14 @@ public struct PortPlan: Sendable {
 
     public func service(_ name: String) -> Service? { services.first { $0.name == name } }
 
-    /// Node ports the host must reach on kind (`extraPortMappings`, host port = node port).
-    public var kindPorts: [Port] { hostNetworkPorts }
+    /// `ports:` then `expose:`, unique by number and protocol (also for Job containers, which the plan does not hold).
+    public static func listens(_ svc: ComposeService) -> [Port] {
+        var out: [Port] = []
+        for p in svc.ports + svc.expose where !out.contains(Port(p.containerPort, p.proto)) { out.append(Port(p.containerPort, p.proto)) }
+        return out
+    }
+
+
 
     /// Ports the spec's http-proxy routes send to `service`, in route order.
     public func proxiedPorts(_ service: String) -> [Int] {

@@ -184,8 +184,11 @@ struct RenderState {
 
     var needsPrivileged: Bool {
         spec.sections.security.privileged || spec.sections.security.unlimitedMemlock ||
-            model.pods.contains { $0.compose.services.contains { $0.networkMode == "host" || $0.privileged == true } }
+            model.pods.contains { $0.compose.services.contains { $0.networkMode == "host" || $0.privileged == true } } || usesHostPorts
     }
+
+    /// A container binds a host port on the node (Pod Security baseline forbids it).
+    var usesHostPorts: Bool { ports.services.contains { $0.reach != .none && !$0.hostPorts.isEmpty } }
 
     mutating func namespaceObject() -> KubeObject {
         var level = spec.sections.security.podSecurity ?? (needsPrivileged ? "privileged" : "baseline")
@@ -273,7 +276,13 @@ struct RenderState {
         absorb(builder)
 
         let replicas = spec.replicas ?? pod.compose.services.compactMap { $0.deploy?.replicas }.max() ?? 1
-        let strategy: YValue = builder.usesClaims
+        // A hostPort is held by one pod per node: a surge pod could not start beside the old one.
+        let hostPorts = pod.compose.services.contains { s in ports.service(s.name).map { $0.reach != .none && !$0.hostPorts.isEmpty } ?? false }
+        if hostPorts && replicas > 1 {
+            warn("pod '\(pod.name)' binds host ports and asks for \(replicas) replicas; one node runs only one of them", hint: "use replicas: 1, or a NodePort (host port in 30000–32767)",
+                 at: SourceLocation(file: pod.compose.path))
+        }
+        let strategy: YValue = builder.usesClaims || hostPorts
             ? .map([("type", .string("Recreate"))])
             : .map([("type", .string("RollingUpdate")), ("rollingUpdate", .map([("maxUnavailable", .int(0)), ("maxSurge", .int(1))]))])
         var templateMeta: [(String, YValue)] = [("labels", .map((labels(component: pod.name) + spec.sections.labels).map { ($0.0, .string($0.1)) }))]

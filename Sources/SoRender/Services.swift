@@ -35,10 +35,19 @@ extension RenderState {
                 ]))]))
             }
             for p in planned.published {
-                if case .unpublished(let h) = p.publication {
+                guard case .unpublished(let h, let why) = p.publication else { continue }
+                if why == "outside 30000–32767" {
                     warn("host port \(h) of service '\(svc.name)' is not published (a NodePort must be in 30000–32767)",
                          hint: "use a port in that range in the spec's network.ports, or 'kubectl port-forward'", at: SourceLocation(file: pod.compose.path, line: svc.line))
+                } else {
+                    warn("host port \(h) of service '\(svc.name)' is not published: \(why)",
+                         hint: "publish a host port in 30000–32767 (a NodePort) in the spec's network.ports, or use 'kubectl port-forward'", at: SourceLocation(file: pod.compose.path, line: svc.line))
                 }
+            }
+            let bound = planned.published.compactMap { p -> String? in if case .hostPort(let h) = p.publication { return "\(h)/\(p.port.proto)" }; return nil }
+            if !bound.isEmpty {
+                warn("service '\(svc.name)' binds host port \(bound.joined(separator: ", ")) on the kind node (hostPort): its namespace admits privileged pods, as pod security baseline forbids host ports, and its Deployment is replaced, not rolled",
+                     hint: "to keep the namespace at baseline, publish a host port in 30000–32767 (a NodePort) in the spec's network.ports", at: SourceLocation(file: pod.compose.path, line: svc.line))
             }
         }
     }

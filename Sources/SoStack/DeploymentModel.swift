@@ -129,8 +129,13 @@ public enum DeploymentLoader {
             c.compose.services.removeAll { !$0.profiles.isEmpty && Set($0.profiles).isDisjoint(with: spec.profiles) }
             return c
         }
-        let pods = try stack.selectedPods(with: spec.with, at: SourceLocation(file: spec.path)).map { selectProfiles(try component($0, folder: "compose")) }
-        let jobs = try stack.jobs.map { try component($0, folder: "compose-jobs") }
+        var pods = try stack.selectedPods(with: spec.with, at: SourceLocation(file: spec.path)).map { selectProfiles(try component($0, folder: "compose")) }
+        var jobs = try stack.jobs.map { try component($0, folder: "compose-jobs") }
+        // The spec's network.ports replace the listed services' ports (laconic-so rewrites the compose copies).
+        var components = pods + jobs
+        SpecPorts.apply(spec, to: &components, otherServices: skipped.map(\.1.name), diagnostics: diagnostics)
+        pods = Array(components.prefix(pods.count))
+        jobs = Array(components.dropFirst(pods.count))
 
         var files: [String: Data] = [:]
         var collected: Set<String> = []

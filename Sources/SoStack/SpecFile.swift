@@ -1,5 +1,6 @@
 import Foundation
 import SoBasics
+import SoCompose
 
 public enum DeployTarget: String, Sendable, CaseIterable {
     case k8sKind = "k8s-kind"
@@ -58,7 +59,8 @@ public struct Spec: Sendable {
     public var imageRegistry: String?
     public var config: [ConfigEntry]
     public var credentialsFiles: [String]
-    public var ports: [(service: String, ports: [String])]
+    /// `network.ports`: each listed service's ports, parsed; they replace the compose file's (as laconic-so does).
+    public var ports: [(service: String, ports: [ComposePort], line: Int?)]
     public var httpProxy: [HTTPProxy]
     public var volumes: [(name: String, path: String?, line: Int?)]
     public var configmaps: [(name: String, path: String, line: Int?)]
@@ -121,8 +123,8 @@ public struct Spec: Sendable {
             let nm = try n.mapping("'network'")
             if let p = nm.nonNull("ports") {
                 for e in try p.entries("'network.ports'") {
-                    let list = e.value.isNull ? [] : try e.value.sequence("network.ports.\(e.key)").map { try $0.string("a port of \(e.key)") }
-                    spec.ports.append((e.key, list))
+                    let list = e.value.isNull ? [] : try e.value.sequence("network.ports.\(e.key)").flatMap { try ComposePorts.parse($0, diagnostics: diagnostics) }
+                    spec.ports.append((e.key, list, e.keyNode.line))
                 }
             }
             if let hp = nm.nonNull("http-proxy") {

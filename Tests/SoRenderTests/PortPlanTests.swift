@@ -58,7 +58,7 @@ private func spec(_ text: String) throws -> Spec {
     @Test func publicationOfHostPorts() throws {
         let m = try loadSnippet(compose: "services:\n  a:\n    image: x\n    ports: [\"80\", \"30080:8080\", \"8443:443\", \"9000-9010:9000\"]\n")
         let pub = try #require(PortPlan(m).service("a")?.published)
-        #expect(pub.map(\.publication) == [.clusterOnly, .nodePort(30080), .unpublished(8443), .clusterOnly])
+        #expect(pub.map(\.publication) == [.clusterOnly, .nodePort(30080), .hostPort(8443), .clusterOnly])
         #expect(pub[3].port.hostRange == 9000...9010)
     }
 
@@ -106,7 +106,7 @@ private func spec(_ text: String) throws -> Spec {
 
     @Test func hostNetworkPortsAreKindPorts() throws {
         let m = try loadSnippet(compose: "services:\n  a:\n    image: x\n    network_mode: host\n    ports: [\"5353/udp\", \"9100\"]\n")
-        #expect(PortPlan(m).kindPorts == [PortPlan.Port(5353, .udp), PortPlan.Port(9100)])
+        #expect(PortPlan(m).kindPorts == [.init(port: 5353, proto: .udp), .init(port: 9100, proto: .tcp)])
     }
 }
 
@@ -185,5 +185,90 @@ private func spec(_ text: String) throws -> Spec {
     @Test func oneHostPortForTwoContainerPortsIsAnError() throws {
         let e = try #require(caught { _ = try renderSnippet(compose: "services:\n  a:\n    image: x\n    ports: [\"30080:80\", \"30080:8080\"]\n") })
         #expect(e.message == "service 'a' publishes host port 30080/tcp for two container ports")
+    }
+}
+
+@Suite struct SpecNetworkPortsTests {
+    static let compose = "services:\n  web:\n    image: x\n    ports: [\"80\"]\n  dns:\n    image: y\n    ports: [\"53/udp\"]\n"
+
+    @Test func specPortsAreParsedWithTheirLine() throws {
+        let decoded = try spec("stack: s\ndeploy-to: k8s-kind\nnetwork:\n  ports:\n    web:\n      - '30080:80'\n      - target: 443\n        published: 8443\n    idle:\n")
+        #expect(decoded.ports.map(\.service) == ["web", "idle"])
+        #expect(decoded.ports[0].ports == [ComposePort(hostPort: 30080, containerPort: 80, raw: "30080:80"), ComposePort(hostPort: 8443, containerPort: 443, raw: "8443:443")])
+        #expect(decoded.ports[0].line == 5 && decoded.ports[1].ports.isEmpty)
+        for (bad, line) in [("      - '80:80:80:80'\n", 6), ("      - 'x'\n", 6), ("      - '30080:80/icmp'\n", 6), ("      - '70000'\n", 6)] {
+            let e = try #require(caught { _ = try spec("stack: s\ndeploy-to: k8s-kind\nnetwork:\n  ports:\n    web:\n" + bad) }, "\(bad)")
+            #expect(e.message.hasPrefix("invalid port"), "\(bad)")
+            #expect(e.location?.file == "spec.yml" && e.location?.line == line, "\(bad)")
+        }
+    }
+
+    /// laconic-so replaces a listed service's ports: with the spec's list; so does the model.
+    @Test func specPortsReplaceComposePortsInTheModel() throws {
+        let m = try loadSnippet(compose: Self.compose, spec: "network:\n  ports:\n    web: ['30080:8080']\n")
+        let web = try #require(m.pods[0].compose.services.first { $0.name == "web" })
+        #expect(web.ports.map(\.raw) == ["30080:8080"])
+        // Services the spec does not list keep their compose ports.
+        #expect(m.pods[0].compose.services.first { $0.name == "dns" }?.ports.map(\.raw) == ["53/udp"])
+        let plan = PortPlan(m)
+        #expect(plan.nodePorts.map(\.nodePort) == [30080])
+        #expect(plan.kindPorts == [.init(port: 30080, proto: .tcp)])
+    }
+
+    @Test func aNodePortFromTheSpecIsRenderedAndReported() throws {
+        let model = try loadSnippet(compose: Self.compose, spec: "network:\n  ports:\n    web: ['30080:80']\n")
+        let m = try Renderer.render(model)
+        let np = try #require(m.object("Service", "laconic-d-nodeport-80-tcp"))
+        #expect(np["spec"]?["ports"]?[0]?["nodePort"]?.int == 30080)
+        #expect(m.warnings.isEmpty)
+        let ports = MappingReport.build(model).first { $0.service == "web" && $0.key == "ports" }
+        #expect(ports?.detail.contains("80/tcp with NodePort 30080 (kind maps host port 30080)") == true)
+    }
+
+    @Test func anUnknownServiceInSpecPortsIsAWarningWithASuggestion() throws {
+        let t = try TempDir("so-specports")
+        defer { t.cleanup() }
+        try t.write("deployment.yml", "cluster-id: laconic-c\ndeployment-id: laconic-d\n")
+        try t.write("stack.yml", "name: s\npods: [p]\n")
+        try t.write("spec.yml", "stack: /x/stacks/s\ndeploy-to: k8s-kind\nnetwork:\n  ports:\n    wbe: ['30080:80']\n")
+        try t.write("config.env", "")
+        try t.write("compose/docker-compose-p.yml", Self.compose)
+        let sink = DiagnosticSink()
+        _ = try DeploymentLoader.load(t.path, fs: LocalFileSystem(), diagnostics: sink)
+        let w = try #require(sink.all.first { $0.message.contains("network.ports names 'wbe'") })
+        #expect(w.hint == "did you mean 'web'?" && w.location?.line == 5)
+    }
+
+    /// Outside the NodePort range, on kind: the container's hostPort, which kind maps from the host.
+    @Test func aHostPortOutsideTheRangeIsAHostPortOnKind() throws {
+        let model = try loadSnippet(compose: Self.compose, spec: "network:\n  ports:\n    web: ['127.0.0.1:8080:80']\n    dns: ['5353:53/udp']\n")
+        let plan = PortPlan(model)
+        #expect(plan.service("web")?.published.map(\.publication) == [.hostPort(8080)])
+        #expect(plan.kindPorts == [.init(port: 8080, proto: .tcp, listenAddress: "127.0.0.1"), .init(port: 5353, proto: .udp)])
+        let m = try Renderer.render(model)
+        let pod = m.object("Deployment")?["spec"]?["template"]?["spec"]
+        #expect(pod?["containers"]?[0]?["ports"]?[0]?["hostPort"]?.int == 8080)
+        #expect(pod?["containers"]?[1]?["ports"]?[0]?["hostPort"]?.int == 5353)
+        #expect(m.object("Deployment")?["spec"]?["strategy"]?["type"]?.string == "Recreate")
+        #expect(m.object("Namespace")?["metadata"]?["labels"]?["pod-security.kubernetes.io/enforce"]?.string == "privileged")
+        #expect(m.warnings.contains { $0.message.hasPrefix("service 'web' binds host port 8080/tcp on the kind node (hostPort): its namespace admits privileged pods") })
+        let yaml = KindConfig(volumes: [], mountRoot: nil, hostPorts: plan.kindPorts).yaml()
+        #expect(yaml.contains("      - containerPort: 8080\n        hostPort: 8080\n        listenAddress: 127.0.0.1\n"))
+        #expect(yaml.contains("      - containerPort: 5353\n        hostPort: 5353\n        protocol: UDP\n"))
+    }
+
+    @Test func hostPortsAreNotUsedWhereTheyWouldBreakSomething() throws {
+        // On k8s: not published (a NodePort in range is the way), as before.
+        let k8s = try renderSnippet(compose: Self.compose, spec: "network:\n  ports:\n    web: ['8080:80']\n", deployTo: "k8s")
+        #expect(k8s.object("Deployment")?["spec"]?["template"]?["spec"]?["containers"]?[0]?["ports"]?[0]?["hostPort"] == nil)
+        #expect(k8s.warnings.contains { $0.message == "host port 8080 of service 'web' is not published (a NodePort must be in 30000–32767)" })
+        // 80 and 443 on kind belong to the ingress controller.
+        let ingress = try renderSnippet(compose: Self.compose, spec: "network:\n  ports:\n    web: ['80:80']\n")
+        #expect(ingress.warnings.contains { $0.message == "host port 80 of service 'web' is not published: the ingress controller's on kind; route to it with network.http-proxy" })
+        #expect(ingress.object("Namespace")?["metadata"]?["labels"]?["pod-security.kubernetes.io/enforce"]?.string == "baseline")
+        // A pod-security level the spec chose is kept.
+        let baseline = try renderSnippet(compose: Self.compose, spec: "security:\n  pod-security: baseline\nnetwork:\n  ports:\n    web: ['8080:80']\n")
+        #expect(baseline.warnings.contains { $0.message.hasSuffix("not published: pod-security 'baseline' forbids host ports") })
+        #expect(baseline.object("Deployment")?["spec"]?["strategy"]?["type"]?.string == "RollingUpdate")
     }
 }
