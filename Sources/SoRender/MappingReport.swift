@@ -84,7 +84,8 @@ public enum MappingReport {
                 }
             }
             let approximated = published.contains { switch $0.publication { case .unpublished, .hostPort: return true; default: return false } }
-            return (approximated ? .approximated : .mapped, "containerPorts and ClusterIP Service '\(KubeNames.service(svc.name))': " + notes.joined(separator: ", "))
+            let fromSpec = model.spec.ports.contains { $0.service == svc.name } ? " (the spec's network.ports)" : ""
+            return (approximated ? .approximated : .mapped, "containerPorts and ClusterIP Service '\(KubeNames.service(svc.name))'\(fromSpec): " + notes.joined(separator: ", "))
         case "expose":
             return (.mapped, "containerPorts and ClusterIP Service '\(KubeNames.service(svc.name))'")
         case "volumes":

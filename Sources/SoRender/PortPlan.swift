@@ -12,6 +12,8 @@ import SoStack
 public struct PortPlan: Sendable {
     /// Kubernetes' default NodePort range.
     public static let nodePortRange = 30000...32767
+    /// Why a host port outside that range is not published off kind.
+    public static let outsideNodePortRange = "outside \(nodePortRange.lowerBound)–\(nodePortRange.upperBound)"
 
     public struct Port: Sendable, Hashable, CustomStringConvertible {
         public var number: Int
@@ -127,7 +129,7 @@ public struct PortPlan: Sendable {
 
     /// Why a fixed host port outside the NodePort range is not a hostPort (nil: it is one).
     static func hostPortRefusal(_ h: Int, deployTo: DeployTarget, podSecurity: String?, hostNetwork: Bool) -> String? {
-        if deployTo != .k8sKind { return "outside 30000–32767" }
+        if deployTo != .k8sKind { return outsideNodePortRange }
         if hostNetwork { return "the service uses the node's network: it listens on the node's port itself" }
         if h == 80 || h == 443 { return "the ingress controller's on kind; route to it with network.http-proxy" }
         if let level = podSecurity, level != "privileged" { return "pod-security '\(level)' forbids host ports" }

@@ -36,7 +36,7 @@ extension RenderState {
             }
             for p in planned.published {
                 guard case .unpublished(let h, let why) = p.publication else { continue }
-                if why == "outside 30000–32767" {
+                if why == PortPlan.outsideNodePortRange {
                     warn("host port \(h) of service '\(svc.name)' is not published (a NodePort must be in 30000–32767)",
                          hint: "use a port in that range in the spec's network.ports, or 'kubectl port-forward'", at: SourceLocation(file: pod.compose.path, line: svc.line))
                 } else {

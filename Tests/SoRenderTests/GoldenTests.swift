@@ -77,7 +77,11 @@ struct Scenario: CustomStringConvertible, Sendable {
     /// ../shared/fixtures/compose-real: plain compose files as people write them, used as stacks as they are.
     static let composeReal: [Scenario] = ["flask-redis", "gitea-postgres", "nginx-flask-mysql", "pihole-cloudflared-DoH", "prometheus-grafana", "wordpress-mysql"].map {
         Scenario(name: "compose-\($0.lowercased())", stack: Path.join(RepoPaths.shared, "fixtures/compose-real", $0))
-    } + [Scenario(name: "compose-kitchen-sink", stack: Path.join(local, "compose/kitchen-sink/compose.yaml"))]
+    } + [Scenario(name: "compose-kitchen-sink", stack: Path.join(local, "compose/kitchen-sink/compose.yaml")),
+         // The spec's network.ports replace admin's 8080:80: a hostPort kind maps on 127.0.0.1, and a NodePort.
+         Scenario(name: "compose-ports", stack: Path.join(local, "compose/ports/compose.yaml"), edit: {
+             $0.replacingOccurrences(of: "    admin:\n      - 8080:80\n", with: "    admin:\n      - 127.0.0.1:8081:80\n      - 30080:80\n")
+         })]
 }
 
 enum Golden {
