@@ -58,6 +58,6 @@ let package = Package(
         .testTarget(name: "SoRenderTests", dependencies: ["SoRender", "SoKube", "SoStack", "SoActions", "SoTestSupport"], exclude: ["Golden"]),
         .testTarget(name: "SoActionsTests", dependencies: ["SoActions", "SoTestSupport"]),
         .testTarget(name: "SoCLITests", dependencies: ["SoCLI", "SoActions", "SoCompose", "SoTestSupport",
-                                                    .product(name: "ArgumentParser", package: "swift-argument-parser")], exclude: ["BadInput"]),
+                                                    .product(name: "ArgumentParser", package: "swift-argument-parser")], exclude: ["BadInput", "E2EStacks"]),
     ]
 )

@@ -13,6 +13,8 @@ public struct SoContext: Sendable {
     public var environment: [String: String]
     public var diagnostics: DiagnosticSink
     public var builtInRoot: String?
+    /// Where `builtInRoot` was looked for (named in the error when there is none).
+    public var builtInSearched: [String] = []
     public var options: GlobalSettings
     /// Opens a client to the API server a connection names (HTTPS live, a fake in tests).
     public var connect: @Sendable (ClusterConnection) throws -> ClusterClient
@@ -22,6 +24,8 @@ public struct SoContext: Sendable {
     public var hostName = "localhost"
     /// Whether a process of this host still runs (a lock whose holder died here is taken over at once).
     public var isProcessAlive: @Sendable (Int32) -> Bool = { _ in true }
+    /// What SIGINT/SIGTERM undo (the CLI installs the handlers on `Interrupts.shared`; tests pass their own).
+    public var interrupts: Interrupts = .shared
 
     public init(fs: FileSystem, processes: ProcessRunner, clock: Clock, entropy: Entropy, console: Console,
                 environment: [String: String], diagnostics: DiagnosticSink = DiagnosticSink(), builtInRoot: String?,
@@ -42,7 +46,7 @@ public struct SoContext: Sendable {
     }
 
     public var locator: StackLocator {
-        StackLocator(fs: fs, builtInRoot: builtInRoot, environment: environment, currentDirectory: fs.currentDirectory)
+        StackLocator(fs: fs, builtInRoot: builtInRoot, builtInSearched: builtInSearched, environment: environment, currentDirectory: fs.currentDirectory)
     }
 
     /// `$SO_HOME`, else `~/.so`: where `so up` keeps deployment directories.

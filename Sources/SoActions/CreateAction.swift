@@ -97,8 +97,13 @@ public struct CreateAction {
             }
             return result
         }
+        // Temporaries a killed create left beside the directory (their process is gone) go first.
+        for p in fs.removeStaleTemporaries(beside: dir, prefix: DeploymentPlan.temporaryPrefix(dir), isProcessAlive: ctx.isProcessAlive, now: ctx.clock.now()) {
+            ctx.verbose("removed \(p), left by an interrupted run")
+        }
         if req.update {
-            let changes = try plan.apply(over: dir, fs: fs)
+            // One step: an interrupt waits for the refresh to finish rather than leave it half done.
+            let changes = try ctx.interrupts.step { try plan.apply(over: dir, fs: fs) }
             result.changed = changes.changed
             result.added = changes.added
             result.removed = changes.removed
@@ -108,7 +113,7 @@ public struct CreateAction {
             for f in changes.removed { ctx.say("  removed \(f) (no longer in the stack)") }
             if changes.changed.isEmpty && changes.added.isEmpty && changes.removed.isEmpty { ctx.say("  no changes") }
         } else {
-            try plan.write(to: dir, fs: fs)
+            try plan.write(to: dir, fs: fs, interrupts: ctx.interrupts)
             ctx.say("created deployment \(dir) (stack \(stack.name), id \(identity.deploymentID))")
         }
         return result

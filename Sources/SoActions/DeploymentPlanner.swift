@@ -13,6 +13,8 @@ public struct DeploymentPlan: Sendable {
     }
     public var files: [File] = []
     public var directories: [String] = []
+    /// Volumes made for relative binds whose source does not exist (`data/<volume>`), for kind-config.yml.
+    public var bindDirectories: [String] = []
 
     /// Top-level entries of a deployment directory that copied stack files may not take over.
     static let reserved: Set<String> = ["spec.yml", "stack.yml", "deployment.yml", "config.env", "kind-config.yml", "kubeconfig.yml", "data", "configmaps"]
@@ -25,25 +27,38 @@ public struct DeploymentPlan: Sendable {
         }
     }
 
+    static func temporaryPrefix(_ dir: String) -> String { Path.basename(dir) + ".creating" }
+
     /// Writes a new deployment directory: everything goes into a temporary directory beside `dir`,
-    /// which is renamed into place at the end; on any error nothing is left behind.
-    func write(to dir: String, fs: FileSystem) throws {
-        let tmp = try fs.temporaryDirectory(beside: dir, prefix: Path.basename(dir) + ".creating")
+    /// which is renamed into place at the end; on any error, or SIGINT/SIGTERM, nothing is left behind.
+    func write(to dir: String, fs: FileSystem, interrupts: Interrupts) throws {
+        var guardID = 0
+        let tmp = try interrupts.step { () throws -> String in
+            let t = try fs.temporaryDirectory(beside: dir, prefix: Self.temporaryPrefix(dir))
+            guardID = interrupts.onInterrupt { try? fs.remove(t) }
+            return t
+        }
         do {
-            try populate(tmp, fs: fs)
-            try fs.move(tmp, to: dir)
+            try populate(tmp, fs: fs, interrupts: interrupts)
+            try interrupts.step {
+                try fs.move(tmp, to: dir)
+                interrupts.done(guardID)
+            }
         } catch {
             try? fs.remove(tmp)
+            interrupts.done(guardID)
             throw error
         }
     }
 
-    private func populate(_ root: String, fs: FileSystem) throws {
-        for d in directories { try fs.createDirectory(Path.join(root, d)) }
+    private func populate(_ root: String, fs: FileSystem, interrupts: Interrupts) throws {
+        for d in directories { try interrupts.step { try fs.createDirectory(Path.join(root, d)) } }
         for f in files {
             let p = Path.join(root, f.path)
-            try fs.write(f.data, to: p)
-            if f.executable { try fs.setExecutable(p, true) }
+            try interrupts.step {
+                try fs.write(f.data, to: p)
+                if f.executable { try fs.setExecutable(p, true) }
+            }
         }
     }
 
@@ -153,9 +168,16 @@ struct DeploymentPlanner {
                                   at: SourceLocation(file: raw.path, line: svc.line))
                 }
                 for m in svc.volumes where m.kind == .bind {
-                    // Plain compose: absolute host binds are named volumes with the host path (set by deploy init).
-                    if stack.file.podPerService, let src = m.source, src.hasPrefix("/") || src.hasPrefix("~") { continue }
-                    try copyReferenced(m.source ?? "", from: raw, line: m.line ?? svc.line, folder: folder, required: true, into: &plan)
+                    // Absolute host binds are named volumes with the host path: set by deploy init for a plain
+                    // compose file, by the spec's opt-in for a laconic stack; never copied.
+                    if let src = m.source, src.hasPrefix("/") || src.hasPrefix("~") {
+                        guard HostPathName.allowed(src, spec: spec, podPerService: stack.file.podPerService) else {
+                            throw SoError("host path '\(src)' is outside the stack and is not mounted unless the spec allows it", hint: HostPathName.optInHint(src),
+                                          at: SourceLocation(file: raw.path, line: m.line ?? svc.line))
+                        }
+                        continue
+                    }
+                    try copyReferenced(m.source ?? "", from: raw, line: m.line ?? svc.line, folder: folder, required: true, into: &plan, bind: true)
                 }
                 for e in svc.envFiles {
                     try copyReferenced(e.path, from: raw, line: svc.line, folder: folder, required: e.required, into: &plan)
@@ -201,6 +223,7 @@ struct DeploymentPlanner {
             plan.directories.append(rel)
             kindVolumes.append((v.name, Path.join(directory, rel)))
         }
+        for volume in plan.bindDirectories { kindVolumes.append((volume, Path.join(directory, "data", volume))) }
         // kind maps the ports the deployment publishes: the spec's network.ports replace the compose files' (warned about at load).
         var published = planned.pods + planned.jobs
         SpecPorts.apply(spec, to: &published, diagnostics: DiagnosticSink())
@@ -224,20 +247,27 @@ struct DeploymentPlanner {
     }
 
     func configEnv() throws -> String {
-        var credentials: [(file: String, pairs: [(key: String, value: String)])] = []
+        // Only where each credentials file is and its key names: the values stay in the file until start
+        // copies them into the deployment's Secret (never into config.env).
+        var credentials: [CredentialsFile] = []
         for f in spec.credentialsFiles {
             let path = Path.absolute(Path.expandTilde(f, home: fs.homeDirectory), relativeTo: fs.currentDirectory)
             guard fs.isFile(path) else {
                 throw SoError("credentials file not found: \(path)", hint: "create it or remove it from credentials-files", at: SourceLocation(file: spec.path))
             }
-            credentials.append((f, try DotEnv.parse(try fs.readText(path, what: "credentials file"), file: path)))
+            let keys = try DotEnv.parse(try fs.readText(path, what: "credentials file"), file: path).map(\.key)
+            var unique: [String] = []
+            for k in keys where !unique.contains(k) { unique.append(k) }
+            credentials.append(CredentialsFile(path: path, keys: unique))
         }
         return ConfigEnv.render(spec.plainConfig.map { ($0.key, $0.value) }, credentials: credentials)
     }
 
     /// Copies a file or directory a compose file refers to by a relative path into the same place
     /// relative to the deployment directory, so `../config/x` from `D/compose/` still finds it.
-    func copyReferenced(_ source: String, from compose: ComposeFile, line: Int?, folder: String, required: Bool, into plan: inout DeploymentPlan) throws {
+    /// A bind (`bind`) whose source does not exist is not an error: docker would create it as an empty
+    /// directory, so the deployment gets one, `data/<volume>`, mounted read-write from the host.
+    func copyReferenced(_ source: String, from compose: ComposeFile, line: Int?, folder: String, required: Bool, into plan: inout DeploymentPlan, bind: Bool = false) throws {
         let location = SourceLocation(file: compose.path, line: line)
         if source.hasPrefix("/") || source.hasPrefix("~") {
             throw SoError("host path '\(source)' cannot be deployed to a cluster", hint: "use a named volume and give it a host path under the spec's volumes:", at: location)
@@ -254,6 +284,17 @@ struct DeploymentPlanner {
             throw SoError("path '\(source)' collides with the deployment's own '\(first)'", hint: "move the file under the stack's config/ directory", at: location)
         }
         guard fs.exists(abs) else {
+            if bind {
+                let volume = BindDirectory.volume(for: source), data = BindDirectory.path(for: source)
+                guard !plan.bindDirectories.contains(volume) else { return }
+                plan.bindDirectories.append(volume)
+                plan.directories.append(data)
+                if !fs.isDirectory(Path.join(directory, data)) {
+                    ctx.diagnostics.warn(Diagnostic("bind source '\(source)' does not exist (\(abs)); created the empty directory \(data) in the deployment, mounted read-write from the host, as docker would",
+                                                    hint: "add the directory to the stack if it should start with files, or use a named volume", at: location))
+                }
+                return
+            }
             if !required { return }
             throw SoError("file not found: \(abs) (mounted as '\(source)')", hint: "add it to the stack or fix the path", at: location)
         }

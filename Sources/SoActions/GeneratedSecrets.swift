@@ -1,5 +1,6 @@
 import Foundation
 import SoBasics
+import SoCompose
 import SoKube
 import SoRender
 import SoStack
@@ -39,6 +40,25 @@ struct GeneratedSecrets {
                 data.append((key, .string(value)))
             } else {
                 unset.append(key)
+            }
+        }
+        // Credentials files: read now, straight into the Secret (later files win, as later config.env lines did).
+        for file in model.credentialsFiles {
+            guard ctx.fs.isFile(file.path) else {
+                throw SoError("credentials file not found: \(file.path)", hint: "restore it, or remove it from the spec's credentials-files and run 'so deploy create --update'",
+                              at: SourceLocation(file: model.spec.path))
+            }
+            let pairs = try DotEnv.parse(try ctx.fs.readText(file.path, what: "credentials file"), file: file.path)
+            for key in file.keys {
+                guard let value = pairs.last(where: { $0.key == key })?.value else {
+                    ctx.diagnostics.warn("credentials file \(file.path) no longer holds \(key); containers get no value for it",
+                                         hint: "add it back, or run 'so deploy create --update' to refresh the deployment", at: SourceLocation(file: model.spec.path))
+                    data.removeAll { $0.0 == key }
+                    continue
+                }
+                data.removeAll { $0.0 == key }
+                data.append((key, .string(Data(value.utf8).base64EncodedString())))
+                copied.append(key)
             }
         }
         if !unset.isEmpty {

@@ -224,17 +224,87 @@ public struct ObserveAction {
         let type = try ResourceType.of(apiVersion: "apps/v1", kind: "Deployment")
         let stamp = Timestamps.rfc3339(ctx.clock.now())
         let patch = Data("{\"spec\":{\"template\":{\"metadata\":{\"annotations\":{\"kubectl.kubernetes.io/restartedAt\":\"\(stamp)\"}}}}}".utf8)
+        var maintenance = try Maintenance(ctx: ctx, c: c)
+        var deployments = try await c.client.list(type, namespace: c.namespace, labelSelector: "app=\(c.model.id)")
+        if let container = maintenance?.container {
+            // The maintenance page keeps serving while the rest restarts: its own Deployment is not rolled.
+            deployments.removeAll { d in (d.at("spec", "template", "spec", "containers")?.array ?? []).contains { $0["name"]?.string == container } }
+            try await maintenance?.divert()
+        }
         var names: [String] = []
-        for d in try await c.client.list(type, namespace: c.namespace, labelSelector: "app=\(c.model.id)") {
+        for d in deployments {
             _ = try await c.client.patch(type, name: d.name, namespace: c.namespace, mergePatch: patch)
             names.append(d.name)
         }
         ctx.say("restarting \(names.joined(separator: ", "))")
-        if wait {
+        // With a maintenance page, the Ingress goes back only once the workloads are ready again.
+        if wait || maintenance != nil {
             let objects = names.map { KubeObject(apiVersion: "apps/v1", kind: "Deployment", name: $0, namespace: c.namespace) }
             try await Waiter(ctx: ctx, client: c.client, namespace: c.namespace, selector: "app.kubernetes.io/instance=\(c.model.id)")
                 .wait(for: objects, timeout: timeout, progress: ProgressReporter(ctx: ctx, mode: .plain))
         }
+        try await maintenance?.restore()
+    }
+}
+
+/// spec `maintenance-service: CONTAINER:PORT` (laconic-so): while `restart` rolls the workloads, every
+/// Ingress rule of the deployment sends its traffic to that service's port instead, and is put back once
+/// they are ready again.
+struct Maintenance {
+    let ctx: SoContext
+    let c: Connected
+    let container: String
+    let service: String
+    let port: Int
+    var originals: [(name: String, rules: JSON)] = []
+
+    init?(ctx: SoContext, c: Connected) throws {
+        guard let value = c.model.spec.sections.maintenanceService else { return nil }
+        let parts = value.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 2, !parts[0].isEmpty, let port = Int(parts[1]), (1...65535).contains(port) else {
+            throw SoError("maintenance-service '\(value)' is not CONTAINER:PORT", hint: "name a compose service of the stack and its port, e.g. maintenance:80",
+                          at: SourceLocation(file: c.model.spec.path))
+        }
+        guard c.model.pods.contains(where: { $0.compose.services.contains { $0.name == parts[0] } }) else {
+            throw SoError("maintenance-service '\(value)' names no service of the stack", hint: "services: " + c.model.pods.flatMap { $0.compose.services.map(\.name) }.joined(separator: ", "),
+                          at: SourceLocation(file: c.model.spec.path))
+        }
+        self.ctx = ctx
+        self.c = c
+        container = KubeNames.label(parts[0])
+        service = KubeNames.service(parts[0])
+        self.port = port
+    }
+
+    static let ingress = ResourceType.known.first { $0.kind == "Ingress" }!
+
+    /// Every rule's backends point at the maintenance Service; the rules as they were are kept for `restore`.
+    mutating func divert() async throws {
+        for ing in try await c.client.list(Self.ingress, namespace: c.namespace, labelSelector: "app=\(c.model.id)") {
+            guard let rules = ing.at("spec", "rules") else { continue }
+            originals.append((ing.name, rules))
+            let diverted = JSON.array(rules.array.map { rule in Self.replacingBackends(rule, service: service, port: port) })
+            _ = try await c.client.patch(Self.ingress, name: ing.name, namespace: c.namespace, mergePatch: Data(JSON.object(["spec": .object(["rules": diverted])]).yValue.compactJSON()))
+        }
+        if !originals.isEmpty { ctx.say("serving \(service):\(port) (maintenance-service) while the deployment restarts") }
+    }
+
+    func restore() async throws {
+        for (name, rules) in originals {
+            _ = try await c.client.patch(Self.ingress, name: name, namespace: c.namespace, mergePatch: Data(JSON.object(["spec": .object(["rules": rules])]).yValue.compactJSON()))
+        }
+        if !originals.isEmpty { ctx.say("ingress restored") }
+    }
+
+    static func replacingBackends(_ rule: JSON, service: String, port: Int) -> JSON {
+        guard case .object(var r) = rule, case .object(var http)? = r["http"] else { return rule }
+        http["paths"] = .array((http["paths"]?.array ?? []).map { path in
+            guard case .object(var p) = path else { return path }
+            p["backend"] = .object(["service": .object(["name": .string(service), "port": .object(["number": .number(Double(port))])])])
+            return .object(p)
+        })
+        r["http"] = .object(http)
+        return .object(r)
     }
 }
 

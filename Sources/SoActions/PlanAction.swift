@@ -35,9 +35,16 @@ public struct PlanAction: Sendable {
 
     public func run(directory: String, cluster: ClusterOptions) async throws -> [PlannedChange] {
         let model = try RenderAction(ctx).model(directory)
-        let manifest = try RenderAction(ctx).render(model)
+        let needsGateway = HostGatewayFinder.needed(model)
+        var manifest = try RenderAction(ctx).render(model, warn: !needsGateway)
         let namespace = Renderer.namespace(of: model)
-        guard let target = try await ClusterTargets(ctx: ctx).find(model, cluster, allowCreate: true) else {
+        let found = try await ClusterTargets(ctx: ctx).find(model, cluster, allowCreate: true)
+        if needsGateway {
+            // As start does: on kind, compose's host-gateway is the gateway of kind's docker network.
+            let gateway = found?.kindCluster == nil ? nil : await HostGatewayFinder(ctx: ctx).kindGateway()
+            manifest = try RenderAction(ctx).render(model, hostGateway: gateway)
+        }
+        guard let target = found else {
             let wanted = model.spec.kindClusterName ?? model.identity.clusterID
             ctx.say("would create kind cluster '\(wanted)' from \(Path.join(model.directory, "kind-config.yml"))")
             return manifest.objects.map { PlannedChange(action: .create, kind: $0.kind, name: $0.name, namespace: $0.namespace, note: "not checked: the cluster does not exist yet") }

@@ -39,15 +39,16 @@ public struct RenderAction: Sendable {
         try DeploymentLoader.load(ctx.absolute(directory), fs: ctx.fs, diagnostics: ctx.diagnostics)
     }
 
-    /// The objects of a loaded deployment (egress host names are resolved here).
-    public func render(_ model: DeploymentModel, placeholderSecrets: Bool = false) throws -> Manifest {
+    /// The objects of a loaded deployment (egress host names are resolved here). `hostGateway`: the address
+    /// compose's `host-gateway` stands for, when the caller found one (start, on kind).
+    public func render(_ model: DeploymentModel, placeholderSecrets: Bool = false, hostGateway: String? = nil, warn: Bool = true) throws -> Manifest {
         var addresses: [String: [String]] = [:]
         if let egress = model.spec.sections.egress {
             let config = Dictionary(model.config.map { ($0.key, $0.value) }, uniquingKeysWith: { $1 })
             for host in egress.targets(config: config).hosts { addresses[host] = ctx.resolver.addresses(of: host) }
         }
-        let manifest = try Renderer.render(model, options: RenderOptions(placeholderSecrets: placeholderSecrets, egressAddresses: addresses))
-        for w in manifest.warnings { ctx.diagnostics.warn(w) }
+        let manifest = try Renderer.render(model, options: RenderOptions(placeholderSecrets: placeholderSecrets, egressAddresses: addresses, hostGateway: hostGateway))
+        if warn { for w in manifest.warnings { ctx.diagnostics.warn(w) } }
         return manifest
     }
 

@@ -70,9 +70,16 @@ public struct StartAction: Sendable {
         // Finding the cluster (kind's CLI, the user's kubeconfig) overlaps rendering; it only reads. A kind
         // cluster is created, and anything written, only once the deployment rendered.
         async let finding = ClusterTargets(ctx: ctx).find(model, req.cluster, allowCreate: true)
-        var manifest = try RenderAction(ctx).render(model)
+        // extra_hosts host-gateway without the spec's host-gateway: the address depends on the cluster, so the
+        // first render only checks (its warnings held back) and the objects are rendered again once it is known.
+        let needsGateway = HostGatewayFinder.needed(model)
+        var manifest = try RenderAction(ctx).render(model, warn: !needsGateway)
         let target: ClusterTarget
         if let found = try await finding { target = found } else { target = try await ClusterTargets(ctx: ctx).createKind(model) }
+        if needsGateway {
+            let gateway = target.kindCluster == nil ? nil : await HostGatewayFinder(ctx: ctx).kindGateway()
+            manifest = try RenderAction(ctx).render(model, hostGateway: gateway)
+        }
         // Local images are compared with the node's (and loaded) beside the API requests; the workloads wait for them.
         func loadImages(_ target: ClusterTarget) -> Task<Void, Error>? {
             target.kindCluster.flatMap { [ctx, manifest, model] kind in
@@ -81,6 +88,7 @@ public struct StartAction: Sendable {
         }
         var images = loadImages(target)
         defer { images?.cancel() }
+        if req.onlyKinds == nil { try await StartCommands(ctx: ctx, model: model).run(.pre) }
         let opened = try await open(target, model: model, options: req.cluster, namespace: namespace, secret: wantsSecrets ? secrets.name : nil, timeout: req.timeout)
         if opened.target.kindCluster != target.kindCluster {
             images?.cancel()
@@ -117,6 +125,7 @@ public struct StartAction: Sendable {
             throw error
         }
         await lock.release(held)
+        if req.onlyKinds == nil { try await StartCommands(ctx: ctx, model: model).run(.post) }
         progress.done((req.onlyKinds == nil ? "started" : "updated \(req.onlyKinds!.sorted().joined(separator: ", ")) of") + " \(model.id) in namespace \(namespace)" + (opened.target.kindCluster.map { " on kind cluster \($0)" } ?? " (context \(opened.target.connection.contextName))"))
         return report
     }
@@ -184,6 +193,7 @@ public struct StartAction: Sendable {
         if let only = req.onlyKinds { objects = objects.filter { only.contains($0.kind) || (newNamespace && $0.kind == "Namespace") } }
         if req.onlyKinds?.contains("Secret") ?? true {
             let composeSecrets = try ComposeSecrets(ctx: ctx, model: model, namespace: namespace).objects()
+                + [try ImagePullSecretObject(ctx: ctx, model: model, namespace: namespace).object()].compactMap { $0 }
             objects.insert(contentsOf: composeSecrets, at: objects.firstIndex { $0.kind != "Namespace" } ?? objects.count)
         }
         let keep = objects

@@ -28,6 +28,7 @@ struct Waiter {
         let start = ctx.clock.now()
         var lastState = ""
         var pause = 0.25
+        var confirming = false
         while true {
             var pending: [String] = []
             // One list per kind and poll, however many objects (50 Deployments cost one request, not 50).
@@ -47,7 +48,23 @@ struct Waiter {
                 }
                 pending.append("Job \(name) (running)")
             }
-            if pending.isEmpty { return }
+            if pending.isEmpty {
+                // A container that starts and exits at once can count as available for an instant: the rollout
+                // is believed only when a second look, a moment later, finds it still so and no container of
+                // the deployment restarting.
+                if deployments.isEmpty { return }
+                if confirming {
+                    let restarting = try await restartingContainers()
+                    if restarting.isEmpty { return }
+                    pending += restarting
+                } else {
+                    confirming = true
+                    try await ctx.clock.sleep(seconds: 1)
+                    continue
+                }
+            } else {
+                confirming = false
+            }
             let problems = try await diagnose()
             if let fatal = problems.first(where: \.fatal) { throw SoError(fatal.message, hint: fatal.hint) }
             let elapsed = ctx.clock.now().timeIntervalSince(start)
@@ -86,6 +103,21 @@ struct Waiter {
         if observed < generation { return "rollout not observed yet" }
         if updated >= want && available >= want { return nil }
         return "\(available)/\(want) available"
+    }
+
+    /// Containers of the Deployments' pods (not Jobs') that exited and are not running again.
+    func restartingContainers() async throws -> [String] {
+        let pods = try await client.list(try ResourceType.of(apiVersion: "v1", kind: "Pod"), namespace: namespace, labelSelector: selector)
+        var out: [String] = []
+        for pod in pods where pod.labels["job-name"] == nil && pod.at("metadata", "deletionTimestamp") == nil {
+            for c in pod.at("status", "containerStatuses")?.array ?? [] where c["ready"]?.bool != true {
+                let restarts = c["restartCount"]?.int ?? 0
+                if c.at("state", "terminated") != nil || (restarts > 0 && c.at("state", "running") == nil) {
+                    out.append("pod \(pod.name) container \(c["name"]?.string ?? "?") (exited, restarting)")
+                }
+            }
+        }
+        return out
     }
 
     /// What the deployment's pods and claims report.

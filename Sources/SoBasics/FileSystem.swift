@@ -1,6 +1,6 @@
 import Foundation
 
-public enum FileKind: Sendable, Equatable { case file, directory, symlink, other }
+public enum FileKind: Sendable, Equatable { case file, directory, symlink, socket, other }
 
 /// The file system seam. Paths are absolute strings.
 public protocol FileSystem: Sendable {
@@ -11,13 +11,17 @@ public protocol FileSystem: Sendable {
     func createDirectory(_ path: String) throws          // with intermediates, ok if present
     func remove(_ path: String) throws                   // recursive; ok if absent
     func move(_ from: String, to: String) throws         // rename; fails if `to` exists
+    func replace(_ path: String, with from: String) throws  // rename `from` over the file `path` in one step (atomic)
     func size(_ path: String) throws -> UInt64
     func realpath(_ path: String) -> String              // symlinks resolved (the path itself if it does not exist)
     func isExecutable(_ path: String) -> Bool
     func setExecutable(_ path: String, _ executable: Bool) throws
     var currentDirectory: String { get }
     var homeDirectory: String { get }
+    /// A new hidden directory `.<prefix>.<pid>.XXXXXX` beside `path` (the pid tells a killed run's leftovers).
     func temporaryDirectory(beside path: String, prefix: String) throws -> String
+    /// When `path` was last modified (not following a final symlink); nil when absent.
+    func modificationDate(_ path: String) -> Date?
 }
 
 extension FileSystem {
@@ -88,6 +92,7 @@ public struct LocalFileSystem: FileSystem {
         case S_IFREG: return .file
         case S_IFDIR: return .directory
         case S_IFLNK: return .symlink
+        case S_IFSOCK: return .socket
         default: return .other
         }
     }
@@ -131,6 +136,13 @@ public struct LocalFileSystem: FileSystem {
         }
     }
 
+    public func replace(_ path: String, with from: String) throws {
+        if kind(path) == .directory { throw SoError("\(path) is a directory", hint: "name a file") }
+        guard rename(from, path) == 0 else {
+            throw SoError("cannot rename \(from) over \(path): \(String(cString: strerror(errno)))", hint: "check permissions")
+        }
+    }
+
     public func size(_ path: String) throws -> UInt64 {
         var st = stat()
         guard stat(path, &st) == 0 else { throw SoError("cannot stat \(path): \(String(cString: strerror(errno)))") }
@@ -158,10 +170,16 @@ public struct LocalFileSystem: FileSystem {
     public func temporaryDirectory(beside path: String, prefix: String) throws -> String {
         let parent = Path.dirname(path)
         try createDirectory(parent)
-        var template = Array(Path.join(parent, ".\(prefix).XXXXXX").utf8CString)
+        var template = Array(Path.join(parent, ".\(prefix).\(getpid()).XXXXXX").utf8CString)
         let made = template.withUnsafeMutableBufferPointer { buf -> Bool in mkdtemp(buf.baseAddress!) != nil }
         guard made else { throw SoError("cannot create a temporary directory in \(parent): \(String(cString: strerror(errno)))", hint: "check the directory's permissions") }
         return String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    public func modificationDate(_ path: String) -> Date? {
+        var st = stat()
+        guard lstat(path, &st) == 0 else { return nil }
+        return Date(timeIntervalSince1970: Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9)
     }
 
     static func reason(_ error: Error) -> String {
@@ -174,5 +192,33 @@ public struct LocalFileSystem: FileSystem {
         case NSFileReadNoPermissionError, NSFileWriteNoPermissionError: return "permission denied"
         default: return ns.localizedDescription.lowercased()
         }
+    }
+}
+
+extension FileSystem {
+    /// Removes what killed runs left beside `path`: `.<prefix>.<pid>.XXXXXX` directories whose process no
+    /// longer runs, or that are over a day old (the pid may have been reused), and the older pid-less
+    /// `.<prefix>.XXXXXX` form once over an hour old. Returns the paths removed.
+    @discardableResult
+    public func removeStaleTemporaries(beside path: String, prefix: String, isProcessAlive: (Int32) -> Bool, now: Date) -> [String] {
+        let parent = Path.dirname(path)
+        guard isDirectory(parent), let names = try? list(parent) else { return [] }
+        let head = "." + prefix + "."
+        var removed: [String] = []
+        for name in names where name.hasPrefix(head) {
+            let rest = name.dropFirst(head.count).split(separator: ".", omittingEmptySubsequences: false)
+            let p = Path.join(parent, name)
+            let age = modificationDate(p).map { now.timeIntervalSince($0) } ?? 0
+            let stale: Bool
+            if rest.count == 2, let pid = Int32(rest[0]), rest[1].count == 6 {
+                stale = !isProcessAlive(pid) || age > 24 * 3600
+            } else if rest.count == 1, rest[0].count == 6 {
+                stale = age > 3600
+            } else {
+                continue
+            }
+            if stale, (try? remove(p)) != nil { removed.append(p) }
+        }
+        return removed
     }
 }

@@ -40,7 +40,9 @@ enum YAMLEmit {
             for (k, value) in pairs {
                 if !(first && !atLineStart) { out += pad }
                 first = false
-                out += scalar(k) + ":"
+                let key = scalar(k)
+                // libyaml reads an implicit key of at most 1024 characters: longer keys are explicit (`? key`).
+                if key.unicodeScalars.count > 1000 { out += "? " + key + "\n" + pad + ":" } else { out += key + ":" }
                 switch value {
                 case .map(let p) where !p.isEmpty:
                     out += "\n"
@@ -77,8 +79,10 @@ enum YAMLEmit {
                 out += chomp + "\n"
                 var body = s
                 if body.hasSuffix("\n") { body.removeLast() }
+                // A top-level block scalar still needs an indentation of at least one space.
+                let bodyPad = indent == 0 ? "  " : pad
                 for line in body.split(separator: "\n", omittingEmptySubsequences: false) {
-                    out += line.isEmpty ? "\n" : pad + line + "\n"
+                    out += line.isEmpty ? "\n" : bodyPad + line + "\n"
                 }
             } else {
                 out += scalar(s) + "\n"
@@ -91,10 +95,21 @@ enum YAMLEmit {
 
     /// A multi-line string that a literal block (`|`) reproduces exactly.
     static func literalBlockSafe(_ s: String) -> Bool {
-        guard s.contains("\n"), !s.contains("\r"), !s.contains(where: { $0.isControlChar }) else { return false }
-        let lines = s.split(separator: "\n", omittingEmptySubsequences: false)
+        let u = s.unicodeScalars
+        guard u.contains("\n"), !u.contains(where: { $0 != "\n" && $0 != "\t" && mustEscape($0) }) else { return false }
+        let lines = u.split(separator: "\n", omittingEmptySubsequences: false)
         guard let firstContent = lines.first(where: { !$0.isEmpty }), let c = firstContent.first, c != " ", c != "\t" else { return false }
         return !lines.contains { !$0.isEmpty && $0.allSatisfy { $0 == " " || $0 == "\t" } }
+    }
+
+    /// Characters a YAML file may not hold raw, or that a reader takes for a line break or a byte order
+    /// mark: C0 controls, DEL, C1 controls (NEL included), U+2028/U+2029, U+FEFF, U+FFFE/U+FFFF.
+    static func mustEscape(_ u: Unicode.Scalar) -> Bool {
+        switch u.value {
+        case 0x0A, 0x09: return false
+        case 0..<0x20, 0x7F...0x9F, 0x2028, 0x2029, 0xFEFF, 0xFFFE, 0xFFFF: return true
+        default: return false
+        }
     }
 
     static let reserved: Set<String> = ["", "~", "null", "true", "false", "yes", "no", "on", "off", "y", "n", "<<", "=", ".inf", "-.inf", ".nan"]
@@ -102,23 +117,37 @@ enum YAMLEmit {
     /// A string as a YAML scalar, quoted when a plain scalar would read back as something else.
     static func scalar(_ s: String) -> String {
         if needsQuotes(s) {
-            if s.contains(where: { $0.isControlChar || $0 == "\n" }) || s.contains("\\") && s.contains("'") {
+            let u = s.unicodeScalars
+            if u.contains(where: { $0 == "\n" || mustEscape($0) }) || u.contains("\\") && u.contains("'") {
                 return doubleQuoted(s)
             }
-            return "'" + s.replacingOccurrences(of: "'", with: "''") + "'"
+            var quoted = "'"
+            for c in u { quoted.unicodeScalars.append(c); if c == "'" { quoted.unicodeScalars.append(c) } }
+            return quoted + "'"
         }
         return s
     }
 
     static func needsQuotes(_ s: String) -> Bool {
-        guard let f = s.first, let l = s.last else { return true }
-        if reserved.contains(s.lowercased()) { return true }
-        if f == " " || l == " " { return true }
-        if "!&*-?{}[],#|>@`\"'%:".contains(f) { return true }
-        if s.contains(": ") || s.contains(" #") || l == ":" { return true }
-        if s.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) { return true }
+        // Judged on Unicode scalars, as a YAML reader sees them: a combining mark after a space or `#`
+        // forms one Character with it, but `: ` and ` #` still mean what they mean.
+        let u = s.unicodeScalars
+        guard let f = u.first, let l = u.last else { return true }
+        if s.utf8.count <= 5 && reserved.contains(s.lowercased()) { return true }
+        if f == " " || l == " " || f == "\t" || l == "\t" || l == ":" { return true }
+        switch f {
+        case "!", "&", "*", "-", "?", "{", "}", "[", "]", ",", "#", "|", ">", "@", "`", "\"", "'", "%", ":": return true
+        case ".": if u.starts(with: "...".unicodeScalars) { return true }
+        default: break
+        }
+        var previous: Unicode.Scalar = "x"
+        for c in u {
+            if c.value < 0x20 || mustEscape(c) { return true }
+            if (previous == ":" && (c == " " || c == "\t")) || ((previous == " " || previous == "\t") && c == "#") { return true }
+            previous = c
+        }
         // Numbers, YAML 1.1 sexagesimal numbers (22:22) and timestamps all start like a number.
-        guard f.isASCII && (f.isNumber || f == "+" || f == "." || f == "-") else { return false }
+        guard f.isASCII && (("0"..."9").contains(f) || f == "+" || f == "." || f == "-") else { return false }
         return looksNumeric(s) || isSexagesimal(s) || isTimestamp(s)
     }
 
@@ -182,7 +211,27 @@ enum YAMLEmit {
         return (1...2).contains(day)
     }
 
-    static func doubleQuoted(_ s: String) -> String { DoubleQuoted.string(s) }
+    /// A double-quoted YAML scalar: JSON's escapes, plus `\uXXXX` for every character `mustEscape` names.
+    static func doubleQuoted(_ s: String) -> String {
+        var out = "\""
+        for u in s.unicodeScalars {
+            switch u {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if mustEscape(u) {
+                    let hex = String(u.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    out.unicodeScalars.append(u)
+                }
+            }
+        }
+        return out + "\""
+    }
 }
 
 /// A double-quoted string that both JSON and YAML read back exactly (`\uXXXX` for control characters).
@@ -207,8 +256,4 @@ public enum DoubleQuoted {
         }
         return out + "\""
     }
-}
-
-extension Character {
-    var isControlChar: Bool { unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" && $0 != "\t" || $0.value == 0x7f } }
 }

@@ -69,6 +69,12 @@ struct StartOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Expire this long after the start (for 'so cleanup --expired'), e.g. 2h.", valueName: "duration")) var ttl: String?
     @Flag(name: .long, help: "Change nothing: the API server checks every object (server-side dry run) and the plan is printed.") var dryRun = false
 
+    func validate() throws {
+        if performClusterManagement && skipClusterManagement {
+            throw ValidationError("--perform-cluster-management and --skip-cluster-management contradict each other")
+        }
+    }
+
     func run() async throws {
         if dryRun {
             let ctx = target.context()
@@ -137,6 +143,13 @@ struct DeploymentStopCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Leave the kind cluster alone (default).") var skipClusterManagement = false
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Seconds to wait for objects to go.", valueName: "seconds"), transform: Seconds.parse) var timeout: Double = 120
     @Flag(name: .long, help: "Change nothing; list what would be deleted.") var dryRun = false
+
+    func validate() throws {
+        if deleteVolumes && preserveVolumes { throw ValidationError("--delete-volumes and --preserve-volumes contradict each other") }
+        if performClusterManagement && skipClusterManagement {
+            throw ValidationError("--perform-cluster-management and --skip-cluster-management contradict each other")
+        }
+    }
 
     func run() async throws {
         try await StopAction(target.context()).run(StopRequest(directory: target.dir, cluster: target.options(manage: performClusterManagement && !skipClusterManagement),

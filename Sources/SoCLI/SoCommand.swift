@@ -52,7 +52,10 @@ public struct GlobalOptions: ParsableArguments {
     func context(dryRun: Bool = false) -> SoContext {
         var ctx = SoRuntime.context
         ctx.options = GlobalSettings(quiet: quiet, verbose: verbose, dryRun: dryRun, debug: debug)
-        if let root { ctx.builtInRoot = ctx.absolute(root) }
+        if let root {
+            ctx.builtInRoot = ctx.absolute(root)
+            ctx.builtInSearched = ["\(ctx.absolute(root)) (--root)"]
+        }
         return ctx
     }
 
@@ -81,13 +84,14 @@ extension SoContext {
         let fs = LocalFileSystem()
         let env = ProcessInfo.processInfo.environment
         let exe = fs.realpath("/proc/self/exe")
-        let root = StackLocator.findBuiltInRoot(explicit: nil, environment: env, executable: fs.exists(exe) ? exe : arguments0, fs: fs)
+        // The executable's real path (/proc/self/exe): `<prefix>/bin/so` finds `<prefix>/share/so` however it was called.
+        let lookup = StackLocator.lookUpBuiltInRoot(explicit: nil, environment: env, executable: fs.exists(exe) ? exe : arguments0, fs: fs)
         var ctx = SoContext(fs: fs, processes: LocalProcessRunner(installHints: [
             "git": "install git (apt-get install git)",
             "kind": "install kind: https://kind.sigs.k8s.io/docs/user/quick-start/#installation",
             "kubectl": "install kubectl: https://kubernetes.io/docs/tasks/tools/",
             "docker": "install Docker Engine: https://docs.docker.com/engine/install/",
-        ], environment: env), clock: SystemClock(), entropy: SystemEntropy(), console: StandardConsole(), environment: env, builtInRoot: root,
+        ], environment: env), clock: SystemClock(), entropy: SystemEntropy(), console: StandardConsole(), environment: env, builtInRoot: lookup.root,
                          connect: { connection in
                              try LiveClients.shared.client(for: connection) {
                                  let client = try HTTPClusterClient(connection)
@@ -97,6 +101,7 @@ extension SoContext {
                                  return client
                              }
                          })
+        ctx.builtInSearched = lookup.searched
         ctx.resolver = SystemResolver()
         ctx.hostName = ProcessInfo.processInfo.hostName
         ctx.isProcessAlive = { pid in kill(pid, 0) == 0 || errno == EPERM }

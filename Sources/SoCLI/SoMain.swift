@@ -4,6 +4,7 @@ import SoBasics
 
 public enum SoMain {
     public static func run() async {
+        Interrupts.shared.install()
         let code = await SoCommandLine.execute(Array(CommandLine.arguments.dropFirst()), context: .live())
         exit(code)
     }

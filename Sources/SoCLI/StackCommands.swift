@@ -39,7 +39,7 @@ struct StackListCommand: AsyncParsableCommand {
         switch output {
         case .json: ctx.console.out(JSONOut.encode(stacks))
         case .text:
-            if stacks.isEmpty { ctx.console.out("no built-in stacks found under \(ctx.builtInRoot ?? "(no root)")"); return }
+            if stacks.isEmpty { ctx.console.out("no stacks in \(Path.join(ctx.builtInRoot ?? "", "stacks"))"); return }
             let width = stacks.map(\.name.count).max() ?? 0
             for s in stacks {
                 ctx.console.out(s.name.padding(toLength: width + 2, withPad: " ", startingAt: 0) + (s.description ?? "") + (s.pods.isEmpty ? "" : "  [pods: \(s.pods.map(\.name).joined(separator: ", "))]"))

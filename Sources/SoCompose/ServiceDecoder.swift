@@ -193,7 +193,9 @@ struct ServiceDecoder {
     /// The pre-`deploy:` keys `cpus`, `mem_limit`, `mem_reservation` and `scale` mean what their
     /// `deploy:` counterparts mean (compose treats them as the same settings); `deploy:` wins.
     func foldLegacyResources(_ m: MapReader, into s: inout ComposeService) throws {
-        let cpus = try m.string("cpus"), memLimit = try m.string("mem_limit"), memReservation = try m.string("mem_reservation")
+        let cpus = try QuantityCheck.cpu(m, "cpus", what: "cpus", of: "service '\(name)'")
+        let memLimit = try QuantityCheck.memory(m, "mem_limit", what: "mem_limit", of: "service '\(name)'")
+        let memReservation = try QuantityCheck.memory(m, "mem_reservation", what: "mem_reservation", of: "service '\(name)'")
         let scale = try m.int("scale")
         guard cpus != nil || memLimit != nil || memReservation != nil || scale != nil else { return }
         var d = s.deploy ?? ComposeDeploy()
@@ -229,7 +231,8 @@ struct ServiceDecoder {
     /// `cpus` (number or string, kept as written) and `memory`.
     func resources(_ n: YNode, what: String, others: [String]) throws -> ComposeResources {
         let m = try n.mapping("'deploy.resources.\(what)' of service '\(name)'")
-        let r = ComposeResources(cpus: try m.string("cpus"), memory: try m.string("memory"))
+        let r = ComposeResources(cpus: try QuantityCheck.cpu(m, "cpus", what: "deploy.resources.\(what).cpus", of: "service '\(name)'"),
+                                 memory: try QuantityCheck.memory(m, "memory", what: "deploy.resources.\(what).memory", of: "service '\(name)'"))
         m.accept(others)
         m.finish(into: diagnostics)
         return r

@@ -132,3 +132,18 @@ public protocol ClusterClient: Sendable {
     /// Log text of one container; with `follow`, chunks arrive as the container writes them.
     func logs(namespace: String, pod: String, options: LogOptions) -> AsyncThrowingStream<String, Error>
 }
+
+extension JSON {
+    /// The same value as a `YValue` (object keys sorted), to send back, e.g. in a merge patch. Numbers
+    /// without a fraction become integers; others keep their shortest text.
+    public var yValue: YValue {
+        switch self {
+        case .object(let o): return .map(o.keys.sorted().map { ($0, o[$0]!.yValue) })
+        case .array(let a): return .list(a.map(\.yValue))
+        case .string(let s): return .string(s)
+        case .number(let n): return n.rounded() == n && abs(n) < 1e15 ? .int(Int(n)) : .string(String(n))
+        case .bool(let b): return .bool(b)
+        case .null: return .null
+        }
+    }
+}

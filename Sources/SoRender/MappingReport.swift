@@ -29,7 +29,9 @@ public struct MappingEntry: Sendable, Encodable, Equatable {
 }
 
 public enum MappingReport {
-    public static func build(_ model: DeploymentModel) -> [MappingEntry] {
+    /// `options.hostGateway`: the address `host-gateway` stands for when the caller found one.
+    public static func build(_ model: DeploymentModel, options: RenderOptions = RenderOptions()) -> [MappingEntry] {
+        let gateway = HostAliases.gateway(spec: model.spec.hostGateway, found: options.hostGateway)
         var out: [MappingEntry] = []
         let plan = PortPlan(model)
         let splits = Set(plan.services.filter(\.isSplit).map(\.name))
@@ -50,7 +52,7 @@ public enum MappingReport {
                     add("(name)", svc.line, .mapped, "headless Service '\(KubeNames.service(svc.name))': the name resolves to the pod's IP (no ports: or expose: to put on a ClusterIP Service)")
                 }
                 for (key, line) in svc.keys {
-                    let (status, detail) = describe(key, svc, model: model, plan: plan, isJob: isJob)
+                    let (status, detail) = describe(key, svc, model: model, plan: plan, isJob: isJob, hostGateway: gateway)
                     add(key, line, status, detail)
                 }
             }
@@ -58,7 +60,7 @@ public enum MappingReport {
         return out
     }
 
-    static func describe(_ key: String, _ svc: ComposeService, model: DeploymentModel, plan: PortPlan, isJob: Bool) -> (MappingEntry.Status, String) {
+    static func describe(_ key: String, _ svc: ComposeService, model: DeploymentModel, plan: PortPlan, isJob: Bool, hostGateway: String? = nil) -> (MappingEntry.Status, String) {
         let id = model.id
         switch key {
         case "image":
@@ -96,16 +98,26 @@ public enum MappingReport {
                     if model.spec.configmaps.contains(where: { $0.name == s }) { return "\(m.target): ConfigMap \(id)-\(KubeNames.label(s))" }
                     let path = model.spec.volumes.first { $0.name == s }?.path
                     return "\(m.target): PersistentVolumeClaim \(id)-\(KubeNames.label(s))" + (path.map { " on host path \($0)" } ?? "")
-                case .bind where model.podPerService && (m.source?.hasPrefix("/") == true || m.source?.hasPrefix("~") == true):
+                case .bind where (m.source?.hasPrefix("/") == true || m.source?.hasPrefix("~") == true) && HostPathName.allowed(m.source!, spec: model.spec, podPerService: model.podPerService):
                     let v = HostPathName.volume(for: m.source!)
                     let path = model.spec.volumes.first { $0.name == v }?.path
                     return "\(m.target): PersistentVolumeClaim \(id)-\(v)" + (path.map { " on host path \($0)" } ?? " (no host path in the spec: an empty volume)")
+                case .bind where model.bindDirectories.values.contains(BindDirectory.volume(for: m.source ?? "")) && !(m.source ?? "").hasPrefix("/"):
+                    let v = BindDirectory.volume(for: m.source!)
+                    return "\(m.target): PersistentVolumeClaim \(id)-\(v) on host directory data/\(v) (made by deploy create: \(m.source!) did not exist)"
                 case .bind: return "\(m.target): read-only ConfigMap from \(m.source ?? "")"
                 case .tmpfs: return "\(m.target): emptyDir in memory"
                 default: return "\(m.target): not mapped (\(m.kind.rawValue))"
                 }
             }
-            let approx = svc.volumes.contains { $0.kind == .bind && !$0.readOnly && !(model.podPerService && ($0.source?.hasPrefix("/") == true || $0.source?.hasPrefix("~") == true)) } || svc.volumes.contains { $0.kind == .npipe || $0.kind == .cluster }
+            // Binds served from the host (absolute paths allowed by the spec, directories deploy create made) keep
+            // docker's read-write semantics; other binds are read-only ConfigMaps.
+            func fromHost(_ m: ComposeVolumeMount) -> Bool {
+                guard let s = m.source else { return false }
+                if s.hasPrefix("/") || s.hasPrefix("~") { return HostPathName.allowed(s, spec: model.spec, podPerService: model.podPerService) }
+                return model.bindDirectories.values.contains(BindDirectory.volume(for: s))
+            }
+            let approx = svc.volumes.contains { $0.kind == .bind && !$0.readOnly && !fromHost($0) } || svc.volumes.contains { $0.kind == .npipe || $0.kind == .cluster }
             return (approx ? .approximated : .mapped, parts.joined(separator: "; "))
         case "entrypoint": return (.mapped, "command")
         case "command": return (.mapped, "args")
@@ -178,7 +190,7 @@ public enum MappingReport {
         case "tty": return (.mapped, "container tty")
         case "platform": return (.ignored, "the node's architecture decides (a node selector would leave the pod unschedulable where docker would emulate); the image must support it")
         case "runtime": return (.mapped, "runtimeClassName (a RuntimeClass of that name must exist)")
-        case "extra_hosts": return (.mapped, "hostAliases")
+        case "extra_hosts": return extraHosts(svc, model: model, gateway: hostGateway)
         case "cpus": return (.mapped, "resources.limits.cpu (as deploy.resources.limits.cpus, which wins when both are given)")
         case "mem_limit": return (.mapped, "resources.limits.memory (as deploy.resources.limits.memory, which wins when both are given)")
         case "mem_reservation": return (.mapped, "resources.requests.memory (as deploy.resources.reservations.memory, which wins when both are given)")
@@ -217,6 +229,15 @@ public enum MappingReport {
             if let reason = unsupported[key] { return (.ignored, reason) }
             return (.ignored, "no Kubernetes mapping in so yet")
         }
+    }
+
+    /// extra_hosts → hostAliases: each entry's address, where host-gateway's came from, what was left out.
+    static func extraHosts(_ svc: ComposeService, model: DeploymentModel, gateway: String?) -> (MappingEntry.Status, String) {
+        let r = HostAliases.resolve(svc.extraHosts, gateway: gateway)
+        var parts = r.aliases.flatMap { a in a.hostnames.map { h in "\(h) → \(a.ip)" + (r.viaGateway.contains(h) && a.ip == gateway ? " (host-gateway: " + (model.spec.hostGateway != nil ? "the spec's host-gateway)" : "kind's docker network gateway)") : "") } }
+        parts += r.leftOut.map { "\($0.entry) left out: \($0.reason)" + ($0.reason.hasPrefix("no address") ? " (set host-gateway: IP in the spec; start on kind finds it from kind's docker network)" : "") }
+        let status: MappingEntry.Status = r.aliases.isEmpty ? .ignored : (r.leftOut.isEmpty && r.viaGateway.isEmpty ? .mapped : .approximated)
+        return (status, (r.aliases.isEmpty ? "no hostAliases: " : "hostAliases: ") + parts.joined(separator: "; "))
     }
 
     /// Compose keys `so` accepts but does not map (beyond those `describe` names itself), each with the

@@ -153,9 +153,11 @@ struct PodBuilder {
     mutating func environment(_ svc: ComposeService) -> [YValue] {
         let siblings = compose.services.map(\.name).filter { $0 != svc.name }
         var entries: [(name: String, value: YValue)] = []
+        var position: [String: Int] = [:]  // entries' index by name: every config.env key passes here, so no linear search
         var secretRefs: [String] = []  // keys referenced inside longer values; defined first
+        var secretRefSet: Set<String> = []
         func set(_ name: String, _ value: YValue) {
-            if let i = entries.firstIndex(where: { $0.name == name }) { entries[i].value = value } else { entries.append((name, value)) }
+            if let i = position[name] { entries[i].value = value } else { position[name] = entries.count; entries.append((name, value)) }
         }
         func add(_ name: String, raw: String) {
             let rewritten = SiblingRewrite.apply(raw, siblings: siblings)
@@ -164,7 +166,7 @@ struct PodBuilder {
                 set(name, secretKeyRef(k))
                 return
             }
-            for case .secret(let k) in pieces where !secretRefs.contains(k) { secretRefs.append(k) }
+            for case .secret(let k) in pieces where secretRefSet.insert(k).inserted { secretRefs.append(k) }
             set(name, .string(kubeExpand(rewritten)))
         }
         let configKeys = Set(model.config.map(\.key))
@@ -177,8 +179,11 @@ struct PodBuilder {
         }
         // laconic-so injects every config.env entry into every container; config wins over compose text.
         for e in model.config { add(e.key, raw: e.value) }
+        // Credentials files were config.env entries in laconic-so (config wins over compose): their keys
+        // come from the Secret even where compose gives the variable a value.
+        for f in model.credentialsFiles { for k in f.keys where position[k] != nil { set(k, secretKeyRef(k)) } }
         if !model.caCertificates.isEmpty { set("NODE_EXTRA_CA_CERTS", .string("/etc/ssl/certs/laconic-extra-ca-0.pem")) }
-        let prelude = secretRefs.filter { k in !entries.contains { $0.name == k } }.map { ($0, secretKeyRef($0)) }
+        let prelude = secretRefs.filter { position[$0] == nil }.map { ($0, secretKeyRef($0)) }
         // A reference must come after the variable it uses: move those definitions to the front.
         let used = Set(secretRefs)
         let early = entries.filter { used.contains($0.name) }
@@ -274,21 +279,21 @@ struct PodBuilder {
 
     /// Pod fields from compose's long tail: hostname, stop_grace_period, sysctls, runtime, platform,
     /// extra_hosts and dns (merged over the pod's services).
-    func longTailPodFields() -> [(String, YValue)] {
+    mutating func longTailPodFields() -> [(String, YValue)] {
         let services = compose.services
         var out: [(String, YValue)] = []
         if model.podPerService, let h = services.first?.hostname, NameRules.isDNSLabel(h.lowercased()) { out.append(("hostname", .string(h.lowercased()))) }
         if let grace = services.compactMap({ $0.stopGracePeriod.flatMap(Quantity.seconds) }).max() { out.append(("terminationGracePeriodSeconds", .int(grace))) }
-        let hosts = services.flatMap(\.extraHosts).compactMap { entry -> (String, String)? in
-            guard let i = entry.firstIndex(where: { $0 == ":" || $0 == "=" }) else { return nil }
-            return (String(entry[..<i]), String(entry[entry.index(after: i)...]).trimmingCharacters(in: CharacterSet(charactersIn: "[]")))
-        }
-        if !hosts.isEmpty {
-            var byIP: [(String, [String])] = []
-            for (h, ip) in hosts {
-                if let i = byIP.firstIndex(where: { $0.0 == ip }) { if !byIP[i].1.contains(h) { byIP[i].1.append(h) } } else { byIP.append((ip, [h])) }
+        let gateway = HostAliases.gateway(spec: spec.hostGateway, found: state.options.hostGateway)
+        for svc in services {
+            for left in HostAliases.resolve(svc.extraHosts, gateway: gateway).leftOut {
+                let w = HostAliases.warning(left.entry, reason: left.reason, service: svc, file: compose.path)
+                if !state.warnings.contains(w) { state.warnings.append(w) }
             }
-            out.append(("hostAliases", .list(byIP.map { .map([("ip", .string($0.0)), ("hostnames", .list($0.1.map { .string($0) }))]) })))
+        }
+        let aliases = HostAliases.resolve(services.flatMap(\.extraHosts), gateway: gateway).aliases
+        if !aliases.isEmpty {
+            out.append(("hostAliases", .list(aliases.map { .map([("ip", .string($0.ip)), ("hostnames", .list($0.hostnames.map { .string($0) }))]) })))
         }
         func unique(_ xs: [String]) -> [String] { xs.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } } }
         let dns = unique(services.flatMap(\.dns)), searches = unique(services.flatMap(\.dnsSearch)), options = unique(services.flatMap(\.dnsOpt))

@@ -9,9 +9,13 @@ public struct RenderOptions: Sendable {
     public var placeholderSecrets = false
     /// Addresses of the host names in the spec's `egress:` (resolved by the caller; rendering does no I/O).
     public var egressAddresses: [String: [String]] = [:]
-    public init(placeholderSecrets: Bool = false, egressAddresses: [String: [String]] = [:]) {
+    /// The address compose's `host-gateway` stands for, found by the caller (on kind, the gateway of kind's
+    /// docker network); the spec's `host-gateway:` wins over it. Nil: such extra_hosts are left out.
+    public var hostGateway: String?
+    public init(placeholderSecrets: Bool = false, egressAddresses: [String: [String]] = [:], hostGateway: String? = nil) {
         self.placeholderSecrets = placeholderSecrets
         self.egressAddresses = egressAddresses
+        self.hostGateway = hostGateway
     }
 }
 
@@ -208,7 +212,9 @@ struct RenderState {
         if hasGeneratedSecret && options.placeholderSecrets {
             secrets.append(KubeObject(apiVersion: "v1", kind: "Secret", name: generatedSecretName, namespace: namespace, labels: labels(),
                                       annotations: [("so.dev/placeholder", "values are generated at start and never rendered")],
-                                      body: [("type", .string("Opaque")), ("stringData", .map(model.secretKeys.map { ($0, .string("<generated at start>")) }))]))
+                                      body: [("type", .string("Opaque")), ("stringData", .map(model.secretKeys.map { k in
+                                          (k, .string(model.credentialsFiles.contains { $0.keys.contains(k) } ? "<copied from a credentials file at start>" : "<generated at start>"))
+                                      }))]))
         }
         if !model.caCertificates.isEmpty {
             secrets.append(KubeObject(apiVersion: "v1", kind: "Secret", name: "\(id)-ca-certificates", namespace: namespace, labels: labels(),

@@ -38,11 +38,12 @@ extension PodBuilder {
             case .bind:
                 guard let source = m.source else { continue }
                 if source.hasPrefix("/") || source.hasPrefix("~") {
-                    guard model.podPerService else {
-                        throw SoError("host path '\(source)' cannot be mounted on a cluster", hint: "use a named volume and give it a host path under the spec's volumes:", at: loc)
+                    guard HostPathName.allowed(source, spec: spec, podPerService: model.podPerService) else {
+                        throw SoError("host path '\(source)' is outside the stack and is not mounted unless the spec allows it", hint: HostPathName.optInHint(source), at: loc)
                     }
-                    // Plain compose: the host directory becomes a named volume; `deploy init` gave it the
-                    // host path in the spec (a hostPath PersistentVolume, mounted into the kind node).
+                    // The host path becomes a named volume with that path in the spec (deploy init wrote it for a
+                    // plain compose file; a laconic stack's spec opts in): a hostPath PersistentVolume, mounted
+                    // into the kind node.
                     let volume = HostPathName.volume(for: source)
                     try addClaim(volume, location: loc)
                     addPodVolume(volume, .map([("persistentVolumeClaim", .map([("claimName", .string("\(id)-\(volume)"))]))]))
@@ -50,6 +51,13 @@ extension PodBuilder {
                     continue
                 }
                 let rel = Path.normalize(Path.join(folder, source))
+                if let volume = model.bindDirectories[rel] {
+                    // A missing source deploy create made as data/<volume>: the host directory, read-write.
+                    try addClaim(volume, location: loc, hostPath: "data/\(volume)")
+                    addPodVolume(volume, .map([("persistentVolumeClaim", .map([("claimName", .string("\(id)-\(volume)"))]))]))
+                    mounts.append(mount(volume, m.target, readOnly: m.readOnly))
+                    continue
+                }
                 let cmName = "\(id)-host-path-\(HostPathName.sanitize(source))"
                 let volName = KubeNames.label("host-path-\(HostPathName.sanitize(source))")
                 if m.options?.split(separator: ",").contains("rw") == true {
@@ -120,14 +128,15 @@ extension PodBuilder {
                                      labels: state.labels() + [("configmap-label", KubeNames.labelValue(label))], body: body))
     }
 
-    /// A PVC for a named volume: dynamic for `null` in the spec, bound to a hostPath PV for a path.
-    mutating func addClaim(_ volume: String, location: SourceLocation) throws {
+    /// A PVC for a named volume: dynamic for `null` in the spec, bound to a hostPath PV for a path (the
+    /// spec's, else `hostPath`, relative to the deployment directory).
+    mutating func addClaim(_ volume: String, location: SourceLocation, hostPath defaultPath: String? = nil) throws {
         usesClaims = true
         let volName = KubeNames.label(volume)
         let name = "\(id)-\(volName)"
         if claims.contains(where: { $0.name == name }) || state.claims.contains(where: { $0.name == name }) { return }
         let specEntry = spec.volumes.first { $0.name == volume }
-        if specEntry == nil {
+        if specEntry == nil && defaultPath == nil {
             state.warnings.append(Diagnostic("named volume '\(volume)' is not in the spec's volumes; it gets a default \(Defaults.volumeSize) claim",
                                              hint: "add '\(volume):' under volumes: in the spec", at: location))
         }
@@ -141,8 +150,10 @@ extension PodBuilder {
         let labels = state.labels() + [("volume-label", KubeNames.labelValue(name))]
         var claimSpec: [(String, YValue)] = [("accessModes", .list([.string("ReadWriteOnce")])),
                                              ("resources", .map([("requests", .map([("storage", .string(storage))]))]))]
-        if let path = specEntry?.path {
+        if let path = specEntry?.path ?? defaultPath {
             let hostPath = nodePath(volume: volume, path: path)
+            // A file or a socket needs its own type: the kubelet refuses it where a directory is expected.
+            let type = (model.hostPathKinds[volume] ?? .directory).hostPathType
             claimSpec.append(("storageClassName", .string("manual")))
             claimSpec.append(("volumeName", .string(name)))
             persistentVolumes.append(KubeObject(apiVersion: "v1", kind: "PersistentVolume", name: name, labels: labels, body: [("spec", .map([
@@ -150,7 +161,7 @@ extension PodBuilder {
                 ("capacity", .map([("storage", .string(storage))])),
                 ("accessModes", .list([.string("ReadWriteOnce")])),
                 ("persistentVolumeReclaimPolicy", .string("Retain")),
-                ("hostPath", .map([("path", .string(hostPath)), ("type", .string("DirectoryOrCreate"))])),
+                ("hostPath", .map([("path", .string(hostPath))] + (type.map { [("type", .string($0))] } ?? []))),
             ]))]))
         }
         claims.append(KubeObject(apiVersion: "v1", kind: "PersistentVolumeClaim", name: name, namespace: state.namespace, labels: labels,
@@ -167,8 +178,19 @@ extension PodBuilder {
 
 /// Names of host-path ConfigMaps, as laconic-so builds them: `../config/test/script.sh` → `config-test-script-sh`.
 public enum HostPathName {
-    /// The named volume an absolute host bind of a plain compose file becomes (`/etc/pihole/` → `host-etc-pihole`).
+    /// The named volume an absolute host bind becomes (`/etc/pihole/` → `host-etc-pihole`).
     public static func volume(for source: String) -> String { KubeNames.label("host-" + sanitize(source)) }
+
+    /// Whether an absolute host bind may be mounted: always in a plain compose file (deploy init wrote its
+    /// volume); in a laconic stack only when the spec names its volume with a host path (the opt-in).
+    public static func allowed(_ source: String, spec: Spec, podPerService: Bool) -> Bool {
+        podPerService || spec.volumes.contains { $0.name == volume(for: source) && $0.path != nil }
+    }
+
+    /// The refusal's hint: exactly what to add to the spec.
+    public static func optInHint(_ source: String) -> String {
+        "to mount it from the host, add '\(volume(for: source)): \(source)' under volumes: in the spec, then run 'so deploy create' (or 'deploy create --update'); a directory, file or socket is mounted as it is"
+    }
 
     public static func sanitize(_ source: String) -> String {
         var s = source

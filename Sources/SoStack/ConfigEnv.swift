@@ -12,19 +12,54 @@ public enum ConfigEnv {
 
     """
 
-    /// The file's text for `entries` (already free of `$generate` values) and credentials-file pairs.
-    public static func render(_ entries: [(key: String, value: String)], credentials: [(file: String, pairs: [(key: String, value: String)])] = []) -> String {
+    /// The file's text for `entries` (already free of `$generate` values) and the spec's credentials
+    /// files: each by its absolute path and key names only; their values never enter this file (start
+    /// copies them from the file into the deployment's Secret).
+    public static func render(_ entries: [(key: String, value: String)], credentials: [CredentialsFile] = []) -> String {
         var out = header
         for e in entries { out += DotEnv.encode(key: e.key, value: e.value) + "\n" }
         for c in credentials {
-            out += "# From credentials file: \(c.file)\n"
-            for e in c.pairs { out += DotEnv.encode(key: e.key, value: e.value) + "\n" }
+            out += fromPrefix + c.path + "\n"
+            out += "# Its values are not written here: start copies them into the deployment's Secret.\n"
+            out += keysPrefix + c.keys.joined(separator: " ") + "\n"
         }
         return out
+    }
+
+    static let fromPrefix = "# From credentials file: "
+    static let keysPrefix = "# credentials-keys: "
+
+    /// The credentials files a config.env names (absolute path and key names), in order.
+    public static func credentialsFiles(in text: String) -> [CredentialsFile] {
+        var out: [CredentialsFile] = []
+        for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
+            if line.hasPrefix(fromPrefix) {
+                out.append(CredentialsFile(path: String(line.dropFirst(fromPrefix.count)), keys: []))
+            } else if line.hasPrefix(keysPrefix), !out.isEmpty {
+                out[out.count - 1].keys = line.dropFirst(keysPrefix.count).split(separator: " ").map(String.init)
+            }
+        }
+        return out
+    }
+
+    public static func loadCredentialsFiles(_ path: String, fs: FileSystem) throws -> [CredentialsFile] {
+        guard fs.exists(path) else { return [] }
+        return credentialsFiles(in: try fs.readText(path, what: "config.env"))
     }
 
     public static func load(_ path: String, fs: FileSystem) throws -> [(key: String, value: String)] {
         guard fs.exists(path) else { return [] }
         return try DotEnv.parse(try fs.readText(path, what: "config.env"), file: path)
+    }
+}
+
+/// A spec `credentials-files` entry as the deployment keeps it: where the file is and which keys it
+/// holds. Its values are read at start, straight into the deployment's Secret.
+public struct CredentialsFile: Sendable, Equatable {
+    public var path: String
+    public var keys: [String]
+    public init(path: String, keys: [String]) {
+        self.path = path
+        self.keys = keys
     }
 }

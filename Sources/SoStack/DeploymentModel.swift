@@ -25,8 +25,11 @@ public struct DeploymentModel: Sendable {
     public var spec: Spec
     /// config.env entries, in order.
     public var config: [(key: String, value: String)]
-    /// Keys held by the deployment's Secret: `$generate` tokens in the spec's config, then `secret-env` names.
+    /// Keys held by the deployment's Secret: `$generate` tokens in the spec's config, then `secret-env` names,
+    /// then the keys of the spec's credentials files.
     public var secretKeys: [String]
+    /// The spec's credentials files (absolute path, key names), as config.env names them; start reads the values.
+    public var credentialsFiles: [CredentialsFile] = []
     public var pods: [ComposeComponent]
     /// Each compose service in a Deployment of its own (stack.yml `pod-per-service`, plain compose files).
     public var podPerService = false
@@ -37,6 +40,13 @@ public struct DeploymentModel: Sendable {
     public var files: [String: Data]
     /// PEM contents of the spec's ca-certificates, in order.
     public var caCertificates: [Data]
+    /// What each spec volume's host path is on the host, by volume name (read at load, so render can give
+    /// a file or a socket the hostPath type the kubelet accepts for it). Absent: no path in the spec.
+    public var hostPathKinds: [String: HostPathKind] = [:]
+    /// Relative binds whose source did not exist when the deployment was created, by their path relative to
+    /// the deployment directory (`compose/foundry/workspace`) → the volume whose directory `data/<volume>`
+    /// `deploy create` made for them (see BindDirectory).
+    public var bindDirectories: [String: String] = [:]
 
     public var deployTo: DeployTarget { spec.deployTo }
     public var id: String { identity.deploymentID }
@@ -84,9 +94,16 @@ public enum DeploymentLoader {
         let identity = try DeploymentFile.load(deploymentFile, fs: fs, diagnostics: diagnostics)
         let spec = try Spec.load(Path.join(dir, "spec.yml"), fs: fs, diagnostics: diagnostics)
         let stack = try StackFile.load(Path.join(dir, "stack.yml"), fs: fs, diagnostics: diagnostics)
-        let config = try ConfigEnv.load(Path.join(dir, "config.env"), fs: fs)
+        var config = try ConfigEnv.load(Path.join(dir, "config.env"), fs: fs)
         var secretKeys = spec.config.filter { GenerateToken.contains($0.value) }.map(\.key)
         for k in spec.secretEnv where !secretKeys.contains(k) { secretKeys.append(k) }
+        // Credentials come after config (laconic-so appends them to config.env), so their keys win.
+        let credentials = try ConfigEnv.loadCredentialsFiles(Path.join(dir, "config.env"), fs: fs)
+        let credentialKeys = Set(credentials.flatMap(\.keys))
+        if !credentialKeys.isEmpty {
+            config.removeAll { credentialKeys.contains($0.key) }
+            for k in credentials.flatMap(\.keys) where !secretKeys.contains(k) { secretKeys.append(k) }
+        }
 
         var env: [String: String] = [:]
         for e in config { env[e.key] = e.value }
@@ -138,6 +155,7 @@ public enum DeploymentLoader {
         jobs = Array(components.dropFirst(pods.count))
 
         var files: [String: Data] = [:]
+        var bindDirectories: [String: String] = [:]
         var collected: Set<String> = []
         func collect(_ rel: String) throws {
             guard collected.insert(rel).inserted else { return }
@@ -162,6 +180,11 @@ public enum DeploymentLoader {
                     let rel = Path.normalize(Path.join(folder, src))
                     guard !rel.hasPrefix("..") else { continue }
                     guard fs.exists(Path.join(dir, rel)) else {
+                        // Not in the stack when the deployment was created: deploy create made data/<volume> for it.
+                        if fs.isDirectory(Path.join(dir, BindDirectory.path(for: src))) {
+                            bindDirectories[rel] = BindDirectory.volume(for: src)
+                            continue
+                        }
                         throw SoError("\(Path.join(dir, rel)) not found (mounted as '\(src)')", hint: "run 'so deploy create --update' to restore it",
                                       at: SourceLocation(file: c.compose.path, line: m.line ?? svc.line))
                     }
@@ -190,6 +213,13 @@ public enum DeploymentLoader {
                                     secretKeys: secretKeys, pods: pods, jobs: jobs, files: files, caCertificates: cas)
         model.podPerService = stack.podPerService
         model.skippedServices = skipped
+        model.credentialsFiles = credentials
+        model.bindDirectories = bindDirectories
+        for v in spec.volumes {
+            guard let p = v.path else { continue }
+            let abs = p.hasPrefix("/") || p.hasPrefix("~") ? Path.normalize(Path.expandTilde(p, home: fs.homeDirectory)) : Path.absolute(p, relativeTo: dir)
+            model.hostPathKinds[v.name] = HostPathKind.of(abs, fs: fs)
+        }
         return model
     }
 }

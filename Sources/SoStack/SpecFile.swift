@@ -78,6 +78,9 @@ public struct Spec: Sendable {
     public var profiles: [String] = []
     /// How long after each start the deployment counts as expired (`so cleanup --expired`).
     public var ttl: Double?
+    /// The address at which pods reach the host, for compose's `extra_hosts: NAME:host-gateway`
+    /// (`host-gateway:`); without it, start on kind uses the gateway of kind's docker network.
+    public var hostGateway: String?
     /// Keys used when rendering (resources, security, images, scheduling, ingress …).
     public var sections = SpecSections()
 
@@ -88,6 +91,7 @@ public struct Spec: Sendable {
         "namespace", "annotations", "labels", "node-affinities", "node-tolerations", "kind-cluster-name", "kind-mount-root",
         "caddy-ingress-image", "maintenance-service", "external-services", "ca-certificates", "runtime-class",
         "secret-env", "ingress-class", "ttl", "with", "egress", "egress-ports", "quota", "profiles",
+        "host-gateway",
     ]
 
     public static func load(_ path: String, fs: FileSystem, diagnostics: DiagnosticSink) throws -> Spec {
@@ -194,6 +198,13 @@ public struct Spec: Sendable {
                 throw t.error("ttl '\(v)' is not a duration", hint: "write a duration such as 90m, 4h or 2d")
             }
             spec.ttl = seconds
+        }
+        if let g = m.nonNull("host-gateway") {
+            let v = try g.string("'host-gateway'")
+            guard IPAddress.isValid(v) else {
+                throw g.error("host-gateway '\(v)' is not an IP address", hint: "write the address at which pods reach the host, e.g. host-gateway: 172.18.0.1 (kind's docker network gateway: docker network inspect kind)")
+            }
+            spec.hostGateway = v
         }
         spec.with = try m.value("with")?.stringList("'with'", allowSingle: true) ?? []
         spec.profiles = try m.value("profiles")?.stringList("'profiles'", allowSingle: true) ?? []

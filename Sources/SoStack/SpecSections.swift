@@ -105,6 +105,8 @@ public struct ImagePullSecret: Sendable, Equatable {
     public var username: String
     public var tokenEnv: String?
     public var tokenFile: String?
+    /// spec.yml line of `image-pull-secret:`, for errors at start.
+    public var line: Int?
 }
 
 public struct NodeAffinity: Sendable, Equatable {
@@ -222,7 +224,10 @@ public struct SpecSections: Sendable {
         if let p = m.nonNull("image-pull-secret") {
             let pm = try p.mapping("'image-pull-secret'")
             s.imagePullSecret = ImagePullSecret(server: try pm.required("server").string("'server'"), username: try pm.required("username").string("'username'"),
-                                                tokenEnv: try pm.string("token-env"), tokenFile: try pm.string("token-file"))
+                                                tokenEnv: try pm.string("token-env"), tokenFile: try pm.string("token-file"), line: p.line)
+            if s.imagePullSecret?.tokenEnv == nil && s.imagePullSecret?.tokenFile == nil {
+                throw p.error("'image-pull-secret' needs token-env or token-file", hint: "name the environment variable or the file holding the registry token")
+            }
             pm.finish(into: diagnostics)
         }
         if let p = m.nonNull("image-pull-policy") {
@@ -288,7 +293,8 @@ public struct SpecSections: Sendable {
         func amounts(_ key: String) throws -> ResourceAmounts? {
             guard let v = m.nonNull(key) else { return nil }
             let am = try v.mapping("'\(what).\(key)'")
-            let r = ResourceAmounts(cpus: try am.string("cpus"), memory: try am.string("memory"))
+            let r = ResourceAmounts(cpus: try QuantityCheck.cpu(am, "cpus", what: "\(what).\(key).cpus"),
+                                    memory: try QuantityCheck.memory(am, "memory", what: "\(what).\(key).memory"))
             am.finish(into: diagnostics)
             return r
         }
@@ -301,7 +307,7 @@ public struct SpecSections: Sendable {
         let m = try n.mapping("'\(what)'")
         guard let r = m.nonNull("reservations") else { m.finish(into: diagnostics); return nil }
         let rm = try r.mapping("'\(what).reservations'")
-        let v = try rm.string("storage")
+        let v = try QuantityCheck.storage(rm, "storage", what: "\(what).reservations.storage")
         rm.finish(into: diagnostics)
         m.finish(into: diagnostics)
         return v

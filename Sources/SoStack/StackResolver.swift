@@ -7,6 +7,9 @@ public struct ResolvedStack: Sendable {
     public struct Component: Sendable, Equatable {
         public var name: String
         public var composePath: String
+        /// Map-form pods: shell commands run on this host before the start applies, and once it is ready.
+        public var preStartCommand: String? = nil
+        public var postStartCommand: String? = nil
     }
 
     /// Stack directory basename: names the namespace and labels, as in laconic-so.
@@ -66,14 +69,31 @@ public struct StackLocator: Sendable {
     public var fs: FileSystem
     /// Root of the built-in stacks (holds stacks/, compose/, config/), if one was found.
     public var builtInRoot: String?
+    /// Where the root was looked for (`BuiltInRootLookup.searched`), named in "no built-in stacks" errors.
+    public var builtInSearched: [String]
     public var environment: [String: String]
     public var currentDirectory: String
 
-    public init(fs: FileSystem, builtInRoot: String?, environment: [String: String], currentDirectory: String) {
+    public init(fs: FileSystem, builtInRoot: String?, builtInSearched: [String] = [], environment: [String: String], currentDirectory: String) {
         self.fs = fs
         self.builtInRoot = builtInRoot
+        self.builtInSearched = builtInSearched
         self.environment = environment
         self.currentDirectory = currentDirectory
+    }
+
+    /// The built-in root, or the error saying where `so` looked for it.
+    public func requireBuiltInRoot() throws -> String {
+        guard let builtInRoot else { throw noBuiltInStacks(detail: nil) }
+        return builtInRoot
+    }
+
+    func noBuiltInStacks(detail: String?, at location: SourceLocation? = nil) -> SoError {
+        let looked = builtInSearched.isEmpty ? "" : "looked in " + builtInSearched.joined(separator: ", ")
+        let why = [detail, looked.isEmpty ? nil : looked].compactMap { $0 }.joined(separator: "; ")
+        return SoError("no built-in stacks found" + (why.isEmpty ? "" : " (\(why))"),
+                       hint: "pass --root DIR or set SO_ROOT to the directory holding stacks/, or reinstall with 'make install PREFIX=…' (installs PREFIX/bin/so and PREFIX/share/so); a stack on disk is --stack PATH",
+                       at: location)
     }
 
     /// `$SO_REPO_BASE_DIR`, else `$CERC_REPO_BASE_DIR`, else `~/cerc`.
@@ -88,11 +108,10 @@ public struct StackLocator: Sendable {
         value.contains("/") || value.hasPrefix(".") || value.hasPrefix("~")
     }
 
-    /// Names of the built-in stacks.
+    /// Names of the built-in stacks. Throws when there is no root, or it holds no stacks/ directory, saying where `so` looked.
     public func builtInStackNames() throws -> [String] {
-        guard let root = builtInRoot else { return [] }
-        let dir = Path.join(root, "stacks")
-        guard fs.isDirectory(dir) else { return [] }
+        let dir = Path.join(try requireBuiltInRoot(), "stacks")
+        guard fs.isDirectory(dir) else { throw noBuiltInStacks(detail: builtInSearched.isEmpty ? "no directory \(dir)" : nil) }
         return try fs.list(dir).filter { fs.isFile(Path.join(dir, $0, "stack.yml")) }
     }
 
@@ -143,10 +162,7 @@ public struct StackLocator: Sendable {
             return try load(stackDir: real, builtIn: false, diagnostics: diagnostics)
         }
         try Names.checkComponent(trimmed, what: "stack name", at: location)
-        guard let root = builtInRoot else {
-            throw SoError("no built-in stacks found (looking for stack '\(trimmed)')",
-                          hint: "set SO_ROOT or --root to the directory holding stacks/, or pass a stack path", at: location)
-        }
+        guard let root = builtInRoot else { throw noBuiltInStacks(detail: "looking for stack '\(trimmed)'", at: location) }
         let stackDir = Path.join(root, "stacks", trimmed)
         guard fs.isFile(Path.join(stackDir, "stack.yml")) else {
             let names = (try? builtInStackNames()) ?? []
@@ -196,7 +212,7 @@ public struct StackLocator: Sendable {
                               hint: pod.repository != nil ? "run 'so --stack \(stackDir) setup-repositories' to clone \(pod.repository!)" : "add \(Path.relative(compose, to: root) ?? compose) to the stack or remove the pod from stack.yml",
                               at: SourceLocation(file: stackFilePath, line: pod.line))
             }
-            pods.append(.init(name: pod.name, composePath: compose))
+            pods.append(.init(name: pod.name, composePath: compose, preStartCommand: pod.preStartCommand, postStartCommand: pod.postStartCommand))
         }
         var optional: [ResolvedStack.Component] = []
         for name in file.optionalPods {
@@ -229,20 +245,44 @@ public struct StackLocator: Sendable {
                              isBuiltIn: builtIn, file: file, pods: pods, optionalPods: optional, jobs: jobs)
     }
 
-    /// Finds the built-in root: `--root`, `SO_ROOT`, then upwards from the executable (a checkout),
-    /// then `<prefix>/share/so` beside an installed binary.
+    /// Finds the built-in root (see `lookUpBuiltInRoot`).
     public static func findBuiltInRoot(explicit: String?, environment: [String: String], executable: String, fs: FileSystem) -> String? {
-        if let explicit, !explicit.isEmpty { return Path.absolute(explicit, relativeTo: fs.currentDirectory) }
-        if let env = environment["SO_ROOT"], !env.isEmpty { return Path.absolute(env, relativeTo: fs.currentDirectory) }
-        var dir = Path.dirname(fs.realpath(executable))
+        lookUpBuiltInRoot(explicit: explicit, environment: environment, executable: executable, fs: fs).root
+    }
+
+    /// Finds the built-in root: `--root`, `SO_ROOT`, then `<prefix>/share/so` for an installed `<prefix>/bin/so`
+    /// (`make install`), then a checkout (a directory holding stacks/ and compose/) at or above the executable,
+    /// the executable's symlinks resolved first. Says where it looked when it finds nothing.
+    public static func lookUpBuiltInRoot(explicit: String?, environment: [String: String], executable: String, fs: FileSystem) -> BuiltInRootLookup {
+        if let explicit, !explicit.isEmpty {
+            let root = Path.absolute(explicit, relativeTo: fs.currentDirectory)
+            return BuiltInRootLookup(root: root, searched: ["\(root) (--root)"])
+        }
+        if let env = environment["SO_ROOT"], !env.isEmpty {
+            let root = Path.absolute(env, relativeTo: fs.currentDirectory)
+            return BuiltInRootLookup(root: root, searched: ["\(root) (SO_ROOT)"])
+        }
+        let binDir = Path.dirname(fs.realpath(Path.absolute(executable, relativeTo: fs.currentDirectory)))
+        let share = Path.join(Path.dirname(binDir), "share", "so")
+        if fs.isDirectory(Path.join(share, "stacks")) { return BuiltInRootLookup(root: share, searched: [share]) }
+        var dir = binDir
         for _ in 0..<6 {
-            if fs.isDirectory(Path.join(dir, "stacks")) && fs.isDirectory(Path.join(dir, "compose")) { return dir }
-            let share = Path.join(dir, "share", "so")
-            if fs.isDirectory(Path.join(share, "stacks")) { return share }
+            if fs.isDirectory(Path.join(dir, "stacks")) && fs.isDirectory(Path.join(dir, "compose")) { return BuiltInRootLookup(root: dir, searched: [share, dir]) }
             if dir == "/" { break }
             dir = Path.dirname(dir)
         }
-        return nil
+        return BuiltInRootLookup(root: nil, searched: [share, "a checkout at or above \(binDir)"])
+    }
+}
+
+/// Where the built-in stacks were looked for, and the root found (nil: none).
+public struct BuiltInRootLookup: Sendable, Equatable {
+    public var root: String?
+    /// The places tried, in order, for the error when there is no root.
+    public var searched: [String]
+    public init(root: String?, searched: [String]) {
+        self.root = root
+        self.searched = searched
     }
 }
 

@@ -17,45 +17,62 @@ extension Harness {
 }
 
 @Suite struct CreateTests {
-    @Test func layoutForLaconicTestStack() async throws {
+    @Test func layoutForLaconicStackWithJobAndConfig() async throws {
         let h = try Harness()
         defer { h.tmp.cleanup() }
-        let r = try await h.initAndCreate(Harness.laconicStack("test"))
+        let r = try await h.initAndCreate(Harness.laconicStack("relay"))
         let files = try h.fs.walk(h.path("dep")).map(\.relative).sorted()
-        #expect(files == ["compose-jobs/docker-compose-test-job.yml", "compose/docker-compose-test.yml", "config.env", "config/test/script.sh",
-                          "config/test/settings.env", "deployment.yml", "kind-config.yml", "spec.yml", "stack.yml"])
-        #expect(h.fs.isDirectory(h.path("dep/configmaps/test-config")))
+        #expect(files == ["compose-jobs/docker-compose-relay-migrate.yml", "compose/docker-compose-relay.yml", "config.env", "config/relay/relay.env",
+                          "config/relay/start.sh", "deployment.yml", "kind-config.yml", "spec.yml", "stack.yml"])
+        #expect(h.fs.isDirectory(h.path("dep/configmaps/relay-config")))
         #expect(try h.read("dep/spec.yml") == (try h.read("spec.yml")))
-        #expect(try h.read("dep/stack.yml") == (try h.fs.readText(Path.join(Harness.laconicStack("test"), "stack.yml"))))
-        #expect(try h.read("dep/compose/docker-compose-test.yml") == (try h.fs.readText(Path.join(Harness.laconic, "compose/docker-compose-test.yml"))))
+        #expect(try h.read("dep/stack.yml") == (try h.fs.readText(Path.join(Harness.laconicStack("relay"), "stack.yml"))))
+        #expect(try h.read("dep/compose/docker-compose-relay.yml") == (try h.fs.readText(Path.join(Harness.laconic, "compose/docker-compose-relay.yml"))))
         let d = try DeploymentFile.load(h.path("dep/deployment.yml"), fs: h.fs, diagnostics: DiagnosticSink())
         #expect(d == r.deployment)
         for id in [d.clusterID, d.deploymentID] { #expect(id.range(of: #"^laconic-[0-9a-z]+$"#, options: .regularExpression) != nil) }
-        #expect(d.stackSource == Harness.laconicStackReal("test"))
-        #expect(h.fs.isExecutable(h.path("dep/config/test/script.sh")) == h.fs.isExecutable(Path.join(Harness.laconic, "config/test/script.sh")))
+        #expect(d.stackSource == Harness.laconicStackReal("relay"))
+        #expect(h.fs.isExecutable(Path.join(Harness.laconic, "config/relay/start.sh")))
+        #expect(h.fs.isExecutable(h.path("dep/config/relay/start.sh")))
+        #expect(!h.fs.isExecutable(h.path("dep/config/relay/relay.env")))
         // Nothing but the spec and the directory were written next to it.
         #expect(try h.fs.list(h.tmp.path) == ["dep", "spec.yml"])
     }
 
-    @Test func everyLaconicFixtureStackInitsAndCreates() async throws {
-        for name in try LocalFileSystem().list(Path.join(Harness.laconic, "stacks")) {
+    @Test func everyOwnLaconicFixtureStackInitsAndCreates() async throws {
+        try await Self.everyStackInitsAndCreates(in: Harness.laconic, expecting: ["archive", "gateway", "observe", "relay"])
+    }
+
+    /// laconic's own stacks (../shared/fixtures/laconic-stacks), when the shared corpus is beside the checkout.
+    @Test(.enabled(if: RepoPaths.hasShared, "\(RepoPaths.sharedAbsent)"))
+    func everySharedLaconicStackInitsAndCreates() async throws {
+        try await Self.everyStackInitsAndCreates(in: RepoPaths.laconicStacks, expecting: nil)
+    }
+
+    static func everyStackInitsAndCreates(in root: String, expecting: [String]?) async throws {
+        let names = try LocalFileSystem().list(Path.join(root, "stacks"))
+        #expect(!names.isEmpty)
+        if let expecting { #expect(names == expecting) }
+        for name in names {
             let h = try Harness()
             defer { h.tmp.cleanup() }
-            try await h.initAndCreate(Harness.laconicStack(name))
+            try await h.initAndCreate(Path.join(root, "stacks", name))
             #expect(h.fs.isFile(h.path("dep/deployment.yml")), "\(name)")
             #expect(h.ctx.diagnostics.all.filter { $0.message.contains("unknown key") }.isEmpty, "\(name): \(h.ctx.diagnostics.all)")
         }
     }
 
-    @Test func monitoringCopiesReferencedConfigTrees() async throws {
+    @Test func podsCopyReferencedNestedConfigTrees() async throws {
         let h = try Harness()
         defer { h.tmp.cleanup() }
-        try await h.initAndCreate(Harness.laconicStack("monitoring"))
-        for f in ["config/monitoring/prometheus/prometheus.yml", "config/monitoring/grafana/dashboards/watcher-dashboard.json",
-                  "config/monitoring/grafana/provisioning/datasources/prometheus.yml", "config/monitoring/blackbox.yml",
-                  "compose/docker-compose-prom-server.yml", "compose/docker-compose-grafana.yml"] {
+        try await h.initAndCreate(Harness.laconicStack("observe"))
+        for f in ["config/observe/scrape/prometheus.yml", "config/observe/dash/boards/heads.json",
+                  "config/observe/dash/provisioning/sources/scraper.yml", "config/observe/dash/provisioning/alerts/rules.yml",
+                  "config/observe/probe.yml", "config/observe/prepare.sh",
+                  "compose/docker-compose-observe-scrape.yml", "compose/docker-compose-observe-dash.yml"] {
             #expect(h.fs.isFile(h.path("dep/" + f)), "\(f)")
         }
+        #expect(h.fs.isExecutable(h.path("dep/config/observe/prepare.sh")))
     }
 
     @Test func refusesExistingDirectoryAndUpdateOfMissingOne() async throws {
@@ -91,40 +108,40 @@ extension Harness {
     @Test func updateKeepsIdentityAndDataAndBacksUpChanges() async throws {
         let h = try Harness()
         defer { h.tmp.cleanup() }
-        try await h.initAndCreate(Harness.laconicStack("test"), config: ["CERC_TEST_PARAM_3=FAST"])
+        try await h.initAndCreate(Harness.laconicStack("relay"), config: ["RELAY_WORKERS=FAST"])
         let identity = try h.read("dep/deployment.yml")
-        try h.tmp.write("dep/data/test-data-bind/marker", "keep")
-        try h.tmp.write("dep/config/test/settings.env", "USER_EDIT=1\n")
-        try h.tmp.write("dep/configmaps/test-config/test_config", "user file")
+        try h.tmp.write("dep/data/relay-queue/marker", "keep")
+        try h.tmp.write("dep/config/relay/relay.env", "USER_EDIT=1\n")
+        try h.tmp.write("dep/configmaps/relay-config/relay_config", "user file")
         try h.tmp.write("spec.yml", try h.read("spec.yml").replacingOccurrences(of: "FAST", with: "FASTER"))
         let r = try await CreateAction(h.ctx).run(CreateRequest(specFile: "spec.yml", deploymentDir: "dep", update: true))
         #expect(try h.read("dep/deployment.yml") == identity)
-        #expect(try h.read("dep/data/test-data-bind/marker") == "keep")
-        #expect(try h.read("dep/configmaps/test-config/test_config") == "user file")
-        #expect(try h.read("dep/config.env").contains("CERC_TEST_PARAM_3=FASTER"))
-        #expect(try h.read("dep/config.env.bak").contains("CERC_TEST_PARAM_3=FAST\n"))
-        #expect(try h.read("dep/config/test/settings.env.bak") == "USER_EDIT=1\n")
-        #expect(try h.read("dep/config/test/settings.env") == "ANSWER=42\n")
-        #expect(!h.tmp.exists("dep/config/test/script.sh.bak"))
-        #expect(Set(r.changed) == ["spec.yml", "config.env", "config/test/settings.env"])
+        #expect(try h.read("dep/data/relay-queue/marker") == "keep")
+        #expect(try h.read("dep/configmaps/relay-config/relay_config") == "user file")
+        #expect(try h.read("dep/config.env").contains("RELAY_WORKERS=FASTER"))
+        #expect(try h.read("dep/config.env.bak").contains("RELAY_WORKERS=FAST\n"))
+        #expect(try h.read("dep/config/relay/relay.env.bak") == "USER_EDIT=1\n")
+        #expect(try h.read("dep/config/relay/relay.env") == "QUEUE_DIR=/var/queue\n")
+        #expect(!h.tmp.exists("dep/config/relay/start.sh.bak"))
+        #expect(Set(r.changed) == ["spec.yml", "config.env", "config/relay/relay.env"])
         #expect(r.removed.isEmpty)
     }
 
     @Test func updateRemovesFilesThatLeftTheStack() async throws {
         let h = try Harness()
         defer { h.tmp.cleanup() }
-        // A private copy of the laconic test stack, so the test can change it.
+        // A private copy of the relay stack, so the test can change it.
         let copy = h.path("src")
-        for dir in ["stacks/test", "compose", "compose-jobs", "config/test"] {
-            for f in try h.fs.walk(Path.join(Harness.laconic, dir)) where !f.relative.contains("/") || dir == "config/test" {
+        for dir in ["stacks/relay", "compose", "compose-jobs", "config/relay"] {
+            for f in try h.fs.walk(Path.join(Harness.laconic, dir)) where f.kind == .file {
                 try h.fs.write(try h.fs.readData(Path.join(Harness.laconic, dir, f.relative)), to: Path.join(copy, dir, f.relative))
             }
         }
-        try await h.initAndCreate(Path.join(copy, "stacks/test"))
-        try h.tmp.write("src/stacks/test/stack.yml", "name: test\npods: [test]\n")
+        try await h.initAndCreate(Path.join(copy, "stacks/relay"))
+        try h.tmp.write("src/stacks/relay/stack.yml", "name: relay\npods: [relay]\n")
         let r = try await CreateAction(h.ctx).run(CreateRequest(specFile: "spec.yml", deploymentDir: "dep", update: true))
-        #expect(r.removed == ["compose-jobs/docker-compose-test-job.yml"])
-        #expect(!h.tmp.exists("dep/compose-jobs/docker-compose-test-job.yml"))
+        #expect(r.removed == ["compose-jobs/docker-compose-relay-migrate.yml"])
+        #expect(!h.tmp.exists("dep/compose-jobs/docker-compose-relay-migrate.yml"))
         #expect(r.changed == ["stack.yml"])
     }
 

@@ -86,3 +86,4 @@ import SoTestSupport
         #expect(u.removed == ["compose/extra.yml"] && h.fs.exists(h.path("dep/compose/extra.yml")))
     }
 }
+

@@ -25,22 +25,22 @@ import SoTestSupport
         #expect(model.pods.map(\.name) == ["agent-workspace", "redis"])
     }
 
-    @Test func skeletonForLaconicTestStack() async throws {
+    @Test func skeletonForLaconicStack() async throws {
         let h = try Harness()
         defer { h.tmp.cleanup() }
-        try await InitAction(h.ctx).run(InitRequest(stack: Harness.laconicStack("test"), output: "spec.yml"))
+        try await InitAction(h.ctx).run(InitRequest(stack: Harness.laconicStack("relay"), output: "spec.yml"))
         #expect(try h.read("spec.yml") == """
-        stack: \(Harness.laconicStackReal("test"))
+        stack: \(Harness.laconicStackReal("relay"))
         deploy-to: k8s-kind
         network:
           ports:
-            test:
-              - '80'
+            relay:
+              - '8080'
         volumes:
-          test-data-bind:
-          test-data-auto:
+          relay-queue:
+          relay-scratch:
         configmaps:
-          test-config: ./configmaps/test-config
+          relay-config: ./configmaps/relay-config
         secrets: {}
 
         """)

@@ -31,8 +31,9 @@ struct Harness {
     /// Everything under the temp dir, for "nothing was left behind" checks.
     func listing() throws -> [String] { try fs.walk(tmp.path).map(\.relative) }
 
-    static var laconic: String { RepoPaths.laconicStacks }
-    static func laconicStack(_ name: String) -> String { Path.join(RepoPaths.laconicStacks, "stacks", name) }
+    /// The repository's own stacks in laconic's layout (Tests/Fixtures/laconic-repo/stack-orchestrator).
+    static var laconic: String { RepoPaths.laconicFixtures }
+    static func laconicStack(_ name: String) -> String { RepoPaths.laconicFixture(name) }
     /// The stack directory as `so` records it (symlinks resolved).
     static func laconicStackReal(_ name: String) -> String { LocalFileSystem().realpath(laconicStack(name)) }
 }

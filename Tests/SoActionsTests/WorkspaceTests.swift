@@ -54,12 +54,14 @@ struct WorkspaceHarness {
 @Suite struct WorkspaceTests {
     @Test func upCreatesARestrictedIsolatedWorkspace() async throws {
         let w = try WorkspaceHarness()
+        let began = w.clock.now()
         let r = try await w.up("fix-login", ttl: 7200, with: ["postgres"], config: ["GIT_REPO=https://github.com/acme/web"])
         #expect(r.created && r.namespace == "fix-login" && r.directory == w.h.path("so-home/deployments/fix-login"))
         let ns = try #require(w.cluster.object("Namespace", "fix-login"))
         #expect(ns.labels["pod-security.kubernetes.io/enforce"] == "restricted")
         #expect(ns.annotations["so.dev/host"] == "laptop")
-        #expect(ns.annotations["so.dev/expires-at"] == Timestamps.rfc3339(w.clock.now().addingTimeInterval(7200)))
+        // The TTL counts from the start (the wait that follows takes the fake clock's time).
+        #expect(ns.annotations["so.dev/expires-at"] == Timestamps.rfc3339(began.addingTimeInterval(7200)))
         let kinds = Set(w.labelled().map { String($0.split(separator: " ")[0]) })
         #expect(kinds.isSuperset(of: ["ResourceQuota", "LimitRange", "NetworkPolicy", "Deployment", "Secret", "PersistentVolumeClaim"]))
         // The API key went into the Secret (base64), and nowhere on disk or in output.

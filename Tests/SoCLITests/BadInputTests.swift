@@ -32,7 +32,7 @@ enum BadInput {
         }
         // Placeholders in file contents and arguments.
         func fill(_ s: String) -> String {
-            s.replacingOccurrences(of: "$W", with: work.path).replacingOccurrences(of: "$FIX", with: RepoPaths.laconicStacks)
+            s.replacingOccurrences(of: "$W", with: work.path).replacingOccurrences(of: "$FIX", with: RepoPaths.laconicFixtures)
         }
         for f in try fs.walk(work.path) where f.kind == .file {
             let p = work.file(f.relative)

@@ -79,8 +79,8 @@ func runSo(_ args: [String], cwd: String, environment: [String: String] = [:]) a
         let json = try JSONSerialization.jsonObject(with: Data(s.stdout.utf8)) as? [String: Any]
         #expect(json?["name"] as? String == "example")
         #expect((json?["images"] as? [String])?.contains("nginx:1.27-alpine") == true)
-        let laconic = await runSo(["stack", "show", Path.join(RepoPaths.laconicStacks, "stacks", "monitoring")], cwd: "/")
-        #expect(laconic.code == 0 && laconic.stdout.contains("pod grafana:") && laconic.stdout.contains("service prometheus: prom/prometheus:v2.49.1"))
+        let laconic = await runSo(["stack", "show", RepoPaths.laconicFixture("observe")], cwd: "/")
+        #expect(laconic.code == 0 && laconic.stdout.contains("pod observe-dash:") && laconic.stdout.contains("service scraper: prom/prometheus:v2.51.0"), "\(laconic.stdout)")
     }
 }
 

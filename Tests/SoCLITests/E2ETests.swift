@@ -21,7 +21,9 @@ enum E2E {
     }
 }
 
-@Suite(.serialized, .enabled(if: E2E.kubeconfig != nil, "SO_E2E_KUBECONFIG is not set: no real API server")) struct E2ETests {
+@Suite(.serialized, .enabled(if: E2E.kubeconfig != nil, "SO_E2E_KUBECONFIG is not set: no real API server"),
+       // It starts laconic's own test stack (its job, config and secret names).
+       .enabled(if: RepoPaths.hasShared, "\(RepoPaths.sharedAbsent)")) struct E2ETests {
     @Test func startStatusStopAgainstARealAPIServer() async throws {
         let t = try TempDir("so-e2e")
         defer { t.cleanup() }
@@ -146,7 +148,10 @@ enum E2E {
 
     /// A kind-target deployment with an Ingress installs the Caddy controller once (SO_KUBECONFIG
     /// stands in for `kind get kubeconfig`), and the API server accepts every object of it.
-    @Test func ingressControllerInstalledOnce() async throws {
+    // The real-node kit's registry stand-in serves only its local images (no Caddy ingress image), so the
+    // controller cannot become ready there; the stand-in node (which marks pods Running) proves the install.
+    @Test(.enabled(if: !RealNode.enabled, "the real node has no Caddy ingress image to run"))
+    func ingressControllerInstalledOnce() async throws {
         let t = try TempDir("so-e2e-ingress")
         defer { t.cleanup() }
         let env = ["SO_KUBECONFIG": E2E.kubeconfig!]
@@ -170,7 +175,10 @@ enum E2E {
     /// Issue 5: 20 agent workspaces started 4 at a time, admitted under Pod Security `restricted` by the
     /// API server itself; `list` shows them; each has its own generated secrets; `cleanup --expired`
     /// removes exactly the expired ones; `down` leaves nothing labelled behind.
-    @Test func twentyWorkspacesFourAtATime() async throws {
+    // On a node that runs containers, each workspace clones GIT_REPO (no network there) and requests 250m CPU
+    // (20 do not fit 2 cores): the real-node version needs a host git daemon and lighter requests (issue 13).
+    @Test(.enabled(if: !RealNode.enabled, "needs a git repository the real node can reach and requests that fit it"))
+    func twentyWorkspacesFourAtATime() async throws {
         let t = try TempDir("so-e2e-ws")
         defer { t.cleanup() }
         let env = ["SO_KUBECONFIG": E2E.kubeconfig!, "SO_HOME": t.file("home"), "ANTHROPIC_API_KEY": "sk-e2e-not-a-real-key"]

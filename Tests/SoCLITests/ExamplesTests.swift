@@ -19,7 +19,8 @@ import SoTestSupport
 
     @Test func workflowUsesRealCommands() throws {
         let text = try LocalFileSystem().readText(Self.workflow)
-        for needle in ["so up agent-workspace", "so deployment --name \"$WS\" exec agent --", "so down \"$WS\"", "if: always()", "--ttl"] {
+        // Installed with its built-in stacks (a copied binary alone has none).
+        for needle in ["make -C \"$RUNNER_TEMP/so\" install PREFIX=", "so up agent-workspace", "so deployment --name \"$WS\" exec agent --", "so down \"$WS\"", "if: always()", "--ttl"] {
             #expect(text.contains(needle), "\(needle)")
         }
         // Untrusted titles reach the script through env, never pasted into it.

@@ -36,6 +36,7 @@ enum Fixtures {
     static let shared = Path.normalize(Path.join(Path.dirname(#filePath), "..", "..", "..", "shared", "fixtures"))
     static let composeReal = Path.join(shared, "compose-real")
     static let laconic = Path.join(shared, "laconic-stacks")
+    static var present: Bool { LocalFileSystem().isDirectory(composeReal) && LocalFileSystem().isDirectory(laconic) }
 }
 
 /// A small deterministic PRNG (SplitMix64) for property tests.

@@ -21,12 +21,17 @@ struct Scenario: CustomStringConvertible, Sendable {
     var with: [String]? = nil
     /// What the resolver answers for egress host names.
     var addresses: [String: [String]] = [:]
+    /// Compose profiles (`deploy init --profile`).
+    var profiles: [String] = []
     var description: String { name }
 
     static let laconic = RepoPaths.laconicStacks
     static let local = Path.join(Path.dirname(#filePath), "Stacks")
+    static let fixtures = RepoPaths.laconicFixtures
+    static let composeFixtures = RepoPaths.composeFixtures
 
-    static let all: [Scenario] = [
+    /// Scenarios over this repository's stacks and fixtures: they run in a fresh clone.
+    static let own: [Scenario] = [
         Scenario(name: "example", stack: "example"),
         Scenario(name: "example-k8s", stack: "example", deployTo: "k8s", kubeConfig: true, imageRegistry: "registry.example.org/so", edit: {
             $0.replacingOccurrences(of: "secrets: {}", with: """
@@ -39,6 +44,59 @@ struct Scenario: CustomStringConvertible, Sendable {
                       proxy-to: web:80
             """).replacingOccurrences(of: "network:\n  ports:\n    web:\n      - '80'\n", with: "")
         }),
+        Scenario(name: "env-cases", stack: Path.join(local, "stacks/env-cases"), config: ["GREETING=hi", "API_PORT=9443"], edit: {
+            $0.replacingOccurrences(of: "config:\n", with: "config:\n  SESSION_KEY: $generate:alnum:32$\n  DB_PASSWORD: $generate:base64:24$\n")
+                + "namespace: env-cases\nreplicas: 2\nresources:\n  containers:\n    db:\n      reservations: {cpus: '1', memory: 1G}\n      limits: {cpus: '2', memory: 2G}\n"
+                + "annotations:\n  container.apparmor.security.beta.kubernetes.io/{name}: runtime/default\nlabels:\n  team: platform\n"
+                + "node-affinities:\n  - {label: nodetype, value: c}\nnode-tolerations:\n  - {key: nodeavoid, value: c}\n"
+        }),
+        Scenario(name: "agent-workspace", stack: "agent-workspace", config: ["GIT_REPO=https://gitlab.example.org/acme/web.git", "GIT_REF=release-2"],
+                 edit: { $0.replacingOccurrences(of: "  - api.openai.com\n", with: "  - api.openai.com\n  - 10.20.0.0/16\n") },
+                 with: ["postgres", "redis"],
+                 addresses: ["gitlab.example.org": ["203.0.113.7"], "github.com": ["140.82.112.3"], "api.github.com": ["140.82.112.6"],
+                             "api.anthropic.com": ["160.79.104.10", "2607:6bc0::10"], "api.openai.com": ["162.159.140.245", "172.66.0.243"]]),
+        Scenario(name: "hosts-binds", stack: Path.join(local, "stacks/hosts-binds"), edit: { $0 + "host-gateway: 172.18.0.1\n" }),
+        Scenario(name: "compose-kitchen-sink", stack: Path.join(local, "compose/kitchen-sink/compose.yaml")),
+        // The spec's network.ports replace admin's 8080:80: a hostPort kind maps on 127.0.0.1, and a NodePort.
+        Scenario(name: "compose-ports", stack: Path.join(local, "compose/ports/compose.yaml"), edit: {
+            $0.replacingOccurrences(of: "    admin:\n      - 8080:80\n", with: "    admin:\n      - 127.0.0.1:8081:80\n      - 30080:80\n")
+        }),
+    ] + ownFixtures
+
+    /// Tests/Fixtures: stacks in laconic's layout and plain compose projects of the same shapes as the shared corpus.
+    static let ownFixtures: [Scenario] = [
+        Scenario(name: "fixture-relay", stack: Path.join(fixtures, "stacks/relay"), config: ["RELAY_MODE=cluster"], edit: {
+            $0.replacingOccurrences(of: "  relay-queue:\n", with: "  relay-queue: ./data/relay-queue\n")
+                .replacingOccurrences(of: "secrets: {}", with: """
+                secrets:
+                  relay-secret: [RELAY_TOKEN]
+                network:
+                  http-proxy:
+                    - host-name: relay.localhost
+                      routes:
+                        - path: /
+                          proxy-to: relay:8080
+                """)
+                .replacingOccurrences(of: "config:\n", with: "config:\n  RELAY_SESSION: $generate:hex:16$\n")
+                .replacingOccurrences(of: "network:\n  ports:\n    relay:\n      - '8080'\n", with: "")
+        }),
+        Scenario(name: "fixture-archive", stack: Path.join(fixtures, "stacks/archive"), edit: {
+            $0.replacingOccurrences(of: "  archive-data:\n", with: "  archive-data: /srv/kind/archive/archive-data\n")
+                + "kind-mount-root: /srv/kind\nresources:\n  volumes:\n    reservations:\n      storage: 20Gi\n"
+        }),
+        Scenario(name: "fixture-observe", stack: Path.join(fixtures, "stacks/observe")),
+        Scenario(name: "fixture-gateway", stack: Path.join(fixtures, "stacks/gateway"), config: ["GATEWAY_LOG_LEVEL=info"]),
+        Scenario(name: "fixture-compose-counter", stack: Path.join(composeFixtures, "counter")),
+        Scenario(name: "fixture-compose-bookstore", stack: Path.join(composeFixtures, "bookstore")),
+        Scenario(name: "fixture-compose-dns-pair", stack: Path.join(composeFixtures, "dns-pair"), config: ["TIMEZONE=UTC"]),
+        Scenario(name: "fixture-compose-layered", stack: Path.join(composeFixtures, "layered/compose.yaml")),
+        Scenario(name: "fixture-compose-layered-prod", stack: Path.join(composeFixtures, "layered/compose.yaml") + "," + Path.join(composeFixtures, "layered/compose.prod.yaml"),
+                 profiles: ["debug"]),
+    ]
+
+    /// Scenarios over ../shared/fixtures (laconic's own stacks; plain compose files as people write them, used
+    /// as stacks as they are): run when the shared corpus is beside the checkout, reported skipped otherwise.
+    static let shared: [Scenario] = [
         Scenario(name: "laconic-test", stack: Path.join(laconic, "stacks/test"), config: ["CERC_TEST_PARAM_1=PASSED"], edit: {
             $0.replacingOccurrences(of: "  test-data-bind:\n", with: "  test-data-bind: ./data/test-data-bind\n")
                 .replacingOccurrences(of: "secrets: {}", with: """
@@ -60,28 +118,9 @@ struct Scenario: CustomStringConvertible, Sendable {
         Scenario(name: "laconic-monitoring", stack: Path.join(laconic, "stacks/monitoring")),
         Scenario(name: "laconic-kubo", stack: Path.join(laconic, "stacks/kubo")),
         Scenario(name: "laconic-container-registry", stack: Path.join(laconic, "stacks/container-registry"), config: ["REGISTRY_LOG_LEVEL=info"]),
-        Scenario(name: "env-cases", stack: Path.join(local, "stacks/env-cases"), config: ["GREETING=hi", "API_PORT=9443"], edit: {
-            $0.replacingOccurrences(of: "config:\n", with: "config:\n  SESSION_KEY: $generate:alnum:32$\n  DB_PASSWORD: $generate:base64:24$\n")
-                + "namespace: env-cases\nreplicas: 2\nresources:\n  containers:\n    db:\n      reservations: {cpus: '1', memory: 1G}\n      limits: {cpus: '2', memory: 2G}\n"
-                + "annotations:\n  container.apparmor.security.beta.kubernetes.io/{name}: runtime/default\nlabels:\n  team: platform\n"
-                + "node-affinities:\n  - {label: nodetype, value: c}\nnode-tolerations:\n  - {key: nodeavoid, value: c}\n"
-        }),
-        Scenario(name: "agent-workspace", stack: "agent-workspace", config: ["GIT_REPO=https://gitlab.example.org/acme/web.git", "GIT_REF=release-2"],
-                 edit: { $0.replacingOccurrences(of: "  - pypi.org\n", with: "  - pypi.org\n  - 10.20.0.0/16\n") },
-                 with: ["postgres", "redis"],
-                 addresses: ["gitlab.example.org": ["203.0.113.7"], "github.com": ["140.82.112.3"], "api.github.com": ["140.82.112.6"],
-                             "api.anthropic.com": ["160.79.104.10", "2607:6bc0::10"], "api.openai.com": ["162.159.140.245", "172.66.0.243"],
-                             "registry.npmjs.org": ["104.16.0.35"], "pypi.org": ["151.101.0.223"]]),
-    ] + composeReal
-
-    /// ../shared/fixtures/compose-real: plain compose files as people write them, used as stacks as they are.
-    static let composeReal: [Scenario] = ["flask-redis", "gitea-postgres", "nginx-flask-mysql", "pihole-cloudflared-DoH", "prometheus-grafana", "wordpress-mysql"].map {
+    ] + ["flask-redis", "gitea-postgres", "nginx-flask-mysql", "pihole-cloudflared-DoH", "prometheus-grafana", "wordpress-mysql"].map {
         Scenario(name: "compose-\($0.lowercased())", stack: Path.join(RepoPaths.shared, "fixtures/compose-real", $0))
-    } + [Scenario(name: "compose-kitchen-sink", stack: Path.join(local, "compose/kitchen-sink/compose.yaml")),
-         // The spec's network.ports replace admin's 8080:80: a hostPort kind maps on 127.0.0.1, and a NodePort.
-         Scenario(name: "compose-ports", stack: Path.join(local, "compose/ports/compose.yaml"), edit: {
-             $0.replacingOccurrences(of: "    admin:\n      - 8080:80\n", with: "    admin:\n      - 127.0.0.1:8081:80\n      - 30080:80\n")
-         })]
+    }
 }
 
 enum Golden {
@@ -99,6 +138,7 @@ enum Golden {
         var initReq = InitRequest(stack: s.stack, deployTo: s.deployTo, config: s.config, kubeConfig: s.kubeConfig ? "kubeconfig" : nil,
                                   imageRegistry: s.imageRegistry, output: "spec.yml")
         initReq.with = s.with
+        initReq.profiles = s.profiles
         try await InitAction(ctx).run(initReq)
         try tmp.write("spec.yml", s.edit(try tmp.read("spec.yml")))
         try await CreateAction(ctx).run(CreateRequest(specFile: "spec.yml", deploymentDir: "dep"))
@@ -126,15 +166,21 @@ enum Golden {
 
 @Suite struct GoldenTests {
     /// Rendered manifests match the checked-in goldens byte for byte (`SO_UPDATE_GOLDEN=1` rewrites them).
-    @Test(arguments: Scenario.all)
-    func matchesGolden(_ s: Scenario) async throws {
+    @Test(arguments: Scenario.own)
+    func matchesGolden(_ s: Scenario) async throws { try await Self.checkGolden(s) }
+
+    /// The same over the shared corpus.
+    @Test(.enabled(if: RepoPaths.hasShared, "\(RepoPaths.sharedAbsent)"), arguments: Scenario.shared)
+    func sharedMatchesGolden(_ s: Scenario) async throws { try await Self.checkGolden(s) }
+
+    static func checkGolden(_ s: Scenario) async throws {
         let (manifest, _) = try await Golden.render(s)
         var text = manifest.yaml()
         if !manifest.warnings.isEmpty {
             text = manifest.warnings.map { "# \($0.description.replacingOccurrences(of: RepoPaths.root, with: "<repo>").replacingOccurrences(of: RepoPaths.shared, with: "<shared>"))" }
                 .joined(separator: "\n") + "\n" + text
         }
-        text = text.replacingOccurrences(of: #"/[^ :]*/\.so-golden\.[A-Za-z0-9]+"#, with: "<tmp>", options: .regularExpression)
+        text = text.replacingOccurrences(of: #"/[^ :]*/\.so-golden\.[A-Za-z0-9.]+"#, with: "<tmp>", options: .regularExpression)
         let path = Golden.path(s)
         if ProcessInfo.processInfo.environment["SO_UPDATE_GOLDEN"] == "1" {
             try LocalFileSystem().writeText(text, to: path)
@@ -145,8 +191,13 @@ enum Golden {
     }
 
     /// The mapping report of every scenario matches its golden (`<name>.report.txt`).
-    @Test(arguments: Scenario.all)
-    func reportMatchesGolden(_ s: Scenario) async throws {
+    @Test(arguments: Scenario.own)
+    func reportMatchesGolden(_ s: Scenario) async throws { try await Self.checkReport(s) }
+
+    @Test(.enabled(if: RepoPaths.hasShared, "\(RepoPaths.sharedAbsent)"), arguments: Scenario.shared)
+    func sharedReportMatchesGolden(_ s: Scenario) async throws { try await Self.checkReport(s) }
+
+    static func checkReport(_ s: Scenario) async throws {
         let text = try await Golden.report(s)
         let path = Path.join(Golden.directory, "\(s.name).report.txt")
         if ProcessInfo.processInfo.environment["SO_UPDATE_GOLDEN"] == "1" {
@@ -157,11 +208,27 @@ enum Golden {
         #expect(!text.isEmpty)
     }
 
-    @Test(arguments: Scenario.all)
-    func renderIsDeterministic(_ s: Scenario) async throws {
+    @Test(arguments: Scenario.own)
+    func renderIsDeterministic(_ s: Scenario) async throws { try await Self.checkDeterministic(s) }
+
+    @Test(.enabled(if: RepoPaths.hasShared, "\(RepoPaths.sharedAbsent)"), arguments: Scenario.shared)
+    func sharedRenderIsDeterministic(_ s: Scenario) async throws { try await Self.checkDeterministic(s) }
+
+    static func checkDeterministic(_ s: Scenario) async throws {
         let a = try await Golden.render(s).0.yaml()
         let b = try await Golden.render(s).0.yaml()
         #expect(a == b)
+    }
+
+    /// Every golden file belongs to a scenario (a renamed scenario leaves no stale golden behind).
+    @Test func everyGoldenHasAScenario() throws {
+        let names = Set((Scenario.own + Scenario.shared).map(\.name))
+        let files = try LocalFileSystem().list(Golden.directory)
+        #expect(!files.isEmpty)
+        for f in files {
+            let name = f.hasSuffix(".report.txt") ? String(f.dropLast(".report.txt".count)) : String(f.dropLast(".yaml".count))
+            #expect(names.contains(name), "\(f) has no scenario")
+        }
     }
 }
 
@@ -171,8 +238,15 @@ enum Golden {
     static let validator = LocalProcessRunner.which("kubernetes-validate", path: ProcessInfo.processInfo.environment["PATH"] ?? "")
     static let required = ProcessInfo.processInfo.environment["CI"] != nil
 
-    @Test(.enabled(if: validator != nil || required, "kubernetes-validate is not installed (pip install kubernetes-validate)"), arguments: Scenario.all)
+    @Test(.enabled(if: validator != nil || required, "kubernetes-validate is not installed (pip install kubernetes-validate)"), arguments: Scenario.own)
     func goldenIsSchemaValid(_ s: Scenario) async throws {
+        let (manifest, _) = try await Golden.render(s)
+        try await Self.validate(manifest.objects, name: s.name)
+    }
+
+    @Test(.enabled(if: validator != nil || required, "kubernetes-validate is not installed (pip install kubernetes-validate)"),
+          .enabled(if: RepoPaths.hasShared, "\(RepoPaths.sharedAbsent)"), arguments: Scenario.shared)
+    func sharedGoldenIsSchemaValid(_ s: Scenario) async throws {
         let (manifest, _) = try await Golden.render(s)
         try await Self.validate(manifest.objects, name: s.name)
     }

@@ -156,3 +156,17 @@ func expectError(_ expectedLine: String, _ body: () throws -> Void, sourceLocati
         #expect(KindConfig.nodePath(volume: "b", hostPath: "/data/b", mountRoot: "/srv/kind") == "/mnt/b")
     }
 }
+
+@Suite struct HostGatewaySpecTests {
+    @Test func hostGatewayIsAnIPAddress() throws {
+        #expect(try decodeSpec("stack: s\ndeploy-to: k8s-kind\nhost-gateway: 172.18.0.1\n").hostGateway == "172.18.0.1")
+        #expect(try decodeSpec("stack: s\ndeploy-to: k8s-kind\nhost-gateway: 'fc00::1'\n").hostGateway == "fc00::1")
+        #expect(try decodeSpec("stack: s\ndeploy-to: k8s-kind\n").hostGateway == nil)
+        expectError("spec.yml:3: host-gateway 'docker0' is not an IP address") { _ = try decodeSpec("stack: s\ndeploy-to: k8s-kind\nhost-gateway: docker0\n") }
+        expectError("spec.yml:3: host-gateway 'host-gateway' is not an IP address") { _ = try decodeSpec("stack: s\ndeploy-to: k8s-kind\nhost-gateway: host-gateway\n") }
+        // A known key: no "unknown key" warning.
+        let sink = DiagnosticSink()
+        _ = try decodeSpec("stack: s\ndeploy-to: k8s-kind\nhost-gateway: 10.0.0.1\n", sink: sink)
+        #expect(sink.all.isEmpty, "\(sink.all)")
+    }
+}

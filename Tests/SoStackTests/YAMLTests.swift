@@ -108,8 +108,80 @@ import Yams
         }
     }
 
+    /// Thousands of seeded random strings, biased towards what YAML treats specially (controls, line and
+    /// paragraph separators, NEL, BOM, quotes, `: `, `#`, edge spaces, YAML 1.1 keywords and numbers,
+    /// combining marks), written as keys, values, list items and whole documents, come back from Yams
+    /// as the same Unicode scalars and as strings.
+    @Test func randomStringsRoundTripThroughYams() throws {
+        var rng = SplitMix(seed: 0x5eed_2028)
+        let nasty: [Unicode.Scalar] = ["\u{0}", "\u{1}", "\u{7}", "\u{8}", "\t", "\n", "\u{B}", "\u{C}", "\r", "\u{1B}", "\u{1F}", "\u{7F}",
+                                       "\u{80}", "\u{85}", "\u{9F}", "\u{A0}", "\u{2028}", "\u{2029}", "\u{FEFF}", "\u{FFFE}", "\u{FFFF}",
+                                       "\u{FFFD}", "\u{200B}", "\u{301}", "\u{3000}", "\u{1F600}", "\u{10FFFF}", "\u{E000}", "é", "ß"]
+        let tokens = [": ", " #", "#", "'", "\"", "\\", "-", "- ", "? ", "---", "...", "&a", "*a", "!tag", "|", ">", "%", "@", "`", "{", "}", "[", "]",
+                      ",", " ", "  ", "~", "=", "<<", "yes", "No", "ON", "off", "y", "n", "null", "NULL", "true", "False", "0755", "1e3", "22:22",
+                      "1:30:00", ".inf", "-.Inf", ".NaN", "0x1F", "0b101", "0o17", "1_000", "+5", "-0", ".5", "2024-01-02", "12", "1.10", "::", "\r\n"]
+        let ascii = Array(" !\"#$%&'()*+,-./0123456789:;<=>?@ABCXYZ[\\]^_`abcxyz{|}~").map { String($0) }
+        func randomString() -> String {
+            switch rng.next(20) {
+            case 0: return tokens[rng.next(tokens.count)]
+            case 1: return String(repeating: "k", count: 1001 + rng.next(60)) + String(nasty[rng.next(nasty.count)])  // past libyaml's 1024-character key limit
+            default: break
+            }
+            var u = String.UnicodeScalarView()
+            for _ in 0..<rng.next(14) {
+                switch rng.next(4) {
+                case 0: u.append(nasty[rng.next(nasty.count)])
+                case 1: u.append(contentsOf: tokens[rng.next(tokens.count)].unicodeScalars)
+                default: u.append(contentsOf: ascii[rng.next(ascii.count)].unicodeScalars)
+                }
+            }
+            return String(u)
+        }
+        // Yams decodes every scalar with Foundation's UTF-8 decoder, which drops a leading U+FEFF whatever the
+        // YAML says: the writer escapes it (`"\ufeff…"`, which PyYAML reads back whole), and from Yams the
+        // rest of the string must come back exactly.
+        func expected(_ s: String) -> [Unicode.Scalar] { s.unicodeScalars.first == "\u{FEFF}" ? Array(s.unicodeScalars.dropFirst()) : Array(s.unicodeScalars) }
+        func same(_ a: Any?, _ s: String) -> Bool { (a as? String).map { Array($0.unicodeScalars) == expected(s) } ?? false }
+        var failures: [String] = []
+        for _ in 0..<5000 {
+            let s = randomString()
+            let doc = YValue.map([("k", .string(s)), ("l", .list([.string(s), .map([(s, .string(s)), ("x", .int(1))])]))]).yaml()
+            let top = YValue.string(s).yaml()
+            if s.unicodeScalars.first == "\u{FEFF}" && !(doc.contains("k: \"\\ufeff") && top.hasPrefix("\"\\ufeff")) {
+                failures.append("\(s.debugDescription): leading BOM not escaped in \(doc.debugDescription)")
+            }
+            do {
+                let m = try Yams.load(yaml: doc) as? [String: Any]
+                let list = m?["l"] as? [Any]
+                let inner = list?.last as? [String: Any]
+                let innerKey = inner?.keys.first { $0 != "x" }
+                let back = try Yams.load(yaml: top)
+                if !same(m?["k"], s) || !same(list?.first, s) || !same(innerKey, s) || !same(innerKey.flatMap { inner?[$0] }, s) || !same(back, s) {
+                    failures.append("\(s.debugDescription) wrote \(doc.debugDescription) / \(top.debugDescription)")
+                }
+            } catch {
+                failures.append("\(s.debugDescription) wrote \(doc.debugDescription) / \(top.debugDescription): \(error)")
+            }
+            if failures.count >= 5 { break }
+        }
+        #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
+    }
+
     @Test func layoutIsStable() {
         let v = YValue.map([("a", .int(1)), ("b", .list([.string("80"), .map([("x", .bool(true)), ("y", .null)])])), ("c", .map([])), ("d", .list([]))])
         #expect(v.yaml() == "a: 1\nb:\n  - '80'\n  - x: true\n    'y':\nc: {}\nd: []\n")
+    }
+}
+
+/// A small seeded generator (SplitMix64), so a failing string can be found again.
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next(_ bound: Int) -> Int {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return Int((z ^ (z >> 31)) % UInt64(bound))
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import SoBasics
 
 /// Compose and spec sizes and CPU counts as Kubernetes quantities.
 public enum Quantity {
@@ -48,5 +47,42 @@ public enum Quantity {
     public static func seconds(_ text: String) -> Int? {
         guard let v = DurationText.seconds(text) else { return nil }
         return Double(text.trimmedSpaces) != nil ? Int(v.rounded(.up)) : max(1, Int(v.rounded(.up)))
+    }
+}
+
+/// CPU and memory amounts checked where they are read, so a typo is an error naming its file:line
+/// instead of a silent fall back to the defaults at render.
+public enum QuantityCheck {
+    /// A CPU amount (`0.5`, `2`, `250m`); nil when absent or empty (the default applies).
+    public static func cpu(_ m: MapReader, _ key: String, what: String, of owner: String? = nil) throws -> String? {
+        guard let node = m.nonNull(key) else { return nil }
+        let text = try node.string("'\(key)'")
+        guard !text.trimmedSpaces.isEmpty else { return nil }
+        guard Quantity.cpu(text) != nil || Double(text.trimmedSpaces) == 0 else {
+            throw node.error("\(what) '\(text)'\(owner.map { " of \($0)" } ?? "") is not a CPU quantity", hint: "write a number of CPUs such as 0.5, 2 or 250m")
+        }
+        return text
+    }
+
+    /// A memory size (`512Mi`, `1Gi`, or docker's `512m`, `512M`, `2g`); nil when absent or empty.
+    public static func memory(_ m: MapReader, _ key: String, what: String, of owner: String? = nil) throws -> String? {
+        guard let node = m.nonNull(key) else { return nil }
+        let text = try node.string("'\(key)'")
+        guard !text.trimmedSpaces.isEmpty else { return nil }
+        guard Quantity.bytes(text, binaryLetters: true) != nil else {
+            throw node.error("\(what) '\(text)'\(owner.map { " of \($0)" } ?? "") is not a memory size", hint: "write e.g. 512Mi, 1Gi, 512M or 2g (M and G mean MiB and GiB, as in docker)")
+        }
+        return text
+    }
+
+    /// A storage size (`10Gi`, `500Mi`, `10G`); nil when absent or empty.
+    public static func storage(_ m: MapReader, _ key: String, what: String, of owner: String? = nil) throws -> String? {
+        guard let node = m.nonNull(key) else { return nil }
+        let text = try node.string("'\(key)'")
+        guard !text.trimmedSpaces.isEmpty else { return nil }
+        guard Quantity.bytes(text, binaryLetters: false) != nil else {
+            throw node.error("\(what) '\(text)'\(owner.map { " of \($0)" } ?? "") is not a size", hint: "write e.g. 10Gi, 500Mi or 10G")
+        }
+        return text
     }
 }

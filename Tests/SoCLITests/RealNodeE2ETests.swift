@@ -1,0 +1,125 @@
+import Foundation
+import Testing
+import SoBasics
+import SoTestSupport
+
+/// What only running pods show, against a cluster whose node runs containers (`../shared/tools/real-node`,
+/// or kind): `SO_E2E_KUBECONFIG` names it and `SO_E2E_REAL_NODE=1` says its pods execute (`.ci/run` sets
+/// both when it started the kit). Reported as skipped otherwise — the stand-in node only marks pods Running.
+enum RealNode {
+    static let enabled = E2E.kubeconfig != nil && ProcessInfo.processInfo.environment["SO_E2E_REAL_NODE"] == "1"
+    static let stacks = Path.join(RepoPaths.root, "Tests/SoCLITests/E2EStacks")
+
+    /// A deployment of one of the stacks under E2EStacks/, created in `t` as `dep`.
+    static func deploy(_ stack: String, in t: TempDir) async throws -> String {
+        var r = try await E2E.so(["--stack", Path.join(stacks, stack), "deploy", "init", "--output", "spec.yml"], cwd: t.path)
+        guard r.exitCode == 0 else { throw SoError("deploy init \(stack): \(r.stderr)") }
+        r = try await E2E.so(["deploy", "create", "--spec-file", "spec.yml", "--deployment-dir", "dep"], cwd: t.path)
+        guard r.exitCode == 0 else { throw SoError("deploy create \(stack): \(r.stderr)") }
+        return try t.read("dep/deployment.yml").split(separator: "\n").first { $0.hasPrefix("deployment-id:") }!.split(separator: " ")[1].description
+    }
+
+    static var kc: [String] { ["--kubeconfig", E2E.kubeconfig!] }
+
+    static func remove(_ t: TempDir) async {
+        _ = try? await E2E.so(["deployment", "--dir", "dep", "stop", "--delete-volumes", "--delete-namespace", "--timeout", "60"] + kc, cwd: t.path)
+    }
+}
+
+@Suite(.serialized, .enabled(if: RealNode.enabled, "SO_E2E_KUBECONFIG with SO_E2E_REAL_NODE=1 is not set: no node that runs containers"))
+struct RealNodeE2ETests {
+    /// Compose names resolve across services (a Service per service, headless where no port is known);
+    /// logs, exec with its exit code, and port-forward reach the real containers.
+    @Test func servicesReachEachOtherByNameAndTheVerbsReachContainers() async throws {
+        let t = try TempDir("so-e2e-names")
+        defer { t.cleanup() }
+        _ = try await RealNode.deploy("names", in: t)
+        defer { Task { await RealNode.remove(t) } }
+        var r = try await E2E.so(["deployment", "--dir", "dep", "start", "--timeout", "120", "--progress", "plain"] + RealNode.kc, cwd: t.path)
+        #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
+
+        // client fetches http://web:8080 (exposed) and http://api:8081 (no port declared) by name.
+        var seen = ""
+        for _ in 0..<30 {
+            r = try await E2E.so(["deployment", "--dir", "dep", "logs", "client", "--tail", "5"] + RealNode.kc, cwd: t.path)
+            seen = r.stdout
+            if seen.contains("got hello-from-web hello-from-api") { break }
+            try await Task.sleep(nanoseconds: 2_000_000_000)
+        }
+        #expect(seen.contains("got hello-from-web hello-from-api"), "client's log: \(seen)")
+
+        r = try await E2E.so(["deployment", "--dir", "dep", "logs", "web"] + RealNode.kc, cwd: t.path)
+        #expect(r.exitCode == 0 && r.stdout.contains("web-started"), "\(r.stdout)\n\(r.stderr)")
+
+        r = try await E2E.so(["deployment", "--dir", "dep", "exec", "web"] + RealNode.kc + ["--", "sh", "-c", "cat /www/index.html; exit 7"], cwd: t.path)
+        #expect(r.exitCode == 7 && r.stdout.contains("hello-from-web"), "exit \(r.exitCode): \(r.stdout)\n\(r.stderr)")
+
+        // port-forward serves a request from this host (through kubectl), until it is stopped.
+        let port = 18000 + Int.random(in: 0..<1000)
+        let forward = Process()
+        forward.executableURL = URL(fileURLWithPath: E2E.binary)
+        forward.arguments = ["deployment", "--dir", "dep", "port-forward", "web", "\(port):8080"] + RealNode.kc
+        forward.currentDirectoryURL = URL(fileURLWithPath: t.path)
+        forward.standardOutput = FileHandle.nullDevice
+        forward.standardError = FileHandle.nullDevice
+        try forward.run()
+        defer { forward.terminate() }
+        var body = ""
+        for _ in 0..<20 {
+            try await Task.sleep(nanoseconds: 500_000_000)
+            let curl = try await LocalProcessRunner().run(["curl", "-s", "--max-time", "3", "http://127.0.0.1:\(port)/"], workingDirectory: nil, environment: nil, timeout: 10)
+            body = curl.stdout
+            if body.contains("hello-from-web") { break }
+        }
+        #expect(body.contains("hello-from-web"), "port-forward answered: \(body)")
+    }
+
+    /// An image that cannot be pulled is named, with the kubelet's reason, within the wait.
+    @Test func aMissingImageIsNamedWithinTheWait() async throws {
+        let t = try TempDir("so-e2e-image")
+        defer { t.cleanup() }
+        _ = try await RealNode.deploy("missing-image", in: t)
+        defer { Task { await RealNode.remove(t) } }
+        let began = Date()
+        let r = try await E2E.so(["deployment", "--dir", "dep", "start", "--timeout", "90", "--progress", "plain"] + RealNode.kc, cwd: t.path)
+        #expect(r.exitCode != 0)
+        #expect(r.stderr.contains("localhost/so-e2e-no-such-image:1"), "\(r.stderr)")
+        #expect(r.stderr.contains("ErrImagePull") || r.stderr.contains("ImagePullBackOff"), "\(r.stderr)")
+        #expect(Date().timeIntervalSince(began) < 90, "named only after the whole wait")
+    }
+
+    /// A container that keeps crashing is named with its last log lines.
+    @Test func aCrashingContainerIsNamedWithItsLastLogLines() async throws {
+        let t = try TempDir("so-e2e-crash")
+        defer { t.cleanup() }
+        _ = try await RealNode.deploy("crash", in: t)
+        defer { Task { await RealNode.remove(t) } }
+        let r = try await E2E.so(["deployment", "--dir", "dep", "start", "--timeout", "90", "--progress", "plain"] + RealNode.kc, cwd: t.path)
+        #expect(r.exitCode != 0)
+        #expect(r.stderr.contains("crasher") && r.stderr.contains("CrashLoopBackOff"), "\(r.stderr)")
+        #expect(r.stderr.contains("crash-line-two"), "\(r.stderr)")
+    }
+
+    /// laconic's test stack runs for real: its Deployment is available, its Job completed and printed its
+    /// output, and the test container says it started with the spec's config.
+    @Test(.enabled(if: LocalFileSystem().isFile(Path.join(RepoPaths.laconicStacks, "stacks/test/stack.yml")), "../shared/fixtures/laconic-stacks is absent"))
+    func theLaconicTestStackRunsAndItsJobCompletes() async throws {
+        let t = try TempDir("so-e2e-test-stack")
+        defer { t.cleanup() }
+        let laconic = Path.join(RepoPaths.laconicStacks, "stacks/test")
+        var r = try await E2E.so(["--stack", laconic, "deploy", "init", "--output", "spec.yml", "--config", "CERC_TEST_PARAM_1=PASSED"], cwd: t.path)
+        #expect(r.exitCode == 0, "\(r.stderr)")
+        r = try await E2E.so(["deploy", "create", "--spec-file", "spec.yml", "--deployment-dir", "dep"], cwd: t.path)
+        #expect(r.exitCode == 0, "\(r.stderr)")
+        defer { Task { await RealNode.remove(t) } }
+        let id = try t.read("dep/deployment.yml").split(separator: "\n").first { $0.hasPrefix("deployment-id:") }!.split(separator: " ")[1].description
+        r = try await E2E.so(["deployment", "--dir", "dep", "start", "--timeout", "120", "--progress", "plain"] + RealNode.kc, cwd: t.path)
+        #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
+        let available = try await E2E.kubectl(["-n", id, "get", "deployment", "\(id)-deployment", "-o", "jsonpath={.status.availableReplicas}"]).stdout
+        #expect(available == "1")
+        let job = try await E2E.kubectl(["-n", id, "get", "job", "\(id)-job-test-job", "-o", "jsonpath={.status.succeeded}"]).stdout
+        #expect(job == "1")
+        r = try await E2E.so(["deployment", "--dir", "dep", "logs"] + RealNode.kc, cwd: t.path)
+        #expect(r.stdout.contains("CERC_TEST_PARAM_1=PASSED"), "\(r.stdout)\n\(r.stderr)")
+    }
+}
