@@ -209,6 +209,6 @@ public enum KindMounts {
             let abs = p.hasPrefix("/") || p.hasPrefix("~") ? Path.normalize(Path.expandTilde(p, home: home)) : Path.absolute(p, relativeTo: model.directory)
             return (v.name, abs)
         } + Set(model.bindDirectories.values).sorted().map { ($0, Path.join(model.directory, "data", $0)) }
-        return KindConfig(volumes: volumes, mountRoot: root, hostNetworkPorts: []).mounts
+        return KindConfig(volumes: volumes, mountRoot: root, hostPorts: []).mounts
     }
 }

@@ -141,7 +141,7 @@ struct DeploymentPlanner {
         plan.add("config.env", Data(try configEnv().utf8))
 
         let interpolationEnv = Dictionary(spec.config.map { ($0.key, GenerateToken.contains($0.value) ? "generated" : $0.value) }, uniquingKeysWith: { $1 })
-        var hostNetworkPorts: [KindConfig.PortMapping] = []
+        var planned: (pods: [ComposeComponent], jobs: [ComposeComponent]) = ([], [])
         let components = try stack.pods(with: spec.with, at: SourceLocation(file: spec.path)).map { ($0, "compose") } + stack.jobs.map { ($0, "compose-jobs") }
         for (component, folder) in components {
             let (raw, data) = try stack.compose(component, fs: fs, environment: nil, diagnostics: ctx.diagnostics)
@@ -150,6 +150,8 @@ struct DeploymentPlanner {
                 _ = try ComposeLoader.decode(root, path: component.composePath, environment: interpolationEnv, diagnostics: DiagnosticSink())
             }
             plan.add("\(folder)/docker-compose-\(component.name).yml", data)
+            let c = ComposeComponent(name: component.name, compose: raw, relativePath: "\(folder)/docker-compose-\(component.name).yml")
+            if folder == "compose" { planned.pods.append(c) } else { planned.jobs.append(c) }
             for cfg in raw.configs where !cfg.external {
                 if let file = cfg.file { try copyReferenced(file, from: raw, line: cfg.line, folder: folder, required: true, into: &plan) }
             }
@@ -164,9 +166,6 @@ struct DeploymentPlanner {
                 if svc.image == nil && svc.build == nil {
                     throw SoError("service '\(svc.name)' has no image", hint: "add 'image: NAME:TAG' (or a build: section)",
                                   at: SourceLocation(file: raw.path, line: svc.line))
-                }
-                if svc.networkMode == "host" {
-                    for p in svc.ports { hostNetworkPorts.append(.init(port: p.containerPort, proto: p.proto)) }
                 }
                 for m in svc.volumes where m.kind == .bind {
                     // Absolute host binds are named volumes with the host path: set by deploy init for a plain
@@ -225,10 +224,16 @@ struct DeploymentPlanner {
             kindVolumes.append((v.name, Path.join(directory, rel)))
         }
         for volume in plan.bindDirectories { kindVolumes.append((volume, Path.join(directory, "data", volume))) }
+        // kind maps the ports the deployment publishes: the spec's network.ports replace the compose files' (warned about at load).
+        var published = planned.pods + planned.jobs
+        SpecPorts.apply(spec, to: &published, diagnostics: DiagnosticSink())
+        let ports = PortPlan(pods: Array(published.prefix(planned.pods.count)), jobs: Array(published.dropFirst(planned.pods.count)),
+                             podPerService: stack.file.podPerService, httpProxy: spec.httpProxy, specPath: spec.path, deployTo: spec.deployTo,
+                             podSecurity: spec.sections.security.podSecurity)
         switch spec.deployTo {
         case .k8sKind:
             let root = spec.kindMountRoot.map { Path.normalize(Path.expandTilde($0, home: fs.homeDirectory)) }
-            plan.add("kind-config.yml", Data(KindConfig(volumes: kindVolumes, mountRoot: root, hostNetworkPorts: hostNetworkPorts).yaml().utf8))
+            plan.add("kind-config.yml", Data(KindConfig(volumes: kindVolumes, mountRoot: root, hostPorts: ports.kindPorts).yaml().utf8))
         case .k8s:
             if let kc = spec.kubeConfig {
                 let path = Path.absolute(Path.expandTilde(kc, home: fs.homeDirectory), relativeTo: fs.currentDirectory)

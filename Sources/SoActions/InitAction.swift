@@ -219,7 +219,7 @@ public struct InitAction {
     static func mapPort(_ port: ComposePort, recipe: PortRecipe?) -> String {
         guard let recipe else { return port.raw }
         let c = port.containerPort
-        let proto = port.proto == "tcp" ? "" : "/\(port.proto)"
+        let proto = port.proto == .tcp ? "" : "/\(port.proto)"
         switch recipe {
         case .anyVariableRandom: return "0.0.0.0::\(c)\(proto)"
         case .localhostSame: return "127.0.0.1:\(c):\(c)\(proto)"

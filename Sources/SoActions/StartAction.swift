@@ -224,6 +224,15 @@ public struct StartAction: Sendable {
                 }
             }
             guard !batch.isEmpty else { continue }
+            if let owned {
+                // A Service cannot switch between headless and a cluster IP in place (the API server refuses
+                // "spec.clusterIPs[0]: may not change once set"): one that must is deleted, then applied.
+                for o in batch where o.kind == "Service" {
+                    guard let live = owned.live["Service/" + o.name], (live.at("spec", "clusterIP")?.string == "None") != Self.isHeadless(o) else { continue }
+                    progress.phase("replacing", "\(o.reference): it switches between headless and a cluster IP")
+                    _ = try await client.delete(try ResourceType.of(o), name: o.name, namespace: o.namespace, propagation: .background)
+                }
+            }
             if !workloadsReady && batch.contains(where: { $0.kind == "Deployment" || $0.kind == "Job" }) {
                 try await beforeWorkloads()
                 workloadsReady = true
@@ -255,6 +264,12 @@ public struct StartAction: Sendable {
         var a: [(String, String)] = [("so.dev/started-at", Timestamps.rfc3339(now)), ("so.dev/host", ctx.hostName)]
         if let ttl = ttl ?? model.spec.ttl { a.append(("so.dev/expires-at", Timestamps.rfc3339(now.addingTimeInterval(ttl)))) }
         return a
+    }
+
+    /// A Service rendered with `clusterIP: None`.
+    static func isHeadless(_ o: KubeObject) -> Bool {
+        guard case .map(let spec)? = o.body.first(where: { $0.0 == "spec" })?.1 else { return false }
+        return spec.contains { $0.0 == "clusterIP" && $0.1 == .string("None") }
     }
 
     static func plural(_ noun: String, _ count: Int) -> String {

@@ -1,6 +1,7 @@
 import Foundation
 import SoBasics
 import SoKube
+import SoRender
 import SoStack
 
 /// One `so` deployment found on the cluster (its namespace carries the facts).
@@ -248,10 +249,10 @@ public struct UpAction {
     /// Routes `<name>.localhost` to the service that exposes `port` (an http-proxy entry in D/spec.yml).
     func addPreview(dir: String, host: String, port: Int) throws {
         let model = try DeploymentLoader.load(dir, fs: ctx.fs, diagnostics: DiagnosticSink())
-        let services = model.pods.flatMap(\.compose.services)
-        guard let svc = services.first(where: { s in s.ports.contains { $0.containerPort == port } || s.expose.contains { $0.split(separator: "/").first == Substring(String(port)) } }) else {
+        let services = PortPlan(model).services.filter { !$0.isInitContainer }
+        guard let svc = services.first(where: { s in s.listens.contains { $0.number == port } }) else {
             throw SoError("no service of \(model.stackName) exposes port \(port) for --preview",
-                          hint: "ports it exposes: " + services.flatMap { s in s.ports.map { "\(s.name):\($0.containerPort)" } + s.expose.map { "\(s.name):\($0)" } }.joined(separator: ", "))
+                          hint: "ports it exposes: " + services.flatMap { s in s.listens.map { "\(s.name):\($0)" } }.joined(separator: ", "))
         }
         let specPath = Path.join(dir, "spec.yml")
         var spec = try ctx.fs.readText(specPath)

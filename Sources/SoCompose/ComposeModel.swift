@@ -71,7 +71,8 @@ public struct ComposeService: Sendable {
     public var environment: [EnvEntry]
     public var envFiles: [ComposeEnvFile]
     public var ports: [ComposePort]
-    public var expose: [String]
+    /// `expose:` entries, ranges expanded (no host side).
+    public var expose: [ComposePort]
     public var volumes: [ComposeVolumeMount]
     /// nil when not given; a string form is split like a shell would.
     public var entrypoint: [String]?
@@ -176,19 +177,30 @@ public struct ComposeBuild: Sendable, Equatable {
     }
 }
 
-/// One published or exposed port. Ranges expand to one entry per port when both sides are ranges of
-/// the same length.
+/// A port's protocol, as compose writes it (lowercase).
+public enum PortProtocol: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    case tcp, udp, sctp
+    /// As Kubernetes writes it (`TCP`, `UDP`, `SCTP`).
+    public var kubernetes: String { rawValue.uppercased() }
+    public var description: String { rawValue }
+}
+
+/// One published or exposed port, parsed once. Ranges expand to one entry per port when both sides are
+/// ranges of the same length (or when there is no host side).
 public struct ComposePort: Sendable, Equatable {
     public var hostIP: String?
-    /// Host port (or range text such as `8000-8010`), nil when not published to a fixed host port.
-    public var hostPort: String?
+    /// The fixed host port, nil when not published to one (no host side, or a host range).
+    public var hostPort: Int?
+    /// A host range for one container port (`8000-8010:80`): the runtime picks a free one.
+    public var hostRange: ClosedRange<Int>?
     public var containerPort: Int
-    public var proto: String   // "tcp" | "udp" | "sctp"
+    public var proto: PortProtocol
     /// The text as written (short syntax) or a synthesized short form (long syntax).
     public var raw: String
-    public init(hostIP: String? = nil, hostPort: String? = nil, containerPort: Int, proto: String = "tcp", raw: String) {
+    public init(hostIP: String? = nil, hostPort: Int? = nil, hostRange: ClosedRange<Int>? = nil, containerPort: Int, proto: PortProtocol = .tcp, raw: String) {
         self.hostIP = hostIP
         self.hostPort = hostPort
+        self.hostRange = hostRange
         self.containerPort = containerPort
         self.proto = proto
         self.raw = raw

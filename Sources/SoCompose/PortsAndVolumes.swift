@@ -4,7 +4,6 @@ import SoBasics
 /// `ports:` entries in short syntax (`[IP:][HOST:]CONTAINER[/PROTO]`, ranges, `[v6]:` host IPs, bare
 /// ints) and long syntax (target/published/host_ip/protocol/mode/name/app_protocol).
 public enum ComposePorts {
-    static let protocols = ["tcp", "udp", "sctp"]
     static let hint = "write CONTAINER, HOST:CONTAINER or IP:HOST:CONTAINER, optionally with /udp (ranges like 8000-8010:8000-8010)"
 
     public static func parse(_ n: YNode, diagnostics: DiagnosticSink = DiagnosticSink()) throws -> [ComposePort] {
@@ -20,11 +19,12 @@ public enum ComposePorts {
     public static func parseShort(_ raw: String) throws -> [ComposePort] {
         func bad(_ why: String) -> SoError { SoError("invalid port '\(raw)': \(why)", hint: hint) }
         var text = raw.trimmedSpaces
-        var proto = "tcp"
+        var proto = PortProtocol.tcp
         if let slash = text.lastIndex(of: "/") {
-            proto = text[text.index(after: slash)...].lowercased()
+            let name = text[text.index(after: slash)...].lowercased()
             text = String(text[..<slash])
-            guard protocols.contains(proto) else { throw bad("unknown protocol '\(proto)'") }
+            guard let p = PortProtocol(rawValue: name) else { throw bad("unknown protocol '\(name)'") }
+            proto = p
         }
         var ip: String?
         if text.hasPrefix("[") {
@@ -40,20 +40,37 @@ public enum ComposePorts {
         if ip?.isEmpty == true { throw bad("empty host IP") }
         let container = try range(last, bad)
         let host = parts.count == 2 && !parts[0].isEmpty ? try range(parts[0], bad) : nil
-        return try expand(host: host, container: container, bad).map { hostPort, containerPort in
-            ComposePort(hostIP: ip, hostPort: hostPort, containerPort: containerPort, proto: proto, raw: raw)
+        return try expand(host: host, container: container, bad).map { hostPorts, containerPort in
+            ComposePort(hostIP: ip, hostPort: hostPorts.flatMap { $0.count == 1 ? $0.lowerBound : nil },
+                        hostRange: hostPorts.flatMap { $0.count > 1 ? $0 : nil }, containerPort: containerPort, proto: proto, raw: raw)
         }
+    }
+
+    /// An `expose:` entry: `PORT`, `PORT/PROTO` or a range `8000-8005[/PROTO]` (one entry per port).
+    public static func parseExpose(_ n: YNode) throws -> [ComposePort] {
+        let raw = try n.string("an exposed port")
+        func bad(_ why: String) -> SoError {
+            SoError("invalid exposed port '\(raw)': \(why)", hint: "write PORT or PORT/udp (ranges like 8000-8005)", at: n.location)
+        }
+        var text = raw.trimmedSpaces
+        var proto = PortProtocol.tcp
+        if let slash = text.lastIndex(of: "/") {
+            let name = text[text.index(after: slash)...].lowercased()
+            text = String(text[..<slash])
+            guard let p = PortProtocol(rawValue: name) else { throw bad("unknown protocol '\(name)'") }
+            proto = p
+        }
+        if text.contains(":") { throw bad("expose takes container ports only") }
+        return try range(text, bad).map { ComposePort(containerPort: $0, proto: proto, raw: raw) }
     }
 
     /// Pairs host and container ports: equal-length ranges pair up, a host range with one container
     /// port stays a range (the runtime picks one), a container range without a host part expands.
-    static func expand(host: ClosedRange<Int>?, container: ClosedRange<Int>, _ bad: (String) -> SoError) throws -> [(String?, Int)] {
+    static func expand(host: ClosedRange<Int>?, container: ClosedRange<Int>, _ bad: (String) -> SoError) throws -> [(ClosedRange<Int>?, Int)] {
         guard let host else { return container.map { (nil, $0) } }
-        if container.count == 1 {
-            return [(host.count == 1 ? String(host.lowerBound) : "\(host.lowerBound)-\(host.upperBound)", container.lowerBound)]
-        }
+        if container.count == 1 { return [(host, container.lowerBound)] }
         guard host.count == container.count else { throw bad("host and container ranges differ in length") }
-        return zip(host, container).map { (String($0), $1) }
+        return zip(host, container).map { ($0...$0, $1) }
     }
 
     static func range(_ s: String, _ bad: (String) -> SoError) throws -> ClosedRange<Int> {
@@ -69,19 +86,20 @@ public enum ComposePorts {
         let m = try n.mapping("a port")
         let target = try m.required("target", hint: "add 'target:' with the container port").int("'target'")
         let published = try m.string("published")
-        let proto = try m.string("protocol")?.lowercased() ?? "tcp"
+        let protoName = try m.string("protocol")?.lowercased() ?? "tcp"
         let ip = try m.string("host_ip")
-        guard protocols.contains(proto) else {
-            throw m.value("protocol")!.error("unknown port protocol '\(proto)'", hint: "use tcp, udp or sctp")
+        guard let proto = PortProtocol(rawValue: protoName) else {
+            throw m.value("protocol")!.error("unknown port protocol '\(protoName)'", hint: "use tcp, udp or sctp")
         }
-        if let published { _ = try range(published) { m.value("published")!.error("invalid published port: \($0)", hint: hint) } }
+        let hostPorts = try published.map { try range($0) { m.value("published")!.error("invalid published port: \($0)", hint: hint) } }
         guard (0...65535).contains(target) else { throw m.value("target")!.error("port \(target) is out of range", hint: "use 1-65535") }
         m.accept(["mode", "name", "app_protocol"])
         m.finish(into: diagnostics)
         var raw = published.map { "\($0):\(target)" } ?? "\(target)"
         if let ip { raw = (ip.contains(":") ? "[\(ip)]" : ip) + ":" + (published == nil ? ":" : "") + raw }
-        if proto != "tcp" { raw += "/\(proto)" }
-        return ComposePort(hostIP: ip, hostPort: published, containerPort: target, proto: proto, raw: raw)
+        if proto != .tcp { raw += "/\(proto)" }
+        return ComposePort(hostIP: ip, hostPort: hostPorts.flatMap { $0.count == 1 ? $0.lowerBound : nil },
+                           hostRange: hostPorts.flatMap { $0.count > 1 ? $0 : nil }, containerPort: target, proto: proto, raw: raw)
     }
 }
 

@@ -29,7 +29,7 @@ struct ServiceDecoder {
         s.environment = try m.nonNull("environment").map(environment) ?? []
         s.envFiles = try m.nonNull("env_file").map(envFiles) ?? []
         s.ports = try m.nonNull("ports")?.sequence("'ports' of service '\(name)'").flatMap { try ComposePorts.parse($0, diagnostics: diagnostics) } ?? []
-        s.expose = try m.nonNull("expose")?.sequence("'expose' of service '\(name)'").map { try $0.string("an exposed port") } ?? []
+        s.expose = try m.nonNull("expose")?.sequence("'expose' of service '\(name)'").flatMap { try ComposePorts.parseExpose($0) } ?? []
         s.volumes = try m.nonNull("volumes")?.sequence("'volumes' of service '\(name)'").map { try ComposeVolumes.parse($0, diagnostics: diagnostics) } ?? []
         s.entrypoint = try m.nonNull("entrypoint").map { try command($0, what: "entrypoint") }
         s.command = try m.nonNull("command").map { try command($0, what: "command") }

@@ -126,9 +126,9 @@ extension RenderState {
             var rules: [YValue] = []
             if !from.isEmpty { rules.append(.map([("from", .list(from))])) }
             // Published ports (NodePorts) and the ingress controller still reach the service.
-            let published = svc.ports.filter { p in p.hostPort.flatMap(Int.init).map { (30000...32767).contains($0) } ?? false }
+            let published = (ports.service(svc.name)?.published ?? []).filter { switch $0.publication { case .nodePort, .hostPort: return true; default: return false } }.map(\.port)
             if !published.isEmpty {
-                rules.append(.map([("ports", .list(published.map { .map([("protocol", .string($0.proto.uppercased())), ("port", .int($0.containerPort))]) }))]))
+                rules.append(.map([("ports", .list(published.map { .map([("protocol", .string($0.proto.kubernetes)), ("port", .int($0.containerPort))]) }))]))
             }
             if !spec.httpProxy.isEmpty {
                 rules.append(.map([("from", .list([.map([("namespaceSelector", .map([("matchLabels", .map([("kubernetes.io/metadata.name", .string(IngressController.namespace))]))]))])]))]))

@@ -1,5 +1,6 @@
 import Foundation
 import SoBasics
+import SoCompose
 
 /// The kind cluster configuration a deployment needs (reference §8.1): one control-plane node labelled
 /// `ingress-ready=true`, host ports 80/443 (+ host-network service ports), and extraMounts for host-path
@@ -13,12 +14,16 @@ public struct KindConfig: Sendable, Equatable {
             self.containerPath = containerPath
         }
     }
+    /// Host port `port` to the node's port `port` (a NodePort, a hostPort or a host-network port).
     public struct PortMapping: Sendable, Equatable {
         public var port: Int
-        public var proto: String
-        public init(port: Int, proto: String) {
+        public var proto: PortProtocol
+        /// The host address kind listens on (compose's host IP); nil: every address.
+        public var listenAddress: String?
+        public init(port: Int, proto: PortProtocol, listenAddress: String? = nil) {
             self.port = port
             self.proto = proto
+            self.listenAddress = listenAddress
         }
     }
 
@@ -28,8 +33,8 @@ public struct KindConfig: Sendable, Equatable {
     /// - Parameters:
     ///   - volumes: spec volumes with an absolute host path, in spec order.
     ///   - mountRoot: the umbrella `kind-mount-root`, absolute.
-    ///   - hostNetworkPorts: ports of `network_mode: host` services.
-    public init(volumes: [(name: String, hostPath: String)], mountRoot: String?, hostNetworkPorts: [PortMapping]) {
+    ///   - hostPorts: node ports the host must reach (the port plan's `kindPorts`).
+    public init(volumes: [(name: String, hostPath: String)], mountRoot: String?, hostPorts: [PortMapping]) {
         var mounts: [Mount] = []
         if let mountRoot { mounts.append(Mount(hostPath: Path.normalize(mountRoot), containerPath: "/mnt")) }
         for v in volumes {
@@ -37,8 +42,8 @@ public struct KindConfig: Sendable, Equatable {
             mounts.append(Mount(hostPath: Path.normalize(v.hostPath), containerPath: "/mnt/\(v.name)"))
         }
         self.mounts = mounts
-        var ports = [PortMapping(port: 80, proto: "tcp"), PortMapping(port: 443, proto: "tcp")]
-        for p in hostNetworkPorts where !ports.contains(p) { ports.append(p) }
+        var ports = [PortMapping(port: 80, proto: .tcp), PortMapping(port: 443, proto: .tcp)]
+        for p in hostPorts where !ports.contains(where: { $0.port == p.port && $0.proto == p.proto }) { ports.append(p) }
         self.ports = ports
     }
 
@@ -63,7 +68,8 @@ public struct KindConfig: Sendable, Equatable {
             ("kubeadmConfigPatches", .list([.string(patch)])),
             ("extraPortMappings", .list(ports.map { p in
                 var m: [(String, YValue)] = [("containerPort", .int(p.port)), ("hostPort", .int(p.port))]
-                if p.proto != "tcp" { m.append(("protocol", .string(p.proto.uppercased()))) }
+                if let a = p.listenAddress { m.append(("listenAddress", .string(a))) }
+                if p.proto != .tcp { m.append(("protocol", .string(p.proto.kubernetes))) }
                 return .map(m)
             })),
         ]

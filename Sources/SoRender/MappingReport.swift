@@ -33,7 +33,8 @@ public enum MappingReport {
     public static func build(_ model: DeploymentModel, options: RenderOptions = RenderOptions()) -> [MappingEntry] {
         let gateway = HostAliases.gateway(spec: model.spec.hostGateway, found: options.hostGateway)
         var out: [MappingEntry] = []
-        let splits = splitServices(model)
+        let plan = PortPlan(model)
+        let splits = Set(plan.services.filter(\.isSplit).map(\.name))
         for (file, svc) in model.skippedServices {
             out.append(MappingEntry(file: file, service: svc.name, key: "profiles", line: svc.line, status: .ignored,
                                     detail: "not deployed: profile \(svc.profiles.joined(separator: ", ")) not selected ('so deploy init --profile NAME')"))
@@ -47,8 +48,11 @@ public enum MappingReport {
                 if splits.contains(svc.name) {
                     add("(pod)", svc.line, .approximated, "its container port clashes with another service of the pod: runs in its own Deployment")
                 }
+                if !isJob, plan.service(svc.name)?.reach == .headless {
+                    add("(name)", svc.line, .mapped, "headless Service '\(KubeNames.service(svc.name))': the name resolves to the pod's IP (no ports: or expose: to put on a ClusterIP Service)")
+                }
                 for (key, line) in svc.keys {
-                    let (status, detail) = describe(key, svc, model: model, isJob: isJob, hostGateway: gateway)
+                    let (status, detail) = describe(key, svc, model: model, plan: plan, isJob: isJob, hostGateway: gateway)
                     add(key, line, status, detail)
                 }
             }
@@ -56,21 +60,7 @@ public enum MappingReport {
         return out
     }
 
-    static func splitServices(_ model: DeploymentModel) -> Set<String> {
-        var split: Set<String> = []
-        if model.podPerService { return split }
-        for pod in model.pods {
-            var taken: Set<String> = []
-            for svc in pod.compose.services {
-                var ports = Set(svc.ports.map { "\($0.containerPort)/\($0.proto)" })
-                for e in svc.expose { ports.insert(e.contains("/") ? e : "\(e)/tcp") }
-                if svc.isInitContainer || taken.isDisjoint(with: ports) { taken.formUnion(ports) } else { split.insert(svc.name) }
-            }
-        }
-        return split
-    }
-
-    static func describe(_ key: String, _ svc: ComposeService, model: DeploymentModel, isJob: Bool, hostGateway: String? = nil) -> (MappingEntry.Status, String) {
+    static func describe(_ key: String, _ svc: ComposeService, model: DeploymentModel, plan: PortPlan, isJob: Bool, hostGateway: String? = nil) -> (MappingEntry.Status, String) {
         let id = model.id
         switch key {
         case "image":
@@ -86,14 +76,18 @@ public enum MappingReport {
             if model.podPerService { return (.mapped, "env: the files' variables, under what environment: sets (\(svc.envFiles.map(\.path).joined(separator: ", ")))") }
             return (.ignored, "variables from env files are not set in the container (as in laconic-so); the files are copied into the deployment; put the variables under environment: or the spec's config:")
         case "ports":
-            var notes: [String] = []
-            for p in svc.ports {
-                if let h = p.hostPort, let n = Int(h) {
-                    notes.append((30000...32767).contains(n) ? "\(p.containerPort)/\(p.proto) with NodePort \(n)" : "\(p.containerPort)/\(p.proto) (host port \(n) not published: outside 30000–32767)")
-                } else { notes.append("\(p.containerPort)/\(p.proto)") }
+            let published = isJob ? svc.ports.map { PortPlan.Published(port: $0, publication: .clusterOnly) } : plan.service(svc.name)?.published ?? []
+            let notes = published.map { p -> String in
+                switch p.publication {
+                case .clusterOnly: return "\(p.port.containerPort)/\(p.port.proto)"
+                case .nodePort(let n): return "\(p.port.containerPort)/\(p.port.proto) with NodePort \(n)" + (model.deployTo == .k8sKind ? " (kind maps host port \(n))" : "")
+                case .hostPort(let n): return "\(p.port.containerPort)/\(p.port.proto) with hostPort \(n) on the node (kind maps host port \(n); namespace privileged)"
+                case .unpublished(let n, let why): return "\(p.port.containerPort)/\(p.port.proto) (host port \(n) not published: \(why))"
+                }
             }
-            let approximated = svc.ports.contains { p in p.hostPort.flatMap(Int.init).map { !(30000...32767).contains($0) } ?? false }
-            return (approximated ? .approximated : .mapped, "containerPorts and ClusterIP Service '\(KubeNames.service(svc.name))': " + notes.joined(separator: ", "))
+            let approximated = published.contains { switch $0.publication { case .unpublished, .hostPort: return true; default: return false } }
+            let fromSpec = model.spec.ports.contains { $0.service == svc.name } ? " (the spec's network.ports)" : ""
+            return (approximated ? .approximated : .mapped, "containerPorts and ClusterIP Service '\(KubeNames.service(svc.name))'\(fromSpec): " + notes.joined(separator: ", "))
         case "expose":
             return (.mapped, "containerPorts and ClusterIP Service '\(KubeNames.service(svc.name))'")
         case "volumes":
@@ -132,7 +126,7 @@ public enum MappingReport {
             return (.approximated, "readinessProbe (exec); a failing check takes the pod out of its Service instead of marking it unhealthy")
         case "depends_on":
             guard model.podPerService else { return (.ignored, "containers of a pod start together; services must retry until what they depend on answers") }
-            let waits = DependencyWait.targets(svc, in: model)
+            let waits = DependencyWait.targets(svc, ports: plan)
             let skipped = svc.dependsOn.map(\.service).filter { d in !waits.contains { $0.0 == d } }
             let text = waits.map { "init container wait-for-\($0.0) waits until \($0.0):\($0.1) answers" }
                 + (skipped.isEmpty ? [] : ["\(skipped.joined(separator: ", ")): nothing to wait on (no port, or completion is not awaited)"])

@@ -199,17 +199,13 @@ struct PodBuilder {
     }
 
     func containerPorts(_ svc: ComposeService) -> [YValue] {
-        var seen: [(Int, String)] = []
-        for p in svc.ports where !seen.contains(where: { $0 == (p.containerPort, p.proto) }) { seen.append((p.containerPort, p.proto)) }
-        for e in svc.expose {
-            let parts = e.split(separator: "/")
-            if let n = Int(parts.first ?? "") {
-                let proto = parts.count > 1 ? String(parts[1]) : "tcp"
-                if !seen.contains(where: { $0 == (n, proto) }) { seen.append((n, proto)) }
-            }
+        guard !isJob, let planned = state.ports.service(svc.name) else {
+            return PortPlan.listens(svc).map { .map([("containerPort", .int($0.number)), ("protocol", .string($0.proto.kubernetes))]) }
         }
-        for p in state.proxiedPorts(svc.name) where !seen.contains(where: { $0 == (p, "tcp") }) { seen.append((p, "tcp")) }
-        return seen.map { .map([("containerPort", .int($0.0)), ("protocol", .string($0.1.uppercased()))]) }
+        let hostPorts = planned.reach == .none ? [:] : planned.hostPorts
+        return planned.containerPorts.map { p in
+            .map([("containerPort", .int(p.number))] + (hostPorts[p].map { [("hostPort", .int($0))] } ?? []) + [("protocol", .string(p.proto.kubernetes))])
+        }
     }
 
     // MARK: Resources and probes
@@ -275,7 +271,7 @@ struct PodBuilder {
             p.append(("failureThreshold", .int(h.retries ?? 3)))
             return .map(p)
         }
-        if let port = state.proxiedPorts(svc.name).first {
+        if let port = state.ports.proxiedPorts(svc.name).first {
             return .map([("tcpSocket", .map([("port", .int(port))])), ("initialDelaySeconds", .int(5)), ("periodSeconds", .int(10)), ("failureThreshold", .int(3))])
         }
         return nil
@@ -313,26 +309,6 @@ struct PodBuilder {
         if !dnsConfig.isEmpty { out.append(("dnsConfig", .map(dnsConfig))) }
         if spec.sections.security.runtimeClass == nil, !spec.sections.security.unlimitedMemlock, let rt = services.compactMap(\.runtime).first, !isJob {
             out.append(("runtimeClassName", .string(rt)))
-        }
-        return out
-    }
-
-    /// Plain compose: `depends_on` as init containers that wait until each dependency's Service answers
-    /// on its first port (start order, as compose gives it).
-    func waitForDependencies() -> [YValue] {
-        guard model.podPerService else { return [] }
-        var out: [YValue] = []
-        for svc in compose.services {
-            for (dep, port) in DependencyWait.targets(svc, in: model) {
-                let script = "until nc -z -w 2 \(KubeNames.service(dep)) \(port); do echo 'waiting for \(dep):\(port)'; sleep 2; done"
-                var c: [(String, YValue)] = [("name", .string(KubeNames.label("wait-for-\(dep)"))), ("image", .string(DependencyWait.image)),
-                                             ("imagePullPolicy", .string("IfNotPresent")), ("command", .list([.string("sh"), .string("-c"), .string(script)])),
-                                             ("resources", .map([("requests", .map([("cpu", .string("10m")), ("memory", .string("16Mi"))])),
-                                                                 ("limits", .map([("cpu", .string("100m")), ("memory", .string("32Mi"))]))]))]
-                c.append(("securityContext", .map([("allowPrivilegeEscalation", .bool(false)), ("capabilities", .map([("drop", .list([.string("ALL")]))]))]
-                                                  + (restricted ? [("runAsNonRoot", .bool(true))] : []))))
-                out.append(.map(c))
-            }
         }
         return out
     }
@@ -410,39 +386,4 @@ struct PodBuilder {
 extension YValue {
     var pairs: [(String, YValue)]? { if case .map(let p) = self { return p }; return nil }
     var stringValue: String? { if case .string(let s) = self { return s }; return nil }
-}
-
-/// laconic-so's sidecar rewrite, narrowed: a sibling service name becomes `localhost` only where it is a
-/// host — the whole value, `name:PORT`, `@name`, `//name` — never inside paths, words or prose.
-public enum SiblingRewrite {
-    public static func apply(_ value: String, siblings: [String]) -> String {
-        var out = value
-        for name in siblings.sorted(by: { $0.count > $1.count }) where out.contains(name) {
-            if out == name { return "localhost" }
-            let n = NSRegularExpression.escapedPattern(for: name)
-            let patterns = [#"(?<=@|//)"# + n + #"(?=[:/?#]|$)"#, #"(?<![A-Za-z0-9_./@-])"# + n + #"(?=:[0-9])"#]
-            for p in patterns {
-                out = out.replacingOccurrences(of: p, with: "localhost", options: .regularExpression)
-            }
-        }
-        return out
-    }
-}
-
-/// What `depends_on` waits for on a plain compose stack: each dependency's first port.
-public enum DependencyWait {
-    public static let image = "busybox:1.36"
-
-    static func firstPort(_ svc: ComposeService) -> Int? {
-        svc.ports.first?.containerPort ?? svc.expose.compactMap { Int($0.split(separator: "/")[0]) }.first
-    }
-
-    /// (dependency, port) pairs a service waits for; dependencies without a port, or that must complete, are skipped.
-    static func targets(_ svc: ComposeService, in model: DeploymentModel) -> [(String, Int)] {
-        let all = model.pods.flatMap(\.compose.services)
-        return svc.dependsOn.compactMap { d in
-            guard d.condition != "service_completed_successfully", let dep = all.first(where: { $0.name == d.service }), let port = firstPort(dep) else { return nil }
-            return (dep.name, port)
-        }
-    }
 }

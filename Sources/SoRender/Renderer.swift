@@ -70,12 +70,13 @@ struct RenderState {
     var jobs: [KubeObject] = []
     var ingresses: [KubeObject] = []
     var others: [KubeObject] = []
-    /// Services moved to a Deployment of their own (a container port clashing in their pod) → component name.
-    var splitComponents: [String: String] = [:]
+    /// Every port decision, made once from the model.
+    let ports: PortPlan
 
     init(model: DeploymentModel, options: RenderOptions) {
         self.model = model
         self.options = options
+        self.ports = PortPlan(model)
     }
 
     var id: String { model.id }
@@ -106,10 +107,11 @@ struct RenderState {
 
     mutating func run() throws {
         try checkServiceNames()
+        if let problem = ports.problems.first { throw problem }
         namespaces.append(namespaceObject())
         renderSecrets()
         renderComposeSecretPlaceholders()
-        let parts = try model.pods.map { try model.podPerService ? perService($0) : splitOnPortClashes($0) }
+        let parts = model.pods.map { model.podPerService ? perService($0) : splitOnPortClashes($0) }
         for part in parts.joined() {
             // Plain compose: a one-shot service (restart "no" or on-failure, no ports) runs once, as a Job.
             if model.podPerService, let svc = part.compose.services.first, Self.isOneShot(svc) { try renderJob(part) } else { try renderPod(part) }
@@ -186,8 +188,11 @@ struct RenderState {
 
     var needsPrivileged: Bool {
         spec.sections.security.privileged || spec.sections.security.unlimitedMemlock ||
-            model.pods.contains { $0.compose.services.contains { $0.networkMode == "host" || $0.privileged == true } }
+            model.pods.contains { $0.compose.services.contains { $0.networkMode == "host" || $0.privileged == true } } || usesHostPorts
     }
+
+    /// A container binds a host port on the node (Pod Security baseline forbids it).
+    var usesHostPorts: Bool { ports.services.contains { $0.reach != .none && !$0.hostPorts.isEmpty } }
 
     mutating func namespaceObject() -> KubeObject {
         var level = spec.sections.security.podSecurity ?? (needsPrivileged ? "privileged" : "baseline")
@@ -221,7 +226,7 @@ struct RenderState {
     // MARK: Pods
 
     /// Several Deployments (several pods, or a service split out of its pod) need component selectors.
-    var componentSelectors: Bool { multiPod || !splitComponents.isEmpty }
+    var componentSelectors: Bool { multiPod || ports.services.contains(where: \.isSplit) }
     func deploymentName(_ pod: String) -> String { componentSelectors ? "\(id)-\(KubeNames.label(pod))-deployment" : "\(id)-deployment" }
     func selector(_ pod: String) -> [(String, String)] {
         componentSelectors ? [("app", id), ("app.kubernetes.io/component", KubeNames.labelValue(pod))] : [("app", id)]
@@ -229,56 +234,32 @@ struct RenderState {
 
     /// Containers of one pod share its network. laconic-so puts every service of a compose file in one
     /// pod, where two services declaring the same container port cannot both bind it: such a service
-    /// runs in a Deployment of its own (reachable by its Service name, as in compose).
-    /// Two services publishing one host port cannot both run.
-    func checkHostPorts(_ pod: ComposeComponent) throws {
-        var hostOwner: [String: String] = [:]
-        for svc in pod.compose.services {
-            for p in svc.ports {
-                guard let h = p.hostPort else { continue }
-                let key = "\(p.hostIP ?? "")\(h)/\(p.proto)"
-                if let other = hostOwner[key], other != svc.name {
-                    throw SoError("services '\(other)' and '\(svc.name)' both publish host port \(h)/\(p.proto)",
-                                  hint: "give one of them another host port in the spec's network.ports", at: SourceLocation(file: pod.compose.path, line: svc.line))
-                }
-                hostOwner[key] = svc.name
-            }
-        }
-    }
-
-    mutating func splitOnPortClashes(_ pod: ComposeComponent) throws -> [ComposeComponent] {
-        try checkHostPorts(pod)
-        var mainPorts: Set<String> = []
+    /// runs in a Deployment of its own (reachable by its Service name, as in compose). The port plan decides.
+    mutating func splitOnPortClashes(_ pod: ComposeComponent) -> [ComposeComponent] {
         var main = pod
         main.compose.services = []
         var split: [ComposeComponent] = []
         for svc in pod.compose.services {
-            var ports = Set(svc.ports.map { "\($0.containerPort)/\($0.proto)" })
-            for e in svc.expose { ports.insert(e.contains("/") ? e : "\(e)/tcp") }
-            if svc.isInitContainer || mainPorts.isDisjoint(with: ports) {
-                mainPorts.formUnion(ports)
+            guard let planned = ports.service(svc.name), planned.isSplit else {
                 main.compose.services.append(svc)
                 continue
             }
             var own = pod
-            own.name = "\(pod.name)-\(svc.name)"
+            own.name = planned.component
             own.compose.services = [svc]
             split.append(own)
-            splitComponents[svc.name] = own.name
-            warn("service '\(svc.name)' listens on \(ports.intersection(mainPorts).sorted().joined(separator: ", ")) like another service of pod '\(pod.name)'; it runs in its own Deployment",
+            warn("service '\(svc.name)' listens on \(planned.clashes.map(\.description).sorted().joined(separator: ", ")) like another service of pod '\(pod.name)'; it runs in its own Deployment",
                  hint: "in one pod only one container can bind a port; reach it through its Service name '\(KubeNames.service(svc.name))'",
                  at: SourceLocation(file: pod.compose.path, line: svc.line))
         }
         return [main] + split
     }
     /// Plain compose: every service in a Deployment of its own, named after the service.
-    mutating func perService(_ pod: ComposeComponent) throws -> [ComposeComponent] {
-        try checkHostPorts(pod)
-        return pod.compose.services.map { svc in
+    func perService(_ pod: ComposeComponent) -> [ComposeComponent] {
+        pod.compose.services.map { svc in
             var own = pod
             own.name = svc.name
             own.compose.services = [svc]
-            splitComponents[svc.name] = svc.name
             return own
         }
     }
@@ -301,7 +282,13 @@ struct RenderState {
         absorb(builder)
 
         let replicas = spec.replicas ?? pod.compose.services.compactMap { $0.deploy?.replicas }.max() ?? 1
-        let strategy: YValue = builder.usesClaims
+        // A hostPort is held by one pod per node: a surge pod could not start beside the old one.
+        let hostPorts = pod.compose.services.contains { s in ports.service(s.name).map { $0.reach != .none && !$0.hostPorts.isEmpty } ?? false }
+        if hostPorts && replicas > 1 {
+            warn("pod '\(pod.name)' binds host ports and asks for \(replicas) replicas; one node runs only one of them", hint: "use replicas: 1, or a NodePort (host port in 30000–32767)",
+                 at: SourceLocation(file: pod.compose.path))
+        }
+        let strategy: YValue = builder.usesClaims || hostPorts
             ? .map([("type", .string("Recreate"))])
             : .map([("type", .string("RollingUpdate")), ("rollingUpdate", .map([("maxUnavailable", .int(0)), ("maxSurge", .int(1))]))])
         var templateMeta: [(String, YValue)] = [("labels", .map((labels(component: pod.name) + spec.sections.labels).map { ($0.0, .string($0.1)) }))]
@@ -348,144 +335,6 @@ struct RenderState {
                                    ("backoffLimit", .int(0)),
                                    ("template", .map([("metadata", .map([("labels", .map(templateLabels.map { ($0.0, .string($0.1)) }))])), ("spec", podSpec)])),
                                ]))]))
-    }
-
-    // MARK: Services
-
-    mutating func renderServices(_ pod: ComposeComponent) {
-        for svc in pod.compose.services where !svc.isInitContainer {
-            var ports: [(Int, String)] = []
-            for p in svc.ports where !ports.contains(where: { $0 == (p.containerPort, p.proto) }) { ports.append((p.containerPort, p.proto)) }
-            for e in svc.expose {
-                let parts = e.split(separator: "/")
-                if let n = Int(parts.first ?? ""), !ports.contains(where: { $0 == (n, "tcp") }) { ports.append((n, parts.count > 1 ? String(parts[1]) : "tcp")) }
-            }
-            guard !ports.isEmpty else { continue }
-            let name = KubeNames.service(svc.name)
-            if name != svc.name {
-                warn("service '\(svc.name)' is reachable in the cluster as '\(name)' (Kubernetes names allow only lowercase letters, digits and '-')",
-                     at: SourceLocation(file: pod.compose.path, line: svc.line))
-            }
-            services.append(serviceObject(name: name, component: pod.name, ports: ports.map { ("\($0.1)-\($0.0)", $0.0, $0.1) }))
-            for p in svc.ports {
-                guard let host = p.hostPort, let h = Int(host) else { continue }
-                if (30000...32767).contains(h) {
-                    let np = "\(id)-nodeport-\(p.containerPort)-\(p.proto)"
-                    if services.contains(where: { $0.name == np }) { continue }
-                    services.append(KubeObject(apiVersion: "v1", kind: "Service", name: np, namespace: namespace, labels: labels(component: pod.name), body: [("spec", .map([
-                        ("type", .string("NodePort")),
-                        ("selector", .map(serviceSelector(pod.name).map { ($0.0, .string($0.1)) })),
-                        ("ports", .list([.map([("name", .string("\(p.proto)-\(p.containerPort)")), ("port", .int(p.containerPort)), ("targetPort", .int(p.containerPort)),
-                                               ("protocol", .string(p.proto.uppercased())), ("nodePort", .int(h))])])),
-                    ]))]))
-                } else {
-                    warn("host port \(h) of service '\(svc.name)' is not published (a NodePort must be in 30000–32767)",
-                         hint: "use a port in that range in the spec's network.ports, or 'kubectl port-forward'", at: SourceLocation(file: pod.compose.path, line: svc.line))
-                }
-            }
-        }
-    }
-
-    func serviceObject(name: String, component: String, ports: [(name: String, port: Int, proto: String)]) -> KubeObject {
-        KubeObject(apiVersion: "v1", kind: "Service", name: name, namespace: namespace, labels: labels(component: component), body: [("spec", .map([
-            ("type", .string("ClusterIP")),
-            ("selector", .map(serviceSelector(component).map { ($0.0, .string($0.1)) })),
-            ("ports", .list(ports.map { .map([("name", .string($0.name)), ("port", .int($0.port)), ("targetPort", .int($0.port)), ("protocol", .string($0.proto.uppercased()))]) })),
-        ]))])
-    }
-
-    // MARK: Ingress
-
-    /// The pod whose compose file holds `service`, for routes (the service's own, when it was split out).
-    func pod(holding service: String) -> ComposeComponent? {
-        guard var p = model.pods.first(where: { $0.compose.services.contains { $0.name == service } }) else { return nil }
-        if let own = splitComponents[service] { p.name = own }
-        return p
-    }
-
-    mutating func renderIngress() throws {
-        guard !spec.httpProxy.isEmpty else { return }
-        // laconic-so's per-pod http-proxy Services, which the Ingress routes to.
-        var proxied: [(pod: String, ports: [Int])] = []
-        for h in spec.httpProxy {
-            for r in h.routes {
-                let parts = r.proxyTo.split(separator: ":")
-                let svc = String(parts[0]), port = Int(parts[1])!
-                guard let p = pod(holding: svc) else {
-                    throw SoError("http-proxy route \(r.path) → \(r.proxyTo): no service '\(svc)' in the stack", hint: "proxy-to names a compose service and its port", at: SourceLocation(file: spec.path))
-                }
-                let declared = model.pods.flatMap(\.compose.services).first { $0.name == svc }.map { s in s.ports.map(\.containerPort) + s.expose.compactMap { Int($0.split(separator: "/")[0]) } } ?? []
-                guard declared.contains(port) else {
-                    throw SoError("http-proxy route \(r.path) → \(r.proxyTo): service '\(svc)' has no port \(port)",
-                                  hint: declared.isEmpty ? "add the port to the service's ports: or expose:" : "its ports: \(declared.map(String.init).joined(separator: ", "))",
-                                  at: SourceLocation(file: spec.path))
-                }
-                if let i = proxied.firstIndex(where: { $0.pod == p.name }) {
-                    if !proxied[i].ports.contains(port) { proxied[i].ports.append(port) }
-                } else { proxied.append((p.name, [port])) }
-            }
-        }
-        for p in proxied {
-            services.append(serviceObject(name: proxyServiceName(p.pod), component: p.pod, ports: p.ports.map { ("port-\($0)", $0, "tcp") }))
-        }
-        var rules: [YValue] = []
-        for h in spec.httpProxy {
-            let paths: [YValue] = h.routes.map { r in
-                let parts = r.proxyTo.split(separator: ":")
-                let p = pod(holding: String(parts[0]))!
-                return .map([("path", .string(r.path)), ("pathType", .string("Prefix")),
-                             ("backend", .map([("service", .map([("name", .string(proxyServiceName(p.name))), ("port", .map([("number", .int(Int(parts[1])!))]))]))]))])
-            }
-            rules.append(.map([("host", .string(h.hostName)), ("http", .map([("paths", .list(paths))]))]))
-        }
-        var body: [(String, YValue)] = [("ingressClassName", .string(spec.sections.ingressClass ?? Defaults.ingressClass))]
-        var annotations: [(String, String)] = []
-        if model.deployTo == .k8s {
-            annotations.append(("cert-manager.io/cluster-issuer", "letsencrypt-prod"))
-            body.append(("tls", .list(spec.httpProxy.map { h in
-                .map([("hosts", .list([.string(h.hostName)])), ("secretName", .string(KubeNames.object("\(id)-\(h.hostName)-tls")))])
-            })))
-        }
-        body.append(("rules", .list(rules)))
-        ingresses.append(KubeObject(apiVersion: "networking.k8s.io/v1", kind: "Ingress", name: "\(id)-ingress", namespace: namespace, labels: labels(),
-                                    annotations: annotations, body: [("spec", .map(body))]))
-    }
-
-    func proxyServiceName(_ pod: String) -> String { multiPod ? "\(id)-\(KubeNames.label(pod))-service" : "\(id)-service" }
-
-    /// Ports the spec's http-proxy routes send to `service`.
-    func proxiedPorts(_ service: String) -> [Int] {
-        var out: [Int] = []
-        for h in spec.httpProxy {
-            for r in h.routes {
-                let parts = r.proxyTo.split(separator: ":")
-                if String(parts[0]) == service, let p = Int(parts[1]), !out.contains(p) { out.append(p) }
-            }
-        }
-        return out
-    }
-
-    // MARK: External services
-
-    mutating func renderExternalServices() {
-        for e in spec.sections.externalServices {
-            let name = KubeNames.service(e.name)
-            let port: YValue = .list([.map([("name", .string("tcp-\(e.port)")), ("port", .int(e.port)), ("targetPort", .int(e.port)), ("protocol", .string("TCP"))])])
-            if let ip = e.ip {
-                services.append(KubeObject(apiVersion: "v1", kind: "Service", name: name, namespace: namespace, labels: labels(),
-                                           body: [("spec", .map([("type", .string("ClusterIP")), ("ports", port)]))]))
-                others.append(KubeObject(apiVersion: "discovery.k8s.io/v1", kind: "EndpointSlice", name: "\(name)-1", namespace: namespace,
-                                         labels: labels() + [("kubernetes.io/service-name", name)], body: [
-                                            ("addressType", .string(ip.contains(":") ? "IPv6" : "IPv4")),
-                                            ("endpoints", .list([.map([("addresses", .list([.string(ip)]))])])),
-                                            ("ports", .list([.map([("name", .string("tcp-\(e.port)")), ("port", .int(e.port)), ("protocol", .string("TCP"))])])),
-                                         ]))
-            } else {
-                let host = e.host ?? "\(e.service ?? e.name).\(e.namespace ?? namespace).svc.cluster.local"
-                services.append(KubeObject(apiVersion: "v1", kind: "Service", name: name, namespace: namespace, labels: labels(),
-                                           body: [("spec", .map([("type", .string("ExternalName")), ("externalName", .string(host)), ("ports", port)]))]))
-            }
-        }
     }
 }
 

@@ -8,6 +8,11 @@ public struct ComposeComponent: Sendable {
     public var compose: ComposeFile
     /// Path of the compose file relative to the deployment directory (`compose/docker-compose-x.yml`).
     public var relativePath: String
+    public init(name: String, compose: ComposeFile, relativePath: String) {
+        self.name = name
+        self.compose = compose
+        self.relativePath = relativePath
+    }
 }
 
 /// Everything rendering needs, read from a deployment directory: pure values, no paths to read later.
@@ -141,8 +146,13 @@ public enum DeploymentLoader {
             c.compose.services.removeAll { !$0.profiles.isEmpty && Set($0.profiles).isDisjoint(with: spec.profiles) }
             return c
         }
-        let pods = try stack.selectedPods(with: spec.with, at: SourceLocation(file: spec.path)).map { selectProfiles(try component($0, folder: "compose")) }
-        let jobs = try stack.jobs.map { try component($0, folder: "compose-jobs") }
+        var pods = try stack.selectedPods(with: spec.with, at: SourceLocation(file: spec.path)).map { selectProfiles(try component($0, folder: "compose")) }
+        var jobs = try stack.jobs.map { try component($0, folder: "compose-jobs") }
+        // The spec's network.ports replace the listed services' ports (laconic-so rewrites the compose copies).
+        var components = pods + jobs
+        SpecPorts.apply(spec, to: &components, otherServices: skipped.map(\.1.name), diagnostics: diagnostics)
+        pods = Array(components.prefix(pods.count))
+        jobs = Array(components.dropFirst(pods.count))
 
         var files: [String: Data] = [:]
         var bindDirectories: [String: String] = [:]

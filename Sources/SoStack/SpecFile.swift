@@ -1,5 +1,6 @@
 import Foundation
 import SoBasics
+import SoCompose
 
 public enum DeployTarget: String, Sendable, CaseIterable {
     case k8sKind = "k8s-kind"
@@ -31,7 +32,16 @@ public struct ConfigEntry: Sendable, Equatable {
 public struct HTTPProxy: Sendable, Equatable {
     public struct Route: Sendable, Equatable {
         public var path: String
-        public var proxyTo: String
+        /// `proxy-to`, parsed once: the compose service and its port.
+        public var service: String
+        public var port: Int
+        public init(path: String, service: String, port: Int) {
+            self.path = path
+            self.service = service
+            self.port = port
+        }
+        /// `proxy-to` as written: `SERVICE:PORT`.
+        public var proxyTo: String { "\(service):\(port)" }
     }
     public var hostName: String
     public var routes: [Route]
@@ -49,7 +59,8 @@ public struct Spec: Sendable {
     public var imageRegistry: String?
     public var config: [ConfigEntry]
     public var credentialsFiles: [String]
-    public var ports: [(service: String, ports: [String])]
+    /// `network.ports`: each listed service's ports, parsed; they replace the compose file's (as laconic-so does).
+    public var ports: [(service: String, ports: [ComposePort], line: Int?)]
     public var httpProxy: [HTTPProxy]
     public var volumes: [(name: String, path: String?, line: Int?)]
     public var configmaps: [(name: String, path: String, line: Int?)]
@@ -116,8 +127,8 @@ public struct Spec: Sendable {
             let nm = try n.mapping("'network'")
             if let p = nm.nonNull("ports") {
                 for e in try p.entries("'network.ports'") {
-                    let list = e.value.isNull ? [] : try e.value.sequence("network.ports.\(e.key)").map { try $0.string("a port of \(e.key)") }
-                    spec.ports.append((e.key, list))
+                    let list = e.value.isNull ? [] : try e.value.sequence("network.ports.\(e.key)").flatMap { try ComposePorts.parse($0, diagnostics: diagnostics) }
+                    spec.ports.append((e.key, list, e.keyNode.line))
                 }
             }
             if let hp = nm.nonNull("http-proxy") {
@@ -128,10 +139,11 @@ public struct Spec: Sendable {
                     for (j, r) in try (hm.nonNull("routes")?.sequence("'routes'") ?? []).enumerated() {
                         let rm = try r.mapping("routes[\(j)]")
                         let proxyTo = try rm.required("proxy-to").string("'proxy-to'")
-                        if proxyTo.split(separator: ":").count != 2 || Int(proxyTo.split(separator: ":").last ?? "") == nil {
-                            throw r.error("proxy-to '\(proxyTo)' must be SERVICE:PORT", hint: "for example web:8080")
+                        let parts = proxyTo.split(separator: ":", omittingEmptySubsequences: false)
+                        guard parts.count == 2, !parts[0].isEmpty, parts[1].allSatisfy({ $0.isASCII && $0.isNumber }), let port = Int(parts[1]), (1...65535).contains(port) else {
+                            throw r.error("proxy-to '\(proxyTo)' must be SERVICE:PORT", hint: "for example web:8080 (a port in 1-65535)")
                         }
-                        routes.append(.init(path: try rm.string("path") ?? "/", proxyTo: proxyTo))
+                        routes.append(.init(path: try rm.string("path") ?? "/", service: String(parts[0]), port: port))
                         rm.finish(into: diagnostics)
                     }
                     hm.finish(into: diagnostics)

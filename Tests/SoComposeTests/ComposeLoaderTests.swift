@@ -262,7 +262,7 @@ import SoCompose
         #expect(s.build == ComposeBuild(context: "./app", dockerfile: "Dockerfile.dev", args: ["VERSION": "1", "BARE": ""], target: "builder"))
         #expect(s.user == "1000:1000")
         #expect(s.workingDir == "/app" && s.restart == "unless-stopped" && s.networkMode == "host")
-        #expect(s.expose == ["3306", "33060"])
+        #expect(s.expose.map(\.containerPort) == [3306, 33060])
         #expect(s.capAdd == ["NET_ADMIN"] && s.capDrop == ["ALL"])
         #expect(s.privileged == true && s.readOnly == false)
         #expect(s.profiles == ["debug"])
@@ -373,7 +373,7 @@ import SoCompose
         #expect(cooked.image == "i:1.2")
         #expect(cooked.environment.map(\.key) == ["H", "P", "E", "R", "${KEY}"])
         #expect(cooked.environment.map(\.value) == ["fallback", "", "", "${RAW}", "kept"])
-        #expect(cooked.ports[0].hostPort == "8080")
+        #expect(cooked.ports[0].hostPort == 8080)
         #expect(cooked.deploy?.replicas == 3)
         #expect(cooked.command == ["echo", "$HOME", "two", "words"])
         let empty = try compose(text, env: [:]).services[0]

@@ -54,7 +54,7 @@ struct FixtureTests {
     @Test func kubo() throws {
         let k = try load("laconic-stacks/compose/docker-compose-kubo.yml")
         #expect(k.services[0].ports.map(\.containerPort) == [4001, 8080, 5001])
-        #expect(k.services[0].ports[2] == ComposePort(hostIP: "0.0.0.0", hostPort: "5001", containerPort: 5001, raw: "0.0.0.0:5001:5001"))
+        #expect(k.services[0].ports[2] == ComposePort(hostIP: "0.0.0.0", hostPort: 5001, containerPort: 5001, raw: "0.0.0.0:5001:5001"))
         #expect(k.volumes.map(\.name) == ["ipfs-import", "ipfs-data"])
     }
 
@@ -74,7 +74,7 @@ struct FixtureTests {
         let db = try #require(mysql.service("db"))
         #expect(db.command == ["--default-authentication-plugin=mysql_native_password"])
         #expect(db.healthcheck?.test?[1] == "mysqladmin ping -h 127.0.0.1 --password=\"$(cat /run/secrets/db-password)\" --silent")
-        #expect(db.expose == ["3306", "33060"])
+        #expect(db.expose.map(\.containerPort) == [3306, 33060])
         #expect(mysql.service("backend")?.dependsOn == [ComposeDependency(service: "db", condition: "service_healthy")])
         #expect(mysql.service("proxy")?.build == ComposeBuild(context: "proxy"))
         #expect(mysql.secrets == [ComposeTopLevelResource(name: "db-password", file: "db/password.txt", line: 57)])
@@ -84,7 +84,7 @@ struct FixtureTests {
 
         let pihole = try load("compose-real/pihole-cloudflared-DoH/compose.yaml", env: ["TIMEZONE": "UTC"])
         let cf = try #require(pihole.service("cloudflared"))
-        #expect(cf.ports.map(\.proto) == ["tcp", "udp"])
+        #expect(cf.ports.map(\.proto) == [.tcp, .udp])
         #expect(cf.environment[0] == EnvEntry(key: "TZ", value: "UTC", line: 10))
         #expect(cf.otherKeys.map(\.key) == ["container_name"])
         #expect(pihole.service("pihole")?.environment[1].value == "172.20.0.2#5054;1.1.1.1")

@@ -88,7 +88,7 @@ import SoTestSupport
     @Test func gatewayPorts() throws {
         let g = try laconicFile("compose/docker-compose-gateway.yml")
         #expect(g.services[0].ports.map(\.containerPort) == [4001, 8080, 5001])
-        #expect(g.services[0].ports[2] == ComposePort(hostIP: "0.0.0.0", hostPort: "5001", containerPort: 5001, raw: "0.0.0.0:5001:5001"))
+        #expect(g.services[0].ports[2] == ComposePort(hostIP: "0.0.0.0", hostPort: 5001, containerPort: 5001, raw: "0.0.0.0:5001:5001"))
         #expect(g.volumes.map(\.name) == ["gateway-import", "gateway-data"])
     }
 
@@ -97,7 +97,7 @@ import SoTestSupport
         let db = try #require(b.service("db"))
         #expect(db.command == ["--character-set-server=utf8mb4"])
         #expect(db.healthcheck?.test?[1] == "mariadb-admin ping -h 127.0.0.1 --password=\"$(cat /run/secrets/db-password)\" --silent")
-        #expect(db.expose == ["3306"])
+        #expect(db.expose.map(\.containerPort) == [3306])
         #expect(b.service("api")?.dependsOn == [ComposeDependency(service: "db", condition: "service_healthy")])
         #expect(b.service("api")?.build == ComposeBuild(context: "api", target: "builder"))
         #expect(b.service("proxy")?.build == ComposeBuild(context: "proxy"))
@@ -112,7 +112,7 @@ import SoTestSupport
     @Test func dnsPairPortsAndNetworks() throws {
         let d = try project(["dns-pair/compose.yaml"], env: ["TIMEZONE": "UTC"])
         let doh = try #require(d.service("doh"))
-        #expect(doh.ports.map(\.proto) == ["tcp", "udp"])
+        #expect(doh.ports.map(\.proto) == [.tcp, .udp])
         #expect(doh.environment[0] == EnvEntry(key: "TZ", value: "UTC", line: 11))
         #expect(doh.otherKeys.map(\.key) == ["container_name"])
         #expect(doh.networks == ["dns-net"])
@@ -127,10 +127,10 @@ import SoTestSupport
         #expect(web.build == ComposeBuild(context: ".", target: "runtime"))
         #expect(web.volumes.first?.kind == .bind)
         #expect(web.envFiles == [ComposeEnvFile(path: "app.env")])
-        #expect(web.ports.map(\.hostPort) == ["8000"])
+        #expect(web.ports.map(\.hostPort) == [8000])
         let merged = try project(["counter/compose.yaml", "counter/compose.override.yaml"])
         let mweb = try #require(merged.service("web"))
-        #expect(mweb.ports.map(\.hostPort) == ["8001"])
+        #expect(mweb.ports.map(\.hostPort) == [8001])
         #expect(mweb.environment.map(\.key) == ["STORE_HOST", "COUNTER_LOG"])
     }
 

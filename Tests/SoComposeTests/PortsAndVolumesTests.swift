@@ -9,25 +9,25 @@ import SoCompose
 
     @Test func shortSyntax() throws {
         #expect(try port("80") == ComposePort(containerPort: 80, raw: "80"))
-        #expect(try port("80/udp") == ComposePort(containerPort: 80, proto: "udp", raw: "80/udp"))
-        #expect(try port("8080:80") == ComposePort(hostPort: "8080", containerPort: 80, raw: "8080:80"))
-        #expect(try port("127.0.0.1:8080:80") == ComposePort(hostIP: "127.0.0.1", hostPort: "8080", containerPort: 80, raw: "127.0.0.1:8080:80"))
+        #expect(try port("80/udp") == ComposePort(containerPort: 80, proto: .udp, raw: "80/udp"))
+        #expect(try port("8080:80") == ComposePort(hostPort: 8080, containerPort: 80, raw: "8080:80"))
+        #expect(try port("127.0.0.1:8080:80") == ComposePort(hostIP: "127.0.0.1", hostPort: 8080, containerPort: 80, raw: "127.0.0.1:8080:80"))
         #expect(try port("127.0.0.1::80") == ComposePort(hostIP: "127.0.0.1", containerPort: 80, raw: "127.0.0.1::80"))
-        #expect(try port("[::1]:80:80") == ComposePort(hostIP: "::1", hostPort: "80", containerPort: 80, raw: "[::1]:80:80"))
-        #expect(try port("[::1]::80/sctp") == ComposePort(hostIP: "::1", containerPort: 80, proto: "sctp", raw: "[::1]::80/sctp"))
-        #expect(try port("5054:5054/TCP").proto == "tcp")
+        #expect(try port("[::1]:80:80") == ComposePort(hostIP: "::1", hostPort: 80, containerPort: 80, raw: "[::1]:80:80"))
+        #expect(try port("[::1]::80/sctp") == ComposePort(hostIP: "::1", containerPort: 80, proto: .sctp, raw: "[::1]::80/sctp"))
+        #expect(try port("5054:5054/TCP").proto == .tcp)
     }
 
     @Test func ranges() throws {
         let both = try ComposePorts.parseShort("8000-8002:9000-9002/udp")
-        #expect(both.map(\.hostPort) == ["8000", "8001", "8002"])
+        #expect(both.map(\.hostPort) == [8000, 8001, 8002])
         #expect(both.map(\.containerPort) == [9000, 9001, 9002])
-        #expect(both.allSatisfy { $0.proto == "udp" && $0.raw == "8000-8002:9000-9002/udp" })
+        #expect(both.allSatisfy { $0.proto == .udp && $0.raw == "8000-8002:9000-9002/udp" })
         #expect(try ComposePorts.parseShort("3000-3002").map(\.containerPort) == [3000, 3001, 3002])
         #expect(try ComposePorts.parseShort("3000-3002").allSatisfy { $0.hostPort == nil })
         #expect(try ComposePorts.parseShort("127.0.0.1:3000-3001:3000-3001").map(\.hostIP) == ["127.0.0.1", "127.0.0.1"])
         // A host range for one container port stays a range: the runtime picks a free one.
-        #expect(try ComposePorts.parseShort("8000-8010:80") == [ComposePort(hostPort: "8000-8010", containerPort: 80, raw: "8000-8010:80")])
+        #expect(try ComposePorts.parseShort("8000-8010:80") == [ComposePort(hostRange: 8000...8010, containerPort: 80, raw: "8000-8010:80")])
     }
 
     @Test func inComposeFiles() throws {
@@ -52,9 +52,9 @@ import SoCompose
         """)
         #expect(p.map(\.containerPort) == [80, 8443, 22, 53, 9000, 4000, 4001, 5000, 6000, 7000])
         #expect(p[1].raw == "8443" && p[1].hostPort == nil)
-        #expect(p[2].hostPort == "22")  // YAML 1.1 would read 22:22 as the number 1342
-        #expect(p[7] == ComposePort(hostIP: "0.0.0.0", hostPort: "5001", containerPort: 5000, proto: "udp", raw: "0.0.0.0:5001:5000/udp"))
-        #expect(p[8].hostPort == "6000-6010" && p[8].raw == "6000-6010:6000")
+        #expect(p[2].hostPort == 22)  // YAML 1.1 would read 22:22 as the number 1342
+        #expect(p[7] == ComposePort(hostIP: "0.0.0.0", hostPort: 5001, containerPort: 5000, proto: .udp, raw: "0.0.0.0:5001:5000/udp"))
+        #expect(p[8].hostPort == nil && p[8].hostRange == 6000...6010 && p[8].raw == "6000-6010:6000")
         #expect(p[9].raw == "[::1]::7000")
     }
 

@@ -57,6 +57,10 @@ struct Scenario: CustomStringConvertible, Sendable {
                              "api.anthropic.com": ["160.79.104.10", "2607:6bc0::10"], "api.openai.com": ["162.159.140.245", "172.66.0.243"]]),
         Scenario(name: "hosts-binds", stack: Path.join(local, "stacks/hosts-binds"), edit: { $0 + "host-gateway: 172.18.0.1\n" }),
         Scenario(name: "compose-kitchen-sink", stack: Path.join(local, "compose/kitchen-sink/compose.yaml")),
+        // The spec's network.ports replace admin's 8080:80: a hostPort kind maps on 127.0.0.1, and a NodePort.
+        Scenario(name: "compose-ports", stack: Path.join(local, "compose/ports/compose.yaml"), edit: {
+            $0.replacingOccurrences(of: "    admin:\n      - 8080:80\n", with: "    admin:\n      - 127.0.0.1:8081:80\n      - 30080:80\n")
+        }),
     ] + ownFixtures
 
     /// Tests/Fixtures: stacks in laconic's layout and plain compose projects of the same shapes as the shared corpus.

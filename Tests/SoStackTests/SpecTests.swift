@@ -53,8 +53,8 @@ func expectError(_ expectedLine: String, _ body: () throws -> Void, sourceLocati
         #expect(spec.deployTo == .k8sKind)
         #expect(spec.config.map(\.value) == ["x", "true", "5", "true", "$generate:hex:16$"])
         #expect(spec.plainConfig.map(\.key) == ["A", "ENABLED", "COUNT", "QUOTED"])
-        #expect(spec.ports.first?.ports == ["80"])
-        #expect(spec.httpProxy == [HTTPProxy(hostName: "h.example", routes: [.init(path: "/", proxyTo: "web:8080")])])
+        #expect(spec.ports.first?.ports.map(\.raw) == ["80"])
+        #expect(spec.httpProxy == [HTTPProxy(hostName: "h.example", routes: [.init(path: "/", service: "web", port: 8080)])])
         #expect(spec.volumes.map(\.path) == [nil, "./data/auto"])
         #expect(spec.configmaps.first?.path == "./configmaps/test-config")
         #expect(spec.secrets == ["test-secret"])
@@ -123,7 +123,7 @@ func expectError(_ expectedLine: String, _ body: () throws -> Void, sourceLocati
 
 @Suite struct KindConfigTests {
     @Test func umbrellaMountAndPerVolumeMounts() {
-        let k = KindConfig(volumes: [("a", "/srv/kind/x/a"), ("b", "/data/b")], mountRoot: "/srv/kind", hostNetworkPorts: [.init(port: 5353, proto: "udp")])
+        let k = KindConfig(volumes: [("a", "/srv/kind/x/a"), ("b", "/data/b")], mountRoot: "/srv/kind", hostPorts: [.init(port: 5353, proto: .udp)])
         #expect(k.yaml() == """
         kind: Cluster
         apiVersion: kind.x-k8s.io/v1alpha4
