@@ -35,7 +35,8 @@ public struct PortPlan: Sendable {
         /// extraPortMappings entry from the host).
         case nodePort(Int)
         /// On kind, a host port outside the NodePort range: the container's hostPort on the node, which
-        /// kind maps from the host. Pod Security baseline forbids host ports: the namespace is `privileged`.
+        /// kind maps from the host. Pod Security baseline forbids host ports: only with the spec's
+        /// `security.pod-security: privileged`.
         case hostPort(Int)
         /// Not published, and why.
         case unpublished(Int, why: String)
@@ -132,7 +133,11 @@ public struct PortPlan: Sendable {
         if deployTo != .k8sKind { return outsideNodePortRange }
         if hostNetwork { return "the service uses the node's network: it listens on the node's port itself" }
         if h == 80 || h == 443 { return "the ingress controller's on kind; route to it with network.http-proxy" }
-        if let level = podSecurity, level != "privileged" { return "pod-security '\(level)' forbids host ports" }
+        // A hostPort needs a privileged namespace (Pod Security baseline forbids host ports): only where the
+        // spec asks for one; otherwise the namespace stays baseline and the port is reported.
+        guard podSecurity == "privileged" else {
+            return "pod security \(podSecurity ?? "baseline") forbids the hostPort it needs; 'security: {pod-security: privileged}' in the spec publishes it on kind"
+        }
         return nil
     }
 

@@ -16,7 +16,7 @@ import SoTestSupport
         let spec = try h.read("app.yml")
         #expect(spec.contains("network:\n  ports:\n    web:\n      - '80'\n    dns:\n      - 53/udp\n"))
         try h.tmp.write("app.yml", spec.replacingOccurrences(of: "      - '80'\n", with: "      - '30080:80'\n      - 127.0.0.1:8080:80\n")
-            .replacingOccurrences(of: "      - 53/udp\n", with: "      - 30053:53/udp\n      - 30053:53\n"))
+            .replacingOccurrences(of: "      - 53/udp\n", with: "      - 30053:53/udp\n      - 30053:53\n") + "security:\n  pod-security: privileged\n")
         try await CreateAction(h.ctx).run(CreateRequest(specFile: "app.yml", deploymentDir: "dep"))
         let kind = try h.read("dep/kind-config.yml")
         #expect(kind.contains("""

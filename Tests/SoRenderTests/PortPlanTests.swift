@@ -58,7 +58,10 @@ private func spec(_ text: String) throws -> Spec {
     @Test func publicationOfHostPorts() throws {
         let m = try loadSnippet(compose: "services:\n  a:\n    image: x\n    ports: [\"80\", \"30080:8080\", \"8443:443\", \"9000-9010:9000\"]\n")
         let pub = try #require(PortPlan(m).service("a")?.published)
-        #expect(pub.map(\.publication) == [.clusterOnly, .nodePort(30080), .hostPort(8443), .clusterOnly])
+        #expect(pub.map(\.publication).map { if case .unpublished(let h, _) = $0 { return "unpublished \(h)" } else { return "\($0)" } }
+                == ["clusterOnly", "nodePort(30080)", "unpublished 8443", "clusterOnly"])
+        let privileged = try loadSnippet(compose: "services:\n  a:\n    image: x\n    ports: [\"8443:443\"]\n", spec: "security:\n  pod-security: privileged\n")
+        #expect(PortPlan(privileged).service("a")?.published.map(\.publication) == [.hostPort(8443)])
         #expect(pub[3].port.hostRange == 9000...9010)
     }
 
@@ -239,9 +242,10 @@ private func spec(_ text: String) throws -> Spec {
         #expect(w.hint == "did you mean 'web'?" && w.location?.line == 5)
     }
 
-    /// Outside the NodePort range, on kind: the container's hostPort, which kind maps from the host.
+    /// Outside the NodePort range, on kind, in a namespace the spec makes privileged: the container's
+    /// hostPort, which kind maps from the host.
     @Test func aHostPortOutsideTheRangeIsAHostPortOnKind() throws {
-        let model = try loadSnippet(compose: Self.compose, spec: "network:\n  ports:\n    web: ['127.0.0.1:8080:80']\n    dns: ['5353:53/udp']\n")
+        let model = try loadSnippet(compose: Self.compose, spec: "network:\n  ports:\n    web: ['127.0.0.1:8080:80']\n    dns: ['5353:53/udp']\nsecurity:\n  pod-security: privileged\n")
         let plan = PortPlan(model)
         #expect(plan.service("web")?.published.map(\.publication) == [.hostPort(8080)])
         #expect(plan.kindPorts == [.init(port: 8080, proto: .tcp, listenAddress: "127.0.0.1"), .init(port: 5353, proto: .udp)])
@@ -257,6 +261,15 @@ private func spec(_ text: String) throws -> Spec {
         #expect(yaml.contains("      - containerPort: 5353\n        hostPort: 5353\n        protocol: UDP\n"))
     }
 
+    /// Without the spec's opt-in the namespace stays baseline (which forbids host ports): reported, with the way to publish it.
+    @Test func aHostPortOutsideTheRangeKeepsTheNamespaceBaseline() throws {
+        let model = try loadSnippet(compose: Self.compose, spec: "network:\n  ports:\n    web: ['8080:80']\n")
+        let m = try Renderer.render(model)
+        #expect(m.object("Namespace")?["metadata"]?["labels"]?["pod-security.kubernetes.io/enforce"]?.string == "baseline")
+        #expect(m.object("Deployment")?["spec"]?["template"]?["spec"]?["containers"]?[0]?["ports"]?[0]?["hostPort"] == nil)
+        #expect(m.warnings.contains { $0.message.contains("pod security baseline forbids the hostPort it needs; 'security: {pod-security: privileged}' in the spec publishes it on kind") }, "\(m.warnings)")
+    }
+
     @Test func hostPortsAreNotUsedWhereTheyWouldBreakSomething() throws {
         // On k8s: not published (a NodePort in range is the way), as before.
         let k8s = try renderSnippet(compose: Self.compose, spec: "network:\n  ports:\n    web: ['8080:80']\n", deployTo: "k8s")
@@ -268,7 +281,7 @@ private func spec(_ text: String) throws -> Spec {
         #expect(ingress.object("Namespace")?["metadata"]?["labels"]?["pod-security.kubernetes.io/enforce"]?.string == "baseline")
         // A pod-security level the spec chose is kept.
         let baseline = try renderSnippet(compose: Self.compose, spec: "security:\n  pod-security: baseline\nnetwork:\n  ports:\n    web: ['8080:80']\n")
-        #expect(baseline.warnings.contains { $0.message.hasSuffix("not published: pod-security 'baseline' forbids host ports") })
+        #expect(baseline.warnings.contains { $0.message.contains("not published: pod security baseline forbids the hostPort it needs") }, "\(baseline.warnings)")
         #expect(baseline.object("Deployment")?["spec"]?["strategy"]?["type"]?.string == "RollingUpdate")
     }
 }
