@@ -212,31 +212,13 @@ enum YAMLEmit {
     }
 
     /// A double-quoted YAML scalar: JSON's escapes, plus `\uXXXX` for every character `mustEscape` names.
-    static func doubleQuoted(_ s: String) -> String {
-        var out = "\""
-        for u in s.unicodeScalars {
-            switch u {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if mustEscape(u) {
-                    let hex = String(u.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(u)
-                }
-            }
-        }
-        return out + "\""
-    }
+    static func doubleQuoted(_ s: String) -> String { DoubleQuoted.string(s, escaping: mustEscape) }
 }
 
 /// A double-quoted string that both JSON and YAML read back exactly (`\uXXXX` for control characters).
 public enum DoubleQuoted {
-    public static func string(_ s: String) -> String {
+    /// `escaping` names the characters written as `\uXXXX` (by default the control characters).
+    public static func string(_ s: String, escaping: (Unicode.Scalar) -> Bool = { $0.value < 0x20 || $0.value == 0x7f }) -> String {
         var out = "\""
         for u in s.unicodeScalars {
             switch u {
@@ -246,7 +228,7 @@ public enum DoubleQuoted {
             case "\r": out += "\\r"
             case "\t": out += "\\t"
             default:
-                if u.value < 0x20 || u.value == 0x7f {
+                if escaping(u) {
                     let hex = String(u.value, radix: 16)
                     out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
                 } else {

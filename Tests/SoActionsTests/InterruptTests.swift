@@ -4,28 +4,11 @@ import Testing
 import SoBasics
 import SoTestSupport
 
-/// A file system that interrupts the run (as SIGINT/SIGTERM would) after the Nth file written into a
-/// temporary `.creating` directory, and remembers what the run had left at the moment it would exit.
-final class InterruptingFileSystem: FileSystem, @unchecked Sendable {
+/// Every call forwarded to `base`; test file systems override what they watch.
+class ForwardingFileSystem: FileSystem, @unchecked Sendable {
     let base: FileSystem
-    let interrupts: Interrupts
-    let after: Int
-    let signal: Int32
-    private(set) var writes = 0
-
-    init(base: FileSystem, interrupts: Interrupts, after: Int, signal: Int32) {
-        self.base = base
-        self.interrupts = interrupts
-        self.after = after
-        self.signal = signal
-    }
-
-    func write(_ data: Data, to path: String) throws {
-        try base.write(data, to: path)
-        guard path.contains(".creating.") else { return }
-        writes += 1
-        if writes == after { interrupts.interrupt(signal: signal) }
-    }
+    init(base: FileSystem) { self.base = base }
+    func write(_ data: Data, to path: String) throws { try base.write(data, to: path) }
     func kind(_ path: String) -> FileKind? { base.kind(path) }
     func readData(_ path: String) throws -> Data { try base.readData(path) }
     func list(_ directory: String) throws -> [String] { try base.list(directory) }
@@ -41,6 +24,29 @@ final class InterruptingFileSystem: FileSystem, @unchecked Sendable {
     var homeDirectory: String { base.homeDirectory }
     func temporaryDirectory(beside path: String, prefix: String) throws -> String { try base.temporaryDirectory(beside: path, prefix: prefix) }
     func modificationDate(_ path: String) -> Date? { base.modificationDate(path) }
+}
+
+/// A file system that interrupts the run (as SIGINT/SIGTERM would) after the Nth file written into a
+/// temporary `.creating` directory, and remembers what the run had left at the moment it would exit.
+final class InterruptingFileSystem: ForwardingFileSystem, @unchecked Sendable {
+    let interrupts: Interrupts
+    let after: Int
+    let signal: Int32
+    private(set) var writes = 0
+
+    init(base: FileSystem, interrupts: Interrupts, after: Int, signal: Int32) {
+        self.interrupts = interrupts
+        self.after = after
+        self.signal = signal
+        super.init(base: base)
+    }
+
+    override func write(_ data: Data, to path: String) throws {
+        try base.write(data, to: path)
+        guard path.contains(".creating.") else { return }
+        writes += 1
+        if writes == after { interrupts.interrupt(signal: signal) }
+    }
 }
 
 final class ExitRecord: @unchecked Sendable {
@@ -115,25 +121,11 @@ final class ExitRecord: @unchecked Sendable {
 
 /// Atomic writes rename over the target: the target is never removed first, so it always exists.
 @Suite struct AtomicWriteTests {
-    final class Recording: FileSystem, @unchecked Sendable {
-        let base = LocalFileSystem()
+    /// The local file system, remembering what was removed.
+    final class Recording: ForwardingFileSystem, @unchecked Sendable {
         var removed: [String] = []
-        func write(_ data: Data, to path: String) throws { try base.write(data, to: path) }
-        func kind(_ path: String) -> FileKind? { base.kind(path) }
-        func readData(_ path: String) throws -> Data { try base.readData(path) }
-        func list(_ directory: String) throws -> [String] { try base.list(directory) }
-        func createDirectory(_ path: String) throws { try base.createDirectory(path) }
-        func remove(_ path: String) throws { removed.append(path); try base.remove(path) }
-        func move(_ from: String, to: String) throws { try base.move(from, to: to) }
-        func replace(_ path: String, with from: String) throws { try base.replace(path, with: from) }
-        func size(_ path: String) throws -> UInt64 { try base.size(path) }
-        func realpath(_ path: String) -> String { base.realpath(path) }
-        func isExecutable(_ path: String) -> Bool { base.isExecutable(path) }
-        func setExecutable(_ path: String, _ executable: Bool) throws { try base.setExecutable(path, executable) }
-        var currentDirectory: String { base.currentDirectory }
-        var homeDirectory: String { base.homeDirectory }
-        func temporaryDirectory(beside path: String, prefix: String) throws -> String { try base.temporaryDirectory(beside: path, prefix: prefix) }
-        func modificationDate(_ path: String) -> Date? { base.modificationDate(path) }
+        init() { super.init(base: LocalFileSystem()) }
+        override func remove(_ path: String) throws { removed.append(path); try base.remove(path) }
     }
 
     @Test func renamesOverTheTargetWithoutRemovingIt() throws {
