@@ -13,7 +13,7 @@ struct GeneratedSecrets {
     let model: DeploymentModel
     let namespace: String
 
-    var name: String { "\(model.id)-generated-secrets" }
+    var name: String { DeploymentNames.generatedSecrets(model.id) }
 
     var isNeeded: Bool { !model.secretKeys.isEmpty }
 
@@ -65,8 +65,7 @@ struct GeneratedSecrets {
             ctx.diagnostics.warn("secret-env \(unset.joined(separator: ", ")) \(unset.count == 1 ? "is" : "are") not set in the environment; containers get no value for \(unset.count == 1 ? "it" : "them")",
                                  hint: "export \(unset.count == 1 ? unset[0] : "the ones you need") before 'so deployment start'", at: SourceLocation(file: model.spec.path))
         }
-        let labels: [(String, String)] = [("app", model.id), ("app.kubernetes.io/stack", KubeNames.labelValue(model.stackName)),
-                                          ("app.kubernetes.io/instance", model.id), ("app.kubernetes.io/managed-by", "so")]
+        let labels = DeploymentNames.hostSecretLabels(model)
         let object = KubeObject(apiVersion: "v1", kind: "Secret", name: name, namespace: namespace, labels: labels,
                                 annotations: [("so.dev/generated-secrets", "true")],
                                 body: [("type", .string("Opaque")), ("data", .map(data))])
@@ -112,8 +111,7 @@ struct ComposeSecrets {
                 let name = ComposeResourceNames.secret(model.id, s.name)
                 if out.contains(where: { $0.name == name }) { continue }
                 out.append(KubeObject(apiVersion: "v1", kind: "Secret", name: name, namespace: namespace,
-                                      labels: [("app", model.id), ("app.kubernetes.io/stack", KubeNames.labelValue(model.stackName)),
-                                               ("app.kubernetes.io/instance", model.id), ("app.kubernetes.io/managed-by", "so")],
+                                      labels: DeploymentNames.hostSecretLabels(model),
                                       body: [("type", .string("Opaque")), ("data", .map([(ComposeResourceNames.key, .string(value.base64EncodedString()))]))]))
             }
         }

@@ -2,6 +2,7 @@ import Foundation
 import SoBasics
 import SoKube
 import SoStack
+import SoRender
 
 /// spec `image-pull-secret: {server, username, token-env?, token-file?}` → the `<id>-image-pull-secret`
 /// Secret (type `kubernetes.io/dockerconfigjson`) the pods name in `imagePullSecrets`, made at each start as
@@ -12,7 +13,6 @@ struct ImagePullSecretObject {
     let model: DeploymentModel
     let namespace: String
 
-    static func name(_ id: String) -> String { "\(id)-image-pull-secret" }
 
     func object() throws -> KubeObject? {
         guard let spec = model.spec.sections.imagePullSecret else { return nil }
@@ -32,9 +32,8 @@ struct ImagePullSecretObject {
         guard let token else { return nil }
         let auth = Data("\(spec.username):\(token)".utf8).base64EncodedString()
         let config: YValue = .map([("auths", .map([(spec.server, .map([("username", .string(spec.username)), ("password", .string(token)), ("auth", .string(auth))]))]))])
-        return KubeObject(apiVersion: "v1", kind: "Secret", name: Self.name(model.id), namespace: namespace,
-                          labels: [("app", model.id), ("app.kubernetes.io/stack", KubeNames.labelValue(model.stackName)),
-                                   ("app.kubernetes.io/instance", model.id), ("app.kubernetes.io/managed-by", "so")],
+        return KubeObject(apiVersion: "v1", kind: "Secret", name: DeploymentNames.imagePullSecret(model.id), namespace: namespace,
+                          labels: DeploymentNames.hostSecretLabels(model),
                           body: [("type", .string("kubernetes.io/dockerconfigjson")),
                                  ("data", .map([(".dockerconfigjson", .string(Data(config.compactJSON()).base64EncodedString()))]))])
     }

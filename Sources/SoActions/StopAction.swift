@@ -2,6 +2,7 @@ import Foundation
 import SoBasics
 import SoKube
 import SoStack
+import SoRender
 
 public struct StopRequest: Sendable {
     public var directory: String
@@ -55,7 +56,7 @@ public struct StopAction {
         for kind in kinds {
             let type = ResourceType.known.first { $0.kind == kind }!
             for item in try await client.list(type, namespace: namespace, labelSelector: selector) {
-                if kind == "Secret", !req.deleteVolumes, item.name == "\(model.id)-generated-secrets" { continue }
+                if kind == "Secret", !req.deleteVolumes, item.name == DeploymentNames.generatedSecrets(model.id) { continue }
                 try await delete(type, item.name, namespace)
             }
             // Job pods carry app=<id>-job.

@@ -61,7 +61,7 @@ struct PodBuilder {
         if !sysctls.isEmpty { podSecurity.append(("sysctls", .list(sysctls.map { .map([("name", .string($0.0)), ("value", .string($0.1))]) }))) }
         pod.append(("securityContext", .map(podSecurity)))
         if spec.sections.imagePullSecret != nil {
-            pod.append(("imagePullSecrets", .list([.map([("name", .string("\(id)-image-pull-secret"))])])))
+            pod.append(("imagePullSecrets", .list([.map([("name", .string(DeploymentNames.imagePullSecret(id)))])])))
         }
         if let rc = spec.sections.security.runtimeClass ?? (spec.sections.security.unlimitedMemlock ? "high-memlock" : nil), !isJob {
             pod.append(("runtimeClassName", .string(rc)))

@@ -205,7 +205,7 @@ struct RenderState {
                           annotations: [("laconic.com/deployment-dir", model.directory)])
     }
 
-    var generatedSecretName: String { "\(id)-generated-secrets" }
+    var generatedSecretName: String { DeploymentNames.generatedSecrets(id) }
     var hasGeneratedSecret: Bool { !model.secretKeys.isEmpty }
 
     mutating func renderSecrets() {
