@@ -12,6 +12,7 @@ nothing. Builds a release `so` unless --so is given (e.g. --so .build/debug/so f
 import argparse, os, shutil, statistics, subprocess, sys, tempfile, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from render_bench import release_so, timed  # the same timing and release build (Benchmarks/ is on sys.path when run as a script)
 
 
 def make_stack(base):
@@ -29,27 +30,13 @@ def make_stack(base):
     return os.path.join(base, "stacks", "keys")
 
 
-def timed(argv, cwd):
-    start = time.perf_counter()
-    proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
-    elapsed = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status) != 0:
-        sys.exit(f"failed: {' '.join(argv)}\n{proc.stderr.read().decode()[-2000:]}")
-    return elapsed, usage.ru_maxrss / 1024.0
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--so")
     ap.add_argument("--sizes", default="2500,5000,10000,20000")
     ap.add_argument("--runs", type=int, default=3)
     args = ap.parse_args()
-    so = args.so
-    if so is None:
-        subprocess.run(["swift", "build", "-c", "release", "--scratch-path", ".build-release"], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
-        so = os.path.join(ROOT, ".build-release", "release", "so")
-    so = os.path.abspath(so)
+    so = os.path.abspath(args.so or release_so())
     print(f"{'keys':>7} {'render median s':>16} {'per 1k keys s':>14} {'peak MiB':>9}")
     for size in [int(s) for s in args.sizes.split(",")]:
         work = tempfile.mkdtemp(prefix=f"so-keys-{size}-")

@@ -34,6 +34,12 @@ def make_stack(base, services):
     return os.path.join(base, "stacks", "synthetic")
 
 
+def release_so():
+    """Builds the release binary (scratch path .build-release) and returns its path."""
+    subprocess.run(["swift", "build", "-c", "release", "--scratch-path", ".build-release"], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+    return os.path.join(ROOT, ".build-release", "release", "so")
+
+
 def timed(argv, cwd):
     start = time.perf_counter()
     proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -50,10 +56,7 @@ def main():
     ap.add_argument("--sizes", default="100,1000,5000")
     ap.add_argument("--runs", type=int, default=3)
     args = ap.parse_args()
-    so = args.so
-    if so is None:
-        subprocess.run(["swift", "build", "-c", "release", "--scratch-path", ".build-release"], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
-        so = os.path.join(ROOT, ".build-release", "release", "so")
+    so = args.so or release_so()
     print(f"{'services':>9} {'objects':>8} {'render median s':>16} {'per 1k services s':>18} {'peak MiB':>9}")
     for size in [int(s) for s in args.sizes.split(",")]:
         work = tempfile.mkdtemp(prefix=f"so-render-{size}-")

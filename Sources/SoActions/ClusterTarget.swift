@@ -62,12 +62,12 @@ struct ClusterTargets {
         var tried: [String] = []
         if options.kubeconfig != nil || options.context != nil { return try explicit(options) }
         tried.append("--kubeconfig/--context (not given)")
-        var kind: [String]?? = .none  // `kind get clusters`, read once: nil inside when kind is not installed
+        // `kind get clusters`, read at most once; nil when kind is not installed.
+        var kindListed = false
+        var listedKind: [String]?
         func kindClustersOnce() async throws -> [String]? {
-            if case .some(let known) = kind { return known }
-            let listed = try await installedKindClusters()
-            kind = .some(listed)
-            return listed
+            if !kindListed { (listedKind, kindListed) = (try await installedKindClusters(), true) }
+            return listedKind
         }
         if let model {
             if model.deployTo == .k8s {
@@ -106,7 +106,7 @@ struct ClusterTargets {
         case .none: tried.append("the host's kind clusters (kind is not installed)")
         }
         // A kind deployment that `start` may create its cluster for: created rather than sent elsewhere.
-        if let model, model.deployTo == .k8sKind, allowCreate, options.performClusterManagement, kind != .some(nil) { return nil }
+        if let model, model.deployTo == .k8sKind, allowCreate, options.performClusterManagement, !(kindListed && listedKind == nil) { return nil }
         if !Kubeconfig.userFiles(environment: ctx.environment, fs: ctx.fs).isEmpty {
             let c = try Kubeconfig.resolve(explicit: nil, context: nil, environment: ctx.environment, fs: ctx.fs, diagnostics: ctx.diagnostics)
             return ClusterTarget(connection: c, kindCluster: nil)

@@ -178,22 +178,22 @@ public enum SoCommandLine {
     /// `so help WORD…` naming no command (ArgumentParser would print the root help and exit 0).
     static func unknownHelpTopic(_ arguments: [String]) -> String? {
         guard arguments.first == "help" else { return nil }
-        var node = CommandTree.root
+        var command: ParsableCommand.Type = SoCommand.self
         for word in arguments.dropFirst() where !word.hasPrefix("-") {
-            guard let child = node.child(named: word) else { return word }
-            node = child
+            guard let child = ArgumentOrder.child(of: command, named: word) else { return word }
+            command = child
         }
         return nil
     }
 
     /// The subcommand words of the command line, for the usage hint.
     static func helpPath(_ arguments: [String]) -> String {
-        var node = CommandTree.root
+        var command: ParsableCommand.Type = SoCommand.self
         var path: [String] = []
         for word in ArgumentOrder.hoist(arguments) {
-            guard let child = node.child(named: word) else { break }
+            guard let child = ArgumentOrder.child(of: command, named: word) else { break }
             path.append(word)
-            node = child
+            command = child
         }
         return path.joined(separator: " ")
     }
@@ -208,18 +208,18 @@ enum ArgumentOrder {
     static func hoist(_ arguments: [String]) -> [String] {
         var path: [String] = []
         var hoisted: [String] = []
-        var current = CommandTree.root
+        var current: ParsableCommand.Type = SoCommand.self
         var i = 0
-        while i < arguments.count, !current.children.isEmpty {
+        while i < arguments.count, !children(of: current).isEmpty {
             let word = arguments[i]
-            if let child = current.child(named: word) {
+            if let child = child(of: current, named: word) {
                 path.append(word)
                 current = child
                 i += 1
             } else if word.hasPrefix("-") && word != "--" && word != "-" && !["-h", "--help", "--version"].contains(word) {
                 hoisted.append(word)
                 i += 1
-                if !word.contains("="), i < arguments.count, current.takesValue(word, next: arguments[i]) {
+                if !word.contains("="), i < arguments.count, takesValue(word, next: arguments[i], below: current, path: path) {
                     hoisted.append(arguments[i])
                     i += 1
                 }
@@ -229,6 +229,26 @@ enum ArgumentOrder {
         }
         if path.isEmpty || hoisted.isEmpty { return arguments }
         return path + hoisted + arguments[i...]
+    }
+
+    /// Whether `option` (written before the subcommand path ends) takes `next` as its value. Before the
+    /// path ends no positional argument can stand, so a word that is neither an option nor a subcommand name
+    /// is the option's value. Only a subcommand name after it is ambiguous (`--verbose status` or `--name
+    /// status`): then the command tree ArgumentParser describes decides. Building that tree costs start-up
+    /// time (a full help dump), so the usual command lines never build it.
+    static func takesValue(_ option: String, next: String, below command: ParsableCommand.Type, path: [String]) -> Bool {
+        if next.hasPrefix("-") && next != "-" { return false }
+        if child(of: command, named: next) == nil { return true }
+        return CommandTree.root.node(at: path)?.takesValue(option, next: next) ?? false
+    }
+
+    static func children(of command: ParsableCommand.Type) -> [ParsableCommand.Type] {
+        let c = command.configuration
+        return c.subcommands + c.groupedSubcommands.flatMap(\.subcommands)
+    }
+
+    static func child(of command: ParsableCommand.Type, named word: String) -> ParsableCommand.Type? {
+        children(of: command).first { $0.configuration.commandName == word || $0.configuration.aliases.contains(word) }
     }
 }
 
@@ -241,6 +261,10 @@ struct CommandTree: Sendable {
     var flags: Set<String>
 
     func child(named word: String) -> CommandTree? { children.first { $0.names.contains(word) } }
+
+    func node(at path: [String]) -> CommandTree? {
+        path.reduce(Optional(self)) { node, word in node?.child(named: word) }
+    }
 
     /// Whether `option`, written before a subcommand name, takes the next word as its value. A name that
     /// is a flag in one subcommand and takes a value in another (`-f`) takes it unless it is a subcommand name.

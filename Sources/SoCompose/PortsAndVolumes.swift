@@ -18,14 +18,8 @@ public enum ComposePorts {
     /// The short syntax; one entry per port of a container range.
     public static func parseShort(_ raw: String) throws -> [ComposePort] {
         func bad(_ why: String) -> SoError { SoError("invalid port '\(raw)': \(why)", hint: hint) }
-        var text = raw.trimmedSpaces
-        var proto = PortProtocol.tcp
-        if let slash = text.lastIndex(of: "/") {
-            let name = text[text.index(after: slash)...].lowercased()
-            text = String(text[..<slash])
-            guard let p = PortProtocol(rawValue: name) else { throw bad("unknown protocol '\(name)'") }
-            proto = p
-        }
+        let (written, proto) = try splitProtocol(raw, bad)
+        var text = written
         var ip: String?
         if text.hasPrefix("[") {
             guard let close = text.firstIndex(of: "]") else { throw bad("unclosed '['") }
@@ -52,16 +46,18 @@ public enum ComposePorts {
         func bad(_ why: String) -> SoError {
             SoError("invalid exposed port '\(raw)': \(why)", hint: "write PORT or PORT/udp (ranges like 8000-8005)", at: n.location)
         }
-        var text = raw.trimmedSpaces
-        var proto = PortProtocol.tcp
-        if let slash = text.lastIndex(of: "/") {
-            let name = text[text.index(after: slash)...].lowercased()
-            text = String(text[..<slash])
-            guard let p = PortProtocol(rawValue: name) else { throw bad("unknown protocol '\(name)'") }
-            proto = p
-        }
+        let (text, proto) = try splitProtocol(raw, bad)
         if text.contains(":") { throw bad("expose takes container ports only") }
         return try range(text, bad).map { ComposePort(containerPort: $0, proto: proto, raw: raw) }
+    }
+
+    /// `TEXT[/PROTO]` → the text and its protocol (tcp when none is written).
+    static func splitProtocol(_ raw: String, _ bad: (String) -> SoError) throws -> (String, PortProtocol) {
+        let text = raw.trimmedSpaces
+        guard let slash = text.lastIndex(of: "/") else { return (text, .tcp) }
+        let name = text[text.index(after: slash)...].lowercased()
+        guard let p = PortProtocol(rawValue: name) else { throw bad("unknown protocol '\(name)'") }
+        return (String(text[..<slash]), p)
     }
 
     /// Pairs host and container ports: equal-length ranges pair up, a host range with one container
