@@ -56,7 +56,7 @@ struct Waiter {
                 if health.restarting.isEmpty && health.young.isEmpty { return }
                 if health.restarting.isEmpty {
                     // Containers that started within the last moments: look again once they have run a little.
-                    try await ctx.clock.sleep(seconds: 0.5)
+                    try await ctx.clock.sleep(seconds: 1)
                     continue
                 }
                 pending += health.restarting
@@ -102,7 +102,7 @@ struct Waiter {
     }
 
     /// Containers of the Deployments' pods (not Jobs'): those that exited and are not running again, and
-    /// those running for less than a second — a container that exits at once can make its Deployment
+    /// those running for less than two seconds (the kubelet reports an exit with some delay) — a container that exits at once can make its Deployment
     /// count as available for an instant, so the rollout is believed only when they have run a little.
     func containerHealth() async throws -> (restarting: [String], young: [String]) {
         let pods = try await client.list(try ResourceType.of(apiVersion: "v1", kind: "Pod"), namespace: namespace, labelSelector: selector)
@@ -114,7 +114,7 @@ struct Waiter {
                 let restarts = c["restartCount"]?.int ?? 0
                 if c["ready"]?.bool != true, c.at("state", "terminated") != nil || (restarts > 0 && c.at("state", "running") == nil) {
                     restarting.append(name + " (exited, restarting)")
-                } else if let started = c.at("state", "running", "startedAt")?.string.flatMap(Timestamps.parse), now.timeIntervalSince(started) < 1 {
+                } else if let started = c.at("state", "running", "startedAt")?.string.flatMap(Timestamps.parse), now.timeIntervalSince(started) < 2 {
                     young.append(name)
                 } else if restarts > 0, let finished = c.at("lastState", "terminated", "finishedAt")?.string.flatMap(Timestamps.parse),
                           c.at("lastState", "terminated", "exitCode")?.int != 0, now.timeIntervalSince(finished) < 15 {
