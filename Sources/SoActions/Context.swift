@@ -18,6 +18,8 @@ public struct SoContext: Sendable {
     public var options: GlobalSettings
     /// Opens a client to the API server a connection names (HTTPS live, a fake in tests).
     public var connect: @Sendable (ClusterConnection) throws -> ClusterClient
+    /// Web APIs other than the cluster (GitHub, for pull requests).
+    public var web: WebClient = NoWebClient()
     /// Resolves the host names of a spec's `egress:` allowlist.
     public var resolver: HostResolver = NoResolver()
     /// This machine's name, recorded on namespaces so `cleanup --orphaned` only judges its own directories.

@@ -168,6 +168,8 @@ public struct UpResult: Sendable {
     public var directory: String
     public var created: Bool
     public var ready: Bool
+    /// The deployment is a workspace (spec `workspace:`): task, diff, push and fetch apply.
+    public var workspace = false
     /// With `dryRun`: what start would do, as the API server judged it.
     public var plan: [PlannedChange] = []
 }
@@ -203,7 +205,7 @@ public struct UpAction {
             defer { try? ctx.fs.remove(specPath) }
             var quiet = ctx
             quiet.options.quiet = true
-            var initReq = InitRequest(stack: req.stack, config: ["WORKSPACE_NAME=\(name)"] + req.config, output: specPath, force: true, with: req.with)
+            var initReq = InitRequest(stack: req.stack, config: ["WORKSPACE_NAME=\(name)"] + (try await gitIdentity(req)) + req.config, output: specPath, force: true, with: req.with)
             initReq.deployTo = "k8s-kind"
             try await InitAction(quiet).run(initReq)
             try ctx.fs.writeText(try ctx.fs.readText(specPath) + "namespace: \(name)\n", to: specPath)
@@ -219,7 +221,28 @@ public struct UpAction {
             }
             throw error
         }
-        return UpResult(name: name, namespace: name, directory: dir, created: created, ready: req.wait)
+        let isWorkspace = (try? DeploymentLoader.load(dir, fs: ctx.fs, diagnostics: DiagnosticSink()))?.spec.workspace != nil
+        return UpResult(name: name, namespace: name, directory: dir, created: created, ready: req.wait, workspace: isWorkspace)
+    }
+
+    /// For a workspace stack (spec-defaults `workspace:`), the agent's commits are by the invoking user's
+    /// `git config user.name/email` unless `--config GIT_USER_NAME=…/GIT_USER_EMAIL=…` says otherwise
+    /// (the stack's compose falls back to a clear default when neither is set).
+    func gitIdentity(_ req: UpRequest) async throws -> [String] {
+        let given = Set(req.config.compactMap { $0.split(separator: "=", maxSplits: 1).first.map(String.init) })
+        guard !given.contains("GIT_USER_NAME") || !given.contains("GIT_USER_EMAIL") else { return [] }
+        let stack = try ctx.locator.resolve(req.stack, diagnostics: DiagnosticSink())
+        guard let defaults = stack.file.specDefaults, (try? defaults.entries("'spec-defaults'"))?.contains(where: { $0.key == "workspace" }) == true else { return [] }
+        guard let r = try? await ctx.processes.run(["git", "config", "--get-regexp", "^user\\.(name|email)$"], workingDirectory: nil, environment: nil, timeout: 10),
+              r.exitCode == 0 else { return [] }
+        var out: [String] = []
+        for line in r.stdout.split(separator: "\n") {
+            let parts = line.split(separator: " ", maxSplits: 1).map(String.init)
+            guard parts.count == 2, !parts[1].trimmedSpaces.isEmpty else { continue }
+            if parts[0] == "user.name" && !given.contains("GIT_USER_NAME") { out.append("GIT_USER_NAME=\(parts[1].trimmedSpaces)") }
+            if parts[0] == "user.email" && !given.contains("GIT_USER_EMAIL") { out.append("GIT_USER_EMAIL=\(parts[1].trimmedSpaces)") }
+        }
+        return out
     }
 
     /// `up --dry-run`: an existing workspace is planned as it is; a new one is made in a temporary directory
@@ -235,7 +258,7 @@ public struct UpAction {
         var quiet = ctx
         quiet.options.quiet = true
         let specPath = Path.join(scratch, "spec.yml"), draft = Path.join(scratch, name)
-        var initReq = InitRequest(stack: req.stack, config: ["WORKSPACE_NAME=\(name)"] + req.config, output: specPath, force: true, with: req.with)
+        var initReq = InitRequest(stack: req.stack, config: ["WORKSPACE_NAME=\(name)"] + (try await gitIdentity(req)) + req.config, output: specPath, force: true, with: req.with)
         initReq.deployTo = "k8s-kind"
         try await InitAction(quiet).run(initReq)
         try ctx.fs.writeText(try ctx.fs.readText(specPath) + "namespace: \(name)\n", to: specPath)
@@ -268,6 +291,8 @@ public struct DownRequest: Sendable {
     public var cluster = ClusterOptions(performClusterManagement: false)
     /// List what would be removed; remove nothing.
     public var dryRun = false
+    /// Remove a workspace even when its checkout holds work that is not pushed or fetched.
+    public var discard = false
     public init(name: String) { self.name = name }
 }
 
@@ -281,6 +306,7 @@ public struct DownAction {
     public func run(_ req: DownRequest) async throws -> Bool {
         let dir = ctx.namedDeployment(req.name)
         if ctx.fs.isFile(Path.join(dir, "deployment.yml")) {
+            try await checkForWork(req, dir: dir)
             try await StopAction(ctx).run(StopRequest(directory: dir, cluster: req.cluster, deleteVolumes: true, deleteNamespace: true, timeout: req.timeout, dryRun: req.dryRun))
             if req.dryRun {
                 ctx.console.out("would remove directory \(dir)")
@@ -307,5 +333,33 @@ public struct DownAction {
         if ctx.fs.isDirectory(dir) { try ctx.fs.remove(dir) }
         ctx.say("removed \(req.name)")
         return true
+    }
+
+    /// A workspace (spec `workspace:`) whose checkout holds commits neither pushed nor fetched, or
+    /// uncommitted changes, is not removed without `--discard`: the volume goes with it. One that is not
+    /// running cannot be read, and is refused the same way.
+    func checkForWork(_ req: DownRequest, dir: String) async throws {
+        let model = try DeploymentLoader.load(dir, fs: ctx.fs, diagnostics: DiagnosticSink())
+        guard model.spec.workspace != nil else { return }
+        let w = try await WorkspaceContainer.open(ctx, directory: dir, cluster: req.cluster)
+        let refuse = { (what: String) -> SoError in
+            SoError("\(req.name) \(what)", hint: "push it (so deployment --name \(req.name) push [-m MESSAGE]) or fetch it into your clone (so deployment --name \(req.name) fetch); 'so down \(req.name) --discard' removes it anyway")
+        }
+        guard w.pod != nil else {
+            if req.discard { return }
+            if req.dryRun { ctx.console.out("would not check \(req.name) for unpushed work: its \(w.spec.service) container is not running"); return }
+            throw SoError("cannot tell whether \(req.name) holds work that is not pushed: its \(w.spec.service) container is not running",
+                          hint: "start it (so deployment --name \(req.name) start) and push, or 'so down \(req.name) --discard' to remove it with its volume")
+        }
+        let state = try await w.state()
+        if let problem = state.problem { ctx.verbose("\(req.name): \(problem); nothing to check"); return }
+        guard let losses = state.losses else { return }
+        if req.discard {
+            ctx.diagnostics.warn("\(req.name): discarding \(losses)")
+        } else if req.dryRun {
+            ctx.console.out("would refuse: \(req.name) holds \(losses) (--discard removes it anyway)")
+        } else {
+            throw refuse("holds work that would be lost: \(losses)")
+        }
     }
 }

@@ -221,3 +221,39 @@ public struct SystemResolver: HostResolver {
         return out.sorted()
     }
 }
+
+/// One HTTP(S) request to a web API that is not the cluster (a pull request on GitHub).
+public struct WebRequest: Sendable {
+    public var method: String
+    public var url: String
+    public var headers: [(String, String)]
+    public var body: Data?
+    public init(method: String, url: String, headers: [(String, String)] = [], body: Data? = nil) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+    }
+}
+
+public struct WebResponse: Sendable, Equatable {
+    public var status: Int
+    public var body: Data
+    public init(status: Int, body: Data) {
+        self.status = status
+        self.body = body
+    }
+}
+
+/// The seam for web APIs (HTTPS live, a fake or a local stand-in server in tests).
+public protocol WebClient: Sendable {
+    func send(_ request: WebRequest, timeout: Double) async throws -> WebResponse
+}
+
+/// The default: no web access (a context that needs it is given one).
+public struct NoWebClient: WebClient {
+    public init() {}
+    public func send(_ request: WebRequest, timeout: Double) async throws -> WebResponse {
+        throw SoError("no web client in this context", hint: "this is a bug in so (or a test that did not pass a web client)")
+    }
+}

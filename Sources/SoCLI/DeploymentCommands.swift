@@ -14,11 +14,13 @@ struct DeploymentCommand: AsyncParsableCommand {
           so deployment --dir deployments/example status
           so deployment --dir deployments/example logs --tail 20 -f
           so deployment --name ws-1 shell
+          so deployment --name ws-1 task "make the login test pass" --pr
           so deployment list
         """,
         subcommands: [DeploymentListCommand.self, DeploymentShellCommand.self, DeploymentStartCommand.self, DeploymentUpCommand.self, DeploymentStopCommand.self, DeploymentStatusCommand.self,
                       DeploymentPsCommand.self, DeploymentLogsCommand.self, DeploymentExecCommand.self, DeploymentPortForwardCommand.self, DeploymentRestartCommand.self, DeploymentUpdateEnvsCommand.self,
-                      DeploymentRotateSecretsCommand.self, DeploymentRenderCommand.self]
+                      DeploymentRotateSecretsCommand.self, DeploymentRenderCommand.self,
+                      DeploymentTaskCommand.self, DeploymentDiffCommand.self, DeploymentPushCommand.self, DeploymentFetchCommand.self]
     )
 }
 

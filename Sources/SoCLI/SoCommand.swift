@@ -103,6 +103,7 @@ extension SoContext {
                          })
         ctx.builtInSearched = lookup.searched
         ctx.resolver = SystemResolver()
+        ctx.web = LiveWebClient()
         ctx.hostName = ProcessInfo.processInfo.hostName
         ctx.isProcessAlive = { pid in kill(pid, 0) == 0 || errno == EPERM }
         return ctx

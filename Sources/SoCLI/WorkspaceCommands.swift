@@ -74,6 +74,10 @@ struct UpCommand: AsyncParsableCommand {
         ctx.console.out("\(r.name) is \(r.ready ? "ready" : "applied") in namespace \(r.namespace) (\(r.directory))")
         ctx.console.out("  shell:  so deployment --name \(r.name) shell")
         ctx.console.out("  exec:   so deployment --name \(r.name) exec SERVICE -- CMD")
+        if r.workspace {
+            ctx.console.out("  task:   so deployment --name \(r.name) task \"TEXT\" [--pr]")
+            ctx.console.out("  work:   so deployment --name \(r.name) diff | push | fetch")
+        }
         ctx.console.out("  remove: so down \(r.name)")
     }
 }
@@ -85,19 +89,24 @@ struct DownCommand: AsyncParsableCommand {
         discussion: """
         Safe to repeat: a deployment already gone exits 0. When its directory is gone, the namespace is found on the cluster by name.
 
+        A workspace (agent-workspace) is read first: commits neither pushed nor fetched and uncommitted changes would be lost with its volume, so down refuses, naming them, unless --discard. A workspace that is not running cannot be read and is refused the same way.
+
         Example:
           so down fix-login
+          so down fix-login --discard
         """
     )
     @OptionGroup var global: GlobalOptions
     @OptionGroup var cluster: ClusterFlags
     @Argument(help: "Name given to 'so up'.") var name: String
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Seconds to wait for objects to go.", valueName: "seconds"), transform: Seconds.parse) var timeout: Double = 120
+    @Flag(name: [.long, .customLong("force")], help: "Remove a workspace even when it holds work that is not pushed (alias --force).") var discard = false
     @Flag(name: .long, help: "Change nothing; list what would be removed.") var dryRun = false
 
     func run() async throws {
         var req = DownRequest(name: name)
         req.dryRun = dryRun
+        req.discard = discard
         req.timeout = timeout
         req.cluster = cluster.options(manage: false)
         try await DownAction(global.context()).run(req)

@@ -47,6 +47,22 @@ public struct HTTPProxy: Sendable, Equatable {
     public var routes: [Route]
 }
 
+/// `workspace:` — the deployment is a workspace: a git checkout at `path` in `service`'s container, where
+/// `so deployment push|fetch|diff|task` work and which `so down` checks for unpushed work.
+public struct WorkspaceSpec: Sendable, Equatable {
+    public var service: String
+    public var path: String
+    /// A shell command that runs the agent non-interactively on the task text in `$TASK` (`so deployment task`).
+    public var task: String?
+    public var line: Int?
+    public init(service: String, path: String = "/workspace", task: String? = nil, line: Int? = nil) {
+        self.service = service
+        self.path = path
+        self.task = task
+        self.line = line
+    }
+}
+
 /// `spec.yml`: per-deployment overrides (reference §3.4), decoded strictly.
 public struct Spec: Sendable {
     public var path: String
@@ -81,6 +97,8 @@ public struct Spec: Sendable {
     /// The address at which pods reach the host, for compose's `extra_hosts: NAME:host-gateway`
     /// (`host-gateway:`); without it, start on kind uses the gateway of kind's docker network.
     public var hostGateway: String?
+    /// `workspace:` (so's own key; agent-workspace's spec-defaults set it).
+    public var workspace: WorkspaceSpec?
     /// Keys used when rendering (resources, security, images, scheduling, ingress …).
     public var sections = SpecSections()
 
@@ -91,7 +109,7 @@ public struct Spec: Sendable {
         "namespace", "annotations", "labels", "node-affinities", "node-tolerations", "kind-cluster-name", "kind-mount-root",
         "caddy-ingress-image", "maintenance-service", "external-services", "ca-certificates", "runtime-class",
         "secret-env", "ingress-class", "ttl", "with", "egress", "egress-ports", "quota", "profiles",
-        "host-gateway",
+        "host-gateway", "workspace",
     ]
 
     public static func load(_ path: String, fs: FileSystem, diagnostics: DiagnosticSink) throws -> Spec {
@@ -205,6 +223,14 @@ public struct Spec: Sendable {
                 throw g.error("host-gateway '\(v)' is not an IP address", hint: "write the address at which pods reach the host, e.g. host-gateway: 172.18.0.1 (kind's docker network gateway: docker network inspect kind)")
             }
             spec.hostGateway = v
+        }
+        if let w = m.nonNull("workspace") {
+            let wm = try w.mapping("'workspace'")
+            let path = try wm.string("path") ?? "/workspace"
+            guard path.hasPrefix("/") else { throw w.error("workspace path '\(path)' is not absolute", hint: "write the checkout's path in the container, e.g. path: /workspace") }
+            spec.workspace = WorkspaceSpec(service: try wm.required("service", hint: "name the compose service whose container holds the checkout, e.g. service: agent").string("'workspace.service'"),
+                                           path: path, task: try wm.string("task"), line: w.line)
+            wm.finish(into: diagnostics)
         }
         spec.with = try m.value("with")?.stringList("'with'", allowSingle: true) ?? []
         spec.profiles = try m.value("profiles")?.stringList("'profiles'", allowSingle: true) ?? []

@@ -17,6 +17,9 @@ public final class FakeProcessRunner: ProcessRunner, AttachedProcessRunner, @unc
     public private(set) var unexpected: [[String]] = []
     /// Programs reported as not installed.
     public var missing: Set<String> = []
+    /// Answers a call no scripted expectation matches (nil: unexpected after all); for stand-ins that run
+    /// the real thing, such as `kubectl exec` scripts run against a local directory.
+    public var fallback: (@Sendable ([String]) async throws -> ProcessResult?)?
 
     public init() {}
 
@@ -36,6 +39,14 @@ public final class FakeProcessRunner: ProcessRunner, AttachedProcessRunner, @unc
     }
 
     public func run(_ arguments: [String], workingDirectory: String?, environment: [String: String]?, timeout: Double?) async throws -> ProcessResult {
+        let scripted: Bool = {
+            lock.lock(); defer { lock.unlock() }
+            return expectations.first?.arguments == arguments || missing.contains(arguments.first ?? "")
+        }()
+        if !scripted, let fallback, let answer = try await fallback(arguments) {
+            lock.withLock { calls.append((arguments, workingDirectory)) }
+            return answer
+        }
         let next: Expectation? = {
             lock.lock(); defer { lock.unlock() }
             calls.append((arguments, workingDirectory))

@@ -28,6 +28,8 @@ struct WorkspaceHarness {
         ctx.hostName = "laptop"
         clock = ctx.clock as! FixedClock
         self.ctx = ctx
+        // The invoking user has no git identity unless a test scripts one.
+        h.processes.fallback = { args in args.starts(with: ["git", "config"]) ? ProcessResult(exitCode: 1) : nil }
         try h.tmp.write("kubeconfig", ClusterHarness.kubeconfigText)
     }
 
@@ -134,6 +136,8 @@ struct WorkspaceHarness {
         try await w.up("gone", with: ["redis"])
         var req = DownRequest(name: "gone")
         req.cluster = w.clusterOptions
+        // The fake cluster runs no pods: the checkout cannot be read (WorkspaceGitTests covers that refusal).
+        req.discard = true
         #expect(try await DownAction(w.ctx).run(req))
         #expect(w.labelled().isEmpty, "\(w.labelled())")
         #expect(!w.h.fs.exists(w.h.path("so-home/deployments/gone")))

@@ -37,7 +37,12 @@ git init -q "$tmp"
 git -C "$tmp" remote add origin "$GIT_REPO"
 git -C "$tmp" fetch -q origin "$ref"
 git -C "$tmp" checkout -q -b "$branch" FETCH_HEAD
+# What the work started from: the commit (diff, and what counts as the agent's work) and the branch (a pull
+# request's base).
 git -C "$tmp" config so.base "$(git -C "$tmp" rev-parse HEAD)"
+git -C "$tmp" config so.ref "$ref"
+# A volume's lost+found (ext4 provisioners) is not the agent's work.
+echo "/lost+found/" >> "$tmp/.git/info/exclude"
 if [ -f "$tmp/.gitmodules" ]; then
   echo "clone: submodules"
   git -C "$tmp" submodule update -q --init --recursive

@@ -1,0 +1,254 @@
+import Foundation
+import SoBasics
+import SoKube
+import SoStack
+
+/// A workspace's checkout as git sees it in the container (read in one `kubectl exec`).
+public struct WorkspaceState: Sendable, Equatable, Encodable {
+    public var branch = ""
+    public var head = ""
+    /// The commit the work started from (`so.base`, recorded by the clone) and the branch it came from (`so.ref`).
+    public var base = ""
+    public var ref = ""
+    public var origin = ""
+    /// Commits since `base`.
+    public var ahead = 0
+    /// Commits that neither origin nor a `so deployment fetch` holds (`abc1234 subject`): lost with the volume.
+    public var unsaved: [String] = []
+    /// `git status --porcelain` lines: changes not committed (untracked files included).
+    public var uncommitted: [String] = []
+    /// Why there is nothing to read (no checkout at the path), else nil.
+    public var problem: String?
+
+    /// What `so down` would lose, in words; nil when nothing.
+    public var losses: String? {
+        var parts: [String] = []
+        if !unsaved.isEmpty {
+            parts.append("\(unsaved.count) commit\(unsaved.count == 1 ? "" : "s") on \(branch) not pushed (\(unsaved.prefix(3).joined(separator: "; "))\(unsaved.count > 3 ? "; …" : ""))")
+        }
+        if !uncommitted.isEmpty {
+            parts.append("\(uncommitted.count) uncommitted change\(uncommitted.count == 1 ? "" : "s") (\(uncommitted.prefix(3).joined(separator: ", "))\(uncommitted.count > 3 ? ", …" : ""))")
+        }
+        return parts.isEmpty ? nil : parts.joined(separator: " and ")
+    }
+
+    /// Reads the `key=value` lines of `WorkspaceContainer.stateScript`.
+    static func parse(_ text: String) -> WorkspaceState {
+        var s = WorkspaceState()
+        for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
+            guard let eq = line.firstIndex(of: "=") else { continue }
+            let key = line[..<eq], value = String(line[line.index(after: eq)...])
+            switch key {
+            case "branch": s.branch = value
+            case "head": s.head = value
+            case "base": s.base = value
+            case "ref": s.ref = value
+            case "origin": s.origin = value
+            case "ahead": s.ahead = Int(value) ?? 0
+            case "unsaved": s.unsaved.append(value)
+            case "uncommitted": s.uncommitted.append(value.trimmedSpaces)
+            case "problem": s.problem = value
+            default: break
+            }
+        }
+        return s
+    }
+}
+
+/// The container that holds a workspace's checkout (spec `workspace:`), reached with `kubectl exec`.
+/// Scripts get their values as positional parameters (`sh -c SCRIPT so PATH ARGS…`): nothing is quoted
+/// into a command line, and no secret is ever passed (git's token comes from the container's environment).
+struct WorkspaceContainer {
+    let ctx: SoContext
+    let c: Connected
+    let spec: WorkspaceSpec
+    let name: String
+    /// The running pod and its container; nil when none runs (a stopped workspace).
+    let pod: String?
+    let container: String
+
+    static func open(_ ctx: SoContext, directory: String, cluster: ClusterOptions) async throws -> WorkspaceContainer {
+        let c = try await Connected.open(ctx, directory: directory, cluster: cluster)
+        let name = Path.basename(c.model.directory)
+        guard let spec = c.model.spec.workspace else {
+            throw SoError("\(name) is not a workspace: its spec has no 'workspace:' section",
+                          hint: "add 'workspace: {service: SERVICE, path: /workspace}' to \(Path.join(c.model.directory, "spec.yml")), or use 'so deployment exec'")
+        }
+        let container = KubeNames.label(spec.service)
+        let running = try await c.pods().first { p in
+            p.at("status", "phase")?.string == "Running" && p.at("metadata", "deletionTimestamp") == nil &&
+                (p.at("status", "containerStatuses")?.array ?? []).contains { $0["name"]?.string == container && $0.at("state", "running") != nil }
+        }
+        return WorkspaceContainer(ctx: ctx, c: c, spec: spec, name: name, pod: running?.name, container: container)
+    }
+
+    func requireRunning() throws -> String {
+        guard let pod else {
+            throw SoError("\(name)'s \(spec.service) container is not running", hint: "start the workspace first: so deployment --dir \(c.model.directory) start")
+        }
+        return pod
+    }
+
+    func command(_ script: String, _ args: [String]) throws -> [String] {
+        ["kubectl"] + c.target.kubectlFlags + ["-n", c.namespace, "exec", try requireRunning(), "-c", container, "--", "sh", "-c", script, "so", spec.path] + args
+    }
+
+    /// Runs a script in the container and captures its output; a non-zero exit is an error naming `what`.
+    @discardableResult
+    func run(_ what: String, _ script: String, _ args: [String] = [], allowFailure: Bool = false) async throws -> ProcessResult {
+        let r = try await ctx.processes.run(try command(script, args), workingDirectory: nil, environment: nil, timeout: nil)
+        if r.exitCode != 0 && !allowFailure {
+            throw SoError("\(what) in \(name) failed: \(r.lastErrorLine)", hint: "see it for yourself: so deployment --dir \(c.model.directory) shell")
+        }
+        return r
+    }
+
+    /// The checkout's branch, commits and changes.
+    func state() async throws -> WorkspaceState {
+        let r = try await run("reading the checkout", Self.stateScript)
+        return WorkspaceState.parse(r.stdout)
+    }
+
+    static let stateScript = """
+    cd "$1" 2>/dev/null || { echo "problem=$1 does not exist in the container"; exit 0; }
+    git rev-parse -q --verify HEAD >/dev/null 2>&1 || { echo "problem=$1 holds no git checkout with a commit"; exit 0; }
+    echo "branch=$(git rev-parse --abbrev-ref HEAD)"
+    echo "head=$(git rev-parse HEAD)"
+    base=$(git config so.base || true)
+    echo "base=$base"
+    echo "ref=$(git config so.ref || true)"
+    echo "origin=$(git remote get-url origin 2>/dev/null || true)"
+    if [ -n "$base" ]; then echo "ahead=$(git rev-list --count "$base..HEAD")"; else echo "ahead=$(git rev-list --count HEAD)"; fi
+    set -- --remotes=origin
+    [ -n "$base" ] && set -- "$@" "$base"
+    git rev-parse -q --verify refs/so/fetched >/dev/null && set -- "$@" refs/so/fetched
+    git log --format='unsaved=%h %s' HEAD --not "$@"
+    git status --porcelain=v1 | sed 's/^/uncommitted=/'
+    """
+}
+
+public struct PushResult: Sendable, Encodable {
+    public var branch: String
+    public var commit: String
+    public var origin: String
+    public var commits: Int
+    public var committed: Bool
+    public var uncommitted: Int
+}
+
+public struct WorkspaceFetchResult: Sendable, Encodable {
+    public var repository: String
+    public var branch: String
+    public var commit: String
+    public var commits: Int
+}
+
+/// Work leaving a workspace: push its branch to origin, fetch it into a local clone, show it as a diff.
+public struct WorkspaceGitAction {
+    public let ctx: SoContext
+    public init(_ ctx: SoContext) { self.ctx = ctx }
+
+    public func state(_ directory: String, cluster: ClusterOptions) async throws -> WorkspaceState {
+        let w = try await WorkspaceContainer.open(ctx, directory: directory, cluster: cluster)
+        _ = try w.requireRunning()
+        return try await w.state()
+    }
+
+    /// Pushes the workspace's branch to its origin (git's token from the workspace's Secret); with a
+    /// message, what is not committed is committed first.
+    public func push(_ directory: String, cluster: ClusterOptions, message: String?) async throws -> PushResult {
+        let w = try await WorkspaceContainer.open(ctx, directory: directory, cluster: cluster)
+        return try await push(w, message: message)
+    }
+
+    func push(_ w: WorkspaceContainer, message: String?) async throws -> PushResult {
+        var committed = false
+        if let message, !message.isEmpty {
+            let r = try await w.run("committing the changes", """
+            cd "$1" && [ -n "$(git status --porcelain)" ] || exit 0
+            git add -A && git commit -q -m "$2" && echo committed
+            """, [message])
+            committed = r.stdout.contains("committed")
+        }
+        let s = try await w.state()
+        if let problem = s.problem { throw SoError("nothing to push from \(w.name): \(problem)", hint: "the workspace's clone may have failed: so deployment --dir \(w.c.model.directory) logs clone") }
+        guard !s.origin.isEmpty else {
+            throw SoError("\(w.name)'s checkout has no origin to push to", hint: "its GIT_REPO was empty; fetch the work into a clone instead: so deployment --dir \(w.c.model.directory) fetch")
+        }
+        guard s.branch != "HEAD" else {
+            throw SoError("\(w.name)'s checkout is not on a branch (detached HEAD)", hint: "check out a branch in the workspace: so deployment --dir \(w.c.model.directory) shell")
+        }
+        try await w.run("pushing \(s.branch)", #"cd "$1" && git push -q origin "HEAD:refs/heads/$2" 2>&1"#, [s.branch])
+        if !s.uncommitted.isEmpty {
+            ctx.diagnostics.warn("\(s.uncommitted.count) uncommitted change\(s.uncommitted.count == 1 ? " was" : "s were") not pushed",
+                                 hint: "commit them with the push: so deployment --dir \(w.c.model.directory) push -m MESSAGE")
+        }
+        return PushResult(branch: s.branch, commit: s.head, origin: s.origin, commits: s.ahead, committed: committed, uncommitted: s.uncommitted.count)
+    }
+
+    /// Brings the workspace's branch into a local clone (`into`, else the repository the current directory
+    /// is in) as a branch of the same name, through a git bundle — origin is not needed, as Clave merges a
+    /// worktree. The workspace then counts those commits as saved.
+    public func fetch(_ directory: String, cluster: ClusterOptions, into: String?, localBranch: String?, force: Bool) async throws -> WorkspaceFetchResult {
+        let w = try await WorkspaceContainer.open(ctx, directory: directory, cluster: cluster)
+        let start = into.map(ctx.absolute) ?? ctx.fs.currentDirectory
+        let top = try await ctx.processes.run(["git", "-C", start, "rev-parse", "--show-toplevel"], workingDirectory: nil, environment: nil, timeout: 30)
+        guard top.exitCode == 0, let repo = top.stdout.split(separator: "\n").first.map(String.init) else {
+            throw SoError("\(start) is not in a git repository", hint: "run it in your clone of the workspace's repository, or pass --into DIR")
+        }
+        let s = try await w.state()
+        if let problem = s.problem { throw SoError("nothing to fetch from \(w.name): \(problem)", hint: "the workspace's clone may have failed: so deployment --dir \(w.c.model.directory) logs clone") }
+        guard s.branch != "HEAD" else { throw SoError("\(w.name)'s checkout is not on a branch (detached HEAD)", hint: "check out a branch in the workspace first") }
+        let local = localBranch ?? s.branch
+        let scratch = try ctx.fs.temporaryDirectory(beside: Path.join(repo, ".git", "so-fetch"), prefix: "so-fetch")
+        defer { try? ctx.fs.remove(scratch) }
+        let file = Path.join(scratch, "work.bundle")
+        // A thin bundle (the commits since the base) when this clone has the base; else the whole branch.
+        var prerequisites = s.base.isEmpty ? [] : [s.base]
+        if !prerequisites.isEmpty {
+            let has = try await ctx.processes.run(["git", "-C", repo, "cat-file", "-e", s.base + "^{commit}"], workingDirectory: nil, environment: nil, timeout: 30)
+            if has.exitCode != 0 { prerequisites = [] }
+        }
+        let bundle = try await w.run("bundling \(s.branch)", """
+        cd "$1" || exit 3
+        f="$(git rev-parse --git-dir)/so-fetch.bundle"
+        if [ -n "$3" ]; then git bundle create -q "$f" "refs/heads/$2" "^$3"; else git bundle create -q "$f" "refs/heads/$2"; fi || { rm -f "$f"; exit 4; }
+        base64 "$f"; rc=$?; rm -f "$f"; exit $rc
+        """, [s.branch, prerequisites.first ?? ""])
+        guard let data = Data(base64Encoded: bundle.stdout, options: .ignoreUnknownCharacters), !data.isEmpty else {
+            throw SoError("the bundle of \(s.branch) from \(w.name) could not be read", hint: "see the branch in the workspace: so deployment --dir \(w.c.model.directory) shell")
+        }
+        try ctx.fs.write(data, to: file)
+        let refspec = (force ? "+" : "") + "refs/heads/\(s.branch):refs/heads/\(local)"
+        let fetched = try await ctx.processes.run(["git", "-C", repo, "fetch", "-q", file, refspec], workingDirectory: nil, environment: nil, timeout: 300)
+        guard fetched.exitCode == 0 else {
+            throw SoError("git fetch into \(repo) failed: \(fetched.lastErrorLine)",
+                          hint: fetched.stderr.contains("non-fast-forward") || fetched.stderr.contains("rejected")
+                              ? "\(local) in \(repo) has commits the workspace does not: pass --branch OTHER, or --force to replace it"
+                              : "check out another branch in \(repo) than \(local), or pass --branch OTHER")
+        }
+        try await w.run("recording the fetch", #"cd "$1" && git update-ref refs/so/fetched "$2""#, [s.head])
+        if !s.uncommitted.isEmpty {
+            ctx.diagnostics.warn("\(s.uncommitted.count) uncommitted change\(s.uncommitted.count == 1 ? " was" : "s were") not fetched",
+                                 hint: "commit them first (so deployment --dir \(w.c.model.directory) push -m MESSAGE commits and pushes), or take them as a patch: so deployment --dir \(w.c.model.directory) diff --patch FILE")
+        }
+        return WorkspaceFetchResult(repository: repo, branch: local, commit: s.head, commits: s.ahead)
+    }
+
+    /// The workspace's changes against the commit it started from: commits and uncommitted changes,
+    /// new files included (through a scratch index; the workspace's own index is not touched), as a
+    /// patch `git apply` takes.
+    public func diff(_ directory: String, cluster: ClusterOptions, stat: Bool) async throws -> (state: WorkspaceState, patch: String) {
+        let w = try await WorkspaceContainer.open(ctx, directory: directory, cluster: cluster)
+        let s = try await w.state()
+        if let problem = s.problem { throw SoError("no changes to show in \(w.name): \(problem)", hint: "the workspace's clone may have failed: so deployment --dir \(w.c.model.directory) logs clone") }
+        let r = try await w.run("diffing against \(s.base.isEmpty ? "the first commit" : String(s.base.prefix(12)))", """
+        cd "$1" || exit 3
+        idx="$(git rev-parse --git-dir)/so-diff-index"
+        cp "$(git rev-parse --git-path index)" "$idx" 2>/dev/null || rm -f "$idx"
+        GIT_INDEX_FILE="$idx" git add -A && GIT_INDEX_FILE="$idx" git diff --cached --binary $3 "$2"; rc=$?
+        rm -f "$idx"; exit $rc
+        """, [s.base.isEmpty ? "4b825dc642cb6eb9a060e54bf8d69288fbee4904" : s.base, stat ? "--stat" : ""])
+        return (s, r.stdout)
+    }
+}

@@ -1,0 +1,146 @@
+import Foundation
+import ArgumentParser
+import SoActions
+import SoBasics
+
+// Work leaving a workspace (spec `workspace:`, as agent-workspace has): task, diff, push, fetch.
+
+struct DeploymentTaskCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "task",
+        abstract: "Run the agent headless on a task in a workspace, then push its branch (and open a pull request).",
+        discussion: """
+        Runs the spec's workspace task command (agent-workspace: claude -p "$TASK" …) in the workspace's container with TEXT in $TASK, streaming its output. What the agent leaves uncommitted is committed, the branch is pushed to origin, and with --pr a pull request is opened on GitHub (GITHUB_TOKEN or GH_TOKEN; GITHUB_API_URL for GitHub Enterprise). Exits with the agent's exit code. TEXT '-' reads the task from standard input.
+
+        Example:
+          so deployment --name fix-login task "make the login test pass"
+          so deployment --name ci-1234 task --pr --title "Fix the login test" "make the login test pass"
+          so deployment --name fix-login task --no-push --command 'codex exec "$TASK"' "explain the build"
+        """
+    )
+    @OptionGroup var target: DeploymentTarget
+    @Argument(help: ArgumentHelp("What the agent should do ('-': read it from standard input).", valueName: "text")) var text: String
+    @Option(name: .long, help: ArgumentHelp("Run this shell command instead of the spec's task (it reads $TASK).", valueName: "command")) var command: String?
+    @Flag(name: .long, help: "Leave the branch in the workspace; do not push it.") var noPush = false
+    @Flag(name: .long, help: "Open a pull request on GitHub when the agent succeeded and left commits.") var pr = false
+    @Option(name: .long, help: ArgumentHelp("Pull request title (default: the task's first line).", valueName: "title")) var title: String?
+    @Option(name: .long, help: ArgumentHelp("Pull request base branch (default: the branch the workspace was cloned from).", valueName: "branch")) var base: String?
+    @Option(name: .shortAndLong, help: "Output format of the summary: text or json (the agent's own output goes to the terminal as it comes).") var output: OutputFormat = .text
+
+    func validate() throws {
+        if noPush && pr { throw ValidationError("--pr needs the branch pushed: drop --no-push") }
+    }
+
+    func run() async throws {
+        var ctx = target.context()
+        if output == .json { ctx.options.quiet = true }
+        var task = text
+        if text == "-" { task = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self) }
+        var req = TaskRequest(directory: target.dir, text: task)
+        req.command = command
+        req.push = !noPush
+        req.pullRequest = pr
+        req.title = title
+        req.base = base
+        req.cluster = target.options()
+        let r = try await TaskAction(ctx).run(req)
+        if output == .json { ctx.console.out(JSONOut.encode(r)) }
+        if r.exitCode != 0 { throw ExitCode(r.exitCode) }
+    }
+}
+
+struct DeploymentDiffCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "diff",
+        abstract: "Show a workspace's changes against the commit it started from (commits, uncommitted and new files).",
+        discussion: """
+        The patch applies with 'git apply' on the commit the workspace was cloned at. The workspace's own index is not touched.
+
+        Example:
+          so deployment --name fix-login diff
+          so deployment --name fix-login diff --stat
+          so deployment --name fix-login diff --patch fix-login.patch
+        """
+    )
+    @OptionGroup var target: DeploymentTarget
+    @Flag(name: .long, help: "A summary of changed files instead of the patch.") var stat = false
+    @Option(name: .long, help: ArgumentHelp("Write the patch to this file instead of standard output.", valueName: "file")) var patch: String?
+    @Option(name: .shortAndLong, help: "Output format: text or json (branch, base, commits, uncommitted changes and the patch).") var output: OutputFormat = .text
+
+    func validate() throws {
+        if stat && patch != nil { throw ValidationError("--stat and --patch contradict each other: a patch file holds the whole diff") }
+    }
+
+    func run() async throws {
+        let ctx = target.context()
+        let (state, text) = try await WorkspaceGitAction(ctx).diff(target.dir, cluster: target.options(), stat: stat)
+        if output == .json {
+            ctx.console.out(JSONOut.encode(DiffJSON(state: state, patch: text)))
+        } else if let patch {
+            let path = ctx.absolute(patch)
+            try AtomicWrite.text(text, to: path, fs: ctx.fs)
+            ctx.say("wrote \(path) (\(text.isEmpty ? "no changes" : "\(text.split(separator: "\n").count) lines")); apply it on \(state.base.prefix(12)) with: git apply \(patch)")
+        } else if !text.isEmpty {
+            ctx.console.out(text.hasSuffix("\n") ? String(text.dropLast()) : text)
+        }
+    }
+}
+
+struct DiffJSON: Encodable {
+    var state: WorkspaceState
+    var patch: String
+}
+
+struct DeploymentPushCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "push",
+        abstract: "Push a workspace's branch to its origin (with the workspace's git token).",
+        discussion: """
+        Pushes the branch the workspace is on (agent/NAME unless WORKSPACE_BRANCH chose another) to the branch of the same name on origin. With -m, what is not committed is committed first.
+
+        Example:
+          so deployment --name fix-login push
+          so deployment --name fix-login push -m "work in progress"
+        """
+    )
+    @OptionGroup var target: DeploymentTarget
+    @Option(name: .shortAndLong, help: ArgumentHelp("Commit what is not committed with this message first.", valueName: "message")) var message: String?
+    @Option(name: .shortAndLong, help: "Output format: text or json.") var output: OutputFormat = .text
+
+    func run() async throws {
+        var ctx = target.context()
+        if output == .json { ctx.options.quiet = true }
+        let r = try await WorkspaceGitAction(ctx).push(target.dir, cluster: target.options(), message: message)
+        if output == .json { ctx.console.out(JSONOut.encode(r)); return }
+        ctx.console.out("pushed \(r.branch) (\(r.commit.prefix(12)), \(r.commits) commit\(r.commits == 1 ? "" : "s") since the start) to \(r.origin)")
+    }
+}
+
+struct DeploymentFetchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fetch",
+        abstract: "Bring a workspace's branch into your local clone as a branch (no push needed).",
+        discussion: """
+        The clone is the git repository the current directory is in (or --into DIR). The branch arrives under the same name (or --branch); merge it as you would any branch. Afterwards 'so down' counts those commits as saved.
+
+        Example:
+          so deployment --name fix-login fetch
+          git merge agent/fix-login
+          so deployment --name fix-login fetch --into ~/src/web --branch review/fix-login
+        """
+    )
+    @OptionGroup var target: DeploymentTarget
+    @Option(name: .long, help: ArgumentHelp("The local clone (default: the repository of the current directory).", valueName: "dir")) var into: String?
+    @Option(name: .long, help: ArgumentHelp("Local branch name (default: the workspace's branch name).", valueName: "branch")) var branch: String?
+    @Flag(name: .long, help: "Replace the local branch even when it has commits the workspace does not.") var force = false
+    @Option(name: .shortAndLong, help: "Output format: text or json.") var output: OutputFormat = .text
+
+    func run() async throws {
+        var ctx = target.context()
+        if output == .json { ctx.options.quiet = true }
+        let r = try await WorkspaceGitAction(ctx).fetch(target.dir, cluster: target.options(), into: into, localBranch: branch, force: force)
+        if output == .json { ctx.console.out(JSONOut.encode(r)); return }
+        ctx.console.out("fetched \(r.branch) (\(r.commit.prefix(12)), \(r.commits) commit\(r.commits == 1 ? "" : "s") since the start) into \(r.repository)")
+        ctx.console.out("  merge: git -C \(r.repository) merge \(r.branch)")
+    }
+}
