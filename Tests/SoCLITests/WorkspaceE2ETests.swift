@@ -1,0 +1,165 @@
+import Foundation
+import Testing
+import SoBasics
+import SoTestSupport
+
+/// An agent workspace finished on a node that runs containers: a repository served from the host (`git
+/// daemon` on the node's address, default branch `trunk`), a stand-in agent CLI in a test image (a script
+/// named `claude` that edits a file and commits — no model, no network), and a stand-in GitHub API on
+/// loopback for the pull request.
+enum AgentE2E {
+    /// The real-node kit's node address: pods reach the host there (see ../shared/tools/real-node).
+    static let nodeAddress = ProcessInfo.processInfo.environment["SO_E2E_NODE_ADDRESS"] ?? "10.250.0.1"
+    static let kit = Path.join(RepoPaths.root, "../shared/tools/real-node")
+    static let image = "localhost/so-fake-agent:e2e"
+
+    static func run(_ args: [String], cwd: String? = nil, env: [String: String] = [:]) async throws -> ProcessResult {
+        var e = ProcessInfo.processInfo.environment
+        for (k, v) in env { e[k] = v }
+        return try await LocalProcessRunner().run(args, workingDirectory: cwd, environment: e, timeout: 300)
+    }
+
+    static let gitEnv = ["GIT_AUTHOR_NAME": "e2e", "GIT_AUTHOR_EMAIL": "e2e@so.invalid", "GIT_COMMITTER_NAME": "e2e", "GIT_COMMITTER_EMAIL": "e2e@so.invalid"]
+
+    /// The test image: so-agent-workspace:local plus the stand-in `claude`, built with the kit's buildah
+    /// and loaded into the node's containerd (as `kind load` would).
+    static func buildImage(in t: TempDir) async throws {
+        try t.write("image/claude", """
+        #!/bin/sh
+        # Stand-in agent CLI for so's e2e tests: claude -p TEXT edits a file and commits.
+        [ "$1" = "-p" ] || { echo "fake claude: expected -p TEXT" >&2; exit 2; }
+        echo "fake agent: working on: $2"
+        printf '%s\\n' "$2" >> AGENT_TASKS.md
+        git add AGENT_TASKS.md && git commit -q -m "agent: $2" && echo "fake agent: committed"
+
+        """)
+        try t.write("image/Containerfile", "FROM so-agent-workspace:local\nCOPY --chmod=755 claude /usr/local/bin/claude\n")
+        var r = try await run([Path.join(kit, "buildah.sh"), "bud", "--isolation", "chroot", "-t", image, t.file("image")])
+        guard r.exitCode == 0 else { throw SoError("building \(image): \(r.stderr)\(r.stdout)") }
+        r = try await run([Path.join(kit, "load-image.sh"), image])
+        guard r.exitCode == 0 else { throw SoError("loading \(image): \(r.stderr)") }
+    }
+
+    /// `git daemon` serving `srv/` on the node's address (push allowed), until the process is stopped.
+    static func serveRepository(in t: TempDir) async throws -> (Process, url: String) {
+        let seed = t.file("seed")
+        _ = try await run(["git", "init", "-q", "-b", "trunk", seed], env: gitEnv)
+        try t.write("seed/README.md", "hello\n")
+        _ = try await run(["git", "-C", seed, "add", "-A"], env: gitEnv)
+        _ = try await run(["git", "-C", seed, "commit", "-q", "-m", "first"], env: gitEnv)
+        _ = try await run(["git", "clone", "-q", "--bare", seed, t.file("srv/acme/app.git")], env: gitEnv)
+        let port = 19000 + Int.random(in: 0..<900)
+        let daemon = Process()
+        daemon.executableURL = URL(fileURLWithPath: "/usr/bin/git")
+        daemon.arguments = ["daemon", "--base-path=\(t.file("srv"))", "--export-all", "--enable=receive-pack", "--reuseaddr",
+                            "--listen=\(nodeAddress)", "--port=\(port)", t.file("srv")]
+        daemon.standardOutput = FileHandle.nullDevice
+        daemon.standardError = FileHandle.nullDevice
+        try daemon.run()
+        let url = "git://\(nodeAddress):\(port)/acme/app.git"
+        for _ in 0..<50 {
+            if try await run(["git", "ls-remote", url]).exitCode == 0 { return (daemon, url) }
+            try await Task.sleep(nanoseconds: 100_000_000)
+        }
+        daemon.terminate()
+        throw SoError("git daemon did not answer on \(url)")
+    }
+
+    /// A stand-in for GitHub's pull-request endpoint on loopback: records each request, answers 201.
+    static func serveGitHub(in t: TempDir) throws -> (Process, url: String, log: String) {
+        let port = 19900 + Int.random(in: 0..<90)
+        let log = t.file("github-requests.jsonl")
+        try t.write("github.py", """
+        import http.server, json, sys
+        class H(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get('Content-Length', 0)))
+                with open(sys.argv[2], 'a') as f:
+                    f.write(json.dumps({'path': self.path, 'auth': self.headers.get('Authorization', ''), 'body': json.loads(body)}) + '\\n')
+                out = json.dumps({'number': 1, 'html_url': 'http://github.test/acme/app/pull/1'}).encode()
+                self.send_response(201); self.send_header('Content-Type', 'application/json'); self.send_header('Content-Length', str(len(out))); self.end_headers()
+                self.wfile.write(out)
+            def log_message(self, *a): pass
+        http.server.HTTPServer(('127.0.0.1', int(sys.argv[1])), H).serve_forever()
+
+        """)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["python3", t.file("github.py"), "\(port)", log]
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        return (p, "http://127.0.0.1:\(port)", log)
+    }
+}
+
+@Suite(.serialized, .enabled(if: RealNode.enabled, "SO_E2E_KUBECONFIG with SO_E2E_REAL_NODE=1 is not set: no node that runs containers"))
+struct WorkspaceE2ETests {
+    @Test func aWorkspaceFromCloneToPushedBranchAndPullRequest() async throws {
+        let t = try TempDir("so-e2e-agent")
+        defer { t.cleanup() }
+        try await AgentE2E.buildImage(in: t)
+        let (daemon, repo) = try await AgentE2E.serveRepository(in: t)
+        defer { daemon.terminate() }
+        let (github, api, requests) = try AgentE2E.serveGitHub(in: t)
+        defer { github.terminate() }
+        let env = ["SO_KUBECONFIG": E2E.kubeconfig!, "SO_HOME": t.file("home"), "GITHUB_TOKEN": "ghp-e2e-not-a-real-token", "GITHUB_API_URL": api]
+        let ws = "e2e-agent"
+        func so(_ args: [String], cwd: String? = nil) async throws -> ProcessResult { try await E2E.so(args, cwd: cwd ?? t.path, env: env) }
+        func inWorkspace(_ script: String) async throws -> String {
+            let r = try await so(["deployment", "--name", ws, "exec", "agent", "--", "sh", "-c", script])
+            #expect(r.exitCode == 0, "\(script): \(r.stdout)\(r.stderr)")
+            return r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        defer { Task { _ = try? await E2E.so(["down", ws, "--discard"], cwd: t.path, env: env) } }
+
+        var r = try await so(["up", "agent-workspace", "--name", ws, "--config", "GIT_REPO=\(repo)", "--config", "AGENT_IMAGE=\(AgentE2E.image)",
+                              "--config", "GIT_USER_NAME=E2E Agent", "--config", "GIT_USER_EMAIL=agent@e2e.invalid", "--timeout", "180", "--progress", "plain"])
+        #expect(r.exitCode == 0 && r.stdout.contains("\(ws) is ready"), "\(r.stdout)\n\(r.stderr)")
+        #expect(r.stdout.contains("so deployment --name \(ws) task"))
+
+        // The default branch (trunk, not main) was cloned onto the workspace branch; git works as uid 1000.
+        #expect(try await inWorkspace("id -u; git rev-parse --abbrev-ref HEAD; git config so.ref; cat README.md") == "1000\nagent/\(ws)\ntrunk\nhello")
+        #expect(try await inWorkspace("echo by-hand > hand.txt && git add hand.txt && git commit -q -m 'by hand' && git log -1 --format='%an <%ae>'") == "E2E Agent <agent@e2e.invalid>")
+
+        // down refuses while that commit is only in the volume.
+        r = try await so(["down", ws])
+        #expect(r.exitCode == 1 && r.stderr.contains("1 commit on agent/\(ws) not pushed") && r.stderr.contains("by hand"), "\(r.stdout)\n\(r.stderr)")
+
+        // The work survives stop/start (the clone keeps the checkout).
+        r = try await so(["deployment", "--name", ws, "stop"])
+        #expect(r.exitCode == 0, "\(r.stderr)")
+        r = try await so(["deployment", "--name", ws, "start", "--timeout", "180", "--progress", "plain"])
+        #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
+        #expect(try await inWorkspace("git log -1 --format=%s; cat hand.txt") == "by hand\nby-hand")
+
+        // diff against the start, push to origin, fetch into a local clone.
+        r = try await so(["deployment", "--name", ws, "diff", "--stat"])
+        #expect(r.exitCode == 0 && r.stdout.contains("hand.txt"), "\(r.stdout)\n\(r.stderr)")
+        r = try await so(["deployment", "--name", ws, "push"])
+        #expect(r.exitCode == 0 && r.stdout.contains("pushed agent/\(ws)"), "\(r.stdout)\n\(r.stderr)")
+        #expect(try await AgentE2E.run(["git", "--git-dir", t.file("srv/acme/app.git"), "log", "-1", "--format=%s", "agent/\(ws)"]).stdout == "by hand\n")
+        _ = try await inWorkspace("echo second >> hand.txt && git commit -qam second")
+        _ = try await AgentE2E.run(["git", "clone", "-q", repo, t.file("mine")])
+        r = try await so(["deployment", "--name", ws, "fetch"], cwd: t.file("mine"))
+        #expect(r.exitCode == 0 && r.stdout.contains("fetched agent/\(ws)"), "\(r.stdout)\n\(r.stderr)")
+        #expect(try await AgentE2E.run(["git", "-C", t.file("mine"), "log", "-2", "--format=%s", "agent/\(ws)"]).stdout == "second\nby hand\n")
+
+        // The headless task: the stand-in agent commits, so pushes the branch and opens the pull request.
+        r = try await so(["deployment", "--name", ws, "task", "--pr", "add a greeting"])
+        #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
+        #expect(r.stdout.contains("fake agent: committed") && r.stdout.contains("pull request http://github.test/acme/app/pull/1"), "\(r.stdout)")
+        #expect(!r.stdout.contains("ghp-e2e") && !r.stderr.contains("ghp-e2e"))
+        #expect(try await AgentE2E.run(["git", "--git-dir", t.file("srv/acme/app.git"), "show", "agent/\(ws):AGENT_TASKS.md"]).stdout == "add a greeting\n")
+        let logged = try t.read("github-requests.jsonl")
+        #expect(logged.contains("\"path\": \"/repos/acme/app/pulls\"") && logged.contains("\"head\": \"agent/\(ws)\"") && logged.contains("\"base\": \"trunk\"")
+                && logged.contains("Bearer ghp-e2e-not-a-real-token"), "\(logged)")
+        // A failing agent's exit code is the command's.
+        r = try await so(["deployment", "--name", ws, "task", "--command", "echo failing; exit 5", "anything"])
+        #expect(r.exitCode == 5, "\(r.stdout)\n\(r.stderr)")
+
+        // Everything is pushed now: down goes through.
+        r = try await so(["down", ws])
+        #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
+    }
+}
