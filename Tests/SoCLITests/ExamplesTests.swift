@@ -20,7 +20,7 @@ import SoTestSupport
     @Test func workflowUsesRealCommands() throws {
         let text = try LocalFileSystem().readText(Self.workflow)
         // Installed with its built-in stacks (a copied binary alone has none).
-        for needle in ["make -C \"$RUNNER_TEMP/so\" install PREFIX=", "so up agent-workspace", "so deployment --name \"$WS\" exec agent --", "so down \"$WS\"", "if: always()", "--ttl"] {
+        for needle in ["make -C \"$RUNNER_TEMP/so\" install PREFIX=", "so up agent-workspace", "so deployment --name \"$WS\" task --pr", "so down \"$WS\" --discard", "if: always()", "--ttl", "pull-requests: write"] {
             #expect(text.contains(needle), "\(needle)")
         }
         // Untrusted titles reach the script through env, never pasted into it.

@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""Agent workspaces on a node that runs containers (../shared/tools/real-node): the time from `so up` to a
+shell-ready workspace (the clone done, `exec` answering) with the image present, and 20 workspaces made
+ready 4 at a time. Prints figures; asserts nothing.
+
+Usage: python3 Benchmarks/agent_bench.py --kubeconfig PATH [--so PATH] [--runs 5] [--node 10.250.0.1]
+       (or SO_BENCH_KUBECONFIG=PATH). Builds `so` in release mode (.build-release) unless --so is given.
+
+The repository is served from the host (`git daemon` on the node's address; default branch `trunk`). The
+stack is a copy of agent-workspace with lighter CPU/memory requests (the agent asks 250m CPU; 20 of them do
+not fit a 2-core node) — everything else is the built-in stack. Workspaces are removed at the end.
+"""
+import concurrent.futures, os, random, shutil, statistics, subprocess, sys, tempfile, time
+
+import clusterargs
+
+ROOT = clusterargs.ROOT
+GIT_ENV = dict(os.environ, GIT_AUTHOR_NAME="bench", GIT_AUTHOR_EMAIL="bench@so.invalid", GIT_COMMITTER_NAME="bench", GIT_COMMITTER_EMAIL="bench@so.invalid")
+
+
+def light_stack(work):
+    """A copy of the built-in layout with the agent's requests cut to fit 20 on a small node."""
+    for d in ("stacks", "compose", "config"):
+        shutil.copytree(os.path.join(ROOT, d), os.path.join(work, "layout", d))
+    path = os.path.join(work, "layout", "stacks", "agent-workspace", "stack.yml")
+    text = open(path).read()
+    text = text.replace('reservations: {cpus: "0.25", memory: 512M}', 'reservations: {cpus: "0.02", memory: 64M}')
+    text = text.replace('reservations: {cpus: "0.1", memory: 64M}', 'reservations: {cpus: "0.01", memory: 32M}')
+    open(path, "w").write(text)
+    return os.path.dirname(path)
+
+
+def serve_repository(work, node):
+    seed, srv = os.path.join(work, "seed"), os.path.join(work, "srv")
+    subprocess.run(["git", "init", "-q", "-b", "trunk", seed], check=True, env=GIT_ENV)
+    open(os.path.join(seed, "README.md"), "w").write("hello\n")
+    subprocess.run(["git", "-C", seed, "add", "-A"], check=True, env=GIT_ENV)
+    subprocess.run(["git", "-C", seed, "commit", "-q", "-m", "first"], check=True, env=GIT_ENV)
+    subprocess.run(["git", "clone", "-q", "--bare", seed, os.path.join(srv, "acme", "app.git")], check=True, env=GIT_ENV)
+    port = 19000 + random.randrange(900)
+    daemon = subprocess.Popen(["git", "daemon", f"--base-path={srv}", "--export-all", "--reuseaddr", f"--listen={node}", f"--port={port}", srv],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"git://{node}:{port}/acme/app.git"
+    for _ in range(50):
+        if subprocess.run(["git", "ls-remote", url], capture_output=True).returncode == 0:
+            return daemon, url
+        time.sleep(0.1)
+    daemon.terminate()
+    sys.exit(f"git daemon did not answer on {url}")
+
+
+def main():
+    args, kubeconfig, so = clusterargs.parse([("--runs", int, 5), ("--node", str, "10.250.0.1"), ("--count", int, 20), ("--parallel", int, 4)])
+    work = tempfile.mkdtemp(prefix="so-agent-bench-")
+    env = dict(os.environ, SO_ROOT=ROOT, SO_HOME=os.path.join(work, "home"), SO_KUBECONFIG=kubeconfig)
+    names = []
+    daemon = None
+    try:
+        stack = light_stack(work)
+        daemon, repo = serve_repository(work, args.node)
+
+        def so_cmd(argv, check=True):
+            p = subprocess.run([so] + argv, cwd=work, env=env, capture_output=True, text=True)
+            if check and p.returncode != 0:
+                raise SystemExit(f"so {' '.join(argv)} failed ({p.returncode}):\n{p.stdout}\n{p.stderr}")
+            return p
+
+        def up_to_shell(name):
+            """so up, then exec until the workspace answers: seconds to ready and to shell-ready."""
+            names.append(name)
+            start = time.perf_counter()
+            so_cmd(["up", stack, "--name", name, "--config", f"GIT_REPO={repo}", "--progress", "plain", "--timeout", "300"])
+            ready = time.perf_counter() - start
+            while so_cmd(["deployment", "--name", name, "exec", "agent", "--", "git", "-C", "/workspace", "rev-parse", "HEAD"], check=False).returncode != 0:
+                if time.perf_counter() - start > 300:
+                    raise SystemExit(f"{name} never answered exec")
+                time.sleep(0.05)
+            return ready, time.perf_counter() - start
+
+        print(f"so: {so}")
+        up_to_shell("bench-agent-warm")  # the image's first use on the node is not what is measured
+        runs = [up_to_shell(f"bench-agent-{i}") for i in range(args.runs)]
+        print(f"{'so up until ready (clone done), median of ' + str(args.runs):<52} {statistics.median(r[0] for r in runs) * 1000:8.0f} ms "
+              f"(min {min(r[0] for r in runs) * 1000:.0f}, max {max(r[0] for r in runs) * 1000:.0f})")
+        print(f"{'so up until a shell answers in /workspace, median':<52} {statistics.median(r[1] for r in runs) * 1000:8.0f} ms "
+              f"(min {min(r[1] for r in runs) * 1000:.0f}, max {max(r[1] for r in runs) * 1000:.0f})  goal: 3000 ms")
+
+        start = time.perf_counter()
+        with concurrent.futures.ThreadPoolExecutor(args.parallel) as pool:
+            many = list(pool.map(up_to_shell, [f"bench-many-{i:02d}" for i in range(args.count)]))
+        total = time.perf_counter() - start
+        print(f"{f'{args.count} workspaces, {args.parallel} at a time: all shell-ready':<52} {total * 1000:8.0f} ms "
+              f"(each: median {statistics.median(m[1] for m in many) * 1000:.0f} ms, max {max(m[1] for m in many) * 1000:.0f} ms)")
+        listed = so_cmd(["deployment", "list"]).stdout
+        print(f"{'listed as ready':<52} {sum(1 for l in listed.splitlines() if l.startswith('bench-') and ' 1/1 ' in l):8d} of {len(names)}")
+    finally:
+        with concurrent.futures.ThreadPoolExecutor(4) as pool:
+            for n, f in [(n, pool.submit(subprocess.run, [so, "down", n, "--discard"], cwd=work, env=env, capture_output=True, text=True)) for n in names]:
+                if f.result().returncode != 0:
+                    print(f"cleanup of {n} failed: {f.result().stderr}", file=sys.stderr)
+        if daemon:
+            daemon.terminate()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
