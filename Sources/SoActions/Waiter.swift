@@ -55,8 +55,9 @@ struct Waiter {
                 let health = try await containerHealth()
                 if health.restarting.isEmpty && health.young.isEmpty { return }
                 if health.restarting.isEmpty {
-                    // Containers that started within the last moments: look again once the youngest has run a little.
-                    try await ctx.clock.sleep(seconds: min(1, max(0.25, health.settledIn)))
+                    // Containers that started within the last moments: look again in a second (the kubelet reports an
+                    // exit late; a shorter second look missed a crash on the real node).
+                    try await ctx.clock.sleep(seconds: 1)
                     continue
                 }
                 pending += health.restarting
@@ -105,11 +106,10 @@ struct Waiter {
     /// Containers of the Deployments' pods (not Jobs'): those that exited and are not running again, and
     /// those running for less than two seconds (the kubelet reports an exit with some delay) — a container that exits at once can make its Deployment
     /// count as available for an instant, so the rollout is believed only when they have run a little.
-    func containerHealth() async throws -> (restarting: [String], young: [String], settledIn: Double) {
+    func containerHealth() async throws -> (restarting: [String], young: [String]) {
         let pods = try await client.list(try ResourceType.of(apiVersion: "v1", kind: "Pod"), namespace: namespace, labelSelector: selector)
         let now = ctx.clock.now()
         var restarting: [String] = [], young: [String] = []
-        var settledIn = 0.0
         for pod in pods where pod.labels["job-name"] == nil && pod.at("metadata", "deletionTimestamp") == nil {
             for c in pod.at("status", "containerStatuses")?.array ?? [] {
                 let name = "pod \(pod.name) container \(c["name"]?.string ?? "?")"
@@ -118,16 +118,14 @@ struct Waiter {
                     restarting.append(name + " (exited, restarting)")
                 } else if let started = c.at("state", "running", "startedAt")?.string.flatMap(Timestamps.parse), now.timeIntervalSince(started) < 2 {
                     young.append(name)
-                    settledIn = max(settledIn, 2 - now.timeIntervalSince(started))
                 } else if restarts > 0, let finished = c.at("lastState", "terminated", "finishedAt")?.string.flatMap(Timestamps.parse),
                           c.at("lastState", "terminated", "exitCode")?.int != 0, now.timeIntervalSince(finished) < 15 {
                     // Exited with an error moments ago and running again: it may be about to crash again.
                     young.append(name)
-                    settledIn = 1
                 }
             }
         }
-        return (restarting, young, settledIn)
+        return (restarting, young)
     }
 
     /// What the deployment's pods and claims report.
