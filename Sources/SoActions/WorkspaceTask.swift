@@ -15,6 +15,8 @@ public struct TaskRequest: Sendable {
     /// The pull request's base branch; default: the branch the workspace was cloned from.
     public var base: String?
     public var cluster = ClusterOptions(performClusterManagement: false)
+    /// The agent's output goes to stderr (stdout carries a JSON summary).
+    public var agentOutputToStderr = false
     public init(directory: String, text: String) {
         self.directory = directory
         self.text = text
@@ -44,7 +46,8 @@ public struct TaskAction {
         }
         guard !req.text.trimmedSpaces.isEmpty else { throw SoError.usage("the task text is empty", hint: "say what the agent should do: so deployment --name N task \"make the login test pass\"") }
         if req.pullRequest { _ = try token() }
-        let args = try w.command(#"cd "$1" || exit 3; TASK=$2; export TASK; eval "$3""#, [req.text, command])
+        let args = try w.command(#"cd "$1" || exit 3; TASK=$2; export TASK; if [ -n "$4" ]; then eval "$3" >&2; else eval "$3"; fi"#,
+                                 [req.text, command, req.agentOutputToStderr ? "stderr" : ""])
         ctx.say("task: running '\(command)' in \(w.name)")
         let code: Int32
         if let attached = ctx.processes as? AttachedProcessRunner {

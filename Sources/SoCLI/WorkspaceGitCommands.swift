@@ -25,7 +25,7 @@ struct DeploymentTaskCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Open a pull request on GitHub when the agent succeeded and left commits.") var pr = false
     @Option(name: .long, help: ArgumentHelp("Pull request title (default: the task's first line).", valueName: "title")) var title: String?
     @Option(name: .long, help: ArgumentHelp("Pull request base branch (default: the branch the workspace was cloned from).", valueName: "branch")) var base: String?
-    @Option(name: .shortAndLong, help: "Output format of the summary: text or json (the agent's own output goes to the terminal as it comes).") var output: OutputFormat = .text
+    @Option(name: .shortAndLong, help: "Output format of the summary: text or json (with json, the agent's own output goes to stderr as it comes).") var output: OutputFormat = .text
 
     func validate() throws {
         if noPush && pr { throw ValidationError("--pr needs the branch pushed: drop --no-push") }
@@ -43,6 +43,7 @@ struct DeploymentTaskCommand: AsyncParsableCommand {
         req.title = title
         req.base = base
         req.cluster = target.options()
+        req.agentOutputToStderr = output == .json
         let r = try await TaskAction(ctx).run(req)
         if output == .json { ctx.console.out(JSONOut.encode(r)) }
         if r.exitCode != 0 { throw ExitCode(r.exitCode) }

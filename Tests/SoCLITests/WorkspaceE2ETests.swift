@@ -155,8 +155,11 @@ struct WorkspaceE2ETests {
         #expect(logged.contains("\"path\": \"/repos/acme/app/pulls\"") && logged.contains("\"head\": \"agent/\(ws)\"") && logged.contains("\"base\": \"trunk\"")
                 && logged.contains("Bearer ghp-e2e-not-a-real-token"), "\(logged)")
         // A failing agent's exit code is the command's.
-        r = try await so(["deployment", "--name", ws, "task", "--command", "echo failing; exit 5", "anything"])
-        #expect(r.exitCode == 5, "\(r.stdout)\n\(r.stderr)")
+        // A failing agent's exit code is the command's; with -o json its output goes to stderr, the summary to stdout.
+        r = try await so(["deployment", "--name", ws, "task", "-o", "json", "--command", "echo failing; exit 5", "anything"])
+        #expect(r.exitCode == 5 && r.stderr.contains("failing"), "\(r.stdout)\n\(r.stderr)")
+        let summary = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
+        #expect(summary?["exitCode"] as? Int == 5 && summary?["branch"] as? String == "agent/\(ws)" && summary?["pushed"] as? Bool == true, "\(r.stdout)")
 
         // Everything is pushed now: down goes through.
         r = try await so(["down", ws])
