@@ -62,7 +62,7 @@ struct Waiter {
                 }
                 pending += health.restarting
             }
-            let problems = try await diagnose()
+            let problems = try await diagnose(deployments: Array(liveDeployments.values))
             if let fatal = problems.first(where: \.fatal) { throw SoError(fatal.message, hint: fatal.hint) }
             let elapsed = ctx.clock.now().timeIntervalSince(start)
             if elapsed >= timeout {
@@ -129,8 +129,20 @@ struct Waiter {
     }
 
     /// What the deployment's pods and claims report.
-    func diagnose() async throws -> [Problem] {
+    func diagnose(deployments: [JSON] = []) async throws -> [Problem] {
         var problems: [Problem] = []
+        // Pods the ReplicaSet could not create (a quota, Pod Security): no pod shows it, only this condition.
+        for d in deployments.sorted(by: { $0.name < $1.name }) {
+            for cond in d.at("status", "conditions")?.array ?? [] where cond["type"]?.string == "ReplicaFailure" && cond["status"]?.string == "True" {
+                let msg = (cond["message"]?.string ?? cond["reason"]?.string ?? "").replacingOccurrences(of: "\n", with: " ")
+                let hint = msg.contains("exceeded quota") ? "raise quota: in the deployment's spec.yml (or lower its resources:), then start again"
+                    : msg.contains("PodSecurity") ? "the pod breaks the namespace's Pod Security level; see security: in the spec"
+                    : "see 'kubectl describe deployment \(d.name) -n \(namespace)'"
+                // Nothing runs and nothing can be created: waiting longer changes nothing.
+                problems.append(Problem(fatal: (d.at("status", "availableReplicas")?.int ?? 0) == 0,
+                                        message: "Deployment \(namespace)/\(d.name) cannot create its pods: \(msg)", hint: hint))
+            }
+        }
         let pods = try await client.list(try ResourceType.of(apiVersion: "v1", kind: "Pod"), namespace: namespace, labelSelector: selector)
         for pod in pods {
             let name = pod.name

@@ -217,7 +217,10 @@ public struct UpAction {
             try await StartAction(ctx).run(StartRequest(directory: dir, cluster: req.cluster, wait: req.wait, timeout: req.timeout, progress: req.progress, ttl: req.ttl))
         } catch {
             if created {
-                ctx.diagnostics.warn("\(name) was created but did not start", hint: "fix the cause, then 'so up \(req.stack) --name \(name)' again, or 'so down \(name)'")
+                // It never ran, so it holds no work: a workspace's down needs --discard only because it cannot read it.
+                let workspace = (try? DeploymentLoader.load(dir, fs: ctx.fs, diagnostics: DiagnosticSink()))?.spec.workspace != nil
+                ctx.diagnostics.warn("\(name) was created but did not start",
+                                     hint: "fix the cause, then 'so up \(req.stack) --name \(name)' again, or 'so down \(name)\(workspace ? " --discard" : "")'")
             }
             throw error
         }

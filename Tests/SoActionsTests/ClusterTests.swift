@@ -399,6 +399,27 @@ struct ClusterHarness {
         }
     }
 
+    /// A pod the ReplicaSet may not create (here a quota) shows on no pod, only on the Deployment: it is
+    /// named at once instead of a timeout that blames the claim waiting for that pod.
+    @Test func aQuotaThatRefusesThePodIsNamedAtOnce() async throws {
+        let c = try await ClusterHarness(healthy: false)
+        c.cluster.onApply = { json in
+            guard case .object(var o) = json, o["kind"]?.string == "Deployment" else { return }
+            o["status"] = .object(["conditions": .array([.object([
+                "type": .string("ReplicaFailure"), "status": .string("True"), "reason": .string("FailedCreate"),
+                "message": .string("pods \"web-1\" is forbidden: exceeded quota: q, requested: limits.cpu=2, used: limits.cpu=0, limited: limits.cpu=200m"),
+            ])])])
+            json = .object(o)
+        }
+        do {
+            _ = try await c.start(timeout: 600)
+            Issue.record("a refused pod was waited for")
+        } catch let e as SoError {
+            #expect(e.message.contains("cannot create its pods: pods \"web-1\" is forbidden: exceeded quota: q") && e.hint?.contains("raise quota:") == true, "\(e.message)")
+            #expect(e.exitCode != SoError.exitTimeout)
+        }
+    }
+
     @Test func crashLoopsShowTheLastLogLines() async throws {
         let c = try await ClusterHarness(healthy: false)
         try c.cluster.seed(KubeObject(apiVersion: "v1", kind: "Namespace", name: c.id, annotations: [("laconic.com/deployment-dir", c.h.path("dep"))]))
