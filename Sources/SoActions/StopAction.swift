@@ -41,7 +41,7 @@ public struct StopAction {
         let namespace = model.spec.namespace ?? KubeNames.label(model.id)
         let target = try await ClusterTargets(ctx: ctx).resolve(model, req.cluster, allowCreate: false)
         let client = try ctx.connect(target.connection)
-        let selector = "app=\(model.id)"
+        let selector = DeploymentNames.selector(model.id)
         var kinds = Self.order
         if req.deleteVolumes { kinds.append("PersistentVolumeClaim") }
         var deleted: [(ResourceType, String, String?)] = []
@@ -61,7 +61,7 @@ public struct StopAction {
             }
             // Job pods carry app=<id>-job.
             if kind == "Pod" {
-                for item in try await client.list(type, namespace: namespace, labelSelector: "app=\(model.id)-job") {
+                for item in try await client.list(type, namespace: namespace, labelSelector: DeploymentNames.selector("\(model.id)-job")) {
                     try await delete(type, item.name, namespace)
                 }
             }
