@@ -20,12 +20,12 @@ struct SecretSources {
     /// Whether the deployment has a generated-secrets Secret.
     var hasGenerated: Bool { !model.secretKeys.isEmpty }
 
-    /// Every value start needs. `stored`: the generated-secrets Secret as the cluster holds it;
-    /// `generated`: whether to gather that Secret's values at all. Returns the keys made anew too.
-    func values(stored: JSON?, generated: Bool) throws -> (values: SecretValues, madeNow: [String]) {
+    /// Every value start needs. `stored`: the generated-secrets Secret as the cluster holds it. Returns the
+    /// keys made anew too.
+    func values(stored: JSON?) throws -> (values: SecretValues, madeNow: [String]) {
         var values = SecretValues(compose: try composeValues(), imagePullToken: try ImagePullToken(ctx: ctx, model: model).value())
         var madeNow: [String] = []
-        if generated && hasGenerated {
+        if hasGenerated {
             let g = try generatedValues(stored: stored)
             values.generated = g.values
             madeNow = g.generated

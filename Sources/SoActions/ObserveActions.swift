@@ -16,14 +16,14 @@ struct Connected {
         var options = cluster
         options.performClusterManagement = false
         let target = try await ClusterTargets(ctx: ctx).resolve(model, options, allowCreate: false)
-        return Connected(model: model, namespace: model.spec.namespace ?? KubeNames.label(model.id), client: try ctx.connect(target.connection), target: target)
+        return Connected(model: model, namespace: Renderer.namespace(of: model), client: try ctx.connect(target.connection), target: target)
     }
 
     /// Pods of the deployment: Deployments' (`app=<id>`) then Jobs' (`app=<id>-job`).
     func pods() async throws -> [JSON] {
         let pod = try ResourceType.of(apiVersion: "v1", kind: "Pod")
-        return try await client.list(pod, namespace: namespace, labelSelector: "app=\(model.id)")
-            + client.list(pod, namespace: namespace, labelSelector: "app=\(model.id)-job")
+        return try await client.list(pod, namespace: namespace, labelSelector: DeploymentNames.selector(model.id))
+            + client.list(pod, namespace: namespace, labelSelector: DeploymentNames.selector("\(model.id)-job"))
     }
 }
 
@@ -90,18 +90,18 @@ public struct ObserveAction {
     public func status(_ directory: String, cluster: ClusterOptions) async throws -> DeploymentStatus {
         let c = try await Connected.open(ctx, directory: directory, cluster: cluster)
         var workloads: [DeploymentStatus.Workload] = []
-        for d in try await c.client.list(try ResourceType.of(apiVersion: "apps/v1", kind: "Deployment"), namespace: c.namespace, labelSelector: "app=\(c.model.id)") {
+        for d in try await c.client.list(try ResourceType.of(apiVersion: "apps/v1", kind: "Deployment"), namespace: c.namespace, labelSelector: DeploymentNames.selector(c.model.id)) {
             let pending = Waiter.deploymentPending(d)
             let want = d.at("spec", "replicas")?.int ?? 1
             workloads.append(.init(kind: "Deployment", name: d.name, state: pending ?? "\(want)/\(want) available", ready: pending == nil))
         }
-        for j in try await c.client.list(try ResourceType.of(apiVersion: "batch/v1", kind: "Job"), namespace: c.namespace, labelSelector: "app=\(c.model.id)") {
+        for j in try await c.client.list(try ResourceType.of(apiVersion: "batch/v1", kind: "Job"), namespace: c.namespace, labelSelector: DeploymentNames.selector(c.model.id)) {
             let succeeded = (j.at("status", "succeeded")?.int ?? 0) >= 1
             let failed = (j.at("status", "failed")?.int ?? 0) >= 1
             workloads.append(.init(kind: "Job", name: j.name, state: succeeded ? "complete" : failed ? "failed" : "running", ready: succeeded))
         }
         var hosts: [String] = []
-        for i in try await c.client.list(try ResourceType.of(apiVersion: "networking.k8s.io/v1", kind: "Ingress"), namespace: c.namespace, labelSelector: "app=\(c.model.id)") {
+        for i in try await c.client.list(try ResourceType.of(apiVersion: "networking.k8s.io/v1", kind: "Ingress"), namespace: c.namespace, labelSelector: DeploymentNames.selector(c.model.id)) {
             for r in i.at("spec", "rules")?.array ?? [] { if let h = r["host"]?.string { hosts.append(h) } }
         }
         let now = ctx.clock.now()
@@ -226,7 +226,7 @@ public struct ObserveAction {
         let stamp = Timestamps.rfc3339(ctx.clock.now())
         let patch = Data("{\"spec\":{\"template\":{\"metadata\":{\"annotations\":{\"kubectl.kubernetes.io/restartedAt\":\"\(stamp)\"}}}}}".utf8)
         var maintenance = try Maintenance(ctx: ctx, c: c)
-        var deployments = try await c.client.list(type, namespace: c.namespace, labelSelector: "app=\(c.model.id)")
+        var deployments = try await c.client.list(type, namespace: c.namespace, labelSelector: DeploymentNames.selector(c.model.id))
         if let container = maintenance?.container {
             // The maintenance page keeps serving while the rest restarts: its own Deployment is not rolled.
             deployments.removeAll { d in (d.at("spec", "template", "spec", "containers")?.array ?? []).contains { $0["name"]?.string == container } }
@@ -281,7 +281,7 @@ struct Maintenance {
 
     /// Every rule's backends point at the maintenance Service; the rules as they were are kept for `restore`.
     mutating func divert() async throws {
-        for ing in try await c.client.list(Self.ingress, namespace: c.namespace, labelSelector: "app=\(c.model.id)") {
+        for ing in try await c.client.list(Self.ingress, namespace: c.namespace, labelSelector: DeploymentNames.selector(c.model.id)) {
             guard let rules = ing.at("spec", "rules") else { continue }
             originals.append((ing.name, rules))
             let diverted = JSON.array(rules.array.map { rule in Self.replacingBackends(rule, service: service, port: port) })

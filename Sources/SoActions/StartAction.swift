@@ -114,7 +114,7 @@ public struct StartAction: Sendable {
             var objects = manifest.objects
             if wantsSecrets {
                 // Values read from the cluster, made or copied from the host; render builds the Secrets.
-                let gathered = try secrets.values(stored: opened.storedSecrets, generated: true)
+                let gathered = try secrets.values(stored: opened.storedSecrets)
                 report.generatedSecrets = gathered.madeNow
                 objects = try Renderer.adding(gathered.values, to: objects, model: model)
             }

@@ -38,7 +38,7 @@ public struct StopAction {
     public func run(_ req: StopRequest) async throws -> [String] {
         let dir = ctx.absolute(req.directory)
         let model = try DeploymentLoader.load(dir, fs: ctx.fs, diagnostics: ctx.diagnostics)
-        let namespace = model.spec.namespace ?? KubeNames.label(model.id)
+        let namespace = Renderer.namespace(of: model)
         let target = try await ClusterTargets(ctx: ctx).resolve(model, req.cluster, allowCreate: false)
         let client = try ctx.connect(target.connection)
         let selector = DeploymentNames.selector(model.id)

@@ -121,7 +121,7 @@ struct Remover {
         let pvType = try ResourceType.of(apiVersion: "v1", kind: "PersistentVolume")
         for d in deployments {
             _ = try await client.delete(nsType, name: d.namespace, namespace: nil, propagation: .background)
-            for pv in try await client.list(pvType, namespace: nil, labelSelector: "app=\(d.id)") {
+            for pv in try await client.list(pvType, namespace: nil, labelSelector: DeploymentNames.selector(d.id)) {
                 _ = try await client.delete(pvType, name: pv.name, namespace: nil, propagation: .background)
             }
             // Directories `so up` made are ours to remove; anything else is the user's.

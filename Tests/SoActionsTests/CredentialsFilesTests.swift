@@ -59,7 +59,7 @@ import SoTestSupport
         let h = try await made()
         defer { h.tmp.cleanup() }
         let model = try RenderAction(h.ctx).model(h.path("dep"))
-        let values = try SecretSources(ctx: h.ctx, model: model).values(stored: nil, generated: true).values
+        let values = try SecretSources(ctx: h.ctx, model: model).values(stored: nil).values
         let secret = try #require(try Renderer.render(model, secrets: values).objects.first { $0.name == DeploymentNames.generatedSecrets(model.id) })
         guard case .map(let data)? = secret.body.first(where: { $0.0 == "data" })?.1 else { Issue.record("no data"); return }
         let decoded = Dictionary(uniqueKeysWithValues: data.compactMap { k, v -> (String, String)? in
@@ -71,7 +71,7 @@ import SoTestSupport
         // A credentials file gone by start is an error naming it.
         try h.fs.remove(h.path("creds.env"))
         #expect {
-            _ = try SecretSources(ctx: h.ctx, model: model).values(stored: nil, generated: true)
+            _ = try SecretSources(ctx: h.ctx, model: model).values(stored: nil)
         } throws: { ($0 as? SoError)?.message.contains("credentials file not found: \(h.path("creds.env"))") == true }
     }
 }
