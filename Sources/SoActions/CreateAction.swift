@@ -43,8 +43,10 @@ public struct CreateAction {
         var spec = try Spec.load(specPath, fs: fs, diagnostics: ctx.diagnostics)
         if let ttl = req.ttl {
             guard let seconds = DurationText.seconds(ttl), seconds > 0 else { throw SoError("--ttl '\(ttl)' is not a duration", hint: "write e.g. 90m, 4h or 2d") }
-            let kept = spec.text.split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.hasPrefix("ttl:") }.joined(separator: "\n")
-            spec.text = (kept.hasSuffix("\n") ? kept : kept + "\n") + "ttl: \(ttl)\n"
+            // Through the spec's tree: the deployment's copy of the spec records the ttl (see YAMLDocument for what is kept).
+            var doc = try YAMLDocument(text: spec.text, file: specPath)
+            try doc.set(["ttl"], .string(ttl))
+            spec.text = doc.text
             spec.ttl = seconds
         }
         let dir = ctx.absolute(req.deploymentDir ?? "deployment-001")

@@ -5,39 +5,55 @@ import SoKube
 import SoRender
 import SoStack
 
-/// The deployment's `<id>-generated-secrets` Secret: `$generate` values made once with the CSPRNG and
-/// kept across start, restart, update and re-apply; `secret-env` values copied from the host
-/// environment at start. Values never reach stdout, logs or files.
-struct GeneratedSecrets {
+/// The values of the Secrets start makes from host values, gathered here and handed to render
+/// (`Renderer.adding`, `Renderer.secretObjects`), which builds the objects:
+/// - `<id>-generated-secrets`: `$generate` values made once with the context's entropy and kept across
+///   start, restart, update and re-apply (read back from the Secret the cluster holds); `secret-env`
+///   values copied from the host environment; credentials-file values read from their files;
+/// - compose `secrets:` from their source (see `composeValues`);
+/// - the spec's `image-pull-secret` token (see `ImagePullToken`).
+/// Values never reach stdout, logs or files: `SecretValue` prints as `<secret>`.
+struct SecretSources {
     let ctx: SoContext
     let model: DeploymentModel
-    let namespace: String
 
-    var name: String { DeploymentNames.generatedSecrets(model.id) }
+    /// Whether the deployment has a generated-secrets Secret.
+    var hasGenerated: Bool { !model.secretKeys.isEmpty }
 
-    var isNeeded: Bool { !model.secretKeys.isEmpty }
+    /// Every value start needs. `stored`: the generated-secrets Secret as the cluster holds it. Returns the
+    /// keys made anew too.
+    func values(stored: JSON?) throws -> (values: SecretValues, madeNow: [String]) {
+        var values = SecretValues(compose: try composeValues(), imagePullToken: try ImagePullToken(ctx: ctx, model: model).value())
+        var madeNow: [String] = []
+        if hasGenerated {
+            let g = try generatedValues(stored: stored)
+            values.generated = g.values
+            madeNow = g.generated
+        }
+        return (values, madeNow)
+    }
 
-    /// The Secret to apply, built from what the cluster already holds; `rotate` lists keys to make anew.
-    func desired(existing: JSON?, rotate: Set<String> = []) throws -> (object: KubeObject, generated: [String], copied: [String]) {
-        let current = (existing?["data"]?.object ?? [:]).compactMapValues { $0.string }
-        var data: [(String, YValue)] = []
+    /// The generated-secrets data, from what the cluster already holds; `rotate` lists keys to make anew.
+    func generatedValues(stored: JSON?, rotate: Set<String> = []) throws -> (values: [(key: String, value: SecretValue)], generated: [String], copied: [String]) {
+        let current = (stored?["data"]?.object ?? [:]).compactMapValues { $0.string }
+        var data: [(key: String, value: SecretValue)] = []
         var generated: [String] = [], copied: [String] = []
         for entry in model.spec.config {
             guard let token = try GenerateToken.parse(entry.value, at: SourceLocation(file: model.spec.path, line: entry.line)) else { continue }
             if let value = current[entry.key], !rotate.contains(entry.key) {
-                data.append((entry.key, .string(value)))
+                data.append((entry.key, SecretValue(base64: value)))
             } else {
-                data.append((entry.key, .string(Data(token.generate(using: ctx.entropy).utf8).base64EncodedString())))
+                data.append((entry.key, SecretValue(text: token.generate(using: ctx.entropy))))
                 generated.append(entry.key)
             }
         }
         var unset: [String] = []
-        for key in model.spec.secretEnv where !data.contains(where: { $0.0 == key }) {
+        for key in model.spec.secretEnv where !data.contains(where: { $0.key == key }) {
             if let value = ctx.environment[key] {
-                data.append((key, .string(Data(value.utf8).base64EncodedString())))
+                data.append((key, SecretValue(text: value)))
                 copied.append(key)
             } else if let value = current[key] {
-                data.append((key, .string(value)))
+                data.append((key, SecretValue(base64: value)))
             } else {
                 unset.append(key)
             }
@@ -53,11 +69,11 @@ struct GeneratedSecrets {
                 guard let value = pairs.last(where: { $0.key == key })?.value else {
                     ctx.diagnostics.warn("credentials file \(file.path) no longer holds \(key); containers get no value for it",
                                          hint: "add it back, or run 'so deploy create --update' to refresh the deployment", at: SourceLocation(file: model.spec.path))
-                    data.removeAll { $0.0 == key }
+                    data.removeAll { $0.key == key }
                     continue
                 }
-                data.removeAll { $0.0 == key }
-                data.append((key, .string(Data(value.utf8).base64EncodedString())))
+                data.removeAll { $0.key == key }
+                data.append((key, SecretValue(text: value)))
                 copied.append(key)
             }
         }
@@ -65,29 +81,17 @@ struct GeneratedSecrets {
             ctx.diagnostics.warn("secret-env \(unset.joined(separator: ", ")) \(unset.count == 1 ? "is" : "are") not set in the environment; containers get no value for \(unset.count == 1 ? "it" : "them")",
                                  hint: "export \(unset.count == 1 ? unset[0] : "the ones you need") before 'so deployment start'", at: SourceLocation(file: model.spec.path))
         }
-        let labels = DeploymentNames.hostSecretLabels(model)
-        let object = KubeObject(apiVersion: "v1", kind: "Secret", name: name, namespace: namespace, labels: labels,
-                                annotations: [("so.dev/generated-secrets", "true")],
-                                body: [("type", .string("Opaque")), ("data", .map(data))])
-        return (object, generated, copied)
+        return (data, generated, copied)
     }
-}
 
-/// Compose `secrets:` as Kubernetes Secrets, made at each start from their source: the file next to the
-/// stack's own compose file (never copied into the deployment directory), a host environment variable,
-/// or inline content. Values never reach stdout, logs or files.
-struct ComposeSecrets {
-    let ctx: SoContext
-    let model: DeploymentModel
-    let namespace: String
-
-    var isNeeded: Bool { (model.pods + model.jobs).contains { c in c.compose.secrets.contains { !$0.external } && c.compose.services.contains { !$0.secrets.isEmpty } } }
-
-    func objects() throws -> [KubeObject] {
-        guard isNeeded else { return [] }
+    /// Compose `secrets:` values, read at each start from their source: the file next to the stack's own
+    /// compose file (never copied into the deployment directory), a host environment variable, or inline
+    /// content. Keyed by the compose secret's name (the first source of a name wins).
+    func composeValues() throws -> [String: SecretValue] {
+        guard !Renderer.composeSecrets(model).isEmpty else { return [:] }
         let stack = try ctx.locator.resolve(model.spec.stack, relativeTo: [model.directory, Path.dirname(model.spec.path)], diagnostics: DiagnosticSink())
         let sources = try stack.pods(with: model.spec.with, at: nil) + stack.jobs
-        var out: [KubeObject] = []
+        var out: [String: SecretValue] = [:]
         for c in model.pods + model.jobs {
             let used = Set(c.compose.services.flatMap(\.secrets).map(\.source))
             let sourceDir = sources.first { $0.name == c.name }.map { Path.dirname($0.composePath) } ?? c.compose.directory
@@ -108,11 +112,7 @@ struct ComposeSecrets {
                 } else {
                     throw SoError("secret '\(s.name)' has no file, environment or content", hint: "give it file: PATH or environment: VAR", at: at)
                 }
-                let name = ComposeResourceNames.secret(model.id, s.name)
-                if out.contains(where: { $0.name == name }) { continue }
-                out.append(KubeObject(apiVersion: "v1", kind: "Secret", name: name, namespace: namespace,
-                                      labels: DeploymentNames.hostSecretLabels(model),
-                                      body: [("type", .string("Opaque")), ("data", .map([(ComposeResourceNames.key, .string(value.base64EncodedString()))]))]))
+                if out[s.name] == nil { out[s.name] = SecretValue(bytes: value) }
             }
         }
         return out

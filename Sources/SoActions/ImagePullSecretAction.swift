@@ -1,20 +1,17 @@
 import Foundation
 import SoBasics
-import SoKube
-import SoStack
 import SoRender
+import SoStack
 
-/// spec `image-pull-secret: {server, username, token-env?, token-file?}` → the `<id>-image-pull-secret`
-/// Secret (type `kubernetes.io/dockerconfigjson`) the pods name in `imagePullSecrets`, made at each start as
-/// laconic-so makes it: the token file wins over the environment variable. The token is read from the
-/// host and goes only into the Secret — never to disk, stdout or the rendered manifest.
-struct ImagePullSecretObject {
+/// The token of the spec's `image-pull-secret: {server, username, token-env?, token-file?}`, read from the
+/// host at each start as laconic-so reads it: the token file wins over the environment variable. Render
+/// makes the `<id>-image-pull-secret` Secret (type `kubernetes.io/dockerconfigjson`) of it, which the pods
+/// name in `imagePullSecrets`. The token goes only into that Secret — never to disk, stdout or `render`.
+struct ImagePullToken {
     let ctx: SoContext
     let model: DeploymentModel
-    let namespace: String
 
-
-    func object() throws -> KubeObject? {
+    func value() throws -> SecretValue? {
         guard let spec = model.spec.sections.imagePullSecret else { return nil }
         let at = SourceLocation(file: model.spec.path, line: spec.line)
         var token: String?
@@ -29,12 +26,6 @@ struct ImagePullSecretObject {
             }
             token = v
         }
-        guard let token else { return nil }
-        let auth = Data("\(spec.username):\(token)".utf8).base64EncodedString()
-        let config: YValue = .map([("auths", .map([(spec.server, .map([("username", .string(spec.username)), ("password", .string(token)), ("auth", .string(auth))]))]))])
-        return KubeObject(apiVersion: "v1", kind: "Secret", name: DeploymentNames.imagePullSecret(model.id), namespace: namespace,
-                          labels: DeploymentNames.hostSecretLabels(model),
-                          body: [("type", .string("kubernetes.io/dockerconfigjson")),
-                                 ("data", .map([(".dockerconfigjson", .string(Data(config.compactJSON()).base64EncodedString()))]))])
+        return token.map { SecretValue(text: $0) }
     }
 }

@@ -6,7 +6,10 @@ import SoStack
 
 /// `so deploy init`: writes a spec skeleton for a stack (reference §3.4).
 public struct InitRequest: Sendable {
+    /// What `--stack` names: a built-in stack, a stack path, or compose files (`a.yml,b.yml`, as typed).
     public var stack: String
+    /// Compose files as the stack (`-f a -f b`), merged in order; used instead of `stack` when given.
+    public var composeFiles: [String] = []
     public var deployTo: String
     public var config: [String]
     public var configFile: String?
@@ -83,7 +86,8 @@ public struct InitAction {
             throw SoError("\(output) is a directory", hint: "--output names the spec file to write, e.g. spec.yml")
         }
 
-        let stack = try ctx.locator.resolve(req.stack, diagnostics: ctx.diagnostics)
+        let stack = req.composeFiles.isEmpty ? try ctx.locator.resolve(req.stack, diagnostics: ctx.diagnostics)
+            : try ctx.locator.resolve(composeFiles: req.composeFiles, diagnostics: ctx.diagnostics)
         try stack.requirePods()
         // Config: stack defaults < --config-file < --config (command line wins).
         var config = OrderedPairs()

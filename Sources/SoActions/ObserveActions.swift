@@ -1,6 +1,7 @@
 import Foundation
 import SoBasics
 import SoKube
+import SoRender
 import SoStack
 
 /// A deployment, resolved and connected: what the read verbs share.
@@ -15,14 +16,14 @@ struct Connected {
         var options = cluster
         options.performClusterManagement = false
         let target = try await ClusterTargets(ctx: ctx).resolve(model, options, allowCreate: false)
-        return Connected(model: model, namespace: model.spec.namespace ?? KubeNames.label(model.id), client: try ctx.connect(target.connection), target: target)
+        return Connected(model: model, namespace: Renderer.namespace(of: model), client: try ctx.connect(target.connection), target: target)
     }
 
     /// Pods of the deployment: Deployments' (`app=<id>`) then Jobs' (`app=<id>-job`).
     func pods() async throws -> [JSON] {
         let pod = try ResourceType.of(apiVersion: "v1", kind: "Pod")
-        return try await client.list(pod, namespace: namespace, labelSelector: "app=\(model.id)")
-            + client.list(pod, namespace: namespace, labelSelector: "app=\(model.id)-job")
+        return try await client.list(pod, namespace: namespace, labelSelector: DeploymentNames.selector(model.id))
+            + client.list(pod, namespace: namespace, labelSelector: DeploymentNames.selector("\(model.id)-job"))
     }
 }
 
@@ -89,18 +90,18 @@ public struct ObserveAction {
     public func status(_ directory: String, cluster: ClusterOptions) async throws -> DeploymentStatus {
         let c = try await Connected.open(ctx, directory: directory, cluster: cluster)
         var workloads: [DeploymentStatus.Workload] = []
-        for d in try await c.client.list(try ResourceType.of(apiVersion: "apps/v1", kind: "Deployment"), namespace: c.namespace, labelSelector: "app=\(c.model.id)") {
+        for d in try await c.client.list(try ResourceType.of(apiVersion: "apps/v1", kind: "Deployment"), namespace: c.namespace, labelSelector: DeploymentNames.selector(c.model.id)) {
             let pending = Waiter.deploymentPending(d)
             let want = d.at("spec", "replicas")?.int ?? 1
             workloads.append(.init(kind: "Deployment", name: d.name, state: pending ?? "\(want)/\(want) available", ready: pending == nil))
         }
-        for j in try await c.client.list(try ResourceType.of(apiVersion: "batch/v1", kind: "Job"), namespace: c.namespace, labelSelector: "app=\(c.model.id)") {
+        for j in try await c.client.list(try ResourceType.of(apiVersion: "batch/v1", kind: "Job"), namespace: c.namespace, labelSelector: DeploymentNames.selector(c.model.id)) {
             let succeeded = (j.at("status", "succeeded")?.int ?? 0) >= 1
             let failed = (j.at("status", "failed")?.int ?? 0) >= 1
             workloads.append(.init(kind: "Job", name: j.name, state: succeeded ? "complete" : failed ? "failed" : "running", ready: succeeded))
         }
         var hosts: [String] = []
-        for i in try await c.client.list(try ResourceType.of(apiVersion: "networking.k8s.io/v1", kind: "Ingress"), namespace: c.namespace, labelSelector: "app=\(c.model.id)") {
+        for i in try await c.client.list(try ResourceType.of(apiVersion: "networking.k8s.io/v1", kind: "Ingress"), namespace: c.namespace, labelSelector: DeploymentNames.selector(c.model.id)) {
             for r in i.at("spec", "rules")?.array ?? [] { if let h = r["host"]?.string { hosts.append(h) } }
         }
         let now = ctx.clock.now()
@@ -225,7 +226,7 @@ public struct ObserveAction {
         let stamp = Timestamps.rfc3339(ctx.clock.now())
         let patch = Data("{\"spec\":{\"template\":{\"metadata\":{\"annotations\":{\"kubectl.kubernetes.io/restartedAt\":\"\(stamp)\"}}}}}".utf8)
         var maintenance = try Maintenance(ctx: ctx, c: c)
-        var deployments = try await c.client.list(type, namespace: c.namespace, labelSelector: "app=\(c.model.id)")
+        var deployments = try await c.client.list(type, namespace: c.namespace, labelSelector: DeploymentNames.selector(c.model.id))
         if let container = maintenance?.container {
             // The maintenance page keeps serving while the rest restarts: its own Deployment is not rolled.
             deployments.removeAll { d in (d.at("spec", "template", "spec", "containers")?.array ?? []).contains { $0["name"]?.string == container } }
@@ -280,7 +281,7 @@ struct Maintenance {
 
     /// Every rule's backends point at the maintenance Service; the rules as they were are kept for `restore`.
     mutating func divert() async throws {
-        for ing in try await c.client.list(Self.ingress, namespace: c.namespace, labelSelector: "app=\(c.model.id)") {
+        for ing in try await c.client.list(Self.ingress, namespace: c.namespace, labelSelector: DeploymentNames.selector(c.model.id)) {
             guard let rules = ing.at("spec", "rules") else { continue }
             originals.append((ing.name, rules))
             let diverted = JSON.array(rules.array.map { rule in Self.replacingBackends(rule, service: service, port: port) })
@@ -312,14 +313,16 @@ extension ObserveAction {
     /// Makes new values for generated keys (all, or `keys`), then restarts the workloads.
     public func rotateSecrets(_ directory: String, cluster: ClusterOptions, keys: [String], timeout: Double) async throws -> [String] {
         let c = try await Connected.open(ctx, directory: directory, cluster: cluster)
-        let secrets = GeneratedSecrets(ctx: ctx, model: c.model, namespace: c.namespace)
         let generatedKeys = c.model.spec.config.filter { GenerateToken.contains($0.value) }.map(\.key)
         for k in keys where !generatedKeys.contains(k) {
             throw SoError("\(k) is not a generated secret of this deployment", hint: generatedKeys.isEmpty ? "the spec has no $generate values" : "generated keys: \(generatedKeys.joined(separator: ", "))")
         }
-        let existing = try await c.client.get(try ResourceType.of(apiVersion: "v1", kind: "Secret"), name: secrets.name, namespace: c.namespace)
-        let desired = try secrets.desired(existing: existing, rotate: Set(keys.isEmpty ? generatedKeys : keys))
-        _ = try await c.client.apply(desired.object, fieldManager: "so", force: true)
+        let existing = try await c.client.get(try ResourceType.of(apiVersion: "v1", kind: "Secret"), name: DeploymentNames.generatedSecrets(c.model.id), namespace: c.namespace)
+        // New values are made here; render builds the Secret of them.
+        let desired = try SecretSources(ctx: ctx, model: c.model).generatedValues(stored: existing, rotate: Set(keys.isEmpty ? generatedKeys : keys))
+        for object in try Renderer.secretObjects(c.model, SecretValues(generated: desired.values)) {
+            _ = try await c.client.apply(object, fieldManager: "so", force: true)
+        }
         ctx.say("rotated \(desired.generated.joined(separator: ", "))")
         try await restart(directory, cluster: cluster, wait: true, timeout: timeout)
         return desired.generated

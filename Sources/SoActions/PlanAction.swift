@@ -52,12 +52,12 @@ public struct PlanAction: Sendable {
         let client = try ctx.connect(target.connection)
         let existing = try await client.get(.namespace, name: namespace, namespace: nil)
         var plan: [PlannedChange] = []
-        let secrets = GeneratedSecrets(ctx: ctx, model: model, namespace: namespace)
-        if secrets.isNeeded {
+        let secretName = DeploymentNames.generatedSecrets(model.id)
+        if !model.secretKeys.isEmpty {
             let secretType = try ResourceType.of(apiVersion: "v1", kind: "Secret")
-            let stored = existing == nil ? nil : try await client.get(secretType, name: secrets.name, namespace: namespace)
+            let stored = existing == nil ? nil : try await client.get(secretType, name: secretName, namespace: namespace)
             let keys = model.secretKeys.sorted().joined(separator: ", ")
-            plan.append(PlannedChange(action: stored == nil ? .create : .keep, kind: "Secret", name: secrets.name, namespace: namespace,
+            plan.append(PlannedChange(action: stored == nil ? .create : .keep, kind: "Secret", name: secretName, namespace: namespace,
                                       note: stored == nil ? "values generated at start: \(keys)" : "its values are kept"))
         }
         for object in manifest.objects {
@@ -81,7 +81,7 @@ public struct PlanAction: Sendable {
         }
         if existing != nil {
             let owned = try await StartAction(ctx).listOwned(client, namespace: namespace, model: model, keep: manifest.objects)
-            for (type, name) in owned.pruneCandidates where !(type.kind == "Secret" && name == secrets.name) {
+            for (type, name) in owned.pruneCandidates where !(type.kind == "Secret" && name == secretName) {
                 plan.append(PlannedChange(action: .delete, kind: type.kind, name: name, namespace: type.namespaced ? namespace : nil, note: "no longer in the deployment"))
             }
         }

@@ -34,10 +34,7 @@ struct ProgressReporter: Sendable {
     }
 }
 
+/// `--progress json` lines: through the one JSON writer (SoBasics' `JSONWriter`), keys sorted.
 enum YValueJSON {
-    static func object(_ pairs: [String: String]) -> String {
-        let e = JSONEncoder()
-        e.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? String(decoding: e.encode(pairs), as: UTF8.self)) ?? "{}"
-    }
+    static func object(_ pairs: [String: String]) -> String { JSONWriter.encode(pairs, .line) }
 }

@@ -31,7 +31,7 @@ public struct StackNewAction {
         guard !req.from.isEmpty else { throw SoError("stack new needs --from FILE", hint: "name the compose file(s) to start from, e.g. --from compose.yaml") }
         let out = ctx.absolute(req.output ?? req.name)
         if ctx.fs.exists(out) { throw SoError("\(out) already exists", hint: "choose another --output, or remove it") }
-        let stack = try ctx.locator.resolve(req.from.map { ctx.absolute($0) }.joined(separator: ","), diagnostics: ctx.diagnostics)
+        let stack = try ctx.locator.resolve(composeFiles: req.from.map { ctx.absolute($0) }, diagnostics: ctx.diagnostics)
         guard let pod = stack.pods.first, stack.composeFile != nil else {
             throw SoError("--from takes compose files, not a stack", hint: "point it at compose.yaml (and override files)")
         }

@@ -63,8 +63,8 @@ public struct StartAction: Sendable {
         let model = try RenderAction(ctx).model(req.directory)
         let namespace = Renderer.namespace(of: model)
         var report = StartReport(namespace: namespace)
-        let secrets = GeneratedSecrets(ctx: ctx, model: model, namespace: namespace)
-        let wantsSecrets = secrets.isNeeded && (req.onlyKinds?.contains("Secret") ?? true)
+        let secrets = SecretSources(ctx: ctx, model: model)
+        let wantsSecrets = req.onlyKinds?.contains("Secret") ?? true
 
         progress.phase("connecting", "to the cluster")
         // Finding the cluster (kind's CLI, the user's kubeconfig) overlaps rendering; it only reads. A kind
@@ -89,7 +89,7 @@ public struct StartAction: Sendable {
         var images = loadImages(target)
         defer { images?.cancel() }
         if req.onlyKinds == nil { try await StartCommands(ctx: ctx, model: model).run(.pre) }
-        let opened = try await open(target, model: model, options: req.cluster, namespace: namespace, secret: wantsSecrets ? secrets.name : nil, timeout: req.timeout)
+        let opened = try await open(target, model: model, options: req.cluster, namespace: namespace, secret: wantsSecrets && secrets.hasGenerated ? DeploymentNames.generatedSecrets(model.id) : nil, timeout: req.timeout)
         if opened.target.kindCluster != target.kindCluster {
             images?.cancel()
             images = loadImages(opened.target)
@@ -113,9 +113,10 @@ public struct StartAction: Sendable {
             }
             var objects = manifest.objects
             if wantsSecrets {
-                let desired = try secrets.desired(existing: opened.storedSecrets)
-                report.generatedSecrets = desired.generated
-                objects.insert(desired.object, at: objects.firstIndex { $0.kind != "Namespace" } ?? objects.count)
+                // Values read from the cluster, made or copied from the host; render builds the Secrets.
+                let gathered = try secrets.values(stored: opened.storedSecrets)
+                report.generatedSecrets = gathered.madeNow
+                objects = try Renderer.adding(gathered.values, to: objects, model: model)
             }
             try await applyAndWait(req, model: model, objects: objects, namespace: namespace, client: client, progress: progress, report: &report,
                                    prune: existingNamespace.map(Self.pruneKinds) ?? [], newNamespace: existingNamespace == nil,
@@ -180,7 +181,7 @@ public struct StartAction: Sendable {
         }
     }
 
-    /// Applies `objects` phase by phase (the generated Secret already among them), prunes what left the
+    /// Applies `objects` phase by phase (the Secrets of host values already among them), prunes what left the
     /// manifest, then waits. In an existing namespace the deployment's objects are listed first (the
     /// Namespace goes out meanwhile): the lists tell what to prune, which Jobs exist, and which objects are
     /// already as rendered, so they are not sent again.
@@ -191,11 +192,6 @@ public struct StartAction: Sendable {
         var objects = all
         // A namespace this run created gets its labels and annotations whatever else is applied.
         if let only = req.onlyKinds { objects = objects.filter { only.contains($0.kind) || (newNamespace && $0.kind == "Namespace") } }
-        if req.onlyKinds?.contains("Secret") ?? true {
-            let composeSecrets = try ComposeSecrets(ctx: ctx, model: model, namespace: namespace).objects()
-                + [try ImagePullSecretObject(ctx: ctx, model: model, namespace: namespace).object()].compactMap { $0 }
-            objects.insert(contentsOf: composeSecrets, at: objects.firstIndex { $0.kind != "Namespace" } ?? objects.count)
-        }
         let keep = objects
         // A namespace this start created holds nothing of ours to list or prune.
         var owned: Owned?
@@ -339,7 +335,7 @@ public struct StartAction: Sendable {
 
     func listOwned(_ client: ClusterClient, namespace: String, model: DeploymentModel, keep: [KubeObject],
                    kinds: [String] = StartAction.prunable) async throws -> Owned {
-        let selector = "app.kubernetes.io/instance=\(model.id),app.kubernetes.io/managed-by=so"
+        let selector = DeploymentNames.ownedSelector(model.id)
         // One list per kind that can hold something of ours, and the volumes, all at once.
         let types = try Self.prunable.filter { k in kinds.contains(k) || keep.contains { $0.kind == k } }.map { kind in try ResourceType.known.first { $0.kind == kind }.map { $0 } ?? ResourceType.of(apiVersion: "v1", kind: kind) }
         let volumes = ["PersistentVolumeClaim", "PersistentVolume"].map { kind in ResourceType.known.first { $0.kind == kind }! }

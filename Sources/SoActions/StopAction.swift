@@ -38,10 +38,10 @@ public struct StopAction {
     public func run(_ req: StopRequest) async throws -> [String] {
         let dir = ctx.absolute(req.directory)
         let model = try DeploymentLoader.load(dir, fs: ctx.fs, diagnostics: ctx.diagnostics)
-        let namespace = model.spec.namespace ?? KubeNames.label(model.id)
+        let namespace = Renderer.namespace(of: model)
         let target = try await ClusterTargets(ctx: ctx).resolve(model, req.cluster, allowCreate: false)
         let client = try ctx.connect(target.connection)
-        let selector = "app=\(model.id)"
+        let selector = DeploymentNames.selector(model.id)
         var kinds = Self.order
         if req.deleteVolumes { kinds.append("PersistentVolumeClaim") }
         var deleted: [(ResourceType, String, String?)] = []
@@ -61,7 +61,7 @@ public struct StopAction {
             }
             // Job pods carry app=<id>-job.
             if kind == "Pod" {
-                for item in try await client.list(type, namespace: namespace, labelSelector: "app=\(model.id)-job") {
+                for item in try await client.list(type, namespace: namespace, labelSelector: DeploymentNames.selector("\(model.id)-job")) {
                     try await delete(type, item.name, namespace)
                 }
             }

@@ -121,7 +121,7 @@ struct Remover {
         let pvType = try ResourceType.of(apiVersion: "v1", kind: "PersistentVolume")
         for d in deployments {
             _ = try await client.delete(nsType, name: d.namespace, namespace: nil, propagation: .background)
-            for pv in try await client.list(pvType, namespace: nil, labelSelector: "app=\(d.id)") {
+            for pv in try await client.list(pvType, namespace: nil, labelSelector: DeploymentNames.selector(d.id)) {
                 _ = try await client.delete(pvType, name: pv.name, namespace: nil, propagation: .background)
             }
             // Directories `so up` made are ours to remove; anything else is the user's.
@@ -208,7 +208,7 @@ public struct UpAction {
             var initReq = InitRequest(stack: req.stack, config: ["WORKSPACE_NAME=\(name)"] + (try await gitIdentity(req)) + req.config, output: specPath, force: true, with: req.with)
             initReq.deployTo = "k8s-kind"
             try await InitAction(quiet).run(initReq)
-            try ctx.fs.writeText(try ctx.fs.readText(specPath) + "namespace: \(name)\n", to: specPath)
+            try setNamespace(name, specPath: specPath)
             _ = try await CreateAction(quiet).run(CreateRequest(specFile: specPath, deploymentDir: dir))
             if let port = req.preview { try addPreview(dir: dir, host: "\(name).localhost", port: port) }
             created = true
@@ -264,7 +264,7 @@ public struct UpAction {
         var initReq = InitRequest(stack: req.stack, config: ["WORKSPACE_NAME=\(name)"] + (try await gitIdentity(req)) + req.config, output: specPath, force: true, with: req.with)
         initReq.deployTo = "k8s-kind"
         try await InitAction(quiet).run(initReq)
-        try ctx.fs.writeText(try ctx.fs.readText(specPath) + "namespace: \(name)\n", to: specPath)
+        try setNamespace(name, specPath: specPath)
         _ = try await CreateAction(quiet).run(CreateRequest(specFile: specPath, deploymentDir: draft))
         if let port = req.preview { try UpAction(quiet).addPreview(dir: draft, host: "\(name).localhost", port: port) }
         ctx.console.out("would create deployment directory \(dir)")
@@ -281,10 +281,18 @@ public struct UpAction {
                           hint: "ports it exposes: " + services.flatMap { s in s.listens.map { "\(s.name):\($0)" } }.joined(separator: ", "))
         }
         let specPath = Path.join(dir, "spec.yml")
-        var spec = try ctx.fs.readText(specPath)
-        let route = "  http-proxy:\n    - host-name: \(host)\n      routes:\n        - path: /\n          proxy-to: \(svc.name):\(port)\n"
-        if let r = spec.range(of: "\nnetwork:\n") { spec.replaceSubrange(r, with: "\nnetwork:\n" + route) } else { spec += "network:\n" + route }
-        try AtomicWrite.text(spec, to: specPath, fs: ctx.fs)
+        var spec = try YAMLDocument(text: try ctx.fs.readText(specPath), file: specPath)
+        let route: YValue = .map([("host-name", .string(host)),
+                                  ("routes", .list([.map([("path", .string("/")), ("proxy-to", .string("\(svc.name):\(port)"))])]))])
+        try spec.insert(route, intoListAt: ["network", "http-proxy"])
+        try AtomicWrite.text(spec.text, to: specPath, fs: ctx.fs)
+    }
+
+    /// Sets the spec's `namespace:` (the workspace's name), replacing one the spec already has.
+    func setNamespace(_ name: String, specPath: String) throws {
+        var spec = try YAMLDocument(text: try ctx.fs.readText(specPath), file: specPath)
+        try spec.set(["namespace"], .string(name))
+        try ctx.fs.writeText(spec.text, to: specPath)
     }
 }
 

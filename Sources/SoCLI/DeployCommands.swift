@@ -61,8 +61,9 @@ struct DeployInitCommand: AsyncParsableCommand {
         let ctx = global.context(dryRun: dry.dryRun)
         if !files.isEmpty && global.stack != nil { throw SoError.usage("give either --stack or -f files, not both", hint: "-f names compose files: so deploy init -f compose.yaml -f compose.prod.yaml --output spec.yml") }
         var req = InitRequest(
-            stack: files.isEmpty ? try global.requireStack("deploy init") : files.map { f in f.contains("/") || f.hasPrefix(".") ? f : "./" + f }.joined(separator: ","), deployTo: group.deployTo, config: config, configFile: configFile,
+            stack: files.isEmpty ? try global.requireStack("deploy init") : "", deployTo: group.deployTo, config: config, configFile: configFile,
             kubeConfig: kubeConfig, imageRegistry: imageRegistry, mapPortsToHost: mapPortsToHost, output: output, force: force)
+        req.composeFiles = files
         req.with = with.isEmpty ? nil : with
         req.profiles = profile
         req.dryRun = dry.dryRun

@@ -86,12 +86,9 @@ struct StackShowCommand: AsyncParsableCommand {
     }
 }
 
+/// `-o json` output: through the one JSON writer (SoBasics' `JSONWriter`, report layout).
 enum JSONOut {
-    static func encode<T: Encodable>(_ value: T) -> String {
-        let e = JSONEncoder()
-        e.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return (try? String(decoding: e.encode(value), as: UTF8.self)) ?? "{}"
-    }
+    static func encode<T: Encodable>(_ value: T) -> String { JSONWriter.encode(value, .report) }
 }
 
 struct BuildContainersCommand: AsyncParsableCommand {

@@ -44,47 +44,6 @@ public struct KubeObject: Sendable, Equatable {
     public func json(pretty: Bool = true) -> String { value.json(pretty: pretty) }
 }
 
-extension YValue {
-    /// JSON with keys in order; ints and bools typed, everything else a string.
-    public func json(pretty: Bool = true) -> String {
-        if !pretty { return String(decoding: compactJSON(), as: UTF8.self) }
-        var out = ""
-        writeJSON(into: &out, indent: 0)
-        return out
-    }
-
-    private func writeJSON(into out: inout String, indent: Int?) {
-        let nl = indent == nil ? "" : "\n"
-        let pad = { (n: Int) in indent == nil ? "" : String(repeating: "  ", count: n) }
-        switch self {
-        case .string(let s): out += Self.jsonString(s)
-        case .int(let i): out += String(i)
-        case .bool(let b): out += b ? "true" : "false"
-        case .null: out += "null"
-        case .list(let items):
-            if items.isEmpty { out += "[]"; return }
-            out += "[" + nl
-            for (i, item) in items.enumerated() {
-                out += pad((indent ?? 0) + 1)
-                item.writeJSON(into: &out, indent: indent.map { $0 + 1 })
-                out += (i < items.count - 1 ? "," : "") + nl
-            }
-            out += pad(indent ?? 0) + "]"
-        case .map(let pairs):
-            if pairs.isEmpty { out += "{}"; return }
-            out += "{" + nl
-            for (i, (k, v)) in pairs.enumerated() {
-                out += pad((indent ?? 0) + 1) + Self.jsonString(k) + (indent == nil ? ":" : ": ")
-                v.writeJSON(into: &out, indent: indent.map { $0 + 1 })
-                out += (i < pairs.count - 1 ? "," : "") + nl
-            }
-            out += pad(indent ?? 0) + "}"
-        }
-    }
-
-    static func jsonString(_ s: String) -> String { DoubleQuoted.string(s) }
-}
-
 /// Kubernetes names and label values.
 public enum KubeNames {
     /// A DNS-1123 subdomain-safe name: lowercase, `_` and other characters to `-`, trimmed, ≤ 253.

@@ -1,17 +1,29 @@
 import SoStack
 import SoKube
 
-/// The names of a deployment's objects that more than one place needs (render, start, stop, rotate):
-/// written once, here.
+/// The names and labels of a deployment's objects that more than one place needs (render, start, stop,
+/// rotate): written once, here.
 public enum DeploymentNames {
     /// The Secret holding `$generate` values, `secret-env` copies and credentials-file values.
     public static func generatedSecrets(_ id: String) -> String { "\(id)-generated-secrets" }
     /// The dockerconfigjson Secret made from the spec's `image-pull-secret`.
     public static func imagePullSecret(_ id: String) -> String { "\(id)-image-pull-secret" }
 
-    /// Labels of the Secrets start makes from host values (what prune and stop select them by).
-    public static func hostSecretLabels(_ model: DeploymentModel) -> [(String, String)] {
-        [("app", model.id), ("app.kubernetes.io/stack", KubeNames.labelValue(model.stackName)),
+    /// Labels on every rendered object: laconic-so's `app`, plus the recommended app.kubernetes.io set.
+    public static func labels(_ model: DeploymentModel) -> [(String, String)] {
+        [("app", model.id), ("app.kubernetes.io/stack", KubeNames.labelValue(model.stackName)), ("app.kubernetes.io/name", KubeNames.labelValue(model.stackName)),
          ("app.kubernetes.io/instance", model.id), ("app.kubernetes.io/managed-by", "so")]
     }
+
+    /// Labels of the Secrets made from host values (generated, compose, image-pull): what prune and stop
+    /// select them by. They lack `app.kubernetes.io/name`, as every start so far applied them (adding it
+    /// would change every such Secret once); placeholders in `render --placeholder-secrets` carry `labels`.
+    public static func hostSecretLabels(_ model: DeploymentModel) -> [(String, String)] {
+        labels(model).filter { $0.0 != "app.kubernetes.io/name" }
+    }
+
+    /// The selector of everything a deployment labels (laconic-so's `app`): what stop deletes.
+    public static func selector(_ id: String) -> String { "app=\(id)" }
+    /// The selector of the objects `so` applied for a deployment: what start lists to prune.
+    public static func ownedSelector(_ id: String) -> String { "app.kubernetes.io/instance=\(id),app.kubernetes.io/managed-by=so" }
 }

@@ -85,10 +85,7 @@ struct RenderState {
     var multiPod: Bool { model.pods.count > 1 || model.podPerService }
 
     /// Labels on every object (laconic-so's two, plus the recommended app.kubernetes.io set).
-    var baseLabels: [(String, String)] {
-        [("app", id), ("app.kubernetes.io/stack", KubeNames.labelValue(model.stackName)), ("app.kubernetes.io/name", KubeNames.labelValue(model.stackName)),
-         ("app.kubernetes.io/instance", id), ("app.kubernetes.io/managed-by", "so")]
-    }
+    var baseLabels: [(String, String)] { DeploymentNames.labels(model) }
 
     func labels(component: String? = nil, extra: [(String, String)] = []) -> [(String, String)] {
         var l = baseLabels

@@ -115,6 +115,23 @@ public struct StackLocator: Sendable {
         return try fs.list(dir).filter { fs.isFile(Path.join(dir, $0, "stack.yml")) }
     }
 
+    /// A stack of compose files, merged in order (docker compose `-f a -f b`). One file is resolved as
+    /// `--stack PATH` is (a directory works too).
+    public func resolve(composeFiles files: [String], relativeTo bases: [String]? = nil, at location: SourceLocation? = nil,
+                        diagnostics: DiagnosticSink) throws -> ResolvedStack {
+        if files.count == 1, let file = files.first {
+            return try resolve(file.contains("/") || file.hasPrefix(".") ? file : "./" + file, relativeTo: bases, at: location, diagnostics: diagnostics)
+        }
+        let paths = try files.map { part -> String in
+            let p = Path.expandTilde(part.trimmedSpaces, home: fs.homeDirectory)
+            guard let f = (bases ?? [currentDirectory]).map({ Path.absolute(p, relativeTo: $0) }).first(where: { fs.isFile($0) }) else {
+                throw SoError("compose file not found: \(Path.absolute(p, relativeTo: (bases ?? [currentDirectory])[0]))", hint: "--stack takes compose files separated by commas", at: location)
+            }
+            return fs.realpath(f)
+        }
+        return try plainCompose(paths, diagnostics: diagnostics, at: location)
+    }
+
     /// Finds the stack named or pointed to by `value` (`--stack` or a spec's `stack:`).
     /// `relativeTo` lists directories a relative path is tried against, in order.
     public func resolve(_ value: String, relativeTo bases: [String]? = nil, at location: SourceLocation? = nil,
@@ -124,15 +141,8 @@ public struct StackLocator: Sendable {
             throw SoError("stack name is empty", hint: "pass --stack NAME or --stack PATH", at: location)
         }
         if Self.looksLikePath(trimmed) && trimmed.contains(",") {
-            // Several compose files, merged in order (docker compose -f a -f b).
-            let files = try trimmed.split(separator: ",").map { part -> String in
-                let p = Path.expandTilde(part.trimmedSpaces, home: fs.homeDirectory)
-                guard let f = (bases ?? [currentDirectory]).map({ Path.absolute(p, relativeTo: $0) }).first(where: { fs.isFile($0) }) else {
-                    throw SoError("compose file not found: \(Path.absolute(p, relativeTo: (bases ?? [currentDirectory])[0]))", hint: "--stack takes compose files separated by commas", at: location)
-                }
-                return fs.realpath(f)
-            }
-            return try plainCompose(files, diagnostics: diagnostics, at: location)
+            // `--stack a.yml,b.yml` (and a spec's `stack:` written so): several compose files.
+            return try resolve(composeFiles: trimmed.split(separator: ",").map { $0.trimmedSpaces }, relativeTo: bases, at: location, diagnostics: diagnostics)
         }
         if Self.looksLikePath(trimmed) {
             let expanded = Path.expandTilde(trimmed, home: fs.homeDirectory)

@@ -105,6 +105,15 @@ import SoTestSupport
         let model = try DeploymentLoader.load(h.path("prod"), fs: h.fs, diagnostics: DiagnosticSink())
         let web = try #require(model.pods.first?.compose.service("web"))
         #expect(web.image == "nginx:1" && web.ports.map(\.raw) == ["30443:443"])
+        // `-f a -f b` reaches init as a list, not a joined string: the same spec.
+        var files = InitRequest(stack: "", output: "files.yml")
+        files.composeFiles = ["app/compose.yaml", "app/compose.prod.yaml"]
+        try await InitAction(h.ctx).run(files)
+        #expect(try h.read("files.yml") == (try h.read("prod.yml")))
+        var one = InitRequest(stack: "", output: "one.yml")
+        one.composeFiles = ["app/compose.yaml"]
+        try await InitAction(h.ctx).run(one)
+        #expect(try h.read("one.yml").contains("stack: \(LocalFileSystem().realpath(h.path("app/compose.yaml")))\n"))
     }
 
     @Test func stackNewWritesTheLaconicLayout() async throws {

@@ -3,6 +3,7 @@ import Testing
 @testable import SoActions
 import SoBasics
 import SoKube
+import SoRender
 import SoStack
 import SoTestSupport
 
@@ -58,7 +59,8 @@ import SoTestSupport
         let h = try await made()
         defer { h.tmp.cleanup() }
         let model = try RenderAction(h.ctx).model(h.path("dep"))
-        let secret = try GeneratedSecrets(ctx: h.ctx, model: model, namespace: "ns").desired(existing: nil).object
+        let values = try SecretSources(ctx: h.ctx, model: model).values(stored: nil).values
+        let secret = try #require(try Renderer.render(model, secrets: values).objects.first { $0.name == DeploymentNames.generatedSecrets(model.id) })
         guard case .map(let data)? = secret.body.first(where: { $0.0 == "data" })?.1 else { Issue.record("no data"); return }
         let decoded = Dictionary(uniqueKeysWithValues: data.compactMap { k, v -> (String, String)? in
             guard case .string(let b) = v, let d = Data(base64Encoded: b) else { return nil }
@@ -69,7 +71,7 @@ import SoTestSupport
         // A credentials file gone by start is an error naming it.
         try h.fs.remove(h.path("creds.env"))
         #expect {
-            _ = try GeneratedSecrets(ctx: h.ctx, model: model, namespace: "ns").desired(existing: nil)
+            _ = try SecretSources(ctx: h.ctx, model: model).values(stored: nil)
         } throws: { ($0 as? SoError)?.message.contains("credentials file not found: \(h.path("creds.env"))") == true }
     }
 }

@@ -1,0 +1,97 @@
+import Foundation
+import SoBasics
+import SoCompose
+import SoKube
+import SoStack
+
+/// One secret value on its way into a Secret's `data`. It prints as `<secret>` (never its value), so a
+/// value interpolated into a message by mistake shows nothing.
+public struct SecretValue: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
+    /// The value as a Secret's `data` holds it: base64.
+    public let base64: String
+    public init(bytes: Data) { base64 = bytes.base64EncodedString() }
+    public init(text: String) { self.init(bytes: Data(text.utf8)) }
+    /// A value read back from a Secret's `data`, kept exactly as stored.
+    public init(base64: String) { self.base64 = base64 }
+    public var description: String { "<secret>" }
+    public var debugDescription: String { "<secret>" }
+    var text: String? { Data(base64Encoded: base64).map { String(decoding: $0, as: UTF8.self) } }
+}
+
+/// The values of the Secrets `start` makes from host values, gathered by the caller (read from the
+/// cluster, generated with the context's entropy, copied from the host). Render turns them into objects.
+public struct SecretValues: Sendable {
+    /// The `<id>-generated-secrets` data, in order; nil: that Secret is not rendered.
+    public var generated: [(key: String, value: SecretValue)]?
+    /// Compose `secrets:` values by the compose secret's name.
+    public var compose: [String: SecretValue]
+    /// The token of the spec's `image-pull-secret`; nil: no image-pull Secret.
+    public var imagePullToken: SecretValue?
+
+    public init(generated: [(key: String, value: SecretValue)]? = nil, compose: [String: SecretValue] = [:], imagePullToken: SecretValue? = nil) {
+        self.generated = generated
+        self.compose = compose
+        self.imagePullToken = imagePullToken
+    }
+}
+
+extension Renderer {
+    /// Every object, the Secrets made of `secrets` among them (in place of any placeholders). Nil
+    /// `secrets` renders exactly what `render(_:options:)` renders: no value ever appears.
+    public static func render(_ model: DeploymentModel, options: RenderOptions = RenderOptions(), secrets: SecretValues?) throws -> Manifest {
+        var manifest = try render(model, options: options)
+        if let secrets { manifest.objects = try adding(secrets, to: manifest.objects, model: model) }
+        return manifest
+    }
+
+    /// `objects` with the Secrets made of `values` right after the Namespace (where start applies them),
+    /// replacing objects of the same name (placeholders).
+    public static func adding(_ values: SecretValues, to objects: [KubeObject], model: DeploymentModel) throws -> [KubeObject] {
+        let secrets = try secretObjects(model, values)
+        var out = objects.filter { o in !(o.kind == "Secret" && secrets.contains { $0.name == o.name }) }
+        out.insert(contentsOf: secrets, at: out.firstIndex { $0.kind != "Namespace" } ?? out.count)
+        return out
+    }
+
+    /// The Secrets made of host values, in apply order: compose secrets, the image-pull Secret, the
+    /// generated-secrets Secret.
+    public static func secretObjects(_ model: DeploymentModel, _ values: SecretValues) throws -> [KubeObject] {
+        let namespace = namespace(of: model)
+        let labels = DeploymentNames.hostSecretLabels(model)
+        var out: [KubeObject] = []
+        for (name, source) in composeSecrets(model) {
+            guard let value = values.compose[source] else {
+                throw SoError("no value for compose secret '\(source)'", hint: "this is a bug in so: start gathers every compose secret a service uses")
+            }
+            out.append(KubeObject(apiVersion: "v1", kind: "Secret", name: name, namespace: namespace, labels: labels,
+                                  body: [("type", .string("Opaque")), ("data", .map([(ComposeResourceNames.key, .string(value.base64))]))]))
+        }
+        if let token = values.imagePullToken?.text, let spec = model.spec.sections.imagePullSecret {
+            let auth = Data("\(spec.username):\(token)".utf8).base64EncodedString()
+            let config: YValue = .map([("auths", .map([(spec.server, .map([("username", .string(spec.username)), ("password", .string(token)), ("auth", .string(auth))]))]))])
+            out.append(KubeObject(apiVersion: "v1", kind: "Secret", name: DeploymentNames.imagePullSecret(model.id), namespace: namespace, labels: labels,
+                                  body: [("type", .string("kubernetes.io/dockerconfigjson")),
+                                         ("data", .map([(".dockerconfigjson", .string(Data(config.compactJSON()).base64EncodedString()))]))]))
+        }
+        if let data = values.generated {
+            out.append(KubeObject(apiVersion: "v1", kind: "Secret", name: DeploymentNames.generatedSecrets(model.id), namespace: namespace, labels: labels,
+                                  annotations: [("so.dev/generated-secrets", "true")],
+                                  body: [("type", .string("Opaque")), ("data", .map(data.map { ($0.key, .string($0.value.base64)) }))]))
+        }
+        return out
+    }
+
+    /// The compose secrets services use, once each: (Secret name, compose secret name), in the order
+    /// of pods, jobs and their `secrets:` (the first of a name wins).
+    public static func composeSecrets(_ model: DeploymentModel) -> [(name: String, source: String)] {
+        var out: [(name: String, source: String)] = []
+        for c in model.pods + model.jobs {
+            let used = Set(c.compose.services.flatMap(\.secrets).map(\.source))
+            for s in c.compose.secrets where used.contains(s.name) && !s.external {
+                let name = ComposeResourceNames.secret(model.id, s.name)
+                if !out.contains(where: { $0.name == name }) { out.append((name, s.name)) }
+            }
+        }
+        return out
+    }
+}
