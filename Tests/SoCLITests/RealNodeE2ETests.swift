@@ -24,6 +24,12 @@ enum RealNode {
     static func remove(_ t: TempDir) async {
         _ = try? await E2E.so(["deployment", "--dir", "dep", "stop", "--delete-volumes", "--delete-namespace", "--timeout", "60"] + kc, cwd: t.path)
     }
+
+    /// Runs `body`, then removes the deployment of `t` whether it passed or threw.
+    static func removing(_ t: TempDir, _ body: () async throws -> Void) async throws {
+        do { try await body() } catch { await remove(t); throw error }
+        await remove(t)
+    }
 }
 
 @Suite(.serialized, .enabled(if: RealNode.enabled, "SO_E2E_KUBECONFIG with SO_E2E_REAL_NODE=1 is not set: no node that runs containers"))
@@ -34,44 +40,46 @@ struct RealNodeE2ETests {
         let t = try TempDir("so-e2e-names")
         defer { t.cleanup() }
         _ = try await RealNode.deploy("names", in: t)
-        defer { Task { await RealNode.remove(t) } }
-        var r = try await E2E.so(["deployment", "--dir", "dep", "start", "--timeout", "120", "--progress", "plain"] + RealNode.kc, cwd: t.path)
-        #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
+        // Removed before the test ends (a Task in a defer ran after the temp dir was gone, leaking the namespace).
+        try await RealNode.removing(t) {
+            var r = try await E2E.so(["deployment", "--dir", "dep", "start", "--timeout", "120", "--progress", "plain"] + RealNode.kc, cwd: t.path)
+            #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
 
-        // client fetches http://web:8080 (exposed) and http://api:8081 (no port declared) by name.
-        var seen = ""
-        for _ in 0..<30 {
-            r = try await E2E.so(["deployment", "--dir", "dep", "logs", "client", "--tail", "5"] + RealNode.kc, cwd: t.path)
-            seen = r.stdout
-            if seen.contains("got hello-from-web hello-from-api") { break }
-            try await Task.sleep(nanoseconds: 2_000_000_000)
+            // client fetches http://web:8080 (exposed) and http://api:8081 (no port declared) by name.
+            var seen = ""
+            for _ in 0..<30 {
+                r = try await E2E.so(["deployment", "--dir", "dep", "logs", "client", "--tail", "5"] + RealNode.kc, cwd: t.path)
+                seen = r.stdout
+                if seen.contains("got hello-from-web hello-from-api") { break }
+                try await Task.sleep(nanoseconds: 2_000_000_000)
+            }
+            #expect(seen.contains("got hello-from-web hello-from-api"), "client's log: \(seen)")
+
+            r = try await E2E.so(["deployment", "--dir", "dep", "logs", "web"] + RealNode.kc, cwd: t.path)
+            #expect(r.exitCode == 0 && r.stdout.contains("web-started"), "\(r.stdout)\n\(r.stderr)")
+
+            r = try await E2E.so(["deployment", "--dir", "dep", "exec", "web"] + RealNode.kc + ["--", "sh", "-c", "cat /www/index.html; exit 7"], cwd: t.path)
+            #expect(r.exitCode == 7 && r.stdout.contains("hello-from-web"), "exit \(r.exitCode): \(r.stdout)\n\(r.stderr)")
+
+            // port-forward serves a request from this host (through kubectl), until it is stopped.
+            let port = 18000 + Int.random(in: 0..<1000)
+            let forward = Process()
+            forward.executableURL = URL(fileURLWithPath: E2E.binary)
+            forward.arguments = ["deployment", "--dir", "dep", "port-forward", "web", "\(port):8080"] + RealNode.kc
+            forward.currentDirectoryURL = URL(fileURLWithPath: t.path)
+            forward.standardOutput = FileHandle.nullDevice
+            forward.standardError = FileHandle.nullDevice
+            try forward.run()
+            defer { forward.terminate() }
+            var body = ""
+            for _ in 0..<20 {
+                try await Task.sleep(nanoseconds: 500_000_000)
+                let curl = try await LocalProcessRunner().run(["curl", "-s", "--max-time", "3", "http://127.0.0.1:\(port)/"], workingDirectory: nil, environment: nil, timeout: 10)
+                body = curl.stdout
+                if body.contains("hello-from-web") { break }
+            }
+            #expect(body.contains("hello-from-web"), "port-forward answered: \(body)")
         }
-        #expect(seen.contains("got hello-from-web hello-from-api"), "client's log: \(seen)")
-
-        r = try await E2E.so(["deployment", "--dir", "dep", "logs", "web"] + RealNode.kc, cwd: t.path)
-        #expect(r.exitCode == 0 && r.stdout.contains("web-started"), "\(r.stdout)\n\(r.stderr)")
-
-        r = try await E2E.so(["deployment", "--dir", "dep", "exec", "web"] + RealNode.kc + ["--", "sh", "-c", "cat /www/index.html; exit 7"], cwd: t.path)
-        #expect(r.exitCode == 7 && r.stdout.contains("hello-from-web"), "exit \(r.exitCode): \(r.stdout)\n\(r.stderr)")
-
-        // port-forward serves a request from this host (through kubectl), until it is stopped.
-        let port = 18000 + Int.random(in: 0..<1000)
-        let forward = Process()
-        forward.executableURL = URL(fileURLWithPath: E2E.binary)
-        forward.arguments = ["deployment", "--dir", "dep", "port-forward", "web", "\(port):8080"] + RealNode.kc
-        forward.currentDirectoryURL = URL(fileURLWithPath: t.path)
-        forward.standardOutput = FileHandle.nullDevice
-        forward.standardError = FileHandle.nullDevice
-        try forward.run()
-        defer { forward.terminate() }
-        var body = ""
-        for _ in 0..<20 {
-            try await Task.sleep(nanoseconds: 500_000_000)
-            let curl = try await LocalProcessRunner().run(["curl", "-s", "--max-time", "3", "http://127.0.0.1:\(port)/"], workingDirectory: nil, environment: nil, timeout: 10)
-            body = curl.stdout
-            if body.contains("hello-from-web") { break }
-        }
-        #expect(body.contains("hello-from-web"), "port-forward answered: \(body)")
     }
 
     /// An image that cannot be pulled is named, with the kubelet's reason, within the wait.
@@ -79,13 +87,15 @@ struct RealNodeE2ETests {
         let t = try TempDir("so-e2e-image")
         defer { t.cleanup() }
         _ = try await RealNode.deploy("missing-image", in: t)
-        defer { Task { await RealNode.remove(t) } }
-        let began = Date()
-        let r = try await E2E.so(["deployment", "--dir", "dep", "start", "--timeout", "90", "--progress", "plain"] + RealNode.kc, cwd: t.path)
-        #expect(r.exitCode != 0)
-        #expect(r.stderr.contains("localhost/so-e2e-no-such-image:1"), "\(r.stderr)")
-        #expect(r.stderr.contains("ErrImagePull") || r.stderr.contains("ImagePullBackOff"), "\(r.stderr)")
-        #expect(Date().timeIntervalSince(began) < 90, "named only after the whole wait")
+        // Removed before the test ends (a Task in a defer ran after the temp dir was gone, leaking the namespace).
+        try await RealNode.removing(t) {
+            let began = Date()
+            let r = try await E2E.so(["deployment", "--dir", "dep", "start", "--timeout", "90", "--progress", "plain"] + RealNode.kc, cwd: t.path)
+            #expect(r.exitCode != 0)
+            #expect(r.stderr.contains("localhost/so-e2e-no-such-image:1"), "\(r.stderr)")
+            #expect(r.stderr.contains("ErrImagePull") || r.stderr.contains("ImagePullBackOff"), "\(r.stderr)")
+            #expect(Date().timeIntervalSince(began) < 90, "named only after the whole wait")
+        }
     }
 
     /// A container that keeps crashing is named with its last log lines.
@@ -93,11 +103,13 @@ struct RealNodeE2ETests {
         let t = try TempDir("so-e2e-crash")
         defer { t.cleanup() }
         _ = try await RealNode.deploy("crash", in: t)
-        defer { Task { await RealNode.remove(t) } }
-        let r = try await E2E.so(["deployment", "--dir", "dep", "start", "--timeout", "90", "--progress", "plain"] + RealNode.kc, cwd: t.path)
-        #expect(r.exitCode != 0)
-        #expect(r.stderr.contains("crasher") && r.stderr.contains("CrashLoopBackOff"), "\(r.stderr)")
-        #expect(r.stderr.contains("crash-line-two"), "\(r.stderr)")
+        // Removed before the test ends (a Task in a defer ran after the temp dir was gone, leaking the namespace).
+        try await RealNode.removing(t) {
+            let r = try await E2E.so(["deployment", "--dir", "dep", "start", "--timeout", "90", "--progress", "plain"] + RealNode.kc, cwd: t.path)
+            #expect(r.exitCode != 0)
+            #expect(r.stderr.contains("crasher") && r.stderr.contains("CrashLoopBackOff"), "\(r.stderr)")
+            #expect(r.stderr.contains("crash-line-two"), "\(r.stderr)")
+        }
     }
 
     /// laconic's test stack runs for real: its Deployment is available, its Job completed and printed its
@@ -111,15 +123,17 @@ struct RealNodeE2ETests {
         #expect(r.exitCode == 0, "\(r.stderr)")
         r = try await E2E.so(["deploy", "create", "--spec-file", "spec.yml", "--deployment-dir", "dep"], cwd: t.path)
         #expect(r.exitCode == 0, "\(r.stderr)")
-        defer { Task { await RealNode.remove(t) } }
-        let id = try t.read("dep/deployment.yml").split(separator: "\n").first { $0.hasPrefix("deployment-id:") }!.split(separator: " ")[1].description
-        r = try await E2E.so(["deployment", "--dir", "dep", "start", "--timeout", "120", "--progress", "plain"] + RealNode.kc, cwd: t.path)
-        #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
-        let available = try await E2E.kubectl(["-n", id, "get", "deployment", "\(id)-deployment", "-o", "jsonpath={.status.availableReplicas}"]).stdout
-        #expect(available == "1")
-        let job = try await E2E.kubectl(["-n", id, "get", "job", "\(id)-job-test-job", "-o", "jsonpath={.status.succeeded}"]).stdout
-        #expect(job == "1")
-        r = try await E2E.so(["deployment", "--dir", "dep", "logs"] + RealNode.kc, cwd: t.path)
-        #expect(r.stdout.contains("CERC_TEST_PARAM_1=PASSED"), "\(r.stdout)\n\(r.stderr)")
+        // Removed before the test ends (a Task in a defer ran after the temp dir was gone, leaking the namespace).
+        try await RealNode.removing(t) {
+            let id = try t.read("dep/deployment.yml").split(separator: "\n").first { $0.hasPrefix("deployment-id:") }!.split(separator: " ")[1].description
+            r = try await E2E.so(["deployment", "--dir", "dep", "start", "--timeout", "120", "--progress", "plain"] + RealNode.kc, cwd: t.path)
+            #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
+            let available = try await E2E.kubectl(["-n", id, "get", "deployment", "\(id)-deployment", "-o", "jsonpath={.status.availableReplicas}"]).stdout
+            #expect(available == "1")
+            let job = try await E2E.kubectl(["-n", id, "get", "job", "\(id)-job-test-job", "-o", "jsonpath={.status.succeeded}"]).stdout
+            #expect(job == "1")
+            r = try await E2E.so(["deployment", "--dir", "dep", "logs"] + RealNode.kc, cwd: t.path)
+            #expect(r.stdout.contains("CERC_TEST_PARAM_1=PASSED"), "\(r.stdout)\n\(r.stderr)")
+        }
     }
 }

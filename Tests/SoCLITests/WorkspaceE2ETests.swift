@@ -19,6 +19,12 @@ enum AgentE2E {
         return try await LocalProcessRunner().run(args, workingDirectory: cwd, environment: e, timeout: 300)
     }
 
+    /// Runs `body`, then removes the workspace whether it passed or threw.
+    static func removing(_ ws: String, _ t: TempDir, _ env: [String: String], _ body: () async throws -> Void) async throws {
+        do { try await body() } catch { _ = try? await E2E.so(["down", ws, "--discard"], cwd: t.path, env: env); throw error }
+        _ = try? await E2E.so(["down", ws, "--discard"], cwd: t.path, env: env)
+    }
+
     static let gitEnv = ["GIT_AUTHOR_NAME": "e2e", "GIT_AUTHOR_EMAIL": "e2e@so.invalid", "GIT_COMMITTER_NAME": "e2e", "GIT_COMMITTER_EMAIL": "e2e@so.invalid"]
 
     /// The test image: so-agent-workspace:local plus the stand-in `claude`, built with the kit's buildah
@@ -111,58 +117,59 @@ struct WorkspaceE2ETests {
             #expect(r.exitCode == 0, "\(script): \(r.stdout)\(r.stderr)")
             return r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         }
-        defer { Task { _ = try? await E2E.so(["down", ws, "--discard"], cwd: t.path, env: env) } }
+        try await AgentE2E.removing(ws, t, env) {
 
-        var r = try await so(["up", "agent-workspace", "--name", ws, "--config", "GIT_REPO=\(repo)", "--config", "AGENT_IMAGE=\(AgentE2E.image)",
-                              "--config", "GIT_USER_NAME=E2E Agent", "--config", "GIT_USER_EMAIL=agent@e2e.invalid", "--timeout", "180", "--progress", "plain"])
-        #expect(r.exitCode == 0 && r.stdout.contains("\(ws) is ready"), "\(r.stdout)\n\(r.stderr)")
-        #expect(r.stdout.contains("so deployment --name \(ws) task"))
+            var r = try await so(["up", "agent-workspace", "--name", ws, "--config", "GIT_REPO=\(repo)", "--config", "AGENT_IMAGE=\(AgentE2E.image)",
+                                  "--config", "GIT_USER_NAME=E2E Agent", "--config", "GIT_USER_EMAIL=agent@e2e.invalid", "--timeout", "180", "--progress", "plain"])
+            #expect(r.exitCode == 0 && r.stdout.contains("\(ws) is ready"), "\(r.stdout)\n\(r.stderr)")
+            #expect(r.stdout.contains("so deployment --name \(ws) task"))
 
-        // The default branch (trunk, not main) was cloned onto the workspace branch; git works as uid 1000.
-        #expect(try await inWorkspace("id -u; git rev-parse --abbrev-ref HEAD; git config so.ref; cat README.md") == "1000\nagent/\(ws)\ntrunk\nhello")
-        #expect(try await inWorkspace("echo by-hand > hand.txt && git add hand.txt && git commit -q -m 'by hand' && git log -1 --format='%an <%ae>'") == "E2E Agent <agent@e2e.invalid>")
+            // The default branch (trunk, not main) was cloned onto the workspace branch; git works as uid 1000.
+            #expect(try await inWorkspace("id -u; git rev-parse --abbrev-ref HEAD; git config so.ref; cat README.md") == "1000\nagent/\(ws)\ntrunk\nhello")
+            #expect(try await inWorkspace("echo by-hand > hand.txt && git add hand.txt && git commit -q -m 'by hand' && git log -1 --format='%an <%ae>'") == "E2E Agent <agent@e2e.invalid>")
 
-        // down refuses while that commit is only in the volume.
-        r = try await so(["down", ws])
-        #expect(r.exitCode == 1 && r.stderr.contains("1 commit on agent/\(ws) not pushed") && r.stderr.contains("by hand"), "\(r.stdout)\n\(r.stderr)")
+            // down refuses while that commit is only in the volume.
+            r = try await so(["down", ws])
+            #expect(r.exitCode == 1 && r.stderr.contains("1 commit on agent/\(ws) not pushed") && r.stderr.contains("by hand"), "\(r.stdout)\n\(r.stderr)")
 
-        // The work survives stop/start (the clone keeps the checkout).
-        r = try await so(["deployment", "--name", ws, "stop"])
-        #expect(r.exitCode == 0, "\(r.stderr)")
-        r = try await so(["deployment", "--name", ws, "start", "--timeout", "180", "--progress", "plain"])
-        #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
-        #expect(try await inWorkspace("git log -1 --format=%s; cat hand.txt") == "by hand\nby-hand")
+            // The work survives stop/start (the clone keeps the checkout).
+            r = try await so(["deployment", "--name", ws, "stop"])
+            #expect(r.exitCode == 0, "\(r.stderr)")
+            r = try await so(["deployment", "--name", ws, "start", "--timeout", "180", "--progress", "plain"])
+            #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
+            #expect(try await inWorkspace("git log -1 --format=%s; cat hand.txt") == "by hand\nby-hand")
 
-        // diff against the start, push to origin, fetch into a local clone.
-        r = try await so(["deployment", "--name", ws, "diff", "--stat"])
-        #expect(r.exitCode == 0 && r.stdout.contains("hand.txt"), "\(r.stdout)\n\(r.stderr)")
-        r = try await so(["deployment", "--name", ws, "push"])
-        #expect(r.exitCode == 0 && r.stdout.contains("pushed agent/\(ws)"), "\(r.stdout)\n\(r.stderr)")
-        #expect(try await AgentE2E.run(["git", "--git-dir", t.file("srv/acme/app.git"), "log", "-1", "--format=%s", "agent/\(ws)"]).stdout == "by hand\n")
-        _ = try await inWorkspace("echo second >> hand.txt && git commit -qam second")
-        _ = try await AgentE2E.run(["git", "clone", "-q", repo, t.file("mine")])
-        r = try await so(["deployment", "--name", ws, "fetch"], cwd: t.file("mine"))
-        #expect(r.exitCode == 0 && r.stdout.contains("fetched agent/\(ws)"), "\(r.stdout)\n\(r.stderr)")
-        #expect(try await AgentE2E.run(["git", "-C", t.file("mine"), "log", "-2", "--format=%s", "agent/\(ws)"]).stdout == "second\nby hand\n")
+            // diff against the start, push to origin, fetch into a local clone.
+            r = try await so(["deployment", "--name", ws, "diff", "--stat"])
+            #expect(r.exitCode == 0 && r.stdout.contains("hand.txt"), "\(r.stdout)\n\(r.stderr)")
+            r = try await so(["deployment", "--name", ws, "push"])
+            #expect(r.exitCode == 0 && r.stdout.contains("pushed agent/\(ws)"), "\(r.stdout)\n\(r.stderr)")
+            #expect(try await AgentE2E.run(["git", "--git-dir", t.file("srv/acme/app.git"), "log", "-1", "--format=%s", "agent/\(ws)"]).stdout == "by hand\n")
+            _ = try await inWorkspace("echo second >> hand.txt && git commit -qam second")
+            _ = try await AgentE2E.run(["git", "clone", "-q", repo, t.file("mine")])
+            r = try await so(["deployment", "--name", ws, "fetch"], cwd: t.file("mine"))
+            #expect(r.exitCode == 0 && r.stdout.contains("fetched agent/\(ws)"), "\(r.stdout)\n\(r.stderr)")
+            #expect(try await AgentE2E.run(["git", "-C", t.file("mine"), "log", "-2", "--format=%s", "agent/\(ws)"]).stdout == "second\nby hand\n")
 
-        // The headless task: the stand-in agent commits, so pushes the branch and opens the pull request.
-        r = try await so(["deployment", "--name", ws, "task", "--pr", "add a greeting"])
-        #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
-        #expect(r.stdout.contains("fake agent: committed") && r.stdout.contains("pull request http://github.test/acme/app/pull/1"), "\(r.stdout)")
-        #expect(!r.stdout.contains("ghp-e2e") && !r.stderr.contains("ghp-e2e"))
-        #expect(try await AgentE2E.run(["git", "--git-dir", t.file("srv/acme/app.git"), "show", "agent/\(ws):AGENT_TASKS.md"]).stdout == "add a greeting\n")
-        let logged = try t.read("github-requests.jsonl")
-        #expect(logged.contains("\"path\": \"/repos/acme/app/pulls\"") && logged.contains("\"head\": \"agent/\(ws)\"") && logged.contains("\"base\": \"trunk\"")
-                && logged.contains("Bearer ghp-e2e-not-a-real-token"), "\(logged)")
-        // A failing agent's exit code is the command's.
-        // A failing agent's exit code is the command's; with -o json its output goes to stderr, the summary to stdout.
-        r = try await so(["deployment", "--name", ws, "task", "-o", "json", "--command", "echo failing; exit 5", "anything"])
-        #expect(r.exitCode == 5 && r.stderr.contains("failing"), "\(r.stdout)\n\(r.stderr)")
-        let summary = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
-        #expect(summary?["exitCode"] as? Int == 5 && summary?["branch"] as? String == "agent/\(ws)" && summary?["pushed"] as? Bool == true, "\(r.stdout)")
+            // The headless task: the stand-in agent commits, so pushes the branch and opens the pull request.
+            r = try await so(["deployment", "--name", ws, "task", "--pr", "add a greeting"])
+            #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
+            #expect(r.stdout.contains("fake agent: committed") && r.stdout.contains("pull request http://github.test/acme/app/pull/1"), "\(r.stdout)")
+            #expect(!r.stdout.contains("ghp-e2e") && !r.stderr.contains("ghp-e2e"))
+            #expect(try await AgentE2E.run(["git", "--git-dir", t.file("srv/acme/app.git"), "show", "agent/\(ws):AGENT_TASKS.md"]).stdout == "add a greeting\n")
+            let logged = try t.read("github-requests.jsonl")
+            #expect(logged.contains("\"path\": \"/repos/acme/app/pulls\"") && logged.contains("\"head\": \"agent/\(ws)\"") && logged.contains("\"base\": \"trunk\"")
+                    && logged.contains("Bearer ghp-e2e-not-a-real-token"), "\(logged)")
+            // A failing agent's exit code is the command's.
+            // A failing agent's exit code is the command's; with -o json its output goes to stderr, the summary to stdout.
+            r = try await so(["deployment", "--name", ws, "task", "-o", "json", "--command", "echo failing; exit 5", "anything"])
+            #expect(r.exitCode == 5 && r.stderr.contains("failing"), "\(r.stdout)\n\(r.stderr)")
+            let summary = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
+            #expect(summary?["exitCode"] as? Int == 5 && summary?["branch"] as? String == "agent/\(ws)" && summary?["pushed"] as? Bool == true, "\(r.stdout)")
 
-        // Everything is pushed now: down goes through.
-        r = try await so(["down", ws])
-        #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
+            // Everything is pushed now: down goes through.
+            r = try await so(["down", ws])
+            #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
+        }
     }
 }
