@@ -29,6 +29,7 @@ let package = Package(
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
             .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
         ]),
         // Pure rendering: deployment model → ordered Kubernetes objects; kind-config.yml.
@@ -50,6 +51,8 @@ let package = Package(
         .testTarget(name: "SoKubeTests", dependencies: ["SoKube", "SoBasics", "SoTestSupport"]),
         .testTarget(name: "SoKubeHTTPTests", dependencies: [
             "SoKubeHTTP", "SoKube", "SoBasics",
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),

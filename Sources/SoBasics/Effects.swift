@@ -10,7 +10,9 @@ public struct ProcessResult: Sendable, Equatable {
         self.stdout = stdout
         self.stderr = stderr
     }
-    /// The last non-empty line of stderr (or stdout), for one-line error messages.
+    /// The last non-empty line of stderr (or stdout), for one-line error messages: the last one that
+    /// reads like an error, as git, kind and docker word them (their text is all there is to go on), else
+    /// the last one. It only chooses what to show; no decision is made on it.
     public var lastErrorLine: String {
         let lines = (stderr + "\n" + stdout).split(separator: "\n").map { $0.trimmedSpaces }
         return lines.last(where: { !$0.isEmpty && ($0.lowercased().contains("fatal") || $0.lowercased().contains("error")) })
@@ -51,7 +53,7 @@ public struct LocalProcessRunner: ProcessRunner, AttachedProcessRunner {
         guard let program = arguments.first else { throw SoError("nothing to run", hint: "this is a bug in so") }
         let env = environment ?? inherited
         guard let executable = Self.which(program, path: env["PATH"] ?? "/usr/bin:/bin") else {
-            throw SoError("\(program) is not installed (not found on PATH)", hint: installHints[program] ?? "install \(program) and make sure it is on PATH")
+            throw SoError.notInstalled(program, hint: installHints[program] ?? "install \(program) and make sure it is on PATH")
         }
         return (program, executable, env)
     }
