@@ -13,10 +13,11 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
     ],
     targets: [
         // Effect seams and shared vocabulary: errors, diagnostics, file system, processes, clock, entropy, strict YAML reading.
-        .target(name: "SoBasics", dependencies: [.product(name: "Yams", package: "Yams")]),
+        .target(name: "SoBasics", dependencies: [.product(name: "Yams", package: "Yams"), .product(name: "Subprocess", package: "swift-subprocess")]),
         // Compose files as users write them: model, interpolation, env files.
         .target(name: "SoCompose", dependencies: ["SoBasics", .product(name: "Yams", package: "Yams")]),
         // stack.yml, spec.yml, deployment.yml, config.env, stack resolution.
