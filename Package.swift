@@ -42,11 +42,7 @@ let package = Package(
             "SoBasics", "SoStack", "SoActions", "SoKube", "SoKubeHTTP", "SoRender",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        // Release: a position-dependent executable. A static PIE binary of this size spends ~3 ms of every
-        // run applying ~114k relocations before main (measured: `so --version` 7.9 → 4.4 ms); Go tools such
-        // as kubectl and kind ship position-dependent too.
-        .executableTarget(name: "so", dependencies: ["SoCLI"],
-                          linkerSettings: [.unsafeFlags(["-Xlinker", "-no-pie"], .when(platforms: [.linux], configuration: .release))]),
+        .executableTarget(name: "so", dependencies: ["SoCLI"]),
         .target(name: "SoTestSupport", dependencies: ["SoBasics", "SoKube"]),
         .testTarget(name: "SoComposeTests", dependencies: ["SoCompose", "SoTestSupport"]),
         .testTarget(name: "SoKubeTests", dependencies: ["SoKube", "SoBasics", "SoTestSupport"]),
