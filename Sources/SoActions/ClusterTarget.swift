@@ -130,7 +130,7 @@ struct ClusterTargets {
     func installedKindClusters() async throws -> [String]? {
         do {
             return try await kindClusters()
-        } catch let e as SoError where e.message.contains("not installed") || e.message.contains("not found") {
+        } catch let e as SoError where e.missingProgram == "kind" {
             return nil
         }
     }
@@ -144,8 +144,14 @@ struct ClusterTargets {
 
     /// The host's kind clusters, as `kind get clusters` lists them.
     func kindClusters() async throws -> [String] {
-        let list = try await run(["kind", "get", "clusters"], what: "list kind clusters")
-        return list.split(separator: "\n").map { $0.trimmedSpaces }.filter { !$0.isEmpty && !$0.hasPrefix("No kind clusters") }
+        Self.clusters(listed: try await run(["kind", "get", "clusters"], what: "list kind clusters"))
+    }
+
+    /// The names in `kind get clusters` output. kind has no machine-readable form of this list: with no
+    /// cluster it prints a sentence ("No kind clusters found.", on stderr in current versions, on stdout
+    /// in some older ones), which is the one line read by its text, here only.
+    static func clusters(listed output: String) -> [String] {
+        output.split(separator: "\n").map { $0.trimmedSpaces }.filter { !$0.isEmpty && !$0.hasPrefix("No kind clusters") }
     }
 
     /// A kind cluster reached through the `kind-<name>` context kind wrote into the user's kubeconfig (as

@@ -125,7 +125,6 @@ public struct CreateAction {
     func existingKindCluster() async -> String? {
         guard let r = try? await ctx.processes.run(["kind", "get", "clusters"], workingDirectory: nil, environment: nil, timeout: 10),
               r.exitCode == 0 else { return nil }
-        return r.stdout.split(separator: "\n").map { $0.trimmedSpaces }
-            .first { !$0.isEmpty && !$0.hasPrefix("No kind clusters") }
+        return ClusterTargets.clusters(listed: r.stdout).first
     }
 }

@@ -3,11 +3,12 @@ import SoBasics
 import SoKube
 import SoStack
 
-/// So two `so` runs on one deployment cannot interleave. A namespace this run creates is created locked
-/// (annotations naming the holder and when the lock expires: a create is atomic, so nothing else can
-/// be holding it); an existing namespace is locked with a Lease in it. The loser names the holder; a lock
-/// whose holder died expires after its duration, or at once when the holder was a `so` run on this host.
-struct DeploymentLock {
+/// So two `so` runs on one deployment cannot interleave: a Lease (`so-deployment-lock`) in the
+/// deployment's namespace, new or not. It is taken with one create; the loser names the holder. A lock
+/// whose holder died expires after its duration, or at once when the holder was a `so` run on this
+/// host; an expired Lease is taken over by a compare-and-swap on its resourceVersion, so two runs
+/// racing for it cannot both win.
+struct DeploymentLock: Sendable {
     let ctx: SoContext
     let client: ClusterClient
     let namespace: String
@@ -16,11 +17,6 @@ struct DeploymentLock {
     let duration: Int
 
     static let name = "so-deployment-lock"
-    static let holderAnnotation = "so.dev/lock-holder"
-    static let expiresAnnotation = "so.dev/lock-expires"
-
-    /// How this run holds the lock.
-    enum Held { case lease, namespace }
 
     init(ctx: SoContext, client: ClusterClient, namespace: String, model: DeploymentModel, duration: Double) {
         self.ctx = ctx
@@ -35,13 +31,21 @@ struct DeploymentLock {
 
     var type: ResourceType { ResourceType.known.first { $0.kind == "Lease" }! }
 
-    /// The namespace as this run creates it when it does not exist: owned by the deployment directory and
-    /// locked by this run. Only what never changes is in it (a create's fields stay with it); the labels
-    /// and the rest come with the first apply phase.
-    var lockedNamespace: KubeObject {
-        KubeObject(apiVersion: "v1", kind: "Namespace", name: namespace,
-                   annotations: [("laconic.com/deployment-dir", model.directory), (Self.holderAnnotation, holder),
-                                 (Self.expiresAnnotation, Timestamps.microTime(ctx.clock.now().addingTimeInterval(Double(duration))))])
+    /// Runs `body` holding the lock, and gives the lock up once, whatever happens: when `body` returns or
+    /// throws, when the task is cancelled (the release runs in a task of its own), and on SIGINT/SIGTERM
+    /// (an interrupt cleanup releases it, waiting at most a few seconds, before `so` exits).
+    func holding<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        try await acquire()
+        let onInterrupt = ctx.interrupts.onInterrupt { [self] in
+            let released = DispatchSemaphore(value: 0)
+            Task { await release(); released.signal() }
+            _ = released.wait(timeout: .now() + 5)
+        }
+        let outcome: Result<T, Error>
+        do { outcome = .success(try await body()) } catch { outcome = .failure(error) }
+        ctx.interrupts.done(onInterrupt)
+        await Task { await release() }.value
+        return try outcome.get()
     }
 
     /// Whether a lock held by `other` until `expires` stops this run: nil when it is free (nobody, expired,
@@ -58,49 +62,33 @@ struct DeploymentLock {
                        hint: "wait for it to finish; if it died, its lock expires at \(Timestamps.microTime(expires))")
     }
 
-    /// Locks a namespace that exists (`existing`, as read): refused while a run that created it still
-    /// holds it; then one request when no Lease is held (a create). A Lease that exists is taken over only
-    /// when it expired or its holder died on this host, by a compare-and-swap on its resourceVersion, so
-    /// two runs that race for it cannot both win.
-    func acquire(existing: JSON) async throws -> Held {
-        let annotations = existing.annotations
-        if let other = annotations[Self.holderAnnotation] {
-            let expires = annotations[Self.expiresAnnotation].flatMap(Timestamps.parse) ?? .distantPast
-            if let error = blocked(by: other, expires: expires, since: nil) { throw error }
-            _ = try await client.patch(.namespace, name: namespace, namespace: nil,
-                                       mergePatch: Self.unlockPatch)
-        }
+    /// One request when nobody holds the lock (a create). A Lease that exists is refused while its holder
+    /// lives; one that names this run is this run's (a create the HTTP client retried after it landed).
+    func acquire() async throws {
         let now = Timestamps.microTime(ctx.clock.now())
         let lease = KubeObject(apiVersion: "coordination.k8s.io/v1", kind: "Lease", name: Self.name, namespace: namespace,
                                labels: [("app", model.id), ("app.kubernetes.io/instance", model.id), ("app.kubernetes.io/managed-by", "so")],
                                body: [("spec", .map([("holderIdentity", .string(holder)), ("leaseDurationSeconds", .int(duration)),
                                                      ("acquireTime", .string(now)), ("renewTime", .string(now))]))])
-        if try await client.create(lease, fieldManager: "so") != nil { return .lease }
+        if try await client.create(lease, fieldManager: "so") != nil { return }
         guard let current = try await client.get(type, name: Self.name, namespace: namespace) else {
             // Released between the two requests: try once more.
-            if try await client.create(lease, fieldManager: "so") != nil { return .lease }
+            if try await client.create(lease, fieldManager: "so") != nil { return }
             throw SoError("deployment \(model.id) is being changed by another so run", hint: "wait for it to finish and run again")
         }
+        let other = current.at("spec", "holderIdentity")?.string ?? ""
+        if other == holder { return }
         let renewed = (current.at("spec", "renewTime")?.string).flatMap(Timestamps.parse) ?? .distantPast
         let expires = renewed.addingTimeInterval(Double(current.at("spec", "leaseDurationSeconds")?.int ?? 0))
-        if let error = blocked(by: current.at("spec", "holderIdentity")?.string ?? "", expires: expires, since: current.at("spec", "acquireTime")?.string) {
-            throw error
-        }
+        if let error = blocked(by: other, expires: expires, since: current.at("spec", "acquireTime")?.string) { throw error }
         guard let version = current.at("metadata", "resourceVersion")?.string,
               try await client.update(lease, resourceVersion: version, fieldManager: "so") else {
             throw SoError("deployment \(model.id) is being changed by another so run that took the lock at the same moment", hint: "wait for it to finish and run again")
         }
-        return .lease
     }
 
-    static let unlockPatch = Data("{\"metadata\":{\"annotations\":{\"\(holderAnnotation)\":null,\"\(expiresAnnotation)\":null}}}".utf8)
-
-    /// Gives the lock up: deletes the Lease, or takes the lock annotations off the namespace this run created.
-    func release(_ held: Held) async {
-        switch held {
-        case .lease: _ = try? await client.delete(type, name: Self.name, namespace: namespace, propagation: .background)
-        case .namespace:
-            _ = try? await client.patch(.namespace, name: namespace, namespace: nil, mergePatch: Self.unlockPatch)
-        }
+    /// Gives the lock up (deletes the Lease); a failure leaves it to expire.
+    func release() async {
+        _ = try? await client.delete(type, name: Self.name, namespace: namespace, propagation: .background)
     }
 }

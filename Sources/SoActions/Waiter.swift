@@ -18,6 +18,8 @@ struct Waiter {
         var fatal: Bool
         var message: String
         var hint: String
+        /// The Job whose pod it is (its `job-name` label), so a failed Job is explained by its own pod.
+        var job: String? = nil
     }
 
     func wait(for objects: [KubeObject], timeout: Double, progress: ProgressReporter) async throws {
@@ -41,7 +43,7 @@ struct Waiter {
                 guard let j = liveJobs[name] else { pending.append("Job \(name) (missing)"); continue }
                 if (j.at("status", "succeeded")?.int ?? 0) >= 1 { continue }
                 if (j.at("status", "failed")?.int ?? 0) >= 1 || j.at("status", "conditions")?.array.contains(where: { $0["type"]?.string == "Failed" && $0["status"]?.string == "True" }) == true {
-                    let why = try await diagnose().first { $0.message.contains(name) || $0.fatal }
+                    let why = try await diagnose().first { $0.job == name || $0.fatal }
                     throw SoError("Job \(namespace)/\(name) failed" + (why.map { ": \($0.message)" } ?? ""),
                                   hint: why?.hint ?? "see 'so deployment --dir D logs' for its output")
                 }
@@ -146,6 +148,7 @@ struct Waiter {
         let pods = try await client.list(try ResourceType.of(apiVersion: "v1", kind: "Pod"), namespace: namespace, labelSelector: selector)
         for pod in pods {
             let name = pod.name
+            let first = problems.count
             let statuses = (pod.at("status", "initContainerStatuses")?.array ?? []) + (pod.at("status", "containerStatuses")?.array ?? [])
             for c in statuses {
                 let container = c["name"]?.string ?? "?"
@@ -172,6 +175,8 @@ struct Waiter {
                 problems.append(Problem(fatal: false, message: "pod \(namespace)/\(name) cannot be scheduled: \(msg)",
                                         hint: "lower the spec's resources, or free capacity on the cluster"))
             }
+            let job = pod.labels["batch.kubernetes.io/job-name"] ?? pod.labels["job-name"]
+            for i in problems.indices.dropFirst(first) { problems[i].job = job }
         }
         for pvc in try await client.list(try ResourceType.of(apiVersion: "v1", kind: "PersistentVolumeClaim"), namespace: namespace,
                                          labelSelector: selector) where pvc.at("status", "phase")?.string == "Pending" {

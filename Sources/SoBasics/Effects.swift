@@ -1,4 +1,10 @@
 import Foundation
+import Subprocess
+#if canImport(System)
+import System
+#else
+import SystemPackage
+#endif
 
 /// The result of running a program to completion.
 public struct ProcessResult: Sendable, Equatable {
@@ -10,7 +16,9 @@ public struct ProcessResult: Sendable, Equatable {
         self.stdout = stdout
         self.stderr = stderr
     }
-    /// The last non-empty line of stderr (or stdout), for one-line error messages.
+    /// The last non-empty line of stderr (or stdout), for one-line error messages: the last one that
+    /// reads like an error, as git, kind and docker word them (their text is all there is to go on), else
+    /// the last one. It only chooses what to show; no decision is made on it.
     public var lastErrorLine: String {
         let lines = (stderr + "\n" + stdout).split(separator: "\n").map { $0.trimmedSpaces }
         return lines.last(where: { !$0.isEmpty && ($0.lowercased().contains("fatal") || $0.lowercased().contains("error")) })
@@ -36,7 +44,7 @@ extension ProcessRunner {
     }
 }
 
-/// Runs programs with Foundation's Process.
+/// Runs programs with swift-subprocess.
 public struct LocalProcessRunner: ProcessRunner, AttachedProcessRunner {
     public let installHints: [String: String]
     /// What programs inherit when a caller gives no environment (the context's, read once at start).
@@ -51,70 +59,71 @@ public struct LocalProcessRunner: ProcessRunner, AttachedProcessRunner {
         guard let program = arguments.first else { throw SoError("nothing to run", hint: "this is a bug in so") }
         let env = environment ?? inherited
         guard let executable = Self.which(program, path: env["PATH"] ?? "/usr/bin:/bin") else {
-            throw SoError("\(program) is not installed (not found on PATH)", hint: installHints[program] ?? "install \(program) and make sure it is on PATH")
+            throw SoError.notInstalled(program, hint: installHints[program] ?? "install \(program) and make sure it is on PATH")
         }
         return (program, executable, env)
     }
 
     public func run(_ arguments: [String], workingDirectory: String?, environment: [String: String]?, timeout: Double?) async throws -> ProcessResult {
-        let (program, executable, env) = try locate(arguments, environment)
-        return try await withCheckedThrowingContinuation { cont in
-            DispatchQueue.global().async {
-                do {
-                    let p = Process()
-                    p.executableURL = URL(fileURLWithPath: executable)
-                    p.arguments = Array(arguments.dropFirst())
-                    p.environment = env
-                    if let workingDirectory { p.currentDirectoryURL = URL(fileURLWithPath: workingDirectory) }
-                    let out = Pipe(), err = Pipe()
-                    p.standardOutput = out
-                    p.standardError = err
-                    p.standardInput = FileHandle.nullDevice
-                    try p.run()
-                    final class Box: @unchecked Sendable { var data = Data() }
-                    let outBox = Box(), errBox = Box()
-                    let group = DispatchGroup()
-                    group.enter()
-                    DispatchQueue.global().async { outBox.data = out.fileHandleForReading.readDataToEndOfFile(); group.leave() }
-                    group.enter()
-                    DispatchQueue.global().async { errBox.data = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
-                    if let timeout {
-                        let deadline = DispatchTime.now() + timeout
-                        DispatchQueue.global().asyncAfter(deadline: deadline) { if p.isRunning { p.terminate() } }
-                    }
-                    p.waitUntilExit()
-                    group.wait()
-                    cont.resume(returning: ProcessResult(exitCode: p.terminationStatus,
-                                                         stdout: String(decoding: outBox.data, as: UTF8.self),
-                                                         stderr: String(decoding: errBox.data, as: UTF8.self)))
-                } catch {
-                    cont.resume(throwing: SoError("cannot run \(program): \(error.localizedDescription.lowercased())",
-                                                  hint: "check that \(program) is installed and executable"))
-                }
-            }
-        }
+        try await launch(arguments, workingDirectory: workingDirectory, environment: environment, timeout: timeout, attached: false)
     }
 
     public func runAttached(_ arguments: [String], environment: [String: String]?) async throws -> Int32 {
+        try await launch(arguments, workingDirectory: nil, environment: environment, timeout: nil, attached: true).exitCode
+    }
+
+    /// Output kept of a captured run, per stream (a docker build's log fits many times over).
+    static let outputLimit = 64 << 20
+
+    /// The one way `so` starts a program (swift-subprocess): captured (stdin empty, stdout and stderr
+    /// kept), or attached (the terminal's own stdin, stdout and stderr, in `so`'s process group, so
+    /// `kubectl exec -it` reads the keyboard). A timeout, or a cancelled task, ends the program with
+    /// SIGTERM, then SIGKILL two seconds later.
+    func launch(_ arguments: [String], workingDirectory: String?, environment: [String: String]?, timeout: Double?, attached: Bool) async throws -> ProcessResult {
         let (program, executable, env) = try locate(arguments, environment)
-        fflush(nil)
-        return try await withCheckedThrowingContinuation { cont in
-            DispatchQueue.global().async {
-                do {
-                    let p = Process()
-                    p.executableURL = URL(fileURLWithPath: executable)
-                    p.arguments = Array(arguments.dropFirst())
-                    p.environment = env
-                    p.standardInput = FileHandle.standardInput
-                    p.standardOutput = FileHandle.standardOutput
-                    p.standardError = FileHandle.standardError
-                    try p.run()
-                    p.waitUntilExit()
-                    cont.resume(returning: p.terminationStatus)
-                } catch {
-                    cont.resume(throwing: SoError("cannot run \(program): \(error.localizedDescription.lowercased())", hint: "check that \(program) is installed"))
-                }
+        var options = PlatformOptions()
+        options.teardownSequence = [.send(signal: .terminate, allowedDurationToNextStep: .seconds(2))]
+        let spawn: @Sendable () async throws -> ProcessResult = { [options] in
+            let (exe, args, vars) = (Executable.path(FilePath(executable)), Arguments(Array(arguments.dropFirst())),
+                                     Environment.custom(Dictionary(uniqueKeysWithValues: env.compactMap { k, v in Environment.Key(rawValue: k).map { ($0, v) } })))
+            let directory = workingDirectory.map { FilePath($0) }
+            if attached {
+                fflush(nil)
+                let r = try await Subprocess.run(exe, arguments: args, environment: vars, workingDirectory: directory, platformOptions: options,
+                                                 input: .currentStandardInput, output: .currentStandardOutput, error: .currentStandardError)
+                return ProcessResult(exitCode: Self.code(r.terminationStatus))
             }
+            let r = try await Subprocess.run(exe, arguments: args, environment: vars, workingDirectory: directory, platformOptions: options,
+                                             input: .none, output: .string(limit: Self.outputLimit), error: .string(limit: Self.outputLimit))
+            return ProcessResult(exitCode: Self.code(r.terminationStatus), stdout: r.standardOutput, stderr: r.standardError)
+        }
+        do {
+            guard let timeout else { return try await spawn() }
+            return try await withThrowingTaskGroup(of: ProcessResult?.self) { group in
+                group.addTask { try await spawn() }
+                group.addTask { try? await Task.sleep(nanoseconds: UInt64(max(0, timeout) * 1e9)); return nil }
+                defer { group.cancelAll() }
+                guard let first = try await group.next(), let result = first else {
+                    group.cancelAll()
+                    _ = try? await group.next()
+                    throw SoError("\(program) did not finish within \(String(format: "%g", timeout)) s and was stopped",
+                                  hint: "run '\(arguments.joined(separator: " "))' by hand to see why it hangs")
+                }
+                return result
+            }
+        } catch let e as SoError {
+            throw e
+        } catch {
+            throw SoError("cannot run \(program): \(String(describing: error).lowercased())", hint: "check that \(program) is installed and executable")
+        }
+    }
+
+    /// The exit code, or the number of the signal that ended the program (what Foundation's Process,
+    /// used before, reported; callers and `so exec`'s exit code keep seeing the same).
+    static func code(_ status: TerminationStatus) -> Int32 {
+        switch status {
+        case .exited(let code): return code
+        case .signaled(let signal): return signal
         }
     }
 

@@ -26,6 +26,9 @@ public struct SoError: Error, Sendable, Equatable, CustomStringConvertible {
     public var location: SourceLocation?
     /// Process exit code when this error ends the program.
     public var exitCode: Int32
+    /// The program that is not installed, when that is the error: callers that can do without it (no
+    /// kind: no kind clusters) test this, never the message.
+    public var missingProgram: String?
 
     /// Exit codes scripts can tell apart (README: "Exit codes").
     public static let exitFailure: Int32 = 1
@@ -39,6 +42,13 @@ public struct SoError: Error, Sendable, Equatable, CustomStringConvertible {
         self.hint = hint
         self.location = location
         self.exitCode = exitCode
+    }
+
+    /// `program` is not on PATH.
+    public static func notInstalled(_ program: String, hint: String) -> SoError {
+        var e = SoError("\(program) is not installed (not found on PATH)", hint: hint)
+        e.missingProgram = program
+        return e
     }
 
     /// A command line `so` cannot act on (a bad flag value, a missing or conflicting option): exit 64.

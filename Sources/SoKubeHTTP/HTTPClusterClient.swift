@@ -2,6 +2,7 @@ import Foundation
 import AsyncHTTPClient
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 import NIOSSL
 import SoBasics
 import SoKube
@@ -219,7 +220,7 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
             } catch {
                 // A connection that fails is tried again only briefly: a server that is down is reported in ~2-3 s.
                 let elapsed = Double(DispatchTime.now().uptimeNanoseconds - first) / 1e9
-                if attempt < maxAttempts && elapsed < 1 && Self.isRetryable(error) {
+                if attempt < maxAttempts && elapsed < 1 && Self.failure(error).retryable {
                     try await Task.sleep(nanoseconds: UInt64(delay * 1e9))
                     delay = min(delay * 2, 5)
                     continue
@@ -230,23 +231,66 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
         }
     }
 
-    static func isRetryable(_ error: Error) -> Bool {
-        let text = String(describing: error).lowercased()
-        if text.contains("certificate") || text.contains("handshake") || text.contains("tls") { return false }
-        return text.contains("refused") || text.contains("reset") || text.contains("timeout") || text.contains("closed") || text.contains("connect")
+    /// What went wrong on the way to the API server, read from the error's type and errno (NIO's and
+    /// AsyncHTTPClient's errors), never from its text.
+    enum TransportFailure: Equatable {
+        case refused, reset, timedOut, closed, unreachable, noSuchHost, tls, other
+
+        /// Worth one more attempt: the server may be restarting or a connection was cut. A TLS failure,
+        /// an unknown host or anything else will not heal in a second.
+        var retryable: Bool { [.refused, .reset, .timedOut, .closed, .unreachable].contains(self) }
     }
 
-    static func describe(_ error: Error) -> String {
-        let text = String(describing: error).replacingOccurrences(of: "\n", with: " ").lowercased()
-        for known in ["connection refused", "certificate", "timed out", "timeout", "no such host", "network is unreachable"] where text.contains(known) {
-            return known == "certificate" ? "TLS certificate rejected (\(text.prefix(160)))" : known
+    static func failure(_ error: Error) -> TransportFailure {
+        switch error {
+        case let e as NIOConnectionError:
+            // Happy eyeballs: one error per address tried; DNS errors when the name did not resolve.
+            if let first = e.connectionErrors.first { return failure(first.error) }
+            return e.dnsAError != nil || e.dnsAAAAError != nil ? .noSuchHost : .other
+        case let e as IOError:
+            switch e.errnoCode {
+            case ECONNREFUSED: return .refused
+            case ECONNRESET, EPIPE, ECONNABORTED: return .reset
+            case ETIMEDOUT: return .timedOut
+            case ENETUNREACH, EHOSTUNREACH: return .unreachable
+            default: return .other
+            }
+        case let e as ChannelError:
+            switch e {
+            case .connectTimeout: return .timedOut
+            case .ioOnClosedChannel, .alreadyClosed, .eof, .inputClosed, .outputClosed: return .closed
+            case .writeHostUnreachable: return .unreachable
+            default: return .other
+            }
+        case let e as HTTPClientError:
+            switch e {
+            case .connectTimeout, .readTimeout, .writeTimeout, .deadlineExceeded, .getConnectionFromPoolTimeout: return .timedOut
+            case .remoteConnectionClosed: return .closed
+            case .tlsHandshakeTimeout: return .tls
+            default: return .other
+            }
+        case is SocketAddressError: return .noSuchHost
+        case is NIOSSLError, is BoringSSLError, is NIOSSLExtraError: return .tls
+        default: return .other
         }
-        return String(text.prefix(200))
+    }
+
+    /// The failure in a few words for the one-line error (the error's own text only when it is none of the known ones).
+    static func describe(_ error: Error) -> String {
+        switch failure(error) {
+        case .refused: return "connection refused"
+        case .reset: return "connection reset"
+        case .timedOut: return "timed out"
+        case .closed: return "connection closed"
+        case .unreachable: return "network is unreachable"
+        case .noSuchHost: return "no such host"
+        case .tls: return "TLS handshake failed (\(String(describing: error).replacingOccurrences(of: "\n", with: " ").prefix(160)))"
+        case .other: return String(String(describing: error).replacingOccurrences(of: "\n", with: " ").lowercased().prefix(200))
+        }
     }
 
     static func hint(for error: Error) -> String {
-        let text = String(describing: error).lowercased()
-        if text.contains("certificate") || text.contains("handshake") || text.contains("tls") {
+        if failure(error) == .tls {
             return "the server's certificate does not match the kubeconfig's CA or server name; check certificate-authority-data and server"
         }
         return "is the cluster running? check 'kubectl cluster-info' with the same kubeconfig and context"

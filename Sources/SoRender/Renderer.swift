@@ -93,8 +93,23 @@ struct RenderState {
         return l + extra
     }
 
-    func ordered() -> [KubeObject] {
-        namespaces + policies + secrets + configMaps + volumes + claims + services + workloads + jobs + ingresses + others
+    /// The manifest: the stages in their order (`Stage` defines it for rendering and applying alike).
+    func ordered() -> [KubeObject] { Stage.allCases.flatMap(objects(in:)) }
+
+    func objects(in stage: Stage) -> [KubeObject] {
+        switch stage {
+        case .namespace: return namespaces
+        case .policies: return policies
+        case .secrets: return secrets
+        case .configMaps: return configMaps
+        case .volumes: return volumes
+        case .claims: return claims
+        case .services: return services
+        case .workloads: return workloads
+        case .jobs: return jobs
+        case .ingresses: return ingresses
+        case .others: return others
+        }
     }
 
     mutating func warn(_ message: String, hint: String? = nil, at location: SourceLocation? = nil) {

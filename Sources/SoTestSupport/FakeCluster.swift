@@ -35,14 +35,17 @@ public final class FakeCluster: ClusterClient, @unchecked Sendable {
     /// Called with each call's description before the call takes effect, e.g. to let another client
     /// change an object between two requests.
     public var beforeCall: (@Sendable (String) -> Void)?
+    /// The same, awaited: e.g. to run a second client's whole command while this call is under way.
+    public var beforeCallAsync: (@Sendable (String) async -> Void)?
 
-    private func record(_ call: String) throws {
+    private func record(_ call: String) async throws {
         let failure = locked { () -> SoError? in
             calls.append(call)
             return failures.first { call.hasPrefix($0.key) }?.value
         }
         if let failure { throw failure }
         beforeCall?(call)
+        if let hook = beforeCallAsync { await hook(call) }
     }
 
     public func object(_ kind: String, _ name: String, namespace: String? = nil) -> JSON? {
@@ -83,7 +86,7 @@ public final class FakeCluster: ClusterClient, @unchecked Sendable {
     }
 
     public func apply(_ object: KubeObject, fieldManager: String, force: Bool) async throws -> JSON {
-        try record("apply \(object.kind) \(object.namespace.map { "\($0)/" } ?? "")\(object.name)")
+        try await record("apply \(object.kind) \(object.namespace.map { "\($0)/" } ?? "")\(object.name)")
         let type = try ResourceType.of(object)
         try requireNamespace(of: object, type)
         var json = try JSON.parse(Data(object.json().utf8))
@@ -118,7 +121,7 @@ public final class FakeCluster: ClusterClient, @unchecked Sendable {
     /// Admits the object as `apply` would (its namespace must exist; `failures` apply as "dry-run KIND …")
     /// and returns it as it would be stored, storing nothing.
     public func dryRunApply(_ object: KubeObject, fieldManager: String) async throws -> JSON {
-        try record("dry-run \(object.kind) \(object.namespace.map { "\($0)/" } ?? "")\(object.name)")
+        try await record("dry-run \(object.kind) \(object.namespace.map { "\($0)/" } ?? "")\(object.name)")
         let type = try ResourceType.of(object)
         try requireNamespace(of: object, type)
         var json = try JSON.parse(Data(object.json().utf8))
@@ -127,7 +130,7 @@ public final class FakeCluster: ClusterClient, @unchecked Sendable {
     }
 
     public func create(_ object: KubeObject, fieldManager: String) async throws -> JSON? {
-        try record("create \(object.kind) \(object.namespace.map { "\($0)/" } ?? "")\(object.name)")
+        try await record("create \(object.kind) \(object.namespace.map { "\($0)/" } ?? "")\(object.name)")
         let type = try ResourceType.of(object)
         try requireNamespace(of: object, type)
         let key = Key(type: type, namespace: type.namespaced ? object.namespace : nil, name: object.name)
@@ -144,7 +147,7 @@ public final class FakeCluster: ClusterClient, @unchecked Sendable {
     }
 
     public func update(_ object: KubeObject, resourceVersion: String, fieldManager: String) async throws -> Bool {
-        try record("update \(object.kind) \(object.namespace.map { "\($0)/" } ?? "")\(object.name)")
+        try await record("update \(object.kind) \(object.namespace.map { "\($0)/" } ?? "")\(object.name)")
         let type = try ResourceType.of(object)
         let key = Key(type: type, namespace: type.namespaced ? object.namespace : nil, name: object.name)
         var json = try JSON.parse(Data(object.json().utf8))
@@ -171,12 +174,12 @@ public final class FakeCluster: ClusterClient, @unchecked Sendable {
     }
 
     public func get(_ type: ResourceType, name: String, namespace: String?) async throws -> JSON? {
-        try record("get \(type.kind) \(namespace.map { "\($0)/" } ?? "")\(name)")
+        try await record("get \(type.kind) \(namespace.map { "\($0)/" } ?? "")\(name)")
         return locked { objects[Key(type: type, namespace: type.namespaced ? namespace : nil, name: name)] }
     }
 
     public func list(_ type: ResourceType, namespace: String?, labelSelector: String?) async throws -> [JSON] {
-        try record("list \(type.kind)\(namespace.map { " \($0)" } ?? "")\(labelSelector.map { " \($0)" } ?? "")")
+        try await record("list \(type.kind)\(namespace.map { " \($0)" } ?? "")\(labelSelector.map { " \($0)" } ?? "")")
         return locked {
             order.filter { $0.type == type && (namespace == nil || $0.namespace == namespace) }
                 .compactMap { objects[$0] }
@@ -185,7 +188,7 @@ public final class FakeCluster: ClusterClient, @unchecked Sendable {
     }
 
     public func patch(_ type: ResourceType, name: String, namespace: String?, mergePatch: Data) async throws -> JSON {
-        try record("patch \(type.kind) \(namespace.map { "\($0)/" } ?? "")\(name)")
+        try await record("patch \(type.kind) \(namespace.map { "\($0)/" } ?? "")\(name)")
         let patch = try JSON.parse(mergePatch)
         return try locked {
             let key = Key(type: type, namespace: type.namespaced ? namespace : nil, name: name)
@@ -207,7 +210,7 @@ public final class FakeCluster: ClusterClient, @unchecked Sendable {
     }
 
     public func delete(_ type: ResourceType, name: String, namespace: String?, propagation: DeletePropagation) async throws -> Bool {
-        try record("delete \(type.kind) \(namespace.map { "\($0)/" } ?? "")\(name)")
+        try await record("delete \(type.kind) \(namespace.map { "\($0)/" } ?? "")\(name)")
         return locked {
         let key = Key(type: type, namespace: type.namespaced ? namespace : nil, name: name)
         guard objects.removeValue(forKey: key) != nil else { return false }

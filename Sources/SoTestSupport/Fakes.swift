@@ -59,7 +59,7 @@ public final class FakeProcessRunner: ProcessRunner, AttachedProcessRunner, @unc
             return first
         }()
         if let program = arguments.first, missing.contains(program) {
-            throw SoError("\(program) is not installed (not found on PATH)", hint: "install \(program)")
+            throw SoError.notInstalled(program, hint: "install \(program)")
         }
         guard let next else {
             throw SoError("unexpected process call: \(arguments.joined(separator: " "))", hint: "the test did not expect this call")

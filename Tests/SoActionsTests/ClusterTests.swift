@@ -75,26 +75,26 @@ struct ClusterHarness {
 @Suite struct StartTests {
     @Test func appliesInOrderAndWaits() async throws {
         let c = try await ClusterHarness(appendToSpec: "")
-        // While the workloads go out, the namespace is held by this run.
+        // While the workloads go out, the deployment's Lease is held by this run.
         final class Seen: @unchecked Sendable { var holder: String? }
         let seen = Seen()
         let cluster = c.cluster, id = c.id
         cluster.beforeCall = { call in
-            if call.hasPrefix("apply Deployment") { seen.holder = cluster.object("Namespace", id)?.annotations[DeploymentLock.holderAnnotation] }
+            if call.hasPrefix("apply Deployment") { seen.holder = cluster.object("Lease", "so-deployment-lock", namespace: id)?.at("spec", "holderIdentity")?.string }
         }
         let report = try await c.start()
         #expect(seen.holder?.hasPrefix("localhost:") == true, "\(String(describing: seen.holder))")
         let writes = c.cluster.calls.filter { !$0.hasPrefix("get ") && !$0.hasPrefix("list ") }.map { $0.split(separator: " ").prefix(2).joined(separator: " ") }
-        // The namespace created locked (no Lease); then its labels with what pods use (in parallel), then
-        // the workloads; then the lock annotations come off.
-        #expect(writes.first == "create Namespace")
-        #expect(writes.dropFirst().prefix(5).sorted() == ["apply ConfigMap", "apply ConfigMap", "apply Namespace", "apply PersistentVolumeClaim", "apply Service"])
-        #expect(writes.dropFirst(6).prefix(2).sorted() == ["apply Deployment", "apply Job"])
-        #expect(writes.last == "patch Namespace" && writes.count == 9, "\(writes)")
-        // A namespace this start created holds no Job to look for, and no lease.
-        #expect(!c.cluster.calls.contains { $0.hasPrefix("get Job") || $0.contains("Lease") })
+        // The namespace is created, then locked with a Lease (the one lock of every start: one request more
+        // than the locked create of earlier versions); then its labels with what pods use (in parallel),
+        // then the workloads; then the Lease goes.
+        #expect(Array(writes.prefix(2)) == ["create Namespace", "create Lease"])
+        #expect(writes.dropFirst(2).prefix(5).sorted() == ["apply ConfigMap", "apply ConfigMap", "apply Namespace", "apply PersistentVolumeClaim", "apply Service"])
+        #expect(writes.dropFirst(7).prefix(2).sorted() == ["apply Deployment", "apply Job"])
+        #expect(writes.last == "delete Lease" && writes.count == 10, "\(writes)")
+        // A namespace this start created holds no Job to look for.
+        #expect(!c.cluster.calls.contains { $0.hasPrefix("get Job") })
         #expect(c.cluster.calls.filter { $0.hasPrefix("get ") } == ["get Namespace \(c.id)"])
-        #expect(namespaceHoldsNoLock(c))
         // The lock is released at the end.
         #expect(c.cluster.object("Lease", "so-deployment-lock", namespace: c.id) == nil)
         #expect(report.namespace == c.id)
@@ -235,41 +235,6 @@ struct ClusterHarness {
         #expect(c.cluster.calls.filter { $0.hasPrefix("apply Job") }.count == 1)
     }
 
-    @Test func anotherRunHoldingTheLockIsNamed() async throws {
-        let c = try await ClusterHarness()
-        try c.cluster.seed(KubeObject(apiVersion: "v1", kind: "Namespace", name: c.id, annotations: [("laconic.com/deployment-dir", c.h.path("dep"))]))
-        let now = Timestamps.microTime(c.ctx.clock.now())
-        try c.cluster.seed(KubeObject(apiVersion: "coordination.k8s.io/v1", kind: "Lease", name: "so-deployment-lock", namespace: c.id,
-                                      body: [("spec", .map([("holderIdentity", .string("ci-runner:42:abcd")), ("leaseDurationSeconds", .int(360)),
-                                                            ("acquireTime", .string(now)), ("renewTime", .string(now))]))]))
-        await #expect { _ = try await c.start() } throws: { e in
-            ((e as? SoError)?.message ?? "").contains("is being changed by another so run (ci-runner:42:abcd)")
-        }
-        #expect(!c.cluster.calls.contains { $0.hasPrefix("apply Deployment") })
-        // A lock whose holder died expires.
-        try await c.ctx.clock.sleep(seconds: 400)
-        _ = try await c.start()
-        #expect(c.cluster.object("Lease", "so-deployment-lock", namespace: c.id) == nil)
-    }
-
-    @Test func aLockLeftByADeadRunOnThisHostIsTakenOver() async throws {
-        let c = try await ClusterHarness()
-        var ctx = c.ctx
-        ctx.hostName = "laptop"
-        ctx.isProcessAlive = { $0 != 4242 }
-        try c.cluster.seed(KubeObject(apiVersion: "v1", kind: "Namespace", name: c.id, annotations: [("laconic.com/deployment-dir", c.h.path("dep"))]))
-        let now = Timestamps.microTime(c.ctx.clock.now())
-        for (holder, blocks) in [("laptop:4243:beef", true), ("other:4242:beef", true), ("laptop:4242:beef", false)] {
-            try c.cluster.seed(KubeObject(apiVersion: "coordination.k8s.io/v1", kind: "Lease", name: "so-deployment-lock", namespace: c.id,
-                                          body: [("spec", .map([("holderIdentity", .string(holder)), ("leaseDurationSeconds", .int(360)),
-                                                                ("acquireTime", .string(now)), ("renewTime", .string(now))]))]))
-            var failed = false
-            do { _ = try await StartAction(ctx).run(StartRequest(directory: "dep", cluster: c.options, timeout: 30, progress: .plain)) } catch { failed = true }
-            #expect(failed == blocks, "\(holder)")
-        }
-        #expect(c.h.console.stderr.contains("taking over the lock") || ctx.diagnostics.all.contains { $0.message.contains("taking over the lock of an earlier so run (laptop:4242:beef)") })
-    }
-
     /// The API server goes away mid-start: exit 69, and the next start converges to the same objects and
     /// keeps the secret values the interrupted run already stored.
     @Test func aStartInterruptedMidwayConverges() async throws {
@@ -301,63 +266,6 @@ struct ClusterHarness {
         // Its create was refused (it exists); nothing was written.
         #expect(!c.cluster.calls.contains { $0.hasPrefix("apply") || $0.hasPrefix("create Lease") || $0.hasPrefix("patch") })
         #expect(c.cluster.object("Namespace", c.id)?.annotations["laconic.com/deployment-dir"] == "/elsewhere/dep")
-    }
-
-    /// A run that created the namespace holds it (annotations, no Lease) until it ends: a second run is
-    /// refused naming it; an expired hold is taken over.
-    @Test func aNamespaceCreatedByARunIsLockedUntilItEnds() async throws {
-        let c = try await ClusterHarness()
-        let later = Timestamps.microTime(c.ctx.clock.now().addingTimeInterval(300))
-        try c.cluster.seed(KubeObject(apiVersion: "v1", kind: "Namespace", name: c.id,
-                                      annotations: [("laconic.com/deployment-dir", c.h.path("dep")), (DeploymentLock.holderAnnotation, "ci-runner:42:abcd"),
-                                                    (DeploymentLock.expiresAnnotation, later)]))
-        await #expect { _ = try await c.start() } throws: { e in
-            ((e as? SoError)?.message ?? "").contains("is being changed by another so run (ci-runner:42:abcd)")
-        }
-        #expect(!c.cluster.calls.contains { $0.hasPrefix("apply") || $0.hasPrefix("create Lease") || $0.hasPrefix("patch") })
-        // Once it expires, the next start takes it over: the annotations come off and a Lease locks it.
-        try await c.ctx.clock.sleep(seconds: 400)
-        let before = c.cluster.calls.count
-        _ = try await c.start()
-        let calls = c.cluster.calls[before...].filter { !$0.hasPrefix("get ") && !$0.hasPrefix("list ") && !$0.hasPrefix("apply ") }
-        #expect(Array(calls) == ["create Namespace \(c.id)", "patch Namespace \(c.id)", "create Lease \(c.id)/so-deployment-lock",
-                                 "delete Lease \(c.id)/so-deployment-lock"], "\(calls)")
-        #expect(namespaceHoldsNoLock(c))
-    }
-
-    @Test func anExpiredLockIsTakenOverByCompareAndSwapAndARacingRunLoses() async throws {
-        let c = try await ClusterHarness()
-        try c.cluster.seed(KubeObject(apiVersion: "v1", kind: "Namespace", name: c.id, annotations: [("laconic.com/deployment-dir", c.h.path("dep"))]))
-        let long = Timestamps.microTime(c.ctx.clock.now().addingTimeInterval(-3600))
-        func seedExpired() throws {
-            try c.cluster.seed(KubeObject(apiVersion: "coordination.k8s.io/v1", kind: "Lease", name: "so-deployment-lock", namespace: c.id,
-                                          body: [("spec", .map([("holderIdentity", .string("ci-runner:42:abcd")), ("leaseDurationSeconds", .int(60)),
-                                                                ("acquireTime", .string(long)), ("renewTime", .string(long))]))]))
-        }
-        // Another run takes the expired lock between our read and our update: we lose, and apply nothing.
-        try seedExpired()
-        let cluster = c.cluster
-        cluster.beforeCall = { call in
-            guard call.hasPrefix("update Lease") else { return }
-            cluster.update("Lease", "so-deployment-lock", namespace: c.id) { lease in
-                guard case .object(var o) = lease, case .object(var meta)? = o["metadata"] else { return }
-                meta["resourceVersion"] = .string("racer")
-                o["metadata"] = .object(meta)
-                lease = .object(o)
-            }
-        }
-        await #expect { _ = try await c.start() } throws: { e in
-            ((e as? SoError)?.message ?? "").contains("took the lock at the same moment")
-        }
-        #expect(!c.cluster.calls.contains { $0.hasPrefix("apply Deployment") })
-        // Without a racer the expired lock is taken over (create refused, read, update) and released at the end.
-        cluster.beforeCall = nil
-        try seedExpired()
-        let before = c.cluster.calls.count
-        _ = try await c.start()
-        let lockCalls = c.cluster.calls[before...].filter { $0.contains("Lease") }
-        #expect(Array(lockCalls) == ["create Lease \(c.id)/so-deployment-lock", "get Lease \(c.id)/so-deployment-lock",
-                                     "update Lease \(c.id)/so-deployment-lock", "delete Lease \(c.id)/so-deployment-lock"])
     }
 
     @Test func imagePullFailuresNameTheImage() async throws {
@@ -699,12 +607,6 @@ extension KindTargetTests {
         #expect(d.at("spec", "template", "metadata", "annotations", "kubectl.kubernetes.io/restartedAt") != nil)
         #expect(c.h.processes.unexpected.isEmpty)
     }
-}
-
-/// The namespace holds no lock annotations.
-func namespaceHoldsNoLock(_ c: ClusterHarness) -> Bool {
-    let a = c.cluster.object("Namespace", c.id)?.annotations ?? [:]
-    return a[DeploymentLock.holderAnnotation] == nil && a[DeploymentLock.expiresAnnotation] == nil
 }
 
 /// One cluster-selection rule for every verb: flags > the deployment's own > SO_KUBECONFIG > the host's

@@ -175,6 +175,9 @@ enum Golden {
 
     static func checkGolden(_ s: Scenario) async throws {
         let (manifest, _) = try await Golden.render(s)
+        // The manifest is in stage order: what start applies in that order (Stage.of(kind:)) is what render filed.
+        let stages = manifest.objects.map { Stage.of(kind: $0.kind) }
+        #expect(stages == stages.sorted(), "\(s.name): \(manifest.objects.map(\.reference))")
         var text = manifest.yaml()
         if !manifest.warnings.isEmpty {
             text = manifest.warnings.map { "# \($0.description.replacingOccurrences(of: RepoPaths.root, with: "<repo>").replacingOccurrences(of: RepoPaths.shared, with: "<shared>"))" }

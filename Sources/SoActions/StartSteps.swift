@@ -1,0 +1,196 @@
+import Foundation
+import SoBasics
+import SoKube
+import SoRender
+import SoStack
+
+/// This deployment's objects as listed by label, indexed by "Kind/name"; what is no longer rendered
+/// (volumes excepted: reported, never deleted) and the Jobs that exist.
+struct OwnedObjects: Sendable {
+    var live: [String: JSON] = [:]
+    var pruneCandidates: [(ResourceType, String)] = []
+    var jobs: Set<String> = []
+}
+
+/// Steps 5–7 of `start` (apply, prune, wait), run while the deployment's lock is held.
+struct StartSteps: Sendable {
+    let ctx: SoContext
+    let client: ClusterClient
+    let model: DeploymentModel
+    let namespace: String
+    let progress: ProgressReporter
+
+    // MARK: 5. apply
+
+    /// Applies `objects` (in the manifest's order) phase by phase: the stages of one `Stage.Phase` go out
+    /// together, with bounded parallelism. In an existing namespace the deployment's objects are listed
+    /// first, beside the Namespace's own apply: the lists tell what to prune, which Jobs exist (never
+    /// re-run) and which objects are already as rendered (not sent again). In a namespace this run
+    /// created nothing is listed, and the Namespace goes with the first batch. Returns the lists, if made.
+    func apply(_ objects: [KubeObject], existing: JSON?, onlyKinds: Set<String>?, report: inout StartReport,
+               beforeWorkloads: () async throws -> Void) async throws -> OwnedObjects? {
+        let started = ctx.clock.now()
+        // The Namespace exists already (step 2 made sure); its apply sets the labels pods are admitted by.
+        var namespaceObjects = objects.filter { $0.kind == "Namespace" }
+        let rest = objects.filter { $0.kind != "Namespace" }
+        var owned: OwnedObjects?
+        if let existing, onlyKinds == nil {
+            async let listing = listOwned(keep: objects, kinds: StartAction.pruneKinds(existing))
+            for ns in namespaceObjects {
+                progress.phase("applying", "1 Namespace")
+                _ = try await client.apply(ns.stamped, fieldManager: "so", force: true)
+                report.applied.append(ns.reference)
+            }
+            namespaceObjects = []
+            owned = try await listing
+        }
+        var workloadsReady = false
+        for phase in Stage.Phase.allCases {
+            var batch = rest.filter { Stage.of(kind: $0.kind).phase == phase }
+            if let owned {
+                // Jobs that exist are never re-run; other objects already as rendered are not sent again.
+                batch.removeAll { o in
+                    if o.kind == "Job" {
+                        if owned.jobs.contains(o.name) { report.skipped.append(o.reference); return true }
+                    } else if owned.live[o.kind + "/" + o.name].map(o.isUnchanged) == true {
+                        report.unchanged.append(o.reference); return true
+                    }
+                    return false
+                }
+                try await replaceServicesThatSwitchHeadless(batch, owned: owned)
+            }
+            if !namespaceObjects.isEmpty && (!batch.isEmpty || phase == Stage.Phase.allCases.last) {
+                batch = namespaceObjects + batch
+                namespaceObjects = []
+            }
+            guard !batch.isEmpty else { continue }
+            if !workloadsReady && batch.contains(where: { $0.kind == "Deployment" || $0.kind == "Job" }) {
+                try await beforeWorkloads()
+                workloadsReady = true
+            }
+            let kinds = batch.map(\.kind).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+            let summary = kinds.map { k in
+                let n = batch.filter { $0.kind == k }.count
+                return "\(n) \(Self.plural(k, n))"
+            }.joined(separator: ", ")
+            progress.phase("applying", summary)
+            let results = try await applyAll(batch, readJobs: existing != nil && owned == nil) { done in
+                progress.live("applied \(done)/\(batch.count): \(summary)", elapsed: ctx.clock.now().timeIntervalSince(started))
+            }
+            report.applied += results.applied
+            report.skipped += results.skipped
+        }
+        if !report.unchanged.isEmpty { progress.phase("unchanged", "\(report.unchanged.count) \(Self.plural("object", report.unchanged.count)) already as rendered") }
+        return owned
+    }
+
+    /// A Service cannot switch between headless and a cluster IP in place (the API server refuses
+    /// "spec.clusterIPs[0]: may not change once set"): one that must is deleted, then applied.
+    func replaceServicesThatSwitchHeadless(_ batch: [KubeObject], owned: OwnedObjects) async throws {
+        for o in batch where o.kind == "Service" {
+            guard let live = owned.live["Service/" + o.name], (live.at("spec", "clusterIP")?.string == "None") != Self.isHeadless(o) else { continue }
+            progress.phase("replacing", "\(o.reference): it switches between headless and a cluster IP")
+            _ = try await client.delete(try ResourceType.of(o), name: o.name, namespace: o.namespace, propagation: .background)
+        }
+    }
+
+    /// Applies a batch with bounded concurrency, each object stamped with its `appliedHash`; Jobs are
+    /// created once and never re-run (`readJobs`: look each one up first, when the start does not know).
+    func applyAll(_ batch: [KubeObject], readJobs: Bool, onEach: (Int) -> Void = { _ in }) async throws -> (applied: [String], skipped: [String]) {
+        var applied: [String] = [], skipped: [String] = []
+        try await withThrowingTaskGroup(of: (String, Bool).self) { group in
+            var next = 0
+            func launch() throws {
+                let o = batch[next]
+                next += 1
+                group.addTask { [client] in
+                    if o.kind == "Job", readJobs, try await client.get(try ResourceType.of(o), name: o.name, namespace: o.namespace) != nil {
+                        return (o.reference, false)
+                    }
+                    _ = try await client.apply(o.stamped, fieldManager: "so", force: true)
+                    return (o.reference, true)
+                }
+            }
+            while next < min(StartAction.parallelRequests, batch.count) { try launch() }
+            while let (ref, didApply) = try await group.next() {
+                if didApply { applied.append(ref) } else { skipped.append(ref) }
+                onEach(applied.count + skipped.count)
+                if next < batch.count { try launch() }
+            }
+        }
+        return (applied, skipped)
+    }
+
+    /// This deployment's objects of `kinds` (and of the kinds in `keep`), plus its volumes: one list per
+    /// kind, all at once.
+    func listOwned(keep: [KubeObject], kinds: [String] = StartAction.prunable) async throws -> OwnedObjects {
+        let selector = "app.kubernetes.io/instance=\(model.id),app.kubernetes.io/managed-by=so"
+        let types = try StartAction.prunable.filter { k in kinds.contains(k) || keep.contains { $0.kind == k } }.map { kind in try ResourceType.known.first { $0.kind == kind }.map { $0 } ?? ResourceType.of(apiVersion: "v1", kind: kind) }
+        let volumes = ["PersistentVolumeClaim", "PersistentVolume"].map { kind in ResourceType.known.first { $0.kind == kind }! }
+        let all = types + volumes
+        let listed = try await withThrowingTaskGroup(of: (Int, [JSON]).self) { group in
+            var next = 0
+            func launch() {
+                let i = next, type = all[i]
+                next += 1
+                group.addTask { [client, namespace] in (i, try await client.list(type, namespace: type.namespaced ? namespace : nil, labelSelector: selector)) }
+            }
+            while next < min(StartAction.parallelRequests, all.count) { launch() }
+            var out = [[JSON]](repeating: [], count: all.count)
+            while let (i, items) = try await group.next() {
+                out[i] = items
+                if next < all.count { launch() }
+            }
+            return out
+        }
+        var owned = OwnedObjects()
+        for (type, items) in zip(all, listed) {
+            let kind = type.kind
+            for item in items {
+                owned.live[kind + "/" + item.name] = item
+                if kind == "Job" { owned.jobs.insert(item.name) }
+                if keep.contains(where: { $0.kind == kind && $0.name == item.name }) { continue }
+                if volumes.contains(type) {
+                    ctx.diagnostics.warn("\(kind) \(item.name) is no longer in the deployment; kept with its data",
+                                         hint: "'so deployment --dir D stop --delete-volumes' removes it")
+                    continue
+                }
+                // Objects a controller made (EndpointSlices of our Services copy their labels) are not ours to prune.
+                if !(item.at("metadata", "ownerReferences")?.array ?? []).isEmpty { continue }
+                owned.pruneCandidates.append((type, item.name))
+            }
+        }
+        return owned
+    }
+
+    // MARK: 6. prune
+
+    /// Deletes what left the manifest; returns "Kind name" of each.
+    func prune(_ candidates: [(ResourceType, String)]) async throws -> [String] {
+        var pruned: [String] = []
+        for (type, name) in candidates {
+            _ = try await client.delete(type, name: name, namespace: namespace, propagation: .background)
+            pruned.append("\(type.kind) \(name)")
+        }
+        if !pruned.isEmpty { progress.phase("pruned", pruned.joined(separator: ", ")) }
+        return pruned
+    }
+
+    // MARK: 7. wait
+
+    func wait(for objects: [KubeObject], timeout: Double) async throws {
+        progress.phase("waiting", "for Deployments to be available and Jobs to complete (timeout \(Int(timeout))s)")
+        try await Waiter(ctx: ctx, client: client, namespace: namespace, selector: "app.kubernetes.io/instance=\(model.id)")
+            .wait(for: objects, timeout: timeout, progress: progress)
+    }
+
+    /// A Service rendered with `clusterIP: None`.
+    static func isHeadless(_ o: KubeObject) -> Bool {
+        guard case .map(let spec)? = o.body.first(where: { $0.0 == "spec" })?.1 else { return false }
+        return spec.contains { $0.0 == "clusterIP" && $0.1 == .string("None") }
+    }
+
+    static func plural(_ noun: String, _ count: Int) -> String {
+        count == 1 ? noun : noun.hasSuffix("y") ? noun.dropLast() + "ies" : noun.hasSuffix("s") ? noun + "es" : noun + "s"
+    }
+}

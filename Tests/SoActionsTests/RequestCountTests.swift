@@ -1,0 +1,27 @@
+import Foundation
+import Testing
+@testable import SoActions
+import SoBasics
+import SoTestSupport
+
+/// What a first start and a re-start of the example cost in API requests (the fake cluster counts
+/// them). A re-start that changes nothing must stay a handful of requests: that is what keeps it
+/// well over 10× faster than laconic-so's.
+@Suite struct RequestCountTests {
+    static func counts(_ calls: ArraySlice<String>) -> String {
+        let verbs = Dictionary(grouping: calls) { String($0.split(separator: " ")[0]) }.mapValues(\.count)
+        return "\(calls.count) (" + verbs.keys.sorted().map { "\($0) \(verbs[$0]!)" }.joined(separator: ", ") + ")"
+    }
+
+    @Test func firstStartAndRestart() async throws {
+        let c = try await ClusterHarness(config: ["SESSION=$generate:hex:16$"])
+        _ = try await c.start()
+        let first = c.cluster.calls.count
+        _ = try await c.start()
+        // First start: the namespace created and read, the stored secret read; the Lease; 8 applies; the
+        // wait's lists; the Lease deleted. Re-start: the same opening, one list per recorded kind and volume
+        // beside the Namespace's apply, nothing else sent (all unchanged), the wait's lists.
+        #expect(Self.counts(c.cluster.calls[..<first]) == "16 (apply 8, create 2, delete 1, get 2, list 3)")
+        #expect(Self.counts(c.cluster.calls[first...]) == "16 (apply 1, create 2, delete 1, get 2, list 10)", "\(c.cluster.calls[first...])")
+    }
+}
