@@ -14,6 +14,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // Effect seams and shared vocabulary: errors, diagnostics, file system, processes, clock, entropy, strict YAML reading.
@@ -32,6 +33,7 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "Logging", package: "swift-log"),
         ]),
         // Pure rendering: deployment model → ordered Kubernetes objects; kind-config.yml.
         .target(name: "SoRender", dependencies: ["SoBasics", "SoStack", "SoCompose", "SoKube"]),
@@ -41,6 +43,7 @@ let package = Package(
         .target(name: "SoCLI", dependencies: [
             "SoBasics", "SoStack", "SoActions", "SoKube", "SoKubeHTTP", "SoRender",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "so", dependencies: ["SoCLI"]),
         .target(name: "SoTestSupport", dependencies: ["SoBasics", "SoKube"]),

@@ -4,6 +4,7 @@ import SoActions
 import SoBasics
 import SoKube
 import SoKubeHTTP
+import Logging
 import SoStack
 
 public enum SoVersion {
@@ -95,9 +96,7 @@ extension SoContext {
                          connect: { connection in
                              try LiveClients.shared.client(for: connection) {
                                  let client = try HTTPClusterClient(connection)
-                                 if env["SO_TRACE_API"] == "1" {
-                                     client.onRequest = { FileHandle.standardError.write(Data("api: \($0)\n".utf8)) }
-                                 }
+                                 client.logger = Tracing.logger("so.api", environment: env)
                                  return client
                              }
                          })

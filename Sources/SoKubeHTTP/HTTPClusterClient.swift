@@ -1,5 +1,6 @@
 import Foundation
 import AsyncHTTPClient
+import Logging
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -14,8 +15,9 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
     private let client: HTTPClient
     private let base: String
     public var maxAttempts = 3
-    /// Called once per HTTP attempt with `METHOD path status milliseconds` (SO_TRACE_API=1 prints these).
-    public var onRequest: (@Sendable (String) -> Void)?
+    /// Tracing: one debug line per HTTP attempt, `METHOD path status milliseconds` (SO_TRACE_API=1 shows
+    /// them), and AsyncHTTPClient's own trace lines (SO_TRACE_API=2). Never headers or bodies.
+    public var logger = Logger(label: "so.api")
 
     public init(_ connection: ClusterConnection) throws {
         self.connection = connection
@@ -138,7 +140,7 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
                     if options.timestamps { query["timestamps"] = "true" }
                     var request = try await makeRequest(.GET, "/api/v1/namespaces/\(namespace)/pods/\(pod)/log", query: query)
                     request.headers.add(name: "Accept", value: "*/*")
-                    let response = try await client.execute(request, timeout: .hours(24))
+                    let response = try await client.execute(request, timeout: .hours(24), logger: logger)
                     guard response.status.code < 300 else {
                         let data = try await response.body.collect(upTo: 1 << 20)
                         throw apiError(Int(response.status.code), Data(data.readableBytesView), object: "Pod \(namespace)/\(pod)", verb: "read logs of")
@@ -202,12 +204,10 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
             }
             do {
                 let began = DispatchTime.now().uptimeNanoseconds
-                let response = try await client.execute(request, timeout: .seconds(120))
+                let response = try await client.execute(request, timeout: .seconds(120), logger: logger)
                 let buffer = try await response.body.collect(upTo: 64 << 20)
                 let status = Int(response.status.code)
-                if let onRequest {
-                    onRequest("\(method.rawValue) \(path) \(status) \((DispatchTime.now().uptimeNanoseconds - began) / 1_000_000)ms")
-                }
+                logger.debug("\(method.rawValue) \(path) \(status) \((DispatchTime.now().uptimeNanoseconds - began) / 1_000_000)ms")
                 if (status == 429 || status >= 500) && attempt < maxAttempts {
                     let retryAfter = response.headers.first(name: "Retry-After").flatMap(Double.init)
                     try await Task.sleep(nanoseconds: UInt64((retryAfter ?? delay) * 1e9))

@@ -25,6 +25,13 @@ enum AgentE2E {
         _ = try? await E2E.so(["down", ws, "--discard"], cwd: t.path, env: env)
     }
 
+    /// Stops a server this test started, and the children it forked (git daemon serves from a child).
+    static func stop(_ p: Process) {
+        let pid = p.processIdentifier
+        _ = try? Process.run(URL(fileURLWithPath: "/usr/bin/pkill"), arguments: ["-KILL", "-P", "\(pid)"]).waitUntilExit()
+        kill(pid, SIGKILL)
+    }
+
     static let gitEnv = ["GIT_AUTHOR_NAME": "e2e", "GIT_AUTHOR_EMAIL": "e2e@so.invalid", "GIT_COMMITTER_NAME": "e2e", "GIT_COMMITTER_EMAIL": "e2e@so.invalid"]
 
     /// The test image: so-agent-workspace:local plus the stand-in `claude`, built with the kit's buildah
@@ -67,7 +74,7 @@ enum AgentE2E {
             if try await run(["git", "ls-remote", url]).exitCode == 0 { return (daemon, url) }
             try await Task.sleep(nanoseconds: 100_000_000)
         }
-        daemon.terminate()
+        stop(daemon)
         throw SoError("git daemon did not answer on \(url)")
     }
 
@@ -106,9 +113,9 @@ struct WorkspaceE2ETests {
         defer { t.cleanup() }
         try await AgentE2E.buildImage(in: t)
         let (daemon, repo) = try await AgentE2E.serveRepository(in: t)
-        defer { daemon.terminate() }
+        defer { AgentE2E.stop(daemon) }
         let (github, api, requests) = try AgentE2E.serveGitHub(in: t)
-        defer { github.terminate() }
+        defer { AgentE2E.stop(github) }
         let env = ["SO_KUBECONFIG": E2E.kubeconfig!, "SO_HOME": t.file("home"), "GITHUB_TOKEN": "ghp-e2e-not-a-real-token", "GITHUB_API_URL": api]
         let ws = "e2e-agent"
         func so(_ args: [String], cwd: String? = nil) async throws -> ProcessResult { try await E2E.so(args, cwd: cwd ?? t.path, env: env) }

@@ -3,6 +3,9 @@ import Testing
 import SoBasics
 import SoCompose
 
+// Over 400 lines on purpose: one suite of the loader's behaviour, key by key, with each fixture written
+// beside its test; splitting it would separate the cases of one key from one another.
+
 @Suite struct ComposeLoaderTests {
     @Test func topLevel() throws {
         let sink = DiagnosticSink()

@@ -1,0 +1,37 @@
+import Foundation
+import Logging
+
+/// Tracing through swift-log: `SO_TRACE_API=1` shows one line per API request on stderr (`api: GET
+/// /api/v1/... 200 12ms`, what the benchmarks count), `SO_TRACE_API=2` AsyncHTTPClient's own trace lines
+/// too. Everything else stays quiet. Log lines never carry headers or bodies (tokens, Secrets).
+enum Tracing {
+    static func logger(_ label: String, environment: [String: String]) -> Logger {
+        var logger = Logger(label: label) { label in StderrLogHandler(label: label) }
+        switch environment["SO_TRACE_API"] {
+        case "1": logger.logLevel = .debug
+        case "2": logger.logLevel = .trace
+        default: logger.logLevel = .critical
+        }
+        return logger
+    }
+}
+
+/// One line per message on stderr: `api: MESSAGE` for the API client (the format the benchmarks read),
+/// `LABEL: MESSAGE` otherwise, with metadata appended as `key=value`.
+struct StderrLogHandler: LogHandler {
+    let label: String
+    var logLevel: Logger.Level = .info
+    var metadata: Logger.Metadata = [:]
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        let prefix = label == "so.api" ? "api" : label
+        let all = metadata.merging(event.metadata ?? [:]) { $1 }
+        let extra = all.isEmpty ? "" : " " + all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        FileHandle.standardError.write(Data("\(prefix): \(event.message)\(extra)\n".utf8))
+    }
+}

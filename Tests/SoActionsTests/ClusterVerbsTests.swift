@@ -1,0 +1,324 @@
+import Foundation
+import Testing
+@testable import SoActions
+import SoBasics
+import SoKube
+import SoStack
+import SoTestSupport
+
+// The ingress controller, progress, stop and the observe verbs, kind targets, resync and cluster
+// selection against the fake cluster (start itself: ClusterTests.swift).
+
+@Suite struct IngressControllerTests {
+    static func withProxy() async throws -> ClusterHarness {
+        let c = try await ClusterHarness()
+        let spec = try c.h.tmp.read("dep/spec.yml")
+        try c.h.tmp.write("dep/spec.yml", spec.replacingOccurrences(of: "network:\n", with: """
+        network:
+          http-proxy:
+            - host-name: example.localhost
+              routes:
+                - path: /
+                  proxy-to: web:80
+
+        """))
+        return c
+    }
+
+    func start(_ c: ClusterHarness, image: String? = nil) async throws {
+        var options = c.options
+        options.performClusterManagement = true
+        _ = try await StartAction(c.ctx).run(StartRequest(directory: "dep", cluster: options, timeout: 30, progress: .plain))
+    }
+
+    @Test func installsOnceWhenAnIngressNeedsIt() async throws {
+        let c = try await Self.withProxy()
+        try await start(c)
+        let controller = try #require(c.cluster.object("Deployment", "caddy-ingress-controller", namespace: "caddy-system"))
+        #expect(controller.at("spec", "template", "spec", "containers")?.array.first?["image"]?.string == "ghcr.io/laconicnetwork/caddy-ingress:latest")
+        let cls = try #require(c.cluster.object("IngressClass", "caddy"))
+        #expect(cls.annotations["ingressclass.kubernetes.io/is-default-class"] == "true")
+        #expect(c.cluster.object("ClusterRoleBinding", "so:caddy-ingress-controller") != nil)
+        // The controller is installed before the deployment's own objects.
+        let applies = c.cluster.calls.filter { $0.hasPrefix("apply ") }
+        #expect(applies.firstIndex { $0.contains("caddy-ingress-controller") }! < applies.firstIndex { $0.contains("Ingress \(c.id)") || $0.hasPrefix("apply Ingress") }!)
+        let before = c.cluster.calls.count
+        try await start(c)
+        // A ready controller is left alone.
+        #expect(!c.cluster.calls[before...].contains { $0.hasPrefix("apply") && $0.contains("caddy") })
+        #expect(c.h.console.stdout.contains("controller caddy-system/caddy-ingress-controller is ready"))
+    }
+
+    @Test func notInstalledWithoutIngressOrClusterManagement() async throws {
+        let plain = try await ClusterHarness()
+        try await start(plain)
+        #expect(plain.cluster.object("Deployment", "caddy-ingress-controller", namespace: "caddy-system") == nil)
+        let c = try await Self.withProxy()
+        _ = try await c.start()   // --skip-cluster-management
+        #expect(c.cluster.object("Deployment", "caddy-ingress-controller", namespace: "caddy-system") == nil)
+        #expect(c.cluster.object("Ingress", "\(c.id)-ingress", namespace: c.id) != nil)
+    }
+
+    @Test func specImageRollsTheController() async throws {
+        let c = try await Self.withProxy()
+        try await start(c)
+        let spec = try c.h.tmp.read("dep/spec.yml")
+        try c.h.tmp.write("dep/spec.yml", spec + "caddy-ingress-image: example.org/caddy-ingress:2\n")
+        try await start(c)
+        let controller = try #require(c.cluster.object("Deployment", "caddy-ingress-controller", namespace: "caddy-system"))
+        #expect(controller.at("spec", "template", "spec", "containers")?.array.first?["image"]?.string == "example.org/caddy-ingress:2")
+    }
+}
+
+@Suite struct LiveProgressTests {
+    /// On a terminal the wait redraws one status line (spinner, elapsed); in CI it prints a line per change.
+    @Test(arguments: [true, false]) func waitProgress(terminal: Bool) async throws {
+        let c = try await ClusterHarness(healthy: false)
+        var ctx = c.ctx
+        let console = CapturedConsole(isTerminal: terminal)
+        ctx.console = console
+        await #expect(throws: SoError.self) {
+            _ = try await StartAction(ctx).run(StartRequest(directory: "dep", cluster: c.options, timeout: 10, progress: .auto))
+        }
+        let waits = console.statuses.filter { $0.contains("waiting for Deployment") }
+        if terminal {
+            #expect(waits.count >= 4, "\(console.statuses)")
+            #expect(waits.last?.hasSuffix("(9s)") == true, "\(waits)")
+            #expect(console.statuses.contains { $0.contains("applied 2/2: 1 Deployment, 1 Job") }, "\(console.statuses)")
+            #expect(!console.stdout.contains("waiting Deployment"))
+        } else {
+            #expect(console.statuses.isEmpty)
+            // One line for the state, not one per poll.
+            #expect(console.stdout.components(separatedBy: "waiting Deployment").count - 1 == 1, "\(console.stdout)")
+        }
+    }
+}
+
+@Suite struct StopAndObserveTests {
+    @Test func stopKeepsVolumesAndSecretsUnlessAsked() async throws {
+        let c = try await ClusterHarness()
+        try c.h.tmp.write("dep/spec.yml", try c.h.read("dep/spec.yml").replacingOccurrences(of: "config:\n", with: "config:\n  K: $generate:hex:8$\n"))
+        _ = try await c.start()
+        try await StopAction(c.ctx).run(StopRequest(directory: "dep", cluster: c.options))
+        let left = c.cluster.all.map { "\($0.0.type.kind) \($0.0.name)" }.sorted()
+        #expect(left == ["Namespace \(c.id)", "PersistentVolumeClaim \(c.id)-web-data", "Secret \(c.id)-generated-secrets"])
+        _ = try await c.start()
+        try await StopAction(c.ctx).run(StopRequest(directory: "dep", cluster: c.options, deleteVolumes: true, deleteNamespace: true))
+        #expect(c.cluster.all.isEmpty)
+    }
+
+    @Test func statusPsLogsExecRestart() async throws {
+        let c = try await ClusterHarness()
+        _ = try await c.start()
+        try c.cluster.seed(KubeObject(apiVersion: "v1", kind: "Pod", name: "web-abc", namespace: c.id,
+                                      labels: [("app", c.id), ("app.kubernetes.io/instance", c.id), ("app.kubernetes.io/component", "example")],
+                                      body: [("spec", .map([("containers", .list([.map([("name", .string("web")), ("image", .string("nginx")),
+                                                                                       ("ports", .list([.map([("containerPort", .int(80))])]))])]))]))]))
+        c.cluster.update("Pod", "web-abc", namespace: c.id) { p in
+            guard case .object(var o) = p else { return }
+            o["status"] = .object(["phase": .string("Running"), "podIP": .string("10.0.0.7"),
+                                   "containerStatuses": .array([.object(["name": .string("web"), "ready": .bool(true), "restartCount": .number(2)])])])
+            p = .object(o)
+        }
+        let status = try await ObserveAction(c.ctx).status("dep", cluster: c.options)
+        #expect(status.ready)
+        #expect(status.workloads.map(\.name).sorted() == ["\(c.id)-deployment", "\(c.id)-job-example-migrate"])
+        let ps = try await ObserveAction(c.ctx).ps("dep", cluster: c.options)
+        #expect(ps.count == 1 && ps[0].phase == "Running" && ps[0].ready == "1/1" && ps[0].restarts == 2 && ps[0].ports == ["web:80"])
+
+        c.cluster.podLogs["\(c.id)/web-abc/web"] = "one\ntwo\nthree\n"
+        try await ObserveAction(c.ctx).logs(.init(directory: "dep", cluster: c.options, tail: 2))
+        #expect(c.h.console.stdout.hasSuffix("web | two\nweb | three"))
+
+        c.h.processes.expect(["kubectl", "--kubeconfig", c.kubeconfig, "--context", "kind-test", "-n", c.id, "exec", "web-abc", "-c", "web", "--", "nginx", "-t"], exitCode: 3)
+        let code = try await ObserveAction(c.ctx).exec("dep", cluster: c.options, service: "web", command: ["nginx", "-t"], interactive: false, tty: false)
+        #expect(code == 3)
+        #expect(c.h.processes.unexpected.isEmpty)
+        await #expect(throws: SoError.self) { _ = try await ObserveAction(c.ctx).exec("dep", cluster: c.options, service: "nope", command: [], interactive: false, tty: false) }
+
+        // shell: the first service by default, interactive, in /workspace when it exists.
+        c.h.processes.expect(["kubectl", "--kubeconfig", c.kubeconfig, "--context", "kind-test", "-n", c.id, "exec", "-i", "web-abc", "-c", "web", "--", "sh", "-c",
+                              "cd /workspace 2>/dev/null || true; if command -v bash >/dev/null 2>&1; then exec bash -l; else exec sh -l; fi"])
+        #expect(try await ObserveAction(c.ctx).shell("dep", cluster: c.options, service: nil) == 0)
+        #expect(c.h.processes.unexpected.isEmpty)
+
+        c.h.processes.expect(["kubectl", "--kubeconfig", c.kubeconfig, "--context", "kind-test", "-n", c.id, "port-forward", "service/web", "8080:80"])
+        #expect(try await ObserveAction(c.ctx).portForward("dep", cluster: c.options, service: "web", ports: ["8080:80"]) == 0)
+        await #expect(throws: SoError.self) { _ = try await ObserveAction(c.ctx).portForward("dep", cluster: c.options, service: "web", ports: ["x:80"]) }
+
+        try await ObserveAction(c.ctx).restart("dep", cluster: c.options, wait: true, timeout: 30)
+        let d = try #require(c.cluster.object("Deployment", "\(c.id)-deployment", namespace: c.id))
+        #expect(d.at("spec", "template", "metadata", "annotations", "kubectl.kubernetes.io/restartedAt")?.string != nil)
+    }
+}
+
+@Suite struct KindTargetTests {
+    @Test func createsTheClusterWhenNoneExistsAndReusesItLater() async throws {
+        let c = try await ClusterHarness()
+        let clusterID = try DeploymentFile.load(c.h.path("dep/deployment.yml"), fs: c.h.fs, diagnostics: DiagnosticSink()).clusterID
+        let p = c.h.processes
+        p.missing = []
+        p.expect(["kind", "get", "clusters"], stdout: "No kind clusters found.\n")
+        p.expect(["kind", "create", "cluster", "--name", clusterID, "--config", c.h.path("dep/kind-config.yml")])
+        p.expect(["kind", "get", "kubeconfig", "--name", clusterID], stdout: ClusterHarness.kubeconfigText.replacingOccurrences(of: "kind-test", with: "kind-\(clusterID)"))
+        // The example's images are public (no :local tag): no docker calls, nothing to load.
+        do { _ = try await StartAction(c.ctx).run(StartRequest(directory: "dep", cluster: ClusterOptions(), progress: .plain)) } catch { Issue.record("\(error) \(p.calls.map(\.arguments))"); return }
+        #expect(p.unexpected.isEmpty, "\(p.unexpected) \(p.calls.map(\.arguments))")
+        #expect(c.h.console.stdout.contains("on kind cluster \(clusterID)"))
+
+        // A second deployment on the same host reuses the running cluster, whatever its name.
+        p.expect(["kind", "get", "clusters"], stdout: "shared\n")
+        p.expect(["kind", "get", "kubeconfig", "--name", "shared"], stdout: ClusterHarness.kubeconfigText.replacingOccurrences(of: "kind-test", with: "kind-shared"))
+        _ = try await StartAction(c.ctx).run(StartRequest(directory: "dep", cluster: ClusterOptions(performClusterManagement: false), progress: .plain))
+        #expect(c.h.console.stdout.contains("using the host's kind cluster 'shared'"))
+        #expect(p.unexpected.isEmpty && p.pending.isEmpty)
+    }
+}
+
+extension KindTargetTests {
+    /// kind writes `kind-<cluster>` into the user's kubeconfig: it is used without asking kind (which
+    /// would ask docker twice); a stale entry that does not answer falls back to `kind get kubeconfig`.
+    @Test func theUsersKindContextIsUsedAndAStaleOneFallsBackToKind() async throws {
+        var c = try await ClusterHarness()
+        let p = c.h.processes
+        p.missing = []
+        try c.h.tmp.write("user-kubeconfig", ClusterHarness.kubeconfigText.replacingOccurrences(of: "kind-test", with: "kind-shared"))
+        p.expect(["kind", "get", "clusters"], stdout: "shared\n")
+        _ = try await StartAction(c.ctx).run(StartRequest(directory: "dep", cluster: ClusterOptions(performClusterManagement: false), progress: .plain))
+        #expect(p.unexpected.isEmpty && p.pending.isEmpty, "\(p.calls.map(\.arguments))")
+        #expect(!p.calls.contains { $0.arguments.starts(with: ["kind", "get", "kubeconfig"]) })
+
+        // The user's entry points at a port nothing listens on any more: kind's own kubeconfig is used.
+        try c.h.tmp.write("user-kubeconfig", ClusterHarness.kubeconfigText.replacingOccurrences(of: "kind-test", with: "kind-shared")
+            .replacingOccurrences(of: "127.0.0.1:6443", with: "127.0.0.1:1"))
+        let cluster = c.cluster
+        var ctx = c.ctx
+        ctx.connect = { connection in
+            if connection.server.hasSuffix(":1") {
+                let gone = FakeCluster()
+                for verb in ["get", "create", "apply", "list", "patch", "update", "delete"] {
+                    gone.failures[verb] = SoError("cannot reach the API server \(connection.server) (context \(connection.contextName)): connection refused",
+                                                  hint: "is the cluster running?", exitCode: SoError.exitUnreachable)
+                }
+                return gone
+            }
+            return cluster
+        }
+        c = ClusterHarness(copying: c, ctx: ctx)
+        // Listed, the stale context fails, listed again through kind, which prints a kubeconfig that answers.
+        p.expect(["kind", "get", "clusters"], stdout: "shared\n")
+        p.expect(["kind", "get", "clusters"], stdout: "shared\n")
+        p.expect(["kind", "get", "kubeconfig", "--name", "shared"], stdout: ClusterHarness.kubeconfigText.replacingOccurrences(of: "kind-test", with: "kind-shared"))
+        _ = try await StartAction(c.ctx).run(StartRequest(directory: "dep", cluster: ClusterOptions(performClusterManagement: false), progress: .plain))
+        #expect(p.unexpected.isEmpty && p.pending.isEmpty, "\(p.calls.map(\.arguments))")
+        #expect(c.h.console.stdout.contains("on kind cluster shared"))
+
+        // The deployment's own cluster in the user's kubeconfig: no kind process at all.
+        let clusterID = try DeploymentFile.load(c.h.path("dep/deployment.yml"), fs: c.h.fs, diagnostics: DiagnosticSink()).clusterID
+        try c.h.tmp.write("user-kubeconfig", ClusterHarness.kubeconfigText.replacingOccurrences(of: "kind-test", with: "kind-\(clusterID)"))
+        let calls = p.calls.count
+        _ = try await StartAction(c.ctx).run(StartRequest(directory: "dep", cluster: ClusterOptions(performClusterManagement: false), progress: .plain))
+        #expect(p.calls.count == calls, "\(p.calls.dropFirst(calls).map(\.arguments))")
+        #expect(c.h.console.stdout.contains("on kind cluster \(clusterID)"))
+    }
+
+    /// Reaching the cluster overlaps rendering, but a deployment that does not render creates no cluster.
+    @Test func aDeploymentThatDoesNotRenderCreatesNoCluster() async throws {
+        let c = try await ClusterHarness()
+        let spec = try c.h.read("dep/spec.yml")
+        try c.h.tmp.write("dep/spec.yml", spec.replacingOccurrences(of: "network:\n", with: "network:\n  http-proxy:\n    - host-name: a.localhost\n      routes:\n        - path: /\n          proxy-to: nosuch:80\n"))
+        #expect(try c.h.read("dep/spec.yml") != spec)
+        let p = c.h.processes
+        p.missing = []
+        p.expect(["kind", "get", "clusters"], stdout: "No kind clusters found.\n")
+        await #expect { _ = try await StartAction(c.ctx).run(StartRequest(directory: "dep", cluster: ClusterOptions(), progress: .plain)) } throws: { e in
+            ((e as? SoError)?.message ?? "").contains("no service 'nosuch'")
+        }
+        #expect(!p.calls.contains { $0.arguments.starts(with: ["kind", "create"]) }, "\(p.calls.map(\.arguments))")
+        #expect(p.unexpected.isEmpty)
+        #expect(c.cluster.calls.isEmpty)
+    }
+}
+
+@Suite struct ResyncTests {
+    /// restart refreshes D from the changed stack, re-applies (pruning what left) and rolls the pods.
+    @Test func restartResyncsFromTheStackSource() async throws {
+        let c = try await ClusterHarness()
+        // A private copy of the example stack as the deployment's source.
+        let src = c.h.path("src")
+        let fs = LocalFileSystem()
+        for rel in ["stacks/example/stack.yml", "compose/docker-compose-example.yml", "compose-jobs/docker-compose-example-migrate.yml",
+                    "config/example/default.conf", "config/example/index.html"] {
+            try fs.write(try fs.readData(Path.join(RepoPaths.root, rel)), to: Path.join(src, rel))
+        }
+        try await InitAction(c.ctx).run(InitRequest(stack: Path.join(src, "stacks/example"), output: "spec2.yml"))
+        try await CreateAction(c.ctx).run(CreateRequest(specFile: "spec2.yml", deploymentDir: "dep2"))
+        _ = try await StartAction(c.ctx).run(StartRequest(directory: "dep2", cluster: c.options, progress: .plain))
+        let id = try DeploymentFile.load(c.h.path("dep2/deployment.yml"), fs: fs, diagnostics: DiagnosticSink()).deploymentID
+        #expect(c.cluster.object("Job", "\(id)-job-example-migrate", namespace: id) != nil)
+
+        // The stack drops its job and changes the page.
+        try c.h.tmp.write("src/stacks/example/stack.yml", try c.h.read("src/stacks/example/stack.yml").replacingOccurrences(of: "jobs:\n  - example-migrate\n", with: ""))
+        try c.h.tmp.write("src/config/example/index.html", "<p>new</p>\n")
+        c.h.processes.expect(["git", "-C", Path.join(src, "stacks/example"), "rev-parse", "--show-toplevel"], exitCode: 128, stderr: "fatal: not a git repository")
+        try await ResyncAction(c.ctx).run(directory: "dep2", cluster: c.options, pull: true, wait: true, timeout: 30)
+        #expect(c.h.console.stdout.contains("is not in a git repository; using it as it is"))
+        #expect(try c.h.read("dep2/config/example/index.html") == "<p>new</p>\n")
+        #expect(c.h.fs.isFile(c.h.path("dep2/config/example/index.html.bak")))
+        #expect(c.cluster.object("Job", "\(id)-job-example-migrate", namespace: id) == nil)
+        let cm = try #require(c.cluster.object("ConfigMap", "\(id)-host-path-config-example-index-html", namespace: id))
+        #expect(cm["data"]?["index.html"]?.string == "<p>new</p>\n")
+        let d = try #require(c.cluster.object("Deployment", "\(id)-deployment", namespace: id))
+        #expect(d.at("spec", "template", "metadata", "annotations", "kubectl.kubernetes.io/restartedAt") != nil)
+        #expect(c.h.processes.unexpected.isEmpty)
+    }
+}
+
+/// One cluster-selection rule for every verb: flags > the deployment's own > SO_KUBECONFIG > the host's
+/// kind cluster > the current context of $KUBECONFIG; nothing answering is one error naming all of it.
+@Suite struct ClusterSelectionTests {
+    static func kubeconfig(context: String, server: String = "https://127.0.0.1:6443") -> String {
+        ClusterHarness.kubeconfigText.replacingOccurrences(of: "kind-test", with: context).replacingOccurrences(of: "https://127.0.0.1:6443", with: server)
+    }
+
+    @Test func theUsersCurrentContextIsTheLastResort() async throws {
+        let c = try await ClusterHarness()
+        try c.h.tmp.write("user-kubeconfig", Self.kubeconfig(context: "prod"))
+        // No kind installed (the harness's default): status and list reach $KUBECONFIG's current context.
+        let status = try await ObserveAction(c.ctx).status("dep", cluster: ClusterOptions(performClusterManagement: false))
+        #expect(status.cluster.contains("prod"), "\(status.cluster)")
+        _ = try await ListAction(c.ctx).run(cluster: ClusterOptions(performClusterManagement: false))
+    }
+
+    @Test func soKubeconfigComesAfterTheDeploymentsOwnKindCluster() async throws {
+        let c = try await ClusterHarness(environment: ["SO_KUBECONFIG": "/nonexistent/ci-kubeconfig"])
+        let clusterID = try DeploymentFile.load(c.h.path("dep/deployment.yml"), fs: c.h.fs, diagnostics: DiagnosticSink()).clusterID
+        try c.h.tmp.write("user-kubeconfig", Self.kubeconfig(context: "kind-\(clusterID)"))
+        let target = try await ClusterTargets(ctx: c.ctx).find(try RenderAction(c.ctx).model("dep"), ClusterOptions(performClusterManagement: false), allowCreate: false)
+        #expect(target?.kindCluster == clusterID && target?.kubeconfigFile == nil)
+        // Without the deployment's own cluster, SO_KUBECONFIG (here missing: its error names it).
+        try c.h.tmp.write("user-kubeconfig", Self.kubeconfig(context: "other"))
+        await #expect { _ = try await ClusterTargets(ctx: c.ctx).find(try RenderAction(c.ctx).model("dep"), ClusterOptions(performClusterManagement: false), allowCreate: false) }
+            throws: { ($0 as? SoError)?.message.contains("/nonexistent/ci-kubeconfig") == true }
+    }
+
+    @Test func nothingToUseNamesEverythingTried() async throws {
+        let c = try await ClusterHarness()
+        await #expect { _ = try await ObserveAction(c.ctx).status("dep", cluster: ClusterOptions(performClusterManagement: false)) } throws: { e in
+            guard let e = e as? SoError else { return false }
+            return e.exitCode == SoError.exitUnreachable && e.message.hasPrefix("no cluster to use; tried --kubeconfig/--context (not given)")
+                && e.message.contains("SO_KUBECONFIG (not set)") && e.message.contains("kind is not installed") && e.message.contains("$KUBECONFIG")
+                && (e.hint ?? "").contains("--kubeconfig")
+        }
+    }
+
+    /// exec, shell and port-forward hand kubectl exactly the cluster so chose.
+    @Test func kubectlGetsTheChosenKubeconfig() async throws {
+        let c = try await ClusterHarness(environment: ["SO_KUBECONFIG": "/tmp/ci-kubeconfig-for-test"])
+        let target = ClusterTarget(connection: ClusterConnection(contextName: "ci", server: "https://127.0.0.1:6443"), kindCluster: nil, kubeconfigFile: "/tmp/ci-kubeconfig-for-test")
+        #expect(target.kubectlFlags == ["--kubeconfig", "/tmp/ci-kubeconfig-for-test", "--context", "ci"])
+        let user = ClusterTarget(connection: ClusterConnection(contextName: "kind-x", server: "https://127.0.0.1:6443"), kindCluster: "x")
+        #expect(user.kubectlFlags == ["--context", "kind-x"])
+        _ = c
+    }
+}
