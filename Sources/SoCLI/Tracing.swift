@@ -2,8 +2,8 @@ import Foundation
 import Logging
 
 /// Tracing through swift-log: `SO_TRACE_API=1` shows one line per API request on stderr (`api: GET
-/// /api/v1/... 200 12ms`, what the benchmarks count), `SO_TRACE_API=2` AsyncHTTPClient's own trace lines
-/// too. Everything else stays quiet. Log lines never carry headers or bodies (tokens, Secrets).
+/// /api/v1/... 200 12ms`, what the benchmarks count); `SO_TRACE_API=2` also lets through what the HTTP
+/// client logs at trace level (the same logger is handed to it). Otherwise quiet. Log lines never carry headers or bodies (tokens, Secrets).
 enum Tracing {
     static func logger(_ label: String, environment: [String: String]) -> Logger {
         var logger = Logger(label: label) { label in StderrLogHandler(label: label) }

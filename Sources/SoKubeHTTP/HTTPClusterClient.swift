@@ -16,7 +16,7 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
     private let base: String
     public var maxAttempts = 3
     /// Tracing: one debug line per HTTP attempt, `METHOD path status milliseconds` (SO_TRACE_API=1 shows
-    /// them), and AsyncHTTPClient's own trace lines (SO_TRACE_API=2). Never headers or bodies.
+    /// them); the same logger goes to AsyncHTTPClient for its trace-level lines. Never headers or bodies.
     public var logger = Logger(label: "so.api")
 
     public init(_ connection: ClusterConnection) throws {
