@@ -25,6 +25,23 @@ enum AgentE2E {
         _ = try? await E2E.so(["down", ws, "--discard"], cwd: t.path, env: env)
     }
 
+    /// The built-in layout copied into `t` with the agents' CPU and memory requests cut, so 20 workspaces fit
+    /// a 2-core node; returns the stack's path (its name stays agent-workspace).
+    static func lightStack(in t: TempDir) throws -> String {
+        for d in ["stacks", "compose", "config"] {
+            try FileManager.default.copyItem(atPath: Path.join(RepoPaths.root, d), toPath: t.file("layout/\(d)"))
+        }
+        let path = t.file("layout/stacks/agent-workspace/stack.yml")
+        var text = try String(contentsOfFile: path, encoding: .utf8)
+        for (from, to) in [("reservations: {cpus: \"0.25\", memory: 512M}", "reservations: {cpus: \"0.02\", memory: 64M}"),
+                           ("reservations: {cpus: \"0.1\", memory: 64M}", "reservations: {cpus: \"0.01\", memory: 32M}")] {
+            guard text.contains(from) else { throw SoError("stack.yml no longer says \(from)") }
+            text = text.replacingOccurrences(of: from, with: to)
+        }
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return Path.dirname(path)
+    }
+
     /// Stops a server this test started, and the children it forked (git daemon serves from a child).
     static func stop(_ p: Process) {
         let pid = p.processIdentifier
