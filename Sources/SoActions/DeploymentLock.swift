@@ -1,6 +1,7 @@
 import Foundation
 import SoBasics
 import SoKube
+import SoRender
 import SoStack
 
 /// So two `so` runs on one deployment cannot interleave: a Lease (`so-deployment-lock`) in the
@@ -67,7 +68,7 @@ struct DeploymentLock: Sendable {
     func acquire() async throws {
         let now = Timestamps.microTime(ctx.clock.now())
         let lease = KubeObject(apiVersion: "coordination.k8s.io/v1", kind: "Lease", name: Self.name, namespace: namespace,
-                               labels: [("app", model.id), ("app.kubernetes.io/instance", model.id), ("app.kubernetes.io/managed-by", "so")],
+                               labels: DeploymentNames.controlLabels(model.id),
                                body: [("spec", .map([("holderIdentity", .string(holder)), ("leaseDurationSeconds", .int(duration)),
                                                      ("acquireTime", .string(now)), ("renewTime", .string(now))]))])
         if try await client.create(lease, fieldManager: "so") != nil { return }

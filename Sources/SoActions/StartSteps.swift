@@ -124,7 +124,7 @@ struct StartSteps: Sendable {
     /// This deployment's objects of `kinds` (and of the kinds in `keep`), plus its volumes: one list per
     /// kind, all at once.
     func listOwned(keep: [KubeObject], kinds: [String] = StartAction.prunable) async throws -> OwnedObjects {
-        let selector = "app.kubernetes.io/instance=\(model.id),app.kubernetes.io/managed-by=so"
+        let selector = DeploymentNames.ownedSelector(model.id)
         let types = try StartAction.prunable.filter { k in kinds.contains(k) || keep.contains { $0.kind == k } }.map { kind in try ResourceType.known.first { $0.kind == kind }.map { $0 } ?? ResourceType.of(apiVersion: "v1", kind: kind) }
         let volumes = ["PersistentVolumeClaim", "PersistentVolume"].map { kind in ResourceType.known.first { $0.kind == kind }! }
         let all = types + volumes
@@ -180,7 +180,7 @@ struct StartSteps: Sendable {
 
     func wait(for objects: [KubeObject], timeout: Double) async throws {
         progress.phase("waiting", "for Deployments to be available and Jobs to complete (timeout \(Int(timeout))s)")
-        try await Waiter(ctx: ctx, client: client, namespace: namespace, selector: "app.kubernetes.io/instance=\(model.id)")
+        try await Waiter(ctx: ctx, client: client, namespace: namespace, selector: DeploymentNames.instanceSelector(model.id))
             .wait(for: objects, timeout: timeout, progress: progress)
     }
 

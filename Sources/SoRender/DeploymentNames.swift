@@ -22,6 +22,14 @@ public enum DeploymentNames {
         labels(model).filter { $0.0 != "app.kubernetes.io/name" }
     }
 
+    /// Labels of the objects start makes that render does not (the lock's Lease): enough for stop to
+    /// delete them and for prune to leave them alone.
+    public static func controlLabels(_ id: String) -> [(String, String)] {
+        [("app", id), ("app.kubernetes.io/instance", id), ("app.kubernetes.io/managed-by", "so")]
+    }
+    /// The selector of the deployment's pods and workloads, whatever made them: what the waits read.
+    public static func instanceSelector(_ id: String) -> String { "app.kubernetes.io/instance=\(id)" }
+
     /// The selector of everything a deployment labels (laconic-so's `app`): what stop deletes.
     public static func selector(_ id: String) -> String { "app=\(id)" }
     /// The selector of the objects `so` applied for a deployment: what start lists to prune.
