@@ -38,7 +38,7 @@ let package = Package(
         // Pure rendering: deployment model → ordered Kubernetes objects; kind-config.yml.
         .target(name: "SoRender", dependencies: ["SoBasics", "SoStack", "SoCompose", "SoKube"]),
         // Use cases that sequence effects through the context.
-        .target(name: "SoActions", dependencies: ["SoBasics", "SoCompose", "SoStack", "SoKube", "SoRender"]),
+        .target(name: "SoActions", dependencies: ["SoBasics", "SoCompose", "SoStack", "SoKube", "SoRender", .product(name: "Logging", package: "swift-log")]),
         // ArgumentParser commands.
         .target(name: "SoCLI", dependencies: [
             "SoBasics", "SoStack", "SoActions", "SoKube", "SoKubeHTTP", "SoRender",

@@ -1,12 +1,25 @@
 import Foundation
+import Logging
 import SoBasics
 
 public enum ProgressMode: String, Sendable, CaseIterable { case auto, plain, json }
 
-/// One line per phase: plain text (with a marker on a terminal) or JSON lines for CI.
+/// One line per phase: plain text (with a marker on a terminal) or JSON lines for CI. Phases and the
+/// final line go through swift-log (`so.progress`); `ProgressLogHandler` writes them to the console in
+/// the chosen mode. The live status line of a terminal is not a log line: it is redrawn in place.
 struct ProgressReporter: Sendable {
     let ctx: SoContext
     let mode: ProgressMode
+    let logger: Logger
+
+    init(ctx: SoContext, mode: ProgressMode) {
+        self.ctx = ctx
+        self.mode = mode
+        let console = ctx.console
+        var logger = Logger(label: "so.progress") { _ in ProgressLogHandler(console: console, mode: mode) }
+        logger.logLevel = ctx.options.quiet ? .critical : .info
+        self.logger = logger
+    }
 
     var json: Bool { mode == .json }
     /// A terminal in auto mode: waits redraw one status line in place instead of printing lines.
@@ -20,17 +33,40 @@ struct ProgressReporter: Sendable {
     }
 
     func phase(_ name: String, _ detail: String = "") {
-        if ctx.options.quiet { return }
-        if json {
-            ctx.console.out(YValueJSON.object(["event": "phase", "phase": name, "detail": detail]))
-        } else {
-            ctx.console.out((ctx.console.isTerminal && mode == .auto ? "▸ " : "") + name + (detail.isEmpty ? "" : " " + detail))
-        }
+        logger.info("\(name)", metadata: ["event": "phase", "detail": .string(detail)])
     }
 
     func done(_ message: String) {
-        if ctx.options.quiet { return }
-        if json { ctx.console.out(YValueJSON.object(["event": "done", "message": message])) } else { ctx.console.out(message) }
+        logger.info("\(message)", metadata: ["event": "done"])
+    }
+}
+
+/// Writes `so.progress` log events as the progress mode asks: `phase detail` lines (`▸ ` first on a
+/// terminal in auto mode), or one JSON object per line (`--progress json`).
+struct ProgressLogHandler: LogHandler {
+    let console: Console
+    let mode: ProgressMode
+    var logLevel: Logger.Level = .info
+    var metadata: Logger.Metadata = [:]
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        let message = "\(event.message)"
+        let fields = event.metadata ?? [:]
+        if fields["event"] == "done" {
+            console.out(mode == .json ? YValueJSON.object(["event": "done", "message": message]) : message)
+            return
+        }
+        let detail = fields["detail"].map { "\($0)" } ?? ""
+        if mode == .json {
+            console.out(YValueJSON.object(["event": "phase", "phase": message, "detail": detail]))
+        } else {
+            console.out((console.isTerminal && mode == .auto ? "▸ " : "") + message + (detail.isEmpty ? "" : " " + detail))
+        }
     }
 }
 
