@@ -70,7 +70,7 @@ struct RealNodeE2ETests {
             forward.standardOutput = FileHandle.nullDevice
             forward.standardError = FileHandle.nullDevice
             try forward.run()
-            defer { forward.terminate() }
+            defer { kill(forward.processIdentifier, SIGKILL) }  // Process.terminate() left kubectl running here
             var body = ""
             for _ in 0..<20 {
                 try await Task.sleep(nanoseconds: 500_000_000)
