@@ -227,7 +227,7 @@ public struct Spec: Sendable {
         if let w = m.nonNull("workspace") {
             let wm = try w.mapping("'workspace'")
             let path = try wm.string("path") ?? "/workspace"
-            guard path.hasPrefix("/") else { throw w.error("workspace path '\(path)' is not absolute", hint: "write the checkout's path in the container, e.g. path: /workspace") }
+            guard path.hasPrefix("/") else { throw (wm.nonNull("path") ?? w).error("workspace path '\(path)' is not absolute", hint: "write the checkout's path in the container, e.g. path: /workspace") }
             spec.workspace = WorkspaceSpec(service: try wm.required("service", hint: "name the compose service whose container holds the checkout, e.g. service: agent").string("'workspace.service'"),
                                            path: path, task: try wm.string("task"), line: w.line)
             wm.finish(into: diagnostics)

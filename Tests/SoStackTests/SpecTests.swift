@@ -170,3 +170,16 @@ func expectError(_ expectedLine: String, _ body: () throws -> Void, sourceLocati
         #expect(sink.all.isEmpty, "\(sink.all)")
     }
 }
+
+@Suite struct WorkspaceSpecTests {
+    @Test func workspaceNamesAServiceAnAbsolutePathAndATask() throws {
+        let w = try decodeSpec("stack: s\ndeploy-to: k8s-kind\nworkspace:\n  service: agent\n  task: claude -p \"$TASK\"\n").workspace
+        #expect(w == WorkspaceSpec(service: "agent", path: "/workspace", task: "claude -p \"$TASK\"", line: 4))
+        #expect(try decodeSpec("stack: s\ndeploy-to: k8s-kind\n").workspace == nil)
+        expectError("spec.yml:5: workspace path 'src' is not absolute") { _ = try decodeSpec("stack: s\ndeploy-to: k8s-kind\nworkspace:\n  service: agent\n  path: src\n") }
+        expectError("spec.yml:4: 'workspace' is missing 'service'") { _ = try decodeSpec("stack: s\ndeploy-to: k8s-kind\nworkspace:\n  path: /w\n") }
+        let sink = DiagnosticSink()
+        _ = try decodeSpec("stack: s\ndeploy-to: k8s-kind\nworkspace:\n  service: agent\n  pth: /w\n", sink: sink)
+        #expect(sink.all.map(\.message) == ["unknown key 'pth' in 'workspace'"], "\(sink.all)")
+    }
+}
