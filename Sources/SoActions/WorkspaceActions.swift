@@ -213,18 +213,17 @@ public struct UpAction {
             if let port = req.preview { try addPreview(dir: dir, host: "\(name).localhost", port: port) }
             created = true
         }
+        let isWorkspace = ctx.isWorkspace(dir)
         do {
             try await StartAction(ctx).run(StartRequest(directory: dir, cluster: req.cluster, wait: req.wait, timeout: req.timeout, progress: req.progress, ttl: req.ttl))
         } catch {
             if created {
                 // It never ran, so it holds no work: a workspace's down needs --discard only because it cannot read it.
-                let workspace = (try? DeploymentLoader.load(dir, fs: ctx.fs, diagnostics: DiagnosticSink()))?.spec.workspace != nil
                 ctx.diagnostics.warn("\(name) was created but did not start",
-                                     hint: "fix the cause, then 'so up \(req.stack) --name \(name)' again, or 'so down \(name)\(workspace ? " --discard" : "")'")
+                                     hint: "fix the cause, then 'so up \(req.stack) --name \(name)' again, or 'so down \(name)\(isWorkspace ? " --discard" : "")'")
             }
             throw error
         }
-        let isWorkspace = (try? DeploymentLoader.load(dir, fs: ctx.fs, diagnostics: DiagnosticSink()))?.spec.workspace != nil
         return UpResult(name: name, namespace: name, directory: dir, created: created, ready: req.wait, workspace: isWorkspace)
     }
 
@@ -350,12 +349,8 @@ public struct DownAction {
     /// uncommitted changes, is not removed without `--discard`: the volume goes with it. One that is not
     /// running cannot be read, and is refused the same way.
     func checkForWork(_ req: DownRequest, dir: String) async throws {
-        let model = try DeploymentLoader.load(dir, fs: ctx.fs, diagnostics: DiagnosticSink())
-        guard model.spec.workspace != nil else { return }
+        guard ctx.isWorkspace(dir) else { return }
         let w = try await WorkspaceContainer.open(ctx, directory: dir, cluster: req.cluster)
-        let refuse = { (what: String) -> SoError in
-            SoError("\(req.name) \(what)", hint: "push it (so deployment --name \(req.name) push [-m MESSAGE]) or fetch it into your clone (so deployment --name \(req.name) fetch); 'so down \(req.name) --discard' removes it anyway")
-        }
         guard w.pod != nil else {
             if req.discard { return }
             if req.dryRun { ctx.console.out("would not check \(req.name) for unpushed work: its \(w.spec.service) container is not running"); return }
@@ -370,7 +365,8 @@ public struct DownAction {
         } else if req.dryRun {
             ctx.console.out("would refuse: \(req.name) holds \(losses) (--discard removes it anyway)")
         } else {
-            throw refuse("holds work that would be lost: \(losses)")
+            throw SoError("\(req.name) holds work that would be lost: \(losses)",
+                          hint: "push it (so deployment --name \(req.name) push [-m MESSAGE]) or fetch it into your clone (so deployment --name \(req.name) fetch); 'so down \(req.name) --discard' removes it anyway")
         }
     }
 }

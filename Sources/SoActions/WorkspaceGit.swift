@@ -55,6 +55,13 @@ public struct WorkspaceState: Sendable, Equatable, Encodable {
     }
 }
 
+extension SoContext {
+    /// Whether the deployment in `dir` is a workspace (its spec has `workspace:`): only spec.yml is read.
+    func isWorkspace(_ dir: String) -> Bool {
+        (try? Spec.load(Path.join(dir, "spec.yml"), fs: fs, diagnostics: DiagnosticSink()))?.workspace != nil
+    }
+}
+
 /// The container that holds a workspace's checkout (spec `workspace:`), reached with `kubectl exec`.
 /// Scripts get their values as positional parameters (`sh -c SCRIPT so PATH ARGS…`): nothing is quoted
 /// into a command line, and no secret is ever passed (git's token comes from the container's environment).
@@ -161,7 +168,8 @@ public struct WorkspaceGitAction {
         return try await push(w, message: message)
     }
 
-    func push(_ w: WorkspaceContainer, message: String?) async throws -> PushResult {
+    /// `known`: the checkout's state when the caller just read it and nothing was committed since.
+    func push(_ w: WorkspaceContainer, message: String?, known: WorkspaceState? = nil) async throws -> PushResult {
         var committed = false
         if let message, !message.isEmpty {
             let r = try await w.run("committing the changes", """
@@ -170,7 +178,8 @@ public struct WorkspaceGitAction {
             """, [message])
             committed = r.stdout.contains("committed")
         }
-        let s = try await w.state()
+        let s: WorkspaceState
+        if let known, !committed { s = known } else { s = try await w.state() }
         if let problem = s.problem { throw SoError("nothing to push from \(w.name): \(problem)", hint: "the workspace's clone may have failed: so deployment --dir \(w.c.model.directory) logs clone") }
         guard !s.origin.isEmpty else {
             throw SoError("\(w.name)'s checkout has no origin to push to", hint: "its GIT_REPO was empty; fetch the work into a clone instead: so deployment --dir \(w.c.model.directory) fetch")

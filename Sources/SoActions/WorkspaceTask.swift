@@ -74,7 +74,7 @@ public struct TaskAction {
         }
         ctx.say("task: \(s.ahead) commit\(s.ahead == 1 ? "" : "s") on \(s.branch)\(leftovers ? " (what the agent left uncommitted is the last)" : "")")
         guard req.push else { return result }
-        let pushed = try await WorkspaceGitAction(ctx).push(w, message: nil)
+        let pushed = try await WorkspaceGitAction(ctx).push(w, message: nil, known: s)
         result.pushed = true
         ctx.say("task: pushed \(pushed.branch) (\(pushed.commit.prefix(12))) to \(pushed.origin)")
         guard req.pullRequest else { return result }
