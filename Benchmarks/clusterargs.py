@@ -6,7 +6,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 def parse(extra):
     """--kubeconfig (or SO_BENCH_KUBECONFIG), --so, plus `extra` (name, type, default) options.
-    Returns (args, absolute kubeconfig, path of so), building a release `so` unless --so is given."""
+    Returns (args, absolute kubeconfig, path of so), building `so` as `make install` does (release, the Swift
+    runtime linked in: what users run) unless --so is given."""
     ap = argparse.ArgumentParser()
     ap.add_argument("--kubeconfig", default=os.environ.get("SO_BENCH_KUBECONFIG"))
     ap.add_argument("--so", default=None)
@@ -18,6 +19,7 @@ def parse(extra):
     if args.so:
         so = os.path.abspath(args.so)
     else:
-        subprocess.run(["swift", "build", "-c", "release", "--scratch-path", ".build-release"], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(["swift", "build", "-c", "release", "--static-swift-stdlib", "--scratch-path", ".build-release"], cwd=ROOT, check=True,
+                       stdout=subprocess.DEVNULL)
         so = os.path.join(ROOT, ".build-release", "release", "so")
     return args, os.path.abspath(args.kubeconfig), so

@@ -14,7 +14,9 @@ a stand-in `docker` reports that no engine runs (no image is loaded by either to
 wait for readiness, so so runs with `--no-wait`; `so (wait)` adds so's default wait for comparison.
 
 Each run makes a fresh deployment directory per tool (not timed), then times a first start (new
-namespace) and a re-start (nothing changed), then removes the namespace. Runs are interleaved so both
+namespace), a re-start right after it (nothing changed; the cluster is still busy with the first start's
+pods), and, after --settle seconds, a re-start of the running deployment (what a user re-running start
+meets), then removes the namespace. Runs are interleaved so both
 tools see the same machine. so's request count comes from SO_TRACE_API=1.
 """
 import os, shutil, statistics, subprocess, sys, tempfile, time
@@ -101,7 +103,7 @@ def delete_namespace(kubeconfig, ns):
 
 
 def main():
-    args, kubeconfig, so = clusterargs.parse([("--laconic-so", str, None), ("--runs", int, 9)])
+    args, kubeconfig, so = clusterargs.parse([("--laconic-so", str, None), ("--runs", int, 9), ("--settle", float, 5.0)])
     if not args.laconic_so:
         sys.exit("give --laconic-so PATH (laconic-so is installed outside this repository)")
     work = tempfile.mkdtemp(prefix="so-laconic-bench-")
@@ -114,7 +116,8 @@ def main():
     tools = [Tool("laconic-so", os.path.abspath(args.laconic_so), work, kubeconfig),
              Tool("so --no-wait", so, work, kubeconfig, ["--no-wait", "--progress", "plain"]),
              Tool("so (wait)", so, work, kubeconfig, ["--progress", "plain", "--timeout", "120"])]
-    results = {t.name: {"first": [], "again": [], "req_first": [], "req_again": [], "failed": 0} for t in tools}
+    cases = ("first", "again", "settled")
+    results = {t.name: dict({c: [] for c in cases}, **{"req_" + c: [] for c in cases}, failed=0) for t in tools}
     server = subprocess.run(["kubectl", "--kubeconfig", kubeconfig, "get", "--raw", "/version"], capture_output=True, text=True).stdout
     version = server.split('"gitVersion": "')[1].split('"')[0] if '"gitVersion": "' in server else "?"
     print(f"so: {so}\nlaconic-so: {args.laconic_so}\nAPI server: {version}\nruns: {args.runs}\n")
@@ -124,7 +127,9 @@ def main():
             for t in tools:
                 d, cluster, ns = t.create(f"{t.name.split()[0]}-{i}-{len(t.extra_start)}")
                 created.append(ns)
-                for case in ("first", "again"):
+                for case in cases:
+                    if case == "settled":
+                        time.sleep(args.settle)
                     got = t.start(d, cluster)
                     if got is None:
                         results[t.name]["failed"] += 1
@@ -140,20 +145,22 @@ def main():
     def ms(xs):
         return f"{statistics.median(xs) * 1000:6.0f} ms (min {min(xs) * 1000:4.0f}, max {max(xs) * 1000:5.0f})"
 
-    print(f"{'tool':<14} {'first start (median)':<36} {'re-start (median)':<36} requests")
+    print(f"{'tool':<14} {'first start (median)':<34} {'re-start at once (median)':<34} {f're-start after {args.settle:g} s (median)':<34} requests")
     for t in tools:
         r = results[t.name]
-        reqs = f"{int(statistics.median(r['req_first']))}/{int(statistics.median(r['req_again']))}" if t.name.startswith("so") else "—"
-        print(f"{t.name:<14} {ms(r['first']):<36} {ms(r['again']):<36} {reqs}" + (f"  ({r['failed']} failed starts left out)" if r["failed"] else ""))
+        reqs = "/".join(str(int(statistics.median(r["req_" + c]))) for c in cases) if t.name.startswith("so") else "—"
+        print(f"{t.name:<14} {ms(r['first']):<34} {ms(r['again']):<34} {ms(r['settled']):<34} {reqs}"
+              + (f"  ({r['failed']} failed starts left out)" if r["failed"] else ""))
     print("\nall samples (ms), in run order:")
     for t in tools:
         r = results[t.name]
-        print(f"  {t.name:<14} first: {' '.join(str(round(x * 1000)) for x in r['first'])}")
-        print(f"  {'':<14} again: {' '.join(str(round(x * 1000)) for x in r['again'])}")
+        for c in cases:
+            print(f"  {t.name if c == 'first' else '':<14} {c + ':':<8} {' '.join(str(round(x * 1000)) for x in r[c])}")
     base = results["laconic-so"]
     fast = results["so --no-wait"]
-    print(f"\nlaconic-so / so --no-wait (medians): first start {statistics.median(base['first']) / statistics.median(fast['first']):.1f}x, "
-          f"re-start {statistics.median(base['again']) / statistics.median(fast['again']):.1f}x")
+    ratio = {c: statistics.median(base[c]) / statistics.median(fast[c]) for c in cases}
+    print(f"\nlaconic-so / so --no-wait (medians): first start {ratio['first']:.1f}x, re-start at once {ratio['again']:.1f}x, "
+          f"re-start after {args.settle:g} s {ratio['settled']:.1f}x")
 
 
 if __name__ == "__main__":

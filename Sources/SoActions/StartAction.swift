@@ -79,7 +79,7 @@ public struct StartAction: Sendable {
             }
             var report = StartReport(namespace: namespace)
             let objects = try secrets(rendered, cluster, req, report: &report)
-            let steps = StartSteps(ctx: ctx, client: cluster.client, model: model, namespace: namespace, progress: progress)
+            let steps = StartSteps(ctx: ctx, client: cluster.client, model: model, namespace: namespace, progress: progress, bindClaimsAhead: req.wait)
             let owned = try await steps.apply(objects, existing: cluster.existing, onlyKinds: req.onlyKinds, report: &report,
                                               beforeWorkloads: { try await images?.value })
             report.pruned = try await steps.prune(owned?.pruneCandidates ?? [])

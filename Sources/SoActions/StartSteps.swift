@@ -19,6 +19,9 @@ struct StartSteps: Sendable {
     let model: DeploymentModel
     let namespace: String
     let progress: ProgressReporter
+    /// Bind new claims before the workloads go out (`ClaimBinding`): when start waits anyway. `--no-wait`
+    /// leaves as soon as everything is applied.
+    var bindClaimsAhead = false
 
     // MARK: 5. apply
 
@@ -37,6 +40,8 @@ struct StartSteps: Sendable {
         if let existing, onlyKinds == nil {
             async let listing = listOwned(keep: objects, kinds: StartAction.pruneKinds(existing))
             for ns in namespaceObjects {
+                // Read a moment ago (step 2): as rendered, it is not sent again.
+                if ns.isUnchanged(in: existing) { report.unchanged.append(ns.reference); continue }
                 progress.phase("applying", "1 Namespace")
                 _ = try await client.apply(ns.stamped, fieldManager: "so", force: true)
                 report.applied.append(ns.reference)
@@ -45,6 +50,7 @@ struct StartSteps: Sendable {
             owned = try await listing
         }
         var workloadsReady = false
+        var newClaims: [String] = []
         for phase in Stage.Phase.allCases {
             var batch = rest.filter { Stage.of(kind: $0.kind).phase == phase }
             if let owned {
@@ -65,6 +71,7 @@ struct StartSteps: Sendable {
             }
             guard !batch.isEmpty else { continue }
             if !workloadsReady && batch.contains(where: { $0.kind == "Deployment" || $0.kind == "Job" }) {
+                if bindClaimsAhead { try await ClaimBinding(ctx: ctx, client: client, namespace: namespace, progress: progress).bindAhead(newClaims) }
                 try await beforeWorkloads()
                 workloadsReady = true
             }
@@ -79,6 +86,7 @@ struct StartSteps: Sendable {
             }
             report.applied += results.applied
             report.skipped += results.skipped
+            newClaims += ClaimBinding.unbound(results.claims)
         }
         if !report.unchanged.isEmpty { progress.phase("unchanged", "\(report.unchanged.count) \(Self.plural("object", report.unchanged.count)) already as rendered") }
         return owned
@@ -96,29 +104,34 @@ struct StartSteps: Sendable {
 
     /// Applies a batch with bounded concurrency, each object stamped with its `appliedHash`; Jobs are
     /// created once and never re-run (`readJobs`: look each one up first, when the start does not know).
-    func applyAll(_ batch: [KubeObject], readJobs: Bool, onEach: (Int) -> Void = { _ in }) async throws -> (applied: [String], skipped: [String]) {
-        var applied: [String] = [], skipped: [String] = []
-        try await withThrowingTaskGroup(of: (String, Bool).self) { group in
+    /// Also returns the claims as the server answered (what `ClaimBinding` reads).
+    func applyAll(_ batch: [KubeObject], readJobs: Bool, onEach: (Int) -> Void = { _ in }) async throws -> (applied: [String], skipped: [String], claims: [JSON]) {
+        var applied: [String] = [], skipped: [String] = [], claims: [JSON] = []
+        try await withThrowingTaskGroup(of: (String, JSON?).self) { group in
             var next = 0
             func launch() throws {
                 let o = batch[next]
                 next += 1
                 group.addTask { [client] in
                     if o.kind == "Job", readJobs, try await client.get(try ResourceType.of(o), name: o.name, namespace: o.namespace) != nil {
-                        return (o.reference, false)
+                        return (o.reference, nil)
                     }
-                    _ = try await client.apply(o.stamped, fieldManager: "so", force: true)
-                    return (o.reference, true)
+                    return (o.reference, try await client.apply(o.stamped, fieldManager: "so", force: true))
                 }
             }
             while next < min(StartAction.parallelRequests, batch.count) { try launch() }
-            while let (ref, didApply) = try await group.next() {
-                if didApply { applied.append(ref) } else { skipped.append(ref) }
+            while let (ref, answer) = try await group.next() {
+                if let answer {
+                    applied.append(ref)
+                    if answer.at("kind")?.string == "PersistentVolumeClaim" { claims.append(answer) }
+                } else {
+                    skipped.append(ref)
+                }
                 onEach(applied.count + skipped.count)
                 if next < batch.count { try launch() }
             }
         }
-        return (applied, skipped)
+        return (applied, skipped, claims)
     }
 
     /// This deployment's objects of `kinds` (and of the kinds in `keep`), plus its volumes: one list per

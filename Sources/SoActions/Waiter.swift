@@ -79,10 +79,10 @@ struct Waiter {
                 progress.phase("waiting", state)
             }
             lastState = state
-            // Backoff polling: a quick first look (most rollouts on a warm cluster finish in a second or
-            // three), every second for the first 15 s, then every 2 s.
+            // Polling: every quarter second for the first 5 s (most rollouts on a warm cluster finish within
+            // them, and a look is three small lists), every second until 15 s, then every 2 s.
             try await ctx.clock.sleep(seconds: pause)
-            pause = min(pause * 2, elapsed < 15 ? 1 : 2)
+            pause = elapsed < 5 ? 0.25 : elapsed < 15 ? 1 : 2
         }
     }
 
@@ -108,17 +108,21 @@ struct Waiter {
     /// Containers of the Deployments' pods (not Jobs'): those that exited and are not running again, and
     /// those running for less than two seconds (the kubelet reports an exit with some delay) — a container that exits at once can make its Deployment
     /// count as available for an instant, so the rollout is believed only when they have run a little.
+    /// A container with a readiness probe (compose `healthcheck:`) is believed once Ready: its probe answered,
+    /// which says more than having run two seconds (and the kubelet probes as soon as it sees it running).
     func containerHealth() async throws -> (restarting: [String], young: [String]) {
         let pods = try await client.list(try ResourceType.of(apiVersion: "v1", kind: "Pod"), namespace: namespace, labelSelector: selector)
         let now = ctx.clock.now()
         var restarting: [String] = [], young: [String] = []
         for pod in pods where pod.labels["job-name"] == nil && pod.at("metadata", "deletionTimestamp") == nil {
+            let probed = Set((pod.at("spec", "containers")?.array ?? []).filter { $0["readinessProbe"] != nil }.compactMap { $0["name"]?.string })
             for c in pod.at("status", "containerStatuses")?.array ?? [] {
                 let name = "pod \(pod.name) container \(c["name"]?.string ?? "?")"
                 let restarts = c["restartCount"]?.int ?? 0
                 if c["ready"]?.bool != true, c.at("state", "terminated") != nil || (restarts > 0 && c.at("state", "running") == nil) {
                     restarting.append(name + " (exited, restarting)")
-                } else if let started = c.at("state", "running", "startedAt")?.string.flatMap(Timestamps.parse), now.timeIntervalSince(started) < 2 {
+                } else if let started = c.at("state", "running", "startedAt")?.string.flatMap(Timestamps.parse), now.timeIntervalSince(started) < 2,
+                          restarts > 0 || c["ready"]?.bool != true || !probed.contains(c["name"]?.string ?? "") {
                     young.append(name)
                 } else if restarts > 0, let finished = c.at("lastState", "terminated", "finishedAt")?.string.flatMap(Timestamps.parse),
                           c.at("lastState", "terminated", "exitCode")?.int != 0, now.timeIntervalSince(finished) < 15 {

@@ -29,4 +29,36 @@ import SoTestSupport
             (e as? SoError)?.message == "Job \(c.id)/\(job) failed: pod \(c.id)/migrate-x1 container c is waiting (PodInitializing)"
         }
     }
+
+    /// A Pod whose one container `c` runs since `age` seconds before the clock's now.
+    static func pod(_ name: String, age: Double, ready: Bool = true, restarts: Int = 0, probe: Bool, clock: FixedClock) -> KubeObject {
+        let started = Timestamps.rfc3339(clock.now().addingTimeInterval(-age))
+        var container: [(String, YValue)] = [("name", .string("c")), ("image", .string("busybox"))]
+        if probe { container.append(("readinessProbe", .map([("exec", .map([("command", .list([.string("true")]))]))]))) }
+        let status: YValue = .map([("containerStatuses", .list([.map([
+            ("name", .string("c")), ("ready", .bool(ready)), ("restartCount", .int(restarts)),
+            ("state", .map([("running", .map([("startedAt", .string(started))]))])),
+        ])]))])
+        return KubeObject(apiVersion: "v1", kind: "Pod", name: name, namespace: "ns", labels: [("app", "x")],
+                          body: [("spec", .map([("containers", .list([.map(container)]))])), ("status", status)])
+    }
+
+    /// A container that has run for a moment is looked at again before the rollout is believed — unless a
+    /// readiness probe already answered for it (compose healthcheck): then Ready is believed at once. One
+    /// that restarted is looked at again with or without a probe.
+    @Test func youngContainersAreLookedAtAgainUnlessTheirProbeAnswered() async throws {
+        let clock = FixedClock()
+        let cluster = FakeCluster()
+        for (name, age, ready, restarts, probe) in [("bare", 0.5, true, 0, false), ("probed", 0.5, true, 0, true), ("probed-restarted", 0.5, true, 1, true),
+                                                    ("probed-unready", 0.5, false, 0, true), ("old", 30, true, 0, false)] {
+            try cluster.seed(Self.pod(name, age: age, ready: ready, restarts: restarts, probe: probe, clock: clock))
+        }
+        let t = try TempDir("so-waiter")
+        let ctx = SoContext(fs: LocalFileSystem(currentDirectory: t.path), processes: FakeProcessRunner(), clock: clock, entropy: SeededEntropy(),
+                            console: CapturedConsole(), environment: [:], builtInRoot: nil)
+        let health = try await Waiter(ctx: ctx, client: cluster, namespace: "ns", selector: "app=x").containerHealth()
+        #expect(health.restarting.isEmpty)
+        #expect(health.young == ["pod bare container c", "pod probed-restarted container c", "pod probed-unready container c"])
+    }
 }
+
