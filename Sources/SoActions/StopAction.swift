@@ -12,10 +12,13 @@ public struct StopRequest: Sendable {
     public var timeout: Double
     /// List what would be deleted; delete nothing.
     public var dryRun: Bool
+    /// Delete a workspace's volume even when its checkout holds work that is not pushed (`WorkGuard`).
+    public var discard: Bool
 
     public init(directory: String, cluster: ClusterOptions = ClusterOptions(performClusterManagement: false), deleteVolumes: Bool = false,
-                deleteNamespace: Bool = false, timeout: Double = 120, dryRun: Bool = false) {
+                deleteNamespace: Bool = false, timeout: Double = 120, dryRun: Bool = false, discard: Bool = false) {
         self.dryRun = dryRun
+        self.discard = discard
         self.directory = directory
         self.cluster = cluster
         self.deleteVolumes = deleteVolumes
@@ -27,7 +30,8 @@ public struct StopRequest: Sendable {
 /// `so deployment stop`: deletes the deployment's labelled objects and returns when they are gone.
 /// Volumes (and the generated-secrets Secret, which data in them may depend on) stay unless
 /// `--delete-volumes`; the namespace stays unless `--delete-namespace`; the kind cluster is deleted only
-/// with `--perform-cluster-management`.
+/// with `--perform-cluster-management`. A workspace's volume is not deleted while its checkout holds work
+/// that is not pushed, unless `--discard` (`WorkGuard`, as `so down`).
 public struct StopAction {
     public let ctx: SoContext
     public init(_ ctx: SoContext) { self.ctx = ctx }
@@ -39,6 +43,10 @@ public struct StopAction {
         let dir = ctx.absolute(req.directory)
         let model = try DeploymentLoader.load(dir, fs: ctx.fs, diagnostics: ctx.diagnostics)
         let namespace = Renderer.namespace(of: model)
+        if req.deleteVolumes {
+            try await WorkGuard(ctx: ctx, directory: dir, cluster: req.cluster, address: "--dir \(req.directory)",
+                                anyway: "so deployment --dir \(req.directory) stop --delete-volumes --discard").check(discard: req.discard, dryRun: req.dryRun)
+        }
         let target = try await ClusterTargets(ctx: ctx).resolve(model, req.cluster, allowCreate: false)
         let client = try ctx.connect(target.connection)
         let selector = DeploymentNames.selector(model.id)

@@ -316,8 +316,11 @@ public struct DownAction {
     public func run(_ req: DownRequest) async throws -> Bool {
         let dir = ctx.namedDeployment(req.name)
         if ctx.fs.isFile(Path.join(dir, "deployment.yml")) {
-            try await checkForWork(req, dir: dir)
-            try await StopAction(ctx).run(StopRequest(directory: dir, cluster: req.cluster, deleteVolumes: true, deleteNamespace: true, timeout: req.timeout, dryRun: req.dryRun))
+            try await WorkGuard(ctx: ctx, directory: dir, cluster: req.cluster, address: "--name \(req.name)", anyway: "so down \(req.name) --discard")
+                .check(discard: req.discard, dryRun: req.dryRun)
+            // Checked above: stop's own check would read the checkout again.
+            try await StopAction(ctx).run(StopRequest(directory: dir, cluster: req.cluster, deleteVolumes: true, deleteNamespace: true, timeout: req.timeout,
+                                                      dryRun: req.dryRun, discard: true))
             if req.dryRun {
                 ctx.console.out("would remove directory \(dir)")
                 return true
@@ -343,30 +346,5 @@ public struct DownAction {
         if ctx.fs.isDirectory(dir) { try ctx.fs.remove(dir) }
         ctx.say("removed \(req.name)")
         return true
-    }
-
-    /// A workspace (spec `workspace:`) whose checkout holds commits neither pushed nor fetched, or
-    /// uncommitted changes, is not removed without `--discard`: the volume goes with it. One that is not
-    /// running cannot be read, and is refused the same way.
-    func checkForWork(_ req: DownRequest, dir: String) async throws {
-        guard ctx.isWorkspace(dir) else { return }
-        let w = try await WorkspaceContainer.open(ctx, directory: dir, cluster: req.cluster)
-        guard w.pod != nil else {
-            if req.discard { return }
-            if req.dryRun { ctx.console.out("would not check \(req.name) for unpushed work: its \(w.spec.service) container is not running"); return }
-            throw SoError("cannot tell whether \(req.name) holds work that is not pushed: its \(w.spec.service) container is not running",
-                          hint: "start it (so deployment --name \(req.name) start) and push, or 'so down \(req.name) --discard' to remove it with its volume")
-        }
-        let state = try await w.state()
-        if let problem = state.problem { ctx.verbose("\(req.name): \(problem); nothing to check"); return }
-        guard let losses = state.losses else { return }
-        if req.discard {
-            ctx.diagnostics.warn("\(req.name): discarding \(losses)")
-        } else if req.dryRun {
-            ctx.console.out("would refuse: \(req.name) holds \(losses) (--discard removes it anyway)")
-        } else {
-            throw SoError("\(req.name) holds work that would be lost: \(losses)",
-                          hint: "push it (so deployment --name \(req.name) push [-m MESSAGE]) or fetch it into your clone (so deployment --name \(req.name) fetch); 'so down \(req.name) --discard' removes it anyway")
-        }
     }
 }

@@ -62,6 +62,41 @@ extension SoContext {
     }
 }
 
+/// What removing a workspace's volume (`so down`, `stop --delete-volumes`) would lose: a workspace (spec
+/// `workspace:`) whose checkout holds commits neither pushed nor fetched, or uncommitted changes, is not
+/// removed without `--discard`. One that is not running cannot be read, and is refused the same way.
+struct WorkGuard {
+    let ctx: SoContext
+    let directory: String
+    let cluster: ClusterOptions
+    /// How the user names it on `so deployment` (`--name N`, `--dir D`).
+    let address: String
+    /// The command line that removes it anyway.
+    let anyway: String
+
+    func check(discard: Bool, dryRun: Bool) async throws {
+        guard ctx.isWorkspace(directory) else { return }
+        let w = try await WorkspaceContainer.open(ctx, directory: directory, cluster: cluster)
+        guard w.pod != nil else {
+            if discard { return }
+            if dryRun { ctx.console.out("would not check \(w.name) for unpushed work: its \(w.spec.service) container is not running"); return }
+            throw SoError("cannot tell whether \(w.name) holds work that is not pushed: its \(w.spec.service) container is not running",
+                          hint: "start it (so deployment \(address) start) and push, or '\(anyway)' to remove it with its volume")
+        }
+        let state = try await w.state()
+        if let problem = state.problem { ctx.verbose("\(w.name): \(problem); nothing to check"); return }
+        guard let losses = state.losses else { return }
+        if discard {
+            ctx.diagnostics.warn("\(w.name): discarding \(losses)")
+        } else if dryRun {
+            ctx.console.out("would refuse: \(w.name) holds \(losses) (--discard removes it anyway)")
+        } else {
+            throw SoError("\(w.name) holds work that would be lost: \(losses)",
+                          hint: "push it (so deployment \(address) push [-m MESSAGE]) or fetch it into your clone (so deployment \(address) fetch); '\(anyway)' removes it anyway")
+        }
+    }
+}
+
 /// The container that holds a workspace's checkout (spec `workspace:`), reached with `kubectl exec`.
 /// Scripts get their values as positional parameters (`sh -c SCRIPT so PATH ARGS…`): nothing is quoted
 /// into a command line, and no secret is ever passed (git's token comes from the container's environment).

@@ -131,6 +131,8 @@ struct DeploymentStopCommand: AsyncParsableCommand {
         discussion: """
         Returns when the objects are gone. --delete-volumes also removes claims, volumes and the generated secrets; --delete-namespace removes the namespace; --perform-cluster-management deletes the kind cluster.
 
+        A workspace (agent-workspace) is read before its volume goes: while its checkout holds commits neither pushed nor fetched, or uncommitted changes, --delete-volumes refuses, naming them, unless --discard (as 'so down').
+
         Example:
           so deployment --dir deployments/example stop
           so deployment --dir deployments/example stop --delete-volumes --delete-namespace
@@ -145,8 +147,10 @@ struct DeploymentStopCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Leave the kind cluster alone (default).") var skipClusterManagement = false
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Seconds to wait for objects to go.", valueName: "seconds"), transform: Seconds.parse) var timeout: Double = 120
     @Flag(name: .long, help: "Change nothing; list what would be deleted.") var dryRun = false
+    @Flag(name: .long, help: "With --delete-volumes: delete a workspace's volume even when it holds work that is not pushed.") var discard = false
 
     func validate() throws {
+        if discard && !deleteVolumes { throw ValidationError("--discard goes with --delete-volumes (only the volume holds a workspace's work)") }
         if deleteVolumes && preserveVolumes { throw ValidationError("--delete-volumes and --preserve-volumes contradict each other") }
         if performClusterManagement && skipClusterManagement {
             throw ValidationError("--perform-cluster-management and --skip-cluster-management contradict each other")
@@ -155,7 +159,8 @@ struct DeploymentStopCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await StopAction(target.context()).run(StopRequest(directory: target.dir, cluster: target.options(manage: performClusterManagement && !skipClusterManagement),
-                                                               deleteVolumes: deleteVolumes, deleteNamespace: deleteNamespace, timeout: timeout, dryRun: dryRun))
+                                                               deleteVolumes: deleteVolumes, deleteNamespace: deleteNamespace, timeout: timeout, dryRun: dryRun,
+                                                               discard: discard))
     }
 }
 

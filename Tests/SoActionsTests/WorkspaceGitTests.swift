@@ -128,6 +128,24 @@ struct GitWorkspace {
         #expect(!g.w.h.fs.isDirectory(g.dir))
     }
 
+    /// `stop --delete-volumes` deletes the volume as `down` does, and reads the checkout first the same way;
+    /// a plain stop keeps the volume and reads nothing.
+    @Test func stopDeletingVolumesRefusesWhileWorkIsUnpushed() async throws {
+        let g = try await GitWorkspace()
+        try g.podRuns()
+        try g.w.h.tmp.write("container-workspace/notes.md", "todo\n")
+        do {
+            try await StopAction(g.w.ctx).run(StopRequest(directory: g.dir, cluster: g.w.clusterOptions, deleteVolumes: true))
+            Issue.record("stop --delete-volumes deleted a workspace volume holding uncommitted work")
+        } catch let e as SoError {
+            #expect(e.message == "ws holds work that would be lost: 1 uncommitted change (?? notes.md)", "\(e.message)")
+            #expect(e.hint?.contains("so deployment --dir \(g.dir) push") == true && e.hint?.contains("stop --delete-volumes --discard") == true, "\(e.hint ?? "")")
+        }
+        #expect(g.w.cluster.all.contains { $0.0.type.kind == "PersistentVolumeClaim" })
+        try await StopAction(g.w.ctx).run(StopRequest(directory: g.dir, cluster: g.w.clusterOptions, deleteVolumes: true, discard: true))
+        #expect(!g.w.cluster.all.contains { $0.0.type.kind == "PersistentVolumeClaim" })
+    }
+
     @Test func discardRemovesItAnyway() async throws {
         let g = try await GitWorkspace()
         try g.w.h.tmp.write("container-workspace/scratch.txt", "x\n")
