@@ -155,6 +155,9 @@ struct WorkspaceE2ETests {
             // down refuses while that commit is only in the volume.
             r = try await so(["down", ws])
             #expect(r.exitCode == 1 && r.stderr.contains("1 commit on agent/\(ws) not pushed") && r.stderr.contains("by hand"), "\(r.stdout)\n\(r.stderr)")
+            // So does stop --delete-volumes, which deletes the same volume.
+            r = try await so(["deployment", "--name", ws, "stop", "--delete-volumes"])
+            #expect(r.exitCode == 1 && r.stderr.contains("1 commit on agent/\(ws) not pushed") && r.stderr.contains("--discard"), "\(r.stdout)\n\(r.stderr)")
 
             // The work survives stop/start (the clone keeps the checkout).
             r = try await so(["deployment", "--name", ws, "stop"])
