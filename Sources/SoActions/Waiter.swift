@@ -29,7 +29,7 @@ struct Waiter {
         let jobs = objects.filter { $0.kind == "Job" }.map(\.name)
         let start = ctx.clock.now()
         var lastState = ""
-        var pause = 0.25
+        var pause = 0.1
         while true {
             var pending: [String] = []
             // One list per kind and poll, however many objects (50 Deployments cost one request, not 50).
@@ -64,7 +64,9 @@ struct Waiter {
                 }
                 pending += health.restarting
             }
-            let problems = try await diagnose(deployments: Array(liveDeployments.values))
+            let pods = try await client.list(try ResourceType.of(apiVersion: "v1", kind: "Pod"), namespace: namespace, labelSelector: selector)
+            let problems = try await diagnose(deployments: Array(liveDeployments.values), pods: pods)
+            await ReadinessNudge(ctx: ctx, client: client, namespace: namespace).nudge(pods.filter { $0.labels["job-name"] == nil })
             if let fatal = problems.first(where: \.fatal) { throw SoError(fatal.message, hint: fatal.hint) }
             let elapsed = ctx.clock.now().timeIntervalSince(start)
             if elapsed >= timeout {
@@ -79,10 +81,10 @@ struct Waiter {
                 progress.phase("waiting", state)
             }
             lastState = state
-            // Polling: every quarter second for the first 5 s (most rollouts on a warm cluster finish within
-            // them, and a look is three small lists), every second until 15 s, then every 2 s.
+            // Polling: every tenth of a second for the first 3 s (a warm node starts a pod in about 2 s, and a
+            // look is three small lists), every quarter second until 5 s, every second until 15 s, then every 2 s.
             try await ctx.clock.sleep(seconds: pause)
-            pause = elapsed < 5 ? 0.25 : elapsed < 15 ? 1 : 2
+            pause = elapsed < 3 ? 0.1 : elapsed < 5 ? 0.25 : elapsed < 15 ? 1 : 2
         }
     }
 
@@ -134,8 +136,8 @@ struct Waiter {
         return (restarting, young)
     }
 
-    /// What the deployment's pods and claims report.
-    func diagnose(deployments: [JSON] = []) async throws -> [Problem] {
+    /// What the deployment's pods (`pods`: as just listed, else listed here) and claims report.
+    func diagnose(deployments: [JSON] = [], pods listed: [JSON]? = nil) async throws -> [Problem] {
         var problems: [Problem] = []
         // Pods the ReplicaSet could not create (a quota, Pod Security): no pod shows it, only this condition.
         for d in deployments.sorted(by: { $0.name < $1.name }) {
@@ -149,7 +151,8 @@ struct Waiter {
                                         message: "Deployment \(namespace)/\(d.name) cannot create its pods: \(msg)", hint: hint))
             }
         }
-        let pods = try await client.list(try ResourceType.of(apiVersion: "v1", kind: "Pod"), namespace: namespace, labelSelector: selector)
+        var pods = listed ?? []
+        if listed == nil { pods = try await client.list(try ResourceType.of(apiVersion: "v1", kind: "Pod"), namespace: namespace, labelSelector: selector) }
         for pod in pods {
             let name = pod.name
             let first = problems.count

@@ -62,3 +62,40 @@ import SoTestSupport
     }
 }
 
+
+/// The kubelet's first readiness probe can miss a container that just started (it reads a stale status);
+/// the wait then marks the pod once per container start, which makes the kubelet run the probe.
+@Suite struct ReadinessNudgeTests {
+    @Test func aProbedContainerRunningUnreadyPastTheGraceIsMarkedOncePerStart() async throws {
+        let clock = FixedClock()
+        let cluster = FakeCluster()
+        for (name, age, ready, probe) in [("late", 3.0, false, true), ("just-started", 0.5, false, true), ("ready", 3.0, true, true), ("unprobed", 3.0, false, false)] {
+            try cluster.seed(WaiterTests.pod(name, age: age, ready: ready, probe: probe, clock: clock))
+        }
+        let t = try TempDir("so-nudge")
+        let ctx = SoContext(fs: LocalFileSystem(currentDirectory: t.path), processes: FakeProcessRunner(), clock: clock, entropy: SeededEntropy(),
+                            console: CapturedConsole(), environment: [:], builtInRoot: nil)
+        let nudge = ReadinessNudge(ctx: ctx, client: cluster, namespace: "ns")
+        let podType = try ResourceType.of(apiVersion: "v1", kind: "Pod")
+        await nudge.nudge(try await cluster.list(podType, namespace: "ns", labelSelector: nil))
+        #expect(cluster.calls.filter { $0.hasPrefix("patch") } == ["patch Pod ns/late"], "\(cluster.calls)")
+        let marked = try #require(cluster.object("Pod", "late", namespace: "ns")?.annotations[ReadinessNudge.annotation])
+        #expect(marked.hasPrefix("c@"))
+        // The same container start is not marked twice.
+        let before = cluster.calls.count
+        await nudge.nudge(try await cluster.list(podType, namespace: "ns", labelSelector: nil))
+        #expect(!cluster.calls[before...].contains { $0.hasPrefix("patch") })
+    }
+
+    @Test func aUserWhoMayNotPatchPodsWaitsAsBefore() async throws {
+        let clock = FixedClock()
+        let cluster = FakeCluster()
+        try cluster.seed(WaiterTests.pod("late", age: 3, ready: false, probe: true, clock: clock))
+        cluster.failures["patch Pod ns/late"] = SoError("pods \"late\" is forbidden (Forbidden)")
+        let t = try TempDir("so-nudge")
+        let ctx = SoContext(fs: LocalFileSystem(currentDirectory: t.path), processes: FakeProcessRunner(), clock: clock, entropy: SeededEntropy(),
+                            console: CapturedConsole(), environment: [:], builtInRoot: nil)
+        await ReadinessNudge(ctx: ctx, client: cluster, namespace: "ns").nudge(try await cluster.list(try ResourceType.of(apiVersion: "v1", kind: "Pod"), namespace: "ns", labelSelector: nil))
+        #expect(cluster.object("Pod", "late", namespace: "ns")?.annotations[ReadinessNudge.annotation] == nil)
+    }
+}
