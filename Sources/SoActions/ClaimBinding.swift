@@ -20,9 +20,9 @@ struct ClaimBinding: Sendable {
     static let selectedNode = "volume.kubernetes.io/selected-node"
 
     /// Claims as the apply returned them that nothing binds yet: Pending, no volume named, no node chosen.
-    static func unbound(_ applied: [JSON]) -> [String] {
-        applied.filter { c in
-            c.at("kind")?.string == "PersistentVolumeClaim" && c.at("status", "phase")?.string == "Pending"
+    static func unbound(_ claims: [JSON]) -> [String] {
+        claims.filter { c in
+            c.at("status", "phase")?.string == "Pending"
                 && (c.at("spec", "volumeName")?.string ?? "").isEmpty && c.at("metadata", "annotations", selectedNode) == nil
         }.map(\.name)
     }

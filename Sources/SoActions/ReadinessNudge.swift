@@ -27,7 +27,7 @@ struct ReadinessNudge: Sendable {
     static func due(_ pods: [JSON], now: Date) -> [(pod: String, value: String)] {
         var out: [(String, String)] = []
         for pod in pods where pod.at("metadata", "deletionTimestamp") == nil {
-            let probed = Set((pod.at("spec", "containers")?.array ?? []).filter { $0["readinessProbe"] != nil }.compactMap { $0["name"]?.string })
+            let probed = Waiter.probedContainers(pod)
             let late = (pod.at("status", "containerStatuses")?.array ?? []).compactMap { c -> String? in
                 guard let name = c["name"]?.string, probed.contains(name), c["ready"]?.bool != true,
                       let startedText = c.at("state", "running", "startedAt")?.string, let started = Timestamps.parse(startedText),

@@ -43,18 +43,20 @@ struct Waiter {
                 guard let j = liveJobs[name] else { pending.append("Job \(name) (missing)"); continue }
                 if (j.at("status", "succeeded")?.int ?? 0) >= 1 { continue }
                 if (j.at("status", "failed")?.int ?? 0) >= 1 || j.at("status", "conditions")?.array.contains(where: { $0["type"]?.string == "Failed" && $0["status"]?.string == "True" }) == true {
-                    let why = try await diagnose().first { $0.job == name || $0.fatal }
+                    let why = try await diagnose(pods: try await listPods()).first { $0.job == name || $0.fatal }
                     throw SoError("Job \(namespace)/\(name) failed" + (why.map { ": \($0.message)" } ?? ""),
                                   hint: why?.hint ?? "see 'so deployment --dir D logs' for its output")
                 }
                 pending.append("Job \(name) (running)")
             }
+            if pending.isEmpty && deployments.isEmpty { return }
+            // Listed once a look: for the second look at containers, the diagnosis and the nudge.
+            let pods = try await listPods()
             if pending.isEmpty {
                 // A container that starts and exits at once can count as available for an instant: the rollout
                 // is believed only when a second look, a moment later, finds it still so and no container of
                 // the deployment restarting.
-                if deployments.isEmpty { return }
-                let health = try await containerHealth()
+                let health = containerHealth(pods)
                 if health.restarting.isEmpty && health.young.isEmpty { return }
                 if health.restarting.isEmpty {
                     // Containers that started within the last moments: look again in a second (the kubelet reports an
@@ -64,7 +66,6 @@ struct Waiter {
                 }
                 pending += health.restarting
             }
-            let pods = try await client.list(try ResourceType.of(apiVersion: "v1", kind: "Pod"), namespace: namespace, labelSelector: selector)
             let problems = try await diagnose(deployments: Array(liveDeployments.values), pods: pods)
             await ReadinessNudge(ctx: ctx, client: client, namespace: namespace).nudge(pods.filter { $0.labels["job-name"] == nil })
             if let fatal = problems.first(where: \.fatal) { throw SoError(fatal.message, hint: fatal.hint) }
@@ -112,12 +113,11 @@ struct Waiter {
     /// count as available for an instant, so the rollout is believed only when they have run a little.
     /// A container with a readiness probe (compose `healthcheck:`) is believed once Ready: its probe answered,
     /// which says more than having run two seconds (and the kubelet probes as soon as it sees it running).
-    func containerHealth() async throws -> (restarting: [String], young: [String]) {
-        let pods = try await client.list(try ResourceType.of(apiVersion: "v1", kind: "Pod"), namespace: namespace, labelSelector: selector)
+    func containerHealth(_ pods: [JSON]) -> (restarting: [String], young: [String]) {
         let now = ctx.clock.now()
         var restarting: [String] = [], young: [String] = []
         for pod in pods where pod.labels["job-name"] == nil && pod.at("metadata", "deletionTimestamp") == nil {
-            let probed = Set((pod.at("spec", "containers")?.array ?? []).filter { $0["readinessProbe"] != nil }.compactMap { $0["name"]?.string })
+            let probed = Self.probedContainers(pod)
             for c in pod.at("status", "containerStatuses")?.array ?? [] {
                 let name = "pod \(pod.name) container \(c["name"]?.string ?? "?")"
                 let restarts = c["restartCount"]?.int ?? 0
@@ -136,8 +136,18 @@ struct Waiter {
         return (restarting, young)
     }
 
-    /// What the deployment's pods (`pods`: as just listed, else listed here) and claims report.
-    func diagnose(deployments: [JSON] = [], pods listed: [JSON]? = nil) async throws -> [Problem] {
+    /// The deployment's pods (Jobs' included).
+    func listPods() async throws -> [JSON] {
+        try await client.list(try ResourceType.of(apiVersion: "v1", kind: "Pod"), namespace: namespace, labelSelector: selector)
+    }
+
+    /// The names of a pod's containers that have a readiness probe (compose `healthcheck:`).
+    static func probedContainers(_ pod: JSON) -> Set<String> {
+        Set((pod.at("spec", "containers")?.array ?? []).filter { $0["readinessProbe"] != nil }.compactMap { $0["name"]?.string })
+    }
+
+    /// What the deployment's pods (as just listed) and claims report.
+    func diagnose(deployments: [JSON] = [], pods: [JSON]) async throws -> [Problem] {
         var problems: [Problem] = []
         // Pods the ReplicaSet could not create (a quota, Pod Security): no pod shows it, only this condition.
         for d in deployments.sorted(by: { $0.name < $1.name }) {
@@ -151,8 +161,6 @@ struct Waiter {
                                         message: "Deployment \(namespace)/\(d.name) cannot create its pods: \(msg)", hint: hint))
             }
         }
-        var pods = listed ?? []
-        if listed == nil { pods = try await client.list(try ResourceType.of(apiVersion: "v1", kind: "Pod"), namespace: namespace, labelSelector: selector) }
         for pod in pods {
             let name = pod.name
             let first = problems.count

@@ -56,7 +56,8 @@ import SoTestSupport
         let t = try TempDir("so-waiter")
         let ctx = SoContext(fs: LocalFileSystem(currentDirectory: t.path), processes: FakeProcessRunner(), clock: clock, entropy: SeededEntropy(),
                             console: CapturedConsole(), environment: [:], builtInRoot: nil)
-        let health = try await Waiter(ctx: ctx, client: cluster, namespace: "ns", selector: "app=x").containerHealth()
+        let waiter = Waiter(ctx: ctx, client: cluster, namespace: "ns", selector: "app=x")
+        let health = waiter.containerHealth(try await waiter.listPods())
         #expect(health.restarting.isEmpty)
         #expect(health.young == ["pod bare container c", "pod probed-restarted container c", "pod probed-unready container c"])
     }

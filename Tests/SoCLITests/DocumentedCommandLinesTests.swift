@@ -166,12 +166,14 @@ import SoTestSupport
         defer { t.cleanup() }
         for line in [["completion", "powershell"], ["cleanup"], ["up", "example", "--ttl", "2x"], ["up", "example", "--name", "Bad_Name", "--no-wait"],
                      ["help", "nosuch"], ["deployment", "--dir", "d", "start", "--timeout", "-5"], ["deployment", "--dir", "d", "frobnicate"],
-                     ["deployment", "--dir", "d", "logs", "--since", "soon"], ["deployment", "status"]] {
+                     ["deployment", "--dir", "d", "logs", "--since", "soon"], ["deployment", "status"], ["deployment", "--dir", "d", "stop", "--discard"]] {
             let r = await runSo(line, cwd: t.path)
             #expect(r.code == 64, "\(line): \(r.code) \(r.stderr)")
             #expect(r.stderr.hasPrefix("error: ") && r.stderr.contains("\nhint: "), "\(line): \(r.stderr)")
         }
         let timeout = await runSo(["deployment", "--dir", "d", "start", "--timeout", "-5"], cwd: t.path)
         #expect(timeout.stderr.contains("'-5' is invalid for '--timeout <seconds>': not a positive number of seconds"), "\(timeout.stderr)")
+        let discard = await runSo(["deployment", "--dir", "d", "stop", "--discard"], cwd: t.path)
+        #expect(discard.stderr.hasPrefix("error: --discard goes with --delete-volumes"), "\(discard.stderr)")
     }
 }
