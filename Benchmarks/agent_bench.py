@@ -25,7 +25,6 @@ def light_stack(work):
     path = os.path.join(work, "layout", "stacks", "agent-workspace", "stack.yml")
     text = open(path).read()
     text = text.replace('reservations: {cpus: "0.25", memory: 512M}', 'reservations: {cpus: "0.02", memory: 64M}')
-    text = text.replace('reservations: {cpus: "0.1", memory: 64M}', 'reservations: {cpus: "0.01", memory: 32M}')
     open(path, "w").write(text)
     return os.path.dirname(path)
 

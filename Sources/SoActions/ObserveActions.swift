@@ -241,7 +241,7 @@ public struct ObserveAction {
         // With a maintenance page, the Ingress goes back only once the workloads are ready again.
         if wait || maintenance != nil {
             let objects = names.map { KubeObject(apiVersion: "apps/v1", kind: "Deployment", name: $0, namespace: c.namespace) }
-            try await Waiter(ctx: ctx, client: c.client, namespace: c.namespace, selector: DeploymentNames.instanceSelector(c.model.id))
+            try await Waiter(ctx: ctx, client: c.client, namespace: c.namespace, selector: DeploymentNames.instanceSelector(c.model.id), directory: c.model.directory)
                 .wait(for: objects, timeout: timeout, progress: ProgressReporter(ctx: ctx, mode: .plain))
         }
         try await maintenance?.restore()

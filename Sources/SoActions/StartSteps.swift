@@ -193,7 +193,7 @@ struct StartSteps: Sendable {
 
     func wait(for objects: [KubeObject], timeout: Double) async throws {
         progress.phase("waiting", "for Deployments to be available and Jobs to complete (timeout \(Int(timeout))s)")
-        try await Waiter(ctx: ctx, client: client, namespace: namespace, selector: DeploymentNames.instanceSelector(model.id))
+        try await Waiter(ctx: ctx, client: client, namespace: namespace, selector: DeploymentNames.instanceSelector(model.id), directory: model.directory)
             .wait(for: objects, timeout: timeout, progress: progress)
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import SoBasics
+import SoCompose
 import SoKube
 import SoRender
 import SoStack
@@ -13,6 +14,8 @@ struct Waiter {
     let namespace: String
     /// Label selector of the pods and claims to diagnose.
     let selector: String
+    /// The deployment directory the hints name (`so deployment --dir DIR logs …`).
+    var directory = "D"
 
     struct Problem {
         var fatal: Bool
@@ -21,6 +24,8 @@ struct Waiter {
         /// The Job whose pod it is (its `job-name` label), so a failed Job is explained by its own pod.
         var job: String? = nil
     }
+
+    var dir: String { ShellWords.quote(directory) }
 
     func wait(for objects: [KubeObject], timeout: Double, progress: ProgressReporter) async throws {
         let deploymentType = try ResourceType.of(apiVersion: "apps/v1", kind: "Deployment")
@@ -45,7 +50,7 @@ struct Waiter {
                 if (j.at("status", "failed")?.int ?? 0) >= 1 || j.at("status", "conditions")?.array.contains(where: { $0["type"]?.string == "Failed" && $0["status"]?.string == "True" }) == true {
                     let why = try await diagnose(pods: try await listPods()).first { $0.job == name || $0.fatal }
                     throw SoError("Job \(namespace)/\(name) failed" + (why.map { ": \($0.message)" } ?? ""),
-                                  hint: why?.hint ?? "see 'so deployment --dir D logs' for its output")
+                                  hint: why?.hint ?? "see 'so deployment --dir \(dir) logs' for its output")
                 }
                 pending.append("Job \(name) (running)")
             }
@@ -67,13 +72,13 @@ struct Waiter {
                 pending += health.restarting
             }
             let problems = try await diagnose(deployments: Array(liveDeployments.values), pods: pods)
-            await ReadinessNudge(ctx: ctx, client: client, namespace: namespace).nudge(pods.filter { $0.labels["job-name"] == nil })
+            await KubeletNudge(ctx: ctx, client: client, namespace: namespace).nudge(pods)
             if let fatal = problems.first(where: \.fatal) { throw SoError(fatal.message, hint: fatal.hint) }
             let elapsed = ctx.clock.now().timeIntervalSince(start)
             if elapsed >= timeout {
                 let reason = problems.first.map { ": \($0.message)" } ?? ""
                 throw SoError("timed out after \(Int(timeout))s waiting for \(pending.joined(separator: ", "))\(reason)",
-                              hint: problems.first?.hint ?? "raise --timeout, or look at 'so deployment --dir D status'", exitCode: SoError.exitTimeout)
+                              hint: problems.first?.hint ?? "raise --timeout, or look at 'so deployment --dir \(dir) status'", exitCode: SoError.exitTimeout)
             }
             let state = pending.joined(separator: ", ")
             if progress.isLive {
@@ -177,12 +182,12 @@ struct Waiter {
                 case "CrashLoopBackOff":
                     let tail = try await lastLines(pod: name, container: container)
                     problems.append(Problem(fatal: true, message: "pod \(namespace)/\(name) container \(container) keeps crashing (CrashLoopBackOff)" + (tail.isEmpty ? "" : "; last log lines: \(tail)"),
-                                            hint: "see 'so deployment --dir D logs \(container)'"))
+                                            hint: "see 'so deployment --dir \(dir) logs \(container)'"))
                 case "CreateContainerConfigError", "CreateContainerError":
                     problems.append(Problem(fatal: true, message: "pod \(namespace)/\(name) container \(container) cannot start (\(reason)): \(message)",
                                             hint: "a Secret, ConfigMap or key it references is missing"))
                 default:
-                    problems.append(Problem(fatal: false, message: "pod \(namespace)/\(name) container \(container) is waiting (\(reason))", hint: message.isEmpty ? "see 'so deployment --dir D status'" : message))
+                    problems.append(Problem(fatal: false, message: "pod \(namespace)/\(name) container \(container) is waiting (\(reason))", hint: message.isEmpty ? "see 'so deployment --dir \(dir) status'" : message))
                 }
             }
             for cond in pod.at("status", "conditions")?.array ?? [] where cond["type"]?.string == "PodScheduled" && cond["status"]?.string == "False" {

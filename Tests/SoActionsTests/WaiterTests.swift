@@ -64,27 +64,72 @@ import SoTestSupport
 }
 
 
-/// The kubelet's first readiness probe can miss a container that just started (it reads a stale status);
-/// the wait then marks the pod once per container start, which makes the kubelet run the probe.
-@Suite struct ReadinessNudgeTests {
+/// The kubelet can leave a pod waiting for its own next look: a readiness probe's first run missed (a stale
+/// status), or a pod retried only after a back-off (its claim's read refused before the node authorizer
+/// linked it). The wait then marks the pod once, which makes the kubelet sync it.
+@Suite struct KubeletNudgeTests {
+    func context(_ clock: FixedClock) throws -> (SoContext, TempDir) {
+        let t = try TempDir("so-nudge")
+        return (SoContext(fs: LocalFileSystem(currentDirectory: t.path), processes: FakeProcessRunner(), clock: clock, entropy: SeededEntropy(),
+                          console: CapturedConsole(), environment: [:], builtInRoot: nil), t)
+    }
+
+    func pods(_ cluster: FakeCluster) async throws -> [JSON] {
+        try await cluster.list(try ResourceType.of(apiVersion: "v1", kind: "Pod"), namespace: "ns", labelSelector: nil)
+    }
+
     @Test func aProbedContainerRunningUnreadyPastTheGraceIsMarkedOncePerStart() async throws {
         let clock = FixedClock()
         let cluster = FakeCluster()
         for (name, age, ready, probe) in [("late", 3.0, false, true), ("just-started", 0.5, false, true), ("ready", 3.0, true, true), ("unprobed", 3.0, false, false)] {
             try cluster.seed(WaiterTests.pod(name, age: age, ready: ready, probe: probe, clock: clock))
         }
-        let t = try TempDir("so-nudge")
-        let ctx = SoContext(fs: LocalFileSystem(currentDirectory: t.path), processes: FakeProcessRunner(), clock: clock, entropy: SeededEntropy(),
-                            console: CapturedConsole(), environment: [:], builtInRoot: nil)
-        let nudge = ReadinessNudge(ctx: ctx, client: cluster, namespace: "ns")
-        let podType = try ResourceType.of(apiVersion: "v1", kind: "Pod")
-        await nudge.nudge(try await cluster.list(podType, namespace: "ns", labelSelector: nil))
+        let (ctx, t) = try context(clock)
+        defer { _ = t }
+        let nudge = KubeletNudge(ctx: ctx, client: cluster, namespace: "ns")
+        await nudge.nudge(try await pods(cluster))
         #expect(cluster.calls.filter { $0.hasPrefix("patch") } == ["patch Pod ns/late"], "\(cluster.calls)")
-        let marked = try #require(cluster.object("Pod", "late", namespace: "ns")?.annotations[ReadinessNudge.annotation])
+        let marked = try #require(cluster.object("Pod", "late", namespace: "ns")?.annotations[KubeletNudge.annotation])
         #expect(marked.hasPrefix("c@"))
         // The same container start is not marked twice.
         let before = cluster.calls.count
-        await nudge.nudge(try await cluster.list(podType, namespace: "ns", labelSelector: nil))
+        await nudge.nudge(try await pods(cluster))
+        #expect(!cluster.calls[before...].contains { $0.hasPrefix("patch") })
+    }
+
+    /// A pod scheduled a few seconds ago (`age`) whose sandbox is not ready (`sandbox`: the condition's
+    /// status, nil when the kubelet does not report it), with its one container in `state`.
+    static func scheduled(_ name: String, age: Double, sandbox: String?, state: YValue, job: Bool = false, clock: FixedClock) -> KubeObject {
+        var conditions: [YValue] = [.map([("type", .string("PodScheduled")), ("status", .string("True")),
+                                          ("lastTransitionTime", .string(Timestamps.rfc3339(clock.now().addingTimeInterval(-age))))])]
+        if let sandbox { conditions.append(.map([("type", .string("PodReadyToStartContainers")), ("status", .string(sandbox))])) }
+        let status: YValue = .map([("conditions", .list(conditions)),
+                                   ("containerStatuses", .list([.map([("name", .string("c")), ("ready", .bool(false)), ("state", state)])]))])
+        return KubeObject(apiVersion: "v1", kind: "Pod", name: name, namespace: "ns", labels: [("app", "x")] + (job ? [("job-name", "j")] : []),
+                          body: [("spec", .map([("nodeName", .string("n")), ("containers", .list([.map([("name", .string("c")), ("image", .string("busybox"))])]))])),
+                                 ("status", status)])
+    }
+
+    @Test func aPodScheduledSecondsAgoWithoutASandboxIsMarkedOnce() async throws {
+        let clock = FixedClock()
+        let cluster = FakeCluster()
+        let creating: YValue = .map([("waiting", .map([("reason", .string("ContainerCreating"))]))])
+        let running: YValue = .map([("running", .map([("startedAt", .string(Timestamps.rfc3339(clock.now())))]))])
+        for pod in [Self.scheduled("stalled", age: 4, sandbox: "False", state: creating, clock: clock),
+                    Self.scheduled("stalled-job", age: 4, sandbox: nil, state: creating, job: true, clock: clock),
+                    Self.scheduled("just-scheduled", age: 1, sandbox: "False", state: creating, clock: clock),
+                    Self.scheduled("sandboxed", age: 4, sandbox: "True", state: creating, clock: clock),
+                    Self.scheduled("old-kubelet-running", age: 4, sandbox: nil, state: running, clock: clock)] {
+            try cluster.seed(pod)
+        }
+        let (ctx, t) = try context(clock)
+        defer { _ = t }
+        let nudge = KubeletNudge(ctx: ctx, client: cluster, namespace: "ns")
+        await nudge.nudge(try await pods(cluster))
+        #expect(cluster.calls.filter { $0.hasPrefix("patch") }.sorted() == ["patch Pod ns/stalled", "patch Pod ns/stalled-job"], "\(cluster.calls)")
+        #expect(cluster.object("Pod", "stalled", namespace: "ns")?.annotations[KubeletNudge.annotation]?.hasPrefix("sandbox@") == true)
+        let before = cluster.calls.count
+        await nudge.nudge(try await pods(cluster))
         #expect(!cluster.calls[before...].contains { $0.hasPrefix("patch") })
     }
 
@@ -93,10 +138,9 @@ import SoTestSupport
         let cluster = FakeCluster()
         try cluster.seed(WaiterTests.pod("late", age: 3, ready: false, probe: true, clock: clock))
         cluster.failures["patch Pod ns/late"] = SoError("pods \"late\" is forbidden (Forbidden)")
-        let t = try TempDir("so-nudge")
-        let ctx = SoContext(fs: LocalFileSystem(currentDirectory: t.path), processes: FakeProcessRunner(), clock: clock, entropy: SeededEntropy(),
-                            console: CapturedConsole(), environment: [:], builtInRoot: nil)
-        await ReadinessNudge(ctx: ctx, client: cluster, namespace: "ns").nudge(try await cluster.list(try ResourceType.of(apiVersion: "v1", kind: "Pod"), namespace: "ns", labelSelector: nil))
-        #expect(cluster.object("Pod", "late", namespace: "ns")?.annotations[ReadinessNudge.annotation] == nil)
+        let (ctx, t) = try context(clock)
+        defer { _ = t }
+        await KubeletNudge(ctx: ctx, client: cluster, namespace: "ns").nudge(try await pods(cluster))
+        #expect(cluster.object("Pod", "late", namespace: "ns")?.annotations[KubeletNudge.annotation] == nil)
     }
 }

@@ -101,6 +101,34 @@ struct GitWorkspace {
         #expect(s.base == trunk, "\(s.base) vs \(trunk)")
     }
 
+    /// clone.sh is the agent's entrypoint: the agent's command runs only after a complete clone, which it
+    /// marks done for the readiness probe; a failed clone exits with git's message, runs nothing and leaves
+    /// no checkout; the next start clones again and a checkout found is kept.
+    @Test func theEntrypointRunsTheAgentsCommandOnlyAfterACompleteClone() async throws {
+        let g = try await GitWorkspace()
+        let t = try TempDir("so-clone-entry")
+        defer { t.cleanup() }
+        let script = try String(contentsOfFile: Path.join(RepoPaths.root, "config/agent-workspace/clone.sh"), encoding: .utf8)
+            .replacingOccurrences(of: "/workspace", with: t.file("ws")).replacingOccurrences(of: "/tmp/so-clone-done", with: t.file("done"))
+        try FileManager.default.createDirectory(atPath: t.file("ws"), withIntermediateDirectories: true)
+        func entrypoint(_ repo: String) async throws -> ProcessResult {
+            var env = GitWorkspace.env
+            env["GIT_REPO"] = repo; env["WORKSPACE_NAME"] = "e"
+            return try await LocalProcessRunner().run(["sh", "-c", script, "clone.sh", "sh", "-c", "echo agent runs in $(pwd); git rev-parse --abbrev-ref HEAD"],
+                                                      workingDirectory: nil, environment: env, timeout: 60)
+        }
+        let failed = try await entrypoint("file://\(t.file("missing.git"))")
+        #expect(failed.exitCode != 0 && !(failed.stdout + failed.stderr).contains("agent runs"), "\(failed.stdout)\(failed.stderr)")
+        #expect((failed.stdout + failed.stderr).contains("missing.git"), "git's own message: \(failed.stdout)\(failed.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: t.file("done")) && !FileManager.default.fileExists(atPath: t.file("ws/.git")))
+
+        let cloned = try await entrypoint("file://\(g.origin)")
+        #expect(cloned.exitCode == 0 && cloned.stdout.hasSuffix("agent runs in \(t.file("ws"))\nagent/e\n"), "\(cloned.stdout)\(cloned.stderr)")
+        #expect(FileManager.default.fileExists(atPath: t.file("done")))
+        let again = try await entrypoint("file://\(g.origin)")
+        #expect(again.exitCode == 0 && again.stdout.contains("already holds a checkout (agent/e); keeping it"), "\(again.stdout)\(again.stderr)")
+    }
+
     @Test func downRefusesWhileWorkIsUnpushedAndSaysWhat() async throws {
         let g = try await GitWorkspace()
         // Not running: cannot be read, so refused.

@@ -33,8 +33,7 @@ enum AgentE2E {
         }
         let path = t.file("layout/stacks/agent-workspace/stack.yml")
         var text = try String(contentsOfFile: path, encoding: .utf8)
-        for (from, to) in [("reservations: {cpus: \"0.25\", memory: 512M}", "reservations: {cpus: \"0.02\", memory: 64M}"),
-                           ("reservations: {cpus: \"0.1\", memory: 64M}", "reservations: {cpus: \"0.01\", memory: 32M}")] {
+        for (from, to) in [("reservations: {cpus: \"0.25\", memory: 512M}", "reservations: {cpus: \"0.02\", memory: 64M}")] {
             guard text.contains(from) else { throw SoError("stack.yml no longer says \(from)") }
             text = text.replacingOccurrences(of: from, with: to)
         }
@@ -187,7 +186,6 @@ struct WorkspaceE2ETests {
             let logged = try t.read("github-requests.jsonl")
             #expect(logged.contains("\"path\": \"/repos/acme/app/pulls\"") && logged.contains("\"head\": \"agent/\(ws)\"") && logged.contains("\"base\": \"trunk\"")
                     && logged.contains("Bearer ghp-e2e-not-a-real-token"), "\(logged)")
-            // A failing agent's exit code is the command's.
             // A failing agent's exit code is the command's; with -o json its output goes to stderr, the summary to stdout.
             r = try await so(["deployment", "--name", ws, "task", "-o", "json", "--command", "echo failing; exit 5", "anything"])
             #expect(r.exitCode == 5 && r.stderr.contains("failing"), "\(r.stdout)\n\(r.stderr)")
@@ -197,6 +195,24 @@ struct WorkspaceE2ETests {
             // Everything is pushed now: down goes through.
             r = try await so(["down", ws])
             #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
+        }
+    }
+
+    /// A clone that fails is never called ready: `so up` exits 1 naming the agent container (the clone is
+    /// its entrypoint) with git's own message, and nothing of the clone is taken for a checkout.
+    @Test func aFailedCloneIsNamedWithGitsMessageNeverReady() async throws {
+        let t = try TempDir("so-e2e-bad-clone")
+        defer { t.cleanup() }
+        let (daemon, repo) = try await AgentE2E.serveRepository(in: t)
+        defer { AgentE2E.stop(daemon) }
+        let env = ["SO_KUBECONFIG": E2E.kubeconfig!, "SO_HOME": t.file("home")]
+        let ws = "e2e-bad-clone"
+        try await AgentE2E.removing(ws, t, env) {
+            let missing = repo.replacingOccurrences(of: "acme/app.git", with: "acme/nope.git")
+            let r = try await E2E.so(["up", "agent-workspace", "--name", ws, "--config", "GIT_REPO=\(missing)", "--timeout", "120", "--progress", "plain"], cwd: t.path, env: env)
+            #expect(r.exitCode == 1 && !r.stdout.contains("is ready"), "\(r.stdout)\n\(r.stderr)")
+            #expect(r.stderr.contains("container agent keeps crashing") && r.stderr.contains("repository not exported: /acme/nope.git"), "\(r.stderr)")
+            #expect(r.stderr.contains("logs agent") && r.stderr.contains(t.file("home/deployments/\(ws)")), "the hint names the directory: \(r.stderr)")
         }
     }
 }

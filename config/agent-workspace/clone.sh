@@ -1,58 +1,72 @@
 #!/bin/sh
-# Init container of agent-workspace: checks out GIT_REPO at GIT_REF (default: the remote's default branch)
-# into /workspace on a new branch (WORKSPACE_BRANCH, default agent/<workspace name>). A complete checkout
-# already there is kept, with the agent's work in it, so stop/start and restarts never lose anything.
+# The agent container's entrypoint in agent-workspace: clone.sh [COMMAND ARGS…]. Checks out GIT_REPO at
+# GIT_REF (default: the remote's default branch) into /workspace on a new branch (WORKSPACE_BRANCH, default
+# agent/<workspace name>), then marks the clone done (/tmp/so-clone-done, what the readiness probe waits
+# for) and runs COMMAND in its place. A complete checkout already there is kept, with the agent's work in
+# it, so stop/start and restarts never lose anything.
 #
 # The clone goes into a temporary directory and is moved into place only when complete (.git last), so a
 # failed clone leaves nothing a retry mistakes for a checkout; a failure exits non-zero with git's own
-# message, which `so up`/`start` report with these log lines. Git runs as uid 1000 on a volume any
-# provisioner made (root-owned 0777 included): safe.directory comes from the environment.
+# message (the container restarts), which `so up`/`start` report with these log lines. Git runs as uid 1000
+# on a volume any provisioner made (root-owned 0777 included): safe.directory comes from the environment.
+#
+# In the agent container rather than an init container of its own: the kubelet notices an init container's
+# exit only at its next relist (up to a second), which was a quarter of a warm node's `so up`.
 set -eu
-cd /workspace
-if [ -d .git ] && [ ! -e .so-clone-incomplete ]; then
-  echo "clone: /workspace already holds a checkout ($(git rev-parse --abbrev-ref HEAD 2>/dev/null || echo '?')); keeping it"
-  exit 0
+
+clone() {
+  cd /workspace
+  if [ -d .git ] && [ ! -e .so-clone-incomplete ]; then
+    echo "clone: /workspace already holds a checkout ($(git rev-parse --abbrev-ref HEAD 2>/dev/null || echo '?')); keeping it"
+    return 0
+  fi
+  if [ -z "${GIT_REPO:-}" ]; then
+    echo "clone: GIT_REPO is empty; /workspace starts empty"
+    return 0
+  fi
+  if [ -e .so-clone-incomplete ]; then
+    # What an interrupted clone left (never a checkout someone worked in: .git is moved in last).
+    echo "clone: removing what an interrupted clone left"
+    find /workspace -mindepth 1 -maxdepth 1 ! -name lost+found -exec rm -rf {} +
+  fi
+  touch .so-clone-incomplete
+  tmp=/workspace/.so-clone-tmp
+  rm -rf "$tmp"
+  branch="${WORKSPACE_BRANCH:-agent/${WORKSPACE_NAME:-workspace}}"
+  ref="${GIT_REF:-}"
+  if [ -z "$ref" ]; then
+    # The remote's default branch, whatever it is called (main, master, trunk …).
+    ref=$(git ls-remote --symref "$GIT_REPO" HEAD | sed -n 's|^ref: refs/heads/\([^[:space:]]*\)[[:space:]]*HEAD$|\1|p')
+    [ -n "$ref" ] || ref=HEAD
+  fi
+  echo "clone: $GIT_REPO at $ref onto branch $branch"
+  git init -q "$tmp"
+  git -C "$tmp" remote add origin "$GIT_REPO"
+  git -C "$tmp" fetch -q origin "$ref"
+  git -C "$tmp" checkout -q -b "$branch" FETCH_HEAD
+  # What the work started from: the commit (diff, and what counts as the agent's work) and the branch (a pull
+  # request's base).
+  git -C "$tmp" config so.base "$(git -C "$tmp" rev-parse HEAD)"
+  git -C "$tmp" config so.ref "$ref"
+  # A volume's lost+found (ext4 provisioners) is not the agent's work.
+  echo "/lost+found/" >> "$tmp/.git/info/exclude"
+  if [ -f "$tmp/.gitmodules" ]; then
+    echo "clone: submodules"
+    git -C "$tmp" submodule update -q --init --recursive
+  fi
+  if grep -qs 'filter=lfs' "$tmp/.gitattributes"; then
+    if git lfs version >/dev/null 2>&1; then git -C "$tmp" lfs pull; else echo "clone: warning: the repository uses Git LFS; LFS files were not fetched (git-lfs is not in the image)"; fi
+  fi
+  # Into place: the work tree first, .git last, then the marker goes.
+  find "$tmp" -mindepth 1 -maxdepth 1 ! -name .git -exec mv {} /workspace/ \;
+  mv "$tmp/.git" /workspace/.git
+  rmdir "$tmp"
+  rm -f .so-clone-incomplete
+  echo "clone: done ($(git rev-parse --short HEAD) on $branch)"
+}
+
+clone
+if [ $# -gt 0 ]; then
+  : > /tmp/so-clone-done
+  exec "$@"
 fi
-if [ -z "${GIT_REPO:-}" ]; then
-  echo "clone: GIT_REPO is empty; /workspace starts empty"
-  exit 0
-fi
-if [ -e .so-clone-incomplete ]; then
-  # What an interrupted clone left (never a checkout someone worked in: .git is moved in last).
-  echo "clone: removing what an interrupted clone left"
-  find /workspace -mindepth 1 -maxdepth 1 ! -name lost+found -exec rm -rf {} +
-fi
-touch .so-clone-incomplete
-tmp=/workspace/.so-clone-tmp
-rm -rf "$tmp"
-branch="${WORKSPACE_BRANCH:-agent/${WORKSPACE_NAME:-workspace}}"
-ref="${GIT_REF:-}"
-if [ -z "$ref" ]; then
-  # The remote's default branch, whatever it is called (main, master, trunk …).
-  ref=$(git ls-remote --symref "$GIT_REPO" HEAD | sed -n 's|^ref: refs/heads/\([^[:space:]]*\)[[:space:]]*HEAD$|\1|p')
-  [ -n "$ref" ] || ref=HEAD
-fi
-echo "clone: $GIT_REPO at $ref onto branch $branch"
-git init -q "$tmp"
-git -C "$tmp" remote add origin "$GIT_REPO"
-git -C "$tmp" fetch -q origin "$ref"
-git -C "$tmp" checkout -q -b "$branch" FETCH_HEAD
-# What the work started from: the commit (diff, and what counts as the agent's work) and the branch (a pull
-# request's base).
-git -C "$tmp" config so.base "$(git -C "$tmp" rev-parse HEAD)"
-git -C "$tmp" config so.ref "$ref"
-# A volume's lost+found (ext4 provisioners) is not the agent's work.
-echo "/lost+found/" >> "$tmp/.git/info/exclude"
-if [ -f "$tmp/.gitmodules" ]; then
-  echo "clone: submodules"
-  git -C "$tmp" submodule update -q --init --recursive
-fi
-if grep -qs 'filter=lfs' "$tmp/.gitattributes"; then
-  if git lfs version >/dev/null 2>&1; then git -C "$tmp" lfs pull; else echo "clone: warning: the repository uses Git LFS; LFS files were not fetched (git-lfs is not in the image)"; fi
-fi
-# Into place: the work tree first, .git last, then the marker goes.
-find "$tmp" -mindepth 1 -maxdepth 1 ! -name .git -exec mv {} /workspace/ \;
-mv "$tmp/.git" /workspace/.git
-rmdir "$tmp"
-rm -f .so-clone-incomplete
-echo "clone: done ($(git rev-parse --short HEAD) on $branch)"
