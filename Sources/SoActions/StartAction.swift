@@ -71,8 +71,23 @@ public struct StartAction: Sendable {
         let cluster = try await connect(rendered, req)
         let images = loadImages(rendered, cluster.target, req, progress: progress)
         defer { images?.cancel() }
+        let report: StartReport
+        if let unchanged = try await unchangedRestart(rendered, cluster, req, progress: progress) {
+            report = unchanged
+        } else {
+            report = try await locked(rendered, cluster, req, progress: progress, images: images)
+        }
+        if req.onlyKinds == nil { try await StartCommands(ctx: ctx, model: model).run(.post) }
+        let what = req.onlyKinds.map { "updated \($0.sorted().joined(separator: ", ")) of" } ?? "started"
+        progress.done("\(what) \(model.id) in namespace \(namespace)" + (cluster.target.kindCluster.map { " on kind cluster \($0)" } ?? " (context \(cluster.target.connection.contextName))"))
+        return report
+    }
+
+    /// Steps 3–8: everything that writes, under the deployment's lock.
+    func locked(_ rendered: Rendered, _ cluster: Connected, _ req: StartRequest, progress: ProgressReporter, images: Task<Void, Error>?) async throws -> StartReport {
+        let (model, namespace) = (rendered.model, rendered.namespace)
         let lock = DeploymentLock(ctx: ctx, client: cluster.client, namespace: namespace, model: model, duration: req.timeout)
-        let report = try await lock.holding {
+        return try await lock.holding {
             if IngressInstaller.needed(model, rendered.manifest, req) {
                 try await IngressInstaller(ctx: ctx, client: cluster.client)
                     .ensure(image: model.spec.sections.caddyIngressImage, acmeEmail: model.spec.acmeEmail, timeout: req.timeout, progress: progress)
@@ -86,10 +101,55 @@ public struct StartAction: Sendable {
             if req.wait { try await steps.wait(for: objects, timeout: req.timeout) }
             return report
         }
-        if req.onlyKinds == nil { try await StartCommands(ctx: ctx, model: model).run(.post) }
-        let what = req.onlyKinds.map { "updated \($0.sorted().joined(separator: ", ")) of" } ?? "started"
-        progress.done("\(what) \(model.id) in namespace \(namespace)" + (cluster.target.kindCluster.map { " on kind cluster \($0)" } ?? " (context \(cluster.target.connection.contextName))"))
+    }
+
+    // MARK: 3a. nothing to change
+
+    /// A start of a running deployment that would change nothing takes no lock. It reads what the
+    /// deployment owns (one list per kind, as the locked way does); when every object is already as
+    /// rendered, every Job exists and nothing is to be pruned, it only renews the Namespace's lifecycle
+    /// annotations (one merge patch of times and host, which no other run's work depends on), then waits.
+    /// Anything else (nil) goes the locked way, which reads again under the lock: a start racing another
+    /// run either finds nothing of it applied yet, or finds a difference and meets its lock.
+    func unchangedRestart(_ rendered: Rendered, _ cluster: Connected, _ req: StartRequest, progress: ProgressReporter) async throws -> StartReport? {
+        guard let existing = cluster.existing, req.onlyKinds == nil, !IngressInstaller.needed(rendered.model, rendered.manifest, req) else { return nil }
+        var report = StartReport(namespace: rendered.namespace)
+        let objects = try secrets(rendered, cluster, req, report: &report)
+        guard report.generatedSecrets.isEmpty, let ns = objects.first(where: { $0.kind == "Namespace" }),
+              let renewal = Self.lifecycleRenewal(ns, live: existing) else { return nil }
+        let steps = StartSteps(ctx: ctx, client: cluster.client, model: rendered.model, namespace: rendered.namespace, progress: progress)
+        let owned = try await steps.listOwned(keep: objects, kinds: StartAction.pruneKinds(existing))
+        let rest = objects.filter { $0.kind != "Namespace" }
+        guard owned.pruneCandidates.isEmpty,
+              rest.allSatisfy({ o in o.kind == "Job" ? owned.jobs.contains(o.name) : owned.live[o.kind + "/" + o.name].map(o.isUnchanged) == true }) else { return nil }
+        if let renewal { _ = try await cluster.client.patch(.namespace, name: rendered.namespace, namespace: nil, mergePatch: renewal) }
+        steps.warnKeptVolumes(owned)
+        // The Namespace counts as unchanged: only its lifecycle annotations were renewed.
+        report.unchanged = objects.filter { $0.kind != "Job" }.map(\.reference)
+        report.skipped = objects.filter { $0.kind == "Job" }.map(\.reference)
+        progress.phase("unchanged", "\(report.unchanged.count) \(StartSteps.plural("object", report.unchanged.count)) already as rendered")
+        if req.wait { try await steps.wait(for: objects, timeout: req.timeout) }
         return report
+    }
+
+    static let lifecycleKeys: Set<String> = ["so.dev/started-at", "so.dev/host", "so.dev/expires-at"]
+
+    /// How the live Namespace becomes what applying `ns` would leave, when the two differ at most in the
+    /// lifecycle annotations: `.some(nil)` as it is, `.some(patch)` by a merge patch of those and of the
+    /// applied hash; nil when anything else differs (labels, other annotations, an `expires-at` gained or
+    /// lost), which takes the locked way.
+    static func lifecycleRenewal(_ ns: KubeObject, live: JSON) -> Data?? {
+        if ns.isUnchanged(in: live) { return .some(nil) }
+        var asLive = ns
+        for (i, (key, _)) in asLive.annotations.enumerated() where lifecycleKeys.contains(key) {
+            guard let value = live.annotations[key] else { return nil }
+            asLive.annotations[i].1 = value
+        }
+        let liveKeys = lifecycleKeys.filter { live.annotations[$0] != nil }
+        guard liveKeys.allSatisfy({ k in ns.annotations.contains { $0.0 == k } }), asLive.isUnchanged(in: live) else { return nil }
+        let renewed = ns.annotations.filter { lifecycleKeys.contains($0.0) }.map { ($0.0, YValue.string($0.1)) }
+            + [(KubeObject.appliedHashAnnotation, YValue.string(ns.appliedHash))]
+        return .some(Data(JSONWriter.bytes(.map([("metadata", .map([("annotations", .map(renewed))]))]), .compact)))
     }
 
     // MARK: 1. render
@@ -238,7 +298,9 @@ public struct StartAction: Sendable {
     /// This deployment's objects as listed by label (`StartSteps.listOwned`), for `start --dry-run`'s plan.
     func listOwned(_ client: ClusterClient, namespace: String, model: DeploymentModel, keep: [KubeObject],
                    kinds: [String] = StartAction.prunable) async throws -> OwnedObjects {
-        try await StartSteps(ctx: ctx, client: client, model: model, namespace: namespace, progress: ProgressReporter(ctx: ctx, mode: .plain))
-            .listOwned(keep: keep, kinds: kinds)
+        let steps = StartSteps(ctx: ctx, client: client, model: model, namespace: namespace, progress: ProgressReporter(ctx: ctx, mode: .plain))
+        let owned = try await steps.listOwned(keep: keep, kinds: kinds)
+        steps.warnKeptVolumes(owned)
+        return owned
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import SoBasics
+import SoCompose
 import SoKube
 import SoRender
 import SoStack
@@ -10,6 +11,8 @@ struct OwnedObjects: Sendable {
     var live: [String: JSON] = [:]
     var pruneCandidates: [(ResourceType, String)] = []
     var jobs: Set<String> = []
+    /// "Kind name" of volumes no longer rendered: kept with their data, and said so (`warnKeptVolumes`).
+    var keptVolumes: [String] = []
 }
 
 /// Steps 5–7 of `start` (apply, prune, wait), run while the deployment's lock is held.
@@ -48,6 +51,7 @@ struct StartSteps: Sendable {
             }
             namespaceObjects = []
             owned = try await listing
+            warnKeptVolumes(owned!)
         }
         var workloadsReady = false
         var newClaims: [String] = []
@@ -164,8 +168,7 @@ struct StartSteps: Sendable {
                 if kind == "Job" { owned.jobs.insert(item.name) }
                 if keep.contains(where: { $0.kind == kind && $0.name == item.name }) { continue }
                 if volumes.contains(type) {
-                    ctx.diagnostics.warn("\(kind) \(item.name) is no longer in the deployment; kept with its data",
-                                         hint: "'so deployment --dir D stop --delete-volumes' removes it")
+                    owned.keptVolumes.append("\(kind) \(item.name)")
                     continue
                 }
                 // Objects a controller made (EndpointSlices of our Services copy their labels) are not ours to prune.
@@ -174,6 +177,14 @@ struct StartSteps: Sendable {
             }
         }
         return owned
+    }
+
+    /// Says which volumes left the deployment and are kept with their data.
+    func warnKeptVolumes(_ owned: OwnedObjects) {
+        for volume in owned.keptVolumes {
+            ctx.diagnostics.warn("\(volume) is no longer in the deployment; kept with its data",
+                                 hint: "'so deployment --dir \(ShellWords.quote(model.directory)) stop --delete-volumes' removes it")
+        }
     }
 
     // MARK: 6. prune

@@ -199,6 +199,41 @@ struct ClusterHarness {
         #expect(calls.last == "delete Lease \(c.id)/so-deployment-lock")
     }
 
+    /// A re-start a minute later changes nothing but the Namespace's lifecycle annotations: no Lease, one
+    /// merge patch of the times (and the applied hash, so the next start is as quick); a label changed by
+    /// hand, or an `expires-at` to drop, takes the locked way and a full apply.
+    @Test func aLaterStartThatChangesNothingRenewsOnlyTheLifecycleAnnotationsWithoutTheLock() async throws {
+        let c = try await ClusterHarness()
+        _ = try await c.start()
+        let startedAt = try #require(c.cluster.object("Namespace", c.id)?.annotations["so.dev/started-at"])
+        try await c.ctx.clock.sleep(seconds: 60)
+        var before = c.cluster.calls.count
+        let report = try await c.start()
+        var calls = Array(c.cluster.calls[before...])
+        #expect(calls.filter { !$0.hasPrefix("list") && !$0.hasPrefix("get") } == ["create Namespace \(c.id)", "patch Namespace \(c.id)"], "\(calls)")
+        #expect(report.applied.isEmpty && report.unchanged.contains("Namespace \(c.id)"))
+        let ns = try #require(c.cluster.object("Namespace", c.id))
+        #expect(ns.annotations["so.dev/started-at"] != startedAt && ns.annotations["so.dev/started-at"] != nil)
+
+        // The renewed hash matches: the next start a minute later is as quick.
+        try await c.ctx.clock.sleep(seconds: 60)
+        before = c.cluster.calls.count
+        _ = try await c.start()
+        calls = Array(c.cluster.calls[before...])
+        #expect(!calls.contains { $0.contains("Lease") || $0.hasPrefix("apply") }, "\(calls)")
+
+        // A label changed by hand: the Namespace is applied again, under the lock.
+        c.cluster.update("Namespace", c.id, namespace: nil) { json in
+            guard case .object(var o) = json, case .object(var meta)? = o["metadata"], case .object(var labels)? = meta["labels"] else { return }
+            labels["pod-security.kubernetes.io/enforce"] = .string("privileged")
+            meta["labels"] = .object(labels); o["metadata"] = .object(meta); json = .object(o)
+        }
+        before = c.cluster.calls.count
+        _ = try await c.start()
+        calls = Array(c.cluster.calls[before...])
+        #expect(calls.contains("create Lease \(c.id)/so-deployment-lock") && calls.contains("apply Namespace \(c.id)"), "\(calls)")
+    }
+
     @Test func aStartThatChangesNothingSendsNothingAndRepairsDrift() async throws {
         let c = try await ClusterHarness()
         let first = try await c.start()
