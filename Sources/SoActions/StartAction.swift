@@ -50,8 +50,9 @@ public struct StartReport: Sendable {
 /// 7. wait: until Deployments are available and Jobs complete;
 /// 8. unlock: in one place, on every path (`DeploymentLock.holding`).
 ///
-/// Beside these, local images are loaded into kind (the workloads wait for them), and the stack's
-/// pre/post start commands run before step 2 and after step 8.
+/// A re-start that would change nothing skips steps 3–6 and 8 (`unchangedRestart`). Beside these, local
+/// images are loaded into kind (the workloads wait for them), and the stack's pre/post start commands
+/// run before step 2 and after step 8.
 public struct StartAction: Sendable {
     public let ctx: SoContext
     public init(_ ctx: SoContext) { self.ctx = ctx }
