@@ -35,8 +35,7 @@ struct ClaimBinding: Sendable {
         guard let nodes = try? await client.list(nodeType, namespace: nil, labelSelector: nil), nodes.count == 1,
               nodes[0].at("spec", "unschedulable")?.bool != true else { return }
         let node = nodes[0].name
-        let patch = Data(JSONWriter.bytes(.map([("metadata", .map([("annotations", .map([(Self.selectedNode, .string(node))]))]))]), .compact))
-        for claim in claims { _ = try await client.patch(claimType, name: claim, namespace: namespace, mergePatch: patch) }
+        for claim in claims { try await client.annotate(claimType, name: claim, namespace: namespace, [(Self.selectedNode, node)]) }
         progress.phase("provisioning", "\(claims.count) \(claims.count == 1 ? "volume" : "volumes") on node \(node)")
         let start = ctx.clock.now()
         var pending = Set(claims)

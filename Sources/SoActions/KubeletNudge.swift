@@ -73,8 +73,7 @@ struct KubeletNudge: Sendable {
     func nudge(_ pods: [JSON]) async {
         guard let podType = try? ResourceType.of(apiVersion: "v1", kind: "Pod") else { return }
         for (pod, value) in Self.due(pods, now: ctx.clock.now()) {
-            let patch = Data(JSONWriter.bytes(.map([("metadata", .map([("annotations", .map([(Self.annotation, .string(value))]))]))]), .compact))
-            if (try? await client.patch(podType, name: pod, namespace: namespace, mergePatch: patch)) != nil {
+            if (try? await client.annotate(podType, name: pod, namespace: namespace, [(Self.annotation, value)])) != nil {
                 ctx.verbose("pod \(namespace)/\(pod): the kubelet is late (\(value)); marked so it syncs the pod now")
             }
         }

@@ -72,11 +72,11 @@ public struct StartAction: Sendable {
         let cluster = try await connect(rendered, req)
         let images = loadImages(rendered, cluster.target, req, progress: progress)
         defer { images?.cancel() }
-        let report: StartReport
-        if let unchanged = try await unchangedRestart(rendered, cluster, req, progress: progress) {
-            report = unchanged
-        } else {
-            report = try await locked(rendered, cluster, req, progress: progress, images: images)
+        // The Secrets' values come from the connect step's read: gathered once, whichever way the start goes.
+        var report = StartReport(namespace: namespace)
+        let objects = try secrets(rendered, cluster, req, report: &report)
+        if try await !unchangedRestart(rendered, cluster, objects, req, report: &report, progress: progress) {
+            report = try await locked(rendered, cluster, objects, req, report: report, progress: progress, images: images)
         }
         if req.onlyKinds == nil { try await StartCommands(ctx: ctx, model: model).run(.post) }
         let what = req.onlyKinds.map { "updated \($0.sorted().joined(separator: ", ")) of" } ?? "started"
@@ -85,16 +85,16 @@ public struct StartAction: Sendable {
     }
 
     /// Steps 3–8: everything that writes, under the deployment's lock.
-    func locked(_ rendered: Rendered, _ cluster: Connected, _ req: StartRequest, progress: ProgressReporter, images: Task<Void, Error>?) async throws -> StartReport {
+    func locked(_ rendered: Rendered, _ cluster: Connected, _ objects: [KubeObject], _ req: StartRequest, report: StartReport,
+                progress: ProgressReporter, images: Task<Void, Error>?) async throws -> StartReport {
         let (model, namespace) = (rendered.model, rendered.namespace)
         let lock = DeploymentLock(ctx: ctx, client: cluster.client, namespace: namespace, model: model, duration: req.timeout)
         return try await lock.holding {
+            var report = report
             if IngressInstaller.needed(model, rendered.manifest, req) {
                 try await IngressInstaller(ctx: ctx, client: cluster.client)
                     .ensure(image: model.spec.sections.caddyIngressImage, acmeEmail: model.spec.acmeEmail, timeout: req.timeout, progress: progress)
             }
-            var report = StartReport(namespace: namespace)
-            let objects = try secrets(rendered, cluster, req, report: &report)
             let steps = StartSteps(ctx: ctx, client: cluster.client, model: model, namespace: namespace, progress: progress, bindClaimsAhead: req.wait)
             let owned = try await steps.apply(objects, existing: cluster.existing, onlyKinds: req.onlyKinds, report: &report,
                                               beforeWorkloads: { try await images?.value })
@@ -110,37 +110,42 @@ public struct StartAction: Sendable {
     /// deployment owns (one list per kind, as the locked way does); when every object is already as
     /// rendered, every Job exists and nothing is to be pruned, it only renews the Namespace's lifecycle
     /// annotations (one merge patch of times and host, which no other run's work depends on), then waits.
-    /// Anything else (nil) goes the locked way, which reads again under the lock: a start racing another
+    /// Anything else (false) goes the locked way, which reads again under the lock: a start racing another
     /// run either finds nothing of it applied yet, or finds a difference and meets its lock.
-    func unchangedRestart(_ rendered: Rendered, _ cluster: Connected, _ req: StartRequest, progress: ProgressReporter) async throws -> StartReport? {
-        guard let existing = cluster.existing, req.onlyKinds == nil, !IngressInstaller.needed(rendered.model, rendered.manifest, req) else { return nil }
-        var report = StartReport(namespace: rendered.namespace)
-        let objects = try secrets(rendered, cluster, req, report: &report)
-        guard report.generatedSecrets.isEmpty, let ns = objects.first(where: { $0.kind == "Namespace" }),
-              let renewal = Self.lifecycleRenewal(ns, live: existing) else { return nil }
+    func unchangedRestart(_ rendered: Rendered, _ cluster: Connected, _ objects: [KubeObject], _ req: StartRequest, report: inout StartReport,
+                          progress: ProgressReporter) async throws -> Bool {
+        guard let existing = cluster.existing, req.onlyKinds == nil, !IngressInstaller.needed(rendered.model, rendered.manifest, req),
+              report.generatedSecrets.isEmpty, let ns = objects.first(where: { $0.kind == "Namespace" }),
+              let renewal = Self.lifecycleRenewal(ns, live: existing) else { return false }
         let steps = StartSteps(ctx: ctx, client: cluster.client, model: rendered.model, namespace: rendered.namespace, progress: progress)
         let owned = try await steps.listOwned(keep: objects, kinds: StartAction.pruneKinds(existing))
         let rest = objects.filter { $0.kind != "Namespace" }
         guard owned.pruneCandidates.isEmpty,
-              rest.allSatisfy({ o in o.kind == "Job" ? owned.jobs.contains(o.name) : owned.live[o.kind + "/" + o.name].map(o.isUnchanged) == true }) else { return nil }
-        if let renewal { _ = try await cluster.client.patch(.namespace, name: rendered.namespace, namespace: nil, mergePatch: renewal) }
+              rest.allSatisfy({ o in o.kind == "Job" ? owned.jobs.contains(o.name) : owned.live[o.kind + "/" + o.name].map(o.isUnchanged) == true }) else { return false }
+        if case .renew(let annotations) = renewal { try await cluster.client.annotate(.namespace, name: rendered.namespace, namespace: nil, annotations) }
         steps.warnKeptVolumes(owned)
         // The Namespace counts as unchanged: only its lifecycle annotations were renewed.
         report.unchanged = objects.filter { $0.kind != "Job" }.map(\.reference)
         report.skipped = objects.filter { $0.kind == "Job" }.map(\.reference)
         progress.phase("unchanged", "\(report.unchanged.count) \(StartSteps.plural("object", report.unchanged.count)) already as rendered")
         if req.wait { try await steps.wait(for: objects, timeout: req.timeout) }
-        return report
+        return true
     }
 
     static let lifecycleKeys: Set<String> = ["so.dev/started-at", "so.dev/host", "so.dev/expires-at"]
 
+    enum Renewal {
+        /// The live Namespace is what applying the rendered one would leave.
+        case asIs
+        /// It is once these annotations are set: the lifecycle ones and the applied hash.
+        case renew([(String, String)])
+    }
+
     /// How the live Namespace becomes what applying `ns` would leave, when the two differ at most in the
-    /// lifecycle annotations: `.some(nil)` as it is, `.some(patch)` by a merge patch of those and of the
-    /// applied hash; nil when anything else differs (labels, other annotations, an `expires-at` gained or
-    /// lost), which takes the locked way.
-    static func lifecycleRenewal(_ ns: KubeObject, live: JSON) -> Data?? {
-        if ns.isUnchanged(in: live) { return .some(nil) }
+    /// lifecycle annotations; nil when anything else differs (labels, other annotations, an `expires-at`
+    /// gained or lost), which takes the locked way.
+    static func lifecycleRenewal(_ ns: KubeObject, live: JSON) -> Renewal? {
+        if ns.isUnchanged(in: live) { return .asIs }
         var asLive = ns
         for (i, (key, _)) in asLive.annotations.enumerated() where lifecycleKeys.contains(key) {
             guard let value = live.annotations[key] else { return nil }
@@ -148,9 +153,7 @@ public struct StartAction: Sendable {
         }
         let liveKeys = lifecycleKeys.filter { live.annotations[$0] != nil }
         guard liveKeys.allSatisfy({ k in ns.annotations.contains { $0.0 == k } }), asLive.isUnchanged(in: live) else { return nil }
-        let renewed = ns.annotations.filter { lifecycleKeys.contains($0.0) }.map { ($0.0, YValue.string($0.1)) }
-            + [(KubeObject.appliedHashAnnotation, YValue.string(ns.appliedHash))]
-        return .some(Data(JSONWriter.bytes(.map([("metadata", .map([("annotations", .map(renewed))]))]), .compact)))
+        return .renew(ns.annotations.filter { lifecycleKeys.contains($0.0) } + [(KubeObject.appliedHashAnnotation, ns.appliedHash)])
     }
 
     // MARK: 1. render

@@ -50,8 +50,9 @@ struct StartSteps: Sendable {
                 report.applied.append(ns.reference)
             }
             namespaceObjects = []
-            owned = try await listing
-            warnKeptVolumes(owned!)
+            let listed = try await listing
+            warnKeptVolumes(listed)
+            owned = listed
         }
         var workloadsReady = false
         var newClaims: [String] = []

@@ -133,6 +133,15 @@ public protocol ClusterClient: Sendable {
     func logs(namespace: String, pod: String, options: LogOptions) -> AsyncThrowingStream<String, Error>
 }
 
+extension ClusterClient {
+    /// Sets `annotations` on the object with one merge patch (nothing else of it is sent or changed).
+    @discardableResult
+    public func annotate(_ type: ResourceType, name: String, namespace: String?, _ annotations: [(String, String)]) async throws -> JSON {
+        let patch = YValue.map([("metadata", .map([("annotations", .map(annotations.map { ($0.0, .string($0.1)) }))]))])
+        return try await self.patch(type, name: name, namespace: namespace, mergePatch: Data(JSONWriter.bytes(patch, .compact)))
+    }
+}
+
 extension JSON {
     /// The same value as a `YValue` (object keys sorted), to send back, e.g. in a merge patch. Numbers
     /// without a fraction become integers; others keep their shortest text.
