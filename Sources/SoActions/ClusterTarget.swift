@@ -215,6 +215,7 @@ public enum KindMounts {
             let abs = p.hasPrefix("/") || p.hasPrefix("~") ? Path.normalize(Path.expandTilde(p, home: home)) : Path.absolute(p, relativeTo: model.directory)
             return (v.name, abs)
         } + Set(model.bindDirectories.values).sorted().map { ($0, Path.join(model.directory, "data", $0)) }
+            + model.repoBinds.sorted { $0.key < $1.key }.map { (HostPathName.volume(for: $0.key), $0.value.path) }
         return KindConfig(volumes: volumes, mountRoot: root, hostPorts: []).mounts
     }
 }

@@ -57,8 +57,37 @@ public struct SoContext: Sendable {
         return Path.join(fs.homeDirectory, ".so")
     }
 
-    /// The deployment directory `so up --name N` made.
-    public func namedDeployment(_ name: String) -> String { Path.join(soHome, "deployments", name) }
+    /// The deployment directory `so up --name N` made: `$SO_HOME/deployments/N` for a name that is a DNS-1123
+    /// label. Anything else (`..`, `/abs`, empty, `a/b`) is refused with exit 64 before it becomes a path.
+    public func namedDeployment(_ name: String) throws -> String {
+        try DeploymentNameRule.check(name)
+        return Path.join(soHome, "deployments", name)
+    }
+
+    /// Removes a deployment directory with everything in it. Only `$SO_HOME/deployments/<label>` (what `so up`
+    /// made), or a directory whose `deployment.yml` is the deployment of `namespace`, symlinks resolved first.
+    func removeDeploymentDirectory(_ dir: String, namespace: String) throws {
+        try fs.removeOwnedTree(dir, owner: deploymentOwner(dir, namespace: namespace))
+    }
+
+    /// Whether `removeDeploymentDirectory` would remove `dir` (checked before anything else is deleted).
+    func checkDeploymentDirectory(_ dir: String, namespace: String) throws {
+        try fs.checkOwnedTree(dir, owner: deploymentOwner(dir, namespace: namespace))
+    }
+
+    private func deploymentOwner(_ dir: String, namespace: String) -> TreeOwner {
+        let deployments = Path.join(soHome, "deployments")
+        if Path.dirname(fs.realpath(dir)) == fs.realpath(deployments) || fs.kind(dir) == .symlink {
+            return .labelledChild(of: deployments)
+        }
+        let files = fs
+        return .vouched(what: "the deployment directory of namespace \(namespace)") { real in
+            let yml = Path.join(real, "deployment.yml")
+            guard let id = try? DeploymentFile.load(yml, fs: files, diagnostics: DiagnosticSink()).deploymentID else { return false }
+            let spec = try? Spec.load(Path.join(real, "spec.yml"), fs: files, diagnostics: DiagnosticSink())
+            return id == namespace || spec?.namespace == namespace
+        }
+    }
 
     /// Prints unless `--quiet`.
     public func say(_ line: String) { if !options.quiet { console.out(line) } }
@@ -67,6 +96,17 @@ public struct SoContext: Sendable {
     /// An absolute path for a path given on the command line.
     public func absolute(_ path: String) -> String {
         Path.absolute(Path.expandTilde(path, home: fs.homeDirectory), relativeTo: fs.currentDirectory)
+    }
+}
+
+/// The names `so up`, `so down` and `--name` take: a DNS-1123 label, since the name is the namespace and
+/// the last component of `$SO_HOME/deployments/NAME`.
+public enum DeploymentNameRule {
+    public static func check(_ name: String) throws {
+        guard NameRules.isDNSLabel(name) else {
+            throw SoError.usage(name.isEmpty ? "an empty name is not a deployment name" : "'\(name)' is not a deployment name",
+                                hint: "a name is lowercase letters, digits and '-' (a DNS-1123 label, at most 63), e.g. fix-login")
+        }
     }
 }
 

@@ -35,7 +35,7 @@ public struct DeploymentPlan: Sendable {
         var guardID = 0
         let tmp = try interrupts.step { () throws -> String in
             let t = try fs.temporaryDirectory(beside: dir, prefix: Self.temporaryPrefix(dir))
-            guardID = interrupts.onInterrupt { try? fs.remove(t) }
+            guardID = interrupts.onInterrupt { try? fs.removeOwnedTree(t, owner: .scratch(prefix: Self.temporaryPrefix(dir))) }
             return t
         }
         do {
@@ -45,7 +45,7 @@ public struct DeploymentPlan: Sendable {
                 interrupts.done(guardID)
             }
         } catch {
-            try? fs.remove(tmp)
+            try? fs.removeOwnedTree(tmp, owner: .scratch(prefix: Self.temporaryPrefix(dir)))
             interrupts.done(guardID)
             throw error
         }
@@ -137,8 +137,9 @@ struct DeploymentPlanner {
         var plan = DeploymentPlan()
         plan.add("spec.yml", Data(spec.text.utf8))
         plan.add("stack.yml", try stack.stackFileText.map { Data($0.utf8) } ?? fs.readData(stack.stackFilePath))
-        if includeIdentity { plan.add("deployment.yml", Data(identity.yaml().utf8)) }
         plan.add("config.env", Data(try configEnv().utf8))
+        // Binds under the stack's repositories are mounted with no spec entry (RepoBind), kind-config.yml maps them.
+        var repoBinds: [(name: String, hostPath: String)] = []
 
         let interpolationEnv = Dictionary(spec.config.map { ($0.key, GenerateToken.contains($0.value) ? "generated" : $0.value) }, uniquingKeysWith: { $1 })
         var planned: (pods: [ComposeComponent], jobs: [ComposeComponent]) = ([], [])
@@ -171,6 +172,11 @@ struct DeploymentPlanner {
                     // Absolute host binds are named volumes with the host path: set by deploy init for a plain
                     // compose file, by the spec's opt-in for a laconic stack; never copied.
                     if let src = m.source, src.hasPrefix("/") || src.hasPrefix("~") {
+                        if !HostPathName.allowed(src, spec: spec, podPerService: stack.file.podPerService),
+                           let abs = RepoBind.path(of: src, root: ctx.locator.repoBaseDir, home: fs.homeDirectory) {
+                            if !repoBinds.contains(where: { $0.hostPath == abs }) { repoBinds.append((HostPathName.volume(for: src), abs)) }
+                            continue
+                        }
                         guard HostPathName.allowed(src, spec: spec, podPerService: stack.file.podPerService) else {
                             throw SoError("host path '\(src)' is outside the stack and is not mounted unless the spec allows it", hint: HostPathName.optInHint(src),
                                           at: SourceLocation(file: raw.path, line: m.line ?? svc.line))
@@ -224,6 +230,7 @@ struct DeploymentPlanner {
             kindVolumes.append((v.name, Path.join(directory, rel)))
         }
         for volume in plan.bindDirectories { kindVolumes.append((volume, Path.join(directory, "data", volume))) }
+        kindVolumes += repoBinds
         // kind maps the ports the deployment publishes: the spec's network.ports replace the compose files' (warned about at load).
         var published = planned.pods + planned.jobs
         SpecPorts.apply(spec, to: &published, diagnostics: DiagnosticSink())
@@ -243,6 +250,9 @@ struct DeploymentPlanner {
                 plan.add("kubeconfig.yml", try fs.readData(path))
             }
         }
+        var identity = identity
+        if !repoBinds.isEmpty { identity.repoBaseDir = ctx.locator.repoBaseDir }
+        if includeIdentity { plan.add("deployment.yml", Data(identity.yaml().utf8)) }
         return plan
     }
 

@@ -39,9 +39,10 @@ public struct PlanAction: Sendable {
         var manifest = try RenderAction(ctx).render(model, warn: !needsGateway)
         let namespace = Renderer.namespace(of: model)
         let found = try await ClusterTargets(ctx: ctx).find(model, cluster, allowCreate: true)
+        var gateway: String?
         if needsGateway {
             // As start does: on kind, compose's host-gateway is the gateway of kind's docker network.
-            let gateway = found?.kindCluster == nil ? nil : await HostGatewayFinder(ctx: ctx).kindGateway()
+            gateway = found?.kindCluster == nil ? nil : await HostGatewayFinder(ctx: ctx).kindGateway()
             manifest = try RenderAction(ctx).render(model, hostGateway: gateway)
         }
         guard let target = found else {
@@ -50,6 +51,9 @@ public struct PlanAction: Sendable {
             return manifest.objects.map { PlannedChange(action: .create, kind: $0.kind, name: $0.name, namespace: $0.namespace, note: "not checked: the cluster does not exist yet") }
         }
         let client = try ctx.connect(target.connection)
+        if model.spec.sections.egress != nil, let dns = await ClusterDNSReader(client: client).read() {
+            manifest = try RenderAction(ctx).render(model, hostGateway: gateway, clusterDNS: dns, warn: false)
+        }
         let existing = try await client.get(.namespace, name: namespace, namespace: nil)
         var plan: [PlannedChange] = []
         let secretName = DeploymentNames.generatedSecrets(model.id)

@@ -41,13 +41,15 @@ public struct RenderAction: Sendable {
 
     /// The objects of a loaded deployment (egress host names are resolved here). `hostGateway`: the address
     /// compose's `host-gateway` stands for, when the caller found one (start, on kind).
-    public func render(_ model: DeploymentModel, placeholderSecrets: Bool = false, hostGateway: String? = nil, warn: Bool = true) throws -> Manifest {
+    public func render(_ model: DeploymentModel, placeholderSecrets: Bool = false, hostGateway: String? = nil, clusterDNS: ClusterDNS? = nil,
+                       warn: Bool = true) throws -> Manifest {
         var addresses: [String: [String]] = [:]
         if let egress = model.spec.sections.egress {
             let config = Dictionary(model.config.map { ($0.key, $0.value) }, uniquingKeysWith: { $1 })
             for host in egress.targets(config: config).hosts { addresses[host] = ctx.resolver.addresses(of: host) }
         }
-        let manifest = try Renderer.render(model, options: RenderOptions(placeholderSecrets: placeholderSecrets, egressAddresses: addresses, hostGateway: hostGateway))
+        let manifest = try Renderer.render(model, options: RenderOptions(placeholderSecrets: placeholderSecrets, egressAddresses: addresses, hostGateway: hostGateway,
+                                                                             clusterDNS: clusterDNS))
         if warn { for w in manifest.warnings { ctx.diagnostics.warn(w) } }
         return manifest
     }
@@ -90,7 +92,7 @@ public struct RenderAction: Sendable {
         }
         let index = Path.join(out, Self.indexName)
         let previous: Set<String> = ctx.fs.isFile(index)
-            ? Set((try ctx.fs.readText(index)).split(separator: "\n").map(String.init).filter { !$0.isEmpty && !$0.contains("/") && $0 != ".." })
+            ? Set((try ctx.fs.readText(index)).split(separator: "\n").map(String.init).filter { !$0.isEmpty && !$0.contains("/") && $0 != ".." && $0 != "." })
             : []
         let present = ctx.fs.isDirectory(out) ? try ctx.fs.list(out) : []
         let foreign = present.filter { $0 != Self.indexName && !previous.contains($0) }

@@ -102,7 +102,8 @@ public struct RepositoryAction {
                               hint: gitSSH ? "check your SSH key has access to the repository" : "check the URL and your access to it; for private repositories try --git-ssh")
                 if let ref = locator.ref { try await git(["-C", dir, "checkout", "--quiet", ref], what: "check out \(ref) in \(dir)") }
             } catch {
-                try? ctx.fs.remove(dir)
+                // It did not exist before this clone (checked above): what is there now is git's half-made clone.
+                try? ctx.fs.removeOwnedTree(dir, owner: .vouched(what: "the clone this run started") { _ in true })
                 throw error
             }
             result.state = .cloned

@@ -75,7 +75,7 @@ public struct StackNewAction {
             }
             try ctx.fs.move(tmp, to: out)
         } catch {
-            try? ctx.fs.remove(tmp)
+            try? ctx.fs.removeOwnedTree(tmp, owner: .scratch(prefix: Path.basename(out) + ".creating"))
             throw error
         }
         ctx.say("wrote stack \(req.name) in \(out) (\(copies.count) file\(copies.count == 1 ? "" : "s") or directories copied under config/\(req.name)/)")

@@ -66,10 +66,14 @@ public struct StartAction: Sendable {
     @discardableResult
     public func run(_ req: StartRequest) async throws -> StartReport {
         let progress = ProgressReporter(ctx: ctx, mode: req.progress)
-        let rendered = try await render(req, progress: progress)
+        var rendered = try await render(req, progress: progress)
         let (model, namespace) = (rendered.model, rendered.namespace)
         if req.onlyKinds == nil { try await StartCommands(ctx: ctx, model: model).run(.pre) }
         let cluster = try await connect(rendered, req)
+        if model.spec.sections.egress != nil, let dns = await ClusterDNSReader(client: cluster.client).read() {
+            // The DNS policy allows where this cluster's DNS answers (its kube-dns endpoints), no wider.
+            rendered.manifest = try RenderAction(ctx).render(model, hostGateway: rendered.hostGateway, clusterDNS: dns, warn: false)
+        }
         let images = loadImages(rendered, cluster.target, req, progress: progress)
         defer { images?.cancel() }
         // The Secrets' values come from the connect step's read: gathered once, whichever way the start goes.
@@ -162,6 +166,8 @@ public struct StartAction: Sendable {
         var model: DeploymentModel
         var manifest: Manifest
         var target: ClusterTarget
+        /// The address compose's host-gateway stands for, when start found one.
+        var hostGateway: String? = nil
         var namespace: String { Renderer.namespace(of: model) }
     }
 
@@ -173,11 +179,12 @@ public struct StartAction: Sendable {
         var manifest = try RenderAction(ctx).render(model, warn: !needsGateway)
         progress.phase("connecting", "to the cluster")
         let target = try await ClusterTargets(ctx: ctx).resolve(model, req.cluster, allowCreate: true)
+        var gateway: String?
         if needsGateway {
-            let gateway = target.kindCluster == nil ? nil : await HostGatewayFinder(ctx: ctx).kindGateway()
+            gateway = target.kindCluster == nil ? nil : await HostGatewayFinder(ctx: ctx).kindGateway()
             manifest = try RenderAction(ctx).render(model, hostGateway: gateway)
         }
-        return Rendered(model: model, manifest: manifest, target: target)
+        return Rendered(model: model, manifest: manifest, target: target, hostGateway: gateway)
     }
 
     // MARK: 2. connect

@@ -23,7 +23,13 @@ struct Waiter {
         var hint: String
         /// The Job whose pod it is (its `job-name` label), so a failed Job is explained by its own pod.
         var job: String? = nil
+        /// A pod the scheduler found no room for (for lack of resources): the pod, as listed.
+        var unschedulable: JSON? = nil
     }
+
+    /// How long a pod may stay unschedulable for lack of resources before a cluster that cannot add nodes
+    /// is believed (the scheduler retries as other pods go; a namespace being deleted frees its requests).
+    static let unschedulableGrace = 3.0
 
     var dir: String { ShellWords.quote(directory) }
 
@@ -35,6 +41,8 @@ struct Waiter {
         let start = ctx.clock.now()
         var lastState = ""
         var pause = 0.1
+        var unschedulableSince: [String: Date] = [:]
+        var capacity: NodeCapacity?
         while true {
             var pending: [String] = []
             // One list per kind and poll, however many objects (50 Deployments cost one request, not 50).
@@ -74,13 +82,23 @@ struct Waiter {
             let problems = try await diagnose(deployments: Array(liveDeployments.values), pods: pods)
             await KubeletNudge(ctx: ctx, client: client, namespace: namespace).nudge(pods)
             if let fatal = problems.first(where: \.fatal) { throw SoError(fatal.message, hint: fatal.hint) }
+            let stuck = problems.compactMap(\.unschedulable)
+            unschedulableSince = unschedulableSince.filter { entry in stuck.contains { $0.name == entry.key } }
+            for pod in stuck where unschedulableSince[pod.name] == nil { unschedulableSince[pod.name] = ctx.clock.now() }
+            if let pod = stuck.first(where: { ctx.clock.now().timeIntervalSince(unschedulableSince[$0.name] ?? .distantFuture) >= Self.unschedulableGrace }) {
+                if capacity == nil { capacity = try await NodeCapacity.read(client) }
+                if let capacity, !capacity.canGrow, let problem = problems.first(where: { $0.unschedulable?.name == pod.name }) {
+                    throw SoError(problem.message + "; " + capacity.explain(pod), hint: capacity.hint(directory: directory))
+                }
+            }
             let elapsed = ctx.clock.now().timeIntervalSince(start)
             if elapsed >= timeout {
                 let reason = problems.first.map { ": \($0.message)" } ?? ""
                 throw SoError("timed out after \(Int(timeout))s waiting for \(pending.joined(separator: ", "))\(reason)",
                               hint: problems.first?.hint ?? "raise --timeout, or look at 'so deployment --dir \(dir) status'", exitCode: SoError.exitTimeout)
             }
-            let state = pending.joined(separator: ", ")
+            // Elsewhere an unschedulable pod may yet get a node (an autoscaler): said on the status line.
+            let state = pending.joined(separator: ", ") + (problems.first { $0.unschedulable != nil }.map { " — " + $0.message } ?? "")
             if progress.isLive {
                 progress.live("waiting for " + state, elapsed: elapsed)
             } else if state != lastState {
@@ -193,7 +211,8 @@ struct Waiter {
             for cond in pod.at("status", "conditions")?.array ?? [] where cond["type"]?.string == "PodScheduled" && cond["status"]?.string == "False" {
                 let msg = (cond["message"]?.string ?? cond["reason"]?.string ?? "").replacingOccurrences(of: "\n", with: " ")
                 problems.append(Problem(fatal: false, message: "pod \(namespace)/\(name) cannot be scheduled: \(msg)",
-                                        hint: "lower the spec's resources, or free capacity on the cluster"))
+                                        hint: "lower the spec's resources, or free capacity on the cluster",
+                                        unschedulable: msg.contains("Insufficient ") ? pod : nil))
             }
             let job = pod.labels["batch.kubernetes.io/job-name"] ?? pod.labels["job-name"]
             for i in problems.indices.dropFirst(first) { problems[i].job = job }
@@ -268,5 +287,42 @@ struct ImageLoader: Sendable {
         }
         walk(value)
         return out
+    }
+}
+
+/// The cluster's nodes as far as an unschedulable pod is concerned: whether nodes can be added (not on kind,
+/// nor on a cluster whose nodes no cloud provider made) and what each offers.
+struct NodeCapacity {
+    var nodes: [(name: String, cpu: String, memory: String)]
+    var canGrow: Bool
+
+    static func read(_ client: ClusterClient) async throws -> NodeCapacity? {
+        guard let listed = try? await client.list(try ResourceType.of(apiVersion: "v1", kind: "Node"), namespace: nil, labelSelector: nil),
+              !listed.isEmpty else { return nil }
+        // kind's nodes say kind://; bare nodes (kubeadm, the kit) say nothing: neither grows by itself.
+        let fixed = listed.allSatisfy { n in
+            let provider = n.at("spec", "providerID")?.string ?? ""
+            return provider.isEmpty || provider.hasPrefix("kind://")
+        }
+        return NodeCapacity(nodes: listed.map { n in
+            (n.name, n.at("status", "allocatable", "cpu")?.string ?? "?", n.at("status", "allocatable", "memory")?.string ?? "?")
+        }, canGrow: !fixed)
+    }
+
+    /// What the pod asks for, container by container, against what the nodes have in all.
+    func explain(_ pod: JSON) -> String {
+        var asks: [String] = []
+        for c in (pod.at("spec", "initContainers")?.array ?? []) + (pod.at("spec", "containers")?.array ?? []) {
+            let r = c.at("resources", "requests")
+            let parts = [r?["cpu"]?.string.map { "cpu \($0)" }, r?["memory"]?.string.map { "memory \($0)" }].compactMap { $0 }
+            if !parts.isEmpty { asks.append("\(c["name"]?.string ?? "?") requests \(parts.joined(separator: ", "))") }
+        }
+        let offer = nodes.map { "\($0.name) has cpu \($0.cpu), memory \($0.memory) allocatable in all" }.joined(separator: "; ")
+        return (asks.isEmpty ? "" : asks.joined(separator: ", ") + "; ") + offer + " (the cluster cannot add nodes)"
+    }
+
+    func hint(directory: String) -> String {
+        "lower resources: in \(Path.join(directory, "spec.yml")) (e.g. resources: {containers: {NAME: {reservations: {cpus: '0.25', memory: 256M}}}}), "
+            + "or stop deployments you no longer need ('so deployment list')"
     }
 }

@@ -125,8 +125,11 @@ struct Remover {
                 _ = try await client.delete(pvType, name: pv.name, namespace: nil, propagation: .background)
             }
             // Directories `so up` made are ours to remove; anything else is the user's.
-            if Path.isWithin(d.directory, Path.join(ctx.soHome, "deployments")) && d.host == ctx.hostName && ctx.fs.isDirectory(d.directory) {
-                try ctx.fs.remove(d.directory)
+            if d.host == ctx.hostName && Path.dirname(d.directory) == Path.join(ctx.soHome, "deployments") && ctx.fs.exists(d.directory) {
+                // The directory's path came from the cluster: it is checked like any name a user gives.
+                do { try ctx.removeDeploymentDirectory(d.directory, namespace: d.namespace) } catch let e as SoError {
+                    ctx.diagnostics.warn(e.message, hint: e.hint)
+                }
             }
         }
         guard wait else { return }
@@ -190,7 +193,7 @@ public struct UpAction {
         if Self.reservedNamespaces.contains(name) || name.hasPrefix("kube-") {
             throw SoError.usage("name '\(name)' is a system namespace", hint: "choose another --name")
         }
-        let dir = ctx.namedDeployment(name)
+        let dir = try ctx.namedDeployment(name)
         if req.dryRun { return try await dryRun(req, name: name, dir: dir) }
         var created = false
         if ctx.fs.isDirectory(dir) {
@@ -256,7 +259,7 @@ public struct UpAction {
             return UpResult(name: name, namespace: name, directory: dir, created: false, ready: false, plan: plan)
         }
         let scratch = try ctx.fs.temporaryDirectory(beside: Path.join(ctx.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp", "so-up"), prefix: "so-up-dry-run")
-        defer { try? ctx.fs.remove(scratch) }
+        defer { try? ctx.fs.removeOwnedTree(scratch, owner: .scratch(prefix: "so-up-dry-run")) }
         var quiet = ctx
         quiet.options.quiet = true
         let specPath = Path.join(scratch, "spec.yml"), draft = Path.join(scratch, name)
@@ -314,7 +317,9 @@ public struct DownAction {
 
     @discardableResult
     public func run(_ req: DownRequest) async throws -> Bool {
-        let dir = ctx.namedDeployment(req.name)
+        let dir = try ctx.namedDeployment(req.name)
+        // Refused before anything is deleted, on the cluster or here (a directory that is a symlink to elsewhere).
+        try ctx.checkDeploymentDirectory(dir, namespace: req.name)
         if ctx.fs.isFile(Path.join(dir, "deployment.yml")) {
             try await WorkGuard(ctx: ctx, directory: dir, cluster: req.cluster, address: "--name \(req.name)", anyway: "so down \(req.name) --discard")
                 .check(discard: req.discard, dryRun: req.dryRun)
@@ -325,7 +330,7 @@ public struct DownAction {
                 ctx.console.out("would remove directory \(dir)")
                 return true
             }
-            try ctx.fs.remove(dir)
+            try ctx.removeDeploymentDirectory(dir, namespace: req.name)
             ctx.say("removed \(req.name)")
             return true
         }
@@ -338,12 +343,12 @@ public struct DownAction {
             return !found.isEmpty
         }
         if found.isEmpty {
-            if ctx.fs.isDirectory(dir) { try ctx.fs.remove(dir) }
+            if ctx.fs.exists(dir) { try ctx.removeDeploymentDirectory(dir, namespace: req.name) }
             ctx.say("\(req.name) does not exist; nothing to do")
             return false
         }
         try await Remover(ctx: ctx, client: client).remove(found, wait: true, timeout: req.timeout)
-        if ctx.fs.isDirectory(dir) { try ctx.fs.remove(dir) }
+        if ctx.fs.exists(dir) { try ctx.removeDeploymentDirectory(dir, namespace: req.name) }
         ctx.say("removed \(req.name)")
         return true
     }

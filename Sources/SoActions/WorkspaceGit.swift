@@ -245,7 +245,7 @@ public struct WorkspaceGitAction {
         guard s.branch != "HEAD" else { throw SoError("\(w.name)'s checkout is not on a branch (detached HEAD)", hint: "check out a branch in the workspace first") }
         let local = localBranch ?? s.branch
         let scratch = try ctx.fs.temporaryDirectory(beside: Path.join(repo, ".git", "so-fetch"), prefix: "so-fetch")
-        defer { try? ctx.fs.remove(scratch) }
+        defer { try? ctx.fs.removeOwnedTree(scratch, owner: .scratch(prefix: "so-fetch")) }
         let file = Path.join(scratch, "work.bundle")
         // A thin bundle (the commits since the base) when this clone has the base; else the whole branch.
         var prerequisites = s.base.isEmpty ? [] : [s.base]

@@ -9,7 +9,9 @@ public protocol FileSystem: Sendable {
     func write(_ data: Data, to path: String) throws     // creates parent directories
     func list(_ directory: String) throws -> [String]    // entry names, sorted
     func createDirectory(_ path: String) throws          // with intermediates, ok if present
-    func remove(_ path: String) throws                   // recursive; ok if absent
+    func remove(_ path: String) throws                   // a file, a symlink (not its target) or an empty directory; ok if absent
+    /// Recursive. Called only by `removeOwnedTree(_:owner:)`, the one recursive delete, which checks what it removes.
+    func removeTree(_ path: String) throws
     func move(_ from: String, to: String) throws         // rename; fails if `to` exists
     func replace(_ path: String, with from: String) throws  // rename `from` over the file `path` in one step (atomic)
     func size(_ path: String) throws -> UInt64
@@ -123,6 +125,15 @@ public struct LocalFileSystem: FileSystem {
     }
 
     public func remove(_ path: String) throws {
+        guard let k = kind(path) else { return }
+        let failed = k == .directory ? rmdir(path) != 0 : unlink(path) != 0
+        if failed {
+            let why = errno == ENOTEMPTY || errno == EEXIST ? "the directory is not empty" : String(cString: strerror(errno)).lowercased()
+            throw SoError("cannot remove \(path): \(why)", hint: "check permissions")
+        }
+    }
+
+    public func removeTree(_ path: String) throws {
         guard kind(path) != nil else { return }
         do { try fm.removeItem(atPath: path) } catch {
             throw SoError("cannot remove \(path): \(Self.reason(error))", hint: "check permissions")
@@ -217,7 +228,7 @@ extension FileSystem {
             } else {
                 continue
             }
-            if stale, (try? remove(p)) != nil { removed.append(p) }
+            if stale, (try? removeOwnedTree(p, owner: .scratch(prefix: prefix))) != nil { removed.append(p) }
         }
         return removed
     }

@@ -36,7 +36,7 @@ struct DeploymentOptions: ParsableArguments {
         if dir != nil && name != nil { throw ValidationError("give either --dir or --name, not both") }
     }
 
-    func directory(_ ctx: SoContext) -> String { dir ?? ctx.namedDeployment(name ?? "") }
+    func directory(_ ctx: SoContext) throws -> String { try dir ?? ctx.namedDeployment(name ?? "") }
 }
 
 /// What every cluster verb takes: global options, the deployment directory, how to reach the cluster.
@@ -45,7 +45,7 @@ struct DeploymentTarget: ParsableArguments {
     @OptionGroup var deployment: DeploymentOptions
     @OptionGroup var cluster: ClusterFlags
 
-    var dir: String { deployment.directory(global.context()) }
+    var dir: String { get throws { try deployment.directory(global.context()) } }
     func context() -> SoContext { global.context() }
     func options(manage: Bool = false) -> ClusterOptions { cluster.options(manage: manage) }
 }

@@ -36,7 +36,7 @@ struct DeploymentTaskCommand: AsyncParsableCommand {
         if output == .json { ctx.options.quiet = true }
         var task = text
         if text == "-" { task = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self) }
-        var req = TaskRequest(directory: target.dir, text: task)
+        var req = TaskRequest(directory: try target.dir, text: task)
         req.command = command
         req.push = !noPush
         req.pullRequest = pr

@@ -36,7 +36,7 @@ extension RenderState {
         let dnsPorts: YValue = .list(["UDP", "TCP"].map { .map([("protocol", s($0)), ("port", .int(53))]) })
         policies.append(policy("dns", [
             ("podSelector", all),
-            ("egress", .list([.map([("to", .list([namespaceSelector("kube-system")])), ("ports", dnsPorts)])])),
+            ("egress", .list([.map([("to", .list(options.clusterDNS?.peers ?? [namespaceSelector("kube-system")])), ("ports", dnsPorts)])])),
             ("policyTypes", .list([s("Egress")])),
         ]))
         if !spec.httpProxy.isEmpty {
@@ -60,10 +60,19 @@ extension RenderState {
             }
         }
         if !blocks.isEmpty {
-            let ports: YValue = .list(egress.ports.map { .map([("protocol", s("TCP")), ("port", .int($0))]) })
+            func rule(_ to: [String], _ ports: [Int]) -> YValue {
+                .map([("to", .list(to.map { .map([("ipBlock", .map([("cidr", s($0))]))]) })),
+                      ("ports", .list(ports.map { .map([("protocol", s("TCP")), ("port", .int($0))]) }))])
+            }
+            var rules = [rule(blocks, egress.ports)]
+            // A URL's own port (git://host/… is 9418, https://host:8443/… is 8443) for that URL's host only.
+            for (target, ports) in egress.urlPorts(config: configValues).sorted(by: { $0.key < $1.key }) {
+                let to = SpecSections.isCIDR(target) ? [target] : (options.egressAddresses[target] ?? []).map { $0.contains(":") ? "\($0)/128" : "\($0)/32" }
+                if !to.isEmpty { rules.append(rule(to, ports)) }
+            }
             policies.append(policy("egress-allowlist", [
                 ("podSelector", all),
-                ("egress", .list([.map([("to", .list(blocks.map { .map([("ipBlock", .map([("cidr", s($0))]))]) })), ("ports", ports)])])),
+                ("egress", .list(rules)),
                 ("policyTypes", .list([s("Egress")])),
             ]))
         }
@@ -142,5 +151,34 @@ extension RenderState {
             warn("the spec's egress: lets every pod of the deployment reach every other, which undoes the separation of compose networks",
                  hint: "drop egress:, or put the services on one network", at: SourceLocation(file: spec.path))
         }
+    }
+}
+
+/// Where a cluster's DNS answers, from what the cluster reports: the `kube-dns` Service's endpoints (CoreDNS
+/// pods on kind; a server on the node's address on the kit or behind NodeLocal DNSCache) and the NodeLocal
+/// DNSCache address. NetworkPolicies see addresses after kube-proxy's DNAT, never the Service's IP, so
+/// each is allowed as what it is: pods by the Service's selector, anything else by its address alone.
+public struct ClusterDNS: Sendable, Equatable {
+    /// The `kube-dns` Service's selector, when its endpoints are pods (in kube-system).
+    public var podSelector: [String: String]?
+    /// Addresses that are no pod's (host network, NodeLocal DNSCache's link-local address, the Service IP
+    /// NodeLocal DNSCache answers on): each a /32 or /128.
+    public var addresses: [String]
+
+    public init(podSelector: [String: String]?, addresses: [String]) {
+        self.podSelector = podSelector
+        self.addresses = addresses
+    }
+
+    /// The `to:` peers of the DNS policy; nil when the cluster reported nothing usable.
+    var peers: [YValue]? {
+        var out: [YValue] = []
+        if let podSelector, !podSelector.isEmpty {
+            let labels: YValue = .map(podSelector.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })
+            out.append(.map([("namespaceSelector", .map([("matchLabels", .map([("kubernetes.io/metadata.name", .string("kube-system"))]))])),
+                             ("podSelector", .map([("matchLabels", labels)]))]))
+        }
+        for a in addresses.sorted() { out.append(.map([("ipBlock", .map([("cidr", .string(a.contains(":") ? "\(a)/128" : "\(a)/32"))]))])) }
+        return out.isEmpty ? nil : out
     }
 }

@@ -102,6 +102,10 @@ public enum MappingReport {
                     let v = HostPathName.volume(for: m.source!)
                     let path = model.spec.volumes.first { $0.name == v }?.path
                     return "\(m.target): PersistentVolumeClaim \(id)-\(v)" + (path.map { " on host path \($0)" } ?? " (no host path in the spec: an empty volume)")
+                case .bind where model.repoBinds[m.source ?? ""] != nil:
+                    let s = m.source ?? ""
+                    return "\(m.target): PersistentVolumeClaim \(id)-\(HostPathName.volume(for: s)) on host path \(model.repoBinds[s]?.path ?? s) "
+                        + "(under the stack's repositories: no spec entry needed)"
                 case .bind where model.bindDirectories.values.contains(BindDirectory.volume(for: m.source ?? "")) && !(m.source ?? "").hasPrefix("/"):
                     let v = BindDirectory.volume(for: m.source!)
                     return "\(m.target): PersistentVolumeClaim \(id)-\(v) on host directory data/\(v) (made by deploy create: \(m.source!) did not exist)"
@@ -114,7 +118,9 @@ public enum MappingReport {
             // docker's read-write semantics; other binds are read-only ConfigMaps.
             func fromHost(_ m: ComposeVolumeMount) -> Bool {
                 guard let s = m.source else { return false }
-                if s.hasPrefix("/") || s.hasPrefix("~") { return HostPathName.allowed(s, spec: model.spec, podPerService: model.podPerService) }
+                if s.hasPrefix("/") || s.hasPrefix("~") {
+                    return HostPathName.allowed(s, spec: model.spec, podPerService: model.podPerService) || model.repoBinds[s] != nil
+                }
                 return model.bindDirectories.values.contains(BindDirectory.volume(for: s))
             }
             let approx = svc.volumes.contains { $0.kind == .bind && !$0.readOnly && !fromHost($0) } || svc.volumes.contains { $0.kind == .npipe || $0.kind == .cluster }

@@ -38,14 +38,15 @@ extension PodBuilder {
             case .bind:
                 guard let source = m.source else { continue }
                 if source.hasPrefix("/") || source.hasPrefix("~") {
-                    guard HostPathName.allowed(source, spec: spec, podPerService: model.podPerService) else {
+                    let repo = HostPathName.allowed(source, spec: spec, podPerService: model.podPerService) ? nil : model.repoBinds[source]
+                    guard repo != nil || HostPathName.allowed(source, spec: spec, podPerService: model.podPerService) else {
                         throw SoError("host path '\(source)' is outside the stack and is not mounted unless the spec allows it", hint: HostPathName.optInHint(source), at: loc)
                     }
                     // The host path becomes a named volume with that path in the spec (deploy init wrote it for a
                     // plain compose file; a laconic stack's spec opts in): a hostPath PersistentVolume, mounted
                     // into the kind node.
                     let volume = HostPathName.volume(for: source)
-                    try addClaim(volume, location: loc)
+                    try addClaim(volume, location: loc, hostPath: repo?.path, kind: repo?.kind)
                     addPodVolume(volume, .map([("persistentVolumeClaim", .map([("claimName", .string("\(id)-\(volume)"))]))]))
                     mounts.append(mount(volume, m.target, readOnly: m.readOnly))
                     continue
@@ -130,7 +131,7 @@ extension PodBuilder {
 
     /// A PVC for a named volume: dynamic for `null` in the spec, bound to a hostPath PV for a path (the
     /// spec's, else `hostPath`, relative to the deployment directory).
-    mutating func addClaim(_ volume: String, location: SourceLocation, hostPath defaultPath: String? = nil) throws {
+    mutating func addClaim(_ volume: String, location: SourceLocation, hostPath defaultPath: String? = nil, kind defaultKind: HostPathKind? = nil) throws {
         usesClaims = true
         let volName = KubeNames.label(volume)
         let name = "\(id)-\(volName)"
@@ -153,7 +154,7 @@ extension PodBuilder {
         if let path = specEntry?.path ?? defaultPath {
             let hostPath = nodePath(volume: volume, path: path)
             // A file or a socket needs its own type: the kubelet refuses it where a directory is expected.
-            let type = (model.hostPathKinds[volume] ?? .directory).hostPathType
+            let type = (model.hostPathKinds[volume] ?? defaultKind ?? .directory).hostPathType
             claimSpec.append(("storageClassName", .string("manual")))
             claimSpec.append(("volumeName", .string(name)))
             persistentVolumes.append(KubeObject(apiVersion: "v1", kind: "PersistentVolume", name: name, labels: labels, body: [("spec", .map([

@@ -6,8 +6,12 @@ public struct DeploymentFile: Sendable, Equatable {
     public var clusterID: String
     public var deploymentID: String
     public var stackSource: String?
+    /// The stack's repositories (`$SO_REPO_BASE_DIR` at create), recorded when a compose file binds a host
+    /// path under it (mounted with no spec entry, as laconic-so does); absent: `~/cerc`.
+    public var repoBaseDir: String?
 
-    public init(clusterID: String, deploymentID: String, stackSource: String?) {
+    public init(clusterID: String, deploymentID: String, stackSource: String?, repoBaseDir: String? = nil) {
+        self.repoBaseDir = repoBaseDir
         self.clusterID = clusterID
         self.deploymentID = deploymentID
         self.stackSource = stackSource
@@ -16,6 +20,7 @@ public struct DeploymentFile: Sendable, Equatable {
     public func yaml() -> String {
         var pairs: [(String, YValue)] = [("cluster-id", .string(clusterID)), ("deployment-id", .string(deploymentID))]
         if let stackSource { pairs.append(("stack-source", .string(stackSource))) }
+        if let repoBaseDir { pairs.append(("repo-base-dir", .string(repoBaseDir))) }
         return YValue.map(pairs).yaml()
     }
 
@@ -28,8 +33,9 @@ public struct DeploymentFile: Sendable, Equatable {
         // Older laconic-so files have only cluster-id; it doubles as the deployment id.
         let deployment = try m.string("deployment-id") ?? cluster
         let source = try m.string("stack-source")
+        let repos = try m.string("repo-base-dir")
         m.finish(into: diagnostics)
-        return DeploymentFile(clusterID: cluster, deploymentID: deployment, stackSource: source)
+        return DeploymentFile(clusterID: cluster, deploymentID: deployment, stackSource: source, repoBaseDir: repos)
     }
 
     /// laconic-so's id shape: `laconic-` + base36 tenths of a second since 2024-01-01 (7 chars) + 2 random base36 chars.

@@ -47,6 +47,8 @@ public struct DeploymentModel: Sendable {
     /// the deployment directory (`compose/foundry/workspace`) → the volume whose directory `data/<volume>`
     /// `deploy create` made for them (see BindDirectory).
     public var bindDirectories: [String: String] = [:]
+    /// Absolute binds under the stack's repositories (see RepoBind), by the source as the compose file writes it.
+    public var repoBinds: [String: RepoBind] = [:]
 
     public var deployTo: DeployTarget { spec.deployTo }
     public var id: String { identity.deploymentID }
@@ -215,6 +217,17 @@ public enum DeploymentLoader {
         model.skippedServices = skipped
         model.credentialsFiles = credentials
         model.bindDirectories = bindDirectories
+        if !stack.podPerService {
+            let root = identity.repoBaseDir ?? Path.join(fs.homeDirectory, "cerc")
+            for c in pods + jobs {
+                for svc in c.compose.services {
+                    for m in svc.volumes where m.kind == .bind {
+                        guard let src = m.source, let abs = RepoBind.path(of: src, root: root, home: fs.homeDirectory) else { continue }
+                        model.repoBinds[src] = RepoBind(path: abs, kind: HostPathKind.of(abs, fs: fs))
+                    }
+                }
+            }
+        }
         for v in spec.volumes {
             guard let p = v.path else { continue }
             let abs = p.hasPrefix("/") || p.hasPrefix("~") ? Path.normalize(Path.expandTilde(p, home: fs.homeDirectory)) : Path.absolute(p, relativeTo: dir)

@@ -54,12 +54,7 @@ public struct EgressPolicy: Sendable, Equatable {
     public func targets(config: [String: String]) -> (hosts: [String], cidrs: [String]) {
         var hosts: [String] = [], cidrs: [String] = []
         for raw in entries {
-            var v = raw
-            while let open = v.range(of: "${"), let close = v.range(of: "}", range: open.upperBound..<v.endIndex) {
-                let name = String(v[open.upperBound..<close.lowerBound]).split(separator: ":").first.map(String.init) ?? ""
-                v.replaceSubrange(open.lowerBound..<close.upperBound, with: config[name] ?? "")
-            }
-            guard let t = Self.target(v) else { continue }
+            guard let t = Self.target(Self.expand(raw, config: config)) else { continue }
             if SpecSections.isCIDR(t) {
                 let c = t.contains("/") ? t : t + (t.contains(":") ? "/128" : "/32")
                 if !cidrs.contains(c) { cidrs.append(c) }
@@ -68,6 +63,35 @@ public struct EgressPolicy: Sendable, Equatable {
             }
         }
         return (hosts, cidrs)
+    }
+
+    /// The ports URLs name beyond `ports`, by target (host or CIDR, as `targets` gives them): a URL's own
+    /// `:port`, else its scheme's (`git://` 9418, `ssh://` 22, `http://` 80, `https://` 443).
+    public func urlPorts(config: [String: String]) -> [String: [Int]] {
+        var out: [String: [Int]] = [:]
+        for raw in entries {
+            let v = Self.expand(raw, config: config).trimmedSpaces
+            guard let scheme = v.range(of: "://"), let t = Self.target(v) else { continue }
+            let key = SpecSections.isCIDR(t) && !t.contains("/") ? t + (t.contains(":") ? "/128" : "/32") : t
+            var authority = String(v[scheme.upperBound...].prefix { $0 != "/" })
+            if let at = authority.lastIndex(of: "@") { authority = String(authority[authority.index(after: at)...]) }
+            let explicit = authority.hasPrefix("[") ? authority.split(separator: "]").dropFirst().first.flatMap { Int($0.dropFirst()) }
+                : authority.split(separator: ":").dropFirst().first.flatMap { Int($0) }
+            let defaults = ["git": 9418, "ssh": 22, "git+ssh": 22, "http": 80, "https": 443]
+            guard let port = explicit ?? defaults[v[..<scheme.lowerBound].lowercased()], (1...65535).contains(port), !ports.contains(port) else { continue }
+            if !(out[key] ?? []).contains(port) { out[key, default: []].append(port) }
+        }
+        return out
+    }
+
+    /// `${NAME}` (and `${NAME:-…}`) replaced by the deployment's config value, or nothing.
+    static func expand(_ raw: String, config: [String: String]) -> String {
+        var v = raw
+        while let open = v.range(of: "${"), let close = v.range(of: "}", range: open.upperBound..<v.endIndex) {
+            let name = String(v[open.upperBound..<close.lowerBound]).split(separator: ":").first.map(String.init) ?? ""
+            v.replaceSubrange(open.lowerBound..<close.upperBound, with: config[name] ?? "")
+        }
+        return v
     }
 
     /// `https://user@host:443/path` → host; `git@host:org/repo` → host; a host or CIDR as is.
@@ -79,6 +103,7 @@ public struct EgressPolicy: Sendable, Equatable {
         if SpecSections.isCIDR(v) { return v }
         if let slash = v.firstIndex(of: "/") { v = String(v[..<slash]) }
         if let at = v.lastIndex(of: "@") { v = String(v[v.index(after: at)...]) }
+        if v.hasPrefix("["), let close = v.firstIndex(of: "]") { return String(v[v.index(after: v.startIndex)..<close]).lowercased() }  // [IPv6]:port
         if let colon = v.firstIndex(of: ":") { v = String(v[..<colon]) }
         return v.isEmpty ? nil : v.lowercased()
     }

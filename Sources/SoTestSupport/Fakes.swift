@@ -149,7 +149,7 @@ public struct TempDir: Sendable {
     public func write(_ rel: String, _ text: String) throws { try LocalFileSystem().writeText(text, to: file(rel)) }
     public func read(_ rel: String) throws -> String { try LocalFileSystem().readText(file(rel)) }
     public func exists(_ rel: String) -> Bool { LocalFileSystem().exists(file(rel)) }
-    public func cleanup() { try? LocalFileSystem().remove(path) }
+    public func cleanup() { try? LocalFileSystem().removeTree(path) }
 }
 
 /// Paths to the repository, its own fixtures and the shared fixtures, from this file's location.

@@ -93,6 +93,16 @@ public final class MemoryFileSystem: FileSystem, @unchecked Sendable {
     }
 
     public func remove(_ path: String) throws {
+        try locked {
+            let k = key(path)
+            if nodes.keys.contains(where: { $0.hasPrefix(k == "/" ? "/" : k + "/") }) {
+                throw SoError("cannot remove \(path): the directory is not empty", hint: "check permissions")
+            }
+            nodes[k] = nil
+        }
+    }
+
+    public func removeTree(_ path: String) throws {
         locked {
             let k = key(path)
             for p in nodes.keys where p == k || p.hasPrefix(k == "/" ? "/" : k + "/") { nodes[p] = nil }

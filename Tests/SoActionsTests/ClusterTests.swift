@@ -350,6 +350,47 @@ struct ClusterHarness {
         }
     }
 
+    /// On a cluster that cannot add nodes (kind, a bare node), a pod without room is named within seconds with
+    /// what it asks and what the node has; where a cloud provider made the nodes, the wait goes on.
+    @Test func anUnschedulablePodOnAFixedClusterIsNamedWithinSeconds() async throws {
+        for provider in ["", "kind://docker/kind/kind-control-plane", "aws:///eu-west-1a/i-0abc"] {
+            let c = try await ClusterHarness(healthy: false)
+            try c.cluster.seed(KubeObject(apiVersion: "v1", kind: "Node", name: "so-node"))
+            c.cluster.update("Node", "so-node", namespace: nil) { n in
+                guard case .object(var o) = n else { return }
+                if !provider.isEmpty { o["spec"] = .object(["providerID": .string(provider)]) }
+                o["status"] = .object(["allocatable": .object(["cpu": .string("2"), "memory": .string("8Gi")])])
+                n = .object(o)
+            }
+            try c.cluster.seed(KubeObject(apiVersion: "v1", kind: "Namespace", name: c.id, annotations: [("laconic.com/deployment-dir", c.h.path("dep"))]))
+            try c.cluster.seed(KubeObject(apiVersion: "v1", kind: "Pod", name: "web-1", namespace: c.id, labels: [("app", c.id), ("app.kubernetes.io/instance", c.id)]))
+            c.cluster.update("Pod", "web-1", namespace: c.id) { p in
+                guard case .object(var o) = p else { return }
+                o["spec"] = .object(["containers": .array([.object(["name": .string("web"),
+                                                                    "resources": .object(["requests": .object(["cpu": .string("3"), "memory": .string("1Gi")])])])])])
+                o["status"] = .object(["conditions": .array([.object(["type": .string("PodScheduled"), "status": .string("False"), "reason": .string("Unschedulable"),
+                                                                      "message": .string("0/1 nodes are available: 1 Insufficient cpu.")])])])
+                p = .object(o)
+            }
+            let began = c.ctx.clock.now()
+            do {
+                _ = try await c.start(timeout: 120)
+                Issue.record("an unschedulable pod was not reported")
+            } catch let e as SoError {
+                let waited = c.ctx.clock.now().timeIntervalSince(began)
+                if provider.hasPrefix("aws") {
+                    #expect(e.exitCode == SoError.exitTimeout && waited >= 120, "\(e.message)")
+                    #expect(c.h.console.stdout.contains("cannot be scheduled: 0/1 nodes are available: 1 Insufficient cpu."), "\(c.h.console.stdout)")
+                } else {
+                    #expect(e.exitCode != SoError.exitTimeout && waited < 10, "\(provider): \(waited) s, \(e.message)")
+                    #expect(e.message.contains("cannot be scheduled: 0/1 nodes are available: 1 Insufficient cpu.; web requests cpu 3, memory 1Gi; "
+                                               + "so-node has cpu 2, memory 8Gi allocatable in all (the cluster cannot add nodes)"), "\(e.message)")
+                    #expect(e.hint?.contains("lower resources: in \(c.h.path("dep"))/spec.yml") == true, "\(e.hint ?? "")")
+                }
+            }
+        }
+    }
+
     /// A pod the ReplicaSet may not create (here a quota) shows on no pod, only on the Deployment: it is
     /// named at once instead of a timeout that blames the claim waiting for that pod.
     @Test func aQuotaThatRefusesThePodIsNamedAtOnce() async throws {

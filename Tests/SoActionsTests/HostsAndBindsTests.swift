@@ -157,6 +157,34 @@ extension ClusterHarness {
         #expect(pv?.yaml().contains("path: /mnt/\(volume)\n    type: File") == true, "\(pv?.yaml() ?? "")")
     }
 
+    /// A bind under the stack's repositories ($SO_REPO_BASE_DIR, where setup-repositories clones them) needs no
+    /// spec entry, as in laconic-so (fixturenet-laconicd binds ~/cerc/laconic-registry-cli); a path beside them still does.
+    @Test func bindsUnderTheStacksRepositoriesNeedNoSpecEntry() async throws {
+        let h = try Harness(environment: ["SO_REPO_BASE_DIR": "repos"])
+        defer { h.tmp.cleanup() }
+        try h.tmp.write("repos/registry-cli/README", "x\n")
+        try h.tmp.write("repos-other/secret", "x\n")
+        let cli = h.path("repos/registry-cli")
+        try h.tmp.write("s/stacks/reg/stack.yml", "version: \"1.0\"\nname: reg\npods: [reg]\n")
+        try h.tmp.write("s/compose/docker-compose-reg.yml", "services:\n  app:\n    image: x\n    volumes:\n      - \(cli):/app/cli\n")
+        try await h.initAndCreate(h.path("s/stacks/reg"))
+        let volume = HostPathName.volume(for: cli)
+        #expect(try h.read("dep/deployment.yml").contains("repo-base-dir: \(h.path("repos"))\n"))
+        #expect(try h.read("dep/kind-config.yml").contains("hostPath: \(cli)\n        containerPath: /mnt/\(volume)"))
+        let model = try RenderAction(h.ctx).model("dep")
+        #expect(model.repoBinds[cli]?.path == cli && model.repoBinds[cli]?.kind == .directory)
+        #expect(KindMounts.required(model, home: h.fs.homeDirectory).map(\.containerPath) == ["/mnt/\(volume)"])
+        let manifest = try RenderAction(h.ctx).manifest("dep")
+        let pv = try #require(manifest.objects.first { $0.kind == "PersistentVolume" })
+        #expect(pv.yaml().contains("path: /mnt/\(volume)\n    type: DirectoryOrCreate"), "\(pv.yaml())")
+        // The base directory itself, and a path beside it that shares its prefix, are not under it.
+        for outside in [h.path("repos"), h.path("repos-other/secret")] {
+            try h.tmp.write("s/compose/docker-compose-reg.yml", "services:\n  app:\n    image: x\n    volumes:\n      - \(outside):/app/cli\n")
+            try h.fs.removeTree(h.path("dep"))
+            await #expect(throws: SoError.self) { try await CreateAction(h.ctx).run(CreateRequest(specFile: "spec.yml", deploymentDir: "dep")) }
+        }
+    }
+
     /// A plain compose file binding the docker socket: deploy init gives it a volume with the host path;
     /// the PersistentVolume has type Socket (the kubelet refuses a socket as DirectoryOrCreate).
     @Test func plainComposeSocketBindIsASocketHostPath() async throws {

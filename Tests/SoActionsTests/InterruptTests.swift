@@ -14,6 +14,7 @@ class ForwardingFileSystem: FileSystem, @unchecked Sendable {
     func list(_ directory: String) throws -> [String] { try base.list(directory) }
     func createDirectory(_ path: String) throws { try base.createDirectory(path) }
     func remove(_ path: String) throws { try base.remove(path) }
+    func removeTree(_ path: String) throws { try base.removeTree(path) }
     func move(_ from: String, to: String) throws { try base.move(from, to: to) }
     func replace(_ path: String, with from: String) throws { try base.replace(path, with: from) }
     func size(_ path: String) throws -> UInt64 { try base.size(path) }

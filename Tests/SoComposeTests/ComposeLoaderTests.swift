@@ -71,7 +71,7 @@ import SoCompose
     @Test func loadReadsFromTheFileSystem() throws {
         let dir = NSTemporaryDirectory() + "socompose-\(UUID().uuidString)"
         let fs = LocalFileSystem()
-        defer { try? fs.remove(dir) }
+        defer { try? fs.removeTree(dir) }
         try fs.writeText("services:\n  web:\n    image: nginx:${TAG:-1}\n", to: dir + "/compose.yml")
         try fs.writeText("# nothing\n", to: dir + "/empty.yml")
         let f = try ComposeLoader.load(dir + "/compose.yml", fs: fs, environment: ["TAG": "2"], diagnostics: DiagnosticSink())

@@ -148,6 +148,24 @@ extension YValue {
         #expect(Array(m.objects.prefix(7).map(\.kind)) == ["Namespace", "NetworkPolicy", "NetworkPolicy", "NetworkPolicy", "NetworkPolicy", "ResourceQuota", "LimitRange"])
     }
 
+    /// A URL's own port is allowed for its host only: git:// is 9418, https://host:8443 is 8443; ports
+    /// egress-ports already allow add nothing.
+    @Test func egressAllowsTheURLsOwnPortForItsHost() throws {
+        var e = EgressPolicy()
+        e.entries = ["${GIT_REPO}", "https://user@api.example.com:8443/v1", "https://github.com/acme/web", "ssh://git@[2001:db8::1]:2222/x", "http://192.0.2.7:8080/"]
+        #expect(e.urlPorts(config: ["GIT_REPO": "git://git.example.org/acme/web.git"])
+                == ["git.example.org": [9418], "api.example.com": [8443], "2001:db8::1/128": [2222], "192.0.2.7/32": [8080]])
+        let m = try renderSnippet(compose: "services:\n  a:\n    image: x\n", spec: "egress: ['git://10.250.0.1/acme/app.git', 'https://10.250.0.2:8443/']\n")
+        let policy = try #require(m.objects.first { $0.name == "laconic-d-egress-allowlist" })
+        let egress = try JSON.parse(Data(policy.json().utf8)).at("spec", "egress")?.array ?? []
+        func rule(_ r: JSON) -> String {
+            let to = (r["to"]?.array ?? []).compactMap { $0.at("ipBlock", "cidr")?.string }
+            let ports = (r["ports"]?.array ?? []).compactMap { $0["port"]?.int }.map(String.init)
+            return to.joined(separator: ",") + " " + ports.joined(separator: ",")
+        }
+        #expect(egress.map(rule) == ["10.250.0.1/32,10.250.0.2/32 443,22,80", "10.250.0.1/32 9418", "10.250.0.2/32 8443"])
+    }
+
     @Test func buildOnlyServicesUseTheLocalImageName() throws {
         let m = try renderSnippet(compose: "services:\n  api:\n    build: ./src\n  web:\n    image: acme/web:1\n    build: .\n")
         let containers = m.object("Deployment")?["spec"]?["template"]?["spec"]?["containers"]
