@@ -71,6 +71,7 @@ public struct ResourceType: Sendable, Equatable, Hashable {
         .init(apiVersion: "v1", kind: "LimitRange", plural: "limitranges", namespaced: true),
         .init(apiVersion: "apps/v1", kind: "Deployment", plural: "deployments", namespaced: true),
         .init(apiVersion: "apps/v1", kind: "ReplicaSet", plural: "replicasets", namespaced: true),
+        .init(apiVersion: "apps/v1", kind: "DaemonSet", plural: "daemonsets", namespaced: true),
         .init(apiVersion: "batch/v1", kind: "Job", plural: "jobs", namespaced: true),
         .init(apiVersion: "networking.k8s.io/v1", kind: "Ingress", plural: "ingresses", namespaced: true),
         .init(apiVersion: "networking.k8s.io/v1", kind: "NetworkPolicy", plural: "networkpolicies", namespaced: true),

@@ -50,6 +50,19 @@ import SoTestSupport
         #expect(read == nil)
     }
 
+    /// Read from a cluster: the Service, its EndpointSlices by label, and no NodeLocal DNSCache.
+    @Test func readAsksTheClusterForTheServiceAndItsSlices() async throws {
+        let cluster = FakeCluster()
+        try cluster.seed(KubeObject(apiVersion: "v1", kind: "Service", name: "kube-dns", namespace: "kube-system",
+                                    body: [("spec", .map([("clusterIP", .string("10.96.0.10"))]))]))
+        try cluster.seed(KubeObject(apiVersion: "discovery.k8s.io/v1", kind: "EndpointSlice", name: "kube-dns-x", namespace: "kube-system",
+                                    labels: [("kubernetes.io/service-name", "kube-dns")],
+                                    body: [("endpoints", .list([.map([("addresses", .list([.string("10.250.0.1")]))])]))]))
+        let dns = await ClusterDNSReader(client: cluster).read()
+        #expect(dns == ClusterDNS(podSelector: nil, addresses: ["10.250.0.1"]))
+        #expect(cluster.calls.contains("get DaemonSet kube-system/node-local-dns"), "\(cluster.calls)")
+    }
+
     @Test func theDNSPolicyIsNoWiderThanWhatTheClusterReported() throws {
         let t = try TempDir("so-dns")
         defer { t.cleanup() }
