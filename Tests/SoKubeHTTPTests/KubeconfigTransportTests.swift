@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import NIOCore
 import NIOSSL
+import AsyncHTTPClient
 import SoBasics
 import SoKube
 import SoTestSupport
@@ -311,6 +312,19 @@ import SoTestSupport
         await #expect(throws: SoError.self) { _ = try await namespace(direct) }
         #expect(proxy.connects.count == 1, "NO_PROXY: not through the proxy")
         #expect(throws: SoError.self) { _ = try h.client(text, env: ["HTTPS_PROXY": "https://127.0.0.1:\(proxyPort)"]) }
+    }
+
+    @Test func proxyKindsAsyncHTTPClientIsGiven() throws {
+        func proxy(_ url: String) throws -> HTTPClient.Configuration.Proxy? {
+            try HTTPClusterClient.proxy(for: ClusterConnection(contextName: "x", server: "https://k:6443", proxyURL: url), environment: [:])
+        }
+        #expect(try proxy("socks5://10.0.0.1:1080") == .socksServer(host: "10.0.0.1", port: 1080))
+        #expect(try proxy("http://p:3128") == .server(host: "p", port: 3128))
+        #expect { _ = try proxy("https://p:443") } throws: { ($0 as? SoError)?.message.hasPrefix("the proxy-url of context 'x' names an https:// proxy") == true }
+        #expect { _ = try proxy("socks5://u:secret@p:1080") } throws: { e in
+            guard let e = e as? SoError else { return false }
+            return e.message.contains("SOCKS5 proxy with a user and password") && !e.description.contains("secret")
+        }
     }
 
     // MARK: refusals
