@@ -109,11 +109,11 @@ import SoTestSupport
     @Test func aMissingPluginOrAFailedOneIsNamed() async throws {
         let p = FakeProcessRunner()
         p.missing = ["kubelogin"]
-        await #expect { _ = try await ExecPlugins.run(ExecPlugin(command: "kubelogin", installHint: "  go install\n  github.com/int128/kubelogin  "),
+        await #expect { _ = try await ExecPlugins.run(ExecPlugin(command: "kubelogin", installHint: "  go install\n  kubelogin@latest  "),
                                                       for: connection, effects: effects(p)) } throws: { e in
             guard let e = e as? SoError else { return false }
             return e.message == "exec credential plugin 'kubelogin' of user 'ci' (context 'prod') is not installed: kubelogin is not on PATH"
-                && e.hint == "go install github.com/int128/kubelogin"
+                && e.hint == "go install kubelogin@latest"
         }
         await #expect { _ = try await ExecPlugins.run(ExecPlugin(command: "kubelogin"), for: connection, effects: effects(p)) } throws: { e in
             (e as? SoError)?.hint == "install kubelogin, or fix users[].user.exec.command in /home/ci/.kube/config"
