@@ -50,7 +50,7 @@ let package = Package(
         .testTarget(name: "SoComposeTests", dependencies: ["SoCompose", "SoTestSupport"]),
         .testTarget(name: "SoKubeTests", dependencies: ["SoKube", "SoBasics", "SoTestSupport"]),
         .testTarget(name: "SoKubeHTTPTests", dependencies: [
-            "SoKubeHTTP", "SoKube", "SoBasics",
+            "SoKubeHTTP", "SoKube", "SoBasics", "SoTestSupport",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
             .product(name: "NIOCore", package: "swift-nio"),

@@ -39,9 +39,11 @@ public struct ClusterTarget: Sendable {
         self.kubeconfigFile = kubeconfigFile
     }
 
-    /// kubectl flags that reach this same cluster.
+    /// kubectl flags that reach this same cluster. kubectl runs with the same environment, so it merges
+    /// `$KUBECONFIG` as `so` did; in a pod with no kubeconfig it finds the service account itself (none).
     public var kubectlFlags: [String] {
-        (kubeconfigFile.map { ["--kubeconfig", $0] } ?? []) + ["--context", connection.contextName]
+        if connection.inCluster && kubeconfigFile == nil { return [] }
+        return (kubeconfigFile.map { ["--kubeconfig", $0] } ?? []) + ["--context", connection.contextName]
     }
 }
 
@@ -81,7 +83,7 @@ struct ClusterTargets {
             let wanted = model.spec.kindClusterName ?? model.identity.clusterID
             // kind writes kind-<name> into the user's kubeconfig when it creates a cluster and removes it when it
             // deletes one: with the deployment's own cluster there, kind (which asks docker) is not needed.
-            if let c = Kubeconfig.userContext("kind-\(wanted)", environment: ctx.environment, fs: ctx.fs) {
+            if let c = Kubeconfig.userContext("kind-\(wanted)", environment: ctx.environment, fs: ctx.fs, diagnostics: ctx.diagnostics) {
                 try await checkMounts(model, cluster: wanted)
                 return ClusterTarget(connection: c, kindCluster: wanted, fromUserKubeconfig: true)
             }
@@ -112,6 +114,13 @@ struct ClusterTargets {
             return ClusterTarget(connection: c, kindCluster: nil)
         }
         tried.append("$KUBECONFIG and ~/.kube/config (no kubeconfig)")
+        // In a pod, as kubectl: the pod's service account when no kubeconfig names anything.
+        if Kubeconfig.inClusterPossible(environment: ctx.environment, fs: ctx.fs) {
+            return ClusterTarget(connection: try Kubeconfig.inCluster(environment: ctx.environment, fs: ctx.fs), kindCluster: nil)
+        }
+        let inPod = ctx.environment["KUBERNETES_SERVICE_HOST"]?.isEmpty == false
+        let token = Path.join(Kubeconfig.serviceAccountDirectory(environment: ctx.environment), "token")
+        tried.append("the pod's service account (" + (inPod ? "no token at \(token)" : "not in a pod") + ")")
         throw SoError("no cluster to use; tried " + tried.joined(separator: ", "),
                       hint: "pass --kubeconfig FILE (and --context NAME), set SO_KUBECONFIG, or install kind and run 'so deployment --dir D start' to create the host's cluster",
                       exitCode: SoError.exitUnreachable)
@@ -158,7 +167,7 @@ struct ClusterTargets {
     /// laconic-so and kubectl reach it), else through the kubeconfig `kind get kubeconfig` prints (which
     /// asks docker twice: slower, but right even when the user's kubeconfig lacks the cluster).
     func kindTarget(_ name: String, created: Bool = false) async throws -> ClusterTarget {
-        if !created, let c = Kubeconfig.userContext("kind-\(name)", environment: ctx.environment, fs: ctx.fs) {
+        if !created, let c = Kubeconfig.userContext("kind-\(name)", environment: ctx.environment, fs: ctx.fs, diagnostics: ctx.diagnostics) {
             return ClusterTarget(connection: c, kindCluster: name, fromUserKubeconfig: true)
         }
         return try await kindCLITarget(name, created: created)
@@ -167,7 +176,8 @@ struct ClusterTargets {
     /// A kind cluster reached through the kubeconfig kind prints for it.
     func kindCLITarget(_ name: String, created: Bool = false) async throws -> ClusterTarget {
         let kubeconfig = try await run(["kind", "get", "kubeconfig", "--name", name], what: "read the kubeconfig of kind cluster \(name)")
-        let c = try Kubeconfig.resolve(text: kubeconfig, label: "kind get kubeconfig --name \(name)", context: "kind-\(name)", fs: ctx.fs)
+        let c = try Kubeconfig.resolve(text: kubeconfig, label: "kind get kubeconfig --name \(name)", context: "kind-\(name)", fs: ctx.fs,
+                                       diagnostics: ctx.diagnostics)
         return ClusterTarget(connection: c, kindCluster: name, createdCluster: created)
     }
 

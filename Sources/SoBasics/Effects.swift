@@ -38,6 +38,12 @@ public protocol AttachedProcessRunner: Sendable {
     func runAttached(_ arguments: [String], environment: [String: String]?) async throws -> Int32
 }
 
+/// Programs whose output `so` reads but which may ask the user something first (an exec credential
+/// plugin that prompts): stdin and stderr are the terminal's, stdout is captured.
+public protocol PromptingProcessRunner: Sendable {
+    func runPrompting(_ arguments: [String], environment: [String: String]?) async throws -> ProcessResult
+}
+
 extension ProcessRunner {
     public func run(_ arguments: [String], workingDirectory: String? = nil) async throws -> ProcessResult {
         try await run(arguments, workingDirectory: workingDirectory, environment: nil, timeout: nil)
@@ -45,7 +51,7 @@ extension ProcessRunner {
 }
 
 /// Runs programs with swift-subprocess.
-public struct LocalProcessRunner: ProcessRunner, AttachedProcessRunner {
+public struct LocalProcessRunner: ProcessRunner, AttachedProcessRunner, PromptingProcessRunner {
     public let installHints: [String: String]
     /// What programs inherit when a caller gives no environment (the context's, read once at start).
     let inherited: [String: String]
@@ -65,21 +71,35 @@ public struct LocalProcessRunner: ProcessRunner, AttachedProcessRunner {
     }
 
     public func run(_ arguments: [String], workingDirectory: String?, environment: [String: String]?, timeout: Double?) async throws -> ProcessResult {
-        try await launch(arguments, workingDirectory: workingDirectory, environment: environment, timeout: timeout, attached: false)
+        try await launch(arguments, workingDirectory: workingDirectory, environment: environment, timeout: timeout, mode: .captured)
     }
 
     public func runAttached(_ arguments: [String], environment: [String: String]?) async throws -> Int32 {
-        try await launch(arguments, workingDirectory: nil, environment: environment, timeout: nil, attached: true).exitCode
+        try await launch(arguments, workingDirectory: nil, environment: environment, timeout: nil, mode: .attached).exitCode
+    }
+
+    public func runPrompting(_ arguments: [String], environment: [String: String]?) async throws -> ProcessResult {
+        try await launch(arguments, workingDirectory: nil, environment: environment, timeout: nil, mode: .prompting)
+    }
+
+    /// Where a program's stdin, stdout and stderr go.
+    enum Mode {
+        /// stdin empty, stdout and stderr kept.
+        case captured
+        /// The terminal's own three.
+        case attached
+        /// The terminal's stdin and stderr (it may ask something); stdout kept.
+        case prompting
     }
 
     /// Output kept of a captured run, per stream (a docker build's log fits many times over).
     static let outputLimit = 64 << 20
 
     /// The one way `so` starts a program (swift-subprocess): captured (stdin empty, stdout and stderr
-    /// kept), or attached (the terminal's own stdin, stdout and stderr, in `so`'s process group, so
-    /// `kubectl exec -it` reads the keyboard). A timeout, or a cancelled task, ends the program with
-    /// SIGTERM, then SIGKILL two seconds later.
-    func launch(_ arguments: [String], workingDirectory: String?, environment: [String: String]?, timeout: Double?, attached: Bool) async throws -> ProcessResult {
+    /// kept), attached (the terminal's own stdin, stdout and stderr, in `so`'s process group, so
+    /// `kubectl exec -it` reads the keyboard), or prompting (the terminal's stdin and stderr, stdout kept).
+    /// A timeout, or a cancelled task, ends the program with SIGTERM, then SIGKILL two seconds later.
+    func launch(_ arguments: [String], workingDirectory: String?, environment: [String: String]?, timeout: Double?, mode: Mode) async throws -> ProcessResult {
         let (program, executable, env) = try locate(arguments, environment)
         var options = PlatformOptions()
         options.teardownSequence = [.send(signal: .terminate, allowedDurationToNextStep: .seconds(2))]
@@ -87,11 +107,19 @@ public struct LocalProcessRunner: ProcessRunner, AttachedProcessRunner {
             let (exe, args, vars) = (Executable.path(FilePath(executable)), Arguments(Array(arguments.dropFirst())),
                                      Environment.custom(Dictionary(uniqueKeysWithValues: env.compactMap { k, v in Environment.Key(rawValue: k).map { ($0, v) } })))
             let directory = workingDirectory.map { FilePath($0) }
-            if attached {
+            switch mode {
+            case .attached:
                 fflush(nil)
                 let r = try await Subprocess.run(exe, arguments: args, environment: vars, workingDirectory: directory, platformOptions: options,
                                                  input: .currentStandardInput, output: .currentStandardOutput, error: .currentStandardError)
                 return ProcessResult(exitCode: Self.code(r.terminationStatus))
+            case .prompting:
+                fflush(nil)
+                let r = try await Subprocess.run(exe, arguments: args, environment: vars, workingDirectory: directory, platformOptions: options,
+                                                 input: .currentStandardInput, output: .string(limit: Self.outputLimit), error: .currentStandardError)
+                return ProcessResult(exitCode: Self.code(r.terminationStatus), stdout: r.standardOutput)
+            case .captured:
+                break
             }
             let r = try await Subprocess.run(exe, arguments: args, environment: vars, workingDirectory: directory, platformOptions: options,
                                              input: .none, output: .string(limit: Self.outputLimit), error: .string(limit: Self.outputLimit))

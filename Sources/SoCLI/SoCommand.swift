@@ -87,19 +87,23 @@ extension SoContext {
         let exe = fs.realpath("/proc/self/exe")
         // The executable's real path (/proc/self/exe): `<prefix>/bin/so` finds `<prefix>/share/so` however it was called.
         let lookup = StackLocator.lookUpBuiltInRoot(explicit: nil, environment: env, executable: fs.exists(exe) ? exe : arguments0, fs: fs)
-        var ctx = SoContext(fs: fs, processes: LocalProcessRunner(installHints: [
+        let processes = LocalProcessRunner(installHints: [
             "git": "install git (apt-get install git)",
             "kind": "install kind: https://kind.sigs.k8s.io/docs/user/quick-start/#installation",
             "kubectl": "install kubectl: https://kubernetes.io/docs/tasks/tools/",
             "docker": "install Docker Engine: https://docs.docker.com/engine/install/",
-        ], environment: env), clock: SystemClock(), entropy: SystemEntropy(), console: StandardConsole(), environment: env, builtInRoot: lookup.root,
-                         connect: { connection in
-                             try LiveClients.shared.client(for: connection) {
-                                 let client = try HTTPClusterClient(connection)
-                                 client.logger = Tracing.logger("so.api", environment: env)
-                                 return client
-                             }
-                         })
+        ], environment: env)
+        // Exec credential plugins run through the same process seam, with this environment and terminal.
+        let credentials = CredentialEffects(processes: processes, fs: fs, environment: env, stdinIsTerminal: isatty(0) == 1, clock: SystemClock())
+        var ctx = SoContext(fs: fs, processes: processes, clock: SystemClock(), entropy: SystemEntropy(), console: StandardConsole(), environment: env,
+                            builtInRoot: lookup.root,
+                            connect: { connection in
+                                try LiveClients.shared.client(for: connection) {
+                                    let client = try HTTPClusterClient(connection, effects: credentials)
+                                    client.logger = Tracing.logger("so.api", environment: env)
+                                    return client
+                                }
+                            })
         ctx.builtInSearched = lookup.searched
         ctx.resolver = SystemResolver()
         ctx.web = LiveWebClient()

@@ -8,19 +8,39 @@ import NIOSSL
 import SoBasics
 import SoKube
 
-/// `ClusterClient` over HTTPS: mTLS or bearer token, server-side apply, paginated lists, retries on
-/// 429/5xx/refused connections (honouring Retry-After), API errors decoded from `Status` into one line.
+/// `ClusterClient` over HTTPS: mTLS, bearer token (static, from a file re-read per request, or from an
+/// exec credential plugin), basic auth, impersonation, `tls-server-name`, proxies (`proxy-url`,
+/// `HTTPS_PROXY`/`NO_PROXY`); server-side apply, paginated lists, retries on 429/5xx/refused connections
+/// (honouring Retry-After), one retry with fresh credentials after a 401, API errors decoded from
+/// `Status` into one line (a 403 names the RBAC rule that is missing).
 public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
     public let connection: ClusterConnection
     private let client: HTTPClient
+    /// What request URLs start with: the server, with its host replaced by `tls-server-name` when one is
+    /// set (the connection still goes to the server's host: `dnsOverride`).
     private let base: String
+    /// The server as the kubeconfig names it, for messages.
+    private let server: String
+    /// The `Host` header when `base` names `tls-server-name` instead of the server.
+    private let hostHeader: String?
+    private let tls: TLSConfiguration
+    private let credentials: CredentialSource
+    private let lock = NSLock()
+    /// The TLS configuration with the client certificate an exec plugin gave last (a new one opens new connections).
+    private var execTLS: (certificate: Data, key: Data, configuration: TLSConfiguration)?
     public var maxAttempts = 3
     /// Tracing: one debug line per HTTP attempt, `METHOD path status milliseconds` (SO_TRACE_API=1 shows
     /// them); the same logger goes to AsyncHTTPClient for its trace-level lines. Never headers or bodies.
     public var logger = Logger(label: "so.api")
 
-    public init(_ connection: ClusterConnection) throws {
+    public convenience init(_ connection: ClusterConnection) throws {
+        try self.init(connection, effects: .live())
+    }
+
+    /// - Parameter effects: what credentials need besides the network (exec plugins, token files, the terminal).
+    public init(_ connection: ClusterConnection, effects: CredentialEffects) throws {
         self.connection = connection
+        credentials = CredentialSource(connection, effects: effects)
         var tls = TLSConfiguration.makeClientConfiguration()
         do {
             if connection.insecureSkipTLSVerify {
@@ -36,14 +56,50 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
             throw SoError("cannot load the TLS material of context '\(connection.contextName)': \(error)",
                           hint: "check the kubeconfig's certificate-authority and client-certificate/key entries")
         }
+        self.tls = tls
         var config = HTTPClient.Configuration(tlsConfiguration: tls)
         config.timeout = HTTPClient.Configuration.Timeout(connect: .milliseconds(2500), read: .seconds(120))
         config.httpVersion = .automatic
         // A refused or unreachable server fails the request at once (AsyncHTTPClient would otherwise retry the
         // connection until the connect timeout, three times over: ~10 s); `send` retries briefly itself.
         config.connectionPool.retryConnectionEstablishment = false
+        config.proxy = try Self.proxy(for: connection, environment: effects.environment)
+        let server = connection.server.hasSuffix("/") ? String(connection.server.dropLast()) : connection.server
+        self.server = server
+        // tls-server-name: the URL names it (SNI and the certificate check use it), dnsOverride sends the
+        // connection to the server's host, and the Host header stays the server's, as client-go sends them.
+        if let name = connection.tlsServerName, !connection.insecureSkipTLSVerify, var url = URLComponents(string: server),
+           let host = url.host, host.lowercased() != name.lowercased() {
+            let plainHost = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
+            hostHeader = (host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host) + (url.port.map { ":\($0)" } ?? "")
+            config.dnsOverride = [name: plainHost]
+            url.host = name
+            base = url.string ?? server
+        } else {
+            hostHeader = nil
+            base = server
+        }
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: config)
-        base = connection.server.hasSuffix("/") ? String(connection.server.dropLast()) : connection.server
+    }
+
+    /// The proxy AsyncHTTPClient is given: HTTP CONNECT (with basic proxy authentication) or SOCKS5.
+    static func proxy(for connection: ClusterConnection, environment: [String: String]) throws -> HTTPClient.Configuration.Proxy? {
+        guard let p = try ProxySettings.choose(for: connection, environment: environment) else { return nil }
+        switch p.kind {
+        case .http:
+            let auth = p.username.map { HTTPClient.Authorization.basic(username: $0, password: p.password ?? "") }
+            return .server(host: p.host, port: p.port, authorization: auth)
+        case .https:
+            throw SoError("\(p.source) names an https:// proxy (\(p.host):\(p.port)), which so cannot use: it speaks plain HTTP CONNECT or SOCKS5 to proxies",
+                          hint: "use the proxy's http:// address (the connection to the API server inside it is still TLS) or a socks5:// proxy"
+                              + (p.source.hasPrefix("HTTPS") || p.source.hasPrefix("https") ? ", or add the server to NO_PROXY" : ""))
+        case .socks5:
+            if p.username != nil {
+                throw SoError("\(p.source) names a SOCKS5 proxy with a user and password, which so cannot send (SOCKS5 without authentication only)",
+                              hint: "use a SOCKS5 proxy without authentication, or an http:// proxy (its user and password work)")
+            }
+            return .socksServer(host: p.host, port: p.port)
+        }
     }
 
     deinit { try? client.syncShutdown() }
@@ -58,7 +114,9 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
         let body = Data(object.value.compactJSON())
         let (status, data) = try await send(.PATCH, path, query: ["fieldManager": fieldManager, "force": force ? "true" : "false"],
                                             body: body, contentType: "application/apply-patch+yaml")
-        guard (200..<300).contains(status) else { throw apiError(status, data, object: object.reference, verb: "apply") }
+        guard (200..<300).contains(status) else {
+            throw apiError(status, data, object: object.reference, verb: "apply", access: Access("patch", type, object.namespace))
+        }
         return try JSON.parse(data)
     }
 
@@ -67,7 +125,9 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
         let (status, data) = try await send(.PATCH, type.path(name: object.name, namespace: object.namespace),
                                             query: ["fieldManager": fieldManager, "force": "true", "dryRun": "All"],
                                             body: Data(object.value.compactJSON()), contentType: "application/apply-patch+yaml")
-        guard (200..<300).contains(status) else { throw apiError(status, data, object: object.reference, verb: "apply (dry run)") }
+        guard (200..<300).contains(status) else {
+            throw apiError(status, data, object: object.reference, verb: "apply (dry run)", access: Access("patch", type, object.namespace))
+        }
         return try JSON.parse(data)
     }
 
@@ -76,7 +136,9 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
         let (status, data) = try await send(.POST, type.collectionPath(namespace: object.namespace), query: ["fieldManager": fieldManager],
                                             body: Data(object.value.compactJSON()), contentType: "application/json")
         if status == 409 && Self.reason(data) == "AlreadyExists" { return nil }
-        guard (200..<300).contains(status) else { throw apiError(status, data, object: object.reference, verb: "create") }
+        guard (200..<300).contains(status) else {
+            throw apiError(status, data, object: object.reference, verb: "create", access: Access("create", type, object.namespace))
+        }
         return try JSON.parse(data)
     }
 
@@ -85,14 +147,18 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
         let (status, data) = try await send(.PUT, type.path(name: object.name, namespace: object.namespace), query: ["fieldManager": fieldManager],
                                             body: Data(object.value(resourceVersion: resourceVersion).compactJSON()), contentType: "application/json")
         if status == 409 { return false }
-        guard (200..<300).contains(status) else { throw apiError(status, data, object: object.reference, verb: "update") }
+        guard (200..<300).contains(status) else {
+            throw apiError(status, data, object: object.reference, verb: "update", access: Access("update", type, object.namespace))
+        }
         return true
     }
 
     public func get(_ type: ResourceType, name: String, namespace: String?) async throws -> JSON? {
         let (status, data) = try await send(.GET, type.path(name: name, namespace: namespace))
         if status == 404 { try requireKubernetes(data, path: type.path(name: name, namespace: namespace)); return nil }
-        guard (200..<300).contains(status) else { throw apiError(status, data, object: ref(type, name, namespace), verb: "get") }
+        guard (200..<300).contains(status) else {
+            throw apiError(status, data, object: ref(type, name, namespace), verb: "get", access: Access("get", type, namespace))
+        }
         return try JSON.parse(data)
     }
 
@@ -105,7 +171,10 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
             if let token { query["continue"] = token }
             let (status, data) = try await send(.GET, type.collectionPath(namespace: namespace), query: query)
             if status == 404 && namespace != nil { try requireKubernetes(data, path: type.collectionPath(namespace: namespace)); return [] }
-            guard (200..<300).contains(status) else { throw apiError(status, data, object: "\(type.plural)\(namespace.map { " in \($0)" } ?? "")", verb: "list") }
+            guard (200..<300).contains(status) else {
+                let object = "\(type.plural)\(namespace.map { " in \($0)" } ?? "")"
+                throw apiError(status, data, object: object, verb: "list", access: Access("list", type, namespace))
+            }
             let page = try JSON.parse(data)
             items += page["items"]?.array ?? []
             token = page.at("metadata", "continue")?.string
@@ -116,7 +185,9 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
 
     public func patch(_ type: ResourceType, name: String, namespace: String?, mergePatch: Data) async throws -> JSON {
         let (status, data) = try await send(.PATCH, type.path(name: name, namespace: namespace), body: mergePatch, contentType: "application/merge-patch+json")
-        guard (200..<300).contains(status) else { throw apiError(status, data, object: ref(type, name, namespace), verb: "patch") }
+        guard (200..<300).contains(status) else {
+            throw apiError(status, data, object: ref(type, name, namespace), verb: "patch", access: Access("patch", type, namespace))
+        }
         return try JSON.parse(data)
     }
 
@@ -124,7 +195,9 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
         let body = Data("{\"kind\":\"DeleteOptions\",\"apiVersion\":\"v1\",\"propagationPolicy\":\"\(propagation.rawValue)\"}".utf8)
         let (status, data) = try await send(.DELETE, type.path(name: name, namespace: namespace), body: body, contentType: "application/json")
         if status == 404 { try requireKubernetes(data, path: type.path(name: name, namespace: namespace)); return false }
-        guard (200..<300).contains(status) else { throw apiError(status, data, object: ref(type, name, namespace), verb: "delete") }
+        guard (200..<300).contains(status) else {
+            throw apiError(status, data, object: ref(type, name, namespace), verb: "delete", access: Access("delete", type, namespace))
+        }
         return true
     }
 
@@ -138,12 +211,17 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
                     if let t = options.tailLines { query["tailLines"] = String(t) }
                     if let s = options.sinceSeconds { query["sinceSeconds"] = String(s) }
                     if options.timestamps { query["timestamps"] = "true" }
-                    var request = try await makeRequest(.GET, "/api/v1/namespaces/\(namespace)/pods/\(pod)/log", query: query)
-                    request.headers.add(name: "Accept", value: "*/*")
-                    let response = try await client.execute(request, timeout: .hours(24), logger: logger)
+                    let path = "/api/v1/namespaces/\(namespace)/pods/\(pod)/log"
+                    var used = try await credentials.current()
+                    var response = try await client.execute(try logRequest(path, query, used), timeout: .hours(24), logger: logger)
+                    if response.status.code == 401, let fresh = try await credentials.afterUnauthorized(used) {
+                        used = fresh
+                        response = try await client.execute(try logRequest(path, query, used), timeout: .hours(24), logger: logger)
+                    }
                     guard response.status.code < 300 else {
                         let data = try await response.body.collect(upTo: 1 << 20)
-                        throw apiError(Int(response.status.code), Data(data.readableBytesView), object: "Pod \(namespace)/\(pod)", verb: "read logs of")
+                        throw apiError(Int(response.status.code), Data(data.readableBytesView), object: "Pod \(namespace)/\(pod)", verb: "read logs of",
+                                       access: Access(verb: "get", group: "", resource: "pods/log", namespace: namespace))
                     }
                     for try await chunk in response.body {
                         continuation.yield(String(buffer: chunk))
@@ -159,11 +237,17 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
 
     // MARK: Transport
 
+    func logRequest(_ path: String, _ query: [String: String], _ credentials: RequestCredentials) throws -> HTTPClientRequest {
+        var request = try makeRequest(.GET, path, query: query, credentials: credentials)
+        request.headers.replaceOrAdd(name: "Accept", value: "*/*")
+        return request
+    }
+
     func ref(_ type: ResourceType, _ name: String, _ namespace: String?) -> String {
         namespace.map { "\(type.kind) \($0)/\(name)" } ?? "\(type.kind) \(name)"
     }
 
-    func makeRequest(_ method: HTTPMethod, _ path: String, query: [String: String] = [:]) async throws -> HTTPClientRequest {
+    func makeRequest(_ method: HTTPMethod, _ path: String, query: [String: String] = [:], credentials: RequestCredentials) throws -> HTTPClientRequest {
         var url = base + path
         if !query.isEmpty {
             var comps = URLComponents()
@@ -174,19 +258,36 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
         request.method = method
         request.headers.add(name: "Accept", value: "application/json")
         request.headers.add(name: "User-Agent", value: "so")
-        if let tokenFile = connection.tokenFile, let token = try? String(contentsOfFile: tokenFile, encoding: .utf8) {
-            request.headers.add(name: "Authorization", value: "Bearer \(token.trimmedWhitespace)")
-        } else if let token = connection.token {
-            request.headers.add(name: "Authorization", value: "Bearer \(token)")
+        if let hostHeader { request.headers.add(name: "Host", value: hostHeader) }
+        if let authorization = credentials.authorization { request.headers.add(name: "Authorization", value: authorization) }
+        for (name, value) in connection.impersonation?.headers ?? [] { request.headers.add(name: name, value: value) }
+        if let cert = credentials.clientCertificatePEM, let key = credentials.clientKeyPEM {
+            request.tlsConfiguration = try tlsConfiguration(certificate: cert, key: key)
         }
         return request
+    }
+
+    /// The TLS configuration with an exec plugin's client certificate, built once per certificate.
+    func tlsConfiguration(certificate: Data, key: Data) throws -> TLSConfiguration {
+        if let c = lock.withLock({ execTLS }), c.certificate == certificate, c.key == key { return c.configuration }
+        var config = tls
+        do {
+            config.certificateChain = try NIOSSLCertificate.fromPEMBytes(Array(certificate)).map { .certificate($0) }
+            config.privateKey = .privateKey(try NIOSSLPrivateKey(bytes: Array(key), format: .pem))
+        } catch {
+            let plugin = connection.exec?.programName ?? ""
+            throw SoError("the client certificate the exec credential plugin '\(plugin)' of \(connection.who) gave cannot be loaded",
+                          hint: "the plugin must print PEM in status.clientCertificateData and status.clientKeyData")
+        }
+        lock.withLock { execTLS = (certificate, key, config) }
+        return config
     }
 
     /// A 404 from a Kubernetes API server carries a `Status` object; anything else (a web server, a proxy's
     /// page) means the kubeconfig points at something that is not one, which must not read as "not found".
     func requireKubernetes(_ data: Data, path: String) throws {
         if (try? JSON.parse(data))?["kind"]?.string == "Status" { return }
-        throw SoError("\(base) (context \(connection.contextName)) is not a Kubernetes API server: GET \(path) answered 404 without a Kubernetes Status",
+        throw SoError("\(server) (context \(connection.contextName)) is not a Kubernetes API server: GET \(path) answered 404 without a Kubernetes Status",
                       hint: "check the kubeconfig's server address ('kubectl cluster-info' with the same kubeconfig and context)", exitCode: SoError.exitUnreachable)
     }
 
@@ -195,9 +296,11 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
         var attempt = 0
         var delay = 0.2
         let first = DispatchTime.now().uptimeNanoseconds
+        var used = try await credentials.current()
+        var reauthorized = false
         while true {
             attempt += 1
-            var request = try await makeRequest(method, path, query: query)
+            var request = try makeRequest(method, path, query: query, credentials: used)
             if let body {
                 request.body = .bytes(ByteBuffer(bytes: body))
                 if let contentType { request.headers.add(name: "Content-Type", value: contentType) }
@@ -208,6 +311,12 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
                 let buffer = try await response.body.collect(upTo: 64 << 20)
                 let status = Int(response.status.code)
                 logger.debug("\(method.rawValue) \(path) \(status) \((DispatchTime.now().uptimeNanoseconds - began) / 1_000_000)ms")
+                // Refused credentials: once more with fresh ones (the exec plugin run again, the token file read again).
+                if status == 401 && !reauthorized, let fresh = try await credentials.afterUnauthorized(used) {
+                    (used, reauthorized) = (fresh, true)
+                    attempt -= 1
+                    continue
+                }
                 if (status == 429 || status >= 500) && attempt < maxAttempts {
                     let retryAfter = response.headers.first(name: "Retry-After").flatMap(Double.init)
                     try await Task.sleep(nanoseconds: UInt64((retryAfter ?? delay) * 1e9))
@@ -225,7 +334,7 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
                     delay = min(delay * 2, 5)
                     continue
                 }
-                throw SoError("cannot reach the API server \(base) (context \(connection.contextName)): \(Self.describe(error))",
+                throw SoError("cannot reach the API server \(server) (context \(connection.contextName)): \(Self.describe(error))",
                               hint: Self.hint(for: error), exitCode: SoError.exitUnreachable)
             }
         }
@@ -299,20 +408,89 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
     /// The `reason` of a Kubernetes `Status` body (`AlreadyExists`, `Conflict` …).
     static func reason(_ data: Data) -> String? { (try? JSON.parse(data))?["reason"]?.string }
 
-    /// A Kubernetes `Status` body as one line naming the object.
-    func apiError(_ status: Int, _ data: Data, object: String, verb: String) -> SoError {
+    /// What a request asks RBAC for: the verb, the resource (`group`, plural `resource[/subresource]`) and namespace.
+    struct Access: Equatable {
+        var verb: String
+        var group: String
+        var resource: String
+        var namespace: String?
+
+        init(verb: String, group: String, resource: String, namespace: String?) {
+            self.verb = verb
+            self.group = group
+            self.resource = resource
+            self.namespace = namespace
+        }
+
+        init(_ verb: String, _ type: ResourceType, _ namespace: String?) {
+            self.init(verb: verb, group: type.apiVersion.contains("/") ? String(type.apiVersion.prefix { $0 != "/" }) : "", resource: type.plural,
+                      namespace: type.namespaced ? namespace : nil)
+        }
+
+        /// `deployments.apps`, `pods/log`: as kubectl names a resource.
+        var qualified: String { group.isEmpty ? resource : "\(resource).\(group)" }
+
+        /// The RBAC rule that allows it.
+        var rule: String {
+            "grant: apiGroups: [\"\(group)\"], resources: [\"\(resource)\"], verbs: [\"\(verb)\"] "
+                + (namespace.map { "(namespace \($0))" } ?? "(cluster-wide: a ClusterRole and ClusterRoleBinding)")
+        }
+
+        /// What a `Forbidden` Status says was refused (`User "u" cannot patch resource "deployments" in API group "apps"
+        /// in the namespace "demo"`), else nil. Only what is shown is read from the text; what was asked is known.
+        static func refused(in message: String) -> (user: String, access: Access)? {
+            let pattern = #"User "([^"]*)" cannot ([^ ]+) resource "([^"]+)"(?: in API group "([^"]*)")?(?: in the namespace "([^"]+)")?"#
+            guard let re = try? NSRegularExpression(pattern: pattern),
+                  let m = re.firstMatch(in: message, range: NSRange(message.startIndex..., in: message)) else { return nil }
+            func group(_ i: Int) -> String? { Range(m.range(at: i), in: message).map { String(message[$0]) } }
+            guard let user = group(1), let verb = group(2), let resource = group(3) else { return nil }
+            return (user, Access(verb: verb, group: group(4) ?? "", resource: resource, namespace: group(5)))
+        }
+    }
+
+    /// A Kubernetes `Status` body as one line naming the object; a 401 names the user and context, a 403
+    /// the verb, resource and namespace refused, with the RBAC rule that would allow it as the hint.
+    func apiError(_ status: Int, _ data: Data, object: String, verb: String, access: Access) -> SoError {
         let json = try? JSON.parse(data)
         let message = json?["message"]?.string ?? String(decoding: data.prefix(300), as: UTF8.self)
         let reason = json?["reason"]?.string ?? "HTTP \(status)"
-        let hint: String
         switch status {
-        case 401: hint = "the kubeconfig's credentials were refused; refresh them"
-        case 403: hint = "the kubeconfig's user may not do this; ask for RBAC rights or use another context"
-        case 404: hint = "the object or its namespace does not exist"
-        case 409: hint = "someone else changed it; run the command again"
-        case 422: hint = "the object is invalid; 'so deployment render' shows what was sent"
-        default: hint = "see 'kubectl get events' in the namespace"
+        case 401:
+            return SoError("cannot \(verb) \(object): the API server \(server) does not accept the credentials of \(connection.who) (\(reason))",
+                           hint: unauthorizedHint)
+        case 403:
+            let refused = Access.refused(in: message)
+            let asked = refused?.access ?? access
+            let known = refused.map { ", authenticated as \"\($0.user)\"," } ?? ""
+            let scope = asked.namespace.map { "in namespace \($0)" } ?? "at the cluster scope"
+            return SoError("cannot \(verb) \(object): \(connection.who)\(known) may not \(asked.verb) \(asked.qualified) \(scope) (\(reason))",
+                           hint: asked.rule)
+        default:
+            let hint: String
+            switch status {
+            case 404: hint = "the object or its namespace does not exist"
+            case 409: hint = "someone else changed it; run the command again"
+            case 422: hint = "the object is invalid; 'so deployment render' shows what was sent"
+            default: hint = "see 'kubectl get events' in the namespace"
+            }
+            return SoError("cannot \(verb) \(object): \(message.prefix(1).lowercased() + message.dropFirst()) (\(reason))", hint: hint)
         }
-        return SoError("cannot \(verb) \(object): \(message.prefix(1).lowercased() + message.dropFirst()) (\(reason))", hint: hint)
+    }
+
+    /// What to do about refused credentials, by where they came from.
+    var unauthorizedHint: String {
+        let c = connection
+        if let plugin = c.exec {
+            return "the credential of the exec plugin '\(plugin.programName)' was refused, also after running it again: log in again with its tool, "
+                + "or check users[].user.exec in \(c.source ?? "the kubeconfig")"
+        }
+        if c.inCluster { return "the pod's service account token is not accepted by this cluster (revoked, or the account was deleted)" }
+        if let file = c.tokenFile { return "the token in \(file) is refused (expired, revoked, or for another cluster); refresh it" }
+        if c.token != nil { return "the kubeconfig's token for this user is refused (expired, revoked, or for another cluster); get a new one" }
+        if c.clientCertificatePEM != nil {
+            return "the client certificate is refused (expired, or signed by a CA this cluster does not trust); get a fresh kubeconfig for the cluster"
+        }
+        if c.basicAuth != nil { return "the username and password are refused (API servers since Kubernetes 1.19 take no basic authentication)" }
+        return "the user has no credentials: give it a token, a client certificate or an exec plugin in the kubeconfig"
     }
 }

@@ -3,7 +3,7 @@ import SoBasics
 
 /// A process runner that answers only the calls a test scripted, in order, and records every call.
 /// An unexpected call fails loudly (it throws and is recorded in `unexpected`).
-public final class FakeProcessRunner: ProcessRunner, AttachedProcessRunner, @unchecked Sendable {
+public final class FakeProcessRunner: ProcessRunner, AttachedProcessRunner, PromptingProcessRunner, @unchecked Sendable {
     public struct Expectation {
         public var arguments: [String]
         public var result: ProcessResult
@@ -15,6 +15,10 @@ public final class FakeProcessRunner: ProcessRunner, AttachedProcessRunner, @unc
     private var expectations: [Expectation] = []
     public private(set) var calls: [(arguments: [String], workingDirectory: String?)] = []
     public private(set) var unexpected: [[String]] = []
+    /// The environment each call was given (nil: inherited), in the order of `calls`.
+    public private(set) var environments: [[String: String]?] = []
+    /// The calls that ran prompting (the terminal's stdin and stderr, stdout read).
+    public private(set) var prompting: [[String]] = []
     /// Programs reported as not installed.
     public var missing: Set<String> = []
     /// Answers a call no scripted expectation matches (nil: unexpected after all); for stand-ins that run
@@ -38,7 +42,16 @@ public final class FakeProcessRunner: ProcessRunner, AttachedProcessRunner, @unc
         try await run(arguments, workingDirectory: nil, environment: environment, timeout: nil).exitCode
     }
 
+    /// Prompting runs answer like captured ones (stderr went to the terminal).
+    public func runPrompting(_ arguments: [String], environment: [String: String]?) async throws -> ProcessResult {
+        lock.withLock { prompting.append(arguments) }
+        var r = try await run(arguments, workingDirectory: nil, environment: environment, timeout: nil)
+        r.stderr = ""
+        return r
+    }
+
     public func run(_ arguments: [String], workingDirectory: String?, environment: [String: String]?, timeout: Double?) async throws -> ProcessResult {
+        lock.withLock { environments.append(environment) }
         let scripted: Bool = {
             lock.lock(); defer { lock.unlock() }
             return expectations.first?.arguments == arguments || missing.contains(arguments.first ?? "")

@@ -290,6 +290,27 @@ extension KindTargetTests {
         _ = try await ListAction(c.ctx).run(cluster: ClusterOptions(performClusterManagement: false))
     }
 
+    /// In a pod with no kubeconfig: its service account, as kubectl; kubectl is then given no flags (it finds the account itself).
+    @Test func thePodsServiceAccountWhenNothingElseWasChosen() async throws {
+        let c = try await ClusterHarness(environment: ["KUBERNETES_SERVICE_HOST": "10.96.0.1", "KUBERNETES_SERVICE_PORT": "443"])
+        var env = c.ctx.environment
+        env["SO_SERVICEACCOUNT_DIR"] = c.h.tmp.file("sa")
+        var ctx = c.ctx
+        ctx.environment = env
+        await #expect { _ = try await ClusterTargets(ctx: ctx).shared(ClusterOptions(performClusterManagement: false)) } throws: { e in
+            (e as? SoError)?.message.contains("the pod's service account (no token at \(c.h.tmp.file("sa/token")))") == true
+        }
+        try c.h.tmp.write("sa/token", "pod-token")
+        try c.h.tmp.write("sa/namespace", "ci")
+        let model = try RenderAction(ctx).model("dep")
+        let target = try await ClusterTargets(ctx: ctx).find(model, ClusterOptions(performClusterManagement: false), allowCreate: false)
+        #expect(target?.connection.inCluster == true && target?.connection.server == "https://10.96.0.1:443" && target?.connection.namespace == "ci")
+        #expect(target?.kubectlFlags == [])
+        // A kubeconfig, once there, comes first (kubectl's order).
+        try c.h.tmp.write("user-kubeconfig", Self.kubeconfig(context: "prod"))
+        #expect(try await ClusterTargets(ctx: ctx).shared(ClusterOptions(performClusterManagement: false)).connection.contextName == "prod")
+    }
+
     @Test func soKubeconfigComesAfterTheDeploymentsOwnKindCluster() async throws {
         let c = try await ClusterHarness(environment: ["SO_KUBECONFIG": "/nonexistent/ci-kubeconfig"])
         let clusterID = try DeploymentFile.load(c.h.path("dep/deployment.yml"), fs: c.h.fs, diagnostics: DiagnosticSink()).clusterID

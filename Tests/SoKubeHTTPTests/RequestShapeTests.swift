@@ -3,17 +3,20 @@ import Testing
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 import SoBasics
 import SoKube
 import SoKubeHTTP
 
-/// A loopback HTTP server that records requests and answers from a script.
+/// A loopback HTTP(S) server that records requests (and the client certificate presented) and answers from a script.
 final class RecordingServer: @unchecked Sendable {
     struct Request {
         var method: String
         var uri: String
         var headers: [(String, String)]
         var body: String
+        /// The serial number of the client certificate, when the server asked for one.
+        var clientCertificateSerial: [UInt8]? = nil
         func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name.lowercased() }?.1 }
     }
     struct Response {
@@ -39,11 +42,20 @@ final class RecordingServer: @unchecked Sendable {
         }
     }
 
-    func start() throws -> Int {
+    /// - Parameter tls: serve HTTPS with this configuration (HTTP/1.1).
+    func start(tls: TLSConfiguration? = nil) throws -> Int {
+        let context = try tls.map { try NIOSSLContext(configuration: $0) }
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
-                channel.pipeline.configureHTTPServerPipeline().flatMap { channel.pipeline.addHandler(Handler(server: self)) }
+                if let context {
+                    do {
+                        try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
+                    } catch {
+                        return channel.eventLoop.makeFailedFuture(error)
+                    }
+                }
+                return channel.pipeline.configureHTTPServerPipeline().flatMap { channel.pipeline.addHandler(Handler(server: self)) }
             }
         let ch = try bootstrap.bind(host: "127.0.0.1", port: 0).wait()
         channel = ch
@@ -69,7 +81,9 @@ final class RecordingServer: @unchecked Sendable {
             case .body(let b): body += String(buffer: b)
             case .end:
                 guard let h = head else { return }
-                let r = server.handle(Request(method: h.method.rawValue, uri: h.uri, headers: h.headers.map { ($0.name, $0.value) }, body: body))
+                let serial = (try? context.pipeline.syncOperations.handler(type: NIOSSLServerHandler.self))?.peerCertificate?.serialNumber
+                let r = server.handle(Request(method: h.method.rawValue, uri: h.uri, headers: h.headers.map { ($0.name, $0.value) }, body: body,
+                                              clientCertificateSerial: serial))
                 var headers = HTTPHeaders([("Content-Type", "application/json"), ("Content-Length", String(r.body.utf8.count))])
                 for (k, v) in r.headers { headers.add(name: k, value: v) }
                 context.write(wrapOutboundOut(.head(HTTPResponseHead(version: h.version, status: HTTPResponseStatus(statusCode: r.status), headers: headers))), promise: nil)

@@ -41,7 +41,8 @@ import SoTestSupport
         defer { t.cleanup() }
         let c = try resolve(["kc": kind], explicit: "kc", in: t)
         #expect(c == ClusterConnection(contextName: "kind-dev", server: "https://127.0.0.1:40000", caPEM: Data(pem.utf8),
-                                       clientCertificatePEM: Data("CERT".utf8), clientKeyPEM: Data("KEY".utf8), namespace: "team"))
+                                       clientCertificatePEM: Data("CERT".utf8), clientKeyPEM: Data("KEY".utf8), namespace: "team",
+                                       userName: "kind-dev", source: t.file("kc")))
     }
 
     @Test func usersKindContextIsFoundButNeverTheInClusterAccount() throws {
@@ -88,7 +89,9 @@ import SoTestSupport
         }
         let exec = kind.replacingOccurrences(of: "user: {client-certificate-data: \(b64("CERT")), client-key-data: \(b64("KEY"))}",
                                              with: "user: {exec: {command: aws, apiVersion: client.authentication.k8s.io/v1}}")
-        #expect { try resolve(["kc": exec], explicit: "kc", in: t) } throws: { ($0 as! SoError).message.contains("exec credential plugin") }
+        #expect { try resolve(["kc": exec], explicit: "kc", in: t) } throws: {
+            ($0 as? SoError)?.message.contains("has no interactiveMode, which apiVersion v1 requires") == true
+        }
         let half = kind.replacingOccurrences(of: ", client-key-data: \(b64("KEY"))", with: "")
         #expect { try resolve(["kc": half], explicit: "kc", in: t) } throws: { ($0 as! SoError).message.contains("without a key") }
         #expect(throws: SoError.self) { try resolve([:], explicit: "nope", in: t) }

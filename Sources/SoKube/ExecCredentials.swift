@@ -1,0 +1,253 @@
+import Foundation
+import SoBasics
+
+/// `users[].user.exec`: a client-go credential plugin (apiVersion `client.authentication.k8s.io/v1` or
+/// `v1beta1`), run as client-go runs it.
+public struct ExecPlugin: Sendable, Hashable {
+    public enum InteractiveMode: String, Sendable, Hashable {
+        case never = "Never", ifAvailable = "IfAvailable", always = "Always"
+    }
+    public struct EnvVar: Sendable, Hashable {
+        public var name: String
+        public var value: String
+        public init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    public var apiVersion: String
+    /// A path (absolute once read from a file) or a name looked up on PATH.
+    public var command: String
+    public var args: [String]
+    public var env: [EnvVar]
+    public var installHint: String?
+    public var provideClusterInfo: Bool
+    public var interactiveMode: InteractiveMode
+    /// The cluster's `client.authentication.k8s.io/exec` extension as compact JSON (`spec.cluster.config`).
+    public var clusterConfig: String?
+
+    public init(apiVersion: String = "client.authentication.k8s.io/v1", command: String, args: [String] = [], env: [EnvVar] = [],
+                installHint: String? = nil, provideClusterInfo: Bool = false, interactiveMode: InteractiveMode = .never, clusterConfig: String? = nil) {
+        self.apiVersion = apiVersion
+        self.command = command
+        self.args = args
+        self.env = env
+        self.installHint = installHint
+        self.provideClusterInfo = provideClusterInfo
+        self.interactiveMode = interactiveMode
+        self.clusterConfig = clusterConfig
+    }
+
+    /// The program's name for messages (`aws`, `gke-gcloud-auth-plugin`).
+    public var programName: String { Path.basename(command) }
+}
+
+/// The `status` of the ExecCredential a plugin printed. Never printed or logged: it holds a secret.
+public struct ExecCredential: Sendable, Equatable, CustomStringConvertible {
+    public var description: String {
+        let has = [token.map { _ in "token" }, clientCertificatePEM.map { _ in "client certificate" }].compactMap { $0 }
+        return "ExecCredential(" + (has + [expiry.map { "expires \(Timestamps.rfc3339($0))" } ?? "no expiry"]).joined(separator: ", ") + ", secrets redacted)"
+    }
+
+    public var token: String?
+    public var clientCertificatePEM: Data?
+    public var clientKeyPEM: Data?
+    public var expiry: Date?
+
+    public init(token: String? = nil, clientCertificatePEM: Data? = nil, clientKeyPEM: Data? = nil, expiry: Date? = nil) {
+        self.token = token
+        self.clientCertificatePEM = clientCertificatePEM
+        self.clientKeyPEM = clientKeyPEM
+        self.expiry = expiry
+    }
+
+    /// client-go keeps a credential until its expirationTimestamp has passed (forever without one).
+    public func expired(at now: Date) -> Bool { expiry.map { now >= $0 } ?? false }
+}
+
+/// What reading credentials touches besides the network: exec plugins run as programs, token files
+/// are read, the terminal and the clock are asked. Live in the CLI; fakes in tests.
+public struct CredentialEffects: Sendable {
+    public var processes: ProcessRunner
+    public var fs: FileSystem
+    /// What plugins inherit, and where `CI` is read.
+    public var environment: [String: String]
+    public var stdinIsTerminal: Bool
+    public var clock: Clock
+    public var execCache: ExecCredentialCache
+
+    public init(processes: ProcessRunner, fs: FileSystem, environment: [String: String], stdinIsTerminal: Bool, clock: Clock,
+                execCache: ExecCredentialCache = .shared) {
+        self.processes = processes
+        self.fs = fs
+        self.environment = environment
+        self.stdinIsTerminal = stdinIsTerminal
+        self.clock = clock
+        self.execCache = execCache
+    }
+
+    /// This process: its programs, files, environment, terminal and clock.
+    public static func live() -> CredentialEffects {
+        let env = ProcessInfo.processInfo.environment
+        return CredentialEffects(processes: LocalProcessRunner(environment: env), fs: LocalFileSystem(), environment: env,
+                                 stdinIsTerminal: isatty(0) == 1, clock: SystemClock())
+    }
+}
+
+/// Exec credentials kept in this process until they expire, one per plugin and cluster (as client-go
+/// keeps them), so every connection that names the same plugin runs it once; concurrent requests wait
+/// for the one run.
+public actor ExecCredentialCache {
+    public static let shared = ExecCredentialCache()
+
+    struct Key: Hashable {
+        var plugin: ExecPlugin
+        var cluster: String
+    }
+    private var cached: [Key: ExecCredential] = [:]
+    private var running: [Key: Task<ExecCredential, Error>] = [:]
+    /// How many times a plugin was run (tests read it).
+    public private(set) var runs = 0
+
+    public init() {}
+
+    /// The credential kept for `plugin` while it holds; else, or when it is the `stale` one the server
+    /// refused, the plugin's next one.
+    public func credential(_ plugin: ExecPlugin, for connection: ClusterConnection, effects: CredentialEffects,
+                           replacing stale: ExecCredential? = nil) async throws -> ExecCredential {
+        let key = Key(plugin: plugin, cluster: ExecPlugins.clusterInfo(connection, plugin).map { String(decoding: $0.compactJSON(), as: UTF8.self) } ?? "")
+        if let c = cached[key], c != stale, !c.expired(at: effects.clock.now()) { return c }
+        if let t = running[key] { return try await t.value }
+        let task = Task { try await ExecPlugins.run(plugin, for: connection, effects: effects) }
+        running[key] = task
+        runs += 1
+        do {
+            let c = try await task.value
+            running[key] = nil
+            cached[key] = c
+            return c
+        } catch {
+            running[key] = nil
+            throw error
+        }
+    }
+}
+
+/// Running an exec plugin: its environment (`KUBERNETES_EXEC_INFO`), interactivity, and what it printed.
+public enum ExecPlugins {
+    /// Whether the plugin may talk to the user: never in CI (`CI` set) or without a terminal on stdin;
+    /// `Always` then is an error.
+    static func interactive(_ plugin: ExecPlugin, connection: ClusterConnection, effects: CredentialEffects) throws -> Bool {
+        let ci = effects.environment["CI"].map { !$0.isEmpty } ?? false
+        let terminal = effects.stdinIsTerminal && !ci
+        switch plugin.interactiveMode {
+        case .never: return false
+        case .ifAvailable: return terminal
+        case .always:
+            guard terminal else {
+                throw SoError("exec credential plugin '\(plugin.programName)' of \(connection.who) needs a terminal (interactiveMode: Always), "
+                              + (ci ? "and CI is set" : "and standard input is not one"),
+                              hint: "run so from a terminal, or give this user a credential that needs no prompt (interactiveMode: Never)")
+            }
+            return true
+        }
+    }
+
+    /// `spec.cluster` of the ExecCredential a plugin is given (only with `provideClusterInfo: true`).
+    static func clusterInfo(_ c: ClusterConnection, _ plugin: ExecPlugin) -> YValue? {
+        guard plugin.provideClusterInfo else { return nil }
+        var fields: [(String, YValue)] = [("server", .string(c.server))]
+        if let n = c.tlsServerName { fields.append(("tls-server-name", .string(n))) }
+        if c.insecureSkipTLSVerify { fields.append(("insecure-skip-tls-verify", .bool(true))) }
+        if let ca = c.caPEM { fields.append(("certificate-authority-data", .string(ca.base64EncodedString()))) }
+        if let p = c.proxyURL { fields.append(("proxy-url", .string(p))) }
+        if let config = plugin.clusterConfig, let v = try? JSON.parse(Data(config.utf8)) { fields.append(("config", yvalue(v))) }
+        return .map(fields)
+    }
+
+    static func yvalue(_ j: JSON) -> YValue {
+        switch j {
+        case .object(let o): return .map(o.keys.sorted().map { ($0, yvalue(o[$0] ?? .null)) })
+        case .array(let a): return .list(a.map(yvalue))
+        case .string(let s): return .string(s)
+        case .number(let n): return n == n.rounded() && abs(n) < 1e15 ? .int(Int(n)) : .string(String(n))
+        case .bool(let b): return .bool(b)
+        case .null: return .null
+        }
+    }
+
+    /// `KUBERNETES_EXEC_INFO`: the ExecCredential the plugin is given.
+    public static func input(_ plugin: ExecPlugin, connection: ClusterConnection, interactive: Bool) -> String {
+        var spec: [(String, YValue)] = []
+        if let cluster = clusterInfo(connection, plugin) { spec.append(("cluster", cluster)) }
+        spec.append(("interactive", .bool(interactive)))
+        let v = YValue.map([("kind", .string("ExecCredential")), ("apiVersion", .string(plugin.apiVersion)), ("spec", .map(spec))])
+        return String(decoding: v.compactJSON(), as: UTF8.self)
+    }
+
+    /// Runs the plugin once and reads its credential.
+    public static func run(_ plugin: ExecPlugin, for connection: ClusterConnection, effects: CredentialEffects) async throws -> ExecCredential {
+        let interactive = try interactive(plugin, connection: connection, effects: effects)
+        var env = effects.environment
+        for e in plugin.env { env[e.name] = e.value }
+        env["KUBERNETES_EXEC_INFO"] = input(plugin, connection: connection, interactive: interactive)
+        let arguments = [plugin.command] + plugin.args
+        let name = "exec credential plugin '\(plugin.programName)' of \(connection.who)"
+        let result: ProcessResult
+        do {
+            if interactive, let prompting = effects.processes as? PromptingProcessRunner {
+                result = try await prompting.runPrompting(arguments, environment: env)
+            } else {
+                result = try await effects.processes.run(arguments, workingDirectory: nil, environment: env, timeout: nil)
+            }
+        } catch let e as SoError where e.missingProgram != nil {
+            let hint = plugin.installHint.map { $0.split(whereSeparator: \.isNewline).map { $0.trimmedSpaces }.filter { !$0.isEmpty }.joined(separator: " ") }
+            let why = plugin.command.contains("/") ? "does not exist or is not executable" : "is not on PATH"
+            let fix = "install \(plugin.programName), or fix users[].user.exec.command in \(connection.source ?? "the kubeconfig")"
+            var error = SoError("\(name) is not installed: \(plugin.command) \(why)", hint: hint?.isEmpty == false ? hint : fix)
+            error.missingProgram = plugin.command
+            throw error
+        }
+        guard result.exitCode == 0 else {
+            let lines = result.stderr.split(whereSeparator: \.isNewline).map { $0.trimmedSpaces }.filter { !$0.isEmpty }.suffix(3)
+            let said = lines.isEmpty ? (interactive ? " (its output is above)" : "") : ": " + String(lines.joined(separator: " | ").prefix(400))
+            throw SoError("\(name) failed with exit code \(result.exitCode)\(said)",
+                          hint: "run '\(plugin.command)' by hand, with the args of users[].user.exec in \(connection.source ?? "the kubeconfig"), to see why")
+        }
+        return try parse(result.stdout, plugin: plugin, name: name)
+    }
+
+    /// The plugin's stdout: an ExecCredential of the configured apiVersion with a token, or a client
+    /// certificate and key, and perhaps an expiry. Errors never quote the output (it holds the secret).
+    public static func parse(_ stdout: String, plugin: ExecPlugin, name: String) throws -> ExecCredential {
+        let hint = "the plugin must print an ExecCredential (apiVersion \(plugin.apiVersion)) with status.token, "
+            + "or status.clientCertificateData and clientKeyData"
+        guard let json = try? JSON.parse(Data(stdout.utf8)), case .object = json else {
+            throw SoError("\(name) printed no ExecCredential (its output is not a JSON object)", hint: hint)
+        }
+        let version = json["apiVersion"]?.string ?? ""
+        guard version == plugin.apiVersion else {
+            throw SoError("\(name) printed an ExecCredential of apiVersion '\(version)', not '\(plugin.apiVersion)' as the kubeconfig says", hint: hint)
+        }
+        if let kind = json["kind"]?.string, kind != "ExecCredential" {
+            throw SoError("\(name) printed a '\(kind)', not an ExecCredential", hint: hint)
+        }
+        guard let status = json["status"], case .object = status else { throw SoError("\(name) printed an ExecCredential without a status", hint: hint) }
+        let token = status["token"]?.string.flatMap { $0.isEmpty ? nil : $0 }
+        let cert = status["clientCertificateData"]?.string.flatMap { $0.isEmpty ? nil : Data($0.utf8) }
+        let key = status["clientKeyData"]?.string.flatMap { $0.isEmpty ? nil : Data($0.utf8) }
+        if (cert == nil) != (key == nil) {
+            throw SoError("\(name) printed only one of clientCertificateData and clientKeyData", hint: hint)
+        }
+        guard token != nil || cert != nil else { throw SoError("\(name) printed neither a token nor a client certificate and key", hint: hint) }
+        var expiry: Date?
+        if let stamp = status["expirationTimestamp"]?.string {
+            guard let d = Timestamps.parse(stamp) else {
+                throw SoError("\(name) printed an expirationTimestamp that is not an RFC 3339 time: '\(stamp.prefix(40))'", hint: hint)
+            }
+            expiry = d
+        }
+        return ExecCredential(token: token, clientCertificatePEM: cert, clientKeyPEM: key, expiry: expiry)
+    }
+}
