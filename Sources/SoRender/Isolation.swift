@@ -8,13 +8,13 @@ import SoStack
 extension RenderState {
     mutating func renderIsolation() throws {
         renderComposeNetworks()
-        if let egress = spec.sections.egress { renderNetworkPolicies(egress) }
+        if let egress = spec.sections.egress { try renderNetworkPolicies(egress) }
         if let quota = spec.sections.quota { try renderQuota(quota) }
     }
 
     var configValues: [String: String] { Dictionary(model.config.map { ($0.key, $0.value) }, uniquingKeysWith: { $1 }) }
 
-    mutating func renderNetworkPolicies(_ egress: EgressPolicy) {
+    mutating func renderNetworkPolicies(_ egress: EgressPolicy) throws {
         let s = YValue.string
         let all: YValue = .map([])
         func policy(_ suffix: String, _ spec: [(String, YValue)]) -> KubeObject {
@@ -76,6 +76,37 @@ extension RenderState {
                 ("policyTypes", .list([s("Egress")])),
             ]))
         }
+        if let proxy = try egressProxy() {
+            // The proxy checks names; its pod alone may reach any address, on the allowed ports.
+            let anywhere: [YValue] = ["0.0.0.0/0", "::/0"].map { .map([("ipBlock", .map([("cidr", s($0))]))]) }
+            let selector: YValue = .map([("matchLabels", .map(serviceSelector(proxy.component).map { ($0.0, s($0.1)) }))])
+            policies.append(policy("egress-proxy", [
+                ("podSelector", selector),
+                ("egress", .list([.map([("to", .list(anywhere)), ("ports", .list(proxy.ports.map { .map([("protocol", s("TCP")), ("port", .int($0))]) }))])])),
+                ("policyTypes", .list([s("Egress")])),
+            ]))
+        }
+    }
+
+    /// The spec's `egress-proxy:` as render needs it; nil without one. The service must run in a pod of its own
+    /// (a NetworkPolicy selects pods, not containers).
+    func egressProxy() throws -> EgressProxy? {
+        guard let egress = spec.sections.egress, let name = egress.proxy else { return nil }
+        let at = SourceLocation(file: spec.path)
+        guard let svc = ports.service(name), !svc.isInitContainer else {
+            throw SoError("egress-proxy names service '\(name)', which no pod of the deployment runs", hint: "name a compose service of the stack", at: at)
+        }
+        let neighbours = ports.services.filter { $0.component == svc.component && $0.name != name && !$0.isInitContainer }.map(\.name)
+        if !neighbours.isEmpty {
+            throw SoError("egress-proxy service '\(name)' shares its pod with \(neighbours.joined(separator: ", ")), which would get its wide egress",
+                          hint: "put the proxy in a compose file (pod) of its own", at: at)
+        }
+        let (hosts, cidrs) = egress.targets(config: configValues)
+        var allowedPorts = egress.ports
+        for p in egress.urlPorts(config: configValues).values.joined() where !allowedPorts.contains(p) { allowedPorts.append(p) }
+        return EgressProxy(service: name, component: svc.component, port: svc.listens.first?.number ?? EgressProxy.defaultPort,
+                           allow: hosts + cidrs, ports: allowedPorts, spec: Path.join(model.directory, "spec.yml"),
+                           others: ports.services.filter { !$0.isInitContainer }.map(\.name))
     }
 
     mutating func renderQuota(_ quota: NamespaceQuota) throws {
@@ -180,5 +211,34 @@ public struct ClusterDNS: Sendable, Equatable {
         }
         for a in addresses.sorted() { out.append(.map([("ipBlock", .map([("cidr", .string(a.contains(":") ? "\(a)/128" : "\(a)/32"))]))])) }
         return out.isEmpty ? nil : out
+    }
+}
+
+/// The egress proxy (spec `egress-proxy:`): what its container is told, and what the others are.
+struct EgressProxy {
+    static let defaultPort = 3128
+    var service: String
+    var component: String
+    var port: Int
+    /// Hosts and CIDRs it lets through, on `ports`.
+    var allow: [String]
+    var ports: [Int]
+    /// The spec file its refusals name.
+    var spec: String
+    /// Every service of the deployment: reached directly, never through the proxy.
+    var others: [String]
+
+    /// The proxy's own settings (config/agent-workspace/egress-proxy.py reads them).
+    var settings: [(String, String)] {
+        [("SO_EGRESS_ALLOW", allow.joined(separator: ",")), ("SO_EGRESS_PORTS", ports.map(String.init).joined(separator: ",")),
+         ("SO_EGRESS_SPEC", spec), ("SO_EGRESS_LISTEN", String(port))]
+    }
+
+    /// What every other container gets: the proxy for HTTP(S), the deployment's own services and the cluster's
+    /// names directly.
+    var clientSettings: [(String, String)] {
+        let url = "http://\(service):\(port)"
+        let direct = (["localhost", "127.0.0.1", "::1", ".svc", ".cluster.local"] + others).joined(separator: ",")
+        return [("HTTP_PROXY", url), ("HTTPS_PROXY", url), ("http_proxy", url), ("https_proxy", url), ("NO_PROXY", direct), ("no_proxy", direct)]
     }
 }

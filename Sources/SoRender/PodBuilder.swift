@@ -183,6 +183,11 @@ struct PodBuilder {
         // come from the Secret even where compose gives the variable a value.
         for f in model.credentialsFiles { for k in f.keys where position[k] != nil { set(k, secretKeyRef(k)) } }
         if !model.caCertificates.isEmpty { set("NODE_EXTRA_CA_CERTS", .string("/etc/ssl/certs/laconic-extra-ca-0.pem")) }
+        // spec egress-proxy: the proxy's allowlist; the other containers' HTTP(S) through it, unless they set their own.
+        if let proxy = try? state.egressProxy() {
+            let settings = svc.name == proxy.service ? proxy.settings : proxy.clientSettings
+            for (k, v) in settings where svc.name == proxy.service || position[k] == nil { set(k, .string(v)) }
+        }
         let prelude = secretRefs.filter { position[$0] == nil }.map { ($0, secretKeyRef($0)) }
         // A reference must come after the variable it uses: move those definitions to the front.
         let used = Set(secretRefs)

@@ -47,6 +47,9 @@ public struct EgressPolicy: Sendable, Equatable {
     /// As written: host names, CIDRs, URLs (`https://host/…`, `git@host:…`) or `${CONFIG_NAME}` holding one.
     public var entries: [String] = []
     public var ports: [Int] = [443, 22, 80]
+    /// `egress-proxy: SERVICE`: the compose service (in a pod of its own) that proxies HTTP(S) to the listed
+    /// hosts by name; its pods may reach any address on the allowed ports, the others go through it.
+    public var proxy: String?
     public init() {}
 
     /// Host names and CIDRs, with `${NAME}` expanded from the deployment's config and URLs reduced to
@@ -233,7 +236,16 @@ public struct SpecSections: Sendable {
                     return port
                 }
             }
+            if let p = m.nonNull("egress-proxy") {
+                let name = try p.string("'egress-proxy'")
+                guard NameRules.isComponent(name) else {
+                    throw p.error("egress-proxy '\(name)' is not a service name", hint: "name the compose service that runs the proxy, e.g. egress-proxy")
+                }
+                policy.proxy = name
+            }
             s.egress = policy
+        } else if let p = m.nonNull("egress-proxy") {
+            throw p.error("egress-proxy needs an egress: list", hint: "add egress: with the hosts the proxy may reach, or remove egress-proxy:")
         }
         if let q = m.nonNull("quota") {
             let qm = try q.mapping("'quota'")
