@@ -100,3 +100,26 @@ import SoTestSupport
         }
     }
 }
+
+/// Every recursive delete goes through `removeOwnedTree` (SoBasics/Deletion.swift), which checks what it
+/// removes: no other source file calls the unchecked primitive.
+@Suite struct OneRecursiveDeleteTests {
+    @Test func onlyRemoveOwnedTreeCallsRemoveTree() throws {
+        let fs = LocalFileSystem()
+        let sources = Path.join(RepoPaths.root, "Sources")
+        var callers: [String] = []
+        for f in try fs.walk(sources) where f.relative.hasSuffix(".swift") && !f.relative.hasPrefix("SoTestSupport/") {
+            let text = try fs.readText(Path.join(sources, f.relative))
+            for (i, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() where line.contains("removeTree(") {
+                let code = line.trimmingCharacters(in: .whitespaces)
+                if code.hasPrefix("///") || code.hasPrefix("//") || code.hasPrefix("func removeTree(") || code.hasPrefix("public func removeTree(") { continue }
+                callers.append("\(f.relative):\(i + 1)")
+            }
+        }
+        #expect(callers.count == 1 && callers.first?.hasPrefix("SoBasics/Deletion.swift:") == true, "\(callers)")
+        // And no FileManager removal outside the file system seam.
+        for f in try fs.walk(sources) where f.relative.hasSuffix(".swift") && f.relative != "SoBasics/FileSystem.swift" && !f.relative.hasPrefix("SoTestSupport/") {
+            #expect(!(try fs.readText(Path.join(sources, f.relative))).contains("removeItem("), "\(f.relative)")
+        }
+    }
+}

@@ -34,6 +34,26 @@ enum RealNode {
 
 @Suite(.serialized, .enabled(if: RealNode.enabled, "SO_E2E_KUBECONFIG with SO_E2E_REAL_NODE=1 is not set: no node that runs containers"))
 struct RealNodeE2ETests {
+    /// A pod no node has room for, on a cluster that cannot add nodes (the kit's one bare node): named within
+    /// seconds with what it requests and what the node has, not at --timeout.
+    @Test func anUnschedulablePodIsNamedWithinSeconds() async throws {
+        let t = try TempDir("so-e2e-unschedulable")
+        defer { t.cleanup() }
+        var r = try await E2E.so(["--stack", Path.join(RealNode.stacks, "egress-none"), "deploy", "init", "--output", "spec.yml"], cwd: t.path)
+        #expect(r.exitCode == 0, "\(r.stderr)")
+        try t.write("spec.yml", try t.read("spec.yml") + "resources:\n  containers:\n    reservations: {cpus: '64', memory: 64M}\n    limits: {cpus: '64', memory: 128M}\n")
+        r = try await E2E.so(["deploy", "create", "--spec-file", "spec.yml", "--deployment-dir", "dep"], cwd: t.path)
+        #expect(r.exitCode == 0, "\(r.stderr)")
+        try await RealNode.removing(t) {
+            let began = Date()
+            r = try await E2E.so(["deployment", "--dir", "dep", "start", "--timeout", "120", "--progress", "plain"] + RealNode.kc, cwd: t.path)
+            let took = Date().timeIntervalSince(began)
+            #expect(r.exitCode == 1 && took < 30, "exit \(r.exitCode) after \(Int(took)) s: \(r.stderr)")
+            #expect(r.stderr.contains("cannot be scheduled") && r.stderr.contains("Insufficient cpu") && r.stderr.contains("requests cpu 64")
+                    && r.stderr.contains("so-node has cpu") && r.stderr.contains("lower resources: in"), "\(r.stderr)")
+        }
+    }
+
     /// Compose names resolve across services (a Service per service, headless where no port is known);
     /// logs, exec with its exit code, and port-forward reach the real containers.
     @Test func servicesReachEachOtherByNameAndTheVerbsReachContainers() async throws {
