@@ -206,15 +206,18 @@ struct ClusterTargets {
         guard let wanted = model.spec.kindNodeImage else { return }
         let engine = ctx.kindProvider.cli
         let node = "\(cluster)-control-plane"
-        guard let r = try? await ctx.processes.run([engine, "inspect", "--format", "{{.Config.Image}}", node], workingDirectory: nil, environment: nil, timeout: 30),
+        let argv = [engine, "inspect", "--format", "{{.Config.Image}}", node]
+        guard let r = try? await ctx.processes.run(argv, workingDirectory: nil, environment: nil, timeout: 30),
               r.exitCode == 0, !r.stdout.trimmedWhitespace.isEmpty else {
-            ctx.diagnostics.warn("cannot read the image of kind node \(node) (\(engine) inspect failed); kind-node-image \(wanted) is not checked", hint: "check '\(engine) ps'")
+            ctx.diagnostics.warn("cannot read the image of kind node \(node) (\(engine) inspect failed); kind-node-image \(wanted) is not checked",
+                                 hint: "check '\(engine) ps'")
             return
         }
         let running = r.stdout.trimmedWhitespace
         if !ImageReference.same(running, wanted) {
             ctx.diagnostics.warn("kind cluster '\(cluster)' runs node image \(running), not the spec's kind-node-image \(wanted)",
-                                 hint: "kind sets the image only at creation: 'kind delete cluster --name \(cluster)', then start again to create it with \(wanted)",
+                                 hint: "kind sets the image only at creation: 'kind delete cluster --name \(cluster)', "
+                                     + "then start again to create it with \(wanted)",
                                  at: SourceLocation(file: model.spec.path))
         }
     }
@@ -225,9 +228,11 @@ struct ClusterTargets {
         let needed = KindMounts.required(model, home: ctx.fs.homeDirectory)
         guard !needed.isEmpty else { return }
         let engine = ctx.kindProvider.cli
-        guard let r = try? await ctx.processes.run([engine, "inspect", "--format", "{{json .Mounts}}", "\(cluster)-control-plane"], workingDirectory: nil, environment: nil, timeout: 30),
+        let argv = [engine, "inspect", "--format", "{{json .Mounts}}", "\(cluster)-control-plane"]
+        guard let r = try? await ctx.processes.run(argv, workingDirectory: nil, environment: nil, timeout: 30),
               r.exitCode == 0, let json = try? JSON.parse(Data(r.stdout.utf8)) else {
-            ctx.diagnostics.warn("cannot inspect the kind node's mounts (\(engine) inspect failed); volumes with host paths may not be visible", hint: "check '\(engine) ps'")
+            ctx.diagnostics.warn("cannot inspect the kind node's mounts (\(engine) inspect failed); volumes with host paths may not be visible",
+                                 hint: "check '\(engine) ps'")
             return
         }
         let active = json.array.map { ($0["Source"]?.string ?? "", $0["Destination"]?.string ?? "") }

@@ -69,13 +69,15 @@ public struct InitAction {
         case .k8sKind where req.imageRegistry != nil:
             throw SoError.usage("--image-registry is only for --deploy-to k8s", hint: "kind loads local images directly; drop --image-registry")
         case .k8s where req.kindNodeImage != nil:
-            throw SoError.usage("--kind-node-image is only for --deploy-to k8s-kind", hint: "a k8s deployment runs on a cluster that already exists; drop --kind-node-image")
+            throw SoError.usage("--kind-node-image is only for --deploy-to k8s-kind",
+                                hint: "a k8s deployment runs on a cluster that already exists; drop --kind-node-image")
         case .k8s where req.imageRegistry == nil:
             ctx.diagnostics.warn("no --image-registry given for deploy-to k8s", hint: "local images (…:local) cannot be pulled by a remote cluster without one")
         default: break
         }
         if let image = req.kindNodeImage, !ImageReference.isPlausible(image) {
-            throw SoError.usage("--kind-node-image '\(image)' is not an image reference", hint: "name a kind node image, e.g. --kind-node-image kindest/node:v1.31.0")
+            throw SoError.usage("--kind-node-image '\(image)' is not an image reference",
+                                hint: "name a kind node image, e.g. --kind-node-image kindest/node:v1.31.0")
         }
         let recipe = try req.mapPortsToHost.map { value -> PortRecipe in
             guard let r = PortRecipe(rawValue: value) else {

@@ -61,7 +61,8 @@ import SoTestSupport
         p.missing = []
         p.expect(["kind", "get", "clusters"], stdout: "No kind clusters found.\n")
         p.expect(["kind", "create", "cluster", "--name", clusterID, "--config", h.path("dep/kind-config.yml")])
-        p.expect(["kind", "get", "kubeconfig", "--name", clusterID], stdout: ClusterHarness.kubeconfigText.replacingOccurrences(of: "kind-test", with: "kind-\(clusterID)"))
+        let kubeconfig = ClusterHarness.kubeconfigText.replacingOccurrences(of: "kind-test", with: "kind-\(clusterID)")
+        p.expect(["kind", "get", "kubeconfig", "--name", clusterID], stdout: kubeconfig)
         _ = try await StartAction(ctx).run(StartRequest(directory: "dep", cluster: ClusterOptions(), wait: false, progress: .plain))
         #expect(p.unexpected.isEmpty && p.pending.isEmpty, "\(p.calls.map(\.arguments))")
         let kindCalls = zip(p.calls, p.environments).filter { $0.0.arguments.first == "kind" }
@@ -85,12 +86,14 @@ import SoTestSupport
         for running in ["kindest/node:v1.29.2@sha256:51a1", "docker.io/kindest/node:v1.31.0@sha256:53df"] {
             p.expect(["kind", "get", "clusters"], stdout: "\(clusterID)\n")
             p.expect(inspect, stdout: running + "\n")
-            p.expect(["kind", "get", "kubeconfig", "--name", clusterID], stdout: ClusterHarness.kubeconfigText.replacingOccurrences(of: "kind-test", with: "kind-\(clusterID)"))
+            p.expect(["kind", "get", "kubeconfig", "--name", clusterID],
+                     stdout: ClusterHarness.kubeconfigText.replacingOccurrences(of: "kind-test", with: "kind-\(clusterID)"))
             _ = try await StartAction(ctx).run(StartRequest(directory: "dep", cluster: ClusterOptions(), wait: false, progress: .plain))
             #expect(p.unexpected.isEmpty && p.pending.isEmpty, "\(p.calls.map(\.arguments))")
         }
         let reported = h.ctx.diagnostics.all.filter { $0.message.contains("node image") }
-        #expect(reported.map(\.message) == ["kind cluster '\(clusterID)' runs node image kindest/node:v1.29.2@sha256:51a1, not the spec's kind-node-image \(Self.image)"])
+        #expect(reported.map(\.message) == ["kind cluster '\(clusterID)' runs node image kindest/node:v1.29.2@sha256:51a1, "
+                                            + "not the spec's kind-node-image \(Self.image)"])
         #expect(reported.first?.hint?.contains("kind delete cluster --name \(clusterID)") == true)
     }
 

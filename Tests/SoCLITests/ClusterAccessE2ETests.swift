@@ -297,8 +297,8 @@ struct ClusterAccessE2ETests {
             try Access.writePrivate(t, "config/token", token.stdout.trimmedWhitespace)
             try t.write("config/pki/ca.crt", admin.ca)
             func config(_ serverName: String?) -> String {
-                Access.kubeconfig(cluster: ["server: \(Access.relay)", "certificate-authority: pki/ca.crt"] + (serverName.map { ["tls-server-name: \($0)"] } ?? []),
-                                  user: ["tokenFile: token"])
+                let name = serverName.map { ["tls-server-name: \($0)"] } ?? []
+                return Access.kubeconfig(cluster: ["server: \(Access.relay)", "certificate-authority: pki/ca.crt"] + name, user: ["tokenFile: token"])
             }
             try t.write("config/kubeconfig", config("kubernetes.default.svc"))
             var r = try await E2E.so(["deployment", "list", "--kubeconfig", t.file("config/kubeconfig")], cwd: t.path)
@@ -429,7 +429,9 @@ enum SoImage {
         guard ldd.exitCode == 0 else { throw SoError("ldd \(E2E.binary): \(ldd.stderr)") }
         for line in ldd.stdout.split(separator: "\n") {
             let parts = line.split(separator: " ")
-            guard parts.count >= 3, parts[1] == "=>", parts[2].hasPrefix("/"), !parts[2].hasPrefix("/lib"), !parts[2].hasPrefix("/usr/lib/x86_64") else { continue }
+            guard parts.count >= 3, parts[1] == "=>", parts[2].hasPrefix("/"), !parts[2].hasPrefix("/lib"), !parts[2].hasPrefix("/usr/lib/") else {
+                continue
+            }
             let lib = String(parts[2])
             try fm.copyItem(atPath: fm.destinationOfSymbolicLinkOrSelf(lib), toPath: Path.join(ctx, "so/lib", Path.basename(lib)))
         }

@@ -189,7 +189,8 @@ func expectError(_ expectedLine: String, _ body: () throws -> Void, sourceLocati
         let spec = try decodeSpec("stack: a\ndeploy-to: k8s-kind\nkind-node-image: kindest/node:v1.31.0\n")
         #expect(spec.kindNodeImage == "kindest/node:v1.31.0")
         let yaml = KindConfig(volumes: [], mountRoot: nil, hostPorts: [], nodeImage: spec.kindNodeImage).yaml()
-        #expect(yaml.hasPrefix("kind: Cluster\napiVersion: kind.x-k8s.io/v1alpha4\nnodes:\n  - role: control-plane\n    image: kindest/node:v1.31.0\n"), "\(yaml)")
+        #expect(yaml.hasPrefix("kind: Cluster\napiVersion: kind.x-k8s.io/v1alpha4\nnodes:\n  - role: control-plane\n    image: kindest/node:v1.31.0\n"),
+                "\(yaml)")
         #expect(!KindConfig(volumes: [], mountRoot: nil, hostPorts: []).yaml().contains("image:"))
     }
 
