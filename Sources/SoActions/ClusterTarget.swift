@@ -84,12 +84,12 @@ struct ClusterTargets {
             // kind writes kind-<name> into the user's kubeconfig when it creates a cluster and removes it when it
             // deletes one: with the deployment's own cluster there, kind (which asks docker) is not needed.
             if let c = Kubeconfig.userContext("kind-\(wanted)", environment: ctx.environment, fs: ctx.fs, diagnostics: ctx.diagnostics) {
-                try await checkMounts(model, cluster: wanted)
+                try await checkNode(model, cluster: wanted)
                 return ClusterTarget(connection: c, kindCluster: wanted, fromUserKubeconfig: true)
             }
             switch try await kindClustersOnce() {
             case .some(let clusters) where clusters.contains(wanted):
-                try await checkMounts(model, cluster: wanted)
+                try await checkNode(model, cluster: wanted)
                 return try await kindTarget(wanted)
             case .some: tried.append("the deployment's kind cluster '\(wanted)' (not running)")
             case .none: tried.append("the deployment's kind cluster '\(wanted)' (kind is not installed)")
@@ -102,7 +102,7 @@ struct ClusterTargets {
         switch try await kindClustersOnce() {
         case .some(let clusters) where !clusters.isEmpty:
             ctx.say("using the host's kind cluster '\(clusters[0])' (one cluster per host)")
-            if let model { try await checkMounts(model, cluster: clusters[0]) }
+            if let model { try await checkNode(model, cluster: clusters[0]) }
             return try await kindTarget(clusters[0])
         case .some: tried.append("the host's kind clusters (none running)")
         case .none: tried.append("the host's kind clusters (kind is not installed)")
@@ -182,12 +182,44 @@ struct ClusterTargets {
     }
 
     /// Creates the host's kind cluster from the deployment's kind-config.yml.
+    /// The node image is the one kind-config.yml names (`kind-node-image:`); kind runs on the engine
+    /// `KIND_EXPERIMENTAL_PROVIDER` names, which it reads from the environment it is given.
     func createKind(_ model: DeploymentModel) async throws -> ClusterTarget {
         let wanted = model.spec.kindClusterName ?? model.identity.clusterID
         let config = Path.join(model.directory, "kind-config.yml")
-        ctx.say("creating kind cluster '\(wanted)' (takes a minute or two)…")
+        let provider = ctx.kindProvider.cli
+        let details = [model.spec.kindNodeImage.map { "node image \($0)" }, provider == "docker" ? nil : "provider \(provider)"].compactMap { $0 }
+        ctx.say("creating kind cluster '\(wanted)'\(details.isEmpty ? "" : " (" + details.joined(separator: ", ") + ")") (takes a minute or two)…")
         _ = try await run(["kind", "create", "cluster", "--name", wanted, "--config", config], what: "create kind cluster \(wanted)", timeout: 900)
         return try await kindTarget(wanted, created: true)
+    }
+
+    /// What a running kind node must match: its mounts (refused when one is missing) and its image (reported).
+    func checkNode(_ model: DeploymentModel, cluster: String) async throws {
+        try await checkMounts(model, cluster: cluster)
+        await checkNodeImage(model, cluster: cluster)
+    }
+
+    /// kind sets the node image only when a cluster is created: a running node made from another image than
+    /// the spec's `kind-node-image` is reported (with how to recreate it), not refused.
+    func checkNodeImage(_ model: DeploymentModel, cluster: String) async {
+        guard let wanted = model.spec.kindNodeImage else { return }
+        let engine = ctx.kindProvider.cli
+        let node = "\(cluster)-control-plane"
+        let argv = [engine, "inspect", "--format", "{{.Config.Image}}", node]
+        guard let r = try? await ctx.processes.run(argv, workingDirectory: nil, environment: nil, timeout: 30),
+              r.exitCode == 0, !r.stdout.trimmedWhitespace.isEmpty else {
+            ctx.diagnostics.warn("cannot read the image of kind node \(node) (\(engine) inspect failed); kind-node-image \(wanted) is not checked",
+                                 hint: "check '\(engine) ps'")
+            return
+        }
+        let running = r.stdout.trimmedWhitespace
+        if !ImageReference.same(running, wanted) {
+            ctx.diagnostics.warn("kind cluster '\(cluster)' runs node image \(running), not the spec's kind-node-image \(wanted)",
+                                 hint: "kind sets the image only at creation: 'kind delete cluster --name \(cluster)', "
+                                     + "then start again to create it with \(wanted)",
+                                 at: SourceLocation(file: model.spec.path))
+        }
     }
 
     /// kind applies extraMounts only when a cluster is created: refuse to start when a mount the
@@ -195,9 +227,12 @@ struct ClusterTargets {
     func checkMounts(_ model: DeploymentModel, cluster: String) async throws {
         let needed = KindMounts.required(model, home: ctx.fs.homeDirectory)
         guard !needed.isEmpty else { return }
-        guard let r = try? await ctx.processes.run(["docker", "inspect", "--format", "{{json .Mounts}}", "\(cluster)-control-plane"], workingDirectory: nil, environment: nil, timeout: 30),
+        let engine = ctx.kindProvider.cli
+        let argv = [engine, "inspect", "--format", "{{json .Mounts}}", "\(cluster)-control-plane"]
+        guard let r = try? await ctx.processes.run(argv, workingDirectory: nil, environment: nil, timeout: 30),
               r.exitCode == 0, let json = try? JSON.parse(Data(r.stdout.utf8)) else {
-            ctx.diagnostics.warn("cannot inspect the kind node's mounts (docker inspect failed); volumes with host paths may not be visible", hint: "check 'docker ps'")
+            ctx.diagnostics.warn("cannot inspect the kind node's mounts (\(engine) inspect failed); volumes with host paths may not be visible",
+                                 hint: "check '\(engine) ps'")
             return
         }
         let active = json.array.map { ($0["Source"]?.string ?? "", $0["Destination"]?.string ?? "") }
@@ -210,7 +245,8 @@ struct ClusterTargets {
 
     @discardableResult
     func run(_ args: [String], what: String, timeout: Double = 60) async throws -> String {
-        let r = try await ctx.processes.run(args, workingDirectory: nil, environment: nil, timeout: timeout)
+        // kind gets the environment `so` was given (KIND_EXPERIMENTAL_PROVIDER, KIND_EXPERIMENTAL_DOCKER_NETWORK, DOCKER_HOST …).
+        let r = try await ctx.processes.run(args, workingDirectory: nil, environment: ctx.environment, timeout: timeout)
         guard r.exitCode == 0 else { throw SoError("cannot \(what): \(r.lastErrorLine)", hint: "run '\(args.joined(separator: " "))' by hand to see more") }
         return r.stdout
     }

@@ -123,7 +123,7 @@ public struct CreateAction {
 
     /// The first cluster `kind get clusters` lists, so every deployment on a host shares it.
     func existingKindCluster() async -> String? {
-        guard let r = try? await ctx.processes.run(["kind", "get", "clusters"], workingDirectory: nil, environment: nil, timeout: 10),
+        guard let r = try? await ctx.processes.run(["kind", "get", "clusters"], workingDirectory: nil, environment: ctx.environment, timeout: 10),
               r.exitCode == 0 else { return nil }
         return ClusterTargets.clusters(listed: r.stdout).first
     }

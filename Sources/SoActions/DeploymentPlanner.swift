@@ -240,7 +240,8 @@ struct DeploymentPlanner {
         switch spec.deployTo {
         case .k8sKind:
             let root = spec.kindMountRoot.map { Path.normalize(Path.expandTilde($0, home: fs.homeDirectory)) }
-            plan.add("kind-config.yml", Data(KindConfig(volumes: kindVolumes, mountRoot: root, hostPorts: ports.kindPorts).yaml().utf8))
+            let kind = KindConfig(volumes: kindVolumes, mountRoot: root, hostPorts: ports.kindPorts, nodeImage: spec.kindNodeImage)
+            plan.add("kind-config.yml", Data(kind.yaml().utf8))
         case .k8s:
             if let kc = spec.kubeConfig {
                 let path = Path.absolute(Path.expandTilde(kc, home: fs.homeDirectory), relativeTo: fs.currentDirectory)

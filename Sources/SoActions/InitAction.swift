@@ -24,6 +24,8 @@ public struct InitRequest: Sendable {
     public var profiles: [String] = []
     /// Print the spec instead of writing it.
     public var dryRun = false
+    /// The kind node image (`kind-node-image:`); k8s-kind only.
+    public var kindNodeImage: String?
 
     public init(stack: String, deployTo: String = "k8s-kind", config: [String] = [], configFile: String? = nil, kubeConfig: String? = nil,
                 imageRegistry: String? = nil, mapPortsToHost: String? = nil, output: String, force: Bool = false) {
@@ -66,9 +68,16 @@ public struct InitAction {
             throw SoError.usage("--kube-config is only for --deploy-to k8s", hint: "k8s-kind deployments use the kind cluster's own kubeconfig; drop --kube-config")
         case .k8sKind where req.imageRegistry != nil:
             throw SoError.usage("--image-registry is only for --deploy-to k8s", hint: "kind loads local images directly; drop --image-registry")
+        case .k8s where req.kindNodeImage != nil:
+            throw SoError.usage("--kind-node-image is only for --deploy-to k8s-kind",
+                                hint: "a k8s deployment runs on a cluster that already exists; drop --kind-node-image")
         case .k8s where req.imageRegistry == nil:
             ctx.diagnostics.warn("no --image-registry given for deploy-to k8s", hint: "local images (…:local) cannot be pulled by a remote cluster without one")
         default: break
+        }
+        if let image = req.kindNodeImage, !ImageReference.isPlausible(image) {
+            throw SoError.usage("--kind-node-image '\(image)' is not an image reference",
+                                hint: "name a kind node image, e.g. --kind-node-image kindest/node:v1.31.0")
         }
         let recipe = try req.mapPortsToHost.map { value -> PortRecipe in
             guard let r = PortRecipe(rawValue: value) else {
@@ -156,6 +165,7 @@ public struct InitAction {
         var spec: [(String, YValue)] = [("stack", .string(stack.specValue)), ("deploy-to", .string(target.rawValue))]
         if let k = req.kubeConfig { spec.append(("kube-config", .string(ctx.absolute(k)))) }
         if let r = req.imageRegistry { spec.append(("image-registry", .string(r))) }
+        if let image = req.kindNodeImage { spec.append(("kind-node-image", .string(image))) }
         if !config.pairs.isEmpty { spec.append(("config", .map(config.pairs))) }
         spec.append(("network", .map([("ports", .map(ports))])))
         spec.append(("volumes", .map(volumes + hostVolumes)))

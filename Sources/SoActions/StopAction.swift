@@ -102,7 +102,8 @@ public struct StopAction {
         }
         if req.cluster.performClusterManagement, let kind = target.kindCluster {
             ctx.say("deleting kind cluster \(kind)")
-            let r = try await ctx.processes.run(["kind", "delete", "cluster", "--name", kind], workingDirectory: nil, environment: nil, timeout: 300)
+            let r = try await ctx.processes.run(["kind", "delete", "cluster", "--name", kind], workingDirectory: nil,
+                                                environment: ctx.environment, timeout: 300)
             guard r.exitCode == 0 else { throw SoError("cannot delete kind cluster \(kind): \(r.lastErrorLine)", hint: "run 'kind delete cluster --name \(kind)' by hand") }
         }
         ctx.say("stopped \(model.id): deleted \(deleted.count) object\(deleted.count == 1 ? "" : "s")" +

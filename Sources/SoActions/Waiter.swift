@@ -263,12 +263,14 @@ struct ImageLoader: Sendable {
                 }
                 continue
             }
-            let node = try? await ctx.processes.run(["docker", "exec", "\(cluster)-control-plane", "crictl", "inspecti", "-o", "go-template", "--template", "{{.status.id}}", image],
-                                                    workingDirectory: nil, environment: nil, timeout: 30)
+            let inspect = [ctx.kindProvider.cli, "exec", "\(cluster)-control-plane", "crictl", "inspecti", "-o", "go-template", "--template", "{{.status.id}}",
+                           image]
+            let node = try? await ctx.processes.run(inspect, workingDirectory: nil, environment: nil, timeout: 30)
             let localID = mine.stdout.trimmedWhitespace
             if let node, node.exitCode == 0, node.stdout.trimmedWhitespace == localID { continue }
             progress.phase("loading image", "\(image) into kind cluster \(cluster)")
-            let r = try await ctx.processes.run(["kind", "load", "docker-image", image, "--name", cluster], workingDirectory: nil, environment: nil, timeout: 600)
+            let r = try await ctx.processes.run(["kind", "load", "docker-image", image, "--name", cluster], workingDirectory: nil,
+                                                environment: ctx.environment, timeout: 600)
             guard r.exitCode == 0 else { throw SoError("cannot load image \(image) into kind cluster \(cluster): \(r.lastErrorLine)", hint: "run 'kind load docker-image \(image) --name \(cluster)' by hand to see more") }
         }
     }

@@ -46,6 +46,8 @@ struct DeployInitCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("A .env file of config values.", valueName: "file")) var configFile: String?
     @Option(name: .long, help: ArgumentHelp("Kubeconfig for --deploy-to k8s.", valueName: "file")) var kubeConfig: String?
     @Option(name: .long, help: ArgumentHelp("Registry for images, --deploy-to k8s.", valueName: "url")) var imageRegistry: String?
+    @Option(name: .long, help: ArgumentHelp("The kind node image the cluster is created from (k8s-kind), e.g. kindest/node:v1.31.0.", valueName: "image"))
+    var kindNodeImage: String?
     @Option(name: .long, help: ArgumentHelp("Publish ports to the host: any-variable-random, localhost-same, any-same, localhost-fixed-random, any-fixed-random.", valueName: "recipe"))
     var mapPortsToHost: String?
     @Option(name: .long, parsing: .singleValue, help: ArgumentHelp("Optional pods of the stack to include, e.g. postgres,redis (asked on a terminal when omitted).", valueName: "pods"))
@@ -66,6 +68,7 @@ struct DeployInitCommand: AsyncParsableCommand {
         req.composeFiles = files
         req.with = with.isEmpty ? nil : with
         req.profiles = profile
+        req.kindNodeImage = kindNodeImage
         req.dryRun = dry.dryRun
         try await InitAction(ctx).run(req)
     }

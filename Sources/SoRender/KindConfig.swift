@@ -29,12 +29,16 @@ public struct KindConfig: Sendable, Equatable {
 
     public var mounts: [Mount]
     public var ports: [PortMapping]
+    /// The node image (`kind-node-image:` in the spec); nil: the default of the kind release in use.
+    public var nodeImage: String?
 
     /// - Parameters:
     ///   - volumes: spec volumes with an absolute host path, in spec order.
     ///   - mountRoot: the umbrella `kind-mount-root`, absolute.
     ///   - hostPorts: node ports the host must reach (the port plan's `kindPorts`).
-    public init(volumes: [(name: String, hostPath: String)], mountRoot: String?, hostPorts: [PortMapping]) {
+    ///   - nodeImage: the node image kind creates the node from (`kind-node-image:`), nil for kind's default.
+    public init(volumes: [(name: String, hostPath: String)], mountRoot: String?, hostPorts: [PortMapping], nodeImage: String? = nil) {
+        self.nodeImage = nodeImage
         var mounts: [Mount] = []
         if let mountRoot { mounts.append(Mount(hostPath: Path.normalize(mountRoot), containerPath: "/mnt")) }
         for v in volumes {
@@ -63,8 +67,9 @@ public struct KindConfig: Sendable, Equatable {
             node-labels: "ingress-ready=true"
 
         """
-        var node: [(String, YValue)] = [
-            ("role", .string("control-plane")),
+        var node: [(String, YValue)] = [("role", .string("control-plane"))]
+        if let nodeImage { node.append(("image", .string(nodeImage))) }
+        node += [
             ("kubeadmConfigPatches", .list([.string(patch)])),
             ("extraPortMappings", .list(ports.map { p in
                 var m: [(String, YValue)] = [("containerPort", .int(p.port)), ("hostPort", .int(p.port))]

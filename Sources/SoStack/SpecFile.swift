@@ -85,6 +85,8 @@ public struct Spec: Sendable {
     public var replicas: Int?
     public var kindClusterName: String?
     public var kindMountRoot: String?
+    /// The kind node image (`kind-node-image:`, `deploy init --kind-node-image`): written into kind-config.yml.
+    public var kindNodeImage: String?
     public var acmeEmail: String?
     /// Host environment variables copied into the deployment's Secret at start (`secret-env:`).
     public var secretEnv: [String]
@@ -107,6 +109,7 @@ public struct Spec: Sendable {
         "stack", "deploy-to", "kube-config", "image-registry", "image-pull-secret", "image-pull-policy", "image-overrides",
         "config", "credentials-files", "network", "volumes", "configmaps", "secrets", "resources", "security", "replicas",
         "namespace", "annotations", "labels", "node-affinities", "node-tolerations", "kind-cluster-name", "kind-mount-root",
+        "kind-node-image",
         "caddy-ingress-image", "maintenance-service", "external-services", "ca-certificates", "runtime-class",
         "secret-env", "ingress-class", "ttl", "with", "egress", "egress-ports", "egress-proxy", "quota", "profiles",
         "host-gateway", "workspace",
@@ -206,6 +209,16 @@ public struct Spec: Sendable {
             let v = try k.string("'kind-mount-root'")
             guard v.hasPrefix("/") || v.hasPrefix("~") else { throw k.error("kind-mount-root must be an absolute path", hint: "for example /srv/kind") }
             spec.kindMountRoot = v
+        }
+        if let k = m.nonNull("kind-node-image") {
+            let v = try k.string("'kind-node-image'")
+            guard ImageReference.isPlausible(v) else {
+                throw k.error("kind-node-image '\(v)' is not an image reference", hint: "write a kind node image, e.g. kind-node-image: kindest/node:v1.31.0")
+            }
+            spec.kindNodeImage = v
+            if deployTo == .k8s {
+                diagnostics.warn("kind-node-image is ignored for deploy-to k8s", hint: "it sets the image of a kind cluster's node; remove it", at: k.location)
+            }
         }
         spec.secretEnv = try m.value("secret-env")?.stringList("'secret-env'") ?? []
         for (i, name) in spec.secretEnv.enumerated() { try checkEnvName(name, at: m.value("secret-env")!.location, index: i) }

@@ -116,9 +116,11 @@ import SoTestSupport
         for doc in try fs.list(Path.join(RepoPaths.root, "docs")) where doc.hasSuffix(".md") {
             shown += commands(inMarkdown: try fs.readText(Path.join(RepoPaths.root, "docs", doc)), file: "docs/\(doc)")
         }
-        let pipelines = Path.join(RepoPaths.root, "examples/github-actions")
-        for file in try fs.list(pipelines) where file.hasSuffix(".yml") {
-            shown += commands(inWorkflow: try fs.readText(Path.join(pipelines, file)), file: "examples/github-actions/\(file)")
+        // The pipelines' steps: GitHub Actions `run:` blocks and the Kubernetes Job's script.
+        for folder in ["examples/github-actions", "examples/k8s-job"] {
+            for file in try fs.list(Path.join(RepoPaths.root, folder)) where file.hasSuffix(".yml") {
+                shown += commands(inWorkflow: try fs.readText(Path.join(RepoPaths.root, folder, file)), file: "\(folder)/\(file)")
+            }
         }
         return shown + (try helpExamples())
     }

@@ -183,3 +183,37 @@ func expectError(_ expectedLine: String, _ body: () throws -> Void, sourceLocati
         #expect(sink.all.map(\.message) == ["unknown key 'pth' in 'workspace'"], "\(sink.all)")
     }
 }
+
+@Suite struct KindNodeImageSpecTests {
+    @Test func theNodeImageIsReadAndWrittenIntoKindConfig() throws {
+        let spec = try decodeSpec("stack: a\ndeploy-to: k8s-kind\nkind-node-image: kindest/node:v1.31.0\n")
+        #expect(spec.kindNodeImage == "kindest/node:v1.31.0")
+        let yaml = KindConfig(volumes: [], mountRoot: nil, hostPorts: [], nodeImage: spec.kindNodeImage).yaml()
+        #expect(yaml.hasPrefix("kind: Cluster\napiVersion: kind.x-k8s.io/v1alpha4\nnodes:\n  - role: control-plane\n    image: kindest/node:v1.31.0\n"),
+                "\(yaml)")
+        #expect(!KindConfig(volumes: [], mountRoot: nil, hostPorts: []).yaml().contains("image:"))
+    }
+
+    @Test func aBadNodeImageIsAnErrorAtItsLineAndATypoGetsASuggestion() throws {
+        expectError("spec.yml:3: kind-node-image 'kindest/node v1' is not an image reference") {
+            _ = try decodeSpec("stack: a\ndeploy-to: k8s-kind\nkind-node-image: kindest/node v1\n")
+        }
+        expectError("spec.yml:3: 'kind-node-image' must be") { _ = try decodeSpec("stack: a\ndeploy-to: k8s-kind\nkind-node-image: [a]\n") }
+        let sink = DiagnosticSink()
+        _ = try decodeSpec("stack: a\ndeploy-to: k8s-kind\nkind-node-imag: kindest/node:v1.31.0\n", sink: sink)
+        #expect(sink.all.map(\.description) == ["warning: spec.yml:3: unknown key 'kind-node-imag' in spec.yml (did you mean 'kind-node-image'?)"])
+    }
+
+    @Test func imageReferencesCompareAsEnginesSpellThem() {
+        #expect(ImageReference.isPlausible("kindest/node:v1.31.0"))
+        #expect(ImageReference.isPlausible("reg.example:5000/kind/node@sha256:abc"))
+        for bad in ["", "a b", "-x", "x:", "x/", "x;rm"] { #expect(!ImageReference.isPlausible(bad), "\(bad)") }
+        #expect(ImageReference.same("kindest/node:v1.31.0@sha256:abc", "kindest/node:v1.31.0"))
+        #expect(ImageReference.same("docker.io/kindest/node:v1.31.0", "kindest/node:v1.31.0"))
+        #expect(ImageReference.same("docker.io/library/busybox", "busybox:latest"))
+        #expect(ImageReference.same("kindest/node@sha256:abc", "kindest/node:v1.31.0@sha256:abc"))
+        #expect(!ImageReference.same("kindest/node:v1.30.0", "kindest/node:v1.31.0"))
+        #expect(!ImageReference.same("kindest/node:v1.31.0@sha256:abc", "kindest/node:v1.31.0@sha256:def"))
+        #expect(!ImageReference.same("reg:5000/node:v1", "reg:5000/other:v1"))
+    }
+}
