@@ -22,7 +22,7 @@ import SoTestSupport
         #expect(h.fs.isFile(h.path("dep/compose/docker-compose-redis.yml")))
         #expect(!h.fs.exists(h.path("dep/compose/docker-compose-postgres.yml")))
         let model = try DeploymentLoader.load(h.path("dep"), fs: h.fs, diagnostics: DiagnosticSink())
-        #expect(model.pods.map(\.name) == ["agent-workspace", "redis"])
+        #expect(model.pods.map(\.name) == ["agent-workspace", "egress-proxy", "redis"])
     }
 
     @Test func skeletonForLaconicStack() async throws {
