@@ -40,13 +40,13 @@ enum Isolation {
         return (p, port)
     }
 
-    /// The exit code of `probe`, tried again for up to ~15 s while it fails: the enforcer learns a new pod's
+    /// The exit code of `probe`, tried again for up to a minute while it fails: the enforcer learns a new pod's
     /// address from the API server a moment after the pod starts, and until then allowed traffic can be dropped.
     /// Only for what must get through; what must not is tried once (and waits out its own timeout).
     static func eventually(_ probe: () async throws -> Int32) async throws -> Int32 {
         var code = try await probe()
-        for _ in 0..<5 where code != 0 {
-            try await Task.sleep(nanoseconds: 3_000_000_000)
+        for _ in 0..<12 where code != 0 {
+            try await Task.sleep(nanoseconds: 5_000_000_000)
             code = try await probe()
         }
         return code
@@ -185,13 +185,16 @@ struct WorkspaceIsolationE2ETests {
         try await RealNode.removing(t) {
             let r = try await E2E.so(["deployment", "--dir", "dep", "start", "--timeout", "180"] + RealNode.kc, cwd: t.path)
             #expect(r.exitCode == 0, "\(r.stdout)\(r.stderr)")
+            var last = ""
             func get(_ from: String, _ to: String) async throws -> Int32 {
-                try await E2E.so(["deployment", "--dir", "dep", "exec", from, "--", "sh", "-c", "timeout 5 wget -qO- http://\(to):8080/ | grep -q \(to)"]
-                                 + RealNode.kc, cwd: t.path).exitCode
+                let r = try await E2E.so(["deployment", "--dir", "dep", "exec", from, "--", "sh", "-c", "timeout 5 wget -qO- http://\(to):8080/ 2>&1 | grep \(to)"]
+                                         + RealNode.kc, cwd: t.path)
+                last = "\(from) → \(to): exit \(r.exitCode) \(r.stdout)\(r.stderr)"
+                return r.exitCode
             }
-            #expect(try await Isolation.eventually { try await get("web", "api") } == 0, "web and api share front")
-            #expect(try await Isolation.eventually { try await get("api", "db") } == 0, "api and db share back")
-            #expect(try await Isolation.eventually { try await get("db", "api") } == 0, "db and api share back")
+            #expect(try await Isolation.eventually { try await get("web", "api") } == 0, "web and api share front: \(last)")
+            #expect(try await Isolation.eventually { try await get("api", "db") } == 0, "api and db share back: \(last)")
+            #expect(try await Isolation.eventually { try await get("db", "api") } == 0, "db and api share back: \(last)")
             #expect(try await get("web", "db") != 0, "web reached db: they share no network")
         }
     }
@@ -210,10 +213,13 @@ struct WorkspaceIsolationE2ETests {
         try await RealNode.removing(t) {
             r = try await E2E.so(["deployment", "--dir", "dep", "start", "--timeout", "120"] + RealNode.kc, cwd: t.path)
             #expect(r.exitCode == 0, "\(r.stdout)\(r.stderr)")
+            var last = ""
             func probe(_ line: String) async throws -> Int32 {
-                try await E2E.so(["deployment", "--dir", "dep", "exec", "probe", "--", "sh", "-c", line] + RealNode.kc, cwd: t.path).exitCode
+                let r = try await E2E.so(["deployment", "--dir", "dep", "exec", "probe", "--", "sh", "-c", line] + RealNode.kc, cwd: t.path)
+                last = "exit \(r.exitCode) \(r.stdout)\(r.stderr)"
+                return r.exitCode
             }
-            #expect(try await Isolation.eventually { try await probe("nslookup kube-dns.kube-system.svc.cluster.local | grep -q 'Name:'") } == 0, "DNS is allowed")
+            #expect(try await Isolation.eventually { try await probe("nslookup kube-dns.kube-system.svc.cluster.local | grep -q 'Name:'") } == 0, "DNS is allowed: \(last)")
             #expect(try await probe("timeout 5 wget -qO- http://\(AgentE2E.nodeAddress):\(port)/") != 0, "egress: [] let traffic out")
         }
     }
