@@ -27,6 +27,11 @@ struct Waiter {
         var unschedulable: JSON? = nil
     }
 
+    /// How long a container without a readiness probe must have run before its rollout is believed. The kubelet
+    /// reports an exit late, later still on a busy node: at 2 s a container that exits at once was still shown
+    /// running, and start said "started", once in a CI run on the 2-core real node.
+    static let settleSeconds = 3.0
+
     /// How long a pod may stay unschedulable for lack of resources before a cluster that cannot add nodes
     /// is believed (the scheduler retries as other pods go; a namespace being deleted frees its requests).
     static let unschedulableGrace = 3.0
@@ -132,7 +137,7 @@ struct Waiter {
     }
 
     /// Containers of the Deployments' pods (not Jobs'): those that exited and are not running again, and
-    /// those running for less than two seconds (the kubelet reports an exit with some delay) — a container that exits at once can make its Deployment
+    /// those running for less than `settleSeconds` (the kubelet reports an exit with some delay) — a container that exits at once can make its Deployment
     /// count as available for an instant, so the rollout is believed only when they have run a little.
     /// A container with a readiness probe (compose `healthcheck:`) is believed once Ready: its probe answered,
     /// which says more than having run two seconds (and the kubelet probes as soon as it sees it running).
@@ -146,7 +151,7 @@ struct Waiter {
                 let restarts = c["restartCount"]?.int ?? 0
                 if c["ready"]?.bool != true, c.at("state", "terminated") != nil || (restarts > 0 && c.at("state", "running") == nil) {
                     restarting.append(name + " (exited, restarting)")
-                } else if let started = c.at("state", "running", "startedAt")?.string.flatMap(Timestamps.parse), now.timeIntervalSince(started) < 2,
+                } else if let started = c.at("state", "running", "startedAt")?.string.flatMap(Timestamps.parse), now.timeIntervalSince(started) < Self.settleSeconds,
                           restarts > 0 || c["ready"]?.bool != true || !probed.contains(c["name"]?.string ?? "") {
                     young.append(name)
                 } else if restarts > 0, let finished = c.at("lastState", "terminated", "finishedAt")?.string.flatMap(Timestamps.parse),

@@ -187,8 +187,8 @@ struct WorkspaceIsolationE2ETests {
             #expect(r.exitCode == 0, "\(r.stdout)\(r.stderr)")
             var last = ""
             func get(_ from: String, _ to: String) async throws -> Int32 {
-                let r = try await E2E.so(["deployment", "--dir", "dep", "exec", from, "--", "sh", "-c", "timeout 5 wget -qO- http://\(to):8080/ 2>&1 | grep \(to)"]
-                                         + RealNode.kc, cwd: t.path)
+                let r = try await E2E.so(["deployment", "--dir", "dep", "exec", from] + RealNode.kc
+                                         + ["--", "sh", "-c", "timeout 5 wget -qO- http://\(to):8080/ 2>&1 | grep \(to)"], cwd: t.path)
                 last = "\(from) → \(to): exit \(r.exitCode) \(r.stdout)\(r.stderr)"
                 return r.exitCode
             }
@@ -215,7 +215,8 @@ struct WorkspaceIsolationE2ETests {
             #expect(r.exitCode == 0, "\(r.stdout)\(r.stderr)")
             var last = ""
             func probe(_ line: String) async throws -> Int32 {
-                let r = try await E2E.so(["deployment", "--dir", "dep", "exec", "probe", "--", "sh", "-c", line] + RealNode.kc, cwd: t.path)
+                // --kubeconfig before `--`: after it, it would be the probe's own argument.
+                let r = try await E2E.so(["deployment", "--dir", "dep", "exec", "probe"] + RealNode.kc + ["--", "sh", "-c", line], cwd: t.path)
                 last = "exit \(r.exitCode) \(r.stdout)\(r.stderr)"
                 return r.exitCode
             }
