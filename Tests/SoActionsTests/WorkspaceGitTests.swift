@@ -222,7 +222,7 @@ struct GitWorkspace {
         let web = FakeWeb()
         web.answers = [WebResponse(status: 201, body: Data(#"{"number": 7, "html_url": "https://github.example/acme/web/pull/7"}"#.utf8))]
         g.w.ctx.web = web
-        g.w.ctx.environment["GITHUB_TOKEN"] = "ghp-test-not-real"
+        g.w.ctx.environment["GITHUB_TOKEN"] = "test-github-token-not-real"
         g.w.ctx.environment["GITHUB_API_URL"] = "http://127.0.0.1:9/api/v3/"
         // GitHub's path for the pull request comes from the origin URL.
         _ = try await GitWorkspace.git(["remote", "set-url", "--push", "origin", g.origin], in: g.checkout)
@@ -243,10 +243,10 @@ struct GitWorkspace {
         #expect(ok.exitCode == 0 && ok.pullRequest == "https://github.example/acme/web/pull/7" && ok.commits == 2)
         let post = try #require(web.requests.first)
         #expect(post.method == "POST" && post.url == "http://127.0.0.1:9/api/v3/repos/acme/web/pulls")
-        #expect(post.headers.contains { $0 == ("Authorization", "Bearer ghp-test-not-real") })
+        #expect(post.headers.contains { $0 == ("Authorization", "Bearer test-github-token-not-real") })
         let body = try JSON.parse(try #require(post.body))
         #expect(body["head"]?.string == "agent/ws" && body["base"]?.string == "trunk" && body["title"]?.string == "write the answer")
-        #expect(!g.w.h.console.stdout.contains("ghp-test") && !g.w.h.console.stderr.contains("ghp-test"))
+        #expect(!g.w.h.console.stdout.contains("test-github-token") && !g.w.h.console.stderr.contains("test-github-token"))
     }
 
     @Test func anExistingPullRequestIsFoundAndRefusalsAreNamed() async throws {
@@ -259,7 +259,7 @@ struct GitWorkspace {
             WebResponse(status: 403, body: Data(#"{"message": "Resource not accessible by integration"}"#.utf8)),
         ]
         g.w.ctx.web = web
-        g.w.ctx.environment["GITHUB_TOKEN"] = "ghp-test-not-real"
+        g.w.ctx.environment["GITHUB_TOKEN"] = "test-github-token-not-real"
         let task = TaskAction(g.w.ctx)
         #expect(try await task.openPullRequest(origin: "git@github.com:acme/web.git", head: "agent/ws", base: "trunk", title: "t", body: "b") == "https://github.com/acme/web/pull/3")
         #expect(web.requests[1].url == "https://api.github.com/repos/acme/web/pulls?state=open&head=acme:agent/ws")

@@ -23,7 +23,7 @@ struct WorkspaceHarness {
             json = .object(o)
         }
         var ctx = h.ctx
-        ctx.environment = ["SO_HOME": h.path("so-home"), "ANTHROPIC_API_KEY": "sk-ant-test-not-real"]
+        ctx.environment = ["SO_HOME": h.path("so-home"), "ANTHROPIC_API_KEY": "test-anthropic-key-not-real"]
         ctx.connect = { _ in cluster }
         ctx.hostName = "laptop"
         clock = ctx.clock as! FixedClock
@@ -69,11 +69,11 @@ struct WorkspaceHarness {
         // The API key went into the Secret (base64), and nowhere on disk or in output.
         let id = try #require(ns.labels["app.kubernetes.io/instance"])
         let secret = try #require(w.cluster.object("Secret", "\(id)-generated-secrets", namespace: "fix-login"))
-        #expect(secret.at("data", "ANTHROPIC_API_KEY")?.string == Data("sk-ant-test-not-real".utf8).base64EncodedString())
+        #expect(secret.at("data", "ANTHROPIC_API_KEY")?.string == Data("test-anthropic-key-not-real".utf8).base64EncodedString())
         for f in try w.h.fs.walk(w.h.path("so-home")) where f.kind == .file {
-            #expect(!(try w.h.fs.readText(w.h.path("so-home/\(f.relative)"))).contains("sk-ant-test-not-real"), "\(f.relative)")
+            #expect(!(try w.h.fs.readText(w.h.path("so-home/\(f.relative)"))).contains("test-anthropic-key-not-real"), "\(f.relative)")
         }
-        #expect(!w.h.console.stdout.contains("sk-ant-test") && !w.h.console.stderr.contains("sk-ant-test"))
+        #expect(!w.h.console.stdout.contains("test-anthropic-key") && !w.h.console.stderr.contains("test-anthropic-key"))
         // postgres was chosen, redis was not.
         #expect(w.cluster.object("Deployment", "\(id)-postgres-deployment", namespace: "fix-login") != nil)
         #expect(w.cluster.object("Deployment", "\(id)-redis-deployment", namespace: "fix-login") == nil)

@@ -181,7 +181,7 @@ enum E2E {
     @Test func twentyWorkspacesFourAtATime() async throws {
         let t = try TempDir("so-e2e-ws")
         defer { t.cleanup() }
-        let env = ["SO_KUBECONFIG": E2E.kubeconfig!, "SO_HOME": t.file("home"), "ANTHROPIC_API_KEY": "sk-e2e-not-a-real-key"]
+        let env = ["SO_KUBECONFIG": E2E.kubeconfig!, "SO_HOME": t.file("home"), "ANTHROPIC_API_KEY": "e2e-anthropic-key-not-real"]
         var repo = "https://github.com/acme/web", stack = "agent-workspace", downFlags = ["--discard"]
         var daemon: Process?
         if RealNode.enabled {
@@ -209,7 +209,7 @@ enum E2E {
                               "--timeout", "180", "--progress", "plain"], cwd: t.path, env: env)
         }
         for n in names { #expect(ups[n]?.exitCode == 0, "\(n): \(ups[n]?.stdout ?? "")\n\(ups[n]?.stderr ?? "")") }
-        #expect(!ups.values.contains { $0.stdout.contains("sk-e2e") || $0.stderr.contains("sk-e2e") })
+        #expect(!ups.values.contains { $0.stdout.contains("e2e-anthropic-key") || $0.stderr.contains("e2e-anthropic-key") })
 
         // The API server admitted every pod under `restricted` (the ReplicaSets made them).
         let pods = try await E2E.kubectl(["get", "pods", "-A", "-l", "app.kubernetes.io/stack=agent-workspace", "-o", "jsonpath={range .items[*]}{.metadata.namespace}{\"\\n\"}{end}"]).stdout

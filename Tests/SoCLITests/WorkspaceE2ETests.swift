@@ -132,7 +132,7 @@ struct WorkspaceE2ETests {
         defer { AgentE2E.stop(daemon) }
         let (github, api, requests) = try AgentE2E.serveGitHub(in: t)
         defer { AgentE2E.stop(github) }
-        let env = ["SO_KUBECONFIG": E2E.kubeconfig!, "SO_HOME": t.file("home"), "GITHUB_TOKEN": "ghp-e2e-not-a-real-token", "GITHUB_API_URL": api]
+        let env = ["SO_KUBECONFIG": E2E.kubeconfig!, "SO_HOME": t.file("home"), "GITHUB_TOKEN": "e2e-github-token-not-real", "GITHUB_API_URL": api]
         let ws = "e2e-agent"
         func so(_ args: [String], cwd: String? = nil) async throws -> ProcessResult { try await E2E.so(args, cwd: cwd ?? t.path, env: env) }
         func inWorkspace(_ script: String) async throws -> String {
@@ -181,11 +181,11 @@ struct WorkspaceE2ETests {
             r = try await so(["deployment", "--name", ws, "task", "--pr", "add a greeting"])
             #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
             #expect(r.stdout.contains("fake agent: committed") && r.stdout.contains("pull request http://github.test/acme/app/pull/1"), "\(r.stdout)")
-            #expect(!r.stdout.contains("ghp-e2e") && !r.stderr.contains("ghp-e2e"))
+            #expect(!r.stdout.contains("e2e-github-token") && !r.stderr.contains("e2e-github-token"))
             #expect(try await AgentE2E.run(["git", "--git-dir", t.file("srv/acme/app.git"), "show", "agent/\(ws):AGENT_TASKS.md"]).stdout == "add a greeting\n")
             let logged = try t.read("github-requests.jsonl")
             #expect(logged.contains("\"path\": \"/repos/acme/app/pulls\"") && logged.contains("\"head\": \"agent/\(ws)\"") && logged.contains("\"base\": \"trunk\"")
-                    && logged.contains("Bearer ghp-e2e-not-a-real-token"), "\(logged)")
+                    && logged.contains("Bearer e2e-github-token-not-real"), "\(logged)")
             // A failing agent's exit code is the command's; with -o json its output goes to stderr, the summary to stdout.
             r = try await so(["deployment", "--name", ws, "task", "-o", "json", "--command", "echo failing; exit 5", "anything"])
             #expect(r.exitCode == 5 && r.stderr.contains("failing"), "\(r.stdout)\n\(r.stderr)")

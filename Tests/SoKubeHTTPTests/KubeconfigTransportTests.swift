@@ -10,7 +10,7 @@ import SoTestSupport
 
 /// Each kubeconfig shape kubectl honours, end to end: kubeconfig text → `Kubeconfig.resolve` →
 /// `HTTPClusterClient` → a loopback TLS server (and a CONNECT proxy) that records what arrived.
-@Suite(.serialized) struct KubeconfigTransportTests {
+@Suite(.serialized, .enabled(if: TestPKI.available, "needs openssl to make its test certificates")) struct KubeconfigTransportTests {
     static let v1 = "client.authentication.k8s.io/v1"
 
     final class Harness {

@@ -1,100 +1,66 @@
 import Foundation
 
-/// Test-only PKI (made once with openssl, valid 2020-2120; nothing else trusts it): a CA, a server certificate
-/// for 127.0.0.1, localhost and kube.test (serial 0x1001), one for api.internal only (0x1002), and two client
-/// certificates (serials 0x2001, 0x2002). EC P-256 keys in PKCS#8.
+/// Test-only PKI, made with openssl the first time a test asks for it (in a temporary directory that is removed
+/// again; nothing is checked in and nothing else trusts it): a CA, a server certificate for 127.0.0.1, localhost
+/// and kube.test (serial 0x1001), one for api.internal only (0x1002), and two client certificates (serials
+/// 0x2001, 0x2002). EC P-256 keys in PKCS#8.
 enum TestPKI {
-    static let ca = """
-        -----BEGIN CERTIFICATE-----
-        MIIBXTCCAQOgAwIBAgIBCjAKBggqhkjOPQQDAjAVMRMwEQYDVQQDDApzby10ZXN0
-        LWNhMCAXDTIwMDEwMTAwMDAwMFoYDzIxMjAwMTAxMDAwMDAwWjAVMRMwEQYDVQQD
-        DApzby10ZXN0LWNhMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAENGtOEpFBXIEY
-        kJ5Y1fPkcrw51mdKa+Fi9L9peFtszWejFCVkLX9qEZ6Sh2MF2IrKwfDnau2LIWxq
-        EeqbFOeDiqNCMEAwDwYDVR0TAQH/BAUwAwEB/zAOBgNVHQ8BAf8EBAMCAQYwHQYD
-        VR0OBBYEFFazUoFrijzzCVS5HyB9gh1lBpJwMAoGCCqGSM49BAMCA0gAMEUCIGmd
-        Hn6ASXZMQNMbNjJWSZZD9yj4D5es9m5Z7L2PYo6CAiEA721If/T/u2f0EZuNgjWx
-        OVcA6bya4Y48BSkreWf1HxY=
-        -----END CERTIFICATE-----
-        """ + "\n"
-    static let serverCertificate = """
-        -----BEGIN CERTIFICATE-----
-        MIIBvDCCAWGgAwIBAgICEAEwCgYIKoZIzj0EAwIwFTETMBEGA1UEAwwKc28tdGVz
-        dC1jYTAgFw0yMDAxMDEwMDAwMDBaGA8yMTIwMDEwMTAwMDAwMFowGTEXMBUGA1UE
-        AwwOc28tdGVzdC1zZXJ2ZXIwWTATBgcqhkjOPQIBBggqhkjOPQMBBwNCAATb3AX7
-        AMzxBAEp0pEiqyfqLw5OOvv+8+H0de9nT0Tt1aGD+rcdrHsisZgSVyVX6+IUVsxl
-        iBIxAMt5GMaEfYjho4GaMIGXMAkGA1UdEwQCMAAwDgYDVR0PAQH/BAQDAgWgMBMG
-        A1UdJQQMMAoGCCsGAQUFBwMBMCUGA1UdEQQeMByHBH8AAAGCCWxvY2FsaG9zdIIJ
-        a3ViZS50ZXN0MB0GA1UdDgQWBBTsdt0at5SJNLFLfAOJSbjShMrGgTAfBgNVHSME
-        GDAWgBRWs1KBa4o88wlUuR8gfYIdZQaScDAKBggqhkjOPQQDAgNJADBGAiEApWY3
-        svotjGKtn4NgYxIdXzuVxR3hXcZTTqyEbe3/BFwCIQDaTv54sOAx3Zr4xq5fJRAr
-        HtgNalBxTZCikGd0eGvIGA==
-        -----END CERTIFICATE-----
-        """ + "\n"
-    static let serverKey = """
-        -----BEGIN PRIVATE KEY-----
-        MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgQapObD//bkBk7yCa
-        zWYhJkDPA3+qGl3ze9uoBmW6O4GhRANCAATb3AX7AMzxBAEp0pEiqyfqLw5OOvv+
-        8+H0de9nT0Tt1aGD+rcdrHsisZgSVyVX6+IUVsxliBIxAMt5GMaEfYjh
-        -----END PRIVATE KEY-----
-        """ + "\n"
-    static let namedCertificate = """
-        -----BEGIN CERTIFICATE-----
-        MIIBqzCCAVGgAwIBAgICEAIwCgYIKoZIzj0EAwIwFTETMBEGA1UEAwwKc28tdGVz
-        dC1jYTAgFw0yMDAxMDEwMDAwMDBaGA8yMTIwMDEwMTAwMDAwMFowFzEVMBMGA1UE
-        AwwMYXBpLmludGVybmFsMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEVi64dpp0
-        BaKjrJSrkP5Ff2IR2BsOIc1INnmxoYuPHUKw7cp6YNBWgCArbRhV6bji7DARFtRZ
-        U5DwVruITIs8laOBjDCBiTAJBgNVHRMEAjAAMA4GA1UdDwEB/wQEAwIFoDATBgNV
-        HSUEDDAKBggrBgEFBQcDATAXBgNVHREEEDAOggxhcGkuaW50ZXJuYWwwHQYDVR0O
-        BBYEFEDhDlYuwSEzAY8ggY6RRqR+35gNMB8GA1UdIwQYMBaAFFazUoFrijzzCVS5
-        HyB9gh1lBpJwMAoGCCqGSM49BAMCA0gAMEUCIEg5HOstaVWXJY5bNlFK5551jp9k
-        UySnxxAHQlAk0hgNAiEA0kffa/Rd2gDfk70fv5m1RVO9MYmt4KWC3VuFk0fKbdc=
-        -----END CERTIFICATE-----
-        """ + "\n"
-    static let namedKey = """
-        -----BEGIN PRIVATE KEY-----
-        MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgfwPnRiahJefw9ohF
-        hL/agln4lXfHtpNjHQr4nQXTbFWhRANCAARWLrh2mnQFoqOslKuQ/kV/YhHYGw4h
-        zUg2ebGhi48dQrDtynpg0FaAICttGFXpuOLsMBEW1FlTkPBWu4hMizyV
-        -----END PRIVATE KEY-----
-        """ + "\n"
-    static let client1Certificate = """
-        -----BEGIN CERTIFICATE-----
-        MIIBojCCAUegAwIBAgICIAEwCgYIKoZIzj0EAwIwFTETMBEGA1UEAwwKc28tdGVz
-        dC1jYTAgFw0yMDAxMDEwMDAwMDBaGA8yMTIwMDEwMTAwMDAwMFowKDEUMBIGA1UE
-        AwwLZXhlYy11c2VyLTExEDAOBgNVBAoMB3NvLXRlc3QwWTATBgcqhkjOPQIBBggq
-        hkjOPQMBBwNCAASgmSaGXMj8epabJeHy22bSokkcl5iaKS14NAvmMQl2wufC/+Bk
-        V99vdpTQglpQLYGzgjUUbol7OrUW134V/LLjo3IwcDAJBgNVHRMEAjAAMA4GA1Ud
-        DwEB/wQEAwIFoDATBgNVHSUEDDAKBggrBgEFBQcDAjAdBgNVHQ4EFgQUzDOX1Byo
-        dsN4JyVIHH/BCn1i+lwwHwYDVR0jBBgwFoAUVrNSgWuKPPMJVLkfIH2CHWUGknAw
-        CgYIKoZIzj0EAwIDSQAwRgIhAM9Rn8aIs3ZyUizg0y+aEN+n0MJAvlR2W7CJLen2
-        mdbBAiEA8uOvCbBzN+4gGxlzDtsMNM9zLABd6UgEf7zhwJ2100k=
-        -----END CERTIFICATE-----
-        """ + "\n"
-    static let client1Key = """
-        -----BEGIN PRIVATE KEY-----
-        MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgatVMIhIOlBy/SOx6
-        SamlQB3pIPPqDHXKwfRRV//AX6yhRANCAASgmSaGXMj8epabJeHy22bSokkcl5ia
-        KS14NAvmMQl2wufC/+BkV99vdpTQglpQLYGzgjUUbol7OrUW134V/LLj
-        -----END PRIVATE KEY-----
-        """ + "\n"
-    static let client2Certificate = """
-        -----BEGIN CERTIFICATE-----
-        MIIBoTCCAUegAwIBAgICIAIwCgYIKoZIzj0EAwIwFTETMBEGA1UEAwwKc28tdGVz
-        dC1jYTAgFw0yMDAxMDEwMDAwMDBaGA8yMTIwMDEwMTAwMDAwMFowKDEUMBIGA1UE
-        AwwLZXhlYy11c2VyLTIxEDAOBgNVBAoMB3NvLXRlc3QwWTATBgcqhkjOPQIBBggq
-        hkjOPQMBBwNCAASR+urGGqEszf7qok9GYEpYNpmDWc2kANnHRib59NiZZnr0DNlx
-        PlLfAq1SwjYUq5qc4Raa9zKb5/LwhsEcQhTjo3IwcDAJBgNVHRMEAjAAMA4GA1Ud
-        DwEB/wQEAwIFoDATBgNVHSUEDDAKBggrBgEFBQcDAjAdBgNVHQ4EFgQU3eucX6Uh
-        mHObGxVRsfsDN35lJuYwHwYDVR0jBBgwFoAUVrNSgWuKPPMJVLkfIH2CHWUGknAw
-        CgYIKoZIzj0EAwIDSAAwRQIge8aspbaEEVR5mCB8cTTDrAE06phOwqZgxYhMNp7q
-        3mMCIQCpLV8cdTEp5A50Gc3IJ5CoO4lT2PeeDNGaOa5jGh8Ahw==
-        -----END CERTIFICATE-----
-        """ + "\n"
-    static let client2Key = """
-        -----BEGIN PRIVATE KEY-----
-        MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgm4VCUEqKoaJKFErI
-        1Ar4UOn2djBA/cbfo7GeQqCowAmhRANCAASR+urGGqEszf7qok9GYEpYNpmDWc2k
-        ANnHRib59NiZZnr0DNlxPlLfAq1SwjYUq5qc4Raa9zKb5/LwhsEcQhTj
-        -----END PRIVATE KEY-----
-        """ + "\n"
+    struct Material {
+        var ca, serverCertificate, serverKey, namedCertificate, namedKey: String
+        var client1Certificate, client1Key, client2Certificate, client2Key: String
+    }
+
+    /// Whether openssl is here to make the material (the suites that need it say so when it is not).
+    static let available = FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl")
+
+    static var ca: String { material.ca }
+    static var serverCertificate: String { material.serverCertificate }
+    static var serverKey: String { material.serverKey }
+    static var namedCertificate: String { material.namedCertificate }
+    static var namedKey: String { material.namedKey }
+    static var client1Certificate: String { material.client1Certificate }
+    static var client1Key: String { material.client1Key }
+    static var client2Certificate: String { material.client2Certificate }
+    static var client2Key: String { material.client2Key }
+
+    private static let material: Material = {
+        do { return try make() } catch { fatalError("cannot make the test PKI with openssl: \(error)") }
+    }()
+
+    private static let script = """
+        set -e
+        key() { openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$1" 2>/dev/null; }
+        key ca.key
+        openssl req -x509 -new -key ca.key -subj /CN=so-test-ca -days 36500 -set_serial 0x1000 \\
+          -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign -out ca.pem 2>/dev/null
+        leaf() {  # name subject serial usage [subjectAltName]
+          key "$1.key"
+          openssl req -new -key "$1.key" -subj "$2" -out "$1.csr" 2>/dev/null
+          printf 'basicConstraints=CA:FALSE\\nkeyUsage=critical,digitalSignature,keyEncipherment\\nextendedKeyUsage=%s\\n' "$4" > "$1.ext"
+          [ -z "$5" ] || printf 'subjectAltName=%s\\n' "$5" >> "$1.ext"
+          openssl x509 -req -in "$1.csr" -CA ca.pem -CAkey ca.key -set_serial "$3" -days 36500 -extfile "$1.ext" -out "$1.pem" 2>/dev/null
+        }
+        leaf server /CN=so-test-server 0x1001 serverAuth IP:127.0.0.1,DNS:localhost,DNS:kube.test
+        leaf named /CN=api.internal 0x1002 serverAuth DNS:api.internal
+        leaf client1 /CN=exec-user-1/O=so-test 0x2001 clientAuth
+        leaf client2 /CN=exec-user-2/O=so-test 0x2002 clientAuth
+        """
+
+    private static func make() throws -> Material {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("so-test-pki-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        p.arguments = ["-c", script]
+        p.currentDirectoryURL = dir
+        try p.run()
+        p.waitUntilExit()
+        guard p.terminationStatus == 0 else { throw CocoaError(.fileWriteUnknown) }
+        func read(_ name: String) throws -> String { try String(contentsOf: dir.appendingPathComponent(name), encoding: .utf8) }
+        return Material(ca: try read("ca.pem"), serverCertificate: try read("server.pem"), serverKey: try read("server.key"),
+                        namedCertificate: try read("named.pem"), namedKey: try read("named.key"),
+                        client1Certificate: try read("client1.pem"), client1Key: try read("client1.key"),
+                        client2Certificate: try read("client2.pem"), client2Key: try read("client2.key"))
+    }
 }
