@@ -76,7 +76,7 @@ extension RenderState {
                 ("policyTypes", .list([s("Egress")])),
             ]))
         }
-        if let proxy = try egressProxy() {
+        if let proxy {
             // The proxy checks names; its pod alone may reach any address, on the allowed ports.
             let anywhere: [YValue] = ["0.0.0.0/0", "::/0"].map { .map([("ipBlock", .map([("cidr", s($0))]))]) }
             let selector: YValue = .map([("matchLabels", .map(serviceSelector(proxy.component).map { ($0.0, s($0.1)) }))])

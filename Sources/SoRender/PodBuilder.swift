@@ -184,7 +184,7 @@ struct PodBuilder {
         for f in model.credentialsFiles { for k in f.keys where position[k] != nil { set(k, secretKeyRef(k)) } }
         if !model.caCertificates.isEmpty { set("NODE_EXTRA_CA_CERTS", .string("/etc/ssl/certs/laconic-extra-ca-0.pem")) }
         // spec egress-proxy: the proxy's allowlist; the other containers' HTTP(S) through it, unless they set their own.
-        if let proxy = try? state.egressProxy() {
+        if let proxy = state.proxy {
             let settings = svc.name == proxy.service ? proxy.settings : proxy.clientSettings
             for (k, v) in settings where svc.name == proxy.service || position[k] == nil { set(k, .string(v)) }
         }

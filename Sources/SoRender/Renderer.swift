@@ -76,6 +76,8 @@ struct RenderState {
     var others: [KubeObject] = []
     /// Every port decision, made once from the model.
     let ports: PortPlan
+    /// The spec's egress proxy, settled once before any pod is built (`egressProxy()`).
+    var proxy: EgressProxy?
 
     init(model: DeploymentModel, options: RenderOptions) {
         self.model = model
@@ -127,6 +129,7 @@ struct RenderState {
         namespaces.append(namespaceObject())
         renderSecrets()
         renderComposeSecretPlaceholders()
+        proxy = try egressProxy()
         let parts = model.pods.map { model.podPerService ? perService($0) : splitOnPortClashes($0) }
         for part in parts.joined() {
             // Plain compose: a one-shot service (restart "no" or on-failure, no ports) runs once, as a Job.

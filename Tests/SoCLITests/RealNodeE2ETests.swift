@@ -10,10 +10,12 @@ enum RealNode {
     static let enabled = E2E.kubeconfig != nil && ProcessInfo.processInfo.environment["SO_E2E_REAL_NODE"] == "1"
     static let stacks = Path.join(RepoPaths.root, "Tests/SoCLITests/E2EStacks")
 
-    /// A deployment of one of the stacks under E2EStacks/, created in `t` as `dep`.
-    static func deploy(_ stack: String, in t: TempDir) async throws -> String {
+    /// A deployment of one of the stacks under E2EStacks/, created in `t` as `dep` (`appendToSpec`: spec keys added first).
+    @discardableResult
+    static func deploy(_ stack: String, in t: TempDir, appendToSpec: String = "") async throws -> String {
         var r = try await E2E.so(["--stack", Path.join(stacks, stack), "deploy", "init", "--output", "spec.yml"], cwd: t.path)
         guard r.exitCode == 0 else { throw SoError("deploy init \(stack): \(r.stderr)") }
+        if !appendToSpec.isEmpty { try t.write("spec.yml", try t.read("spec.yml") + appendToSpec) }
         r = try await E2E.so(["deploy", "create", "--spec-file", "spec.yml", "--deployment-dir", "dep"], cwd: t.path)
         guard r.exitCode == 0 else { throw SoError("deploy create \(stack): \(r.stderr)") }
         return try t.read("dep/deployment.yml").split(separator: "\n").first { $0.hasPrefix("deployment-id:") }!.split(separator: " ")[1].description
@@ -39,14 +41,11 @@ struct RealNodeE2ETests {
     @Test func anUnschedulablePodIsNamedWithinSeconds() async throws {
         let t = try TempDir("so-e2e-unschedulable")
         defer { t.cleanup() }
-        var r = try await E2E.so(["--stack", Path.join(RealNode.stacks, "egress-none"), "deploy", "init", "--output", "spec.yml"], cwd: t.path)
-        #expect(r.exitCode == 0, "\(r.stderr)")
-        try t.write("spec.yml", try t.read("spec.yml") + "resources:\n  containers:\n    reservations: {cpus: '64', memory: 64M}\n    limits: {cpus: '64', memory: 128M}\n")
-        r = try await E2E.so(["deploy", "create", "--spec-file", "spec.yml", "--deployment-dir", "dep"], cwd: t.path)
-        #expect(r.exitCode == 0, "\(r.stderr)")
+        try await RealNode.deploy("egress-none", in: t,
+                                  appendToSpec: "resources:\n  containers:\n    reservations: {cpus: '64', memory: 64M}\n    limits: {cpus: '64', memory: 128M}\n")
         try await RealNode.removing(t) {
             let began = Date()
-            r = try await E2E.so(["deployment", "--dir", "dep", "start", "--timeout", "120", "--progress", "plain"] + RealNode.kc, cwd: t.path)
+            let r = try await E2E.so(["deployment", "--dir", "dep", "start", "--timeout", "120", "--progress", "plain"] + RealNode.kc, cwd: t.path)
             let took = Date().timeIntervalSince(began)
             #expect(r.exitCode == 1 && took < 30, "exit \(r.exitCode) after \(Int(took)) s: \(r.stderr)")
             #expect(r.stderr.contains("cannot be scheduled") && r.stderr.contains("Insufficient cpu") && r.stderr.contains("requests cpu 64")

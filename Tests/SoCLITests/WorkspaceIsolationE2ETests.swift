@@ -205,13 +205,9 @@ struct WorkspaceIsolationE2ETests {
         defer { t.cleanup() }
         let (forbidden, port) = try Isolation.serveForbidden(in: t)
         defer { AgentE2E.stop(forbidden) }
-        var r = try await E2E.so(["--stack", Path.join(RealNode.stacks, "egress-none"), "deploy", "init", "--output", "spec.yml"], cwd: t.path)
-        #expect(r.exitCode == 0, "\(r.stderr)")
-        try t.write("spec.yml", try t.read("spec.yml") + "egress: []\n")
-        r = try await E2E.so(["deploy", "create", "--spec-file", "spec.yml", "--deployment-dir", "dep"], cwd: t.path)
-        #expect(r.exitCode == 0, "\(r.stderr)")
+        try await RealNode.deploy("egress-none", in: t, appendToSpec: "egress: []\n")
         try await RealNode.removing(t) {
-            r = try await E2E.so(["deployment", "--dir", "dep", "start", "--timeout", "120"] + RealNode.kc, cwd: t.path)
+            let r = try await E2E.so(["deployment", "--dir", "dep", "start", "--timeout", "120"] + RealNode.kc, cwd: t.path)
             #expect(r.exitCode == 0, "\(r.stdout)\(r.stderr)")
             var last = ""
             func probe(_ line: String) async throws -> Int32 {
