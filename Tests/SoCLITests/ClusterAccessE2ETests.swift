@@ -364,15 +364,15 @@ struct ClusterAccessE2ETests {
     /// `so` in a pod: a Job whose service account is bound to the example ClusterRole runs `so up` of a stack,
     /// `status` and `so down` with the in-cluster configuration (no kubeconfig), and completes; nothing is left.
     ///
-    /// The Job runs a test image, not a release build of container-build/so: a Swift release build needs what
-    /// this offline machine cannot fetch, so the image is so-agent-workspace:local (git, CA certificates, uid
-    /// 1000) plus this build's debug `so` with the Swift runtime libraries it links (from ldd), kubectl, the
-    /// built-in stacks as share/so, and a small stack, built with the kit's buildah and loaded into the node.
+    /// The image is the release image of container-build/so when `SO_E2E_SO_IMAGE` names it (`.ci/run` builds it
+    /// with container-build/so/build.sh and the kit's buildah where the real node runs). Otherwise it is a test
+    /// image: so-agent-workspace:local plus this build's debug `so` with the Swift runtime libraries it links
+    /// (from ldd), kubectl and the built-in stacks, and the test says which one ran. The Job writes its small
+    /// stack itself, so the same script runs in either image.
     @Test func aJobRunsSoInClusterWithTheExampleRole() async throws {
         let t = try TempDir("so-e2e-job")
         defer { t.cleanup() }
-        let image = "localhost/so-cli:e2e"
-        try await SoImage.build(image, in: t)
+        let image = try await SoImage.image(in: t)
         let sa = try await ServiceAccountUnderTest.make(in: t)
         let ws = "so-e2e-job-\(Access.suffix())"
         try await sa.removing(alsoNamespaces: [ws]) {
@@ -396,7 +396,13 @@ struct ClusterAccessE2ETests {
                       command: ["sh", "-ec"]
                       args:
                         - |
-                          so up /opt/so/tiny/stacks/tiny --name \(ws) --timeout 150
+                          mkdir -p "$HOME/tiny/stacks/tiny" "$HOME/tiny/compose"
+                          printf '%s\\n' 'version: "1.0"' 'name: tiny' 'pods: [tiny]' > "$HOME/tiny/stacks/tiny/stack.yml"
+                          printf '%s\\n' 'services:' '  web:' '    image: busybox:1.35' \\
+                            '    command: ["sh", "-c", "mkdir -p /www && echo tiny > /www/index.html && exec httpd -f -p 8080 -h /www"]' \\
+                            '    ports: ["8080"]' > "$HOME/tiny/compose/docker-compose-tiny.yml"
+                          so version
+                          so up "$HOME/tiny/stacks/tiny" --name \(ws) --timeout 150
                           so deployment --name \(ws) status
                           so down \(ws)
                           echo so-job-done
@@ -418,6 +424,20 @@ struct ClusterAccessE2ETests {
 
 /// The test image of `aJobRunsSoInClusterWithTheExampleRole` (see there).
 enum SoImage {
+    /// The image the Job runs: `SO_E2E_SO_IMAGE` (loaded into the node here), else the test image built now.
+    static func image(in t: TempDir) async throws -> String {
+        if let release = ProcessInfo.processInfo.environment["SO_E2E_SO_IMAGE"], !release.isEmpty {
+            let r = try await Access.run([Path.join(AgentE2E.kit, "load-image.sh"), release])
+            guard r.exitCode == 0 else { throw SoError("loading \(release): \(r.stderr)") }
+            print("so in-cluster Job: the release image \(release) (container-build/so)")
+            return release
+        }
+        let image = "localhost/so-cli:e2e"
+        try await build(image, in: t)
+        print("so in-cluster Job: a test image (debug so on so-agent-workspace:local); SO_E2E_SO_IMAGE names the release image")
+        return image
+    }
+
     static func build(_ image: String, in t: TempDir) async throws {
         let ctx = t.file("so-image")
         let fm = FileManager.default
@@ -438,7 +458,6 @@ enum SoImage {
         for d in ["stacks", "compose", "compose-jobs", "config"] {
             try fm.copyItem(atPath: Path.join(RepoPaths.root, d), toPath: Path.join(ctx, "so/share/so", d))
         }
-        _ = try Access.tinyStack(in: t, "so-image/so/tiny")
         let kubectl = try await Access.run(["sh", "-c", "readlink -f \"$(command -v kubectl)\""])
         try fm.copyItem(atPath: kubectl.stdout.trimmedWhitespace, toPath: Path.join(ctx, "kubectl"))
         try t.write("so-image/Containerfile", """
