@@ -91,21 +91,22 @@ import SoTestSupport
         joinedLines(text.components(separatedBy: "\n"), firstLine: 1).flatMap { n, line in commands(inShellLine: line, source: "\(file):\(n)") }
     }
 
-    /// The `Example:` lines of every command's help, from the command tree ArgumentParser describes.
-    static func helpExamples() throws -> [Shown] {
-        struct Command: Decodable { var commandName: String; var discussion: String?; var subcommands: [Command]? }
-        struct Info: Decodable { var command: Command }
-        let info = try JSONDecoder().decode(Info.self, from: Data(SoCommand._dumpHelp().utf8))
+    /// The `Example:` lines of every command's help, from the commands' configurations.
+    static func helpExamples() -> [Shown] {
         var out: [Shown] = []
-        func visit(_ c: Command, path: String) {
-            if let d = c.discussion, let r = d.range(of: "Example:") {
+        func visit(_ c: ParsableCommand.Type, path: String) {
+            let d = c.configuration.discussion
+            if let r = d.range(of: "Example:") {
                 for line in d[r.upperBound...].components(separatedBy: "\n") {
                     out += commands(inShellLine: line, source: "so \(path) --help")
                 }
             }
-            for s in c.subcommands ?? [] where s.commandName != "help" { visit(s, path: path.isEmpty ? s.commandName : path + " " + s.commandName) }
+            for s in c.configuration.subcommands {
+                let name = s.configuration.commandName ?? ""
+                visit(s, path: path.isEmpty ? name : path + " " + name)
+            }
         }
-        visit(info.command, path: "")
+        visit(SoCommand.self, path: "")
         return out
     }
 
@@ -122,7 +123,7 @@ import SoTestSupport
                 shown += commands(inWorkflow: try fs.readText(Path.join(RepoPaths.root, folder, file)), file: "\(folder)/\(file)")
             }
         }
-        return shown + (try helpExamples())
+        return shown + helpExamples()
     }
 
     @Test func everyDocumentedCommandLineParses() throws {
@@ -131,7 +132,7 @@ import SoTestSupport
         #expect(shown.count > 60, "found only \(shown.count) command lines")
         for s in shown {
             do {
-                _ = try SoCommand.parseAsRoot(ArgumentOrder.hoist(s.words))
+                _ = try SoCommandLine.parse(s.words)
             } catch {
                 let code = SoCommand.exitCode(for: error)
                 #expect(code == .success, "\(s) does not parse: \(SoCommand.message(for: error))")
@@ -151,16 +152,7 @@ import SoTestSupport
         ["deployment", "--name=ws-1", "shell"],
     ])
     func optionsBeforeTheVerb(_ line: [String]) throws {
-        _ = try SoCommand.parseAsRoot(ArgumentOrder.hoist(line))
-    }
-
-    @Test func hoistingIsReadFromTheCommandTree() {
-        #expect(ArgumentOrder.hoist(["deployment", "--name", "n", "status"]) == ["deployment", "status", "--name", "n"])
-        #expect(ArgumentOrder.hoist(["deployment", "--dir", "d", "-o", "json", "status"]) == ["deployment", "status", "--dir", "d", "-o", "json"])
-        // A flag stays a flag: the word after it is the verb.
-        #expect(ArgumentOrder.hoist(["deployment", "--dir", "d", "--verbose", "status"]) == ["deployment", "status", "--dir", "d", "--verbose"])
-        // Nothing before the verb: the line is left as written.
-        #expect(ArgumentOrder.hoist(["deployment", "status", "--dir", "d"]) == ["deployment", "status", "--dir", "d"])
+        _ = try SoCommandLine.parse(line)
     }
 
     @Test func usageErrorsExit64() async throws {
