@@ -140,6 +140,45 @@ import SoTestSupport
         }
     }
 
+    /// The line with the options written before its last subcommand moved after it (the flags of `so` take no value).
+    static func verbFirst(_ words: [String]) -> [String] {
+        var command: ParsableCommand.Type = SoCommand.self
+        var path: [String] = [], moved: [String] = [], i = 0
+        while i < words.count {
+            let word = words[i]
+            if let child = SoCommandLine.child(of: command, named: word) {
+                path.append(word)
+                command = child
+            } else if word.hasPrefix("-") && word != "--" && !["--help", "-h", "--version"].contains(word) && !command.configuration.subcommands.isEmpty {
+                moved.append(word)
+                if !word.contains("="), !["--verbose", "--quiet", "--debug"].contains(word), i + 1 < words.count {
+                    moved.append(words[i + 1])
+                    i += 1
+                }
+            } else {
+                break
+            }
+            i += 1
+        }
+        return path + moved + words[i...]
+    }
+
+    /// Each documented line parses to the same values as its verb-first form: where a group option stands does not matter.
+    @Test func whereAGroupOptionStandsDoesNotChangeTheValues() throws {
+        var moved = 0
+        for s in try Self.documented() {
+            let first = Self.verbFirst(s.words)
+            guard first != s.words, let a = try? SoCommandLine.parse(s.words), let b = try? SoCommandLine.parse(first) else { continue }
+            var before = "", after = ""
+            dump(a, to: &before)
+            dump(b, to: &after)
+            #expect(before == after, "\(s) and so \(first.joined(separator: " ")) differ")
+            moved += 1
+        }
+        // Most documented lines write their options before the verb (`so deployment --dir D start`).
+        #expect(moved > 40, "only \(moved) documented lines have options before the verb")
+    }
+
     /// Options before or after the verb, as laconic-so allows; the forms a user reported broken.
     @Test(arguments: [
         ["deployment", "--name", "ws-1", "status"],
