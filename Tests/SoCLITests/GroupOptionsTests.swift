@@ -162,3 +162,37 @@ import SoTestSupport
         #expect(SoCommandLine.path(to: StackNewCommand.self) == "stack new")
     }
 }
+
+/// A verb that declared its own `-o` (or `--dir`, `--timeout` …) beside its group's would never see a value: the group
+/// reads the option first, wherever it stands. Every verb that shows a group option in its help declares the group's set.
+@Suite struct GroupOptionDeclarationTests {
+    /// The option groups a command type declares, nested ones included.
+    static func declared(_ type: ParsableArguments.Type) -> [ParsableArguments.Type] {
+        Mirror(reflecting: type.init()).children.compactMap { ($0.value as? DeclaredOptionGroup).map { Swift.type(of: $0).valueType } }
+            .flatMap { [$0] + declared($0) }
+    }
+
+    @Test func verbsShowingAGroupOptionDeclareItsSet() {
+        let spelled: [(ParsableArguments.Type, String)] = [
+            (DeploymentOptions.self, "--dir "), (ClusterFlags.self, "--kubeconfig "), (FormatOption.self, "-o, --output "),
+            (TimeoutOption.self, "--timeout "), (SpecOutputOption.self, "--output "),
+        ]
+        for group in [DeploymentCommand.self, DeployCommand.self] as [ParsableCommand.Type] {
+            let sets = Self.declared(group).map(ObjectIdentifier.init)
+            #expect(!sets.isEmpty, "\(group) declares no group options")
+            for verb in group.configuration.subcommands {
+                let types = Set(Self.declared(verb).map(ObjectIdentifier.init))
+                // The OPTIONS section (examples above it may wrap onto a line that starts with an option).
+                let help = SoCommand.helpMessage(for: verb).components(separatedBy: "\n").drop { $0 != "OPTIONS:" }
+                    .map { $0.trimmingCharacters(in: .whitespaces) }
+                for (set, spelling) in spelled where sets.contains(ObjectIdentifier(set)) {
+                    let shown = help.filter { $0.hasPrefix(spelling) }.count
+                    #expect(shown == (types.contains(ObjectIdentifier(set)) ? 1 : 0), "\(verb): \(spelling) shown \(shown) times")
+                }
+            }
+        }
+    }
+}
+
+protocol DeclaredOptionGroup { static var valueType: ParsableArguments.Type { get } }
+extension OptionGroup: DeclaredOptionGroup { static var valueType: ParsableArguments.Type { Value.self } }
