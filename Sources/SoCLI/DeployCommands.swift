@@ -15,12 +15,24 @@ struct DeployCommand: AsyncParsableCommand {
         subcommands: [DeployInitCommand.self, DeployCreateCommand.self],
         aliases: ["deploy-system"]
     )
+
+    // The group's options (they parse before or after the verb: `so deploy --deploy-to k8s init`, `so deploy init
+    // --deploy-to k8s`); a verb that takes one declares the same option group and reads this value.
+    @OptionGroup var group: DeployGroupOptions
+    @OptionGroup var spec: SpecOutputOption
 }
 
 /// Options of the `deploy` group (laconic-so puts --deploy-to on the group).
 struct DeployGroupOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Where the deployment runs: k8s-kind (local kind cluster) or k8s (any cluster).", valueName: "target"))
     var deployTo: String = "k8s-kind"
+}
+
+/// `--output FILE`, the spec `deploy init` writes: an option of the `deploy` group, so `so deploy --output F init` parses.
+struct SpecOutputOption: GroupOptionSet {
+    @Option(name: .long, help: ArgumentHelp("Spec file to write (deploy init).", valueName: "file")) var output: String?
+
+    var given: [String] { output == nil ? [] : ["--output"] }
 }
 
 struct DeployInitCommand: AsyncParsableCommand {
@@ -41,7 +53,8 @@ struct DeployInitCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var group: DeployGroupOptions
-    @Option(name: .long, help: ArgumentHelp("Spec file to write.", valueName: "file")) var output: String
+    @OptionGroup var spec: SpecOutputOption
+    var output: String { spec.output ?? "" }
     @Option(name: .long, parsing: .singleValue, help: ArgumentHelp("Config value KEY=VALUE (repeatable).", valueName: "K=V")) var config: [String] = []
     @Option(name: .long, help: ArgumentHelp("A .env file of config values.", valueName: "file")) var configFile: String?
     @Option(name: .long, help: ArgumentHelp("Kubeconfig for --deploy-to k8s.", valueName: "file")) var kubeConfig: String?
@@ -58,6 +71,10 @@ struct DeployInitCommand: AsyncParsableCommand {
     var profile: [String] = []
     @Flag(name: .long, help: "Overwrite the output file if it exists.") var force = false
     @OptionGroup var dry: DryRunFlag
+
+    func validate() throws {
+        if spec.output == nil { throw ValidationError("missing expected argument '--output <file>'") }
+    }
 
     func run() async throws {
         let ctx = global.context(dryRun: dry.dryRun)
@@ -96,6 +113,8 @@ struct DeployCreateCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Refresh an existing deployment directory.") var update = false
     @Option(name: .long, help: ArgumentHelp("Expire this long after each start (for 'so cleanup --expired'), e.g. 2h.", valueName: "duration")) var ttl: String?
     @OptionGroup var dry: DryRunFlag
+    /// The group, for `GroupOptions.refuseUntaken` (create takes no --output: it writes a directory).
+    @ParentCommand var deploy: DeployCommand
 
     func run() async throws {
         let ctx = global.context(dryRun: dry.dryRun)

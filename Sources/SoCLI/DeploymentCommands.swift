@@ -22,18 +22,31 @@ struct DeploymentCommand: AsyncParsableCommand {
                       DeploymentRotateSecretsCommand.self, DeploymentRenderCommand.self,
                       DeploymentTaskCommand.self, DeploymentDiffCommand.self, DeploymentPushCommand.self, DeploymentFetchCommand.self]
     )
+
+    // The group's options (they parse before or after the verb: `so deployment --dir D status`, `so deployment status
+    // --dir D`); a verb that takes one declares the same option group and reads this value.
+    @OptionGroup var deployment: DeploymentOptions
+    @OptionGroup var cluster: ClusterFlags
+    @OptionGroup var format: FormatOption
+    @OptionGroup var seconds: TimeoutOption
 }
 
 /// Options of the `deployment` group: a directory, or the name of one `so up` made.
-struct DeploymentOptions: ParsableArguments {
+struct DeploymentOptions: GroupOptionSet {
     @Option(name: .long, help: ArgumentHelp("Deployment directory made by 'so deploy create'.", valueName: "dir"))
     var dir: String?
     @Option(name: .long, help: ArgumentHelp("Name given to 'so up' (the directory $SO_HOME/deployments/NAME).", valueName: "name"))
     var name: String?
 
+    var given: [String] { (dir == nil ? [] : ["--dir"]) + (name == nil ? [] : ["--name"]) }
+
     func validate() throws {
-        if dir == nil && name == nil { throw ValidationError("give --dir DIR (a deployment directory) or --name NAME (one 'so up' made)") }
         if dir != nil && name != nil { throw ValidationError("give either --dir or --name, not both") }
+    }
+
+    /// For the verbs that act on one deployment (the group parses these options for `list` too, which takes neither).
+    func requireOne() throws {
+        if dir == nil && name == nil { throw ValidationError("give --dir DIR (a deployment directory) or --name NAME (one 'so up' made)") }
     }
 
     func directory(_ ctx: SoContext) throws -> String { try dir ?? ctx.namedDeployment(name ?? "") }
@@ -44,16 +57,22 @@ struct DeploymentTarget: ParsableArguments {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var deployment: DeploymentOptions
     @OptionGroup var cluster: ClusterFlags
+    /// The group, for `GroupOptions.refuseUntaken` (the group's -o and --timeout are refused by verbs that do not declare them).
+    @ParentCommand var group: DeploymentCommand
+
+    func validate() throws { try deployment.requireOne() }
 
     var dir: String { get throws { try deployment.directory(global.context()) } }
     func context() -> SoContext { global.context() }
     func options(manage: Bool = false) -> ClusterOptions { cluster.options(manage: manage) }
 }
 
-/// How the verbs reach the cluster.
-struct ClusterFlags: ParsableArguments {
+/// How the verbs reach the cluster (options of the `deployment` group; `up`, `down` and `cleanup` take them too).
+struct ClusterFlags: GroupOptionSet {
     @Option(name: .long, help: ArgumentHelp("Kubeconfig to use instead of the deployment's cluster.", valueName: "file")) var kubeconfig: String?
     @Option(name: .long, help: ArgumentHelp("Kubeconfig context to use.", valueName: "name")) var context: String?
+
+    var given: [String] { (kubeconfig == nil ? [] : ["--kubeconfig"]) + (context == nil ? [] : ["--context"]) }
 
     func options(manage: Bool) -> ClusterOptions { ClusterOptions(kubeconfig: kubeconfig, context: context, performClusterManagement: manage) }
 }
@@ -66,7 +85,8 @@ struct StartOptions: ParsableArguments {
     @Flag(name: .long, help: "Create the kind cluster if needed and load images (default).") var performClusterManagement = false
     @Flag(name: .long, help: "Do not create kind clusters or load images.") var skipClusterManagement = false
     @Flag(name: .long, help: "Return after applying, without waiting.") var noWait = false
-    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Seconds to wait for the deployment to be ready.", valueName: "seconds"), transform: Seconds.parse) var timeout: Double = 300
+    @OptionGroup var seconds: TimeoutOption
+    var timeout: Double { seconds.timeout ?? 300 }
     @Option(name: .long, help: "Progress output: auto, plain or json.") var progress: ProgressMode = .auto
     @Option(name: .long, help: ArgumentHelp("Expire this long after the start (for 'so cleanup --expired'), e.g. 2h.", valueName: "duration")) var ttl: String?
     @Flag(name: .long, help: "Change nothing: the API server checks every object (server-side dry run) and the plan is printed.") var dryRun = false
@@ -145,7 +165,8 @@ struct DeploymentStopCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Also delete the namespace.") var deleteNamespace = false
     @Flag(name: .long, help: "Also delete the kind cluster.") var performClusterManagement = false
     @Flag(name: .long, help: "Leave the kind cluster alone (default).") var skipClusterManagement = false
-    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Seconds to wait for objects to go.", valueName: "seconds"), transform: Seconds.parse) var timeout: Double = 120
+    @OptionGroup var seconds: TimeoutOption
+    var timeout: Double { seconds.timeout ?? 120 }
     @Flag(name: .long, help: "Change nothing; list what would be deleted.") var dryRun = false
     @Flag(name: .long, help: "With --delete-volumes: delete a workspace's volume even when it holds work that is not pushed.") var discard = false
 
@@ -175,7 +196,8 @@ struct DeploymentStatusCommand: AsyncParsableCommand {
         """
     )
     @OptionGroup var target: DeploymentTarget
-    @Option(name: .shortAndLong, help: "Output format: text or json.") var output: OutputFormat = .text
+    @OptionGroup var format: Formatted<OutputFormat>
+    var output: OutputFormat { format.value }
 
     func run() async throws {
         let ctx = target.context()
@@ -202,7 +224,8 @@ struct DeploymentPsCommand: AsyncParsableCommand {
         """
     )
     @OptionGroup var target: DeploymentTarget
-    @Option(name: .shortAndLong, help: "Output format: text or json.") var output: OutputFormat = .text
+    @OptionGroup var format: Formatted<OutputFormat>
+    var output: OutputFormat { format.value }
 
     func run() async throws {
         let ctx = target.context()
@@ -312,7 +335,8 @@ struct DeploymentRestartCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "git pull the stack source first.") var pull = false
     @Flag(name: .long, help: "Only roll the pods; do not refresh or re-apply.") var noSync = false
     @Flag(name: .long, help: "Return without waiting.") var noWait = false
-    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Seconds to wait.", valueName: "seconds"), transform: Seconds.parse) var timeout: Double = 300
+    @OptionGroup var seconds: TimeoutOption
+    var timeout: Double { seconds.timeout ?? 300 }
 
     func run() async throws {
         let ctx = target.context()
@@ -337,7 +361,8 @@ struct DeploymentUpdateEnvsCommand: AsyncParsableCommand {
     )
     @OptionGroup var target: DeploymentTarget
     @Flag(name: .long, help: "Return without waiting.") var noWait = false
-    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Seconds to wait.", valueName: "seconds"), transform: Seconds.parse) var timeout: Double = 300
+    @OptionGroup var seconds: TimeoutOption
+    var timeout: Double { seconds.timeout ?? 300 }
 
     func run() async throws {
         try await StartAction(target.context()).run(StartRequest(directory: target.dir, cluster: target.options(), wait: !noWait, timeout: timeout,
@@ -357,7 +382,8 @@ struct DeploymentRotateSecretsCommand: AsyncParsableCommand {
     )
     @OptionGroup var target: DeploymentTarget
     @Argument(help: "Keys to rotate; all generated keys when none.") var keys: [String] = []
-    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Seconds to wait for the restart.", valueName: "seconds"), transform: Seconds.parse) var timeout: Double = 300
+    @OptionGroup var seconds: TimeoutOption
+    var timeout: Double { seconds.timeout ?? 300 }
 
     func run() async throws {
         _ = try await ObserveAction(target.context()).rotateSecrets(target.dir, cluster: target.options(manage: false), keys: keys, timeout: timeout)
@@ -383,13 +409,22 @@ struct DeploymentRenderCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var deployment: DeploymentOptions
-    @Option(name: .shortAndLong, help: "Format: yaml or json.") var output: ManifestFormat = .yaml
+    @OptionGroup var format: Formatted<ManifestFormat>
+    var output: ManifestFormat { format.value }
     @Option(name: .long, help: ArgumentHelp("Directory to write one file per object into (instead of stdout).", valueName: "dir")) var outputDir: String?
     @Flag(name: .long, help: "With --output-dir: write into a directory that holds other files (they are left alone).") var force = false
     @Flag(name: .long, help: "Include the generated-secrets Secret with placeholder values.") var placeholderSecrets = false
     @Flag(name: .long, help: "Instead of manifests, list what each compose key became (mapped, approximated, ignored).") var report = false
 
-    enum ManifestFormat: String, ExpressibleByArgument, CaseIterable { case yaml, json }
+    /// The group, for `GroupOptions.refuseUntaken` (render needs no cluster and does not wait).
+    @ParentCommand var group: DeploymentCommand
+
+    enum ManifestFormat: String, OutputChoice {
+        case yaml, json
+        static let byDefault = ManifestFormat.yaml
+    }
+
+    func validate() throws { try deployment.requireOne() }
 
     func run() async throws {
         let ctx = global.context()

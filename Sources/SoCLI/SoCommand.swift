@@ -17,7 +17,9 @@ public struct SoCommand: AsyncParsableCommand {
         commandName: "so",
         abstract: "Deploy stacks of compose files onto Kubernetes (a shared kind cluster, or any cluster).",
         discussion: """
-        A stack is a stack.yml naming compose files (pods). 'deploy init' writes a spec of per-deployment overrides, 'deploy create' turns it into a deployment directory. Options may come before or after the subcommand, as with laconic-so.
+        A stack is a stack.yml naming compose files (pods). 'deploy init' writes a spec of per-deployment overrides, \
+        'deploy create' turns it into a deployment directory. A group's options (these, deploy's --deploy-to, deployment's \
+        --dir, --name, -o …) may come before or after its subcommand, as with laconic-so.
 
         Example:
           so --stack example deploy init --output example-spec.yml
@@ -32,10 +34,15 @@ public struct SoCommand: AsyncParsableCommand {
             CommandGroup(name: "Other", subcommands: [VersionCommand.self, CompletionCommand.self]),
         ]
     )
+    /// Declared here, read anywhere: ArgumentParser reads them before or after any subcommand, and every command
+    /// that declares the same option group shares this value.
+    @OptionGroup var global: GlobalOptions
+
     public init() {}
 }
 
-/// Options every command takes (laconic-so's global options, placed before or after the subcommand).
+/// Options every command takes (laconic-so's global options): declared on the root command, so they parse before or
+/// after the subcommand.
 public struct GlobalOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Stack: a built-in name, or a path to a stack directory.", valueName: "name|path"))
     public var stack: String?
@@ -141,7 +148,7 @@ public enum SoCommandLine {
                 if let unknown = unknownHelpTopic(arguments) {
                     throw SoError.usage("unknown command '\(unknown)'", hint: "run 'so --help' for the list of commands")
                 }
-                var command = try SoCommand.parseAsRoot(ArgumentOrder.hoist(arguments))
+                var command = try parse(arguments)
                 if var async = command as? AsyncParsableCommand { try await async.run() } else { try command.run() }
                 flushWarnings(context)
                 return 0
@@ -179,144 +186,57 @@ public enum SoCommandLine {
         return f.lowercased() + s.dropFirst()
     }
 
+    /// The command `arguments` name, parsed: options before or after a subcommand are read where their group
+    /// declares them, and a group's option that the chosen verb does not take is refused (`GroupOptionSet`).
+    public static func parse(_ arguments: [String]) throws -> ParsableCommand {
+        let command = try SoCommand.parseAsRoot(arguments)
+        try GroupOptions.refuseUntaken(by: command)
+        return command
+    }
+
     /// `so help WORD…` naming no command (ArgumentParser would print the root help and exit 0).
     static func unknownHelpTopic(_ arguments: [String]) -> String? {
         guard arguments.first == "help" else { return nil }
         var command: ParsableCommand.Type = SoCommand.self
         for word in arguments.dropFirst() where !word.hasPrefix("-") {
-            guard let child = ArgumentOrder.child(of: command, named: word) else { return word }
+            guard let child = child(of: command, named: word) else { return word }
             command = child
         }
         return nil
     }
 
-    /// The subcommand words of the command line, for the usage hint.
+    /// The subcommand words of the command line, for the usage hint: names of subcommands, each below the last, with
+    /// options and their values passed over; another word ends them (a group option's value that is also a subcommand
+    /// name, as in `deployment --name status start`, can mislead it: only the hint is read this way).
     static func helpPath(_ arguments: [String]) -> String {
         var command: ParsableCommand.Type = SoCommand.self
         var path: [String] = []
-        for word in ArgumentOrder.hoist(arguments) {
-            guard let child = ArgumentOrder.child(of: command, named: word) else { break }
-            path.append(word)
-            command = child
-        }
-        return path.joined(separator: " ")
-    }
-}
-
-/// laconic-so puts options on groups (`so --stack S deploy --deploy-to k8s-kind init …`, `so deployment --dir D
-/// status`); ArgumentParser reads options only after the last subcommand name. This moves options written
-/// before a subcommand name to just after the full subcommand path, keeping their order. Which options take
-/// a value is read from the command tree ArgumentParser itself describes (`_dumpHelp`), so a new option
-/// needs no list kept here.
-enum ArgumentOrder {
-    static func hoist(_ arguments: [String]) -> [String] {
-        var path: [String] = []
-        var hoisted: [String] = []
-        var current: ParsableCommand.Type = SoCommand.self
-        var i = 0
-        while i < arguments.count, !children(of: current).isEmpty {
-            let word = arguments[i]
-            if let child = child(of: current, named: word) {
+        var previous = ""
+        for word in arguments {
+            defer { previous = word }
+            if word == "--" { break }
+            if let child = child(of: command, named: word) {
                 path.append(word)
-                current = child
-                i += 1
-            } else if word.hasPrefix("-") && word != "--" && word != "-" && !["-h", "--help", "--version"].contains(word) {
-                hoisted.append(word)
-                i += 1
-                if !word.contains("="), i < arguments.count, takesValue(word, next: arguments[i], below: current, path: path) {
-                    hoisted.append(arguments[i])
-                    i += 1
-                }
-            } else {
+                command = child
+            } else if !word.hasPrefix("-") && !(previous.hasPrefix("-") && !previous.contains("=")) {
                 break
             }
         }
-        if path.isEmpty || hoisted.isEmpty { return arguments }
-        return path + hoisted + arguments[i...]
+        return path.joined(separator: " ")
     }
 
-    /// Whether `option` (written before the subcommand path ends) takes `next` as its value. Before the
-    /// path ends no positional argument can stand, so a word that is neither an option nor a subcommand name
-    /// is the option's value. Only a subcommand name after it is ambiguous (`--verbose status` or `--name
-    /// status`): then the command tree ArgumentParser describes decides. Building that tree costs start-up
-    /// time (a full help dump), so the usual command lines never build it.
-    static func takesValue(_ option: String, next: String, below command: ParsableCommand.Type, path: [String]) -> Bool {
-        if next.hasPrefix("-") && next != "-" { return false }
-        if child(of: command, named: next) == nil { return true }
-        return CommandTree.root.node(at: path)?.takesValue(option, next: next) ?? false
-    }
-
-    static func children(of command: ParsableCommand.Type) -> [ParsableCommand.Type] {
-        let c = command.configuration
-        return c.subcommands + c.groupedSubcommands.flatMap(\.subcommands)
+    /// `deployment status` for `DeploymentStatusCommand`: the subcommand names that lead to `command`.
+    static func path(to command: ParsableCommand.Type, from parent: ParsableCommand.Type = SoCommand.self) -> String {
+        for child in parent.configuration.subcommands {
+            let name = child.configuration.commandName ?? ""
+            if ObjectIdentifier(child) == ObjectIdentifier(command) { return name }
+            let below = path(to: command, from: child)
+            if !below.isEmpty { return name + " " + below }
+        }
+        return ""
     }
 
     static func child(of command: ParsableCommand.Type, named word: String) -> ParsableCommand.Type? {
-        children(of: command).first { $0.configuration.commandName == word || $0.configuration.aliases.contains(word) }
-    }
-}
-
-/// The subcommands and option names of `so`, as ArgumentParser describes them.
-struct CommandTree: Sendable {
-    var names: [String]
-    var children: [CommandTree]
-    /// Options that take a value, and flags, declared here or in any subcommand below.
-    var valued: Set<String>
-    var flags: Set<String>
-
-    func child(named word: String) -> CommandTree? { children.first { $0.names.contains(word) } }
-
-    func node(at path: [String]) -> CommandTree? {
-        path.reduce(Optional(self)) { node, word in node?.child(named: word) }
-    }
-
-    /// Whether `option`, written before a subcommand name, takes the next word as its value. A name that
-    /// is a flag in one subcommand and takes a value in another (`-f`) takes it unless it is a subcommand name.
-    func takesValue(_ option: String, next: String) -> Bool {
-        guard valued.contains(option) else { return false }
-        return !(flags.contains(option) && child(named: next) != nil)
-    }
-
-    static let root: CommandTree = {
-        guard let info = try? JSONDecoder().decode(ToolInfo.self, from: Data(SoCommand._dumpHelp().utf8)) else {
-            return CommandTree(names: ["so"], children: [], valued: [], flags: [])
-        }
-        return CommandTree(info.command)
-    }()
-
-    init(names: [String], children: [CommandTree], valued: Set<String>, flags: Set<String>) {
-        self.names = names
-        self.children = children
-        self.valued = valued
-        self.flags = flags
-    }
-
-    init(_ c: ToolInfo.Command) {
-        names = [c.commandName] + (c.aliases ?? [])
-        children = (c.subcommands ?? []).filter { $0.commandName != "help" }.map(CommandTree.init)
-        var valued = Set<String>(), flags = Set<String>()
-        for a in c.arguments ?? [] {
-            let spelled = (a.names ?? []).map { $0.kind == "short" ? "-" + $0.name : ($0.kind == "long" ? "--" + $0.name : "-" + $0.name) }
-            if a.kind == "option" { valued.formUnion(spelled) } else if a.kind == "flag" { flags.formUnion(spelled) }
-        }
-        for child in children {
-            valued.formUnion(child.valued)
-            flags.formUnion(child.flags)
-        }
-        self.valued = valued
-        self.flags = flags
-    }
-
-    /// The part of ArgumentParser's `--experimental-dump-help` JSON read here.
-    struct ToolInfo: Decodable {
-        struct Name: Decodable { var kind: String; var name: String }
-        struct Argument: Decodable { var kind: String; var names: [Name]? }
-        struct Command: Decodable {
-            var commandName: String
-            var aliases: [String]?
-            var subcommands: [Command]?
-            var arguments: [Argument]?
-        }
-        var command: Command
+        command.configuration.subcommands.first { $0.configuration.commandName == word || $0.configuration.aliases.contains(word) }
     }
 }

@@ -164,7 +164,10 @@ struct DeploymentListCommand: AsyncParsableCommand {
     )
     @OptionGroup var global: GlobalOptions
     @OptionGroup var cluster: ClusterFlags
-    @Option(name: .shortAndLong, help: "Output format: text or json.") var output: OutputFormat = .text
+    @OptionGroup var format: Formatted<OutputFormat>
+    var output: OutputFormat { format.value }
+    /// The group, for `GroupOptions.refuseUntaken` (list takes no --dir, --name or --timeout).
+    @ParentCommand var group: DeploymentCommand
 
     func run() async throws {
         let ctx = global.context()

@@ -12,6 +12,8 @@ struct DeploymentTaskCommand: AsyncParsableCommand {
         discussion: """
         Runs the spec's workspace task command (agent-workspace: claude -p "$TASK" …) in the workspace's container with TEXT in $TASK, streaming its output. What the agent leaves uncommitted is committed, the branch is pushed to origin, and with --pr a pull request is opened on GitHub (GITHUB_TOKEN or GH_TOKEN; GITHUB_API_URL for GitHub Enterprise). Exits with the agent's exit code. TEXT '-' reads the task from standard input.
 
+        With -o json the summary is JSON and the agent's own output goes to stderr as it comes.
+
         Example:
           so deployment --name fix-login task "make the login test pass"
           so deployment --name ci-1234 task --pr --title "Fix the login test" "make the login test pass"
@@ -25,7 +27,8 @@ struct DeploymentTaskCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Open a pull request on GitHub when the agent succeeded and left commits.") var pr = false
     @Option(name: .long, help: ArgumentHelp("Pull request title (default: the task's first line).", valueName: "title")) var title: String?
     @Option(name: .long, help: ArgumentHelp("Pull request base branch (default: the branch the workspace was cloned from).", valueName: "branch")) var base: String?
-    @Option(name: .shortAndLong, help: "Output format of the summary: text or json (with json, the agent's own output goes to stderr as it comes).") var output: OutputFormat = .text
+    @OptionGroup var format: Formatted<OutputFormat>
+    var output: OutputFormat { format.value }
 
     func validate() throws {
         if noPush && pr { throw ValidationError("--pr needs the branch pushed: drop --no-push") }
@@ -57,6 +60,8 @@ struct DeploymentDiffCommand: AsyncParsableCommand {
         discussion: """
         The patch applies with 'git apply' on the commit the workspace was cloned at. The workspace's own index is not touched.
 
+        -o json gives the branch, base, commits, uncommitted changes and the patch.
+
         Example:
           so deployment --name fix-login diff
           so deployment --name fix-login diff --stat
@@ -66,7 +71,8 @@ struct DeploymentDiffCommand: AsyncParsableCommand {
     @OptionGroup var target: DeploymentTarget
     @Flag(name: .long, help: "A summary of changed files instead of the patch.") var stat = false
     @Option(name: .long, help: ArgumentHelp("Write the patch to this file instead of standard output.", valueName: "file")) var patch: String?
-    @Option(name: .shortAndLong, help: "Output format: text or json (branch, base, commits, uncommitted changes and the patch).") var output: OutputFormat = .text
+    @OptionGroup var format: Formatted<OutputFormat>
+    var output: OutputFormat { format.value }
 
     func validate() throws {
         if stat && patch != nil { throw ValidationError("--stat and --patch contradict each other: a patch file holds the whole diff") }
@@ -106,7 +112,8 @@ struct DeploymentPushCommand: AsyncParsableCommand {
     )
     @OptionGroup var target: DeploymentTarget
     @Option(name: .shortAndLong, help: ArgumentHelp("Commit what is not committed with this message first.", valueName: "message")) var message: String?
-    @Option(name: .shortAndLong, help: "Output format: text or json.") var output: OutputFormat = .text
+    @OptionGroup var format: Formatted<OutputFormat>
+    var output: OutputFormat { format.value }
 
     func run() async throws {
         var ctx = target.context()
@@ -134,7 +141,8 @@ struct DeploymentFetchCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The local clone (default: the repository of the current directory).", valueName: "dir")) var into: String?
     @Option(name: .long, help: ArgumentHelp("Local branch name (default: the workspace's branch name).", valueName: "branch")) var branch: String?
     @Flag(name: .long, help: "Replace the local branch even when it has commits the workspace does not.") var force = false
-    @Option(name: .shortAndLong, help: "Output format: text or json.") var output: OutputFormat = .text
+    @OptionGroup var format: Formatted<OutputFormat>
+    var output: OutputFormat { format.value }
 
     func run() async throws {
         var ctx = target.context()

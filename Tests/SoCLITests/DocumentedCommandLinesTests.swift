@@ -91,21 +91,22 @@ import SoTestSupport
         joinedLines(text.components(separatedBy: "\n"), firstLine: 1).flatMap { n, line in commands(inShellLine: line, source: "\(file):\(n)") }
     }
 
-    /// The `Example:` lines of every command's help, from the command tree ArgumentParser describes.
-    static func helpExamples() throws -> [Shown] {
-        struct Command: Decodable { var commandName: String; var discussion: String?; var subcommands: [Command]? }
-        struct Info: Decodable { var command: Command }
-        let info = try JSONDecoder().decode(Info.self, from: Data(SoCommand._dumpHelp().utf8))
+    /// The `Example:` lines of every command's help, from the commands' configurations.
+    static func helpExamples() -> [Shown] {
         var out: [Shown] = []
-        func visit(_ c: Command, path: String) {
-            if let d = c.discussion, let r = d.range(of: "Example:") {
+        func visit(_ c: ParsableCommand.Type, path: String) {
+            let d = c.configuration.discussion
+            if let r = d.range(of: "Example:") {
                 for line in d[r.upperBound...].components(separatedBy: "\n") {
                     out += commands(inShellLine: line, source: "so \(path) --help")
                 }
             }
-            for s in c.subcommands ?? [] where s.commandName != "help" { visit(s, path: path.isEmpty ? s.commandName : path + " " + s.commandName) }
+            for s in c.configuration.subcommands {
+                let name = s.configuration.commandName ?? ""
+                visit(s, path: path.isEmpty ? name : path + " " + name)
+            }
         }
-        visit(info.command, path: "")
+        visit(SoCommand.self, path: "")
         return out
     }
 
@@ -122,7 +123,7 @@ import SoTestSupport
                 shown += commands(inWorkflow: try fs.readText(Path.join(RepoPaths.root, folder, file)), file: "\(folder)/\(file)")
             }
         }
-        return shown + (try helpExamples())
+        return shown + helpExamples()
     }
 
     @Test func everyDocumentedCommandLineParses() throws {
@@ -131,12 +132,51 @@ import SoTestSupport
         #expect(shown.count > 60, "found only \(shown.count) command lines")
         for s in shown {
             do {
-                _ = try SoCommand.parseAsRoot(ArgumentOrder.hoist(s.words))
+                _ = try SoCommandLine.parse(s.words)
             } catch {
                 let code = SoCommand.exitCode(for: error)
                 #expect(code == .success, "\(s) does not parse: \(SoCommand.message(for: error))")
             }
         }
+    }
+
+    /// The line with the options written before its last subcommand moved after it (the flags of `so` take no value).
+    static func verbFirst(_ words: [String]) -> [String] {
+        var command: ParsableCommand.Type = SoCommand.self
+        var path: [String] = [], moved: [String] = [], i = 0
+        while i < words.count {
+            let word = words[i]
+            if let child = SoCommandLine.child(of: command, named: word) {
+                path.append(word)
+                command = child
+            } else if word.hasPrefix("-") && word != "--" && !["--help", "-h", "--version"].contains(word) && !command.configuration.subcommands.isEmpty {
+                moved.append(word)
+                if !word.contains("="), !["--verbose", "--quiet", "--debug"].contains(word), i + 1 < words.count {
+                    moved.append(words[i + 1])
+                    i += 1
+                }
+            } else {
+                break
+            }
+            i += 1
+        }
+        return path + moved + words[i...]
+    }
+
+    /// Each documented line parses to the same values as its verb-first form: where a group option stands does not matter.
+    @Test func whereAGroupOptionStandsDoesNotChangeTheValues() throws {
+        var moved = 0
+        for s in try Self.documented() {
+            let first = Self.verbFirst(s.words)
+            guard first != s.words, let a = try? SoCommandLine.parse(s.words), let b = try? SoCommandLine.parse(first) else { continue }
+            var before = "", after = ""
+            dump(a, to: &before)
+            dump(b, to: &after)
+            #expect(before == after, "\(s) and so \(first.joined(separator: " ")) differ")
+            moved += 1
+        }
+        // Most documented lines write their options before the verb (`so deployment --dir D start`).
+        #expect(moved > 40, "only \(moved) documented lines have options before the verb")
     }
 
     /// Options before or after the verb, as laconic-so allows; the forms a user reported broken.
@@ -151,16 +191,7 @@ import SoTestSupport
         ["deployment", "--name=ws-1", "shell"],
     ])
     func optionsBeforeTheVerb(_ line: [String]) throws {
-        _ = try SoCommand.parseAsRoot(ArgumentOrder.hoist(line))
-    }
-
-    @Test func hoistingIsReadFromTheCommandTree() {
-        #expect(ArgumentOrder.hoist(["deployment", "--name", "n", "status"]) == ["deployment", "status", "--name", "n"])
-        #expect(ArgumentOrder.hoist(["deployment", "--dir", "d", "-o", "json", "status"]) == ["deployment", "status", "--dir", "d", "-o", "json"])
-        // A flag stays a flag: the word after it is the verb.
-        #expect(ArgumentOrder.hoist(["deployment", "--dir", "d", "--verbose", "status"]) == ["deployment", "status", "--dir", "d", "--verbose"])
-        // Nothing before the verb: the line is left as written.
-        #expect(ArgumentOrder.hoist(["deployment", "status", "--dir", "d"]) == ["deployment", "status", "--dir", "d"])
+        _ = try SoCommandLine.parse(line)
     }
 
     @Test func usageErrorsExit64() async throws {
