@@ -58,7 +58,9 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
         }
         self.tls = tls
         var config = HTTPClient.Configuration(tlsConfiguration: tls)
-        config.timeout = HTTPClient.Configuration.Timeout(connect: .milliseconds(2500), read: .seconds(120))
+        // The connect timeout covers the TLS handshake: 10 s leaves room for a distant managed cluster behind a proxy
+        // and for a busy machine (a 2.5 s limit failed handshakes to a local server under load); a refused port fails at once.
+        config.timeout = HTTPClient.Configuration.Timeout(connect: .seconds(10), read: .seconds(120))
         config.httpVersion = .automatic
         // A refused or unreachable server fails the request at once (AsyncHTTPClient would otherwise retry the
         // connection until the connect timeout, three times over: ~10 s); `send` retries briefly itself.
