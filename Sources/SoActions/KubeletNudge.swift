@@ -71,9 +71,8 @@ struct KubeletNudge: Sendable {
 
     /// Marks the pods `due` names; a user who may not patch pods waits for the kubelet as before.
     func nudge(_ pods: [JSON]) async {
-        guard let podType = try? ResourceType.of(apiVersion: "v1", kind: "Pod") else { return }
         for (pod, value) in Self.due(pods, now: ctx.clock.now()) {
-            if (try? await client.annotate(podType, name: pod, namespace: namespace, [(Self.annotation, value)])) != nil {
+            if (try? await client.annotate(.pod, name: pod, namespace: namespace, [(Self.annotation, value)])) != nil {
                 ctx.verbose("pod \(namespace)/\(pod): the kubelet is late (\(value)); marked so it syncs the pod now")
             }
         }

@@ -36,7 +36,9 @@ public struct StopAction {
     public let ctx: SoContext
     public init(_ ctx: SoContext) { self.ctx = ctx }
 
-    static let order = ["Ingress", "Deployment", "Job", "Service", "EndpointSlice", "ConfigMap", "Secret", "NetworkPolicy", "ResourceQuota", "LimitRange", "Pod"]
+    static let order: [ResourceType] = [
+        .ingress, .deployment, .job, .service, .endpointSlice, .configMap, .secret, .networkPolicy, .resourceQuota, .limitRange, .pod,
+    ]
 
     @discardableResult
     public func run(_ req: StopRequest) async throws -> [String] {
@@ -50,8 +52,8 @@ public struct StopAction {
         let target = try await ClusterTargets(ctx: ctx).resolve(model, req.cluster, allowCreate: false)
         let client = try ctx.connect(target.connection)
         let selector = DeploymentNames.selector(model.id)
-        var kinds = Self.order
-        if req.deleteVolumes { kinds.append("PersistentVolumeClaim") }
+        var types = Self.order
+        if req.deleteVolumes { types.append(.persistentVolumeClaim) }
         var deleted: [(ResourceType, String, String?)] = []
         func delete(_ type: ResourceType, _ name: String, _ namespace: String?) async throws {
             if req.dryRun {
@@ -61,21 +63,20 @@ public struct StopAction {
                 deleted.append((type, name, namespace))
             }
         }
-        for kind in kinds {
-            let type = ResourceType.known.first { $0.kind == kind }!
+        for type in types {
             for item in try await client.list(type, namespace: namespace, labelSelector: selector) {
-                if kind == "Secret", !req.deleteVolumes, item.name == DeploymentNames.generatedSecrets(model.id) { continue }
+                if type == .secret, !req.deleteVolumes, item.name == DeploymentNames.generatedSecrets(model.id) { continue }
                 try await delete(type, item.name, namespace)
             }
             // Job pods carry app=<id>-job.
-            if kind == "Pod" {
+            if type == .pod {
                 for item in try await client.list(type, namespace: namespace, labelSelector: DeploymentNames.selector("\(model.id)-job")) {
                     try await delete(type, item.name, namespace)
                 }
             }
         }
         if req.deleteVolumes {
-            let pv = ResourceType.known.first { $0.kind == "PersistentVolume" }!
+            let pv = ResourceType.persistentVolume
             for item in try await client.list(pv, namespace: nil, labelSelector: selector) {
                 try await delete(pv, item.name, nil)
             }
@@ -84,7 +85,7 @@ public struct StopAction {
         if req.deleteNamespace {
             let ns = ResourceType.namespace
             if let existing = try await client.get(ns, name: namespace, namespace: nil) {
-                if let owner = existing.annotations["laconic.com/deployment-dir"], owner != dir {
+                if let owner = existing.annotations[DeploymentNames.directoryAnnotation], owner != dir {
                     throw SoError("namespace \(namespace) belongs to another deployment directory: \(owner)", hint: "it was left in place; stop that deployment instead")
                 }
                 if req.dryRun {

@@ -39,8 +39,8 @@ struct Waiter {
     var dir: String { ShellWords.quote(directory) }
 
     func wait(for objects: [KubeObject], timeout: Double, progress: ProgressReporter) async throws {
-        let deploymentType = try ResourceType.of(apiVersion: "apps/v1", kind: "Deployment")
-        let jobType = try ResourceType.of(apiVersion: "batch/v1", kind: "Job")
+        let deploymentType = ResourceType.deployment
+        let jobType = ResourceType.job
         let deployments = objects.filter { $0.kind == "Deployment" }.map(\.name)
         let jobs = objects.filter { $0.kind == "Job" }.map(\.name)
         let start = ctx.clock.now()
@@ -166,7 +166,7 @@ struct Waiter {
 
     /// The deployment's pods (Jobs' included).
     func listPods() async throws -> [JSON] {
-        try await client.list(try ResourceType.of(apiVersion: "v1", kind: "Pod"), namespace: namespace, labelSelector: selector)
+        try await client.list(.pod, namespace: namespace, labelSelector: selector)
     }
 
     /// The names of a pod's containers that have a readiness probe (compose `healthcheck:`).
@@ -222,7 +222,7 @@ struct Waiter {
             let job = pod.labels["batch.kubernetes.io/job-name"] ?? pod.labels["job-name"]
             for i in problems.indices.dropFirst(first) { problems[i].job = job }
         }
-        for pvc in try await client.list(try ResourceType.of(apiVersion: "v1", kind: "PersistentVolumeClaim"), namespace: namespace,
+        for pvc in try await client.list(.persistentVolumeClaim, namespace: namespace,
                                          labelSelector: selector) where pvc.at("status", "phase")?.string == "Pending" {
             problems.append(Problem(fatal: false, message: "PersistentVolumeClaim \(namespace)/\(pvc.name) is Pending",
                                     hint: "the cluster has no default StorageClass, or the claim's PersistentVolume does not match"))
@@ -304,7 +304,7 @@ struct NodeCapacity {
     var canGrow: Bool
 
     static func read(_ client: ClusterClient) async throws -> NodeCapacity? {
-        guard let listed = try? await client.list(try ResourceType.of(apiVersion: "v1", kind: "Node"), namespace: nil, labelSelector: nil),
+        guard let listed = try? await client.list(.node, namespace: nil, labelSelector: nil),
               !listed.isEmpty else { return nil }
         // kind's nodes say kind://; bare nodes (kubeadm, the kit) say nothing: neither grows by itself.
         let fixed = listed.allSatisfy { n in
