@@ -152,7 +152,7 @@ extension JSON {
     /// without a fraction become integers; others keep their shortest text.
     public var yValue: YValue {
         switch self {
-        case .object(let o): return .map(o.keys.sorted().map { ($0, o[$0]!.yValue) })
+        case .object(let o): return .map(o.sorted { $0.key < $1.key }.map { ($0.key, $0.value.yValue) })
         case .array(let a): return .list(a.map(\.yValue))
         case .string(let s): return .string(s)
         case .number(let n): return n.rounded() == n && abs(n) < 1e15 ? .int(Int(n)) : .string(String(n))
