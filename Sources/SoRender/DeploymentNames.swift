@@ -14,7 +14,8 @@ public enum DeploymentNames {
 
     /// Labels on every rendered object: laconic-so's `app`, plus the recommended app.kubernetes.io set.
     public static func labels(_ model: DeploymentModel) -> [(String, String)] {
-        [("app", model.id), ("app.kubernetes.io/stack", KubeNames.labelValue(model.stackName)), ("app.kubernetes.io/name", KubeNames.labelValue(model.stackName)),
+        [("app", model.id), ("app.kubernetes.io/stack", KubeNames.labelValue(model.stackName)),
+         ("app.kubernetes.io/name", KubeNames.labelValue(model.stackName)),
          ("app.kubernetes.io/instance", model.id), ("app.kubernetes.io/managed-by", "so")]
     }
 
