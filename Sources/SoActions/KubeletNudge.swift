@@ -52,7 +52,8 @@ struct KubeletNudge: Sendable {
               now.timeIntervalSince(at) >= sandboxGrace,
               condition("PodReadyToStartContainers")?["status"]?.string != "True" else { return nil }
         let statuses = (pod.at("status", "initContainerStatuses")?.array ?? []) + (pod.at("status", "containerStatuses")?.array ?? [])
-        guard !statuses.contains(where: { $0.at("state", "running") != nil || $0.at("state", "terminated") != nil || $0["lastState"]?["terminated"] != nil }) else { return nil }
+        let started = statuses.contains { $0.at("state", "running") != nil || $0.at("state", "terminated") != nil || $0["lastState"]?["terminated"] != nil }
+        guard !started else { return nil }
         return "sandbox@\(atText)"
     }
 

@@ -86,7 +86,8 @@ public struct StopAction {
             let ns = ResourceType.namespace
             if let existing = try await client.get(ns, name: namespace, namespace: nil) {
                 if let owner = existing.annotations[DeploymentNames.directoryAnnotation], owner != dir {
-                    throw SoError("namespace \(namespace) belongs to another deployment directory: \(owner)", hint: "it was left in place; stop that deployment instead")
+                    throw SoError("namespace \(namespace) belongs to another deployment directory: \(owner)",
+                                  hint: "it was left in place; stop that deployment instead")
                 }
                 if req.dryRun {
                     ctx.console.out("would delete Namespace \(namespace)")
@@ -105,7 +106,9 @@ public struct StopAction {
             ctx.say("deleting kind cluster \(kind)")
             let r = try await ctx.processes.run(["kind", "delete", "cluster", "--name", kind], workingDirectory: nil,
                                                 environment: ctx.environment, timeout: 300)
-            guard r.exitCode == 0 else { throw SoError("cannot delete kind cluster \(kind): \(r.lastErrorLine)", hint: "run 'kind delete cluster --name \(kind)' by hand") }
+            guard r.exitCode == 0 else {
+                throw SoError("cannot delete kind cluster \(kind): \(r.lastErrorLine)", hint: "run 'kind delete cluster --name \(kind)' by hand")
+            }
         }
         ctx.say("stopped \(model.id): deleted \(deleted.count) object\(deleted.count == 1 ? "" : "s")" +
                 (req.deleteVolumes ? " (volumes too)" : "; volumes kept") + (req.deleteNamespace ? ", namespace deleted" : ""))
@@ -122,8 +125,9 @@ public struct StopAction {
             remaining = still
             if remaining.isEmpty { return }
             if ctx.clock.now().timeIntervalSince(start) >= timeout {
-                throw SoError("timed out after \(Int(timeout))s waiting for \(remaining.count) object(s) to go, e.g. \(remaining[0].0.kind) \(remaining[0].1)",
-                              hint: "a finalizer may hold it; look at 'kubectl get \(remaining[0].0.plural) \(remaining[0].1) -o yaml'", exitCode: SoError.exitTimeout)
+                let (type, name, _) = remaining[0]
+                throw SoError("timed out after \(Int(timeout))s waiting for \(remaining.count) object(s) to go, e.g. \(type.kind) \(name)",
+                              hint: "a finalizer may hold it; look at 'kubectl get \(type.plural) \(name) -o yaml'", exitCode: SoError.exitTimeout)
             }
             try await ctx.clock.sleep(seconds: 1)
         }
