@@ -10,10 +10,10 @@ public enum IngressController {
     public static let deploymentName = "caddy-ingress-controller"
     public static let defaultImage = "ghcr.io/laconicnetwork/caddy-ingress:latest"
     static let configMapName = "caddy-ingress-controller-configmap"
-    static let labels: [(String, String)] = [("app.kubernetes.io/name", "caddy-ingress-controller"), ("app.kubernetes.io/managed-by", "so")]
+    static let labels: [(String, String)] = [("app.kubernetes.io/name", deploymentName), ("app.kubernetes.io/managed-by", "so")]
 
     public static func objects(image: String?, acmeEmail: String?) -> [KubeObject] {
-        let sa = "caddy-ingress-controller"
+        let sa = deploymentName
         func meta(_ kind: String, _ apiVersion: String, _ name: String, namespaced: Bool = true, annotations: [(String, String)] = [],
                   _ body: [(String, YValue)]) -> KubeObject {
             KubeObject(apiVersion: apiVersion, kind: kind, name: name, namespace: namespaced ? namespace : nil, labels: labels, annotations: annotations,
@@ -29,14 +29,14 @@ public enum IngressController {
         ])
         var config: [(String, YValue)] = [("acmeCA", s("https://acme-v02.api.letsencrypt.org/directory")), ("debug", s("false"))]
         if let acmeEmail { config.append(("email", s(acmeEmail))) }
-        let selector: YValue = .map([("app.kubernetes.io/name", s("caddy-ingress-controller"))])
+        let selector: YValue = .map([("app.kubernetes.io/name", s(deploymentName))])
         let env: YValue = .list(["POD_NAME": "metadata.name", "POD_NAMESPACE": "metadata.namespace"].sorted { $0.key < $1.key }.map { k, v in
             .map([("name", s(k)), ("valueFrom", .map([("fieldRef", .map([("fieldPath", s(v))]))]))])
         })
         let probe: YValue = .map([("httpGet", .map([("path", s("/healthz")), ("port", .int(9765))])), ("initialDelaySeconds", .int(3)),
                                   ("periodSeconds", .int(10))])
         let container: YValue = .map([
-            ("name", s("caddy-ingress-controller")), ("image", s(image ?? defaultImage)), ("imagePullPolicy", s("IfNotPresent")),
+            ("name", s(deploymentName)), ("image", s(image ?? defaultImage)), ("imagePullPolicy", s("IfNotPresent")),
             ("args", .list([s("-config-map=\(configMapName)"), s("-class-name=\(Defaults.ingressClass)")])),
             ("env", env),
             ("ports", .list([("http", 80), ("https", 443), ("metrics", 9765)].map { n, p in

@@ -21,9 +21,6 @@ extension RenderState {
             KubeObject(apiVersion: "networking.k8s.io/v1", kind: "NetworkPolicy", name: KubeNames.object("\(id)-\(suffix)"), namespace: namespace,
                        labels: labels(), body: [("spec", .map(spec))])
         }
-        func namespaceSelector(_ name: String) -> YValue {
-            .map([("namespaceSelector", .map([("matchLabels", .map([("kubernetes.io/metadata.name", s(name))]))]))])
-        }
         // Nothing in or out, except what the policies below allow.
         policies.append(policy("default-deny", [("podSelector", all), ("policyTypes", .list([s("Ingress"), s("Egress")]))]))
         // Pods of this deployment reach each other (compose's default network).
@@ -176,8 +173,7 @@ extension RenderState {
                 rules.append(.map([("ports", .list(published.map { .map([("protocol", .string($0.proto.kubernetes)), ("port", .int($0.containerPort))]) }))]))
             }
             if !spec.httpProxy.isEmpty {
-                let controller: YValue = .map([("matchLabels", .map([("kubernetes.io/metadata.name", .string(IngressController.namespace))]))])
-                rules.append(.map([("from", .list([.map([("namespaceSelector", controller)])]))]))
+                rules.append(.map([("from", .list([namespaceSelector(IngressController.namespace)]))]))
             }
             let selector: YValue = .map([("matchLabels", .map(serviceSelector(svc.name).map { ($0.0, .string($0.1)) }))])
             policies.append(KubeObject(apiVersion: "networking.k8s.io/v1", kind: "NetworkPolicy",
@@ -214,8 +210,7 @@ public struct ClusterDNS: Sendable, Equatable {
         var out: [YValue] = []
         if let podSelector, !podSelector.isEmpty {
             let labels: YValue = .map(podSelector.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })
-            out.append(.map([("namespaceSelector", .map([("matchLabels", .map([("kubernetes.io/metadata.name", .string("kube-system"))]))])),
-                             ("podSelector", .map([("matchLabels", labels)]))]))
+            out.append(.map([("namespaceSelector", namespaceLabels("kube-system")), ("podSelector", .map([("matchLabels", labels)]))]))
         }
         for a in addresses.sorted() { out.append(.map([("ipBlock", .map([("cidr", .string(a.contains(":") ? "\(a)/128" : "\(a)/32"))]))])) }
         return out.isEmpty ? nil : out
@@ -250,3 +245,8 @@ struct EgressProxy {
         return [("HTTP_PROXY", url), ("HTTPS_PROXY", url), ("http_proxy", url), ("https_proxy", url), ("NO_PROXY", direct), ("no_proxy", direct)]
     }
 }
+
+/// A NetworkPolicy peer: every pod of the namespace `name`.
+private func namespaceSelector(_ name: String) -> YValue { .map([("namespaceSelector", namespaceLabels(name))]) }
+/// The label selector of the namespace `name`.
+private func namespaceLabels(_ name: String) -> YValue { .map([("matchLabels", .map([("kubernetes.io/metadata.name", .string(name))]))]) }

@@ -232,26 +232,18 @@ public struct StackLocator: Sendable {
             }
             pods.append(.init(name: pod.name, composePath: compose, preStartCommand: pod.preStartCommand, postStartCommand: pod.postStartCommand))
         }
-        var optional: [ResolvedStack.Component] = []
-        for name in file.optionalPods {
-            let compose = Path.join(root, "compose", "docker-compose-\(name).yml")
+        // An optional pod's or a job's compose file, which must exist.
+        func component(_ name: String, in folder: String, what: String, removal: String) throws -> ResolvedStack.Component {
+            let compose = Path.join(root, folder, "docker-compose-\(name).yml")
             guard fs.isFile(compose) else {
-                throw SoError("compose file for optional pod '\(name)' not found: \(compose)",
-                              hint: "add \(Path.relative(compose, to: root) ?? compose) to the stack or remove it from optional-pods",
+                throw SoError("compose file for \(what) '\(name)' not found: \(compose)",
+                              hint: "add \(Path.relative(compose, to: root) ?? compose) to the stack or remove \(removal)",
                               at: SourceLocation(file: stackFilePath))
             }
-            optional.append(.init(name: name, composePath: compose))
+            return .init(name: name, composePath: compose)
         }
-        var jobs: [ResolvedStack.Component] = []
-        for job in file.jobs {
-            let compose = Path.join(root, "compose-jobs", "docker-compose-\(job).yml")
-            guard fs.isFile(compose) else {
-                throw SoError("compose file for job '\(job)' not found: \(compose)",
-                              hint: "add \(Path.relative(compose, to: root) ?? compose) to the stack or remove the job from stack.yml",
-                              at: SourceLocation(file: stackFilePath))
-            }
-            jobs.append(.init(name: job, composePath: compose))
-        }
+        let optional = try file.optionalPods.map { try component($0, in: "compose", what: "optional pod", removal: "it from optional-pods") }
+        let jobs = try file.jobs.map { try component($0, in: "compose-jobs", what: "job", removal: "the job from stack.yml") }
         if file.hasConfigOrchestration {
             diagnostics.warn("stack.yml 'config:' (container-to-container value passing) is not supported on Kubernetes and is ignored",
                              hint: "pass values through spec config instead", at: SourceLocation(file: stackFilePath))
