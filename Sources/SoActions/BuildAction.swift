@@ -56,7 +56,8 @@ public struct BuildAction {
             if ctx.fs.isFile(script) {
                 out.append(BuildTarget(name: name, image: "\(name):local", recipe: .script(path: script), origin: origin))
             } else {
-                out.append(BuildTarget(name: name, image: "\(name):local", recipe: .dockerfile(context: dir, dockerfile: Path.join(dir, "Dockerfile"), args: [], target: nil), origin: origin))
+                out.append(BuildTarget(name: name, image: "\(name):local",
+                                       recipe: .dockerfile(context: dir, dockerfile: Path.join(dir, "Dockerfile"), args: [], target: nil), origin: origin))
             }
         }
         for component in stack.pods + stack.optionalPods {
@@ -67,7 +68,8 @@ public struct BuildAction {
                 let dockerfile = Path.absolute(b.dockerfile ?? "Dockerfile", relativeTo: context)
                 let image = svc.image ?? LocalImage.name(stack: stack.name, service: svc.name)
                 out.append(BuildTarget(name: svc.name, image: image,
-                                       recipe: .dockerfile(context: context, dockerfile: dockerfile, args: b.args.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, target: b.target),
+                                       recipe: .dockerfile(context: context, dockerfile: dockerfile,
+                                                           args: b.args.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, target: b.target),
                                        origin: SourceLocation(file: compose.path, line: svc.line)))
             }
         }
@@ -80,7 +82,8 @@ public struct BuildAction {
         var chosen = try targets(stack)
         let names = chosen.map(\.name)
         for n in req.include + req.exclude where !names.contains(n) {
-            throw SoError("\(stack.name) builds no container named '\(n)'", hint: names.isEmpty ? "the stack lists no containers and no compose service has build:" : "it builds: " + names.joined(separator: ", "))
+            let hint = names.isEmpty ? "the stack lists no containers and no compose service has build:" : "it builds: " + names.joined(separator: ", ")
+            throw SoError("\(stack.name) builds no container named '\(n)'", hint: hint)
         }
         if !req.include.isEmpty { chosen = chosen.filter { req.include.contains($0.name) } }
         chosen = chosen.filter { !req.exclude.contains($0.name) }
@@ -96,7 +99,8 @@ public struct BuildAction {
                 continue
             }
             let env = environment(stack, t)
-            if !req.forceRebuild, let r = try? await ctx.processes.run(["docker", "image", "inspect", "--format", "{{.Id}}", t.image], workingDirectory: nil, environment: env, timeout: 30),
+            if !req.forceRebuild, let r = try? await ctx.processes.run(["docker", "image", "inspect", "--format", "{{.Id}}", t.image], workingDirectory: nil,
+                                                                       environment: env, timeout: 30),
                r.exitCode == 0 {
                 ctx.say("\(t.image) exists; skipped (--force-rebuild builds it again)")
                 continue
@@ -108,7 +112,10 @@ public struct BuildAction {
             } else {
                 let r = try await ctx.processes.run(argv, workingDirectory: nil, environment: env, timeout: 3600)
                 code = r.exitCode
-                if code != 0 { throw SoError("building \(t.image) failed: \(r.lastErrorLine)", hint: "run '\(argv.joined(separator: " "))' to see the whole build", at: t.origin) }
+                if code != 0 {
+                    throw SoError("building \(t.image) failed: \(r.lastErrorLine)", hint: "run '\(argv.joined(separator: " "))' to see the whole build",
+                                  at: t.origin)
+                }
             }
             guard code == 0 else { throw SoError("building \(t.image) failed (exit code \(code))", hint: "the build output above says why", at: t.origin) }
             built.append(t)
@@ -124,11 +131,13 @@ public struct BuildAction {
             return ["bash", path]
         case let .dockerfile(context, dockerfile, args, target):
             guard ctx.fs.isDirectory(context) else {
-                throw SoError("build context of \(t.name) not found: \(context)", hint: "create it, or fix build.context (relative to the compose file)", at: t.origin)
+                throw SoError("build context of \(t.name) not found: \(context)", hint: "create it, or fix build.context (relative to the compose file)",
+                              at: t.origin)
             }
             guard ctx.fs.isFile(dockerfile) else {
-                throw SoError("Dockerfile of \(t.name) not found: \(dockerfile)",
-                              hint: stack.file.containers.contains(t.name) ? "add container-build/\(t.name)/Dockerfile or build.sh" : "fix build.dockerfile (relative to the build context)", at: t.origin)
+                let hint = stack.file.containers.contains(t.name)
+                    ? "add container-build/\(t.name)/Dockerfile or build.sh" : "fix build.dockerfile (relative to the build context)"
+                throw SoError("Dockerfile of \(t.name) not found: \(dockerfile)", hint: hint, at: t.origin)
             }
             var argv = ["docker", "build", "--tag", t.image, "--file", dockerfile]
             for (k, v) in args { argv += ["--build-arg", "\(k)=\(v)"] }

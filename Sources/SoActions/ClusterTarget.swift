@@ -31,7 +31,8 @@ public struct ClusterTarget: Sendable {
     /// it is the user's own (`$KUBECONFIG`, else `~/.kube/config`), which kubectl reads by itself.
     public var kubeconfigFile: String?
 
-    public init(connection: ClusterConnection, kindCluster: String?, createdCluster: Bool = false, fromUserKubeconfig: Bool = false, kubeconfigFile: String? = nil) {
+    public init(connection: ClusterConnection, kindCluster: String?, createdCluster: Bool = false, fromUserKubeconfig: Bool = false,
+                kubeconfigFile: String? = nil) {
         self.connection = connection
         self.kindCluster = kindCluster
         self.createdCluster = createdCluster
@@ -122,7 +123,8 @@ struct ClusterTargets {
         let token = Path.join(Kubeconfig.serviceAccountDirectory(environment: ctx.environment), "token")
         tried.append("the pod's service account (" + (inPod ? "no token at \(token)" : "not in a pod") + ")")
         throw SoError("no cluster to use; tried " + tried.joined(separator: ", "),
-                      hint: "pass --kubeconfig FILE (and --context NAME), set SO_KUBECONFIG, or install kind and run 'so deployment --dir D start' to create the host's cluster",
+                      hint: "pass --kubeconfig FILE (and --context NAME), set SO_KUBECONFIG, "
+                          + "or install kind and run 'so deployment --dir D start' to create the host's cluster",
                       exitCode: SoError.exitUnreachable)
     }
 
@@ -238,8 +240,10 @@ struct ClusterTargets {
         let active = json.array.map { ($0["Source"]?.string ?? "", $0["Destination"]?.string ?? "") }
         let missing = needed.filter { m in !active.contains { Path.normalize($0.0) == m.hostPath && Path.normalize($0.1) == m.containerPath } }
         if !missing.isEmpty {
-            throw SoError("kind cluster '\(cluster)' lacks the mounts this deployment needs: " + missing.map { "\($0.hostPath) → \($0.containerPath)" }.joined(separator: ", "),
-                          hint: "kind applies mounts only at creation: set kind-mount-root to the cluster's umbrella mount, or recreate the cluster with this deployment's kind-config.yml")
+            let mounts = missing.map { "\($0.hostPath) → \($0.containerPath)" }.joined(separator: ", ")
+            throw SoError("kind cluster '\(cluster)' lacks the mounts this deployment needs: " + mounts,
+                          hint: "kind applies mounts only at creation: set kind-mount-root to the cluster's umbrella mount, "
+                              + "or recreate the cluster with this deployment's kind-config.yml")
         }
     }
 

@@ -42,7 +42,9 @@ public struct CreateAction {
         let specPath = ctx.absolute(req.specFile)
         var spec = try Spec.load(specPath, fs: fs, diagnostics: ctx.diagnostics)
         if let ttl = req.ttl {
-            guard let seconds = DurationText.seconds(ttl), seconds > 0 else { throw SoError("--ttl '\(ttl)' is not a duration", hint: "write e.g. 90m, 4h or 2d") }
+            guard let seconds = DurationText.seconds(ttl), seconds > 0 else {
+                throw SoError("--ttl '\(ttl)' is not a duration", hint: "write e.g. 90m, 4h or 2d")
+            }
             // Through the spec's tree: the deployment's copy of the spec records the ttl (see YAMLDocument for what is kept).
             var doc = try YAMLDocument(text: spec.text, file: specPath)
             try doc.set(["ttl"], .string(ttl))
@@ -55,7 +57,8 @@ public struct CreateAction {
                 throw SoError("deployment directory \(dir) does not exist", hint: "drop --update to create it")
             }
             guard fs.isFile(Path.join(dir, "deployment.yml")) else {
-                throw SoError("\(dir) is not a deployment directory (no deployment.yml)", hint: "point --deployment-dir at a directory made by 'so deploy create'")
+                throw SoError("\(dir) is not a deployment directory (no deployment.yml)",
+                              hint: "point --deployment-dir at a directory made by 'so deploy create'")
             }
         } else if fs.exists(dir) {
             throw SoError("deployment directory \(dir) already exists", hint: "pass --update to refresh it from the spec, or choose another --deployment-dir")
@@ -67,7 +70,8 @@ public struct CreateAction {
         if let cli = req.stack, cli != spec.stack {
             let other = try? ctx.locator.resolve(cli, diagnostics: DiagnosticSink())
             if other?.stackDir != stack.stackDir {
-                ctx.diagnostics.warn("--stack \(cli) differs from the spec's stack '\(spec.stack)'; using the spec's", at: SourceLocation(file: specPath, line: spec.stackLine))
+                ctx.diagnostics.warn("--stack \(cli) differs from the spec's stack '\(spec.stack)'; using the spec's",
+                                     at: SourceLocation(file: specPath, line: spec.stackLine))
             }
         }
 

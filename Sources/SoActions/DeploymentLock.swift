@@ -30,7 +30,7 @@ struct DeploymentLock: Sendable {
         self.duration = max(60, Int(duration) + 60)
     }
 
-    var type: ResourceType { ResourceType.known.first { $0.kind == "Lease" }! }
+    var type: ResourceType { .lease }
 
     /// Runs `body` holding the lock, and gives the lock up once, whatever happens: when `body` returns or
     /// throws, when the task is cancelled (the release runs in a task of its own), and on SIGINT/SIGTERM

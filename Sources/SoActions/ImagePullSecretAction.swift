@@ -17,12 +17,16 @@ struct ImagePullToken {
         var token: String?
         if let file = spec.tokenFile {
             let path = Path.absolute(Path.expandTilde(file, home: ctx.fs.homeDirectory), relativeTo: Path.dirname(model.spec.path))
-            if ctx.fs.isFile(path) { token = try ctx.fs.readText(path).trimmedWhitespace }
-            else if spec.tokenEnv == nil { throw SoError("image-pull-secret token-file not found: \(path)", hint: "create it, or name the token with token-env", at: at) }
+            if ctx.fs.isFile(path) {
+                token = try ctx.fs.readText(path).trimmedWhitespace
+            } else if spec.tokenEnv == nil {
+                throw SoError("image-pull-secret token-file not found: \(path)", hint: "create it, or name the token with token-env", at: at)
+            }
         }
         if token == nil, let variable = spec.tokenEnv {
             guard let v = ctx.environment[variable], !v.isEmpty else {
-                throw SoError("image-pull-secret token comes from \(variable), which is not set", hint: "export \(variable) before start, or give token-file", at: at)
+                throw SoError("image-pull-secret token comes from \(variable), which is not set",
+                              hint: "export \(variable) before start, or give token-file", at: at)
             }
             token = v
         }

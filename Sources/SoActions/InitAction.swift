@@ -63,16 +63,19 @@ public struct InitAction {
         let target = try DeployTarget.parse(req.deployTo, at: nil)
         switch target {
         case .k8s where req.kubeConfig == nil:
-            throw SoError.usage("--deploy-to k8s needs --kube-config", hint: "pass --kube-config /path/to/kubeconfig, or use --deploy-to k8s-kind for a local kind cluster")
+            throw SoError.usage("--deploy-to k8s needs --kube-config",
+                                hint: "pass --kube-config /path/to/kubeconfig, or use --deploy-to k8s-kind for a local kind cluster")
         case .k8sKind where req.kubeConfig != nil:
-            throw SoError.usage("--kube-config is only for --deploy-to k8s", hint: "k8s-kind deployments use the kind cluster's own kubeconfig; drop --kube-config")
+            throw SoError.usage("--kube-config is only for --deploy-to k8s",
+                                hint: "k8s-kind deployments use the kind cluster's own kubeconfig; drop --kube-config")
         case .k8sKind where req.imageRegistry != nil:
             throw SoError.usage("--image-registry is only for --deploy-to k8s", hint: "kind loads local images directly; drop --image-registry")
         case .k8s where req.kindNodeImage != nil:
             throw SoError.usage("--kind-node-image is only for --deploy-to k8s-kind",
                                 hint: "a k8s deployment runs on a cluster that already exists; drop --kind-node-image")
         case .k8s where req.imageRegistry == nil:
-            ctx.diagnostics.warn("no --image-registry given for deploy-to k8s", hint: "local images (…:local) cannot be pulled by a remote cluster without one")
+            ctx.diagnostics.warn("no --image-registry given for deploy-to k8s",
+                                 hint: "local images (…:local) cannot be pulled by a remote cluster without one")
         default: break
         }
         if let image = req.kindNodeImage, !ImageReference.isPlausible(image) {
@@ -81,9 +84,10 @@ public struct InitAction {
         }
         let recipe = try req.mapPortsToHost.map { value -> PortRecipe in
             guard let r = PortRecipe(rawValue: value) else {
-                let close = Suggest.closest(to: value, in: PortRecipe.allCases.map(\.rawValue))
+                let recipes = PortRecipe.allCases.map(\.rawValue)
+                let close = Suggest.closest(to: value, in: recipes).map { "did you mean '\($0)'? " } ?? ""
                 throw SoError.usage("unknown --map-ports-to-host recipe '\(value)'",
-                              hint: (close.map { "did you mean '\($0)'? " } ?? "") + "use one of " + PortRecipe.allCases.map(\.rawValue).joined(separator: ", "))
+                                    hint: close + "use one of " + recipes.joined(separator: ", "))
             }
             return r
         }
@@ -195,9 +199,9 @@ public struct InitAction {
             _ = try stack.file.selectedPods(with: names, at: SourceLocation(file: "--with"))
             return optional.filter { names.contains($0) }
         }
-        guard !optional.isEmpty, let answer = ctx.console.ask("optional services of \(stack.name): \(optional.joined(separator: ", ")). Include which (comma-separated, empty for none)? ") else {
-            return []
-        }
+        guard !optional.isEmpty else { return [] }
+        let question = "optional services of \(stack.name): \(optional.joined(separator: ", ")). Include which (comma-separated, empty for none)? "
+        guard let answer = ctx.console.ask(question) else { return [] }
         return try chooseOptionalPods(stack, requested: [answer])
     }
 

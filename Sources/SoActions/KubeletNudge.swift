@@ -52,7 +52,8 @@ struct KubeletNudge: Sendable {
               now.timeIntervalSince(at) >= sandboxGrace,
               condition("PodReadyToStartContainers")?["status"]?.string != "True" else { return nil }
         let statuses = (pod.at("status", "initContainerStatuses")?.array ?? []) + (pod.at("status", "containerStatuses")?.array ?? [])
-        guard !statuses.contains(where: { $0.at("state", "running") != nil || $0.at("state", "terminated") != nil || $0["lastState"]?["terminated"] != nil }) else { return nil }
+        let started = statuses.contains { $0.at("state", "running") != nil || $0.at("state", "terminated") != nil || $0["lastState"]?["terminated"] != nil }
+        guard !started else { return nil }
         return "sandbox@\(atText)"
     }
 
@@ -71,9 +72,8 @@ struct KubeletNudge: Sendable {
 
     /// Marks the pods `due` names; a user who may not patch pods waits for the kubelet as before.
     func nudge(_ pods: [JSON]) async {
-        guard let podType = try? ResourceType.of(apiVersion: "v1", kind: "Pod") else { return }
         for (pod, value) in Self.due(pods, now: ctx.clock.now()) {
-            if (try? await client.annotate(podType, name: pod, namespace: namespace, [(Self.annotation, value)])) != nil {
+            if (try? await client.annotate(.pod, name: pod, namespace: namespace, [(Self.annotation, value)])) != nil {
                 ctx.verbose("pod \(namespace)/\(pod): the kubelet is late (\(value)); marked so it syncs the pod now")
             }
         }

@@ -5,18 +5,18 @@ import SoRender
 import SoStack
 
 /// A deployment, resolved and connected: what the read verbs share.
-struct Connected {
+struct ConnectedDeployment {
     let model: DeploymentModel
     let namespace: String
     let client: ClusterClient
     let target: ClusterTarget
 
-    static func open(_ ctx: SoContext, directory: String, cluster: ClusterOptions) async throws -> Connected {
+    static func open(_ ctx: SoContext, directory: String, cluster: ClusterOptions) async throws -> ConnectedDeployment {
         let model = try DeploymentLoader.load(ctx.absolute(directory), fs: ctx.fs, diagnostics: ctx.diagnostics)
         var options = cluster
         options.performClusterManagement = false
         let target = try await ClusterTargets(ctx: ctx).resolve(model, options, allowCreate: false)
-        return Connected(model: model, namespace: Renderer.namespace(of: model), client: try ctx.connect(target.connection), target: target)
+        return ConnectedDeployment(model: model, namespace: Renderer.namespace(of: model), client: try ctx.connect(target.connection), target: target)
     }
 
     /// Pods of the deployment: Deployments' (`app=<id>`) then Jobs' (`app=<id>-job`).
@@ -65,7 +65,7 @@ public struct ObserveAction {
     public init(_ ctx: SoContext) { self.ctx = ctx }
 
     public func ps(_ directory: String, cluster: ClusterOptions) async throws -> [PodInfo] {
-        let c = try await Connected.open(ctx, directory: directory, cluster: cluster)
+        let c = try await ConnectedDeployment.open(ctx, directory: directory, cluster: cluster)
         let now = ctx.clock.now()
         return try await c.pods().map { Self.podInfo($0, now: now) }
     }
@@ -88,7 +88,7 @@ public struct ObserveAction {
     }
 
     public func status(_ directory: String, cluster: ClusterOptions) async throws -> DeploymentStatus {
-        let c = try await Connected.open(ctx, directory: directory, cluster: cluster)
+        let c = try await ConnectedDeployment.open(ctx, directory: directory, cluster: cluster)
         var workloads: [DeploymentStatus.Workload] = []
         for d in try await c.client.list(try ResourceType.of(apiVersion: "apps/v1", kind: "Deployment"), namespace: c.namespace, labelSelector: DeploymentNames.selector(c.model.id)) {
             let pending = Waiter.deploymentPending(d)
@@ -137,7 +137,7 @@ public struct ObserveAction {
 
     /// Logs of every container of every pod (or of the named services), each line prefixed with its source.
     public func logs(_ req: LogsRequest) async throws {
-        let c = try await Connected.open(ctx, directory: req.directory, cluster: req.cluster)
+        let c = try await ConnectedDeployment.open(ctx, directory: req.directory, cluster: req.cluster)
         let pods = try await c.pods()
         let wanted = Set(req.services.map { KubeNames.label($0) })
         var sources: [(pod: String, container: String)] = []
@@ -177,7 +177,7 @@ public struct ObserveAction {
 
     /// Runs a command in a service's container through kubectl and returns its exit code.
     public func exec(_ directory: String, cluster: ClusterOptions, service: String, command: [String], interactive: Bool, tty: Bool) async throws -> Int32 {
-        let c = try await Connected.open(ctx, directory: directory, cluster: cluster)
+        let c = try await ConnectedDeployment.open(ctx, directory: directory, cluster: cluster)
         let container = KubeNames.label(service)
         let pods = try await c.pods().filter { p in (p.at("spec", "containers")?.array ?? []).contains { $0["name"]?.string == container } }
         guard let pod = pods.first(where: { $0.at("status", "phase")?.string == "Running" }) ?? pods.first else {
@@ -208,7 +208,7 @@ public struct ObserveAction {
 
     /// Forwards local ports to a service's Service through kubectl (runs until interrupted).
     public func portForward(_ directory: String, cluster: ClusterOptions, service: String, ports: [String]) async throws -> Int32 {
-        let c = try await Connected.open(ctx, directory: directory, cluster: cluster)
+        let c = try await ConnectedDeployment.open(ctx, directory: directory, cluster: cluster)
         for p in ports where !p.split(separator: ":").allSatisfy({ Int($0) != nil }) || p.split(separator: ":").count > 2 {
             throw SoError("port '\(p)' is not [LOCAL:]REMOTE", hint: "for example 8080:80")
         }
@@ -221,7 +221,7 @@ public struct ObserveAction {
 
     /// Rolling restart of the deployment's Deployments (as `kubectl rollout restart`), then a wait.
     public func restart(_ directory: String, cluster: ClusterOptions, wait: Bool, timeout: Double) async throws {
-        let c = try await Connected.open(ctx, directory: directory, cluster: cluster)
+        let c = try await ConnectedDeployment.open(ctx, directory: directory, cluster: cluster)
         let type = try ResourceType.of(apiVersion: "apps/v1", kind: "Deployment")
         let stamp = Timestamps.rfc3339(ctx.clock.now())
         let patch = Data("{\"spec\":{\"template\":{\"metadata\":{\"annotations\":{\"kubectl.kubernetes.io/restartedAt\":\"\(stamp)\"}}}}}".utf8)
@@ -253,13 +253,13 @@ public struct ObserveAction {
 /// they are ready again.
 struct Maintenance {
     let ctx: SoContext
-    let c: Connected
+    let c: ConnectedDeployment
     let container: String
     let service: String
     let port: Int
     var originals: [(name: String, rules: JSON)] = []
 
-    init?(ctx: SoContext, c: Connected) throws {
+    init?(ctx: SoContext, c: ConnectedDeployment) throws {
         guard let value = c.model.spec.sections.maintenanceService else { return nil }
         let parts = value.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
         guard parts.count == 2, !parts[0].isEmpty, let port = Int(parts[1]), (1...65535).contains(port) else {
@@ -277,7 +277,7 @@ struct Maintenance {
         self.port = port
     }
 
-    static let ingress = ResourceType.known.first { $0.kind == "Ingress" }!
+    static let ingress = ResourceType.ingress
 
     /// Every rule's backends point at the maintenance Service; the rules as they were are kept for `restore`.
     mutating func divert() async throws {
@@ -312,7 +312,7 @@ struct Maintenance {
 extension ObserveAction {
     /// Makes new values for generated keys (all, or `keys`), then restarts the workloads.
     public func rotateSecrets(_ directory: String, cluster: ClusterOptions, keys: [String], timeout: Double) async throws -> [String] {
-        let c = try await Connected.open(ctx, directory: directory, cluster: cluster)
+        let c = try await ConnectedDeployment.open(ctx, directory: directory, cluster: cluster)
         let generatedKeys = c.model.spec.config.filter { GenerateToken.contains($0.value) }.map(\.key)
         for k in keys where !generatedKeys.contains(k) {
             throw SoError("\(k) is not a generated secret of this deployment", hint: generatedKeys.isEmpty ? "the spec has no $generate values" : "generated keys: \(generatedKeys.joined(separator: ", "))")

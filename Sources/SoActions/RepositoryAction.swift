@@ -98,8 +98,9 @@ public struct RepositoryAction {
         } else {
             try ctx.fs.createDirectory(base)
             do {
-                try await git(["clone", "--quiet", locator.cloneURL(ssh: gitSSH), dir], what: "clone \(locator.cloneURL(ssh: gitSSH))",
-                              hint: gitSSH ? "check your SSH key has access to the repository" : "check the URL and your access to it; for private repositories try --git-ssh")
+                let hint = gitSSH ? "check your SSH key has access to the repository"
+                                  : "check the URL and your access to it; for private repositories try --git-ssh"
+                try await git(["clone", "--quiet", locator.cloneURL(ssh: gitSSH), dir], what: "clone \(locator.cloneURL(ssh: gitSSH))", hint: hint)
                 if let ref = locator.ref { try await git(["-C", dir, "checkout", "--quiet", ref], what: "check out \(ref) in \(dir)") }
             } catch {
                 // It did not exist before this clone (checked above): what is there now is git's half-made clone.

@@ -61,8 +61,9 @@ public struct StackNewAction {
         // Everything is written beside the target and renamed into place at the end.
         let tmp = try ctx.fs.temporaryDirectory(beside: out, prefix: Path.basename(out) + ".creating")
         do {
-            try ctx.fs.writeText(StackFile.forComposeFile(name: req.name).replacingOccurrences(of: "# made by so for a plain compose file", with: "# made by 'so stack new' from \(req.from.joined(separator: ", "))"),
-                                 to: Path.join(tmp, "stacks/\(req.name)/stack.yml"))
+            let stackFile = StackFile.forComposeFile(name: req.name)
+                .replacingOccurrences(of: "# made by so for a plain compose file", with: "# made by 'so stack new' from \(req.from.joined(separator: ", "))")
+            try ctx.fs.writeText(stackFile, to: Path.join(tmp, "stacks/\(req.name)/stack.yml"))
             try ctx.fs.writeText(text, to: Path.join(tmp, "compose/docker-compose-\(req.name).yml"))
             for c in copies {
                 if ctx.fs.isDirectory(c.from) {
@@ -80,10 +81,12 @@ public struct StackNewAction {
         }
         ctx.say("wrote stack \(req.name) in \(out) (\(copies.count) file\(copies.count == 1 ? "" : "s") or directories copied under config/\(req.name)/)")
         if !missing.isEmpty {
-            ctx.diagnostics.warn("not found, so not copied: \(missing.joined(separator: ", "))", hint: "add them under \(Path.join(out, "config", req.name)) before building or deploying")
+            ctx.diagnostics.warn("not found, so not copied: \(missing.joined(separator: ", "))",
+                                 hint: "add them under \(Path.join(out, "config", req.name)) before building or deploying")
         }
         for s in secretsLeft {
-            ctx.diagnostics.warn("secret file \(s) was not copied into the stack (secrets do not belong in a repository); the stack refers to it by its absolute path",
+            ctx.diagnostics.warn("secret file \(s) was not copied into the stack (secrets do not belong in a repository); "
+                                     + "the stack refers to it by its absolute path",
                                  hint: "keep it on the deploying host, or switch the secret to 'environment: VAR'")
         }
         ctx.say("use it: so --stack \(Path.join(out, "stacks", req.name)) deploy init --output \(req.name)-spec.yml")

@@ -205,7 +205,7 @@ public struct StartAction: Sendable {
     func connect(_ rendered: Rendered, _ req: StartRequest) async throws -> Connected {
         let (model, namespace) = (rendered.model, rendered.namespace)
         let secretName = SecretSources(ctx: ctx, model: model).hasGenerated && (req.onlyKinds?.contains("Secret") ?? true) ? DeploymentNames.generatedSecrets(model.id) : nil
-        let bare = KubeObject(apiVersion: "v1", kind: "Namespace", name: namespace, annotations: [("laconic.com/deployment-dir", model.directory)])
+        let bare = KubeObject(apiVersion: "v1", kind: "Namespace", name: namespace, annotations: [(DeploymentNames.directoryAnnotation, model.directory)])
         func attempt(_ target: ClusterTarget) async throws -> Connected {
             let client = try ctx.connect(target.connection)
             async let created = client.create(bare, fieldManager: "so")
@@ -245,7 +245,7 @@ public struct StartAction: Sendable {
     /// A namespace annotated for another deployment directory is never taken over; one being deleted
     /// cannot take new objects.
     func checkOwnership(_ ns: JSON, namespace: String, model: DeploymentModel) throws {
-        if let owner = ns.annotations["laconic.com/deployment-dir"], owner != model.directory {
+        if let owner = ns.annotations[DeploymentNames.directoryAnnotation], owner != model.directory {
             throw SoError("namespace \(namespace) belongs to another deployment directory: \(owner)",
                           hint: "stop that deployment first, or set 'namespace:' in this spec to another name")
         }

@@ -144,7 +144,7 @@ struct StartSteps: Sendable {
     func listOwned(keep: [KubeObject], kinds: [String] = StartAction.prunable) async throws -> OwnedObjects {
         let selector = DeploymentNames.ownedSelector(model.id)
         let types = try StartAction.prunable.filter { k in kinds.contains(k) || keep.contains { $0.kind == k } }.map { kind in try ResourceType.known.first { $0.kind == kind }.map { $0 } ?? ResourceType.of(apiVersion: "v1", kind: kind) }
-        let volumes = ["PersistentVolumeClaim", "PersistentVolume"].map { kind in ResourceType.known.first { $0.kind == kind }! }
+        let volumes = [ResourceType.persistentVolumeClaim, .persistentVolume]
         let all = types + volumes
         let listed = try await withThrowingTaskGroup(of: (Int, [JSON]).self) { group in
             var next = 0

@@ -36,7 +36,9 @@ public struct StopAction {
     public let ctx: SoContext
     public init(_ ctx: SoContext) { self.ctx = ctx }
 
-    static let order = ["Ingress", "Deployment", "Job", "Service", "EndpointSlice", "ConfigMap", "Secret", "NetworkPolicy", "ResourceQuota", "LimitRange", "Pod"]
+    static let order: [ResourceType] = [
+        .ingress, .deployment, .job, .service, .endpointSlice, .configMap, .secret, .networkPolicy, .resourceQuota, .limitRange, .pod,
+    ]
 
     @discardableResult
     public func run(_ req: StopRequest) async throws -> [String] {
@@ -50,8 +52,8 @@ public struct StopAction {
         let target = try await ClusterTargets(ctx: ctx).resolve(model, req.cluster, allowCreate: false)
         let client = try ctx.connect(target.connection)
         let selector = DeploymentNames.selector(model.id)
-        var kinds = Self.order
-        if req.deleteVolumes { kinds.append("PersistentVolumeClaim") }
+        var types = Self.order
+        if req.deleteVolumes { types.append(.persistentVolumeClaim) }
         var deleted: [(ResourceType, String, String?)] = []
         func delete(_ type: ResourceType, _ name: String, _ namespace: String?) async throws {
             if req.dryRun {
@@ -61,21 +63,20 @@ public struct StopAction {
                 deleted.append((type, name, namespace))
             }
         }
-        for kind in kinds {
-            let type = ResourceType.known.first { $0.kind == kind }!
+        for type in types {
             for item in try await client.list(type, namespace: namespace, labelSelector: selector) {
-                if kind == "Secret", !req.deleteVolumes, item.name == DeploymentNames.generatedSecrets(model.id) { continue }
+                if type == .secret, !req.deleteVolumes, item.name == DeploymentNames.generatedSecrets(model.id) { continue }
                 try await delete(type, item.name, namespace)
             }
             // Job pods carry app=<id>-job.
-            if kind == "Pod" {
+            if type == .pod {
                 for item in try await client.list(type, namespace: namespace, labelSelector: DeploymentNames.selector("\(model.id)-job")) {
                     try await delete(type, item.name, namespace)
                 }
             }
         }
         if req.deleteVolumes {
-            let pv = ResourceType.known.first { $0.kind == "PersistentVolume" }!
+            let pv = ResourceType.persistentVolume
             for item in try await client.list(pv, namespace: nil, labelSelector: selector) {
                 try await delete(pv, item.name, nil)
             }
@@ -84,8 +85,9 @@ public struct StopAction {
         if req.deleteNamespace {
             let ns = ResourceType.namespace
             if let existing = try await client.get(ns, name: namespace, namespace: nil) {
-                if let owner = existing.annotations["laconic.com/deployment-dir"], owner != dir {
-                    throw SoError("namespace \(namespace) belongs to another deployment directory: \(owner)", hint: "it was left in place; stop that deployment instead")
+                if let owner = existing.annotations[DeploymentNames.directoryAnnotation], owner != dir {
+                    throw SoError("namespace \(namespace) belongs to another deployment directory: \(owner)",
+                                  hint: "it was left in place; stop that deployment instead")
                 }
                 if req.dryRun {
                     ctx.console.out("would delete Namespace \(namespace)")
@@ -104,7 +106,9 @@ public struct StopAction {
             ctx.say("deleting kind cluster \(kind)")
             let r = try await ctx.processes.run(["kind", "delete", "cluster", "--name", kind], workingDirectory: nil,
                                                 environment: ctx.environment, timeout: 300)
-            guard r.exitCode == 0 else { throw SoError("cannot delete kind cluster \(kind): \(r.lastErrorLine)", hint: "run 'kind delete cluster --name \(kind)' by hand") }
+            guard r.exitCode == 0 else {
+                throw SoError("cannot delete kind cluster \(kind): \(r.lastErrorLine)", hint: "run 'kind delete cluster --name \(kind)' by hand")
+            }
         }
         ctx.say("stopped \(model.id): deleted \(deleted.count) object\(deleted.count == 1 ? "" : "s")" +
                 (req.deleteVolumes ? " (volumes too)" : "; volumes kept") + (req.deleteNamespace ? ", namespace deleted" : ""))
@@ -121,8 +125,9 @@ public struct StopAction {
             remaining = still
             if remaining.isEmpty { return }
             if ctx.clock.now().timeIntervalSince(start) >= timeout {
-                throw SoError("timed out after \(Int(timeout))s waiting for \(remaining.count) object(s) to go, e.g. \(remaining[0].0.kind) \(remaining[0].1)",
-                              hint: "a finalizer may hold it; look at 'kubectl get \(remaining[0].0.plural) \(remaining[0].1) -o yaml'", exitCode: SoError.exitTimeout)
+                let (type, name, _) = remaining[0]
+                throw SoError("timed out after \(Int(timeout))s waiting for \(remaining.count) object(s) to go, e.g. \(type.kind) \(name)",
+                              hint: "a finalizer may hold it; look at 'kubectl get \(type.plural) \(name) -o yaml'", exitCode: SoError.exitTimeout)
             }
             try await ctx.clock.sleep(seconds: 1)
         }

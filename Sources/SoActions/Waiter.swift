@@ -39,8 +39,8 @@ struct Waiter {
     var dir: String { ShellWords.quote(directory) }
 
     func wait(for objects: [KubeObject], timeout: Double, progress: ProgressReporter) async throws {
-        let deploymentType = try ResourceType.of(apiVersion: "apps/v1", kind: "Deployment")
-        let jobType = try ResourceType.of(apiVersion: "batch/v1", kind: "Job")
+        let deploymentType = ResourceType.deployment
+        let jobType = ResourceType.job
         let deployments = objects.filter { $0.kind == "Deployment" }.map(\.name)
         let jobs = objects.filter { $0.kind == "Job" }.map(\.name)
         let start = ctx.clock.now()
@@ -60,7 +60,8 @@ struct Waiter {
             for name in jobs {
                 guard let j = liveJobs[name] else { pending.append("Job \(name) (missing)"); continue }
                 if (j.at("status", "succeeded")?.int ?? 0) >= 1 { continue }
-                if (j.at("status", "failed")?.int ?? 0) >= 1 || j.at("status", "conditions")?.array.contains(where: { $0["type"]?.string == "Failed" && $0["status"]?.string == "True" }) == true {
+                let failedCondition = j.at("status", "conditions")?.array.contains { $0["type"]?.string == "Failed" && $0["status"]?.string == "True" }
+                if (j.at("status", "failed")?.int ?? 0) >= 1 || failedCondition == true {
                     let why = try await diagnose(pods: try await listPods()).first { $0.job == name || $0.fatal }
                     throw SoError("Job \(namespace)/\(name) failed" + (why.map { ": \($0.message)" } ?? ""),
                                   hint: why?.hint ?? "see 'so deployment --dir \(dir) logs' for its output")
@@ -151,7 +152,8 @@ struct Waiter {
                 let restarts = c["restartCount"]?.int ?? 0
                 if c["ready"]?.bool != true, c.at("state", "terminated") != nil || (restarts > 0 && c.at("state", "running") == nil) {
                     restarting.append(name + " (exited, restarting)")
-                } else if let started = c.at("state", "running", "startedAt")?.string.flatMap(Timestamps.parse), now.timeIntervalSince(started) < Self.settleSeconds,
+                } else if let started = c.at("state", "running", "startedAt")?.string.flatMap(Timestamps.parse),
+                          now.timeIntervalSince(started) < Self.settleSeconds,
                           restarts > 0 || c["ready"]?.bool != true || !probed.contains(c["name"]?.string ?? "") {
                     young.append(name)
                 } else if restarts > 0, let finished = c.at("lastState", "terminated", "finishedAt")?.string.flatMap(Timestamps.parse),
@@ -166,7 +168,7 @@ struct Waiter {
 
     /// The deployment's pods (Jobs' included).
     func listPods() async throws -> [JSON] {
-        try await client.list(try ResourceType.of(apiVersion: "v1", kind: "Pod"), namespace: namespace, labelSelector: selector)
+        try await client.list(.pod, namespace: namespace, labelSelector: selector)
     }
 
     /// The names of a pod's containers that have a readiness probe (compose `healthcheck:`).
@@ -200,17 +202,21 @@ struct Waiter {
                 switch reason {
                 case "ImagePullBackOff", "ErrImagePull", "InvalidImageName", "ErrImageNeverPull":
                     let image = c["image"]?.string ?? "?"
+                    let hint = image.hasSuffix(":local") ? "build it ('so build-containers') and start again: kind loads local images"
+                                                         : "check the image name and tag, and the registry's credentials (image-pull-secret)"
                     problems.append(Problem(fatal: true, message: "pod \(namespace)/\(name) container \(container) cannot pull image \(image) (\(reason))",
-                                            hint: image.hasSuffix(":local") ? "build it ('so build-containers') and start again: kind loads local images" : "check the image name and tag, and the registry's credentials (image-pull-secret)"))
+                                            hint: hint))
                 case "CrashLoopBackOff":
                     let tail = try await lastLines(pod: name, container: container)
-                    problems.append(Problem(fatal: true, message: "pod \(namespace)/\(name) container \(container) keeps crashing (CrashLoopBackOff)" + (tail.isEmpty ? "" : "; last log lines: \(tail)"),
+                    let logs = tail.isEmpty ? "" : "; last log lines: \(tail)"
+                    problems.append(Problem(fatal: true, message: "pod \(namespace)/\(name) container \(container) keeps crashing (CrashLoopBackOff)" + logs,
                                             hint: "see 'so deployment --dir \(dir) logs \(container)'"))
                 case "CreateContainerConfigError", "CreateContainerError":
                     problems.append(Problem(fatal: true, message: "pod \(namespace)/\(name) container \(container) cannot start (\(reason)): \(message)",
                                             hint: "a Secret, ConfigMap or key it references is missing"))
                 default:
-                    problems.append(Problem(fatal: false, message: "pod \(namespace)/\(name) container \(container) is waiting (\(reason))", hint: message.isEmpty ? "see 'so deployment --dir \(dir) status'" : message))
+                    problems.append(Problem(fatal: false, message: "pod \(namespace)/\(name) container \(container) is waiting (\(reason))",
+                                            hint: message.isEmpty ? "see 'so deployment --dir \(dir) status'" : message))
                 }
             }
             for cond in pod.at("status", "conditions")?.array ?? [] where cond["type"]?.string == "PodScheduled" && cond["status"]?.string == "False" {
@@ -222,7 +228,7 @@ struct Waiter {
             let job = pod.labels["batch.kubernetes.io/job-name"] ?? pod.labels["job-name"]
             for i in problems.indices.dropFirst(first) { problems[i].job = job }
         }
-        for pvc in try await client.list(try ResourceType.of(apiVersion: "v1", kind: "PersistentVolumeClaim"), namespace: namespace,
+        for pvc in try await client.list(.persistentVolumeClaim, namespace: namespace,
                                          labelSelector: selector) where pvc.at("status", "phase")?.string == "Pending" {
             problems.append(Problem(fatal: false, message: "PersistentVolumeClaim \(namespace)/\(pvc.name) is Pending",
                                     hint: "the cluster has no default StorageClass, or the claim's PersistentVolume does not match"))
@@ -257,9 +263,11 @@ struct ImageLoader: Sendable {
         for image in local {
             let mine: ProcessResult
             do {
-                mine = try await ctx.processes.run(["docker", "image", "inspect", "--format", "{{.Id}}", image], workingDirectory: nil, environment: nil, timeout: 30)
+                mine = try await ctx.processes.run(["docker", "image", "inspect", "--format", "{{.Id}}", image], workingDirectory: nil, environment: nil,
+                                                   timeout: 30)
             } catch {
-                ctx.diagnostics.warn("cannot check local image \(image): docker is not available", hint: "install Docker to load locally built images into kind")
+                ctx.diagnostics.warn("cannot check local image \(image): docker is not available",
+                                     hint: "install Docker to load locally built images into kind")
                 return
             }
             guard mine.exitCode == 0 else {
@@ -276,7 +284,10 @@ struct ImageLoader: Sendable {
             progress.phase("loading image", "\(image) into kind cluster \(cluster)")
             let r = try await ctx.processes.run(["kind", "load", "docker-image", image, "--name", cluster], workingDirectory: nil,
                                                 environment: ctx.environment, timeout: 600)
-            guard r.exitCode == 0 else { throw SoError("cannot load image \(image) into kind cluster \(cluster): \(r.lastErrorLine)", hint: "run 'kind load docker-image \(image) --name \(cluster)' by hand to see more") }
+            guard r.exitCode == 0 else {
+                throw SoError("cannot load image \(image) into kind cluster \(cluster): \(r.lastErrorLine)",
+                              hint: "run 'kind load docker-image \(image) --name \(cluster)' by hand to see more")
+            }
         }
     }
 
@@ -304,7 +315,7 @@ struct NodeCapacity {
     var canGrow: Bool
 
     static func read(_ client: ClusterClient) async throws -> NodeCapacity? {
-        guard let listed = try? await client.list(try ResourceType.of(apiVersion: "v1", kind: "Node"), namespace: nil, labelSelector: nil),
+        guard let listed = try? await client.list(.node, namespace: nil, labelSelector: nil),
               !listed.isEmpty else { return nil }
         // kind's nodes say kind://; bare nodes (kubeadm, the kit) say nothing: neither grows by itself.
         let fixed = listed.allSatisfy { n in

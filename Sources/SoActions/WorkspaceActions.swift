@@ -48,7 +48,7 @@ public struct ListAction {
         return namespaces.compactMap { ns -> DeploymentListing? in
             let a = ns.annotations
             let labels = ns.at("metadata", "labels")?.object ?? [:]
-            guard let dir = a["laconic.com/deployment-dir"] else { return nil }
+            guard let dir = a[DeploymentNames.directoryAnnotation] else { return nil }
             let counts = byNamespace[ns.name] ?? (0, 0)
             return DeploymentListing(
                 name: Path.basename(dir), stack: labels["app.kubernetes.io/stack"]?.string ?? "", namespace: ns.name,

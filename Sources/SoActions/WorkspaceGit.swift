@@ -102,7 +102,7 @@ struct WorkGuard {
 /// into a command line, and no secret is ever passed (git's token comes from the container's environment).
 struct WorkspaceContainer {
     let ctx: SoContext
-    let c: Connected
+    let c: ConnectedDeployment
     let spec: WorkspaceSpec
     let name: String
     /// The running pod and its container; nil when none runs (a stopped workspace).
@@ -110,7 +110,7 @@ struct WorkspaceContainer {
     let container: String
 
     static func open(_ ctx: SoContext, directory: String, cluster: ClusterOptions) async throws -> WorkspaceContainer {
-        let c = try await Connected.open(ctx, directory: directory, cluster: cluster)
+        let c = try await ConnectedDeployment.open(ctx, directory: directory, cluster: cluster)
         let name = Path.basename(c.model.directory)
         guard let spec = c.model.spec.workspace else {
             throw SoError("\(name) is not a workspace: its spec has no 'workspace:' section",

@@ -104,8 +104,8 @@ public struct LocalProcessRunner: ProcessRunner, AttachedProcessRunner, Promptin
         var options = PlatformOptions()
         options.teardownSequence = [.send(signal: .terminate, allowedDurationToNextStep: .seconds(2))]
         let spawn: @Sendable () async throws -> ProcessResult = { [options] in
-            let (exe, args, vars) = (Executable.path(FilePath(executable)), Arguments(Array(arguments.dropFirst())),
-                                     Environment.custom(Dictionary(uniqueKeysWithValues: env.compactMap { k, v in Environment.Key(rawValue: k).map { ($0, v) } })))
+            let variables = Dictionary(uniqueKeysWithValues: env.compactMap { k, v in Environment.Key(rawValue: k).map { ($0, v) } })
+            let (exe, args, vars) = (Executable.path(FilePath(executable)), Arguments(Array(arguments.dropFirst())), Environment.custom(variables))
             let directory = workingDirectory.map { FilePath($0) }
             switch mode {
             case .attached:

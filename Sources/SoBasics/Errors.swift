@@ -120,7 +120,7 @@ public enum Suggest {
         var best: (String, Int)?
         for c in candidates {
             let d = distance(word.lowercased(), c.lowercased())
-            if d <= limit, best == nil || d < best!.1 { best = (c, d) }
+            if d <= limit, d < best?.1 ?? Int.max { best = (c, d) }
         }
         return best?.0
     }

@@ -182,8 +182,10 @@ public struct LocalFileSystem: FileSystem {
         let parent = Path.dirname(path)
         try createDirectory(parent)
         var template = Array(Path.join(parent, ".\(prefix).\(getpid()).XXXXXX").utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { buf -> Bool in mkdtemp(buf.baseAddress!) != nil }
-        guard made else { throw SoError("cannot create a temporary directory in \(parent): \(String(cString: strerror(errno)))", hint: "check the directory's permissions") }
+        let made = template.withUnsafeMutableBufferPointer { buf -> Bool in buf.baseAddress.map { mkdtemp($0) != nil } ?? false }
+        guard made else {
+            throw SoError("cannot create a temporary directory in \(parent): \(String(cString: strerror(errno)))", hint: "check the directory's permissions")
+        }
         return String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 

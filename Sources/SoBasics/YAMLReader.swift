@@ -220,6 +220,11 @@ public final class MapReader {
         return v
     }
 
+    /// An error located at `key`'s value, or at the mapping itself when `key` is absent.
+    public func error(at key: String, _ message: String, hint: String? = nil) -> SoError {
+        (value(key) ?? node).error(message, hint: hint)
+    }
+
     public func string(_ key: String) throws -> String? { try nonNull(key)?.string("'\(key)'") }
     public func int(_ key: String) throws -> Int? { try nonNull(key)?.int("'\(key)'") }
     public func bool(_ key: String) throws -> Bool? { try nonNull(key)?.bool("'\(key)'") }

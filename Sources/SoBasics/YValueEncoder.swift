@@ -25,16 +25,16 @@ public enum YValueEncoder {
 
         func child(_ key: String) -> Slot {
             if map == nil { map = [] }
-            if let existing = map!.first(where: { $0.0 == key }) { return existing.1 }
+            if let existing = map?.first(where: { $0.0 == key }) { return existing.1 }
             let s = Slot()
-            map!.append((key, s))
+            map?.append((key, s))
             return s
         }
 
         func appended() -> Slot {
             if list == nil { list = [] }
             let s = Slot()
-            list!.append(s)
+            list?.append(s)
             return s
         }
 

@@ -6,7 +6,8 @@ import SoBasics
 public enum ComposeLoader {
     /// Reads and decodes `path`. With an `environment`, every scalar value is interpolated from that
     /// dictionary alone (never the process environment); with nil, values stay as written.
-    public static func load(_ path: String, fs: FileSystem, environment: [String: String]?, diagnostics: DiagnosticSink, warnUnset: Bool = false) throws -> ComposeFile {
+    public static func load(_ path: String, fs: FileSystem, environment: [String: String]?, diagnostics: DiagnosticSink,
+                            warnUnset: Bool = false) throws -> ComposeFile {
         guard let root = try YAMLFile.load(path, fs: fs, what: "compose file") else {
             throw SoError("compose file is empty", hint: "a compose file has a services: section", at: SourceLocation(file: path))
         }
@@ -14,7 +15,8 @@ public enum ComposeLoader {
     }
 
     /// `warnUnset`: a variable used bare without a value warns once (as docker compose does).
-    public static func decode(_ root: YNode, path: String, environment: [String: String]?, diagnostics: DiagnosticSink, warnUnset: Bool = false) throws -> ComposeFile {
+    public static func decode(_ root: YNode, path: String, environment: [String: String]?, diagnostics: DiagnosticSink,
+                              warnUnset: Bool = false) throws -> ComposeFile {
         let doc = try environment.map { try interpolate(root, path: path, environment: $0, diagnostics: warnUnset ? diagnostics : nil) } ?? root
         let m = try doc.mapping("compose file")
         var file = ComposeFile(path: path)
@@ -44,7 +46,8 @@ public enum ComposeLoader {
                 return try Interpolation.interpolate(text, lookup: { environment[$0] }, unset: { name in
                     guard let diagnostics, warned.insert(name).inserted else { return }
                     diagnostics.warn("variable '\(name)' is not set; it defaults to a blank string",
-                                     hint: "set \(name) in the spec's config: ('so deploy init --config \(name)=…', or edit the spec and 'so deploy create --update'), or write ${\(name):-default}",
+                                     hint: "set \(name) in the spec's config: ('so deploy init --config \(name)=…', "
+                                         + "or edit the spec and 'so deploy create --update'), or write ${\(name):-default}",
                                      at: SourceLocation(file: path, line: line))
                 })
             } catch var e as SoError {

@@ -182,7 +182,8 @@ struct ServiceDecoder {
             let dm = try e.value.mapping("depends_on '\(e.key)'")
             let condition = try dm.string("condition") ?? "service_started"
             guard Self.conditions.contains(condition) else {
-                throw dm.value("condition")!.error("unknown depends_on condition '\(condition)'", hint: "use service_started, service_healthy or service_completed_successfully")
+                throw dm.error(at: "condition", "unknown depends_on condition '\(condition)'",
+                               hint: "use service_started, service_healthy or service_completed_successfully")
             }
             let d = ComposeDependency(service: e.key, condition: condition, required: try dm.bool("required") ?? true, restart: try dm.bool("restart") ?? false)
             dm.finish(into: diagnostics)
@@ -247,7 +248,9 @@ struct ServiceDecoder {
             }
         }
         return try n.entries("'\(what)' of service '\(name)'").map { e in
-            guard e.value.isNull || e.value.isScalar else { throw e.value.error("\(what) value of '\(e.key)' must be a single value", hint: "quote it as a string") }
+            guard e.value.isNull || e.value.isScalar else {
+                throw e.value.error("\(what) value of '\(e.key)' must be a single value", hint: "quote it as a string")
+            }
             return (e.key, try e.value.optionalString("\(what) value") ?? "")
         }
     }
@@ -258,7 +261,8 @@ struct ServiceDecoder {
         return try n.entries("'networks' of service '\(name)'").map { e in
             if !e.value.isNull {
                 let nm = try e.value.mapping("network '\(e.key)' of service '\(name)'")
-                nm.accept(["aliases", "interface_name", "ipv4_address", "ipv6_address", "link_local_ips", "mac_address", "driver_opts", "priority", "gw_priority"])
+                nm.accept(["aliases", "interface_name", "ipv4_address", "ipv6_address", "link_local_ips", "mac_address",
+                           "driver_opts", "priority", "gw_priority"])
                 nm.finish(into: diagnostics)
             }
             return e.key

@@ -37,7 +37,9 @@ public enum ShellWords {
 
     /// Quotes `word` so that `split` (and a POSIX shell) reads it back as one word.
     public static func quote(_ word: String) -> String {
-        let safe = !word.isEmpty && word.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "_-./:@%+=,".unicodeScalars.contains($0)) }
+        let safe = !word.isEmpty && word.unicodeScalars.allSatisfy {
+            $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "_-./:@%+=,".unicodeScalars.contains($0))
+        }
         if safe { return word }
         var out = String.UnicodeScalarView()
         out.append("'")

@@ -91,7 +91,8 @@ public enum LabelRules {
         guard parts.count <= 2, let last = parts.last, !last.isEmpty, String(last).range(of: name, options: .regularExpression) != nil else { return false }
         if parts.count == 2 {
             let prefix = String(parts[0])
-            return prefix.count <= 253 && prefix.range(of: #"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"#, options: .regularExpression) != nil
+            let dnsSubdomain = #"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"#
+            return prefix.count <= 253 && prefix.range(of: dnsSubdomain, options: .regularExpression) != nil
         }
         return true
     }

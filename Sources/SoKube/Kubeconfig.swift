@@ -187,7 +187,9 @@ public enum Kubeconfig {
     public static func userContext(_ context: String, environment: [String: String], fs: FileSystem,
                                    diagnostics: DiagnosticSink = DiagnosticSink()) -> ClusterConnection? {
         let files = userFiles(environment: environment, fs: fs)
-        guard !files.isEmpty, let documents = try? files.compactMap({ f in try YAMLFile.load(f, fs: fs, what: "kubeconfig").map { ($0, f) } }) else { return nil }
+        guard !files.isEmpty, let documents = try? files.compactMap({ f in try YAMLFile.load(f, fs: fs, what: "kubeconfig").map { ($0, f) } }) else {
+            return nil
+        }
         return try? resolve(documents: documents, context: context, fs: fs, sources: files.joined(separator: ", "), diagnostics: diagnostics)
     }
 
@@ -223,8 +225,9 @@ public enum Kubeconfig {
         }
         guard let ctx = contexts.first(where: { $0.name == contextName }) else {
             let names = contexts.map(\.name)
+            let suggestion = Suggest.closest(to: contextName, in: names).map { "did you mean '\($0)'? " } ?? ""
             throw SoError("context '\(contextName)' not found in \(sources)",
-                          hint: (Suggest.closest(to: contextName, in: names).map { "did you mean '\($0)'? " } ?? "") + "contexts: \(names.joined(separator: ", "))")
+                          hint: suggestion + "contexts: \(names.joined(separator: ", "))")
         }
         let clusterName = try ctx.fields.required("cluster").string("'cluster'")
         guard let cluster = clusters.first(where: { $0.name == clusterName }) else {
@@ -421,7 +424,9 @@ public enum Kubeconfig {
     static func dataOrFile(_ m: MapReader, data: String, file: String, base: String, fs: FileSystem) throws -> Data? {
         if let d = m.nonNull(data) {
             let text = try d.string("'\(data)'").filter { !$0.isWhitespace }
-            guard let decoded = Data(base64Encoded: text) else { throw d.error("'\(data)' is not base64", hint: "kubeconfig *-data fields hold base64-encoded PEM") }
+            guard let decoded = Data(base64Encoded: text) else {
+                throw d.error("'\(data)' is not base64", hint: "kubeconfig *-data fields hold base64-encoded PEM")
+            }
             if !decoded.isEmpty { return decoded }
         }
         if let f = try m.string(file), !f.isEmpty {

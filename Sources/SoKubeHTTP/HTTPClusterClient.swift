@@ -290,7 +290,8 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
     func requireKubernetes(_ data: Data, path: String) throws {
         if (try? JSON.parse(data))?["kind"]?.string == "Status" { return }
         throw SoError("\(server) (context \(connection.contextName)) is not a Kubernetes API server: GET \(path) answered 404 without a Kubernetes Status",
-                      hint: "check the kubeconfig's server address ('kubectl cluster-info' with the same kubeconfig and context)", exitCode: SoError.exitUnreachable)
+                      hint: "check the kubeconfig's server address ('kubectl cluster-info' with the same kubeconfig and context)",
+                      exitCode: SoError.exitUnreachable)
     }
 
     /// One request with retries on 429, 5xx and connection failures.

@@ -8,10 +8,14 @@ public enum DeploymentNames {
     public static func generatedSecrets(_ id: String) -> String { "\(id)-generated-secrets" }
     /// The dockerconfigjson Secret made from the spec's `image-pull-secret`.
     public static func imagePullSecret(_ id: String) -> String { "\(id)-image-pull-secret" }
+    /// The Namespace's annotation naming the deployment directory that owns it (laconic-so's): what start
+    /// and stop check before they touch a namespace, and what `deployment list` reads.
+    public static let directoryAnnotation = "laconic.com/deployment-dir"
 
     /// Labels on every rendered object: laconic-so's `app`, plus the recommended app.kubernetes.io set.
     public static func labels(_ model: DeploymentModel) -> [(String, String)] {
-        [("app", model.id), ("app.kubernetes.io/stack", KubeNames.labelValue(model.stackName)), ("app.kubernetes.io/name", KubeNames.labelValue(model.stackName)),
+        [("app", model.id), ("app.kubernetes.io/stack", KubeNames.labelValue(model.stackName)),
+         ("app.kubernetes.io/name", KubeNames.labelValue(model.stackName)),
          ("app.kubernetes.io/instance", model.id), ("app.kubernetes.io/managed-by", "so")]
     }
 

@@ -19,7 +19,8 @@ public enum HostAliases {
         public var viaGateway: [String] = []
 
         public static func == (a: Resolved, b: Resolved) -> Bool {
-            a.aliases == b.aliases && a.viaGateway == b.viaGateway && a.leftOut.map(\.entry) == b.leftOut.map(\.entry) && a.leftOut.map(\.reason) == b.leftOut.map(\.reason)
+            a.aliases == b.aliases && a.viaGateway == b.viaGateway
+                && a.leftOut.map(\.entry) == b.leftOut.map(\.entry) && a.leftOut.map(\.reason) == b.leftOut.map(\.reason)
         }
     }
 

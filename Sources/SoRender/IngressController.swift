@@ -10,30 +10,33 @@ public enum IngressController {
     public static let deploymentName = "caddy-ingress-controller"
     public static let defaultImage = "ghcr.io/laconicnetwork/caddy-ingress:latest"
     static let configMapName = "caddy-ingress-controller-configmap"
-    static let labels: [(String, String)] = [("app.kubernetes.io/name", "caddy-ingress-controller"), ("app.kubernetes.io/managed-by", "so")]
+    static let labels: [(String, String)] = [("app.kubernetes.io/name", deploymentName), ("app.kubernetes.io/managed-by", "so")]
 
     public static func objects(image: String?, acmeEmail: String?) -> [KubeObject] {
-        let sa = "caddy-ingress-controller"
+        let sa = deploymentName
         func meta(_ kind: String, _ apiVersion: String, _ name: String, namespaced: Bool = true, annotations: [(String, String)] = [],
                   _ body: [(String, YValue)]) -> KubeObject {
-            KubeObject(apiVersion: apiVersion, kind: kind, name: name, namespace: namespaced ? namespace : nil, labels: labels, annotations: annotations, body: body)
+            KubeObject(apiVersion: apiVersion, kind: kind, name: name, namespace: namespaced ? namespace : nil, labels: labels, annotations: annotations,
+                       body: body)
         }
         let s = YValue.string
         let rules: YValue = .list([
             .map([("apiGroups", .list([s(""), s("networking.k8s.io"), s("coordination.k8s.io")])),
                   ("resources", .list(["ingresses", "ingresses/status", "secrets", "leases"].map(s))), ("verbs", .list([s("*")]))]),
             .map([("apiGroups", .list([s(""), s("discovery.k8s.io")])),
-                  ("resources", .list(["services", "endpointslices", "pods", "nodes", "configmaps"].map(s))), ("verbs", .list(["get", "list", "watch"].map(s)))]),
+                  ("resources", .list(["services", "endpointslices", "pods", "nodes", "configmaps"].map(s))),
+                  ("verbs", .list(["get", "list", "watch"].map(s)))]),
         ])
         var config: [(String, YValue)] = [("acmeCA", s("https://acme-v02.api.letsencrypt.org/directory")), ("debug", s("false"))]
         if let acmeEmail { config.append(("email", s(acmeEmail))) }
-        let selector: YValue = .map([("app.kubernetes.io/name", s("caddy-ingress-controller"))])
+        let selector: YValue = .map([("app.kubernetes.io/name", s(deploymentName))])
         let env: YValue = .list(["POD_NAME": "metadata.name", "POD_NAMESPACE": "metadata.namespace"].sorted { $0.key < $1.key }.map { k, v in
             .map([("name", s(k)), ("valueFrom", .map([("fieldRef", .map([("fieldPath", s(v))]))]))])
         })
-        let probe: YValue = .map([("httpGet", .map([("path", s("/healthz")), ("port", .int(9765))])), ("initialDelaySeconds", .int(3)), ("periodSeconds", .int(10))])
+        let probe: YValue = .map([("httpGet", .map([("path", s("/healthz")), ("port", .int(9765))])), ("initialDelaySeconds", .int(3)),
+                                  ("periodSeconds", .int(10))])
         let container: YValue = .map([
-            ("name", s("caddy-ingress-controller")), ("image", s(image ?? defaultImage)), ("imagePullPolicy", s("IfNotPresent")),
+            ("name", s(deploymentName)), ("image", s(image ?? defaultImage)), ("imagePullPolicy", s("IfNotPresent")),
             ("args", .list([s("-config-map=\(configMapName)"), s("-class-name=\(Defaults.ingressClass)")])),
             ("env", env),
             ("ports", .list([("http", 80), ("https", 443), ("metrics", 9765)].map { n, p in
@@ -63,7 +66,8 @@ public enum IngressController {
                     ("spec", .map([
                         ("serviceAccountName", s(sa)),
                         ("nodeSelector", .map([("ingress-ready", s("true"))])),
-                        ("tolerations", .list([.map([("key", s("node-role.kubernetes.io/control-plane")), ("operator", s("Exists")), ("effect", s("NoSchedule"))])])),
+                        ("tolerations", .list([.map([("key", s("node-role.kubernetes.io/control-plane")), ("operator", s("Exists")),
+                                                     ("effect", s("NoSchedule"))])])),
                         ("containers", .list([container])),
                         ("volumes", .list([.map([("name", s("data")), ("emptyDir", .map([]))])])),
                     ])),

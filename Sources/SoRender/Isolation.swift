@@ -21,9 +21,6 @@ extension RenderState {
             KubeObject(apiVersion: "networking.k8s.io/v1", kind: "NetworkPolicy", name: KubeNames.object("\(id)-\(suffix)"), namespace: namespace,
                        labels: labels(), body: [("spec", .map(spec))])
         }
-        func namespaceSelector(_ name: String) -> YValue {
-            .map([("namespaceSelector", .map([("matchLabels", .map([("kubernetes.io/metadata.name", s(name))]))]))])
-        }
         // Nothing in or out, except what the policies below allow.
         policies.append(policy("default-deny", [("podSelector", all), ("policyTypes", .list([s("Ingress"), s("Egress")]))]))
         // Pods of this deployment reach each other (compose's default network).
@@ -50,7 +47,8 @@ extension RenderState {
         var blocks = cidrs
         let unresolved = hosts.filter { (options.egressAddresses[$0] ?? []).isEmpty }
         if !unresolved.isEmpty {
-            warn("egress host\(unresolved.count == 1 ? "" : "s") \(unresolved.joined(separator: ", ")) did not resolve; pods cannot reach \(unresolved.count == 1 ? "it" : "them")",
+            let (plural, pronoun) = unresolved.count == 1 ? ("", "it") : ("s", "them")
+            warn("egress host\(plural) \(unresolved.joined(separator: ", ")) did not resolve; pods cannot reach \(pronoun)",
                  hint: "check the names and this machine's DNS, or list CIDRs under egress:", at: SourceLocation(file: spec.path))
         }
         for h in hosts {
@@ -114,7 +112,8 @@ extension RenderState {
         func amount(_ value: String?, _ key: String, cpu: Bool = false) throws {
             guard let value else { return }
             guard let q = cpu ? Quantity.cpu(value) : Quantity.bytes(value, binaryLetters: true) else {
-                throw SoError("quota \(key.split(separator: ".").last!) '\(value)' is not a \(cpu ? "CPU amount" : "size")",
+                let name = key.split(separator: ".").last.map(String.init) ?? key
+                throw SoError("quota \(name) '\(value)' is not a \(cpu ? "CPU amount" : "size")",
                               hint: cpu ? "write e.g. 2 or 1500m" : "write e.g. 4Gi or 512Mi", at: SourceLocation(file: spec.path))
             }
             hard.append((key, .string(q)))
@@ -129,8 +128,9 @@ extension RenderState {
         }
         let defaults: YValue = .map([("cpu", .string(Defaults.cpuLimit)), ("memory", .string(Defaults.memoryLimit))])
         let requests: YValue = .map([("cpu", .string(Defaults.cpuRequest)), ("memory", .string(Defaults.memoryRequest))])
+        let limit: YValue = .map([("type", .string("Container")), ("default", defaults), ("defaultRequest", requests)])
         policies.append(KubeObject(apiVersion: "v1", kind: "LimitRange", name: KubeNames.object("\(id)-limits"), namespace: namespace, labels: labels(),
-                                   body: [("spec", .map([("limits", .list([.map([("type", .string("Container")), ("default", defaults), ("defaultRequest", requests)])]))]))]))
+                                   body: [("spec", .map([("limits", .list([limit]))]))]))
     }
 }
 
@@ -166,17 +166,21 @@ extension RenderState {
             var rules: [YValue] = []
             if !from.isEmpty { rules.append(.map([("from", .list(from))])) }
             // Published ports (NodePorts) and the ingress controller still reach the service.
-            let published = (ports.service(svc.name)?.published ?? []).filter { switch $0.publication { case .nodePort, .hostPort: return true; default: return false } }.map(\.port)
+            let published = (ports.service(svc.name)?.published ?? []).filter {
+                switch $0.publication { case .nodePort, .hostPort: return true; default: return false }
+            }.map(\.port)
             if !published.isEmpty {
                 rules.append(.map([("ports", .list(published.map { .map([("protocol", .string($0.proto.kubernetes)), ("port", .int($0.containerPort))]) }))]))
             }
             if !spec.httpProxy.isEmpty {
-                rules.append(.map([("from", .list([.map([("namespaceSelector", .map([("matchLabels", .map([("kubernetes.io/metadata.name", .string(IngressController.namespace))]))]))])]))]))
+                rules.append(.map([("from", .list([namespaceSelector(IngressController.namespace)]))]))
             }
             let selector: YValue = .map([("matchLabels", .map(serviceSelector(svc.name).map { ($0.0, .string($0.1)) }))])
-            policies.append(KubeObject(apiVersion: "networking.k8s.io/v1", kind: "NetworkPolicy", name: KubeNames.object("\(id)-net-\(KubeNames.label(svc.name))"),
+            policies.append(KubeObject(apiVersion: "networking.k8s.io/v1", kind: "NetworkPolicy",
+                                       name: KubeNames.object("\(id)-net-\(KubeNames.label(svc.name))"),
                                        namespace: namespace, labels: labels(component: svc.name),
-                                       body: [("spec", .map([("podSelector", selector), ("ingress", .list(rules)), ("policyTypes", .list([.string("Ingress")]))]))]))
+                                       body: [("spec", .map([("podSelector", selector), ("ingress", .list(rules)),
+                                                             ("policyTypes", .list([.string("Ingress")]))]))]))
         }
         if spec.sections.egress != nil {
             warn("the spec's egress: lets every pod of the deployment reach every other, which undoes the separation of compose networks",
@@ -206,8 +210,7 @@ public struct ClusterDNS: Sendable, Equatable {
         var out: [YValue] = []
         if let podSelector, !podSelector.isEmpty {
             let labels: YValue = .map(podSelector.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })
-            out.append(.map([("namespaceSelector", .map([("matchLabels", .map([("kubernetes.io/metadata.name", .string("kube-system"))]))])),
-                             ("podSelector", .map([("matchLabels", labels)]))]))
+            out.append(.map([("namespaceSelector", namespaceLabels("kube-system")), ("podSelector", .map([("matchLabels", labels)]))]))
         }
         for a in addresses.sorted() { out.append(.map([("ipBlock", .map([("cidr", .string(a.contains(":") ? "\(a)/128" : "\(a)/32"))]))])) }
         return out.isEmpty ? nil : out
@@ -242,3 +245,8 @@ struct EgressProxy {
         return [("HTTP_PROXY", url), ("HTTPS_PROXY", url), ("http_proxy", url), ("https_proxy", url), ("NO_PROXY", direct), ("no_proxy", direct)]
     }
 }
+
+/// A NetworkPolicy peer: every pod of the namespace `name`.
+private func namespaceSelector(_ name: String) -> YValue { .map([("namespaceSelector", namespaceLabels(name))]) }
+/// The label selector of the namespace `name`.
+private func namespaceLabels(_ name: String) -> YValue { .map([("matchLabels", .map([("kubernetes.io/metadata.name", .string(name))]))]) }

@@ -46,7 +46,8 @@ struct PodBuilder {
         if compose.services.contains(where: { $0.networkMode == "host" }) {
             pod.append(("hostNetwork", .bool(true)))
             if let svc = compose.services.first(where: { $0.networkMode == "host" }) {
-                state.warnings.append(Diagnostic("service '\(svc.name)' uses network_mode: host: its pod shares the node's network (on kind, the node container's), and its namespace admits privileged pods",
+                state.warnings.append(Diagnostic("service '\(svc.name)' uses network_mode: host: its pod shares the node's network "
+                                                     + "(on kind, the node container's), and its namespace admits privileged pods",
                                                  hint: "prefer ports: and a Service unless the service must see the host's interfaces", at: location(svc)))
             }
             pod.append(("dnsPolicy", .string("ClusterFirstWithHostNet")))
@@ -97,9 +98,12 @@ struct PodBuilder {
 
     mutating func container(_ svc: ComposeService) throws -> YValue {
         guard var image = svc.image ?? svc.build.map({ _ in LocalImage.name(stack: model.stackName, service: svc.name) }) else {
-            throw SoError("service '\(svc.name)' has no image", hint: "add 'image:' (services with only build: get an image name from 'so build-containers')", at: location(svc))
+            throw SoError("service '\(svc.name)' has no image", hint: "add 'image:' (services with only build: get an image name from 'so build-containers')",
+                          at: location(svc))
         }
-        if SecretMarker.contains(image) { throw SoError("service '\(svc.name)' image refers to a generated secret", hint: "images cannot hold secrets", at: location(svc)) }
+        if SecretMarker.contains(image) {
+            throw SoError("service '\(svc.name)' image refers to a generated secret", hint: "images cannot hold secrets", at: location(svc))
+        }
         if let o = spec.sections.imageOverrides.first(where: { $0.container == svc.name }) { image = o.image }
         if model.deployTo == .k8s, let reg = spec.imageRegistry, image.hasSuffix(":local") {
             let base = image.dropLast(":local".count).split(separator: "/").last.map(String.init) ?? String(image.dropLast(6))
@@ -174,7 +178,8 @@ struct PodBuilder {
             if let v = e.value { add(e.key, raw: v) } else if model.secretKeys.contains(e.key) {
                 set(e.key, secretKeyRef(e.key))
             } else if !configKeys.contains(e.key) {
-                state.warnings.append(Diagnostic("environment '\(e.key)' has no value and no config entry; it is left out", hint: "give it a value in the spec's config:", at: location(svc, line: e.line)))
+                state.warnings.append(Diagnostic("environment '\(e.key)' has no value and no config entry; it is left out",
+                                                 hint: "give it a value in the spec's config:", at: location(svc, line: e.line)))
             }
         }
         // laconic-so injects every config.env entry into every container; config wins over compose text.
@@ -228,24 +233,21 @@ struct PodBuilder {
         } else {
             chosen = ContainerResources()
         }
-        func amounts(_ a: ResourceAmounts?, cpu: String, memory: String) -> YValue {
-            .map([("cpu", .string(a?.cpus.flatMap(Quantity.cpu) ?? cpu)), ("memory", .string(a?.memory.flatMap { Quantity.bytes($0, binaryLetters: true) } ?? memory))])
+        func amounts(_ a: ResourceAmounts?, cpu: String, memory: String) -> (cpu: String, memory: String) {
+            (a?.cpus.flatMap(Quantity.cpu) ?? cpu, a?.memory.flatMap { Quantity.bytes($0, binaryLetters: true) } ?? memory)
         }
         var requests = amounts(chosen.reservations, cpu: Defaults.cpuRequest, memory: Defaults.memoryRequest)
         var limits = amounts(chosen.limits, cpu: Defaults.cpuLimit, memory: Defaults.memoryLimit)
         // A request above the default limit, with no limit given, raises the limit to the request
         // (Kubernetes rejects a request above its limit).
-        if let req = requests.pairs, let lim = limits.pairs {
-            let cpu = chosen.limits?.cpus == nil ? maxQuantity(lim[0].1.stringValue ?? Defaults.cpuLimit, req[0].1.stringValue ?? Defaults.cpuRequest, cpu: true) : lim[0].1.stringValue!
-            let memory = chosen.limits?.memory == nil ? maxQuantity(lim[1].1.stringValue ?? Defaults.memoryLimit, req[1].1.stringValue ?? Defaults.memoryRequest, cpu: false) : lim[1].1.stringValue!
-            limits = .map([("cpu", .string(cpu)), ("memory", .string(memory))])
-        }
+        if chosen.limits?.cpus == nil { limits.cpu = maxQuantity(limits.cpu, requests.cpu, cpu: true) }
+        if chosen.limits?.memory == nil { limits.memory = maxQuantity(limits.memory, requests.memory, cpu: false) }
         if chosen.reservations == nil, chosen.limits != nil {
             // Requests may not exceed limits: with only limits given, request the smaller of default and limit.
-            requests = .map([("cpu", .string(minQuantity(Defaults.cpuRequest, limits.pairs?[0].1.stringValue ?? Defaults.cpuRequest, cpu: true))),
-                             ("memory", .string(minQuantity(Defaults.memoryRequest, limits.pairs?[1].1.stringValue ?? Defaults.memoryRequest, cpu: false)))])
+            requests = (minQuantity(Defaults.cpuRequest, limits.cpu, cpu: true), minQuantity(Defaults.memoryRequest, limits.memory, cpu: false))
         }
-        return .map([("requests", requests), ("limits", limits)])
+        func yValue(_ v: (cpu: String, memory: String)) -> YValue { .map([("cpu", .string(v.cpu)), ("memory", .string(v.memory))]) }
+        return .map([("requests", yValue(requests)), ("limits", yValue(limits))])
     }
 
     func maxQuantity(_ a: String, _ b: String, cpu: Bool) -> String { minQuantity(a, b, cpu: cpu) == a ? b : a }
@@ -253,7 +255,8 @@ struct PodBuilder {
     func minQuantity(_ a: String, _ b: String, cpu: Bool) -> String {
         func value(_ q: String) -> Double {
             if cpu { return q.hasSuffix("m") ? (Double(q.dropLast()) ?? 0) / 1000 : Double(q) ?? 0 }
-            let units: [(String, Double)] = [("Ki", 1024.0), ("Mi", 1048576.0), ("Gi", 1073741824.0), ("Ti", 1099511627776.0), ("k", 1e3), ("M", 1e6), ("G", 1e9), ("T", 1e12)]
+            let units: [(String, Double)] = [("Ki", 1024.0), ("Mi", 1048576.0), ("Gi", 1073741824.0), ("Ti", 1099511627776.0), ("k", 1e3), ("M", 1e6),
+                                             ("G", 1e9), ("T", 1e12)]
             for (u, f) in units where q.hasSuffix(u) { return (Double(q.dropLast(u.count)) ?? 0) * f }
             return Double(q) ?? 0
         }
@@ -277,7 +280,8 @@ struct PodBuilder {
             return .map(p)
         }
         if let port = state.ports.proxiedPorts(svc.name).first {
-            return .map([("tcpSocket", .map([("port", .int(port))])), ("initialDelaySeconds", .int(5)), ("periodSeconds", .int(10)), ("failureThreshold", .int(3))])
+            return .map([("tcpSocket", .map([("port", .int(port))])), ("initialDelaySeconds", .int(5)), ("periodSeconds", .int(10)),
+                         ("failureThreshold", .int(3))])
         }
         return nil
     }
@@ -288,7 +292,9 @@ struct PodBuilder {
         let services = compose.services
         var out: [(String, YValue)] = []
         if model.podPerService, let h = services.first?.hostname, NameRules.isDNSLabel(h.lowercased()) { out.append(("hostname", .string(h.lowercased()))) }
-        if let grace = services.compactMap({ $0.stopGracePeriod.flatMap(Quantity.seconds) }).max() { out.append(("terminationGracePeriodSeconds", .int(grace))) }
+        if let grace = services.compactMap({ $0.stopGracePeriod.flatMap(Quantity.seconds) }).max() {
+            out.append(("terminationGracePeriodSeconds", .int(grace)))
+        }
         let gateway = HostAliases.gateway(spec: spec.hostGateway, found: state.options.hostGateway)
         for svc in services {
             for left in HostAliases.resolve(svc.extraHosts, gateway: gateway).leftOut {
@@ -381,7 +387,8 @@ struct PodBuilder {
             } else if user == "root" {
                 s.append(("runAsUser", .int(0)))
             } else {
-                state.warnings.append(Diagnostic("user '\(user)' of service '\(svc.name)' is a name, not a number; the image's user is used", hint: "write user: \"UID[:GID]\"", at: location(svc)))
+                state.warnings.append(Diagnostic("user '\(user)' of service '\(svc.name)' is a name, not a number; the image's user is used",
+                                                 hint: "write user: \"UID[:GID]\"", at: location(svc)))
             }
         }
         return .map(s)

@@ -221,7 +221,7 @@ struct RenderState {
         }
         let psa = ["enforce", "audit", "warn"].map { ("pod-security.kubernetes.io/\($0)", level) }
         return KubeObject(apiVersion: "v1", kind: "Namespace", name: namespace, labels: labels() + psa,
-                          annotations: [("laconic.com/deployment-dir", model.directory)])
+                          annotations: [(DeploymentNames.directoryAnnotation, model.directory)])
     }
 
     var generatedSecretName: String { DeploymentNames.generatedSecrets(id) }

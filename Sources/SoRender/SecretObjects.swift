@@ -68,7 +68,8 @@ extension Renderer {
         }
         if let token = values.imagePullToken?.text, let spec = model.spec.sections.imagePullSecret {
             let auth = Data("\(spec.username):\(token)".utf8).base64EncodedString()
-            let config: YValue = .map([("auths", .map([(spec.server, .map([("username", .string(spec.username)), ("password", .string(token)), ("auth", .string(auth))]))]))])
+            let config: YValue = .map([("auths", .map([(spec.server, .map([("username", .string(spec.username)), ("password", .string(token)),
+                                                                           ("auth", .string(auth))]))]))])
             out.append(KubeObject(apiVersion: "v1", kind: "Secret", name: DeploymentNames.imagePullSecret(model.id), namespace: namespace, labels: labels,
                                   body: [("type", .string("kubernetes.io/dockerconfigjson")),
                                          ("data", .map([(".dockerconfigjson", .string(Data(config.compactJSON()).base64EncodedString()))]))]))

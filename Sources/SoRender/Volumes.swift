@@ -24,7 +24,8 @@ extension PodBuilder {
                 let volName = KubeNames.label(source)
                 if spec.configmaps.contains(where: { $0.name == source }) {
                     try addConfigMap(name: "\(id)-\(volName)", prefix: "configmaps/\(source)", location: SourceLocation(file: spec.path), label: source)
-                    addPodVolume(volName, .map([("configMap", .map([("name", .string("\(id)-\(volName)")), ("defaultMode", .int(0o755))] + itemsFor(prefix: "configmaps/\(source)")))]))
+                    addPodVolume(volName, .map([("configMap", .map([("name", .string("\(id)-\(volName)")),
+                                                                    ("defaultMode", .int(0o755))] + itemsFor(prefix: "configmaps/\(source)")))]))
                     mounts.append(mount(volName, m.target, readOnly: true))
                 } else {
                     try addClaim(source, location: loc)
@@ -40,7 +41,8 @@ extension PodBuilder {
                 if source.hasPrefix("/") || source.hasPrefix("~") {
                     let repo = HostPathName.allowed(source, spec: spec, podPerService: model.podPerService) ? nil : model.repoBinds[source]
                     guard repo != nil || HostPathName.allowed(source, spec: spec, podPerService: model.podPerService) else {
-                        throw SoError("host path '\(source)' is outside the stack and is not mounted unless the spec allows it", hint: HostPathName.optInHint(source), at: loc)
+                        throw SoError("host path '\(source)' is outside the stack and is not mounted unless the spec allows it",
+                                      hint: HostPathName.optInHint(source), at: loc)
                     }
                     // The host path becomes a named volume with that path in the spec (deploy init wrote it for a
                     // plain compose file; a laconic stack's spec opts in): a hostPath PersistentVolume, mounted
@@ -96,7 +98,7 @@ extension PodBuilder {
 
     /// Files of the deployment under `prefix`, keyed for a ConfigMap.
     func filesUnder(_ prefix: String) -> [(path: String, data: Data)] {
-        model.files.keys.filter { $0.hasPrefix(prefix + "/") }.sorted().map { (String($0.dropFirst(prefix.count + 1)), model.files[$0]!) }
+        model.files.filter { $0.key.hasPrefix(prefix + "/") }.sorted { $0.key < $1.key }.map { (String($0.key.dropFirst(prefix.count + 1)), $0.value) }
     }
 
     /// `items` for a ConfigMap volume whose files sit in subdirectories (keys cannot hold `/`).
@@ -120,7 +122,11 @@ extension PodBuilder {
         }
         var data: [(String, YValue)] = [], binary: [(String, YValue)] = []
         for (k, v) in entries {
-            if let text = String(data: v, encoding: .utf8), !text.contains("\0") { data.append((k, .string(text))) } else { binary.append((k, .string(v.base64EncodedString()))) }
+            if let text = String(data: v, encoding: .utf8), !text.contains("\0") {
+                data.append((k, .string(text)))
+            } else {
+                binary.append((k, .string(v.base64EncodedString())))
+            }
         }
         var body: [(String, YValue)] = []
         if !data.isEmpty { body.append(("data", .map(data))) }
@@ -190,7 +196,8 @@ public enum HostPathName {
 
     /// The refusal's hint: exactly what to add to the spec.
     public static func optInHint(_ source: String) -> String {
-        "to mount it from the host, add '\(volume(for: source)): \(source)' under volumes: in the spec, then run 'so deploy create' (or 'deploy create --update'); a directory, file or socket is mounted as it is"
+        "to mount it from the host, add '\(volume(for: source)): \(source)' under volumes: in the spec, then run 'so deploy create' "
+            + "(or 'deploy create --update'); a directory, file or socket is mounted as it is"
     }
 
     public static func sanitize(_ source: String) -> String {

@@ -115,7 +115,8 @@ public enum DeploymentLoader {
             let rel = "\(folder)/docker-compose-\(name).yml"
             let path = Path.join(dir, rel)
             guard fs.isFile(path) else {
-                throw SoError("compose file for '\(name)' not found: \(path)", hint: "run 'so deploy create --update' to restore the deployment's compose files")
+                throw SoError("compose file for '\(name)' not found: \(path)",
+                              hint: "run 'so deploy create --update' to restore the deployment's compose files")
             }
             var compose = try ComposeLoader.load(path, fs: fs, environment: env, diagnostics: diagnostics, warnUnset: stack.podPerService)
             // Plain compose: env_file variables reach the container, under what environment: sets (compose's
@@ -126,7 +127,11 @@ public enum DeploymentLoader {
                     for f in compose.services[i].envFiles {
                         let p = Path.absolute(f.path, relativeTo: compose.directory)
                         guard fs.isFile(p) else {
-                            if f.required { throw SoError("env_file \(f.path) of service '\(compose.services[i].name)' not found: \(p)", hint: "run 'so deploy create --update', or mark it required: false", at: SourceLocation(file: path, line: compose.services[i].line)) }
+                            if f.required {
+                                throw SoError("env_file \(f.path) of service '\(compose.services[i].name)' not found: \(p)",
+                                              hint: "run 'so deploy create --update', or mark it required: false",
+                                              at: SourceLocation(file: path, line: compose.services[i].line))
+                            }
                             continue
                         }
                         for e in try DotEnv.parse(try fs.readText(p, what: "env file"), file: p) {
@@ -205,7 +210,9 @@ public enum DeploymentLoader {
         var cas: [Data] = []
         for ca in spec.sections.caCertificates {
             let p = Path.absolute(Path.expandTilde(ca, home: fs.homeDirectory), relativeTo: dir)
-            guard fs.isFile(p) else { throw SoError("ca-certificates file not found: \(p)", hint: "fix the path in the spec", at: SourceLocation(file: spec.path)) }
+            guard fs.isFile(p) else {
+                throw SoError("ca-certificates file not found: \(p)", hint: "fix the path in the spec", at: SourceLocation(file: spec.path))
+            }
             cas.append(try fs.readData(p))
         }
         // A plain compose file's stack is named after its directory (stack.yml's name:, made by so).

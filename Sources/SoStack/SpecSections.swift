@@ -102,7 +102,7 @@ public struct EgressPolicy: Sendable, Equatable {
         var v = value.trimmedSpaces
         if v.isEmpty { return nil }
         if let scheme = v.range(of: "://") { v = String(v[scheme.upperBound...]) }
-        else if v.contains("@"), let colon = v.firstIndex(of: ":"), !v.contains("/") || v.firstIndex(of: "/")! > colon { v = String(v[..<colon]) }
+        else if v.contains("@"), let colon = v.firstIndex(of: ":"), v.firstIndex(of: "/").map({ $0 > colon }) ?? true { v = String(v[..<colon]) }
         if SpecSections.isCIDR(v) { return v }
         if let slash = v.firstIndex(of: "/") { v = String(v[..<slash]) }
         if let at = v.lastIndex(of: "@") { v = String(v[v.index(after: at)...]) }
@@ -186,7 +186,9 @@ public struct SpecSections: Sendable {
                 if cm.keys.contains("reservations") || cm.keys.contains("limits") {
                     s.resources.containersGlobal = try containerResources(c, what: "resources.containers", diagnostics: diagnostics)
                 } else {
-                    for e in cm.entries { s.resources.containers[e.key] = try containerResources(e.value, what: "resources.containers.\(e.key)", diagnostics: diagnostics) }
+                    for e in cm.entries {
+                        s.resources.containers[e.key] = try containerResources(e.value, what: "resources.containers.\(e.key)", diagnostics: diagnostics)
+                    }
                     cm.accept(cm.keys)
                 }
             }
@@ -195,7 +197,9 @@ public struct SpecSections: Sendable {
                 if vm.keys.contains("reservations") {
                     s.resources.volumeStorageGlobal = try storage(v, what: "resources.volumes", diagnostics: diagnostics)
                 } else {
-                    for e in vm.entries { s.resources.volumeStorage[e.key] = try storage(e.value, what: "resources.volumes.\(e.key)", diagnostics: diagnostics) }
+                    for e in vm.entries {
+                        s.resources.volumeStorage[e.key] = try storage(e.value, what: "resources.volumes.\(e.key)", diagnostics: diagnostics)
+                    }
                 }
             }
             rm.finish(into: diagnostics)
@@ -225,7 +229,8 @@ public struct SpecSections: Sendable {
             for (i, item) in try (e.isNull ? [] : e.sequence("'egress'")).enumerated() {
                 let v = try item.string("egress[\(i)]")
                 guard EgressPolicy.valid(v) else {
-                    throw item.error("egress entry '\(v)' is neither a host name, a URL nor a CIDR", hint: "write a host such as api.anthropic.com, a CIDR such as 10.0.0.0/8, or ${GIT_REPO}")
+                    throw item.error("egress entry '\(v)' is neither a host name, a URL nor a CIDR",
+                                     hint: "write a host such as api.anthropic.com, a CIDR such as 10.0.0.0/8, or ${GIT_REPO}")
                 }
                 policy.entries.append(v)
             }
@@ -260,7 +265,8 @@ public struct SpecSections: Sendable {
         if let rc = m.nonNull("runtime-class") { s.security.runtimeClass = try rc.string("'runtime-class'") }
         if let p = m.nonNull("image-pull-secret") {
             let pm = try p.mapping("'image-pull-secret'")
-            s.imagePullSecret = ImagePullSecret(server: try pm.required("server").string("'server'"), username: try pm.required("username").string("'username'"),
+            s.imagePullSecret = ImagePullSecret(server: try pm.required("server").string("'server'"),
+                                                username: try pm.required("username").string("'username'"),
                                                 tokenEnv: try pm.string("token-env"), tokenFile: try pm.string("token-file"), line: p.line)
             if s.imagePullSecret?.tokenEnv == nil && s.imagePullSecret?.tokenFile == nil {
                 throw p.error("'image-pull-secret' needs token-env or token-file", hint: "name the environment variable or the file holding the registry token")
@@ -322,7 +328,7 @@ public struct SpecSections: Sendable {
         let labels = v.split(separator: ".", omittingEmptySubsequences: false)
         return v.count <= 253 && labels.count >= 2 && labels.allSatisfy { l in
             !l.isEmpty && l.count <= 63 && l.first != "-" && l.last != "-" && l.allSatisfy { $0.isLetter && $0.isASCII || $0.isNumber || $0 == "-" }
-        } && !(labels.last!.allSatisfy(\.isNumber))
+        } && labels.last?.allSatisfy(\.isNumber) != true
     }
 
     static func containerResources(_ n: YNode, what: String, diagnostics: DiagnosticSink) throws -> ContainerResources {

@@ -7,9 +7,9 @@ public struct StackFile: Sendable {
     /// The pods a deployment runs: every pod, plus the optional ones its spec selects (`with:`).
     public func selectedPods(with: [String], at location: SourceLocation?) throws -> [String] {
         for w in with where !optionalPods.contains(w) {
-            let close = Suggest.closest(to: w, in: optionalPods)
+            let close = Suggest.closest(to: w, in: optionalPods).map { "did you mean '\($0)'? " } ?? ""
             throw SoError("'\(w)' is not an optional pod of this stack",
-                          hint: optionalPods.isEmpty ? "this stack has no optional pods" : (close.map { "did you mean '\($0)'? " } ?? "") + "choose from: " + optionalPods.joined(separator: ", "),
+                          hint: optionalPods.isEmpty ? "this stack has no optional pods" : close + "choose from: " + optionalPods.joined(separator: ", "),
                           at: location)
         }
         return pods.map(\.name) + optionalPods.filter { with.contains($0) }
@@ -46,7 +46,8 @@ public struct StackFile: Sendable {
 
     /// The stack.yml of a plain compose file used as a stack: one pod, one Deployment per service.
     public static func forComposeFile(name: String) -> String {
-        "# made by so for a plain compose file: one pod, each service in a Deployment of its own\nversion: \"1.0\"\nname: \(name)\npods:\n  - \(name)\npod-per-service: true\n"
+        "# made by so for a plain compose file: one pod, each service in a Deployment of its own\n"
+            + "version: \"1.0\"\nname: \(name)\npods:\n  - \(name)\npod-per-service: true\n"
     }
 
     public static func load(_ path: String, fs: FileSystem, diagnostics: DiagnosticSink) throws -> StackFile {
@@ -79,7 +80,8 @@ public struct StackFile: Sendable {
         }
         s.optionalPods = try m.value("optional-pods")?.stringList("'optional-pods'") ?? []
         for p in s.optionalPods where s.pods.contains(where: { $0.name == p }) {
-            throw SoError("pod '\(p)' is listed in both pods and optional-pods", hint: "keep it in one of them", at: SourceLocation(file: path, line: m.value("optional-pods")?.line))
+            throw SoError("pod '\(p)' is listed in both pods and optional-pods", hint: "keep it in one of them",
+                          at: SourceLocation(file: path, line: m.value("optional-pods")?.line))
         }
         if let c = m.nonNull("config") {
             _ = try c.entries("'config'")

@@ -50,7 +50,9 @@ public struct ResolvedStack: Sendable {
             return (try ComposeLoader.load(c.composePath, fs: fs, environment: environment, diagnostics: diagnostics), try fs.readData(c.composePath))
         }
         let text = try ComposeFlatten.flatten(files, fs: fs)
-        guard let root = try YAMLFile.parse(text, file: c.composePath) else { throw SoError("compose files \(files.joined(separator: ", ")) merge to nothing", hint: "check them") }
+        guard let root = try YAMLFile.parse(text, file: c.composePath) else {
+            throw SoError("compose files \(files.joined(separator: ", ")) merge to nothing", hint: "check them")
+        }
         return (try ComposeLoader.decode(root, path: c.composePath, environment: environment, diagnostics: diagnostics), Data(text.utf8))
     }
     public var composeDir: String { Path.join(root, "compose") }
@@ -92,7 +94,8 @@ public struct StackLocator: Sendable {
         let looked = builtInSearched.isEmpty ? "" : "looked in " + builtInSearched.joined(separator: ", ")
         let why = [detail, looked.isEmpty ? nil : looked].compactMap { $0 }.joined(separator: "; ")
         return SoError("no built-in stacks found" + (why.isEmpty ? "" : " (\(why))"),
-                       hint: "pass --root DIR or set SO_ROOT to the directory holding stacks/, or reinstall with 'make install PREFIX=…' (installs PREFIX/bin/so and PREFIX/share/so); a stack on disk is --stack PATH",
+                       hint: "pass --root DIR or set SO_ROOT to the directory holding stacks/, or reinstall with 'make install PREFIX=…' "
+                           + "(installs PREFIX/bin/so and PREFIX/share/so); a stack on disk is --stack PATH",
                        at: location)
     }
 
@@ -125,7 +128,8 @@ public struct StackLocator: Sendable {
         let paths = try files.map { part -> String in
             let p = Path.expandTilde(part.trimmedSpaces, home: fs.homeDirectory)
             guard let f = (bases ?? [currentDirectory]).map({ Path.absolute(p, relativeTo: $0) }).first(where: { fs.isFile($0) }) else {
-                throw SoError("compose file not found: \(Path.absolute(p, relativeTo: (bases ?? [currentDirectory])[0]))", hint: "--stack takes compose files separated by commas", at: location)
+                throw SoError("compose file not found: \(Path.absolute(p, relativeTo: (bases ?? [currentDirectory])[0]))",
+                              hint: "--stack takes compose files separated by commas", at: location)
             }
             return fs.realpath(f)
         }
@@ -155,7 +159,8 @@ public struct StackLocator: Sendable {
                 if Path.basename(dir) == "stack.yml" { stackDir = Path.dirname(dir) } else if dir.hasSuffix(".yml") || dir.hasSuffix(".yaml") {
                     return try plainCompose([fs.realpath(dir)], diagnostics: diagnostics, at: location)
                 } else {
-                    throw SoError("\(dir) is a file, not a stack directory or compose file", hint: "point --stack at the directory holding stack.yml, or at a compose file", at: location)
+                    throw SoError("\(dir) is a file, not a stack directory or compose file",
+                                  hint: "point --stack at the directory holding stack.yml, or at a compose file", at: location)
                 }
             }
             let stackFile = Path.join(stackDir, "stack.yml")
@@ -166,7 +171,9 @@ public struct StackLocator: Sendable {
                         .map { Path.join(stackDir, $0) }.first { fs.isFile($0) }
                     return try plainCompose([fs.realpath(compose)] + (override.map { [fs.realpath($0)] } ?? []), diagnostics: diagnostics, at: location)
                 }
-                throw SoError("stack.yml not found in \(stackDir)", hint: "a stack directory holds stack.yml (laconic layout: <repo>/stack-orchestrator/stacks/<name>/stack.yml) or a compose.yaml", at: location)
+                throw SoError("stack.yml not found in \(stackDir)",
+                              hint: "a stack directory holds stack.yml (laconic layout: <repo>/stack-orchestrator/stacks/<name>/stack.yml) or a compose.yaml",
+                              at: location)
             }
             let real = fs.realpath(stackDir)
             return try load(stackDir: real, builtIn: false, diagnostics: diagnostics)
@@ -218,38 +225,33 @@ public struct StackLocator: Sendable {
                 compose = Path.join(root, "compose", "docker-compose-\(pod.name).yml")
             }
             guard fs.isFile(compose) else {
-                throw SoError("compose file for pod '\(pod.name)' not found: \(compose)",
-                              hint: pod.repository != nil ? "run 'so --stack \(stackDir) setup-repositories' to clone \(pod.repository!)" : "add \(Path.relative(compose, to: root) ?? compose) to the stack or remove the pod from stack.yml",
+                let hint = pod.repository.map { "run 'so --stack \(stackDir) setup-repositories' to clone \($0)" }
+                    ?? "add \(Path.relative(compose, to: root) ?? compose) to the stack or remove the pod from stack.yml"
+                throw SoError("compose file for pod '\(pod.name)' not found: \(compose)", hint: hint,
                               at: SourceLocation(file: stackFilePath, line: pod.line))
             }
             pods.append(.init(name: pod.name, composePath: compose, preStartCommand: pod.preStartCommand, postStartCommand: pod.postStartCommand))
         }
-        var optional: [ResolvedStack.Component] = []
-        for name in file.optionalPods {
-            let compose = Path.join(root, "compose", "docker-compose-\(name).yml")
+        // An optional pod's or a job's compose file, which must exist.
+        func component(_ name: String, in folder: String, what: String, removal: String) throws -> ResolvedStack.Component {
+            let compose = Path.join(root, folder, "docker-compose-\(name).yml")
             guard fs.isFile(compose) else {
-                throw SoError("compose file for optional pod '\(name)' not found: \(compose)", hint: "add \(Path.relative(compose, to: root) ?? compose) to the stack or remove it from optional-pods",
+                throw SoError("compose file for \(what) '\(name)' not found: \(compose)",
+                              hint: "add \(Path.relative(compose, to: root) ?? compose) to the stack or remove \(removal)",
                               at: SourceLocation(file: stackFilePath))
             }
-            optional.append(.init(name: name, composePath: compose))
+            return .init(name: name, composePath: compose)
         }
-        var jobs: [ResolvedStack.Component] = []
-        for job in file.jobs {
-            let compose = Path.join(root, "compose-jobs", "docker-compose-\(job).yml")
-            guard fs.isFile(compose) else {
-                throw SoError("compose file for job '\(job)' not found: \(compose)",
-                              hint: "add \(Path.relative(compose, to: root) ?? compose) to the stack or remove the job from stack.yml",
-                              at: SourceLocation(file: stackFilePath))
-            }
-            jobs.append(.init(name: job, composePath: compose))
-        }
+        let optional = try file.optionalPods.map { try component($0, in: "compose", what: "optional pod", removal: "it from optional-pods") }
+        let jobs = try file.jobs.map { try component($0, in: "compose-jobs", what: "job", removal: "the job from stack.yml") }
         if file.hasConfigOrchestration {
             diagnostics.warn("stack.yml 'config:' (container-to-container value passing) is not supported on Kubernetes and is ignored",
                              hint: "pass values through spec config instead", at: SourceLocation(file: stackFilePath))
         }
-        if fs.isFile(Path.join(stackDir, "deploy", "commands.py")) {
+        let plugin = Path.join(stackDir, "deploy", "commands.py")
+        if fs.isFile(plugin) {
             diagnostics.warn("stack plugin deploy/commands.py is not run by so",
-                             hint: "put its init() defaults under 'spec-defaults:' in stack.yml", at: SourceLocation(file: Path.join(stackDir, "deploy", "commands.py")))
+                             hint: "put its init() defaults under 'spec-defaults:' in stack.yml", at: SourceLocation(file: plugin))
         }
         return ResolvedStack(name: Path.basename(stackDir), stackDir: stackDir, stackFilePath: stackFilePath, root: root,
                              isBuiltIn: builtIn, file: file, pods: pods, optionalPods: optional, jobs: jobs)
@@ -277,7 +279,9 @@ public struct StackLocator: Sendable {
         if fs.isDirectory(Path.join(share, "stacks")) { return BuiltInRootLookup(root: share, searched: [share]) }
         var dir = binDir
         for _ in 0..<6 {
-            if fs.isDirectory(Path.join(dir, "stacks")) && fs.isDirectory(Path.join(dir, "compose")) { return BuiltInRootLookup(root: dir, searched: [share, dir]) }
+            if fs.isDirectory(Path.join(dir, "stacks")) && fs.isDirectory(Path.join(dir, "compose")) {
+                return BuiltInRootLookup(root: dir, searched: [share, dir])
+            }
             if dir == "/" { break }
             dir = Path.dirname(dir)
         }

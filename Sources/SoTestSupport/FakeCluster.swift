@@ -71,8 +71,10 @@ public final class FakeCluster: ClusterClient, @unchecked Sendable {
 
     public func update(_ kind: String, _ name: String, namespace: String?, _ change: (inout JSON) -> Void) {
         lock.lock(); defer { lock.unlock() }
-        guard let key = objects.keys.first(where: { $0.type.kind == kind && $0.name == name && $0.namespace == namespace }) else { return }
-        change(&objects[key]!)
+        guard let key = objects.keys.first(where: { $0.type.kind == kind && $0.name == name && $0.namespace == namespace }),
+              var object = objects[key] else { return }
+        change(&object)
+        objects[key] = object
     }
 
     private func stamp(_ json: inout JSON) {
@@ -100,7 +102,9 @@ public final class FakeCluster: ClusterClient, @unchecked Sendable {
                 // create or a patch set stay.
                 for field in ["labels", "annotations"] {
                     var merged = newMeta[field]?.object ?? [:]
-                    for (k, v) in meta[field]?.object ?? [:] where merged[k] == nil && !(appliedMetadata[key]?.contains(field + "/" + k) ?? false) { merged[k] = v }
+                    for (k, v) in meta[field]?.object ?? [:] where merged[k] == nil && !(appliedMetadata[key]?.contains(field + "/" + k) ?? false) {
+                        merged[k] = v
+                    }
                     newMeta[field] = merged.isEmpty ? nil : .object(merged)
                 }
                 o["metadata"] = .object(newMeta)
@@ -152,7 +156,9 @@ public final class FakeCluster: ClusterClient, @unchecked Sendable {
         let key = Key(type: type, namespace: type.namespaced ? object.namespace : nil, name: object.name)
         var json = try JSON.parse(Data(object.json().utf8))
         return try locked {
-            guard let old = objects[key] else { throw SoError("cannot update \(object.reference): not found (NotFound)", hint: "the object or its namespace does not exist") }
+            guard let old = objects[key] else {
+                throw SoError("cannot update \(object.reference): not found (NotFound)", hint: "the object or its namespace does not exist")
+            }
             guard old.at("metadata", "resourceVersion")?.string == resourceVersion else { return false }
             if case .object(var o) = json, case .object(var meta)? = o["metadata"] {
                 meta["uid"] = old.at("metadata", "uid")
@@ -169,7 +175,9 @@ public final class FakeCluster: ClusterClient, @unchecked Sendable {
     private func requireNamespace(of object: KubeObject, _ type: ResourceType) throws {
         if type.namespaced, let ns = object.namespace, object.kind != "Namespace" {
             let hasNamespace = locked { objects.keys.contains { $0.type.kind == "Namespace" && $0.name == ns } }
-            if !hasNamespace { throw SoError("cannot apply \(object.reference): namespaces \"\(ns)\" not found (NotFound)", hint: "the object or its namespace does not exist") }
+            if !hasNamespace {
+                throw SoError("cannot apply \(object.reference): namespaces \"\(ns)\" not found (NotFound)", hint: "the object or its namespace does not exist")
+            }
         }
     }
 
@@ -192,7 +200,9 @@ public final class FakeCluster: ClusterClient, @unchecked Sendable {
         let patch = try JSON.parse(mergePatch)
         return try locked {
             let key = Key(type: type, namespace: type.namespaced ? namespace : nil, name: name)
-            guard let old = objects[key] else { throw SoError("cannot patch \(type.kind) \(name): not found (NotFound)", hint: "the object or its namespace does not exist") }
+            guard let old = objects[key] else {
+                throw SoError("cannot patch \(type.kind) \(name): not found (NotFound)", hint: "the object or its namespace does not exist")
+            }
             var merged = Self.merge(old, patch)
             stamp(&merged)
             objects[key] = merged

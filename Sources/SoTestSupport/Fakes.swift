@@ -116,7 +116,10 @@ public final class CapturedConsole: Console, @unchecked Sendable {
 
     public var stdout: String { lock.lock(); defer { lock.unlock() }; return outLines.joined(separator: "\n") }
     public var stderr: String { lock.lock(); defer { lock.unlock() }; return errLines.joined(separator: "\n") }
-    public var stderrLines: [String] { lock.lock(); defer { lock.unlock() }; return errLines.flatMap { $0.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) } }
+    public var stderrLines: [String] {
+        lock.lock(); defer { lock.unlock() }
+        return errLines.flatMap { $0.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) }
+    }
 }
 
 /// A clock that stands still until something sleeps, then jumps forward by the sleep.
