@@ -89,7 +89,9 @@ struct StartOptions: ParsableArguments {
     var timeout: Double { seconds.timeout ?? 300 }
     @Option(name: .long, help: "Progress output: auto, plain or json.") var progress: ProgressMode = .auto
     @Option(name: .long, help: ArgumentHelp("Expire this long after the start (for 'so cleanup --expired'), e.g. 2h.", valueName: "duration")) var ttl: String?
-    @Flag(name: .long, help: "Change nothing: the API server checks every object (server-side dry run) and the plan is printed.") var dryRun = false
+    /// --dry-run: Change nothing: the API server checks every object (server-side dry run) and the plan is printed.
+    @OptionGroup var dry: DryRunFlag
+    var dryRun: Bool { dry.dryRun }
 
     func validate() throws {
         if performClusterManagement && skipClusterManagement {
@@ -167,7 +169,9 @@ struct DeploymentStopCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Leave the kind cluster alone (default).") var skipClusterManagement = false
     @OptionGroup var seconds: TimeoutOption
     var timeout: Double { seconds.timeout ?? 120 }
-    @Flag(name: .long, help: "Change nothing; list what would be deleted.") var dryRun = false
+    /// --dry-run: Change nothing; list what would be deleted.
+    @OptionGroup var dry: DryRunFlag
+    var dryRun: Bool { dry.dryRun }
     @Flag(name: .long, help: "With --delete-volumes: delete a workspace's volume even when it holds work that is not pushed.") var discard = false
 
     func validate() throws {

@@ -37,6 +37,9 @@ public struct SoCommand: AsyncParsableCommand {
     /// Declared here, read anywhere: ArgumentParser reads them before or after any subcommand, and every command
     /// that declares the same option group shares this value.
     @OptionGroup var global: GlobalOptions
+    /// laconic-so's global `--dry-run` (`so --dry-run deploy create …`): read here, before or after the verb, and
+    /// shared with each verb that declares it; a verb that does not refuses it (`refuseUntakenDryRun`).
+    @OptionGroup var dry: DryRunFlag
 
     public init() {}
 }
@@ -76,9 +79,24 @@ public struct GlobalOptions: ParsableArguments {
 }
 
 /// `--dry-run`, on the commands where it means something: they then change nothing and say what they would do.
+/// One option group type for all of them, declared on the root too, so `so --dry-run VERB` reaches the verb.
 public struct DryRunFlag: ParsableArguments {
     @Flag(name: .long, help: "Change nothing; print what would be done.") public var dryRun = false
     public init() {}
+
+    /// Whether `command` takes `--dry-run` (declares this option group, directly or inside another).
+    static func taken(by command: Any) -> Bool {
+        Mirror(reflecting: command).children.contains { child in
+            guard let group = child.value as? OptionGroupValue else { return false }
+            return group.value is DryRunFlag || taken(by: group.value)
+        }
+    }
+
+    /// Refuses `--dry-run` given to a verb that would not honour it (the root read it; the verb would run for real).
+    static func refuseUntaken(by command: ParsableCommand, arguments: [String]) throws {
+        guard arguments.prefix(while: { $0 != "--" }).contains("--dry-run"), !taken(by: command) else { return }
+        throw ValidationError("'\(SoCommandLine.path(to: type(of: command)))' takes no --dry-run")
+    }
 }
 
 /// The context commands run with: live wiring in `main`, fakes in tests.
@@ -191,6 +209,7 @@ public enum SoCommandLine {
     public static func parse(_ arguments: [String]) throws -> ParsableCommand {
         let command = try SoCommand.parseAsRoot(arguments)
         try GroupOptions.refuseUntaken(by: command)
+        try DryRunFlag.refuseUntaken(by: command, arguments: arguments)
         return command
     }
 

@@ -108,7 +108,9 @@ struct BuildContainersCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Only these containers or services (comma-separated).", valueName: "names")) var include: String?
     @Option(name: .long, help: ArgumentHelp("Skip these containers or services (comma-separated).", valueName: "names")) var exclude: String?
     @Flag(name: .long, help: "Build even when the image exists.") var forceRebuild = false
-    @Flag(name: .long, help: "Build nothing; print the builds that would run.") var dryRun = false
+    /// --dry-run: Build nothing; print the builds that would run.
+    @OptionGroup var dry: DryRunFlag
+    var dryRun: Bool { dry.dryRun }
 
     func run() async throws {
         var req = BuildRequest(stack: try global.requireStack("build-containers"))

@@ -44,7 +44,9 @@ struct UpCommand: AsyncParsableCommand {
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Seconds to wait for the deployment to be ready.", valueName: "seconds"), transform: Seconds.parse) var timeout: Double = 300
     @Option(name: .long, help: "Progress output: auto, plain or json.") var progress: ProgressMode = .auto
     @Option(name: .shortAndLong, help: "Output format: text or json.") var output: OutputFormat = .text
-    @Flag(name: .long, help: "Write nothing, change nothing: print what would be created, with the API server's server-side dry run of every object.") var dryRun = false
+    /// --dry-run: Write nothing, change nothing: print what would be created, with the API server's server-side dry run of every object.
+    @OptionGroup var dry: DryRunFlag
+    var dryRun: Bool { dry.dryRun }
 
     func run() async throws {
         var ctx = global.context(dryRun: dryRun)
@@ -101,7 +103,9 @@ struct DownCommand: AsyncParsableCommand {
     @Argument(help: "Name given to 'so up'.") var name: String
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Seconds to wait for objects to go.", valueName: "seconds"), transform: Seconds.parse) var timeout: Double = 120
     @Flag(name: [.long, .customLong("force")], help: "Remove a workspace even when it holds work that is not pushed (alias --force).") var discard = false
-    @Flag(name: .long, help: "Change nothing; list what would be removed.") var dryRun = false
+    /// --dry-run: Change nothing; list what would be removed.
+    @OptionGroup var dry: DryRunFlag
+    var dryRun: Bool { dry.dryRun }
 
     func run() async throws {
         var req = DownRequest(name: name)
@@ -133,7 +137,9 @@ struct CleanupCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Deployments created longer ago than this.", valueName: "duration")) var olderThan: String?
     @Flag(name: .long, help: "Return without waiting for namespaces to go.") var noWait = false
     @Option(name: .shortAndLong, help: "Output format: text or json.") var output: OutputFormat = .text
-    @Flag(name: .long, help: "Change nothing; list what would be removed.") var dryRun = false
+    /// --dry-run: Change nothing; list what would be removed.
+    @OptionGroup var dry: DryRunFlag
+    var dryRun: Bool { dry.dryRun }
 
     func run() async throws {
         var ctx = global.context()

@@ -161,6 +161,30 @@ import SoTestSupport
         #expect(SoCommandLine.path(to: DeploymentRotateSecretsCommand.self) == "deployment rotate-secrets")
         #expect(SoCommandLine.path(to: StackNewCommand.self) == "stack new")
     }
+
+    /// laconic-so's global `--dry-run` stands before the command or after the verb, and reaches the verb either way;
+    /// a verb that would not honour it refuses it rather than running for real.
+    @Test func dryRunBeforeOrAfterTheVerb() throws {
+        try same([["--dry-run", "deployment", "--dir", "d", "start"], ["deployment", "--dir", "d", "start", "--dry-run"],
+                  ["deployment", "--dry-run", "--dir", "d", "start"]], as: DeploymentStartCommand.self, expect: true) { $0.options.dryRun }
+        try same([["--dry-run", "up", "agent-workspace", "--name", "x"], ["up", "agent-workspace", "--name", "x", "--dry-run"]],
+                 as: UpCommand.self, expect: true) { $0.dryRun }
+        try same([["--dry-run", "down", "x"], ["down", "x", "--dry-run"]], as: DownCommand.self, expect: true) { $0.dryRun }
+        try same([["--dry-run", "--stack", "s", "build-containers"], ["--stack", "s", "build-containers", "--dry-run"]],
+                 as: BuildContainersCommand.self, expect: true) { $0.dryRun }
+        try same([["--dry-run", "deploy", "create", "--spec-file", "s"], ["deploy", "create", "--spec-file", "s", "--dry-run"]],
+                 as: DeployCreateCommand.self, expect: true) { $0.dry.dryRun }
+        try same([["--dry-run", "deployment", "--dir", "d", "stop"], ["deployment", "--dir", "d", "stop", "--dry-run"]],
+                 as: DeploymentStopCommand.self, expect: true) { $0.dryRun }
+        #expect(try parse(["deployment", "--dir", "d", "start"], as: DeploymentStartCommand.self).options.dryRun == false)
+        #expect(try parse(["up", "agent-workspace", "--name", "x"], as: UpCommand.self).dryRun == false)
+        do {
+            _ = try SoCommandLine.parse(["--dry-run", "deployment", "--dir", "d", "status"])
+            Issue.record("status took --dry-run")
+        } catch {
+            #expect(SoCommand.message(for: error).contains("'deployment status' takes no --dry-run"), "\(SoCommand.message(for: error))")
+        }
+    }
 }
 
 /// A verb that declared its own `-o` (or `--dir`, `--timeout` …) beside its group's would never see a value: the group
