@@ -218,11 +218,8 @@ public struct ObserveAction {
         }
         for p in ports {
             guard let forwarded = ForwardedPort(p) else { throw SoError("port '\(p)' is not [LOCAL:]REMOTE", hint: "for example 8080:80") }
-            let declared = planned.listens.map(\.number).reduce(into: [Int]()) { if !$0.contains($1) { $0.append($1) } }
-            guard declared.contains(forwarded.remote) else {
-                throw SoError("port-forward: service '\(service)' has no port \(forwarded.remote)",
-                              hint: declared.isEmpty ? "it declares no ports: add them to its ports: or expose:"
-                                  : "its ports: \(declared.map(String.init).joined(separator: ", "))")
+            guard planned.portNumbers.contains(forwarded.remote) else {
+                throw SoError("port-forward: service '\(service)' has no port \(forwarded.remote)", hint: planned.portsHint)
             }
         }
         let args = ["kubectl"] + c.target.kubectlFlags + ["-n", c.namespace, "port-forward", "service/\(KubeNames.service(service))"] + ports
@@ -285,11 +282,8 @@ struct Maintenance {
                           at: SourceLocation(file: c.model.spec.path))
         }
         // The Ingress is sent to the service's own Service, which carries only the ports it listens on.
-        let declared = planned.listens.map(\.number)
-        guard declared.contains(target.port) else {
-            throw SoError("maintenance-service '\(value)': service '\(target.service)' has no port \(target.port)",
-                          hint: declared.isEmpty ? "add the port to the service's ports: or expose:"
-                              : "its ports: \(declared.map(String.init).joined(separator: ", "))",
+        guard planned.portNumbers.contains(target.port) else {
+            throw SoError("maintenance-service '\(value)': service '\(target.service)' has no port \(target.port)", hint: planned.portsHint,
                           at: SourceLocation(file: c.model.spec.path))
         }
         self.ctx = ctx

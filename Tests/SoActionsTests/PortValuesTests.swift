@@ -33,6 +33,15 @@ import SoTestSupport
         #expect(report?.detail.hasSuffix("80/tcp with NodePort 30080 (kind maps host port 30080)") == true, "\(String(describing: report))")
     }
 
+    /// `--map-ports-to-host` maps the port as interpolated (its container side).
+    @Test func aRecipeMapsTheInterpolatedPort() async throws {
+        let h = try Harness()
+        defer { h.tmp.cleanup() }
+        try h.tmp.write("app/compose.yaml", Self.compose.replacingOccurrences(of: ":80\"", with: ":${WEB_TARGET:-80}/udp\""))
+        try await InitAction(h.ctx).run(InitRequest(stack: "./app", config: ["WEB_TARGET=8080"], mapPortsToHost: "localhost-same", output: "app.yml"))
+        #expect(try h.read("app.yml").contains("    web:\n      - 127.0.0.1:8080:8080/udp\n"))
+    }
+
     @Test func theDeploymentsConfigSetsTheComposePort() async throws {
         let h = try Harness()
         defer { h.tmp.cleanup() }
