@@ -146,13 +146,15 @@ struct DeploymentPlanner {
         let components = try stack.pods(with: spec.with, at: SourceLocation(file: spec.path)).map { ($0, "compose") } + stack.jobs.map { ($0, "compose-jobs") }
         for (component, folder) in components {
             let (raw, data) = try stack.compose(component, fs: fs, environment: nil, diagnostics: ctx.diagnostics)
-            // Interpolate once with the deployment's own config so `${V:?msg}` and malformed references fail now.
-            if let root = try YAMLFile.parse(String(decoding: data, as: UTF8.self), file: component.composePath) {
-                _ = try ComposeLoader.decode(root, path: component.composePath, environment: interpolationEnv, diagnostics: DiagnosticSink())
+            // Interpolated once with the deployment's own config, so `${V:?msg}`, malformed references and bad
+            // ports fail now; its ports (not the text as written) are what kind-config.yml maps.
+            guard let root = try YAMLFile.parse(String(decoding: data, as: UTF8.self), file: component.composePath) else {
+                throw SoError("compose file is empty", hint: "a compose file has a services: section", at: SourceLocation(file: component.composePath))
             }
+            let interpolated = try ComposeLoader.decode(root, path: component.composePath, environment: interpolationEnv, diagnostics: DiagnosticSink())
             plan.add("\(folder)/docker-compose-\(component.name).yml", data)
-            let c = ComposeComponent(name: component.name, compose: raw, relativePath: "\(folder)/docker-compose-\(component.name).yml")
-            if folder == "compose" { planned.pods.append(c) } else { planned.jobs.append(c) }
+            let c = ComposeComponent(name: component.name, compose: interpolated, relativePath: "\(folder)/docker-compose-\(component.name).yml")
+            if folder == "compose" { planned.pods.append(c.selecting(profiles: spec.profiles).component) } else { planned.jobs.append(c) }
             for cfg in raw.configs where !cfg.external {
                 if let file = cfg.file { try copyReferenced(file, from: raw, line: cfg.line, folder: folder, required: true, into: &plan) }
             }
@@ -231,9 +233,10 @@ struct DeploymentPlanner {
         }
         for volume in plan.bindDirectories { kindVolumes.append((volume, Path.join(directory, "data", volume))) }
         kindVolumes += repoBinds
-        // kind maps the ports the deployment publishes: the spec's network.ports replace the compose files' (warned about at load).
+        // kind maps the ports the deployment publishes: the spec's network.ports replace the compose files' (warned about at load),
+        // both parsed after interpolation with the values the compose files got.
         var published = planned.pods + planned.jobs
-        SpecPorts.apply(spec, to: &published, diagnostics: DiagnosticSink())
+        try SpecPorts.apply(spec, to: &published, environment: interpolationEnv, diagnostics: DiagnosticSink())
         let ports = PortPlan(pods: Array(published.prefix(planned.pods.count)), jobs: Array(published.dropFirst(planned.pods.count)),
                              podPerService: stack.file.podPerService, httpProxy: spec.httpProxy, specPath: spec.path, deployTo: spec.deployTo,
                              podSecurity: spec.sections.security.podSecurity)

@@ -126,6 +126,16 @@ public struct InitAction {
         }
 
         let with = try chooseOptionalPods(stack, requested: req.with)
+        // Ports are checked (and mapped by a recipe) after interpolation with the config the deployment gets.
+        var values: [String: String] = [:]
+        for (k, v) in config.pairs {
+            switch v {
+            case .string(let s): values[k] = GenerateToken.contains(s) ? "generated" : s
+            case .int(let i): values[k] = String(i)
+            case .bool(let b): values[k] = b ? "true" : "false"
+            case .null, .map, .list: continue
+            }
+        }
         // Ports and volumes from the compose files, as written.
         var ports: [(String, YValue)] = []
         var volumeUses: [String: (uses: Int, readOnly: Int)] = [:]
@@ -143,8 +153,11 @@ public struct InitAction {
                         if !hostVolumes.contains(where: { $0.0 == name }) { hostVolumes.append((name, .string(src))) }
                     }
                 }
-                if !svc.ports.isEmpty {
-                    ports.append((svc.name, .list(svc.ports.map { .string(Self.mapPort($0, recipe: recipe)) })))
+                if !svc.portEntries.isEmpty {
+                    let parsed = try ComposePorts.parse(svc.portEntries, environment: values, diagnostics: ctx.diagnostics)
+                    // Without a recipe, each entry as written: a `${WEB_PORT:-30080}:80` keeps following WEB_PORT.
+                    let written = recipe == nil ? svc.portEntries.map(\.written) : parsed.map { Self.mapPort($0, recipe: recipe) }
+                    ports.append((svc.name, .list(written.map { .string($0) })))
                 }
                 for m in svc.volumes where m.kind == .volume {
                     guard let src = m.source else { continue }

@@ -1,5 +1,6 @@
 import Foundation
 import SoBasics
+import SoCompose
 import SoKube
 import SoRender
 import SoStack
@@ -209,8 +210,17 @@ public struct ObserveAction {
     /// Forwards local ports to a service's Service through kubectl (runs until interrupted).
     public func portForward(_ directory: String, cluster: ClusterOptions, service: String, ports: [String]) async throws -> Int32 {
         let c = try await ConnectedDeployment.open(ctx, directory: directory, cluster: cluster)
-        for p in ports where !p.split(separator: ":").allSatisfy({ Int($0) != nil }) || p.split(separator: ":").count > 2 {
-            throw SoError("port '\(p)' is not [LOCAL:]REMOTE", hint: "for example 8080:80")
+        // The Service carries what the port plan says the compose service listens on.
+        let plan = PortPlan(c.model)
+        let reachable = plan.services.filter { $0.reach != .none }
+        guard let planned = reachable.first(where: { $0.name == service }) else {
+            throw SoError("port-forward: no service '\(service)' in the deployment", hint: "services: " + reachable.map(\.name).joined(separator: ", "))
+        }
+        for p in ports {
+            guard let forwarded = ForwardedPort(p) else { throw SoError("port '\(p)' is not [LOCAL:]REMOTE", hint: "for example 8080:80") }
+            guard planned.portNumbers.contains(forwarded.remote) else {
+                throw SoError("port-forward: service '\(service)' has no port \(forwarded.remote)", hint: planned.portsHint)
+            }
         }
         let args = ["kubectl"] + c.target.kubectlFlags + ["-n", c.namespace, "port-forward", "service/\(KubeNames.service(service))"] + ports
         guard let attached = ctx.processes as? AttachedProcessRunner else {
@@ -261,20 +271,26 @@ struct Maintenance {
 
     init?(ctx: SoContext, c: ConnectedDeployment) throws {
         guard let value = c.model.spec.sections.maintenanceService else { return nil }
-        let parts = value.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
-        guard parts.count == 2, !parts[0].isEmpty, let port = Int(parts[1]), (1...65535).contains(port) else {
+        guard let target = ServicePort(value) else {
             throw SoError("maintenance-service '\(value)' is not CONTAINER:PORT", hint: "name a compose service of the stack and its port, e.g. maintenance:80",
                           at: SourceLocation(file: c.model.spec.path))
         }
-        guard c.model.pods.contains(where: { $0.compose.services.contains { $0.name == parts[0] } }) else {
-            throw SoError("maintenance-service '\(value)' names no service of the stack", hint: "services: " + c.model.pods.flatMap { $0.compose.services.map(\.name) }.joined(separator: ", "),
+        let plan = PortPlan(c.model)
+        guard let planned = plan.service(target.service) else {
+            throw SoError("maintenance-service '\(value)' names no service of the stack",
+                          hint: "services: " + plan.services.map(\.name).joined(separator: ", "),
+                          at: SourceLocation(file: c.model.spec.path))
+        }
+        // The Ingress is sent to the service's own Service, which carries only the ports it listens on.
+        guard planned.portNumbers.contains(target.port) else {
+            throw SoError("maintenance-service '\(value)': service '\(target.service)' has no port \(target.port)", hint: planned.portsHint,
                           at: SourceLocation(file: c.model.spec.path))
         }
         self.ctx = ctx
         self.c = c
-        container = KubeNames.label(parts[0])
-        service = KubeNames.service(parts[0])
-        self.port = port
+        container = KubeNames.label(target.service)
+        service = KubeNames.service(target.service)
+        self.port = target.port
     }
 
     static let ingress = ResourceType.ingress

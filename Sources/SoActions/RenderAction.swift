@@ -56,8 +56,8 @@ public struct RenderAction: Sendable {
 
     /// What each compose key became; rendering runs too, so its errors and warnings show.
     public func report(_ directory: String) throws -> [MappingEntry] {
-        let (model, _) = try load(directory)
-        return MappingReport.build(model)
+        let (model, manifest) = try load(directory)
+        return MappingReport.build(model, plan: manifest.ports)
     }
 
     public func manifest(_ directory: String, placeholderSecrets: Bool = false) throws -> Manifest {

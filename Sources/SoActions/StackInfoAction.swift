@@ -40,7 +40,7 @@ public struct StackInfoAction {
         func component(_ c: ResolvedStack.Component) throws -> StackInfo.Component {
             let compose = try ComposeLoader.load(c.composePath, fs: ctx.fs, environment: nil, diagnostics: ctx.diagnostics)
             return .init(name: c.name, composeFile: c.composePath,
-                         services: compose.services.map { .init(name: $0.name, image: $0.image, ports: $0.ports.map(\.raw)) })
+                         services: compose.services.map { .init(name: $0.name, image: $0.image, ports: $0.portEntries.map(\.written)) })
         }
         let pods = try stack.pods.map(component)
         let jobs = try stack.jobs.map(component)

@@ -26,7 +26,8 @@ public enum ComposeLoader {
         }
         for e in try services.entries("'services'") {
             try checkName(e.key, what: "service name", at: e.keyNode.location)
-            file.services.append(try ServiceDecoder(node: e.value, name: e.key, line: e.keyNode.line, diagnostics: diagnostics).decode())
+            let decoder = ServiceDecoder(node: e.value, name: e.key, line: e.keyNode.line, diagnostics: diagnostics, interpolated: environment != nil)
+            file.services.append(try decoder.decode())
         }
         file.volumes = try topLevelVolumes(m.nonNull("volumes"), diagnostics: diagnostics)
         file.networks = try topLevelNetworks(m.nonNull("networks"), diagnostics: diagnostics)

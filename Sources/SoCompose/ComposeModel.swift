@@ -70,8 +70,12 @@ public struct ComposeService: Sendable {
     /// (map form): compose takes it from the environment when it has one.
     public var environment: [EnvEntry]
     public var envFiles: [ComposeEnvFile]
+    /// `ports:` entries as decoded, one per entry (after interpolation when the file was interpolated).
+    public var portEntries: [ComposePortEntry] = []
+    /// `ports:` parsed, after interpolation: empty in a file read as written (`environment: nil`), whose
+    /// text may hold `${VAR}`; parse `portEntries` with the deployment's values there (`ComposePorts.parse(_:environment:)`).
     public var ports: [ComposePort]
-    /// `expose:` entries, ranges expanded (no host side).
+    /// `expose:` entries, ranges expanded (no host side); like `ports`, parsed only after interpolation.
     public var expose: [ComposePort]
     public var volumes: [ComposeVolumeMount]
     /// nil when not given; a string form is split like a shell would.
@@ -183,6 +187,18 @@ public enum PortProtocol: String, Sendable, Hashable, CaseIterable, CustomString
     /// As Kubernetes writes it (`TCP`, `UDP`, `SCTP`).
     public var kubernetes: String { rawValue.uppercased() }
     public var description: String { rawValue }
+}
+
+/// One `ports:` entry before it is parsed: short syntax text or a long-syntax mapping, as decoded.
+public struct ComposePortEntry: Sendable {
+    public var node: YNode
+    /// The entry as written: the short syntax text, or a short form of a long-syntax entry's fields.
+    public var written: String
+    public var line: Int? { node.line }
+    public init(node: YNode, written: String) {
+        self.node = node
+        self.written = written
+    }
 }
 
 /// One published or exposed port, parsed once. Ranges expand to one entry per port when both sides are

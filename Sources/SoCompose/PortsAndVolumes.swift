@@ -6,6 +6,7 @@ import SoBasics
 public enum ComposePorts {
     static let hint = "write CONTAINER, HOST:CONTAINER or IP:HOST:CONTAINER, optionally with /udp (ranges like 8000-8010:8000-8010)"
 
+    /// The one parse of a `ports:` entry (short or long syntax), from text already interpolated.
     public static func parse(_ n: YNode, diagnostics: DiagnosticSink = DiagnosticSink()) throws -> [ComposePort] {
         if n.isMapping { return [try parseLong(n, diagnostics: diagnostics)] }
         let raw = try n.string("a port")
@@ -13,6 +14,33 @@ public enum ComposePorts {
             e.location = n.location
             throw e
         }
+    }
+
+    /// A `ports:` entry kept unparsed (a file read as written, a spec's `network.ports`): only its shape is checked.
+    public static func entry(_ n: YNode) throws -> ComposePortEntry {
+        guard n.isMapping else { return ComposePortEntry(node: n, written: try n.string("a port")) }
+        let m = try n.mapping("a port")
+        let target = try m.required("target", hint: "add 'target:' with the container port").string("'target'")
+        let proto = try m.string("protocol")?.lowercased() ?? PortProtocol.tcp.rawValue
+        let written = shortForm(published: try m.string("published"), target: target, ip: try m.string("host_ip"), proto: proto)
+        return ComposePortEntry(node: n, written: written)
+    }
+
+    /// Entries read as written, parsed after interpolating each with `environment` (the deployment's
+    /// values, as its containers get them); errors name the entry's file:line.
+    public static func parse(_ entries: [ComposePortEntry], environment: [String: String],
+                             diagnostics: DiagnosticSink = DiagnosticSink()) throws -> [ComposePort] {
+        try entries.flatMap { e in
+            try parse(try ComposeLoader.interpolate(e.node, path: e.node.file, environment: environment), diagnostics: diagnostics)
+        }
+    }
+
+    /// A long-syntax entry as the short syntax writes it: `[IP:][PUBLISHED:]TARGET[/PROTO]`.
+    static func shortForm(published: String?, target: String, ip: String?, proto: String) -> String {
+        var raw = published.map { "\($0):\(target)" } ?? target
+        if let ip { raw = (ip.contains(":") ? "[\(ip)]" : ip) + ":" + (published == nil ? ":" : "") + raw }
+        if proto != PortProtocol.tcp.rawValue { raw += "/\(proto)" }
+        return raw
     }
 
     /// The short syntax; one entry per port of a container range.
@@ -69,8 +97,10 @@ public enum ComposePorts {
         return zip(host, container).map { ($0...$0, $1) }
     }
 
+    /// Decimal digits only (no sign, no spaces): a port number as written.
+    static func number(_ t: Substring) -> Int? { !t.isEmpty && t.allSatisfy { $0.isASCII && $0.isNumber } ? Int(t) : nil }
+
     static func range(_ s: String, _ bad: (String) -> SoError) throws -> ClosedRange<Int> {
-        func number(_ t: Substring) -> Int? { t.allSatisfy { $0.isASCII && $0.isNumber } ? Int(t) : nil }
         let bounds = s.split(separator: "-", omittingEmptySubsequences: false)
         guard bounds.count <= 2, let lo = number(bounds[0]), let hi = number(bounds[bounds.count - 1]), hi <= 65535, lo <= hi else {
             throw bad("'\(s)' is not a port or port range (0-65535)")
@@ -91,11 +121,46 @@ public enum ComposePorts {
         guard (0...65535).contains(target) else { throw m.value("target")!.error("port \(target) is out of range", hint: "use 1-65535") }
         m.accept(["mode", "name", "app_protocol"])
         m.finish(into: diagnostics)
-        var raw = published.map { "\($0):\(target)" } ?? "\(target)"
-        if let ip { raw = (ip.contains(":") ? "[\(ip)]" : ip) + ":" + (published == nil ? ":" : "") + raw }
-        if proto != .tcp { raw += "/\(proto)" }
+        let raw = shortForm(published: published, target: "\(target)", ip: ip, proto: proto.rawValue)
         return ComposePort(hostIP: ip, hostPort: hostPorts.flatMap { $0.count == 1 ? $0.lowerBound : nil },
                            hostRange: hostPorts.flatMap { $0.count > 1 ? $0 : nil }, containerPort: target, proto: proto, raw: raw)
+    }
+}
+
+/// `SERVICE:PORT`, as the spec's `proxy-to` and `maintenance-service` name a compose service's port.
+public struct ServicePort: Sendable, Equatable, CustomStringConvertible {
+    public var service: String
+    public var port: Int
+    public init(service: String, port: Int) {
+        self.service = service
+        self.port = port
+    }
+    /// Nil unless the text is a non-empty name, one ':' and a port in 1-65535.
+    public init?(_ text: String) {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, let port = ComposePorts.number(parts[1]), (1...65535).contains(port) else { return nil }
+        self.init(service: String(parts[0]), port: port)
+    }
+    public var description: String { "\(service):\(port)" }
+}
+
+/// A `port-forward` argument, `[LOCAL:]REMOTE` (ports in 1-65535; no local port: the same as the remote one).
+public struct ForwardedPort: Sendable, Equatable {
+    public var local: Int?
+    public var remote: Int
+    public init(local: Int?, remote: Int) {
+        self.local = local
+        self.remote = remote
+    }
+    public init?(_ text: String) {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard (1...2).contains(parts.count), let remote = ComposePorts.number(parts[parts.count - 1]), (1...65535).contains(remote) else { return nil }
+        if parts.count == 2 {
+            // kubectl's `:REMOTE` asks for a random local port.
+            guard parts[0].isEmpty || ComposePorts.number(parts[0]).map({ (0...65535).contains($0) }) == true else { return nil }
+            local = ComposePorts.number(parts[0])
+        }
+        self.remote = remote
     }
 }
 

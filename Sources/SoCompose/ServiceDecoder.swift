@@ -7,6 +7,9 @@ struct ServiceDecoder {
     let name: String
     let line: Int?
     let diagnostics: DiagnosticSink
+    /// The file's values were interpolated: ports are parsed now; otherwise they stay entries (their text
+    /// may hold `${VAR}`) until the deployment's values are known.
+    var interpolated = true
 
     /// Compose-spec service keys that `so` accepts without modelling them (listed in `otherKeys`).
     static let otherKnown = [
@@ -28,8 +31,13 @@ struct ServiceDecoder {
         s.build = try m.nonNull("build").map(build)
         s.environment = try m.nonNull("environment").map(environment) ?? []
         s.envFiles = try m.nonNull("env_file").map(envFiles) ?? []
-        s.ports = try m.nonNull("ports")?.sequence("'ports' of service '\(name)'").flatMap { try ComposePorts.parse($0, diagnostics: diagnostics) } ?? []
-        s.expose = try m.nonNull("expose")?.sequence("'expose' of service '\(name)'").flatMap { try ComposePorts.parseExpose($0) } ?? []
+        let ports = try m.nonNull("ports")?.sequence("'ports' of service '\(name)'") ?? []
+        s.portEntries = try ports.map(ComposePorts.entry)
+        let expose = try m.nonNull("expose")?.sequence("'expose' of service '\(name)'") ?? []
+        if interpolated {
+            s.ports = try ports.flatMap { try ComposePorts.parse($0, diagnostics: diagnostics) }
+            s.expose = try expose.flatMap(ComposePorts.parseExpose)
+        }
         s.volumes = try m.nonNull("volumes")?.sequence("'volumes' of service '\(name)'").map { try ComposeVolumes.parse($0, diagnostics: diagnostics) } ?? []
         s.entrypoint = try m.nonNull("entrypoint").map { try command($0, what: "entrypoint") }
         s.command = try m.nonNull("command").map { try command($0, what: "command") }

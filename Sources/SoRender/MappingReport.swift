@@ -29,11 +29,11 @@ public struct MappingEntry: Sendable, Encodable, Equatable {
 }
 
 public enum MappingReport {
-    /// `options.hostGateway`: the address `host-gateway` stands for when the caller found one.
-    public static func build(_ model: DeploymentModel, options: RenderOptions = RenderOptions()) -> [MappingEntry] {
+    /// `plan`: the port plan the deployment was rendered with (`Manifest.ports`); `options.hostGateway`: the
+    /// address `host-gateway` stands for when the caller found one.
+    public static func build(_ model: DeploymentModel, plan: PortPlan, options: RenderOptions = RenderOptions()) -> [MappingEntry] {
         let gateway = HostAliases.gateway(spec: model.spec.hostGateway, found: options.hostGateway)
         var out: [MappingEntry] = []
-        let plan = PortPlan(model)
         let splits = Set(plan.services.filter(\.isSplit).map(\.name))
         for (file, svc) in model.skippedServices {
             out.append(MappingEntry(file: file, service: svc.name, key: "profiles", line: svc.line, status: .ignored,

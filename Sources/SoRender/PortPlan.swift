@@ -84,6 +84,12 @@ public struct PortPlan: Sendable {
         }
         /// The port dependency waits knock on.
         public var firstPort: Int? { listens.first?.number }
+        /// The port numbers it serves, each once: what `proxy-to`, `maintenance-service` and port-forward may name.
+        public var portNumbers: [Int] { listens.map(\.number).reduce(into: []) { if !$0.contains($1) { $0.append($1) } } }
+        /// The hint for a port it does not serve.
+        public var portsHint: String {
+            portNumbers.isEmpty ? "add the port to the service's ports: or expose:" : "its ports: " + portNumbers.map(String.init).joined(separator: ", ")
+        }
     }
 
     /// One NodePort Service: a host port in the NodePort range and every container port it serves (a TCP
@@ -210,11 +216,9 @@ public struct PortPlan: Sendable {
                     problems.append(SoError("http-proxy route \(r.path) → \(r.proxyTo): no service '\(r.service)' in the stack", hint: "proxy-to names a compose service and its port", at: SourceLocation(file: specPath)))
                     continue
                 }
-                let declared = services[i].listens.map(\.number)
-                guard declared.contains(r.port) else {
+                guard services[i].portNumbers.contains(r.port) else {
                     problems.append(SoError("http-proxy route \(r.path) → \(r.proxyTo): service '\(r.service)' has no port \(r.port)",
-                                            hint: declared.isEmpty ? "add the port to the service's ports: or expose:" : "its ports: \(declared.map(String.init).joined(separator: ", "))",
-                                            at: SourceLocation(file: specPath)))
+                                            hint: services[i].portsHint, at: SourceLocation(file: specPath)))
                     continue
                 }
                 if !services[i].containerPorts.contains(Port(r.port)) { services[i].containerPorts.append(Port(r.port)) }

@@ -27,6 +27,8 @@ public struct RenderOptions: Sendable {
 public struct Manifest: Sendable {
     public var objects: [KubeObject]
     public var warnings: [Diagnostic]
+    /// Every port decision the objects were rendered from (the mapping report and port-forward read it).
+    public var ports: PortPlan
 
     public func yaml() -> String { objects.map { $0.yaml() }.joined(separator: "---\n") }
     public func json() -> String { YValue.map([("apiVersion", .string("v1")), ("kind", .string("List")), ("items", .list(objects.map(\.value)))]).json() + "\n" }
@@ -53,7 +55,7 @@ public enum Renderer {
     public static func render(_ model: DeploymentModel, options: RenderOptions = RenderOptions()) throws -> Manifest {
         var r = RenderState(model: model, options: options)
         try r.run()
-        return Manifest(objects: r.ordered(), warnings: r.warnings)
+        return Manifest(objects: r.ordered(), warnings: r.warnings, ports: r.ports)
     }
 }
 

@@ -15,6 +15,17 @@ public struct ComposeComponent: Sendable {
     }
 }
 
+extension ComposeComponent {
+    /// Compose profiles: a service with profiles runs only when one of them is selected (the spec's `profiles:`).
+    /// The component without the others, and the services left out.
+    public func selecting(profiles: [String]) -> (component: ComposeComponent, skipped: [ComposeService]) {
+        var c = self
+        let skipped = c.compose.services.filter { !$0.profiles.isEmpty && Set($0.profiles).isDisjoint(with: profiles) }
+        c.compose.services.removeAll { !$0.profiles.isEmpty && Set($0.profiles).isDisjoint(with: profiles) }
+        return (c, skipped)
+    }
+}
+
 /// Everything rendering needs, read from a deployment directory: pure values, no paths to read later.
 public struct DeploymentModel: Sendable {
     /// Absolute deployment directory (what the namespace annotation and relative volume paths use).
@@ -148,16 +159,15 @@ public enum DeploymentLoader {
         var skipped: [(String, ComposeService)] = []
         // Compose profiles: a service with profiles runs only when one of them is selected in the spec.
         func selectProfiles(_ c: ComposeComponent) -> ComposeComponent {
-            var c = c
-            for s in c.compose.services where !s.profiles.isEmpty && Set(s.profiles).isDisjoint(with: spec.profiles) { skipped.append((c.relativePath, s)) }
-            c.compose.services.removeAll { !$0.profiles.isEmpty && Set($0.profiles).isDisjoint(with: spec.profiles) }
-            return c
+            let selected = c.selecting(profiles: spec.profiles)
+            skipped += selected.skipped.map { (c.relativePath, $0) }
+            return selected.component
         }
         var pods = try stack.selectedPods(with: spec.with, at: SourceLocation(file: spec.path)).map { selectProfiles(try component($0, folder: "compose")) }
         var jobs = try stack.jobs.map { try component($0, folder: "compose-jobs") }
         // The spec's network.ports replace the listed services' ports (laconic-so rewrites the compose copies).
         var components = pods + jobs
-        SpecPorts.apply(spec, to: &components, otherServices: skipped.map(\.1.name), diagnostics: diagnostics)
+        try SpecPorts.apply(spec, to: &components, environment: env, otherServices: skipped.map(\.1.name), diagnostics: diagnostics)
         pods = Array(components.prefix(pods.count))
         jobs = Array(components.dropFirst(pods.count))
 

@@ -75,8 +75,9 @@ public struct Spec: Sendable {
     public var imageRegistry: String?
     public var config: [ConfigEntry]
     public var credentialsFiles: [String]
-    /// `network.ports`: each listed service's ports, parsed; they replace the compose file's (as laconic-so does).
-    public var ports: [(service: String, ports: [ComposePort], line: Int?)]
+    /// `network.ports`: each listed service's entries as written (`${VAR}` allowed); they replace the compose
+    /// file's (as laconic-so does), parsed once the deployment's values are known (`SpecPorts.apply`).
+    public var ports: [(service: String, entries: [ComposePortEntry], line: Int?)]
     public var httpProxy: [HTTPProxy]
     public var volumes: [(name: String, path: String?, line: Int?)]
     public var configmaps: [(name: String, path: String, line: Int?)]
@@ -148,7 +149,7 @@ public struct Spec: Sendable {
             let nm = try n.mapping("'network'")
             if let p = nm.nonNull("ports") {
                 for e in try p.entries("'network.ports'") {
-                    let list = e.value.isNull ? [] : try e.value.sequence("network.ports.\(e.key)").flatMap { try ComposePorts.parse($0, diagnostics: diagnostics) }
+                    let list = e.value.isNull ? [] : try e.value.sequence("network.ports.\(e.key)").map(ComposePorts.entry)
                     spec.ports.append((e.key, list, e.keyNode.line))
                 }
             }
@@ -160,11 +161,10 @@ public struct Spec: Sendable {
                     for (j, r) in try (hm.nonNull("routes")?.sequence("'routes'") ?? []).enumerated() {
                         let rm = try r.mapping("routes[\(j)]")
                         let proxyTo = try rm.required("proxy-to").string("'proxy-to'")
-                        let parts = proxyTo.split(separator: ":", omittingEmptySubsequences: false)
-                        guard parts.count == 2, !parts[0].isEmpty, parts[1].allSatisfy({ $0.isASCII && $0.isNumber }), let port = Int(parts[1]), (1...65535).contains(port) else {
+                        guard let target = ServicePort(proxyTo) else {
                             throw r.error("proxy-to '\(proxyTo)' must be SERVICE:PORT", hint: "for example web:8080 (a port in 1-65535)")
                         }
-                        routes.append(.init(path: try rm.string("path") ?? "/", service: String(parts[0]), port: port))
+                        routes.append(.init(path: try rm.string("path") ?? "/", service: target.service, port: target.port))
                         rm.finish(into: diagnostics)
                     }
                     hm.finish(into: diagnostics)

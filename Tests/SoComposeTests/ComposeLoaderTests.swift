@@ -261,7 +261,7 @@ import SoCompose
         tty: true
         ulimits: {nofile: {soft: 1, hard: 2}}
         stop_signal: SIGINT
-        """)
+        """, env: [:])
         #expect(s.build == ComposeBuild(context: "./app", dockerfile: "Dockerfile.dev", args: ["VERSION": "1", "BARE": ""], target: "builder"))
         #expect(s.user == "1000:1000")
         #expect(s.workingDir == "/app" && s.restart == "unless-stopped" && s.networkMode == "host")

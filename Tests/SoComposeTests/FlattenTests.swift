@@ -12,7 +12,7 @@ import SoTestSupport
         for (k, v) in files { try t.write(k, v) }
         let text = try ComposeFlatten.flatten(order.map { t.file($0) }, fs: LocalFileSystem())
         try t.write("flat.yaml", text)
-        return try ComposeLoader.load(t.file("flat.yaml"), fs: LocalFileSystem(), environment: nil, diagnostics: DiagnosticSink())
+        return try ComposeLoader.load(t.file("flat.yaml"), fs: LocalFileSystem(), environment: [:], diagnostics: DiagnosticSink())
     }
 
     @Test func overrideFilesMergeWithResetAndOverride() throws {

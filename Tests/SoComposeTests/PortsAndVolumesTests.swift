@@ -4,7 +4,7 @@ import SoBasics
 import SoCompose
 
 @Suite struct PortsTests {
-    func ports(_ items: String) throws -> [ComposePort] { try service("image: i\nports:\n" + items).ports }
+    func ports(_ items: String) throws -> [ComposePort] { try service("image: i\nports:\n" + items, env: [:]).ports }
     func port(_ text: String) throws -> ComposePort { try #require(try ComposePorts.parseShort(text).first) }
 
     @Test func shortSyntax() throws {
@@ -73,7 +73,7 @@ import SoCompose
 
     @Test func longSyntaxWarnsAboutUnknownKeys() throws {
         let sink = DiagnosticSink()
-        _ = try service("image: i\nports:\n  - target: 80\n    publised: 8080", sink: sink)
+        _ = try service("image: i\nports:\n  - target: 80\n    publised: 8080", env: [:], sink: sink)
         #expect(sink.all.map(\.description) == ["warning: c.yml:6: unknown key 'publised' in a port (did you mean 'published'?)"])
     }
 }
@@ -150,5 +150,42 @@ import SoCompose
         _ = try service("image: i\nvolumes:\n  - type: bind\n    source: .\n    target: /x\n    bind:\n      propagaton: shared", sink: sink)
         #expect(sink.all.first?.message == "unknown key 'propagaton' in 'bind' options of volume '/x'")
         #expect(sink.all.first?.hint == "did you mean 'propagation'?")
+    }
+}
+
+/// A port is parsed once, after interpolation: a file read as written keeps its entries (their text may
+/// hold `${VAR}`), and they are parsed with the deployment's values.
+@Suite struct PortInterpolationTests {
+    @Test func aPortIsParsedAfterInterpolation() throws {
+        let text = "image: i\nports:\n  - \"${WEB_PORT:-30080}:80\"\n  - {target: 53, published: \"${DNS_PORT:-30053}\", protocol: udp}\n"
+            + "expose: [\"${METRICS:-9100}\"]"
+        let raw = try service(text)
+        #expect(raw.ports.isEmpty && raw.expose.isEmpty)
+        #expect(raw.portEntries.map(\.written) == ["${WEB_PORT:-30080}:80", "${DNS_PORT:-30053}:53/udp"])
+        let ports = try ComposePorts.parse(raw.portEntries, environment: ["DNS_PORT": "31053"])
+        #expect(ports.map(\.hostPort) == [30080, 31053])
+        #expect(ports.map(\.containerPort) == [80, 53])
+        #expect(ports.map(\.proto) == [.tcp, .udp])
+        let cooked = try service(text, env: ["WEB_PORT": "31080", "METRICS": "9200"])
+        #expect(cooked.ports.map(\.hostPort) == [31080, 30053])
+        #expect(cooked.expose.map(\.containerPort) == [9200])
+        let e = soError { _ = try ComposePorts.parse(raw.portEntries, environment: ["WEB_PORT": "x"]) }
+        #expect(e?.message.hasPrefix("invalid port 'x:80'") == true, "\(e?.message ?? "")")
+        #expect(e?.location == SourceLocation(file: "c.yml", line: 5))
+        // The shape is still checked when the file is read as written.
+        #expect(soError { _ = try service("image: i\nports: 80") }?.location?.line == 4)
+    }
+
+    @Test func serviceAndForwardedPorts() {
+        #expect(ServicePort("web:8080") == ServicePort(service: "web", port: 8080))
+        for bad in ["web", "web:", ":80", "web:0", "web:70000", "web:+80", "a:b:80", "web:8o", "web: 80"] {
+            #expect(ServicePort(bad) == nil, "\(bad)")
+        }
+        #expect(ForwardedPort("8080:80") == ForwardedPort(local: 8080, remote: 80))
+        #expect(ForwardedPort("80") == ForwardedPort(local: nil, remote: 80))
+        #expect(ForwardedPort(":80") == ForwardedPort(local: nil, remote: 80))
+        for bad in ["x:80", "80:", "1:2:3", "-1", "80:70000", "", "0"] {
+            #expect(ForwardedPort(bad) == nil, "\(bad)")
+        }
     }
 }

@@ -42,7 +42,7 @@ private func podSpec(_ m: Manifest) -> YValue? { m.object("Deployment")?["spec"]
             #expect(aliases?[0]?["hostnames"]?[0]?.string == "host.docker.internal")
             #expect(aliases?[1]?["ip"]?.string == "169.254.169.254")
             #expect(m.warnings.isEmpty, "\(m.warnings)")
-            let e = MappingReport.build(model, options: RenderOptions(hostGateway: "172.18.0.1")).first { $0.key == "extra_hosts" }
+            let e = MappingReport.build(model, plan: PortPlan(model), options: RenderOptions(hostGateway: "172.18.0.1")).first { $0.key == "extra_hosts" }
             #expect(e?.detail == "hostAliases: host.docker.internal → 172.18.0.1 (host-gateway: kind's docker network gateway); metadata.internal → 169.254.169.254")
             #expect(e?.status == .approximated)
         }
@@ -53,7 +53,7 @@ private func podSpec(_ m: Manifest) -> YValue? { m.object("Deployment")?["spec"]
             #expect(model.spec.hostGateway == "10.1.2.3")
             let m = try Renderer.render(model, options: RenderOptions(hostGateway: "172.18.0.1"))
             #expect(podSpec(m)?["hostAliases"]?[0]?["ip"]?.string == "10.1.2.3")
-            let e = MappingReport.build(model).first { $0.key == "extra_hosts" }
+            let e = MappingReport.build(model, plan: PortPlan(model)).first { $0.key == "extra_hosts" }
             #expect(e?.detail.contains("host.docker.internal → 10.1.2.3 (host-gateway: the spec's host-gateway)") == true, "\(e?.detail ?? "")")
         }
     }
@@ -71,7 +71,7 @@ private func podSpec(_ m: Manifest) -> YValue? { m.object("Deployment")?["spec"]
             #expect(w.location == SourceLocation(file: t.file("compose/docker-compose-p.yml"), line: 4))
             #expect(w.message == "extra_hosts 'host.docker.internal:host-gateway' of service 'app' is left out: no address for host-gateway here")
             #expect(w.hint?.contains("'host-gateway: IP' in the spec") == true)
-            let e = MappingReport.build(model).first { $0.key == "extra_hosts" }
+            let e = MappingReport.build(model, plan: PortPlan(model)).first { $0.key == "extra_hosts" }
             #expect(e?.status == .approximated)
             #expect(e?.detail.contains("host.docker.internal:host-gateway left out: no address for host-gateway here (set host-gateway: IP in the spec") == true, "\(e?.detail ?? "")")
         }
@@ -81,7 +81,7 @@ private func podSpec(_ m: Manifest) -> YValue? { m.object("Deployment")?["spec"]
         try deployment(compose: "services:\n  app:\n    image: x\n    extra_hosts: {host.docker.internal: host-gateway}\n") { _, model in
             let m = try Renderer.render(model)
             #expect(podSpec(m)?["hostAliases"] == nil)
-            #expect(MappingReport.build(model).first { $0.key == "extra_hosts" }?.status == .ignored)
+            #expect(MappingReport.build(model, plan: PortPlan(model)).first { $0.key == "extra_hosts" }?.status == .ignored)
         }
     }
 
@@ -166,7 +166,7 @@ private func persistentVolume(_ m: Manifest, _ volume: String) -> YValue? { m.ob
             let mount = podSpec(m)?["containers"]?[0]?["volumeMounts"]?[0]
             #expect(mount?["mountPath"]?.string == "/var/log/app.log" && mount?["readOnly"] == nil)
             #expect(m.warnings.isEmpty, "\(m.warnings)")
-            let e = MappingReport.build(model).first { $0.key == "volumes" }
+            let e = MappingReport.build(model, plan: PortPlan(model)).first { $0.key == "volumes" }
             #expect(e?.detail == "/var/log/app.log: PersistentVolumeClaim laconic-d-\(volume) on host path \(t.file("app.log"))")
             #expect(e?.status == .mapped)
         }
@@ -192,7 +192,7 @@ private func persistentVolume(_ m: Manifest, _ volume: String) -> YValue? { m.ob
                 #expect(m.objects.filter { $0.kind == "ConfigMap" }.map(\.name) == ["laconic-d-host-path-config-p-a-conf"])
                 #expect(!m.yaml().contains("made by the container"))
                 #expect(m.warnings.isEmpty, "\(m.warnings)")
-                let e = MappingReport.build(model).first { $0.key == "volumes" }
+                let e = MappingReport.build(model, plan: PortPlan(model)).first { $0.key == "volumes" }
                 #expect(e?.detail.hasPrefix("/workspace: PersistentVolumeClaim laconic-d-host-path-foundry-workspace on host directory data/host-path-foundry-workspace (made by deploy create: ./foundry/workspace did not exist)") == true, "\(e?.detail ?? "")")
             }
         }

@@ -192,7 +192,7 @@ extension YValue {
         try t.write("config.env", "")
         try t.write("compose/docker-compose-p.yml", compose)
         let model = try DeploymentLoader.load(t.path, fs: LocalFileSystem(), diagnostics: DiagnosticSink(), displayDirectory: "/d")
-        let report = MappingReport.build(model)
+        let report = MappingReport.build(model, plan: PortPlan(model))
         // No ports: the service answers to its name through a headless Service, which the report says.
         #expect(Set(report.map(\.key)) == Set(keys + ["image", "(name)"]))
         for e in report {

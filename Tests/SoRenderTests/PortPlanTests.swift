@@ -145,7 +145,7 @@ private func spec(_ text: String) throws -> Spec {
         // A one-shot service runs as a Job: nothing to answer to.
         #expect(!m.has("Service", "migrate"))
         #expect(PortPlan(model).services.map(\.reach) == [.headless, .headless, .none])
-        let report = MappingReport.build(model)
+        let report = MappingReport.build(model, plan: PortPlan(model))
         #expect(report.contains { $0.service == "web" && $0.key == "(name)" && $0.detail.hasPrefix("headless Service 'web'") })
         #expect(!report.contains { $0.service == "migrate" && $0.key == "(name)" })
     }
@@ -197,10 +197,15 @@ private func spec(_ text: String) throws -> Spec {
     @Test func specPortsAreParsedWithTheirLine() throws {
         let decoded = try spec("stack: s\ndeploy-to: k8s-kind\nnetwork:\n  ports:\n    web:\n      - '30080:80'\n      - target: 443\n        published: 8443\n    idle:\n")
         #expect(decoded.ports.map(\.service) == ["web", "idle"])
-        #expect(decoded.ports[0].ports == [ComposePort(hostPort: 30080, containerPort: 80, raw: "30080:80"), ComposePort(hostPort: 8443, containerPort: 443, raw: "8443:443")])
-        #expect(decoded.ports[0].line == 5 && decoded.ports[1].ports.isEmpty)
+        // Kept as written at load; parsed once the deployment's values are known (here: none).
+        #expect(decoded.ports[0].entries.map(\.written) == ["30080:80", "8443:443"])
+        #expect(try ComposePorts.parse(decoded.ports[0].entries, environment: [:])
+                == [ComposePort(hostPort: 30080, containerPort: 80, raw: "30080:80"), ComposePort(hostPort: 8443, containerPort: 443, raw: "8443:443")])
+        #expect(decoded.ports[0].line == 5 && decoded.ports[1].entries.isEmpty)
         for (bad, line) in [("      - '80:80:80:80'\n", 6), ("      - 'x'\n", 6), ("      - '30080:80/icmp'\n", 6), ("      - '70000'\n", 6)] {
-            let e = try #require(caught { _ = try spec("stack: s\ndeploy-to: k8s-kind\nnetwork:\n  ports:\n    web:\n" + bad) }, "\(bad)")
+            let e = try #require(caught {
+                _ = try ComposePorts.parse(try spec("stack: s\ndeploy-to: k8s-kind\nnetwork:\n  ports:\n    web:\n" + bad).ports[0].entries, environment: [:])
+            }, "\(bad)")
             #expect(e.message.hasPrefix("invalid port"), "\(bad)")
             #expect(e.location?.file == "spec.yml" && e.location?.line == line, "\(bad)")
         }
@@ -224,7 +229,7 @@ private func spec(_ text: String) throws -> Spec {
         let np = try #require(m.object("Service", "laconic-d-nodeport-80-tcp"))
         #expect(np["spec"]?["ports"]?[0]?["nodePort"]?.int == 30080)
         #expect(m.warnings.isEmpty)
-        let ports = MappingReport.build(model).first { $0.service == "web" && $0.key == "ports" }
+        let ports = MappingReport.build(model, plan: PortPlan(model)).first { $0.service == "web" && $0.key == "ports" }
         #expect(ports?.detail == "containerPorts and ClusterIP Service 'web' (the spec's network.ports): 80/tcp with NodePort 30080 (kind maps host port 30080)")
     }
 

@@ -53,7 +53,7 @@ func expectError(_ expectedLine: String, _ body: () throws -> Void, sourceLocati
         #expect(spec.deployTo == .k8sKind)
         #expect(spec.config.map(\.value) == ["x", "true", "5", "true", "$generate:hex:16$"])
         #expect(spec.plainConfig.map(\.key) == ["A", "ENABLED", "COUNT", "QUOTED"])
-        #expect(spec.ports.first?.ports.map(\.raw) == ["80"])
+        #expect(spec.ports.first?.entries.map(\.written) == ["80"])
         #expect(spec.httpProxy == [HTTPProxy(hostName: "h.example", routes: [.init(path: "/", service: "web", port: 8080)])])
         #expect(spec.volumes.map(\.path) == [nil, "./data/auto"])
         #expect(spec.configmaps.first?.path == "./configmaps/test-config")
