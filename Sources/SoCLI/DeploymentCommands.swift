@@ -20,7 +20,8 @@ struct DeploymentCommand: AsyncParsableCommand {
         subcommands: [DeploymentListCommand.self, DeploymentShellCommand.self, DeploymentStartCommand.self, DeploymentUpCommand.self, DeploymentStopCommand.self, DeploymentStatusCommand.self,
                       DeploymentPsCommand.self, DeploymentLogsCommand.self, DeploymentExecCommand.self, DeploymentPortForwardCommand.self, DeploymentRestartCommand.self, DeploymentUpdateEnvsCommand.self,
                       DeploymentRotateSecretsCommand.self, DeploymentRenderCommand.self,
-                      DeploymentTaskCommand.self, DeploymentDiffCommand.self, DeploymentPushCommand.self, DeploymentFetchCommand.self]
+                      DeploymentTaskCommand.self, DeploymentDiffCommand.self, DeploymentPushCommand.self, DeploymentFetchCommand.self,
+                      DeploymentLogCommand.self, DeploymentApplyCommand.self, DeploymentMergeCommand.self]
     )
 }
 
