@@ -162,6 +162,12 @@ public struct UpRequest: Sendable {
     public var cluster = ClusterOptions()
     /// Write nothing and change nothing on the cluster; report what would be created and applied.
     public var dryRun = false
+    /// The checkout a workspace starts from when no `GIT_REPO` is given (default: the one the current
+    /// directory is in), and whether its uncommitted changes go in too.
+    public var from: String?
+    public var includeUncommitted = false
+    /// The agent CLI of a workspace stack (an entry of its `agents:` table); nil: the stack's default.
+    public var agent: String?
     public init(stack: String) { self.stack = stack }
 }
 
@@ -175,6 +181,10 @@ public struct UpResult: Sendable {
     public var workspace = false
     /// With `dryRun`: what start would do, as the API server judged it.
     public var plan: [PlannedChange] = []
+    /// The local checkout the workspace started from (`so up` in a checkout, or `--from DIR`).
+    public var source: WorkspaceSource?
+    /// Why a workspace starts empty (no GIT_REPO and no checkout here), said once.
+    public var note: String?
 }
 
 /// `so up STACK`: deploy init + create + start in one step, into `$SO_HOME/deployments/NAME` with the
@@ -194,11 +204,12 @@ public struct UpAction {
             throw SoError.usage("name '\(name)' is a system namespace", hint: "choose another --name")
         }
         let dir = try ctx.namedDeployment(name)
-        if req.dryRun { return try await dryRun(req, name: name, dir: dir) }
+        let plan = try await WorkspacePlan.make(ctx, req, name: name, existing: ctx.fs.isDirectory(dir))
+        if req.dryRun { return try await dryRun(req, name: name, dir: dir, plan: plan) }
         var created = false
         if ctx.fs.isDirectory(dir) {
-            if !req.config.isEmpty || req.with != nil {
-                ctx.diagnostics.warn("\(name) already exists; --config and --with are not applied to it",
+            if !req.config.isEmpty || req.with != nil || req.agent != nil {
+                ctx.diagnostics.warn("\(name) already exists; --config, --with and --agent are not applied to it",
                                      hint: "edit \(Path.join(dir, "spec.yml")) and run 'so deployment --name \(name) restart', or 'so down \(name)' first")
             }
             ctx.say("\(name) exists; starting it again")
@@ -208,17 +219,37 @@ public struct UpAction {
             defer { try? ctx.fs.remove(specPath) }
             var quiet = ctx
             quiet.options.quiet = true
-            var initReq = InitRequest(stack: req.stack, config: ["WORKSPACE_NAME=\(name)"] + (try await gitIdentity(req)) + req.config, output: specPath, force: true, with: req.with)
+            var initReq = InitRequest(stack: req.stack, config: ["WORKSPACE_NAME=\(name)"] + (try await gitIdentity(req, in: plan.source?.repository)) + plan.config + req.config,
+                                      output: specPath, force: true, with: req.with)
             initReq.deployTo = "k8s-kind"
             try await InitAction(quiet).run(initReq)
             try setNamespace(name, specPath: specPath)
+            if let agent = req.agent { try setAgent(agent, specPath: specPath) }
             _ = try await CreateAction(quiet).run(CreateRequest(specFile: specPath, deploymentDir: dir))
             if let port = req.preview { try addPreview(dir: dir, host: "\(name).localhost", port: port) }
             created = true
         }
         let isWorkspace = ctx.isWorkspace(dir)
+        if let note = plan.note { ctx.say(note) }
+        var source = plan.source
+        if let s = source { for line in s.lines { ctx.say(line) } }
         do {
-            try await StartAction(ctx).run(StartRequest(directory: dir, cluster: req.cluster, wait: req.wait, timeout: req.timeout, progress: req.progress, ttl: req.ttl))
+            let start = StartRequest(directory: dir, cluster: req.cluster, wait: req.wait, timeout: req.timeout, progress: req.progress, ttl: req.ttl)
+            if let carry = plan.carry, let s = source {
+                // The start and the carrying run side by side: the clone (the agent container's entrypoint)
+                // waits for the bundle, and the start's wait for the clone.
+                let ctx = self.ctx, checkFirst = !created
+                source?.bundleBytes = try await withThrowingTaskGroup(of: UInt64?.self) { group in
+                    group.addTask { try await StartAction(ctx).run(start); return nil }
+                    group.addTask { try await Self.carryIn(ctx, carry, s, name: name, dir: dir, req: req, checkFirst: checkFirst) }
+                    var bytes: UInt64 = 0
+                    for try await b in group { if let b { bytes = b } }
+                    return bytes
+                }
+                if let b = source?.bundleBytes, b > 0 { ctx.say("  carried in: a git bundle of \(WorkspaceSource.bytes(b)) over the Kubernetes API") }
+            } else {
+                try await StartAction(ctx).run(start)
+            }
         } catch {
             if created {
                 // It never ran, so it holds no work: a workspace's down needs --discard only because it cannot read it.
@@ -227,18 +258,39 @@ public struct UpAction {
             }
             throw error
         }
-        return UpResult(name: name, namespace: name, directory: dir, created: created, ready: req.wait, workspace: isWorkspace)
+        return UpResult(name: name, namespace: name, directory: dir, created: created, ready: req.wait, workspace: isWorkspace, source: source, note: plan.note)
+    }
+
+    /// Bundles the checkout, waits for the workspace's container, and streams the bundle in; the size
+    /// carried (0 when the workspace already held its checkout, which is kept).
+    static func carryIn(_ ctx: SoContext, _ carry: CarryIn, _ source: WorkspaceSource, name: String, dir: String, req: UpRequest, checkFirst: Bool) async throws -> UInt64 {
+        let w = try await WorkspaceContainer.running(ctx, directory: dir, cluster: req.cluster, timeout: req.timeout)
+        if checkFirst, try await w.hasCheckout() {
+            ctx.say("\(name) already holds its checkout; keeping it (nothing carried in)")
+            return 0
+        }
+        let bundle = try await carry.bundle(source, workspace: name)
+        defer { carry.done(bundle) }
+        try await w.deliver(bundle, ref: source.branch)
+        return bundle.bytes
+    }
+
+    /// `so up --agent NAME`: the spec's `workspace.agent`, checked against the stack's table.
+    func setAgent(_ agent: String, specPath: String) throws {
+        var spec = try YAMLDocument(text: try ctx.fs.readText(specPath), file: specPath)
+        try spec.set(["workspace", "agent"], .string(agent))
+        try ctx.fs.writeText(spec.text, to: specPath)
     }
 
     /// For a workspace stack (spec-defaults `workspace:`), the agent's commits are by the invoking user's
     /// `git config user.name/email` unless `--config GIT_USER_NAME=…/GIT_USER_EMAIL=…` says otherwise
     /// (the stack's compose falls back to a clear default when neither is set).
-    func gitIdentity(_ req: UpRequest) async throws -> [String] {
+    func gitIdentity(_ req: UpRequest, in repository: String? = nil) async throws -> [String] {
         let given = Set(req.config.compactMap { $0.split(separator: "=", maxSplits: 1).first.map(String.init) })
         guard !given.contains("GIT_USER_NAME") || !given.contains("GIT_USER_EMAIL") else { return [] }
         let stack = try ctx.locator.resolve(req.stack, diagnostics: DiagnosticSink())
         guard let defaults = stack.file.specDefaults, (try? defaults.entries("'spec-defaults'"))?.contains(where: { $0.key == "workspace" }) == true else { return [] }
-        guard let r = try? await ctx.processes.run(["git", "config", "--get-regexp", "^user\\.(name|email)$"], workingDirectory: nil, environment: nil, timeout: 10),
+        guard let r = try? await ctx.processes.run(["git"] + (repository.map { ["-C", $0] } ?? []) + ["config", "--get-regexp", "^user\\.(name|email)$"], workingDirectory: nil, environment: nil, timeout: 10),
               r.exitCode == 0 else { return [] }
         var out: [String] = []
         for line in r.stdout.split(separator: "\n") {
@@ -252,26 +304,30 @@ public struct UpAction {
 
     /// `up --dry-run`: an existing workspace is planned as it is; a new one is made in a temporary directory
     /// (removed at the end) so the API server can judge exactly what `up` would apply.
-    func dryRun(_ req: UpRequest, name: String, dir: String) async throws -> UpResult {
+    func dryRun(_ req: UpRequest, name: String, dir: String, plan source: WorkspacePlan) async throws -> UpResult {
         var plan: [PlannedChange] = []
+        if let s = source.source { for line in s.lines { ctx.console.out("would use " + line.trimmedSpaces) } }
+        if let note = source.note { ctx.console.out(note) }
         if ctx.fs.isDirectory(dir) {
             plan = try await PlanAction(ctx).run(directory: dir, cluster: req.cluster)
-            return UpResult(name: name, namespace: name, directory: dir, created: false, ready: false, plan: plan)
+            return UpResult(name: name, namespace: name, directory: dir, created: false, ready: false, plan: plan, source: source.source, note: source.note)
         }
         let scratch = try ctx.fs.temporaryDirectory(beside: Path.join(ctx.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp", "so-up"), prefix: "so-up-dry-run")
         defer { try? ctx.fs.removeOwnedTree(scratch, owner: .scratch(prefix: "so-up-dry-run")) }
         var quiet = ctx
         quiet.options.quiet = true
         let specPath = Path.join(scratch, "spec.yml"), draft = Path.join(scratch, name)
-        var initReq = InitRequest(stack: req.stack, config: ["WORKSPACE_NAME=\(name)"] + (try await gitIdentity(req)) + req.config, output: specPath, force: true, with: req.with)
+        var initReq = InitRequest(stack: req.stack, config: ["WORKSPACE_NAME=\(name)"] + (try await gitIdentity(req, in: source.source?.repository)) + source.config + req.config,
+                                  output: specPath, force: true, with: req.with)
         initReq.deployTo = "k8s-kind"
         try await InitAction(quiet).run(initReq)
         try setNamespace(name, specPath: specPath)
+        if let agent = req.agent { try setAgent(agent, specPath: specPath) }
         _ = try await CreateAction(quiet).run(CreateRequest(specFile: specPath, deploymentDir: draft))
         if let port = req.preview { try UpAction(quiet).addPreview(dir: draft, host: "\(name).localhost", port: port) }
         ctx.console.out("would create deployment directory \(dir)")
         plan = try await PlanAction(ctx).run(directory: draft, cluster: req.cluster)
-        return UpResult(name: name, namespace: name, directory: dir, created: true, ready: false, plan: plan)
+        return UpResult(name: name, namespace: name, directory: dir, created: true, ready: false, plan: plan, source: source.source, note: source.note)
     }
 
     /// Routes `<name>.localhost` to the service that exposes `port` (an http-proxy entry in D/spec.yml).
@@ -298,6 +354,61 @@ public struct UpAction {
     }
 }
 
+/// What `so up` of a workspace stack starts from: a checkout here (no `GIT_REPO`), carried in as a bundle,
+/// and the config that tells the clone to wait for it.
+struct WorkspacePlan {
+    var source: WorkspaceSource?
+    var carry: CarryIn?
+    var config: [String] = []
+    var note: String?
+
+    static func make(_ ctx: SoContext, _ req: UpRequest, name: String, existing: Bool) async throws -> WorkspacePlan {
+        let stack = try ctx.locator.resolve(req.stack, diagnostics: DiagnosticSink())
+        let defaults = (try? stack.file.specDefaults?.entries("'spec-defaults'")) ?? []
+        let isWorkspace = defaults.contains { $0.key == "workspace" }
+        guard isWorkspace else {
+            if req.from != nil || req.includeUncommitted || req.agent != nil {
+                throw SoError.usage("\(req.stack) is not a workspace stack: --from, --include-uncommitted and --agent apply to workspaces",
+                                    hint: "use them with agent-workspace, or a stack whose spec-defaults have workspace:")
+            }
+            return WorkspacePlan()
+        }
+        if let agent = req.agent, !existing, !stack.file.agents.contains(where: { $0.name == agent }) {
+            throw SoError.usage("unknown agent '\(agent)' for \(req.stack)",
+                                hint: stack.file.agents.isEmpty ? "the stack has no agents: table; add one to its stack.yml"
+                                    : "known: \(stack.file.agents.map(\.name).joined(separator: ", ")); another one goes under agents: in the stack or a spec (task, secret-env, egress)")
+        }
+        let given = Set(req.config.compactMap { $0.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) })
+        if given.contains("GIT_REPO") {
+            if req.from != nil || req.includeUncommitted {
+                throw SoError.usage("--from and --include-uncommitted carry a local checkout, and GIT_REPO names a remote to clone", hint: "give one of them")
+            }
+            return WorkspacePlan()
+        }
+        let config = (try? stack.file.specDefaults?.mapping("'spec-defaults'").nonNull("config")?.entries("'config'")) ?? []
+        let carries = config.contains { $0.key == "GIT_CARRY" }
+        if existing {
+            // Carried again only when its first start never got the checkout in.
+            let dir = try ctx.namedDeployment(name)
+            let env = (try? ConfigEnv.load(Path.join(dir, "config.env"), fs: ctx.fs)) ?? []
+            guard carries, env.contains(where: { $0.key == "GIT_CARRY" && !$0.value.isEmpty }) else { return WorkspacePlan() }
+        } else if !carries {
+            if req.from != nil || req.includeUncommitted {
+                throw SoError.usage("\(req.stack) cannot carry a local checkout in (its spec-defaults config has no GIT_CARRY)", hint: "start it from a remote: --config GIT_REPO=URL")
+            }
+            return WorkspacePlan()
+        }
+        let start = req.from.map(ctx.absolute) ?? ctx.fs.currentDirectory
+        guard let carry = try await CarryIn.find(ctx, directory: start) else {
+            if req.from != nil { throw SoError.usage("\(start) is not in a git checkout", hint: "--from names the checkout to start the workspace from") }
+            if req.includeUncommitted { throw SoError.usage("--include-uncommitted needs a git checkout, and \(start) is in none", hint: "run so up in your checkout, or pass --from DIR") }
+            return WorkspacePlan(note: existing ? nil : "\(start) is not in a git checkout and GIT_REPO is not set: /workspace starts empty (run so up in your checkout, pass --from DIR, or --config GIT_REPO=URL)")
+        }
+        let source = try await carry.inspect(includeUncommitted: req.includeUncommitted)
+        return WorkspacePlan(source: source, carry: carry, config: ["GIT_CARRY=bundle", "GIT_ORIGIN=\(source.origin)"])
+    }
+}
+
 public struct DownRequest: Sendable {
     public var name: String
     public var timeout: Double = 120
@@ -306,7 +417,45 @@ public struct DownRequest: Sendable {
     public var dryRun = false
     /// Remove a workspace even when its checkout holds work that is not pushed or fetched.
     public var discard = false
+    /// What to do with a workspace's work first: keep its branch in the local repository, merge it, or
+    /// discard it. Nil: asked on a terminal when there is work; refused without one.
+    public var choice: DownChoice?
+    /// The local repository for keep and merge (default: the one the current directory is in).
+    public var into: String?
     public init(name: String) { self.name = name }
+}
+
+extension DownAction {
+    /// A workspace's work before it goes: `--keep`/`--merge` take it into the local repository; without a
+    /// choice, a terminal is asked when there is work. Returns whether what remains may be discarded.
+    func settle(_ req: DownRequest, dir: String) async throws -> Bool {
+        if req.discard || req.choice == .discard { return true }
+        guard ctx.isWorkspace(dir) else { return false }
+        var choice = req.choice
+        if req.dryRun {
+            if let choice { ctx.console.out("would \(choice.rawValue) \(req.name)'s work into the local repository first") }
+            return false
+        }
+        let w = try await WorkspaceContainer.open(ctx, directory: dir, cluster: req.cluster)
+        guard w.pod != nil else {
+            if let choice { throw SoError("cannot \(choice.rawValue) \(req.name)'s work: its \(w.spec.service) container is not running", hint: "start it (so deployment --name \(req.name) start), then down again") }
+            return false
+        }
+        if choice == nil {
+            let s = try await w.state()
+            guard let losses = s.losses, s.problem == nil else { return false }
+            guard let answer = ctx.console.ask("\(req.name) holds \(losses).\nkeep its branch in your repository, merge it, or discard it? [k]eep/[m]erge/[d]iscard/[C]ancel: ") else { return false }
+            switch answer.trimmedSpaces.lowercased() {
+            case "k", "keep": choice = .keep
+            case "m", "merge": choice = .merge
+            case "d", "discard": return true
+            default: throw SoError("\(req.name) was not removed", hint: "so down \(req.name) --keep, --merge or --discard says what to do with its work")
+            }
+        }
+        guard let choice else { return false }
+        try await WorkspaceReturnAction(ctx).endWith(choice, w, into: req.into)
+        return false
+    }
 }
 
 /// `so down NAME`: stop with volumes and namespace, then remove the directory `so up` made. A
@@ -321,8 +470,9 @@ public struct DownAction {
         // Refused before anything is deleted, on the cluster or here (a directory that is a symlink to elsewhere).
         try ctx.checkDeploymentDirectory(dir, namespace: req.name)
         if ctx.fs.isFile(Path.join(dir, "deployment.yml")) {
+            let discard = try await settle(req, dir: dir)
             try await WorkGuard(ctx: ctx, directory: dir, cluster: req.cluster, address: "--name \(req.name)", anyway: "so down \(req.name) --discard")
-                .check(discard: req.discard, dryRun: req.dryRun)
+                .check(discard: discard, dryRun: req.dryRun)
             // Checked above: stop's own check would read the checkout again.
             try await StopAction(ctx).run(StopRequest(directory: dir, cluster: req.cluster, deleteVolumes: true, deleteNamespace: true, timeout: req.timeout,
                                                       dryRun: req.dryRun, discard: true))
@@ -333,6 +483,9 @@ public struct DownAction {
             try ctx.removeDeploymentDirectory(dir, namespace: req.name)
             ctx.say("removed \(req.name)")
             return true
+        }
+        if req.choice == .keep || req.choice == .merge {
+            throw SoError("\(req.name) has no deployment directory here, so its work cannot be read to --\(req.choice!.rawValue) it", hint: "'so down \(req.name) --discard' removes what is left on the cluster")
         }
         let target = try await ClusterTargets(ctx: ctx).shared(req.cluster)
         let client = try ctx.connect(target.connection)

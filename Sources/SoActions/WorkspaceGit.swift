@@ -15,8 +15,13 @@ public struct WorkspaceState: Sendable, Equatable, Encodable {
     public var ahead = 0
     /// Commits that neither origin nor a `so deployment fetch` holds (`abc1234 subject`): lost with the volume.
     public var unsaved: [String] = []
-    /// `git status --porcelain` lines: changes not committed (untracked files included).
+    /// `git status --porcelain` lines: changes not committed (untracked files included), when they are
+    /// neither what was carried in from a local checkout nor what `apply` already took out.
     public var uncommitted: [String] = []
+    /// The working tree's changes are exactly what was carried in (`so.seed`) or taken out (`apply`): not lost with the volume.
+    public var uncommittedSaved = false
+    /// The snapshot of uncommitted changes carried in from a local checkout (`so.seed`), if any.
+    public var seed = ""
     /// Why there is nothing to read (no checkout at the path), else nil.
     public var problem: String?
 
@@ -47,6 +52,8 @@ public struct WorkspaceState: Sendable, Equatable, Encodable {
             case "ahead": s.ahead = Int(value) ?? 0
             case "unsaved": s.unsaved.append(value)
             case "uncommitted": s.uncommitted.append(value.trimmedSpaces)
+            case "saved": s.uncommittedSaved = value == "1"
+            case "seed": s.seed = value
             case "problem": s.problem = value
             default: break
             }
@@ -74,6 +81,9 @@ struct WorkGuard {
     /// The command line that removes it anyway.
     let anyway: String
 
+    /// The name in `--name N`, else the directory's last part.
+    func name(_ address: String) -> String { Path.basename(address.hasPrefix("--name ") ? String(address.dropFirst(7)) : directory) }
+
     func check(discard: Bool, dryRun: Bool) async throws {
         guard ctx.isWorkspace(directory) else { return }
         let w = try await WorkspaceContainer.open(ctx, directory: directory, cluster: cluster)
@@ -92,7 +102,7 @@ struct WorkGuard {
             ctx.console.out("would refuse: \(w.name) holds \(losses) (--discard removes it anyway)")
         } else {
             throw SoError("\(w.name) holds work that would be lost: \(losses)",
-                          hint: "push it (so deployment \(address) push [-m MESSAGE]) or fetch it into your clone (so deployment \(address) fetch); '\(anyway)' removes it anyway")
+                          hint: "take it first: so down \(name(address)) --keep (its branch into your repository) or --merge; or push it (so deployment \(address) push [-m MESSAGE]), fetch or apply it (so deployment \(address) fetch|apply); '\(anyway)' removes it anyway")
         }
     }
 }
@@ -164,8 +174,21 @@ struct WorkspaceContainer {
     set -- --remotes=origin
     [ -n "$base" ] && set -- "$@" "$base"
     git rev-parse -q --verify refs/so/fetched >/dev/null && set -- "$@" refs/so/fetched
+    git rev-parse -q --verify refs/so/taken >/dev/null && set -- "$@" refs/so/taken
     git log --format='unsaved=%h %s' HEAD --not "$@"
-    git status --porcelain=v1 | sed 's/^/uncommitted=/'
+    seed=$(git config so.seed || true)
+    echo "seed=$seed"
+    changes=$(git status --porcelain=v1)
+    [ -n "$changes" ] || exit 0
+    # Changes equal to what was carried in, or to what apply took out, are not lost with the volume.
+    idx="$(git rev-parse --git-dir)/so-state-index"
+    cp "$(git rev-parse --git-path index)" "$idx" 2>/dev/null || rm -f "$idx"
+    tree=$(GIT_INDEX_FILE="$idx" git add -A 2>/dev/null && GIT_INDEX_FILE="$idx" git write-tree 2>/dev/null)
+    rm -f "$idx"
+    for r in "$seed" refs/so/taken; do
+      [ -n "$r" ] && [ -n "$tree" ] && [ "$(git rev-parse -q --verify "$r^{tree}" 2>/dev/null)" = "$tree" ] && { echo "saved=1"; exit 0; }
+    done
+    printf '%s\n' "$changes" | sed 's/^/uncommitted=/'
     """
 }
 
@@ -235,48 +258,19 @@ public struct WorkspaceGitAction {
     /// worktree. The workspace then counts those commits as saved.
     public func fetch(_ directory: String, cluster: ClusterOptions, into: String?, localBranch: String?, force: Bool) async throws -> WorkspaceFetchResult {
         let w = try await WorkspaceContainer.open(ctx, directory: directory, cluster: cluster)
-        let start = into.map(ctx.absolute) ?? ctx.fs.currentDirectory
-        let top = try await ctx.processes.run(["git", "-C", start, "rev-parse", "--show-toplevel"], workingDirectory: nil, environment: nil, timeout: 30)
-        guard top.exitCode == 0, let repo = top.stdout.split(separator: "\n").first.map(String.init) else {
-            throw SoError("\(start) is not in a git repository", hint: "run it in your clone of the workspace's repository, or pass --into DIR")
-        }
+        let local = try await LocalRepository.find(ctx, into: into)
         let s = try await w.state()
         if let problem = s.problem { throw SoError("nothing to fetch from \(w.name): \(problem)", hint: "the workspace's clone may have failed: so deployment --dir \(w.c.model.directory) logs clone") }
         guard s.branch != "HEAD" else { throw SoError("\(w.name)'s checkout is not on a branch (detached HEAD)", hint: "check out a branch in the workspace first") }
-        let local = localBranch ?? s.branch
-        let scratch = try ctx.fs.temporaryDirectory(beside: Path.join(repo, ".git", "so-fetch"), prefix: "so-fetch")
-        defer { try? ctx.fs.removeOwnedTree(scratch, owner: .scratch(prefix: "so-fetch")) }
-        let file = Path.join(scratch, "work.bundle")
-        // A thin bundle (the commits since the base) when this clone has the base; else the whole branch.
-        var prerequisites = s.base.isEmpty ? [] : [s.base]
-        if !prerequisites.isEmpty {
-            let has = try await ctx.processes.run(["git", "-C", repo, "cat-file", "-e", s.base + "^{commit}"], workingDirectory: nil, environment: nil, timeout: 30)
-            if has.exitCode != 0 { prerequisites = [] }
-        }
-        let bundle = try await w.run("bundling \(s.branch)", """
-        cd "$1" || exit 3
-        f="$(git rev-parse --git-dir)/so-fetch.bundle"
-        if [ -n "$3" ]; then git bundle create -q "$f" "refs/heads/$2" "^$3"; else git bundle create -q "$f" "refs/heads/$2"; fi || { rm -f "$f"; exit 4; }
-        base64 "$f"; rc=$?; rm -f "$f"; exit $rc
-        """, [s.branch, prerequisites.first ?? ""])
-        guard let data = Data(base64Encoded: bundle.stdout, options: .ignoreUnknownCharacters), !data.isEmpty else {
-            throw SoError("the bundle of \(s.branch) from \(w.name) could not be read", hint: "see the branch in the workspace: so deployment --dir \(w.c.model.directory) shell")
-        }
-        try ctx.fs.write(data, to: file)
-        let refspec = (force ? "+" : "") + "refs/heads/\(s.branch):refs/heads/\(local)"
-        let fetched = try await ctx.processes.run(["git", "-C", repo, "fetch", "-q", file, refspec], workingDirectory: nil, environment: nil, timeout: 300)
-        guard fetched.exitCode == 0 else {
-            throw SoError("git fetch into \(repo) failed: \(fetched.lastErrorLine)",
-                          hint: fetched.stderr.contains("non-fast-forward") || fetched.stderr.contains("rejected")
-                              ? "\(local) in \(repo) has commits the workspace does not: pass --branch OTHER, or --force to replace it"
-                              : "check out another branch in \(repo) than \(local), or pass --branch OTHER")
-        }
+        let branch = localBranch ?? s.branch
+        // Streamed out of the container into a file (TakenWork), never held in memory.
+        try await TakenWork.take(w, s, into: local, snapshot: false).use { taken in try await taken.moveBranch(branch, to: s.head, force: force) }
         try await w.run("recording the fetch", #"cd "$1" && git update-ref refs/so/fetched "$2""#, [s.head])
         if !s.uncommitted.isEmpty {
             ctx.diagnostics.warn("\(s.uncommitted.count) uncommitted change\(s.uncommitted.count == 1 ? " was" : "s were") not fetched",
-                                 hint: "commit them first (so deployment --dir \(w.c.model.directory) push -m MESSAGE commits and pushes), or take them as a patch: so deployment --dir \(w.c.model.directory) diff --patch FILE")
+                                 hint: "take them with 'so deployment --dir \(w.c.model.directory) apply', or commit them first (push -m MESSAGE commits and pushes)")
         }
-        return WorkspaceFetchResult(repository: repo, branch: local, commit: s.head, commits: s.ahead)
+        return WorkspaceFetchResult(repository: local.repository, branch: branch, commit: s.head, commits: s.ahead)
     }
 
     /// The workspace's changes against the commit it started from: commits and uncommitted changes,

@@ -44,6 +44,13 @@ public protocol PromptingProcessRunner: Sendable {
     func runPrompting(_ arguments: [String], environment: [String: String]?) async throws -> ProcessResult
 }
 
+/// Programs that read their input from a file or write their output to one, streamed by the operating
+/// system: a git bundle of any size goes through `kubectl exec` without ever sitting in `so`'s memory.
+/// stderr is captured (and stdout too when it does not go to a file).
+public protocol StreamingProcessRunner: Sendable {
+    func runStreaming(_ arguments: [String], stdinFile: String?, stdoutFile: String?, environment: [String: String]?, timeout: Double?) async throws -> ProcessResult
+}
+
 extension ProcessRunner {
     public func run(_ arguments: [String], workingDirectory: String? = nil) async throws -> ProcessResult {
         try await run(arguments, workingDirectory: workingDirectory, environment: nil, timeout: nil)
@@ -51,7 +58,7 @@ extension ProcessRunner {
 }
 
 /// Runs programs with swift-subprocess.
-public struct LocalProcessRunner: ProcessRunner, AttachedProcessRunner, PromptingProcessRunner {
+public struct LocalProcessRunner: ProcessRunner, AttachedProcessRunner, PromptingProcessRunner, StreamingProcessRunner {
     public let installHints: [String: String]
     /// What programs inherit when a caller gives no environment (the context's, read once at start).
     let inherited: [String: String]
@@ -82,8 +89,19 @@ public struct LocalProcessRunner: ProcessRunner, AttachedProcessRunner, Promptin
         try await launch(arguments, workingDirectory: nil, environment: environment, timeout: nil, mode: .prompting)
     }
 
+    public func runStreaming(_ arguments: [String], stdinFile: String?, stdoutFile: String?, environment: [String: String]?, timeout: Double?) async throws -> ProcessResult {
+        guard stdinFile == nil || stdoutFile == nil else { throw SoError("a program's input and output cannot both be files here", hint: "this is a bug in so") }
+        if let stdinFile { return try await launch(arguments, workingDirectory: nil, environment: environment, timeout: timeout, mode: .stdinFile(stdinFile)) }
+        if let stdoutFile { return try await launch(arguments, workingDirectory: nil, environment: environment, timeout: timeout, mode: .stdoutFile(stdoutFile)) }
+        return try await run(arguments, workingDirectory: nil, environment: environment, timeout: timeout)
+    }
+
     /// Where a program's stdin, stdout and stderr go.
     enum Mode {
+        /// stdin read from this file; stdout and stderr kept.
+        case stdinFile(String)
+        /// stdin empty; stdout written to this file (created or truncated, mode 0600); stderr kept.
+        case stdoutFile(String)
         /// stdin empty, stdout and stderr kept.
         case captured
         /// The terminal's own three.
@@ -118,6 +136,17 @@ public struct LocalProcessRunner: ProcessRunner, AttachedProcessRunner, Promptin
                 let r = try await Subprocess.run(exe, arguments: args, environment: vars, workingDirectory: directory, platformOptions: options,
                                                  input: .currentStandardInput, output: .string(limit: Self.outputLimit), error: .currentStandardError)
                 return ProcessResult(exitCode: Self.code(r.terminationStatus), stdout: r.standardOutput)
+            case .stdinFile(let path):
+                let fd = try FileDescriptor.open(FilePath(path), .readOnly)
+                let r = try await Subprocess.run(exe, arguments: args, environment: vars, workingDirectory: directory, platformOptions: options,
+                                                 input: .fileDescriptor(fd, closeAfterSpawningProcess: true),
+                                                 output: .string(limit: Self.outputLimit), error: .string(limit: Self.outputLimit))
+                return ProcessResult(exitCode: Self.code(r.terminationStatus), stdout: r.standardOutput, stderr: r.standardError)
+            case .stdoutFile(let path):
+                let fd = try FileDescriptor.open(FilePath(path), .writeOnly, options: [.create, .truncate], permissions: [.ownerReadWrite])
+                let r = try await Subprocess.run(exe, arguments: args, environment: vars, workingDirectory: directory, platformOptions: options,
+                                                 input: .none, output: .fileDescriptor(fd, closeAfterSpawningProcess: true), error: .string(limit: Self.outputLimit))
+                return ProcessResult(exitCode: Self.code(r.terminationStatus), stderr: r.standardError)
             case .captured:
                 break
             }

@@ -20,7 +20,8 @@ struct DeploymentCommand: AsyncParsableCommand {
         subcommands: [DeploymentListCommand.self, DeploymentShellCommand.self, DeploymentStartCommand.self, DeploymentUpCommand.self, DeploymentStopCommand.self, DeploymentStatusCommand.self,
                       DeploymentPsCommand.self, DeploymentLogsCommand.self, DeploymentExecCommand.self, DeploymentPortForwardCommand.self, DeploymentRestartCommand.self, DeploymentUpdateEnvsCommand.self,
                       DeploymentRotateSecretsCommand.self, DeploymentRenderCommand.self,
-                      DeploymentTaskCommand.self, DeploymentDiffCommand.self, DeploymentPushCommand.self, DeploymentFetchCommand.self]
+                      DeploymentTaskCommand.self, DeploymentDiffCommand.self, DeploymentPushCommand.self, DeploymentFetchCommand.self,
+                      DeploymentLogCommand.self, DeploymentApplyCommand.self, DeploymentMergeCommand.self]
     )
 
     // The group's options (they parse before or after the verb: `so deployment --dir D status`, `so deployment status

@@ -24,9 +24,13 @@ struct UpCommand: AsyncParsableCommand {
         commandName: "up",
         abstract: "Init, create and start a stack in one step (a workspace named NAME).",
         discussion: """
-        The deployment directory is $SO_HOME/deployments/NAME (SO_HOME defaults to ~/.so) and the namespace is NAME. Running it again for an existing NAME starts that deployment again as it is. API keys named by the stack's secret-env (for agent-workspace: ANTHROPIC_API_KEY, OPENAI_API_KEY, GITHUB_TOKEN, GIT_TOKEN) are copied from your environment into the deployment's Secret at start, never to disk.
+        The deployment directory is $SO_HOME/deployments/NAME (SO_HOME defaults to ~/.so) and the namespace is NAME. Running it again for an existing NAME starts that deployment again as it is. API keys named by the stack's secret-env and by the agent (for agent-workspace: GITHUB_TOKEN, GIT_TOKEN, and the agent's own, e.g. ANTHROPIC_API_KEY for claude) are copied from your environment into the deployment's Secret at start, never to disk.
+
+        A workspace started inside a git checkout without GIT_REPO works on that checkout: the branch agent/NAME starts at its HEAD, its history (local commits included) goes in as a git bundle over the Kubernetes API, and its origin becomes the workspace's origin. --include-uncommitted carries the working tree's changes too; --from DIR names another checkout. --agent chooses the agent CLI from the stack's agents: table (agent-workspace: claude, codex, gemini, aider; default claude).
 
         Example:
+          cd ~/src/web && so up agent-workspace --name fix-login --include-uncommitted
+          so up agent-workspace --name fix-login --agent codex --from ~/src/web
           so up agent-workspace --name fix-login --config GIT_REPO=https://github.com/acme/web --config GIT_REF=main
           so up agent-workspace --name ci-1234 --with postgres --ttl 2h -o json
         """
@@ -47,6 +51,9 @@ struct UpCommand: AsyncParsableCommand {
     /// --dry-run: Write nothing, change nothing: print what would be created, with the API server's server-side dry run of every object.
     @OptionGroup var dry: DryRunFlag
     var dryRun: Bool { dry.dryRun }
+    @Option(name: .long, help: ArgumentHelp("A workspace: start from this git checkout (default: the one you are in, when GIT_REPO is not set).", valueName: "dir")) var from: String?
+    @Flag(name: .long, help: "A workspace: carry the checkout's uncommitted changes in too (untracked files included, ignored ones not).") var includeUncommitted = false
+    @Option(name: .long, help: ArgumentHelp("A workspace: the agent CLI, from the stack's agents: table (claude, codex, gemini, aider, or one a spec adds).", valueName: "name")) var agent: String?
 
     func run() async throws {
         var ctx = global.context(dryRun: dryRun)
@@ -62,6 +69,9 @@ struct UpCommand: AsyncParsableCommand {
         req.timeout = timeout
         req.progress = progress
         req.cluster = cluster.options(manage: !skipClusterManagement)
+        req.from = from
+        req.includeUncommitted = includeUncommitted
+        req.agent = agent
         let r = try await UpAction(ctx).run(req)
         if dryRun {
             if output == .json { ctx.console.out(JSONOut.encode(r.plan)); return }
@@ -70,7 +80,7 @@ struct UpCommand: AsyncParsableCommand {
             return
         }
         if output == .json {
-            ctx.console.out(JSONOut.encode(UpJSON(name: r.name, namespace: r.namespace, directory: r.directory, created: r.created, ready: r.ready)))
+            ctx.console.out(JSONOut.encode(UpJSON(name: r.name, namespace: r.namespace, directory: r.directory, created: r.created, ready: r.ready, source: r.source)))
             return
         }
         ctx.console.out("\(r.name) is \(r.ready ? "ready" : "applied") in namespace \(r.namespace) (\(r.directory))")
@@ -78,9 +88,11 @@ struct UpCommand: AsyncParsableCommand {
         ctx.console.out("  exec:   so deployment --name \(r.name) exec SERVICE -- CMD")
         if r.workspace {
             ctx.console.out("  task:   so deployment --name \(r.name) task \"TEXT\" [--pr]")
-            ctx.console.out("  work:   so deployment --name \(r.name) diff | push | fetch")
+            ctx.console.out("  work:   so deployment --name \(r.name) log | diff | apply | merge | push | fetch")
+            ctx.console.out("  remove: so down \(r.name) [--keep | --merge | --discard]")
+        } else {
+            ctx.console.out("  remove: so down \(r.name)")
         }
-        ctx.console.out("  remove: so down \(r.name)")
     }
 }
 
@@ -91,10 +103,12 @@ struct DownCommand: AsyncParsableCommand {
         discussion: """
         Safe to repeat: a deployment already gone exits 0. When its directory is gone, the namespace is found on the cluster by name.
 
-        A workspace (agent-workspace) is read first: commits neither pushed nor fetched and uncommitted changes would be lost with its volume, so down refuses, naming them, unless --discard. A workspace that is not running cannot be read and is refused the same way.
+        A workspace (agent-workspace) is read first: commits neither pushed nor fetched and uncommitted changes would be lost with its volume. --keep leaves its branch (agent/NAME, with what it left uncommitted committed) in the local repository, --merge merges that branch into the current branch, --discard throws the work away. Without one of them down asks on a terminal, and refuses, naming the work, without one. A workspace that is not running cannot be read and is refused the same way (--discard removes it).
 
         Example:
           so down fix-login
+          so down fix-login --keep
+          so down fix-login --merge --into ~/src/web
           so down fix-login --discard
         """
     )
@@ -106,11 +120,21 @@ struct DownCommand: AsyncParsableCommand {
     /// --dry-run: Change nothing; list what would be removed.
     @OptionGroup var dry: DryRunFlag
     var dryRun: Bool { dry.dryRun }
+    @Flag(name: .long, help: "A workspace: leave its branch in the local repository first.") var keep = false
+    @Flag(name: .long, help: "A workspace: merge its branch into the local repository's current branch first.") var merge = false
+    @Option(name: .long, help: ArgumentHelp("The local repository for --keep and --merge (default: the one the current directory is in).", valueName: "dir")) var into: String?
+
+    func validate() throws {
+        if [discard, keep, merge].filter({ $0 }).count > 1 { throw ValidationError("--keep, --merge and --discard contradict each other: give one") }
+        if into != nil && !(keep || merge) { throw ValidationError("--into names the repository for --keep or --merge") }
+    }
 
     func run() async throws {
         var req = DownRequest(name: name)
         req.dryRun = dryRun
         req.discard = discard
+        req.choice = keep ? .keep : merge ? .merge : discard ? .discard : nil
+        req.into = into
         req.timeout = timeout
         req.cluster = cluster.options(manage: false)
         try await DownAction(global.context()).run(req)
@@ -198,6 +222,8 @@ struct DeploymentListCommand: AsyncParsableCommand {
 struct UpJSON: Encodable {
     var name, namespace, directory: String
     var created, ready: Bool
+    /// The local checkout a workspace started from.
+    var source: WorkspaceSource?
 }
 
 /// The JSON shape of a listed deployment.

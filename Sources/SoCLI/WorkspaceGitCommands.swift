@@ -153,3 +153,84 @@ struct DeploymentFetchCommand: AsyncParsableCommand {
         ctx.console.out("  merge: git -C \(r.repository) merge \(r.branch)")
     }
 }
+
+struct DeploymentLogCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "log",
+        abstract: "Show a workspace's commits since it started (newest first) and what is not committed.",
+        discussion: """
+        Example:
+          so deployment --name fix-login log
+          so deployment --name fix-login log -o json
+        """
+    )
+    @OptionGroup var target: DeploymentTarget
+    @OptionGroup var format: Formatted<OutputFormat>
+    var output: OutputFormat { format.value }
+
+    func run() async throws {
+        let ctx = target.context()
+        let log = try await WorkspaceReturnAction(ctx).log(target.dir, cluster: target.options())
+        if output == .json { ctx.console.out(JSONOut.encode(log)); return }
+        ctx.console.out("\(log.branch): \(log.commits.count) commit\(log.commits.count == 1 ? "" : "s") since \(log.base.isEmpty ? "the start" : String(log.base.prefix(12)))")
+        for c in log.commits { ctx.console.out("\(c.commit.prefix(12)) \(c.subject) (\(c.author), \(c.date))") }
+        if !log.uncommitted.isEmpty {
+            ctx.console.out("\(log.uncommitted.count) uncommitted change\(log.uncommitted.count == 1 ? "" : "s"): \(log.uncommitted.prefix(5).joined(separator: ", "))\(log.uncommitted.count > 5 ? ", …" : "")")
+        }
+    }
+}
+
+struct DeploymentApplyCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "apply",
+        abstract: "Write a workspace's changes into your working tree, uncommitted.",
+        discussion: """
+        Everything the workspace changed since it started — its commits and its uncommitted changes, new files included — is applied with git apply to the repository the current directory is in (or --into DIR), and left uncommitted there. What was carried in from your checkout (--include-uncommitted) is not applied again. All or nothing: a change that does not fit leaves your tree untouched. Afterwards 'so down' counts that work as saved.
+
+        Example:
+          so deployment --name fix-login apply
+          git diff
+        """
+    )
+    @OptionGroup var target: DeploymentTarget
+    @Option(name: .long, help: ArgumentHelp("The local checkout (default: the repository of the current directory).", valueName: "dir")) var into: String?
+    @OptionGroup var format: Formatted<OutputFormat>
+    var output: OutputFormat { format.value }
+
+    func run() async throws {
+        var ctx = target.context()
+        if output == .json { ctx.options.quiet = true }
+        let r = try await WorkspaceReturnAction(ctx).apply(target.dir, cluster: target.options(), into: into)
+        if output == .json { ctx.console.out(JSONOut.encode(r)); return }
+        if r.files.isEmpty { return }
+        ctx.console.out("applied \(r.files.count) file\(r.files.count == 1 ? "" : "s") into \(r.repository), uncommitted: \(r.files.prefix(8).joined(separator: ", "))\(r.files.count > 8 ? ", …" : "")")
+    }
+}
+
+struct DeploymentMergeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "merge",
+        abstract: "Merge a workspace's branch into your current branch (no push needed).",
+        discussion: """
+        The branch (agent/NAME) comes into the repository the current directory is in (or --into DIR) through a git bundle, under the same name (or --branch), and is merged into the branch checked out there. Uncommitted changes in the workspace are not on the branch: 'apply' takes them. A conflict stops the merge as git does.
+
+        Example:
+          so deployment --name fix-login merge
+          so deployment --name fix-login merge --into ~/src/web
+        """
+    )
+    @OptionGroup var target: DeploymentTarget
+    @Option(name: .long, help: ArgumentHelp("The local checkout (default: the repository of the current directory).", valueName: "dir")) var into: String?
+    @Option(name: .long, help: ArgumentHelp("Local branch the work arrives on (default: the workspace's branch name).", valueName: "branch")) var branch: String?
+    @OptionGroup var format: Formatted<OutputFormat>
+    var output: OutputFormat { format.value }
+
+    func run() async throws {
+        var ctx = target.context()
+        if output == .json { ctx.options.quiet = true }
+        let r = try await WorkspaceReturnAction(ctx).merge(target.dir, cluster: target.options(), into: into, localBranch: branch)
+        if output == .json { ctx.console.out(JSONOut.encode(r)); return }
+        if !r.merged { ctx.console.out("\(r.branch) holds no commits since the start; nothing to merge"); return }
+        ctx.console.out("merged \(r.branch) (\(r.commits) commit\(r.commits == 1 ? "" : "s")) into \(r.into) in \(r.repository) (now \(r.commit.prefix(12)))")
+    }
+}

@@ -105,8 +105,9 @@ public enum DeploymentLoader {
             throw SoError("\(dir) is not a deployment directory (no deployment.yml)", hint: "point --dir at a directory made by 'so deploy create'")
         }
         let identity = try DeploymentFile.load(deploymentFile, fs: fs, diagnostics: diagnostics)
-        let spec = try Spec.load(Path.join(dir, "spec.yml"), fs: fs, diagnostics: diagnostics)
         let stack = try StackFile.load(Path.join(dir, "stack.yml"), fs: fs, diagnostics: diagnostics)
+        // The workspace's agent (workspace.agent) brings its task, API key variables and API hosts.
+        let spec = try AgentTable.resolve(try Spec.load(Path.join(dir, "spec.yml"), fs: fs, diagnostics: diagnostics), stack: stack.agents)
         var config = try ConfigEnv.load(Path.join(dir, "config.env"), fs: fs)
         var secretKeys = spec.config.filter { GenerateToken.contains($0.value) }.map(\.key)
         for k in spec.secretEnv where !secretKeys.contains(k) { secretKeys.append(k) }

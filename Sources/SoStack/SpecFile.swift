@@ -54,11 +54,15 @@ public struct WorkspaceSpec: Sendable, Equatable {
     public var path: String
     /// A shell command that runs the agent non-interactively on the task text in `$TASK` (`so deployment task`).
     public var task: String?
+    /// The agent CLI (`agent: NAME`, an entry of the `agents:` table): its task, API keys and API hosts.
+    public var agent: String?
+    public var agentLine: Int?
     public var line: Int?
-    public init(service: String, path: String = "/workspace", task: String? = nil, line: Int? = nil) {
+    public init(service: String, path: String = "/workspace", task: String? = nil, agent: String? = nil, line: Int? = nil) {
         self.service = service
         self.path = path
         self.task = task
+        self.agent = agent
         self.line = line
     }
 }
@@ -102,6 +106,8 @@ public struct Spec: Sendable {
     public var hostGateway: String?
     /// `workspace:` (so's own key; agent-workspace's spec-defaults set it).
     public var workspace: WorkspaceSpec?
+    /// `agents:` — agent CLIs added to (or replacing entries of) the stack's table.
+    public var agents: [AgentProfile] = []
     /// Keys used when rendering (resources, security, images, scheduling, ingress …).
     public var sections = SpecSections()
 
@@ -113,7 +119,7 @@ public struct Spec: Sendable {
         "kind-node-image",
         "caddy-ingress-image", "maintenance-service", "external-services", "ca-certificates", "runtime-class",
         "secret-env", "ingress-class", "ttl", "with", "egress", "egress-ports", "egress-proxy", "quota", "profiles",
-        "host-gateway", "workspace",
+        "host-gateway", "workspace", "agents",
     ]
 
     public static func load(_ path: String, fs: FileSystem, diagnostics: DiagnosticSink) throws -> Spec {
@@ -242,9 +248,11 @@ public struct Spec: Sendable {
             let path = try wm.string("path") ?? "/workspace"
             guard path.hasPrefix("/") else { throw (wm.nonNull("path") ?? w).error("workspace path '\(path)' is not absolute", hint: "write the checkout's path in the container, e.g. path: /workspace") }
             spec.workspace = WorkspaceSpec(service: try wm.required("service", hint: "name the compose service whose container holds the checkout, e.g. service: agent").string("'workspace.service'"),
-                                           path: path, task: try wm.string("task"), line: w.line)
+                                           path: path, task: try wm.string("task"), agent: try wm.string("agent"), line: w.line)
+            spec.workspace?.agentLine = wm.nonNull("agent")?.line
             wm.finish(into: diagnostics)
         }
+        if let a = m.nonNull("agents") { spec.agents = try AgentTable.decode(a, diagnostics: diagnostics) }
         spec.with = try m.value("with")?.stringList("'with'", allowSingle: true) ?? []
         spec.profiles = try m.value("profiles")?.stringList("'profiles'", allowSingle: true) ?? []
         m.accept(knownKeys)

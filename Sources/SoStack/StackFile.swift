@@ -43,6 +43,8 @@ public struct StackFile: Sendable {
     /// Every compose service runs in a Deployment of its own (plain compose files: services reach each
     /// other by name, and networks can separate them), instead of laconic's one pod per compose file.
     public var podPerService = false
+    /// `agents:` — the agent CLIs a workspace of this stack can run (`so up --agent NAME`), extended by a spec's.
+    public var agents: [AgentProfile] = []
 
     /// The stack.yml of a plain compose file used as a stack: one pod, one Deployment per service.
     public static func forComposeFile(name: String) -> String {
@@ -88,6 +90,7 @@ public struct StackFile: Sendable {
             s.hasConfigOrchestration = true
         }
         s.podPerService = try m.bool("pod-per-service") ?? false
+        if let a = m.nonNull("agents") { s.agents = try AgentTable.decode(a, diagnostics: diagnostics) }
         if let d = m.nonNull("spec-defaults") {
             _ = try d.entries("'spec-defaults'")
             s.specDefaults = d

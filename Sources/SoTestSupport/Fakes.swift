@@ -3,7 +3,7 @@ import SoBasics
 
 /// A process runner that answers only the calls a test scripted, in order, and records every call.
 /// An unexpected call fails loudly (it throws and is recorded in `unexpected`).
-public final class FakeProcessRunner: ProcessRunner, AttachedProcessRunner, PromptingProcessRunner, @unchecked Sendable {
+public final class FakeProcessRunner: ProcessRunner, AttachedProcessRunner, PromptingProcessRunner, StreamingProcessRunner, @unchecked Sendable {
     public struct Expectation {
         public var arguments: [String]
         public var result: ProcessResult
@@ -24,6 +24,13 @@ public final class FakeProcessRunner: ProcessRunner, AttachedProcessRunner, Prom
     /// Answers a call no scripted expectation matches (nil: unexpected after all); for stand-ins that run
     /// the real thing, such as `kubectl exec` scripts run against a local directory.
     public var fallback: (@Sendable ([String]) async throws -> ProcessResult?)?
+    /// Like `fallback`, with the environment the call was given (nil: inherited); asked first.
+    public var environmentFallback: (@Sendable ([String], [String: String]?) async throws -> ProcessResult?)?
+    /// Answers a streaming call (stdin from a file, or stdout to one) no scripted expectation matches;
+    /// nil, or a nil answer: it is answered as a captured call.
+    public var streamingFallback: (@Sendable ([String], _ stdinFile: String?, _ stdoutFile: String?) async throws -> ProcessResult?)?
+    /// The streaming calls, with their files.
+    public private(set) var streamed: [(arguments: [String], stdinFile: String?, stdoutFile: String?)] = []
 
     public init() {}
 
@@ -42,6 +49,17 @@ public final class FakeProcessRunner: ProcessRunner, AttachedProcessRunner, Prom
         try await run(arguments, workingDirectory: nil, environment: environment, timeout: nil).exitCode
     }
 
+    /// Streaming runs: the streaming fallback when it answers, else like captured ones.
+    public func runStreaming(_ arguments: [String], stdinFile: String?, stdoutFile: String?, environment: [String: String]?, timeout: Double?) async throws -> ProcessResult {
+        lock.withLock { streamed.append((arguments, stdinFile, stdoutFile)) }
+        let scripted = lock.withLock { expectations.first?.arguments == arguments }
+        if !scripted, let streamingFallback, let answer = try await streamingFallback(arguments, stdinFile, stdoutFile) {
+            lock.withLock { calls.append((arguments, nil)); environments.append(environment) }
+            return answer
+        }
+        return try await run(arguments, workingDirectory: nil, environment: environment, timeout: timeout)
+    }
+
     /// Prompting runs answer like captured ones (stderr went to the terminal).
     public func runPrompting(_ arguments: [String], environment: [String: String]?) async throws -> ProcessResult {
         lock.withLock { prompting.append(arguments) }
@@ -56,6 +74,10 @@ public final class FakeProcessRunner: ProcessRunner, AttachedProcessRunner, Prom
             lock.lock(); defer { lock.unlock() }
             return expectations.first?.arguments == arguments || missing.contains(arguments.first ?? "")
         }()
+        if !scripted, let environmentFallback, let answer = try await environmentFallback(arguments, environment) {
+            lock.withLock { calls.append((arguments, workingDirectory)) }
+            return answer
+        }
         if !scripted, let fallback, let answer = try await fallback(arguments) {
             lock.withLock { calls.append((arguments, workingDirectory)) }
             return answer

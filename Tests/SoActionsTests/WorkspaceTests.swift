@@ -29,7 +29,12 @@ struct WorkspaceHarness {
         clock = ctx.clock as! FixedClock
         self.ctx = ctx
         // The invoking user has no git identity unless a test scripts one.
-        h.processes.fallback = { args in args.starts(with: ["git", "config"]) ? ProcessResult(exitCode: 1) : nil }
+        // Nor is the test's directory a git checkout (so up there starts an empty workspace).
+        h.processes.fallback = { args in
+            if args.starts(with: ["git", "config"]) { return ProcessResult(exitCode: 1) }
+            if args.first == "git", args.contains("rev-parse") { return ProcessResult(exitCode: 128, stderr: "fatal: not a git repository") }
+            return nil
+        }
         try h.tmp.write("kubeconfig", ClusterHarness.kubeconfigText)
     }
 

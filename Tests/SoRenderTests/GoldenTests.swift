@@ -51,7 +51,11 @@ struct Scenario: CustomStringConvertible, Sendable {
                 + "node-affinities:\n  - {label: nodetype, value: c}\nnode-tolerations:\n  - {key: nodeavoid, value: c}\n"
         }),
         Scenario(name: "agent-workspace", stack: "agent-workspace", config: ["GIT_REPO=https://gitlab.example.org/acme/web.git", "GIT_REF=release-2"],
-                 edit: { $0.replacingOccurrences(of: "  - api.openai.com\n", with: "  - api.openai.com\n  - 10.20.0.0/16\n") },
+                 // aider: the agent's keys and both of its API hosts join the spec's (agents: in stack.yml).
+                 edit: { spec in
+                     precondition(spec.contains("  - api.github.com\n") && spec.contains("agent: claude"), "the agent-workspace spec changed: fix this scenario's edit")
+                     return spec.replacingOccurrences(of: "  - api.github.com\n", with: "  - api.github.com\n  - 10.20.0.0/16\n").replacingOccurrences(of: "agent: claude", with: "agent: aider")
+                 },
                  with: ["postgres", "redis"],
                  addresses: ["gitlab.example.org": ["203.0.113.7"], "github.com": ["140.82.112.3"], "api.github.com": ["140.82.112.6"],
                              "api.anthropic.com": ["160.79.104.10", "2607:6bc0::10"], "api.openai.com": ["162.159.140.245", "172.66.0.243"]]),

@@ -10,6 +10,13 @@
 # message (the container restarts), which `so up`/`start` report with these log lines. Git runs as uid 1000
 # on a volume any provisioner made (root-owned 0777 included): safe.directory comes from the environment.
 #
+# With GIT_CARRY=bundle (so up run in a checkout, no GIT_REPO) the repository comes from that checkout: so
+# streams a git bundle into /workspace/.so-carry/ through the Kubernetes API (kubectl exec -i), then writes
+# .so-carry/ready (base=COMMIT seed=COMMIT ref=BRANCH); this waits for it. The branch starts at base; seed,
+# when set, is a snapshot commit of the checkout's uncommitted changes, put into the work tree uncommitted
+# (and recorded as so.seed: what 'so deployment apply' and 'so down' compare the work against). GIT_ORIGIN
+# becomes origin.
+#
 # In the agent container rather than an init container of its own: the kubelet notices an init container's
 # exit only at its next relist (up to a second), which was a quarter of a warm node's `so up`.
 set -eu
@@ -20,39 +27,66 @@ clone() {
     echo "clone: /workspace already holds a checkout ($(git rev-parse --abbrev-ref HEAD 2>/dev/null || echo '?')); keeping it"
     return 0
   fi
-  if [ -z "${GIT_REPO:-}" ]; then
+  if [ -z "${GIT_REPO:-}" ] && [ -z "${GIT_CARRY:-}" ]; then
     echo "clone: GIT_REPO is empty; /workspace starts empty"
     return 0
   fi
   if [ -e .so-clone-incomplete ]; then
     # What an interrupted clone left (never a checkout someone worked in: .git is moved in last).
     echo "clone: removing what an interrupted clone left"
-    find /workspace -mindepth 1 -maxdepth 1 ! -name lost+found -exec rm -rf {} +
+    find /workspace -mindepth 1 -maxdepth 1 ! -name lost+found ! -name .so-carry -exec rm -rf {} +
   fi
   touch .so-clone-incomplete
   tmp=/workspace/.so-clone-tmp
   rm -rf "$tmp"
   branch="${WORKSPACE_BRANCH:-agent/${WORKSPACE_NAME:-workspace}}"
-  ref="${GIT_REF:-}"
-  if [ -z "$ref" ]; then
-    # The remote's default branch, whatever it is called (main, master, trunk …).
-    ref=$(git ls-remote --symref "$GIT_REPO" HEAD | sed -n 's|^ref: refs/heads/\([^[:space:]]*\)[[:space:]]*HEAD$|\1|p')
-    [ -n "$ref" ] || ref=HEAD
+  carry=/workspace/.so-carry
+  if [ -n "${GIT_CARRY:-}" ]; then
+    echo "clone: waiting for the repository so up carries in"
+    while [ ! -e "$carry/ready" ]; do sleep 0.2; done
+    base=$(sed -n 's/^base=//p' "$carry/ready")
+    seed=$(sed -n 's/^seed=//p' "$carry/ready")
+    ref=$(sed -n 's/^ref=//p' "$carry/ready")
+    echo "clone: the carried-in repository at $base onto branch $branch"
+    git init -q "$tmp"
+    git -C "$tmp" fetch -q "$carry/repo.bundle" '+refs/so/carry/*:refs/so/carry/*'
+    git -C "$tmp" checkout -q -b "$branch" "$base"
+    if [ -n "${GIT_ORIGIN:-}" ]; then git -C "$tmp" remote add origin "$GIT_ORIGIN"; fi
+    git -C "$tmp" config so.base "$base"
+    git -C "$tmp" config so.ref "$ref"
+    if [ -n "$seed" ]; then
+      # The checkout's uncommitted changes, uncommitted here too (new files untracked).
+      git -C "$tmp" read-tree -u -m HEAD "$seed"
+      git -C "$tmp" reset -q
+      git -C "$tmp" config so.seed "$seed"
+    fi
+  else
+    ref="${GIT_REF:-}"
+    if [ -z "$ref" ]; then
+      # The remote's default branch, whatever it is called (main, master, trunk …).
+      ref=$(git ls-remote --symref "$GIT_REPO" HEAD | sed -n 's|^ref: refs/heads/\([^[:space:]]*\)[[:space:]]*HEAD$|\1|p')
+      [ -n "$ref" ] || ref=HEAD
+    fi
+    echo "clone: $GIT_REPO at $ref onto branch $branch"
+    git init -q "$tmp"
+    git -C "$tmp" remote add origin "$GIT_REPO"
+    git -C "$tmp" fetch -q origin "$ref"
+    git -C "$tmp" checkout -q -b "$branch" FETCH_HEAD
+    # What the work started from: the commit (diff, and what counts as the agent's work) and the branch (a pull
+    # request's base).
+    git -C "$tmp" config so.base "$(git -C "$tmp" rev-parse HEAD)"
+    git -C "$tmp" config so.ref "$ref"
   fi
-  echo "clone: $GIT_REPO at $ref onto branch $branch"
-  git init -q "$tmp"
-  git -C "$tmp" remote add origin "$GIT_REPO"
-  git -C "$tmp" fetch -q origin "$ref"
-  git -C "$tmp" checkout -q -b "$branch" FETCH_HEAD
-  # What the work started from: the commit (diff, and what counts as the agent's work) and the branch (a pull
-  # request's base).
-  git -C "$tmp" config so.base "$(git -C "$tmp" rev-parse HEAD)"
-  git -C "$tmp" config so.ref "$ref"
   # A volume's lost+found (ext4 provisioners) is not the agent's work.
   echo "/lost+found/" >> "$tmp/.git/info/exclude"
   if [ -f "$tmp/.gitmodules" ]; then
     echo "clone: submodules"
-    git -C "$tmp" submodule update -q --init --recursive
+    if [ -n "${GIT_CARRY:-}" ]; then
+      # Not in the bundle: from their own URLs, when the workspace reaches them.
+      git -C "$tmp" submodule update -q --init --recursive || echo "clone: warning: submodules were not fetched (a carried-in repository brings none; their URLs must be reachable and on egress:)"
+    else
+      git -C "$tmp" submodule update -q --init --recursive
+    fi
   fi
   if grep -qs 'filter=lfs' "$tmp/.gitattributes"; then
     if git lfs version >/dev/null 2>&1; then git -C "$tmp" lfs pull; else echo "clone: warning: the repository uses Git LFS; LFS files were not fetched (git-lfs is not in the image)"; fi
@@ -61,6 +95,7 @@ clone() {
   find "$tmp" -mindepth 1 -maxdepth 1 ! -name .git -exec mv {} /workspace/ \;
   mv "$tmp/.git" /workspace/.git
   rmdir "$tmp"
+  rm -rf "$carry"
   rm -f .so-clone-incomplete
   echo "clone: done ($(git rev-parse --short HEAD) on $branch)"
 }

@@ -1,0 +1,211 @@
+import Foundation
+import SoBasics
+import SoKube
+import SoStack
+
+/// What a workspace started from when `so up` ran in a git checkout (no `GIT_REPO`): printed by `so up`.
+public struct WorkspaceSource: Sendable, Equatable, Encodable {
+    /// The checkout's top directory.
+    public var repository: String
+    /// The branch checked out there (empty: a detached HEAD).
+    public var branch: String
+    /// HEAD: the commit the workspace's branch starts from.
+    public var base: String
+    public var subject: String
+    /// The checkout's origin as the workspace gets it (credentials removed); empty: none, or one the cluster
+    /// cannot reach (a local path, said in `note`).
+    public var origin: String
+    /// Commits of HEAD's history carried in, and those of them no origin branch holds (never pushed).
+    public var commits: Int
+    public var localCommits: Int
+    /// Changes not committed in the checkout (`git status --porcelain` lines), and whether they were carried in.
+    public var uncommitted: Int
+    public var uncommittedCarried: Bool
+    /// The bundle's size in bytes (0 when nothing was carried: the workspace already had its checkout, or a dry run).
+    public var bundleBytes: UInt64 = 0
+    public var note: String?
+
+    /// One line per fact, as `so up` prints them.
+    public var lines: [String] {
+        var out = ["workspace source: \(repository) (\(branch.isEmpty ? "detached HEAD" : "branch \(branch)") at \(base.prefix(12)) \"\(subject)\")"]
+        var carried = "\(commits) commit\(commits == 1 ? "" : "s") of history"
+        if !origin.isEmpty { carried += ", \(localCommits) of them not on origin" }
+        if uncommitted > 0 { carried += uncommittedCarried ? ", \(uncommitted) uncommitted change\(uncommitted == 1 ? "" : "s")" : "; not the \(uncommitted) uncommitted change\(uncommitted == 1 ? "" : "s") (--include-uncommitted carries them)" }
+        if bundleBytes > 0 { carried += " (a git bundle of \(Self.bytes(bundleBytes)) over the Kubernetes API)" }
+        out.append("  carried in: \(carried)")
+        out.append("  origin: \(origin.isEmpty ? "none" : origin)\(note.map { " (\($0))" } ?? "")")
+        return out
+    }
+
+    static func bytes(_ n: UInt64) -> String {
+        if n < 1024 { return "\(n) B" }
+        if n < 1 << 20 { return String(format: "%.1f KiB", Double(n) / 1024) }
+        if n < 1 << 30 { return String(format: "%.1f MiB", Double(n) / 1048576) }
+        return String(format: "%.2f GiB", Double(n) / 1073741824)
+    }
+
+    /// An origin URL as the workspace may hold it: an `http(s)://` URL loses any user and password (a token
+    /// there must never reach the cluster's objects or this terminal), another URL its password; nil for a
+    /// local path, which the cluster cannot reach.
+    static func carriedOrigin(_ url: String) -> String? {
+        let u = url.trimmedSpaces
+        if u.isEmpty || u.hasPrefix("/") || u.hasPrefix(".") || u.hasPrefix("~") || u.hasPrefix("file:") { return nil }
+        guard let scheme = u.range(of: "://") else {
+            // scp-like git@host:path keeps its user (never a secret); a bare relative path is local.
+            return u.contains(":") ? u : nil
+        }
+        let head = u[..<scheme.upperBound], rest = u[scheme.upperBound...]
+        let authorityEnd = rest.firstIndex(of: "/") ?? rest.endIndex
+        let authority = rest[..<authorityEnd]
+        guard let at = authority.lastIndex(of: "@") else { return u }
+        let user = authority[..<at], host = authority[authority.index(after: at)...]
+        let http = head.lowercased().hasPrefix("http")
+        let keptUser = http ? "" : (user.split(separator: ":", maxSplits: 1).first.map { String($0) + "@" } ?? "")
+        return String(head) + keptUser + host + rest[authorityEnd...]
+    }
+}
+
+/// A checkout on this machine carried into a workspace as a git bundle over the Kubernetes API (`kubectl
+/// exec -i`, the bundle streamed from a file): no registry, shared volume or remote the cluster can reach.
+/// The checkout is only read: new objects (the snapshot of uncommitted changes) and the refs the bundle
+/// needs live in a scratch repository beside its `.git` that borrows its objects, removed at the end.
+struct CarryIn {
+    let ctx: SoContext
+    /// The checkout's top directory and git directory shared by its worktrees.
+    let repository: String
+    let commonDir: String
+
+    /// The checkout `directory` is in; nil when it is in none.
+    static func find(_ ctx: SoContext, directory: String) async throws -> CarryIn? {
+        let r = try await ctx.processes.run(["git", "-C", directory, "rev-parse", "--show-toplevel", "--git-common-dir"], workingDirectory: nil, environment: nil, timeout: 30)
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        guard r.exitCode == 0, lines.count == 2 else { return nil }
+        let top = lines[0]
+        return CarryIn(ctx: ctx, repository: top, commonDir: Path.absolute(lines[1], relativeTo: Path.absolute(directory, relativeTo: ctx.fs.currentDirectory)))
+    }
+
+    func git(_ args: [String], env extra: [String: String] = [:], what: String) async throws -> String {
+        var env: [String: String]? = nil
+        if !extra.isEmpty {
+            var e = ctx.environment
+            for (k, v) in extra { e[k] = v }
+            env = e
+        }
+        let r = try await ctx.processes.run(["git", "-C", repository] + args, workingDirectory: nil, environment: env, timeout: nil)
+        guard r.exitCode == 0 else { throw SoError("\(what) in \(repository) failed: \(r.lastErrorLine)", hint: "run 'git -C \(repository) \(args.joined(separator: " "))' to see why") }
+        return r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// What would be carried (nothing is written).
+    func inspect(includeUncommitted: Bool) async throws -> WorkspaceSource {
+        let head = try await ctx.processes.run(["git", "-C", repository, "rev-parse", "-q", "--verify", "HEAD^{commit}"], workingDirectory: nil, environment: nil, timeout: 30)
+        guard head.exitCode == 0, let base = head.stdout.split(separator: "\n").first.map(String.init) else {
+            throw SoError("the repository \(repository) has no commit yet", hint: "commit something first, or start from a remote: --config GIT_REPO=URL")
+        }
+        let branch = (try? await git(["symbolic-ref", "-q", "--short", "HEAD"], what: "reading the branch")) ?? ""
+        let subject = try await git(["log", "-1", "--format=%s", base], what: "reading HEAD")
+        let originURL = (try? await git(["remote", "get-url", "origin"], what: "reading origin")) ?? ""
+        let origin = WorkspaceSource.carriedOrigin(originURL)
+        let commits = Int(try await git(["rev-list", "--count", base], what: "counting commits")) ?? 0
+        var local = commits
+        if !originURL.isEmpty { local = Int(try await git(["rev-list", "--count", base, "--not", "--remotes=origin"], what: "counting local commits")) ?? 0 }
+        let status = try await git(["status", "--porcelain=v1"], what: "reading the changes")
+        let uncommitted = status.split(separator: "\n").count
+        return WorkspaceSource(repository: repository, branch: branch, base: base, subject: subject, origin: origin ?? "", commits: commits, localCommits: local,
+                               uncommitted: uncommitted, uncommittedCarried: includeUncommitted && uncommitted > 0,
+                               note: originURL.isEmpty || origin != nil ? nil : "the checkout's origin is a local path the cluster cannot reach; push and pull request need one")
+    }
+
+    /// A scratch bare repository beside the checkout's git directory, borrowing its objects; removed by `done`.
+    struct Bundle {
+        let scratch: String
+        let file: String
+        let base: String
+        /// The commit holding the working tree's changes (parent: base), when they were carried.
+        let seed: String?
+        let bytes: UInt64
+    }
+
+    /// Writes the bundle (HEAD's history, and with `includeUncommitted` a snapshot commit of the working
+    /// tree, untracked files included, ignored ones not) to a file; git streams it there.
+    func bundle(_ source: WorkspaceSource, workspace: String) async throws -> Bundle {
+        let scratch = try ctx.fs.temporaryDirectory(beside: Path.join(commonDir, "so-carry"), prefix: "so-carry")
+        do {
+            let bare = Path.join(scratch, "repo.git")
+            _ = try await git(["init", "-q", "--bare", bare], what: "making a scratch repository")
+            try ctx.fs.writeText(Path.join(commonDir, "objects") + "\n", to: Path.join(bare, "objects/info/alternates"))
+            // Objects made here (the snapshot) go to the scratch repository; the checkout's are read.
+            let objects = ["GIT_OBJECT_DIRECTORY": Path.join(bare, "objects"), "GIT_ALTERNATE_OBJECT_DIRECTORIES": Path.join(commonDir, "objects")]
+            var seed: String?
+            if source.uncommittedCarried {
+                let index = ["GIT_INDEX_FILE": Path.join(scratch, "index")].merging(objects) { a, _ in a }
+                _ = try await git(["read-tree", source.base], env: index, what: "reading HEAD into a scratch index")
+                _ = try await git(["add", "-A", "."], env: index, what: "snapshotting the working tree")
+                let tree = try await git(["write-tree"], env: index, what: "snapshotting the working tree")
+                let identity = ["GIT_AUTHOR_NAME": "so", "GIT_AUTHOR_EMAIL": "so@so.invalid", "GIT_COMMITTER_NAME": "so", "GIT_COMMITTER_EMAIL": "so@so.invalid"]
+                seed = try await git(["commit-tree", tree, "-p", source.base, "-m", "so: uncommitted changes of \(repository) carried into \(workspace)"],
+                                     env: objects.merging(identity) { a, _ in a }, what: "snapshotting the working tree")
+            }
+            let inBare = { (args: [String]) in ["--git-dir", bare] + args }
+            _ = try await git(inBare(["update-ref", "refs/so/carry/head", source.base]), what: "preparing the bundle")
+            var refs = ["refs/so/carry/head"]
+            if let seed {
+                _ = try await git(inBare(["update-ref", "refs/so/carry/seed", seed]), what: "preparing the bundle")
+                refs.append("refs/so/carry/seed")
+            }
+            let file = Path.join(scratch, "repo.bundle")
+            _ = try await git(inBare(["bundle", "create", "-q", file] + refs), what: "bundling HEAD's history")
+            return Bundle(scratch: scratch, file: file, base: source.base, seed: seed, bytes: (try? ctx.fs.size(file)) ?? 0)
+        } catch {
+            try? ctx.fs.removeOwnedTree(scratch, owner: .scratch(prefix: "so-carry"))
+            throw error
+        }
+    }
+
+    func done(_ b: Bundle) { try? ctx.fs.removeOwnedTree(b.scratch, owner: .scratch(prefix: "so-carry")) }
+}
+
+extension WorkspaceContainer {
+    /// Waits until the workspace's container runs (the start beside it made the pod), up to `timeout` seconds.
+    static func running(_ ctx: SoContext, directory: String, cluster: ClusterOptions, timeout: Double) async throws -> WorkspaceContainer {
+        let began = ctx.clock.now()
+        var pause = 0.2
+        while true {
+            let w = try await open(ctx, directory: directory, cluster: cluster)
+            if w.pod != nil { return w }
+            if ctx.clock.now().timeIntervalSince(began) >= timeout {
+                throw SoError("\(w.name)'s \(w.spec.service) container did not run within \(Int(timeout))s, so the repository could not be carried in",
+                              hint: "see why: so deployment --dir \(directory) status; then 'so up' again carries it", exitCode: SoError.exitTimeout)
+            }
+            try Task.checkCancellation()
+            try await ctx.clock.sleep(seconds: pause)
+            pause = min(pause * 1.5, 1)
+        }
+    }
+
+    /// Whether the container's path already holds a complete checkout (the clone keeps it).
+    func hasCheckout() async throws -> Bool {
+        let r = try await run("looking for the checkout", #"if [ -d "$1/.git" ] && [ ! -e "$1/.so-clone-incomplete" ]; then echo yes; else echo no; fi"#)
+        return r.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "yes"
+    }
+
+    /// Streams the bundle into `<path>/.so-carry/` through `kubectl exec -i` (never in memory), then the
+    /// marker the clone waits for, naming the base commit, the snapshot of uncommitted changes and the branch.
+    func deliver(_ b: CarryIn.Bundle, ref: String) async throws {
+        guard let streaming = ctx.processes as? StreamingProcessRunner else {
+            throw SoError("this so cannot stream a file into a container", hint: "this is a bug in so")
+        }
+        let script = """
+        c="$1/.so-carry"; mkdir -p "$c" || exit 3
+        cat > "$c/repo.bundle.part" && mv "$c/repo.bundle.part" "$c/repo.bundle" || exit 4
+        printf 'base=%s\\nseed=%s\\nref=%s\\n' "$2" "$3" "$4" > "$c/ready.part" && mv "$c/ready.part" "$c/ready"
+        """
+        var args = try command(script, [b.base, b.seed ?? "", ref])
+        // `exec -i`: stdin is the bundle file.
+        if let i = args.firstIndex(of: "exec") { args.insert("-i", at: i + 1) }
+        let r = try await streaming.runStreaming(args, stdinFile: b.file, stdoutFile: nil, environment: nil, timeout: nil)
+        guard r.exitCode == 0 else {
+            throw SoError("carrying the repository into \(name) failed: \(r.lastErrorLine)", hint: "the workspace's volume may be full (a bundle of \(WorkspaceSource.bytes(b.bytes))); see so deployment --dir \(c.model.directory) status")
+        }
+    }
+}
