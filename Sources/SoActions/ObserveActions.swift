@@ -313,7 +313,7 @@ extension ObserveAction {
     /// Makes new values for generated keys (all, or `keys`), then restarts the workloads.
     public func rotateSecrets(_ directory: String, cluster: ClusterOptions, keys: [String], timeout: Double) async throws -> [String] {
         let c = try await Connected.open(ctx, directory: directory, cluster: cluster)
-        let generatedKeys = c.model.spec.config.filter { GenerateToken.contains($0.value) }.map(\.key)
+        let generatedKeys = c.model.generatedKeys
         for k in keys where !generatedKeys.contains(k) {
             throw SoError("\(k) is not a generated secret of this deployment", hint: generatedKeys.isEmpty ? "the spec has no $generate values" : "generated keys: \(generatedKeys.joined(separator: ", "))")
         }
