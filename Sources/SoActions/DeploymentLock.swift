@@ -4,39 +4,101 @@ import SoKube
 import SoRender
 import SoStack
 
-/// So two `so` runs on one deployment cannot interleave: a Lease (`so-deployment-lock`) in the
-/// deployment's namespace, new or not. It is taken with one create; the loser names the holder. A lock
-/// whose holder died expires after its duration, or at once when the holder was a `so` run on this
-/// host; an expired Lease is taken over by a compare-and-swap on its resourceVersion, so two runs
-/// racing for it cannot both win.
+/// What this run knows of a Lease it holds: the resourceVersion of its last write (every later write and
+/// the release are compare-and-swaps on it), when it was taken, and whether another run took it over.
+final class LeaseHold: @unchecked Sendable {
+    private let lock = NSLock()
+    private var versionValue: String?
+    private var acquiredValue = ""
+    private var lostValue = false
+    private var renewer: Task<Void, Never>?
+
+    var version: String? { lock.withLock { versionValue } }
+    var acquired: String { lock.withLock { acquiredValue } }
+    var lost: Bool { lock.withLock { lostValue } }
+
+    func hold(_ stored: JSON, acquired: String? = nil) {
+        lock.withLock {
+            versionValue = stored.at("metadata", "resourceVersion")?.string
+            if let acquired { acquiredValue = acquired }
+        }
+    }
+
+    func markLost() { lock.withLock { lostValue = true } }
+    func setRenewer(_ task: Task<Void, Never>) { lock.withLock { renewer = task } }
+
+    /// Stops the renewals and waits for one under way, so the release uses the last version written.
+    func stopRenewing() async {
+        let task = lock.withLock { () -> Task<Void, Never>? in
+            defer { renewer = nil }
+            return renewer
+        }
+        task?.cancel()
+        await task?.value
+    }
+}
+
+/// So two `so` runs cannot interleave: a Lease taken with one create; the loser names the holder. Two
+/// scopes use it: one deployment (`so-deployment-lock` in its namespace) and the cluster
+/// (`so-cluster-lock` in kube-system: the ingress controller install, once per cluster).
+///
+/// The holder renews the Lease while it holds it (every third of its duration), and only the holder
+/// releases it: renewals and the release are compare-and-swaps on the resourceVersion of the holder's
+/// last write, so a run whose Lease was taken over (it expired) never renews or deletes the new holder's.
+/// A lock whose holder died expires after its duration, or at once when the holder was a `so` run on
+/// this host; an expired Lease is taken over by a compare-and-swap too, so two runs racing for it cannot
+/// both win.
 struct DeploymentLock: Sendable {
     let ctx: SoContext
     let client: ClusterClient
     let namespace: String
-    let model: DeploymentModel
+    let name: String
+    let labels: [(String, String)]
+    /// What the lock protects, for messages: "deployment ID is being changed …", "the cluster is being set up …".
+    let subject: String
     let holder: String
     let duration: Int
+    let hold = LeaseHold()
 
     static let name = "so-deployment-lock"
+    static let clusterName = "so-cluster-lock"
+    static let clusterNamespace = "kube-system"
 
     init(ctx: SoContext, client: ClusterClient, namespace: String, model: DeploymentModel, duration: Double) {
+        self.init(ctx: ctx, client: client, namespace: namespace, name: Self.name, labels: DeploymentNames.controlLabels(model.id),
+                  subject: "deployment \(model.id) is being changed", duration: duration)
+    }
+
+    init(ctx: SoContext, client: ClusterClient, namespace: String, name: String, labels: [(String, String)], subject: String, duration: Double) {
         self.ctx = ctx
         self.client = client
         self.namespace = namespace
-        self.model = model
+        self.name = name
+        self.labels = labels
+        self.subject = subject
         let host = ctx.hostName
         let tag = ctx.entropy.bytes(4).map { String($0, radix: 16) }.joined()
         holder = "\(host):\(getpid()):\(tag)"
         self.duration = max(60, Int(duration) + 60)
     }
 
-    var type: ResourceType { ResourceType.known.first { $0.kind == "Lease" }! }
+    /// The cluster's lock: what one `so` run sets up for every deployment of a cluster (the ingress
+    /// controller) is set up by one run at a time.
+    static func cluster(ctx: SoContext, client: ClusterClient, duration: Double) -> DeploymentLock {
+        DeploymentLock(ctx: ctx, client: client, namespace: clusterNamespace, name: clusterName, labels: [("app.kubernetes.io/managed-by", "so")],
+                       subject: "the cluster is being set up", duration: duration)
+    }
 
-    /// Runs `body` holding the lock, and gives the lock up once, whatever happens: when `body` returns or
-    /// throws, when the task is cancelled (the release runs in a task of its own), and on SIGINT/SIGTERM
-    /// (an interrupt cleanup releases it, waiting at most a few seconds, before `so` exits).
-    func holding<T: Sendable>(_ body: () async throws -> T) async throws -> T {
-        try await acquire()
+    var type: ResourceType { ResourceType.known.first { $0.kind == "Lease" } ?? ResourceType(apiVersion: "coordination.k8s.io/v1", kind: "Lease",
+                                                                                           plural: "leases", namespaced: true) }
+
+    /// Runs `body` holding the lock, renewing it, and gives the lock up once, whatever happens: when `body`
+    /// returns or throws, when the task is cancelled (the release runs in a task of its own), and on
+    /// SIGINT/SIGTERM (an interrupt cleanup releases it, waiting at most a few seconds, before `so` exits).
+    /// `waiting`: how long to wait for another run's lock to be given up (0: fail at once, naming it).
+    func holding<T: Sendable>(waiting: Double = 0, progress: ProgressReporter? = nil, _ body: () async throws -> T) async throws -> T {
+        try await acquire(waiting: waiting, progress: progress)
+        hold.setRenewer(renewing())
         let onInterrupt = ctx.interrupts.onInterrupt { [self] in
             let released = DispatchSemaphore(value: 0)
             Task { await release(); released.signal() }
@@ -59,37 +121,110 @@ struct DeploymentLock: Sendable {
                                  hint: "it was interrupted; this start converges to the same objects and secrets")
             return nil
         }
-        return SoError("deployment \(model.id) is being changed by another so run (\(other))\(since.map { " since \($0)" } ?? "")",
+        return SoError("\(subject) by another so run (\(other))\(since.map { " since \($0)" } ?? "")",
                        hint: "wait for it to finish; if it died, its lock expires at \(Timestamps.microTime(expires))")
+    }
+
+    func lease(acquired: String, renewed: String) -> KubeObject {
+        KubeObject(apiVersion: "coordination.k8s.io/v1", kind: "Lease", name: name, namespace: namespace, labels: labels,
+                   body: [("spec", .map([("holderIdentity", .string(holder)), ("leaseDurationSeconds", .int(duration)),
+                                         ("acquireTime", .string(acquired)), ("renewTime", .string(renewed))]))])
+    }
+
+    /// Takes the lock, waiting up to `waiting` seconds (polling every 2 s) while another run holds it.
+    func acquire(waiting: Double = 0, progress: ProgressReporter? = nil) async throws {
+        let deadline = ctx.clock.now().addingTimeInterval(waiting)
+        var said = false
+        while true {
+            guard let refusal = try await tryAcquire() else { return }
+            guard ctx.clock.now() < deadline else { throw refusal }
+            if !said { progress?.phase("waiting", refusal.message) }
+            said = true
+            try await ctx.clock.sleep(seconds: 2)
+        }
     }
 
     /// One request when nobody holds the lock (a create). A Lease that exists is refused while its holder
     /// lives; one that names this run is this run's (a create the HTTP client retried after it landed).
-    func acquire() async throws {
+    /// Returns nil once held, else why not.
+    func tryAcquire() async throws -> SoError? {
         let now = Timestamps.microTime(ctx.clock.now())
-        let lease = KubeObject(apiVersion: "coordination.k8s.io/v1", kind: "Lease", name: Self.name, namespace: namespace,
-                               labels: DeploymentNames.controlLabels(model.id),
-                               body: [("spec", .map([("holderIdentity", .string(holder)), ("leaseDurationSeconds", .int(duration)),
-                                                     ("acquireTime", .string(now)), ("renewTime", .string(now))]))])
-        if try await client.create(lease, fieldManager: "so") != nil { return }
-        guard let current = try await client.get(type, name: Self.name, namespace: namespace) else {
+        let lease = lease(acquired: now, renewed: now)
+        if let created = try await client.create(lease, fieldManager: "so") {
+            hold.hold(created, acquired: now)
+            return nil
+        }
+        guard let current = try await client.get(type, name: name, namespace: namespace) else {
             // Released between the two requests: try once more.
-            if try await client.create(lease, fieldManager: "so") != nil { return }
-            throw SoError("deployment \(model.id) is being changed by another so run", hint: "wait for it to finish and run again")
+            if let created = try await client.create(lease, fieldManager: "so") {
+                hold.hold(created, acquired: now)
+                return nil
+            }
+            return SoError("\(subject) by another so run", hint: "wait for it to finish and run again")
         }
         let other = current.at("spec", "holderIdentity")?.string ?? ""
-        if other == holder { return }
+        if other == holder {
+            hold.hold(current, acquired: current.at("spec", "acquireTime")?.string ?? now)
+            return nil
+        }
         let renewed = (current.at("spec", "renewTime")?.string).flatMap(Timestamps.parse) ?? .distantPast
         let expires = renewed.addingTimeInterval(Double(current.at("spec", "leaseDurationSeconds")?.int ?? 0))
-        if let error = blocked(by: other, expires: expires, since: current.at("spec", "acquireTime")?.string) { throw error }
+        if let error = blocked(by: other, expires: expires, since: current.at("spec", "acquireTime")?.string) { return error }
         guard let version = current.at("metadata", "resourceVersion")?.string,
-              try await client.update(lease, resourceVersion: version, fieldManager: "so") else {
-            throw SoError("deployment \(model.id) is being changed by another so run that took the lock at the same moment", hint: "wait for it to finish and run again")
+              let taken = try await client.update(lease, resourceVersion: version, fieldManager: "so") else {
+            return SoError("\(subject) by another so run that took the lock at the same moment", hint: "wait for it to finish and run again")
+        }
+        hold.hold(taken, acquired: now)
+        return nil
+    }
+
+    /// Renews the Lease (its renewTime): a compare-and-swap on this run's last write. false once the lock
+    /// is lost (another run changed the Lease: it expired and was taken over), which is said once; a
+    /// request that fails is tried again at the next renewal.
+    @discardableResult
+    func renew() async -> Bool {
+        guard let version = hold.version, !hold.lost else { return false }
+        let renewed = lease(acquired: hold.acquired, renewed: Timestamps.microTime(ctx.clock.now()))
+        do {
+            if let stored = try await client.update(renewed, resourceVersion: version, fieldManager: "so") {
+                hold.hold(stored)
+                return true
+            }
+        } catch {
+            ctx.verbose("could not renew the lock \(namespace)/\(name): \(error)")
+            return true
+        }
+        hold.markLost()
+        ctx.diagnostics.warn("the lock \(namespace)/\(name) was taken over by another so run while this one held it",
+                             hint: "this run took longer than the lock's \(duration) s; run it again once the other has finished")
+        return false
+    }
+
+    /// Renewals every third of the lock's duration, until the release. The period is real time (a
+    /// test's clock stands still): a run renews only when it holds the lock that long.
+    func renewing() -> Task<Void, Never> {
+        let period = UInt64(Double(duration) / 3 * 1e9)
+        return Task { [self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(nanoseconds: period)
+                if Task.isCancelled { return }
+                if await !renew() { return }
+            }
         }
     }
 
-    /// Gives the lock up (deletes the Lease); a failure leaves it to expire.
+    /// Gives the lock up: deletes the Lease only while it is still this run's last write (a precondition
+    /// on its resourceVersion), so a lock another run took over is never removed. A failure leaves it to
+    /// expire.
     func release() async {
-        _ = try? await client.delete(type, name: Self.name, namespace: namespace, propagation: .background)
+        await hold.stopRenewing()
+        guard !hold.lost else { return }
+        var version = hold.version
+        if version == nil, let current = try? await client.get(type, name: name, namespace: namespace),
+           current.at("spec", "holderIdentity")?.string == holder {
+            version = current.at("metadata", "resourceVersion")?.string
+        }
+        guard let version else { return }
+        _ = try? await client.delete(type, name: name, namespace: namespace, resourceVersion: version)
     }
 }

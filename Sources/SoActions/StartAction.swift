@@ -96,8 +96,11 @@ public struct StartAction: Sendable {
         return try await lock.holding {
             var report = report
             if IngressInstaller.needed(model, rendered.manifest, req) {
-                try await IngressInstaller(ctx: ctx, client: cluster.client)
-                    .ensure(image: model.spec.sections.caddyIngressImage, acmeEmail: model.spec.acmeEmail, timeout: req.timeout, progress: progress)
+                // One controller per cluster: concurrent runs install it one at a time (the cluster's lock).
+                _ = try await DeploymentLock.cluster(ctx: ctx, client: cluster.client, duration: req.timeout).holding(waiting: req.timeout, progress: progress) {
+                    try await IngressInstaller(ctx: ctx, client: cluster.client)
+                        .ensure(image: model.spec.sections.caddyIngressImage, acmeEmail: model.spec.acmeEmail, timeout: req.timeout, progress: progress)
+                }
             }
             let steps = StartSteps(ctx: ctx, client: cluster.client, model: model, namespace: namespace, progress: progress, bindClaimsAhead: req.wait)
             let owned = try await steps.apply(objects, existing: cluster.existing, onlyKinds: req.onlyKinds, report: &report,

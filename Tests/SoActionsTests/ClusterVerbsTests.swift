@@ -12,6 +12,8 @@ import SoTestSupport
 @Suite struct IngressControllerTests {
     static func withProxy() async throws -> ClusterHarness {
         let c = try await ClusterHarness()
+        // Where the cluster's lock (the controller's install) lives, as on every cluster.
+        try c.cluster.seed(KubeObject(apiVersion: "v1", kind: "Namespace", name: "kube-system"))
         let spec = try c.h.tmp.read("dep/spec.yml")
         try c.h.tmp.write("dep/spec.yml", spec.replacingOccurrences(of: "network:\n", with: """
         network:
