@@ -69,17 +69,21 @@ public struct StartAction: Sendable {
         var rendered = try await render(req, progress: progress)
         let (model, namespace) = (rendered.model, rendered.namespace)
         if req.onlyKinds == nil { try await StartCommands(ctx: ctx, model: model).run(.pre) }
+        let localImageIDs = localImageIDs(rendered, req)
         let cluster = try await connect(rendered, req)
         if model.spec.sections.egress != nil, let dns = await ClusterDNSReader(client: cluster.client).read() {
             // The DNS policy allows where this cluster's DNS answers (its kube-dns endpoints), no wider.
             rendered.manifest = try RenderAction(ctx).render(model, hostGateway: rendered.hostGateway, clusterDNS: dns, warn: false)
         }
-        let images = loadImages(rendered, cluster.target, req, progress: progress)
-        defer { images?.cancel() }
+        // Local images: their IDs go into the Deployments that run them (a rebuilt image rolls its pods); they
+        // are loaded into kind beside the API requests, and awaited before the workloads and on every path.
+        let imageIDs = await localImageIDs.value
+        let images = loadImages(imageIDs, cluster.target, req, progress: progress)
+        defer { images?.cancel() }   // only an error leaves it running
         // The Secrets' values come from the connect step's read: gathered once, whichever way the start goes.
         var report = StartReport(namespace: namespace)
-        let objects = try secrets(rendered, cluster, req, report: &report)
-        if try await !unchangedRestart(rendered, cluster, objects, req, report: &report, progress: progress) {
+        let objects = ImageLoader.stamp(try secrets(rendered, cluster, req, report: &report), ids: imageIDs)
+        if try await !unchangedRestart(rendered, cluster, objects, req, report: &report, progress: progress, images: images) {
             report = try await locked(rendered, cluster, objects, req, report: report, progress: progress, images: images)
         }
         if req.onlyKinds == nil { try await StartCommands(ctx: ctx, model: model).run(.post) }
@@ -106,6 +110,8 @@ public struct StartAction: Sendable {
             let owned = try await steps.apply(objects, existing: cluster.existing, onlyKinds: req.onlyKinds, report: &report,
                                               beforeWorkloads: { try await images?.value })
             report.pruned = try await steps.prune(owned?.pruneCandidates ?? [])
+            // Loaded whether or not a workload was applied (a failure is reported here).
+            try await images?.value
             if req.wait { try await steps.wait(for: objects, timeout: req.timeout) }
             return report
         }
@@ -120,7 +126,7 @@ public struct StartAction: Sendable {
     /// Anything else (false) goes the locked way, which reads again under the lock: a start racing another
     /// run either finds nothing of it applied yet, or finds a difference and meets its lock.
     func unchangedRestart(_ rendered: Rendered, _ cluster: Connected, _ objects: [KubeObject], _ req: StartRequest, report: inout StartReport,
-                          progress: ProgressReporter) async throws -> Bool {
+                          progress: ProgressReporter, images: Task<Void, Error>?) async throws -> Bool {
         guard let existing = cluster.existing, req.onlyKinds == nil, !IngressInstaller.needed(rendered.model, rendered.manifest, req),
               report.generatedSecrets.isEmpty, let ns = objects.first(where: { $0.kind == "Namespace" }),
               let renewal = Self.lifecycleRenewal(ns, live: existing) else { return false }
@@ -135,6 +141,7 @@ public struct StartAction: Sendable {
         report.unchanged = objects.filter { $0.kind != "Job" }.map(\.reference)
         report.skipped = objects.filter { $0.kind == "Job" }.map(\.reference)
         progress.phase("unchanged", "\(report.unchanged.count) \(StartSteps.plural("object", report.unchanged.count)) already as rendered")
+        try await images?.value
         if req.wait { try await steps.wait(for: objects, timeout: req.timeout) }
         return true
     }
@@ -257,11 +264,18 @@ public struct StartAction: Sendable {
         }
     }
 
+    /// The IDs of the local images on this host, read beside the first round trip (on kind, with cluster
+    /// management on).
+    func localImageIDs(_ rendered: Rendered, _ req: StartRequest) -> Task<[(image: String, id: String)], Never> {
+        guard rendered.target.kindCluster != nil, req.cluster.performClusterManagement else { return Task { [] } }
+        return Task { [ctx] in await ImageLoader(ctx: ctx).ids(manifest: rendered.manifest, model: rendered.model) }
+    }
+
     /// Local images are compared with the kind node's (and loaded) beside the API requests; the workloads
     /// wait for them.
-    func loadImages(_ rendered: Rendered, _ target: ClusterTarget, _ req: StartRequest, progress: ProgressReporter) -> Task<Void, Error>? {
-        guard let kind = target.kindCluster, req.cluster.performClusterManagement else { return nil }
-        return Task { [ctx] in try await ImageLoader(ctx: ctx).load(manifest: rendered.manifest, model: rendered.model, cluster: kind, progress: progress) }
+    func loadImages(_ ids: [(image: String, id: String)], _ target: ClusterTarget, _ req: StartRequest, progress: ProgressReporter) -> Task<Void, Error>? {
+        guard let kind = target.kindCluster, req.cluster.performClusterManagement, !ids.isEmpty else { return nil }
+        return Task { [ctx] in try await ImageLoader(ctx: ctx).load(ids, cluster: kind, progress: progress) }
     }
 
     // MARK: 4. secrets
