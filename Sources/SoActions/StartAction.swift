@@ -280,33 +280,14 @@ public struct StartAction: Sendable {
 
     // MARK: 4. secrets
 
-    /// The manifest with what this start adds: the Namespace's lifecycle annotations, the generated
-    /// Secret (values made once, then kept), the compose secrets and the image pull secret. Other
-    /// objects stay in the manifest's order.
+    /// The objects this start applies (`StartManifest`), the kinds `--only` names among them.
     func secrets(_ rendered: Rendered, _ cluster: Connected, _ req: StartRequest, report: inout StartReport) throws -> [KubeObject] {
-        let model = rendered.model
-        var objects = rendered.manifest.objects
-        if let i = objects.firstIndex(where: { $0.kind == "Namespace" }) {
-            objects[i].annotations += lifecycleAnnotations(model: model, ttl: req.ttl) + [("so.dev/kinds", Self.recordedKinds(objects))]
-        }
-        if req.onlyKinds?.contains("Secret") ?? true {
-            // Values read from the cluster, made or copied from the host; render builds the Secrets.
-            let gathered = try SecretSources(ctx: ctx, model: model).values(stored: cluster.storedSecrets)
-            report.generatedSecrets = gathered.madeNow
-            objects = try Renderer.adding(gathered.values, to: objects, model: model)
-        }
+        let built = try StartManifest(ctx: ctx, model: rendered.model)
+            .objects(rendered.manifest, stored: cluster.storedSecrets, ttl: req.ttl, withSecrets: req.onlyKinds?.contains("Secret") ?? true)
+        report.generatedSecrets = built.madeNow
         // A namespace this run created gets its labels and annotations whatever else is applied.
-        if let only = req.onlyKinds { objects = objects.filter { only.contains($0.kind) || (cluster.existing == nil && $0.kind == "Namespace") } }
-        return objects
-    }
-
-    /// When and where this start happened, and when the deployment expires (`ttl`): what
-    /// `so deployment list` and `so cleanup` read.
-    func lifecycleAnnotations(model: DeploymentModel, ttl: Double?) -> [(String, String)] {
-        let now = ctx.clock.now()
-        var a: [(String, String)] = [("so.dev/started-at", Timestamps.rfc3339(now)), ("so.dev/host", ctx.hostName)]
-        if let ttl = ttl ?? model.spec.ttl { a.append(("so.dev/expires-at", Timestamps.rfc3339(now.addingTimeInterval(ttl)))) }
-        return a
+        guard let only = req.onlyKinds else { return built.objects }
+        return built.objects.filter { only.contains($0.kind) || (cluster.existing == nil && $0.kind == "Namespace") }
     }
 
     /// The kinds a start applies, recorded on the namespace: the next start lists only these (and the
