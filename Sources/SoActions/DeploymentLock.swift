@@ -111,6 +111,12 @@ struct DeploymentLock: Sendable {
         return try outcome.get()
     }
 
+    /// `body` holding `lock`, or without a lock when there is none (a start that changes nothing).
+    static func holding<T: Sendable>(_ lock: DeploymentLock?, _ body: () async throws -> T) async throws -> T {
+        guard let lock else { return try await body() }
+        return try await lock.holding(body)
+    }
+
     /// Whether a lock held by `other` until `expires` stops this run: nil when it is free (nobody, expired,
     /// or a dead `so` run of this host, which is taken over with a warning); else the error naming it.
     func blocked(by other: String, expires: Date, since: String?) -> SoError? {

@@ -100,11 +100,14 @@ struct SecretSources {
             let value: Data
             if let file = s.file {
                 let path = Path.absolute(Path.expandTilde(file, home: ctx.fs.homeDirectory), relativeTo: sourceDir)
-                guard ctx.fs.isFile(path) else { throw SoError("secret '\(s.name)' file not found: \(path)", hint: "create it, or fix secrets.\(s.name).file", at: at) }
+                guard ctx.fs.isFile(path) else {
+                    throw SoError("secret '\(s.name)' file not found: \(path)", hint: "create it, or fix secrets.\(s.name).file", at: at)
+                }
                 value = try ctx.fs.readData(path)
             } else if let variable = s.environment {
                 guard let v = ctx.environment[variable] else {
-                    throw SoError("secret '\(s.name)' comes from the environment variable \(variable), which is not set", hint: "export \(variable) before start", at: at)
+                    throw SoError("secret '\(s.name)' comes from the environment variable \(variable), which is not set",
+                                  hint: "export \(variable) before start", at: at)
                 }
                 value = Data(v.utf8)
             } else if let content = s.content {

@@ -312,7 +312,8 @@ struct ImageLoader: Sendable {
             guard !mine.isEmpty else { return o }
             var out = o
             let value = mine.map { "\($0.image)@\($0.id)" }.joined(separator: ",")
-            out.body = out.body.map { key, v in key == "spec" ? (key, setting(v, ["template", "metadata", "annotations", annotation], .string(value))) : (key, v) }
+            let path: ArraySlice<String> = ["template", "metadata", "annotations", annotation]
+            out.body = out.body.map { key, v in key == "spec" ? (key, setting(v, path, .string(value))) : (key, v) }
             return out
         }
     }

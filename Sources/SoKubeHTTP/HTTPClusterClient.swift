@@ -204,7 +204,8 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
     public func delete(_ type: ResourceType, name: String, namespace: String?, resourceVersion: String) async throws -> Bool {
         let options = YValue.map([("kind", .string("DeleteOptions")), ("apiVersion", .string("v1")),
                                   ("preconditions", .map([("resourceVersion", .string(resourceVersion))]))])
-        let (status, data) = try await send(.DELETE, type.path(name: name, namespace: namespace), body: Data(options.compactJSON()), contentType: "application/json")
+        let path = type.path(name: name, namespace: namespace)
+        let (status, data) = try await send(.DELETE, path, body: Data(options.compactJSON()), contentType: "application/json")
         if status == 404 { try requireKubernetes(data, path: type.path(name: name, namespace: namespace)); return false }
         if status == 409 { return false }
         guard (200..<300).contains(status) else {

@@ -69,8 +69,9 @@ extension RenderState {
         guard options.placeholderSecrets else { return }
         for secret in Renderer.composeSecrets(model) where !secrets.contains(where: { $0.name == secret.name }) {
             let s = secret.declared
+            let from = s.file.map { "file \($0)" } ?? "environment \(s.environment ?? s.name)"
             secrets.append(KubeObject(apiVersion: "v1", kind: "Secret", name: secret.name, namespace: namespace, labels: labels(),
-                                      annotations: [("so.dev/placeholder", "made at start from \(s.file.map { "file \($0)" } ?? "environment \(s.environment ?? s.name)"); never rendered")],
+                                      annotations: [("so.dev/placeholder", "made at start from \(from); never rendered")],
                                       body: [("type", .string("Opaque")), ("stringData", .map([(ComposeResourceNames.key, .string("<set at start>"))]))]))
         }
     }

@@ -353,7 +353,8 @@ extension KindTargetTests {
     @Test func aRebuiltLocalImageIsLoadedAndItsDeploymentRolled() async throws {
         let c = try await ClusterHarness()
         let compose = try c.h.read("dep/compose/docker-compose-example.yml")
-        try c.h.tmp.write("dep/compose/docker-compose-example.yml", compose.replacingOccurrences(of: "image: nginx:1.27-alpine", with: "image: cerc/example:local"))
+        let local = compose.replacingOccurrences(of: "image: nginx:1.27-alpine", with: "image: cerc/example:local")
+        try c.h.tmp.write("dep/compose/docker-compose-example.yml", local)
         try c.h.tmp.write("user-kubeconfig", ClusterHarness.kubeconfigText.replacingOccurrences(of: "kind-test", with: "kind-shared"))
         let p = c.h.processes
         p.missing = []
@@ -395,7 +396,8 @@ extension KindTargetTests {
     @Test func aFailedLoadIsReportedOnAStartThatChangesNothing() async throws {
         let c = try await ClusterHarness()
         let compose = try c.h.read("dep/compose/docker-compose-example.yml")
-        try c.h.tmp.write("dep/compose/docker-compose-example.yml", compose.replacingOccurrences(of: "image: nginx:1.27-alpine", with: "image: cerc/example:local"))
+        let local = compose.replacingOccurrences(of: "image: nginx:1.27-alpine", with: "image: cerc/example:local")
+        try c.h.tmp.write("dep/compose/docker-compose-example.yml", local)
         try c.h.tmp.write("user-kubeconfig", ClusterHarness.kubeconfigText.replacingOccurrences(of: "kind-test", with: "kind-shared"))
         let p = c.h.processes
         p.missing = []
@@ -410,7 +412,8 @@ extension KindTargetTests {
         p.expect(inspect, stdout: "sha256:aaa\n")
         p.expect(onNode, exitCode: 1, stderr: "no such image")
         p.expect(["kind", "load", "docker-image", "cerc/example:local", "--name", "shared"], exitCode: 1, stderr: "ERROR: failed to load image")
-        await #expect { _ = try await StartAction(c.ctx).run(StartRequest(directory: "dep", cluster: ClusterOptions(), timeout: 30, progress: .plain)) } throws: { e in
+        let again = StartRequest(directory: "dep", cluster: ClusterOptions(), timeout: 30, progress: .plain)
+        await #expect { _ = try await StartAction(c.ctx).run(again) } throws: { e in
             ((e as? SoError)?.message ?? "").contains("cannot load image cerc/example:local into kind cluster shared")
         }
         #expect(p.pending.isEmpty)
