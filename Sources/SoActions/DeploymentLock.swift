@@ -27,14 +27,13 @@ final class LeaseHold: @unchecked Sendable {
     func markLost() { lock.withLock { lostValue = true } }
     func setRenewer(_ task: Task<Void, Never>) { lock.withLock { renewer = task } }
 
-    /// Stops the renewals and waits for one under way, so the release uses the last version written.
-    func stopRenewing() async {
+    /// Stops the renewals (one under way may still land: the release reads the Lease again then).
+    func stopRenewing() {
         let task = lock.withLock { () -> Task<Void, Never>? in
             defer { renewer = nil }
             return renewer
         }
         task?.cancel()
-        await task?.value
     }
 }
 
@@ -220,17 +219,19 @@ struct DeploymentLock: Sendable {
     }
 
     /// Gives the lock up: deletes the Lease only while it is still this run's last write (a precondition
-    /// on its resourceVersion), so a lock another run took over is never removed. A failure leaves it to
-    /// expire.
+    /// on its resourceVersion), so a lock another run took over is never removed. A renewal that landed
+    /// meanwhile is this run's too: read again, the Lease is deleted at its new version. A failure leaves
+    /// it to expire.
     func release() async {
-        await hold.stopRenewing()
-        guard !hold.lost else { return }
+        hold.stopRenewing()
         var version = hold.version
-        if version == nil, let current = try? await client.get(type, name: name, namespace: namespace),
-           current.at("spec", "holderIdentity")?.string == holder {
-            version = current.at("metadata", "resourceVersion")?.string
+        for _ in 0..<3 {
+            guard !hold.lost else { return }
+            if let version, (try? await client.delete(type, name: name, namespace: namespace, resourceVersion: version)) == true { return }
+            guard let current = try? await client.get(type, name: name, namespace: namespace),
+                  current.at("spec", "holderIdentity")?.string == holder,
+                  let now = current.at("metadata", "resourceVersion")?.string, now != version else { return }
+            version = now
         }
-        guard let version else { return }
-        _ = try? await client.delete(type, name: name, namespace: namespace, resourceVersion: version)
     }
 }

@@ -173,21 +173,24 @@ import SoTestSupport
         #expect(!c.cluster.calls.contains { $0.hasPrefix("delete") }, "\(c.cluster.calls)")
     }
 
-    /// The release is a delete on the holder's last resourceVersion: a Lease someone else wrote since is kept.
+    /// The release is a delete on the holder's last resourceVersion: a Lease another run holds now is kept.
     @Test func theReleaseDeletesOnlyTheHoldersOwnWrite() async throws {
         let c = try await ClusterHarness()
         try c.cluster.seed(KubeObject(apiVersion: "v1", kind: "Namespace", name: "ns"))
         let mine = Self.leaseLock(c, namespace: "ns")
         try await mine.acquire()
+        // Another run took it over (as after an expiry this run did not notice): its Lease stays.
         c.cluster.update("Lease", "so-deployment-lock", namespace: "ns") { lease in
-            guard case .object(var o) = lease, case .object(var meta)? = o["metadata"] else { return }
+            guard case .object(var o) = lease, case .object(var meta)? = o["metadata"], case .object(var spec)? = o["spec"] else { return }
             meta["resourceVersion"] = .string("someone-else")
+            spec["holderIdentity"] = .string("ci-runner:7:beef")
             o["metadata"] = .object(meta)
+            o["spec"] = .object(spec)
             lease = .object(o)
         }
         await mine.release()
-        #expect(c.cluster.calls.last == "delete Lease ns/so-deployment-lock")
-        #expect(c.cluster.object("Lease", "so-deployment-lock", namespace: "ns") != nil)
+        #expect(c.cluster.calls.suffix(2) == ["delete Lease ns/so-deployment-lock", "get Lease ns/so-deployment-lock"])
+        #expect(c.cluster.object("Lease", "so-deployment-lock", namespace: "ns")?.at("spec", "holderIdentity")?.string == "ci-runner:7:beef")
         // Unchanged since its own write, it goes.
         let again = Self.leaseLock(c, namespace: "ns2")
         try c.cluster.seed(KubeObject(apiVersion: "v1", kind: "Namespace", name: "ns2"))
@@ -225,5 +228,44 @@ import SoTestSupport
         #expect(installs.count == 1, "\(cluster.calls)")
         #expect(cluster.calls.filter { $0 == "create Lease kube-system/so-cluster-lock" }.count >= 3)
         #expect(cluster.object("Lease", "so-cluster-lock", namespace: "kube-system") == nil)
+    }
+}
+
+/// kind's cluster is created once per host: two runs that both find none serialise on the host's lock,
+/// and the one that waited uses the cluster the other made.
+@Suite struct KindCreationLockTests {
+    @Test func twoRunsCreateTheKindClusterOnce() async throws {
+        let c = try await ClusterHarness()
+        let model = try RenderAction(c.ctx).model("dep")
+        let name = model.spec.kindClusterName ?? model.identity.clusterID
+        final class Kind: @unchecked Sendable {
+            let lock = NSLock()
+            var creates = 0
+            var created: Bool { lock.withLock { creates > 0 } }
+        }
+        let kind = Kind()
+        let p = c.h.processes
+        p.missing = []
+        let kubeconfig = ClusterHarness.kubeconfigText.replacingOccurrences(of: "kind-test", with: "kind-\(name)")
+        p.fallback = { args in
+            if args.starts(with: ["kind", "create", "cluster", "--name", name]) {
+                kind.lock.withLock { kind.creates += 1 }
+                try await Task.sleep(nanoseconds: 400_000_000)
+                return ProcessResult(exitCode: 0)
+            }
+            if args == ["kind", "get", "clusters"] { return ProcessResult(exitCode: 0, stdout: kind.created ? "\(name)\n" : "") }
+            if args == ["kind", "get", "kubeconfig", "--name", name] { return ProcessResult(exitCode: 0, stdout: kubeconfig) }
+            return nil
+        }
+        var ctx = c.ctx
+        ctx.hostLocks = FileHostLocks(directory: c.h.tmp.path)
+        let targets = ClusterTargets(ctx: ctx)
+        async let a = targets.createKind(model)
+        async let b = targets.createKind(model)
+        let (x, y) = try await (a, b)
+        #expect(kind.creates == 1)
+        #expect(x.kindCluster == name && y.kindCluster == name)
+        #expect(p.unexpected.isEmpty, "\(p.unexpected)")
+        #expect(c.h.console.stdout.contains("using kind cluster '\(name)', which another so run created meanwhile"), "\(c.h.console.stdout)")
     }
 }
