@@ -191,9 +191,16 @@ struct ClusterTargets {
         let config = Path.join(model.directory, "kind-config.yml")
         let provider = ctx.kindProvider.cli
         let details = [model.spec.kindNodeImage.map { "node image \($0)" }, provider == "docker" ? nil : "provider \(provider)"].compactMap { $0 }
-        ctx.say("creating kind cluster '\(wanted)'\(details.isEmpty ? "" : " (" + details.joined(separator: ", ") + ")") (takes a minute or two)…")
-        _ = try await run(["kind", "create", "cluster", "--name", wanted, "--config", config], what: "create kind cluster \(wanted)", timeout: 900)
-        return try await kindTarget(wanted, created: true)
+        // One creation per host at a time: a run that waited for another's finds the cluster it made.
+        return try await ctx.hostLocks.holding("kind-cluster-\(wanted)") { waited in
+            if waited, try await installedKindClusters()?.contains(wanted) == true {
+                ctx.say("using kind cluster '\(wanted)', which another so run created meanwhile")
+                return try await kindTarget(wanted)
+            }
+            ctx.say("creating kind cluster '\(wanted)'\(details.isEmpty ? "" : " (" + details.joined(separator: ", ") + ")") (takes a minute or two)…")
+            _ = try await run(["kind", "create", "cluster", "--name", wanted, "--config", config], what: "create kind cluster \(wanted)", timeout: 900)
+            return try await kindTarget(wanted, created: true)
+        }
     }
 
     /// What a running kind node must match: its mounts (refused when one is missing) and its image (reported).

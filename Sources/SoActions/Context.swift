@@ -28,6 +28,8 @@ public struct SoContext: Sendable {
     public var isProcessAlive: @Sendable (Int32) -> Bool = { _ in true }
     /// What SIGINT/SIGTERM undo (the CLI installs the handlers on `Interrupts.shared`; tests pass their own).
     public var interrupts: Interrupts = .shared
+    /// Locks between the processes of this host (the kind cluster's creation).
+    public var hostLocks: HostLocks = FileHostLocks()
 
     public init(fs: FileSystem, processes: ProcessRunner, clock: Clock, entropy: Entropy, console: Console,
                 environment: [String: String], diagnostics: DiagnosticSink = DiagnosticSink(), builtInRoot: String?,

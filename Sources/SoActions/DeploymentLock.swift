@@ -4,39 +4,100 @@ import SoKube
 import SoRender
 import SoStack
 
-/// So two `so` runs on one deployment cannot interleave: a Lease (`so-deployment-lock`) in the
-/// deployment's namespace, new or not. It is taken with one create; the loser names the holder. A lock
-/// whose holder died expires after its duration, or at once when the holder was a `so` run on this
-/// host; an expired Lease is taken over by a compare-and-swap on its resourceVersion, so two runs
-/// racing for it cannot both win.
+/// What this run knows of a Lease it holds: the resourceVersion of its last write (every later write and
+/// the release are compare-and-swaps on it), when it was taken, and whether another run took it over.
+final class LeaseHold: @unchecked Sendable {
+    private let lock = NSLock()
+    private var versionValue: String?
+    private var acquiredValue = ""
+    private var lostValue = false
+    private var renewer: Task<Void, Never>?
+
+    var version: String? { lock.withLock { versionValue } }
+    var acquired: String { lock.withLock { acquiredValue } }
+    var lost: Bool { lock.withLock { lostValue } }
+
+    func hold(_ stored: JSON, acquired: String? = nil) {
+        lock.withLock {
+            versionValue = stored.at("metadata", "resourceVersion")?.string
+            if let acquired { acquiredValue = acquired }
+        }
+    }
+
+    func markLost() { lock.withLock { lostValue = true } }
+    func setRenewer(_ task: Task<Void, Never>) { lock.withLock { renewer = task } }
+
+    /// Stops the renewals (one under way may still land: the release reads the Lease again then).
+    func stopRenewing() {
+        let task = lock.withLock { () -> Task<Void, Never>? in
+            defer { renewer = nil }
+            return renewer
+        }
+        task?.cancel()
+    }
+}
+
+/// So two `so` runs cannot interleave: a Lease taken with one create; the loser names the holder. Two
+/// scopes use it: one deployment (`so-deployment-lock` in its namespace) and the cluster
+/// (`so-cluster-lock` in kube-system: the ingress controller install, once per cluster).
+///
+/// The holder renews the Lease while it holds it (every third of its duration), and only the holder
+/// releases it: renewals and the release are compare-and-swaps on the resourceVersion of the holder's
+/// last write, so a run whose Lease was taken over (it expired) never renews or deletes the new holder's.
+/// A lock whose holder died expires after its duration, or at once when the holder was a `so` run on
+/// this host; an expired Lease is taken over by a compare-and-swap too, so two runs racing for it cannot
+/// both win.
 struct DeploymentLock: Sendable {
     let ctx: SoContext
     let client: ClusterClient
     let namespace: String
-    let model: DeploymentModel
+    let name: String
+    let labels: [(String, String)]
+    /// What the lock protects, for messages: "deployment ID is being changed …", "the cluster is being set up …".
+    let subject: String
     let holder: String
     let duration: Int
+    let hold = LeaseHold()
 
     static let name = "so-deployment-lock"
+    static let clusterName = "so-cluster-lock"
+    static let clusterNamespace = "kube-system"
 
     init(ctx: SoContext, client: ClusterClient, namespace: String, model: DeploymentModel, duration: Double) {
+        self.init(ctx: ctx, client: client, namespace: namespace, name: Self.name, labels: DeploymentNames.controlLabels(model.id),
+                  subject: "deployment \(model.id) is being changed", duration: duration)
+    }
+
+    init(ctx: SoContext, client: ClusterClient, namespace: String, name: String, labels: [(String, String)], subject: String, duration: Double) {
         self.ctx = ctx
         self.client = client
         self.namespace = namespace
-        self.model = model
+        self.name = name
+        self.labels = labels
+        self.subject = subject
         let host = ctx.hostName
         let tag = ctx.entropy.bytes(4).map { String($0, radix: 16) }.joined()
         holder = "\(host):\(getpid()):\(tag)"
         self.duration = max(60, Int(duration) + 60)
     }
 
+    /// The cluster's lock: what one `so` run sets up for every deployment of a cluster (the ingress
+    /// controller) is set up by one run at a time.
+    static func cluster(ctx: SoContext, client: ClusterClient, duration: Double) -> DeploymentLock {
+        DeploymentLock(ctx: ctx, client: client, namespace: clusterNamespace, name: clusterName, labels: [("app.kubernetes.io/managed-by", "so")],
+                       subject: "the cluster is being set up", duration: duration)
+    }
+
     var type: ResourceType { .lease }
 
-    /// Runs `body` holding the lock, and gives the lock up once, whatever happens: when `body` returns or
-    /// throws, when the task is cancelled (the release runs in a task of its own), and on SIGINT/SIGTERM
-    /// (an interrupt cleanup releases it, waiting at most a few seconds, before `so` exits).
-    func holding<T: Sendable>(_ body: () async throws -> T) async throws -> T {
-        try await acquire()
+
+    /// Runs `body` holding the lock, renewing it, and gives the lock up once, whatever happens: when `body`
+    /// returns or throws, when the task is cancelled (the release runs in a task of its own), and on
+    /// SIGINT/SIGTERM (an interrupt cleanup releases it, waiting at most a few seconds, before `so` exits).
+    /// `waiting`: how long to wait for another run's lock to be given up (0: fail at once, naming it).
+    func holding<T: Sendable>(waiting: Double = 0, progress: ProgressReporter? = nil, _ body: () async throws -> T) async throws -> T {
+        try await acquire(waiting: waiting, progress: progress)
+        hold.setRenewer(renewing())
         let onInterrupt = ctx.interrupts.onInterrupt { [self] in
             let released = DispatchSemaphore(value: 0)
             Task { await release(); released.signal() }
@@ -49,6 +110,12 @@ struct DeploymentLock: Sendable {
         return try outcome.get()
     }
 
+    /// `body` holding `lock`, or without a lock when there is none (a start that changes nothing).
+    static func holding<T: Sendable>(_ lock: DeploymentLock?, _ body: () async throws -> T) async throws -> T {
+        guard let lock else { return try await body() }
+        return try await lock.holding(body)
+    }
+
     /// Whether a lock held by `other` until `expires` stops this run: nil when it is free (nobody, expired,
     /// or a dead `so` run of this host, which is taken over with a warning); else the error naming it.
     func blocked(by other: String, expires: Date, since: String?) -> SoError? {
@@ -59,37 +126,112 @@ struct DeploymentLock: Sendable {
                                  hint: "it was interrupted; this start converges to the same objects and secrets")
             return nil
         }
-        return SoError("deployment \(model.id) is being changed by another so run (\(other))\(since.map { " since \($0)" } ?? "")",
+        return SoError("\(subject) by another so run (\(other))\(since.map { " since \($0)" } ?? "")",
                        hint: "wait for it to finish; if it died, its lock expires at \(Timestamps.microTime(expires))")
+    }
+
+    func lease(acquired: String, renewed: String) -> KubeObject {
+        KubeObject(apiVersion: "coordination.k8s.io/v1", kind: "Lease", name: name, namespace: namespace, labels: labels,
+                   body: [("spec", .map([("holderIdentity", .string(holder)), ("leaseDurationSeconds", .int(duration)),
+                                         ("acquireTime", .string(acquired)), ("renewTime", .string(renewed))]))])
+    }
+
+    /// Takes the lock, waiting up to `waiting` seconds (polling every 2 s) while another run holds it.
+    func acquire(waiting: Double = 0, progress: ProgressReporter? = nil) async throws {
+        let deadline = ctx.clock.now().addingTimeInterval(waiting)
+        var said = false
+        while true {
+            guard let refusal = try await tryAcquire() else { return }
+            guard ctx.clock.now() < deadline else { throw refusal }
+            if !said { progress?.phase("waiting", refusal.message) }
+            said = true
+            try await ctx.clock.sleep(seconds: 2)
+        }
     }
 
     /// One request when nobody holds the lock (a create). A Lease that exists is refused while its holder
     /// lives; one that names this run is this run's (a create the HTTP client retried after it landed).
-    func acquire() async throws {
+    /// Returns nil once held, else why not.
+    func tryAcquire() async throws -> SoError? {
         let now = Timestamps.microTime(ctx.clock.now())
-        let lease = KubeObject(apiVersion: "coordination.k8s.io/v1", kind: "Lease", name: Self.name, namespace: namespace,
-                               labels: DeploymentNames.controlLabels(model.id),
-                               body: [("spec", .map([("holderIdentity", .string(holder)), ("leaseDurationSeconds", .int(duration)),
-                                                     ("acquireTime", .string(now)), ("renewTime", .string(now))]))])
-        if try await client.create(lease, fieldManager: "so") != nil { return }
-        guard let current = try await client.get(type, name: Self.name, namespace: namespace) else {
+        let lease = lease(acquired: now, renewed: now)
+        if let created = try await client.create(lease, fieldManager: "so") {
+            hold.hold(created, acquired: now)
+            return nil
+        }
+        guard let current = try await client.get(type, name: name, namespace: namespace) else {
             // Released between the two requests: try once more.
-            if try await client.create(lease, fieldManager: "so") != nil { return }
-            throw SoError("deployment \(model.id) is being changed by another so run", hint: "wait for it to finish and run again")
+            if let created = try await client.create(lease, fieldManager: "so") {
+                hold.hold(created, acquired: now)
+                return nil
+            }
+            return SoError("\(subject) by another so run", hint: "wait for it to finish and run again")
         }
         let other = current.at("spec", "holderIdentity")?.string ?? ""
-        if other == holder { return }
+        if other == holder {
+            hold.hold(current, acquired: current.at("spec", "acquireTime")?.string ?? now)
+            return nil
+        }
         let renewed = (current.at("spec", "renewTime")?.string).flatMap(Timestamps.parse) ?? .distantPast
         let expires = renewed.addingTimeInterval(Double(current.at("spec", "leaseDurationSeconds")?.int ?? 0))
-        if let error = blocked(by: other, expires: expires, since: current.at("spec", "acquireTime")?.string) { throw error }
+        if let error = blocked(by: other, expires: expires, since: current.at("spec", "acquireTime")?.string) { return error }
         guard let version = current.at("metadata", "resourceVersion")?.string,
-              try await client.update(lease, resourceVersion: version, fieldManager: "so") else {
-            throw SoError("deployment \(model.id) is being changed by another so run that took the lock at the same moment", hint: "wait for it to finish and run again")
+              let taken = try await client.update(lease, resourceVersion: version, fieldManager: "so") else {
+            return SoError("\(subject) by another so run that took the lock at the same moment", hint: "wait for it to finish and run again")
+        }
+        hold.hold(taken, acquired: now)
+        return nil
+    }
+
+    /// Renews the Lease (its renewTime): a compare-and-swap on this run's last write. false once the lock
+    /// is lost (another run changed the Lease: it expired and was taken over), which is said once; a
+    /// request that fails is tried again at the next renewal.
+    @discardableResult
+    func renew() async -> Bool {
+        guard let version = hold.version, !hold.lost else { return false }
+        let renewed = lease(acquired: hold.acquired, renewed: Timestamps.microTime(ctx.clock.now()))
+        do {
+            if let stored = try await client.update(renewed, resourceVersion: version, fieldManager: "so") {
+                hold.hold(stored)
+                return true
+            }
+        } catch {
+            ctx.verbose("could not renew the lock \(namespace)/\(name): \(error)")
+            return true
+        }
+        hold.markLost()
+        ctx.diagnostics.warn("the lock \(namespace)/\(name) was taken over by another so run while this one held it",
+                             hint: "this run took longer than the lock's \(duration) s; run it again once the other has finished")
+        return false
+    }
+
+    /// Renewals every third of the lock's duration, until the release. The period is real time (a
+    /// test's clock stands still): a run renews only when it holds the lock that long.
+    func renewing() -> Task<Void, Never> {
+        let period = UInt64(Double(duration) / 3 * 1e9)
+        return Task { [self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(nanoseconds: period)
+                if Task.isCancelled { return }
+                if await !renew() { return }
+            }
         }
     }
 
-    /// Gives the lock up (deletes the Lease); a failure leaves it to expire.
+    /// Gives the lock up: deletes the Lease only while it is still this run's last write (a precondition
+    /// on its resourceVersion), so a lock another run took over is never removed. A renewal that landed
+    /// meanwhile is this run's too: read again, the Lease is deleted at its new version. A failure leaves
+    /// it to expire.
     func release() async {
-        _ = try? await client.delete(type, name: Self.name, namespace: namespace, propagation: .background)
+        hold.stopRenewing()
+        var version = hold.version
+        for _ in 0..<3 {
+            guard !hold.lost else { return }
+            if let version, (try? await client.delete(type, name: name, namespace: namespace, resourceVersion: version)) == true { return }
+            guard let current = try? await client.get(type, name: name, namespace: namespace),
+                  current.at("spec", "holderIdentity")?.string == holder,
+                  let now = current.at("metadata", "resourceVersion")?.string, now != version else { return }
+            version = now
+        }
     }
 }

@@ -141,7 +141,7 @@ struct DeploymentPlanner {
         // Binds under the stack's repositories are mounted with no spec entry (RepoBind), kind-config.yml maps them.
         var repoBinds: [(name: String, hostPath: String)] = []
 
-        let interpolationEnv = Dictionary(spec.config.map { ($0.key, GenerateToken.contains($0.value) ? "generated" : $0.value) }, uniquingKeysWith: { $1 })
+        let interpolationEnv = Dictionary(spec.config.map { ($0.key, $0.isGenerated ? "generated" : $0.value) }, uniquingKeysWith: { $1 })
         var planned: (pods: [ComposeComponent], jobs: [ComposeComponent]) = ([], [])
         let components = try stack.pods(with: spec.with, at: SourceLocation(file: spec.path)).map { ($0, "compose") } + stack.jobs.map { ($0, "compose-jobs") }
         for (component, folder) in components {

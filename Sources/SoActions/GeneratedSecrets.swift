@@ -88,32 +88,34 @@ struct SecretSources {
     /// compose file (never copied into the deployment directory), a host environment variable, or inline
     /// content. Keyed by the compose secret's name (the first source of a name wins).
     func composeValues() throws -> [String: SecretValue] {
-        guard !Renderer.composeSecrets(model).isEmpty else { return [:] }
+        let used = Renderer.composeSecrets(model)
+        guard !used.isEmpty else { return [:] }
         let stack = try ctx.locator.resolve(model.spec.stack, relativeTo: [model.directory, Path.dirname(model.spec.path)], diagnostics: DiagnosticSink())
         let sources = try stack.pods(with: model.spec.with, at: nil) + stack.jobs
         var out: [String: SecretValue] = [:]
-        for c in model.pods + model.jobs {
-            let used = Set(c.compose.services.flatMap(\.secrets).map(\.source))
+        for secret in used {
+            let (c, s) = (secret.component, secret.declared)
             let sourceDir = sources.first { $0.name == c.name }.map { Path.dirname($0.composePath) } ?? c.compose.directory
-            for s in c.compose.secrets where used.contains(s.name) && !s.external {
-                let at = SourceLocation(file: c.compose.path, line: s.line)
-                let value: Data
-                if let file = s.file {
-                    let path = Path.absolute(Path.expandTilde(file, home: ctx.fs.homeDirectory), relativeTo: sourceDir)
-                    guard ctx.fs.isFile(path) else { throw SoError("secret '\(s.name)' file not found: \(path)", hint: "create it, or fix secrets.\(s.name).file", at: at) }
-                    value = try ctx.fs.readData(path)
-                } else if let variable = s.environment {
-                    guard let v = ctx.environment[variable] else {
-                        throw SoError("secret '\(s.name)' comes from the environment variable \(variable), which is not set", hint: "export \(variable) before start", at: at)
-                    }
-                    value = Data(v.utf8)
-                } else if let content = s.content {
-                    value = Data(content.utf8)
-                } else {
-                    throw SoError("secret '\(s.name)' has no file, environment or content", hint: "give it file: PATH or environment: VAR", at: at)
+            let at = SourceLocation(file: c.compose.path, line: s.line)
+            let value: Data
+            if let file = s.file {
+                let path = Path.absolute(Path.expandTilde(file, home: ctx.fs.homeDirectory), relativeTo: sourceDir)
+                guard ctx.fs.isFile(path) else {
+                    throw SoError("secret '\(s.name)' file not found: \(path)", hint: "create it, or fix secrets.\(s.name).file", at: at)
                 }
-                if out[s.name] == nil { out[s.name] = SecretValue(bytes: value) }
+                value = try ctx.fs.readData(path)
+            } else if let variable = s.environment {
+                guard let v = ctx.environment[variable] else {
+                    throw SoError("secret '\(s.name)' comes from the environment variable \(variable), which is not set",
+                                  hint: "export \(variable) before start", at: at)
+                }
+                value = Data(v.utf8)
+            } else if let content = s.content {
+                value = Data(content.utf8)
+            } else {
+                throw SoError("secret '\(s.name)' has no file, environment or content", hint: "give it file: PATH or environment: VAR", at: at)
             }
+            if out[s.name] == nil { out[s.name] = SecretValue(bytes: value) }
         }
         return out
     }

@@ -329,18 +329,18 @@ extension ObserveAction {
     /// Makes new values for generated keys (all, or `keys`), then restarts the workloads.
     public func rotateSecrets(_ directory: String, cluster: ClusterOptions, keys: [String], timeout: Double) async throws -> [String] {
         let c = try await ConnectedDeployment.open(ctx, directory: directory, cluster: cluster)
-        let generatedKeys = c.model.spec.config.filter { GenerateToken.contains($0.value) }.map(\.key)
+        let generatedKeys = c.model.generatedKeys
         for k in keys where !generatedKeys.contains(k) {
             throw SoError("\(k) is not a generated secret of this deployment", hint: generatedKeys.isEmpty ? "the spec has no $generate values" : "generated keys: \(generatedKeys.joined(separator: ", "))")
         }
         let existing = try await c.client.get(try ResourceType.of(apiVersion: "v1", kind: "Secret"), name: DeploymentNames.generatedSecrets(c.model.id), namespace: c.namespace)
-        // New values are made here; render builds the Secret of them.
-        let desired = try SecretSources(ctx: ctx, model: c.model).generatedValues(stored: existing, rotate: Set(keys.isEmpty ? generatedKeys : keys))
-        for object in try Renderer.secretObjects(c.model, SecretValues(generated: desired.values)) {
+        // New values are made here; the Secret is built as start builds it.
+        let desired = try StartManifest(ctx: ctx, model: c.model).generatedSecret(stored: existing, rotate: Set(keys.isEmpty ? generatedKeys : keys))
+        for object in desired.objects {
             _ = try await c.client.apply(object, fieldManager: "so", force: true)
         }
-        ctx.say("rotated \(desired.generated.joined(separator: ", "))")
+        ctx.say("rotated \(desired.madeNow.joined(separator: ", "))")
         try await restart(directory, cluster: cluster, wait: true, timeout: timeout)
-        return desired.generated
+        return desired.madeNow
     }
 }

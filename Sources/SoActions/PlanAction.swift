@@ -13,6 +13,9 @@ public struct PlannedChange: Sendable, Equatable, Encodable {
     public var namespace: String?
     /// Why, when the object was not checked by the API server (its namespace does not exist yet) or is kept.
     public var note: String?
+    /// With `--diff`, for an object that would be configured: each field that would change, as
+    /// `kubectl diff` shows it (`- path: old`, `+ path: new`); a Secret's values never appear.
+    public var diff: [String]?
 
     public var line: String {
         let verb: String
@@ -33,7 +36,7 @@ public struct PlanAction: Sendable {
     public let ctx: SoContext
     public init(_ ctx: SoContext) { self.ctx = ctx }
 
-    public func run(directory: String, cluster: ClusterOptions) async throws -> [PlannedChange] {
+    public func run(directory: String, cluster: ClusterOptions, diff: Bool = false) async throws -> [PlannedChange] {
         let model = try RenderAction(ctx).model(directory)
         let needsGateway = HostGatewayFinder.needed(model)
         var manifest = try RenderAction(ctx).render(model, warn: !needsGateway)
@@ -57,35 +60,55 @@ public struct PlanAction: Sendable {
         let existing = try await client.get(.namespace, name: namespace, namespace: nil)
         var plan: [PlannedChange] = []
         let secretName = DeploymentNames.generatedSecrets(model.id)
-        if !model.secretKeys.isEmpty {
-            let secretType = try ResourceType.of(apiVersion: "v1", kind: "Secret")
-            let stored = existing == nil ? nil : try await client.get(secretType, name: secretName, namespace: namespace)
-            let keys = model.secretKeys.sorted().joined(separator: ", ")
-            plan.append(PlannedChange(action: stored == nil ? .create : .keep, kind: "Secret", name: secretName, namespace: namespace,
-                                      note: stored == nil ? "values generated at start: \(keys)" : "its values are kept"))
+        let secretType = try ResourceType.of(apiVersion: "v1", kind: "Secret")
+        let stored = existing == nil || model.secretKeys.isEmpty ? nil : try await client.get(secretType, name: secretName, namespace: namespace)
+        // What start would apply, built as start builds it (values made for keys not stored yet are never shown).
+        let built = try StartManifest(ctx: ctx, model: model).objects(manifest, stored: stored, ttl: nil)
+        let objects = built.objects
+        var owned: OwnedObjects?
+        if let existing {
+            owned = try await StartAction(ctx).listOwned(client, namespace: namespace, model: model, keep: objects, kinds: StartAction.pruneKinds(existing))
         }
-        for object in manifest.objects {
+        for object in objects {
             let namespaced = object.namespace != nil && object.kind != "Namespace"
+            var note: String?
+            if object.kind == "Secret" && object.name == secretName && !built.madeNow.isEmpty {
+                note = "values generated at start: " + built.madeNow.joined(separator: ", ")
+            }
             if namespaced && existing == nil {
                 // The API server refuses even a dry run in a namespace that does not exist yet.
-                plan.append(PlannedChange(action: .create, kind: object.kind, name: object.name, namespace: object.namespace, note: "not checked: its namespace is new"))
+                plan.append(PlannedChange(action: .create, kind: object.kind, name: object.name, namespace: object.namespace,
+                                          note: note.map { "not checked: its namespace is new; \($0)" } ?? "not checked: its namespace is new"))
                 continue
             }
             let type = try ResourceType.of(object)
-            let current = try await client.get(type, name: object.name, namespace: namespaced ? object.namespace : nil)
-            let admitted = try await client.dryRunApply(object, fieldManager: "so")
-            let action: PlannedChange.Action
-            if let current {
-                // A Namespace carries run-time annotations (lock, kinds, expiry) start adds: its labels decide.
-                action = (object.kind == "Namespace" ? current.labels == admitted.labels : Self.same(current, admitted)) ? .unchanged : .configure
+            let live: JSON?
+            if object.kind == "Namespace" {
+                live = existing
+            } else if let owned, StartAction.prunable.contains(object.kind) {
+                live = owned.live[object.kind + "/" + object.name]
             } else {
-                action = .create
+                live = try await client.get(type, name: object.name, namespace: namespaced ? object.namespace : nil)
             }
-            plan.append(PlannedChange(action: action, kind: object.kind, name: object.name, namespace: namespaced ? object.namespace : nil))
+            // start's own test: an object as rendered is not sent again (a Namespace whose lifecycle annotations
+            // alone differ only has them renewed; a Job that exists is never run again).
+            if let live, object.kind == "Namespace" ? StartAction.lifecycleRenewal(object, live: live) != nil
+                : object.kind == "Job" || object.isUnchanged(in: live) {
+                plan.append(PlannedChange(action: .unchanged, kind: object.kind, name: object.name, namespace: namespaced ? object.namespace : nil))
+                continue
+            }
+            let admitted = try await client.dryRunApply(object.stamped, fieldManager: "so")
+            var change = PlannedChange(action: live == nil ? .create : .configure, kind: object.kind, name: object.name,
+                                       namespace: namespaced ? object.namespace : nil, note: note)
+            if diff, let live {
+                // The applied hash changes with anything else: the fields say what.
+                change.diff = ObjectDiff.lines(from: Self.comparable(live), to: Self.comparable(admitted), secret: object.kind == "Secret")
+                    .filter { !$0.dropFirst(2).hasPrefix("metadata.annotations.\(KubeObject.appliedHashAnnotation):") }
+            }
+            plan.append(change)
         }
-        if existing != nil {
-            let owned = try await StartAction(ctx).listOwned(client, namespace: namespace, model: model, keep: manifest.objects)
-            for (type, name) in owned.pruneCandidates where !(type.kind == "Secret" && name == secretName) {
+        if let owned {
+            for (type, name) in owned.pruneCandidates {
                 plan.append(PlannedChange(action: .delete, kind: type.kind, name: name, namespace: type.namespaced ? namespace : nil, note: "no longer in the deployment"))
             }
         }
@@ -103,5 +126,34 @@ public struct PlanAction: Sendable {
             o["metadata"] = .object(meta)
         }
         return .object(o)
+    }
+}
+
+/// The fields two versions of an object differ in, one line each, as `kubectl diff` shows them: `- path: old`
+/// then `+ path: new` (a field only one side has shows only that side). Paths are dotted, list items
+/// `[i]`. A Secret's `data`/`stringData` values are never shown: `~ data.KEY: (secret value changed)`.
+enum ObjectDiff {
+    static func lines(from old: JSON, to new: JSON, secret: Bool) -> [String] {
+        var out: [String] = []
+        func text(_ v: JSON) -> String { String(decoding: JSONWriter.bytes(v.yValue, .compact), as: UTF8.self) }
+        func walk(_ a: JSON?, _ b: JSON?, _ path: String) {
+            if a == b { return }
+            let top = path.split(separator: ".").first.map(String.init) ?? ""
+            if secret && (top == "data" || top == "stringData") && path.contains(".") {
+                out.append(a == nil ? "+ \(path): (secret value)" : b == nil ? "- \(path): (secret value)" : "~ \(path): (secret value changed)")
+                return
+            }
+            switch (a, b) {
+            case (.object(let x)?, .object(let y)?):
+                for k in Set(x.keys).union(y.keys).sorted() { walk(x[k], y[k], path.isEmpty ? k : "\(path).\(k)") }
+            case (.array(let x)?, .array(let y)?) where x.count == y.count:
+                for i in x.indices { walk(x[i], y[i], "\(path)[\(i)]") }
+            default:
+                if let a { out.append("- \(path): \(secret && (top == "data" || top == "stringData") ? "(secret values)" : text(a))") }
+                if let b { out.append("+ \(path): \(secret && (top == "data" || top == "stringData") ? "(secret values)" : text(b))") }
+            }
+        }
+        walk(old, new, "")
+        return out
     }
 }

@@ -37,22 +37,26 @@ public struct StartReport: Sendable {
     public var unchanged: [String] = []
 }
 
-/// `so deployment start`, as a list of steps (it reads like helm's action.Install):
+/// `so deployment start`, as one list of steps, each run once (it reads like helm's action.Install):
 ///
-/// 1. render: the deployment's objects, in the manifest's order; then the cluster for it (a kind cluster is
-///    created only for a deployment that renders);
-/// 2. connect: create the namespace, or read it (who owns it, what the last start recorded), and read
-///    the secret values already made — one round trip;
-/// 3. lock: a Lease in the namespace (`DeploymentLock`), held until step 8;
-/// 4. secrets: the generated Secret with the values kept, the compose secrets, the image pull secret;
-/// 5. apply: phase by phase in the manifest's order (`Stage`), only what differs from what runs;
-/// 6. prune: what this deployment owns that is no longer rendered;
-/// 7. wait: until Deployments are available and Jobs complete;
-/// 8. unlock: in one place, on every path (`DeploymentLock.holding`).
+/// 1. render: the deployment's objects, in the manifest's order (no cluster yet);
+/// 2. connect: find the cluster, or create the deployment's kind cluster (here only, under the host's lock);
+///    then create the namespace, or read it (who owns it, what the last start recorded), and read the
+///    secret values already made — one round trip. In an existing namespace, list what the deployment owns
+///    (one list per kind): what is unchanged, which Jobs ran, what to prune;
+/// 3. unchanged: a re-start that would change nothing ends the changes here (steps 4–7 are not taken): it
+///    renews only the Namespace's lifecycle annotations (one merge patch) and takes no lock;
+/// 4. lock: a Lease in the namespace (`DeploymentLock`), renewed while held, given up in step 10;
+/// 5. secrets: values to be made are made here, from the stored Secret read again under the lock;
+/// 6. apply: the ingress controller when needed (under the cluster's lock), then phase by phase in the
+///    manifest's order (`Stage`), only what differs from what runs;
+/// 7. prune: what this deployment owns that is no longer rendered;
+/// 8. load images: local images loaded into kind (begun beside step 2; the workloads wait for them; a
+///    failure is reported on every path);
+/// 9. wait: until Deployments are available and Jobs complete;
+/// 10. unlock: in one place, on every path (`DeploymentLock.holding`).
 ///
-/// A re-start that would change nothing skips steps 3–6 and 8 (`unchangedRestart`). Beside these, local
-/// images are loaded into kind (the workloads wait for them), and the stack's pre/post start commands
-/// run before step 2 and after step 8.
+/// The stack's pre/post start commands run before step 2 and after step 10.
 public struct StartAction: Sendable {
     public let ctx: SoContext
     public init(_ ctx: SoContext) { self.ctx = ctx }
@@ -66,74 +70,95 @@ public struct StartAction: Sendable {
     @discardableResult
     public func run(_ req: StartRequest) async throws -> StartReport {
         let progress = ProgressReporter(ctx: ctx, mode: req.progress)
-        var rendered = try await render(req, progress: progress)
+        // 1. render
+        var rendered = try render(req)
         let (model, namespace) = (rendered.model, rendered.namespace)
         if req.onlyKinds == nil { try await StartCommands(ctx: ctx, model: model).run(.pre) }
-        let cluster = try await connect(rendered, req)
+        // 2. connect (the local images' IDs are read meanwhile; they are loaded into kind beside the API requests)
+        let target = try await clusterTarget(&rendered, req, progress: progress)
+        let localImageIDs = localImageIDs(rendered, target, req)
+        let cluster = try await connect(rendered, target, req)
         if model.spec.sections.egress != nil, let dns = await ClusterDNSReader(client: cluster.client).read() {
             // The DNS policy allows where this cluster's DNS answers (its kube-dns endpoints), no wider.
             rendered.manifest = try RenderAction(ctx).render(model, hostGateway: rendered.hostGateway, clusterDNS: dns, warn: false)
         }
-        let images = loadImages(rendered, cluster.target, req, progress: progress)
-        defer { images?.cancel() }
-        // The Secrets' values come from the connect step's read: gathered once, whichever way the start goes.
+        let imageIDs = await localImageIDs.value
+        let images = loadImages(imageIDs, cluster.target, req, progress: progress)
+        defer { images?.cancel() }   // only an error leaves it running
         var report = StartReport(namespace: namespace)
-        let objects = try secrets(rendered, cluster, req, report: &report)
-        if try await !unchangedRestart(rendered, cluster, objects, req, report: &report, progress: progress) {
-            report = try await locked(rendered, cluster, objects, req, report: report, progress: progress, images: images)
+        // What start applies, with the values stored so far (values to be made are made under the lock).
+        var objects = try manifest(rendered, cluster, req, stored: cluster.storedSecrets, imageIDs: imageIDs, report: &report)
+        let steps = StartSteps(ctx: ctx, client: cluster.client, model: model, namespace: namespace, progress: progress, bindClaimsAhead: req.wait)
+        var owned: OwnedObjects?
+        if let existing = cluster.existing, req.onlyKinds == nil {
+            owned = try await steps.listOwned(keep: objects, kinds: StartAction.pruneKinds(existing))
         }
-        if req.onlyKinds == nil { try await StartCommands(ctx: ctx, model: model).run(.post) }
-        let what = req.onlyKinds.map { "updated \($0.sorted().joined(separator: ", ")) of" } ?? "started"
-        progress.done("\(what) \(model.id) in namespace \(namespace)" + (cluster.target.kindCluster.map { " on kind cluster \($0)" } ?? " (context \(cluster.target.connection.contextName))"))
-        return report
-    }
-
-    /// Steps 3–8: everything that writes, under the deployment's lock.
-    func locked(_ rendered: Rendered, _ cluster: Connected, _ objects: [KubeObject], _ req: StartRequest, report: StartReport,
-                progress: ProgressReporter, images: Task<Void, Error>?) async throws -> StartReport {
-        let (model, namespace) = (rendered.model, rendered.namespace)
-        let lock = DeploymentLock(ctx: ctx, client: cluster.client, namespace: namespace, model: model, duration: req.timeout)
-        return try await lock.holding {
+        // 3. unchanged
+        let renewal = unchanged(rendered, cluster, objects, owned, req, report: report)
+        // 4. lock (not when nothing changes) … 10. unlock
+        let lock = renewal == nil ? DeploymentLock(ctx: ctx, client: cluster.client, namespace: namespace, model: model, duration: req.timeout) : nil
+        report = try await DeploymentLock.holding(lock) {
             var report = report
-            if IngressInstaller.needed(model, rendered.manifest, req) {
-                try await IngressInstaller(ctx: ctx, client: cluster.client)
-                    .ensure(image: model.spec.sections.caddyIngressImage, acmeEmail: model.spec.acmeEmail, timeout: req.timeout, progress: progress)
+            if let renewal {
+                if case .renew(let annotations) = renewal { try await cluster.client.annotate(.namespace, name: namespace, namespace: nil, annotations) }
+                if let owned { steps.warnKeptVolumes(owned) }
+                // The Namespace counts as unchanged: only its lifecycle annotations were renewed.
+                report.unchanged = objects.filter { $0.kind != "Job" }.map(\.reference)
+                report.skipped = objects.filter { $0.kind == "Job" }.map(\.reference)
+                progress.phase("unchanged", "\(report.unchanged.count) \(StartSteps.plural("object", report.unchanged.count)) already as rendered")
+            } else {
+                // 5. secrets: values to be made are made from what the cluster holds now, under the lock.
+                if !report.generatedSecrets.isEmpty {
+                    let secretType = try ResourceType.of(apiVersion: "v1", kind: "Secret")
+                    let stored = try await cluster.client.get(secretType, name: DeploymentNames.generatedSecrets(model.id), namespace: namespace)
+                    objects = try manifest(rendered, cluster, req, stored: stored, imageIDs: imageIDs, report: &report)
+                }
+                // 6. apply
+                if IngressInstaller.needed(model, rendered.manifest, req) {
+                    // One controller per cluster: concurrent runs install it one at a time (the cluster's lock).
+                    let clusterLock = DeploymentLock.cluster(ctx: ctx, client: cluster.client, duration: req.timeout)
+                    _ = try await clusterLock.holding(waiting: req.timeout, progress: progress) {
+                        try await IngressInstaller(ctx: ctx, client: cluster.client)
+                            .ensure(image: model.spec.sections.caddyIngressImage, acmeEmail: model.spec.acmeEmail, timeout: req.timeout, progress: progress)
+                    }
+                }
+                if let owned { steps.warnKeptVolumes(owned) }
+                try await steps.apply(objects, existing: cluster.existing, owned: owned, onlyKinds: req.onlyKinds, report: &report,
+                                      beforeWorkloads: { try await images?.value })
+                // 7. prune
+                report.pruned = try await steps.prune(owned?.pruneCandidates ?? [])
             }
-            let steps = StartSteps(ctx: ctx, client: cluster.client, model: model, namespace: namespace, progress: progress, bindClaimsAhead: req.wait)
-            let owned = try await steps.apply(objects, existing: cluster.existing, onlyKinds: req.onlyKinds, report: &report,
-                                              beforeWorkloads: { try await images?.value })
-            report.pruned = try await steps.prune(owned?.pruneCandidates ?? [])
+            // 8. load images: awaited whether or not a workload was applied (a failure is reported here).
+            try await images?.value
+            // 9. wait
             if req.wait { try await steps.wait(for: objects, timeout: req.timeout) }
             return report
         }
+        if req.onlyKinds == nil { try await StartCommands(ctx: ctx, model: model).run(.post) }
+        let what = req.onlyKinds.map { "updated \($0.sorted().joined(separator: ", ")) of" } ?? "started"
+        let on = cluster.target.kindCluster.map { " on kind cluster \($0)" } ?? " (context \(cluster.target.connection.contextName))"
+        progress.done("\(what) \(model.id) in namespace \(namespace)" + on)
+        return report
     }
 
-    // MARK: 3a. nothing to change
+    // MARK: 3. nothing to change
 
-    /// A start of a running deployment that would change nothing takes no lock. It reads what the
-    /// deployment owns (one list per kind, as the locked way does); when every object is already as
-    /// rendered, every Job exists and nothing is to be pruned, it only renews the Namespace's lifecycle
-    /// annotations (one merge patch of times and host, which no other run's work depends on), then waits.
-    /// Anything else (false) goes the locked way, which reads again under the lock: a start racing another
-    /// run either finds nothing of it applied yet, or finds a difference and meets its lock.
-    func unchangedRestart(_ rendered: Rendered, _ cluster: Connected, _ objects: [KubeObject], _ req: StartRequest, report: inout StartReport,
-                          progress: ProgressReporter) async throws -> Bool {
-        guard let existing = cluster.existing, req.onlyKinds == nil, !IngressInstaller.needed(rendered.model, rendered.manifest, req),
+    /// How a start of a running deployment that would change nothing renews the Namespace, or nil when it
+    /// would change something. It would change nothing when every object is already as rendered (start's
+    /// unchanged-test, `KubeObject.isUnchanged`), every Job exists, nothing is to be pruned, no value is to
+    /// be made and no ingress controller to be checked; the Namespace's lifecycle annotations (times and
+    /// host, which no other run's work depends on) may differ. A start racing another run either finds
+    /// nothing of it applied yet, or finds a difference and meets its lock.
+    func unchanged(_ rendered: Rendered, _ cluster: Connected, _ objects: [KubeObject], _ owned: OwnedObjects?, _ req: StartRequest,
+                   report: StartReport) -> Renewal? {
+        guard let existing = cluster.existing, let owned, req.onlyKinds == nil, !IngressInstaller.needed(rendered.model, rendered.manifest, req),
               report.generatedSecrets.isEmpty, let ns = objects.first(where: { $0.kind == "Namespace" }),
-              let renewal = Self.lifecycleRenewal(ns, live: existing) else { return false }
-        let steps = StartSteps(ctx: ctx, client: cluster.client, model: rendered.model, namespace: rendered.namespace, progress: progress)
-        let owned = try await steps.listOwned(keep: objects, kinds: StartAction.pruneKinds(existing))
+              let renewal = Self.lifecycleRenewal(ns, live: existing) else { return nil }
         let rest = objects.filter { $0.kind != "Namespace" }
         guard owned.pruneCandidates.isEmpty,
-              rest.allSatisfy({ o in o.kind == "Job" ? owned.jobs.contains(o.name) : owned.live[o.kind + "/" + o.name].map(o.isUnchanged) == true }) else { return false }
-        if case .renew(let annotations) = renewal { try await cluster.client.annotate(.namespace, name: rendered.namespace, namespace: nil, annotations) }
-        steps.warnKeptVolumes(owned)
-        // The Namespace counts as unchanged: only its lifecycle annotations were renewed.
-        report.unchanged = objects.filter { $0.kind != "Job" }.map(\.reference)
-        report.skipped = objects.filter { $0.kind == "Job" }.map(\.reference)
-        progress.phase("unchanged", "\(report.unchanged.count) \(StartSteps.plural("object", report.unchanged.count)) already as rendered")
-        if req.wait { try await steps.wait(for: objects, timeout: req.timeout) }
-        return true
+              rest.allSatisfy({ o in o.kind == "Job" ? owned.jobs.contains(o.name) : owned.live[o.kind + "/" + o.name].map(o.isUnchanged) == true })
+        else { return nil }
+        return renewal
     }
 
     static let lifecycleKeys: Set<String> = ["so.dev/started-at", "so.dev/host", "so.dev/expires-at"]
@@ -165,26 +190,16 @@ public struct StartAction: Sendable {
     struct Rendered: Sendable {
         var model: DeploymentModel
         var manifest: Manifest
-        var target: ClusterTarget
         /// The address compose's host-gateway stands for, when start found one.
         var hostGateway: String? = nil
         var namespace: String { Renderer.namespace(of: model) }
     }
 
-    /// The objects, then the cluster. extra_hosts host-gateway without the spec's `host-gateway:` depends on
-    /// the cluster: the first render only checks (its warnings held back), the second one has the address.
-    func render(_ req: StartRequest, progress: ProgressReporter) async throws -> Rendered {
+    /// The objects. extra_hosts host-gateway without the spec's `host-gateway:` depends on the cluster: this
+    /// render only checks (its warnings held back), the connect step renders again with the address.
+    func render(_ req: StartRequest) throws -> Rendered {
         let model = try RenderAction(ctx).model(req.directory)
-        let needsGateway = HostGatewayFinder.needed(model)
-        var manifest = try RenderAction(ctx).render(model, warn: !needsGateway)
-        progress.phase("connecting", "to the cluster")
-        let target = try await ClusterTargets(ctx: ctx).resolve(model, req.cluster, allowCreate: true)
-        var gateway: String?
-        if needsGateway {
-            gateway = target.kindCluster == nil ? nil : await HostGatewayFinder(ctx: ctx).kindGateway()
-            manifest = try RenderAction(ctx).render(model, hostGateway: gateway)
-        }
-        return Rendered(model: model, manifest: manifest, target: target, hostGateway: gateway)
+        return Rendered(model: model, manifest: try RenderAction(ctx).render(model, warn: !HostGatewayFinder.needed(model)))
     }
 
     // MARK: 2. connect
@@ -198,11 +213,23 @@ public struct StartAction: Sendable {
         var storedSecrets: JSON?
     }
 
+    /// The cluster for the deployment; the deployment's kind cluster is created when none runs (with cluster
+    /// management on). Then the render again with the host gateway's address, when it needs one.
+    func clusterTarget(_ rendered: inout Rendered, _ req: StartRequest, progress: ProgressReporter) async throws -> ClusterTarget {
+        progress.phase("connecting", "to the cluster")
+        let target = try await ClusterTargets(ctx: ctx).resolve(rendered.model, req.cluster, allowCreate: true)
+        if HostGatewayFinder.needed(rendered.model) {
+            rendered.hostGateway = target.kindCluster == nil ? nil : await HostGatewayFinder(ctx: ctx).kindGateway()
+            rendered.manifest = try RenderAction(ctx).render(rendered.model, hostGateway: rendered.hostGateway)
+        }
+        return target
+    }
+
     /// The first round trip, three requests at once: create the namespace (only what never changes: the
     /// rest comes with its apply), read it, and read the secret values already made. A kind context from
     /// the user's kubeconfig that does not answer is stale: the cluster is found again through kind's CLI
     /// (and created when none runs).
-    func connect(_ rendered: Rendered, _ req: StartRequest) async throws -> Connected {
+    func connect(_ rendered: Rendered, _ target: ClusterTarget, _ req: StartRequest) async throws -> Connected {
         let (model, namespace) = (rendered.model, rendered.namespace)
         let secretName = SecretSources(ctx: ctx, model: model).hasGenerated && (req.onlyKinds?.contains("Secret") ?? true) ? DeploymentNames.generatedSecrets(model.id) : nil
         let bare = KubeObject(apiVersion: "v1", kind: "Namespace", name: namespace, annotations: [(DeploymentNames.directoryAnnotation, model.directory)])
@@ -226,7 +253,6 @@ public struct StartAction: Sendable {
             try checkOwnership(existing, namespace: namespace, model: model)
             return Connected(target: target, client: client, existing: existing, storedSecrets: try await stored)
         }
-        let target = rendered.target
         do {
             return try await attempt(target)
         } catch let e as SoError where target.fromUserKubeconfig && e.exitCode == SoError.exitUnreachable {
@@ -254,42 +280,33 @@ public struct StartAction: Sendable {
         }
     }
 
+    /// The IDs of the local images on this host, read beside the first round trip (on kind, with cluster
+    /// management on).
+    func localImageIDs(_ rendered: Rendered, _ target: ClusterTarget, _ req: StartRequest) -> Task<[(image: String, id: String)], Never> {
+        guard target.kindCluster != nil, req.cluster.performClusterManagement else { return Task { [] } }
+        return Task { [ctx] in await ImageLoader(ctx: ctx).ids(manifest: rendered.manifest, model: rendered.model) }
+    }
+
     /// Local images are compared with the kind node's (and loaded) beside the API requests; the workloads
     /// wait for them.
-    func loadImages(_ rendered: Rendered, _ target: ClusterTarget, _ req: StartRequest, progress: ProgressReporter) -> Task<Void, Error>? {
-        guard let kind = target.kindCluster, req.cluster.performClusterManagement else { return nil }
-        return Task { [ctx] in try await ImageLoader(ctx: ctx).load(manifest: rendered.manifest, model: rendered.model, cluster: kind, progress: progress) }
+    func loadImages(_ ids: [(image: String, id: String)], _ target: ClusterTarget, _ req: StartRequest, progress: ProgressReporter) -> Task<Void, Error>? {
+        guard let kind = target.kindCluster, req.cluster.performClusterManagement, !ids.isEmpty else { return nil }
+        return Task { [ctx] in try await ImageLoader(ctx: ctx).load(ids, cluster: kind, progress: progress) }
     }
 
-    // MARK: 4. secrets
+    // MARK: what start applies
 
-    /// The manifest with what this start adds: the Namespace's lifecycle annotations, the generated
-    /// Secret (values made once, then kept), the compose secrets and the image pull secret. Other
-    /// objects stay in the manifest's order.
-    func secrets(_ rendered: Rendered, _ cluster: Connected, _ req: StartRequest, report: inout StartReport) throws -> [KubeObject] {
-        let model = rendered.model
-        var objects = rendered.manifest.objects
-        if let i = objects.firstIndex(where: { $0.kind == "Namespace" }) {
-            objects[i].annotations += lifecycleAnnotations(model: model, ttl: req.ttl) + [("so.dev/kinds", Self.recordedKinds(objects))]
-        }
-        if req.onlyKinds?.contains("Secret") ?? true {
-            // Values read from the cluster, made or copied from the host; render builds the Secrets.
-            let gathered = try SecretSources(ctx: ctx, model: model).values(stored: cluster.storedSecrets)
-            report.generatedSecrets = gathered.madeNow
-            objects = try Renderer.adding(gathered.values, to: objects, model: model)
-        }
+    /// The objects this start applies (`StartManifest`) with `stored` values, the Deployments that run local
+    /// images stamped with their IDs, the kinds `--only` names among them.
+    func manifest(_ rendered: Rendered, _ cluster: Connected, _ req: StartRequest, stored: JSON?, imageIDs: [(image: String, id: String)],
+                  report: inout StartReport) throws -> [KubeObject] {
+        let built = try StartManifest(ctx: ctx, model: rendered.model)
+            .objects(rendered.manifest, stored: stored, ttl: req.ttl, withSecrets: req.onlyKinds?.contains("Secret") ?? true)
+        report.generatedSecrets = built.madeNow
+        let objects = ImageLoader.stamp(built.objects, ids: imageIDs)
         // A namespace this run created gets its labels and annotations whatever else is applied.
-        if let only = req.onlyKinds { objects = objects.filter { only.contains($0.kind) || (cluster.existing == nil && $0.kind == "Namespace") } }
-        return objects
-    }
-
-    /// When and where this start happened, and when the deployment expires (`ttl`): what
-    /// `so deployment list` and `so cleanup` read.
-    func lifecycleAnnotations(model: DeploymentModel, ttl: Double?) -> [(String, String)] {
-        let now = ctx.clock.now()
-        var a: [(String, String)] = [("so.dev/started-at", Timestamps.rfc3339(now)), ("so.dev/host", ctx.hostName)]
-        if let ttl = ttl ?? model.spec.ttl { a.append(("so.dev/expires-at", Timestamps.rfc3339(now.addingTimeInterval(ttl)))) }
-        return a
+        guard let only = req.onlyKinds else { return objects }
+        return objects.filter { only.contains($0.kind) || (cluster.existing == nil && $0.kind == "Namespace") }
     }
 
     /// The kinds a start applies, recorded on the namespace: the next start lists only these (and the

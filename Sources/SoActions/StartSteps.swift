@@ -15,7 +15,7 @@ struct OwnedObjects: Sendable {
     var keptVolumes: [String] = []
 }
 
-/// Steps 5–7 of `start` (apply, prune, wait), run while the deployment's lock is held.
+/// Steps of `start` (list, apply, prune, wait), the apply and prune while the deployment's lock is held.
 struct StartSteps: Sendable {
     let ctx: SoContext
     let client: ClusterClient
@@ -29,30 +29,22 @@ struct StartSteps: Sendable {
     // MARK: 5. apply
 
     /// Applies `objects` (in the manifest's order) phase by phase: the stages of one `Stage.Phase` go out
-    /// together, with bounded parallelism. In an existing namespace the deployment's objects are listed
-    /// first, beside the Namespace's own apply: the lists tell what to prune, which Jobs exist (never
-    /// re-run) and which objects are already as rendered (not sent again). In a namespace this run
-    /// created nothing is listed, and the Namespace goes with the first batch. Returns the lists, if made.
-    func apply(_ objects: [KubeObject], existing: JSON?, onlyKinds: Set<String>?, report: inout StartReport,
-               beforeWorkloads: () async throws -> Void) async throws -> OwnedObjects? {
+    /// together, with bounded parallelism. `owned`: what the deployment owns, as listed in an existing
+    /// namespace (`listOwned`): which Jobs exist (never re-run) and which objects are already as rendered
+    /// (not sent again). The Namespace goes with the first batch (its apply sets the labels pods are
+    /// admitted by), unless it is as read a moment ago.
+    func apply(_ objects: [KubeObject], existing: JSON?, owned: OwnedObjects?, onlyKinds: Set<String>?, report: inout StartReport,
+               beforeWorkloads: () async throws -> Void) async throws {
         let started = ctx.clock.now()
-        // The Namespace exists already (step 2 made sure); its apply sets the labels pods are admitted by.
+        // The Namespace exists already (the connect step made sure).
         var namespaceObjects = objects.filter { $0.kind == "Namespace" }
         let rest = objects.filter { $0.kind != "Namespace" }
-        var owned: OwnedObjects?
         if let existing, onlyKinds == nil {
-            async let listing = listOwned(keep: objects, kinds: StartAction.pruneKinds(existing))
-            for ns in namespaceObjects {
-                // Read a moment ago (step 2): as rendered, it is not sent again.
-                if ns.isUnchanged(in: existing) { report.unchanged.append(ns.reference); continue }
-                progress.phase("applying", "1 Namespace")
-                _ = try await client.apply(ns.stamped, fieldManager: "so", force: true)
-                report.applied.append(ns.reference)
+            namespaceObjects.removeAll { ns in
+                guard ns.isUnchanged(in: existing) else { return false }
+                report.unchanged.append(ns.reference)
+                return true
             }
-            namespaceObjects = []
-            let listed = try await listing
-            warnKeptVolumes(listed)
-            owned = listed
         }
         var workloadsReady = false
         var newClaims: [String] = []
@@ -94,7 +86,6 @@ struct StartSteps: Sendable {
             newClaims += ClaimBinding.unbound(results.claims)
         }
         if !report.unchanged.isEmpty { progress.phase("unchanged", "\(report.unchanged.count) \(Self.plural("object", report.unchanged.count)) already as rendered") }
-        return owned
     }
 
     /// A Service cannot switch between headless and a cluster IP in place (the API server refuses

@@ -245,22 +245,33 @@ struct Waiter {
     }
 }
 
-/// Loads the stack's local images into the kind node on every start when the node lacks them or has
-/// an older build (image IDs compared).
+/// The stack's local images: their IDs on this host are read at every start (they go into the pod template
+/// of the Deployments that run them, `stamp`, so a rebuilt image rolls its pods), and each is loaded into the
+/// kind node when the node lacks it or has an older build (image IDs compared).
 struct ImageLoader: Sendable {
     let ctx: SoContext
 
-    func load(manifest: Manifest, model: DeploymentModel, cluster: String, progress: ProgressReporter) async throws {
+    /// The pod-template annotation holding the IDs of the local images a Deployment runs.
+    static let annotation = "so.dev/image-ids"
+
+    /// The images of the workloads that this host builds: `:local` tags, spec overrides, and every compose
+    /// service with build:.
+    static func localImages(manifest: Manifest, model: DeploymentModel) -> [String] {
         var images: [String] = []
         for o in manifest.objects where o.kind == "Deployment" || o.kind == "Job" {
             for image in Self.images(in: o.value) where !images.contains(image) { images.append(image) }
         }
         let overrides = Set(model.spec.sections.imageOverrides.map(\.image))
-        // Images the host builds: `:local` tags, spec overrides, and every compose service with build:.
         let built = Set((model.pods + model.jobs).flatMap(\.compose.services).filter { $0.build != nil }
             .map { $0.image ?? LocalImage.name(stack: model.stackName, service: $0.name) })
-        let local = images.filter { $0.hasSuffix(":local") || overrides.contains($0) || built.contains($0) }
-        for image in local {
+        return images.filter { $0.hasSuffix(":local") || overrides.contains($0) || built.contains($0) }
+    }
+
+    /// The local images' IDs on this host (`docker image inspect`), in order. An image not built here is
+    /// left out (a `:local` one with a warning); without docker there are none (warned).
+    func ids(manifest: Manifest, model: DeploymentModel) async -> [(image: String, id: String)] {
+        var out: [(image: String, id: String)] = []
+        for image in Self.localImages(manifest: manifest, model: model) {
             let mine: ProcessResult
             do {
                 mine = try await ctx.processes.run(["docker", "image", "inspect", "--format", "{{.Id}}", image], workingDirectory: nil, environment: nil,
@@ -268,18 +279,25 @@ struct ImageLoader: Sendable {
             } catch {
                 ctx.diagnostics.warn("cannot check local image \(image): docker is not available",
                                      hint: "install Docker to load locally built images into kind")
-                return
+                return []
             }
-            guard mine.exitCode == 0 else {
+            guard mine.exitCode == 0, !mine.stdout.trimmedWhitespace.isEmpty else {
                 if image.hasSuffix(":local") {
                     ctx.diagnostics.warn("image \(image) is not built on this host", hint: "run 'so build-containers' before start")
                 }
                 continue
             }
+            out.append((image, mine.stdout.trimmedWhitespace))
+        }
+        return out
+    }
+
+    /// Loads into the kind node each image whose copy there is not the host's.
+    func load(_ ids: [(image: String, id: String)], cluster: String, progress: ProgressReporter) async throws {
+        for (image, localID) in ids {
             let inspect = [ctx.kindProvider.cli, "exec", "\(cluster)-control-plane", "crictl", "inspecti", "-o", "go-template", "--template", "{{.status.id}}",
                            image]
             let node = try? await ctx.processes.run(inspect, workingDirectory: nil, environment: nil, timeout: 30)
-            let localID = mine.stdout.trimmedWhitespace
             if let node, node.exitCode == 0, node.stdout.trimmedWhitespace == localID { continue }
             progress.phase("loading image", "\(image) into kind cluster \(cluster)")
             let r = try await ctx.processes.run(["kind", "load", "docker-image", image, "--name", cluster], workingDirectory: nil,
@@ -289,6 +307,36 @@ struct ImageLoader: Sendable {
                               hint: "run 'kind load docker-image \(image) --name \(cluster)' by hand to see more")
             }
         }
+    }
+
+    /// `objects` with each Deployment that runs a local image annotated, in its pod template, with the
+    /// IDs of those images: a rebuilt image (a new ID) changes the Deployment, which is applied and rolls.
+    static func stamp(_ objects: [KubeObject], ids: [(image: String, id: String)]) -> [KubeObject] {
+        guard !ids.isEmpty else { return objects }
+        return objects.map { o in
+            guard o.kind == "Deployment" else { return o }
+            let used = Set(images(in: o.value))
+            let mine = ids.filter { used.contains($0.image) }
+            guard !mine.isEmpty else { return o }
+            var out = o
+            let value = mine.map { "\($0.image)@\($0.id)" }.joined(separator: ",")
+            let path: ArraySlice<String> = ["template", "metadata", "annotations", annotation]
+            out.body = out.body.map { key, v in key == "spec" ? (key, setting(v, path, .string(value))) : (key, v) }
+            return out
+        }
+    }
+
+    /// `value` with `path` (mapping keys, made when missing) set to `leaf`.
+    static func setting(_ value: YValue, _ path: ArraySlice<String>, _ leaf: YValue) -> YValue {
+        guard let key = path.first else { return leaf }
+        var pairs: [(String, YValue)] = []
+        if case .map(let p) = value { pairs = p }
+        if let i = pairs.firstIndex(where: { $0.0 == key }) {
+            pairs[i].1 = setting(pairs[i].1, path.dropFirst(), leaf)
+        } else {
+            pairs.append((key, setting(.null, path.dropFirst(), leaf)))
+        }
+        return .map(pairs)
     }
 
     static func images(in value: YValue) -> [String] {

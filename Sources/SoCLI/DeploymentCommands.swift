@@ -93,8 +93,10 @@ struct StartOptions: ParsableArguments {
     /// --dry-run: Change nothing: the API server checks every object (server-side dry run) and the plan is printed.
     @OptionGroup var dry: DryRunFlag
     var dryRun: Bool { dry.dryRun }
+    @Flag(name: .long, help: "With --dry-run: show each field that would change, as kubectl diff does (never a Secret's values).") var diff = false
 
     func validate() throws {
+        if diff && !dryRun { throw ValidationError("--diff goes with --dry-run (start --dry-run --diff)") }
         if performClusterManagement && skipClusterManagement {
             throw ValidationError("--perform-cluster-management and --skip-cluster-management contradict each other")
         }
@@ -103,11 +105,14 @@ struct StartOptions: ParsableArguments {
     func run() async throws {
         if dryRun {
             let ctx = target.context()
-            let plan = try await PlanAction(ctx).run(directory: target.dir, cluster: target.options(manage: false))
+            let plan = try await PlanAction(ctx).run(directory: target.dir, cluster: target.options(manage: false), diff: diff)
             if progress == .json {
                 for p in plan { ctx.console.out(JSONOut.encode(p)) }
             } else {
-                for p in plan { ctx.console.out(p.line) }
+                for p in plan {
+                    ctx.console.out(p.line)
+                    for line in p.diff ?? [] { ctx.console.out("    " + line) }
+                }
                 ctx.say("dry run: nothing was changed")
             }
             return

@@ -123,9 +123,9 @@ public protocol ClusterClient: Sendable {
     func dryRunApply(_ object: KubeObject, fieldManager: String) async throws -> JSON
     /// Creates the object (POST); nil when one of that name already exists (AlreadyExists).
     func create(_ object: KubeObject, fieldManager: String) async throws -> JSON?
-    /// Replaces the object (PUT) only if it is still at `resourceVersion`; false when someone changed it
-    /// in between (Conflict): a compare-and-swap.
-    func update(_ object: KubeObject, resourceVersion: String, fieldManager: String) async throws -> Bool
+    /// Replaces the object (PUT) only if it is still at `resourceVersion`: a compare-and-swap. Returns the
+    /// object as stored, or nil when someone changed it in between (Conflict).
+    func update(_ object: KubeObject, resourceVersion: String, fieldManager: String) async throws -> JSON?
     /// nil when the object does not exist.
     func get(_ type: ResourceType, name: String, namespace: String?) async throws -> JSON?
     /// Every object matching `labelSelector` (all pages).
@@ -134,6 +134,9 @@ public protocol ClusterClient: Sendable {
     func patch(_ type: ResourceType, name: String, namespace: String?, mergePatch: Data) async throws -> JSON
     /// false when the object was already gone.
     func delete(_ type: ResourceType, name: String, namespace: String?, propagation: DeletePropagation) async throws -> Bool
+    /// Deletes the object only if it is still at `resourceVersion` (a precondition the API server checks);
+    /// false when it is gone or someone changed it since (Conflict).
+    func delete(_ type: ResourceType, name: String, namespace: String?, resourceVersion: String) async throws -> Bool
     /// Log text of one container; with `follow`, chunks arrive as the container writes them.
     func logs(namespace: String, pod: String, options: LogOptions) -> AsyncThrowingStream<String, Error>
 }

@@ -144,15 +144,15 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
         return try JSON.parse(data)
     }
 
-    public func update(_ object: KubeObject, resourceVersion: String, fieldManager: String) async throws -> Bool {
+    public func update(_ object: KubeObject, resourceVersion: String, fieldManager: String) async throws -> JSON? {
         let type = try ResourceType.of(object)
         let (status, data) = try await send(.PUT, type.path(name: object.name, namespace: object.namespace), query: ["fieldManager": fieldManager],
                                             body: Data(object.value(resourceVersion: resourceVersion).compactJSON()), contentType: "application/json")
-        if status == 409 { return false }
+        if status == 409 { return nil }
         guard (200..<300).contains(status) else {
             throw apiError(status, data, object: object.reference, verb: "update", access: Access("update", type, object.namespace))
         }
-        return true
+        return try JSON.parse(data)
     }
 
     public func get(_ type: ResourceType, name: String, namespace: String?) async throws -> JSON? {
@@ -197,6 +197,19 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
         let body = Data("{\"kind\":\"DeleteOptions\",\"apiVersion\":\"v1\",\"propagationPolicy\":\"\(propagation.rawValue)\"}".utf8)
         let (status, data) = try await send(.DELETE, type.path(name: name, namespace: namespace), body: body, contentType: "application/json")
         if status == 404 { try requireKubernetes(data, path: type.path(name: name, namespace: namespace)); return false }
+        guard (200..<300).contains(status) else {
+            throw apiError(status, data, object: ref(type, name, namespace), verb: "delete", access: Access("delete", type, namespace))
+        }
+        return true
+    }
+
+    public func delete(_ type: ResourceType, name: String, namespace: String?, resourceVersion: String) async throws -> Bool {
+        let options = YValue.map([("kind", .string("DeleteOptions")), ("apiVersion", .string("v1")),
+                                  ("preconditions", .map([("resourceVersion", .string(resourceVersion))]))])
+        let path = type.path(name: name, namespace: namespace)
+        let (status, data) = try await send(.DELETE, path, body: Data(options.compactJSON()), contentType: "application/json")
+        if status == 404 { try requireKubernetes(data, path: type.path(name: name, namespace: namespace)); return false }
+        if status == 409 { return false }
         guard (200..<300).contains(status) else {
             throw apiError(status, data, object: ref(type, name, namespace), verb: "delete", access: Access("delete", type, namespace))
         }

@@ -73,16 +73,12 @@ extension RenderState {
     /// With `placeholderSecrets` (render for reading), the compose Secrets `start` fills in, without values.
     mutating func renderComposeSecretPlaceholders() {
         guard options.placeholderSecrets else { return }
-        for c in model.pods + model.jobs {
-            let used = Set(c.compose.services.flatMap(\.secrets).map(\.source))
-            for s in c.compose.secrets where used.contains(s.name) && !s.external {
-                let name = ComposeResourceNames.secret(id, s.name)
-                if secrets.contains(where: { $0.name == name }) { continue }
-                let source = s.file.map { "file \($0)" } ?? "environment \(s.environment ?? s.name)"
-                secrets.append(KubeObject(apiVersion: "v1", kind: "Secret", name: name, namespace: namespace, labels: labels(),
-                                          annotations: [("so.dev/placeholder", "made at start from \(source); never rendered")],
-                                          body: [("type", .string("Opaque")), ("stringData", .map([(ComposeResourceNames.key, .string("<set at start>"))]))]))
-            }
+        for secret in Renderer.composeSecrets(model) where !secrets.contains(where: { $0.name == secret.name }) {
+            let s = secret.declared
+            let from = s.file.map { "file \($0)" } ?? "environment \(s.environment ?? s.name)"
+            secrets.append(KubeObject(apiVersion: "v1", kind: "Secret", name: secret.name, namespace: namespace, labels: labels(),
+                                      annotations: [("so.dev/placeholder", "made at start from \(from); never rendered")],
+                                      body: [("type", .string("Opaque")), ("stringData", .map([(ComposeResourceNames.key, .string("<set at start>"))]))]))
         }
     }
 }

@@ -59,7 +59,8 @@ extension Renderer {
         let namespace = namespace(of: model)
         let labels = DeploymentNames.hostSecretLabels(model)
         var out: [KubeObject] = []
-        for (name, source) in composeSecrets(model) {
+        for secret in composeSecrets(model) {
+            let (name, source) = (secret.name, secret.source)
             guard let value = values.compose[source] else {
                 throw SoError("no value for compose secret '\(source)'", hint: "this is a bug in so: start gathers every compose secret a service uses")
             }
@@ -82,15 +83,27 @@ extension Renderer {
         return out
     }
 
-    /// The compose secrets services use, once each: (Secret name, compose secret name), in the order
-    /// of pods, jobs and their `secrets:` (the first of a name wins).
-    public static func composeSecrets(_ model: DeploymentModel) -> [(name: String, source: String)] {
-        var out: [(name: String, source: String)] = []
+    /// A compose secret some service uses, with the compose file it is declared in.
+    public struct ComposeSecret: Sendable {
+        /// The Secret's name (`ComposeResourceNames.secret`).
+        public var name: String
+        /// The compose secret as declared (`file:`, `environment:` or `content:`).
+        public var declared: ComposeTopLevelResource
+        public var component: ComposeComponent
+        /// The compose secret's name: what `SecretValues.compose` is keyed by.
+        public var source: String { declared.name }
+    }
+
+    /// The compose secrets services use, once each, not `external` (those exist already), in the order of
+    /// pods, jobs and their `secrets:` (the first of a name wins). The one filter: render's placeholders,
+    /// the Secrets start makes and the values it reads all come from this list.
+    public static func composeSecrets(_ model: DeploymentModel) -> [ComposeSecret] {
+        var out: [ComposeSecret] = []
         for c in model.pods + model.jobs {
             let used = Set(c.compose.services.flatMap(\.secrets).map(\.source))
             for s in c.compose.secrets where used.contains(s.name) && !s.external {
                 let name = ComposeResourceNames.secret(model.id, s.name)
-                if !out.contains(where: { $0.name == name }) { out.append((name, s.name)) }
+                if !out.contains(where: { $0.name == name }) { out.append(ComposeSecret(name: name, declared: s, component: c)) }
             }
         }
         return out

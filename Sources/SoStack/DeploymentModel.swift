@@ -39,6 +39,8 @@ public struct DeploymentModel: Sendable {
     /// Keys held by the deployment's Secret: `$generate` tokens in the spec's config, then `secret-env` names,
     /// then the keys of the spec's credentials files.
     public var secretKeys: [String]
+    /// The keys of `$generate` values (`Spec.generatedKeys`): made once, kept, rotated on request.
+    public var generatedKeys: [String] { spec.generatedKeys }
     /// The spec's credentials files (absolute path, key names), as config.env names them; start reads the values.
     public var credentialsFiles: [CredentialsFile] = []
     public var pods: [ComposeComponent]
@@ -109,7 +111,7 @@ public enum DeploymentLoader {
         // The workspace's agent (workspace.agent) brings its task, API key variables and API hosts.
         let spec = try AgentTable.resolve(try Spec.load(Path.join(dir, "spec.yml"), fs: fs, diagnostics: diagnostics), stack: stack.agents)
         var config = try ConfigEnv.load(Path.join(dir, "config.env"), fs: fs)
-        var secretKeys = spec.config.filter { GenerateToken.contains($0.value) }.map(\.key)
+        var secretKeys = spec.generatedKeys
         for k in spec.secretEnv where !secretKeys.contains(k) { secretKeys.append(k) }
         // Credentials come after config (laconic-so appends them to config.env), so their keys win.
         let credentials = try ConfigEnv.loadCredentialsFiles(Path.join(dir, "config.env"), fs: fs)

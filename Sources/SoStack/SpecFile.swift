@@ -27,6 +27,8 @@ public struct ConfigEntry: Sendable, Equatable {
         self.value = value
         self.line = line
     }
+    /// Whether the value holds a `$generate` token: its key is generated (`Spec.generatedKeys`), never in config.env.
+    public var isGenerated: Bool { GenerateToken.contains(value) }
 }
 
 public struct HTTPProxy: Sendable, Equatable {
@@ -283,6 +285,10 @@ public struct Spec: Sendable {
         return raw
     }
 
+    /// Keys of config entries holding a `$generate` token, in order: the one place that decides which keys
+    /// are generated (the deployment model, deploy create, rotate-secrets and start read it from here).
+    public var generatedKeys: [String] { config.filter(\.isGenerated).map(\.key) }
+
     /// Config entries without `$generate` tokens: what goes into config.env.
-    public var plainConfig: [ConfigEntry] { config.filter { !GenerateToken.contains($0.value) } }
+    public var plainConfig: [ConfigEntry] { config.filter { !$0.isGenerated } }
 }

@@ -150,7 +150,7 @@ public final class FakeCluster: ClusterClient, @unchecked Sendable {
         }
     }
 
-    public func update(_ object: KubeObject, resourceVersion: String, fieldManager: String) async throws -> Bool {
+    public func update(_ object: KubeObject, resourceVersion: String, fieldManager: String) async throws -> JSON? {
         try await record("update \(object.kind) \(object.namespace.map { "\($0)/" } ?? "")\(object.name)")
         let type = try ResourceType.of(object)
         let key = Key(type: type, namespace: type.namespaced ? object.namespace : nil, name: object.name)
@@ -159,7 +159,7 @@ public final class FakeCluster: ClusterClient, @unchecked Sendable {
             guard let old = objects[key] else {
                 throw SoError("cannot update \(object.reference): not found (NotFound)", hint: "the object or its namespace does not exist")
             }
-            guard old.at("metadata", "resourceVersion")?.string == resourceVersion else { return false }
+            guard old.at("metadata", "resourceVersion")?.string == resourceVersion else { return nil }
             if case .object(var o) = json, case .object(var meta)? = o["metadata"] {
                 meta["uid"] = old.at("metadata", "uid")
                 meta["creationTimestamp"] = old.at("metadata", "creationTimestamp")
@@ -168,7 +168,7 @@ public final class FakeCluster: ClusterClient, @unchecked Sendable {
             }
             stamp(&json)
             objects[key] = json
-            return true
+            return json
         }
     }
 
@@ -231,6 +231,19 @@ public final class FakeCluster: ClusterClient, @unchecked Sendable {
             order.removeAll { $0.namespace == name }
         }
         return true
+        }
+    }
+
+    /// Deletes only while the object is at `resourceVersion` (recorded as any delete).
+    public func delete(_ type: ResourceType, name: String, namespace: String?, resourceVersion: String) async throws -> Bool {
+        try await record("delete \(type.kind) \(namespace.map { "\($0)/" } ?? "")\(name)")
+        return locked {
+            let key = Key(type: type, namespace: type.namespaced ? namespace : nil, name: name)
+            guard objects[key]?.at("metadata", "resourceVersion")?.string == resourceVersion else { return false }
+            objects.removeValue(forKey: key)
+            order.removeAll { $0 == key }
+            appliedMetadata[key] = nil
+            return true
         }
     }
 

@@ -12,6 +12,8 @@ import SoTestSupport
 @Suite struct IngressControllerTests {
     static func withProxy() async throws -> ClusterHarness {
         let c = try await ClusterHarness()
+        // Where the cluster's lock (the controller's install) lives, as on every cluster.
+        try c.cluster.seed(KubeObject(apiVersion: "v1", kind: "Namespace", name: "kube-system"))
         let spec = try c.h.tmp.read("dep/spec.yml")
         try c.h.tmp.write("dep/spec.yml", spec.replacingOccurrences(of: "network:\n", with: """
         network:
@@ -341,5 +343,79 @@ extension KindTargetTests {
         let user = ClusterTarget(connection: ClusterConnection(contextName: "kind-x", server: "https://127.0.0.1:6443"), kindCluster: "x")
         #expect(user.kubectlFlags == ["--context", "kind-x"])
         _ = c
+    }
+}
+
+@Suite struct LocalImageTests {
+    /// `docker build` of a `:local` image between two starts: the second finds a new ID, loads the image into
+    /// kind, and the Deployment that runs it is applied again with the new ID in its pod template (so its
+    /// pods roll onto the rebuilt image), though nothing else changed.
+    @Test func aRebuiltLocalImageIsLoadedAndItsDeploymentRolled() async throws {
+        let c = try await ClusterHarness()
+        let compose = try c.h.read("dep/compose/docker-compose-example.yml")
+        let local = compose.replacingOccurrences(of: "image: nginx:1.27-alpine", with: "image: cerc/example:local")
+        try c.h.tmp.write("dep/compose/docker-compose-example.yml", local)
+        try c.h.tmp.write("user-kubeconfig", ClusterHarness.kubeconfigText.replacingOccurrences(of: "kind-test", with: "kind-shared"))
+        let p = c.h.processes
+        p.missing = []
+        let inspect = ["docker", "image", "inspect", "--format", "{{.Id}}", "cerc/example:local"]
+        let onNode = ["docker", "exec", "shared-control-plane", "crictl", "inspecti", "-o", "go-template", "--template", "{{.status.id}}", "cerc/example:local"]
+        func start() async throws {
+            _ = try await StartAction(c.ctx).run(StartRequest(directory: "dep", cluster: ClusterOptions(), timeout: 30, progress: .plain))
+            #expect(p.unexpected.isEmpty && p.pending.isEmpty, "\(p.unexpected) \(p.pending)")
+        }
+        func annotation() throws -> String? {
+            let d = try #require(c.cluster.all.first { $0.0.type.kind == "Deployment" }?.1)
+            return d.at("spec", "template", "metadata", "annotations", "so.dev/image-ids")?.string
+        }
+        // First start: the node has this build already.
+        p.expect(["kind", "get", "clusters"], stdout: "shared\n")
+        p.expect(inspect, stdout: "sha256:aaa\n")
+        p.expect(onNode, stdout: "sha256:aaa\n")
+        try await start()
+        #expect(try annotation() == "cerc/example:local@sha256:aaa")
+        // The same build again: nothing loaded, nothing applied.
+        p.expect(["kind", "get", "clusters"], stdout: "shared\n")
+        p.expect(inspect, stdout: "sha256:aaa\n")
+        p.expect(onNode, stdout: "sha256:aaa\n")
+        var before = c.cluster.calls.count
+        try await start()
+        #expect(!c.cluster.calls[before...].contains { $0.hasPrefix("apply") })
+        // Rebuilt: a new ID, loaded into the node, the Deployment applied with it.
+        p.expect(["kind", "get", "clusters"], stdout: "shared\n")
+        p.expect(inspect, stdout: "sha256:bbb\n")
+        p.expect(onNode, stdout: "sha256:aaa\n")
+        p.expect(["kind", "load", "docker-image", "cerc/example:local", "--name", "shared"])
+        before = c.cluster.calls.count
+        try await start()
+        #expect(c.cluster.calls[before...].contains { $0.hasPrefix("apply Deployment") }, "\(c.cluster.calls[before...])")
+        #expect(try annotation() == "cerc/example:local@sha256:bbb")
+    }
+
+    /// A load that fails is reported, also when every object is already as rendered.
+    @Test func aFailedLoadIsReportedOnAStartThatChangesNothing() async throws {
+        let c = try await ClusterHarness()
+        let compose = try c.h.read("dep/compose/docker-compose-example.yml")
+        let local = compose.replacingOccurrences(of: "image: nginx:1.27-alpine", with: "image: cerc/example:local")
+        try c.h.tmp.write("dep/compose/docker-compose-example.yml", local)
+        try c.h.tmp.write("user-kubeconfig", ClusterHarness.kubeconfigText.replacingOccurrences(of: "kind-test", with: "kind-shared"))
+        let p = c.h.processes
+        p.missing = []
+        let inspect = ["docker", "image", "inspect", "--format", "{{.Id}}", "cerc/example:local"]
+        let onNode = ["docker", "exec", "shared-control-plane", "crictl", "inspecti", "-o", "go-template", "--template", "{{.status.id}}", "cerc/example:local"]
+        p.expect(["kind", "get", "clusters"], stdout: "shared\n")
+        p.expect(inspect, stdout: "sha256:aaa\n")
+        p.expect(onNode, stdout: "sha256:aaa\n")
+        _ = try await StartAction(c.ctx).run(StartRequest(directory: "dep", cluster: ClusterOptions(), timeout: 30, progress: .plain))
+        // The node lost the image (pruned): the objects are as rendered, the load runs, and fails.
+        p.expect(["kind", "get", "clusters"], stdout: "shared\n")
+        p.expect(inspect, stdout: "sha256:aaa\n")
+        p.expect(onNode, exitCode: 1, stderr: "no such image")
+        p.expect(["kind", "load", "docker-image", "cerc/example:local", "--name", "shared"], exitCode: 1, stderr: "ERROR: failed to load image")
+        let again = StartRequest(directory: "dep", cluster: ClusterOptions(), timeout: 30, progress: .plain)
+        await #expect { _ = try await StartAction(c.ctx).run(again) } throws: { e in
+            ((e as? SoError)?.message ?? "").contains("cannot load image cerc/example:local into kind cluster shared")
+        }
+        #expect(p.pending.isEmpty)
     }
 }

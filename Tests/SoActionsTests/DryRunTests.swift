@@ -46,9 +46,52 @@ import SoTestSupport
         #expect(c.cluster.object("ConfigMap", "gone", namespace: ns) != nil)
     }
 
+    /// Right after a start, the dry run judges every object with start's own test: all unchanged, nothing
+    /// sent to the server for judgement, nothing to prune (the generated Secret included).
+    @Test func startDryRunRightAfterAStartSaysUnchangedForEveryObject() async throws {
+        let c = try await ClusterHarness(config: ["SESSION=$generate:hex:16$"])
+        _ = try await c.start()
+        let before = c.cluster.calls.count
+        let plan = try await PlanAction(c.ctx).run(directory: "dep", cluster: c.options)
+        #expect(!plan.isEmpty && plan.allSatisfy { $0.action == .unchanged }, "\(plan.map(\.line))")
+        #expect(plan.contains { $0.kind == "Secret" && $0.name == "\(c.id)-generated-secrets" })
+        #expect(!c.cluster.calls[before...].contains { $0.hasPrefix("dry-run") }, "\(c.cluster.calls[before...])")
+    }
+
+    /// `--diff`: each changed field, old then new; a Secret's values never appear, only that they changed.
+    @Test func startDryRunDiffShowsFieldsAndNeverSecretValues() async throws {
+        let c = try await ClusterHarness(appendToSpec: "secret-env: [API_TOKEN]\n", environment: ["API_TOKEN": "first-token-4711"])
+        _ = try await c.start()
+        let ns = KubeNames.label(c.id)
+        let deployment = try #require(c.cluster.all.filter { $0.0.type.kind == "Deployment" }.map(\.1).first)
+        c.cluster.update("Deployment", deployment.name, namespace: ns) { json in
+            guard case .object(var o) = json, case .object(var spec)? = o["spec"] else { return }
+            spec["replicas"] = .number(7)
+            o["spec"] = .object(spec)
+            json = .object(o)
+        }
+        // The host's value changed since: the Secret would be configured.
+        var ctx = c.ctx
+        ctx.environment["API_TOKEN"] = "second-token-4712"
+        let plan = try await PlanAction(ctx).run(directory: "dep", cluster: c.options, diff: true)
+        let d = try #require(plan.first { $0.kind == "Deployment" })
+        #expect(d.action == .configure)
+        #expect(d.diff == ["- spec.replicas: 7", "+ spec.replicas: 1"], "\(d.diff ?? [])")
+        let s = try #require(plan.first { $0.kind == "Secret" && $0.name == "\(c.id)-generated-secrets" })
+        #expect(s.action == .configure, "\(plan.map(\.line))")
+        #expect(s.diff == ["~ data.API_TOKEN: (secret value changed)"], "\(s.diff ?? [])")
+        let all = plan.flatMap { [$0.line] + ($0.diff ?? []) }.joined(separator: "\n")
+        for value in ["first-token-4711", "second-token-4712"] {
+            #expect(!all.contains(value) && !all.contains(Data(value.utf8).base64EncodedString()))
+        }
+        #expect(plan.filter { $0.kind != "Deployment" && $0.kind != "Secret" }.allSatisfy { $0.action == .unchanged }, "\(plan.map(\.line))")
+    }
+
     @Test func aServerRefusalIsAnError() async throws {
         let c = try await ClusterHarness()
         _ = try await c.start()
+        // Only what differs is sent for the server's judgement: a Deployment edited since.
+        try c.h.tmp.write("dep/config.env", (try c.h.read("dep/config.env")) + "NEW_SETTING=on\n")
         c.cluster.failures["dry-run Deployment"] = SoError("cannot apply (dry run) Deployment x: spec.template.spec.hostAliases[0].ip: Invalid value (Invalid)")
         await #expect(throws: SoError.self) { try await PlanAction(c.ctx).run(directory: "dep", cluster: c.options) }
     }

@@ -137,4 +137,135 @@ import SoTestSupport
         #expect(Array(lockCalls) == ["create Lease \(c.id)/so-deployment-lock", "get Lease \(c.id)/so-deployment-lock",
                                      "update Lease \(c.id)/so-deployment-lock", "delete Lease \(c.id)/so-deployment-lock"])
     }
+
+    static func leaseLock(_ c: ClusterHarness, namespace: String) -> DeploymentLock {
+        DeploymentLock(ctx: c.ctx, client: c.cluster, namespace: namespace, name: "so-deployment-lock", labels: [], subject: "deployment x is being changed",
+                       duration: 30)
+    }
+
+    /// The holder renews its Lease (a compare-and-swap on its last write, the renewTime moved on); once
+    /// another run has taken the Lease over, it neither renews nor releases it, and says so.
+    @Test func theHolderRenewsAndNeverRemovesALeaseTakenOver() async throws {
+        let c = try await ClusterHarness()
+        try c.cluster.seed(KubeObject(apiVersion: "v1", kind: "Namespace", name: "ns"))
+        let lock = Self.leaseLock(c, namespace: "ns")
+        try await lock.acquire()
+        let first = try #require(c.cluster.object("Lease", "so-deployment-lock", namespace: "ns"))
+        try await c.ctx.clock.sleep(seconds: 40)
+        #expect(await lock.renew())
+        let renewed = try #require(c.cluster.object("Lease", "so-deployment-lock", namespace: "ns"))
+        #expect(renewed.at("spec", "renewTime") != first.at("spec", "renewTime"))
+        #expect(renewed.at("spec", "acquireTime") == first.at("spec", "acquireTime"))
+        #expect(renewed.at("spec", "holderIdentity")?.string == lock.holder)
+        // Another run takes it over (it expired): the next renewal finds the Lease changed, and stops.
+        c.cluster.update("Lease", "so-deployment-lock", namespace: "ns") { lease in
+            guard case .object(var o) = lease, case .object(var meta)? = o["metadata"], case .object(var spec)? = o["spec"] else { return }
+            meta["resourceVersion"] = .string("other-run")
+            spec["holderIdentity"] = .string("ci-runner:7:beef")
+            o["metadata"] = .object(meta)
+            o["spec"] = .object(spec)
+            lease = .object(o)
+        }
+        #expect(await lock.renew() == false)
+        #expect(c.ctx.diagnostics.all.contains { $0.message.contains("was taken over by another so run") })
+        await lock.release()
+        #expect(c.cluster.object("Lease", "so-deployment-lock", namespace: "ns")?.at("spec", "holderIdentity")?.string == "ci-runner:7:beef")
+        #expect(!c.cluster.calls.contains { $0.hasPrefix("delete") }, "\(c.cluster.calls)")
+    }
+
+    /// The release is a delete on the holder's last resourceVersion: a Lease another run holds now is kept.
+    @Test func theReleaseDeletesOnlyTheHoldersOwnWrite() async throws {
+        let c = try await ClusterHarness()
+        try c.cluster.seed(KubeObject(apiVersion: "v1", kind: "Namespace", name: "ns"))
+        let mine = Self.leaseLock(c, namespace: "ns")
+        try await mine.acquire()
+        // Another run took it over (as after an expiry this run did not notice): its Lease stays.
+        c.cluster.update("Lease", "so-deployment-lock", namespace: "ns") { lease in
+            guard case .object(var o) = lease, case .object(var meta)? = o["metadata"], case .object(var spec)? = o["spec"] else { return }
+            meta["resourceVersion"] = .string("someone-else")
+            spec["holderIdentity"] = .string("ci-runner:7:beef")
+            o["metadata"] = .object(meta)
+            o["spec"] = .object(spec)
+            lease = .object(o)
+        }
+        await mine.release()
+        #expect(c.cluster.calls.suffix(2) == ["delete Lease ns/so-deployment-lock", "get Lease ns/so-deployment-lock"])
+        #expect(c.cluster.object("Lease", "so-deployment-lock", namespace: "ns")?.at("spec", "holderIdentity")?.string == "ci-runner:7:beef")
+        // Unchanged since its own write, it goes.
+        let again = Self.leaseLock(c, namespace: "ns2")
+        try c.cluster.seed(KubeObject(apiVersion: "v1", kind: "Namespace", name: "ns2"))
+        try await again.acquire()
+        await again.release()
+        #expect(c.cluster.object("Lease", "so-deployment-lock", namespace: "ns2") == nil)
+    }
+
+    /// Two starts on one cluster that both need the ingress controller: the second, beginning while the
+    /// first checks the controller, waits on the cluster's lock and then finds it ready: one install.
+    @Test func twoRunsInstallTheIngressControllerOnce() async throws {
+        let c = try await ClusterHarness()
+        try c.cluster.seed(KubeObject(apiVersion: "v1", kind: "Namespace", name: "kube-system"))
+        let cluster = c.cluster, ctx = c.ctx
+        final class Second: @unchecked Sendable { var task: Task<Void, Error>?; var launched = false }
+        let second = Second()
+        @Sendable func install() async throws {
+            let progress = ProgressReporter(ctx: ctx, mode: .plain)
+            _ = try await DeploymentLock.cluster(ctx: ctx, client: cluster, duration: 30).holding(waiting: 3600, progress: progress) {
+                try await IngressInstaller(ctx: ctx, client: cluster).ensure(image: nil, acmeEmail: nil, timeout: 30, progress: progress)
+            }
+        }
+        cluster.beforeCallAsync = { call in
+            guard call == "get Deployment caddy-system/caddy-ingress-controller", !second.launched else { return }
+            second.launched = true
+            let before = cluster.calls.count
+            second.task = Task { try await install() }
+            // Go on once the second run has met the lock.
+            for _ in 0..<10_000 where !cluster.calls[before...].contains("get Lease kube-system/so-cluster-lock") { await Task.yield() }
+        }
+        try await install()
+        try await second.task?.value
+        #expect(second.launched)
+        let installs = cluster.calls.filter { $0 == "apply Deployment caddy-system/caddy-ingress-controller" }
+        #expect(installs.count == 1, "\(cluster.calls)")
+        #expect(cluster.calls.filter { $0 == "create Lease kube-system/so-cluster-lock" }.count >= 3)
+        #expect(cluster.object("Lease", "so-cluster-lock", namespace: "kube-system") == nil)
+    }
+}
+
+/// kind's cluster is created once per host: two runs that both find none serialise on the host's lock,
+/// and the one that waited uses the cluster the other made.
+@Suite struct KindCreationLockTests {
+    @Test func twoRunsCreateTheKindClusterOnce() async throws {
+        let c = try await ClusterHarness()
+        let model = try RenderAction(c.ctx).model("dep")
+        let name = model.spec.kindClusterName ?? model.identity.clusterID
+        final class Kind: @unchecked Sendable {
+            let lock = NSLock()
+            var creates = 0
+            var created: Bool { lock.withLock { creates > 0 } }
+        }
+        let kind = Kind()
+        let p = c.h.processes
+        p.missing = []
+        let kubeconfig = ClusterHarness.kubeconfigText.replacingOccurrences(of: "kind-test", with: "kind-\(name)")
+        p.fallback = { args in
+            if args.starts(with: ["kind", "create", "cluster", "--name", name]) {
+                kind.lock.withLock { kind.creates += 1 }
+                try await Task.sleep(nanoseconds: 400_000_000)
+                return ProcessResult(exitCode: 0)
+            }
+            if args == ["kind", "get", "clusters"] { return ProcessResult(exitCode: 0, stdout: kind.created ? "\(name)\n" : "") }
+            if args == ["kind", "get", "kubeconfig", "--name", name] { return ProcessResult(exitCode: 0, stdout: kubeconfig) }
+            return nil
+        }
+        var ctx = c.ctx
+        ctx.hostLocks = FileHostLocks(directory: c.h.tmp.path)
+        let targets = ClusterTargets(ctx: ctx)
+        async let a = targets.createKind(model)
+        async let b = targets.createKind(model)
+        let (x, y) = try await (a, b)
+        #expect(kind.creates == 1)
+        #expect(x.kindCluster == name && y.kindCluster == name)
+        #expect(p.unexpected.isEmpty, "\(p.unexpected)")
+        #expect(c.h.console.stdout.contains("using kind cluster '\(name)', which another so run created meanwhile"), "\(c.h.console.stdout)")
+    }
 }

@@ -18,11 +18,11 @@ import SoTestSupport
         _ = try await c.start()
         let first = c.cluster.calls.count
         _ = try await c.start()
-        // First start: the namespace created and read, the stored secret read; the Lease; 8 applies; the
-        // wait's lists; the Lease deleted. Re-start: the same opening, one list per recorded kind and volume,
+        // First start: the namespace created and read, the stored secret read; the Lease; the stored secret
+        // read again under it (values are to be made); 8 applies; the wait's lists; the Lease deleted. Re-start: the same opening, one list per recorded kind and volume,
         // nothing sent (all unchanged, the Namespace as read in the opening included) and so no Lease, the
         // wait's lists.
-        #expect(Self.counts(c.cluster.calls[..<first]) == "16 (apply 8, create 2, delete 1, get 2, list 3)")
+        #expect(Self.counts(c.cluster.calls[..<first]) == "17 (apply 8, create 2, delete 1, get 3, list 3)")
         #expect(Self.counts(c.cluster.calls[first...]) == "13 (create 1, get 2, list 10)", "\(c.cluster.calls[first...])")
     }
 }

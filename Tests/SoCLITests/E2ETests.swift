@@ -63,11 +63,18 @@ enum E2E {
         #expect(writes.contains("api: POST /api/v1/namespaces") && Set(writes).isSubset(of: ["api: PATCH /api/v1/namespaces/\(id)", "api: POST /api/v1/namespaces"]), "\(writes)")
         #expect(r.stdout.contains("objects already as rendered"), "\(r.stdout)")
         #expect(try await version() == before)
+        // The dry run judges with start's own test: right after a start, every object is unchanged.
+        r = try await E2E.so(["deployment", "--dir", "dep", "start", "--dry-run"] + kc, cwd: t.path, env: ["SO_E2E_API_KEY": "fake-key-for-e2e"])
+        let planned = r.stdout.split(separator: "\n").filter { !$0.hasPrefix("dry run:") }
+        #expect(r.exitCode == 0 && !planned.isEmpty && planned.allSatisfy { $0.hasPrefix("unchanged ") }, "\(r.stdout)\n\(r.stderr)")
 
         // A ConfigMap edited by hand is put back by the next start.
         let cm = "\(id)-host-path-config-test-settings-env"
         let original = try await E2E.kubectl(["-n", id, "get", "configmap", cm, "-o", "jsonpath={.data}"]).stdout
         #expect(try await E2E.kubectl(["-n", id, "patch", "configmap", cm, "--type", "merge", "-p", "{\"data\":{\"settings.env\":\"defaced\"}}"]).exitCode == 0)
+        // --diff names the field the edit changed.
+        r = try await E2E.so(["deployment", "--dir", "dep", "start", "--dry-run", "--diff"] + kc, cwd: t.path, env: ["SO_E2E_API_KEY": "fake-key-for-e2e"])
+        #expect(r.stdout.contains("would configure ConfigMap \(id)/\(cm)") && r.stdout.contains("- data.settings.env: \"defaced\""), "\(r.stdout)\n\(r.stderr)")
         r = try await E2E.so(["deployment", "--dir", "dep", "start", "--no-wait"] + kc, cwd: t.path, env: ["SO_E2E_API_KEY": "fake-key-for-e2e"])
         #expect(r.exitCode == 0, "\(r.stderr)")
         #expect(try await E2E.kubectl(["-n", id, "get", "configmap", cm, "-o", "jsonpath={.data}"]).stdout == original)
@@ -170,6 +177,35 @@ enum E2E {
         #expect(r.exitCode == 0 && r.stdout.contains("controller caddy-system/caddy-ingress-controller is ready"), "\(r.stdout)\n\(r.stderr)")
         r = try await E2E.so(["deployment", "--dir", "dep", "stop", "--delete-volumes", "--delete-namespace"], cwd: t.path, env: env)
         #expect(r.exitCode == 0, "\(r.stderr)")
+    }
+
+    /// Two kind-target deployments with an Ingress started at the same moment (two `so` processes): the
+    /// cluster's lock lets one install the Caddy controller while the other waits, then finds it ready.
+    @Test(.enabled(if: !RealNode.enabled, "the real node has no Caddy ingress image to run"))
+    func twoProcessesInstallTheIngressControllerOnce() async throws {
+        let t = try TempDir("so-e2e-ingress-race")
+        defer { t.cleanup() }
+        let env = ["SO_KUBECONFIG": E2E.kubeconfig!]
+        for dep in ["a", "b"] {
+            var r = try await E2E.so(["--stack", "example", "deploy", "init", "--output", "\(dep).yml"], cwd: t.path)
+            #expect(r.exitCode == 0, "\(r.stderr)")
+            let proxy = "network:\n  http-proxy:\n    - host-name: \(dep).e2e.localhost\n      routes:\n        - path: /\n          proxy-to: web:80\n"
+            try t.write("\(dep).yml", try t.read("\(dep).yml").replacingOccurrences(of: "network:\n", with: proxy))
+            r = try await E2E.so(["deploy", "create", "--spec-file", "\(dep).yml", "--deployment-dir", dep], cwd: t.path)
+            #expect(r.exitCode == 0, "\(r.stderr)")
+        }
+        let start = ["start", "--perform-cluster-management", "--timeout", "180", "--progress", "plain"]
+        async let a = E2E.so(["deployment", "--dir", "a"] + start, cwd: t.path, env: env)
+        async let b = E2E.so(["deployment", "--dir", "b"] + start, cwd: t.path, env: env)
+        let results = try await [a, b]
+        for r in results { #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)") }
+        let installs = results.filter { $0.stdout.contains("installing the Caddy ingress controller") }.count
+        #expect(installs <= 1, "\(results.map(\.stdout))")
+        #expect(try await E2E.kubectl(["-n", "kube-system", "get", "lease", "so-cluster-lock", "-o", "name"]).stdout.isEmpty)
+        for dep in ["a", "b"] {
+            let r = try await E2E.so(["deployment", "--dir", dep, "stop", "--delete-volumes", "--delete-namespace"], cwd: t.path, env: env)
+            #expect(r.exitCode == 0, "\(r.stderr)")
+        }
     }
 
     /// Issue 5: 20 agent workspaces started 4 at a time, admitted under Pod Security `restricted` by the
@@ -305,5 +341,40 @@ enum E2E {
         #expect(r.exitCode == 0, "\(r.stderr)")
         let after = try await LocalProcessRunner().run(["kind", "get", "clusters"], workingDirectory: nil, environment: nil, timeout: 60)
         #expect(!after.stdout.contains(clusters.split(separator: "\n").first.map(String.init) ?? "?"))
+    }
+
+    /// A `:local` image rebuilt between two starts runs after the second: loaded into kind (its ID
+    /// changed) and rolled (the ID is in the Deployment's pod template).
+    @Test func aRebuiltLocalImageRuns() async throws {
+        let t = try TempDir("so-e2e-kind-image")
+        defer { t.cleanup() }
+        func docker(_ args: [String]) async throws -> ProcessResult {
+            try await LocalProcessRunner().run(["docker"] + args, workingDirectory: t.path, environment: nil, timeout: 600)
+        }
+        func build(_ id: String) async throws {
+            try t.write("image/Dockerfile", "FROM nginx:1.27-alpine\nRUN echo \(id) > /build-id\n")
+            let r = try await docker(["build", "--tag", "so-e2e/rebuilt:local", t.file("image")])
+            #expect(r.exitCode == 0, "\(r.stderr)")
+        }
+        var r = try await E2E.so(["--stack", "example", "deploy", "init", "--output", "spec.yml"], cwd: t.path)
+        #expect(r.exitCode == 0, "\(r.stderr)")
+        r = try await E2E.so(["deploy", "create", "--spec-file", "spec.yml", "--deployment-dir", "dep"], cwd: t.path)
+        #expect(r.exitCode == 0, "\(r.stderr)")
+        let compose = try t.read("dep/compose/docker-compose-example.yml")
+        try t.write("dep/compose/docker-compose-example.yml", compose.replacingOccurrences(of: "image: nginx:1.27-alpine", with: "image: so-e2e/rebuilt:local"))
+        let start = ["deployment", "--dir", "dep", "start", "--perform-cluster-management", "--timeout", "600", "--progress", "plain"]
+        try await build("first")
+        r = try await E2E.so(start, cwd: t.path)
+        #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
+        r = try await E2E.so(["deployment", "--dir", "dep", "exec", "web", "--", "cat", "/build-id"], cwd: t.path)
+        #expect(r.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "first", "\(r.stdout)\n\(r.stderr)")
+        try await build("second")
+        r = try await E2E.so(start, cwd: t.path)
+        #expect(r.exitCode == 0 && r.stdout.contains("loading image"), "\(r.stdout)\n\(r.stderr)")
+        r = try await E2E.so(["deployment", "--dir", "dep", "exec", "web", "--", "cat", "/build-id"], cwd: t.path)
+        #expect(r.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "second", "\(r.stdout)\n\(r.stderr)")
+        r = try await E2E.so(["deployment", "--dir", "dep", "stop", "--delete-volumes", "--delete-namespace", "--perform-cluster-management"], cwd: t.path)
+        #expect(r.exitCode == 0, "\(r.stderr)")
+        _ = try await docker(["image", "rm", "so-e2e/rebuilt:local"])
     }
 }

@@ -176,14 +176,32 @@ final class RecordingServer: @unchecked Sendable {
         let c = try client(port)
         defer { Task { await c.shutdown() } }
         let lease = KubeObject(apiVersion: "coordination.k8s.io/v1", kind: "Lease", name: "l", namespace: "ns", body: [("spec", .map([("holderIdentity", .string("me"))]))])
-        #expect(try await c.update(lease, resourceVersion: "41", fieldManager: "so"))
-        #expect(try await c.update(lease, resourceVersion: "41", fieldManager: "so") == false)
+        #expect(try await c.update(lease, resourceVersion: "41", fieldManager: "so") != nil)
+        #expect(try await c.update(lease, resourceVersion: "41", fieldManager: "so") == nil)
         let r = s.requests[0]
         #expect(r.method == "PUT")
         #expect(r.uri == "/apis/coordination.k8s.io/v1/namespaces/ns/leases/l?fieldManager=so")
         let sent = try JSON.parse(Data(r.body.utf8))
         #expect(sent.at("metadata", "resourceVersion")?.string == "41")
         #expect(sent.at("spec", "holderIdentity")?.string == "me")
+    }
+
+    @Test func aDeleteWithAPreconditionSendsTheResourceVersionAndAConflictIsFalse() async throws {
+        let s = RecordingServer()
+        let port = try s.start()
+        defer { s.stop() }
+        s.answer(.init(status: 200, body: "{\"kind\":\"Status\",\"status\":\"Success\"}"),
+                 .init(status: 409, body: "{\"kind\":\"Status\",\"reason\":\"Conflict\",\"message\":\"Precondition failed: UID in precondition\"}"))
+        let c = try client(port)
+        defer { Task { await c.shutdown() } }
+        let lease = try ResourceType.of(apiVersion: "coordination.k8s.io/v1", kind: "Lease")
+        #expect(try await c.delete(lease, name: "l", namespace: "ns", resourceVersion: "41"))
+        #expect(try await c.delete(lease, name: "l", namespace: "ns", resourceVersion: "41") == false)
+        let r = s.requests[0]
+        #expect(r.method == "DELETE")
+        #expect(r.uri == "/apis/coordination.k8s.io/v1/namespaces/ns/leases/l")
+        let sent = try JSON.parse(Data(r.body.utf8))
+        #expect(sent.at("preconditions", "resourceVersion")?.string == "41")
     }
 
     @Test func statusErrorsBecomeOneLine() async throws {
