@@ -48,7 +48,8 @@ public protocol PromptingProcessRunner: Sendable {
 /// system: a git bundle of any size goes through `kubectl exec` without ever sitting in `so`'s memory.
 /// stderr is captured (and stdout too when it does not go to a file).
 public protocol StreamingProcessRunner: Sendable {
-    func runStreaming(_ arguments: [String], stdinFile: String?, stdoutFile: String?, environment: [String: String]?, timeout: Double?) async throws -> ProcessResult
+    func runStreaming(_ arguments: [String], stdinFile: String?, stdoutFile: String?, environment: [String: String]?,
+        timeout: Double?) async throws -> ProcessResult
 }
 
 extension ProcessRunner {
@@ -89,10 +90,13 @@ public struct LocalProcessRunner: ProcessRunner, AttachedProcessRunner, Promptin
         try await launch(arguments, workingDirectory: nil, environment: environment, timeout: nil, mode: .prompting)
     }
 
-    public func runStreaming(_ arguments: [String], stdinFile: String?, stdoutFile: String?, environment: [String: String]?, timeout: Double?) async throws -> ProcessResult {
-        guard stdinFile == nil || stdoutFile == nil else { throw SoError("a program's input and output cannot both be files here", hint: "this is a bug in so") }
+    public func runStreaming(_ arguments: [String], stdinFile: String?, stdoutFile: String?, environment: [String: String]?,
+        timeout: Double?) async throws -> ProcessResult {
+        guard stdinFile == nil || stdoutFile == nil else { throw SoError("a program's input and output cannot both be files here",
+            hint: "this is a bug in so") }
         if let stdinFile { return try await launch(arguments, workingDirectory: nil, environment: environment, timeout: timeout, mode: .stdinFile(stdinFile)) }
-        if let stdoutFile { return try await launch(arguments, workingDirectory: nil, environment: environment, timeout: timeout, mode: .stdoutFile(stdoutFile)) }
+        if let stdoutFile { return try await launch(arguments, workingDirectory: nil, environment: environment, timeout: timeout,
+            mode: .stdoutFile(stdoutFile)) }
         return try await run(arguments, workingDirectory: nil, environment: environment, timeout: timeout)
     }
 
@@ -145,7 +149,8 @@ public struct LocalProcessRunner: ProcessRunner, AttachedProcessRunner, Promptin
             case .stdoutFile(let path):
                 let fd = try FileDescriptor.open(FilePath(path), .writeOnly, options: [.create, .truncate], permissions: [.ownerReadWrite])
                 let r = try await Subprocess.run(exe, arguments: args, environment: vars, workingDirectory: directory, platformOptions: options,
-                                                 input: .none, output: .fileDescriptor(fd, closeAfterSpawningProcess: true), error: .string(limit: Self.outputLimit))
+                                                 input: .none, output: .fileDescriptor(fd, closeAfterSpawningProcess: true),
+                                                     error: .string(limit: Self.outputLimit))
                 return ProcessResult(exitCode: Self.code(r.terminationStatus), stderr: r.standardError)
             case .captured:
                 break

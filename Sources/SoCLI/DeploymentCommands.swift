@@ -17,8 +17,10 @@ struct DeploymentCommand: AsyncParsableCommand {
           so deployment --name ws-1 task "make the login test pass" --pr
           so deployment list
         """,
-        subcommands: [DeploymentListCommand.self, DeploymentShellCommand.self, DeploymentStartCommand.self, DeploymentUpCommand.self, DeploymentStopCommand.self, DeploymentStatusCommand.self,
-                      DeploymentPsCommand.self, DeploymentLogsCommand.self, DeploymentExecCommand.self, DeploymentPortForwardCommand.self, DeploymentRestartCommand.self, DeploymentUpdateEnvsCommand.self,
+        subcommands: [DeploymentListCommand.self, DeploymentShellCommand.self, DeploymentStartCommand.self, DeploymentUpCommand.self,
+            DeploymentStopCommand.self, DeploymentStatusCommand.self,
+                      DeploymentPsCommand.self, DeploymentLogsCommand.self, DeploymentExecCommand.self, DeploymentPortForwardCommand.self,
+                          DeploymentRestartCommand.self, DeploymentUpdateEnvsCommand.self,
                       DeploymentRotateSecretsCommand.self, DeploymentRenderCommand.self,
                       DeploymentTaskCommand.self, DeploymentDiffCommand.self, DeploymentPushCommand.self, DeploymentFetchCommand.self,
                       DeploymentLogCommand.self, DeploymentApplyCommand.self, DeploymentMergeCommand.self]
@@ -127,7 +129,10 @@ struct DeploymentStartCommand: AsyncParsableCommand {
         commandName: "start",
         abstract: "Apply the deployment to its cluster and wait until it runs.",
         discussion: """
-        kind: reuses the host's kind cluster, creating it from kind-config.yml when none exists, and loads the stack's locally built images into it (cluster management is on by default for both start and up; --skip-cluster-management turns it off). Objects are applied with server-side apply in order (Namespace, Secrets, ConfigMaps, volumes, Services, Deployments, Jobs once, Ingress), objects that left the deployment are pruned, then start waits for Deployments to be available and Jobs to complete. Generated secrets are made once and kept.
+        kind: reuses the host's kind cluster, creating it from kind-config.yml when none exists, and loads the stack's locally built images into it \
+        (cluster management is on by default for both start and up; --skip-cluster-management turns it off). Objects are applied with server-side apply in \
+        order (Namespace, Secrets, ConfigMaps, volumes, Services, Deployments, Jobs once, Ingress), objects that left the deployment are pruned, then start \
+        waits for Deployments to be available and Jobs to complete. Generated secrets are made once and kept.
 
         Example:
           so deployment --dir deployments/example start
@@ -157,9 +162,11 @@ struct DeploymentStopCommand: AsyncParsableCommand {
         commandName: "stop",
         abstract: "Delete the deployment's objects; keep volumes, secrets and namespace unless asked.",
         discussion: """
-        Returns when the objects are gone. --delete-volumes also removes claims, volumes and the generated secrets; --delete-namespace removes the namespace; --perform-cluster-management deletes the kind cluster.
+        Returns when the objects are gone. --delete-volumes also removes claims, volumes and the generated secrets; --delete-namespace removes the \
+        namespace; --perform-cluster-management deletes the kind cluster.
 
-        A workspace (agent-workspace) is read before its volume goes: while its checkout holds commits neither pushed nor fetched, or uncommitted changes, --delete-volumes refuses, naming them, unless --discard (as 'so down').
+        A workspace (agent-workspace) is read before its volume goes: while its checkout holds commits neither pushed nor fetched, or uncommitted changes, \
+        --delete-volumes refuses, naming them, unless --discard (as 'so down').
 
         Example:
           so deployment --dir deployments/example stop
@@ -189,7 +196,8 @@ struct DeploymentStopCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await StopAction(target.context()).run(StopRequest(directory: target.dir, cluster: target.options(manage: performClusterManagement && !skipClusterManagement),
+        try await StopAction(target.context()).run(StopRequest(directory: target.dir,
+            cluster: target.options(manage: performClusterManagement && !skipClusterManagement),
                                                                deleteVolumes: deleteVolumes, deleteNamespace: deleteNamespace, timeout: timeout, dryRun: dryRun,
                                                                discard: discard))
     }
@@ -217,7 +225,8 @@ struct DeploymentStatusCommand: AsyncParsableCommand {
         for w in s.workloads { ctx.console.out("  \(w.kind) \(w.name): \(w.state)") }
         for h in s.ingressHosts { ctx.console.out("  ingress: http://\(h)/") }
         for p in s.pods {
-            ctx.console.out("  pod \(p.name): \(p.phase) \(p.ready) ready, \(p.restarts) restarts" + (p.node.isEmpty ? "" : ", node \(p.node)") + (p.ageSeconds.map { ", age \(DurationText.short($0))" } ?? ""))
+            ctx.console.out("  pod \(p.name): \(p.phase) \(p.ready) ready, \(p.restarts) restarts" + (p.node.isEmpty ? "" : ", node \(p.node)")
+                + (p.ageSeconds.map { ", age \(DurationText.short($0))" } ?? ""))
         }
         for w in s.warnings { ctx.console.out("  warning: \(w)") }
     }
@@ -273,7 +282,8 @@ struct DeploymentLogsCommand: AsyncParsableCommand {
     func run() async throws {
         var seconds: Int?
         if let since {
-            guard let s = DurationText.seconds(since).map({ Int($0.rounded(.up)) }) else { throw SoError.usage("--since '\(since)' is not a duration", hint: "write e.g. 30s, 10m or 2h") }
+            guard let s = DurationText.seconds(since).map({ Int($0.rounded(.up)) }) else { throw SoError.usage("--since '\(since)' is not a duration",
+                hint: "write e.g. 30s, 10m or 2h") }
             seconds = s
         }
         try await ObserveAction(target.context()).logs(.init(directory: target.dir, cluster: target.options(manage: false), services: services,
@@ -333,7 +343,9 @@ struct DeploymentRestartCommand: AsyncParsableCommand {
         commandName: "restart",
         abstract: "Refresh the deployment from its stack and spec, re-apply, and restart its pods.",
         discussion: """
-        As laconic-so's restart: the deployment directory is updated from its own spec.yml and the stack source (deployment.yml and data/ kept, .bak of changed files), applied, and its pods rolled. --pull first pulls the stack source when it is in a git repository (a source that is not is used as it is). --no-sync only rolls the pods.
+        As laconic-so's restart: the deployment directory is updated from its own spec.yml and the stack source (deployment.yml and data/ kept, .bak of \
+        changed files), applied, and its pods rolled. --pull first pulls the stack source when it is in a git repository (a source that is not is used as \
+        it is). --no-sync only rolls the pods.
 
         Example:
           so deployment --dir deployments/example restart
@@ -405,9 +417,11 @@ struct DeploymentRenderCommand: AsyncParsableCommand {
         commandName: "render",
         abstract: "Print the Kubernetes objects start applies, in apply order (no cluster needed).",
         discussion: """
-        The output is the same bytes on every run. Generated secret values never appear: the Secret holding them is referenced, and rendered with placeholder values only with --placeholder-secrets.
+        The output is the same bytes on every run. Generated secret values never appear: the Secret holding them is referenced, and rendered with \
+        placeholder values only with --placeholder-secrets.
 
-        --output-dir writes one file per object (NN-kind-name.yaml) and a .so-render index; a later render replaces exactly the files it wrote. A directory holding other files is refused unless --force, and nothing render did not write is ever removed.
+        --output-dir writes one file per object (NN-kind-name.yaml) and a .so-render index; a later render replaces exactly the files it wrote. A directory \
+        holding other files is refused unless --force, and nothing render did not write is ever removed.
 
         Example:
           so deployment --dir deployments/example render

@@ -8,7 +8,8 @@ struct FetchStackCommand: AsyncParsableCommand {
         commandName: "fetch-stack",
         abstract: "Clone a repository holding stacks into $SO_REPO_BASE_DIR (else $CERC_REPO_BASE_DIR, else ~/cerc).",
         discussion: """
-        An existing checkout is not cloned again; @ref checks out a branch, tag or commit. Prints each stack found and the --stack path to use. With --dry-run nothing is cloned.
+        An existing checkout is not cloned again; @ref checks out a branch, tag or commit. Prints each stack found and the --stack path to use. With \
+        --dry-run nothing is cloned.
 
         Example:
           so fetch-stack github.com/cerc-io/stack-orchestrator@v1.1.0

@@ -50,7 +50,8 @@ public struct GlobalOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Stack: a built-in name, or a path to a stack directory.", valueName: "name|path"))
     public var stack: String?
 
-    @Option(name: .long, help: ArgumentHelp("Directory holding the built-in stacks/, compose/, config/ (default: $SO_ROOT, then beside the so binary).", valueName: "dir"))
+    @Option(name: .long, help: ArgumentHelp("Directory holding the built-in stacks/, compose/, config/ (default: $SO_ROOT, then beside the so binary).",
+        valueName: "dir"))
     public var root: String?
 
     @Flag(name: .long, help: "Print less.") public var quiet = false

@@ -42,7 +42,8 @@ struct StackListCommand: AsyncParsableCommand {
             if stacks.isEmpty { ctx.console.out("no stacks in \(Path.join(ctx.builtInRoot ?? "", "stacks"))"); return }
             let width = stacks.map(\.name.count).max() ?? 0
             for s in stacks {
-                ctx.console.out(s.name.padding(toLength: width + 2, withPad: " ", startingAt: 0) + (s.description ?? "") + (s.pods.isEmpty ? "" : "  [pods: \(s.pods.map(\.name).joined(separator: ", "))]"))
+                ctx.console.out(s.name.padding(toLength: width + 2, withPad: " ",
+                    startingAt: 0) + (s.description ?? "") + (s.pods.isEmpty ? "" : "  [pods: \(s.pods.map(\.name).joined(separator: ", "))]"))
             }
         }
     }
@@ -76,7 +77,10 @@ struct StackShowCommand: AsyncParsableCommand {
             if let d = info.description { ctx.console.out("description: \(d)") }
             for p in info.pods {
                 ctx.console.out("pod \(p.name): \(p.composeFile)")
-                for s in p.services { ctx.console.out("  service \(s.name): \(s.image ?? "(build)")\(s.ports.isEmpty ? "" : "  ports \(s.ports.joined(separator: " "))")") }
+                for s in p.services {
+                    let ports = s.ports.isEmpty ? "" : "  ports \(s.ports.joined(separator: " "))"
+                    ctx.console.out("  service \(s.name): \(s.image ?? "(build)")\(ports)")
+                }
             }
             for j in info.jobs { ctx.console.out("job \(j.name): \(j.composeFile)") }
             for c in info.configDirectories { ctx.console.out("config:      \(c)") }
@@ -96,7 +100,9 @@ struct BuildContainersCommand: AsyncParsableCommand {
         commandName: "build-containers",
         abstract: "Build the images a stack names, with docker (tagged :local; start loads them into kind).",
         discussion: """
-        Builds each entry of stack.yml 'containers:' from container-build/<name>/ (build.sh, as laconic-so, or a Dockerfile), tagged <name>:local, and every compose service with build: (context, dockerfile, args, target), tagged with its image: or <stack>-<service>:local. An image that already exists is skipped unless --force-rebuild.
+        Builds each entry of stack.yml 'containers:' from container-build/<name>/ (build.sh, as laconic-so, or a Dockerfile), tagged <name>:local, and \
+        every compose service with build: (context, dockerfile, args, target), tagged with its image: or <stack>-<service>:local. An image that already \
+        exists is skipped unless --force-rebuild.
 
         Example:
           so --stack agent-workspace build-containers
@@ -128,7 +134,9 @@ struct StackNewCommand: AsyncParsableCommand {
         commandName: "new",
         abstract: "Make a stack (laconic layout) from plain compose files.",
         discussion: """
-        Writes DIR/stacks/NAME/stack.yml, DIR/compose/docker-compose-NAME.yml (the files merged as docker compose -f merges them) and copies what the compose file mounts, its env files, configs and build contexts under DIR/config/NAME/, rewriting the paths. Secret files are not copied. DIR defaults to ./NAME.
+        Writes DIR/stacks/NAME/stack.yml, DIR/compose/docker-compose-NAME.yml (the files merged as docker compose -f merges them) and copies what the \
+        compose file mounts, its env files, configs and build contexts under DIR/config/NAME/, rewriting the paths. Secret files are not copied. DIR \
+        defaults to ./NAME.
 
         Example:
           so stack new shop --from compose.yaml

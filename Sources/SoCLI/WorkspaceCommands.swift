@@ -24,9 +24,14 @@ struct UpCommand: AsyncParsableCommand {
         commandName: "up",
         abstract: "Init, create and start a stack in one step (a workspace named NAME).",
         discussion: """
-        The deployment directory is $SO_HOME/deployments/NAME (SO_HOME defaults to ~/.so) and the namespace is NAME. Running it again for an existing NAME starts that deployment again as it is. API keys named by the stack's secret-env and by the agent (for agent-workspace: GITHUB_TOKEN, GIT_TOKEN, and the agent's own, e.g. ANTHROPIC_API_KEY for claude) are copied from your environment into the deployment's Secret at start, never to disk.
+        The deployment directory is $SO_HOME/deployments/NAME (SO_HOME defaults to ~/.so) and the namespace is NAME. Running it again for an existing NAME \
+        starts that deployment again as it is. API keys named by the stack's secret-env and by the agent (for agent-workspace: GITHUB_TOKEN, GIT_TOKEN, and \
+        the agent's own, e.g. ANTHROPIC_API_KEY for claude) are copied from your environment into the deployment's Secret at start, never to disk.
 
-        A workspace started inside a git checkout without GIT_REPO works on that checkout: the branch agent/NAME starts at its HEAD, its history (local commits included) goes in as a git bundle over the Kubernetes API, and its origin becomes the workspace's origin. --include-uncommitted carries the working tree's changes too; --from DIR names another checkout. --agent chooses the agent CLI from the stack's agents: table (agent-workspace: claude, codex, gemini, aider; default claude).
+        A workspace started inside a git checkout without GIT_REPO works on that checkout: the branch agent/NAME starts at its HEAD, its history (local \
+        commits included) goes in as a git bundle over the Kubernetes API, and its origin becomes the workspace's origin. --include-uncommitted carries the \
+        working tree's changes too; --from DIR names another checkout. --agent chooses the agent CLI from the stack's agents: table (agent-workspace: \
+        claude, codex, gemini, aider; default claude).
 
         Example:
           cd ~/src/web && so up agent-workspace --name fix-login --include-uncommitted
@@ -45,15 +50,19 @@ struct UpCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Route NAME.localhost to the service exposing this port.", valueName: "port")) var preview: Int?
     @Flag(name: .long, help: "Return after applying, without waiting.") var noWait = false
     @Flag(name: .long, help: "Do not create kind clusters or load images.") var skipClusterManagement = false
-    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Seconds to wait for the deployment to be ready.", valueName: "seconds"), transform: Seconds.parse) var timeout: Double = 300
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Seconds to wait for the deployment to be ready.", valueName: "seconds"),
+        transform: Seconds.parse) var timeout: Double = 300
     @Option(name: .long, help: "Progress output: auto, plain or json.") var progress: ProgressMode = .auto
     @Option(name: .shortAndLong, help: "Output format: text or json.") var output: OutputFormat = .text
     /// --dry-run: Write nothing, change nothing: print what would be created, with the API server's server-side dry run of every object.
     @OptionGroup var dry: DryRunFlag
     var dryRun: Bool { dry.dryRun }
-    @Option(name: .long, help: ArgumentHelp("A workspace: start from this git checkout (default: the one you are in, when GIT_REPO is not set).", valueName: "dir")) var from: String?
-    @Flag(name: .long, help: "A workspace: carry the checkout's uncommitted changes in too (untracked files included, ignored ones not).") var includeUncommitted = false
-    @Option(name: .long, help: ArgumentHelp("A workspace: the agent CLI, from the stack's agents: table (claude, codex, gemini, aider, or one a spec adds).", valueName: "name")) var agent: String?
+    @Option(name: .long, help: ArgumentHelp("A workspace: start from this git checkout (default: the one you are in, when GIT_REPO is not set).",
+        valueName: "dir")) var from: String?
+    @Flag(name: .long, help: "A workspace: carry the checkout's uncommitted changes in too (untracked files included, ignored ones not).")
+    var includeUncommitted = false
+    @Option(name: .long, help: ArgumentHelp("A workspace: the agent CLI, from the stack's agents: table (claude, codex, gemini, aider, or one a spec adds).",
+        valueName: "name")) var agent: String?
 
     func run() async throws {
         var ctx = global.context(dryRun: dryRun)
@@ -80,7 +89,8 @@ struct UpCommand: AsyncParsableCommand {
             return
         }
         if output == .json {
-            ctx.console.out(JSONOut.encode(UpJSON(name: r.name, namespace: r.namespace, directory: r.directory, created: r.created, ready: r.ready, source: r.source)))
+            ctx.console.out(JSONOut.encode(UpJSON(name: r.name, namespace: r.namespace, directory: r.directory, created: r.created, ready: r.ready,
+                source: r.source)))
             return
         }
         ctx.console.out("\(r.name) is \(r.ready ? "ready" : "applied") in namespace \(r.namespace) (\(r.directory))")
@@ -103,7 +113,10 @@ struct DownCommand: AsyncParsableCommand {
         discussion: """
         Safe to repeat: a deployment already gone exits 0. When its directory is gone, the namespace is found on the cluster by name.
 
-        A workspace (agent-workspace) is read first: commits neither pushed nor fetched and uncommitted changes would be lost with its volume. --keep leaves its branch (agent/NAME, with what it left uncommitted committed) in the local repository, --merge merges that branch into the current branch, --discard throws the work away. Without one of them down asks on a terminal, and refuses, naming the work, without one. A workspace that is not running cannot be read and is refused the same way (--discard removes it).
+        A workspace (agent-workspace) is read first: commits neither pushed nor fetched and uncommitted changes would be lost with its volume. --keep \
+        leaves its branch (agent/NAME, with what it left uncommitted committed) in the local repository, --merge merges that branch into the current \
+        branch, --discard throws the work away. Without one of them down asks on a terminal, and refuses, naming the work, without one. A workspace that is \
+        not running cannot be read and is refused the same way (--discard removes it).
 
         Example:
           so down fix-login
@@ -115,14 +128,16 @@ struct DownCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var cluster: ClusterFlags
     @Argument(help: "Name given to 'so up'.") var name: String
-    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Seconds to wait for objects to go.", valueName: "seconds"), transform: Seconds.parse) var timeout: Double = 120
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Seconds to wait for objects to go.", valueName: "seconds"),
+        transform: Seconds.parse) var timeout: Double = 120
     @Flag(name: [.long, .customLong("force")], help: "Remove a workspace even when it holds work that is not pushed (alias --force).") var discard = false
     /// --dry-run: Change nothing; list what would be removed.
     @OptionGroup var dry: DryRunFlag
     var dryRun: Bool { dry.dryRun }
     @Flag(name: .long, help: "A workspace: leave its branch in the local repository first.") var keep = false
     @Flag(name: .long, help: "A workspace: merge its branch into the local repository's current branch first.") var merge = false
-    @Option(name: .long, help: ArgumentHelp("The local repository for --keep and --merge (default: the one the current directory is in).", valueName: "dir")) var into: String?
+    @Option(name: .long, help: ArgumentHelp("The local repository for --keep and --merge (default: the one the current directory is in).",
+        valueName: "dir")) var into: String?
 
     func validate() throws {
         if [discard, keep, merge].filter({ $0 }).count > 1 { throw ValidationError("--keep, --merge and --discard contradict each other: give one") }
@@ -146,7 +161,8 @@ struct CleanupCommand: AsyncParsableCommand {
         commandName: "cleanup",
         abstract: "Remove deployments whose TTL passed, whose directory is gone, or that are too old.",
         discussion: """
-        Removal deletes the namespace (with everything in it), the deployment's PersistentVolumes, and the directory when 'so up' made it. --orphaned only judges directories of this host (each start records the host).
+        Removal deletes the namespace (with everything in it), the deployment's PersistentVolumes, and the directory when 'so up' made it. --orphaned only \
+        judges directories of this host (each start records the host).
 
         Example:
           so cleanup --expired
@@ -214,7 +230,8 @@ struct DeploymentListCommand: AsyncParsableCommand {
         }
         let widths = (0..<7).map { i in table.map { $0[i].count }.max() ?? 0 }
         for row in table {
-            ctx.console.out(row.enumerated().map { i, cell in i == 6 ? cell : cell.padding(toLength: widths[i], withPad: " ", startingAt: 0) }.joined(separator: "  "))
+            ctx.console.out(row.enumerated().map { i, cell in i == 6 ? cell : cell.padding(toLength: widths[i], withPad: " ",
+                startingAt: 0) }.joined(separator: "  "))
         }
     }
 }

@@ -10,7 +10,9 @@ struct DeploymentTaskCommand: AsyncParsableCommand {
         commandName: "task",
         abstract: "Run the agent headless on a task in a workspace, then push its branch (and open a pull request).",
         discussion: """
-        Runs the spec's workspace task command (agent-workspace: claude -p "$TASK" …) in the workspace's container with TEXT in $TASK, streaming its output. What the agent leaves uncommitted is committed, the branch is pushed to origin, and with --pr a pull request is opened on GitHub (GITHUB_TOKEN or GH_TOKEN; GITHUB_API_URL for GitHub Enterprise). Exits with the agent's exit code. TEXT '-' reads the task from standard input.
+        Runs the spec's workspace task command (agent-workspace: claude -p "$TASK" …) in the workspace's container with TEXT in $TASK, streaming its \
+        output. What the agent leaves uncommitted is committed, the branch is pushed to origin, and with --pr a pull request is opened on GitHub \
+        (GITHUB_TOKEN or GH_TOKEN; GITHUB_API_URL for GitHub Enterprise). Exits with the agent's exit code. TEXT '-' reads the task from standard input.
 
         With -o json the summary is JSON and the agent's own output goes to stderr as it comes.
 
@@ -26,7 +28,8 @@ struct DeploymentTaskCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Leave the branch in the workspace; do not push it.") var noPush = false
     @Flag(name: .long, help: "Open a pull request on GitHub when the agent succeeded and left commits.") var pr = false
     @Option(name: .long, help: ArgumentHelp("Pull request title (default: the task's first line).", valueName: "title")) var title: String?
-    @Option(name: .long, help: ArgumentHelp("Pull request base branch (default: the branch the workspace was cloned from).", valueName: "branch")) var base: String?
+    @Option(name: .long, help: ArgumentHelp("Pull request base branch (default: the branch the workspace was cloned from).",
+        valueName: "branch")) var base: String?
     @OptionGroup var format: Formatted<OutputFormat>
     var output: OutputFormat { format.value }
 
@@ -86,7 +89,8 @@ struct DeploymentDiffCommand: AsyncParsableCommand {
         } else if let patch {
             let path = ctx.absolute(patch)
             try AtomicWrite.text(text, to: path, fs: ctx.fs)
-            ctx.say("wrote \(path) (\(text.isEmpty ? "no changes" : "\(text.split(separator: "\n").count) lines")); apply it on \(state.base.prefix(12)) with: git apply \(patch)")
+            let size = text.isEmpty ? "no changes" : "\(text.split(separator: "\n").count) lines"
+            ctx.say("wrote \(path) (\(size)); apply it on \(state.base.prefix(12)) with: git apply \(patch)")
         } else if !text.isEmpty {
             ctx.console.out(text.hasSuffix("\n") ? String(text.dropLast()) : text)
         }
@@ -103,7 +107,8 @@ struct DeploymentPushCommand: AsyncParsableCommand {
         commandName: "push",
         abstract: "Push a workspace's branch to its origin (with the workspace's git token).",
         discussion: """
-        Pushes the branch the workspace is on (agent/NAME unless WORKSPACE_BRANCH chose another) to the branch of the same name on origin. With -m, what is not committed is committed first.
+        Pushes the branch the workspace is on (agent/NAME unless WORKSPACE_BRANCH chose another) to the branch of the same name on origin. With -m, what is \
+        not committed is committed first.
 
         Example:
           so deployment --name fix-login push
@@ -129,7 +134,8 @@ struct DeploymentFetchCommand: AsyncParsableCommand {
         commandName: "fetch",
         abstract: "Bring a workspace's branch into your local clone as a branch (no push needed).",
         discussion: """
-        The clone is the git repository the current directory is in (or --into DIR). The branch arrives under the same name (or --branch); merge it as you would any branch. Afterwards 'so down' counts those commits as saved.
+        The clone is the git repository the current directory is in (or --into DIR). The branch arrives under the same name (or --branch); merge it as you \
+        would any branch. Afterwards 'so down' counts those commits as saved.
 
         Example:
           so deployment --name fix-login fetch
@@ -172,10 +178,12 @@ struct DeploymentLogCommand: AsyncParsableCommand {
         let ctx = target.context()
         let log = try await WorkspaceReturnAction(ctx).log(target.dir, cluster: target.options())
         if output == .json { ctx.console.out(JSONOut.encode(log)); return }
-        ctx.console.out("\(log.branch): \(log.commits.count) commit\(log.commits.count == 1 ? "" : "s") since \(log.base.isEmpty ? "the start" : String(log.base.prefix(12)))")
+        let since = log.base.isEmpty ? "the start" : String(log.base.prefix(12))
+        ctx.console.out("\(log.branch): \(log.commits.count) commit\(log.commits.count == 1 ? "" : "s") since \(since)")
         for c in log.commits { ctx.console.out("\(c.commit.prefix(12)) \(c.subject) (\(c.author), \(c.date))") }
         if !log.uncommitted.isEmpty {
-            ctx.console.out("\(log.uncommitted.count) uncommitted change\(log.uncommitted.count == 1 ? "" : "s"): \(log.uncommitted.prefix(5).joined(separator: ", "))\(log.uncommitted.count > 5 ? ", …" : "")")
+            let shown = log.uncommitted.prefix(5).joined(separator: ", ") + (log.uncommitted.count > 5 ? ", …" : "")
+            ctx.console.out("\(log.uncommitted.count) uncommitted change\(log.uncommitted.count == 1 ? "" : "s"): \(shown)")
         }
     }
 }
@@ -185,7 +193,9 @@ struct DeploymentApplyCommand: AsyncParsableCommand {
         commandName: "apply",
         abstract: "Write a workspace's changes into your working tree, uncommitted.",
         discussion: """
-        Everything the workspace changed since it started — its commits and its uncommitted changes, new files included — is applied with git apply to the repository the current directory is in (or --into DIR), and left uncommitted there. What was carried in from your checkout (--include-uncommitted) is not applied again. All or nothing: a change that does not fit leaves your tree untouched. Afterwards 'so down' counts that work as saved.
+        Everything the workspace changed since it started — its commits and its uncommitted changes, new files included — is applied with git apply to the \
+        repository the current directory is in (or --into DIR), and left uncommitted there. What was carried in from your checkout (--include-uncommitted) \
+        is not applied again. All or nothing: a change that does not fit leaves your tree untouched. Afterwards 'so down' counts that work as saved.
 
         Example:
           so deployment --name fix-login apply
@@ -203,7 +213,8 @@ struct DeploymentApplyCommand: AsyncParsableCommand {
         let r = try await WorkspaceReturnAction(ctx).apply(target.dir, cluster: target.options(), into: into)
         if output == .json { ctx.console.out(JSONOut.encode(r)); return }
         if r.files.isEmpty { return }
-        ctx.console.out("applied \(r.files.count) file\(r.files.count == 1 ? "" : "s") into \(r.repository), uncommitted: \(r.files.prefix(8).joined(separator: ", "))\(r.files.count > 8 ? ", …" : "")")
+        let shown = r.files.prefix(8).joined(separator: ", ") + (r.files.count > 8 ? ", …" : "")
+        ctx.console.out("applied \(r.files.count) file\(r.files.count == 1 ? "" : "s") into \(r.repository), uncommitted: \(shown)")
     }
 }
 
@@ -212,7 +223,9 @@ struct DeploymentMergeCommand: AsyncParsableCommand {
         commandName: "merge",
         abstract: "Merge a workspace's branch into your current branch (no push needed).",
         discussion: """
-        The branch (agent/NAME) comes into the repository the current directory is in (or --into DIR) through a git bundle, under the same name (or --branch), and is merged into the branch checked out there. Uncommitted changes in the workspace are not on the branch: 'apply' takes them. A conflict stops the merge as git does.
+        The branch (agent/NAME) comes into the repository the current directory is in (or --into DIR) through a git bundle, under the same name (or \
+        --branch), and is merged into the branch checked out there. Uncommitted changes in the workspace are not on the branch: 'apply' takes them. A \
+        conflict stops the merge as git does.
 
         Example:
           so deployment --name fix-login merge
@@ -221,7 +234,8 @@ struct DeploymentMergeCommand: AsyncParsableCommand {
     )
     @OptionGroup var target: DeploymentTarget
     @Option(name: .long, help: ArgumentHelp("The local checkout (default: the repository of the current directory).", valueName: "dir")) var into: String?
-    @Option(name: .long, help: ArgumentHelp("Local branch the work arrives on (default: the workspace's branch name).", valueName: "branch")) var branch: String?
+    @Option(name: .long, help: ArgumentHelp("Local branch the work arrives on (default: the workspace's branch name).",
+        valueName: "branch")) var branch: String?
     @OptionGroup var format: Formatted<OutputFormat>
     var output: OutputFormat { format.value }
 

@@ -63,49 +63,56 @@ public enum ComposeFlatten {
         let dir = Path.dirname(path)
         var result: Value = .map([], tag: nil)
         // include: each entry's files are loaded first; the including file wins on conflicts.
-        if let inc = doc.pairs?.first(where: { $0.0 == "include" })?.1 {
+        if let pairs = doc.pairs, let inc = pairs.first(where: { $0.0 == "include" })?.1 {
             for entry in inc.items ?? [] {
                 let files: [String]
                 if let t = entry.text { files = [t] } else {
                     let p = entry.pairs?.first { $0.0 == "path" }?.1
                     files = p?.text.map { [$0] } ?? p?.items?.compactMap(\.text) ?? []
                 }
-                guard !files.isEmpty else { throw SoError("an include: entry of \(path) names no file", hint: "write '- other.yaml' or '- path: [a.yaml, b.yaml]'") }
+                guard !files.isEmpty else { throw SoError("an include: entry of \(path) names no file",
+                    hint: "write '- other.yaml' or '- path: [a.yaml, b.yaml]'") }
                 for f in files {
                     let abs = Path.absolute(f, relativeTo: dir)
-                    guard fs.isFile(abs) else { throw SoError("included compose file not found: \(abs)", hint: "fix the include: path (relative to \(path))", at: SourceLocation(file: path)) }
+                    guard fs.isFile(abs) else { throw SoError("included compose file not found: \(abs)",
+                        hint: "fix the include: path (relative to \(path))", at: SourceLocation(file: path)) }
                     result = merge(result, try load(abs, relativeTo: base, fs: fs, depth: depth + 1))
                 }
             }
-            doc = .map(doc.pairs!.filter { $0.0 != "include" }, tag: nil)
+            doc = .map(pairs.filter { $0.0 != "include" }, tag: nil)
         }
         doc = rebase(doc, from: dir, to: base)
         // extends: the named service (of this file or another) is the base the service merges over.
-        if var services = doc.pairs?.first(where: { $0.0 == "services" })?.1.pairs {
+        if let pairs = doc.pairs, var services = pairs.first(where: { $0.0 == "services" })?.1.pairs {
             for i in services.indices {
                 services[i].1 = try resolveExtends(services[i].0, services[i].1, services: services, file: path, base: base, fs: fs, depth: depth)
             }
-            doc = .map(doc.pairs!.map { $0.0 == "services" ? ("services", .map(services, tag: nil)) : $0 }, tag: nil)
+            doc = .map(pairs.map { $0.0 == "services" ? ("services", .map(services, tag: nil)) : $0 }, tag: nil)
         }
         return merge(result, doc)
     }
 
-    static func resolveExtends(_ name: String, _ svc: Value, services: [(String, Value)], file: String, base: String, fs: FileSystem, depth: Int) throws -> Value {
+    static func resolveExtends(_ name: String, _ svc: Value, services: [(String, Value)], file: String, base: String, fs: FileSystem,
+        depth: Int) throws -> Value {
         guard let pairs = svc.pairs, let ext = pairs.first(where: { $0.0 == "extends" })?.1 else { return svc }
         let target = ext.text ?? ext.pairs?.first { $0.0 == "service" }?.1.text
-        guard let target else { throw SoError("extends of service '\(name)' names no service", hint: "write 'extends: {service: NAME, file: other.yaml}'", at: SourceLocation(file: file)) }
+        guard let target else { throw SoError("extends of service '\(name)' names no service", hint: "write 'extends: {service: NAME, file: other.yaml}'",
+            at: SourceLocation(file: file)) }
         var parent: Value
         if let other = ext.pairs?.first(where: { $0.0 == "file" })?.1.text {
             let abs = Path.absolute(other, relativeTo: Path.dirname(file))
-            guard fs.isFile(abs) else { throw SoError("extends file not found: \(abs)", hint: "fix extends.file of service '\(name)'", at: SourceLocation(file: file)) }
+            guard fs.isFile(abs) else { throw SoError("extends file not found: \(abs)", hint: "fix extends.file of service '\(name)'",
+                at: SourceLocation(file: file)) }
             let otherDoc = try load(abs, relativeTo: base, fs: fs, depth: depth + 1)
             guard let p = otherDoc.pairs?.first(where: { $0.0 == "services" })?.1.pairs?.first(where: { $0.0 == target })?.1 else {
-                throw SoError("service '\(name)' extends '\(target)', which \(abs) does not define", hint: "check the service name", at: SourceLocation(file: file))
+                throw SoError("service '\(name)' extends '\(target)', which \(abs) does not define", hint: "check the service name",
+                    at: SourceLocation(file: file))
             }
             parent = p
         } else {
             guard target != name, let p = services.first(where: { $0.0 == target })?.1 else {
-                throw SoError("service '\(name)' extends '\(target)', which this file does not define", hint: "check the service name, or add extends.file", at: SourceLocation(file: file))
+                throw SoError("service '\(name)' extends '\(target)', which this file does not define", hint: "check the service name, or add extends.file",
+                    at: SourceLocation(file: file))
             }
             parent = try resolveExtends(target, p, services: services, file: file, base: base, fs: fs, depth: depth + 1)
         }

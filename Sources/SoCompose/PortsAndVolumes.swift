@@ -115,10 +115,10 @@ public enum ComposePorts {
         let protoName = try m.string("protocol")?.lowercased() ?? "tcp"
         let ip = try m.string("host_ip")
         guard let proto = PortProtocol(rawValue: protoName) else {
-            throw m.value("protocol")!.error("unknown port protocol '\(protoName)'", hint: "use tcp, udp or sctp")
+            throw m.error(at: "protocol", "unknown port protocol '\(protoName)'", hint: "use tcp, udp or sctp")
         }
-        let hostPorts = try published.map { try range($0) { m.value("published")!.error("invalid published port: \($0)", hint: hint) } }
-        guard (0...65535).contains(target) else { throw m.value("target")!.error("port \(target) is out of range", hint: "use 1-65535") }
+        let hostPorts = try published.map { try range($0) { m.error(at: "published", "invalid published port: \($0)", hint: hint) } }
+        guard (0...65535).contains(target) else { throw m.error(at: "target", "port \(target) is out of range", hint: "use 1-65535") }
         m.accept(["mode", "name", "app_protocol"])
         m.finish(into: diagnostics)
         let raw = shortForm(published: published, target: "\(target)", ip: ip, proto: proto.rawValue)

@@ -49,7 +49,9 @@ public enum MappingReport {
                     add("(pod)", svc.line, .approximated, "its container port clashes with another service of the pod: runs in its own Deployment")
                 }
                 if !isJob, plan.service(svc.name)?.reach == .headless {
-                    add("(name)", svc.line, .mapped, "headless Service '\(KubeNames.service(svc.name))': the name resolves to the pod's IP (no ports: or expose: to put on a ClusterIP Service)")
+                    add("(name)", svc.line, .mapped,
+                        "headless Service '\(KubeNames.service(svc.name))': the name resolves to the pod's IP "
+                            + "(no ports: or expose: to put on a ClusterIP Service)")
                 }
                 for (key, line) in svc.keys {
                     let (status, detail) = describe(key, svc, model: model, plan: plan, isJob: isJob, hostGateway: gateway)
@@ -60,55 +62,66 @@ public enum MappingReport {
         return out
     }
 
-    static func describe(_ key: String, _ svc: ComposeService, model: DeploymentModel, plan: PortPlan, isJob: Bool, hostGateway: String? = nil) -> (MappingEntry.Status, String) {
+    static func describe(_ key: String, _ svc: ComposeService, model: DeploymentModel, plan: PortPlan, isJob: Bool,
+        hostGateway: String? = nil) -> (MappingEntry.Status, String) {
         let id = model.id
         switch key {
         case "image":
-            if let o = model.spec.sections.imageOverrides.first(where: { $0.container == svc.name }) { return (.mapped, "container image, overridden by the spec: \(o.image)") }
+            if let o = model.spec.sections.imageOverrides.first(where: { $0.container == svc.name }) { return (.mapped,
+                "container image, overridden by the spec: \(o.image)") }
             return (.mapped, "container image \(svc.image ?? "")" + (svc.build != nil ? " (built by 'so build-containers')" : ""))
         case "build":
             let image = svc.image ?? LocalImage.name(stack: model.stackName, service: svc.name)
             return (.mapped, "built by 'so build-containers' as \(image) (docker, context \(svc.build?.context ?? ".")); start loads it into kind")
         case "environment":
             let secrets = svc.environment.filter { ($0.value).map(SecretMarker.contains) ?? model.secretKeys.contains($0.key) }.map(\.key)
-            return (.mapped, "env (\(svc.environment.count) entries" + (secrets.isEmpty ? "" : "; from the generated Secret: \(secrets.joined(separator: ", "))") + "), plus every config.env entry")
+            return (.mapped, "env (\(svc.environment.count) entries"
+                + (secrets.isEmpty ? "" : "; from the generated Secret: \(secrets.joined(separator: ", "))") + "), plus every config.env entry")
         case "env_file":
-            if model.podPerService { return (.mapped, "env: the files' variables, under what environment: sets (\(svc.envFiles.map(\.path).joined(separator: ", ")))") }
-            return (.ignored, "variables from env files are not set in the container (as in laconic-so); the files are copied into the deployment; put the variables under environment: or the spec's config:")
+            if model.podPerService { return (.mapped,
+                "env: the files' variables, under what environment: sets (\(svc.envFiles.map(\.path).joined(separator: ", ")))") }
+            return (.ignored, "variables from env files are not set in the container (as in laconic-so); the files are copied into the deployment; "
+                + "put the variables under environment: or the spec's config:")
         case "ports":
             let published = isJob ? svc.ports.map { PortPlan.Published(port: $0, publication: .clusterOnly) } : plan.service(svc.name)?.published ?? []
             let notes = published.map { p -> String in
                 switch p.publication {
                 case .clusterOnly: return "\(p.port.containerPort)/\(p.port.proto)"
-                case .nodePort(let n): return "\(p.port.containerPort)/\(p.port.proto) with NodePort \(n)" + (model.deployTo == .k8sKind ? " (kind maps host port \(n))" : "")
-                case .hostPort(let n): return "\(p.port.containerPort)/\(p.port.proto) with hostPort \(n) on the node (kind maps host port \(n); namespace privileged)"
+                case .nodePort(let n): return "\(p.port.containerPort)/\(p.port.proto) with NodePort \(n)"
+                    + (model.deployTo == .k8sKind ? " (kind maps host port \(n))" : "")
+                case .hostPort(let n):
+                    return "\(p.port.containerPort)/\(p.port.proto) with hostPort \(n) on the node (kind maps host port \(n); namespace privileged)"
                 case .unpublished(let n, let why): return "\(p.port.containerPort)/\(p.port.proto) (host port \(n) not published: \(why))"
                 }
             }
             let approximated = published.contains { switch $0.publication { case .unpublished, .hostPort: return true; default: return false } }
             let fromSpec = model.spec.ports.contains { $0.service == svc.name } ? " (the spec's network.ports)" : ""
-            return (approximated ? .approximated : .mapped, "containerPorts and ClusterIP Service '\(KubeNames.service(svc.name))'\(fromSpec): " + notes.joined(separator: ", "))
+            return (approximated ? .approximated : .mapped,
+                "containerPorts and ClusterIP Service '\(KubeNames.service(svc.name))'\(fromSpec): " + notes.joined(separator: ", "))
         case "expose":
             return (.mapped, "containerPorts and ClusterIP Service '\(KubeNames.service(svc.name))'")
         case "volumes":
             let parts = svc.volumes.map { m -> String in
+                let source = m.source ?? ""
                 switch m.kind {
                 case .volume:
                     guard let s = m.source else { return "\(m.target): emptyDir (anonymous volume)" }
                     if model.spec.configmaps.contains(where: { $0.name == s }) { return "\(m.target): ConfigMap \(id)-\(KubeNames.label(s))" }
                     let path = model.spec.volumes.first { $0.name == s }?.path
                     return "\(m.target): PersistentVolumeClaim \(id)-\(KubeNames.label(s))" + (path.map { " on host path \($0)" } ?? "")
-                case .bind where (m.source?.hasPrefix("/") == true || m.source?.hasPrefix("~") == true) && HostPathName.allowed(m.source!, spec: model.spec, podPerService: model.podPerService):
-                    let v = HostPathName.volume(for: m.source!)
+                case .bind where (m.source?.hasPrefix("/") == true || m.source?.hasPrefix("~") == true) && HostPathName.allowed(source, spec: model.spec,
+                    podPerService: model.podPerService):
+                    let v = HostPathName.volume(for: source)
                     let path = model.spec.volumes.first { $0.name == v }?.path
-                    return "\(m.target): PersistentVolumeClaim \(id)-\(v)" + (path.map { " on host path \($0)" } ?? " (no host path in the spec: an empty volume)")
+                    return "\(m.target): PersistentVolumeClaim \(id)-\(v)" + (path.map { " on host path \($0)" }
+                        ?? " (no host path in the spec: an empty volume)")
                 case .bind where model.repoBinds[m.source ?? ""] != nil:
                     let s = m.source ?? ""
                     return "\(m.target): PersistentVolumeClaim \(id)-\(HostPathName.volume(for: s)) on host path \(model.repoBinds[s]?.path ?? s) "
                         + "(under the stack's repositories: no spec entry needed)"
                 case .bind where model.bindDirectories.values.contains(BindDirectory.volume(for: m.source ?? "")) && !(m.source ?? "").hasPrefix("/"):
-                    let v = BindDirectory.volume(for: m.source!)
-                    return "\(m.target): PersistentVolumeClaim \(id)-\(v) on host directory data/\(v) (made by deploy create: \(m.source!) did not exist)"
+                    let v = BindDirectory.volume(for: source)
+                    return "\(m.target): PersistentVolumeClaim \(id)-\(v) on host directory data/\(v) (made by deploy create: \(source) did not exist)"
                 case .bind: return "\(m.target): read-only ConfigMap from \(m.source ?? "")"
                 case .tmpfs: return "\(m.target): emptyDir in memory"
                 default: return "\(m.target): not mapped (\(m.kind.rawValue))"
@@ -123,7 +136,8 @@ public enum MappingReport {
                 }
                 return model.bindDirectories.values.contains(BindDirectory.volume(for: s))
             }
-            let approx = svc.volumes.contains { $0.kind == .bind && !$0.readOnly && !fromHost($0) } || svc.volumes.contains { $0.kind == .npipe || $0.kind == .cluster }
+            let approx = svc.volumes.contains { $0.kind == .bind && !$0.readOnly && !fromHost($0) }
+                || svc.volumes.contains { $0.kind == .npipe || $0.kind == .cluster }
             return (approx ? .approximated : .mapped, parts.joined(separator: "; "))
         case "entrypoint": return (.mapped, "command")
         case "command": return (.mapped, "args")
@@ -137,10 +151,12 @@ public enum MappingReport {
             let text = waits.map { "init container wait-for-\($0.0) waits until \($0.0):\($0.1) answers" }
                 + (skipped.isEmpty ? [] : ["\(skipped.joined(separator: ", ")): nothing to wait on (no port, or completion is not awaited)"])
             let healthy = svc.dependsOn.contains { $0.condition == "service_healthy" }
-            return (skipped.isEmpty && !healthy ? .mapped : .approximated, text.joined(separator: "; ") + (healthy ? " (service_healthy: an answering port stands for healthy)" : ""))
+            return (skipped.isEmpty && !healthy ? .mapped : .approximated,
+                text.joined(separator: "; ") + (healthy ? " (service_healthy: an answering port stands for healthy)" : ""))
         case "deploy":
             var d: [String] = []
-            if let r = svc.deploy?.replicas { d.append(model.spec.replicas.map { "replicas \(r) (the spec's replicas \($0) wins)" } ?? (model.podPerService ? "replicas \(r)" : "replicas \(r) for the whole pod")) }
+            if let r = svc.deploy?.replicas { d.append(model.spec.replicas.map { "replicas \(r) (the spec's replicas \($0) wins)" }
+                ?? (model.podPerService ? "replicas \(r)" : "replicas \(r) for the whole pod")) }
             if svc.deploy?.limits != nil || svc.deploy?.reservations != nil { d.append("resources limits/requests") }
             return (.mapped, d.isEmpty ? "nothing to map" : d.joined(separator: ", "))
         case "user":
@@ -148,26 +164,36 @@ public enum MappingReport {
             return numeric ? (.mapped, "runAsUser/runAsGroup") : (.ignored, "a user name cannot be mapped; write UID[:GID]")
         case "working_dir": return (.mapped, "workingDir")
         case "labels":
-            return svc.isInitContainer ? (.mapped, "laconic.init-container: runs as an init container") : (.ignored, "compose labels are not copied to pods (use the spec's labels:)")
+            return svc.isInitContainer ? (.mapped, "laconic.init-container: runs as an init container") : (.ignored,
+                "compose labels are not copied to pods (use the spec's labels:)")
         case "restart":
             if isJob { return (.approximated, "Jobs never restart (restartPolicy Never, backoffLimit 0)") }
-            if model.podPerService && RenderState.isOneShot(svc) { return (.mapped, "restart: \(svc.restart!): a one-shot service runs once, as a Job (start waits for it to complete)") }
+            if model.podPerService && RenderState.isOneShot(svc) { return (.mapped,
+                "restart: \(svc.restart ?? ""): a one-shot service runs once, as a Job (start waits for it to complete)") }
             let policy = svc.restart ?? "no"
             return ["always", "unless-stopped"].contains(policy) ? (.mapped, "restartPolicy Always")
                 : (.approximated, "restart: \(policy): Deployments always restart containers (restartPolicy Always)")
         case "network_mode":
-            return svc.networkMode == "host" ? (.mapped, "hostNetwork for the whole pod (privileged namespace)") : (.ignored, "network_mode \(svc.networkMode ?? "") has no Kubernetes equivalent")
+            return svc.networkMode == "host" ? (.mapped, "hostNetwork for the whole pod (privileged namespace)") : (.ignored,
+                "network_mode \(svc.networkMode ?? "") has no Kubernetes equivalent")
         case "networks":
-            if model.podPerService, let all = ComposeNetworks.peers(model.pods.flatMap(\.compose.services)), let mine = all.first(where: { $0.service.name == svc.name }) {
-                return (.mapped, "NetworkPolicy \(id)-net-\(KubeNames.label(svc.name)): reachable from " + (mine.peers.isEmpty ? "no other service" : mine.peers.joined(separator: ", "))
+            if model.podPerService, let all = ComposeNetworks.peers(model.pods.flatMap(\.compose.services)),
+                let mine = all.first(where: { $0.service.name == svc.name }) {
+                return (.mapped, "NetworkPolicy \(id)-net-\(KubeNames.label(svc.name)): reachable from "
+                    + (mine.peers.isEmpty ? "no other service" : mine.peers.joined(separator: ", "))
                         + " (sharing \(ComposeNetworks.networks(of: svc).joined(separator: ", ")))")
             }
-            return (.ignored, model.podPerService ? "every service is on the default network" : "containers of a pod share its network; services of a deployment share its namespace's network")
+            return (.ignored, model.podPerService
+                ? "every service is on the default network"
+                : "containers of a pod share its network; services of a deployment share its namespace's network")
         case "secrets":
             let parts = svc.secrets.map { r -> String in
                 let top = model.pods.flatMap { $0.compose.secrets }.first { $0.name == r.source }
                 let target = r.target.map { $0.hasPrefix("/") ? $0 : "/run/secrets/\($0)" } ?? "/run/secrets/\(r.source)"
-                let from = top?.external == true ? "the existing Secret \(r.source)" : "Secret \(ComposeResourceNames.secret(id, r.source)), made at start from " + (top?.file.map { "file \($0)" } ?? top?.environment.map { "environment \($0)" } ?? "inline content")
+                let origin = top?.file.map { "file \($0)" } ?? top?.environment.map { "environment \($0)" } ?? "inline content"
+                let from = top?.external == true
+                    ? "the existing Secret \(r.source)"
+                    : "Secret \(ComposeResourceNames.secret(id, r.source)), made at start from " + origin
                 return "\(target): \(from)"
             }
             return (.mapped, parts.joined(separator: "; "))
@@ -194,7 +220,8 @@ public enum MappingReport {
         case "init": return (.ignored, "no init process is injected; use an image with one (tini) if the process does not reap children")
         case "stdin_open": return (.mapped, "container stdin")
         case "tty": return (.mapped, "container tty")
-        case "platform": return (.ignored, "the node's architecture decides (a node selector would leave the pod unschedulable where docker would emulate); the image must support it")
+        case "platform": return (.ignored,
+            "the node's architecture decides (a node selector would leave the pod unschedulable where docker would emulate); the image must support it")
         case "runtime": return (.mapped, "runtimeClassName (a RuntimeClass of that name must exist)")
         case "extra_hosts": return extraHosts(svc, model: model, gateway: hostGateway)
         case "cpus": return (.mapped, "resources.limits.cpu (as deploy.resources.limits.cpus, which wins when both are given)")
@@ -206,11 +233,14 @@ public enum MappingReport {
                 return (.ignored, "pull_policy \(svc.pullPolicy ?? "") has no Kubernetes equivalent; images are pulled when missing (IfNotPresent)")
             }
             let exact = ["always", "never", "missing", "if_not_present"].contains(svc.pullPolicy ?? "")
-            return (exact ? .mapped : .approximated, "imagePullPolicy \(p)" + (exact ? "" : " (\(svc.pullPolicy ?? ""): " + (p == "Always" ? "pulled on every pod start, not on a schedule)" : "the image is built by 'so build-containers')")))
+            return (exact ? .mapped : .approximated,
+                "imagePullPolicy \(p)" + (exact ? "" : " (\(svc.pullPolicy ?? ""): "
+                + (p == "Always" ? "pulled on every pod start, not on a schedule)" : "the image is built by 'so build-containers')")))
         case "security_opt":
             let noNewPrivileges = svc.securityOpt.filter { ["no-new-privileges", "no-new-privileges:true", "no-new-privileges=true"].contains($0) }
             let rest = svc.securityOpt.filter { !noNewPrivileges.contains($0) }
-            if rest.isEmpty && !noNewPrivileges.isEmpty && svc.privileged != true { return (.mapped, "no-new-privileges: allowPrivilegeEscalation false (so's default)") }
+            if rest.isEmpty && !noNewPrivileges.isEmpty && svc.privileged != true { return (.mapped,
+                "no-new-privileges: allowPrivilegeEscalation false (so's default)") }
             return (.ignored, (noNewPrivileges.isEmpty ? "" : "no-new-privileges: allowPrivilegeEscalation false (so's default); ")
                     + "\(rest.joined(separator: ", ")) not mapped: pods run with seccomp RuntimeDefault, AppArmor and SELinux labels are not carried over")
         case "post_start", "pre_stop":
@@ -220,7 +250,9 @@ public enum MappingReport {
             var notes: [String] = []
             if hooks.count > 1 { notes.append("only the first of \(hooks.count) hooks runs (Kubernetes has one per container)") }
             let extras = Set(hooks.flatMap(\.extras)).sorted()
-            if !extras.isEmpty { notes.append("\(extras.joined(separator: ", ")) not carried over: the hook runs as the container's user with its environment") }
+            if !extras.isEmpty {
+                notes.append("\(extras.joined(separator: ", ")) not carried over: the hook runs as the container's user with its environment")
+            }
             return (notes.isEmpty ? .mapped : .approximated, "lifecycle.\(k8s) exec" + (notes.isEmpty ? "" : " (" + notes.joined(separator: "; ") + ")"))
         case "annotations":
             let bad = svc.annotations.map(\.0).filter { !LabelRules.validKey($0) }
@@ -240,8 +272,10 @@ public enum MappingReport {
     /// extra_hosts → hostAliases: each entry's address, where host-gateway's came from, what was left out.
     static func extraHosts(_ svc: ComposeService, model: DeploymentModel, gateway: String?) -> (MappingEntry.Status, String) {
         let r = HostAliases.resolve(svc.extraHosts, gateway: gateway)
-        var parts = r.aliases.flatMap { a in a.hostnames.map { h in "\(h) → \(a.ip)" + (r.viaGateway.contains(h) && a.ip == gateway ? " (host-gateway: " + (model.spec.hostGateway != nil ? "the spec's host-gateway)" : "kind's docker network gateway)") : "") } }
-        parts += r.leftOut.map { "\($0.entry) left out: \($0.reason)" + ($0.reason.hasPrefix("no address") ? " (set host-gateway: IP in the spec; start on kind finds it from kind's docker network)" : "") }
+        var parts = r.aliases.flatMap { a in a.hostnames.map { h in "\(h) → \(a.ip)" + (r.viaGateway.contains(h) && a.ip == gateway ? " (host-gateway: "
+            + (model.spec.hostGateway != nil ? "the spec's host-gateway)" : "kind's docker network gateway)") : "") } }
+        parts += r.leftOut.map { "\($0.entry) left out: \($0.reason)"
+            + ($0.reason.hasPrefix("no address") ? " (set host-gateway: IP in the spec; start on kind finds it from kind's docker network)" : "") }
         let status: MappingEntry.Status = r.aliases.isEmpty ? .ignored : (r.leftOut.isEmpty && r.viaGateway.isEmpty ? .mapped : .approximated)
         return (status, (r.aliases.isEmpty ? "no hostAliases: " : "hostAliases: ") + parts.joined(separator: "; "))
     }
@@ -300,7 +334,8 @@ public enum MappingReport {
         for e in entries {
             if e.file != file { out += "\(e.file)\n"; file = e.file; service = "" }
             if e.service != service { out += "  service \(e.service)\n"; service = e.service }
-            out += "    " + e.key.padding(toLength: width + 2, withPad: " ", startingAt: 0) + e.status.rawValue.padding(toLength: 14, withPad: " ", startingAt: 0) + e.detail + "\n"
+            out += "    " + e.key.padding(toLength: width + 2, withPad: " ", startingAt: 0)
+                + e.status.rawValue.padding(toLength: 14, withPad: " ", startingAt: 0) + e.detail + "\n"
         }
         return out
     }

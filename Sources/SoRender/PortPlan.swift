@@ -79,7 +79,10 @@ public struct PortPlan: Sendable {
         /// Container ports bound to a host port on the node (`.hostPort` publications), first one per port.
         public var hostPorts: [Port: Int] {
             var out: [Port: Int] = [:]
-            for p in published { if case .hostPort(let h) = p.publication, out[Port(p.port.containerPort, p.port.proto)] == nil { out[Port(p.port.containerPort, p.port.proto)] = h } }
+            for p in published {
+                let key = Port(p.port.containerPort, p.port.proto)
+                if case .hostPort(let h) = p.publication, out[key] == nil { out[key] = h }
+            }
             return out
         }
         /// The port dependency waits knock on.
@@ -142,7 +145,8 @@ public struct PortPlan: Sendable {
         // A hostPort needs a privileged namespace (Pod Security baseline forbids host ports): only where the
         // spec asks for one; otherwise the namespace stays baseline and the port is reported.
         guard podSecurity == "privileged" else {
-            return "pod security \(podSecurity ?? "baseline") forbids the hostPort it needs; 'security: {pod-security: privileged}' in the spec publishes it on kind"
+            return "pod security \(podSecurity ?? "baseline") forbids the hostPort it needs; "
+                + "'security: {pod-security: privileged}' in the spec publishes it on kind"
         }
         return nil
     }
@@ -173,7 +177,8 @@ public struct PortPlan: Sendable {
                 let published = svc.ports.map { p -> Published in
                     guard let h = p.hostPort else { return Published(port: p, publication: .clusterOnly) }
                     if Self.nodePortRange.contains(h) { return Published(port: p, publication: .nodePort(h)) }
-                    if let why = Self.hostPortRefusal(h, deployTo: deployTo, podSecurity: podSecurity, hostNetwork: svc.networkMode == "host") { return Published(port: p, publication: .unpublished(h, why: why)) }
+                    if let why = Self.hostPortRefusal(h, deployTo: deployTo, podSecurity: podSecurity,
+                        hostNetwork: svc.networkMode == "host") { return Published(port: p, publication: .unpublished(h, why: why)) }
                     let port = Port(p.containerPort, p.proto)
                     if let other = bound[port], other != h {
                         return Published(port: p, publication: .unpublished(h, why: "container port \(port) already has host port \(other)"))
@@ -183,7 +188,8 @@ public struct PortPlan: Sendable {
                 }
                 let reach: Reach = svc.isInitContainer || (podPerService && RenderState.isOneShot(svc)) ? .none : listens.isEmpty ? .headless : .clusterIP
                 services.append(Service(name: svc.name, component: component, file: pod.compose.path, line: svc.line, isInitContainer: svc.isInitContainer,
-                                        networkMode: svc.networkMode, clashes: clashes, listens: listens, containerPorts: listens, published: published, reach: reach))
+                                        networkMode: svc.networkMode, clashes: clashes, listens: listens, containerPorts: listens,
+                                        published: published, reach: reach))
             }
         }
         for svc in services where svc.reach != .none {
@@ -195,11 +201,14 @@ public struct PortPlan: Sendable {
                     continue
                 }
                 if nodePorts[i].service != svc.name {
-                    problems.append(SoError("services '\(nodePorts[i].service)' and '\(svc.name)' both publish host port \(h) (one NodePort serves one service)",
-                                            hint: "give one of them another host port in the spec's network.ports", at: SourceLocation(file: svc.file, line: svc.line)))
+                    let message = "services '\(nodePorts[i].service)' and '\(svc.name)' both publish host port \(h) (one NodePort serves one service)"
+                    problems.append(SoError(message,
+                                            hint: "give one of them another host port in the spec's network.ports",
+                                            at: SourceLocation(file: svc.file, line: svc.line)))
                 } else if nodePorts[i].ports.contains(where: { $0.proto == port.proto && $0 != port }) {
                     problems.append(SoError("service '\(svc.name)' publishes host port \(h)/\(port.proto) for two container ports",
-                                            hint: "give one of them another host port in the spec's network.ports", at: SourceLocation(file: svc.file, line: svc.line)))
+                                            hint: "give one of them another host port in the spec's network.ports",
+                                            at: SourceLocation(file: svc.file, line: svc.line)))
                 } else if !nodePorts[i].ports.contains(port) {
                     nodePorts[i].ports.append(port)
                 }
@@ -213,7 +222,8 @@ public struct PortPlan: Sendable {
         for (entry, h) in httpProxy.enumerated() {
             for r in h.routes {
                 guard let i = services.firstIndex(where: { $0.name == r.service }) else {
-                    problems.append(SoError("http-proxy route \(r.path) → \(r.proxyTo): no service '\(r.service)' in the stack", hint: "proxy-to names a compose service and its port", at: SourceLocation(file: specPath)))
+                    problems.append(SoError("http-proxy route \(r.path) → \(r.proxyTo): no service '\(r.service)' in the stack",
+                        hint: "proxy-to names a compose service and its port", at: SourceLocation(file: specPath)))
                     continue
                 }
                 guard services[i].portNumbers.contains(r.port) else {
@@ -250,7 +260,8 @@ public struct PortPlan: Sendable {
                 let key = "\(p.hostIP ?? "")\(h)/\(p.proto)"
                 if let other = hostOwner[key], other != svc.name {
                     return SoError("services '\(other)' and '\(svc.name)' both publish host port \(h)/\(p.proto)",
-                                   hint: "give one of them another host port in the spec's network.ports", at: SourceLocation(file: pod.compose.path, line: svc.line))
+                                   hint: "give one of them another host port in the spec's network.ports",
+                                   at: SourceLocation(file: pod.compose.path, line: svc.line))
                 }
                 hostOwner[key] = svc.name
             }

@@ -31,7 +31,9 @@ public struct Manifest: Sendable {
     public var ports: PortPlan
 
     public func yaml() -> String { objects.map { $0.yaml() }.joined(separator: "---\n") }
-    public func json() -> String { YValue.map([("apiVersion", .string("v1")), ("kind", .string("List")), ("items", .list(objects.map(\.value)))]).json() + "\n" }
+    public func json() -> String {
+        YValue.map([("apiVersion", .string("v1")), ("kind", .string("List")), ("items", .list(objects.map(\.value)))]).json() + "\n"
+    }
 }
 
 /// Defaults small enough for 20 pods on a 4-core laptop: 20 × 50m CPU and 20 × 64Mi requested.
@@ -176,14 +178,18 @@ struct RenderState {
         }
         for (key, value) in spec.sections.labels {
             guard LabelRules.validKey(key) else {
-                throw SoError("label key '\(key)' in the spec's labels is not a valid Kubernetes label key", hint: "use [prefix/]name with letters, digits, '-', '_', '.' (name ≤ 63)", at: SourceLocation(file: spec.path))
+                throw SoError("label key '\(key)' in the spec's labels is not a valid Kubernetes label key",
+                    hint: "use [prefix/]name with letters, digits, '-', '_', '.' (name ≤ 63)", at: SourceLocation(file: spec.path))
             }
             guard LabelRules.validValue(value) else {
-                throw SoError("label '\(key)' in the spec's labels has an invalid value '\(value)'", hint: "label values are at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit", at: SourceLocation(file: spec.path))
+                throw SoError("label '\(key)' in the spec's labels has an invalid value '\(value)'",
+                    hint: "label values are at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit",
+                    at: SourceLocation(file: spec.path))
             }
         }
         for (key, _) in spec.sections.annotations where !LabelRules.validKey(key.replacingOccurrences(of: "{name}", with: "x")) {
-            throw SoError("annotation key '\(key)' in the spec's annotations is not a valid Kubernetes key", hint: "use [prefix/]name with letters, digits, '-', '_', '.'", at: SourceLocation(file: spec.path))
+            throw SoError("annotation key '\(key)' in the spec's annotations is not a valid Kubernetes key",
+                hint: "use [prefix/]name with letters, digits, '-', '_', '.'", at: SourceLocation(file: spec.path))
         }
     }
 
@@ -234,13 +240,15 @@ struct RenderState {
             secrets.append(KubeObject(apiVersion: "v1", kind: "Secret", name: generatedSecretName, namespace: namespace, labels: labels(),
                                       annotations: [("so.dev/placeholder", "values are generated at start and never rendered")],
                                       body: [("type", .string("Opaque")), ("stringData", .map(model.secretKeys.map { k in
-                                          (k, .string(model.credentialsFiles.contains { $0.keys.contains(k) } ? "<copied from a credentials file at start>" : "<generated at start>"))
+                                          (k, .string(model.credentialsFiles.contains { $0.keys.contains(k) }
+                                                      ? "<copied from a credentials file at start>" : "<generated at start>"))
                                       }))]))
         }
         if !model.caCertificates.isEmpty {
             secrets.append(KubeObject(apiVersion: "v1", kind: "Secret", name: "\(id)-ca-certificates", namespace: namespace, labels: labels(),
                                       body: [("type", .string("Opaque")),
-                                             ("data", .map(model.caCertificates.enumerated().map { ("ca-\($0.offset).pem", .string($0.element.base64EncodedString())) }))]))
+                                             ("data", .map(model.caCertificates.enumerated().map { ("ca-\($0.offset).pem",
+                                                 .string($0.element.base64EncodedString())) }))]))
         }
     }
 
@@ -269,7 +277,8 @@ struct RenderState {
             own.name = planned.component
             own.compose.services = [svc]
             split.append(own)
-            warn("service '\(svc.name)' listens on \(planned.clashes.map(\.description).sorted().joined(separator: ", ")) like another service of pod '\(pod.name)'; it runs in its own Deployment",
+            let clashes = planned.clashes.map(\.description).sorted().joined(separator: ", ")
+            warn("service '\(svc.name)' listens on \(clashes) like another service of pod '\(pod.name)'; it runs in its own Deployment",
                  hint: "in one pod only one container can bind a port; reach it through its Service name '\(KubeNames.service(svc.name))'",
                  at: SourceLocation(file: pod.compose.path, line: svc.line))
         }
@@ -306,7 +315,8 @@ struct RenderState {
         // A hostPort is held by one pod per node: a surge pod could not start beside the old one.
         let hostPorts = pod.compose.services.contains { s in ports.service(s.name).map { $0.reach != .none && !$0.hostPorts.isEmpty } ?? false }
         if hostPorts && replicas > 1 {
-            warn("pod '\(pod.name)' binds host ports and asks for \(replicas) replicas; one node runs only one of them", hint: "use replicas: 1, or a NodePort (host port in 30000–32767)",
+            warn("pod '\(pod.name)' binds host ports and asks for \(replicas) replicas; one node runs only one of them",
+                hint: "use replicas: 1, or a NodePort (host port in 30000–32767)",
                  at: SourceLocation(file: pod.compose.path))
         }
         let strategy: YValue = builder.usesClaims || hostPorts
@@ -354,7 +364,8 @@ struct RenderState {
         jobs.append(KubeObject(apiVersion: "batch/v1", kind: "Job", name: "\(id)-job-\(KubeNames.label(job.name))", namespace: namespace,
                                labels: labels(component: job.name), body: [("spec", .map([
                                    ("backoffLimit", .int(0)),
-                                   ("template", .map([("metadata", .map([("labels", .map(templateLabels.map { ($0.0, .string($0.1)) }))])), ("spec", podSpec)])),
+                                   ("template", .map([("metadata", .map([("labels", .map(templateLabels.map { ($0.0, .string($0.1)) }))])),
+                                                     ("spec", podSpec)])),
                                ]))]))
     }
 }

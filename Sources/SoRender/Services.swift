@@ -25,7 +25,8 @@ extension RenderState {
             for np in ports.nodePorts where np.service == svc.name {
                 let objectName = np.objectName(id: id)
                 if services.contains(where: { $0.name == objectName }) { continue }
-                services.append(KubeObject(apiVersion: "v1", kind: "Service", name: objectName, namespace: namespace, labels: labels(component: pod.name), body: [("spec", .map([
+                services.append(KubeObject(apiVersion: "v1", kind: "Service", name: objectName, namespace: namespace, labels: labels(component: pod.name),
+                    body: [("spec", .map([
                     ("type", .string("NodePort")),
                     ("selector", .map(serviceSelector(pod.name).map { ($0.0, .string($0.1)) })),
                     ("ports", .list(np.ports.map { port in
@@ -38,16 +39,20 @@ extension RenderState {
                 guard case .unpublished(let h, let why) = p.publication else { continue }
                 if why == PortPlan.outsideNodePortRange {
                     warn("host port \(h) of service '\(svc.name)' is not published (a NodePort must be in 30000–32767)",
-                         hint: "use a port in that range in the spec's network.ports, or 'kubectl port-forward'", at: SourceLocation(file: pod.compose.path, line: svc.line))
+                         hint: "use a port in that range in the spec's network.ports, or 'kubectl port-forward'",
+                         at: SourceLocation(file: pod.compose.path, line: svc.line))
                 } else {
                     warn("host port \(h) of service '\(svc.name)' is not published: \(why)",
-                         hint: "publish a host port in 30000–32767 (a NodePort) in the spec's network.ports, or use 'kubectl port-forward'", at: SourceLocation(file: pod.compose.path, line: svc.line))
+                         hint: "publish a host port in 30000–32767 (a NodePort) in the spec's network.ports, or use 'kubectl port-forward'",
+                         at: SourceLocation(file: pod.compose.path, line: svc.line))
                 }
             }
             let bound = planned.published.compactMap { p -> String? in if case .hostPort(let h) = p.publication { return "\(h)/\(p.port.proto)" }; return nil }
             if !bound.isEmpty {
-                warn("service '\(svc.name)' binds host port \(bound.joined(separator: ", ")) on the kind node (hostPort): its namespace admits privileged pods, as pod security baseline forbids host ports, and its Deployment is replaced, not rolled",
-                     hint: "to keep the namespace at baseline, publish a host port in 30000–32767 (a NodePort) in the spec's network.ports", at: SourceLocation(file: pod.compose.path, line: svc.line))
+                warn("service '\(svc.name)' binds host port \(bound.joined(separator: ", ")) on the kind node (hostPort): "
+                        + "its namespace admits privileged pods, as pod security baseline forbids host ports, and its Deployment is replaced, not rolled",
+                     hint: "to keep the namespace at baseline, publish a host port in 30000–32767 (a NodePort) in the spec's network.ports",
+                     at: SourceLocation(file: pod.compose.path, line: svc.line))
             }
         }
     }
@@ -66,7 +71,8 @@ extension RenderState {
         KubeObject(apiVersion: "v1", kind: "Service", name: name, namespace: namespace, labels: labels(component: component), body: [("spec", .map([
             ("type", .string("ClusterIP")),
             ("selector", .map(serviceSelector(component).map { ($0.0, .string($0.1)) })),
-            ("ports", .list(ports.map { .map([("name", .string($0.name)), ("port", .int($0.port)), ("targetPort", .int($0.port)), ("protocol", .string($0.proto.kubernetes))]) })),
+            ("ports", .list(ports.map { .map([("name", .string($0.name)), ("port", .int($0.port)), ("targetPort", .int($0.port)), ("protocol",
+                .string($0.proto.kubernetes))]) })),
         ]))])
     }
 
@@ -106,7 +112,8 @@ extension RenderState {
     mutating func renderExternalServices() {
         for e in spec.sections.externalServices {
             let name = KubeNames.service(e.name)
-            let port: YValue = .list([.map([("name", .string("tcp-\(e.port)")), ("port", .int(e.port)), ("targetPort", .int(e.port)), ("protocol", .string("TCP"))])])
+            let port: YValue = .list([.map([("name", .string("tcp-\(e.port)")), ("port", .int(e.port)), ("targetPort", .int(e.port)), ("protocol",
+                .string("TCP"))])])
             if let ip = e.ip {
                 services.append(KubeObject(apiVersion: "v1", kind: "Service", name: name, namespace: namespace, labels: labels(),
                                            body: [("spec", .map([("type", .string("ClusterIP")), ("ports", port)]))]))
@@ -114,7 +121,8 @@ extension RenderState {
                                          labels: labels() + [("kubernetes.io/service-name", name)], body: [
                                             ("addressType", .string(ip.contains(":") ? "IPv6" : "IPv4")),
                                             ("endpoints", .list([.map([("addresses", .list([.string(ip)]))])])),
-                                            ("ports", .list([.map([("name", .string("tcp-\(e.port)")), ("port", .int(e.port)), ("protocol", .string("TCP"))])])),
+                                            ("ports", .list([.map([("name", .string("tcp-\(e.port)")), ("port", .int(e.port)), ("protocol",
+                                                .string("TCP"))])])),
                                          ]))
             } else {
                 let host = e.host ?? "\(e.service ?? e.name).\(e.namespace ?? namespace).svc.cluster.local"

@@ -10,7 +10,8 @@ public enum DeployTarget: String, Sendable, CaseIterable {
     public static func parse(_ value: String, at location: SourceLocation?) throws -> DeployTarget {
         if let t = DeployTarget(rawValue: value) { return t }
         if value == "compose" {
-            throw SoError("deploy-to 'compose' is not supported by so", hint: "so deploys to Kubernetes: use k8s-kind (local kind cluster) or k8s (any cluster with a kubeconfig)", at: location)
+            throw SoError("deploy-to 'compose' is not supported by so",
+                hint: "so deploys to Kubernetes: use k8s-kind (local kind cluster) or k8s (any cluster with a kubeconfig)", at: location)
         }
         let close = Suggest.closest(to: value, in: allCases.map(\.rawValue))
         throw SoError("unknown deploy-to '\(value)'", hint: (close.map { "did you mean '\($0)'? " } ?? "") + "use k8s-kind or k8s", at: location)
@@ -127,7 +128,8 @@ public struct Spec: Sendable {
     public static func load(_ path: String, fs: FileSystem, diagnostics: DiagnosticSink) throws -> Spec {
         let text = try fs.readText(path, limit: YAMLFile.maxBytes, what: "spec file")
         guard let root = try YAMLFile.parse(text, file: path) else {
-            throw SoError("spec file is empty", hint: "create one with 'so --stack NAME deploy init --output \(Path.basename(path))'", at: SourceLocation(file: path))
+            throw SoError("spec file is empty", hint: "create one with 'so --stack NAME deploy init --output \(Path.basename(path))'",
+                at: SourceLocation(file: path))
         }
         return try decode(root, text: text, path: path, diagnostics: diagnostics)
     }
@@ -148,8 +150,9 @@ public struct Spec: Sendable {
         if let c = m.nonNull("config") {
             for e in try c.entries("'config'") {
                 try checkEnvName(e.key, at: e.keyNode.location)
-                spec.config.append(ConfigEntry(key: e.key, value: try configValue(e.value, key: e.key), line: e.keyNode.line))
-                try GenerateToken.validate(in: spec.config.last!.value, at: e.value.location)
+                let value = try configValue(e.value, key: e.key)
+                spec.config.append(ConfigEntry(key: e.key, value: value, line: e.keyNode.line))
+                try GenerateToken.validate(in: value, at: e.value.location)
             }
         }
         spec.credentialsFiles = try m.value("credentials-files")?.stringList("'credentials-files'", allowSingle: true) ?? []
@@ -207,10 +210,11 @@ public struct Spec: Sendable {
             spec.namespace = v
         }
         spec.replicas = try m.int("replicas")
-        if let r = spec.replicas, r < 0 { throw m.value("replicas")!.error("replicas must be 0 or more", hint: "write a number such as 1") }
+        if let r = spec.replicas, r < 0 { throw m.error(at: "replicas", "replicas must be 0 or more", hint: "write a number such as 1") }
         if let k = m.nonNull("kind-cluster-name") {
             let v = try k.string("'kind-cluster-name'")
-            guard Names.isDNSLabel(v) else { throw k.error("kind-cluster-name '\(v)' is not a valid cluster name", hint: "use lowercase letters, digits and '-'") }
+            guard Names.isDNSLabel(v) else { throw k.error("kind-cluster-name '\(v)' is not a valid cluster name",
+                hint: "use lowercase letters, digits and '-'") }
             spec.kindClusterName = v
         }
         if let k = m.nonNull("kind-mount-root") {
@@ -229,7 +233,9 @@ public struct Spec: Sendable {
             }
         }
         spec.secretEnv = try m.value("secret-env")?.stringList("'secret-env'") ?? []
-        for (i, name) in spec.secretEnv.enumerated() { try checkEnvName(name, at: m.value("secret-env")!.location, index: i) }
+        if let secretEnvNode = m.value("secret-env") {
+            for (i, name) in spec.secretEnv.enumerated() { try checkEnvName(name, at: secretEnvNode.location, index: i) }
+        }
         spec.sections = try SpecSections.decode(m, diagnostics: diagnostics)
         if let t = m.nonNull("ttl") {
             let v = try t.string("'ttl'")
@@ -241,15 +247,19 @@ public struct Spec: Sendable {
         if let g = m.nonNull("host-gateway") {
             let v = try g.string("'host-gateway'")
             guard IPAddress.isValid(v) else {
-                throw g.error("host-gateway '\(v)' is not an IP address", hint: "write the address at which pods reach the host, e.g. host-gateway: 172.18.0.1 (kind's docker network gateway: docker network inspect kind)")
+                throw g.error("host-gateway '\(v)' is not an IP address",
+                    hint: "write the address at which pods reach the host, e.g. host-gateway: 172.18.0.1 "
+                        + "(kind's docker network gateway: docker network inspect kind)")
             }
             spec.hostGateway = v
         }
         if let w = m.nonNull("workspace") {
             let wm = try w.mapping("'workspace'")
             let path = try wm.string("path") ?? "/workspace"
-            guard path.hasPrefix("/") else { throw (wm.nonNull("path") ?? w).error("workspace path '\(path)' is not absolute", hint: "write the checkout's path in the container, e.g. path: /workspace") }
-            spec.workspace = WorkspaceSpec(service: try wm.required("service", hint: "name the compose service whose container holds the checkout, e.g. service: agent").string("'workspace.service'"),
+            guard path.hasPrefix("/") else { throw (wm.nonNull("path") ?? w).error("workspace path '\(path)' is not absolute",
+                hint: "write the checkout's path in the container, e.g. path: /workspace") }
+            spec.workspace = WorkspaceSpec(service: try wm.required("service",
+                hint: "name the compose service whose container holds the checkout, e.g. service: agent").string("'workspace.service'"),
                                            path: path, task: try wm.string("task"), agent: try wm.string("agent"), line: w.line)
             spec.workspace?.agentLine = wm.nonNull("agent")?.line
             wm.finish(into: diagnostics)
@@ -272,7 +282,8 @@ public struct Spec: Sendable {
     static func configValue(_ node: YNode, key: String) throws -> String {
         if node.isNull { return "" }
         guard node.isScalar else {
-            throw node.error("config value of '\(key)' must be a single value, not \(node.isMapping ? "a mapping" : "a list")", hint: "quote it or join the values into one string")
+            throw node.error("config value of '\(key)' must be a single value, not \(node.isMapping ? "a mapping" : "a list")",
+                hint: "quote it or join the values into one string")
         }
         let raw = try node.string("'\(key)'")
         if !node.isQuoted {

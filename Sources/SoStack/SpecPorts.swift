@@ -16,7 +16,8 @@ public enum SpecPorts {
             guard known.contains(entry.service) else {
                 let close = Suggest.closest(to: entry.service, in: known)
                 diagnostics.warn("network.ports names '\(entry.service)', which is not a service of the stack; its ports are not used",
-                                 hint: close.map { "did you mean '\($0)'?" } ?? "services: \(known.joined(separator: ", "))", at: SourceLocation(file: spec.path, line: entry.line))
+                                 hint: close.map { "did you mean '\($0)'?" } ?? "services: \(known.joined(separator: ", "))",
+                                     at: SourceLocation(file: spec.path, line: entry.line))
                 continue
             }
             for c in components.indices {

@@ -50,7 +50,8 @@ public final class FakeProcessRunner: ProcessRunner, AttachedProcessRunner, Prom
     }
 
     /// Streaming runs: the streaming fallback when it answers, else like captured ones.
-    public func runStreaming(_ arguments: [String], stdinFile: String?, stdoutFile: String?, environment: [String: String]?, timeout: Double?) async throws -> ProcessResult {
+    public func runStreaming(_ arguments: [String], stdinFile: String?, stdoutFile: String?, environment: [String: String]?,
+        timeout: Double?) async throws -> ProcessResult {
         lock.withLock { streamed.append((arguments, stdinFile, stdoutFile)) }
         let scripted = lock.withLock { expectations.first?.arguments == arguments }
         if !scripted, let streamingFallback, let answer = try await streamingFallback(arguments, stdinFile, stdoutFile) {
