@@ -161,7 +161,8 @@ struct DeploymentPlanner {
             // Secret files stay where they are (never copied into the deployment); start reads them.
             for sec in raw.secrets where !sec.external {
                 if let file = sec.file, !fs.isFile(Path.absolute(Path.expandTilde(file, home: fs.homeDirectory), relativeTo: raw.directory)) {
-                    throw SoError("secret '\(sec.name)' file not found: \(Path.absolute(file, relativeTo: raw.directory))", hint: "create it, or fix secrets.\(sec.name).file (relative to the compose file)",
+                    throw SoError("secret '\(sec.name)' file not found: \(Path.absolute(file, relativeTo: raw.directory))",
+                            hint: "create it, or fix secrets.\(sec.name).file (relative to the compose file)",
                                   at: SourceLocation(file: raw.path, line: sec.line))
                 }
             }
@@ -180,7 +181,8 @@ struct DeploymentPlanner {
                             continue
                         }
                         guard HostPathName.allowed(src, spec: spec, podPerService: stack.file.podPerService) else {
-                            throw SoError("host path '\(src)' is outside the stack and is not mounted unless the spec allows it", hint: HostPathName.optInHint(src),
+                            throw SoError("host path '\(src)' is outside the stack and is not mounted unless the spec allows it",
+                                    hint: HostPathName.optInHint(src),
                                           at: SourceLocation(file: raw.path, line: m.line ?? svc.line))
                         }
                         continue
@@ -208,7 +210,8 @@ struct DeploymentPlanner {
                 let expanded = Path.expandTilde(cm.path, home: fs.homeDirectory)
                 let candidates = [fs.currentDirectory, Path.dirname(spec.path)].map { Path.absolute(expanded, relativeTo: $0) }
                 guard let src = candidates.first(where: { fs.isDirectory($0) }) else {
-                    throw SoError("configmap '\(cm.name)' source directory not found: \(candidates[0])", hint: "create it, or use ./configmaps/\(cm.name) to start from an empty directory", at: location)
+                    throw SoError("configmap '\(cm.name)' source directory not found: \(candidates[0])",
+                            hint: "create it, or use ./configmaps/\(cm.name) to start from an empty directory", at: location)
                 }
                 try copyTree(src, to: target, origin: location, into: &plan, confineTo: src)
             }
@@ -223,9 +226,11 @@ struct DeploymentPlanner {
             }
             let rel = Path.normalize(path)
             guard !rel.hasPrefix(".."), rel != "." else {
-                throw SoError("volume '\(v.name)' path '\(path)' leaves the deployment directory", hint: "use a path inside it such as ./data/\(v.name), or an absolute host path", at: location)
+                throw SoError("volume '\(v.name)' path '\(path)' leaves the deployment directory",
+                        hint: "use a path inside it such as ./data/\(v.name), or an absolute host path", at: location)
             }
-            if DeploymentPlan.reserved.contains(rel) || (rel.split(separator: "/").first.map { DeploymentPlan.reserved.contains(String($0)) && $0 != "data" } ?? false) {
+            let topReserved = rel.split(separator: "/").first.map { DeploymentPlan.reserved.contains(String($0)) && $0 != "data" } ?? false
+            if DeploymentPlan.reserved.contains(rel) || topReserved {
                 throw SoError("volume '\(v.name)' path '\(path)' collides with a deployment file", hint: "use ./data/\(v.name)", at: location)
             }
             plan.directories.append(rel)
@@ -249,7 +254,8 @@ struct DeploymentPlanner {
             if let kc = spec.kubeConfig {
                 let path = Path.absolute(Path.expandTilde(kc, home: fs.homeDirectory), relativeTo: fs.currentDirectory)
                 guard fs.isFile(path) else {
-                    throw SoError("kube-config file not found: \(path)", hint: "point kube-config at an existing kubeconfig file", at: SourceLocation(file: spec.path))
+                    throw SoError("kube-config file not found: \(path)", hint: "point kube-config at an existing kubeconfig file",
+                            at: SourceLocation(file: spec.path))
                 }
                 plan.add("kubeconfig.yml", try fs.readData(path))
             }
@@ -281,21 +287,25 @@ struct DeploymentPlanner {
     /// relative to the deployment directory, so `../config/x` from `D/compose/` still finds it.
     /// A bind (`bind`) whose source does not exist is not an error: docker would create it as an empty
     /// directory, so the deployment gets one, `data/<volume>`, mounted read-write from the host.
-    func copyReferenced(_ source: String, from compose: ComposeFile, line: Int?, folder: String, required: Bool, into plan: inout DeploymentPlan, bind: Bool = false) throws {
+    func copyReferenced(_ source: String, from compose: ComposeFile, line: Int?, folder: String, required: Bool, into plan: inout DeploymentPlan,
+            bind: Bool = false) throws {
         let location = SourceLocation(file: compose.path, line: line)
         if source.hasPrefix("/") || source.hasPrefix("~") {
-            throw SoError("host path '\(source)' cannot be deployed to a cluster", hint: "use a named volume and give it a host path under the spec's volumes:", at: location)
+            throw SoError("host path '\(source)' cannot be deployed to a cluster", hint: "use a named volume and give it a host path under the spec's volumes:",
+                    at: location)
         }
         let abs = Path.absolute(source, relativeTo: compose.directory)
         guard let fromRoot = Path.relative(abs, to: stack.root), !fromRoot.hasPrefix("..") else {
-            throw SoError("path '\(source)' points outside the stack (\(stack.root))", hint: "keep files a compose file mounts inside the stack, e.g. under config/", at: location)
+            throw SoError("path '\(source)' points outside the stack (\(stack.root))",
+                    hint: "keep files a compose file mounts inside the stack, e.g. under config/", at: location)
         }
         let target = Path.normalize(Path.join(folder, source))
         guard !target.hasPrefix(".."), target != "." else {
             throw SoError("path '\(source)' would land outside the deployment directory", hint: "mount files from the stack's config/ directory", at: location)
         }
         if let first = target.split(separator: "/").first, DeploymentPlan.reserved.contains(String(first)) {
-            throw SoError("path '\(source)' collides with the deployment's own '\(first)'", hint: "move the file under the stack's config/ directory", at: location)
+            throw SoError("path '\(source)' collides with the deployment's own '\(first)'", hint: "move the file under the stack's config/ directory",
+                    at: location)
         }
         guard fs.exists(abs) else {
             if bind {
@@ -304,7 +314,9 @@ struct DeploymentPlanner {
                 plan.bindDirectories.append(volume)
                 plan.directories.append(data)
                 if !fs.isDirectory(Path.join(directory, data)) {
-                    ctx.diagnostics.warn(Diagnostic("bind source '\(source)' does not exist (\(abs)); created the empty directory \(data) in the deployment, mounted read-write from the host, as docker would",
+                    let message = "bind source '\(source)' does not exist (\(abs)); created the empty directory \(data) in the deployment, "
+                        + "mounted read-write from the host, as docker would"
+                    ctx.diagnostics.warn(Diagnostic(message,
                                                     hint: "add the directory to the stack if it should start with files, or use a named volume", at: location))
                 }
                 return
@@ -331,7 +343,8 @@ struct DeploymentPlanner {
         let allowed = fs.realpath(confineTo ?? stack.root)
         if fs.kind(source) == .symlink || real != source {
             guard Path.isWithin(real, allowed) else {
-                throw SoError("symlink \(source) points outside \(allowed) (to \(real))", hint: "replace the link with a copy of the file, inside the stack", at: origin)
+                throw SoError("symlink \(source) points outside \(allowed) (to \(real))", hint: "replace the link with a copy of the file, inside the stack",
+                        at: origin)
             }
         }
         guard fs.isFile(real) else {

@@ -34,7 +34,8 @@ struct SecretSources {
     }
 
     /// The generated-secrets data, from what the cluster already holds; `rotate` lists keys to make anew.
-    func generatedValues(stored: JSON?, rotate: Set<String> = []) throws -> (values: [(key: String, value: SecretValue)], generated: [String], copied: [String]) {
+    func generatedValues(stored: JSON?, rotate: Set<String> = []) throws -> (values: [(key: String, value: SecretValue)], generated: [String],
+            copied: [String]) {
         let current = (stored?["data"]?.object ?? [:]).compactMapValues { $0.string }
         var data: [(key: String, value: SecretValue)] = []
         var generated: [String] = [], copied: [String] = []
@@ -61,14 +62,16 @@ struct SecretSources {
         // Credentials files: read now, straight into the Secret (later files win, as later config.env lines did).
         for file in model.credentialsFiles {
             guard ctx.fs.isFile(file.path) else {
-                throw SoError("credentials file not found: \(file.path)", hint: "restore it, or remove it from the spec's credentials-files and run 'so deploy create --update'",
+                throw SoError("credentials file not found: \(file.path)",
+                        hint: "restore it, or remove it from the spec's credentials-files and run 'so deploy create --update'",
                               at: SourceLocation(file: model.spec.path))
             }
             let pairs = try DotEnv.parse(try ctx.fs.readText(file.path, what: "credentials file"), file: file.path)
             for key in file.keys {
                 guard let value = pairs.last(where: { $0.key == key })?.value else {
                     ctx.diagnostics.warn("credentials file \(file.path) no longer holds \(key); containers get no value for it",
-                                         hint: "add it back, or run 'so deploy create --update' to refresh the deployment", at: SourceLocation(file: model.spec.path))
+                                         hint: "add it back, or run 'so deploy create --update' to refresh the deployment",
+                                                 at: SourceLocation(file: model.spec.path))
                     data.removeAll { $0.key == key }
                     continue
                 }
@@ -78,8 +81,11 @@ struct SecretSources {
             }
         }
         if !unset.isEmpty {
-            ctx.diagnostics.warn("secret-env \(unset.joined(separator: ", ")) \(unset.count == 1 ? "is" : "are") not set in the environment; containers get no value for \(unset.count == 1 ? "it" : "them")",
-                                 hint: "export \(unset.count == 1 ? unset[0] : "the ones you need") before 'so deployment start'", at: SourceLocation(file: model.spec.path))
+            let message = "secret-env \(unset.joined(separator: ", ")) \(unset.count == 1 ? "is" : "are") not set in the environment; "
+                + "containers get no value for \(unset.count == 1 ? "it" : "them")"
+            ctx.diagnostics.warn(message,
+                                 hint: "export \(unset.count == 1 ? unset[0] : "the ones you need") before 'so deployment start'",
+                                         at: SourceLocation(file: model.spec.path))
         }
         return (data, generated, copied)
     }

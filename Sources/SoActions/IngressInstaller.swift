@@ -23,11 +23,11 @@ struct IngressInstaller {
         if let d = try await client.get(type, name: IngressController.deploymentName, namespace: IngressController.namespace),
            Waiter.deploymentPending(d) == nil {
             let running = d.at("spec", "template", "spec", "containers")?.array.first?["image"]?.string
-            if image == nil || image == running {
+            guard let image, image != running else {
                 progress.phase("ingress", "controller \(IngressController.namespace)/\(IngressController.deploymentName) is ready")
                 return false
             }
-            progress.phase("ingress", "rolling the controller to \(image!) (was \(running ?? "unknown"))")
+            progress.phase("ingress", "rolling the controller to \(image) (was \(running ?? "unknown"))")
         } else {
             progress.phase("ingress", "installing the Caddy ingress controller in \(IngressController.namespace) (once per cluster)")
         }

@@ -91,18 +91,21 @@ public struct ObserveAction {
     public func status(_ directory: String, cluster: ClusterOptions) async throws -> DeploymentStatus {
         let c = try await ConnectedDeployment.open(ctx, directory: directory, cluster: cluster)
         var workloads: [DeploymentStatus.Workload] = []
-        for d in try await c.client.list(try ResourceType.of(apiVersion: "apps/v1", kind: "Deployment"), namespace: c.namespace, labelSelector: DeploymentNames.selector(c.model.id)) {
+        for d in try await c.client.list(try ResourceType.of(apiVersion: "apps/v1", kind: "Deployment"), namespace: c.namespace,
+                labelSelector: DeploymentNames.selector(c.model.id)) {
             let pending = Waiter.deploymentPending(d)
             let want = d.at("spec", "replicas")?.int ?? 1
             workloads.append(.init(kind: "Deployment", name: d.name, state: pending ?? "\(want)/\(want) available", ready: pending == nil))
         }
-        for j in try await c.client.list(try ResourceType.of(apiVersion: "batch/v1", kind: "Job"), namespace: c.namespace, labelSelector: DeploymentNames.selector(c.model.id)) {
+        for j in try await c.client.list(try ResourceType.of(apiVersion: "batch/v1", kind: "Job"), namespace: c.namespace,
+                labelSelector: DeploymentNames.selector(c.model.id)) {
             let succeeded = (j.at("status", "succeeded")?.int ?? 0) >= 1
             let failed = (j.at("status", "failed")?.int ?? 0) >= 1
             workloads.append(.init(kind: "Job", name: j.name, state: succeeded ? "complete" : failed ? "failed" : "running", ready: succeeded))
         }
         var hosts: [String] = []
-        for i in try await c.client.list(try ResourceType.of(apiVersion: "networking.k8s.io/v1", kind: "Ingress"), namespace: c.namespace, labelSelector: DeploymentNames.selector(c.model.id)) {
+        for i in try await c.client.list(try ResourceType.of(apiVersion: "networking.k8s.io/v1", kind: "Ingress"), namespace: c.namespace,
+                labelSelector: DeploymentNames.selector(c.model.id)) {
             for r in i.at("spec", "rules")?.array ?? [] { if let h = r["host"]?.string { hosts.append(h) } }
         }
         let now = ctx.clock.now()
@@ -111,9 +114,15 @@ public struct ObserveAction {
             .filter { $0["type"]?.string == "Warning" }
             .sorted { ($0["lastTimestamp"]?.string ?? $0["eventTime"]?.string ?? "") > ($1["lastTimestamp"]?.string ?? $1["eventTime"]?.string ?? "") }
             .prefix(10)
-            .map { e in "\(e.at("involvedObject", "kind")?.string ?? "?")/\(e.at("involvedObject", "name")?.string ?? "?") \(e["reason"]?.string ?? ""): \((e["message"]?.string ?? "").replacingOccurrences(of: "\n", with: " "))" }
-        return DeploymentStatus(deployment: c.model.id, namespace: c.namespace, cluster: c.target.kindCluster.map { "kind:\($0)" } ?? c.target.connection.contextName,
-                                workloads: workloads, ingressHosts: hosts, pods: pods, warnings: Array(events), ready: !workloads.isEmpty && workloads.allSatisfy(\.ready))
+            .map { e -> String in
+                let object = "\(e.at("involvedObject", "kind")?.string ?? "?")/\(e.at("involvedObject", "name")?.string ?? "?")"
+                let message = (e["message"]?.string ?? "").replacingOccurrences(of: "\n", with: " ")
+                return "\(object) \(e["reason"]?.string ?? ""): \(message)"
+            }
+        return DeploymentStatus(deployment: c.model.id, namespace: c.namespace,
+                cluster: c.target.kindCluster.map { "kind:\($0)" } ?? c.target.connection.contextName,
+                                workloads: workloads, ingressHosts: hosts, pods: pods, warnings: Array(events),
+                                        ready: !workloads.isEmpty && workloads.allSatisfy(\.ready))
     }
 
     public struct LogsRequest: Sendable {
@@ -150,10 +159,13 @@ public struct ObserveAction {
         }
         if sources.isEmpty {
             throw SoError(pods.isEmpty ? "no pods are running for \(c.model.id)" : "no container named \(req.services.joined(separator: ", "))",
-                          hint: pods.isEmpty ? "start the deployment first: so deployment --dir D start" : "services: " + Set(pods.flatMap { Self.podInfo($0).containers }).sorted().joined(separator: ", "))
+                          hint: pods.isEmpty
+                              ? "start the deployment first: so deployment --dir D start"
+                              : "services: " + Set(pods.flatMap { Self.podInfo($0).containers }).sorted().joined(separator: ", "))
         }
         let multiPod = Set(sources.map(\.pod)).count > 1
-        let options = { (container: String) in LogOptions(container: container, follow: req.follow, tailLines: req.tail, sinceSeconds: req.sinceSeconds, timestamps: req.timestamps) }
+        let options = { (container: String) in LogOptions(container: container, follow: req.follow, tailLines: req.tail, sinceSeconds: req.sinceSeconds,
+                timestamps: req.timestamps) }
         let console = ctx.console
         try await withThrowingTaskGroup(of: Void.self) { group in
             for s in sources {
@@ -183,7 +195,8 @@ public struct ObserveAction {
         let pods = try await c.pods().filter { p in (p.at("spec", "containers")?.array ?? []).contains { $0["name"]?.string == container } }
         guard let pod = pods.first(where: { $0.at("status", "phase")?.string == "Running" }) ?? pods.first else {
             let all = Set(try await c.pods().flatMap { Self.podInfo($0).containers }).sorted()
-            throw SoError("no running pod has a container named \(service)", hint: all.isEmpty ? "start the deployment first" : "services: \(all.joined(separator: ", "))")
+            throw SoError("no running pod has a container named \(service)",
+                    hint: all.isEmpty ? "start the deployment first" : "services: \(all.joined(separator: ", "))")
         }
         var args = ["kubectl"] + c.target.kubectlFlags + ["-n", c.namespace, "exec"]
         if interactive { args.append("-i") }
@@ -251,7 +264,8 @@ public struct ObserveAction {
         // With a maintenance page, the Ingress goes back only once the workloads are ready again.
         if wait || maintenance != nil {
             let objects = names.map { KubeObject(apiVersion: "apps/v1", kind: "Deployment", name: $0, namespace: c.namespace) }
-            try await Waiter(ctx: ctx, client: c.client, namespace: c.namespace, selector: DeploymentNames.instanceSelector(c.model.id), directory: c.model.directory)
+            try await Waiter(ctx: ctx, client: c.client, namespace: c.namespace, selector: DeploymentNames.instanceSelector(c.model.id),
+                    directory: c.model.directory)
                 .wait(for: objects, timeout: timeout, progress: ProgressReporter(ctx: ctx, mode: .plain))
         }
         try await maintenance?.restore()
@@ -301,14 +315,16 @@ struct Maintenance {
             guard let rules = ing.at("spec", "rules") else { continue }
             originals.append((ing.name, rules))
             let diverted = JSON.array(rules.array.map { rule in Self.replacingBackends(rule, service: service, port: port) })
-            _ = try await c.client.patch(Self.ingress, name: ing.name, namespace: c.namespace, mergePatch: Data(JSON.object(["spec": .object(["rules": diverted])]).yValue.compactJSON()))
+            _ = try await c.client.patch(Self.ingress, name: ing.name, namespace: c.namespace,
+                    mergePatch: Data(JSON.object(["spec": .object(["rules": diverted])]).yValue.compactJSON()))
         }
         if !originals.isEmpty { ctx.say("serving \(service):\(port) (maintenance-service) while the deployment restarts") }
     }
 
     func restore() async throws {
         for (name, rules) in originals {
-            _ = try await c.client.patch(Self.ingress, name: name, namespace: c.namespace, mergePatch: Data(JSON.object(["spec": .object(["rules": rules])]).yValue.compactJSON()))
+            _ = try await c.client.patch(Self.ingress, name: name, namespace: c.namespace,
+                    mergePatch: Data(JSON.object(["spec": .object(["rules": rules])]).yValue.compactJSON()))
         }
         if !originals.isEmpty { ctx.say("ingress restored") }
     }
@@ -331,9 +347,11 @@ extension ObserveAction {
         let c = try await ConnectedDeployment.open(ctx, directory: directory, cluster: cluster)
         let generatedKeys = c.model.generatedKeys
         for k in keys where !generatedKeys.contains(k) {
-            throw SoError("\(k) is not a generated secret of this deployment", hint: generatedKeys.isEmpty ? "the spec has no $generate values" : "generated keys: \(generatedKeys.joined(separator: ", "))")
+            throw SoError("\(k) is not a generated secret of this deployment",
+                    hint: generatedKeys.isEmpty ? "the spec has no $generate values" : "generated keys: \(generatedKeys.joined(separator: ", "))")
         }
-        let existing = try await c.client.get(try ResourceType.of(apiVersion: "v1", kind: "Secret"), name: DeploymentNames.generatedSecrets(c.model.id), namespace: c.namespace)
+        let existing = try await c.client.get(try ResourceType.of(apiVersion: "v1", kind: "Secret"), name: DeploymentNames.generatedSecrets(c.model.id),
+                namespace: c.namespace)
         // New values are made here; the Secret is built as start builds it.
         let desired = try StartManifest(ctx: ctx, model: c.model).generatedSecret(stored: existing, rotate: Set(keys.isEmpty ? generatedKeys : keys))
         for object in desired.objects {

@@ -51,7 +51,8 @@ public struct PlanAction: Sendable {
         guard let target = found else {
             let wanted = model.spec.kindClusterName ?? model.identity.clusterID
             ctx.say("would create kind cluster '\(wanted)' from \(Path.join(model.directory, "kind-config.yml"))")
-            return manifest.objects.map { PlannedChange(action: .create, kind: $0.kind, name: $0.name, namespace: $0.namespace, note: "not checked: the cluster does not exist yet") }
+            return manifest.objects.map { PlannedChange(action: .create, kind: $0.kind, name: $0.name, namespace: $0.namespace,
+                    note: "not checked: the cluster does not exist yet") }
         }
         let client = try ctx.connect(target.connection)
         if model.spec.sections.egress != nil, let dns = await ClusterDNSReader(client: client).read() {
@@ -109,7 +110,8 @@ public struct PlanAction: Sendable {
         }
         if let owned {
             for (type, name) in owned.pruneCandidates {
-                plan.append(PlannedChange(action: .delete, kind: type.kind, name: name, namespace: type.namespaced ? namespace : nil, note: "no longer in the deployment"))
+                plan.append(PlannedChange(action: .delete, kind: type.kind, name: name, namespace: type.namespaced ? namespace : nil,
+                        note: "no longer in the deployment"))
             }
         }
         return plan

@@ -48,7 +48,8 @@ public struct RenderAction: Sendable {
             let config = Dictionary(model.config.map { ($0.key, $0.value) }, uniquingKeysWith: { $1 })
             for host in egress.targets(config: config).hosts { addresses[host] = ctx.resolver.addresses(of: host) }
         }
-        let manifest = try Renderer.render(model, options: RenderOptions(placeholderSecrets: placeholderSecrets, egressAddresses: addresses, hostGateway: hostGateway,
+        let manifest = try Renderer.render(model, options: RenderOptions(placeholderSecrets: placeholderSecrets, egressAddresses: addresses,
+                hostGateway: hostGateway,
                                                                              clusterDNS: clusterDNS))
         if warn { for w in manifest.warnings { ctx.diagnostics.warn(w) } }
         return manifest
@@ -88,7 +89,8 @@ public struct RenderAction: Sendable {
     /// else is refused unless `force`, and even then its other files are left as they are.
     func writeFiles(_ manifest: Manifest, to out: String, format: RenderRequest.Format, force: Bool) throws {
         if ctx.fs.exists(out) && !ctx.fs.isDirectory(out) {
-            throw SoError.usage("\(out) exists and is not a directory", hint: "--output-dir names a directory (one file per object); omit it to print to stdout")
+            throw SoError.usage("\(out) exists and is not a directory",
+                    hint: "--output-dir names a directory (one file per object); omit it to print to stdout")
         }
         let index = Path.join(out, Self.indexName)
         let previous: Set<String> = ctx.fs.isFile(index)

@@ -231,14 +231,15 @@ public struct StartAction: Sendable {
     /// (and created when none runs).
     func connect(_ rendered: Rendered, _ target: ClusterTarget, _ req: StartRequest) async throws -> Connected {
         let (model, namespace) = (rendered.model, rendered.namespace)
-        let secretName = SecretSources(ctx: ctx, model: model).hasGenerated && (req.onlyKinds?.contains("Secret") ?? true) ? DeploymentNames.generatedSecrets(model.id) : nil
+        let secretName = SecretSources(ctx: ctx,
+                model: model).hasGenerated && (req.onlyKinds?.contains("Secret") ?? true) ? DeploymentNames.generatedSecrets(model.id) : nil
         let bare = KubeObject(apiVersion: "v1", kind: "Namespace", name: namespace, annotations: [(DeploymentNames.directoryAnnotation, model.directory)])
         func attempt(_ target: ClusterTarget) async throws -> Connected {
             let client = try ctx.connect(target.connection)
             async let created = client.create(bare, fieldManager: "so")
             async let current = client.get(.namespace, name: namespace, namespace: nil)
             let secretType = try ResourceType.of(apiVersion: "v1", kind: "Secret")
-            async let stored = secretName == nil ? nil : client.get(secretType, name: secretName!, namespace: namespace)
+            async let stored = secretName == nil ? nil : client.get(secretType, name: secretName ?? "", namespace: namespace)
             if try await created != nil {
                 _ = try? await current
                 _ = try? await stored

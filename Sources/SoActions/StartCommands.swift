@@ -13,7 +13,8 @@ struct StartCommands {
 
     func run(_ when: When) async throws {
         let pods = model.pods.map(\.name)
-        guard let stack = try? ctx.locator.resolve(model.spec.stack, relativeTo: [model.directory, Path.dirname(model.spec.path)], diagnostics: DiagnosticSink()) else { return }
+        guard let stack = try? ctx.locator.resolve(model.spec.stack, relativeTo: [model.directory, Path.dirname(model.spec.path)],
+                diagnostics: DiagnosticSink()) else { return }
         for pod in stack.pods where pods.contains(pod.name) {
             guard let command = when == .pre ? pod.preStartCommand : pod.postStartCommand else { continue }
             ctx.say("running \(when.rawValue) of pod \(pod.name): \(command)")

@@ -85,7 +85,8 @@ struct StartSteps: Sendable {
             report.skipped += results.skipped
             newClaims += ClaimBinding.unbound(results.claims)
         }
-        if !report.unchanged.isEmpty { progress.phase("unchanged", "\(report.unchanged.count) \(Self.plural("object", report.unchanged.count)) already as rendered") }
+        if !report.unchanged.isEmpty { progress.phase("unchanged",
+                "\(report.unchanged.count) \(Self.plural("object", report.unchanged.count)) already as rendered") }
     }
 
     /// A Service cannot switch between headless and a cluster IP in place (the API server refuses
@@ -101,7 +102,8 @@ struct StartSteps: Sendable {
     /// Applies a batch with bounded concurrency, each object stamped with its `appliedHash`; Jobs are
     /// created once and never re-run (`readJobs`: look each one up first, when the start does not know).
     /// Also returns the claims as the server answered (what `ClaimBinding` reads).
-    func applyAll(_ batch: [KubeObject], readJobs: Bool, onEach: (Int) -> Void = { _ in }) async throws -> (applied: [String], skipped: [String], claims: [JSON]) {
+    func applyAll(_ batch: [KubeObject], readJobs: Bool, onEach: (Int) -> Void = { _ in }) async throws -> (applied: [String], skipped: [String],
+            claims: [JSON]) {
         var applied: [String] = [], skipped: [String] = [], claims: [JSON] = []
         try await withThrowingTaskGroup(of: (String, JSON?).self) { group in
             var next = 0
@@ -134,7 +136,9 @@ struct StartSteps: Sendable {
     /// kind, all at once.
     func listOwned(keep: [KubeObject], kinds: [String] = StartAction.prunable) async throws -> OwnedObjects {
         let selector = DeploymentNames.ownedSelector(model.id)
-        let types = try StartAction.prunable.filter { k in kinds.contains(k) || keep.contains { $0.kind == k } }.map { kind in try ResourceType.known.first { $0.kind == kind }.map { $0 } ?? ResourceType.of(apiVersion: "v1", kind: kind) }
+        let types = try StartAction.prunable
+            .filter { k in kinds.contains(k) || keep.contains { $0.kind == k } }
+            .map { kind in try ResourceType.known.first { $0.kind == kind }.map { $0 } ?? ResourceType.of(apiVersion: "v1", kind: kind) }
         let volumes = [ResourceType.persistentVolumeClaim, .persistentVolume]
         let all = types + volumes
         let listed = try await withThrowingTaskGroup(of: (Int, [JSON]).self) { group in

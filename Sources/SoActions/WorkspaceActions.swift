@@ -80,7 +80,8 @@ public struct CleanupAction {
 
     public func run(_ req: CleanupRequest) async throws -> [DeploymentListing] {
         guard req.expired || req.orphaned || req.olderThan != nil else {
-            throw SoError.usage("cleanup needs a reason to remove deployments", hint: "pass --expired, --orphaned and/or --older-than DURATION (add --dry-run to see the list first)")
+            throw SoError.usage("cleanup needs a reason to remove deployments",
+                    hint: "pass --expired, --orphaned and/or --older-than DURATION (add --dry-run to see the list first)")
         }
         let target = try await ClusterTargets(ctx: ctx).shared(req.cluster)
         let client = try ctx.connect(target.connection)
@@ -219,7 +220,8 @@ public struct UpAction {
             defer { try? ctx.fs.remove(specPath) }
             var quiet = ctx
             quiet.options.quiet = true
-            var initReq = InitRequest(stack: req.stack, config: ["WORKSPACE_NAME=\(name)"] + (try await gitIdentity(req, in: plan.source?.repository)) + plan.config + req.config,
+            var initReq = InitRequest(stack: req.stack, config: ["WORKSPACE_NAME=\(name)"] + (try await gitIdentity(req,
+                    in: plan.source?.repository)) + plan.config + req.config,
                                       output: specPath, force: true, with: req.with)
             initReq.deployTo = "k8s-kind"
             try await InitAction(quiet).run(initReq)
@@ -254,7 +256,8 @@ public struct UpAction {
             if created {
                 // It never ran, so it holds no work: a workspace's down needs --discard only because it cannot read it.
                 ctx.diagnostics.warn("\(name) was created but did not start",
-                                     hint: "fix the cause, then 'so up \(req.stack) --name \(name)' again, or 'so down \(name)\(isWorkspace ? " --discard" : "")'")
+                                     hint: "fix the cause, then 'so up \(req.stack) --name \(name)' again, "
+                                         + "or 'so down \(name)\(isWorkspace ? " --discard" : "")'")
             }
             throw error
         }
@@ -263,7 +266,8 @@ public struct UpAction {
 
     /// Bundles the checkout, waits for the workspace's container, and streams the bundle in; the size
     /// carried (0 when the workspace already held its checkout, which is kept).
-    static func carryIn(_ ctx: SoContext, _ carry: CarryIn, _ source: WorkspaceSource, name: String, dir: String, req: UpRequest, checkFirst: Bool) async throws -> UInt64 {
+    static func carryIn(_ ctx: SoContext, _ carry: CarryIn, _ source: WorkspaceSource, name: String, dir: String, req: UpRequest,
+            checkFirst: Bool) async throws -> UInt64 {
         let w = try await WorkspaceContainer.running(ctx, directory: dir, cluster: req.cluster, timeout: req.timeout)
         if checkFirst, try await w.hasCheckout() {
             ctx.say("\(name) already holds its checkout; keeping it (nothing carried in)")
@@ -289,8 +293,10 @@ public struct UpAction {
         let given = Set(req.config.compactMap { $0.split(separator: "=", maxSplits: 1).first.map(String.init) })
         guard !given.contains("GIT_USER_NAME") || !given.contains("GIT_USER_EMAIL") else { return [] }
         let stack = try ctx.locator.resolve(req.stack, diagnostics: DiagnosticSink())
-        guard let defaults = stack.file.specDefaults, (try? defaults.entries("'spec-defaults'"))?.contains(where: { $0.key == "workspace" }) == true else { return [] }
-        guard let r = try? await ctx.processes.run(["git"] + (repository.map { ["-C", $0] } ?? []) + ["config", "--get-regexp", "^user\\.(name|email)$"], workingDirectory: nil, environment: nil, timeout: 10),
+        guard let defaults = stack.file.specDefaults,
+                (try? defaults.entries("'spec-defaults'"))?.contains(where: { $0.key == "workspace" }) == true else { return [] }
+        guard let r = try? await ctx.processes.run(["git"] + (repository.map { ["-C", $0] } ?? []) + ["config", "--get-regexp", "^user\\.(name|email)$"],
+                workingDirectory: nil, environment: nil, timeout: 10),
               r.exitCode == 0 else { return [] }
         var out: [String] = []
         for line in r.stdout.split(separator: "\n") {
@@ -312,12 +318,14 @@ public struct UpAction {
             plan = try await PlanAction(ctx).run(directory: dir, cluster: req.cluster)
             return UpResult(name: name, namespace: name, directory: dir, created: false, ready: false, plan: plan, source: source.source, note: source.note)
         }
-        let scratch = try ctx.fs.temporaryDirectory(beside: Path.join(ctx.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp", "so-up"), prefix: "so-up-dry-run")
+        let scratch = try ctx.fs.temporaryDirectory(beside: Path.join(ctx.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp", "so-up"),
+                prefix: "so-up-dry-run")
         defer { try? ctx.fs.removeOwnedTree(scratch, owner: .scratch(prefix: "so-up-dry-run")) }
         var quiet = ctx
         quiet.options.quiet = true
         let specPath = Path.join(scratch, "spec.yml"), draft = Path.join(scratch, name)
-        var initReq = InitRequest(stack: req.stack, config: ["WORKSPACE_NAME=\(name)"] + (try await gitIdentity(req, in: source.source?.repository)) + source.config + req.config,
+        var initReq = InitRequest(stack: req.stack, config: ["WORKSPACE_NAME=\(name)"] + (try await gitIdentity(req,
+                in: source.source?.repository)) + source.config + req.config,
                                   output: specPath, force: true, with: req.with)
         initReq.deployTo = "k8s-kind"
         try await InitAction(quiet).run(initReq)
@@ -376,7 +384,8 @@ struct WorkspacePlan {
         if let agent = req.agent, !existing, !stack.file.agents.contains(where: { $0.name == agent }) {
             throw SoError.usage("unknown agent '\(agent)' for \(req.stack)",
                                 hint: stack.file.agents.isEmpty ? "the stack has no agents: table; add one to its stack.yml"
-                                    : "known: \(stack.file.agents.map(\.name).joined(separator: ", ")); another one goes under agents: in the stack or a spec (task, secret-env, egress)")
+                                    : "known: \(stack.file.agents.map(\.name).joined(separator: ", ")); "
+                                        + "another one goes under agents: in the stack or a spec (task, secret-env, egress)")
         }
         let given = Set(req.config.compactMap { $0.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) })
         if given.contains("GIT_REPO") {
@@ -394,15 +403,19 @@ struct WorkspacePlan {
             guard carries, env.contains(where: { $0.key == "GIT_CARRY" && !$0.value.isEmpty }) else { return WorkspacePlan() }
         } else if !carries {
             if req.from != nil || req.includeUncommitted {
-                throw SoError.usage("\(req.stack) cannot carry a local checkout in (its spec-defaults config has no GIT_CARRY)", hint: "start it from a remote: --config GIT_REPO=URL")
+                throw SoError.usage("\(req.stack) cannot carry a local checkout in (its spec-defaults config has no GIT_CARRY)",
+                        hint: "start it from a remote: --config GIT_REPO=URL")
             }
             return WorkspacePlan()
         }
         let start = req.from.map(ctx.absolute) ?? ctx.fs.currentDirectory
         guard let carry = try await CarryIn.find(ctx, directory: start) else {
             if req.from != nil { throw SoError.usage("\(start) is not in a git checkout", hint: "--from names the checkout to start the workspace from") }
-            if req.includeUncommitted { throw SoError.usage("--include-uncommitted needs a git checkout, and \(start) is in none", hint: "run so up in your checkout, or pass --from DIR") }
-            return WorkspacePlan(note: existing ? nil : "\(start) is not in a git checkout and GIT_REPO is not set: /workspace starts empty (run so up in your checkout, pass --from DIR, or --config GIT_REPO=URL)")
+            if req.includeUncommitted { throw SoError.usage("--include-uncommitted needs a git checkout, and \(start) is in none",
+                    hint: "run so up in your checkout, or pass --from DIR") }
+            let note = "\(start) is not in a git checkout and GIT_REPO is not set: "
+                + "/workspace starts empty (run so up in your checkout, pass --from DIR, or --config GIT_REPO=URL)"
+            return WorkspacePlan(note: existing ? nil : note)
         }
         let source = try await carry.inspect(includeUncommitted: req.includeUncommitted)
         return WorkspacePlan(source: source, carry: carry, config: ["GIT_CARRY=bundle", "GIT_ORIGIN=\(source.origin)"])
@@ -438,13 +451,16 @@ extension DownAction {
         }
         let w = try await WorkspaceContainer.open(ctx, directory: dir, cluster: req.cluster)
         guard w.pod != nil else {
-            if let choice { throw SoError("cannot \(choice.rawValue) \(req.name)'s work: its \(w.spec.service) container is not running", hint: "start it (so deployment --name \(req.name) start), then down again") }
+            if let choice { throw SoError("cannot \(choice.rawValue) \(req.name)'s work: its \(w.spec.service) container is not running",
+                    hint: "start it (so deployment --name \(req.name) start), then down again") }
             return false
         }
         if choice == nil {
             let s = try await w.state()
             guard let losses = s.losses, s.problem == nil else { return false }
-            guard let answer = ctx.console.ask("\(req.name) holds \(losses).\nkeep its branch in your repository, merge it, or discard it? [k]eep/[m]erge/[d]iscard/[C]ancel: ") else { return false }
+            let question = "\(req.name) holds \(losses).\n"
+                + "keep its branch in your repository, merge it, or discard it? [k]eep/[m]erge/[d]iscard/[C]ancel: "
+            guard let answer = ctx.console.ask(question) else { return false }
             switch answer.trimmedSpaces.lowercased() {
             case "k", "keep": choice = .keep
             case "m", "merge": choice = .merge
@@ -484,8 +500,9 @@ public struct DownAction {
             ctx.say("removed \(req.name)")
             return true
         }
-        if req.choice == .keep || req.choice == .merge {
-            throw SoError("\(req.name) has no deployment directory here, so its work cannot be read to --\(req.choice!.rawValue) it", hint: "'so down \(req.name) --discard' removes what is left on the cluster")
+        if let choice = req.choice, choice == .keep || choice == .merge {
+            throw SoError("\(req.name) has no deployment directory here, so its work cannot be read to --\(choice.rawValue) it",
+                    hint: "'so down \(req.name) --discard' removes what is left on the cluster")
         }
         let target = try await ClusterTargets(ctx: ctx).shared(req.cluster)
         let client = try ctx.connect(target.connection)

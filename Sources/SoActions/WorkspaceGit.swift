@@ -29,10 +29,12 @@ public struct WorkspaceState: Sendable, Equatable, Encodable {
     public var losses: String? {
         var parts: [String] = []
         if !unsaved.isEmpty {
-            parts.append("\(unsaved.count) commit\(unsaved.count == 1 ? "" : "s") on \(branch) not pushed (\(unsaved.prefix(3).joined(separator: "; "))\(unsaved.count > 3 ? "; …" : ""))")
+            let shown = "\(unsaved.prefix(3).joined(separator: "; "))\(unsaved.count > 3 ? "; …" : "")"
+            parts.append("\(unsaved.count) commit\(unsaved.count == 1 ? "" : "s") on \(branch) not pushed (\(shown))")
         }
         if !uncommitted.isEmpty {
-            parts.append("\(uncommitted.count) uncommitted change\(uncommitted.count == 1 ? "" : "s") (\(uncommitted.prefix(3).joined(separator: ", "))\(uncommitted.count > 3 ? ", …" : ""))")
+            let shown = "\(uncommitted.prefix(3).joined(separator: ", "))\(uncommitted.count > 3 ? ", …" : "")"
+            parts.append("\(uncommitted.count) uncommitted change\(uncommitted.count == 1 ? "" : "s") (\(shown))")
         }
         return parts.isEmpty ? nil : parts.joined(separator: " and ")
     }
@@ -102,7 +104,9 @@ struct WorkGuard {
             ctx.console.out("would refuse: \(w.name) holds \(losses) (--discard removes it anyway)")
         } else {
             throw SoError("\(w.name) holds work that would be lost: \(losses)",
-                          hint: "take it first: so down \(name(address)) --keep (its branch into your repository) or --merge; or push it (so deployment \(address) push [-m MESSAGE]), fetch or apply it (so deployment \(address) fetch|apply); '\(anyway)' removes it anyway")
+                          hint: "take it first: so down \(name(address)) --keep (its branch into your repository) or --merge; "
+                              + "or push it (so deployment \(address) push [-m MESSAGE]), "
+                              + "fetch or apply it (so deployment \(address) fetch|apply); '\(anyway)' removes it anyway")
         }
     }
 }
@@ -124,7 +128,8 @@ struct WorkspaceContainer {
         let name = Path.basename(c.model.directory)
         guard let spec = c.model.spec.workspace else {
             throw SoError("\(name) is not a workspace: its spec has no 'workspace:' section",
-                          hint: "add 'workspace: {service: SERVICE, path: /workspace}' to \(Path.join(c.model.directory, "spec.yml")), or use 'so deployment exec'")
+                          hint: "add 'workspace: {service: SERVICE, path: /workspace}' to \(Path.join(c.model.directory, "spec.yml")), "
+                              + "or use 'so deployment exec'")
         }
         let container = KubeNames.label(spec.service)
         let running = try await c.pods().first { p in
@@ -136,13 +141,15 @@ struct WorkspaceContainer {
 
     func requireRunning() throws -> String {
         guard let pod else {
-            throw SoError("\(name)'s \(spec.service) container is not running", hint: "start the workspace first: so deployment --dir \(c.model.directory) start")
+            throw SoError("\(name)'s \(spec.service) container is not running",
+                    hint: "start the workspace first: so deployment --dir \(c.model.directory) start")
         }
         return pod
     }
 
     func command(_ script: String, _ args: [String]) throws -> [String] {
-        ["kubectl"] + c.target.kubectlFlags + ["-n", c.namespace, "exec", try requireRunning(), "-c", container, "--", "sh", "-c", script, "so", spec.path] + args
+        ["kubectl"] + c.target.kubectlFlags + ["-n", c.namespace, "exec", try requireRunning(), "-c", container, "--", "sh", "-c", script, "so",
+                spec.path] + args
     }
 
     /// Runs a script in the container and captures its output; a non-zero exit is an error naming `what`.
@@ -238,12 +245,15 @@ public struct WorkspaceGitAction {
         }
         let s: WorkspaceState
         if let known, !committed { s = known } else { s = try await w.state() }
-        if let problem = s.problem { throw SoError("nothing to push from \(w.name): \(problem)", hint: "the workspace's clone may have failed: so deployment --dir \(w.c.model.directory) logs clone") }
+        if let problem = s.problem { throw SoError("nothing to push from \(w.name): \(problem)",
+                hint: "the workspace's clone may have failed: so deployment --dir \(w.c.model.directory) logs clone") }
         guard !s.origin.isEmpty else {
-            throw SoError("\(w.name)'s checkout has no origin to push to", hint: "its GIT_REPO was empty; fetch the work into a clone instead: so deployment --dir \(w.c.model.directory) fetch")
+            throw SoError("\(w.name)'s checkout has no origin to push to",
+                    hint: "its GIT_REPO was empty; fetch the work into a clone instead: so deployment --dir \(w.c.model.directory) fetch")
         }
         guard s.branch != "HEAD" else {
-            throw SoError("\(w.name)'s checkout is not on a branch (detached HEAD)", hint: "check out a branch in the workspace: so deployment --dir \(w.c.model.directory) shell")
+            throw SoError("\(w.name)'s checkout is not on a branch (detached HEAD)",
+                    hint: "check out a branch in the workspace: so deployment --dir \(w.c.model.directory) shell")
         }
         try await w.run("pushing \(s.branch)", #"cd "$1" && git push -q origin "HEAD:refs/heads/$2" 2>&1"#, [s.branch])
         if !s.uncommitted.isEmpty {
@@ -260,15 +270,18 @@ public struct WorkspaceGitAction {
         let w = try await WorkspaceContainer.open(ctx, directory: directory, cluster: cluster)
         let local = try await LocalRepository.find(ctx, into: into)
         let s = try await w.state()
-        if let problem = s.problem { throw SoError("nothing to fetch from \(w.name): \(problem)", hint: "the workspace's clone may have failed: so deployment --dir \(w.c.model.directory) logs clone") }
-        guard s.branch != "HEAD" else { throw SoError("\(w.name)'s checkout is not on a branch (detached HEAD)", hint: "check out a branch in the workspace first") }
+        if let problem = s.problem { throw SoError("nothing to fetch from \(w.name): \(problem)",
+                hint: "the workspace's clone may have failed: so deployment --dir \(w.c.model.directory) logs clone") }
+        guard s.branch != "HEAD" else { throw SoError("\(w.name)'s checkout is not on a branch (detached HEAD)",
+                hint: "check out a branch in the workspace first") }
         let branch = localBranch ?? s.branch
         // Streamed out of the container into a file (TakenWork), never held in memory.
         try await TakenWork.take(w, s, into: local, snapshot: false).use { taken in try await taken.moveBranch(branch, to: s.head, force: force) }
         try await w.run("recording the fetch", #"cd "$1" && git update-ref refs/so/fetched "$2""#, [s.head])
         if !s.uncommitted.isEmpty {
             ctx.diagnostics.warn("\(s.uncommitted.count) uncommitted change\(s.uncommitted.count == 1 ? " was" : "s were") not fetched",
-                                 hint: "take them with 'so deployment --dir \(w.c.model.directory) apply', or commit them first (push -m MESSAGE commits and pushes)")
+                                 hint: "take them with 'so deployment --dir \(w.c.model.directory) apply', "
+                                     + "or commit them first (push -m MESSAGE commits and pushes)")
         }
         return WorkspaceFetchResult(repository: local.repository, branch: branch, commit: s.head, commits: s.ahead)
     }
@@ -279,7 +292,8 @@ public struct WorkspaceGitAction {
     public func diff(_ directory: String, cluster: ClusterOptions, stat: Bool) async throws -> (state: WorkspaceState, patch: String) {
         let w = try await WorkspaceContainer.open(ctx, directory: directory, cluster: cluster)
         let s = try await w.state()
-        if let problem = s.problem { throw SoError("no changes to show in \(w.name): \(problem)", hint: "the workspace's clone may have failed: so deployment --dir \(w.c.model.directory) logs clone") }
+        if let problem = s.problem { throw SoError("no changes to show in \(w.name): \(problem)",
+                hint: "the workspace's clone may have failed: so deployment --dir \(w.c.model.directory) logs clone") }
         let r = try await w.run("diffing against \(s.base.isEmpty ? "the first commit" : String(s.base.prefix(12)))", """
         cd "$1" || exit 3
         idx="$(git rev-parse --git-dir)/so-diff-index"

@@ -104,7 +104,8 @@ struct TakenWork {
             }
         }
         let r = try await git(["update-ref", "-m", "so: \(name)'s work", "refs/heads/\(branch)", head], timeout: 30)
-        guard r.exitCode == 0 else { throw SoError("updating \(branch) in \(local.repository) failed: \(r.lastErrorLine)", hint: "check the repository with git status") }
+        guard r.exitCode == 0 else { throw SoError("updating \(branch) in \(local.repository) failed: \(r.lastErrorLine)",
+                hint: "check the repository with git status") }
     }
 
     func done() async {
@@ -117,13 +118,16 @@ struct TakenWork {
     /// Bundles the branch (and, with `snapshot`, a commit of the working tree on top of HEAD) in the
     /// container, streams it out and fetches it into `local`.
     static func take(_ w: WorkspaceContainer, _ s: WorkspaceState, into local: LocalRepository, snapshot: Bool) async throws -> TakenWork {
-        guard let streaming = w.ctx.processes as? StreamingProcessRunner else { throw SoError("this so cannot stream a file out of a container", hint: "this is a bug in so") }
+        guard let streaming = w.ctx.processes as? StreamingProcessRunner else { throw SoError("this so cannot stream a file out of a container",
+                hint: "this is a bug in so") }
         let ctx = w.ctx
-        guard s.branch != "HEAD" else { throw SoError("\(w.name)'s checkout is not on a branch (detached HEAD)", hint: "check out a branch in the workspace first: so deployment --dir \(w.c.model.directory) shell") }
+        guard s.branch != "HEAD" else { throw SoError("\(w.name)'s checkout is not on a branch (detached HEAD)",
+                hint: "check out a branch in the workspace first: so deployment --dir \(w.c.model.directory) shell") }
         // A thin bundle (what came after the base) when this repository has the base; else the whole history.
         var prerequisite = s.base
         if !prerequisite.isEmpty {
-            let has = try await ctx.processes.run(["git", "-C", local.repository, "cat-file", "-e", s.base + "^{commit}"], workingDirectory: nil, environment: nil, timeout: 30)
+            let has = try await ctx.processes.run(["git", "-C", local.repository, "cat-file", "-e", s.base + "^{commit}"], workingDirectory: nil,
+                    environment: nil, timeout: 30)
             if has.exitCode != 0 { prerequisite = "" }
         }
         let scratch = try ctx.fs.temporaryDirectory(beside: Path.join(local.commonDir, "so-take"), prefix: "so-take")
@@ -138,7 +142,8 @@ struct TakenWork {
           cp "$(git rev-parse --git-path index)" "$idx" 2>/dev/null || rm -f "$idx"
           tree=$(GIT_INDEX_FILE="$idx" git add -A && GIT_INDEX_FILE="$idx" git write-tree) || { rm -f "$idx"; exit 5; }
           rm -f "$idx"
-          if [ "$tree" = "$(git rev-parse 'HEAD^{tree}')" ]; then s=$(git rev-parse HEAD); else s=$(git commit-tree "$tree" -p HEAD -m "so: uncommitted work in $ws") || exit 6; fi
+          if [ "$tree" = "$(git rev-parse 'HEAD^{tree}')" ]; then s=$(git rev-parse HEAD); \
+        else s=$(git commit-tree "$tree" -p HEAD -m "so: uncommitted work in $ws") || exit 6; fi
           git update-ref refs/so/out "$s" && refs="$refs refs/so/out"
         fi
         git rev-parse -q --verify refs/so/carry/seed >/dev/null && refs="$refs refs/so/carry/seed"
@@ -147,9 +152,11 @@ struct TakenWork {
         cat "$f"; rc=$?; rm -f "$f"; exit $rc
         """
         do {
-            let r = try await streaming.runStreaming(try w.command(script, [s.branch, prerequisite, snapshot ? "1" : "", w.name]), stdinFile: nil, stdoutFile: file, environment: nil, timeout: nil)
+            let r = try await streaming.runStreaming(try w.command(script, [s.branch, prerequisite, snapshot ? "1" : "", w.name]), stdinFile: nil,
+                    stdoutFile: file, environment: nil, timeout: nil)
             guard r.exitCode == 0, (try? ctx.fs.size(file)) ?? 0 > 0 else {
-                throw SoError("bundling \(s.branch) in \(w.name) failed: \(r.lastErrorLine)", hint: "see the branch in the workspace: so deployment --dir \(w.c.model.directory) shell")
+                throw SoError("bundling \(s.branch) in \(w.name) failed: \(r.lastErrorLine)",
+                        hint: "see the branch in the workspace: so deployment --dir \(w.c.model.directory) shell")
             }
             let prefix = "refs/so/take/\(w.name)"
             // A branch with no commits since the base is not in a thin bundle (the base is here already).
@@ -157,11 +164,14 @@ struct TakenWork {
             var specs = withBranch ? ["+refs/heads/\(s.branch):\(prefix)/branch"] : []
             if snapshot { specs.append("+refs/so/out:\(prefix)/snapshot") }
             if !s.seed.isEmpty { specs.append("+refs/so/carry/seed:\(prefix)/seed") }
-            let fetched = try await ctx.processes.run(["git", "-C", local.repository, "fetch", "-q", file] + specs, workingDirectory: nil, environment: nil, timeout: nil)
+            let fetched = try await ctx.processes.run(["git", "-C", local.repository, "fetch", "-q", file] + specs, workingDirectory: nil, environment: nil,
+                    timeout: nil)
             guard fetched.exitCode == 0 else {
-                throw SoError("git fetch of \(w.name)'s work into \(local.repository) failed: \(fetched.lastErrorLine)", hint: "is \(local.repository) a checkout of the workspace's repository? pass --into DIR")
+                throw SoError("git fetch of \(w.name)'s work into \(local.repository) failed: \(fetched.lastErrorLine)",
+                        hint: "is \(local.repository) a checkout of the workspace's repository? pass --into DIR")
             }
-            return TakenWork(local: local, scratch: scratch, state: s, branchRef: withBranch ? "\(prefix)/branch" : s.base, snapshotRef: snapshot ? "\(prefix)/snapshot" : nil,
+            return TakenWork(local: local, scratch: scratch, state: s, branchRef: withBranch ? "\(prefix)/branch" : s.base,
+                    snapshotRef: snapshot ? "\(prefix)/snapshot" : nil,
                              startRef: s.seed.isEmpty ? s.base : "\(prefix)/seed", ctx: ctx, name: w.name)
         } catch {
             try? ctx.fs.removeOwnedTree(scratch, owner: .scratch(prefix: "so-take"))
@@ -179,8 +189,11 @@ public struct WorkspaceReturnAction {
     public func log(_ directory: String, cluster: ClusterOptions) async throws -> WorkspaceLog {
         let w = try await WorkspaceContainer.open(ctx, directory: directory, cluster: cluster)
         let s = try await w.state()
-        if let problem = s.problem { throw SoError("no commits to show in \(w.name): \(problem)", hint: "the workspace's clone may have failed: so deployment --dir \(w.c.model.directory) logs agent") }
-        let r = try await w.run("reading the commits", #"cd "$1" && if [ -n "$2" ]; then git log --format='%H%x09%an%x09%aI%x09%s' "$2..HEAD"; else git log --format='%H%x09%an%x09%aI%x09%s' HEAD; fi"#, [s.base])
+        if let problem = s.problem { throw SoError("no commits to show in \(w.name): \(problem)",
+                hint: "the workspace's clone may have failed: so deployment --dir \(w.c.model.directory) logs agent") }
+        let logScript = #"cd "$1" && if [ -n "$2" ]; then git log --format='%H%x09%an%x09%aI%x09%s' "$2..HEAD"; "#
+            + #"else git log --format='%H%x09%an%x09%aI%x09%s' HEAD; fi"#
+        let r = try await w.run("reading the commits", logScript, [s.base])
         let commits = r.stdout.split(separator: "\n").compactMap { line -> WorkspaceCommit? in
             let f = line.split(separator: "\t", maxSplits: 3, omittingEmptySubsequences: false).map(String.init)
             return f.count == 4 ? WorkspaceCommit(commit: f[0], author: f[1], date: f[2], subject: f[3]) : nil
@@ -196,9 +209,11 @@ public struct WorkspaceReturnAction {
         _ = try w.requireRunning()
         let local = try await LocalRepository.find(ctx, into: into)
         let s = try await w.state()
-        if let problem = s.problem { throw SoError("nothing to apply from \(w.name): \(problem)", hint: "the workspace's clone may have failed: so deployment --dir \(w.c.model.directory) logs agent") }
+        if let problem = s.problem { throw SoError("nothing to apply from \(w.name): \(problem)",
+                hint: "the workspace's clone may have failed: so deployment --dir \(w.c.model.directory) logs agent") }
         if s.ahead == 0 && s.uncommitted.isEmpty {
-            ctx.say("\(w.name) changed nothing since its start\(s.uncommittedSaved ? " (its uncommitted changes are what was carried in or already applied)" : ""); nothing to apply")
+            let saved = s.uncommittedSaved ? " (its uncommitted changes are what was carried in or already applied)" : ""
+            ctx.say("\(w.name) changed nothing since its start\(saved); nothing to apply")
             return ApplyResult(repository: local.repository, files: [], commits: 0, uncommitted: false)
         }
         return try await TakenWork.take(w, s, into: local, snapshot: true).use { taken in try await apply(w, s, taken) }
@@ -207,8 +222,12 @@ public struct WorkspaceReturnAction {
     func apply(_ w: WorkspaceContainer, _ s: WorkspaceState, _ taken: TakenWork) async throws -> ApplyResult {
         let local = taken.local
         let patch = Path.join(taken.scratch, "work.patch")
-        let diff = try await taken.git(["diff", "--binary", "--output=\(patch)", taken.startRef, taken.snapshotRef!])
-        guard diff.exitCode == 0 else { throw SoError("diffing \(w.name)'s work failed: \(diff.lastErrorLine)", hint: "see it in the workspace: so deployment --dir \(w.c.model.directory) diff") }
+        guard let snapshotRef = taken.snapshotRef else {
+            throw SoError("\(w.name)'s work was taken without a snapshot of its uncommitted changes", hint: "this is a bug in so")
+        }
+        let diff = try await taken.git(["diff", "--binary", "--output=\(patch)", taken.startRef, snapshotRef])
+        guard diff.exitCode == 0 else { throw SoError("diffing \(w.name)'s work failed: \(diff.lastErrorLine)",
+                hint: "see it in the workspace: so deployment --dir \(w.c.model.directory) diff") }
         let size = (try? ctx.fs.size(patch)) ?? 0
         var files: [String] = []
         if size > 0 {
@@ -217,7 +236,8 @@ public struct WorkspaceReturnAction {
             let applied = try await taken.git(["apply", "--whitespace=nowarn", patch])
             guard applied.exitCode == 0 else {
                 throw SoError("\(w.name)'s changes do not apply to \(local.repository): \(applied.lastErrorLine)",
-                              hint: "commit or stash your own changes to those files first, or take the work as a branch: so deployment --dir \(w.c.model.directory) merge")
+                              hint: "commit or stash your own changes to those files first, "
+                                  + "or take the work as a branch: so deployment --dir \(w.c.model.directory) merge")
             }
         }
         // The workspace counts what was applied as saved.
@@ -237,8 +257,10 @@ public struct WorkspaceReturnAction {
         let local = try await LocalRepository.find(ctx, into: into)
         let s: WorkspaceState
         if let state { s = state } else { s = try await w.state() }
-        if let problem = s.problem { throw SoError("nothing to merge from \(w.name): \(problem)", hint: "the workspace's clone may have failed: so deployment --dir \(w.c.model.directory) logs agent") }
-        let current = try await ctx.processes.run(["git", "-C", local.repository, "symbolic-ref", "-q", "--short", "HEAD"], workingDirectory: nil, environment: nil, timeout: 30)
+        if let problem = s.problem { throw SoError("nothing to merge from \(w.name): \(problem)",
+                hint: "the workspace's clone may have failed: so deployment --dir \(w.c.model.directory) logs agent") }
+        let current = try await ctx.processes.run(["git", "-C", local.repository, "symbolic-ref", "-q", "--short", "HEAD"], workingDirectory: nil,
+                environment: nil, timeout: 30)
         let into = current.exitCode == 0 ? current.stdout.trimmingCharacters(in: .whitespacesAndNewlines) : "HEAD"
         let branch = localBranch ?? s.branch
         guard into != branch else {
@@ -259,7 +281,9 @@ public struct WorkspaceReturnAction {
         let merged = try await taken.git(["merge", "--no-edit", "-m", "Merge \(branch) (so workspace \(w.name))", branch], timeout: nil)
         guard merged.exitCode == 0 else {
             throw SoError("merging \(branch) into \(into) in \(local.repository) stopped: \(merged.lastErrorLine)",
-                          hint: merged.stdout.contains("CONFLICT") ? "resolve the conflicts and commit (git merge --continue), or git merge --abort" : "commit or stash your local changes first, then merge again")
+                          hint: merged.stdout.contains("CONFLICT")
+                              ? "resolve the conflicts and commit (git merge --continue), or git merge --abort"
+                              : "commit or stash your local changes first, then merge again")
         }
         try await w.run("recording the merge", #"cd "$1" && git update-ref refs/so/fetched "$2""#, [s.head])
         if !s.uncommitted.isEmpty { warnUncommitted(w, s) }
@@ -268,7 +292,8 @@ public struct WorkspaceReturnAction {
     }
 
     func warnUncommitted(_ w: WorkspaceContainer, _ s: WorkspaceState) {
-        ctx.diagnostics.warn("\(s.uncommitted.count) uncommitted change\(s.uncommitted.count == 1 ? " in \(w.name) is" : "s in \(w.name) are") not on the branch",
+        let changes = s.uncommitted.count == 1 ? " in \(w.name) is" : "s in \(w.name) are"
+        ctx.diagnostics.warn("\(s.uncommitted.count) uncommitted change\(changes) not on the branch",
                              hint: "take them with: so deployment --dir \(w.c.model.directory) apply (or commit them there: push -m MESSAGE)")
     }
 

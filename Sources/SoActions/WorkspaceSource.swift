@@ -30,7 +30,10 @@ public struct WorkspaceSource: Sendable, Equatable, Encodable {
         var out = ["workspace source: \(repository) (\(branch.isEmpty ? "detached HEAD" : "branch \(branch)") at \(base.prefix(12)) \"\(subject)\")"]
         var carried = "\(commits) commit\(commits == 1 ? "" : "s") of history"
         if !origin.isEmpty { carried += ", \(localCommits) of them not on origin" }
-        if uncommitted > 0 { carried += uncommittedCarried ? ", \(uncommitted) uncommitted change\(uncommitted == 1 ? "" : "s")" : "; not the \(uncommitted) uncommitted change\(uncommitted == 1 ? "" : "s") (--include-uncommitted carries them)" }
+        if uncommitted > 0 {
+            let changes = "\(uncommitted) uncommitted change\(uncommitted == 1 ? "" : "s")"
+            carried += uncommittedCarried ? ", \(changes)" : "; not the \(changes) (--include-uncommitted carries them)"
+        }
         if bundleBytes > 0 { carried += " (a git bundle of \(Self.bytes(bundleBytes)) over the Kubernetes API)" }
         out.append("  carried in: \(carried)")
         out.append("  origin: \(origin.isEmpty ? "none" : origin)\(note.map { " (\($0))" } ?? "")")
@@ -77,7 +80,8 @@ struct CarryIn {
 
     /// The checkout `directory` is in; nil when it is in none.
     static func find(_ ctx: SoContext, directory: String) async throws -> CarryIn? {
-        let r = try await ctx.processes.run(["git", "-C", directory, "rev-parse", "--show-toplevel", "--git-common-dir"], workingDirectory: nil, environment: nil, timeout: 30)
+        let r = try await ctx.processes.run(["git", "-C", directory, "rev-parse", "--show-toplevel", "--git-common-dir"], workingDirectory: nil,
+                environment: nil, timeout: 30)
         let lines = r.stdout.split(separator: "\n").map(String.init)
         guard r.exitCode == 0, lines.count == 2 else { return nil }
         let top = lines[0]
@@ -92,13 +96,15 @@ struct CarryIn {
             env = e
         }
         let r = try await ctx.processes.run(["git", "-C", repository] + args, workingDirectory: nil, environment: env, timeout: nil)
-        guard r.exitCode == 0 else { throw SoError("\(what) in \(repository) failed: \(r.lastErrorLine)", hint: "run 'git -C \(repository) \(args.joined(separator: " "))' to see why") }
+        guard r.exitCode == 0 else { throw SoError("\(what) in \(repository) failed: \(r.lastErrorLine)",
+                hint: "run 'git -C \(repository) \(args.joined(separator: " "))' to see why") }
         return r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// What would be carried (nothing is written).
     func inspect(includeUncommitted: Bool) async throws -> WorkspaceSource {
-        let head = try await ctx.processes.run(["git", "-C", repository, "rev-parse", "-q", "--verify", "HEAD^{commit}"], workingDirectory: nil, environment: nil, timeout: 30)
+        let head = try await ctx.processes.run(["git", "-C", repository, "rev-parse", "-q", "--verify", "HEAD^{commit}"], workingDirectory: nil,
+                environment: nil, timeout: 30)
         guard head.exitCode == 0, let base = head.stdout.split(separator: "\n").first.map(String.init) else {
             throw SoError("the repository \(repository) has no commit yet", hint: "commit something first, or start from a remote: --config GIT_REPO=URL")
         }
@@ -111,9 +117,11 @@ struct CarryIn {
         if !originURL.isEmpty { local = Int(try await git(["rev-list", "--count", base, "--not", "--remotes=origin"], what: "counting local commits")) ?? 0 }
         let status = try await git(["status", "--porcelain=v1"], what: "reading the changes")
         let uncommitted = status.split(separator: "\n").count
-        return WorkspaceSource(repository: repository, branch: branch, base: base, subject: subject, origin: origin ?? "", commits: commits, localCommits: local,
+        return WorkspaceSource(repository: repository, branch: branch, base: base, subject: subject, origin: origin ?? "", commits: commits,
+                localCommits: local,
                                uncommitted: uncommitted, uncommittedCarried: includeUncommitted && uncommitted > 0,
-                               note: originURL.isEmpty || origin != nil ? nil : "the checkout's origin is a local path the cluster cannot reach; push and pull request need one")
+                               note: originURL.isEmpty || origin != nil
+                                   ? nil : "the checkout's origin is a local path the cluster cannot reach; push and pull request need one")
     }
 
     /// A scratch bare repository beside the checkout's git directory, borrowing its objects; removed by `done`.
@@ -142,7 +150,8 @@ struct CarryIn {
                 _ = try await git(["read-tree", source.base], env: index, what: "reading HEAD into a scratch index")
                 _ = try await git(["add", "-A", "."], env: index, what: "snapshotting the working tree")
                 let tree = try await git(["write-tree"], env: index, what: "snapshotting the working tree")
-                let identity = ["GIT_AUTHOR_NAME": "so", "GIT_AUTHOR_EMAIL": "so@so.invalid", "GIT_COMMITTER_NAME": "so", "GIT_COMMITTER_EMAIL": "so@so.invalid"]
+                let identity = ["GIT_AUTHOR_NAME": "so", "GIT_AUTHOR_EMAIL": "so@so.invalid", "GIT_COMMITTER_NAME": "so",
+                        "GIT_COMMITTER_EMAIL": "so@so.invalid"]
                 seed = try await git(["commit-tree", tree, "-p", source.base, "-m", "so: uncommitted changes of \(repository) carried into \(workspace)"],
                                      env: objects.merging(identity) { a, _ in a }, what: "snapshotting the working tree")
             }
@@ -205,7 +214,9 @@ extension WorkspaceContainer {
         if let i = args.firstIndex(of: "exec") { args.insert("-i", at: i + 1) }
         let r = try await streaming.runStreaming(args, stdinFile: b.file, stdoutFile: nil, environment: nil, timeout: nil)
         guard r.exitCode == 0 else {
-            throw SoError("carrying the repository into \(name) failed: \(r.lastErrorLine)", hint: "the workspace's volume may be full (a bundle of \(WorkspaceSource.bytes(b.bytes))); see so deployment --dir \(c.model.directory) status")
+            throw SoError("carrying the repository into \(name) failed: \(r.lastErrorLine)",
+                          hint: "the workspace's volume may be full (a bundle of \(WorkspaceSource.bytes(b.bytes))); "
+                              + "see so deployment --dir \(c.model.directory) status")
         }
     }
 }

@@ -42,9 +42,12 @@ public struct TaskAction {
     public func run(_ req: TaskRequest) async throws -> TaskResult {
         let w = try await WorkspaceContainer.open(ctx, directory: req.directory, cluster: req.cluster)
         guard let command = req.command ?? w.spec.task, !command.trimmedSpaces.isEmpty else {
-            throw SoError("\(w.name) has no task command", hint: "add 'task: COMMAND' (it reads the task from $TASK) under 'workspace:' in \(Path.join(w.c.model.directory, "spec.yml")), or pass --command")
+            throw SoError("\(w.name) has no task command",
+                          hint: "add 'task: COMMAND' (it reads the task from $TASK) under 'workspace:' in \(Path.join(w.c.model.directory, "spec.yml")), "
+                              + "or pass --command")
         }
-        guard !req.text.trimmedSpaces.isEmpty else { throw SoError.usage("the task text is empty", hint: "say what the agent should do: so deployment --name N task \"make the login test pass\"") }
+        guard !req.text.trimmedSpaces.isEmpty else { throw SoError.usage("the task text is empty",
+                hint: "say what the agent should do: so deployment --name N task \"make the login test pass\"") }
         if req.pullRequest { _ = try token() }
         let args = try w.command(#"cd "$1" || exit 3; TASK=$2; export TASK; if [ -n "$4" ]; then eval "$3" >&2; else eval "$3"; fi"#,
                                  [req.text, command, req.agentOutputToStderr ? "stderr" : ""])
@@ -79,23 +82,28 @@ public struct TaskAction {
         ctx.say("task: pushed \(pushed.branch) (\(pushed.commit.prefix(12))) to \(pushed.origin)")
         guard req.pullRequest else { return result }
         guard code == 0 else {
-            ctx.diagnostics.warn("no pull request: the agent exited with \(code)", hint: "the branch \(s.branch) is pushed; open one by hand once the work is checked")
+            ctx.diagnostics.warn("no pull request: the agent exited with \(code)",
+                    hint: "the branch \(s.branch) is pushed; open one by hand once the work is checked")
             return result
         }
         let base = req.base ?? (s.ref.isEmpty ? nil : s.ref)
         guard let base else {
             throw SoError("no base branch for the pull request", hint: "pass --base BRANCH (the workspace does not record the branch it was cloned from)")
         }
-        result.pullRequest = try await openPullRequest(origin: s.origin, head: s.branch, base: base,
-                                                        title: req.title ?? (subject.isEmpty ? "so task in \(w.name)" : subject),
-                                                        body: "Task given to the agent in workspace `\(w.name)`:\n\n" + req.text.split(separator: "\n", omittingEmptySubsequences: false).map { "> " + $0 }.joined(separator: "\n") + "\n\nMade by `so deployment task`.")
-        ctx.say("task: pull request \(result.pullRequest!)")
+        let quoted = req.text.split(separator: "\n", omittingEmptySubsequences: false).map { "> " + $0 }.joined(separator: "\n")
+        let pullRequest = try await openPullRequest(origin: s.origin, head: s.branch, base: base,
+                                                    title: req.title ?? (subject.isEmpty ? "so task in \(w.name)" : subject),
+                                                    body: "Task given to the agent in workspace `\(w.name)`:\n\n" + quoted
+                                                        + "\n\nMade by `so deployment task`.")
+        result.pullRequest = pullRequest
+        ctx.say("task: pull request \(pullRequest)")
         return result
     }
 
     func token() throws -> String {
         for k in ["GITHUB_TOKEN", "GH_TOKEN"] { if let t = ctx.environment[k], !t.isEmpty { return t } }
-        throw SoError("--pr needs a GitHub token: GITHUB_TOKEN or GH_TOKEN is not set", hint: "export a token allowed to open pull requests on the repository (in Actions: permissions: pull-requests: write)")
+        throw SoError("--pr needs a GitHub token: GITHUB_TOKEN or GH_TOKEN is not set",
+                hint: "export a token allowed to open pull requests on the repository (in Actions: permissions: pull-requests: write)")
     }
 
     /// A plain HTTPS call to GitHub's REST API (`GITHUB_API_URL`, as Actions and GitHub Enterprise set it,
