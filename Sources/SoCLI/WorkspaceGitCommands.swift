@@ -182,7 +182,7 @@ struct DeploymentLogCommand: AsyncParsableCommand {
         ctx.console.out("\(log.branch): \(log.commits.count) commit\(log.commits.count == 1 ? "" : "s") since \(since)")
         for c in log.commits { ctx.console.out("\(c.commit.prefix(12)) \(c.subject) (\(c.author), \(c.date))") }
         if !log.uncommitted.isEmpty {
-            let shown = log.uncommitted.prefix(5).joined(separator: ", ") + (log.uncommitted.count > 5 ? ", …" : "")
+            let shown = shortList(log.uncommitted, at: 5)
             ctx.console.out("\(log.uncommitted.count) uncommitted change\(log.uncommitted.count == 1 ? "" : "s"): \(shown)")
         }
     }
@@ -213,7 +213,7 @@ struct DeploymentApplyCommand: AsyncParsableCommand {
         let r = try await WorkspaceReturnAction(ctx).apply(target.dir, cluster: target.options(), into: into)
         if output == .json { ctx.console.out(JSONOut.encode(r)); return }
         if r.files.isEmpty { return }
-        let shown = r.files.prefix(8).joined(separator: ", ") + (r.files.count > 8 ? ", …" : "")
+        let shown = shortList(r.files, at: 8)
         ctx.console.out("applied \(r.files.count) file\(r.files.count == 1 ? "" : "s") into \(r.repository), uncommitted: \(shown)")
     }
 }
@@ -247,4 +247,9 @@ struct DeploymentMergeCommand: AsyncParsableCommand {
         if !r.merged { ctx.console.out("\(r.branch) holds no commits since the start; nothing to merge"); return }
         ctx.console.out("merged \(r.branch) (\(r.commits) commit\(r.commits == 1 ? "" : "s")) into \(r.into) in \(r.repository) (now \(r.commit.prefix(12)))")
     }
+}
+
+/// The first `most` of `items`, comma-separated, with `, …` when there are more (how log and apply name files).
+private func shortList(_ items: [String], at most: Int) -> String {
+    items.prefix(most).joined(separator: ", ") + (items.count > most ? ", …" : "")
 }
