@@ -115,6 +115,8 @@ public struct StartAction: Sendable {
                 }
                 // 6. apply
                 if IngressInstaller.needed(model, rendered.manifest, req) {
+                    // Its image may be one of the images being loaded (a spec caddy-ingress-image this host has).
+                    try await images?.value
                     // One controller per cluster: concurrent runs install it one at a time (the cluster's lock).
                     let clusterLock = DeploymentLock.cluster(ctx: ctx, client: cluster.client, duration: req.timeout)
                     _ = try await clusterLock.holding(waiting: req.timeout, progress: progress) {
@@ -282,10 +284,11 @@ public struct StartAction: Sendable {
     }
 
     /// The IDs of the local images on this host, read beside the first round trip (on kind, with cluster
-    /// management on).
+    /// management on). A spec `caddy-ingress-image` this host has is loaded too, when the controller is installed.
     func localImageIDs(_ rendered: Rendered, _ target: ClusterTarget, _ req: StartRequest) -> Task<[(image: String, id: String)], Never> {
         guard target.kindCluster != nil, req.cluster.performClusterManagement else { return Task { [] } }
-        return Task { [ctx] in await ImageLoader(ctx: ctx).ids(manifest: rendered.manifest, model: rendered.model) }
+        let ingress = IngressInstaller.needed(rendered.model, rendered.manifest, req) ? rendered.model.spec.sections.caddyIngressImage : nil
+        return Task { [ctx] in await ImageLoader(ctx: ctx).ids(manifest: rendered.manifest, model: rendered.model, also: ingress.map { [$0] } ?? []) }
     }
 
     /// Local images are compared with the kind node's (and loaded) beside the API requests; the workloads

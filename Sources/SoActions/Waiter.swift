@@ -268,10 +268,12 @@ struct ImageLoader: Sendable {
     }
 
     /// The local images' IDs on this host (`docker image inspect`), in order. An image not built here is
-    /// left out (a `:local` one with a warning); without docker there are none (warned).
-    func ids(manifest: Manifest, model: DeploymentModel) async -> [(image: String, id: String)] {
+    /// left out (a `:local` one with a warning); without docker there are none (warned). `also` names images
+    /// loaded when this host has them (the spec's ingress controller image, for a host that cannot pull it).
+    func ids(manifest: Manifest, model: DeploymentModel, also: [String] = []) async -> [(image: String, id: String)] {
         var out: [(image: String, id: String)] = []
-        for image in Self.localImages(manifest: manifest, model: model) {
+        let images = Self.localImages(manifest: manifest, model: model)
+        for image in images + also.filter({ !images.contains($0) }) {
             let mine: ProcessResult
             do {
                 mine = try await ctx.processes.run(["docker", "image", "inspect", "--format", "{{.Id}}", image], workingDirectory: nil, environment: nil,

@@ -392,6 +392,38 @@ extension KindTargetTests {
         #expect(try annotation() == "cerc/example:local@sha256:bbb")
     }
 
+    /// A spec `caddy-ingress-image` this host has (a host that cannot pull the default one) is loaded into kind,
+    /// and the controller is installed only once it is there.
+    @Test func theSpecsIngressImageIsLoadedBeforeTheControllerIsInstalled() async throws {
+        let c = try await IngressControllerTests.withProxy()
+        try c.h.tmp.write("dep/spec.yml", try c.h.tmp.read("dep/spec.yml") + "caddy-ingress-image: so-e2e/ingress:local\n")
+        try c.h.tmp.write("user-kubeconfig", ClusterHarness.kubeconfigText.replacingOccurrences(of: "kind-test", with: "kind-shared"))
+        let p = c.h.processes
+        p.missing = []
+        p.expect(["kind", "get", "clusters"], stdout: "shared\n")
+        p.expect(["docker", "image", "inspect", "--format", "{{.Id}}", "so-e2e/ingress:local"], stdout: "sha256:ccc\n")
+        p.expect(["docker", "exec", "shared-control-plane", "crictl", "inspecti", "-o", "go-template", "--template", "{{.status.id}}", "so-e2e/ingress:local"],
+                 exitCode: 1, stderr: "no such image")
+        // A load that takes a while (as a real one does): the install must wait for it.
+        let loaded = Flag(), loadedFirst = Flag()
+        p.fallback = { args in
+            guard args == ["kind", "load", "docker-image", "so-e2e/ingress:local", "--name", "shared"] else { return nil }
+            try await Task.sleep(for: .milliseconds(300))
+            loaded.value = true
+            return ProcessResult(exitCode: 0, stdout: "", stderr: "")
+        }
+        let healthy = c.cluster.onApply
+        c.cluster.onApply = { json in
+            if json["metadata"]?["name"]?.string == "caddy-ingress-controller", json["kind"]?.string == "Deployment" { loadedFirst.value = loaded.value }
+            healthy?(&json)
+        }
+        _ = try await StartAction(c.ctx).run(StartRequest(directory: "dep", cluster: ClusterOptions(), timeout: 30, progress: .plain))
+        #expect(p.unexpected.isEmpty && p.pending.isEmpty, "\(p.unexpected) \(p.pending)")
+        #expect(loaded.value && loadedFirst.value)
+        let controller = try #require(c.cluster.object("Deployment", "caddy-ingress-controller", namespace: "caddy-system"))
+        #expect(controller.at("spec", "template", "spec", "containers")?.array.first?["image"]?.string == "so-e2e/ingress:local")
+    }
+
     /// A load that fails is reported, also when every object is already as rendered.
     @Test func aFailedLoadIsReportedOnAStartThatChangesNothing() async throws {
         let c = try await ClusterHarness()
@@ -419,3 +451,6 @@ extension KindTargetTests {
         #expect(p.pending.isEmpty)
     }
 }
+
+/// A flag set from a fake's callback (which runs on the caller's task, one at a time).
+private final class Flag: @unchecked Sendable { var value = false }
