@@ -191,11 +191,13 @@ struct ClusterTargets {
         let config = Path.join(model.directory, "kind-config.yml")
         let provider = ctx.kindProvider.cli
         let details = [model.spec.kindNodeImage.map { "node image \($0)" }, provider == "docker" ? nil : "provider \(provider)"].compactMap { $0 }
-        // One creation per host at a time: a run that waited for another's finds the cluster it made.
-        return try await ctx.hostLocks.holding("kind-cluster-\(wanted)") { waited in
-            if waited, try await installedKindClusters()?.contains(wanted) == true {
-                ctx.say("using kind cluster '\(wanted)', which another so run created meanwhile")
-                return try await kindTarget(wanted)
+        // One cluster per host, made by one run at a time: under the host's lock, a cluster that another run
+        // made since `find` looked (whatever its deployment named it) is used, not joined by a second one.
+        return try await ctx.hostLocks.holding("kind-cluster") { _ in
+            if let made = try await installedKindClusters()?.first {
+                ctx.say("using kind cluster '\(made)', which another so run created meanwhile (one cluster per host)")
+                try await checkNode(model, cluster: made)
+                return try await kindTarget(made)
             }
             ctx.say("creating kind cluster '\(wanted)'\(details.isEmpty ? "" : " (" + details.joined(separator: ", ") + ")") (takes a minute or two)…")
             _ = try await run(["kind", "create", "cluster", "--name", wanted, "--config", config], what: "create kind cluster \(wanted)", timeout: 900)

@@ -161,6 +161,7 @@ import SoTestSupport
         let p = c.h.processes
         p.missing = []
         p.expect(["kind", "get", "clusters"], stdout: "No kind clusters found.\n")
+        p.expect(["kind", "get", "clusters"], stdout: "No kind clusters found.\n")   // again, under the host's lock
         p.expect(["kind", "create", "cluster", "--name", clusterID, "--config", c.h.path("dep/kind-config.yml")])
         p.expect(["kind", "get", "kubeconfig", "--name", clusterID], stdout: ClusterHarness.kubeconfigText.replacingOccurrences(of: "kind-test", with: "kind-\(clusterID)"))
         // The example's images are public (no :local tag): no docker calls, nothing to load.

@@ -60,14 +60,16 @@ import SoTestSupport
         let p = h.processes
         p.missing = []
         p.expect(["kind", "get", "clusters"], stdout: "No kind clusters found.\n")
+        p.expect(["kind", "get", "clusters"], stdout: "No kind clusters found.\n")   // again, under the host's lock
         p.expect(["kind", "create", "cluster", "--name", clusterID, "--config", h.path("dep/kind-config.yml")])
         let kubeconfig = ClusterHarness.kubeconfigText.replacingOccurrences(of: "kind-test", with: "kind-\(clusterID)")
         p.expect(["kind", "get", "kubeconfig", "--name", clusterID], stdout: kubeconfig)
         _ = try await StartAction(ctx).run(StartRequest(directory: "dep", cluster: ClusterOptions(), wait: false, progress: .plain))
         #expect(p.unexpected.isEmpty && p.pending.isEmpty, "\(p.calls.map(\.arguments))")
         let kindCalls = zip(p.calls, p.environments).filter { $0.0.arguments.first == "kind" }
-        // deploy create's look for a running cluster (kind missing then), and start's list, create and kubeconfig.
-        #expect(kindCalls.map { $0.0.arguments[1] } == ["get", "get", "create", "get"], "\(kindCalls.map(\.0.arguments))")
+        // deploy create's look for a running cluster (kind missing then), and start's list, list under the lock,
+        // create and kubeconfig.
+        #expect(kindCalls.map { $0.0.arguments[1] } == ["get", "get", "get", "create", "get"], "\(kindCalls.map(\.0.arguments))")
         for (call, env) in kindCalls { #expect(env?["KIND_EXPERIMENTAL_PROVIDER"] == "podman", "\(call.arguments)") }
         #expect(h.console.stdout.contains("creating kind cluster '\(clusterID)' (node image \(Self.image), provider podman)"), "\(h.console.stdout)")
     }
