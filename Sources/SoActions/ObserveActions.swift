@@ -352,10 +352,12 @@ extension ObserveAction {
         }
         let existing = try await c.client.get(try ResourceType.of(apiVersion: "v1", kind: "Secret"), name: DeploymentNames.generatedSecrets(c.model.id),
                 namespace: c.namespace)
-        // New values are made here; the Secret is built as start builds it.
-        let desired = try StartManifest(ctx: ctx, model: c.model).generatedSecret(stored: existing, rotate: Set(keys.isEmpty ? generatedKeys : keys))
-        for object in desired.objects {
-            _ = try await c.client.apply(object, fieldManager: "so", force: true)
+        // What start would apply (`StartManifest`), the keys rotated made anew: its generated-secrets Secret is applied.
+        let manifest = try RenderAction(ctx).render(c.model, warn: false)
+        let desired = try StartManifest(ctx: ctx, model: c.model)
+            .objects(manifest, stored: existing, ttl: nil, rotate: Set(keys.isEmpty ? generatedKeys : keys))
+        for object in desired.objects where object.kind == "Secret" && object.name == DeploymentNames.generatedSecrets(c.model.id) {
+            _ = try await c.client.apply(object.stamped, fieldManager: "so", force: true)
         }
         ctx.say("rotated \(desired.madeNow.joined(separator: ", "))")
         try await restart(directory, cluster: cluster, wait: true, timeout: timeout)
