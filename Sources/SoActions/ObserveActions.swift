@@ -223,8 +223,8 @@ public struct ObserveAction {
     /// Forwards local ports to a service's Service through kubectl (runs until interrupted).
     public func portForward(_ directory: String, cluster: ClusterOptions, service: String, ports: [String]) async throws -> Int32 {
         let c = try await ConnectedDeployment.open(ctx, directory: directory, cluster: cluster)
-        // The Service carries what the port plan says the compose service listens on.
-        let plan = PortPlan(c.model)
+        // The Service carries what render's port plan says the compose service listens on.
+        let plan = try Renderer.ports(of: c.model)
         let reachable = plan.services.filter { $0.reach != .none }
         guard let planned = reachable.first(where: { $0.name == service }) else {
             throw SoError("port-forward: no service '\(service)' in the deployment", hint: "services: " + reachable.map(\.name).joined(separator: ", "))
@@ -289,7 +289,7 @@ struct Maintenance {
             throw SoError("maintenance-service '\(value)' is not CONTAINER:PORT", hint: "name a compose service of the stack and its port, e.g. maintenance:80",
                           at: SourceLocation(file: c.model.spec.path))
         }
-        let plan = PortPlan(c.model)
+        let plan = try Renderer.ports(of: c.model)
         guard let planned = plan.service(target.service) else {
             throw SoError("maintenance-service '\(value)' names no service of the stack",
                           hint: "services: " + plan.services.map(\.name).joined(separator: ", "),
