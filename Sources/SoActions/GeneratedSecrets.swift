@@ -20,13 +20,13 @@ struct SecretSources {
     /// Whether the deployment has a generated-secrets Secret.
     var hasGenerated: Bool { !model.secretKeys.isEmpty }
 
-    /// Every value start needs. `stored`: the generated-secrets Secret as the cluster holds it. Returns the
-    /// keys made anew too.
-    func values(stored: JSON?) throws -> (values: SecretValues, madeNow: [String]) {
+    /// Every value start needs. `stored`: the generated-secrets Secret as the cluster holds it; `rotate`: keys
+    /// to make anew. Returns the keys made anew too.
+    func values(stored: JSON?, rotate: Set<String> = []) throws -> (values: SecretValues, madeNow: [String]) {
         var values = SecretValues(compose: try composeValues(), imagePullToken: try ImagePullToken(ctx: ctx, model: model).value())
         var madeNow: [String] = []
         if hasGenerated {
-            let g = try generatedValues(stored: stored)
+            let g = try generatedValues(stored: stored, rotate: rotate)
             values.generated = g.values
             madeNow = g.generated
         }

@@ -223,8 +223,8 @@ public struct ObserveAction {
     /// Forwards local ports to a service's Service through kubectl (runs until interrupted).
     public func portForward(_ directory: String, cluster: ClusterOptions, service: String, ports: [String]) async throws -> Int32 {
         let c = try await ConnectedDeployment.open(ctx, directory: directory, cluster: cluster)
-        // The Service carries what the port plan says the compose service listens on.
-        let plan = PortPlan(c.model)
+        // The Service carries what render's port plan says the compose service listens on.
+        let plan = try Renderer.ports(of: c.model)
         let reachable = plan.services.filter { $0.reach != .none }
         guard let planned = reachable.first(where: { $0.name == service }) else {
             throw SoError("port-forward: no service '\(service)' in the deployment", hint: "services: " + reachable.map(\.name).joined(separator: ", "))
@@ -289,7 +289,7 @@ struct Maintenance {
             throw SoError("maintenance-service '\(value)' is not CONTAINER:PORT", hint: "name a compose service of the stack and its port, e.g. maintenance:80",
                           at: SourceLocation(file: c.model.spec.path))
         }
-        let plan = PortPlan(c.model)
+        let plan = try Renderer.ports(of: c.model)
         guard let planned = plan.service(target.service) else {
             throw SoError("maintenance-service '\(value)' names no service of the stack",
                           hint: "services: " + plan.services.map(\.name).joined(separator: ", "),
@@ -352,10 +352,12 @@ extension ObserveAction {
         }
         let existing = try await c.client.get(try ResourceType.of(apiVersion: "v1", kind: "Secret"), name: DeploymentNames.generatedSecrets(c.model.id),
                 namespace: c.namespace)
-        // New values are made here; the Secret is built as start builds it.
-        let desired = try StartManifest(ctx: ctx, model: c.model).generatedSecret(stored: existing, rotate: Set(keys.isEmpty ? generatedKeys : keys))
-        for object in desired.objects {
-            _ = try await c.client.apply(object, fieldManager: "so", force: true)
+        // What start would apply (`StartManifest`), the keys rotated made anew: its generated-secrets Secret is applied.
+        let manifest = try RenderAction(ctx).render(c.model, warn: false)
+        let desired = try StartManifest(ctx: ctx, model: c.model)
+            .objects(manifest, stored: existing, ttl: nil, rotate: Set(keys.isEmpty ? generatedKeys : keys))
+        for object in desired.objects where object.kind == "Secret" && object.name == DeploymentNames.generatedSecrets(c.model.id) {
+            _ = try await c.client.apply(object.stamped, fieldManager: "so", force: true)
         }
         ctx.say("rotated \(desired.madeNow.joined(separator: ", "))")
         try await restart(directory, cluster: cluster, wait: true, timeout: timeout)

@@ -43,13 +43,14 @@ public struct StartReport: Sendable {
 /// 2. connect: find the cluster, or create the deployment's kind cluster (here only, under the host's lock);
 ///    then create the namespace, or read it (who owns it, what the last start recorded), and read the
 ///    secret values already made — one round trip. In an existing namespace, list what the deployment owns
-///    (one list per kind): what is unchanged, which Jobs ran, what to prune;
+///    (one list per kind): whether anything would change;
 /// 3. unchanged: a re-start that would change nothing ends the changes here (steps 4–7 are not taken): it
 ///    renews only the Namespace's lifecycle annotations (one merge patch) and takes no lock;
 /// 4. lock: a Lease in the namespace (`DeploymentLock`), renewed while held, given up in step 10;
 /// 5. secrets: values to be made are made here, from the stored Secret read again under the lock;
-/// 6. apply: the ingress controller when needed (under the cluster's lock), then phase by phase in the
-///    manifest's order (`Stage`), only what differs from what runs;
+/// 6. apply: the ingress controller when needed (under the cluster's lock); the Namespace and what the
+///    deployment owns read again, under the lock (what is unchanged, which Jobs ran, what to prune); then
+///    phase by phase in the manifest's order (`Stage`), only what differs from what runs;
 /// 7. prune: what this deployment owns that is no longer rendered;
 /// 8. load images: local images loaded into kind (begun beside step 2; the workloads wait for them; a
 ///    failure is reported on every path);
@@ -89,6 +90,7 @@ public struct StartAction: Sendable {
         // What start applies, with the values stored so far (values to be made are made under the lock).
         var objects = try manifest(rendered, cluster, req, stored: cluster.storedSecrets, imageIDs: imageIDs, report: &report)
         let steps = StartSteps(ctx: ctx, client: cluster.client, model: model, namespace: namespace, progress: progress, bindClaimsAhead: req.wait)
+        // What the deployment owns, read for the unchanged-test (apply and prune read it again under the lock).
         var owned: OwnedObjects?
         if let existing = cluster.existing, req.onlyKinds == nil {
             owned = try await steps.listOwned(keep: objects, kinds: StartAction.pruneKinds(existing))
@@ -124,8 +126,15 @@ public struct StartAction: Sendable {
                             .ensure(image: model.spec.sections.caddyIngressImage, acmeEmail: model.spec.acmeEmail, timeout: req.timeout, progress: progress)
                     }
                 }
+                // Another run may have changed what the deployment owns since the unchanged-test read it: apply and
+                // prune go by a read made under the lock (the Namespace too: the kinds it records are the ones listed).
+                var (owned, existing) = (owned, cluster.existing)
+                if let read = existing, req.onlyKinds == nil {
+                    let current = try await cluster.client.get(.namespace, name: namespace, namespace: nil) ?? read
+                    (owned, existing) = (try await steps.listOwned(keep: objects, kinds: StartAction.pruneKinds(current)), current)
+                }
                 if let owned { steps.warnKeptVolumes(owned) }
-                try await steps.apply(objects, existing: cluster.existing, owned: owned, onlyKinds: req.onlyKinds, report: &report,
+                try await steps.apply(objects, existing: existing, owned: owned, onlyKinds: req.onlyKinds, report: &report,
                                       beforeWorkloads: { try await images?.value })
                 // 7. prune
                 report.pruned = try await steps.prune(owned?.pruneCandidates ?? [])

@@ -341,7 +341,7 @@ public struct UpAction {
     /// Routes `<name>.localhost` to the service that exposes `port` (an http-proxy entry in D/spec.yml).
     func addPreview(dir: String, host: String, port: Int) throws {
         let model = try DeploymentLoader.load(dir, fs: ctx.fs, diagnostics: DiagnosticSink())
-        let services = PortPlan(model).services.filter { !$0.isInitContainer }
+        let services = try Renderer.ports(of: model).services.filter { !$0.isInitContainer }
         guard let svc = services.first(where: { s in s.listens.contains { $0.number == port } }) else {
             throw SoError("no service of \(model.stackName) exposes port \(port) for --preview",
                           hint: "ports it exposes: " + services.flatMap { s in s.listens.map { "\(s.name):\($0)" } }.joined(separator: ", "))

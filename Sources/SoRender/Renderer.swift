@@ -55,9 +55,19 @@ public enum Renderer {
     public static func namespace(of model: DeploymentModel) -> String { model.spec.namespace ?? KubeNames.label(model.id) }
 
     public static func render(_ model: DeploymentModel, options: RenderOptions = RenderOptions()) throws -> Manifest {
-        var r = RenderState(model: model, options: options)
+        try RenderState.checkServiceNames(model)
+        var r = RenderState(model: model, options: options, ports: try ports(of: model))
         try r.run()
         return Manifest(objects: r.ordered(), warnings: r.warnings, ports: r.ports)
+    }
+
+    /// Every port decision of `model` (`PortPlan`; the ports themselves were parsed once, after interpolation,
+    /// when the model was loaded), refused as render refuses it: render takes its plan from here, and so do
+    /// port-forward, restart's maintenance-service and `up --preview`.
+    public static func ports(of model: DeploymentModel) throws -> PortPlan {
+        let plan = PortPlan(model)
+        if let problem = plan.problems.first { throw problem }
+        return plan
     }
 }
 
@@ -78,15 +88,15 @@ struct RenderState {
     var jobs: [KubeObject] = []
     var ingresses: [KubeObject] = []
     var others: [KubeObject] = []
-    /// Every port decision, made once from the model.
+    /// Every port decision, made once from the model (`Renderer.ports(of:)`).
     let ports: PortPlan
     /// The spec's egress proxy, settled once before any pod is built (`egressProxy()`).
     var proxy: EgressProxy?
 
-    init(model: DeploymentModel, options: RenderOptions) {
+    init(model: DeploymentModel, options: RenderOptions, ports: PortPlan) {
         self.model = model
         self.options = options
-        self.ports = PortPlan(model)
+        self.ports = ports
     }
 
     var id: String { model.id }
@@ -128,8 +138,6 @@ struct RenderState {
     }
 
     mutating func run() throws {
-        try checkServiceNames()
-        if let problem = ports.problems.first { throw problem }
         namespaces.append(namespaceObject())
         renderSecrets()
         renderComposeSecretPlaceholders()
@@ -147,7 +155,8 @@ struct RenderState {
     }
 
     /// Names people chose must survive as Kubernetes names: unique after sanitising, at most 63 characters.
-    func checkServiceNames() throws {
+    static func checkServiceNames(_ model: DeploymentModel) throws {
+        let spec = model.spec
         var seen: [String: (name: String, file: String)] = [:]
         for c in model.pods {
             try checkLength(c.name, what: "pod name", at: SourceLocation(file: Path.join(model.directory, "stack.yml")))
@@ -193,7 +202,7 @@ struct RenderState {
         }
     }
 
-    func checkLength(_ name: String, what: String, at location: SourceLocation) throws {
+    static func checkLength(_ name: String, what: String, at location: SourceLocation) throws {
         if name.count > 63 {
             throw SoError("\(what) '\(name.prefix(20))…' is \(name.count) characters; Kubernetes allows 63", hint: "shorten it", at: location)
         }

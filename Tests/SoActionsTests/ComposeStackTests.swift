@@ -3,6 +3,7 @@ import Testing
 @testable import SoActions
 import SoBasics
 import SoKube
+import SoRender
 import SoStack
 import SoTestSupport
 
@@ -72,6 +73,39 @@ import SoTestSupport
         // Render (for reading) shows placeholders, never values.
         let rendered = try RenderAction(ctx).manifest("appdep", placeholderSecrets: true).yaml()
         #expect(rendered.contains("\(id)-secret-db-password") && !rendered.contains("hunter2"))
+    }
+
+    /// rotate-secrets applies the generated-secrets Secret start builds (`StartManifest`): the same name,
+    /// labels, annotations and keys, only the rotated values new (compose secrets beside it included), and
+    /// the start after it finds that Secret as it would apply it.
+    @Test func rotateSecretsAppliesTheSecretStartApplies() async throws {
+        let c = try await ClusterHarness(stack: "example")
+        try c.h.tmp.write("app/compose.yaml", Self.compose)
+        try c.h.tmp.write("app/secrets/db.txt", "hunter2-not-real\n")
+        try c.h.tmp.write("app/init.sql", "create table t(x int);\n")
+        var ctx = c.ctx
+        ctx.environment["API_TOKEN"] = "tok-not-real"
+        try await InitAction(ctx).run(InitRequest(stack: "./app", config: ["SESSION=$generate:hex:16$", "PIN=$generate:alnum:6$"], output: "app.yml"))
+        try await CreateAction(ctx).run(CreateRequest(specFile: "app.yml", deploymentDir: "appdep"))
+        let start = { try await StartAction(ctx).run(StartRequest(directory: "appdep", cluster: c.options, timeout: 30, progress: .plain)) }
+        _ = try await start()
+        let model = try RenderAction(ctx).model("appdep")
+        let (name, namespace) = (DeploymentNames.generatedSecrets(model.id), Renderer.namespace(of: model))
+        let started = try #require(c.cluster.object("Secret", name, namespace: namespace))
+        #expect(try await ObserveAction(ctx).rotateSecrets("appdep", cluster: c.options, keys: ["PIN"], timeout: 30) == ["PIN"])
+        #expect(c.h.console.stdout.contains("rotated PIN"))
+        let rotated = try #require(c.cluster.object("Secret", name, namespace: namespace))
+        #expect(rotated.labels == started.labels && rotated["type"] == started["type"])
+        let hash = KubeObject.appliedHashAnnotation
+        #expect(rotated.annotations.filter { $0.key != hash } == started.annotations.filter { $0.key != hash })
+        #expect(rotated["data"]?.object.keys.sorted() == ["PIN", "SESSION"] && started["data"]?.object.keys.sorted() == ["PIN", "SESSION"])
+        #expect(rotated["data"]?["SESSION"] == started["data"]?["SESSION"] && rotated["data"]?["PIN"] != started["data"]?["PIN"])
+        // Start builds the same Secret from the values rotate-secrets stored: it has nothing to send.
+        let before = c.cluster.calls.count
+        let report = try await start()
+        #expect(!c.cluster.calls[before...].contains { $0.hasPrefix("apply Secret") }, "\(c.cluster.calls[before...])")
+        #expect(report.unchanged.contains("Secret \(namespace)/\(name)"), "\(report.unchanged)")
+        #expect(c.cluster.object("Secret", name, namespace: namespace)?["data"] == rotated["data"])
     }
 
     @Test func aMissingSecretFileFailsAtCreate() async throws {

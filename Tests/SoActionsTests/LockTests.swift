@@ -76,6 +76,36 @@ import SoTestSupport
         #expect(c.cluster.object("Lease", "so-deployment-lock", namespace: c.id) == nil)
     }
 
+    /// Another run changes what the deployment owns between a start's first read (for its unchanged-test)
+    /// and its lock: an object it added is pruned and one it changed is applied again, as apply and prune
+    /// go by a read made under the lock.
+    @Test func applyAndPruneGoByAReadMadeUnderTheLock() async throws {
+        let c = try await ClusterHarness()
+        _ = try await c.start()
+        let (cluster, id) = (c.cluster, c.id)
+        let service = try #require(cluster.all.first { $0.0.type.kind == "Service" && $0.0.namespace == id }?.0.name)
+        // A change of config makes the next start take the lock; the other run acts just before it does.
+        try c.h.tmp.write("dep/config.env", try c.h.read("dep/config.env") + "NEW_SETTING=on\n")
+        let hash = KubeObject.appliedHashAnnotation
+        cluster.beforeCall = { call in
+            guard call == "create Lease \(id)/so-deployment-lock" else { return }
+            try? cluster.seed(KubeObject(apiVersion: "v1", kind: "ConfigMap", name: "left-by-another-run", namespace: id,
+                                         labels: [("app", id), ("app.kubernetes.io/instance", id), ("app.kubernetes.io/managed-by", "so")]))
+            cluster.update("Service", service, namespace: id) { svc in
+                guard case .object(var o) = svc, case .object(var meta)? = o["metadata"] else { return }
+                meta["annotations"] = .object([hash: .string("another-run")])
+                o["metadata"] = .object(meta)
+                svc = .object(o)
+            }
+        }
+        let report = try await c.start()
+        cluster.beforeCall = nil
+        #expect(report.pruned.contains("ConfigMap left-by-another-run"), "\(report.pruned)")
+        #expect(cluster.object("ConfigMap", "left-by-another-run", namespace: id) == nil)
+        #expect(report.applied.contains("Service \(id)/\(service)"), "\(report.applied)")
+        #expect(cluster.object("Service", service, namespace: id)?.annotations[hash] != "another-run")
+    }
+
     /// SIGINT in the middle of a start: the lock is given up before `so` exits.
     @Test func anInterruptedStartGivesTheLockUp() async throws {
         let c = try await ClusterHarness()
