@@ -98,11 +98,15 @@ public struct StopAction {
             }
         }
         if req.dryRun {
-            if req.cluster.performClusterManagement, let kind = target.kindCluster { ctx.console.out("would delete kind cluster \(kind)") }
+            if req.cluster.performClusterManagement, let kind = target.kindCluster,
+               try await otherDeployments(client, besides: namespace, cluster: kind).isEmpty {
+                ctx.console.out("would delete kind cluster \(kind)")
+            }
             ctx.say("dry run: \(deleted.count) object\(deleted.count == 1 ? "" : "s") of \(model.id) would be deleted; nothing was changed")
             return deleted.map { "\($0.0.kind) \($0.1)" }
         }
-        if req.cluster.performClusterManagement, let kind = target.kindCluster {
+        if req.cluster.performClusterManagement, let kind = target.kindCluster,
+           try await otherDeployments(client, besides: namespace, cluster: kind).isEmpty {
             ctx.say("deleting kind cluster \(kind)")
             let r = try await ctx.processes.run(["kind", "delete", "cluster", "--name", kind], workingDirectory: nil,
                                                 environment: ctx.environment, timeout: 300)
@@ -113,6 +117,19 @@ public struct StopAction {
         ctx.say("stopped \(model.id): deleted \(deleted.count) object\(deleted.count == 1 ? "" : "s")" +
                 (req.deleteVolumes ? " (volumes too)" : "; volumes kept") + (req.deleteNamespace ? ", namespace deleted" : ""))
         return deleted.map { "\($0.0.kind) \($0.1)" }
+    }
+
+    /// The host's kind cluster is every kind deployment's: it is deleted only when no other `so` deployment
+    /// (a namespace `so` made for another deployment directory, not being deleted) runs on it. Otherwise it is
+    /// kept, with a warning naming them.
+    func otherDeployments(_ client: ClusterClient, besides namespace: String, cluster: String) async throws -> [String] {
+        let others = try await ListAction(ctx).list(client).filter { $0.namespace != namespace && !$0.terminating }
+        if !others.isEmpty {
+            let names = others.prefix(3).map { "\($0.name) (\($0.namespace))" }.joined(separator: ", ") + (others.count > 3 ? ", …" : "")
+            ctx.diagnostics.warn("kind cluster \(cluster) kept: \(others.count) other \(others.count == 1 ? "deployment runs" : "deployments run") on it: \(names)",
+                                 hint: "stop them first ('so deployment list' names them), or delete it anyway with 'kind delete cluster --name \(cluster)'")
+        }
+        return others.map(\.namespace)
     }
 
     /// Polls until every deleted object is gone, bounded by `timeout`.

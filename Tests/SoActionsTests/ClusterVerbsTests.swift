@@ -455,3 +455,28 @@ extension KindTargetTests {
 
 /// A flag set from a fake's callback (which runs on the caller's task, one at a time).
 private final class Flag: @unchecked Sendable { var value = false }
+
+/// The host's kind cluster is every kind deployment's: `stop --perform-cluster-management` deletes it only when
+/// no other `so` deployment runs on it.
+@Suite struct SharedKindClusterStopTests {
+    @Test func theClusterIsKeptWhileAnotherDeploymentRunsOnIt() async throws {
+        let c = try await ClusterHarness()
+        try c.h.tmp.write("user-kubeconfig", ClusterHarness.kubeconfigText.replacingOccurrences(of: "kind-test", with: "kind-shared"))
+        let other = KubeObject(apiVersion: "v1", kind: "Namespace", name: "laconic-other", labels: [("app.kubernetes.io/managed-by", "so")],
+                               annotations: [(DeploymentNames.directoryAnnotation, "/elsewhere/other")])
+        try c.cluster.seed(other)
+        let p = c.h.processes
+        p.missing = []
+        let stop = StopRequest(directory: "dep", cluster: ClusterOptions(performClusterManagement: true), deleteNamespace: true, timeout: 10)
+        p.expect(["kind", "get", "clusters"], stdout: "shared\n")
+        try await StopAction(c.ctx).run(stop)
+        #expect(p.unexpected.isEmpty && p.pending.isEmpty, "no kind delete: \(p.unexpected) \(p.pending)")
+        #expect(c.h.console.stderr.contains("kind cluster shared kept: 1 other deployment runs on it: other (laconic-other)"), "\(c.h.console.stderr)")
+        // The other one gone: the cluster goes too.
+        _ = try await c.cluster.delete(.namespace, name: "laconic-other", namespace: nil, propagation: .background)
+        p.expect(["kind", "get", "clusters"], stdout: "shared\n")
+        p.expect(["kind", "delete", "cluster", "--name", "shared"])
+        try await StopAction(c.ctx).run(stop)
+        #expect(p.unexpected.isEmpty && p.pending.isEmpty, "\(p.unexpected) \(p.pending)")
+    }
+}

@@ -327,65 +327,6 @@ enum E2E {
     }
 }
 
-/// The kind lifecycle with real kind and Docker: create the cluster, install the ingress, serve through
-/// it on port 80, delete the cluster. Opt-in with SO_E2E_KIND=1 (needs kind, docker and free ports 80/443).
-@Suite(.serialized, .enabled(if: ProcessInfo.processInfo.environment["SO_E2E_KIND"] == "1", "SO_E2E_KIND is not 1: no kind and Docker")) struct KindE2ETests {
-    @Test func clusterLifecycle() async throws {
-        let t = try TempDir("so-e2e-kind")
-        defer { t.cleanup() }
-        var r = try await E2E.so(["--stack", "example", "deploy", "init", "--output", "spec.yml"], cwd: t.path)
-        #expect(r.exitCode == 0, "\(r.stderr)")
-        try t.write("spec.yml", try t.read("spec.yml").replacingOccurrences(of: "network:\n", with: "network:\n  http-proxy:\n    - host-name: localhost\n      routes:\n        - path: /\n          proxy-to: web:80\n"))
-        r = try await E2E.so(["deploy", "create", "--spec-file", "spec.yml", "--deployment-dir", "dep"], cwd: t.path)
-        #expect(r.exitCode == 0, "\(r.stderr)")
-        r = try await E2E.so(["deployment", "--dir", "dep", "start", "--perform-cluster-management", "--timeout", "600", "--progress", "plain"], cwd: t.path)
-        #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
-        let clusters = try await LocalProcessRunner().run(["kind", "get", "clusters"], workingDirectory: nil, environment: nil, timeout: 60).stdout
-        #expect(!clusters.isEmpty)
-        let page = try await LocalProcessRunner().run(["curl", "-fsS", "-H", "Host: localhost", "http://127.0.0.1/"], workingDirectory: nil, environment: nil, timeout: 60)
-        #expect(page.exitCode == 0, "\(page.stderr)")
-        r = try await E2E.so(["deployment", "--dir", "dep", "stop", "--delete-volumes", "--delete-namespace", "--perform-cluster-management"], cwd: t.path)
-        #expect(r.exitCode == 0, "\(r.stderr)")
-        let after = try await LocalProcessRunner().run(["kind", "get", "clusters"], workingDirectory: nil, environment: nil, timeout: 60)
-        #expect(!after.stdout.contains(clusters.split(separator: "\n").first.map(String.init) ?? "?"))
-    }
-
-    /// A `:local` image rebuilt between two starts runs after the second: loaded into kind (its ID
-    /// changed) and rolled (the ID is in the Deployment's pod template).
-    @Test func aRebuiltLocalImageRuns() async throws {
-        let t = try TempDir("so-e2e-kind-image")
-        defer { t.cleanup() }
-        func docker(_ args: [String]) async throws -> ProcessResult {
-            try await LocalProcessRunner().run(["docker"] + args, workingDirectory: t.path, environment: nil, timeout: 600)
-        }
-        func build(_ id: String) async throws {
-            try t.write("image/Dockerfile", "FROM nginx:1.27-alpine\nRUN echo \(id) > /build-id\n")
-            let r = try await docker(["build", "--tag", "so-e2e/rebuilt:local", t.file("image")])
-            #expect(r.exitCode == 0, "\(r.stderr)")
-        }
-        var r = try await E2E.so(["--stack", "example", "deploy", "init", "--output", "spec.yml"], cwd: t.path)
-        #expect(r.exitCode == 0, "\(r.stderr)")
-        r = try await E2E.so(["deploy", "create", "--spec-file", "spec.yml", "--deployment-dir", "dep"], cwd: t.path)
-        #expect(r.exitCode == 0, "\(r.stderr)")
-        let compose = try t.read("dep/compose/docker-compose-example.yml")
-        try t.write("dep/compose/docker-compose-example.yml", compose.replacingOccurrences(of: "image: nginx:1.27-alpine", with: "image: so-e2e/rebuilt:local"))
-        let start = ["deployment", "--dir", "dep", "start", "--perform-cluster-management", "--timeout", "600", "--progress", "plain"]
-        try await build("first")
-        r = try await E2E.so(start, cwd: t.path)
-        #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
-        r = try await E2E.so(["deployment", "--dir", "dep", "exec", "web", "--", "cat", "/build-id"], cwd: t.path)
-        #expect(r.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "first", "\(r.stdout)\n\(r.stderr)")
-        try await build("second")
-        r = try await E2E.so(start, cwd: t.path)
-        #expect(r.exitCode == 0 && r.stdout.contains("loading image"), "\(r.stdout)\n\(r.stderr)")
-        r = try await E2E.so(["deployment", "--dir", "dep", "exec", "web", "--", "cat", "/build-id"], cwd: t.path)
-        #expect(r.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "second", "\(r.stdout)\n\(r.stderr)")
-        r = try await E2E.so(["deployment", "--dir", "dep", "stop", "--delete-volumes", "--delete-namespace", "--perform-cluster-management"], cwd: t.path)
-        #expect(r.exitCode == 0, "\(r.stderr)")
-        _ = try await docker(["image", "rm", "so-e2e/rebuilt:local"])
-    }
-}
-
 /// The ingress controller the two ingress tests install. On the real node it is a stand-in (no Caddy image
 /// exists offline): busybox answering the controller's readiness probe (`/healthz` on 9765) and HTTP on 80,
 /// whatever flags the controller's Deployment passes. It proves the install, the wait and the cluster lock,

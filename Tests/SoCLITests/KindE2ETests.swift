@@ -1,0 +1,182 @@
+import Foundation
+import Testing
+import SoBasics
+import SoTestSupport
+
+/// What the kind suite runs with. Where the host cannot pull (this machine: kind, Docker and a node image
+/// built offline, `.ci/run`'s kind tier), the example stack's public images become the host's
+/// `cerc/test-container:local` (busybox httpd on port 80), which `so` loads into kind as any `:local` image,
+/// and the ingress controller is a stand-in built here with `docker build` (busybox answering the controller's
+/// readiness probe and HTTP on port 80), which `so` loads because the spec names it (`caddy-ingress-image`).
+/// With the stand-in, a request to port 80 proves the path host → kind node → controller pod, not Caddy's routing.
+enum KindE2E {
+    static let enabled = ProcessInfo.processInfo.environment["SO_E2E_KIND"] == "1"
+    static let nodeImage = ProcessInfo.processInfo.environment["SO_E2E_KIND_NODE_IMAGE"] ?? "kindest/node:v1.36.2"
+    static let ingressImage = "so-e2e/ingress:local"
+    static let localImage = "docker.io/cerc/test-container:local"
+
+    static func run(_ args: [String], cwd: String? = nil) async throws -> ProcessResult {
+        try await LocalProcessRunner().run(args, workingDirectory: cwd, environment: nil, timeout: 600)
+    }
+
+    /// True when this host's Docker lacks the default Caddy controller image (it cannot pull it either).
+    static func offline() async throws -> Bool {
+        try await run(["docker", "image", "inspect", "ghcr.io/laconicnetwork/caddy-ingress:latest"]).exitCode != 0
+    }
+
+    static func clusters() async throws -> [String] {
+        try await run(["kind", "get", "clusters"]).stdout.split(separator: "\n").map(String.init)
+    }
+
+    /// A spec for the example stack, with an ingress for `host` and, offline, the stand-in controller.
+    static func spec(_ file: String, host: String, in t: TempDir, extra: [String] = []) async throws {
+        let r = try await E2E.so(["--stack", "example", "deploy", "init", "--output", file] + extra, cwd: t.path)
+        guard r.exitCode == 0 else { throw SoError("deploy init: \(r.stderr)") }
+        let proxy = "network:\n  http-proxy:\n    - host-name: \(host)\n      routes:\n        - path: /\n          proxy-to: web:80\n"
+        let ingress = try await offline() ? "caddy-ingress-image: \(ingressImage)\n" : ""
+        try t.write(file, try t.read(file).replacingOccurrences(of: "network:\n", with: proxy) + ingress)
+    }
+
+    /// Offline: the deployment's public images become the host's local one, and the stand-in controller is built.
+    static func localize(_ t: TempDir, deployment dep: String) async throws {
+        guard try await offline() else { return }
+        for file in ["\(dep)/compose/docker-compose-example.yml", "\(dep)/compose-jobs/docker-compose-example-migrate.yml"] {
+            try t.write(file, try t.read(file).replacingOccurrences(of: "image: nginx:1.27-alpine", with: "image: \(localImage)")
+                .replacingOccurrences(of: "image: busybox:1.36", with: "image: \(localImage)"))
+        }
+        try t.write("ingress/ingress-stand-in", """
+        #!/bin/sh
+        mkdir -p /tmp/health /tmp/www
+        echo ok > /tmp/health/healthz
+        echo ingress-stand-in > /tmp/www/index.html
+        httpd -p 9765 -h /tmp/health
+        exec httpd -f -p 80 -h /tmp/www
+
+        """)
+        try t.write("ingress/Dockerfile", """
+        FROM busybox:1.35
+        COPY ingress-stand-in /usr/local/bin/ingress-stand-in
+        RUN chmod 755 /usr/local/bin/ingress-stand-in
+        ENTRYPOINT ["/usr/local/bin/ingress-stand-in"]
+
+        """)
+        let r = try await run(["docker", "build", "--tag", ingressImage, t.file("ingress")])
+        guard r.exitCode == 0 else { throw SoError("docker build \(ingressImage): \(r.stderr)") }
+    }
+}
+
+/// The kind lifecycle with real kind and Docker. Opt-in with SO_E2E_KIND=1 (needs kind, docker, a node image
+/// and free ports 80/443); every test starts and ends with no kind cluster on the host.
+@Suite(.serialized, .enabled(if: KindE2E.enabled, "SO_E2E_KIND is not 1: no kind and Docker")) struct KindE2ETests {
+    /// Create the cluster from the spec's node image, install the ingress controller, serve through it on port 80,
+    /// report a deployment whose spec wants another node image, delete the cluster.
+    @Test func clusterLifecycle() async throws {
+        #expect(try await KindE2E.clusters().isEmpty, "a kind cluster is already running on this host")
+        let t = try TempDir("so-e2e-kind")
+        defer { t.cleanup() }
+        try await KindE2E.spec("spec.yml", host: "localhost", in: t, extra: ["--kind-node-image", KindE2E.nodeImage])
+        var r = try await E2E.so(["deploy", "create", "--spec-file", "spec.yml", "--deployment-dir", "dep"], cwd: t.path)
+        #expect(r.exitCode == 0, "\(r.stderr)")
+        try await KindE2E.localize(t, deployment: "dep")
+        r = try await E2E.so(["deployment", "--dir", "dep", "start", "--perform-cluster-management", "--timeout", "600", "--progress", "plain"], cwd: t.path)
+        #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
+        #expect(r.stdout.contains("node image \(KindE2E.nodeImage)"), "\(r.stdout)")
+        let clusters = try await KindE2E.clusters()
+        #expect(clusters.count == 1, "\(clusters)")
+        let name = try #require(clusters.first)
+        let image = try await KindE2E.run(["docker", "inspect", "--format", "{{.Config.Image}}", "\(name)-control-plane"])
+        #expect(image.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == KindE2E.nodeImage, "\(image.stdout)")
+        let page = try await KindE2E.run(["curl", "-fsS", "--max-time", "20", "-H", "Host: localhost", "http://127.0.0.1/"])
+        #expect(page.exitCode == 0, "\(page.stderr)")
+        if try await KindE2E.offline() { #expect(page.stdout.contains("ingress-stand-in"), "\(page.stdout)") }
+
+        // A second deployment whose spec names another node image: kind cannot change a running node; reported.
+        try await KindE2E.spec("other.yml", host: "other.localhost", in: t, extra: ["--kind-node-image", "kindest/node:v1.99.0"])
+        r = try await E2E.so(["deploy", "create", "--spec-file", "other.yml", "--deployment-dir", "other"], cwd: t.path)
+        #expect(r.exitCode == 0, "\(r.stderr)")
+        r = try await E2E.so(["deployment", "--dir", "other", "status"], cwd: t.path)
+        #expect(r.stderr.contains("runs node image \(KindE2E.nodeImage), not the spec's kind-node-image kindest/node:v1.99.0"), "\(r.stderr)")
+
+        r = try await E2E.so(["deployment", "--dir", "dep", "stop", "--delete-volumes", "--delete-namespace", "--perform-cluster-management"], cwd: t.path)
+        #expect(r.exitCode == 0, "\(r.stderr)")
+        #expect(try await KindE2E.clusters().isEmpty)
+    }
+
+    /// Issue 24: two deployments (each naming its own cluster) started at the same moment on a host with no
+    /// cluster make one kind cluster and one ingress controller; both run on it.
+    @Test func twoDeploymentsOnAFreshHostMakeOneClusterAndOneController() async throws {
+        #expect(try await KindE2E.clusters().isEmpty, "a kind cluster is already running on this host")
+        let t = try TempDir("so-e2e-kind-race")
+        defer { t.cleanup() }
+        for dep in ["a", "b"] {
+            try await KindE2E.spec("\(dep).yml", host: "\(dep).localhost", in: t)
+            let r = try await E2E.so(["deploy", "create", "--spec-file", "\(dep).yml", "--deployment-dir", dep], cwd: t.path)
+            #expect(r.exitCode == 0, "\(r.stderr)")
+            try await KindE2E.localize(t, deployment: dep)
+        }
+        let ids = try ["a", "b"].map { dep in
+            try t.read("\(dep)/deployment.yml").split(separator: "\n").first { $0.hasPrefix("cluster-id:") }.map { $0.dropFirst(11).trimmedSpaces } ?? ""
+        }
+        #expect(ids[0] != ids[1], "each deployment names its own cluster: \(ids)")
+        let start = ["start", "--perform-cluster-management", "--timeout", "600", "--progress", "plain"]
+        async let a = E2E.so(["deployment", "--dir", "a"] + start, cwd: t.path)
+        async let b = E2E.so(["deployment", "--dir", "b"] + start, cwd: t.path)
+        let results = try await [a, b]
+        for r in results { #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)") }
+        let clusters = try await KindE2E.clusters()
+        #expect(clusters.count == 1, "one cluster per host: \(clusters)")
+        #expect(results.filter { $0.stdout.contains("creating kind cluster") }.count == 1, "\(results.map(\.stdout))")
+        #expect(results.filter { $0.stdout.contains("installing the Caddy ingress controller") }.count == 1, "\(results.map(\.stdout))")
+        if let name = clusters.first {
+            let kubectl = ["kubectl", "--context", "kind-\(name)"]
+            let ready = try await KindE2E.run(kubectl + ["-n", "caddy-system", "get", "deployments", "-o", "jsonpath={.items[*].status.availableReplicas}"])
+            #expect(ready.stdout == "1", "one controller, ready: \(ready.stdout) \(ready.stderr)")
+            let namespaces = try await KindE2E.run(kubectl + ["get", "namespaces", "-o", "name"]).stdout
+            for dir in ["a", "b"] {
+                let id = try t.read("\(dir)/deployment.yml").split(separator: "\n").first { $0.hasPrefix("deployment-id:") }?.dropFirst(14).trimmedSpaces ?? "?"
+                #expect(namespaces.contains("namespace/\(id)"), "\(dir) runs on the one cluster: \(namespaces)")
+            }
+        }
+        var r = try await E2E.so(["deployment", "--dir", "a", "stop", "--delete-volumes", "--delete-namespace"], cwd: t.path)
+        #expect(r.exitCode == 0, "\(r.stderr)")
+        r = try await E2E.so(["deployment", "--dir", "b", "stop", "--delete-volumes", "--delete-namespace", "--perform-cluster-management"], cwd: t.path)
+        #expect(r.exitCode == 0, "\(r.stderr)")
+        #expect(try await KindE2E.clusters().isEmpty)
+    }
+
+    /// A `:local` image rebuilt between two starts runs after the second: loaded into kind (its ID
+    /// changed) and rolled (the ID is in the Deployment's pod template).
+    @Test func aRebuiltLocalImageRuns() async throws {
+        #expect(try await KindE2E.clusters().isEmpty, "a kind cluster is already running on this host")
+        let t = try TempDir("so-e2e-kind-image")
+        defer { t.cleanup() }
+        let base = try await KindE2E.offline() ? KindE2E.localImage : "nginx:1.27-alpine"
+        func build(_ id: String) async throws {
+            try t.write("image/Dockerfile", "FROM \(base)\nRUN echo \(id) > /build-id\n")
+            let r = try await KindE2E.run(["docker", "build", "--tag", "so-e2e/rebuilt:local", t.file("image")])
+            #expect(r.exitCode == 0, "\(r.stderr)")
+        }
+        var r = try await E2E.so(["--stack", "example", "deploy", "init", "--output", "spec.yml"], cwd: t.path)
+        #expect(r.exitCode == 0, "\(r.stderr)")
+        r = try await E2E.so(["deploy", "create", "--spec-file", "spec.yml", "--deployment-dir", "dep"], cwd: t.path)
+        #expect(r.exitCode == 0, "\(r.stderr)")
+        try await KindE2E.localize(t, deployment: "dep")
+        let compose = try t.read("dep/compose/docker-compose-example.yml")
+        try t.write("dep/compose/docker-compose-example.yml", compose.replacingOccurrences(of: "image: nginx:1.27-alpine", with: "image: so-e2e/rebuilt:local")
+            .replacingOccurrences(of: "image: \(KindE2E.localImage)", with: "image: so-e2e/rebuilt:local"))
+        let start = ["deployment", "--dir", "dep", "start", "--perform-cluster-management", "--timeout", "600", "--progress", "plain"]
+        try await build("first")
+        r = try await E2E.so(start, cwd: t.path)
+        #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
+        r = try await E2E.so(["deployment", "--dir", "dep", "exec", "web", "--", "cat", "/build-id"], cwd: t.path)
+        #expect(r.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "first", "\(r.stdout)\n\(r.stderr)")
+        try await build("second")
+        r = try await E2E.so(start, cwd: t.path)
+        #expect(r.exitCode == 0 && r.stdout.contains("loading image"), "\(r.stdout)\n\(r.stderr)")
+        r = try await E2E.so(["deployment", "--dir", "dep", "exec", "web", "--", "cat", "/build-id"], cwd: t.path)
+        #expect(r.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "second", "\(r.stdout)\n\(r.stderr)")
+        r = try await E2E.so(["deployment", "--dir", "dep", "stop", "--delete-volumes", "--delete-namespace", "--perform-cluster-management"], cwd: t.path)
+        #expect(r.exitCode == 0, "\(r.stderr)")
+        _ = try await KindE2E.run(["docker", "image", "rm", "so-e2e/rebuilt:local"])
+    }
+}
