@@ -99,7 +99,7 @@ public struct StopAction {
         }
         if req.dryRun {
             if req.cluster.performClusterManagement, let kind = target.kindCluster { ctx.console.out("would delete kind cluster \(kind)") }
-            ctx.say("dry run: \(deleted.count) object\(deleted.count == 1 ? "" : "s") of \(model.id) would be deleted; nothing was changed")
+            ctx.say("dry run: \(deleted.count) \(English.plural("object", deleted.count)) of \(model.id) would be deleted; nothing was changed")
             return deleted.map { "\($0.0.kind) \($0.1)" }
         }
         if req.cluster.performClusterManagement, let kind = target.kindCluster {
@@ -110,7 +110,7 @@ public struct StopAction {
                 throw SoError("cannot delete kind cluster \(kind): \(r.lastErrorLine)", hint: "run 'kind delete cluster --name \(kind)' by hand")
             }
         }
-        ctx.say("stopped \(model.id): deleted \(deleted.count) object\(deleted.count == 1 ? "" : "s")" +
+        ctx.say("stopped \(model.id): deleted \(deleted.count) \(English.plural("object", deleted.count))" +
                 (req.deleteVolumes ? " (volumes too)" : "; volumes kept") + (req.deleteNamespace ? ", namespace deleted" : ""))
         return deleted.map { "\($0.0.kind) \($0.1)" }
     }

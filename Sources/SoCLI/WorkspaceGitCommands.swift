@@ -125,7 +125,7 @@ struct DeploymentPushCommand: AsyncParsableCommand {
         if output == .json { ctx.options.quiet = true }
         let r = try await WorkspaceGitAction(ctx).push(target.dir, cluster: target.options(), message: message)
         if output == .json { ctx.console.out(JSONOut.encode(r)); return }
-        ctx.console.out("pushed \(r.branch) (\(r.commit.prefix(12)), \(r.commits) commit\(r.commits == 1 ? "" : "s") since the start) to \(r.origin)")
+        ctx.console.out("pushed \(r.branch) (\(r.commit.prefix(12)), \(r.commits) \(English.plural("commit", r.commits)) since the start) to \(r.origin)")
     }
 }
 
@@ -155,7 +155,8 @@ struct DeploymentFetchCommand: AsyncParsableCommand {
         if output == .json { ctx.options.quiet = true }
         let r = try await WorkspaceGitAction(ctx).fetch(target.dir, cluster: target.options(), into: into, localBranch: branch, force: force)
         if output == .json { ctx.console.out(JSONOut.encode(r)); return }
-        ctx.console.out("fetched \(r.branch) (\(r.commit.prefix(12)), \(r.commits) commit\(r.commits == 1 ? "" : "s") since the start) into \(r.repository)")
+        ctx.console.out("fetched \(r.branch) (\(r.commit.prefix(12)), \(r.commits) \(English.plural("commit", r.commits)) since the start) "
+            + "into \(r.repository)")
         ctx.console.out("  merge: git -C \(r.repository) merge \(r.branch)")
     }
 }
@@ -179,11 +180,11 @@ struct DeploymentLogCommand: AsyncParsableCommand {
         let log = try await WorkspaceReturnAction(ctx).log(target.dir, cluster: target.options())
         if output == .json { ctx.console.out(JSONOut.encode(log)); return }
         let since = log.base.isEmpty ? "the start" : String(log.base.prefix(12))
-        ctx.console.out("\(log.branch): \(log.commits.count) commit\(log.commits.count == 1 ? "" : "s") since \(since)")
+        ctx.console.out("\(log.branch): \(log.commits.count) \(English.plural("commit", log.commits.count)) since \(since)")
         for c in log.commits { ctx.console.out("\(c.commit.prefix(12)) \(c.subject) (\(c.author), \(c.date))") }
         if !log.uncommitted.isEmpty {
             let shown = shortList(log.uncommitted, at: 5)
-            ctx.console.out("\(log.uncommitted.count) uncommitted change\(log.uncommitted.count == 1 ? "" : "s"): \(shown)")
+            ctx.console.out("\(log.uncommitted.count) uncommitted \(English.plural("change", log.uncommitted.count)): \(shown)")
         }
     }
 }
@@ -214,7 +215,7 @@ struct DeploymentApplyCommand: AsyncParsableCommand {
         if output == .json { ctx.console.out(JSONOut.encode(r)); return }
         if r.files.isEmpty { return }
         let shown = shortList(r.files, at: 8)
-        ctx.console.out("applied \(r.files.count) file\(r.files.count == 1 ? "" : "s") into \(r.repository), uncommitted: \(shown)")
+        ctx.console.out("applied \(r.files.count) \(English.plural("file", r.files.count)) into \(r.repository), uncommitted: \(shown)")
     }
 }
 
@@ -245,7 +246,8 @@ struct DeploymentMergeCommand: AsyncParsableCommand {
         let r = try await WorkspaceReturnAction(ctx).merge(target.dir, cluster: target.options(), into: into, localBranch: branch)
         if output == .json { ctx.console.out(JSONOut.encode(r)); return }
         if !r.merged { ctx.console.out("\(r.branch) holds no commits since the start; nothing to merge"); return }
-        ctx.console.out("merged \(r.branch) (\(r.commits) commit\(r.commits == 1 ? "" : "s")) into \(r.into) in \(r.repository) (now \(r.commit.prefix(12)))")
+        ctx.console.out("merged \(r.branch) (\(r.commits) \(English.plural("commit", r.commits))) into \(r.into) in \(r.repository) "
+            + "(now \(r.commit.prefix(12)))")
     }
 }
 
