@@ -57,7 +57,7 @@ struct SetupRepositoriesCommand: AsyncParsableCommand {
     func run() async throws {
         let ctx = global.context(dryRun: dry.dryRun)
         let stack = try ctx.locator.resolve(try global.requireStack("setup-repositories"), diagnostics: ctx.diagnostics)
-        func list(_ s: String?) -> [String] { (s ?? "").split(separator: ",").map { $0.trimmedSpaces }.filter { !$0.isEmpty } }
+        func list(_ s: String?) -> [String] { s?.commaSeparatedItems ?? [] }
         let results = try await RepositoryAction(ctx).setup(stack: stack, include: list(include), exclude: list(exclude), gitSSH: gitSSH, pull: pull,
                                                              checkOnly: checkOnly, branches: list(branches))
         if output == .json { ctx.console.out(JSONOut.encode(results)); return }

@@ -120,9 +120,8 @@ struct BuildContainersCommand: AsyncParsableCommand {
 
     func run() async throws {
         var req = BuildRequest(stack: try global.requireStack("build-containers"))
-        func names(_ s: String?) -> [String] { (s ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } }
-        req.include = names(include)
-        req.exclude = names(exclude)
+        req.include = include?.commaSeparatedItems ?? []
+        req.exclude = exclude?.commaSeparatedItems ?? []
         req.forceRebuild = forceRebuild
         req.dryRun = dryRun
         try await BuildAction(global.context()).run(req)
