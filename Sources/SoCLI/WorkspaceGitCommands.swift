@@ -144,7 +144,7 @@ struct DeploymentFetchCommand: AsyncParsableCommand {
         """
     )
     @OptionGroup var target: DeploymentTarget
-    @Option(name: .long, help: ArgumentHelp("The local clone (default: the repository of the current directory).", valueName: "dir")) var into: String?
+    @OptionGroup var local: IntoOption
     @Option(name: .long, help: ArgumentHelp("Local branch name (default: the workspace's branch name).", valueName: "branch")) var branch: String?
     @Flag(name: .long, help: "Replace the local branch even when it has commits the workspace does not.") var force = false
     @OptionGroup var format: Formatted<OutputFormat>
@@ -152,7 +152,7 @@ struct DeploymentFetchCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await output.report(target.context()) { ctx in
-            try await WorkspaceGitAction(ctx).fetch(target.dir, cluster: target.options(), into: into, localBranch: branch, force: force)
+            try await WorkspaceGitAction(ctx).fetch(target.dir, cluster: target.options(), into: local.into, localBranch: branch, force: force)
         } text: { r in
             ["fetched \(r.branch) (\(r.commit.prefix(12)), \(r.commits) \(English.plural("commit", r.commits)) since the start) into \(r.repository)",
              "  merge: git -C \(r.repository) merge \(r.branch)"]
@@ -204,13 +204,13 @@ struct DeploymentApplyCommand: AsyncParsableCommand {
         """
     )
     @OptionGroup var target: DeploymentTarget
-    @Option(name: .long, help: ArgumentHelp("The local checkout (default: the repository of the current directory).", valueName: "dir")) var into: String?
+    @OptionGroup var local: IntoOption
     @OptionGroup var format: Formatted<OutputFormat>
     var output: OutputFormat { format.value }
 
     func run() async throws {
         try await output.report(target.context()) { ctx in
-            try await WorkspaceReturnAction(ctx).apply(target.dir, cluster: target.options(), into: into)
+            try await WorkspaceReturnAction(ctx).apply(target.dir, cluster: target.options(), into: local.into)
         } text: { r in
             r.files.isEmpty ? []
                 : ["applied \(r.files.count) \(English.plural("file", r.files.count)) into \(r.repository), uncommitted: \(shortList(r.files, at: 8))"]
@@ -233,7 +233,7 @@ struct DeploymentMergeCommand: AsyncParsableCommand {
         """
     )
     @OptionGroup var target: DeploymentTarget
-    @Option(name: .long, help: ArgumentHelp("The local checkout (default: the repository of the current directory).", valueName: "dir")) var into: String?
+    @OptionGroup var local: IntoOption
     @Option(name: .long, help: ArgumentHelp("Local branch the work arrives on (default: the workspace's branch name).",
         valueName: "branch")) var branch: String?
     @OptionGroup var format: Formatted<OutputFormat>
@@ -241,12 +241,17 @@ struct DeploymentMergeCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await output.report(target.context()) { ctx in
-            try await WorkspaceReturnAction(ctx).merge(target.dir, cluster: target.options(), into: into, localBranch: branch)
+            try await WorkspaceReturnAction(ctx).merge(target.dir, cluster: target.options(), into: local.into, localBranch: branch)
         } text: { r in
             guard r.merged else { return ["\(r.branch) holds no commits since the start; nothing to merge"] }
             return ["merged \(r.branch) (\(r.commits) \(English.plural("commit", r.commits))) into \(r.into) in \(r.repository) (now \(r.commit.prefix(12)))"]
         }
     }
+}
+
+/// `--into DIR`: the local checkout a workspace's work comes into (fetch, apply, merge).
+struct IntoOption: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("The local checkout (default: the repository of the current directory).", valueName: "dir")) var into: String?
 }
 
 /// The first `most` of `items`, comma-separated, with `, …` when there are more (how log and apply name files).
