@@ -120,7 +120,7 @@ public struct BuildAction {
             guard code == 0 else { throw SoError("building \(t.image) failed (exit code \(code))", hint: "the build output above says why", at: t.origin) }
             built.append(t)
         }
-        if !req.dryRun { ctx.say("built \(built.count) image\(built.count == 1 ? "" : "s"); 'so deployment … start' loads them into kind") }
+        if !req.dryRun { ctx.say("built \(built.count) \(English.plural("image", built.count)); 'so deployment … start' loads them into kind") }
         return built
     }
 

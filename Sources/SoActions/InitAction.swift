@@ -208,7 +208,7 @@ public struct InitAction {
     func chooseOptionalPods(_ stack: ResolvedStack, requested: [String]?) throws -> [String] {
         let optional = stack.file.optionalPods
         if let requested {
-            let names = requested.flatMap { $0.split(separator: ",").map { $0.trimmedSpaces } }.filter { !$0.isEmpty }
+            let names = requested.flatMap(\.commaSeparatedItems)
             _ = try stack.file.selectedPods(with: names, at: SourceLocation(file: "--with"))
             return optional.filter { names.contains($0) }
         }

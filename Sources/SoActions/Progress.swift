@@ -41,18 +41,23 @@ struct ProgressReporter: Sendable {
     }
 }
 
+/// A log handler whose metadata is its `metadata` dictionary: the subscript swift-log asks of every handler, written once.
+public protocol MetadataLogHandler: LogHandler {}
+
+extension MetadataLogHandler {
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+}
+
 /// Writes `so.progress` log events as the progress mode asks: `phase detail` lines (`▸ ` first on a
 /// terminal in auto mode), or one JSON object per line (`--progress json`).
-struct ProgressLogHandler: LogHandler {
+struct ProgressLogHandler: MetadataLogHandler {
     let console: Console
     let mode: ProgressMode
     var logLevel: Logger.Level = .info
     var metadata: Logger.Metadata = [:]
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
 
     func log(event: LogEvent) {
         let message = "\(event.message)"

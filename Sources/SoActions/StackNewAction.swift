@@ -79,7 +79,7 @@ public struct StackNewAction {
             try? ctx.fs.removeOwnedTree(tmp, owner: .scratch(prefix: Path.basename(out) + ".creating"))
             throw error
         }
-        ctx.say("wrote stack \(req.name) in \(out) (\(copies.count) file\(copies.count == 1 ? "" : "s") or directories copied under config/\(req.name)/)")
+        ctx.say("wrote stack \(req.name) in \(out) (\(copies.count) \(English.plural("file", copies.count)) or directories copied under config/\(req.name)/)")
         if !missing.isEmpty {
             ctx.diagnostics.warn("not found, so not copied: \(missing.joined(separator: ", "))",
                                  hint: "add them under \(Path.join(out, "config", req.name)) before building or deploying")

@@ -107,7 +107,7 @@ public struct StartAction: Sendable {
                 // The Namespace counts as unchanged: only its lifecycle annotations were renewed.
                 report.unchanged = objects.filter { $0.kind != "Job" }.map(\.reference)
                 report.skipped = objects.filter { $0.kind == "Job" }.map(\.reference)
-                progress.phase("unchanged", "\(report.unchanged.count) \(StartSteps.plural("object", report.unchanged.count)) already as rendered")
+                progress.phase("unchanged", "\(report.unchanged.count) \(English.plural("object", report.unchanged.count)) already as rendered")
             } else {
                 // 5. secrets: values to be made are made from what the cluster holds now, under the lock.
                 if !report.generatedSecrets.isEmpty {

@@ -75,7 +75,7 @@ struct StartSteps: Sendable {
             let kinds = batch.map(\.kind).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
             let summary = kinds.map { k in
                 let n = batch.filter { $0.kind == k }.count
-                return "\(n) \(Self.plural(k, n))"
+                return "\(n) \(English.plural(k, n))"
             }.joined(separator: ", ")
             progress.phase("applying", summary)
             let results = try await applyAll(batch, readJobs: existing != nil && owned == nil) { done in
@@ -86,7 +86,7 @@ struct StartSteps: Sendable {
             newClaims += ClaimBinding.unbound(results.claims)
         }
         if !report.unchanged.isEmpty { progress.phase("unchanged",
-                "\(report.unchanged.count) \(Self.plural("object", report.unchanged.count)) already as rendered") }
+                "\(report.unchanged.count) \(English.plural("object", report.unchanged.count)) already as rendered") }
     }
 
     /// A Service cannot switch between headless and a cluster IP in place (the API server refuses
@@ -208,9 +208,5 @@ struct StartSteps: Sendable {
     static func isHeadless(_ o: KubeObject) -> Bool {
         guard case .map(let spec)? = o.body.first(where: { $0.0 == "spec" })?.1 else { return false }
         return spec.contains { $0.0 == "clusterIP" && $0.1 == .string("None") }
-    }
-
-    static func plural(_ noun: String, _ count: Int) -> String {
-        count == 1 ? noun : noun.hasSuffix("y") ? noun.dropLast() + "ies" : noun.hasSuffix("s") ? noun + "es" : noun + "s"
     }
 }

@@ -102,7 +102,7 @@ public struct StopAction {
                try await otherDeployments(client, besides: namespace, cluster: kind).isEmpty {
                 ctx.console.out("would delete kind cluster \(kind)")
             }
-            ctx.say("dry run: \(deleted.count) object\(deleted.count == 1 ? "" : "s") of \(model.id) would be deleted; nothing was changed")
+            ctx.say("dry run: \(deleted.count) \(English.plural("object", deleted.count)) of \(model.id) would be deleted; nothing was changed")
             return deleted.map { "\($0.0.kind) \($0.1)" }
         }
         if req.cluster.performClusterManagement, let kind = target.kindCluster,
@@ -114,7 +114,7 @@ public struct StopAction {
                 throw SoError("cannot delete kind cluster \(kind): \(r.lastErrorLine)", hint: "run 'kind delete cluster --name \(kind)' by hand")
             }
         }
-        ctx.say("stopped \(model.id): deleted \(deleted.count) object\(deleted.count == 1 ? "" : "s")" +
+        ctx.say("stopped \(model.id): deleted \(deleted.count) \(English.plural("object", deleted.count))" +
                 (req.deleteVolumes ? " (volumes too)" : "; volumes kept") + (req.deleteNamespace ? ", namespace deleted" : ""))
         return deleted.map { "\($0.0.kind) \($0.1)" }
     }
@@ -126,7 +126,8 @@ public struct StopAction {
         let others = try await ListAction(ctx).list(client).filter { $0.namespace != namespace && !$0.terminating }
         if !others.isEmpty {
             let names = others.prefix(3).map { "\($0.name) (\($0.namespace))" }.joined(separator: ", ") + (others.count > 3 ? ", …" : "")
-            ctx.diagnostics.warn("kind cluster \(cluster) kept: \(others.count) other \(others.count == 1 ? "deployment runs" : "deployments run") on it: \(names)",
+            let run = "\(others.count) other \(English.plural("deployment", others.count)) \(others.count == 1 ? "runs" : "run")"
+            ctx.diagnostics.warn("kind cluster \(cluster) kept: \(run) on it: \(names)",
                                  hint: "stop them first ('so deployment list' names them), or delete it anyway with 'kind delete cluster --name \(cluster)'")
         }
         return others.map(\.namespace)

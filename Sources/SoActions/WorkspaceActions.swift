@@ -99,7 +99,7 @@ public struct CleanupAction {
             ctx.say("\(req.dryRun ? "would remove" : "removing") \(d.name) (namespace \(d.namespace), \(why))")
         }
         if req.dryRun || chosen.isEmpty {
-            if chosen.isEmpty { ctx.say("nothing to clean up (\(all.count) deployment\(all.count == 1 ? "" : "s") checked)") }
+            if chosen.isEmpty { ctx.say("nothing to clean up (\(all.count) \(English.plural("deployment", all.count)) checked)") }
             return chosen
         }
         try await Remover(ctx: ctx, client: client).remove(chosen, wait: req.wait, timeout: req.timeout)

@@ -30,11 +30,11 @@ public struct WorkspaceState: Sendable, Equatable, Encodable {
         var parts: [String] = []
         if !unsaved.isEmpty {
             let shown = "\(unsaved.prefix(3).joined(separator: "; "))\(unsaved.count > 3 ? "; …" : "")"
-            parts.append("\(unsaved.count) commit\(unsaved.count == 1 ? "" : "s") on \(branch) not pushed (\(shown))")
+            parts.append("\(unsaved.count) \(English.plural("commit", unsaved.count)) on \(branch) not pushed (\(shown))")
         }
         if !uncommitted.isEmpty {
             let shown = "\(uncommitted.prefix(3).joined(separator: ", "))\(uncommitted.count > 3 ? ", …" : "")"
-            parts.append("\(uncommitted.count) uncommitted change\(uncommitted.count == 1 ? "" : "s") (\(shown))")
+            parts.append("\(uncommitted.count) uncommitted \(English.plural("change", uncommitted.count)) (\(shown))")
         }
         return parts.isEmpty ? nil : parts.joined(separator: " and ")
     }

@@ -315,10 +315,10 @@ public struct WorkspaceReturnAction {
             let local = try await LocalRepository.find(ctx, into: into)
             try await TakenWork.take(w, s, into: local, snapshot: false).use { taken in try await taken.moveBranch(s.branch, to: s.head) }
             try await w.run("recording the keep", #"cd "$1" && git update-ref refs/so/fetched "$2""#, [s.head])
-            ctx.say("kept \(s.branch) (\(s.head.prefix(12)), \(s.ahead) commit\(s.ahead == 1 ? "" : "s")) in \(local.repository)")
+            ctx.say("kept \(s.branch) (\(s.head.prefix(12)), \(s.ahead) \(English.plural("commit", s.ahead))) in \(local.repository)")
         case .merge:
             let m = try await merge(w, into: into, localBranch: nil, state: s)
-            ctx.say("merged \(m.branch) (\(s.ahead) commit\(s.ahead == 1 ? "" : "s")) into \(m.into) in \(m.repository)")
+            ctx.say("merged \(m.branch) (\(s.ahead) \(English.plural("commit", s.ahead))) into \(m.into) in \(m.repository)")
         case .discard:
             break
         }

@@ -28,10 +28,10 @@ public struct WorkspaceSource: Sendable, Equatable, Encodable {
     /// One line per fact, as `so up` prints them.
     public var lines: [String] {
         var out = ["workspace source: \(repository) (\(branch.isEmpty ? "detached HEAD" : "branch \(branch)") at \(base.prefix(12)) \"\(subject)\")"]
-        var carried = "\(commits) commit\(commits == 1 ? "" : "s") of history"
+        var carried = "\(commits) \(English.plural("commit", commits)) of history"
         if !origin.isEmpty { carried += ", \(localCommits) of them not on origin" }
         if uncommitted > 0 {
-            let changes = "\(uncommitted) uncommitted change\(uncommitted == 1 ? "" : "s")"
+            let changes = "\(uncommitted) uncommitted \(English.plural("change", uncommitted))"
             carried += uncommittedCarried ? ", \(changes)" : "; not the \(changes) (--include-uncommitted carries them)"
         }
         if bundleBytes > 0 { carried += " (a git bundle of \(Self.bytes(bundleBytes)) over the Kubernetes API)" }

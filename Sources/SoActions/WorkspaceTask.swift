@@ -75,7 +75,7 @@ public struct TaskAction {
             ctx.say("task: no changes on \(s.branch)")
             return result
         }
-        ctx.say("task: \(s.ahead) commit\(s.ahead == 1 ? "" : "s") on \(s.branch)\(leftovers ? " (what the agent left uncommitted is the last)" : "")")
+        ctx.say("task: \(s.ahead) \(English.plural("commit", s.ahead)) on \(s.branch)\(leftovers ? " (what the agent left uncommitted is the last)" : "")")
         guard req.push else { return result }
         let pushed = try await WorkspaceGitAction(ctx).push(w, message: nil, known: s)
         result.pushed = true

@@ -6,6 +6,8 @@ extension StringProtocol {
     public var trimmedWhitespace: String { trimmed { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" } }
     /// Without leading and trailing CR and LF.
     public var trimmedNewlines: String { trimmed { $0 == "\n" || $0 == "\r" } }
+    /// The items of a comma list, trimmed of spaces and tabs, empty ones left out (`a, b,,c` → `a`, `b`, `c`).
+    public var commaSeparatedItems: [String] { split(separator: ",").map(\.trimmedSpaces).filter { !$0.isEmpty } }
 
     func trimmed(_ drop: (Unicode.Scalar) -> Bool) -> String {
         let scalars = unicodeScalars

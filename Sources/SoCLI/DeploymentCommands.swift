@@ -218,17 +218,18 @@ struct DeploymentStatusCommand: AsyncParsableCommand {
     var output: OutputFormat { format.value }
 
     func run() async throws {
-        let ctx = target.context()
-        let s = try await ObserveAction(ctx).status(target.dir, cluster: target.options(manage: false))
-        if output == .json { ctx.console.out(JSONOut.encode(s)); return }
-        ctx.console.out("deployment \(s.deployment) in namespace \(s.namespace) (\(s.cluster)): \(s.ready ? "ready" : "not ready")")
-        for w in s.workloads { ctx.console.out("  \(w.kind) \(w.name): \(w.state)") }
-        for h in s.ingressHosts { ctx.console.out("  ingress: http://\(h)/") }
-        for p in s.pods {
-            ctx.console.out("  pod \(p.name): \(p.phase) \(p.ready) ready, \(p.restarts) restarts" + (p.node.isEmpty ? "" : ", node \(p.node)")
-                + (p.ageSeconds.map { ", age \(DurationText.short($0))" } ?? ""))
+        try await output.report(target.context()) { ctx in
+            try await ObserveAction(ctx).status(target.dir, cluster: target.options(manage: false))
+        } text: { s in
+            var lines = ["deployment \(s.deployment) in namespace \(s.namespace) (\(s.cluster)): \(s.ready ? "ready" : "not ready")"]
+            lines += s.workloads.map { w in "  \(w.kind) \(w.name): \(w.state)" }
+            lines += s.ingressHosts.map { h in "  ingress: http://\(h)/" }
+            for p in s.pods {
+                lines.append("  pod \(p.name): \(p.phase) \(p.ready) ready, \(p.restarts) restarts" + (p.node.isEmpty ? "" : ", node \(p.node)")
+                    + (p.ageSeconds.map { ", age \(DurationText.short($0))" } ?? ""))
+            }
+            return lines + s.warnings.map { w in "  warning: \(w)" }
         }
-        for w in s.warnings { ctx.console.out("  warning: \(w)") }
     }
 }
 
@@ -247,17 +248,19 @@ struct DeploymentPsCommand: AsyncParsableCommand {
     var output: OutputFormat { format.value }
 
     func run() async throws {
-        let ctx = target.context()
-        let pods = try await ObserveAction(ctx).ps(target.dir, cluster: target.options(manage: false))
-        if output == .json { ctx.console.out(JSONOut.encode(pods)); return }
-        if pods.isEmpty { ctx.console.out("no pods"); return }
-        let w = max(4, pods.map(\.name.count).max() ?? 0)
-        ctx.console.out("NAME".padding(toLength: w + 2, withPad: " ", startingAt: 0) + "PHASE              READY  RESTARTS  AGE    IP               PORTS")
-        for p in pods {
-            ctx.console.out(p.name.padding(toLength: w + 2, withPad: " ", startingAt: 0) + p.phase.padding(toLength: 19, withPad: " ", startingAt: 0)
-                            + p.ready.padding(toLength: 7, withPad: " ", startingAt: 0) + String(p.restarts).padding(toLength: 10, withPad: " ", startingAt: 0)
-                            + (p.ageSeconds.map(DurationText.short) ?? "-").padding(toLength: 7, withPad: " ", startingAt: 0)
-                            + p.ip.padding(toLength: 17, withPad: " ", startingAt: 0) + p.ports.joined(separator: ","))
+        try await output.report(target.context()) { ctx in
+            try await ObserveAction(ctx).ps(target.dir, cluster: target.options(manage: false))
+        } text: { pods in
+            if pods.isEmpty { return ["no pods"] }
+            let w = max(4, pods.map(\.name.count).max() ?? 0)
+            var lines = ["NAME".padding(toLength: w + 2, withPad: " ", startingAt: 0) + "PHASE              READY  RESTARTS  AGE    IP               PORTS"]
+            for p in pods {
+                lines.append(p.name.padding(toLength: w + 2, withPad: " ", startingAt: 0) + p.phase.padding(toLength: 19, withPad: " ", startingAt: 0)
+                             + p.ready.padding(toLength: 7, withPad: " ", startingAt: 0) + String(p.restarts).padding(toLength: 10, withPad: " ", startingAt: 0)
+                             + (p.ageSeconds.map(DurationText.short) ?? "-").padding(toLength: 7, withPad: " ", startingAt: 0)
+                             + p.ip.padding(toLength: 17, withPad: " ", startingAt: 0) + p.ports.joined(separator: ","))
+            }
+            return lines
         }
     }
 }

@@ -18,17 +18,12 @@ struct FetchStackCommand: AsyncParsableCommand {
     )
     @OptionGroup var global: GlobalOptions
     @Argument(help: ArgumentHelp("Repository: [host/]org/repo[@ref].", valueName: "locator")) var locator: String
-    @Flag(name: .long, help: "Clone over SSH (git@host:org/repo).") var gitSSH = false
-    @Flag(name: .long, help: "Pull the checkout when it is on a branch.") var pull = false
-    @Flag(name: .long, help: "Only report; change nothing.") var checkOnly = false
-    @Option(name: .shortAndLong, help: "Output format: text or json.") var output: OutputFormat = .text
-    @OptionGroup var dry: DryRunFlag
+    @OptionGroup var clone: CloneOptions
 
     func run() async throws {
-        let ctx = global.context(dryRun: dry.dryRun)
-        let result = try await RepositoryAction(ctx).fetch(try RepoLocator.parse(locator), gitSSH: gitSSH, pull: pull, checkOnly: checkOnly)
-        if output == .json { ctx.console.out(JSONOut.encode(result)); return }
-        RepoOutput.print(result, ctx: ctx)
+        let ctx = clone.context(global)
+        let result = try await RepositoryAction(ctx).fetch(try RepoLocator.parse(locator), gitSSH: clone.gitSSH, pull: clone.pull, checkOnly: clone.checkOnly)
+        clone.print([result], json: result, ctx: ctx)
     }
 }
 
@@ -48,26 +43,34 @@ struct SetupRepositoriesCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Only these repositories (comma list).", valueName: "repos")) var include: String?
     @Option(name: .long, help: ArgumentHelp("Skip these repositories (comma list).", valueName: "repos")) var exclude: String?
     @Option(name: .long, help: ArgumentHelp("Refs to use instead of the stack's (org/repo@ref, comma list).", valueName: "refs")) var branches: String?
-    @Flag(name: .long, help: "Clone over SSH.") var gitSSH = false
+    @OptionGroup var clone: CloneOptions
+
+    func run() async throws {
+        let ctx = clone.context(global)
+        let stack = try ctx.locator.resolve(try global.requireStack("setup-repositories"), diagnostics: ctx.diagnostics)
+        func list(_ s: String?) -> [String] { s?.commaSeparatedItems ?? [] }
+        let results = try await RepositoryAction(ctx).setup(stack: stack, include: list(include), exclude: list(exclude), gitSSH: clone.gitSSH,
+                                                             pull: clone.pull, checkOnly: clone.checkOnly, branches: list(branches))
+        clone.print(results, json: results, ctx: ctx)
+    }
+}
+
+/// The options fetch-stack and setup-repositories share: how to clone, what to change, how to print.
+struct CloneOptions: ParsableArguments {
+    @Flag(name: .long, help: "Clone over SSH (git@host:org/repo).") var gitSSH = false
     @Flag(name: .long, help: "Pull checkouts that are on a branch.") var pull = false
     @Flag(name: .long, help: "Only report; change nothing.") var checkOnly = false
     @Option(name: .shortAndLong, help: "Output format: text or json.") var output: OutputFormat = .text
     @OptionGroup var dry: DryRunFlag
 
-    func run() async throws {
-        let ctx = global.context(dryRun: dry.dryRun)
-        let stack = try ctx.locator.resolve(try global.requireStack("setup-repositories"), diagnostics: ctx.diagnostics)
-        func list(_ s: String?) -> [String] { (s ?? "").split(separator: ",").map { $0.trimmedSpaces }.filter { !$0.isEmpty } }
-        let results = try await RepositoryAction(ctx).setup(stack: stack, include: list(include), exclude: list(exclude), gitSSH: gitSSH, pull: pull,
-                                                             checkOnly: checkOnly, branches: list(branches))
-        if output == .json { ctx.console.out(JSONOut.encode(results)); return }
-        for r in results { RepoOutput.print(r, ctx: ctx) }
-    }
-}
+    func context(_ global: GlobalOptions) -> SoContext { global.context(dryRun: dry.dryRun) }
 
-enum RepoOutput {
-    static func print(_ r: FetchResult, ctx: SoContext) {
-        ctx.say("\(r.repository): \(r.state.rawValue) at \(r.directory)")
-        for s in r.stacks { ctx.say("  stack \(s.name): so --stack \(s.path) deploy init --output \(s.name)-spec.yml") }
+    /// Under `-o json`, `json` (one result or the list, as the verb reports); otherwise each repository with the stacks found in it.
+    func print<R: Encodable>(_ results: [FetchResult], json: R, ctx: SoContext) {
+        if output == .json { ctx.console.out(JSONOut.encode(json)); return }
+        for r in results {
+            ctx.say("\(r.repository): \(r.state.rawValue) at \(r.directory)")
+            for s in r.stacks { ctx.say("  stack \(s.name): so --stack \(s.path) deploy init --output \(s.name)-spec.yml") }
+        }
     }
 }

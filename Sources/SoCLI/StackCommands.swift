@@ -95,6 +95,17 @@ enum JSONOut {
     static func encode<T: Encodable>(_ value: T) -> String { JSONWriter.encode(value, .report) }
 }
 
+extension OutputFormat {
+    /// How a verb prints the result of its action: under json the action runs quiet (standard output holds the JSON
+    /// alone) and the result is written as JSON; under text, `text` gives the lines to print.
+    func report<R: Encodable>(_ ctx: SoContext, _ action: (SoContext) async throws -> R, text: (R) -> [String]) async throws {
+        var ctx = ctx
+        if self == .json { ctx.options.quiet = true }
+        let result = try await action(ctx)
+        for line in self == .json ? [JSONOut.encode(result)] : text(result) { ctx.console.out(line) }
+    }
+}
+
 struct BuildContainersCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "build-containers",
@@ -120,9 +131,8 @@ struct BuildContainersCommand: AsyncParsableCommand {
 
     func run() async throws {
         var req = BuildRequest(stack: try global.requireStack("build-containers"))
-        func names(_ s: String?) -> [String] { (s ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } }
-        req.include = names(include)
-        req.exclude = names(exclude)
+        req.include = include?.commaSeparatedItems ?? []
+        req.exclude = exclude?.commaSeparatedItems ?? []
         req.forceRebuild = forceRebuild
         req.dryRun = dryRun
         try await BuildAction(global.context()).run(req)

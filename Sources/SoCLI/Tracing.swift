@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import SoActions
 
 /// Tracing through swift-log: `SO_TRACE_API=1` shows one line per API request on stderr (`api: GET
 /// /api/v1/... 200 12ms`, what the benchmarks count); `SO_TRACE_API=2` also lets through what the HTTP
@@ -18,15 +19,10 @@ enum Tracing {
 
 /// One line per message on stderr: `api: MESSAGE` for the API client (the format the benchmarks read),
 /// `LABEL: MESSAGE` otherwise, with metadata appended as `key=value`.
-struct StderrLogHandler: LogHandler {
+struct StderrLogHandler: MetadataLogHandler {
     let label: String
     var logLevel: Logger.Level = .info
     var metadata: Logger.Metadata = [:]
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
 
     func log(event: LogEvent) {
         let prefix = label == "so.api" ? "api" : label

@@ -121,11 +121,11 @@ struct DeploymentPushCommand: AsyncParsableCommand {
     var output: OutputFormat { format.value }
 
     func run() async throws {
-        var ctx = target.context()
-        if output == .json { ctx.options.quiet = true }
-        let r = try await WorkspaceGitAction(ctx).push(target.dir, cluster: target.options(), message: message)
-        if output == .json { ctx.console.out(JSONOut.encode(r)); return }
-        ctx.console.out("pushed \(r.branch) (\(r.commit.prefix(12)), \(r.commits) commit\(r.commits == 1 ? "" : "s") since the start) to \(r.origin)")
+        try await output.report(target.context()) { ctx in
+            try await WorkspaceGitAction(ctx).push(target.dir, cluster: target.options(), message: message)
+        } text: { r in
+            ["pushed \(r.branch) (\(r.commit.prefix(12)), \(r.commits) \(English.plural("commit", r.commits)) since the start) to \(r.origin)"]
+        }
     }
 }
 
@@ -144,19 +144,19 @@ struct DeploymentFetchCommand: AsyncParsableCommand {
         """
     )
     @OptionGroup var target: DeploymentTarget
-    @Option(name: .long, help: ArgumentHelp("The local clone (default: the repository of the current directory).", valueName: "dir")) var into: String?
+    @OptionGroup var local: IntoOption
     @Option(name: .long, help: ArgumentHelp("Local branch name (default: the workspace's branch name).", valueName: "branch")) var branch: String?
     @Flag(name: .long, help: "Replace the local branch even when it has commits the workspace does not.") var force = false
     @OptionGroup var format: Formatted<OutputFormat>
     var output: OutputFormat { format.value }
 
     func run() async throws {
-        var ctx = target.context()
-        if output == .json { ctx.options.quiet = true }
-        let r = try await WorkspaceGitAction(ctx).fetch(target.dir, cluster: target.options(), into: into, localBranch: branch, force: force)
-        if output == .json { ctx.console.out(JSONOut.encode(r)); return }
-        ctx.console.out("fetched \(r.branch) (\(r.commit.prefix(12)), \(r.commits) commit\(r.commits == 1 ? "" : "s") since the start) into \(r.repository)")
-        ctx.console.out("  merge: git -C \(r.repository) merge \(r.branch)")
+        try await output.report(target.context()) { ctx in
+            try await WorkspaceGitAction(ctx).fetch(target.dir, cluster: target.options(), into: local.into, localBranch: branch, force: force)
+        } text: { r in
+            ["fetched \(r.branch) (\(r.commit.prefix(12)), \(r.commits) \(English.plural("commit", r.commits)) since the start) into \(r.repository)",
+             "  merge: git -C \(r.repository) merge \(r.branch)"]
+        }
     }
 }
 
@@ -175,15 +175,16 @@ struct DeploymentLogCommand: AsyncParsableCommand {
     var output: OutputFormat { format.value }
 
     func run() async throws {
-        let ctx = target.context()
-        let log = try await WorkspaceReturnAction(ctx).log(target.dir, cluster: target.options())
-        if output == .json { ctx.console.out(JSONOut.encode(log)); return }
-        let since = log.base.isEmpty ? "the start" : String(log.base.prefix(12))
-        ctx.console.out("\(log.branch): \(log.commits.count) commit\(log.commits.count == 1 ? "" : "s") since \(since)")
-        for c in log.commits { ctx.console.out("\(c.commit.prefix(12)) \(c.subject) (\(c.author), \(c.date))") }
-        if !log.uncommitted.isEmpty {
-            let shown = shortList(log.uncommitted, at: 5)
-            ctx.console.out("\(log.uncommitted.count) uncommitted change\(log.uncommitted.count == 1 ? "" : "s"): \(shown)")
+        try await output.report(target.context()) { ctx in
+            try await WorkspaceReturnAction(ctx).log(target.dir, cluster: target.options())
+        } text: { log in
+            let since = log.base.isEmpty ? "the start" : String(log.base.prefix(12))
+            var lines = ["\(log.branch): \(log.commits.count) \(English.plural("commit", log.commits.count)) since \(since)"]
+            lines += log.commits.map { c in "\(c.commit.prefix(12)) \(c.subject) (\(c.author), \(c.date))" }
+            if !log.uncommitted.isEmpty {
+                lines.append("\(log.uncommitted.count) uncommitted \(English.plural("change", log.uncommitted.count)): \(shortList(log.uncommitted, at: 5))")
+            }
+            return lines
         }
     }
 }
@@ -203,18 +204,17 @@ struct DeploymentApplyCommand: AsyncParsableCommand {
         """
     )
     @OptionGroup var target: DeploymentTarget
-    @Option(name: .long, help: ArgumentHelp("The local checkout (default: the repository of the current directory).", valueName: "dir")) var into: String?
+    @OptionGroup var local: IntoOption
     @OptionGroup var format: Formatted<OutputFormat>
     var output: OutputFormat { format.value }
 
     func run() async throws {
-        var ctx = target.context()
-        if output == .json { ctx.options.quiet = true }
-        let r = try await WorkspaceReturnAction(ctx).apply(target.dir, cluster: target.options(), into: into)
-        if output == .json { ctx.console.out(JSONOut.encode(r)); return }
-        if r.files.isEmpty { return }
-        let shown = shortList(r.files, at: 8)
-        ctx.console.out("applied \(r.files.count) file\(r.files.count == 1 ? "" : "s") into \(r.repository), uncommitted: \(shown)")
+        try await output.report(target.context()) { ctx in
+            try await WorkspaceReturnAction(ctx).apply(target.dir, cluster: target.options(), into: local.into)
+        } text: { r in
+            r.files.isEmpty ? []
+                : ["applied \(r.files.count) \(English.plural("file", r.files.count)) into \(r.repository), uncommitted: \(shortList(r.files, at: 8))"]
+        }
     }
 }
 
@@ -233,20 +233,25 @@ struct DeploymentMergeCommand: AsyncParsableCommand {
         """
     )
     @OptionGroup var target: DeploymentTarget
-    @Option(name: .long, help: ArgumentHelp("The local checkout (default: the repository of the current directory).", valueName: "dir")) var into: String?
+    @OptionGroup var local: IntoOption
     @Option(name: .long, help: ArgumentHelp("Local branch the work arrives on (default: the workspace's branch name).",
         valueName: "branch")) var branch: String?
     @OptionGroup var format: Formatted<OutputFormat>
     var output: OutputFormat { format.value }
 
     func run() async throws {
-        var ctx = target.context()
-        if output == .json { ctx.options.quiet = true }
-        let r = try await WorkspaceReturnAction(ctx).merge(target.dir, cluster: target.options(), into: into, localBranch: branch)
-        if output == .json { ctx.console.out(JSONOut.encode(r)); return }
-        if !r.merged { ctx.console.out("\(r.branch) holds no commits since the start; nothing to merge"); return }
-        ctx.console.out("merged \(r.branch) (\(r.commits) commit\(r.commits == 1 ? "" : "s")) into \(r.into) in \(r.repository) (now \(r.commit.prefix(12)))")
+        try await output.report(target.context()) { ctx in
+            try await WorkspaceReturnAction(ctx).merge(target.dir, cluster: target.options(), into: local.into, localBranch: branch)
+        } text: { r in
+            guard r.merged else { return ["\(r.branch) holds no commits since the start; nothing to merge"] }
+            return ["merged \(r.branch) (\(r.commits) \(English.plural("commit", r.commits))) into \(r.into) in \(r.repository) (now \(r.commit.prefix(12)))"]
+        }
     }
+}
+
+/// `--into DIR`: the local checkout a workspace's work comes into (fetch, apply, merge).
+struct IntoOption: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("The local checkout (default: the repository of the current directory).", valueName: "dir")) var into: String?
 }
 
 /// The first `most` of `items`, comma-separated, with `, …` when there are more (how log and apply name files).

@@ -22,19 +22,7 @@ public enum DotEnv {
     public static func encode(key: String, value: String) -> String {
         if value.unicodeScalars.allSatisfy(isPlain) { return "\(key)=\(value)" }
         if !value.unicodeScalars.contains(where: { $0 == "'" || $0 == "\n" || $0 == "\r" }) { return "\(key)='\(value)'" }
-        var out = "\(key)=\""
-        for c in value.unicodeScalars {
-            switch c {
-            case "\\": out += "\\\\"
-            case "\"": out += "\\\""
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case "$": out += "\\$"
-            default: out.unicodeScalars.append(c)
-            }
-        }
-        return out + "\""
+        return "\(key)=" + DoubleQuoted.string(value, escape: { $0 == "$" ? "\\$" : nil })
     }
 
     static func isPlain(_ c: Unicode.Scalar) -> Bool {

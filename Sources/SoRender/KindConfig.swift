@@ -6,13 +6,10 @@ import SoCompose
 /// `ingress-ready=true`, host ports 80/443 (+ host-network service ports), and extraMounts for host-path
 /// volumes (one umbrella `kind-mount-root` → `/mnt` when set). Pure: paths come in already absolute.
 public struct KindConfig: Sendable, Equatable {
+    /// Made by `init` only (its memberwise initializer is internal).
     public struct Mount: Sendable, Equatable {
         public var hostPath: String
         public var containerPath: String
-        public init(hostPath: String, containerPath: String) {
-            self.hostPath = hostPath
-            self.containerPath = containerPath
-        }
     }
     /// Host port `port` to the node's port `port` (a NodePort, a hostPort or a host-network port).
     public struct PortMapping: Sendable, Equatable {

@@ -19,15 +19,11 @@ public enum DeployTarget: String, Sendable, CaseIterable {
 }
 
 /// One `config:` entry of a spec, with its value as text (bools as `true`/`false`).
+/// Read from a spec only (its memberwise initializer is internal).
 public struct ConfigEntry: Sendable, Equatable {
     public var key: String
     public var value: String
     public var line: Int?
-    public init(key: String, value: String, line: Int? = nil) {
-        self.key = key
-        self.value = value
-        self.line = line
-    }
     /// Whether the value holds a `$generate` token: its key is generated (`Spec.generatedKeys`), never in config.env.
     public var isGenerated: Bool { GenerateToken.contains(value) }
 }
@@ -38,11 +34,6 @@ public struct HTTPProxy: Sendable, Equatable {
         /// `proxy-to`, parsed once: the compose service and its port.
         public var service: String
         public var port: Int
-        public init(path: String, service: String, port: Int) {
-            self.path = path
-            self.service = service
-            self.port = port
-        }
         /// `proxy-to` as written: `SERVICE:PORT`.
         public var proxyTo: String { "\(service):\(port)" }
     }
