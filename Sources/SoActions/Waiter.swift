@@ -267,8 +267,8 @@ struct ImageLoader: Sendable {
         return images.filter { $0.hasSuffix(":local") || overrides.contains($0) || built.contains($0) }
     }
 
-    /// The local images' IDs on this host (`docker image inspect`), in order. An image not built here is
-    /// left out (a `:local` one with a warning); without docker there are none (warned). `also` names images
+    /// The local images' IDs on this host (`docker image inspect`, or the kind provider's engine), in order. An
+    /// image not built here is left out (a `:local` one with a warning); without the engine there are none (warned). `also` names images
     /// loaded when this host has them (the spec's ingress controller image, for a host that cannot pull it).
     func ids(manifest: Manifest, model: DeploymentModel, also: [String] = []) async -> [(image: String, id: String)] {
         var out: [(image: String, id: String)] = []
@@ -276,11 +276,13 @@ struct ImageLoader: Sendable {
         for image in images + also.filter({ !images.contains($0) }) {
             let mine: ProcessResult
             do {
-                mine = try await ctx.processes.run(["docker", "image", "inspect", "--format", "{{.Id}}", image], workingDirectory: nil, environment: nil,
-                                                   timeout: 30)
+                let argv = [ctx.kindProvider.cli, "image", "inspect", "--format", "{{.Id}}", image]
+                mine = try await ctx.processes.run(argv, workingDirectory: nil, environment: nil, timeout: 30)
             } catch {
-                ctx.diagnostics.warn("cannot check local image \(image): docker is not available",
-                                     hint: "install Docker to load locally built images into kind")
+                let engine = ctx.kindProvider.cli
+                let hint = engine == "docker" ? "install Docker to load locally built images into kind"
+                    : "install \(engine), or unset KIND_EXPERIMENTAL_PROVIDER"
+                ctx.diagnostics.warn("cannot check local image \(image): \(engine) is not available", hint: hint)
                 return []
             }
             guard mine.exitCode == 0, !mine.stdout.trimmedWhitespace.isEmpty else {
@@ -294,21 +296,48 @@ struct ImageLoader: Sendable {
         return out
     }
 
-    /// Loads into the kind node each image whose copy there is not the host's.
+    /// Loads into the kind node each image whose copy there is not the host's. The IDs are compared without
+    /// their `sha256:` prefix (crictl shows it; podman's inspect does not).
     func load(_ ids: [(image: String, id: String)], cluster: String, progress: ProgressReporter) async throws {
+        let engine = ctx.kindProvider.cli
         for (image, localID) in ids {
-            let inspect = [ctx.kindProvider.cli, "exec", "\(cluster)-control-plane", "crictl", "inspecti", "-o", "go-template", "--template", "{{.status.id}}",
-                           image]
+            let inspect = [engine, "exec", "\(cluster)-control-plane", "crictl", "inspecti", "-o", "go-template", "--template", "{{.status.id}}", image]
             let node = try? await ctx.processes.run(inspect, workingDirectory: nil, environment: nil, timeout: 30)
-            if let node, node.exitCode == 0, node.stdout.trimmedWhitespace == localID { continue }
+            if let node, node.exitCode == 0, Self.digest(node.stdout) == Self.digest(localID) { continue }
             progress.phase("loading image", "\(image) into kind cluster \(cluster)")
-            let r = try await ctx.processes.run(["kind", "load", "docker-image", image, "--name", cluster], workingDirectory: nil,
-                                                environment: ctx.environment, timeout: 600)
-            guard r.exitCode == 0 else {
-                throw SoError("cannot load image \(image) into kind cluster \(cluster): \(r.lastErrorLine)",
-                              hint: "run 'kind load docker-image \(image) --name \(cluster)' by hand to see more")
+            if engine == "docker" {
+                try await kind(["load", "docker-image", image, "--name", cluster], image: image, cluster: cluster)
+            } else {
+                try await viaArchive(image, engine: engine, cluster: cluster)
             }
         }
+    }
+
+    /// `kind load docker-image` reads the image through the docker CLI whatever the provider, so an image of
+    /// podman's or nerdctl's store goes through an archive: `<engine> save`, then `kind load image-archive`.
+    private func viaArchive(_ image: String, engine: String, cluster: String) async throws {
+        let root = ctx.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        let dir = try ctx.fs.temporaryDirectory(beside: Path.join(root, "so-image"), prefix: "so-image")
+        let archive = Path.join(dir, "image.tar")
+        defer { try? ctx.fs.remove(archive); try? ctx.fs.remove(dir) }
+        let saved = try await ctx.processes.run([engine, "save", "-o", archive, image], workingDirectory: nil, environment: nil, timeout: 600)
+        guard saved.exitCode == 0 else {
+            throw SoError("cannot save image \(image) from \(engine): \(saved.lastErrorLine)", hint: "check '\(engine) image ls' lists it")
+        }
+        try await kind(["load", "image-archive", archive, "--name", cluster], image: image, cluster: cluster)
+    }
+
+    private func kind(_ args: [String], image: String, cluster: String) async throws {
+        let r = try await ctx.processes.run(["kind"] + args, workingDirectory: nil, environment: ctx.environment, timeout: 600)
+        guard r.exitCode == 0 else {
+            throw SoError("cannot load image \(image) into kind cluster \(cluster): \(r.lastErrorLine)",
+                          hint: "run 'kind \(args.joined(separator: " "))' by hand to see more")
+        }
+    }
+
+    static func digest(_ id: String) -> String {
+        let t = id.trimmedWhitespace
+        return t.hasPrefix("sha256:") ? String(t.dropFirst(7)) : t
     }
 
     /// `objects` with each Deployment that runs a local image annotated, in its pod template, with the

@@ -340,6 +340,15 @@ enum IngressStandIn {
     static func prepare(in t: TempDir) async throws {
         remove()
         guard RealNode.enabled else { return }
+        try writeContext(in: t)
+        var r = try await AgentE2E.run([Path.join(AgentE2E.kit, "buildah.sh"), "bud", "--isolation", "chroot", "-t", image, t.file("ingress")])
+        guard r.exitCode == 0 else { throw SoError("building \(image): \(r.stderr)\(r.stdout)") }
+        r = try await AgentE2E.run([Path.join(AgentE2E.kit, "load-image.sh"), image])
+        guard r.exitCode == 0 else { throw SoError("loading \(image): \(r.stderr)") }
+    }
+
+    /// The stand-in's build context, `t/ingress` (a Containerfile both buildah and `docker build -f` read).
+    static func writeContext(in t: TempDir) throws {
         try t.write("ingress/ingress-stand-in", """
         #!/bin/sh
         mkdir -p /tmp/health /tmp/www
@@ -351,14 +360,11 @@ enum IngressStandIn {
         """)
         try t.write("ingress/Containerfile", """
         FROM busybox:1.35
-        COPY --chmod=755 ingress-stand-in /usr/local/bin/ingress-stand-in
+        COPY ingress-stand-in /usr/local/bin/ingress-stand-in
+        RUN chmod 755 /usr/local/bin/ingress-stand-in
         ENTRYPOINT ["/usr/local/bin/ingress-stand-in"]
 
         """)
-        var r = try await AgentE2E.run([Path.join(AgentE2E.kit, "buildah.sh"), "bud", "--isolation", "chroot", "-t", image, t.file("ingress")])
-        guard r.exitCode == 0 else { throw SoError("building \(image): \(r.stderr)\(r.stdout)") }
-        r = try await AgentE2E.run([Path.join(AgentE2E.kit, "load-image.sh"), image])
-        guard r.exitCode == 0 else { throw SoError("loading \(image): \(r.stderr)") }
     }
 
     /// On the real node, the example stack's images become ones the node holds: the kit's test-container

@@ -44,23 +44,8 @@ enum KindE2E {
             try t.write(file, try t.read(file).replacingOccurrences(of: "image: nginx:1.27-alpine", with: "image: \(localImage)")
                 .replacingOccurrences(of: "image: busybox:1.36", with: "image: \(localImage)"))
         }
-        try t.write("ingress/ingress-stand-in", """
-        #!/bin/sh
-        mkdir -p /tmp/health /tmp/www
-        echo ok > /tmp/health/healthz
-        echo ingress-stand-in > /tmp/www/index.html
-        httpd -p 9765 -h /tmp/health
-        exec httpd -f -p 80 -h /tmp/www
-
-        """)
-        try t.write("ingress/Dockerfile", """
-        FROM busybox:1.35
-        COPY ingress-stand-in /usr/local/bin/ingress-stand-in
-        RUN chmod 755 /usr/local/bin/ingress-stand-in
-        ENTRYPOINT ["/usr/local/bin/ingress-stand-in"]
-
-        """)
-        let r = try await run(["docker", "build", "--tag", ingressImage, t.file("ingress")])
+        try IngressStandIn.writeContext(in: t)
+        let r = try await run(["docker", "build", "--tag", ingressImage, "-f", t.file("ingress/Containerfile"), t.file("ingress")])
         guard r.exitCode == 0 else { throw SoError("docker build \(ingressImage): \(r.stderr)") }
     }
 }
