@@ -164,4 +164,35 @@ enum KindE2E {
         #expect(r.exitCode == 0, "\(r.stderr)")
         _ = try await KindE2E.run(["docker", "image", "rm", "so-e2e/rebuilt:local"])
     }
+
+    /// Issue 22: `KIND_EXPERIMENTAL_PROVIDER=podman` on a host where Docker does not answer: kind makes the
+    /// cluster on podman, `so` reads the local image's ID with podman, loads it through an archive, and deletes
+    /// the cluster. Runs when SO_E2E_KIND_PODMAN=1 (podman with the node image and the test image in its store).
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["SO_E2E_KIND_PODMAN"] == "1", "SO_E2E_KIND_PODMAN is not 1: no podman set up for kind"))
+    func aPodmanHostWithoutDocker() async throws {
+        let env = ["KIND_EXPERIMENTAL_PROVIDER": "podman", "DOCKER_HOST": "unix:///nonexistent/docker.sock"]
+        let t = try TempDir("so-e2e-kind-podman")
+        defer { t.cleanup() }
+        var r = try await E2E.so(["--stack", "example", "deploy", "init", "--output", "spec.yml", "--kind-node-image", KindE2E.nodeImage], cwd: t.path)
+        #expect(r.exitCode == 0, "\(r.stderr)")
+        r = try await E2E.so(["deploy", "create", "--spec-file", "spec.yml", "--deployment-dir", "dep"], cwd: t.path, env: env)
+        #expect(r.exitCode == 0, "\(r.stderr)")
+        for file in ["dep/compose/docker-compose-example.yml", "dep/compose-jobs/docker-compose-example-migrate.yml"] {
+            try t.write(file, try t.read(file).replacingOccurrences(of: "image: nginx:1.27-alpine", with: "image: \(KindE2E.localImage)")
+                .replacingOccurrences(of: "image: busybox:1.36", with: "image: \(KindE2E.localImage)"))
+        }
+        r = try await E2E.so(["deployment", "--dir", "dep", "start", "--perform-cluster-management", "--timeout", "600", "--progress", "plain"], cwd: t.path, env: env)
+        #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
+        #expect(r.stdout.contains("provider podman") && r.stdout.contains("loading image \(KindE2E.localImage)"), "\(r.stdout)")
+        r = try await E2E.so(["deployment", "--dir", "dep", "exec", "web", "--", "cat", "/tmp/www/index.html"], cwd: t.path, env: env)
+        #expect(r.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "ok", "\(r.stdout)\n\(r.stderr)")
+        // Started again: the node's copy is the host's (podman's bare ID against crictl's sha256:), nothing loaded.
+        r = try await E2E.so(["deployment", "--dir", "dep", "start", "--perform-cluster-management", "--progress", "plain"], cwd: t.path, env: env)
+        #expect(r.exitCode == 0 && !r.stdout.contains("loading image") && r.stdout.contains("unchanged"), "\(r.stdout)\n\(r.stderr)")
+        r = try await E2E.so(["deployment", "--dir", "dep", "stop", "--delete-volumes", "--delete-namespace", "--perform-cluster-management"], cwd: t.path, env: env)
+        #expect(r.exitCode == 0, "\(r.stderr)")
+        let left = try await LocalProcessRunner().run(["kind", "get", "clusters"], workingDirectory: nil, environment: ProcessInfo.processInfo.environment.merging(env) { $1 },
+                                                      timeout: 60)
+        #expect(left.stdout.isEmpty, "\(left.stdout)")
+    }
 }
