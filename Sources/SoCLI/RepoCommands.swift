@@ -63,7 +63,12 @@ struct CloneOptions: ParsableArguments {
     @Option(name: .shortAndLong, help: "Output format: text or json.") var output: OutputFormat = .text
     @OptionGroup var dry: DryRunFlag
 
-    func context(_ global: GlobalOptions) -> SoContext { global.context(dryRun: dry.dryRun) }
+    /// Under `-o json` stdout holds the JSON only (as every verb's `OutputFormat.report`): progress lines are quiet.
+    func context(_ global: GlobalOptions) -> SoContext {
+        var ctx = global.context(dryRun: dry.dryRun)
+        if output == .json { ctx.options.quiet = true }
+        return ctx
+    }
 
     /// Under `-o json`, `json` (one result or the list, as the verb reports); otherwise each repository with the stacks found in it.
     func print<R: Encodable>(_ results: [FetchResult], json: R, ctx: SoContext) {

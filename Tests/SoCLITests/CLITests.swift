@@ -84,6 +84,21 @@ func runSo(_ args: [String], cwd: String, environment: [String: String] = [:]) a
     }
 }
 
+/// Under `-o json` stdout is JSON only: fetch-stack's "would clone" line is not printed before it.
+@Suite struct RepoCLIJSONTests {
+    @Test func fetchStackDryRunJSONIsJSONOnly() async throws {
+        let t = try TempDir()
+        defer { t.cleanup() }
+        let r = await runSo(["fetch-stack", "example.org/team/stacks", "--dry-run", "-o", "json"], cwd: t.path, environment: ["SO_REPO_BASE_DIR": t.path])
+        #expect(r.code == 0, "\(r.stderr)")
+        let json = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
+        #expect(json?["repository"] as? String == "example.org/team/stacks", "\(r.stdout)")
+        // Text keeps the line.
+        let text = await runSo(["fetch-stack", "example.org/team/stacks", "--dry-run"], cwd: t.path, environment: ["SO_REPO_BASE_DIR": t.path])
+        #expect(text.stdout.contains("would clone https://example.org/team/stacks into \(t.path)/stacks"), "\(text.stdout)")
+    }
+}
+
 @Suite struct RenderCLITests {
     func makeDeployment(_ t: TempDir, extraConfig: String = "") async throws {
         let i = await runSo(["--stack", "example", "deploy", "init", "--output", "spec.yml"], cwd: t.path)
