@@ -15,18 +15,22 @@ struct HostGatewayFinder {
         model.spec.hostGateway == nil && HostAliases.usesGateway((model.pods + model.jobs).flatMap(\.compose.services))
     }
 
-    /// The docker network kind puts its nodes on (kind's own override, else `kind`).
+    /// The network kind puts its nodes on (kind's own override for the provider, else `kind`).
     var network: String {
-        if let n = ctx.environment["KIND_EXPERIMENTAL_DOCKER_NETWORK"], !n.isEmpty { return n }
+        let override = ctx.kindProvider.cli == "podman" ? "KIND_EXPERIMENTAL_PODMAN_NETWORK" : "KIND_EXPERIMENTAL_DOCKER_NETWORK"
+        if let n = ctx.environment[override], !n.isEmpty { return n }
         return "kind"
     }
 
-    /// The IPv4 gateway of kind's docker network (else its first IPv6 one); nil, with a note under
-    /// --verbose, when docker cannot tell (render then warns and leaves the aliases out).
+    /// The IPv4 gateway of kind's network (else its first IPv6 one), asked of the provider's engine (podman
+    /// lists its subnets, docker and nerdctl their IPAM config); nil, with a note under --verbose, when the engine
+    /// cannot tell (render then warns and leaves the aliases out).
     func kindGateway() async -> String? {
-        let argv = ["docker", "network", "inspect", network, "--format", "{{range .IPAM.Config}}{{.Gateway}} {{end}}"]
+        let engine = ctx.kindProvider.cli
+        let format = engine == "podman" ? "{{range .Subnets}}{{.Gateway}} {{end}}" : "{{range .IPAM.Config}}{{.Gateway}} {{end}}"
+        let argv = [engine, "network", "inspect", network, "--format", format]
         guard let r = try? await ctx.processes.run(argv, workingDirectory: nil, environment: nil, timeout: 30), r.exitCode == 0 else {
-            ctx.verbose("cannot read the gateway of docker network '\(network)' (docker network inspect failed): extra_hosts host-gateway is left out")
+            ctx.verbose("cannot read the gateway of \(engine) network '\(network)' (\(engine) network inspect failed): extra_hosts host-gateway is left out")
             return nil
         }
         return Self.pick(r.stdout)

@@ -52,6 +52,20 @@ extension ClusterHarness {
         #expect(c.hostAliases.first?["ip"]?.string == "10.89.0.1")
     }
 
+    /// On podman (KIND_EXPERIMENTAL_PROVIDER), podman is asked, in its own format, about its own override's network.
+    @Test func podmansNetworkIsAskedOfPodman() async throws {
+        let c = try await ClusterHarness(stack: hostsBindsStack, environment: ["KIND_EXPERIMENTAL_PROVIDER": "podman", "KIND_EXPERIMENTAL_PODMAN_NETWORK": "kind-ci"])
+        let clusterID = try DeploymentFile.load(c.h.path("dep/deployment.yml"), fs: c.h.fs, diagnostics: DiagnosticSink()).clusterID
+        try c.h.tmp.write("user-kubeconfig", ClusterHarness.kubeconfigText.replacingOccurrences(of: "kind-test", with: "kind-\(clusterID)"))
+        c.h.processes.missing = []
+        let mounts = "[{\"Source\":\"\(c.h.path("dep/data/host-path-hosts-binds-workspace"))\",\"Destination\":\"/mnt/host-path-hosts-binds-workspace\"}]"
+        c.h.processes.expect(["podman", "inspect", "--format", "{{json .Mounts}}", "\(clusterID)-control-plane"], stdout: mounts)
+        c.h.processes.expect(["podman", "network", "inspect", "kind-ci", "--format", "{{range .Subnets}}{{.Gateway}} {{end}}"], stdout: "fc00:8866:27d0:bd7e::1 10.89.0.1 \n")
+        try await c.startWithoutClusterManagement()
+        #expect(c.h.processes.unexpected.isEmpty && c.h.processes.pending.isEmpty, "\(c.h.processes.calls.map(\.arguments))")
+        #expect(c.hostAliases.first?["ip"]?.string == "10.89.0.1")
+    }
+
     /// docker cannot tell (or is absent): the alias is left out with the warning, never sent as "host-gateway".
     @Test func whenDockerCannotTellTheAliasIsLeftOut() async throws {
         let c = try await ClusterHarness(stack: hostsBindsStack)
