@@ -84,7 +84,7 @@ struct DeploymentLock: Sendable {
     /// The cluster's lock: what one `so` run sets up for every deployment of a cluster (the ingress
     /// controller) is set up by one run at a time.
     static func cluster(ctx: SoContext, client: ClusterClient, duration: Double) -> DeploymentLock {
-        DeploymentLock(ctx: ctx, client: client, namespace: clusterNamespace, name: clusterName, labels: [("app.kubernetes.io/managed-by", "so")],
+        DeploymentLock(ctx: ctx, client: client, namespace: clusterNamespace, name: clusterName, labels: [DeploymentNames.Label.managedBySo],
                        subject: "the cluster is being set up", duration: duration)
     }
 

@@ -35,7 +35,8 @@ struct IngressInstaller {
         for o in objects { _ = try await client.apply(o, fieldManager: "so", force: true) }
         let controller = objects.filter { $0.kind == "Deployment" }
         do {
-            try await Waiter(ctx: ctx, client: client, namespace: IngressController.namespace, selector: "app.kubernetes.io/name=caddy-ingress-controller")
+            let selector = "\(DeploymentNames.Label.name)=\(IngressController.deploymentName)"
+            try await Waiter(ctx: ctx, client: client, namespace: IngressController.namespace, selector: selector)
                 .wait(for: controller, timeout: timeout, progress: progress)
         } catch let e as SoError {
             throw SoError("the ingress controller did not become ready: \(e.message)",

@@ -83,7 +83,7 @@ public struct ObserveAction {
         let created = p.at("metadata", "creationTimestamp")?.string.flatMap(Timestamps.parse)
         var age: Int?
         if let created, let now { age = max(0, Int(now.timeIntervalSince(created))) }
-        return PodInfo(name: p.name, component: p.labels["app.kubernetes.io/component"] ?? "", phase: phase, ready: "\(ready)/\(containers.count)",
+        return PodInfo(name: p.name, component: p.labels[DeploymentNames.Label.component] ?? "", phase: phase, ready: "\(ready)/\(containers.count)",
                        restarts: statuses.compactMap { $0["restartCount"]?.int }.reduce(0, +), ip: p.at("status", "podIP")?.string ?? "",
                        node: p.at("spec", "nodeName")?.string ?? "", ageSeconds: age, containers: containers.compactMap { $0["name"]?.string }, ports: ports)
     }

@@ -172,7 +172,7 @@ public struct StartAction: Sendable {
         return renewal
     }
 
-    static let lifecycleKeys: Set<String> = ["so.dev/started-at", "so.dev/host", "so.dev/expires-at"]
+    static let lifecycleKeys: Set<String> = [DeploymentNames.Annotation.startedAt, DeploymentNames.Annotation.host, DeploymentNames.Annotation.expiresAt]
 
     enum Renewal {
         /// The live Namespace is what applying the rendered one would leave.
@@ -331,7 +331,7 @@ public struct StartAction: Sendable {
     /// What to list for pruning in an existing namespace: the kinds recorded by the last start (all
     /// prunable kinds when it did not record them).
     static func pruneKinds(_ namespace: JSON) -> [String] {
-        guard let recorded = namespace.annotations["so.dev/kinds"] else { return prunable }
+        guard let recorded = namespace.annotations[DeploymentNames.Annotation.kinds] else { return prunable }
         let kinds = Set(recorded.split(separator: ",").map(String.init))
         return prunable.filter { kinds.contains($0) }
     }

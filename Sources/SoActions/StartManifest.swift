@@ -19,7 +19,7 @@ struct StartManifest {
                  rotate: Set<String> = []) throws -> (objects: [KubeObject], madeNow: [String]) {
         var objects = manifest.objects
         if let i = objects.firstIndex(where: { $0.kind == "Namespace" }) {
-            objects[i].annotations += lifecycleAnnotations(ttl: ttl) + [("so.dev/kinds", StartAction.recordedKinds(objects))]
+            objects[i].annotations += lifecycleAnnotations(ttl: ttl) + [(DeploymentNames.Annotation.kinds, StartAction.recordedKinds(objects))]
         }
         guard withSecrets else { return (objects, []) }
         // Values read from the cluster, made or copied from the host; render builds the Secrets.
@@ -31,8 +31,8 @@ struct StartManifest {
     /// `so deployment list` and `so cleanup` read.
     func lifecycleAnnotations(ttl: Double?) -> [(String, String)] {
         let now = ctx.clock.now()
-        var a: [(String, String)] = [("so.dev/started-at", Timestamps.rfc3339(now)), ("so.dev/host", ctx.hostName)]
-        if let ttl = ttl ?? model.spec.ttl { a.append(("so.dev/expires-at", Timestamps.rfc3339(now.addingTimeInterval(ttl)))) }
+        var a: [(String, String)] = [(DeploymentNames.Annotation.startedAt, Timestamps.rfc3339(now)), (DeploymentNames.Annotation.host, ctx.hostName)]
+        if let ttl = ttl ?? model.spec.ttl { a.append((DeploymentNames.Annotation.expiresAt, Timestamps.rfc3339(now.addingTimeInterval(ttl)))) }
         return a
     }
 }

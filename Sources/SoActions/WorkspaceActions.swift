@@ -34,7 +34,7 @@ public struct ListAction {
     }
 
     func list(_ client: ClusterClient) async throws -> [DeploymentListing] {
-        let selector = "app.kubernetes.io/managed-by=so"
+        let selector = DeploymentNames.Label.managedBySoSelector
         let namespaces = try await client.list(try ResourceType.of(apiVersion: "v1", kind: "Namespace"), namespace: nil, labelSelector: selector)
         let deployments = try await client.list(try ResourceType.of(apiVersion: "apps/v1", kind: "Deployment"), namespace: nil, labelSelector: selector)
         var byNamespace: [String: (ready: Int, total: Int)] = [:]
@@ -51,10 +51,10 @@ public struct ListAction {
             guard let dir = a[DeploymentNames.directoryAnnotation] else { return nil }
             let counts = byNamespace[ns.name] ?? (0, 0)
             return DeploymentListing(
-                name: Path.basename(dir), stack: labels["app.kubernetes.io/stack"]?.string ?? "", namespace: ns.name,
-                id: labels["app.kubernetes.io/instance"]?.string ?? labels["app"]?.string ?? ns.name, directory: dir,
-                host: a["so.dev/host"] ?? "", createdAt: ns.at("metadata", "creationTimestamp")?.string.flatMap(Timestamps.parse),
-                expiresAt: a["so.dev/expires-at"].flatMap(Timestamps.parse), readyDeployments: counts.ready, deployments: counts.total,
+                name: Path.basename(dir), stack: labels[DeploymentNames.Label.stack]?.string ?? "", namespace: ns.name,
+                id: labels[DeploymentNames.Label.instance]?.string ?? labels["app"]?.string ?? ns.name, directory: dir,
+                host: a[DeploymentNames.Annotation.host] ?? "", createdAt: ns.at("metadata", "creationTimestamp")?.string.flatMap(Timestamps.parse),
+                expiresAt: a[DeploymentNames.Annotation.expiresAt].flatMap(Timestamps.parse), readyDeployments: counts.ready, deployments: counts.total,
                 terminating: ns.at("status", "phase")?.string == "Terminating")
         }.sorted { ($0.name, $0.namespace) < ($1.name, $1.namespace) }
     }

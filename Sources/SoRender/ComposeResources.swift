@@ -77,7 +77,7 @@ extension RenderState {
             let s = secret.declared
             let from = s.file.map { "file \($0)" } ?? "environment \(s.environment ?? s.name)"
             secrets.append(KubeObject(apiVersion: "v1", kind: "Secret", name: secret.name, namespace: namespace, labels: labels(),
-                                      annotations: [("so.dev/placeholder", "made at start from \(from); never rendered")],
+                                      annotations: [(DeploymentNames.Annotation.placeholder, "made at start from \(from); never rendered")],
                                       body: [("type", .string("Opaque")), ("stringData", .map([(ComposeResourceNames.key, .string("<set at start>"))]))]))
         }
     }

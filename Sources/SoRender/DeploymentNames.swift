@@ -12,30 +12,54 @@ public enum DeploymentNames {
     /// and stop check before they touch a namespace, and what `deployment list` reads.
     public static let directoryAnnotation = "laconic.com/deployment-dir"
 
+    /// The label keys `so` writes and reads (Kubernetes' recommended set, plus the stack's).
+    public enum Label {
+        public static let name = "app.kubernetes.io/name"
+        public static let instance = "app.kubernetes.io/instance"
+        public static let component = "app.kubernetes.io/component"
+        public static let stack = "app.kubernetes.io/stack"
+        public static let managedBy = "app.kubernetes.io/managed-by"
+        /// What marks an object as made by `so`: `managed-by=so`.
+        public static let managedBySo = (managedBy, "so")
+        /// The selector of everything `so` made on a cluster.
+        public static let managedBySoSelector = "\(managedBy)=so"
+    }
+
+    /// The Namespace's annotations `so` keeps about a deployment's runs.
+    public enum Annotation {
+        public static let startedAt = "so.dev/started-at"
+        public static let host = "so.dev/host"
+        public static let expiresAt = "so.dev/expires-at"
+        /// The kinds start applied, for prune.
+        public static let kinds = "so.dev/kinds"
+        /// On placeholder Secrets of `render`: what the values are made from.
+        public static let placeholder = "so.dev/placeholder"
+    }
+
     /// Labels on every rendered object: laconic-so's `app`, plus the recommended app.kubernetes.io set.
     public static func labels(_ model: DeploymentModel) -> [(String, String)] {
-        [("app", model.id), ("app.kubernetes.io/stack", KubeNames.labelValue(model.stackName)),
-         ("app.kubernetes.io/name", KubeNames.labelValue(model.stackName)),
-         ("app.kubernetes.io/instance", model.id), ("app.kubernetes.io/managed-by", "so")]
+        [("app", model.id), (Label.stack, KubeNames.labelValue(model.stackName)),
+         (Label.name, KubeNames.labelValue(model.stackName)),
+         (Label.instance, model.id), Label.managedBySo]
     }
 
     /// Labels of the Secrets made from host values (generated, compose, image-pull): what prune and stop
     /// select them by. They lack `app.kubernetes.io/name`, as every start so far applied them (adding it
     /// would change every such Secret once); placeholders in `render --placeholder-secrets` carry `labels`.
     public static func hostSecretLabels(_ model: DeploymentModel) -> [(String, String)] {
-        labels(model).filter { $0.0 != "app.kubernetes.io/name" }
+        labels(model).filter { $0.0 != Label.name }
     }
 
     /// Labels of the objects start makes that render does not (the lock's Lease): enough for stop to
     /// delete them and for prune to leave them alone.
     public static func controlLabels(_ id: String) -> [(String, String)] {
-        [("app", id), ("app.kubernetes.io/instance", id), ("app.kubernetes.io/managed-by", "so")]
+        [("app", id), (Label.instance, id), Label.managedBySo]
     }
     /// The selector of the deployment's pods and workloads, whatever made them: what the waits read.
-    public static func instanceSelector(_ id: String) -> String { "app.kubernetes.io/instance=\(id)" }
+    public static func instanceSelector(_ id: String) -> String { "\(Label.instance)=\(id)" }
 
     /// The selector of everything a deployment labels (laconic-so's `app`): what stop deletes.
     public static func selector(_ id: String) -> String { "app=\(id)" }
     /// The selector of the objects `so` applied for a deployment: what start lists to prune.
-    public static func ownedSelector(_ id: String) -> String { "app.kubernetes.io/instance=\(id),app.kubernetes.io/managed-by=so" }
+    public static func ownedSelector(_ id: String) -> String { "\(Label.instance)=\(id),\(Label.managedBySoSelector)" }
 }

@@ -10,7 +10,7 @@ public enum IngressController {
     public static let deploymentName = "caddy-ingress-controller"
     public static let defaultImage = "ghcr.io/laconicnetwork/caddy-ingress:latest"
     static let configMapName = "caddy-ingress-controller-configmap"
-    static let labels: [(String, String)] = [("app.kubernetes.io/name", deploymentName), ("app.kubernetes.io/managed-by", "so")]
+    static let labels: [(String, String)] = [(DeploymentNames.Label.name, deploymentName), DeploymentNames.Label.managedBySo]
 
     public static func objects(image: String?, acmeEmail: String?) -> [KubeObject] {
         let sa = deploymentName
@@ -29,7 +29,7 @@ public enum IngressController {
         ])
         var config: [(String, YValue)] = [("acmeCA", s("https://acme-v02.api.letsencrypt.org/directory")), ("debug", s("false"))]
         if let acmeEmail { config.append(("email", s(acmeEmail))) }
-        let selector: YValue = .map([("app.kubernetes.io/name", s(deploymentName))])
+        let selector: YValue = .map([(DeploymentNames.Label.name, s(deploymentName))])
         let env: YValue = .list(["POD_NAME": "metadata.name", "POD_NAMESPACE": "metadata.namespace"].sorted { $0.key < $1.key }.map { k, v in
             .map([("name", s(k)), ("valueFrom", .map([("fieldRef", .map([("fieldPath", s(v))]))]))])
         })

@@ -159,7 +159,7 @@ extension RenderState {
             var from: [YValue] = []
             if !peers.isEmpty {
                 from.append(.map([("podSelector", .map([("matchExpressions", .list([.map([
-                    ("key", .string("app.kubernetes.io/component")), ("operator", .string("In")),
+                    ("key", .string(DeploymentNames.Label.component)), ("operator", .string("In")),
                     ("values", .list(peers.map { .string(KubeNames.labelValue($0)) })),
                 ])]))]))]))
             }

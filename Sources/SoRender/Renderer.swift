@@ -109,7 +109,7 @@ struct RenderState {
 
     func labels(component: String? = nil, extra: [(String, String)] = []) -> [(String, String)] {
         var l = baseLabels
-        if let component { l.append(("app.kubernetes.io/component", KubeNames.labelValue(component))) }
+        if let component { l.append((DeploymentNames.Label.component, KubeNames.labelValue(component))) }
         return l + extra
     }
 
@@ -247,7 +247,7 @@ struct RenderState {
     mutating func renderSecrets() {
         if hasGeneratedSecret && options.placeholderSecrets {
             secrets.append(KubeObject(apiVersion: "v1", kind: "Secret", name: generatedSecretName, namespace: namespace, labels: labels(),
-                                      annotations: [("so.dev/placeholder", "values are generated at start and never rendered")],
+                                      annotations: [(DeploymentNames.Annotation.placeholder, "values are generated at start and never rendered")],
                                       body: [("type", .string("Opaque")), ("stringData", .map(model.secretKeys.map { k in
                                           (k, .string(model.credentialsFiles.contains { $0.keys.contains(k) }
                                                       ? "<copied from a credentials file at start>" : "<generated at start>"))
@@ -267,7 +267,7 @@ struct RenderState {
     var componentSelectors: Bool { multiPod || ports.services.contains(where: \.isSplit) }
     func deploymentName(_ pod: String) -> String { componentSelectors ? "\(id)-\(KubeNames.label(pod))-deployment" : "\(id)-deployment" }
     func selector(_ pod: String) -> [(String, String)] {
-        componentSelectors ? [("app", id), ("app.kubernetes.io/component", KubeNames.labelValue(pod))] : [("app", id)]
+        componentSelectors ? [("app", id), (DeploymentNames.Label.component, KubeNames.labelValue(pod))] : [("app", id)]
     }
 
     /// Containers of one pod share its network. laconic-so puts every service of a compose file in one
@@ -304,7 +304,7 @@ struct RenderState {
     }
 
     func serviceSelector(_ pod: String) -> [(String, String)] {
-        [("app", id), ("app.kubernetes.io/component", KubeNames.labelValue(pod))]
+        [("app", id), (DeploymentNames.Label.component, KubeNames.labelValue(pod))]
     }
 
     /// Takes in what building a pod produced: warnings, ConfigMaps, volumes and claims (once each).
