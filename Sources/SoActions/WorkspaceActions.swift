@@ -234,7 +234,7 @@ public struct UpAction {
         let isWorkspace = ctx.isWorkspace(dir)
         if let note = plan.note { ctx.say(note) }
         var source = plan.source
-        if let s = source { for line in s.lines { ctx.say(line) } }
+        if let s = source { for line in s.lines() { ctx.say(line) } }
         do {
             let start = StartRequest(directory: dir, cluster: req.cluster, wait: req.wait, timeout: req.timeout, progress: req.progress, ttl: req.ttl)
             if let carry = plan.carry, let s = source {
@@ -312,7 +312,7 @@ public struct UpAction {
     /// (removed at the end) so the API server can judge exactly what `up` would apply.
     func dryRun(_ req: UpRequest, name: String, dir: String, plan source: WorkspacePlan) async throws -> UpResult {
         var plan: [PlannedChange] = []
-        if let s = source.source { for line in s.lines { ctx.console.out("would use " + line.trimmedSpaces) } }
+        if let s = source.source { for line in s.lines(planned: true) { ctx.console.out(line) } }
         if let note = source.note { ctx.console.out(note) }
         if ctx.fs.isDirectory(dir) {
             plan = try await PlanAction(ctx).run(directory: dir, cluster: req.cluster)

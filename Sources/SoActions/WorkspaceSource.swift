@@ -25,9 +25,10 @@ public struct WorkspaceSource: Sendable, Equatable, Encodable {
     public var bundleBytes: UInt64 = 0
     public var note: String?
 
-    /// One line per fact, as `so up` prints them.
-    public var lines: [String] {
-        var out = ["workspace source: \(repository) (\(branch.isEmpty ? "detached HEAD" : "branch \(branch)") at \(base.prefix(12)) \"\(subject)\")"]
+    /// One line per fact, as `so up` prints them (`planned`: as `so up --dry-run` does, before anything is carried).
+    public func lines(planned: Bool = false) -> [String] {
+        let head = "workspace source: \(repository) (\(branch.isEmpty ? "detached HEAD" : "branch \(branch)") at \(base.prefix(12)) \"\(subject)\")"
+        var out = [planned ? "would use " + head : head]
         var carried = "\(commits) \(English.plural("commit", commits)) of history"
         if !origin.isEmpty { carried += ", \(localCommits) of them not on origin" }
         if uncommitted > 0 {
@@ -35,7 +36,7 @@ public struct WorkspaceSource: Sendable, Equatable, Encodable {
             carried += uncommittedCarried ? ", \(changes)" : "; not the \(changes) (--include-uncommitted carries them)"
         }
         if bundleBytes > 0 { carried += " (a git bundle of \(Self.bytes(bundleBytes)) over the Kubernetes API)" }
-        out.append("  carried in: \(carried)")
+        out.append(planned ? "  would carry in: \(carried)" : "  carried in: \(carried)")
         out.append("  origin: \(origin.isEmpty ? "none" : origin)\(note.map { " (\($0))" } ?? "")")
         return out
     }

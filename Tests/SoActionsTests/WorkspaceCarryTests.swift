@@ -130,6 +130,22 @@ struct CarryHarness {
         #expect(s.losses == nil && s.uncommittedSaved && s.ahead == 0, "\(s)")
     }
 
+    /// `so up --dry-run` says what it would use and carry, in the conditional; nothing is carried.
+    @Test func aDryRunSaysWhatItWouldCarry() async throws {
+        let c = try await CarryHarness()
+        var req = UpRequest(stack: "agent-workspace")
+        req.name = "dry"
+        req.from = c.mine
+        req.includeUncommitted = true
+        req.cluster = c.w.clusterOptions
+        req.dryRun = true
+        req.progress = .plain
+        _ = try await UpAction(c.w.ctx).run(req)
+        let out = c.w.h.console.stdout
+        #expect(out.contains("would use workspace source: ") && out.contains("\n  would carry in: 2 commits of history, 2 uncommitted changes\n"), "\(out)")
+        #expect(!out.contains("would use carried in") && !out.contains("would use origin") && out.contains("\n  origin: none"), "\(out)")
+    }
+
     @Test func applyWritesOnlyTheWorkspacesOwnChangesIntoTheWorkingTree() async throws {
         let c = try await CarryHarness()
         try await c.up()
