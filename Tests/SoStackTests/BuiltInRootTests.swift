@@ -89,6 +89,24 @@ import SoTestSupport
 @Suite struct InstallLayoutTests {
     static let make = LocalProcessRunner.which("make", path: ProcessInfo.processInfo.environment["PATH"] ?? "")
 
+    /// `make install-bin` installs the release binary and strips it (STRIP names the tool; here a stand-in
+    /// that records its argument, with a stand-in `swift` naming where the build put the binary).
+    @Test(.enabled(if: make != nil, "make is not installed"))
+    func theInstalledBinaryIsStripped() async throws {
+        let tmp = try TempDir("so-install-bin")
+        defer { tmp.cleanup() }
+        try tmp.write("build/so", "binary\n")
+        try tmp.write("swift", "#!/bin/sh\necho \(tmp.file("build"))\n")
+        try tmp.write("strip", "#!/bin/sh\necho \"$@\" > \(tmp.file("stripped"))\n")
+        for tool in ["swift", "strip"] { chmod(tmp.file(tool), 0o755) }
+        let prefix = tmp.file("prefix")
+        let r = try await LocalProcessRunner().run([try #require(Self.make), "-s", "-C", RepoPaths.root, "install-bin", "PREFIX=\(prefix)",
+                                                    "SWIFT=\(tmp.file("swift"))", "STRIP=\(tmp.file("strip"))"], workingDirectory: nil, environment: nil, timeout: 60)
+        #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
+        #expect(try tmp.read("prefix/bin/so") == "binary\n")
+        #expect(try tmp.read("stripped") == Path.join(prefix, "bin/so") + "\n")
+    }
+
     @Test(.enabled(if: make != nil, "make is not installed"))
     func installedShareHoldsEveryBuiltInStack() async throws {
         let tmp = try TempDir("so-install")
