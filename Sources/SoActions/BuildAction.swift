@@ -99,9 +99,8 @@ public struct BuildAction {
                 continue
             }
             let env = environment(stack, t)
-            if !req.forceRebuild, let r = try? await ctx.processes.run(["docker", "image", "inspect", "--format", "{{.Id}}", t.image], workingDirectory: nil,
-                                                                       environment: env, timeout: 30),
-               r.exitCode == 0 {
+            let inspect = [ctx.kindProvider.cli, "image", "inspect", "--format", "{{.Id}}", t.image]
+            if !req.forceRebuild, let r = try? await ctx.processes.run(inspect, workingDirectory: nil, environment: env, timeout: 30), r.exitCode == 0 {
                 ctx.say("\(t.image) exists; skipped (--force-rebuild builds it again)")
                 continue
             }
@@ -124,7 +123,8 @@ public struct BuildAction {
         return built
     }
 
-    /// The docker (or build.sh) command line; a missing context or Dockerfile is an error here, at build time.
+    /// The docker (or build.sh) command line, with the kind provider's engine (KIND_EXPERIMENTAL_PROVIDER) for docker,
+    /// so the image is where start looks for it; a missing context or Dockerfile is an error here, at build time.
     func command(_ t: BuildTarget, stack: ResolvedStack) throws -> [String] {
         switch t.recipe {
         case .script(let path):
@@ -139,7 +139,7 @@ public struct BuildAction {
                     ? "add container-build/\(t.name)/Dockerfile or build.sh" : "fix build.dockerfile (relative to the build context)"
                 throw SoError("Dockerfile of \(t.name) not found: \(dockerfile)", hint: hint, at: t.origin)
             }
-            var argv = ["docker", "build", "--tag", t.image, "--file", dockerfile]
+            var argv = [ctx.kindProvider.cli, "build", "--tag", t.image, "--file", dockerfile]
             for (k, v) in args { argv += ["--build-arg", "\(k)=\(v)"] }
             if let target { argv += ["--target", target] }
             return argv + [context]
@@ -154,6 +154,8 @@ public struct BuildAction {
         env["CERC_DEFAULT_CONTAINER_VERSION"] = "local"
         env["CERC_CONTAINER_EXTRA_BUILD_ARGS"] = env["CERC_CONTAINER_EXTRA_BUILD_ARGS"] ?? ""
         env["SO_IMAGE"] = t.image
+        // The engine kind runs on builds the images start loads from it; build.sh scripts that honour DOCKER use it too.
+        if ctx.kindProvider.cli != "docker", env["DOCKER"] == nil { env["DOCKER"] = ctx.kindProvider.cli }
         return env
     }
 }

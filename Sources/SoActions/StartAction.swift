@@ -118,7 +118,7 @@ public struct StartAction: Sendable {
                 // 6. apply
                 if IngressInstaller.needed(model, rendered.manifest, req) {
                     // Its image may be one of the images being loaded (a spec caddy-ingress-image this host has).
-                    try await images?.value
+                    _ = try await images?.value
                     // One controller per cluster: concurrent runs install it one at a time (the cluster's lock).
                     let clusterLock = DeploymentLock.cluster(ctx: ctx, client: cluster.client, duration: req.timeout)
                     _ = try await clusterLock.holding(waiting: req.timeout, progress: progress) {
@@ -135,12 +135,13 @@ public struct StartAction: Sendable {
                 }
                 if let owned { steps.warnKeptVolumes(owned) }
                 try await steps.apply(objects, existing: existing, owned: owned, onlyKinds: req.onlyKinds, report: &report,
-                                      beforeWorkloads: { try await images?.value })
+                                      beforeWorkloads: { _ = try await images?.value })
                 // 7. prune
                 report.pruned = try await steps.prune(owned?.pruneCandidates ?? [])
             }
-            // 8. load images: awaited whether or not a workload was applied (a failure is reported here).
-            try await images?.value
+            // 8. load images: awaited whether or not a workload was applied (a failure is reported here); pods
+            // that were waiting on one of them are made again.
+            if let loaded = try await images?.value, !loaded.isEmpty { try await steps.restartPodsWaiting(on: loaded) }
             // 9. wait
             if req.wait { try await steps.wait(for: objects, timeout: req.timeout) }
             return report
@@ -302,7 +303,7 @@ public struct StartAction: Sendable {
 
     /// Local images are compared with the kind node's (and loaded) beside the API requests; the workloads
     /// wait for them.
-    func loadImages(_ ids: [(image: String, id: String)], _ target: ClusterTarget, _ req: StartRequest, progress: ProgressReporter) -> Task<Void, Error>? {
+    func loadImages(_ ids: [(image: String, id: String)], _ target: ClusterTarget, _ req: StartRequest, progress: ProgressReporter) -> Task<[String], Error>? {
         guard let kind = target.kindCluster, req.cluster.performClusterManagement, !ids.isEmpty else { return nil }
         return Task { [ctx] in try await ImageLoader(ctx: ctx).load(ids, cluster: kind, progress: progress) }
     }

@@ -196,6 +196,30 @@ struct StartSteps: Sendable {
         return pruned
     }
 
+    // MARK: 8. load images
+
+    /// Pods that wait on an image just loaded into kind (an earlier start ran before it was built) would wait
+    /// out kubelet's back-off, up to 5 minutes, before trying again: they are deleted, and their ReplicaSet or
+    /// Job makes new ones at once.
+    func restartPodsWaiting(on loaded: [String]) async throws {
+        let reasons: Set<String> = ["ErrImagePull", "ImagePullBackOff", "ErrImageNeverPull"]
+        var restarted: [String] = []
+        for pod in try await client.list(.pod, namespace: namespace, labelSelector: DeploymentNames.instanceSelector(model.id)) {
+            let statuses = (pod.at("status", "initContainerStatuses")?.array ?? []) + (pod.at("status", "containerStatuses")?.array ?? [])
+            let waiting = statuses.contains { c in
+                guard let reason = c.at("state", "waiting")?["reason"]?.string, reasons.contains(reason), let image = c["image"]?.string else { return false }
+                return loaded.contains { ImageReference.same($0, image) }
+            }
+            guard waiting else { continue }
+            _ = try await client.delete(.pod, name: pod.name, namespace: namespace, propagation: .background)
+            restarted.append(pod.name)
+        }
+        if !restarted.isEmpty {
+            progress.phase("restarting", "\(restarted.count) \(English.plural("pod", restarted.count)) waiting on a newly loaded image: "
+                           + restarted.joined(separator: ", "))
+        }
+    }
+
     // MARK: 7. wait
 
     func wait(for objects: [KubeObject], timeout: Double) async throws {

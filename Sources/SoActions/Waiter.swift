@@ -191,7 +191,9 @@ struct Waiter {
                                         message: "Deployment \(namespace)/\(d.name) cannot create its pods: \(msg)", hint: hint))
             }
         }
-        for pod in pods {
+        // A pod being deleted (replaced by a rollout, or by start after it loaded the image it waited on) is
+        // not a problem of the deployment's.
+        for pod in pods where pod.at("metadata", "deletionTimestamp") == nil {
             let name = pod.name
             let first = problems.count
             let statuses = (pod.at("status", "initContainerStatuses")?.array ?? []) + (pod.at("status", "containerStatuses")?.array ?? [])
@@ -298,8 +300,11 @@ struct ImageLoader: Sendable {
 
     /// Loads into the kind node each image whose copy there is not the host's. The IDs are compared without
     /// their `sha256:` prefix (crictl shows it; podman's inspect does not).
-    func load(_ ids: [(image: String, id: String)], cluster: String, progress: ProgressReporter) async throws {
+    /// Returns the images it loaded.
+    @discardableResult
+    func load(_ ids: [(image: String, id: String)], cluster: String, progress: ProgressReporter) async throws -> [String] {
         let engine = ctx.kindProvider.cli
+        var loaded: [String] = []
         for (image, localID) in ids {
             let inspect = [engine, "exec", "\(cluster)-control-plane", "crictl", "inspecti", "-o", "go-template", "--template", "{{.status.id}}", image]
             let node = try? await ctx.processes.run(inspect, workingDirectory: nil, environment: nil, timeout: 30)
@@ -308,23 +313,46 @@ struct ImageLoader: Sendable {
             if engine == "docker" {
                 try await kind(["load", "docker-image", image, "--name", cluster], image: image, cluster: cluster)
             } else {
-                try await viaArchive(image, engine: engine, cluster: cluster)
+                try await viaArchive(image, id: localID, engine: engine, cluster: cluster)
             }
+            loaded.append(image)
         }
+        return loaded
     }
 
     /// `kind load docker-image` reads the image through the docker CLI whatever the provider, so an image of
     /// podman's or nerdctl's store goes through an archive: `<engine> save`, then `kind load image-archive`.
-    private func viaArchive(_ image: String, engine: String, cluster: String) async throws {
+    /// podman names a short reference `localhost/…` in its archive, which the node would not match to the pod's
+    /// image: the archive carries the qualified name the node resolves (`docker.io/…`), tagged for the save only.
+    private func viaArchive(_ image: String, id: String, engine: String, cluster: String) async throws {
         let root = ctx.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
         let dir = try ctx.fs.temporaryDirectory(beside: Path.join(root, "so-image"), prefix: "so-image")
         let archive = Path.join(dir, "image.tar")
         defer { try? ctx.fs.remove(archive); try? ctx.fs.remove(dir) }
-        let saved = try await ctx.processes.run([engine, "save", "-o", archive, image], workingDirectory: nil, environment: nil, timeout: 600)
-        guard saved.exitCode == 0 else {
-            throw SoError("cannot save image \(image) from \(engine): \(saved.lastErrorLine)", hint: "check '\(engine) image ls' lists it")
+        var ref = image
+        var untag: [String]?
+        if engine == "podman", ImageReference.qualified(image) != image {
+            ref = ImageReference.qualified(image)
+            let inspect = [engine, "image", "inspect", "--format", "{{.Id}}", ref]
+            let there = try? await ctx.processes.run(inspect, workingDirectory: nil, environment: nil, timeout: 30)
+            if there?.exitCode != 0 || Self.digest(there?.stdout ?? "") != Self.digest(id) {
+                try await engineRun([engine, "tag", image, ref], what: "tag image \(image) as \(ref)")
+                if there?.exitCode != 0 { untag = [engine, "untag", image, ref] }
+            }
         }
-        try await kind(["load", "image-archive", archive, "--name", cluster], image: image, cluster: cluster)
+        let loaded: Result<Void, Error>
+        do {
+            try await engineRun([engine, "save", "-o", archive, ref], what: "save image \(image) from \(engine)")
+            try await kind(["load", "image-archive", archive, "--name", cluster], image: image, cluster: cluster)
+            loaded = .success(())
+        } catch { loaded = .failure(error) }
+        if let untag { _ = try? await ctx.processes.run(untag, workingDirectory: nil, environment: nil, timeout: 30) }
+        try loaded.get()
+    }
+
+    private func engineRun(_ argv: [String], what: String) async throws {
+        let r = try await ctx.processes.run(argv, workingDirectory: nil, environment: nil, timeout: 600)
+        guard r.exitCode == 0 else { throw SoError("cannot \(what): \(r.lastErrorLine)", hint: "check '\(argv[0]) image ls' lists it") }
     }
 
     private func kind(_ args: [String], image: String, cluster: String) async throws {

@@ -70,6 +70,21 @@ public enum ImageReference {
         return (name, digest)
     }
 
+    /// The reference containerd (and so a kind node) resolves a short one to: `docker.io/` (and `library/`)
+    /// added when the first part names no registry, `:latest` when no tag or digest is given.
+    public static func qualified(_ s: String) -> String {
+        let parts = s.split(separator: "/", maxSplits: 1).map(String.init)
+        var name = s
+        if parts.count == 1 {
+            name = "docker.io/library/" + s
+        } else if let first = parts.first, !(first.contains(".") || first.contains(":") || first == "localhost") {
+            name = "docker.io/" + s
+        }
+        let last = name.split(separator: "/").last.map(String.init) ?? name
+        if !last.contains(":") && !name.contains("@") { name += ":latest" }
+        return name
+    }
+
     /// `reg:5000/a/b:tag` → `reg:5000/a/b` (a colon after the last `/` starts the tag).
     static func repository(_ name: String) -> String {
         let slash = name.lastIndex(of: "/")

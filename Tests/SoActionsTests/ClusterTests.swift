@@ -334,6 +334,21 @@ struct ClusterHarness {
         }
     }
 
+    /// A pod being deleted (a rollout's old one, or one start replaced after loading its image) is no problem.
+    @Test func aPodBeingDeletedIsNotDiagnosed() async throws {
+        let c = try await ClusterHarness(healthy: false)
+        func pod(deleting: Bool) throws -> JSON {
+            var meta: [String: JSON] = ["name": .string("web-1"), "namespace": .string(c.id)]
+            if deleting { meta["deletionTimestamp"] = .string("2026-11-24T06:00:00Z") }
+            return .object(["metadata": .object(meta), "status": .object(["containerStatuses": .array([.object([
+                "name": .string("web"), "image": .string("cerc/web:local"), "state": .object(["waiting": .object(["reason": .string("ErrImagePull")])]),
+            ])])])])
+        }
+        let waiter = Waiter(ctx: c.ctx, client: c.cluster, namespace: c.id, selector: "app.kubernetes.io/instance=\(c.id)")
+        #expect(try await waiter.diagnose(pods: [try pod(deleting: false)]).count == 1)
+        #expect(try await waiter.diagnose(pods: [try pod(deleting: true)]).isEmpty)
+    }
+
     @Test func timeoutNamesTheObjectAndTheSchedulersReason() async throws {
         let c = try await ClusterHarness(healthy: false)
         try c.cluster.seed(KubeObject(apiVersion: "v1", kind: "Namespace", name: c.id, annotations: [("laconic.com/deployment-dir", c.h.path("dep"))]))

@@ -450,8 +450,10 @@ extension KindTargetTests {
         // Rebuilt: saved by podman into an archive, which kind loads.
         final class Archive: @unchecked Sendable { var saved: String?; var loaded: String? }
         let archive = Archive()
+        // podman would name the short reference localhost/… in its archive: it is saved under the name the node
+        // resolves, tagged for the save and untagged after (podman had no such name before).
         p.fallback = { args in
-            if args.count == 5, args.starts(with: ["podman", "save", "-o"]), args[4] == "cerc/example:local" {
+            if args.count == 5, args.starts(with: ["podman", "save", "-o"]), args[4] == "docker.io/cerc/example:local" {
                 archive.saved = args[3]
                 try "image".write(toFile: args[3], atomically: true, encoding: .utf8)
                 return ProcessResult(exitCode: 0)
@@ -465,12 +467,45 @@ extension KindTargetTests {
         p.expect(["kind", "get", "clusters"], stdout: "shared\n")
         p.expect(inspect, stdout: "bbb\n")
         p.expect(onNode, stdout: "sha256:aaa\n")
+        p.expect(["podman", "image", "inspect", "--format", "{{.Id}}", "docker.io/cerc/example:local"], exitCode: 1, stderr: "image not known")
+        p.expect(["podman", "tag", "cerc/example:local", "docker.io/cerc/example:local"])
+        p.expect(["podman", "untag", "cerc/example:local", "docker.io/cerc/example:local"])
         _ = try await StartAction(ctx).run(start)
         #expect(p.unexpected.isEmpty && p.pending.isEmpty, "\(p.unexpected) \(p.pending)")
         let saved = try #require(archive.saved)
         #expect(archive.loaded == saved && saved.hasPrefix(c.h.tmp.file("tmp") + "/"), "\(saved)")
         #expect(!FileManager.default.fileExists(atPath: saved) && !FileManager.default.fileExists(atPath: Path.dirname(saved)))
         #expect(!p.calls.contains { $0.arguments.starts(with: ["kind", "load", "docker-image"]) })
+    }
+
+    /// A pod an earlier start left waiting on the image (not yet built then) is made again once the image is
+    /// loaded, rather than waiting out kubelet's back-off; a pod waiting on another image is left alone.
+    @Test func podsWaitingOnALoadedImageAreMadeAgain() async throws {
+        let c = try await ClusterHarness()
+        let compose = try c.h.read("dep/compose/docker-compose-example.yml")
+        try c.h.tmp.write("dep/compose/docker-compose-example.yml", compose.replacingOccurrences(of: "image: nginx:1.27-alpine", with: "image: cerc/example:local"))
+        try c.h.tmp.write("user-kubeconfig", ClusterHarness.kubeconfigText.replacingOccurrences(of: "kind-test", with: "kind-shared"))
+        let p = c.h.processes
+        p.missing = []
+        func pod(_ name: String, image: String) -> KubeObject {
+            KubeObject(apiVersion: "v1", kind: "Pod", name: name, namespace: c.id, labels: [("app.kubernetes.io/instance", c.id)], body: [
+                ("status", .map([("containerStatuses", .list([.map([("name", .string("web")), ("image", .string(image)),
+                                                                     ("state", .map([("waiting", .map([("reason", .string("ImagePullBackOff"))]))]))])]))])),
+            ])
+        }
+        try c.cluster.seed(KubeObject(apiVersion: "v1", kind: "Namespace", name: c.id))
+        try c.cluster.seed(pod("stuck", image: "docker.io/cerc/example:local"))
+        try c.cluster.seed(pod("other", image: "acme/missing:1"))
+        p.expect(["kind", "get", "clusters"], stdout: "shared\n")
+        p.expect(["docker", "image", "inspect", "--format", "{{.Id}}", "cerc/example:local"], stdout: "sha256:aaa\n")
+        p.expect(["docker", "exec", "shared-control-plane", "crictl", "inspecti", "-o", "go-template", "--template", "{{.status.id}}", "cerc/example:local"],
+                 exitCode: 1, stderr: "no such image")
+        p.expect(["kind", "load", "docker-image", "cerc/example:local", "--name", "shared"])
+        _ = try await StartAction(c.ctx).run(StartRequest(directory: "dep", cluster: ClusterOptions(), wait: false, progress: .plain))
+        #expect(p.unexpected.isEmpty && p.pending.isEmpty, "\(p.unexpected) \(p.pending)")
+        #expect(c.cluster.object("Pod", "stuck", namespace: c.id) == nil)
+        #expect(c.cluster.object("Pod", "other", namespace: c.id) != nil)
+        #expect(c.h.console.stdout.contains("restarting 1 pod waiting on a newly loaded image: stuck"), "\(c.h.console.stdout)")
     }
 
     /// A load that fails is reported, also when every object is already as rendered.

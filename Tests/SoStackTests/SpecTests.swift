@@ -215,5 +215,12 @@ func expectError(_ expectedLine: String, _ body: () throws -> Void, sourceLocati
         #expect(!ImageReference.same("kindest/node:v1.30.0", "kindest/node:v1.31.0"))
         #expect(!ImageReference.same("kindest/node:v1.31.0@sha256:abc", "kindest/node:v1.31.0@sha256:def"))
         #expect(!ImageReference.same("reg:5000/node:v1", "reg:5000/other:v1"))
+        // As containerd (a kind node) resolves a short reference.
+        #expect(ImageReference.qualified("busybox") == "docker.io/library/busybox:latest")
+        #expect(ImageReference.qualified("so-e2e/podbuild:local") == "docker.io/so-e2e/podbuild:local")
+        #expect(ImageReference.qualified("docker.io/cerc/test-container:local") == "docker.io/cerc/test-container:local")
+        #expect(ImageReference.qualified("reg:5000/a/b") == "reg:5000/a/b:latest")
+        #expect(ImageReference.qualified("localhost/x@sha256:abc") == "localhost/x@sha256:abc")
+        #expect(ImageReference.qualified("ghcr.io/acme/app:1") == "ghcr.io/acme/app:1")
     }
 }
