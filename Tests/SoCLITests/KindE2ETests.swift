@@ -189,7 +189,33 @@ enum KindE2E {
         // Started again: the node's copy is the host's (podman's bare ID against crictl's sha256:), nothing loaded.
         r = try await E2E.so(["deployment", "--dir", "dep", "start", "--perform-cluster-management", "--progress", "plain"], cwd: t.path, env: env)
         #expect(r.exitCode == 0 && !r.stdout.contains("loading image") && r.stdout.contains("unchanged"), "\(r.stdout)\n\(r.stderr)")
+
+        // A stack whose image is built here: started before the build (the pod cannot pull it), built with podman
+        // by build-containers, started again: loaded under the name the node resolves, the waiting pod made again.
+        let image = "so-e2e/podbuild:local"
+        try t.write("pb/stacks/pb/stack.yml", "name: pb\ncontainers: [so-e2e/podbuild]\npods: [pb]\n")
+        try t.write("pb/container-build/so-e2e-podbuild/Dockerfile", "FROM \(KindE2E.localImage)\nRUN echo built > /built\n")
+        try t.write("pb/compose/docker-compose-pb.yml", "services:\n  pb:\n    image: \(image)\n")
+        _ = try await KindE2E.run(["podman", "rmi", "--force", image])
+        r = try await E2E.so(["--stack", t.file("pb/stacks/pb"), "deploy", "init", "--output", "pb.yml"], cwd: t.path, env: env)
+        #expect(r.exitCode == 0, "\(r.stderr)")
+        r = try await E2E.so(["deploy", "create", "--spec-file", "pb.yml", "--deployment-dir", "pbdep"], cwd: t.path, env: env)
+        #expect(r.exitCode == 0, "\(r.stderr)")
+        r = try await E2E.so(["deployment", "--dir", "pbdep", "start", "--timeout", "120", "--progress", "plain"], cwd: t.path, env: env)
+        #expect(r.exitCode != 0 && r.stderr.contains("cannot pull image \(image)"), "\(r.stdout)\n\(r.stderr)")
+        r = try await E2E.so(["--stack", t.file("pb/stacks/pb"), "build-containers"], cwd: t.path, env: env)
+        #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
+        r = try await E2E.so(["deployment", "--dir", "pbdep", "start", "--timeout", "120", "--progress", "plain"], cwd: t.path, env: env)
+        #expect(r.exitCode == 0 && r.stdout.contains("restarting 1 pod waiting on a newly loaded image"), "\(r.stdout)\n\(r.stderr)")
+        r = try await E2E.so(["deployment", "--dir", "pbdep", "exec", "pb", "--", "cat", "/built"], cwd: t.path, env: env)
+        #expect(r.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "built", "\(r.stdout)\n\(r.stderr)")
+        let names = try await KindE2E.run(["podman", "images", "--format", "{{.Repository}}:{{.Tag}}"]).stdout
+        #expect(!names.contains("docker.io/so-e2e/podbuild"), "the save's tag is removed: \(names)")
+        // The cluster is kept while pbdep runs on it, and goes with the last one.
         r = try await E2E.so(["deployment", "--dir", "dep", "stop", "--delete-volumes", "--delete-namespace", "--perform-cluster-management"], cwd: t.path, env: env)
+        #expect(r.exitCode == 0 && r.stderr.contains("kept: 1 other deployment runs on it"), "\(r.stderr)")
+        _ = try await KindE2E.run(["podman", "rmi", "--force", image])
+        r = try await E2E.so(["deployment", "--dir", "pbdep", "stop", "--delete-volumes", "--delete-namespace", "--perform-cluster-management"], cwd: t.path, env: env)
         #expect(r.exitCode == 0, "\(r.stderr)")
         let left = try await LocalProcessRunner().run(["kind", "get", "clusters"], workingDirectory: nil, environment: ProcessInfo.processInfo.environment.merging(env) { $1 },
                                                       timeout: 60)
