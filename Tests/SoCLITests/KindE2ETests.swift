@@ -52,7 +52,7 @@ enum KindE2E {
 
 /// The kind lifecycle with real kind and Docker. Opt-in with SO_E2E_KIND=1 (needs kind, docker, a node image
 /// and free ports 80/443); every test starts and ends with no kind cluster on the host.
-@Suite(.serialized, .enabled(if: KindE2E.enabled, "SO_E2E_KIND is not 1: no kind and Docker")) struct KindE2ETests {
+@Suite(.serialized, .enabled(if: KindE2E.enabled, "SO_E2E_KIND is not 1: no kind and Docker here (.ci/run runs this suite as its own step where they are)")) struct KindE2ETests {
     /// Create the cluster from the spec's node image, install the ingress controller, serve through it on port 80,
     /// report a deployment whose spec wants another node image, delete the cluster.
     @Test func clusterLifecycle() async throws {
