@@ -349,17 +349,22 @@ extension KindTargetTests {
 }
 
 @Suite struct LocalImageTests {
+    /// A deployment whose web image is `cerc/example:local`, on the host's kind cluster `shared` (its context in
+    /// the user's kubeconfig), with every program installed.
+    static func harness(environment: [String: String] = [:]) async throws -> ClusterHarness {
+        let c = try await ClusterHarness(environment: environment)
+        let compose = try c.h.read("dep/compose/docker-compose-example.yml")
+        try c.h.tmp.write("dep/compose/docker-compose-example.yml", compose.replacingOccurrences(of: "image: nginx:1.27-alpine", with: "image: cerc/example:local"))
+        try c.h.tmp.write("user-kubeconfig", ClusterHarness.kubeconfigText.replacingOccurrences(of: "kind-test", with: "kind-shared"))
+        c.h.processes.missing = []
+        return c
+    }
     /// `docker build` of a `:local` image between two starts: the second finds a new ID, loads the image into
     /// kind, and the Deployment that runs it is applied again with the new ID in its pod template (so its
     /// pods roll onto the rebuilt image), though nothing else changed.
     @Test func aRebuiltLocalImageIsLoadedAndItsDeploymentRolled() async throws {
-        let c = try await ClusterHarness()
-        let compose = try c.h.read("dep/compose/docker-compose-example.yml")
-        let local = compose.replacingOccurrences(of: "image: nginx:1.27-alpine", with: "image: cerc/example:local")
-        try c.h.tmp.write("dep/compose/docker-compose-example.yml", local)
-        try c.h.tmp.write("user-kubeconfig", ClusterHarness.kubeconfigText.replacingOccurrences(of: "kind-test", with: "kind-shared"))
+        let c = try await Self.harness()
         let p = c.h.processes
-        p.missing = []
         let inspect = ["docker", "image", "inspect", "--format", "{{.Id}}", "cerc/example:local"]
         let onNode = ["docker", "exec", "shared-control-plane", "crictl", "inspecti", "-o", "go-template", "--template", "{{.status.id}}", "cerc/example:local"]
         func start() async throws {
@@ -430,14 +435,10 @@ extension KindTargetTests {
     /// crictl's), and a rebuilt image reaches the node through an archive: `kind load docker-image` would read
     /// docker's store, which a podman host may not have. The archive is removed afterwards.
     @Test func podmansImagesGoThroughAnArchive() async throws {
-        let c = try await ClusterHarness(environment: ["KIND_EXPERIMENTAL_PROVIDER": "podman"])
+        let c = try await Self.harness(environment: ["KIND_EXPERIMENTAL_PROVIDER": "podman"])
         var ctx = c.ctx
         ctx.environment["TMPDIR"] = c.h.tmp.file("tmp")
-        let compose = try c.h.read("dep/compose/docker-compose-example.yml")
-        try c.h.tmp.write("dep/compose/docker-compose-example.yml", compose.replacingOccurrences(of: "image: nginx:1.27-alpine", with: "image: cerc/example:local"))
-        try c.h.tmp.write("user-kubeconfig", ClusterHarness.kubeconfigText.replacingOccurrences(of: "kind-test", with: "kind-shared"))
         let p = c.h.processes
-        p.missing = []
         let inspect = ["podman", "image", "inspect", "--format", "{{.Id}}", "cerc/example:local"]
         let onNode = ["podman", "exec", "shared-control-plane", "crictl", "inspecti", "-o", "go-template", "--template", "{{.status.id}}", "cerc/example:local"]
         let start = StartRequest(directory: "dep", cluster: ClusterOptions(), timeout: 30, progress: .plain)
@@ -481,12 +482,8 @@ extension KindTargetTests {
     /// A pod an earlier start left waiting on the image (not yet built then) is made again once the image is
     /// loaded, rather than waiting out kubelet's back-off; a pod waiting on another image is left alone.
     @Test func podsWaitingOnALoadedImageAreMadeAgain() async throws {
-        let c = try await ClusterHarness()
-        let compose = try c.h.read("dep/compose/docker-compose-example.yml")
-        try c.h.tmp.write("dep/compose/docker-compose-example.yml", compose.replacingOccurrences(of: "image: nginx:1.27-alpine", with: "image: cerc/example:local"))
-        try c.h.tmp.write("user-kubeconfig", ClusterHarness.kubeconfigText.replacingOccurrences(of: "kind-test", with: "kind-shared"))
+        let c = try await Self.harness()
         let p = c.h.processes
-        p.missing = []
         func pod(_ name: String, image: String) -> KubeObject {
             KubeObject(apiVersion: "v1", kind: "Pod", name: name, namespace: c.id, labels: [("app.kubernetes.io/instance", c.id)], body: [
                 ("status", .map([("containerStatuses", .list([.map([("name", .string("web")), ("image", .string(image)),
@@ -510,13 +507,8 @@ extension KindTargetTests {
 
     /// A load that fails is reported, also when every object is already as rendered.
     @Test func aFailedLoadIsReportedOnAStartThatChangesNothing() async throws {
-        let c = try await ClusterHarness()
-        let compose = try c.h.read("dep/compose/docker-compose-example.yml")
-        let local = compose.replacingOccurrences(of: "image: nginx:1.27-alpine", with: "image: cerc/example:local")
-        try c.h.tmp.write("dep/compose/docker-compose-example.yml", local)
-        try c.h.tmp.write("user-kubeconfig", ClusterHarness.kubeconfigText.replacingOccurrences(of: "kind-test", with: "kind-shared"))
+        let c = try await Self.harness()
         let p = c.h.processes
-        p.missing = []
         let inspect = ["docker", "image", "inspect", "--format", "{{.Id}}", "cerc/example:local"]
         let onNode = ["docker", "exec", "shared-control-plane", "crictl", "inspecti", "-o", "go-template", "--template", "{{.status.id}}", "cerc/example:local"]
         p.expect(["kind", "get", "clusters"], stdout: "shared\n")

@@ -8,6 +8,17 @@ import SoTestSupport
 
 /// `--dry-run` changes nothing: no write on the cluster (only reads and server-side dry runs), no file.
 @Suite struct DryRunTests {
+    /// The deployment's Deployment edited by hand (replicas 7), as `kubectl scale` would.
+    static func scaleByHand(_ c: ClusterHarness, namespace ns: String) throws {
+        let deployment = try #require(c.cluster.all.filter { $0.0.type.kind == "Deployment" }.map(\.1).first)
+        c.cluster.update("Deployment", deployment.name, namespace: ns) { json in
+            guard case .object(var o) = json, case .object(var spec)? = o["spec"] else { return }
+            spec["replicas"] = .number(7)
+            o["spec"] = .object(spec)
+            json = .object(o)
+        }
+    }
+
     /// Calls that change the cluster.
     static func writes(_ calls: [String]) -> [String] {
         calls.filter { ["apply ", "create ", "update ", "patch ", "delete "].contains(where: $0.hasPrefix) }
@@ -30,13 +41,7 @@ import SoTestSupport
         // Something of ours that left the manifest, and a Deployment edited by hand.
         try c.cluster.seed(KubeObject(apiVersion: "v1", kind: "ConfigMap", name: "gone", namespace: ns,
                                       labels: [("app", c.id), ("app.kubernetes.io/instance", c.id), ("app.kubernetes.io/managed-by", "so")]))
-        let deployment = try #require(c.cluster.all.filter { $0.0.type.kind == "Deployment" }.map(\.1).first)
-        c.cluster.update("Deployment", deployment.name, namespace: ns) { json in
-            guard case .object(var o) = json, case .object(var spec)? = o["spec"] else { return }
-            spec["replicas"] = .number(7)
-            o["spec"] = .object(spec)
-            json = .object(o)
-        }
+        try Self.scaleByHand(c, namespace: ns)
         let before = c.cluster.calls.count
         let plan = try await PlanAction(c.ctx).run(directory: "dep", cluster: c.options)
         #expect(Self.writes(Array(c.cluster.calls[before...])).isEmpty)
@@ -63,13 +68,7 @@ import SoTestSupport
         let c = try await ClusterHarness(appendToSpec: "secret-env: [API_TOKEN]\n", environment: ["API_TOKEN": "first-token-4711"])
         _ = try await c.start()
         let ns = KubeNames.label(c.id)
-        let deployment = try #require(c.cluster.all.filter { $0.0.type.kind == "Deployment" }.map(\.1).first)
-        c.cluster.update("Deployment", deployment.name, namespace: ns) { json in
-            guard case .object(var o) = json, case .object(var spec)? = o["spec"] else { return }
-            spec["replicas"] = .number(7)
-            o["spec"] = .object(spec)
-            json = .object(o)
-        }
+        try Self.scaleByHand(c, namespace: ns)
         // The host's value changed since: the Secret would be configured.
         var ctx = c.ctx
         ctx.environment["API_TOKEN"] = "second-token-4712"
