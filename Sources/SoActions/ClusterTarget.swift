@@ -65,12 +65,13 @@ struct ClusterTargets {
         var tried: [String] = []
         if options.kubeconfig != nil || options.context != nil { return try explicit(options) }
         tried.append("--kubeconfig/--context (not given)")
-        // `kind get clusters`, read at most once; nil when kind is not installed.
-        var kindListed = false
-        var listedKind: [String]?
-        func kindClustersOnce() async throws -> [String]? {
-            if !kindListed { (listedKind, kindListed) = (try await installedKindClusters(), true) }
-            return listedKind
+        // `kind get clusters`, read at most once; unavailable when kind is not installed or cannot reach its engine.
+        var listing: KindListing?
+        func kindClustersOnce() async -> KindListing {
+            if let listing { return listing }
+            let l = await kindListing()
+            listing = l
+            return l
         }
         if let model {
             if model.deployTo == .k8s {
@@ -88,30 +89,36 @@ struct ClusterTargets {
                 try await checkNode(model, cluster: wanted)
                 return ClusterTarget(connection: c, kindCluster: wanted, fromUserKubeconfig: true)
             }
-            switch try await kindClustersOnce() {
-            case .some(let clusters) where clusters.contains(wanted):
+            switch await kindClustersOnce() {
+            case .listed(let clusters) where clusters.contains(wanted):
                 try await checkNode(model, cluster: wanted)
                 return try await kindTarget(wanted)
-            case .some: tried.append("the deployment's kind cluster '\(wanted)' (not running)")
-            case .none: tried.append("the deployment's kind cluster '\(wanted)' (kind is not installed)")
+            case .listed: tried.append("the deployment's kind cluster '\(wanted)' (not running)")
+            case .unavailable(let why): tried.append("the deployment's kind cluster '\(wanted)' (\(why))")
             }
         }
         if let file = ctx.environment["SO_KUBECONFIG"], !file.isEmpty {
             return try explicit(ClusterOptions(kubeconfig: file))
         }
         tried.append("SO_KUBECONFIG (not set)")
-        switch try await kindClustersOnce() {
-        case .some(let clusters) where !clusters.isEmpty:
+        let kind = await kindClustersOnce()
+        switch kind {
+        case .listed(let clusters) where !clusters.isEmpty:
             ctx.say("using the host's kind cluster '\(clusters[0])' (one cluster per host)")
             if let model { try await checkNode(model, cluster: clusters[0]) }
             return try await kindTarget(clusters[0])
-        case .some: tried.append("the host's kind clusters (none running)")
-        case .none: tried.append("the host's kind clusters (kind is not installed)")
+        case .listed: tried.append("the host's kind clusters (none running)")
+        case .unavailable(let why): tried.append("the host's kind clusters (\(why))")
         }
         // A kind deployment that `start` may create its cluster for: created rather than sent elsewhere.
-        if let model, model.deployTo == .k8sKind, allowCreate, options.performClusterManagement, !(kindListed && listedKind == nil) { return nil }
+        if let model, model.deployTo == .k8sKind, allowCreate, options.performClusterManagement, case .listed = kind { return nil }
         if !Kubeconfig.userFiles(environment: ctx.environment, fs: ctx.fs).isEmpty {
             let c = try Kubeconfig.resolve(explicit: nil, context: nil, environment: ctx.environment, fs: ctx.fs, diagnostics: ctx.diagnostics)
+            // A kind deployment sent to the user's current context because kind could not answer says so.
+            if let model, model.deployTo == .k8sKind, case .unavailable(let why) = kind, why != KindListing.notInstalled {
+                ctx.diagnostics.warn("the host's kind clusters cannot be listed (\(why)); using context \(c.contextName) of the user's kubeconfig",
+                                     hint: "start the container engine kind uses (docker, or the one KIND_EXPERIMENTAL_PROVIDER names) to deploy to kind")
+            }
             return ClusterTarget(connection: c, kindCluster: nil)
         }
         tried.append("$KUBECONFIG and ~/.kube/config (no kubeconfig)")
@@ -143,6 +150,21 @@ struct ClusterTargets {
             return try await kindClusters()
         } catch let e as SoError where e.missingProgram == "kind" {
             return nil
+        }
+    }
+
+    /// The host's kind clusters as `find` reads them: a kind that is missing or cannot reach its container
+    /// engine (docker stopped) answers "unavailable, because …", so a cluster named another way is still found.
+    func kindListing() async -> KindListing {
+        do {
+            return .listed(try await kindClusters())
+        } catch let e as SoError where e.missingProgram == "kind" {
+            return .unavailable(KindListing.notInstalled)
+        } catch let e as SoError {
+            let prefix = "cannot list kind clusters: "
+            return .unavailable("'kind get clusters' failed: " + (e.message.hasPrefix(prefix) ? String(e.message.dropFirst(prefix.count)) : e.message))
+        } catch {
+            return .unavailable("'kind get clusters' failed: \(error)")
         }
     }
 
@@ -263,6 +285,14 @@ struct ClusterTargets {
         guard r.exitCode == 0 else { throw SoError("cannot \(what): \(r.lastErrorLine)", hint: "run '\(args.joined(separator: " "))' by hand to see more") }
         return r.stdout
     }
+}
+
+/// What `kind get clusters` answered.
+enum KindListing {
+    case listed([String])
+    case unavailable(String)
+
+    static let notInstalled = "kind is not installed"
 }
 
 /// The extraMounts a deployment needs on the kind node (the same rule as kind-config.yml).

@@ -337,6 +337,35 @@ extension KindTargetTests {
         }
     }
 
+    /// kind installed with its engine stopped (`kind get clusters` fails as it does when docker is down) is not
+    /// the end: SO_KUBECONFIG and the user's kubeconfig still answer (a kind deployment sent there is warned
+    /// about), and with nothing else the error names kind's failure.
+    @Test func aKindWhoseEngineIsDownDoesNotStopTheSearch() async throws {
+        let dockerDown = "ERROR: failed to list clusters: command \"docker ps -a --filter label=io.x-k8s.kind.cluster\" failed with error: exit status 1"
+        var c = try await ClusterHarness()
+        c = ClusterHarness(copying: c, ctx: { var x = c.ctx; x.environment["SO_KUBECONFIG"] = c.h.tmp.file("ci-kubeconfig"); return x }())
+        c.h.processes.missing = []
+        try c.h.tmp.write("ci-kubeconfig", Self.kubeconfig(context: "ci"))
+        let model = try RenderAction(c.ctx).model("dep")
+        c.h.processes.expect(["kind", "get", "clusters"], exitCode: 1, stderr: dockerDown)
+        let ci = try await ClusterTargets(ctx: c.ctx).find(model, ClusterOptions(), allowCreate: true)
+        #expect(ci?.connection.contextName == "ci" && ci?.kindCluster == nil)
+        var ctx = c.ctx
+        ctx.environment["SO_KUBECONFIG"] = nil
+        try c.h.tmp.write("user-kubeconfig", Self.kubeconfig(context: "prod"))
+        c.h.processes.expect(["kind", "get", "clusters"], exitCode: 1, stderr: dockerDown)
+        let prod = try await ClusterTargets(ctx: ctx).find(model, ClusterOptions(), allowCreate: true)
+        #expect(prod?.connection.contextName == "prod")
+        #expect(ctx.diagnostics.all.contains { $0.message.contains("cannot be listed ('kind get clusters' failed: ERROR: failed to list clusters") && $0.message.contains("using context prod") },
+                "\(ctx.diagnostics.all)")
+        try c.h.fs.remove(c.h.tmp.file("user-kubeconfig"))
+        c.h.processes.expect(["kind", "get", "clusters"], exitCode: 1, stderr: dockerDown)
+        await #expect { _ = try await ClusterTargets(ctx: ctx).find(model, ClusterOptions(), allowCreate: true) } throws: { e in
+            (e as? SoError)?.message.contains("the host's kind clusters ('kind get clusters' failed: ERROR: failed to list clusters") == true
+        }
+        #expect(c.h.processes.unexpected.isEmpty && c.h.processes.pending.isEmpty, "\(c.h.processes.unexpected) \(c.h.processes.pending)")
+    }
+
     /// exec, shell and port-forward hand kubectl exactly the cluster so chose.
     @Test func kubectlGetsTheChosenKubeconfig() async throws {
         let c = try await ClusterHarness(environment: ["SO_KUBECONFIG": "/tmp/ci-kubeconfig-for-test"])
