@@ -112,7 +112,7 @@ struct ClusterTargets {
         }
         // A kind deployment that `start` may create its cluster for: created rather than sent elsewhere.
         if let model, model.deployTo == .k8sKind, allowCreate, options.performClusterManagement, case .listed = kind { return nil }
-        if !Kubeconfig.userFiles(environment: ctx.environment, fs: ctx.fs).isEmpty {
+        if Kubeconfig.userFilesNameAContext(environment: ctx.environment, fs: ctx.fs) {
             let c = try Kubeconfig.resolve(explicit: nil, context: nil, environment: ctx.environment, fs: ctx.fs, diagnostics: ctx.diagnostics)
             // A kind deployment sent to the user's current context because kind could not answer says so.
             if let model, model.deployTo == .k8sKind, case .unavailable(let why) = kind, why != KindListing.notInstalled {
@@ -121,7 +121,7 @@ struct ClusterTargets {
             }
             return ClusterTarget(connection: c, kindCluster: nil)
         }
-        tried.append("$KUBECONFIG and ~/.kube/config (no kubeconfig)")
+        tried.append("$KUBECONFIG and ~/.kube/config (no kubeconfig naming a context)")
         // In a pod, as kubectl: the pod's service account when no kubeconfig names anything.
         if Kubeconfig.inClusterPossible(environment: ctx.environment, fs: ctx.fs) {
             return ClusterTarget(connection: try Kubeconfig.inCluster(environment: ctx.environment, fs: ctx.fs), kindCluster: nil)

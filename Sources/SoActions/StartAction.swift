@@ -294,11 +294,15 @@ public struct StartAction: Sendable {
     }
 
     /// The IDs of the local images on this host, read beside the first round trip (on kind, with cluster
-    /// management on). A spec `caddy-ingress-image` this host has is loaded too, when the controller is installed.
+    /// management on). A spec `caddy-ingress-image` this host has is loaded too, when the controller is installed,
+    /// and a spec `wait-image` the pods use (hosts that cannot pull the images `so` adds).
     func localImageIDs(_ rendered: Rendered, _ target: ClusterTarget, _ req: StartRequest) -> Task<[(image: String, id: String)], Never> {
         guard target.kindCluster != nil, req.cluster.performClusterManagement else { return Task { [] } }
-        let ingress = IngressInstaller.needed(rendered.model, rendered.manifest, req) ? rendered.model.spec.sections.caddyIngressImage : nil
-        return Task { [ctx] in await ImageLoader(ctx: ctx).ids(manifest: rendered.manifest, model: rendered.model, also: ingress.map { [$0] } ?? []) }
+        let sections = rendered.model.spec.sections
+        let ingress = IngressInstaller.needed(rendered.model, rendered.manifest, req) ? sections.caddyIngressImage : nil
+        let wait = sections.waitImage.flatMap { image in rendered.manifest.objects.contains { ImageLoader.images(in: $0.value).contains(image) } ? image : nil }
+        let also = [ingress, wait].compactMap { $0 }
+        return Task { [ctx] in await ImageLoader(ctx: ctx).ids(manifest: rendered.manifest, model: rendered.model, also: also) }
     }
 
     /// Local images are compared with the kind node's (and loaded) beside the API requests; the workloads

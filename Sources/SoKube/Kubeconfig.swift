@@ -171,6 +171,20 @@ public enum Kubeconfig {
         return try resolve(documents: documents, context: context, fs: fs, sources: files.joined(separator: ", "), diagnostics: diagnostics)
     }
 
+    /// Whether the user's kubeconfig files name a context. `kind delete cluster` leaves `~/.kube/config` naming
+    /// none, which is as good as no kubeconfig; a file that cannot be read counts, so that its error is shown.
+    public static func userFilesNameAContext(environment: [String: String], fs: FileSystem) -> Bool {
+        userFiles(environment: environment, fs: fs).contains { f in
+            let root: YNode?
+            do { root = try YAMLFile.load(f, fs: fs, what: "kubeconfig") } catch { return true }
+            guard let root else { return false }
+            guard let m = try? root.mapping("kubeconfig") else { return true }
+            let current = (try? m.string("current-context")) ?? nil
+            let contexts = (try? m.nonNull("contexts")?.sequence("'contexts'")) ?? nil
+            return current?.isEmpty == false || contexts?.isEmpty == false
+        }
+    }
+
     /// `$KUBECONFIG`'s existing files (duplicates once), else `~/.kube/config` when it exists.
     public static func userFiles(environment: [String: String], fs: FileSystem) -> [String] {
         if let env = environment["KUBECONFIG"], !env.isEmpty {
@@ -221,7 +235,7 @@ public enum Kubeconfig {
             try collect("contexts", "context", into: &contexts)
         }
         guard let contextName = context ?? current else {
-            throw SoError("kubeconfig has no current-context", hint: "pass --context NAME (kubectl config get-contexts lists them)")
+            throw SoError("kubeconfig \(sources) has no current-context", hint: "pass --context NAME (kubectl config get-contexts lists them)")
         }
         guard let ctx = contexts.first(where: { $0.name == contextName }) else {
             let names = contexts.map(\.name)

@@ -15,7 +15,7 @@ extension PodBuilder {
         for svc in compose.services {
             for (dep, port) in DependencyWait.targets(svc, ports: state.ports) {
                 let script = "until nc -z -w 2 \(KubeNames.service(dep)) \(port); do echo 'waiting for \(dep):\(port)'; sleep 2; done"
-                var c: [(String, YValue)] = [("name", .string(KubeNames.label("wait-for-\(dep)"))), ("image", .string(DependencyWait.image)),
+                var c: [(String, YValue)] = [("name", .string(KubeNames.label("wait-for-\(dep)"))), ("image", .string(spec.sections.waitImage ?? DependencyWait.image)),
                                              ("imagePullPolicy", .string("IfNotPresent")), ("command", .list([.string("sh"), .string("-c"), .string(script)])),
                                              ("resources", .map([("requests", .map([("cpu", .string("10m")), ("memory", .string("16Mi"))])),
                                                                  ("limits", .map([("cpu", .string("100m")), ("memory", .string("32Mi"))]))]))]
@@ -47,6 +47,7 @@ public enum SiblingRewrite {
 
 /// What `depends_on` waits for on a plain compose stack: each dependency's first port.
 public enum DependencyWait {
+    /// The wait's image, unless the spec's `wait-image` names another.
     public static let image = "busybox:1.36"
 
     /// (dependency, port) pairs a service waits for; dependencies without a port, or that must complete, are skipped.

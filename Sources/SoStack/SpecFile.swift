@@ -111,7 +111,7 @@ public struct Spec: Sendable {
         "config", "credentials-files", "network", "volumes", "configmaps", "secrets", "resources", "security", "replicas",
         "namespace", "annotations", "labels", "node-affinities", "node-tolerations", "kind-cluster-name", "kind-mount-root",
         "kind-node-image",
-        "caddy-ingress-image", "maintenance-service", "external-services", "ca-certificates", "runtime-class",
+        "caddy-ingress-image", "wait-image", "maintenance-service", "external-services", "ca-certificates", "runtime-class",
         "secret-env", "ingress-class", "ttl", "with", "egress", "egress-ports", "egress-proxy", "quota", "profiles",
         "host-gateway", "workspace", "agents",
     ]

@@ -172,6 +172,9 @@ public struct SpecSections: Sendable {
     public var ingressClass: String?
     public var maintenanceService: String?
     public var caddyIngressImage: String?
+    /// The image of the init containers that make a plain compose service wait for its `depends_on` (it
+    /// needs `sh` and `nc`); nil: `busybox:1.36`.
+    public var waitImage: String?
     public var acmeEmail: String?
     public var egress: EgressPolicy?
     public var quota: NamespaceQuota?
@@ -311,6 +314,7 @@ public struct SpecSections: Sendable {
         s.ingressClass = try m.string("ingress-class")
         s.maintenanceService = try m.string("maintenance-service")
         s.caddyIngressImage = try m.string("caddy-ingress-image")
+        s.waitImage = try m.string("wait-image")
         return s
     }
 

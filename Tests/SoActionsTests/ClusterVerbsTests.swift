@@ -358,10 +358,13 @@ extension KindTargetTests {
         #expect(prod?.connection.contextName == "prod")
         #expect(ctx.diagnostics.all.contains { $0.message.contains("cannot be listed ('kind get clusters' failed: ERROR: failed to list clusters") && $0.message.contains("using context prod") },
                 "\(ctx.diagnostics.all)")
-        try c.h.fs.remove(c.h.tmp.file("user-kubeconfig"))
+        // A kubeconfig naming no context (as `kind delete cluster` leaves ~/.kube/config) is as good as none.
+        try c.h.tmp.write("user-kubeconfig", "apiVersion: v1\nkind: Config\n")
         c.h.processes.expect(["kind", "get", "clusters"], exitCode: 1, stderr: dockerDown)
         await #expect { _ = try await ClusterTargets(ctx: ctx).find(model, ClusterOptions(), allowCreate: true) } throws: { e in
-            (e as? SoError)?.message.contains("the host's kind clusters ('kind get clusters' failed: ERROR: failed to list clusters") == true
+            guard let e = e as? SoError else { return false }
+            return e.message.contains("the host's kind clusters ('kind get clusters' failed: ERROR: failed to list clusters")
+                && e.message.contains("(no kubeconfig naming a context)")
         }
         #expect(c.h.processes.unexpected.isEmpty && c.h.processes.pending.isEmpty, "\(c.h.processes.unexpected) \(c.h.processes.pending)")
     }

@@ -107,6 +107,22 @@ private func spec(_ text: String) throws -> Spec {
         #expect(DependencyWait.targets(app, ports: PortPlan(m)).map(\.1) == [5432])
     }
 
+    /// The wait's image is busybox unless the spec's `wait-image` names one (a host that cannot pull it).
+    @Test func theWaitImageIsTheSpecsWhenItNamesOne() throws {
+        let compose = "services:\n  db:\n    image: db-image\n    expose: [\"5432\"]\n  app:\n    image: app-image\n    depends_on: [db]\n"
+        func waitImages(_ extra: String) throws -> [String] {
+            let m = try Renderer.render(try loadSnippet(compose: compose, spec: extra, stack: "name: s\npods: [p]\npod-per-service: true\n"))
+            let lines: [Substring] = m.objects.flatMap { $0.yaml().split(separator: "\n") }
+            let images: [String] = lines.filter { $0.contains("image:") }.map { line in
+                String(line.split(separator: ":", maxSplits: 1)[1]).trimmingCharacters(in: .whitespaces)
+            }
+            return images.filter { $0 != "db-image" && $0 != "app-image" }
+        }
+        let plain = try waitImages("")
+        #expect(plain == ["busybox:1.36"], "\(plain)")
+        #expect(try waitImages("wait-image: mirror.internal/busybox:1.36\n") == ["mirror.internal/busybox:1.36"])
+    }
+
     @Test func hostNetworkPortsAreKindPorts() throws {
         let m = try loadSnippet(compose: "services:\n  a:\n    image: x\n    network_mode: host\n    ports: [\"5353/udp\", \"9100\"]\n")
         #expect(PortPlan(m).kindPorts == [.init(port: 5353, proto: .udp), .init(port: 9100, proto: .tcp)])
