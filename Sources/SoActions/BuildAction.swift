@@ -92,13 +92,19 @@ public struct BuildAction {
             return []
         }
         var built: [BuildTarget] = []
+        var shim: String?
+        defer { if let shim { try? ctx.fs.removeTree(shim) } }
         for t in chosen {
             let argv = try command(t, stack: stack)
             if req.dryRun {
                 ctx.say("would build \(t.image): " + argv.joined(separator: " "))
                 continue
             }
-            let env = environment(stack, t)
+            var env = environment(stack, t)
+            if case .script = t.recipe, ctx.kindProvider.cli != "docker" {
+                if shim == nil { shim = try dockerShim() }
+                env["PATH"] = shim! + ":" + (env["PATH"] ?? "/usr/local/bin:/usr/bin:/bin")
+            }
             let inspect = [ctx.kindProvider.cli, "image", "inspect", "--format", "{{.Id}}", t.image]
             if !req.forceRebuild, let r = try? await ctx.processes.run(inspect, workingDirectory: nil, environment: env, timeout: 30), r.exitCode == 0 {
                 ctx.say("\(t.image) exists; skipped (--force-rebuild builds it again)")
@@ -144,6 +150,19 @@ public struct BuildAction {
             if let target { argv += ["--target", target] }
             return argv + [context]
         }
+    }
+
+    /// laconic-so's build.sh scripts call `docker build` by name: with kind on another engine (podman), a
+    /// `docker` first on their PATH runs that engine, so the image lands where start loads it from.
+    func dockerShim() throws -> String {
+        let tmp = ctx.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        let dir = try ctx.fs.temporaryDirectory(beside: Path.join(tmp, "so-docker"), prefix: "so-docker")
+        let engine = ctx.kindProvider.cli
+        try ctx.fs.writeText("#!/bin/sh\n# so build-containers: docker runs \(engine), the engine kind uses here\nexec \(engine) \"$@\"\n",
+                             to: Path.join(dir, "docker"))
+        try ctx.fs.setExecutable(Path.join(dir, "docker"), true)
+        ctx.say("build.sh scripts run with 'docker' calling \(engine) (KIND_EXPERIMENTAL_PROVIDER=\(engine))")
+        return dir
     }
 
     /// What laconic-so's build.sh scripts read.

@@ -65,20 +65,26 @@ import SoTestSupport
     }
 
     /// With KIND_EXPERIMENTAL_PROVIDER=podman the images are built into podman's store (where start reads
-    /// and loads them from), and build.sh scripts are told DOCKER=podman.
+    /// and loads them from), and build.sh scripts are told DOCKER=podman; one that calls `docker build` by name
+    /// (as laconic-so's do) runs podman too.
     @Test func buildsWithTheKindProvidersEngine() async throws {
         let t = try TempDir("so-build-podman")
         defer { t.cleanup() }
         try Self.stack(t)
         try t.write("bin/podman", try t.read("bin/docker").replacingOccurrences(of: "echo \"docker $*\"", with: "echo \"podman $*\""))
         try LocalFileSystem().setExecutable(t.file("bin/podman"), true)
-        try t.write("stk/container-build/cerc-tool/build.sh", "#!/bin/bash\necho \"build.sh with DOCKER=$DOCKER\" >> \"$FAKE_DOCKER_LOG\"\n")
+        try t.write("stk/container-build/cerc-tool/build.sh",
+                    "#!/bin/bash\necho \"build.sh with DOCKER=$DOCKER\" >> \"$FAKE_DOCKER_LOG\"\ndocker build -t cerc/tool:local .\n")
         var ctx = context(t, console: CapturedConsole())
         ctx.environment["KIND_EXPERIMENTAL_PROVIDER"] = "podman"
+        ctx.environment["TMPDIR"] = t.file("tmp")
+        try LocalFileSystem().createDirectory(t.file("tmp"))
         ctx.options.quiet = true
         _ = try await BuildAction(ctx).run(BuildRequest(stack: t.file("stk/stacks/web")))
+        #expect(try LocalFileSystem().list(t.file("tmp")).isEmpty, "the docker shim is removed after the build")
         let log = try t.read("docker.log").split(separator: "\n").map(String.init)
         #expect(log.contains("build.sh with DOCKER=podman") && log.contains { $0.hasPrefix("podman build --tag plain:local --file ") }, "\(log)")
+        #expect(log.contains("podman build -t cerc/tool:local ."), "\(log)")
         #expect(!log.contains { $0.hasPrefix("docker ") }, "\(log)")
     }
 
