@@ -108,7 +108,7 @@ struct ClusterTargets {
             if let model { try await checkNode(model, cluster: clusters[0]) }
             return try await kindTarget(clusters[0])
         case .listed: tried.append("the host's kind clusters (none running)")
-        case .unavailable(let why): tried.append("the host's kind clusters (\(why))")
+        case .unavailable(let why): tried.append("the host's kind clusters (" + (model == nil || model?.deployTo == .k8s ? why : "the same") + ")")
         }
         // A kind deployment that `start` may create its cluster for: created rather than sent elsewhere.
         if let model, model.deployTo == .k8sKind, allowCreate, options.performClusterManagement, case .listed = kind { return nil }
@@ -129,9 +129,14 @@ struct ClusterTargets {
         let inPod = ctx.environment["KUBERNETES_SERVICE_HOST"]?.isEmpty == false
         let token = Path.join(Kubeconfig.serviceAccountDirectory(environment: ctx.environment), "token")
         tried.append("the pod's service account (" + (inPod ? "no token at \(token)" : "not in a pod") + ")")
+        let kindStep: String
+        if case .unavailable(let why) = kind, why != KindListing.notInstalled {
+            kindStep = "or start \(ctx.kindProvider.cli) (kind's engine) and run 'so deployment --dir D start' to create the host's cluster"
+        } else {
+            kindStep = "or install kind and run 'so deployment --dir D start' to create the host's cluster"
+        }
         throw SoError("no cluster to use; tried " + tried.joined(separator: ", "),
-                      hint: "pass --kubeconfig FILE (and --context NAME), set SO_KUBECONFIG, "
-                          + "or install kind and run 'so deployment --dir D start' to create the host's cluster",
+                      hint: "pass --kubeconfig FILE (and --context NAME), set SO_KUBECONFIG, " + kindStep,
                       exitCode: SoError.exitUnreachable)
     }
 

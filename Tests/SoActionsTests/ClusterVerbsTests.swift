@@ -363,8 +363,9 @@ extension KindTargetTests {
         c.h.processes.expect(["kind", "get", "clusters"], exitCode: 1, stderr: dockerDown)
         await #expect { _ = try await ClusterTargets(ctx: ctx).find(model, ClusterOptions(), allowCreate: true) } throws: { e in
             guard let e = e as? SoError else { return false }
-            return e.message.contains("the host's kind clusters ('kind get clusters' failed: ERROR: failed to list clusters")
-                && e.message.contains("(no kubeconfig naming a context)")
+            return e.message.contains("the deployment's kind cluster '\(model.identity.clusterID)' ('kind get clusters' failed: ERROR: failed to list clusters")
+                && e.message.contains("the host's kind clusters (the same)")
+                && e.message.contains("(no kubeconfig naming a context)") && (e.hint ?? "").contains("or start docker (kind's engine)")
         }
         #expect(c.h.processes.unexpected.isEmpty && c.h.processes.pending.isEmpty, "\(c.h.processes.unexpected) \(c.h.processes.pending)")
     }
