@@ -102,8 +102,9 @@ public struct BuildAction {
             }
             var env = environment(stack, t)
             if case .script = t.recipe, ctx.kindProvider.cli != "docker" {
-                if shim == nil { shim = try dockerShim() }
-                env["PATH"] = shim! + ":" + (env["PATH"] ?? "/usr/local/bin:/usr/bin:/bin")
+                let dir = try shim ?? dockerShim()
+                shim = dir
+                env["PATH"] = dir + ":" + (env["PATH"] ?? "/usr/local/bin:/usr/bin:/bin")
             }
             let inspect = [ctx.kindProvider.cli, "image", "inspect", "--format", "{{.Id}}", t.image]
             if !req.forceRebuild, let r = try? await ctx.processes.run(inspect, workingDirectory: nil, environment: env, timeout: 30), r.exitCode == 0 {
