@@ -192,9 +192,17 @@ enum KindE2E {
 
         // A stack whose image is built here: started before the build (the pod cannot pull it), built with podman
         // by build-containers, started again: loaded under the name the node resolves, the waiting pod made again.
+        // Its build.sh calls `docker build` by name, as laconic-so's do (Docker does not answer here).
         let image = "so-e2e/podbuild:local"
         try t.write("pb/stacks/pb/stack.yml", "name: pb\ncontainers: [so-e2e/podbuild]\npods: [pb]\n")
         try t.write("pb/container-build/so-e2e-podbuild/Dockerfile", "FROM \(KindE2E.localImage)\nRUN echo built > /built\n")
+        try t.write("pb/container-build/so-e2e-podbuild/build.sh", """
+        #!/usr/bin/env bash
+        set -e
+        SCRIPT_DIR=$( cd -- "$( dirname -- "${BASH_SOURCE[0]}" )" &> /dev/null && pwd )
+        docker build -t so-e2e/podbuild:local ${build_command_args} ${SCRIPT_DIR}
+
+        """)
         try t.write("pb/compose/docker-compose-pb.yml", "services:\n  pb:\n    image: \(image)\n")
         _ = try await KindE2E.run(["podman", "rmi", "--force", image])
         r = try await E2E.so(["--stack", t.file("pb/stacks/pb"), "deploy", "init", "--output", "pb.yml"], cwd: t.path, env: env)
