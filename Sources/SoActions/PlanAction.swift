@@ -17,6 +17,15 @@ public struct PlannedChange: Sendable, Equatable, Encodable {
     /// `kubectl diff` shows it (`- path: old`, `+ path: new`); a Secret's values never appear.
     public var diff: [String]?
 
+    /// `--detailed-exitcode`'s code for a plan that changes something (0: nothing; 1 stays an error).
+    public static let exitChanges: Int32 = 2
+
+    /// Whether a plan would change the cluster: something to create, configure or delete (kept and unchanged
+    /// objects are not changes).
+    public static func changes(_ plan: [PlannedChange]) -> Bool {
+        plan.contains { [.create, .configure, .delete].contains($0.action) }
+    }
+
     public var line: String {
         let verb: String
         switch action {

@@ -96,9 +96,12 @@ struct StartOptions: ParsableArguments {
     @OptionGroup var dry: DryRunFlag
     var dryRun: Bool { dry.dryRun }
     @Flag(name: .long, help: "With --dry-run: show each field that would change, as kubectl diff does (never a Secret's values).") var diff = false
+    @Flag(name: .long, help: ArgumentHelp("With --dry-run: exit 2 when the plan would change something, 0 when every object is unchanged "
+                                          + "(1 stays an error), as terraform plan -detailed-exitcode; for drift checks in CI.")) var detailedExitcode = false
 
     func validate() throws {
         if diff && !dryRun { throw ValidationError("--diff goes with --dry-run (start --dry-run --diff)") }
+        if detailedExitcode && !dryRun { throw ValidationError("--detailed-exitcode goes with --dry-run (start --dry-run --detailed-exitcode)") }
         if performClusterManagement && skipClusterManagement {
             throw ValidationError("--perform-cluster-management and --skip-cluster-management contradict each other")
         }
@@ -117,6 +120,7 @@ struct StartOptions: ParsableArguments {
                 }
                 ctx.say("dry run: nothing was changed")
             }
+            if detailedExitcode, PlannedChange.changes(plan) { throw ExitCode(PlannedChange.exitChanges) }
             return
         }
         try await StartAction(target.context()).run(StartRequest(directory: target.dir, cluster: target.options(manage: !skipClusterManagement),

@@ -48,6 +48,10 @@ import SoTestSupport
         #expect(plan.contains { $0.kind == "Deployment" && $0.action == .configure }, "\(plan.map(\.line))")
         #expect(plan.contains { $0.kind == "Namespace" && $0.action == .unchanged }, "\(plan.map(\.line))")
         #expect(plan.contains { $0.line == "would delete ConfigMap \(ns)/gone (no longer in the deployment)" }, "\(plan.map(\.line))")
+        #expect(PlannedChange.changes(plan))
+        // Only a prune or only a kept object: a change, and not one.
+        let gone = PlannedChange(action: .delete, kind: "ConfigMap", name: "gone", namespace: ns)
+        #expect(PlannedChange.changes([gone]) && !PlannedChange.changes([PlannedChange(action: .keep, kind: "PersistentVolumeClaim", name: "data", namespace: ns)]))
         #expect(c.cluster.object("ConfigMap", "gone", namespace: ns) != nil)
     }
 
@@ -59,6 +63,7 @@ import SoTestSupport
         let before = c.cluster.calls.count
         let plan = try await PlanAction(c.ctx).run(directory: "dep", cluster: c.options)
         #expect(!plan.isEmpty && plan.allSatisfy { $0.action == .unchanged }, "\(plan.map(\.line))")
+        #expect(!PlannedChange.changes(plan), "--detailed-exitcode exits 0")
         #expect(plan.contains { $0.kind == "Secret" && $0.name == "\(c.id)-generated-secrets" })
         #expect(!c.cluster.calls[before...].contains { $0.hasPrefix("dry-run") }, "\(c.cluster.calls[before...])")
     }

@@ -67,6 +67,8 @@ enum E2E {
         r = try await E2E.so(["deployment", "--dir", "dep", "start", "--dry-run"] + kc, cwd: t.path, env: ["SO_E2E_API_KEY": "fake-key-for-e2e"])
         let planned = r.stdout.split(separator: "\n").filter { !$0.hasPrefix("dry run:") }
         #expect(r.exitCode == 0 && !planned.isEmpty && planned.allSatisfy { $0.hasPrefix("unchanged ") }, "\(r.stdout)\n\(r.stderr)")
+        r = try await E2E.so(["deployment", "--dir", "dep", "start", "--dry-run", "--detailed-exitcode"] + kc, cwd: t.path, env: ["SO_E2E_API_KEY": "fake-key-for-e2e"])
+        #expect(r.exitCode == 0, "no drift: \(r.stdout)\n\(r.stderr)")
 
         // A ConfigMap edited by hand is put back by the next start.
         let cm = "\(id)-host-path-config-test-settings-env"
@@ -75,6 +77,8 @@ enum E2E {
         // --diff names the field the edit changed.
         r = try await E2E.so(["deployment", "--dir", "dep", "start", "--dry-run", "--diff"] + kc, cwd: t.path, env: ["SO_E2E_API_KEY": "fake-key-for-e2e"])
         #expect(r.stdout.contains("would configure ConfigMap \(id)/\(cm)") && r.stdout.contains("- data.settings.env: \"defaced\""), "\(r.stdout)\n\(r.stderr)")
+        r = try await E2E.so(["deployment", "--dir", "dep", "start", "--dry-run", "--detailed-exitcode"] + kc, cwd: t.path, env: ["SO_E2E_API_KEY": "fake-key-for-e2e"])
+        #expect(r.exitCode == 2 && r.stdout.contains("would configure ConfigMap \(id)/\(cm)"), "drift: \(r.stdout)\n\(r.stderr)")
         r = try await E2E.so(["deployment", "--dir", "dep", "start", "--no-wait"] + kc, cwd: t.path, env: ["SO_E2E_API_KEY": "fake-key-for-e2e"])
         #expect(r.exitCode == 0, "\(r.stderr)")
         #expect(try await E2E.kubectl(["-n", id, "get", "configmap", cm, "-o", "jsonpath={.data}"]).stdout == original)
