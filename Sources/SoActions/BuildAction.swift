@@ -93,7 +93,7 @@ public struct BuildAction {
         }
         var built: [BuildTarget] = []
         var shim: String?
-        defer { if let shim { try? ctx.fs.removeTree(shim) } }
+        defer { if let shim { try? ctx.fs.removeOwnedTree(shim, owner: .scratch(prefix: "so-docker")) } }
         for t in chosen {
             let argv = try command(t, stack: stack)
             if req.dryRun {
