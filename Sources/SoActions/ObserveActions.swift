@@ -243,11 +243,18 @@ public struct ObserveAction {
     }
 
     /// Rolling restart of the deployment's Deployments (as `kubectl rollout restart`), then a wait.
-    public func restart(_ directory: String, cluster: ClusterOptions, wait: Bool, timeout: Double) async throws {
+    /// `templateAnnotations`: more pod-template annotations set by the same patch, by Deployment name.
+    public func restart(_ directory: String, cluster: ClusterOptions, wait: Bool, timeout: Double,
+                        templateAnnotations: [String: [(String, String)]] = [:]) async throws {
         let c = try await ConnectedDeployment.open(ctx, directory: directory, cluster: cluster)
         let type = try ResourceType.of(apiVersion: "apps/v1", kind: "Deployment")
         let stamp = Timestamps.rfc3339(ctx.clock.now())
-        let patch = Data("{\"spec\":{\"template\":{\"metadata\":{\"annotations\":{\"kubectl.kubernetes.io/restartedAt\":\"\(stamp)\"}}}}}".utf8)
+        func patch(_ name: String) -> Data {
+            let annotations = [("kubectl.kubernetes.io/restartedAt", stamp)] + (templateAnnotations[name] ?? [])
+            let value = YValue.map([("spec", .map([("template", .map([("metadata", .map([("annotations",
+                                   .map(annotations.map { ($0.0, .string($0.1)) }))]))]))]))])
+            return Data(value.compactJSON())
+        }
         var maintenance = try Maintenance(ctx: ctx, c: c)
         var deployments = try await c.client.list(type, namespace: c.namespace, labelSelector: DeploymentNames.selector(c.model.id))
         if let container = maintenance?.container {
@@ -257,7 +264,7 @@ public struct ObserveAction {
         }
         var names: [String] = []
         for d in deployments {
-            _ = try await c.client.patch(type, name: d.name, namespace: c.namespace, mergePatch: patch)
+            _ = try await c.client.patch(type, name: d.name, namespace: c.namespace, mergePatch: patch(d.name))
             names.append(d.name)
         }
         ctx.say("restarting \(names.joined(separator: ", "))")
@@ -356,11 +363,18 @@ extension ObserveAction {
         let manifest = try RenderAction(ctx).render(c.model, warn: false)
         let desired = try StartManifest(ctx: ctx, model: c.model)
             .objects(manifest, stored: existing, ttl: nil, rotate: Set(keys.isEmpty ? generatedKeys : keys))
-        for object in desired.objects where object.kind == "Secret" && object.name == DeploymentNames.generatedSecrets(c.model.id) {
+        // With its revision one up, and the pods that read it told so in the restart's own patch (as start would stamp them).
+        let live = try await StartAction(ctx).listOwned(c.client, namespace: c.namespace, model: c.model, keep: [], kinds: ["Secret", "ConfigMap"]).live
+        let stamped = ConfigRevisions.stamp(desired.objects, live: live)
+        for object in stamped where object.kind == "Secret" && object.name == DeploymentNames.generatedSecrets(c.model.id) {
             _ = try await c.client.apply(object.stamped, fieldManager: "so", force: true)
         }
         ctx.say("rotated \(desired.madeNow.joined(separator: ", "))")
-        try await restart(directory, cluster: cluster, wait: true, timeout: timeout)
+        var revisions: [String: [(String, String)]] = [:]
+        for d in stamped where d.kind == "Deployment" {
+            if let v = ConfigRevisions.read(d) { revisions[d.name] = [(ConfigRevisions.podAnnotation, v)] }
+        }
+        try await restart(directory, cluster: cluster, wait: true, timeout: timeout, templateAnnotations: revisions)
         return desired.madeNow
     }
 }

@@ -74,11 +74,14 @@ public struct PlanAction: Sendable {
         let stored = existing == nil || model.secretKeys.isEmpty ? nil : try await client.get(secretType, name: secretName, namespace: namespace)
         // What start would apply, built as start builds it (values made for keys not stored yet are never shown).
         let built = try StartManifest(ctx: ctx, model: model).objects(manifest, stored: stored, ttl: nil)
-        let objects = built.objects
         var owned: OwnedObjects?
         if let existing {
-            owned = try await StartAction(ctx).listOwned(client, namespace: namespace, model: model, keep: objects, kinds: StartAction.pruneKinds(existing))
+            owned = try await StartAction(ctx).listOwned(client, namespace: namespace, model: model, keep: built.objects,
+                                                         kinds: StartAction.pruneKinds(existing))
         }
+        // As start stamps them: the local images' IDs on kind (read, never loaded), the config revisions.
+        let ids = target.kindCluster == nil ? [] : await ImageLoader(ctx: ctx).ids(manifest: manifest, model: model)
+        let objects = ConfigRevisions.stamp(ImageLoader.stamp(built.objects, ids: ids), live: owned?.live ?? [:])
         for object in objects {
             let namespaced = object.namespace != nil && object.kind != "Namespace"
             var note: String?

@@ -88,13 +88,17 @@ public struct StartAction: Sendable {
         defer { images?.cancel() }   // only an error leaves it running
         var report = StartReport(namespace: namespace)
         // What start applies, with the values stored so far (values to be made are made under the lock).
-        var objects = try manifest(rendered, cluster, req, stored: cluster.storedSecrets, imageIDs: imageIDs, report: &report)
+        var base = try manifest(rendered, cluster, req, stored: cluster.storedSecrets, imageIDs: imageIDs, report: &report)
         let steps = StartSteps(ctx: ctx, client: cluster.client, model: model, namespace: namespace, progress: progress, bindClaimsAhead: req.wait)
         // What the deployment owns, read for the unchanged-test (apply and prune read it again under the lock).
         var owned: OwnedObjects?
         if let existing = cluster.existing, req.onlyKinds == nil {
-            owned = try await steps.listOwned(keep: objects, kinds: StartAction.pruneKinds(existing))
+            owned = try await steps.listOwned(keep: base, kinds: StartAction.pruneKinds(existing))
         }
+        // The revisions of its Secrets and ConfigMaps (with --only, as they run), for the pods that read them.
+        var liveConfig: [String: JSON] = owned?.live ?? [:]
+        if owned == nil, cluster.existing != nil { liveConfig = try await steps.listOwned(keep: [], kinds: ["Secret", "ConfigMap"]).live }
+        var objects = ConfigRevisions.stamp(base, live: liveConfig)
         // 3. unchanged
         let renewal = unchanged(rendered, cluster, objects, owned, req, report: report)
         // 4. lock (not when nothing changes) … 10. unlock
@@ -113,7 +117,8 @@ public struct StartAction: Sendable {
                 if !report.generatedSecrets.isEmpty {
                     let secretType = try ResourceType.of(apiVersion: "v1", kind: "Secret")
                     let stored = try await cluster.client.get(secretType, name: DeploymentNames.generatedSecrets(model.id), namespace: namespace)
-                    objects = try manifest(rendered, cluster, req, stored: stored, imageIDs: imageIDs, report: &report)
+                    base = try manifest(rendered, cluster, req, stored: stored, imageIDs: imageIDs, report: &report)
+                    objects = ConfigRevisions.stamp(base, live: liveConfig)
                 }
                 // 6. apply
                 if IngressInstaller.needed(model, rendered.manifest, req) {
@@ -132,6 +137,7 @@ public struct StartAction: Sendable {
                 if let read = existing, req.onlyKinds == nil {
                     let current = try await cluster.client.get(.namespace, name: namespace, namespace: nil) ?? read
                     (owned, existing) = (try await steps.listOwned(keep: objects, kinds: StartAction.pruneKinds(current)), current)
+                    objects = ConfigRevisions.stamp(base, live: owned?.live ?? liveConfig)
                 }
                 if let owned { steps.warnKeptVolumes(owned) }
                 try await steps.apply(objects, existing: existing, owned: owned, onlyKinds: req.onlyKinds, report: &report,

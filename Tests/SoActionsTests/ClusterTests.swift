@@ -124,6 +124,15 @@ struct ClusterHarness {
         #expect(after["data"]?["API_TOKEN"] == secret["data"]?["API_TOKEN"])
         #expect(after["data"]?["PIN"] != secret["data"]?["PIN"])
         #expect(c.cluster.calls.contains("patch Deployment \(c.id)/\(c.id)-deployment"))
+        // The restart told the pods the Secret's new revision, as start would stamp it: the next start changes
+        // no revision (it re-applies the Deployment, whose applied hash is older, as the same template).
+        func revisions() -> String? {
+            c.cluster.object("Deployment", "\(c.id)-deployment", namespace: c.id)?.at("spec", "template", "metadata", "annotations", ConfigRevisions.podAnnotation)?.string
+        }
+        let stamped = revisions()
+        #expect(stamped?.contains("secret/\(c.id)-generated-secrets=2") == true, "\(stamped ?? "")")
+        _ = try await c.start()
+        #expect(revisions() == stamped)
     }
 
     @Test func secretEnvCopiesHostVariablesIntoTheSecret() async throws {
@@ -159,7 +168,8 @@ struct ClusterHarness {
         let writes = c.cluster.calls.dropFirst(before).filter { $0.hasPrefix("apply ") || $0.hasPrefix("create ") }.map { $0.split(separator: " ").prefix(2).joined(separator: " ") }
         // The namespace exists (its create is refused): a Lease locks it.
         #expect(writes == ["create Namespace", "create Lease", "apply Deployment"])
-        #expect(!c.cluster.calls.dropFirst(before).contains { $0.hasPrefix("delete ConfigMap") || $0.hasPrefix("list ConfigMap") })
+        // Its ConfigMaps are read (their revisions go into the pod template), never applied nor pruned.
+        #expect(!c.cluster.calls.dropFirst(before).contains { $0.hasPrefix("delete ConfigMap") || $0.hasPrefix("apply ConfigMap") })
         let env = c.cluster.object("Deployment", "\(c.id)-deployment", namespace: c.id)?.at("spec", "template", "spec", "containers")?.array.first?["env"]?.array ?? []
         #expect(env.contains { $0["name"]?.string == "NEW_SETTING" && $0["value"]?.string == "on" })
     }
@@ -248,7 +258,8 @@ struct ClusterHarness {
         #expect(!c.cluster.calls[before...].contains { $0.hasPrefix("get Job") })
         #expect(c.h.console.stdout.contains("unchanged 6 objects already as rendered"))
 
-        // Someone edits a ConfigMap by hand: the next start puts it back, and sends nothing else.
+        // Someone edits a ConfigMap by hand: the next start puts it back, and rolls the pods that read it (they
+        // may have read the edit: its revision goes up), and sends nothing else.
         let cm = try #require(c.cluster.all.first { $0.0.type.kind == "ConfigMap" }?.0.name)
         c.cluster.update("ConfigMap", cm, namespace: c.id) { json in
             guard case .object(var o) = json else { return }
@@ -258,7 +269,10 @@ struct ClusterHarness {
         before = c.cluster.calls.count
         _ = try await c.start()
         writes = c.cluster.calls[before...].filter { $0.hasPrefix("apply ") }
-        #expect(Array(writes) == ["apply ConfigMap \(c.id)/\(cm)"])
+        #expect(Array(writes) == ["apply ConfigMap \(c.id)/\(cm)", "apply Deployment \(c.id)/\(c.id)-deployment"])
+        let revisions = c.cluster.object("Deployment", "\(c.id)-deployment", namespace: c.id)?
+            .at("spec", "template", "metadata", "annotations", ConfigRevisions.podAnnotation)?.string ?? ""
+        #expect(revisions.contains("configmap/\(cm)=2"), "\(revisions)")
         #expect(c.cluster.object("ConfigMap", cm, namespace: c.id)?["data"]?["index.html"]?.string != "defaced")
 
         // A config change reaches the Deployment only.

@@ -97,7 +97,9 @@ import SoTestSupport
         let rotated = try #require(c.cluster.object("Secret", name, namespace: namespace))
         #expect(rotated.labels == started.labels && rotated["type"] == started["type"])
         let hash = KubeObject.appliedHashAnnotation
-        #expect(rotated.annotations.filter { $0.key != hash } == started.annotations.filter { $0.key != hash })
+        let revision = ConfigRevisions.revision
+        #expect(rotated.annotations.filter { $0.key != hash && $0.key != revision } == started.annotations.filter { $0.key != hash && $0.key != revision })
+        #expect(started.annotations[revision] == "1" && rotated.annotations[revision] == "2", "one revision up")
         #expect(rotated["data"]?.object.keys.sorted() == ["PIN", "SESSION"] && started["data"]?.object.keys.sorted() == ["PIN", "SESSION"])
         #expect(rotated["data"]?["SESSION"] == started["data"]?["SESSION"] && rotated["data"]?["PIN"] != started["data"]?["PIN"])
         // Start builds the same Secret from the values rotate-secrets stored: it has nothing to send.

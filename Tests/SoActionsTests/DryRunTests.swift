@@ -80,10 +80,14 @@ import SoTestSupport
         let plan = try await PlanAction(ctx).run(directory: "dep", cluster: c.options, diff: true)
         let d = try #require(plan.first { $0.kind == "Deployment" })
         #expect(d.action == .configure)
-        #expect(d.diff == ["- spec.replicas: 7", "+ spec.replicas: 1"], "\(d.diff ?? [])")
+        // Its pods read the Secret: they would roll onto its next revision.
+        let secretRef = "secret/\(c.id)-generated-secrets"
+        #expect(d.diff?.prefix(2) == ["- spec.replicas: 7", "+ spec.replicas: 1"], "\(d.diff ?? [])")
+        #expect(d.diff?.count == 4 && d.diff?[2].contains("\(secretRef)=1") == true && d.diff?[3].contains("\(secretRef)=2") == true, "\(d.diff ?? [])")
         let s = try #require(plan.first { $0.kind == "Secret" && $0.name == "\(c.id)-generated-secrets" })
         #expect(s.action == .configure, "\(plan.map(\.line))")
-        #expect(s.diff == ["~ data.API_TOKEN: (secret value changed)"], "\(s.diff ?? [])")
+        #expect(s.diff == ["~ data.API_TOKEN: (secret value changed)", "- metadata.annotations.so.dev/revision: \"1\"",
+                           "+ metadata.annotations.so.dev/revision: \"2\""], "\(s.diff ?? [])")
         let all = plan.flatMap { [$0.line] + ($0.diff ?? []) }.joined(separator: "\n")
         for value in ["first-token-4711", "second-token-4712"] {
             #expect(!all.contains(value) && !all.contains(Data(value.utf8).base64EncodedString()))
