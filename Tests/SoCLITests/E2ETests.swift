@@ -82,6 +82,10 @@ enum E2E {
         r = try await E2E.so(["deployment", "--dir", "dep", "start", "--no-wait"] + kc, cwd: t.path, env: ["SO_E2E_API_KEY": "fake-key-for-e2e"])
         #expect(r.exitCode == 0, "\(r.stderr)")
         #expect(try await E2E.kubectl(["-n", id, "get", "configmap", cm, "-o", "jsonpath={.data}"]).stdout == original)
+        // The pods that read it roll onto its next revision.
+        let revisions = try await E2E.kubectl(["-n", id, "get", "deployment", "\(id)-deployment", "-o",
+                                               "jsonpath={.spec.template.metadata.annotations.so\\.dev/config-revisions}"]).stdout
+        #expect(revisions.contains("configmap/\(cm)=2"), "\(revisions)")
 
         // Server-side apply with field manager so.
         let managers = try await E2E.kubectl(["-n", id, "get", "deployment", "\(id)-deployment", "-o", "jsonpath={.metadata.managedFields[*].manager}"]).stdout
