@@ -156,8 +156,7 @@ public struct BuildAction {
     /// laconic-so's build.sh scripts call `docker build` by name: with kind on another engine (podman), a
     /// `docker` first on their PATH runs that engine, so the image lands where start loads it from.
     func dockerShim() throws -> String {
-        let tmp = ctx.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-        let dir = try ctx.fs.temporaryDirectory(beside: Path.join(tmp, "so-docker"), prefix: "so-docker")
+        let dir = try ctx.fs.temporaryDirectory(beside: Path.join(ctx.temporaryRoot, "so-docker"), prefix: "so-docker")
         let engine = ctx.kindProvider.cli
         try ctx.fs.writeText("#!/bin/sh\n# so build-containers: docker runs \(engine), the engine kind uses here\nexec \(engine) \"$@\"\n",
                              to: Path.join(dir, "docker"))

@@ -67,9 +67,9 @@ struct ClusterTargets {
         tried.append("--kubeconfig/--context (not given)")
         // `kind get clusters`, read at most once; unavailable when kind is not installed or cannot reach its engine.
         var listing: KindListing?
-        func kindClustersOnce() async -> KindListing {
+        func kindClustersOnce() async throws -> KindListing {
             if let listing { return listing }
-            let l = await kindListing()
+            let l = try await kindListing()
             listing = l
             return l
         }
@@ -89,34 +89,36 @@ struct ClusterTargets {
                 try await checkNode(model, cluster: wanted)
                 return ClusterTarget(connection: c, kindCluster: wanted, fromUserKubeconfig: true)
             }
-            switch await kindClustersOnce() {
+            let own = try await kindClustersOnce()
+            switch own {
             case .listed(let clusters) where clusters.contains(wanted):
                 try await checkNode(model, cluster: wanted)
                 return try await kindTarget(wanted)
             case .listed: tried.append("the deployment's kind cluster '\(wanted)' (not running)")
-            case .unavailable(let why): tried.append("the deployment's kind cluster '\(wanted)' (\(why))")
+            case .notInstalled, .failed: tried.append("the deployment's kind cluster '\(wanted)' (\(own.why))")
             }
         }
         if let file = ctx.environment["SO_KUBECONFIG"], !file.isEmpty {
             return try explicit(ClusterOptions(kubeconfig: file))
         }
         tried.append("SO_KUBECONFIG (not set)")
-        let kind = await kindClustersOnce()
+        let kind = try await kindClustersOnce()
         switch kind {
         case .listed(let clusters) where !clusters.isEmpty:
             ctx.say("using the host's kind cluster '\(clusters[0])' (one cluster per host)")
             if let model { try await checkNode(model, cluster: clusters[0]) }
             return try await kindTarget(clusters[0])
         case .listed: tried.append("the host's kind clusters (none running)")
-        case .unavailable(let why): tried.append("the host's kind clusters (" + (model == nil || model?.deployTo == .k8s ? why : "the same") + ")")
+        // With a deployment, kind's answer was given for its own cluster just above.
+        case .notInstalled, .failed: tried.append("the host's kind clusters (" + (model == nil ? kind.why : "the same") + ")")
         }
         // A kind deployment that `start` may create its cluster for: created rather than sent elsewhere.
         if let model, model.deployTo == .k8sKind, allowCreate, options.performClusterManagement, case .listed = kind { return nil }
         if Kubeconfig.userFilesNameAContext(environment: ctx.environment, fs: ctx.fs) {
             let c = try Kubeconfig.resolve(explicit: nil, context: nil, environment: ctx.environment, fs: ctx.fs, diagnostics: ctx.diagnostics)
             // A kind deployment sent to the user's current context because kind could not answer says so.
-            if let model, model.deployTo == .k8sKind, case .unavailable(let why) = kind, why != KindListing.notInstalled {
-                ctx.diagnostics.warn("the host's kind clusters cannot be listed (\(why)); using context \(c.contextName) of the user's kubeconfig",
+            if let model, model.deployTo == .k8sKind, case .failed = kind {
+                ctx.diagnostics.warn("the host's kind clusters cannot be listed (\(kind.why)); using context \(c.contextName) of the user's kubeconfig",
                                      hint: "start the container engine kind uses (docker, or the one KIND_EXPERIMENTAL_PROVIDER names) to deploy to kind")
             }
             return ClusterTarget(connection: c, kindCluster: nil)
@@ -130,7 +132,7 @@ struct ClusterTargets {
         let token = Path.join(Kubeconfig.serviceAccountDirectory(environment: ctx.environment), "token")
         tried.append("the pod's service account (" + (inPod ? "no token at \(token)" : "not in a pod") + ")")
         let kindStep: String
-        if case .unavailable(let why) = kind, why != KindListing.notInstalled {
+        if case .failed = kind {
             kindStep = "or start \(ctx.kindProvider.cli) (kind's engine) and run 'so deployment --dir D start' to create the host's cluster"
         } else {
             kindStep = "or install kind and run 'so deployment --dir D start' to create the host's cluster"
@@ -149,28 +151,27 @@ struct ClusterTargets {
         return target
     }
 
-    /// The host's kind clusters, or nil when kind is not installed.
+    /// The host's kind clusters, or nil when kind is not installed; kind's failure is an error here (creating
+    /// a cluster, or reaching one by kind's CLI, needs kind working).
     func installedKindClusters() async throws -> [String]? {
-        do {
-            return try await kindClusters()
-        } catch let e as SoError where e.missingProgram == "kind" {
-            return nil
+        switch try await kindListing() {
+        case .listed(let clusters): return clusters
+        case .notInstalled: return nil
+        case .failed(let line): throw SoError("cannot list kind clusters: \(line)", hint: "run 'kind get clusters' by hand to see more")
         }
     }
 
     /// The host's kind clusters as `find` reads them: a kind that is missing or cannot reach its container
-    /// engine (docker stopped) answers "unavailable, because …", so a cluster named another way is still found.
-    func kindListing() async -> KindListing {
+    /// engine (docker stopped) says why instead of failing, so a cluster named another way is still found.
+    /// (A timeout or an interrupt is still thrown.)
+    func kindListing() async throws -> KindListing {
+        let r: ProcessResult
         do {
-            return .listed(try await kindClusters())
+            r = try await ctx.processes.run(["kind", "get", "clusters"], workingDirectory: nil, environment: ctx.environment, timeout: 60)
         } catch let e as SoError where e.missingProgram == "kind" {
-            return .unavailable(KindListing.notInstalled)
-        } catch let e as SoError {
-            let prefix = "cannot list kind clusters: "
-            return .unavailable("'kind get clusters' failed: " + (e.message.hasPrefix(prefix) ? String(e.message.dropFirst(prefix.count)) : e.message))
-        } catch {
-            return .unavailable("'kind get clusters' failed: \(error)")
+            return .notInstalled
         }
+        return r.exitCode == 0 ? .listed(Self.clusters(listed: r.stdout)) : .failed(r.lastErrorLine)
     }
 
     /// `--kubeconfig` (else the user's kubeconfig files) at `--context` (else the current context).
@@ -178,11 +179,6 @@ struct ClusterTargets {
         let file = options.kubeconfig.map(ctx.absolute)
         let c = try Kubeconfig.resolve(explicit: file, context: options.context, environment: ctx.environment, fs: ctx.fs, diagnostics: ctx.diagnostics)
         return ClusterTarget(connection: c, kindCluster: nil, kubeconfigFile: file)
-    }
-
-    /// The host's kind clusters, as `kind get clusters` lists them.
-    func kindClusters() async throws -> [String] {
-        Self.clusters(listed: try await run(["kind", "get", "clusters"], what: "list kind clusters"))
     }
 
     /// The names in `kind get clusters` output. kind has no machine-readable form of this list: with no
@@ -292,12 +288,21 @@ struct ClusterTargets {
     }
 }
 
-/// What `kind get clusters` answered.
+/// What `kind get clusters` answered: the clusters, or why there is no list (`failed`: kind's last error line,
+/// e.g. when its container engine is not running).
 enum KindListing {
     case listed([String])
-    case unavailable(String)
+    case notInstalled
+    case failed(String)
 
-    static let notInstalled = "kind is not installed"
+    /// Why there is no list, as the "tried" list says it.
+    var why: String {
+        switch self {
+        case .listed: return ""
+        case .notInstalled: return "kind is not installed"
+        case .failed(let line): return "'kind get clusters' failed: " + line
+        }
+    }
 }
 
 /// The extraMounts a deployment needs on the kind node (the same rule as kind-config.yml).

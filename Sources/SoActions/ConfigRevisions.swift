@@ -1,6 +1,7 @@
 import Foundation
 import SoBasics
 import SoKube
+import SoRender
 
 /// Pods roll when what they read changes. A Secret or ConfigMap the deployment applies carries a revision
 /// (`so.dev/revision`) that goes up by one each time its content changes (start's own unchanged-test, which
@@ -46,6 +47,18 @@ enum ConfigRevisions {
             stamped.body = o.body.map { k, v in k == "spec" ? (k, ImageLoader.setting(v, path, .string(read.joined(separator: ",")))) : (k, v) }
             return stamped
         }
+        return out
+    }
+
+    /// The deployment's Secrets and ConfigMaps as they run, by "Kind/name" (what `stamp` compares with), for
+    /// the verbs that apply some objects without listing all the deployment owns (`--only`, rotate-secrets).
+    static func live(_ client: ClusterClient, namespace: String, deployment id: String) async throws -> [String: JSON] {
+        let selector = DeploymentNames.ownedSelector(id)
+        async let secrets = client.list(try ResourceType.of(apiVersion: "v1", kind: "Secret"), namespace: namespace, labelSelector: selector)
+        async let configMaps = client.list(try ResourceType.of(apiVersion: "v1", kind: "ConfigMap"), namespace: namespace, labelSelector: selector)
+        var out: [String: JSON] = [:]
+        for s in try await secrets { out["Secret/" + s.name] = s }
+        for m in try await configMaps { out["ConfigMap/" + m.name] = m }
         return out
     }
 

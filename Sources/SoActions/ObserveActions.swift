@@ -364,7 +364,7 @@ extension ObserveAction {
         let desired = try StartManifest(ctx: ctx, model: c.model)
             .objects(manifest, stored: existing, ttl: nil, rotate: Set(keys.isEmpty ? generatedKeys : keys))
         // With its revision one up, and the pods that read it told so in the restart's own patch (as start would stamp them).
-        let live = try await StartAction(ctx).listOwned(c.client, namespace: c.namespace, model: c.model, keep: [], kinds: ["Secret", "ConfigMap"]).live
+        let live = try await ConfigRevisions.live(c.client, namespace: c.namespace, deployment: c.model.id)
         let stamped = ConfigRevisions.stamp(desired.objects, live: live)
         for object in stamped where object.kind == "Secret" && object.name == DeploymentNames.generatedSecrets(c.model.id) {
             _ = try await c.client.apply(object.stamped, fieldManager: "so", force: true)

@@ -97,7 +97,7 @@ public struct StartAction: Sendable {
         }
         // The revisions of its Secrets and ConfigMaps (with --only, as they run), for the pods that read them.
         var liveConfig: [String: JSON] = owned?.live ?? [:]
-        if owned == nil, cluster.existing != nil { liveConfig = try await steps.listOwned(keep: [], kinds: ["Secret", "ConfigMap"]).live }
+        if owned == nil, cluster.existing != nil { liveConfig = try await ConfigRevisions.live(cluster.client, namespace: namespace, deployment: model.id) }
         var objects = ConfigRevisions.stamp(base, live: liveConfig)
         // 3. unchanged
         let renewal = unchanged(rendered, cluster, objects, owned, req, report: report)

@@ -325,7 +325,7 @@ struct ImageLoader: Sendable {
     /// podman names a short reference `localhost/…` in its archive, which the node would not match to the pod's
     /// image: the archive carries the qualified name the node resolves (`docker.io/…`), tagged for the save only.
     private func viaArchive(_ image: String, id: String, engine: String, cluster: String) async throws {
-        let root = ctx.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        let root = ctx.temporaryRoot
         let dir = try ctx.fs.temporaryDirectory(beside: Path.join(root, "so-image"), prefix: "so-image")
         let archive = Path.join(dir, "image.tar")
         defer { try? ctx.fs.remove(archive); try? ctx.fs.remove(dir) }

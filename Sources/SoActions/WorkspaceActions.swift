@@ -318,7 +318,7 @@ public struct UpAction {
             plan = try await PlanAction(ctx).run(directory: dir, cluster: req.cluster)
             return UpResult(name: name, namespace: name, directory: dir, created: false, ready: false, plan: plan, source: source.source, note: source.note)
         }
-        let scratch = try ctx.fs.temporaryDirectory(beside: Path.join(ctx.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp", "so-up"),
+        let scratch = try ctx.fs.temporaryDirectory(beside: Path.join(ctx.temporaryRoot, "so-up"),
                 prefix: "so-up-dry-run")
         defer { try? ctx.fs.removeOwnedTree(scratch, owner: .scratch(prefix: "so-up-dry-run")) }
         var quiet = ctx
