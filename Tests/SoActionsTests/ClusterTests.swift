@@ -124,6 +124,8 @@ struct ClusterHarness {
         #expect(after["data"]?["API_TOKEN"] == secret["data"]?["API_TOKEN"])
         #expect(after["data"]?["PIN"] != secret["data"]?["PIN"])
         #expect(c.cluster.calls.contains("patch Deployment \(c.id)/\(c.id)-deployment"))
+        // Its volume is still the deployment's: not reported as left behind.
+        #expect(!c.ctx.diagnostics.all.contains { $0.message.contains("no longer in the deployment") }, "\(c.ctx.diagnostics.all)")
         // The restart told the pods the Secret's new revision, as start would stamp it: the next start changes
         // no revision (it re-applies the Deployment, whose applied hash is older, as the same template).
         func revisions() -> String? {
