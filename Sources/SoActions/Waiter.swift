@@ -28,9 +28,16 @@ struct Waiter {
     }
 
     /// How long a container without a readiness probe must have run before its rollout is believed. The kubelet
-    /// reports an exit late, later still on a busy node: at 2 s a container that exits at once was still shown
-    /// running, and start said "started", once in a CI run on the 2-core real node.
-    static let settleSeconds = 3.0
+    /// reports an exit late, later still on a busy node: a container that exits at once was still shown running
+    /// at 2 s, and later at 3 s, and start said "started", each once in a CI run on the 2-core real node.
+    static let settleSeconds = 5.0
+
+    /// How long this wait must itself have seen a recently started container running (without a probe) before
+    /// believing it. A busy kubelet reports the start late, and the exit later still: its own delay is added.
+    static let watchSeconds = 2.0
+
+    /// A container started longer ago than this is old enough that `watchSeconds` no longer applies.
+    static let recentSeconds = 30.0
 
     /// How long a pod may stay unschedulable for lack of resources before a cluster that cannot add nodes
     /// is believed (the scheduler retries as other pods go; a namespace being deleted frees its requests).
@@ -48,6 +55,7 @@ struct Waiter {
         var pause = 0.1
         var unschedulableSince: [String: Date] = [:]
         var capacity: NodeCapacity?
+        var seenRunning: [String: Date] = [:]
         while true {
             var pending: [String] = []
             // One list per kind and poll, however many objects (50 Deployments cost one request, not 50).
@@ -75,7 +83,7 @@ struct Waiter {
                 // A container that starts and exits at once can count as available for an instant: the rollout
                 // is believed only when a second look, a moment later, finds it still so and no container of
                 // the deployment restarting.
-                let health = containerHealth(pods)
+                let health = containerHealth(pods, seenRunning: &seenRunning)
                 if health.restarting.isEmpty && health.young.isEmpty { return }
                 if health.restarting.isEmpty {
                     // Containers that started within the last moments: look again in a second (the kubelet reports an
@@ -139,10 +147,11 @@ struct Waiter {
 
     /// Containers of the Deployments' pods (not Jobs'): those that exited and are not running again, and
     /// those running for less than `settleSeconds` (the kubelet reports an exit with some delay) — a container that exits at once can make its Deployment
-    /// count as available for an instant, so the rollout is believed only when they have run a little.
+    /// count as available for an instant, so the rollout is believed only when they have run a little. A recent one
+    /// must also have been seen running by this wait for `watchSeconds` (`seenRunning`: when each start was first seen).
     /// A container with a readiness probe (compose `healthcheck:`) is believed once Ready: its probe answered,
-    /// which says more than having run two seconds (and the kubelet probes as soon as it sees it running).
-    func containerHealth(_ pods: [JSON]) -> (restarting: [String], young: [String]) {
+    /// which says more than having run a few seconds (and the kubelet probes as soon as it sees it running).
+    func containerHealth(_ pods: [JSON], seenRunning: inout [String: Date]) -> (restarting: [String], young: [String]) {
         let now = ctx.clock.now()
         var restarting: [String] = [], young: [String] = []
         for pod in pods where pod.labels["job-name"] == nil && pod.at("metadata", "deletionTimestamp") == nil {
@@ -150,11 +159,18 @@ struct Waiter {
             for c in pod.at("status", "containerStatuses")?.array ?? [] {
                 let name = "pod \(pod.name) container \(c["name"]?.string ?? "?")"
                 let restarts = c["restartCount"]?.int ?? 0
+                let startedAt = c.at("state", "running", "startedAt")?.string
+                let started = startedAt.flatMap(Timestamps.parse)
+                let unproved = restarts > 0 || c["ready"]?.bool != true || !probed.contains(c["name"]?.string ?? "")
+                var watched = Double.infinity
+                if let startedAt, let started, now.timeIntervalSince(started) < Self.recentSeconds, unproved {
+                    let key = "\(name)@\(startedAt)#\(restarts)"
+                    watched = now.timeIntervalSince(seenRunning[key] ?? now)
+                    if seenRunning[key] == nil { seenRunning[key] = now }
+                }
                 if c["ready"]?.bool != true, c.at("state", "terminated") != nil || (restarts > 0 && c.at("state", "running") == nil) {
                     restarting.append(name + " (exited, restarting)")
-                } else if let started = c.at("state", "running", "startedAt")?.string.flatMap(Timestamps.parse),
-                          now.timeIntervalSince(started) < Self.settleSeconds,
-                          restarts > 0 || c["ready"]?.bool != true || !probed.contains(c["name"]?.string ?? "") {
+                } else if let started, unproved, now.timeIntervalSince(started) < Self.settleSeconds || watched < Self.watchSeconds {
                     young.append(name)
                 } else if restarts > 0, let finished = c.at("lastState", "terminated", "finishedAt")?.string.flatMap(Timestamps.parse),
                           c.at("lastState", "terminated", "exitCode")?.int != 0, now.timeIntervalSince(finished) < 15 {

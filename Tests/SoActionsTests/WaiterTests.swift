@@ -57,9 +57,31 @@ import SoTestSupport
         let ctx = SoContext(fs: LocalFileSystem(currentDirectory: t.path), processes: FakeProcessRunner(), clock: clock, entropy: SeededEntropy(),
                             console: CapturedConsole(), environment: [:], builtInRoot: nil)
         let waiter = Waiter(ctx: ctx, client: cluster, namespace: "ns", selector: "app=x")
-        let health = waiter.containerHealth(try await waiter.listPods())
+        var seen: [String: Date] = [:]
+        let health = waiter.containerHealth(try await waiter.listPods(), seenRunning: &seen)
         #expect(health.restarting.isEmpty)
         #expect(health.young == ["pod bare container c", "pod probed-restarted container c", "pod probed-unready container c"])
+    }
+
+    /// A busy kubelet reports a start late and an exit later still: a container started 10 s ago (past the
+    /// settle time) that this wait sees running for the first time is looked at again for `watchSeconds`;
+    /// one started long ago is believed at once, and so is one whose probe answered.
+    @Test func aStartReportedLateIsWatchedBeforeItIsBelieved() async throws {
+        let clock = FixedClock()
+        let cluster = FakeCluster()
+        for (name, age, probe) in [("late-report", 10.0, false), ("probed", 10.0, true), ("old", 60.0, false)] {
+            try cluster.seed(Self.pod(name, age: age, probe: probe, clock: clock))
+        }
+        let t = try TempDir("so-waiter")
+        let ctx = SoContext(fs: LocalFileSystem(currentDirectory: t.path), processes: FakeProcessRunner(), clock: clock, entropy: SeededEntropy(),
+                            console: CapturedConsole(), environment: [:], builtInRoot: nil)
+        let waiter = Waiter(ctx: ctx, client: cluster, namespace: "ns", selector: "app=x")
+        var seen: [String: Date] = [:]
+        #expect(waiter.containerHealth(try await waiter.listPods(), seenRunning: &seen).young == ["pod late-report container c"])
+        try await clock.sleep(seconds: 1)
+        #expect(waiter.containerHealth(try await waiter.listPods(), seenRunning: &seen).young == ["pod late-report container c"])
+        try await clock.sleep(seconds: Waiter.watchSeconds)
+        #expect(waiter.containerHealth(try await waiter.listPods(), seenRunning: &seen).young.isEmpty)
     }
 }
 
