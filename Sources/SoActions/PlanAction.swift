@@ -79,8 +79,9 @@ public struct PlanAction: Sendable {
             owned = try await StartAction(ctx).listOwned(client, namespace: namespace, model: model, keep: built.objects,
                                                          kinds: StartAction.pruneKinds(existing))
         }
-        // As start stamps them: the local images' IDs on kind (read, never loaded), the config revisions.
-        let ids = target.kindCluster == nil ? [] : await ImageLoader(ctx: ctx).ids(manifest: manifest, model: model)
+        // As start stamps them: the local images' IDs on kind with cluster management on (read, never loaded),
+        // the config revisions.
+        let ids = target.kindCluster == nil || !cluster.performClusterManagement ? [] : await ImageLoader(ctx: ctx).ids(manifest: manifest, model: model)
         let objects = ConfigRevisions.stamp(ImageLoader.stamp(built.objects, ids: ids), live: owned?.live ?? [:])
         for object in objects {
             let namespaced = object.namespace != nil && object.kind != "Namespace"

@@ -110,7 +110,7 @@ struct StartOptions: ParsableArguments {
     func run() async throws {
         if dryRun {
             let ctx = target.context()
-            let plan = try await PlanAction(ctx).run(directory: target.dir, cluster: target.options(manage: false), diff: diff)
+            let plan = try await PlanAction(ctx).run(directory: target.dir, cluster: target.options(manage: !skipClusterManagement), diff: diff)
             if progress == .json {
                 for p in plan { ctx.console.out(JSONOut.encode(p)) }
             } else {

@@ -432,6 +432,21 @@ extension KindTargetTests {
         #expect(try annotation() == "cerc/example:local@sha256:bbb")
     }
 
+    /// `start --skip-cluster-management` loads no image and stamps no ID; its dry run plans the same start, so
+    /// right after it every object is unchanged (the dry run reading IDs the start never stamped said
+    /// "would configure" for the Deployment running the local image).
+    @Test func theDryRunOfASkipClusterManagementStartStampsNoImageIDs() async throws {
+        let c = try await Self.harness()
+        let p = c.h.processes
+        let skip = ClusterOptions(performClusterManagement: false)
+        p.expect(["kind", "get", "clusters"], stdout: "shared\n")
+        _ = try await StartAction(c.ctx).run(StartRequest(directory: "dep", cluster: skip, timeout: 30, progress: .plain))
+        p.expect(["kind", "get", "clusters"], stdout: "shared\n")
+        let plan = try await PlanAction(c.ctx).run(directory: "dep", cluster: skip)
+        #expect(p.unexpected.isEmpty && p.pending.isEmpty, "\(p.unexpected) \(p.pending)")
+        #expect(!plan.isEmpty && plan.allSatisfy { $0.action == .unchanged }, "\(plan.map(\.line))")
+    }
+
     /// A spec `caddy-ingress-image` this host has (a host that cannot pull the default one) is loaded into kind,
     /// and the controller is installed only once it is there.
     @Test func theSpecsIngressImageIsLoadedBeforeTheControllerIsInstalled() async throws {
