@@ -34,6 +34,22 @@ import SoTestSupport
         #expect(plan.contains { $0.kind == "Deployment" && $0.action == .create && $0.note == "not checked: its namespace is new" })
     }
 
+    /// A kind deployment whose cluster does not run yet: `start --dry-run` says it would create it, as `start`
+    /// would, and checks nothing; with `--skip-cluster-management` the dry run fails as that start would.
+    @Test func aClusterNotRunningYetIsPlannedAsStartWouldTreatIt() async throws {
+        let c = try await ClusterHarness()
+        c.h.processes.missing = []
+        c.h.processes.expect(["kind", "get", "clusters"], stdout: "")
+        let plan = try await PlanAction(c.ctx).run(directory: "dep", cluster: ClusterOptions())
+        #expect(!plan.isEmpty && plan.allSatisfy { $0.action == .create && $0.note == "not checked: the cluster does not exist yet" }, "\(plan.map(\.line))")
+        #expect(c.cluster.calls.isEmpty, "\(c.cluster.calls)")
+        c.h.processes.expect(["kind", "get", "clusters"], stdout: "")
+        await #expect { _ = try await PlanAction(c.ctx).run(directory: "dep", cluster: ClusterOptions(performClusterManagement: false)) } throws: { e in
+            (e as? SoError)?.message.hasPrefix("no cluster to use; tried") == true
+        }
+        #expect(c.h.processes.unexpected.isEmpty && c.h.processes.pending.isEmpty, "\(c.h.processes.unexpected) \(c.h.processes.pending)")
+    }
+
     @Test func startDryRunAfterAStartSeesUnchangedChangedAndPruned() async throws {
         let c = try await ClusterHarness()
         _ = try await c.start()

@@ -12,10 +12,14 @@ struct CLIRun {
     var stderr: String { console.stderr }
 }
 
-func runSo(_ args: [String], cwd: String, environment: [String: String] = [:]) async -> CLIRun {
+/// `so` run in this process with a fake process runner (`processes`; by default one where kind is not installed).
+func runSo(_ args: [String], cwd: String, environment: [String: String] = [:], processes: FakeProcessRunner? = nil) async -> CLIRun {
     let console = CapturedConsole()
-    let processes = FakeProcessRunner()
-    processes.missing = ["kind"]
+    let processes = processes ?? {
+        let p = FakeProcessRunner()
+        p.missing = ["kind"]
+        return p
+    }()
     let ctx = SoContext(fs: LocalFileSystem(currentDirectory: cwd), processes: processes, clock: FixedClock(), entropy: SeededEntropy(),
                         console: console, environment: environment, builtInRoot: RepoPaths.root)
     let code = await SoCommandLine.execute(args, context: ctx)
@@ -33,6 +37,25 @@ func runSo(_ args: [String], cwd: String, environment: [String: String] = [:]) a
         #expect(c.code == 0, "\(c.stderr)")
         #expect(c.stdout.contains("created deployment \(t.file("deployments/example"))"))
         #expect(t.exists("deployments/example/deployment.yml"))
+    }
+
+    /// `start --dry-run` plans the start the same flags would make: with cluster management (the default) a kind
+    /// cluster not running yet would be created; with `--skip-cluster-management` that start has no cluster.
+    @Test func startDryRunFollowsSkipClusterManagement() async throws {
+        let t = try TempDir()
+        defer { t.cleanup() }
+        #expect(await runSo(["--stack", "example", "deploy", "init", "--output", "spec.yml"], cwd: t.path).code == 0)
+        #expect(await runSo(["deploy", "create", "--spec-file", "spec.yml", "--deployment-dir", "dep"], cwd: t.path).code == 0)
+        let env = ["KUBECONFIG": t.file("no-kubeconfig"), "HOME": t.path]
+        for (flags, planned) in [([String](), true), (["--skip-cluster-management"], false)] {
+            let kind = FakeProcessRunner()
+            kind.expect(["kind", "get", "clusters"], stdout: "")
+            let r = await runSo(["deployment", "--dir", "dep", "start", "--dry-run"] + flags, cwd: t.path, environment: env, processes: kind)
+            #expect((r.code == 0) == planned, "\(flags): \(r.stdout)\n\(r.stderr)")
+            #expect((r.stdout + r.stderr).contains("would create kind cluster") == planned, "\(flags): \(r.stdout)\n\(r.stderr)")
+            #expect(r.stderr.contains("no cluster to use") != planned, "\(flags): \(r.stderr)")
+            #expect(kind.unexpected.isEmpty && kind.pending.isEmpty, "\(kind.unexpected) \(kind.pending)")
+        }
     }
 
     @Test func versionAndHelp() async throws {
