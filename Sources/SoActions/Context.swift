@@ -53,10 +53,10 @@ public struct SoContext: Sendable {
         StackLocator(fs: fs, builtInRoot: builtInRoot, builtInSearched: builtInSearched, environment: environment, currentDirectory: fs.currentDirectory)
     }
 
-    /// `$SO_HOME`, else `~/.so`: where `so up` keeps deployment directories.
     /// Where scratch directories go: `$TMPDIR`, else /tmp.
     public var temporaryRoot: String { environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp" }
 
+    /// `$SO_HOME`, else `~/.so`: where `so up` keeps deployment directories.
     public var soHome: String {
         if let h = environment["SO_HOME"], !h.isEmpty { return absolute(Path.expandTilde(h, home: fs.homeDirectory)) }
         return Path.join(fs.homeDirectory, ".so")

@@ -165,8 +165,9 @@ struct Waiter {
                 var watched = Double.infinity
                 if let startedAt, let started, now.timeIntervalSince(started) < Self.recentSeconds, unproved {
                     let key = "\(name)@\(startedAt)#\(restarts)"
-                    watched = now.timeIntervalSince(seenRunning[key] ?? now)
-                    if seenRunning[key] == nil { seenRunning[key] = now }
+                    let first = seenRunning[key, default: now]
+                    seenRunning[key] = first
+                    watched = now.timeIntervalSince(first)
                 }
                 if c["ready"]?.bool != true, c.at("state", "terminated") != nil || (restarts > 0 && c.at("state", "running") == nil) {
                     restarting.append(name + " (exited, restarting)")
