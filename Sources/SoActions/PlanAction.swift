@@ -79,9 +79,10 @@ public struct PlanAction: Sendable {
             owned = try await StartAction(ctx).listOwned(client, namespace: namespace, model: model, keep: built.objects,
                                                          kinds: StartAction.pruneKinds(existing))
         }
-        // As start stamps them: the local images' IDs on kind with cluster management on (read, never loaded),
-        // the config revisions.
-        let ids = target.kindCluster == nil || !cluster.performClusterManagement ? [] : await ImageLoader(ctx: ctx).ids(manifest: manifest, model: model)
+        // As start stamps them: the local images' IDs (start's own choice of images and when; read, never
+        // loaded), the config revisions.
+        let rendered = StartAction.Rendered(model: model, manifest: manifest, hostGateway: gateway)
+        let ids = await StartAction(ctx).localImageIDs(rendered, target, StartRequest(directory: directory, cluster: cluster)).value
         let objects = ConfigRevisions.stamp(ImageLoader.stamp(built.objects, ids: ids), live: owned?.live ?? [:])
         for object in objects {
             let namespaced = object.namespace != nil && object.kind != "Namespace"

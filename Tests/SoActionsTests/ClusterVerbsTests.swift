@@ -447,6 +447,38 @@ extension KindTargetTests {
         #expect(!plan.isEmpty && plan.allSatisfy { $0.action == .unchanged }, "\(plan.map(\.line))")
     }
 
+    /// A spec `wait-image:` this host has is loaded and its ID stamped on the Deployments that wait with it, and
+    /// the dry run stamps the same images start does: right after the start, every object is unchanged.
+    @Test func theDryRunStampsTheSpecsWaitImageAsStartDoes() async throws {
+        let c = try await Self.harness()
+        let p = c.h.processes
+        try c.h.tmp.write("app/compose.yaml", """
+        services:
+          db:
+            image: postgres:17
+            ports: ["5432"]
+          web:
+            image: nginx:1.27
+            depends_on: [db]
+        """)
+        try await InitAction(c.ctx).run(InitRequest(stack: "./app", output: "app.yml"))
+        try c.h.tmp.write("app.yml", try c.h.read("app.yml") + "wait-image: so-test/wait:1\n")
+        p.expect(["kind", "get", "clusters"], stdout: "shared\n")   // create: the host's cluster, reached by its context afterwards
+        try await CreateAction(c.ctx).run(CreateRequest(specFile: "app.yml", deploymentDir: "appdep"))
+        let inspect = ["docker", "image", "inspect", "--format", "{{.Id}}", "so-test/wait:1"]
+        p.expect(inspect, stdout: "sha256:ccc\n")
+        p.expect(["docker", "exec", "shared-control-plane", "crictl", "inspecti", "-o", "go-template", "--template", "{{.status.id}}", "so-test/wait:1"],
+                 stdout: "sha256:ccc\n")
+        _ = try await StartAction(c.ctx).run(StartRequest(directory: "appdep", cluster: ClusterOptions(), timeout: 30, progress: .plain))
+        #expect(p.unexpected.isEmpty && p.pending.isEmpty, "\(p.unexpected) \(p.pending)")
+        let web = try #require(c.cluster.all.first { $0.0.type.kind == "Deployment" && $0.1.name.hasSuffix("-web-deployment") }?.1)
+        #expect(web.at("spec", "template", "metadata", "annotations", ImageLoader.annotation)?.string == "so-test/wait:1@sha256:ccc")
+        p.expect(inspect, stdout: "sha256:ccc\n")
+        let plan = try await PlanAction(c.ctx).run(directory: "appdep", cluster: ClusterOptions())
+        #expect(p.unexpected.isEmpty && p.pending.isEmpty, "\(p.unexpected) \(p.pending)")
+        #expect(!plan.isEmpty && plan.allSatisfy { $0.action == .unchanged }, "\(plan.map(\.line))")
+    }
+
     /// A spec `caddy-ingress-image` this host has (a host that cannot pull the default one) is loaded into kind,
     /// and the controller is installed only once it is there.
     @Test func theSpecsIngressImageIsLoadedBeforeTheControllerIsInstalled() async throws {
