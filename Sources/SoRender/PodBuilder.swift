@@ -126,7 +126,7 @@ struct PodBuilder {
         if !envFrom.isEmpty { c.append(("envFrom", .list(envFrom))) }
         let ports = containerPorts(svc)
         if !ports.isEmpty { c.append(("ports", .list(ports))) }
-        let resources = self.resources(svc)
+        let resources = try self.resources(svc)
         c.append(("resources", resources))
         if !svc.isInitContainer, let probe = try readinessProbe(svc) { c.append(("readinessProbe", probe)) }
         if !svc.isInitContainer {
@@ -220,47 +220,63 @@ struct PodBuilder {
 
     // MARK: Resources and probes
 
-    func resources(_ svc: ComposeService) -> YValue {
+    /// Requests and limits, each of CPU and memory decided on its own: a reservation is the request, a limit
+    /// the limit; a request not given is `so`'s default, never above the limit (Kubernetes defaults a missing
+    /// request to the limit and refuses a request above it); a limit not given is `so`'s default, raised to the
+    /// request. A reservation above its own limit is an error here, not at the API server.
+    func resources(_ svc: ComposeService) throws -> YValue {
         let r = spec.sections.resources
         let chosen: ContainerResources
+        let source: String
         if let perContainer = r.containers[svc.name] {
-            chosen = perContainer
+            (chosen, source) = (perContainer, "the spec's resources.containers.\(svc.name)")
         } else if let d = svc.deploy, d.limits != nil || d.reservations != nil {
             chosen = ContainerResources(reservations: d.reservations.map { ResourceAmounts(cpus: $0.cpus, memory: $0.memory) },
                                         limits: d.limits.map { ResourceAmounts(cpus: $0.cpus, memory: $0.memory) })
+            source = "deploy.resources of service '\(svc.name)'"
         } else if let global = r.containersGlobal {
-            chosen = global
+            (chosen, source) = (global, "the spec's resources.containers")
         } else {
-            chosen = ContainerResources()
+            (chosen, source) = (ContainerResources(), "")
         }
-        func amounts(_ a: ResourceAmounts?, cpu: String, memory: String) -> (cpu: String, memory: String) {
-            (a?.cpus.flatMap(Quantity.cpu) ?? cpu, a?.memory.flatMap { Quantity.bytes($0, binaryLetters: true) } ?? memory)
+        func pick(_ name: String, cpu: Bool, reservation: String?, limit: String?, defaults: (request: String, limit: String)) throws
+            -> (request: String, limit: String) {
+            func parse(_ text: String) -> String? { cpu ? Quantity.cpu(text) : Quantity.bytes(text, binaryLetters: true) }
+            let reserved = reservation.flatMap(parse), limited = limit.flatMap(parse)
+            let key = cpu ? "cpus" : "memory"
+            switch (reserved, limited) {
+            case let (request?, limited?):
+                guard quantityValue(request, cpu: cpu) <= quantityValue(limited, cpu: cpu) else {
+                    throw SoError("\(name) reservation \(reservation ?? request) is above its limit \(limit ?? limited) in \(source)",
+                                  hint: "Kubernetes refuses a request above its limit: lower reservations.\(key) or raise limits.\(key)")
+                }
+                return (request, limited)
+            case let (request?, nil): return (request, maxQuantity(defaults.limit, request, cpu: cpu))
+            case let (nil, limit?): return (minQuantity(defaults.request, limit, cpu: cpu), limit)
+            case (nil, nil): return defaults
+            }
         }
-        var requests = amounts(chosen.reservations, cpu: Defaults.cpuRequest, memory: Defaults.memoryRequest)
-        var limits = amounts(chosen.limits, cpu: Defaults.cpuLimit, memory: Defaults.memoryLimit)
-        // A request above the default limit, with no limit given, raises the limit to the request
-        // (Kubernetes rejects a request above its limit).
-        if chosen.limits?.cpus == nil { limits.cpu = maxQuantity(limits.cpu, requests.cpu, cpu: true) }
-        if chosen.limits?.memory == nil { limits.memory = maxQuantity(limits.memory, requests.memory, cpu: false) }
-        if chosen.reservations == nil, chosen.limits != nil {
-            // Requests may not exceed limits: with only limits given, request the smaller of default and limit.
-            requests = (minQuantity(Defaults.cpuRequest, limits.cpu, cpu: true), minQuantity(Defaults.memoryRequest, limits.memory, cpu: false))
-        }
-        func yValue(_ v: (cpu: String, memory: String)) -> YValue { .map([("cpu", .string(v.cpu)), ("memory", .string(v.memory))]) }
-        return .map([("requests", yValue(requests)), ("limits", yValue(limits))])
+        let cpu = try pick("CPU", cpu: true, reservation: chosen.reservations?.cpus, limit: chosen.limits?.cpus,
+                           defaults: (Defaults.cpuRequest, Defaults.cpuLimit))
+        let memory = try pick("memory", cpu: false, reservation: chosen.reservations?.memory, limit: chosen.limits?.memory,
+                              defaults: (Defaults.memoryRequest, Defaults.memoryLimit))
+        func yValue(_ cpu: String, _ memory: String) -> YValue { .map([("cpu", .string(cpu)), ("memory", .string(memory))]) }
+        return .map([("requests", yValue(cpu.request, memory.request)), ("limits", yValue(cpu.limit, memory.limit))])
     }
 
     func maxQuantity(_ a: String, _ b: String, cpu: Bool) -> String { minQuantity(a, b, cpu: cpu) == a ? b : a }
 
     func minQuantity(_ a: String, _ b: String, cpu: Bool) -> String {
-        func value(_ q: String) -> Double {
-            if cpu { return q.hasSuffix("m") ? (Double(q.dropLast()) ?? 0) / 1000 : Double(q) ?? 0 }
-            let units: [(String, Double)] = [("Ki", 1024.0), ("Mi", 1048576.0), ("Gi", 1073741824.0), ("Ti", 1099511627776.0), ("k", 1e3), ("M", 1e6),
-                                             ("G", 1e9), ("T", 1e12)]
-            for (u, f) in units where q.hasSuffix(u) { return (Double(q.dropLast(u.count)) ?? 0) * f }
-            return Double(q) ?? 0
-        }
-        return value(a) <= value(b) ? a : b
+        quantityValue(a, cpu: cpu) <= quantityValue(b, cpu: cpu) ? a : b
+    }
+
+    /// A Kubernetes quantity as a number (CPUs, or bytes).
+    func quantityValue(_ q: String, cpu: Bool) -> Double {
+        if cpu { return q.hasSuffix("m") ? (Double(q.dropLast()) ?? 0) / 1000 : Double(q) ?? 0 }
+        let units: [(String, Double)] = [("Ki", 1024.0), ("Mi", 1048576.0), ("Gi", 1073741824.0), ("Ti", 1099511627776.0), ("Pi", 1125899906842624.0),
+                                         ("k", 1e3), ("M", 1e6), ("G", 1e9), ("T", 1e12), ("P", 1e15)]
+        for (u, f) in units where q.hasSuffix(u) { return (Double(q.dropLast(u.count)) ?? 0) * f }
+        return Double(q) ?? 0
     }
 
     func readinessProbe(_ svc: ComposeService) throws -> YValue? {
