@@ -64,13 +64,24 @@ public struct BuildAction {
             let compose = try stack.compose(component, fs: ctx.fs, environment: nil, diagnostics: DiagnosticSink()).file
             for svc in compose.services {
                 guard let b = svc.build else { continue }
-                let context = Path.absolute(b.context.isEmpty ? "." : b.context, relativeTo: compose.directory)
-                let dockerfile = Path.absolute(b.dockerfile ?? "Dockerfile", relativeTo: context)
-                let image = svc.image ?? LocalImage.name(stack: stack.name, service: svc.name)
+                let origin = SourceLocation(file: compose.path, line: svc.line)
+                // Interpolated as `docker compose build` does, from this shell's environment (defaults apply).
+                func value(_ text: String, _ key: String) throws -> String {
+                    do { return try Interpolation.interpolate(text, lookup: { ctx.environment[$0] }) } catch var e as SoError {
+                        e.message = "\(key) of service '\(svc.name)': " + e.message
+                        e.location = origin
+                        throw e
+                    }
+                }
+                let written = try value(b.context, "build.context")
+                let context = Path.absolute(written.isEmpty ? "." : written, relativeTo: compose.directory)
+                let dockerfile = Path.absolute(try b.dockerfile.map { try value($0, "build.dockerfile") } ?? "Dockerfile", relativeTo: context)
+                let image = try svc.image.map { try value($0, "image") } ?? LocalImage.name(stack: stack.name, service: svc.name)
+                let args = try b.args.sorted { $0.key < $1.key }.map { ($0.key, try value($0.value, "build.args.\($0.key)")) }
                 out.append(BuildTarget(name: svc.name, image: image,
-                                       recipe: .dockerfile(context: context, dockerfile: dockerfile,
-                                                           args: b.args.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, target: b.target),
-                                       origin: SourceLocation(file: compose.path, line: svc.line)))
+                                       recipe: .dockerfile(context: context, dockerfile: dockerfile, args: args,
+                                                           target: try b.target.map { try value($0, "build.target") }),
+                                       origin: origin))
             }
         }
         return out

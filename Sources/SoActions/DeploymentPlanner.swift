@@ -145,7 +145,7 @@ struct DeploymentPlanner {
         var planned: (pods: [ComposeComponent], jobs: [ComposeComponent]) = ([], [])
         let components = try stack.pods(with: spec.with, at: SourceLocation(file: spec.path)).map { ($0, "compose") } + stack.jobs.map { ($0, "compose-jobs") }
         for (component, folder) in components {
-            let (raw, data) = try stack.compose(component, fs: fs, environment: nil, diagnostics: ctx.diagnostics)
+            let (_, data) = try stack.compose(component, fs: fs, environment: nil, diagnostics: ctx.diagnostics)
             // Interpolated once with the deployment's own config, so `${V:?msg}`, malformed references and bad
             // ports fail now; its ports (not the text as written) are what kind-config.yml maps.
             guard let root = try YAMLFile.parse(String(decoding: data, as: UTF8.self), file: component.composePath) else {
@@ -155,21 +155,24 @@ struct DeploymentPlanner {
             plan.add("\(folder)/docker-compose-\(component.name).yml", data)
             let c = ComposeComponent(name: component.name, compose: interpolated, relativePath: "\(folder)/docker-compose-\(component.name).yml")
             if folder == "compose" { planned.pods.append(c.selecting(profiles: spec.profiles).component) } else { planned.jobs.append(c) }
-            for cfg in raw.configs where !cfg.external {
-                if let file = cfg.file { try copyReferenced(file, from: raw, line: cfg.line, folder: folder, required: true, into: &plan) }
-            }
-            // Secret files stay where they are (never copied into the deployment); start reads them.
-            for sec in raw.secrets where !sec.external {
-                if let file = sec.file, !fs.isFile(Path.absolute(Path.expandTilde(file, home: fs.homeDirectory), relativeTo: raw.directory)) {
-                    throw SoError("secret '\(sec.name)' file not found: \(Path.absolute(file, relativeTo: raw.directory))",
-                            hint: "create it, or fix secrets.\(sec.name).file (relative to the compose file)",
-                                  at: SourceLocation(file: raw.path, line: sec.line))
+            // Paths are read from the interpolated file (`env_file: ../config/${NETWORK:-main}.env`), as the deployment reads them.
+            for cfg in interpolated.configs where !cfg.external {
+                if let file = cfg.file {
+                    try copyReferenced(file, what: "config '\(cfg.name)' file", from: interpolated, line: cfg.line, folder: folder, required: true, into: &plan)
                 }
             }
-            for svc in raw.services {
+            // Secret files stay where they are (never copied into the deployment); start reads them.
+            for sec in interpolated.secrets where !sec.external {
+                if let file = sec.file, !fs.isFile(Path.absolute(Path.expandTilde(file, home: fs.homeDirectory), relativeTo: interpolated.directory)) {
+                    throw SoError("secret '\(sec.name)' file not found: \(Path.absolute(file, relativeTo: interpolated.directory))",
+                            hint: "create it, or fix secrets.\(sec.name).file (relative to the compose file)",
+                                  at: SourceLocation(file: interpolated.path, line: sec.line))
+                }
+            }
+            for svc in interpolated.services {
                 if svc.image == nil && svc.build == nil {
                     throw SoError("service '\(svc.name)' has no image", hint: "add 'image: NAME:TAG' (or a build: section)",
-                                  at: SourceLocation(file: raw.path, line: svc.line))
+                                  at: SourceLocation(file: interpolated.path, line: svc.line))
                 }
                 for m in svc.volumes where m.kind == .bind {
                     // Absolute host binds are named volumes with the host path: set by deploy init for a plain
@@ -183,14 +186,16 @@ struct DeploymentPlanner {
                         guard HostPathName.allowed(src, spec: spec, podPerService: stack.file.podPerService) else {
                             throw SoError("host path '\(src)' is outside the stack and is not mounted unless the spec allows it",
                                     hint: HostPathName.optInHint(src),
-                                          at: SourceLocation(file: raw.path, line: m.line ?? svc.line))
+                                          at: SourceLocation(file: interpolated.path, line: m.line ?? svc.line))
                         }
                         continue
                     }
-                    try copyReferenced(m.source ?? "", from: raw, line: m.line ?? svc.line, folder: folder, required: true, into: &plan, bind: true)
+                    try copyReferenced(m.source ?? "", what: "bind source of service '\(svc.name)'", from: interpolated, line: m.line ?? svc.line,
+                                       folder: folder, required: true, into: &plan, bind: true)
                 }
                 for e in svc.envFiles {
-                    try copyReferenced(e.path, from: raw, line: svc.line, folder: folder, required: e.required, into: &plan)
+                    try copyReferenced(e.path, what: "env_file of service '\(svc.name)'", from: interpolated, line: svc.line, folder: folder,
+                                       required: e.required, into: &plan)
                 }
             }
         }
@@ -287,24 +292,25 @@ struct DeploymentPlanner {
     /// relative to the deployment directory, so `../config/x` from `D/compose/` still finds it.
     /// A bind (`bind`) whose source does not exist is not an error: docker would create it as an empty
     /// directory, so the deployment gets one, `data/<volume>`, mounted read-write from the host.
-    func copyReferenced(_ source: String, from compose: ComposeFile, line: Int?, folder: String, required: Bool, into plan: inout DeploymentPlan,
-            bind: Bool = false) throws {
+    /// `what` names the entry in errors: "env_file of service 'web'", "config 'nginx' file", "bind source of service 'db'".
+    func copyReferenced(_ source: String, what: String, from compose: ComposeFile, line: Int?, folder: String, required: Bool,
+                        into plan: inout DeploymentPlan, bind: Bool = false) throws {
         let location = SourceLocation(file: compose.path, line: line)
         if source.hasPrefix("/") || source.hasPrefix("~") {
-            throw SoError("host path '\(source)' cannot be deployed to a cluster", hint: "use a named volume and give it a host path under the spec's volumes:",
+            throw SoError("\(what) '\(source)' is a host path, which cannot be deployed to a cluster", hint: "use a named volume and give it a host path under the spec's volumes:",
                     at: location)
         }
         let abs = Path.absolute(source, relativeTo: compose.directory)
         guard let fromRoot = Path.relative(abs, to: stack.root), !fromRoot.hasPrefix("..") else {
-            throw SoError("path '\(source)' points outside the stack (\(stack.root))",
+            throw SoError("\(what) '\(source)' points outside the stack (\(stack.root))",
                     hint: "keep files a compose file mounts inside the stack, e.g. under config/", at: location)
         }
         let target = Path.normalize(Path.join(folder, source))
         guard !target.hasPrefix(".."), target != "." else {
-            throw SoError("path '\(source)' would land outside the deployment directory", hint: "mount files from the stack's config/ directory", at: location)
+            throw SoError("\(what) '\(source)' would land outside the deployment directory", hint: "mount files from the stack's config/ directory", at: location)
         }
         if let first = target.split(separator: "/").first, DeploymentPlan.reserved.contains(String(first)) {
-            throw SoError("path '\(source)' collides with the deployment's own '\(first)'", hint: "move the file under the stack's config/ directory",
+            throw SoError("\(what) '\(source)' collides with the deployment's own '\(first)'", hint: "move the file under the stack's config/ directory",
                     at: location)
         }
         guard fs.exists(abs) else {
@@ -322,7 +328,7 @@ struct DeploymentPlanner {
                 return
             }
             if !required { return }
-            throw SoError("file not found: \(abs) (mounted as '\(source)')", hint: "add it to the stack or fix the path", at: location)
+            throw SoError("\(what) not found: \(abs)", hint: "add it to the stack or fix the path", at: location)
         }
         if fs.isDirectory(abs) {
             try copyTree(abs, to: target, origin: location, into: &plan)

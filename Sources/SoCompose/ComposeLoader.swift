@@ -17,7 +17,19 @@ public enum ComposeLoader {
     /// `warnUnset`: a variable used bare without a value warns once (as docker compose does).
     public static func decode(_ root: YNode, path: String, environment: [String: String]?, diagnostics: DiagnosticSink,
                               warnUnset: Bool = false) throws -> ComposeFile {
-        let doc = try environment.map { try interpolate(root, path: path, environment: $0, diagnostics: warnUnset ? diagnostics : nil) } ?? root
+        var substitutions = Substitutions()
+        let doc = try environment.map {
+            try interpolate(root, path: path, environment: $0, diagnostics: warnUnset ? diagnostics : nil, substitutions: &substitutions)
+        } ?? root
+        do {
+            return try decodeInterpolated(doc, path: path, interpolated: environment != nil, diagnostics: diagnostics)
+        } catch let error as SoError {
+            // A value that is invalid once its variables are put in says which variable made it so.
+            throw substitutions.explain(error, file: path)
+        }
+    }
+
+    static func decodeInterpolated(_ doc: YNode, path: String, interpolated: Bool, diagnostics: DiagnosticSink) throws -> ComposeFile {
         let m = try doc.mapping("compose file")
         var file = ComposeFile(path: path)
         file.name = try m.string("name")
@@ -26,7 +38,7 @@ public enum ComposeLoader {
         }
         for e in try services.entries("'services'") {
             try checkName(e.key, what: "service name", at: e.keyNode.location)
-            let decoder = ServiceDecoder(node: e.value, name: e.key, line: e.keyNode.line, diagnostics: diagnostics, interpolated: environment != nil)
+            let decoder = ServiceDecoder(node: e.value, name: e.key, line: e.keyNode.line, diagnostics: diagnostics, interpolated: interpolated)
             file.services.append(try decoder.decode())
         }
         file.volumes = try topLevelVolumes(m.nonNull("volumes"), diagnostics: diagnostics)
@@ -38,24 +50,75 @@ public enum ComposeLoader {
         return file
     }
 
+    /// What interpolation put into the values of a file, by line: the text as written and the variables it
+    /// read, so an error about a value can name the variable that made it empty or invalid.
+    struct Substitutions {
+        struct Entry {
+            var written: String
+            var variables: [String]
+            var unset: [String]
+            var empty: [String]
+        }
+        var byLine: [Int: [Entry]] = [:]
+
+        mutating func note(_ written: String, line: Int?, environment: [String: String]) {
+            guard let line else { return }
+            let names = Interpolation.variables(in: written)
+            guard !names.isEmpty else { return }
+            byLine[line, default: []].append(Entry(written: written, variables: names, unset: names.filter { environment[$0] == nil },
+                                                   empty: names.filter { environment[$0]?.isEmpty == true }))
+        }
+
+        /// `error` with the variables behind the value at its line named, and where to set them.
+        func explain(_ error: SoError, file: String) -> SoError {
+            guard error.location?.file == file, let line = error.location?.line, let entries = byLine[line] else { return error }
+            // Prefer the value whose variables were blank; else name every variable the line read.
+            let blank = entries.filter { !$0.unset.isEmpty || !$0.empty.isEmpty }
+            guard let entry = blank.first ?? entries.first else { return error }
+            let blanks = entry.unset.map { "\($0) is not set" } + entry.empty.map { "\($0) is empty" }
+            let name = (entry.unset + entry.empty).first ?? entry.variables[0]
+            let set = "'so deploy init --config \(name)=…', or edit the spec's config: and run 'so deploy create --update'"
+            var e = error
+            if blanks.isEmpty {
+                e.message += " (written '\(entry.written)'; \(entry.variables.joined(separator: ", ")) from the deployment's config)"
+                e.hint = "fix \(name) in the spec's config: (\(set))"
+            } else {
+                e.message += " (written '\(entry.written)'; \(blanks.joined(separator: ", ")))"
+                e.hint = "set \(name) in the spec's config: (\(set)), or write ${\(name):-default} in the compose file"
+            }
+            return e
+        }
+    }
+
     /// Interpolates every scalar value (not keys); errors name the scalar's file:line.
     /// An unset variable used bare becomes an empty string, with one warning per name (as docker compose).
     static func interpolate(_ root: YNode, path: String, environment: [String: String], diagnostics: DiagnosticSink? = nil) throws -> YNode {
+        var substitutions = Substitutions()
+        return try interpolate(root, path: path, environment: environment, diagnostics: diagnostics, substitutions: &substitutions)
+    }
+
+    static func interpolate(_ root: YNode, path: String, environment: [String: String], diagnostics: DiagnosticSink?,
+                            substitutions: inout Substitutions) throws -> YNode {
         var warned: Set<String> = []
-        return try root.mapScalarValues { text, line in
+        var noted = Substitutions()
+        let out = try root.mapScalarValues { text, line in
             do {
-                return try Interpolation.interpolate(text, lookup: { environment[$0] }, unset: { name in
+                let result = try Interpolation.interpolate(text, lookup: { environment[$0] }, unset: { name in
                     guard let diagnostics, warned.insert(name).inserted else { return }
                     diagnostics.warn("variable '\(name)' is not set; it defaults to a blank string",
                                      hint: "set \(name) in the spec's config: ('so deploy init --config \(name)=…', "
                                          + "or edit the spec and 'so deploy create --update'), or write ${\(name):-default}",
                                      at: SourceLocation(file: path, line: line))
                 })
+                if result != text { noted.note(text, line: line, environment: environment) }
+                return result
             } catch var e as SoError {
                 e.location = SourceLocation(file: path, line: line)
                 throw e
             }
         }
+        substitutions.byLine.merge(noted.byLine) { $0 + $1 }
+        return out
     }
 
     static func checkName(_ name: String, what: String, at location: SourceLocation) throws {

@@ -31,7 +31,11 @@ public enum ComposePorts {
     public static func parse(_ entries: [ComposePortEntry], environment: [String: String],
                              diagnostics: DiagnosticSink = DiagnosticSink()) throws -> [ComposePort] {
         try entries.flatMap { e in
-            try parse(try ComposeLoader.interpolate(e.node, path: e.node.file, environment: environment), diagnostics: diagnostics)
+            var substitutions = ComposeLoader.Substitutions()
+            let node = try ComposeLoader.interpolate(e.node, path: e.node.file, environment: environment, diagnostics: nil, substitutions: &substitutions)
+            do { return try parse(node, diagnostics: diagnostics) } catch let error as SoError {
+                throw substitutions.explain(error, file: e.node.file)
+            }
         }
     }
 

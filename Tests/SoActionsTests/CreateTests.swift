@@ -40,7 +40,7 @@ extension Harness {
     }
 
     @Test func everyOwnLaconicFixtureStackInitsAndCreates() async throws {
-        try await Self.everyStackInitsAndCreates(in: Harness.laconic, expecting: ["archive", "gateway", "observe", "relay"])
+        try await Self.everyStackInitsAndCreates(in: Harness.laconic, expecting: ["archive", "devnet", "gateway", "observe", "relay"])
     }
 
     /// laconic's own stacks (../shared/fixtures/laconic-stacks), when the shared corpus is beside the checkout.

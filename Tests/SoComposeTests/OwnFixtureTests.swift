@@ -42,7 +42,7 @@ import SoTestSupport
     }
 
     @Test func fixturesArePresent() {
-        #expect(Self.paths.count == 10, "\(Self.paths)")
+        #expect(Self.paths.count == 12, "\(Self.paths)")
     }
 
     @Test(arguments: paths) func loadsCleanly(path: String) throws {

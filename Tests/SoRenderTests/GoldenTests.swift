@@ -96,6 +96,9 @@ struct Scenario: CustomStringConvertible, Sendable {
         Scenario(name: "fixture-compose-layered", stack: Path.join(composeFixtures, "layered/compose.yaml")),
         Scenario(name: "fixture-compose-layered-prod", stack: Path.join(composeFixtures, "layered/compose.yaml") + "," + Path.join(composeFixtures, "layered/compose.prod.yaml"),
                  profiles: ["debug"]),
+        // Variables in paths (env_file, bind sources, config and secret files, build contexts) and values.
+        Scenario(name: "fixture-devnet", stack: Path.join(fixtures, "stacks/devnet"), config: ["NETWORK=testnet"]),
+        Scenario(name: "fixture-compose-interpolated", stack: Path.join(composeFixtures, "interpolated")),
     ]
 
     /// Scenarios over ../shared/fixtures (laconic's own stacks; plain compose files as people write them, used
