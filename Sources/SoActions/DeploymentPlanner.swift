@@ -297,8 +297,8 @@ struct DeploymentPlanner {
                         into plan: inout DeploymentPlan, bind: Bool = false) throws {
         let location = SourceLocation(file: compose.path, line: line)
         if source.hasPrefix("/") || source.hasPrefix("~") {
-            throw SoError("\(what) '\(source)' is a host path, which cannot be deployed to a cluster", hint: "use a named volume and give it a host path under the spec's volumes:",
-                    at: location)
+            throw SoError("\(what) '\(source)' is a host path, which cannot be deployed to a cluster",
+                          hint: "use a named volume and give it a host path under the spec's volumes:", at: location)
         }
         let abs = Path.absolute(source, relativeTo: compose.directory)
         guard let fromRoot = Path.relative(abs, to: stack.root), !fromRoot.hasPrefix("..") else {
@@ -307,7 +307,8 @@ struct DeploymentPlanner {
         }
         let target = Path.normalize(Path.join(folder, source))
         guard !target.hasPrefix(".."), target != "." else {
-            throw SoError("\(what) '\(source)' would land outside the deployment directory", hint: "mount files from the stack's config/ directory", at: location)
+            throw SoError("\(what) '\(source)' would land outside the deployment directory", hint: "mount files from the stack's config/ directory",
+                          at: location)
         }
         if let first = target.split(separator: "/").first, DeploymentPlan.reserved.contains(String(first)) {
             throw SoError("\(what) '\(source)' collides with the deployment's own '\(first)'", hint: "move the file under the stack's config/ directory",

@@ -123,7 +123,7 @@ public enum ComposeFlatten {
 
     static func read(_ path: String, fs: FileSystem) throws -> Value {
         guard let root = try YAMLFile.load(path, fs: fs, what: "compose file") else { return .map([], tag: nil) }
-        return try convert(root)
+        return try convert(ComposeLayout.normalize(root).root)
     }
 
     static func convert(_ n: YNode) throws -> Value {

@@ -18,11 +18,14 @@ public enum ComposeLoader {
     public static func decode(_ root: YNode, path: String, environment: [String: String]?, diagnostics: DiagnosticSink,
                               warnUnset: Bool = false) throws -> ComposeFile {
         var substitutions = Substitutions()
+        let (root, version1) = ComposeLayout.normalize(root)
         let doc = try environment.map {
             try interpolate(root, path: path, environment: $0, diagnostics: warnUnset ? diagnostics : nil, substitutions: &substitutions)
         } ?? root
         do {
-            return try decodeInterpolated(doc, path: path, interpolated: environment != nil, diagnostics: diagnostics)
+            var file = try decodeInterpolated(doc, path: path, interpolated: environment != nil, diagnostics: diagnostics)
+            file.version1 = version1
+            return file
         } catch let error as SoError {
             // A value that is invalid once its variables are put in says which variable made it so.
             throw substitutions.explain(error, file: path)
@@ -41,6 +44,7 @@ public enum ComposeLoader {
             let decoder = ServiceDecoder(node: e.value, name: e.key, line: e.keyNode.line, diagnostics: diagnostics, interpolated: interpolated)
             file.services.append(try decoder.decode())
         }
+        inheritVolumes(&file.services)
         file.volumes = try topLevelVolumes(m.nonNull("volumes"), diagnostics: diagnostics)
         file.networks = try topLevelNetworks(m.nonNull("networks"), diagnostics: diagnostics)
         file.secrets = try topLevelResources(m.nonNull("secrets"), what: "secrets", diagnostics: diagnostics)
@@ -119,6 +123,26 @@ public enum ComposeLoader {
         }
         substitutions.byLine.merge(noted.byLine) { $0 + $1 }
         return out
+    }
+
+    /// `volumes_from: [web, 'db:ro']`: the named services' named volumes and binds, mounted at the same paths
+    /// (read-only with `:ro`), unless the service mounts something there itself. Anonymous volumes and tmpfs
+    /// belong to one container and are not shared; `container:NAME` names no service of the file.
+    static func inheritVolumes(_ services: inout [ComposeService]) {
+        let own = services
+        for i in services.indices where !services[i].volumesFrom.isEmpty {
+            for entry in services[i].volumesFrom {
+                let parts = entry.split(separator: ":").map(String.init)
+                guard let name = parts.first, name != "container", let source = own.first(where: { $0.name == name }) else { continue }
+                let readOnly = parts.count > 1 && parts[1] == "ro"
+                for var mount in source.volumes where (mount.kind == .volume && mount.source != nil) || mount.kind == .bind {
+                    guard !services[i].volumes.contains(where: { $0.target == mount.target }) else { continue }
+                    mount.inheritedFrom = name
+                    if readOnly { mount.readOnly = true }
+                    services[i].volumes.append(mount)
+                }
+            }
+        }
     }
 
     static func checkName(_ name: String, what: String, at location: SourceLocation) throws {

@@ -16,6 +16,8 @@ public struct ComposeFile: Sendable {
     public var networks: [String]
     public var secrets: [ComposeTopLevelResource]
     public var configs: [ComposeTopLevelResource]
+    /// Written in compose's version-1 layout (services at the top level), read as the current one (`ComposeLayout`).
+    public var version1 = false
 
     public init(path: String, name: String? = nil, services: [ComposeService] = [], volumes: [ComposeNamedVolume] = [],
                 networks: [String] = [], secrets: [ComposeTopLevelResource] = [], configs: [ComposeTopLevelResource] = []) {
@@ -121,6 +123,11 @@ public struct ComposeService: Sendable {
     /// `annotations` (map or `K=V` list), in file order.
     public var annotations: [(String, String)] = []
     public var preStop: [ComposeHook] = []
+    /// `links:` entries: the service linked and the name it is reached by (`db:database`; the service's own name when no alias).
+    public var links: [(service: String, alias: String)] = []
+    /// `volumes_from:` entries as written (`web`, `web:ro`, `container:name`); their mounts are added to `volumes`
+    /// (`inheritedFrom` set) by the loader, where the named service is in the same file.
+    public var volumesFrom: [String] = []
     /// Keys of the service that `so` accepts but does not model individually (container_name, tty …),
     /// with the line of their value, in file order; for mapping reports.
     public var otherKeys: [(key: String, line: Int?)]
@@ -234,6 +241,8 @@ public struct ComposeVolumeMount: Sendable, Equatable {
     public var options: String?
     public var raw: String
     public var line: Int?
+    /// The service whose mount this is, when `volumes_from` brought it (nil: the service's own).
+    public var inheritedFrom: String?
     public init(kind: Kind, source: String?, target: String, readOnly: Bool = false, options: String? = nil, raw: String, line: Int? = nil) {
         self.kind = kind
         self.source = source

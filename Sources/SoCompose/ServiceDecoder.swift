@@ -20,7 +20,7 @@ struct ServiceDecoder {
         "mem_limit", "mem_reservation", "mem_swappiness", "memswap_limit", "models", "oom_kill_disable", "oom_score_adj",
         "pid", "pids_limit", "platform", "post_start", "pre_stop", "provider", "pull_policy", "pull_refresh_after",
         "runtime", "scale", "security_opt", "shm_size", "stdin_open", "stop_grace_period", "stop_signal", "storage_opt",
-        "sysctls", "tmpfs", "tty", "ulimits", "use_api_socket", "userns_mode", "uts", "volumes_from",
+        "sysctls", "tmpfs", "tty", "ulimits", "use_api_socket", "userns_mode", "uts", "volume_driver", "volumes_from",
     ]
 
     func decode() throws -> ComposeService {
@@ -76,6 +76,11 @@ struct ServiceDecoder {
         s.annotations = try m.nonNull("annotations").map { try keyValues($0, what: "annotations") } ?? []
         s.postStart = try m.nonNull("post_start").map { try hooks($0, what: "post_start") } ?? []
         s.preStop = try m.nonNull("pre_stop").map { try hooks($0, what: "pre_stop") } ?? []
+        s.links = try m.value("links")?.stringList("'links'").map { link in
+            let parts = link.split(separator: ":", maxSplits: 1).map(String.init)
+            return (parts[0], parts.count > 1 && !parts[1].isEmpty ? parts[1] : parts[0])
+        } ?? []
+        s.volumesFrom = try m.value("volumes_from")?.stringList("'volumes_from'") ?? []
         s.otherKeys = m.entries.filter { Self.otherKnown.contains($0.key) }.map { ($0.key, $0.value.line) }
         s.keys = m.entries.filter { !$0.key.hasPrefix("x-") }.map { ($0.key, $0.keyNode.line) }
         m.accept(Self.otherKnown)

@@ -41,6 +41,11 @@ public enum MappingReport {
         }
         for c in model.pods + model.jobs {
             let isJob = model.jobs.contains { $0.relativePath == c.relativePath }
+            if c.compose.version1 {
+                out.append(MappingEntry(file: c.relativePath, service: "", key: "(layout)", line: nil, status: .mapped,
+                                        detail: "compose version 1 (services at the top level): read as under services:, with net as network_mode, "
+                                            + "dockerfile as build.dockerfile, log_driver and log_opt as logging"))
+            }
             for svc in c.compose.services {
                 func add(_ key: String, _ line: Int?, _ status: MappingEntry.Status, _ detail: String) {
                     out.append(MappingEntry(file: c.relativePath, service: svc.name, key: key, line: line, status: status, detail: detail))
@@ -98,10 +103,14 @@ public enum MappingReport {
             let fromSpec = model.spec.ports.contains { $0.service == svc.name } ? " (the spec's network.ports)" : ""
             return (approximated ? .approximated : .mapped,
                 "containerPorts and ClusterIP Service '\(KubeNames.service(svc.name))'\(fromSpec): " + notes.joined(separator: ", "))
+        case "links":
+            return links(svc, model: model)
+        case "volumes_from":
+            return volumesFrom(svc, model: model)
         case "expose":
             return (.mapped, "containerPorts and ClusterIP Service '\(KubeNames.service(svc.name))'")
         case "volumes":
-            let parts = svc.volumes.map { m -> String in
+            let parts = svc.volumes.filter { $0.inheritedFrom == nil }.map { m -> String in
                 let source = m.source ?? ""
                 switch m.kind {
                 case .volume:
@@ -174,8 +183,9 @@ public enum MappingReport {
             return ["always", "unless-stopped"].contains(policy) ? (.mapped, "restartPolicy Always")
                 : (.approximated, "restart: \(policy): Deployments always restart containers (restartPolicy Always)")
         case "network_mode":
-            return svc.networkMode == "host" ? (.mapped, "hostNetwork for the whole pod (privileged namespace)") : (.ignored,
-                "network_mode \(svc.networkMode ?? "") has no Kubernetes equivalent")
+            if svc.networkMode == "host" { return (.mapped, "hostNetwork for the whole pod (privileged namespace)") }
+            if ["bridge", "default"].contains(svc.networkMode ?? "") { return (.mapped, "the pod network (what compose's default bridge is in a cluster)") }
+            return (.ignored, "network_mode \(svc.networkMode ?? "") has no Kubernetes equivalent")
         case "networks":
             if model.podPerService, let all = ComposeNetworks.peers(model.pods.flatMap(\.compose.services)),
                 let mine = all.first(where: { $0.service.name == svc.name }) {
@@ -307,7 +317,6 @@ public enum MappingReport {
         "ipc": "pods share IPC between their containers; host or cross-pod IPC is not mapped",
         "isolation": "Windows container isolation is not supported",
         "label_file": "compose labels are not copied to pods (use the spec's labels:)",
-        "links": "not needed: every service is reachable by its Service name",
         "logging": "container logs go to the node's runtime log; read them with 'so deployment logs'",
         "mac_address": "pods get their network interface from the cluster's CNI; a MAC cannot be set",
         "mem_swappiness": "swap is the kubelet's setting, not a pod field",
@@ -323,8 +332,56 @@ public enum MappingReport {
         "use_api_socket": "the docker API socket does not exist in a Kubernetes pod",
         "userns_mode": "user namespaces are not mapped (pod hostUsers is left to the cluster)",
         "uts": "a pod's UTS namespace is its own; host UTS is not mapped",
-        "volumes_from": "mount the same named volume in both services instead; volumes_from is not mapped",
+        "volume_driver": "volumes are PersistentVolumeClaims of the cluster's default StorageClass; sizes go in the spec's resources:",
     ]
+
+    /// `links:`: an alias is a Service of its own; a plain link needs nothing.
+    static func links(_ svc: ComposeService, model: DeploymentModel) -> (MappingEntry.Status, String) {
+        let all = model.pods.flatMap(\.compose.services).map(\.name)
+        var parts: [String] = [], ignored = false
+        for link in svc.links {
+            if !all.contains(link.service) {
+                parts.append("\(link.service): no such service in this deployment")
+                ignored = true
+            } else if KubeNames.service(link.alias) == KubeNames.service(link.service) {
+                parts.append("\(link.service): reachable by its Service name")
+            } else if all.contains(where: { KubeNames.service($0) == KubeNames.service(link.alias) }) {
+                parts.append("\(link.service) as \(link.alias): not mapped, '\(link.alias)' is a service's own name")
+                ignored = true
+            } else {
+                parts.append("\(link.service) as \(link.alias): Service '\(KubeNames.service(link.alias))' like '\(KubeNames.service(link.service))'")
+            }
+        }
+        return (ignored ? .approximated : .mapped, parts.joined(separator: "; "))
+    }
+
+    /// `volumes_from:`: the named services' volumes and binds, mounted at the same paths.
+    static func volumesFrom(_ svc: ComposeService, model: DeploymentModel) -> (MappingEntry.Status, String) {
+        var parts: [String] = [], approximated = false
+        for entry in svc.volumesFrom {
+            let name = String(entry.split(separator: ":").first ?? "")
+            let source = model.pods.lazy.compactMap { $0.compose.services.first { $0.name == name } }.first
+            guard name != "container", let source else {
+                let why = name == "container" ? "a container is not a service of the deployment" : "no service '\(name)' in this compose file"
+                parts.append("\(entry): not mapped (\(why))")
+                approximated = true
+                continue
+            }
+            let inherited = svc.volumes.filter { $0.inheritedFrom == name }.map { $0.target + ($0.readOnly ? " (read-only)" : "") }
+            let unshared = source.volumes.filter { $0.kind != .bind && ($0.kind != .volume || $0.source == nil) }.map(\.target)
+            var text = "\(name)'s " + (inherited.isEmpty ? "volumes: none to share" : inherited.joined(separator: ", "))
+            if !unshared.isEmpty {
+                text += "; not \(unshared.joined(separator: ", ")) (an anonymous volume or tmpfs is one container's)"
+                approximated = true
+            }
+            if model.podPerService, !inherited.isEmpty {
+                text += " (two pods share the claims: ReadWriteOnce keeps them on one node)"
+                approximated = true
+            }
+            parts.append(text)
+        }
+        return (approximated ? .approximated : .mapped, parts.joined(separator: "; "))
+    }
 
     /// A readable table grouped by file and service.
     public static func text(_ entries: [MappingEntry]) -> String {
@@ -333,7 +390,7 @@ public enum MappingReport {
         let width = max(12, entries.map(\.key.count).max() ?? 0)
         for e in entries {
             if e.file != file { out += "\(e.file)\n"; file = e.file; service = "" }
-            if e.service != service { out += "  service \(e.service)\n"; service = e.service }
+            if e.service != service, !e.service.isEmpty { out += "  service \(e.service)\n"; service = e.service }
             out += "    " + e.key.padding(toLength: width + 2, withPad: " ", startingAt: 0)
                 + e.status.rawValue.padding(toLength: 14, withPad: " ", startingAt: 0) + e.detail + "\n"
         }

@@ -148,6 +148,7 @@ struct RenderState {
             if model.podPerService, let svc = part.compose.services.first, Self.isOneShot(svc) { try renderJob(part) } else { try renderPod(part) }
         }
         for job in model.jobs { try renderJob(job) }
+        renderLinkAliases()
         try renderIngress()
         renderExternalServices()
         try renderIsolation()

@@ -57,6 +57,24 @@ extension RenderState {
         }
     }
 
+    /// `links: ["db:database"]`: the alias answers too, as a Service like the linked service's under the alias's
+    /// name (unless a service of the deployment has that name). A link without an alias needs nothing: every
+    /// service is reachable by its own name.
+    mutating func renderLinkAliases() {
+        for pod in model.pods {
+            for svc in pod.compose.services {
+                for link in svc.links where KubeNames.service(link.alias) != KubeNames.service(link.service) {
+                    let name = KubeNames.service(link.alias)
+                    guard !services.contains(where: { $0.name == name }),
+                          let target = services.first(where: { $0.name == KubeNames.service(link.service) }) else { continue }
+                    var alias = target
+                    alias.name = name
+                    services.append(alias)
+                }
+            }
+        }
+    }
+
     /// A Service with no ports (`clusterIP: None`, allowed only headless): its name resolves to the IPs of
     /// the pods it selects, so a service that declares no ports still answers to its compose name.
     func headlessService(name: String, component: String) -> KubeObject {

@@ -19,7 +19,9 @@ import SoTestSupport
             let dir = Path.join(laconic, sub)
             out += ((try? fs.list(dir)) ?? []).filter { $0.hasSuffix(".yml") }.map { Path.join(dir, $0) }
         }
-        out += ((try? fs.list(projects)) ?? []).map { Path.join(projects, $0, "compose.yaml") }.filter { fs.isFile($0) }
+        out += ((try? fs.list(projects)) ?? []).compactMap { dir in
+            ["compose.yaml", "docker-compose.yml"].map { Path.join(projects, dir, $0) }.first { fs.isFile($0) }
+        }
         return out
     }
 
@@ -42,7 +44,7 @@ import SoTestSupport
     }
 
     @Test func fixturesArePresent() {
-        #expect(Self.paths.count == 12, "\(Self.paths)")
+        #expect(Self.paths.count == 13, "\(Self.paths)")
     }
 
     @Test(arguments: paths) func loadsCleanly(path: String) throws {

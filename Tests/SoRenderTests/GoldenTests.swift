@@ -99,6 +99,8 @@ struct Scenario: CustomStringConvertible, Sendable {
         // Variables in paths (env_file, bind sources, config and secret files, build contexts) and values.
         Scenario(name: "fixture-devnet", stack: Path.join(fixtures, "stacks/devnet"), config: ["NETWORK=testnet"]),
         Scenario(name: "fixture-compose-interpolated", stack: Path.join(composeFixtures, "interpolated")),
+        // Compose's version-1 layout: links with an alias, volumes_from, net, dockerfile beside build.
+        Scenario(name: "fixture-compose-legacy-v1", stack: Path.join(composeFixtures, "legacy-v1")),
     ]
 
     /// Scenarios over ../shared/fixtures (laconic's own stacks; plain compose files as people write them, used

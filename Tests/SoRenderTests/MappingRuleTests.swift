@@ -181,7 +181,7 @@ extension YValue {
                                        "stdin_open": "true", "stop_grace_period": "10s", "sysctls": "{net.core.somaxconn: \"1024\"}",
                                        "tmpfs": "[/tmp]", "tty": "true", "cpus": "0.5", "mem_limit": "256m", "mem_reservation": "128m", "scale": "2",
                                        "security_opt": "[no-new-privileges:true, \"seccomp:unconfined\"]",
-                                       "post_start": "[{command: [touch, /ready]}]", "annotations": "{a: b}", "dns_search": "example.com", "dns_opt": "[ndots:2]", "pre_stop": "[{command: \"nginx -s quit\", user: root}, {command: x}]"]
+                                       "post_start": "[{command: [touch, /ready]}]", "annotations": "{a: b}", "links": "[a]", "volumes_from": "[a]", "dns_search": "example.com", "dns_opt": "[ndots:2]", "pre_stop": "[{command: \"nginx -s quit\", user: root}, {command: x}]"]
         let keys = ServiceDecoder.otherKnown
         let compose = "services:\n  a:\n    image: x\n" + keys.map { "    \($0): \(typed[$0] ?? "x")\n" }.joined()
         let t = try TempDir("so-report-keys")
