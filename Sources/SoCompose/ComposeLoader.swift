@@ -88,7 +88,7 @@ public enum ComposeLoader {
                 e.hint = "fix \(name) in the spec's config: (\(set))"
             } else {
                 e.message += " (written '\(entry.written)'; \(blanks.joined(separator: ", ")))"
-                e.hint = "set \(name) in the spec's config: (\(set)), or write ${\(name):-default} in the compose file"
+                e.hint = "set \(name) in the spec's config: (\(set)), or write ${\(name):-default} where it is used"
             }
             return e
         }
