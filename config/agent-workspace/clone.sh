@@ -2,7 +2,7 @@
 # The agent container's entrypoint in agent-workspace: clone.sh [COMMAND ARGS…]. Checks out GIT_REPO at
 # GIT_REF (default: the remote's default branch) into /workspace on a new branch (WORKSPACE_BRANCH, default
 # agent/<workspace name>), then marks the clone done (/tmp/so-clone-done, what the readiness probe waits
-# for) and runs COMMAND in its place. A complete checkout already there is kept, with the agent's work in
+# for) and runs COMMAND as its child (TERM and INT passed on: as PID 1, `sleep` would ignore them). A complete checkout already there is kept, with the agent's work in
 # it, so stop/start and restarts never lose anything.
 #
 # The clone goes into a temporary directory and is moved into place only when complete (.git last), so a
@@ -103,5 +103,18 @@ clone() {
 clone
 if [ $# -gt 0 ]; then
   : > /tmp/so-clone-done
-  exec "$@"
+  # The command runs as this shell's child, not in its place: as PID 1 a command with no handler of its own
+  # (sleep) never gets SIGTERM and every stop waits out the grace period. The shell passes TERM and INT on
+  # and exits with the command's status. The command keeps stdin (through fd 3: a background job's own is /dev/null).
+  exec 3<&0
+  "$@" <&3 3<&- &
+  exec 3<&-
+  child=$!
+  trap 'kill -TERM "$child" 2>/dev/null' TERM
+  trap 'kill -INT "$child" 2>/dev/null' INT
+  status=0
+  wait "$child" || status=$?
+  # A trapped signal ends the first wait early; the second waits for the command itself.
+  while kill -0 "$child" 2>/dev/null; do wait "$child" && status=0 || status=$?; done
+  exit "$status"
 fi

@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+import SoBasics
+import SoTestSupport
+
+/// Whether this process may make a PID namespace (`unshare -p`, root).
+enum PIDNamespace {
+    static let available: Bool = {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
+        p.arguments = ["-p", "-f", "true"]
+        p.standardError = FileHandle.nullDevice
+        guard (try? p.run()) != nil else { return false }
+        p.waitUntilExit()
+        return p.terminationStatus == 0
+    }()
+}
+
+/// The workspace images' PID 1s stop on SIGTERM: clone.sh passes it on to the agent's command (`sleep`,
+/// which as PID 1 would ignore it), and the egress proxy handles it. Without that every stop of a workspace
+/// waits out Kubernetes' 30 s grace period. Each runs as PID 1 of a new PID namespace (`unshare`, root).
+@Suite(.serialized, .enabled(if: PIDNamespace.available, "unshare -p (root) is not available: PID 1 cannot be reproduced here"))
+struct EntrypointSignalTests {
+    /// Starts `argv` as PID 1 of a new PID namespace, sends its PID 1 SIGTERM once it runs, and returns its
+    /// exit status and the seconds it took to stop (nil: still running after 5 s, then killed).
+    static func stopAsPID1(_ argv: [String], environment: [String: String] = [:], ready: String) throws -> (status: Int32, seconds: Double?) {
+        let p = Process()
+        // As a container runtime starts PID 1: with no signal blocked (this test process blocks some, and a
+        // child inherits its mask), through python's exec.
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["python3", "-c", "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execvp(sys.argv[1], sys.argv[1:])",
+                       "unshare", "-p", "-f", "--kill-child"] + argv
+        p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        p.standardOutput = FileHandle.nullDevice
+        try p.run()
+        defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
+        // PID 1 inside is unshare's child; it is ready once `ready` exists.
+        var inner: Int32?
+        for _ in 0..<100 where inner == nil || !FileManager.default.fileExists(atPath: ready) {
+            let children = (try? String(contentsOfFile: "/proc/\(p.processIdentifier)/task/\(p.processIdentifier)/children", encoding: .utf8)) ?? ""
+            inner = children.split(separator: " ").first.flatMap { Int32($0) }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        let pid1 = try #require(inner)
+        Thread.sleep(forTimeInterval: 0.3)
+        let began = Date()
+        kill(pid1, SIGTERM)
+        while p.isRunning && Date().timeIntervalSince(began) < 5 { Thread.sleep(forTimeInterval: 0.02) }
+        guard !p.isRunning else { return (-1, nil) }
+        return (p.terminationStatus, Date().timeIntervalSince(began))
+    }
+
+    @Test func theAgentsCommandStopsOnSIGTERM() throws {
+        let t = try TempDir("so-entrypoint-term")
+        defer { t.cleanup() }
+        // A checkout already there (clone.sh keeps it), so the command runs at once.
+        try FileManager.default.createDirectory(atPath: t.file("ws/.git"), withIntermediateDirectories: true)
+        let script = try String(contentsOfFile: Path.join(RepoPaths.root, "config/agent-workspace/clone.sh"), encoding: .utf8)
+            .replacingOccurrences(of: "/workspace", with: t.file("ws")).replacingOccurrences(of: "/tmp/so-clone-done", with: t.file("done"))
+        try t.write("clone.sh", script)
+        let r = try Self.stopAsPID1(["sh", t.file("clone.sh"), "sleep", "infinity"], ready: t.file("done"))
+        let seconds = try #require(r.seconds, "clone.sh as PID 1 did not stop within 5 s of SIGTERM")
+        #expect(seconds < 2 && r.status == 143, "status \(r.status) after \(seconds) s")
+    }
+
+    @Test func theAgentsCommandKeepsItsStdinAndExitStatus() async throws {
+        let t = try TempDir("so-entrypoint-stdin")
+        defer { t.cleanup() }
+        try FileManager.default.createDirectory(atPath: t.file("ws/.git"), withIntermediateDirectories: true)
+        let script = try String(contentsOfFile: Path.join(RepoPaths.root, "config/agent-workspace/clone.sh"), encoding: .utf8)
+            .replacingOccurrences(of: "/workspace", with: t.file("ws")).replacingOccurrences(of: "/tmp/so-clone-done", with: t.file("done"))
+        try t.write("clone.sh", script)
+        let r = try await LocalProcessRunner().run(["sh", "-c", "echo from-stdin | sh \(t.file("clone.sh")) sh -c 'cat; exit 7'"], workingDirectory: nil,
+                                                   environment: ProcessInfo.processInfo.environment, timeout: 30)
+        #expect(r.exitCode == 7 && r.stdout.hasSuffix("from-stdin\n"), "exit \(r.exitCode): \(r.stdout)\(r.stderr)")
+    }
+
+    @Test func theEgressProxyStopsOnSIGTERM() throws {
+        let t = try TempDir("so-proxy-term")
+        defer { t.cleanup() }
+        let proxy = Path.join(RepoPaths.root, "config/agent-workspace/egress-proxy.py")
+        // The proxy itself as PID 1 (port 0: any free port), marking when it starts.
+        let r = try Self.stopAsPID1(["python3", "-c", "import runpy, sys; open(sys.argv[1], 'w').close(); sys.argv = [sys.argv[2]]; "
+                                     + "runpy.run_path(sys.argv[0], run_name='__main__')", t.file("up"), proxy],
+                                    environment: ["SO_EGRESS_LISTEN": "0"], ready: t.file("up"))
+        let seconds = try #require(r.seconds, "the egress proxy as PID 1 did not stop within 5 s of SIGTERM")
+        #expect(seconds < 2 && r.status == 0, "status \(r.status) after \(seconds) s")
+    }
+}
