@@ -64,8 +64,13 @@ struct DeploymentLock: Sendable {
     static let clusterNamespace = "kube-system"
 
     init(ctx: SoContext, client: ClusterClient, namespace: String, model: DeploymentModel, duration: Double) {
-        self.init(ctx: ctx, client: client, namespace: namespace, name: Self.name, labels: DeploymentNames.controlLabels(model.id),
-                  subject: "deployment \(model.id) is being changed", duration: duration)
+        self.init(ctx: ctx, client: client, namespace: namespace, deployment: model.id, duration: duration)
+    }
+
+    /// The lock of deployment `id` in its namespace (every verb that writes to it holds it).
+    init(ctx: SoContext, client: ClusterClient, namespace: String, deployment id: String, duration: Double) {
+        self.init(ctx: ctx, client: client, namespace: namespace, name: Self.name, labels: DeploymentNames.controlLabels(id),
+                  subject: "deployment \(id) is being changed", duration: duration)
     }
 
     init(ctx: SoContext, client: ClusterClient, namespace: String, name: String, labels: [(String, String)], subject: String, duration: Double) {
@@ -110,10 +115,12 @@ struct DeploymentLock: Sendable {
         return try outcome.get()
     }
 
-    /// `body` holding `lock`, or without a lock when there is none (a start that changes nothing).
-    static func holding<T: Sendable>(_ lock: DeploymentLock?, _ body: () async throws -> T) async throws -> T {
+    /// `body` holding `lock`, or without a lock when there is none (a start that changes nothing); a lock
+    /// another run holds is waited for up to `waiting` seconds.
+    static func holding<T: Sendable>(_ lock: DeploymentLock?, waiting: Double = 0, progress: ProgressReporter? = nil,
+                                     _ body: () async throws -> T) async throws -> T {
         guard let lock else { return try await body() }
-        return try await lock.holding(body)
+        return try await lock.holding(waiting: waiting, progress: progress, body)
     }
 
     /// Whether a lock held by `other` until `expires` stops this run: nil when it is free (nobody, expired,
@@ -155,7 +162,14 @@ struct DeploymentLock: Sendable {
     func tryAcquire() async throws -> SoError? {
         let now = Timestamps.microTime(ctx.clock.now())
         let lease = lease(acquired: now, renewed: now)
-        if let created = try await client.create(lease, fieldManager: "so") {
+        let made: JSON?
+        do { made = try await client.create(lease, fieldManager: "so") } catch {
+            // A namespace deleted meanwhile (another run's stop --delete-namespace or cleanup) holds no Lease:
+            // that is what to say, not the API server's refusal.
+            if let gone = try await namespaceGone() { throw gone }
+            throw error
+        }
+        if let created = made {
             hold.hold(created, acquired: now)
             return nil
         }
@@ -181,6 +195,17 @@ struct DeploymentLock: Sendable {
         }
         hold.hold(taken, acquired: now)
         return nil
+    }
+
+    /// Why no Lease can be made in the lock's namespace, when it is gone or being deleted; else nil.
+    func namespaceGone() async throws -> SoError? {
+        guard let ns = try await client.get(.namespace, name: namespace, namespace: nil) else {
+            return SoError("namespace \(namespace) was deleted while this run waited for it (another so run removed the deployment)",
+                           hint: "run the command again: it starts from nothing")
+        }
+        guard ns.at("status", "phase")?.string == "Terminating" else { return nil }
+        return SoError("namespace \(namespace) is being deleted (another so run removed the deployment)",
+                       hint: "run the command again once it is gone ('kubectl get namespace \(namespace)')")
     }
 
     /// Renews the Lease (its renewTime): a compare-and-swap on this run's last write. false once the lock

@@ -7,6 +7,7 @@ import SoStack
 
 /// A deployment, resolved and connected: what the read verbs share.
 struct ConnectedDeployment {
+    let ctx: SoContext
     let model: DeploymentModel
     let namespace: String
     let client: ClusterClient
@@ -17,7 +18,13 @@ struct ConnectedDeployment {
         var options = cluster
         options.performClusterManagement = false
         let target = try await ClusterTargets(ctx: ctx).resolve(model, options, allowCreate: false)
-        return ConnectedDeployment(model: model, namespace: Renderer.namespace(of: model), client: try ctx.connect(target.connection), target: target)
+        return ConnectedDeployment(ctx: ctx, model: model, namespace: Renderer.namespace(of: model), client: try ctx.connect(target.connection),
+                                   target: target)
+    }
+
+    /// The deployment's Lease, for a verb that writes to it.
+    func lock(timeout: Double) -> DeploymentLock {
+        DeploymentLock(ctx: ctx, client: client, namespace: namespace, model: model, duration: timeout)
     }
 
     /// Pods of the deployment: Deployments' (`app=<id>`) then Jobs' (`app=<id>-job`).
@@ -244,9 +251,17 @@ public struct ObserveAction {
 
     /// Rolling restart of the deployment's Deployments (as `kubectl rollout restart`), then a wait.
     /// `templateAnnotations`: more pod-template annotations set by the same patch, by Deployment name.
-    public func restart(_ directory: String, cluster: ClusterOptions, wait: Bool, timeout: Double,
-                        templateAnnotations: [String: [(String, String)]] = [:]) async throws {
+    public func restart(_ directory: String, cluster: ClusterOptions, wait: Bool, timeout: Double) async throws {
         let c = try await ConnectedDeployment.open(ctx, directory: directory, cluster: cluster)
+        // Under the deployment's Lease: a start, stop or rotation in progress is waited for, up to --timeout.
+        try await c.lock(timeout: timeout).holding(waiting: timeout, progress: ProgressReporter(ctx: ctx, mode: .auto)) {
+            try await restart(c, wait: wait, timeout: timeout)
+        }
+    }
+
+    /// Rolls the deployment's Deployments (the caller holds its lock); `templateAnnotations` go into their pod
+    /// templates beside `restartedAt`.
+    func restart(_ c: ConnectedDeployment, wait: Bool, timeout: Double, templateAnnotations: [String: [(String, String)]] = [:]) async throws {
         let type = try ResourceType.of(apiVersion: "apps/v1", kind: "Deployment")
         let stamp = Timestamps.rfc3339(ctx.clock.now())
         func patch(_ name: String) -> Data {
@@ -357,6 +372,14 @@ extension ObserveAction {
             throw SoError("\(k) is not a generated secret of this deployment",
                     hint: generatedKeys.isEmpty ? "the spec has no $generate values" : "generated keys: \(generatedKeys.joined(separator: ", "))")
         }
+        // The read of the stored values, the new Secret and the restart under one hold of the deployment's Lease:
+        // a start waits for it and then reads the new values (it never applies the ones it read before).
+        return try await c.lock(timeout: timeout).holding(waiting: timeout, progress: ProgressReporter(ctx: ctx, mode: .auto)) {
+            try await rotate(c, keys: keys, generatedKeys: generatedKeys, timeout: timeout)
+        }
+    }
+
+    func rotate(_ c: ConnectedDeployment, keys: [String], generatedKeys: [String], timeout: Double) async throws -> [String] {
         let existing = try await c.client.get(try ResourceType.of(apiVersion: "v1", kind: "Secret"), name: DeploymentNames.generatedSecrets(c.model.id),
                 namespace: c.namespace)
         // What start would apply (`StartManifest`), the keys rotated made anew: its generated-secrets Secret is applied.
@@ -374,7 +397,7 @@ extension ObserveAction {
         for d in stamped where d.kind == "Deployment" {
             if let v = ConfigRevisions.read(d) { revisions[d.name] = [(ConfigRevisions.podAnnotation, v)] }
         }
-        try await restart(directory, cluster: cluster, wait: true, timeout: timeout, templateAnnotations: revisions)
+        try await restart(c, wait: true, timeout: timeout, templateAnnotations: revisions)
         return desired.madeNow
     }
 }

@@ -46,8 +46,9 @@ public struct StartReport: Sendable {
 ///    (one list per kind): whether anything would change;
 /// 3. unchanged: a re-start that would change nothing ends the changes here (steps 4–7 are not taken): it
 ///    renews only the Namespace's lifecycle annotations (one merge patch) and takes no lock;
-/// 4. lock: a Lease in the namespace (`DeploymentLock`), renewed while held, given up in step 10;
-/// 5. secrets: values to be made are made here, from the stored Secret read again under the lock;
+/// 4. lock: a Lease in the namespace (`DeploymentLock`), waited for while another run holds it (up to
+///    --timeout), renewed while held, given up in step 10;
+/// 5. secrets: the stored Secret read again under the lock; values to be made are made here, from it;
 /// 6. apply: the ingress controller when needed (under the cluster's lock); the Namespace and what the
 ///    deployment owns read again, under the lock (what is unchanged, which Jobs ran, what to prune); then
 ///    phase by phase in the manifest's order (`Stage`), only what differs from what runs;
@@ -103,7 +104,8 @@ public struct StartAction: Sendable {
         let renewal = unchanged(rendered, cluster, objects, owned, req, report: report)
         // 4. lock (not when nothing changes) … 10. unlock
         let lock = renewal == nil ? DeploymentLock(ctx: ctx, client: cluster.client, namespace: namespace, model: model, duration: req.timeout) : nil
-        report = try await DeploymentLock.holding(lock) {
+        // A run holding it (another start, a stop, a rotation) is waited for, named, up to --timeout.
+        report = try await DeploymentLock.holding(lock, waiting: req.timeout, progress: progress) {
             var report = report
             if let renewal {
                 if case .renew(let annotations) = renewal { try await cluster.client.annotate(.namespace, name: namespace, namespace: nil, annotations) }
@@ -113,12 +115,16 @@ public struct StartAction: Sendable {
                 report.skipped = objects.filter { $0.kind == "Job" }.map(\.reference)
                 progress.phase("unchanged", "\(report.unchanged.count) \(English.plural("object", report.unchanged.count)) already as rendered")
             } else {
-                // 5. secrets: values to be made are made from what the cluster holds now, under the lock.
-                if !report.generatedSecrets.isEmpty {
+                // 5. secrets: the stored values read again under the lock (a rotation that ended while this run
+                // waited is kept, not undone), and values to be made made from them.
+                if cluster.storedSecrets != nil || !report.generatedSecrets.isEmpty {
                     let secretType = try ResourceType.of(apiVersion: "v1", kind: "Secret")
                     let stored = try await cluster.client.get(secretType, name: DeploymentNames.generatedSecrets(model.id), namespace: namespace)
-                    base = try manifest(rendered, cluster, req, stored: stored, imageIDs: imageIDs, report: &report)
-                    objects = ConfigRevisions.stamp(base, live: liveConfig)
+                    let version = { (json: JSON?) in json?.at("metadata", "resourceVersion")?.string }
+                    if !report.generatedSecrets.isEmpty || version(stored) != version(cluster.storedSecrets) {
+                        base = try manifest(rendered, cluster, req, stored: stored, imageIDs: imageIDs, report: &report)
+                        objects = ConfigRevisions.stamp(base, live: liveConfig)
+                    }
                 }
                 // 6. apply
                 if IngressInstaller.needed(model, rendered.manifest, req) {

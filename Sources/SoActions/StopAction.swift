@@ -51,6 +51,39 @@ public struct StopAction {
         }
         let target = try await ClusterTargets(ctx: ctx).resolve(model, req.cluster, allowCreate: false)
         let client = try ctx.connect(target.connection)
+        // Under the deployment's Lease (a start, restart or rotation in progress is waited for, up to --timeout),
+        // unless nothing of it exists or nothing is deleted.
+        let exists = req.dryRun ? false : try await client.get(.namespace, name: namespace, namespace: nil) != nil
+        let lock = exists ? DeploymentLock(ctx: ctx, client: client, namespace: namespace, model: model, duration: req.timeout) : nil
+        let deleted = try await DeploymentLock.holding(lock, waiting: req.timeout, progress: ProgressReporter(ctx: ctx, mode: .auto)) {
+            try await deleteObjects(req, model: model, dir: dir, namespace: namespace, client: client)
+        }
+        if req.dryRun {
+            if req.cluster.performClusterManagement, let kind = target.kindCluster,
+               try await otherDeployments(client, besides: namespace, cluster: kind).isEmpty {
+                ctx.console.out("would delete kind cluster \(kind)")
+            }
+            ctx.say("dry run: \(deleted.count) \(English.plural("object", deleted.count)) of \(model.id) would be deleted; nothing was changed")
+            return deleted.map { "\($0.0.kind) \($0.1)" }
+        }
+        if req.cluster.performClusterManagement, let kind = target.kindCluster,
+           try await otherDeployments(client, besides: namespace, cluster: kind).isEmpty {
+            ctx.say("deleting kind cluster \(kind)")
+            let r = try await ctx.processes.run(["kind", "delete", "cluster", "--name", kind], workingDirectory: nil,
+                                                environment: ctx.environment, timeout: 300)
+            guard r.exitCode == 0 else {
+                throw SoError("cannot delete kind cluster \(kind): \(r.lastErrorLine)", hint: "run 'kind delete cluster --name \(kind)' by hand")
+            }
+        }
+        ctx.say("stopped \(model.id): deleted \(deleted.count) \(English.plural("object", deleted.count))" +
+                (req.deleteVolumes ? " (volumes too)" : "; volumes kept") + (req.deleteNamespace ? ", namespace deleted" : ""))
+        return deleted.map { "\($0.0.kind) \($0.1)" }
+    }
+
+    /// The deployment's objects deleted (or, in a dry run, named) kind by kind, waited for until gone; then its
+    /// namespace when asked.
+    func deleteObjects(_ req: StopRequest, model: DeploymentModel, dir: String, namespace: String,
+                       client: ClusterClient) async throws -> [(ResourceType, String, String?)] {
         let selector = DeploymentNames.selector(model.id)
         var types = Self.order
         if req.deleteVolumes { types.append(.persistentVolumeClaim) }
@@ -97,26 +130,7 @@ public struct StopAction {
                 }
             }
         }
-        if req.dryRun {
-            if req.cluster.performClusterManagement, let kind = target.kindCluster,
-               try await otherDeployments(client, besides: namespace, cluster: kind).isEmpty {
-                ctx.console.out("would delete kind cluster \(kind)")
-            }
-            ctx.say("dry run: \(deleted.count) \(English.plural("object", deleted.count)) of \(model.id) would be deleted; nothing was changed")
-            return deleted.map { "\($0.0.kind) \($0.1)" }
-        }
-        if req.cluster.performClusterManagement, let kind = target.kindCluster,
-           try await otherDeployments(client, besides: namespace, cluster: kind).isEmpty {
-            ctx.say("deleting kind cluster \(kind)")
-            let r = try await ctx.processes.run(["kind", "delete", "cluster", "--name", kind], workingDirectory: nil,
-                                                environment: ctx.environment, timeout: 300)
-            guard r.exitCode == 0 else {
-                throw SoError("cannot delete kind cluster \(kind): \(r.lastErrorLine)", hint: "run 'kind delete cluster --name \(kind)' by hand")
-            }
-        }
-        ctx.say("stopped \(model.id): deleted \(deleted.count) \(English.plural("object", deleted.count))" +
-                (req.deleteVolumes ? " (volumes too)" : "; volumes kept") + (req.deleteNamespace ? ", namespace deleted" : ""))
-        return deleted.map { "\($0.0.kind) \($0.1)" }
+        return deleted
     }
 
     /// The host's kind cluster is every kind deployment's: it is deleted only when no other `so` deployment

@@ -121,7 +121,16 @@ struct Remover {
         let nsType = try ResourceType.of(apiVersion: "v1", kind: "Namespace")
         let pvType = try ResourceType.of(apiVersion: "v1", kind: "PersistentVolume")
         for d in deployments {
-            _ = try await client.delete(nsType, name: d.namespace, namespace: nil, propagation: .background)
+            // Under the deployment's Lease: a start or stop of it in progress is waited for, up to the timeout. A
+            // namespace already going (another run removed it) needs no deleting.
+            let lock = DeploymentLock(ctx: ctx, client: client, namespace: d.namespace, deployment: d.id, duration: timeout)
+            do {
+                try await lock.holding(waiting: timeout, progress: ProgressReporter(ctx: ctx, mode: .auto)) {
+                    _ = try await client.delete(nsType, name: d.namespace, namespace: nil, propagation: .background)
+                }
+            } catch {
+                guard try await lock.namespaceGone() != nil else { throw error }
+            }
             for pv in try await client.list(pvType, namespace: nil, labelSelector: DeploymentNames.selector(d.id)) {
                 _ = try await client.delete(pvType, name: pv.name, namespace: nil, propagation: .background)
             }

@@ -69,6 +69,14 @@ public final class FakeCluster: ClusterClient, @unchecked Sendable {
         objects[key] = json
     }
 
+    /// Takes an object away as if someone else had deleted it (no call recorded).
+    public func remove(_ kind: String, _ name: String, namespace: String?) {
+        lock.lock(); defer { lock.unlock() }
+        guard let key = objects.keys.first(where: { $0.type.kind == kind && $0.name == name && $0.namespace == namespace }) else { return }
+        objects.removeValue(forKey: key)
+        order.removeAll { $0 == key }
+    }
+
     public func update(_ kind: String, _ name: String, namespace: String?, _ change: (inout JSON) -> Void) {
         lock.lock(); defer { lock.unlock() }
         guard let key = objects.keys.first(where: { $0.type.kind == kind && $0.name == name && $0.namespace == namespace }),

@@ -23,7 +23,8 @@ enum PIDNamespace {
 struct EntrypointSignalTests {
     /// Starts `argv` as PID 1 of a new PID namespace, sends its PID 1 SIGTERM once it runs, and returns its
     /// exit status and the seconds it took to stop (nil: still running after 5 s, then killed).
-    static func stopAsPID1(_ argv: [String], environment: [String: String] = [:], ready: String) throws -> (status: Int32, seconds: Double?) {
+    static func stopAsPID1(_ argv: [String], environment: [String: String] = [:], ready: String, saying: String? = nil) throws
+        -> (status: Int32, seconds: Double?) {
         let p = Process()
         // As a container runtime starts PID 1: with no signal blocked (this test process blocks some, and a
         // child inherits its mask), through python's exec.
@@ -34,15 +35,19 @@ struct EntrypointSignalTests {
         p.standardOutput = FileHandle.nullDevice
         try p.run()
         defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
-        // PID 1 inside is unshare's child; it is ready once `ready` exists.
+        // PID 1 inside is unshare's child; it is ready once `ready` exists (and holds `saying`).
+        func isReady() -> Bool {
+            guard let saying else { return FileManager.default.fileExists(atPath: ready) }
+            return ((try? String(contentsOfFile: ready, encoding: .utf8)) ?? "").contains(saying)
+        }
         var inner: Int32?
-        for _ in 0..<100 where inner == nil || !FileManager.default.fileExists(atPath: ready) {
+        for _ in 0..<300 where inner == nil || !isReady() {
             let children = (try? String(contentsOfFile: "/proc/\(p.processIdentifier)/task/\(p.processIdentifier)/children", encoding: .utf8)) ?? ""
             inner = children.split(separator: " ").first.flatMap { Int32($0) }
             Thread.sleep(forTimeInterval: 0.1)
         }
         let pid1 = try #require(inner)
-        Thread.sleep(forTimeInterval: 0.3)
+        #expect(isReady(), "not ready after 30 s")
         let began = Date()
         kill(pid1, SIGTERM)
         while p.isRunning && Date().timeIntervalSince(began) < 5 { Thread.sleep(forTimeInterval: 0.02) }
@@ -79,10 +84,9 @@ struct EntrypointSignalTests {
         let t = try TempDir("so-proxy-term")
         defer { t.cleanup() }
         let proxy = Path.join(RepoPaths.root, "config/agent-workspace/egress-proxy.py")
-        // The proxy itself as PID 1 (port 0: any free port), marking when it starts.
-        let r = try Self.stopAsPID1(["python3", "-c", "import runpy, sys; open(sys.argv[1], 'w').close(); sys.argv = [sys.argv[2]]; "
-                                     + "runpy.run_path(sys.argv[0], run_name='__main__')", t.file("up"), proxy],
-                                    environment: ["SO_EGRESS_LISTEN": "0"], ready: t.file("up"))
+        // The proxy itself as PID 1 (port 0: any free port; the shell execs it), ready once it says it listens.
+        let r = try Self.stopAsPID1(["sh", "-c", "exec python3 \(proxy) > \(t.file("out"))"], environment: ["SO_EGRESS_LISTEN": "0"],
+                                    ready: t.file("out"), saying: "so egress proxy on")
         let seconds = try #require(r.seconds, "the egress proxy as PID 1 did not stop within 5 s of SIGTERM")
         #expect(seconds < 2 && r.status == 0, "status \(r.status) after \(seconds) s")
     }

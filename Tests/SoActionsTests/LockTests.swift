@@ -142,20 +142,24 @@ import SoTestSupport
                                           body: [("spec", .map([("holderIdentity", .string("ci-runner:42:abcd")), ("leaseDurationSeconds", .int(60)),
                                                                 ("acquireTime", .string(long)), ("renewTime", .string(long))]))]))
         }
-        // Another run takes the expired lock between our read and our update: we lose, and apply nothing.
+        // Another run takes the expired lock between our read and our update: we lose, wait for it (up to the
+        // start's timeout) naming it, and apply nothing.
         try seedExpired()
         let cluster = c.cluster
+        let now = Timestamps.microTime(c.ctx.clock.now())
         cluster.beforeCall = { call in
             guard call.hasPrefix("update Lease") else { return }
             cluster.update("Lease", "so-deployment-lock", namespace: c.id) { lease in
                 guard case .object(var o) = lease, case .object(var meta)? = o["metadata"] else { return }
                 meta["resourceVersion"] = .string("racer")
                 o["metadata"] = .object(meta)
+                o["spec"] = .object(["holderIdentity": .string("racer:1:beef"), "leaseDurationSeconds": .number(3600),
+                                     "acquireTime": .string(now), "renewTime": .string(now)])
                 lease = .object(o)
             }
         }
         await #expect { _ = try await c.start() } throws: { e in
-            ((e as? SoError)?.message ?? "").contains("took the lock at the same moment")
+            ((e as? SoError)?.message ?? "").contains("is being changed by another so run (racer:1:beef)")
         }
         #expect(!c.cluster.calls.contains { $0.hasPrefix("apply Deployment") })
         // Without a racer the expired lock is taken over (create refused, read, update) and released at the end.

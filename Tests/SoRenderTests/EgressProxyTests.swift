@@ -96,7 +96,7 @@ struct EgressProxyScriptTests {
         server.standardOutput = FileHandle.nullDevice
         server.standardError = FileHandle.nullDevice
         try server.run()
-        defer { server.terminate() }
+        defer { kill(server.processIdentifier, SIGKILL) }  // terminate()'s SIGTERM stays blocked: a child inherits this process's signal mask
         let proxy = Process()
         proxy.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         proxy.arguments = [Path.join(RepoPaths.root, "config/agent-workspace/egress-proxy.py")]
@@ -105,7 +105,7 @@ struct EgressProxyScriptTests {
         proxy.standardOutput = FileHandle.nullDevice
         proxy.standardError = FileHandle.nullDevice
         try proxy.run()
-        defer { proxy.terminate() }
+        defer { kill(proxy.processIdentifier, SIGKILL) }
         let via = ["-x", "http://127.0.0.1:\(proxyPort)", "--noproxy", ""]
         var ready = false
         for _ in 0..<50 where !ready {

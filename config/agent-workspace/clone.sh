@@ -20,6 +20,10 @@
 # In the agent container rather than an init container of its own: the kubelet notices an init container's
 # exit only at its next relist (up to a second), which was a quarter of a warm node's `so up`.
 set -eu
+# As PID 1 this shell gets no signal it has no handler for: a stop during the clone ends it (once the git
+# command in progress returns) instead of waiting out the grace period.
+trap 'exit 143' TERM
+trap 'exit 130' INT
 
 clone() {
   cd /workspace
@@ -102,16 +106,18 @@ clone() {
 
 clone
 if [ $# -gt 0 ]; then
-  : > /tmp/so-clone-done
   # The command runs as this shell's child, not in its place: as PID 1 a command with no handler of its own
   # (sleep) never gets SIGTERM and every stop waits out the grace period. The shell passes TERM and INT on
-  # and exits with the command's status. The command keeps stdin (through fd 3: a background job's own is /dev/null).
+  # (its handlers set before the command starts) and exits with the command's status. The command keeps
+  # stdin (through fd 3: a background job's own is /dev/null).
+  child=
+  trap 'if [ -n "$child" ]; then kill -TERM "$child" 2>/dev/null; else exit 143; fi' TERM
+  trap 'if [ -n "$child" ]; then kill -INT "$child" 2>/dev/null; else exit 130; fi' INT
+  : > /tmp/so-clone-done
   exec 3<&0
   "$@" <&3 3<&- &
-  exec 3<&-
   child=$!
-  trap 'kill -TERM "$child" 2>/dev/null' TERM
-  trap 'kill -INT "$child" 2>/dev/null' INT
+  exec 3<&-
   status=0
   wait "$child" || status=$?
   # A trapped signal ends the first wait early; the second waits for the command itself.
