@@ -31,7 +31,7 @@ struct ComposeParityE2ETests {
             for row in rows where row.count == 5 {
                 #expect(Self.value(row[1]) <= Self.value(row[2]) && Self.value(row[3]) <= Self.value(row[4]), "\(row)")
             }
-            let memoryLimit = rows.first { $0.first?.hasSuffix("memory-limit") == true }
+            let memoryLimit = rows.first { $0.first?.contains("-memory-limit") == true }
             #expect(memoryLimit?[3] == "50Mi" && memoryLimit?[4] == "50Mi", "\(String(describing: memoryLimit))")
             // And a server-side dry run of the rendered objects, as kubectl users check manifests.
             let rendered = try await E2E.so(["deployment", "--dir", "dep", "render"], cwd: t.path)
