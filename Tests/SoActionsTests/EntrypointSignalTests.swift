@@ -55,14 +55,19 @@ struct EntrypointSignalTests {
         return (p.terminationStatus, Date().timeIntervalSince(began))
     }
 
-    @Test func theAgentsCommandStopsOnSIGTERM() throws {
-        let t = try TempDir("so-entrypoint-term")
-        defer { t.cleanup() }
-        // A checkout already there (clone.sh keeps it), so the command runs at once.
+    /// The stack's clone.sh as `t/clone.sh`, its /workspace at `t/ws` (a checkout already there, which it keeps,
+    /// so the command runs at once) and its done-marker at `t/done`.
+    static func writeCloneScript(in t: TempDir) throws {
         try FileManager.default.createDirectory(atPath: t.file("ws/.git"), withIntermediateDirectories: true)
         let script = try String(contentsOfFile: Path.join(RepoPaths.root, "config/agent-workspace/clone.sh"), encoding: .utf8)
             .replacingOccurrences(of: "/workspace", with: t.file("ws")).replacingOccurrences(of: "/tmp/so-clone-done", with: t.file("done"))
         try t.write("clone.sh", script)
+    }
+
+    @Test func theAgentsCommandStopsOnSIGTERM() throws {
+        let t = try TempDir("so-entrypoint-term")
+        defer { t.cleanup() }
+        try Self.writeCloneScript(in: t)
         let r = try Self.stopAsPID1(["sh", t.file("clone.sh"), "sleep", "infinity"], ready: t.file("done"))
         let seconds = try #require(r.seconds, "clone.sh as PID 1 did not stop within 5 s of SIGTERM")
         #expect(seconds < 2 && r.status == 143, "status \(r.status) after \(seconds) s")
@@ -71,10 +76,7 @@ struct EntrypointSignalTests {
     @Test func theAgentsCommandKeepsItsStdinAndExitStatus() async throws {
         let t = try TempDir("so-entrypoint-stdin")
         defer { t.cleanup() }
-        try FileManager.default.createDirectory(atPath: t.file("ws/.git"), withIntermediateDirectories: true)
-        let script = try String(contentsOfFile: Path.join(RepoPaths.root, "config/agent-workspace/clone.sh"), encoding: .utf8)
-            .replacingOccurrences(of: "/workspace", with: t.file("ws")).replacingOccurrences(of: "/tmp/so-clone-done", with: t.file("done"))
-        try t.write("clone.sh", script)
+        try Self.writeCloneScript(in: t)
         let r = try await LocalProcessRunner().run(["sh", "-c", "echo from-stdin | sh \(t.file("clone.sh")) sh -c 'cat; exit 7'"], workingDirectory: nil,
                                                    environment: ProcessInfo.processInfo.environment, timeout: 30)
         #expect(r.exitCode == 7 && r.stdout.hasSuffix("from-stdin\n"), "exit \(r.exitCode): \(r.stdout)\(r.stderr)")

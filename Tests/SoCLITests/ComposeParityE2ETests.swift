@@ -48,13 +48,7 @@ struct ComposeParityE2ETests {
         try await RealNode.removing(t) {
             var r = try await E2E.so(["deployment", "--dir", "dep", "start", "--timeout", "180", "--progress", "plain"] + RealNode.kc, cwd: t.path)
             #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
-            var seen = ""
-            for _ in 0..<30 {
-                r = try await E2E.so(["deployment", "--dir", "dep", "logs", "client", "--tail", "3"] + RealNode.kc, cwd: t.path)
-                seen = r.stdout
-                if seen.contains("got hello-from-v1 file hello-from-v1") { break }
-                try await Task.sleep(nanoseconds: 2_000_000_000)
-            }
+            let seen = try await RealNode.log(of: "client", in: t, until: "got hello-from-v1 file hello-from-v1", tail: 3)
             #expect(seen.contains("got hello-from-v1 file hello-from-v1"), "client's log: \(seen)")
             r = try await E2E.so(["deployment", "--dir", "dep", "render", "--report"], cwd: t.path)
             #expect(r.stdout.contains("(layout)") && r.stdout.contains("Service 'frontend' like 'web'"), "\(r.stdout)")

@@ -27,6 +27,17 @@ enum RealNode {
         _ = try? await E2E.so(["deployment", "--dir", "dep", "stop", "--delete-volumes", "--delete-namespace", "--timeout", "60"] + kc, cwd: t.path)
     }
 
+    /// The last lines of `service`'s log in `t`'s deployment, polled (every 2 s, up to a minute) until they hold `text`.
+    static func log(of service: String, in t: TempDir, until text: String, tail: Int = 5) async throws -> String {
+        var seen = ""
+        for _ in 0..<30 {
+            seen = try await E2E.so(["deployment", "--dir", "dep", "logs", service, "--tail", "\(tail)"] + kc, cwd: t.path).stdout
+            if seen.contains(text) { break }
+            try await Task.sleep(nanoseconds: 2_000_000_000)
+        }
+        return seen
+    }
+
     /// Runs `body`, then removes the deployment of `t` whether it passed or threw.
     static func removing(_ t: TempDir, _ body: () async throws -> Void) async throws {
         do { try await body() } catch { await remove(t); throw error }
@@ -65,13 +76,7 @@ struct RealNodeE2ETests {
             #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
 
             // client fetches http://web:8080 (exposed) and http://api:8081 (no port declared) by name.
-            var seen = ""
-            for _ in 0..<30 {
-                r = try await E2E.so(["deployment", "--dir", "dep", "logs", "client", "--tail", "5"] + RealNode.kc, cwd: t.path)
-                seen = r.stdout
-                if seen.contains("got hello-from-web hello-from-api") { break }
-                try await Task.sleep(nanoseconds: 2_000_000_000)
-            }
+            let seen = try await RealNode.log(of: "client", in: t, until: "got hello-from-web hello-from-api")
             #expect(seen.contains("got hello-from-web hello-from-api"), "client's log: \(seen)")
 
             r = try await E2E.so(["deployment", "--dir", "dep", "logs", "web"] + RealNode.kc, cwd: t.path)
