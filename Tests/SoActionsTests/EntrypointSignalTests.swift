@@ -21,38 +21,37 @@ enum PIDNamespace {
 /// waits out Kubernetes' 30 s grace period. Each runs as PID 1 of a new PID namespace (`unshare`, root).
 @Suite(.serialized, .enabled(if: PIDNamespace.available, "unshare -p (root) is not available: PID 1 cannot be reproduced here"))
 struct EntrypointSignalTests {
-    /// Starts `argv` as PID 1 of a new PID namespace, sends its PID 1 SIGTERM once it runs, and returns its
-    /// exit status and the seconds it took to stop (nil: still running after 5 s, then killed).
-    static func stopAsPID1(_ argv: [String], environment: [String: String] = [:], ready: String, saying: String? = nil) throws
+    /// Starts `argv` as PID 1 of a new PID namespace, sends its PID 1 SIGTERM once it is ready (`ready` exists,
+    /// holding `saying` when given), and returns its exit status and the seconds it took to stop (nil: still
+    /// running 5 s later, then killed). A shell drives it: python's exec starts it as a container runtime
+    /// starts PID 1, with no signal blocked (this test process blocks some, and a child inherits its mask).
+    static func stopAsPID1(_ argv: [String], environment: [String: String] = [:], ready: String, saying: String? = nil) async throws
         -> (status: Int32, seconds: Double?) {
-        let p = Process()
-        // As a container runtime starts PID 1: with no signal blocked (this test process blocks some, and a
-        // child inherits its mask), through python's exec.
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3", "-c", "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execvp(sys.argv[1], sys.argv[1:])",
-                       "unshare", "-p", "-f", "--kill-child"] + argv
-        p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        p.standardOutput = FileHandle.nullDevice
-        try p.run()
-        defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
-        // PID 1 inside is unshare's child; it is ready once `ready` exists (and holds `saying`).
-        func isReady() -> Bool {
-            guard let saying else { return FileManager.default.fileExists(atPath: ready) }
-            return ((try? String(contentsOfFile: ready, encoding: .utf8)) ?? "").contains(saying)
-        }
-        var inner: Int32?
-        for _ in 0..<300 where inner == nil || !isReady() {
-            let children = (try? String(contentsOfFile: "/proc/\(p.processIdentifier)/task/\(p.processIdentifier)/children", encoding: .utf8)) ?? ""
-            inner = children.split(separator: " ").first.flatMap { Int32($0) }
-            Thread.sleep(forTimeInterval: 0.1)
-        }
-        let pid1 = try #require(inner)
-        #expect(isReady(), "not ready after 30 s")
-        let began = Date()
-        kill(pid1, SIGTERM)
-        while p.isRunning && Date().timeIntervalSince(began) < 5 { Thread.sleep(forTimeInterval: 0.02) }
-        guard !p.isRunning else { return (-1, nil) }
-        return (p.terminationStatus, Date().timeIntervalSince(began))
+        let script = #"""
+        python3 -c 'import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execvp(sys.argv[1], sys.argv[1:])' \
+            unshare -p -f --kill-child "$@" >/dev/null 2>&1 &
+        u=$!
+        ready() { if [ -n "$SAYING" ]; then grep -qs "$SAYING" "$READY"; else [ -e "$READY" ]; fi; }
+        i=0
+        c=
+        until [ -n "$c" ] && ready; do
+          c=$(cut -d' ' -f1 /proc/$u/task/$u/children 2>/dev/null || true)
+          i=$((i + 1)); if [ $i -gt 600 ]; then kill -9 $u; echo "not ready"; exit 0; fi
+          sleep 0.05
+        done
+        s=$(date +%s%N)
+        kill -TERM "$c"
+        if timeout 5 tail --pid=$u -f /dev/null; then wait $u; rc=$?; echo "stopped $rc $(( ($(date +%s%N) - s) / 1000000 ))"
+        else kill -9 $u; echo "running"; fi
+        """#
+        var env = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        env["READY"] = ready
+        env["SAYING"] = saying ?? ""
+        let r = try await LocalProcessRunner().run(["sh", "-c", script, "stop-as-pid1"] + argv, workingDirectory: nil, environment: env, timeout: 60)
+        let words = r.stdout.split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        #expect(words.first == "stopped" || words.first == "running", "\(r.stdout)\(r.stderr)")
+        guard words.first == "stopped", words.count == 3, let status = Int32(words[1]), let ms = Double(words[2]) else { return (-1, nil) }
+        return (status, ms / 1000)
     }
 
     /// The stack's clone.sh as `t/clone.sh`, its /workspace at `t/ws` (a checkout already there, which it keeps,
@@ -64,11 +63,11 @@ struct EntrypointSignalTests {
         try t.write("clone.sh", script)
     }
 
-    @Test func theAgentsCommandStopsOnSIGTERM() throws {
+    @Test func theAgentsCommandStopsOnSIGTERM() async throws {
         let t = try TempDir("so-entrypoint-term")
         defer { t.cleanup() }
         try Self.writeCloneScript(in: t)
-        let r = try Self.stopAsPID1(["sh", t.file("clone.sh"), "sleep", "infinity"], ready: t.file("done"))
+        let r = try await Self.stopAsPID1(["sh", t.file("clone.sh"), "sleep", "infinity"], ready: t.file("done"))
         let seconds = try #require(r.seconds, "clone.sh as PID 1 did not stop within 5 s of SIGTERM")
         #expect(seconds < 2 && r.status == 143, "status \(r.status) after \(seconds) s")
     }
@@ -82,12 +81,12 @@ struct EntrypointSignalTests {
         #expect(r.exitCode == 7 && r.stdout.hasSuffix("from-stdin\n"), "exit \(r.exitCode): \(r.stdout)\(r.stderr)")
     }
 
-    @Test func theEgressProxyStopsOnSIGTERM() throws {
+    @Test func theEgressProxyStopsOnSIGTERM() async throws {
         let t = try TempDir("so-proxy-term")
         defer { t.cleanup() }
         let proxy = Path.join(RepoPaths.root, "config/agent-workspace/egress-proxy.py")
         // The proxy itself as PID 1 (port 0: any free port; the shell execs it), ready once it says it listens.
-        let r = try Self.stopAsPID1(["sh", "-c", "exec python3 \(proxy) > \(t.file("out"))"], environment: ["SO_EGRESS_LISTEN": "0"],
+        let r = try await Self.stopAsPID1(["sh", "-c", "exec python3 \(proxy) > \(t.file("out"))"], environment: ["SO_EGRESS_LISTEN": "0"],
                                     ready: t.file("out"), saying: "so egress proxy on")
         let seconds = try #require(r.seconds, "the egress proxy as PID 1 did not stop within 5 s of SIGTERM")
         #expect(seconds < 2 && r.status == 0, "status \(r.status) after \(seconds) s")
