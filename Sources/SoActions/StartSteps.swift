@@ -26,7 +26,7 @@ struct StartSteps: Sendable {
     /// leaves as soon as everything is applied.
     var bindClaimsAhead = false
 
-    // MARK: 5. apply
+    // MARK: 6. apply
 
     /// Applies `objects` (in the manifest's order) phase by phase: the stages of one `Stage.Phase` go out
     /// together, with bounded parallelism. `owned`: what the deployment owns, as listed in an existing
@@ -183,7 +183,7 @@ struct StartSteps: Sendable {
         }
     }
 
-    // MARK: 6. prune
+    // MARK: 7. prune
 
     /// Deletes what left the manifest; returns "Kind name" of each.
     func prune(_ candidates: [(ResourceType, String)]) async throws -> [String] {
@@ -220,7 +220,7 @@ struct StartSteps: Sendable {
         }
     }
 
-    // MARK: 7. wait
+    // MARK: 9. wait
 
     func wait(for objects: [KubeObject], timeout: Double) async throws {
         progress.phase("waiting", "for Deployments to be available and Jobs to complete (timeout \(Int(timeout))s)")
