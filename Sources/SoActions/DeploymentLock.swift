@@ -143,16 +143,20 @@ struct DeploymentLock: Sendable {
                                          ("acquireTime", .string(acquired)), ("renewTime", .string(renewed))]))])
     }
 
-    /// Takes the lock, waiting up to `waiting` seconds (polling every 2 s) while another run holds it.
+    /// Takes the lock, waiting up to `waiting` seconds while another run holds it: tried again after 0.25 s,
+    /// then twice as long each time up to 2 s (a short hold, as a quick stop's, is noticed within a second;
+    /// a long one costs a request every 2 s).
     func acquire(waiting: Double = 0, progress: ProgressReporter? = nil) async throws {
         let deadline = ctx.clock.now().addingTimeInterval(waiting)
         var said = false
+        var pause = 0.25
         while true {
             guard let refusal = try await tryAcquire() else { return }
             guard ctx.clock.now() < deadline else { throw refusal }
             if !said { progress?.phase("waiting", refusal.message) }
             said = true
-            try await ctx.clock.sleep(seconds: 2)
+            try await ctx.clock.sleep(seconds: pause)
+            pause = min(pause * 2, 2)
         }
     }
 
