@@ -14,9 +14,16 @@ public struct StartRequest: Sendable {
     public var onlyKinds: Set<String>?
     /// Overrides the spec's `ttl:` (seconds from this start until `cleanup --expired` may remove it).
     public var ttl: Double?
+    /// `--dry-run`: the same steps with their writes in dry-run mode (helm's `install --dry-run`): nothing is
+    /// created, locked, loaded, generated, run or waited for; the report's plan says what start would do.
+    public var dryRun = false
+    /// With `dryRun`: the fields each configured object would change.
+    public var diff = false
 
     public init(directory: String, cluster: ClusterOptions = ClusterOptions(), wait: Bool = true, timeout: Double = 300, progress: ProgressMode = .auto,
-                onlyKinds: Set<String>? = nil, ttl: Double? = nil) {
+                onlyKinds: Set<String>? = nil, ttl: Double? = nil, dryRun: Bool = false, diff: Bool = false) {
+        self.dryRun = dryRun
+        self.diff = diff
         self.onlyKinds = onlyKinds
         self.ttl = ttl
         self.directory = directory
@@ -35,6 +42,8 @@ public struct StartReport: Sendable {
     public var generatedSecrets: [String] = []
     /// Objects already as rendered (not sent again).
     public var unchanged: [String] = []
+    /// A dry run's plan: what start would do to each object, in the manifest's order, then what it would prune.
+    public var plan: [PlannedChange] = []
 }
 
 /// `so deployment start`, as one list of steps, each run once (it reads like helm's action.Install):
@@ -59,6 +68,10 @@ public struct StartReport: Sendable {
 /// 10. unlock: in one place, on every path (`DeploymentLock.holding`).
 ///
 /// The stack's pre/post start commands run before step 2 and after step 10.
+///
+/// `--dry-run` (`StartRequest.dryRun`) takes the same steps with their writes in dry-run mode: no cluster or
+/// namespace is created, no lock taken, nothing loaded, generated, run or waited for; each apply is a
+/// server-side dry run and each prune only named. The report's `plan` says what start would do.
 public struct StartAction: Sendable {
     public let ctx: SoContext
     public init(_ ctx: SoContext) { self.ctx = ctx }
@@ -71,13 +84,22 @@ public struct StartAction: Sendable {
 
     @discardableResult
     public func run(_ req: StartRequest) async throws -> StartReport {
-        let progress = ProgressReporter(ctx: ctx, mode: req.progress)
+        // A dry run says only its plan.
+        var quiet = ctx
+        quiet.options.quiet = quiet.options.quiet || req.dryRun
+        let progress = ProgressReporter(ctx: quiet, mode: req.progress)
         // 1. render
         var rendered = try render(req)
         let (model, namespace) = (rendered.model, rendered.namespace)
-        if req.onlyKinds == nil { try await StartCommands(ctx: ctx, model: model).run(.pre) }
+        if req.onlyKinds == nil && !req.dryRun { try await StartCommands(ctx: ctx, model: model).run(.pre) }
         // 2. connect (the local images' IDs are read meanwhile; they are loaded into kind beside the API requests)
-        let target = try await clusterTarget(&rendered, req, progress: progress)
+        guard let target = try await clusterTarget(&rendered, req, progress: progress) else {
+            // A dry run, and no cluster yet: start would create it; nothing can be checked.
+            var report = StartReport(namespace: namespace)
+            report.plan = rendered.manifest.objects.map { PlannedChange(action: .create, kind: $0.kind, name: $0.name, namespace: $0.namespace,
+                                                                        note: "not checked: the cluster does not exist yet") }
+            return report
+        }
         let localImageIDs = localImageIDs(rendered, target, req)
         let cluster = try await connect(rendered, target, req)
         if model.spec.sections.egress != nil, let dns = await ClusterDNSReader(client: cluster.client).read() {
@@ -85,12 +107,15 @@ public struct StartAction: Sendable {
             rendered.manifest = try RenderAction(ctx).render(model, hostGateway: rendered.hostGateway, clusterDNS: dns, warn: false)
         }
         let imageIDs = await localImageIDs.value
-        let images = loadImages(imageIDs, cluster.target, req, progress: progress)
+        let images = req.dryRun ? nil : loadImages(imageIDs, cluster.target, req, progress: progress)
         defer { images?.cancel() }   // only an error leaves it running
         var report = StartReport(namespace: namespace)
         // What start applies, with the values stored so far (values to be made are made under the lock).
         var base = try manifest(rendered, cluster, req, stored: cluster.storedSecrets, imageIDs: imageIDs, report: &report)
-        let steps = StartSteps(ctx: ctx, client: cluster.client, model: model, namespace: namespace, progress: progress, bindClaimsAhead: req.wait)
+        let dryRun = !req.dryRun ? nil : StartSteps.DryRun(diff: req.diff, namespaceIsNew: cluster.existing == nil,
+                generatedSecret: DeploymentNames.generatedSecrets(model.id), madeNow: report.generatedSecrets)
+        let steps = StartSteps(ctx: ctx, client: cluster.client, model: model, namespace: namespace, progress: progress,
+                               bindClaimsAhead: req.wait && !req.dryRun, dryRun: dryRun)
         // What the deployment owns, read for the unchanged-test (apply and prune read it again under the lock).
         var owned: OwnedObjects?
         if let existing = cluster.existing, req.onlyKinds == nil {
@@ -103,12 +128,16 @@ public struct StartAction: Sendable {
         // 3. unchanged
         let renewal = unchanged(rendered, cluster, objects, owned, req, report: report)
         // 4. lock (not when nothing changes) … 10. unlock
-        let lock = renewal == nil ? DeploymentLock(ctx: ctx, client: cluster.client, namespace: namespace, model: model, duration: req.timeout) : nil
+        let lock = renewal != nil || req.dryRun ? nil
+            : DeploymentLock(ctx: ctx, client: cluster.client, namespace: namespace, model: model, duration: req.timeout)
         // A run holding it (another start, a stop, a rotation) is waited for, named, up to --timeout.
         report = try await DeploymentLock.holding(lock, waiting: req.timeout, progress: progress) {
             var report = report
             if let renewal {
-                if case .renew(let annotations) = renewal { try await cluster.client.annotate(.namespace, name: namespace, namespace: nil, annotations) }
+                // One merge patch of those annotations alone: a run racing this one may have applied other fields.
+                if case .renew(let annotations) = renewal, !req.dryRun {
+                    try await cluster.client.annotate(.namespace, name: namespace, namespace: nil, annotations)
+                }
                 if let owned { steps.warnKeptVolumes(owned) }
                 // The Namespace counts as unchanged: only its lifecycle annotations were renewed.
                 report.unchanged = objects.filter { $0.kind != "Job" }.map(\.reference)
@@ -117,7 +146,7 @@ public struct StartAction: Sendable {
             } else {
                 // 5. secrets: the stored values read again under the lock (a rotation that ended while this run
                 // waited is kept, not undone), and values to be made made from them.
-                if cluster.storedSecrets != nil || !report.generatedSecrets.isEmpty {
+                if lock != nil, cluster.storedSecrets != nil || !report.generatedSecrets.isEmpty {
                     let secretType = try ResourceType.of(apiVersion: "v1", kind: "Secret")
                     let stored = try await cluster.client.get(secretType, name: DeploymentNames.generatedSecrets(model.id), namespace: namespace)
                     let version = { (json: JSON?) in json?.at("metadata", "resourceVersion")?.string }
@@ -127,7 +156,7 @@ public struct StartAction: Sendable {
                     }
                 }
                 // 6. apply
-                if IngressInstaller.needed(model, rendered.manifest, req) {
+                if IngressInstaller.needed(model, rendered.manifest, req) && !req.dryRun {
                     // Its image may be one of the images being loaded (a spec caddy-ingress-image this host has).
                     _ = try await images?.value
                     // One controller per cluster: concurrent runs install it one at a time (the cluster's lock).
@@ -140,7 +169,7 @@ public struct StartAction: Sendable {
                 // Another run may have changed what the deployment owns since the unchanged-test read it: apply and
                 // prune go by a read made under the lock (the Namespace too: the kinds it records are the ones listed).
                 var (owned, existing) = (owned, cluster.existing)
-                if let read = existing, req.onlyKinds == nil {
+                if let read = existing, req.onlyKinds == nil, lock != nil {
                     let current = try await cluster.client.get(.namespace, name: namespace, namespace: nil) ?? read
                     (owned, existing) = (try await steps.listOwned(keep: objects, kinds: StartAction.pruneKinds(current)), current)
                     objects = ConfigRevisions.stamp(base, live: owned?.live ?? liveConfig)
@@ -155,14 +184,39 @@ public struct StartAction: Sendable {
             // that were waiting on one of them are made again.
             if let loaded = try await images?.value, !loaded.isEmpty { try await steps.restartPodsWaiting(on: loaded) }
             // 9. wait
-            if req.wait { try await steps.wait(for: objects, timeout: req.timeout) }
+            if req.wait && !req.dryRun { try await steps.wait(for: objects, timeout: req.timeout) }
             return report
         }
+        if req.dryRun { return Self.plan(report, objects: objects) }
         if req.onlyKinds == nil { try await StartCommands(ctx: ctx, model: model).run(.post) }
         let what = req.onlyKinds.map { "updated \($0.sorted().joined(separator: ", ")) of" } ?? "started"
         let on = cluster.target.kindCluster.map { " on kind cluster \($0)" } ?? " (context \(cluster.target.connection.contextName))"
         progress.done("\(what) \(model.id) in namespace \(namespace)" + on)
         return report
+    }
+
+    // MARK: a dry run's plan
+
+    /// The plan of a dry run, from its report: what start would apply (as the server judged it, in the
+    /// manifest's order), what it would leave as it is, then what it would prune.
+    static func plan(_ report: StartReport, objects: [KubeObject]) -> StartReport {
+        var out = report
+        let judged = Dictionary(report.plan.map { ($0.kind + "/" + $0.name, $0) }) { a, _ in a }
+        let untouched = Set(report.unchanged + report.skipped)
+        out.plan = objects.compactMap { o in
+            if let change = judged[o.kind + "/" + o.name] { return change }
+            guard untouched.contains(o.reference) else { return nil }
+            let namespaced = o.namespace != nil && o.kind != "Namespace"
+            return PlannedChange(action: .unchanged, kind: o.kind, name: o.name, namespace: namespaced ? o.namespace : nil)
+        }
+        out.plan += report.pruned.compactMap { ref in
+            let parts = ref.split(separator: " ", maxSplits: 1).map(String.init)
+            guard parts.count == 2 else { return nil }
+            let namespaced = ResourceType.known.first { $0.kind == parts[0] }?.namespaced ?? true
+            return PlannedChange(action: .delete, kind: parts[0], name: parts[1], namespace: namespaced ? report.namespace : nil,
+                                 note: "no longer in the deployment")
+        }
+        return out
     }
 
     // MARK: 3. nothing to change
@@ -238,15 +292,22 @@ public struct StartAction: Sendable {
     }
 
     /// The cluster for the deployment; the deployment's kind cluster is created when none runs (with cluster
-    /// management on). Then the render again with the host gateway's address, when it needs one.
-    func clusterTarget(_ rendered: inout Rendered, _ req: StartRequest, progress: ProgressReporter) async throws -> ClusterTarget {
+    /// management on). Then the render again with the host gateway's address, when it needs one. A dry run
+    /// creates nothing: nil when start would create the cluster (said so).
+    func clusterTarget(_ rendered: inout Rendered, _ req: StartRequest, progress: ProgressReporter) async throws -> ClusterTarget? {
         progress.phase("connecting", "to the cluster")
-        let target = try await ClusterTargets(ctx: ctx).resolve(rendered.model, req.cluster, allowCreate: true)
+        let targets = ClusterTargets(ctx: ctx)
+        let found = req.dryRun ? try await targets.find(rendered.model, req.cluster, allowCreate: true)
+            : try await targets.resolve(rendered.model, req.cluster, allowCreate: true)
         if HostGatewayFinder.needed(rendered.model) {
-            rendered.hostGateway = target.kindCluster == nil ? nil : await HostGatewayFinder(ctx: ctx).kindGateway()
+            rendered.hostGateway = found?.kindCluster == nil ? nil : await HostGatewayFinder(ctx: ctx).kindGateway()
             rendered.manifest = try RenderAction(ctx).render(rendered.model, hostGateway: rendered.hostGateway)
         }
-        return target
+        if found == nil {
+            let wanted = rendered.model.spec.kindClusterName ?? rendered.model.identity.clusterID
+            ctx.say("would create kind cluster '\(wanted)' from \(Path.join(rendered.model.directory, "kind-config.yml"))")
+        }
+        return found
     }
 
     /// The first round trip, three requests at once: create the namespace (only what never changes: the
@@ -260,6 +321,15 @@ public struct StartAction: Sendable {
         let bare = KubeObject(apiVersion: "v1", kind: "Namespace", name: namespace, annotations: [(DeploymentNames.directoryAnnotation, model.directory)])
         func attempt(_ target: ClusterTarget) async throws -> Connected {
             let client = try ctx.connect(target.connection)
+            if req.dryRun {
+                // Reads only: the Namespace and the stored values.
+                let secretType = try ResourceType.of(apiVersion: "v1", kind: "Secret")
+                async let current = client.get(.namespace, name: namespace, namespace: nil)
+                async let stored = secretName == nil ? nil : client.get(secretType, name: secretName ?? "", namespace: namespace)
+                guard let existing = try await current else { return Connected(target: target, client: client, existing: nil, storedSecrets: nil) }
+                try checkOwnership(existing, namespace: namespace, model: model)
+                return Connected(target: target, client: client, existing: existing, storedSecrets: try await stored)
+            }
             async let created = client.create(bare, fieldManager: "so")
             async let current = client.get(.namespace, name: namespace, namespace: nil)
             let secretType = try ResourceType.of(apiVersion: "v1", kind: "Secret")
@@ -288,7 +358,7 @@ public struct StartAction: Sendable {
             if let clusters = try await targets.installedKindClusters(), let found = clusters.contains(kind) ? kind : clusters.first {
                 return try await attempt(try await targets.kindCLITarget(found))
             }
-            guard req.cluster.performClusterManagement else { throw e }
+            guard req.cluster.performClusterManagement, !req.dryRun else { throw e }
             return try await attempt(try await targets.createKind(model))
         }
     }

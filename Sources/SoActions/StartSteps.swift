@@ -25,6 +25,19 @@ struct StartSteps: Sendable {
     /// Bind new claims before the workloads go out (`ClaimBinding`): when start waits anyway. `--no-wait`
     /// leaves as soon as everything is applied.
     var bindClaimsAhead = false
+    /// `start --dry-run`: the same steps with their writes in dry-run mode. An apply is a server-side dry run
+    /// (`dryRun=All`), a delete is only named; what each would do goes into the report's plan.
+    var dryRun: DryRun?
+
+    struct DryRun: Sendable {
+        /// `--diff`: the fields each configured object would change.
+        var diff = false
+        /// The namespace does not exist yet: the API server judges nothing in it (not even a dry run).
+        var namespaceIsNew = false
+        /// The generated-secrets Secret and the keys whose values start would make now (named, never shown).
+        var generatedSecret: String?
+        var madeNow: [String] = []
+    }
 
     // MARK: 6. apply
 
@@ -37,11 +50,18 @@ struct StartSteps: Sendable {
                beforeWorkloads: () async throws -> Void) async throws {
         let started = ctx.clock.now()
         // The Namespace exists already (the connect step made sure).
+        var renewed: Set<String> = []
         var namespaceObjects = objects.filter { $0.kind == "Namespace" }
         let rest = objects.filter { $0.kind != "Namespace" }
         if let existing, onlyKinds == nil {
             namespaceObjects.removeAll { ns in
-                guard ns.isUnchanged(in: existing) else { return false }
+                // Only its lifecycle annotations differ (a new started-at): applied with the first batch, and
+                // counted as unchanged (a dry run sends nothing).
+                guard let renewal = StartAction.lifecycleRenewal(ns, live: existing) else { return false }
+                if case .renew = renewal, dryRun == nil {
+                    renewed.insert(ns.reference)
+                    return false
+                }
                 report.unchanged.append(ns.reference)
                 return true
             }
@@ -60,14 +80,21 @@ struct StartSteps: Sendable {
                     }
                     return false
                 }
-                try await replaceServicesThatSwitchHeadless(batch, owned: owned)
+                let replaced = try await replaceServicesThatSwitchHeadless(batch, owned: owned)
+                if dryRun != nil {
+                    // The server would refuse even a dry run of the switch: named, not judged.
+                    batch.removeAll { o in o.kind == "Service" && replaced.contains(o.name) }
+                    report.applied += replaced.map { "Service \(namespace)/\($0)" }
+                    report.plan += replaced.map { PlannedChange(action: .configure, kind: "Service", name: $0, namespace: namespace,
+                                                                note: "replaced: it switches between headless and a cluster IP") }
+                }
             }
             if !namespaceObjects.isEmpty && (!batch.isEmpty || phase == Stage.Phase.allCases.last) {
                 batch = namespaceObjects + batch
                 namespaceObjects = []
             }
             guard !batch.isEmpty else { continue }
-            if !workloadsReady && batch.contains(where: { $0.kind == "Deployment" || $0.kind == "Job" }) {
+            if !workloadsReady && dryRun == nil && batch.contains(where: { $0.kind == "Deployment" || $0.kind == "Job" }) {
                 if bindClaimsAhead { try await ClaimBinding(ctx: ctx, client: client, namespace: namespace, progress: progress).bindAhead(newClaims) }
                 try await beforeWorkloads()
                 workloadsReady = true
@@ -78,58 +105,111 @@ struct StartSteps: Sendable {
                 return "\(n) \(English.plural(k, n))"
             }.joined(separator: ", ")
             progress.phase("applying", summary)
-            let results = try await applyAll(batch, readJobs: existing != nil && owned == nil) { done in
+            let results = try await applyAll(batch, readJobs: existing != nil && owned == nil, owned: owned, existing: existing) { done in
                 progress.live("applied \(done)/\(batch.count): \(summary)", elapsed: ctx.clock.now().timeIntervalSince(started))
             }
-            report.applied += results.applied
+            if dryRun == nil, let existing, let ns = batch.first(where: { $0.kind == "Namespace" }) { try await dropExpiry(ns, live: existing) }
+            report.applied += results.applied.filter { !renewed.contains($0) }
+            report.unchanged += results.applied.filter { renewed.contains($0) }
             report.skipped += results.skipped
+            report.plan += results.plan
             newClaims += ClaimBinding.unbound(results.claims)
         }
         if !report.unchanged.isEmpty { progress.phase("unchanged",
                 "\(report.unchanged.count) \(English.plural("object", report.unchanged.count)) already as rendered") }
     }
 
+    /// An `expires-at` the rendered Namespace no longer has (the ttl was taken away) is removed by name: a start
+    /// that renewed it with a merge patch gave it to another field manager, so the server-side apply that
+    /// leaves it out does not remove it, and `cleanup --expired` would remove the deployment.
+    func dropExpiry(_ ns: KubeObject, live: JSON) async throws {
+        let key = DeploymentNames.Annotation.expiresAt
+        guard live.annotations[key] != nil, !ns.annotations.contains(where: { $0.0 == key }) else { return }
+        let patch = JSON.object(["metadata": .object(["annotations": .object([key: .null])])])
+        _ = try await client.patch(.namespace, name: ns.name, namespace: nil, mergePatch: Data(patch.yValue.compactJSON()))
+    }
+
     /// A Service cannot switch between headless and a cluster IP in place (the API server refuses
     /// "spec.clusterIPs[0]: may not change once set"): one that must is deleted, then applied.
-    func replaceServicesThatSwitchHeadless(_ batch: [KubeObject], owned: OwnedObjects) async throws {
+    /// Returns their names; a dry run deletes nothing.
+    func replaceServicesThatSwitchHeadless(_ batch: [KubeObject], owned: OwnedObjects) async throws -> [String] {
+        var replaced: [String] = []
         for o in batch where o.kind == "Service" {
             guard let live = owned.live["Service/" + o.name], (live.at("spec", "clusterIP")?.string == "None") != Self.isHeadless(o) else { continue }
+            replaced.append(o.name)
+            guard dryRun == nil else { continue }
             progress.phase("replacing", "\(o.reference): it switches between headless and a cluster IP")
             _ = try await client.delete(try ResourceType.of(o), name: o.name, namespace: o.namespace, propagation: .background)
         }
+        return replaced
     }
 
     /// Applies a batch with bounded concurrency, each object stamped with its `appliedHash`; Jobs are
     /// created once and never re-run (`readJobs`: look each one up first, when the start does not know).
     /// Also returns the claims as the server answered (what `ClaimBinding` reads).
-    func applyAll(_ batch: [KubeObject], readJobs: Bool, onEach: (Int) -> Void = { _ in }) async throws -> (applied: [String], skipped: [String],
-            claims: [JSON]) {
-        var applied: [String] = [], skipped: [String] = [], claims: [JSON] = []
-        try await withThrowingTaskGroup(of: (String, JSON?).self) { group in
+    /// In a dry run each is judged by the server instead (`judge`).
+    func applyAll(_ batch: [KubeObject], readJobs: Bool, owned: OwnedObjects? = nil, existing: JSON? = nil,
+                  onEach: (Int) -> Void = { _ in }) async throws -> (applied: [String], skipped: [String], claims: [JSON], plan: [PlannedChange]) {
+        var applied: [String] = [], skipped: [String] = [], claims: [JSON] = [], plan: [PlannedChange] = []
+        try await withThrowingTaskGroup(of: (String, JSON?, PlannedChange?).self) { group in
             var next = 0
             func launch() throws {
                 let o = batch[next]
                 next += 1
-                group.addTask { [client] in
+                group.addTask { [client, self] in
                     if o.kind == "Job", readJobs, try await client.get(try ResourceType.of(o), name: o.name, namespace: o.namespace) != nil {
-                        return (o.reference, nil)
+                        return (o.reference, nil, nil)
                     }
-                    return (o.reference, try await client.apply(o.stamped, fieldManager: "so", force: true))
+                    if let dryRun { return (o.reference, .null, try await judge(o, dryRun, owned: owned, existing: existing)) }
+                    return (o.reference, try await client.apply(o.stamped, fieldManager: "so", force: true), nil)
                 }
             }
             while next < min(StartAction.parallelRequests, batch.count) { try launch() }
-            while let (ref, answer) = try await group.next() {
+            while let (ref, answer, planned) = try await group.next() {
                 if let answer {
                     applied.append(ref)
                     if answer.at("kind")?.string == "PersistentVolumeClaim" { claims.append(answer) }
                 } else {
                     skipped.append(ref)
                 }
+                if let planned { plan.append(planned) }
                 onEach(applied.count + skipped.count)
                 if next < batch.count { try launch() }
             }
         }
-        return (applied, skipped, claims)
+        return (applied, skipped, claims, plan)
+    }
+
+    /// What applying `o` would do, as the API server judges it with a server-side dry run: create or configure
+    /// (with `--diff`, the fields that would change; a Secret's values never appear). In a namespace that does
+    /// not exist yet the server judges nothing: it would be created, not checked.
+    func judge(_ o: KubeObject, _ dry: DryRun, owned: OwnedObjects?, existing: JSON?) async throws -> PlannedChange {
+        let namespaced = o.namespace != nil && o.kind != "Namespace"
+        var notes: [String] = []
+        if namespaced && dry.namespaceIsNew { notes.append("not checked: its namespace is new") }
+        if o.kind == "Secret", o.name == dry.generatedSecret, !dry.madeNow.isEmpty {
+            notes.append("values generated at start: " + dry.madeNow.joined(separator: ", "))
+        }
+        var change = PlannedChange(action: .create, kind: o.kind, name: o.name, namespace: namespaced ? o.namespace : nil,
+                                   note: notes.isEmpty ? nil : notes.joined(separator: "; "))
+        if namespaced && dry.namespaceIsNew { return change }
+        let live: JSON?
+        if o.kind == "Namespace" {
+            live = existing
+        } else if let found = owned?.live[o.kind + "/" + o.name] {
+            live = found
+        } else {
+            live = try await client.get(try ResourceType.of(o), name: o.name, namespace: namespaced ? o.namespace : nil)
+        }
+        let admitted = try await client.dryRunApply(o.stamped, fieldManager: "so")
+        guard let live else { return change }
+        change.action = .configure
+        if dry.diff {
+            // The applied hash changes with anything else: the fields say what.
+            change.diff = ObjectDiff.lines(from: ObjectDiff.comparable(live), to: ObjectDiff.comparable(admitted), secret: o.kind == "Secret")
+                .filter { !$0.dropFirst(2).hasPrefix("metadata.annotations.\(KubeObject.appliedHashAnnotation):") }
+        }
+        return change
     }
 
     /// This deployment's objects of `kinds` (and of the kinds in `keep`), plus its volumes: one list per
@@ -189,7 +269,7 @@ struct StartSteps: Sendable {
     func prune(_ candidates: [(ResourceType, String)]) async throws -> [String] {
         var pruned: [String] = []
         for (type, name) in candidates {
-            _ = try await client.delete(type, name: name, namespace: namespace, propagation: .background)
+            if dryRun == nil { _ = try await client.delete(type, name: name, namespace: namespace, propagation: .background) }
             pruned.append("\(type.kind) \(name)")
         }
         if !pruned.isEmpty { progress.phase("pruned", pruned.joined(separator: ", ")) }

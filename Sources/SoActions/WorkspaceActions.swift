@@ -324,7 +324,7 @@ public struct UpAction {
         if let s = source.source { for line in s.lines(planned: true) { ctx.console.out(line) } }
         if let note = source.note { ctx.console.out(note) }
         if ctx.fs.isDirectory(dir) {
-            plan = try await PlanAction(ctx).run(directory: dir, cluster: req.cluster)
+            plan = try await StartAction(ctx).run(StartRequest(directory: dir, cluster: req.cluster, ttl: req.ttl, dryRun: true)).plan
             return UpResult(name: name, namespace: name, directory: dir, created: false, ready: false, plan: plan, source: source.source, note: source.note)
         }
         let scratch = try ctx.fs.temporaryDirectory(beside: Path.join(ctx.temporaryRoot, "so-up"),
@@ -343,7 +343,7 @@ public struct UpAction {
         _ = try await CreateAction(quiet).run(CreateRequest(specFile: specPath, deploymentDir: draft))
         if let port = req.preview { try UpAction(quiet).addPreview(dir: draft, host: "\(name).localhost", port: port) }
         ctx.console.out("would create deployment directory \(dir)")
-        plan = try await PlanAction(ctx).run(directory: draft, cluster: req.cluster)
+        plan = try await StartAction(ctx).run(StartRequest(directory: draft, cluster: req.cluster, ttl: req.ttl, dryRun: true)).plan
         return UpResult(name: name, namespace: name, directory: dir, created: true, ready: false, plan: plan, source: source.source, note: source.note)
     }
 

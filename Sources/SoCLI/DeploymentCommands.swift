@@ -110,7 +110,8 @@ struct StartOptions: ParsableArguments {
     func run() async throws {
         if dryRun {
             let ctx = target.context()
-            let plan = try await PlanAction(ctx).run(directory: target.dir, cluster: target.options(manage: !skipClusterManagement), diff: diff)
+            let plan = try await StartAction(ctx).run(StartRequest(directory: target.dir, cluster: target.options(manage: !skipClusterManagement),
+                                                                   progress: progress, ttl: try ttl.map(parseTTL), dryRun: true, diff: diff)).plan
             if progress == .json {
                 for p in plan { ctx.console.out(JSONOut.encode(p)) }
             } else {

@@ -246,6 +246,26 @@ struct ClusterHarness {
         #expect(calls.contains("create Lease \(c.id)/so-deployment-lock") && calls.contains("apply Namespace \(c.id)"), "\(calls)")
     }
 
+    /// A ttl taken away: the start that leaves `expires-at` out removes it by name. A renewal (a merge patch)
+    /// gave it to another field manager, and the API server's apply would keep it: `cleanup --expired` would
+    /// then remove a deployment meant to stay.
+    @Test func anExpiryTakenAwayIsRemovedThoughARenewalGaveItAway() async throws {
+        let c = try await ClusterHarness()
+        func start(ttl: Double?) async throws -> [String] {
+            try await c.ctx.clock.sleep(seconds: 60)
+            let before = c.cluster.calls.count
+            _ = try await StartAction(c.ctx).run(StartRequest(directory: "dep", cluster: c.options, progress: .plain, ttl: ttl))
+            return Array(c.cluster.calls[before...])
+        }
+        _ = try await start(ttl: 3600)
+        #expect(try await start(ttl: 3600).contains("patch Namespace \(c.id)"), "renewed by a merge patch")
+        let calls = try await start(ttl: nil)
+        #expect(calls.contains("apply Namespace \(c.id)") && calls.contains("patch Namespace \(c.id)"), "\(calls)")
+        #expect(c.cluster.object("Namespace", c.id)?.annotations["so.dev/expires-at"] == nil)
+        // Without an expiry to drop, nothing more is sent.
+        #expect(try await start(ttl: nil).filter { $0.hasPrefix("patch") }.count == 1, "the renewal alone")
+    }
+
     @Test func aStartThatChangesNothingSendsNothingAndRepairsDrift() async throws {
         let c = try await ClusterHarness()
         let first = try await c.start()

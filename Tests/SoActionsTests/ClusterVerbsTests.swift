@@ -442,7 +442,7 @@ extension KindTargetTests {
         p.expect(["kind", "get", "clusters"], stdout: "shared\n")
         _ = try await StartAction(c.ctx).run(StartRequest(directory: "dep", cluster: skip, timeout: 30, progress: .plain))
         p.expect(["kind", "get", "clusters"], stdout: "shared\n")
-        let plan = try await PlanAction(c.ctx).run(directory: "dep", cluster: skip)
+        let plan = try await StartAction(c.ctx).run(StartRequest(directory: "dep", cluster: skip, dryRun: true)).plan
         #expect(p.unexpected.isEmpty && p.pending.isEmpty, "\(p.unexpected) \(p.pending)")
         #expect(!plan.isEmpty && plan.allSatisfy { $0.action == .unchanged }, "\(plan.map(\.line))")
     }
@@ -474,7 +474,7 @@ extension KindTargetTests {
         let web = try #require(c.cluster.all.first { $0.0.type.kind == "Deployment" && $0.1.name.hasSuffix("-web-deployment") }?.1)
         #expect(web.at("spec", "template", "metadata", "annotations", ImageLoader.annotation)?.string == "so-test/wait:1@sha256:ccc")
         p.expect(inspect, stdout: "sha256:ccc\n")
-        let plan = try await PlanAction(c.ctx).run(directory: "appdep", cluster: ClusterOptions())
+        let plan = try await StartAction(c.ctx).run(StartRequest(directory: "appdep", cluster: ClusterOptions(), dryRun: true)).plan
         #expect(p.unexpected.isEmpty && p.pending.isEmpty, "\(p.unexpected) \(p.pending)")
         #expect(!plan.isEmpty && plan.allSatisfy { $0.action == .unchanged }, "\(plan.map(\.line))")
     }

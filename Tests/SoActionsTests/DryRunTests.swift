@@ -26,7 +26,7 @@ import SoTestSupport
 
     @Test func startDryRunOnANewNamespaceWritesNothing() async throws {
         let c = try await ClusterHarness()
-        let plan = try await PlanAction(c.ctx).run(directory: "dep", cluster: c.options)
+        let plan = try await StartAction(c.ctx).run(StartRequest(directory: "dep", cluster: c.options, dryRun: true)).plan
         #expect(Self.writes(c.cluster.calls).isEmpty, "\(c.cluster.calls)")
         #expect(c.cluster.calls.contains("dry-run Namespace \(KubeNames.label(c.id))"))
         #expect(plan.first?.line == "would create Namespace \(KubeNames.label(c.id))")
@@ -40,11 +40,12 @@ import SoTestSupport
         let c = try await ClusterHarness()
         c.h.processes.missing = []
         c.h.processes.expect(["kind", "get", "clusters"], stdout: "")
-        let plan = try await PlanAction(c.ctx).run(directory: "dep", cluster: ClusterOptions())
+        let plan = try await StartAction(c.ctx).run(StartRequest(directory: "dep", cluster: ClusterOptions(), dryRun: true)).plan
         #expect(!plan.isEmpty && plan.allSatisfy { $0.action == .create && $0.note == "not checked: the cluster does not exist yet" }, "\(plan.map(\.line))")
         #expect(c.cluster.calls.isEmpty, "\(c.cluster.calls)")
         c.h.processes.expect(["kind", "get", "clusters"], stdout: "")
-        await #expect { _ = try await PlanAction(c.ctx).run(directory: "dep", cluster: ClusterOptions(performClusterManagement: false)) } throws: { e in
+        await #expect { _ = try await StartAction(c.ctx).run(StartRequest(directory: "dep", cluster: ClusterOptions(performClusterManagement: false),
+                                                                           dryRun: true)) } throws: { e in
             (e as? SoError)?.message.hasPrefix("no cluster to use; tried") == true
         }
         #expect(c.h.processes.unexpected.isEmpty && c.h.processes.pending.isEmpty, "\(c.h.processes.unexpected) \(c.h.processes.pending)")
@@ -59,7 +60,7 @@ import SoTestSupport
                                       labels: [("app", c.id), ("app.kubernetes.io/instance", c.id), ("app.kubernetes.io/managed-by", "so")]))
         try Self.scaleByHand(c, namespace: ns)
         let before = c.cluster.calls.count
-        let plan = try await PlanAction(c.ctx).run(directory: "dep", cluster: c.options)
+        let plan = try await StartAction(c.ctx).run(StartRequest(directory: "dep", cluster: c.options, dryRun: true)).plan
         #expect(Self.writes(Array(c.cluster.calls[before...])).isEmpty)
         #expect(plan.contains { $0.kind == "Deployment" && $0.action == .configure }, "\(plan.map(\.line))")
         #expect(plan.contains { $0.kind == "Namespace" && $0.action == .unchanged }, "\(plan.map(\.line))")
@@ -77,7 +78,7 @@ import SoTestSupport
         let c = try await ClusterHarness(config: ["SESSION=$generate:hex:16$"])
         _ = try await c.start()
         let before = c.cluster.calls.count
-        let plan = try await PlanAction(c.ctx).run(directory: "dep", cluster: c.options)
+        let plan = try await StartAction(c.ctx).run(StartRequest(directory: "dep", cluster: c.options, dryRun: true)).plan
         #expect(!plan.isEmpty && plan.allSatisfy { $0.action == .unchanged }, "\(plan.map(\.line))")
         #expect(!PlannedChange.changes(plan), "--detailed-exitcode exits 0")
         #expect(plan.contains { $0.kind == "Secret" && $0.name == "\(c.id)-generated-secrets" })
@@ -93,7 +94,7 @@ import SoTestSupport
         // The host's value changed since: the Secret would be configured.
         var ctx = c.ctx
         ctx.environment["API_TOKEN"] = "second-token-4712"
-        let plan = try await PlanAction(ctx).run(directory: "dep", cluster: c.options, diff: true)
+        let plan = try await StartAction(ctx).run(StartRequest(directory: "dep", cluster: c.options, dryRun: true, diff: true)).plan
         let d = try #require(plan.first { $0.kind == "Deployment" })
         #expect(d.action == .configure)
         // Its pods read the Secret: they would roll onto its next revision.
@@ -111,13 +112,61 @@ import SoTestSupport
         #expect(plan.filter { $0.kind != "Deployment" && $0.kind != "Secret" }.allSatisfy { $0.action == .unchanged }, "\(plan.map(\.line))")
     }
 
+    /// "Kind/name" of what a plan names, by what start would do with it.
+    static func planned(_ plan: [PlannedChange]) -> [String: Set<String>] {
+        var out: [String: Set<String>] = [:]
+        for p in plan {
+            let what = p.action == .create || p.action == .configure ? "applied" : p.action == .delete ? "pruned" : "unchanged"
+            out[what, default: []].insert(p.kind + "/" + p.name)
+        }
+        return out
+    }
+
+    /// "Kind/name" of what a start did (a Job that ran already counts as unchanged, as the plan says).
+    static func done(_ r: StartReport) -> [String: Set<String>] {
+        func key(_ ref: String) -> String {
+            let parts = ref.split(separator: " ", maxSplits: 1)
+            return "\(parts.first ?? "")/\(parts.last?.split(separator: "/").last ?? "")"
+        }
+        var out: [String: Set<String>] = [:]
+        for (what, refs) in [("applied", r.applied), ("unchanged", r.unchanged + r.skipped), ("pruned", r.pruned)] where !refs.isEmpty {
+            out[what] = Set(refs.map(key))
+        }
+        return out
+    }
+
+    /// The dry run and start over the same fake cluster states: the plan names exactly what start then does
+    /// (one code decides create, configure, unchanged and delete).
+    @Test func theDryRunNamesExactlyWhatStartThenDoes() async throws {
+        let c = try await ClusterHarness(config: ["SESSION=$generate:hex:16$"])
+        let ns = KubeNames.label(c.id)
+        func compare(_ state: String) async throws {
+            try await c.ctx.clock.sleep(seconds: 60)   // a later start: its started-at differs
+            let before = c.cluster.calls.count
+            let plan = try await StartAction(c.ctx).run(StartRequest(directory: "dep", cluster: c.options, progress: .plain, dryRun: true)).plan
+            #expect(Self.writes(Array(c.cluster.calls[before...])).isEmpty, "\(state): \(c.cluster.calls[before...])")
+            let report = try await c.start()
+            #expect(Self.planned(plan) == Self.done(report), "\(state)")
+        }
+        try await compare("a new namespace")
+        try await compare("right after a start")
+        try c.cluster.seed(KubeObject(apiVersion: "v1", kind: "ConfigMap", name: "gone", namespace: ns,
+                                      labels: [("app", c.id), ("app.kubernetes.io/instance", c.id), ("app.kubernetes.io/managed-by", "so")]))
+        try Self.scaleByHand(c, namespace: ns)
+        try await compare("a Deployment edited by hand, and an object left over")
+        try c.h.tmp.write("dep/config.env", (try c.h.read("dep/config.env")) + "NEW_SETTING=on\n")
+        try await compare("a setting changed")
+        try c.h.tmp.write("dep/spec.yml", try c.h.read("dep/spec.yml").replacingOccurrences(of: "config:\n", with: "config:\n  PIN: $generate:hex:8$\n"))
+        try await compare("a value to generate")
+    }
+
     @Test func aServerRefusalIsAnError() async throws {
         let c = try await ClusterHarness()
         _ = try await c.start()
         // Only what differs is sent for the server's judgement: a Deployment edited since.
         try c.h.tmp.write("dep/config.env", (try c.h.read("dep/config.env")) + "NEW_SETTING=on\n")
         c.cluster.failures["dry-run Deployment"] = SoError("cannot apply (dry run) Deployment x: spec.template.spec.hostAliases[0].ip: Invalid value (Invalid)")
-        await #expect(throws: SoError.self) { try await PlanAction(c.ctx).run(directory: "dep", cluster: c.options) }
+        await #expect(throws: SoError.self) { try await StartAction(c.ctx).run(StartRequest(directory: "dep", cluster: c.options, dryRun: true)) }
     }
 
     @Test func stopDryRunListsAndKeeps() async throws {

@@ -101,7 +101,7 @@ extension ClusterHarness {
         let c = try await ClusterHarness(stack: hostsBindsStack)
         try c.onOwnKindCluster()
         c.h.processes.expect(kindNetworkInspect, stdout: "172.18.0.1 \n")
-        _ = try await PlanAction(c.ctx).run(directory: "dep", cluster: ClusterOptions(performClusterManagement: false))
+        _ = try await StartAction(c.ctx).run(StartRequest(directory: "dep", cluster: ClusterOptions(performClusterManagement: false), dryRun: true)).plan
         #expect(c.h.processes.unexpected.isEmpty && c.h.processes.pending.isEmpty, "\(c.h.processes.calls.map(\.arguments))")
         #expect(!c.ctx.diagnostics.all.contains { $0.message.contains("host-gateway") })
     }
