@@ -6,7 +6,9 @@ Usage: python3 Benchmarks/cluster_bench.py --kubeconfig PATH [--so PATH] [--depl
        (or SO_BENCH_KUBECONFIG=PATH). Builds `so` in release mode (.build-release) unless --so is given.
 
 Cases:
-  test fixture   laconic's `test` stack (Deployment, Job, ConfigMaps, PVCs): first start, then a re-start
+  test fixture   laconic's `test` stack (Deployment, Job, ConfigMaps, PVCs): first start, a re-start, a re-start
+                 after a value changed
+  up             `so up` of the test fixture (init, create, start), then the same `up` again
   50 services    a generated stack of 50 pods (one service each): first start, then a re-start
   N in a row     N deployments of the example stack started one after another (first and last 10)
 Each start waits for readiness (`--timeout 300`) except the one marked --no-wait (what laconic-so does); the API server needs a node that runs pods (or the
@@ -24,7 +26,7 @@ FIXTURES = os.path.normpath(os.path.join(ROOT, "..", "shared", "fixtures", "laco
 class Runner:
     def __init__(self, so, kubeconfig, work):
         self.so, self.kubeconfig, self.work = so, kubeconfig, work
-        self.env = dict(os.environ, SO_ROOT=ROOT, SO_TRACE_API="1")
+        self.env = dict(os.environ, SO_ROOT=ROOT, SO_TRACE_API="1", SO_HOME=os.path.join(work, "so-home"))
 
     def so_cmd(self, args, cluster=False):
         """Runs so; returns (seconds, API requests)."""
@@ -72,7 +74,7 @@ def main():
     args, kubeconfig, so = clusterargs.parse([("--deployments", int, 100)])
     work = tempfile.mkdtemp(prefix="so-cluster-bench-")
     r = Runner(so, kubeconfig, work)
-    created = []
+    created, ups = [], []
     try:
         server = subprocess.run(["kubectl", "--kubeconfig", r.kubeconfig, "version", "-o", "json"], capture_output=True, text=True)
         print(f"so: {so}\nAPI server: " + (server.stdout.split('"gitVersion": "')[2].split('"')[0] if server.returncode == 0 and server.stdout.count("gitVersion") > 1 else "?"))
@@ -81,6 +83,14 @@ def main():
         created.append(d)
         row("test fixture: first start", *r.start(d))
         row("test fixture: re-start (no changes)", *r.start(d))
+        with open(os.path.join(work, d, "config.env"), "a") as f:
+            f.write("BENCH_CHANGED=1\n")
+        row("test fixture: re-start (a value changed)", *r.start(d))
+        # `up` of a deployment of its own (init, create, start in one command), then again (nothing changes).
+        up = ["up", os.path.join(FIXTURES, "stacks", "test"), "--name", "bench-up", "--config", "CERC_TEST_PARAM_1=PASSED", "--timeout", "300"]
+        ups.append("bench-up")
+        row("test fixture: up", *r.so_cmd(up, cluster=True))
+        row("test fixture: up again (no changes)", *r.so_cmd(up, cluster=True))
         d = r.deployment(os.path.join(FIXTURES, "stacks", "test"), "test-fixture-nowait", ["CERC_TEST_PARAM_1=PASSED"])
         created.append(d)
         row("test fixture: first start --no-wait", *r.start(d, wait=False))
@@ -110,6 +120,11 @@ def main():
                 print(f"cleanup of {d} failed: {e}", file=sys.stderr)
         with concurrent.futures.ThreadPoolExecutor(8) as pool:
             list(pool.map(remove, created))
+        for name in ups:
+            try:
+                r.so_cmd(["down", name], cluster=True)
+            except SystemExit as e:
+                print(f"down of {name} failed: {e}", file=sys.stderr)
         shutil.rmtree(work, ignore_errors=True)
 
 

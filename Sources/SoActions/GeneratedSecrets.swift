@@ -22,11 +22,13 @@ struct SecretSources {
 
     /// Every value start needs. `stored`: the generated-secrets Secret as the cluster holds it; `rotate`: keys
     /// to make anew. Returns the keys made anew too.
-    func values(stored: JSON?, rotate: Set<String> = []) throws -> (values: SecretValues, madeNow: [String]) {
+    /// `make` false: values to be made are named in `madeNow` but left empty (no entropy drawn; the caller makes
+    /// them later, once).
+    func values(stored: JSON?, rotate: Set<String> = [], make: Bool = true) throws -> (values: SecretValues, madeNow: [String]) {
         var values = SecretValues(compose: try composeValues(), imagePullToken: try ImagePullToken(ctx: ctx, model: model).value())
         var madeNow: [String] = []
         if hasGenerated {
-            let g = try generatedValues(stored: stored, rotate: rotate)
+            let g = try generatedValues(stored: stored, rotate: rotate, make: make)
             values.generated = g.values
             madeNow = g.generated
         }
@@ -34,8 +36,8 @@ struct SecretSources {
     }
 
     /// The generated-secrets data, from what the cluster already holds; `rotate` lists keys to make anew.
-    func generatedValues(stored: JSON?, rotate: Set<String> = []) throws -> (values: [(key: String, value: SecretValue)], generated: [String],
-            copied: [String]) {
+    func generatedValues(stored: JSON?, rotate: Set<String> = [], make: Bool = true)
+        throws -> (values: [(key: String, value: SecretValue)], generated: [String], copied: [String]) {
         let current = (stored?["data"]?.object ?? [:]).compactMapValues { $0.string }
         var data: [(key: String, value: SecretValue)] = []
         var generated: [String] = [], copied: [String] = []
@@ -44,7 +46,7 @@ struct SecretSources {
             if let value = current[entry.key], !rotate.contains(entry.key) {
                 data.append((entry.key, SecretValue(base64: value)))
             } else {
-                data.append((entry.key, SecretValue(text: token.generate(using: ctx.entropy))))
+                data.append((entry.key, SecretValue(text: make ? token.generate(using: ctx.entropy) : "")))
                 generated.append(entry.key)
             }
         }

@@ -95,6 +95,7 @@ public struct StartAction: Sendable {
         // 2. connect (the local images' IDs are read meanwhile; they are loaded into kind beside the API requests)
         guard let target = try await clusterTarget(&rendered, req, progress: progress) else {
             // A dry run, and no cluster yet: start would create it; nothing can be checked.
+            if HostGatewayFinder.needed(model) { rendered.manifest = try RenderAction(ctx).render(model) }
             var report = StartReport(namespace: namespace)
             report.plan = rendered.manifest.objects.map { PlannedChange(action: .create, kind: $0.kind, name: $0.name, namespace: $0.namespace,
                                                                         note: "not checked: the cluster does not exist yet") }
@@ -102,16 +103,18 @@ public struct StartAction: Sendable {
         }
         let localImageIDs = localImageIDs(rendered, target, req)
         let cluster = try await connect(rendered, target, req)
-        if model.spec.sections.egress != nil, let dns = await ClusterDNSReader(client: cluster.client).read() {
-            // The DNS policy allows where this cluster's DNS answers (its kube-dns endpoints), no wider.
-            rendered.manifest = try RenderAction(ctx).render(model, hostGateway: rendered.hostGateway, clusterDNS: dns, warn: false)
+        // The DNS policy allows where this cluster's DNS answers (its kube-dns endpoints), no wider.
+        let dns = model.spec.sections.egress == nil ? nil : await ClusterDNSReader(client: cluster.client).read()
+        if HostGatewayFinder.needed(model) || dns != nil {
+            // Rendered again, once, with what the cluster told (step 1 held back its warnings when a gateway was needed).
+            rendered.manifest = try RenderAction(ctx).render(model, hostGateway: rendered.hostGateway, clusterDNS: dns, warn: HostGatewayFinder.needed(model))
         }
         let imageIDs = await localImageIDs.value
         let images = req.dryRun ? nil : loadImages(imageIDs, cluster.target, req, progress: progress)
         defer { images?.cancel() }   // only an error leaves it running
         var report = StartReport(namespace: namespace)
-        // What start applies, with the values stored so far (values to be made are made under the lock).
-        var base = try manifest(rendered, cluster, req, stored: cluster.storedSecrets, imageIDs: imageIDs, report: &report)
+        // What start applies, with the values stored so far (values to be made are named here, made once, under the lock).
+        var base = try manifest(rendered, cluster, req, stored: cluster.storedSecrets, imageIDs: imageIDs, make: false, report: &report)
         let dryRun = !req.dryRun ? nil : StartSteps.DryRun(diff: req.diff, namespaceIsNew: cluster.existing == nil,
                 generatedSecret: DeploymentNames.generatedSecrets(model.id), madeNow: report.generatedSecrets)
         let steps = StartSteps(ctx: ctx, client: cluster.client, model: model, namespace: namespace, progress: progress,
@@ -273,8 +276,9 @@ public struct StartAction: Sendable {
         var namespace: String { Renderer.namespace(of: model) }
     }
 
-    /// The objects. extra_hosts host-gateway without the spec's `host-gateway:` depends on the cluster: this
-    /// render only checks (its warnings held back), the connect step renders again with the address.
+    /// The objects. extra_hosts host-gateway without the spec's `host-gateway:`, and an egress policy's DNS,
+    /// depend on the cluster: this render checks (its warnings held back when a gateway is needed), and the
+    /// connect step renders once more with what the cluster told.
     func render(_ req: StartRequest) throws -> Rendered {
         let model = try RenderAction(ctx).model(req.directory)
         return Rendered(model: model, manifest: try RenderAction(ctx).render(model, warn: !HostGatewayFinder.needed(model)))
@@ -292,8 +296,8 @@ public struct StartAction: Sendable {
     }
 
     /// The cluster for the deployment; the deployment's kind cluster is created when none runs (with cluster
-    /// management on). Then the render again with the host gateway's address, when it needs one. A dry run
-    /// creates nothing: nil when start would create the cluster (said so).
+    /// management on), and the host gateway's address when the deployment needs one (rendered with it once
+    /// connected). A dry run creates nothing: nil when start would create the cluster (said so).
     func clusterTarget(_ rendered: inout Rendered, _ req: StartRequest, progress: ProgressReporter) async throws -> ClusterTarget? {
         progress.phase("connecting", "to the cluster")
         let targets = ClusterTargets(ctx: ctx)
@@ -301,7 +305,6 @@ public struct StartAction: Sendable {
             : try await targets.resolve(rendered.model, req.cluster, allowCreate: true)
         if HostGatewayFinder.needed(rendered.model) {
             rendered.hostGateway = found?.kindCluster == nil ? nil : await HostGatewayFinder(ctx: ctx).kindGateway()
-            rendered.manifest = try RenderAction(ctx).render(rendered.model, hostGateway: rendered.hostGateway)
         }
         if found == nil {
             let wanted = rendered.model.spec.kindClusterName ?? rendered.model.identity.clusterID
@@ -399,9 +402,9 @@ public struct StartAction: Sendable {
     /// The objects this start applies (`StartManifest`) with `stored` values, the Deployments that run local
     /// images stamped with their IDs, the kinds `--only` names among them.
     func manifest(_ rendered: Rendered, _ cluster: Connected, _ req: StartRequest, stored: JSON?, imageIDs: [(image: String, id: String)],
-                  report: inout StartReport) throws -> [KubeObject] {
+                  make: Bool = true, report: inout StartReport) throws -> [KubeObject] {
         let built = try StartManifest(ctx: ctx, model: rendered.model)
-            .objects(rendered.manifest, stored: stored, ttl: req.ttl, withSecrets: req.onlyKinds?.contains("Secret") ?? true)
+            .objects(rendered.manifest, stored: stored, ttl: req.ttl, withSecrets: req.onlyKinds?.contains("Secret") ?? true, make: make)
         report.generatedSecrets = built.madeNow
         let objects = ImageLoader.stamp(built.objects, ids: imageIDs)
         // A namespace this run created gets its labels and annotations whatever else is applied.

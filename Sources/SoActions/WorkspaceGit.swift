@@ -124,7 +124,12 @@ struct WorkspaceContainer {
     let container: String
 
     static func open(_ ctx: SoContext, directory: String, cluster: ClusterOptions) async throws -> WorkspaceContainer {
-        let c = try await ConnectedDeployment.open(ctx, directory: directory, cluster: cluster)
+        try await of(try await ConnectedDeployment.open(ctx, directory: directory, cluster: cluster))
+    }
+
+    /// The workspace of a deployment already opened: only its pods are read.
+    static func of(_ c: ConnectedDeployment) async throws -> WorkspaceContainer {
+        let ctx = c.ctx
         let name = Path.basename(c.model.directory)
         guard let spec = c.model.spec.workspace else {
             throw SoError("\(name) is not a workspace: its spec has no 'workspace:' section",

@@ -180,8 +180,10 @@ extension WorkspaceContainer {
     static func running(_ ctx: SoContext, directory: String, cluster: ClusterOptions, timeout: Double) async throws -> WorkspaceContainer {
         let began = ctx.clock.now()
         var pause = 0.2
+        // Opened once: each poll reads the pods, never the deployment's files again.
+        let c = try await ConnectedDeployment.open(ctx, directory: directory, cluster: cluster)
         while true {
-            let w = try await open(ctx, directory: directory, cluster: cluster)
+            let w = try await of(c)
             if w.pod != nil { return w }
             if ctx.clock.now().timeIntervalSince(began) >= timeout {
                 throw SoError("\(w.name)'s \(w.spec.service) container did not run within \(Int(timeout))s, so the repository could not be carried in",

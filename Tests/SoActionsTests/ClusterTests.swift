@@ -103,6 +103,31 @@ struct ClusterHarness {
         #expect(ns.annotations["laconic.com/deployment-dir"] == c.h.path("dep"))
     }
 
+    /// A start that makes a value draws its randomness once: the values to make are named before the lock
+    /// (the unchanged-test) and made under it, not made twice.
+    @Test func aStartDrawsEntropyOnceForAValueToMake() async throws {
+        final class Counting: Entropy, @unchecked Sendable {
+            let lock = NSLock()
+            var bytes = 0
+            func bytes(_ count: Int) -> [UInt8] {
+                lock.withLock { bytes += count }
+                return SeededEntropy().bytes(count)
+            }
+        }
+        let one = Counting()
+        _ = try #require(try GenerateToken.parse("$generate:hex:16$")).generate(using: one)
+        let c = try await ClusterHarness(config: ["SESSION=$generate:hex:16$"])
+        let counting = Counting()
+        var ctx = c.ctx
+        ctx.entropy = counting
+        _ = try await StartAction(ctx).run(StartRequest(directory: "dep", cluster: c.options, progress: .plain))
+        // The value once, and the Lease's holder tag (4 bytes).
+        #expect(one.bytes > 0 && counting.bytes == one.bytes + 4, "\(counting.bytes) bytes drawn; one value takes \(one.bytes)")
+        // A dry run draws none: it names the value start would make.
+        _ = try await StartAction(ctx).run(StartRequest(directory: "dep", cluster: c.options, progress: .plain, dryRun: true))
+        #expect(counting.bytes == one.bytes + 4)
+    }
+
     @Test func generatedSecretsAreMadeOnceAndNeverPrinted() async throws {
         let c = try await ClusterHarness(appendToSpec: "")
         try c.h.tmp.write("dep/spec.yml", try c.h.read("dep/spec.yml").replacingOccurrences(of: "config:\n", with: "config:\n  API_TOKEN: $generate:hex:16$\n  PIN: pin-$generate:alnum:6$\n"))
