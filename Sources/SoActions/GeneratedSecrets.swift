@@ -40,7 +40,7 @@ struct SecretSources {
         var data: [(key: String, value: SecretValue)] = []
         var generated: [String] = [], copied: [String] = []
         for entry in model.spec.config {
-            guard let token = try GenerateToken.parse(entry.value, at: SourceLocation(file: model.spec.path, line: entry.line)) else { continue }
+            guard let token = entry.token else { continue }
             if let value = current[entry.key], !rotate.contains(entry.key) {
                 data.append((entry.key, SecretValue(base64: value)))
             } else {

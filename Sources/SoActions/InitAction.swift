@@ -122,7 +122,7 @@ public struct InitAction {
             for (k, v) in try Self.parseConfigArgument(arg) { config.set(k, .string(v)) }
         }
         for (k, v) in config.pairs {
-            if case .string(let s) = v { try GenerateToken.validate(in: s, at: SourceLocation(file: "--config \(k)")) }
+            if case .string(let s) = v { _ = try GenerateToken.parse(s, at: SourceLocation(file: "--config \(k)")) }
         }
 
         let with = try chooseOptionalPods(stack, requested: req.with)

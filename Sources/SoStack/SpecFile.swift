@@ -24,8 +24,10 @@ public struct ConfigEntry: Sendable, Equatable {
     public var key: String
     public var value: String
     public var line: Int?
+    /// The value's `$generate` token, parsed once when the spec is read (nil when it holds none).
+    public var token: GenerateToken?
     /// Whether the value holds a `$generate` token: its key is generated (`Spec.generatedKeys`), never in config.env.
-    public var isGenerated: Bool { GenerateToken.contains(value) }
+    public var isGenerated: Bool { token != nil }
 }
 
 public struct HTTPProxy: Sendable, Equatable {
@@ -142,8 +144,8 @@ public struct Spec: Sendable {
             for e in try c.entries("'config'") {
                 try checkEnvName(e.key, at: e.keyNode.location)
                 let value = try configValue(e.value, key: e.key)
-                spec.config.append(ConfigEntry(key: e.key, value: value, line: e.keyNode.line))
-                try GenerateToken.validate(in: value, at: e.value.location)
+                let token = try GenerateToken.parse(value, at: e.value.location)
+                spec.config.append(ConfigEntry(key: e.key, value: value, line: e.keyNode.line, token: token))
             }
         }
         spec.credentialsFiles = try m.value("credentials-files")?.stringList("'credentials-files'", allowSingle: true) ?? []
