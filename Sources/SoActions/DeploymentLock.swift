@@ -138,7 +138,7 @@ struct DeploymentLock: Sendable {
     }
 
     func lease(acquired: String, renewed: String) -> KubeObject {
-        KubeObject(apiVersion: "coordination.k8s.io/v1", kind: "Lease", name: name, namespace: namespace, labels: labels,
+        KubeObject(.lease, name: name, namespace: namespace, labels: labels,
                    body: [("spec", .map([("holderIdentity", .string(holder)), ("leaseDurationSeconds", .int(duration)),
                                          ("acquireTime", .string(acquired)), ("renewTime", .string(renewed))]))])
     }

@@ -48,8 +48,8 @@ struct Waiter {
     func wait(for objects: [KubeObject], timeout: Double, progress: ProgressReporter) async throws {
         let deploymentType = ResourceType.deployment
         let jobType = ResourceType.job
-        let deployments = objects.filter { $0.kind == "Deployment" }.map(\.name)
-        let jobs = objects.filter { $0.kind == "Job" }.map(\.name)
+        let deployments = objects.filter { $0.isKind(.deployment) }.map(\.name)
+        let jobs = objects.filter { $0.isKind(.job) }.map(\.name)
         let start = ctx.clock.now()
         var lastState = ""
         var pause = 0.1
@@ -277,7 +277,7 @@ struct ImageLoader: Sendable {
     /// service with build:.
     static func localImages(manifest: Manifest, model: DeploymentModel) -> [String] {
         var images: [String] = []
-        for o in manifest.objects where o.kind == "Deployment" || o.kind == "Job" {
+        for o in manifest.objects where o.isKind(.deployment) || o.isKind(.job) {
             for image in Self.images(in: o.value) where !images.contains(image) { images.append(image) }
         }
         let overrides = Set(model.spec.sections.imageOverrides.map(\.image))
@@ -390,7 +390,7 @@ struct ImageLoader: Sendable {
     static func stamp(_ objects: [KubeObject], ids: [(image: String, id: String)]) -> [KubeObject] {
         guard !ids.isEmpty else { return objects }
         return objects.map { o in
-            guard o.kind == "Deployment" else { return o }
+            guard o.isKind(.deployment) else { return o }
             let used = Set(images(in: o.value))
             let mine = ids.filter { used.contains($0.image) }
             guard !mine.isEmpty else { return o }

@@ -35,8 +35,8 @@ public struct ListAction {
 
     func list(_ client: ClusterClient) async throws -> [DeploymentListing] {
         let selector = DeploymentNames.Label.managedBySoSelector
-        let namespaces = try await client.list(try ResourceType.of(apiVersion: "v1", kind: "Namespace"), namespace: nil, labelSelector: selector)
-        let deployments = try await client.list(try ResourceType.of(apiVersion: "apps/v1", kind: "Deployment"), namespace: nil, labelSelector: selector)
+        let namespaces = try await client.list(.namespace, namespace: nil, labelSelector: selector)
+        let deployments = try await client.list(.deployment, namespace: nil, labelSelector: selector)
         var byNamespace: [String: (ready: Int, total: Int)] = [:]
         for d in deployments {
             let ns = d.at("metadata", "namespace")?.string ?? ""
@@ -118,8 +118,8 @@ struct Remover {
     let client: ClusterClient
 
     func remove(_ deployments: [DeploymentListing], wait: Bool, timeout: Double) async throws {
-        let nsType = try ResourceType.of(apiVersion: "v1", kind: "Namespace")
-        let pvType = try ResourceType.of(apiVersion: "v1", kind: "PersistentVolume")
+        let nsType = ResourceType.namespace
+        let pvType = ResourceType.persistentVolume
         for d in deployments {
             // Under the deployment's Lease: a start or stop of it in progress is waited for, up to the timeout. A
             // namespace already going (another run removed it) needs no deleting.

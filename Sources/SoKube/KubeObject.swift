@@ -107,7 +107,7 @@ extension KubeObject {
     /// secret material is written anywhere; `isUnchanged` compares the values themselves.
     public var appliedHash: String {
         var hashed = self
-        if kind == "Secret" {
+        if isKind(.secret) {
             hashed.body = body.map { k, v in
                 guard k == "data" || k == "stringData", case .map(let pairs) = v else { return (k, v) }
                 return (k, .map(pairs.map { ($0.0, .string("")) }))

@@ -76,7 +76,7 @@ extension RenderState {
         for secret in Renderer.composeSecrets(model) where !secrets.contains(where: { $0.name == secret.name }) {
             let s = secret.declared
             let from = s.file.map { "file \($0)" } ?? "environment \(s.environment ?? s.name)"
-            secrets.append(KubeObject(apiVersion: "v1", kind: "Secret", name: secret.name, namespace: namespace, labels: labels(),
+            secrets.append(KubeObject(.secret, name: secret.name, namespace: namespace, labels: labels(),
                                       annotations: [(DeploymentNames.Annotation.placeholder, "made at start from \(from); never rendered")],
                                       body: [("type", .string("Opaque")), ("stringData", .map([(ComposeResourceNames.key, .string("<set at start>"))]))]))
         }

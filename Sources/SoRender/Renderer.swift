@@ -238,7 +238,7 @@ struct RenderState {
             level = "privileged"
         }
         let psa = ["enforce", "audit", "warn"].map { ("pod-security.kubernetes.io/\($0)", level) }
-        return KubeObject(apiVersion: "v1", kind: "Namespace", name: namespace, labels: labels() + psa,
+        return KubeObject(.namespace, name: namespace, labels: labels() + psa,
                           annotations: [(DeploymentNames.directoryAnnotation, model.directory)])
     }
 
@@ -247,7 +247,7 @@ struct RenderState {
 
     mutating func renderSecrets() {
         if hasGeneratedSecret && options.placeholderSecrets {
-            secrets.append(KubeObject(apiVersion: "v1", kind: "Secret", name: generatedSecretName, namespace: namespace, labels: labels(),
+            secrets.append(KubeObject(.secret, name: generatedSecretName, namespace: namespace, labels: labels(),
                                       annotations: [(DeploymentNames.Annotation.placeholder, "values are generated at start and never rendered")],
                                       body: [("type", .string("Opaque")), ("stringData", .map(model.secretKeys.map { k in
                                           (k, .string(model.credentialsFiles.contains { $0.keys.contains(k) }
@@ -255,7 +255,7 @@ struct RenderState {
                                       }))]))
         }
         if !model.caCertificates.isEmpty {
-            secrets.append(KubeObject(apiVersion: "v1", kind: "Secret", name: "\(id)-ca-certificates", namespace: namespace, labels: labels(),
+            secrets.append(KubeObject(.secret, name: "\(id)-ca-certificates", namespace: namespace, labels: labels(),
                                       body: [("type", .string("Opaque")),
                                              ("data", .map(model.caCertificates.enumerated().map { ("ca-\($0.offset).pem",
                                                  .string($0.element.base64EncodedString())) }))]))
@@ -335,7 +335,7 @@ struct RenderState {
         var templateMeta: [(String, YValue)] = [("labels", .map((labels(component: pod.name) + spec.sections.labels).map { ($0.0, .string($0.1)) }))]
         let annotations = podAnnotations(pod)
         if !annotations.isEmpty { templateMeta.append(("annotations", .map(annotations.map { ($0.0, .string($0.1)) }))) }
-        workloads.append(KubeObject(apiVersion: "apps/v1", kind: "Deployment", name: deploymentName(pod.name), namespace: namespace,
+        workloads.append(KubeObject(.deployment, name: deploymentName(pod.name), namespace: namespace,
                                     labels: labels(component: pod.name), body: [("spec", .map([
                                         ("replicas", .int(replicas)),
                                         ("selector", .map([("matchLabels", .map(selector(pod.name).map { ($0.0, .string($0.1)) }))])),
@@ -371,7 +371,7 @@ struct RenderState {
         let podSpec = try builder.build()
         absorb(builder)
         let templateLabels = [("app", "\(id)-job")] + labels(component: job.name).filter { $0.0 != "app" }
-        jobs.append(KubeObject(apiVersion: "batch/v1", kind: "Job", name: "\(id)-job-\(KubeNames.label(job.name))", namespace: namespace,
+        jobs.append(KubeObject(.job, name: "\(id)-job-\(KubeNames.label(job.name))", namespace: namespace,
                                labels: labels(component: job.name), body: [("spec", .map([
                                    ("backoffLimit", .int(0)),
                                    ("template", .map([("metadata", .map([("labels", .map(templateLabels.map { ($0.0, .string($0.1)) }))])),

@@ -25,7 +25,7 @@ extension RenderState {
             for np in ports.nodePorts where np.service == svc.name {
                 let objectName = np.objectName(id: id)
                 if services.contains(where: { $0.name == objectName }) { continue }
-                services.append(KubeObject(apiVersion: "v1", kind: "Service", name: objectName, namespace: namespace, labels: labels(component: pod.name),
+                services.append(KubeObject(.service, name: objectName, namespace: namespace, labels: labels(component: pod.name),
                     body: [("spec", .map([
                     ("type", .string("NodePort")),
                     ("selector", .map(serviceSelector(pod.name).map { ($0.0, .string($0.1)) })),
@@ -78,7 +78,7 @@ extension RenderState {
     /// A Service with no ports (`clusterIP: None`, allowed only headless): its name resolves to the IPs of
     /// the pods it selects, so a service that declares no ports still answers to its compose name.
     func headlessService(name: String, component: String) -> KubeObject {
-        KubeObject(apiVersion: "v1", kind: "Service", name: name, namespace: namespace, labels: labels(component: component), body: [("spec", .map([
+        KubeObject(.service, name: name, namespace: namespace, labels: labels(component: component), body: [("spec", .map([
             ("type", .string("ClusterIP")),
             ("clusterIP", .string("None")),
             ("selector", .map(serviceSelector(component).map { ($0.0, .string($0.1)) })),
@@ -86,7 +86,7 @@ extension RenderState {
     }
 
     func serviceObject(name: String, component: String, ports: [(name: String, port: Int, proto: PortProtocol)]) -> KubeObject {
-        KubeObject(apiVersion: "v1", kind: "Service", name: name, namespace: namespace, labels: labels(component: component), body: [("spec", .map([
+        KubeObject(.service, name: name, namespace: namespace, labels: labels(component: component), body: [("spec", .map([
             ("type", .string("ClusterIP")),
             ("selector", .map(serviceSelector(component).map { ($0.0, .string($0.1)) })),
             ("ports", .list(ports.map { .map([("name", .string($0.name)), ("port", .int($0.port)), ("targetPort", .int($0.port)), ("protocol",
@@ -119,7 +119,7 @@ extension RenderState {
             })))
         }
         body.append(("rules", .list(rules)))
-        ingresses.append(KubeObject(apiVersion: "networking.k8s.io/v1", kind: "Ingress", name: "\(id)-ingress", namespace: namespace, labels: labels(),
+        ingresses.append(KubeObject(.ingress, name: "\(id)-ingress", namespace: namespace, labels: labels(),
                                     annotations: annotations, body: [("spec", .map(body))]))
     }
 
@@ -133,9 +133,9 @@ extension RenderState {
             let port: YValue = .list([.map([("name", .string("tcp-\(e.port)")), ("port", .int(e.port)), ("targetPort", .int(e.port)), ("protocol",
                 .string("TCP"))])])
             if let ip = e.ip {
-                services.append(KubeObject(apiVersion: "v1", kind: "Service", name: name, namespace: namespace, labels: labels(),
+                services.append(KubeObject(.service, name: name, namespace: namespace, labels: labels(),
                                            body: [("spec", .map([("type", .string("ClusterIP")), ("ports", port)]))]))
-                others.append(KubeObject(apiVersion: "discovery.k8s.io/v1", kind: "EndpointSlice", name: "\(name)-1", namespace: namespace,
+                others.append(KubeObject(.endpointSlice, name: "\(name)-1", namespace: namespace,
                                          labels: labels() + [("kubernetes.io/service-name", name)], body: [
                                             ("addressType", .string(ip.contains(":") ? "IPv6" : "IPv4")),
                                             ("endpoints", .list([.map([("addresses", .list([.string(ip)]))])])),
@@ -144,7 +144,7 @@ extension RenderState {
                                          ]))
             } else {
                 let host = e.host ?? "\(e.service ?? e.name).\(e.namespace ?? namespace).svc.cluster.local"
-                services.append(KubeObject(apiVersion: "v1", kind: "Service", name: name, namespace: namespace, labels: labels(),
+                services.append(KubeObject(.service, name: name, namespace: namespace, labels: labels(),
                                            body: [("spec", .map([("type", .string("ExternalName")), ("externalName", .string(host)), ("ports", port)]))]))
             }
         }

@@ -131,7 +131,7 @@ extension PodBuilder {
         var body: [(String, YValue)] = []
         if !data.isEmpty { body.append(("data", .map(data))) }
         if !binary.isEmpty { body.append(("binaryData", .map(binary))) }
-        configMaps.append(KubeObject(apiVersion: "v1", kind: "ConfigMap", name: name, namespace: state.namespace,
+        configMaps.append(KubeObject(.configMap, name: name, namespace: state.namespace,
                                      labels: state.labels() + [("configmap-label", KubeNames.labelValue(label))], body: body))
     }
 
@@ -163,7 +163,7 @@ extension PodBuilder {
             let type = (model.hostPathKinds[volume] ?? defaultKind ?? .directory).hostPathType
             claimSpec.append(("storageClassName", .string("manual")))
             claimSpec.append(("volumeName", .string(name)))
-            persistentVolumes.append(KubeObject(apiVersion: "v1", kind: "PersistentVolume", name: name, labels: labels, body: [("spec", .map([
+            persistentVolumes.append(KubeObject(.persistentVolume, name: name, labels: labels, body: [("spec", .map([
                 ("storageClassName", .string("manual")),
                 ("capacity", .map([("storage", .string(storage))])),
                 ("accessModes", .list([.string("ReadWriteOnce")])),
@@ -171,7 +171,7 @@ extension PodBuilder {
                 ("hostPath", .map([("path", .string(hostPath))] + (type.map { [("type", .string($0))] } ?? []))),
             ]))]))
         }
-        claims.append(KubeObject(apiVersion: "v1", kind: "PersistentVolumeClaim", name: name, namespace: state.namespace, labels: labels,
+        claims.append(KubeObject(.persistentVolumeClaim, name: name, namespace: state.namespace, labels: labels,
                                  body: [("spec", .map(claimSpec))]))
     }
 
