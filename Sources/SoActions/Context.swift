@@ -88,8 +88,10 @@ public struct SoContext: Sendable {
         let files = fs
         return .vouched(what: "the deployment directory of namespace \(namespace)") { real in
             let yml = Path.join(real, "deployment.yml")
-            guard let id = try? DeploymentFile.load(yml, fs: files, diagnostics: DiagnosticSink()).deploymentID else { return false }
-            let spec = try? Spec.load(Path.join(real, "spec.yml"), fs: files, diagnostics: DiagnosticSink())
+            // A probe: unreadable files vouch for nothing (the removal is refused, naming the directory).
+            let probe = DiagnosticSink.dropped("a probe of whose directory this is")
+            guard let id = try? DeploymentFile.load(yml, fs: files, diagnostics: probe).deploymentID else { return false }
+            let spec = try? Spec.load(Path.join(real, "spec.yml"), fs: files, diagnostics: probe)
             return id == namespace || spec?.namespace == namespace
         }
     }

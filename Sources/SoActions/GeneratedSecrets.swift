@@ -96,7 +96,8 @@ struct SecretSources {
     func composeValues() throws -> [String: SecretValue] {
         let used = Renderer.composeSecrets(model)
         guard !used.isEmpty else { return [:] }
-        let stack = try ctx.locator.resolve(model.spec.stack, relativeTo: [model.directory, Path.dirname(model.spec.path)], diagnostics: DiagnosticSink())
+        let stack = try ctx.locator.resolve(model.spec.stack, relativeTo: [model.directory, Path.dirname(model.spec.path)],
+                                            diagnostics: .dropped("deploy create warned about the stack; start reads it for secret sources"))
         let sources = try stack.pods(with: model.spec.with, at: nil) + stack.jobs
         var out: [String: SecretValue] = [:]
         for secret in used {

@@ -220,7 +220,7 @@ public struct ObserveAction {
     /// An interactive shell in a service's container (default: the first pod's first service), in
     /// /workspace when it exists; bash when the image has it.
     public func shell(_ directory: String, cluster: ClusterOptions, service: String?) async throws -> Int32 {
-        let model = try DeploymentLoader.load(ctx.absolute(directory), fs: ctx.fs, diagnostics: DiagnosticSink())
+        let model = try DeploymentLoader.load(ctx.absolute(directory), fs: ctx.fs, diagnostics: ctx.diagnostics)
         let fallback = model.pods.first?.compose.services.first { !$0.labels.contains { $0.0 == "laconic.init-container" && $0.1 == "true" } }?.name
         guard let name = service ?? fallback else { throw SoError("the deployment has no services", hint: "check its compose files") }
         let script = "cd /workspace 2>/dev/null || true; if command -v bash >/dev/null 2>&1; then exec bash -l; else exec sh -l; fi"

@@ -76,6 +76,7 @@ public struct StackNewAction {
             }
             try ctx.fs.move(tmp, to: out)
         } catch {
+            // best effort: the error thrown next is what matters; a stray .creating dir is removed by the next stack new
             try? ctx.fs.removeOwnedTree(tmp, owner: .scratch(prefix: Path.basename(out) + ".creating"))
             throw error
         }

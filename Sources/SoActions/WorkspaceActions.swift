@@ -226,7 +226,7 @@ public struct UpAction {
         } else {
             try ctx.fs.createDirectory(Path.dirname(dir))
             let specPath = dir + ".spec-\(getpid()).yml"
-            defer { try? ctx.fs.remove(specPath) }
+            defer { try? ctx.fs.remove(specPath) }  // best effort: a stray .spec-PID.yml beside the deployment is harmless
             var quiet = ctx
             quiet.options.quiet = true
             var initReq = InitRequest(stack: req.stack, config: ["WORKSPACE_NAME=\(name)"] + (try await gitIdentity(req,
@@ -301,9 +301,11 @@ public struct UpAction {
     func gitIdentity(_ req: UpRequest, in repository: String? = nil) async throws -> [String] {
         let given = Set(req.config.compactMap { $0.split(separator: "=", maxSplits: 1).first.map(String.init) })
         guard !given.contains("GIT_USER_NAME") || !given.contains("GIT_USER_EMAIL") else { return [] }
-        let stack = try ctx.locator.resolve(req.stack, diagnostics: DiagnosticSink())
+        let stack = try ctx.locator.resolve(req.stack, diagnostics: .dropped("deploy init resolves the same stack and warns"))
+        // spec-defaults is a mapping: StackFile.load checked it (`entries` cannot fail here).
         guard let defaults = stack.file.specDefaults,
                 (try? defaults.entries("'spec-defaults'"))?.contains(where: { $0.key == "workspace" }) == true else { return [] }
+        // No git, or no identity set: the agent commits as the image's default user, as without this.
         guard let r = try? await ctx.processes.run(["git"] + (repository.map { ["-C", $0] } ?? []) + ["config", "--get-regexp", "^user\\.(name|email)$"],
                 workingDirectory: nil, environment: nil, timeout: 10),
               r.exitCode == 0 else { return [] }
@@ -329,6 +331,7 @@ public struct UpAction {
         }
         let scratch = try ctx.fs.temporaryDirectory(beside: Path.join(ctx.temporaryRoot, "so-up"),
                 prefix: "so-up-dry-run")
+        // best effort: a scratch dir in the temp dir, nothing in it is kept
         defer { try? ctx.fs.removeOwnedTree(scratch, owner: .scratch(prefix: "so-up-dry-run")) }
         var quiet = ctx
         quiet.options.quiet = true
@@ -349,7 +352,7 @@ public struct UpAction {
 
     /// Routes `<name>.localhost` to the service that exposes `port` (an http-proxy entry in D/spec.yml).
     func addPreview(dir: String, host: String, port: Int) throws {
-        let model = try DeploymentLoader.load(dir, fs: ctx.fs, diagnostics: DiagnosticSink())
+        let model = try DeploymentLoader.load(dir, fs: ctx.fs, diagnostics: ctx.diagnostics)
         let services = try Renderer.ports(of: model).services.filter { !$0.isInitContainer }
         guard let svc = services.first(where: { s in s.listens.contains { $0.number == port } }) else {
             throw SoError("no service of \(model.stackName) exposes port \(port) for --preview",
@@ -380,7 +383,8 @@ struct WorkspacePlan {
     var note: String?
 
     static func make(_ ctx: SoContext, _ req: UpRequest, name: String, existing: Bool) async throws -> WorkspacePlan {
-        let stack = try ctx.locator.resolve(req.stack, diagnostics: DiagnosticSink())
+        let stack = try ctx.locator.resolve(req.stack, diagnostics: .dropped("deploy init resolves the same stack and warns"))
+        // spec-defaults is a mapping: StackFile.load checked it (`entries` cannot fail here).
         let defaults = (try? stack.file.specDefaults?.entries("'spec-defaults'")) ?? []
         let isWorkspace = defaults.contains { $0.key == "workspace" }
         guard isWorkspace else {
@@ -403,12 +407,26 @@ struct WorkspacePlan {
             }
             return WorkspacePlan()
         }
-        let config = (try? stack.file.specDefaults?.mapping("'spec-defaults'").nonNull("config")?.entries("'config'")) ?? []
+        let config: [(key: String, keyNode: YNode, value: YNode)]
+        do {
+            config = try stack.file.specDefaults?.mapping("'spec-defaults'").nonNull("config")?.entries("'config'") ?? []
+        } catch {
+            ctx.diagnostics.warn("cannot read spec-defaults config of stack \(stack.name): \(SoContext.oneLine(error)); GIT_CARRY taken as unset",
+                                 hint: "make spec-defaults.config a mapping of names to values")
+            config = []
+        }
         let carries = config.contains { $0.key == "GIT_CARRY" }
         if existing {
             // Carried again only when its first start never got the checkout in.
             let dir = try ctx.namedDeployment(name)
-            let env = (try? ConfigEnv.load(Path.join(dir, "config.env"), fs: ctx.fs)) ?? []
+            let env: [(key: String, value: String)]
+            do {
+                env = try ConfigEnv.load(Path.join(dir, "config.env"), fs: ctx.fs)
+            } catch {
+                ctx.diagnostics.warn("cannot read config.env of workspace \(name): \(SoContext.oneLine(error)); its checkout is not carried again",
+                                     hint: "fix \(Path.join(dir, "config.env")), then run so up again")
+                env = []
+            }
             guard carries, env.contains(where: { $0.key == "GIT_CARRY" && !$0.value.isEmpty }) else { return WorkspacePlan() }
         } else if !carries {
             if req.from != nil || req.includeUncommitted {

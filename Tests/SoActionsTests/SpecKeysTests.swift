@@ -71,6 +71,21 @@ import SoTestSupport
         }
         #expect(!c.cluster.calls[before...].contains { $0.hasPrefix("apply ") || $0.hasPrefix("create ") }, "\(c.cluster.calls[before...])")
     }
+
+    /// A stack that moved away after deploy create: the start goes on without its commands, and says so
+    /// (it used to skip them without a word).
+    @Test func aStackThatCannotBeResolvedWarnsThatNoCommandsRun() async throws {
+        let t = try TempDir("so-start-commands")
+        defer { t.cleanup() }
+        let c = try await ClusterHarness(stack: try Self.makeStack(t), environment: ["SO_REPO_BASE_DIR": t.file("repos")])
+        try FileManager.default.removeItem(atPath: t.file("src/stack-orchestrator/stacks/app/stack.yml"))
+        _ = try await c.start()
+        let p = c.h.processes
+        #expect(!p.calls.contains { $0.arguments.starts(with: ["sh", "-c"]) } && p.unexpected.isEmpty, "\(p.calls.map(\.arguments))")
+        let messages = c.ctx.diagnostics.all.map(\.message)
+        #expect(messages.contains { $0.hasPrefix("cannot resolve stack ") && $0.contains(" for its pre_start_commands: ") && $0.hasSuffix("; none run") },
+                "\(messages)")
+    }
 }
 
 /// spec `maintenance-service` (laconic-so): restart sends the Ingress to it while the workloads roll.
