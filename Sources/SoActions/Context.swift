@@ -65,7 +65,7 @@ public struct SoContext: Sendable {
     /// The deployment directory `so up --name N` made: `$SO_HOME/deployments/N` for a name that is a DNS-1123
     /// label. Anything else (`..`, `/abs`, empty, `a/b`) is refused with exit 64 before it becomes a path.
     public func namedDeployment(_ name: String) throws -> String {
-        try DeploymentNameRule.check(name)
+        try NameRules.checkDeploymentName(name)
         return Path.join(soHome, "deployments", name)
     }
 
@@ -103,17 +103,6 @@ public struct SoContext: Sendable {
     /// An absolute path for a path given on the command line.
     public func absolute(_ path: String) -> String {
         Path.absolute(Path.expandTilde(path, home: fs.homeDirectory), relativeTo: fs.currentDirectory)
-    }
-}
-
-/// The names `so up`, `so down` and `--name` take: a DNS-1123 label, since the name is the namespace and
-/// the last component of `$SO_HOME/deployments/NAME`.
-public enum DeploymentNameRule {
-    public static func check(_ name: String) throws {
-        guard NameRules.isDNSLabel(name) else {
-            throw SoError.usage(name.isEmpty ? "an empty name is not a deployment name" : "'\(name)' is not a deployment name",
-                                hint: "a name is lowercase letters, digits and '-' (a DNS-1123 label, at most 63), e.g. fix-login")
-        }
     }
 }
 

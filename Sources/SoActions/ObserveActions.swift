@@ -156,7 +156,7 @@ public struct ObserveAction {
     public func logs(_ req: LogsRequest) async throws {
         let c = try await ConnectedDeployment.open(ctx, directory: req.directory, cluster: req.cluster)
         let pods = try await c.pods()
-        let wanted = Set(req.services.map { KubeNames.label($0) })
+        let wanted = Set(req.services.map { NameRules.dnsLabel($0) })
         var sources: [(pod: String, container: String)] = []
         for p in pods {
             for container in ((p.at("spec", "initContainers")?.array ?? []) + (p.at("spec", "containers")?.array ?? [])).compactMap({ $0["name"]?.string })
@@ -198,7 +198,7 @@ public struct ObserveAction {
     /// Runs a command in a service's container through kubectl and returns its exit code.
     public func exec(_ directory: String, cluster: ClusterOptions, service: String, command: [String], interactive: Bool, tty: Bool) async throws -> Int32 {
         let c = try await ConnectedDeployment.open(ctx, directory: directory, cluster: cluster)
-        let container = KubeNames.label(service)
+        let container = NameRules.dnsLabel(service)
         let pods = try await c.pods().filter { p in (p.at("spec", "containers")?.array ?? []).contains { $0["name"]?.string == container } }
         guard let pod = pods.first(where: { $0.at("status", "phase")?.string == "Running" }) ?? pods.first else {
             let all = Set(try await c.pods().flatMap { Self.podInfo($0).containers }).sorted()
@@ -242,7 +242,7 @@ public struct ObserveAction {
                 throw SoError("port-forward: service '\(service)' has no port \(forwarded.remote)", hint: planned.portsHint)
             }
         }
-        let args = ["kubectl"] + c.target.kubectlFlags + ["-n", c.namespace, "port-forward", "service/\(KubeNames.service(service))"] + ports
+        let args = ["kubectl"] + c.target.kubectlFlags + ["-n", c.namespace, "port-forward", "service/\(NameRules.serviceName(service))"] + ports
         guard let attached = ctx.processes as? AttachedProcessRunner else {
             return try await ctx.processes.run(args, workingDirectory: nil, environment: nil, timeout: nil).exitCode
         }
@@ -324,8 +324,8 @@ struct Maintenance {
         }
         self.ctx = ctx
         self.c = c
-        container = KubeNames.label(target.service)
-        service = KubeNames.service(target.service)
+        container = NameRules.dnsLabel(target.service)
+        service = NameRules.serviceName(target.service)
         self.port = target.port
     }
 

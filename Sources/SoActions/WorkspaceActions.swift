@@ -206,10 +206,8 @@ public struct UpAction {
     static let reservedNamespaces: Set<String> = ["default", "kube-system", "kube-public", "kube-node-lease", "caddy-system", "local-path-storage"]
 
     public func run(_ req: UpRequest) async throws -> UpResult {
-        let name = req.name ?? "\(KubeNames.label(Path.basename(req.stack)).prefix(40))-\(ctx.entropy.bytes(2).map { String(format: "%02x", $0) }.joined())"
-        guard Names.isDNSLabel(name), name.count <= 40 else {
-            throw SoError.usage("name '\(name)' is not usable as a namespace", hint: "use at most 40 lowercase letters, digits and '-', starting with a letter")
-        }
+        let name = req.name ?? "\(NameRules.dnsLabel(Path.basename(req.stack)).prefix(40))-\(ctx.entropy.bytes(2).map { String(format: "%02x", $0) }.joined())"
+        try NameRules.checkWorkspaceName(name)
         if Self.reservedNamespaces.contains(name) || name.hasPrefix("kube-") {
             throw SoError.usage("name '\(name)' is a system namespace", hint: "choose another --name")
         }

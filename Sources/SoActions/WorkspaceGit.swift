@@ -142,7 +142,7 @@ struct WorkspaceContainer {
                           hint: "add 'workspace: {service: SERVICE, path: /workspace}' to \(Path.join(c.model.directory, "spec.yml")), "
                               + "or use 'so deployment exec'")
         }
-        let container = KubeNames.label(spec.service)
+        let container = NameRules.dnsLabel(spec.service)
         let running = try await c.pods().first { p in
             p.at("status", "phase")?.string == "Running" && p.at("metadata", "deletionTimestamp") == nil &&
                 (p.at("status", "containerStatuses")?.array ?? []).contains { $0["name"]?.string == container && $0.at("state", "running") != nil }

@@ -105,7 +105,7 @@ extension KubeObject {
                   annotations: annotations, body: body)
     }
 
-    /// Whether the object is of `type`'s kind (`o.isKind(.job)`): the kind alone, as `kind == "Job"` tested.
+    /// Whether the object is of `type`'s kind (`o.isKind(.job)`): the kind alone, not the apiVersion.
     public func isKind(_ type: ResourceType) -> Bool { kind == type.kind }
 }
 

@@ -12,7 +12,7 @@ extension RenderState {
     mutating func renderServices(_ pod: ComposeComponent) {
         for svc in pod.compose.services where !svc.isInitContainer {
             guard let planned = ports.service(svc.name), planned.reach != .none else { continue }
-            let name = KubeNames.service(svc.name)
+            let name = NameRules.serviceName(svc.name)
             if name != svc.name {
                 warn("service '\(svc.name)' is reachable in the cluster as '\(name)' (Kubernetes names allow only lowercase letters, digits and '-')",
                      at: SourceLocation(file: pod.compose.path, line: svc.line))
@@ -63,10 +63,10 @@ extension RenderState {
     mutating func renderLinkAliases() {
         for pod in model.pods {
             for svc in pod.compose.services {
-                for link in svc.links where KubeNames.service(link.alias) != KubeNames.service(link.service) {
-                    let name = KubeNames.service(link.alias)
+                for link in svc.links where NameRules.serviceName(link.alias) != NameRules.serviceName(link.service) {
+                    let name = NameRules.serviceName(link.alias)
                     guard !services.contains(where: { $0.name == name }),
-                          let target = services.first(where: { $0.name == KubeNames.service(link.service) }) else { continue }
+                          let target = services.first(where: { $0.name == NameRules.serviceName(link.service) }) else { continue }
                     var alias = target
                     alias.name = name
                     services.append(alias)
@@ -115,7 +115,7 @@ extension RenderState {
         if model.deployTo == .k8s {
             annotations.append(("cert-manager.io/cluster-issuer", "letsencrypt-prod"))
             body.append(("tls", .list(spec.httpProxy.map { h in
-                .map([("hosts", .list([.string(h.hostName)])), ("secretName", .string(KubeNames.object("\(id)-\(h.hostName)-tls")))])
+                .map([("hosts", .list([.string(h.hostName)])), ("secretName", .string(NameRules.dnsSubdomain("\(id)-\(h.hostName)-tls")))])
             })))
         }
         body.append(("rules", .list(rules)))
@@ -123,13 +123,13 @@ extension RenderState {
                                     annotations: annotations, body: [("spec", .map(body))]))
     }
 
-    func proxyServiceName(_ pod: String) -> String { multiPod ? "\(id)-\(KubeNames.label(pod))-service" : "\(id)-service" }
+    func proxyServiceName(_ pod: String) -> String { multiPod ? "\(id)-\(NameRules.dnsLabel(pod))-service" : "\(id)-service" }
 
     // MARK: External services
 
     mutating func renderExternalServices() {
         for e in spec.sections.externalServices {
-            let name = KubeNames.service(e.name)
+            let name = NameRules.serviceName(e.name)
             let port: YValue = .list([.map([("name", .string("tcp-\(e.port)")), ("port", .int(e.port)), ("targetPort", .int(e.port)), ("protocol",
                 .string("TCP"))])])
             if let ip = e.ip {
