@@ -61,7 +61,8 @@ public struct BuildAction {
             }
         }
         for component in stack.pods + stack.optionalPods {
-            let compose = try stack.compose(component, fs: ctx.fs, environment: nil, diagnostics: DiagnosticSink()).file
+            let compose = try stack.compose(component, fs: ctx.fs, environment: nil,
+                    diagnostics: .dropped("a build reads only build:; deploy create and start warn about the rest")).file
             for svc in compose.services {
                 guard let b = svc.build else { continue }
                 let origin = SourceLocation(file: compose.path, line: svc.line)
@@ -104,6 +105,7 @@ public struct BuildAction {
         }
         var built: [BuildTarget] = []
         var shim: String?
+        // best effort: a scratch directory left behind (so-docker.*) is the system temp dir's to clear.
         defer { if let shim { try? ctx.fs.removeOwnedTree(shim, owner: .scratch(prefix: "so-docker")) } }
         for t in chosen {
             let argv = try command(t, stack: stack)
@@ -118,6 +120,7 @@ public struct BuildAction {
                 env["PATH"] = dir + ":" + (env["PATH"] ?? "/usr/local/bin:/usr/bin:/bin")
             }
             let inspect = [ctx.kindProvider.cli, "image", "inspect", "--format", "{{.Id}}", t.image]
+            // An image the engine cannot inspect (or no engine: the build says so) is built.
             if !req.forceRebuild, let r = try? await ctx.processes.run(inspect, workingDirectory: nil, environment: env, timeout: 30), r.exitCode == 0 {
                 ctx.say("\(t.image) exists; skipped (--force-rebuild builds it again)")
                 continue

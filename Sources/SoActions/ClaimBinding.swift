@@ -29,8 +29,8 @@ struct ClaimBinding: Sendable {
 
     func bindAhead(_ claims: [String], patience: Double = 5) async throws {
         guard !claims.isEmpty else { return }
-        let nodeType = try ResourceType.of(apiVersion: "v1", kind: "Node")
-        let claimType = try ResourceType.of(apiVersion: "v1", kind: "PersistentVolumeClaim")
+        let nodeType = ResourceType.node
+        let claimType = ResourceType.persistentVolumeClaim
         // Not allowed to list nodes (a namespace-scoped user): the scheduler chooses, as always.
         guard let nodes = try? await client.list(nodeType, namespace: nil, labelSelector: nil), nodes.count == 1,
               nodes[0].at("spec", "unschedulable")?.bool != true else { return }

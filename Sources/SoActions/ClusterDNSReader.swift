@@ -18,16 +18,15 @@ struct ClusterDNSReader {
     static let nodeLocalDefault = "169.254.20.10"
 
     func read() async -> ClusterDNS? {
-        guard let sliceType = try? ResourceType.of(apiVersion: "discovery.k8s.io/v1", kind: "EndpointSlice"),
-              let serviceType = try? ResourceType.of(apiVersion: "v1", kind: "Service"),
-              let daemonSetType = try? ResourceType.of(apiVersion: "apps/v1", kind: "DaemonSet") else { return nil }
-        async let svc = client.get(serviceType, name: Self.service, namespace: Self.namespace)
-        async let slices = client.list(sliceType, namespace: Self.namespace, labelSelector: "kubernetes.io/service-name=\(Self.service)")
-        async let nodeLocal = client.get(daemonSetType, name: Self.nodeLocal, namespace: Self.namespace)
+        async let svc = client.get(.service, name: Self.service, namespace: Self.namespace)
+        async let slices = client.list(.endpointSlice, namespace: Self.namespace, labelSelector: "kubernetes.io/service-name=\(Self.service)")
+        async let nodeLocal = client.get(.daemonSet, name: Self.nodeLocal, namespace: Self.namespace)
+        // A read refused (no access to kube-system) means nil: the policy then allows port 53 to kube-system (above).
         guard let service = try? await svc ?? nil, let listed = try? await slices else {
-            _ = try? await nodeLocal
+            _ = try? await nodeLocal  // awaited only so the task ends before we return; its answer no longer matters
             return nil
         }
+        // Most clusters run no NodeLocal DNSCache: an unreadable DaemonSet counts as none.
         return Self.derive(service: service, slices: listed, nodeLocal: (try? await nodeLocal) ?? nil)
     }
 

@@ -241,6 +241,7 @@ struct ClusterTargets {
         let engine = ctx.kindProvider.cli
         let node = "\(cluster)-control-plane"
         let argv = [engine, "inspect", "--format", "{{.Config.Image}}", node]
+        // Warned just below: the image is then not checked.
         guard let r = try? await ctx.processes.run(argv, workingDirectory: nil, environment: nil, timeout: 30),
               r.exitCode == 0, !r.stdout.trimmedWhitespace.isEmpty else {
             ctx.diagnostics.warn("cannot read the image of kind node \(node) (\(engine) inspect failed); kind-node-image \(wanted) is not checked",
@@ -263,6 +264,7 @@ struct ClusterTargets {
         guard !needed.isEmpty else { return }
         let engine = ctx.kindProvider.cli
         let argv = [engine, "inspect", "--format", "{{json .Mounts}}", "\(cluster)-control-plane"]
+        // Warned just below: the mounts are then not checked.
         guard let r = try? await ctx.processes.run(argv, workingDirectory: nil, environment: nil, timeout: 30),
               r.exitCode == 0, let json = try? JSON.parse(Data(r.stdout.utf8)) else {
             ctx.diagnostics.warn("cannot inspect the kind node's mounts (\(engine) inspect failed); volumes with host paths may not be visible",

@@ -21,7 +21,7 @@ enum ConfigRevisions {
     static func stamp(_ objects: [KubeObject], live: [String: JSON]) -> [KubeObject] {
         var revisions: [String: Int] = [:]
         var out = objects.map { o -> KubeObject in
-            guard o.kind == "Secret" || o.kind == "ConfigMap" else { return o }
+            guard o.isKind(.secret) || o.isKind(.configMap) else { return o }
             let current = live[o.kind + "/" + o.name]
             let was = current.flatMap { Int($0.annotations[revision] ?? "") } ?? 0
             var same = o
@@ -39,7 +39,7 @@ enum ConfigRevisions {
             revisions[reference(parts[0], parts[1])] = r
         }
         out = out.map { o in
-            guard o.kind == "Deployment" else { return o }
+            guard o.isKind(.deployment) else { return o }
             let read = Self.reads(o.value).compactMap { ref in revisions[ref].map { "\(ref)=\($0)" } }
             guard !read.isEmpty else { return o }
             var stamped = o
@@ -54,8 +54,8 @@ enum ConfigRevisions {
     /// the verbs that apply some objects without listing all the deployment owns (`--only`, rotate-secrets).
     static func live(_ client: ClusterClient, namespace: String, deployment id: String) async throws -> [String: JSON] {
         let selector = DeploymentNames.ownedSelector(id)
-        async let secrets = client.list(try ResourceType.of(apiVersion: "v1", kind: "Secret"), namespace: namespace, labelSelector: selector)
-        async let configMaps = client.list(try ResourceType.of(apiVersion: "v1", kind: "ConfigMap"), namespace: namespace, labelSelector: selector)
+        async let secrets = client.list(.secret, namespace: namespace, labelSelector: selector)
+        async let configMaps = client.list(.configMap, namespace: namespace, labelSelector: selector)
         var out: [String: JSON] = [:]
         for s in try await secrets { out["Secret/" + s.name] = s }
         for m in try await configMaps { out["ConfigMap/" + m.name] = m }

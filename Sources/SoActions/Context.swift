@@ -65,7 +65,7 @@ public struct SoContext: Sendable {
     /// The deployment directory `so up --name N` made: `$SO_HOME/deployments/N` for a name that is a DNS-1123
     /// label. Anything else (`..`, `/abs`, empty, `a/b`) is refused with exit 64 before it becomes a path.
     public func namedDeployment(_ name: String) throws -> String {
-        try DeploymentNameRule.check(name)
+        try NameRules.checkDeploymentName(name)
         return Path.join(soHome, "deployments", name)
     }
 
@@ -88,8 +88,10 @@ public struct SoContext: Sendable {
         let files = fs
         return .vouched(what: "the deployment directory of namespace \(namespace)") { real in
             let yml = Path.join(real, "deployment.yml")
-            guard let id = try? DeploymentFile.load(yml, fs: files, diagnostics: DiagnosticSink()).deploymentID else { return false }
-            let spec = try? Spec.load(Path.join(real, "spec.yml"), fs: files, diagnostics: DiagnosticSink())
+            // A probe: unreadable files vouch for nothing (the removal is refused, naming the directory).
+            let probe = DiagnosticSink.dropped("a probe of whose directory this is")
+            guard let id = try? DeploymentFile.load(yml, fs: files, diagnostics: probe).deploymentID else { return false }
+            let spec = try? Spec.load(Path.join(real, "spec.yml"), fs: files, diagnostics: probe)
             return id == namespace || spec?.namespace == namespace
         }
     }
@@ -101,17 +103,6 @@ public struct SoContext: Sendable {
     /// An absolute path for a path given on the command line.
     public func absolute(_ path: String) -> String {
         Path.absolute(Path.expandTilde(path, home: fs.homeDirectory), relativeTo: fs.currentDirectory)
-    }
-}
-
-/// The names `so up`, `so down` and `--name` take: a DNS-1123 label, since the name is the namespace and
-/// the last component of `$SO_HOME/deployments/NAME`.
-public enum DeploymentNameRule {
-    public static func check(_ name: String) throws {
-        guard NameRules.isDNSLabel(name) else {
-            throw SoError.usage(name.isEmpty ? "an empty name is not a deployment name" : "'\(name)' is not a deployment name",
-                                hint: "a name is lowercase letters, digits and '-' (a DNS-1123 label, at most 63), e.g. fix-login")
-        }
     }
 }
 

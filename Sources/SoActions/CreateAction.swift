@@ -68,7 +68,8 @@ public struct CreateAction {
                                             at: SourceLocation(file: specPath, line: spec.stackLine), diagnostics: ctx.diagnostics)
         try stack.requirePods()
         if let cli = req.stack, cli != spec.stack {
-            let other = try? ctx.locator.resolve(cli, diagnostics: DiagnosticSink())
+            // An unresolvable --stack counts as different: the warning below names it.
+            let other = try? ctx.locator.resolve(cli, diagnostics: .dropped("only compared with the spec's stack, never used"))
             if other?.stackDir != stack.stackDir {
                 ctx.diagnostics.warn("--stack \(cli) differs from the spec's stack '\(spec.stack)'; using the spec's",
                                      at: SourceLocation(file: specPath, line: spec.stackLine))
@@ -127,6 +128,7 @@ public struct CreateAction {
 
     /// The first cluster `kind get clusters` lists, so every deployment on a host shares it.
     func existingKindCluster() async -> String? {
+        // No kind (or kind failing) means no cluster to share: the start that follows makes or names one.
         guard let r = try? await ctx.processes.run(["kind", "get", "clusters"], workingDirectory: nil, environment: ctx.environment, timeout: 10),
               r.exitCode == 0 else { return nil }
         return ClusterTargets.clusters(listed: r.stdout).first

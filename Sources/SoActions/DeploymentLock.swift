@@ -138,7 +138,7 @@ struct DeploymentLock: Sendable {
     }
 
     func lease(acquired: String, renewed: String) -> KubeObject {
-        KubeObject(apiVersion: "coordination.k8s.io/v1", kind: "Lease", name: name, namespace: namespace, labels: labels,
+        KubeObject(.lease, name: name, namespace: namespace, labels: labels,
                    body: [("spec", .map([("holderIdentity", .string(holder)), ("leaseDurationSeconds", .int(duration)),
                                          ("acquireTime", .string(acquired)), ("renewTime", .string(renewed))]))])
     }
@@ -240,7 +240,7 @@ struct DeploymentLock: Sendable {
         let period = UInt64(Double(duration) / 3 * 1e9)
         return Task { [self] in
             while !Task.isCancelled {
-                try? await Task.sleep(nanoseconds: period)
+                try? await Task.sleep(nanoseconds: period)  // throws only when cancelled: the check below ends the loop
                 if Task.isCancelled { return }
                 if await !renew() { return }
             }
@@ -256,6 +256,7 @@ struct DeploymentLock: Sendable {
         var version = hold.version
         for _ in 0..<3 {
             guard !hold.lost else { return }
+            // best effort, both: a lease left behind expires after its duration, and the next start takes it over.
             if let version, (try? await client.delete(type, name: name, namespace: namespace, resourceVersion: version)) == true { return }
             guard let current = try? await client.get(type, name: name, namespace: namespace),
                   current.at("spec", "holderIdentity")?.string == holder,

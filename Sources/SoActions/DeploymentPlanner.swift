@@ -35,6 +35,7 @@ public struct DeploymentPlan: Sendable {
         var guardID = 0
         let tmp = try interrupts.step { () throws -> String in
             let t = try fs.temporaryDirectory(beside: dir, prefix: Self.temporaryPrefix(dir))
+            // best effort at an interrupt: the next create removes a leftover temporary directory by its prefix
             guardID = interrupts.onInterrupt { try? fs.removeOwnedTree(t, owner: .scratch(prefix: Self.temporaryPrefix(dir))) }
             return t
         }
@@ -45,7 +46,7 @@ public struct DeploymentPlan: Sendable {
                 interrupts.done(guardID)
             }
         } catch {
-            try? fs.removeOwnedTree(tmp, owner: .scratch(prefix: Self.temporaryPrefix(dir)))
+            try? fs.removeOwnedTree(tmp, owner: .scratch(prefix: Self.temporaryPrefix(dir)))  // best effort: the error next matters
             interrupts.done(guardID)
             throw error
         }
@@ -151,7 +152,8 @@ struct DeploymentPlanner {
             guard let root = try YAMLFile.parse(String(decoding: data, as: UTF8.self), file: component.composePath) else {
                 throw SoError("compose file is empty", hint: "a compose file has a services: section", at: SourceLocation(file: component.composePath))
             }
-            let interpolated = try ComposeLoader.decode(root, path: component.composePath, environment: interpolationEnv, diagnostics: DiagnosticSink())
+            let interpolated = try ComposeLoader.decode(root, path: component.composePath, environment: interpolationEnv,
+                    diagnostics: .dropped("stack.compose just above warned about this file"))
             plan.add("\(folder)/docker-compose-\(component.name).yml", data)
             let c = ComposeComponent(name: component.name, compose: interpolated, relativePath: "\(folder)/docker-compose-\(component.name).yml")
             if folder == "compose" { planned.pods.append(c.selecting(profiles: spec.profiles).component) } else { planned.jobs.append(c) }
@@ -246,7 +248,7 @@ struct DeploymentPlanner {
         // kind maps the ports the deployment publishes: the spec's network.ports replace the compose files' (warned about at load),
         // both parsed after interpolation with the values the compose files got.
         var published = planned.pods + planned.jobs
-        try SpecPorts.apply(spec, to: &published, environment: interpolationEnv, diagnostics: DiagnosticSink())
+        try SpecPorts.apply(spec, to: &published, environment: interpolationEnv, diagnostics: .dropped("warned about when the spec was loaded"))
         let ports = PortPlan(pods: Array(published.prefix(planned.pods.count)), jobs: Array(published.dropFirst(planned.pods.count)),
                              podPerService: stack.file.podPerService, httpProxy: spec.httpProxy, specPath: spec.path, deployTo: spec.deployTo,
                              podSecurity: spec.sections.security.podSecurity)

@@ -42,7 +42,7 @@ struct SecretSources {
         var data: [(key: String, value: SecretValue)] = []
         var generated: [String] = [], copied: [String] = []
         for entry in model.spec.config {
-            guard let token = try GenerateToken.parse(entry.value, at: SourceLocation(file: model.spec.path, line: entry.line)) else { continue }
+            guard let token = entry.token else { continue }
             if let value = current[entry.key], !rotate.contains(entry.key) {
                 data.append((entry.key, SecretValue(base64: value)))
             } else {
@@ -98,7 +98,8 @@ struct SecretSources {
     func composeValues() throws -> [String: SecretValue] {
         let used = Renderer.composeSecrets(model)
         guard !used.isEmpty else { return [:] }
-        let stack = try ctx.locator.resolve(model.spec.stack, relativeTo: [model.directory, Path.dirname(model.spec.path)], diagnostics: DiagnosticSink())
+        let stack = try ctx.locator.resolve(model.spec.stack, relativeTo: [model.directory, Path.dirname(model.spec.path)],
+                                            diagnostics: .dropped("deploy create warned about the stack; start reads it for secret sources"))
         let sources = try stack.pods(with: model.spec.with, at: nil) + stack.jobs
         var out: [String: SecretValue] = [:]
         for secret in used {

@@ -29,6 +29,7 @@ struct HostGatewayFinder {
         let engine = ctx.kindProvider.cli
         let format = engine == "podman" ? "{{range .Subnets}}{{.Gateway}} {{end}}" : "{{range .IPAM.Config}}{{.Gateway}} {{end}}"
         let argv = [engine, "network", "inspect", network, "--format", format]
+        // Reported just below (verbose): host-gateway is optional, the deployment starts without it.
         guard let r = try? await ctx.processes.run(argv, workingDirectory: nil, environment: nil, timeout: 30), r.exitCode == 0 else {
             ctx.verbose("cannot read the gateway of \(engine) network '\(network)' (\(engine) network inspect failed): extra_hosts host-gateway is left out")
             return nil

@@ -13,13 +13,13 @@ struct IngressInstaller {
 
     /// Whether a start needs the controller: kind target, cluster management on, and an Ingress rendered.
     static func needed(_ model: DeploymentModel, _ manifest: Manifest, _ req: StartRequest) -> Bool {
-        model.deployTo == .k8sKind && req.cluster.performClusterManagement && req.onlyKinds == nil && manifest.objects.contains { $0.kind == "Ingress" }
+        model.deployTo == .k8sKind && req.cluster.performClusterManagement && req.onlyKinds == nil && manifest.objects.contains { $0.isKind(.ingress) }
     }
 
     /// Returns true when it applied anything.
     @discardableResult
     func ensure(image: String?, acmeEmail: String?, timeout: Double, progress: ProgressReporter) async throws -> Bool {
-        let type = try ResourceType.of(apiVersion: "apps/v1", kind: "Deployment")
+        let type = ResourceType.deployment
         if let d = try await client.get(type, name: IngressController.deploymentName, namespace: IngressController.namespace),
            Waiter.deploymentPending(d) == nil {
             let running = d.at("spec", "template", "spec", "containers")?.array.first?["image"]?.string
@@ -33,7 +33,7 @@ struct IngressInstaller {
         }
         let objects = IngressController.objects(image: image, acmeEmail: acmeEmail)
         for o in objects { _ = try await client.apply(o, fieldManager: "so", force: true) }
-        let controller = objects.filter { $0.kind == "Deployment" }
+        let controller = objects.filter { $0.isKind(.deployment) }
         do {
             let selector = "\(DeploymentNames.Label.name)=\(IngressController.deploymentName)"
             try await Waiter(ctx: ctx, client: client, namespace: IngressController.namespace, selector: selector)

@@ -122,7 +122,7 @@ public struct InitAction {
             for (k, v) in try Self.parseConfigArgument(arg) { config.set(k, .string(v)) }
         }
         for (k, v) in config.pairs {
-            if case .string(let s) = v { try GenerateToken.validate(in: s, at: SourceLocation(file: "--config \(k)")) }
+            if case .string(let s) = v { _ = try GenerateToken.parse(s, at: SourceLocation(file: "--config \(k)")) }
         }
 
         let with = try chooseOptionalPods(stack, requested: req.with)
@@ -276,6 +276,7 @@ extension YValue {
     /// A YAML node as an ordered value: plain ints and bools keep their type, everything else is text.
     static func from(_ n: YNode) -> YValue {
         if n.isNull { return .null }
+        // The three reads below cannot fail: each asks for the shape the node was just tested to have.
         if n.isMapping { return .map(((try? n.entries("value")) ?? []).map { ($0.key, from($0.value)) }) }
         if n.isSequence { return .list(((try? n.sequence("value")) ?? []).map(from)) }
         let text = (try? n.string("value")) ?? ""
@@ -302,7 +303,7 @@ public enum AtomicWrite {
         do {
             try fs.replace(path, with: tmp)
         } catch {
-            try? fs.remove(tmp)
+            try? fs.remove(tmp)  // best effort: the error thrown next is what matters; a stray temp file is harmless
             throw error
         }
     }

@@ -73,6 +73,7 @@ struct KubeletNudge: Sendable {
     /// Marks the pods `due` names; a user who may not patch pods waits for the kubelet as before.
     func nudge(_ pods: [JSON]) async {
         for (pod, value) in Self.due(pods, now: ctx.clock.now()) {
+            // Refused (a user who may not patch pods): the kubelet syncs the pod in its own time, as before.
             if (try? await client.annotate(.pod, name: pod, namespace: namespace, [(Self.annotation, value)])) != nil {
                 ctx.verbose("pod \(namespace)/\(pod): the kubelet is late (\(value)); marked so it syncs the pod now")
             }

@@ -29,7 +29,7 @@ struct ConnectedDeployment {
 
     /// Pods of the deployment: Deployments' (`app=<id>`) then Jobs' (`app=<id>-job`).
     func pods() async throws -> [JSON] {
-        let pod = try ResourceType.of(apiVersion: "v1", kind: "Pod")
+        let pod = ResourceType.pod
         return try await client.list(pod, namespace: namespace, labelSelector: DeploymentNames.selector(model.id))
             + client.list(pod, namespace: namespace, labelSelector: DeploymentNames.selector("\(model.id)-job"))
     }
@@ -98,26 +98,26 @@ public struct ObserveAction {
     public func status(_ directory: String, cluster: ClusterOptions) async throws -> DeploymentStatus {
         let c = try await ConnectedDeployment.open(ctx, directory: directory, cluster: cluster)
         var workloads: [DeploymentStatus.Workload] = []
-        for d in try await c.client.list(try ResourceType.of(apiVersion: "apps/v1", kind: "Deployment"), namespace: c.namespace,
+        for d in try await c.client.list(.deployment, namespace: c.namespace,
                 labelSelector: DeploymentNames.selector(c.model.id)) {
             let pending = Waiter.deploymentPending(d)
             let want = d.at("spec", "replicas")?.int ?? 1
-            workloads.append(.init(kind: "Deployment", name: d.name, state: pending ?? "\(want)/\(want) available", ready: pending == nil))
+            workloads.append(.init(kind: ResourceType.deployment.kind, name: d.name, state: pending ?? "\(want)/\(want) available", ready: pending == nil))
         }
-        for j in try await c.client.list(try ResourceType.of(apiVersion: "batch/v1", kind: "Job"), namespace: c.namespace,
+        for j in try await c.client.list(.job, namespace: c.namespace,
                 labelSelector: DeploymentNames.selector(c.model.id)) {
             let succeeded = (j.at("status", "succeeded")?.int ?? 0) >= 1
             let failed = (j.at("status", "failed")?.int ?? 0) >= 1
-            workloads.append(.init(kind: "Job", name: j.name, state: succeeded ? "complete" : failed ? "failed" : "running", ready: succeeded))
+            workloads.append(.init(kind: ResourceType.job.kind, name: j.name, state: succeeded ? "complete" : failed ? "failed" : "running", ready: succeeded))
         }
         var hosts: [String] = []
-        for i in try await c.client.list(try ResourceType.of(apiVersion: "networking.k8s.io/v1", kind: "Ingress"), namespace: c.namespace,
+        for i in try await c.client.list(.ingress, namespace: c.namespace,
                 labelSelector: DeploymentNames.selector(c.model.id)) {
             for r in i.at("spec", "rules")?.array ?? [] { if let h = r["host"]?.string { hosts.append(h) } }
         }
         let now = ctx.clock.now()
         let pods = try await c.pods().map { Self.podInfo($0, now: now) }
-        let events = try await c.client.list(try ResourceType.of(apiVersion: "v1", kind: "Event"), namespace: c.namespace, labelSelector: nil)
+        let events = try await c.client.list(.event, namespace: c.namespace, labelSelector: nil)
             .filter { $0["type"]?.string == "Warning" }
             .sorted { ($0["lastTimestamp"]?.string ?? $0["eventTime"]?.string ?? "") > ($1["lastTimestamp"]?.string ?? $1["eventTime"]?.string ?? "") }
             .prefix(10)
@@ -156,7 +156,7 @@ public struct ObserveAction {
     public func logs(_ req: LogsRequest) async throws {
         let c = try await ConnectedDeployment.open(ctx, directory: req.directory, cluster: req.cluster)
         let pods = try await c.pods()
-        let wanted = Set(req.services.map { KubeNames.label($0) })
+        let wanted = Set(req.services.map { NameRules.dnsLabel($0) })
         var sources: [(pod: String, container: String)] = []
         for p in pods {
             for container in ((p.at("spec", "initContainers")?.array ?? []) + (p.at("spec", "containers")?.array ?? [])).compactMap({ $0["name"]?.string })
@@ -198,7 +198,7 @@ public struct ObserveAction {
     /// Runs a command in a service's container through kubectl and returns its exit code.
     public func exec(_ directory: String, cluster: ClusterOptions, service: String, command: [String], interactive: Bool, tty: Bool) async throws -> Int32 {
         let c = try await ConnectedDeployment.open(ctx, directory: directory, cluster: cluster)
-        let container = KubeNames.label(service)
+        let container = NameRules.dnsLabel(service)
         let pods = try await c.pods().filter { p in (p.at("spec", "containers")?.array ?? []).contains { $0["name"]?.string == container } }
         guard let pod = pods.first(where: { $0.at("status", "phase")?.string == "Running" }) ?? pods.first else {
             let all = Set(try await c.pods().flatMap { Self.podInfo($0).containers }).sorted()
@@ -220,7 +220,7 @@ public struct ObserveAction {
     /// An interactive shell in a service's container (default: the first pod's first service), in
     /// /workspace when it exists; bash when the image has it.
     public func shell(_ directory: String, cluster: ClusterOptions, service: String?) async throws -> Int32 {
-        let model = try DeploymentLoader.load(ctx.absolute(directory), fs: ctx.fs, diagnostics: DiagnosticSink())
+        let model = try DeploymentLoader.load(ctx.absolute(directory), fs: ctx.fs, diagnostics: ctx.diagnostics)
         let fallback = model.pods.first?.compose.services.first { !$0.labels.contains { $0.0 == "laconic.init-container" && $0.1 == "true" } }?.name
         guard let name = service ?? fallback else { throw SoError("the deployment has no services", hint: "check its compose files") }
         let script = "cd /workspace 2>/dev/null || true; if command -v bash >/dev/null 2>&1; then exec bash -l; else exec sh -l; fi"
@@ -242,7 +242,7 @@ public struct ObserveAction {
                 throw SoError("port-forward: service '\(service)' has no port \(forwarded.remote)", hint: planned.portsHint)
             }
         }
-        let args = ["kubectl"] + c.target.kubectlFlags + ["-n", c.namespace, "port-forward", "service/\(KubeNames.service(service))"] + ports
+        let args = ["kubectl"] + c.target.kubectlFlags + ["-n", c.namespace, "port-forward", "service/\(NameRules.serviceName(service))"] + ports
         guard let attached = ctx.processes as? AttachedProcessRunner else {
             return try await ctx.processes.run(args, workingDirectory: nil, environment: nil, timeout: nil).exitCode
         }
@@ -262,7 +262,7 @@ public struct ObserveAction {
     /// Rolls the deployment's Deployments (the caller holds its lock); `templateAnnotations` go into their pod
     /// templates beside `restartedAt`.
     func restart(_ c: ConnectedDeployment, wait: Bool, timeout: Double, templateAnnotations: [String: [(String, String)]] = [:]) async throws {
-        let type = try ResourceType.of(apiVersion: "apps/v1", kind: "Deployment")
+        let type = ResourceType.deployment
         let stamp = Timestamps.rfc3339(ctx.clock.now())
         func patch(_ name: String) -> Data {
             let annotations = [("kubectl.kubernetes.io/restartedAt", stamp)] + (templateAnnotations[name] ?? [])
@@ -285,7 +285,7 @@ public struct ObserveAction {
         ctx.say("restarting \(names.joined(separator: ", "))")
         // With a maintenance page, the Ingress goes back only once the workloads are ready again.
         if wait || maintenance != nil {
-            let objects = names.map { KubeObject(apiVersion: "apps/v1", kind: "Deployment", name: $0, namespace: c.namespace) }
+            let objects = names.map { KubeObject(.deployment, name: $0, namespace: c.namespace) }
             try await Waiter(ctx: ctx, client: c.client, namespace: c.namespace, selector: DeploymentNames.instanceSelector(c.model.id),
                     directory: c.model.directory)
                 .wait(for: objects, timeout: timeout, progress: ProgressReporter(ctx: ctx, mode: .plain))
@@ -324,8 +324,8 @@ struct Maintenance {
         }
         self.ctx = ctx
         self.c = c
-        container = KubeNames.label(target.service)
-        service = KubeNames.service(target.service)
+        container = NameRules.dnsLabel(target.service)
+        service = NameRules.serviceName(target.service)
         self.port = target.port
     }
 
@@ -380,7 +380,7 @@ extension ObserveAction {
     }
 
     func rotate(_ c: ConnectedDeployment, keys: [String], generatedKeys: [String], timeout: Double) async throws -> [String] {
-        let existing = try await c.client.get(try ResourceType.of(apiVersion: "v1", kind: "Secret"), name: DeploymentNames.generatedSecrets(c.model.id),
+        let existing = try await c.client.get(.secret, name: DeploymentNames.generatedSecrets(c.model.id),
                 namespace: c.namespace)
         // What start would apply (`StartManifest`), the keys rotated made anew: its generated-secrets Secret is applied.
         let manifest = try RenderAction(ctx).render(c.model, warn: false)
@@ -389,12 +389,12 @@ extension ObserveAction {
         // With its revision one up, and the pods that read it told so in the restart's own patch (as start would stamp them).
         let live = try await ConfigRevisions.live(c.client, namespace: c.namespace, deployment: c.model.id)
         let stamped = ConfigRevisions.stamp(desired.objects, live: live)
-        for object in stamped where object.kind == "Secret" && object.name == DeploymentNames.generatedSecrets(c.model.id) {
+        for object in stamped where object.isKind(.secret) && object.name == DeploymentNames.generatedSecrets(c.model.id) {
             _ = try await c.client.apply(object.stamped, fieldManager: "so", force: true)
         }
         ctx.say("rotated \(desired.madeNow.joined(separator: ", "))")
         var revisions: [String: [(String, String)]] = [:]
-        for d in stamped where d.kind == "Deployment" {
+        for d in stamped where d.isKind(.deployment) {
             if let v = ConfigRevisions.read(d) { revisions[d.name] = [(ConfigRevisions.podAnnotation, v)] }
         }
         try await restart(c, wait: true, timeout: timeout, templateAnnotations: revisions)

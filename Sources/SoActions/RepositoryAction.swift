@@ -104,6 +104,7 @@ public struct RepositoryAction {
                 if let ref = locator.ref { try await git(["-C", dir, "checkout", "--quiet", ref], what: "check out \(ref) in \(dir)") }
             } catch {
                 // It did not exist before this clone (checked above): what is there now is git's half-made clone.
+                // best effort: the clone's error thrown next is what matters; the next clone refuses a leftover dir by name.
                 try? ctx.fs.removeOwnedTree(dir, owner: .vouched(what: "the clone this run started") { _ in true })
                 throw error
             }
@@ -141,6 +142,7 @@ public struct RepositoryAction {
         let branch = try await git(["-C", dir, "rev-parse", "--abbrev-ref", "HEAD"], what: "read the ref of \(dir)").trimmedWhitespace
         if branch == ref { return true }
         let head = try await git(["-C", dir, "rev-parse", "HEAD"], what: "read the commit of \(dir)").trimmedWhitespace
+        // A ref that is no commit here is not where the checkout is (rev-parse --verify fails for it).
         let target = try? await git(["-C", dir, "rev-parse", "--verify", "--quiet", "\(ref)^{commit}"], what: "resolve \(ref)")
         return target?.trimmedWhitespace == head
     }

@@ -12,6 +12,7 @@ public struct ResyncAction {
         let dir = ctx.absolute(directory)
         let identity = try DeploymentFile.load(Path.join(dir, "deployment.yml"), fs: ctx.fs, diagnostics: ctx.diagnostics)
         if pull, let source = identity.stackSource {
+            // No git, like a stack outside a checkout (rev-parse fails), leaves nothing to pull.
             let top = try? await ctx.processes.run(["git", "-C", source, "rev-parse", "--show-toplevel"], workingDirectory: nil, environment: nil, timeout: 30)
             if let top, top.exitCode == 0 {
                 let repo = top.stdout.trimmedWhitespace

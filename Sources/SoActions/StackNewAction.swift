@@ -27,7 +27,7 @@ public struct StackNewAction {
 
     @discardableResult
     public func run(_ req: StackNewRequest) async throws -> String {
-        try Names.checkComponent(req.name, what: "stack name", at: nil)
+        try NameRules.checkComponent(req.name, what: "stack name", at: nil)
         guard !req.from.isEmpty else { throw SoError("stack new needs --from FILE", hint: "name the compose file(s) to start from, e.g. --from compose.yaml") }
         let out = ctx.absolute(req.output ?? req.name)
         if ctx.fs.exists(out) { throw SoError("\(out) already exists", hint: "choose another --output, or remove it") }
@@ -76,6 +76,7 @@ public struct StackNewAction {
             }
             try ctx.fs.move(tmp, to: out)
         } catch {
+            // best effort: the error thrown next is what matters; a stray .creating dir is removed by the next stack new
             try? ctx.fs.removeOwnedTree(tmp, owner: .scratch(prefix: Path.basename(out) + ".creating"))
             throw error
         }

@@ -13,8 +13,15 @@ struct StartCommands {
 
     func run(_ when: When) async throws {
         let pods = model.pods.map(\.name)
-        guard let stack = try? ctx.locator.resolve(model.spec.stack, relativeTo: [model.directory, Path.dirname(model.spec.path)],
-                diagnostics: DiagnosticSink()) else { return }
+        let stack: ResolvedStack
+        do {
+            stack = try ctx.locator.resolve(model.spec.stack, relativeTo: [model.directory, Path.dirname(model.spec.path)],
+                    diagnostics: .dropped("deploy create warned about the stack; start reads it only for its commands"))
+        } catch {
+            ctx.diagnostics.warn("cannot resolve stack \(model.spec.stack) for its \(when.rawValue)s: \(SoContext.oneLine(error)); none run",
+                                 hint: "check the spec's stack: (the stack may have moved)")
+            return
+        }
         for pod in stack.pods where pods.contains(pod.name) {
             guard let command = when == .pre ? pod.preStartCommand : pod.postStartCommand else { continue }
             ctx.say("running \(when.rawValue) of pod \(pod.name): \(command)")

@@ -48,8 +48,8 @@ struct Waiter {
     func wait(for objects: [KubeObject], timeout: Double, progress: ProgressReporter) async throws {
         let deploymentType = ResourceType.deployment
         let jobType = ResourceType.job
-        let deployments = objects.filter { $0.kind == "Deployment" }.map(\.name)
-        let jobs = objects.filter { $0.kind == "Job" }.map(\.name)
+        let deployments = objects.filter { $0.isKind(.deployment) }.map(\.name)
+        let jobs = objects.filter { $0.isKind(.job) }.map(\.name)
         let start = ctx.clock.now()
         var lastState = ""
         var pause = 0.1
@@ -277,7 +277,7 @@ struct ImageLoader: Sendable {
     /// service with build:.
     static func localImages(manifest: Manifest, model: DeploymentModel) -> [String] {
         var images: [String] = []
-        for o in manifest.objects where o.kind == "Deployment" || o.kind == "Job" {
+        for o in manifest.objects where o.isKind(.deployment) || o.isKind(.job) {
             for image in Self.images(in: o.value) where !images.contains(image) { images.append(image) }
         }
         let overrides = Set(model.spec.sections.imageOverrides.map(\.image))
@@ -324,6 +324,7 @@ struct ImageLoader: Sendable {
         var loaded: [String] = []
         for (image, localID) in ids {
             let inspect = [engine, "exec", "\(cluster)-control-plane", "crictl", "inspecti", "-o", "go-template", "--template", "{{.status.id}}", image]
+            // An image the node cannot show is loaded (the load reports a failure of its own).
             let node = try? await ctx.processes.run(inspect, workingDirectory: nil, environment: nil, timeout: 30)
             if let node, node.exitCode == 0, Self.digest(node.stdout) == Self.digest(localID) { continue }
             progress.phase("loading image", "\(image) into kind cluster \(cluster)")
@@ -345,12 +346,13 @@ struct ImageLoader: Sendable {
         let root = ctx.temporaryRoot
         let dir = try ctx.fs.temporaryDirectory(beside: Path.join(root, "so-image"), prefix: "so-image")
         let archive = Path.join(dir, "image.tar")
-        defer { try? ctx.fs.remove(archive); try? ctx.fs.remove(dir) }
+        defer { try? ctx.fs.remove(archive); try? ctx.fs.remove(dir) }  // best effort: a scratch dir in the temp dir
         var ref = image
         var untag: [String]?
         if engine == "podman", ImageReference.qualified(image) != image {
             ref = ImageReference.qualified(image)
             let inspect = [engine, "image", "inspect", "--format", "{{.Id}}", ref]
+            // Not there (or not readable): tagged below, and untagged after the save.
             let there = try? await ctx.processes.run(inspect, workingDirectory: nil, environment: nil, timeout: 30)
             if there?.exitCode != 0 || Self.digest(there?.stdout ?? "") != Self.digest(id) {
                 try await engineRun([engine, "tag", image, ref], what: "tag image \(image) as \(ref)")
@@ -363,7 +365,13 @@ struct ImageLoader: Sendable {
             try await kind(["load", "image-archive", archive, "--name", cluster], image: image, cluster: cluster)
             loaded = .success(())
         } catch { loaded = .failure(error) }
-        if let untag { _ = try? await ctx.processes.run(untag, workingDirectory: nil, environment: nil, timeout: 30) }
+        if let untag {
+            let r = try? await ctx.processes.run(untag, workingDirectory: nil, environment: nil, timeout: 30)
+            if r?.exitCode != 0 {
+                ctx.diagnostics.warn("cannot remove the tag \(ref) that loading image \(image) added",
+                                     hint: "remove it with '\(untag.joined(separator: " "))'")
+            }
+        }
         try loaded.get()
     }
 
@@ -390,7 +398,7 @@ struct ImageLoader: Sendable {
     static func stamp(_ objects: [KubeObject], ids: [(image: String, id: String)]) -> [KubeObject] {
         guard !ids.isEmpty else { return objects }
         return objects.map { o in
-            guard o.kind == "Deployment" else { return o }
+            guard o.isKind(.deployment) else { return o }
             let used = Set(images(in: o.value))
             let mine = ids.filter { used.contains($0.image) }
             guard !mine.isEmpty else { return o }
@@ -439,6 +447,7 @@ struct NodeCapacity {
     var canGrow: Bool
 
     static func read(_ client: ClusterClient) async throws -> NodeCapacity? {
+        // A user who may not list nodes gets no capacity note (the wait goes on without it).
         guard let listed = try? await client.list(.node, namespace: nil, labelSelector: nil),
               !listed.isEmpty else { return nil }
         // kind's nodes say kind://; bare nodes (kubeadm, the kit) say nothing: neither grows by itself.

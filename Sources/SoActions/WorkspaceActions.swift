@@ -35,8 +35,8 @@ public struct ListAction {
 
     func list(_ client: ClusterClient) async throws -> [DeploymentListing] {
         let selector = DeploymentNames.Label.managedBySoSelector
-        let namespaces = try await client.list(try ResourceType.of(apiVersion: "v1", kind: "Namespace"), namespace: nil, labelSelector: selector)
-        let deployments = try await client.list(try ResourceType.of(apiVersion: "apps/v1", kind: "Deployment"), namespace: nil, labelSelector: selector)
+        let namespaces = try await client.list(.namespace, namespace: nil, labelSelector: selector)
+        let deployments = try await client.list(.deployment, namespace: nil, labelSelector: selector)
         var byNamespace: [String: (ready: Int, total: Int)] = [:]
         for d in deployments {
             let ns = d.at("metadata", "namespace")?.string ?? ""
@@ -118,8 +118,8 @@ struct Remover {
     let client: ClusterClient
 
     func remove(_ deployments: [DeploymentListing], wait: Bool, timeout: Double) async throws {
-        let nsType = try ResourceType.of(apiVersion: "v1", kind: "Namespace")
-        let pvType = try ResourceType.of(apiVersion: "v1", kind: "PersistentVolume")
+        let nsType = ResourceType.namespace
+        let pvType = ResourceType.persistentVolume
         for d in deployments {
             // Under the deployment's Lease: a start or stop of it in progress is waited for, up to the timeout. A
             // namespace already going (another run removed it) needs no deleting.
@@ -206,10 +206,8 @@ public struct UpAction {
     static let reservedNamespaces: Set<String> = ["default", "kube-system", "kube-public", "kube-node-lease", "caddy-system", "local-path-storage"]
 
     public func run(_ req: UpRequest) async throws -> UpResult {
-        let name = req.name ?? "\(KubeNames.label(Path.basename(req.stack)).prefix(40))-\(ctx.entropy.bytes(2).map { String(format: "%02x", $0) }.joined())"
-        guard Names.isDNSLabel(name), name.count <= 40 else {
-            throw SoError.usage("name '\(name)' is not usable as a namespace", hint: "use at most 40 lowercase letters, digits and '-', starting with a letter")
-        }
+        let name = req.name ?? "\(NameRules.dnsLabel(Path.basename(req.stack)).prefix(40))-\(ctx.entropy.bytes(2).map { String(format: "%02x", $0) }.joined())"
+        try NameRules.checkWorkspaceName(name)
         if Self.reservedNamespaces.contains(name) || name.hasPrefix("kube-") {
             throw SoError.usage("name '\(name)' is a system namespace", hint: "choose another --name")
         }
@@ -226,7 +224,7 @@ public struct UpAction {
         } else {
             try ctx.fs.createDirectory(Path.dirname(dir))
             let specPath = dir + ".spec-\(getpid()).yml"
-            defer { try? ctx.fs.remove(specPath) }
+            defer { try? ctx.fs.remove(specPath) }  // best effort: a stray .spec-PID.yml beside the deployment is harmless
             var quiet = ctx
             quiet.options.quiet = true
             var initReq = InitRequest(stack: req.stack, config: ["WORKSPACE_NAME=\(name)"] + (try await gitIdentity(req,
@@ -301,9 +299,11 @@ public struct UpAction {
     func gitIdentity(_ req: UpRequest, in repository: String? = nil) async throws -> [String] {
         let given = Set(req.config.compactMap { $0.split(separator: "=", maxSplits: 1).first.map(String.init) })
         guard !given.contains("GIT_USER_NAME") || !given.contains("GIT_USER_EMAIL") else { return [] }
-        let stack = try ctx.locator.resolve(req.stack, diagnostics: DiagnosticSink())
+        let stack = try ctx.locator.resolve(req.stack, diagnostics: .dropped("deploy init resolves the same stack and warns"))
+        // spec-defaults is a mapping: StackFile.load checked it (`entries` cannot fail here).
         guard let defaults = stack.file.specDefaults,
                 (try? defaults.entries("'spec-defaults'"))?.contains(where: { $0.key == "workspace" }) == true else { return [] }
+        // No git, or no identity set: the agent commits as the image's default user, as without this.
         guard let r = try? await ctx.processes.run(["git"] + (repository.map { ["-C", $0] } ?? []) + ["config", "--get-regexp", "^user\\.(name|email)$"],
                 workingDirectory: nil, environment: nil, timeout: 10),
               r.exitCode == 0 else { return [] }
@@ -329,6 +329,7 @@ public struct UpAction {
         }
         let scratch = try ctx.fs.temporaryDirectory(beside: Path.join(ctx.temporaryRoot, "so-up"),
                 prefix: "so-up-dry-run")
+        // best effort: a scratch dir in the temp dir, nothing in it is kept
         defer { try? ctx.fs.removeOwnedTree(scratch, owner: .scratch(prefix: "so-up-dry-run")) }
         var quiet = ctx
         quiet.options.quiet = true
@@ -349,7 +350,7 @@ public struct UpAction {
 
     /// Routes `<name>.localhost` to the service that exposes `port` (an http-proxy entry in D/spec.yml).
     func addPreview(dir: String, host: String, port: Int) throws {
-        let model = try DeploymentLoader.load(dir, fs: ctx.fs, diagnostics: DiagnosticSink())
+        let model = try DeploymentLoader.load(dir, fs: ctx.fs, diagnostics: ctx.diagnostics)
         let services = try Renderer.ports(of: model).services.filter { !$0.isInitContainer }
         guard let svc = services.first(where: { s in s.listens.contains { $0.number == port } }) else {
             throw SoError("no service of \(model.stackName) exposes port \(port) for --preview",
@@ -380,7 +381,8 @@ struct WorkspacePlan {
     var note: String?
 
     static func make(_ ctx: SoContext, _ req: UpRequest, name: String, existing: Bool) async throws -> WorkspacePlan {
-        let stack = try ctx.locator.resolve(req.stack, diagnostics: DiagnosticSink())
+        let stack = try ctx.locator.resolve(req.stack, diagnostics: .dropped("deploy init resolves the same stack and warns"))
+        // spec-defaults is a mapping: StackFile.load checked it (`entries` cannot fail here).
         let defaults = (try? stack.file.specDefaults?.entries("'spec-defaults'")) ?? []
         let isWorkspace = defaults.contains { $0.key == "workspace" }
         guard isWorkspace else {
@@ -403,12 +405,26 @@ struct WorkspacePlan {
             }
             return WorkspacePlan()
         }
-        let config = (try? stack.file.specDefaults?.mapping("'spec-defaults'").nonNull("config")?.entries("'config'")) ?? []
+        let config: [(key: String, keyNode: YNode, value: YNode)]
+        do {
+            config = try stack.file.specDefaults?.mapping("'spec-defaults'").nonNull("config")?.entries("'config'") ?? []
+        } catch {
+            ctx.diagnostics.warn("cannot read spec-defaults config of stack \(stack.name): \(SoContext.oneLine(error)); GIT_CARRY taken as unset",
+                                 hint: "make spec-defaults.config a mapping of names to values")
+            config = []
+        }
         let carries = config.contains { $0.key == "GIT_CARRY" }
         if existing {
             // Carried again only when its first start never got the checkout in.
             let dir = try ctx.namedDeployment(name)
-            let env = (try? ConfigEnv.load(Path.join(dir, "config.env"), fs: ctx.fs)) ?? []
+            let env: [(key: String, value: String)]
+            do {
+                env = try ConfigEnv.load(Path.join(dir, "config.env"), fs: ctx.fs)
+            } catch {
+                ctx.diagnostics.warn("cannot read config.env of workspace \(name): \(SoContext.oneLine(error)); its checkout is not carried again",
+                                     hint: "fix \(Path.join(dir, "config.env")), then run so up again")
+                env = []
+            }
             guard carries, env.contains(where: { $0.key == "GIT_CARRY" && !$0.value.isEmpty }) else { return WorkspacePlan() }
         } else if !carries {
             if req.from != nil || req.includeUncommitted {

@@ -67,8 +67,19 @@ public struct WorkspaceState: Sendable, Equatable, Encodable {
 extension SoContext {
     /// Whether the deployment in `dir` is a workspace (its spec has `workspace:`): only spec.yml is read.
     func isWorkspace(_ dir: String) -> Bool {
-        (try? Spec.load(Path.join(dir, "spec.yml"), fs: fs, diagnostics: DiagnosticSink()))?.workspace != nil
+        let path = Path.join(dir, "spec.yml")
+        guard fs.exists(path) else { return false }
+        do {
+            return try Spec.load(path, fs: fs, diagnostics: .dropped("the spec's warnings were given when the deployment was loaded"))
+                .workspace != nil
+        } catch {
+            diagnostics.warn("cannot read \(path): \(Self.oneLine(error)); taken as no workspace", hint: "fix the spec, then run the command again")
+            return false
+        }
     }
+
+    /// An error's message without its hint (for a warning that gives its own).
+    static func oneLine(_ error: Error) -> String { (error as? SoError)?.message ?? "\(error)" }
 }
 
 /// What removing a workspace's volume (`so down`, `stop --delete-volumes`) would lose: a workspace (spec
@@ -136,7 +147,7 @@ struct WorkspaceContainer {
                           hint: "add 'workspace: {service: SERVICE, path: /workspace}' to \(Path.join(c.model.directory, "spec.yml")), "
                               + "or use 'so deployment exec'")
         }
-        let container = KubeNames.label(spec.service)
+        let container = NameRules.dnsLabel(spec.service)
         let running = try await c.pods().first { p in
             p.at("status", "phase")?.string == "Running" && p.at("metadata", "deletionTimestamp") == nil &&
                 (p.at("status", "containerStatuses")?.array ?? []).contains { $0["name"]?.string == container && $0.at("state", "running") != nil }

@@ -110,9 +110,9 @@ struct TakenWork {
 
     func done() async {
         for ref in [branchRef, snapshotRef, startRef].compactMap({ $0 }) where ref.hasPrefix("refs/so/take/") {
-            _ = try? await git(["update-ref", "-d", ref])
+            _ = try? await git(["update-ref", "-d", ref])  // best effort: refs/so/take/* are overwritten by the next take
         }
-        try? ctx.fs.removeOwnedTree(scratch, owner: .scratch(prefix: "so-take"))
+        try? ctx.fs.removeOwnedTree(scratch, owner: .scratch(prefix: "so-take"))  // best effort: a scratch dir in the temp dir
     }
 
     /// Bundles the branch (and, with `snapshot`, a commit of the working tree on top of HEAD) in the
@@ -154,6 +154,7 @@ struct TakenWork {
         do {
             let r = try await streaming.runStreaming(try w.command(script, [s.branch, prerequisite, snapshot ? "1" : "", w.name]), stdinFile: nil,
                     stdoutFile: file, environment: nil, timeout: nil)
+            // A bundle that cannot be read counts as empty: the error below says bundling failed.
             guard r.exitCode == 0, (try? ctx.fs.size(file)) ?? 0 > 0 else {
                 throw SoError("bundling \(s.branch) in \(w.name) failed: \(r.lastErrorLine)",
                         hint: "see the branch in the workspace: so deployment --dir \(w.c.model.directory) shell")
@@ -174,7 +175,7 @@ struct TakenWork {
                     snapshotRef: snapshot ? "\(prefix)/snapshot" : nil,
                              startRef: s.seed.isEmpty ? s.base : "\(prefix)/seed", ctx: ctx, name: w.name)
         } catch {
-            try? ctx.fs.removeOwnedTree(scratch, owner: .scratch(prefix: "so-take"))
+            try? ctx.fs.removeOwnedTree(scratch, owner: .scratch(prefix: "so-take"))  // best effort: the error thrown next matters
             throw error
         }
     }
@@ -228,7 +229,14 @@ public struct WorkspaceReturnAction {
         let diff = try await taken.git(["diff", "--binary", "--output=\(patch)", taken.startRef, snapshotRef])
         guard diff.exitCode == 0 else { throw SoError("diffing \(w.name)'s work failed: \(diff.lastErrorLine)",
                 hint: "see it in the workspace: so deployment --dir \(w.c.model.directory) diff") }
-        let size = (try? ctx.fs.size(patch)) ?? 0
+        let size: UInt64
+        do {
+            size = try ctx.fs.size(patch)
+        } catch {
+            ctx.diagnostics.warn("cannot read \(w.name)'s patch \(patch): \(SoContext.oneLine(error)); taken as no changes",
+                                 hint: "see the work in the workspace: so deployment --dir \(w.c.model.directory) diff")
+            size = 0
+        }
         var files: [String] = []
         if size > 0 {
             let stat = try await taken.git(["apply", "--numstat", patch])

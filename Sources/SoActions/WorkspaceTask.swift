@@ -118,13 +118,14 @@ public struct TaskAction {
         let url = "\(api)/repos/\(repo.owner)/\(repo.name)/pulls"
         let payload = YValue.map([("title", .string(title)), ("head", .string(head)), ("base", .string(base)), ("body", .string(body))])
         let r = try await ctx.web.send(WebRequest(method: "POST", url: url, headers: headers, body: Data(payload.compactJSON())), timeout: 30)
-        let answer = try? JSON.parse(r.body)
+        let answer = try? JSON.parse(r.body)  // a body that is not JSON (a proxy's page): the status names the refusal
         if r.status == 201, let link = answer?["html_url"]?.string { return link }
         let message = answer?["message"]?.string ?? "HTTP \(r.status)"
         let details = (answer?["errors"]?.array ?? []).compactMap { $0["message"]?.string }
         if r.status == 422, details.contains(where: { $0.contains("already exists") }) {
             let q = "\(url)?state=open&head=\(repo.owner):\(head)"
             let found = try await ctx.web.send(WebRequest(method: "GET", url: q, headers: headers), timeout: 30)
+            // Not JSON, or no open pull request: the refusal below is the answer.
             if found.status == 200, let link = (try? JSON.parse(found.body))?.array.first?["html_url"]?.string { return link }
         }
         throw SoError("GitHub refused the pull request for \(head) on \(repo.owner)/\(repo.name): \(([message] + details).joined(separator: "; "))",

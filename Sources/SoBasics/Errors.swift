@@ -111,6 +111,10 @@ public final class DiagnosticSink: @unchecked Sendable {
         lock.lock(); defer { lock.unlock() }
         return items
     }
+
+    /// A sink nobody reads: for a file read again after a read that gave its warnings already, or a probe
+    /// whose warnings are not about what was asked. `why` says which, at the call (nothing else uses it).
+    public static func dropped(_ why: StaticString) -> DiagnosticSink { DiagnosticSink() }
 }
 
 /// "Did you mean" support: the closest candidate within a small edit distance.

@@ -40,7 +40,7 @@ public enum ComposeLoader {
             throw doc.error("compose file has no services", hint: "add a services: section with at least one service")
         }
         for e in try services.entries("'services'") {
-            try checkName(e.key, what: "service name", at: e.keyNode.location)
+            try NameRules.checkComposeName(e.key, what: "service name", at: e.keyNode.location)
             let decoder = ServiceDecoder(node: e.value, name: e.key, line: e.keyNode.line, diagnostics: diagnostics, interpolated: interpolated)
             file.services.append(try decoder.decode())
         }
@@ -145,11 +145,6 @@ public enum ComposeLoader {
         }
     }
 
-    static func checkName(_ name: String, what: String, at location: SourceLocation) throws {
-        guard NameRules.isComponent(name) else {
-            throw SoError("invalid \(what) '\(name)'", hint: "use letters, digits, '-', '_' and '.'", at: location)
-        }
-    }
 
     /// `external: true` (or the legacy `external: {name: …}`).
     static func externalFlag(_ m: MapReader) throws -> Bool {

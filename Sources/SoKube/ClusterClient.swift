@@ -97,6 +97,18 @@ public struct ResourceType: Sendable, Equatable, Hashable {
     public static func of(_ object: KubeObject) throws -> ResourceType { try of(apiVersion: object.apiVersion, kind: object.kind) }
 }
 
+extension KubeObject {
+    /// An object of one of the kinds `so` renders: `KubeObject(.secret, name: …)`.
+    public init(_ type: ResourceType, name: String, namespace: String? = nil, labels: [(String, String)] = [],
+                annotations: [(String, String)] = [], body: [(String, YValue)] = []) {
+        self.init(apiVersion: type.apiVersion, kind: type.kind, name: name, namespace: namespace, labels: labels,
+                  annotations: annotations, body: body)
+    }
+
+    /// Whether the object is of `type`'s kind (`o.isKind(.job)`): the kind alone, not the apiVersion.
+    public func isKind(_ type: ResourceType) -> Bool { kind == type.kind }
+}
+
 public enum DeletePropagation: String, Sendable { case foreground = "Foreground", background = "Background", orphan = "Orphan" }
 
 public struct LogOptions: Sendable {

@@ -44,60 +44,6 @@ public struct KubeObject: Sendable, Equatable {
     public func json(pretty: Bool = true) -> String { value.json(pretty: pretty) }
 }
 
-/// Kubernetes names and label values.
-public enum KubeNames {
-    /// A DNS-1123 subdomain-safe name: lowercase, `_` and other characters to `-`, trimmed, ≤ 253.
-    public static func object(_ s: String) -> String {
-        var out = ""
-        for c in s.lowercased() {
-            if c.isASCII && (c.isLetter || c.isNumber || c == "." || c == "-") { out.append(c) } else { out.append("-") }
-        }
-        while out.contains("--") { out = out.replacingOccurrences(of: "--", with: "-") }
-        out = out.trimmingCharacters(in: CharacterSet(charactersIn: "-."))
-        return String(out.prefix(253))
-    }
-
-    /// A DNS-1123 label (container names, port names' base, volume names): ≤ 63 characters.
-    public static func label(_ s: String) -> String {
-        var out = object(s).replacingOccurrences(of: ".", with: "-")
-        if out.count > 63 { out = String(out.prefix(63)).trimmingCharacters(in: CharacterSet(charactersIn: "-")) }
-        return out.isEmpty ? "x" : out
-    }
-
-    /// A DNS-1035 label (Service names): a DNS-1123 label starting with a letter.
-    public static func service(_ s: String) -> String {
-        let l = label(s)
-        return l.first?.isLetter == true ? l : String(("s-" + l).prefix(63))
-    }
-
-    /// A label value: ≤ 63 of `[A-Za-z0-9_.-]`, starting and ending alphanumeric.
-    public static func labelValue(_ s: String) -> String {
-        var out = String(s.map { $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) ? $0 : "-" }.prefix(63))
-        out = out.trimmingCharacters(in: CharacterSet(charactersIn: "-_."))
-        return out
-    }
-}
-
-/// Kubernetes rules for label keys and values.
-public enum LabelRules {
-    static let name = #"^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)$"#
-
-    public static func validValue(_ v: String) -> Bool {
-        v.isEmpty || v.range(of: name, options: .regularExpression) != nil
-    }
-
-    public static func validKey(_ k: String) -> Bool {
-        let parts = k.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count <= 2, let last = parts.last, !last.isEmpty, String(last).range(of: name, options: .regularExpression) != nil else { return false }
-        if parts.count == 2 {
-            let prefix = String(parts[0])
-            let dnsSubdomain = #"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"#
-            return prefix.count <= 253 && prefix.range(of: dnsSubdomain, options: .regularExpression) != nil
-        }
-        return true
-    }
-}
-
 extension KubeObject {
     /// The annotation `start` stamps on what it applies: a hash of exactly what was sent.
     public static let appliedHashAnnotation = "so.dev/applied-hash"
@@ -107,7 +53,7 @@ extension KubeObject {
     /// secret material is written anywhere; `isUnchanged` compares the values themselves.
     public var appliedHash: String {
         var hashed = self
-        if kind == "Secret" {
+        if isKind(.secret) {
             hashed.body = body.map { k, v in
                 guard k == "data" || k == "stringData", case .map(let pairs) = v else { return (k, v) }
                 return (k, .map(pairs.map { ($0.0, .string("")) }))

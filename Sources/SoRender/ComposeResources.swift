@@ -8,8 +8,8 @@ import SoStack
 /// ConfigMap per top-level entry, mounted where compose mounts them (`/run/secrets/<name>`, `/<name>`,
 /// or the long form's target).
 public enum ComposeResourceNames {
-    public static func secret(_ id: String, _ name: String) -> String { KubeNames.object("\(id)-secret-\(KubeNames.label(name))") }
-    public static func config(_ id: String, _ name: String) -> String { KubeNames.object("\(id)-config-\(KubeNames.label(name))") }
+    public static func secret(_ id: String, _ name: String) -> String { NameRules.dnsSubdomain("\(id)-secret-\(NameRules.dnsLabel(name))") }
+    public static func config(_ id: String, _ name: String) -> String { NameRules.dnsSubdomain("\(id)-config-\(NameRules.dnsLabel(name))") }
     /// The key a secret's or config's content is stored under.
     public static let key = "content"
 }
@@ -60,7 +60,7 @@ extension PodBuilder {
     /// A pod volume from a Secret or ConfigMap and the read-only mount of its one file at `target`.
     mutating func mountFile(volume: String, kind: String, nameKey: String, name: String, ref: ComposeServiceResourceRef,
                             top: ComposeTopLevelResource, target: String) -> YValue {
-        let volume = KubeNames.label(volume)
+        let volume = NameRules.dnsLabel(volume)
         var source: [(String, YValue)] = [(nameKey, .string(name))]
         if let mode = ref.mode.flatMap({ Int($0, radix: 8) }) { source.append(("defaultMode", .int(mode))) }
         addPodVolume(volume, .map([(kind, .map(source))]))
@@ -76,7 +76,7 @@ extension RenderState {
         for secret in Renderer.composeSecrets(model) where !secrets.contains(where: { $0.name == secret.name }) {
             let s = secret.declared
             let from = s.file.map { "file \($0)" } ?? "environment \(s.environment ?? s.name)"
-            secrets.append(KubeObject(apiVersion: "v1", kind: "Secret", name: secret.name, namespace: namespace, labels: labels(),
+            secrets.append(KubeObject(.secret, name: secret.name, namespace: namespace, labels: labels(),
                                       annotations: [(DeploymentNames.Annotation.placeholder, "made at start from \(from); never rendered")],
                                       body: [("type", .string("Opaque")), ("stringData", .map([(ComposeResourceNames.key, .string("<set at start>"))]))]))
         }

@@ -1,3 +1,4 @@
+import SoBasics
 import SoStack
 import SoKube
 
@@ -38,8 +39,8 @@ public enum DeploymentNames {
 
     /// Labels on every rendered object: laconic-so's `app`, plus the recommended app.kubernetes.io set.
     public static func labels(_ model: DeploymentModel) -> [(String, String)] {
-        [("app", model.id), (Label.stack, KubeNames.labelValue(model.stackName)),
-         (Label.name, KubeNames.labelValue(model.stackName)),
+        [("app", model.id), (Label.stack, NameRules.labelValue(model.stackName)),
+         (Label.name, NameRules.labelValue(model.stackName)),
          (Label.instance, model.id), Label.managedBySo]
     }
 

@@ -47,7 +47,7 @@ public enum IngressController {
             ("volumeMounts", .list([.map([("name", s("data")), ("mountPath", s("/data"))])])),
         ])
         return [
-            KubeObject(apiVersion: "v1", kind: "Namespace", name: namespace, labels: labels),
+            KubeObject(.namespace, name: namespace, labels: labels),
             meta("ServiceAccount", "v1", sa, []),
             meta("ClusterRole", "rbac.authorization.k8s.io/v1", "so:caddy-ingress-controller", namespaced: false, [("rules", rules)]),
             meta("ClusterRoleBinding", "rbac.authorization.k8s.io/v1", "so:caddy-ingress-controller", namespaced: false, [

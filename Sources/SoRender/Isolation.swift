@@ -18,7 +18,7 @@ extension RenderState {
         let s = YValue.string
         let all: YValue = .map([])
         func policy(_ suffix: String, _ spec: [(String, YValue)]) -> KubeObject {
-            KubeObject(apiVersion: "networking.k8s.io/v1", kind: "NetworkPolicy", name: KubeNames.object("\(id)-\(suffix)"), namespace: namespace,
+            KubeObject(.networkPolicy, name: NameRules.dnsSubdomain("\(id)-\(suffix)"), namespace: namespace,
                        labels: labels(), body: [("spec", .map(spec))])
         }
         // Nothing in or out, except what the policies below allow.
@@ -123,13 +123,13 @@ extension RenderState {
         try amount(quota.storage, "requests.storage")
         if let p = quota.pods { hard.append(("pods", .string(String(p)))) }
         if !hard.isEmpty {
-            policies.append(KubeObject(apiVersion: "v1", kind: "ResourceQuota", name: KubeNames.object("\(id)-quota"), namespace: namespace, labels: labels(),
+            policies.append(KubeObject(.resourceQuota, name: NameRules.dnsSubdomain("\(id)-quota"), namespace: namespace, labels: labels(),
                                        body: [("spec", .map([("hard", .map(hard))]))]))
         }
         let defaults: YValue = .map([("cpu", .string(Defaults.cpuLimit)), ("memory", .string(Defaults.memoryLimit))])
         let requests: YValue = .map([("cpu", .string(Defaults.cpuRequest)), ("memory", .string(Defaults.memoryRequest))])
         let limit: YValue = .map([("type", .string("Container")), ("default", defaults), ("defaultRequest", requests)])
-        policies.append(KubeObject(apiVersion: "v1", kind: "LimitRange", name: KubeNames.object("\(id)-limits"), namespace: namespace, labels: labels(),
+        policies.append(KubeObject(.limitRange, name: NameRules.dnsSubdomain("\(id)-limits"), namespace: namespace, labels: labels(),
                                    body: [("spec", .map([("limits", .list([limit]))]))]))
     }
 }
@@ -160,7 +160,7 @@ extension RenderState {
             if !peers.isEmpty {
                 from.append(.map([("podSelector", .map([("matchExpressions", .list([.map([
                     ("key", .string(DeploymentNames.Label.component)), ("operator", .string("In")),
-                    ("values", .list(peers.map { .string(KubeNames.labelValue($0)) })),
+                    ("values", .list(peers.map { .string(NameRules.labelValue($0)) })),
                 ])]))]))]))
             }
             var rules: [YValue] = []
@@ -176,8 +176,8 @@ extension RenderState {
                 rules.append(.map([("from", .list([namespaceSelector(IngressController.namespace)]))]))
             }
             let selector: YValue = .map([("matchLabels", .map(serviceSelector(svc.name).map { ($0.0, .string($0.1)) }))])
-            policies.append(KubeObject(apiVersion: "networking.k8s.io/v1", kind: "NetworkPolicy",
-                                       name: KubeNames.object("\(id)-net-\(KubeNames.label(svc.name))"),
+            policies.append(KubeObject(.networkPolicy,
+                                       name: NameRules.dnsSubdomain("\(id)-net-\(NameRules.dnsLabel(svc.name))"),
                                        namespace: namespace, labels: labels(component: svc.name),
                                        body: [("spec", .map([("podSelector", selector), ("ingress", .list(rules)),
                                                              ("policyTypes", .list([.string("Ingress")]))]))]))

@@ -55,7 +55,7 @@ public enum MappingReport {
                 }
                 if !isJob, plan.service(svc.name)?.reach == .headless {
                     add("(name)", svc.line, .mapped,
-                        "headless Service '\(KubeNames.service(svc.name))': the name resolves to the pod's IP "
+                        "headless Service '\(NameRules.serviceName(svc.name))': the name resolves to the pod's IP "
                             + "(no ports: or expose: to put on a ClusterIP Service)")
                 }
                 for (key, line) in svc.keys {
@@ -102,22 +102,22 @@ public enum MappingReport {
             let approximated = published.contains { switch $0.publication { case .unpublished, .hostPort: return true; default: return false } }
             let fromSpec = model.spec.ports.contains { $0.service == svc.name } ? " (the spec's network.ports)" : ""
             return (approximated ? .approximated : .mapped,
-                "containerPorts and ClusterIP Service '\(KubeNames.service(svc.name))'\(fromSpec): " + notes.joined(separator: ", "))
+                "containerPorts and ClusterIP Service '\(NameRules.serviceName(svc.name))'\(fromSpec): " + notes.joined(separator: ", "))
         case "links":
             return links(svc, model: model)
         case "volumes_from":
             return volumesFrom(svc, model: model)
         case "expose":
-            return (.mapped, "containerPorts and ClusterIP Service '\(KubeNames.service(svc.name))'")
+            return (.mapped, "containerPorts and ClusterIP Service '\(NameRules.serviceName(svc.name))'")
         case "volumes":
             let parts = svc.volumes.filter { $0.inheritedFrom == nil }.map { m -> String in
                 let source = m.source ?? ""
                 switch m.kind {
                 case .volume:
                     guard let s = m.source else { return "\(m.target): emptyDir (anonymous volume)" }
-                    if model.spec.configmaps.contains(where: { $0.name == s }) { return "\(m.target): ConfigMap \(id)-\(KubeNames.label(s))" }
+                    if model.spec.configmaps.contains(where: { $0.name == s }) { return "\(m.target): ConfigMap \(id)-\(NameRules.dnsLabel(s))" }
                     let path = model.spec.volumes.first { $0.name == s }?.path
-                    return "\(m.target): PersistentVolumeClaim \(id)-\(KubeNames.label(s))" + (path.map { " on host path \($0)" } ?? "")
+                    return "\(m.target): PersistentVolumeClaim \(id)-\(NameRules.dnsLabel(s))" + (path.map { " on host path \($0)" } ?? "")
                 case .bind where (m.source?.hasPrefix("/") == true || m.source?.hasPrefix("~") == true) && HostPathName.allowed(source, spec: model.spec,
                     podPerService: model.podPerService):
                     let v = HostPathName.volume(for: source)
@@ -189,7 +189,7 @@ public enum MappingReport {
         case "networks":
             if model.podPerService, let all = ComposeNetworks.peers(model.pods.flatMap(\.compose.services)),
                 let mine = all.first(where: { $0.service.name == svc.name }) {
-                return (.mapped, "NetworkPolicy \(id)-net-\(KubeNames.label(svc.name)): reachable from "
+                return (.mapped, "NetworkPolicy \(id)-net-\(NameRules.dnsLabel(svc.name)): reachable from "
                     + (mine.peers.isEmpty ? "no other service" : mine.peers.joined(separator: ", "))
                         + " (sharing \(ComposeNetworks.networks(of: svc).joined(separator: ", ")))")
             }
@@ -218,7 +218,8 @@ public enum MappingReport {
         case "privileged": return (.mapped, "securityContext.privileged (namespace admits privileged pods)")
         case "read_only": return (.mapped, "securityContext.readOnlyRootFilesystem")
         case "profiles": return (.mapped, "deployed: profile \(svc.profiles.filter { model.spec.profiles.contains($0) }.joined(separator: ", ")) is selected")
-        case "container_name": return (.ignored, "pods get generated names; other services reach this one by its Service name '\(KubeNames.service(svc.name))'")
+        case "container_name":
+            return (.ignored, "pods get generated names; other services reach this one by its Service name '\(NameRules.serviceName(svc.name))'")
         case "hostname":
             return model.podPerService ? (.mapped, "pod hostname") : (.ignored, "the pod holds several services; they share one hostname")
         case "stop_grace_period": return (.mapped, "terminationGracePeriodSeconds")
@@ -265,7 +266,7 @@ public enum MappingReport {
             }
             return (notes.isEmpty ? .mapped : .approximated, "lifecycle.\(k8s) exec" + (notes.isEmpty ? "" : " (" + notes.joined(separator: "; ") + ")"))
         case "annotations":
-            let bad = svc.annotations.map(\.0).filter { !LabelRules.validKey($0) }
+            let bad = svc.annotations.map(\.0).filter { !NameRules.isLabelKey($0) }
             let owner = model.podPerService ? "its pod's" : "the pod's (shared by its services)"
             if bad.isEmpty { return (.mapped, "\(owner) annotations (the spec's annotations win)") }
             return (.approximated, "\(owner) annotations; left out, not valid Kubernetes keys: \(bad.joined(separator: ", "))")
@@ -343,13 +344,13 @@ public enum MappingReport {
             if !all.contains(link.service) {
                 parts.append("\(link.service): no such service in this deployment")
                 ignored = true
-            } else if KubeNames.service(link.alias) == KubeNames.service(link.service) {
+            } else if NameRules.serviceName(link.alias) == NameRules.serviceName(link.service) {
                 parts.append("\(link.service): reachable by its Service name")
-            } else if all.contains(where: { KubeNames.service($0) == KubeNames.service(link.alias) }) {
+            } else if all.contains(where: { NameRules.serviceName($0) == NameRules.serviceName(link.alias) }) {
                 parts.append("\(link.service) as \(link.alias): not mapped, '\(link.alias)' is a service's own name")
                 ignored = true
             } else {
-                parts.append("\(link.service) as \(link.alias): Service '\(KubeNames.service(link.alias))' like '\(KubeNames.service(link.service))'")
+                parts.append("\(link.service) as \(link.alias): Service '\(NameRules.serviceName(link.alias))' like '\(NameRules.serviceName(link.service))'")
             }
         }
         return (ignored ? .approximated : .mapped, parts.joined(separator: "; "))

@@ -109,7 +109,7 @@ struct PodBuilder {
             let base = image.dropLast(":local".count).split(separator: "/").last.map(String.init) ?? String(image.dropLast(6))
             image = "\(reg)/\(base):deploy-\(id.suffix(8))"
         }
-        var c: [(String, YValue)] = [("name", .string(KubeNames.label(svc.name))), ("image", .string(image))]
+        var c: [(String, YValue)] = [("name", .string(NameRules.dnsLabel(svc.name))), ("image", .string(image))]
         let fallback = model.deployTo == .k8s ? "Always" : "IfNotPresent"
         let policy = isJob ? fallback : (spec.sections.imagePullPolicy ?? svc.pullPolicy.flatMap(PullPolicy.kubernetes) ?? fallback)
         c.append(("imagePullPolicy", .string(policy)))
@@ -345,12 +345,12 @@ struct PodBuilder {
         var mounts: [YValue] = []
         for (i, t) in svc.tmpfs.enumerated() {
             let path = String(t.split(separator: ":").first ?? Substring(t))
-            let name = KubeNames.label("tmpfs-\(svc.name)-x\(i)")
+            let name = NameRules.dnsLabel("tmpfs-\(svc.name)-x\(i)")
             addPodVolume(name, .map([("emptyDir", .map([("medium", .string("Memory"))]))]))
             mounts.append(mount(name, path, readOnly: false))
         }
         if let shm = svc.shmSize, let size = Quantity.bytes(shm, binaryLetters: true) {
-            let name = KubeNames.label("shm-\(svc.name)")
+            let name = NameRules.dnsLabel("shm-\(svc.name)")
             addPodVolume(name, .map([("emptyDir", .map([("medium", .string("Memory")), ("sizeLimit", .string(size))]))]))
             mounts.append(mount(name, "/dev/shm", readOnly: false))
         }

@@ -52,7 +52,7 @@ public enum Defaults {
 /// Pure: a deployment model in, the ordered Kubernetes objects out. No files, clock, randomness or network.
 public enum Renderer {
     /// The namespace a deployment's objects live in: the spec's `namespace:`, else the deployment id.
-    public static func namespace(of model: DeploymentModel) -> String { model.spec.namespace ?? KubeNames.label(model.id) }
+    public static func namespace(of model: DeploymentModel) -> String { model.spec.namespace ?? NameRules.dnsLabel(model.id) }
 
     public static func render(_ model: DeploymentModel, options: RenderOptions = RenderOptions()) throws -> Manifest {
         try RenderState.checkServiceNames(model)
@@ -109,7 +109,7 @@ struct RenderState {
 
     func labels(component: String? = nil, extra: [(String, String)] = []) -> [(String, String)] {
         var l = baseLabels
-        if let component { l.append((DeploymentNames.Label.component, KubeNames.labelValue(component))) }
+        if let component { l.append((DeploymentNames.Label.component, NameRules.labelValue(component))) }
         return l + extra
     }
 
@@ -164,7 +164,7 @@ struct RenderState {
             for s in c.compose.services {
                 let at = SourceLocation(file: c.compose.path, line: s.line)
                 try checkLength(s.name, what: "service name", at: at)
-                let k = KubeNames.service(s.name)
+                let k = NameRules.serviceName(s.name)
                 if let other = seen[k] {
                     if other.name == s.name {
                         throw SoError("service '\(s.name)' appears in two compose files (\(other.file) and \(c.relativePath))",
@@ -177,7 +177,7 @@ struct RenderState {
             }
             var volumes: [String: String] = [:]
             for v in c.compose.volumes {
-                let k = KubeNames.label(v.name)
+                let k = NameRules.dnsLabel(v.name)
                 let at = SourceLocation(file: c.compose.path, line: v.line)
                 try checkLength(v.name, what: "volume name", at: at)
                 if let other = volumes[k], other != v.name {
@@ -187,17 +187,17 @@ struct RenderState {
             }
         }
         for (key, value) in spec.sections.labels {
-            guard LabelRules.validKey(key) else {
+            guard NameRules.isLabelKey(key) else {
                 throw SoError("label key '\(key)' in the spec's labels is not a valid Kubernetes label key",
                     hint: "use [prefix/]name with letters, digits, '-', '_', '.' (name ≤ 63)", at: SourceLocation(file: spec.path))
             }
-            guard LabelRules.validValue(value) else {
+            guard NameRules.isLabelValue(value) else {
                 throw SoError("label '\(key)' in the spec's labels has an invalid value '\(value)'",
                     hint: "label values are at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit",
                     at: SourceLocation(file: spec.path))
             }
         }
-        for (key, _) in spec.sections.annotations where !LabelRules.validKey(key.replacingOccurrences(of: "{name}", with: "x")) {
+        for (key, _) in spec.sections.annotations where !NameRules.isLabelKey(key.replacingOccurrences(of: "{name}", with: "x")) {
             throw SoError("annotation key '\(key)' in the spec's annotations is not a valid Kubernetes key",
                 hint: "use [prefix/]name with letters, digits, '-', '_', '.'", at: SourceLocation(file: spec.path))
         }
@@ -238,7 +238,7 @@ struct RenderState {
             level = "privileged"
         }
         let psa = ["enforce", "audit", "warn"].map { ("pod-security.kubernetes.io/\($0)", level) }
-        return KubeObject(apiVersion: "v1", kind: "Namespace", name: namespace, labels: labels() + psa,
+        return KubeObject(.namespace, name: namespace, labels: labels() + psa,
                           annotations: [(DeploymentNames.directoryAnnotation, model.directory)])
     }
 
@@ -247,7 +247,7 @@ struct RenderState {
 
     mutating func renderSecrets() {
         if hasGeneratedSecret && options.placeholderSecrets {
-            secrets.append(KubeObject(apiVersion: "v1", kind: "Secret", name: generatedSecretName, namespace: namespace, labels: labels(),
+            secrets.append(KubeObject(.secret, name: generatedSecretName, namespace: namespace, labels: labels(),
                                       annotations: [(DeploymentNames.Annotation.placeholder, "values are generated at start and never rendered")],
                                       body: [("type", .string("Opaque")), ("stringData", .map(model.secretKeys.map { k in
                                           (k, .string(model.credentialsFiles.contains { $0.keys.contains(k) }
@@ -255,7 +255,7 @@ struct RenderState {
                                       }))]))
         }
         if !model.caCertificates.isEmpty {
-            secrets.append(KubeObject(apiVersion: "v1", kind: "Secret", name: "\(id)-ca-certificates", namespace: namespace, labels: labels(),
+            secrets.append(KubeObject(.secret, name: "\(id)-ca-certificates", namespace: namespace, labels: labels(),
                                       body: [("type", .string("Opaque")),
                                              ("data", .map(model.caCertificates.enumerated().map { ("ca-\($0.offset).pem",
                                                  .string($0.element.base64EncodedString())) }))]))
@@ -266,9 +266,9 @@ struct RenderState {
 
     /// Several Deployments (several pods, or a service split out of its pod) need component selectors.
     var componentSelectors: Bool { multiPod || ports.services.contains(where: \.isSplit) }
-    func deploymentName(_ pod: String) -> String { componentSelectors ? "\(id)-\(KubeNames.label(pod))-deployment" : "\(id)-deployment" }
+    func deploymentName(_ pod: String) -> String { componentSelectors ? "\(id)-\(NameRules.dnsLabel(pod))-deployment" : "\(id)-deployment" }
     func selector(_ pod: String) -> [(String, String)] {
-        componentSelectors ? [("app", id), (DeploymentNames.Label.component, KubeNames.labelValue(pod))] : [("app", id)]
+        componentSelectors ? [("app", id), (DeploymentNames.Label.component, NameRules.labelValue(pod))] : [("app", id)]
     }
 
     /// Containers of one pod share its network. laconic-so puts every service of a compose file in one
@@ -289,7 +289,7 @@ struct RenderState {
             split.append(own)
             let clashes = planned.clashes.map(\.description).sorted().joined(separator: ", ")
             warn("service '\(svc.name)' listens on \(clashes) like another service of pod '\(pod.name)'; it runs in its own Deployment",
-                 hint: "in one pod only one container can bind a port; reach it through its Service name '\(KubeNames.service(svc.name))'",
+                 hint: "in one pod only one container can bind a port; reach it through its Service name '\(NameRules.serviceName(svc.name))'",
                  at: SourceLocation(file: pod.compose.path, line: svc.line))
         }
         return [main] + split
@@ -305,7 +305,7 @@ struct RenderState {
     }
 
     func serviceSelector(_ pod: String) -> [(String, String)] {
-        [("app", id), (DeploymentNames.Label.component, KubeNames.labelValue(pod))]
+        [("app", id), (DeploymentNames.Label.component, NameRules.labelValue(pod))]
     }
 
     /// Takes in what building a pod produced: warnings, ConfigMaps, volumes and claims (once each).
@@ -335,7 +335,7 @@ struct RenderState {
         var templateMeta: [(String, YValue)] = [("labels", .map((labels(component: pod.name) + spec.sections.labels).map { ($0.0, .string($0.1)) }))]
         let annotations = podAnnotations(pod)
         if !annotations.isEmpty { templateMeta.append(("annotations", .map(annotations.map { ($0.0, .string($0.1)) }))) }
-        workloads.append(KubeObject(apiVersion: "apps/v1", kind: "Deployment", name: deploymentName(pod.name), namespace: namespace,
+        workloads.append(KubeObject(.deployment, name: deploymentName(pod.name), namespace: namespace,
                                     labels: labels(component: pod.name), body: [("spec", .map([
                                         ("replicas", .int(replicas)),
                                         ("selector", .map([("matchLabels", .map(selector(pod.name).map { ($0.0, .string($0.1)) }))])),
@@ -352,10 +352,10 @@ struct RenderState {
         func set(_ k: String, _ v: String) {
             if let i = out.firstIndex(where: { $0.0 == k }) { out[i].1 = v } else { out.append((k, v)) }
         }
-        for s in pod.compose.services { for (k, v) in s.annotations where LabelRules.validKey(k) { set(k, v) } }
+        for s in pod.compose.services { for (k, v) in s.annotations where NameRules.isLabelKey(k) { set(k, v) } }
         for (k, v) in spec.sections.annotations {
             if k.contains("{name}") {
-                for s in pod.compose.services { set(k.replacingOccurrences(of: "{name}", with: KubeNames.label(s.name)), v) }
+                for s in pod.compose.services { set(k.replacingOccurrences(of: "{name}", with: NameRules.dnsLabel(s.name)), v) }
             } else { set(k, v) }
         }
         return out
@@ -371,7 +371,7 @@ struct RenderState {
         let podSpec = try builder.build()
         absorb(builder)
         let templateLabels = [("app", "\(id)-job")] + labels(component: job.name).filter { $0.0 != "app" }
-        jobs.append(KubeObject(apiVersion: "batch/v1", kind: "Job", name: "\(id)-job-\(KubeNames.label(job.name))", namespace: namespace,
+        jobs.append(KubeObject(.job, name: "\(id)-job-\(NameRules.dnsLabel(job.name))", namespace: namespace,
                                labels: labels(component: job.name), body: [("spec", .map([
                                    ("backoffLimit", .int(0)),
                                    ("template", .map([("metadata", .map([("labels", .map(templateLabels.map { ($0.0, .string($0.1)) }))])),

@@ -48,8 +48,8 @@ extension Renderer {
     /// replacing objects of the same name (placeholders).
     public static func adding(_ values: SecretValues, to objects: [KubeObject], model: DeploymentModel) throws -> [KubeObject] {
         let secrets = try secretObjects(model, values)
-        var out = objects.filter { o in !(o.kind == "Secret" && secrets.contains { $0.name == o.name }) }
-        out.insert(contentsOf: secrets, at: out.firstIndex { $0.kind != "Namespace" } ?? out.count)
+        var out = objects.filter { o in !(o.isKind(.secret) && secrets.contains { $0.name == o.name }) }
+        out.insert(contentsOf: secrets, at: out.firstIndex { !$0.isKind(.namespace) } ?? out.count)
         return out
     }
 
@@ -64,19 +64,19 @@ extension Renderer {
             guard let value = values.compose[source] else {
                 throw SoError("no value for compose secret '\(source)'", hint: "this is a bug in so: start gathers every compose secret a service uses")
             }
-            out.append(KubeObject(apiVersion: "v1", kind: "Secret", name: name, namespace: namespace, labels: labels,
+            out.append(KubeObject(.secret, name: name, namespace: namespace, labels: labels,
                                   body: [("type", .string("Opaque")), ("data", .map([(ComposeResourceNames.key, .string(value.base64))]))]))
         }
         if let token = values.imagePullToken?.text, let spec = model.spec.sections.imagePullSecret {
             let auth = Data("\(spec.username):\(token)".utf8).base64EncodedString()
             let config: YValue = .map([("auths", .map([(spec.server, .map([("username", .string(spec.username)), ("password", .string(token)),
                                                                            ("auth", .string(auth))]))]))])
-            out.append(KubeObject(apiVersion: "v1", kind: "Secret", name: DeploymentNames.imagePullSecret(model.id), namespace: namespace, labels: labels,
+            out.append(KubeObject(.secret, name: DeploymentNames.imagePullSecret(model.id), namespace: namespace, labels: labels,
                                   body: [("type", .string("kubernetes.io/dockerconfigjson")),
                                          ("data", .map([(".dockerconfigjson", .string(Data(config.compactJSON()).base64EncodedString()))]))]))
         }
         if let data = values.generated {
-            out.append(KubeObject(apiVersion: "v1", kind: "Secret", name: DeploymentNames.generatedSecrets(model.id), namespace: namespace, labels: labels,
+            out.append(KubeObject(.secret, name: DeploymentNames.generatedSecrets(model.id), namespace: namespace, labels: labels,
                                   annotations: [("so.dev/generated-secrets", "true")],
                                   body: [("type", .string("Opaque")), ("data", .map(data.map { ($0.key, .string($0.value.base64)) }))]))
         }

@@ -12,7 +12,7 @@ extension RenderState {
     mutating func renderServices(_ pod: ComposeComponent) {
         for svc in pod.compose.services where !svc.isInitContainer {
             guard let planned = ports.service(svc.name), planned.reach != .none else { continue }
-            let name = KubeNames.service(svc.name)
+            let name = NameRules.serviceName(svc.name)
             if name != svc.name {
                 warn("service '\(svc.name)' is reachable in the cluster as '\(name)' (Kubernetes names allow only lowercase letters, digits and '-')",
                      at: SourceLocation(file: pod.compose.path, line: svc.line))
@@ -25,7 +25,7 @@ extension RenderState {
             for np in ports.nodePorts where np.service == svc.name {
                 let objectName = np.objectName(id: id)
                 if services.contains(where: { $0.name == objectName }) { continue }
-                services.append(KubeObject(apiVersion: "v1", kind: "Service", name: objectName, namespace: namespace, labels: labels(component: pod.name),
+                services.append(KubeObject(.service, name: objectName, namespace: namespace, labels: labels(component: pod.name),
                     body: [("spec", .map([
                     ("type", .string("NodePort")),
                     ("selector", .map(serviceSelector(pod.name).map { ($0.0, .string($0.1)) })),
@@ -63,10 +63,10 @@ extension RenderState {
     mutating func renderLinkAliases() {
         for pod in model.pods {
             for svc in pod.compose.services {
-                for link in svc.links where KubeNames.service(link.alias) != KubeNames.service(link.service) {
-                    let name = KubeNames.service(link.alias)
+                for link in svc.links where NameRules.serviceName(link.alias) != NameRules.serviceName(link.service) {
+                    let name = NameRules.serviceName(link.alias)
                     guard !services.contains(where: { $0.name == name }),
-                          let target = services.first(where: { $0.name == KubeNames.service(link.service) }) else { continue }
+                          let target = services.first(where: { $0.name == NameRules.serviceName(link.service) }) else { continue }
                     var alias = target
                     alias.name = name
                     services.append(alias)
@@ -78,7 +78,7 @@ extension RenderState {
     /// A Service with no ports (`clusterIP: None`, allowed only headless): its name resolves to the IPs of
     /// the pods it selects, so a service that declares no ports still answers to its compose name.
     func headlessService(name: String, component: String) -> KubeObject {
-        KubeObject(apiVersion: "v1", kind: "Service", name: name, namespace: namespace, labels: labels(component: component), body: [("spec", .map([
+        KubeObject(.service, name: name, namespace: namespace, labels: labels(component: component), body: [("spec", .map([
             ("type", .string("ClusterIP")),
             ("clusterIP", .string("None")),
             ("selector", .map(serviceSelector(component).map { ($0.0, .string($0.1)) })),
@@ -86,7 +86,7 @@ extension RenderState {
     }
 
     func serviceObject(name: String, component: String, ports: [(name: String, port: Int, proto: PortProtocol)]) -> KubeObject {
-        KubeObject(apiVersion: "v1", kind: "Service", name: name, namespace: namespace, labels: labels(component: component), body: [("spec", .map([
+        KubeObject(.service, name: name, namespace: namespace, labels: labels(component: component), body: [("spec", .map([
             ("type", .string("ClusterIP")),
             ("selector", .map(serviceSelector(component).map { ($0.0, .string($0.1)) })),
             ("ports", .list(ports.map { .map([("name", .string($0.name)), ("port", .int($0.port)), ("targetPort", .int($0.port)), ("protocol",
@@ -115,27 +115,27 @@ extension RenderState {
         if model.deployTo == .k8s {
             annotations.append(("cert-manager.io/cluster-issuer", "letsencrypt-prod"))
             body.append(("tls", .list(spec.httpProxy.map { h in
-                .map([("hosts", .list([.string(h.hostName)])), ("secretName", .string(KubeNames.object("\(id)-\(h.hostName)-tls")))])
+                .map([("hosts", .list([.string(h.hostName)])), ("secretName", .string(NameRules.dnsSubdomain("\(id)-\(h.hostName)-tls")))])
             })))
         }
         body.append(("rules", .list(rules)))
-        ingresses.append(KubeObject(apiVersion: "networking.k8s.io/v1", kind: "Ingress", name: "\(id)-ingress", namespace: namespace, labels: labels(),
+        ingresses.append(KubeObject(.ingress, name: "\(id)-ingress", namespace: namespace, labels: labels(),
                                     annotations: annotations, body: [("spec", .map(body))]))
     }
 
-    func proxyServiceName(_ pod: String) -> String { multiPod ? "\(id)-\(KubeNames.label(pod))-service" : "\(id)-service" }
+    func proxyServiceName(_ pod: String) -> String { multiPod ? "\(id)-\(NameRules.dnsLabel(pod))-service" : "\(id)-service" }
 
     // MARK: External services
 
     mutating func renderExternalServices() {
         for e in spec.sections.externalServices {
-            let name = KubeNames.service(e.name)
+            let name = NameRules.serviceName(e.name)
             let port: YValue = .list([.map([("name", .string("tcp-\(e.port)")), ("port", .int(e.port)), ("targetPort", .int(e.port)), ("protocol",
                 .string("TCP"))])])
             if let ip = e.ip {
-                services.append(KubeObject(apiVersion: "v1", kind: "Service", name: name, namespace: namespace, labels: labels(),
+                services.append(KubeObject(.service, name: name, namespace: namespace, labels: labels(),
                                            body: [("spec", .map([("type", .string("ClusterIP")), ("ports", port)]))]))
-                others.append(KubeObject(apiVersion: "discovery.k8s.io/v1", kind: "EndpointSlice", name: "\(name)-1", namespace: namespace,
+                others.append(KubeObject(.endpointSlice, name: "\(name)-1", namespace: namespace,
                                          labels: labels() + [("kubernetes.io/service-name", name)], body: [
                                             ("addressType", .string(ip.contains(":") ? "IPv6" : "IPv4")),
                                             ("endpoints", .list([.map([("addresses", .list([.string(ip)]))])])),
@@ -144,7 +144,7 @@ extension RenderState {
                                          ]))
             } else {
                 let host = e.host ?? "\(e.service ?? e.name).\(e.namespace ?? namespace).svc.cluster.local"
-                services.append(KubeObject(apiVersion: "v1", kind: "Service", name: name, namespace: namespace, labels: labels(),
+                services.append(KubeObject(.service, name: name, namespace: namespace, labels: labels(),
                                            body: [("spec", .map([("type", .string("ExternalName")), ("externalName", .string(host)), ("ports", port)]))]))
             }
         }

@@ -16,12 +16,12 @@ extension PodBuilder {
             switch m.kind {
             case .volume:
                 guard let source = m.source else {
-                    let name = KubeNames.label("anon-\(svc.name)-\(index)")
+                    let name = NameRules.dnsLabel("anon-\(svc.name)-\(index)")
                     addPodVolume(name, .map([("emptyDir", .map([]))]))
                     mounts.append(mount(name, m.target, readOnly: m.readOnly))
                     continue
                 }
-                let volName = KubeNames.label(source)
+                let volName = NameRules.dnsLabel(source)
                 if spec.configmaps.contains(where: { $0.name == source }) {
                     try addConfigMap(name: "\(id)-\(volName)", prefix: "configmaps/\(source)", location: SourceLocation(file: spec.path), label: source)
                     addPodVolume(volName, .map([("configMap", .map([("name", .string("\(id)-\(volName)")),
@@ -33,7 +33,7 @@ extension PodBuilder {
                     mounts.append(mount(volName, m.target, readOnly: m.readOnly))
                 }
             case .tmpfs:
-                let name = KubeNames.label("tmpfs-\(svc.name)-\(index)")
+                let name = NameRules.dnsLabel("tmpfs-\(svc.name)-\(index)")
                 addPodVolume(name, .map([("emptyDir", .map([("medium", .string("Memory"))]))]))
                 mounts.append(mount(name, m.target, readOnly: false))
             case .bind:
@@ -61,8 +61,8 @@ extension PodBuilder {
                     mounts.append(mount(volume, m.target, readOnly: m.readOnly))
                     continue
                 }
-                let cmName = "\(id)-host-path-\(HostPathName.sanitize(source))"
-                let volName = KubeNames.label("host-path-\(HostPathName.sanitize(source))")
+                let cmName = "\(id)-host-path-\(NameRules.hostPathName(source))"
+                let volName = NameRules.dnsLabel("host-path-\(NameRules.hostPathName(source))")
                 if m.options?.split(separator: ",").contains("rw") == true {
                     state.warnings.append(Diagnostic("'\(source)' is mounted read-only from a ConfigMap; writes in the container fail",
                                                      hint: "mount it ':ro', or use a named volume for data the container writes", at: loc))
@@ -131,15 +131,15 @@ extension PodBuilder {
         var body: [(String, YValue)] = []
         if !data.isEmpty { body.append(("data", .map(data))) }
         if !binary.isEmpty { body.append(("binaryData", .map(binary))) }
-        configMaps.append(KubeObject(apiVersion: "v1", kind: "ConfigMap", name: name, namespace: state.namespace,
-                                     labels: state.labels() + [("configmap-label", KubeNames.labelValue(label))], body: body))
+        configMaps.append(KubeObject(.configMap, name: name, namespace: state.namespace,
+                                     labels: state.labels() + [("configmap-label", NameRules.labelValue(label))], body: body))
     }
 
     /// A PVC for a named volume: dynamic for `null` in the spec, bound to a hostPath PV for a path (the
     /// spec's, else `hostPath`, relative to the deployment directory).
     mutating func addClaim(_ volume: String, location: SourceLocation, hostPath defaultPath: String? = nil, kind defaultKind: HostPathKind? = nil) throws {
         usesClaims = true
-        let volName = KubeNames.label(volume)
+        let volName = NameRules.dnsLabel(volume)
         let name = "\(id)-\(volName)"
         if claims.contains(where: { $0.name == name }) || state.claims.contains(where: { $0.name == name }) { return }
         let specEntry = spec.volumes.first { $0.name == volume }
@@ -154,7 +154,7 @@ extension PodBuilder {
             }
             return q
         } ?? Defaults.volumeSize
-        let labels = state.labels() + [("volume-label", KubeNames.labelValue(name))]
+        let labels = state.labels() + [("volume-label", NameRules.labelValue(name))]
         var claimSpec: [(String, YValue)] = [("accessModes", .list([.string("ReadWriteOnce")])),
                                              ("resources", .map([("requests", .map([("storage", .string(storage))]))]))]
         if let path = specEntry?.path ?? defaultPath {
@@ -163,7 +163,7 @@ extension PodBuilder {
             let type = (model.hostPathKinds[volume] ?? defaultKind ?? .directory).hostPathType
             claimSpec.append(("storageClassName", .string("manual")))
             claimSpec.append(("volumeName", .string(name)))
-            persistentVolumes.append(KubeObject(apiVersion: "v1", kind: "PersistentVolume", name: name, labels: labels, body: [("spec", .map([
+            persistentVolumes.append(KubeObject(.persistentVolume, name: name, labels: labels, body: [("spec", .map([
                 ("storageClassName", .string("manual")),
                 ("capacity", .map([("storage", .string(storage))])),
                 ("accessModes", .list([.string("ReadWriteOnce")])),
@@ -171,7 +171,7 @@ extension PodBuilder {
                 ("hostPath", .map([("path", .string(hostPath))] + (type.map { [("type", .string($0))] } ?? []))),
             ]))]))
         }
-        claims.append(KubeObject(apiVersion: "v1", kind: "PersistentVolumeClaim", name: name, namespace: state.namespace, labels: labels,
+        claims.append(KubeObject(.persistentVolumeClaim, name: name, namespace: state.namespace, labels: labels,
                                  body: [("spec", .map(claimSpec))]))
     }
 
@@ -186,7 +186,7 @@ extension PodBuilder {
 /// Names of host-path ConfigMaps, as laconic-so builds them: `../config/test/script.sh` → `config-test-script-sh`.
 public enum HostPathName {
     /// The named volume an absolute host bind becomes (`/etc/pihole/` → `host-etc-pihole`).
-    public static func volume(for source: String) -> String { KubeNames.label("host-" + sanitize(source)) }
+    public static func volume(for source: String) -> String { NameRules.dnsLabel("host-" + NameRules.hostPathName(source)) }
 
     /// Whether an absolute host bind may be mounted: always in a plain compose file (deploy init wrote its
     /// volume); in a laconic stack only when the spec names its volume with a host path (the opt-in).
@@ -200,11 +200,6 @@ public enum HostPathName {
             + "(or 'deploy create --update'); a directory, file or socket is mounted as it is"
     }
 
-    public static func sanitize(_ source: String) -> String {
-        var s = source
-        while s.hasPrefix("../") || s.hasPrefix("./") { s = String(s.drop { $0 == "." }.dropFirst()) }
-        return KubeNames.label(s.map { $0.isLetter || $0.isNumber ? $0 : "-" }.map(String.init).joined())
-    }
 }
 
 /// ConfigMap keys may hold only `[-._a-zA-Z0-9]`: nested paths become `dir__file`.

@@ -16,7 +16,8 @@ public struct GenerateToken: Sendable, Equatable {
 
     public static func contains(_ value: String) -> Bool { value.contains(marker) }
 
-    /// The token in `value`, nil when there is none; an error when it is malformed.
+    /// The token in `value`, nil when there is none; an error when it is malformed. The only parser of tokens:
+    /// a spec's entries keep theirs (`ConfigEntry.token`), so nothing parses a value twice.
     public static func parse(_ value: String, at location: SourceLocation? = nil) throws -> GenerateToken? {
         guard let start = value.range(of: marker) else { return nil }
         guard let r = value.range(of: pattern, options: .regularExpression), r.lowerBound == start.lowerBound else {
@@ -39,10 +40,6 @@ public struct GenerateToken: Sendable, Equatable {
             throw SoError("more than one $generate token in one value", hint: "use one token per config key", at: location)
         }
         return GenerateToken(kind: kind, length: len, prefix: String(value[..<r.lowerBound]), suffix: suffix)
-    }
-
-    public static func validate(in value: String, at location: SourceLocation?) throws {
-        _ = try parse(value, at: location)
     }
 
     /// Makes a value from `entropy`: the generated part with prefix and suffix kept.

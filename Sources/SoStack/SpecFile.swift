@@ -24,8 +24,10 @@ public struct ConfigEntry: Sendable, Equatable {
     public var key: String
     public var value: String
     public var line: Int?
+    /// The value's `$generate` token, parsed once when the spec is read (nil when it holds none).
+    public var token: GenerateToken?
     /// Whether the value holds a `$generate` token: its key is generated (`Spec.generatedKeys`), never in config.env.
-    public var isGenerated: Bool { GenerateToken.contains(value) }
+    public var isGenerated: Bool { token != nil }
 }
 
 public struct HTTPProxy: Sendable, Equatable {
@@ -142,8 +144,8 @@ public struct Spec: Sendable {
             for e in try c.entries("'config'") {
                 try checkEnvName(e.key, at: e.keyNode.location)
                 let value = try configValue(e.value, key: e.key)
-                spec.config.append(ConfigEntry(key: e.key, value: value, line: e.keyNode.line))
-                try GenerateToken.validate(in: value, at: e.value.location)
+                let token = try GenerateToken.parse(value, at: e.value.location)
+                spec.config.append(ConfigEntry(key: e.key, value: value, line: e.keyNode.line, token: token))
             }
         }
         spec.credentialsFiles = try m.value("credentials-files")?.stringList("'credentials-files'", allowSingle: true) ?? []
@@ -178,13 +180,13 @@ public struct Spec: Sendable {
         }
         if let v = m.nonNull("volumes") {
             for e in try v.entries("'volumes'") {
-                try Names.checkComponent(e.key, what: "volume name", at: e.keyNode.location)
+                try NameRules.checkComponent(e.key, what: "volume name", at: e.keyNode.location)
                 spec.volumes.append((e.key, try e.value.optionalString("volume '\(e.key)'"), e.keyNode.line))
             }
         }
         if let c = m.nonNull("configmaps") {
             for e in try c.entries("'configmaps'") {
-                try Names.checkComponent(e.key, what: "configmap name", at: e.keyNode.location)
+                try NameRules.checkComponent(e.key, what: "configmap name", at: e.keyNode.location)
                 let p = try e.value.optionalString("configmap '\(e.key)'") ?? "./configmaps/\(e.key)"
                 spec.configmaps.append((e.key, p, e.keyNode.line))
             }
@@ -195,7 +197,7 @@ public struct Spec: Sendable {
         }
         if let ns = m.nonNull("namespace") {
             let v = try ns.string("'namespace'")
-            guard Names.isDNSLabel(v) else {
+            guard NameRules.isDNSLabel(v) else {
                 throw ns.error("namespace '\(v)' is not a valid Kubernetes name", hint: "use lowercase letters, digits and '-', at most 63 characters")
             }
             spec.namespace = v
@@ -204,7 +206,7 @@ public struct Spec: Sendable {
         if let r = spec.replicas, r < 0 { throw m.error(at: "replicas", "replicas must be 0 or more", hint: "write a number such as 1") }
         if let k = m.nonNull("kind-cluster-name") {
             let v = try k.string("'kind-cluster-name'")
-            guard Names.isDNSLabel(v) else { throw k.error("kind-cluster-name '\(v)' is not a valid cluster name",
+            guard NameRules.isDNSLabel(v) else { throw k.error("kind-cluster-name '\(v)' is not a valid cluster name",
                 hint: "use lowercase letters, digits and '-'") }
             spec.kindClusterName = v
         }

@@ -97,27 +97,10 @@ public struct StackFile: Sendable {
         }
         m.finish(into: diagnostics)
         for (i, name) in s.pods.map(\.name).enumerated() {
-            try Names.checkComponent(name, what: "pod name", at: SourceLocation(file: path, line: s.pods[i].line))
+            try NameRules.checkComponent(name, what: "pod name", at: SourceLocation(file: path, line: s.pods[i].line))
         }
-        for p in s.optionalPods { try Names.checkComponent(p, what: "pod name", at: SourceLocation(file: path, line: m.value("optional-pods")?.line)) }
-        for j in s.jobs { try Names.checkComponent(j, what: "job name", at: SourceLocation(file: path, line: m.value("jobs")?.line)) }
+        for p in s.optionalPods { try NameRules.checkComponent(p, what: "pod name", at: SourceLocation(file: path, line: m.value("optional-pods")?.line)) }
+        for j in s.jobs { try NameRules.checkComponent(j, what: "job name", at: SourceLocation(file: path, line: m.value("jobs")?.line)) }
         return s
-    }
-}
-
-/// Name rules for things that become file names and Kubernetes object names.
-public enum Names {
-    /// Pod, job, volume and service names: letters, digits, `-`, `_`, `.`; no path separators.
-    public static func checkComponent(_ name: String, what: String, at location: SourceLocation?) throws {
-        let ok = !name.isEmpty && name.count <= 200 && name != "." && name != ".." &&
-            NameRules.isComponent(name)
-        if !ok {
-            throw SoError("invalid \(what) '\(name)'", hint: "use letters, digits, '-', '_' and '.', starting with a letter or digit", at: location)
-        }
-    }
-
-    /// A DNS-1123 label (namespaces, cluster names, deployment ids).
-    public static func isDNSLabel(_ s: String) -> Bool {
-        NameRules.isDNSLabel(s)
     }
 }

@@ -178,7 +178,7 @@ public struct StackLocator: Sendable {
             let real = fs.realpath(stackDir)
             return try load(stackDir: real, builtIn: false, diagnostics: diagnostics)
         }
-        try Names.checkComponent(trimmed, what: "stack name", at: location)
+        try NameRules.checkComponent(trimmed, what: "stack name", at: location)
         guard let root = builtInRoot else { throw noBuiltInStacks(detail: "looking for stack '\(trimmed)'", at: location) }
         let stackDir = Path.join(root, "stacks", trimmed)
         guard fs.isFile(Path.join(stackDir, "stack.yml")) else {

@@ -181,8 +181,8 @@ public final class FakeCluster: ClusterClient, @unchecked Sendable {
     }
 
     private func requireNamespace(of object: KubeObject, _ type: ResourceType) throws {
-        if type.namespaced, let ns = object.namespace, object.kind != "Namespace" {
-            let hasNamespace = locked { objects.keys.contains { $0.type.kind == "Namespace" && $0.name == ns } }
+        if type.namespaced, let ns = object.namespace, !object.isKind(.namespace) {
+            let hasNamespace = locked { objects.keys.contains { $0.type == .namespace && $0.name == ns } }
             if !hasNamespace {
                 throw SoError("cannot apply \(object.reference): namespaces \"\(ns)\" not found (NotFound)", hint: "the object or its namespace does not exist")
             }
@@ -234,7 +234,7 @@ public final class FakeCluster: ClusterClient, @unchecked Sendable {
         guard objects.removeValue(forKey: key) != nil else { return false }
         order.removeAll { $0 == key }
         appliedMetadata[key] = nil
-        if type.kind == "Namespace" {
+        if type == .namespace {
             for k in objects.keys where k.namespace == name { objects.removeValue(forKey: k) }
             order.removeAll { $0.namespace == name }
         }

@@ -559,6 +559,35 @@ extension KindTargetTests {
         #expect(!p.calls.contains { $0.arguments.starts(with: ["kind", "load", "docker-image"]) })
     }
 
+    /// The tag added for a podman load that cannot be removed again is named in a warning (it used to stay
+    /// on the user's image without a word); the load itself went through.
+    @Test func aTagThatCannotBeRemovedAfterAPodmanLoadWarns() async throws {
+        let c = try await Self.harness(environment: ["KIND_EXPERIMENTAL_PROVIDER": "podman"])
+        var ctx = c.ctx
+        ctx.environment["TMPDIR"] = c.h.tmp.file("tmp")
+        let p = c.h.processes
+        p.fallback = { args in
+            if args.count == 5, args.starts(with: ["podman", "save", "-o"]) {
+                try "image".write(toFile: args[3], atomically: true, encoding: .utf8)
+                return ProcessResult(exitCode: 0)
+            }
+            return args.starts(with: ["kind", "load", "image-archive"]) ? ProcessResult(exitCode: 0) : nil
+        }
+        p.expect(["kind", "get", "clusters"], stdout: "shared\n")
+        p.expect(["podman", "image", "inspect", "--format", "{{.Id}}", "cerc/example:local"], stdout: "bbb\n")
+        p.expect(["podman", "exec", "shared-control-plane", "crictl", "inspecti", "-o", "go-template", "--template", "{{.status.id}}",
+                  "cerc/example:local"], stdout: "sha256:aaa\n")
+        p.expect(["podman", "image", "inspect", "--format", "{{.Id}}", "docker.io/cerc/example:local"], exitCode: 1, stderr: "image not known")
+        p.expect(["podman", "tag", "cerc/example:local", "docker.io/cerc/example:local"])
+        p.expect(["podman", "untag", "cerc/example:local", "docker.io/cerc/example:local"], exitCode: 125, stderr: "Error: busy")
+        _ = try await StartAction(ctx).run(StartRequest(directory: "dep", cluster: ClusterOptions(), timeout: 30, progress: .plain))
+        #expect(p.unexpected.isEmpty && p.pending.isEmpty, "\(p.unexpected) \(p.pending)")
+        let warning = ctx.diagnostics.all.first { $0.message.hasPrefix("cannot remove the tag docker.io/cerc/example:local") }
+        #expect(warning?.message == "cannot remove the tag docker.io/cerc/example:local that loading image cerc/example:local added",
+                "\(ctx.diagnostics.all)")
+        #expect(warning?.hint == "remove it with 'podman untag cerc/example:local docker.io/cerc/example:local'")
+    }
+
     /// A pod an earlier start left waiting on the image (not yet built then) is made again once the image is
     /// loaded, rather than waiting out kubelet's back-off; a pod waiting on another image is left alone.
     @Test func podsWaitingOnALoadedImageAreMadeAgain() async throws {

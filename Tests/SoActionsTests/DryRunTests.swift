@@ -28,8 +28,8 @@ import SoTestSupport
         let c = try await ClusterHarness()
         let plan = try await StartAction(c.ctx).run(StartRequest(directory: "dep", cluster: c.options, dryRun: true)).plan
         #expect(Self.writes(c.cluster.calls).isEmpty, "\(c.cluster.calls)")
-        #expect(c.cluster.calls.contains("dry-run Namespace \(KubeNames.label(c.id))"))
-        #expect(plan.first?.line == "would create Namespace \(KubeNames.label(c.id))")
+        #expect(c.cluster.calls.contains("dry-run Namespace \(NameRules.dnsLabel(c.id))"))
+        #expect(plan.first?.line == "would create Namespace \(NameRules.dnsLabel(c.id))")
         // Objects in a namespace that does not exist yet cannot be judged by the server: said so, not hidden.
         #expect(plan.contains { $0.kind == "Deployment" && $0.action == .create && $0.note == "not checked: its namespace is new" })
     }
@@ -54,7 +54,7 @@ import SoTestSupport
     @Test func startDryRunAfterAStartSeesUnchangedChangedAndPruned() async throws {
         let c = try await ClusterHarness()
         _ = try await c.start()
-        let ns = KubeNames.label(c.id)
+        let ns = NameRules.dnsLabel(c.id)
         // Something of ours that left the manifest, and a Deployment edited by hand.
         try c.cluster.seed(KubeObject(apiVersion: "v1", kind: "ConfigMap", name: "gone", namespace: ns,
                                       labels: [("app", c.id), ("app.kubernetes.io/instance", c.id), ("app.kubernetes.io/managed-by", "so")]))
@@ -89,7 +89,7 @@ import SoTestSupport
     @Test func startDryRunDiffShowsFieldsAndNeverSecretValues() async throws {
         let c = try await ClusterHarness(appendToSpec: "secret-env: [API_TOKEN]\n", environment: ["API_TOKEN": "first-token-4711"])
         _ = try await c.start()
-        let ns = KubeNames.label(c.id)
+        let ns = NameRules.dnsLabel(c.id)
         try Self.scaleByHand(c, namespace: ns)
         // The host's value changed since: the Secret would be configured.
         var ctx = c.ctx
@@ -176,7 +176,7 @@ import SoTestSupport
         let listed = try await StopAction(c.ctx).run(StopRequest(directory: "dep", cluster: c.options, deleteVolumes: true, deleteNamespace: true, dryRun: true))
         #expect(!listed.isEmpty && listed.contains { $0.hasPrefix("Deployment ") })
         #expect(Self.writes(Array(c.cluster.calls[before...])).isEmpty, "\(c.cluster.calls[before...])")
-        #expect(c.h.console.stdout.contains("would delete Namespace \(KubeNames.label(c.id))"))
+        #expect(c.h.console.stdout.contains("would delete Namespace \(NameRules.dnsLabel(c.id))"))
         #expect(!c.cluster.all.filter { $0.0.type.kind == "Deployment" }.map(\.1).isEmpty)
     }
 

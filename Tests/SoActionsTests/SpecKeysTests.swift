@@ -13,7 +13,7 @@ import SoTestSupport
     @Test func startCreatesTheSecretThePodsReference() async throws {
         let c = try await ClusterHarness(appendToSpec: Self.spec, environment: ["REGISTRY_TOKEN": "tok-123-not-real"])
         _ = try await c.start()
-        let ns = KubeNames.label(c.id)
+        let ns = NameRules.dnsLabel(c.id)
         let secret = try #require(c.cluster.object("Secret", "\(c.id)-image-pull-secret", namespace: ns))
         #expect(secret["type"]?.string == "kubernetes.io/dockerconfigjson")
         let encoded = try #require(secret.at("data", ".dockerconfigjson")?.string)
@@ -71,6 +71,21 @@ import SoTestSupport
         }
         #expect(!c.cluster.calls[before...].contains { $0.hasPrefix("apply ") || $0.hasPrefix("create ") }, "\(c.cluster.calls[before...])")
     }
+
+    /// A stack that moved away after deploy create: the start goes on without its commands, and says so
+    /// (it used to skip them without a word).
+    @Test func aStackThatCannotBeResolvedWarnsThatNoCommandsRun() async throws {
+        let t = try TempDir("so-start-commands")
+        defer { t.cleanup() }
+        let c = try await ClusterHarness(stack: try Self.makeStack(t), environment: ["SO_REPO_BASE_DIR": t.file("repos")])
+        try FileManager.default.removeItem(atPath: t.file("src/stack-orchestrator/stacks/app/stack.yml"))
+        _ = try await c.start()
+        let p = c.h.processes
+        #expect(!p.calls.contains { $0.arguments.starts(with: ["sh", "-c"]) } && p.unexpected.isEmpty, "\(p.calls.map(\.arguments))")
+        let messages = c.ctx.diagnostics.all.map(\.message)
+        #expect(messages.contains { $0.hasPrefix("cannot resolve stack ") && $0.contains(" for its pre_start_commands: ") && $0.hasSuffix("; none run") },
+                "\(messages)")
+    }
 }
 
 /// spec `maintenance-service` (laconic-so): restart sends the Ingress to it while the workloads roll.
@@ -80,7 +95,7 @@ import SoTestSupport
         let spec = try c.h.read("dep/spec.yml")
         try c.h.tmp.write("dep/spec.yml", spec.replacingOccurrences(of: "network:\n", with: "network:\n  http-proxy:\n    - host-name: shop.localhost\n      routes:\n        - path: /\n          proxy-to: web:80\n"))
         _ = try await c.start()
-        let ns = KubeNames.label(c.id)
+        let ns = NameRules.dnsLabel(c.id)
         let ingressName = try #require(c.cluster.all.first { $0.0.type.kind == "Ingress" }?.0.name)
         let before = try #require(c.cluster.object("Ingress", ingressName, namespace: ns)?.at("spec", "rules"))
         final class Seen: @unchecked Sendable { var during: JSON? }
@@ -113,7 +128,7 @@ import SoTestSupport
     @Test func aContainerThatExitsAfterTheRolloutIsNamed() async throws {
         let c = try await ClusterHarness()
         _ = try await c.start()
-        let ns = KubeNames.label(c.id)
+        let ns = NameRules.dnsLabel(c.id)
         var pod = KubeObject(apiVersion: "v1", kind: "Pod", name: "web-abc", namespace: ns,
                              labels: [("app", c.id), ("app.kubernetes.io/instance", c.id)], body: [])
         pod.body = [("status", .map([("containerStatuses", .list([.map([

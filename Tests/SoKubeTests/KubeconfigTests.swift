@@ -119,8 +119,8 @@ import SoTestSupport
     }
 
     @Test func labelRules() {
-        #expect(LabelRules.validKey("app.kubernetes.io/name") && LabelRules.validKey("team") && !LabelRules.validKey("bad key") && !LabelRules.validKey("a/b/c"))
-        #expect(LabelRules.validValue("") && LabelRules.validValue("v1.2_x") && !LabelRules.validValue("-x") && !LabelRules.validValue(String(repeating: "a", count: 64)))
+        #expect(NameRules.isLabelKey("app.kubernetes.io/name") && NameRules.isLabelKey("team") && !NameRules.isLabelKey("bad key") && !NameRules.isLabelKey("a/b/c"))
+        #expect(NameRules.isLabelValue("") && NameRules.isLabelValue("v1.2_x") && !NameRules.isLabelValue("-x") && !NameRules.isLabelValue(String(repeating: "a", count: 64)))
     }
 }
 

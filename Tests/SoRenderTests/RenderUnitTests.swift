@@ -55,14 +55,14 @@ import SoStack
 
 @Suite struct NamingTests {
     @Test func laconicHostPathNames() {
-        #expect(HostPathName.sanitize("../config/test/script.sh") == "config-test-script-sh")
-        #expect(HostPathName.sanitize("./settings.env") == "settings-env")
+        #expect(NameRules.hostPathName("../config/test/script.sh") == "config-test-script-sh")
+        #expect(NameRules.hostPathName("./settings.env") == "settings-env")
     }
 
     @Test func kubernetesNames() {
-        #expect(KubeNames.object("grafana_storage") == "grafana-storage")
-        #expect(KubeNames.service("9lives") == "s-9lives")
-        #expect(KubeNames.label(String(repeating: "a", count: 80)).count == 63)
+        #expect(NameRules.dnsSubdomain("grafana_storage") == "grafana-storage")
+        #expect(NameRules.serviceName("9lives") == "s-9lives")
+        #expect(NameRules.dnsLabel(String(repeating: "a", count: 80)).count == 63)
         #expect(ConfigMapKeys.key(for: "dir/sub file.txt") == "dir__sub_file.txt")
     }
 

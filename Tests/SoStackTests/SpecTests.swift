@@ -107,7 +107,7 @@ func expectError(_ expectedLine: String, _ body: () throws -> Void, sourceLocati
         let b = DeploymentFile.makeID(now: Date(timeIntervalSince1970: 1_780_000_001), entropy: e)
         #expect(a.range(of: #"^laconic-[0-9a-z]{9}$"#, options: .regularExpression) != nil)
         #expect(a < b)
-        #expect(Names.isDNSLabel(a))
+        #expect(NameRules.isDNSLabel(a))
     }
 
     @Test func deploymentFileRoundTrips() throws {
