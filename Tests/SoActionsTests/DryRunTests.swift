@@ -139,7 +139,7 @@ import SoTestSupport
     /// (one code decides create, configure, unchanged and delete).
     @Test func theDryRunNamesExactlyWhatStartThenDoes() async throws {
         let c = try await ClusterHarness(config: ["SESSION=$generate:hex:16$"])
-        let ns = KubeNames.label(c.id)
+        let ns = NameRules.dnsLabel(c.id)
         func compare(_ state: String) async throws {
             try await c.ctx.clock.sleep(seconds: 60)   // a later start: its started-at differs
             let before = c.cluster.calls.count
