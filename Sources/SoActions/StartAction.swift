@@ -143,15 +143,14 @@ public struct StartAction: Sendable {
                 }
                 if let owned { steps.warnKeptVolumes(owned) }
                 // The Namespace counts as unchanged: only its lifecycle annotations were renewed.
-                report.unchanged = objects.filter { $0.kind != "Job" }.map(\.reference)
-                report.skipped = objects.filter { $0.kind == "Job" }.map(\.reference)
+                report.unchanged = objects.filter { !$0.isKind(.job) }.map(\.reference)
+                report.skipped = objects.filter { $0.isKind(.job) }.map(\.reference)
                 progress.phase("unchanged", "\(report.unchanged.count) \(English.plural("object", report.unchanged.count)) already as rendered")
             } else {
                 // 5. secrets: the stored values read again under the lock (a rotation that ended while this run
                 // waited is kept, not undone), and values to be made made from them.
                 if lock != nil, cluster.storedSecrets != nil || !report.generatedSecrets.isEmpty {
-                    let secretType = try ResourceType.of(apiVersion: "v1", kind: "Secret")
-                    let stored = try await cluster.client.get(secretType, name: DeploymentNames.generatedSecrets(model.id), namespace: namespace)
+                    let stored = try await cluster.client.get(.secret, name: DeploymentNames.generatedSecrets(model.id), namespace: namespace)
                     let version = { (json: JSON?) in json?.at("metadata", "resourceVersion")?.string }
                     if !report.generatedSecrets.isEmpty || version(stored) != version(cluster.storedSecrets) {
                         base = try manifest(rendered, cluster, req, stored: stored, imageIDs: imageIDs, report: &report)
@@ -209,7 +208,7 @@ public struct StartAction: Sendable {
         out.plan = objects.compactMap { o in
             if let change = judged[o.kind + "/" + o.name] { return change }
             guard untouched.contains(o.reference) else { return nil }
-            let namespaced = o.namespace != nil && o.kind != "Namespace"
+            let namespaced = o.namespace != nil && !o.isKind(.namespace)
             return PlannedChange(action: .unchanged, kind: o.kind, name: o.name, namespace: namespaced ? o.namespace : nil)
         }
         out.plan += report.pruned.compactMap { ref in
@@ -233,11 +232,11 @@ public struct StartAction: Sendable {
     func unchanged(_ rendered: Rendered, _ cluster: Connected, _ objects: [KubeObject], _ owned: OwnedObjects?, _ req: StartRequest,
                    report: StartReport) -> Renewal? {
         guard let existing = cluster.existing, let owned, req.onlyKinds == nil, !IngressInstaller.needed(rendered.model, rendered.manifest, req),
-              report.generatedSecrets.isEmpty, let ns = objects.first(where: { $0.kind == "Namespace" }),
+              report.generatedSecrets.isEmpty, let ns = objects.first(where: { $0.isKind(.namespace) }),
               let renewal = Self.lifecycleRenewal(ns, live: existing) else { return nil }
-        let rest = objects.filter { $0.kind != "Namespace" }
+        let rest = objects.filter { !$0.isKind(.namespace) }
         guard owned.pruneCandidates.isEmpty,
-              rest.allSatisfy({ o in o.kind == "Job" ? owned.jobs.contains(o.name) : owned.live[o.kind + "/" + o.name].map(o.isUnchanged) == true })
+              rest.allSatisfy({ o in o.isKind(.job) ? owned.jobs.contains(o.name) : owned.live[o.kind + "/" + o.name].map(o.isUnchanged) == true })
         else { return nil }
         return renewal
     }
@@ -321,23 +320,22 @@ public struct StartAction: Sendable {
         let (model, namespace) = (rendered.model, rendered.namespace)
         let secretName = SecretSources(ctx: ctx,
                 model: model).hasGenerated && (req.onlyKinds?.contains("Secret") ?? true) ? DeploymentNames.generatedSecrets(model.id) : nil
-        let bare = KubeObject(apiVersion: "v1", kind: "Namespace", name: namespace, annotations: [(DeploymentNames.directoryAnnotation, model.directory)])
+        let bare = KubeObject(.namespace, name: namespace, annotations: [(DeploymentNames.directoryAnnotation, model.directory)])
         func attempt(_ target: ClusterTarget) async throws -> Connected {
             let client = try ctx.connect(target.connection)
             if req.dryRun {
                 // Reads only: the Namespace and the stored values.
-                let secretType = try ResourceType.of(apiVersion: "v1", kind: "Secret")
                 async let current = client.get(.namespace, name: namespace, namespace: nil)
-                async let stored = secretName == nil ? nil : client.get(secretType, name: secretName ?? "", namespace: namespace)
+                async let stored = secretName == nil ? nil : client.get(.secret, name: secretName ?? "", namespace: namespace)
                 guard let existing = try await current else { return Connected(target: target, client: client, existing: nil, storedSecrets: nil) }
                 try checkOwnership(existing, namespace: namespace, model: model)
                 return Connected(target: target, client: client, existing: existing, storedSecrets: try await stored)
             }
             async let created = client.create(bare, fieldManager: "so")
             async let current = client.get(.namespace, name: namespace, namespace: nil)
-            let secretType = try ResourceType.of(apiVersion: "v1", kind: "Secret")
-            async let stored = secretName == nil ? nil : client.get(secretType, name: secretName ?? "", namespace: namespace)
+            async let stored = secretName == nil ? nil : client.get(.secret, name: secretName ?? "", namespace: namespace)
             if try await created != nil {
+                // This run created the namespace: nothing was there to read (the reads' answers, or errors, say nothing).
                 _ = try? await current
                 _ = try? await stored
                 return Connected(target: target, client: client, existing: nil, storedSecrets: nil)
@@ -409,7 +407,7 @@ public struct StartAction: Sendable {
         let objects = ImageLoader.stamp(built.objects, ids: imageIDs)
         // A namespace this run created gets its labels and annotations whatever else is applied.
         guard let only = req.onlyKinds else { return objects }
-        return objects.filter { only.contains($0.kind) || (cluster.existing == nil && $0.kind == "Namespace") }
+        return objects.filter { only.contains($0.kind) || (cluster.existing == nil && $0.isKind(.namespace)) }
     }
 
     /// The kinds a start applies, recorded on the namespace: the next start lists only these (and the

@@ -19,7 +19,7 @@ struct StartManifest {
     func objects(_ manifest: Manifest, stored: JSON?, ttl: Double?, withSecrets: Bool = true,
                  rotate: Set<String> = [], make: Bool = true) throws -> (objects: [KubeObject], madeNow: [String]) {
         var objects = manifest.objects
-        if let i = objects.firstIndex(where: { $0.kind == "Namespace" }) {
+        if let i = objects.firstIndex(where: { $0.isKind(.namespace) }) {
             objects[i].annotations += lifecycleAnnotations(ttl: ttl) + [(DeploymentNames.Annotation.kinds, StartAction.recordedKinds(objects))]
         }
         guard withSecrets else { return (objects, []) }

@@ -51,8 +51,8 @@ struct StartSteps: Sendable {
         let started = ctx.clock.now()
         // The Namespace exists already (the connect step made sure).
         var renewed: Set<String> = []
-        var namespaceObjects = objects.filter { $0.kind == "Namespace" }
-        let rest = objects.filter { $0.kind != "Namespace" }
+        var namespaceObjects = objects.filter { $0.isKind(.namespace) }
+        let rest = objects.filter { !$0.isKind(.namespace) }
         if let existing, onlyKinds == nil {
             namespaceObjects.removeAll { ns in
                 // Only its lifecycle annotations differ (a new started-at): applied with the first batch, and
@@ -73,7 +73,7 @@ struct StartSteps: Sendable {
             if let owned {
                 // Jobs that exist are never re-run; other objects already as rendered are not sent again.
                 batch.removeAll { o in
-                    if o.kind == "Job" {
+                    if o.isKind(.job) {
                         if owned.jobs.contains(o.name) { report.skipped.append(o.reference); return true }
                     } else if owned.live[o.kind + "/" + o.name].map(o.isUnchanged) == true {
                         report.unchanged.append(o.reference); return true
@@ -83,7 +83,7 @@ struct StartSteps: Sendable {
                 let replaced = try await replaceServicesThatSwitchHeadless(batch, owned: owned)
                 if dryRun != nil {
                     // The server would refuse even a dry run of the switch: named, not judged.
-                    batch.removeAll { o in o.kind == "Service" && replaced.contains(o.name) }
+                    batch.removeAll { o in o.isKind(.service) && replaced.contains(o.name) }
                     report.applied += replaced.map { "Service \(namespace)/\($0)" }
                     report.plan += replaced.map { PlannedChange(action: .configure, kind: "Service", name: $0, namespace: namespace,
                                                                 note: "replaced: it switches between headless and a cluster IP") }
@@ -94,7 +94,7 @@ struct StartSteps: Sendable {
                 namespaceObjects = []
             }
             guard !batch.isEmpty else { continue }
-            if !workloadsReady && dryRun == nil && batch.contains(where: { $0.kind == "Deployment" || $0.kind == "Job" }) {
+            if !workloadsReady && dryRun == nil && batch.contains(where: { $0.isKind(.deployment) || $0.isKind(.job) }) {
                 if bindClaimsAhead { try await ClaimBinding(ctx: ctx, client: client, namespace: namespace, progress: progress).bindAhead(newClaims) }
                 try await beforeWorkloads()
                 workloadsReady = true
@@ -108,7 +108,7 @@ struct StartSteps: Sendable {
             let results = try await applyAll(batch, readJobs: existing != nil && owned == nil, owned: owned, existing: existing) { done in
                 progress.live("applied \(done)/\(batch.count): \(summary)", elapsed: ctx.clock.now().timeIntervalSince(started))
             }
-            if dryRun == nil, let existing, let ns = batch.first(where: { $0.kind == "Namespace" }) { try await dropExpiry(ns, live: existing) }
+            if dryRun == nil, let existing, let ns = batch.first(where: { $0.isKind(.namespace) }) { try await dropExpiry(ns, live: existing) }
             report.applied += results.applied.filter { !renewed.contains($0) }
             report.unchanged += results.applied.filter { renewed.contains($0) }
             report.skipped += results.skipped
@@ -134,7 +134,7 @@ struct StartSteps: Sendable {
     /// Returns their names; a dry run deletes nothing.
     func replaceServicesThatSwitchHeadless(_ batch: [KubeObject], owned: OwnedObjects) async throws -> [String] {
         var replaced: [String] = []
-        for o in batch where o.kind == "Service" {
+        for o in batch where o.isKind(.service) {
             guard let live = owned.live["Service/" + o.name], (live.at("spec", "clusterIP")?.string == "None") != Self.isHeadless(o) else { continue }
             replaced.append(o.name)
             guard dryRun == nil else { continue }
@@ -157,7 +157,7 @@ struct StartSteps: Sendable {
                 let o = batch[next]
                 next += 1
                 group.addTask { [client, self] in
-                    if o.kind == "Job", readJobs, try await client.get(try ResourceType.of(o), name: o.name, namespace: o.namespace) != nil {
+                    if o.isKind(.job), readJobs, try await client.get(try ResourceType.of(o), name: o.name, namespace: o.namespace) != nil {
                         return (o.reference, nil, nil)
                     }
                     if let dryRun { return (o.reference, .null, try await judge(o, dryRun, owned: owned, existing: existing)) }
@@ -184,17 +184,17 @@ struct StartSteps: Sendable {
     /// (with `--diff`, the fields that would change; a Secret's values never appear). In a namespace that does
     /// not exist yet the server judges nothing: it would be created, not checked.
     func judge(_ o: KubeObject, _ dry: DryRun, owned: OwnedObjects?, existing: JSON?) async throws -> PlannedChange {
-        let namespaced = o.namespace != nil && o.kind != "Namespace"
+        let namespaced = o.namespace != nil && !o.isKind(.namespace)
         var notes: [String] = []
         if namespaced && dry.namespaceIsNew { notes.append("not checked: its namespace is new") }
-        if o.kind == "Secret", o.name == dry.generatedSecret, !dry.madeNow.isEmpty {
+        if o.isKind(.secret), o.name == dry.generatedSecret, !dry.madeNow.isEmpty {
             notes.append("values generated at start: " + dry.madeNow.joined(separator: ", "))
         }
         var change = PlannedChange(action: .create, kind: o.kind, name: o.name, namespace: namespaced ? o.namespace : nil,
                                    note: notes.isEmpty ? nil : notes.joined(separator: "; "))
         if namespaced && dry.namespaceIsNew { return change }
         let live: JSON?
-        if o.kind == "Namespace" {
+        if o.isKind(.namespace) {
             live = existing
         } else if let found = owned?.live[o.kind + "/" + o.name] {
             live = found
@@ -206,7 +206,7 @@ struct StartSteps: Sendable {
         change.action = .configure
         if dry.diff {
             // The applied hash changes with anything else: the fields say what.
-            change.diff = ObjectDiff.lines(from: ObjectDiff.comparable(live), to: ObjectDiff.comparable(admitted), secret: o.kind == "Secret")
+            change.diff = ObjectDiff.lines(from: ObjectDiff.comparable(live), to: ObjectDiff.comparable(admitted), secret: o.isKind(.secret))
                 .filter { !$0.dropFirst(2).hasPrefix("metadata.annotations.\(KubeObject.appliedHashAnnotation):") }
         }
         return change
@@ -241,7 +241,7 @@ struct StartSteps: Sendable {
             let kind = type.kind
             for item in items {
                 owned.live[kind + "/" + item.name] = item
-                if kind == "Job" { owned.jobs.insert(item.name) }
+                if type == .job { owned.jobs.insert(item.name) }
                 if keep.contains(where: { $0.kind == kind && $0.name == item.name }) { continue }
                 if volumes.contains(type) {
                     owned.keptVolumes.append("\(kind) \(item.name)")
