@@ -11,6 +11,8 @@ public struct CreateRequest: Sendable {
     public var update: Bool
     /// `--stack` given on the command line (optional: the spec names the stack).
     public var stack: String?
+    /// The stack the spec names, when the caller resolved it already (`up`, which wrote the spec).
+    public var resolved: ResolvedStack?
     /// `--ttl`: written into the deployment's spec.yml as `ttl:` (the user's spec file is not changed).
     public var ttl: String?
     /// List the files that would be written or changed; write nothing.
@@ -64,8 +66,8 @@ public struct CreateAction {
             throw SoError("deployment directory \(dir) already exists", hint: "pass --update to refresh it from the spec, or choose another --deployment-dir")
         }
 
-        let stack = try ctx.locator.resolve(spec.stack, relativeTo: [fs.currentDirectory, Path.dirname(specPath)],
-                                            at: SourceLocation(file: specPath, line: spec.stackLine), diagnostics: ctx.diagnostics)
+        let stack = try req.resolved ?? ctx.locator.resolve(spec.stack, relativeTo: [fs.currentDirectory, Path.dirname(specPath)],
+                                                           at: SourceLocation(file: specPath, line: spec.stackLine), diagnostics: ctx.diagnostics)
         try stack.requirePods()
         if let cli = req.stack, cli != spec.stack {
             // An unresolvable --stack counts as different: the warning below names it.

@@ -8,6 +8,8 @@ import SoStack
 public struct InitRequest: Sendable {
     /// What `--stack` names: a built-in stack, a stack path, or compose files (`a.yml,b.yml`, as typed).
     public var stack: String
+    /// The stack `stack` names, when the caller resolved it already (`up`: resolved once per command).
+    public var resolved: ResolvedStack?
     /// Compose files as the stack (`-f a -f b`), merged in order; used instead of `stack` when given.
     public var composeFiles: [String] = []
     public var deployTo: String
@@ -99,8 +101,8 @@ public struct InitAction {
             throw SoError("\(output) is a directory", hint: "--output names the spec file to write, e.g. spec.yml")
         }
 
-        let stack = req.composeFiles.isEmpty ? try ctx.locator.resolve(req.stack, diagnostics: ctx.diagnostics)
-            : try ctx.locator.resolve(composeFiles: req.composeFiles, diagnostics: ctx.diagnostics)
+        let stack = try req.resolved ?? (req.composeFiles.isEmpty ? try ctx.locator.resolve(req.stack, diagnostics: ctx.diagnostics)
+            : try ctx.locator.resolve(composeFiles: req.composeFiles, diagnostics: ctx.diagnostics))
         try stack.requirePods()
         // Config: stack defaults < --config-file < --config (command line wins).
         var config = OrderedPairs()

@@ -212,8 +212,10 @@ public struct UpAction {
             throw SoError.usage("name '\(name)' is a system namespace", hint: "choose another --name")
         }
         let dir = try ctx.namedDeployment(name)
-        let plan = try await WorkspacePlan.make(ctx, req, name: name, existing: ctx.fs.isDirectory(dir))
-        if req.dryRun { return try await dryRun(req, name: name, dir: dir, plan: plan) }
+        // The stack, resolved once for the plan, the git identity, init and create.
+        let stack = try ctx.locator.resolve(req.stack, diagnostics: ctx.diagnostics)
+        let plan = try await WorkspacePlan.make(ctx, req, stack: stack, name: name, existing: ctx.fs.isDirectory(dir))
+        if req.dryRun { return try await dryRun(req, stack: stack, name: name, dir: dir, plan: plan) }
         var created = false
         if ctx.fs.isDirectory(dir) {
             if !req.config.isEmpty || req.with != nil || req.agent != nil {
@@ -227,14 +229,17 @@ public struct UpAction {
             defer { try? ctx.fs.remove(specPath) }  // best effort: a stray .spec-PID.yml beside the deployment is harmless
             var quiet = ctx
             quiet.options.quiet = true
-            var initReq = InitRequest(stack: req.stack, config: ["WORKSPACE_NAME=\(name)"] + (try await gitIdentity(req,
+            var initReq = InitRequest(stack: req.stack, config: ["WORKSPACE_NAME=\(name)"] + (try await gitIdentity(req, stack: stack,
                     in: plan.source?.repository)) + plan.config + req.config,
                                       output: specPath, force: true, with: req.with)
             initReq.deployTo = "k8s-kind"
+            initReq.resolved = stack
             try await InitAction(quiet).run(initReq)
             try setNamespace(name, specPath: specPath)
             if let agent = req.agent { try setAgent(agent, specPath: specPath) }
-            _ = try await CreateAction(quiet).run(CreateRequest(specFile: specPath, deploymentDir: dir))
+            var createReq = CreateRequest(specFile: specPath, deploymentDir: dir)
+            createReq.resolved = stack
+            _ = try await CreateAction(quiet).run(createReq)
             if let port = req.preview { try addPreview(dir: dir, host: "\(name).localhost", port: port) }
             created = true
         }
@@ -296,10 +301,9 @@ public struct UpAction {
     /// For a workspace stack (spec-defaults `workspace:`), the agent's commits are by the invoking user's
     /// `git config user.name/email` unless `--config GIT_USER_NAME=…/GIT_USER_EMAIL=…` says otherwise
     /// (the stack's compose falls back to a clear default when neither is set).
-    func gitIdentity(_ req: UpRequest, in repository: String? = nil) async throws -> [String] {
+    func gitIdentity(_ req: UpRequest, stack: ResolvedStack, in repository: String? = nil) async throws -> [String] {
         let given = Set(req.config.compactMap { $0.split(separator: "=", maxSplits: 1).first.map(String.init) })
         guard !given.contains("GIT_USER_NAME") || !given.contains("GIT_USER_EMAIL") else { return [] }
-        let stack = try ctx.locator.resolve(req.stack, diagnostics: .dropped("deploy init resolves the same stack and warns"))
         // spec-defaults is a mapping: StackFile.load checked it (`entries` cannot fail here).
         guard let defaults = stack.file.specDefaults,
                 (try? defaults.entries("'spec-defaults'"))?.contains(where: { $0.key == "workspace" }) == true else { return [] }
@@ -319,7 +323,7 @@ public struct UpAction {
 
     /// `up --dry-run`: an existing workspace is planned as it is; a new one is made in a temporary directory
     /// (removed at the end) so the API server can judge exactly what `up` would apply.
-    func dryRun(_ req: UpRequest, name: String, dir: String, plan source: WorkspacePlan) async throws -> UpResult {
+    func dryRun(_ req: UpRequest, stack: ResolvedStack, name: String, dir: String, plan source: WorkspacePlan) async throws -> UpResult {
         var plan: [PlannedChange] = []
         if let s = source.source { for line in s.lines(planned: true) { ctx.console.out(line) } }
         if let note = source.note { ctx.console.out(note) }
@@ -334,14 +338,17 @@ public struct UpAction {
         var quiet = ctx
         quiet.options.quiet = true
         let specPath = Path.join(scratch, "spec.yml"), draft = Path.join(scratch, name)
-        var initReq = InitRequest(stack: req.stack, config: ["WORKSPACE_NAME=\(name)"] + (try await gitIdentity(req,
+        var initReq = InitRequest(stack: req.stack, config: ["WORKSPACE_NAME=\(name)"] + (try await gitIdentity(req, stack: stack,
                 in: source.source?.repository)) + source.config + req.config,
                                   output: specPath, force: true, with: req.with)
         initReq.deployTo = "k8s-kind"
+        initReq.resolved = stack
         try await InitAction(quiet).run(initReq)
         try setNamespace(name, specPath: specPath)
         if let agent = req.agent { try setAgent(agent, specPath: specPath) }
-        _ = try await CreateAction(quiet).run(CreateRequest(specFile: specPath, deploymentDir: draft))
+        var createReq = CreateRequest(specFile: specPath, deploymentDir: draft)
+        createReq.resolved = stack
+        _ = try await CreateAction(quiet).run(createReq)
         if let port = req.preview { try UpAction(quiet).addPreview(dir: draft, host: "\(name).localhost", port: port) }
         ctx.console.out("would create deployment directory \(dir)")
         plan = try await StartAction(ctx).run(StartRequest(directory: draft, cluster: req.cluster, ttl: req.ttl, dryRun: true)).plan
@@ -380,8 +387,7 @@ struct WorkspacePlan {
     var config: [String] = []
     var note: String?
 
-    static func make(_ ctx: SoContext, _ req: UpRequest, name: String, existing: Bool) async throws -> WorkspacePlan {
-        let stack = try ctx.locator.resolve(req.stack, diagnostics: .dropped("deploy init resolves the same stack and warns"))
+    static func make(_ ctx: SoContext, _ req: UpRequest, stack: ResolvedStack, name: String, existing: Bool) async throws -> WorkspacePlan {
         // spec-defaults is a mapping: StackFile.load checked it (`entries` cannot fail here).
         let defaults = (try? stack.file.specDefaults?.entries("'spec-defaults'")) ?? []
         let isWorkspace = defaults.contains { $0.key == "workspace" }
