@@ -101,6 +101,60 @@ public struct StartAction: Sendable {
                                                                         note: "not checked: the cluster does not exist yet") }
             return report
         }
+        let opened = try await open(rendered, target, req, progress: progress)
+        defer { opened.images?.cancel() }   // only an error leaves it running
+        // 3. unchanged
+        let renewal = unchanged(opened.rendered, opened.cluster, opened.objects, opened.owned, req, report: opened.report)
+        // 4. lock (not when nothing changes) … 10. unlock
+        let lock = renewal != nil || req.dryRun ? nil
+            : DeploymentLock(ctx: ctx, client: opened.cluster.client, namespace: namespace, model: model, duration: req.timeout)
+        // A run holding it (another start, a stop, a rotation) is waited for, named, up to --timeout.
+        let (report, objects) = try await DeploymentLock.holding(lock, waiting: req.timeout, progress: progress) {
+            var o = opened
+            if let renewal {
+                try await renew(&o, renewal, req, progress: progress)
+            } else {
+                try await change(&o, locked: lock != nil, req, progress: progress)
+            }
+            // 8. load images: awaited whether or not a workload was applied (a failure is reported here); pods
+            // that were waiting on one of them are made again.
+            if let loaded = try await o.images?.value, !loaded.isEmpty { try await o.steps.restartPodsWaiting(on: loaded) }
+            // 9. wait
+            if req.wait && !req.dryRun { try await o.steps.wait(for: o.objects, timeout: req.timeout) }
+            return (o.report, o.objects)
+        }
+        if req.dryRun { return Self.plan(report, objects: objects) }
+        if req.onlyKinds == nil { try await StartCommands(ctx: ctx, model: model).run(.post) }
+        let what = req.onlyKinds.map { "updated \($0.sorted().joined(separator: ", ")) of" } ?? "started"
+        let cluster = opened.cluster
+        let on = cluster.target.kindCluster.map { " on kind cluster \($0)" } ?? " (context \(cluster.target.connection.contextName))"
+        progress.done("\(what) \(model.id) in namespace \(namespace)" + on)
+        return report
+    }
+
+    /// What a start has read once connected, and what it will apply: one value the steps after step 2 read.
+    struct Opened {
+        var rendered: Rendered
+        var cluster: Connected
+        var imageIDs: [(image: String, id: String)]
+        /// The images being loaded into kind (nil: none, or a dry run).
+        var images: Task<[String], Error>?
+        var steps: StartSteps
+        /// What start applies, before the config revisions are stamped.
+        var base: [KubeObject]
+        /// What the deployment owns, as listed (an existing namespace, all kinds).
+        var owned: OwnedObjects?
+        /// The live Secrets and ConfigMaps the revisions are stamped from.
+        var liveConfig: [String: JSON]
+        var objects: [KubeObject]
+        var report: StartReport
+    }
+
+    /// Step 2 and what follows it before step 3: connect, render with what the cluster told, the images, what
+    /// start applies (values to be made named, not made), and what the deployment owns.
+    func open(_ rendered: Rendered, _ target: ClusterTarget, _ req: StartRequest, progress: ProgressReporter) async throws -> Opened {
+        var rendered = rendered
+        let (model, namespace) = (rendered.model, rendered.namespace)
         let localImageIDs = localImageIDs(rendered, target, req)
         let cluster = try await connect(rendered, target, req)
         // The DNS policy allows where this cluster's DNS answers (its kube-dns endpoints), no wider.
@@ -111,10 +165,9 @@ public struct StartAction: Sendable {
         }
         let imageIDs = await localImageIDs.value
         let images = req.dryRun ? nil : loadImages(imageIDs, cluster.target, req, progress: progress)
-        defer { images?.cancel() }   // only an error leaves it running
         var report = StartReport(namespace: namespace)
         // What start applies, with the values stored so far (values to be made are named here, made once, under the lock).
-        var base = try manifest(rendered, cluster, req, stored: cluster.storedSecrets, imageIDs: imageIDs, make: false, report: &report)
+        let base = try manifest(rendered, cluster, req, stored: cluster.storedSecrets, imageIDs: imageIDs, make: false, report: &report)
         let dryRun = !req.dryRun ? nil : StartSteps.DryRun(diff: req.diff, namespaceIsNew: cluster.existing == nil,
                 generatedSecret: DeploymentNames.generatedSecrets(model.id), madeNow: report.generatedSecrets)
         let steps = StartSteps(ctx: ctx, client: cluster.client, model: model, namespace: namespace, progress: progress,
@@ -127,74 +180,61 @@ public struct StartAction: Sendable {
         // The revisions of its Secrets and ConfigMaps (with --only, as they run), for the pods that read them.
         var liveConfig: [String: JSON] = owned?.live ?? [:]
         if owned == nil, cluster.existing != nil { liveConfig = try await ConfigRevisions.live(cluster.client, namespace: namespace, deployment: model.id) }
-        var objects = ConfigRevisions.stamp(base, live: liveConfig)
-        // 3. unchanged
-        let renewal = unchanged(rendered, cluster, objects, owned, req, report: report)
-        // 4. lock (not when nothing changes) … 10. unlock
-        let lock = renewal != nil || req.dryRun ? nil
-            : DeploymentLock(ctx: ctx, client: cluster.client, namespace: namespace, model: model, duration: req.timeout)
-        // A run holding it (another start, a stop, a rotation) is waited for, named, up to --timeout.
-        report = try await DeploymentLock.holding(lock, waiting: req.timeout, progress: progress) {
-            var report = report
-            if let renewal {
-                // One merge patch of those annotations alone: a run racing this one may have applied other fields.
-                if case .renew(let annotations) = renewal, !req.dryRun {
-                    try await cluster.client.annotate(.namespace, name: namespace, namespace: nil, annotations)
-                }
-                if let owned { steps.warnKeptVolumes(owned) }
-                // The Namespace counts as unchanged: only its lifecycle annotations were renewed.
-                report.unchanged = objects.filter { !$0.isKind(.job) }.map(\.reference)
-                report.skipped = objects.filter { $0.isKind(.job) }.map(\.reference)
-                progress.phase("unchanged", "\(report.unchanged.count) \(English.plural("object", report.unchanged.count)) already as rendered")
-            } else {
-                // 5. secrets: the stored values read again under the lock (a rotation that ended while this run
-                // waited is kept, not undone), and values to be made made from them.
-                if lock != nil, cluster.storedSecrets != nil || !report.generatedSecrets.isEmpty {
-                    let stored = try await cluster.client.get(.secret, name: DeploymentNames.generatedSecrets(model.id), namespace: namespace)
-                    let version = { (json: JSON?) in json?.at("metadata", "resourceVersion")?.string }
-                    if !report.generatedSecrets.isEmpty || version(stored) != version(cluster.storedSecrets) {
-                        base = try manifest(rendered, cluster, req, stored: stored, imageIDs: imageIDs, report: &report)
-                        objects = ConfigRevisions.stamp(base, live: liveConfig)
-                    }
-                }
-                // 6. apply
-                if IngressInstaller.needed(model, rendered.manifest, req) && !req.dryRun {
-                    // Its image may be one of the images being loaded (a spec caddy-ingress-image this host has).
-                    _ = try await images?.value
-                    // One controller per cluster: concurrent runs install it one at a time (the cluster's lock).
-                    let clusterLock = DeploymentLock.cluster(ctx: ctx, client: cluster.client, duration: req.timeout)
-                    _ = try await clusterLock.holding(waiting: req.timeout, progress: progress) {
-                        try await IngressInstaller(ctx: ctx, client: cluster.client)
-                            .ensure(image: model.spec.sections.caddyIngressImage, acmeEmail: model.spec.acmeEmail, timeout: req.timeout, progress: progress)
-                    }
-                }
-                // Another run may have changed what the deployment owns since the unchanged-test read it: apply and
-                // prune go by a read made under the lock (the Namespace too: the kinds it records are the ones listed).
-                var (owned, existing) = (owned, cluster.existing)
-                if let read = existing, req.onlyKinds == nil, lock != nil {
-                    let current = try await cluster.client.get(.namespace, name: namespace, namespace: nil) ?? read
-                    (owned, existing) = (try await steps.listOwned(keep: objects, kinds: StartAction.pruneKinds(current)), current)
-                    objects = ConfigRevisions.stamp(base, live: owned?.live ?? liveConfig)
-                }
-                if let owned { steps.warnKeptVolumes(owned) }
-                try await steps.apply(objects, existing: existing, owned: owned, onlyKinds: req.onlyKinds, report: &report,
-                                      beforeWorkloads: { _ = try await images?.value })
-                // 7. prune
-                report.pruned = try await steps.prune(owned?.pruneCandidates ?? [])
-            }
-            // 8. load images: awaited whether or not a workload was applied (a failure is reported here); pods
-            // that were waiting on one of them are made again.
-            if let loaded = try await images?.value, !loaded.isEmpty { try await steps.restartPodsWaiting(on: loaded) }
-            // 9. wait
-            if req.wait && !req.dryRun { try await steps.wait(for: objects, timeout: req.timeout) }
-            return report
+        return Opened(rendered: rendered, cluster: cluster, imageIDs: imageIDs, images: images, steps: steps, base: base, owned: owned,
+                      liveConfig: liveConfig, objects: ConfigRevisions.stamp(base, live: liveConfig), report: report)
+    }
+
+    /// Step 3's way: the Namespace's lifecycle annotations renewed, every object counted as unchanged.
+    func renew(_ o: inout Opened, _ renewal: Renewal, _ req: StartRequest, progress: ProgressReporter) async throws {
+        // One merge patch of those annotations alone: a run racing this one may have applied other fields.
+        if case .renew(let annotations) = renewal, !req.dryRun {
+            try await o.cluster.client.annotate(.namespace, name: o.rendered.namespace, namespace: nil, annotations)
         }
-        if req.dryRun { return Self.plan(report, objects: objects) }
-        if req.onlyKinds == nil { try await StartCommands(ctx: ctx, model: model).run(.post) }
-        let what = req.onlyKinds.map { "updated \($0.sorted().joined(separator: ", ")) of" } ?? "started"
-        let on = cluster.target.kindCluster.map { " on kind cluster \($0)" } ?? " (context \(cluster.target.connection.contextName))"
-        progress.done("\(what) \(model.id) in namespace \(namespace)" + on)
-        return report
+        if let owned = o.owned { o.steps.warnKeptVolumes(owned) }
+        // The Namespace counts as unchanged: only its lifecycle annotations were renewed.
+        o.report.unchanged = o.objects.filter { !$0.isKind(.job) }.map(\.reference)
+        o.report.skipped = o.objects.filter { $0.isKind(.job) }.map(\.reference)
+        progress.phase("unchanged", "\(o.report.unchanged.count) \(English.plural("object", o.report.unchanged.count)) already as rendered")
+    }
+
+    /// Steps 5 to 7, under the lock (`locked`; a dry run holds none and reads nothing again).
+    func change(_ o: inout Opened, locked: Bool, _ req: StartRequest, progress: ProgressReporter) async throws {
+        let (model, namespace, cluster) = (o.rendered.model, o.rendered.namespace, o.cluster)
+        // 5. secrets: the stored values read again under the lock (a rotation that ended while this run
+        // waited is kept, not undone), and values to be made made from them.
+        if locked, cluster.storedSecrets != nil || !o.report.generatedSecrets.isEmpty {
+            let stored = try await cluster.client.get(.secret, name: DeploymentNames.generatedSecrets(model.id), namespace: namespace)
+            let version = { (json: JSON?) in json?.at("metadata", "resourceVersion")?.string }
+            if !o.report.generatedSecrets.isEmpty || version(stored) != version(cluster.storedSecrets) {
+                o.base = try manifest(o.rendered, cluster, req, stored: stored, imageIDs: o.imageIDs, report: &o.report)
+                o.objects = ConfigRevisions.stamp(o.base, live: o.liveConfig)
+            }
+        }
+        // 6. apply
+        let images = o.images
+        if IngressInstaller.needed(model, o.rendered.manifest, req) && !req.dryRun {
+            // Its image may be one of the images being loaded (a spec caddy-ingress-image this host has).
+            _ = try await images?.value
+            // One controller per cluster: concurrent runs install it one at a time (the cluster's lock).
+            let clusterLock = DeploymentLock.cluster(ctx: ctx, client: cluster.client, duration: req.timeout)
+            _ = try await clusterLock.holding(waiting: req.timeout, progress: progress) {
+                try await IngressInstaller(ctx: ctx, client: cluster.client)
+                    .ensure(image: model.spec.sections.caddyIngressImage, acmeEmail: model.spec.acmeEmail, timeout: req.timeout, progress: progress)
+            }
+        }
+        // Another run may have changed what the deployment owns since the unchanged-test read it: apply and
+        // prune go by a read made under the lock (the Namespace too: the kinds it records are the ones listed).
+        var existing = cluster.existing
+        if let read = existing, req.onlyKinds == nil, locked {
+            let current = try await cluster.client.get(.namespace, name: namespace, namespace: nil) ?? read
+            (o.owned, existing) = (try await o.steps.listOwned(keep: o.objects, kinds: StartAction.pruneKinds(current)), current)
+            o.objects = ConfigRevisions.stamp(o.base, live: o.owned?.live ?? o.liveConfig)
+        }
+        if let owned = o.owned { o.steps.warnKeptVolumes(owned) }
+        try await o.steps.apply(o.objects, existing: existing, owned: o.owned, onlyKinds: req.onlyKinds, report: &o.report,
+                                beforeWorkloads: { _ = try await images?.value })
+        // 7. prune
+        o.report.pruned = try await o.steps.prune(o.owned?.pruneCandidates ?? [])
     }
 
     // MARK: a dry run's plan
