@@ -18,13 +18,14 @@ let package = Package(
     ],
     targets: [
         // Effect seams and shared vocabulary: errors, diagnostics, file system, processes, clock, entropy, strict YAML reading.
-        .target(name: "SoBasics", dependencies: [.product(name: "Yams", package: "Yams"), .product(name: "Subprocess", package: "swift-subprocess")]),
+        .target(name: "SoBasics", dependencies: [.product(name: "Yams", package: "Yams"), .product(name: "Subprocess", package: "swift-subprocess")],
+                exclude: ["README.md"]),
         // Compose files as users write them: model, interpolation, env files.
-        .target(name: "SoCompose", dependencies: ["SoBasics", .product(name: "Yams", package: "Yams")]),
+        .target(name: "SoCompose", dependencies: ["SoBasics", .product(name: "Yams", package: "Yams")], exclude: ["README.md"]),
         // stack.yml, spec.yml, deployment.yml, config.env, stack resolution.
-        .target(name: "SoStack", dependencies: ["SoBasics", "SoCompose"]),
+        .target(name: "SoStack", dependencies: ["SoBasics", "SoCompose"], exclude: ["README.md"]),
         // Kubernetes objects as ordered values, with deterministic YAML/JSON encoding.
-        .target(name: "SoKube", dependencies: ["SoBasics"]),
+        .target(name: "SoKube", dependencies: ["SoBasics"], exclude: ["README.md"]),
         // The live ClusterClient over HTTPS (the only module that builds AsyncHTTPClient/NIOSSL: a leaf).
         .target(name: "SoKubeHTTP", dependencies: [
             "SoBasics", "SoKube",
@@ -34,19 +35,20 @@ let package = Package(
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
-        ]),
+        ], exclude: ["README.md"]),
         // Pure rendering: deployment model → ordered Kubernetes objects; kind-config.yml.
-        .target(name: "SoRender", dependencies: ["SoBasics", "SoStack", "SoCompose", "SoKube"]),
+        .target(name: "SoRender", dependencies: ["SoBasics", "SoStack", "SoCompose", "SoKube"], exclude: ["README.md"]),
         // Use cases that sequence effects through the context.
-        .target(name: "SoActions", dependencies: ["SoBasics", "SoCompose", "SoStack", "SoKube", "SoRender", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "SoActions", dependencies: ["SoBasics", "SoCompose", "SoStack", "SoKube", "SoRender", .product(name: "Logging", package: "swift-log")],
+                exclude: ["README.md"]),
         // ArgumentParser commands.
         .target(name: "SoCLI", dependencies: [
             "SoBasics", "SoStack", "SoActions", "SoKube", "SoKubeHTTP", "SoRender",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
-        ]),
-        .executableTarget(name: "so", dependencies: ["SoCLI"]),
-        .target(name: "SoTestSupport", dependencies: ["SoBasics", "SoKube"]),
+        ], exclude: ["README.md"]),
+        .executableTarget(name: "so", dependencies: ["SoCLI"], exclude: ["README.md"]),
+        .target(name: "SoTestSupport", dependencies: ["SoBasics", "SoKube"], exclude: ["README.md"]),
         .testTarget(name: "SoComposeTests", dependencies: ["SoCompose", "SoTestSupport"]),
         .testTarget(name: "SoKubeTests", dependencies: ["SoKube", "SoBasics", "SoTestSupport"]),
         .testTarget(name: "SoKubeHTTPTests", dependencies: [
@@ -58,7 +60,7 @@ let package = Package(
             .product(name: "NIOHTTP1", package: "swift-nio"),
         ]),
         .testTarget(name: "SoStackTests", dependencies: ["SoStack", "SoRender", "SoTestSupport", .product(name: "Yams", package: "Yams")]),
-        .testTarget(name: "SoRenderTests", dependencies: ["SoRender", "SoKube", "SoStack", "SoActions", "SoTestSupport"], exclude: ["Golden"]),
+        .testTarget(name: "SoRenderTests", dependencies: ["SoRender", "SoKube", "SoStack", "SoActions", "SoTestSupport"], exclude: ["Golden", "Stacks"]),
         .testTarget(name: "SoActionsTests", dependencies: ["SoActions", "SoTestSupport"]),
         .testTarget(name: "SoCLITests", dependencies: ["SoCLI", "SoActions", "SoCompose", "SoTestSupport",
                                                     .product(name: "ArgumentParser", package: "swift-argument-parser")], exclude: ["BadInput", "E2EStacks"]),
