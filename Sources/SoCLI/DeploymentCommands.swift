@@ -72,9 +72,7 @@ struct DeploymentTarget: ParsableArguments {
 
     var given: [GroupOption] { group.given + so.given }
     func dir(_ ctx: SoContext) throws -> String { try deployment.directory(ctx) }
-    func context(_ ctx: SoContext, root: RootOption? = nil, dryRun: Bool = false) -> SoContext {
-        global.context(ctx, root: root, dryRun: dryRun)
-    }
+    func context(_ ctx: SoContext, root: RootOption? = nil) -> SoContext { global.context(ctx, root: root) }
     func options(manage: Bool = false) -> ClusterOptions { cluster.options(manage: manage) }
 }
 

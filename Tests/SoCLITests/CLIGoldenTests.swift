@@ -164,6 +164,10 @@ final class GoldenSession: @unchecked Sendable {
         await s.run("deployment-logs", dep + cluster + ["logs", "--tail", "2"])
         await s.run("deployment-list", ["deployment", "list"] + cluster)
         await s.run("deployment-list-json", ["deployment", "list", "-o", "json"] + cluster)
+        // The workspace verbs on a deployment that is no workspace.
+        for verb in [["log"], ["log", "-o", "json"], ["diff"], ["push"], ["fetch"], ["apply"], ["merge"], ["task", "do it"]] {
+            await s.run("deployment-\(verb[0])-not-a-workspace" + (verb.contains("json") ? "-json" : ""), dep + cluster + verb)
+        }
         await s.run("deployment-stop-dry-run", dep + cluster + ["stop", "--dry-run"])
         await s.run("deployment-stop", dep + cluster + ["stop"])
         // Refused: a group option the verb does not take, and so's --dry-run on a verb that does not honour it.
