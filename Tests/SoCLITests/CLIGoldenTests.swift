@@ -180,6 +180,12 @@ final class GoldenSession: @unchecked Sendable {
         await s.run("up-json", ["up", "example", "--name", "demo", "--skip-cluster-management", "--progress", "plain", "-o", "json"] + cluster)
         await s.run("down-dry-run", ["--dry-run", "down", "demo"] + cluster)
         await s.run("down", ["down", "demo"] + cluster)
+        // An agent workspace (its repository named, so none is carried in): up, then down without reading its work.
+        let ws = ["up", "agent-workspace", "--name", "ws", "--config", "GIT_REPO=https://example.org/acme/web", "--skip-cluster-management",
+                  "--progress", "plain", "--no-wait"] + cluster
+        await s.run("up-workspace", ws)
+        await s.run("down-workspace-refused", ["down", "ws"] + cluster)
+        await s.run("down-workspace-discard", ["down", "ws", "--discard"] + cluster)
         await s.run("cleanup-dry-run-json", ["cleanup", "--expired", "--dry-run", "-o", "json"] + cluster)
         await s.run("fetch-stack-dry-run", ["fetch-stack", "example.org/team/stacks", "--dry-run"])
         await s.run("fetch-stack-dry-run-json", ["fetch-stack", "example.org/team/stacks", "--dry-run", "-o", "json"])
