@@ -163,9 +163,10 @@ struct WorkspaceContainer {
         return pod
     }
 
-    func command(_ script: String, _ args: [String]) throws -> [String] {
-        ["kubectl"] + c.target.kubectlFlags + ["-n", c.namespace, "exec", try requireRunning(), "-c", container, "--", "sh", "-c", script, "so",
-                spec.path] + args
+    /// `kubectl exec` of `script` in the container (`sh -c script so PATH ARGS…`); `stdin` adds `-i` (the script reads standard input).
+    func command(_ script: String, _ args: [String], stdin: Bool = false) throws -> [String] {
+        ["kubectl"] + c.target.kubectlFlags + ["-n", c.namespace, "exec"] + (stdin ? ["-i"] : []) + [try requireRunning(), "-c", container, "--",
+                "sh", "-c", script, "so", spec.path] + args
     }
 
     /// Runs a script in the container and captures its output; a non-zero exit is an error naming `what`.

@@ -212,9 +212,8 @@ extension WorkspaceContainer {
         cat > "$c/repo.bundle.part" && mv "$c/repo.bundle.part" "$c/repo.bundle" || exit 4
         printf 'base=%s\\nseed=%s\\nref=%s\\n' "$2" "$3" "$4" > "$c/ready.part" && mv "$c/ready.part" "$c/ready"
         """
-        var args = try command(script, [b.base, b.seed ?? "", ref])
         // `exec -i`: stdin is the bundle file.
-        if let i = args.firstIndex(of: "exec") { args.insert("-i", at: i + 1) }
+        let args = try command(script, [b.base, b.seed ?? "", ref], stdin: true)
         let r = try await streaming.runStreaming(args, stdinFile: b.file, stdoutFile: nil, environment: nil, timeout: nil)
         guard r.exitCode == 0 else {
             throw SoError("carrying the repository into \(name) failed: \(r.lastErrorLine)",

@@ -3,7 +3,7 @@ import ArgumentParser
 import SoActions
 import SoBasics
 
-struct DeployCommand: AsyncParsableCommand {
+struct DeployCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "deploy",
         abstract: "Make specs and deployment directories from a stack.",
@@ -20,6 +20,8 @@ struct DeployCommand: AsyncParsableCommand {
     // --deploy-to k8s`); a verb that takes one declares the same option group and reads this value.
     @OptionGroup var group: DeployGroupOptions
     @OptionGroup var spec: SpecOutputOption
+
+    var given: [GroupOption] { spec.given }
 }
 
 /// Options of the `deploy` group (laconic-so puts --deploy-to on the group).
@@ -32,10 +34,10 @@ struct DeployGroupOptions: ParsableArguments {
 struct SpecOutputOption: GroupOptionSet {
     @Option(name: .long, help: ArgumentHelp("Spec file to write (deploy init).", valueName: "file")) var output: String?
 
-    var given: [String] { output == nil ? [] : ["--output"] }
+    var given: [GroupOption] { output == nil ? [] : [.specOutput] }
 }
 
-struct DeployInitCommand: AsyncParsableCommand {
+struct DeployInitCommand: SoRunnable {
     static let configuration = CommandConfiguration(
         commandName: "init",
         abstract: "Write a spec file (per-deployment overrides) for a stack.",
@@ -53,6 +55,9 @@ struct DeployInitCommand: AsyncParsableCommand {
         """
     )
 
+    static let takes: Set<GroupOption> = [.specOutput, .dryRun]
+    @OptionGroup var stackOption: StackOption
+    @OptionGroup var rootOption: RootOption
     @OptionGroup var global: GlobalOptions
     @OptionGroup var group: DeployGroupOptions
     @OptionGroup var spec: SpecOutputOption
@@ -78,17 +83,20 @@ struct DeployInitCommand: AsyncParsableCommand {
     var profile: [String] = []
     @Flag(name: .long, help: "Overwrite the output file if it exists.") var force = false
     @OptionGroup var dry: DryRunFlag
+    @ParentCommand var deploy: DeployCommand
+    @ParentCommand var so: SoCommand
+    var given: [GroupOption] { deploy.given + so.given }
 
     func validate() throws {
         if spec.output == nil { throw ValidationError("missing expected argument '--output <file>'") }
     }
 
-    func run() async throws {
-        let ctx = global.context(dryRun: dry.dryRun)
-        if !files.isEmpty && global.stack != nil { throw SoError.usage("give either --stack or -f files, not both",
+    func run(_ ctx: SoContext) async throws {
+        let ctx = global.context(ctx, root: rootOption, dryRun: dry.dryRun)
+        if !files.isEmpty && stackOption.stack != nil { throw SoError.usage("give either --stack or -f files, not both",
             hint: "-f names compose files: so deploy init -f compose.yaml -f compose.prod.yaml --output spec.yml") }
         var req = InitRequest(
-            stack: files.isEmpty ? try global.requireStack("deploy init") : "", deployTo: group.deployTo, config: config, configFile: configFile,
+            stack: files.isEmpty ? try stackOption.require("deploy init") : "", deployTo: group.deployTo, config: config, configFile: configFile,
             kubeConfig: kubeConfig, imageRegistry: imageRegistry, mapPortsToHost: mapPortsToHost, output: output, force: force)
         req.composeFiles = files
         req.with = with.isEmpty ? nil : with
@@ -99,7 +107,7 @@ struct DeployInitCommand: AsyncParsableCommand {
     }
 }
 
-struct DeployCreateCommand: AsyncParsableCommand {
+struct DeployCreateCommand: SoRunnable {
     static let configuration = CommandConfiguration(
         commandName: "create",
         abstract: "Create (or --update) a deployment directory from a spec.",
@@ -114,6 +122,10 @@ struct DeployCreateCommand: AsyncParsableCommand {
         """
     )
 
+    /// Create takes no --output: it writes a directory.
+    static let takes: Set<GroupOption> = [.dryRun]
+    @OptionGroup var stackOption: StackOption
+    @OptionGroup var rootOption: RootOption
     @OptionGroup var global: GlobalOptions
     @OptionGroup var group: DeployGroupOptions
     @Option(name: .long, help: ArgumentHelp("Spec file written by 'deploy init'.", valueName: "file")) var specFile: String
@@ -121,12 +133,13 @@ struct DeployCreateCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Refresh an existing deployment directory.") var update = false
     @Option(name: .long, help: ArgumentHelp("Expire this long after each start (for 'so cleanup --expired'), e.g. 2h.", valueName: "duration")) var ttl: String?
     @OptionGroup var dry: DryRunFlag
-    /// The group, for `GroupOptions.refuseUntaken` (create takes no --output: it writes a directory).
     @ParentCommand var deploy: DeployCommand
+    @ParentCommand var so: SoCommand
+    var given: [GroupOption] { deploy.given + so.given }
 
-    func run() async throws {
-        let ctx = global.context(dryRun: dry.dryRun)
-        var req = CreateRequest(specFile: specFile, deploymentDir: deploymentDir, update: update, stack: global.stack)
+    func run(_ ctx: SoContext) async throws {
+        let ctx = global.context(ctx, root: rootOption, dryRun: dry.dryRun)
+        var req = CreateRequest(specFile: specFile, deploymentDir: deploymentDir, update: update, stack: stackOption.stack)
         req.ttl = ttl
         req.dryRun = dry.dryRun
         try await CreateAction(ctx).run(req)

@@ -4,7 +4,7 @@ import SoActions
 import SoBasics
 import SoRender
 
-struct DeploymentCommand: AsyncParsableCommand {
+struct DeploymentCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "deployment",
         abstract: "Run and inspect a deployment directory (--dir D).",
@@ -32,6 +32,8 @@ struct DeploymentCommand: AsyncParsableCommand {
     @OptionGroup var cluster: ClusterFlags
     @OptionGroup var format: FormatOption
     @OptionGroup var seconds: TimeoutOption
+
+    var given: [GroupOption] { deployment.given + cluster.given + format.given + seconds.given }
 }
 
 /// Options of the `deployment` group: a directory, or the name of one `so up` made.
@@ -41,7 +43,7 @@ struct DeploymentOptions: GroupOptionSet {
     @Option(name: .long, help: ArgumentHelp("Name given to 'so up' (the directory $SO_HOME/deployments/NAME).", valueName: "name"))
     var name: String?
 
-    var given: [String] { (dir == nil ? [] : ["--dir"]) + (name == nil ? [] : ["--name"]) }
+    var given: [GroupOption] { (dir == nil ? [] : [.dir]) + (name == nil ? [] : [.name]) }
 
     func validate() throws {
         if dir != nil && name != nil { throw ValidationError("give either --dir or --name, not both") }
@@ -57,16 +59,20 @@ struct DeploymentOptions: GroupOptionSet {
 
 /// What every cluster verb takes: global options, the deployment directory, how to reach the cluster.
 struct DeploymentTarget: ParsableArguments {
+    /// The group options a verb holding this takes, besides those it declares itself (-o, --timeout, --dry-run).
+    static let takes: Set<GroupOption> = [.dir, .name, .kubeconfig, .context]
     @OptionGroup var global: GlobalOptions
     @OptionGroup var deployment: DeploymentOptions
     @OptionGroup var cluster: ClusterFlags
-    /// The group, for `GroupOptions.refuseUntaken` (the group's -o and --timeout are refused by verbs that do not declare them).
+    /// The group and `so`, which parsed their options: what the line gave (`given`).
     @ParentCommand var group: DeploymentCommand
+    @ParentCommand var so: SoCommand
 
     func validate() throws { try deployment.requireOne() }
 
-    var dir: String { get throws { try deployment.directory(global.context()) } }
-    func context() -> SoContext { global.context() }
+    var given: [GroupOption] { group.given + so.given }
+    func dir(_ ctx: SoContext) throws -> String { try deployment.directory(ctx) }
+    func context(_ ctx: SoContext, root: RootOption? = nil) -> SoContext { global.context(ctx, root: root) }
     func options(manage: Bool = false) -> ClusterOptions { cluster.options(manage: manage) }
 }
 
@@ -75,7 +81,7 @@ struct ClusterFlags: GroupOptionSet {
     @Option(name: .long, help: ArgumentHelp("Kubeconfig to use instead of the deployment's cluster.", valueName: "file")) var kubeconfig: String?
     @Option(name: .long, help: ArgumentHelp("Kubeconfig context to use.", valueName: "name")) var context: String?
 
-    var given: [String] { (kubeconfig == nil ? [] : ["--kubeconfig"]) + (context == nil ? [] : ["--context"]) }
+    var given: [GroupOption] { (kubeconfig == nil ? [] : [.kubeconfig]) + (context == nil ? [] : [.context]) }
 
     func options(manage: Bool) -> ClusterOptions { ClusterOptions(kubeconfig: kubeconfig, context: context, performClusterManagement: manage) }
 }
@@ -84,6 +90,8 @@ extension ProgressMode: ExpressibleByArgument {}
 
 /// Options of `start` and its alias `up` (one set, one default: cluster management on).
 struct StartOptions: ParsableArguments {
+    static let takes = DeploymentTarget.takes.union([.timeout, .dryRun])
+    @OptionGroup var rootOption: RootOption
     @OptionGroup var target: DeploymentTarget
     @Flag(name: .long, help: "Create the kind cluster if needed and load images (default).") var performClusterManagement = false
     @Flag(name: .long, help: "Do not create kind clusters or load images.") var skipClusterManagement = false
@@ -107,10 +115,10 @@ struct StartOptions: ParsableArguments {
         }
     }
 
-    func run() async throws {
+    func run(_ ctx: SoContext) async throws {
+        let ctx = target.context(ctx, root: rootOption)
         if dryRun {
-            let ctx = target.context()
-            let plan = try await StartAction(ctx).run(StartRequest(directory: target.dir, cluster: target.options(manage: !skipClusterManagement),
+            let plan = try await StartAction(ctx).run(StartRequest(directory: target.dir(ctx), cluster: target.options(manage: !skipClusterManagement),
                                                                    progress: progress, ttl: try ttl.map(parseTTL), dryRun: true, diff: diff)).plan
             if progress == .json {
                 for p in plan { ctx.console.out(JSONOut.encode(p)) }
@@ -124,12 +132,12 @@ struct StartOptions: ParsableArguments {
             if detailedExitcode, PlannedChange.changes(plan) { throw ExitCode(PlannedChange.exitChanges) }
             return
         }
-        try await StartAction(target.context()).run(StartRequest(directory: target.dir, cluster: target.options(manage: !skipClusterManagement),
-                                                                 wait: !noWait, timeout: timeout, progress: progress, ttl: try ttl.map(parseTTL)))
+        try await StartAction(ctx).run(StartRequest(directory: target.dir(ctx), cluster: target.options(manage: !skipClusterManagement),
+                                                 wait: !noWait, timeout: timeout, progress: progress, ttl: try ttl.map(parseTTL)))
     }
 }
 
-struct DeploymentStartCommand: AsyncParsableCommand {
+struct DeploymentStartCommand: SoRunnable {
     static let configuration = CommandConfiguration(
         commandName: "start",
         abstract: "Apply the deployment to its cluster and wait until it runs.",
@@ -145,11 +153,13 @@ struct DeploymentStartCommand: AsyncParsableCommand {
           so deployment --dir deployments/prod start --kubeconfig ~/.kube/prod --context prod
         """
     )
+    static let takes = StartOptions.takes
     @OptionGroup var options: StartOptions
-    func run() async throws { try await options.run() }
+    var given: [GroupOption] { options.target.given }
+    func run(_ ctx: SoContext) async throws { try await options.run(ctx) }
 }
 
-struct DeploymentUpCommand: AsyncParsableCommand {
+struct DeploymentUpCommand: SoRunnable {
     static let configuration = CommandConfiguration(
         commandName: "up",
         abstract: "Same as start (laconic-so's alias, with the same defaults).",
@@ -158,11 +168,13 @@ struct DeploymentUpCommand: AsyncParsableCommand {
           so deployment --dir deployments/example up
         """
     )
+    static let takes = StartOptions.takes
     @OptionGroup var options: StartOptions
-    func run() async throws { try await options.run() }
+    var given: [GroupOption] { options.target.given }
+    func run(_ ctx: SoContext) async throws { try await options.run(ctx) }
 }
 
-struct DeploymentStopCommand: AsyncParsableCommand {
+struct DeploymentStopCommand: SoRunnable {
     static let configuration = CommandConfiguration(
         commandName: "stop",
         abstract: "Delete the deployment's objects; keep volumes, secrets and namespace unless asked.",
@@ -179,7 +191,9 @@ struct DeploymentStopCommand: AsyncParsableCommand {
         """,
         aliases: ["down"]
     )
+    static let takes = DeploymentTarget.takes.union([.timeout, .dryRun])
     @OptionGroup var target: DeploymentTarget
+    var given: [GroupOption] { target.given }
     @Flag(name: .long, help: "Also delete volumes (PVCs, PVs) and generated secrets.") var deleteVolumes = false
     @Flag(name: .long, help: "Keep volumes (default).") var preserveVolumes = false
     @Flag(name: .long, help: "Also delete the namespace.") var deleteNamespace = false
@@ -200,15 +214,15 @@ struct DeploymentStopCommand: AsyncParsableCommand {
         }
     }
 
-    func run() async throws {
-        try await StopAction(target.context()).run(StopRequest(directory: target.dir,
+    func run(_ ctx: SoContext) async throws {
+        try await StopAction(target.context(ctx)).run(StopRequest(directory: target.dir(ctx),
             cluster: target.options(manage: performClusterManagement && !skipClusterManagement),
                                                                deleteVolumes: deleteVolumes, deleteNamespace: deleteNamespace, timeout: timeout, dryRun: dryRun,
                                                                discard: discard))
     }
 }
 
-struct DeploymentStatusCommand: AsyncParsableCommand {
+struct DeploymentStatusCommand: SoRunnable {
     static let configuration = CommandConfiguration(
         commandName: "status",
         abstract: "Show workloads, ingress hosts and pods of the deployment.",
@@ -218,13 +232,15 @@ struct DeploymentStatusCommand: AsyncParsableCommand {
           so deployment --dir deployments/example status -o json
         """
     )
+    static let takes = DeploymentTarget.takes.union([.format])
     @OptionGroup var target: DeploymentTarget
+    var given: [GroupOption] { target.given }
     @OptionGroup var format: Formatted<OutputFormat>
     var output: OutputFormat { format.value }
 
-    func run() async throws {
-        try await output.report(target.context()) { ctx in
-            try await ObserveAction(ctx).status(target.dir, cluster: target.options(manage: false))
+    func run(_ ctx: SoContext) async throws {
+        try await output.report(target.context(ctx)) { ctx in
+            try await ObserveAction(ctx).status(target.dir(ctx), cluster: target.options(manage: false))
         } text: { s in
             var lines = ["deployment \(s.deployment) in namespace \(s.namespace) (\(s.cluster)): \(s.ready ? "ready" : "not ready")"]
             lines += s.workloads.map { w in "  \(w.kind) \(w.name): \(w.state)" }
@@ -238,7 +254,7 @@ struct DeploymentStatusCommand: AsyncParsableCommand {
     }
 }
 
-struct DeploymentPsCommand: AsyncParsableCommand {
+struct DeploymentPsCommand: SoRunnable {
     static let configuration = CommandConfiguration(
         commandName: "ps",
         abstract: "List the deployment's pods with phase, readiness and ports.",
@@ -248,13 +264,15 @@ struct DeploymentPsCommand: AsyncParsableCommand {
           so deployment --dir deployments/example ps -o json
         """
     )
+    static let takes = DeploymentTarget.takes.union([.format])
     @OptionGroup var target: DeploymentTarget
+    var given: [GroupOption] { target.given }
     @OptionGroup var format: Formatted<OutputFormat>
     var output: OutputFormat { format.value }
 
-    func run() async throws {
-        try await output.report(target.context()) { ctx in
-            try await ObserveAction(ctx).ps(target.dir, cluster: target.options(manage: false))
+    func run(_ ctx: SoContext) async throws {
+        try await output.report(target.context(ctx)) { ctx in
+            try await ObserveAction(ctx).ps(target.dir(ctx), cluster: target.options(manage: false))
         } text: { pods in
             if pods.isEmpty { return ["no pods"] }
             let w = max(4, pods.map(\.name.count).max() ?? 0)
@@ -270,7 +288,7 @@ struct DeploymentPsCommand: AsyncParsableCommand {
     }
 }
 
-struct DeploymentLogsCommand: AsyncParsableCommand {
+struct DeploymentLogsCommand: SoRunnable {
     static let configuration = CommandConfiguration(
         commandName: "logs",
         abstract: "Print the logs of every pod and container (or of the named services).",
@@ -280,27 +298,29 @@ struct DeploymentLogsCommand: AsyncParsableCommand {
           so deployment --dir deployments/example logs web --tail 50 -f
         """
     )
+    static let takes = DeploymentTarget.takes
     @OptionGroup var target: DeploymentTarget
+    var given: [GroupOption] { target.given }
     @Argument(help: "Services (containers) to show; all when none.") var services: [String] = []
     @Option(name: [.customShort("n"), .long], help: "Lines from the end of each log.") var tail: Int?
     @Flag(name: .shortAndLong, help: "Keep streaming.") var follow = false
     @Option(name: .long, help: ArgumentHelp("Only newer lines, e.g. 10m or 1h.", valueName: "duration")) var since: String?
     @Flag(name: .long, help: "Prefix each line with its timestamp.") var timestamps = false
 
-    func run() async throws {
+    func run(_ ctx: SoContext) async throws {
         var seconds: Int?
         if let since {
             guard let s = DurationText.seconds(since).map({ Int($0.rounded(.up)) }) else { throw SoError.usage("--since '\(since)' is not a duration",
                 hint: "write e.g. 30s, 10m or 2h") }
             seconds = s
         }
-        try await ObserveAction(target.context()).logs(.init(directory: target.dir, cluster: target.options(manage: false), services: services,
+        try await ObserveAction(target.context(ctx)).logs(.init(directory: target.dir(ctx), cluster: target.options(manage: false), services: services,
                                                             tail: tail, follow: follow, sinceSeconds: seconds, timestamps: timestamps))
     }
 }
 
 
-struct DeploymentExecCommand: AsyncParsableCommand {
+struct DeploymentExecCommand: SoRunnable {
     static let configuration = CommandConfiguration(
         commandName: "exec",
         abstract: "Run a command in a service's container; exits with the command's exit code.",
@@ -312,22 +332,24 @@ struct DeploymentExecCommand: AsyncParsableCommand {
           so deployment --dir deployments/example exec -it web -- sh
         """
     )
+    static let takes = DeploymentTarget.takes
     @OptionGroup var target: DeploymentTarget
+    var given: [GroupOption] { target.given }
     @Flag(name: .customShort("i"), help: "Pass stdin.") var interactive = false
     @Flag(name: .customShort("t"), help: "Allocate a terminal.") var tty = false
     @Argument(help: "Service (container) name.") var service: String
     // Options of so (--kubeconfig, --name …) may stand anywhere before --; everything after it is the command's.
     @Argument(help: ArgumentHelp("Command and arguments; write them after -- when they hold options (-x).", valueName: "command")) var command: [String] = []
 
-    func run() async throws {
+    func run(_ ctx: SoContext) async throws {
         let cmd = command
-        let code = try await ObserveAction(target.context()).exec(target.dir, cluster: target.options(manage: false), service: service,
+        let code = try await ObserveAction(target.context(ctx)).exec(target.dir(ctx), cluster: target.options(manage: false), service: service,
                                                                   command: cmd, interactive: interactive, tty: tty)
         if code != 0 { throw ExitCode(code) }
     }
 }
 
-struct DeploymentPortForwardCommand: AsyncParsableCommand {
+struct DeploymentPortForwardCommand: SoRunnable {
     static let configuration = CommandConfiguration(
         commandName: "port-forward",
         abstract: "Forward local ports to a service (through kubectl) until interrupted.",
@@ -336,17 +358,20 @@ struct DeploymentPortForwardCommand: AsyncParsableCommand {
           so deployment --dir deployments/example port-forward web 8080:80
         """
     )
+    static let takes = DeploymentTarget.takes
     @OptionGroup var target: DeploymentTarget
+    var given: [GroupOption] { target.given }
     @Argument(help: "Service name.") var service: String
     @Argument(help: ArgumentHelp("Ports, [LOCAL:]REMOTE.", valueName: "ports")) var ports: [String]
 
-    func run() async throws {
-        let code = try await ObserveAction(target.context()).portForward(target.dir, cluster: target.options(manage: false), service: service, ports: ports)
+    func run(_ ctx: SoContext) async throws {
+        let code = try await ObserveAction(target.context(ctx)).portForward(target.dir(ctx), cluster: target.options(manage: false), service: service,
+                                                                         ports: ports)
         if code != 0 { throw ExitCode(code) }
     }
 }
 
-struct DeploymentRestartCommand: AsyncParsableCommand {
+struct DeploymentRestartCommand: SoRunnable {
     static let configuration = CommandConfiguration(
         commandName: "restart",
         abstract: "Refresh the deployment from its stack and spec, re-apply, and restart its pods.",
@@ -361,24 +386,27 @@ struct DeploymentRestartCommand: AsyncParsableCommand {
           so deployment --dir deployments/example restart --no-sync
         """
     )
+    static let takes = DeploymentTarget.takes.union([.timeout])
+    @OptionGroup var rootOption: RootOption
     @OptionGroup var target: DeploymentTarget
+    var given: [GroupOption] { target.given }
     @Flag(name: .long, help: "git pull the stack source first.") var pull = false
     @Flag(name: .long, help: "Only roll the pods; do not refresh or re-apply.") var noSync = false
     @Flag(name: .long, help: "Return without waiting.") var noWait = false
     @OptionGroup var seconds: TimeoutOption
     var timeout: Double { seconds.timeout ?? 300 }
 
-    func run() async throws {
-        let ctx = target.context()
+    func run(_ ctx: SoContext) async throws {
+        let ctx = target.context(ctx, root: rootOption)
         if noSync {
-            try await ObserveAction(ctx).restart(target.dir, cluster: target.options(), wait: !noWait, timeout: timeout)
+            try await ObserveAction(ctx).restart(target.dir(ctx), cluster: target.options(), wait: !noWait, timeout: timeout)
         } else {
-            try await ResyncAction(ctx).run(directory: target.dir, cluster: target.options(), pull: pull, wait: !noWait, timeout: timeout)
+            try await ResyncAction(ctx).run(directory: target.dir(ctx), cluster: target.options(), pull: pull, wait: !noWait, timeout: timeout)
         }
     }
 }
 
-struct DeploymentUpdateEnvsCommand: AsyncParsableCommand {
+struct DeploymentUpdateEnvsCommand: SoRunnable {
     static let configuration = CommandConfiguration(
         commandName: "update-envs",
         abstract: "Re-apply the Deployments' environment from config.env and the compose files, and wait.",
@@ -389,18 +417,21 @@ struct DeploymentUpdateEnvsCommand: AsyncParsableCommand {
           so deployment --dir deployments/example update-envs
         """
     )
+    static let takes = DeploymentTarget.takes.union([.timeout])
+    @OptionGroup var rootOption: RootOption
     @OptionGroup var target: DeploymentTarget
+    var given: [GroupOption] { target.given }
     @Flag(name: .long, help: "Return without waiting.") var noWait = false
     @OptionGroup var seconds: TimeoutOption
     var timeout: Double { seconds.timeout ?? 300 }
 
-    func run() async throws {
-        try await StartAction(target.context()).run(StartRequest(directory: target.dir, cluster: target.options(), wait: !noWait, timeout: timeout,
-                                                                 progress: .plain, onlyKinds: ["Deployment"]))
+    func run(_ ctx: SoContext) async throws {
+        try await StartAction(target.context(ctx, root: rootOption)).run(StartRequest(directory: target.dir(ctx), cluster: target.options(), wait: !noWait,
+                                                                                     timeout: timeout, progress: .plain, onlyKinds: ["Deployment"]))
     }
 }
 
-struct DeploymentRotateSecretsCommand: AsyncParsableCommand {
+struct DeploymentRotateSecretsCommand: SoRunnable {
     static let configuration = CommandConfiguration(
         commandName: "rotate-secrets",
         abstract: "Make new values for generated secrets (all, or the named keys) and restart.",
@@ -410,17 +441,21 @@ struct DeploymentRotateSecretsCommand: AsyncParsableCommand {
           so deployment --dir deployments/example rotate-secrets DB_PASSWORD
         """
     )
+    static let takes = DeploymentTarget.takes.union([.timeout])
+    @OptionGroup var rootOption: RootOption
     @OptionGroup var target: DeploymentTarget
+    var given: [GroupOption] { target.given }
     @Argument(help: "Keys to rotate; all generated keys when none.") var keys: [String] = []
     @OptionGroup var seconds: TimeoutOption
     var timeout: Double { seconds.timeout ?? 300 }
 
-    func run() async throws {
-        _ = try await ObserveAction(target.context()).rotateSecrets(target.dir, cluster: target.options(manage: false), keys: keys, timeout: timeout)
+    func run(_ ctx: SoContext) async throws {
+        _ = try await ObserveAction(target.context(ctx, root: rootOption)).rotateSecrets(target.dir(ctx), cluster: target.options(manage: false), keys: keys,
+                                                                                         timeout: timeout)
     }
 }
 
-struct DeploymentRenderCommand: AsyncParsableCommand {
+struct DeploymentRenderCommand: SoRunnable {
     static let configuration = CommandConfiguration(
         commandName: "render",
         abstract: "Print the Kubernetes objects start applies, in apply order (no cluster needed).",
@@ -439,6 +474,8 @@ struct DeploymentRenderCommand: AsyncParsableCommand {
         """
     )
 
+    /// Render needs no cluster and does not wait.
+    static let takes: Set<GroupOption> = [.dir, .name, .format]
     @OptionGroup var global: GlobalOptions
     @OptionGroup var deployment: DeploymentOptions
     @OptionGroup var format: Formatted<ManifestFormat>
@@ -448,8 +485,9 @@ struct DeploymentRenderCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Include the generated-secrets Secret with placeholder values.") var placeholderSecrets = false
     @Flag(name: .long, help: "Instead of manifests, list what each compose key became (mapped, approximated, ignored).") var report = false
 
-    /// The group, for `GroupOptions.refuseUntaken` (render needs no cluster and does not wait).
     @ParentCommand var group: DeploymentCommand
+    @ParentCommand var so: SoCommand
+    var given: [GroupOption] { group.given + so.given }
 
     enum ManifestFormat: String, OutputChoice {
         case yaml, json
@@ -458,8 +496,8 @@ struct DeploymentRenderCommand: AsyncParsableCommand {
 
     func validate() throws { try deployment.requireOne() }
 
-    func run() async throws {
-        let ctx = global.context()
+    func run(_ ctx: SoContext) async throws {
+        let ctx = global.context(ctx)
         if report {
             let entries = try RenderAction(ctx).report(deployment.directory(ctx))
             ctx.console.out(output == .json ? JSONOut.encode(entries) : MappingReport.text(entries).trimmedNewlines)

@@ -6,45 +6,21 @@ import ArgumentParser
 // verb that declares the same option group gets the group's value (ArgumentParser shares an option group's value
 // between a command and its subcommands by type). Options that are not a group's are the verb's alone and follow it.
 
+/// An option of a group (`deploy`, `deployment`) or of `so` itself (`--dry-run`) that a verb may or may not take, as
+/// written in messages. The group reads it wherever it stands on the line; a verb that takes it declares the same
+/// option group and lists it in its `takes`; given to a verb that does not, it is refused (`SoCommandLine.parse`), not ignored.
+enum GroupOption: String, CaseIterable, Sendable {
+    case dir = "--dir", name = "--name", kubeconfig = "--kubeconfig", context = "--context", format = "-o", timeout = "--timeout"
+    case specOutput = "--output"
+    case dryRun = "--dry-run"
+}
+
 /// A set of options a group command declares, so they parse before or after its verbs. A verb takes the set by
-/// declaring it as an option group too (and shows it in its help); given to a verb that does not, it is refused.
+/// declaring it as an option group too (and shows it in its help).
 protocol GroupOptionSet: ParsableArguments {
-    /// The options of the set the command line gave, as written in messages (`--dir`, `-o`).
-    var given: [String] { get }
+    /// The options of the set the command line gave.
+    var given: [GroupOption] { get }
 }
-
-enum GroupOptions {
-    /// Refuses a group option given to a verb that does not take it (the group parsed it, the verb would ignore it).
-    /// The verb reaches its group through a `@ParentCommand`; the sets it takes are the option groups it declares.
-    static func refuseUntaken(by command: ParsableCommand) throws {
-        var taken: Set<ObjectIdentifier> = []
-        var groups: [Any] = []
-        collect(command, taken: &taken, groups: &groups)
-        let path = SoCommandLine.path(to: type(of: command))
-        for group in groups {
-            for case let wrapper as OptionGroupValue in Mirror(reflecting: group).children.map(\.value) {
-                guard let set = wrapper.value as? any GroupOptionSet, !taken.contains(ObjectIdentifier(type(of: set))) else { continue }
-                if let option = set.given.first { throw ValidationError("'\(path)' takes no \(option)") }
-            }
-        }
-    }
-
-    private static func collect(_ value: Any, taken: inout Set<ObjectIdentifier>, groups: inout [Any]) {
-        for child in Mirror(reflecting: value).children {
-            if let parent = child.value as? ParentCommandValue {
-                groups.append(parent.value)
-            } else if let wrapper = child.value as? OptionGroupValue {
-                taken.insert(ObjectIdentifier(type(of: wrapper.value)))
-                collect(wrapper.value, taken: &taken, groups: &groups)
-            }
-        }
-    }
-}
-
-protocol OptionGroupValue { var value: Any { get } }
-protocol ParentCommandValue { var value: Any { get } }
-extension OptionGroup: OptionGroupValue { var value: Any { wrappedValue } }
-extension ParentCommand: ParentCommandValue { var value: Any { wrappedValue } }
 
 /// `-o FORMAT`, an option of the `deployment` group; each verb that prints data reads it as the formats it prints
 /// (`Formatted<OutputFormat>`, `Formatted<ManifestFormat>`).
@@ -52,7 +28,7 @@ struct FormatOption: GroupOptionSet {
     @Option(name: .shortAndLong, help: ArgumentHelp("Output format: text or json (render: yaml or json).", valueName: "format"))
     var output: String?
 
-    var given: [String] { output == nil ? [] : ["-o"] }
+    var given: [GroupOption] { output == nil ? [] : [.format] }
 }
 
 /// The formats a verb prints, and the one it prints when `-o` is not given.
@@ -81,7 +57,7 @@ struct TimeoutOption: GroupOptionSet {
             transform: Seconds.parse)
     var timeout: Double?
 
-    var given: [String] { timeout == nil ? [] : ["--timeout"] }
+    var given: [GroupOption] { timeout == nil ? [] : [.timeout] }
 }
 
 extension OutputFormat: OutputChoice {

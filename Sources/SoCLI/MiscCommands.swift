@@ -3,7 +3,7 @@ import ArgumentParser
 import SoActions
 import SoBasics
 
-struct VersionCommand: AsyncParsableCommand {
+struct VersionCommand: SoRunnable {
     static let configuration = CommandConfiguration(
         commandName: "version",
         abstract: "Print the version of so.",
@@ -12,10 +12,14 @@ struct VersionCommand: AsyncParsableCommand {
           so version
         """
     )
-    func run() async throws { SoRuntime.context.console.out("so \(SoVersion.current)") }
+    static let takes: Set<GroupOption> = []
+    @ParentCommand var so: SoCommand
+    var given: [GroupOption] { so.given }
+
+    func run(_ ctx: SoContext) async throws { ctx.console.out("so \(SoVersion.current)") }
 }
 
-struct CompletionCommand: AsyncParsableCommand {
+struct CompletionCommand: SoRunnable {
     static let configuration = CommandConfiguration(
         commandName: "completion",
         abstract: "Print a shell completion script (bash, zsh or fish).",
@@ -26,12 +30,15 @@ struct CompletionCommand: AsyncParsableCommand {
           so completion fish > ~/.config/fish/completions/so.fish
         """
     )
+    static let takes: Set<GroupOption> = []
     @Argument(help: "bash, zsh or fish") var shell: String
+    @ParentCommand var so: SoCommand
+    var given: [GroupOption] { so.given }
 
-    func run() async throws {
+    func run(_ ctx: SoContext) async throws {
         guard let kind = CompletionShell(rawValue: shell) else {
             throw SoError.usage("unknown shell '\(shell)'", hint: "use bash, zsh or fish")
         }
-        SoRuntime.context.console.out(SoCommand.completionScript(for: kind))
+        ctx.console.out(SoCommand.completionScript(for: kind))
     }
 }

@@ -3,7 +3,7 @@ import ArgumentParser
 import SoActions
 import SoBasics
 
-struct FetchStackCommand: AsyncParsableCommand {
+struct FetchStackCommand: SoRunnable {
     static let configuration = CommandConfiguration(
         commandName: "fetch-stack",
         abstract: "Clone a repository holding stacks into $SO_REPO_BASE_DIR (else $CERC_REPO_BASE_DIR, else ~/cerc).",
@@ -16,18 +16,21 @@ struct FetchStackCommand: AsyncParsableCommand {
           so fetch-stack git.example.org/team/stacks --git-ssh --pull
         """
     )
+    static let takes: Set<GroupOption> = [.dryRun]
     @OptionGroup var global: GlobalOptions
     @Argument(help: ArgumentHelp("Repository: [host/]org/repo[@ref].", valueName: "locator")) var locator: String
     @OptionGroup var clone: CloneOptions
+    @ParentCommand var so: SoCommand
+    var given: [GroupOption] { so.given }
 
-    func run() async throws {
-        let ctx = clone.context(global)
+    func run(_ ctx: SoContext) async throws {
+        let ctx = clone.context(global.context(ctx, dryRun: clone.dry.dryRun))
         let result = try await RepositoryAction(ctx).fetch(try RepoLocator.parse(locator), gitSSH: clone.gitSSH, pull: clone.pull, checkOnly: clone.checkOnly)
         clone.print([result], json: result, ctx: ctx)
     }
 }
 
-struct SetupRepositoriesCommand: AsyncParsableCommand {
+struct SetupRepositoriesCommand: SoRunnable {
     static let configuration = CommandConfiguration(
         commandName: "setup-repositories",
         abstract: "Clone the repositories a stack's repos: names.",
@@ -39,15 +42,20 @@ struct SetupRepositoriesCommand: AsyncParsableCommand {
           so --stack web setup-repositories --include acme/api --pull
         """
     )
+    static let takes: Set<GroupOption> = [.dryRun]
+    @OptionGroup var stackOption: StackOption
+    @OptionGroup var rootOption: RootOption
     @OptionGroup var global: GlobalOptions
     @Option(name: .long, help: ArgumentHelp("Only these repositories (comma list).", valueName: "repos")) var include: String?
     @Option(name: .long, help: ArgumentHelp("Skip these repositories (comma list).", valueName: "repos")) var exclude: String?
     @Option(name: .long, help: ArgumentHelp("Refs to use instead of the stack's (org/repo@ref, comma list).", valueName: "refs")) var branches: String?
     @OptionGroup var clone: CloneOptions
+    @ParentCommand var so: SoCommand
+    var given: [GroupOption] { so.given }
 
-    func run() async throws {
-        let ctx = clone.context(global)
-        let stack = try ctx.locator.resolve(try global.requireStack("setup-repositories"), diagnostics: ctx.diagnostics)
+    func run(_ ctx: SoContext) async throws {
+        let ctx = clone.context(global.context(ctx, root: rootOption, dryRun: clone.dry.dryRun))
+        let stack = try ctx.locator.resolve(try stackOption.require("setup-repositories"), diagnostics: ctx.diagnostics)
         func list(_ s: String?) -> [String] { s?.commaSeparatedItems ?? [] }
         let results = try await RepositoryAction(ctx).setup(stack: stack, include: list(include), exclude: list(exclude), gitSSH: clone.gitSSH,
                                                              pull: clone.pull, checkOnly: clone.checkOnly, branches: list(branches))
@@ -64,8 +72,8 @@ struct CloneOptions: ParsableArguments {
     @OptionGroup var dry: DryRunFlag
 
     /// Under `-o json` stdout holds the JSON only (as every verb's `OutputFormat.report`): progress lines are quiet.
-    func context(_ global: GlobalOptions) -> SoContext {
-        var ctx = global.context(dryRun: dry.dryRun)
+    func context(_ ctx: SoContext) -> SoContext {
+        var ctx = ctx
         if output == .json { ctx.options.quiet = true }
         return ctx
     }

@@ -12,7 +12,7 @@ public enum SoVersion {
 }
 
 /// The root command. Commands are thin: parse, build the context, call one action, print.
-public struct SoCommand: AsyncParsableCommand {
+public struct SoCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "so",
         abstract: "Deploy stacks of compose files onto Kubernetes (a shared kind cluster, or any cluster).",
@@ -34,44 +34,50 @@ public struct SoCommand: AsyncParsableCommand {
             CommandGroup(name: "Other", subcommands: [VersionCommand.self, CompletionCommand.self]),
         ]
     )
-    /// Declared here, read anywhere: ArgumentParser reads them before or after any subcommand, and every command
-    /// that declares the same option group shares this value.
+    // laconic-so's global options, declared here so that ArgumentParser reads them before or after any subcommand; a
+    // verb that reads one declares the same option group and gets this value (`StackOption`, `RootOption`, `GlobalOptions`).
+    @OptionGroup var stackOption: StackOption
+    @OptionGroup var rootOption: RootOption
     @OptionGroup var global: GlobalOptions
     /// laconic-so's global `--dry-run` (`so --dry-run deploy create …`): read here, before or after the verb, and
-    /// shared with each verb that declares it; a verb that does not refuses it (`refuseUntakenDryRun`).
+    /// shared with each verb that declares it; a verb that does not take it refuses it (`SoRunnable.takes`).
     @OptionGroup var dry: DryRunFlag
 
     public init() {}
+
+    /// The options of `so` itself the line gave that a verb may not take.
+    var given: [GroupOption] { dry.dryRun ? [.dryRun] : [] }
 }
 
-/// Options every command takes (laconic-so's global options): declared on the root command, so they parse before or
-/// after the subcommand.
+/// `--quiet`, `--verbose` (and the hidden `--debug`): options of `so` every verb reads, through the context it runs with.
 public struct GlobalOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("Stack: a built-in name, or a path to a stack directory.", valueName: "name|path"))
-    public var stack: String?
-
-    @Option(name: .long, help: ArgumentHelp("Directory holding the built-in stacks/, compose/, config/ (default: $SO_ROOT, then beside the so binary).",
-        valueName: "dir"))
-    public var root: String?
-
     @Flag(name: .long, help: "Print less.") public var quiet = false
     @Flag(name: .long, help: "Print more.") public var verbose = false
     @Flag(name: .long, help: .hidden) public var debug = false
 
     public init() {}
 
-    /// The live context with these options applied.
-    func context(dryRun: Bool = false) -> SoContext {
-        var ctx = SoRuntime.context
+    /// `ctx` (the context the command line runs with) with these options applied, and `--root` when the verb takes it.
+    func context(_ ctx: SoContext, root: RootOption? = nil, dryRun: Bool = false) -> SoContext {
+        var ctx = ctx
         ctx.options = GlobalSettings(quiet: quiet, verbose: verbose, dryRun: dryRun, debug: debug)
-        if let root {
+        if let root = root?.root {
             ctx.builtInRoot = ctx.absolute(root)
             ctx.builtInSearched = ["\(ctx.absolute(root)) (--root)"]
         }
         return ctx
     }
+}
 
-    func requireStack(_ command: String) throws -> String {
+/// `--stack`, an option of `so`, on the verbs that read a stack by it (deploy init and create, stack show, build-containers,
+/// setup-repositories).
+public struct StackOption: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("Stack: a built-in name, or a path to a stack directory.", valueName: "name|path"))
+    public var stack: String?
+
+    public init() {}
+
+    func require(_ command: String) throws -> String {
         guard let stack else {
             throw SoError.usage("\(command) needs --stack", hint: "pass --stack NAME (see 'so stack list') or --stack PATH")
         }
@@ -79,30 +85,31 @@ public struct GlobalOptions: ParsableArguments {
     }
 }
 
+/// `--root`, an option of `so`, on the verbs that look up a built-in stack by name.
+public struct RootOption: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("Directory holding the built-in stacks/, compose/, config/ (default: $SO_ROOT, then beside the so binary).",
+        valueName: "dir"))
+    public var root: String?
+
+    public init() {}
+}
+
 /// `--dry-run`, on the commands where it means something: they then change nothing and say what they would do.
 /// One option group type for all of them, declared on the root too, so `so --dry-run VERB` reaches the verb.
 public struct DryRunFlag: ParsableArguments {
     @Flag(name: .long, help: "Change nothing; print what would be done.") public var dryRun = false
     public init() {}
-
-    /// Whether `command` takes `--dry-run` (declares this option group, directly or inside another).
-    static func taken(by command: Any) -> Bool {
-        Mirror(reflecting: command).children.contains { child in
-            guard let group = child.value as? OptionGroupValue else { return false }
-            return group.value is DryRunFlag || taken(by: group.value)
-        }
-    }
-
-    /// Refuses `--dry-run` given to a verb that would not honour it (the root read it; the verb would run for real).
-    static func refuseUntaken(by command: ParsableCommand, arguments: [String]) throws {
-        guard arguments.prefix(while: { $0 != "--" }).contains("--dry-run"), !taken(by: command) else { return }
-        throw ValidationError("'\(SoCommandLine.path(to: type(of: command)))' takes no --dry-run")
-    }
 }
 
-/// The context commands run with: live wiring in `main`, fakes in tests.
-public enum SoRuntime {
-    @TaskLocal public static var context: SoContext = .live()
+/// A verb of `so`: what `SoCommandLine.execute` runs once the line is parsed, with the context it was given (live wiring
+/// in `main`, fakes in tests).
+protocol SoRunnable: ParsableCommand {
+    /// The options of its group and of `so` (`GroupOption`) this verb reads; another of them given on the line is refused.
+    static var takes: Set<GroupOption> { get }
+    /// The options of its group and of `so` the line gave, as those commands parsed them (the verb holds them as
+    /// `@ParentCommand`).
+    var given: [GroupOption] { get }
+    func run(_ ctx: SoContext) async throws
 }
 
 extension SoContext {
@@ -161,38 +168,36 @@ final class LiveClients: @unchecked Sendable {
 /// `error: …` / `hint: …` and warnings as `warning: …` on stderr.
 public enum SoCommandLine {
     public static func execute(_ arguments: [String], context: SoContext) async -> Int32 {
-        await SoRuntime.$context.withValue(context) {
-            let console = context.console
-            do {
-                if let unknown = unknownHelpTopic(arguments) {
-                    throw SoError.usage("unknown command '\(unknown)'", hint: "run 'so --help' for the list of commands")
-                }
-                var command = try parse(arguments)
-                if var async = command as? AsyncParsableCommand { try await async.run() } else { try command.run() }
-                flushWarnings(context)
-                return 0
-            } catch let error as ExitCode {
-                flushWarnings(context)
-                return error.rawValue
-            } catch let error as SoError {
-                flushWarnings(context)
-                console.err(error.description)
-                return error.exitCode
-            } catch {
-                flushWarnings(context)
-                let code = SoCommand.exitCode(for: error)
-                if code == .success {
-                    console.out(SoCommand.fullMessage(for: error))
-                    return 0
-                }
-                if error is CleanExit || code.rawValue == 0 { return code.rawValue }
-                let message = SoCommand.message(for: error).split(separator: "\n").first.map(String.init) ?? "invalid arguments"
-                let lowered = message.hasPrefix("Error: ") ? String(message.dropFirst(7)) : message
-                console.err("error: " + lowercasedFirst(lowered))
-                let path = helpPath(arguments)
-                console.err("hint: run 'so \(path.isEmpty ? "" : path + " ")--help' for usage")
-                return code.rawValue == 0 ? 2 : code.rawValue
+        let console = context.console
+        do {
+            if let unknown = unknownHelpTopic(arguments) {
+                throw SoError.usage("unknown command '\(unknown)'", hint: "run 'so --help' for the list of commands")
             }
+            var command = try parse(arguments)
+            if let verb = command as? any SoRunnable { try await verb.run(context) } else { try command.run() }
+            flushWarnings(context)
+            return 0
+        } catch let error as ExitCode {
+            flushWarnings(context)
+            return error.rawValue
+        } catch let error as SoError {
+            flushWarnings(context)
+            console.err(error.description)
+            return error.exitCode
+        } catch {
+            flushWarnings(context)
+            let code = SoCommand.exitCode(for: error)
+            if code == .success {
+                console.out(SoCommand.fullMessage(for: error))
+                return 0
+            }
+            if error is CleanExit || code.rawValue == 0 { return code.rawValue }
+            let message = SoCommand.message(for: error).split(separator: "\n").first.map(String.init) ?? "invalid arguments"
+            let lowered = message.hasPrefix("Error: ") ? String(message.dropFirst(7)) : message
+            console.err("error: " + lowercasedFirst(lowered))
+            let path = helpPath(arguments)
+            console.err("hint: run 'so \(path.isEmpty ? "" : path + " ")--help' for usage")
+            return code.rawValue == 0 ? 2 : code.rawValue
         }
     }
 
@@ -206,11 +211,12 @@ public enum SoCommandLine {
     }
 
     /// The command `arguments` name, parsed: options before or after a subcommand are read where their group
-    /// declares them, and a group's option that the chosen verb does not take is refused (`GroupOptionSet`).
+    /// declares them, and a group's option that the chosen verb does not take (`SoRunnable.takes`) is refused.
     public static func parse(_ arguments: [String]) throws -> ParsableCommand {
         let command = try SoCommand.parseAsRoot(arguments)
-        try GroupOptions.refuseUntaken(by: command)
-        try DryRunFlag.refuseUntaken(by: command, arguments: arguments)
+        if let verb = command as? any SoRunnable, let option = verb.given.first(where: { !type(of: verb).takes.contains($0) }) {
+            throw ValidationError("'\(path(to: type(of: verb)))' takes no \(option.rawValue)")
+        }
         return command
     }
 

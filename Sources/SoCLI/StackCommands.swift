@@ -7,7 +7,7 @@ enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
     case text, json
 }
 
-struct StackCommand: AsyncParsableCommand {
+struct StackCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stack",
         abstract: "List and inspect stacks.",
@@ -20,7 +20,7 @@ struct StackCommand: AsyncParsableCommand {
     )
 }
 
-struct StackListCommand: AsyncParsableCommand {
+struct StackListCommand: SoRunnable {
     static let configuration = CommandConfiguration(
         commandName: "list",
         abstract: "List the built-in stacks.",
@@ -30,11 +30,15 @@ struct StackListCommand: AsyncParsableCommand {
           so stack list -o json
         """
     )
+    static let takes: Set<GroupOption> = []
+    @OptionGroup var rootOption: RootOption
     @OptionGroup var global: GlobalOptions
     @Option(name: .shortAndLong, help: "Output format: text or json.") var output: OutputFormat = .text
+    @ParentCommand var so: SoCommand
+    var given: [GroupOption] { so.given }
 
-    func run() async throws {
-        let ctx = global.context()
+    func run(_ ctx: SoContext) async throws {
+        let ctx = global.context(ctx, root: rootOption)
         let stacks = try StackInfoAction(ctx).list()
         switch output {
         case .json: ctx.console.out(JSONOut.encode(stacks))
@@ -49,7 +53,7 @@ struct StackListCommand: AsyncParsableCommand {
     }
 }
 
-struct StackShowCommand: AsyncParsableCommand {
+struct StackShowCommand: SoRunnable {
     static let configuration = CommandConfiguration(
         commandName: "show",
         abstract: "Show a stack's pods, compose files, config directories and images.",
@@ -59,13 +63,18 @@ struct StackShowCommand: AsyncParsableCommand {
           so stack show ~/cerc/my-repo/stack-orchestrator/stacks/web -o json
         """
     )
+    static let takes: Set<GroupOption> = []
+    @OptionGroup var stackOption: StackOption
+    @OptionGroup var rootOption: RootOption
     @OptionGroup var global: GlobalOptions
     @Argument(help: ArgumentHelp("Built-in stack name or stack directory path.", valueName: "name|path")) var stackName: String?
     @Option(name: .shortAndLong, help: "Output format: text or json.") var output: OutputFormat = .text
+    @ParentCommand var so: SoCommand
+    var given: [GroupOption] { so.given }
 
-    func run() async throws {
-        let ctx = global.context()
-        guard let name = stackName ?? global.stack else {
+    func run(_ ctx: SoContext) async throws {
+        let ctx = global.context(ctx, root: rootOption)
+        guard let name = stackName ?? stackOption.stack else {
             throw SoError.usage("stack show needs a stack", hint: "pass a name or path: so stack show NAME")
         }
         let info = try StackInfoAction(ctx).show(name)
@@ -106,7 +115,7 @@ extension OutputFormat {
     }
 }
 
-struct BuildContainersCommand: AsyncParsableCommand {
+struct BuildContainersCommand: SoRunnable {
     static let configuration = CommandConfiguration(
         commandName: "build-containers",
         abstract: "Build the images a stack names, with docker (tagged :local; start loads them into kind).",
@@ -121,6 +130,9 @@ struct BuildContainersCommand: AsyncParsableCommand {
           so --stack agent-workspace build-containers --dry-run
         """
     )
+    static let takes: Set<GroupOption> = [.dryRun]
+    @OptionGroup var stackOption: StackOption
+    @OptionGroup var rootOption: RootOption
     @OptionGroup var global: GlobalOptions
     @Option(name: .long, help: ArgumentHelp("Only these containers or services (comma-separated).", valueName: "names")) var include: String?
     @Option(name: .long, help: ArgumentHelp("Skip these containers or services (comma-separated).", valueName: "names")) var exclude: String?
@@ -128,18 +140,20 @@ struct BuildContainersCommand: AsyncParsableCommand {
     /// --dry-run: Build nothing; print the builds that would run.
     @OptionGroup var dry: DryRunFlag
     var dryRun: Bool { dry.dryRun }
+    @ParentCommand var so: SoCommand
+    var given: [GroupOption] { so.given }
 
-    func run() async throws {
-        var req = BuildRequest(stack: try global.requireStack("build-containers"))
+    func run(_ ctx: SoContext) async throws {
+        var req = BuildRequest(stack: try stackOption.require("build-containers"))
         req.include = include?.commaSeparatedItems ?? []
         req.exclude = exclude?.commaSeparatedItems ?? []
         req.forceRebuild = forceRebuild
         req.dryRun = dryRun
-        try await BuildAction(global.context()).run(req)
+        try await BuildAction(global.context(ctx, root: rootOption)).run(req)
     }
 }
 
-struct StackNewCommand: AsyncParsableCommand {
+struct StackNewCommand: SoRunnable {
     static let configuration = CommandConfiguration(
         commandName: "new",
         abstract: "Make a stack (laconic layout) from plain compose files.",
@@ -153,12 +167,15 @@ struct StackNewCommand: AsyncParsableCommand {
           so stack new shop --from compose.yaml --from compose.prod.yaml --output ~/stacks/shop
         """
     )
+    static let takes: Set<GroupOption> = []
     @OptionGroup var global: GlobalOptions
     @Argument(help: "Name of the new stack.") var name: String
     @Option(name: .long, parsing: .singleValue, help: ArgumentHelp("Compose file (repeatable; merged in order).", valueName: "file")) var from: [String] = []
     @Option(name: .long, help: ArgumentHelp("Directory to write (default: ./NAME).", valueName: "dir")) var output: String?
+    @ParentCommand var so: SoCommand
+    var given: [GroupOption] { so.given }
 
-    func run() async throws {
-        try await StackNewAction(global.context()).run(StackNewRequest(name: name, from: from, output: output))
+    func run(_ ctx: SoContext) async throws {
+        try await StackNewAction(global.context(ctx)).run(StackNewRequest(name: name, from: from, output: output))
     }
 }

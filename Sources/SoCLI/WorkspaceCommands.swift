@@ -19,7 +19,7 @@ enum Seconds {
     }
 }
 
-struct UpCommand: AsyncParsableCommand {
+struct UpCommand: SoRunnable {
     static let configuration = CommandConfiguration(
         commandName: "up",
         abstract: "Init, create and start a stack in one step (a workspace named NAME).",
@@ -40,6 +40,8 @@ struct UpCommand: AsyncParsableCommand {
           so up agent-workspace --name ci-1234 --with postgres --ttl 2h -o json
         """
     )
+    static let takes: Set<GroupOption> = [.dryRun]
+    @OptionGroup var rootOption: RootOption
     @OptionGroup var global: GlobalOptions
     @OptionGroup var cluster: ClusterFlags
     @Argument(help: ArgumentHelp("Stack: a built-in name or a path.", valueName: "stack")) var stackArgument: String
@@ -63,9 +65,11 @@ struct UpCommand: AsyncParsableCommand {
     var includeUncommitted = false
     @Option(name: .long, help: ArgumentHelp("A workspace: the agent CLI, from the stack's agents: table (claude, codex, gemini, aider, or one a spec adds).",
         valueName: "name")) var agent: String?
+    @ParentCommand var so: SoCommand
+    var given: [GroupOption] { so.given }
 
-    func run() async throws {
-        var ctx = global.context(dryRun: dryRun)
+    func run(_ ctx: SoContext) async throws {
+        var ctx = global.context(ctx, root: rootOption, dryRun: dryRun)
         if output == .json { ctx.options.quiet = true }
         var req = UpRequest(stack: stackArgument)
         req.dryRun = dryRun
@@ -106,7 +110,7 @@ struct UpCommand: AsyncParsableCommand {
     }
 }
 
-struct DownCommand: AsyncParsableCommand {
+struct DownCommand: SoRunnable {
     static let configuration = CommandConfiguration(
         commandName: "down",
         abstract: "Remove a deployment 'so up' made: objects, volumes, namespace and directory.",
@@ -125,6 +129,7 @@ struct DownCommand: AsyncParsableCommand {
           so down fix-login --discard
         """
     )
+    static let takes: Set<GroupOption> = [.dryRun]
     @OptionGroup var global: GlobalOptions
     @OptionGroup var cluster: ClusterFlags
     @Argument(help: "Name given to 'so up'.") var name: String
@@ -138,13 +143,15 @@ struct DownCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "A workspace: merge its branch into the local repository's current branch first.") var merge = false
     @Option(name: .long, help: ArgumentHelp("The local repository for --keep and --merge (default: the one the current directory is in).",
         valueName: "dir")) var into: String?
+    @ParentCommand var so: SoCommand
+    var given: [GroupOption] { so.given }
 
     func validate() throws {
         if [discard, keep, merge].filter({ $0 }).count > 1 { throw ValidationError("--keep, --merge and --discard contradict each other: give one") }
         if into != nil && !(keep || merge) { throw ValidationError("--into names the repository for --keep or --merge") }
     }
 
-    func run() async throws {
+    func run(_ ctx: SoContext) async throws {
         var req = DownRequest(name: name)
         req.dryRun = dryRun
         req.discard = discard
@@ -152,11 +159,11 @@ struct DownCommand: AsyncParsableCommand {
         req.into = into
         req.timeout = timeout
         req.cluster = cluster.options(manage: false)
-        try await DownAction(global.context()).run(req)
+        try await DownAction(global.context(ctx)).run(req)
     }
 }
 
-struct CleanupCommand: AsyncParsableCommand {
+struct CleanupCommand: SoRunnable {
     static let configuration = CommandConfiguration(
         commandName: "cleanup",
         abstract: "Remove deployments whose TTL passed, whose directory is gone, or that are too old.",
@@ -170,6 +177,7 @@ struct CleanupCommand: AsyncParsableCommand {
           so cleanup --older-than 24h
         """
     )
+    static let takes: Set<GroupOption> = [.dryRun]
     @OptionGroup var global: GlobalOptions
     @OptionGroup var cluster: ClusterFlags
     @Flag(name: .long, help: "Deployments whose --ttl has passed.") var expired = false
@@ -180,9 +188,11 @@ struct CleanupCommand: AsyncParsableCommand {
     /// --dry-run: Change nothing; list what would be removed.
     @OptionGroup var dry: DryRunFlag
     var dryRun: Bool { dry.dryRun }
+    @ParentCommand var so: SoCommand
+    var given: [GroupOption] { so.given }
 
-    func run() async throws {
-        var ctx = global.context()
+    func run(_ ctx: SoContext) async throws {
+        var ctx = global.context(ctx)
         if output == .json { ctx.options.quiet = true }
         var req = CleanupRequest()
         req.expired = expired
@@ -196,7 +206,7 @@ struct CleanupCommand: AsyncParsableCommand {
     }
 }
 
-struct DeploymentListCommand: AsyncParsableCommand {
+struct DeploymentListCommand: SoRunnable {
     static let configuration = CommandConfiguration(
         commandName: "list",
         abstract: "List every so deployment on the cluster (no --dir needed).",
@@ -208,15 +218,18 @@ struct DeploymentListCommand: AsyncParsableCommand {
           so deployment list -o json --kubeconfig ~/.kube/config
         """
     )
+    /// List takes no --dir, --name or --timeout.
+    static let takes: Set<GroupOption> = [.kubeconfig, .context, .format]
     @OptionGroup var global: GlobalOptions
     @OptionGroup var cluster: ClusterFlags
     @OptionGroup var format: Formatted<OutputFormat>
     var output: OutputFormat { format.value }
-    /// The group, for `GroupOptions.refuseUntaken` (list takes no --dir, --name or --timeout).
     @ParentCommand var group: DeploymentCommand
+    @ParentCommand var so: SoCommand
+    var given: [GroupOption] { group.given + so.given }
 
-    func run() async throws {
-        let ctx = global.context()
+    func run(_ ctx: SoContext) async throws {
+        let ctx = global.context(ctx)
         let rows = try await ListAction(ctx).run(cluster: cluster.options(manage: false))
         if output == .json { ctx.console.out(JSONOut.encode(rows.map(ListingJSON.init))); return }
         if rows.isEmpty { ctx.console.out("no so deployments on this cluster"); return }
@@ -260,7 +273,7 @@ struct ListingJSON: Encodable {
     }
 }
 
-struct DeploymentShellCommand: AsyncParsableCommand {
+struct DeploymentShellCommand: SoRunnable {
     static let configuration = CommandConfiguration(
         commandName: "shell",
         abstract: "Open an interactive shell in a service's container (in /workspace when it exists).",
@@ -272,11 +285,13 @@ struct DeploymentShellCommand: AsyncParsableCommand {
           so deployment --dir deployments/example shell web
         """
     )
+    static let takes = DeploymentTarget.takes
     @OptionGroup var target: DeploymentTarget
+    var given: [GroupOption] { target.given }
     @Argument(help: "Service (container) name.") var service: String?
 
-    func run() async throws {
-        let code = try await ObserveAction(target.context()).shell(target.dir, cluster: target.options(manage: false), service: service)
+    func run(_ ctx: SoContext) async throws {
+        let code = try await ObserveAction(target.context(ctx)).shell(target.dir(ctx), cluster: target.options(manage: false), service: service)
         if code != 0 { throw ExitCode(code) }
     }
 }

@@ -5,7 +5,7 @@ import SoBasics
 
 // Work leaving a workspace (spec `workspace:`, as agent-workspace has): task, diff, push, fetch.
 
-struct DeploymentTaskCommand: AsyncParsableCommand {
+struct DeploymentTaskCommand: SoRunnable {
     static let configuration = CommandConfiguration(
         commandName: "task",
         abstract: "Run the agent headless on a task in a workspace, then push its branch (and open a pull request).",
@@ -22,7 +22,9 @@ struct DeploymentTaskCommand: AsyncParsableCommand {
           so deployment --name fix-login task --no-push --command 'codex exec "$TASK"' "explain the build"
         """
     )
+    static let takes = DeploymentTarget.takes.union([.format])
     @OptionGroup var target: DeploymentTarget
+    var given: [GroupOption] { target.given }
     @Argument(help: ArgumentHelp("What the agent should do ('-': read it from standard input).", valueName: "text")) var text: String
     @Option(name: .long, help: ArgumentHelp("Run this shell command instead of the spec's task (it reads $TASK).", valueName: "command")) var command: String?
     @Flag(name: .long, help: "Leave the branch in the workspace; do not push it.") var noPush = false
@@ -37,12 +39,12 @@ struct DeploymentTaskCommand: AsyncParsableCommand {
         if noPush && pr { throw ValidationError("--pr needs the branch pushed: drop --no-push") }
     }
 
-    func run() async throws {
-        var ctx = target.context()
+    func run(_ ctx: SoContext) async throws {
+        var ctx = target.context(ctx)
         if output == .json { ctx.options.quiet = true }
         var task = text
         if text == "-" { task = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self) }
-        var req = TaskRequest(directory: try target.dir, text: task)
+        var req = TaskRequest(directory: try target.dir(ctx), text: task)
         req.command = command
         req.push = !noPush
         req.pullRequest = pr
@@ -56,7 +58,7 @@ struct DeploymentTaskCommand: AsyncParsableCommand {
     }
 }
 
-struct DeploymentDiffCommand: AsyncParsableCommand {
+struct DeploymentDiffCommand: SoRunnable {
     static let configuration = CommandConfiguration(
         commandName: "diff",
         abstract: "Show a workspace's changes against the commit it started from (commits, uncommitted and new files).",
@@ -71,7 +73,9 @@ struct DeploymentDiffCommand: AsyncParsableCommand {
           so deployment --name fix-login diff --patch fix-login.patch
         """
     )
+    static let takes = DeploymentTarget.takes.union([.format])
     @OptionGroup var target: DeploymentTarget
+    var given: [GroupOption] { target.given }
     @Flag(name: .long, help: "A summary of changed files instead of the patch.") var stat = false
     @Option(name: .long, help: ArgumentHelp("Write the patch to this file instead of standard output.", valueName: "file")) var patch: String?
     @OptionGroup var format: Formatted<OutputFormat>
@@ -81,9 +85,9 @@ struct DeploymentDiffCommand: AsyncParsableCommand {
         if stat && patch != nil { throw ValidationError("--stat and --patch contradict each other: a patch file holds the whole diff") }
     }
 
-    func run() async throws {
-        let ctx = target.context()
-        let (state, text) = try await WorkspaceGitAction(ctx).diff(target.dir, cluster: target.options(), stat: stat)
+    func run(_ ctx: SoContext) async throws {
+        let ctx = target.context(ctx)
+        let (state, text) = try await WorkspaceGitAction(ctx).diff(target.dir(ctx), cluster: target.options(), stat: stat)
         if output == .json {
             ctx.console.out(JSONOut.encode(DiffJSON(state: state, patch: text)))
         } else if let patch {
@@ -102,7 +106,7 @@ struct DiffJSON: Encodable {
     var patch: String
 }
 
-struct DeploymentPushCommand: AsyncParsableCommand {
+struct DeploymentPushCommand: SoRunnable {
     static let configuration = CommandConfiguration(
         commandName: "push",
         abstract: "Push a workspace's branch to its origin (with the workspace's git token).",
@@ -115,21 +119,23 @@ struct DeploymentPushCommand: AsyncParsableCommand {
           so deployment --name fix-login push -m "work in progress"
         """
     )
+    static let takes = DeploymentTarget.takes.union([.format])
     @OptionGroup var target: DeploymentTarget
+    var given: [GroupOption] { target.given }
     @Option(name: .shortAndLong, help: ArgumentHelp("Commit what is not committed with this message first.", valueName: "message")) var message: String?
     @OptionGroup var format: Formatted<OutputFormat>
     var output: OutputFormat { format.value }
 
-    func run() async throws {
-        try await output.report(target.context()) { ctx in
-            try await WorkspaceGitAction(ctx).push(target.dir, cluster: target.options(), message: message)
+    func run(_ ctx: SoContext) async throws {
+        try await output.report(target.context(ctx)) { ctx in
+            try await WorkspaceGitAction(ctx).push(target.dir(ctx), cluster: target.options(), message: message)
         } text: { r in
             ["pushed \(r.branch) (\(r.commit.prefix(12)), \(r.commits) \(English.plural("commit", r.commits)) since the start) to \(r.origin)"]
         }
     }
 }
 
-struct DeploymentFetchCommand: AsyncParsableCommand {
+struct DeploymentFetchCommand: SoRunnable {
     static let configuration = CommandConfiguration(
         commandName: "fetch",
         abstract: "Bring a workspace's branch into your local clone as a branch (no push needed).",
@@ -143,16 +149,18 @@ struct DeploymentFetchCommand: AsyncParsableCommand {
           so deployment --name fix-login fetch --into ~/src/web --branch review/fix-login
         """
     )
+    static let takes = DeploymentTarget.takes.union([.format])
     @OptionGroup var target: DeploymentTarget
+    var given: [GroupOption] { target.given }
     @OptionGroup var local: IntoOption
     @Option(name: .long, help: ArgumentHelp("Local branch name (default: the workspace's branch name).", valueName: "branch")) var branch: String?
     @Flag(name: .long, help: "Replace the local branch even when it has commits the workspace does not.") var force = false
     @OptionGroup var format: Formatted<OutputFormat>
     var output: OutputFormat { format.value }
 
-    func run() async throws {
-        try await output.report(target.context()) { ctx in
-            try await WorkspaceGitAction(ctx).fetch(target.dir, cluster: target.options(), into: local.into, localBranch: branch, force: force)
+    func run(_ ctx: SoContext) async throws {
+        try await output.report(target.context(ctx)) { ctx in
+            try await WorkspaceGitAction(ctx).fetch(target.dir(ctx), cluster: target.options(), into: local.into, localBranch: branch, force: force)
         } text: { r in
             ["fetched \(r.branch) (\(r.commit.prefix(12)), \(r.commits) \(English.plural("commit", r.commits)) since the start) into \(r.repository)",
              "  merge: git -C \(r.repository) merge \(r.branch)"]
@@ -160,7 +168,7 @@ struct DeploymentFetchCommand: AsyncParsableCommand {
     }
 }
 
-struct DeploymentLogCommand: AsyncParsableCommand {
+struct DeploymentLogCommand: SoRunnable {
     static let configuration = CommandConfiguration(
         commandName: "log",
         abstract: "Show a workspace's commits since it started (newest first) and what is not committed.",
@@ -170,13 +178,15 @@ struct DeploymentLogCommand: AsyncParsableCommand {
           so deployment --name fix-login log -o json
         """
     )
+    static let takes = DeploymentTarget.takes.union([.format])
     @OptionGroup var target: DeploymentTarget
+    var given: [GroupOption] { target.given }
     @OptionGroup var format: Formatted<OutputFormat>
     var output: OutputFormat { format.value }
 
-    func run() async throws {
-        try await output.report(target.context()) { ctx in
-            try await WorkspaceReturnAction(ctx).log(target.dir, cluster: target.options())
+    func run(_ ctx: SoContext) async throws {
+        try await output.report(target.context(ctx)) { ctx in
+            try await WorkspaceReturnAction(ctx).log(target.dir(ctx), cluster: target.options())
         } text: { log in
             let since = log.base.isEmpty ? "the start" : String(log.base.prefix(12))
             var lines = ["\(log.branch): \(log.commits.count) \(English.plural("commit", log.commits.count)) since \(since)"]
@@ -189,7 +199,7 @@ struct DeploymentLogCommand: AsyncParsableCommand {
     }
 }
 
-struct DeploymentApplyCommand: AsyncParsableCommand {
+struct DeploymentApplyCommand: SoRunnable {
     static let configuration = CommandConfiguration(
         commandName: "apply",
         abstract: "Write a workspace's changes into your working tree, uncommitted.",
@@ -203,14 +213,16 @@ struct DeploymentApplyCommand: AsyncParsableCommand {
           git diff
         """
     )
+    static let takes = DeploymentTarget.takes.union([.format])
     @OptionGroup var target: DeploymentTarget
+    var given: [GroupOption] { target.given }
     @OptionGroup var local: IntoOption
     @OptionGroup var format: Formatted<OutputFormat>
     var output: OutputFormat { format.value }
 
-    func run() async throws {
-        try await output.report(target.context()) { ctx in
-            try await WorkspaceReturnAction(ctx).apply(target.dir, cluster: target.options(), into: local.into)
+    func run(_ ctx: SoContext) async throws {
+        try await output.report(target.context(ctx)) { ctx in
+            try await WorkspaceReturnAction(ctx).apply(target.dir(ctx), cluster: target.options(), into: local.into)
         } text: { r in
             r.files.isEmpty ? []
                 : ["applied \(r.files.count) \(English.plural("file", r.files.count)) into \(r.repository), uncommitted: \(shortList(r.files, at: 8))"]
@@ -218,7 +230,7 @@ struct DeploymentApplyCommand: AsyncParsableCommand {
     }
 }
 
-struct DeploymentMergeCommand: AsyncParsableCommand {
+struct DeploymentMergeCommand: SoRunnable {
     static let configuration = CommandConfiguration(
         commandName: "merge",
         abstract: "Merge a workspace's branch into your current branch (no push needed).",
@@ -232,16 +244,18 @@ struct DeploymentMergeCommand: AsyncParsableCommand {
           so deployment --name fix-login merge --into ~/src/web
         """
     )
+    static let takes = DeploymentTarget.takes.union([.format])
     @OptionGroup var target: DeploymentTarget
+    var given: [GroupOption] { target.given }
     @OptionGroup var local: IntoOption
     @Option(name: .long, help: ArgumentHelp("Local branch the work arrives on (default: the workspace's branch name).",
         valueName: "branch")) var branch: String?
     @OptionGroup var format: Formatted<OutputFormat>
     var output: OutputFormat { format.value }
 
-    func run() async throws {
-        try await output.report(target.context()) { ctx in
-            try await WorkspaceReturnAction(ctx).merge(target.dir, cluster: target.options(), into: local.into, localBranch: branch)
+    func run(_ ctx: SoContext) async throws {
+        try await output.report(target.context(ctx)) { ctx in
+            try await WorkspaceReturnAction(ctx).merge(target.dir(ctx), cluster: target.options(), into: local.into, localBranch: branch)
         } text: { r in
             guard r.merged else { return ["\(r.branch) holds no commits since the start; nothing to merge"] }
             return ["merged \(r.branch) (\(r.commits) \(English.plural("commit", r.commits))) into \(r.into) in \(r.repository) (now \(r.commit.prefix(12)))"]

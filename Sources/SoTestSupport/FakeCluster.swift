@@ -196,8 +196,10 @@ public final class FakeCluster: ClusterClient, @unchecked Sendable {
 
     public func list(_ type: ResourceType, namespace: String?, labelSelector: String?) async throws -> [JSON] {
         try await record("list \(type.kind)\(namespace.map { " \($0)" } ?? "")\(labelSelector.map { " \($0)" } ?? "")")
+        // In the API server's order (by namespace, then name), not the order of the applies (a start applies a stage's objects at once).
         return locked {
             order.filter { $0.type == type && (namespace == nil || $0.namespace == namespace) }
+                .sorted { ($0.namespace ?? "", $0.name) < ($1.namespace ?? "", $1.name) }
                 .compactMap { objects[$0] }
                 .filter { Self.matches($0.labels, selector: labelSelector) }
         }

@@ -21,9 +21,9 @@ import SoTestSupport
 
     @Test func rootOptionsBeforeOrAfterAnySubcommand() throws {
         try same([["--stack", "example", "deploy", "init", "--output", "f"], ["deploy", "--stack", "example", "init", "--output", "f"],
-                  ["deploy", "init", "--output", "f", "--stack", "example"]], as: DeployInitCommand.self, expect: "example") { $0.global.stack }
+                  ["deploy", "init", "--output", "f", "--stack", "example"]], as: DeployInitCommand.self, expect: "example") { $0.stackOption.stack }
         try same([["--root", "r", "stack", "list"], ["stack", "--root", "r", "list"], ["stack", "list", "--root", "r"]],
-                 as: StackListCommand.self, expect: "r") { $0.global.root }
+                 as: StackListCommand.self, expect: "r") { $0.rootOption.root }
         for flag in ["--verbose", "--quiet", "--debug"] {
             let lines = [[flag, "deployment", "--dir", "d", "ps"], ["deployment", flag, "--dir", "d", "ps"], ["deployment", "--dir", "d", "ps", flag]]
             try same(lines, as: DeploymentPsCommand.self, expect: true) { c in
@@ -31,11 +31,11 @@ import SoTestSupport
             }
         }
         try same([["--stack", "web", "build-containers"], ["build-containers", "--stack", "web"]], as: BuildContainersCommand.self, expect: "web") {
-            $0.global.stack
+            $0.stackOption.stack
         }
         // Not given: the default, in a verb of each group.
         #expect(try parse(["deployment", "--dir", "d", "ps"], as: DeploymentPsCommand.self).target.global.verbose == false)
-        #expect(try parse(["deploy", "create", "--spec-file", "s"], as: DeployCreateCommand.self).global.stack == nil)
+        #expect(try parse(["deploy", "create", "--spec-file", "s"], as: DeployCreateCommand.self).stackOption.stack == nil)
     }
 
     @Test func deployGroupOptions() throws {
@@ -84,7 +84,7 @@ import SoTestSupport
         #expect(try parse(["deployment", "--dir", "status", "status"], as: DeploymentStatusCommand.self).target.deployment.dir == "status")
         #expect(try parse(["deployment", "--name", "stop", "start"], as: DeploymentStartCommand.self).options.target.deployment.name == "stop")
         #expect(try parse(["deploy", "--output", "create", "init", "--stack", "s"], as: DeployInitCommand.self).output == "create")
-        #expect(try parse(["--stack", "deploy", "deploy", "init", "--output", "f"], as: DeployInitCommand.self).global.stack == "deploy")
+        #expect(try parse(["--stack", "deploy", "deploy", "init", "--output", "f"], as: DeployInitCommand.self).stackOption.stack == "deploy")
         let flag = try parse(["deployment", "--dir", "d", "--verbose", "status"], as: DeploymentStatusCommand.self)
         #expect(flag.target.global.verbose && flag.target.deployment.dir == "d")
         // After `--` every word is the command's, options of so included.
@@ -183,6 +183,42 @@ import SoTestSupport
             Issue.record("status took --dry-run")
         } catch {
             #expect(SoCommand.message(for: error).contains("'deployment status' takes no --dry-run"), "\(SoCommand.message(for: error))")
+        }
+    }
+}
+
+/// What a verb says it takes (`SoRunnable.takes`, what `SoCommandLine.parse` lets through) is what its help lists and what
+/// it declares: a group option, or so's --dry-run, is in a verb's help exactly when the verb takes it.
+@Suite struct VerbTakesTests {
+    static let spelled: [GroupOption: String] = [
+        .dir: "--dir <dir>", .name: "--name <name>", .kubeconfig: "--kubeconfig <file>", .context: "--context <name>",
+        .format: "-o, --output <format>", .timeout: "--timeout <seconds>", .specOutput: "--output <file>", .dryRun: "--dry-run",
+    ]
+
+    /// `command` and every command below it.
+    static func commands(_ command: ParsableCommand.Type) -> [ParsableCommand.Type] {
+        [command] + command.configuration.subcommands.flatMap { commands($0) }
+    }
+
+    @Test func takesIsWhatTheHelpLists() {
+        for command in Self.commands(SoCommand.self) where command.configuration.subcommands.isEmpty {
+            guard let verb = command as? any SoRunnable.Type else {
+                Issue.record("\(command) has no subcommands and is no SoRunnable: execute would print its help")
+                continue
+            }
+            let path = SoCommandLine.path(to: command)
+            // The options the verb's group and so may give it.
+            let group = path.split(separator: " ").first.map(String.init)
+            let possible: [GroupOption] = group == "deployment" && path.contains(" ") ? [.dir, .name, .kubeconfig, .context, .format, .timeout, .dryRun]
+                : group == "deploy" && path.contains(" ") ? [.specOutput, .dryRun] : [.dryRun]
+            #expect(verb.takes.isSubset(of: possible), "\(path) takes \(verb.takes) of \(possible)")
+            let help = SoCommand.helpMessage(for: command, columns: 200).components(separatedBy: "\n").drop { $0 != "OPTIONS:" }
+                .map { $0.trimmingCharacters(in: .whitespaces) }
+            for option in possible {
+                let spelling = Self.spelled[option] ?? option.rawValue
+                let shown = help.filter { $0.hasPrefix(spelling) }.count
+                #expect(shown == (verb.takes.contains(option) ? 1 : 0), "\(path): \(spelling) shown \(shown) times, takes: \(verb.takes.contains(option))")
+            }
         }
     }
 }
