@@ -164,6 +164,12 @@ final class GoldenSession: @unchecked Sendable {
         await s.run("deployment-logs", dep + cluster + ["logs", "--tail", "2"])
         await s.run("deployment-list", ["deployment", "list"] + cluster)
         await s.run("deployment-list-json", ["deployment", "list", "-o", "json"] + cluster)
+        var secrets = s.secretValues
+        await s.run("deployment-update-envs", dep + cluster + ["update-envs"])
+        await s.run("deployment-restart-no-sync", dep + cluster + ["restart", "--no-sync"])
+        await s.run("deployment-restart", dep + cluster + ["restart"])
+        await s.run("deployment-rotate-secrets", dep + cluster + ["rotate-secrets", "API_TOKEN"])
+        secrets += s.secretValues
         // The workspace verbs on a deployment that is no workspace.
         for verb in [["log"], ["log", "-o", "json"], ["diff"], ["push"], ["fetch"], ["apply"], ["merge"], ["task", "do it"]] {
             await s.run("deployment-\(verb[0])-not-a-workspace" + (verb.contains("json") ? "-json" : ""), dep + cluster + verb)
@@ -190,7 +196,7 @@ final class GoldenSession: @unchecked Sendable {
         await s.run("fetch-stack-dry-run", ["fetch-stack", "example.org/team/stacks", "--dry-run"])
         await s.run("fetch-stack-dry-run-json", ["fetch-stack", "example.org/team/stacks", "--dry-run", "-o", "json"])
 
-        let secrets = s.secretValues
+        secrets += s.secretValues
         #expect(!secrets.isEmpty, "the session's starts made no Secret: the check below proves nothing")
         for (name, text) in s.outputs {
             for value in secrets where value.count >= 8 { #expect(!text.contains(value), "\(name) prints a secret value") }
