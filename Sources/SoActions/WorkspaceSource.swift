@@ -109,8 +109,10 @@ struct CarryIn {
         guard head.exitCode == 0, let base = head.stdout.split(separator: "\n").first.map(String.init) else {
             throw SoError("the repository \(repository) has no commit yet", hint: "commit something first, or start from a remote: --config GIT_REPO=URL")
         }
+        // A detached HEAD has no branch: symbolic-ref -q exits 1 and says nothing (not an error here).
         let branch = (try? await git(["symbolic-ref", "-q", "--short", "HEAD"], what: "reading the branch")) ?? ""
         let subject = try await git(["log", "-1", "--format=%s", base], what: "reading HEAD")
+        // No remote named origin is a fine checkout: get-url fails, and there is no origin to carry.
         let originURL = (try? await git(["remote", "get-url", "origin"], what: "reading origin")) ?? ""
         let origin = WorkspaceSource.carriedOrigin(originURL)
         let commits = Int(try await git(["rev-list", "--count", base], what: "counting commits")) ?? 0
@@ -165,13 +167,15 @@ struct CarryIn {
             }
             let file = Path.join(scratch, "repo.bundle")
             _ = try await git(inBare(["bundle", "create", "-q", file] + refs), what: "bundling HEAD's history")
+            // The size is only shown ("a git bundle of N MB"); git just wrote the file.
             return Bundle(scratch: scratch, file: file, base: source.base, seed: seed, bytes: (try? ctx.fs.size(file)) ?? 0)
         } catch {
-            try? ctx.fs.removeOwnedTree(scratch, owner: .scratch(prefix: "so-carry"))
+            try? ctx.fs.removeOwnedTree(scratch, owner: .scratch(prefix: "so-carry"))   // best effort: the error being thrown says more
             throw error
         }
     }
 
+    /// Best effort: a scratch directory left in the temporary root is harmless, and the carry already succeeded.
     func done(_ b: Bundle) { try? ctx.fs.removeOwnedTree(b.scratch, owner: .scratch(prefix: "so-carry")) }
 }
 

@@ -1,0 +1,29 @@
+import Foundation
+import Testing
+import SoBasics
+import SoTestSupport
+
+/// No silent failures in the actions (issue 31): every `try?` either becomes a named warning (a
+/// `diagnostics.warn` just after it) or carries a comment saying why ignoring the error is right (on its
+/// line or just above it).
+@Suite struct SilentFailureTests {
+    @Test func everyTryQuestionMarkInTheActionsWarnsOrSaysWhy() throws {
+        let fs = LocalFileSystem()
+        let dir = Path.join(RepoPaths.root, "Sources/SoActions")
+        let files = try fs.list(dir).filter { $0.hasSuffix(".swift") }
+        #expect(files.count > 20, "SoActions found at \(dir)")
+        var seen = 0
+        var silent: [String] = []
+        for file in files {
+            let lines = try fs.readText(Path.join(dir, file)).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            for (i, line) in lines.enumerated() where line.contains("try?") {
+                seen += 1
+                let above = lines[max(0, i - 3)..<i].contains { $0.trimmingCharacters(in: .whitespaces).hasPrefix("//") }
+                let warned = lines[(i + 1)..<min(lines.count, i + 4)].contains { $0.contains("diagnostics.warn(") }
+                if !line.contains("//") && !above && !warned { silent.append("\(file):\(i + 1)") }
+            }
+        }
+        #expect(seen > 10, "try? found in SoActions")
+        #expect(silent.isEmpty, "a try? that neither warns nor says why: \(silent)")
+    }
+}
