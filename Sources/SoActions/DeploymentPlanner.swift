@@ -134,96 +134,134 @@ struct DeploymentPlanner {
 
     var fs: FileSystem { ctx.fs }
 
+    /// A host directory a deployment's kind node mounts: a spec volume's path, a bind directory or a repository bind.
+    typealias HostMount = (name: String, hostPath: String)
+
     func plan(identity: DeploymentFile, includeIdentity: Bool) throws -> DeploymentPlan {
         var plan = DeploymentPlan()
         plan.add("spec.yml", Data(spec.text.utf8))
         plan.add("stack.yml", try stack.stackFileText.map { Data($0.utf8) } ?? fs.readData(stack.stackFilePath))
         plan.add("config.env", Data(try configEnv().utf8))
         // Binds under the stack's repositories are mounted with no spec entry (RepoBind), kind-config.yml maps them.
-        var repoBinds: [(name: String, hostPath: String)] = []
+        var repoBinds: [HostMount] = []
 
         let interpolationEnv = Dictionary(spec.config.map { ($0.key, $0.isGenerated ? "generated" : $0.value) }, uniquingKeysWith: { $1 })
         var planned: (pods: [ComposeComponent], jobs: [ComposeComponent]) = ([], [])
         let components = try stack.pods(with: spec.with, at: SourceLocation(file: spec.path)).map { ($0, "compose") } + stack.jobs.map { ($0, "compose-jobs") }
         for (component, folder) in components {
-            let (_, data) = try stack.compose(component, fs: fs, environment: nil, diagnostics: ctx.diagnostics)
-            // Interpolated once with the deployment's own config, so `${V:?msg}`, malformed references and bad
-            // ports fail now; its ports (not the text as written) are what kind-config.yml maps.
-            guard let root = try YAMLFile.parse(String(decoding: data, as: UTF8.self), file: component.composePath) else {
-                throw SoError("compose file is empty", hint: "a compose file has a services: section", at: SourceLocation(file: component.composePath))
-            }
-            let interpolated = try ComposeLoader.decode(root, path: component.composePath, environment: interpolationEnv,
-                    diagnostics: .dropped("stack.compose just above warned about this file"))
-            plan.add("\(folder)/docker-compose-\(component.name).yml", data)
-            let c = ComposeComponent(name: component.name, compose: interpolated, relativePath: "\(folder)/docker-compose-\(component.name).yml")
+            let c = try planComponent(component, folder: folder, environment: interpolationEnv, into: &plan, repoBinds: &repoBinds)
             if folder == "compose" { planned.pods.append(c.selecting(profiles: spec.profiles).component) } else { planned.jobs.append(c) }
-            // Paths are read from the interpolated file (`env_file: ../config/${NETWORK:-main}.env`), as the deployment reads them.
-            for cfg in interpolated.configs where !cfg.external {
-                if let file = cfg.file {
-                    try copyReferenced(file, what: "config '\(cfg.name)' file", from: interpolated, line: cfg.line, folder: folder, required: true, into: &plan)
-                }
-            }
-            // Secret files stay where they are (never copied into the deployment); start reads them.
-            for sec in interpolated.secrets where !sec.external {
-                if let file = sec.file, !fs.isFile(Path.absolute(Path.expandTilde(file, home: fs.homeDirectory), relativeTo: interpolated.directory)) {
-                    throw SoError("secret '\(sec.name)' file not found: \(Path.absolute(file, relativeTo: interpolated.directory))",
-                            hint: "create it, or fix secrets.\(sec.name).file (relative to the compose file)",
-                                  at: SourceLocation(file: interpolated.path, line: sec.line))
-                }
-            }
-            for svc in interpolated.services {
-                if svc.image == nil && svc.build == nil {
-                    throw SoError("service '\(svc.name)' has no image", hint: "add 'image: NAME:TAG' (or a build: section)",
-                                  at: SourceLocation(file: interpolated.path, line: svc.line))
-                }
-                for m in svc.volumes where m.kind == .bind {
-                    // Absolute host binds are named volumes with the host path: set by deploy init for a plain
-                    // compose file, by the spec's opt-in for a laconic stack; never copied.
-                    if let src = m.source, src.hasPrefix("/") || src.hasPrefix("~") {
-                        if !HostPathName.allowed(src, spec: spec, podPerService: stack.file.podPerService),
-                           let abs = RepoBind.path(of: src, root: ctx.locator.repoBaseDir, home: fs.homeDirectory) {
-                            if !repoBinds.contains(where: { $0.hostPath == abs }) { repoBinds.append((HostPathName.volume(for: src), abs)) }
-                            continue
-                        }
-                        guard HostPathName.allowed(src, spec: spec, podPerService: stack.file.podPerService) else {
-                            throw SoError("host path '\(src)' is outside the stack and is not mounted unless the spec allows it",
-                                    hint: HostPathName.optInHint(src),
-                                          at: SourceLocation(file: interpolated.path, line: m.line ?? svc.line))
-                        }
-                        continue
-                    }
-                    try copyReferenced(m.source ?? "", what: "bind source of service '\(svc.name)'", from: interpolated, line: m.line ?? svc.line,
-                                       folder: folder, required: true, into: &plan, bind: true)
-                }
-                for e in svc.envFiles {
-                    try copyReferenced(e.path, what: "env_file of service '\(svc.name)'", from: interpolated, line: svc.line, folder: folder,
-                                       required: e.required, into: &plan)
-                }
-            }
         }
         // The pod's own config directory, as laconic-so copies it.
         for pod in try stack.pods(with: spec.with, at: nil) {
             let src = Path.join(stack.configDir, pod.name)
             if fs.isDirectory(src) { try copyTree(src, to: "config/\(pod.name)", origin: SourceLocation(file: stack.stackFilePath), into: &plan) }
         }
-        for cm in spec.configmaps {
-            let location = SourceLocation(file: spec.path, line: cm.line)
-            let target = "configmaps/\(cm.name)"
-            plan.directories.append(target)
-            if cm.path.hasPrefix("./configmaps/") || cm.path == "configmaps/\(cm.name)" {
-                let src = Path.join(stack.configDir, cm.name)
-                if fs.isDirectory(src) { try copyTree(src, to: target, origin: location, into: &plan) }
-            } else {
-                let expanded = Path.expandTilde(cm.path, home: fs.homeDirectory)
-                let candidates = [fs.currentDirectory, Path.dirname(spec.path)].map { Path.absolute(expanded, relativeTo: $0) }
-                guard let src = candidates.first(where: { fs.isDirectory($0) }) else {
-                    throw SoError("configmap '\(cm.name)' source directory not found: \(candidates[0])",
-                            hint: "create it, or use ./configmaps/\(cm.name) to start from an empty directory", at: location)
-                }
-                try copyTree(src, to: target, origin: location, into: &plan, confineTo: src)
+        for cm in spec.configmaps { try planConfigmap(cm, into: &plan) }
+        var kindVolumes = try planVolumes(into: &plan)
+        for volume in plan.bindDirectories { kindVolumes.append((volume, Path.join(directory, "data", volume))) }
+        kindVolumes += repoBinds
+        // kind maps the ports the deployment publishes: the spec's network.ports replace the compose files' (warned about at load),
+        // both parsed after interpolation with the values the compose files got.
+        var published = planned.pods + planned.jobs
+        try SpecPorts.apply(spec, to: &published, environment: interpolationEnv, diagnostics: .dropped("warned about when the spec was loaded"))
+        let ports = PortPlan(pods: Array(published.prefix(planned.pods.count)), jobs: Array(published.dropFirst(planned.pods.count)),
+                             podPerService: stack.file.podPerService, httpProxy: spec.httpProxy, specPath: spec.path, deployTo: spec.deployTo,
+                             podSecurity: spec.sections.security.podSecurity)
+        try planCluster(kindVolumes: kindVolumes, ports: ports, into: &plan)
+        var identity = identity
+        if !repoBinds.isEmpty { identity.repoBaseDir = ctx.locator.repoBaseDir }
+        if includeIdentity { plan.add("deployment.yml", Data(identity.yaml().utf8)) }
+        return plan
+    }
+
+    /// One compose file: copied as written, interpolated once with the deployment's own config (so `${V:?msg}`,
+    /// malformed references and bad ports fail now), and the files it refers to copied or checked.
+    func planComponent(_ component: ResolvedStack.Component, folder: String, environment: [String: String], into plan: inout DeploymentPlan,
+                       repoBinds: inout [HostMount]) throws -> ComposeComponent {
+        let (_, data) = try stack.compose(component, fs: fs, environment: nil, diagnostics: ctx.diagnostics)
+        // Its ports (not the text as written) are what kind-config.yml maps.
+        guard let root = try YAMLFile.parse(String(decoding: data, as: UTF8.self), file: component.composePath) else {
+            throw SoError("compose file is empty", hint: "a compose file has a services: section", at: SourceLocation(file: component.composePath))
+        }
+        let interpolated = try ComposeLoader.decode(root, path: component.composePath, environment: environment,
+                diagnostics: .dropped("stack.compose just above warned about this file"))
+        plan.add("\(folder)/docker-compose-\(component.name).yml", data)
+        let c = ComposeComponent(name: component.name, compose: interpolated, relativePath: "\(folder)/docker-compose-\(component.name).yml")
+        // Paths are read from the interpolated file (`env_file: ../config/${NETWORK:-main}.env`), as the deployment reads them.
+        for cfg in interpolated.configs where !cfg.external {
+            if let file = cfg.file {
+                try copyReferenced(file, what: "config '\(cfg.name)' file", from: interpolated, line: cfg.line, folder: folder, required: true, into: &plan)
             }
         }
-        var kindVolumes: [(name: String, hostPath: String)] = []
+        // Secret files stay where they are (never copied into the deployment); start reads them.
+        for sec in interpolated.secrets where !sec.external {
+            if let file = sec.file, !fs.isFile(Path.absolute(Path.expandTilde(file, home: fs.homeDirectory), relativeTo: interpolated.directory)) {
+                throw SoError("secret '\(sec.name)' file not found: \(Path.absolute(file, relativeTo: interpolated.directory))",
+                        hint: "create it, or fix secrets.\(sec.name).file (relative to the compose file)",
+                              at: SourceLocation(file: interpolated.path, line: sec.line))
+            }
+        }
+        for svc in interpolated.services {
+            try planService(svc, of: interpolated, folder: folder, into: &plan, repoBinds: &repoBinds)
+        }
+        return c
+    }
+
+    /// One service: it needs an image; its binds and env files are copied (host binds checked or recorded).
+    func planService(_ svc: ComposeService, of compose: ComposeFile, folder: String, into plan: inout DeploymentPlan,
+                     repoBinds: inout [HostMount]) throws {
+        if svc.image == nil && svc.build == nil {
+            throw SoError("service '\(svc.name)' has no image", hint: "add 'image: NAME:TAG' (or a build: section)",
+                          at: SourceLocation(file: compose.path, line: svc.line))
+        }
+        for m in svc.volumes where m.kind == .bind {
+            // Absolute host binds are named volumes with the host path: set by deploy init for a plain
+            // compose file, by the spec's opt-in for a laconic stack; never copied.
+            if let src = m.source, src.hasPrefix("/") || src.hasPrefix("~") {
+                if !HostPathName.allowed(src, spec: spec, podPerService: stack.file.podPerService),
+                   let abs = RepoBind.path(of: src, root: ctx.locator.repoBaseDir, home: fs.homeDirectory) {
+                    if !repoBinds.contains(where: { $0.hostPath == abs }) { repoBinds.append((HostPathName.volume(for: src), abs)) }
+                    continue
+                }
+                guard HostPathName.allowed(src, spec: spec, podPerService: stack.file.podPerService) else {
+                    throw SoError("host path '\(src)' is outside the stack and is not mounted unless the spec allows it",
+                            hint: HostPathName.optInHint(src),
+                                  at: SourceLocation(file: compose.path, line: m.line ?? svc.line))
+                }
+                continue
+            }
+            try copyReferenced(m.source ?? "", what: "bind source of service '\(svc.name)'", from: compose, line: m.line ?? svc.line,
+                               folder: folder, required: true, into: &plan, bind: true)
+        }
+        for e in svc.envFiles {
+            try copyReferenced(e.path, what: "env_file of service '\(svc.name)'", from: compose, line: svc.line, folder: folder,
+                               required: e.required, into: &plan)
+        }
+    }
+
+    /// A spec configmap: its directory, from the stack's config (`./configmaps/NAME`) or the path the spec names.
+    func planConfigmap(_ cm: (name: String, path: String, line: Int?), into plan: inout DeploymentPlan) throws {
+        let location = SourceLocation(file: spec.path, line: cm.line)
+        let target = "configmaps/\(cm.name)"
+        plan.directories.append(target)
+        if cm.path.hasPrefix("./configmaps/") || cm.path == "configmaps/\(cm.name)" {
+            let src = Path.join(stack.configDir, cm.name)
+            if fs.isDirectory(src) { try copyTree(src, to: target, origin: location, into: &plan) }
+        } else {
+            let expanded = Path.expandTilde(cm.path, home: fs.homeDirectory)
+            let candidates = [fs.currentDirectory, Path.dirname(spec.path)].map { Path.absolute(expanded, relativeTo: $0) }
+            guard let src = candidates.first(where: { fs.isDirectory($0) }) else {
+                throw SoError("configmap '\(cm.name)' source directory not found: \(candidates[0])",
+                        hint: "create it, or use ./configmaps/\(cm.name) to start from an empty directory", at: location)
+            }
+            try copyTree(src, to: target, origin: location, into: &plan, confineTo: src)
+        }
+    }
+
+    /// The spec's volumes with a path: host paths as they are, relative ones as directories of the deployment.
+    func planVolumes(into plan: inout DeploymentPlan) throws -> [HostMount] {
+        var kindVolumes: [HostMount] = []
         for v in spec.volumes {
             guard let path = v.path else { continue }
             let location = SourceLocation(file: spec.path, line: v.line)
@@ -243,15 +281,11 @@ struct DeploymentPlanner {
             plan.directories.append(rel)
             kindVolumes.append((v.name, Path.join(directory, rel)))
         }
-        for volume in plan.bindDirectories { kindVolumes.append((volume, Path.join(directory, "data", volume))) }
-        kindVolumes += repoBinds
-        // kind maps the ports the deployment publishes: the spec's network.ports replace the compose files' (warned about at load),
-        // both parsed after interpolation with the values the compose files got.
-        var published = planned.pods + planned.jobs
-        try SpecPorts.apply(spec, to: &published, environment: interpolationEnv, diagnostics: .dropped("warned about when the spec was loaded"))
-        let ports = PortPlan(pods: Array(published.prefix(planned.pods.count)), jobs: Array(published.dropFirst(planned.pods.count)),
-                             podPerService: stack.file.podPerService, httpProxy: spec.httpProxy, specPath: spec.path, deployTo: spec.deployTo,
-                             podSecurity: spec.sections.security.podSecurity)
+        return kindVolumes
+    }
+
+    /// The cluster's file: kind-config.yml on kind, a copy of the kubeconfig the spec names on k8s.
+    func planCluster(kindVolumes: [HostMount], ports: PortPlan, into plan: inout DeploymentPlan) throws {
         switch spec.deployTo {
         case .k8sKind:
             let root = spec.kindMountRoot.map { Path.normalize(Path.expandTilde($0, home: fs.homeDirectory)) }
@@ -267,10 +301,6 @@ struct DeploymentPlanner {
                 plan.add("kubeconfig.yml", try fs.readData(path))
             }
         }
-        var identity = identity
-        if !repoBinds.isEmpty { identity.repoBaseDir = ctx.locator.repoBaseDir }
-        if includeIdentity { plan.add("deployment.yml", Data(identity.yaml().utf8)) }
-        return plan
     }
 
     func configEnv() throws -> String {

@@ -60,8 +60,57 @@ public struct InitAction {
     public let ctx: SoContext
     public init(_ ctx: SoContext) { self.ctx = ctx }
 
+    /// Ports and volumes of the compose files, as written: what the spec skeleton lists.
+    struct ComposeScan {
+        var ports: [(String, YValue)] = []
+        var volumeUses: [String: (uses: Int, readOnly: Int)] = [:]
+        var declared: [String] = []
+        var hostVolumes: [(String, YValue)] = []
+    }
+
     @discardableResult
     public func run(_ req: InitRequest) async throws -> String {
+        let target = try checkTarget(req)
+        let recipe = try Self.portRecipe(req.mapPortsToHost)
+        let output = ctx.absolute(req.output)
+        if ctx.fs.exists(output) && !req.force {
+            throw SoError("\(output) already exists", hint: "pass --force to overwrite it, or choose another --output")
+        }
+        if ctx.fs.isDirectory(output) {
+            throw SoError("\(output) is a directory", hint: "--output names the spec file to write, e.g. spec.yml")
+        }
+
+        let stack = try req.resolved ?? (req.composeFiles.isEmpty ? try ctx.locator.resolve(req.stack, diagnostics: ctx.diagnostics)
+            : try ctx.locator.resolve(composeFiles: req.composeFiles, diagnostics: ctx.diagnostics))
+        try stack.requirePods()
+        let (config, extraDefaults) = try configuration(stack, req: req)
+        let with = try chooseOptionalPods(stack, requested: req.with)
+        let scan = try scanCompose(stack, with: with, values: Self.interpolationValues(config), recipe: recipe)
+
+        var spec: [(String, YValue)] = [("stack", .string(stack.specValue)), ("deploy-to", .string(target.rawValue))]
+        if let k = req.kubeConfig { spec.append(("kube-config", .string(ctx.absolute(k)))) }
+        if let r = req.imageRegistry { spec.append(("image-registry", .string(r))) }
+        if let image = req.kindNodeImage { spec.append(("kind-node-image", .string(image))) }
+        if !config.pairs.isEmpty { spec.append(("config", .map(config.pairs))) }
+        spec += Self.storageSections(scan)
+        if !with.isEmpty { spec.append(("with", .list(with.map { .string($0) }))) }
+        if !req.profiles.isEmpty { spec.append(("profiles", .list(req.profiles.map { .string($0) }))) }
+        for (k, v) in extraDefaults where !spec.contains(where: { $0.0 == k }) { spec.append((k, v)) }
+
+        let text = YValue.map(spec).yaml()
+        if req.dryRun {
+            ctx.console.out("would write \(req.output):")
+            ctx.console.out(text.trimmedNewlines)
+            return output
+        }
+        try AtomicWrite.text(text, to: output, fs: ctx.fs)
+        ctx.say("wrote \(req.output) (stack \(stack.name), deploy-to \(target.rawValue))")
+        ctx.say("next: so deploy create --spec-file \(req.output) --deployment-dir DIR")
+        return output
+    }
+
+    /// The deploy target, with the flags that only fit the other one refused (a k8s target without a registry is warned about).
+    func checkTarget(_ req: InitRequest) throws -> DeployTarget {
         let target = try DeployTarget.parse(req.deployTo, at: nil)
         switch target {
         case .k8s where req.kubeConfig == nil:
@@ -84,7 +133,12 @@ public struct InitAction {
             throw SoError.usage("--kind-node-image '\(image)' is not an image reference",
                                 hint: "name a kind node image, e.g. --kind-node-image kindest/node:v1.31.0")
         }
-        let recipe = try req.mapPortsToHost.map { value -> PortRecipe in
+        return target
+    }
+
+    /// `--map-ports-to-host`, parsed (nil: ports as written).
+    static func portRecipe(_ value: String?) throws -> PortRecipe? {
+        try value.map { value -> PortRecipe in
             guard let r = PortRecipe(rawValue: value) else {
                 let recipes = PortRecipe.allCases.map(\.rawValue)
                 let close = Suggest.closest(to: value, in: recipes).map { "did you mean '\($0)'? " } ?? ""
@@ -93,18 +147,10 @@ public struct InitAction {
             }
             return r
         }
-        let output = ctx.absolute(req.output)
-        if ctx.fs.exists(output) && !req.force {
-            throw SoError("\(output) already exists", hint: "pass --force to overwrite it, or choose another --output")
-        }
-        if ctx.fs.isDirectory(output) {
-            throw SoError("\(output) is a directory", hint: "--output names the spec file to write, e.g. spec.yml")
-        }
+    }
 
-        let stack = try req.resolved ?? (req.composeFiles.isEmpty ? try ctx.locator.resolve(req.stack, diagnostics: ctx.diagnostics)
-            : try ctx.locator.resolve(composeFiles: req.composeFiles, diagnostics: ctx.diagnostics))
-        try stack.requirePods()
-        // Config: stack defaults < --config-file < --config (command line wins).
+    /// Config: stack defaults < --config-file < --config (command line wins); and the stack's other spec defaults.
+    func configuration(_ stack: ResolvedStack, req: InitRequest) throws -> (config: OrderedPairs, extraDefaults: [(String, YValue)]) {
         var config = OrderedPairs()
         var extraDefaults: [(String, YValue)] = []
         if let defaults = stack.file.specDefaults {
@@ -126,9 +172,11 @@ public struct InitAction {
         for (k, v) in config.pairs {
             if case .string(let s) = v { _ = try GenerateToken.parse(s, at: SourceLocation(file: "--config \(k)")) }
         }
+        return (config, extraDefaults)
+    }
 
-        let with = try chooseOptionalPods(stack, requested: req.with)
-        // Ports are checked (and mapped by a recipe) after interpolation with the config the deployment gets.
+    /// The config as the deployment will interpolate with it (generated values as "generated").
+    static func interpolationValues(_ config: OrderedPairs) -> [String: String] {
         var values: [String: String] = [:]
         for (k, v) in config.pairs {
             switch v {
@@ -138,72 +186,58 @@ public struct InitAction {
             case .null, .map, .list: continue
             }
         }
-        // Ports and volumes from the compose files, as written.
-        var ports: [(String, YValue)] = []
-        var volumeUses: [String: (uses: Int, readOnly: Int)] = [:]
-        var declared: [String] = []
-        var hostVolumes: [(String, YValue)] = []
+        return values
+    }
+
+    /// Ports and volumes from the compose files, as written. Ports are checked (and mapped by a recipe) after
+    /// interpolation with the config the deployment gets (`values`).
+    func scanCompose(_ stack: ResolvedStack, with: [String], values: [String: String], recipe: PortRecipe?) throws -> ComposeScan {
+        var scan = ComposeScan()
         for pod in try stack.pods(with: with, at: SourceLocation(file: "--with")) {
             let compose = try stack.compose(pod, fs: ctx.fs, environment: nil, diagnostics: ctx.diagnostics).file
-            for v in compose.volumes where !declared.contains(v.name) { declared.append(v.name) }
+            for v in compose.volumes where !scan.declared.contains(v.name) { scan.declared.append(v.name) }
             for svc in compose.services {
                 // Plain compose: a host directory bind becomes a named volume that keeps the host path.
                 if stack.file.podPerService {
                     for m in svc.volumes where m.kind == .bind {
                         guard let src = m.source, src.hasPrefix("/") || src.hasPrefix("~") else { continue }
                         let name = HostPathName.volume(for: src)
-                        if !hostVolumes.contains(where: { $0.0 == name }) { hostVolumes.append((name, .string(src))) }
+                        if !scan.hostVolumes.contains(where: { $0.0 == name }) { scan.hostVolumes.append((name, .string(src))) }
                     }
                 }
                 if !svc.portEntries.isEmpty {
                     let parsed = try ComposePorts.parse(svc.portEntries, environment: values, diagnostics: ctx.diagnostics)
                     // Without a recipe, each entry as written: a `${WEB_PORT:-30080}:80` keeps following WEB_PORT.
                     let written = recipe == nil ? svc.portEntries.map(\.written) : parsed.map { Self.mapPort($0, recipe: recipe) }
-                    ports.append((svc.name, .list(written.map { .string($0) })))
+                    scan.ports.append((svc.name, .list(written.map { .string($0) })))
                 }
                 for m in svc.volumes where m.kind == .volume {
                     guard let src = m.source else { continue }
-                    var u = volumeUses[src] ?? (0, 0)
+                    var u = scan.volumeUses[src] ?? (0, 0)
                     u.uses += 1
                     if m.readOnly { u.readOnly += 1 }
-                    volumeUses[src] = u
+                    scan.volumeUses[src] = u
                 }
             }
         }
+        return scan
+    }
+
+    /// network, volumes, configmaps and secrets of the skeleton: a declared volume only ever mounted
+    /// read-only whose name says config becomes a configmap.
+    static func storageSections(_ scan: ComposeScan) -> [(String, YValue)] {
         var volumes: [(String, YValue)] = []
         var configmaps: [(String, YValue)] = []
-        for name in declared {
-            guard let u = volumeUses[name] else { continue }
+        for name in scan.declared {
+            guard let u = scan.volumeUses[name] else { continue }
             if u.uses == u.readOnly && name.contains("config") {
                 configmaps.append((name, .string("./configmaps/\(name)")))
             } else {
                 volumes.append((name, .null))
             }
         }
-
-        var spec: [(String, YValue)] = [("stack", .string(stack.specValue)), ("deploy-to", .string(target.rawValue))]
-        if let k = req.kubeConfig { spec.append(("kube-config", .string(ctx.absolute(k)))) }
-        if let r = req.imageRegistry { spec.append(("image-registry", .string(r))) }
-        if let image = req.kindNodeImage { spec.append(("kind-node-image", .string(image))) }
-        if !config.pairs.isEmpty { spec.append(("config", .map(config.pairs))) }
-        spec.append(("network", .map([("ports", .map(ports))])))
-        spec.append(("volumes", .map(volumes + hostVolumes)))
-        spec.append(("configmaps", .map(configmaps)))
-        spec.append(("secrets", .map([])))
-        if !with.isEmpty { spec.append(("with", .list(with.map { .string($0) }))) }
-        if !req.profiles.isEmpty { spec.append(("profiles", .list(req.profiles.map { .string($0) }))) }
-        for (k, v) in extraDefaults where !spec.contains(where: { $0.0 == k }) { spec.append((k, v)) }
-
-        let text = YValue.map(spec).yaml()
-        if req.dryRun {
-            ctx.console.out("would write \(req.output):")
-            ctx.console.out(text.trimmedNewlines)
-            return output
-        }
-        try AtomicWrite.text(text, to: output, fs: ctx.fs)
-        ctx.say("wrote \(req.output) (stack \(stack.name), deploy-to \(target.rawValue))")
-        ctx.say("next: so deploy create --spec-file \(req.output) --deployment-dir DIR")
-        return output
+        return [("network", .map([("ports", .map(scan.ports))])), ("volumes", .map(volumes + scan.hostVolumes)),
+                ("configmaps", .map(configmaps)), ("secrets", .map([]))]
     }
 
     /// `--with` as given (comma lists allowed), else a question on a terminal, else none.

@@ -67,9 +67,64 @@ public enum MappingReport {
         return out
     }
 
+    typealias Described = (MappingEntry.Status, String)
+
     static func describe(_ key: String, _ svc: ComposeService, model: DeploymentModel, plan: PortPlan, isJob: Bool,
-        hostGateway: String? = nil) -> (MappingEntry.Status, String) {
-        let id = model.id
+        hostGateway: String? = nil) -> Described {
+        if let described = fixed[key] { return described }
+        switch key {
+        case "image", "build", "pull_policy": return image(key, svc, model: model)
+        case "environment", "env_file": return environment(key, svc, model: model)
+        case "ports": return ports(svc, model: model, plan: plan, isJob: isJob)
+        case "expose": return (.mapped, "containerPorts and ClusterIP Service '\(NameRules.serviceName(svc.name))'")
+        case "links": return links(svc, model: model)
+        case "volumes_from": return volumesFrom(svc, model: model)
+        case "volumes": return volumes(svc, model: model)
+        case "secrets", "configs": return files(key, svc, model: model)
+        case "healthcheck", "depends_on", "restart": return running(key, svc, model: model, plan: plan, isJob: isJob)
+        case "post_start", "pre_stop": return hooks(key, svc)
+        case "deploy", "user", "labels", "profiles", "container_name", "hostname", "annotations": return pod(key, svc, model: model)
+        case "network_mode", "networks": return network(key, svc, model: model)
+        case "extra_hosts": return extraHosts(svc, model: model, gateway: hostGateway)
+        case "security_opt": return securityOpt(svc)
+        default:
+            if let reason = unsupported[key] { return (.ignored, reason) }
+            return (.ignored, "no Kubernetes mapping in so yet")
+        }
+    }
+
+    /// Keys whose mapping is the same whatever the service says.
+    static let fixed: [String: Described] = [
+        "entrypoint": (.mapped, "command"),
+        "command": (.mapped, "args"),
+        "working_dir": (.mapped, "workingDir"),
+        "cap_add": (.mapped, "securityContext.capabilities"),
+        "cap_drop": (.mapped, "securityContext.capabilities"),
+        "privileged": (.mapped, "securityContext.privileged (namespace admits privileged pods)"),
+        "read_only": (.mapped, "securityContext.readOnlyRootFilesystem"),
+        "stop_grace_period": (.mapped, "terminationGracePeriodSeconds"),
+        "stop_signal": (.ignored, "Kubernetes stops containers with SIGTERM; set STOPSIGNAL in the image"),
+        "sysctls": (.mapped, "pod securityContext.sysctls (sysctls outside Kubernetes' safe set must be allowed on the kubelet)"),
+        "ulimits": (.ignored, "Kubernetes has no per-container ulimits; the container runtime's defaults apply"),
+        "tmpfs": (.mapped, "emptyDir in memory at each path"),
+        "shm_size": (.mapped, "emptyDir in memory at /dev/shm with that size limit"),
+        "init": (.ignored, "no init process is injected; use an image with one (tini) if the process does not reap children"),
+        "stdin_open": (.mapped, "container stdin"),
+        "tty": (.mapped, "container tty"),
+        "platform": (.ignored,
+            "the node's architecture decides (a node selector would leave the pod unschedulable where docker would emulate); the image must support it"),
+        "runtime": (.mapped, "runtimeClassName (a RuntimeClass of that name must exist)"),
+        "cpus": (.mapped, "resources.limits.cpu (as deploy.resources.limits.cpus, which wins when both are given)"),
+        "mem_limit": (.mapped, "resources.limits.memory (as deploy.resources.limits.memory, which wins when both are given)"),
+        "mem_reservation": (.mapped, "resources.requests.memory (as deploy.resources.reservations.memory, which wins when both are given)"),
+        "dns_search": (.approximated, "dnsConfig searches, added to the namespace's cluster search domains"),
+        "dns_opt": (.mapped, "dnsConfig options"),
+        "scale": (.mapped, "replicas (as deploy.replicas, which wins when both are given)"),
+        "dns": (.approximated, "dnsConfig nameservers, added to the cluster DNS (at most 3)"),
+    ]
+
+    /// `image:`, `build:` and `pull_policy:`.
+    static func image(_ key: String, _ svc: ComposeService, model: DeploymentModel) -> Described {
         switch key {
         case "image":
             if let o = model.spec.sections.imageOverrides.first(where: { $0.container == svc.name }) { return (.mapped,
@@ -78,78 +133,122 @@ public enum MappingReport {
         case "build":
             let image = svc.image ?? LocalImage.name(stack: model.stackName, service: svc.name)
             return (.mapped, "built by 'so build-containers' as \(image) (docker, context \(svc.build?.context ?? ".")); start loads it into kind")
-        case "environment":
+        default:
+            if let o = model.spec.sections.imagePullPolicy { return (.ignored, "the spec's image-pull-policy \(o) applies to every container") }
+            guard let p = svc.pullPolicy.flatMap(PullPolicy.kubernetes) else {
+                return (.ignored, "pull_policy \(svc.pullPolicy ?? "") has no Kubernetes equivalent; images are pulled when missing (IfNotPresent)")
+            }
+            let exact = ["always", "never", "missing", "if_not_present"].contains(svc.pullPolicy ?? "")
+            return (exact ? .mapped : .approximated,
+                "imagePullPolicy \(p)" + (exact ? "" : " (\(svc.pullPolicy ?? ""): "
+                + (p == "Always" ? "pulled on every pod start, not on a schedule)" : "the image is built by 'so build-containers')")))
+        }
+    }
+
+    /// `environment:` and `env_file:`.
+    static func environment(_ key: String, _ svc: ComposeService, model: DeploymentModel) -> Described {
+        if key == "environment" {
             let secrets = svc.environment.filter { ($0.value).map(SecretMarker.contains) ?? model.secretKeys.contains($0.key) }.map(\.key)
             return (.mapped, "env (\(svc.environment.count) entries"
                 + (secrets.isEmpty ? "" : "; from the generated Secret: \(secrets.joined(separator: ", "))") + "), plus every config.env entry")
-        case "env_file":
-            if model.podPerService { return (.mapped,
-                "env: the files' variables, under what environment: sets (\(svc.envFiles.map(\.path).joined(separator: ", ")))") }
-            return (.ignored, "variables from env files are not set in the container (as in laconic-so); the files are copied into the deployment; "
-                + "put the variables under environment: or the spec's config:")
-        case "ports":
-            let published = isJob ? svc.ports.map { PortPlan.Published(port: $0, publication: .clusterOnly) } : plan.service(svc.name)?.published ?? []
-            let notes = published.map { p -> String in
-                switch p.publication {
-                case .clusterOnly: return "\(p.port.containerPort)/\(p.port.proto)"
-                case .nodePort(let n): return "\(p.port.containerPort)/\(p.port.proto) with NodePort \(n)"
-                    + (model.deployTo == .k8sKind ? " (kind maps host port \(n))" : "")
-                case .hostPort(let n):
-                    return "\(p.port.containerPort)/\(p.port.proto) with hostPort \(n) on the node (kind maps host port \(n); namespace privileged)"
-                case .unpublished(let n, let why): return "\(p.port.containerPort)/\(p.port.proto) (host port \(n) not published: \(why))"
-                }
+        }
+        if model.podPerService { return (.mapped,
+            "env: the files' variables, under what environment: sets (\(svc.envFiles.map(\.path).joined(separator: ", ")))") }
+        return (.ignored, "variables from env files are not set in the container (as in laconic-so); the files are copied into the deployment; "
+            + "put the variables under environment: or the spec's config:")
+    }
+
+    /// `ports:`: each entry's container port and what its host port became.
+    static func ports(_ svc: ComposeService, model: DeploymentModel, plan: PortPlan, isJob: Bool) -> Described {
+        let published = isJob ? svc.ports.map { PortPlan.Published(port: $0, publication: .clusterOnly) } : plan.service(svc.name)?.published ?? []
+        let notes = published.map { p -> String in
+            switch p.publication {
+            case .clusterOnly: return "\(p.port.containerPort)/\(p.port.proto)"
+            case .nodePort(let n): return "\(p.port.containerPort)/\(p.port.proto) with NodePort \(n)"
+                + (model.deployTo == .k8sKind ? " (kind maps host port \(n))" : "")
+            case .hostPort(let n):
+                return "\(p.port.containerPort)/\(p.port.proto) with hostPort \(n) on the node (kind maps host port \(n); namespace privileged)"
+            case .unpublished(let n, let why): return "\(p.port.containerPort)/\(p.port.proto) (host port \(n) not published: \(why))"
             }
-            let approximated = published.contains { switch $0.publication { case .unpublished, .hostPort: return true; default: return false } }
-            let fromSpec = model.spec.ports.contains { $0.service == svc.name } ? " (the spec's network.ports)" : ""
-            return (approximated ? .approximated : .mapped,
-                "containerPorts and ClusterIP Service '\(NameRules.serviceName(svc.name))'\(fromSpec): " + notes.joined(separator: ", "))
-        case "links":
-            return links(svc, model: model)
-        case "volumes_from":
-            return volumesFrom(svc, model: model)
-        case "expose":
-            return (.mapped, "containerPorts and ClusterIP Service '\(NameRules.serviceName(svc.name))'")
-        case "volumes":
-            let parts = svc.volumes.filter { $0.inheritedFrom == nil }.map { m -> String in
-                let source = m.source ?? ""
-                switch m.kind {
-                case .volume:
-                    guard let s = m.source else { return "\(m.target): emptyDir (anonymous volume)" }
-                    if model.spec.configmaps.contains(where: { $0.name == s }) { return "\(m.target): ConfigMap \(id)-\(NameRules.dnsLabel(s))" }
-                    let path = model.spec.volumes.first { $0.name == s }?.path
-                    return "\(m.target): PersistentVolumeClaim \(id)-\(NameRules.dnsLabel(s))" + (path.map { " on host path \($0)" } ?? "")
-                case .bind where (m.source?.hasPrefix("/") == true || m.source?.hasPrefix("~") == true) && HostPathName.allowed(source, spec: model.spec,
-                    podPerService: model.podPerService):
-                    let v = HostPathName.volume(for: source)
-                    let path = model.spec.volumes.first { $0.name == v }?.path
-                    return "\(m.target): PersistentVolumeClaim \(id)-\(v)" + (path.map { " on host path \($0)" }
-                        ?? " (no host path in the spec: an empty volume)")
-                case .bind where model.repoBinds[m.source ?? ""] != nil:
-                    let s = m.source ?? ""
-                    return "\(m.target): PersistentVolumeClaim \(id)-\(HostPathName.volume(for: s)) on host path \(model.repoBinds[s]?.path ?? s) "
-                        + "(under the stack's repositories: no spec entry needed)"
-                case .bind where model.bindDirectories.values.contains(BindDirectory.volume(for: m.source ?? "")) && !(m.source ?? "").hasPrefix("/"):
-                    let v = BindDirectory.volume(for: source)
-                    return "\(m.target): PersistentVolumeClaim \(id)-\(v) on host directory data/\(v) (made by deploy create: \(source) did not exist)"
-                case .bind: return "\(m.target): read-only ConfigMap from \(m.source ?? "")"
-                case .tmpfs: return "\(m.target): emptyDir in memory"
-                default: return "\(m.target): not mapped (\(m.kind.rawValue))"
-                }
+        }
+        let approximated = published.contains { switch $0.publication { case .unpublished, .hostPort: return true; default: return false } }
+        let fromSpec = model.spec.ports.contains { $0.service == svc.name } ? " (the spec's network.ports)" : ""
+        return (approximated ? .approximated : .mapped,
+            "containerPorts and ClusterIP Service '\(NameRules.serviceName(svc.name))'\(fromSpec): " + notes.joined(separator: ", "))
+    }
+
+    /// `volumes:`: what each of the service's own mounts became.
+    static func volumes(_ svc: ComposeService, model: DeploymentModel) -> Described {
+        let parts = svc.volumes.filter { $0.inheritedFrom == nil }.map { volumeMount($0, model: model) }
+        // Binds served from the host (absolute paths allowed by the spec, directories deploy create made) keep
+        // docker's read-write semantics; other binds are read-only ConfigMaps.
+        func fromHost(_ m: ComposeVolumeMount) -> Bool {
+            guard let s = m.source else { return false }
+            if s.hasPrefix("/") || s.hasPrefix("~") {
+                return HostPathName.allowed(s, spec: model.spec, podPerService: model.podPerService) || model.repoBinds[s] != nil
             }
-            // Binds served from the host (absolute paths allowed by the spec, directories deploy create made) keep
-            // docker's read-write semantics; other binds are read-only ConfigMaps.
-            func fromHost(_ m: ComposeVolumeMount) -> Bool {
-                guard let s = m.source else { return false }
-                if s.hasPrefix("/") || s.hasPrefix("~") {
-                    return HostPathName.allowed(s, spec: model.spec, podPerService: model.podPerService) || model.repoBinds[s] != nil
-                }
-                return model.bindDirectories.values.contains(BindDirectory.volume(for: s))
+            return model.bindDirectories.values.contains(BindDirectory.volume(for: s))
+        }
+        let approx = svc.volumes.contains { $0.kind == .bind && !$0.readOnly && !fromHost($0) }
+            || svc.volumes.contains { $0.kind == .npipe || $0.kind == .cluster }
+        return (approx ? .approximated : .mapped, parts.joined(separator: "; "))
+    }
+
+    /// One mount: `TARGET: what it became`.
+    static func volumeMount(_ m: ComposeVolumeMount, model: DeploymentModel) -> String {
+        let id = model.id
+        let source = m.source ?? ""
+        switch m.kind {
+        case .volume:
+            guard let s = m.source else { return "\(m.target): emptyDir (anonymous volume)" }
+            if model.spec.configmaps.contains(where: { $0.name == s }) { return "\(m.target): ConfigMap \(id)-\(NameRules.dnsLabel(s))" }
+            let path = model.spec.volumes.first { $0.name == s }?.path
+            return "\(m.target): PersistentVolumeClaim \(id)-\(NameRules.dnsLabel(s))" + (path.map { " on host path \($0)" } ?? "")
+        case .bind where (m.source?.hasPrefix("/") == true || m.source?.hasPrefix("~") == true) && HostPathName.allowed(source, spec: model.spec,
+            podPerService: model.podPerService):
+            let v = HostPathName.volume(for: source)
+            let path = model.spec.volumes.first { $0.name == v }?.path
+            return "\(m.target): PersistentVolumeClaim \(id)-\(v)" + (path.map { " on host path \($0)" }
+                ?? " (no host path in the spec: an empty volume)")
+        case .bind where model.repoBinds[m.source ?? ""] != nil:
+            let s = m.source ?? ""
+            return "\(m.target): PersistentVolumeClaim \(id)-\(HostPathName.volume(for: s)) on host path \(model.repoBinds[s]?.path ?? s) "
+                + "(under the stack's repositories: no spec entry needed)"
+        case .bind where model.bindDirectories.values.contains(BindDirectory.volume(for: m.source ?? "")) && !(m.source ?? "").hasPrefix("/"):
+            let v = BindDirectory.volume(for: source)
+            return "\(m.target): PersistentVolumeClaim \(id)-\(v) on host directory data/\(v) (made by deploy create: \(source) did not exist)"
+        case .bind: return "\(m.target): read-only ConfigMap from \(m.source ?? "")"
+        case .tmpfs: return "\(m.target): emptyDir in memory"
+        default: return "\(m.target): not mapped (\(m.kind.rawValue))"
+        }
+    }
+
+    /// `secrets:` and `configs:`: where each file is mounted, from which Secret or ConfigMap.
+    static func files(_ key: String, _ svc: ComposeService, model: DeploymentModel) -> Described {
+        let id = model.id
+        if key == "secrets" {
+            let parts = svc.secrets.map { r -> String in
+                let top = model.pods.flatMap { $0.compose.secrets }.first { $0.name == r.source }
+                let target = r.target.map { $0.hasPrefix("/") ? $0 : "/run/secrets/\($0)" } ?? "/run/secrets/\(r.source)"
+                let origin = top?.file.map { "file \($0)" } ?? top?.environment.map { "environment \($0)" } ?? "inline content"
+                let from = top?.external == true
+                    ? "the existing Secret \(r.source)"
+                    : "Secret \(ComposeResourceNames.secret(id, r.source)), made at start from " + origin
+                return "\(target): \(from)"
             }
-            let approx = svc.volumes.contains { $0.kind == .bind && !$0.readOnly && !fromHost($0) }
-                || svc.volumes.contains { $0.kind == .npipe || $0.kind == .cluster }
-            return (approx ? .approximated : .mapped, parts.joined(separator: "; "))
-        case "entrypoint": return (.mapped, "command")
-        case "command": return (.mapped, "args")
+            return (.mapped, parts.joined(separator: "; "))
+        }
+        let parts = svc.configs.map { r -> String in
+            let top = model.pods.flatMap { $0.compose.configs }.first { $0.name == r.source }
+            let target = r.target.map { $0.hasPrefix("/") ? $0 : "/\($0)" } ?? "/\(r.source)"
+            return "\(target): ConfigMap " + (top?.external == true ? r.source : ComposeResourceNames.config(id, r.source))
+        }
+        return (.mapped, parts.joined(separator: "; "))
+    }
+
+    /// `healthcheck:`, `depends_on:` and `restart:`: how the service is run and waited for.
+    static func running(_ key: String, _ svc: ComposeService, model: DeploymentModel, plan: PortPlan, isJob: Bool) -> Described {
+        switch key {
         case "healthcheck":
             if svc.healthcheck?.disable == true || svc.healthcheck?.test?.first == "NONE" { return (.ignored, "healthcheck disabled") }
             return (.approximated, "readinessProbe (exec); a failing check takes the pod out of its Service instead of marking it unhealthy")
@@ -162,6 +261,33 @@ public enum MappingReport {
             let healthy = svc.dependsOn.contains { $0.condition == "service_healthy" }
             return (skipped.isEmpty && !healthy ? .mapped : .approximated,
                 text.joined(separator: "; ") + (healthy ? " (service_healthy: an answering port stands for healthy)" : ""))
+        default:
+            if isJob { return (.approximated, "Jobs never restart (restartPolicy Never, backoffLimit 0)") }
+            if model.podPerService && RenderState.isOneShot(svc) { return (.mapped,
+                "restart: \(svc.restart ?? ""): a one-shot service runs once, as a Job (start waits for it to complete)") }
+            let policy = svc.restart ?? "no"
+            return ["always", "unless-stopped"].contains(policy) ? (.mapped, "restartPolicy Always")
+                : (.approximated, "restart: \(policy): Deployments always restart containers (restartPolicy Always)")
+        }
+    }
+
+    /// `post_start:` and `pre_stop:` → the container's lifecycle hooks.
+    static func hooks(_ key: String, _ svc: ComposeService) -> Described {
+        let hooks = key == "post_start" ? svc.postStart : svc.preStop
+        let k8s = key == "post_start" ? "postStart" : "preStop"
+        if svc.isInitContainer { return (.ignored, "init containers have no lifecycle hooks") }
+        var notes: [String] = []
+        if hooks.count > 1 { notes.append("only the first of \(hooks.count) hooks runs (Kubernetes has one per container)") }
+        let extras = Set(hooks.flatMap(\.extras)).sorted()
+        if !extras.isEmpty {
+            notes.append("\(extras.joined(separator: ", ")) not carried over: the hook runs as the container's user with its environment")
+        }
+        return (notes.isEmpty ? .mapped : .approximated, "lifecycle.\(k8s) exec" + (notes.isEmpty ? "" : " (" + notes.joined(separator: "; ") + ")"))
+    }
+
+    /// Keys about the pod the service runs in: replicas and resources, user, labels, profiles, names, annotations.
+    static func pod(_ key: String, _ svc: ComposeService, model: DeploymentModel) -> Described {
+        switch key {
         case "deploy":
             var d: [String] = []
             if let r = svc.deploy?.replicas { d.append(model.spec.replicas.map { "replicas \(r) (the spec's replicas \($0) wins)" }
@@ -171,113 +297,48 @@ public enum MappingReport {
         case "user":
             let numeric = svc.user.map { Int($0.split(separator: ":")[0]) != nil || $0 == "root" } ?? false
             return numeric ? (.mapped, "runAsUser/runAsGroup") : (.ignored, "a user name cannot be mapped; write UID[:GID]")
-        case "working_dir": return (.mapped, "workingDir")
         case "labels":
             return svc.isInitContainer ? (.mapped, "laconic.init-container: runs as an init container") : (.ignored,
                 "compose labels are not copied to pods (use the spec's labels:)")
-        case "restart":
-            if isJob { return (.approximated, "Jobs never restart (restartPolicy Never, backoffLimit 0)") }
-            if model.podPerService && RenderState.isOneShot(svc) { return (.mapped,
-                "restart: \(svc.restart ?? ""): a one-shot service runs once, as a Job (start waits for it to complete)") }
-            let policy = svc.restart ?? "no"
-            return ["always", "unless-stopped"].contains(policy) ? (.mapped, "restartPolicy Always")
-                : (.approximated, "restart: \(policy): Deployments always restart containers (restartPolicy Always)")
-        case "network_mode":
-            if svc.networkMode == "host" { return (.mapped, "hostNetwork for the whole pod (privileged namespace)") }
-            if ["bridge", "default"].contains(svc.networkMode ?? "") { return (.mapped, "the pod network (what compose's default bridge is in a cluster)") }
-            return (.ignored, "network_mode \(svc.networkMode ?? "") has no Kubernetes equivalent")
-        case "networks":
-            if model.podPerService, let all = ComposeNetworks.peers(model.pods.flatMap(\.compose.services)),
-                let mine = all.first(where: { $0.service.name == svc.name }) {
-                return (.mapped, "NetworkPolicy \(id)-net-\(NameRules.dnsLabel(svc.name)): reachable from "
-                    + (mine.peers.isEmpty ? "no other service" : mine.peers.joined(separator: ", "))
-                        + " (sharing \(ComposeNetworks.networks(of: svc).joined(separator: ", ")))")
-            }
-            return (.ignored, model.podPerService
-                ? "every service is on the default network"
-                : "containers of a pod share its network; services of a deployment share its namespace's network")
-        case "secrets":
-            let parts = svc.secrets.map { r -> String in
-                let top = model.pods.flatMap { $0.compose.secrets }.first { $0.name == r.source }
-                let target = r.target.map { $0.hasPrefix("/") ? $0 : "/run/secrets/\($0)" } ?? "/run/secrets/\(r.source)"
-                let origin = top?.file.map { "file \($0)" } ?? top?.environment.map { "environment \($0)" } ?? "inline content"
-                let from = top?.external == true
-                    ? "the existing Secret \(r.source)"
-                    : "Secret \(ComposeResourceNames.secret(id, r.source)), made at start from " + origin
-                return "\(target): \(from)"
-            }
-            return (.mapped, parts.joined(separator: "; "))
-        case "configs":
-            let parts = svc.configs.map { r -> String in
-                let top = model.pods.flatMap { $0.compose.configs }.first { $0.name == r.source }
-                let target = r.target.map { $0.hasPrefix("/") ? $0 : "/\($0)" } ?? "/\(r.source)"
-                return "\(target): ConfigMap " + (top?.external == true ? r.source : ComposeResourceNames.config(id, r.source))
-            }
-            return (.mapped, parts.joined(separator: "; "))
-        case "cap_add", "cap_drop": return (.mapped, "securityContext.capabilities")
-        case "privileged": return (.mapped, "securityContext.privileged (namespace admits privileged pods)")
-        case "read_only": return (.mapped, "securityContext.readOnlyRootFilesystem")
         case "profiles": return (.mapped, "deployed: profile \(svc.profiles.filter { model.spec.profiles.contains($0) }.joined(separator: ", ")) is selected")
         case "container_name":
             return (.ignored, "pods get generated names; other services reach this one by its Service name '\(NameRules.serviceName(svc.name))'")
         case "hostname":
             return model.podPerService ? (.mapped, "pod hostname") : (.ignored, "the pod holds several services; they share one hostname")
-        case "stop_grace_period": return (.mapped, "terminationGracePeriodSeconds")
-        case "stop_signal": return (.ignored, "Kubernetes stops containers with SIGTERM; set STOPSIGNAL in the image")
-        case "sysctls": return (.mapped, "pod securityContext.sysctls (sysctls outside Kubernetes' safe set must be allowed on the kubelet)")
-        case "ulimits": return (.ignored, "Kubernetes has no per-container ulimits; the container runtime's defaults apply")
-        case "tmpfs": return (.mapped, "emptyDir in memory at each path")
-        case "shm_size": return (.mapped, "emptyDir in memory at /dev/shm with that size limit")
-        case "init": return (.ignored, "no init process is injected; use an image with one (tini) if the process does not reap children")
-        case "stdin_open": return (.mapped, "container stdin")
-        case "tty": return (.mapped, "container tty")
-        case "platform": return (.ignored,
-            "the node's architecture decides (a node selector would leave the pod unschedulable where docker would emulate); the image must support it")
-        case "runtime": return (.mapped, "runtimeClassName (a RuntimeClass of that name must exist)")
-        case "extra_hosts": return extraHosts(svc, model: model, gateway: hostGateway)
-        case "cpus": return (.mapped, "resources.limits.cpu (as deploy.resources.limits.cpus, which wins when both are given)")
-        case "mem_limit": return (.mapped, "resources.limits.memory (as deploy.resources.limits.memory, which wins when both are given)")
-        case "mem_reservation": return (.mapped, "resources.requests.memory (as deploy.resources.reservations.memory, which wins when both are given)")
-        case "pull_policy":
-            if let o = model.spec.sections.imagePullPolicy { return (.ignored, "the spec's image-pull-policy \(o) applies to every container") }
-            guard let p = svc.pullPolicy.flatMap(PullPolicy.kubernetes) else {
-                return (.ignored, "pull_policy \(svc.pullPolicy ?? "") has no Kubernetes equivalent; images are pulled when missing (IfNotPresent)")
-            }
-            let exact = ["always", "never", "missing", "if_not_present"].contains(svc.pullPolicy ?? "")
-            return (exact ? .mapped : .approximated,
-                "imagePullPolicy \(p)" + (exact ? "" : " (\(svc.pullPolicy ?? ""): "
-                + (p == "Always" ? "pulled on every pod start, not on a schedule)" : "the image is built by 'so build-containers')")))
-        case "security_opt":
-            let noNewPrivileges = svc.securityOpt.filter { ["no-new-privileges", "no-new-privileges:true", "no-new-privileges=true"].contains($0) }
-            let rest = svc.securityOpt.filter { !noNewPrivileges.contains($0) }
-            if rest.isEmpty && !noNewPrivileges.isEmpty && svc.privileged != true { return (.mapped,
-                "no-new-privileges: allowPrivilegeEscalation false (so's default)") }
-            return (.ignored, (noNewPrivileges.isEmpty ? "" : "no-new-privileges: allowPrivilegeEscalation false (so's default); ")
-                    + "\(rest.joined(separator: ", ")) not mapped: pods run with seccomp RuntimeDefault, AppArmor and SELinux labels are not carried over")
-        case "post_start", "pre_stop":
-            let hooks = key == "post_start" ? svc.postStart : svc.preStop
-            let k8s = key == "post_start" ? "postStart" : "preStop"
-            if svc.isInitContainer { return (.ignored, "init containers have no lifecycle hooks") }
-            var notes: [String] = []
-            if hooks.count > 1 { notes.append("only the first of \(hooks.count) hooks runs (Kubernetes has one per container)") }
-            let extras = Set(hooks.flatMap(\.extras)).sorted()
-            if !extras.isEmpty {
-                notes.append("\(extras.joined(separator: ", ")) not carried over: the hook runs as the container's user with its environment")
-            }
-            return (notes.isEmpty ? .mapped : .approximated, "lifecycle.\(k8s) exec" + (notes.isEmpty ? "" : " (" + notes.joined(separator: "; ") + ")"))
-        case "annotations":
+        default:
             let bad = svc.annotations.map(\.0).filter { !NameRules.isLabelKey($0) }
             let owner = model.podPerService ? "its pod's" : "the pod's (shared by its services)"
             if bad.isEmpty { return (.mapped, "\(owner) annotations (the spec's annotations win)") }
             return (.approximated, "\(owner) annotations; left out, not valid Kubernetes keys: \(bad.joined(separator: ", "))")
-        case "dns_search": return (.approximated, "dnsConfig searches, added to the namespace's cluster search domains")
-        case "dns_opt": return (.mapped, "dnsConfig options")
-        case "scale": return (.mapped, "replicas (as deploy.replicas, which wins when both are given)")
-        case "dns": return (.approximated, "dnsConfig nameservers, added to the cluster DNS (at most 3)")
-        default:
-            if let reason = unsupported[key] { return (.ignored, reason) }
-            return (.ignored, "no Kubernetes mapping in so yet")
         }
+    }
+
+    /// `network_mode:` and `networks:`.
+    static func network(_ key: String, _ svc: ComposeService, model: DeploymentModel) -> Described {
+        if key == "network_mode" {
+            if svc.networkMode == "host" { return (.mapped, "hostNetwork for the whole pod (privileged namespace)") }
+            if ["bridge", "default"].contains(svc.networkMode ?? "") { return (.mapped, "the pod network (what compose's default bridge is in a cluster)") }
+            return (.ignored, "network_mode \(svc.networkMode ?? "") has no Kubernetes equivalent")
+        }
+        if model.podPerService, let all = ComposeNetworks.peers(model.pods.flatMap(\.compose.services)),
+            let mine = all.first(where: { $0.service.name == svc.name }) {
+            return (.mapped, "NetworkPolicy \(model.id)-net-\(NameRules.dnsLabel(svc.name)): reachable from "
+                + (mine.peers.isEmpty ? "no other service" : mine.peers.joined(separator: ", "))
+                + " (sharing \(ComposeNetworks.networks(of: svc).joined(separator: ", ")))")
+        }
+        return (.ignored, model.podPerService
+            ? "every service is on the default network"
+            : "containers of a pod share its network; services of a deployment share its namespace's network")
+    }
+
+    /// `security_opt:`: no-new-privileges is so's default; the rest is not carried over.
+    static func securityOpt(_ svc: ComposeService) -> Described {
+        let noNewPrivileges = svc.securityOpt.filter { ["no-new-privileges", "no-new-privileges:true", "no-new-privileges=true"].contains($0) }
+        let rest = svc.securityOpt.filter { !noNewPrivileges.contains($0) }
+        if rest.isEmpty && !noNewPrivileges.isEmpty && svc.privileged != true { return (.mapped,
+            "no-new-privileges: allowPrivilegeEscalation false (so's default)") }
+        return (.ignored, (noNewPrivileges.isEmpty ? "" : "no-new-privileges: allowPrivilegeEscalation false (so's default); ")
+                + "\(rest.joined(separator: ", ")) not mapped: pods run with seccomp RuntimeDefault, AppArmor and SELinux labels are not carried over")
     }
 
     /// extra_hosts → hostAliases: each entry's address, where host-gateway's came from, what was left out.

@@ -160,38 +160,64 @@ public struct PortPlan: Sendable {
         hostNetworkPorts = []
         for pod in pods {
             if let e = Self.hostPortClash(pod) { problems.append(e) }
-            var taken: Set<Port> = []
-            for svc in pod.compose.services {
-                let listens = Self.listens(svc)
-                var component = podPerService ? svc.name : pod.name
-                var clashes: [Port] = []
-                if !podPerService {
-                    if svc.isInitContainer || taken.isDisjoint(with: listens) {
-                        taken.formUnion(listens)
-                    } else {
-                        clashes = listens.filter(taken.contains)
-                        component = "\(pod.name)-\(svc.name)"
-                    }
-                }
-                var bound: [Port: Int] = [:]
-                let published = svc.ports.map { p -> Published in
-                    guard let h = p.hostPort else { return Published(port: p, publication: .clusterOnly) }
-                    if Self.nodePortRange.contains(h) { return Published(port: p, publication: .nodePort(h)) }
-                    if let why = Self.hostPortRefusal(h, deployTo: deployTo, podSecurity: podSecurity,
-                        hostNetwork: svc.networkMode == "host") { return Published(port: p, publication: .unpublished(h, why: why)) }
-                    let port = Port(p.containerPort, p.proto)
-                    if let other = bound[port], other != h {
-                        return Published(port: p, publication: .unpublished(h, why: "container port \(port) already has host port \(other)"))
-                    }
-                    bound[port] = h
-                    return Published(port: p, publication: .hostPort(h))
-                }
-                let reach: Reach = svc.isInitContainer || (podPerService && RenderState.isOneShot(svc)) ? .none : listens.isEmpty ? .headless : .clusterIP
-                services.append(Service(name: svc.name, component: component, file: pod.compose.path, line: svc.line, isInitContainer: svc.isInitContainer,
-                                        networkMode: svc.networkMode, clashes: clashes, listens: listens, containerPorts: listens,
-                                        published: published, reach: reach))
+            services += Self.podServices(pod, podPerService: podPerService, deployTo: deployTo, podSecurity: podSecurity)
+        }
+        collectNodePorts()
+        for c in pods + jobs {
+            for svc in c.compose.services where svc.networkMode == "host" {
+                for p in svc.ports where !hostNetworkPorts.contains(Port(p.containerPort, p.proto)) { hostNetworkPorts.append(Port(p.containerPort, p.proto)) }
             }
         }
+        resolveRoutes(httpProxy, specPath: specPath)
+        guard deployTo == .k8sKind else { return }
+        mapKindPorts()
+    }
+
+    /// The services of one pod, in file order: a service whose container ports clash with an earlier one's
+    /// moves to a component of its own (on a laconic stack; plain compose gives each its own anyway).
+    static func podServices(_ pod: ComposeComponent, podPerService: Bool, deployTo: DeployTarget, podSecurity: String?) -> [Service] {
+        var out: [Service] = []
+        var taken: Set<Port> = []
+        for svc in pod.compose.services {
+            let listens = Self.listens(svc)
+            var component = podPerService ? svc.name : pod.name
+            var clashes: [Port] = []
+            if !podPerService {
+                if svc.isInitContainer || taken.isDisjoint(with: listens) {
+                    taken.formUnion(listens)
+                } else {
+                    clashes = listens.filter(taken.contains)
+                    component = "\(pod.name)-\(svc.name)"
+                }
+            }
+            let published = publications(svc, deployTo: deployTo, podSecurity: podSecurity)
+            let reach: Reach = svc.isInitContainer || (podPerService && RenderState.isOneShot(svc)) ? .none : listens.isEmpty ? .headless : .clusterIP
+            out.append(Service(name: svc.name, component: component, file: pod.compose.path, line: svc.line, isInitContainer: svc.isInitContainer,
+                               networkMode: svc.networkMode, clashes: clashes, listens: listens, containerPorts: listens,
+                               published: published, reach: reach))
+        }
+        return out
+    }
+
+    /// What each `ports:` entry's host side becomes (a container port keeps the first host port it is bound to).
+    static func publications(_ svc: ComposeService, deployTo: DeployTarget, podSecurity: String?) -> [Published] {
+        var bound: [Port: Int] = [:]
+        return svc.ports.map { p -> Published in
+            guard let h = p.hostPort else { return Published(port: p, publication: .clusterOnly) }
+            if Self.nodePortRange.contains(h) { return Published(port: p, publication: .nodePort(h)) }
+            if let why = Self.hostPortRefusal(h, deployTo: deployTo, podSecurity: podSecurity,
+                hostNetwork: svc.networkMode == "host") { return Published(port: p, publication: .unpublished(h, why: why)) }
+            let port = Port(p.containerPort, p.proto)
+            if let other = bound[port], other != h {
+                return Published(port: p, publication: .unpublished(h, why: "container port \(port) already has host port \(other)"))
+            }
+            bound[port] = h
+            return Published(port: p, publication: .hostPort(h))
+        }
+    }
+
+    /// One NodePort Service per host port in the NodePort range; two services on one host port are a problem.
+    private mutating func collectNodePorts() {
         for svc in services where svc.reach != .none {
             for p in svc.published {
                 guard case .nodePort(let h) = p.publication else { continue }
@@ -214,11 +240,10 @@ public struct PortPlan: Sendable {
                 }
             }
         }
-        for c in pods + jobs {
-            for svc in c.compose.services where svc.networkMode == "host" {
-                for p in svc.ports where !hostNetworkPorts.contains(Port(p.containerPort, p.proto)) { hostNetworkPorts.append(Port(p.containerPort, p.proto)) }
-            }
-        }
+    }
+
+    /// http-proxy routes to the services and ports they name (the port added to the container's ports).
+    private mutating func resolveRoutes(_ httpProxy: [HTTPProxy], specPath: String) {
         for (entry, h) in httpProxy.enumerated() {
             for r in h.routes {
                 guard let i = services.firstIndex(where: { $0.name == r.service }) else {
@@ -235,7 +260,10 @@ public struct PortPlan: Sendable {
                 routes.append(Route(entry: entry, host: h.hostName, path: r.path, service: r.service, port: r.port, component: services[i].component))
             }
         }
-        guard deployTo == .k8sKind else { return }
+    }
+
+    /// On kind: host-network ports, then NodePorts and hostPorts, each host port once.
+    private mutating func mapKindPorts() {
         func map(_ port: Int, _ proto: PortProtocol, _ ip: String?) {
             let m = KindConfig.PortMapping(port: port, proto: proto, listenAddress: ip.flatMap { $0 == "0.0.0.0" || $0 == "::" ? nil : $0 })
             if !kindPorts.contains(where: { $0.port == m.port && $0.proto == m.proto }) { kindPorts.append(m) }
