@@ -50,7 +50,8 @@ public struct CreateAction {
         if req.dryRun { return try dryRun(plan, dir: dir, stack: stack, identity: identity, update: req.update) }
         // Temporaries a killed create left beside the directory (their process is gone) go first.
         let fs = ctx.fs
-        for p in fs.removeStaleTemporaries(beside: dir, prefix: DeploymentPlan.temporaryPrefix(dir), isProcessAlive: ctx.isProcessAlive, now: ctx.clock.now()) {
+        let prefix = DeploymentPlan.temporaryPrefix(dir)
+        for p in fs.removeStaleTemporaries(beside: dir, prefix: prefix, isProcessAlive: ctx.isProcessAlive, now: ctx.clock.now()) {
             ctx.verbose("removed \(p), left by an interrupted run")
         }
         var result = CreateResult(directory: dir, deployment: identity)

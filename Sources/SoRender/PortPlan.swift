@@ -165,7 +165,9 @@ public struct PortPlan: Sendable {
         collectNodePorts()
         for c in pods + jobs {
             for svc in c.compose.services where svc.networkMode == "host" {
-                for p in svc.ports where !hostNetworkPorts.contains(Port(p.containerPort, p.proto)) { hostNetworkPorts.append(Port(p.containerPort, p.proto)) }
+                for p in svc.ports where !hostNetworkPorts.contains(Port(p.containerPort, p.proto)) {
+                    hostNetworkPorts.append(Port(p.containerPort, p.proto))
+                }
             }
         }
         resolveRoutes(httpProxy, specPath: specPath)

@@ -162,7 +162,8 @@ public enum DeploymentLoader {
         let diagnostics: DiagnosticSink
 
         /// config.env's entries (without the credentials files' keys), the Secret's keys and the credentials files.
-        func configuration(_ spec: Spec) throws -> (config: [(key: String, value: String)], secretKeys: [String], credentials: [CredentialsFile]) {
+        func configuration(_ spec: Spec) throws
+            -> (config: [(key: String, value: String)], secretKeys: [String], credentials: [CredentialsFile]) {
             var config = try ConfigEnv.load(Path.join(dir, "config.env"), fs: fs)
             var secretKeys = spec.generatedKeys
             for k in spec.secretEnv where !secretKeys.contains(k) { secretKeys.append(k) }
