@@ -14,23 +14,7 @@ struct ClusterHarness {
     var kubeconfig: String { h.path("kubeconfig") }
     var options: ClusterOptions { ClusterOptions(kubeconfig: kubeconfig, performClusterManagement: false) }
 
-    static let kubeconfigText = """
-    apiVersion: v1
-    kind: Config
-    current-context: kind-test
-    clusters:
-    - name: kind-test
-      cluster:
-        server: https://127.0.0.1:6443
-        certificate-authority-data: \(Data("-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n".utf8).base64EncodedString())
-    users:
-    - name: kind-test
-      user:
-        token: not-a-real-token
-    contexts:
-    - name: kind-test
-      context: {cluster: kind-test, user: kind-test}
-    """
+    static let kubeconfigText = FakeKubeconfig.text
 
     init(stack: String = "example", config: [String] = [], appendToSpec: String = "", healthy: Bool = true, environment: [String: String] = [:]) async throws {
         h = try Harness(environment: environment)

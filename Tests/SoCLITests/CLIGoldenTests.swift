@@ -62,23 +62,7 @@ final class GoldenSession: @unchecked Sendable {
             }
             json = .object(o)
         }
-        try t.write("kubeconfig", """
-        apiVersion: v1
-        kind: Config
-        current-context: kind-test
-        clusters:
-        - name: kind-test
-          cluster:
-            server: https://127.0.0.1:6443
-            certificate-authority-data: \(Data("-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n".utf8).base64EncodedString())
-        users:
-        - name: kind-test
-          user:
-            token: not-a-real-token
-        contexts:
-        - name: kind-test
-          context: {cluster: kind-test, user: kind-test}
-        """)
+        try t.write("kubeconfig", FakeKubeconfig.text)
     }
 
     /// Runs `so ARGS` in the session's directory and keeps what it printed as golden `name`.
@@ -200,7 +184,7 @@ final class GoldenSession: @unchecked Sendable {
         #expect(!secrets.isEmpty, "the session's starts made no Secret: the check below proves nothing")
         for (name, text) in s.outputs {
             for value in secrets where value.count >= 8 { #expect(!text.contains(value), "\(name) prints a secret value") }
-            #expect(!text.contains("not-a-real-token"), "\(name) prints the kubeconfig's token")
+            #expect(!text.contains(FakeKubeconfig.token), "\(name) prints the kubeconfig's token")
             try CLIGolden.check(name, text)
         }
         try Self.noStaleGoldens(prefix: "", except: "help-", made: s.outputs.map(\.name))
