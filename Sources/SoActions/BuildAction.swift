@@ -127,8 +127,8 @@ public struct BuildAction {
             }
             ctx.say("building \(t.image) (\(t.name))")
             let code: Int32
-            if let attached = ctx.processes as? AttachedProcessRunner, !ctx.options.quiet {
-                code = try await attached.runAttached(argv, environment: env)
+            if !ctx.options.quiet {
+                code = try await ctx.processes.runAttached(argv, environment: env)
             } else {
                 let r = try await ctx.processes.run(argv, workingDirectory: nil, environment: env, timeout: 3600)
                 code = r.exitCode

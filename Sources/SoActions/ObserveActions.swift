@@ -209,12 +209,7 @@ public struct ObserveAction {
         if interactive { args.append("-i") }
         if tty { args.append("-t") }
         args += [pod.name, "-c", container, "--"] + (command.isEmpty ? ["sh"] : command)
-        guard let attached = ctx.processes as? AttachedProcessRunner else {
-            let r = try await ctx.processes.run(args, workingDirectory: nil, environment: nil, timeout: nil)
-            ctx.console.out(r.stdout)
-            return r.exitCode
-        }
-        return try await attached.runAttached(args, environment: nil)
+        return try await ctx.processes.runAttached(args, environment: nil)
     }
 
     /// An interactive shell in a service's container (default: the first pod's first service), in
@@ -243,10 +238,7 @@ public struct ObserveAction {
             }
         }
         let args = ["kubectl"] + c.target.kubectlFlags + ["-n", c.namespace, "port-forward", "service/\(NameRules.serviceName(service))"] + ports
-        guard let attached = ctx.processes as? AttachedProcessRunner else {
-            return try await ctx.processes.run(args, workingDirectory: nil, environment: nil, timeout: nil).exitCode
-        }
-        return try await attached.runAttached(args, environment: nil)
+        return try await ctx.processes.runAttached(args, environment: nil)
     }
 
     /// Rolling restart of the deployment's Deployments (as `kubectl rollout restart`), then a wait.

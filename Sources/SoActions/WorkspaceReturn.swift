@@ -118,9 +118,8 @@ struct TakenWork {
     /// Bundles the branch (and, with `snapshot`, a commit of the working tree on top of HEAD) in the
     /// container, streams it out and fetches it into `local`.
     static func take(_ w: WorkspaceContainer, _ s: WorkspaceState, into local: LocalRepository, snapshot: Bool) async throws -> TakenWork {
-        guard let streaming = w.ctx.processes as? StreamingProcessRunner else { throw SoError("this so cannot stream a file out of a container",
-                hint: "this is a bug in so") }
         let ctx = w.ctx
+        let streaming = ctx.processes
         guard s.branch != "HEAD" else { throw SoError("\(w.name)'s checkout is not on a branch (detached HEAD)",
                 hint: "check out a branch in the workspace first: so deployment --dir \(w.c.model.directory) shell") }
         // A thin bundle (what came after the base) when this repository has the base; else the whole history.

@@ -208,9 +208,6 @@ extension WorkspaceContainer {
     /// Streams the bundle into `<path>/.so-carry/` through `kubectl exec -i` (never in memory), then the
     /// marker the clone waits for, naming the base commit, the snapshot of uncommitted changes and the branch.
     func deliver(_ b: CarryIn.Bundle, ref: String) async throws {
-        guard let streaming = ctx.processes as? StreamingProcessRunner else {
-            throw SoError("this so cannot stream a file into a container", hint: "this is a bug in so")
-        }
         let script = """
         c="$1/.so-carry"; mkdir -p "$c" || exit 3
         cat > "$c/repo.bundle.part" && mv "$c/repo.bundle.part" "$c/repo.bundle" || exit 4
@@ -218,7 +215,7 @@ extension WorkspaceContainer {
         """
         // `exec -i`: stdin is the bundle file.
         let args = try command(script, [b.base, b.seed ?? "", ref], stdin: true)
-        let r = try await streaming.runStreaming(args, stdinFile: b.file, stdoutFile: nil, environment: nil, timeout: nil)
+        let r = try await ctx.processes.runStreaming(args, stdinFile: b.file, stdoutFile: nil, environment: nil, timeout: nil)
         guard r.exitCode == 0 else {
             throw SoError("carrying the repository into \(name) failed: \(r.lastErrorLine)",
                           hint: "the workspace's volume may be full (a bundle of \(WorkspaceSource.bytes(b.bytes))); "

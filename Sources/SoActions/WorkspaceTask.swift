@@ -52,15 +52,7 @@ public struct TaskAction {
         let args = try w.command(#"cd "$1" || exit 3; TASK=$2; export TASK; if [ -n "$4" ]; then eval "$3" >&2; else eval "$3"; fi"#,
                                  [req.text, command, req.agentOutputToStderr ? "stderr" : ""])
         ctx.say("task: running '\(command)' in \(w.name)")
-        let code: Int32
-        if let attached = ctx.processes as? AttachedProcessRunner {
-            code = try await attached.runAttached(args, environment: nil)
-        } else {
-            let r = try await ctx.processes.run(args, workingDirectory: nil, environment: nil, timeout: nil)
-            ctx.console.out(r.stdout)
-            if !r.stderr.isEmpty { ctx.console.err(r.stderr) }
-            code = r.exitCode
-        }
+        let code = try await ctx.processes.runAttached(args, environment: nil)
         ctx.say("task: the agent exited with \(code)")
         // What the agent left uncommitted is committed, so the branch holds all of it.
         let subject = String(req.text.split(separator: "\n").first.map(String.init)?.trimmedSpaces.prefix(72) ?? "")

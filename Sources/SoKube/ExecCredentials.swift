@@ -196,8 +196,8 @@ public enum ExecPlugins {
         let name = "exec credential plugin '\(plugin.programName)' of \(connection.who)"
         let result: ProcessResult
         do {
-            if interactive, let prompting = effects.processes as? PromptingProcessRunner {
-                result = try await prompting.runPrompting(arguments, environment: env)
+            if interactive {
+                result = try await effects.processes.runPrompting(arguments, environment: env)
             } else {
                 result = try await effects.processes.run(arguments, workingDirectory: nil, environment: env, timeout: nil)
             }

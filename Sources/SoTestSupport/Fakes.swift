@@ -3,7 +3,7 @@ import SoBasics
 
 /// A process runner that answers only the calls a test scripted, in order, and records every call.
 /// An unexpected call fails loudly (it throws and is recorded in `unexpected`).
-public final class FakeProcessRunner: ProcessRunner, AttachedProcessRunner, PromptingProcessRunner, StreamingProcessRunner, @unchecked Sendable {
+public final class FakeProcessRunner: ProcessRunner, @unchecked Sendable {
     public struct Expectation {
         public var arguments: [String]
         public var result: ProcessResult

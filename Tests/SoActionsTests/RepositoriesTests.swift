@@ -152,6 +152,17 @@ struct GitRedirectRunner: ProcessRunner {
         for (k, v) in extra { env[k] = v }
         return try await base.run(arguments, workingDirectory: workingDirectory, environment: env, timeout: timeout)
     }
+    // The other ways: setup-repositories runs git only captured; an unexpected call fails the test.
+    func runAttached(_ arguments: [String], environment: [String: String]?) async throws -> Int32 { Issue.record("attached: \(arguments)"); return 1 }
+    func runPrompting(_ arguments: [String], environment: [String: String]?) async throws -> ProcessResult {
+        Issue.record("prompting: \(arguments)")
+        return ProcessResult(exitCode: 1, stdout: "", stderr: "")
+    }
+    func runStreaming(_ arguments: [String], stdinFile: String?, stdoutFile: String?, environment: [String: String]?,
+                      timeout: Double?) async throws -> ProcessResult {
+        Issue.record("streaming: \(arguments)")
+        return ProcessResult(exitCode: 1, stdout: "", stderr: "")
+    }
 }
 
 @Suite struct RealGitTests {
