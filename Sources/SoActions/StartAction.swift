@@ -169,7 +169,7 @@ public struct StartAction: Sendable {
         // What start applies, with the values stored so far (values to be made are named here, made once, under the lock).
         let base = try manifest(rendered, cluster, req, stored: cluster.storedSecrets, imageIDs: imageIDs, make: false, report: &report)
         let dryRun = !req.dryRun ? nil : StartSteps.DryRun(diff: req.diff, namespaceIsNew: cluster.existing == nil,
-                generatedSecret: DeploymentNames.generatedSecrets(model.id), madeNow: report.generatedSecrets)
+                madeNow: report.generatedSecrets)
         let steps = StartSteps(ctx: ctx, client: cluster.client, model: model, namespace: namespace, progress: progress,
                                bindClaimsAhead: req.wait && !req.dryRun, dryRun: dryRun)
         // What the deployment owns, read for the unchanged-test (apply and prune read it again under the lock).
@@ -234,7 +234,7 @@ public struct StartAction: Sendable {
         try await o.steps.apply(o.objects, existing: existing, owned: o.owned, onlyKinds: req.onlyKinds, report: &o.report,
                                 beforeWorkloads: { _ = try await images?.value })
         // 7. prune
-        o.report.pruned = try await o.steps.prune(o.owned?.pruneCandidates ?? [])
+        try await o.steps.prune(o.owned?.pruneCandidates ?? [], report: &o.report)
     }
 
     // MARK: a dry run's plan
@@ -243,7 +243,7 @@ public struct StartAction: Sendable {
     /// manifest's order), what it would leave as it is, then what it would prune.
     static func plan(_ report: StartReport, objects: [KubeObject]) -> StartReport {
         var out = report
-        let judged = Dictionary(report.plan.map { ($0.kind + "/" + $0.name, $0) }) { a, _ in a }
+        let judged = Dictionary(report.plan.filter { $0.action != .delete }.map { ($0.kind + "/" + $0.name, $0) }) { a, _ in a }
         let untouched = Set(report.unchanged + report.skipped)
         out.plan = objects.compactMap { o in
             if let change = judged[o.kind + "/" + o.name] { return change }
@@ -251,13 +251,7 @@ public struct StartAction: Sendable {
             let namespaced = o.namespace != nil && !o.isKind(.namespace)
             return PlannedChange(action: .unchanged, kind: o.kind, name: o.name, namespace: namespaced ? o.namespace : nil)
         }
-        out.plan += report.pruned.compactMap { ref in
-            let parts = ref.split(separator: " ", maxSplits: 1).map(String.init)
-            guard parts.count == 2 else { return nil }
-            let namespaced = ResourceType.known.first { $0.kind == parts[0] }?.namespaced ?? true
-            return PlannedChange(action: .delete, kind: parts[0], name: parts[1], namespace: namespaced ? report.namespace : nil,
-                                 note: "no longer in the deployment")
-        }
+        out.plan += report.plan.filter { $0.action == .delete }
         return out
     }
 

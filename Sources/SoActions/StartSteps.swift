@@ -34,8 +34,7 @@ struct StartSteps: Sendable {
         var diff = false
         /// The namespace does not exist yet: the API server judges nothing in it (not even a dry run).
         var namespaceIsNew = false
-        /// The generated-secrets Secret and the keys whose values start would make now (named, never shown).
-        var generatedSecret: String?
+        /// The keys of the generated-secrets Secret whose values start would make now (named, never shown).
         var madeNow: [String] = []
     }
 
@@ -187,7 +186,7 @@ struct StartSteps: Sendable {
         let namespaced = o.namespace != nil && !o.isKind(.namespace)
         var notes: [String] = []
         if namespaced && dry.namespaceIsNew { notes.append("not checked: its namespace is new") }
-        if o.isKind(.secret), o.name == dry.generatedSecret, !dry.madeNow.isEmpty {
+        if o.isKind(.secret), o.name == DeploymentNames.generatedSecrets(model.id), !dry.madeNow.isEmpty {
             notes.append("values generated at start: " + dry.madeNow.joined(separator: ", "))
         }
         var change = PlannedChange(action: .create, kind: o.kind, name: o.name, namespace: namespaced ? o.namespace : nil,
@@ -266,14 +265,18 @@ struct StartSteps: Sendable {
     // MARK: 7. prune
 
     /// Deletes what left the manifest; returns "Kind name" of each.
-    func prune(_ candidates: [(ResourceType, String)]) async throws -> [String] {
-        var pruned: [String] = []
+    /// Deletes what left the manifest, naming each in the report ("Kind name"); a dry run only plans the deletes.
+    func prune(_ candidates: [(ResourceType, String)], report: inout StartReport) async throws {
         for (type, name) in candidates {
-            if dryRun == nil { _ = try await client.delete(type, name: name, namespace: namespace, propagation: .background) }
-            pruned.append("\(type.kind) \(name)")
+            if dryRun == nil {
+                _ = try await client.delete(type, name: name, namespace: namespace, propagation: .background)
+            } else {
+                report.plan.append(PlannedChange(action: .delete, kind: type.kind, name: name, namespace: type.namespaced ? namespace : nil,
+                                                 note: "no longer in the deployment"))
+            }
+            report.pruned.append("\(type.kind) \(name)")
         }
-        if !pruned.isEmpty { progress.phase("pruned", pruned.joined(separator: ", ")) }
-        return pruned
+        if !report.pruned.isEmpty { progress.phase("pruned", report.pruned.joined(separator: ", ")) }
     }
 
     // MARK: 8. load images

@@ -1,6 +1,7 @@
 import Foundation
 import SoBasics
 import SoKube
+import SoRender
 import SoStack
 
 /// A workspace's checkout as git sees it in the container (read in one `kubectl exec`).
@@ -148,7 +149,9 @@ struct WorkspaceContainer {
                               + "or use 'so deployment exec'")
         }
         let container = NameRules.dnsLabel(spec.service)
-        let running = try await c.pods().first { p in
+        // The workspace's container runs in a Deployment's pod: its pods alone are listed (one request per look).
+        let pods = try await c.client.list(.pod, namespace: c.namespace, labelSelector: DeploymentNames.selector(c.model.id))
+        let running = pods.first { p in
             p.at("status", "phase")?.string == "Running" && p.at("metadata", "deletionTimestamp") == nil &&
                 (p.at("status", "containerStatuses")?.array ?? []).contains { $0["name"]?.string == container && $0.at("state", "running") != nil }
         }
