@@ -28,6 +28,9 @@ public struct SoContext: Sendable {
     public var isProcessAlive: @Sendable (Int32) -> Bool = { _ in true }
     /// What SIGINT/SIGTERM undo (the CLI installs the handlers on `Interrupts.shared`; tests pass their own).
     public var interrupts: Interrupts = .shared
+    /// Whether a held Lease is renewed in real time (every third of its duration). Off in tests, whose
+    /// clock stands still: on a loaded machine a renewal would land among the writes a test counts.
+    public var renewsLocks = true
     /// Locks between the processes of this host (the kind cluster's creation).
     public var hostLocks: HostLocks = FileHostLocks()
 

@@ -102,7 +102,7 @@ struct DeploymentLock: Sendable {
     /// `waiting`: how long to wait for another run's lock to be given up (0: fail at once, naming it).
     func holding<T: Sendable>(waiting: Double = 0, progress: ProgressReporter? = nil, _ body: () async throws -> T) async throws -> T {
         try await acquire(waiting: waiting, progress: progress)
-        hold.setRenewer(renewing())
+        if ctx.renewsLocks { hold.setRenewer(renewing()) }
         let onInterrupt = ctx.interrupts.onInterrupt { [self] in
             let released = DispatchSemaphore(value: 0)
             Task { await release(); released.signal() }
@@ -235,9 +235,10 @@ struct DeploymentLock: Sendable {
     }
 
     /// Renewals every third of the lock's duration, until the release. The period is real time (a
-    /// test's clock stands still): a run renews only when it holds the lock that long.
-    func renewing() -> Task<Void, Never> {
-        let period = UInt64(Double(duration) / 3 * 1e9)
+    /// test's clock stands still): a run renews only when it holds the lock that long. `every`: another
+    /// period in seconds (tests).
+    func renewing(every seconds: Double? = nil) -> Task<Void, Never> {
+        let period = UInt64((seconds ?? Double(duration) / 3) * 1e9)
         return Task { [self] in
             while !Task.isCancelled {
                 try? await Task.sleep(nanoseconds: period)  // throws only when cancelled: the check below ends the loop

@@ -207,6 +207,23 @@ import SoTestSupport
         #expect(!c.cluster.calls.contains { $0.hasPrefix("delete") }, "\(c.cluster.calls)")
     }
 
+    /// The renewer renews on its period of real time until the lock is given up (tests run it on a short
+    /// period: `renewsLocks` is off in their context, so a loaded machine adds no write to what they count).
+    @Test func theRenewerRenewsUntilTheRelease() async throws {
+        let c = try await ClusterHarness()
+        try c.cluster.seed(KubeObject(apiVersion: "v1", kind: "Namespace", name: "ns"))
+        let lock = Self.leaseLock(c, namespace: "ns")
+        try await lock.acquire()
+        lock.hold.setRenewer(lock.renewing(every: 0.01))
+        let renewals = { c.cluster.calls.filter { $0 == "update Lease ns/so-deployment-lock" }.count }
+        for _ in 0..<500 where renewals() < 2 { try await Task.sleep(nanoseconds: 10_000_000) }
+        #expect(renewals() >= 2)
+        await lock.release()
+        let after = renewals()
+        try await Task.sleep(nanoseconds: 100_000_000)
+        #expect(renewals() == after && c.cluster.object("Lease", "so-deployment-lock", namespace: "ns") == nil)
+    }
+
     /// The release is a delete on the holder's last resourceVersion: a Lease another run holds now is kept.
     @Test func theReleaseDeletesOnlyTheHoldersOwnWrite() async throws {
         let c = try await ClusterHarness()

@@ -20,8 +20,10 @@ struct Harness {
         // Hermetic: the user's kubeconfig is a file of this temp dir (absent unless a test writes it).
         var environment = environment
         if environment["KUBECONFIG"] == nil { environment["KUBECONFIG"] = tmp.file("user-kubeconfig") }
-        ctx = SoContext(fs: LocalFileSystem(currentDirectory: tmp.path), processes: processes, clock: FixedClock(), entropy: SeededEntropy(),
-                        console: console, environment: environment, builtInRoot: RepoPaths.root)
+        var ctx = SoContext(fs: LocalFileSystem(currentDirectory: tmp.path), processes: processes, clock: FixedClock(), entropy: SeededEntropy(),
+                            console: console, environment: environment, builtInRoot: RepoPaths.root)
+        ctx.renewsLocks = false
+        self.ctx = ctx
     }
 
     var fs: LocalFileSystem { LocalFileSystem() }

@@ -72,9 +72,10 @@ final class GoldenSession: @unchecked Sendable {
         let processes = FakeProcessRunner()
         processes.missing = ["kind"]
         let cluster = self.cluster
-        let ctx = SoContext(fs: LocalFileSystem(currentDirectory: t.path), processes: processes, clock: FixedClock(), entropy: SeededEntropy(),
+        var ctx = SoContext(fs: LocalFileSystem(currentDirectory: t.path), processes: processes, clock: FixedClock(), entropy: SeededEntropy(),
                             console: console, environment: ["HOME": t.path, "SO_HOME": t.file("home"), "SO_REPO_BASE_DIR": t.file("cerc")],
                             builtInRoot: RepoPaths.root, connect: { _ in cluster })
+        ctx.renewsLocks = false
         let code = await SoCommandLine.execute(args, context: ctx)
         let line = args.map { $0.contains(" ") || $0.contains("$") || $0.isEmpty ? "'\($0)'" : $0 }.joined(separator: " ")
         var text = "$ so \(line)\nexit: \(code)\n--- stdout\n\(console.stdout)\n--- stderr\n\(console.stderr)\n"
