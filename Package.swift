@@ -18,8 +18,11 @@ let package = Package(
     ],
     targets: [
         // Effect seams and shared vocabulary: errors, diagnostics, file system, processes, clock, entropy, strict YAML reading.
-        .target(name: "SoBasics", dependencies: [.product(name: "Yams", package: "Yams"), .product(name: "Subprocess", package: "swift-subprocess")],
-                exclude: ["README.md"]),
+        .target(name: "SoBasics", dependencies: [.product(name: "Yams", package: "Yams")], exclude: ["README.md"]),
+        // The live effects (a leaf, as SoKubeHTTP is): the local file system, programs run with swift-subprocess,
+        // the system clock, entropy, console, resolver and host locks. Only the CLI's live context and the HTTP
+        // client's credentials reach them.
+        .target(name: "SoSystem", dependencies: ["SoBasics", .product(name: "Subprocess", package: "swift-subprocess")], exclude: ["README.md"]),
         // Compose files as users write them: model, interpolation, env files.
         .target(name: "SoCompose", dependencies: ["SoBasics", .product(name: "Yams", package: "Yams")], exclude: ["README.md"]),
         // stack.yml, spec.yml, deployment.yml, config.env, stack resolution.
@@ -28,7 +31,7 @@ let package = Package(
         .target(name: "SoKube", dependencies: ["SoBasics"], exclude: ["README.md"]),
         // The live ClusterClient over HTTPS (the only module that builds AsyncHTTPClient/NIOSSL: a leaf).
         .target(name: "SoKubeHTTP", dependencies: [
-            "SoBasics", "SoKube",
+            "SoBasics", "SoKube", "SoSystem",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
             .product(name: "NIOCore", package: "swift-nio"),
@@ -43,15 +46,15 @@ let package = Package(
                 exclude: ["README.md"]),
         // ArgumentParser commands.
         .target(name: "SoCLI", dependencies: [
-            "SoBasics", "SoStack", "SoActions", "SoKube", "SoKubeHTTP", "SoRender",
+            "SoBasics", "SoSystem", "SoStack", "SoActions", "SoKube", "SoKubeHTTP", "SoRender",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ], exclude: ["README.md"]),
         .executableTarget(name: "so", dependencies: ["SoCLI"], exclude: ["README.md"]),
-        .target(name: "SoTestSupport", dependencies: ["SoBasics", "SoKube"], exclude: ["README.md"]),
-        .testTarget(name: "SoComposeTests", dependencies: ["SoCompose", "SoTestSupport"]),
-        .testTarget(name: "SoKubeTests", dependencies: ["SoKube", "SoBasics", "SoTestSupport"]),
-        .testTarget(name: "SoKubeHTTPTests", dependencies: [
+        .target(name: "SoTestSupport", dependencies: ["SoBasics", "SoSystem", "SoKube"], exclude: ["README.md"]),
+        .testTarget(name: "SoComposeTests", dependencies: ["SoSystem", "SoCompose", "SoTestSupport"]),
+        .testTarget(name: "SoKubeTests", dependencies: ["SoSystem", "SoKube", "SoBasics", "SoTestSupport"]),
+        .testTarget(name: "SoKubeHTTPTests", dependencies: ["SoSystem", 
             "SoKubeHTTP", "SoKube", "SoBasics", "SoTestSupport",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -59,10 +62,10 @@ let package = Package(
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
         ]),
-        .testTarget(name: "SoStackTests", dependencies: ["SoStack", "SoRender", "SoTestSupport", .product(name: "Yams", package: "Yams")]),
-        .testTarget(name: "SoRenderTests", dependencies: ["SoRender", "SoKube", "SoStack", "SoActions", "SoTestSupport"], exclude: ["Golden", "Stacks"]),
-        .testTarget(name: "SoActionsTests", dependencies: ["SoActions", "SoTestSupport"]),
-        .testTarget(name: "SoCLITests", dependencies: ["SoCLI", "SoActions", "SoCompose", "SoTestSupport",
+        .testTarget(name: "SoStackTests", dependencies: ["SoSystem", "SoStack", "SoRender", "SoTestSupport", .product(name: "Yams", package: "Yams")]),
+        .testTarget(name: "SoRenderTests", dependencies: ["SoSystem", "SoRender", "SoKube", "SoStack", "SoActions", "SoTestSupport"], exclude: ["Golden", "Stacks"]),
+        .testTarget(name: "SoActionsTests", dependencies: ["SoSystem", "SoActions", "SoTestSupport"]),
+        .testTarget(name: "SoCLITests", dependencies: ["SoSystem", "SoCLI", "SoActions", "SoCompose", "SoTestSupport",
                                                     .product(name: "ArgumentParser", package: "swift-argument-parser")], exclude: ["BadInput", "E2EStacks"]),
     ]
 )

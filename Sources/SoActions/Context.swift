@@ -32,7 +32,7 @@ public struct SoContext: Sendable {
     /// clock stands still: on a loaded machine a renewal would land among the writes a test counts.
     public var renewsLocks = true
     /// Locks between the processes of this host (the kind cluster's creation).
-    public var hostLocks: HostLocks = FileHostLocks()
+    public var hostLocks: HostLocks = NoHostLocks()
 
     public init(fs: FileSystem, processes: ProcessRunner, clock: Clock, entropy: Entropy, console: Console,
                 environment: [String: String], diagnostics: DiagnosticSink = DiagnosticSink(), builtInRoot: String?,

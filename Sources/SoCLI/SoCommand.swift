@@ -6,6 +6,7 @@ import SoKube
 import SoKubeHTTP
 import Logging
 import SoStack
+import SoSystem
 
 public enum SoVersion {
     public static let current = "0.1.0"
@@ -139,6 +140,7 @@ extension SoContext {
                             })
         ctx.builtInSearched = lookup.searched
         ctx.resolver = SystemResolver()
+        ctx.hostLocks = FileHostLocks()
         ctx.web = LiveWebClient()
         ctx.hostName = ProcessInfo.processInfo.hostName
         ctx.isProcessAlive = { pid in kill(pid, 0) == 0 || errno == EPERM }

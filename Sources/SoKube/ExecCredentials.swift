@@ -86,13 +86,6 @@ public struct CredentialEffects: Sendable {
         self.clock = clock
         self.execCache = execCache
     }
-
-    /// This process: its programs, files, environment, terminal and clock.
-    public static func live() -> CredentialEffects {
-        let env = ProcessInfo.processInfo.environment
-        return CredentialEffects(processes: LocalProcessRunner(environment: env), fs: LocalFileSystem(), environment: env,
-                                 stdinIsTerminal: isatty(0) == 1, clock: SystemClock())
-    }
 }
 
 /// Exec credentials kept in this process until they expire, one per plugin and cluster (as client-go

@@ -7,6 +7,7 @@ import NIOPosix
 import NIOSSL
 import SoBasics
 import SoKube
+import SoSystem
 
 /// `ClusterClient` over HTTPS: mTLS, bearer token (static, from a file re-read per request, or from an
 /// exec credential plugin), basic auth, impersonation, `tls-server-name`, proxies (`proxy-url`,
@@ -508,5 +509,14 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
         }
         if c.basicAuth != nil { return "the username and password are refused (API servers since Kubernetes 1.19 take no basic authentication)" }
         return "the user has no credentials: give it a token, a client certificate or an exec plugin in the kubeconfig"
+    }
+}
+
+extension CredentialEffects {
+    /// This process: its programs, files, environment, terminal and clock.
+    public static func live() -> CredentialEffects {
+        let env = ProcessInfo.processInfo.environment
+        return CredentialEffects(processes: LocalProcessRunner(environment: env), fs: LocalFileSystem(), environment: env,
+                                 stdinIsTerminal: isatty(0) == 1, clock: SystemClock())
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import SoBasics
+import SoSystem
 
 /// A process runner that answers only the calls a test scripted, in order, and records every call.
 /// An unexpected call fails loudly (it throws and is recorded in `unexpected`).

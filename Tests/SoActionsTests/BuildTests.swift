@@ -4,6 +4,7 @@ import Testing
 import SoBasics
 import SoStack
 import SoTestSupport
+import SoSystem
 
 /// `so build-containers` with a fake `docker` on PATH that records its argv (the real process runner).
 @Suite struct BuildTests {

@@ -6,6 +6,7 @@ import SoKube
 import SoStack
 import SoRender
 import SoTestSupport
+import SoSystem
 
 /// The DNS policy of a spec with `egress:` allows where the cluster's DNS answers, as the cluster reports it.
 @Suite struct ClusterDNSTests {

@@ -6,6 +6,7 @@ import SoKube
 import SoRender
 import SoStack
 import SoTestSupport
+import SoSystem
 
 // The ingress controller, progress, stop and the observe verbs, kind targets, resync and cluster
 // selection against the fake cluster (start itself: ClusterTests.swift).

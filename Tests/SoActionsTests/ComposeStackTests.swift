@@ -6,6 +6,7 @@ import SoKube
 import SoRender
 import SoStack
 import SoTestSupport
+import SoSystem
 
 /// A plain compose file as a stack: init → create → start against the fake cluster, with compose
 /// secrets (file, environment) and configs.

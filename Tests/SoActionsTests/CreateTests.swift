@@ -5,6 +5,7 @@ import SoBasics
 import SoCompose
 import SoStack
 import SoTestSupport
+import SoSystem
 
 extension Harness {
     /// init + create of a stack into `dir`, with extra spec text appended before create.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import SoBasics
 import SoTestSupport
+import SoSystem
 
 /// Whether this process may make a PID namespace (`unshare -p`, root).
 enum PIDNamespace {

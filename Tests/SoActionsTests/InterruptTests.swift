@@ -3,6 +3,7 @@ import Testing
 @testable import SoActions
 import SoBasics
 import SoTestSupport
+import SoSystem
 
 /// Every call forwarded to `base`; test file systems override what they watch.
 class ForwardingFileSystem: FileSystem, @unchecked Sendable {

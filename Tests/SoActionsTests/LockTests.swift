@@ -4,6 +4,7 @@ import Testing
 import SoBasics
 import SoKube
 import SoTestSupport
+import SoSystem
 
 /// One start at a time per deployment: the Lease, who holds it, when it is taken over, and that it is
 /// given up on every path.

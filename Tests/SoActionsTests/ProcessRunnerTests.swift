@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import SoBasics
 import SoTestSupport
+import SoSystem
 
 /// The live process runner (swift-subprocess), on `sh`.
 @Suite struct ProcessRunnerTests {

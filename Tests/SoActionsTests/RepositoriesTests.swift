@@ -4,6 +4,7 @@ import Testing
 import SoBasics
 import SoStack
 import SoTestSupport
+import SoSystem
 
 struct RepoHarness {
     let tmp: TempDir

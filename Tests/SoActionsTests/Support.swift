@@ -2,6 +2,7 @@ import Foundation
 import SoActions
 import SoBasics
 import SoTestSupport
+import SoSystem
 
 /// A context over the real file system rooted at a temp dir, with fakes for everything else.
 struct Harness {
@@ -23,6 +24,7 @@ struct Harness {
         var ctx = SoContext(fs: LocalFileSystem(currentDirectory: tmp.path), processes: processes, clock: FixedClock(), entropy: SeededEntropy(),
                             console: console, environment: environment, builtInRoot: RepoPaths.root)
         ctx.renewsLocks = false
+        ctx.hostLocks = FileHostLocks(directory: tmp.path)
         self.ctx = ctx
     }
 

@@ -4,6 +4,7 @@ import Testing
 import SoBasics
 import SoKube
 import SoTestSupport
+import SoSystem
 
 @Suite struct WaiterTests {
     /// A failed Job is explained by a pod of its own (its `job-name` label), not by whichever problem

@@ -5,6 +5,7 @@ import SoBasics
 import SoKube
 import SoStack
 import SoTestSupport
+import SoSystem
 
 /// `so up` in a local checkout: the repository carried in as a bundle (streamed through the fake runner
 /// into a local directory standing in for the container's /workspace, where the stack's own clone.sh

@@ -5,6 +5,7 @@ import SoBasics
 import SoKube
 import SoStack
 import SoTestSupport
+import SoSystem
 
 /// A web API stand-in that records requests and answers from a script.
 final class FakeWeb: WebClient, @unchecked Sendable {

@@ -4,6 +4,7 @@ import SoActions
 import SoBasics
 import SoCLI
 import SoTestSupport
+import SoSystem
 
 /// The bad-input corpus: every case under BadInput/ is a command line (`cmd`, one word per line),
 /// its input files (`input/`), optional set-up (`setup.json`: a 50 MB file, a binary file, a symlink,

@@ -4,6 +4,7 @@ import SoActions
 import SoBasics
 import SoCLI
 import SoTestSupport
+import SoSystem
 
 /// A `so` that found no built-in stacks (a binary copied without its share/so) fails every command that
 /// needs one, with one error line naming where it looked and a hint; `--root` points it at a root.

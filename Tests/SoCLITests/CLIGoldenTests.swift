@@ -6,6 +6,7 @@ import SoActions
 import SoBasics
 import SoKube
 import SoTestSupport
+import SoSystem
 
 /// What `so` prints, verb by verb, is checked in under `Tests/Fixtures/cli-golden/`: each file holds one command line,
 /// its exit code, stdout and stderr (text and `-o json`, run over a fake cluster with a fixed clock and seeded

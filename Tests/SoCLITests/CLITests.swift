@@ -4,6 +4,7 @@ import SoActions
 import SoBasics
 import SoCLI
 import SoTestSupport
+import SoSystem
 
 struct CLIRun {
     let code: Int32

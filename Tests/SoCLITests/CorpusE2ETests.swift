@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import SoBasics
 import SoTestSupport
+import SoSystem
 
 /// The corpus at the API: every stack `so` can create must also start — the API server, not the schema,
 /// is the judge. Each stack of ../shared/fixtures (laconic stacks, real compose projects) and of

@@ -5,6 +5,7 @@ import ArgumentParser
 import SoBasics
 import SoCompose
 import SoTestSupport
+import SoSystem
 
 /// Every `so` command line the documentation shows — README.md, docs/, the example pipeline and every
 /// `--help` example — goes through the parser as a user would type it, so documentation and parser

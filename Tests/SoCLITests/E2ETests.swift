@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import SoBasics
 import SoTestSupport
+import SoSystem
 
 /// End to end: the built `so` binary against a real API server named by SO_E2E_KUBECONFIG (with a node
 /// that runs pods, or the stand-in node of ../shared/tools). Reported as skipped when it is not set.

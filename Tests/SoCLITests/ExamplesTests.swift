@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import SoBasics
 import SoTestSupport
+import SoSystem
 
 /// The example CI pipelines are valid GitHub Actions workflows (check-jsonschema's vendored schema) and
 /// call only `so` commands that exist.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import SoBasics
 import SoTestSupport
+import SoSystem
 
 /// What the kind suite runs with. Where the host cannot pull (this machine: kind, Docker and a node image
 /// built offline, `.ci/run`'s kind tier), the example stack's public images become the host's

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import SoBasics
 import SoTestSupport
+import SoSystem
 
 /// What only running pods show, against a cluster whose node runs containers (`../shared/tools/real-node`,
 /// or kind): `SO_E2E_KUBECONFIG` names it and `SO_E2E_REAL_NODE=1` says its pods execute (`.ci/run` sets

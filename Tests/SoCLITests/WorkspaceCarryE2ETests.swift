@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import SoBasics
 import SoTestSupport
+import SoSystem
 
 /// The local loop on a node that runs containers: a repository with no remote at all (a commit never
 /// pushed anywhere, a file never committed) goes into a workspace as a bundle over the API, the stand-in

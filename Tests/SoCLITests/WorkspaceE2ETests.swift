@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import SoBasics
 import SoTestSupport
+import SoSystem
 
 /// An agent workspace finished on a node that runs containers: a repository served from the host (`git
 /// daemon` on the node's address, default branch `trunk`), a stand-in agent CLI in a test image (a script

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import SoBasics
 import SoCompose
+import SoSystem
 
 // Over 400 lines on purpose: one suite of the loader's behaviour, key by key, with each fixture written
 // beside its test; splitting it would separate the cases of one key from one another.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import SoBasics
 import SoCompose
+import SoSystem
 
 /// Real-world compose files from the shared fixtures load raw and interpolated, with no warnings.
 /// This suite is about that corpus: it is reported skipped when ../shared is not beside the checkout

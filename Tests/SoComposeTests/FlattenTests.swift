@@ -3,6 +3,7 @@ import Testing
 import SoBasics
 @testable import SoCompose
 import SoTestSupport
+import SoSystem
 
 /// `-f a -f b`, `include:` and `extends:` as docker compose merges them.
 @Suite struct FlattenTests {

@@ -3,6 +3,7 @@ import Testing
 import SoBasics
 @testable import SoCompose
 import SoTestSupport
+import SoSystem
 
 /// Compose's version-1 layout (services at the top level, as kompose still converts) reads as the current
 /// one; `links` aliases and `volumes_from` are modelled in either layout.

@@ -3,6 +3,7 @@ import Testing
 import SoBasics
 @testable import SoCompose
 import SoTestSupport
+import SoSystem
 
 /// The repository's own fixtures (Tests/Fixtures) load raw and interpolated with no warnings, and read as
 /// written: laconic-layout compose files (pods, jobs, config binds) and plain compose projects (build,

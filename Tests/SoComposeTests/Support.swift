@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import SoBasics
 import SoCompose
+import SoSystem
 
 /// Locations in these tests are SoBasics ones (file:line of compose text), not Testing's.
 typealias SourceLocation = SoBasics.SourceLocation

@@ -7,6 +7,7 @@ import SoBasics
 import SoKube
 import SoTestSupport
 @testable import SoKubeHTTP
+import SoSystem
 
 /// Each kubeconfig shape kubectl honours, end to end: kubeconfig text → `Kubeconfig.resolve` →
 /// `HTTPClusterClient` → a loopback TLS server (and a CONNECT proxy) that records what arrived.

@@ -3,6 +3,7 @@ import Testing
 import SoBasics
 import SoKube
 import SoTestSupport
+import SoSystem
 
 /// Exec credential plugins against a fake process runner and clock: interactivity, what the plugin is
 /// given and what it must print, the cache, and the credentials a connection sends.

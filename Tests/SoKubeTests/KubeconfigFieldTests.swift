@@ -3,6 +3,7 @@ import Testing
 import SoBasics
 import SoKube
 import SoTestSupport
+import SoSystem
 
 /// Every field kubectl honours is read (or refused by name); what kubectl ignores is ignored.
 @Suite struct KubeconfigFieldTests {

@@ -3,6 +3,7 @@ import Testing
 import SoBasics
 import SoKube
 import SoTestSupport
+import SoSystem
 
 @Suite struct KubeconfigTests {
     let pem = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"

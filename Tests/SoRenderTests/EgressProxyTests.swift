@@ -5,6 +5,7 @@ import SoKube
 @testable import SoRender
 import SoStack
 import SoTestSupport
+import SoSystem
 
 /// spec `egress-proxy:`: the named service's pod alone may reach any address on the allowed ports and is
 /// told the allowlist; every other container reaches HTTP(S) through it and the deployment's services directly.

@@ -6,6 +6,7 @@ import SoKube
 import SoRender
 import SoStack
 import SoTestSupport
+import SoSystem
 
 /// One golden scenario: a stack, how its spec is made, and the deployment directory name shown in output.
 struct Scenario: CustomStringConvertible, Sendable {

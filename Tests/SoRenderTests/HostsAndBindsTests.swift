@@ -5,6 +5,7 @@ import SoKube
 @testable import SoRender
 import SoStack
 import SoTestSupport
+import SoSystem
 
 /// A one-pod laconic-layout deployment directory written by hand; `files` are extra files inside it.
 private func deployment(compose: String, spec extra: String = "", deployTo: String = "k8s-kind", files: [String: String] = [:],

@@ -6,6 +6,7 @@ import SoKube
 @testable import SoRender
 import SoStack
 import SoTestSupport
+import SoSystem
 
 /// Small inline cases, one mapping rule each: a deployment directory written by hand, rendered.
 func renderSnippet(compose: String, spec extra: String = "", deployTo: String = "k8s-kind", config: String = "") throws -> Manifest {

@@ -5,6 +5,7 @@ import SoCompose
 @testable import SoRender
 import SoStack
 import SoTestSupport
+import SoSystem
 
 /// A deployment directory written by hand, loaded into a model (no render).
 func loadSnippet(compose: String, spec extra: String = "", stack: String = "name: s\npods: [p]\n") throws -> DeploymentModel {

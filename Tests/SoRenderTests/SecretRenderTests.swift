@@ -5,6 +5,7 @@ import SoKube
 @testable import SoRender
 import SoStack
 import SoTestSupport
+import SoSystem
 
 /// Render builds the Secrets start makes from host values, from values it is given; without values it
 /// renders what it always rendered, and no value appears.

@@ -3,6 +3,7 @@ import Testing
 import SoBasics
 @testable import SoStack
 import SoTestSupport
+import SoSystem
 
 /// Where `so` finds its built-in stacks: `--root`, `SO_ROOT`, `<prefix>/share/so` beside an installed
 /// `<prefix>/bin/so` (through the executable's real path), or the checkout it was built in.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import SoBasics
 import SoTestSupport
+import SoSystem
 
 /// Every module says what it is for and what it must not do (issue 31: the docs describe the code as it is).
 @Suite struct ModuleReadmeTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import SoBasics
 import SoTestSupport
+import SoSystem
 
 /// No silent failures in the actions (issue 31): every `try?` either becomes a named warning (a
 /// `diagnostics.warn` just after it) or carries a comment saying why ignoring the error is right (on its

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import SoBasics
 import SoTestSupport
+import SoSystem
 
 /// The shape issue 24 asked of Sources, kept: no line over 160 characters, and no force unwrap, `try!` or
 /// `as!` (a crash where an error with a hint belongs). String literals and comments are not code.

@@ -4,6 +4,7 @@ import SoBasics
 @testable import SoStack
 import SoRender
 import SoTestSupport
+import SoSystem
 
 func decodeSpec(_ text: String, sink: DiagnosticSink = DiagnosticSink()) throws -> Spec {
     let root = try #require(try YAMLFile.parse(text, file: "spec.yml"))
