@@ -41,12 +41,18 @@ let package = Package(
         ], exclude: ["README.md"]),
         // Pure rendering: deployment model → ordered Kubernetes objects; kind-config.yml.
         .target(name: "SoRender", dependencies: ["SoBasics", "SoStack", "SoCompose", "SoKube"], exclude: ["README.md"]),
-        // Use cases that sequence effects through the context.
+        // What every use case shares: the context (every effect an action may touch) and progress reporting.
         .target(name: "SoActions", dependencies: ["SoBasics", "SoCompose", "SoStack", "SoKube", "SoRender", .product(name: "Logging", package: "swift-log")],
                 exclude: ["README.md"]),
+        // Deploying: init, create, start as steps, stop, the observe verbs, render, list and cleanup.
+        .target(name: "SoDeploy", dependencies: ["SoActions", "SoBasics", "SoCompose", "SoStack", "SoKube", "SoRender"], exclude: ["README.md"]),
+        // Agent workspaces: up, down, the source carried in, the git verbs, task.
+        .target(name: "SoWorkspace", dependencies: ["SoDeploy", "SoActions", "SoBasics", "SoStack", "SoKube", "SoRender"], exclude: ["README.md"]),
+        // Writing stacks: stack new and info, build-containers, fetch-stack, setup-repositories.
+        .target(name: "SoAuthoring", dependencies: ["SoActions", "SoBasics", "SoCompose", "SoStack", "SoKube"], exclude: ["README.md"]),
         // ArgumentParser commands.
         .target(name: "SoCLI", dependencies: [
-            "SoBasics", "SoSystem", "SoStack", "SoActions", "SoKube", "SoKubeHTTP", "SoRender",
+            "SoBasics", "SoSystem", "SoStack", "SoActions", "SoDeploy", "SoWorkspace", "SoAuthoring", "SoKube", "SoKubeHTTP", "SoRender",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ], exclude: ["README.md"]),
@@ -63,9 +69,9 @@ let package = Package(
             .product(name: "NIOHTTP1", package: "swift-nio"),
         ]),
         .testTarget(name: "SoStackTests", dependencies: ["SoSystem", "SoStack", "SoRender", "SoTestSupport", .product(name: "Yams", package: "Yams")]),
-        .testTarget(name: "SoRenderTests", dependencies: ["SoSystem", "SoRender", "SoKube", "SoStack", "SoActions", "SoTestSupport"], exclude: ["Golden", "Stacks"]),
-        .testTarget(name: "SoActionsTests", dependencies: ["SoSystem", "SoActions", "SoTestSupport"]),
-        .testTarget(name: "SoCLITests", dependencies: ["SoSystem", "SoCLI", "SoActions", "SoCompose", "SoTestSupport",
+        .testTarget(name: "SoRenderTests", dependencies: ["SoSystem", "SoRender", "SoKube", "SoStack", "SoActions", "SoDeploy", "SoTestSupport"], exclude: ["Golden", "Stacks"]),
+        .testTarget(name: "SoActionsTests", dependencies: ["SoSystem", "SoActions", "SoDeploy", "SoWorkspace", "SoAuthoring", "SoTestSupport"]),
+        .testTarget(name: "SoCLITests", dependencies: ["SoSystem", "SoCLI", "SoActions", "SoDeploy", "SoWorkspace", "SoAuthoring", "SoCompose", "SoTestSupport",
                                                     .product(name: "ArgumentParser", package: "swift-argument-parser")], exclude: ["BadInput", "E2EStacks"]),
     ]
 )

@@ -24,5 +24,5 @@ public struct KindProvider: Sendable, Equatable {
 }
 
 extension SoContext {
-    var kindProvider: KindProvider { KindProvider.from(environment, diagnostics: diagnostics) }
+    package var kindProvider: KindProvider { KindProvider.from(environment, diagnostics: diagnostics) }
 }

@@ -1,6 +1,9 @@
 import Foundation
 import ArgumentParser
 import SoActions
+import SoDeploy
+import SoWorkspace
+import SoAuthoring
 import SoBasics
 
 struct DeployCommand: ParsableCommand {

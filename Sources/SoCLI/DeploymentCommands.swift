@@ -1,6 +1,9 @@
 import Foundation
 import ArgumentParser
 import SoActions
+import SoDeploy
+import SoWorkspace
+import SoAuthoring
 import SoBasics
 import SoRender
 
@@ -215,10 +218,11 @@ struct DeploymentStopCommand: SoRunnable {
     }
 
     func run(_ ctx: SoContext) async throws {
-        try await StopAction(target.context(ctx)).run(StopRequest(directory: target.dir(ctx),
-            cluster: target.options(manage: performClusterManagement && !skipClusterManagement),
-                                                               deleteVolumes: deleteVolumes, deleteNamespace: deleteNamespace, timeout: timeout, dryRun: dryRun,
-                                                               discard: discard))
+        let (context, dir) = (target.context(ctx), try target.dir(ctx))
+        let cluster = target.options(manage: performClusterManagement && !skipClusterManagement)
+        try await StopAction(context).run(StopRequest(directory: dir, cluster: cluster, deleteVolumes: deleteVolumes, deleteNamespace: deleteNamespace,
+                                                      timeout: timeout, dryRun: dryRun, discard: discard,
+                                                      volumeGuard: WorkGuard.stop(context, directory: dir, cluster: cluster)))
     }
 }
 

@@ -1,6 +1,9 @@
 import Foundation
 import ArgumentParser
 import SoActions
+import SoDeploy
+import SoWorkspace
+import SoAuthoring
 import SoBasics
 
 // Work leaving a workspace (spec `workspace:`, as agent-workspace has): task, diff, push, fetch.

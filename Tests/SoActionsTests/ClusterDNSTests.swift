@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 @testable import SoActions
+@testable import SoDeploy
+@testable import SoWorkspace
+@testable import SoAuthoring
 import SoBasics
 import SoKube
 import SoStack

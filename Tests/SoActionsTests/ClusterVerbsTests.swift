@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 @testable import SoActions
+@testable import SoDeploy
+@testable import SoWorkspace
+@testable import SoAuthoring
 import SoBasics
 import SoKube
 import SoRender
@@ -103,11 +106,11 @@ import SoSystem
         let c = try await ClusterHarness()
         try c.h.tmp.write("dep/spec.yml", try c.h.read("dep/spec.yml").replacingOccurrences(of: "config:\n", with: "config:\n  K: $generate:hex:8$\n"))
         _ = try await c.start()
-        try await StopAction(c.ctx).run(StopRequest(directory: "dep", cluster: c.options))
+        try await StopAction(c.ctx).run(StopRequest(directory: "dep", cluster: c.options, volumeGuard: nil))
         let left = c.cluster.all.map { "\($0.0.type.kind) \($0.0.name)" }.sorted()
         #expect(left == ["Namespace \(c.id)", "PersistentVolumeClaim \(c.id)-web-data", "Secret \(c.id)-generated-secrets"])
         _ = try await c.start()
-        try await StopAction(c.ctx).run(StopRequest(directory: "dep", cluster: c.options, deleteVolumes: true, deleteNamespace: true))
+        try await StopAction(c.ctx).run(StopRequest(directory: "dep", cluster: c.options, deleteVolumes: true, deleteNamespace: true, volumeGuard: nil))
         #expect(c.cluster.all.isEmpty)
     }
 
@@ -652,7 +655,7 @@ private final class Flag: @unchecked Sendable { var value = false }
         try c.cluster.seed(other)
         let p = c.h.processes
         p.missing = []
-        let stop = StopRequest(directory: "dep", cluster: ClusterOptions(performClusterManagement: true), deleteNamespace: true, timeout: 10)
+        let stop = StopRequest(directory: "dep", cluster: ClusterOptions(performClusterManagement: true), deleteNamespace: true, timeout: 10, volumeGuard: nil)
         p.expect(["kind", "get", "clusters"], stdout: "shared\n")
         try await StopAction(c.ctx).run(stop)
         #expect(p.unexpected.isEmpty && p.pending.isEmpty, "no kind delete: \(p.unexpected) \(p.pending)")

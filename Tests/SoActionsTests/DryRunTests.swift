@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 @testable import SoActions
+@testable import SoDeploy
+@testable import SoWorkspace
+@testable import SoAuthoring
 import SoBasics
 import SoKube
 import SoStack
@@ -173,7 +176,7 @@ import SoTestSupport
         let c = try await ClusterHarness()
         _ = try await c.start()
         let before = c.cluster.calls.count
-        let listed = try await StopAction(c.ctx).run(StopRequest(directory: "dep", cluster: c.options, deleteVolumes: true, deleteNamespace: true, dryRun: true))
+        let listed = try await StopAction(c.ctx).run(StopRequest(directory: "dep", cluster: c.options, deleteVolumes: true, deleteNamespace: true, dryRun: true, volumeGuard: nil))
         #expect(!listed.isEmpty && listed.contains { $0.hasPrefix("Deployment ") })
         #expect(Self.writes(Array(c.cluster.calls[before...])).isEmpty, "\(c.cluster.calls[before...])")
         #expect(c.h.console.stdout.contains("would delete Namespace \(NameRules.dnsLabel(c.id))"))

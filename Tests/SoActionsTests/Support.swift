@@ -1,5 +1,8 @@
 import Foundation
 import SoActions
+import SoDeploy
+import SoWorkspace
+import SoAuthoring
 import SoBasics
 import SoTestSupport
 import SoSystem

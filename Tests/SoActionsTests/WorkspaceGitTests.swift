@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 @testable import SoActions
+@testable import SoDeploy
+@testable import SoWorkspace
+@testable import SoAuthoring
 import SoBasics
 import SoKube
 import SoStack
@@ -171,14 +174,14 @@ struct GitWorkspace {
         try g.podRuns()
         try g.w.h.tmp.write("container-workspace/notes.md", "todo\n")
         do {
-            try await StopAction(g.w.ctx).run(StopRequest(directory: g.dir, cluster: g.w.clusterOptions, deleteVolumes: true))
+            try await StopAction(g.w.ctx).run(StopRequest(directory: g.dir, cluster: g.w.clusterOptions, deleteVolumes: true, volumeGuard: WorkGuard.stop(g.w.ctx, directory: g.dir, cluster: g.w.clusterOptions)))
             Issue.record("stop --delete-volumes deleted a workspace volume holding uncommitted work")
         } catch let e as SoError {
             #expect(e.message == "ws holds work that would be lost: 1 uncommitted change (?? notes.md)", "\(e.message)")
             #expect(e.hint?.contains("so deployment --dir \(g.dir) push") == true && e.hint?.contains("stop --delete-volumes --discard") == true, "\(e.hint ?? "")")
         }
         #expect(g.w.cluster.all.contains { $0.0.type.kind == "PersistentVolumeClaim" })
-        try await StopAction(g.w.ctx).run(StopRequest(directory: g.dir, cluster: g.w.clusterOptions, deleteVolumes: true, discard: true))
+        try await StopAction(g.w.ctx).run(StopRequest(directory: g.dir, cluster: g.w.clusterOptions, deleteVolumes: true, discard: true, volumeGuard: WorkGuard.stop(g.w.ctx, directory: g.dir, cluster: g.w.clusterOptions)))
         #expect(!g.w.cluster.all.contains { $0.0.type.kind == "PersistentVolumeClaim" })
     }
 

@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 @testable import SoActions
+@testable import SoDeploy
+@testable import SoWorkspace
+@testable import SoAuthoring
 import SoBasics
 import SoKube
 import SoTestSupport
@@ -35,7 +38,7 @@ import SoTestSupport
         try Self.seedHeldLease(c)
         let before = c.cluster.calls.count
         let verbs: [(String, () async throws -> Void)] = [
-            ("stop", { _ = try await StopAction(c.ctx).run(StopRequest(directory: "dep", cluster: c.options, timeout: 10)) }),
+            ("stop", { _ = try await StopAction(c.ctx).run(StopRequest(directory: "dep", cluster: c.options, timeout: 10, volumeGuard: nil)) }),
             ("restart", { try await ObserveAction(c.ctx).restart("dep", cluster: c.options, wait: false, timeout: 10) }),
             ("rotate-secrets", { _ = try await ObserveAction(c.ctx).rotateSecrets("dep", cluster: c.options, keys: [], timeout: 10) }),
         ]
@@ -64,7 +67,7 @@ import SoTestSupport
             // The holder finishes while this run waits: its Lease is gone at the third try.
             if tries.count == 3 { cluster.remove("Lease", "so-deployment-lock", namespace: c.id) }
         }
-        let deleted = try await StopAction(c.ctx).run(StopRequest(directory: "dep", cluster: c.options, timeout: 60))
+        let deleted = try await StopAction(c.ctx).run(StopRequest(directory: "dep", cluster: c.options, timeout: 60, volumeGuard: nil))
         #expect(tries.count == 3 && deleted.contains("Deployment \(c.id)-deployment"), "\(tries.count) \(deleted)")
         #expect(c.cluster.object("Deployment", "\(c.id)-deployment", namespace: c.id) == nil)
         // Given up at the end.

@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 import SoActions
+import SoDeploy
+import SoWorkspace
+import SoAuthoring
 import SoBasics
 import SoCLI
 import SoTestSupport

@@ -3,6 +3,9 @@ import Testing
 import ArgumentParser
 @testable import SoCLI
 import SoActions
+import SoDeploy
+import SoWorkspace
+import SoAuthoring
 import SoBasics
 import SoKube
 import SoTestSupport

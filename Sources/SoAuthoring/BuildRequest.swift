@@ -1,0 +1,15 @@
+import Foundation
+import SoBasics
+import SoCompose
+import SoStack
+import SoActions
+
+public struct BuildRequest: Sendable {
+    public var stack: String
+    /// Only these containers or compose services (names as listed by `--dry-run`).
+    public var include: [String] = []
+    public var exclude: [String] = []
+    public var forceRebuild = false
+    public var dryRun = false
+    public init(stack: String) { self.stack = stack }
+}

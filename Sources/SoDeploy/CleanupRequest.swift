@@ -1,0 +1,17 @@
+import Foundation
+import SoBasics
+import SoKube
+import SoRender
+import SoStack
+import SoActions
+
+public struct CleanupRequest: Sendable {
+    public var expired = false
+    public var orphaned = false
+    public var olderThan: Double?
+    public var dryRun = false
+    public var wait = true
+    public var timeout: Double = 120
+    public var cluster = ClusterOptions(performClusterManagement: false)
+    public init() {}
+}

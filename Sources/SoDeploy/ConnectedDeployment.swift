@@ -1,0 +1,37 @@
+import Foundation
+import SoBasics
+import SoCompose
+import SoKube
+import SoRender
+import SoStack
+import SoActions
+
+/// A deployment, resolved and connected: what the read verbs share.
+package struct ConnectedDeployment {
+    package let ctx: SoContext
+    package let model: DeploymentModel
+    package let namespace: String
+    package let client: ClusterClient
+    package let target: ClusterTarget
+
+    package static func open(_ ctx: SoContext, directory: String, cluster: ClusterOptions) async throws -> ConnectedDeployment {
+        let model = try DeploymentLoader.load(ctx.absolute(directory), fs: ctx.fs, diagnostics: ctx.diagnostics)
+        var options = cluster
+        options.performClusterManagement = false
+        let target = try await ClusterTargets(ctx: ctx).resolve(model, options, allowCreate: false)
+        return ConnectedDeployment(ctx: ctx, model: model, namespace: Renderer.namespace(of: model), client: try ctx.connect(target.connection),
+                                   target: target)
+    }
+
+    /// The deployment's Lease, for a verb that writes to it.
+    func lock(timeout: Double) -> DeploymentLock {
+        DeploymentLock(ctx: ctx, client: client, namespace: namespace, model: model, duration: timeout)
+    }
+
+    /// Pods of the deployment: Deployments' (`app=<id>`) then Jobs' (`app=<id>-job`).
+    func pods() async throws -> [JSON] {
+        let pod = ResourceType.pod
+        return try await client.list(pod, namespace: namespace, labelSelector: DeploymentNames.selector(model.id))
+            + client.list(pod, namespace: namespace, labelSelector: DeploymentNames.selector("\(model.id)-job"))
+    }
+}

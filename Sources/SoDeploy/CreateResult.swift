@@ -1,0 +1,14 @@
+import Foundation
+import SoBasics
+import SoCompose
+import SoRender
+import SoStack
+import SoActions
+
+public struct CreateResult: Sendable {
+    public var directory: String
+    public var deployment: DeploymentFile
+    public var changed: [String] = []
+    public var added: [String] = []
+    public var removed: [String] = []
+}

@@ -1,0 +1,24 @@
+import Foundation
+import SoBasics
+import SoKube
+import SoRender
+import SoStack
+import SoActions
+
+/// One `so` deployment found on the cluster (its namespace carries the facts).
+public struct DeploymentListing: Sendable, Equatable {
+    public var name: String
+    public var stack: String
+    public var namespace: String
+    public var id: String
+    public var directory: String
+    public var host: String
+    public var createdAt: Date?
+    public var expiresAt: Date?
+    public var readyDeployments: Int
+    public var deployments: Int
+    public var terminating: Bool
+
+    public var ready: Bool { deployments > 0 && readyDeployments == deployments }
+    public func expired(at now: Date) -> Bool { expiresAt.map { $0 <= now } ?? false }
+}

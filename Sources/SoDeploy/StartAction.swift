@@ -1,0 +1,428 @@
+import Foundation
+import SoBasics
+import SoKube
+import SoRender
+import SoStack
+import SoActions
+
+/// `so deployment start`, as one list of steps, each run once (it reads like helm's action.Install):
+///
+/// 1. render: the deployment's objects, in the manifest's order (no cluster yet);
+/// 2. connect: find the cluster, or create the deployment's kind cluster (here only, under the host's lock);
+///    then create the namespace, or read it (who owns it, what the last start recorded), and read the
+///    secret values already made — one round trip. In an existing namespace, list what the deployment owns
+///    (one list per kind): whether anything would change;
+/// 3. unchanged: a re-start that would change nothing ends the changes here (steps 4–7 are not taken): it
+///    renews only the Namespace's lifecycle annotations (one merge patch) and takes no lock;
+/// 4. lock: a Lease in the namespace (`DeploymentLock`), waited for while another run holds it (up to
+///    --timeout), renewed while held, given up in step 10;
+/// 5. secrets: the stored Secret read again under the lock; values to be made are made here, from it;
+/// 6. apply: the ingress controller when needed (under the cluster's lock); the Namespace and what the
+///    deployment owns read again, under the lock (what is unchanged, which Jobs ran, what to prune); then
+///    phase by phase in the manifest's order (`Stage`), only what differs from what runs;
+/// 7. prune: what this deployment owns that is no longer rendered;
+/// 8. load images: local images loaded into kind (begun beside step 2; the workloads wait for them; a
+///    failure is reported on every path);
+/// 9. wait: until Deployments are available and Jobs complete;
+/// 10. unlock: in one place, on every path (`DeploymentLock.holding`).
+///
+/// The stack's pre/post start commands run before step 2 and after step 10.
+///
+/// `--dry-run` (`StartRequest.dryRun`) takes the same steps with their writes in dry-run mode: no cluster or
+/// namespace is created, no lock taken, nothing loaded, generated, run or waited for; each apply is a
+/// server-side dry run and each prune only named. The report's `plan` says what start would do.
+public struct StartAction: Sendable {
+    public let ctx: SoContext
+    public init(_ ctx: SoContext) { self.ctx = ctx }
+
+    /// Requests in flight at once. Over HTTP/2 (what API servers speak) they share one connection; over
+    /// HTTP/1.1 each needs a connection, and so a TLS handshake, of its own.
+    static let parallelRequests = 8
+    /// Namespaced kinds `start` prunes when they leave the manifest (volumes are kept: data).
+    static let prunable = ["Ingress", "Deployment", "Job", "Service", "EndpointSlice", "ConfigMap", "Secret", "NetworkPolicy", "ResourceQuota", "LimitRange"]
+
+    @discardableResult
+    public func run(_ req: StartRequest) async throws -> StartReport {
+        // A dry run says only its plan.
+        var quiet = ctx
+        quiet.options.quiet = quiet.options.quiet || req.dryRun
+        let progress = ProgressReporter(ctx: quiet, mode: req.progress)
+        // 1. render
+        var rendered = try render(req)
+        let (model, namespace) = (rendered.model, rendered.namespace)
+        if req.onlyKinds == nil && !req.dryRun { try await StartCommands(ctx: ctx, model: model).run(.pre) }
+        // 2. connect (the local images' IDs are read meanwhile; they are loaded into kind beside the API requests)
+        guard let target = try await clusterTarget(&rendered, req, progress: progress) else {
+            // A dry run, and no cluster yet: start would create it; nothing can be checked.
+            if HostGatewayFinder.needed(model) { rendered.manifest = try RenderAction(ctx).render(model) }
+            var report = StartReport(namespace: namespace)
+            report.plan = rendered.manifest.objects.map { PlannedChange(action: .create, kind: $0.kind, name: $0.name, namespace: $0.namespace,
+                                                                        note: "not checked: the cluster does not exist yet") }
+            return report
+        }
+        let opened = try await open(rendered, target, req, progress: progress)
+        defer { opened.images?.cancel() }   // only an error leaves it running
+        // 3. unchanged
+        let renewal = unchanged(opened.rendered, opened.cluster, opened.objects, opened.owned, req, report: opened.report)
+        // 4. lock (not when nothing changes) … 10. unlock
+        let lock = renewal != nil || req.dryRun ? nil
+            : DeploymentLock(ctx: ctx, client: opened.cluster.client, namespace: namespace, model: model, duration: req.timeout)
+        // A run holding it (another start, a stop, a rotation) is waited for, named, up to --timeout.
+        let (report, objects) = try await DeploymentLock.holding(lock, waiting: req.timeout, progress: progress) {
+            var o = opened
+            if let renewal {
+                try await renew(&o, renewal, req, progress: progress)
+            } else {
+                try await change(&o, locked: lock != nil, req, progress: progress)
+            }
+            // 8. load images: awaited whether or not a workload was applied (a failure is reported here); pods
+            // that were waiting on one of them are made again.
+            if let loaded = try await o.images?.value, !loaded.isEmpty { try await o.steps.restartPodsWaiting(on: loaded) }
+            // 9. wait
+            if req.wait && !req.dryRun { try await o.steps.wait(for: o.objects, timeout: req.timeout) }
+            return (o.report, o.objects)
+        }
+        if req.dryRun { return Self.plan(report, objects: objects) }
+        if req.onlyKinds == nil { try await StartCommands(ctx: ctx, model: model).run(.post) }
+        let what = req.onlyKinds.map { "updated \($0.sorted().joined(separator: ", ")) of" } ?? "started"
+        let cluster = opened.cluster
+        let on = cluster.target.kindCluster.map { " on kind cluster \($0)" } ?? " (context \(cluster.target.connection.contextName))"
+        progress.done("\(what) \(model.id) in namespace \(namespace)" + on)
+        return report
+    }
+
+    /// What a start has read once connected, and what it will apply: one value the steps after step 2 read.
+    struct Opened {
+        var rendered: Rendered
+        var cluster: Connected
+        var imageIDs: [(image: String, id: String)]
+        /// The images being loaded into kind (nil: none, or a dry run).
+        var images: Task<[String], Error>?
+        var steps: StartSteps
+        /// What start applies, before the config revisions are stamped.
+        var base: [KubeObject]
+        /// What the deployment owns, as listed (an existing namespace, all kinds).
+        var owned: OwnedObjects?
+        /// The live Secrets and ConfigMaps the revisions are stamped from.
+        var liveConfig: [String: JSON]
+        var objects: [KubeObject]
+        var report: StartReport
+    }
+
+    /// Step 2 and what follows it before step 3: connect, render with what the cluster told, the images, what
+    /// start applies (values to be made named, not made), and what the deployment owns.
+    func open(_ rendered: Rendered, _ target: ClusterTarget, _ req: StartRequest, progress: ProgressReporter) async throws -> Opened {
+        var rendered = rendered
+        let (model, namespace) = (rendered.model, rendered.namespace)
+        let localImageIDs = localImageIDs(rendered, target, req)
+        let cluster = try await connect(rendered, target, req)
+        // The DNS policy allows where this cluster's DNS answers (its kube-dns endpoints), no wider.
+        let dns = model.spec.sections.egress == nil ? nil : await ClusterDNSReader(client: cluster.client).read()
+        if HostGatewayFinder.needed(model) || dns != nil {
+            // Rendered again, once, with what the cluster told (step 1 held back its warnings when a gateway was needed).
+            rendered.manifest = try RenderAction(ctx).render(model, hostGateway: rendered.hostGateway, clusterDNS: dns, warn: HostGatewayFinder.needed(model))
+        }
+        let imageIDs = await localImageIDs.value
+        let images = req.dryRun ? nil : loadImages(imageIDs, cluster.target, req, progress: progress)
+        var report = StartReport(namespace: namespace)
+        // What start applies, with the values stored so far (values to be made are named here, made once, under the lock).
+        let base = try manifest(rendered, cluster, req, stored: cluster.storedSecrets, imageIDs: imageIDs, make: false, report: &report)
+        let dryRun = !req.dryRun ? nil : StartSteps.DryRun(diff: req.diff, namespaceIsNew: cluster.existing == nil,
+                madeNow: report.generatedSecrets)
+        let steps = StartSteps(ctx: ctx, client: cluster.client, model: model, namespace: namespace, progress: progress,
+                               bindClaimsAhead: req.wait && !req.dryRun, dryRun: dryRun)
+        // What the deployment owns, read for the unchanged-test (apply and prune read it again under the lock).
+        var owned: OwnedObjects?
+        if let existing = cluster.existing, req.onlyKinds == nil {
+            owned = try await steps.listOwned(keep: base, kinds: StartAction.pruneKinds(existing))
+        }
+        // The revisions of its Secrets and ConfigMaps (with --only, as they run), for the pods that read them.
+        var liveConfig: [String: JSON] = owned?.live ?? [:]
+        if owned == nil, cluster.existing != nil { liveConfig = try await ConfigRevisions.live(cluster.client, namespace: namespace, deployment: model.id) }
+        return Opened(rendered: rendered, cluster: cluster, imageIDs: imageIDs, images: images, steps: steps, base: base, owned: owned,
+                      liveConfig: liveConfig, objects: ConfigRevisions.stamp(base, live: liveConfig), report: report)
+    }
+
+    /// Step 3's way: the Namespace's lifecycle annotations renewed, every object counted as unchanged.
+    func renew(_ o: inout Opened, _ renewal: Renewal, _ req: StartRequest, progress: ProgressReporter) async throws {
+        // One merge patch of those annotations alone: a run racing this one may have applied other fields.
+        if case .renew(let annotations) = renewal, !req.dryRun {
+            try await o.cluster.client.annotate(.namespace, name: o.rendered.namespace, namespace: nil, annotations)
+        }
+        if let owned = o.owned { o.steps.warnKeptVolumes(owned) }
+        // The Namespace counts as unchanged: only its lifecycle annotations were renewed.
+        o.report.unchanged = o.objects.filter { !$0.isKind(.job) }.map(\.reference)
+        o.report.skipped = o.objects.filter { $0.isKind(.job) }.map(\.reference)
+        progress.phase("unchanged", "\(o.report.unchanged.count) \(English.plural("object", o.report.unchanged.count)) already as rendered")
+    }
+
+    /// Steps 5 to 7, under the lock (`locked`; a dry run holds none and reads nothing again).
+    func change(_ o: inout Opened, locked: Bool, _ req: StartRequest, progress: ProgressReporter) async throws {
+        let (model, namespace, cluster) = (o.rendered.model, o.rendered.namespace, o.cluster)
+        // 5. secrets: the stored values read again under the lock (a rotation that ended while this run
+        // waited is kept, not undone), and values to be made made from them.
+        if locked, cluster.storedSecrets != nil || !o.report.generatedSecrets.isEmpty {
+            let stored = try await cluster.client.get(.secret, name: DeploymentNames.generatedSecrets(model.id), namespace: namespace)
+            let version = { (json: JSON?) in json?.at("metadata", "resourceVersion")?.string }
+            if !o.report.generatedSecrets.isEmpty || version(stored) != version(cluster.storedSecrets) {
+                o.base = try manifest(o.rendered, cluster, req, stored: stored, imageIDs: o.imageIDs, report: &o.report)
+                o.objects = ConfigRevisions.stamp(o.base, live: o.liveConfig)
+            }
+        }
+        // 6. apply
+        let images = o.images
+        if IngressInstaller.needed(model, o.rendered.manifest, req) && !req.dryRun {
+            // Its image may be one of the images being loaded (a spec caddy-ingress-image this host has).
+            _ = try await images?.value
+            // One controller per cluster: concurrent runs install it one at a time (the cluster's lock).
+            let clusterLock = DeploymentLock.cluster(ctx: ctx, client: cluster.client, duration: req.timeout)
+            _ = try await clusterLock.holding(waiting: req.timeout, progress: progress) {
+                try await IngressInstaller(ctx: ctx, client: cluster.client)
+                    .ensure(image: model.spec.sections.caddyIngressImage, acmeEmail: model.spec.acmeEmail, timeout: req.timeout, progress: progress)
+            }
+        }
+        // Another run may have changed what the deployment owns since the unchanged-test read it: apply and
+        // prune go by a read made under the lock (the Namespace too: the kinds it records are the ones listed).
+        var existing = cluster.existing
+        if let read = existing, req.onlyKinds == nil, locked {
+            let current = try await cluster.client.get(.namespace, name: namespace, namespace: nil) ?? read
+            (o.owned, existing) = (try await o.steps.listOwned(keep: o.objects, kinds: StartAction.pruneKinds(current)), current)
+            o.objects = ConfigRevisions.stamp(o.base, live: o.owned?.live ?? o.liveConfig)
+        }
+        if let owned = o.owned { o.steps.warnKeptVolumes(owned) }
+        try await o.steps.apply(o.objects, existing: existing, owned: o.owned, onlyKinds: req.onlyKinds, report: &o.report,
+                                beforeWorkloads: { _ = try await images?.value })
+        // 7. prune
+        try await o.steps.prune(o.owned?.pruneCandidates ?? [], report: &o.report)
+    }
+
+    // MARK: a dry run's plan
+
+    /// The plan of a dry run, from its report: what start would apply (as the server judged it, in the
+    /// manifest's order), what it would leave as it is, then what it would prune.
+    static func plan(_ report: StartReport, objects: [KubeObject]) -> StartReport {
+        var out = report
+        let judged = Dictionary(report.plan.filter { $0.action != .delete }.map { ($0.kind + "/" + $0.name, $0) }) { a, _ in a }
+        let untouched = Set(report.unchanged + report.skipped)
+        out.plan = objects.compactMap { o in
+            if let change = judged[o.kind + "/" + o.name] { return change }
+            guard untouched.contains(o.reference) else { return nil }
+            let namespaced = o.namespace != nil && !o.isKind(.namespace)
+            return PlannedChange(action: .unchanged, kind: o.kind, name: o.name, namespace: namespaced ? o.namespace : nil)
+        }
+        out.plan += report.plan.filter { $0.action == .delete }
+        return out
+    }
+
+    // MARK: 3. nothing to change
+
+    /// How a start of a running deployment that would change nothing renews the Namespace, or nil when it
+    /// would change something. It would change nothing when every object is already as rendered (start's
+    /// unchanged-test, `KubeObject.isUnchanged`), every Job exists, nothing is to be pruned, no value is to
+    /// be made and no ingress controller to be checked; the Namespace's lifecycle annotations (times and
+    /// host, which no other run's work depends on) may differ. A start racing another run either finds
+    /// nothing of it applied yet, or finds a difference and meets its lock.
+    func unchanged(_ rendered: Rendered, _ cluster: Connected, _ objects: [KubeObject], _ owned: OwnedObjects?, _ req: StartRequest,
+                   report: StartReport) -> Renewal? {
+        guard let existing = cluster.existing, let owned, req.onlyKinds == nil, !IngressInstaller.needed(rendered.model, rendered.manifest, req),
+              report.generatedSecrets.isEmpty, let ns = objects.first(where: { $0.isKind(.namespace) }),
+              let renewal = Self.lifecycleRenewal(ns, live: existing) else { return nil }
+        let rest = objects.filter { !$0.isKind(.namespace) }
+        guard owned.pruneCandidates.isEmpty,
+              rest.allSatisfy({ o in o.isKind(.job) ? owned.jobs.contains(o.name) : owned.live[o.kind + "/" + o.name].map(o.isUnchanged) == true })
+        else { return nil }
+        return renewal
+    }
+
+    static let lifecycleKeys: Set<String> = [DeploymentNames.Annotation.startedAt, DeploymentNames.Annotation.host, DeploymentNames.Annotation.expiresAt]
+
+    enum Renewal {
+        /// The live Namespace is what applying the rendered one would leave.
+        case asIs
+        /// It is once these annotations are set: the lifecycle ones and the applied hash.
+        case renew([(String, String)])
+    }
+
+    /// How the live Namespace becomes what applying `ns` would leave, when the two differ at most in the
+    /// lifecycle annotations; nil when anything else differs (labels, other annotations, an `expires-at`
+    /// gained or lost), which takes the locked way.
+    static func lifecycleRenewal(_ ns: KubeObject, live: JSON) -> Renewal? {
+        if ns.isUnchanged(in: live) { return .asIs }
+        var asLive = ns
+        for (i, (key, _)) in asLive.annotations.enumerated() where lifecycleKeys.contains(key) {
+            guard let value = live.annotations[key] else { return nil }
+            asLive.annotations[i].1 = value
+        }
+        let liveKeys = lifecycleKeys.filter { live.annotations[$0] != nil }
+        guard liveKeys.allSatisfy({ k in ns.annotations.contains { $0.0 == k } }), asLive.isUnchanged(in: live) else { return nil }
+        return .renew(ns.annotations.filter { lifecycleKeys.contains($0.0) } + [(KubeObject.appliedHashAnnotation, ns.appliedHash)])
+    }
+
+    // MARK: 1. render
+
+    struct Rendered: Sendable {
+        var model: DeploymentModel
+        var manifest: Manifest
+        /// The address compose's host-gateway stands for, when start found one.
+        var hostGateway: String? = nil
+        var namespace: String { Renderer.namespace(of: model) }
+    }
+
+    /// The objects. extra_hosts host-gateway without the spec's `host-gateway:`, and an egress policy's DNS,
+    /// depend on the cluster: this render checks (its warnings held back when a gateway is needed), and the
+    /// connect step renders once more with what the cluster told.
+    func render(_ req: StartRequest) throws -> Rendered {
+        let model = try RenderAction(ctx).model(req.directory)
+        return Rendered(model: model, manifest: try RenderAction(ctx).render(model, warn: !HostGatewayFinder.needed(model)))
+    }
+
+    // MARK: 2. connect
+
+    struct Connected: Sendable {
+        var target: ClusterTarget
+        var client: ClusterClient
+        /// The namespace as it stood (its owner checked), or nil when this run created it.
+        var existing: JSON?
+        /// The generated-secrets Secret as stored, when the deployment has one.
+        var storedSecrets: JSON?
+    }
+
+    /// The cluster for the deployment; the deployment's kind cluster is created when none runs (with cluster
+    /// management on), and the host gateway's address when the deployment needs one (rendered with it once
+    /// connected). A dry run creates nothing: nil when start would create the cluster (said so).
+    func clusterTarget(_ rendered: inout Rendered, _ req: StartRequest, progress: ProgressReporter) async throws -> ClusterTarget? {
+        progress.phase("connecting", "to the cluster")
+        let targets = ClusterTargets(ctx: ctx)
+        let found = req.dryRun ? try await targets.find(rendered.model, req.cluster, allowCreate: true)
+            : try await targets.resolve(rendered.model, req.cluster, allowCreate: true)
+        if HostGatewayFinder.needed(rendered.model) {
+            rendered.hostGateway = found?.kindCluster == nil ? nil : await HostGatewayFinder(ctx: ctx).kindGateway()
+        }
+        if found == nil {
+            let wanted = rendered.model.spec.kindClusterName ?? rendered.model.identity.clusterID
+            ctx.say("would create kind cluster '\(wanted)' from \(Path.join(rendered.model.directory, "kind-config.yml"))")
+        }
+        return found
+    }
+
+    /// The first round trip, three requests at once: create the namespace (only what never changes: the
+    /// rest comes with its apply), read it, and read the secret values already made. A kind context from
+    /// the user's kubeconfig that does not answer is stale: the cluster is found again through kind's CLI
+    /// (and created when none runs).
+    func connect(_ rendered: Rendered, _ target: ClusterTarget, _ req: StartRequest) async throws -> Connected {
+        let (model, namespace) = (rendered.model, rendered.namespace)
+        let secretName = SecretSources(ctx: ctx,
+                model: model).hasGenerated && (req.onlyKinds?.contains("Secret") ?? true) ? DeploymentNames.generatedSecrets(model.id) : nil
+        let bare = KubeObject(.namespace, name: namespace, annotations: [(DeploymentNames.directoryAnnotation, model.directory)])
+        func attempt(_ target: ClusterTarget) async throws -> Connected {
+            let client = try ctx.connect(target.connection)
+            if req.dryRun {
+                // Reads only: the Namespace and the stored values.
+                async let current = client.get(.namespace, name: namespace, namespace: nil)
+                async let stored = secretName == nil ? nil : client.get(.secret, name: secretName ?? "", namespace: namespace)
+                guard let existing = try await current else { return Connected(target: target, client: client, existing: nil, storedSecrets: nil) }
+                try checkOwnership(existing, namespace: namespace, model: model)
+                return Connected(target: target, client: client, existing: existing, storedSecrets: try await stored)
+            }
+            async let created = client.create(bare, fieldManager: "so")
+            async let current = client.get(.namespace, name: namespace, namespace: nil)
+            async let stored = secretName == nil ? nil : client.get(.secret, name: secretName ?? "", namespace: namespace)
+            if try await created != nil {
+                // This run created the namespace: nothing was there to read (the reads' answers, or errors, say nothing).
+                _ = try? await current
+                _ = try? await stored
+                return Connected(target: target, client: client, existing: nil, storedSecrets: nil)
+            }
+            // It exists; a read that went out before another run's create landed is made again.
+            var existing = try await current
+            if existing == nil { existing = try await client.get(.namespace, name: namespace, namespace: nil) }
+            guard let existing else {
+                throw SoError("namespace \(namespace) was deleted while this start began", hint: "run the start again")
+            }
+            try checkOwnership(existing, namespace: namespace, model: model)
+            return Connected(target: target, client: client, existing: existing, storedSecrets: try await stored)
+        }
+        do {
+            return try await attempt(target)
+        } catch let e as SoError where target.fromUserKubeconfig && e.exitCode == SoError.exitUnreachable {
+            // A stale kind-<cluster> entry in the user's kubeconfig: ask kind itself.
+            guard let kind = target.kindCluster else { throw e }
+            ctx.verbose("the kubeconfig's context kind-\(kind) did not answer (\(e.message)); asking kind")
+            let targets = ClusterTargets(ctx: ctx)
+            if let clusters = try await targets.installedKindClusters(), let found = clusters.contains(kind) ? kind : clusters.first {
+                return try await attempt(try await targets.kindCLITarget(found))
+            }
+            guard req.cluster.performClusterManagement, !req.dryRun else { throw e }
+            return try await attempt(try await targets.createKind(model))
+        }
+    }
+
+    /// A namespace annotated for another deployment directory is never taken over; one being deleted
+    /// cannot take new objects.
+    func checkOwnership(_ ns: JSON, namespace: String, model: DeploymentModel) throws {
+        if let owner = ns.annotations[DeploymentNames.directoryAnnotation], owner != model.directory {
+            throw SoError("namespace \(namespace) belongs to another deployment directory: \(owner)",
+                          hint: "stop that deployment first, or set 'namespace:' in this spec to another name")
+        }
+        if ns.at("metadata", "deletionTimestamp")?.string != nil {
+            throw SoError("namespace \(namespace) is being deleted", hint: "wait until it is gone ('kubectl get namespace \(namespace)'), then start again")
+        }
+    }
+
+    /// The IDs of the local images on this host, read beside the first round trip (on kind, with cluster
+    /// management on). A spec `caddy-ingress-image` this host has is loaded too, when the controller is installed,
+    /// and a spec `wait-image` the pods use (hosts that cannot pull the images `so` adds).
+    func localImageIDs(_ rendered: Rendered, _ target: ClusterTarget, _ req: StartRequest) -> Task<[(image: String, id: String)], Never> {
+        guard target.kindCluster != nil, req.cluster.performClusterManagement else { return Task { [] } }
+        let sections = rendered.model.spec.sections
+        let ingress = IngressInstaller.needed(rendered.model, rendered.manifest, req) ? sections.caddyIngressImage : nil
+        let wait = sections.waitImage.flatMap { image in rendered.manifest.objects.contains { ImageLoader.images(in: $0.value).contains(image) } ? image : nil }
+        let also = [ingress, wait].compactMap { $0 }
+        return Task { [ctx] in await ImageLoader(ctx: ctx).ids(manifest: rendered.manifest, model: rendered.model, also: also) }
+    }
+
+    /// Local images are compared with the kind node's (and loaded) beside the API requests; the workloads
+    /// wait for them.
+    func loadImages(_ ids: [(image: String, id: String)], _ target: ClusterTarget, _ req: StartRequest, progress: ProgressReporter) -> Task<[String], Error>? {
+        guard let kind = target.kindCluster, req.cluster.performClusterManagement, !ids.isEmpty else { return nil }
+        return Task { [ctx] in try await ImageLoader(ctx: ctx).load(ids, cluster: kind, progress: progress) }
+    }
+
+    // MARK: what start applies
+
+    /// The objects this start applies (`StartManifest`) with `stored` values, the Deployments that run local
+    /// images stamped with their IDs, the kinds `--only` names among them.
+    func manifest(_ rendered: Rendered, _ cluster: Connected, _ req: StartRequest, stored: JSON?, imageIDs: [(image: String, id: String)],
+                  make: Bool = true, report: inout StartReport) throws -> [KubeObject] {
+        let built = try StartManifest(ctx: ctx, model: rendered.model)
+            .objects(rendered.manifest, stored: stored, ttl: req.ttl, withSecrets: req.onlyKinds?.contains("Secret") ?? true, make: make)
+        report.generatedSecrets = built.madeNow
+        let objects = ImageLoader.stamp(built.objects, ids: imageIDs)
+        // A namespace this run created gets its labels and annotations whatever else is applied.
+        guard let only = req.onlyKinds else { return objects }
+        return objects.filter { only.contains($0.kind) || (cluster.existing == nil && $0.isKind(.namespace)) }
+    }
+
+    /// The kinds a start applies, recorded on the namespace: the next start lists only these (and the
+    /// current ones) to prune, instead of every prunable kind.
+    static func recordedKinds(_ objects: [KubeObject]) -> String {
+        Set(objects.map(\.kind) + ["Secret"]).intersection(prunable).sorted().joined(separator: ",")
+    }
+
+    /// What to list for pruning in an existing namespace: the kinds recorded by the last start (all
+    /// prunable kinds when it did not record them).
+    static func pruneKinds(_ namespace: JSON) -> [String] {
+        guard let recorded = namespace.annotations[DeploymentNames.Annotation.kinds] else { return prunable }
+        let kinds = Set(recorded.split(separator: ",").map(String.init))
+        return prunable.filter { kinds.contains($0) }
+    }
+
+    /// This deployment's objects as listed by label (`StartSteps.listOwned`), for `start --dry-run`'s plan.
+    func listOwned(_ client: ClusterClient, namespace: String, model: DeploymentModel, keep: [KubeObject],
+                   kinds: [String] = StartAction.prunable) async throws -> OwnedObjects {
+        let steps = StartSteps(ctx: ctx, client: client, model: model, namespace: namespace, progress: ProgressReporter(ctx: ctx, mode: .plain))
+        let owned = try await steps.listOwned(keep: keep, kinds: kinds)
+        steps.warnKeptVolumes(owned)
+        return owned
+    }
+}

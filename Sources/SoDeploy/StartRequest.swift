@@ -1,0 +1,36 @@
+import Foundation
+import SoBasics
+import SoKube
+import SoRender
+import SoStack
+import SoActions
+
+public struct StartRequest: Sendable {
+    public var directory: String
+    public var cluster: ClusterOptions
+    public var wait: Bool
+    public var timeout: Double
+    public var progress: ProgressMode
+    /// Apply only these kinds, and prune nothing (`update-envs` applies Deployments alone).
+    public var onlyKinds: Set<String>?
+    /// Overrides the spec's `ttl:` (seconds from this start until `cleanup --expired` may remove it).
+    public var ttl: Double?
+    /// `--dry-run`: the same steps with their writes in dry-run mode (helm's `install --dry-run`): nothing is
+    /// created, locked, loaded, generated, run or waited for; the report's plan says what start would do.
+    public var dryRun = false
+    /// With `dryRun`: the fields each configured object would change.
+    public var diff = false
+
+    public init(directory: String, cluster: ClusterOptions = ClusterOptions(), wait: Bool = true, timeout: Double = 300, progress: ProgressMode = .auto,
+                onlyKinds: Set<String>? = nil, ttl: Double? = nil, dryRun: Bool = false, diff: Bool = false) {
+        self.dryRun = dryRun
+        self.diff = diff
+        self.onlyKinds = onlyKinds
+        self.ttl = ttl
+        self.directory = directory
+        self.cluster = cluster
+        self.wait = wait
+        self.timeout = timeout
+        self.progress = progress
+    }
+}

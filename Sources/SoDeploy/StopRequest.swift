@@ -1,0 +1,34 @@
+import Foundation
+import SoBasics
+import SoKube
+import SoStack
+import SoRender
+import SoActions
+
+public struct StopRequest: Sendable {
+    public var directory: String
+    public var cluster: ClusterOptions
+    public var deleteVolumes: Bool
+    public var deleteNamespace: Bool
+    public var timeout: Double
+    /// List what would be deleted; delete nothing.
+    public var dryRun: Bool
+    /// Delete a workspace's volume even when its checkout holds work that is not pushed (`WorkGuard`).
+    public var discard: Bool
+    /// What stands between `--delete-volumes` and work not yet taken out of a volume (SoWorkspace's `WorkGuard`
+    /// for a deployment that may be a workspace); nil only where the caller checked already (`so down`).
+    /// No default: every caller says which.
+    public var volumeGuard: VolumeGuard?
+
+    public init(directory: String, cluster: ClusterOptions = ClusterOptions(performClusterManagement: false), deleteVolumes: Bool = false,
+                deleteNamespace: Bool = false, timeout: Double = 120, dryRun: Bool = false, discard: Bool = false, volumeGuard: VolumeGuard?) {
+        self.volumeGuard = volumeGuard
+        self.dryRun = dryRun
+        self.discard = discard
+        self.directory = directory
+        self.cluster = cluster
+        self.deleteVolumes = deleteVolumes
+        self.deleteNamespace = deleteNamespace
+        self.timeout = timeout
+    }
+}

@@ -1,0 +1,266 @@
+import Foundation
+import SoBasics
+import SoCompose
+import SoKube
+import SoRender
+import SoStack
+import SoActions
+
+/// Waits until Deployments are available and Jobs complete; a failure names the object and why
+/// (ImagePullBackOff with the image, CrashLoopBackOff with the last log lines, Unschedulable with the
+/// scheduler's message, a Pending claim).
+struct Waiter {
+    let ctx: SoContext
+    let client: ClusterClient
+    let namespace: String
+    /// Label selector of the pods and claims to diagnose.
+    let selector: String
+    /// The deployment directory the hints name (`so deployment --dir DIR logs …`).
+    var directory = "D"
+
+    struct Problem {
+        var fatal: Bool
+        var message: String
+        var hint: String
+        /// The Job whose pod it is (its `job-name` label), so a failed Job is explained by its own pod.
+        var job: String? = nil
+        /// A pod the scheduler found no room for (for lack of resources): the pod, as listed.
+        var unschedulable: JSON? = nil
+    }
+
+    /// How long a container without a readiness probe must have run before its rollout is believed. The kubelet
+    /// reports an exit late, later still on a busy node: a container that exits at once was still shown running
+    /// at 2 s, and later at 3 s, and start said "started", each once in a CI run on the 2-core real node.
+    static let settleSeconds = 5.0
+
+    /// How long this wait must itself have seen a recently started container running (without a probe) before
+    /// believing it. A busy kubelet reports the start late, and the exit later still: its own delay is added.
+    static let watchSeconds = 2.0
+
+    /// A container started longer ago than this is old enough that `watchSeconds` no longer applies.
+    static let recentSeconds = 30.0
+
+    /// How long a pod may stay unschedulable for lack of resources before a cluster that cannot add nodes
+    /// is believed (the scheduler retries as other pods go; a namespace being deleted frees its requests).
+    static let unschedulableGrace = 3.0
+
+    var dir: String { ShellWords.quote(directory) }
+
+    func wait(for objects: [KubeObject], timeout: Double, progress: ProgressReporter) async throws {
+        let deploymentType = ResourceType.deployment
+        let jobType = ResourceType.job
+        let deployments = objects.filter { $0.isKind(.deployment) }.map(\.name)
+        let jobs = objects.filter { $0.isKind(.job) }.map(\.name)
+        let start = ctx.clock.now()
+        var lastState = ""
+        var pause = 0.1
+        var unschedulableSince: [String: Date] = [:]
+        var capacity: NodeCapacity?
+        var seenRunning: [String: Date] = [:]
+        while true {
+            var pending: [String] = []
+            // One list per kind and poll, however many objects (50 Deployments cost one request, not 50).
+            let liveDeployments = deployments.isEmpty ? [:] : try await byName(deploymentType)
+            let liveJobs = jobs.isEmpty ? [:] : try await byName(jobType)
+            for name in deployments {
+                guard let d = liveDeployments[name] else { pending.append("Deployment \(name) (missing)"); continue }
+                if let state = Self.deploymentPending(d) { pending.append("Deployment \(name) (\(state))") }
+            }
+            for name in jobs {
+                guard let j = liveJobs[name] else { pending.append("Job \(name) (missing)"); continue }
+                if (j.at("status", "succeeded")?.int ?? 0) >= 1 { continue }
+                let failedCondition = j.at("status", "conditions")?.array.contains { $0["type"]?.string == "Failed" && $0["status"]?.string == "True" }
+                if (j.at("status", "failed")?.int ?? 0) >= 1 || failedCondition == true {
+                    let why = try await diagnose(pods: try await listPods()).first { $0.job == name || $0.fatal }
+                    throw SoError("Job \(namespace)/\(name) failed" + (why.map { ": \($0.message)" } ?? ""),
+                                  hint: why?.hint ?? "see 'so deployment --dir \(dir) logs' for its output")
+                }
+                pending.append("Job \(name) (running)")
+            }
+            if pending.isEmpty && deployments.isEmpty { return }
+            // Listed once a look: for the second look at containers, the diagnosis and the nudge.
+            let pods = try await listPods()
+            if pending.isEmpty {
+                // A container that starts and exits at once can count as available for an instant: the rollout
+                // is believed only when a second look, a moment later, finds it still so and no container of
+                // the deployment restarting.
+                let health = containerHealth(pods, seenRunning: &seenRunning)
+                if health.restarting.isEmpty && health.young.isEmpty { return }
+                if health.restarting.isEmpty {
+                    // Containers that started within the last moments: look again in a second (the kubelet reports an
+                    // exit late; a shorter second look missed a crash on the real node).
+                    try await ctx.clock.sleep(seconds: 1)
+                    continue
+                }
+                pending += health.restarting
+            }
+            let problems = try await diagnose(deployments: Array(liveDeployments.values), pods: pods)
+            await KubeletNudge(ctx: ctx, client: client, namespace: namespace).nudge(pods)
+            if let fatal = problems.first(where: \.fatal) { throw SoError(fatal.message, hint: fatal.hint) }
+            let stuck = problems.compactMap(\.unschedulable)
+            unschedulableSince = unschedulableSince.filter { entry in stuck.contains { $0.name == entry.key } }
+            for pod in stuck where unschedulableSince[pod.name] == nil { unschedulableSince[pod.name] = ctx.clock.now() }
+            if let pod = stuck.first(where: { ctx.clock.now().timeIntervalSince(unschedulableSince[$0.name] ?? .distantFuture) >= Self.unschedulableGrace }) {
+                if capacity == nil { capacity = try await NodeCapacity.read(client) }
+                if let capacity, !capacity.canGrow, let problem = problems.first(where: { $0.unschedulable?.name == pod.name }) {
+                    throw SoError(problem.message + "; " + capacity.explain(pod), hint: capacity.hint(directory: directory))
+                }
+            }
+            let elapsed = ctx.clock.now().timeIntervalSince(start)
+            if elapsed >= timeout {
+                let reason = problems.first.map { ": \($0.message)" } ?? ""
+                throw SoError("timed out after \(Int(timeout))s waiting for \(pending.joined(separator: ", "))\(reason)",
+                              hint: problems.first?.hint ?? "raise --timeout, or look at 'so deployment --dir \(dir) status'", exitCode: SoError.exitTimeout)
+            }
+            // Elsewhere an unschedulable pod may yet get a node (an autoscaler): said on the status line.
+            let state = pending.joined(separator: ", ") + (problems.first { $0.unschedulable != nil }.map { " — " + $0.message } ?? "")
+            if progress.isLive {
+                progress.live("waiting for " + state, elapsed: elapsed)
+            } else if state != lastState {
+                progress.phase("waiting", state)
+            }
+            lastState = state
+            // Polling: every tenth of a second for the first 3 s (a warm node starts a pod in about 2 s, and a
+            // look is three small lists), every quarter second until 5 s, every second until 15 s, then every 2 s.
+            try await ctx.clock.sleep(seconds: pause)
+            pause = elapsed < 3 ? 0.1 : elapsed < 5 ? 0.25 : elapsed < 15 ? 1 : 2
+        }
+    }
+
+    func byName(_ type: ResourceType) async throws -> [String: JSON] {
+        var out: [String: JSON] = [:]
+        for item in try await client.list(type, namespace: namespace, labelSelector: selector) { out[item.name] = item }
+        return out
+    }
+
+    /// nil when available; else a short state.
+    static func deploymentPending(_ d: JSON) -> String? {
+        let want = d.at("spec", "replicas")?.int ?? 1
+        let generation = d.at("metadata", "generation")?.int ?? 0
+        let observed = d.at("status", "observedGeneration")?.int ?? 0
+        let updated = d.at("status", "updatedReplicas")?.int ?? 0
+        let available = d.at("status", "availableReplicas")?.int ?? 0
+        if want == 0 { return nil }
+        if observed < generation { return "rollout not observed yet" }
+        if updated >= want && available >= want { return nil }
+        return "\(available)/\(want) available"
+    }
+
+    /// Containers of the Deployments' pods (not Jobs'): those that exited and are not running again, and
+    /// those running for less than `settleSeconds` (the kubelet reports an exit with some delay) — a container that exits at once can make its Deployment
+    /// count as available for an instant, so the rollout is believed only when they have run a little. A recent one
+    /// must also have been seen running by this wait for `watchSeconds` (`seenRunning`: when each start was first seen).
+    /// A container with a readiness probe (compose `healthcheck:`) is believed once Ready: its probe answered,
+    /// which says more than having run a few seconds (and the kubelet probes as soon as it sees it running).
+    func containerHealth(_ pods: [JSON], seenRunning: inout [String: Date]) -> (restarting: [String], young: [String]) {
+        let now = ctx.clock.now()
+        var restarting: [String] = [], young: [String] = []
+        for pod in pods where pod.labels["job-name"] == nil && pod.at("metadata", "deletionTimestamp") == nil {
+            let probed = Self.probedContainers(pod)
+            for c in pod.at("status", "containerStatuses")?.array ?? [] {
+                let name = "pod \(pod.name) container \(c["name"]?.string ?? "?")"
+                let restarts = c["restartCount"]?.int ?? 0
+                let startedAt = c.at("state", "running", "startedAt")?.string
+                let started = startedAt.flatMap(Timestamps.parse)
+                let unproved = restarts > 0 || c["ready"]?.bool != true || !probed.contains(c["name"]?.string ?? "")
+                var watched = Double.infinity
+                if let startedAt, let started, now.timeIntervalSince(started) < Self.recentSeconds, unproved {
+                    let key = "\(name)@\(startedAt)#\(restarts)"
+                    let first = seenRunning[key, default: now]
+                    seenRunning[key] = first
+                    watched = now.timeIntervalSince(first)
+                }
+                if c["ready"]?.bool != true, c.at("state", "terminated") != nil || (restarts > 0 && c.at("state", "running") == nil) {
+                    restarting.append(name + " (exited, restarting)")
+                } else if let started, unproved, now.timeIntervalSince(started) < Self.settleSeconds || watched < Self.watchSeconds {
+                    young.append(name)
+                } else if restarts > 0, let finished = c.at("lastState", "terminated", "finishedAt")?.string.flatMap(Timestamps.parse),
+                          c.at("lastState", "terminated", "exitCode")?.int != 0, now.timeIntervalSince(finished) < 15 {
+                    // Exited with an error moments ago and running again: it may be about to crash again.
+                    young.append(name)
+                }
+            }
+        }
+        return (restarting, young)
+    }
+
+    /// The deployment's pods (Jobs' included).
+    func listPods() async throws -> [JSON] {
+        try await client.list(.pod, namespace: namespace, labelSelector: selector)
+    }
+
+    /// The names of a pod's containers that have a readiness probe (compose `healthcheck:`).
+    static func probedContainers(_ pod: JSON) -> Set<String> {
+        Set((pod.at("spec", "containers")?.array ?? []).filter { $0["readinessProbe"] != nil }.compactMap { $0["name"]?.string })
+    }
+
+    /// What the deployment's pods (as just listed) and claims report.
+    func diagnose(deployments: [JSON] = [], pods: [JSON]) async throws -> [Problem] {
+        var problems: [Problem] = []
+        // Pods the ReplicaSet could not create (a quota, Pod Security): no pod shows it, only this condition.
+        for d in deployments.sorted(by: { $0.name < $1.name }) {
+            for cond in d.at("status", "conditions")?.array ?? [] where cond["type"]?.string == "ReplicaFailure" && cond["status"]?.string == "True" {
+                let msg = (cond["message"]?.string ?? cond["reason"]?.string ?? "").replacingOccurrences(of: "\n", with: " ")
+                let hint = msg.contains("exceeded quota") ? "raise quota: in the deployment's spec.yml (or lower its resources:), then start again"
+                    : msg.contains("PodSecurity") ? "the pod breaks the namespace's Pod Security level; see security: in the spec"
+                    : "see 'kubectl describe deployment \(d.name) -n \(namespace)'"
+                // Nothing runs and nothing can be created: waiting longer changes nothing.
+                problems.append(Problem(fatal: (d.at("status", "availableReplicas")?.int ?? 0) == 0,
+                                        message: "Deployment \(namespace)/\(d.name) cannot create its pods: \(msg)", hint: hint))
+            }
+        }
+        // A pod being deleted (replaced by a rollout, or by start after it loaded the image it waited on) is
+        // not a problem of the deployment's.
+        for pod in pods where pod.at("metadata", "deletionTimestamp") == nil {
+            let name = pod.name
+            let first = problems.count
+            let statuses = (pod.at("status", "initContainerStatuses")?.array ?? []) + (pod.at("status", "containerStatuses")?.array ?? [])
+            for c in statuses {
+                let container = c["name"]?.string ?? "?"
+                guard let waiting = c.at("state", "waiting"), let reason = waiting["reason"]?.string else { continue }
+                let message = (waiting["message"]?.string ?? "").replacingOccurrences(of: "\n", with: " ")
+                switch reason {
+                case "ImagePullBackOff", "ErrImagePull", "InvalidImageName", "ErrImageNeverPull":
+                    let image = c["image"]?.string ?? "?"
+                    let hint = image.hasSuffix(":local") ? "build it ('so build-containers') and start again: kind loads local images"
+                                                         : "check the image name and tag, and the registry's credentials (image-pull-secret)"
+                    problems.append(Problem(fatal: true, message: "pod \(namespace)/\(name) container \(container) cannot pull image \(image) (\(reason))",
+                                            hint: hint))
+                case "CrashLoopBackOff":
+                    let tail = try await lastLines(pod: name, container: container)
+                    let logs = tail.isEmpty ? "" : "; last log lines: \(tail)"
+                    problems.append(Problem(fatal: true, message: "pod \(namespace)/\(name) container \(container) keeps crashing (CrashLoopBackOff)" + logs,
+                                            hint: "see 'so deployment --dir \(dir) logs \(container)'"))
+                case "CreateContainerConfigError", "CreateContainerError":
+                    problems.append(Problem(fatal: true, message: "pod \(namespace)/\(name) container \(container) cannot start (\(reason)): \(message)",
+                                            hint: "a Secret, ConfigMap or key it references is missing"))
+                default:
+                    problems.append(Problem(fatal: false, message: "pod \(namespace)/\(name) container \(container) is waiting (\(reason))",
+                                            hint: message.isEmpty ? "see 'so deployment --dir \(dir) status'" : message))
+                }
+            }
+            for cond in pod.at("status", "conditions")?.array ?? [] where cond["type"]?.string == "PodScheduled" && cond["status"]?.string == "False" {
+                let msg = (cond["message"]?.string ?? cond["reason"]?.string ?? "").replacingOccurrences(of: "\n", with: " ")
+                problems.append(Problem(fatal: false, message: "pod \(namespace)/\(name) cannot be scheduled: \(msg)",
+                                        hint: "lower the spec's resources, or free capacity on the cluster",
+                                        unschedulable: msg.contains("Insufficient ") ? pod : nil))
+            }
+            let job = pod.labels["batch.kubernetes.io/job-name"] ?? pod.labels["job-name"]
+            for i in problems.indices.dropFirst(first) { problems[i].job = job }
+        }
+        for pvc in try await client.list(.persistentVolumeClaim, namespace: namespace,
+                                         labelSelector: selector) where pvc.at("status", "phase")?.string == "Pending" {
+            problems.append(Problem(fatal: false, message: "PersistentVolumeClaim \(namespace)/\(pvc.name) is Pending",
+                                    hint: "the cluster has no default StorageClass, or the claim's PersistentVolume does not match"))
+        }
+        return problems
+    }
+
+    func lastLines(pod: String, container: String) async throws -> String {
+        var text = ""
+        do {
+            for try await chunk in client.logs(namespace: namespace, pod: pod, options: LogOptions(container: container, tailLines: 5)) { text += chunk }
+        } catch { return "" }
+        return text.split(separator: "\n").suffix(5).joined(separator: " | ")
+    }
+}

@@ -1,0 +1,30 @@
+import Foundation
+import SoBasics
+import SoKube
+import SoStack
+import SoActions
+import SoDeploy
+
+public struct TaskRequest: Sendable {
+    public var directory: String
+    public var text: String
+    /// Instead of the spec's `workspace.task`.
+    public var command: String?
+    public var push = true
+    /// Open a pull request (GitHub) when the task succeeded and left commits.
+    public var pullRequest = false
+    public var title: String?
+    /// The pull request's base branch; default: the branch the workspace was cloned from.
+    public var base: String?
+    public var cluster = ClusterOptions(performClusterManagement: false)
+    /// The agent's output goes to stderr (stdout carries a JSON summary).
+    public var agentOutputToStderr = false
+    public init(directory: String, text: String) {
+        self.directory = directory
+        self.text = text
+    }
+}
+
+extension String {
+    func trimmingSuffix(_ suffix: String) -> String { hasSuffix(suffix) ? String(dropLast(suffix.count)) : self }
+}

@@ -1,0 +1,29 @@
+import Foundation
+import SoBasics
+import SoKube
+import SoRender
+import SoStack
+import SoActions
+import SoDeploy
+
+public struct UpRequest: Sendable {
+    public var stack: String
+    public var name: String?
+    public var config: [String] = []
+    public var with: [String]?
+    public var ttl: Double?
+    public var preview: Int?
+    public var wait = true
+    public var timeout: Double = 300
+    public var progress: ProgressMode = .auto
+    public var cluster = ClusterOptions()
+    /// Write nothing and change nothing on the cluster; report what would be created and applied.
+    public var dryRun = false
+    /// The checkout a workspace starts from when no `GIT_REPO` is given (default: the one the current
+    /// directory is in), and whether its uncommitted changes go in too.
+    public var from: String?
+    public var includeUncommitted = false
+    /// The agent CLI of a workspace stack (an entry of its `agents:` table); nil: the stack's default.
+    public var agent: String?
+    public init(stack: String) { self.stack = stack }
+}

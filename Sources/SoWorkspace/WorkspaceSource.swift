@@ -1,0 +1,117 @@
+import Foundation
+import SoBasics
+import SoKube
+import SoStack
+import SoActions
+import SoDeploy
+
+/// What a workspace started from when `so up` ran in a git checkout (no `GIT_REPO`): printed by `so up`.
+public struct WorkspaceSource: Sendable, Equatable, Encodable {
+    /// The checkout's top directory.
+    public var repository: String
+    /// The branch checked out there (empty: a detached HEAD).
+    public var branch: String
+    /// HEAD: the commit the workspace's branch starts from.
+    public var base: String
+    public var subject: String
+    /// The checkout's origin as the workspace gets it (credentials removed); empty: none, or one the cluster
+    /// cannot reach (a local path, said in `note`).
+    public var origin: String
+    /// Commits of HEAD's history carried in, and those of them no origin branch holds (never pushed).
+    public var commits: Int
+    public var localCommits: Int
+    /// Changes not committed in the checkout (`git status --porcelain` lines), and whether they were carried in.
+    public var uncommitted: Int
+    public var uncommittedCarried: Bool
+    /// The bundle's size in bytes (0 when nothing was carried: the workspace already had its checkout, or a dry run).
+    public var bundleBytes: UInt64 = 0
+    public var note: String?
+
+    /// One line per fact, as `so up` prints them (`planned`: as `so up --dry-run` does, before anything is carried).
+    public func lines(planned: Bool = false) -> [String] {
+        let head = "workspace source: \(repository) (\(branch.isEmpty ? "detached HEAD" : "branch \(branch)") at \(base.prefix(12)) \"\(subject)\")"
+        var out = [planned ? "would use " + head : head]
+        var carried = "\(commits) \(English.plural("commit", commits)) of history"
+        if !origin.isEmpty { carried += ", \(localCommits) of them not on origin" }
+        if uncommitted > 0 {
+            let changes = "\(uncommitted) uncommitted \(English.plural("change", uncommitted))"
+            carried += uncommittedCarried ? ", \(changes)" : "; not the \(changes) (--include-uncommitted carries them)"
+        }
+        if bundleBytes > 0 { carried += " (a git bundle of \(Self.bytes(bundleBytes)) over the Kubernetes API)" }
+        out.append(planned ? "  would carry in: \(carried)" : "  carried in: \(carried)")
+        out.append("  origin: \(origin.isEmpty ? "none" : origin)\(note.map { " (\($0))" } ?? "")")
+        return out
+    }
+
+    static func bytes(_ n: UInt64) -> String {
+        if n < 1024 { return "\(n) B" }
+        if n < 1 << 20 { return String(format: "%.1f KiB", Double(n) / 1024) }
+        if n < 1 << 30 { return String(format: "%.1f MiB", Double(n) / 1048576) }
+        return String(format: "%.2f GiB", Double(n) / 1073741824)
+    }
+
+    /// An origin URL as the workspace may hold it: an `http(s)://` URL loses any user and password (a token
+    /// there must never reach the cluster's objects or this terminal), another URL its password; nil for a
+    /// local path, which the cluster cannot reach.
+    static func carriedOrigin(_ url: String) -> String? {
+        let u = url.trimmedSpaces
+        if u.isEmpty || u.hasPrefix("/") || u.hasPrefix(".") || u.hasPrefix("~") || u.hasPrefix("file:") { return nil }
+        guard let scheme = u.range(of: "://") else {
+            // scp-like git@host:path keeps its user (never a secret); a bare relative path is local.
+            return u.contains(":") ? u : nil
+        }
+        let head = u[..<scheme.upperBound], rest = u[scheme.upperBound...]
+        let authorityEnd = rest.firstIndex(of: "/") ?? rest.endIndex
+        let authority = rest[..<authorityEnd]
+        guard let at = authority.lastIndex(of: "@") else { return u }
+        let user = authority[..<at], host = authority[authority.index(after: at)...]
+        let http = head.lowercased().hasPrefix("http")
+        let keptUser = http ? "" : (user.split(separator: ":", maxSplits: 1).first.map { String($0) + "@" } ?? "")
+        return String(head) + keptUser + host + rest[authorityEnd...]
+    }
+}
+
+extension WorkspaceContainer {
+    /// Waits until the workspace's container runs (the start beside it made the pod), up to `timeout` seconds.
+    static func running(_ ctx: SoContext, directory: String, cluster: ClusterOptions, timeout: Double) async throws -> WorkspaceContainer {
+        let began = ctx.clock.now()
+        var pause = 0.2
+        // Opened once: each poll reads the pods, never the deployment's files again.
+        let c = try await ConnectedDeployment.open(ctx, directory: directory, cluster: cluster)
+        while true {
+            let w = try await of(c)
+            if w.pod != nil { return w }
+            if ctx.clock.now().timeIntervalSince(began) >= timeout {
+                throw SoError("\(w.name)'s \(w.spec.service) container did not run within \(Int(timeout))s, so the repository could not be carried in",
+                              hint: "see why: so deployment --dir \(directory) status; then 'so up' again carries it", exitCode: SoError.exitTimeout)
+            }
+            try Task.checkCancellation()
+            try await ctx.clock.sleep(seconds: pause)
+            pause = min(pause * 1.5, 1)
+        }
+    }
+
+    /// Whether the container's path already holds a complete checkout (the clone keeps it).
+    func hasCheckout() async throws -> Bool {
+        let r = try await run("looking for the checkout", #"if [ -d "$1/.git" ] && [ ! -e "$1/.so-clone-incomplete" ]; then echo yes; else echo no; fi"#)
+        return r.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "yes"
+    }
+
+    /// Streams the bundle into `<path>/.so-carry/` through `kubectl exec -i` (never in memory), then the
+    /// marker the clone waits for, naming the base commit, the snapshot of uncommitted changes and the branch.
+    func deliver(_ b: CarryIn.Bundle, ref: String) async throws {
+        let script = """
+        c="$1/.so-carry"; mkdir -p "$c" || exit 3
+        cat > "$c/repo.bundle.part" && mv "$c/repo.bundle.part" "$c/repo.bundle" || exit 4
+        printf 'base=%s\\nseed=%s\\nref=%s\\n' "$2" "$3" "$4" > "$c/ready.part" && mv "$c/ready.part" "$c/ready"
+        """
+        // `exec -i`: stdin is the bundle file.
+        let args = try command(script, [b.base, b.seed ?? "", ref], stdin: true)
+        let r = try await ctx.processes.runStreaming(args, stdinFile: b.file, stdoutFile: nil, environment: nil, timeout: nil)
+        guard r.exitCode == 0 else {
+            throw SoError("carrying the repository into \(name) failed: \(r.lastErrorLine)",
+                          hint: "the workspace's volume may be full (a bundle of \(WorkspaceSource.bytes(b.bytes))); "
+                              + "see so deployment --dir \(c.model.directory) status")
+        }
+    }
+}
