@@ -1,0 +1,29 @@
+import Foundation
+import ArgumentParser
+import SoActions
+import SoDeploy
+import SoWorkspace
+import SoAuthoring
+import SoBasics
+import SoRender
+
+/// Options of the `deployment` group: a directory, or the name of one `so up` made.
+struct DeploymentOptions: GroupOptionSet {
+    @Option(name: .long, help: ArgumentHelp("Deployment directory made by 'so deploy create'.", valueName: "dir"))
+    var dir: String?
+    @Option(name: .long, help: ArgumentHelp("Name given to 'so up' (the directory $SO_HOME/deployments/NAME).", valueName: "name"))
+    var name: String?
+
+    var given: [GroupOption] { (dir == nil ? [] : [.dir]) + (name == nil ? [] : [.name]) }
+
+    func validate() throws {
+        if dir != nil && name != nil { throw ValidationError("give either --dir or --name, not both") }
+    }
+
+    /// For the verbs that act on one deployment (the group parses these options for `list` too, which takes neither).
+    func requireOne() throws {
+        if dir == nil && name == nil { throw ValidationError("give --dir DIR (a deployment directory) or --name NAME (one 'so up' made)") }
+    }
+
+    func directory(_ ctx: SoContext) throws -> String { try dir ?? ctx.namedDeployment(name ?? "") }
+}

@@ -1,0 +1,27 @@
+import Foundation
+import ArgumentParser
+import SoActions
+import SoDeploy
+import SoWorkspace
+import SoAuthoring
+import SoBasics
+import SoRender
+
+/// What every cluster verb takes: global options, the deployment directory, how to reach the cluster.
+struct DeploymentTarget: ParsableArguments {
+    /// The group options a verb holding this takes, besides those it declares itself (-o, --timeout, --dry-run).
+    static let takes: Set<GroupOption> = [.dir, .name, .kubeconfig, .context]
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var deployment: DeploymentOptions
+    @OptionGroup var cluster: ClusterFlags
+    /// The group and `so`, which parsed their options: what the line gave (`given`).
+    @ParentCommand var group: DeploymentCommand
+    @ParentCommand var so: SoCommand
+
+    func validate() throws { try deployment.requireOne() }
+
+    var given: [GroupOption] { group.given + so.given }
+    func dir(_ ctx: SoContext) throws -> String { try deployment.directory(ctx) }
+    func context(_ ctx: SoContext, root: RootOption? = nil) -> SoContext { global.context(ctx, root: root) }
+    func options(manage: Bool = false) -> ClusterOptions { cluster.options(manage: manage) }
+}

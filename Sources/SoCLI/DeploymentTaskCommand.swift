@@ -1,0 +1,62 @@
+import Foundation
+import ArgumentParser
+import SoActions
+import SoDeploy
+import SoWorkspace
+import SoAuthoring
+import SoBasics
+
+// Work leaving a workspace (spec `workspace:`, as agent-workspace has): task, diff, push, fetch.
+
+struct DeploymentTaskCommand: SoRunnable {
+    static let configuration = CommandConfiguration(
+        commandName: "task",
+        abstract: "Run the agent headless on a task in a workspace, then push its branch (and open a pull request).",
+        discussion: """
+        Runs the spec's workspace task command (agent-workspace: claude -p "$TASK" …) in the workspace's container with TEXT in $TASK, streaming its \
+        output. What the agent leaves uncommitted is committed, the branch is pushed to origin, and with --pr a pull request is opened on GitHub \
+        (GITHUB_TOKEN or GH_TOKEN; GITHUB_API_URL for GitHub Enterprise). Exits with the agent's exit code. TEXT '-' reads the task from standard input.
+
+        With -o json the summary is JSON and the agent's own output goes to stderr as it comes.
+
+        Example:
+          so deployment --name fix-login task "make the login test pass"
+          so deployment --name ci-1234 task --pr --title "Fix the login test" "make the login test pass"
+          so deployment --name fix-login task --no-push --command 'codex exec "$TASK"' "explain the build"
+        """
+    )
+    static let takes = DeploymentTarget.takes.union([.format])
+    @OptionGroup var target: DeploymentTarget
+    var given: [GroupOption] { target.given }
+    @Argument(help: ArgumentHelp("What the agent should do ('-': read it from standard input).", valueName: "text")) var text: String
+    @Option(name: .long, help: ArgumentHelp("Run this shell command instead of the spec's task (it reads $TASK).", valueName: "command")) var command: String?
+    @Flag(name: .long, help: "Leave the branch in the workspace; do not push it.") var noPush = false
+    @Flag(name: .long, help: "Open a pull request on GitHub when the agent succeeded and left commits.") var pr = false
+    @Option(name: .long, help: ArgumentHelp("Pull request title (default: the task's first line).", valueName: "title")) var title: String?
+    @Option(name: .long, help: ArgumentHelp("Pull request base branch (default: the branch the workspace was cloned from).",
+        valueName: "branch")) var base: String?
+    @OptionGroup var format: Formatted<OutputFormat>
+    var output: OutputFormat { format.value }
+
+    func validate() throws {
+        if noPush && pr { throw ValidationError("--pr needs the branch pushed: drop --no-push") }
+    }
+
+    func run(_ ctx: SoContext) async throws {
+        var ctx = target.context(ctx)
+        if output == .json { ctx.options.quiet = true }
+        var task = text
+        if text == "-" { task = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self) }
+        var req = TaskRequest(directory: try target.dir(ctx), text: task)
+        req.command = command
+        req.push = !noPush
+        req.pullRequest = pr
+        req.title = title
+        req.base = base
+        req.cluster = target.options()
+        req.agentOutputToStderr = output == .json
+        let r = try await TaskAction(ctx).run(req)
+        if output == .json { ctx.console.out(JSONOut.encode(r)) }
+        if r.exitCode != 0 { throw ExitCode(r.exitCode) }
+    }
+}

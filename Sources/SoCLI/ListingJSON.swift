@@ -1,0 +1,24 @@
+import Foundation
+import ArgumentParser
+import SoActions
+import SoDeploy
+import SoWorkspace
+import SoAuthoring
+import SoBasics
+
+/// The JSON shape of a listed deployment.
+struct ListingJSON: Encodable {
+    var name, stack, namespace, id, directory, host: String
+    var created: String?
+    var expires: String?
+    var ready: Bool
+    var readyDeployments, deployments: Int
+    var terminating: Bool
+
+    init(_ r: DeploymentListing) {
+        name = r.name; stack = r.stack; namespace = r.namespace; id = r.id; directory = r.directory; host = r.host
+        created = r.createdAt.map(Timestamps.rfc3339)
+        expires = r.expiresAt.map(Timestamps.rfc3339)
+        ready = r.ready; readyDeployments = r.readyDeployments; deployments = r.deployments; terminating = r.terminating
+    }
+}

@@ -1,0 +1,21 @@
+import Foundation
+import ArgumentParser
+import SoActions
+import SoDeploy
+import SoWorkspace
+import SoAuthoring
+import SoBasics
+import SoKube
+import SoKubeHTTP
+import Logging
+import SoStack
+import SoSystem
+
+/// `--root`, an option of `so`, on the verbs that look up a built-in stack by name.
+public struct RootOption: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("Directory holding the built-in stacks/, compose/, config/ (default: $SO_ROOT, then beside the so binary).",
+        valueName: "dir"))
+    public var root: String?
+
+    public init() {}
+}

@@ -1,0 +1,14 @@
+import Foundation
+import ArgumentParser
+import SoActions
+import SoDeploy
+import SoWorkspace
+import SoAuthoring
+import SoBasics
+
+/// `--output FILE`, the spec `deploy init` writes: an option of the `deploy` group, so `so deploy --output F init` parses.
+struct SpecOutputOption: GroupOptionSet {
+    @Option(name: .long, help: ArgumentHelp("Spec file to write (deploy init).", valueName: "file")) var output: String?
+
+    var given: [GroupOption] { output == nil ? [] : [.specOutput] }
+}
