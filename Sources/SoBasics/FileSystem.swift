@@ -1,7 +1,5 @@
 import Foundation
 
-public enum FileKind: Sendable, Equatable { case file, directory, symlink, socket, other }
-
 /// The file system seam. Paths are absolute strings.
 public protocol FileSystem: Sendable {
     func kind(_ path: String) -> FileKind?              // nil: nothing there (does not follow a final symlink)

@@ -134,22 +134,6 @@ extension RenderState {
     }
 }
 
-/// Compose networks on a plain compose stack (one Deployment per service): a service is reachable only
-/// from services that share one of its networks, as with docker compose. Services without `networks:`
-/// are on `default`. Nothing is generated when every service is on the default network.
-enum ComposeNetworks {
-    static func networks(of svc: ComposeService) -> [String] { svc.networks.isEmpty ? ["default"] : svc.networks }
-
-    /// For each service, the services allowed to reach it; nil when no service names a network.
-    static func peers(_ services: [ComposeService]) -> [(service: ComposeService, peers: [String])]? {
-        guard services.contains(where: { !$0.networks.isEmpty && $0.networks != ["default"] }) else { return nil }
-        return services.map { s in
-            let mine = Set(networks(of: s))
-            return (s, services.filter { $0.name != s.name && !mine.isDisjoint(with: networks(of: $0)) }.map(\.name))
-        }
-    }
-}
-
 extension RenderState {
     mutating func renderComposeNetworks() {
         guard model.podPerService else { return }
@@ -189,64 +173,7 @@ extension RenderState {
     }
 }
 
-/// Where a cluster's DNS answers, from what the cluster reports: the `kube-dns` Service's endpoints (CoreDNS
-/// pods on kind; a server on the node's address on the kit or behind NodeLocal DNSCache) and the NodeLocal
-/// DNSCache address. NetworkPolicies see addresses after kube-proxy's DNAT, never the Service's IP, so
-/// each is allowed as what it is: pods by the Service's selector, anything else by its address alone.
-public struct ClusterDNS: Sendable, Equatable {
-    /// The `kube-dns` Service's selector, when its endpoints are pods (in kube-system).
-    public var podSelector: [String: String]?
-    /// Addresses that are no pod's (host network, NodeLocal DNSCache's link-local address, the Service IP
-    /// NodeLocal DNSCache answers on): each a /32 or /128.
-    public var addresses: [String]
-
-    public init(podSelector: [String: String]?, addresses: [String]) {
-        self.podSelector = podSelector
-        self.addresses = addresses
-    }
-
-    /// The `to:` peers of the DNS policy; nil when the cluster reported nothing usable.
-    var peers: [YValue]? {
-        var out: [YValue] = []
-        if let podSelector, !podSelector.isEmpty {
-            let labels: YValue = .map(podSelector.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })
-            out.append(.map([("namespaceSelector", namespaceLabels("kube-system")), ("podSelector", .map([("matchLabels", labels)]))]))
-        }
-        for a in addresses.sorted() { out.append(.map([("ipBlock", .map([("cidr", .string(a.contains(":") ? "\(a)/128" : "\(a)/32"))]))])) }
-        return out.isEmpty ? nil : out
-    }
-}
-
-/// The egress proxy (spec `egress-proxy:`): what its container is told, and what the others are.
-struct EgressProxy {
-    static let defaultPort = 3128
-    var service: String
-    var component: String
-    var port: Int
-    /// Hosts and CIDRs it lets through, on `ports`.
-    var allow: [String]
-    var ports: [Int]
-    /// The spec file its refusals name.
-    var spec: String
-    /// Every service of the deployment: reached directly, never through the proxy.
-    var others: [String]
-
-    /// The proxy's own settings (config/agent-workspace/egress-proxy.py reads them).
-    var settings: [(String, String)] {
-        [("SO_EGRESS_ALLOW", allow.joined(separator: ",")), ("SO_EGRESS_PORTS", ports.map(String.init).joined(separator: ",")),
-         ("SO_EGRESS_SPEC", spec), ("SO_EGRESS_LISTEN", String(port))]
-    }
-
-    /// What every other container gets: the proxy for HTTP(S), the deployment's own services and the cluster's
-    /// names directly.
-    var clientSettings: [(String, String)] {
-        let url = "http://\(service):\(port)"
-        let direct = (["localhost", "127.0.0.1", "::1", ".svc", ".cluster.local"] + others).joined(separator: ",")
-        return [("HTTP_PROXY", url), ("HTTPS_PROXY", url), ("http_proxy", url), ("https_proxy", url), ("NO_PROXY", direct), ("no_proxy", direct)]
-    }
-}
-
 /// A NetworkPolicy peer: every pod of the namespace `name`.
 private func namespaceSelector(_ name: String) -> YValue { .map([("namespaceSelector", namespaceLabels(name))]) }
 /// The label selector of the namespace `name`.
-private func namespaceLabels(_ name: String) -> YValue { .map([("matchLabels", .map([("kubernetes.io/metadata.name", .string(name))]))]) }
+func namespaceLabels(_ name: String) -> YValue { .map([("matchLabels", .map([("kubernetes.io/metadata.name", .string(name))]))]) }

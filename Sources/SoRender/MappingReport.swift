@@ -4,30 +4,6 @@ import SoCompose
 import SoKube
 import SoStack
 
-/// Compose `pull_policy` → Kubernetes `imagePullPolicy` (nil: no equivalent).
-enum PullPolicy {
-    static func kubernetes(_ compose: String) -> String? {
-        switch compose {
-        case "always": return "Always"
-        case "never": return "Never"
-        case "missing", "if_not_present", "build": return "IfNotPresent"
-        case "daily", "weekly": return "Always"
-        default: return compose.hasPrefix("every_") ? "Always" : nil
-        }
-    }
-}
-
-/// What each compose key of each service became: mapped, approximated (and how) or ignored (and why).
-public struct MappingEntry: Sendable, Encodable, Equatable {
-    public enum Status: String, Sendable, Encodable { case mapped, approximated, ignored }
-    public var file: String
-    public var service: String
-    public var key: String
-    public var line: Int?
-    public var status: Status
-    public var detail: String
-}
-
 public enum MappingReport {
     /// `plan`: the port plan the deployment was rendered with (`Manifest.ports`); `options.hostGateway`: the
     /// address `host-gateway` stands for when the caller found one.

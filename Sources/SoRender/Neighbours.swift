@@ -28,34 +28,3 @@ extension PodBuilder {
         return out
     }
 }
-
-/// laconic-so's sidecar rewrite, narrowed: a sibling service name becomes `localhost` only where it is a
-/// host — the whole value, `name:PORT`, `@name`, `//name` — never inside paths, words or prose.
-public enum SiblingRewrite {
-    public static func apply(_ value: String, siblings: [String]) -> String {
-        var out = value
-        for name in siblings.sorted(by: { $0.count > $1.count }) where out.contains(name) {
-            if out == name { return "localhost" }
-            let n = NSRegularExpression.escapedPattern(for: name)
-            let patterns = [#"(?<=@|//)"# + n + #"(?=[:/?#]|$)"#, #"(?<![A-Za-z0-9_./@-])"# + n + #"(?=:[0-9])"#]
-            for p in patterns {
-                out = out.replacingOccurrences(of: p, with: "localhost", options: .regularExpression)
-            }
-        }
-        return out
-    }
-}
-
-/// What `depends_on` waits for on a plain compose stack: each dependency's first port.
-public enum DependencyWait {
-    /// The wait's image, unless the spec's `wait-image` names another.
-    public static let image = "busybox:1.36"
-
-    /// (dependency, port) pairs a service waits for; dependencies without a port, or that must complete, are skipped.
-    static func targets(_ svc: ComposeService, ports: PortPlan) -> [(String, Int)] {
-        svc.dependsOn.compactMap { d in
-            guard d.condition != "service_completed_successfully", let dep = ports.service(d.service), let port = dep.firstPort else { return nil }
-            return (dep.name, port)
-        }
-    }
-}

@@ -4,37 +4,6 @@ import SoCompose
 import SoKube
 import SoStack
 
-/// One secret value on its way into a Secret's `data`. It prints as `<secret>` (never its value), so a
-/// value interpolated into a message by mistake shows nothing.
-public struct SecretValue: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
-    /// The value as a Secret's `data` holds it: base64.
-    public let base64: String
-    public init(bytes: Data) { base64 = bytes.base64EncodedString() }
-    public init(text: String) { self.init(bytes: Data(text.utf8)) }
-    /// A value read back from a Secret's `data`, kept exactly as stored.
-    public init(base64: String) { self.base64 = base64 }
-    public var description: String { "<secret>" }
-    public var debugDescription: String { "<secret>" }
-    var text: String? { Data(base64Encoded: base64).map { String(decoding: $0, as: UTF8.self) } }
-}
-
-/// The values of the Secrets `start` makes from host values, gathered by the caller (read from the
-/// cluster, generated with the context's entropy, copied from the host). Render turns them into objects.
-public struct SecretValues: Sendable {
-    /// The `<id>-generated-secrets` data, in order; nil: that Secret is not rendered.
-    public var generated: [(key: String, value: SecretValue)]?
-    /// Compose `secrets:` values by the compose secret's name.
-    public var compose: [String: SecretValue]
-    /// The token of the spec's `image-pull-secret`; nil: no image-pull Secret.
-    public var imagePullToken: SecretValue?
-
-    public init(generated: [(key: String, value: SecretValue)]? = nil, compose: [String: SecretValue] = [:], imagePullToken: SecretValue? = nil) {
-        self.generated = generated
-        self.compose = compose
-        self.imagePullToken = imagePullToken
-    }
-}
-
 extension Renderer {
     /// Every object, the Secrets made of `secrets` among them (in place of any placeholders). Nil
     /// `secrets` renders exactly what `render(_:options:)` renders: no value ever appears.

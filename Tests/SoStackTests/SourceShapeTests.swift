@@ -150,4 +150,33 @@ import SoSystem
         #expect(count > 600, "only \(count) functions found in Sources: the check is not seeing them")
         #expect(long.isEmpty, "functions over \(Self.longestFunction) lines: \(long)")
     }
+
+    /// The top-level types a source declares (`struct`, `class`, `enum`, `protocol`, `actor`; not extensions).
+    static func topLevelTypes(_ text: String) -> [String] {
+        let kinds: Set<String> = ["struct", "class", "enum", "protocol", "actor"]
+        let skipped: Set<String> = ["public", "package", "internal", "private", "fileprivate", "final", "indirect"]
+        return text.split(separator: "\n", omittingEmptySubsequences: false).compactMap { line -> String? in
+            guard let first = line.first, first.isLetter || first == "@" else { return nil }
+            let words = line.split(separator: " ").map(String.init).drop { $0.hasPrefix("@") || skipped.contains($0) }
+            guard let kind = words.first, kinds.contains(kind), words.count > 1 else { return nil }
+            return String(words[words.startIndex + 1].prefix { $0.isLetter || $0.isNumber || $0 == "_" })
+        }
+    }
+
+    @Test func theTypeCheckSeesWhatItLooksFor() {
+        #expect(Self.topLevelTypes("public final class A: B {\n    struct Inner {}\n}\n@frozen public enum C { case x }\nextension D {}\n") == ["A", "C"])
+    }
+
+    /// Issue 31: each type lives in a file named for it (a file may also hold extensions, or hold only them).
+    @Test func eachTypeInAFileNamedForIt() throws {
+        var wrong: [String] = []
+        let files = try Self.sourceFiles()
+        for file in files {
+            let types = Self.topLevelTypes(try LocalFileSystem().readText(file))
+            let stem = Path.basename(file).replacingOccurrences(of: ".swift", with: "")
+            if types.count > 1 || (types.count == 1 && types[0] != stem) { wrong.append("\(file): \(types)") }
+        }
+        #expect(files.count > 300)
+        #expect(wrong.isEmpty, "\(wrong)")
+    }
 }

@@ -1,0 +1,67 @@
+import Foundation
+import Yams
+
+/// Strict reading of YAML files as written by people: every value keeps its file:line, scalars keep
+/// their raw text (no YAML 1.1 guessing), duplicate keys and alias bombs are errors, and mappings
+/// report unknown keys as warnings with a "did you mean".
+public enum YAMLFile {
+    /// Largest YAML file `so` reads.
+    public static let maxBytes: UInt64 = 4 * 1024 * 1024
+    /// Largest number of nodes a document may expand to through aliases.
+    public static let maxExpandedNodes = 200_000
+
+    /// Reads and parses `path`; nil when the document is empty (or only comments).
+    public static func load(_ path: String, fs: FileSystem, what: String = "YAML file") throws -> YNode? {
+        let text = try fs.readText(path, limit: maxBytes, what: what)
+        return try parse(text, file: path)
+    }
+
+    public static func parse(_ text: String, file: String) throws -> YNode? {
+        let node: Node?
+        do {
+            // No implicit typing (`.basic`): scalars keep their raw text and style, which is all this
+            // reader uses; the default resolver would also compile ICU regular expressions on every run.
+            node = try Yams.compose(yaml: text, .basic)
+        } catch let error as YamlError {
+            throw describe(error, file: file)
+        } catch {
+            throw SoError("\(file): cannot parse YAML: \(error)", hint: "check the file's YAML syntax")
+        }
+        guard let node else { return nil }
+        var count = 0
+        try checkExpansion(node, count: &count, file: file)
+        return YNode(node, file: file)
+    }
+
+    private static func checkExpansion(_ node: Node, count: inout Int, file: String) throws {
+        count += 1
+        if count > maxExpandedNodes {
+            throw SoError("document expands to more than \(maxExpandedNodes) values through aliases",
+                          hint: "remove the nested anchors/aliases (this looks like an alias bomb)",
+                          at: SourceLocation(file: file, line: node.mark?.line))
+        }
+        switch node {
+        case .mapping(let m): for (k, v) in m { try checkExpansion(k, count: &count, file: file); try checkExpansion(v, count: &count, file: file) }
+        case .sequence(let s): for v in s { try checkExpansion(v, count: &count, file: file) }
+        default: break
+        }
+    }
+
+    static func describe(_ error: YamlError, file: String) -> SoError {
+        switch error {
+        case let .scanner(context, problem, mark, _), let .parser(context, problem, mark, _), let .composer(context, problem, mark, _):
+            var text = problem
+            if let context { text += " (\(context.text))" }
+            return SoError("invalid YAML: \(text)", hint: "fix the YAML syntax at that line (indentation, quotes, colons)",
+                           at: SourceLocation(file: file, line: mark.line, column: mark.column))
+        case let .duplicatedKeysInMapping(duplicates, context):
+            return SoError("duplicate key '\(duplicates.joined(separator: "', '"))'",
+                           hint: "a key may appear once per mapping; remove or rename the repeated one",
+                           at: SourceLocation(file: file, line: context.mark.line, column: context.mark.column))
+        case let .reader(problem, _, _, _):
+            return SoError("\(file): cannot read YAML: \(problem)", hint: "save the file as UTF-8 text")
+        default:
+            return SoError("\(file): invalid YAML: \(error)", hint: "check the file's YAML syntax")
+        }
+    }
+}

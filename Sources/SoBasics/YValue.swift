@@ -1,0 +1,31 @@
+import Foundation
+
+/// An ordered YAML value for writing files byte-for-byte the same every time.
+public indirect enum YValue: Sendable, Equatable {
+    case string(String)
+    case int(Int)
+    case bool(Bool)
+    case null
+    case map([(String, YValue)])
+    case list([YValue])
+
+    public static func == (a: YValue, b: YValue) -> Bool {
+        switch (a, b) {
+        case let (.string(x), .string(y)): return x == y
+        case let (.int(x), .int(y)): return x == y
+        case let (.bool(x), .bool(y)): return x == y
+        case (.null, .null): return true
+        case let (.map(x), .map(y)): return x.count == y.count && zip(x, y).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
+        case let (.list(x), .list(y)): return x == y
+        default: return false
+        }
+    }
+
+    /// Writes block-style YAML: 2-space indents, list items indented under their key, strings quoted
+    /// only when a YAML 1.1 reader could take them for something else.
+    public func yaml() -> String {
+        var out = ""
+        YAMLEmit.emit(self, indent: 0, into: &out, atLineStart: true)
+        return out
+    }
+}

@@ -1,0 +1,24 @@
+import Foundation
+import SoBasics
+import SoCompose
+import SoKube
+import SoStack
+
+public struct RenderOptions: Sendable {
+    /// Also render the generated-secrets Secret, with placeholder values (never real ones).
+    public var placeholderSecrets = false
+    /// Addresses of the host names in the spec's `egress:` (resolved by the caller; rendering does no I/O).
+    public var egressAddresses: [String: [String]] = [:]
+    /// The address compose's `host-gateway` stands for, found by the caller (on kind, the gateway of kind's
+    /// docker network); the spec's `host-gateway:` wins over it. Nil: such extra_hosts are left out.
+    public var hostGateway: String?
+    /// Where the cluster's DNS answers, as the cluster reports it (start reads it for a spec with `egress:`);
+    /// nil: the DNS policy allows port 53 to kube-system's pods, which is all a render without a cluster knows.
+    public var clusterDNS: ClusterDNS?
+    public init(placeholderSecrets: Bool = false, egressAddresses: [String: [String]] = [:], hostGateway: String? = nil, clusterDNS: ClusterDNS? = nil) {
+        self.clusterDNS = clusterDNS
+        self.placeholderSecrets = placeholderSecrets
+        self.egressAddresses = egressAddresses
+        self.hostGateway = hostGateway
+    }
+}

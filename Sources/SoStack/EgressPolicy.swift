@@ -1,0 +1,80 @@
+import Foundation
+import SoBasics
+
+/// `egress:` — when present, the namespace denies all traffic except within itself, DNS, and egress
+/// to these hosts (resolved to addresses at start) or CIDRs, on `egress-ports` (default 443, 22, 80).
+public struct EgressPolicy: Sendable, Equatable {
+    /// As written: host names, CIDRs, URLs (`https://host/…`, `git@host:…`) or `${CONFIG_NAME}` holding one.
+    public var entries: [String] = []
+    public var ports: [Int] = [443, 22, 80]
+    /// `egress-proxy: SERVICE`: the compose service (in a pod of its own) that proxies HTTP(S) to the listed
+    /// hosts by name; its pods may reach any address on the allowed ports, the others go through it.
+    public var proxy: String?
+    public init() {}
+
+    /// Host names and CIDRs, with `${NAME}` expanded from the deployment's config and URLs reduced to
+    /// their host; an entry that expands to nothing is dropped.
+    public func targets(config: [String: String]) -> (hosts: [String], cidrs: [String]) {
+        var hosts: [String] = [], cidrs: [String] = []
+        for raw in entries {
+            guard let t = Self.target(Self.expand(raw, config: config)) else { continue }
+            if SpecSections.isCIDR(t) {
+                let c = t.contains("/") ? t : t + (t.contains(":") ? "/128" : "/32")
+                if !cidrs.contains(c) { cidrs.append(c) }
+            } else if !hosts.contains(t) {
+                hosts.append(t)
+            }
+        }
+        return (hosts, cidrs)
+    }
+
+    /// The ports URLs name beyond `ports`, by target (host or CIDR, as `targets` gives them): a URL's own
+    /// `:port`, else its scheme's (`git://` 9418, `ssh://` 22, `http://` 80, `https://` 443).
+    public func urlPorts(config: [String: String]) -> [String: [Int]] {
+        var out: [String: [Int]] = [:]
+        for raw in entries {
+            let v = Self.expand(raw, config: config).trimmedSpaces
+            guard let scheme = v.range(of: "://"), let t = Self.target(v) else { continue }
+            let key = SpecSections.isCIDR(t) && !t.contains("/") ? t + (t.contains(":") ? "/128" : "/32") : t
+            var authority = String(v[scheme.upperBound...].prefix { $0 != "/" })
+            if let at = authority.lastIndex(of: "@") { authority = String(authority[authority.index(after: at)...]) }
+            let explicit = authority.hasPrefix("[") ? authority.split(separator: "]").dropFirst().first.flatMap { Int($0.dropFirst()) }
+                : authority.split(separator: ":").dropFirst().first.flatMap { Int($0) }
+            let defaults = ["git": 9418, "ssh": 22, "git+ssh": 22, "http": 80, "https": 443]
+            guard let port = explicit ?? defaults[v[..<scheme.lowerBound].lowercased()], (1...65535).contains(port), !ports.contains(port) else { continue }
+            if !(out[key] ?? []).contains(port) { out[key, default: []].append(port) }
+        }
+        return out
+    }
+
+    /// `${NAME}` (and `${NAME:-…}`) replaced by the deployment's config value, or nothing.
+    static func expand(_ raw: String, config: [String: String]) -> String {
+        var v = raw
+        while let open = v.range(of: "${"), let close = v.range(of: "}", range: open.upperBound..<v.endIndex) {
+            let name = String(v[open.upperBound..<close.lowerBound]).split(separator: ":").first.map(String.init) ?? ""
+            v.replaceSubrange(open.lowerBound..<close.upperBound, with: config[name] ?? "")
+        }
+        return v
+    }
+
+    /// `https://user@host:443/path` → host; `git@host:org/repo` → host; a host or CIDR as is.
+    static func target(_ value: String) -> String? {
+        var v = value.trimmedSpaces
+        if v.isEmpty { return nil }
+        if let scheme = v.range(of: "://") { v = String(v[scheme.upperBound...]) }
+        else if v.contains("@"), let colon = v.firstIndex(of: ":"), v.firstIndex(of: "/").map({ $0 > colon }) ?? true { v = String(v[..<colon]) }
+        if SpecSections.isCIDR(v) { return v }
+        if let slash = v.firstIndex(of: "/") { v = String(v[..<slash]) }
+        if let at = v.lastIndex(of: "@") { v = String(v[v.index(after: at)...]) }
+        if v.hasPrefix("["), let close = v.firstIndex(of: "]") { return String(v[v.index(after: v.startIndex)..<close]).lowercased() }  // [IPv6]:port
+        if let colon = v.firstIndex(of: ":") { v = String(v[..<colon]) }
+        return v.isEmpty ? nil : v.lowercased()
+    }
+
+    /// An entry is acceptable when it is a CIDR, a host, a URL or refers to config.
+    static func valid(_ v: String) -> Bool {
+        if v.contains("${") { return true }
+        guard let t = target(v) else { return false }
+        return SpecSections.isCIDR(t) || SpecSections.isHostName(t)
+    }
+}

@@ -1,0 +1,269 @@
+import Foundation
+import SoBasics
+import SoCompose
+
+/// `spec.yml`: per-deployment overrides (reference §3.4), decoded strictly.
+public struct Spec: Sendable {
+    public var path: String
+    public var text: String
+    public var root: YNode
+    public var stack: String
+    public var stackLine: Int?
+    public var deployTo: DeployTarget
+    public var kubeConfig: String?
+    public var imageRegistry: String?
+    public var config: [ConfigEntry]
+    public var credentialsFiles: [String]
+    /// `network.ports`: each listed service's entries as written (`${VAR}` allowed); they replace the compose
+    /// file's (as laconic-so does), parsed once the deployment's values are known (`SpecPorts.apply`).
+    public var ports: [(service: String, entries: [ComposePortEntry], line: Int?)]
+    public var httpProxy: [HTTPProxy]
+    public var volumes: [(name: String, path: String?, line: Int?)]
+    public var configmaps: [(name: String, path: String, line: Int?)]
+    public var secrets: [String]
+    public var namespace: String?
+    public var replicas: Int?
+    public var kindClusterName: String?
+    public var kindMountRoot: String?
+    /// The kind node image (`kind-node-image:`, `deploy init --kind-node-image`): written into kind-config.yml.
+    public var kindNodeImage: String?
+    public var acmeEmail: String?
+    /// Host environment variables copied into the deployment's Secret at start (`secret-env:`).
+    public var secretEnv: [String]
+    /// Optional pods of the stack (`optional-pods:` in stack.yml) this deployment includes (`deploy init --with`).
+    public var with: [String] = []
+    /// Compose profiles to deploy (`deploy init --profile`); services with other profiles are left out.
+    public var profiles: [String] = []
+    /// How long after each start the deployment counts as expired (`so cleanup --expired`).
+    public var ttl: Double?
+    /// The address at which pods reach the host, for compose's `extra_hosts: NAME:host-gateway`
+    /// (`host-gateway:`); without it, start on kind uses the gateway of kind's docker network.
+    public var hostGateway: String?
+    /// `workspace:` (so's own key; agent-workspace's spec-defaults set it).
+    public var workspace: WorkspaceSpec?
+    /// `agents:` — agent CLIs added to (or replacing entries of) the stack's table.
+    public var agents: [AgentProfile] = []
+    /// Keys used when rendering (resources, security, images, scheduling, ingress …).
+    public var sections = SpecSections()
+
+    /// Every top-level key `so` understands (laconic-so's set plus `so`'s own).
+    public static let knownKeys = [
+        "stack", "deploy-to", "kube-config", "image-registry", "image-pull-secret", "image-pull-policy", "image-overrides",
+        "config", "credentials-files", "network", "volumes", "configmaps", "secrets", "resources", "security", "replicas",
+        "namespace", "annotations", "labels", "node-affinities", "node-tolerations", "kind-cluster-name", "kind-mount-root",
+        "kind-node-image",
+        "caddy-ingress-image", "wait-image", "maintenance-service", "external-services", "ca-certificates", "runtime-class",
+        "secret-env", "ingress-class", "ttl", "with", "egress", "egress-ports", "egress-proxy", "quota", "profiles",
+        "host-gateway", "workspace", "agents",
+    ]
+
+    public static func load(_ path: String, fs: FileSystem, diagnostics: DiagnosticSink) throws -> Spec {
+        let text = try fs.readText(path, limit: YAMLFile.maxBytes, what: "spec file")
+        guard let root = try YAMLFile.parse(text, file: path) else {
+            throw SoError("spec file is empty", hint: "create one with 'so --stack NAME deploy init --output \(Path.basename(path))'",
+                at: SourceLocation(file: path))
+        }
+        return try decode(root, text: text, path: path, diagnostics: diagnostics)
+    }
+
+    public static func decode(_ root: YNode, text: String, path: String, diagnostics: DiagnosticSink) throws -> Spec {
+        let m = try root.mapping("spec.yml")
+        let stackNode = try m.required("stack", hint: "add 'stack: NAME' (a built-in stack) or 'stack: /path/to/stack-dir'")
+        let stack = try stackNode.string("'stack'")
+        let deployNode = try m.required("deploy-to", hint: "add 'deploy-to: k8s-kind' (or k8s)")
+        let deployTo = try DeployTarget.parse(try deployNode.string("'deploy-to'"), at: deployNode.location)
+        var spec = Spec(path: path, text: text, root: root, stack: stack, stackLine: stackNode.line, deployTo: deployTo,
+                        config: [], credentialsFiles: [], ports: [], httpProxy: [], volumes: [], configmaps: [], secrets: [], secretEnv: [])
+        spec.kubeConfig = try m.string("kube-config")
+        spec.imageRegistry = try m.string("image-registry")
+        if deployTo == .k8s && spec.kubeConfig == nil {
+            throw root.error("deploy-to k8s needs 'kube-config'", hint: "add 'kube-config: /path/to/kubeconfig' or use deploy-to: k8s-kind")
+        }
+        if let c = m.nonNull("config") { spec.config = try decodeConfig(c) }
+        spec.credentialsFiles = try m.value("credentials-files")?.stringList("'credentials-files'", allowSingle: true) ?? []
+        if let n = m.nonNull("network") { try spec.decodeNetwork(n, diagnostics: diagnostics) }
+        try spec.decodeStorage(m)
+        try spec.decodeCluster(m, diagnostics: diagnostics)
+        spec.secretEnv = try m.value("secret-env")?.stringList("'secret-env'") ?? []
+        if let secretEnvNode = m.value("secret-env") {
+            for (i, name) in spec.secretEnv.enumerated() { try checkEnvName(name, at: secretEnvNode.location, index: i) }
+        }
+        spec.sections = try SpecSections.decode(m, diagnostics: diagnostics)
+        try spec.decodeHost(m)
+        if let w = m.nonNull("workspace") { spec.workspace = try decodeWorkspace(w, diagnostics: diagnostics) }
+        if let a = m.nonNull("agents") { spec.agents = try AgentTable.decode(a, diagnostics: diagnostics) }
+        spec.with = try m.value("with")?.stringList("'with'", allowSingle: true) ?? []
+        spec.profiles = try m.value("profiles")?.stringList("'profiles'", allowSingle: true) ?? []
+        m.accept(knownKeys)
+        m.finish(into: diagnostics)
+        return spec
+    }
+
+    /// `config:`: variable names checked, values as text, `$generate` tokens parsed.
+    static func decodeConfig(_ c: YNode) throws -> [ConfigEntry] {
+        var out: [ConfigEntry] = []
+        for e in try c.entries("'config'") {
+            try checkEnvName(e.key, at: e.keyNode.location)
+            let value = try configValue(e.value, key: e.key)
+            let token = try GenerateToken.parse(value, at: e.value.location)
+            out.append(ConfigEntry(key: e.key, value: value, line: e.keyNode.line, token: token))
+        }
+        return out
+    }
+
+    /// `network:`: ports, http-proxy and acme-email.
+    mutating func decodeNetwork(_ n: YNode, diagnostics: DiagnosticSink) throws {
+        let nm = try n.mapping("'network'")
+        if let p = nm.nonNull("ports") {
+            for e in try p.entries("'network.ports'") {
+                let list = e.value.isNull ? [] : try e.value.sequence("network.ports.\(e.key)").map(ComposePorts.entry)
+                ports.append((e.key, list, e.keyNode.line))
+            }
+        }
+        if let hp = nm.nonNull("http-proxy") {
+            for (i, h) in try hp.sequence("'network.http-proxy'").enumerated() {
+                httpProxy.append(try Self.decodeHTTPProxy(h, index: i, diagnostics: diagnostics))
+            }
+        }
+        acmeEmail = try nm.string("acme-email")
+        nm.finish(into: diagnostics)
+    }
+
+    /// One `network.http-proxy` entry: its host name and routes (`proxy-to: SERVICE:PORT`).
+    static func decodeHTTPProxy(_ h: YNode, index i: Int, diagnostics: DiagnosticSink) throws -> HTTPProxy {
+        let hm = try h.mapping("network.http-proxy[\(i)]")
+        let host = try hm.required("host-name").string("'host-name'")
+        var routes: [HTTPProxy.Route] = []
+        for (j, r) in try (hm.nonNull("routes")?.sequence("'routes'") ?? []).enumerated() {
+            let rm = try r.mapping("routes[\(j)]")
+            let proxyTo = try rm.required("proxy-to").string("'proxy-to'")
+            guard let target = ServicePort(proxyTo) else {
+                throw r.error("proxy-to '\(proxyTo)' must be SERVICE:PORT", hint: "for example web:8080 (a port in 1-65535)")
+            }
+            routes.append(.init(path: try rm.string("path") ?? "/", service: target.service, port: target.port))
+            rm.finish(into: diagnostics)
+        }
+        hm.finish(into: diagnostics)
+        return HTTPProxy(hostName: host, routes: routes)
+    }
+
+    /// `volumes:`, `configmaps:` and `secrets:`.
+    mutating func decodeStorage(_ m: MapReader) throws {
+        if let v = m.nonNull("volumes") {
+            for e in try v.entries("'volumes'") {
+                try NameRules.checkComponent(e.key, what: "volume name", at: e.keyNode.location)
+                volumes.append((e.key, try e.value.optionalString("volume '\(e.key)'"), e.keyNode.line))
+            }
+        }
+        if let c = m.nonNull("configmaps") {
+            for e in try c.entries("'configmaps'") {
+                try NameRules.checkComponent(e.key, what: "configmap name", at: e.keyNode.location)
+                let p = try e.value.optionalString("configmap '\(e.key)'") ?? "./configmaps/\(e.key)"
+                configmaps.append((e.key, p, e.keyNode.line))
+            }
+        }
+        if let s = m.nonNull("secrets") {
+            // laconic-so reads only the keys; values are free-form.
+            secrets = try s.entries("'secrets'").map(\.key)
+        }
+    }
+
+    /// `namespace:`, `replicas:` and the kind cluster's name, mount root and node image.
+    mutating func decodeCluster(_ m: MapReader, diagnostics: DiagnosticSink) throws {
+        if let ns = m.nonNull("namespace") {
+            let v = try ns.string("'namespace'")
+            guard NameRules.isDNSLabel(v) else {
+                throw ns.error("namespace '\(v)' is not a valid Kubernetes name", hint: "use lowercase letters, digits and '-', at most 63 characters")
+            }
+            namespace = v
+        }
+        replicas = try m.int("replicas")
+        if let r = replicas, r < 0 { throw m.error(at: "replicas", "replicas must be 0 or more", hint: "write a number such as 1") }
+        if let k = m.nonNull("kind-cluster-name") {
+            let v = try k.string("'kind-cluster-name'")
+            guard NameRules.isDNSLabel(v) else { throw k.error("kind-cluster-name '\(v)' is not a valid cluster name",
+                hint: "use lowercase letters, digits and '-'") }
+            kindClusterName = v
+        }
+        if let k = m.nonNull("kind-mount-root") {
+            let v = try k.string("'kind-mount-root'")
+            guard v.hasPrefix("/") || v.hasPrefix("~") else { throw k.error("kind-mount-root must be an absolute path", hint: "for example /srv/kind") }
+            kindMountRoot = v
+        }
+        if let k = m.nonNull("kind-node-image") {
+            let v = try k.string("'kind-node-image'")
+            guard ImageReference.isPlausible(v) else {
+                throw k.error("kind-node-image '\(v)' is not an image reference", hint: "write a kind node image, e.g. kind-node-image: kindest/node:v1.31.0")
+            }
+            kindNodeImage = v
+            if deployTo == .k8s {
+                diagnostics.warn("kind-node-image is ignored for deploy-to k8s", hint: "it sets the image of a kind cluster's node; remove it", at: k.location)
+            }
+        }
+    }
+
+    /// `ttl:` and `host-gateway:`.
+    mutating func decodeHost(_ m: MapReader) throws {
+        if let t = m.nonNull("ttl") {
+            let v = try t.string("'ttl'")
+            guard let seconds = DurationText.seconds(v), seconds > 0 else {
+                throw t.error("ttl '\(v)' is not a duration", hint: "write a duration such as 90m, 4h or 2d")
+            }
+            ttl = seconds
+        }
+        if let g = m.nonNull("host-gateway") {
+            let v = try g.string("'host-gateway'")
+            guard IPAddress.isValid(v) else {
+                throw g.error("host-gateway '\(v)' is not an IP address",
+                    hint: "write the address at which pods reach the host, e.g. host-gateway: 172.18.0.1 "
+                        + "(kind's docker network gateway: docker network inspect kind)")
+            }
+            hostGateway = v
+        }
+    }
+
+    /// `workspace:`: the service holding the checkout, its absolute path, the task command and the agent.
+    static func decodeWorkspace(_ w: YNode, diagnostics: DiagnosticSink) throws -> WorkspaceSpec {
+        let wm = try w.mapping("'workspace'")
+        let path = try wm.string("path") ?? "/workspace"
+        guard path.hasPrefix("/") else { throw (wm.nonNull("path") ?? w).error("workspace path '\(path)' is not absolute",
+            hint: "write the checkout's path in the container, e.g. path: /workspace") }
+        var workspace = WorkspaceSpec(service: try wm.required("service",
+            hint: "name the compose service whose container holds the checkout, e.g. service: agent").string("'workspace.service'"),
+                                      path: path, task: try wm.string("task"), agent: try wm.string("agent"), line: w.line)
+        workspace.agentLine = wm.nonNull("agent")?.line
+        wm.finish(into: diagnostics)
+        return workspace
+    }
+
+    static func checkEnvName(_ name: String, at location: SourceLocation, index: Int? = nil) throws {
+        guard NameRules.isVariable(name) else {
+            throw SoError("invalid variable name '\(name)'", hint: "use letters, digits and '_', not starting with a digit", at: location)
+        }
+    }
+
+    /// A config value as text: strings as written, ints as written, YAML bools as true/false.
+    static func configValue(_ node: YNode, key: String) throws -> String {
+        if node.isNull { return "" }
+        guard node.isScalar else {
+            throw node.error("config value of '\(key)' must be a single value, not \(node.isMapping ? "a mapping" : "a list")",
+                hint: "quote it or join the values into one string")
+        }
+        let raw = try node.string("'\(key)'")
+        if !node.isQuoted {
+            switch raw {
+            case "true", "True", "TRUE": return "true"
+            case "false", "False", "FALSE": return "false"
+            default: break
+            }
+        }
+        return raw
+    }
+
+    /// Keys of config entries holding a `$generate` token, in order: the one place that decides which keys
+    /// are generated (the deployment model, deploy create, rotate-secrets and start read it from here).
+    public var generatedKeys: [String] { config.filter(\.isGenerated).map(\.key) }
+
+    /// Config entries without `$generate` tokens: what goes into config.env.
+    public var plainConfig: [ConfigEntry] { config.filter { !$0.isGenerated } }
+}
