@@ -5,7 +5,7 @@ let package = Package(
     name: "so",
     platforms: [.macOS(.v13)],
     products: [
-        .executable(name: "so", targets: ["so"]),
+        .executable(name: "so", targets: ["so"])
     ],
     dependencies: [
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
@@ -22,56 +22,92 @@ let package = Package(
         // The live effects (a leaf, as SoKubeHTTP is): the local file system, programs run with swift-subprocess,
         // the system clock, entropy, console, resolver and host locks. Only the CLI's live context and the HTTP
         // client's credentials reach them.
-        .target(name: "SoSystem", dependencies: ["SoBasics", .product(name: "Subprocess", package: "swift-subprocess")], exclude: ["README.md"]),
+        .target(
+            name: "SoSystem", dependencies: ["SoBasics", .product(name: "Subprocess", package: "swift-subprocess")],
+            exclude: ["README.md"]),
         // Compose files as users write them: model, interpolation, env files.
-        .target(name: "SoCompose", dependencies: ["SoBasics", .product(name: "Yams", package: "Yams")], exclude: ["README.md"]),
+        .target(
+            name: "SoCompose", dependencies: ["SoBasics", .product(name: "Yams", package: "Yams")],
+            exclude: ["README.md"]),
         // stack.yml, spec.yml, deployment.yml, config.env, stack resolution.
         .target(name: "SoStack", dependencies: ["SoBasics", "SoCompose"], exclude: ["README.md"]),
         // Kubernetes objects as ordered values, with deterministic YAML/JSON encoding.
         .target(name: "SoKube", dependencies: ["SoBasics"], exclude: ["README.md"]),
         // The live ClusterClient over HTTPS (the only module that builds AsyncHTTPClient/NIOSSL: a leaf).
-        .target(name: "SoKubeHTTP", dependencies: [
-            "SoBasics", "SoKube", "SoSystem",
-            .product(name: "AsyncHTTPClient", package: "async-http-client"),
-            .product(name: "NIOSSL", package: "swift-nio-ssl"),
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOPosix", package: "swift-nio"),
-            .product(name: "NIOHTTP1", package: "swift-nio"),
-            .product(name: "Logging", package: "swift-log"),
-        ], exclude: ["README.md"]),
+        .target(
+            name: "SoKubeHTTP",
+            dependencies: [
+                "SoBasics", "SoKube", "SoSystem",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ], exclude: ["README.md"]),
         // Pure rendering: deployment model → ordered Kubernetes objects; kind-config.yml.
-        .target(name: "SoRender", dependencies: ["SoBasics", "SoStack", "SoCompose", "SoKube"], exclude: ["README.md"]),
+        .target(
+            name: "SoRender", dependencies: ["SoBasics", "SoStack", "SoCompose", "SoKube"], exclude: ["README.md"]),
         // What every use case shares: the context (every effect an action may touch) and progress reporting.
-        .target(name: "SoActions", dependencies: ["SoBasics", "SoCompose", "SoStack", "SoKube", "SoRender", .product(name: "Logging", package: "swift-log")],
-                exclude: ["README.md"]),
+        .target(
+            name: "SoActions",
+            dependencies: [
+                "SoBasics", "SoCompose", "SoStack", "SoKube", "SoRender",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            exclude: ["README.md"]),
         // Deploying: init, create, start as steps, stop, the observe verbs, render, list and cleanup.
-        .target(name: "SoDeploy", dependencies: ["SoActions", "SoBasics", "SoCompose", "SoStack", "SoKube", "SoRender"], exclude: ["README.md"]),
+        .target(
+            name: "SoDeploy", dependencies: ["SoActions", "SoBasics", "SoCompose", "SoStack", "SoKube", "SoRender"],
+            exclude: ["README.md"]),
         // Agent workspaces: up, down, the source carried in, the git verbs, task.
-        .target(name: "SoWorkspace", dependencies: ["SoDeploy", "SoActions", "SoBasics", "SoStack", "SoKube", "SoRender"], exclude: ["README.md"]),
+        .target(
+            name: "SoWorkspace", dependencies: ["SoDeploy", "SoActions", "SoBasics", "SoStack", "SoKube", "SoRender"],
+            exclude: ["README.md"]),
         // Writing stacks: stack new and info, build-containers, fetch-stack, setup-repositories.
-        .target(name: "SoAuthoring", dependencies: ["SoActions", "SoBasics", "SoCompose", "SoStack", "SoKube"], exclude: ["README.md"]),
+        .target(
+            name: "SoAuthoring", dependencies: ["SoActions", "SoBasics", "SoCompose", "SoStack", "SoKube"],
+            exclude: ["README.md"]),
         // ArgumentParser commands.
-        .target(name: "SoCLI", dependencies: [
-            "SoBasics", "SoSystem", "SoStack", "SoActions", "SoDeploy", "SoWorkspace", "SoAuthoring", "SoKube", "SoKubeHTTP", "SoRender",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            .product(name: "Logging", package: "swift-log"),
-        ], exclude: ["README.md"]),
+        .target(
+            name: "SoCLI",
+            dependencies: [
+                "SoBasics", "SoSystem", "SoStack", "SoActions", "SoDeploy", "SoWorkspace", "SoAuthoring", "SoKube",
+                "SoKubeHTTP", "SoRender",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ], exclude: ["README.md"]),
         .executableTarget(name: "so", dependencies: ["SoCLI"], exclude: ["README.md"]),
         .target(name: "SoTestSupport", dependencies: ["SoBasics", "SoSystem", "SoKube"], exclude: ["README.md"]),
         .testTarget(name: "SoComposeTests", dependencies: ["SoSystem", "SoCompose", "SoTestSupport"]),
         .testTarget(name: "SoKubeTests", dependencies: ["SoSystem", "SoKube", "SoBasics", "SoTestSupport"]),
-        .testTarget(name: "SoKubeHTTPTests", dependencies: ["SoSystem", 
-            "SoKubeHTTP", "SoKube", "SoBasics", "SoTestSupport",
-            .product(name: "AsyncHTTPClient", package: "async-http-client"),
-            .product(name: "NIOSSL", package: "swift-nio-ssl"),
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOPosix", package: "swift-nio"),
-            .product(name: "NIOHTTP1", package: "swift-nio"),
-        ]),
-        .testTarget(name: "SoStackTests", dependencies: ["SoSystem", "SoStack", "SoRender", "SoTestSupport", .product(name: "Yams", package: "Yams")]),
-        .testTarget(name: "SoRenderTests", dependencies: ["SoSystem", "SoRender", "SoKube", "SoStack", "SoActions", "SoDeploy", "SoTestSupport"], exclude: ["Golden", "Stacks"]),
-        .testTarget(name: "SoActionsTests", dependencies: ["SoSystem", "SoActions", "SoDeploy", "SoWorkspace", "SoAuthoring", "SoTestSupport"]),
-        .testTarget(name: "SoCLITests", dependencies: ["SoSystem", "SoCLI", "SoActions", "SoDeploy", "SoWorkspace", "SoAuthoring", "SoCompose", "SoTestSupport",
-                                                    .product(name: "ArgumentParser", package: "swift-argument-parser")], exclude: ["BadInput", "E2EStacks"]),
+        .testTarget(
+            name: "SoKubeHTTPTests",
+            dependencies: [
+                "SoSystem",
+                "SoKubeHTTP", "SoKube", "SoBasics", "SoTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]),
+        .testTarget(
+            name: "SoStackTests",
+            dependencies: ["SoSystem", "SoStack", "SoRender", "SoTestSupport", .product(name: "Yams", package: "Yams")]),
+        .testTarget(
+            name: "SoRenderTests",
+            dependencies: ["SoSystem", "SoRender", "SoKube", "SoStack", "SoActions", "SoDeploy", "SoTestSupport"],
+            exclude: ["Golden", "Stacks"]),
+        .testTarget(
+            name: "SoActionsTests",
+            dependencies: ["SoSystem", "SoActions", "SoDeploy", "SoWorkspace", "SoAuthoring", "SoTestSupport"]),
+        .testTarget(
+            name: "SoCLITests",
+            dependencies: [
+                "SoSystem", "SoCLI", "SoActions", "SoDeploy", "SoWorkspace", "SoAuthoring", "SoCompose",
+                "SoTestSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ], exclude: ["BadInput", "E2EStacks"]),
     ]
 )

@@ -12,11 +12,15 @@ public struct KindProvider: Sendable, Equatable {
 
     /// From the environment; an unknown value is reported (kind ignores it too and picks docker).
     public static func from(_ environment: [String: String], diagnostics: DiagnosticSink) -> KindProvider {
-        guard let v = environment["KIND_EXPERIMENTAL_PROVIDER"]?.trimmedSpaces, !v.isEmpty else { return KindProvider(cli: "docker") }
+        guard let v = environment["KIND_EXPERIMENTAL_PROVIDER"]?.trimmedSpaces, !v.isEmpty else {
+            return KindProvider(cli: "docker")
+        }
         guard known.contains(v) else {
             let close = Suggest.closest(to: v, in: known)
-            diagnostics.warn("KIND_EXPERIMENTAL_PROVIDER '\(v)' is not a provider kind knows; docker is used",
-                             hint: (close.map { "did you mean '\($0)'? " } ?? "") + "set it to one of " + known.joined(separator: ", ") + ", or unset it")
+            diagnostics.warn(
+                "KIND_EXPERIMENTAL_PROVIDER '\(v)' is not a provider kind knows; docker is used",
+                hint: (close.map { "did you mean '\($0)'? " } ?? "") + "set it to one of "
+                    + known.joined(separator: ", ") + ", or unset it")
             return KindProvider(cli: "docker")
         }
         return KindProvider(cli: v)

@@ -21,7 +21,8 @@ struct ProgressLogHandler: MetadataLogHandler {
         if mode == .json {
             console.out(YValueJSON.object(["event": "phase", "phase": message, "detail": detail]))
         } else {
-            console.out((console.isTerminal && mode == .auto ? "▸ " : "") + message + (detail.isEmpty ? "" : " " + detail))
+            console.out(
+                (console.isTerminal && mode == .auto ? "▸ " : "") + message + (detail.isEmpty ? "" : " " + detail))
         }
     }
 }

@@ -34,12 +34,14 @@ public struct SoContext: Sendable {
     /// Locks between the processes of this host (the kind cluster's creation).
     public var hostLocks: HostLocks = NoHostLocks()
 
-    public init(fs: FileSystem, processes: ProcessRunner, clock: Clock, entropy: Entropy, console: Console,
-                environment: [String: String], diagnostics: DiagnosticSink = DiagnosticSink(), builtInRoot: String?,
-                options: GlobalSettings = GlobalSettings(),
-                connect: @escaping @Sendable (ClusterConnection) throws -> ClusterClient = { _ in
-                    throw SoError("no cluster client in this context", hint: "tests must pass a fake cluster")
-                }) {
+    public init(
+        fs: FileSystem, processes: ProcessRunner, clock: Clock, entropy: Entropy, console: Console,
+        environment: [String: String], diagnostics: DiagnosticSink = DiagnosticSink(), builtInRoot: String?,
+        options: GlobalSettings = GlobalSettings(),
+        connect: @escaping @Sendable (ClusterConnection) throws -> ClusterClient = { _ in
+            throw SoError("no cluster client in this context", hint: "tests must pass a fake cluster")
+        }
+    ) {
         self.connect = connect
         self.fs = fs
         self.processes = processes
@@ -53,7 +55,9 @@ public struct SoContext: Sendable {
     }
 
     public var locator: StackLocator {
-        StackLocator(fs: fs, builtInRoot: builtInRoot, builtInSearched: builtInSearched, environment: environment, currentDirectory: fs.currentDirectory)
+        StackLocator(
+            fs: fs, builtInRoot: builtInRoot, builtInSearched: builtInSearched, environment: environment,
+            currentDirectory: fs.currentDirectory)
     }
 
     /// Where scratch directories go: `$TMPDIR`, else /tmp.
@@ -93,7 +97,10 @@ public struct SoContext: Sendable {
             let yml = Path.join(real, "deployment.yml")
             // A probe: unreadable files vouch for nothing (the removal is refused, naming the directory).
             let probe = DiagnosticSink.dropped("a probe of whose directory this is")
-            guard let id = try? DeploymentFile.load(yml, fs: files, diagnostics: probe).deploymentID else { return false }
+            guard let id = try? DeploymentFile.load(yml, fs: files, diagnostics: probe).deploymentID else {
+                return false
+            }
+            // The same probe: an unreadable spec vouches for nothing either.
             let spec = try? Spec.load(Path.join(real, "spec.yml"), fs: files, diagnostics: probe)
             return id == namespace || spec?.namespace == namespace
         }

@@ -1,8 +1,8 @@
 import Foundation
+import SoActions
 import SoBasics
 import SoCompose
 import SoStack
-import SoActions
 
 /// `so build-containers`: builds the images a stack names — its `containers:` from
 /// `container-build/<name>/` (build.sh or Dockerfile, tagged `<name>:local`) and every compose service
@@ -20,21 +20,30 @@ public struct BuildAction {
             let origin = SourceLocation(file: stack.stackFilePath)
             let script = Path.join(dir, "build.sh")
             if ctx.fs.isFile(script) {
-                out.append(BuildTarget(name: name, image: "\(name):local", recipe: .script(path: script), origin: origin))
+                out.append(
+                    BuildTarget(name: name, image: "\(name):local", recipe: .script(path: script), origin: origin))
             } else {
-                out.append(BuildTarget(name: name, image: "\(name):local",
-                                       recipe: .dockerfile(context: dir, dockerfile: Path.join(dir, "Dockerfile"), args: [], target: nil), origin: origin))
+                out.append(
+                    BuildTarget(
+                        name: name, image: "\(name):local",
+                        recipe: .dockerfile(
+                            context: dir, dockerfile: Path.join(dir, "Dockerfile"), args: [], target: nil),
+                        origin: origin))
             }
         }
         for component in stack.pods + stack.optionalPods {
-            let compose = try stack.compose(component, fs: ctx.fs, environment: nil,
-                    diagnostics: .dropped("a build reads only build:; deploy create and start warn about the rest")).file
+            let compose = try stack.compose(
+                component, fs: ctx.fs, environment: nil,
+                diagnostics: .dropped("a build reads only build:; deploy create and start warn about the rest")
+            ).file
             for svc in compose.services {
                 guard let b = svc.build else { continue }
                 let origin = SourceLocation(file: compose.path, line: svc.line)
                 // Interpolated as `docker compose build` does, from this shell's environment (defaults apply).
                 func value(_ text: String, _ key: String) throws -> String {
-                    do { return try Interpolation.interpolate(text, lookup: { ctx.environment[$0] }) } catch var e as SoError {
+                    do { return try Interpolation.interpolate(text, lookup: { ctx.environment[$0] }) } catch var e
+                        as SoError
+                    {
                         e.message = "\(key) of service '\(svc.name)': " + e.message
                         e.location = origin
                         throw e
@@ -42,13 +51,21 @@ public struct BuildAction {
                 }
                 let written = try value(b.context, "build.context")
                 let context = Path.absolute(written.isEmpty ? "." : written, relativeTo: compose.directory)
-                let dockerfile = Path.absolute(try b.dockerfile.map { try value($0, "build.dockerfile") } ?? "Dockerfile", relativeTo: context)
-                let image = try svc.image.map { try value($0, "image") } ?? LocalImage.name(stack: stack.name, service: svc.name)
-                let args = try b.args.sorted { $0.key < $1.key }.map { ($0.key, try value($0.value, "build.args.\($0.key)")) }
-                out.append(BuildTarget(name: svc.name, image: image,
-                                       recipe: .dockerfile(context: context, dockerfile: dockerfile, args: args,
-                                                           target: try b.target.map { try value($0, "build.target") }),
-                                       origin: origin))
+                let dockerfile = Path.absolute(
+                    try b.dockerfile.map { try value($0, "build.dockerfile") } ?? "Dockerfile", relativeTo: context)
+                let image =
+                    try svc.image.map { try value($0, "image") }
+                    ?? LocalImage.name(stack: stack.name, service: svc.name)
+                let args = try b.args.sorted { $0.key < $1.key }.map {
+                    ($0.key, try value($0.value, "build.args.\($0.key)"))
+                }
+                out.append(
+                    BuildTarget(
+                        name: svc.name, image: image,
+                        recipe: .dockerfile(
+                            context: context, dockerfile: dockerfile, args: args,
+                            target: try b.target.map { try value($0, "build.target") }),
+                        origin: origin))
             }
         }
         return out
@@ -60,7 +77,10 @@ public struct BuildAction {
         var chosen = try targets(stack)
         let names = chosen.map(\.name)
         for n in req.include + req.exclude where !names.contains(n) {
-            let hint = names.isEmpty ? "the stack lists no containers and no compose service has build:" : "it builds: " + names.joined(separator: ", ")
+            let hint =
+                names.isEmpty
+                ? "the stack lists no containers and no compose service has build:"
+                : "it builds: " + names.joined(separator: ", ")
             throw SoError("\(stack.name) builds no container named '\(n)'", hint: hint)
         }
         if !req.include.isEmpty { chosen = chosen.filter { req.include.contains($0.name) } }
@@ -87,7 +107,10 @@ public struct BuildAction {
             }
             let inspect = [ctx.kindProvider.cli, "image", "inspect", "--format", "{{.Id}}", t.image]
             // An image the engine cannot inspect (or no engine: the build says so) is built.
-            if !req.forceRebuild, let r = try? await ctx.processes.run(inspect, workingDirectory: nil, environment: env, timeout: 30), r.exitCode == 0 {
+            if !req.forceRebuild,
+                let r = try? await ctx.processes.run(inspect, workingDirectory: nil, environment: env, timeout: 30),
+                r.exitCode == 0
+            {
                 ctx.say("\(t.image) exists; skipped (--force-rebuild builds it again)")
                 continue
             }
@@ -99,14 +122,24 @@ public struct BuildAction {
                 let r = try await ctx.processes.run(argv, workingDirectory: nil, environment: env, timeout: 3600)
                 code = r.exitCode
                 if code != 0 {
-                    throw SoError("building \(t.image) failed: \(r.lastErrorLine)", hint: "run '\(argv.joined(separator: " "))' to see the whole build",
-                                  at: t.origin)
+                    throw SoError(
+                        "building \(t.image) failed: \(r.lastErrorLine)",
+                        hint: "run '\(argv.joined(separator: " "))' to see the whole build",
+                        at: t.origin)
                 }
             }
-            guard code == 0 else { throw SoError("building \(t.image) failed (exit code \(code))", hint: "the build output above says why", at: t.origin) }
+            guard code == 0 else {
+                throw SoError(
+                    "building \(t.image) failed (exit code \(code))", hint: "the build output above says why",
+                    at: t.origin)
+            }
             built.append(t)
         }
-        if !req.dryRun { ctx.say("built \(built.count) \(English.plural("image", built.count)); 'so deployment … start' loads them into kind") }
+        if !req.dryRun {
+            ctx.say(
+                "built \(built.count) \(English.plural("image", built.count)); 'so deployment … start' loads them into kind"
+            )
+        }
         return built
     }
 
@@ -116,14 +149,18 @@ public struct BuildAction {
         switch t.recipe {
         case .script(let path):
             return ["bash", path]
-        case let .dockerfile(context, dockerfile, args, target):
+        case .dockerfile(let context, let dockerfile, let args, let target):
             guard ctx.fs.isDirectory(context) else {
-                throw SoError("build context of \(t.name) not found: \(context)", hint: "create it, or fix build.context (relative to the compose file)",
-                              at: t.origin)
+                throw SoError(
+                    "build context of \(t.name) not found: \(context)",
+                    hint: "create it, or fix build.context (relative to the compose file)",
+                    at: t.origin)
             }
             guard ctx.fs.isFile(dockerfile) else {
-                let hint = stack.file.containers.contains(t.name)
-                    ? "add container-build/\(t.name)/Dockerfile or build.sh" : "fix build.dockerfile (relative to the build context)"
+                let hint =
+                    stack.file.containers.contains(t.name)
+                    ? "add container-build/\(t.name)/Dockerfile or build.sh"
+                    : "fix build.dockerfile (relative to the build context)"
                 throw SoError("Dockerfile of \(t.name) not found: \(dockerfile)", hint: hint, at: t.origin)
             }
             var argv = [ctx.kindProvider.cli, "build", "--tag", t.image, "--file", dockerfile]
@@ -138,8 +175,9 @@ public struct BuildAction {
     func dockerShim() throws -> String {
         let dir = try ctx.fs.temporaryDirectory(beside: Path.join(ctx.temporaryRoot, "so-docker"), prefix: "so-docker")
         let engine = ctx.kindProvider.cli
-        try ctx.fs.writeText("#!/bin/sh\n# so build-containers: docker runs \(engine), the engine kind uses here\nexec \(engine) \"$@\"\n",
-                             to: Path.join(dir, "docker"))
+        try ctx.fs.writeText(
+            "#!/bin/sh\n# so build-containers: docker runs \(engine), the engine kind uses here\nexec \(engine) \"$@\"\n",
+            to: Path.join(dir, "docker"))
         try ctx.fs.setExecutable(Path.join(dir, "docker"), true)
         ctx.say("build.sh scripts run with 'docker' calling \(engine) (KIND_EXPERIMENTAL_PROVIDER=\(engine))")
         return dir

@@ -1,8 +1,8 @@
 import Foundation
+import SoActions
 import SoBasics
 import SoCompose
 import SoStack
-import SoActions
 
 public struct BuildRequest: Sendable {
     public var stack: String

@@ -1,8 +1,8 @@
 import Foundation
+import SoActions
 import SoBasics
 import SoCompose
 import SoStack
-import SoActions
 
 /// One image `build-containers` makes.
 public struct BuildTarget: Sendable, Equatable {
@@ -14,8 +14,8 @@ public struct BuildTarget: Sendable, Equatable {
 
         public static func == (a: Recipe, b: Recipe) -> Bool {
             switch (a, b) {
-            case let (.script(x), .script(y)): return x == y
-            case let (.dockerfile(c1, d1, a1, t1), .dockerfile(c2, d2, a2, t2)):
+            case (.script(let x), .script(let y)): return x == y
+            case (.dockerfile(let c1, let d1, let a1, let t1), .dockerfile(let c2, let d2, let a2, let t2)):
                 return c1 == c2 && d1 == d2 && t1 == t2 && a1.map { $0.0 + "=" + $0.1 } == a2.map { $0.0 + "=" + $0.1 }
             default: return false
             }

@@ -1,10 +1,14 @@
 import Foundation
+import SoActions
 import SoBasics
 import SoStack
-import SoActions
 
 public struct FetchResult: Sendable, Encodable {
-    public enum State: String, Sendable, Encodable { case cloned, present, updated, checkedOut = "checked-out", wouldClone = "would-clone" }
+    public enum State: String, Sendable, Encodable {
+        case cloned, present, updated
+        case checkedOut = "checked-out"
+        case wouldClone = "would-clone"
+    }
     public var repository: String
     public var directory: String
     public var state: State

@@ -1,8 +1,8 @@
 import Foundation
+import SoActions
 import SoBasics
 import SoCompose
 import SoStack
-import SoActions
 
 public struct StackInfo: Sendable, Encodable {
     public struct Service: Sendable, Encodable {

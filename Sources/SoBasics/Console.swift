@@ -11,7 +11,7 @@ public protocol Console: Sendable {
     var isTerminal: Bool { get }
 }
 
-public extension Console {
-    func status(_ line: String) {}
-    func ask(_ question: String) -> String? { nil }
+extension Console {
+    public func status(_ line: String) {}
+    public func ask(_ question: String) -> String? { nil }
 }

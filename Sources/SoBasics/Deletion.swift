@@ -14,16 +14,24 @@ extension FileSystem {
         guard path.hasPrefix("/") else { throw refusal(path, "it is not an absolute path") }
         guard let k = kind(path) else { return nil }
         if k == .symlink {
-            throw refusal(path, "it is a symlink to \(realpath(path))", hint: "so removes only directories it made; remove the link yourself")
+            throw refusal(
+                path, "it is a symlink to \(realpath(path))",
+                hint: "so removes only directories it made; remove the link yourself")
         }
         let real = realpath(path)
-        if real == "/" || real == realpath(homeDirectory) { throw refusal(path, "it is \(real == "/" ? "the root directory" : "the home directory")") }
+        if real == "/" || real == realpath(homeDirectory) {
+            throw refusal(path, "it is \(real == "/" ? "the root directory" : "the home directory")")
+        }
         switch owner {
         case .scratch(let prefix):
             let name = Path.basename(real)
             let head = "." + prefix + "."
-            let rest = name.hasPrefix(head) ? name.dropFirst(head.count).split(separator: ".", omittingEmptySubsequences: false) : []
-            let shaped = (rest.count == 2 && Int32(rest[0]) != nil && rest[1].count == 6) || (rest.count == 1 && rest[0].count == 6)
+            let rest =
+                name.hasPrefix(head)
+                ? name.dropFirst(head.count).split(separator: ".", omittingEmptySubsequences: false) : []
+            let shaped =
+                (rest.count == 2 && Int32(rest[0]) != nil && rest[1].count == 6)
+                || (rest.count == 1 && rest[0].count == 6)
             guard shaped else { throw refusal(path, "it is not a temporary directory so made") }
         case .labelledChild(let root):
             let parent = realpath(root)
@@ -36,7 +44,8 @@ extension FileSystem {
         return real
     }
 
-    private func refusal(_ path: String, _ why: String, hint: String = "so removes only directories it made") -> SoError {
+    private func refusal(_ path: String, _ why: String, hint: String = "so removes only directories it made") -> SoError
+    {
         SoError("refusing to remove \(path.isEmpty ? "''" : path): \(why)", hint: hint, exitCode: SoError.exitUsage)
     }
 }

@@ -8,7 +8,8 @@ public final class DiagnosticSink: @unchecked Sendable {
     public init() {}
 
     public func warn(_ diagnostic: Diagnostic) {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         if !items.contains(diagnostic) { items.append(diagnostic) }
     }
 
@@ -17,7 +18,8 @@ public final class DiagnosticSink: @unchecked Sendable {
     }
 
     public var all: [Diagnostic] {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         return items
     }
 

@@ -29,6 +29,8 @@ public enum DurationText {
 
     /// `45s`, `12m`, `5h`, `3d`: the largest unit that keeps the number small.
     public static func short(_ seconds: Int) -> String {
-        seconds < 120 ? "\(seconds)s" : seconds < 7200 ? "\(seconds / 60)m" : seconds < 172_800 ? "\(seconds / 3600)h" : "\(seconds / 86400)d"
+        seconds < 120
+            ? "\(seconds)s"
+            : seconds < 7200 ? "\(seconds / 60)m" : seconds < 172_800 ? "\(seconds / 3600)h" : "\(seconds / 86400)d"
     }
 }

@@ -2,18 +2,18 @@ import Foundation
 
 /// The file system seam. Paths are absolute strings.
 public protocol FileSystem: Sendable {
-    func kind(_ path: String) -> FileKind?              // nil: nothing there (does not follow a final symlink)
+    func kind(_ path: String) -> FileKind?  // nil: nothing there (does not follow a final symlink)
     func readData(_ path: String) throws -> Data
-    func write(_ data: Data, to path: String) throws     // creates parent directories
-    func list(_ directory: String) throws -> [String]    // entry names, sorted
-    func createDirectory(_ path: String) throws          // with intermediates, ok if present
-    func remove(_ path: String) throws                   // a file, a symlink (not its target) or an empty directory; ok if absent
+    func write(_ data: Data, to path: String) throws  // creates parent directories
+    func list(_ directory: String) throws -> [String]  // entry names, sorted
+    func createDirectory(_ path: String) throws  // with intermediates, ok if present
+    func remove(_ path: String) throws  // a file, a symlink (not its target) or an empty directory; ok if absent
     /// Recursive. Called only by `removeOwnedTree(_:owner:)`, the one recursive delete, which checks what it removes.
     func removeTree(_ path: String) throws
-    func move(_ from: String, to: String) throws         // rename; fails if `to` exists
+    func move(_ from: String, to: String) throws  // rename; fails if `to` exists
     func replace(_ path: String, with from: String) throws  // rename `from` over the file `path` in one step (atomic)
     func size(_ path: String) throws -> UInt64
-    func realpath(_ path: String) -> String              // symlinks resolved (the path itself if it does not exist)
+    func realpath(_ path: String) -> String  // symlinks resolved (the path itself if it does not exist)
     func isExecutable(_ path: String) -> Bool
     func setExecutable(_ path: String, _ executable: Bool) throws
     var currentDirectory: String { get }
@@ -48,8 +48,9 @@ extension FileSystem {
         }
         let bytes = try size(path)
         if bytes > limit {
-            throw SoError("\(path): \(what) is \(bytes / 1024 / 1024) MiB, over the \(limit / 1024 / 1024) MiB limit",
-                          hint: "this does not look like a \(what); check the path")
+            throw SoError(
+                "\(path): \(what) is \(bytes / 1024 / 1024) MiB, over the \(limit / 1024 / 1024) MiB limit",
+                hint: "this does not look like a \(what); check the path")
         }
         let data = try readData(path)
         guard let text = String(data: data, encoding: .utf8) else {
@@ -81,7 +82,9 @@ extension FileSystem {
     /// longer runs, or that are over a day old (the pid may have been reused), and the older pid-less
     /// `.<prefix>.XXXXXX` form once over an hour old. Returns the paths removed.
     @discardableResult
-    public func removeStaleTemporaries(beside path: String, prefix: String, isProcessAlive: (Int32) -> Bool, now: Date) -> [String] {
+    public func removeStaleTemporaries(beside path: String, prefix: String, isProcessAlive: (Int32) -> Bool, now: Date)
+        -> [String]
+    {
         let parent = Path.dirname(path)
         guard isDirectory(parent), let names = try? list(parent) else { return [] }
         let head = "." + prefix + "."

@@ -1,8 +1,9 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// IP address literals as the Kubernetes API server accepts them (e.g. in `hostAliases[].ip`).
@@ -50,7 +51,8 @@ public enum IPAddress {
     public static func cidr(_ cidr: String, contains address: String) -> Bool {
         let parts = cidr.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2, let net = bytes(String(parts[0])), let bits = Int(parts[1]), let ip = bytes(address),
-              net.count == ip.count, bits >= 0, bits <= net.count * 8 else { return false }
+            net.count == ip.count, bits >= 0, bits <= net.count * 8
+        else { return false }
         for i in 0..<net.count {
             let take = min(8, max(0, bits - i * 8))
             let mask: UInt8 = take == 0 ? 0 : UInt8(truncatingIfNeeded: 0xFF << (8 - take))

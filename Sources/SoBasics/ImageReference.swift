@@ -5,7 +5,9 @@ public enum ImageReference {
     /// Whether `s` can be an image reference: no spaces or shell characters, starts with a letter or digit, and
     /// uses only the characters a reference may hold. The registry decides whether it exists.
     public static func isPlausible(_ s: String) -> Bool {
-        guard let first = s.unicodeScalars.first, NameRules.isAlnum(first), !s.hasSuffix(":"), !s.hasSuffix("/") else { return false }
+        guard let first = s.unicodeScalars.first, NameRules.isAlnum(first), !s.hasSuffix(":"), !s.hasSuffix("/") else {
+            return false
+        }
         return NameRules.isPlain(s, extra: "._-/:@")
     }
 
@@ -18,7 +20,8 @@ public enum ImageReference {
             digest = String(name[name.index(after: at)...])
             name = String(name[..<at])
         }
-        for prefix in ["docker.io/library/", "docker.io/", "index.docker.io/library/", "index.docker.io/"] where name.hasPrefix(prefix) {
+        for prefix in ["docker.io/library/", "docker.io/", "index.docker.io/library/", "index.docker.io/"]
+        where name.hasPrefix(prefix) {
             name = String(name.dropFirst(prefix.count))
             break
         }

@@ -24,7 +24,9 @@ public final class Interrupts: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if let s = interruptedBy {
-            throw SoError("interrupted by \(s == SIGTERM ? "SIGTERM" : "SIGINT")", hint: "run the command again; it removes what the interrupted run left")
+            throw SoError(
+                "interrupted by \(s == SIGTERM ? "SIGTERM" : "SIGINT")",
+                hint: "run the command again; it removes what the interrupted run left")
         }
         return try body()
     }

@@ -26,7 +26,9 @@ public enum JSONWriter {
         return out
     }
 
-    public static func string(_ value: YValue, _ style: Style) -> String { String(decoding: bytes(value, style), as: UTF8.self) }
+    public static func string(_ value: YValue, _ style: Style) -> String {
+        String(decoding: bytes(value, style), as: UTF8.self)
+    }
 
     /// An `Encodable` value with its keys sorted (as JSONEncoder's `.sortedKeys`); "{}" when it cannot be
     /// written (a number that is not whole: `YValue` has none).
@@ -42,11 +44,15 @@ public enum JSONWriter {
         case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
         case .null: out.append(contentsOf: "null".utf8)
         case .list(let items):
-            container(open: UInt8(ascii: "["), close: UInt8(ascii: "]"), count: items.count, style, depth: depth, into: &out) { i, out in
+            container(
+                open: UInt8(ascii: "["), close: UInt8(ascii: "]"), count: items.count, style, depth: depth, into: &out
+            ) { i, out in
                 write(items[i], style, depth: depth + 1, into: &out)
             }
         case .map(let pairs):
-            container(open: UInt8(ascii: "{"), close: UInt8(ascii: "}"), count: pairs.count, style, depth: depth, into: &out) { i, out in
+            container(
+                open: UInt8(ascii: "{"), close: UInt8(ascii: "}"), count: pairs.count, style, depth: depth, into: &out
+            ) { i, out in
                 appendString(pairs[i].0, foundation: style.foundation, into: &out)
                 if style.indent && style.foundation { out.append(UInt8(ascii: " ")) }
                 out.append(UInt8(ascii: ":"))
@@ -56,17 +62,25 @@ public enum JSONWriter {
         }
     }
 
-    static func container(open: UInt8, close: UInt8, count: Int, _ style: Style, depth: Int, into out: inout [UInt8],
-                          item: (Int, inout [UInt8]) -> Void) {
+    static func container(
+        open: UInt8, close: UInt8, count: Int, _ style: Style, depth: Int, into out: inout [UInt8],
+        item: (Int, inout [UInt8]) -> Void
+    ) {
         out.append(open)
         func newline(_ level: Int) {
             out.append(UInt8(ascii: "\n"))
             var n = 2 * level
-            while n > 0 { out.append(0x20); n -= 1 }
+            while n > 0 {
+                out.append(0x20)
+                n -= 1
+            }
         }
         if count == 0 {
             // JSONEncoder writes an empty container pretty as two line breaks; ours as `[]`/`{}`.
-            if style.indent && style.foundation { out.append(UInt8(ascii: "\n")); newline(depth) }
+            if style.indent && style.foundation {
+                out.append(UInt8(ascii: "\n"))
+                newline(depth)
+            }
             out.append(close)
             return
         }
@@ -86,13 +100,27 @@ public enum JSONWriter {
         out.append(0x22)
         for b in s.utf8 {
             switch b {
-            case 0x22: out.append(0x5c); out.append(0x22)
-            case 0x5c: out.append(0x5c); out.append(0x5c)
-            case 0x0a: out.append(0x5c); out.append(UInt8(ascii: "n"))
-            case 0x0d: out.append(0x5c); out.append(UInt8(ascii: "r"))
-            case 0x09: out.append(0x5c); out.append(UInt8(ascii: "t"))
-            case 0x08 where foundation: out.append(0x5c); out.append(UInt8(ascii: "b"))
-            case 0x0c where foundation: out.append(0x5c); out.append(UInt8(ascii: "f"))
+            case 0x22:
+                out.append(0x5c)
+                out.append(0x22)
+            case 0x5c:
+                out.append(0x5c)
+                out.append(0x5c)
+            case 0x0a:
+                out.append(0x5c)
+                out.append(UInt8(ascii: "n"))
+            case 0x0d:
+                out.append(0x5c)
+                out.append(UInt8(ascii: "r"))
+            case 0x09:
+                out.append(0x5c)
+                out.append(UInt8(ascii: "t"))
+            case 0x08 where foundation:
+                out.append(0x5c)
+                out.append(UInt8(ascii: "b"))
+            case 0x0c where foundation:
+                out.append(0x5c)
+                out.append(UInt8(ascii: "f"))
             case 0x00..<0x20:
                 out.append(contentsOf: [0x5c, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(b >> 4)], hex[Int(b & 0xf)]])
             case 0x7f where !foundation:

@@ -5,7 +5,8 @@ import Foundation
 /// that turn any text into a Kubernetes name (DNS-1123 subdomain and label, DNS-1035 label, label value).
 public enum NameRules {
     static func isAlnum(_ c: Unicode.Scalar) -> Bool {
-        (c.value >= 0x30 && c.value <= 0x39) || (c.value >= 0x41 && c.value <= 0x5A) || (c.value >= 0x61 && c.value <= 0x7A)
+        (c.value >= 0x30 && c.value <= 0x39) || (c.value >= 0x41 && c.value <= 0x5A)
+            || (c.value >= 0x61 && c.value <= 0x7A)
     }
 
     /// `first` then any of `rest`, at least one character.
@@ -23,19 +24,23 @@ public enum NameRules {
 
     /// `[A-Za-z_][A-Za-z0-9_.-]*`: environment variable names as compose and dotenv accept them.
     public static func isVariable(_ s: String) -> Bool {
-        matches(s, first: { ($0.value >= 0x41 && $0.value <= 0x5A) || ($0.value >= 0x61 && $0.value <= 0x7A) || $0 == "_" },
-                rest: { isAlnum($0) || $0 == "_" || $0 == "." || $0 == "-" })
+        matches(
+            s, first: { ($0.value >= 0x41 && $0.value <= 0x5A) || ($0.value >= 0x61 && $0.value <= 0x7A) || $0 == "_" },
+            rest: { isAlnum($0) || $0 == "_" || $0 == "." || $0 == "-" })
     }
 
     /// `[A-Z_][A-Z0-9_]*`: upper-case variable names.
     public static func isUpperVariable(_ s: Substring) -> Bool {
-        matches(String(s), first: { ($0.value >= 0x41 && $0.value <= 0x5A) || $0 == "_" },
-                rest: { ($0.value >= 0x41 && $0.value <= 0x5A) || ($0.value >= 0x30 && $0.value <= 0x39) || $0 == "_" })
+        matches(
+            String(s), first: { ($0.value >= 0x41 && $0.value <= 0x5A) || $0 == "_" },
+            rest: { ($0.value >= 0x41 && $0.value <= 0x5A) || ($0.value >= 0x30 && $0.value <= 0x39) || $0 == "_" })
     }
 
     /// A DNS-1123 label: `[a-z0-9]([-a-z0-9]*[a-z0-9])?`, at most 63.
     public static func isDNSLabel(_ s: String) -> Bool {
-        let lowerAlnum = { (c: Unicode.Scalar) in (c.value >= 0x30 && c.value <= 0x39) || (c.value >= 0x61 && c.value <= 0x7A) }
+        let lowerAlnum = { (c: Unicode.Scalar) in
+            (c.value >= 0x30 && c.value <= 0x39) || (c.value >= 0x61 && c.value <= 0x7A)
+        }
         guard s.unicodeScalars.count <= 63, let last = s.unicodeScalars.last, lowerAlnum(last) else { return false }
         return matches(s, first: lowerAlnum, rest: { lowerAlnum($0) || $0 == "-" })
     }
@@ -52,7 +57,9 @@ public enum NameRules {
     public static func checkComponent(_ name: String, what: String, at location: SourceLocation?) throws {
         let ok = !name.isEmpty && name.count <= 200 && name != "." && name != ".." && isComponent(name)
         if !ok {
-            throw SoError("invalid \(what) '\(name)'", hint: "use letters, digits, '-', '_' and '.', starting with a letter or digit", at: location)
+            throw SoError(
+                "invalid \(what) '\(name)'",
+                hint: "use letters, digits, '-', '_' and '.', starting with a letter or digit", at: location)
         }
     }
 
@@ -67,15 +74,18 @@ public enum NameRules {
     /// the last component of `$SO_HOME/deployments/NAME`. Anything else is a usage error (exit 64).
     public static func checkDeploymentName(_ name: String) throws {
         guard isDNSLabel(name) else {
-            throw SoError.usage(name.isEmpty ? "an empty name is not a deployment name" : "'\(name)' is not a deployment name",
-                                hint: "a name is lowercase letters, digits and '-' (a DNS-1123 label, at most 63), e.g. fix-login")
+            throw SoError.usage(
+                name.isEmpty ? "an empty name is not a deployment name" : "'\(name)' is not a deployment name",
+                hint: "a name is lowercase letters, digits and '-' (a DNS-1123 label, at most 63), e.g. fix-login")
         }
     }
 
     /// A workspace's name (`so up`): a DNS-1123 label of at most 40, since it is the namespace of its objects.
     public static func checkWorkspaceName(_ name: String) throws {
         guard isDNSLabel(name), name.count <= 40 else {
-            throw SoError.usage("name '\(name)' is not usable as a namespace", hint: "use at most 40 lowercase letters, digits and '-', starting with a letter")
+            throw SoError.usage(
+                "name '\(name)' is not usable as a namespace",
+                hint: "use at most 40 lowercase letters, digits and '-', starting with a letter")
         }
     }
 
@@ -85,7 +95,11 @@ public enum NameRules {
     public static func dnsSubdomain(_ s: String) -> String {
         var out = ""
         for c in s.lowercased() {
-            if c.isASCII && (c.isLetter || c.isNumber || c == "." || c == "-") { out.append(c) } else { out.append("-") }
+            if c.isASCII && (c.isLetter || c.isNumber || c == "." || c == "-") {
+                out.append(c)
+            } else {
+                out.append("-")
+            }
         }
         while out.contains("--") { out = out.replacingOccurrences(of: "--", with: "-") }
         out = out.trimmingCharacters(in: CharacterSet(charactersIn: "-."))
@@ -107,7 +121,8 @@ public enum NameRules {
 
     /// A label value: ≤ 63 of `[A-Za-z0-9_.-]`, starting and ending alphanumeric.
     public static func labelValue(_ s: String) -> String {
-        var out = String(s.map { $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) ? $0 : "-" }.prefix(63))
+        var out = String(
+            s.map { $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) ? $0 : "-" }.prefix(63))
         out = out.trimmingCharacters(in: CharacterSet(charactersIn: "-_."))
         return out
     }
@@ -132,7 +147,8 @@ public enum NameRules {
     public static func isLabelKey(_ k: String) -> Bool {
         let parts = k.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count <= 2, let last = parts.last, !last.isEmpty,
-              String(last).range(of: labelName, options: .regularExpression) != nil else { return false }
+            String(last).range(of: labelName, options: .regularExpression) != nil
+        else { return false }
         if parts.count == 2 {
             let prefix = String(parts[0])
             let dnsSubdomain = #"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"#

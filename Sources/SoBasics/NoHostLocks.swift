@@ -5,6 +5,7 @@ import Foundation
 public struct NoHostLocks: HostLocks {
     public init() {}
     public func holding<T: Sendable>(_ name: String, _ body: (_ waited: Bool) async throws -> T) async throws -> T {
-        throw SoError("no host locks in this context", hint: "this is a bug in so (or a test that did not pass host locks)")
+        throw SoError(
+            "no host locks in this context", hint: "this is a bug in so (or a test that did not pass host locks)")
     }
 }

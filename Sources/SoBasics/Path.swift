@@ -7,7 +7,10 @@ public enum Path {
     public static func join(_ parts: [String]) -> String {
         var out = ""
         for p in parts where !p.isEmpty {
-            if p.hasPrefix("/") { out = p; continue }
+            if p.hasPrefix("/") {
+                out = p
+                continue
+            }
             if out.isEmpty || out.hasSuffix("/") { out += p } else { out += "/" + p }
         }
         return out
@@ -51,14 +54,16 @@ public enum Path {
 
     /// True when `path` is `root` or lies beneath it (both normalized, lexically).
     public static func isWithin(_ path: String, _ root: String) -> Bool {
-        let p = normalize(path), r = normalize(root)
+        let p = normalize(path)
+        let r = normalize(root)
         if p == r { return true }
         return p.hasPrefix(r == "/" ? "/" : r + "/")
     }
 
     /// `path` relative to `root`, when within it.
     public static func relative(_ path: String, to root: String) -> String? {
-        let p = normalize(path), r = normalize(root)
+        let p = normalize(path)
+        let r = normalize(root)
         if p == r { return "." }
         let prefix = r == "/" ? "/" : r + "/"
         guard p.hasPrefix(prefix) else { return nil }
@@ -67,7 +72,8 @@ public enum Path {
 
     /// `path` relative to `root`, climbing with `..` when it is outside (`/a/x` from `/a/b` is `../x`).
     public static func climbing(_ path: String, from root: String) -> String {
-        let p = normalize(path).split(separator: "/"), r = normalize(root).split(separator: "/")
+        let p = normalize(path).split(separator: "/")
+        let r = normalize(root).split(separator: "/")
         var i = 0
         while i < p.count && i < r.count && p[i] == r[i] { i += 1 }
         let parts = Array(repeating: "..", count: r.count - i) + p[i...].map(String.init)

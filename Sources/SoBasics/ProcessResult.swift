@@ -15,7 +15,9 @@ public struct ProcessResult: Sendable, Equatable {
     /// the last one. It only chooses what to show; no decision is made on it.
     public var lastErrorLine: String {
         let lines = (stderr + "\n" + stdout).split(separator: "\n").map { $0.trimmedSpaces }
-        return lines.last(where: { !$0.isEmpty && ($0.lowercased().contains("fatal") || $0.lowercased().contains("error")) })
+        return lines.last(where: {
+            !$0.isEmpty && ($0.lowercased().contains("fatal") || $0.lowercased().contains("error"))
+        })
             ?? lines.last(where: { !$0.isEmpty }) ?? "exit code \(exitCode)"
     }
 }

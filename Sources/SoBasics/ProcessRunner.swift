@@ -5,7 +5,8 @@ import Foundation
 public protocol ProcessRunner: Sendable {
     /// Runs `arguments[0]` (looked up on PATH) with the rest as arguments; captures output.
     /// Throws `SoError` when the program is not installed.
-    func run(_ arguments: [String], workingDirectory: String?, environment: [String: String]?, timeout: Double?) async throws -> ProcessResult
+    func run(_ arguments: [String], workingDirectory: String?, environment: [String: String]?, timeout: Double?)
+        async throws -> ProcessResult
 
     /// Programs that talk to the user directly (kubectl exec -it): stdin, stdout and stderr are the terminal's.
     func runAttached(_ arguments: [String], environment: [String: String]?) async throws -> Int32
@@ -17,8 +18,10 @@ public protocol ProcessRunner: Sendable {
     /// Programs that read their input from a file or write their output to one, streamed by the operating
     /// system: a git bundle of any size goes through `kubectl exec` without ever sitting in `so`'s memory.
     /// stderr is captured (and stdout too when it does not go to a file).
-    func runStreaming(_ arguments: [String], stdinFile: String?, stdoutFile: String?, environment: [String: String]?,
-        timeout: Double?) async throws -> ProcessResult
+    func runStreaming(
+        _ arguments: [String], stdinFile: String?, stdoutFile: String?, environment: [String: String]?,
+        timeout: Double?
+    ) async throws -> ProcessResult
 }
 
 extension ProcessRunner {

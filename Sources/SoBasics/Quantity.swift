@@ -16,14 +16,17 @@ public enum Quantity {
     /// `m` would mean milli-bytes). `binaryLetters` says whether `M`/`G` alone mean MiB/GiB (compose memory).
     public static func bytes(_ text: String, binaryLetters: Bool) -> String? {
         let t = text.trimmedSpaces
-        guard let m = t.range(of: #"^([0-9]+(\.[0-9]+)?)\s*([A-Za-z]*)$"#, options: .regularExpression) else { return nil }
+        guard let m = t.range(of: #"^([0-9]+(\.[0-9]+)?)\s*([A-Za-z]*)$"#, options: .regularExpression) else {
+            return nil
+        }
         _ = m
         let number = String(t.prefix { $0.isNumber || $0 == "." })
         let unit = t.dropFirst(number.count).trimmedSpaces
         switch unit {
         case "": return number.contains(".") ? nil : number
         case "Ki", "Mi", "Gi", "Ti", "Pi": return number + unit
-        case "k", "K", "kb", "KB", "Kb", "kB": return binaryLetters || unit.lowercased() != "k" ? scaled(number, "Ki") : number + "k"
+        case "k", "K", "kb", "KB", "Kb", "kB":
+            return binaryLetters || unit.lowercased() != "k" ? scaled(number, "Ki") : number + "k"
         case "m", "mb", "MB", "Mb", "mB": return scaled(number, "Mi")
         case "M": return binaryLetters ? scaled(number, "Mi") : number + "M"
         case "g", "gb", "GB", "Gb", "gB": return scaled(number, "Gi")

@@ -13,7 +13,8 @@ public enum Suggest {
     }
 
     public static func distance(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
+        let a = Array(a)
+        let b = Array(b)
         if a.isEmpty { return b.count }
         if b.isEmpty { return a.count }
         var prev = Array(0...b.count)
@@ -24,7 +25,7 @@ public enum Suggest {
                 let cost = a[i - 1] == b[j - 1] ? 0 : 1
                 cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
                 if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
-                    cur[j] = min(cur[j], prev[j - 1]) // transposition (approximate)
+                    cur[j] = min(cur[j], prev[j - 1])  // transposition (approximate)
                 }
             }
             swap(&prev, &cur)

@@ -16,14 +16,19 @@ public enum Timestamps {
         func digits(_ at: Int, _ n: Int) -> Int? {
             guard at + n <= b.count else { return nil }
             var v = 0
-            for c in b[at..<at + n] { guard c >= 48 && c <= 57 else { return nil }; v = v * 10 + Int(c - 48) }
+            for c in b[at..<at + n] {
+                guard c >= 48 && c <= 57 else { return nil }
+                v = v * 10 + Int(c - 48)
+            }
             return v
         }
-        guard b.count >= 20, b[4] == UInt8(ascii: "-"), b[7] == UInt8(ascii: "-"), b[10] == UInt8(ascii: "T") || b[10] == UInt8(ascii: "t"),
-              b[13] == UInt8(ascii: ":"), b[16] == UInt8(ascii: ":"),
-              let year = digits(0, 4), let month = digits(5, 2), let day = digits(8, 2),
-              let hour = digits(11, 2), let minute = digits(14, 2), let second = digits(17, 2),
-              (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year), hour < 24, minute < 60, second < 61
+        guard b.count >= 20, b[4] == UInt8(ascii: "-"), b[7] == UInt8(ascii: "-"),
+            b[10] == UInt8(ascii: "T") || b[10] == UInt8(ascii: "t"),
+            b[13] == UInt8(ascii: ":"), b[16] == UInt8(ascii: ":"),
+            let year = digits(0, 4), let month = digits(5, 2), let day = digits(8, 2),
+            let hour = digits(11, 2), let minute = digits(14, 2), let second = digits(17, 2),
+            (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year), hour < 24, minute < 60,
+            second < 61
         else { return nil }
         var i = 19
         var fraction = 0.0
@@ -31,7 +36,11 @@ public enum Timestamps {
             i += 1
             var scale = 0.1
             let start = i
-            while i < b.count, b[i] >= 48, b[i] <= 57 { fraction += Double(b[i] - 48) * scale; scale /= 10; i += 1 }
+            while i < b.count, b[i] >= 48, b[i] <= 57 {
+                fraction += Double(b[i] - 48) * scale
+                scale /= 10
+                i += 1
+            }
             guard i > start else { return nil }
         }
         guard i < b.count else { return nil }
@@ -39,7 +48,9 @@ public enum Timestamps {
         if b[i] == UInt8(ascii: "Z") || b[i] == UInt8(ascii: "z") {
             i += 1
         } else if b[i] == UInt8(ascii: "+") || b[i] == UInt8(ascii: "-") {
-            guard i + 6 == b.count, b[i + 3] == UInt8(ascii: ":"), let oh = digits(i + 1, 2), let om = digits(i + 4, 2), oh < 24, om < 60 else { return nil }
+            guard i + 6 == b.count, b[i + 3] == UInt8(ascii: ":"), let oh = digits(i + 1, 2), let om = digits(i + 4, 2),
+                oh < 24, om < 60
+            else { return nil }
             offset = (oh * 3600 + om * 60) * (b[i] == UInt8(ascii: "+") ? 1 : -1)
             i += 6
         } else {
@@ -62,7 +73,8 @@ public enum Timestamps {
             let s = String(v)
             return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
         }
-        var out = "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(secondOfDay / 3600, 2)):\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2))"
+        var out =
+            "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(secondOfDay / 3600, 2)):\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2))"
         if digits > 0 {
             var scale = 1
             for _ in 0..<digits { scale *= 10 }

@@ -11,7 +11,8 @@ extension StringProtocol {
 
     func trimmed(_ drop: (Unicode.Scalar) -> Bool) -> String {
         let scalars = unicodeScalars
-        guard let first = scalars.firstIndex(where: { !drop($0) }), let last = scalars.lastIndex(where: { !drop($0) }) else { return "" }
+        guard let first = scalars.firstIndex(where: { !drop($0) }), let last = scalars.lastIndex(where: { !drop($0) })
+        else { return "" }
         var out = String.UnicodeScalarView()
         out.append(contentsOf: scalars[first...last])
         return String(out)

@@ -20,7 +20,9 @@ public struct YAMLDocument: Sendable {
             let t = line.trimmingCharacters(in: .whitespaces)
             return t.isEmpty || t.hasPrefix("#")
         }
-        header = head.contains { $0.trimmingCharacters(in: .whitespaces).hasPrefix("#") } ? head.joined(separator: "\n") + "\n" : ""
+        header =
+            head.contains { $0.trimmingCharacters(in: .whitespaces).hasPrefix("#") }
+            ? head.joined(separator: "\n") + "\n" : ""
     }
 
     public var text: String {
@@ -50,7 +52,10 @@ public struct YAMLDocument: Sendable {
         switch value(at: path) {
         case .list(let l)?: items = l
         case .null?, nil: break
-        default: throw SoError("\(path.joined(separator: ".")) is not a list", hint: "make it a list ('- item' per line), or remove it")
+        default:
+            throw SoError(
+                "\(path.joined(separator: ".")) is not a list", hint: "make it a list ('- item' per line), or remove it"
+            )
         }
         items.insert(item, at: min(max(index ?? items.count, 0), items.count))
         try set(path, .list(items))
@@ -64,7 +69,9 @@ public struct YAMLDocument: Sendable {
         case .null: pairs = []
         default:
             let at = done.isEmpty ? "the document" : done.joined(separator: ".")
-            throw SoError("\(at) is not a mapping, so '\(key)' cannot be set in it", hint: "make \(at) a mapping of 'key: value' lines")
+            throw SoError(
+                "\(at) is not a mapping, so '\(key)' cannot be set in it",
+                hint: "make \(at) a mapping of 'key: value' lines")
         }
         if let i = pairs.firstIndex(where: { $0.0 == key }) {
             pairs[i].1 = try setting(pairs[i].1, path.dropFirst(), value, done: done + [key])
@@ -87,12 +94,22 @@ extension YValue {
         case .sequence:
             self = .list(((try? n.sequence("value")) ?? []).map { YValue(yaml: $0) })
         case .scalar(let s):
-            if n.isNull { self = .null; return }
+            if n.isNull {
+                self = .null
+                return
+            }
             if s.style == .plain {
-                if let i = Int(s.string), String(i) == s.string { self = .int(i); return }
+                if let i = Int(s.string), String(i) == s.string {
+                    self = .int(i)
+                    return
+                }
                 switch s.string {
-                case "true", "True", "TRUE": self = .bool(true); return
-                case "false", "False", "FALSE": self = .bool(false); return
+                case "true", "True", "TRUE":
+                    self = .bool(true)
+                    return
+                case "false", "False", "FALSE":
+                    self = .bool(false)
+                    return
                 default: break
                 }
             }

@@ -5,7 +5,10 @@ enum YAMLEmit {
         let pad = String(repeating: " ", count: indent)
         switch v {
         case .map(let pairs):
-            if pairs.isEmpty { out += "{}\n"; return }
+            if pairs.isEmpty {
+                out += "{}\n"
+                return
+            }
             var first = true
             for (k, value) in pairs {
                 if !(first && !atLineStart) { out += pad }
@@ -28,7 +31,10 @@ enum YAMLEmit {
                 }
             }
         case .list(let items):
-            if items.isEmpty { out += "[]\n"; return }
+            if items.isEmpty {
+                out += "[]\n"
+                return
+            }
             for item in items {
                 out += pad + "- "
                 switch item {
@@ -45,7 +51,13 @@ enum YAMLEmit {
             if literalBlockSafe(s) {
                 // Literal block: keep the text readable; the chomping indicator keeps trailing newlines exact.
                 let chomp: String
-                if s.hasSuffix("\n\n") || s == "\n" { chomp = "|+" } else if s.hasSuffix("\n") { chomp = "|" } else { chomp = "|-" }
+                if s.hasSuffix("\n\n") || s == "\n" {
+                    chomp = "|+"
+                } else if s.hasSuffix("\n") {
+                    chomp = "|"
+                } else {
+                    chomp = "|-"
+                }
                 out += chomp + "\n"
                 var body = s
                 if body.hasSuffix("\n") { body.removeLast() }
@@ -68,7 +80,8 @@ enum YAMLEmit {
         let u = s.unicodeScalars
         guard u.contains("\n"), !u.contains(where: { $0 != "\n" && $0 != "\t" && mustEscape($0) }) else { return false }
         let lines = u.split(separator: "\n", omittingEmptySubsequences: false)
-        guard let firstContent = lines.first(where: { !$0.isEmpty }), let c = firstContent.first, c != " ", c != "\t" else { return false }
+        guard let firstContent = lines.first(where: { !$0.isEmpty }), let c = firstContent.first, c != " ", c != "\t"
+        else { return false }
         return !lines.contains { !$0.isEmpty && $0.allSatisfy { $0 == " " || $0 == "\t" } }
     }
 
@@ -82,7 +95,9 @@ enum YAMLEmit {
         }
     }
 
-    static let reserved: Set<String> = ["", "~", "null", "true", "false", "yes", "no", "on", "off", "y", "n", "<<", "=", ".inf", "-.inf", ".nan"]
+    static let reserved: Set<String> = [
+        "", "~", "null", "true", "false", "yes", "no", "on", "off", "y", "n", "<<", "=", ".inf", "-.inf", ".nan",
+    ]
 
     /// A string as a YAML scalar, quoted when a plain scalar would read back as something else.
     static func scalar(_ s: String) -> String {
@@ -92,7 +107,10 @@ enum YAMLEmit {
                 return doubleQuoted(s)
             }
             var quoted = "'"
-            for c in u { quoted.unicodeScalars.append(c); if c == "'" { quoted.unicodeScalars.append(c) } }
+            for c in u {
+                quoted.unicodeScalars.append(c)
+                if c == "'" { quoted.unicodeScalars.append(c) }
+            }
             return quoted + "'"
         }
         return s
@@ -113,7 +131,9 @@ enum YAMLEmit {
         var previous: Unicode.Scalar = "x"
         for c in u {
             if c.value < 0x20 || mustEscape(c) { return true }
-            if (previous == ":" && (c == " " || c == "\t")) || ((previous == " " || previous == "\t") && c == "#") { return true }
+            if (previous == ":" && (c == " " || c == "\t")) || ((previous == " " || previous == "\t") && c == "#") {
+                return true
+            }
             previous = c
         }
         // Numbers, YAML 1.1 sexagesimal numbers (22:22) and timestamps all start like a number.
@@ -131,12 +151,16 @@ enum YAMLEmit {
         let text = String(decoding: b, as: UTF8.self)
         if [".inf", ".Inf", ".INF", ".nan", ".NaN", ".NAN"].contains(text) { return true }
         let lower = text.lowercased()
-        func all(_ from: Int, _ ok: (UInt8) -> Bool) -> Bool { b.count > from && b[from...].allSatisfy { ok($0) || $0 == UInt8(ascii: "_") } }
+        func all(_ from: Int, _ ok: (UInt8) -> Bool) -> Bool {
+            b.count > from && b[from...].allSatisfy { ok($0) || $0 == UInt8(ascii: "_") }
+        }
         if lower.hasPrefix("0b") { return all(2) { $0 == 48 || $0 == 49 } }
         if lower.hasPrefix("0x") { return all(2) { isDigit($0) || (97...102).contains($0 | 0x20) } }
         if lower.hasPrefix("0o") { return all(2) { (48...55).contains($0) } }
         // Decimal: digits, at most one '.', optional exponent.
-        var i = 0, digits = 0, dots = 0
+        var i = 0
+        var digits = 0
+        var dots = 0
         while i < b.count, isDigit(b[i]) || b[i] == UInt8(ascii: "_") || b[i] == UInt8(ascii: ".") {
             if b[i] == UInt8(ascii: ".") { dots += 1 } else if isDigit(b[i]) { digits += 1 }
             i += 1
@@ -160,10 +184,14 @@ enum YAMLEmit {
         for (n, p) in parts.enumerated() {
             var digits = Substring(p)
             if n == parts.count - 1, let dot = p.firstIndex(of: ".") {
-                guard p[p.index(after: dot)...].utf8.allSatisfy({ isDigit($0) || $0 == UInt8(ascii: "_") }) else { return false }
+                guard p[p.index(after: dot)...].utf8.allSatisfy({ isDigit($0) || $0 == UInt8(ascii: "_") }) else {
+                    return false
+                }
                 digits = p[..<dot]
             }
-            guard (1...2).contains(digits.count), digits.utf8.allSatisfy(isDigit), let v = Int(digits), v <= 59 else { return false }
+            guard (1...2).contains(digits.count), digits.utf8.allSatisfy(isDigit), let v = Int(digits), v <= 59 else {
+                return false
+            }
         }
         return true
     }
@@ -172,12 +200,19 @@ enum YAMLEmit {
     static func isTimestamp(_ s: String) -> Bool {
         let b = Array(s.utf8)
         guard b.count >= 8, b[0...3].allSatisfy(isDigit), b[4] == UInt8(ascii: "-") else { return false }
-        var i = 5, month = 0
-        while i < b.count, isDigit(b[i]) { i += 1; month += 1 }
+        var i = 5
+        var month = 0
+        while i < b.count, isDigit(b[i]) {
+            i += 1
+            month += 1
+        }
         guard (1...2).contains(month), i < b.count, b[i] == UInt8(ascii: "-") else { return false }
         i += 1
         var day = 0
-        while i < b.count, isDigit(b[i]) { i += 1; day += 1 }
+        while i < b.count, isDigit(b[i]) {
+            i += 1
+            day += 1
+        }
         return (1...2).contains(day)
     }
 

@@ -36,12 +36,17 @@ public enum YAMLFile {
     private static func checkExpansion(_ node: Node, count: inout Int, file: String) throws {
         count += 1
         if count > maxExpandedNodes {
-            throw SoError("document expands to more than \(maxExpandedNodes) values through aliases",
-                          hint: "remove the nested anchors/aliases (this looks like an alias bomb)",
-                          at: SourceLocation(file: file, line: node.mark?.line))
+            throw SoError(
+                "document expands to more than \(maxExpandedNodes) values through aliases",
+                hint: "remove the nested anchors/aliases (this looks like an alias bomb)",
+                at: SourceLocation(file: file, line: node.mark?.line))
         }
         switch node {
-        case .mapping(let m): for (k, v) in m { try checkExpansion(k, count: &count, file: file); try checkExpansion(v, count: &count, file: file) }
+        case .mapping(let m):
+            for (k, v) in m {
+                try checkExpansion(k, count: &count, file: file)
+                try checkExpansion(v, count: &count, file: file)
+            }
         case .sequence(let s): for v in s { try checkExpansion(v, count: &count, file: file) }
         default: break
         }
@@ -49,16 +54,19 @@ public enum YAMLFile {
 
     static func describe(_ error: YamlError, file: String) -> SoError {
         switch error {
-        case let .scanner(context, problem, mark, _), let .parser(context, problem, mark, _), let .composer(context, problem, mark, _):
+        case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _),
+            .composer(let context, let problem, let mark, _):
             var text = problem
             if let context { text += " (\(context.text))" }
-            return SoError("invalid YAML: \(text)", hint: "fix the YAML syntax at that line (indentation, quotes, colons)",
-                           at: SourceLocation(file: file, line: mark.line, column: mark.column))
-        case let .duplicatedKeysInMapping(duplicates, context):
-            return SoError("duplicate key '\(duplicates.joined(separator: "', '"))'",
-                           hint: "a key may appear once per mapping; remove or rename the repeated one",
-                           at: SourceLocation(file: file, line: context.mark.line, column: context.mark.column))
-        case let .reader(problem, _, _, _):
+            return SoError(
+                "invalid YAML: \(text)", hint: "fix the YAML syntax at that line (indentation, quotes, colons)",
+                at: SourceLocation(file: file, line: mark.line, column: mark.column))
+        case .duplicatedKeysInMapping(let duplicates, let context):
+            return SoError(
+                "duplicate key '\(duplicates.joined(separator: "', '"))'",
+                hint: "a key may appear once per mapping; remove or rename the repeated one",
+                at: SourceLocation(file: file, line: context.mark.line, column: context.mark.column))
+        case .reader(let problem, _, _, _):
             return SoError("\(file): cannot read YAML: \(problem)", hint: "save the file as UTF-8 text")
         default:
             return SoError("\(file): invalid YAML: \(error)", hint: "check the file's YAML syntax")

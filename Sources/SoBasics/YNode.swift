@@ -22,9 +22,18 @@ public struct YNode: @unchecked Sendable {
         guard case .scalar(let s) = node else { return false }
         return s.style == .plain && ["", "~", "null", "Null", "NULL"].contains(s.string)
     }
-    public var isScalar: Bool { if case .scalar = node { return true }; return false }
-    public var isMapping: Bool { if case .mapping = node { return true }; return false }
-    public var isSequence: Bool { if case .sequence = node { return true }; return false }
+    public var isScalar: Bool {
+        if case .scalar = node { return true }
+        return false
+    }
+    public var isMapping: Bool {
+        if case .mapping = node { return true }
+        return false
+    }
+    public var isSequence: Bool {
+        if case .sequence = node { return true }
+        return false
+    }
     /// True for a scalar written in quotes (so `"80"` and `80` can be told apart when it matters).
     public var isQuoted: Bool {
         guard case .scalar(let s) = node else { return false }
@@ -43,7 +52,9 @@ public struct YNode: @unchecked Sendable {
     /// The scalar's raw text. Ints, bools and floats are accepted and kept as written.
     public func string(_ what: String) throws -> String {
         guard case .scalar(let s) = node, !isNull else {
-            throw error("\(what) must be a string, not \(kindName)", hint: "write a single value, quoted if it has special characters")
+            throw error(
+                "\(what) must be a string, not \(kindName)",
+                hint: "write a single value, quoted if it has special characters")
         }
         return s.string
     }
@@ -54,7 +65,9 @@ public struct YNode: @unchecked Sendable {
 
     public func int(_ what: String) throws -> Int {
         guard case .scalar(let s) = node, !isNull, let v = Int(s.string.trimmedSpaces) else {
-            throw error("\(what) must be a whole number, not \(isScalar && !isNull ? "'\(node.string ?? "")'" : kindName)", hint: "write a number such as 1")
+            throw error(
+                "\(what) must be a whole number, not \(isScalar && !isNull ? "'\(node.string ?? "")'" : kindName)",
+                hint: "write a number such as 1")
         }
         return v
     }
@@ -67,7 +80,9 @@ public struct YNode: @unchecked Sendable {
             default: break
             }
         }
-        throw error("\(what) must be true or false, not \(isScalar && !isNull ? "'\(node.string ?? "")'" : kindName)", hint: "write true or false")
+        throw error(
+            "\(what) must be true or false, not \(isScalar && !isNull ? "'\(node.string ?? "")'" : kindName)",
+            hint: "write true or false")
     }
 
     public func sequence(_ what: String) throws -> [YNode] {
@@ -105,7 +120,9 @@ public struct YNode: @unchecked Sendable {
                 let sources = v.sequence.map { Array($0) } ?? [v]
                 for src in sources {
                     let srcNode = YNode(src, file: file)
-                    for e in try srcNode.entries(what) where !merged.contains(where: { $0.key == e.key }) { merged.append(e) }
+                    for e in try srcNode.entries(what) where !merged.contains(where: { $0.key == e.key }) {
+                        merged.append(e)
+                    }
                 }
                 continue
             }

@@ -11,12 +11,13 @@ public indirect enum YValue: Sendable, Equatable {
 
     public static func == (a: YValue, b: YValue) -> Bool {
         switch (a, b) {
-        case let (.string(x), .string(y)): return x == y
-        case let (.int(x), .int(y)): return x == y
-        case let (.bool(x), .bool(y)): return x == y
+        case (.string(let x), .string(let y)): return x == y
+        case (.int(let x), .int(let y)): return x == y
+        case (.bool(let x), .bool(let y)): return x == y
         case (.null, .null): return true
-        case let (.map(x), .map(y)): return x.count == y.count && zip(x, y).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
-        case let (.list(x), .list(y)): return x == y
+        case (.map(let x), .map(let y)):
+            return x.count == y.count && zip(x, y).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
+        case (.list(let x), .list(let y)): return x == y
         default: return false
         }
     }

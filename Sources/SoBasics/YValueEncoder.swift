@@ -17,7 +17,10 @@ public enum YValueEncoder {
 
         func resolve() -> YValue {
             if let map {
-                return .map(map.sorted { Array($0.0.utf8).lexicographicallyPrecedes(Array($1.0.utf8)) }.map { ($0.0, $0.1.resolve()) })
+                return .map(
+                    map.sorted { Array($0.0.utf8).lexicographicallyPrecedes(Array($1.0.utf8)) }.map {
+                        ($0.0, $0.1.resolve())
+                    })
             }
             if let list { return .list(list.map { $0.resolve() }) }
             return value
@@ -52,7 +55,8 @@ public enum YValueEncoder {
 
         func whole(_ d: Double, _ codingPath: [CodingKey]) throws -> YValue {
             guard d.isFinite, d.rounded() == d, abs(d) < 9.0e15 else {
-                throw EncodingError.invalidValue(d, .init(codingPath: codingPath, debugDescription: "so's JSON writer takes whole numbers only"))
+                throw EncodingError.invalidValue(
+                    d, .init(codingPath: codingPath, debugDescription: "so's JSON writer takes whole numbers only"))
             }
             return .int(Int(d))
         }
@@ -62,7 +66,10 @@ public enum YValueEncoder {
         var stringValue: String
         var intValue: Int?
         init(stringValue: String) { self.stringValue = stringValue }
-        init(intValue: Int) { self.stringValue = String(intValue); self.intValue = intValue }
+        init(intValue: Int) {
+            self.stringValue = String(intValue)
+            self.intValue = intValue
+        }
     }
 
     struct Encoder_: Encoder {
@@ -85,15 +92,20 @@ public enum YValueEncoder {
         let slot: Slot
         var codingPath: [CodingKey]
         mutating func encodeNil(forKey key: K) throws { slot.child(key.stringValue).value = .null }
-        mutating func encode<T: Encodable>(_ value: T, forKey key: K) throws { try slot.child(key.stringValue).put(value, codingPath: codingPath + [key]) }
-        mutating func nestedContainer<N: CodingKey>(keyedBy keyType: N.Type, forKey key: K) -> KeyedEncodingContainer<N> {
+        mutating func encode<T: Encodable>(_ value: T, forKey key: K) throws {
+            try slot.child(key.stringValue).put(value, codingPath: codingPath + [key])
+        }
+        mutating func nestedContainer<N: CodingKey>(keyedBy keyType: N.Type, forKey key: K) -> KeyedEncodingContainer<N>
+        {
             Encoder_(slot: slot.child(key.stringValue), codingPath: codingPath + [key]).container(keyedBy: N.self)
         }
         mutating func nestedUnkeyedContainer(forKey key: K) -> UnkeyedEncodingContainer {
             Encoder_(slot: slot.child(key.stringValue), codingPath: codingPath + [key]).unkeyedContainer()
         }
         mutating func superEncoder() -> Encoder { Encoder_(slot: slot.child("super"), codingPath: codingPath) }
-        mutating func superEncoder(forKey key: K) -> Encoder { Encoder_(slot: slot.child(key.stringValue), codingPath: codingPath + [key]) }
+        mutating func superEncoder(forKey key: K) -> Encoder {
+            Encoder_(slot: slot.child(key.stringValue), codingPath: codingPath + [key])
+        }
     }
 
     struct Unkeyed: UnkeyedEncodingContainer {

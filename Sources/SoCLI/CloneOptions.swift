@@ -1,10 +1,10 @@
-import Foundation
 import ArgumentParser
+import Foundation
 import SoActions
-import SoDeploy
-import SoWorkspace
 import SoAuthoring
 import SoBasics
+import SoDeploy
+import SoWorkspace
 
 /// The options fetch-stack and setup-repositories share: how to clone, what to change, how to print.
 struct CloneOptions: ParsableArguments {
@@ -23,10 +23,15 @@ struct CloneOptions: ParsableArguments {
 
     /// Under `-o json`, `json` (one result or the list, as the verb reports); otherwise each repository with the stacks found in it.
     func print<R: Encodable>(_ results: [FetchResult], json: R, ctx: SoContext) {
-        if output == .json { ctx.console.out(JSONOut.encode(json)); return }
+        if output == .json {
+            ctx.console.out(JSONOut.encode(json))
+            return
+        }
         for r in results {
             ctx.say("\(r.repository): \(r.state.rawValue) at \(r.directory)")
-            for s in r.stacks { ctx.say("  stack \(s.name): so --stack \(s.path) deploy init --output \(s.name)-spec.yml") }
+            for s in r.stacks {
+                ctx.say("  stack \(s.name): so --stack \(s.path) deploy init --output \(s.name)-spec.yml")
+            }
         }
     }
 }

@@ -1,21 +1,21 @@
-import Foundation
 import ArgumentParser
+import Foundation
 import SoActions
-import SoDeploy
-import SoWorkspace
 import SoAuthoring
 import SoBasics
+import SoDeploy
+import SoWorkspace
 
 struct CompletionCommand: SoRunnable {
     static let configuration = CommandConfiguration(
         commandName: "completion",
         abstract: "Print a shell completion script (bash, zsh or fish).",
         discussion: """
-        Example:
-          so completion bash > /etc/bash_completion.d/so
-          so completion zsh > "${fpath[1]}/_so"
-          so completion fish > ~/.config/fish/completions/so.fish
-        """
+            Example:
+              so completion bash > /etc/bash_completion.d/so
+              so completion zsh > "${fpath[1]}/_so"
+              so completion fish > ~/.config/fish/completions/so.fish
+            """
     )
     static let takes: Set<GroupOption> = []
     @Argument(help: "bash, zsh or fish") var shell: String

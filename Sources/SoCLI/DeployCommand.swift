@@ -1,20 +1,20 @@
-import Foundation
 import ArgumentParser
+import Foundation
 import SoActions
-import SoDeploy
-import SoWorkspace
 import SoAuthoring
 import SoBasics
+import SoDeploy
+import SoWorkspace
 
 struct DeployCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "deploy",
         abstract: "Make specs and deployment directories from a stack.",
         discussion: """
-        Example:
-          so --stack example deploy --deploy-to k8s-kind init --output spec.yml
-          so deploy create --spec-file spec.yml --deployment-dir deployments/example
-        """,
+            Example:
+              so --stack example deploy --deploy-to k8s-kind init --output spec.yml
+              so deploy create --spec-file spec.yml --deployment-dir deployments/example
+            """,
         subcommands: [DeployInitCommand.self, DeployCreateCommand.self],
         aliases: ["deploy-system"]
     )

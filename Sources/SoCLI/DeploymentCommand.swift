@@ -1,32 +1,37 @@
-import Foundation
 import ArgumentParser
+import Foundation
 import SoActions
-import SoDeploy
-import SoWorkspace
 import SoAuthoring
 import SoBasics
+import SoDeploy
 import SoRender
+import SoWorkspace
 
 struct DeploymentCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "deployment",
         abstract: "Run and inspect a deployment directory (--dir D).",
         discussion: """
-        Example:
-          so deployment --dir deployments/example start
-          so deployment --dir deployments/example status
-          so deployment --dir deployments/example logs --tail 20 -f
-          so deployment --name ws-1 shell
-          so deployment --name ws-1 task "make the login test pass" --pr
-          so deployment list
-        """,
-        subcommands: [DeploymentListCommand.self, DeploymentShellCommand.self, DeploymentStartCommand.self, DeploymentUpCommand.self,
+            Example:
+              so deployment --dir deployments/example start
+              so deployment --dir deployments/example status
+              so deployment --dir deployments/example logs --tail 20 -f
+              so deployment --name ws-1 shell
+              so deployment --name ws-1 task "make the login test pass" --pr
+              so deployment list
+            """,
+        subcommands: [
+            DeploymentListCommand.self, DeploymentShellCommand.self, DeploymentStartCommand.self,
+            DeploymentUpCommand.self,
             DeploymentStopCommand.self, DeploymentStatusCommand.self,
-                      DeploymentPsCommand.self, DeploymentLogsCommand.self, DeploymentExecCommand.self, DeploymentPortForwardCommand.self,
-                          DeploymentRestartCommand.self, DeploymentUpdateEnvsCommand.self,
-                      DeploymentRotateSecretsCommand.self, DeploymentRenderCommand.self,
-                      DeploymentTaskCommand.self, DeploymentDiffCommand.self, DeploymentPushCommand.self, DeploymentFetchCommand.self,
-                      DeploymentLogCommand.self, DeploymentApplyCommand.self, DeploymentMergeCommand.self]
+            DeploymentPsCommand.self, DeploymentLogsCommand.self, DeploymentExecCommand.self,
+            DeploymentPortForwardCommand.self,
+            DeploymentRestartCommand.self, DeploymentUpdateEnvsCommand.self,
+            DeploymentRotateSecretsCommand.self, DeploymentRenderCommand.self,
+            DeploymentTaskCommand.self, DeploymentDiffCommand.self, DeploymentPushCommand.self,
+            DeploymentFetchCommand.self,
+            DeploymentLogCommand.self, DeploymentApplyCommand.self, DeploymentMergeCommand.self,
+        ]
     )
 
     // The group's options (they parse before or after the verb: `so deployment --dir D status`, `so deployment status

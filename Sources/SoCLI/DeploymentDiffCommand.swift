@@ -1,41 +1,46 @@
-import Foundation
 import ArgumentParser
+import Foundation
 import SoActions
-import SoDeploy
-import SoWorkspace
 import SoAuthoring
 import SoBasics
+import SoDeploy
+import SoWorkspace
 
 struct DeploymentDiffCommand: SoRunnable {
     static let configuration = CommandConfiguration(
         commandName: "diff",
         abstract: "Show a workspace's changes against the commit it started from (commits, uncommitted and new files).",
         discussion: """
-        The patch applies with 'git apply' on the commit the workspace was cloned at. The workspace's own index is not touched.
+            The patch applies with 'git apply' on the commit the workspace was cloned at. The workspace's own index is not touched.
 
-        -o json gives the branch, base, commits, uncommitted changes and the patch.
+            -o json gives the branch, base, commits, uncommitted changes and the patch.
 
-        Example:
-          so deployment --name fix-login diff
-          so deployment --name fix-login diff --stat
-          so deployment --name fix-login diff --patch fix-login.patch
-        """
+            Example:
+              so deployment --name fix-login diff
+              so deployment --name fix-login diff --stat
+              so deployment --name fix-login diff --patch fix-login.patch
+            """
     )
     static let takes = DeploymentTarget.takes.union([.format])
     @OptionGroup var target: DeploymentTarget
     var given: [GroupOption] { target.given }
     @Flag(name: .long, help: "A summary of changed files instead of the patch.") var stat = false
-    @Option(name: .long, help: ArgumentHelp("Write the patch to this file instead of standard output.", valueName: "file")) var patch: String?
+    @Option(
+        name: .long, help: ArgumentHelp("Write the patch to this file instead of standard output.", valueName: "file"))
+    var patch: String?
     @OptionGroup var format: Formatted<OutputFormat>
     var output: OutputFormat { format.value }
 
     func validate() throws {
-        if stat && patch != nil { throw ValidationError("--stat and --patch contradict each other: a patch file holds the whole diff") }
+        if stat && patch != nil {
+            throw ValidationError("--stat and --patch contradict each other: a patch file holds the whole diff")
+        }
     }
 
     func run(_ ctx: SoContext) async throws {
         let ctx = target.context(ctx)
-        let (state, text) = try await WorkspaceGitAction(ctx).diff(target.dir(ctx), cluster: target.options(), stat: stat)
+        let (state, text) = try await WorkspaceGitAction(ctx).diff(
+            target.dir(ctx), cluster: target.options(), stat: stat)
         if output == .json {
             ctx.console.out(JSONOut.encode(DiffJSON(state: state, patch: text)))
         } else if let patch {

@@ -1,23 +1,23 @@
-import Foundation
 import ArgumentParser
+import Foundation
 import SoActions
-import SoDeploy
-import SoWorkspace
 import SoAuthoring
 import SoBasics
+import SoDeploy
 import SoRender
+import SoWorkspace
 
 struct DeploymentExecCommand: SoRunnable {
     static let configuration = CommandConfiguration(
         commandName: "exec",
         abstract: "Run a command in a service's container; exits with the command's exit code.",
         discussion: """
-        Uses kubectl against the deployment's cluster.
+            Uses kubectl against the deployment's cluster.
 
-        Example:
-          so deployment --dir deployments/example exec web -- nginx -t
-          so deployment --dir deployments/example exec -it web -- sh
-        """
+            Example:
+              so deployment --dir deployments/example exec web -- nginx -t
+              so deployment --dir deployments/example exec -it web -- sh
+            """
     )
     static let takes = DeploymentTarget.takes
     @OptionGroup var target: DeploymentTarget
@@ -26,12 +26,16 @@ struct DeploymentExecCommand: SoRunnable {
     @Flag(name: .customShort("t"), help: "Allocate a terminal.") var tty = false
     @Argument(help: "Service (container) name.") var service: String
     // Options of so (--kubeconfig, --name …) may stand anywhere before --; everything after it is the command's.
-    @Argument(help: ArgumentHelp("Command and arguments; write them after -- when they hold options (-x).", valueName: "command")) var command: [String] = []
+    @Argument(
+        help: ArgumentHelp(
+            "Command and arguments; write them after -- when they hold options (-x).", valueName: "command"))
+    var command: [String] = []
 
     func run(_ ctx: SoContext) async throws {
         let cmd = command
-        let code = try await ObserveAction(target.context(ctx)).exec(target.dir(ctx), cluster: target.options(manage: false), service: service,
-                                                                  command: cmd, interactive: interactive, tty: tty)
+        let code = try await ObserveAction(target.context(ctx)).exec(
+            target.dir(ctx), cluster: target.options(manage: false), service: service,
+            command: cmd, interactive: interactive, tty: tty)
         if code != 0 { throw ExitCode(code) }
     }
 }

@@ -1,22 +1,22 @@
-import Foundation
 import ArgumentParser
+import Foundation
 import SoActions
-import SoDeploy
-import SoWorkspace
 import SoAuthoring
 import SoBasics
+import SoDeploy
+import SoWorkspace
 
 struct DeploymentListCommand: SoRunnable {
     static let configuration = CommandConfiguration(
         commandName: "list",
         abstract: "List every so deployment on the cluster (no --dir needed).",
         discussion: """
-        Reads two lists from the API server (namespaces and Deployments labelled managed-by=so), however many deployments there are.
+            Reads two lists from the API server (namespaces and Deployments labelled managed-by=so), however many deployments there are.
 
-        Example:
-          so deployment list
-          so deployment list -o json --kubeconfig ~/.kube/config
-        """
+            Example:
+              so deployment list
+              so deployment list -o json --kubeconfig ~/.kube/config
+            """
     )
     /// List takes no --dir, --name or --timeout.
     static let takes: Set<GroupOption> = [.kubeconfig, .context, .format]
@@ -31,20 +31,38 @@ struct DeploymentListCommand: SoRunnable {
     func run(_ ctx: SoContext) async throws {
         let ctx = global.context(ctx)
         let rows = try await ListAction(ctx).run(cluster: cluster.options(manage: false))
-        if output == .json { ctx.console.out(JSONOut.encode(rows.map(ListingJSON.init))); return }
-        if rows.isEmpty { ctx.console.out("no so deployments on this cluster"); return }
-        let now = ctx.clock.now()
-        let table = [["NAME", "STACK", "NAMESPACE", "AGE", "READY", "EXPIRES", "DIRECTORY"]] + rows.map { r in
-            [r.name, r.stack, r.namespace,
-             r.createdAt.map { DurationText.short(max(0, Int(now.timeIntervalSince($0)))) } ?? "-",
-             r.terminating ? "terminating" : "\(r.readyDeployments)/\(r.deployments)",
-             r.expiresAt.map { $0 <= now ? "expired" : "in " + DurationText.short(Int($0.timeIntervalSince(now))) } ?? "-",
-             r.host == ctx.hostName || r.host.isEmpty ? r.directory : "\(r.host):\(r.directory)"]
+        if output == .json {
+            ctx.console.out(JSONOut.encode(rows.map(ListingJSON.init)))
+            return
         }
+        if rows.isEmpty {
+            ctx.console.out("no so deployments on this cluster")
+            return
+        }
+        let now = ctx.clock.now()
+        let table =
+            [["NAME", "STACK", "NAMESPACE", "AGE", "READY", "EXPIRES", "DIRECTORY"]]
+            + rows.map { r in
+                [
+                    r.name, r.stack, r.namespace,
+                    r.createdAt.map { DurationText.short(max(0, Int(now.timeIntervalSince($0)))) } ?? "-",
+                    r.terminating ? "terminating" : "\(r.readyDeployments)/\(r.deployments)",
+                    r.expiresAt.map {
+                        $0 <= now ? "expired" : "in " + DurationText.short(Int($0.timeIntervalSince(now)))
+                    } ?? "-",
+                    r.host == ctx.hostName || r.host.isEmpty ? r.directory : "\(r.host):\(r.directory)",
+                ]
+            }
         let widths = (0..<7).map { i in table.map { $0[i].count }.max() ?? 0 }
         for row in table {
-            ctx.console.out(row.enumerated().map { i, cell in i == 6 ? cell : cell.padding(toLength: widths[i], withPad: " ",
-                startingAt: 0) }.joined(separator: "  "))
+            ctx.console.out(
+                row.enumerated().map { i, cell in
+                    i == 6
+                        ? cell
+                        : cell.padding(
+                            toLength: widths[i], withPad: " ",
+                            startingAt: 0)
+                }.joined(separator: "  "))
         }
     }
 }

@@ -1,17 +1,19 @@
-import Foundation
 import ArgumentParser
+import Foundation
 import SoActions
-import SoDeploy
-import SoWorkspace
 import SoAuthoring
 import SoBasics
+import SoDeploy
 import SoRender
+import SoWorkspace
 
 /// Options of the `deployment` group: a directory, or the name of one `so up` made.
 struct DeploymentOptions: GroupOptionSet {
     @Option(name: .long, help: ArgumentHelp("Deployment directory made by 'so deploy create'.", valueName: "dir"))
     var dir: String?
-    @Option(name: .long, help: ArgumentHelp("Name given to 'so up' (the directory $SO_HOME/deployments/NAME).", valueName: "name"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Name given to 'so up' (the directory $SO_HOME/deployments/NAME).", valueName: "name"))
     var name: String?
 
     var given: [GroupOption] { (dir == nil ? [] : [.dir]) + (name == nil ? [] : [.name]) }
@@ -22,7 +24,9 @@ struct DeploymentOptions: GroupOptionSet {
 
     /// For the verbs that act on one deployment (the group parses these options for `list` too, which takes neither).
     func requireOne() throws {
-        if dir == nil && name == nil { throw ValidationError("give --dir DIR (a deployment directory) or --name NAME (one 'so up' made)") }
+        if dir == nil && name == nil {
+            throw ValidationError("give --dir DIR (a deployment directory) or --name NAME (one 'so up' made)")
+        }
     }
 
     func directory(_ ctx: SoContext) throws -> String { try dir ?? ctx.namedDeployment(name ?? "") }

@@ -1,20 +1,20 @@
-import Foundation
 import ArgumentParser
+import Foundation
 import SoActions
-import SoDeploy
-import SoWorkspace
 import SoAuthoring
 import SoBasics
+import SoDeploy
 import SoRender
+import SoWorkspace
 
 struct DeploymentPortForwardCommand: SoRunnable {
     static let configuration = CommandConfiguration(
         commandName: "port-forward",
         abstract: "Forward local ports to a service (through kubectl) until interrupted.",
         discussion: """
-        Example:
-          so deployment --dir deployments/example port-forward web 8080:80
-        """
+            Example:
+              so deployment --dir deployments/example port-forward web 8080:80
+            """
     )
     static let takes = DeploymentTarget.takes
     @OptionGroup var target: DeploymentTarget
@@ -23,8 +23,9 @@ struct DeploymentPortForwardCommand: SoRunnable {
     @Argument(help: ArgumentHelp("Ports, [LOCAL:]REMOTE.", valueName: "ports")) var ports: [String]
 
     func run(_ ctx: SoContext) async throws {
-        let code = try await ObserveAction(target.context(ctx)).portForward(target.dir(ctx), cluster: target.options(manage: false), service: service,
-                                                                         ports: ports)
+        let code = try await ObserveAction(target.context(ctx)).portForward(
+            target.dir(ctx), cluster: target.options(manage: false), service: service,
+            ports: ports)
         if code != 0 { throw ExitCode(code) }
     }
 }

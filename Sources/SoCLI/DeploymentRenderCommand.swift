@@ -1,29 +1,30 @@
-import Foundation
 import ArgumentParser
+import Foundation
 import SoActions
-import SoDeploy
-import SoWorkspace
 import SoAuthoring
 import SoBasics
+import SoDeploy
 import SoRender
+import SoWorkspace
 
 struct DeploymentRenderCommand: SoRunnable {
     static let configuration = CommandConfiguration(
         commandName: "render",
         abstract: "Print the Kubernetes objects start applies, in apply order (no cluster needed).",
         discussion: """
-        The output is the same bytes on every run. Generated secret values never appear: the Secret holding them is referenced, and rendered with \
-        placeholder values only with --placeholder-secrets.
+            The output is the same bytes on every run. Generated secret values never appear: the Secret holding them is referenced, and rendered with \
+            placeholder values only with --placeholder-secrets.
 
-        --output-dir writes one file per object (NN-kind-name.yaml) and a .so-render index; a later render replaces exactly the files it wrote. A directory \
-        holding other files is refused unless --force, and nothing render did not write is ever removed.
+            --output-dir writes one file per object (NN-kind-name.yaml) and a .so-render index; a later render \
+            replaces exactly the files it wrote. A directory \
+            holding other files is refused unless --force, and nothing render did not write is ever removed.
 
-        Example:
-          so deployment --dir deployments/example render
-          so deployment --dir deployments/example render -o json
-          so deployment --dir deployments/example render --output-dir deployments/example-k8s
-          so deployment --dir deployments/example render --report
-        """
+            Example:
+              so deployment --dir deployments/example render
+              so deployment --dir deployments/example render -o json
+              so deployment --dir deployments/example render --output-dir deployments/example-k8s
+              so deployment --dir deployments/example render --report
+            """
     )
 
     /// Render needs no cluster and does not wait.
@@ -32,10 +33,16 @@ struct DeploymentRenderCommand: SoRunnable {
     @OptionGroup var deployment: DeploymentOptions
     @OptionGroup var format: Formatted<ManifestFormat>
     var output: ManifestFormat { format.value }
-    @Option(name: .long, help: ArgumentHelp("Directory to write one file per object into (instead of stdout).", valueName: "dir")) var outputDir: String?
-    @Flag(name: .long, help: "With --output-dir: write into a directory that holds other files (they are left alone).") var force = false
-    @Flag(name: .long, help: "Include the generated-secrets Secret with placeholder values.") var placeholderSecrets = false
-    @Flag(name: .long, help: "Instead of manifests, list what each compose key became (mapped, approximated, ignored).") var report = false
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Directory to write one file per object into (instead of stdout).", valueName: "dir"))
+    var outputDir: String?
+    @Flag(name: .long, help: "With --output-dir: write into a directory that holds other files (they are left alone).")
+    var force = false
+    @Flag(name: .long, help: "Include the generated-secrets Secret with placeholder values.") var placeholderSecrets =
+        false
+    @Flag(name: .long, help: "Instead of manifests, list what each compose key became (mapped, approximated, ignored).")
+    var report = false
 
     @ParentCommand var group: DeploymentCommand
     @ParentCommand var so: SoCommand
@@ -55,7 +62,9 @@ struct DeploymentRenderCommand: SoRunnable {
             ctx.console.out(output == .json ? JSONOut.encode(entries) : MappingReport.text(entries).trimmedNewlines)
             return
         }
-        try RenderAction(ctx).run(RenderRequest(directory: deployment.directory(ctx), output: outputDir ?? "-", format: output == .yaml ? .yaml : .json,
-                                                placeholderSecrets: placeholderSecrets, force: force))
+        try RenderAction(ctx).run(
+            RenderRequest(
+                directory: deployment.directory(ctx), output: outputDir ?? "-", format: output == .yaml ? .yaml : .json,
+                placeholderSecrets: placeholderSecrets, force: force))
     }
 }

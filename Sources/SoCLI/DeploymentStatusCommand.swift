@@ -1,21 +1,21 @@
-import Foundation
 import ArgumentParser
+import Foundation
 import SoActions
-import SoDeploy
-import SoWorkspace
 import SoAuthoring
 import SoBasics
+import SoDeploy
 import SoRender
+import SoWorkspace
 
 struct DeploymentStatusCommand: SoRunnable {
     static let configuration = CommandConfiguration(
         commandName: "status",
         abstract: "Show workloads, ingress hosts and pods of the deployment.",
         discussion: """
-        Example:
-          so deployment --dir deployments/example status
-          so deployment --dir deployments/example status -o json
-        """
+            Example:
+              so deployment --dir deployments/example status
+              so deployment --dir deployments/example status -o json
+            """
     )
     static let takes = DeploymentTarget.takes.union([.format])
     @OptionGroup var target: DeploymentTarget
@@ -27,12 +27,16 @@ struct DeploymentStatusCommand: SoRunnable {
         try await output.report(target.context(ctx)) { ctx in
             try await ObserveAction(ctx).status(target.dir(ctx), cluster: target.options(manage: false))
         } text: { s in
-            var lines = ["deployment \(s.deployment) in namespace \(s.namespace) (\(s.cluster)): \(s.ready ? "ready" : "not ready")"]
+            var lines = [
+                "deployment \(s.deployment) in namespace \(s.namespace) (\(s.cluster)): \(s.ready ? "ready" : "not ready")"
+            ]
             lines += s.workloads.map { w in "  \(w.kind) \(w.name): \(w.state)" }
             lines += s.ingressHosts.map { h in "  ingress: http://\(h)/" }
             for p in s.pods {
-                lines.append("  pod \(p.name): \(p.phase) \(p.ready) ready, \(p.restarts) restarts" + (p.node.isEmpty ? "" : ", node \(p.node)")
-                    + (p.ageSeconds.map { ", age \(DurationText.short($0))" } ?? ""))
+                lines.append(
+                    "  pod \(p.name): \(p.phase) \(p.ready) ready, \(p.restarts) restarts"
+                        + (p.node.isEmpty ? "" : ", node \(p.node)")
+                        + (p.ageSeconds.map { ", age \(DurationText.short($0))" } ?? ""))
             }
             return lines + s.warnings.map { w in "  warning: \(w)" }
         }

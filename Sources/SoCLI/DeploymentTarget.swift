@@ -1,11 +1,11 @@
-import Foundation
 import ArgumentParser
+import Foundation
 import SoActions
-import SoDeploy
-import SoWorkspace
 import SoAuthoring
 import SoBasics
+import SoDeploy
 import SoRender
+import SoWorkspace
 
 /// What every cluster verb takes: global options, the deployment directory, how to reach the cluster.
 struct DeploymentTarget: ParsableArguments {

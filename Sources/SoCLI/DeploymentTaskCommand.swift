@@ -1,10 +1,10 @@
-import Foundation
 import ArgumentParser
+import Foundation
 import SoActions
-import SoDeploy
-import SoWorkspace
 import SoAuthoring
 import SoBasics
+import SoDeploy
+import SoWorkspace
 
 // Work leaving a workspace (spec `workspace:`, as agent-workspace has): task, diff, push, fetch.
 
@@ -13,28 +13,36 @@ struct DeploymentTaskCommand: SoRunnable {
         commandName: "task",
         abstract: "Run the agent headless on a task in a workspace, then push its branch (and open a pull request).",
         discussion: """
-        Runs the spec's workspace task command (agent-workspace: claude -p "$TASK" …) in the workspace's container with TEXT in $TASK, streaming its \
-        output. What the agent leaves uncommitted is committed, the branch is pushed to origin, and with --pr a pull request is opened on GitHub \
-        (GITHUB_TOKEN or GH_TOKEN; GITHUB_API_URL for GitHub Enterprise). Exits with the agent's exit code. TEXT '-' reads the task from standard input.
+            Runs the spec's workspace task command (agent-workspace: claude -p "$TASK" …) in the workspace's container with TEXT in $TASK, streaming its \
+            output. What the agent leaves uncommitted is committed, the branch is pushed to origin, and with --pr a pull request is opened on GitHub \
+            (GITHUB_TOKEN or GH_TOKEN; GITHUB_API_URL for GitHub Enterprise). Exits with the agent's exit code. TEXT '-' reads the task from standard input.
 
-        With -o json the summary is JSON and the agent's own output goes to stderr as it comes.
+            With -o json the summary is JSON and the agent's own output goes to stderr as it comes.
 
-        Example:
-          so deployment --name fix-login task "make the login test pass"
-          so deployment --name ci-1234 task --pr --title "Fix the login test" "make the login test pass"
-          so deployment --name fix-login task --no-push --command 'codex exec "$TASK"' "explain the build"
-        """
+            Example:
+              so deployment --name fix-login task "make the login test pass"
+              so deployment --name ci-1234 task --pr --title "Fix the login test" "make the login test pass"
+              so deployment --name fix-login task --no-push --command 'codex exec "$TASK"' "explain the build"
+            """
     )
     static let takes = DeploymentTarget.takes.union([.format])
     @OptionGroup var target: DeploymentTarget
     var given: [GroupOption] { target.given }
-    @Argument(help: ArgumentHelp("What the agent should do ('-': read it from standard input).", valueName: "text")) var text: String
-    @Option(name: .long, help: ArgumentHelp("Run this shell command instead of the spec's task (it reads $TASK).", valueName: "command")) var command: String?
+    @Argument(help: ArgumentHelp("What the agent should do ('-': read it from standard input).", valueName: "text"))
+    var text: String
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Run this shell command instead of the spec's task (it reads $TASK).", valueName: "command"))
+    var command: String?
     @Flag(name: .long, help: "Leave the branch in the workspace; do not push it.") var noPush = false
     @Flag(name: .long, help: "Open a pull request on GitHub when the agent succeeded and left commits.") var pr = false
-    @Option(name: .long, help: ArgumentHelp("Pull request title (default: the task's first line).", valueName: "title")) var title: String?
-    @Option(name: .long, help: ArgumentHelp("Pull request base branch (default: the branch the workspace was cloned from).",
-        valueName: "branch")) var base: String?
+    @Option(name: .long, help: ArgumentHelp("Pull request title (default: the task's first line).", valueName: "title"))
+    var title: String?
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Pull request base branch (default: the branch the workspace was cloned from).",
+            valueName: "branch")) var base: String?
     @OptionGroup var format: Formatted<OutputFormat>
     var output: OutputFormat { format.value }
 

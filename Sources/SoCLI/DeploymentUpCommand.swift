@@ -1,20 +1,20 @@
-import Foundation
 import ArgumentParser
+import Foundation
 import SoActions
-import SoDeploy
-import SoWorkspace
 import SoAuthoring
 import SoBasics
+import SoDeploy
 import SoRender
+import SoWorkspace
 
 struct DeploymentUpCommand: SoRunnable {
     static let configuration = CommandConfiguration(
         commandName: "up",
         abstract: "Same as start (laconic-so's alias, with the same defaults).",
         discussion: """
-        Example:
-          so deployment --dir deployments/example up
-        """
+            Example:
+              so deployment --dir deployments/example up
+            """
     )
     static let takes = StartOptions.takes
     @OptionGroup var options: StartOptions

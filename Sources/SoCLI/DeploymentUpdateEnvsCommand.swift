@@ -1,22 +1,22 @@
-import Foundation
 import ArgumentParser
+import Foundation
 import SoActions
-import SoDeploy
-import SoWorkspace
 import SoAuthoring
 import SoBasics
+import SoDeploy
 import SoRender
+import SoWorkspace
 
 struct DeploymentUpdateEnvsCommand: SoRunnable {
     static let configuration = CommandConfiguration(
         commandName: "update-envs",
         abstract: "Re-apply the Deployments' environment from config.env and the compose files, and wait.",
         discussion: """
-        Only Deployments are applied (each container gets its own environment; pods roll where it changed). Nothing is pruned.
+            Only Deployments are applied (each container gets its own environment; pods roll where it changed). Nothing is pruned.
 
-        Example:
-          so deployment --dir deployments/example update-envs
-        """
+            Example:
+              so deployment --dir deployments/example update-envs
+            """
     )
     static let takes = DeploymentTarget.takes.union([.timeout])
     @OptionGroup var rootOption: RootOption
@@ -27,7 +27,9 @@ struct DeploymentUpdateEnvsCommand: SoRunnable {
     var timeout: Double { seconds.timeout ?? 300 }
 
     func run(_ ctx: SoContext) async throws {
-        try await StartAction(target.context(ctx, root: rootOption)).run(StartRequest(directory: target.dir(ctx), cluster: target.options(), wait: !noWait,
-                                                                                     timeout: timeout, progress: .plain, onlyKinds: ["Deployment"]))
+        try await StartAction(target.context(ctx, root: rootOption)).run(
+            StartRequest(
+                directory: target.dir(ctx), cluster: target.options(), wait: !noWait,
+                timeout: timeout, progress: .plain, onlyKinds: ["Deployment"]))
     }
 }

@@ -1,15 +1,15 @@
-import Foundation
 import ArgumentParser
+import Foundation
+import Logging
 import SoActions
-import SoDeploy
-import SoWorkspace
 import SoAuthoring
 import SoBasics
+import SoDeploy
 import SoKube
 import SoKubeHTTP
-import Logging
 import SoStack
 import SoSystem
+import SoWorkspace
 
 /// `--quiet`, `--verbose` (and the hidden `--debug`): options of `so` every verb reads, through the context it runs with.
 public struct GlobalOptions: ParsableArguments {

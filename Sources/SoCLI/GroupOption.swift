@@ -10,7 +10,12 @@ import ArgumentParser
 /// written in messages. The group reads it wherever it stands on the line; a verb that takes it declares the same
 /// option group and lists it in its `takes`; given to a verb that does not, it is refused (`SoCommandLine.parse`), not ignored.
 enum GroupOption: String, CaseIterable, Sendable {
-    case dir = "--dir", name = "--name", kubeconfig = "--kubeconfig", context = "--context", format = "-o", timeout = "--timeout"
+    case dir = "--dir"
+    case name = "--name"
+    case kubeconfig = "--kubeconfig"
+    case context = "--context"
+    case format = "-o"
+    case timeout = "--timeout"
     case specOutput = "--output"
     case dryRun = "--dry-run"
 }

@@ -1,10 +1,10 @@
-import Foundation
 import ArgumentParser
+import Foundation
 import SoActions
-import SoDeploy
-import SoWorkspace
 import SoAuthoring
 import SoBasics
+import SoDeploy
+import SoWorkspace
 
 /// `-o json` output: through the one JSON writer (SoBasics' `JSONWriter`, report layout).
 enum JSONOut {

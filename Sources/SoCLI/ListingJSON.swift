@@ -1,10 +1,10 @@
-import Foundation
 import ArgumentParser
+import Foundation
 import SoActions
-import SoDeploy
-import SoWorkspace
 import SoAuthoring
 import SoBasics
+import SoDeploy
+import SoWorkspace
 
 /// The JSON shape of a listed deployment.
 struct ListingJSON: Encodable {
@@ -16,9 +16,17 @@ struct ListingJSON: Encodable {
     var terminating: Bool
 
     init(_ r: DeploymentListing) {
-        name = r.name; stack = r.stack; namespace = r.namespace; id = r.id; directory = r.directory; host = r.host
+        name = r.name
+        stack = r.stack
+        namespace = r.namespace
+        id = r.id
+        directory = r.directory
+        host = r.host
         created = r.createdAt.map(Timestamps.rfc3339)
         expires = r.expiresAt.map(Timestamps.rfc3339)
-        ready = r.ready; readyDeployments = r.readyDeployments; deployments = r.deployments; terminating = r.terminating
+        ready = r.ready
+        readyDeployments = r.readyDeployments
+        deployments = r.deployments
+        terminating = r.terminating
     }
 }

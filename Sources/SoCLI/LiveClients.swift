@@ -1,15 +1,15 @@
-import Foundation
 import ArgumentParser
+import Foundation
+import Logging
 import SoActions
-import SoDeploy
-import SoWorkspace
 import SoAuthoring
 import SoBasics
+import SoDeploy
 import SoKube
 import SoKubeHTTP
-import Logging
 import SoStack
 import SoSystem
+import SoWorkspace
 
 /// One HTTPS client per cluster connection for the life of the process: commands that connect more
 /// than once (`up`, `cleanup`, `down`) reuse its connection, and the process exits without waiting for

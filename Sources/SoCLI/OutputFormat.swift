@@ -1,10 +1,10 @@
-import Foundation
 import ArgumentParser
+import Foundation
 import SoActions
-import SoDeploy
-import SoWorkspace
 import SoAuthoring
 import SoBasics
+import SoDeploy
+import SoWorkspace
 
 enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
     case text, json
@@ -13,7 +13,9 @@ enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
 extension OutputFormat {
     /// How a verb prints the result of its action: under json the action runs quiet (standard output holds the JSON
     /// alone) and the result is written as JSON; under text, `text` gives the lines to print.
-    func report<R: Encodable>(_ ctx: SoContext, _ action: (SoContext) async throws -> R, text: (R) -> [String]) async throws {
+    func report<R: Encodable>(_ ctx: SoContext, _ action: (SoContext) async throws -> R, text: (R) -> [String])
+        async throws
+    {
         var ctx = ctx
         if self == .json { ctx.options.quiet = true }
         let result = try await action(ctx)

@@ -1,15 +1,15 @@
-import Foundation
 import ArgumentParser
+import Foundation
+import Logging
 import SoActions
-import SoDeploy
-import SoWorkspace
 import SoAuthoring
 import SoBasics
+import SoDeploy
 import SoKube
 import SoKubeHTTP
-import Logging
 import SoStack
 import SoSystem
+import SoWorkspace
 
 /// The root command. Commands are thin: parse, build the context, call one action, print.
 public struct SoCommand: ParsableCommand {
@@ -17,20 +17,25 @@ public struct SoCommand: ParsableCommand {
         commandName: "so",
         abstract: "Deploy stacks of compose files onto Kubernetes (a shared kind cluster, or any cluster).",
         discussion: """
-        A stack is a stack.yml naming compose files (pods). 'deploy init' writes a spec of per-deployment overrides, \
-        'deploy create' turns it into a deployment directory. A group's options (these, deploy's --deploy-to, deployment's \
-        --dir, --name, -o …) may come before or after its subcommand, as with laconic-so.
+            A stack is a stack.yml naming compose files (pods). 'deploy init' writes a spec of per-deployment overrides, \
+            'deploy create' turns it into a deployment directory. A group's options (these, deploy's --deploy-to, deployment's \
+            --dir, --name, -o …) may come before or after its subcommand, as with laconic-so.
 
-        Example:
-          so --stack example deploy init --output example-spec.yml
-          so deploy create --spec-file example-spec.yml --deployment-dir deployments/example
-          so up agent-workspace --name fix-login --config GIT_REPO=https://github.com/acme/web
-        """,
+            Example:
+              so --stack example deploy init --output example-spec.yml
+              so deploy create --spec-file example-spec.yml --deployment-dir deployments/example
+              so up agent-workspace --name fix-login --config GIT_REPO=https://github.com/acme/web
+            """,
         version: SoVersion.current,
         groupedSubcommands: [
             CommandGroup(name: "Deploy", subcommands: [DeployCommand.self, DeploymentCommand.self]),
             CommandGroup(name: "Workspaces", subcommands: [UpCommand.self, DownCommand.self, CleanupCommand.self]),
-            CommandGroup(name: "Stacks", subcommands: [StackCommand.self, FetchStackCommand.self, SetupRepositoriesCommand.self, BuildContainersCommand.self]),
+            CommandGroup(
+                name: "Stacks",
+                subcommands: [
+                    StackCommand.self, FetchStackCommand.self, SetupRepositoriesCommand.self,
+                    BuildContainersCommand.self,
+                ]),
             CommandGroup(name: "Other", subcommands: [VersionCommand.self, CompletionCommand.self]),
         ]
     )
@@ -56,24 +61,29 @@ extension SoContext {
         let env = ProcessInfo.processInfo.environment
         let exe = fs.realpath("/proc/self/exe")
         // The executable's real path (/proc/self/exe): `<prefix>/bin/so` finds `<prefix>/share/so` however it was called.
-        let lookup = StackLocator.lookUpBuiltInRoot(explicit: nil, environment: env, executable: fs.exists(exe) ? exe : arguments0, fs: fs)
-        let processes = LocalProcessRunner(installHints: [
-            "git": "install git (apt-get install git)",
-            "kind": "install kind: https://kind.sigs.k8s.io/docs/user/quick-start/#installation",
-            "kubectl": "install kubectl: https://kubernetes.io/docs/tasks/tools/",
-            "docker": "install Docker Engine: https://docs.docker.com/engine/install/",
-        ], environment: env)
+        let lookup = StackLocator.lookUpBuiltInRoot(
+            explicit: nil, environment: env, executable: fs.exists(exe) ? exe : arguments0, fs: fs)
+        let processes = LocalProcessRunner(
+            installHints: [
+                "git": "install git (apt-get install git)",
+                "kind": "install kind: https://kind.sigs.k8s.io/docs/user/quick-start/#installation",
+                "kubectl": "install kubectl: https://kubernetes.io/docs/tasks/tools/",
+                "docker": "install Docker Engine: https://docs.docker.com/engine/install/",
+            ], environment: env)
         // Exec credential plugins run through the same process seam, with this environment and terminal.
-        let credentials = CredentialEffects(processes: processes, fs: fs, environment: env, stdinIsTerminal: isatty(0) == 1, clock: SystemClock())
-        var ctx = SoContext(fs: fs, processes: processes, clock: SystemClock(), entropy: SystemEntropy(), console: StandardConsole(), environment: env,
-                            builtInRoot: lookup.root,
-                            connect: { connection in
-                                try LiveClients.shared.client(for: connection) {
-                                    let client = try HTTPClusterClient(connection, effects: credentials)
-                                    client.logger = Tracing.logger("so.api", environment: env)
-                                    return client
-                                }
-                            })
+        let credentials = CredentialEffects(
+            processes: processes, fs: fs, environment: env, stdinIsTerminal: isatty(0) == 1, clock: SystemClock())
+        var ctx = SoContext(
+            fs: fs, processes: processes, clock: SystemClock(), entropy: SystemEntropy(), console: StandardConsole(),
+            environment: env,
+            builtInRoot: lookup.root,
+            connect: { connection in
+                try LiveClients.shared.client(for: connection) {
+                    let client = try HTTPClusterClient(connection, effects: credentials)
+                    client.logger = Tracing.logger("so.api", environment: env)
+                    return client
+                }
+            })
         ctx.builtInSearched = lookup.searched
         ctx.resolver = SystemResolver()
         ctx.hostLocks = FileHostLocks()

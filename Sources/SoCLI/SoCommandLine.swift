@@ -1,15 +1,15 @@
-import Foundation
 import ArgumentParser
+import Foundation
+import Logging
 import SoActions
-import SoDeploy
-import SoWorkspace
 import SoAuthoring
 import SoBasics
+import SoDeploy
 import SoKube
 import SoKubeHTTP
-import Logging
 import SoStack
 import SoSystem
+import SoWorkspace
 
 /// Runs one command line to completion and returns the exit code; prints errors as
 /// `error: …` / `hint: …` and warnings as `warning: …` on stderr.
@@ -39,7 +39,8 @@ public enum SoCommandLine {
                 return 0
             }
             if error is CleanExit || code.rawValue == 0 { return code.rawValue }
-            let message = SoCommand.message(for: error).split(separator: "\n").first.map(String.init) ?? "invalid arguments"
+            let message =
+                SoCommand.message(for: error).split(separator: "\n").first.map(String.init) ?? "invalid arguments"
             let lowered = message.hasPrefix("Error: ") ? String(message.dropFirst(7)) : message
             console.err("error: " + lowercasedFirst(lowered))
             let path = helpPath(arguments)
@@ -61,7 +62,9 @@ public enum SoCommandLine {
     /// declares them, and a group's option that the chosen verb does not take (`SoRunnable.takes`) is refused.
     public static func parse(_ arguments: [String]) throws -> ParsableCommand {
         let command = try SoCommand.parseAsRoot(arguments)
-        if let verb = command as? any SoRunnable, let option = verb.given.first(where: { !type(of: verb).takes.contains($0) }) {
+        if let verb = command as? any SoRunnable,
+            let option = verb.given.first(where: { !type(of: verb).takes.contains($0) })
+        {
             throw ValidationError("'\(path(to: type(of: verb)))' takes no \(option.rawValue)")
         }
         return command
@@ -110,6 +113,8 @@ public enum SoCommandLine {
     }
 
     static func child(of command: ParsableCommand.Type, named word: String) -> ParsableCommand.Type? {
-        command.configuration.subcommands.first { $0.configuration.commandName == word || $0.configuration.aliases.contains(word) }
+        command.configuration.subcommands.first {
+            $0.configuration.commandName == word || $0.configuration.aliases.contains(word)
+        }
     }
 }

@@ -1,15 +1,15 @@
-import Foundation
 import ArgumentParser
+import Foundation
+import Logging
 import SoActions
-import SoDeploy
-import SoWorkspace
 import SoAuthoring
 import SoBasics
+import SoDeploy
 import SoKube
 import SoKubeHTTP
-import Logging
 import SoStack
 import SoSystem
+import SoWorkspace
 
 public enum SoVersion {
     public static let current = "0.1.0"

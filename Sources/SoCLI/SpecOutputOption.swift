@@ -1,10 +1,10 @@
-import Foundation
 import ArgumentParser
+import Foundation
 import SoActions
-import SoDeploy
-import SoWorkspace
 import SoAuthoring
 import SoBasics
+import SoDeploy
+import SoWorkspace
 
 /// `--output FILE`, the spec `deploy init` writes: an option of the `deploy` group, so `so deploy --output F init` parses.
 struct SpecOutputOption: GroupOptionSet {

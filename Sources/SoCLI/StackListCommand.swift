@@ -1,20 +1,20 @@
-import Foundation
 import ArgumentParser
+import Foundation
 import SoActions
-import SoDeploy
-import SoWorkspace
 import SoAuthoring
 import SoBasics
+import SoDeploy
+import SoWorkspace
 
 struct StackListCommand: SoRunnable {
     static let configuration = CommandConfiguration(
         commandName: "list",
         abstract: "List the built-in stacks.",
         discussion: """
-        Example:
-          so stack list
-          so stack list -o json
-        """
+            Example:
+              so stack list
+              so stack list -o json
+            """
     )
     static let takes: Set<GroupOption> = []
     @OptionGroup var rootOption: RootOption
@@ -29,11 +29,17 @@ struct StackListCommand: SoRunnable {
         switch output {
         case .json: ctx.console.out(JSONOut.encode(stacks))
         case .text:
-            if stacks.isEmpty { ctx.console.out("no stacks in \(Path.join(ctx.builtInRoot ?? "", "stacks"))"); return }
+            if stacks.isEmpty {
+                ctx.console.out("no stacks in \(Path.join(ctx.builtInRoot ?? "", "stacks"))")
+                return
+            }
             let width = stacks.map(\.name.count).max() ?? 0
             for s in stacks {
-                ctx.console.out(s.name.padding(toLength: width + 2, withPad: " ",
-                    startingAt: 0) + (s.description ?? "") + (s.pods.isEmpty ? "" : "  [pods: \(s.pods.map(\.name).joined(separator: ", "))]"))
+                ctx.console.out(
+                    s.name.padding(
+                        toLength: width + 2, withPad: " ",
+                        startingAt: 0) + (s.description ?? "")
+                        + (s.pods.isEmpty ? "" : "  [pods: \(s.pods.map(\.name).joined(separator: ", "))]"))
             }
         }
     }

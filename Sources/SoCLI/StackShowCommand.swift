@@ -1,26 +1,27 @@
-import Foundation
 import ArgumentParser
+import Foundation
 import SoActions
-import SoDeploy
-import SoWorkspace
 import SoAuthoring
 import SoBasics
+import SoDeploy
+import SoWorkspace
 
 struct StackShowCommand: SoRunnable {
     static let configuration = CommandConfiguration(
         commandName: "show",
         abstract: "Show a stack's pods, compose files, config directories and images.",
         discussion: """
-        Example:
-          so stack show example
-          so stack show ~/cerc/my-repo/stack-orchestrator/stacks/web -o json
-        """
+            Example:
+              so stack show example
+              so stack show ~/cerc/my-repo/stack-orchestrator/stacks/web -o json
+            """
     )
     static let takes: Set<GroupOption> = []
     @OptionGroup var stackOption: StackOption
     @OptionGroup var rootOption: RootOption
     @OptionGroup var global: GlobalOptions
-    @Argument(help: ArgumentHelp("Built-in stack name or stack directory path.", valueName: "name|path")) var stackName: String?
+    @Argument(help: ArgumentHelp("Built-in stack name or stack directory path.", valueName: "name|path")) var stackName:
+        String?
     @Option(name: .shortAndLong, help: "Output format: text or json.") var output: OutputFormat = .text
     @ParentCommand var so: SoCommand
     var given: [GroupOption] { so.given }

@@ -1,34 +1,48 @@
-import Foundation
 import ArgumentParser
+import Foundation
 import SoActions
-import SoDeploy
-import SoWorkspace
 import SoAuthoring
 import SoBasics
+import SoDeploy
 import SoRender
+import SoWorkspace
 
 /// Options of `start` and its alias `up` (one set, one default: cluster management on).
 struct StartOptions: ParsableArguments {
     static let takes = DeploymentTarget.takes.union([.timeout, .dryRun])
     @OptionGroup var rootOption: RootOption
     @OptionGroup var target: DeploymentTarget
-    @Flag(name: .long, help: "Create the kind cluster if needed and load images (default).") var performClusterManagement = false
+    @Flag(name: .long, help: "Create the kind cluster if needed and load images (default).")
+    var performClusterManagement = false
     @Flag(name: .long, help: "Do not create kind clusters or load images.") var skipClusterManagement = false
     @Flag(name: .long, help: "Return after applying, without waiting.") var noWait = false
     @OptionGroup var seconds: TimeoutOption
     var timeout: Double { seconds.timeout ?? 300 }
     @Option(name: .long, help: "Progress output: auto, plain or json.") var progress: ProgressMode = .auto
-    @Option(name: .long, help: ArgumentHelp("Expire this long after the start (for 'so cleanup --expired'), e.g. 2h.", valueName: "duration")) var ttl: String?
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Expire this long after the start (for 'so cleanup --expired'), e.g. 2h.", valueName: "duration")) var ttl:
+        String?
     /// --dry-run: Change nothing: the API server checks every object (server-side dry run) and the plan is printed.
     @OptionGroup var dry: DryRunFlag
     var dryRun: Bool { dry.dryRun }
-    @Flag(name: .long, help: "With --dry-run: show each field that would change, as kubectl diff does (never a Secret's values).") var diff = false
-    @Flag(name: .long, help: ArgumentHelp("With --dry-run: exit 2 when the plan would change something, 0 when every object is unchanged "
-                                          + "(1 stays an error), as terraform plan -detailed-exitcode; for drift checks in CI.")) var detailedExitcode = false
+    @Flag(
+        name: .long,
+        help: "With --dry-run: show each field that would change, as kubectl diff does (never a Secret's values).")
+    var diff = false
+    @Flag(
+        name: .long,
+        help: ArgumentHelp(
+            "With --dry-run: exit 2 when the plan would change something, 0 when every object is unchanged "
+                + "(1 stays an error), as terraform plan -detailed-exitcode; for drift checks in CI."))
+    var detailedExitcode = false
 
     func validate() throws {
         if diff && !dryRun { throw ValidationError("--diff goes with --dry-run (start --dry-run --diff)") }
-        if detailedExitcode && !dryRun { throw ValidationError("--detailed-exitcode goes with --dry-run (start --dry-run --detailed-exitcode)") }
+        if detailedExitcode && !dryRun {
+            throw ValidationError("--detailed-exitcode goes with --dry-run (start --dry-run --detailed-exitcode)")
+        }
         if performClusterManagement && skipClusterManagement {
             throw ValidationError("--perform-cluster-management and --skip-cluster-management contradict each other")
         }
@@ -37,8 +51,11 @@ struct StartOptions: ParsableArguments {
     func run(_ ctx: SoContext) async throws {
         let ctx = target.context(ctx, root: rootOption)
         if dryRun {
-            let plan = try await StartAction(ctx).run(StartRequest(directory: target.dir(ctx), cluster: target.options(manage: !skipClusterManagement),
-                                                                   progress: progress, ttl: try ttl.map(parseTTL), dryRun: true, diff: diff)).plan
+            let plan = try await StartAction(ctx).run(
+                StartRequest(
+                    directory: target.dir(ctx), cluster: target.options(manage: !skipClusterManagement),
+                    progress: progress, ttl: try ttl.map(parseTTL), dryRun: true, diff: diff)
+            ).plan
             if progress == .json {
                 for p in plan { ctx.console.out(JSONOut.encode(p)) }
             } else {
@@ -51,7 +68,9 @@ struct StartOptions: ParsableArguments {
             if detailedExitcode, PlannedChange.changes(plan) { throw ExitCode(PlannedChange.exitChanges) }
             return
         }
-        try await StartAction(ctx).run(StartRequest(directory: target.dir(ctx), cluster: target.options(manage: !skipClusterManagement),
-                                                 wait: !noWait, timeout: timeout, progress: progress, ttl: try ttl.map(parseTTL)))
+        try await StartAction(ctx).run(
+            StartRequest(
+                directory: target.dir(ctx), cluster: target.options(manage: !skipClusterManagement),
+                wait: !noWait, timeout: timeout, progress: progress, ttl: try ttl.map(parseTTL)))
     }
 }

@@ -1,9 +1,9 @@
 import Foundation
 import Logging
 import SoActions
+import SoAuthoring
 import SoDeploy
 import SoWorkspace
-import SoAuthoring
 
 /// Tracing through swift-log: `SO_TRACE_API=1` shows one line per API request on stderr (`api: GET
 /// /api/v1/... 200 12ms`, what the benchmarks count); `SO_TRACE_API=2` also lets through what the HTTP

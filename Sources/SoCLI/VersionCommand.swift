@@ -1,19 +1,19 @@
-import Foundation
 import ArgumentParser
+import Foundation
 import SoActions
-import SoDeploy
-import SoWorkspace
 import SoAuthoring
 import SoBasics
+import SoDeploy
+import SoWorkspace
 
 struct VersionCommand: SoRunnable {
     static let configuration = CommandConfiguration(
         commandName: "version",
         abstract: "Print the version of so.",
         discussion: """
-        Example:
-          so version
-        """
+            Example:
+              so version
+            """
     )
     static let takes: Set<GroupOption> = []
     @ParentCommand var so: SoCommand

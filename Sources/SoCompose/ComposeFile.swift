@@ -19,8 +19,10 @@ public struct ComposeFile: Sendable {
     /// Written in compose's version-1 layout (services at the top level), read as the current one (`ComposeLayout`).
     public var version1 = false
 
-    public init(path: String, name: String? = nil, services: [ComposeService] = [], volumes: [ComposeNamedVolume] = [],
-                networks: [String] = [], secrets: [ComposeTopLevelResource] = [], configs: [ComposeTopLevelResource] = []) {
+    public init(
+        path: String, name: String? = nil, services: [ComposeService] = [], volumes: [ComposeNamedVolume] = [],
+        networks: [String] = [], secrets: [ComposeTopLevelResource] = [], configs: [ComposeTopLevelResource] = []
+    ) {
         self.path = path
         self.name = name
         self.services = services

@@ -16,16 +16,27 @@ public enum ComposeFlatten {
         static func == (a: Value, b: Value) -> Bool { a.yvalue == b.yvalue && a.tag == b.tag }
 
         var tag: String? {
-            switch self { case .scalar(_, _, let t), .map(_, let t), .list(_, let t): return t }
+            switch self {
+            case .scalar(_, _, let t), .map(_, let t), .list(_, let t): return t
+            }
         }
-        var pairs: [(String, Value)]? { if case .map(let p, _) = self { return p }; return nil }
-        var items: [Value]? { if case .list(let l, _) = self { return l }; return nil }
-        var text: String? { if case .scalar(let s, _, _) = self { return s }; return nil }
+        var pairs: [(String, Value)]? {
+            if case .map(let p, _) = self { return p }
+            return nil
+        }
+        var items: [Value]? {
+            if case .list(let l, _) = self { return l }
+            return nil
+        }
+        var text: String? {
+            if case .scalar(let s, _, _) = self { return s }
+            return nil
+        }
 
         /// The value for the YAML writer: plain ints and bools keep their type, all else is text.
         var yvalue: YValue {
             switch self {
-            case let .scalar(s, quoted, _):
+            case .scalar(let s, let quoted, _):
                 if !quoted {
                     if ["", "~", "null", "Null", "NULL"].contains(s) { return .null }
                     if let i = Int(s) { return .int(i) }
@@ -53,12 +64,15 @@ public enum ComposeFlatten {
         let base = Path.dirname(paths[0])
         var merged: Value = .map([], tag: nil)
         for p in paths { merged = merge(merged, try load(p, relativeTo: base, fs: fs, depth: 0)) }
-        return "# flattened by so from: \(paths.map { Path.relative($0, to: base) ?? $0 }.joined(separator: ", "))\n" + strip(merged).yvalue.yaml()
+        return "# flattened by so from: \(paths.map { Path.relative($0, to: base) ?? $0 }.joined(separator: ", "))\n"
+            + strip(merged).yvalue.yaml()
     }
 
     /// One file with its includes and extends resolved, paths rebased onto `base`.
     static func load(_ path: String, relativeTo base: String, fs: FileSystem, depth: Int) throws -> Value {
-        guard depth < 10 else { throw SoError("compose include/extends nest more than 10 deep at \(path)", hint: "check for a cycle") }
+        guard depth < 10 else {
+            throw SoError("compose include/extends nest more than 10 deep at \(path)", hint: "check for a cycle")
+        }
         var doc = try read(path, fs: fs)
         let dir = Path.dirname(path)
         var result: Value = .map([], tag: nil)
@@ -66,16 +80,24 @@ public enum ComposeFlatten {
         if let pairs = doc.pairs, let inc = pairs.first(where: { $0.0 == "include" })?.1 {
             for entry in inc.items ?? [] {
                 let files: [String]
-                if let t = entry.text { files = [t] } else {
+                if let t = entry.text {
+                    files = [t]
+                } else {
                     let p = entry.pairs?.first { $0.0 == "path" }?.1
                     files = p?.text.map { [$0] } ?? p?.items?.compactMap(\.text) ?? []
                 }
-                guard !files.isEmpty else { throw SoError("an include: entry of \(path) names no file",
-                    hint: "write '- other.yaml' or '- path: [a.yaml, b.yaml]'") }
+                guard !files.isEmpty else {
+                    throw SoError(
+                        "an include: entry of \(path) names no file",
+                        hint: "write '- other.yaml' or '- path: [a.yaml, b.yaml]'")
+                }
                 for f in files {
                     let abs = Path.absolute(f, relativeTo: dir)
-                    guard fs.isFile(abs) else { throw SoError("included compose file not found: \(abs)",
-                        hint: "fix the include: path (relative to \(path))", at: SourceLocation(file: path)) }
+                    guard fs.isFile(abs) else {
+                        throw SoError(
+                            "included compose file not found: \(abs)",
+                            hint: "fix the include: path (relative to \(path))", at: SourceLocation(file: path))
+                    }
                     result = merge(result, try load(abs, relativeTo: base, fs: fs, depth: depth + 1))
                 }
             }
@@ -85,33 +107,50 @@ public enum ComposeFlatten {
         // extends: the named service (of this file or another) is the base the service merges over.
         if let pairs = doc.pairs, var services = pairs.first(where: { $0.0 == "services" })?.1.pairs {
             for i in services.indices {
-                services[i].1 = try resolveExtends(services[i].0, services[i].1, services: services, file: path, base: base, fs: fs, depth: depth)
+                services[i].1 = try resolveExtends(
+                    services[i].0, services[i].1, services: services, file: path, base: base, fs: fs, depth: depth)
             }
             doc = .map(pairs.map { $0.0 == "services" ? ("services", .map(services, tag: nil)) : $0 }, tag: nil)
         }
         return merge(result, doc)
     }
 
-    static func resolveExtends(_ name: String, _ svc: Value, services: [(String, Value)], file: String, base: String, fs: FileSystem,
-        depth: Int) throws -> Value {
+    static func resolveExtends(
+        _ name: String, _ svc: Value, services: [(String, Value)], file: String, base: String, fs: FileSystem,
+        depth: Int
+    ) throws -> Value {
         guard let pairs = svc.pairs, let ext = pairs.first(where: { $0.0 == "extends" })?.1 else { return svc }
         let target = ext.text ?? ext.pairs?.first { $0.0 == "service" }?.1.text
-        guard let target else { throw SoError("extends of service '\(name)' names no service", hint: "write 'extends: {service: NAME, file: other.yaml}'",
-            at: SourceLocation(file: file)) }
+        guard let target else {
+            throw SoError(
+                "extends of service '\(name)' names no service",
+                hint: "write 'extends: {service: NAME, file: other.yaml}'",
+                at: SourceLocation(file: file))
+        }
         var parent: Value
         if let other = ext.pairs?.first(where: { $0.0 == "file" })?.1.text {
             let abs = Path.absolute(other, relativeTo: Path.dirname(file))
-            guard fs.isFile(abs) else { throw SoError("extends file not found: \(abs)", hint: "fix extends.file of service '\(name)'",
-                at: SourceLocation(file: file)) }
+            guard fs.isFile(abs) else {
+                throw SoError(
+                    "extends file not found: \(abs)", hint: "fix extends.file of service '\(name)'",
+                    at: SourceLocation(file: file))
+            }
             let otherDoc = try load(abs, relativeTo: base, fs: fs, depth: depth + 1)
-            guard let p = otherDoc.pairs?.first(where: { $0.0 == "services" })?.1.pairs?.first(where: { $0.0 == target })?.1 else {
-                throw SoError("service '\(name)' extends '\(target)', which \(abs) does not define", hint: "check the service name",
+            guard
+                let p = otherDoc.pairs?.first(where: { $0.0 == "services" })?.1.pairs?.first(where: { $0.0 == target })?
+                    .1
+            else {
+                throw SoError(
+                    "service '\(name)' extends '\(target)', which \(abs) does not define",
+                    hint: "check the service name",
                     at: SourceLocation(file: file))
             }
             parent = p
         } else {
             guard target != name, let p = services.first(where: { $0.0 == target })?.1 else {
-                throw SoError("service '\(name)' extends '\(target)', which this file does not define", hint: "check the service name, or add extends.file",
+                throw SoError(
+                    "service '\(name)' extends '\(target)', which this file does not define",
+                    hint: "check the service name, or add extends.file",
                     at: SourceLocation(file: file))
             }
             parent = try resolveExtends(target, p, services: services, file: file, base: base, fs: fs, depth: depth + 1)
@@ -153,10 +192,14 @@ public enum ComposeFlatten {
     static func identity(_ key: String, _ item: Value) -> String? {
         switch key {
         case "volumes":
-            if let t = item.text { let parts = t.split(separator: ":"); return parts.count > 1 ? String(parts[1]) : t }
+            if let t = item.text {
+                let parts = t.split(separator: ":")
+                return parts.count > 1 ? String(parts[1]) : t
+            }
             return item.pairs?.first { $0.0 == "target" }?.1.text
         case "secrets", "configs":
-            return item.text ?? item.pairs?.first { $0.0 == "target" }?.1.text ?? item.pairs?.first { $0.0 == "source" }?.1.text
+            return item.text ?? item.pairs?.first { $0.0 == "target" }?.1.text
+                ?? item.pairs?.first { $0.0 == "source" }?.1.text
         case "environment", "labels", "extra_hosts", "sysctls":
             return item.text.map { t in String(t.split(separator: "=", maxSplits: 1).first ?? Substring(t)) }
         default: return nil
@@ -166,22 +209,29 @@ public enum ComposeFlatten {
     static func merge(_ base: Value, _ over: Value, key: String = "") -> Value {
         if over.tag == "!override" || over.tag == "!reset" { return over }
         switch (base, over) {
-        case let (.map(b, _), .map(o, _)):
+        case (.map(let b, _), .map(let o, _)):
             var out = b
             for (k, v) in o {
-                if let i = out.firstIndex(where: { $0.0 == k }) { out[i].1 = merge(out[i].1, v, key: k) } else { out.append((k, v)) }
+                if let i = out.firstIndex(where: { $0.0 == k }) {
+                    out[i].1 = merge(out[i].1, v, key: k)
+                } else {
+                    out.append((k, v))
+                }
             }
             return .map(out, tag: nil)
-        case let (.list(b, _), .list(o, _)) where !replacedSequences.contains(key):
+        case (.list(let b, _), .list(let o, _)) where !replacedSequences.contains(key):
             var out = b
             for item in o {
-                if let id = identity(key, item), let i = out.firstIndex(where: { identity(key, $0) == id }) { out[i] = item }
-                else if !out.contains(item) { out.append(item) }
+                if let id = identity(key, item), let i = out.firstIndex(where: { identity(key, $0) == id }) {
+                    out[i] = item
+                } else if !out.contains(item) {
+                    out.append(item)
+                }
             }
             return .list(out, tag: nil)
-        case let (.list(b, _), .map(o, t)) where ["environment", "labels"].contains(key):
+        case (.list(let b, _), .map(let o, let t)) where ["environment", "labels"].contains(key):
             return merge(.map(b.compactMap { kv($0) }, tag: nil), .map(o, tag: t), key: key)
-        case let (.map(b, _), .list(o, _)) where ["environment", "labels"].contains(key):
+        case (.map(let b, _), .list(let o, _)) where ["environment", "labels"].contains(key):
             return merge(.map(b, tag: nil), .map(o.compactMap { kv($0) }, tag: nil), key: key)
         default:
             return over
@@ -192,7 +242,10 @@ public enum ComposeFlatten {
     static func kv(_ v: Value) -> (String, Value)? {
         guard let t = v.text else { return nil }
         let parts = t.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-        return (String(parts[0]), parts.count > 1 ? .scalar(String(parts[1]), quoted: true, tag: nil) : .scalar("", quoted: false, tag: nil))
+        return (
+            String(parts[0]),
+            parts.count > 1 ? .scalar(String(parts[1]), quoted: true, tag: nil) : .scalar("", quoted: false, tag: nil)
+        )
     }
 
     /// `!reset` values are removed; tags are dropped.
@@ -219,7 +272,9 @@ public enum ComposeFlatten {
     }
 
     /// A compose document (YAML text) with every relative path passed through `transform`.
-    public static func rewritePaths(_ text: String, file: String, _ transform: (PathKind, String) throws -> String) throws -> String {
+    public static func rewritePaths(_ text: String, file: String, _ transform: (PathKind, String) throws -> String)
+        throws -> String
+    {
         guard let root = try YAMLFile.parse(text, file: file) else { return text }
         return strip(try mapPaths(try convert(root), transform)).yvalue.yaml()
     }
@@ -231,46 +286,78 @@ public enum ComposeFlatten {
         }
         func fixBind(_ s: String) throws -> String {
             let parts = s.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
-            guard parts.count >= 2, parts[0].hasPrefix(".") || !parts[0].hasPrefix("/") && parts[0].contains("/") else { return s }
+            guard parts.count >= 2, parts[0].hasPrefix(".") || !parts[0].hasPrefix("/") && parts[0].contains("/") else {
+                return s
+            }
             return ([try fix(.bind, parts[0])] + parts.dropFirst()).joined(separator: ":")
         }
         func q(_ s: String) -> Value { .scalar(s, quoted: true, tag: nil) }
         func service(_ svc: Value) throws -> Value {
             guard let pairs = svc.pairs else { return svc }
-            return .map(try pairs.map { k, v -> (String, Value) in
-                switch k {
-                case "build":
-                    if let t = v.text { return (k, q(try fix(.build, t))) }
-                    return (k, .map(try (v.pairs ?? []).map { $0.0 == "context" ? ($0.0, q(try fix(.build, $0.1.text ?? "."))) : $0 }, tag: v.tag))
-                case "env_file":
-                    if let t = v.text { return (k, q(try fix(.envFile, t))) }
-                    return (k, .list(try (v.items ?? []).map { i in
-                        if let t = i.text { return q(try fix(.envFile, t)) }
-                        return .map(try (i.pairs ?? []).map { $0.0 == "path" ? ($0.0, q(try fix(.envFile, $0.1.text ?? ""))) : $0 }, tag: nil)
-                    }, tag: v.tag))
-                case "volumes":
-                    return (k, .list(try (v.items ?? []).map { i in
-                        if let t = i.text { return q(try fixBind(t)) }
-                        return .map(try (i.pairs ?? []).map { p in
-                            guard p.0 == "source", let t = p.1.text, t.hasPrefix(".") else { return p }
-                            return (p.0, q(try fix(.bind, t)))
-                        }, tag: i.tag)
-                    }, tag: v.tag))
-                default: return (k, v)
-                }
-            }, tag: svc.tag)
+            return .map(
+                try pairs.map { k, v -> (String, Value) in
+                    switch k {
+                    case "build":
+                        if let t = v.text { return (k, q(try fix(.build, t))) }
+                        return (
+                            k,
+                            .map(
+                                try (v.pairs ?? []).map {
+                                    $0.0 == "context" ? ($0.0, q(try fix(.build, $0.1.text ?? "."))) : $0
+                                }, tag: v.tag)
+                        )
+                    case "env_file":
+                        if let t = v.text { return (k, q(try fix(.envFile, t))) }
+                        return (
+                            k,
+                            .list(
+                                try (v.items ?? []).map { i in
+                                    if let t = i.text { return q(try fix(.envFile, t)) }
+                                    return .map(
+                                        try (i.pairs ?? []).map {
+                                            $0.0 == "path" ? ($0.0, q(try fix(.envFile, $0.1.text ?? ""))) : $0
+                                        }, tag: nil)
+                                }, tag: v.tag)
+                        )
+                    case "volumes":
+                        return (
+                            k,
+                            .list(
+                                try (v.items ?? []).map { i in
+                                    if let t = i.text { return q(try fixBind(t)) }
+                                    return .map(
+                                        try (i.pairs ?? []).map { p in
+                                            guard p.0 == "source", let t = p.1.text, t.hasPrefix(".") else { return p }
+                                            return (p.0, q(try fix(.bind, t)))
+                                        }, tag: i.tag)
+                                }, tag: v.tag)
+                        )
+                    default: return (k, v)
+                    }
+                }, tag: svc.tag)
         }
         guard let top = doc.pairs else { return doc }
-        return .map(try top.map { k, v -> (String, Value) in
-            switch k {
-            case "services": return (k, .map(try (v.pairs ?? []).map { ($0.0, try service($0.1)) }, tag: v.tag))
-            case "secrets", "configs":
-                let kind: PathKind = k == "secrets" ? .secretFile : .configFile
-                return (k, .map(try (v.pairs ?? []).map { name, def in
-                    (name, .map(try (def.pairs ?? []).map { $0.0 == "file" ? ($0.0, q(try fix(kind, $0.1.text ?? ""))) : $0 }, tag: def.tag))
-                }, tag: v.tag))
-            default: return (k, v)
-            }
-        }, tag: doc.tag)
+        return .map(
+            try top.map { k, v -> (String, Value) in
+                switch k {
+                case "services": return (k, .map(try (v.pairs ?? []).map { ($0.0, try service($0.1)) }, tag: v.tag))
+                case "secrets", "configs":
+                    let kind: PathKind = k == "secrets" ? .secretFile : .configFile
+                    return (
+                        k,
+                        .map(
+                            try (v.pairs ?? []).map { name, def in
+                                (
+                                    name,
+                                    .map(
+                                        try (def.pairs ?? []).map {
+                                            $0.0 == "file" ? ($0.0, q(try fix(kind, $0.1.text ?? ""))) : $0
+                                        }, tag: def.tag)
+                                )
+                            }, tag: v.tag)
+                    )
+                default: return (k, v)
+                }
+            }, tag: doc.tag)
     }
 }

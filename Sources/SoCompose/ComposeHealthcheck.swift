@@ -10,8 +10,11 @@ public struct ComposeHealthcheck: Sendable, Equatable {
     public var startPeriod: String?
     public var startInterval: String?
     public var disable: Bool
-    public init(test: [String]? = nil, interval: String? = nil, timeout: String? = nil, retries: Int? = nil, startPeriod: String? = nil,
-                startInterval: String? = nil, disable: Bool = false) {
+    public init(
+        test: [String]? = nil, interval: String? = nil, timeout: String? = nil, retries: Int? = nil,
+        startPeriod: String? = nil,
+        startInterval: String? = nil, disable: Bool = false
+    ) {
         self.test = test
         self.interval = interval
         self.timeout = timeout

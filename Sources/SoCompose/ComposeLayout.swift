@@ -8,13 +8,17 @@ import Yams
 /// `log_opt` → `logging`). Every value keeps its file:line. Pure.
 public enum ComposeLayout {
     /// Top-level keys of the current layout: a file with any of them is not version 1.
-    static let topLevel: Set<String> = ["version", "services", "volumes", "networks", "secrets", "configs", "name", "include", "models"]
+    static let topLevel: Set<String> = [
+        "version", "services", "volumes", "networks", "secrets", "configs", "name", "include", "models",
+    ]
 
     /// Whether `root` is a version-1 file: a mapping of services, each a mapping, with none of the current layout's top-level keys.
     public static func isVersion1(_ root: YNode) -> Bool {
         guard case .mapping(let m) = root.node, !m.isEmpty else { return false }
         return m.allSatisfy { pair in
-            guard case .scalar(let k) = pair.key, !topLevel.contains(k.string), !k.string.hasPrefix("x-") else { return false }
+            guard case .scalar(let k) = pair.key, !topLevel.contains(k.string), !k.string.hasPrefix("x-") else {
+                return false
+            }
             if case .mapping = pair.value { return true }
             return false
         }
@@ -29,8 +33,14 @@ public enum ComposeLayout {
         // Version 1 made a named volume on first use; the current layout declares it under volumes:.
         let named = namedVolumes(m)
         if !named.isEmpty {
-            top.append((scalar("volumes"), .mapping(Node.Mapping(named.map { (scalar($0), .scalar(Node.Scalar("", Tag(.null), .plain, m.mark))) },
-                                                                   Tag(.map), .block, m.mark))))
+            top.append(
+                (
+                    scalar("volumes"),
+                    .mapping(
+                        Node.Mapping(
+                            named.map { (scalar($0), .scalar(Node.Scalar("", Tag(.null), .plain, m.mark))) },
+                            Tag(.map), .block, m.mark))
+                ))
         }
         return (YNode(.mapping(Node.Mapping(top, m.tag, .block, m.mark)), file: root.file), true)
     }
@@ -40,12 +50,15 @@ public enum ComposeLayout {
         var out: [String] = []
         for (_, svc) in services {
             guard case .mapping(let m) = svc, let volumes = m.first(where: { $0.key.string == "volumes" })?.value,
-                  case .sequence(let list) = volumes else { continue }
+                case .sequence(let list) = volumes
+            else { continue }
             for case .scalar(let v) in list {
                 let parts = v.string.split(separator: ":", omittingEmptySubsequences: false)
                 guard parts.count >= 2, let source = parts.first.map(String.init), !source.isEmpty,
-                      !source.hasPrefix("/"), !source.hasPrefix("."), !source.hasPrefix("~"), !source.hasPrefix("$"), !source.contains("/"),
-                      !out.contains(source) else { continue }
+                    !source.hasPrefix("/"), !source.hasPrefix("."), !source.hasPrefix("~"), !source.hasPrefix("$"),
+                    !source.contains("/"),
+                    !out.contains(source)
+                else { continue }
                 out.append(source)
             }
         }
@@ -65,10 +78,15 @@ public enum ComposeLayout {
             case "net":
                 pairs.append((key("network_mode", like: k), v))
             case "dockerfile" where m.contains { $0.key.string == "build" }:
-                continue   // folded into build: below
+                continue  // folded into build: below
             case "build":
-                guard let dockerfile, case .scalar = v else { pairs.append((k, v)); continue }
-                let build = Node.Mapping([(key("context", like: v), v), (key("dockerfile", like: dockerfile.key), dockerfile.value)], Tag(.map), .block, v.mark)
+                guard let dockerfile, case .scalar = v else {
+                    pairs.append((k, v))
+                    continue
+                }
+                let build = Node.Mapping(
+                    [(key("context", like: v), v), (key("dockerfile", like: dockerfile.key), dockerfile.value)],
+                    Tag(.map), .block, v.mark)
                 pairs.append((k, .mapping(build)))
             case "log_driver":
                 loggingAt = loggingAt ?? k
@@ -80,7 +98,9 @@ public enum ComposeLayout {
                 pairs.append((k, v))
             }
         }
-        if let at = loggingAt { pairs.append((key("logging", like: at), .mapping(Node.Mapping(logging, Tag(.map), .block, at.mark)))) }
+        if let at = loggingAt {
+            pairs.append((key("logging", like: at), .mapping(Node.Mapping(logging, Tag(.map), .block, at.mark))))
+        }
         return .mapping(Node.Mapping(pairs, m.tag, m.style, m.mark))
     }
 }

@@ -13,7 +13,10 @@ public struct ComposePort: Sendable, Equatable {
     public var proto: PortProtocol
     /// The text as written (short syntax) or a synthesized short form (long syntax).
     public var raw: String
-    public init(hostIP: String? = nil, hostPort: Int? = nil, hostRange: ClosedRange<Int>? = nil, containerPort: Int, proto: PortProtocol = .tcp, raw: String) {
+    public init(
+        hostIP: String? = nil, hostPort: Int? = nil, hostRange: ClosedRange<Int>? = nil, containerPort: Int,
+        proto: PortProtocol = .tcp, raw: String
+    ) {
         self.hostIP = hostIP
         self.hostPort = hostPort
         self.hostRange = hostRange

@@ -9,7 +9,10 @@ public struct ComposeTopLevelResource: Sendable, Equatable {
     public var content: String?
     public var external: Bool
     public var line: Int?
-    public init(name: String, file: String? = nil, environment: String? = nil, content: String? = nil, external: Bool = false, line: Int? = nil) {
+    public init(
+        name: String, file: String? = nil, environment: String? = nil, content: String? = nil, external: Bool = false,
+        line: Int? = nil
+    ) {
         self.name = name
         self.file = file
         self.environment = environment

@@ -14,7 +14,10 @@ public struct ComposeVolumeMount: Sendable, Equatable {
     public var line: Int?
     /// The service whose mount this is, when `volumes_from` brought it (nil: the service's own).
     public var inheritedFrom: String?
-    public init(kind: Kind, source: String?, target: String, readOnly: Bool = false, options: String? = nil, raw: String, line: Int? = nil) {
+    public init(
+        kind: Kind, source: String?, target: String, readOnly: Bool = false, options: String? = nil, raw: String,
+        line: Int? = nil
+    ) {
         self.kind = kind
         self.source = source
         self.target = target

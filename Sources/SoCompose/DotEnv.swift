@@ -12,7 +12,12 @@ public enum DotEnv {
         var out: [(key: String, value: String)] = []
         var index: [String: Int] = [:]
         while let (key, value) = try reader.next() {
-            if let at = index[key] { out[at].value = value } else { index[key] = out.count; out.append((key, value)) }
+            if let at = index[key] {
+                out[at].value = value
+            } else {
+                index[key] = out.count
+                out.append((key, value))
+            }
         }
         return out
     }
@@ -21,11 +26,14 @@ public enum DotEnv {
     /// bare when plain, single-quoted when that is enough, double-quoted with escapes otherwise.
     public static func encode(key: String, value: String) -> String {
         if value.unicodeScalars.allSatisfy(isPlain) { return "\(key)=\(value)" }
-        if !value.unicodeScalars.contains(where: { $0 == "'" || $0 == "\n" || $0 == "\r" }) { return "\(key)='\(value)'" }
+        if !value.unicodeScalars.contains(where: { $0 == "'" || $0 == "\n" || $0 == "\r" }) {
+            return "\(key)='\(value)'"
+        }
         return "\(key)=" + DoubleQuoted.string(value, escape: { $0 == "$" ? "\\$" : nil })
     }
 
     static func isPlain(_ c: Unicode.Scalar) -> Bool {
-        ("a"..."z").contains(c) || ("A"..."Z").contains(c) || ("0"..."9").contains(c) || "_-./:@+,%=".unicodeScalars.contains(c)
+        ("a"..."z").contains(c) || ("A"..."Z").contains(c) || ("0"..."9").contains(c)
+            || "_-./:@+,%=".unicodeScalars.contains(c)
     }
 }

@@ -40,8 +40,14 @@ struct DotEnvReader {
         while true {
             skipBlanks()
             guard let c = peek else { return nil }
-            if c == "\n" { _ = advance(); continue }
-            if c == "#" { skipToLineEnd(); continue }
+            if c == "\n" {
+                _ = advance()
+                continue
+            }
+            if c == "#" {
+                skipToLineEnd()
+                continue
+            }
             break
         }
         let startLine = line
@@ -63,14 +69,18 @@ struct DotEnvReader {
         while let c = peek, c != "=", c != "\n" { i += 1 }
         var key = String(String.UnicodeScalarView(chars[start..<i])).trimmedSpaces
         guard peek == "=" else {
-            throw error("line without '=': '\(key.prefix(40))'", hint: "write KEY=VALUE (a line starting with # is a comment)", line: line)
+            throw error(
+                "line without '=': '\(key.prefix(40))'", hint: "write KEY=VALUE (a line starting with # is a comment)",
+                line: line)
         }
         i += 1
         if key.hasPrefix("export"), let blank = key.unicodeScalars.dropFirst(6).first, blank == " " || blank == "\t" {
             key = String(key.dropFirst(6)).trimmedSpaces
         }
         guard NameRules.isVariable(key) else {
-            throw error("invalid variable name '\(key.prefix(40))'", hint: "use letters, digits and '_', not starting with a digit", line: line)
+            throw error(
+                "invalid variable name '\(key.prefix(40))'",
+                hint: "use letters, digits and '_', not starting with a digit", line: line)
         }
         return key
     }
@@ -104,17 +114,23 @@ struct DotEnvReader {
         while !atEnd {
             let c = advance()
             if c == "\"" { return String(out) }
-            guard c == "\\", !atEnd else { out.append(c); continue }
+            guard c == "\\", !atEnd else {
+                out.append(c)
+                continue
+            }
             let e = advance()
             switch e {
             case "n": out.append("\n")
             case "t": out.append("\t")
             case "r": out.append("\r")
             case "\\", "\"", "$", "'": out.append(e)
-            default: out.append("\\"); out.append(e)
+            default:
+                out.append("\\")
+                out.append(e)
             }
         }
-        throw error("unterminated double quote in the value of \(key)", hint: "close the quote with \"", line: startLine)
+        throw error(
+            "unterminated double quote in the value of \(key)", hint: "close the quote with \"", line: startLine)
     }
 
     /// After a closing quote only blanks and a comment may follow on the line.
@@ -122,7 +138,9 @@ struct DotEnvReader {
         skipBlanks()
         guard let c = peek, c != "\n" else { return }
         guard c == "#" else {
-            throw error("unexpected text after the quoted value of \(key)", hint: "put one KEY=VALUE per line; quote the whole value", line: line)
+            throw error(
+                "unexpected text after the quoted value of \(key)",
+                hint: "put one KEY=VALUE per line; quote the whole value", line: line)
         }
         skipToLineEnd()
     }

@@ -13,7 +13,9 @@ public enum Interpolation {
 
     /// As above; `unset` hears each name used bare (`$V`, `${V}`) that has no value, which becomes an
     /// empty string (docker compose warns about these; names with a default or `?` are not reported).
-    public static func interpolate(_ text: String, lookup: (String) -> String?, unset: (String) -> Void) throws -> String {
+    public static func interpolate(_ text: String, lookup: (String) -> String?, unset: (String) -> Void) throws
+        -> String
+    {
         guard text.contains("$") else { return text }
         return try withoutActuallyEscaping(lookup) { lookup in
             var parser = Parser(text, lookup: lookup)
@@ -50,7 +52,9 @@ public enum Interpolation {
             self.lookup = lookup
         }
 
-        static func isNameStart(_ c: Unicode.Scalar) -> Bool { c == "_" || ("a"..."z").contains(c) || ("A"..."Z").contains(c) }
+        static func isNameStart(_ c: Unicode.Scalar) -> Bool {
+            c == "_" || ("a"..."z").contains(c) || ("A"..."Z").contains(c)
+        }
         static func isName(_ c: Unicode.Scalar) -> Bool { isNameStart(c) || ("0"..."9").contains(c) }
 
         mutating func run() throws -> String { try word(closingFrom: nil) }
@@ -60,11 +64,19 @@ public enum Interpolation {
             var out = String.UnicodeScalarView()
             while i < chars.count {
                 let c = chars[i]
-                if start != nil, c == "}" { i += 1; return String(out) }
-                guard c == "$", i + 1 < chars.count else { out.append(c); i += 1; continue }
+                if start != nil, c == "}" {
+                    i += 1
+                    return String(out)
+                }
+                guard c == "$", i + 1 < chars.count else {
+                    out.append(c)
+                    i += 1
+                    continue
+                }
                 let next = chars[i + 1]
                 if next == "$" {
-                    out.append("$"); i += 2
+                    out.append("$")
+                    i += 2
                 } else if next == "{" {
                     i += 2
                     out.append(contentsOf: try braced().unicodeScalars)
@@ -72,10 +84,13 @@ public enum Interpolation {
                     i += 1
                     out.append(contentsOf: bare(name()).unicodeScalars)
                 } else {
-                    out.append(c); i += 1
+                    out.append(c)
+                    i += 1
                 }
             }
-            if let start { throw failure("unterminated \(excerpt(from: start))", hint: "close the expression with '}'") }
+            if let start {
+                throw failure("unterminated \(excerpt(from: start))", hint: "close the expression with '}'")
+            }
             return String(out)
         }
 
@@ -103,15 +118,22 @@ public enum Interpolation {
         mutating func braced() throws -> String {
             let start = i - 2
             guard i < chars.count, Self.isNameStart(chars[i]) else {
-                throw failure("invalid interpolation \(excerpt(from: start)): '${' must be followed by a variable name",
-                              hint: "write ${NAME}, ${NAME:-default}, or $$ for a literal $")
+                throw failure(
+                    "invalid interpolation \(excerpt(from: start)): '${' must be followed by a variable name",
+                    hint: "write ${NAME}, ${NAME:-default}, or $$ for a literal $")
             }
             let name = name()
-            guard i < chars.count else { throw failure("unterminated \(excerpt(from: start))", hint: "close the expression with '}'") }
-            if chars[i] == "}" { i += 1; return bare(name) }
+            guard i < chars.count else {
+                throw failure("unterminated \(excerpt(from: start))", hint: "close the expression with '}'")
+            }
+            if chars[i] == "}" {
+                i += 1
+                return bare(name)
+            }
             let op = try operation(name: name, start: start)
             let current = value(of: name)
-            let isSet = current != nil, nonEmpty = !(current ?? "").isEmpty
+            let isSet = current != nil
+            let nonEmpty = !(current ?? "").isEmpty
             let useWord: Bool
             switch op {
             case ":-": useWord = !nonEmpty
@@ -126,8 +148,9 @@ public enum Interpolation {
             }
             let word = try word(closingFrom: start)
             guard op.hasSuffix("?") else { return word }
-            throw failure("required variable \(name) is missing" + (word.isEmpty ? " a value" : ": \(word)"),
-                          hint: "give \(name) a value, or write ${\(name):-default} in the compose file")
+            throw failure(
+                "required variable \(name) is missing" + (word.isEmpty ? " a value" : ": \(word)"),
+                hint: "give \(name) a value, or write ${\(name):-default} in the compose file")
         }
 
         /// One of `:-`, `-`, `:?`, `?`, `:+`, `+` after a name.
@@ -139,8 +162,9 @@ public enum Interpolation {
                 i += 1
             }
             guard ["-", "?", "+", ":-", ":?", ":+"].contains(op) else {
-                throw failure("invalid interpolation \(excerpt(from: start)) for variable \(name)",
-                              hint: "after the name write '}', ':-', '-', ':?', '?', ':+' or '+'")
+                throw failure(
+                    "invalid interpolation \(excerpt(from: start)) for variable \(name)",
+                    hint: "after the name write '}', ':-', '-', ':?', '?', ':+' or '+'")
             }
             return op
         }

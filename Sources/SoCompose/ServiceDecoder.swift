@@ -13,11 +13,14 @@ struct ServiceDecoder {
 
     /// Compose-spec service keys that `so` accepts without modelling them (listed in `otherKeys`).
     static let otherKnown = [
-        "annotations", "attach", "blkio_config", "cgroup", "cgroup_parent", "container_name", "cpu_count", "cpu_percent",
+        "annotations", "attach", "blkio_config", "cgroup", "cgroup_parent", "container_name", "cpu_count",
+        "cpu_percent",
         "cpu_period", "cpu_quota", "cpu_rt_period", "cpu_rt_runtime", "cpu_shares", "cpus", "cpuset", "credential_spec",
-        "develop", "device_cgroup_rules", "devices", "dns", "dns_opt", "dns_search", "domainname", "extends", "external_links",
+        "develop", "device_cgroup_rules", "devices", "dns", "dns_opt", "dns_search", "domainname", "extends",
+        "external_links",
         "gpus", "group_add", "hostname", "init", "ipc", "isolation", "label_file", "links", "logging", "mac_address",
-        "mem_limit", "mem_reservation", "mem_swappiness", "memswap_limit", "models", "oom_kill_disable", "oom_score_adj",
+        "mem_limit", "mem_reservation", "mem_swappiness", "memswap_limit", "models", "oom_kill_disable",
+        "oom_score_adj",
         "pid", "pids_limit", "platform", "post_start", "pre_stop", "provider", "pull_policy", "pull_refresh_after",
         "runtime", "scale", "security_opt", "shm_size", "stdin_open", "stop_grace_period", "stop_signal", "storage_opt",
         "sysctls", "tmpfs", "tty", "ulimits", "use_api_socket", "userns_mode", "uts", "volume_driver", "volumes_from",
@@ -38,7 +41,10 @@ struct ServiceDecoder {
             s.ports = try ports.flatMap { try ComposePorts.parse($0, diagnostics: diagnostics) }
             s.expose = try expose.flatMap(ComposePorts.parseExpose)
         }
-        s.volumes = try m.nonNull("volumes")?.sequence("'volumes' of service '\(name)'").map { try ComposeVolumes.parse($0, diagnostics: diagnostics) } ?? []
+        s.volumes =
+            try m.nonNull("volumes")?.sequence("'volumes' of service '\(name)'").map {
+                try ComposeVolumes.parse($0, diagnostics: diagnostics)
+            } ?? []
         s.entrypoint = try m.nonNull("entrypoint").map { try command($0, what: "entrypoint") }
         s.command = try m.nonNull("command").map { try command($0, what: "command") }
         s.healthcheck = try m.nonNull("healthcheck").map(healthcheck)
@@ -76,10 +82,11 @@ struct ServiceDecoder {
         s.annotations = try m.nonNull("annotations").map { try keyValues($0, what: "annotations") } ?? []
         s.postStart = try m.nonNull("post_start").map { try hooks($0, what: "post_start") } ?? []
         s.preStop = try m.nonNull("pre_stop").map { try hooks($0, what: "pre_stop") } ?? []
-        s.links = try m.value("links")?.stringList("'links'").map { link in
-            let parts = link.split(separator: ":", maxSplits: 1).map(String.init)
-            return (parts[0], parts.count > 1 && !parts[1].isEmpty ? parts[1] : parts[0])
-        } ?? []
+        s.links =
+            try m.value("links")?.stringList("'links'").map { link in
+                let parts = link.split(separator: ":", maxSplits: 1).map(String.init)
+                return (parts[0], parts.count > 1 && !parts[1].isEmpty ? parts[1] : parts[0])
+            } ?? []
         s.volumesFrom = try m.value("volumes_from")?.stringList("'volumes_from'") ?? []
         s.otherKeys = m.entries.filter { Self.otherKnown.contains($0.key) }.map { ($0.key, $0.value.line) }
         s.keys = m.entries.filter { !$0.key.hasPrefix("x-") }.map { ($0.key, $0.keyNode.line) }
@@ -96,9 +103,13 @@ struct ServiceDecoder {
         b.dockerfile = try m.string("dockerfile")
         b.target = try m.string("target")
         for (k, v) in try m.nonNull("args").map({ try keyValues($0, what: "build args") }) ?? [] { b.args[k] = v }
-        m.accept(["additional_contexts", "cache_from", "cache_to", "dockerfile_inline", "entitlements", "extra_hosts", "isolation",
-                  "labels", "network", "no_cache", "platforms", "privileged", "provenance", "pull", "sbom", "secrets", "shm_size",
-                  "ssh", "tags", "ulimits"])
+        m.accept([
+            "additional_contexts", "cache_from", "cache_to", "dockerfile_inline", "entitlements", "extra_hosts",
+            "isolation",
+            "labels", "network", "no_cache", "platforms", "privileged", "provenance", "pull", "sbom", "secrets",
+            "shm_size",
+            "ssh", "tags", "ulimits",
+        ])
         m.finish(into: diagnostics)
         return b
     }
@@ -113,12 +124,14 @@ struct ServiceDecoder {
             }
         }
         guard n.isMapping else {
-            throw n.error("\(what) must be a mapping or a list, not \(n.isScalar ? "'\(n.node.string ?? "")'" : "this")",
-                          hint: "write KEY: value pairs, or a list of KEY=value")
+            throw n.error(
+                "\(what) must be a mapping or a list, not \(n.isScalar ? "'\(n.node.string ?? "")'" : "this")",
+                hint: "write KEY: value pairs, or a list of KEY=value")
         }
         return try n.entries(what).map { e in
             guard e.value.isNull || e.value.isScalar else {
-                throw e.value.error("environment value of '\(e.key)' must be a single value", hint: "quote it as a string")
+                throw e.value.error(
+                    "environment value of '\(e.key)' must be a single value", hint: "quote it as a string")
             }
             return EnvEntry(key: e.key, value: try e.value.optionalString("environment value"), line: e.keyNode.line)
         }
@@ -129,7 +142,8 @@ struct ServiceDecoder {
         let eq = text.firstIndex(of: "=")
         let key = String(text[..<(eq ?? text.endIndex)])
         guard !key.isEmpty, !key.contains(where: \.isWhitespace) else {
-            throw node.error("invalid entry '\(text)': expected KEY=value", hint: "start the entry with a name, without spaces")
+            throw node.error(
+                "invalid entry '\(text)': expected KEY=value", hint: "start the entry with a name, without spaces")
         }
         return (key, eq.map { String(text[text.index(after: $0)...]) })
     }
@@ -140,7 +154,8 @@ struct ServiceDecoder {
         return try n.sequence("'env_file' of service '\(name)'").map { item in
             if item.isScalar { return ComposeEnvFile(path: try item.string("an env_file entry")) }
             let im = try item.mapping("an env_file entry")
-            let f = ComposeEnvFile(path: try im.required("path").string("'path'"), required: try im.bool("required") ?? true)
+            let f = ComposeEnvFile(
+                path: try im.required("path").string("'path'"), required: try im.bool("required") ?? true)
             im.accept(["format"])
             im.finish(into: diagnostics)
             return f
@@ -149,7 +164,11 @@ struct ServiceDecoder {
 
     /// A list is taken as is; a string is split like a shell would, respecting quotes.
     func command(_ n: YNode, what: String) throws -> [String] {
-        if n.isSequence { return try n.sequence("'\(what)' of service '\(name)'").map { try $0.isNull ? "" : $0.string("a word of '\(what)'") } }
+        if n.isSequence {
+            return try n.sequence("'\(what)' of service '\(name)'").map {
+                try $0.isNull ? "" : $0.string("a word of '\(what)'")
+            }
+        }
         let text = try n.string("'\(what)'")
         do { return try ShellWords.split(text) } catch var e as SoError {
             e.location = n.location
@@ -161,8 +180,9 @@ struct ServiceDecoder {
     func hooks(_ n: YNode, what: String) throws -> [ComposeHook] {
         try n.sequence("'\(what)' of service '\(name)'").map { item in
             let hm = try item.mapping("a \(what) hook")
-            let hook = ComposeHook(command: try command(try hm.required("command"), what: "\(what).command"),
-                                   extras: ["user", "privileged", "working_dir", "environment"].filter { hm.nonNull($0) != nil })
+            let hook = ComposeHook(
+                command: try command(try hm.required("command"), what: "\(what).command"),
+                extras: ["user", "privileged", "working_dir", "environment"].filter { hm.nonNull($0) != nil })
             hm.accept(["user", "privileged", "working_dir", "environment"])
             hm.finish(into: diagnostics)
             return hook
@@ -173,7 +193,10 @@ struct ServiceDecoder {
         let m = try n.mapping("'healthcheck' of service '\(name)'")
         var h = ComposeHealthcheck()
         if let t = m.nonNull("test") {
-            h.test = t.isScalar ? ["CMD-SHELL", try t.string("'test'")] : try t.sequence("'test'").map { try $0.string("a word of 'test'") }
+            h.test =
+                t.isScalar
+                ? ["CMD-SHELL", try t.string("'test'")]
+                : try t.sequence("'test'").map { try $0.string("a word of 'test'") }
         }
         h.interval = try m.string("interval")
         h.timeout = try m.string("timeout")
@@ -195,10 +218,13 @@ struct ServiceDecoder {
             let dm = try e.value.mapping("depends_on '\(e.key)'")
             let condition = try dm.string("condition") ?? "service_started"
             guard Self.conditions.contains(condition) else {
-                throw dm.error(at: "condition", "unknown depends_on condition '\(condition)'",
-                               hint: "use service_started, service_healthy or service_completed_successfully")
+                throw dm.error(
+                    at: "condition", "unknown depends_on condition '\(condition)'",
+                    hint: "use service_started, service_healthy or service_completed_successfully")
             }
-            let d = ComposeDependency(service: e.key, condition: condition, required: try dm.bool("required") ?? true, restart: try dm.bool("restart") ?? false)
+            let d = ComposeDependency(
+                service: e.key, condition: condition, required: try dm.bool("required") ?? true,
+                restart: try dm.bool("restart") ?? false)
             dm.finish(into: diagnostics)
             return d
         }
@@ -209,7 +235,8 @@ struct ServiceDecoder {
     func foldLegacyResources(_ m: MapReader, into s: inout ComposeService) throws {
         let cpus = try QuantityCheck.cpu(m, "cpus", what: "cpus", of: "service '\(name)'")
         let memLimit = try QuantityCheck.memory(m, "mem_limit", what: "mem_limit", of: "service '\(name)'")
-        let memReservation = try QuantityCheck.memory(m, "mem_reservation", what: "mem_reservation", of: "service '\(name)'")
+        let memReservation = try QuantityCheck.memory(
+            m, "mem_reservation", what: "mem_reservation", of: "service '\(name)'")
         let scale = try m.int("scale")
         guard cpus != nil || memLimit != nil || memReservation != nil || scale != nil else { return }
         var d = s.deploy ?? ComposeDeploy()
@@ -234,7 +261,9 @@ struct ServiceDecoder {
         if let r = m.nonNull("resources") {
             let rm = try r.mapping("'deploy.resources' of service '\(name)'")
             d.limits = try rm.nonNull("limits").map { try resources($0, what: "limits", others: ["pids"]) }
-            d.reservations = try rm.nonNull("reservations").map { try resources($0, what: "reservations", others: ["devices", "generic_resources"]) }
+            d.reservations = try rm.nonNull("reservations").map {
+                try resources($0, what: "reservations", others: ["devices", "generic_resources"])
+            }
             rm.finish(into: diagnostics)
         }
         m.accept(["mode", "endpoint_mode", "labels", "placement", "restart_policy", "rollback_config", "update_config"])
@@ -245,8 +274,10 @@ struct ServiceDecoder {
     /// `cpus` (number or string, kept as written) and `memory`.
     func resources(_ n: YNode, what: String, others: [String]) throws -> ComposeResources {
         let m = try n.mapping("'deploy.resources.\(what)' of service '\(name)'")
-        let r = ComposeResources(cpus: try QuantityCheck.cpu(m, "cpus", what: "deploy.resources.\(what).cpus", of: "service '\(name)'"),
-                                 memory: try QuantityCheck.memory(m, "memory", what: "deploy.resources.\(what).memory", of: "service '\(name)'"))
+        let r = ComposeResources(
+            cpus: try QuantityCheck.cpu(m, "cpus", what: "deploy.resources.\(what).cpus", of: "service '\(name)'"),
+            memory: try QuantityCheck.memory(
+                m, "memory", what: "deploy.resources.\(what).memory", of: "service '\(name)'"))
         m.accept(others)
         m.finish(into: diagnostics)
         return r
@@ -274,8 +305,10 @@ struct ServiceDecoder {
         return try n.entries("'networks' of service '\(name)'").map { e in
             if !e.value.isNull {
                 let nm = try e.value.mapping("network '\(e.key)' of service '\(name)'")
-                nm.accept(["aliases", "interface_name", "ipv4_address", "ipv6_address", "link_local_ips", "mac_address",
-                           "driver_opts", "priority", "gw_priority"])
+                nm.accept([
+                    "aliases", "interface_name", "ipv4_address", "ipv6_address", "link_local_ips", "mac_address",
+                    "driver_opts", "priority", "gw_priority",
+                ])
                 nm.finish(into: diagnostics)
             }
             return e.key
@@ -295,8 +328,9 @@ struct ServiceDecoder {
         try n.sequence("'\(what)' of service '\(name)'").map { item in
             if item.isScalar { return ComposeServiceResourceRef(source: try item.string("a \(what) entry")) }
             let rm = try item.mapping("a \(what) entry")
-            let r = ComposeServiceResourceRef(source: try rm.required("source").string("'source'"), target: try rm.string("target"),
-                                              mode: try rm.string("mode"), uid: try rm.string("uid"), gid: try rm.string("gid"))
+            let r = ComposeServiceResourceRef(
+                source: try rm.required("source").string("'source'"), target: try rm.string("target"),
+                mode: try rm.string("mode"), uid: try rm.string("uid"), gid: try rm.string("gid"))
             rm.finish(into: diagnostics)
             return r
         }

@@ -24,8 +24,15 @@ public enum ShellWords {
                 inWord = true
                 try readDoubleQuoted(&it, into: &current, text: text)
             case "\\":
-                guard let next = it.next() else { current.append("\\"); inWord = true; continue }
-                if next != "\n" { current.append(next); inWord = true }
+                guard let next = it.next() else {
+                    current.append("\\")
+                    inWord = true
+                    continue
+                }
+                if next != "\n" {
+                    current.append(next)
+                    inWord = true
+                }
             default:
                 current.append(c)
                 inWord = true
@@ -37,9 +44,13 @@ public enum ShellWords {
 
     /// Quotes `word` so that `split` (and a POSIX shell) reads it back as one word.
     public static func quote(_ word: String) -> String {
-        let safe = !word.isEmpty && word.unicodeScalars.allSatisfy {
-            $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "_-./:@%+=,".unicodeScalars.contains($0))
-        }
+        let safe =
+            !word.isEmpty
+            && word.unicodeScalars.allSatisfy {
+                $0.isASCII
+                    && ($0.properties.isAlphabetic || ("0"..."9").contains($0)
+                        || "_-./:@%+=,".unicodeScalars.contains($0))
+            }
         if safe { return word }
         var out = String.UnicodeScalarView()
         out.append("'")
@@ -53,7 +64,9 @@ public enum ShellWords {
     /// Joins words into one command line that `split` turns back into the same words.
     public static func join(_ words: [String]) -> String { words.map(quote).joined(separator: " ") }
 
-    private static func readSingleQuoted(_ it: inout String.UnicodeScalarView.Iterator, into out: inout String.UnicodeScalarView, text: String) throws {
+    private static func readSingleQuoted(
+        _ it: inout String.UnicodeScalarView.Iterator, into out: inout String.UnicodeScalarView, text: String
+    ) throws {
         while let c = it.next() {
             if c == "'" { return }
             out.append(c)
@@ -61,15 +74,22 @@ public enum ShellWords {
         throw unterminated("single", text)
     }
 
-    private static func readDoubleQuoted(_ it: inout String.UnicodeScalarView.Iterator, into out: inout String.UnicodeScalarView, text: String) throws {
+    private static func readDoubleQuoted(
+        _ it: inout String.UnicodeScalarView.Iterator, into out: inout String.UnicodeScalarView, text: String
+    ) throws {
         while let c = it.next() {
             if c == "\"" { return }
-            guard c == "\\" else { out.append(c); continue }
+            guard c == "\\" else {
+                out.append(c)
+                continue
+            }
             guard let next = it.next() else { break }
             switch next {
             case "\"", "\\", "$", "`": out.append(next)
             case "\n": break
-            default: out.append("\\"); out.append(next)
+            default:
+                out.append("\\")
+                out.append(next)
             }
         }
         throw unterminated("double", text)
@@ -77,6 +97,7 @@ public enum ShellWords {
 
     private static func unterminated(_ kind: String, _ text: String) -> SoError {
         let shown = text.count > 60 ? String(text.prefix(60)) + "…" : text
-        return SoError("unterminated \(kind) quote in '\(shown)'", hint: "close the \(kind) quote, or escape it with a backslash")
+        return SoError(
+            "unterminated \(kind) quote in '\(shown)'", hint: "close the \(kind) quote, or escape it with a backslash")
     }
 }

@@ -1,9 +1,9 @@
 import Foundation
+import SoActions
 import SoBasics
 import SoCompose
 import SoRender
 import SoStack
-import SoActions
 
 /// Writes a file through a temporary file and a rename, so a failure leaves nothing half-written.
 /// A file written beside its place and renamed over it: a reader sees the old content or the new, never

@@ -1,7 +1,7 @@
 import Foundation
+import SoActions
 import SoBasics
 import SoKube
-import SoActions
 
 /// New volumes bound before the workloads that use them go out, on a cluster of one node (kind).
 ///
@@ -24,7 +24,8 @@ struct ClaimBinding: Sendable {
     static func unbound(_ claims: [JSON]) -> [String] {
         claims.filter { c in
             c.at("status", "phase")?.string == "Pending"
-                && (c.at("spec", "volumeName")?.string ?? "").isEmpty && c.at("metadata", "annotations", selectedNode) == nil
+                && (c.at("spec", "volumeName")?.string ?? "").isEmpty
+                && c.at("metadata", "annotations", selectedNode) == nil
         }.map(\.name)
     }
 
@@ -34,15 +35,19 @@ struct ClaimBinding: Sendable {
         let claimType = ResourceType.persistentVolumeClaim
         // Not allowed to list nodes (a namespace-scoped user): the scheduler chooses, as always.
         guard let nodes = try? await client.list(nodeType, namespace: nil, labelSelector: nil), nodes.count == 1,
-              nodes[0].at("spec", "unschedulable")?.bool != true else { return }
+            nodes[0].at("spec", "unschedulable")?.bool != true
+        else { return }
         let node = nodes[0].name
-        for claim in claims { try await client.annotate(claimType, name: claim, namespace: namespace, [(Self.selectedNode, node)]) }
+        for claim in claims {
+            try await client.annotate(claimType, name: claim, namespace: namespace, [(Self.selectedNode, node)])
+        }
         progress.phase("provisioning", "\(claims.count) \(claims.count == 1 ? "volume" : "volumes") on node \(node)")
         let start = ctx.clock.now()
         var pending = Set(claims)
         while !pending.isEmpty && ctx.clock.now().timeIntervalSince(start) < patience {
             try await ctx.clock.sleep(seconds: 0.1)
-            for c in try await client.list(claimType, namespace: namespace, labelSelector: nil) where c.at("status", "phase")?.string == "Bound" {
+            for c in try await client.list(claimType, namespace: namespace, labelSelector: nil)
+            where c.at("status", "phase")?.string == "Bound" {
                 pending.remove(c.name)
             }
         }

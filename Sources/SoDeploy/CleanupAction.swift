@@ -1,9 +1,9 @@
 import Foundation
+import SoActions
 import SoBasics
 import SoKube
 import SoRender
 import SoStack
-import SoActions
 
 /// `so cleanup`: removes deployments whose TTL passed, whose directory is gone on this host, or older
 /// than a duration — their namespace (with everything in it), their labelled PersistentVolumes, and the
@@ -14,8 +14,9 @@ public struct CleanupAction {
 
     public func run(_ req: CleanupRequest) async throws -> [DeploymentListing] {
         guard req.expired || req.orphaned || req.olderThan != nil else {
-            throw SoError.usage("cleanup needs a reason to remove deployments",
-                    hint: "pass --expired, --orphaned and/or --older-than DURATION (add --dry-run to see the list first)")
+            throw SoError.usage(
+                "cleanup needs a reason to remove deployments",
+                hint: "pass --expired, --orphaned and/or --older-than DURATION (add --dry-run to see the list first)")
         }
         let target = try await ClusterTargets(ctx: ctx).shared(req.cluster)
         let client = try ctx.connect(target.connection)
@@ -29,11 +30,15 @@ public struct CleanupAction {
             return false
         }
         for d in chosen {
-            let why = req.expired && d.expired(at: now) ? "expired" : req.orphaned && isOrphan(d) ? "directory gone" : "older than the limit"
+            let why =
+                req.expired && d.expired(at: now)
+                ? "expired" : req.orphaned && isOrphan(d) ? "directory gone" : "older than the limit"
             ctx.say("\(req.dryRun ? "would remove" : "removing") \(d.name) (namespace \(d.namespace), \(why))")
         }
         if req.dryRun || chosen.isEmpty {
-            if chosen.isEmpty { ctx.say("nothing to clean up (\(all.count) \(English.plural("deployment", all.count)) checked)") }
+            if chosen.isEmpty {
+                ctx.say("nothing to clean up (\(all.count) \(English.plural("deployment", all.count)) checked)")
+            }
             return chosen
         }
         try await Remover(ctx: ctx, client: client).remove(chosen, wait: req.wait, timeout: req.timeout)

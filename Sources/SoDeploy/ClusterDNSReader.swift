@@ -1,8 +1,8 @@
 import Foundation
+import SoActions
 import SoBasics
 import SoKube
 import SoRender
-import SoActions
 
 /// Reads where the cluster's DNS answers, for the DNS NetworkPolicy of a spec with `egress:` (ClusterDNS):
 /// the `kube-dns` Service and its EndpointSlices in kube-system, and NodeLocal DNSCache's DaemonSet when
@@ -20,7 +20,8 @@ struct ClusterDNSReader {
 
     func read() async -> ClusterDNS? {
         async let svc = client.get(.service, name: Self.service, namespace: Self.namespace)
-        async let slices = client.list(.endpointSlice, namespace: Self.namespace, labelSelector: "kubernetes.io/service-name=\(Self.service)")
+        async let slices = client.list(
+            .endpointSlice, namespace: Self.namespace, labelSelector: "kubernetes.io/service-name=\(Self.service)")
         async let nodeLocal = client.get(.daemonSet, name: Self.nodeLocal, namespace: Self.namespace)
         // A read refused (no access to kube-system) means nil: the policy then allows port 53 to kube-system (above).
         guard let service = try? await svc ?? nil, let listed = try? await slices else {
@@ -37,7 +38,10 @@ struct ClusterDNSReader {
         var addresses: [String] = []
         for slice in slices {
             for e in slice["endpoints"]?.array ?? [] {
-                if e.at("targetRef", "kind")?.string == "Pod" { podEndpoints = true; continue }
+                if e.at("targetRef", "kind")?.string == "Pod" {
+                    podEndpoints = true
+                    continue
+                }
                 for a in e["addresses"]?.array ?? [] {
                     if let a = a.string, IPAddress.isValid(a), !addresses.contains(a) { addresses.append(a) }
                 }
@@ -53,10 +57,12 @@ struct ClusterDNSReader {
             for c in ds.at("spec", "template", "spec", "containers")?.array ?? [] {
                 let args = (c["args"]?.array ?? []).compactMap(\.string)
                 if let i = args.firstIndex(of: "-localip"), i + 1 < args.count { local = args[i + 1] }
-                if let a = args.first(where: { $0.hasPrefix("-localip=") }) { local = String(a.dropFirst("-localip=".count)) }
+                if let a = args.first(where: { $0.hasPrefix("-localip=") }) {
+                    local = String(a.dropFirst("-localip=".count))
+                }
             }
             for a in local.split(separator: ",").map(String.init) + [service.at("spec", "clusterIP")?.string ?? ""]
-                where IPAddress.isValid(a) && !addresses.contains(a) { addresses.append(a) }
+            where IPAddress.isValid(a) && !addresses.contains(a) { addresses.append(a) }
         }
         if selector == nil && podEndpoints { return nil }
         let dns = ClusterDNS(podSelector: selector, addresses: addresses)

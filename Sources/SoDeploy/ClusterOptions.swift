@@ -1,9 +1,9 @@
 import Foundation
+import SoActions
 import SoBasics
 import SoKube
 import SoRender
 import SoStack
-import SoActions
 
 /// How a command reaches the cluster: `--kubeconfig`/`--context`, the deployment's own kubeconfig
 /// (deploy-to k8s), or the host's shared kind cluster (deploy-to k8s-kind).

@@ -1,9 +1,9 @@
 import Foundation
+import SoActions
 import SoBasics
 import SoKube
 import SoRender
 import SoStack
-import SoActions
 
 public struct ClusterTarget: Sendable {
     public var connection: ClusterConnection
@@ -17,8 +17,11 @@ public struct ClusterTarget: Sendable {
     /// it is the user's own (`$KUBECONFIG`, else `~/.kube/config`), which kubectl reads by itself.
     public var kubeconfigFile: String?
 
-    public init(connection: ClusterConnection, kindCluster: String?, createdCluster: Bool = false, fromUserKubeconfig: Bool = false,
-                kubeconfigFile: String? = nil) {
+    public init(
+        connection: ClusterConnection, kindCluster: String?, createdCluster: Bool = false,
+        fromUserKubeconfig: Bool = false,
+        kubeconfigFile: String? = nil
+    ) {
         self.connection = connection
         self.kindCluster = kindCluster
         self.createdCluster = createdCluster

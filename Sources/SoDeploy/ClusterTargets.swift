@@ -1,9 +1,9 @@
 import Foundation
+import SoActions
 import SoBasics
 import SoKube
 import SoRender
 import SoStack
-import SoActions
 
 package struct ClusterTargets {
     let ctx: SoContext
@@ -36,15 +36,20 @@ package struct ClusterTargets {
             if model.deployTo == .k8s {
                 let kc = Path.join(model.directory, "kubeconfig.yml")
                 guard ctx.fs.isFile(kc) else {
-                    throw SoError("\(kc) is missing", hint: "run 'so deploy create --update' with the spec's kube-config, or pass --kubeconfig")
+                    throw SoError(
+                        "\(kc) is missing",
+                        hint: "run 'so deploy create --update' with the spec's kube-config, or pass --kubeconfig")
                 }
-                let c = try Kubeconfig.resolve(explicit: kc, context: nil, environment: ctx.environment, fs: ctx.fs, diagnostics: ctx.diagnostics)
+                let c = try Kubeconfig.resolve(
+                    explicit: kc, context: nil, environment: ctx.environment, fs: ctx.fs, diagnostics: ctx.diagnostics)
                 return ClusterTarget(connection: c, kindCluster: nil, kubeconfigFile: kc)
             }
             let wanted = model.spec.kindClusterName ?? model.identity.clusterID
             // kind writes kind-<name> into the user's kubeconfig when it creates a cluster and removes it when it
             // deletes one: with the deployment's own cluster there, kind (which asks docker) is not needed.
-            if let c = Kubeconfig.userContext("kind-\(wanted)", environment: ctx.environment, fs: ctx.fs, diagnostics: ctx.diagnostics) {
+            if let c = Kubeconfig.userContext(
+                "kind-\(wanted)", environment: ctx.environment, fs: ctx.fs, diagnostics: ctx.diagnostics)
+            {
                 try await checkNode(model, cluster: wanted)
                 return ClusterTarget(connection: c, kindCluster: wanted, fromUserKubeconfig: true)
             }
@@ -69,36 +74,46 @@ package struct ClusterTargets {
             return try await kindTarget(clusters[0])
         case .listed: tried.append("the host's kind clusters (none running)")
         // With a deployment, kind's answer was given for its own cluster just above.
-        case .notInstalled, .failed: tried.append("the host's kind clusters (" + (model == nil ? kind.why : "the same") + ")")
+        case .notInstalled, .failed:
+            tried.append("the host's kind clusters (" + (model == nil ? kind.why : "the same") + ")")
         }
         // A kind deployment that `start` may create its cluster for: created rather than sent elsewhere.
-        if let model, model.deployTo == .k8sKind, allowCreate, options.performClusterManagement, case .listed = kind { return nil }
+        if let model, model.deployTo == .k8sKind, allowCreate, options.performClusterManagement, case .listed = kind {
+            return nil
+        }
         if Kubeconfig.userFilesNameAContext(environment: ctx.environment, fs: ctx.fs) {
-            let c = try Kubeconfig.resolve(explicit: nil, context: nil, environment: ctx.environment, fs: ctx.fs, diagnostics: ctx.diagnostics)
+            let c = try Kubeconfig.resolve(
+                explicit: nil, context: nil, environment: ctx.environment, fs: ctx.fs, diagnostics: ctx.diagnostics)
             // A kind deployment sent to the user's current context because kind could not answer says so.
             if let model, model.deployTo == .k8sKind, case .failed = kind {
-                ctx.diagnostics.warn("the host's kind clusters cannot be listed (\(kind.why)); using context \(c.contextName) of the user's kubeconfig",
-                                     hint: "start the container engine kind uses (docker, or the one KIND_EXPERIMENTAL_PROVIDER names) to deploy to kind")
+                ctx.diagnostics.warn(
+                    "the host's kind clusters cannot be listed (\(kind.why)); using context \(c.contextName) of the user's kubeconfig",
+                    hint:
+                        "start the container engine kind uses (docker, or the one KIND_EXPERIMENTAL_PROVIDER names) to deploy to kind"
+                )
             }
             return ClusterTarget(connection: c, kindCluster: nil)
         }
         tried.append("$KUBECONFIG and ~/.kube/config (no kubeconfig naming a context)")
         // In a pod, as kubectl: the pod's service account when no kubeconfig names anything.
         if Kubeconfig.inClusterPossible(environment: ctx.environment, fs: ctx.fs) {
-            return ClusterTarget(connection: try Kubeconfig.inCluster(environment: ctx.environment, fs: ctx.fs), kindCluster: nil)
+            return ClusterTarget(
+                connection: try Kubeconfig.inCluster(environment: ctx.environment, fs: ctx.fs), kindCluster: nil)
         }
         let inPod = ctx.environment["KUBERNETES_SERVICE_HOST"]?.isEmpty == false
         let token = Path.join(Kubeconfig.serviceAccountDirectory(environment: ctx.environment), "token")
         tried.append("the pod's service account (" + (inPod ? "no token at \(token)" : "not in a pod") + ")")
         let kindStep: String
         if case .failed = kind {
-            kindStep = "or start \(ctx.kindProvider.cli) (kind's engine) and run 'so deployment --dir D start' to create the host's cluster"
+            kindStep =
+                "or start \(ctx.kindProvider.cli) (kind's engine) and run 'so deployment --dir D start' to create the host's cluster"
         } else {
             kindStep = "or install kind and run 'so deployment --dir D start' to create the host's cluster"
         }
-        throw SoError("no cluster to use; tried " + tried.joined(separator: ", "),
-                      hint: "pass --kubeconfig FILE (and --context NAME), set SO_KUBECONFIG, " + kindStep,
-                      exitCode: SoError.exitUnreachable)
+        throw SoError(
+            "no cluster to use; tried " + tried.joined(separator: ", "),
+            hint: "pass --kubeconfig FILE (and --context NAME), set SO_KUBECONFIG, " + kindStep,
+            exitCode: SoError.exitUnreachable)
     }
 
     /// The cluster of commands that span deployments (`deployment list`, `cleanup`, `down`): the same rule
@@ -116,7 +131,8 @@ package struct ClusterTargets {
         switch try await kindListing() {
         case .listed(let clusters): return clusters
         case .notInstalled: return nil
-        case .failed(let line): throw SoError("cannot list kind clusters: \(line)", hint: "run 'kind get clusters' by hand to see more")
+        case .failed(let line):
+            throw SoError("cannot list kind clusters: \(line)", hint: "run 'kind get clusters' by hand to see more")
         }
     }
 
@@ -126,7 +142,8 @@ package struct ClusterTargets {
     func kindListing() async throws -> KindListing {
         let r: ProcessResult
         do {
-            r = try await ctx.processes.run(["kind", "get", "clusters"], workingDirectory: nil, environment: ctx.environment, timeout: 60)
+            r = try await ctx.processes.run(
+                ["kind", "get", "clusters"], workingDirectory: nil, environment: ctx.environment, timeout: 60)
         } catch let e as SoError where e.missingProgram == "kind" {
             return .notInstalled
         }
@@ -136,7 +153,9 @@ package struct ClusterTargets {
     /// `--kubeconfig` (else the user's kubeconfig files) at `--context` (else the current context).
     func explicit(_ options: ClusterOptions) throws -> ClusterTarget {
         let file = options.kubeconfig.map(ctx.absolute)
-        let c = try Kubeconfig.resolve(explicit: file, context: options.context, environment: ctx.environment, fs: ctx.fs, diagnostics: ctx.diagnostics)
+        let c = try Kubeconfig.resolve(
+            explicit: file, context: options.context, environment: ctx.environment, fs: ctx.fs,
+            diagnostics: ctx.diagnostics)
         return ClusterTarget(connection: c, kindCluster: nil, kubeconfigFile: file)
     }
 
@@ -144,14 +163,19 @@ package struct ClusterTargets {
     /// cluster it prints a sentence ("No kind clusters found.", on stderr in current versions, on stdout
     /// in some older ones), which is the one line read by its text, here only.
     static func clusters(listed output: String) -> [String] {
-        output.split(separator: "\n").map { $0.trimmedSpaces }.filter { !$0.isEmpty && !$0.hasPrefix("No kind clusters") }
+        output.split(separator: "\n").map { $0.trimmedSpaces }.filter {
+            !$0.isEmpty && !$0.hasPrefix("No kind clusters")
+        }
     }
 
     /// A kind cluster reached through the `kind-<name>` context kind wrote into the user's kubeconfig (as
     /// laconic-so and kubectl reach it), else through the kubeconfig `kind get kubeconfig` prints (which
     /// asks docker twice: slower, but right even when the user's kubeconfig lacks the cluster).
     func kindTarget(_ name: String, created: Bool = false) async throws -> ClusterTarget {
-        if !created, let c = Kubeconfig.userContext("kind-\(name)", environment: ctx.environment, fs: ctx.fs, diagnostics: ctx.diagnostics) {
+        if !created,
+            let c = Kubeconfig.userContext(
+                "kind-\(name)", environment: ctx.environment, fs: ctx.fs, diagnostics: ctx.diagnostics)
+        {
             return ClusterTarget(connection: c, kindCluster: name, fromUserKubeconfig: true)
         }
         return try await kindCLITarget(name, created: created)
@@ -159,9 +183,11 @@ package struct ClusterTargets {
 
     /// A kind cluster reached through the kubeconfig kind prints for it.
     func kindCLITarget(_ name: String, created: Bool = false) async throws -> ClusterTarget {
-        let kubeconfig = try await run(["kind", "get", "kubeconfig", "--name", name], what: "read the kubeconfig of kind cluster \(name)")
-        let c = try Kubeconfig.resolve(text: kubeconfig, label: "kind get kubeconfig --name \(name)", context: "kind-\(name)", fs: ctx.fs,
-                                       diagnostics: ctx.diagnostics)
+        let kubeconfig = try await run(
+            ["kind", "get", "kubeconfig", "--name", name], what: "read the kubeconfig of kind cluster \(name)")
+        let c = try Kubeconfig.resolve(
+            text: kubeconfig, label: "kind get kubeconfig --name \(name)", context: "kind-\(name)", fs: ctx.fs,
+            diagnostics: ctx.diagnostics)
         return ClusterTarget(connection: c, kindCluster: name, createdCluster: created)
     }
 
@@ -172,7 +198,9 @@ package struct ClusterTargets {
         let wanted = model.spec.kindClusterName ?? model.identity.clusterID
         let config = Path.join(model.directory, "kind-config.yml")
         let provider = ctx.kindProvider.cli
-        let details = [model.spec.kindNodeImage.map { "node image \($0)" }, provider == "docker" ? nil : "provider \(provider)"].compactMap { $0 }
+        let details = [
+            model.spec.kindNodeImage.map { "node image \($0)" }, provider == "docker" ? nil : "provider \(provider)",
+        ].compactMap { $0 }
         // One cluster per host, made by one run at a time: under the host's lock, a cluster that another run
         // made since `find` looked (whatever its deployment named it) is used, not joined by a second one.
         return try await ctx.hostLocks.holding("kind-cluster") { _ in
@@ -181,8 +209,12 @@ package struct ClusterTargets {
                 try await checkNode(model, cluster: made)
                 return try await kindTarget(made)
             }
-            ctx.say("creating kind cluster '\(wanted)'\(details.isEmpty ? "" : " (" + details.joined(separator: ", ") + ")") (takes a minute or two)…")
-            _ = try await run(["kind", "create", "cluster", "--name", wanted, "--config", config], what: "create kind cluster \(wanted)", timeout: 900)
+            ctx.say(
+                "creating kind cluster '\(wanted)'\(details.isEmpty ? "" : " (" + details.joined(separator: ", ") + ")") (takes a minute or two)…"
+            )
+            _ = try await run(
+                ["kind", "create", "cluster", "--name", wanted, "--config", config],
+                what: "create kind cluster \(wanted)", timeout: 900)
             return try await kindTarget(wanted, created: true)
         }
     }
@@ -202,17 +234,20 @@ package struct ClusterTargets {
         let argv = [engine, "inspect", "--format", "{{.Config.Image}}", node]
         // Warned just below: the image is then not checked.
         guard let r = try? await ctx.processes.run(argv, workingDirectory: nil, environment: nil, timeout: 30),
-              r.exitCode == 0, !r.stdout.trimmedWhitespace.isEmpty else {
-            ctx.diagnostics.warn("cannot read the image of kind node \(node) (\(engine) inspect failed); kind-node-image \(wanted) is not checked",
-                                 hint: "check '\(engine) ps'")
+            r.exitCode == 0, !r.stdout.trimmedWhitespace.isEmpty
+        else {
+            ctx.diagnostics.warn(
+                "cannot read the image of kind node \(node) (\(engine) inspect failed); kind-node-image \(wanted) is not checked",
+                hint: "check '\(engine) ps'")
             return
         }
         let running = r.stdout.trimmedWhitespace
         if !ImageReference.same(running, wanted) {
-            ctx.diagnostics.warn("kind cluster '\(cluster)' runs node image \(running), not the spec's kind-node-image \(wanted)",
-                                 hint: "kind sets the image only at creation: 'kind delete cluster --name \(cluster)', "
-                                     + "then start again to create it with \(wanted)",
-                                 at: SourceLocation(file: model.spec.path))
+            ctx.diagnostics.warn(
+                "kind cluster '\(cluster)' runs node image \(running), not the spec's kind-node-image \(wanted)",
+                hint: "kind sets the image only at creation: 'kind delete cluster --name \(cluster)', "
+                    + "then start again to create it with \(wanted)",
+                at: SourceLocation(file: model.spec.path))
         }
     }
 
@@ -225,18 +260,23 @@ package struct ClusterTargets {
         let argv = [engine, "inspect", "--format", "{{json .Mounts}}", "\(cluster)-control-plane"]
         // Warned just below: the mounts are then not checked.
         guard let r = try? await ctx.processes.run(argv, workingDirectory: nil, environment: nil, timeout: 30),
-              r.exitCode == 0, let json = try? JSON.parse(Data(r.stdout.utf8)) else {
-            ctx.diagnostics.warn("cannot inspect the kind node's mounts (\(engine) inspect failed); volumes with host paths may not be visible",
-                                 hint: "check '\(engine) ps'")
+            r.exitCode == 0, let json = try? JSON.parse(Data(r.stdout.utf8))
+        else {
+            ctx.diagnostics.warn(
+                "cannot inspect the kind node's mounts (\(engine) inspect failed); volumes with host paths may not be visible",
+                hint: "check '\(engine) ps'")
             return
         }
         let active = json.array.map { ($0["Source"]?.string ?? "", $0["Destination"]?.string ?? "") }
-        let missing = needed.filter { m in !active.contains { Path.normalize($0.0) == m.hostPath && Path.normalize($0.1) == m.containerPath } }
+        let missing = needed.filter { m in
+            !active.contains { Path.normalize($0.0) == m.hostPath && Path.normalize($0.1) == m.containerPath }
+        }
         if !missing.isEmpty {
             let mounts = missing.map { "\($0.hostPath) → \($0.containerPath)" }.joined(separator: ", ")
-            throw SoError("kind cluster '\(cluster)' lacks the mounts this deployment needs: " + mounts,
-                          hint: "kind applies mounts only at creation: set kind-mount-root to the cluster's umbrella mount, "
-                              + "or recreate the cluster with this deployment's kind-config.yml")
+            throw SoError(
+                "kind cluster '\(cluster)' lacks the mounts this deployment needs: " + mounts,
+                hint: "kind applies mounts only at creation: set kind-mount-root to the cluster's umbrella mount, "
+                    + "or recreate the cluster with this deployment's kind-config.yml")
         }
     }
 
@@ -244,7 +284,10 @@ package struct ClusterTargets {
     func run(_ args: [String], what: String, timeout: Double = 60) async throws -> String {
         // kind gets the environment `so` was given (KIND_EXPERIMENTAL_PROVIDER, KIND_EXPERIMENTAL_DOCKER_NETWORK, DOCKER_HOST …).
         let r = try await ctx.processes.run(args, workingDirectory: nil, environment: ctx.environment, timeout: timeout)
-        guard r.exitCode == 0 else { throw SoError("cannot \(what): \(r.lastErrorLine)", hint: "run '\(args.joined(separator: " "))' by hand to see more") }
+        guard r.exitCode == 0 else {
+            throw SoError(
+                "cannot \(what): \(r.lastErrorLine)", hint: "run '\(args.joined(separator: " "))' by hand to see more")
+        }
         return r.stdout
     }
 }

@@ -1,8 +1,8 @@
 import Foundation
+import SoActions
 import SoBasics
 import SoKube
 import SoRender
-import SoActions
 
 /// Pods roll when what they read changes. A Secret or ConfigMap the deployment applies carries a revision
 /// (`so.dev/revision`) that goes up by one each time its content changes (start's own unchanged-test, which
@@ -35,8 +35,10 @@ enum ConfigRevisions {
         }
         for (key, json) in live {
             let parts = key.split(separator: "/", maxSplits: 1).map(String.init)
-            guard parts.count == 2, parts[0] == "Secret" || parts[0] == "ConfigMap", revisions[reference(parts[0], parts[1])] == nil,
-                  let r = Int(json.annotations[revision] ?? "") else { continue }
+            guard parts.count == 2, parts[0] == "Secret" || parts[0] == "ConfigMap",
+                revisions[reference(parts[0], parts[1])] == nil,
+                let r = Int(json.annotations[revision] ?? "")
+            else { continue }
             revisions[reference(parts[0], parts[1])] = r
         }
         out = out.map { o in
@@ -45,7 +47,9 @@ enum ConfigRevisions {
             guard !read.isEmpty else { return o }
             var stamped = o
             let path: ArraySlice<String> = ["template", "metadata", "annotations", podAnnotation]
-            stamped.body = o.body.map { k, v in k == "spec" ? (k, ImageLoader.setting(v, path, .string(read.joined(separator: ",")))) : (k, v) }
+            stamped.body = o.body.map { k, v in
+                k == "spec" ? (k, ImageLoader.setting(v, path, .string(read.joined(separator: ",")))) : (k, v)
+            }
             return stamped
         }
         return out

@@ -1,10 +1,10 @@
 import Foundation
+import SoActions
 import SoBasics
 import SoCompose
 import SoKube
 import SoRender
 import SoStack
-import SoActions
 
 /// A deployment, resolved and connected: what the read verbs share.
 package struct ConnectedDeployment {
@@ -14,13 +14,17 @@ package struct ConnectedDeployment {
     package let client: ClusterClient
     package let target: ClusterTarget
 
-    package static func open(_ ctx: SoContext, directory: String, cluster: ClusterOptions) async throws -> ConnectedDeployment {
+    package static func open(_ ctx: SoContext, directory: String, cluster: ClusterOptions) async throws
+        -> ConnectedDeployment
+    {
         let model = try DeploymentLoader.load(ctx.absolute(directory), fs: ctx.fs, diagnostics: ctx.diagnostics)
         var options = cluster
         options.performClusterManagement = false
         let target = try await ClusterTargets(ctx: ctx).resolve(model, options, allowCreate: false)
-        return ConnectedDeployment(ctx: ctx, model: model, namespace: Renderer.namespace(of: model), client: try ctx.connect(target.connection),
-                                   target: target)
+        return ConnectedDeployment(
+            ctx: ctx, model: model, namespace: Renderer.namespace(of: model),
+            client: try ctx.connect(target.connection),
+            target: target)
     }
 
     /// The deployment's Lease, for a verb that writes to it.

@@ -1,9 +1,9 @@
 import Foundation
+import SoActions
 import SoBasics
 import SoCompose
 import SoRender
 import SoStack
-import SoActions
 
 public struct CreateAction {
     public let ctx: SoContext
@@ -17,12 +17,15 @@ public struct CreateAction {
         try checkDirectory(dir, update: req.update)
         let stack = try resolveStack(spec, specPath: specPath, req: req)
         let identity = try await deploymentIdentity(dir: dir, spec: spec, stack: stack, update: req.update)
-        let plan = try DeploymentPlanner(ctx: ctx, spec: spec, stack: stack, directory: dir).plan(identity: identity, includeIdentity: !req.update)
+        let plan = try DeploymentPlanner(ctx: ctx, spec: spec, stack: stack, directory: dir).plan(
+            identity: identity, includeIdentity: !req.update)
         if req.dryRun { return try dryRun(plan, dir: dir, stack: stack, identity: identity, update: req.update) }
         // Temporaries a killed create left beside the directory (their process is gone) go first.
         let fs = ctx.fs
         let prefix = DeploymentPlan.temporaryPrefix(dir)
-        for p in fs.removeStaleTemporaries(beside: dir, prefix: prefix, isProcessAlive: ctx.isProcessAlive, now: ctx.clock.now()) {
+        for p in fs.removeStaleTemporaries(
+            beside: dir, prefix: prefix, isProcessAlive: ctx.isProcessAlive, now: ctx.clock.now())
+        {
             ctx.verbose("removed \(p), left by an interrupted run")
         }
         var result = CreateResult(directory: dir, deployment: identity)
@@ -68,32 +71,41 @@ public struct CreateAction {
                 throw SoError("deployment directory \(dir) does not exist", hint: "drop --update to create it")
             }
             guard fs.isFile(Path.join(dir, "deployment.yml")) else {
-                throw SoError("\(dir) is not a deployment directory (no deployment.yml)",
-                              hint: "point --deployment-dir at a directory made by 'so deploy create'")
+                throw SoError(
+                    "\(dir) is not a deployment directory (no deployment.yml)",
+                    hint: "point --deployment-dir at a directory made by 'so deploy create'")
             }
         } else if fs.exists(dir) {
-            throw SoError("deployment directory \(dir) already exists", hint: "pass --update to refresh it from the spec, or choose another --deployment-dir")
+            throw SoError(
+                "deployment directory \(dir) already exists",
+                hint: "pass --update to refresh it from the spec, or choose another --deployment-dir")
         }
     }
 
     /// The spec's stack (the caller's, when resolved already); a different `--stack` is warned about.
     func resolveStack(_ spec: Spec, specPath: String, req: CreateRequest) throws -> ResolvedStack {
-        let stack = try req.resolved ?? ctx.locator.resolve(spec.stack, relativeTo: [ctx.fs.currentDirectory, Path.dirname(specPath)],
-                                                           at: SourceLocation(file: specPath, line: spec.stackLine), diagnostics: ctx.diagnostics)
+        let stack =
+            try req.resolved
+            ?? ctx.locator.resolve(
+                spec.stack, relativeTo: [ctx.fs.currentDirectory, Path.dirname(specPath)],
+                at: SourceLocation(file: specPath, line: spec.stackLine), diagnostics: ctx.diagnostics)
         try stack.requirePods()
         if let cli = req.stack, cli != spec.stack {
             // An unresolvable --stack counts as different: the warning below names it.
-            let other = try? ctx.locator.resolve(cli, diagnostics: .dropped("only compared with the spec's stack, never used"))
+            let other = try? ctx.locator.resolve(
+                cli, diagnostics: .dropped("only compared with the spec's stack, never used"))
             if other?.stackDir != stack.stackDir {
-                ctx.diagnostics.warn("--stack \(cli) differs from the spec's stack '\(spec.stack)'; using the spec's",
-                                     at: SourceLocation(file: specPath, line: spec.stackLine))
+                ctx.diagnostics.warn(
+                    "--stack \(cli) differs from the spec's stack '\(spec.stack)'; using the spec's",
+                    at: SourceLocation(file: specPath, line: spec.stackLine))
             }
         }
         return stack
     }
 
     /// The deployment's identity: read back on `--update`, else new ids (the cluster shared with an existing kind cluster).
-    func deploymentIdentity(dir: String, spec: Spec, stack: ResolvedStack, update: Bool) async throws -> DeploymentFile {
+    func deploymentIdentity(dir: String, spec: Spec, stack: ResolvedStack, update: Bool) async throws -> DeploymentFile
+    {
         if update {
             return try DeploymentFile.load(Path.join(dir, "deployment.yml"), fs: ctx.fs, diagnostics: ctx.diagnostics)
         }
@@ -104,7 +116,9 @@ public struct CreateAction {
     }
 
     /// `--dry-run`: what create or update would write, printed; nothing written.
-    func dryRun(_ plan: DeploymentPlan, dir: String, stack: ResolvedStack, identity: DeploymentFile, update: Bool) throws -> CreateResult {
+    func dryRun(_ plan: DeploymentPlan, dir: String, stack: ResolvedStack, identity: DeploymentFile, update: Bool)
+        throws -> CreateResult
+    {
         var result = CreateResult(directory: dir, deployment: identity)
         if update {
             let changes = try plan.changes(over: dir, fs: ctx.fs)
@@ -112,7 +126,9 @@ public struct CreateAction {
             for f in changes.changed { ctx.console.out("  would change \(f) (keeping \(f).bak)") }
             for f in changes.added { ctx.console.out("  would add \(f)") }
             for f in changes.removed { ctx.console.out("  would remove \(f)") }
-            if changes.changed.isEmpty && changes.added.isEmpty && changes.removed.isEmpty { ctx.console.out("  no changes") }
+            if changes.changed.isEmpty && changes.added.isEmpty && changes.removed.isEmpty {
+                ctx.console.out("  no changes")
+            }
             (result.changed, result.added, result.removed) = changes
         } else {
             ctx.console.out("would create deployment \(dir) (stack \(stack.name)):")
@@ -125,8 +141,11 @@ public struct CreateAction {
     /// The first cluster `kind get clusters` lists, so every deployment on a host shares it.
     func existingKindCluster() async -> String? {
         // No kind (or kind failing) means no cluster to share: the start that follows makes or names one.
-        guard let r = try? await ctx.processes.run(["kind", "get", "clusters"], workingDirectory: nil, environment: ctx.environment, timeout: 10),
-              r.exitCode == 0 else { return nil }
+        guard
+            let r = try? await ctx.processes.run(
+                ["kind", "get", "clusters"], workingDirectory: nil, environment: ctx.environment, timeout: 10),
+            r.exitCode == 0
+        else { return nil }
         return ClusterTargets.clusters(listed: r.stdout).first
     }
 }

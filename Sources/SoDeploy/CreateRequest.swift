@@ -1,9 +1,9 @@
 import Foundation
+import SoActions
 import SoBasics
 import SoCompose
 import SoRender
 import SoStack
-import SoActions
 
 /// `so deploy create`: turns a spec into a deployment directory (reference §3.7), transactionally.
 public struct CreateRequest: Sendable {

@@ -1,9 +1,9 @@
 import Foundation
+import SoActions
 import SoBasics
 import SoKube
 import SoRender
 import SoStack
-import SoActions
 
 /// One `so` deployment found on the cluster (its namespace carries the facts).
 public struct DeploymentListing: Sendable, Equatable {

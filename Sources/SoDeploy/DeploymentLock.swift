@@ -1,9 +1,9 @@
 import Foundation
+import SoActions
 import SoBasics
 import SoKube
 import SoRender
 import SoStack
-import SoActions
 
 /// So two `so` runs cannot interleave: a Lease taken with one create; the loser names the holder. Two
 /// scopes use it: one deployment (`so-deployment-lock` in its namespace) and the cluster
@@ -37,11 +37,15 @@ struct DeploymentLock: Sendable {
 
     /// The lock of deployment `id` in its namespace (every verb that writes to it holds it).
     init(ctx: SoContext, client: ClusterClient, namespace: String, deployment id: String, duration: Double) {
-        self.init(ctx: ctx, client: client, namespace: namespace, name: Self.name, labels: DeploymentNames.controlLabels(id),
-                  subject: "deployment \(id) is being changed", duration: duration)
+        self.init(
+            ctx: ctx, client: client, namespace: namespace, name: Self.name, labels: DeploymentNames.controlLabels(id),
+            subject: "deployment \(id) is being changed", duration: duration)
     }
 
-    init(ctx: SoContext, client: ClusterClient, namespace: String, name: String, labels: [(String, String)], subject: String, duration: Double) {
+    init(
+        ctx: SoContext, client: ClusterClient, namespace: String, name: String, labels: [(String, String)],
+        subject: String, duration: Double
+    ) {
         self.ctx = ctx
         self.client = client
         self.namespace = namespace
@@ -57,8 +61,10 @@ struct DeploymentLock: Sendable {
     /// The cluster's lock: what one `so` run sets up for every deployment of a cluster (the ingress
     /// controller) is set up by one run at a time.
     static func cluster(ctx: SoContext, client: ClusterClient, duration: Double) -> DeploymentLock {
-        DeploymentLock(ctx: ctx, client: client, namespace: clusterNamespace, name: clusterName, labels: [DeploymentNames.Label.managedBySo],
-                       subject: "the cluster is being set up", duration: duration)
+        DeploymentLock(
+            ctx: ctx, client: client, namespace: clusterNamespace, name: clusterName,
+            labels: [DeploymentNames.Label.managedBySo],
+            subject: "the cluster is being set up", duration: duration)
     }
 
     var type: ResourceType { .lease }
@@ -67,12 +73,17 @@ struct DeploymentLock: Sendable {
     /// returns or throws, when the task is cancelled (the release runs in a task of its own), and on
     /// SIGINT/SIGTERM (an interrupt cleanup releases it, waiting at most a few seconds, before `so` exits).
     /// `waiting`: how long to wait for another run's lock to be given up (0: fail at once, naming it).
-    func holding<T: Sendable>(waiting: Double = 0, progress: ProgressReporter? = nil, _ body: () async throws -> T) async throws -> T {
+    func holding<T: Sendable>(waiting: Double = 0, progress: ProgressReporter? = nil, _ body: () async throws -> T)
+        async throws -> T
+    {
         try await acquire(waiting: waiting, progress: progress)
         if ctx.renewsLocks { hold.setRenewer(renewing()) }
         let onInterrupt = ctx.interrupts.onInterrupt { [self] in
             let released = DispatchSemaphore(value: 0)
-            Task { await release(); released.signal() }
+            Task {
+                await release()
+                released.signal()
+            }
             _ = released.wait(timeout: .now() + 5)
         }
         let outcome: Result<T, Error>
@@ -84,8 +95,10 @@ struct DeploymentLock: Sendable {
 
     /// `body` holding `lock`, or without a lock when there is none (a start that changes nothing); a lock
     /// another run holds is waited for up to `waiting` seconds.
-    static func holding<T: Sendable>(_ lock: DeploymentLock?, waiting: Double = 0, progress: ProgressReporter? = nil,
-                                     _ body: () async throws -> T) async throws -> T {
+    static func holding<T: Sendable>(
+        _ lock: DeploymentLock?, waiting: Double = 0, progress: ProgressReporter? = nil,
+        _ body: () async throws -> T
+    ) async throws -> T {
         guard let lock else { return try await body() }
         return try await lock.holding(waiting: waiting, progress: progress, body)
     }
@@ -95,19 +108,31 @@ struct DeploymentLock: Sendable {
     func blocked(by other: String, expires: Date, since: String?) -> SoError? {
         guard !other.isEmpty, expires > ctx.clock.now() else { return nil }
         let parts = other.split(separator: ":")
-        if parts.count == 3 && String(parts[0]) == ctx.hostName && Int32(parts[1]).map({ !ctx.isProcessAlive($0) }) == true {
-            ctx.diagnostics.warn("taking over the lock of an earlier so run (\(other)) that is no longer running",
-                                 hint: "it was interrupted; this start converges to the same objects and secrets")
+        if parts.count == 3 && String(parts[0]) == ctx.hostName
+            && Int32(parts[1]).map({ !ctx.isProcessAlive($0) }) == true
+        {
+            ctx.diagnostics.warn(
+                "taking over the lock of an earlier so run (\(other)) that is no longer running",
+                hint: "it was interrupted; this start converges to the same objects and secrets")
             return nil
         }
-        return SoError("\(subject) by another so run (\(other))\(since.map { " since \($0)" } ?? "")",
-                       hint: "wait for it to finish; if it died, its lock expires at \(Timestamps.microTime(expires))")
+        return SoError(
+            "\(subject) by another so run (\(other))\(since.map { " since \($0)" } ?? "")",
+            hint: "wait for it to finish; if it died, its lock expires at \(Timestamps.microTime(expires))")
     }
 
     func lease(acquired: String, renewed: String) -> KubeObject {
-        KubeObject(.lease, name: name, namespace: namespace, labels: labels,
-                   body: [("spec", .map([("holderIdentity", .string(holder)), ("leaseDurationSeconds", .int(duration)),
-                                         ("acquireTime", .string(acquired)), ("renewTime", .string(renewed))]))])
+        KubeObject(
+            .lease, name: name, namespace: namespace, labels: labels,
+            body: [
+                (
+                    "spec",
+                    .map([
+                        ("holderIdentity", .string(holder)), ("leaseDurationSeconds", .int(duration)),
+                        ("acquireTime", .string(acquired)), ("renewTime", .string(renewed)),
+                    ])
+                )
+            ])
     }
 
     /// Takes the lock, waiting up to `waiting` seconds while another run holds it: tried again after 0.25 s,
@@ -159,10 +184,15 @@ struct DeploymentLock: Sendable {
         }
         let renewed = (current.at("spec", "renewTime")?.string).flatMap(Timestamps.parse) ?? .distantPast
         let expires = renewed.addingTimeInterval(Double(current.at("spec", "leaseDurationSeconds")?.int ?? 0))
-        if let error = blocked(by: other, expires: expires, since: current.at("spec", "acquireTime")?.string) { return error }
+        if let error = blocked(by: other, expires: expires, since: current.at("spec", "acquireTime")?.string) {
+            return error
+        }
         guard let version = current.at("metadata", "resourceVersion")?.string,
-              let taken = try await client.update(lease, resourceVersion: version, fieldManager: "so") else {
-            return SoError("\(subject) by another so run that took the lock at the same moment", hint: "wait for it to finish and run again")
+            let taken = try await client.update(lease, resourceVersion: version, fieldManager: "so")
+        else {
+            return SoError(
+                "\(subject) by another so run that took the lock at the same moment",
+                hint: "wait for it to finish and run again")
         }
         hold.hold(taken, acquired: now)
         return nil
@@ -171,12 +201,14 @@ struct DeploymentLock: Sendable {
     /// Why no Lease can be made in the lock's namespace, when it is gone or being deleted; else nil.
     func namespaceGone() async throws -> SoError? {
         guard let ns = try await client.get(.namespace, name: namespace, namespace: nil) else {
-            return SoError("namespace \(namespace) was deleted while this run waited for it (another so run removed the deployment)",
-                           hint: "run the command again: it starts from nothing")
+            return SoError(
+                "namespace \(namespace) was deleted while this run waited for it (another so run removed the deployment)",
+                hint: "run the command again: it starts from nothing")
         }
         guard ns.at("status", "phase")?.string == "Terminating" else { return nil }
-        return SoError("namespace \(namespace) is being deleted (another so run removed the deployment)",
-                       hint: "run the command again once it is gone ('kubectl get namespace \(namespace)')")
+        return SoError(
+            "namespace \(namespace) is being deleted (another so run removed the deployment)",
+            hint: "run the command again once it is gone ('kubectl get namespace \(namespace)')")
     }
 
     /// Renews the Lease (its renewTime): a compare-and-swap on this run's last write. false once the lock
@@ -196,8 +228,9 @@ struct DeploymentLock: Sendable {
             return true
         }
         hold.markLost()
-        ctx.diagnostics.warn("the lock \(namespace)/\(name) was taken over by another so run while this one held it",
-                             hint: "this run took longer than the lock's \(duration) s; run it again once the other has finished")
+        ctx.diagnostics.warn(
+            "the lock \(namespace)/\(name) was taken over by another so run while this one held it",
+            hint: "this run took longer than the lock's \(duration) s; run it again once the other has finished")
         return false
     }
 
@@ -225,10 +258,16 @@ struct DeploymentLock: Sendable {
         for _ in 0..<3 {
             guard !hold.lost else { return }
             // best effort, both: a lease left behind expires after its duration, and the next start takes it over.
-            if let version, (try? await client.delete(type, name: name, namespace: namespace, resourceVersion: version)) == true { return }
+            if let version,
+                (try? await client.delete(type, name: name, namespace: namespace, resourceVersion: version)) == true
+            {
+                return
+            }
+            // best effort too: an unreadable Lease is left to expire.
             guard let current = try? await client.get(type, name: name, namespace: namespace),
-                  current.at("spec", "holderIdentity")?.string == holder,
-                  let now = current.at("metadata", "resourceVersion")?.string, now != version else { return }
+                current.at("spec", "holderIdentity")?.string == holder,
+                let now = current.at("metadata", "resourceVersion")?.string, now != version
+            else { return }
             version = now
         }
     }

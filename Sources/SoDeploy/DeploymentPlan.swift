@@ -1,14 +1,14 @@
 import Foundation
+import SoActions
 import SoBasics
 import SoCompose
 import SoRender
 import SoStack
-import SoActions
 
 /// The complete content of a deployment directory, computed before anything is written.
 public struct DeploymentPlan: Sendable {
     public struct File: Sendable {
-        public var path: String      // relative to the deployment directory
+        public var path: String  // relative to the deployment directory
         public var data: Data
         public var executable: Bool
     }
@@ -18,12 +18,17 @@ public struct DeploymentPlan: Sendable {
     public var bindDirectories: [String] = []
 
     /// Top-level entries of a deployment directory that copied stack files may not take over.
-    static let reserved: Set<String> = ["spec.yml", "stack.yml", "deployment.yml", "config.env", "kind-config.yml", "kubeconfig.yml", "data", "configmaps"]
+    static let reserved: Set<String> = [
+        "spec.yml", "stack.yml", "deployment.yml", "config.env", "kind-config.yml", "kubeconfig.yml", "data",
+        "configmaps",
+    ]
     /// Directories whose files are the stack's: files that left the stack are removed on update.
     static let managedDirectories = ["compose/", "compose-jobs/", "config/"]
 
     mutating func add(_ path: String, _ data: Data, executable: Bool = false) {
-        if let i = files.firstIndex(where: { $0.path == path }) { files[i] = File(path: path, data: data, executable: executable) } else {
+        if let i = files.firstIndex(where: { $0.path == path }) {
+            files[i] = File(path: path, data: data, executable: executable)
+        } else {
             files.append(File(path: path, data: data, executable: executable))
         }
     }
@@ -37,7 +42,9 @@ public struct DeploymentPlan: Sendable {
         let tmp = try interrupts.step { () throws -> String in
             let t = try fs.temporaryDirectory(beside: dir, prefix: Self.temporaryPrefix(dir))
             // best effort at an interrupt: the next create removes a leftover temporary directory by its prefix
-            guardID = interrupts.onInterrupt { try? fs.removeOwnedTree(t, owner: .scratch(prefix: Self.temporaryPrefix(dir))) }
+            guardID = interrupts.onInterrupt {
+                try? fs.removeOwnedTree(t, owner: .scratch(prefix: Self.temporaryPrefix(dir)))
+            }
             return t
         }
         do {
@@ -47,7 +54,8 @@ public struct DeploymentPlan: Sendable {
                 interrupts.done(guardID)
             }
         } catch {
-            try? fs.removeOwnedTree(tmp, owner: .scratch(prefix: Self.temporaryPrefix(dir)))  // best effort: the error next matters
+            // best effort: the error next matters
+            try? fs.removeOwnedTree(tmp, owner: .scratch(prefix: Self.temporaryPrefix(dir)))
             interrupts.done(guardID)
             throw error
         }
@@ -66,7 +74,9 @@ public struct DeploymentPlan: Sendable {
 
     /// What `apply(over:)` would change, without writing: `deploy create --update --dry-run`.
     func changes(over dir: String, fs: FileSystem) throws -> (changed: [String], added: [String], removed: [String]) {
-        var changed: [String] = [], added: [String] = [], removed: [String] = []
+        var changed: [String] = []
+        var added: [String] = []
+        var removed: [String] = []
         let wanted = Set(files.map(\.path))
         for managed in Self.managedDirectories {
             let base = Path.join(dir, String(managed.dropLast()))
@@ -90,7 +100,9 @@ public struct DeploymentPlan: Sendable {
     /// Refreshes an existing deployment directory: changed files keep a `.bak` of their old content,
     /// files that left the stack are removed; deployment.yml and data/ are never touched.
     func apply(over dir: String, fs: FileSystem) throws -> (changed: [String], added: [String], removed: [String]) {
-        var changed: [String] = [], added: [String] = [], removed: [String] = []
+        var changed: [String] = []
+        var added: [String] = []
+        var removed: [String] = []
         let wanted = Set(files.map(\.path))
         var stale: [String] = []
         for managed in Self.managedDirectories {

@@ -1,10 +1,10 @@
 import Foundation
+import SoActions
 import SoBasics
 import SoCompose
 import SoKube
 import SoRender
 import SoStack
-import SoActions
 
 /// The stack's local images: their IDs on this host are read at every start (they go into the pod template
 /// of the Deployments that run them, `stamp`, so a rebuilt image rolls its pods), and each is loaded into the
@@ -23,8 +23,9 @@ struct ImageLoader: Sendable {
             for image in Self.images(in: o.value) where !images.contains(image) { images.append(image) }
         }
         let overrides = Set(model.spec.sections.imageOverrides.map(\.image))
-        let built = Set((model.pods + model.jobs).flatMap(\.compose.services).filter { $0.build != nil }
-            .map { $0.image ?? LocalImage.name(stack: model.stackName, service: $0.name) })
+        let built = Set(
+            (model.pods + model.jobs).flatMap(\.compose.services).filter { $0.build != nil }
+                .map { $0.image ?? LocalImage.name(stack: model.stackName, service: $0.name) })
         return images.filter { $0.hasSuffix(":local") || overrides.contains($0) || built.contains($0) }
     }
 
@@ -41,14 +42,17 @@ struct ImageLoader: Sendable {
                 mine = try await ctx.processes.run(argv, workingDirectory: nil, environment: nil, timeout: 30)
             } catch {
                 let engine = ctx.kindProvider.cli
-                let hint = engine == "docker" ? "install Docker to load locally built images into kind"
+                let hint =
+                    engine == "docker"
+                    ? "install Docker to load locally built images into kind"
                     : "install \(engine), or unset KIND_EXPERIMENTAL_PROVIDER"
                 ctx.diagnostics.warn("cannot check local image \(image): \(engine) is not available", hint: hint)
                 return []
             }
             guard mine.exitCode == 0, !mine.stdout.trimmedWhitespace.isEmpty else {
                 if image.hasSuffix(":local") {
-                    ctx.diagnostics.warn("image \(image) is not built on this host", hint: "run 'so build-containers' before start")
+                    ctx.diagnostics.warn(
+                        "image \(image) is not built on this host", hint: "run 'so build-containers' before start")
                 }
                 continue
             }
@@ -61,11 +65,16 @@ struct ImageLoader: Sendable {
     /// their `sha256:` prefix (crictl shows it; podman's inspect does not).
     /// Returns the images it loaded.
     @discardableResult
-    func load(_ ids: [(image: String, id: String)], cluster: String, progress: ProgressReporter) async throws -> [String] {
+    func load(_ ids: [(image: String, id: String)], cluster: String, progress: ProgressReporter) async throws
+        -> [String]
+    {
         let engine = ctx.kindProvider.cli
         var loaded: [String] = []
         for (image, localID) in ids {
-            let inspect = [engine, "exec", "\(cluster)-control-plane", "crictl", "inspecti", "-o", "go-template", "--template", "{{.status.id}}", image]
+            let inspect = [
+                engine, "exec", "\(cluster)-control-plane", "crictl", "inspecti", "-o", "go-template", "--template",
+                "{{.status.id}}", image,
+            ]
             // An image the node cannot show is loaded (the load reports a failure of its own).
             let node = try? await ctx.processes.run(inspect, workingDirectory: nil, environment: nil, timeout: 30)
             if let node, node.exitCode == 0, Self.digest(node.stdout) == Self.digest(localID) { continue }
@@ -88,7 +97,11 @@ struct ImageLoader: Sendable {
         let root = ctx.temporaryRoot
         let dir = try ctx.fs.temporaryDirectory(beside: Path.join(root, "so-image"), prefix: "so-image")
         let archive = Path.join(dir, "image.tar")
-        defer { try? ctx.fs.remove(archive); try? ctx.fs.remove(dir) }  // best effort: a scratch dir in the temp dir
+        defer {
+            // best effort: a scratch dir in the temp dir
+            try? ctx.fs.remove(archive)
+            try? ctx.fs.remove(dir)
+        }
         var ref = image
         var untag: [String]?
         if engine == "podman", ImageReference.qualified(image) != image {
@@ -110,8 +123,9 @@ struct ImageLoader: Sendable {
         if let untag {
             let r = try? await ctx.processes.run(untag, workingDirectory: nil, environment: nil, timeout: 30)
             if r?.exitCode != 0 {
-                ctx.diagnostics.warn("cannot remove the tag \(ref) that loading image \(image) added",
-                                     hint: "remove it with '\(untag.joined(separator: " "))'")
+                ctx.diagnostics.warn(
+                    "cannot remove the tag \(ref) that loading image \(image) added",
+                    hint: "remove it with '\(untag.joined(separator: " "))'")
             }
         }
         try loaded.get()
@@ -119,14 +133,18 @@ struct ImageLoader: Sendable {
 
     private func engineRun(_ argv: [String], what: String) async throws {
         let r = try await ctx.processes.run(argv, workingDirectory: nil, environment: nil, timeout: 600)
-        guard r.exitCode == 0 else { throw SoError("cannot \(what): \(r.lastErrorLine)", hint: "check '\(argv[0]) image ls' lists it") }
+        guard r.exitCode == 0 else {
+            throw SoError("cannot \(what): \(r.lastErrorLine)", hint: "check '\(argv[0]) image ls' lists it")
+        }
     }
 
     private func kind(_ args: [String], image: String, cluster: String) async throws {
-        let r = try await ctx.processes.run(["kind"] + args, workingDirectory: nil, environment: ctx.environment, timeout: 600)
+        let r = try await ctx.processes.run(
+            ["kind"] + args, workingDirectory: nil, environment: ctx.environment, timeout: 600)
         guard r.exitCode == 0 else {
-            throw SoError("cannot load image \(image) into kind cluster \(cluster): \(r.lastErrorLine)",
-                          hint: "run 'kind \(args.joined(separator: " "))' by hand to see more")
+            throw SoError(
+                "cannot load image \(image) into kind cluster \(cluster): \(r.lastErrorLine)",
+                hint: "run 'kind \(args.joined(separator: " "))' by hand to see more")
         }
     }
 

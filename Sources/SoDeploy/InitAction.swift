@@ -1,9 +1,9 @@
 import Foundation
+import SoActions
 import SoBasics
 import SoCompose
 import SoRender
 import SoStack
-import SoActions
 
 public struct InitAction {
     public let ctx: SoContext
@@ -29,8 +29,11 @@ public struct InitAction {
             throw SoError("\(output) is a directory", hint: "--output names the spec file to write, e.g. spec.yml")
         }
 
-        let stack = try req.resolved ?? (req.composeFiles.isEmpty ? try ctx.locator.resolve(req.stack, diagnostics: ctx.diagnostics)
-            : try ctx.locator.resolve(composeFiles: req.composeFiles, diagnostics: ctx.diagnostics))
+        let stack =
+            try req.resolved
+            ?? (req.composeFiles.isEmpty
+                ? try ctx.locator.resolve(req.stack, diagnostics: ctx.diagnostics)
+                : try ctx.locator.resolve(composeFiles: req.composeFiles, diagnostics: ctx.diagnostics))
         try stack.requirePods()
         let (config, extraDefaults) = try configuration(stack, req: req)
         let with = try chooseOptionalPods(stack, requested: req.with)
@@ -63,24 +66,31 @@ public struct InitAction {
         let target = try DeployTarget.parse(req.deployTo, at: nil)
         switch target {
         case .k8s where req.kubeConfig == nil:
-            throw SoError.usage("--deploy-to k8s needs --kube-config",
-                                hint: "pass --kube-config /path/to/kubeconfig, or use --deploy-to k8s-kind for a local kind cluster")
+            throw SoError.usage(
+                "--deploy-to k8s needs --kube-config",
+                hint: "pass --kube-config /path/to/kubeconfig, or use --deploy-to k8s-kind for a local kind cluster")
         case .k8sKind where req.kubeConfig != nil:
-            throw SoError.usage("--kube-config is only for --deploy-to k8s",
-                                hint: "k8s-kind deployments use the kind cluster's own kubeconfig; drop --kube-config")
+            throw SoError.usage(
+                "--kube-config is only for --deploy-to k8s",
+                hint: "k8s-kind deployments use the kind cluster's own kubeconfig; drop --kube-config")
         case .k8sKind where req.imageRegistry != nil:
-            throw SoError.usage("--image-registry is only for --deploy-to k8s", hint: "kind loads local images directly; drop --image-registry")
+            throw SoError.usage(
+                "--image-registry is only for --deploy-to k8s",
+                hint: "kind loads local images directly; drop --image-registry")
         case .k8s where req.kindNodeImage != nil:
-            throw SoError.usage("--kind-node-image is only for --deploy-to k8s-kind",
-                                hint: "a k8s deployment runs on a cluster that already exists; drop --kind-node-image")
+            throw SoError.usage(
+                "--kind-node-image is only for --deploy-to k8s-kind",
+                hint: "a k8s deployment runs on a cluster that already exists; drop --kind-node-image")
         case .k8s where req.imageRegistry == nil:
-            ctx.diagnostics.warn("no --image-registry given for deploy-to k8s",
-                                 hint: "local images (…:local) cannot be pulled by a remote cluster without one")
+            ctx.diagnostics.warn(
+                "no --image-registry given for deploy-to k8s",
+                hint: "local images (…:local) cannot be pulled by a remote cluster without one")
         default: break
         }
         if let image = req.kindNodeImage, !ImageReference.isPlausible(image) {
-            throw SoError.usage("--kind-node-image '\(image)' is not an image reference",
-                                hint: "name a kind node image, e.g. --kind-node-image kindest/node:v1.31.0")
+            throw SoError.usage(
+                "--kind-node-image '\(image)' is not an image reference",
+                hint: "name a kind node image, e.g. --kind-node-image kindest/node:v1.31.0")
         }
         return target
     }
@@ -91,21 +101,26 @@ public struct InitAction {
             guard let r = PortRecipe(rawValue: value) else {
                 let recipes = PortRecipe.allCases.map(\.rawValue)
                 let close = Suggest.closest(to: value, in: recipes).map { "did you mean '\($0)'? " } ?? ""
-                throw SoError.usage("unknown --map-ports-to-host recipe '\(value)'",
-                                    hint: close + "use one of " + recipes.joined(separator: ", "))
+                throw SoError.usage(
+                    "unknown --map-ports-to-host recipe '\(value)'",
+                    hint: close + "use one of " + recipes.joined(separator: ", "))
             }
             return r
         }
     }
 
     /// Config: stack defaults < --config-file < --config (command line wins); and the stack's other spec defaults.
-    func configuration(_ stack: ResolvedStack, req: InitRequest) throws -> (config: OrderedPairs, extraDefaults: [(String, YValue)]) {
+    func configuration(_ stack: ResolvedStack, req: InitRequest) throws -> (
+        config: OrderedPairs, extraDefaults: [(String, YValue)]
+    ) {
         var config = OrderedPairs()
         var extraDefaults: [(String, YValue)] = []
         if let defaults = stack.file.specDefaults {
             for e in try defaults.entries("'spec-defaults'") {
                 if e.key == "config" {
-                    for c in try e.value.entries("'spec-defaults.config'") { config.set(c.key, try YValue.fromConfigNode(c.value)) }
+                    for c in try e.value.entries("'spec-defaults.config'") {
+                        config.set(c.key, try YValue.fromConfigNode(c.value))
+                    }
                 } else if !["stack", "deploy-to"].contains(e.key) {
                     extraDefaults.append((e.key, YValue.from(e.value)))
                 }
@@ -113,7 +128,9 @@ public struct InitAction {
         }
         if let file = req.configFile {
             let path = ctx.absolute(file)
-            for e in try DotEnv.parse(try ctx.fs.readText(path, what: "config file"), file: path) { config.set(e.key, .string(e.value)) }
+            for e in try DotEnv.parse(try ctx.fs.readText(path, what: "config file"), file: path) {
+                config.set(e.key, .string(e.value))
+            }
         }
         for arg in req.config {
             for (k, v) in try Self.parseConfigArgument(arg) { config.set(k, .string(v)) }
@@ -140,7 +157,9 @@ public struct InitAction {
 
     /// Ports and volumes from the compose files, as written. Ports are checked (and mapped by a recipe) after
     /// interpolation with the config the deployment gets (`values`).
-    func scanCompose(_ stack: ResolvedStack, with: [String], values: [String: String], recipe: PortRecipe?) throws -> ComposeScan {
+    func scanCompose(_ stack: ResolvedStack, with: [String], values: [String: String], recipe: PortRecipe?) throws
+        -> ComposeScan
+    {
         var scan = ComposeScan()
         for pod in try stack.pods(with: with, at: SourceLocation(file: "--with")) {
             let compose = try stack.compose(pod, fs: ctx.fs, environment: nil, diagnostics: ctx.diagnostics).file
@@ -151,13 +170,17 @@ public struct InitAction {
                     for m in svc.volumes where m.kind == .bind {
                         guard let src = m.source, src.hasPrefix("/") || src.hasPrefix("~") else { continue }
                         let name = HostPathName.volume(for: src)
-                        if !scan.hostVolumes.contains(where: { $0.0 == name }) { scan.hostVolumes.append((name, .string(src))) }
+                        if !scan.hostVolumes.contains(where: { $0.0 == name }) {
+                            scan.hostVolumes.append((name, .string(src)))
+                        }
                     }
                 }
                 if !svc.portEntries.isEmpty {
-                    let parsed = try ComposePorts.parse(svc.portEntries, environment: values, diagnostics: ctx.diagnostics)
+                    let parsed = try ComposePorts.parse(
+                        svc.portEntries, environment: values, diagnostics: ctx.diagnostics)
                     // Without a recipe, each entry as written: a `${WEB_PORT:-30080}:80` keeps following WEB_PORT.
-                    let written = recipe == nil ? svc.portEntries.map(\.written) : parsed.map { Self.mapPort($0, recipe: recipe) }
+                    let written =
+                        recipe == nil ? svc.portEntries.map(\.written) : parsed.map { Self.mapPort($0, recipe: recipe) }
                     scan.ports.append((svc.name, .list(written.map { .string($0) })))
                 }
                 for m in svc.volumes where m.kind == .volume {
@@ -185,8 +208,10 @@ public struct InitAction {
                 volumes.append((name, .null))
             }
         }
-        return [("network", .map([("ports", .map(scan.ports))])), ("volumes", .map(volumes + scan.hostVolumes)),
-                ("configmaps", .map(configmaps)), ("secrets", .map([]))]
+        return [
+            ("network", .map([("ports", .map(scan.ports))])), ("volumes", .map(volumes + scan.hostVolumes)),
+            ("configmaps", .map(configmaps)), ("secrets", .map([])),
+        ]
     }
 
     /// `--with` as given (comma lists allowed), else a question on a terminal, else none.
@@ -198,7 +223,8 @@ public struct InitAction {
             return optional.filter { names.contains($0) }
         }
         guard !optional.isEmpty else { return [] }
-        let question = "optional services of \(stack.name): \(optional.joined(separator: ", ")). Include which (comma-separated, empty for none)? "
+        let question =
+            "optional services of \(stack.name): \(optional.joined(separator: ", ")). Include which (comma-separated, empty for none)? "
         guard let answer = ctx.console.ask(question) else { return [] }
         return try chooseOptionalPods(stack, requested: [answer])
     }
@@ -211,7 +237,9 @@ public struct InitAction {
         var i = arg.startIndex
         while i < arg.endIndex {
             let c = arg[i]
-            if c == ",", let eq = arg[arg.index(after: i)...].firstIndex(of: "="), NameRules.isUpperVariable(arg[arg.index(after: i)..<eq]) {
+            if c == ",", let eq = arg[arg.index(after: i)...].firstIndex(of: "="),
+                NameRules.isUpperVariable(arg[arg.index(after: i)..<eq])
+            {
                 pieces.append(current)
                 current = ""
             } else {
@@ -222,11 +250,14 @@ public struct InitAction {
         pieces.append(current)
         return try pieces.map { piece in
             guard let eq = piece.firstIndex(of: "="), eq != piece.startIndex else {
-                throw SoError.usage("--config '\(piece)' is not KEY=VALUE", hint: "write --config NAME=value (repeat the flag for more)")
+                throw SoError.usage(
+                    "--config '\(piece)' is not KEY=VALUE", hint: "write --config NAME=value (repeat the flag for more)"
+                )
             }
             let key = String(piece[..<eq])
             guard NameRules.isVariable(key) else {
-                throw SoError.usage("--config key '\(key)' is not a valid variable name", hint: "use letters, digits and '_'")
+                throw SoError.usage(
+                    "--config key '\(key)' is not a valid variable name", hint: "use letters, digits and '_'")
             }
             return (key, String(piece[piece.index(after: eq)...]))
         }
@@ -265,7 +296,9 @@ extension YValue {
     }
 
     static func fromConfigNode(_ n: YNode) throws -> YValue {
-        guard n.isScalar || n.isNull else { throw n.error("config values must be single values", hint: "quote the value") }
+        guard n.isScalar || n.isNull else {
+            throw n.error("config values must be single values", hint: "quote the value")
+        }
         return from(n)
     }
 }

@@ -1,9 +1,9 @@
 import Foundation
+import SoActions
 import SoBasics
 import SoCompose
 import SoRender
 import SoStack
-import SoActions
 
 /// `so deploy init`: writes a spec skeleton for a stack (reference §3.4).
 public struct InitRequest: Sendable {
@@ -30,8 +30,11 @@ public struct InitRequest: Sendable {
     /// The kind node image (`kind-node-image:`); k8s-kind only.
     public var kindNodeImage: String?
 
-    public init(stack: String, deployTo: String = "k8s-kind", config: [String] = [], configFile: String? = nil, kubeConfig: String? = nil,
-                imageRegistry: String? = nil, mapPortsToHost: String? = nil, output: String, force: Bool = false) {
+    public init(
+        stack: String, deployTo: String = "k8s-kind", config: [String] = [], configFile: String? = nil,
+        kubeConfig: String? = nil,
+        imageRegistry: String? = nil, mapPortsToHost: String? = nil, output: String, force: Bool = false
+    ) {
         self.stack = stack
         self.deployTo = deployTo
         self.config = config

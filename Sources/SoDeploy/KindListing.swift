@@ -1,9 +1,9 @@
 import Foundation
+import SoActions
 import SoBasics
 import SoKube
 import SoRender
 import SoStack
-import SoActions
 
 /// What `kind get clusters` answered: the clusters, or why there is no list (`failed`: kind's last error line,
 /// e.g. when its container engine is not running).

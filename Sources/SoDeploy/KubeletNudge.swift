@@ -1,7 +1,7 @@
 import Foundation
+import SoActions
 import SoBasics
 import SoKube
-import SoActions
 
 /// A pod the kubelet left waiting for its own next look, made to be synced now.
 ///
@@ -37,8 +37,9 @@ struct KubeletNudge: Sendable {
     static func due(_ pods: [JSON], now: Date) -> [(pod: String, value: String)] {
         pods.compactMap { pod in
             guard pod.at("metadata", "deletionTimestamp") == nil,
-                  let value = stalledSandbox(pod, now: now) ?? missedProbes(pod, now: now),
-                  pod.annotations[annotation] != value else { return nil }
+                let value = stalledSandbox(pod, now: now) ?? missedProbes(pod, now: now),
+                pod.annotations[annotation] != value
+            else { return nil }
             return (pod.name, value)
         }
     }
@@ -49,11 +50,17 @@ struct KubeletNudge: Sendable {
         let conditions = pod.at("status", "conditions")?.array ?? []
         func condition(_ type: String) -> JSON? { conditions.first { $0["type"]?.string == type } }
         guard let scheduled = condition("PodScheduled"), scheduled["status"]?.string == "True",
-              let atText = scheduled["lastTransitionTime"]?.string, let at = Timestamps.parse(atText),
-              now.timeIntervalSince(at) >= sandboxGrace,
-              condition("PodReadyToStartContainers")?["status"]?.string != "True" else { return nil }
-        let statuses = (pod.at("status", "initContainerStatuses")?.array ?? []) + (pod.at("status", "containerStatuses")?.array ?? [])
-        let started = statuses.contains { $0.at("state", "running") != nil || $0.at("state", "terminated") != nil || $0["lastState"]?["terminated"] != nil }
+            let atText = scheduled["lastTransitionTime"]?.string, let at = Timestamps.parse(atText),
+            now.timeIntervalSince(at) >= sandboxGrace,
+            condition("PodReadyToStartContainers")?["status"]?.string != "True"
+        else { return nil }
+        let statuses =
+            (pod.at("status", "initContainerStatuses")?.array ?? [])
+            + (pod.at("status", "containerStatuses")?.array ?? [])
+        let started = statuses.contains {
+            $0.at("state", "running") != nil || $0.at("state", "terminated") != nil
+                || $0["lastState"]?["terminated"] != nil
+        }
         guard !started else { return nil }
         return "sandbox@\(atText)"
     }
@@ -64,8 +71,10 @@ struct KubeletNudge: Sendable {
         let probed = Waiter.probedContainers(pod)
         let late = (pod.at("status", "containerStatuses")?.array ?? []).compactMap { c -> String? in
             guard let name = c["name"]?.string, probed.contains(name), c["ready"]?.bool != true,
-                  let startedText = c.at("state", "running", "startedAt")?.string, let started = Timestamps.parse(startedText),
-                  now.timeIntervalSince(started) >= probeGrace else { return nil }
+                let startedText = c.at("state", "running", "startedAt")?.string,
+                let started = Timestamps.parse(startedText),
+                now.timeIntervalSince(started) >= probeGrace
+            else { return nil }
             return "\(name)@\(startedText)"
         }.sorted()
         return late.isEmpty ? nil : late.joined(separator: ",")

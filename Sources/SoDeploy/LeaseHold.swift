@@ -1,9 +1,9 @@
 import Foundation
+import SoActions
 import SoBasics
 import SoKube
 import SoRender
 import SoStack
-import SoActions
 
 /// What this run knows of a Lease it holds: the resourceVersion of its last write (every later write and
 /// the release are compare-and-swaps on it), when it was taken, and whether another run took it over.

@@ -1,9 +1,9 @@
 import Foundation
+import SoActions
 import SoBasics
 import SoKube
 import SoRender
 import SoStack
-import SoActions
 
 /// `so deployment list` and `so cleanup`: every `so` deployment on the cluster, read in two requests
 /// (namespaces and Deployments, each one labelled list) however many there are.
@@ -36,8 +36,10 @@ public struct ListAction {
             return DeploymentListing(
                 name: Path.basename(dir), stack: labels[DeploymentNames.Label.stack]?.string ?? "", namespace: ns.name,
                 id: labels[DeploymentNames.Label.instance]?.string ?? labels["app"]?.string ?? ns.name, directory: dir,
-                host: a[DeploymentNames.Annotation.host] ?? "", createdAt: ns.at("metadata", "creationTimestamp")?.string.flatMap(Timestamps.parse),
-                expiresAt: a[DeploymentNames.Annotation.expiresAt].flatMap(Timestamps.parse), readyDeployments: counts.ready, deployments: counts.total,
+                host: a[DeploymentNames.Annotation.host] ?? "",
+                createdAt: ns.at("metadata", "creationTimestamp")?.string.flatMap(Timestamps.parse),
+                expiresAt: a[DeploymentNames.Annotation.expiresAt].flatMap(Timestamps.parse),
+                readyDeployments: counts.ready, deployments: counts.total,
                 terminating: ns.at("status", "phase")?.string == "Terminating")
         }.sorted { ($0.name, $0.namespace) < ($1.name, $1.namespace) }
     }

@@ -1,9 +1,9 @@
 import Foundation
+import SoActions
 import SoBasics
 import SoKube
 import SoRender
 import SoStack
-import SoActions
 
 /// The fields two versions of an object differ in, one line each, as `kubectl diff` shows them: `- path: old`
 /// then `+ path: new` (a field only one side has shows only that side). Paths are dotted, list items
@@ -27,7 +27,10 @@ enum ObjectDiff {
             if a == b { return }
             let top = path.split(separator: ".").first.map(String.init) ?? ""
             if secret && (top == "data" || top == "stringData") && path.contains(".") {
-                out.append(a == nil ? "+ \(path): (secret value)" : b == nil ? "- \(path): (secret value)" : "~ \(path): (secret value changed)")
+                out.append(
+                    a == nil
+                        ? "+ \(path): (secret value)"
+                        : b == nil ? "- \(path): (secret value)" : "~ \(path): (secret value changed)")
                 return
             }
             switch (a, b) {
@@ -36,8 +39,14 @@ enum ObjectDiff {
             case (.array(let x)?, .array(let y)?) where x.count == y.count:
                 for i in x.indices { walk(x[i], y[i], "\(path)[\(i)]") }
             default:
-                if let a { out.append("- \(path): \(secret && (top == "data" || top == "stringData") ? "(secret values)" : text(a))") }
-                if let b { out.append("+ \(path): \(secret && (top == "data" || top == "stringData") ? "(secret values)" : text(b))") }
+                if let a {
+                    out.append(
+                        "- \(path): \(secret && (top == "data" || top == "stringData") ? "(secret values)" : text(a))")
+                }
+                if let b {
+                    out.append(
+                        "+ \(path): \(secret && (top == "data" || top == "stringData") ? "(secret values)" : text(b))")
+                }
             }
         }
         walk(old, new, "")

@@ -1,10 +1,10 @@
 import Foundation
+import SoActions
 import SoBasics
 import SoCompose
 import SoKube
 import SoRender
 import SoStack
-import SoActions
 
 /// `ps`, `status`, `logs`, `exec` and `restart` of a deployment directory.
 public struct ObserveAction {
@@ -20,55 +20,83 @@ public struct ObserveAction {
     static func podInfo(_ p: JSON, now: Date? = nil) -> PodInfo {
         let statuses = p.at("status", "containerStatuses")?.array ?? []
         let containers = p.at("spec", "containers")?.array ?? []
-        let podReady = (p.at("status", "conditions")?.array ?? []).contains { $0["type"]?.string == "Ready" && $0["status"]?.string == "True" }
-        let ready = statuses.isEmpty ? (podReady ? containers.count : 0) : statuses.filter { $0["ready"]?.bool == true }.count
+        let podReady = (p.at("status", "conditions")?.array ?? []).contains {
+            $0["type"]?.string == "Ready" && $0["status"]?.string == "True"
+        }
+        let ready =
+            statuses.isEmpty ? (podReady ? containers.count : 0) : statuses.filter { $0["ready"]?.bool == true }.count
         var phase = p.at("status", "phase")?.string ?? "Unknown"
         if p.at("metadata", "deletionTimestamp") != nil { phase = "Terminating" }
         for s in statuses { if let r = s.at("state", "waiting", "reason")?.string { phase = r } }
-        let ports = containers.flatMap { c in (c["ports"]?.array ?? []).compactMap { $0["containerPort"]?.int }.map { "\(c["name"]?.string ?? "?"):\($0)" } }
+        let ports = containers.flatMap { c in
+            (c["ports"]?.array ?? []).compactMap { $0["containerPort"]?.int }.map {
+                "\(c["name"]?.string ?? "?"):\($0)"
+            }
+        }
         let created = p.at("metadata", "creationTimestamp")?.string.flatMap(Timestamps.parse)
         var age: Int?
         if let created, let now { age = max(0, Int(now.timeIntervalSince(created))) }
-        return PodInfo(name: p.name, component: p.labels[DeploymentNames.Label.component] ?? "", phase: phase, ready: "\(ready)/\(containers.count)",
-                       restarts: statuses.compactMap { $0["restartCount"]?.int }.reduce(0, +), ip: p.at("status", "podIP")?.string ?? "",
-                       node: p.at("spec", "nodeName")?.string ?? "", ageSeconds: age, containers: containers.compactMap { $0["name"]?.string }, ports: ports)
+        return PodInfo(
+            name: p.name, component: p.labels[DeploymentNames.Label.component] ?? "", phase: phase,
+            ready: "\(ready)/\(containers.count)",
+            restarts: statuses.compactMap { $0["restartCount"]?.int }.reduce(0, +),
+            ip: p.at("status", "podIP")?.string ?? "",
+            node: p.at("spec", "nodeName")?.string ?? "", ageSeconds: age,
+            containers: containers.compactMap { $0["name"]?.string }, ports: ports)
     }
 
     public func status(_ directory: String, cluster: ClusterOptions) async throws -> DeploymentStatus {
         let c = try await ConnectedDeployment.open(ctx, directory: directory, cluster: cluster)
         var workloads: [DeploymentStatus.Workload] = []
-        for d in try await c.client.list(.deployment, namespace: c.namespace,
-                labelSelector: DeploymentNames.selector(c.model.id)) {
+        for d in try await c.client.list(
+            .deployment, namespace: c.namespace,
+            labelSelector: DeploymentNames.selector(c.model.id))
+        {
             let pending = Waiter.deploymentPending(d)
             let want = d.at("spec", "replicas")?.int ?? 1
-            workloads.append(.init(kind: ResourceType.deployment.kind, name: d.name, state: pending ?? "\(want)/\(want) available", ready: pending == nil))
+            workloads.append(
+                .init(
+                    kind: ResourceType.deployment.kind, name: d.name, state: pending ?? "\(want)/\(want) available",
+                    ready: pending == nil))
         }
-        for j in try await c.client.list(.job, namespace: c.namespace,
-                labelSelector: DeploymentNames.selector(c.model.id)) {
+        for j in try await c.client.list(
+            .job, namespace: c.namespace,
+            labelSelector: DeploymentNames.selector(c.model.id))
+        {
             let succeeded = (j.at("status", "succeeded")?.int ?? 0) >= 1
             let failed = (j.at("status", "failed")?.int ?? 0) >= 1
-            workloads.append(.init(kind: ResourceType.job.kind, name: j.name, state: succeeded ? "complete" : failed ? "failed" : "running", ready: succeeded))
+            workloads.append(
+                .init(
+                    kind: ResourceType.job.kind, name: j.name,
+                    state: succeeded ? "complete" : failed ? "failed" : "running", ready: succeeded))
         }
         var hosts: [String] = []
-        for i in try await c.client.list(.ingress, namespace: c.namespace,
-                labelSelector: DeploymentNames.selector(c.model.id)) {
+        for i in try await c.client.list(
+            .ingress, namespace: c.namespace,
+            labelSelector: DeploymentNames.selector(c.model.id))
+        {
             for r in i.at("spec", "rules")?.array ?? [] { if let h = r["host"]?.string { hosts.append(h) } }
         }
         let now = ctx.clock.now()
         let pods = try await c.pods().map { Self.podInfo($0, now: now) }
         let events = try await c.client.list(.event, namespace: c.namespace, labelSelector: nil)
             .filter { $0["type"]?.string == "Warning" }
-            .sorted { ($0["lastTimestamp"]?.string ?? $0["eventTime"]?.string ?? "") > ($1["lastTimestamp"]?.string ?? $1["eventTime"]?.string ?? "") }
+            .sorted {
+                ($0["lastTimestamp"]?.string ?? $0["eventTime"]?.string ?? "")
+                    > ($1["lastTimestamp"]?.string ?? $1["eventTime"]?.string ?? "")
+            }
             .prefix(10)
             .map { e -> String in
-                let object = "\(e.at("involvedObject", "kind")?.string ?? "?")/\(e.at("involvedObject", "name")?.string ?? "?")"
+                let object =
+                    "\(e.at("involvedObject", "kind")?.string ?? "?")/\(e.at("involvedObject", "name")?.string ?? "?")"
                 let message = (e["message"]?.string ?? "").replacingOccurrences(of: "\n", with: " ")
                 return "\(object) \(e["reason"]?.string ?? ""): \(message)"
             }
-        return DeploymentStatus(deployment: c.model.id, namespace: c.namespace,
-                cluster: c.target.kindCluster.map { "kind:\($0)" } ?? c.target.connection.contextName,
-                                workloads: workloads, ingressHosts: hosts, pods: pods, warnings: Array(events),
-                                        ready: !workloads.isEmpty && workloads.allSatisfy(\.ready))
+        return DeploymentStatus(
+            deployment: c.model.id, namespace: c.namespace,
+            cluster: c.target.kindCluster.map { "kind:\($0)" } ?? c.target.connection.contextName,
+            workloads: workloads, ingressHosts: hosts, pods: pods, warnings: Array(events),
+            ready: !workloads.isEmpty && workloads.allSatisfy(\.ready))
     }
 
     public struct LogsRequest: Sendable {
@@ -79,8 +107,11 @@ public struct ObserveAction {
         public var follow: Bool
         public var sinceSeconds: Int?
         public var timestamps = false
-        public init(directory: String, cluster: ClusterOptions = ClusterOptions(), services: [String] = [], tail: Int? = nil, follow: Bool = false,
-                    sinceSeconds: Int? = nil, timestamps: Bool = false) {
+        public init(
+            directory: String, cluster: ClusterOptions = ClusterOptions(), services: [String] = [], tail: Int? = nil,
+            follow: Bool = false,
+            sinceSeconds: Int? = nil, timestamps: Bool = false
+        ) {
             self.timestamps = timestamps
             self.directory = directory
             self.cluster = cluster
@@ -98,20 +129,27 @@ public struct ObserveAction {
         let wanted = Set(req.services.map { NameRules.dnsLabel($0) })
         var sources: [(pod: String, container: String)] = []
         for p in pods {
-            for container in ((p.at("spec", "initContainers")?.array ?? []) + (p.at("spec", "containers")?.array ?? [])).compactMap({ $0["name"]?.string })
-                where wanted.isEmpty || wanted.contains(container) {
+            for container in ((p.at("spec", "initContainers")?.array ?? []) + (p.at("spec", "containers")?.array ?? []))
+                .compactMap({ $0["name"]?.string })
+            where wanted.isEmpty || wanted.contains(container) {
                 sources.append((p.name, container))
             }
         }
         if sources.isEmpty {
-            throw SoError(pods.isEmpty ? "no pods are running for \(c.model.id)" : "no container named \(req.services.joined(separator: ", "))",
-                          hint: pods.isEmpty
-                              ? "start the deployment first: so deployment --dir D start"
-                              : "services: " + Set(pods.flatMap { Self.podInfo($0).containers }).sorted().joined(separator: ", "))
+            throw SoError(
+                pods.isEmpty
+                    ? "no pods are running for \(c.model.id)"
+                    : "no container named \(req.services.joined(separator: ", "))",
+                hint: pods.isEmpty
+                    ? "start the deployment first: so deployment --dir D start"
+                    : "services: " + Set(pods.flatMap { Self.podInfo($0).containers }).sorted().joined(separator: ", "))
         }
         let multiPod = Set(sources.map(\.pod)).count > 1
-        let options = { (container: String) in LogOptions(container: container, follow: req.follow, tailLines: req.tail, sinceSeconds: req.sinceSeconds,
-                timestamps: req.timestamps) }
+        let options = { (container: String) in
+            LogOptions(
+                container: container, follow: req.follow, tailLines: req.tail, sinceSeconds: req.sinceSeconds,
+                timestamps: req.timestamps)
+        }
         let console = ctx.console
         try await withThrowingTaskGroup(of: Void.self) { group in
             for s in sources {
@@ -135,14 +173,19 @@ public struct ObserveAction {
     }
 
     /// Runs a command in a service's container through kubectl and returns its exit code.
-    public func exec(_ directory: String, cluster: ClusterOptions, service: String, command: [String], interactive: Bool, tty: Bool) async throws -> Int32 {
+    public func exec(
+        _ directory: String, cluster: ClusterOptions, service: String, command: [String], interactive: Bool, tty: Bool
+    ) async throws -> Int32 {
         let c = try await ConnectedDeployment.open(ctx, directory: directory, cluster: cluster)
         let container = NameRules.dnsLabel(service)
-        let pods = try await c.pods().filter { p in (p.at("spec", "containers")?.array ?? []).contains { $0["name"]?.string == container } }
+        let pods = try await c.pods().filter { p in
+            (p.at("spec", "containers")?.array ?? []).contains { $0["name"]?.string == container }
+        }
         guard let pod = pods.first(where: { $0.at("status", "phase")?.string == "Running" }) ?? pods.first else {
             let all = Set(try await c.pods().flatMap { Self.podInfo($0).containers }).sorted()
-            throw SoError("no running pod has a container named \(service)",
-                    hint: all.isEmpty ? "start the deployment first" : "services: \(all.joined(separator: ", "))")
+            throw SoError(
+                "no running pod has a container named \(service)",
+                hint: all.isEmpty ? "start the deployment first" : "services: \(all.joined(separator: ", "))")
         }
         var args = ["kubectl"] + c.target.kubectlFlags + ["-n", c.namespace, "exec"]
         if interactive { args.append("-i") }
@@ -155,28 +198,45 @@ public struct ObserveAction {
     /// /workspace when it exists; bash when the image has it.
     public func shell(_ directory: String, cluster: ClusterOptions, service: String?) async throws -> Int32 {
         let model = try DeploymentLoader.load(ctx.absolute(directory), fs: ctx.fs, diagnostics: ctx.diagnostics)
-        let fallback = model.pods.first?.compose.services.first { !$0.labels.contains { $0.0 == "laconic.init-container" && $0.1 == "true" } }?.name
-        guard let name = service ?? fallback else { throw SoError("the deployment has no services", hint: "check its compose files") }
-        let script = "cd /workspace 2>/dev/null || true; if command -v bash >/dev/null 2>&1; then exec bash -l; else exec sh -l; fi"
-        return try await exec(directory, cluster: cluster, service: name, command: ["sh", "-c", script], interactive: true, tty: ctx.console.isTerminal)
+        let fallback = model.pods.first?.compose.services.first {
+            !$0.labels.contains { $0.0 == "laconic.init-container" && $0.1 == "true" }
+        }?.name
+        guard let name = service ?? fallback else {
+            throw SoError("the deployment has no services", hint: "check its compose files")
+        }
+        let script =
+            "cd /workspace 2>/dev/null || true; if command -v bash >/dev/null 2>&1; then exec bash -l; else exec sh -l; fi"
+        return try await exec(
+            directory, cluster: cluster, service: name, command: ["sh", "-c", script], interactive: true,
+            tty: ctx.console.isTerminal)
     }
 
     /// Forwards local ports to a service's Service through kubectl (runs until interrupted).
-    public func portForward(_ directory: String, cluster: ClusterOptions, service: String, ports: [String]) async throws -> Int32 {
+    public func portForward(_ directory: String, cluster: ClusterOptions, service: String, ports: [String]) async throws
+        -> Int32
+    {
         let c = try await ConnectedDeployment.open(ctx, directory: directory, cluster: cluster)
         // The Service carries what render's port plan says the compose service listens on.
         let plan = try Renderer.ports(of: c.model)
         let reachable = plan.services.filter { $0.reach != .none }
         guard let planned = reachable.first(where: { $0.name == service }) else {
-            throw SoError("port-forward: no service '\(service)' in the deployment", hint: "services: " + reachable.map(\.name).joined(separator: ", "))
+            throw SoError(
+                "port-forward: no service '\(service)' in the deployment",
+                hint: "services: " + reachable.map(\.name).joined(separator: ", "))
         }
         for p in ports {
-            guard let forwarded = ForwardedPort(p) else { throw SoError("port '\(p)' is not [LOCAL:]REMOTE", hint: "for example 8080:80") }
+            guard let forwarded = ForwardedPort(p) else {
+                throw SoError("port '\(p)' is not [LOCAL:]REMOTE", hint: "for example 8080:80")
+            }
             guard planned.portNumbers.contains(forwarded.remote) else {
-                throw SoError("port-forward: service '\(service)' has no port \(forwarded.remote)", hint: planned.portsHint)
+                throw SoError(
+                    "port-forward: service '\(service)' has no port \(forwarded.remote)", hint: planned.portsHint)
             }
         }
-        let args = ["kubectl"] + c.target.kubectlFlags + ["-n", c.namespace, "port-forward", "service/\(NameRules.serviceName(service))"] + ports
+        let args =
+            ["kubectl"] + c.target.kubectlFlags + [
+                "-n", c.namespace, "port-forward", "service/\(NameRules.serviceName(service))",
+            ] + ports
         return try await ctx.processes.runAttached(args, environment: nil)
     }
 
@@ -185,27 +245,54 @@ public struct ObserveAction {
     public func restart(_ directory: String, cluster: ClusterOptions, wait: Bool, timeout: Double) async throws {
         let c = try await ConnectedDeployment.open(ctx, directory: directory, cluster: cluster)
         // Under the deployment's Lease: a start, stop or rotation in progress is waited for, up to --timeout.
-        try await c.lock(timeout: timeout).holding(waiting: timeout, progress: ProgressReporter(ctx: ctx, mode: .auto)) {
+        try await c.lock(timeout: timeout).holding(waiting: timeout, progress: ProgressReporter(ctx: ctx, mode: .auto))
+        {
             try await restart(c, wait: wait, timeout: timeout)
         }
     }
 
     /// Rolls the deployment's Deployments (the caller holds its lock); `templateAnnotations` go into their pod
     /// templates beside `restartedAt`.
-    func restart(_ c: ConnectedDeployment, wait: Bool, timeout: Double, templateAnnotations: [String: [(String, String)]] = [:]) async throws {
+    func restart(
+        _ c: ConnectedDeployment, wait: Bool, timeout: Double, templateAnnotations: [String: [(String, String)]] = [:]
+    ) async throws {
         let type = ResourceType.deployment
         let stamp = Timestamps.rfc3339(ctx.clock.now())
         func patch(_ name: String) -> Data {
             let annotations = [("kubectl.kubernetes.io/restartedAt", stamp)] + (templateAnnotations[name] ?? [])
-            let value = YValue.map([("spec", .map([("template", .map([("metadata", .map([("annotations",
-                                   .map(annotations.map { ($0.0, .string($0.1)) }))]))]))]))])
+            let value = YValue.map([
+                (
+                    "spec",
+                    .map([
+                        (
+                            "template",
+                            .map([
+                                (
+                                    "metadata",
+                                    .map([
+                                        (
+                                            "annotations",
+                                            .map(annotations.map { ($0.0, .string($0.1)) })
+                                        )
+                                    ])
+                                )
+                            ])
+                        )
+                    ])
+                )
+            ])
             return Data(value.compactJSON())
         }
         var maintenance = try Maintenance(ctx: ctx, c: c)
-        var deployments = try await c.client.list(type, namespace: c.namespace, labelSelector: DeploymentNames.selector(c.model.id))
+        var deployments = try await c.client.list(
+            type, namespace: c.namespace, labelSelector: DeploymentNames.selector(c.model.id))
         if let container = maintenance?.container {
             // The maintenance page keeps serving while the rest restarts: its own Deployment is not rolled.
-            deployments.removeAll { d in (d.at("spec", "template", "spec", "containers")?.array ?? []).contains { $0["name"]?.string == container } }
+            deployments.removeAll { d in
+                (d.at("spec", "template", "spec", "containers")?.array ?? []).contains {
+                    $0["name"]?.string == container
+                }
+            }
             try await maintenance?.divert()
         }
         var names: [String] = []
@@ -217,9 +304,12 @@ public struct ObserveAction {
         // With a maintenance page, the Ingress goes back only once the workloads are ready again.
         if wait || maintenance != nil {
             let objects = names.map { KubeObject(.deployment, name: $0, namespace: c.namespace) }
-            try await Waiter(ctx: ctx, client: c.client, namespace: c.namespace, selector: DeploymentNames.instanceSelector(c.model.id),
-                    directory: c.model.directory)
-                .wait(for: objects, timeout: timeout, progress: ProgressReporter(ctx: ctx, mode: .plain))
+            try await Waiter(
+                ctx: ctx, client: c.client, namespace: c.namespace,
+                selector: DeploymentNames.instanceSelector(c.model.id),
+                directory: c.model.directory
+            )
+            .wait(for: objects, timeout: timeout, progress: ProgressReporter(ctx: ctx, mode: .plain))
         }
         try await maintenance?.restore()
     }
@@ -227,23 +317,32 @@ public struct ObserveAction {
 
 extension ObserveAction {
     /// Makes new values for generated keys (all, or `keys`), then restarts the workloads.
-    public func rotateSecrets(_ directory: String, cluster: ClusterOptions, keys: [String], timeout: Double) async throws -> [String] {
+    public func rotateSecrets(_ directory: String, cluster: ClusterOptions, keys: [String], timeout: Double)
+        async throws -> [String]
+    {
         let c = try await ConnectedDeployment.open(ctx, directory: directory, cluster: cluster)
         let generatedKeys = c.model.generatedKeys
         for k in keys where !generatedKeys.contains(k) {
-            throw SoError("\(k) is not a generated secret of this deployment",
-                    hint: generatedKeys.isEmpty ? "the spec has no $generate values" : "generated keys: \(generatedKeys.joined(separator: ", "))")
+            throw SoError(
+                "\(k) is not a generated secret of this deployment",
+                hint: generatedKeys.isEmpty
+                    ? "the spec has no $generate values" : "generated keys: \(generatedKeys.joined(separator: ", "))")
         }
         // The read of the stored values, the new Secret and the restart under one hold of the deployment's Lease:
         // a start waits for it and then reads the new values (it never applies the ones it read before).
-        return try await c.lock(timeout: timeout).holding(waiting: timeout, progress: ProgressReporter(ctx: ctx, mode: .auto)) {
+        return try await c.lock(timeout: timeout).holding(
+            waiting: timeout, progress: ProgressReporter(ctx: ctx, mode: .auto)
+        ) {
             try await rotate(c, keys: keys, generatedKeys: generatedKeys, timeout: timeout)
         }
     }
 
-    func rotate(_ c: ConnectedDeployment, keys: [String], generatedKeys: [String], timeout: Double) async throws -> [String] {
-        let existing = try await c.client.get(.secret, name: DeploymentNames.generatedSecrets(c.model.id),
-                namespace: c.namespace)
+    func rotate(_ c: ConnectedDeployment, keys: [String], generatedKeys: [String], timeout: Double) async throws
+        -> [String]
+    {
+        let existing = try await c.client.get(
+            .secret, name: DeploymentNames.generatedSecrets(c.model.id),
+            namespace: c.namespace)
         // What start would apply (`StartManifest`), the keys rotated made anew: its generated-secrets Secret is applied.
         let manifest = try RenderAction(ctx).render(c.model, warn: false)
         let desired = try StartManifest(ctx: ctx, model: c.model)
@@ -251,7 +350,8 @@ extension ObserveAction {
         // With its revision one up, and the pods that read it told so in the restart's own patch (as start would stamp them).
         let live = try await ConfigRevisions.live(c.client, namespace: c.namespace, deployment: c.model.id)
         let stamped = ConfigRevisions.stamp(desired.objects, live: live)
-        for object in stamped where object.isKind(.secret) && object.name == DeploymentNames.generatedSecrets(c.model.id) {
+        for object in stamped
+        where object.isKind(.secret) && object.name == DeploymentNames.generatedSecrets(c.model.id) {
             _ = try await c.client.apply(object.stamped, fieldManager: "so", force: true)
         }
         ctx.say("rotated \(desired.madeNow.joined(separator: ", "))")

@@ -1,9 +1,9 @@
 import Foundation
+import SoActions
 import SoBasics
 import SoCompose
 import SoRender
 import SoStack
-import SoActions
 
 /// Insertion-ordered key/value pairs where a later `set` replaces the value in place.
 struct OrderedPairs {

@@ -1,10 +1,10 @@
 import Foundation
+import SoActions
 import SoBasics
 import SoCompose
 import SoKube
 import SoRender
 import SoStack
-import SoActions
 
 /// This deployment's objects as listed by label, indexed by "Kind/name"; what is no longer rendered
 /// (volumes excepted: reported, never deleted) and the Jobs that exist.

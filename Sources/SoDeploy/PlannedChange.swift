@@ -1,9 +1,9 @@
 import Foundation
+import SoActions
 import SoBasics
 import SoKube
 import SoRender
 import SoStack
-import SoActions
 
 /// What `start --dry-run` would do to one object.
 public struct PlannedChange: Sendable, Equatable, Encodable {

@@ -1,9 +1,9 @@
 import Foundation
+import SoActions
 import SoBasics
 import SoCompose
 import SoRender
 import SoStack
-import SoActions
 
 public enum PortRecipe: String, CaseIterable, Sendable {
     case anyVariableRandom = "any-variable-random"

@@ -1,9 +1,9 @@
 import Foundation
+import SoActions
 import SoBasics
 import SoKube
 import SoRender
 import SoStack
-import SoActions
 
 /// Deletes whole deployments by namespace (no deployment directory needed).
 package struct Remover {
@@ -21,7 +21,8 @@ package struct Remover {
         for d in deployments {
             // Under the deployment's Lease: a start or stop of it in progress is waited for, up to the timeout. A
             // namespace already going (another run removed it) needs no deleting.
-            let lock = DeploymentLock(ctx: ctx, client: client, namespace: d.namespace, deployment: d.id, duration: timeout)
+            let lock = DeploymentLock(
+                ctx: ctx, client: client, namespace: d.namespace, deployment: d.id, duration: timeout)
             do {
                 try await lock.holding(waiting: timeout, progress: ProgressReporter(ctx: ctx, mode: .auto)) {
                     _ = try await client.delete(nsType, name: d.namespace, namespace: nil, propagation: .background)
@@ -33,7 +34,9 @@ package struct Remover {
                 _ = try await client.delete(pvType, name: pv.name, namespace: nil, propagation: .background)
             }
             // Directories `so up` made are ours to remove; anything else is the user's.
-            if d.host == ctx.hostName && Path.dirname(d.directory) == Path.join(ctx.soHome, "deployments") && ctx.fs.exists(d.directory) {
+            if d.host == ctx.hostName && Path.dirname(d.directory) == Path.join(ctx.soHome, "deployments")
+                && ctx.fs.exists(d.directory)
+            {
                 // The directory's path came from the cluster: it is checked like any name a user gives.
                 do { try ctx.removeDeploymentDirectory(d.directory, namespace: d.namespace) } catch let e as SoError {
                     ctx.diagnostics.warn(e.message, hint: e.hint)
@@ -45,11 +48,15 @@ package struct Remover {
         var pause = 0.25
         while true {
             var left: [String] = []
-            for d in deployments where try await client.get(nsType, name: d.namespace, namespace: nil) != nil { left.append(d.namespace) }
+            for d in deployments where try await client.get(nsType, name: d.namespace, namespace: nil) != nil {
+                left.append(d.namespace)
+            }
             if left.isEmpty { return }
             if ctx.clock.now().timeIntervalSince(start) >= timeout {
-                throw SoError("namespaces still terminating after \(Int(timeout))s: \(left.joined(separator: ", "))",
-                              hint: "look at 'kubectl get namespace \(left[0]) -o yaml' for the finalizers holding it", exitCode: SoError.exitTimeout)
+                throw SoError(
+                    "namespaces still terminating after \(Int(timeout))s: \(left.joined(separator: ", "))",
+                    hint: "look at 'kubectl get namespace \(left[0]) -o yaml' for the finalizers holding it",
+                    exitCode: SoError.exitTimeout)
             }
             try await ctx.clock.sleep(seconds: pause)
             pause = min(pause * 2, 2)

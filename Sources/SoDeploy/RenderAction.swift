@@ -1,9 +1,9 @@
 import Foundation
+import SoActions
 import SoBasics
 import SoKube
 import SoRender
 import SoStack
-import SoActions
 
 /// `so deployment --dir D render`: the objects `start` applies, in apply order, without a cluster.
 public struct RenderAction: Sendable {
@@ -23,16 +23,22 @@ public struct RenderAction: Sendable {
 
     /// The objects of a loaded deployment (egress host names are resolved here). `hostGateway`: the address
     /// compose's `host-gateway` stands for, when the caller found one (start, on kind).
-    public func render(_ model: DeploymentModel, placeholderSecrets: Bool = false, hostGateway: String? = nil, clusterDNS: ClusterDNS? = nil,
-                       warn: Bool = true) throws -> Manifest {
+    public func render(
+        _ model: DeploymentModel, placeholderSecrets: Bool = false, hostGateway: String? = nil,
+        clusterDNS: ClusterDNS? = nil,
+        warn: Bool = true
+    ) throws -> Manifest {
         var addresses: [String: [String]] = [:]
         if let egress = model.spec.sections.egress {
             let config = Dictionary(model.config.map { ($0.key, $0.value) }, uniquingKeysWith: { $1 })
             for host in egress.targets(config: config).hosts { addresses[host] = ctx.resolver.addresses(of: host) }
         }
-        let manifest = try Renderer.render(model, options: RenderOptions(placeholderSecrets: placeholderSecrets, egressAddresses: addresses,
+        let manifest = try Renderer.render(
+            model,
+            options: RenderOptions(
+                placeholderSecrets: placeholderSecrets, egressAddresses: addresses,
                 hostGateway: hostGateway,
-                                                                             clusterDNS: clusterDNS))
+                clusterDNS: clusterDNS))
         if warn { for w in manifest.warnings { ctx.diagnostics.warn(w) } }
         return manifest
     }
@@ -71,18 +77,24 @@ public struct RenderAction: Sendable {
     /// else is refused unless `force`, and even then its other files are left as they are.
     func writeFiles(_ manifest: Manifest, to out: String, format: RenderRequest.Format, force: Bool) throws {
         if ctx.fs.exists(out) && !ctx.fs.isDirectory(out) {
-            throw SoError.usage("\(out) exists and is not a directory",
-                    hint: "--output-dir names a directory (one file per object); omit it to print to stdout")
+            throw SoError.usage(
+                "\(out) exists and is not a directory",
+                hint: "--output-dir names a directory (one file per object); omit it to print to stdout")
         }
         let index = Path.join(out, Self.indexName)
-        let previous: Set<String> = ctx.fs.isFile(index)
-            ? Set((try ctx.fs.readText(index)).split(separator: "\n").map(String.init).filter { !$0.isEmpty && !$0.contains("/") && $0 != ".." && $0 != "." })
+        let previous: Set<String> =
+            ctx.fs.isFile(index)
+            ? Set(
+                (try ctx.fs.readText(index)).split(separator: "\n").map(String.init).filter {
+                    !$0.isEmpty && !$0.contains("/") && $0 != ".." && $0 != "."
+                })
             : []
         let present = ctx.fs.isDirectory(out) ? try ctx.fs.list(out) : []
         let foreign = present.filter { $0 != Self.indexName && !previous.contains($0) }
         if !foreign.isEmpty && !force {
-            throw SoError.usage("\(out) holds files render did not write (\(foreign.prefix(3).joined(separator: ", "))\(foreign.count > 3 ? ", …" : ""))",
-                                hint: "choose an empty or new directory, or pass --force to write beside them (they are never deleted)")
+            throw SoError.usage(
+                "\(out) holds files render did not write (\(foreign.prefix(3).joined(separator: ", "))\(foreign.count > 3 ? ", …" : ""))",
+                hint: "choose an empty or new directory, or pass --force to write beside them (they are never deleted)")
         }
         var names: [String] = []
         for (i, o) in manifest.objects.enumerated() {

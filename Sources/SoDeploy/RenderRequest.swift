@@ -1,9 +1,9 @@
 import Foundation
+import SoActions
 import SoBasics
 import SoKube
 import SoRender
 import SoStack
-import SoActions
 
 public struct RenderRequest: Sendable {
     public enum Format: String, Sendable { case yaml, json }
@@ -15,7 +15,10 @@ public struct RenderRequest: Sendable {
     /// Write into a directory that holds files render did not write (they are left alone).
     public var force: Bool
 
-    public init(directory: String, output: String = "-", format: Format = .yaml, placeholderSecrets: Bool = false, force: Bool = false) {
+    public init(
+        directory: String, output: String = "-", format: Format = .yaml, placeholderSecrets: Bool = false,
+        force: Bool = false
+    ) {
         self.directory = directory
         self.output = output
         self.format = format

@@ -1,7 +1,7 @@
 import Foundation
+import SoActions
 import SoBasics
 import SoStack
-import SoActions
 
 /// `so deployment restart` (laconic-so's GitOps restart): optionally pull the stack source, refresh the
 /// deployment directory from its own spec (identity and data kept), re-apply, then roll the pods.
@@ -11,21 +11,32 @@ public struct ResyncAction {
 
     public func run(directory: String, cluster: ClusterOptions, pull: Bool, wait: Bool, timeout: Double) async throws {
         let dir = ctx.absolute(directory)
-        let identity = try DeploymentFile.load(Path.join(dir, "deployment.yml"), fs: ctx.fs, diagnostics: ctx.diagnostics)
+        let identity = try DeploymentFile.load(
+            Path.join(dir, "deployment.yml"), fs: ctx.fs, diagnostics: ctx.diagnostics)
         if pull, let source = identity.stackSource {
             // No git, like a stack outside a checkout (rev-parse fails), leaves nothing to pull.
-            let top = try? await ctx.processes.run(["git", "-C", source, "rev-parse", "--show-toplevel"], workingDirectory: nil, environment: nil, timeout: 30)
+            let top = try? await ctx.processes.run(
+                ["git", "-C", source, "rev-parse", "--show-toplevel"], workingDirectory: nil, environment: nil,
+                timeout: 30)
             if let top, top.exitCode == 0 {
                 let repo = top.stdout.trimmedWhitespace
-                let r = try await ctx.processes.run(["git", "-C", repo, "pull", "--ff-only", "--quiet"], workingDirectory: nil, environment: nil, timeout: 600)
-                guard r.exitCode == 0 else { throw SoError("cannot pull \(repo): \(r.lastErrorLine)", hint: "resolve it by hand, or restart without --pull") }
+                let r = try await ctx.processes.run(
+                    ["git", "-C", repo, "pull", "--ff-only", "--quiet"], workingDirectory: nil, environment: nil,
+                    timeout: 600)
+                guard r.exitCode == 0 else {
+                    throw SoError(
+                        "cannot pull \(repo): \(r.lastErrorLine)", hint: "resolve it by hand, or restart without --pull"
+                    )
+                }
                 ctx.say("pulled \(repo)")
             } else {
                 ctx.say("\(source) is not in a git repository; using it as it is")
             }
         }
-        try await CreateAction(ctx).run(CreateRequest(specFile: Path.join(dir, "spec.yml"), deploymentDir: dir, update: true))
-        try await StartAction(ctx).run(StartRequest(directory: dir, cluster: cluster, wait: false, timeout: timeout, progress: .plain))
+        try await CreateAction(ctx).run(
+            CreateRequest(specFile: Path.join(dir, "spec.yml"), deploymentDir: dir, update: true))
+        try await StartAction(ctx).run(
+            StartRequest(directory: dir, cluster: cluster, wait: false, timeout: timeout, progress: .plain))
         try await ObserveAction(ctx).restart(dir, cluster: cluster, wait: wait, timeout: timeout)
     }
 }

@@ -1,10 +1,10 @@
 import Foundation
+import SoActions
 import SoBasics
 import SoCompose
 import SoKube
 import SoRender
 import SoStack
-import SoActions
 
 /// The values of the Secrets start makes from host values, gathered here and handed to render
 /// (`Renderer.adding`, `Renderer.secretObjects`), which builds the objects:
@@ -25,8 +25,11 @@ struct SecretSources {
     /// to make anew. Returns the keys made anew too.
     /// `make` false: values to be made are named in `madeNow` but left empty (no entropy drawn; the caller makes
     /// them later, once).
-    func values(stored: JSON?, rotate: Set<String> = [], make: Bool = true) throws -> (values: SecretValues, madeNow: [String]) {
-        var values = SecretValues(compose: try composeValues(), imagePullToken: try ImagePullToken(ctx: ctx, model: model).value())
+    func values(stored: JSON?, rotate: Set<String> = [], make: Bool = true) throws -> (
+        values: SecretValues, madeNow: [String]
+    ) {
+        var values = SecretValues(
+            compose: try composeValues(), imagePullToken: try ImagePullToken(ctx: ctx, model: model).value())
         var madeNow: [String] = []
         if hasGenerated {
             let g = try generatedValues(stored: stored, rotate: rotate, make: make)
@@ -38,10 +41,12 @@ struct SecretSources {
 
     /// The generated-secrets data, from what the cluster already holds; `rotate` lists keys to make anew.
     func generatedValues(stored: JSON?, rotate: Set<String> = [], make: Bool = true)
-        throws -> (values: [(key: String, value: SecretValue)], generated: [String], copied: [String]) {
+        throws -> (values: [(key: String, value: SecretValue)], generated: [String], copied: [String])
+    {
         let current = (stored?["data"]?.object ?? [:]).compactMapValues { $0.string }
         var data: [(key: String, value: SecretValue)] = []
-        var generated: [String] = [], copied: [String] = []
+        var generated: [String] = []
+        var copied: [String] = []
         for entry in model.spec.config {
             guard let token = entry.token else { continue }
             if let value = current[entry.key], !rotate.contains(entry.key) {
@@ -65,16 +70,19 @@ struct SecretSources {
         // Credentials files: read now, straight into the Secret (later files win, as later config.env lines did).
         for file in model.credentialsFiles {
             guard ctx.fs.isFile(file.path) else {
-                throw SoError("credentials file not found: \(file.path)",
-                        hint: "restore it, or remove it from the spec's credentials-files and run 'so deploy create --update'",
-                              at: SourceLocation(file: model.spec.path))
+                throw SoError(
+                    "credentials file not found: \(file.path)",
+                    hint:
+                        "restore it, or remove it from the spec's credentials-files and run 'so deploy create --update'",
+                    at: SourceLocation(file: model.spec.path))
             }
             let pairs = try DotEnv.parse(try ctx.fs.readText(file.path, what: "credentials file"), file: file.path)
             for key in file.keys {
                 guard let value = pairs.last(where: { $0.key == key })?.value else {
-                    ctx.diagnostics.warn("credentials file \(file.path) no longer holds \(key); containers get no value for it",
-                                         hint: "add it back, or run 'so deploy create --update' to refresh the deployment",
-                                                 at: SourceLocation(file: model.spec.path))
+                    ctx.diagnostics.warn(
+                        "credentials file \(file.path) no longer holds \(key); containers get no value for it",
+                        hint: "add it back, or run 'so deploy create --update' to refresh the deployment",
+                        at: SourceLocation(file: model.spec.path))
                     data.removeAll { $0.key == key }
                     continue
                 }
@@ -84,11 +92,13 @@ struct SecretSources {
             }
         }
         if !unset.isEmpty {
-            let message = "secret-env \(unset.joined(separator: ", ")) \(unset.count == 1 ? "is" : "are") not set in the environment; "
+            let message =
+                "secret-env \(unset.joined(separator: ", ")) \(unset.count == 1 ? "is" : "are") not set in the environment; "
                 + "containers get no value for \(unset.count == 1 ? "it" : "them")"
-            ctx.diagnostics.warn(message,
-                                 hint: "export \(unset.count == 1 ? unset[0] : "the ones you need") before 'so deployment start'",
-                                         at: SourceLocation(file: model.spec.path))
+            ctx.diagnostics.warn(
+                message,
+                hint: "export \(unset.count == 1 ? unset[0] : "the ones you need") before 'so deployment start'",
+                at: SourceLocation(file: model.spec.path))
         }
         return (data, generated, copied)
     }
@@ -99,31 +109,38 @@ struct SecretSources {
     func composeValues() throws -> [String: SecretValue] {
         let used = Renderer.composeSecrets(model)
         guard !used.isEmpty else { return [:] }
-        let stack = try ctx.locator.resolve(model.spec.stack, relativeTo: [model.directory, Path.dirname(model.spec.path)],
-                                            diagnostics: .dropped("deploy create warned about the stack; start reads it for secret sources"))
+        let stack = try ctx.locator.resolve(
+            model.spec.stack, relativeTo: [model.directory, Path.dirname(model.spec.path)],
+            diagnostics: .dropped("deploy create warned about the stack; start reads it for secret sources"))
         let sources = try stack.pods(with: model.spec.with, at: nil) + stack.jobs
         var out: [String: SecretValue] = [:]
         for secret in used {
             let (c, s) = (secret.component, secret.declared)
-            let sourceDir = sources.first { $0.name == c.name }.map { Path.dirname($0.composePath) } ?? c.compose.directory
+            let sourceDir =
+                sources.first { $0.name == c.name }.map { Path.dirname($0.composePath) } ?? c.compose.directory
             let at = SourceLocation(file: c.compose.path, line: s.line)
             let value: Data
             if let file = s.file {
                 let path = Path.absolute(Path.expandTilde(file, home: ctx.fs.homeDirectory), relativeTo: sourceDir)
                 guard ctx.fs.isFile(path) else {
-                    throw SoError("secret '\(s.name)' file not found: \(path)", hint: "create it, or fix secrets.\(s.name).file", at: at)
+                    throw SoError(
+                        "secret '\(s.name)' file not found: \(path)", hint: "create it, or fix secrets.\(s.name).file",
+                        at: at)
                 }
                 value = try ctx.fs.readData(path)
             } else if let variable = s.environment {
                 guard let v = ctx.environment[variable] else {
-                    throw SoError("secret '\(s.name)' comes from the environment variable \(variable), which is not set",
-                                  hint: "export \(variable) before start", at: at)
+                    throw SoError(
+                        "secret '\(s.name)' comes from the environment variable \(variable), which is not set",
+                        hint: "export \(variable) before start", at: at)
                 }
                 value = Data(v.utf8)
             } else if let content = s.content {
                 value = Data(content.utf8)
             } else {
-                throw SoError("secret '\(s.name)' has no file, environment or content", hint: "give it file: PATH or environment: VAR", at: at)
+                throw SoError(
+                    "secret '\(s.name)' has no file, environment or content",
+                    hint: "give it file: PATH or environment: VAR", at: at)
             }
             if out[s.name] == nil { out[s.name] = SecretValue(bytes: value) }
         }

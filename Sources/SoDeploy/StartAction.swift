@@ -1,9 +1,9 @@
 import Foundation
+import SoActions
 import SoBasics
 import SoKube
 import SoRender
 import SoStack
-import SoActions
 
 /// `so deployment start`, as one list of steps, each run once (it reads like helm's action.Install):
 ///
@@ -39,7 +39,10 @@ public struct StartAction: Sendable {
     /// HTTP/1.1 each needs a connection, and so a TLS handshake, of its own.
     static let parallelRequests = 8
     /// Namespaced kinds `start` prunes when they leave the manifest (volumes are kept: data).
-    static let prunable = ["Ingress", "Deployment", "Job", "Service", "EndpointSlice", "ConfigMap", "Secret", "NetworkPolicy", "ResourceQuota", "LimitRange"]
+    static let prunable = [
+        "Ingress", "Deployment", "Job", "Service", "EndpointSlice", "ConfigMap", "Secret", "NetworkPolicy",
+        "ResourceQuota", "LimitRange",
+    ]
 
     @discardableResult
     public func run(_ req: StartRequest) async throws -> StartReport {
@@ -56,17 +59,24 @@ public struct StartAction: Sendable {
             // A dry run, and no cluster yet: start would create it; nothing can be checked.
             if HostGatewayFinder.needed(model) { rendered.manifest = try RenderAction(ctx).render(model) }
             var report = StartReport(namespace: namespace)
-            report.plan = rendered.manifest.objects.map { PlannedChange(action: .create, kind: $0.kind, name: $0.name, namespace: $0.namespace,
-                                                                        note: "not checked: the cluster does not exist yet") }
+            report.plan = rendered.manifest.objects.map {
+                PlannedChange(
+                    action: .create, kind: $0.kind, name: $0.name, namespace: $0.namespace,
+                    note: "not checked: the cluster does not exist yet")
+            }
             return report
         }
         let opened = try await open(rendered, target, req, progress: progress)
-        defer { opened.images?.cancel() }   // only an error leaves it running
+        defer { opened.images?.cancel() }  // only an error leaves it running
         // 3. unchanged
-        let renewal = unchanged(opened.rendered, opened.cluster, opened.objects, opened.owned, req, report: opened.report)
+        let renewal = unchanged(
+            opened.rendered, opened.cluster, opened.objects, opened.owned, req, report: opened.report)
         // 4. lock (not when nothing changes) … 10. unlock
-        let lock = renewal != nil || req.dryRun ? nil
-            : DeploymentLock(ctx: ctx, client: opened.cluster.client, namespace: namespace, model: model, duration: req.timeout)
+        let lock =
+            renewal != nil || req.dryRun
+            ? nil
+            : DeploymentLock(
+                ctx: ctx, client: opened.cluster.client, namespace: namespace, model: model, duration: req.timeout)
         // A run holding it (another start, a stop, a rotation) is waited for, named, up to --timeout.
         let (report, objects) = try await DeploymentLock.holding(lock, waiting: req.timeout, progress: progress) {
             var o = opened
@@ -77,7 +87,9 @@ public struct StartAction: Sendable {
             }
             // 8. load images: awaited whether or not a workload was applied (a failure is reported here); pods
             // that were waiting on one of them are made again.
-            if let loaded = try await o.images?.value, !loaded.isEmpty { try await o.steps.restartPodsWaiting(on: loaded) }
+            if let loaded = try await o.images?.value, !loaded.isEmpty {
+                try await o.steps.restartPodsWaiting(on: loaded)
+            }
             // 9. wait
             if req.wait && !req.dryRun { try await o.steps.wait(for: o.objects, timeout: req.timeout) }
             return (o.report, o.objects)
@@ -86,7 +98,9 @@ public struct StartAction: Sendable {
         if req.onlyKinds == nil { try await StartCommands(ctx: ctx, model: model).run(.post) }
         let what = req.onlyKinds.map { "updated \($0.sorted().joined(separator: ", ")) of" } ?? "started"
         let cluster = opened.cluster
-        let on = cluster.target.kindCluster.map { " on kind cluster \($0)" } ?? " (context \(cluster.target.connection.contextName))"
+        let on =
+            cluster.target.kindCluster.map { " on kind cluster \($0)" }
+            ?? " (context \(cluster.target.connection.contextName))"
         progress.done("\(what) \(model.id) in namespace \(namespace)" + on)
         return report
     }
@@ -111,7 +125,9 @@ public struct StartAction: Sendable {
 
     /// Step 2 and what follows it before step 3: connect, render with what the cluster told, the images, what
     /// start applies (values to be made named, not made), and what the deployment owns.
-    func open(_ rendered: Rendered, _ target: ClusterTarget, _ req: StartRequest, progress: ProgressReporter) async throws -> Opened {
+    func open(_ rendered: Rendered, _ target: ClusterTarget, _ req: StartRequest, progress: ProgressReporter)
+        async throws -> Opened
+    {
         var rendered = rendered
         let (model, namespace) = (rendered.model, rendered.namespace)
         let localImageIDs = localImageIDs(rendered, target, req)
@@ -120,17 +136,24 @@ public struct StartAction: Sendable {
         let dns = model.spec.sections.egress == nil ? nil : await ClusterDNSReader(client: cluster.client).read()
         if HostGatewayFinder.needed(model) || dns != nil {
             // Rendered again, once, with what the cluster told (step 1 held back its warnings when a gateway was needed).
-            rendered.manifest = try RenderAction(ctx).render(model, hostGateway: rendered.hostGateway, clusterDNS: dns, warn: HostGatewayFinder.needed(model))
+            rendered.manifest = try RenderAction(ctx).render(
+                model, hostGateway: rendered.hostGateway, clusterDNS: dns, warn: HostGatewayFinder.needed(model))
         }
         let imageIDs = await localImageIDs.value
         let images = req.dryRun ? nil : loadImages(imageIDs, cluster.target, req, progress: progress)
         var report = StartReport(namespace: namespace)
         // What start applies, with the values stored so far (values to be made are named here, made once, under the lock).
-        let base = try manifest(rendered, cluster, req, stored: cluster.storedSecrets, imageIDs: imageIDs, make: false, report: &report)
-        let dryRun = !req.dryRun ? nil : StartSteps.DryRun(diff: req.diff, namespaceIsNew: cluster.existing == nil,
+        let base = try manifest(
+            rendered, cluster, req, stored: cluster.storedSecrets, imageIDs: imageIDs, make: false, report: &report)
+        let dryRun =
+            !req.dryRun
+            ? nil
+            : StartSteps.DryRun(
+                diff: req.diff, namespaceIsNew: cluster.existing == nil,
                 madeNow: report.generatedSecrets)
-        let steps = StartSteps(ctx: ctx, client: cluster.client, model: model, namespace: namespace, progress: progress,
-                               bindClaimsAhead: req.wait && !req.dryRun, dryRun: dryRun)
+        let steps = StartSteps(
+            ctx: ctx, client: cluster.client, model: model, namespace: namespace, progress: progress,
+            bindClaimsAhead: req.wait && !req.dryRun, dryRun: dryRun)
         // What the deployment owns, read for the unchanged-test (apply and prune read it again under the lock).
         var owned: OwnedObjects?
         if let existing = cluster.existing, req.onlyKinds == nil {
@@ -138,9 +161,13 @@ public struct StartAction: Sendable {
         }
         // The revisions of its Secrets and ConfigMaps (with --only, as they run), for the pods that read them.
         var liveConfig: [String: JSON] = owned?.live ?? [:]
-        if owned == nil, cluster.existing != nil { liveConfig = try await ConfigRevisions.live(cluster.client, namespace: namespace, deployment: model.id) }
-        return Opened(rendered: rendered, cluster: cluster, imageIDs: imageIDs, images: images, steps: steps, base: base, owned: owned,
-                      liveConfig: liveConfig, objects: ConfigRevisions.stamp(base, live: liveConfig), report: report)
+        if owned == nil, cluster.existing != nil {
+            liveConfig = try await ConfigRevisions.live(cluster.client, namespace: namespace, deployment: model.id)
+        }
+        return Opened(
+            rendered: rendered, cluster: cluster, imageIDs: imageIDs, images: images, steps: steps, base: base,
+            owned: owned,
+            liveConfig: liveConfig, objects: ConfigRevisions.stamp(base, live: liveConfig), report: report)
     }
 
     /// Step 3's way: the Namespace's lifecycle annotations renewed, every object counted as unchanged.
@@ -153,7 +180,9 @@ public struct StartAction: Sendable {
         // The Namespace counts as unchanged: only its lifecycle annotations were renewed.
         o.report.unchanged = o.objects.filter { !$0.isKind(.job) }.map(\.reference)
         o.report.skipped = o.objects.filter { $0.isKind(.job) }.map(\.reference)
-        progress.phase("unchanged", "\(o.report.unchanged.count) \(English.plural("object", o.report.unchanged.count)) already as rendered")
+        progress.phase(
+            "unchanged",
+            "\(o.report.unchanged.count) \(English.plural("object", o.report.unchanged.count)) already as rendered")
     }
 
     /// Steps 5 to 7, under the lock (`locked`; a dry run holds none and reads nothing again).
@@ -162,7 +191,8 @@ public struct StartAction: Sendable {
         // 5. secrets: the stored values read again under the lock (a rotation that ended while this run
         // waited is kept, not undone), and values to be made made from them.
         if locked, cluster.storedSecrets != nil || !o.report.generatedSecrets.isEmpty {
-            let stored = try await cluster.client.get(.secret, name: DeploymentNames.generatedSecrets(model.id), namespace: namespace)
+            let stored = try await cluster.client.get(
+                .secret, name: DeploymentNames.generatedSecrets(model.id), namespace: namespace)
             let version = { (json: JSON?) in json?.at("metadata", "resourceVersion")?.string }
             if !o.report.generatedSecrets.isEmpty || version(stored) != version(cluster.storedSecrets) {
                 o.base = try manifest(o.rendered, cluster, req, stored: stored, imageIDs: o.imageIDs, report: &o.report)
@@ -178,7 +208,9 @@ public struct StartAction: Sendable {
             let clusterLock = DeploymentLock.cluster(ctx: ctx, client: cluster.client, duration: req.timeout)
             _ = try await clusterLock.holding(waiting: req.timeout, progress: progress) {
                 try await IngressInstaller(ctx: ctx, client: cluster.client)
-                    .ensure(image: model.spec.sections.caddyIngressImage, acmeEmail: model.spec.acmeEmail, timeout: req.timeout, progress: progress)
+                    .ensure(
+                        image: model.spec.sections.caddyIngressImage, acmeEmail: model.spec.acmeEmail,
+                        timeout: req.timeout, progress: progress)
             }
         }
         // Another run may have changed what the deployment owns since the unchanged-test read it: apply and
@@ -186,12 +218,15 @@ public struct StartAction: Sendable {
         var existing = cluster.existing
         if let read = existing, req.onlyKinds == nil, locked {
             let current = try await cluster.client.get(.namespace, name: namespace, namespace: nil) ?? read
-            (o.owned, existing) = (try await o.steps.listOwned(keep: o.objects, kinds: StartAction.pruneKinds(current)), current)
+            (o.owned, existing) = (
+                try await o.steps.listOwned(keep: o.objects, kinds: StartAction.pruneKinds(current)), current
+            )
             o.objects = ConfigRevisions.stamp(o.base, live: o.owned?.live ?? o.liveConfig)
         }
         if let owned = o.owned { o.steps.warnKeptVolumes(owned) }
-        try await o.steps.apply(o.objects, existing: existing, owned: o.owned, onlyKinds: req.onlyKinds, report: &o.report,
-                                beforeWorkloads: { _ = try await images?.value })
+        try await o.steps.apply(
+            o.objects, existing: existing, owned: o.owned, onlyKinds: req.onlyKinds, report: &o.report,
+            beforeWorkloads: { _ = try await images?.value })
         // 7. prune
         try await o.steps.prune(o.owned?.pruneCandidates ?? [], report: &o.report)
     }
@@ -202,13 +237,16 @@ public struct StartAction: Sendable {
     /// manifest's order), what it would leave as it is, then what it would prune.
     static func plan(_ report: StartReport, objects: [KubeObject]) -> StartReport {
         var out = report
-        let judged = Dictionary(report.plan.filter { $0.action != .delete }.map { ($0.kind + "/" + $0.name, $0) }) { a, _ in a }
+        let judged = Dictionary(report.plan.filter { $0.action != .delete }.map { ($0.kind + "/" + $0.name, $0) }) {
+            a, _ in a
+        }
         let untouched = Set(report.unchanged + report.skipped)
         out.plan = objects.compactMap { o in
             if let change = judged[o.kind + "/" + o.name] { return change }
             guard untouched.contains(o.reference) else { return nil }
             let namespaced = o.namespace != nil && !o.isKind(.namespace)
-            return PlannedChange(action: .unchanged, kind: o.kind, name: o.name, namespace: namespaced ? o.namespace : nil)
+            return PlannedChange(
+                action: .unchanged, kind: o.kind, name: o.name, namespace: namespaced ? o.namespace : nil)
         }
         out.plan += report.plan.filter { $0.action == .delete }
         return out
@@ -222,19 +260,29 @@ public struct StartAction: Sendable {
     /// be made and no ingress controller to be checked; the Namespace's lifecycle annotations (times and
     /// host, which no other run's work depends on) may differ. A start racing another run either finds
     /// nothing of it applied yet, or finds a difference and meets its lock.
-    func unchanged(_ rendered: Rendered, _ cluster: Connected, _ objects: [KubeObject], _ owned: OwnedObjects?, _ req: StartRequest,
-                   report: StartReport) -> Renewal? {
-        guard let existing = cluster.existing, let owned, req.onlyKinds == nil, !IngressInstaller.needed(rendered.model, rendered.manifest, req),
-              report.generatedSecrets.isEmpty, let ns = objects.first(where: { $0.isKind(.namespace) }),
-              let renewal = Self.lifecycleRenewal(ns, live: existing) else { return nil }
+    func unchanged(
+        _ rendered: Rendered, _ cluster: Connected, _ objects: [KubeObject], _ owned: OwnedObjects?,
+        _ req: StartRequest,
+        report: StartReport
+    ) -> Renewal? {
+        guard let existing = cluster.existing, let owned, req.onlyKinds == nil,
+            !IngressInstaller.needed(rendered.model, rendered.manifest, req),
+            report.generatedSecrets.isEmpty, let ns = objects.first(where: { $0.isKind(.namespace) }),
+            let renewal = Self.lifecycleRenewal(ns, live: existing)
+        else { return nil }
         let rest = objects.filter { !$0.isKind(.namespace) }
         guard owned.pruneCandidates.isEmpty,
-              rest.allSatisfy({ o in o.isKind(.job) ? owned.jobs.contains(o.name) : owned.live[o.kind + "/" + o.name].map(o.isUnchanged) == true })
+            rest.allSatisfy({ o in
+                o.isKind(.job)
+                    ? owned.jobs.contains(o.name) : owned.live[o.kind + "/" + o.name].map(o.isUnchanged) == true
+            })
         else { return nil }
         return renewal
     }
 
-    static let lifecycleKeys: Set<String> = [DeploymentNames.Annotation.startedAt, DeploymentNames.Annotation.host, DeploymentNames.Annotation.expiresAt]
+    static let lifecycleKeys: Set<String> = [
+        DeploymentNames.Annotation.startedAt, DeploymentNames.Annotation.host, DeploymentNames.Annotation.expiresAt,
+    ]
 
     enum Renewal {
         /// The live Namespace is what applying the rendered one would leave.
@@ -254,8 +302,13 @@ public struct StartAction: Sendable {
             asLive.annotations[i].1 = value
         }
         let liveKeys = lifecycleKeys.filter { live.annotations[$0] != nil }
-        guard liveKeys.allSatisfy({ k in ns.annotations.contains { $0.0 == k } }), asLive.isUnchanged(in: live) else { return nil }
-        return .renew(ns.annotations.filter { lifecycleKeys.contains($0.0) } + [(KubeObject.appliedHashAnnotation, ns.appliedHash)])
+        guard liveKeys.allSatisfy({ k in ns.annotations.contains { $0.0 == k } }), asLive.isUnchanged(in: live) else {
+            return nil
+        }
+        return .renew(
+            ns.annotations.filter { lifecycleKeys.contains($0.0) } + [
+                (KubeObject.appliedHashAnnotation, ns.appliedHash)
+            ])
     }
 
     // MARK: 1. render
@@ -273,7 +326,8 @@ public struct StartAction: Sendable {
     /// connect step renders once more with what the cluster told.
     func render(_ req: StartRequest) throws -> Rendered {
         let model = try RenderAction(ctx).model(req.directory)
-        return Rendered(model: model, manifest: try RenderAction(ctx).render(model, warn: !HostGatewayFinder.needed(model)))
+        return Rendered(
+            model: model, manifest: try RenderAction(ctx).render(model, warn: !HostGatewayFinder.needed(model)))
     }
 
     // MARK: 2. connect
@@ -290,17 +344,22 @@ public struct StartAction: Sendable {
     /// The cluster for the deployment; the deployment's kind cluster is created when none runs (with cluster
     /// management on), and the host gateway's address when the deployment needs one (rendered with it once
     /// connected). A dry run creates nothing: nil when start would create the cluster (said so).
-    func clusterTarget(_ rendered: inout Rendered, _ req: StartRequest, progress: ProgressReporter) async throws -> ClusterTarget? {
+    func clusterTarget(_ rendered: inout Rendered, _ req: StartRequest, progress: ProgressReporter) async throws
+        -> ClusterTarget?
+    {
         progress.phase("connecting", "to the cluster")
         let targets = ClusterTargets(ctx: ctx)
-        let found = req.dryRun ? try await targets.find(rendered.model, req.cluster, allowCreate: true)
+        let found =
+            req.dryRun
+            ? try await targets.find(rendered.model, req.cluster, allowCreate: true)
             : try await targets.resolve(rendered.model, req.cluster, allowCreate: true)
         if HostGatewayFinder.needed(rendered.model) {
             rendered.hostGateway = found?.kindCluster == nil ? nil : await HostGatewayFinder(ctx: ctx).kindGateway()
         }
         if found == nil {
             let wanted = rendered.model.spec.kindClusterName ?? rendered.model.identity.clusterID
-            ctx.say("would create kind cluster '\(wanted)' from \(Path.join(rendered.model.directory, "kind-config.yml"))")
+            ctx.say(
+                "would create kind cluster '\(wanted)' from \(Path.join(rendered.model.directory, "kind-config.yml"))")
         }
         return found
     }
@@ -311,22 +370,31 @@ public struct StartAction: Sendable {
     /// (and created when none runs).
     func connect(_ rendered: Rendered, _ target: ClusterTarget, _ req: StartRequest) async throws -> Connected {
         let (model, namespace) = (rendered.model, rendered.namespace)
-        let secretName = SecretSources(ctx: ctx,
-                model: model).hasGenerated && (req.onlyKinds?.contains("Secret") ?? true) ? DeploymentNames.generatedSecrets(model.id) : nil
-        let bare = KubeObject(.namespace, name: namespace, annotations: [(DeploymentNames.directoryAnnotation, model.directory)])
+        let secretName =
+            SecretSources(
+                ctx: ctx,
+                model: model
+            ).hasGenerated && (req.onlyKinds?.contains("Secret") ?? true)
+            ? DeploymentNames.generatedSecrets(model.id) : nil
+        let bare = KubeObject(
+            .namespace, name: namespace, annotations: [(DeploymentNames.directoryAnnotation, model.directory)])
         func attempt(_ target: ClusterTarget) async throws -> Connected {
             let client = try ctx.connect(target.connection)
             if req.dryRun {
                 // Reads only: the Namespace and the stored values.
                 async let current = client.get(.namespace, name: namespace, namespace: nil)
-                async let stored = secretName == nil ? nil : client.get(.secret, name: secretName ?? "", namespace: namespace)
-                guard let existing = try await current else { return Connected(target: target, client: client, existing: nil, storedSecrets: nil) }
+                async let stored =
+                    secretName == nil ? nil : client.get(.secret, name: secretName ?? "", namespace: namespace)
+                guard let existing = try await current else {
+                    return Connected(target: target, client: client, existing: nil, storedSecrets: nil)
+                }
                 try checkOwnership(existing, namespace: namespace, model: model)
                 return Connected(target: target, client: client, existing: existing, storedSecrets: try await stored)
             }
             async let created = client.create(bare, fieldManager: "so")
             async let current = client.get(.namespace, name: namespace, namespace: nil)
-            async let stored = secretName == nil ? nil : client.get(.secret, name: secretName ?? "", namespace: namespace)
+            async let stored =
+                secretName == nil ? nil : client.get(.secret, name: secretName ?? "", namespace: namespace)
             if try await created != nil {
                 // This run created the namespace: nothing was there to read (the reads' answers, or errors, say nothing).
                 _ = try? await current
@@ -349,7 +417,9 @@ public struct StartAction: Sendable {
             guard let kind = target.kindCluster else { throw e }
             ctx.verbose("the kubeconfig's context kind-\(kind) did not answer (\(e.message)); asking kind")
             let targets = ClusterTargets(ctx: ctx)
-            if let clusters = try await targets.installedKindClusters(), let found = clusters.contains(kind) ? kind : clusters.first {
+            if let clusters = try await targets.installedKindClusters(),
+                let found = clusters.contains(kind) ? kind : clusters.first
+            {
                 return try await attempt(try await targets.kindCLITarget(found))
             }
             guard req.cluster.performClusterManagement, !req.dryRun else { throw e }
@@ -361,29 +431,40 @@ public struct StartAction: Sendable {
     /// cannot take new objects.
     func checkOwnership(_ ns: JSON, namespace: String, model: DeploymentModel) throws {
         if let owner = ns.annotations[DeploymentNames.directoryAnnotation], owner != model.directory {
-            throw SoError("namespace \(namespace) belongs to another deployment directory: \(owner)",
-                          hint: "stop that deployment first, or set 'namespace:' in this spec to another name")
+            throw SoError(
+                "namespace \(namespace) belongs to another deployment directory: \(owner)",
+                hint: "stop that deployment first, or set 'namespace:' in this spec to another name")
         }
         if ns.at("metadata", "deletionTimestamp")?.string != nil {
-            throw SoError("namespace \(namespace) is being deleted", hint: "wait until it is gone ('kubectl get namespace \(namespace)'), then start again")
+            throw SoError(
+                "namespace \(namespace) is being deleted",
+                hint: "wait until it is gone ('kubectl get namespace \(namespace)'), then start again")
         }
     }
 
     /// The IDs of the local images on this host, read beside the first round trip (on kind, with cluster
     /// management on). A spec `caddy-ingress-image` this host has is loaded too, when the controller is installed,
     /// and a spec `wait-image` the pods use (hosts that cannot pull the images `so` adds).
-    func localImageIDs(_ rendered: Rendered, _ target: ClusterTarget, _ req: StartRequest) -> Task<[(image: String, id: String)], Never> {
+    func localImageIDs(_ rendered: Rendered, _ target: ClusterTarget, _ req: StartRequest) -> Task<
+        [(image: String, id: String)], Never
+    > {
         guard target.kindCluster != nil, req.cluster.performClusterManagement else { return Task { [] } }
         let sections = rendered.model.spec.sections
         let ingress = IngressInstaller.needed(rendered.model, rendered.manifest, req) ? sections.caddyIngressImage : nil
-        let wait = sections.waitImage.flatMap { image in rendered.manifest.objects.contains { ImageLoader.images(in: $0.value).contains(image) } ? image : nil }
+        let wait = sections.waitImage.flatMap { image in
+            rendered.manifest.objects.contains { ImageLoader.images(in: $0.value).contains(image) } ? image : nil
+        }
         let also = [ingress, wait].compactMap { $0 }
-        return Task { [ctx] in await ImageLoader(ctx: ctx).ids(manifest: rendered.manifest, model: rendered.model, also: also) }
+        return Task { [ctx] in
+            await ImageLoader(ctx: ctx).ids(manifest: rendered.manifest, model: rendered.model, also: also)
+        }
     }
 
     /// Local images are compared with the kind node's (and loaded) beside the API requests; the workloads
     /// wait for them.
-    func loadImages(_ ids: [(image: String, id: String)], _ target: ClusterTarget, _ req: StartRequest, progress: ProgressReporter) -> Task<[String], Error>? {
+    func loadImages(
+        _ ids: [(image: String, id: String)], _ target: ClusterTarget, _ req: StartRequest, progress: ProgressReporter
+    ) -> Task<[String], Error>? {
         guard let kind = target.kindCluster, req.cluster.performClusterManagement, !ids.isEmpty else { return nil }
         return Task { [ctx] in try await ImageLoader(ctx: ctx).load(ids, cluster: kind, progress: progress) }
     }
@@ -392,10 +473,15 @@ public struct StartAction: Sendable {
 
     /// The objects this start applies (`StartManifest`) with `stored` values, the Deployments that run local
     /// images stamped with their IDs, the kinds `--only` names among them.
-    func manifest(_ rendered: Rendered, _ cluster: Connected, _ req: StartRequest, stored: JSON?, imageIDs: [(image: String, id: String)],
-                  make: Bool = true, report: inout StartReport) throws -> [KubeObject] {
+    func manifest(
+        _ rendered: Rendered, _ cluster: Connected, _ req: StartRequest, stored: JSON?,
+        imageIDs: [(image: String, id: String)],
+        make: Bool = true, report: inout StartReport
+    ) throws -> [KubeObject] {
         let built = try StartManifest(ctx: ctx, model: rendered.model)
-            .objects(rendered.manifest, stored: stored, ttl: req.ttl, withSecrets: req.onlyKinds?.contains("Secret") ?? true, make: make)
+            .objects(
+                rendered.manifest, stored: stored, ttl: req.ttl, withSecrets: req.onlyKinds?.contains("Secret") ?? true,
+                make: make)
         report.generatedSecrets = built.madeNow
         let objects = ImageLoader.stamp(built.objects, ids: imageIDs)
         // A namespace this run created gets its labels and annotations whatever else is applied.
@@ -418,9 +504,13 @@ public struct StartAction: Sendable {
     }
 
     /// This deployment's objects as listed by label (`StartSteps.listOwned`), for `start --dry-run`'s plan.
-    func listOwned(_ client: ClusterClient, namespace: String, model: DeploymentModel, keep: [KubeObject],
-                   kinds: [String] = StartAction.prunable) async throws -> OwnedObjects {
-        let steps = StartSteps(ctx: ctx, client: client, model: model, namespace: namespace, progress: ProgressReporter(ctx: ctx, mode: .plain))
+    func listOwned(
+        _ client: ClusterClient, namespace: String, model: DeploymentModel, keep: [KubeObject],
+        kinds: [String] = StartAction.prunable
+    ) async throws -> OwnedObjects {
+        let steps = StartSteps(
+            ctx: ctx, client: client, model: model, namespace: namespace,
+            progress: ProgressReporter(ctx: ctx, mode: .plain))
         let owned = try await steps.listOwned(keep: keep, kinds: kinds)
         steps.warnKeptVolumes(owned)
         return owned

@@ -1,9 +1,9 @@
 import Foundation
+import SoActions
 import SoBasics
 import SoKube
 import SoRender
 import SoStack
-import SoActions
 
 /// The objects `start` applies, built in one place: render's objects, every Secret made of host values
 /// (generated values kept from the stored Secret, or made now), and the Namespace's lifecycle annotations
@@ -17,11 +17,16 @@ struct StartManifest {
     /// it; `withSecrets` false leaves the host-value Secrets out (`update-envs`); `rotate`: generated keys made
     /// anew although stored (`rotate-secrets`); `make` false: values to be made are named, not made (left empty).
     /// Returns the keys made now (or to be made) too.
-    func objects(_ manifest: Manifest, stored: JSON?, ttl: Double?, withSecrets: Bool = true,
-                 rotate: Set<String> = [], make: Bool = true) throws -> (objects: [KubeObject], madeNow: [String]) {
+    func objects(
+        _ manifest: Manifest, stored: JSON?, ttl: Double?, withSecrets: Bool = true,
+        rotate: Set<String> = [], make: Bool = true
+    ) throws -> (objects: [KubeObject], madeNow: [String]) {
         var objects = manifest.objects
         if let i = objects.firstIndex(where: { $0.isKind(.namespace) }) {
-            objects[i].annotations += lifecycleAnnotations(ttl: ttl) + [(DeploymentNames.Annotation.kinds, StartAction.recordedKinds(objects))]
+            objects[i].annotations +=
+                lifecycleAnnotations(ttl: ttl) + [
+                    (DeploymentNames.Annotation.kinds, StartAction.recordedKinds(objects))
+                ]
         }
         guard withSecrets else { return (objects, []) }
         // Values read from the cluster, made or copied from the host; render builds the Secrets.
@@ -33,8 +38,13 @@ struct StartManifest {
     /// `so deployment list` and `so cleanup` read.
     func lifecycleAnnotations(ttl: Double?) -> [(String, String)] {
         let now = ctx.clock.now()
-        var a: [(String, String)] = [(DeploymentNames.Annotation.startedAt, Timestamps.rfc3339(now)), (DeploymentNames.Annotation.host, ctx.hostName)]
-        if let ttl = ttl ?? model.spec.ttl { a.append((DeploymentNames.Annotation.expiresAt, Timestamps.rfc3339(now.addingTimeInterval(ttl)))) }
+        var a: [(String, String)] = [
+            (DeploymentNames.Annotation.startedAt, Timestamps.rfc3339(now)),
+            (DeploymentNames.Annotation.host, ctx.hostName),
+        ]
+        if let ttl = ttl ?? model.spec.ttl {
+            a.append((DeploymentNames.Annotation.expiresAt, Timestamps.rfc3339(now.addingTimeInterval(ttl))))
+        }
         return a
     }
 }

@@ -1,9 +1,9 @@
 import Foundation
+import SoActions
 import SoBasics
 import SoKube
 import SoRender
 import SoStack
-import SoActions
 
 public struct StartReport: Sendable {
     public var namespace: String

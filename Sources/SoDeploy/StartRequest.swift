@@ -1,9 +1,9 @@
 import Foundation
+import SoActions
 import SoBasics
 import SoKube
 import SoRender
 import SoStack
-import SoActions
 
 public struct StartRequest: Sendable {
     public var directory: String
@@ -21,8 +21,11 @@ public struct StartRequest: Sendable {
     /// With `dryRun`: the fields each configured object would change.
     public var diff = false
 
-    public init(directory: String, cluster: ClusterOptions = ClusterOptions(), wait: Bool = true, timeout: Double = 300, progress: ProgressMode = .auto,
-                onlyKinds: Set<String>? = nil, ttl: Double? = nil, dryRun: Bool = false, diff: Bool = false) {
+    public init(
+        directory: String, cluster: ClusterOptions = ClusterOptions(), wait: Bool = true, timeout: Double = 300,
+        progress: ProgressMode = .auto,
+        onlyKinds: Set<String>? = nil, ttl: Double? = nil, dryRun: Bool = false, diff: Bool = false
+    ) {
         self.dryRun = dryRun
         self.diff = diff
         self.onlyKinds = onlyKinds

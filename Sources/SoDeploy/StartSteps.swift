@@ -1,10 +1,10 @@
 import Foundation
+import SoActions
 import SoBasics
 import SoCompose
 import SoKube
 import SoRender
 import SoStack
-import SoActions
 
 /// Steps of `start` (list, apply, prune, wait), the apply and prune while the deployment's lock is held.
 struct StartSteps: Sendable {
@@ -36,8 +36,11 @@ struct StartSteps: Sendable {
     /// namespace (`listOwned`): which Jobs exist (never re-run) and which objects are already as rendered
     /// (not sent again). The Namespace goes with the first batch (its apply sets the labels pods are
     /// admitted by), unless it is as read a moment ago.
-    func apply(_ objects: [KubeObject], existing: JSON?, owned: OwnedObjects?, onlyKinds: Set<String>?, report: inout StartReport,
-               beforeWorkloads: () async throws -> Void) async throws {
+    func apply(
+        _ objects: [KubeObject], existing: JSON?, owned: OwnedObjects?, onlyKinds: Set<String>?,
+        report: inout StartReport,
+        beforeWorkloads: () async throws -> Void
+    ) async throws {
         let started = ctx.clock.now()
         // The Namespace exists already (the connect step made sure).
         var renewed: Set<String> = []
@@ -64,9 +67,13 @@ struct StartSteps: Sendable {
                 // Jobs that exist are never re-run; other objects already as rendered are not sent again.
                 batch.removeAll { o in
                     if o.isKind(.job) {
-                        if owned.jobs.contains(o.name) { report.skipped.append(o.reference); return true }
+                        if owned.jobs.contains(o.name) {
+                            report.skipped.append(o.reference)
+                            return true
+                        }
                     } else if owned.live[o.kind + "/" + o.name].map(o.isUnchanged) == true {
-                        report.unchanged.append(o.reference); return true
+                        report.unchanged.append(o.reference)
+                        return true
                     }
                     return false
                 }
@@ -75,8 +82,11 @@ struct StartSteps: Sendable {
                     // The server would refuse even a dry run of the switch: named, not judged.
                     batch.removeAll { o in o.isKind(.service) && replaced.contains(o.name) }
                     report.applied += replaced.map { "Service \(namespace)/\($0)" }
-                    report.plan += replaced.map { PlannedChange(action: .configure, kind: "Service", name: $0, namespace: namespace,
-                                                                note: "replaced: it switches between headless and a cluster IP") }
+                    report.plan += replaced.map {
+                        PlannedChange(
+                            action: .configure, kind: "Service", name: $0, namespace: namespace,
+                            note: "replaced: it switches between headless and a cluster IP")
+                    }
                 }
             }
             if !namespaceObjects.isEmpty && (!batch.isEmpty || phase == Stage.Phase.allCases.last) {
@@ -84,8 +94,12 @@ struct StartSteps: Sendable {
                 namespaceObjects = []
             }
             guard !batch.isEmpty else { continue }
-            if !workloadsReady && dryRun == nil && batch.contains(where: { $0.isKind(.deployment) || $0.isKind(.job) }) {
-                if bindClaimsAhead { try await ClaimBinding(ctx: ctx, client: client, namespace: namespace, progress: progress).bindAhead(newClaims) }
+            if !workloadsReady && dryRun == nil && batch.contains(where: { $0.isKind(.deployment) || $0.isKind(.job) })
+            {
+                if bindClaimsAhead {
+                    try await ClaimBinding(ctx: ctx, client: client, namespace: namespace, progress: progress)
+                        .bindAhead(newClaims)
+                }
                 try await beforeWorkloads()
                 workloadsReady = true
             }
@@ -95,18 +109,26 @@ struct StartSteps: Sendable {
                 return "\(n) \(English.plural(k, n))"
             }.joined(separator: ", ")
             progress.phase("applying", summary)
-            let results = try await applyAll(batch, readJobs: existing != nil && owned == nil, owned: owned, existing: existing) { done in
-                progress.live("applied \(done)/\(batch.count): \(summary)", elapsed: ctx.clock.now().timeIntervalSince(started))
+            let results = try await applyAll(
+                batch, readJobs: existing != nil && owned == nil, owned: owned, existing: existing
+            ) { done in
+                progress.live(
+                    "applied \(done)/\(batch.count): \(summary)", elapsed: ctx.clock.now().timeIntervalSince(started))
             }
-            if dryRun == nil, let existing, let ns = batch.first(where: { $0.isKind(.namespace) }) { try await dropExpiry(ns, live: existing) }
+            if dryRun == nil, let existing, let ns = batch.first(where: { $0.isKind(.namespace) }) {
+                try await dropExpiry(ns, live: existing)
+            }
             report.applied += results.applied.filter { !renewed.contains($0) }
             report.unchanged += results.applied.filter { renewed.contains($0) }
             report.skipped += results.skipped
             report.plan += results.plan
             newClaims += ClaimBinding.unbound(results.claims)
         }
-        if !report.unchanged.isEmpty { progress.phase("unchanged",
-                "\(report.unchanged.count) \(English.plural("object", report.unchanged.count)) already as rendered") }
+        if !report.unchanged.isEmpty {
+            progress.phase(
+                "unchanged",
+                "\(report.unchanged.count) \(English.plural("object", report.unchanged.count)) already as rendered")
+        }
     }
 
     /// An `expires-at` the rendered Namespace no longer has (the ttl was taken away) is removed by name: a start
@@ -116,7 +138,8 @@ struct StartSteps: Sendable {
         let key = DeploymentNames.Annotation.expiresAt
         guard live.annotations[key] != nil, !ns.annotations.contains(where: { $0.0 == key }) else { return }
         let patch = JSON.object(["metadata": .object(["annotations": .object([key: .null])])])
-        _ = try await client.patch(.namespace, name: ns.name, namespace: nil, mergePatch: Data(patch.yValue.compactJSON()))
+        _ = try await client.patch(
+            .namespace, name: ns.name, namespace: nil, mergePatch: Data(patch.yValue.compactJSON()))
     }
 
     /// A Service cannot switch between headless and a cluster IP in place (the API server refuses
@@ -125,11 +148,14 @@ struct StartSteps: Sendable {
     func replaceServicesThatSwitchHeadless(_ batch: [KubeObject], owned: OwnedObjects) async throws -> [String] {
         var replaced: [String] = []
         for o in batch where o.isKind(.service) {
-            guard let live = owned.live["Service/" + o.name], (live.at("spec", "clusterIP")?.string == "None") != Self.isHeadless(o) else { continue }
+            guard let live = owned.live["Service/" + o.name],
+                (live.at("spec", "clusterIP")?.string == "None") != Self.isHeadless(o)
+            else { continue }
             replaced.append(o.name)
             guard dryRun == nil else { continue }
             progress.phase("replacing", "\(o.reference): it switches between headless and a cluster IP")
-            _ = try await client.delete(try ResourceType.of(o), name: o.name, namespace: o.namespace, propagation: .background)
+            _ = try await client.delete(
+                try ResourceType.of(o), name: o.name, namespace: o.namespace, propagation: .background)
         }
         return replaced
     }
@@ -138,19 +164,28 @@ struct StartSteps: Sendable {
     /// created once and never re-run (`readJobs`: look each one up first, when the start does not know).
     /// Also returns the claims as the server answered (what `ClaimBinding` reads).
     /// In a dry run each is judged by the server instead (`judge`).
-    func applyAll(_ batch: [KubeObject], readJobs: Bool, owned: OwnedObjects? = nil, existing: JSON? = nil,
-                  onEach: (Int) -> Void = { _ in }) async throws -> (applied: [String], skipped: [String], claims: [JSON], plan: [PlannedChange]) {
-        var applied: [String] = [], skipped: [String] = [], claims: [JSON] = [], plan: [PlannedChange] = []
+    func applyAll(
+        _ batch: [KubeObject], readJobs: Bool, owned: OwnedObjects? = nil, existing: JSON? = nil,
+        onEach: (Int) -> Void = { _ in }
+    ) async throws -> (applied: [String], skipped: [String], claims: [JSON], plan: [PlannedChange]) {
+        var applied: [String] = []
+        var skipped: [String] = []
+        var claims: [JSON] = []
+        var plan: [PlannedChange] = []
         try await withThrowingTaskGroup(of: (String, JSON?, PlannedChange?).self) { group in
             var next = 0
             func launch() throws {
                 let o = batch[next]
                 next += 1
                 group.addTask { [client, self] in
-                    if o.isKind(.job), readJobs, try await client.get(try ResourceType.of(o), name: o.name, namespace: o.namespace) != nil {
+                    if o.isKind(.job), readJobs,
+                        try await client.get(try ResourceType.of(o), name: o.name, namespace: o.namespace) != nil
+                    {
                         return (o.reference, nil, nil)
                     }
-                    if let dryRun { return (o.reference, .null, try await judge(o, dryRun, owned: owned, existing: existing)) }
+                    if let dryRun {
+                        return (o.reference, .null, try await judge(o, dryRun, owned: owned, existing: existing))
+                    }
                     return (o.reference, try await client.apply(o.stamped, fieldManager: "so", force: true), nil)
                 }
             }
@@ -180,8 +215,9 @@ struct StartSteps: Sendable {
         if o.isKind(.secret), o.name == DeploymentNames.generatedSecrets(model.id), !dry.madeNow.isEmpty {
             notes.append("values generated at start: " + dry.madeNow.joined(separator: ", "))
         }
-        var change = PlannedChange(action: .create, kind: o.kind, name: o.name, namespace: namespaced ? o.namespace : nil,
-                                   note: notes.isEmpty ? nil : notes.joined(separator: "; "))
+        var change = PlannedChange(
+            action: .create, kind: o.kind, name: o.name, namespace: namespaced ? o.namespace : nil,
+            note: notes.isEmpty ? nil : notes.joined(separator: "; "))
         if namespaced && dry.namespaceIsNew { return change }
         let live: JSON?
         if o.isKind(.namespace) {
@@ -196,8 +232,10 @@ struct StartSteps: Sendable {
         change.action = .configure
         if dry.diff {
             // The applied hash changes with anything else: the fields say what.
-            change.diff = ObjectDiff.lines(from: ObjectDiff.comparable(live), to: ObjectDiff.comparable(admitted), secret: o.isKind(.secret))
-                .filter { !$0.dropFirst(2).hasPrefix("metadata.annotations.\(KubeObject.appliedHashAnnotation):") }
+            change.diff = ObjectDiff.lines(
+                from: ObjectDiff.comparable(live), to: ObjectDiff.comparable(admitted), secret: o.isKind(.secret)
+            )
+            .filter { !$0.dropFirst(2).hasPrefix("metadata.annotations.\(KubeObject.appliedHashAnnotation):") }
         }
         return change
     }
@@ -208,15 +246,25 @@ struct StartSteps: Sendable {
         let selector = DeploymentNames.ownedSelector(model.id)
         let types = try StartAction.prunable
             .filter { k in kinds.contains(k) || keep.contains { $0.kind == k } }
-            .map { kind in try ResourceType.known.first { $0.kind == kind }.map { $0 } ?? ResourceType.of(apiVersion: "v1", kind: kind) }
+            .map { kind in
+                try ResourceType.known.first { $0.kind == kind }.map { $0 }
+                    ?? ResourceType.of(apiVersion: "v1", kind: kind)
+            }
         let volumes = [ResourceType.persistentVolumeClaim, .persistentVolume]
         let all = types + volumes
         let listed = try await withThrowingTaskGroup(of: (Int, [JSON]).self) { group in
             var next = 0
             func launch() {
-                let i = next, type = all[i]
+                let i = next
+                let type = all[i]
                 next += 1
-                group.addTask { [client, namespace] in (i, try await client.list(type, namespace: type.namespaced ? namespace : nil, labelSelector: selector)) }
+                group.addTask { [client, namespace] in
+                    (
+                        i,
+                        try await client.list(
+                            type, namespace: type.namespaced ? namespace : nil, labelSelector: selector)
+                    )
+                }
             }
             while next < min(StartAction.parallelRequests, all.count) { launch() }
             var out = [[JSON]](repeating: [], count: all.count)
@@ -248,8 +296,9 @@ struct StartSteps: Sendable {
     /// Says which volumes left the deployment and are kept with their data.
     func warnKeptVolumes(_ owned: OwnedObjects) {
         for volume in owned.keptVolumes {
-            ctx.diagnostics.warn("\(volume) is no longer in the deployment; kept with its data",
-                                 hint: "'so deployment --dir \(ShellWords.quote(model.directory)) stop --delete-volumes' removes it")
+            ctx.diagnostics.warn(
+                "\(volume) is no longer in the deployment; kept with its data",
+                hint: "'so deployment --dir \(ShellWords.quote(model.directory)) stop --delete-volumes' removes it")
         }
     }
 
@@ -262,8 +311,10 @@ struct StartSteps: Sendable {
             if dryRun == nil {
                 _ = try await client.delete(type, name: name, namespace: namespace, propagation: .background)
             } else {
-                report.plan.append(PlannedChange(action: .delete, kind: type.kind, name: name, namespace: type.namespaced ? namespace : nil,
-                                                 note: "no longer in the deployment"))
+                report.plan.append(
+                    PlannedChange(
+                        action: .delete, kind: type.kind, name: name, namespace: type.namespaced ? namespace : nil,
+                        note: "no longer in the deployment"))
             }
             report.pruned.append("\(type.kind) \(name)")
         }
@@ -278,10 +329,16 @@ struct StartSteps: Sendable {
     func restartPodsWaiting(on loaded: [String]) async throws {
         let reasons: Set<String> = ["ErrImagePull", "ImagePullBackOff", "ErrImageNeverPull"]
         var restarted: [String] = []
-        for pod in try await client.list(.pod, namespace: namespace, labelSelector: DeploymentNames.instanceSelector(model.id)) {
-            let statuses = (pod.at("status", "initContainerStatuses")?.array ?? []) + (pod.at("status", "containerStatuses")?.array ?? [])
+        for pod in try await client.list(
+            .pod, namespace: namespace, labelSelector: DeploymentNames.instanceSelector(model.id))
+        {
+            let statuses =
+                (pod.at("status", "initContainerStatuses")?.array ?? [])
+                + (pod.at("status", "containerStatuses")?.array ?? [])
             let waiting = statuses.contains { c in
-                guard let reason = c.at("state", "waiting")?["reason"]?.string, reasons.contains(reason), let image = c["image"]?.string else { return false }
+                guard let reason = c.at("state", "waiting")?["reason"]?.string, reasons.contains(reason),
+                    let image = c["image"]?.string
+                else { return false }
                 return loaded.contains { ImageReference.same($0, image) }
             }
             guard waiting else { continue }
@@ -289,8 +346,10 @@ struct StartSteps: Sendable {
             restarted.append(pod.name)
         }
         if !restarted.isEmpty {
-            progress.phase("restarting", "\(restarted.count) \(English.plural("pod", restarted.count)) waiting on a newly loaded image: "
-                           + restarted.joined(separator: ", "))
+            progress.phase(
+                "restarting",
+                "\(restarted.count) \(English.plural("pod", restarted.count)) waiting on a newly loaded image: "
+                    + restarted.joined(separator: ", "))
         }
     }
 
@@ -298,8 +357,11 @@ struct StartSteps: Sendable {
 
     func wait(for objects: [KubeObject], timeout: Double) async throws {
         progress.phase("waiting", "for Deployments to be available and Jobs to complete (timeout \(Int(timeout))s)")
-        try await Waiter(ctx: ctx, client: client, namespace: namespace, selector: DeploymentNames.instanceSelector(model.id), directory: model.directory)
-            .wait(for: objects, timeout: timeout, progress: progress)
+        try await Waiter(
+            ctx: ctx, client: client, namespace: namespace, selector: DeploymentNames.instanceSelector(model.id),
+            directory: model.directory
+        )
+        .wait(for: objects, timeout: timeout, progress: progress)
     }
 
     /// A Service rendered with `clusterIP: None`.

@@ -1,9 +1,9 @@
 import Foundation
+import SoActions
 import SoBasics
 import SoKube
-import SoStack
 import SoRender
-import SoActions
+import SoStack
 
 /// `so deployment stop`: deletes the deployment's labelled objects and returns when they are gone.
 /// Volumes (and the generated-secrets Secret, which data in them may depend on) stay unless
@@ -15,7 +15,8 @@ public struct StopAction {
     public init(_ ctx: SoContext) { self.ctx = ctx }
 
     static let order: [ResourceType] = [
-        .ingress, .deployment, .job, .service, .endpointSlice, .configMap, .secret, .networkPolicy, .resourceQuota, .limitRange, .pod,
+        .ingress, .deployment, .job, .service, .endpointSlice, .configMap, .secret, .networkPolicy, .resourceQuota,
+        .limitRange, .pod,
     ]
 
     @discardableResult
@@ -31,36 +32,51 @@ public struct StopAction {
         // Under the deployment's Lease (a start, restart or rotation in progress is waited for, up to --timeout),
         // unless nothing of it exists or nothing is deleted.
         let exists = req.dryRun ? false : try await client.get(.namespace, name: namespace, namespace: nil) != nil
-        let lock = exists ? DeploymentLock(ctx: ctx, client: client, namespace: namespace, model: model, duration: req.timeout) : nil
-        let deleted = try await DeploymentLock.holding(lock, waiting: req.timeout, progress: ProgressReporter(ctx: ctx, mode: .auto)) {
+        let lock =
+            exists
+            ? DeploymentLock(ctx: ctx, client: client, namespace: namespace, model: model, duration: req.timeout) : nil
+        let deleted = try await DeploymentLock.holding(
+            lock, waiting: req.timeout, progress: ProgressReporter(ctx: ctx, mode: .auto)
+        ) {
             try await deleteObjects(req, model: model, dir: dir, namespace: namespace, client: client)
         }
         if req.dryRun {
             if req.cluster.performClusterManagement, let kind = target.kindCluster,
-               try await otherDeployments(client, besides: namespace, cluster: kind).isEmpty {
+                try await otherDeployments(client, besides: namespace, cluster: kind).isEmpty
+            {
                 ctx.console.out("would delete kind cluster \(kind)")
             }
-            ctx.say("dry run: \(deleted.count) \(English.plural("object", deleted.count)) of \(model.id) would be deleted; nothing was changed")
+            ctx.say(
+                "dry run: \(deleted.count) \(English.plural("object", deleted.count)) of \(model.id) would be deleted; nothing was changed"
+            )
             return deleted.map { "\($0.0.kind) \($0.1)" }
         }
         if req.cluster.performClusterManagement, let kind = target.kindCluster,
-           try await otherDeployments(client, besides: namespace, cluster: kind).isEmpty {
+            try await otherDeployments(client, besides: namespace, cluster: kind).isEmpty
+        {
             ctx.say("deleting kind cluster \(kind)")
-            let r = try await ctx.processes.run(["kind", "delete", "cluster", "--name", kind], workingDirectory: nil,
-                                                environment: ctx.environment, timeout: 300)
+            let r = try await ctx.processes.run(
+                ["kind", "delete", "cluster", "--name", kind], workingDirectory: nil,
+                environment: ctx.environment, timeout: 300)
             guard r.exitCode == 0 else {
-                throw SoError("cannot delete kind cluster \(kind): \(r.lastErrorLine)", hint: "run 'kind delete cluster --name \(kind)' by hand")
+                throw SoError(
+                    "cannot delete kind cluster \(kind): \(r.lastErrorLine)",
+                    hint: "run 'kind delete cluster --name \(kind)' by hand")
             }
         }
-        ctx.say("stopped \(model.id): deleted \(deleted.count) \(English.plural("object", deleted.count))" +
-                (req.deleteVolumes ? " (volumes too)" : "; volumes kept") + (req.deleteNamespace ? ", namespace deleted" : ""))
+        ctx.say(
+            "stopped \(model.id): deleted \(deleted.count) \(English.plural("object", deleted.count))"
+                + (req.deleteVolumes ? " (volumes too)" : "; volumes kept")
+                + (req.deleteNamespace ? ", namespace deleted" : ""))
         return deleted.map { "\($0.0.kind) \($0.1)" }
     }
 
     /// The deployment's objects deleted (or, in a dry run, named) kind by kind, waited for until gone; then its
     /// namespace when asked.
-    func deleteObjects(_ req: StopRequest, model: DeploymentModel, dir: String, namespace: String,
-                       client: ClusterClient) async throws -> [(ResourceType, String, String?)] {
+    func deleteObjects(
+        _ req: StopRequest, model: DeploymentModel, dir: String, namespace: String,
+        client: ClusterClient
+    ) async throws -> [(ResourceType, String, String?)] {
         let selector = DeploymentNames.selector(model.id)
         var types = Self.order
         if req.deleteVolumes { types.append(.persistentVolumeClaim) }
@@ -75,12 +91,16 @@ public struct StopAction {
         }
         for type in types {
             for item in try await client.list(type, namespace: namespace, labelSelector: selector) {
-                if type == .secret, !req.deleteVolumes, item.name == DeploymentNames.generatedSecrets(model.id) { continue }
+                if type == .secret, !req.deleteVolumes, item.name == DeploymentNames.generatedSecrets(model.id) {
+                    continue
+                }
                 try await delete(type, item.name, namespace)
             }
             // Job pods carry app=<id>-job.
             if type == .pod {
-                for item in try await client.list(type, namespace: namespace, labelSelector: DeploymentNames.selector("\(model.id)-job")) {
+                for item in try await client.list(
+                    type, namespace: namespace, labelSelector: DeploymentNames.selector("\(model.id)-job"))
+                {
                     try await delete(type, item.name, namespace)
                 }
             }
@@ -96,8 +116,9 @@ public struct StopAction {
             let ns = ResourceType.namespace
             if let existing = try await client.get(ns, name: namespace, namespace: nil) {
                 if let owner = existing.annotations[DeploymentNames.directoryAnnotation], owner != dir {
-                    throw SoError("namespace \(namespace) belongs to another deployment directory: \(owner)",
-                                  hint: "it was left in place; stop that deployment instead")
+                    throw SoError(
+                        "namespace \(namespace) belongs to another deployment directory: \(owner)",
+                        hint: "it was left in place; stop that deployment instead")
                 }
                 if req.dryRun {
                     ctx.console.out("would delete Namespace \(namespace)")
@@ -113,13 +134,20 @@ public struct StopAction {
     /// The host's kind cluster is every kind deployment's: it is deleted only when no other `so` deployment
     /// (a namespace `so` made for another deployment directory, not being deleted) runs on it. Otherwise it is
     /// kept, with a warning naming them.
-    func otherDeployments(_ client: ClusterClient, besides namespace: String, cluster: String) async throws -> [String] {
+    func otherDeployments(_ client: ClusterClient, besides namespace: String, cluster: String) async throws -> [String]
+    {
         let others = try await ListAction(ctx).list(client).filter { $0.namespace != namespace && !$0.terminating }
         if !others.isEmpty {
-            let names = others.prefix(3).map { "\($0.name) (\($0.namespace))" }.joined(separator: ", ") + (others.count > 3 ? ", …" : "")
-            let run = "\(others.count) other \(English.plural("deployment", others.count)) \(others.count == 1 ? "runs" : "run")"
-            ctx.diagnostics.warn("kind cluster \(cluster) kept: \(run) on it: \(names)",
-                                 hint: "stop them first ('so deployment list' names them), or delete it anyway with 'kind delete cluster --name \(cluster)'")
+            let names =
+                others.prefix(3).map { "\($0.name) (\($0.namespace))" }.joined(separator: ", ")
+                + (others.count > 3 ? ", …" : "")
+            let run =
+                "\(others.count) other \(English.plural("deployment", others.count)) \(others.count == 1 ? "runs" : "run")"
+            ctx.diagnostics.warn(
+                "kind cluster \(cluster) kept: \(run) on it: \(names)",
+                hint:
+                    "stop them first ('so deployment list' names them), or delete it anyway with 'kind delete cluster --name \(cluster)'"
+            )
         }
         return others.map(\.namespace)
     }
@@ -135,8 +163,10 @@ public struct StopAction {
             if remaining.isEmpty { return }
             if ctx.clock.now().timeIntervalSince(start) >= timeout {
                 let (type, name, _) = remaining[0]
-                throw SoError("timed out after \(Int(timeout))s waiting for \(remaining.count) object(s) to go, e.g. \(type.kind) \(name)",
-                              hint: "a finalizer may hold it; look at 'kubectl get \(type.plural) \(name) -o yaml'", exitCode: SoError.exitTimeout)
+                throw SoError(
+                    "timed out after \(Int(timeout))s waiting for \(remaining.count) object(s) to go, e.g. \(type.kind) \(name)",
+                    hint: "a finalizer may hold it; look at 'kubectl get \(type.plural) \(name) -o yaml'",
+                    exitCode: SoError.exitTimeout)
             }
             try await ctx.clock.sleep(seconds: 1)
         }

@@ -1,9 +1,9 @@
 import Foundation
+import SoActions
 import SoBasics
 import SoKube
-import SoStack
 import SoRender
-import SoActions
+import SoStack
 
 public struct StopRequest: Sendable {
     public var directory: String
@@ -20,8 +20,12 @@ public struct StopRequest: Sendable {
     /// No default: every caller says which.
     public var volumeGuard: VolumeGuard?
 
-    public init(directory: String, cluster: ClusterOptions = ClusterOptions(performClusterManagement: false), deleteVolumes: Bool = false,
-                deleteNamespace: Bool = false, timeout: Double = 120, dryRun: Bool = false, discard: Bool = false, volumeGuard: VolumeGuard?) {
+    public init(
+        directory: String, cluster: ClusterOptions = ClusterOptions(performClusterManagement: false),
+        deleteVolumes: Bool = false,
+        deleteNamespace: Bool = false, timeout: Double = 120, dryRun: Bool = false, discard: Bool = false,
+        volumeGuard: VolumeGuard?
+    ) {
         self.volumeGuard = volumeGuard
         self.dryRun = dryRun
         self.discard = discard

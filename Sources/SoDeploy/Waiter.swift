@@ -1,10 +1,10 @@
 import Foundation
+import SoActions
 import SoBasics
 import SoCompose
 import SoKube
 import SoRender
 import SoStack
-import SoActions
 
 /// Waits until Deployments are available and Jobs complete; a failure names the object and why
 /// (ImagePullBackOff with the image, CrashLoopBackOff with the last log lines, Unschedulable with the
@@ -63,17 +63,26 @@ struct Waiter {
             let liveDeployments = deployments.isEmpty ? [:] : try await byName(deploymentType)
             let liveJobs = jobs.isEmpty ? [:] : try await byName(jobType)
             for name in deployments {
-                guard let d = liveDeployments[name] else { pending.append("Deployment \(name) (missing)"); continue }
+                guard let d = liveDeployments[name] else {
+                    pending.append("Deployment \(name) (missing)")
+                    continue
+                }
                 if let state = Self.deploymentPending(d) { pending.append("Deployment \(name) (\(state))") }
             }
             for name in jobs {
-                guard let j = liveJobs[name] else { pending.append("Job \(name) (missing)"); continue }
+                guard let j = liveJobs[name] else {
+                    pending.append("Job \(name) (missing)")
+                    continue
+                }
                 if (j.at("status", "succeeded")?.int ?? 0) >= 1 { continue }
-                let failedCondition = j.at("status", "conditions")?.array.contains { $0["type"]?.string == "Failed" && $0["status"]?.string == "True" }
+                let failedCondition = j.at("status", "conditions")?.array.contains {
+                    $0["type"]?.string == "Failed" && $0["status"]?.string == "True"
+                }
                 if (j.at("status", "failed")?.int ?? 0) >= 1 || failedCondition == true {
                     let why = try await diagnose(pods: try await listPods()).first { $0.job == name || $0.fatal }
-                    throw SoError("Job \(namespace)/\(name) failed" + (why.map { ": \($0.message)" } ?? ""),
-                                  hint: why?.hint ?? "see 'so deployment --dir \(dir) logs' for its output")
+                    throw SoError(
+                        "Job \(namespace)/\(name) failed" + (why.map { ": \($0.message)" } ?? ""),
+                        hint: why?.hint ?? "see 'so deployment --dir \(dir) logs' for its output")
                 }
                 pending.append("Job \(name) (running)")
             }
@@ -99,21 +108,33 @@ struct Waiter {
             if let fatal = problems.first(where: \.fatal) { throw SoError(fatal.message, hint: fatal.hint) }
             let stuck = problems.compactMap(\.unschedulable)
             unschedulableSince = unschedulableSince.filter { entry in stuck.contains { $0.name == entry.key } }
-            for pod in stuck where unschedulableSince[pod.name] == nil { unschedulableSince[pod.name] = ctx.clock.now() }
-            if let pod = stuck.first(where: { ctx.clock.now().timeIntervalSince(unschedulableSince[$0.name] ?? .distantFuture) >= Self.unschedulableGrace }) {
+            for pod in stuck where unschedulableSince[pod.name] == nil {
+                unschedulableSince[pod.name] = ctx.clock.now()
+            }
+            if let pod = stuck.first(where: {
+                ctx.clock.now().timeIntervalSince(unschedulableSince[$0.name] ?? .distantFuture)
+                    >= Self.unschedulableGrace
+            }) {
                 if capacity == nil { capacity = try await NodeCapacity.read(client) }
-                if let capacity, !capacity.canGrow, let problem = problems.first(where: { $0.unschedulable?.name == pod.name }) {
-                    throw SoError(problem.message + "; " + capacity.explain(pod), hint: capacity.hint(directory: directory))
+                if let capacity, !capacity.canGrow,
+                    let problem = problems.first(where: { $0.unschedulable?.name == pod.name })
+                {
+                    throw SoError(
+                        problem.message + "; " + capacity.explain(pod), hint: capacity.hint(directory: directory))
                 }
             }
             let elapsed = ctx.clock.now().timeIntervalSince(start)
             if elapsed >= timeout {
                 let reason = problems.first.map { ": \($0.message)" } ?? ""
-                throw SoError("timed out after \(Int(timeout))s waiting for \(pending.joined(separator: ", "))\(reason)",
-                              hint: problems.first?.hint ?? "raise --timeout, or look at 'so deployment --dir \(dir) status'", exitCode: SoError.exitTimeout)
+                throw SoError(
+                    "timed out after \(Int(timeout))s waiting for \(pending.joined(separator: ", "))\(reason)",
+                    hint: problems.first?.hint ?? "raise --timeout, or look at 'so deployment --dir \(dir) status'",
+                    exitCode: SoError.exitTimeout)
             }
             // Elsewhere an unschedulable pod may yet get a node (an autoscaler): said on the status line.
-            let state = pending.joined(separator: ", ") + (problems.first { $0.unschedulable != nil }.map { " — " + $0.message } ?? "")
+            let state =
+                pending.joined(separator: ", ")
+                + (problems.first { $0.unschedulable != nil }.map { " — " + $0.message } ?? "")
             if progress.isLive {
                 progress.live("waiting for " + state, elapsed: elapsed)
             } else if state != lastState {
@@ -154,7 +175,8 @@ struct Waiter {
     /// which says more than having run a few seconds (and the kubelet probes as soon as it sees it running).
     func containerHealth(_ pods: [JSON], seenRunning: inout [String: Date]) -> (restarting: [String], young: [String]) {
         let now = ctx.clock.now()
-        var restarting: [String] = [], young: [String] = []
+        var restarting: [String] = []
+        var young: [String] = []
         for pod in pods where pod.labels["job-name"] == nil && pod.at("metadata", "deletionTimestamp") == nil {
             let probed = Self.probedContainers(pod)
             for c in pod.at("status", "containerStatuses")?.array ?? [] {
@@ -170,12 +192,18 @@ struct Waiter {
                     seenRunning[key] = first
                     watched = now.timeIntervalSince(first)
                 }
-                if c["ready"]?.bool != true, c.at("state", "terminated") != nil || (restarts > 0 && c.at("state", "running") == nil) {
+                if c["ready"]?.bool != true,
+                    c.at("state", "terminated") != nil || (restarts > 0 && c.at("state", "running") == nil)
+                {
                     restarting.append(name + " (exited, restarting)")
-                } else if let started, unproved, now.timeIntervalSince(started) < Self.settleSeconds || watched < Self.watchSeconds {
+                } else if let started, unproved,
+                    now.timeIntervalSince(started) < Self.settleSeconds || watched < Self.watchSeconds
+                {
                     young.append(name)
-                } else if restarts > 0, let finished = c.at("lastState", "terminated", "finishedAt")?.string.flatMap(Timestamps.parse),
-                          c.at("lastState", "terminated", "exitCode")?.int != 0, now.timeIntervalSince(finished) < 15 {
+                } else if restarts > 0,
+                    let finished = c.at("lastState", "terminated", "finishedAt")?.string.flatMap(Timestamps.parse),
+                    c.at("lastState", "terminated", "exitCode")?.int != 0, now.timeIntervalSince(finished) < 15
+                {
                     // Exited with an error moments ago and running again: it may be about to crash again.
                     young.append(name)
                 }
@@ -191,7 +219,10 @@ struct Waiter {
 
     /// The names of a pod's containers that have a readiness probe (compose `healthcheck:`).
     static func probedContainers(_ pod: JSON) -> Set<String> {
-        Set((pod.at("spec", "containers")?.array ?? []).filter { $0["readinessProbe"] != nil }.compactMap { $0["name"]?.string })
+        Set(
+            (pod.at("spec", "containers")?.array ?? []).filter { $0["readinessProbe"] != nil }.compactMap {
+                $0["name"]?.string
+            })
     }
 
     /// What the deployment's pods (as just listed) and claims report.
@@ -199,14 +230,21 @@ struct Waiter {
         var problems: [Problem] = []
         // Pods the ReplicaSet could not create (a quota, Pod Security): no pod shows it, only this condition.
         for d in deployments.sorted(by: { $0.name < $1.name }) {
-            for cond in d.at("status", "conditions")?.array ?? [] where cond["type"]?.string == "ReplicaFailure" && cond["status"]?.string == "True" {
-                let msg = (cond["message"]?.string ?? cond["reason"]?.string ?? "").replacingOccurrences(of: "\n", with: " ")
-                let hint = msg.contains("exceeded quota") ? "raise quota: in the deployment's spec.yml (or lower its resources:), then start again"
-                    : msg.contains("PodSecurity") ? "the pod breaks the namespace's Pod Security level; see security: in the spec"
-                    : "see 'kubectl describe deployment \(d.name) -n \(namespace)'"
+            for cond in d.at("status", "conditions")?.array ?? []
+            where cond["type"]?.string == "ReplicaFailure" && cond["status"]?.string == "True" {
+                let msg = (cond["message"]?.string ?? cond["reason"]?.string ?? "").replacingOccurrences(
+                    of: "\n", with: " ")
+                let hint =
+                    msg.contains("exceeded quota")
+                    ? "raise quota: in the deployment's spec.yml (or lower its resources:), then start again"
+                    : msg.contains("PodSecurity")
+                        ? "the pod breaks the namespace's Pod Security level; see security: in the spec"
+                        : "see 'kubectl describe deployment \(d.name) -n \(namespace)'"
                 // Nothing runs and nothing can be created: waiting longer changes nothing.
-                problems.append(Problem(fatal: (d.at("status", "availableReplicas")?.int ?? 0) == 0,
-                                        message: "Deployment \(namespace)/\(d.name) cannot create its pods: \(msg)", hint: hint))
+                problems.append(
+                    Problem(
+                        fatal: (d.at("status", "availableReplicas")?.int ?? 0) == 0,
+                        message: "Deployment \(namespace)/\(d.name) cannot create its pods: \(msg)", hint: hint))
             }
         }
         // A pod being deleted (replaced by a rollout, or by start after it loaded the image it waited on) is
@@ -214,7 +252,9 @@ struct Waiter {
         for pod in pods where pod.at("metadata", "deletionTimestamp") == nil {
             let name = pod.name
             let first = problems.count
-            let statuses = (pod.at("status", "initContainerStatuses")?.array ?? []) + (pod.at("status", "containerStatuses")?.array ?? [])
+            let statuses =
+                (pod.at("status", "initContainerStatuses")?.array ?? [])
+                + (pod.at("status", "containerStatuses")?.array ?? [])
             for c in statuses {
                 let container = c["name"]?.string ?? "?"
                 guard let waiting = c.at("state", "waiting"), let reason = waiting["reason"]?.string else { continue }
@@ -222,36 +262,61 @@ struct Waiter {
                 switch reason {
                 case "ImagePullBackOff", "ErrImagePull", "InvalidImageName", "ErrImageNeverPull":
                     let image = c["image"]?.string ?? "?"
-                    let hint = image.hasSuffix(":local") ? "build it ('so build-containers') and start again: kind loads local images"
-                                                         : "check the image name and tag, and the registry's credentials (image-pull-secret)"
-                    problems.append(Problem(fatal: true, message: "pod \(namespace)/\(name) container \(container) cannot pull image \(image) (\(reason))",
-                                            hint: hint))
+                    let hint =
+                        image.hasSuffix(":local")
+                        ? "build it ('so build-containers') and start again: kind loads local images"
+                        : "check the image name and tag, and the registry's credentials (image-pull-secret)"
+                    problems.append(
+                        Problem(
+                            fatal: true,
+                            message:
+                                "pod \(namespace)/\(name) container \(container) cannot pull image \(image) (\(reason))",
+                            hint: hint))
                 case "CrashLoopBackOff":
                     let tail = try await lastLines(pod: name, container: container)
                     let logs = tail.isEmpty ? "" : "; last log lines: \(tail)"
-                    problems.append(Problem(fatal: true, message: "pod \(namespace)/\(name) container \(container) keeps crashing (CrashLoopBackOff)" + logs,
-                                            hint: "see 'so deployment --dir \(dir) logs \(container)'"))
+                    problems.append(
+                        Problem(
+                            fatal: true,
+                            message: "pod \(namespace)/\(name) container \(container) keeps crashing (CrashLoopBackOff)"
+                                + logs,
+                            hint: "see 'so deployment --dir \(dir) logs \(container)'"))
                 case "CreateContainerConfigError", "CreateContainerError":
-                    problems.append(Problem(fatal: true, message: "pod \(namespace)/\(name) container \(container) cannot start (\(reason)): \(message)",
-                                            hint: "a Secret, ConfigMap or key it references is missing"))
+                    problems.append(
+                        Problem(
+                            fatal: true,
+                            message:
+                                "pod \(namespace)/\(name) container \(container) cannot start (\(reason)): \(message)",
+                            hint: "a Secret, ConfigMap or key it references is missing"))
                 default:
-                    problems.append(Problem(fatal: false, message: "pod \(namespace)/\(name) container \(container) is waiting (\(reason))",
-                                            hint: message.isEmpty ? "see 'so deployment --dir \(dir) status'" : message))
+                    problems.append(
+                        Problem(
+                            fatal: false,
+                            message: "pod \(namespace)/\(name) container \(container) is waiting (\(reason))",
+                            hint: message.isEmpty ? "see 'so deployment --dir \(dir) status'" : message))
                 }
             }
-            for cond in pod.at("status", "conditions")?.array ?? [] where cond["type"]?.string == "PodScheduled" && cond["status"]?.string == "False" {
-                let msg = (cond["message"]?.string ?? cond["reason"]?.string ?? "").replacingOccurrences(of: "\n", with: " ")
-                problems.append(Problem(fatal: false, message: "pod \(namespace)/\(name) cannot be scheduled: \(msg)",
-                                        hint: "lower the spec's resources, or free capacity on the cluster",
-                                        unschedulable: msg.contains("Insufficient ") ? pod : nil))
+            for cond in pod.at("status", "conditions")?.array ?? []
+            where cond["type"]?.string == "PodScheduled" && cond["status"]?.string == "False" {
+                let msg = (cond["message"]?.string ?? cond["reason"]?.string ?? "").replacingOccurrences(
+                    of: "\n", with: " ")
+                problems.append(
+                    Problem(
+                        fatal: false, message: "pod \(namespace)/\(name) cannot be scheduled: \(msg)",
+                        hint: "lower the spec's resources, or free capacity on the cluster",
+                        unschedulable: msg.contains("Insufficient ") ? pod : nil))
             }
             let job = pod.labels["batch.kubernetes.io/job-name"] ?? pod.labels["job-name"]
             for i in problems.indices.dropFirst(first) { problems[i].job = job }
         }
-        for pvc in try await client.list(.persistentVolumeClaim, namespace: namespace,
-                                         labelSelector: selector) where pvc.at("status", "phase")?.string == "Pending" {
-            problems.append(Problem(fatal: false, message: "PersistentVolumeClaim \(namespace)/\(pvc.name) is Pending",
-                                    hint: "the cluster has no default StorageClass, or the claim's PersistentVolume does not match"))
+        for pvc in try await client.list(
+            .persistentVolumeClaim, namespace: namespace,
+            labelSelector: selector) where pvc.at("status", "phase")?.string == "Pending"
+        {
+            problems.append(
+                Problem(
+                    fatal: false, message: "PersistentVolumeClaim \(namespace)/\(pvc.name) is Pending",
+                    hint: "the cluster has no default StorageClass, or the claim's PersistentVolume does not match"))
         }
         return problems
     }
@@ -259,7 +324,9 @@ struct Waiter {
     func lastLines(pod: String, container: String) async throws -> String {
         var text = ""
         do {
-            for try await chunk in client.logs(namespace: namespace, pod: pod, options: LogOptions(container: container, tailLines: 5)) { text += chunk }
+            for try await chunk in client.logs(
+                namespace: namespace, pod: pod, options: LogOptions(container: container, tailLines: 5))
+            { text += chunk }
         } catch { return "" }
         return text.split(separator: "\n").suffix(5).joined(separator: " | ")
     }

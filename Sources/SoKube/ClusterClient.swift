@@ -3,10 +3,13 @@ import SoBasics
 
 extension KubeObject {
     /// An object of one of the kinds `so` renders: `KubeObject(.secret, name: …)`.
-    public init(_ type: ResourceType, name: String, namespace: String? = nil, labels: [(String, String)] = [],
-                annotations: [(String, String)] = [], body: [(String, YValue)] = []) {
-        self.init(apiVersion: type.apiVersion, kind: type.kind, name: name, namespace: namespace, labels: labels,
-                  annotations: annotations, body: body)
+    public init(
+        _ type: ResourceType, name: String, namespace: String? = nil, labels: [(String, String)] = [],
+        annotations: [(String, String)] = [], body: [(String, YValue)] = []
+    ) {
+        self.init(
+            apiVersion: type.apiVersion, kind: type.kind, name: name, namespace: namespace, labels: labels,
+            annotations: annotations, body: body)
     }
 
     /// Whether the object is of `type`'s kind (`o.isKind(.job)`): the kind alone, not the apiVersion.
@@ -32,7 +35,8 @@ public protocol ClusterClient: Sendable {
     /// JSON merge patch (RFC 7386); returns the object as stored.
     func patch(_ type: ResourceType, name: String, namespace: String?, mergePatch: Data) async throws -> JSON
     /// false when the object was already gone.
-    func delete(_ type: ResourceType, name: String, namespace: String?, propagation: DeletePropagation) async throws -> Bool
+    func delete(_ type: ResourceType, name: String, namespace: String?, propagation: DeletePropagation) async throws
+        -> Bool
     /// Deletes the object only if it is still at `resourceVersion` (a precondition the API server checks);
     /// false when it is gone or someone changed it since (Conflict).
     func delete(_ type: ResourceType, name: String, namespace: String?, resourceVersion: String) async throws -> Bool
@@ -43,8 +47,11 @@ public protocol ClusterClient: Sendable {
 extension ClusterClient {
     /// Sets `annotations` on the object with one merge patch (nothing else of it is sent or changed).
     @discardableResult
-    public func annotate(_ type: ResourceType, name: String, namespace: String?, _ annotations: [(String, String)]) async throws -> JSON {
+    public func annotate(_ type: ResourceType, name: String, namespace: String?, _ annotations: [(String, String)])
+        async throws -> JSON
+    {
         let patch = YValue.map([("metadata", .map([("annotations", .map(annotations.map { ($0.0, .string($0.1)) }))]))])
-        return try await self.patch(type, name: name, namespace: namespace, mergePatch: Data(JSONWriter.bytes(patch, .compact)))
+        return try await self.patch(
+            type, name: name, namespace: namespace, mergePatch: Data(JSONWriter.bytes(patch, .compact)))
     }
 }

@@ -28,10 +28,14 @@ public struct ClusterConnection: Sendable, Equatable {
     /// The file the user entry came from (or what the kubeconfig text was), for messages.
     public var source: String?
 
-    public init(contextName: String, server: String, caPEM: Data? = nil, insecureSkipTLSVerify: Bool = false, tlsServerName: String? = nil,
-                clientCertificatePEM: Data? = nil, clientKeyPEM: Data? = nil, token: String? = nil, tokenFile: String? = nil, namespace: String? = nil,
-                userName: String? = nil, proxyURL: String? = nil, basicAuth: BasicAuth? = nil, exec: ExecPlugin? = nil,
-                impersonation: Impersonation? = nil, inCluster: Bool = false, source: String? = nil) {
+    public init(
+        contextName: String, server: String, caPEM: Data? = nil, insecureSkipTLSVerify: Bool = false,
+        tlsServerName: String? = nil,
+        clientCertificatePEM: Data? = nil, clientKeyPEM: Data? = nil, token: String? = nil, tokenFile: String? = nil,
+        namespace: String? = nil,
+        userName: String? = nil, proxyURL: String? = nil, basicAuth: BasicAuth? = nil, exec: ExecPlugin? = nil,
+        impersonation: Impersonation? = nil, inCluster: Bool = false, source: String? = nil
+    ) {
         self.contextName = contextName
         self.server = server
         self.caPEM = caPEM

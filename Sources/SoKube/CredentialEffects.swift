@@ -12,8 +12,10 @@ public struct CredentialEffects: Sendable {
     public var clock: Clock
     public var execCache: ExecCredentialCache
 
-    public init(processes: ProcessRunner, fs: FileSystem, environment: [String: String], stdinIsTerminal: Bool, clock: Clock,
-                execCache: ExecCredentialCache = .shared) {
+    public init(
+        processes: ProcessRunner, fs: FileSystem, environment: [String: String], stdinIsTerminal: Bool, clock: Clock,
+        execCache: ExecCredentialCache = .shared
+    ) {
         self.processes = processes
         self.fs = fs
         self.environment = environment

@@ -25,7 +25,8 @@ public struct CredentialSource: Sendable {
     /// plugin is run again, the token file read again; a static token stays what it is.
     public func afterUnauthorized(_ used: RequestCredentials) async throws -> RequestCredentials? {
         if let plugin = connection.exec {
-            let fresh = Self.from(try await effects.execCache.credential(plugin, for: connection, effects: effects, replacing: used.exec))
+            let fresh = Self.from(
+                try await effects.execCache.credential(plugin, for: connection, effects: effects, replacing: used.exec))
             return fresh == used ? nil : fresh
         }
         guard connection.tokenFile != nil else { return nil }
@@ -34,7 +35,8 @@ public struct CredentialSource: Sendable {
     }
 
     static func from(_ c: ExecCredential) -> RequestCredentials {
-        RequestCredentials(bearerToken: c.token, clientCertificatePEM: c.clientCertificatePEM, clientKeyPEM: c.clientKeyPEM, exec: c)
+        RequestCredentials(
+            bearerToken: c.token, clientCertificatePEM: c.clientCertificatePEM, clientKeyPEM: c.clientKeyPEM, exec: c)
     }
 
     /// The token file's content when it can be read (client-go falls back to the static token), else the static token.
@@ -45,12 +47,16 @@ public struct CredentialSource: Sendable {
             token = try effects.fs.readText(file, limit: 1 << 20, what: "token file").trimmedWhitespace
         } catch {
             if let t = connection.token { return t }
-            throw SoError("cannot read the token file of \(connection.who): \((error as? SoError)?.message ?? String(describing: error))",
-                          hint: connection.inCluster ? "the pod's service account token is not mounted (automountServiceAccountToken: false?)"
-                              : "fix users[].user.tokenFile in \(connection.source ?? "the kubeconfig")")
+            throw SoError(
+                "cannot read the token file of \(connection.who): \((error as? SoError)?.message ?? String(describing: error))",
+                hint: connection.inCluster
+                    ? "the pod's service account token is not mounted (automountServiceAccountToken: false?)"
+                    : "fix users[].user.tokenFile in \(connection.source ?? "the kubeconfig")")
         }
         if !token.isEmpty { return token }
         if let t = connection.token { return t }
-        throw SoError("the token file \(file) of \(connection.who) is empty", hint: "check what writes the token (the kubelet refreshes a projected one)")
+        throw SoError(
+            "the token file \(file) of \(connection.who) is empty",
+            hint: "check what writes the token (the kubelet refreshes a projected one)")
     }
 }

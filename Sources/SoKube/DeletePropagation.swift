@@ -1,4 +1,8 @@
 import Foundation
 import SoBasics
 
-public enum DeletePropagation: String, Sendable { case foreground = "Foreground", background = "Background", orphan = "Orphan" }
+public enum DeletePropagation: String, Sendable {
+    case foreground = "Foreground"
+    case background = "Background"
+    case orphan = "Orphan"
+}

@@ -5,7 +5,9 @@ import SoBasics
 public struct ExecCredential: Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         let has = [token.map { _ in "token" }, clientCertificatePEM.map { _ in "client certificate" }].compactMap { $0 }
-        return "ExecCredential(" + (has + [expiry.map { "expires \(Timestamps.rfc3339($0))" } ?? "no expiry"]).joined(separator: ", ") + ", secrets redacted)"
+        return "ExecCredential("
+            + (has + [expiry.map { "expires \(Timestamps.rfc3339($0))" } ?? "no expiry"]).joined(separator: ", ")
+            + ", secrets redacted)"
     }
 
     public var token: String?
@@ -13,7 +15,8 @@ public struct ExecCredential: Sendable, Equatable, CustomStringConvertible {
     public var clientKeyPEM: Data?
     public var expiry: Date?
 
-    public init(token: String? = nil, clientCertificatePEM: Data? = nil, clientKeyPEM: Data? = nil, expiry: Date? = nil) {
+    public init(token: String? = nil, clientCertificatePEM: Data? = nil, clientKeyPEM: Data? = nil, expiry: Date? = nil)
+    {
         self.token = token
         self.clientCertificatePEM = clientCertificatePEM
         self.clientKeyPEM = clientKeyPEM

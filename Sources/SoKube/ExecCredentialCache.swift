@@ -20,9 +20,15 @@ public actor ExecCredentialCache {
 
     /// The credential kept for `plugin` while it holds; else, or when it is the `stale` one the server
     /// refused, the plugin's next one.
-    public func credential(_ plugin: ExecPlugin, for connection: ClusterConnection, effects: CredentialEffects,
-                           replacing stale: ExecCredential? = nil) async throws -> ExecCredential {
-        let key = Key(plugin: plugin, cluster: ExecPlugins.clusterInfo(connection, plugin).map { String(decoding: $0.compactJSON(), as: UTF8.self) } ?? "")
+    public func credential(
+        _ plugin: ExecPlugin, for connection: ClusterConnection, effects: CredentialEffects,
+        replacing stale: ExecCredential? = nil
+    ) async throws -> ExecCredential {
+        let key = Key(
+            plugin: plugin,
+            cluster: ExecPlugins.clusterInfo(connection, plugin).map {
+                String(decoding: $0.compactJSON(), as: UTF8.self)
+            } ?? "")
         if let c = cached[key], c != stale, !c.expired(at: effects.clock.now()) { return c }
         if let t = running[key] { return try await t.value }
         let task = Task { try await ExecPlugins.run(plugin, for: connection, effects: effects) }

@@ -5,7 +5,9 @@ import SoBasics
 /// `v1beta1`), run as client-go runs it.
 public struct ExecPlugin: Sendable, Hashable {
     public enum InteractiveMode: String, Sendable, Hashable {
-        case never = "Never", ifAvailable = "IfAvailable", always = "Always"
+        case never = "Never"
+        case ifAvailable = "IfAvailable"
+        case always = "Always"
     }
     public struct EnvVar: Sendable, Hashable {
         public var name: String
@@ -27,8 +29,12 @@ public struct ExecPlugin: Sendable, Hashable {
     /// The cluster's `client.authentication.k8s.io/exec` extension as compact JSON (`spec.cluster.config`).
     public var clusterConfig: String?
 
-    public init(apiVersion: String = "client.authentication.k8s.io/v1", command: String, args: [String] = [], env: [EnvVar] = [],
-                installHint: String? = nil, provideClusterInfo: Bool = false, interactiveMode: InteractiveMode = .never, clusterConfig: String? = nil) {
+    public init(
+        apiVersion: String = "client.authentication.k8s.io/v1", command: String, args: [String] = [],
+        env: [EnvVar] = [],
+        installHint: String? = nil, provideClusterInfo: Bool = false, interactiveMode: InteractiveMode = .never,
+        clusterConfig: String? = nil
+    ) {
         self.apiVersion = apiVersion
         self.command = command
         self.args = args

@@ -27,6 +27,7 @@ public struct Impersonation: Sendable, Hashable {
 
     static func escapeHeaderKey(_ key: String) -> String {
         let legal = Set("!#$&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".utf8)
-        return key.utf8.map { legal.contains($0) ? String(UnicodeScalar($0)) : String(format: "%%%02X", Int($0)) }.joined()
+        return key.utf8.map { legal.contains($0) ? String(UnicodeScalar($0)) : String(format: "%%%02X", Int($0)) }
+            .joined()
     }
 }

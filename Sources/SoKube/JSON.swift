@@ -27,20 +27,40 @@ public indirect enum JSON: Sendable, Equatable {
 
     public static func parse(_ data: Data) throws -> JSON { try JSONReader.parse(data) }
 
-    public subscript(_ key: String) -> JSON? { if case .object(let o) = self { return o[key] }; return nil }
+    public subscript(_ key: String) -> JSON? {
+        if case .object(let o) = self { return o[key] }
+        return nil
+    }
     /// Follows a dotted path: `json["status.readyReplicas"]`-style via `at("status", "readyReplicas")`.
     public func at(_ keys: String...) -> JSON? {
         var cur: JSON? = self
         for k in keys { cur = cur?[k] }
         return cur
     }
-    public var string: String? { if case .string(let s) = self { return s }; return nil }
-    public var int: Int? { if case .number(let n) = self { return Int(n) }; return nil }
-    public var bool: Bool? { if case .bool(let b) = self { return b }; return nil }
-    public var array: [JSON] { if case .array(let a) = self { return a }; return [] }
-    public var object: [String: JSON] { if case .object(let o) = self { return o }; return [:] }
+    public var string: String? {
+        if case .string(let s) = self { return s }
+        return nil
+    }
+    public var int: Int? {
+        if case .number(let n) = self { return Int(n) }
+        return nil
+    }
+    public var bool: Bool? {
+        if case .bool(let b) = self { return b }
+        return nil
+    }
+    public var array: [JSON] {
+        if case .array(let a) = self { return a }
+        return []
+    }
+    public var object: [String: JSON] {
+        if case .object(let o) = self { return o }
+        return [:]
+    }
     public var name: String { at("metadata", "name")?.string ?? "" }
     public var namespace: String? { at("metadata", "namespace")?.string }
     public var labels: [String: String] { (at("metadata", "labels")?.object ?? [:]).compactMapValues(\.string) }
-    public var annotations: [String: String] { (at("metadata", "annotations")?.object ?? [:]).compactMapValues(\.string) }
+    public var annotations: [String: String] {
+        (at("metadata", "annotations")?.object ?? [:]).compactMapValues(\.string)
+    }
 }

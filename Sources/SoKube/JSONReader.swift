@@ -36,41 +36,69 @@ struct JSONReader {
             i += 1
             var object: [String: JSON] = [:]
             skipSpace()
-            if i < bytes.count, bytes[i] == UInt8(ascii: "}") { i += 1; return .object(object) }
+            if i < bytes.count, bytes[i] == UInt8(ascii: "}") {
+                i += 1
+                return .object(object)
+            }
             while true {
                 skipSpace()
-                guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { throw Failure(offset: i, what: "expected a key") }
+                guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else {
+                    throw Failure(offset: i, what: "expected a key")
+                }
                 let key = try string()
                 skipSpace()
-                guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else { throw Failure(offset: i, what: "expected ':'") }
+                guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else {
+                    throw Failure(offset: i, what: "expected ':'")
+                }
                 i += 1
                 skipSpace()
                 object[key] = try value(depth: depth + 1)
                 skipSpace()
                 guard i < bytes.count else { throw Failure(offset: i, what: "unterminated object") }
-                if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
-                if bytes[i] == UInt8(ascii: "}") { i += 1; return .object(object) }
+                if bytes[i] == UInt8(ascii: ",") {
+                    i += 1
+                    continue
+                }
+                if bytes[i] == UInt8(ascii: "}") {
+                    i += 1
+                    return .object(object)
+                }
                 throw Failure(offset: i, what: "expected ',' or '}'")
             }
         case UInt8(ascii: "["):
             i += 1
             var array: [JSON] = []
             skipSpace()
-            if i < bytes.count, bytes[i] == UInt8(ascii: "]") { i += 1; return .array(array) }
+            if i < bytes.count, bytes[i] == UInt8(ascii: "]") {
+                i += 1
+                return .array(array)
+            }
             while true {
                 skipSpace()
                 array.append(try value(depth: depth + 1))
                 skipSpace()
                 guard i < bytes.count else { throw Failure(offset: i, what: "unterminated array") }
-                if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
-                if bytes[i] == UInt8(ascii: "]") { i += 1; return .array(array) }
+                if bytes[i] == UInt8(ascii: ",") {
+                    i += 1
+                    continue
+                }
+                if bytes[i] == UInt8(ascii: "]") {
+                    i += 1
+                    return .array(array)
+                }
                 throw Failure(offset: i, what: "expected ',' or ']'")
             }
         case UInt8(ascii: "\""):
             return .string(try string())
-        case UInt8(ascii: "t"): try literal("true"); return .bool(true)
-        case UInt8(ascii: "f"): try literal("false"); return .bool(false)
-        case UInt8(ascii: "n"): try literal("null"); return .null
+        case UInt8(ascii: "t"):
+            try literal("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try literal("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try literal("null")
+            return .null
         default:
             return .number(try number())
         }
@@ -87,22 +115,33 @@ struct JSONReader {
         let start = i
         if i < bytes.count, bytes[i] == UInt8(ascii: "-") { i += 1 }
         var digits = 0
-        while i < bytes.count, (0x30...0x39).contains(bytes[i]) { i += 1; digits += 1 }
+        while i < bytes.count, (0x30...0x39).contains(bytes[i]) {
+            i += 1
+            digits += 1
+        }
         guard digits > 0 else { throw Failure(offset: start, what: "expected a value") }
         if i < bytes.count, bytes[i] == UInt8(ascii: ".") {
             i += 1
             var fraction = 0
-            while i < bytes.count, (0x30...0x39).contains(bytes[i]) { i += 1; fraction += 1 }
+            while i < bytes.count, (0x30...0x39).contains(bytes[i]) {
+                i += 1
+                fraction += 1
+            }
             guard fraction > 0 else { throw Failure(offset: i, what: "expected a digit") }
         }
         if i < bytes.count, bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") {
             i += 1
             if i < bytes.count, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") { i += 1 }
             var exponent = 0
-            while i < bytes.count, (0x30...0x39).contains(bytes[i]) { i += 1; exponent += 1 }
+            while i < bytes.count, (0x30...0x39).contains(bytes[i]) {
+                i += 1
+                exponent += 1
+            }
             guard exponent > 0 else { throw Failure(offset: i, what: "expected a digit") }
         }
-        guard let d = Double(String(decoding: bytes[start..<i], as: UTF8.self)) else { throw Failure(offset: start, what: "bad number") }
+        guard let d = Double(String(decoding: bytes[start..<i], as: UTF8.self)) else {
+            throw Failure(offset: start, what: "bad number")
+        }
         return d
     }
 
@@ -122,9 +161,16 @@ struct JSONReader {
         var out = [UInt8](bytes[start..<i])
         while i < bytes.count {
             let b = bytes[i]
-            if b == UInt8(ascii: "\"") { i += 1; return String(decoding: out, as: UTF8.self) }
+            if b == UInt8(ascii: "\"") {
+                i += 1
+                return String(decoding: out, as: UTF8.self)
+            }
             guard b >= 0x20 else { throw Failure(offset: i, what: "control character in a string") }
-            if b != UInt8(ascii: "\\") { out.append(b); i += 1; continue }
+            if b != UInt8(ascii: "\\") {
+                out.append(b)
+                i += 1
+                continue
+            }
             guard i + 1 < bytes.count else { break }
             let e = bytes[i + 1]
             i += 2
@@ -139,7 +185,9 @@ struct JSONReader {
             case UInt8(ascii: "t"): out.append(0x09)
             case UInt8(ascii: "u"):
                 var scalar = try hex4()
-                if (0xD800...0xDBFF).contains(scalar), i + 1 < bytes.count, bytes[i] == UInt8(ascii: "\\"), bytes[i + 1] == UInt8(ascii: "u") {
+                if (0xD800...0xDBFF).contains(scalar), i + 1 < bytes.count, bytes[i] == UInt8(ascii: "\\"),
+                    bytes[i + 1] == UInt8(ascii: "u")
+                {
                     i += 2
                     let low = try hex4()
                     guard (0xDC00...0xDFFF).contains(low) else { throw Failure(offset: i, what: "bad surrogate pair") }

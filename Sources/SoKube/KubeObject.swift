@@ -12,8 +12,10 @@ public struct KubeObject: Sendable, Equatable {
     /// Everything after metadata (`spec`, `data`, `type` …), in order.
     public var body: [(String, YValue)]
 
-    public init(apiVersion: String, kind: String, name: String, namespace: String? = nil, labels: [(String, String)] = [],
-                annotations: [(String, String)] = [], body: [(String, YValue)] = []) {
+    public init(
+        apiVersion: String, kind: String, name: String, namespace: String? = nil, labels: [(String, String)] = [],
+        annotations: [(String, String)] = [], body: [(String, YValue)] = []
+    ) {
         self.apiVersion = apiVersion
         self.kind = kind
         self.name = name
@@ -81,7 +83,9 @@ extension KubeObject {
     /// change: applying then is always safe.
     public func isUnchanged(in live: JSON) -> Bool {
         // Items of a list carry no apiVersion/kind: the list said what they are.
-        guard live.annotations[Self.appliedHashAnnotation] == appliedHash, case .map(let pairs) = value else { return false }
+        guard live.annotations[Self.appliedHashAnnotation] == appliedHash, case .map(let pairs) = value else {
+            return false
+        }
         return Self.covers(live, .map(pairs.filter { $0.0 != "apiVersion" && $0.0 != "kind" }))
     }
 

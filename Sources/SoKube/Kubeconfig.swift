@@ -22,7 +22,9 @@ public enum Kubeconfig {
 
     /// Inside a pod with a service account token, as client-go tells (`KUBERNETES_SERVICE_HOST` and `_PORT`, the token file).
     public static func inClusterPossible(environment: [String: String], fs: FileSystem) -> Bool {
-        guard environment["KUBERNETES_SERVICE_HOST"]?.isEmpty == false, environment["KUBERNETES_SERVICE_PORT"]?.isEmpty == false else { return false }
+        guard environment["KUBERNETES_SERVICE_HOST"]?.isEmpty == false,
+            environment["KUBERNETES_SERVICE_PORT"]?.isEmpty == false
+        else { return false }
         return fs.isFile(Path.join(serviceAccountDirectory(environment: environment), "token"))
     }
 
@@ -30,12 +32,16 @@ public enum Kubeconfig {
     /// - Parameters:
     ///   - explicit: `--kubeconfig` (one file).
     ///   - context: `--context`, else the merged `current-context`.
-    public static func resolve(explicit: String?, context: String?, environment: [String: String], fs: FileSystem,
-                               diagnostics: DiagnosticSink) throws -> ClusterConnection {
+    public static func resolve(
+        explicit: String?, context: String?, environment: [String: String], fs: FileSystem,
+        diagnostics: DiagnosticSink
+    ) throws -> ClusterConnection {
         var files: [String] = []
         if let explicit {
             let p = Path.absolute(Path.expandTilde(explicit, home: fs.homeDirectory), relativeTo: fs.currentDirectory)
-            guard fs.isFile(p) else { throw SoError("kubeconfig not found: \(p)", hint: "pass an existing file to --kubeconfig") }
+            guard fs.isFile(p) else {
+                throw SoError("kubeconfig not found: \(p)", hint: "pass an existing file to --kubeconfig")
+            }
             files = [p]
         } else {
             files = userFiles(environment: environment, fs: fs)
@@ -44,11 +50,14 @@ public enum Kubeconfig {
             if context == nil, inClusterPossible(environment: environment, fs: fs) {
                 return try inCluster(environment: environment, fs: fs)
             }
-            throw SoError("no kubeconfig found (looked at --kubeconfig, $KUBECONFIG and ~/.kube/config)",
-                          hint: "create a kind cluster, or point --kubeconfig / KUBECONFIG at a cluster's kubeconfig")
+            throw SoError(
+                "no kubeconfig found (looked at --kubeconfig, $KUBECONFIG and ~/.kube/config)",
+                hint: "create a kind cluster, or point --kubeconfig / KUBECONFIG at a cluster's kubeconfig")
         }
         let documents = try files.compactMap { f in try YAMLFile.load(f, fs: fs, what: "kubeconfig").map { ($0, f) } }
-        return try resolve(documents: documents, context: context, fs: fs, sources: files.joined(separator: ", "), diagnostics: diagnostics)
+        return try resolve(
+            documents: documents, context: context, fs: fs, sources: files.joined(separator: ", "),
+            diagnostics: diagnostics)
     }
 
     /// Whether the user's kubeconfig files name a context. `kind delete cluster` leaves `~/.kube/config` naming
@@ -69,8 +78,10 @@ public enum Kubeconfig {
     public static func userFiles(environment: [String: String], fs: FileSystem) -> [String] {
         if let env = environment["KUBECONFIG"], !env.isEmpty {
             var seen: Set<String> = []
-            return env.split(separator: ":").map { Path.absolute(Path.expandTilde(String($0), home: fs.homeDirectory), relativeTo: fs.currentDirectory) }
-                .filter { fs.isFile($0) && seen.insert($0).inserted }
+            return env.split(separator: ":").map {
+                Path.absolute(Path.expandTilde(String($0), home: fs.homeDirectory), relativeTo: fs.currentDirectory)
+            }
+            .filter { fs.isFile($0) && seen.insert($0).inserted }
         }
         let home = Path.join(fs.homeDirectory, ".kube", "config")
         return fs.isFile(home) ? [home] : []
@@ -78,25 +89,42 @@ public enum Kubeconfig {
 
     /// A context of the user's kubeconfig (`$KUBECONFIG`, else `~/.kube/config`), or nil when there is
     /// no such file or context — never the in-cluster account. kind writes `kind-<cluster>` there.
-    public static func userContext(_ context: String, environment: [String: String], fs: FileSystem,
-                                   diagnostics: DiagnosticSink = DiagnosticSink()) -> ClusterConnection? {
+    public static func userContext(
+        _ context: String, environment: [String: String], fs: FileSystem,
+        diagnostics: DiagnosticSink = DiagnosticSink()
+    ) -> ClusterConnection? {
         let files = userFiles(environment: environment, fs: fs)
-        guard !files.isEmpty, let documents = try? files.compactMap({ f in try YAMLFile.load(f, fs: fs, what: "kubeconfig").map { ($0, f) } }) else {
+        guard !files.isEmpty,
+            let documents = try? files.compactMap({ f in
+                try YAMLFile.load(f, fs: fs, what: "kubeconfig").map { ($0, f) }
+            })
+        else {
             return nil
         }
-        return try? resolve(documents: documents, context: context, fs: fs, sources: files.joined(separator: ", "), diagnostics: diagnostics)
+        return try? resolve(
+            documents: documents, context: context, fs: fs, sources: files.joined(separator: ", "),
+            diagnostics: diagnostics)
     }
 
     /// Resolves a kubeconfig given as text (e.g. `kind get kubeconfig`), never written to disk.
-    public static func resolve(text: String, label: String, context: String?, fs: FileSystem,
-                               diagnostics: DiagnosticSink = DiagnosticSink()) throws -> ClusterConnection {
-        guard let root = try YAMLFile.parse(text, file: label) else { throw SoError("\(label) is empty", hint: "check the cluster exists") }
-        return try resolve(documents: [(root, label)], context: context, fs: fs, sources: label, diagnostics: diagnostics)
+    public static func resolve(
+        text: String, label: String, context: String?, fs: FileSystem,
+        diagnostics: DiagnosticSink = DiagnosticSink()
+    ) throws -> ClusterConnection {
+        guard let root = try YAMLFile.parse(text, file: label) else {
+            throw SoError("\(label) is empty", hint: "check the cluster exists")
+        }
+        return try resolve(
+            documents: [(root, label)], context: context, fs: fs, sources: label, diagnostics: diagnostics)
     }
 
-    static func resolve(documents: [(YNode, String)], context: String?, fs: FileSystem, sources: String,
-                        diagnostics: DiagnosticSink) throws -> ClusterConnection {
-        var clusters: [Named] = [], users: [Named] = [], contexts: [Named] = []
+    static func resolve(
+        documents: [(YNode, String)], context: String?, fs: FileSystem, sources: String,
+        diagnostics: DiagnosticSink
+    ) throws -> ClusterConnection {
+        var clusters: [Named] = []
+        var users: [Named] = []
+        var contexts: [Named] = []
         var current: String?
         for (root, file) in documents {
             let m = try root.mapping("kubeconfig")
@@ -106,7 +134,8 @@ public enum Kubeconfig {
                     let im = try item.mapping("\(key)[\(i)]")
                     let name = try im.required("name").string("'name'")
                     guard !list.contains(where: { $0.name == name }) else { continue }
-                    let fields = try (im.nonNull(inner) ?? YNode.emptyMapping(file: file)).mapping("\(key)[\(i)].\(inner)")
+                    let fields = try (im.nonNull(inner) ?? YNode.emptyMapping(file: file)).mapping(
+                        "\(key)[\(i)].\(inner)")
                     list.append(Named(name: name, fields: fields, file: file, index: i))
                 }
             }
@@ -115,24 +144,32 @@ public enum Kubeconfig {
             try collect("contexts", "context", into: &contexts)
         }
         guard let contextName = context ?? current else {
-            throw SoError("kubeconfig \(sources) has no current-context", hint: "pass --context NAME (kubectl config get-contexts lists them)")
+            throw SoError(
+                "kubeconfig \(sources) has no current-context",
+                hint: "pass --context NAME (kubectl config get-contexts lists them)")
         }
         guard let ctx = contexts.first(where: { $0.name == contextName }) else {
             let names = contexts.map(\.name)
             let suggestion = Suggest.closest(to: contextName, in: names).map { "did you mean '\($0)'? " } ?? ""
-            throw SoError("context '\(contextName)' not found in \(sources)",
-                          hint: suggestion + "contexts: \(names.joined(separator: ", "))")
+            throw SoError(
+                "context '\(contextName)' not found in \(sources)",
+                hint: suggestion + "contexts: \(names.joined(separator: ", "))")
         }
         let clusterName = try ctx.fields.required("cluster").string("'cluster'")
         guard let cluster = clusters.first(where: { $0.name == clusterName }) else {
-            throw SoError("cluster '\(clusterName)' of context '\(contextName)' not found", hint: "check the kubeconfig's clusters: list")
+            throw SoError(
+                "cluster '\(clusterName)' of context '\(contextName)' not found",
+                hint: "check the kubeconfig's clusters: list")
         }
-        var conn = ClusterConnection(contextName: contextName, server: try cluster.fields.required("server").string("'server'"))
+        var conn = ClusterConnection(
+            contextName: contextName, server: try cluster.fields.required("server").string("'server'"))
         conn.namespace = try ctx.fields.string("namespace")
         try readCluster(cluster, into: &conn, fs: fs, diagnostics: diagnostics)
         if let userName = try ctx.fields.string("user") {
             guard let user = users.first(where: { $0.name == userName }) else {
-                throw SoError("user '\(userName)' of context '\(contextName)' not found", hint: "check the kubeconfig's users: list")
+                throw SoError(
+                    "user '\(userName)' of context '\(contextName)' not found",
+                    hint: "check the kubeconfig's users: list")
             }
             conn.userName = userName
             conn.source = user.file
@@ -143,19 +180,24 @@ public enum Kubeconfig {
 
     /// A cluster entry: server, CA (data or file), `insecure-skip-tls-verify` (warned about), `tls-server-name`,
     /// `proxy-url`. `disable-compression` and `extensions` need nothing (so never asks for compressed answers).
-    static func readCluster(_ cluster: Named, into conn: inout ClusterConnection, fs: FileSystem, diagnostics: DiagnosticSink) throws {
+    static func readCluster(
+        _ cluster: Named, into conn: inout ClusterConnection, fs: FileSystem, diagnostics: DiagnosticSink
+    ) throws {
         let f = cluster.fields
         let at = SourceLocation(file: cluster.file)
         conn.insecureSkipTLSVerify = try f.bool("insecure-skip-tls-verify") ?? false
         conn.tlsServerName = try f.string("tls-server-name").flatMap { $0.isEmpty ? nil : $0 }
-        conn.caPEM = try dataOrFile(f, data: "certificate-authority-data", file: "certificate-authority", base: cluster.file, fs: fs)
+        conn.caPEM = try dataOrFile(
+            f, data: "certificate-authority-data", file: "certificate-authority", base: cluster.file, fs: fs)
         if conn.insecureSkipTLSVerify {
             if conn.caPEM != nil {
-                throw SoError("cluster '\(cluster.name)' sets both insecure-skip-tls-verify and a certificate authority, which kubectl refuses",
-                              hint: "remove insecure-skip-tls-verify (or the certificate-authority entry)", at: at)
+                throw SoError(
+                    "cluster '\(cluster.name)' sets both insecure-skip-tls-verify and a certificate authority, which kubectl refuses",
+                    hint: "remove insecure-skip-tls-verify (or the certificate-authority entry)", at: at)
             }
-            diagnostics.warn("cluster '\(cluster.name)' skips TLS verification (insecure-skip-tls-verify): the API server \(conn.server) is not authenticated",
-                             hint: "set certificate-authority-data to the cluster's CA instead", at: at)
+            diagnostics.warn(
+                "cluster '\(cluster.name)' skips TLS verification (insecure-skip-tls-verify): the API server \(conn.server) is not authenticated",
+                hint: "set certificate-authority-data to the cluster's CA instead", at: at)
         }
         if let proxy = try f.string("proxy-url"), !proxy.isEmpty {
             _ = try ProxySettings.parse(proxy, source: "proxy-url of cluster '\(cluster.name)'", strictScheme: true)
@@ -174,21 +216,26 @@ public enum Kubeconfig {
             let providerName = try provider.mapping("auth-provider").string("name") ?? ""
             throw authProviderError(user: name, provider: providerName, at: at)
         }
-        conn.clientCertificatePEM = try dataOrFile(f, data: "client-certificate-data", file: "client-certificate", base: user.file, fs: fs)
+        conn.clientCertificatePEM = try dataOrFile(
+            f, data: "client-certificate-data", file: "client-certificate", base: user.file, fs: fs)
         conn.clientKeyPEM = try dataOrFile(f, data: "client-key-data", file: "client-key", base: user.file, fs: fs)
         if (conn.clientCertificatePEM == nil) != (conn.clientKeyPEM == nil) {
-            throw SoError("user '\(name)' has a client certificate without a key (or a key without a certificate)",
-                          hint: "give both client-certificate and client-key", at: at)
+            throw SoError(
+                "user '\(name)' has a client certificate without a key (or a key without a certificate)",
+                hint: "give both client-certificate and client-key", at: at)
         }
         conn.token = try f.string("token").flatMap { $0.isEmpty ? nil : $0 }
         if let tf = try f.string("tokenFile"), !tf.isEmpty {
-            conn.tokenFile = Path.absolute(Path.expandTilde(tf, home: fs.homeDirectory), relativeTo: Path.dirname(user.file))
+            conn.tokenFile = Path.absolute(
+                Path.expandTilde(tf, home: fs.homeDirectory), relativeTo: Path.dirname(user.file))
         }
-        let username = try f.string("username") ?? "", password = try f.string("password") ?? ""
+        let username = try f.string("username") ?? ""
+        let password = try f.string("password") ?? ""
         if !username.isEmpty || !password.isEmpty {
             guard conn.token == nil && conn.tokenFile == nil else {
-                throw SoError("user '\(name)' has both a token and a username/password, which kubectl refuses (one authentication method only)",
-                              hint: "remove token/tokenFile or username/password", at: at)
+                throw SoError(
+                    "user '\(name)' has both a token and a username/password, which kubectl refuses (one authentication method only)",
+                    hint: "remove token/tokenFile or username/password", at: at)
             }
             conn.basicAuth = BasicAuth(username: username, password: password)
         }
@@ -196,7 +243,8 @@ public enum Kubeconfig {
         if let e = f.nonNull("exec") {
             let plugin = try execPlugin(e, user: user, cluster: cluster, fs: fs)
             // client-go runs the plugin only when the user has no token, basic auth or certificate of its own.
-            let hasOwn = conn.token != nil || conn.tokenFile != nil || conn.basicAuth != nil || conn.clientCertificatePEM != nil
+            let hasOwn =
+                conn.token != nil || conn.tokenFile != nil || conn.basicAuth != nil || conn.clientCertificatePEM != nil
             conn.exec = hasOwn ? nil : plugin
         }
         f.accept(["extensions"])
@@ -212,8 +260,9 @@ public enum Kubeconfig {
         }
         guard !name.isEmpty else {
             if uid != nil || !groups.isEmpty || !extra.isEmpty {
-                throw SoError("user '\(user)' sets as-uid, as-groups or as-user-extra without 'as', which kubectl refuses",
-                              hint: "add 'as: USER' (whom to impersonate) or remove them", at: at)
+                throw SoError(
+                    "user '\(user)' sets as-uid, as-groups or as-user-extra without 'as', which kubectl refuses",
+                    hint: "add 'as: USER' (whom to impersonate) or remove them", at: at)
             }
             return nil
         }
@@ -229,27 +278,35 @@ public enum Kubeconfig {
         let e = try node.mapping(what)
         let apiVersion = try e.string("apiVersion") ?? ""
         guard execAPIVersions.contains(apiVersion) else {
-            throw node.error("\(what) has apiVersion '\(apiVersion)', which kubectl no longer runs",
-                             hint: "use apiVersion: client.authentication.k8s.io/v1 (or v1beta1) with a plugin that speaks it")
+            throw node.error(
+                "\(what) has apiVersion '\(apiVersion)', which kubectl no longer runs",
+                hint: "use apiVersion: client.authentication.k8s.io/v1 (or v1beta1) with a plugin that speaks it")
         }
         var command = try e.string("command") ?? ""
-        guard !command.isEmpty else { throw node.error("\(what) has no command", hint: "set exec.command to the credential plugin to run") }
+        guard !command.isEmpty else {
+            throw node.error("\(what) has no command", hint: "set exec.command to the credential plugin to run")
+        }
         if command.contains("/"), !command.hasPrefix("/") {
-            command = Path.absolute(Path.expandTilde(command, home: fs.homeDirectory), relativeTo: Path.dirname(user.file))
+            command = Path.absolute(
+                Path.expandTilde(command, home: fs.homeDirectory), relativeTo: Path.dirname(user.file))
         }
         let args = try e.nonNull("args")?.stringList("'args'") ?? []
         var env: [ExecPlugin.EnvVar] = []
         for (i, item) in try (e.nonNull("env")?.sequence("'env'") ?? []).enumerated() {
             let m = try item.mapping("env[\(i)]")
             let n = try m.string("name") ?? ""
-            guard !n.isEmpty else { throw item.error("\(what): env[\(i)] has no name", hint: "each env entry needs name: and value:") }
+            guard !n.isEmpty else {
+                throw item.error("\(what): env[\(i)] has no name", hint: "each env entry needs name: and value:")
+            }
             env.append(ExecPlugin.EnvVar(name: n, value: try m.string("value") ?? ""))
         }
         let mode: ExecPlugin.InteractiveMode
         switch try e.string("interactiveMode") {
         case nil where apiVersion.hasSuffix("/v1beta1"): mode = .ifAvailable
         case nil:
-            throw node.error("\(what) has no interactiveMode, which apiVersion v1 requires", hint: "set interactiveMode: Never, IfAvailable or Always")
+            throw node.error(
+                "\(what) has no interactiveMode, which apiVersion v1 requires",
+                hint: "set interactiveMode: Never, IfAvailable or Always")
         case let m?:
             guard let v = ExecPlugin.InteractiveMode(rawValue: m) else {
                 throw node.error("\(what) has interactiveMode '\(m)'", hint: "use Never, IfAvailable or Always")
@@ -259,11 +316,14 @@ public enum Kubeconfig {
         var config: YValue?
         for (i, ext) in try (cluster.fields.nonNull("extensions")?.sequence("'extensions'") ?? []).enumerated() {
             let m = try ext.mapping("extensions[\(i)]")
-            if try m.string("name") == "client.authentication.k8s.io/exec", let v = m.nonNull("extension") { config = try yvalue(v) }
+            if try m.string("name") == "client.authentication.k8s.io/exec", let v = m.nonNull("extension") {
+                config = try yvalue(v)
+            }
         }
-        return ExecPlugin(apiVersion: apiVersion, command: command, args: args, env: env, installHint: try e.string("installHint"),
-                          provideClusterInfo: try e.bool("provideClusterInfo") ?? false, interactiveMode: mode,
-                          clusterConfig: config.map { String(decoding: $0.compactJSON(), as: UTF8.self) })
+        return ExecPlugin(
+            apiVersion: apiVersion, command: command, args: args, env: env, installHint: try e.string("installHint"),
+            provideClusterInfo: try e.bool("provideClusterInfo") ?? false, interactiveMode: mode,
+            clusterConfig: config.map { String(decoding: $0.compactJSON(), as: UTF8.self) })
     }
 
     /// A YAML value as JSON would carry it (kubeconfigs are read as JSON by kubectl: plain true/false are
@@ -284,19 +344,25 @@ public enum Kubeconfig {
     static func authProviderError(user: String, provider: String, at: SourceLocation) -> SoError {
         switch provider {
         case "gcp":
-            return SoError("user '\(user)' uses the gcp auth-provider, which kubectl removed; its replacement is the gke-gcloud-auth-plugin exec plugin",
-                           hint: "install gke-gcloud-auth-plugin (gcloud components install gke-gcloud-auth-plugin), then rewrite the kubeconfig with "
-                               + "'gcloud container clusters get-credentials CLUSTER'", at: at)
+            return SoError(
+                "user '\(user)' uses the gcp auth-provider, which kubectl removed; its replacement is the gke-gcloud-auth-plugin exec plugin",
+                hint:
+                    "install gke-gcloud-auth-plugin (gcloud components install gke-gcloud-auth-plugin), then rewrite the kubeconfig with "
+                    + "'gcloud container clusters get-credentials CLUSTER'", at: at)
         case "azure":
-            return SoError("user '\(user)' uses the azure auth-provider, which kubectl removed; its replacement is the kubelogin exec plugin",
-                           hint: "install kubelogin (Azure/kubelogin), then run 'kubelogin convert-kubeconfig'", at: at)
+            return SoError(
+                "user '\(user)' uses the azure auth-provider, which kubectl removed; its replacement is the kubelogin exec plugin",
+                hint: "install kubelogin (Azure/kubelogin), then run 'kubelogin convert-kubeconfig'", at: at)
         case "oidc":
-            return SoError("user '\(user)' uses the oidc auth-provider, which so does not run; use kubelogin's oidc-login exec plugin instead",
-                           hint: "install kubelogin (int128/kubelogin) and set the user's exec: to command: kubectl, args: [oidc-login, get-token, "
-                               + "--oidc-issuer-url=ISSUER, --oidc-client-id=ID]", at: at)
+            return SoError(
+                "user '\(user)' uses the oidc auth-provider, which so does not run; use kubelogin's oidc-login exec plugin instead",
+                hint:
+                    "install kubelogin (int128/kubelogin) and set the user's exec: to command: kubectl, args: [oidc-login, get-token, "
+                    + "--oidc-issuer-url=ISSUER, --oidc-client-id=ID]", at: at)
         default:
-            return SoError("user '\(user)' uses the '\(provider)' auth-provider, which so does not run",
-                           hint: "use an exec credential plugin, a client certificate or a token for this user", at: at)
+            return SoError(
+                "user '\(user)' uses the '\(provider)' auth-provider, which so does not run",
+                hint: "use an exec credential plugin, a client certificate or a token for this user", at: at)
         }
     }
 
@@ -311,8 +377,10 @@ public enum Kubeconfig {
         var ns = environment["POD_NAMESPACE"].flatMap { $0.isEmpty ? nil : $0 }
         if ns == nil { ns = (try? fs.readText(Path.join(dir, "namespace")))?.trimmedWhitespace }
         let ca = Path.join(dir, "ca.crt")
-        return ClusterConnection(contextName: "in-cluster", server: server, caPEM: fs.isFile(ca) ? try fs.readData(ca) : nil,
-                                 tokenFile: Path.join(dir, "token"), namespace: ns?.isEmpty == false ? ns : "default", inCluster: true, source: dir)
+        return ClusterConnection(
+            contextName: "in-cluster", server: server, caPEM: fs.isFile(ca) ? try fs.readData(ca) : nil,
+            tokenFile: Path.join(dir, "token"), namespace: ns?.isEmpty == false ? ns : "default", inCluster: true,
+            source: dir)
     }
 
     static func dataOrFile(_ m: MapReader, data: String, file: String, base: String, fs: FileSystem) throws -> Data? {
@@ -325,7 +393,10 @@ public enum Kubeconfig {
         }
         if let f = try m.string(file), !f.isEmpty {
             let p = Path.absolute(Path.expandTilde(f, home: fs.homeDirectory), relativeTo: Path.dirname(base))
-            guard fs.isFile(p) else { throw SoError("\(file) not found: \(p)", hint: "fix the path in the kubeconfig", at: SourceLocation(file: base)) }
+            guard fs.isFile(p) else {
+                throw SoError(
+                    "\(file) not found: \(p)", hint: "fix the path in the kubeconfig", at: SourceLocation(file: base))
+            }
             return try fs.readData(p)
         }
         return nil

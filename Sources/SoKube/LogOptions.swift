@@ -7,7 +7,10 @@ public struct LogOptions: Sendable {
     public var tailLines: Int?
     public var sinceSeconds: Int?
     public var timestamps = false
-    public init(container: String? = nil, follow: Bool = false, tailLines: Int? = nil, sinceSeconds: Int? = nil, timestamps: Bool = false) {
+    public init(
+        container: String? = nil, follow: Bool = false, tailLines: Int? = nil, sinceSeconds: Int? = nil,
+        timestamps: Bool = false
+    ) {
         self.timestamps = timestamps
         self.container = container
         self.follow = follow

@@ -33,7 +33,8 @@ public struct ProxySettings: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The proxy for `connection` (nil: connect directly).
-    public static func choose(for connection: ClusterConnection, environment: [String: String]) throws -> ProxySettings? {
+    public static func choose(for connection: ClusterConnection, environment: [String: String]) throws -> ProxySettings?
+    {
         if let url = connection.proxyURL {
             return try parse(url, source: "the proxy-url of context '\(connection.contextName)'", strictScheme: true)
         }
@@ -42,14 +43,17 @@ public struct ProxySettings: Sendable, Equatable, CustomStringConvertible {
             for n in names { if let v = environment[n], !v.isEmpty { return (n, v) } }
             return nil
         }
-        guard let (name, value) = scheme == "http" ? env("HTTP_PROXY", "http_proxy") : env("HTTPS_PROXY", "https_proxy") else { return nil }
+        guard let (name, value) = scheme == "http" ? env("HTTP_PROXY", "http_proxy") : env("HTTPS_PROXY", "https_proxy")
+        else { return nil }
         if bypasses(host: host, port: port, noProxy: env("NO_PROXY", "no_proxy")?.1 ?? "") { return nil }
         return try parse(value, source: name, strictScheme: false)
     }
 
     /// `https://host:port` → ("https", "host", port), the port defaulted by the scheme; brackets of an IPv6 host removed.
     static func endpoint(_ server: String) -> (String, String, Int)? {
-        guard let u = URLComponents(string: server), let scheme = u.scheme?.lowercased(), var host = u.host, !host.isEmpty else { return nil }
+        guard let u = URLComponents(string: server), let scheme = u.scheme?.lowercased(), var host = u.host,
+            !host.isEmpty
+        else { return nil }
         if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         return (scheme, host.lowercased(), u.port ?? (scheme == "http" ? 80 : 443))
     }
@@ -59,8 +63,11 @@ public struct ProxySettings: Sendable, Equatable, CustomStringConvertible {
     public static func parse(_ text: String, source: String, strictScheme: Bool) throws -> ProxySettings {
         var raw = text.trimmedSpaces
         if !strictScheme, !raw.contains("://") { raw = "http://" + raw }
-        guard let u = URLComponents(string: raw), let scheme = u.scheme?.lowercased(), var host = u.host, !host.isEmpty else {
-            throw SoError("\(source) '\(redacted(text))' is not a proxy URL", hint: "write it as http://HOST:PORT, https://HOST:PORT or socks5://HOST:PORT")
+        guard let u = URLComponents(string: raw), let scheme = u.scheme?.lowercased(), var host = u.host, !host.isEmpty
+        else {
+            throw SoError(
+                "\(source) '\(redacted(text))' is not a proxy URL",
+                hint: "write it as http://HOST:PORT, https://HOST:PORT or socks5://HOST:PORT")
         }
         if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         let kind: Kind
@@ -70,12 +77,14 @@ public struct ProxySettings: Sendable, Equatable, CustomStringConvertible {
         case "socks5": kind = .socks5
         case "socks5h" where !strictScheme: kind = .socks5
         default:
-            throw SoError("\(source) '\(redacted(text))' has the scheme '\(scheme)', which kubectl does not use for proxies",
-                          hint: "use http://, https:// or socks5://")
+            throw SoError(
+                "\(source) '\(redacted(text))' has the scheme '\(scheme)', which kubectl does not use for proxies",
+                hint: "use http://, https:// or socks5://")
         }
         let port = u.port ?? (kind == .http ? 80 : kind == .https ? 443 : 1080)
-        return ProxySettings(kind: kind, host: host, port: port, username: u.percentEncodedUser?.removingPercentEncoding,
-                             password: u.percentEncodedPassword?.removingPercentEncoding, source: source)
+        return ProxySettings(
+            kind: kind, host: host, port: port, username: u.percentEncodedUser?.removingPercentEncoding,
+            password: u.percentEncodedPassword?.removingPercentEncoding, source: source)
     }
 
     /// A proxy URL without its password, for messages.

@@ -4,7 +4,10 @@ import SoBasics
 /// What one request carries to say who it is. Never printed or logged: it holds secrets.
 public struct RequestCredentials: Sendable, Equatable, CustomStringConvertible {
     public var description: String {
-        let has = [bearerToken.map { _ in "bearer token" }, basicAuth.map { _ in "basic auth" }, clientCertificatePEM.map { _ in "client certificate" }]
+        let has = [
+            bearerToken.map { _ in "bearer token" }, basicAuth.map { _ in "basic auth" },
+            clientCertificatePEM.map { _ in "client certificate" },
+        ]
         return "RequestCredentials(" + has.compactMap { $0 }.joined(separator: ", ") + ", secrets redacted)"
     }
 
@@ -16,8 +19,11 @@ public struct RequestCredentials: Sendable, Equatable, CustomStringConvertible {
     /// The exec credential these came from, to tell the cache which one the server refused.
     public var exec: ExecCredential?
 
-    public init(bearerToken: String? = nil, basicAuth: BasicAuth? = nil, clientCertificatePEM: Data? = nil, clientKeyPEM: Data? = nil,
-                exec: ExecCredential? = nil) {
+    public init(
+        bearerToken: String? = nil, basicAuth: BasicAuth? = nil, clientCertificatePEM: Data? = nil,
+        clientKeyPEM: Data? = nil,
+        exec: ExecCredential? = nil
+    ) {
         self.bearerToken = bearerToken
         self.basicAuth = basicAuth
         self.clientCertificatePEM = clientCertificatePEM

@@ -1,5 +1,5 @@
-import Foundation
 import AsyncHTTPClient
+import Foundation
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -54,8 +54,9 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
                 tls.privateKey = .privateKey(try NIOSSLPrivateKey(bytes: Array(key), format: .pem))
             }
         } catch {
-            throw SoError("cannot load the TLS material of context '\(connection.contextName)': \(error)",
-                          hint: "check the kubeconfig's certificate-authority and client-certificate/key entries")
+            throw SoError(
+                "cannot load the TLS material of context '\(connection.contextName)': \(error)",
+                hint: "check the kubeconfig's certificate-authority and client-certificate/key entries")
         }
         self.tls = tls
         var config = HTTPClient.Configuration(tlsConfiguration: tls)
@@ -71,10 +72,13 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
         self.server = server
         // tls-server-name: the URL names it (SNI and the certificate check use it), dnsOverride sends the
         // connection to the server's host, and the Host header stays the server's, as client-go sends them.
-        if let name = connection.tlsServerName, !connection.insecureSkipTLSVerify, var url = URLComponents(string: server),
-           let host = url.host, host.lowercased() != name.lowercased() {
+        if let name = connection.tlsServerName, !connection.insecureSkipTLSVerify,
+            var url = URLComponents(string: server),
+            let host = url.host, host.lowercased() != name.lowercased()
+        {
             let plainHost = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
-            hostHeader = (host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host) + (url.port.map { ":\($0)" } ?? "")
+            hostHeader =
+                (host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host) + (url.port.map { ":\($0)" } ?? "")
             config.dnsOverride = [name: plainHost]
             url.host = name
             base = url.string ?? server
@@ -86,20 +90,26 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
     }
 
     /// The proxy AsyncHTTPClient is given: HTTP CONNECT (with basic proxy authentication) or SOCKS5.
-    static func proxy(for connection: ClusterConnection, environment: [String: String]) throws -> HTTPClient.Configuration.Proxy? {
+    static func proxy(for connection: ClusterConnection, environment: [String: String]) throws -> HTTPClient
+        .Configuration.Proxy?
+    {
         guard let p = try ProxySettings.choose(for: connection, environment: environment) else { return nil }
         switch p.kind {
         case .http:
             let auth = p.username.map { HTTPClient.Authorization.basic(username: $0, password: p.password ?? "") }
             return .server(host: p.host, port: p.port, authorization: auth)
         case .https:
-            throw SoError("\(p.source) names an https:// proxy (\(p.host):\(p.port)), which so cannot use: it speaks plain HTTP CONNECT or SOCKS5 to proxies",
-                          hint: "use the proxy's http:// address (the connection to the API server inside it is still TLS) or a socks5:// proxy"
-                              + (p.source.hasPrefix("HTTPS") || p.source.hasPrefix("https") ? ", or add the server to NO_PROXY" : ""))
+            throw SoError(
+                "\(p.source) names an https:// proxy (\(p.host):\(p.port)), which so cannot use: it speaks plain HTTP CONNECT or SOCKS5 to proxies",
+                hint:
+                    "use the proxy's http:// address (the connection to the API server inside it is still TLS) or a socks5:// proxy"
+                    + (p.source.hasPrefix("HTTPS") || p.source.hasPrefix("https")
+                        ? ", or add the server to NO_PROXY" : ""))
         case .socks5:
             if p.username != nil {
-                throw SoError("\(p.source) names a SOCKS5 proxy with a user and password, which so cannot send (SOCKS5 without authentication only)",
-                              hint: "use a SOCKS5 proxy without authentication, or an http:// proxy (its user and password work)")
+                throw SoError(
+                    "\(p.source) names a SOCKS5 proxy with a user and password, which so cannot send (SOCKS5 without authentication only)",
+                    hint: "use a SOCKS5 proxy without authentication, or an http:// proxy (its user and password work)")
             }
             return .socksServer(host: p.host, port: p.port)
         }
@@ -115,52 +125,67 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
         let type = try ResourceType.of(object)
         let path = type.path(name: object.name, namespace: object.namespace)
         let body = Data(object.value.compactJSON())
-        let (status, data) = try await send(.PATCH, path, query: ["fieldManager": fieldManager, "force": force ? "true" : "false"],
-                                            body: body, contentType: "application/apply-patch+yaml")
+        let (status, data) = try await send(
+            .PATCH, path, query: ["fieldManager": fieldManager, "force": force ? "true" : "false"],
+            body: body, contentType: "application/apply-patch+yaml")
         guard (200..<300).contains(status) else {
-            throw apiError(status, data, object: object.reference, verb: "apply", access: Access("patch", type, object.namespace))
+            throw apiError(
+                status, data, object: object.reference, verb: "apply", access: Access("patch", type, object.namespace))
         }
         return try JSON.parse(data)
     }
 
     public func dryRunApply(_ object: KubeObject, fieldManager: String) async throws -> JSON {
         let type = try ResourceType.of(object)
-        let (status, data) = try await send(.PATCH, type.path(name: object.name, namespace: object.namespace),
-                                            query: ["fieldManager": fieldManager, "force": "true", "dryRun": "All"],
-                                            body: Data(object.value.compactJSON()), contentType: "application/apply-patch+yaml")
+        let (status, data) = try await send(
+            .PATCH, type.path(name: object.name, namespace: object.namespace),
+            query: ["fieldManager": fieldManager, "force": "true", "dryRun": "All"],
+            body: Data(object.value.compactJSON()), contentType: "application/apply-patch+yaml")
         guard (200..<300).contains(status) else {
-            throw apiError(status, data, object: object.reference, verb: "apply (dry run)", access: Access("patch", type, object.namespace))
+            throw apiError(
+                status, data, object: object.reference, verb: "apply (dry run)",
+                access: Access("patch", type, object.namespace))
         }
         return try JSON.parse(data)
     }
 
     public func create(_ object: KubeObject, fieldManager: String) async throws -> JSON? {
         let type = try ResourceType.of(object)
-        let (status, data) = try await send(.POST, type.collectionPath(namespace: object.namespace), query: ["fieldManager": fieldManager],
-                                            body: Data(object.value.compactJSON()), contentType: "application/json")
+        let (status, data) = try await send(
+            .POST, type.collectionPath(namespace: object.namespace), query: ["fieldManager": fieldManager],
+            body: Data(object.value.compactJSON()), contentType: "application/json")
         if status == 409 && Self.reason(data) == "AlreadyExists" { return nil }
         guard (200..<300).contains(status) else {
-            throw apiError(status, data, object: object.reference, verb: "create", access: Access("create", type, object.namespace))
+            throw apiError(
+                status, data, object: object.reference, verb: "create", access: Access("create", type, object.namespace)
+            )
         }
         return try JSON.parse(data)
     }
 
     public func update(_ object: KubeObject, resourceVersion: String, fieldManager: String) async throws -> JSON? {
         let type = try ResourceType.of(object)
-        let (status, data) = try await send(.PUT, type.path(name: object.name, namespace: object.namespace), query: ["fieldManager": fieldManager],
-                                            body: Data(object.value(resourceVersion: resourceVersion).compactJSON()), contentType: "application/json")
+        let (status, data) = try await send(
+            .PUT, type.path(name: object.name, namespace: object.namespace), query: ["fieldManager": fieldManager],
+            body: Data(object.value(resourceVersion: resourceVersion).compactJSON()), contentType: "application/json")
         if status == 409 { return nil }
         guard (200..<300).contains(status) else {
-            throw apiError(status, data, object: object.reference, verb: "update", access: Access("update", type, object.namespace))
+            throw apiError(
+                status, data, object: object.reference, verb: "update", access: Access("update", type, object.namespace)
+            )
         }
         return try JSON.parse(data)
     }
 
     public func get(_ type: ResourceType, name: String, namespace: String?) async throws -> JSON? {
         let (status, data) = try await send(.GET, type.path(name: name, namespace: namespace))
-        if status == 404 { try requireKubernetes(data, path: type.path(name: name, namespace: namespace)); return nil }
+        if status == 404 {
+            try requireKubernetes(data, path: type.path(name: name, namespace: namespace))
+            return nil
+        }
         guard (200..<300).contains(status) else {
-            throw apiError(status, data, object: ref(type, name, namespace), verb: "get", access: Access("get", type, namespace))
+            throw apiError(
+                status, data, object: ref(type, name, namespace), verb: "get", access: Access("get", type, namespace))
         }
         return try JSON.parse(data)
     }
@@ -173,7 +198,10 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
             if let labelSelector { query["labelSelector"] = labelSelector }
             if let token { query["continue"] = token }
             let (status, data) = try await send(.GET, type.collectionPath(namespace: namespace), query: query)
-            if status == 404 && namespace != nil { try requireKubernetes(data, path: type.collectionPath(namespace: namespace)); return [] }
+            if status == 404 && namespace != nil {
+                try requireKubernetes(data, path: type.collectionPath(namespace: namespace))
+                return []
+            }
             guard (200..<300).contains(status) else {
                 let object = "\(type.plural)\(namespace.map { " in \($0)" } ?? "")"
                 throw apiError(status, data, object: object, verb: "list", access: Access("list", type, namespace))
@@ -187,32 +215,55 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
     }
 
     public func patch(_ type: ResourceType, name: String, namespace: String?, mergePatch: Data) async throws -> JSON {
-        let (status, data) = try await send(.PATCH, type.path(name: name, namespace: namespace), body: mergePatch, contentType: "application/merge-patch+json")
+        let (status, data) = try await send(
+            .PATCH, type.path(name: name, namespace: namespace), body: mergePatch,
+            contentType: "application/merge-patch+json")
         guard (200..<300).contains(status) else {
-            throw apiError(status, data, object: ref(type, name, namespace), verb: "patch", access: Access("patch", type, namespace))
+            throw apiError(
+                status, data, object: ref(type, name, namespace), verb: "patch",
+                access: Access("patch", type, namespace))
         }
         return try JSON.parse(data)
     }
 
-    public func delete(_ type: ResourceType, name: String, namespace: String?, propagation: DeletePropagation) async throws -> Bool {
-        let body = Data("{\"kind\":\"DeleteOptions\",\"apiVersion\":\"v1\",\"propagationPolicy\":\"\(propagation.rawValue)\"}".utf8)
-        let (status, data) = try await send(.DELETE, type.path(name: name, namespace: namespace), body: body, contentType: "application/json")
-        if status == 404 { try requireKubernetes(data, path: type.path(name: name, namespace: namespace)); return false }
+    public func delete(_ type: ResourceType, name: String, namespace: String?, propagation: DeletePropagation)
+        async throws -> Bool
+    {
+        let body = Data(
+            "{\"kind\":\"DeleteOptions\",\"apiVersion\":\"v1\",\"propagationPolicy\":\"\(propagation.rawValue)\"}".utf8)
+        let (status, data) = try await send(
+            .DELETE, type.path(name: name, namespace: namespace), body: body, contentType: "application/json")
+        if status == 404 {
+            try requireKubernetes(data, path: type.path(name: name, namespace: namespace))
+            return false
+        }
         guard (200..<300).contains(status) else {
-            throw apiError(status, data, object: ref(type, name, namespace), verb: "delete", access: Access("delete", type, namespace))
+            throw apiError(
+                status, data, object: ref(type, name, namespace), verb: "delete",
+                access: Access("delete", type, namespace))
         }
         return true
     }
 
-    public func delete(_ type: ResourceType, name: String, namespace: String?, resourceVersion: String) async throws -> Bool {
-        let options = YValue.map([("kind", .string("DeleteOptions")), ("apiVersion", .string("v1")),
-                                  ("preconditions", .map([("resourceVersion", .string(resourceVersion))]))])
+    public func delete(_ type: ResourceType, name: String, namespace: String?, resourceVersion: String) async throws
+        -> Bool
+    {
+        let options = YValue.map([
+            ("kind", .string("DeleteOptions")), ("apiVersion", .string("v1")),
+            ("preconditions", .map([("resourceVersion", .string(resourceVersion))])),
+        ])
         let path = type.path(name: name, namespace: namespace)
-        let (status, data) = try await send(.DELETE, path, body: Data(options.compactJSON()), contentType: "application/json")
-        if status == 404 { try requireKubernetes(data, path: type.path(name: name, namespace: namespace)); return false }
+        let (status, data) = try await send(
+            .DELETE, path, body: Data(options.compactJSON()), contentType: "application/json")
+        if status == 404 {
+            try requireKubernetes(data, path: type.path(name: name, namespace: namespace))
+            return false
+        }
         if status == 409 { return false }
         guard (200..<300).contains(status) else {
-            throw apiError(status, data, object: ref(type, name, namespace), verb: "delete", access: Access("delete", type, namespace))
+            throw apiError(
+                status, data, object: ref(type, name, namespace), verb: "delete",
+                access: Access("delete", type, namespace))
         }
         return true
     }
@@ -229,15 +280,19 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
                     if options.timestamps { query["timestamps"] = "true" }
                     let path = "/api/v1/namespaces/\(namespace)/pods/\(pod)/log"
                     var used = try await credentials.current()
-                    var response = try await client.execute(try logRequest(path, query, used), timeout: .hours(24), logger: logger)
+                    var response = try await client.execute(
+                        try logRequest(path, query, used), timeout: .hours(24), logger: logger)
                     if response.status.code == 401, let fresh = try await credentials.afterUnauthorized(used) {
                         used = fresh
-                        response = try await client.execute(try logRequest(path, query, used), timeout: .hours(24), logger: logger)
+                        response = try await client.execute(
+                            try logRequest(path, query, used), timeout: .hours(24), logger: logger)
                     }
                     guard response.status.code < 300 else {
                         let data = try await response.body.collect(upTo: 1 << 20)
-                        throw apiError(Int(response.status.code), Data(data.readableBytesView), object: "Pod \(namespace)/\(pod)", verb: "read logs of",
-                                       access: Access(verb: "get", group: "", resource: "pods/log", namespace: namespace))
+                        throw apiError(
+                            Int(response.status.code), Data(data.readableBytesView), object: "Pod \(namespace)/\(pod)",
+                            verb: "read logs of",
+                            access: Access(verb: "get", group: "", resource: "pods/log", namespace: namespace))
                     }
                     for try await chunk in response.body {
                         continuation.yield(String(buffer: chunk))
@@ -253,7 +308,9 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
 
     // MARK: Transport
 
-    func logRequest(_ path: String, _ query: [String: String], _ credentials: RequestCredentials) throws -> HTTPClientRequest {
+    func logRequest(_ path: String, _ query: [String: String], _ credentials: RequestCredentials) throws
+        -> HTTPClientRequest
+    {
         var request = try makeRequest(.GET, path, query: query, credentials: credentials)
         request.headers.replaceOrAdd(name: "Accept", value: "*/*")
         return request
@@ -263,7 +320,9 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
         namespace.map { "\(type.kind) \($0)/\(name)" } ?? "\(type.kind) \(name)"
     }
 
-    func makeRequest(_ method: HTTPMethod, _ path: String, query: [String: String] = [:], credentials: RequestCredentials) throws -> HTTPClientRequest {
+    func makeRequest(
+        _ method: HTTPMethod, _ path: String, query: [String: String] = [:], credentials: RequestCredentials
+    ) throws -> HTTPClientRequest {
         var url = base + path
         if !query.isEmpty {
             var comps = URLComponents()
@@ -275,7 +334,9 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
         request.headers.add(name: "Accept", value: "application/json")
         request.headers.add(name: "User-Agent", value: "so")
         if let hostHeader { request.headers.add(name: "Host", value: hostHeader) }
-        if let authorization = credentials.authorization { request.headers.add(name: "Authorization", value: authorization) }
+        if let authorization = credentials.authorization {
+            request.headers.add(name: "Authorization", value: authorization)
+        }
         for (name, value) in connection.impersonation?.headers ?? [] { request.headers.add(name: name, value: value) }
         if let cert = credentials.clientCertificatePEM, let key = credentials.clientKeyPEM {
             request.tlsConfiguration = try tlsConfiguration(certificate: cert, key: key)
@@ -292,8 +353,9 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
             config.privateKey = .privateKey(try NIOSSLPrivateKey(bytes: Array(key), format: .pem))
         } catch {
             let plugin = connection.exec?.programName ?? ""
-            throw SoError("the client certificate the exec credential plugin '\(plugin)' of \(connection.who) gave cannot be loaded",
-                          hint: "the plugin must print PEM in status.clientCertificateData and status.clientKeyData")
+            throw SoError(
+                "the client certificate the exec credential plugin '\(plugin)' of \(connection.who) gave cannot be loaded",
+                hint: "the plugin must print PEM in status.clientCertificateData and status.clientKeyData")
         }
         lock.withLock { execTLS = (certificate, key, config) }
         return config
@@ -303,13 +365,17 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
     /// page) means the kubeconfig points at something that is not one, which must not read as "not found".
     func requireKubernetes(_ data: Data, path: String) throws {
         if (try? JSON.parse(data))?["kind"]?.string == "Status" { return }
-        throw SoError("\(server) (context \(connection.contextName)) is not a Kubernetes API server: GET \(path) answered 404 without a Kubernetes Status",
-                      hint: "check the kubeconfig's server address ('kubectl cluster-info' with the same kubeconfig and context)",
-                      exitCode: SoError.exitUnreachable)
+        throw SoError(
+            "\(server) (context \(connection.contextName)) is not a Kubernetes API server: GET \(path) answered 404 without a Kubernetes Status",
+            hint: "check the kubeconfig's server address ('kubectl cluster-info' with the same kubeconfig and context)",
+            exitCode: SoError.exitUnreachable)
     }
 
     /// One request with retries on 429, 5xx and connection failures.
-    func send(_ method: HTTPMethod, _ path: String, query: [String: String] = [:], body: Data? = nil, contentType: String? = nil) async throws -> (Int, Data) {
+    func send(
+        _ method: HTTPMethod, _ path: String, query: [String: String] = [:], body: Data? = nil,
+        contentType: String? = nil
+    ) async throws -> (Int, Data) {
         var attempt = 0
         var delay = 0.2
         let first = DispatchTime.now().uptimeNanoseconds
@@ -327,7 +393,9 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
                 let response = try await client.execute(request, timeout: .seconds(120), logger: logger)
                 let buffer = try await response.body.collect(upTo: 64 << 20)
                 let status = Int(response.status.code)
-                logger.debug("\(method.rawValue) \(path) \(status) \((DispatchTime.now().uptimeNanoseconds - began) / 1_000_000)ms")
+                logger.debug(
+                    "\(method.rawValue) \(path) \(status) \((DispatchTime.now().uptimeNanoseconds - began) / 1_000_000)ms"
+                )
                 // Refused credentials: once more with fresh ones (the exec plugin run again, the token file read again).
                 if status == 401 && !reauthorized, let fresh = try await credentials.afterUnauthorized(used) {
                     (used, reauthorized) = (fresh, true)
@@ -351,8 +419,9 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
                     delay = min(delay * 2, 5)
                     continue
                 }
-                throw SoError("cannot reach the API server \(server) (context \(connection.contextName)): \(Self.describe(error))",
-                              hint: Self.hint(for: error), exitCode: SoError.exitUnreachable)
+                throw SoError(
+                    "cannot reach the API server \(server) (context \(connection.contextName)): \(Self.describe(error))",
+                    hint: Self.hint(for: error), exitCode: SoError.exitUnreachable)
             }
         }
     }
@@ -390,7 +459,8 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
             }
         case let e as HTTPClientError:
             switch e {
-            case .connectTimeout, .readTimeout, .writeTimeout, .deadlineExceeded, .getConnectionFromPoolTimeout: return .timedOut
+            case .connectTimeout, .readTimeout, .writeTimeout, .deadlineExceeded, .getConnectionFromPoolTimeout:
+                return .timedOut
             case .remoteConnectionClosed: return .closed
             case .tlsHandshakeTimeout: return .tls
             default: return .other
@@ -410,14 +480,18 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
         case .closed: return "connection closed"
         case .unreachable: return "network is unreachable"
         case .noSuchHost: return "no such host"
-        case .tls: return "TLS handshake failed (\(String(describing: error).replacingOccurrences(of: "\n", with: " ").prefix(160)))"
-        case .other: return String(String(describing: error).replacingOccurrences(of: "\n", with: " ").lowercased().prefix(200))
+        case .tls:
+            return
+                "TLS handshake failed (\(String(describing: error).replacingOccurrences(of: "\n", with: " ").prefix(160)))"
+        case .other:
+            return String(String(describing: error).replacingOccurrences(of: "\n", with: " ").lowercased().prefix(200))
         }
     }
 
     static func hint(for error: Error) -> String {
         if failure(error) == .tls {
-            return "the server's certificate does not match the kubeconfig's CA or server name; check certificate-authority-data and server"
+            return
+                "the server's certificate does not match the kubeconfig's CA or server name; check certificate-authority-data and server"
         }
         return "is the cluster running? check 'kubectl cluster-info' with the same kubeconfig and context"
     }
@@ -440,8 +514,10 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
         }
 
         init(_ verb: String, _ type: ResourceType, _ namespace: String?) {
-            self.init(verb: verb, group: type.apiVersion.contains("/") ? String(type.apiVersion.prefix { $0 != "/" }) : "", resource: type.plural,
-                      namespace: type.namespaced ? namespace : nil)
+            self.init(
+                verb: verb, group: type.apiVersion.contains("/") ? String(type.apiVersion.prefix { $0 != "/" }) : "",
+                resource: type.plural,
+                namespace: type.namespaced ? namespace : nil)
         }
 
         /// `deployments.apps`, `pods/log`: as kubectl names a resource.
@@ -456,9 +532,11 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
         /// What a `Forbidden` Status says was refused (`User "u" cannot patch resource "deployments" in API group "apps"
         /// in the namespace "demo"`), else nil. Only what is shown is read from the text; what was asked is known.
         static func refused(in message: String) -> (user: String, access: Access)? {
-            let pattern = #"User "([^"]*)" cannot ([^ ]+) resource "([^"]+)"(?: in API group "([^"]*)")?(?: in the namespace "([^"]+)")?"#
+            let pattern =
+                #"User "([^"]*)" cannot ([^ ]+) resource "([^"]+)"(?: in API group "([^"]*)")?(?: in the namespace "([^"]+)")?"#
             guard let re = try? NSRegularExpression(pattern: pattern),
-                  let m = re.firstMatch(in: message, range: NSRange(message.startIndex..., in: message)) else { return nil }
+                let m = re.firstMatch(in: message, range: NSRange(message.startIndex..., in: message))
+            else { return nil }
             func group(_ i: Int) -> String? { Range(m.range(at: i), in: message).map { String(message[$0]) } }
             guard let user = group(1), let verb = group(2), let resource = group(3) else { return nil }
             return (user, Access(verb: verb, group: group(4) ?? "", resource: resource, namespace: group(5)))
@@ -473,15 +551,17 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
         let reason = json?["reason"]?.string ?? "HTTP \(status)"
         switch status {
         case 401:
-            return SoError("cannot \(verb) \(object): the API server \(server) does not accept the credentials of \(connection.who) (\(reason))",
-                           hint: unauthorizedHint)
+            return SoError(
+                "cannot \(verb) \(object): the API server \(server) does not accept the credentials of \(connection.who) (\(reason))",
+                hint: unauthorizedHint)
         case 403:
             let refused = Access.refused(in: message)
             let asked = refused?.access ?? access
             let known = refused.map { ", authenticated as \"\($0.user)\"," } ?? ""
             let scope = asked.namespace.map { "in namespace \($0)" } ?? "at the cluster scope"
-            return SoError("cannot \(verb) \(object): \(connection.who)\(known) may not \(asked.verb) \(asked.qualified) \(scope) (\(reason))",
-                           hint: asked.rule)
+            return SoError(
+                "cannot \(verb) \(object): \(connection.who)\(known) may not \(asked.verb) \(asked.qualified) \(scope) (\(reason))",
+                hint: asked.rule)
         default:
             let hint: String
             switch status {
@@ -490,7 +570,9 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
             case 422: hint = "the object is invalid; 'so deployment render' shows what was sent"
             default: hint = "see 'kubectl get events' in the namespace"
             }
-            return SoError("cannot \(verb) \(object): \(message.prefix(1).lowercased() + message.dropFirst()) (\(reason))", hint: hint)
+            return SoError(
+                "cannot \(verb) \(object): \(message.prefix(1).lowercased() + message.dropFirst()) (\(reason))",
+                hint: hint)
         }
     }
 
@@ -498,16 +580,29 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
     var unauthorizedHint: String {
         let c = connection
         if let plugin = c.exec {
-            return "the credential of the exec plugin '\(plugin.programName)' was refused, also after running it again: log in again with its tool, "
+            return
+                "the credential of the exec plugin '\(plugin.programName)' was refused, also after running it again: log in again with its tool, "
                 + "or check users[].user.exec in \(c.source ?? "the kubeconfig")"
         }
-        if c.inCluster { return "the pod's service account token is not accepted by this cluster (revoked, or the account was deleted)" }
-        if let file = c.tokenFile { return "the token in \(file) is refused (expired, revoked, or for another cluster); refresh it" }
-        if c.token != nil { return "the kubeconfig's token for this user is refused (expired, revoked, or for another cluster); get a new one" }
-        if c.clientCertificatePEM != nil {
-            return "the client certificate is refused (expired, or signed by a CA this cluster does not trust); get a fresh kubeconfig for the cluster"
+        if c.inCluster {
+            return
+                "the pod's service account token is not accepted by this cluster (revoked, or the account was deleted)"
         }
-        if c.basicAuth != nil { return "the username and password are refused (API servers since Kubernetes 1.19 take no basic authentication)" }
+        if let file = c.tokenFile {
+            return "the token in \(file) is refused (expired, revoked, or for another cluster); refresh it"
+        }
+        if c.token != nil {
+            return
+                "the kubeconfig's token for this user is refused (expired, revoked, or for another cluster); get a new one"
+        }
+        if c.clientCertificatePEM != nil {
+            return
+                "the client certificate is refused (expired, or signed by a CA this cluster does not trust); get a fresh kubeconfig for the cluster"
+        }
+        if c.basicAuth != nil {
+            return
+                "the username and password are refused (API servers since Kubernetes 1.19 take no basic authentication)"
+        }
         return "the user has no credentials: give it a token, a client certificate or an exec plugin in the kubeconfig"
     }
 }
@@ -516,7 +611,8 @@ extension CredentialEffects {
     /// This process: its programs, files, environment, terminal and clock.
     public static func live() -> CredentialEffects {
         let env = ProcessInfo.processInfo.environment
-        return CredentialEffects(processes: LocalProcessRunner(environment: env), fs: LocalFileSystem(), environment: env,
-                                 stdinIsTerminal: isatty(0) == 1, clock: SystemClock())
+        return CredentialEffects(
+            processes: LocalProcessRunner(environment: env), fs: LocalFileSystem(), environment: env,
+            stdinIsTerminal: isatty(0) == 1, clock: SystemClock())
     }
 }

@@ -22,8 +22,9 @@ public struct LiveWebClient: WebClient {
             throw e
         } catch {
             let host = URL(string: request.url)?.host ?? request.url
-            throw SoError("\(request.method) \(host) failed: \(error)", hint: "check that \(host) is reachable from this machine",
-                          exitCode: SoError.exitUnreachable)
+            throw SoError(
+                "\(request.method) \(host) failed: \(error)", hint: "check that \(host) is reachable from this machine",
+                exitCode: SoError.exitUnreachable)
         }
     }
 }

@@ -24,9 +24,15 @@ public struct ClusterDNS: Sendable, Equatable {
         var out: [YValue] = []
         if let podSelector, !podSelector.isEmpty {
             let labels: YValue = .map(podSelector.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })
-            out.append(.map([("namespaceSelector", namespaceLabels("kube-system")), ("podSelector", .map([("matchLabels", labels)]))]))
+            out.append(
+                .map([
+                    ("namespaceSelector", namespaceLabels("kube-system")),
+                    ("podSelector", .map([("matchLabels", labels)])),
+                ]))
         }
-        for a in addresses.sorted() { out.append(.map([("ipBlock", .map([("cidr", .string(a.contains(":") ? "\(a)/128" : "\(a)/32"))]))])) }
+        for a in addresses.sorted() {
+            out.append(.map([("ipBlock", .map([("cidr", .string(a.contains(":") ? "\(a)/128" : "\(a)/32"))]))]))
+        }
         return out.isEmpty ? nil : out
     }
 }

@@ -12,7 +12,9 @@ public enum DependencyWait {
     /// (dependency, port) pairs a service waits for; dependencies without a port, or that must complete, are skipped.
     static func targets(_ svc: ComposeService, ports: PortPlan) -> [(String, Int)] {
         svc.dependsOn.compactMap { d in
-            guard d.condition != "service_completed_successfully", let dep = ports.service(d.service), let port = dep.firstPort else { return nil }
+            guard d.condition != "service_completed_successfully", let dep = ports.service(d.service),
+                let port = dep.firstPort
+            else { return nil }
             return (dep.name, port)
         }
     }

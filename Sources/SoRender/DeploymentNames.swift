@@ -1,6 +1,6 @@
 import SoBasics
-import SoStack
 import SoKube
+import SoStack
 
 /// The names and labels of a deployment's objects that more than one place needs (render, start, stop,
 /// rotate): written once, here.
@@ -39,9 +39,11 @@ public enum DeploymentNames {
 
     /// Labels on every rendered object: laconic-so's `app`, plus the recommended app.kubernetes.io set.
     public static func labels(_ model: DeploymentModel) -> [(String, String)] {
-        [("app", model.id), (Label.stack, NameRules.labelValue(model.stackName)),
-         (Label.name, NameRules.labelValue(model.stackName)),
-         (Label.instance, model.id), Label.managedBySo]
+        [
+            ("app", model.id), (Label.stack, NameRules.labelValue(model.stackName)),
+            (Label.name, NameRules.labelValue(model.stackName)),
+            (Label.instance, model.id), Label.managedBySo,
+        ]
     }
 
     /// Labels of the Secrets made from host values (generated, compose, image-pull): what prune and stop

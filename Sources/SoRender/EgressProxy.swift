@@ -19,8 +19,11 @@ struct EgressProxy {
 
     /// The proxy's own settings (config/agent-workspace/egress-proxy.py reads them).
     var settings: [(String, String)] {
-        [("SO_EGRESS_ALLOW", allow.joined(separator: ",")), ("SO_EGRESS_PORTS", ports.map(String.init).joined(separator: ",")),
-         ("SO_EGRESS_SPEC", spec), ("SO_EGRESS_LISTEN", String(port))]
+        [
+            ("SO_EGRESS_ALLOW", allow.joined(separator: ",")),
+            ("SO_EGRESS_PORTS", ports.map(String.init).joined(separator: ",")),
+            ("SO_EGRESS_SPEC", spec), ("SO_EGRESS_LISTEN", String(port)),
+        ]
     }
 
     /// What every other container gets: the proxy for HTTP(S), the deployment's own services and the cluster's
@@ -28,6 +31,9 @@ struct EgressProxy {
     var clientSettings: [(String, String)] {
         let url = "http://\(service):\(port)"
         let direct = (["localhost", "127.0.0.1", "::1", ".svc", ".cluster.local"] + others).joined(separator: ",")
-        return [("HTTP_PROXY", url), ("HTTPS_PROXY", url), ("http_proxy", url), ("https_proxy", url), ("NO_PROXY", direct), ("no_proxy", direct)]
+        return [
+            ("HTTP_PROXY", url), ("HTTPS_PROXY", url), ("http_proxy", url), ("https_proxy", url), ("NO_PROXY", direct),
+            ("no_proxy", direct),
+        ]
     }
 }

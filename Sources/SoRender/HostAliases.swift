@@ -20,7 +20,8 @@ public enum HostAliases {
 
         public static func == (a: Resolved, b: Resolved) -> Bool {
             a.aliases == b.aliases && a.viaGateway == b.viaGateway
-                && a.leftOut.map(\.entry) == b.leftOut.map(\.entry) && a.leftOut.map(\.reason) == b.leftOut.map(\.reason)
+                && a.leftOut.map(\.entry) == b.leftOut.map(\.entry)
+                && a.leftOut.map(\.reason) == b.leftOut.map(\.reason)
         }
     }
 
@@ -78,9 +79,12 @@ public enum HostAliases {
     /// The warning for an entry left out, at the service's `extra_hosts:` line.
     static func warning(_ entry: String, reason: String, service: ComposeService, file: String) -> Diagnostic {
         let line = service.keys.first { $0.key == "extra_hosts" }?.line ?? service.line
-        let hint = reason.hasPrefix("no address")
+        let hint =
+            reason.hasPrefix("no address")
             ? "set 'host-gateway: IP' in the spec to the address at which pods reach the host; start on kind finds it from kind's docker network"
             : "write NAME:IP with an IPv4 or IPv6 address, or NAME:host-gateway"
-        return Diagnostic("extra_hosts '\(entry)' of service '\(service.name)' is left out: \(reason)", hint: hint, at: SourceLocation(file: file, line: line))
+        return Diagnostic(
+            "extra_hosts '\(entry)' of service '\(service.name)' is left out: \(reason)", hint: hint,
+            at: SourceLocation(file: file, line: line))
     }
 }

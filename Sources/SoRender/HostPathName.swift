@@ -7,7 +7,9 @@ import SoStack
 /// Names of host-path ConfigMaps, as laconic-so builds them: `../config/test/script.sh` → `config-test-script-sh`.
 public enum HostPathName {
     /// The named volume an absolute host bind becomes (`/etc/pihole/` → `host-etc-pihole`).
-    public static func volume(for source: String) -> String { NameRules.dnsLabel("host-" + NameRules.hostPathName(source)) }
+    public static func volume(for source: String) -> String {
+        NameRules.dnsLabel("host-" + NameRules.hostPathName(source))
+    }
 
     /// Whether an absolute host bind may be mounted: always in a plain compose file (deploy init wrote its
     /// volume); in a laconic stack only when the spec names its volume with a host path (the opt-in).

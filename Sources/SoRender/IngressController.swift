@@ -10,69 +10,135 @@ public enum IngressController {
     public static let deploymentName = "caddy-ingress-controller"
     public static let defaultImage = "ghcr.io/laconicnetwork/caddy-ingress:latest"
     static let configMapName = "caddy-ingress-controller-configmap"
-    static let labels: [(String, String)] = [(DeploymentNames.Label.name, deploymentName), DeploymentNames.Label.managedBySo]
+    static let labels: [(String, String)] = [
+        (DeploymentNames.Label.name, deploymentName), DeploymentNames.Label.managedBySo,
+    ]
 
     public static func objects(image: String?, acmeEmail: String?) -> [KubeObject] {
         let sa = deploymentName
-        func meta(_ kind: String, _ apiVersion: String, _ name: String, namespaced: Bool = true, annotations: [(String, String)] = [],
-                  _ body: [(String, YValue)]) -> KubeObject {
-            KubeObject(apiVersion: apiVersion, kind: kind, name: name, namespace: namespaced ? namespace : nil, labels: labels, annotations: annotations,
-                       body: body)
+        func meta(
+            _ kind: String, _ apiVersion: String, _ name: String, namespaced: Bool = true,
+            annotations: [(String, String)] = [],
+            _ body: [(String, YValue)]
+        ) -> KubeObject {
+            KubeObject(
+                apiVersion: apiVersion, kind: kind, name: name, namespace: namespaced ? namespace : nil, labels: labels,
+                annotations: annotations,
+                body: body)
         }
         let s = YValue.string
         let rules: YValue = .list([
-            .map([("apiGroups", .list([s(""), s("networking.k8s.io"), s("coordination.k8s.io")])),
-                  ("resources", .list(["ingresses", "ingresses/status", "secrets", "leases"].map(s))), ("verbs", .list([s("*")]))]),
-            .map([("apiGroups", .list([s(""), s("discovery.k8s.io")])),
-                  ("resources", .list(["services", "endpointslices", "pods", "nodes", "configmaps"].map(s))),
-                  ("verbs", .list(["get", "list", "watch"].map(s)))]),
+            .map([
+                ("apiGroups", .list([s(""), s("networking.k8s.io"), s("coordination.k8s.io")])),
+                ("resources", .list(["ingresses", "ingresses/status", "secrets", "leases"].map(s))),
+                ("verbs", .list([s("*")])),
+            ]),
+            .map([
+                ("apiGroups", .list([s(""), s("discovery.k8s.io")])),
+                ("resources", .list(["services", "endpointslices", "pods", "nodes", "configmaps"].map(s))),
+                ("verbs", .list(["get", "list", "watch"].map(s))),
+            ]),
         ])
-        var config: [(String, YValue)] = [("acmeCA", s("https://acme-v02.api.letsencrypt.org/directory")), ("debug", s("false"))]
+        var config: [(String, YValue)] = [
+            ("acmeCA", s("https://acme-v02.api.letsencrypt.org/directory")), ("debug", s("false")),
+        ]
         if let acmeEmail { config.append(("email", s(acmeEmail))) }
         let selector: YValue = .map([(DeploymentNames.Label.name, s(deploymentName))])
-        let env: YValue = .list(["POD_NAME": "metadata.name", "POD_NAMESPACE": "metadata.namespace"].sorted { $0.key < $1.key }.map { k, v in
-            .map([("name", s(k)), ("valueFrom", .map([("fieldRef", .map([("fieldPath", s(v))]))]))])
-        })
-        let probe: YValue = .map([("httpGet", .map([("path", s("/healthz")), ("port", .int(9765))])), ("initialDelaySeconds", .int(3)),
-                                  ("periodSeconds", .int(10))])
+        let env: YValue = .list(
+            ["POD_NAME": "metadata.name", "POD_NAMESPACE": "metadata.namespace"].sorted { $0.key < $1.key }.map {
+                k, v in
+                .map([("name", s(k)), ("valueFrom", .map([("fieldRef", .map([("fieldPath", s(v))]))]))])
+            })
+        let probe: YValue = .map([
+            ("httpGet", .map([("path", s("/healthz")), ("port", .int(9765))])), ("initialDelaySeconds", .int(3)),
+            ("periodSeconds", .int(10)),
+        ])
         let container: YValue = .map([
             ("name", s(deploymentName)), ("image", s(image ?? defaultImage)), ("imagePullPolicy", s("IfNotPresent")),
             ("args", .list([s("-config-map=\(configMapName)"), s("-class-name=\(Defaults.ingressClass)")])),
             ("env", env),
-            ("ports", .list([("http", 80), ("https", 443), ("metrics", 9765)].map { n, p in
-                .map([("name", s(n)), ("containerPort", .int(p))] + (p == 9765 ? [] : [("hostPort", .int(p))]) + [("protocol", s("TCP"))])
-            })),
+            (
+                "ports",
+                .list(
+                    [("http", 80), ("https", 443), ("metrics", 9765)].map { n, p in
+                        .map(
+                            [("name", s(n)), ("containerPort", .int(p))] + (p == 9765 ? [] : [("hostPort", .int(p))])
+                                + [("protocol", s("TCP"))])
+                    })
+            ),
             ("readinessProbe", probe), ("livenessProbe", probe),
-            ("resources", .map([("requests", .map([("cpu", s("50m")), ("memory", s("64Mi"))])), ("limits", .map([("cpu", s("1")), ("memory", s("512Mi"))]))])),
+            (
+                "resources",
+                .map([
+                    ("requests", .map([("cpu", s("50m")), ("memory", s("64Mi"))])),
+                    ("limits", .map([("cpu", s("1")), ("memory", s("512Mi"))])),
+                ])
+            ),
             ("volumeMounts", .list([.map([("name", s("data")), ("mountPath", s("/data"))])])),
         ])
         return [
             KubeObject(.namespace, name: namespace, labels: labels),
             meta("ServiceAccount", "v1", sa, []),
-            meta("ClusterRole", "rbac.authorization.k8s.io/v1", "so:caddy-ingress-controller", namespaced: false, [("rules", rules)]),
-            meta("ClusterRoleBinding", "rbac.authorization.k8s.io/v1", "so:caddy-ingress-controller", namespaced: false, [
-                ("roleRef", .map([("apiGroup", s("rbac.authorization.k8s.io")), ("kind", s("ClusterRole")), ("name", s("so:caddy-ingress-controller"))])),
-                ("subjects", .list([.map([("kind", s("ServiceAccount")), ("name", s(sa)), ("namespace", s(namespace))])])),
-            ]),
+            meta(
+                "ClusterRole", "rbac.authorization.k8s.io/v1", "so:caddy-ingress-controller", namespaced: false,
+                [("rules", rules)]),
+            meta(
+                "ClusterRoleBinding", "rbac.authorization.k8s.io/v1", "so:caddy-ingress-controller", namespaced: false,
+                [
+                    (
+                        "roleRef",
+                        .map([
+                            ("apiGroup", s("rbac.authorization.k8s.io")), ("kind", s("ClusterRole")),
+                            ("name", s("so:caddy-ingress-controller")),
+                        ])
+                    ),
+                    (
+                        "subjects",
+                        .list([.map([("kind", s("ServiceAccount")), ("name", s(sa)), ("namespace", s(namespace))])])
+                    ),
+                ]),
             meta("ConfigMap", "v1", configMapName, [("data", .map(config))]),
-            meta("IngressClass", "networking.k8s.io/v1", Defaults.ingressClass, namespaced: false,
-                 annotations: [("ingressclass.kubernetes.io/is-default-class", "true")], [("spec", .map([("controller", s("caddy.io/ingress-controller"))]))]),
-            meta("Deployment", "apps/v1", deploymentName, [("spec", .map([
-                ("replicas", .int(1)),
-                ("strategy", .map([("type", s("Recreate"))])),
-                ("selector", .map([("matchLabels", selector)])),
-                ("template", .map([
-                    ("metadata", .map([("labels", selector)])),
-                    ("spec", .map([
-                        ("serviceAccountName", s(sa)),
-                        ("nodeSelector", .map([("ingress-ready", s("true"))])),
-                        ("tolerations", .list([.map([("key", s("node-role.kubernetes.io/control-plane")), ("operator", s("Exists")),
-                                                     ("effect", s("NoSchedule"))])])),
-                        ("containers", .list([container])),
-                        ("volumes", .list([.map([("name", s("data")), ("emptyDir", .map([]))])])),
-                    ])),
-                ])),
-            ]))]),
+            meta(
+                "IngressClass", "networking.k8s.io/v1", Defaults.ingressClass, namespaced: false,
+                annotations: [("ingressclass.kubernetes.io/is-default-class", "true")],
+                [("spec", .map([("controller", s("caddy.io/ingress-controller"))]))]),
+            meta(
+                "Deployment", "apps/v1", deploymentName,
+                [
+                    (
+                        "spec",
+                        .map([
+                            ("replicas", .int(1)),
+                            ("strategy", .map([("type", s("Recreate"))])),
+                            ("selector", .map([("matchLabels", selector)])),
+                            (
+                                "template",
+                                .map([
+                                    ("metadata", .map([("labels", selector)])),
+                                    (
+                                        "spec",
+                                        .map([
+                                            ("serviceAccountName", s(sa)),
+                                            ("nodeSelector", .map([("ingress-ready", s("true"))])),
+                                            (
+                                                "tolerations",
+                                                .list([
+                                                    .map([
+                                                        ("key", s("node-role.kubernetes.io/control-plane")),
+                                                        ("operator", s("Exists")),
+                                                        ("effect", s("NoSchedule")),
+                                                    ])
+                                                ])
+                                            ),
+                                            ("containers", .list([container])),
+                                            ("volumes", .list([.map([("name", s("data")), ("emptyDir", .map([]))])])),
+                                        ])
+                                    ),
+                                ])
+                            ),
+                        ])
+                    )
+                ]),
         ]
     }
 }

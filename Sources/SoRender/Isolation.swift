@@ -18,38 +18,59 @@ extension RenderState {
         let s = YValue.string
         let all: YValue = .map([])
         func policy(_ suffix: String, _ spec: [(String, YValue)]) -> KubeObject {
-            KubeObject(.networkPolicy, name: NameRules.dnsSubdomain("\(id)-\(suffix)"), namespace: namespace,
-                       labels: labels(), body: [("spec", .map(spec))])
+            KubeObject(
+                .networkPolicy, name: NameRules.dnsSubdomain("\(id)-\(suffix)"), namespace: namespace,
+                labels: labels(), body: [("spec", .map(spec))])
         }
         // Nothing in or out, except what the policies below allow.
-        policies.append(policy("default-deny", [("podSelector", all), ("policyTypes", .list([s("Ingress"), s("Egress")]))]))
+        policies.append(
+            policy("default-deny", [("podSelector", all), ("policyTypes", .list([s("Ingress"), s("Egress")]))]))
         // Pods of this deployment reach each other (compose's default network).
-        policies.append(policy("same-namespace", [
-            ("podSelector", all),
-            ("ingress", .list([.map([("from", .list([.map([("podSelector", all)])]))])])),
-            ("egress", .list([.map([("to", .list([.map([("podSelector", all)])]))])])),
-            ("policyTypes", .list([s("Ingress"), s("Egress")])),
-        ]))
+        policies.append(
+            policy(
+                "same-namespace",
+                [
+                    ("podSelector", all),
+                    ("ingress", .list([.map([("from", .list([.map([("podSelector", all)])]))])])),
+                    ("egress", .list([.map([("to", .list([.map([("podSelector", all)])]))])])),
+                    ("policyTypes", .list([s("Ingress"), s("Egress")])),
+                ]))
         let dnsPorts: YValue = .list(["UDP", "TCP"].map { .map([("protocol", s($0)), ("port", .int(53))]) })
-        policies.append(policy("dns", [
-            ("podSelector", all),
-            ("egress", .list([.map([("to", .list(options.clusterDNS?.peers ?? [namespaceSelector("kube-system")])), ("ports", dnsPorts)])])),
-            ("policyTypes", .list([s("Egress")])),
-        ]))
+        policies.append(
+            policy(
+                "dns",
+                [
+                    ("podSelector", all),
+                    (
+                        "egress",
+                        .list([
+                            .map([
+                                ("to", .list(options.clusterDNS?.peers ?? [namespaceSelector("kube-system")])),
+                                ("ports", dnsPorts),
+                            ])
+                        ])
+                    ),
+                    ("policyTypes", .list([s("Egress")])),
+                ]))
         if !spec.httpProxy.isEmpty {
-            policies.append(policy("from-ingress", [
-                ("podSelector", all),
-                ("ingress", .list([.map([("from", .list([namespaceSelector(IngressController.namespace)]))])])),
-                ("policyTypes", .list([s("Ingress")])),
-            ]))
+            policies.append(
+                policy(
+                    "from-ingress",
+                    [
+                        ("podSelector", all),
+                        ("ingress", .list([.map([("from", .list([namespaceSelector(IngressController.namespace)]))])])),
+                        ("policyTypes", .list([s("Ingress")])),
+                    ]))
         }
         let (hosts, cidrs) = egress.targets(config: configValues)
         var blocks = cidrs
         let unresolved = hosts.filter { (options.egressAddresses[$0] ?? []).isEmpty }
         if !unresolved.isEmpty {
             let (plural, pronoun) = unresolved.count == 1 ? ("", "it") : ("s", "them")
-            warn("egress host\(plural) \(unresolved.joined(separator: ", ")) did not resolve; pods cannot reach \(pronoun)",
-                 hint: "check the names and this machine's DNS, or list CIDRs under egress:", at: SourceLocation(file: spec.path))
+            warn(
+                "egress host\(plural) \(unresolved.joined(separator: ", ")) did not resolve; pods cannot reach \(pronoun)",
+                hint: "check the names and this machine's DNS, or list CIDRs under egress:",
+                at: SourceLocation(file: spec.path))
         }
         for h in hosts {
             for a in options.egressAddresses[h] ?? [] {
@@ -59,30 +80,54 @@ extension RenderState {
         }
         if !blocks.isEmpty {
             func rule(_ to: [String], _ ports: [Int]) -> YValue {
-                .map([("to", .list(to.map { .map([("ipBlock", .map([("cidr", s($0))]))]) })),
-                      ("ports", .list(ports.map { .map([("protocol", s("TCP")), ("port", .int($0))]) }))])
+                .map([
+                    ("to", .list(to.map { .map([("ipBlock", .map([("cidr", s($0))]))]) })),
+                    ("ports", .list(ports.map { .map([("protocol", s("TCP")), ("port", .int($0))]) })),
+                ])
             }
             var rules = [rule(blocks, egress.ports)]
             // A URL's own port (git://host/… is 9418, https://host:8443/… is 8443) for that URL's host only.
             for (target, ports) in egress.urlPorts(config: configValues).sorted(by: { $0.key < $1.key }) {
-                let to = SpecSections.isCIDR(target) ? [target] : (options.egressAddresses[target] ?? []).map { $0.contains(":") ? "\($0)/128" : "\($0)/32" }
+                let to =
+                    SpecSections.isCIDR(target)
+                    ? [target]
+                    : (options.egressAddresses[target] ?? []).map { $0.contains(":") ? "\($0)/128" : "\($0)/32" }
                 if !to.isEmpty { rules.append(rule(to, ports)) }
             }
-            policies.append(policy("egress-allowlist", [
-                ("podSelector", all),
-                ("egress", .list(rules)),
-                ("policyTypes", .list([s("Egress")])),
-            ]))
+            policies.append(
+                policy(
+                    "egress-allowlist",
+                    [
+                        ("podSelector", all),
+                        ("egress", .list(rules)),
+                        ("policyTypes", .list([s("Egress")])),
+                    ]))
         }
         if let proxy {
             // The proxy checks names; its pod alone may reach any address, on the allowed ports.
             let anywhere: [YValue] = ["0.0.0.0/0", "::/0"].map { .map([("ipBlock", .map([("cidr", s($0))]))]) }
-            let selector: YValue = .map([("matchLabels", .map(serviceSelector(proxy.component).map { ($0.0, s($0.1)) }))])
-            policies.append(policy("egress-proxy", [
-                ("podSelector", selector),
-                ("egress", .list([.map([("to", .list(anywhere)), ("ports", .list(proxy.ports.map { .map([("protocol", s("TCP")), ("port", .int($0))]) }))])])),
-                ("policyTypes", .list([s("Egress")])),
-            ]))
+            let selector: YValue = .map([
+                ("matchLabels", .map(serviceSelector(proxy.component).map { ($0.0, s($0.1)) }))
+            ])
+            policies.append(
+                policy(
+                    "egress-proxy",
+                    [
+                        ("podSelector", selector),
+                        (
+                            "egress",
+                            .list([
+                                .map([
+                                    ("to", .list(anywhere)),
+                                    (
+                                        "ports",
+                                        .list(proxy.ports.map { .map([("protocol", s("TCP")), ("port", .int($0))]) })
+                                    ),
+                                ])
+                            ])
+                        ),
+                        ("policyTypes", .list([s("Egress")])),
+                    ]))
         }
     }
 
@@ -92,19 +137,27 @@ extension RenderState {
         guard let egress = spec.sections.egress, let name = egress.proxy else { return nil }
         let at = SourceLocation(file: spec.path)
         guard let svc = ports.service(name), !svc.isInitContainer else {
-            throw SoError("egress-proxy names service '\(name)', which no pod of the deployment runs", hint: "name a compose service of the stack", at: at)
+            throw SoError(
+                "egress-proxy names service '\(name)', which no pod of the deployment runs",
+                hint: "name a compose service of the stack", at: at)
         }
-        let neighbours = ports.services.filter { $0.component == svc.component && $0.name != name && !$0.isInitContainer }.map(\.name)
+        let neighbours = ports.services.filter {
+            $0.component == svc.component && $0.name != name && !$0.isInitContainer
+        }.map(\.name)
         if !neighbours.isEmpty {
-            throw SoError("egress-proxy service '\(name)' shares its pod with \(neighbours.joined(separator: ", ")), which would get its wide egress",
-                          hint: "put the proxy in a compose file (pod) of its own", at: at)
+            throw SoError(
+                "egress-proxy service '\(name)' shares its pod with \(neighbours.joined(separator: ", ")), which would get its wide egress",
+                hint: "put the proxy in a compose file (pod) of its own", at: at)
         }
         let (hosts, cidrs) = egress.targets(config: configValues)
         var allowedPorts = egress.ports
-        for p in egress.urlPorts(config: configValues).values.joined() where !allowedPorts.contains(p) { allowedPorts.append(p) }
-        return EgressProxy(service: name, component: svc.component, port: svc.listens.first?.number ?? EgressProxy.defaultPort,
-                           allow: hosts + cidrs, ports: allowedPorts, spec: Path.join(model.directory, "spec.yml"),
-                           others: ports.services.filter { !$0.isInitContainer }.map(\.name))
+        for p in egress.urlPorts(config: configValues).values.joined() where !allowedPorts.contains(p) {
+            allowedPorts.append(p)
+        }
+        return EgressProxy(
+            service: name, component: svc.component, port: svc.listens.first?.number ?? EgressProxy.defaultPort,
+            allow: hosts + cidrs, ports: allowedPorts, spec: Path.join(model.directory, "spec.yml"),
+            others: ports.services.filter { !$0.isInitContainer }.map(\.name))
     }
 
     mutating func renderQuota(_ quota: NamespaceQuota) throws {
@@ -113,8 +166,10 @@ extension RenderState {
             guard let value else { return }
             guard let q = cpu ? Quantity.cpu(value) : Quantity.bytes(value, binaryLetters: true) else {
                 let name = key.split(separator: ".").last.map(String.init) ?? key
-                throw SoError("quota \(name) '\(value)' is not a \(cpu ? "CPU amount" : "size")",
-                              hint: cpu ? "write e.g. 2 or 1500m" : "write e.g. 4Gi or 512Mi", at: SourceLocation(file: spec.path))
+                throw SoError(
+                    "quota \(name) '\(value)' is not a \(cpu ? "CPU amount" : "size")",
+                    hint: cpu ? "write e.g. 2 or 1500m" : "write e.g. 4Gi or 512Mi", at: SourceLocation(file: spec.path)
+                )
             }
             hard.append((key, .string(q)))
         }
@@ -123,14 +178,20 @@ extension RenderState {
         try amount(quota.storage, "requests.storage")
         if let p = quota.pods { hard.append(("pods", .string(String(p)))) }
         if !hard.isEmpty {
-            policies.append(KubeObject(.resourceQuota, name: NameRules.dnsSubdomain("\(id)-quota"), namespace: namespace, labels: labels(),
-                                       body: [("spec", .map([("hard", .map(hard))]))]))
+            policies.append(
+                KubeObject(
+                    .resourceQuota, name: NameRules.dnsSubdomain("\(id)-quota"), namespace: namespace, labels: labels(),
+                    body: [("spec", .map([("hard", .map(hard))]))]))
         }
         let defaults: YValue = .map([("cpu", .string(Defaults.cpuLimit)), ("memory", .string(Defaults.memoryLimit))])
-        let requests: YValue = .map([("cpu", .string(Defaults.cpuRequest)), ("memory", .string(Defaults.memoryRequest))])
+        let requests: YValue = .map([
+            ("cpu", .string(Defaults.cpuRequest)), ("memory", .string(Defaults.memoryRequest)),
+        ])
         let limit: YValue = .map([("type", .string("Container")), ("default", defaults), ("defaultRequest", requests)])
-        policies.append(KubeObject(.limitRange, name: NameRules.dnsSubdomain("\(id)-limits"), namespace: namespace, labels: labels(),
-                                   body: [("spec", .map([("limits", .list([limit]))]))]))
+        policies.append(
+            KubeObject(
+                .limitRange, name: NameRules.dnsSubdomain("\(id)-limits"), namespace: namespace, labels: labels(),
+                body: [("spec", .map([("limits", .list([limit]))]))]))
     }
 }
 
@@ -142,33 +203,70 @@ extension RenderState {
         for (svc, peers) in all {
             var from: [YValue] = []
             if !peers.isEmpty {
-                from.append(.map([("podSelector", .map([("matchExpressions", .list([.map([
-                    ("key", .string(DeploymentNames.Label.component)), ("operator", .string("In")),
-                    ("values", .list(peers.map { .string(NameRules.labelValue($0)) })),
-                ])]))]))]))
+                from.append(
+                    .map([
+                        (
+                            "podSelector",
+                            .map([
+                                (
+                                    "matchExpressions",
+                                    .list([
+                                        .map([
+                                            ("key", .string(DeploymentNames.Label.component)),
+                                            ("operator", .string("In")),
+                                            ("values", .list(peers.map { .string(NameRules.labelValue($0)) })),
+                                        ])
+                                    ])
+                                )
+                            ])
+                        )
+                    ]))
             }
             var rules: [YValue] = []
             if !from.isEmpty { rules.append(.map([("from", .list(from))])) }
             // Published ports (NodePorts) and the ingress controller still reach the service.
             let published = (ports.service(svc.name)?.published ?? []).filter {
-                switch $0.publication { case .nodePort, .hostPort: return true; default: return false }
+                switch $0.publication {
+                case .nodePort, .hostPort: return true
+                default: return false
+                }
             }.map(\.port)
             if !published.isEmpty {
-                rules.append(.map([("ports", .list(published.map { .map([("protocol", .string($0.proto.kubernetes)), ("port", .int($0.containerPort))]) }))]))
+                rules.append(
+                    .map([
+                        (
+                            "ports",
+                            .list(
+                                published.map {
+                                    .map([("protocol", .string($0.proto.kubernetes)), ("port", .int($0.containerPort))])
+                                })
+                        )
+                    ]))
             }
             if !spec.httpProxy.isEmpty {
                 rules.append(.map([("from", .list([namespaceSelector(IngressController.namespace)]))]))
             }
-            let selector: YValue = .map([("matchLabels", .map(serviceSelector(svc.name).map { ($0.0, .string($0.1)) }))])
-            policies.append(KubeObject(.networkPolicy,
-                                       name: NameRules.dnsSubdomain("\(id)-net-\(NameRules.dnsLabel(svc.name))"),
-                                       namespace: namespace, labels: labels(component: svc.name),
-                                       body: [("spec", .map([("podSelector", selector), ("ingress", .list(rules)),
-                                                             ("policyTypes", .list([.string("Ingress")]))]))]))
+            let selector: YValue = .map([("matchLabels", .map(serviceSelector(svc.name).map { ($0.0, .string($0.1)) }))]
+            )
+            policies.append(
+                KubeObject(
+                    .networkPolicy,
+                    name: NameRules.dnsSubdomain("\(id)-net-\(NameRules.dnsLabel(svc.name))"),
+                    namespace: namespace, labels: labels(component: svc.name),
+                    body: [
+                        (
+                            "spec",
+                            .map([
+                                ("podSelector", selector), ("ingress", .list(rules)),
+                                ("policyTypes", .list([.string("Ingress")])),
+                            ])
+                        )
+                    ]))
         }
         if spec.sections.egress != nil {
-            warn("the spec's egress: lets every pod of the deployment reach every other, which undoes the separation of compose networks",
-                 hint: "drop egress:, or put the services on one network", at: SourceLocation(file: spec.path))
+            warn(
+                "the spec's egress: lets every pod of the deployment reach every other, which undoes the separation of compose networks",
+                hint: "drop egress:, or put the services on one network", at: SourceLocation(file: spec.path))
         }
     }
 }
@@ -176,4 +274,6 @@ extension RenderState {
 /// A NetworkPolicy peer: every pod of the namespace `name`.
 private func namespaceSelector(_ name: String) -> YValue { .map([("namespaceSelector", namespaceLabels(name))]) }
 /// The label selector of the namespace `name`.
-func namespaceLabels(_ name: String) -> YValue { .map([("matchLabels", .map([("kubernetes.io/metadata.name", .string(name))]))]) }
+func namespaceLabels(_ name: String) -> YValue {
+    .map([("matchLabels", .map([("kubernetes.io/metadata.name", .string(name))]))])
+}

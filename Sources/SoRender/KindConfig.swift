@@ -34,7 +34,10 @@ public struct KindConfig: Sendable, Equatable {
     ///   - mountRoot: the umbrella `kind-mount-root`, absolute.
     ///   - hostPorts: node ports the host must reach (the port plan's `kindPorts`).
     ///   - nodeImage: the node image kind creates the node from (`kind-node-image:`), nil for kind's default.
-    public init(volumes: [(name: String, hostPath: String)], mountRoot: String?, hostPorts: [PortMapping], nodeImage: String? = nil) {
+    public init(
+        volumes: [(name: String, hostPath: String)], mountRoot: String?, hostPorts: [PortMapping],
+        nodeImage: String? = nil
+    ) {
         self.nodeImage = nodeImage
         var mounts: [Mount] = []
         if let mountRoot { mounts.append(Mount(hostPath: Path.normalize(mountRoot), containerPath: "/mnt")) }
@@ -44,7 +47,9 @@ public struct KindConfig: Sendable, Equatable {
         }
         self.mounts = mounts
         var ports = [PortMapping(port: 80, proto: .tcp), PortMapping(port: 443, proto: .tcp)]
-        for p in hostPorts where !ports.contains(where: { $0.port == p.port && $0.proto == p.proto }) { ports.append(p) }
+        for p in hostPorts where !ports.contains(where: { $0.port == p.port && $0.proto == p.proto }) {
+            ports.append(p)
+        }
         self.ports = ports
     }
 
@@ -58,27 +63,39 @@ public struct KindConfig: Sendable, Equatable {
 
     public func yaml() -> String {
         let patch = """
-        kind: InitConfiguration
-        nodeRegistration:
-          kubeletExtraArgs:
-            node-labels: "ingress-ready=true"
+            kind: InitConfiguration
+            nodeRegistration:
+              kubeletExtraArgs:
+                node-labels: "ingress-ready=true"
 
-        """
+            """
         var node: [(String, YValue)] = [("role", .string("control-plane"))]
         if let nodeImage { node.append(("image", .string(nodeImage))) }
         node += [
             ("kubeadmConfigPatches", .list([.string(patch)])),
-            ("extraPortMappings", .list(ports.map { p in
-                var m: [(String, YValue)] = [("containerPort", .int(p.port)), ("hostPort", .int(p.port))]
-                if let a = p.listenAddress { m.append(("listenAddress", .string(a))) }
-                if p.proto != .tcp { m.append(("protocol", .string(p.proto.kubernetes))) }
-                return .map(m)
-            })),
+            (
+                "extraPortMappings",
+                .list(
+                    ports.map { p in
+                        var m: [(String, YValue)] = [("containerPort", .int(p.port)), ("hostPort", .int(p.port))]
+                        if let a = p.listenAddress { m.append(("listenAddress", .string(a))) }
+                        if p.proto != .tcp { m.append(("protocol", .string(p.proto.kubernetes))) }
+                        return .map(m)
+                    })
+            ),
         ]
         if !mounts.isEmpty {
-            node.append(("extraMounts", .list(mounts.map {
-                .map([("hostPath", .string($0.hostPath)), ("containerPath", .string($0.containerPath)), ("propagation", .string("HostToContainer"))])
-            })))
+            node.append(
+                (
+                    "extraMounts",
+                    .list(
+                        mounts.map {
+                            .map([
+                                ("hostPath", .string($0.hostPath)), ("containerPath", .string($0.containerPath)),
+                                ("propagation", .string("HostToContainer")),
+                            ])
+                        })
+                ))
         }
         return YValue.map([
             ("kind", .string("Cluster")),

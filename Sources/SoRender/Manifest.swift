@@ -13,6 +13,7 @@ public struct Manifest: Sendable {
 
     public func yaml() -> String { objects.map { $0.yaml() }.joined(separator: "---\n") }
     public func json() -> String {
-        YValue.map([("apiVersion", .string("v1")), ("kind", .string("List")), ("items", .list(objects.map(\.value)))]).json() + "\n"
+        YValue.map([("apiVersion", .string("v1")), ("kind", .string("List")), ("items", .list(objects.map(\.value)))])
+            .json() + "\n"
     }
 }

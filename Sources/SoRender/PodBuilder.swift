@@ -14,7 +14,7 @@ struct PodBuilder {
     var configMaps: [KubeObject] = []
     var persistentVolumes: [KubeObject] = []
     var claims: [KubeObject] = []
-    var podVolumes: [(String, YValue)] = []   // name → volume source
+    var podVolumes: [(String, YValue)] = []  // name → volume source
     var usesClaims = false
 
     init(state: RenderState, component: ComposeComponent, isJob: Bool) {
@@ -46,72 +46,116 @@ struct PodBuilder {
         if compose.services.contains(where: { $0.networkMode == "host" }) {
             pod.append(("hostNetwork", .bool(true)))
             if let svc = compose.services.first(where: { $0.networkMode == "host" }) {
-                state.warnings.append(Diagnostic("service '\(svc.name)' uses network_mode: host: its pod shares the node's network "
-                                                     + "(on kind, the node container's), and its namespace admits privileged pods",
-                                                 hint: "prefer ports: and a Service unless the service must see the host's interfaces", at: location(svc)))
+                state.warnings.append(
+                    Diagnostic(
+                        "service '\(svc.name)' uses network_mode: host: its pod shares the node's network "
+                            + "(on kind, the node container's), and its namespace admits privileged pods",
+                        hint: "prefer ports: and a Service unless the service must see the host's interfaces",
+                        at: location(svc)))
             }
             pod.append(("dnsPolicy", .string("ClusterFirstWithHostNet")))
         }
         var podSecurity: [(String, YValue)] = []
         if restricted {
             let uid = spec.sections.security.runAsUser ?? Defaults.restrictedUser
-            podSecurity += [("runAsNonRoot", .bool(true)), ("runAsUser", .int(uid)), ("runAsGroup", .int(uid)), ("fsGroup", .int(uid))]
+            podSecurity += [
+                ("runAsNonRoot", .bool(true)), ("runAsUser", .int(uid)), ("runAsGroup", .int(uid)),
+                ("fsGroup", .int(uid)),
+            ]
         }
         podSecurity.append(("seccompProfile", .map([("type", .string("RuntimeDefault"))])))
         let sysctls = compose.services.flatMap(\.sysctls)
-        if !sysctls.isEmpty { podSecurity.append(("sysctls", .list(sysctls.map { .map([("name", .string($0.0)), ("value", .string($0.1))]) }))) }
+        if !sysctls.isEmpty {
+            podSecurity.append(
+                ("sysctls", .list(sysctls.map { .map([("name", .string($0.0)), ("value", .string($0.1))]) })))
+        }
         pod.append(("securityContext", .map(podSecurity)))
         if spec.sections.imagePullSecret != nil {
             pod.append(("imagePullSecrets", .list([.map([("name", .string(DeploymentNames.imagePullSecret(id)))])])))
         }
-        if let rc = spec.sections.security.runtimeClass ?? (spec.sections.security.unlimitedMemlock ? "high-memlock" : nil), !isJob {
+        if let rc = spec.sections.security.runtimeClass
+            ?? (spec.sections.security.unlimitedMemlock ? "high-memlock" : nil), !isJob
+        {
             pod.append(("runtimeClassName", .string(rc)))
         }
         if !spec.sections.nodeAffinities.isEmpty {
             let exprs: [YValue] = spec.sections.nodeAffinities.map {
                 .map([("key", .string($0.label)), ("operator", .string("In")), ("values", .list([.string($0.value)]))])
             }
-            pod.append(("affinity", .map([("nodeAffinity", .map([("requiredDuringSchedulingIgnoredDuringExecution", .map([
-                ("nodeSelectorTerms", .list([.map([("matchExpressions", .list(exprs))])])),
-            ]))]))])))
+            pod.append(
+                (
+                    "affinity",
+                    .map([
+                        (
+                            "nodeAffinity",
+                            .map([
+                                (
+                                    "requiredDuringSchedulingIgnoredDuringExecution",
+                                    .map([
+                                        ("nodeSelectorTerms", .list([.map([("matchExpressions", .list(exprs))])]))
+                                    ])
+                                )
+                            ])
+                        )
+                    ])
+                ))
         }
         if !spec.sections.nodeTolerations.isEmpty {
-            pod.append(("tolerations", .list(spec.sections.nodeTolerations.map { t in
-                var m: [(String, YValue)] = [("key", .string(t.key)), ("operator", .string(t.value == nil ? "Exists" : "Equal"))]
-                if let v = t.value { m.append(("value", .string(v))) }
-                m.append(("effect", .string("NoSchedule")))
-                return .map(m)
-            })))
+            pod.append(
+                (
+                    "tolerations",
+                    .list(
+                        spec.sections.nodeTolerations.map { t in
+                            var m: [(String, YValue)] = [
+                                ("key", .string(t.key)), ("operator", .string(t.value == nil ? "Exists" : "Equal")),
+                            ]
+                            if let v = t.value { m.append(("value", .string(v))) }
+                            m.append(("effect", .string("NoSchedule")))
+                            return .map(m)
+                        })
+                ))
         }
         pod += longTailPodFields()
         initContainers = waitForDependencies() + initContainers
         if !initContainers.isEmpty { pod.append(("initContainers", .list(initContainers))) }
         pod.append(("containers", .list(containers)))
         if !model.caCertificates.isEmpty {
-            podVolumes.append(("ca-certificates", .map([("secret", .map([("secretName", .string("\(id)-ca-certificates"))]))])))
+            podVolumes.append(
+                ("ca-certificates", .map([("secret", .map([("secretName", .string("\(id)-ca-certificates"))]))])))
         }
-        if !podVolumes.isEmpty { pod.append(("volumes", .list(podVolumes.map { .map([("name", .string($0.0))] + ($0.1.pairs ?? [])) }))) }
+        if !podVolumes.isEmpty {
+            pod.append(("volumes", .list(podVolumes.map { .map([("name", .string($0.0))] + ($0.1.pairs ?? [])) })))
+        }
         return .map(pod)
     }
 
     // MARK: Containers
 
     mutating func container(_ svc: ComposeService) throws -> YValue {
-        guard var image = svc.image ?? svc.build.map({ _ in LocalImage.name(stack: model.stackName, service: svc.name) }) else {
-            throw SoError("service '\(svc.name)' has no image", hint: "add 'image:' (services with only build: get an image name from 'so build-containers')",
-                          at: location(svc))
+        guard
+            var image = svc.image ?? svc.build.map({ _ in LocalImage.name(stack: model.stackName, service: svc.name) })
+        else {
+            throw SoError(
+                "service '\(svc.name)' has no image",
+                hint: "add 'image:' (services with only build: get an image name from 'so build-containers')",
+                at: location(svc))
         }
         if SecretMarker.contains(image) {
-            throw SoError("service '\(svc.name)' image refers to a generated secret", hint: "images cannot hold secrets", at: location(svc))
+            throw SoError(
+                "service '\(svc.name)' image refers to a generated secret", hint: "images cannot hold secrets",
+                at: location(svc))
         }
         if let o = spec.sections.imageOverrides.first(where: { $0.container == svc.name }) { image = o.image }
         if model.deployTo == .k8s, let reg = spec.imageRegistry, image.hasSuffix(":local") {
-            let base = image.dropLast(":local".count).split(separator: "/").last.map(String.init) ?? String(image.dropLast(6))
+            let base =
+                image.dropLast(":local".count).split(separator: "/").last.map(String.init) ?? String(image.dropLast(6))
             image = "\(reg)/\(base):deploy-\(id.suffix(8))"
         }
         var c: [(String, YValue)] = [("name", .string(NameRules.dnsLabel(svc.name))), ("image", .string(image))]
         let fallback = model.deployTo == .k8s ? "Always" : "IfNotPresent"
-        let policy = isJob ? fallback : (spec.sections.imagePullPolicy ?? svc.pullPolicy.flatMap(PullPolicy.kubernetes) ?? fallback)
+        let policy =
+            isJob
+            ? fallback : (spec.sections.imagePullPolicy ?? svc.pullPolicy.flatMap(PullPolicy.kubernetes) ?? fallback)
         c.append(("imagePullPolicy", .string(policy)))
         if let e = svc.entrypoint { c.append(("command", .list(e.map { .string(kubeExpand($0)) }))) }
         if let cmd = svc.command { c.append(("args", .list(cmd.map { .string(kubeExpand($0)) }))) }
@@ -121,8 +165,13 @@ struct PodBuilder {
         let env = environment(svc)
         if !env.isEmpty { c.append(("env", .list(env))) }
         var envFrom: [YValue] = []
-        if state.hasGeneratedSecret { envFrom.append(.map([("secretRef", .map([("name", .string(state.generatedSecretName)), ("optional", .bool(true))]))])) }
-        for s in spec.secrets { envFrom.append(.map([("secretRef", .map([("name", .string(s)), ("optional", .bool(true))]))])) }
+        if state.hasGeneratedSecret {
+            envFrom.append(
+                .map([("secretRef", .map([("name", .string(state.generatedSecretName)), ("optional", .bool(true))]))]))
+        }
+        for s in spec.secrets {
+            envFrom.append(.map([("secretRef", .map([("name", .string(s)), ("optional", .bool(true))]))]))
+        }
         if !envFrom.isEmpty { c.append(("envFrom", .list(envFrom))) }
         let ports = containerPorts(svc)
         if !ports.isEmpty { c.append(("ports", .list(ports))) }
@@ -133,7 +182,9 @@ struct PodBuilder {
             // Kubernetes runs one hook of each kind per container: the first compose hook.
             var lifecycle: [(String, YValue)] = []
             for (key, hooks) in [("postStart", svc.postStart), ("preStop", svc.preStop)] {
-                if let h = hooks.first { lifecycle.append((key, .map([("exec", .map([("command", .list(h.command.map { .string($0) }))]))]))) }
+                if let h = hooks.first {
+                    lifecycle.append((key, .map([("exec", .map([("command", .list(h.command.map { .string($0) }))]))])))
+                }
             }
             if !lifecycle.isEmpty { c.append(("lifecycle", .map(lifecycle))) }
         }
@@ -157,11 +208,17 @@ struct PodBuilder {
     mutating func environment(_ svc: ComposeService) -> [YValue] {
         let siblings = compose.services.map(\.name).filter { $0 != svc.name }
         var entries: [(name: String, value: YValue)] = []
-        var position: [String: Int] = [:]  // entries' index by name: every config.env key passes here, so no linear search
+        // entries' index by name: every config.env key passes here, so no linear search
+        var position: [String: Int] = [:]
         var secretRefs: [String] = []  // keys referenced inside longer values; defined first
         var secretRefSet: Set<String> = []
         func set(_ name: String, _ value: YValue) {
-            if let i = position[name] { entries[i].value = value } else { position[name] = entries.count; entries.append((name, value)) }
+            if let i = position[name] {
+                entries[i].value = value
+            } else {
+                position[name] = entries.count
+                entries.append((name, value))
+            }
         }
         func add(_ name: String, raw: String) {
             let rewritten = SiblingRewrite.apply(raw, siblings: siblings)
@@ -175,11 +232,15 @@ struct PodBuilder {
         }
         let configKeys = Set(model.config.map(\.key))
         for e in svc.environment {
-            if let v = e.value { add(e.key, raw: v) } else if model.secretKeys.contains(e.key) {
+            if let v = e.value {
+                add(e.key, raw: v)
+            } else if model.secretKeys.contains(e.key) {
                 set(e.key, secretKeyRef(e.key))
             } else if !configKeys.contains(e.key) {
-                state.warnings.append(Diagnostic("environment '\(e.key)' has no value and no config entry; it is left out",
-                                                 hint: "give it a value in the spec's config:", at: location(svc, line: e.line)))
+                state.warnings.append(
+                    Diagnostic(
+                        "environment '\(e.key)' has no value and no config entry; it is left out",
+                        hint: "give it a value in the spec's config:", at: location(svc, line: e.line)))
             }
         }
         // laconic-so injects every config.env entry into every container; config wins over compose text.
@@ -187,7 +248,9 @@ struct PodBuilder {
         // Credentials files were config.env entries in laconic-so (config wins over compose): their keys
         // come from the Secret even where compose gives the variable a value.
         for f in model.credentialsFiles { for k in f.keys where position[k] != nil { set(k, secretKeyRef(k)) } }
-        if !model.caCertificates.isEmpty { set("NODE_EXTRA_CA_CERTS", .string("/etc/ssl/certs/laconic-extra-ca-0.pem")) }
+        if !model.caCertificates.isEmpty {
+            set("NODE_EXTRA_CA_CERTS", .string("/etc/ssl/certs/laconic-extra-ca-0.pem"))
+        }
         // spec egress-proxy: the proxy's allowlist; the other containers' HTTP(S) through it, unless they set their own.
         if let proxy = state.proxy {
             let settings = svc.name == proxy.service ? proxy.settings : proxy.clientSettings
@@ -205,16 +268,34 @@ struct PodBuilder {
     }
 
     func secretKeyRef(_ key: String) -> YValue {
-        .map([("valueFrom", .map([("secretKeyRef", .map([("name", .string(state.generatedSecretName)), ("key", .string(key)), ("optional", .bool(true))]))]))])
+        .map([
+            (
+                "valueFrom",
+                .map([
+                    (
+                        "secretKeyRef",
+                        .map([
+                            ("name", .string(state.generatedSecretName)), ("key", .string(key)),
+                            ("optional", .bool(true)),
+                        ])
+                    )
+                ])
+            )
+        ])
     }
 
     func containerPorts(_ svc: ComposeService) -> [YValue] {
         guard !isJob, let planned = state.ports.service(svc.name) else {
-            return PortPlan.listens(svc).map { .map([("containerPort", .int($0.number)), ("protocol", .string($0.proto.kubernetes))]) }
+            return PortPlan.listens(svc).map {
+                .map([("containerPort", .int($0.number)), ("protocol", .string($0.proto.kubernetes))])
+            }
         }
         let hostPorts = planned.reach == .none ? [:] : planned.hostPorts
         return planned.containerPorts.map { p in
-            .map([("containerPort", .int(p.number))] + (hostPorts[p].map { [("hostPort", .int($0))] } ?? []) + [("protocol", .string(p.proto.kubernetes))])
+            .map(
+                [("containerPort", .int(p.number))] + (hostPorts[p].map { [("hostPort", .int($0))] } ?? []) + [
+                    ("protocol", .string(p.proto.kubernetes))
+                ])
         }
     }
 
@@ -231,36 +312,50 @@ struct PodBuilder {
         if let perContainer = r.containers[svc.name] {
             (chosen, source) = (perContainer, "the spec's resources.containers.\(svc.name)")
         } else if let d = svc.deploy, d.limits != nil || d.reservations != nil {
-            chosen = ContainerResources(reservations: d.reservations.map { ResourceAmounts(cpus: $0.cpus, memory: $0.memory) },
-                                        limits: d.limits.map { ResourceAmounts(cpus: $0.cpus, memory: $0.memory) })
+            chosen = ContainerResources(
+                reservations: d.reservations.map { ResourceAmounts(cpus: $0.cpus, memory: $0.memory) },
+                limits: d.limits.map { ResourceAmounts(cpus: $0.cpus, memory: $0.memory) })
             source = "deploy.resources of service '\(svc.name)'"
         } else if let global = r.containersGlobal {
             (chosen, source) = (global, "the spec's resources.containers")
         } else {
             (chosen, source) = (ContainerResources(), "")
         }
-        func pick(_ name: String, cpu: Bool, reservation: String?, limit: String?, defaults: (request: String, limit: String)) throws
-            -> (request: String, limit: String) {
-            func parse(_ text: String) -> String? { cpu ? Quantity.cpu(text) : Quantity.bytes(text, binaryLetters: true) }
-            let reserved = reservation.flatMap(parse), limited = limit.flatMap(parse)
+        func pick(
+            _ name: String, cpu: Bool, reservation: String?, limit: String?, defaults: (request: String, limit: String)
+        ) throws
+            -> (request: String, limit: String)
+        {
+            func parse(_ text: String) -> String? {
+                cpu ? Quantity.cpu(text) : Quantity.bytes(text, binaryLetters: true)
+            }
+            let reserved = reservation.flatMap(parse)
+            let limited = limit.flatMap(parse)
             let key = cpu ? "cpus" : "memory"
             switch (reserved, limited) {
-            case let (request?, limited?):
+            case (let request?, let limited?):
                 guard quantityValue(request, cpu: cpu) <= quantityValue(limited, cpu: cpu) else {
-                    throw SoError("\(name) reservation \(reservation ?? request) is above its limit \(limit ?? limited) in \(source)",
-                                  hint: "Kubernetes refuses a request above its limit: lower reservations.\(key) or raise limits.\(key)")
+                    throw SoError(
+                        "\(name) reservation \(reservation ?? request) is above its limit \(limit ?? limited) in \(source)",
+                        hint:
+                            "Kubernetes refuses a request above its limit: lower reservations.\(key) or raise limits.\(key)"
+                    )
                 }
                 return (request, limited)
-            case let (request?, nil): return (request, maxQuantity(defaults.limit, request, cpu: cpu))
-            case let (nil, limit?): return (minQuantity(defaults.request, limit, cpu: cpu), limit)
+            case (let request?, nil): return (request, maxQuantity(defaults.limit, request, cpu: cpu))
+            case (nil, let limit?): return (minQuantity(defaults.request, limit, cpu: cpu), limit)
             case (nil, nil): return defaults
             }
         }
-        let cpu = try pick("CPU", cpu: true, reservation: chosen.reservations?.cpus, limit: chosen.limits?.cpus,
-                           defaults: (Defaults.cpuRequest, Defaults.cpuLimit))
-        let memory = try pick("memory", cpu: false, reservation: chosen.reservations?.memory, limit: chosen.limits?.memory,
-                              defaults: (Defaults.memoryRequest, Defaults.memoryLimit))
-        func yValue(_ cpu: String, _ memory: String) -> YValue { .map([("cpu", .string(cpu)), ("memory", .string(memory))]) }
+        let cpu = try pick(
+            "CPU", cpu: true, reservation: chosen.reservations?.cpus, limit: chosen.limits?.cpus,
+            defaults: (Defaults.cpuRequest, Defaults.cpuLimit))
+        let memory = try pick(
+            "memory", cpu: false, reservation: chosen.reservations?.memory, limit: chosen.limits?.memory,
+            defaults: (Defaults.memoryRequest, Defaults.memoryLimit))
+        func yValue(_ cpu: String, _ memory: String) -> YValue {
+            .map([("cpu", .string(cpu)), ("memory", .string(memory))])
+        }
         return .map([("requests", yValue(cpu.request, memory.request)), ("limits", yValue(cpu.limit, memory.limit))])
     }
 
@@ -273,8 +368,11 @@ struct PodBuilder {
     /// A Kubernetes quantity as a number (CPUs, or bytes).
     func quantityValue(_ q: String, cpu: Bool) -> Double {
         if cpu { return q.hasSuffix("m") ? (Double(q.dropLast()) ?? 0) / 1000 : Double(q) ?? 0 }
-        let units: [(String, Double)] = [("Ki", 1024.0), ("Mi", 1048576.0), ("Gi", 1073741824.0), ("Ti", 1099511627776.0), ("Pi", 1125899906842624.0),
-                                         ("k", 1e3), ("M", 1e6), ("G", 1e9), ("T", 1e12), ("P", 1e15)]
+        let units: [(String, Double)] = [
+            ("Ki", 1024.0), ("Mi", 1048576.0), ("Gi", 1073741824.0), ("Ti", 1099511627776.0),
+            ("Pi", 1125899906842624.0),
+            ("k", 1e3), ("M", 1e6), ("G", 1e9), ("T", 1e12), ("P", 1e15),
+        ]
         for (u, f) in units where q.hasSuffix(u) { return (Double(q.dropLast(u.count)) ?? 0) * f }
         return Double(q) ?? 0
     }
@@ -296,8 +394,11 @@ struct PodBuilder {
             return .map(p)
         }
         if let port = state.ports.proxiedPorts(svc.name).first {
-            return .map([("tcpSocket", .map([("port", .int(port))])), ("initialDelaySeconds", .int(5)), ("periodSeconds", .int(10)),
-                         ("failureThreshold", .int(3))])
+            return .map([
+                ("tcpSocket", .map([("port", .int(port))])), ("initialDelaySeconds", .int(5)),
+                ("periodSeconds", .int(10)),
+                ("failureThreshold", .int(3)),
+            ])
         }
         return nil
     }
@@ -307,7 +408,9 @@ struct PodBuilder {
     mutating func longTailPodFields() -> [(String, YValue)] {
         let services = compose.services
         var out: [(String, YValue)] = []
-        if model.podPerService, let h = services.first?.hostname, NameRules.isDNSLabel(h.lowercased()) { out.append(("hostname", .string(h.lowercased()))) }
+        if model.podPerService, let h = services.first?.hostname, NameRules.isDNSLabel(h.lowercased()) {
+            out.append(("hostname", .string(h.lowercased())))
+        }
         if let grace = services.compactMap({ $0.stopGracePeriod.flatMap(Quantity.seconds) }).max() {
             out.append(("terminationGracePeriodSeconds", .int(grace)))
         }
@@ -320,21 +423,40 @@ struct PodBuilder {
         }
         let aliases = HostAliases.resolve(services.flatMap(\.extraHosts), gateway: gateway).aliases
         if !aliases.isEmpty {
-            out.append(("hostAliases", .list(aliases.map { .map([("ip", .string($0.ip)), ("hostnames", .list($0.hostnames.map { .string($0) }))]) })))
+            out.append(
+                (
+                    "hostAliases",
+                    .list(
+                        aliases.map {
+                            .map([("ip", .string($0.ip)), ("hostnames", .list($0.hostnames.map { .string($0) }))])
+                        })
+                ))
         }
-        func unique(_ xs: [String]) -> [String] { xs.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } } }
-        let dns = unique(services.flatMap(\.dns)), searches = unique(services.flatMap(\.dnsSearch)), options = unique(services.flatMap(\.dnsOpt))
+        func unique(_ xs: [String]) -> [String] {
+            xs.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+        }
+        let dns = unique(services.flatMap(\.dns))
+        let searches = unique(services.flatMap(\.dnsSearch))
+        let options = unique(services.flatMap(\.dnsOpt))
         var dnsConfig: [(String, YValue)] = []
         if !dns.isEmpty { dnsConfig.append(("nameservers", .list(dns.prefix(3).map { .string($0) }))) }
         if !searches.isEmpty { dnsConfig.append(("searches", .list(searches.prefix(32).map { .string($0) }))) }
         if !options.isEmpty {
-            dnsConfig.append(("options", .list(options.map { o in
-                let parts = o.split(separator: ":", maxSplits: 1).map(String.init)
-                return .map([("name", .string(parts[0]))] + (parts.count > 1 ? [("value", .string(parts[1]))] : []))
-            })))
+            dnsConfig.append(
+                (
+                    "options",
+                    .list(
+                        options.map { o in
+                            let parts = o.split(separator: ":", maxSplits: 1).map(String.init)
+                            return .map(
+                                [("name", .string(parts[0]))] + (parts.count > 1 ? [("value", .string(parts[1]))] : []))
+                        })
+                ))
         }
         if !dnsConfig.isEmpty { out.append(("dnsConfig", .map(dnsConfig))) }
-        if spec.sections.security.runtimeClass == nil, !spec.sections.security.unlimitedMemlock, let rt = services.compactMap(\.runtime).first, !isJob {
+        if spec.sections.security.runtimeClass == nil, !spec.sections.security.unlimitedMemlock,
+            let rt = services.compactMap(\.runtime).first, !isJob
+        {
             out.append(("runtimeClassName", .string(rt)))
         }
         return out
@@ -351,7 +473,8 @@ struct PodBuilder {
         }
         if let shm = svc.shmSize, let size = Quantity.bytes(shm, binaryLetters: true) {
             let name = NameRules.dnsLabel("shm-\(svc.name)")
-            addPodVolume(name, .map([("emptyDir", .map([("medium", .string("Memory")), ("sizeLimit", .string(size))]))]))
+            addPodVolume(
+                name, .map([("emptyDir", .map([("medium", .string("Memory")), ("sizeLimit", .string(size))]))]))
             mounts.append(mount(name, "/dev/shm", readOnly: false))
         }
         return mounts
@@ -363,8 +486,10 @@ struct PodBuilder {
     func restrictedContext(_ svc: ComposeService) throws -> YValue {
         let sec = spec.sections.security
         func refuse(_ what: String) -> SoError {
-            SoError("service '\(svc.name)' asks for \(what), which pod-security 'restricted' forbids",
-                    hint: "remove it from the compose file, or set security.pod-security to baseline in the spec", at: location(svc))
+            SoError(
+                "service '\(svc.name)' asks for \(what), which pod-security 'restricted' forbids",
+                hint: "remove it from the compose file, or set security.pod-security to baseline in the spec",
+                at: location(svc))
         }
         if sec.privileged || svc.privileged == true { throw refuse("privileged mode") }
         if svc.networkMode == "host" { throw refuse("host networking") }
@@ -385,7 +510,9 @@ struct PodBuilder {
         let privileged = sec.privileged || svc.privileged == true
         var s: [(String, YValue)] = []
         let caps = sec.capabilities + svc.capAdd
-        if privileged { s.append(("privileged", .bool(true))) } else if !caps.contains(where: { $0.uppercased().hasSuffix("SYS_ADMIN") }) {
+        if privileged {
+            s.append(("privileged", .bool(true)))
+        } else if !caps.contains(where: { $0.uppercased().hasSuffix("SYS_ADMIN") }) {
             s.append(("allowPrivilegeEscalation", .bool(false)))
         }
         if !caps.isEmpty || !svc.capDrop.isEmpty {
@@ -403,8 +530,10 @@ struct PodBuilder {
             } else if user == "root" {
                 s.append(("runAsUser", .int(0)))
             } else {
-                state.warnings.append(Diagnostic("user '\(user)' of service '\(svc.name)' is a name, not a number; the image's user is used",
-                                                 hint: "write user: \"UID[:GID]\"", at: location(svc)))
+                state.warnings.append(
+                    Diagnostic(
+                        "user '\(user)' of service '\(svc.name)' is a name, not a number; the image's user is used",
+                        hint: "write user: \"UID[:GID]\"", at: location(svc)))
             }
         }
         return .map(s)
@@ -412,6 +541,12 @@ struct PodBuilder {
 }
 
 extension YValue {
-    var pairs: [(String, YValue)]? { if case .map(let p) = self { return p }; return nil }
-    var stringValue: String? { if case .string(let s) = self { return s }; return nil }
+    var pairs: [(String, YValue)]? {
+        if case .map(let p) = self { return p }
+        return nil
+    }
+    var stringValue: String? {
+        if case .string(let s) = self { return s }
+        return nil
+    }
 }

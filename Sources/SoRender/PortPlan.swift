@@ -88,10 +88,14 @@ public struct PortPlan: Sendable {
         /// The port dependency waits knock on.
         public var firstPort: Int? { listens.first?.number }
         /// The port numbers it serves, each once: what `proxy-to`, `maintenance-service` and port-forward may name.
-        public var portNumbers: [Int] { listens.map(\.number).reduce(into: []) { if !$0.contains($1) { $0.append($1) } } }
+        public var portNumbers: [Int] {
+            listens.map(\.number).reduce(into: []) { if !$0.contains($1) { $0.append($1) } }
+        }
         /// The hint for a port it does not serve.
         public var portsHint: String {
-            portNumbers.isEmpty ? "add the port to the service's ports: or expose:" : "its ports: " + portNumbers.map(String.init).joined(separator: ", ")
+            portNumbers.isEmpty
+                ? "add the port to the service's ports: or expose:"
+                : "its ports: " + portNumbers.map(String.init).joined(separator: ", ")
         }
     }
 
@@ -104,7 +108,8 @@ public struct PortPlan: Sendable {
         public var ports: [Port]
         /// laconic-so's `<id>-nodeport-<port>-<proto>`; `<id>-nodeport-<port>` when it serves several protocols.
         public func objectName(id: String) -> String {
-            ports.count == 1 ? "\(id)-nodeport-\(ports[0].number)-\(ports[0].proto)" : "\(id)-nodeport-\(ports[0].number)"
+            ports.count == 1
+                ? "\(id)-nodeport-\(ports[0].number)-\(ports[0].proto)" : "\(id)-nodeport-\(ports[0].number)"
         }
     }
 
@@ -133,8 +138,10 @@ public struct PortPlan: Sendable {
     public var problems: [SoError]
 
     public init(_ model: DeploymentModel) {
-        self.init(pods: model.pods, jobs: model.jobs, podPerService: model.podPerService, httpProxy: model.spec.httpProxy, specPath: model.spec.path,
-                  deployTo: model.deployTo, podSecurity: model.spec.sections.security.podSecurity)
+        self.init(
+            pods: model.pods, jobs: model.jobs, podPerService: model.podPerService, httpProxy: model.spec.httpProxy,
+            specPath: model.spec.path,
+            deployTo: model.deployTo, podSecurity: model.spec.sections.security.podSecurity)
     }
 
     /// Why a fixed host port outside the NodePort range is not a hostPort (nil: it is one).
@@ -151,8 +158,11 @@ public struct PortPlan: Sendable {
         return nil
     }
 
-    public init(pods: [ComposeComponent], jobs: [ComposeComponent] = [], podPerService: Bool, httpProxy: [HTTPProxy], specPath: String,
-                deployTo: DeployTarget = .k8sKind, podSecurity: String? = nil) {
+    public init(
+        pods: [ComposeComponent], jobs: [ComposeComponent] = [], podPerService: Bool, httpProxy: [HTTPProxy],
+        specPath: String,
+        deployTo: DeployTarget = .k8sKind, podSecurity: String? = nil
+    ) {
         services = []
         routes = []
         nodePorts = []
@@ -160,7 +170,8 @@ public struct PortPlan: Sendable {
         hostNetworkPorts = []
         for pod in pods {
             if let e = Self.hostPortClash(pod) { problems.append(e) }
-            services += Self.podServices(pod, podPerService: podPerService, deployTo: deployTo, podSecurity: podSecurity)
+            services += Self.podServices(
+                pod, podPerService: podPerService, deployTo: deployTo, podSecurity: podSecurity)
         }
         collectNodePorts()
         for c in pods + jobs {
@@ -177,7 +188,9 @@ public struct PortPlan: Sendable {
 
     /// The services of one pod, in file order: a service whose container ports clash with an earlier one's
     /// moves to a component of its own (on a laconic stack; plain compose gives each its own anyway).
-    static func podServices(_ pod: ComposeComponent, podPerService: Bool, deployTo: DeployTarget, podSecurity: String?) -> [Service] {
+    static func podServices(_ pod: ComposeComponent, podPerService: Bool, deployTo: DeployTarget, podSecurity: String?)
+        -> [Service]
+    {
         var out: [Service] = []
         var taken: Set<Port> = []
         for svc in pod.compose.services {
@@ -193,10 +206,15 @@ public struct PortPlan: Sendable {
                 }
             }
             let published = publications(svc, deployTo: deployTo, podSecurity: podSecurity)
-            let reach: Reach = svc.isInitContainer || (podPerService && RenderState.isOneShot(svc)) ? .none : listens.isEmpty ? .headless : .clusterIP
-            out.append(Service(name: svc.name, component: component, file: pod.compose.path, line: svc.line, isInitContainer: svc.isInitContainer,
-                               networkMode: svc.networkMode, clashes: clashes, listens: listens, containerPorts: listens,
-                               published: published, reach: reach))
+            let reach: Reach =
+                svc.isInitContainer || (podPerService && RenderState.isOneShot(svc))
+                ? .none : listens.isEmpty ? .headless : .clusterIP
+            out.append(
+                Service(
+                    name: svc.name, component: component, file: pod.compose.path, line: svc.line,
+                    isInitContainer: svc.isInitContainer,
+                    networkMode: svc.networkMode, clashes: clashes, listens: listens, containerPorts: listens,
+                    published: published, reach: reach))
         }
         return out
     }
@@ -207,11 +225,16 @@ public struct PortPlan: Sendable {
         return svc.ports.map { p -> Published in
             guard let h = p.hostPort else { return Published(port: p, publication: .clusterOnly) }
             if Self.nodePortRange.contains(h) { return Published(port: p, publication: .nodePort(h)) }
-            if let why = Self.hostPortRefusal(h, deployTo: deployTo, podSecurity: podSecurity,
-                hostNetwork: svc.networkMode == "host") { return Published(port: p, publication: .unpublished(h, why: why)) }
+            if let why = Self.hostPortRefusal(
+                h, deployTo: deployTo, podSecurity: podSecurity,
+                hostNetwork: svc.networkMode == "host")
+            {
+                return Published(port: p, publication: .unpublished(h, why: why))
+            }
             let port = Port(p.containerPort, p.proto)
             if let other = bound[port], other != h {
-                return Published(port: p, publication: .unpublished(h, why: "container port \(port) already has host port \(other)"))
+                return Published(
+                    port: p, publication: .unpublished(h, why: "container port \(port) already has host port \(other)"))
             }
             bound[port] = h
             return Published(port: p, publication: .hostPort(h))
@@ -229,14 +252,19 @@ public struct PortPlan: Sendable {
                     continue
                 }
                 if nodePorts[i].service != svc.name {
-                    let message = "services '\(nodePorts[i].service)' and '\(svc.name)' both publish host port \(h) (one NodePort serves one service)"
-                    problems.append(SoError(message,
-                                            hint: "give one of them another host port in the spec's network.ports",
-                                            at: SourceLocation(file: svc.file, line: svc.line)))
+                    let message =
+                        "services '\(nodePorts[i].service)' and '\(svc.name)' both publish host port \(h) (one NodePort serves one service)"
+                    problems.append(
+                        SoError(
+                            message,
+                            hint: "give one of them another host port in the spec's network.ports",
+                            at: SourceLocation(file: svc.file, line: svc.line)))
                 } else if nodePorts[i].ports.contains(where: { $0.proto == port.proto && $0 != port }) {
-                    problems.append(SoError("service '\(svc.name)' publishes host port \(h)/\(port.proto) for two container ports",
-                                            hint: "give one of them another host port in the spec's network.ports",
-                                            at: SourceLocation(file: svc.file, line: svc.line)))
+                    problems.append(
+                        SoError(
+                            "service '\(svc.name)' publishes host port \(h)/\(port.proto) for two container ports",
+                            hint: "give one of them another host port in the spec's network.ports",
+                            at: SourceLocation(file: svc.file, line: svc.line)))
                 } else if !nodePorts[i].ports.contains(port) {
                     nodePorts[i].ports.append(port)
                 }
@@ -249,17 +277,26 @@ public struct PortPlan: Sendable {
         for (entry, h) in httpProxy.enumerated() {
             for r in h.routes {
                 guard let i = services.firstIndex(where: { $0.name == r.service }) else {
-                    problems.append(SoError("http-proxy route \(r.path) → \(r.proxyTo): no service '\(r.service)' in the stack",
-                        hint: "proxy-to names a compose service and its port", at: SourceLocation(file: specPath)))
+                    problems.append(
+                        SoError(
+                            "http-proxy route \(r.path) → \(r.proxyTo): no service '\(r.service)' in the stack",
+                            hint: "proxy-to names a compose service and its port", at: SourceLocation(file: specPath)))
                     continue
                 }
                 guard services[i].portNumbers.contains(r.port) else {
-                    problems.append(SoError("http-proxy route \(r.path) → \(r.proxyTo): service '\(r.service)' has no port \(r.port)",
-                                            hint: services[i].portsHint, at: SourceLocation(file: specPath)))
+                    problems.append(
+                        SoError(
+                            "http-proxy route \(r.path) → \(r.proxyTo): service '\(r.service)' has no port \(r.port)",
+                            hint: services[i].portsHint, at: SourceLocation(file: specPath)))
                     continue
                 }
-                if !services[i].containerPorts.contains(Port(r.port)) { services[i].containerPorts.append(Port(r.port)) }
-                routes.append(Route(entry: entry, host: h.hostName, path: r.path, service: r.service, port: r.port, component: services[i].component))
+                if !services[i].containerPorts.contains(Port(r.port)) {
+                    services[i].containerPorts.append(Port(r.port))
+                }
+                routes.append(
+                    Route(
+                        entry: entry, host: h.hostName, path: r.path, service: r.service, port: r.port,
+                        component: services[i].component))
             }
         }
     }
@@ -267,7 +304,8 @@ public struct PortPlan: Sendable {
     /// On kind: host-network ports, then NodePorts and hostPorts, each host port once.
     private mutating func mapKindPorts() {
         func map(_ port: Int, _ proto: PortProtocol, _ ip: String?) {
-            let m = KindConfig.PortMapping(port: port, proto: proto, listenAddress: ip.flatMap { $0 == "0.0.0.0" || $0 == "::" ? nil : $0 })
+            let m = KindConfig.PortMapping(
+                port: port, proto: proto, listenAddress: ip.flatMap { $0 == "0.0.0.0" || $0 == "::" ? nil : $0 })
             if !kindPorts.contains(where: { $0.port == m.port && $0.proto == m.proto }) { kindPorts.append(m) }
         }
         for p in hostNetworkPorts { map(p.number, p.proto, nil) }
@@ -289,9 +327,10 @@ public struct PortPlan: Sendable {
                 guard let h = p.hostPort else { continue }
                 let key = "\(p.hostIP ?? "")\(h)/\(p.proto)"
                 if let other = hostOwner[key], other != svc.name {
-                    return SoError("services '\(other)' and '\(svc.name)' both publish host port \(h)/\(p.proto)",
-                                   hint: "give one of them another host port in the spec's network.ports",
-                                   at: SourceLocation(file: pod.compose.path, line: svc.line))
+                    return SoError(
+                        "services '\(other)' and '\(svc.name)' both publish host port \(h)/\(p.proto)",
+                        hint: "give one of them another host port in the spec's network.ports",
+                        at: SourceLocation(file: pod.compose.path, line: svc.line))
                 }
                 hostOwner[key] = svc.name
             }
@@ -304,11 +343,11 @@ public struct PortPlan: Sendable {
     /// `ports:` then `expose:`, unique by number and protocol (also for Job containers, which the plan does not hold).
     public static func listens(_ svc: ComposeService) -> [Port] {
         var out: [Port] = []
-        for p in svc.ports + svc.expose where !out.contains(Port(p.containerPort, p.proto)) { out.append(Port(p.containerPort, p.proto)) }
+        for p in svc.ports + svc.expose where !out.contains(Port(p.containerPort, p.proto)) {
+            out.append(Port(p.containerPort, p.proto))
+        }
         return out
     }
-
-
 
     /// Ports the spec's http-proxy routes send to `service`, in route order.
     public func proxiedPorts(_ service: String) -> [Int] {
@@ -321,7 +360,9 @@ public struct PortPlan: Sendable {
         for r in routes {
             if let i = out.firstIndex(where: { $0.component == r.component }) {
                 if !out[i].ports.contains(r.port) { out[i].ports.append(r.port) }
-            } else { out.append((r.component, [r.port])) }
+            } else {
+                out.append((r.component, [r.port]))
+            }
         }
         return out
     }

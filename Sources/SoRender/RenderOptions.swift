@@ -15,7 +15,10 @@ public struct RenderOptions: Sendable {
     /// Where the cluster's DNS answers, as the cluster reports it (start reads it for a spec with `egress:`);
     /// nil: the DNS policy allows port 53 to kube-system's pods, which is all a render without a cluster knows.
     public var clusterDNS: ClusterDNS?
-    public init(placeholderSecrets: Bool = false, egressAddresses: [String: [String]] = [:], hostGateway: String? = nil, clusterDNS: ClusterDNS? = nil) {
+    public init(
+        placeholderSecrets: Bool = false, egressAddresses: [String: [String]] = [:], hostGateway: String? = nil,
+        clusterDNS: ClusterDNS? = nil
+    ) {
         self.clusterDNS = clusterDNS
         self.placeholderSecrets = placeholderSecrets
         self.egressAddresses = egressAddresses

@@ -14,7 +14,7 @@ struct RenderState {
     var policies: [KubeObject] = []
     var secrets: [KubeObject] = []
     var configMaps: [KubeObject] = []
-    var volumes: [KubeObject] = []   // PVs then PVCs
+    var volumes: [KubeObject] = []  // PVs then PVCs
     var claims: [KubeObject] = []
     var services: [KubeObject] = []
     var workloads: [KubeObject] = []
@@ -78,7 +78,11 @@ struct RenderState {
         let parts = model.pods.map { model.podPerService ? perService($0) : splitOnPortClashes($0) }
         for part in parts.joined() {
             // Plain compose: a one-shot service (restart "no" or on-failure, no ports) runs once, as a Job.
-            if model.podPerService, let svc = part.compose.services.first, Self.isOneShot(svc) { try renderJob(part) } else { try renderPod(part) }
+            if model.podPerService, let svc = part.compose.services.first, Self.isOneShot(svc) {
+                try renderJob(part)
+            } else {
+                try renderPod(part)
+            }
         }
         for job in model.jobs { try renderJob(job) }
         renderLinkAliases()
@@ -100,11 +104,14 @@ struct RenderState {
                 let k = NameRules.serviceName(s.name)
                 if let other = seen[k] {
                     if other.name == s.name {
-                        throw SoError("service '\(s.name)' appears in two compose files (\(other.file) and \(c.relativePath))",
-                                      hint: "compose service names must be unique across a stack's pods", at: at)
+                        throw SoError(
+                            "service '\(s.name)' appears in two compose files (\(other.file) and \(c.relativePath))",
+                            hint: "compose service names must be unique across a stack's pods", at: at)
                     }
-                    throw SoError("services '\(other.name)' and '\(s.name)' would both be named '\(k)' in Kubernetes",
-                                  hint: "rename one of them; Kubernetes names allow only lowercase letters, digits and '-'", at: at)
+                    throw SoError(
+                        "services '\(other.name)' and '\(s.name)' would both be named '\(k)' in Kubernetes",
+                        hint: "rename one of them; Kubernetes names allow only lowercase letters, digits and '-'",
+                        at: at)
                 }
                 seen[k] = (s.name, c.relativePath)
             }
@@ -114,31 +121,41 @@ struct RenderState {
                 let at = SourceLocation(file: c.compose.path, line: v.line)
                 try checkLength(v.name, what: "volume name", at: at)
                 if let other = volumes[k], other != v.name {
-                    throw SoError("volumes '\(other)' and '\(v.name)' would both be named '\(k)' in Kubernetes", hint: "rename one of them", at: at)
+                    throw SoError(
+                        "volumes '\(other)' and '\(v.name)' would both be named '\(k)' in Kubernetes",
+                        hint: "rename one of them", at: at)
                 }
                 volumes[k] = v.name
             }
         }
         for (key, value) in spec.sections.labels {
             guard NameRules.isLabelKey(key) else {
-                throw SoError("label key '\(key)' in the spec's labels is not a valid Kubernetes label key",
-                    hint: "use [prefix/]name with letters, digits, '-', '_', '.' (name ≤ 63)", at: SourceLocation(file: spec.path))
+                throw SoError(
+                    "label key '\(key)' in the spec's labels is not a valid Kubernetes label key",
+                    hint: "use [prefix/]name with letters, digits, '-', '_', '.' (name ≤ 63)",
+                    at: SourceLocation(file: spec.path))
             }
             guard NameRules.isLabelValue(value) else {
-                throw SoError("label '\(key)' in the spec's labels has an invalid value '\(value)'",
-                    hint: "label values are at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit",
+                throw SoError(
+                    "label '\(key)' in the spec's labels has an invalid value '\(value)'",
+                    hint:
+                        "label values are at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit",
                     at: SourceLocation(file: spec.path))
             }
         }
-        for (key, _) in spec.sections.annotations where !NameRules.isLabelKey(key.replacingOccurrences(of: "{name}", with: "x")) {
-            throw SoError("annotation key '\(key)' in the spec's annotations is not a valid Kubernetes key",
+        for (key, _) in spec.sections.annotations
+        where !NameRules.isLabelKey(key.replacingOccurrences(of: "{name}", with: "x")) {
+            throw SoError(
+                "annotation key '\(key)' in the spec's annotations is not a valid Kubernetes key",
                 hint: "use [prefix/]name with letters, digits, '-', '_', '.'", at: SourceLocation(file: spec.path))
         }
     }
 
     static func checkLength(_ name: String, what: String, at location: SourceLocation) throws {
         if name.count > 63 {
-            throw SoError("\(what) '\(name.prefix(20))…' is \(name.count) characters; Kubernetes allows 63", hint: "shorten it", at: location)
+            throw SoError(
+                "\(what) '\(name.prefix(20))…' is \(name.count) characters; Kubernetes allows 63", hint: "shorten it",
+                at: location)
         }
     }
 
@@ -148,8 +165,10 @@ struct RenderState {
         for o in ordered() {
             let key = "\(o.kind)/\(o.namespace ?? "")/\(o.name)"
             if !seen.insert(key).inserted {
-                throw SoError("two \(o.kind)s would be named \(o.name)", hint: "rename one of the compose services, volumes or files they come from",
-                              at: SourceLocation(file: spec.path))
+                throw SoError(
+                    "two \(o.kind)s would be named \(o.name)",
+                    hint: "rename one of the compose services, volumes or files they come from",
+                    at: SourceLocation(file: spec.path))
             }
         }
     }
@@ -157,8 +176,10 @@ struct RenderState {
     // MARK: Namespace and secrets
 
     var needsPrivileged: Bool {
-        spec.sections.security.privileged || spec.sections.security.unlimitedMemlock ||
-            model.pods.contains { $0.compose.services.contains { $0.networkMode == "host" || $0.privileged == true } } || usesHostPorts
+        spec.sections.security.privileged || spec.sections.security.unlimitedMemlock
+            || model.pods.contains {
+                $0.compose.services.contains { $0.networkMode == "host" || $0.privileged == true }
+            } || usesHostPorts
     }
 
     /// A container binds a host port on the node (Pod Security baseline forbids it).
@@ -167,12 +188,15 @@ struct RenderState {
     mutating func namespaceObject() -> KubeObject {
         var level = spec.sections.security.podSecurity ?? (needsPrivileged ? "privileged" : "baseline")
         if needsPrivileged && level != "privileged" {
-            warn("pod security '\(level)' does not admit privileged or host-network pods; using 'privileged'", at: SourceLocation(file: spec.path))
+            warn(
+                "pod security '\(level)' does not admit privileged or host-network pods; using 'privileged'",
+                at: SourceLocation(file: spec.path))
             level = "privileged"
         }
         let psa = ["enforce", "audit", "warn"].map { ("pod-security.kubernetes.io/\($0)", level) }
-        return KubeObject(.namespace, name: namespace, labels: labels() + psa,
-                          annotations: [(DeploymentNames.directoryAnnotation, model.directory)])
+        return KubeObject(
+            .namespace, name: namespace, labels: labels() + psa,
+            annotations: [(DeploymentNames.directoryAnnotation, model.directory)])
     }
 
     var generatedSecretName: String { DeploymentNames.generatedSecrets(id) }
@@ -180,18 +204,45 @@ struct RenderState {
 
     mutating func renderSecrets() {
         if hasGeneratedSecret && options.placeholderSecrets {
-            secrets.append(KubeObject(.secret, name: generatedSecretName, namespace: namespace, labels: labels(),
-                                      annotations: [(DeploymentNames.Annotation.placeholder, "values are generated at start and never rendered")],
-                                      body: [("type", .string("Opaque")), ("stringData", .map(model.secretKeys.map { k in
-                                          (k, .string(model.credentialsFiles.contains { $0.keys.contains(k) }
-                                                      ? "<copied from a credentials file at start>" : "<generated at start>"))
-                                      }))]))
+            secrets.append(
+                KubeObject(
+                    .secret, name: generatedSecretName, namespace: namespace, labels: labels(),
+                    annotations: [
+                        (DeploymentNames.Annotation.placeholder, "values are generated at start and never rendered")
+                    ],
+                    body: [
+                        ("type", .string("Opaque")),
+                        (
+                            "stringData",
+                            .map(
+                                model.secretKeys.map { k in
+                                    (
+                                        k,
+                                        .string(
+                                            model.credentialsFiles.contains { $0.keys.contains(k) }
+                                                ? "<copied from a credentials file at start>" : "<generated at start>")
+                                    )
+                                })
+                        ),
+                    ]))
         }
         if !model.caCertificates.isEmpty {
-            secrets.append(KubeObject(.secret, name: "\(id)-ca-certificates", namespace: namespace, labels: labels(),
-                                      body: [("type", .string("Opaque")),
-                                             ("data", .map(model.caCertificates.enumerated().map { ("ca-\($0.offset).pem",
-                                                 .string($0.element.base64EncodedString())) }))]))
+            secrets.append(
+                KubeObject(
+                    .secret, name: "\(id)-ca-certificates", namespace: namespace, labels: labels(),
+                    body: [
+                        ("type", .string("Opaque")),
+                        (
+                            "data",
+                            .map(
+                                model.caCertificates.enumerated().map {
+                                    (
+                                        "ca-\($0.offset).pem",
+                                        .string($0.element.base64EncodedString())
+                                    )
+                                })
+                        ),
+                    ]))
         }
     }
 
@@ -199,9 +250,12 @@ struct RenderState {
 
     /// Several Deployments (several pods, or a service split out of its pod) need component selectors.
     var componentSelectors: Bool { multiPod || ports.services.contains(where: \.isSplit) }
-    func deploymentName(_ pod: String) -> String { componentSelectors ? "\(id)-\(NameRules.dnsLabel(pod))-deployment" : "\(id)-deployment" }
+    func deploymentName(_ pod: String) -> String {
+        componentSelectors ? "\(id)-\(NameRules.dnsLabel(pod))-deployment" : "\(id)-deployment"
+    }
     func selector(_ pod: String) -> [(String, String)] {
-        componentSelectors ? [("app", id), (DeploymentNames.Label.component, NameRules.labelValue(pod))] : [("app", id)]
+        componentSelectors
+            ? [("app", id), (DeploymentNames.Label.component, NameRules.labelValue(pod))] : [("app", id)]
     }
 
     /// Containers of one pod share its network. laconic-so puts every service of a compose file in one
@@ -221,9 +275,11 @@ struct RenderState {
             own.compose.services = [svc]
             split.append(own)
             let clashes = planned.clashes.map(\.description).sorted().joined(separator: ", ")
-            warn("service '\(svc.name)' listens on \(clashes) like another service of pod '\(pod.name)'; it runs in its own Deployment",
-                 hint: "in one pod only one container can bind a port; reach it through its Service name '\(NameRules.serviceName(svc.name))'",
-                 at: SourceLocation(file: pod.compose.path, line: svc.line))
+            warn(
+                "service '\(svc.name)' listens on \(clashes) like another service of pod '\(pod.name)'; it runs in its own Deployment",
+                hint:
+                    "in one pod only one container can bind a port; reach it through its Service name '\(NameRules.serviceName(svc.name))'",
+                at: SourceLocation(file: pod.compose.path, line: svc.line))
         }
         return [main] + split
     }
@@ -256,25 +312,47 @@ struct RenderState {
 
         let replicas = spec.replicas ?? pod.compose.services.compactMap { $0.deploy?.replicas }.max() ?? 1
         // A hostPort is held by one pod per node: a surge pod could not start beside the old one.
-        let hostPorts = pod.compose.services.contains { s in ports.service(s.name).map { $0.reach != .none && !$0.hostPorts.isEmpty } ?? false }
-        if hostPorts && replicas > 1 {
-            warn("pod '\(pod.name)' binds host ports and asks for \(replicas) replicas; one node runs only one of them",
-                hint: "use replicas: 1, or a NodePort (host port in 30000–32767)",
-                 at: SourceLocation(file: pod.compose.path))
+        let hostPorts = pod.compose.services.contains { s in
+            ports.service(s.name).map { $0.reach != .none && !$0.hostPorts.isEmpty } ?? false
         }
-        let strategy: YValue = builder.usesClaims || hostPorts
+        if hostPorts && replicas > 1 {
+            warn(
+                "pod '\(pod.name)' binds host ports and asks for \(replicas) replicas; one node runs only one of them",
+                hint: "use replicas: 1, or a NodePort (host port in 30000–32767)",
+                at: SourceLocation(file: pod.compose.path))
+        }
+        let strategy: YValue =
+            builder.usesClaims || hostPorts
             ? .map([("type", .string("Recreate"))])
-            : .map([("type", .string("RollingUpdate")), ("rollingUpdate", .map([("maxUnavailable", .int(0)), ("maxSurge", .int(1))]))])
-        var templateMeta: [(String, YValue)] = [("labels", .map((labels(component: pod.name) + spec.sections.labels).map { ($0.0, .string($0.1)) }))]
+            : .map([
+                ("type", .string("RollingUpdate")),
+                ("rollingUpdate", .map([("maxUnavailable", .int(0)), ("maxSurge", .int(1))])),
+            ])
+        var templateMeta: [(String, YValue)] = [
+            ("labels", .map((labels(component: pod.name) + spec.sections.labels).map { ($0.0, .string($0.1)) }))
+        ]
         let annotations = podAnnotations(pod)
-        if !annotations.isEmpty { templateMeta.append(("annotations", .map(annotations.map { ($0.0, .string($0.1)) }))) }
-        workloads.append(KubeObject(.deployment, name: deploymentName(pod.name), namespace: namespace,
-                                    labels: labels(component: pod.name), body: [("spec", .map([
-                                        ("replicas", .int(replicas)),
-                                        ("selector", .map([("matchLabels", .map(selector(pod.name).map { ($0.0, .string($0.1)) }))])),
-                                        ("strategy", strategy),
-                                        ("template", .map([("metadata", .map(templateMeta)), ("spec", podSpec)])),
-                                    ]))]))
+        if !annotations.isEmpty {
+            templateMeta.append(("annotations", .map(annotations.map { ($0.0, .string($0.1)) })))
+        }
+        workloads.append(
+            KubeObject(
+                .deployment, name: deploymentName(pod.name), namespace: namespace,
+                labels: labels(component: pod.name),
+                body: [
+                    (
+                        "spec",
+                        .map([
+                            ("replicas", .int(replicas)),
+                            (
+                                "selector",
+                                .map([("matchLabels", .map(selector(pod.name).map { ($0.0, .string($0.1)) }))])
+                            ),
+                            ("strategy", strategy),
+                            ("template", .map([("metadata", .map(templateMeta)), ("spec", podSpec)])),
+                        ])
+                    )
+                ]))
         renderServices(pod)
     }
 
@@ -288,8 +366,12 @@ struct RenderState {
         for s in pod.compose.services { for (k, v) in s.annotations where NameRules.isLabelKey(k) { set(k, v) } }
         for (k, v) in spec.sections.annotations {
             if k.contains("{name}") {
-                for s in pod.compose.services { set(k.replacingOccurrences(of: "{name}", with: NameRules.dnsLabel(s.name)), v) }
-            } else { set(k, v) }
+                for s in pod.compose.services {
+                    set(k.replacingOccurrences(of: "{name}", with: NameRules.dnsLabel(s.name)), v)
+                }
+            } else {
+                set(k, v)
+            }
         }
         return out
     }
@@ -304,11 +386,27 @@ struct RenderState {
         let podSpec = try builder.build()
         absorb(builder)
         let templateLabels = [("app", "\(id)-job")] + labels(component: job.name).filter { $0.0 != "app" }
-        jobs.append(KubeObject(.job, name: "\(id)-job-\(NameRules.dnsLabel(job.name))", namespace: namespace,
-                               labels: labels(component: job.name), body: [("spec", .map([
-                                   ("backoffLimit", .int(0)),
-                                   ("template", .map([("metadata", .map([("labels", .map(templateLabels.map { ($0.0, .string($0.1)) }))])),
-                                                     ("spec", podSpec)])),
-                               ]))]))
+        jobs.append(
+            KubeObject(
+                .job, name: "\(id)-job-\(NameRules.dnsLabel(job.name))", namespace: namespace,
+                labels: labels(component: job.name),
+                body: [
+                    (
+                        "spec",
+                        .map([
+                            ("backoffLimit", .int(0)),
+                            (
+                                "template",
+                                .map([
+                                    (
+                                        "metadata",
+                                        .map([("labels", .map(templateLabels.map { ($0.0, .string($0.1)) }))])
+                                    ),
+                                    ("spec", podSpec),
+                                ])
+                            ),
+                        ])
+                    )
+                ]))
     }
 }

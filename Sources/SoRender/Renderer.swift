@@ -7,7 +7,9 @@ import SoStack
 /// Pure: a deployment model in, the ordered Kubernetes objects out. No files, clock, randomness or network.
 public enum Renderer {
     /// The namespace a deployment's objects live in: the spec's `namespace:`, else the deployment id.
-    public static func namespace(of model: DeploymentModel) -> String { model.spec.namespace ?? NameRules.dnsLabel(model.id) }
+    public static func namespace(of model: DeploymentModel) -> String {
+        model.spec.namespace ?? NameRules.dnsLabel(model.id)
+    }
 
     public static func render(_ model: DeploymentModel, options: RenderOptions = RenderOptions()) throws -> Manifest {
         try RenderState.checkServiceNames(model)

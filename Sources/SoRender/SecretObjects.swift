@@ -7,7 +7,9 @@ import SoStack
 extension Renderer {
     /// Every object, the Secrets made of `secrets` among them (in place of any placeholders). Nil
     /// `secrets` renders exactly what `render(_:options:)` renders: no value ever appears.
-    public static func render(_ model: DeploymentModel, options: RenderOptions = RenderOptions(), secrets: SecretValues?) throws -> Manifest {
+    public static func render(
+        _ model: DeploymentModel, options: RenderOptions = RenderOptions(), secrets: SecretValues?
+    ) throws -> Manifest {
         var manifest = try render(model, options: options)
         if let secrets { manifest.objects = try adding(secrets, to: manifest.objects, model: model) }
         return manifest
@@ -15,7 +17,9 @@ extension Renderer {
 
     /// `objects` with the Secrets made of `values` right after the Namespace (where start applies them),
     /// replacing objects of the same name (placeholders).
-    public static func adding(_ values: SecretValues, to objects: [KubeObject], model: DeploymentModel) throws -> [KubeObject] {
+    public static func adding(_ values: SecretValues, to objects: [KubeObject], model: DeploymentModel) throws
+        -> [KubeObject]
+    {
         let secrets = try secretObjects(model, values)
         var out = objects.filter { o in !(o.isKind(.secret) && secrets.contains { $0.name == o.name }) }
         out.insert(contentsOf: secrets, at: out.firstIndex { !$0.isKind(.namespace) } ?? out.count)
@@ -31,23 +35,53 @@ extension Renderer {
         for secret in composeSecrets(model) {
             let (name, source) = (secret.name, secret.source)
             guard let value = values.compose[source] else {
-                throw SoError("no value for compose secret '\(source)'", hint: "this is a bug in so: start gathers every compose secret a service uses")
+                throw SoError(
+                    "no value for compose secret '\(source)'",
+                    hint: "this is a bug in so: start gathers every compose secret a service uses")
             }
-            out.append(KubeObject(.secret, name: name, namespace: namespace, labels: labels,
-                                  body: [("type", .string("Opaque")), ("data", .map([(ComposeResourceNames.key, .string(value.base64))]))]))
+            out.append(
+                KubeObject(
+                    .secret, name: name, namespace: namespace, labels: labels,
+                    body: [
+                        ("type", .string("Opaque")),
+                        ("data", .map([(ComposeResourceNames.key, .string(value.base64))])),
+                    ]))
         }
         if let token = values.imagePullToken?.text, let spec = model.spec.sections.imagePullSecret {
             let auth = Data("\(spec.username):\(token)".utf8).base64EncodedString()
-            let config: YValue = .map([("auths", .map([(spec.server, .map([("username", .string(spec.username)), ("password", .string(token)),
-                                                                           ("auth", .string(auth))]))]))])
-            out.append(KubeObject(.secret, name: DeploymentNames.imagePullSecret(model.id), namespace: namespace, labels: labels,
-                                  body: [("type", .string("kubernetes.io/dockerconfigjson")),
-                                         ("data", .map([(".dockerconfigjson", .string(Data(config.compactJSON()).base64EncodedString()))]))]))
+            let config: YValue = .map([
+                (
+                    "auths",
+                    .map([
+                        (
+                            spec.server,
+                            .map([
+                                ("username", .string(spec.username)), ("password", .string(token)),
+                                ("auth", .string(auth)),
+                            ])
+                        )
+                    ])
+                )
+            ])
+            out.append(
+                KubeObject(
+                    .secret, name: DeploymentNames.imagePullSecret(model.id), namespace: namespace, labels: labels,
+                    body: [
+                        ("type", .string("kubernetes.io/dockerconfigjson")),
+                        (
+                            "data",
+                            .map([(".dockerconfigjson", .string(Data(config.compactJSON()).base64EncodedString()))])
+                        ),
+                    ]))
         }
         if let data = values.generated {
-            out.append(KubeObject(.secret, name: DeploymentNames.generatedSecrets(model.id), namespace: namespace, labels: labels,
-                                  annotations: [("so.dev/generated-secrets", "true")],
-                                  body: [("type", .string("Opaque")), ("data", .map(data.map { ($0.key, .string($0.value.base64)) }))]))
+            out.append(
+                KubeObject(
+                    .secret, name: DeploymentNames.generatedSecrets(model.id), namespace: namespace, labels: labels,
+                    annotations: [("so.dev/generated-secrets", "true")],
+                    body: [
+                        ("type", .string("Opaque")), ("data", .map(data.map { ($0.key, .string($0.value.base64)) })),
+                    ]))
         }
         return out
     }
@@ -72,7 +106,9 @@ extension Renderer {
             let used = Set(c.compose.services.flatMap(\.secrets).map(\.source))
             for s in c.compose.secrets where used.contains(s.name) && !s.external {
                 let name = ComposeResourceNames.secret(model.id, s.name)
-                if !out.contains(where: { $0.name == name }) { out.append(ComposeSecret(name: name, declared: s, component: c)) }
+                if !out.contains(where: { $0.name == name }) {
+                    out.append(ComposeSecret(name: name, declared: s, component: c))
+                }
             }
         }
         return out

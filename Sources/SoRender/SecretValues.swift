@@ -14,7 +14,10 @@ public struct SecretValues: Sendable {
     /// The token of the spec's `image-pull-secret`; nil: no image-pull Secret.
     public var imagePullToken: SecretValue?
 
-    public init(generated: [(key: String, value: SecretValue)]? = nil, compose: [String: SecretValue] = [:], imagePullToken: SecretValue? = nil) {
+    public init(
+        generated: [(key: String, value: SecretValue)]? = nil, compose: [String: SecretValue] = [:],
+        imagePullToken: SecretValue? = nil
+    ) {
         self.generated = generated
         self.compose = compose
         self.imagePullToken = imagePullToken

@@ -14,45 +14,71 @@ extension RenderState {
             guard let planned = ports.service(svc.name), planned.reach != .none else { continue }
             let name = NameRules.serviceName(svc.name)
             if name != svc.name {
-                warn("service '\(svc.name)' is reachable in the cluster as '\(name)' (Kubernetes names allow only lowercase letters, digits and '-')",
-                     at: SourceLocation(file: pod.compose.path, line: svc.line))
+                warn(
+                    "service '\(svc.name)' is reachable in the cluster as '\(name)' (Kubernetes names allow only lowercase letters, digits and '-')",
+                    at: SourceLocation(file: pod.compose.path, line: svc.line))
             }
             guard planned.reach == .clusterIP else {
                 services.append(headlessService(name: name, component: pod.name))
                 continue
             }
-            services.append(serviceObject(name: name, component: pod.name, ports: planned.listens.map { ($0.name, $0.number, $0.proto) }))
+            services.append(
+                serviceObject(
+                    name: name, component: pod.name, ports: planned.listens.map { ($0.name, $0.number, $0.proto) }))
             for np in ports.nodePorts where np.service == svc.name {
                 let objectName = np.objectName(id: id)
                 if services.contains(where: { $0.name == objectName }) { continue }
-                services.append(KubeObject(.service, name: objectName, namespace: namespace, labels: labels(component: pod.name),
-                    body: [("spec", .map([
-                    ("type", .string("NodePort")),
-                    ("selector", .map(serviceSelector(pod.name).map { ($0.0, .string($0.1)) })),
-                    ("ports", .list(np.ports.map { port in
-                        .map([("name", .string(port.name)), ("port", .int(port.number)), ("targetPort", .int(port.number)),
-                              ("protocol", .string(port.proto.kubernetes)), ("nodePort", .int(np.nodePort))])
-                    })),
-                ]))]))
+                services.append(
+                    KubeObject(
+                        .service, name: objectName, namespace: namespace, labels: labels(component: pod.name),
+                        body: [
+                            (
+                                "spec",
+                                .map([
+                                    ("type", .string("NodePort")),
+                                    ("selector", .map(serviceSelector(pod.name).map { ($0.0, .string($0.1)) })),
+                                    (
+                                        "ports",
+                                        .list(
+                                            np.ports.map { port in
+                                                .map([
+                                                    ("name", .string(port.name)), ("port", .int(port.number)),
+                                                    ("targetPort", .int(port.number)),
+                                                    ("protocol", .string(port.proto.kubernetes)),
+                                                    ("nodePort", .int(np.nodePort)),
+                                                ])
+                                            })
+                                    ),
+                                ])
+                            )
+                        ]))
             }
             for p in planned.published {
                 guard case .unpublished(let h, let why) = p.publication else { continue }
                 if why == PortPlan.outsideNodePortRange {
-                    warn("host port \(h) of service '\(svc.name)' is not published (a NodePort must be in 30000–32767)",
-                         hint: "use a port in that range in the spec's network.ports, or 'kubectl port-forward'",
-                         at: SourceLocation(file: pod.compose.path, line: svc.line))
+                    warn(
+                        "host port \(h) of service '\(svc.name)' is not published (a NodePort must be in 30000–32767)",
+                        hint: "use a port in that range in the spec's network.ports, or 'kubectl port-forward'",
+                        at: SourceLocation(file: pod.compose.path, line: svc.line))
                 } else {
-                    warn("host port \(h) of service '\(svc.name)' is not published: \(why)",
-                         hint: "publish a host port in 30000–32767 (a NodePort) in the spec's network.ports, or use 'kubectl port-forward'",
-                         at: SourceLocation(file: pod.compose.path, line: svc.line))
+                    warn(
+                        "host port \(h) of service '\(svc.name)' is not published: \(why)",
+                        hint:
+                            "publish a host port in 30000–32767 (a NodePort) in the spec's network.ports, or use 'kubectl port-forward'",
+                        at: SourceLocation(file: pod.compose.path, line: svc.line))
                 }
             }
-            let bound = planned.published.compactMap { p -> String? in if case .hostPort(let h) = p.publication { return "\(h)/\(p.port.proto)" }; return nil }
+            let bound = planned.published.compactMap { p -> String? in
+                if case .hostPort(let h) = p.publication { return "\(h)/\(p.port.proto)" }
+                return nil
+            }
             if !bound.isEmpty {
-                warn("service '\(svc.name)' binds host port \(bound.joined(separator: ", ")) on the kind node (hostPort): "
+                warn(
+                    "service '\(svc.name)' binds host port \(bound.joined(separator: ", ")) on the kind node (hostPort): "
                         + "its namespace admits privileged pods, as pod security baseline forbids host ports, and its Deployment is replaced, not rolled",
-                     hint: "to keep the namespace at baseline, publish a host port in 30000–32767 (a NodePort) in the spec's network.ports",
-                     at: SourceLocation(file: pod.compose.path, line: svc.line))
+                    hint:
+                        "to keep the namespace at baseline, publish a host port in 30000–32767 (a NodePort) in the spec's network.ports",
+                    at: SourceLocation(file: pod.compose.path, line: svc.line))
             }
         }
     }
@@ -66,7 +92,8 @@ extension RenderState {
                 for link in svc.links where NameRules.serviceName(link.alias) != NameRules.serviceName(link.service) {
                     let name = NameRules.serviceName(link.alias)
                     guard !services.contains(where: { $0.name == name }),
-                          let target = services.first(where: { $0.name == NameRules.serviceName(link.service) }) else { continue }
+                        let target = services.first(where: { $0.name == NameRules.serviceName(link.service) })
+                    else { continue }
                     var alias = target
                     alias.name = name
                     services.append(alias)
@@ -78,20 +105,48 @@ extension RenderState {
     /// A Service with no ports (`clusterIP: None`, allowed only headless): its name resolves to the IPs of
     /// the pods it selects, so a service that declares no ports still answers to its compose name.
     func headlessService(name: String, component: String) -> KubeObject {
-        KubeObject(.service, name: name, namespace: namespace, labels: labels(component: component), body: [("spec", .map([
-            ("type", .string("ClusterIP")),
-            ("clusterIP", .string("None")),
-            ("selector", .map(serviceSelector(component).map { ($0.0, .string($0.1)) })),
-        ]))])
+        KubeObject(
+            .service, name: name, namespace: namespace, labels: labels(component: component),
+            body: [
+                (
+                    "spec",
+                    .map([
+                        ("type", .string("ClusterIP")),
+                        ("clusterIP", .string("None")),
+                        ("selector", .map(serviceSelector(component).map { ($0.0, .string($0.1)) })),
+                    ])
+                )
+            ])
     }
 
-    func serviceObject(name: String, component: String, ports: [(name: String, port: Int, proto: PortProtocol)]) -> KubeObject {
-        KubeObject(.service, name: name, namespace: namespace, labels: labels(component: component), body: [("spec", .map([
-            ("type", .string("ClusterIP")),
-            ("selector", .map(serviceSelector(component).map { ($0.0, .string($0.1)) })),
-            ("ports", .list(ports.map { .map([("name", .string($0.name)), ("port", .int($0.port)), ("targetPort", .int($0.port)), ("protocol",
-                .string($0.proto.kubernetes))]) })),
-        ]))])
+    func serviceObject(name: String, component: String, ports: [(name: String, port: Int, proto: PortProtocol)])
+        -> KubeObject
+    {
+        KubeObject(
+            .service, name: name, namespace: namespace, labels: labels(component: component),
+            body: [
+                (
+                    "spec",
+                    .map([
+                        ("type", .string("ClusterIP")),
+                        ("selector", .map(serviceSelector(component).map { ($0.0, .string($0.1)) })),
+                        (
+                            "ports",
+                            .list(
+                                ports.map {
+                                    .map([
+                                        ("name", .string($0.name)), ("port", .int($0.port)),
+                                        ("targetPort", .int($0.port)),
+                                        (
+                                            "protocol",
+                                            .string($0.proto.kubernetes)
+                                        ),
+                                    ])
+                                })
+                        ),
+                    ])
+                )
+            ])
     }
 
     // MARK: Ingress
@@ -100,52 +155,113 @@ extension RenderState {
         guard !spec.httpProxy.isEmpty else { return }
         // laconic-so's per-pod http-proxy Services, which the Ingress routes to.
         for p in ports.proxiedComponents {
-            services.append(serviceObject(name: proxyServiceName(p.component), component: p.component, ports: p.ports.map { ("port-\($0)", $0, .tcp) }))
+            services.append(
+                serviceObject(
+                    name: proxyServiceName(p.component), component: p.component,
+                    ports: p.ports.map { ("port-\($0)", $0, .tcp) }))
         }
         var rules: [YValue] = []
         for (entry, h) in spec.httpProxy.enumerated() {
             let paths: [YValue] = ports.routes.filter { $0.entry == entry }.map { r in
-                .map([("path", .string(r.path)), ("pathType", .string("Prefix")),
-                      ("backend", .map([("service", .map([("name", .string(proxyServiceName(r.component))), ("port", .map([("number", .int(r.port))]))]))]))])
+                .map([
+                    ("path", .string(r.path)), ("pathType", .string("Prefix")),
+                    (
+                        "backend",
+                        .map([
+                            (
+                                "service",
+                                .map([
+                                    ("name", .string(proxyServiceName(r.component))),
+                                    ("port", .map([("number", .int(r.port))])),
+                                ])
+                            )
+                        ])
+                    ),
+                ])
             }
             rules.append(.map([("host", .string(h.hostName)), ("http", .map([("paths", .list(paths))]))]))
         }
-        var body: [(String, YValue)] = [("ingressClassName", .string(spec.sections.ingressClass ?? Defaults.ingressClass))]
+        var body: [(String, YValue)] = [
+            ("ingressClassName", .string(spec.sections.ingressClass ?? Defaults.ingressClass))
+        ]
         var annotations: [(String, String)] = []
         if model.deployTo == .k8s {
             annotations.append(("cert-manager.io/cluster-issuer", "letsencrypt-prod"))
-            body.append(("tls", .list(spec.httpProxy.map { h in
-                .map([("hosts", .list([.string(h.hostName)])), ("secretName", .string(NameRules.dnsSubdomain("\(id)-\(h.hostName)-tls")))])
-            })))
+            body.append(
+                (
+                    "tls",
+                    .list(
+                        spec.httpProxy.map { h in
+                            .map([
+                                ("hosts", .list([.string(h.hostName)])),
+                                ("secretName", .string(NameRules.dnsSubdomain("\(id)-\(h.hostName)-tls"))),
+                            ])
+                        })
+                ))
         }
         body.append(("rules", .list(rules)))
-        ingresses.append(KubeObject(.ingress, name: "\(id)-ingress", namespace: namespace, labels: labels(),
-                                    annotations: annotations, body: [("spec", .map(body))]))
+        ingresses.append(
+            KubeObject(
+                .ingress, name: "\(id)-ingress", namespace: namespace, labels: labels(),
+                annotations: annotations, body: [("spec", .map(body))]))
     }
 
-    func proxyServiceName(_ pod: String) -> String { multiPod ? "\(id)-\(NameRules.dnsLabel(pod))-service" : "\(id)-service" }
+    func proxyServiceName(_ pod: String) -> String {
+        multiPod ? "\(id)-\(NameRules.dnsLabel(pod))-service" : "\(id)-service"
+    }
 
     // MARK: External services
 
     mutating func renderExternalServices() {
         for e in spec.sections.externalServices {
             let name = NameRules.serviceName(e.name)
-            let port: YValue = .list([.map([("name", .string("tcp-\(e.port)")), ("port", .int(e.port)), ("targetPort", .int(e.port)), ("protocol",
-                .string("TCP"))])])
+            let port: YValue = .list([
+                .map([
+                    ("name", .string("tcp-\(e.port)")), ("port", .int(e.port)), ("targetPort", .int(e.port)),
+                    (
+                        "protocol",
+                        .string("TCP")
+                    ),
+                ])
+            ])
             if let ip = e.ip {
-                services.append(KubeObject(.service, name: name, namespace: namespace, labels: labels(),
-                                           body: [("spec", .map([("type", .string("ClusterIP")), ("ports", port)]))]))
-                others.append(KubeObject(.endpointSlice, name: "\(name)-1", namespace: namespace,
-                                         labels: labels() + [("kubernetes.io/service-name", name)], body: [
-                                            ("addressType", .string(ip.contains(":") ? "IPv6" : "IPv4")),
-                                            ("endpoints", .list([.map([("addresses", .list([.string(ip)]))])])),
-                                            ("ports", .list([.map([("name", .string("tcp-\(e.port)")), ("port", .int(e.port)), ("protocol",
-                                                .string("TCP"))])])),
-                                         ]))
+                services.append(
+                    KubeObject(
+                        .service, name: name, namespace: namespace, labels: labels(),
+                        body: [("spec", .map([("type", .string("ClusterIP")), ("ports", port)]))]))
+                others.append(
+                    KubeObject(
+                        .endpointSlice, name: "\(name)-1", namespace: namespace,
+                        labels: labels() + [("kubernetes.io/service-name", name)],
+                        body: [
+                            ("addressType", .string(ip.contains(":") ? "IPv6" : "IPv4")),
+                            ("endpoints", .list([.map([("addresses", .list([.string(ip)]))])])),
+                            (
+                                "ports",
+                                .list([
+                                    .map([
+                                        ("name", .string("tcp-\(e.port)")), ("port", .int(e.port)),
+                                        (
+                                            "protocol",
+                                            .string("TCP")
+                                        ),
+                                    ])
+                                ])
+                            ),
+                        ]))
             } else {
                 let host = e.host ?? "\(e.service ?? e.name).\(e.namespace ?? namespace).svc.cluster.local"
-                services.append(KubeObject(.service, name: name, namespace: namespace, labels: labels(),
-                                           body: [("spec", .map([("type", .string("ExternalName")), ("externalName", .string(host)), ("ports", port)]))]))
+                services.append(
+                    KubeObject(
+                        .service, name: name, namespace: namespace, labels: labels(),
+                        body: [
+                            (
+                                "spec",
+                                .map([
+                                    ("type", .string("ExternalName")), ("externalName", .string(host)), ("ports", port),
+                                ])
+                            )
+                        ]))
             }
         }
     }

@@ -23,13 +23,26 @@ extension PodBuilder {
                 }
                 let volName = NameRules.dnsLabel(source)
                 if spec.configmaps.contains(where: { $0.name == source }) {
-                    try addConfigMap(name: "\(id)-\(volName)", prefix: "configmaps/\(source)", location: SourceLocation(file: spec.path), label: source)
-                    addPodVolume(volName, .map([("configMap", .map([("name", .string("\(id)-\(volName)")),
-                                                                    ("defaultMode", .int(0o755))] + itemsFor(prefix: "configmaps/\(source)")))]))
+                    try addConfigMap(
+                        name: "\(id)-\(volName)", prefix: "configmaps/\(source)",
+                        location: SourceLocation(file: spec.path), label: source)
+                    addPodVolume(
+                        volName,
+                        .map([
+                            (
+                                "configMap",
+                                .map(
+                                    [
+                                        ("name", .string("\(id)-\(volName)")),
+                                        ("defaultMode", .int(0o755)),
+                                    ] + itemsFor(prefix: "configmaps/\(source)"))
+                            )
+                        ]))
                     mounts.append(mount(volName, m.target, readOnly: true))
                 } else {
                     try addClaim(source, location: loc)
-                    addPodVolume(volName, .map([("persistentVolumeClaim", .map([("claimName", .string("\(id)-\(volName)"))]))]))
+                    addPodVolume(
+                        volName, .map([("persistentVolumeClaim", .map([("claimName", .string("\(id)-\(volName)"))]))]))
                     mounts.append(mount(volName, m.target, readOnly: m.readOnly))
                 }
             case .tmpfs:
@@ -39,17 +52,22 @@ extension PodBuilder {
             case .bind:
                 guard let source = m.source else { continue }
                 if source.hasPrefix("/") || source.hasPrefix("~") {
-                    let repo = HostPathName.allowed(source, spec: spec, podPerService: model.podPerService) ? nil : model.repoBinds[source]
-                    guard repo != nil || HostPathName.allowed(source, spec: spec, podPerService: model.podPerService) else {
-                        throw SoError("host path '\(source)' is outside the stack and is not mounted unless the spec allows it",
-                                      hint: HostPathName.optInHint(source), at: loc)
+                    let repo =
+                        HostPathName.allowed(source, spec: spec, podPerService: model.podPerService)
+                        ? nil : model.repoBinds[source]
+                    guard repo != nil || HostPathName.allowed(source, spec: spec, podPerService: model.podPerService)
+                    else {
+                        throw SoError(
+                            "host path '\(source)' is outside the stack and is not mounted unless the spec allows it",
+                            hint: HostPathName.optInHint(source), at: loc)
                     }
                     // The host path becomes a named volume with that path in the spec (deploy init wrote it for a
                     // plain compose file; a laconic stack's spec opts in): a hostPath PersistentVolume, mounted
                     // into the kind node.
                     let volume = HostPathName.volume(for: source)
                     try addClaim(volume, location: loc, hostPath: repo?.path, kind: repo?.kind)
-                    addPodVolume(volume, .map([("persistentVolumeClaim", .map([("claimName", .string("\(id)-\(volume)"))]))]))
+                    addPodVolume(
+                        volume, .map([("persistentVolumeClaim", .map([("claimName", .string("\(id)-\(volume)"))]))]))
                     mounts.append(mount(volume, m.target, readOnly: m.readOnly))
                     continue
                 }
@@ -57,34 +75,55 @@ extension PodBuilder {
                 if let volume = model.bindDirectories[rel] {
                     // A missing source deploy create made as data/<volume>: the host directory, read-write.
                     try addClaim(volume, location: loc, hostPath: "data/\(volume)")
-                    addPodVolume(volume, .map([("persistentVolumeClaim", .map([("claimName", .string("\(id)-\(volume)"))]))]))
+                    addPodVolume(
+                        volume, .map([("persistentVolumeClaim", .map([("claimName", .string("\(id)-\(volume)"))]))]))
                     mounts.append(mount(volume, m.target, readOnly: m.readOnly))
                     continue
                 }
                 let cmName = "\(id)-host-path-\(NameRules.hostPathName(source))"
                 let volName = NameRules.dnsLabel("host-path-\(NameRules.hostPathName(source))")
                 if m.options?.split(separator: ",").contains("rw") == true {
-                    state.warnings.append(Diagnostic("'\(source)' is mounted read-only from a ConfigMap; writes in the container fail",
-                                                     hint: "mount it ':ro', or use a named volume for data the container writes", at: loc))
+                    state.warnings.append(
+                        Diagnostic(
+                            "'\(source)' is mounted read-only from a ConfigMap; writes in the container fail",
+                            hint: "mount it ':ro', or use a named volume for data the container writes", at: loc))
                 }
                 if let data = model.files[rel] {
                     let key = ConfigMapKeys.key(for: Path.basename(rel))
                     try addConfigMapObject(name: cmName, entries: [(key, data)], location: loc, label: cmName)
-                    addPodVolume(volName, .map([("configMap", .map([("name", .string(cmName)), ("defaultMode", .int(0o755))]))]))
-                    mounts.append(.map([("name", .string(volName)), ("mountPath", .string(m.target)), ("subPath", .string(key)), ("readOnly", .bool(true))]))
+                    addPodVolume(
+                        volName, .map([("configMap", .map([("name", .string(cmName)), ("defaultMode", .int(0o755))]))]))
+                    mounts.append(
+                        .map([
+                            ("name", .string(volName)), ("mountPath", .string(m.target)), ("subPath", .string(key)),
+                            ("readOnly", .bool(true)),
+                        ]))
                 } else {
                     try addConfigMap(name: cmName, prefix: rel, location: loc, label: cmName)
-                    addPodVolume(volName, .map([("configMap", .map([("name", .string(cmName)), ("defaultMode", .int(0o755))] + itemsFor(prefix: rel)))]))
+                    addPodVolume(
+                        volName,
+                        .map([
+                            (
+                                "configMap",
+                                .map([("name", .string(cmName)), ("defaultMode", .int(0o755))] + itemsFor(prefix: rel))
+                            )
+                        ]))
                     mounts.append(mount(volName, m.target, readOnly: true))
                 }
             case .npipe, .cluster:
-                state.warnings.append(Diagnostic("\(m.kind.rawValue) mount '\(m.raw)' has no Kubernetes equivalent and is left out", at: loc))
+                state.warnings.append(
+                    Diagnostic(
+                        "\(m.kind.rawValue) mount '\(m.raw)' has no Kubernetes equivalent and is left out", at: loc))
             }
         }
         if !model.caCertificates.isEmpty {
             for i in model.caCertificates.indices {
-                mounts.append(.map([("name", .string("ca-certificates")), ("mountPath", .string("/etc/ssl/certs/laconic-extra-ca-\(i).pem")),
-                                    ("subPath", .string("ca-\(i).pem")), ("readOnly", .bool(true))]))
+                mounts.append(
+                    .map([
+                        ("name", .string("ca-certificates")),
+                        ("mountPath", .string("/etc/ssl/certs/laconic-extra-ca-\(i).pem")),
+                        ("subPath", .string("ca-\(i).pem")), ("readOnly", .bool(true)),
+                    ]))
             }
         }
         return mounts
@@ -98,29 +137,45 @@ extension PodBuilder {
 
     /// Files of the deployment under `prefix`, keyed for a ConfigMap.
     func filesUnder(_ prefix: String) -> [(path: String, data: Data)] {
-        model.files.filter { $0.key.hasPrefix(prefix + "/") }.sorted { $0.key < $1.key }.map { (String($0.key.dropFirst(prefix.count + 1)), $0.value) }
+        model.files.filter { $0.key.hasPrefix(prefix + "/") }.sorted { $0.key < $1.key }.map {
+            (String($0.key.dropFirst(prefix.count + 1)), $0.value)
+        }
     }
 
     /// `items` for a ConfigMap volume whose files sit in subdirectories (keys cannot hold `/`).
     func itemsFor(prefix: String) -> [(String, YValue)] {
         let files = filesUnder(prefix)
         guard files.contains(where: { $0.path.contains("/") }) else { return [] }
-        return [("items", .list(files.map { .map([("key", .string(ConfigMapKeys.key(for: $0.path))), ("path", .string($0.path))]) }))]
+        return [
+            (
+                "items",
+                .list(
+                    files.map { .map([("key", .string(ConfigMapKeys.key(for: $0.path))), ("path", .string($0.path))]) })
+            )
+        ]
     }
 
     mutating func addConfigMap(name: String, prefix: String, location: SourceLocation, label: String) throws {
         let files = filesUnder(prefix)
-        try addConfigMapObject(name: name, entries: files.map { (ConfigMapKeys.key(for: $0.path), $0.data) }, location: location, label: label)
+        try addConfigMapObject(
+            name: name, entries: files.map { (ConfigMapKeys.key(for: $0.path), $0.data) }, location: location,
+            label: label)
     }
 
-    mutating func addConfigMapObject(name: String, entries: [(String, Data)], location: SourceLocation, label: String) throws {
-        if configMaps.contains(where: { $0.name == name }) || state.configMaps.contains(where: { $0.name == name }) { return }
+    mutating func addConfigMapObject(name: String, entries: [(String, Data)], location: SourceLocation, label: String)
+        throws
+    {
+        if configMaps.contains(where: { $0.name == name }) || state.configMaps.contains(where: { $0.name == name }) {
+            return
+        }
         let total = entries.reduce(0) { $0 + $1.1.count }
         if total > Defaults.configMapLimit {
-            throw SoError("ConfigMap \(name) would hold \(total / 1024) KiB, over Kubernetes' 1 MiB limit",
-                          hint: "mount large files from a named volume instead of a host path or configmap", at: location)
+            throw SoError(
+                "ConfigMap \(name) would hold \(total / 1024) KiB, over Kubernetes' 1 MiB limit",
+                hint: "mount large files from a named volume instead of a host path or configmap", at: location)
         }
-        var data: [(String, YValue)] = [], binary: [(String, YValue)] = []
+        var data: [(String, YValue)] = []
+        var binary: [(String, YValue)] = []
         for (k, v) in entries {
             if let text = String(data: v, encoding: .utf8), !text.contains("\0") {
                 data.append((k, .string(text)))
@@ -131,48 +186,73 @@ extension PodBuilder {
         var body: [(String, YValue)] = []
         if !data.isEmpty { body.append(("data", .map(data))) }
         if !binary.isEmpty { body.append(("binaryData", .map(binary))) }
-        configMaps.append(KubeObject(.configMap, name: name, namespace: state.namespace,
-                                     labels: state.labels() + [("configmap-label", NameRules.labelValue(label))], body: body))
+        configMaps.append(
+            KubeObject(
+                .configMap, name: name, namespace: state.namespace,
+                labels: state.labels() + [("configmap-label", NameRules.labelValue(label))], body: body))
     }
 
     /// A PVC for a named volume: dynamic for `null` in the spec, bound to a hostPath PV for a path (the
     /// spec's, else `hostPath`, relative to the deployment directory).
-    mutating func addClaim(_ volume: String, location: SourceLocation, hostPath defaultPath: String? = nil, kind defaultKind: HostPathKind? = nil) throws {
+    mutating func addClaim(
+        _ volume: String, location: SourceLocation, hostPath defaultPath: String? = nil,
+        kind defaultKind: HostPathKind? = nil
+    ) throws {
         usesClaims = true
         let volName = NameRules.dnsLabel(volume)
         let name = "\(id)-\(volName)"
         if claims.contains(where: { $0.name == name }) || state.claims.contains(where: { $0.name == name }) { return }
         let specEntry = spec.volumes.first { $0.name == volume }
         if specEntry == nil && defaultPath == nil {
-            state.warnings.append(Diagnostic("named volume '\(volume)' is not in the spec's volumes; it gets a default \(Defaults.volumeSize) claim",
-                                             hint: "add '\(volume):' under volumes: in the spec", at: location))
+            state.warnings.append(
+                Diagnostic(
+                    "named volume '\(volume)' is not in the spec's volumes; it gets a default \(Defaults.volumeSize) claim",
+                    hint: "add '\(volume):' under volumes: in the spec", at: location))
         }
         let size = spec.sections.resources.volumeStorage[volume] ?? spec.sections.resources.volumeStorageGlobal
-        let storage = try size.map { s -> String in
-            guard let q = Quantity.bytes(s, binaryLetters: false) else {
-                throw SoError("storage size '\(s)' of volume '\(volume)' is not a size", hint: "write e.g. 10Gi", at: SourceLocation(file: spec.path))
-            }
-            return q
-        } ?? Defaults.volumeSize
+        let storage =
+            try size.map { s -> String in
+                guard let q = Quantity.bytes(s, binaryLetters: false) else {
+                    throw SoError(
+                        "storage size '\(s)' of volume '\(volume)' is not a size", hint: "write e.g. 10Gi",
+                        at: SourceLocation(file: spec.path))
+                }
+                return q
+            } ?? Defaults.volumeSize
         let labels = state.labels() + [("volume-label", NameRules.labelValue(name))]
-        var claimSpec: [(String, YValue)] = [("accessModes", .list([.string("ReadWriteOnce")])),
-                                             ("resources", .map([("requests", .map([("storage", .string(storage))]))]))]
+        var claimSpec: [(String, YValue)] = [
+            ("accessModes", .list([.string("ReadWriteOnce")])),
+            ("resources", .map([("requests", .map([("storage", .string(storage))]))])),
+        ]
         if let path = specEntry?.path ?? defaultPath {
             let hostPath = nodePath(volume: volume, path: path)
             // A file or a socket needs its own type: the kubelet refuses it where a directory is expected.
             let type = (model.hostPathKinds[volume] ?? defaultKind ?? .directory).hostPathType
             claimSpec.append(("storageClassName", .string("manual")))
             claimSpec.append(("volumeName", .string(name)))
-            persistentVolumes.append(KubeObject(.persistentVolume, name: name, labels: labels, body: [("spec", .map([
-                ("storageClassName", .string("manual")),
-                ("capacity", .map([("storage", .string(storage))])),
-                ("accessModes", .list([.string("ReadWriteOnce")])),
-                ("persistentVolumeReclaimPolicy", .string("Retain")),
-                ("hostPath", .map([("path", .string(hostPath))] + (type.map { [("type", .string($0))] } ?? []))),
-            ]))]))
+            persistentVolumes.append(
+                KubeObject(
+                    .persistentVolume, name: name, labels: labels,
+                    body: [
+                        (
+                            "spec",
+                            .map([
+                                ("storageClassName", .string("manual")),
+                                ("capacity", .map([("storage", .string(storage))])),
+                                ("accessModes", .list([.string("ReadWriteOnce")])),
+                                ("persistentVolumeReclaimPolicy", .string("Retain")),
+                                (
+                                    "hostPath",
+                                    .map([("path", .string(hostPath))] + (type.map { [("type", .string($0))] } ?? []))
+                                ),
+                            ])
+                        )
+                    ]))
         }
-        claims.append(KubeObject(.persistentVolumeClaim, name: name, namespace: state.namespace, labels: labels,
-                                 body: [("spec", .map(claimSpec))]))
+        claims.append(
+            KubeObject(
+                .persistentVolumeClaim, name: name, namespace: state.namespace, labels: labels,
+                body: [("spec", .map(claimSpec))]))
     }
 
     /// Where a spec volume path is seen by the node: under /mnt on kind (through kind-config extraMounts), as-is elsewhere.

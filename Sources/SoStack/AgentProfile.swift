@@ -11,7 +11,9 @@ public struct AgentProfile: Sendable, Equatable {
     public var egress: [String]
     public var location: SourceLocation?
 
-    public init(name: String, task: String, secretEnv: [String] = [], egress: [String] = [], location: SourceLocation? = nil) {
+    public init(
+        name: String, task: String, secretEnv: [String] = [], egress: [String] = [], location: SourceLocation? = nil
+    ) {
         self.name = name
         self.task = task
         self.secretEnv = secretEnv

@@ -9,25 +9,36 @@ public enum AgentTable {
         var out: [AgentProfile] = []
         for e in try node.entries("'agents'") {
             guard NameRules.isComponent(e.key), !e.key.contains(".") else {
-                throw e.keyNode.error("agent name '\(e.key)' is not usable", hint: "use letters, digits, '-' and '_', e.g. claude or my-agent")
+                throw e.keyNode.error(
+                    "agent name '\(e.key)' is not usable",
+                    hint: "use letters, digits, '-' and '_', e.g. claude or my-agent")
             }
             let m = try e.value.mapping("agents.\(e.key)")
-            let task = try m.required("task",
-                hint: "give the headless command, reading the task from $TASK, e.g. task: my-agent --print \"$TASK\"").string("agents.\(e.key).task")
-            guard !task.trimmedSpaces.isEmpty else { throw (m.value("task") ?? e.value).error("agents.\(e.key).task is empty",
-                hint: "give the command that runs the agent on $TASK without a terminal") }
+            let task = try m.required(
+                "task",
+                hint: "give the headless command, reading the task from $TASK, e.g. task: my-agent --print \"$TASK\""
+            ).string("agents.\(e.key).task")
+            guard !task.trimmedSpaces.isEmpty else {
+                throw (m.value("task") ?? e.value).error(
+                    "agents.\(e.key).task is empty",
+                    hint: "give the command that runs the agent on $TASK without a terminal")
+            }
             let secretEnv = try m.value("secret-env")?.stringList("agents.\(e.key).secret-env") ?? []
             for name in secretEnv where !NameRules.isVariable(name) {
-                throw (m.value("secret-env") ?? e.value).error("invalid variable name '\(name)' in agents.\(e.key).secret-env",
+                throw (m.value("secret-env") ?? e.value).error(
+                    "invalid variable name '\(name)' in agents.\(e.key).secret-env",
                     hint: "use letters, digits and '_', not starting with a digit")
             }
             let egress = try m.value("egress")?.stringList("agents.\(e.key).egress") ?? []
             for host in egress where !EgressPolicy.valid(host) {
-                throw (m.value("egress") ?? e.value).error("egress entry '\(host)' of agent \(e.key) is neither a host name, a URL nor a CIDR",
+                throw (m.value("egress") ?? e.value).error(
+                    "egress entry '\(host)' of agent \(e.key) is neither a host name, a URL nor a CIDR",
                     hint: "write the agent's API host, e.g. api.example.com")
             }
             m.finish(into: diagnostics)
-            out.append(AgentProfile(name: e.key, task: task, secretEnv: secretEnv, egress: egress, location: e.keyNode.location))
+            out.append(
+                AgentProfile(
+                    name: e.key, task: task, secretEnv: secretEnv, egress: egress, location: e.keyNode.location))
         }
         return out
     }
@@ -49,9 +60,11 @@ public enum AgentTable {
         guard var workspace = spec.workspace, let name = workspace.agent else { return spec }
         let table = merged(stack: stack, spec: spec.agents)
         guard let agent = table.first(where: { $0.name == name }) else {
-            throw SoError("unknown agent '\(name)'",
-                hint: "known: \(table.map(\.name).joined(separator: ", ")); add it under agents: in \(spec.path) (task, secret-env, egress)",
-                          at: SourceLocation(file: spec.path, line: workspace.agentLine ?? workspace.line))
+            throw SoError(
+                "unknown agent '\(name)'",
+                hint:
+                    "known: \(table.map(\.name).joined(separator: ", ")); add it under agents: in \(spec.path) (task, secret-env, egress)",
+                at: SourceLocation(file: spec.path, line: workspace.agentLine ?? workspace.line))
         }
         var out = spec
         if workspace.task == nil { workspace.task = agent.task }

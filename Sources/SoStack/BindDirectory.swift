@@ -10,11 +10,18 @@ public enum BindDirectory {
         while s.hasPrefix("./") || s.hasPrefix("../") { s = s.drop { $0 == "." }.dropFirst() }
         var out = ""
         for c in s.lowercased() {
-            if c.isASCII && (c.isLetter || c.isNumber) { out.append(c) } else if !out.hasSuffix("-") && !out.isEmpty { out.append("-") }
+            if c.isASCII && (c.isLetter || c.isNumber) {
+                out.append(c)
+            } else if !out.hasSuffix("-") && !out.isEmpty {
+                out.append("-")
+            }
         }
         while out.hasSuffix("-") { out.removeLast() }
         var name = "host-path-" + (out.isEmpty ? "dir" : out)
-        if name.count > 63 { name = String(name.prefix(63)); while name.hasSuffix("-") { name.removeLast() } }
+        if name.count > 63 {
+            name = String(name.prefix(63))
+            while name.hasSuffix("-") { name.removeLast() }
+        }
         return name
     }
 

@@ -26,7 +26,9 @@ public struct DeploymentFile: Sendable, Equatable {
 
     public static func load(_ path: String, fs: FileSystem, diagnostics: DiagnosticSink) throws -> DeploymentFile {
         guard let root = try YAMLFile.load(path, fs: fs, what: "deployment file") else {
-            throw SoError("deployment.yml is empty", hint: "restore it from a backup; it holds the deployment's identity", at: SourceLocation(file: path))
+            throw SoError(
+                "deployment.yml is empty", hint: "restore it from a backup; it holds the deployment's identity",
+                at: SourceLocation(file: path))
         }
         let m = try root.mapping("deployment.yml")
         let cluster = try m.required("cluster-id").string("'cluster-id'")
@@ -41,7 +43,7 @@ public struct DeploymentFile: Sendable, Equatable {
     /// laconic-so's id shape: `laconic-` + base36 tenths of a second since 2024-01-01 (7 chars) + 2 random base36 chars.
     /// Sorts by time and is a valid DNS-1123 label.
     public static func makeID(now: Date, entropy: Entropy) -> String {
-        let epoch = Date(timeIntervalSince1970: 1_704_067_200) // 2024-01-01T00:00:00Z
+        let epoch = Date(timeIntervalSince1970: 1_704_067_200)  // 2024-01-01T00:00:00Z
         let tenths = max(0, Int64((now.timeIntervalSince(epoch) * 10).rounded(.down)))
         var time = String(tenths, radix: 36)
         if time.count < 7 { time = String(repeating: "0", count: 7 - time.count) + time }

@@ -15,7 +15,8 @@ public struct EgressPolicy: Sendable, Equatable {
     /// Host names and CIDRs, with `${NAME}` expanded from the deployment's config and URLs reduced to
     /// their host; an entry that expands to nothing is dropped.
     public func targets(config: [String: String]) -> (hosts: [String], cidrs: [String]) {
-        var hosts: [String] = [], cidrs: [String] = []
+        var hosts: [String] = []
+        var cidrs: [String] = []
         for raw in entries {
             guard let t = Self.target(Self.expand(raw, config: config)) else { continue }
             if SpecSections.isCIDR(t) {
@@ -38,10 +39,14 @@ public struct EgressPolicy: Sendable, Equatable {
             let key = SpecSections.isCIDR(t) && !t.contains("/") ? t + (t.contains(":") ? "/128" : "/32") : t
             var authority = String(v[scheme.upperBound...].prefix { $0 != "/" })
             if let at = authority.lastIndex(of: "@") { authority = String(authority[authority.index(after: at)...]) }
-            let explicit = authority.hasPrefix("[") ? authority.split(separator: "]").dropFirst().first.flatMap { Int($0.dropFirst()) }
+            let explicit =
+                authority.hasPrefix("[")
+                ? authority.split(separator: "]").dropFirst().first.flatMap { Int($0.dropFirst()) }
                 : authority.split(separator: ":").dropFirst().first.flatMap { Int($0) }
             let defaults = ["git": 9418, "ssh": 22, "git+ssh": 22, "http": 80, "https": 443]
-            guard let port = explicit ?? defaults[v[..<scheme.lowerBound].lowercased()], (1...65535).contains(port), !ports.contains(port) else { continue }
+            guard let port = explicit ?? defaults[v[..<scheme.lowerBound].lowercased()], (1...65535).contains(port),
+                !ports.contains(port)
+            else { continue }
             if !(out[key] ?? []).contains(port) { out[key, default: []].append(port) }
         }
         return out
@@ -61,12 +66,18 @@ public struct EgressPolicy: Sendable, Equatable {
     static func target(_ value: String) -> String? {
         var v = value.trimmedSpaces
         if v.isEmpty { return nil }
-        if let scheme = v.range(of: "://") { v = String(v[scheme.upperBound...]) }
-        else if v.contains("@"), let colon = v.firstIndex(of: ":"), v.firstIndex(of: "/").map({ $0 > colon }) ?? true { v = String(v[..<colon]) }
+        if let scheme = v.range(of: "://") {
+            v = String(v[scheme.upperBound...])
+        } else if v.contains("@"), let colon = v.firstIndex(of: ":"), v.firstIndex(of: "/").map({ $0 > colon }) ?? true
+        {
+            v = String(v[..<colon])
+        }
         if SpecSections.isCIDR(v) { return v }
         if let slash = v.firstIndex(of: "/") { v = String(v[..<slash]) }
         if let at = v.lastIndex(of: "@") { v = String(v[v.index(after: at)...]) }
-        if v.hasPrefix("["), let close = v.firstIndex(of: "]") { return String(v[v.index(after: v.startIndex)..<close]).lowercased() }  // [IPv6]:port
+        if v.hasPrefix("["), let close = v.firstIndex(of: "]") {
+            return String(v[v.index(after: v.startIndex)..<close]).lowercased()
+        }  // [IPv6]:port
         if let colon = v.firstIndex(of: ":") { v = String(v[..<colon]) }
         return v.isEmpty ? nil : v.lowercased()
     }

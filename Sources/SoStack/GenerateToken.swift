@@ -21,23 +21,29 @@ public struct GenerateToken: Sendable, Equatable {
     public static func parse(_ value: String, at location: SourceLocation? = nil) throws -> GenerateToken? {
         guard let start = value.range(of: marker) else { return nil }
         guard let r = value.range(of: pattern, options: .regularExpression), r.lowerBound == start.lowerBound else {
-            throw SoError("malformed secret token in '\(redact(value))'",
-                          hint: "write $generate:TYPE:LEN$ with TYPE hex, base64 or alnum, e.g. $generate:hex:32$", at: location)
+            throw SoError(
+                "malformed secret token in '\(redact(value))'",
+                hint: "write $generate:TYPE:LEN$ with TYPE hex, base64 or alnum, e.g. $generate:hex:32$", at: location)
         }
         let body = value[r].dropFirst(marker.count).dropLast()
         let parts = body.split(separator: ":", omittingEmptySubsequences: false)
-        let typeText = String(parts[0]), lenText = String(parts[1])
+        let typeText = String(parts[0])
+        let lenText = String(parts[1])
         guard let kind = Kind(rawValue: typeText) else {
             let close = Suggest.closest(to: typeText, in: Kind.allCases.map(\.rawValue))
-            throw SoError("unknown secret type '\(typeText)' in $generate token",
-                          hint: (close.map { "did you mean '\($0)'? " } ?? "") + "use hex, base64 or alnum", at: location)
+            throw SoError(
+                "unknown secret type '\(typeText)' in $generate token",
+                hint: (close.map { "did you mean '\($0)'? " } ?? "") + "use hex, base64 or alnum", at: location)
         }
         guard let len = Int(lenText), (1...1024).contains(len) else {
-            throw SoError("secret length '\(lenText)' in $generate token is outside 1…1024", hint: "use a length such as 32", at: location)
+            throw SoError(
+                "secret length '\(lenText)' in $generate token is outside 1…1024", hint: "use a length such as 32",
+                at: location)
         }
         let suffix = String(value[r.upperBound...])
         if suffix.contains(marker) {
-            throw SoError("more than one $generate token in one value", hint: "use one token per config key", at: location)
+            throw SoError(
+                "more than one $generate token in one value", hint: "use one token per config key", at: location)
         }
         return GenerateToken(kind: kind, length: len, prefix: String(value[..<r.lowerBound]), suffix: suffix)
     }

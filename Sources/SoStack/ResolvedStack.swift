@@ -40,27 +40,39 @@ public struct ResolvedStack: Sendable {
 
     /// The value written as `stack:` in a spec: the name of a built-in stack, else the absolute path
     /// (of the stack directory, or of the compose file).
-    public var specValue: String { isBuiltIn ? name : composeFiles.count > 1 ? composeFiles.joined(separator: ",") : composeFile ?? stackDir }
+    public var specValue: String {
+        isBuiltIn ? name : composeFiles.count > 1 ? composeFiles.joined(separator: ",") : composeFile ?? stackDir
+    }
 
     /// A pod's compose file as deployments see it: several files, `include:` and `extends:` flattened
     /// into one document (its text is what the deployment directory gets); else the file as it is.
-    public func compose(_ c: Component, fs: FileSystem, environment: [String: String]?, diagnostics: DiagnosticSink) throws -> (file: ComposeFile, data: Data) {
+    public func compose(_ c: Component, fs: FileSystem, environment: [String: String]?, diagnostics: DiagnosticSink)
+        throws -> (file: ComposeFile, data: Data)
+    {
         let files = c.composePath == composeFile && !composeFiles.isEmpty ? composeFiles : [c.composePath]
         guard try ComposeFlatten.needed(files, fs: fs) else {
-            return (try ComposeLoader.load(c.composePath, fs: fs, environment: environment, diagnostics: diagnostics), try fs.readData(c.composePath))
+            return (
+                try ComposeLoader.load(c.composePath, fs: fs, environment: environment, diagnostics: diagnostics),
+                try fs.readData(c.composePath)
+            )
         }
         let text = try ComposeFlatten.flatten(files, fs: fs)
         guard let root = try YAMLFile.parse(text, file: c.composePath) else {
             throw SoError("compose files \(files.joined(separator: ", ")) merge to nothing", hint: "check them")
         }
-        return (try ComposeLoader.decode(root, path: c.composePath, environment: environment, diagnostics: diagnostics), Data(text.utf8))
+        return (
+            try ComposeLoader.decode(root, path: c.composePath, environment: environment, diagnostics: diagnostics),
+            Data(text.utf8)
+        )
     }
     public var composeDir: String { Path.join(root, "compose") }
 
     /// Deployments need at least one pod.
     public func requirePods() throws {
         if pods.isEmpty {
-            throw SoError("stack has no pods", hint: "add 'pods: [name]' naming compose/docker-compose-<name>.yml", at: SourceLocation(file: stackFilePath))
+            throw SoError(
+                "stack has no pods", hint: "add 'pods: [name]' naming compose/docker-compose-<name>.yml",
+                at: SourceLocation(file: stackFilePath))
         }
     }
     public var configDir: String { Path.join(root, "config") }

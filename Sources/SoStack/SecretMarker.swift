@@ -11,7 +11,10 @@ public enum SecretMarker {
     public static func marker(_ key: String) -> String { open + key + close }
 
     /// The pieces of a value: literal text and secret keys, in order.
-    public enum Piece: Equatable { case text(String), secret(String) }
+    public enum Piece: Equatable {
+        case text(String)
+        case secret(String)
+    }
 
     public static func split(_ value: String) -> [Piece] {
         var pieces: [Piece] = []
@@ -19,7 +22,10 @@ public enum SecretMarker {
         while let r = rest.range(of: open) {
             if r.lowerBound > rest.startIndex { pieces.append(.text(String(rest[..<r.lowerBound]))) }
             let after = rest[r.upperBound...]
-            guard let end = after.range(of: close) else { pieces.append(.text(String(rest[r.lowerBound...]))); return pieces }
+            guard let end = after.range(of: close) else {
+                pieces.append(.text(String(rest[r.lowerBound...])))
+                return pieces
+            }
             pieces.append(.secret(String(after[..<end.lowerBound])))
             rest = after[end.upperBound...]
         }

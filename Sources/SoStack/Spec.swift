@@ -48,11 +48,15 @@ public struct Spec: Sendable {
 
     /// Every top-level key `so` understands (laconic-so's set plus `so`'s own).
     public static let knownKeys = [
-        "stack", "deploy-to", "kube-config", "image-registry", "image-pull-secret", "image-pull-policy", "image-overrides",
-        "config", "credentials-files", "network", "volumes", "configmaps", "secrets", "resources", "security", "replicas",
-        "namespace", "annotations", "labels", "node-affinities", "node-tolerations", "kind-cluster-name", "kind-mount-root",
+        "stack", "deploy-to", "kube-config", "image-registry", "image-pull-secret", "image-pull-policy",
+        "image-overrides",
+        "config", "credentials-files", "network", "volumes", "configmaps", "secrets", "resources", "security",
+        "replicas",
+        "namespace", "annotations", "labels", "node-affinities", "node-tolerations", "kind-cluster-name",
+        "kind-mount-root",
         "kind-node-image",
-        "caddy-ingress-image", "wait-image", "maintenance-service", "external-services", "ca-certificates", "runtime-class",
+        "caddy-ingress-image", "wait-image", "maintenance-service", "external-services", "ca-certificates",
+        "runtime-class",
         "secret-env", "ingress-class", "ttl", "with", "egress", "egress-ports", "egress-proxy", "quota", "profiles",
         "host-gateway", "workspace", "agents",
     ]
@@ -60,7 +64,9 @@ public struct Spec: Sendable {
     public static func load(_ path: String, fs: FileSystem, diagnostics: DiagnosticSink) throws -> Spec {
         let text = try fs.readText(path, limit: YAMLFile.maxBytes, what: "spec file")
         guard let root = try YAMLFile.parse(text, file: path) else {
-            throw SoError("spec file is empty", hint: "create one with 'so --stack NAME deploy init --output \(Path.basename(path))'",
+            throw SoError(
+                "spec file is empty",
+                hint: "create one with 'so --stack NAME deploy init --output \(Path.basename(path))'",
                 at: SourceLocation(file: path))
         }
         return try decode(root, text: text, path: path, diagnostics: diagnostics)
@@ -68,25 +74,33 @@ public struct Spec: Sendable {
 
     public static func decode(_ root: YNode, text: String, path: String, diagnostics: DiagnosticSink) throws -> Spec {
         let m = try root.mapping("spec.yml")
-        let stackNode = try m.required("stack", hint: "add 'stack: NAME' (a built-in stack) or 'stack: /path/to/stack-dir'")
+        let stackNode = try m.required(
+            "stack", hint: "add 'stack: NAME' (a built-in stack) or 'stack: /path/to/stack-dir'")
         let stack = try stackNode.string("'stack'")
         let deployNode = try m.required("deploy-to", hint: "add 'deploy-to: k8s-kind' (or k8s)")
         let deployTo = try DeployTarget.parse(try deployNode.string("'deploy-to'"), at: deployNode.location)
-        var spec = Spec(path: path, text: text, root: root, stack: stack, stackLine: stackNode.line, deployTo: deployTo,
-                        config: [], credentialsFiles: [], ports: [], httpProxy: [], volumes: [], configmaps: [], secrets: [], secretEnv: [])
+        var spec = Spec(
+            path: path, text: text, root: root, stack: stack, stackLine: stackNode.line, deployTo: deployTo,
+            config: [], credentialsFiles: [], ports: [], httpProxy: [], volumes: [], configmaps: [], secrets: [],
+            secretEnv: [])
         spec.kubeConfig = try m.string("kube-config")
         spec.imageRegistry = try m.string("image-registry")
         if deployTo == .k8s && spec.kubeConfig == nil {
-            throw root.error("deploy-to k8s needs 'kube-config'", hint: "add 'kube-config: /path/to/kubeconfig' or use deploy-to: k8s-kind")
+            throw root.error(
+                "deploy-to k8s needs 'kube-config'",
+                hint: "add 'kube-config: /path/to/kubeconfig' or use deploy-to: k8s-kind")
         }
         if let c = m.nonNull("config") { spec.config = try decodeConfig(c) }
-        spec.credentialsFiles = try m.value("credentials-files")?.stringList("'credentials-files'", allowSingle: true) ?? []
+        spec.credentialsFiles =
+            try m.value("credentials-files")?.stringList("'credentials-files'", allowSingle: true) ?? []
         if let n = m.nonNull("network") { try spec.decodeNetwork(n, diagnostics: diagnostics) }
         try spec.decodeStorage(m)
         try spec.decodeCluster(m, diagnostics: diagnostics)
         spec.secretEnv = try m.value("secret-env")?.stringList("'secret-env'") ?? []
         if let secretEnvNode = m.value("secret-env") {
-            for (i, name) in spec.secretEnv.enumerated() { try checkEnvName(name, at: secretEnvNode.location, index: i) }
+            for (i, name) in spec.secretEnv.enumerated() {
+                try checkEnvName(name, at: secretEnvNode.location, index: i)
+            }
         }
         spec.sections = try SpecSections.decode(m, diagnostics: diagnostics)
         try spec.decodeHost(m)
@@ -138,7 +152,8 @@ public struct Spec: Sendable {
             let rm = try r.mapping("routes[\(j)]")
             let proxyTo = try rm.required("proxy-to").string("'proxy-to'")
             guard let target = ServicePort(proxyTo) else {
-                throw r.error("proxy-to '\(proxyTo)' must be SERVICE:PORT", hint: "for example web:8080 (a port in 1-65535)")
+                throw r.error(
+                    "proxy-to '\(proxyTo)' must be SERVICE:PORT", hint: "for example web:8080 (a port in 1-65535)")
             }
             routes.append(.init(path: try rm.string("path") ?? "/", service: target.service, port: target.port))
             rm.finish(into: diagnostics)
@@ -173,31 +188,44 @@ public struct Spec: Sendable {
         if let ns = m.nonNull("namespace") {
             let v = try ns.string("'namespace'")
             guard NameRules.isDNSLabel(v) else {
-                throw ns.error("namespace '\(v)' is not a valid Kubernetes name", hint: "use lowercase letters, digits and '-', at most 63 characters")
+                throw ns.error(
+                    "namespace '\(v)' is not a valid Kubernetes name",
+                    hint: "use lowercase letters, digits and '-', at most 63 characters")
             }
             namespace = v
         }
         replicas = try m.int("replicas")
-        if let r = replicas, r < 0 { throw m.error(at: "replicas", "replicas must be 0 or more", hint: "write a number such as 1") }
+        if let r = replicas, r < 0 {
+            throw m.error(at: "replicas", "replicas must be 0 or more", hint: "write a number such as 1")
+        }
         if let k = m.nonNull("kind-cluster-name") {
             let v = try k.string("'kind-cluster-name'")
-            guard NameRules.isDNSLabel(v) else { throw k.error("kind-cluster-name '\(v)' is not a valid cluster name",
-                hint: "use lowercase letters, digits and '-'") }
+            guard NameRules.isDNSLabel(v) else {
+                throw k.error(
+                    "kind-cluster-name '\(v)' is not a valid cluster name",
+                    hint: "use lowercase letters, digits and '-'")
+            }
             kindClusterName = v
         }
         if let k = m.nonNull("kind-mount-root") {
             let v = try k.string("'kind-mount-root'")
-            guard v.hasPrefix("/") || v.hasPrefix("~") else { throw k.error("kind-mount-root must be an absolute path", hint: "for example /srv/kind") }
+            guard v.hasPrefix("/") || v.hasPrefix("~") else {
+                throw k.error("kind-mount-root must be an absolute path", hint: "for example /srv/kind")
+            }
             kindMountRoot = v
         }
         if let k = m.nonNull("kind-node-image") {
             let v = try k.string("'kind-node-image'")
             guard ImageReference.isPlausible(v) else {
-                throw k.error("kind-node-image '\(v)' is not an image reference", hint: "write a kind node image, e.g. kind-node-image: kindest/node:v1.31.0")
+                throw k.error(
+                    "kind-node-image '\(v)' is not an image reference",
+                    hint: "write a kind node image, e.g. kind-node-image: kindest/node:v1.31.0")
             }
             kindNodeImage = v
             if deployTo == .k8s {
-                diagnostics.warn("kind-node-image is ignored for deploy-to k8s", hint: "it sets the image of a kind cluster's node; remove it", at: k.location)
+                diagnostics.warn(
+                    "kind-node-image is ignored for deploy-to k8s",
+                    hint: "it sets the image of a kind cluster's node; remove it", at: k.location)
             }
         }
     }
@@ -214,7 +242,8 @@ public struct Spec: Sendable {
         if let g = m.nonNull("host-gateway") {
             let v = try g.string("'host-gateway'")
             guard IPAddress.isValid(v) else {
-                throw g.error("host-gateway '\(v)' is not an IP address",
+                throw g.error(
+                    "host-gateway '\(v)' is not an IP address",
                     hint: "write the address at which pods reach the host, e.g. host-gateway: 172.18.0.1 "
                         + "(kind's docker network gateway: docker network inspect kind)")
             }
@@ -226,11 +255,17 @@ public struct Spec: Sendable {
     static func decodeWorkspace(_ w: YNode, diagnostics: DiagnosticSink) throws -> WorkspaceSpec {
         let wm = try w.mapping("'workspace'")
         let path = try wm.string("path") ?? "/workspace"
-        guard path.hasPrefix("/") else { throw (wm.nonNull("path") ?? w).error("workspace path '\(path)' is not absolute",
-            hint: "write the checkout's path in the container, e.g. path: /workspace") }
-        var workspace = WorkspaceSpec(service: try wm.required("service",
-            hint: "name the compose service whose container holds the checkout, e.g. service: agent").string("'workspace.service'"),
-                                      path: path, task: try wm.string("task"), agent: try wm.string("agent"), line: w.line)
+        guard path.hasPrefix("/") else {
+            throw (wm.nonNull("path") ?? w).error(
+                "workspace path '\(path)' is not absolute",
+                hint: "write the checkout's path in the container, e.g. path: /workspace")
+        }
+        var workspace = WorkspaceSpec(
+            service: try wm.required(
+                "service",
+                hint: "name the compose service whose container holds the checkout, e.g. service: agent"
+            ).string("'workspace.service'"),
+            path: path, task: try wm.string("task"), agent: try wm.string("agent"), line: w.line)
         workspace.agentLine = wm.nonNull("agent")?.line
         wm.finish(into: diagnostics)
         return workspace
@@ -238,7 +273,9 @@ public struct Spec: Sendable {
 
     static func checkEnvName(_ name: String, at location: SourceLocation, index: Int? = nil) throws {
         guard NameRules.isVariable(name) else {
-            throw SoError("invalid variable name '\(name)'", hint: "use letters, digits and '_', not starting with a digit", at: location)
+            throw SoError(
+                "invalid variable name '\(name)'", hint: "use letters, digits and '_', not starting with a digit",
+                at: location)
         }
     }
 
@@ -246,7 +283,8 @@ public struct Spec: Sendable {
     static func configValue(_ node: YNode, key: String) throws -> String {
         if node.isNull { return "" }
         guard node.isScalar else {
-            throw node.error("config value of '\(key)' must be a single value, not \(node.isMapping ? "a mapping" : "a list")",
+            throw node.error(
+                "config value of '\(key)' must be a single value, not \(node.isMapping ? "a mapping" : "a list")",
                 hint: "quote it or join the values into one string")
         }
         let raw = try node.string("'\(key)'")

@@ -36,7 +36,9 @@ public struct SpecSections: Sendable {
         s.annotations = try stringMap(m.nonNull("annotations"), what: "annotations")
         s.labels = try stringMap(m.nonNull("labels"), what: "labels")
         try decodeScheduling(m, into: &s, diagnostics: diagnostics)
-        if let e = m.nonNull("external-services") { s.externalServices = try decodeExternalServices(e, diagnostics: diagnostics) }
+        if let e = m.nonNull("external-services") {
+            s.externalServices = try decodeExternalServices(e, diagnostics: diagnostics)
+        }
         s.caCertificates = try m.value("ca-certificates")?.stringList("'ca-certificates'") ?? []
         s.ingressClass = try m.string("ingress-class")
         s.maintenanceService = try m.string("maintenance-service")
@@ -55,7 +57,8 @@ public struct SpecSections: Sendable {
                 out.containersGlobal = try containerResources(c, what: "resources.containers", diagnostics: diagnostics)
             } else {
                 for e in cm.entries {
-                    out.containers[e.key] = try containerResources(e.value, what: "resources.containers.\(e.key)", diagnostics: diagnostics)
+                    out.containers[e.key] = try containerResources(
+                        e.value, what: "resources.containers.\(e.key)", diagnostics: diagnostics)
                 }
                 cm.accept(cm.keys)
             }
@@ -66,7 +69,8 @@ public struct SpecSections: Sendable {
                 out.volumeStorageGlobal = try storage(v, what: "resources.volumes", diagnostics: diagnostics)
             } else {
                 for e in vm.entries {
-                    out.volumeStorage[e.key] = try storage(e.value, what: "resources.volumes.\(e.key)", diagnostics: diagnostics)
+                    out.volumeStorage[e.key] = try storage(
+                        e.value, what: "resources.volumes.\(e.key)", diagnostics: diagnostics)
                 }
             }
         }
@@ -85,13 +89,16 @@ public struct SpecSections: Sendable {
         if let ps = sm.nonNull("pod-security") {
             let v = try ps.string("'security.pod-security'")
             guard ["baseline", "restricted", "privileged"].contains(v) else {
-                throw ps.error("pod-security '\(v)' is not a Pod Security level", hint: "use baseline, restricted or privileged")
+                throw ps.error(
+                    "pod-security '\(v)' is not a Pod Security level", hint: "use baseline, restricted or privileged")
             }
             out.podSecurity = v
         }
         if let u = sm.nonNull("run-as-user") {
             let v = try u.int("'security.run-as-user'")
-            guard v > 0 else { throw u.error("run-as-user must be a uid above 0", hint: "non-root pods need a uid such as 1000") }
+            guard v > 0 else {
+                throw u.error("run-as-user must be a uid above 0", hint: "non-root pods need a uid such as 1000")
+            }
             out.runAsUser = v
         }
         sm.finish(into: diagnostics)
@@ -102,7 +109,9 @@ public struct SpecSections: Sendable {
     static func decodeEgress(_ m: MapReader) throws -> EgressPolicy? {
         guard let e = m.value("egress") else {
             if let p = m.nonNull("egress-proxy") {
-                throw p.error("egress-proxy needs an egress: list", hint: "add egress: with the hosts the proxy may reach, or remove egress-proxy:")
+                throw p.error(
+                    "egress-proxy needs an egress: list",
+                    hint: "add egress: with the hosts the proxy may reach, or remove egress-proxy:")
             }
             return nil
         }
@@ -110,22 +119,27 @@ public struct SpecSections: Sendable {
         for (i, item) in try (e.isNull ? [] : e.sequence("'egress'")).enumerated() {
             let v = try item.string("egress[\(i)]")
             guard EgressPolicy.valid(v) else {
-                throw item.error("egress entry '\(v)' is neither a host name, a URL nor a CIDR",
-                                 hint: "write a host such as api.anthropic.com, a CIDR such as 10.0.0.0/8, or ${GIT_REPO}")
+                throw item.error(
+                    "egress entry '\(v)' is neither a host name, a URL nor a CIDR",
+                    hint: "write a host such as api.anthropic.com, a CIDR such as 10.0.0.0/8, or ${GIT_REPO}")
             }
             policy.entries.append(v)
         }
         if let p = m.nonNull("egress-ports") {
             policy.ports = try p.sequence("'egress-ports'").map { n in
                 let port = try n.int("an egress port")
-                guard (1...65535).contains(port) else { throw n.error("egress port \(port) is out of range", hint: "use 1-65535") }
+                guard (1...65535).contains(port) else {
+                    throw n.error("egress port \(port) is out of range", hint: "use 1-65535")
+                }
                 return port
             }
         }
         if let p = m.nonNull("egress-proxy") {
             let name = try p.string("'egress-proxy'")
             guard NameRules.isComponent(name) else {
-                throw p.error("egress-proxy '\(name)' is not a service name", hint: "name the compose service that runs the proxy, e.g. egress-proxy")
+                throw p.error(
+                    "egress-proxy '\(name)' is not a service name",
+                    hint: "name the compose service that runs the proxy, e.g. egress-proxy")
             }
             policy.proxy = name
         }
@@ -149,11 +163,14 @@ public struct SpecSections: Sendable {
     static func decodeImages(_ m: MapReader, into s: inout SpecSections, diagnostics: DiagnosticSink) throws {
         if let p = m.nonNull("image-pull-secret") {
             let pm = try p.mapping("'image-pull-secret'")
-            s.imagePullSecret = ImagePullSecret(server: try pm.required("server").string("'server'"),
-                                                username: try pm.required("username").string("'username'"),
-                                                tokenEnv: try pm.string("token-env"), tokenFile: try pm.string("token-file"), line: p.line)
+            s.imagePullSecret = ImagePullSecret(
+                server: try pm.required("server").string("'server'"),
+                username: try pm.required("username").string("'username'"),
+                tokenEnv: try pm.string("token-env"), tokenFile: try pm.string("token-file"), line: p.line)
             if s.imagePullSecret?.tokenEnv == nil && s.imagePullSecret?.tokenFile == nil {
-                throw p.error("'image-pull-secret' needs token-env or token-file", hint: "name the environment variable or the file holding the registry token")
+                throw p.error(
+                    "'image-pull-secret' needs token-env or token-file",
+                    hint: "name the environment variable or the file holding the registry token")
             }
             pm.finish(into: diagnostics)
         }
@@ -165,7 +182,9 @@ public struct SpecSections: Sendable {
             s.imagePullPolicy = v
         }
         if let o = m.nonNull("image-overrides") {
-            s.imageOverrides = try o.entries("'image-overrides'").map { ($0.key, try $0.value.string("image override of \($0.key)")) }
+            s.imageOverrides = try o.entries("'image-overrides'").map {
+                ($0.key, try $0.value.string("image override of \($0.key)"))
+            }
         }
     }
 
@@ -173,12 +192,16 @@ public struct SpecSections: Sendable {
     static func decodeScheduling(_ m: MapReader, into s: inout SpecSections, diagnostics: DiagnosticSink) throws {
         for (i, a) in try (m.nonNull("node-affinities")?.sequence("'node-affinities'") ?? []).enumerated() {
             let am = try a.mapping("node-affinities[\(i)]")
-            s.nodeAffinities.append(NodeAffinity(label: try am.required("label").string("'label'"), value: try am.required("value").string("'value'")))
+            s.nodeAffinities.append(
+                NodeAffinity(
+                    label: try am.required("label").string("'label'"), value: try am.required("value").string("'value'")
+                ))
             am.finish(into: diagnostics)
         }
         for (i, t) in try (m.nonNull("node-tolerations")?.sequence("'node-tolerations'") ?? []).enumerated() {
             let tm = try t.mapping("node-tolerations[\(i)]")
-            s.nodeTolerations.append(NodeToleration(key: try tm.required("key").string("'key'"), value: try tm.string("value")))
+            s.nodeTolerations.append(
+                NodeToleration(key: try tm.required("key").string("'key'"), value: try tm.string("value")))
             tm.finish(into: diagnostics)
         }
     }
@@ -188,10 +211,14 @@ public struct SpecSections: Sendable {
         var out: [ExternalService] = []
         for entry in try e.entries("'external-services'") {
             let em = try entry.value.mapping("external-services.\(entry.key)")
-            let svc = ExternalService(name: entry.key, host: try em.string("host"), ip: try em.string("ip"), port: try em.required("port").int("'port'"),
-                                      service: try em.string("selector") ?? em.string("service"), namespace: try em.string("namespace"))
+            let svc = ExternalService(
+                name: entry.key, host: try em.string("host"), ip: try em.string("ip"),
+                port: try em.required("port").int("'port'"),
+                service: try em.string("selector") ?? em.string("service"), namespace: try em.string("namespace"))
             if svc.host == nil && svc.ip == nil && svc.service == nil {
-                throw entry.value.error("external service '\(entry.key)' needs host, ip or service", hint: "e.g. {host: db.example.org, port: 5432}")
+                throw entry.value.error(
+                    "external service '\(entry.key)' needs host, ip or service",
+                    hint: "e.g. {host: db.example.org, port: 5432}")
             }
             em.finish(into: diagnostics)
             out.append(svc)
@@ -211,9 +238,11 @@ public struct SpecSections: Sendable {
 
     public static func isHostName(_ v: String) -> Bool {
         let labels = v.split(separator: ".", omittingEmptySubsequences: false)
-        return v.count <= 253 && labels.count >= 2 && labels.allSatisfy { l in
-            !l.isEmpty && l.count <= 63 && l.first != "-" && l.last != "-" && l.allSatisfy { $0.isLetter && $0.isASCII || $0.isNumber || $0 == "-" }
-        } && labels.last?.allSatisfy(\.isNumber) != true
+        return v.count <= 253 && labels.count >= 2
+            && labels.allSatisfy { l in
+                !l.isEmpty && l.count <= 63 && l.first != "-" && l.last != "-"
+                    && l.allSatisfy { $0.isLetter && $0.isASCII || $0.isNumber || $0 == "-" }
+            } && labels.last?.allSatisfy(\.isNumber) != true
     }
 
     static func containerResources(_ n: YNode, what: String, diagnostics: DiagnosticSink) throws -> ContainerResources {
@@ -221,8 +250,9 @@ public struct SpecSections: Sendable {
         func amounts(_ key: String) throws -> ResourceAmounts? {
             guard let v = m.nonNull(key) else { return nil }
             let am = try v.mapping("'\(what).\(key)'")
-            let r = ResourceAmounts(cpus: try QuantityCheck.cpu(am, "cpus", what: "\(what).\(key).cpus"),
-                                    memory: try QuantityCheck.memory(am, "memory", what: "\(what).\(key).memory"))
+            let r = ResourceAmounts(
+                cpus: try QuantityCheck.cpu(am, "cpus", what: "\(what).\(key).cpus"),
+                memory: try QuantityCheck.memory(am, "memory", what: "\(what).\(key).memory"))
             am.finish(into: diagnostics)
             return r
         }
@@ -233,7 +263,10 @@ public struct SpecSections: Sendable {
 
     static func storage(_ n: YNode, what: String, diagnostics: DiagnosticSink) throws -> String? {
         let m = try n.mapping("'\(what)'")
-        guard let r = m.nonNull("reservations") else { m.finish(into: diagnostics); return nil }
+        guard let r = m.nonNull("reservations") else {
+            m.finish(into: diagnostics)
+            return nil
+        }
         let rm = try r.mapping("'\(what).reservations'")
         let v = try QuantityCheck.storage(rm, "storage", what: "\(what).reservations.storage")
         rm.finish(into: diagnostics)
@@ -243,6 +276,8 @@ public struct SpecSections: Sendable {
 
     static func stringMap(_ n: YNode?, what: String) throws -> [(String, String)] {
         guard let n else { return [] }
-        return try n.entries("'\(what)'").map { ($0.key, try $0.value.isNull ? "" : $0.value.string("\(what).\($0.key)")) }
+        return try n.entries("'\(what)'").map {
+            ($0.key, try $0.value.isNull ? "" : $0.value.string("\(what).\($0.key)"))
+        }
     }
 }

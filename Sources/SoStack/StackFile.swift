@@ -8,9 +8,12 @@ public struct StackFile: Sendable {
     public func selectedPods(with: [String], at location: SourceLocation?) throws -> [String] {
         for w in with where !optionalPods.contains(w) {
             let close = Suggest.closest(to: w, in: optionalPods).map { "did you mean '\($0)'? " } ?? ""
-            throw SoError("'\(w)' is not an optional pod of this stack",
-                          hint: optionalPods.isEmpty ? "this stack has no optional pods" : close + "choose from: " + optionalPods.joined(separator: ", "),
-                          at: location)
+            throw SoError(
+                "'\(w)' is not an optional pod of this stack",
+                hint: optionalPods.isEmpty
+                    ? "this stack has no optional pods"
+                    : close + "choose from: " + optionalPods.joined(separator: ", "),
+                at: location)
         }
         return pods.map(\.name) + optionalPods.filter { with.contains($0) }
     }
@@ -54,10 +57,13 @@ public struct StackFile: Sendable {
 
     public static func load(_ path: String, fs: FileSystem, diagnostics: DiagnosticSink) throws -> StackFile {
         guard let root = try YAMLFile.load(path, fs: fs, what: "stack file") else {
-            throw SoError("stack file is empty", hint: "a stack.yml names at least its pods: 'pods: [name]'", at: SourceLocation(file: path))
+            throw SoError(
+                "stack file is empty", hint: "a stack.yml names at least its pods: 'pods: [name]'",
+                at: SourceLocation(file: path))
         }
         let m = try root.mapping("stack.yml")
-        var s = StackFile(path: path, repos: [], containers: [], pods: [], jobs: [], npms: [], hasConfigOrchestration: false)
+        var s = StackFile(
+            path: path, repos: [], containers: [], pods: [], jobs: [], npms: [], hasConfigOrchestration: false)
         s.version = try m.string("version")
         s.name = try m.string("name")
         s.description = try m.string("description")
@@ -72,9 +78,11 @@ public struct StackFile: Sendable {
                 } else {
                     let pm = try p.mapping("pods[\(i)]")
                     let name = try pm.required("name").string("pods[\(i)].name")
-                    let pod = Pod(name: name, repository: try pm.string("repository"), path: try pm.string("path"),
-                                  preStartCommand: try pm.string("pre_start_command"), postStartCommand: try pm.string("post_start_command"),
-                                  line: p.line)
+                    let pod = Pod(
+                        name: name, repository: try pm.string("repository"), path: try pm.string("path"),
+                        preStartCommand: try pm.string("pre_start_command"),
+                        postStartCommand: try pm.string("post_start_command"),
+                        line: p.line)
                     pm.finish(into: diagnostics)
                     s.pods.append(pod)
                 }
@@ -82,8 +90,9 @@ public struct StackFile: Sendable {
         }
         s.optionalPods = try m.value("optional-pods")?.stringList("'optional-pods'") ?? []
         for p in s.optionalPods where s.pods.contains(where: { $0.name == p }) {
-            throw SoError("pod '\(p)' is listed in both pods and optional-pods", hint: "keep it in one of them",
-                          at: SourceLocation(file: path, line: m.value("optional-pods")?.line))
+            throw SoError(
+                "pod '\(p)' is listed in both pods and optional-pods", hint: "keep it in one of them",
+                at: SourceLocation(file: path, line: m.value("optional-pods")?.line))
         }
         if let c = m.nonNull("config") {
             _ = try c.entries("'config'")
@@ -99,8 +108,14 @@ public struct StackFile: Sendable {
         for (i, name) in s.pods.map(\.name).enumerated() {
             try NameRules.checkComponent(name, what: "pod name", at: SourceLocation(file: path, line: s.pods[i].line))
         }
-        for p in s.optionalPods { try NameRules.checkComponent(p, what: "pod name", at: SourceLocation(file: path, line: m.value("optional-pods")?.line)) }
-        for j in s.jobs { try NameRules.checkComponent(j, what: "job name", at: SourceLocation(file: path, line: m.value("jobs")?.line)) }
+        for p in s.optionalPods {
+            try NameRules.checkComponent(
+                p, what: "pod name", at: SourceLocation(file: path, line: m.value("optional-pods")?.line))
+        }
+        for j in s.jobs {
+            try NameRules.checkComponent(
+                j, what: "job name", at: SourceLocation(file: path, line: m.value("jobs")?.line))
+        }
         return s
     }
 }

@@ -13,7 +13,9 @@ public struct WorkspaceSpec: Sendable, Equatable {
     public var agent: String?
     public var agentLine: Int?
     public var line: Int?
-    public init(service: String, path: String = "/workspace", task: String? = nil, agent: String? = nil, line: Int? = nil) {
+    public init(
+        service: String, path: String = "/workspace", task: String? = nil, agent: String? = nil, line: Int? = nil
+    ) {
         self.service = service
         self.path = path
         self.task = task

@@ -1,9 +1,10 @@
 import Foundation
 import SoBasics
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// `flock(2)` on a file per lock name in a directory (the system's temporary directory): the kernel
@@ -17,13 +18,17 @@ public struct FileHostLocks: HostLocks {
         let path = Path.join(directory, "so-\(name).lock")
         let fd = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o666)
         guard fd >= 0 else {
-            throw SoError("cannot open the lock file \(path): \(String(cString: strerror(errno)))", hint: "check that \(directory) is writable")
+            throw SoError(
+                "cannot open the lock file \(path): \(String(cString: strerror(errno)))",
+                hint: "check that \(directory) is writable")
         }
         defer { close(fd) }
         var waited = false
         while flock(fd, LOCK_EX | LOCK_NB) != 0 {
             guard errno == EWOULDBLOCK || errno == EINTR else {
-                throw SoError("cannot lock \(path): \(String(cString: strerror(errno)))", hint: "check that \(directory) is writable")
+                throw SoError(
+                    "cannot lock \(path): \(String(cString: strerror(errno)))",
+                    hint: "check that \(directory) is writable")
             }
             waited = true
             try await Task.sleep(nanoseconds: 250_000_000)

@@ -24,14 +24,16 @@ public struct LocalFileSystem: FileSystem {
 
     public func readData(_ path: String) throws -> Data {
         do { return try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
-            throw SoError("cannot read \(path): \(Self.reason(error))", hint: "check that the file exists and is readable")
+            throw SoError(
+                "cannot read \(path): \(Self.reason(error))", hint: "check that the file exists and is readable")
         }
     }
 
     public func write(_ data: Data, to path: String) throws {
         try createDirectory(Path.dirname(path))
         do { try data.write(to: URL(fileURLWithPath: path)) } catch {
-            throw SoError("cannot write \(path): \(Self.reason(error))", hint: "check the directory's permissions and free space")
+            throw SoError(
+                "cannot write \(path): \(Self.reason(error))", hint: "check the directory's permissions and free space")
         }
     }
 
@@ -43,7 +45,9 @@ public struct LocalFileSystem: FileSystem {
 
     public func createDirectory(_ path: String) throws {
         do { try fm.createDirectory(atPath: path, withIntermediateDirectories: true) } catch {
-            throw SoError("cannot create directory \(path): \(Self.reason(error))", hint: "check the parent directory's permissions")
+            throw SoError(
+                "cannot create directory \(path): \(Self.reason(error))",
+                hint: "check the parent directory's permissions")
         }
     }
 
@@ -51,7 +55,9 @@ public struct LocalFileSystem: FileSystem {
         guard let k = kind(path) else { return }
         let failed = k == .directory ? rmdir(path) != 0 : unlink(path) != 0
         if failed {
-            let why = errno == ENOTEMPTY || errno == EEXIST ? "the directory is not empty" : String(cString: strerror(errno)).lowercased()
+            let why =
+                errno == ENOTEMPTY || errno == EEXIST
+                ? "the directory is not empty" : String(cString: strerror(errno)).lowercased()
             throw SoError("cannot remove \(path): \(why)", hint: "check permissions")
         }
     }
@@ -66,14 +72,16 @@ public struct LocalFileSystem: FileSystem {
     public func move(_ from: String, to: String) throws {
         if kind(to) != nil { throw SoError("\(to) already exists", hint: "remove it or choose another path") }
         guard rename(from, to) == 0 else {
-            throw SoError("cannot rename \(from) to \(to): \(String(cString: strerror(errno)))", hint: "check permissions")
+            throw SoError(
+                "cannot rename \(from) to \(to): \(String(cString: strerror(errno)))", hint: "check permissions")
         }
     }
 
     public func replace(_ path: String, with from: String) throws {
         if kind(path) == .directory { throw SoError("\(path) is a directory", hint: "name a file") }
         guard rename(from, path) == 0 else {
-            throw SoError("cannot rename \(from) over \(path): \(String(cString: strerror(errno)))", hint: "check permissions")
+            throw SoError(
+                "cannot rename \(from) over \(path): \(String(cString: strerror(errno)))", hint: "check permissions")
         }
     }
 
@@ -105,9 +113,13 @@ public struct LocalFileSystem: FileSystem {
         let parent = Path.dirname(path)
         try createDirectory(parent)
         var template = Array(Path.join(parent, ".\(prefix).\(getpid()).XXXXXX").utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { buf -> Bool in buf.baseAddress.map { mkdtemp($0) != nil } ?? false }
+        let made = template.withUnsafeMutableBufferPointer { buf -> Bool in
+            buf.baseAddress.map { mkdtemp($0) != nil } ?? false
+        }
         guard made else {
-            throw SoError("cannot create a temporary directory in \(parent): \(String(cString: strerror(errno)))", hint: "check the directory's permissions")
+            throw SoError(
+                "cannot create a temporary directory in \(parent): \(String(cString: strerror(errno)))",
+                hint: "check the directory's permissions")
         }
         return String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }

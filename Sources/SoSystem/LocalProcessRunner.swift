@@ -1,10 +1,11 @@
 import Foundation
 import SoBasics
 import Subprocess
+
 #if canImport(System)
-import System
+    import System
 #else
-import SystemPackage
+    import SystemPackage
 #endif
 
 /// Runs programs with swift-subprocess.
@@ -12,40 +13,61 @@ public struct LocalProcessRunner: ProcessRunner {
     public let installHints: [String: String]
     /// What programs inherit when a caller gives no environment (the context's, read once at start).
     let inherited: [String: String]
-    public init(installHints: [String: String] = [:], environment: [String: String] = ProcessInfo.processInfo.environment) {
+    public init(
+        installHints: [String: String] = [:], environment: [String: String] = ProcessInfo.processInfo.environment
+    ) {
         self.installHints = installHints
         inherited = environment
     }
 
     /// The program to run, its path and environment; an error that says what to install when it is missing.
-    func locate(_ arguments: [String], _ environment: [String: String]?) throws -> (program: String, executable: String, env: [String: String]) {
+    func locate(_ arguments: [String], _ environment: [String: String]?) throws -> (
+        program: String, executable: String, env: [String: String]
+    ) {
         guard let program = arguments.first else { throw SoError("nothing to run", hint: "this is a bug in so") }
         let env = environment ?? inherited
         guard let executable = Self.which(program, path: env["PATH"] ?? "/usr/bin:/bin") else {
-            throw SoError.notInstalled(program, hint: installHints[program] ?? "install \(program) and make sure it is on PATH")
+            throw SoError.notInstalled(
+                program, hint: installHints[program] ?? "install \(program) and make sure it is on PATH")
         }
         return (program, executable, env)
     }
 
-    public func run(_ arguments: [String], workingDirectory: String?, environment: [String: String]?, timeout: Double?) async throws -> ProcessResult {
-        try await launch(arguments, workingDirectory: workingDirectory, environment: environment, timeout: timeout, mode: .captured)
+    public func run(_ arguments: [String], workingDirectory: String?, environment: [String: String]?, timeout: Double?)
+        async throws -> ProcessResult
+    {
+        try await launch(
+            arguments, workingDirectory: workingDirectory, environment: environment, timeout: timeout, mode: .captured)
     }
 
     public func runAttached(_ arguments: [String], environment: [String: String]?) async throws -> Int32 {
-        try await launch(arguments, workingDirectory: nil, environment: environment, timeout: nil, mode: .attached).exitCode
+        try await launch(arguments, workingDirectory: nil, environment: environment, timeout: nil, mode: .attached)
+            .exitCode
     }
 
     public func runPrompting(_ arguments: [String], environment: [String: String]?) async throws -> ProcessResult {
         try await launch(arguments, workingDirectory: nil, environment: environment, timeout: nil, mode: .prompting)
     }
 
-    public func runStreaming(_ arguments: [String], stdinFile: String?, stdoutFile: String?, environment: [String: String]?,
-        timeout: Double?) async throws -> ProcessResult {
-        guard stdinFile == nil || stdoutFile == nil else { throw SoError("a program's input and output cannot both be files here",
-            hint: "this is a bug in so") }
-        if let stdinFile { return try await launch(arguments, workingDirectory: nil, environment: environment, timeout: timeout, mode: .stdinFile(stdinFile)) }
-        if let stdoutFile { return try await launch(arguments, workingDirectory: nil, environment: environment, timeout: timeout,
-            mode: .stdoutFile(stdoutFile)) }
+    public func runStreaming(
+        _ arguments: [String], stdinFile: String?, stdoutFile: String?, environment: [String: String]?,
+        timeout: Double?
+    ) async throws -> ProcessResult {
+        guard stdinFile == nil || stdoutFile == nil else {
+            throw SoError(
+                "a program's input and output cannot both be files here",
+                hint: "this is a bug in so")
+        }
+        if let stdinFile {
+            return try await launch(
+                arguments, workingDirectory: nil, environment: environment, timeout: timeout,
+                mode: .stdinFile(stdinFile))
+        }
+        if let stdoutFile {
+            return try await launch(
+                arguments, workingDirectory: nil, environment: environment, timeout: timeout,
+                mode: .stdoutFile(stdoutFile))
+        }
         return try await run(arguments, workingDirectory: nil, environment: environment, timeout: timeout)
     }
 
@@ -70,62 +92,83 @@ public struct LocalProcessRunner: ProcessRunner {
     /// kept), attached (the terminal's own stdin, stdout and stderr, in `so`'s process group, so
     /// `kubectl exec -it` reads the keyboard), or prompting (the terminal's stdin and stderr, stdout kept).
     /// A timeout, or a cancelled task, ends the program with SIGTERM, then SIGKILL two seconds later.
-    func launch(_ arguments: [String], workingDirectory: String?, environment: [String: String]?, timeout: Double?, mode: Mode) async throws -> ProcessResult {
+    func launch(
+        _ arguments: [String], workingDirectory: String?, environment: [String: String]?, timeout: Double?, mode: Mode
+    ) async throws -> ProcessResult {
         let (program, executable, env) = try locate(arguments, environment)
         var options = PlatformOptions()
         options.teardownSequence = [.send(signal: .terminate, allowedDurationToNextStep: .seconds(2))]
         let spawn: @Sendable () async throws -> ProcessResult = { [options] in
-            let variables = Dictionary(uniqueKeysWithValues: env.compactMap { k, v in Environment.Key(rawValue: k).map { ($0, v) } })
-            let (exe, args, vars) = (Executable.path(FilePath(executable)), Arguments(Array(arguments.dropFirst())), Environment.custom(variables))
+            let variables = Dictionary(
+                uniqueKeysWithValues: env.compactMap { k, v in Environment.Key(rawValue: k).map { ($0, v) } })
+            let (exe, args, vars) = (
+                Executable.path(FilePath(executable)), Arguments(Array(arguments.dropFirst())),
+                Environment.custom(variables)
+            )
             let directory = workingDirectory.map { FilePath($0) }
             switch mode {
             case .attached:
                 fflush(nil)
-                let r = try await Subprocess.run(exe, arguments: args, environment: vars, workingDirectory: directory, platformOptions: options,
-                                                 input: .currentStandardInput, output: .currentStandardOutput, error: .currentStandardError)
+                let r = try await Subprocess.run(
+                    exe, arguments: args, environment: vars, workingDirectory: directory, platformOptions: options,
+                    input: .currentStandardInput, output: .currentStandardOutput, error: .currentStandardError)
                 return ProcessResult(exitCode: Self.code(r.terminationStatus))
             case .prompting:
                 fflush(nil)
-                let r = try await Subprocess.run(exe, arguments: args, environment: vars, workingDirectory: directory, platformOptions: options,
-                                                 input: .currentStandardInput, output: .string(limit: Self.outputLimit), error: .currentStandardError)
+                let r = try await Subprocess.run(
+                    exe, arguments: args, environment: vars, workingDirectory: directory, platformOptions: options,
+                    input: .currentStandardInput, output: .string(limit: Self.outputLimit), error: .currentStandardError
+                )
                 return ProcessResult(exitCode: Self.code(r.terminationStatus), stdout: r.standardOutput)
             case .stdinFile(let path):
                 let fd = try FileDescriptor.open(FilePath(path), .readOnly)
-                let r = try await Subprocess.run(exe, arguments: args, environment: vars, workingDirectory: directory, platformOptions: options,
-                                                 input: .fileDescriptor(fd, closeAfterSpawningProcess: true),
-                                                 output: .string(limit: Self.outputLimit), error: .string(limit: Self.outputLimit))
-                return ProcessResult(exitCode: Self.code(r.terminationStatus), stdout: r.standardOutput, stderr: r.standardError)
+                let r = try await Subprocess.run(
+                    exe, arguments: args, environment: vars, workingDirectory: directory, platformOptions: options,
+                    input: .fileDescriptor(fd, closeAfterSpawningProcess: true),
+                    output: .string(limit: Self.outputLimit), error: .string(limit: Self.outputLimit))
+                return ProcessResult(
+                    exitCode: Self.code(r.terminationStatus), stdout: r.standardOutput, stderr: r.standardError)
             case .stdoutFile(let path):
-                let fd = try FileDescriptor.open(FilePath(path), .writeOnly, options: [.create, .truncate], permissions: [.ownerReadWrite])
-                let r = try await Subprocess.run(exe, arguments: args, environment: vars, workingDirectory: directory, platformOptions: options,
-                                                 input: .none, output: .fileDescriptor(fd, closeAfterSpawningProcess: true),
-                                                     error: .string(limit: Self.outputLimit))
+                let fd = try FileDescriptor.open(
+                    FilePath(path), .writeOnly, options: [.create, .truncate], permissions: [.ownerReadWrite])
+                let r = try await Subprocess.run(
+                    exe, arguments: args, environment: vars, workingDirectory: directory, platformOptions: options,
+                    input: .none, output: .fileDescriptor(fd, closeAfterSpawningProcess: true),
+                    error: .string(limit: Self.outputLimit))
                 return ProcessResult(exitCode: Self.code(r.terminationStatus), stderr: r.standardError)
             case .captured:
                 break
             }
-            let r = try await Subprocess.run(exe, arguments: args, environment: vars, workingDirectory: directory, platformOptions: options,
-                                             input: .none, output: .string(limit: Self.outputLimit), error: .string(limit: Self.outputLimit))
-            return ProcessResult(exitCode: Self.code(r.terminationStatus), stdout: r.standardOutput, stderr: r.standardError)
+            let r = try await Subprocess.run(
+                exe, arguments: args, environment: vars, workingDirectory: directory, platformOptions: options,
+                input: .none, output: .string(limit: Self.outputLimit), error: .string(limit: Self.outputLimit))
+            return ProcessResult(
+                exitCode: Self.code(r.terminationStatus), stdout: r.standardOutput, stderr: r.standardError)
         }
         do {
             guard let timeout else { return try await spawn() }
             return try await withThrowingTaskGroup(of: ProcessResult?.self) { group in
                 group.addTask { try await spawn() }
-                group.addTask { try? await Task.sleep(nanoseconds: UInt64(max(0, timeout) * 1e9)); return nil }
+                group.addTask {
+                    try? await Task.sleep(nanoseconds: UInt64(max(0, timeout) * 1e9))
+                    return nil
+                }
                 defer { group.cancelAll() }
                 guard let first = try await group.next(), let result = first else {
                     group.cancelAll()
                     _ = try? await group.next()
-                    throw SoError("\(program) did not finish within \(String(format: "%g", timeout)) s and was stopped",
-                                  hint: "run '\(arguments.joined(separator: " "))' by hand to see why it hangs")
+                    throw SoError(
+                        "\(program) did not finish within \(String(format: "%g", timeout)) s and was stopped",
+                        hint: "run '\(arguments.joined(separator: " "))' by hand to see why it hangs")
                 }
                 return result
             }
         } catch let e as SoError {
             throw e
         } catch {
-            throw SoError("cannot run \(program): \(String(describing: error).lowercased())", hint: "check that \(program) is installed and executable")
+            throw SoError(
+                "cannot run \(program): \(String(describing: error).lowercased())",
+                hint: "check that \(program) is installed and executable")
         }
     }
 
@@ -143,7 +186,9 @@ public struct LocalProcessRunner: ProcessRunner {
         for dir in path.split(separator: ":") {
             let candidate = "\(dir)/\(program)"
             var st = stat()
-            if stat(candidate, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, access(candidate, X_OK) == 0 { return candidate }
+            if stat(candidate, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, access(candidate, X_OK) == 0 {
+                return candidate
+            }
         }
         return nil
     }

@@ -1,17 +1,20 @@
 import Foundation
 import SoBasics
 import Subprocess
+
 #if canImport(System)
-import System
+    import System
 #else
-import SystemPackage
+    import SystemPackage
 #endif
 
 public struct StandardConsole: Console {
     /// Erases a transient status line before normal output on a terminal.
     static let clearLine = "\r\u{1B}[2K"
     public init() {}
-    public func out(_ line: String) { FileHandle.standardOutput.write(Data(((isTerminal ? Self.clearLine : "") + line + "\n").utf8)) }
+    public func out(_ line: String) {
+        FileHandle.standardOutput.write(Data(((isTerminal ? Self.clearLine : "") + line + "\n").utf8))
+    }
     public func err(_ line: String) {
         if isTerminal { FileHandle.standardOutput.write(Data(Self.clearLine.utf8)) }
         FileHandle.standardError.write(Data((line + "\n").utf8))

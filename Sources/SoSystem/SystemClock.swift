@@ -1,10 +1,11 @@
 import Foundation
 import SoBasics
 import Subprocess
+
 #if canImport(System)
-import System
+    import System
 #else
-import SystemPackage
+    import SystemPackage
 #endif
 
 public struct SystemClock: Clock {

@@ -1,10 +1,11 @@
 import Foundation
 import SoBasics
 import Subprocess
+
 #if canImport(System)
-import System
+    import System
 #else
-import SystemPackage
+    import SystemPackage
 #endif
 
 /// The system resolver (getaddrinfo), IPv4 and IPv6.
@@ -20,7 +21,10 @@ public struct SystemResolver: HostResolver {
         var p: UnsafeMutablePointer<addrinfo>? = first
         while let ai = p {
             var buffer = [CChar](repeating: 0, count: Int(NI_MAXHOST))
-            if getnameinfo(ai.pointee.ai_addr, ai.pointee.ai_addrlen, &buffer, socklen_t(buffer.count), nil, 0, NI_NUMERICHOST) == 0 {
+            if getnameinfo(
+                ai.pointee.ai_addr, ai.pointee.ai_addrlen, &buffer, socklen_t(buffer.count), nil, 0, NI_NUMERICHOST)
+                == 0
+            {
                 out.insert(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
             }
             p = ai.pointee.ai_next

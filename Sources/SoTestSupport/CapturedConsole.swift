@@ -12,18 +12,39 @@ public final class CapturedConsole: Console, @unchecked Sendable {
 
     public init(isTerminal: Bool = false) { self.isTerminal = isTerminal }
 
-    public func out(_ line: String) { lock.lock(); outLines.append(line); lock.unlock() }
-    public func err(_ line: String) { lock.lock(); errLines.append(line); lock.unlock() }
-    public func status(_ line: String) { lock.lock(); statusLines.append(line); lock.unlock() }
+    public func out(_ line: String) {
+        lock.lock()
+        outLines.append(line)
+        lock.unlock()
+    }
+    public func err(_ line: String) {
+        lock.lock()
+        errLines.append(line)
+        lock.unlock()
+    }
+    public func status(_ line: String) {
+        lock.lock()
+        statusLines.append(line)
+        lock.unlock()
+    }
     /// Answers `ask` gives, in order, as a person at a terminal would; with none left, `ask` is a test failure.
     public var answers: [String]? {
-        get { lock.lock(); defer { lock.unlock() }; return pendingAnswers }
-        set { lock.lock(); pendingAnswers = newValue; lock.unlock() }
+        get {
+            lock.lock()
+            defer { lock.unlock() }
+            return pendingAnswers
+        }
+        set {
+            lock.lock()
+            pendingAnswers = newValue
+            lock.unlock()
+        }
     }
     private var pendingAnswers: [String]?
     public private(set) var questions: [String] = []
     public func ask(_ question: String) -> String? {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         guard var a = pendingAnswers else { return nil }
         questions.append(question)
         precondition(!a.isEmpty, "CapturedConsole: unexpected question: \(question)")
@@ -32,12 +53,25 @@ public final class CapturedConsole: Console, @unchecked Sendable {
         return answer
     }
     /// Transient lines shown on a terminal (never part of stdout).
-    public var statuses: [String] { lock.lock(); defer { lock.unlock() }; return statusLines }
+    public var statuses: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return statusLines
+    }
 
-    public var stdout: String { lock.lock(); defer { lock.unlock() }; return outLines.joined(separator: "\n") }
-    public var stderr: String { lock.lock(); defer { lock.unlock() }; return errLines.joined(separator: "\n") }
+    public var stdout: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return outLines.joined(separator: "\n")
+    }
+    public var stderr: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return errLines.joined(separator: "\n")
+    }
     public var stderrLines: [String] {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         return errLines.flatMap { $0.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) }
     }
 }

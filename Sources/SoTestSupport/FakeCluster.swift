@@ -28,7 +28,8 @@ public final class FakeCluster: ClusterClient, @unchecked Sendable {
     public init() {}
 
     private func locked<T>(_ body: () throws -> T) rethrows -> T {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         return try body()
     }
 
@@ -49,12 +50,14 @@ public final class FakeCluster: ClusterClient, @unchecked Sendable {
     }
 
     public func object(_ kind: String, _ name: String, namespace: String? = nil) -> JSON? {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         return objects.first { $0.key.type.kind == kind && $0.key.name == name && $0.key.namespace == namespace }?.value
     }
 
     public var all: [(Key, JSON)] {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         return order.compactMap { k in objects[k].map { (k, $0) } }
     }
 
@@ -64,23 +67,32 @@ public final class FakeCluster: ClusterClient, @unchecked Sendable {
         let key = Key(type: type, namespace: type.namespaced ? object.namespace : nil, name: object.name)
         var json = try JSON.parse(Data(object.json().utf8))
         stamp(&json)
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         if objects[key] == nil { order.append(key) }
         objects[key] = json
     }
 
     /// Takes an object away as if someone else had deleted it (no call recorded).
     public func remove(_ kind: String, _ name: String, namespace: String?) {
-        lock.lock(); defer { lock.unlock() }
-        guard let key = objects.keys.first(where: { $0.type.kind == kind && $0.name == name && $0.namespace == namespace }) else { return }
+        lock.lock()
+        defer { lock.unlock() }
+        guard
+            let key = objects.keys.first(where: { $0.type.kind == kind && $0.name == name && $0.namespace == namespace }
+            )
+        else { return }
         objects.removeValue(forKey: key)
         order.removeAll { $0 == key }
     }
 
     public func update(_ kind: String, _ name: String, namespace: String?, _ change: (inout JSON) -> Void) {
-        lock.lock(); defer { lock.unlock() }
-        guard let key = objects.keys.first(where: { $0.type.kind == kind && $0.name == name && $0.namespace == namespace }),
-              var object = objects[key] else { return }
+        lock.lock()
+        defer { lock.unlock() }
+        guard
+            let key = objects.keys.first(where: { $0.type.kind == kind && $0.name == name && $0.namespace == namespace }
+            ),
+            var object = objects[key]
+        else { return }
         change(&object)
         objects[key] = object
     }
@@ -102,31 +114,32 @@ public final class FakeCluster: ClusterClient, @unchecked Sendable {
         var json = try JSON.parse(Data(object.json().utf8))
         let key = Key(type: type, namespace: type.namespaced ? object.namespace : nil, name: object.name)
         return locked {
-        if case .object(var o) = json, let old = objects[key], case .object(let oldObject) = old {
-            if let meta = oldObject["metadata"]?.object, case .object(var newMeta)? = o["metadata"] {
-                newMeta["uid"] = meta["uid"]
-                newMeta["creationTimestamp"] = meta["creationTimestamp"]
-                // Server-side apply removes only the labels and annotations an earlier apply set; those a
-                // create or a patch set stay.
-                for field in ["labels", "annotations"] {
-                    var merged = newMeta[field]?.object ?? [:]
-                    for (k, v) in meta[field]?.object ?? [:] where merged[k] == nil && !(appliedMetadata[key]?.contains(field + "/" + k) ?? false) {
-                        merged[k] = v
+            if case .object(var o) = json, let old = objects[key], case .object(let oldObject) = old {
+                if let meta = oldObject["metadata"]?.object, case .object(var newMeta)? = o["metadata"] {
+                    newMeta["uid"] = meta["uid"]
+                    newMeta["creationTimestamp"] = meta["creationTimestamp"]
+                    // Server-side apply removes only the labels and annotations an earlier apply set; those a
+                    // create or a patch set stay.
+                    for field in ["labels", "annotations"] {
+                        var merged = newMeta[field]?.object ?? [:]
+                        for (k, v) in meta[field]?.object ?? [:]
+                        where merged[k] == nil && !(appliedMetadata[key]?.contains(field + "/" + k) ?? false) {
+                            merged[k] = v
+                        }
+                        newMeta[field] = merged.isEmpty ? nil : .object(merged)
                     }
-                    newMeta[field] = merged.isEmpty ? nil : .object(merged)
+                    o["metadata"] = .object(newMeta)
                 }
-                o["metadata"] = .object(newMeta)
+                if o["status"] == nil, let status = oldObject["status"] { o["status"] = status }
+                json = .object(o)
             }
-            if o["status"] == nil, let status = oldObject["status"] { o["status"] = status }
-            json = .object(o)
-        }
-        let applied = Set(object.labels.map { "labels/" + $0.0 } + object.annotations.map { "annotations/" + $0.0 })
-        stamp(&json)
-        onApply?(&json)
-        if objects[key] == nil { order.append(key) }
-        objects[key] = json
-        appliedMetadata[key] = applied
-        return json
+            let applied = Set(object.labels.map { "labels/" + $0.0 } + object.annotations.map { "annotations/" + $0.0 })
+            stamp(&json)
+            onApply?(&json)
+            if objects[key] == nil { order.append(key) }
+            objects[key] = json
+            appliedMetadata[key] = applied
+            return json
         }
     }
 
@@ -165,7 +178,9 @@ public final class FakeCluster: ClusterClient, @unchecked Sendable {
         var json = try JSON.parse(Data(object.json().utf8))
         return try locked {
             guard let old = objects[key] else {
-                throw SoError("cannot update \(object.reference): not found (NotFound)", hint: "the object or its namespace does not exist")
+                throw SoError(
+                    "cannot update \(object.reference): not found (NotFound)",
+                    hint: "the object or its namespace does not exist")
             }
             guard old.at("metadata", "resourceVersion")?.string == resourceVersion else { return nil }
             if case .object(var o) = json, case .object(var meta)? = o["metadata"] {
@@ -184,7 +199,9 @@ public final class FakeCluster: ClusterClient, @unchecked Sendable {
         if type.namespaced, let ns = object.namespace, !object.isKind(.namespace) {
             let hasNamespace = locked { objects.keys.contains { $0.type == .namespace && $0.name == ns } }
             if !hasNamespace {
-                throw SoError("cannot apply \(object.reference): namespaces \"\(ns)\" not found (NotFound)", hint: "the object or its namespace does not exist")
+                throw SoError(
+                    "cannot apply \(object.reference): namespaces \"\(ns)\" not found (NotFound)",
+                    hint: "the object or its namespace does not exist")
             }
         }
     }
@@ -211,7 +228,9 @@ public final class FakeCluster: ClusterClient, @unchecked Sendable {
         return try locked {
             let key = Key(type: type, namespace: type.namespaced ? namespace : nil, name: name)
             guard let old = objects[key] else {
-                throw SoError("cannot patch \(type.kind) \(name): not found (NotFound)", hint: "the object or its namespace does not exist")
+                throw SoError(
+                    "cannot patch \(type.kind) \(name): not found (NotFound)",
+                    hint: "the object or its namespace does not exist")
             }
             var merged = Self.merge(old, patch)
             stamp(&merged)
@@ -229,23 +248,27 @@ public final class FakeCluster: ClusterClient, @unchecked Sendable {
         return .object(t)
     }
 
-    public func delete(_ type: ResourceType, name: String, namespace: String?, propagation: DeletePropagation) async throws -> Bool {
+    public func delete(_ type: ResourceType, name: String, namespace: String?, propagation: DeletePropagation)
+        async throws -> Bool
+    {
         try await record("delete \(type.kind) \(namespace.map { "\($0)/" } ?? "")\(name)")
         return locked {
-        let key = Key(type: type, namespace: type.namespaced ? namespace : nil, name: name)
-        guard objects.removeValue(forKey: key) != nil else { return false }
-        order.removeAll { $0 == key }
-        appliedMetadata[key] = nil
-        if type == .namespace {
-            for k in objects.keys where k.namespace == name { objects.removeValue(forKey: k) }
-            order.removeAll { $0.namespace == name }
-        }
-        return true
+            let key = Key(type: type, namespace: type.namespaced ? namespace : nil, name: name)
+            guard objects.removeValue(forKey: key) != nil else { return false }
+            order.removeAll { $0 == key }
+            appliedMetadata[key] = nil
+            if type == .namespace {
+                for k in objects.keys where k.namespace == name { objects.removeValue(forKey: k) }
+                order.removeAll { $0.namespace == name }
+            }
+            return true
         }
     }
 
     /// Deletes only while the object is at `resourceVersion` (recorded as any delete).
-    public func delete(_ type: ResourceType, name: String, namespace: String?, resourceVersion: String) async throws -> Bool {
+    public func delete(_ type: ResourceType, name: String, namespace: String?, resourceVersion: String) async throws
+        -> Bool
+    {
         try await record("delete \(type.kind) \(namespace.map { "\($0)/" } ?? "")\(name)")
         return locked {
             let key = Key(type: type, namespace: type.namespaced ? namespace : nil, name: name)

@@ -29,19 +29,28 @@ public final class FakeProcessRunner: ProcessRunner, @unchecked Sendable {
     public var environmentFallback: (@Sendable ([String], [String: String]?) async throws -> ProcessResult?)?
     /// Answers a streaming call (stdin from a file, or stdout to one) no scripted expectation matches;
     /// nil, or a nil answer: it is answered as a captured call.
-    public var streamingFallback: (@Sendable ([String], _ stdinFile: String?, _ stdoutFile: String?) async throws -> ProcessResult?)?
+    public var streamingFallback:
+        (@Sendable ([String], _ stdinFile: String?, _ stdoutFile: String?) async throws -> ProcessResult?)?
     /// The streaming calls, with their files.
     public private(set) var streamed: [(arguments: [String], stdinFile: String?, stdoutFile: String?)] = []
 
     public init() {}
 
-    public func expect(_ arguments: [String], exitCode: Int32 = 0, stdout: String = "", stderr: String = "", effect: (@Sendable () throws -> Void)? = nil) {
-        lock.lock(); defer { lock.unlock() }
-        expectations.append(Expectation(arguments: arguments, result: ProcessResult(exitCode: exitCode, stdout: stdout, stderr: stderr), effect: effect))
+    public func expect(
+        _ arguments: [String], exitCode: Int32 = 0, stdout: String = "", stderr: String = "",
+        effect: (@Sendable () throws -> Void)? = nil
+    ) {
+        lock.lock()
+        defer { lock.unlock() }
+        expectations.append(
+            Expectation(
+                arguments: arguments, result: ProcessResult(exitCode: exitCode, stdout: stdout, stderr: stderr),
+                effect: effect))
     }
 
     public var pending: [[String]] {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         return expectations.map(\.arguments)
     }
 
@@ -51,12 +60,18 @@ public final class FakeProcessRunner: ProcessRunner, @unchecked Sendable {
     }
 
     /// Streaming runs: the streaming fallback when it answers, else like captured ones.
-    public func runStreaming(_ arguments: [String], stdinFile: String?, stdoutFile: String?, environment: [String: String]?,
-        timeout: Double?) async throws -> ProcessResult {
+    public func runStreaming(
+        _ arguments: [String], stdinFile: String?, stdoutFile: String?, environment: [String: String]?,
+        timeout: Double?
+    ) async throws -> ProcessResult {
         lock.withLock { streamed.append((arguments, stdinFile, stdoutFile)) }
         let scripted = lock.withLock { expectations.first?.arguments == arguments }
-        if !scripted, let streamingFallback, let answer = try await streamingFallback(arguments, stdinFile, stdoutFile) {
-            lock.withLock { calls.append((arguments, nil)); environments.append(environment) }
+        if !scripted, let streamingFallback, let answer = try await streamingFallback(arguments, stdinFile, stdoutFile)
+        {
+            lock.withLock {
+                calls.append((arguments, nil))
+                environments.append(environment)
+            }
             return answer
         }
         return try await run(arguments, workingDirectory: nil, environment: environment, timeout: timeout)
@@ -70,10 +85,13 @@ public final class FakeProcessRunner: ProcessRunner, @unchecked Sendable {
         return r
     }
 
-    public func run(_ arguments: [String], workingDirectory: String?, environment: [String: String]?, timeout: Double?) async throws -> ProcessResult {
+    public func run(_ arguments: [String], workingDirectory: String?, environment: [String: String]?, timeout: Double?)
+        async throws -> ProcessResult
+    {
         lock.withLock { environments.append(environment) }
         let scripted: Bool = {
-            lock.lock(); defer { lock.unlock() }
+            lock.lock()
+            defer { lock.unlock() }
             return expectations.first?.arguments == arguments || missing.contains(arguments.first ?? "")
         }()
         if !scripted, let environmentFallback, let answer = try await environmentFallback(arguments, environment) {
@@ -85,7 +103,8 @@ public final class FakeProcessRunner: ProcessRunner, @unchecked Sendable {
             return answer
         }
         let next: Expectation? = {
-            lock.lock(); defer { lock.unlock() }
+            lock.lock()
+            defer { lock.unlock() }
             calls.append((arguments, workingDirectory))
             if let program = arguments.first, missing.contains(program) { return nil }
             guard let first = expectations.first, first.arguments == arguments else {
@@ -99,7 +118,9 @@ public final class FakeProcessRunner: ProcessRunner, @unchecked Sendable {
             throw SoError.notInstalled(program, hint: "install \(program)")
         }
         guard let next else {
-            throw SoError("unexpected process call: \(arguments.joined(separator: " "))", hint: "the test did not expect this call")
+            throw SoError(
+                "unexpected process call: \(arguments.joined(separator: " "))",
+                hint: "the test did not expect this call")
         }
         try next.effect?()
         return next.result

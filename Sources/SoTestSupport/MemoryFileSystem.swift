@@ -4,7 +4,11 @@ import SoBasics
 /// A file system held in memory: files, directories and symlinks under absolute paths. Parent directories of
 /// what a test adds are made implicitly; `realpath` follows the symlinks a test added (as /proc/self/exe resolves).
 public final class MemoryFileSystem: FileSystem, @unchecked Sendable {
-    private enum Node { case file(Data, executable: Bool), directory, symlink(String) }
+    private enum Node {
+        case file(Data, executable: Bool)
+        case directory
+        case symlink(String)
+    }
     private var nodes: [String: Node] = ["/": .directory]
     private let lock = NSLock()
     public let currentDirectory: String
@@ -111,7 +115,8 @@ public final class MemoryFileSystem: FileSystem, @unchecked Sendable {
 
     public func move(_ from: String, to: String) throws {
         try locked {
-            let f = key(from), t = key(to)
+            let f = key(from)
+            let t = key(to)
             guard nodes[t] == nil else { throw SoError("\(to) exists") }
             guard nodes[f] != nil else { throw SoError("no such file: \(from)") }
             makeParents(t)
@@ -124,7 +129,8 @@ public final class MemoryFileSystem: FileSystem, @unchecked Sendable {
 
     public func replace(_ path: String, with from: String) throws {
         try locked {
-            let f = key(from), t = key(path)
+            let f = key(from)
+            let t = key(path)
             if case .directory? = nodes[t] { throw SoError("\(path) is a directory") }
             guard let node = nodes[f] else { throw SoError("no such file: \(from)") }
             makeParents(t)

@@ -21,5 +21,6 @@ public enum RepoPaths {
     public static var hasShared: Bool {
         LocalFileSystem().isDirectory(laconicStacks) && LocalFileSystem().isDirectory(composeReal)
     }
-    public static let sharedAbsent = "../shared/fixtures is absent (a fresh clone): the suites over laconic's corpus are skipped"
+    public static let sharedAbsent =
+        "../shared/fixtures is absent (a fresh clone): the suites over laconic's corpus are skipped"
 }

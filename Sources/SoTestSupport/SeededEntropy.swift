@@ -8,7 +8,8 @@ public final class SeededEntropy: Entropy, @unchecked Sendable {
     private let lock = NSLock()
     public init(seed: UInt64 = 0x9E37_79B9_7F4A_7C15) { state = seed == 0 ? 1 : seed }
     public func bytes(_ count: Int) -> [UInt8] {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         return (0..<count).map { _ in
             state ^= state << 13
             state ^= state >> 7

@@ -1,9 +1,9 @@
 import Foundation
+import SoActions
 import SoBasics
+import SoDeploy
 import SoKube
 import SoStack
-import SoActions
-import SoDeploy
 
 /// `so deployment apply`: the workspace's changes written into a local working tree, uncommitted.
 public struct ApplyResult: Sendable, Encodable {

@@ -1,9 +1,9 @@
 import Foundation
+import SoActions
 import SoBasics
+import SoDeploy
 import SoKube
 import SoStack
-import SoActions
-import SoDeploy
 
 /// A checkout on this machine carried into a workspace as a git bundle over the Kubernetes API (`kubectl
 /// exec -i`, the bundle streamed from a file): no registry, shared volume or remote the cluster can reach.
@@ -17,12 +17,16 @@ struct CarryIn {
 
     /// The checkout `directory` is in; nil when it is in none.
     static func find(_ ctx: SoContext, directory: String) async throws -> CarryIn? {
-        let r = try await ctx.processes.run(["git", "-C", directory, "rev-parse", "--show-toplevel", "--git-common-dir"], workingDirectory: nil,
-                environment: nil, timeout: 30)
+        let r = try await ctx.processes.run(
+            ["git", "-C", directory, "rev-parse", "--show-toplevel", "--git-common-dir"], workingDirectory: nil,
+            environment: nil, timeout: 30)
         let lines = r.stdout.split(separator: "\n").map(String.init)
         guard r.exitCode == 0, lines.count == 2 else { return nil }
         let top = lines[0]
-        return CarryIn(ctx: ctx, repository: top, commonDir: Path.absolute(lines[1], relativeTo: Path.absolute(directory, relativeTo: ctx.fs.currentDirectory)))
+        return CarryIn(
+            ctx: ctx, repository: top,
+            commonDir: Path.absolute(
+                lines[1], relativeTo: Path.absolute(directory, relativeTo: ctx.fs.currentDirectory)))
     }
 
     func git(_ args: [String], env extra: [String: String] = [:], what: String) async throws -> String {
@@ -32,18 +36,25 @@ struct CarryIn {
             for (k, v) in extra { e[k] = v }
             env = e
         }
-        let r = try await ctx.processes.run(["git", "-C", repository] + args, workingDirectory: nil, environment: env, timeout: nil)
-        guard r.exitCode == 0 else { throw SoError("\(what) in \(repository) failed: \(r.lastErrorLine)",
-                hint: "run 'git -C \(repository) \(args.joined(separator: " "))' to see why") }
+        let r = try await ctx.processes.run(
+            ["git", "-C", repository] + args, workingDirectory: nil, environment: env, timeout: nil)
+        guard r.exitCode == 0 else {
+            throw SoError(
+                "\(what) in \(repository) failed: \(r.lastErrorLine)",
+                hint: "run 'git -C \(repository) \(args.joined(separator: " "))' to see why")
+        }
         return r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// What would be carried (nothing is written).
     func inspect(includeUncommitted: Bool) async throws -> WorkspaceSource {
-        let head = try await ctx.processes.run(["git", "-C", repository, "rev-parse", "-q", "--verify", "HEAD^{commit}"], workingDirectory: nil,
-                environment: nil, timeout: 30)
+        let head = try await ctx.processes.run(
+            ["git", "-C", repository, "rev-parse", "-q", "--verify", "HEAD^{commit}"], workingDirectory: nil,
+            environment: nil, timeout: 30)
         guard head.exitCode == 0, let base = head.stdout.split(separator: "\n").first.map(String.init) else {
-            throw SoError("the repository \(repository) has no commit yet", hint: "commit something first, or start from a remote: --config GIT_REPO=URL")
+            throw SoError(
+                "the repository \(repository) has no commit yet",
+                hint: "commit something first, or start from a remote: --config GIT_REPO=URL")
         }
         // A detached HEAD has no branch: symbolic-ref -q exits 1 and says nothing (not an error here).
         let branch = (try? await git(["symbolic-ref", "-q", "--short", "HEAD"], what: "reading the branch")) ?? ""
@@ -53,14 +64,23 @@ struct CarryIn {
         let origin = WorkspaceSource.carriedOrigin(originURL)
         let commits = Int(try await git(["rev-list", "--count", base], what: "counting commits")) ?? 0
         var local = commits
-        if !originURL.isEmpty { local = Int(try await git(["rev-list", "--count", base, "--not", "--remotes=origin"], what: "counting local commits")) ?? 0 }
+        if !originURL.isEmpty {
+            local =
+                Int(
+                    try await git(
+                        ["rev-list", "--count", base, "--not", "--remotes=origin"], what: "counting local commits"))
+                ?? 0
+        }
         let status = try await git(["status", "--porcelain=v1"], what: "reading the changes")
         let uncommitted = status.split(separator: "\n").count
-        return WorkspaceSource(repository: repository, branch: branch, base: base, subject: subject, origin: origin ?? "", commits: commits,
-                localCommits: local,
-                               uncommitted: uncommitted, uncommittedCarried: includeUncommitted && uncommitted > 0,
-                               note: originURL.isEmpty || origin != nil
-                                   ? nil : "the checkout's origin is a local path the cluster cannot reach; push and pull request need one")
+        return WorkspaceSource(
+            repository: repository, branch: branch, base: base, subject: subject, origin: origin ?? "",
+            commits: commits,
+            localCommits: local,
+            uncommitted: uncommitted, uncommittedCarried: includeUncommitted && uncommitted > 0,
+            note: originURL.isEmpty || origin != nil
+                ? nil : "the checkout's origin is a local path the cluster cannot reach; push and pull request need one"
+        )
     }
 
     /// A scratch bare repository beside the checkout's git directory, borrowing its objects; removed by `done`.
@@ -82,17 +102,26 @@ struct CarryIn {
             _ = try await git(["init", "-q", "--bare", bare], what: "making a scratch repository")
             try ctx.fs.writeText(Path.join(commonDir, "objects") + "\n", to: Path.join(bare, "objects/info/alternates"))
             // Objects made here (the snapshot) go to the scratch repository; the checkout's are read.
-            let objects = ["GIT_OBJECT_DIRECTORY": Path.join(bare, "objects"), "GIT_ALTERNATE_OBJECT_DIRECTORIES": Path.join(commonDir, "objects")]
+            let objects = [
+                "GIT_OBJECT_DIRECTORY": Path.join(bare, "objects"),
+                "GIT_ALTERNATE_OBJECT_DIRECTORIES": Path.join(commonDir, "objects"),
+            ]
             var seed: String?
             if source.uncommittedCarried {
                 let index = ["GIT_INDEX_FILE": Path.join(scratch, "index")].merging(objects) { a, _ in a }
                 _ = try await git(["read-tree", source.base], env: index, what: "reading HEAD into a scratch index")
                 _ = try await git(["add", "-A", "."], env: index, what: "snapshotting the working tree")
                 let tree = try await git(["write-tree"], env: index, what: "snapshotting the working tree")
-                let identity = ["GIT_AUTHOR_NAME": "so", "GIT_AUTHOR_EMAIL": "so@so.invalid", "GIT_COMMITTER_NAME": "so",
-                        "GIT_COMMITTER_EMAIL": "so@so.invalid"]
-                seed = try await git(["commit-tree", tree, "-p", source.base, "-m", "so: uncommitted changes of \(repository) carried into \(workspace)"],
-                                     env: objects.merging(identity) { a, _ in a }, what: "snapshotting the working tree")
+                let identity = [
+                    "GIT_AUTHOR_NAME": "so", "GIT_AUTHOR_EMAIL": "so@so.invalid", "GIT_COMMITTER_NAME": "so",
+                    "GIT_COMMITTER_EMAIL": "so@so.invalid",
+                ]
+                seed = try await git(
+                    [
+                        "commit-tree", tree, "-p", source.base, "-m",
+                        "so: uncommitted changes of \(repository) carried into \(workspace)",
+                    ],
+                    env: objects.merging(identity) { a, _ in a }, what: "snapshotting the working tree")
             }
             let inBare = { (args: [String]) in ["--git-dir", bare] + args }
             _ = try await git(inBare(["update-ref", "refs/so/carry/head", source.base]), what: "preparing the bundle")
@@ -104,9 +133,11 @@ struct CarryIn {
             let file = Path.join(scratch, "repo.bundle")
             _ = try await git(inBare(["bundle", "create", "-q", file] + refs), what: "bundling HEAD's history")
             // The size is only shown ("a git bundle of N MB"); git just wrote the file.
-            return Bundle(scratch: scratch, file: file, base: source.base, seed: seed, bytes: (try? ctx.fs.size(file)) ?? 0)
+            return Bundle(
+                scratch: scratch, file: file, base: source.base, seed: seed, bytes: (try? ctx.fs.size(file)) ?? 0)
         } catch {
-            try? ctx.fs.removeOwnedTree(scratch, owner: .scratch(prefix: "so-carry"))   // best effort: the error being thrown says more
+            // best effort: the error being thrown says more
+            try? ctx.fs.removeOwnedTree(scratch, owner: .scratch(prefix: "so-carry"))
             throw error
         }
     }

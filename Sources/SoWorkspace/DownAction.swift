@@ -1,10 +1,10 @@
 import Foundation
+import SoActions
 import SoBasics
+import SoDeploy
 import SoKube
 import SoRender
 import SoStack
-import SoActions
-import SoDeploy
 
 extension DownAction {
     /// A workspace's work before it goes: `--keep`/`--merge` take it into the local repository; without a
@@ -14,26 +14,35 @@ extension DownAction {
         guard ctx.isWorkspace(dir) else { return false }
         var choice = req.choice
         if req.dryRun {
-            if let choice { ctx.console.out("would \(choice.rawValue) \(req.name)'s work into the local repository first") }
+            if let choice {
+                ctx.console.out("would \(choice.rawValue) \(req.name)'s work into the local repository first")
+            }
             return false
         }
         let w = try await WorkspaceContainer.open(ctx, directory: dir, cluster: req.cluster)
         guard w.pod != nil else {
-            if let choice { throw SoError("cannot \(choice.rawValue) \(req.name)'s work: its \(w.spec.service) container is not running",
-                    hint: "start it (so deployment --name \(req.name) start), then down again") }
+            if let choice {
+                throw SoError(
+                    "cannot \(choice.rawValue) \(req.name)'s work: its \(w.spec.service) container is not running",
+                    hint: "start it (so deployment --name \(req.name) start), then down again")
+            }
             return false
         }
         if choice == nil {
             let s = try await w.state()
             guard let losses = s.losses, s.problem == nil else { return false }
-            let question = "\(req.name) holds \(losses).\n"
+            let question =
+                "\(req.name) holds \(losses).\n"
                 + "keep its branch in your repository, merge it, or discard it? [k]eep/[m]erge/[d]iscard/[C]ancel: "
             guard let answer = ctx.console.ask(question) else { return false }
             switch answer.trimmedSpaces.lowercased() {
             case "k", "keep": choice = .keep
             case "m", "merge": choice = .merge
             case "d", "discard": return true
-            default: throw SoError("\(req.name) was not removed", hint: "so down \(req.name) --keep, --merge or --discard says what to do with its work")
+            default:
+                throw SoError(
+                    "\(req.name) was not removed",
+                    hint: "so down \(req.name) --keep, --merge or --discard says what to do with its work")
             }
         }
         guard let choice else { return false }
@@ -55,11 +64,17 @@ public struct DownAction {
         try ctx.checkDeploymentDirectory(dir, namespace: req.name)
         if ctx.fs.isFile(Path.join(dir, "deployment.yml")) {
             let discard = try await settle(req, dir: dir)
-            try await WorkGuard(ctx: ctx, directory: dir, cluster: req.cluster, address: "--name \(req.name)", anyway: "so down \(req.name) --discard")
-                .check(discard: discard, dryRun: req.dryRun)
+            try await WorkGuard(
+                ctx: ctx, directory: dir, cluster: req.cluster, address: "--name \(req.name)",
+                anyway: "so down \(req.name) --discard"
+            )
+            .check(discard: discard, dryRun: req.dryRun)
             // Checked above: a guard in stop would read the checkout again.
-            try await StopAction(ctx).run(StopRequest(directory: dir, cluster: req.cluster, deleteVolumes: true, deleteNamespace: true, timeout: req.timeout,
-                                                      dryRun: req.dryRun, discard: true, volumeGuard: nil))
+            try await StopAction(ctx).run(
+                StopRequest(
+                    directory: dir, cluster: req.cluster, deleteVolumes: true, deleteNamespace: true,
+                    timeout: req.timeout,
+                    dryRun: req.dryRun, discard: true, volumeGuard: nil))
             if req.dryRun {
                 ctx.console.out("would remove directory \(dir)")
                 return true
@@ -69,14 +84,17 @@ public struct DownAction {
             return true
         }
         if let choice = req.choice, choice == .keep || choice == .merge {
-            throw SoError("\(req.name) has no deployment directory here, so its work cannot be read to --\(choice.rawValue) it",
-                    hint: "'so down \(req.name) --discard' removes what is left on the cluster")
+            throw SoError(
+                "\(req.name) has no deployment directory here, so its work cannot be read to --\(choice.rawValue) it",
+                hint: "'so down \(req.name) --discard' removes what is left on the cluster")
         }
         let target = try await ClusterTargets(ctx: ctx).shared(req.cluster)
         let client = try ctx.connect(target.connection)
         let found = try await ListAction(ctx).list(client).filter { $0.namespace == req.name || $0.name == req.name }
         if req.dryRun {
-            for d in found { ctx.console.out("would delete Namespace \(d.namespace) (deployment \(d.name)) and its volumes") }
+            for d in found {
+                ctx.console.out("would delete Namespace \(d.namespace) (deployment \(d.name)) and its volumes")
+            }
             if ctx.fs.isDirectory(dir) { ctx.console.out("would remove directory \(dir)") }
             return !found.isEmpty
         }

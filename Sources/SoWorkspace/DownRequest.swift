@@ -1,10 +1,10 @@
 import Foundation
+import SoActions
 import SoBasics
+import SoDeploy
 import SoKube
 import SoRender
 import SoStack
-import SoActions
-import SoDeploy
 
 public struct DownRequest: Sendable {
     public var name: String

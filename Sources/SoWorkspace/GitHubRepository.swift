@@ -1,9 +1,9 @@
 import Foundation
+import SoActions
 import SoBasics
+import SoDeploy
 import SoKube
 import SoStack
-import SoActions
-import SoDeploy
 
 /// OWNER/NAME of a git remote URL: https://host/OWNER/NAME(.git), git@host:OWNER/NAME, ssh:// and git://.
 public struct GitHubRepository: Sendable, Equatable {

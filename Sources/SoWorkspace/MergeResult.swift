@@ -1,9 +1,9 @@
 import Foundation
+import SoActions
 import SoBasics
+import SoDeploy
 import SoKube
 import SoStack
-import SoActions
-import SoDeploy
 
 /// `so deployment merge` (and `so down --merge`): the workspace's branch merged into the current branch.
 public struct MergeResult: Sendable, Encodable {

@@ -1,9 +1,9 @@
 import Foundation
+import SoActions
 import SoBasics
+import SoDeploy
 import SoKube
 import SoStack
-import SoActions
-import SoDeploy
 
 /// `so deployment task TEXT`: the agent CLI runs headless in the workspace (the spec's `workspace.task`
 /// with the text in `$TASK`), its output streams to this terminal or log, and what it leaves becomes a
@@ -15,51 +15,67 @@ public struct TaskAction {
     public func run(_ req: TaskRequest) async throws -> TaskResult {
         let w = try await WorkspaceContainer.open(ctx, directory: req.directory, cluster: req.cluster)
         guard let command = req.command ?? w.spec.task, !command.trimmedSpaces.isEmpty else {
-            throw SoError("\(w.name) has no task command",
-                          hint: "add 'task: COMMAND' (it reads the task from $TASK) under 'workspace:' in \(Path.join(w.c.model.directory, "spec.yml")), "
-                              + "or pass --command")
+            throw SoError(
+                "\(w.name) has no task command",
+                hint:
+                    "add 'task: COMMAND' (it reads the task from $TASK) under 'workspace:' in \(Path.join(w.c.model.directory, "spec.yml")), "
+                    + "or pass --command")
         }
-        guard !req.text.trimmedSpaces.isEmpty else { throw SoError.usage("the task text is empty",
-                hint: "say what the agent should do: so deployment --name N task \"make the login test pass\"") }
+        guard !req.text.trimmedSpaces.isEmpty else {
+            throw SoError.usage(
+                "the task text is empty",
+                hint: "say what the agent should do: so deployment --name N task \"make the login test pass\"")
+        }
         if req.pullRequest { _ = try token() }
-        let args = try w.command(#"cd "$1" || exit 3; TASK=$2; export TASK; if [ -n "$4" ]; then eval "$3" >&2; else eval "$3"; fi"#,
-                                 [req.text, command, req.agentOutputToStderr ? "stderr" : ""])
+        let args = try w.command(
+            #"cd "$1" || exit 3; TASK=$2; export TASK; if [ -n "$4" ]; then eval "$3" >&2; else eval "$3"; fi"#,
+            [req.text, command, req.agentOutputToStderr ? "stderr" : ""])
         ctx.say("task: running '\(command)' in \(w.name)")
         let code = try await ctx.processes.runAttached(args, environment: nil)
         ctx.say("task: the agent exited with \(code)")
         // What the agent left uncommitted is committed, so the branch holds all of it.
         let subject = String(req.text.split(separator: "\n").first.map(String.init)?.trimmedSpaces.prefix(72) ?? "")
-        let commit = try await w.run("committing what the task left", """
-        cd "$1" && [ -n "$(git status --porcelain)" ] || exit 0
-        git add -A && git commit -q -m "$2" -m "$3" && echo committed
-        """, ["so task: \(subject)", req.text])
+        let commit = try await w.run(
+            "committing what the task left",
+            """
+            cd "$1" && [ -n "$(git status --porcelain)" ] || exit 0
+            git add -A && git commit -q -m "$2" -m "$3" && echo committed
+            """, ["so task: \(subject)", req.text])
         let leftovers = commit.stdout.contains("committed")
         let s = try await w.state()
-        var result = TaskResult(exitCode: code, branch: s.branch, commits: s.ahead, committedLeftovers: leftovers, pushed: false)
+        var result = TaskResult(
+            exitCode: code, branch: s.branch, commits: s.ahead, committedLeftovers: leftovers, pushed: false)
         guard s.ahead > 0 else {
             ctx.say("task: no changes on \(s.branch)")
             return result
         }
-        ctx.say("task: \(s.ahead) \(English.plural("commit", s.ahead)) on \(s.branch)\(leftovers ? " (what the agent left uncommitted is the last)" : "")")
+        ctx.say(
+            "task: \(s.ahead) \(English.plural("commit", s.ahead)) on \(s.branch)\(leftovers ? " (what the agent left uncommitted is the last)" : "")"
+        )
         guard req.push else { return result }
         let pushed = try await WorkspaceGitAction(ctx).push(w, message: nil, known: s)
         result.pushed = true
         ctx.say("task: pushed \(pushed.branch) (\(pushed.commit.prefix(12))) to \(pushed.origin)")
         guard req.pullRequest else { return result }
         guard code == 0 else {
-            ctx.diagnostics.warn("no pull request: the agent exited with \(code)",
-                    hint: "the branch \(s.branch) is pushed; open one by hand once the work is checked")
+            ctx.diagnostics.warn(
+                "no pull request: the agent exited with \(code)",
+                hint: "the branch \(s.branch) is pushed; open one by hand once the work is checked")
             return result
         }
         let base = req.base ?? (s.ref.isEmpty ? nil : s.ref)
         guard let base else {
-            throw SoError("no base branch for the pull request", hint: "pass --base BRANCH (the workspace does not record the branch it was cloned from)")
+            throw SoError(
+                "no base branch for the pull request",
+                hint: "pass --base BRANCH (the workspace does not record the branch it was cloned from)")
         }
-        let quoted = req.text.split(separator: "\n", omittingEmptySubsequences: false).map { "> " + $0 }.joined(separator: "\n")
-        let pullRequest = try await openPullRequest(origin: s.origin, head: s.branch, base: base,
-                                                    title: req.title ?? (subject.isEmpty ? "so task in \(w.name)" : subject),
-                                                    body: "Task given to the agent in workspace `\(w.name)`:\n\n" + quoted
-                                                        + "\n\nMade by `so deployment task`.")
+        let quoted = req.text.split(separator: "\n", omittingEmptySubsequences: false).map { "> " + $0 }.joined(
+            separator: "\n")
+        let pullRequest = try await openPullRequest(
+            origin: s.origin, head: s.branch, base: base,
+            title: req.title ?? (subject.isEmpty ? "so task in \(w.name)" : subject),
+            body: "Task given to the agent in workspace `\(w.name)`:\n\n" + quoted
+                + "\n\nMade by `so deployment task`.")
         result.pullRequest = pullRequest
         ctx.say("task: pull request \(pullRequest)")
         return result
@@ -67,22 +83,34 @@ public struct TaskAction {
 
     func token() throws -> String {
         for k in ["GITHUB_TOKEN", "GH_TOKEN"] { if let t = ctx.environment[k], !t.isEmpty { return t } }
-        throw SoError("--pr needs a GitHub token: GITHUB_TOKEN or GH_TOKEN is not set",
-                hint: "export a token allowed to open pull requests on the repository (in Actions: permissions: pull-requests: write)")
+        throw SoError(
+            "--pr needs a GitHub token: GITHUB_TOKEN or GH_TOKEN is not set",
+            hint:
+                "export a token allowed to open pull requests on the repository (in Actions: permissions: pull-requests: write)"
+        )
     }
 
     /// A plain HTTPS call to GitHub's REST API (`GITHUB_API_URL`, as Actions and GitHub Enterprise set it,
     /// else GitHub's own). An open pull request for the same branch is found and returned.
-    func openPullRequest(origin: String, head: String, base: String, title: String, body: String) async throws -> String {
+    func openPullRequest(origin: String, head: String, base: String, title: String, body: String) async throws -> String
+    {
         guard let repo = GitHubRepository(url: origin) else {
-            throw SoError("cannot tell the GitHub repository of '\(origin)'", hint: "a pull request needs an origin such as https://github.com/OWNER/NAME")
+            throw SoError(
+                "cannot tell the GitHub repository of '\(origin)'",
+                hint: "a pull request needs an origin such as https://github.com/OWNER/NAME")
         }
-        let api = (ctx.environment["GITHUB_API_URL"].flatMap { $0.isEmpty ? nil : $0 } ?? "https://api.github.com").trimmingSuffix("/")
-        let headers = [("Authorization", "Bearer \(try token())"), ("Accept", "application/vnd.github+json"),
-                       ("User-Agent", "so"), ("X-GitHub-Api-Version", "2022-11-28"), ("Content-Type", "application/json")]
+        let api = (ctx.environment["GITHUB_API_URL"].flatMap { $0.isEmpty ? nil : $0 } ?? "https://api.github.com")
+            .trimmingSuffix("/")
+        let headers = [
+            ("Authorization", "Bearer \(try token())"), ("Accept", "application/vnd.github+json"),
+            ("User-Agent", "so"), ("X-GitHub-Api-Version", "2022-11-28"), ("Content-Type", "application/json"),
+        ]
         let url = "\(api)/repos/\(repo.owner)/\(repo.name)/pulls"
-        let payload = YValue.map([("title", .string(title)), ("head", .string(head)), ("base", .string(base)), ("body", .string(body))])
-        let r = try await ctx.web.send(WebRequest(method: "POST", url: url, headers: headers, body: Data(payload.compactJSON())), timeout: 30)
+        let payload = YValue.map([
+            ("title", .string(title)), ("head", .string(head)), ("base", .string(base)), ("body", .string(body)),
+        ])
+        let r = try await ctx.web.send(
+            WebRequest(method: "POST", url: url, headers: headers, body: Data(payload.compactJSON())), timeout: 30)
         let answer = try? JSON.parse(r.body)  // a body that is not JSON (a proxy's page): the status names the refusal
         if r.status == 201, let link = answer?["html_url"]?.string { return link }
         let message = answer?["message"]?.string ?? "HTTP \(r.status)"
@@ -91,11 +119,14 @@ public struct TaskAction {
             let q = "\(url)?state=open&head=\(repo.owner):\(head)"
             let found = try await ctx.web.send(WebRequest(method: "GET", url: q, headers: headers), timeout: 30)
             // Not JSON, or no open pull request: the refusal below is the answer.
-            if found.status == 200, let link = (try? JSON.parse(found.body))?.array.first?["html_url"]?.string { return link }
+            if found.status == 200, let link = (try? JSON.parse(found.body))?.array.first?["html_url"]?.string {
+                return link
+            }
         }
-        throw SoError("GitHub refused the pull request for \(head) on \(repo.owner)/\(repo.name): \(([message] + details).joined(separator: "; "))",
-                      hint: r.status == 401 || r.status == 403 || r.status == 404
-                          ? "the token cannot open pull requests there (it needs pull-requests: write on \(repo.owner)/\(repo.name))"
-                          : "the branch \(head) is pushed; open the pull request by hand")
+        throw SoError(
+            "GitHub refused the pull request for \(head) on \(repo.owner)/\(repo.name): \(([message] + details).joined(separator: "; "))",
+            hint: r.status == 401 || r.status == 403 || r.status == 404
+                ? "the token cannot open pull requests there (it needs pull-requests: write on \(repo.owner)/\(repo.name))"
+                : "the branch \(head) is pushed; open the pull request by hand")
     }
 }

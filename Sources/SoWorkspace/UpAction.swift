@@ -1,10 +1,10 @@
 import Foundation
+import SoActions
 import SoBasics
+import SoDeploy
 import SoKube
 import SoRender
 import SoStack
-import SoActions
-import SoDeploy
 
 /// `so up STACK`: deploy init + create + start in one step, into `$SO_HOME/deployments/NAME` with the
 /// namespace NAME. An existing NAME is started again as it is.
@@ -12,10 +12,14 @@ public struct UpAction {
     public let ctx: SoContext
     public init(_ ctx: SoContext) { self.ctx = ctx }
 
-    static let reservedNamespaces: Set<String> = ["default", "kube-system", "kube-public", "kube-node-lease", "caddy-system", "local-path-storage"]
+    static let reservedNamespaces: Set<String> = [
+        "default", "kube-system", "kube-public", "kube-node-lease", "caddy-system", "local-path-storage",
+    ]
 
     public func run(_ req: UpRequest) async throws -> UpResult {
-        let name = req.name ?? "\(NameRules.dnsLabel(Path.basename(req.stack)).prefix(40))-\(ctx.entropy.bytes(2).map { String(format: "%02x", $0) }.joined())"
+        let name =
+            req.name
+            ?? "\(NameRules.dnsLabel(Path.basename(req.stack)).prefix(40))-\(ctx.entropy.bytes(2).map { String(format: "%02x", $0) }.joined())"
         try NameRules.checkWorkspaceName(name)
         if Self.reservedNamespaces.contains(name) || name.hasPrefix("kube-") {
             throw SoError.usage("name '\(name)' is a system namespace", hint: "choose another --name")
@@ -28,19 +32,27 @@ public struct UpAction {
         var created = false
         if ctx.fs.isDirectory(dir) {
             if !req.config.isEmpty || req.with != nil || req.agent != nil {
-                ctx.diagnostics.warn("\(name) already exists; --config, --with and --agent are not applied to it",
-                                     hint: "edit \(Path.join(dir, "spec.yml")) and run 'so deployment --name \(name) restart', or 'so down \(name)' first")
+                ctx.diagnostics.warn(
+                    "\(name) already exists; --config, --with and --agent are not applied to it",
+                    hint:
+                        "edit \(Path.join(dir, "spec.yml")) and run 'so deployment --name \(name) restart', or 'so down \(name)' first"
+                )
             }
             ctx.say("\(name) exists; starting it again")
         } else {
             try ctx.fs.createDirectory(Path.dirname(dir))
             let specPath = dir + ".spec-\(getpid()).yml"
-            defer { try? ctx.fs.remove(specPath) }  // best effort: a stray .spec-PID.yml beside the deployment is harmless
+            // best effort: a stray .spec-PID.yml beside the deployment is harmless
+            defer { try? ctx.fs.remove(specPath) }
             var quiet = ctx
             quiet.options.quiet = true
-            var initReq = InitRequest(stack: req.stack, config: ["WORKSPACE_NAME=\(name)"] + (try await gitIdentity(req, stack: stack,
-                    in: plan.source?.repository)) + plan.config + req.config,
-                                      output: specPath, force: true, with: req.with)
+            var initReq = InitRequest(
+                stack: req.stack,
+                config: ["WORKSPACE_NAME=\(name)"]
+                    + (try await gitIdentity(
+                        req, stack: stack,
+                        in: plan.source?.repository)) + plan.config + req.config,
+                output: specPath, force: true, with: req.with)
             initReq.deployTo = "k8s-kind"
             initReq.resolved = stack
             try await InitAction(quiet).run(initReq)
@@ -57,38 +69,53 @@ public struct UpAction {
         var source = plan.source
         if let s = source { for line in s.lines() { ctx.say(line) } }
         do {
-            let start = StartRequest(directory: dir, cluster: req.cluster, wait: req.wait, timeout: req.timeout, progress: req.progress, ttl: req.ttl)
+            let start = StartRequest(
+                directory: dir, cluster: req.cluster, wait: req.wait, timeout: req.timeout, progress: req.progress,
+                ttl: req.ttl)
             if let carry = plan.carry, let s = source {
                 // The start and the carrying run side by side: the clone (the agent container's entrypoint)
                 // waits for the bundle, and the start's wait for the clone.
-                let ctx = self.ctx, checkFirst = !created
+                let ctx = self.ctx
+                let checkFirst = !created
                 source?.bundleBytes = try await withThrowingTaskGroup(of: UInt64?.self) { group in
-                    group.addTask { try await StartAction(ctx).run(start); return nil }
-                    group.addTask { try await Self.carryIn(ctx, carry, s, name: name, dir: dir, req: req, checkFirst: checkFirst) }
+                    group.addTask {
+                        try await StartAction(ctx).run(start)
+                        return nil
+                    }
+                    group.addTask {
+                        try await Self.carryIn(ctx, carry, s, name: name, dir: dir, req: req, checkFirst: checkFirst)
+                    }
                     var bytes: UInt64 = 0
                     for try await b in group { if let b { bytes = b } }
                     return bytes
                 }
-                if let b = source?.bundleBytes, b > 0 { ctx.say("  carried in: a git bundle of \(WorkspaceSource.bytes(b)) over the Kubernetes API") }
+                if let b = source?.bundleBytes, b > 0 {
+                    ctx.say("  carried in: a git bundle of \(WorkspaceSource.bytes(b)) over the Kubernetes API")
+                }
             } else {
                 try await StartAction(ctx).run(start)
             }
         } catch {
             if created {
                 // It never ran, so it holds no work: a workspace's down needs --discard only because it cannot read it.
-                ctx.diagnostics.warn("\(name) was created but did not start",
-                                     hint: "fix the cause, then 'so up \(req.stack) --name \(name)' again, "
-                                         + "or 'so down \(name)\(isWorkspace ? " --discard" : "")'")
+                ctx.diagnostics.warn(
+                    "\(name) was created but did not start",
+                    hint: "fix the cause, then 'so up \(req.stack) --name \(name)' again, "
+                        + "or 'so down \(name)\(isWorkspace ? " --discard" : "")'")
             }
             throw error
         }
-        return UpResult(name: name, namespace: name, directory: dir, created: created, ready: req.wait, workspace: isWorkspace, source: source, note: plan.note)
+        return UpResult(
+            name: name, namespace: name, directory: dir, created: created, ready: req.wait, workspace: isWorkspace,
+            source: source, note: plan.note)
     }
 
     /// Bundles the checkout, waits for the workspace's container, and streams the bundle in; the size
     /// carried (0 when the workspace already held its checkout, which is kept).
-    static func carryIn(_ ctx: SoContext, _ carry: CarryIn, _ source: WorkspaceSource, name: String, dir: String, req: UpRequest,
-            checkFirst: Bool) async throws -> UInt64 {
+    static func carryIn(
+        _ ctx: SoContext, _ carry: CarryIn, _ source: WorkspaceSource, name: String, dir: String, req: UpRequest,
+        checkFirst: Bool
+    ) async throws -> UInt64 {
         let w = try await WorkspaceContainer.running(ctx, directory: dir, cluster: req.cluster, timeout: req.timeout)
         if checkFirst, try await w.hasCheckout() {
             ctx.say("\(name) already holds its checkout; keeping it (nothing carried in)")
@@ -115,41 +142,61 @@ public struct UpAction {
         guard !given.contains("GIT_USER_NAME") || !given.contains("GIT_USER_EMAIL") else { return [] }
         // spec-defaults is a mapping: StackFile.load checked it (`entries` cannot fail here).
         guard let defaults = stack.file.specDefaults,
-                (try? defaults.entries("'spec-defaults'"))?.contains(where: { $0.key == "workspace" }) == true else { return [] }
+            (try? defaults.entries("'spec-defaults'"))?.contains(where: { $0.key == "workspace" }) == true
+        else { return [] }
         // No git, or no identity set: the agent commits as the image's default user, as without this.
-        guard let r = try? await ctx.processes.run(["git"] + (repository.map { ["-C", $0] } ?? []) + ["config", "--get-regexp", "^user\\.(name|email)$"],
+        guard
+            let r = try? await ctx.processes.run(
+                ["git"] + (repository.map { ["-C", $0] } ?? []) + ["config", "--get-regexp", "^user\\.(name|email)$"],
                 workingDirectory: nil, environment: nil, timeout: 10),
-              r.exitCode == 0 else { return [] }
+            r.exitCode == 0
+        else { return [] }
         var out: [String] = []
         for line in r.stdout.split(separator: "\n") {
             let parts = line.split(separator: " ", maxSplits: 1).map(String.init)
             guard parts.count == 2, !parts[1].trimmedSpaces.isEmpty else { continue }
-            if parts[0] == "user.name" && !given.contains("GIT_USER_NAME") { out.append("GIT_USER_NAME=\(parts[1].trimmedSpaces)") }
-            if parts[0] == "user.email" && !given.contains("GIT_USER_EMAIL") { out.append("GIT_USER_EMAIL=\(parts[1].trimmedSpaces)") }
+            if parts[0] == "user.name" && !given.contains("GIT_USER_NAME") {
+                out.append("GIT_USER_NAME=\(parts[1].trimmedSpaces)")
+            }
+            if parts[0] == "user.email" && !given.contains("GIT_USER_EMAIL") {
+                out.append("GIT_USER_EMAIL=\(parts[1].trimmedSpaces)")
+            }
         }
         return out
     }
 
     /// `up --dry-run`: an existing workspace is planned as it is; a new one is made in a temporary directory
     /// (removed at the end) so the API server can judge exactly what `up` would apply.
-    func dryRun(_ req: UpRequest, stack: ResolvedStack, name: String, dir: String, plan source: WorkspacePlan) async throws -> UpResult {
+    func dryRun(_ req: UpRequest, stack: ResolvedStack, name: String, dir: String, plan source: WorkspacePlan)
+        async throws -> UpResult
+    {
         var plan: [PlannedChange] = []
         if let s = source.source { for line in s.lines(planned: true) { ctx.console.out(line) } }
         if let note = source.note { ctx.console.out(note) }
         if ctx.fs.isDirectory(dir) {
-            plan = try await StartAction(ctx).run(StartRequest(directory: dir, cluster: req.cluster, ttl: req.ttl, dryRun: true)).plan
-            return UpResult(name: name, namespace: name, directory: dir, created: false, ready: false, plan: plan, source: source.source, note: source.note)
+            plan = try await StartAction(ctx).run(
+                StartRequest(directory: dir, cluster: req.cluster, ttl: req.ttl, dryRun: true)
+            ).plan
+            return UpResult(
+                name: name, namespace: name, directory: dir, created: false, ready: false, plan: plan,
+                source: source.source, note: source.note)
         }
-        let scratch = try ctx.fs.temporaryDirectory(beside: Path.join(ctx.temporaryRoot, "so-up"),
-                prefix: "so-up-dry-run")
+        let scratch = try ctx.fs.temporaryDirectory(
+            beside: Path.join(ctx.temporaryRoot, "so-up"),
+            prefix: "so-up-dry-run")
         // best effort: a scratch dir in the temp dir, nothing in it is kept
         defer { try? ctx.fs.removeOwnedTree(scratch, owner: .scratch(prefix: "so-up-dry-run")) }
         var quiet = ctx
         quiet.options.quiet = true
-        let specPath = Path.join(scratch, "spec.yml"), draft = Path.join(scratch, name)
-        var initReq = InitRequest(stack: req.stack, config: ["WORKSPACE_NAME=\(name)"] + (try await gitIdentity(req, stack: stack,
-                in: source.source?.repository)) + source.config + req.config,
-                                  output: specPath, force: true, with: req.with)
+        let specPath = Path.join(scratch, "spec.yml")
+        let draft = Path.join(scratch, name)
+        var initReq = InitRequest(
+            stack: req.stack,
+            config: ["WORKSPACE_NAME=\(name)"]
+                + (try await gitIdentity(
+                    req, stack: stack,
+                    in: source.source?.repository)) + source.config + req.config,
+            output: specPath, force: true, with: req.with)
         initReq.deployTo = "k8s-kind"
         initReq.resolved = stack
         try await InitAction(quiet).run(initReq)
@@ -160,8 +207,12 @@ public struct UpAction {
         _ = try await CreateAction(quiet).run(createReq)
         if let port = req.preview { try UpAction(quiet).addPreview(dir: draft, host: "\(name).localhost", port: port) }
         ctx.console.out("would create deployment directory \(dir)")
-        plan = try await StartAction(ctx).run(StartRequest(directory: draft, cluster: req.cluster, ttl: req.ttl, dryRun: true)).plan
-        return UpResult(name: name, namespace: name, directory: dir, created: true, ready: false, plan: plan, source: source.source, note: source.note)
+        plan = try await StartAction(ctx).run(
+            StartRequest(directory: draft, cluster: req.cluster, ttl: req.ttl, dryRun: true)
+        ).plan
+        return UpResult(
+            name: name, namespace: name, directory: dir, created: true, ready: false, plan: plan, source: source.source,
+            note: source.note)
     }
 
     /// Routes `<name>.localhost` to the service that exposes `port` (an http-proxy entry in D/spec.yml).
@@ -169,13 +220,17 @@ public struct UpAction {
         let model = try DeploymentLoader.load(dir, fs: ctx.fs, diagnostics: ctx.diagnostics)
         let services = try Renderer.ports(of: model).services.filter { !$0.isInitContainer }
         guard let svc = services.first(where: { s in s.listens.contains { $0.number == port } }) else {
-            throw SoError("no service of \(model.stackName) exposes port \(port) for --preview",
-                          hint: "ports it exposes: " + services.flatMap { s in s.listens.map { "\(s.name):\($0)" } }.joined(separator: ", "))
+            throw SoError(
+                "no service of \(model.stackName) exposes port \(port) for --preview",
+                hint: "ports it exposes: "
+                    + services.flatMap { s in s.listens.map { "\(s.name):\($0)" } }.joined(separator: ", "))
         }
         let specPath = Path.join(dir, "spec.yml")
         var spec = try YAMLDocument(text: try ctx.fs.readText(specPath), file: specPath)
-        let route: YValue = .map([("host-name", .string(host)),
-                                  ("routes", .list([.map([("path", .string("/")), ("proxy-to", .string("\(svc.name):\(port)"))])]))])
+        let route: YValue = .map([
+            ("host-name", .string(host)),
+            ("routes", .list([.map([("path", .string("/")), ("proxy-to", .string("\(svc.name):\(port)"))])])),
+        ])
         try spec.insert(route, intoListAt: ["network", "http-proxy"])
         try AtomicWrite.text(spec.text, to: specPath, fs: ctx.fs)
     }

@@ -1,10 +1,10 @@
 import Foundation
+import SoActions
 import SoBasics
+import SoDeploy
 import SoKube
 import SoRender
 import SoStack
-import SoActions
-import SoDeploy
 
 /// What removing a workspace's volume (`so down`, `stop --delete-volumes`) would lose: a workspace (spec
 /// `workspace:`) whose checkout holds commits neither pushed nor fetched, or uncommitted changes, is not
@@ -28,34 +28,46 @@ public struct WorkGuard: VolumeGuard {
 
     /// The guard of `so deployment --dir D stop --delete-volumes`.
     public static func stop(_ ctx: SoContext, directory: String, cluster: ClusterOptions) -> WorkGuard {
-        WorkGuard(ctx: ctx, directory: ctx.absolute(directory), cluster: cluster, address: "--dir \(directory)",
-                  anyway: "so deployment --dir \(directory) stop --delete-volumes --discard")
+        WorkGuard(
+            ctx: ctx, directory: ctx.absolute(directory), cluster: cluster, address: "--dir \(directory)",
+            anyway: "so deployment --dir \(directory) stop --delete-volumes --discard")
     }
 
     /// The name in `--name N`, else the directory's last part.
-    func name(_ address: String) -> String { Path.basename(address.hasPrefix("--name ") ? String(address.dropFirst(7)) : directory) }
+    func name(_ address: String) -> String {
+        Path.basename(address.hasPrefix("--name ") ? String(address.dropFirst(7)) : directory)
+    }
 
     public func check(discard: Bool, dryRun: Bool) async throws {
         guard ctx.isWorkspace(directory) else { return }
         let w = try await WorkspaceContainer.open(ctx, directory: directory, cluster: cluster)
         guard w.pod != nil else {
             if discard { return }
-            if dryRun { ctx.console.out("would not check \(w.name) for unpushed work: its \(w.spec.service) container is not running"); return }
-            throw SoError("cannot tell whether \(w.name) holds work that is not pushed: its \(w.spec.service) container is not running",
-                          hint: "start it (so deployment \(address) start) and push, or '\(anyway)' to remove it with its volume")
+            if dryRun {
+                ctx.console.out(
+                    "would not check \(w.name) for unpushed work: its \(w.spec.service) container is not running")
+                return
+            }
+            throw SoError(
+                "cannot tell whether \(w.name) holds work that is not pushed: its \(w.spec.service) container is not running",
+                hint: "start it (so deployment \(address) start) and push, or '\(anyway)' to remove it with its volume")
         }
         let state = try await w.state()
-        if let problem = state.problem { ctx.verbose("\(w.name): \(problem); nothing to check"); return }
+        if let problem = state.problem {
+            ctx.verbose("\(w.name): \(problem); nothing to check")
+            return
+        }
         guard let losses = state.losses else { return }
         if discard {
             ctx.diagnostics.warn("\(w.name): discarding \(losses)")
         } else if dryRun {
             ctx.console.out("would refuse: \(w.name) holds \(losses) (--discard removes it anyway)")
         } else {
-            throw SoError("\(w.name) holds work that would be lost: \(losses)",
-                          hint: "take it first: so down \(name(address)) --keep (its branch into your repository) or --merge; "
-                              + "or push it (so deployment \(address) push [-m MESSAGE]), "
-                              + "fetch or apply it (so deployment \(address) fetch|apply); '\(anyway)' removes it anyway")
+            throw SoError(
+                "\(w.name) holds work that would be lost: \(losses)",
+                hint: "take it first: so down \(name(address)) --keep (its branch into your repository) or --merge; "
+                    + "or push it (so deployment \(address) push [-m MESSAGE]), "
+                    + "fetch or apply it (so deployment \(address) fetch|apply); '\(anyway)' removes it anyway")
         }
     }
 }

@@ -1,9 +1,9 @@
 import Foundation
+import SoActions
 import SoBasics
+import SoDeploy
 import SoKube
 import SoStack
-import SoActions
-import SoDeploy
 
 public struct WorkspaceCommit: Sendable, Equatable, Encodable {
     public var commit: String

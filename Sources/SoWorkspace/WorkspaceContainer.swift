@@ -1,10 +1,10 @@
 import Foundation
+import SoActions
 import SoBasics
+import SoDeploy
 import SoKube
 import SoRender
 import SoStack
-import SoActions
-import SoDeploy
 
 /// The container that holds a workspace's checkout (spec `workspace:`), reached with `kubectl exec`.
 /// Scripts get their values as positional parameters (`sh -c SCRIPT so PATH ARGS…`): nothing is quoted
@@ -27,40 +27,53 @@ struct WorkspaceContainer {
         let ctx = c.ctx
         let name = Path.basename(c.model.directory)
         guard let spec = c.model.spec.workspace else {
-            throw SoError("\(name) is not a workspace: its spec has no 'workspace:' section",
-                          hint: "add 'workspace: {service: SERVICE, path: /workspace}' to \(Path.join(c.model.directory, "spec.yml")), "
-                              + "or use 'so deployment exec'")
+            throw SoError(
+                "\(name) is not a workspace: its spec has no 'workspace:' section",
+                hint:
+                    "add 'workspace: {service: SERVICE, path: /workspace}' to \(Path.join(c.model.directory, "spec.yml")), "
+                    + "or use 'so deployment exec'")
         }
         let container = NameRules.dnsLabel(spec.service)
         // The workspace's container runs in a Deployment's pod: its pods alone are listed (one request per look).
-        let pods = try await c.client.list(.pod, namespace: c.namespace, labelSelector: DeploymentNames.selector(c.model.id))
+        let pods = try await c.client.list(
+            .pod, namespace: c.namespace, labelSelector: DeploymentNames.selector(c.model.id))
         let running = pods.first { p in
-            p.at("status", "phase")?.string == "Running" && p.at("metadata", "deletionTimestamp") == nil &&
-                (p.at("status", "containerStatuses")?.array ?? []).contains { $0["name"]?.string == container && $0.at("state", "running") != nil }
+            p.at("status", "phase")?.string == "Running" && p.at("metadata", "deletionTimestamp") == nil
+                && (p.at("status", "containerStatuses")?.array ?? []).contains {
+                    $0["name"]?.string == container && $0.at("state", "running") != nil
+                }
         }
         return WorkspaceContainer(ctx: ctx, c: c, spec: spec, name: name, pod: running?.name, container: container)
     }
 
     func requireRunning() throws -> String {
         guard let pod else {
-            throw SoError("\(name)'s \(spec.service) container is not running",
-                    hint: "start the workspace first: so deployment --dir \(c.model.directory) start")
+            throw SoError(
+                "\(name)'s \(spec.service) container is not running",
+                hint: "start the workspace first: so deployment --dir \(c.model.directory) start")
         }
         return pod
     }
 
     /// `kubectl exec` of `script` in the container (`sh -c script so PATH ARGS…`); `stdin` adds `-i` (the script reads standard input).
     func command(_ script: String, _ args: [String], stdin: Bool = false) throws -> [String] {
-        ["kubectl"] + c.target.kubectlFlags + ["-n", c.namespace, "exec"] + (stdin ? ["-i"] : []) + [try requireRunning(), "-c", container, "--",
-                "sh", "-c", script, "so", spec.path] + args
+        ["kubectl"] + c.target.kubectlFlags + ["-n", c.namespace, "exec"] + (stdin ? ["-i"] : []) + [
+            try requireRunning(), "-c", container, "--",
+            "sh", "-c", script, "so", spec.path,
+        ] + args
     }
 
     /// Runs a script in the container and captures its output; a non-zero exit is an error naming `what`.
     @discardableResult
-    func run(_ what: String, _ script: String, _ args: [String] = [], allowFailure: Bool = false) async throws -> ProcessResult {
-        let r = try await ctx.processes.run(try command(script, args), workingDirectory: nil, environment: nil, timeout: nil)
+    func run(_ what: String, _ script: String, _ args: [String] = [], allowFailure: Bool = false) async throws
+        -> ProcessResult
+    {
+        let r = try await ctx.processes.run(
+            try command(script, args), workingDirectory: nil, environment: nil, timeout: nil)
         if r.exitCode != 0 && !allowFailure {
-            throw SoError("\(what) in \(name) failed: \(r.lastErrorLine)", hint: "see it for yourself: so deployment --dir \(c.model.directory) shell")
+            throw SoError(
+                "\(what) in \(name) failed: \(r.lastErrorLine)",
+                hint: "see it for yourself: so deployment --dir \(c.model.directory) shell")
         }
         return r
     }
@@ -72,32 +85,32 @@ struct WorkspaceContainer {
     }
 
     static let stateScript = """
-    cd "$1" 2>/dev/null || { echo "problem=$1 does not exist in the container"; exit 0; }
-    git rev-parse -q --verify HEAD >/dev/null 2>&1 || { echo "problem=$1 holds no git checkout with a commit"; exit 0; }
-    echo "branch=$(git rev-parse --abbrev-ref HEAD)"
-    echo "head=$(git rev-parse HEAD)"
-    base=$(git config so.base || true)
-    echo "base=$base"
-    echo "ref=$(git config so.ref || true)"
-    echo "origin=$(git remote get-url origin 2>/dev/null || true)"
-    if [ -n "$base" ]; then echo "ahead=$(git rev-list --count "$base..HEAD")"; else echo "ahead=$(git rev-list --count HEAD)"; fi
-    set -- --remotes=origin
-    [ -n "$base" ] && set -- "$@" "$base"
-    git rev-parse -q --verify refs/so/fetched >/dev/null && set -- "$@" refs/so/fetched
-    git rev-parse -q --verify refs/so/taken >/dev/null && set -- "$@" refs/so/taken
-    git log --format='unsaved=%h %s' HEAD --not "$@"
-    seed=$(git config so.seed || true)
-    echo "seed=$seed"
-    changes=$(git status --porcelain=v1)
-    [ -n "$changes" ] || exit 0
-    # Changes equal to what was carried in, or to what apply took out, are not lost with the volume.
-    idx="$(git rev-parse --git-dir)/so-state-index"
-    cp "$(git rev-parse --git-path index)" "$idx" 2>/dev/null || rm -f "$idx"
-    tree=$(GIT_INDEX_FILE="$idx" git add -A 2>/dev/null && GIT_INDEX_FILE="$idx" git write-tree 2>/dev/null)
-    rm -f "$idx"
-    for r in "$seed" refs/so/taken; do
-      [ -n "$r" ] && [ -n "$tree" ] && [ "$(git rev-parse -q --verify "$r^{tree}" 2>/dev/null)" = "$tree" ] && { echo "saved=1"; exit 0; }
-    done
-    printf '%s\n' "$changes" | sed 's/^/uncommitted=/'
-    """
+        cd "$1" 2>/dev/null || { echo "problem=$1 does not exist in the container"; exit 0; }
+        git rev-parse -q --verify HEAD >/dev/null 2>&1 || { echo "problem=$1 holds no git checkout with a commit"; exit 0; }
+        echo "branch=$(git rev-parse --abbrev-ref HEAD)"
+        echo "head=$(git rev-parse HEAD)"
+        base=$(git config so.base || true)
+        echo "base=$base"
+        echo "ref=$(git config so.ref || true)"
+        echo "origin=$(git remote get-url origin 2>/dev/null || true)"
+        if [ -n "$base" ]; then echo "ahead=$(git rev-list --count "$base..HEAD")"; else echo "ahead=$(git rev-list --count HEAD)"; fi
+        set -- --remotes=origin
+        [ -n "$base" ] && set -- "$@" "$base"
+        git rev-parse -q --verify refs/so/fetched >/dev/null && set -- "$@" refs/so/fetched
+        git rev-parse -q --verify refs/so/taken >/dev/null && set -- "$@" refs/so/taken
+        git log --format='unsaved=%h %s' HEAD --not "$@"
+        seed=$(git config so.seed || true)
+        echo "seed=$seed"
+        changes=$(git status --porcelain=v1)
+        [ -n "$changes" ] || exit 0
+        # Changes equal to what was carried in, or to what apply took out, are not lost with the volume.
+        idx="$(git rev-parse --git-dir)/so-state-index"
+        cp "$(git rev-parse --git-path index)" "$idx" 2>/dev/null || rm -f "$idx"
+        tree=$(GIT_INDEX_FILE="$idx" git add -A 2>/dev/null && GIT_INDEX_FILE="$idx" git write-tree 2>/dev/null)
+        rm -f "$idx"
+        for r in "$seed" refs/so/taken; do
+          [ -n "$r" ] && [ -n "$tree" ] && [ "$(git rev-parse -q --verify "$r^{tree}" 2>/dev/null)" = "$tree" ] && { echo "saved=1"; exit 0; }
+        done
+        printf '%s\n' "$changes" | sed 's/^/uncommitted=/'
+        """
 }

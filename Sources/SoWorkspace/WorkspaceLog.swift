@@ -1,9 +1,9 @@
 import Foundation
+import SoActions
 import SoBasics
+import SoDeploy
 import SoKube
 import SoStack
-import SoActions
-import SoDeploy
 
 /// `so deployment log`: the workspace's commits since it started, newest first, and what is not committed.
 public struct WorkspaceLog: Sendable, Encodable {

@@ -1,10 +1,10 @@
 import Foundation
+import SoActions
 import SoBasics
+import SoDeploy
 import SoKube
 import SoRender
 import SoStack
-import SoActions
-import SoDeploy
 
 /// What `so up` of a workspace stack starts from: a checkout here (no `GIT_REPO`), carried in as a bundle,
 /// and the config that tells the clone to wait for it.
@@ -14,36 +14,48 @@ struct WorkspacePlan {
     var config: [String] = []
     var note: String?
 
-    static func make(_ ctx: SoContext, _ req: UpRequest, stack: ResolvedStack, name: String, existing: Bool) async throws -> WorkspacePlan {
+    static func make(_ ctx: SoContext, _ req: UpRequest, stack: ResolvedStack, name: String, existing: Bool)
+        async throws -> WorkspacePlan
+    {
         // spec-defaults is a mapping: StackFile.load checked it (`entries` cannot fail here).
         let defaults = (try? stack.file.specDefaults?.entries("'spec-defaults'")) ?? []
         let isWorkspace = defaults.contains { $0.key == "workspace" }
         guard isWorkspace else {
             if req.from != nil || req.includeUncommitted || req.agent != nil {
-                throw SoError.usage("\(req.stack) is not a workspace stack: --from, --include-uncommitted and --agent apply to workspaces",
-                                    hint: "use them with agent-workspace, or a stack whose spec-defaults have workspace:")
+                throw SoError.usage(
+                    "\(req.stack) is not a workspace stack: --from, --include-uncommitted and --agent apply to workspaces",
+                    hint: "use them with agent-workspace, or a stack whose spec-defaults have workspace:")
             }
             return WorkspacePlan()
         }
         if let agent = req.agent, !existing, !stack.file.agents.contains(where: { $0.name == agent }) {
-            throw SoError.usage("unknown agent '\(agent)' for \(req.stack)",
-                                hint: stack.file.agents.isEmpty ? "the stack has no agents: table; add one to its stack.yml"
-                                    : "known: \(stack.file.agents.map(\.name).joined(separator: ", ")); "
-                                        + "another one goes under agents: in the stack or a spec (task, secret-env, egress)")
+            throw SoError.usage(
+                "unknown agent '\(agent)' for \(req.stack)",
+                hint: stack.file.agents.isEmpty
+                    ? "the stack has no agents: table; add one to its stack.yml"
+                    : "known: \(stack.file.agents.map(\.name).joined(separator: ", ")); "
+                        + "another one goes under agents: in the stack or a spec (task, secret-env, egress)")
         }
-        let given = Set(req.config.compactMap { $0.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) })
+        let given = Set(
+            req.config.compactMap {
+                $0.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init)
+            })
         if given.contains("GIT_REPO") {
             if req.from != nil || req.includeUncommitted {
-                throw SoError.usage("--from and --include-uncommitted carry a local checkout, and GIT_REPO names a remote to clone", hint: "give one of them")
+                throw SoError.usage(
+                    "--from and --include-uncommitted carry a local checkout, and GIT_REPO names a remote to clone",
+                    hint: "give one of them")
             }
             return WorkspacePlan()
         }
         let config: [(key: String, keyNode: YNode, value: YNode)]
         do {
-            config = try stack.file.specDefaults?.mapping("'spec-defaults'").nonNull("config")?.entries("'config'") ?? []
+            config =
+                try stack.file.specDefaults?.mapping("'spec-defaults'").nonNull("config")?.entries("'config'") ?? []
         } catch {
-            ctx.diagnostics.warn("cannot read spec-defaults config of stack \(stack.name): \(SoContext.oneLine(error)); GIT_CARRY taken as unset",
-                                 hint: "make spec-defaults.config a mapping of names to values")
+            ctx.diagnostics.warn(
+                "cannot read spec-defaults config of stack \(stack.name): \(SoContext.oneLine(error)); GIT_CARRY taken as unset",
+                hint: "make spec-defaults.config a mapping of names to values")
             config = []
         }
         let carries = config.contains { $0.key == "GIT_CARRY" }
@@ -54,24 +66,35 @@ struct WorkspacePlan {
             do {
                 env = try ConfigEnv.load(Path.join(dir, "config.env"), fs: ctx.fs)
             } catch {
-                ctx.diagnostics.warn("cannot read config.env of workspace \(name): \(SoContext.oneLine(error)); its checkout is not carried again",
-                                     hint: "fix \(Path.join(dir, "config.env")), then run so up again")
+                ctx.diagnostics.warn(
+                    "cannot read config.env of workspace \(name): \(SoContext.oneLine(error)); its checkout is not carried again",
+                    hint: "fix \(Path.join(dir, "config.env")), then run so up again")
                 env = []
             }
-            guard carries, env.contains(where: { $0.key == "GIT_CARRY" && !$0.value.isEmpty }) else { return WorkspacePlan() }
+            guard carries, env.contains(where: { $0.key == "GIT_CARRY" && !$0.value.isEmpty }) else {
+                return WorkspacePlan()
+            }
         } else if !carries {
             if req.from != nil || req.includeUncommitted {
-                throw SoError.usage("\(req.stack) cannot carry a local checkout in (its spec-defaults config has no GIT_CARRY)",
-                        hint: "start it from a remote: --config GIT_REPO=URL")
+                throw SoError.usage(
+                    "\(req.stack) cannot carry a local checkout in (its spec-defaults config has no GIT_CARRY)",
+                    hint: "start it from a remote: --config GIT_REPO=URL")
             }
             return WorkspacePlan()
         }
         let start = req.from.map(ctx.absolute) ?? ctx.fs.currentDirectory
         guard let carry = try await CarryIn.find(ctx, directory: start) else {
-            if req.from != nil { throw SoError.usage("\(start) is not in a git checkout", hint: "--from names the checkout to start the workspace from") }
-            if req.includeUncommitted { throw SoError.usage("--include-uncommitted needs a git checkout, and \(start) is in none",
-                    hint: "run so up in your checkout, or pass --from DIR") }
-            let note = "\(start) is not in a git checkout and GIT_REPO is not set: "
+            if req.from != nil {
+                throw SoError.usage(
+                    "\(start) is not in a git checkout", hint: "--from names the checkout to start the workspace from")
+            }
+            if req.includeUncommitted {
+                throw SoError.usage(
+                    "--include-uncommitted needs a git checkout, and \(start) is in none",
+                    hint: "run so up in your checkout, or pass --from DIR")
+            }
+            let note =
+                "\(start) is not in a git checkout and GIT_REPO is not set: "
                 + "/workspace starts empty (run so up in your checkout, pass --from DIR, or --config GIT_REPO=URL)"
             return WorkspacePlan(note: existing ? nil : note)
         }

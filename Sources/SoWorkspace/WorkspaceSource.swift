@@ -1,9 +1,9 @@
 import Foundation
+import SoActions
 import SoBasics
+import SoDeploy
 import SoKube
 import SoStack
-import SoActions
-import SoDeploy
 
 /// What a workspace started from when `so up` ran in a git checkout (no `GIT_REPO`): printed by `so up`.
 public struct WorkspaceSource: Sendable, Equatable, Encodable {
@@ -29,7 +29,8 @@ public struct WorkspaceSource: Sendable, Equatable, Encodable {
 
     /// One line per fact, as `so up` prints them (`planned`: as `so up --dry-run` does, before anything is carried).
     public func lines(planned: Bool = false) -> [String] {
-        let head = "workspace source: \(repository) (\(branch.isEmpty ? "detached HEAD" : "branch \(branch)") at \(base.prefix(12)) \"\(subject)\")"
+        let head =
+            "workspace source: \(repository) (\(branch.isEmpty ? "detached HEAD" : "branch \(branch)") at \(base.prefix(12)) \"\(subject)\")"
         var out = [planned ? "would use " + head : head]
         var carried = "\(commits) \(English.plural("commit", commits)) of history"
         if !origin.isEmpty { carried += ", \(localCommits) of them not on origin" }
@@ -46,8 +47,8 @@ public struct WorkspaceSource: Sendable, Equatable, Encodable {
     static func bytes(_ n: UInt64) -> String {
         if n < 1024 { return "\(n) B" }
         if n < 1 << 20 { return String(format: "%.1f KiB", Double(n) / 1024) }
-        if n < 1 << 30 { return String(format: "%.1f MiB", Double(n) / 1048576) }
-        return String(format: "%.2f GiB", Double(n) / 1073741824)
+        if n < 1 << 30 { return String(format: "%.1f MiB", Double(n) / 1_048_576) }
+        return String(format: "%.2f GiB", Double(n) / 1_073_741_824)
     }
 
     /// An origin URL as the workspace may hold it: an `http(s)://` URL loses any user and password (a token
@@ -60,11 +61,13 @@ public struct WorkspaceSource: Sendable, Equatable, Encodable {
             // scp-like git@host:path keeps its user (never a secret); a bare relative path is local.
             return u.contains(":") ? u : nil
         }
-        let head = u[..<scheme.upperBound], rest = u[scheme.upperBound...]
+        let head = u[..<scheme.upperBound]
+        let rest = u[scheme.upperBound...]
         let authorityEnd = rest.firstIndex(of: "/") ?? rest.endIndex
         let authority = rest[..<authorityEnd]
         guard let at = authority.lastIndex(of: "@") else { return u }
-        let user = authority[..<at], host = authority[authority.index(after: at)...]
+        let user = authority[..<at]
+        let host = authority[authority.index(after: at)...]
         let http = head.lowercased().hasPrefix("http")
         let keptUser = http ? "" : (user.split(separator: ":", maxSplits: 1).first.map { String($0) + "@" } ?? "")
         return String(head) + keptUser + host + rest[authorityEnd...]
@@ -73,7 +76,9 @@ public struct WorkspaceSource: Sendable, Equatable, Encodable {
 
 extension WorkspaceContainer {
     /// Waits until the workspace's container runs (the start beside it made the pod), up to `timeout` seconds.
-    static func running(_ ctx: SoContext, directory: String, cluster: ClusterOptions, timeout: Double) async throws -> WorkspaceContainer {
+    static func running(_ ctx: SoContext, directory: String, cluster: ClusterOptions, timeout: Double) async throws
+        -> WorkspaceContainer
+    {
         let began = ctx.clock.now()
         var pause = 0.2
         // Opened once: each poll reads the pods, never the deployment's files again.
@@ -82,8 +87,10 @@ extension WorkspaceContainer {
             let w = try await of(c)
             if w.pod != nil { return w }
             if ctx.clock.now().timeIntervalSince(began) >= timeout {
-                throw SoError("\(w.name)'s \(w.spec.service) container did not run within \(Int(timeout))s, so the repository could not be carried in",
-                              hint: "see why: so deployment --dir \(directory) status; then 'so up' again carries it", exitCode: SoError.exitTimeout)
+                throw SoError(
+                    "\(w.name)'s \(w.spec.service) container did not run within \(Int(timeout))s, so the repository could not be carried in",
+                    hint: "see why: so deployment --dir \(directory) status; then 'so up' again carries it",
+                    exitCode: SoError.exitTimeout)
             }
             try Task.checkCancellation()
             try await ctx.clock.sleep(seconds: pause)
@@ -93,7 +100,9 @@ extension WorkspaceContainer {
 
     /// Whether the container's path already holds a complete checkout (the clone keeps it).
     func hasCheckout() async throws -> Bool {
-        let r = try await run("looking for the checkout", #"if [ -d "$1/.git" ] && [ ! -e "$1/.so-clone-incomplete" ]; then echo yes; else echo no; fi"#)
+        let r = try await run(
+            "looking for the checkout",
+            #"if [ -d "$1/.git" ] && [ ! -e "$1/.so-clone-incomplete" ]; then echo yes; else echo no; fi"#)
         return r.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "yes"
     }
 
@@ -101,17 +110,19 @@ extension WorkspaceContainer {
     /// marker the clone waits for, naming the base commit, the snapshot of uncommitted changes and the branch.
     func deliver(_ b: CarryIn.Bundle, ref: String) async throws {
         let script = """
-        c="$1/.so-carry"; mkdir -p "$c" || exit 3
-        cat > "$c/repo.bundle.part" && mv "$c/repo.bundle.part" "$c/repo.bundle" || exit 4
-        printf 'base=%s\\nseed=%s\\nref=%s\\n' "$2" "$3" "$4" > "$c/ready.part" && mv "$c/ready.part" "$c/ready"
-        """
+            c="$1/.so-carry"; mkdir -p "$c" || exit 3
+            cat > "$c/repo.bundle.part" && mv "$c/repo.bundle.part" "$c/repo.bundle" || exit 4
+            printf 'base=%s\\nseed=%s\\nref=%s\\n' "$2" "$3" "$4" > "$c/ready.part" && mv "$c/ready.part" "$c/ready"
+            """
         // `exec -i`: stdin is the bundle file.
         let args = try command(script, [b.base, b.seed ?? "", ref], stdin: true)
-        let r = try await ctx.processes.runStreaming(args, stdinFile: b.file, stdoutFile: nil, environment: nil, timeout: nil)
+        let r = try await ctx.processes.runStreaming(
+            args, stdinFile: b.file, stdoutFile: nil, environment: nil, timeout: nil)
         guard r.exitCode == 0 else {
-            throw SoError("carrying the repository into \(name) failed: \(r.lastErrorLine)",
-                          hint: "the workspace's volume may be full (a bundle of \(WorkspaceSource.bytes(b.bytes))); "
-                              + "see so deployment --dir \(c.model.directory) status")
+            throw SoError(
+                "carrying the repository into \(name) failed: \(r.lastErrorLine)",
+                hint: "the workspace's volume may be full (a bundle of \(WorkspaceSource.bytes(b.bytes))); "
+                    + "see so deployment --dir \(c.model.directory) status")
         }
     }
 }

@@ -1,10 +1,10 @@
 import Foundation
+import SoActions
 import SoBasics
+import SoDeploy
 import SoKube
 import SoRender
 import SoStack
-import SoActions
-import SoDeploy
 
 /// A workspace's checkout as git sees it in the container (read in one `kubectl exec`).
 public struct WorkspaceState: Sendable, Equatable, Encodable {
@@ -33,7 +33,8 @@ public struct WorkspaceState: Sendable, Equatable, Encodable {
         var parts: [String] = []
         if !unsaved.isEmpty {
             let shown = "\(unsaved.prefix(3).joined(separator: "; "))\(unsaved.count > 3 ? "; …" : "")"
-            parts.append("\(unsaved.count) \(English.plural("commit", unsaved.count)) on \(branch) not pushed (\(shown))")
+            parts.append(
+                "\(unsaved.count) \(English.plural("commit", unsaved.count)) on \(branch) not pushed (\(shown))")
         }
         if !uncommitted.isEmpty {
             let shown = "\(uncommitted.prefix(3).joined(separator: ", "))\(uncommitted.count > 3 ? ", …" : "")"
@@ -47,7 +48,8 @@ public struct WorkspaceState: Sendable, Equatable, Encodable {
         var s = WorkspaceState()
         for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
             guard let eq = line.firstIndex(of: "=") else { continue }
-            let key = line[..<eq], value = String(line[line.index(after: eq)...])
+            let key = line[..<eq]
+            let value = String(line[line.index(after: eq)...])
             switch key {
             case "branch": s.branch = value
             case "head": s.head = value
@@ -73,10 +75,14 @@ extension SoContext {
         let path = Path.join(dir, "spec.yml")
         guard fs.exists(path) else { return false }
         do {
-            return try Spec.load(path, fs: fs, diagnostics: .dropped("the spec's warnings were given when the deployment was loaded"))
-                .workspace != nil
+            return try Spec.load(
+                path, fs: fs, diagnostics: .dropped("the spec's warnings were given when the deployment was loaded")
+            )
+            .workspace != nil
         } catch {
-            diagnostics.warn("cannot read \(path): \(Self.oneLine(error)); taken as no workspace", hint: "fix the spec, then run the command again")
+            diagnostics.warn(
+                "cannot read \(path): \(Self.oneLine(error)); taken as no workspace",
+                hint: "fix the spec, then run the command again")
             return false
         }
     }

@@ -1,12 +1,13 @@
 import Foundation
-import Testing
-@testable import SoActions
-@testable import SoDeploy
-@testable import SoWorkspace
-@testable import SoAuthoring
 import SoBasics
 import SoKube
 import SoTestSupport
+import Testing
+
+@testable import SoActions
+@testable import SoAuthoring
+@testable import SoDeploy
+@testable import SoWorkspace
 
 /// New claims are bound before the workloads go out on a one-node cluster; elsewhere the scheduler chooses.
 @Suite struct ClaimBindingTests {
@@ -17,7 +18,9 @@ import SoTestSupport
         let healthy = c.cluster.onApply
         c.cluster.onApply = { json in
             healthy?(&json)
-            guard case .object(var o) = json, o["kind"]?.string == "PersistentVolumeClaim", o["status"] == nil else { return }
+            guard case .object(var o) = json, o["kind"]?.string == "PersistentVolumeClaim", o["status"] == nil else {
+                return
+            }
             o["status"] = .object(["phase": .string("Pending")])
             json = .object(o)
         }
@@ -25,7 +28,10 @@ import SoTestSupport
         c.cluster.beforeCall = { call in
             // The provisioner: a claim listed after its node was named is Bound.
             guard call.hasPrefix("list PersistentVolumeClaim") else { return }
-            for (key, pvc) in cluster.all where key.type.kind == "PersistentVolumeClaim" && pvc.at("metadata", "annotations", ClaimBinding.selectedNode) != nil {
+            for (key, pvc) in cluster.all
+            where key.type.kind == "PersistentVolumeClaim"
+                && pvc.at("metadata", "annotations", ClaimBinding.selectedNode) != nil
+            {
                 cluster.update("PersistentVolumeClaim", key.name, namespace: key.namespace) { p in
                     guard case .object(var o) = p else { return }
                     o["status"] = .object(["phase": .string("Bound")])
@@ -56,7 +62,9 @@ import SoTestSupport
         let before = c.cluster.calls.count
         _ = try await c.start()
         let again = c.cluster.calls.dropFirst(before)
-        #expect(!again.contains { $0.hasPrefix("list Node") || $0.hasPrefix("patch PersistentVolumeClaim") }, "\(Array(again))")
+        #expect(
+            !again.contains { $0.hasPrefix("list Node") || $0.hasPrefix("patch PersistentVolumeClaim") },
+            "\(Array(again))")
     }
 
     @Test func severalNodesLeaveTheChoiceToTheScheduler() async throws {
@@ -71,7 +79,8 @@ import SoTestSupport
 
     @Test func aUserWhoMayNotListNodesStartsAsBefore() async throws {
         let c = try await Self.harness(nodes: ["so-control-plane"])
-        c.cluster.failures["list Node"] = SoError("nodes is forbidden: User \"dev\" cannot list resource \"nodes\" (Forbidden)")
+        c.cluster.failures["list Node"] = SoError(
+            "nodes is forbidden: User \"dev\" cannot list resource \"nodes\" (Forbidden)")
         _ = try await c.start()
         #expect(!c.cluster.calls.contains { $0.hasPrefix("patch PersistentVolumeClaim") })
     }

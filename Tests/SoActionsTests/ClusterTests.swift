@@ -1,13 +1,14 @@
 import Foundation
-import Testing
-@testable import SoActions
-@testable import SoDeploy
-@testable import SoWorkspace
-@testable import SoAuthoring
 import SoBasics
 import SoKube
 import SoStack
 import SoTestSupport
+import Testing
+
+@testable import SoActions
+@testable import SoAuthoring
+@testable import SoDeploy
+@testable import SoWorkspace
 
 /// A deployment directory plus a fake API server that marks Deployments available and Jobs complete.
 struct ClusterHarness {
@@ -19,7 +20,10 @@ struct ClusterHarness {
 
     static let kubeconfigText = FakeKubeconfig.text
 
-    init(stack: String = "example", config: [String] = [], appendToSpec: String = "", healthy: Bool = true, environment: [String: String] = [:]) async throws {
+    init(
+        stack: String = "example", config: [String] = [], appendToSpec: String = "", healthy: Bool = true,
+        environment: [String: String] = [:]
+    ) async throws {
         h = try Harness(environment: environment)
         let cluster = FakeCluster()
         self.cluster = cluster
@@ -29,9 +33,14 @@ struct ClusterHarness {
                 let kind = o["kind"]?.string
                 if kind == "Deployment" {
                     let replicas = o["spec"]?["replicas"]?.int ?? 1
-                    if case .object(var meta)? = o["metadata"] { meta["generation"] = .number(1); o["metadata"] = .object(meta) }
-                    o["status"] = .object(["observedGeneration": .number(1), "replicas": .number(Double(replicas)),
-                                           "updatedReplicas": .number(Double(replicas)), "availableReplicas": .number(Double(replicas))])
+                    if case .object(var meta)? = o["metadata"] {
+                        meta["generation"] = .number(1)
+                        o["metadata"] = .object(meta)
+                    }
+                    o["status"] = .object([
+                        "observedGeneration": .number(1), "replicas": .number(Double(replicas)),
+                        "updatedReplicas": .number(Double(replicas)), "availableReplicas": .number(Double(replicas)),
+                    ])
                 } else if kind == "Job" {
                     o["status"] = .object(["succeeded": .number(1)])
                 }
@@ -53,10 +62,14 @@ struct ClusterHarness {
     }
 
     func start(wait: Bool = true, timeout: Double = 30) async throws -> StartReport {
-        try await StartAction(ctx).run(StartRequest(directory: "dep", cluster: options, wait: wait, timeout: timeout, progress: .plain))
+        try await StartAction(ctx).run(
+            StartRequest(directory: "dep", cluster: options, wait: wait, timeout: timeout, progress: .plain))
     }
 
-    var id: String { (try? DeploymentFile.load(h.path("dep/deployment.yml"), fs: h.fs, diagnostics: DiagnosticSink()).deploymentID) ?? "" }
+    var id: String {
+        (try? DeploymentFile.load(h.path("dep/deployment.yml"), fs: h.fs, diagnostics: DiagnosticSink()).deploymentID)
+            ?? ""
+    }
 }
 
 @Suite struct StartTests {
@@ -65,18 +78,27 @@ struct ClusterHarness {
         // While the workloads go out, the deployment's Lease is held by this run.
         final class Seen: @unchecked Sendable { var holder: String? }
         let seen = Seen()
-        let cluster = c.cluster, id = c.id
+        let cluster = c.cluster
+        let id = c.id
         cluster.beforeCall = { call in
-            if call.hasPrefix("apply Deployment") { seen.holder = cluster.object("Lease", "so-deployment-lock", namespace: id)?.at("spec", "holderIdentity")?.string }
+            if call.hasPrefix("apply Deployment") {
+                seen.holder =
+                    cluster.object("Lease", "so-deployment-lock", namespace: id)?.at("spec", "holderIdentity")?.string
+            }
         }
         let report = try await c.start()
         #expect(seen.holder?.hasPrefix("localhost:") == true, "\(String(describing: seen.holder))")
-        let writes = c.cluster.calls.filter { !$0.hasPrefix("get ") && !$0.hasPrefix("list ") }.map { $0.split(separator: " ").prefix(2).joined(separator: " ") }
+        let writes = c.cluster.calls.filter { !$0.hasPrefix("get ") && !$0.hasPrefix("list ") }.map {
+            $0.split(separator: " ").prefix(2).joined(separator: " ")
+        }
         // The namespace is created, then locked with a Lease (the one lock of every start: one request more
         // than the locked create of earlier versions); then its labels with what pods use (in parallel),
         // then the workloads; then the Lease goes.
         #expect(Array(writes.prefix(2)) == ["create Namespace", "create Lease"])
-        #expect(writes.dropFirst(2).prefix(5).sorted() == ["apply ConfigMap", "apply ConfigMap", "apply Namespace", "apply PersistentVolumeClaim", "apply Service"])
+        #expect(
+            writes.dropFirst(2).prefix(5).sorted() == [
+                "apply ConfigMap", "apply ConfigMap", "apply Namespace", "apply PersistentVolumeClaim", "apply Service",
+            ])
         #expect(writes.dropFirst(7).prefix(2).sorted() == ["apply Deployment", "apply Job"])
         #expect(writes.last == "delete Lease" && writes.count == 10, "\(writes)")
         // A namespace this start created holds no Job to look for.
@@ -109,39 +131,57 @@ struct ClusterHarness {
         ctx.entropy = counting
         _ = try await StartAction(ctx).run(StartRequest(directory: "dep", cluster: c.options, progress: .plain))
         // The value once, and the Lease's holder tag (4 bytes).
-        #expect(one.bytes > 0 && counting.bytes == one.bytes + 4, "\(counting.bytes) bytes drawn; one value takes \(one.bytes)")
+        #expect(
+            one.bytes > 0 && counting.bytes == one.bytes + 4,
+            "\(counting.bytes) bytes drawn; one value takes \(one.bytes)")
         // A dry run draws none: it names the value start would make.
-        _ = try await StartAction(ctx).run(StartRequest(directory: "dep", cluster: c.options, progress: .plain, dryRun: true))
+        _ = try await StartAction(ctx).run(
+            StartRequest(directory: "dep", cluster: c.options, progress: .plain, dryRun: true))
         #expect(counting.bytes == one.bytes + 4)
     }
 
     @Test func generatedSecretsAreMadeOnceAndNeverPrinted() async throws {
         let c = try await ClusterHarness(appendToSpec: "")
-        try c.h.tmp.write("dep/spec.yml", try c.h.read("dep/spec.yml").replacingOccurrences(of: "config:\n", with: "config:\n  API_TOKEN: $generate:hex:16$\n  PIN: pin-$generate:alnum:6$\n"))
+        try c.h.tmp.write(
+            "dep/spec.yml",
+            try c.h.read("dep/spec.yml").replacingOccurrences(
+                of: "config:\n", with: "config:\n  API_TOKEN: $generate:hex:16$\n  PIN: pin-$generate:alnum:6$\n"))
         _ = try await c.start()
         let secret = try #require(c.cluster.object("Secret", "\(c.id)-generated-secrets", namespace: c.id))
-        let token = try #require(secret["data"]?["API_TOKEN"]?.string.flatMap { Data(base64Encoded: $0) }.map { String(decoding: $0, as: UTF8.self) })
-        let pin = try #require(secret["data"]?["PIN"]?.string.flatMap { Data(base64Encoded: $0) }.map { String(decoding: $0, as: UTF8.self) })
+        let token = try #require(
+            secret["data"]?["API_TOKEN"]?.string.flatMap { Data(base64Encoded: $0) }.map {
+                String(decoding: $0, as: UTF8.self)
+            })
+        let pin = try #require(
+            secret["data"]?["PIN"]?.string.flatMap { Data(base64Encoded: $0) }.map {
+                String(decoding: $0, as: UTF8.self)
+            })
         #expect(token.count == 32 && token.allSatisfy(\.isHexDigit))
         #expect(pin.hasPrefix("pin-") && pin.count == 10)
         _ = try await c.start()
         let again = try #require(c.cluster.object("Secret", "\(c.id)-generated-secrets", namespace: c.id))
         #expect(again["data"] == secret["data"])
-        for text in [c.h.console.stdout, c.h.console.stderr, try c.h.read("dep/config.env"), try c.h.read("dep/spec.yml")] {
+        for text in [
+            c.h.console.stdout, c.h.console.stderr, try c.h.read("dep/config.env"), try c.h.read("dep/spec.yml"),
+        ] {
             #expect(!text.contains(token) && !text.contains(pin))
         }
-        let rotated = try await ObserveAction(c.ctx).rotateSecrets("dep", cluster: c.options, keys: ["PIN"], timeout: 30)
+        let rotated = try await ObserveAction(c.ctx).rotateSecrets(
+            "dep", cluster: c.options, keys: ["PIN"], timeout: 30)
         #expect(rotated == ["PIN"])
         let after = try #require(c.cluster.object("Secret", "\(c.id)-generated-secrets", namespace: c.id))
         #expect(after["data"]?["API_TOKEN"] == secret["data"]?["API_TOKEN"])
         #expect(after["data"]?["PIN"] != secret["data"]?["PIN"])
         #expect(c.cluster.calls.contains("patch Deployment \(c.id)/\(c.id)-deployment"))
         // Its volume is still the deployment's: not reported as left behind.
-        #expect(!c.ctx.diagnostics.all.contains { $0.message.contains("no longer in the deployment") }, "\(c.ctx.diagnostics.all)")
+        #expect(
+            !c.ctx.diagnostics.all.contains { $0.message.contains("no longer in the deployment") },
+            "\(c.ctx.diagnostics.all)")
         // The restart told the pods the Secret's new revision, as start would stamp it: the next start changes
         // no revision (it re-applies the Deployment, whose applied hash is older, as the same template).
         func revisions() -> String? {
-            c.cluster.object("Deployment", "\(c.id)-deployment", namespace: c.id)?.at("spec", "template", "metadata", "annotations", ConfigRevisions.podAnnotation)?.string
+            c.cluster.object("Deployment", "\(c.id)-deployment", namespace: c.id)?.at(
+                "spec", "template", "metadata", "annotations", ConfigRevisions.podAnnotation)?.string
         }
         let stamped = revisions()
         #expect(stamped?.contains("secret/\(c.id)-generated-secrets=2") == true, "\(stamped ?? "")")
@@ -150,12 +190,15 @@ struct ClusterHarness {
     }
 
     @Test func secretEnvCopiesHostVariablesIntoTheSecret() async throws {
-        let c = try await ClusterHarness(appendToSpec: "secret-env: [ANTHROPIC_API_KEY]\n", environment: ["ANTHROPIC_API_KEY": "sk-test-fake-value"])
+        let c = try await ClusterHarness(
+            appendToSpec: "secret-env: [ANTHROPIC_API_KEY]\n", environment: ["ANTHROPIC_API_KEY": "sk-test-fake-value"])
         _ = try await c.start()
         let secret = try #require(c.cluster.object("Secret", "\(c.id)-generated-secrets", namespace: c.id))
         #expect(secret["data"]?["ANTHROPIC_API_KEY"]?.string == Data("sk-test-fake-value".utf8).base64EncodedString())
         #expect(!c.h.console.stdout.contains("sk-test-fake-value"))
-        for f in try c.h.fs.walk(c.h.path("dep")) { #expect(try !c.h.read("dep/" + f.relative).contains("sk-test-fake-value")) }
+        for f in try c.h.fs.walk(c.h.path("dep")) {
+            #expect(try !c.h.read("dep/" + f.relative).contains("sk-test-fake-value"))
+        }
     }
 
     @Test func jobsRunOnceAndRemovedObjectsArePruned() async throws {
@@ -164,10 +207,16 @@ struct ClusterHarness {
         let job = "\(c.id)-job-example-migrate"
         #expect(c.cluster.object("Job", job, namespace: c.id) != nil)
         // Remove the job from the stack copy in D, add a stale object the deployment owns.
-        try c.h.tmp.write("dep/stack.yml", try c.h.read("dep/stack.yml").replacingOccurrences(of: "jobs:\n  - example-migrate\n", with: ""))
-        try c.cluster.seed(KubeObject(apiVersion: "v1", kind: "ConfigMap", name: "stale", namespace: c.id,
-                                      labels: [("app", c.id), ("app.kubernetes.io/instance", c.id), ("app.kubernetes.io/managed-by", "so")]))
-        try c.cluster.seed(KubeObject(apiVersion: "v1", kind: "ConfigMap", name: "not-ours", namespace: c.id, labels: [("app", "other")]))
+        try c.h.tmp.write(
+            "dep/stack.yml",
+            try c.h.read("dep/stack.yml").replacingOccurrences(of: "jobs:\n  - example-migrate\n", with: ""))
+        try c.cluster.seed(
+            KubeObject(
+                apiVersion: "v1", kind: "ConfigMap", name: "stale", namespace: c.id,
+                labels: [("app", c.id), ("app.kubernetes.io/instance", c.id), ("app.kubernetes.io/managed-by", "so")]))
+        try c.cluster.seed(
+            KubeObject(
+                apiVersion: "v1", kind: "ConfigMap", name: "not-ours", namespace: c.id, labels: [("app", "other")]))
         let report = try await c.start()
         #expect(Set(report.pruned) == ["ConfigMap stale", "Job \(job)"])
         #expect(c.cluster.object("ConfigMap", "not-ours", namespace: c.id) != nil)
@@ -178,13 +227,20 @@ struct ClusterHarness {
         _ = try await c.start()
         try c.h.tmp.write("dep/config.env", try c.h.read("dep/config.env") + "NEW_SETTING=on\n")
         let before = c.cluster.calls.count
-        _ = try await StartAction(c.ctx).run(StartRequest(directory: "dep", cluster: c.options, progress: .plain, onlyKinds: ["Deployment"]))
-        let writes = c.cluster.calls.dropFirst(before).filter { $0.hasPrefix("apply ") || $0.hasPrefix("create ") }.map { $0.split(separator: " ").prefix(2).joined(separator: " ") }
+        _ = try await StartAction(c.ctx).run(
+            StartRequest(directory: "dep", cluster: c.options, progress: .plain, onlyKinds: ["Deployment"]))
+        let writes = c.cluster.calls.dropFirst(before).filter { $0.hasPrefix("apply ") || $0.hasPrefix("create ") }.map
+        { $0.split(separator: " ").prefix(2).joined(separator: " ") }
         // The namespace exists (its create is refused): a Lease locks it.
         #expect(writes == ["create Namespace", "create Lease", "apply Deployment"])
         // Its ConfigMaps are read (their revisions go into the pod template), never applied nor pruned.
-        #expect(!c.cluster.calls.dropFirst(before).contains { $0.hasPrefix("delete ConfigMap") || $0.hasPrefix("apply ConfigMap") })
-        let env = c.cluster.object("Deployment", "\(c.id)-deployment", namespace: c.id)?.at("spec", "template", "spec", "containers")?.array.first?["env"]?.array ?? []
+        #expect(
+            !c.cluster.calls.dropFirst(before).contains {
+                $0.hasPrefix("delete ConfigMap") || $0.hasPrefix("apply ConfigMap")
+            })
+        let env =
+            c.cluster.object("Deployment", "\(c.id)-deployment", namespace: c.id)?.at(
+                "spec", "template", "spec", "containers")?.array.first?["env"]?.array ?? []
         #expect(env.contains { $0["name"]?.string == "NEW_SETTING" && $0["value"]?.string == "on" })
     }
 
@@ -192,13 +248,23 @@ struct ClusterHarness {
         let c = try await ClusterHarness()
         _ = try await c.start()
         // A new namespace: nothing to prune, nothing listed.
-        #expect(!c.cluster.calls.contains { $0.hasPrefix("list ") && !$0.hasPrefix("list Deployment") && !$0.hasPrefix("list Job") && !$0.hasPrefix("list Pod") && !$0.hasPrefix("list PersistentVolumeClaim") })
+        #expect(
+            !c.cluster.calls.contains {
+                $0.hasPrefix("list ") && !$0.hasPrefix("list Deployment") && !$0.hasPrefix("list Job")
+                    && !$0.hasPrefix("list Pod") && !$0.hasPrefix("list PersistentVolumeClaim")
+            })
         let ns = try #require(c.cluster.object("Namespace", c.id))
         #expect(ns.annotations["so.dev/kinds"] == "ConfigMap,Deployment,Job,Secret,Service")
         let before = c.cluster.calls.count
         _ = try await c.start()
-        let listed = Set(c.cluster.calls[before...].filter { $0.hasPrefix("list ") && $0.contains("managed-by=so") }.map { String($0.split(separator: " ")[1]) })
-        #expect(listed == ["ConfigMap", "Deployment", "Job", "Secret", "Service", "PersistentVolumeClaim", "PersistentVolume"], "\(listed)")
+        let listed = Set(
+            c.cluster.calls[before...].filter { $0.hasPrefix("list ") && $0.contains("managed-by=so") }.map {
+                String($0.split(separator: " ")[1])
+            })
+        #expect(
+            listed == [
+                "ConfigMap", "Deployment", "Job", "Secret", "Service", "PersistentVolumeClaim", "PersistentVolume",
+            ], "\(listed)")
     }
 
     @Test func anExistingNamespaceIsReannotatedAfterTheLock() async throws {
@@ -206,7 +272,9 @@ struct ClusterHarness {
         _ = try await c.start()
         // Someone drops an annotation by hand: the namespace differs from what is rendered.
         c.cluster.update("Namespace", c.id, namespace: nil) { json in
-            guard case .object(var o) = json, case .object(var meta)? = o["metadata"], case .object(var notes)? = meta["annotations"] else { return }
+            guard case .object(var o) = json, case .object(var meta)? = o["metadata"],
+                case .object(var notes)? = meta["annotations"]
+            else { return }
             notes["so.dev/kinds"] = nil
             meta["annotations"] = .object(notes)
             o["metadata"] = .object(meta)
@@ -234,7 +302,10 @@ struct ClusterHarness {
         var before = c.cluster.calls.count
         let report = try await c.start()
         var calls = Array(c.cluster.calls[before...])
-        #expect(calls.filter { !$0.hasPrefix("list") && !$0.hasPrefix("get") } == ["create Namespace \(c.id)", "patch Namespace \(c.id)"], "\(calls)")
+        #expect(
+            calls.filter { !$0.hasPrefix("list") && !$0.hasPrefix("get") } == [
+                "create Namespace \(c.id)", "patch Namespace \(c.id)",
+            ], "\(calls)")
         #expect(report.applied.isEmpty && report.unchanged.contains("Namespace \(c.id)"))
         let ns = try #require(c.cluster.object("Namespace", c.id))
         #expect(ns.annotations["so.dev/started-at"] != startedAt && ns.annotations["so.dev/started-at"] != nil)
@@ -248,14 +319,20 @@ struct ClusterHarness {
 
         // A label changed by hand: the Namespace is applied again, under the lock.
         c.cluster.update("Namespace", c.id, namespace: nil) { json in
-            guard case .object(var o) = json, case .object(var meta)? = o["metadata"], case .object(var labels)? = meta["labels"] else { return }
+            guard case .object(var o) = json, case .object(var meta)? = o["metadata"],
+                case .object(var labels)? = meta["labels"]
+            else { return }
             labels["pod-security.kubernetes.io/enforce"] = .string("privileged")
-            meta["labels"] = .object(labels); o["metadata"] = .object(meta); json = .object(o)
+            meta["labels"] = .object(labels)
+            o["metadata"] = .object(meta)
+            json = .object(o)
         }
         before = c.cluster.calls.count
         _ = try await c.start()
         calls = Array(c.cluster.calls[before...])
-        #expect(calls.contains("create Lease \(c.id)/so-deployment-lock") && calls.contains("apply Namespace \(c.id)"), "\(calls)")
+        #expect(
+            calls.contains("create Lease \(c.id)/so-deployment-lock") && calls.contains("apply Namespace \(c.id)"),
+            "\(calls)")
     }
 
     /// A ttl taken away: the start that leaves `expires-at` out removes it by name. A renewal (a merge patch)
@@ -266,7 +343,8 @@ struct ClusterHarness {
         func start(ttl: Double?) async throws -> [String] {
             try await c.ctx.clock.sleep(seconds: 60)
             let before = c.cluster.calls.count
-            _ = try await StartAction(c.ctx).run(StartRequest(directory: "dep", cluster: c.options, progress: .plain, ttl: ttl))
+            _ = try await StartAction(c.ctx).run(
+                StartRequest(directory: "dep", cluster: c.options, progress: .plain, ttl: ttl))
             return Array(c.cluster.calls[before...])
         }
         _ = try await start(ttl: 3600)
@@ -304,7 +382,8 @@ struct ClusterHarness {
         _ = try await c.start()
         writes = c.cluster.calls[before...].filter { $0.hasPrefix("apply ") }
         #expect(Array(writes) == ["apply ConfigMap \(c.id)/\(cm)", "apply Deployment \(c.id)/\(c.id)-deployment"])
-        let revisions = c.cluster.object("Deployment", "\(c.id)-deployment", namespace: c.id)?
+        let revisions =
+            c.cluster.object("Deployment", "\(c.id)-deployment", namespace: c.id)?
             .at("spec", "template", "metadata", "annotations", ConfigRevisions.podAnnotation)?.string ?? ""
         #expect(revisions.contains("configmap/\(cm)=2"), "\(revisions)")
         #expect(c.cluster.object("ConfigMap", cm, namespace: c.id)?["data"]?["index.html"]?.string != "defaced")
@@ -330,14 +409,18 @@ struct ClusterHarness {
     /// keeps the secret values the interrupted run already stored.
     @Test func aStartInterruptedMidwayConverges() async throws {
         let c = try await ClusterHarness(config: ["SESSION=$generate:hex:16$"])
-        c.cluster.failures["apply Deployment"] = SoError("cannot reach the API server https://127.0.0.1:6443 (context kind-test): connection refused",
-                                                          hint: "is the cluster running?", exitCode: SoError.exitUnreachable)
+        c.cluster.failures["apply Deployment"] = SoError(
+            "cannot reach the API server https://127.0.0.1:6443 (context kind-test): connection refused",
+            hint: "is the cluster running?", exitCode: SoError.exitUnreachable)
         await #expect { _ = try await c.start() } throws: { ($0 as? SoError)?.exitCode == SoError.exitUnreachable }
-        let secret = try #require(c.cluster.object("Secret", "\(c.id)-generated-secrets", namespace: c.id)?.at("data", "SESSION")?.string)
+        let secret = try #require(
+            c.cluster.object("Secret", "\(c.id)-generated-secrets", namespace: c.id)?.at("data", "SESSION")?.string)
         #expect(c.cluster.object("Deployment", "\(c.id)-deployment", namespace: c.id) == nil)
         c.cluster.failures = [:]
         _ = try await c.start()
-        #expect(c.cluster.object("Secret", "\(c.id)-generated-secrets", namespace: c.id)?.at("data", "SESSION")?.string == secret)
+        #expect(
+            c.cluster.object("Secret", "\(c.id)-generated-secrets", namespace: c.id)?.at("data", "SESSION")?.string
+                == secret)
         // Same objects as a start that never failed.
         let clean = try await ClusterHarness(config: ["SESSION=$generate:hex:16$"])
         _ = try await clean.start()
@@ -349,13 +432,18 @@ struct ClusterHarness {
 
     @Test func refusesANamespaceOwnedByAnotherDirectory() async throws {
         let c = try await ClusterHarness()
-        try c.cluster.seed(KubeObject(apiVersion: "v1", kind: "Namespace", name: c.id, annotations: [("laconic.com/deployment-dir", "/elsewhere/dep")]))
+        try c.cluster.seed(
+            KubeObject(
+                apiVersion: "v1", kind: "Namespace", name: c.id,
+                annotations: [("laconic.com/deployment-dir", "/elsewhere/dep")]))
         await #expect { _ = try await c.start() } throws: { e in
             let m = (e as? SoError)?.message ?? ""
             return m.contains("namespace \(c.id) belongs to another deployment directory: /elsewhere/dep")
         }
         // Its create was refused (it exists); nothing was written.
-        #expect(!c.cluster.calls.contains { $0.hasPrefix("apply") || $0.hasPrefix("create Lease") || $0.hasPrefix("patch") })
+        #expect(
+            !c.cluster.calls.contains { $0.hasPrefix("apply") || $0.hasPrefix("create Lease") || $0.hasPrefix("patch") }
+        )
         #expect(c.cluster.object("Namespace", c.id)?.annotations["laconic.com/deployment-dir"] == "/elsewhere/dep")
     }
 
@@ -365,20 +453,37 @@ struct ClusterHarness {
             // Pods never become available; the scheduler placed one and the kubelet cannot pull.
             _ = json
         }
-        try c.cluster.seed(KubeObject(apiVersion: "v1", kind: "Namespace", name: c.id, annotations: [("laconic.com/deployment-dir", c.h.path("dep"))]))
-        var pod = try JSON.parse(Data(KubeObject(apiVersion: "v1", kind: "Pod", name: "web-1", namespace: c.id,
-                                                 labels: [("app", c.id), ("app.kubernetes.io/instance", c.id)]).json().utf8))
+        try c.cluster.seed(
+            KubeObject(
+                apiVersion: "v1", kind: "Namespace", name: c.id,
+                annotations: [("laconic.com/deployment-dir", c.h.path("dep"))]))
+        var pod = try JSON.parse(
+            Data(
+                KubeObject(
+                    apiVersion: "v1", kind: "Pod", name: "web-1", namespace: c.id,
+                    labels: [("app", c.id), ("app.kubernetes.io/instance", c.id)]
+                ).json().utf8))
         _ = pod
-        try c.cluster.seed(KubeObject(apiVersion: "v1", kind: "Pod", name: "web-1", namespace: c.id, labels: [("app", c.id), ("app.kubernetes.io/instance", c.id)]))
+        try c.cluster.seed(
+            KubeObject(
+                apiVersion: "v1", kind: "Pod", name: "web-1", namespace: c.id,
+                labels: [("app", c.id), ("app.kubernetes.io/instance", c.id)]))
         c.cluster.update("Pod", "web-1", namespace: c.id) { p in
             guard case .object(var o) = p else { return }
-            o["status"] = .object(["containerStatuses": .array([.object(["name": .string("web"), "image": .string("nginx:1.27-alpine"),
-                                                                        "state": .object(["waiting": .object(["reason": .string("ImagePullBackOff")])])])])])
+            o["status"] = .object([
+                "containerStatuses": .array([
+                    .object([
+                        "name": .string("web"), "image": .string("nginx:1.27-alpine"),
+                        "state": .object(["waiting": .object(["reason": .string("ImagePullBackOff")])]),
+                    ])
+                ])
+            ])
             p = .object(o)
         }
         pod = .null
         await #expect { _ = try await c.start() } throws: { e in
-            (e as? SoError)?.message == "pod \(c.id)/web-1 container web cannot pull image nginx:1.27-alpine (ImagePullBackOff)"
+            (e as? SoError)?.message
+                == "pod \(c.id)/web-1 container web cannot pull image nginx:1.27-alpine (ImagePullBackOff)"
         }
     }
 
@@ -388,28 +493,50 @@ struct ClusterHarness {
         func pod(deleting: Bool) throws -> JSON {
             var meta: [String: JSON] = ["name": .string("web-1"), "namespace": .string(c.id)]
             if deleting { meta["deletionTimestamp"] = .string("2026-11-24T06:00:00Z") }
-            return .object(["metadata": .object(meta), "status": .object(["containerStatuses": .array([.object([
-                "name": .string("web"), "image": .string("cerc/web:local"), "state": .object(["waiting": .object(["reason": .string("ErrImagePull")])]),
-            ])])])])
+            return .object([
+                "metadata": .object(meta),
+                "status": .object([
+                    "containerStatuses": .array([
+                        .object([
+                            "name": .string("web"), "image": .string("cerc/web:local"),
+                            "state": .object(["waiting": .object(["reason": .string("ErrImagePull")])]),
+                        ])
+                    ])
+                ]),
+            ])
         }
-        let waiter = Waiter(ctx: c.ctx, client: c.cluster, namespace: c.id, selector: "app.kubernetes.io/instance=\(c.id)")
+        let waiter = Waiter(
+            ctx: c.ctx, client: c.cluster, namespace: c.id, selector: "app.kubernetes.io/instance=\(c.id)")
         #expect(try await waiter.diagnose(pods: [try pod(deleting: false)]).count == 1)
         #expect(try await waiter.diagnose(pods: [try pod(deleting: true)]).isEmpty)
     }
 
     @Test func timeoutNamesTheObjectAndTheSchedulersReason() async throws {
         let c = try await ClusterHarness(healthy: false)
-        try c.cluster.seed(KubeObject(apiVersion: "v1", kind: "Namespace", name: c.id, annotations: [("laconic.com/deployment-dir", c.h.path("dep"))]))
-        try c.cluster.seed(KubeObject(apiVersion: "v1", kind: "Pod", name: "web-1", namespace: c.id, labels: [("app", c.id), ("app.kubernetes.io/instance", c.id)]))
+        try c.cluster.seed(
+            KubeObject(
+                apiVersion: "v1", kind: "Namespace", name: c.id,
+                annotations: [("laconic.com/deployment-dir", c.h.path("dep"))]))
+        try c.cluster.seed(
+            KubeObject(
+                apiVersion: "v1", kind: "Pod", name: "web-1", namespace: c.id,
+                labels: [("app", c.id), ("app.kubernetes.io/instance", c.id)]))
         c.cluster.update("Pod", "web-1", namespace: c.id) { p in
             guard case .object(var o) = p else { return }
-            o["status"] = .object(["conditions": .array([.object(["type": .string("PodScheduled"), "status": .string("False"), "reason": .string("Unschedulable"),
-                                                                  "message": .string("0/1 nodes are available: 1 Insufficient cpu.")])])])
+            o["status"] = .object([
+                "conditions": .array([
+                    .object([
+                        "type": .string("PodScheduled"), "status": .string("False"), "reason": .string("Unschedulable"),
+                        "message": .string("0/1 nodes are available: 1 Insufficient cpu."),
+                    ])
+                ])
+            ])
             p = .object(o)
         }
         await #expect { _ = try await c.start(timeout: 10) } throws: { e in
             let m = (e as? SoError)?.message ?? ""
-            return m.hasPrefix("timed out after 10s waiting for Deployment \(c.id)-deployment") && m.contains("cannot be scheduled: 0/1 nodes are available: 1 Insufficient cpu.")
+            return m.hasPrefix("timed out after 10s waiting for Deployment \(c.id)-deployment")
+                && m.contains("cannot be scheduled: 0/1 nodes are available: 1 Insufficient cpu.")
         }
     }
 
@@ -425,14 +552,34 @@ struct ClusterHarness {
                 o["status"] = .object(["allocatable": .object(["cpu": .string("2"), "memory": .string("8Gi")])])
                 n = .object(o)
             }
-            try c.cluster.seed(KubeObject(apiVersion: "v1", kind: "Namespace", name: c.id, annotations: [("laconic.com/deployment-dir", c.h.path("dep"))]))
-            try c.cluster.seed(KubeObject(apiVersion: "v1", kind: "Pod", name: "web-1", namespace: c.id, labels: [("app", c.id), ("app.kubernetes.io/instance", c.id)]))
+            try c.cluster.seed(
+                KubeObject(
+                    apiVersion: "v1", kind: "Namespace", name: c.id,
+                    annotations: [("laconic.com/deployment-dir", c.h.path("dep"))]))
+            try c.cluster.seed(
+                KubeObject(
+                    apiVersion: "v1", kind: "Pod", name: "web-1", namespace: c.id,
+                    labels: [("app", c.id), ("app.kubernetes.io/instance", c.id)]))
             c.cluster.update("Pod", "web-1", namespace: c.id) { p in
                 guard case .object(var o) = p else { return }
-                o["spec"] = .object(["containers": .array([.object(["name": .string("web"),
-                                                                    "resources": .object(["requests": .object(["cpu": .string("3"), "memory": .string("1Gi")])])])])])
-                o["status"] = .object(["conditions": .array([.object(["type": .string("PodScheduled"), "status": .string("False"), "reason": .string("Unschedulable"),
-                                                                      "message": .string("0/1 nodes are available: 1 Insufficient cpu.")])])])
+                o["spec"] = .object([
+                    "containers": .array([
+                        .object([
+                            "name": .string("web"),
+                            "resources": .object(["requests": .object(["cpu": .string("3"), "memory": .string("1Gi")])]
+                            ),
+                        ])
+                    ])
+                ])
+                o["status"] = .object([
+                    "conditions": .array([
+                        .object([
+                            "type": .string("PodScheduled"), "status": .string("False"),
+                            "reason": .string("Unschedulable"),
+                            "message": .string("0/1 nodes are available: 1 Insufficient cpu."),
+                        ])
+                    ])
+                ])
                 p = .object(o)
             }
             let began = c.ctx.clock.now()
@@ -443,12 +590,19 @@ struct ClusterHarness {
                 let waited = c.ctx.clock.now().timeIntervalSince(began)
                 if provider.hasPrefix("aws") {
                     #expect(e.exitCode == SoError.exitTimeout && waited >= 120, "\(e.message)")
-                    #expect(c.h.console.stdout.contains("cannot be scheduled: 0/1 nodes are available: 1 Insufficient cpu."), "\(c.h.console.stdout)")
+                    #expect(
+                        c.h.console.stdout.contains(
+                            "cannot be scheduled: 0/1 nodes are available: 1 Insufficient cpu."),
+                        "\(c.h.console.stdout)")
                 } else {
                     #expect(e.exitCode != SoError.exitTimeout && waited < 10, "\(provider): \(waited) s, \(e.message)")
-                    #expect(e.message.contains("cannot be scheduled: 0/1 nodes are available: 1 Insufficient cpu.; web requests cpu 3, memory 1Gi; "
-                                               + "so-node has cpu 2, memory 8Gi allocatable in all (the cluster cannot add nodes)"), "\(e.message)")
-                    #expect(e.hint?.contains("lower resources: in \(c.h.path("dep"))/spec.yml") == true, "\(e.hint ?? "")")
+                    #expect(
+                        e.message.contains(
+                            "cannot be scheduled: 0/1 nodes are available: 1 Insufficient cpu.; web requests cpu 3, memory 1Gi; "
+                                + "so-node has cpu 2, memory 8Gi allocatable in all (the cluster cannot add nodes)"),
+                        "\(e.message)")
+                    #expect(
+                        e.hint?.contains("lower resources: in \(c.h.path("dep"))/spec.yml") == true, "\(e.hint ?? "")")
                 }
             }
         }
@@ -460,33 +614,56 @@ struct ClusterHarness {
         let c = try await ClusterHarness(healthy: false)
         c.cluster.onApply = { json in
             guard case .object(var o) = json, o["kind"]?.string == "Deployment" else { return }
-            o["status"] = .object(["conditions": .array([.object([
-                "type": .string("ReplicaFailure"), "status": .string("True"), "reason": .string("FailedCreate"),
-                "message": .string("pods \"web-1\" is forbidden: exceeded quota: q, requested: limits.cpu=2, used: limits.cpu=0, limited: limits.cpu=200m"),
-            ])])])
+            o["status"] = .object([
+                "conditions": .array([
+                    .object([
+                        "type": .string("ReplicaFailure"), "status": .string("True"), "reason": .string("FailedCreate"),
+                        "message": .string(
+                            "pods \"web-1\" is forbidden: exceeded quota: q, requested: limits.cpu=2, used: limits.cpu=0, limited: limits.cpu=200m"
+                        ),
+                    ])
+                ])
+            ])
             json = .object(o)
         }
         do {
             _ = try await c.start(timeout: 600)
             Issue.record("a refused pod was waited for")
         } catch let e as SoError {
-            #expect(e.message.contains("cannot create its pods: pods \"web-1\" is forbidden: exceeded quota: q") && e.hint?.contains("raise quota:") == true, "\(e.message)")
+            #expect(
+                e.message.contains("cannot create its pods: pods \"web-1\" is forbidden: exceeded quota: q")
+                    && e.hint?.contains("raise quota:") == true, "\(e.message)")
             #expect(e.exitCode != SoError.exitTimeout)
         }
     }
 
     @Test func crashLoopsShowTheLastLogLines() async throws {
         let c = try await ClusterHarness(healthy: false)
-        try c.cluster.seed(KubeObject(apiVersion: "v1", kind: "Namespace", name: c.id, annotations: [("laconic.com/deployment-dir", c.h.path("dep"))]))
-        try c.cluster.seed(KubeObject(apiVersion: "v1", kind: "Pod", name: "web-1", namespace: c.id, labels: [("app", c.id), ("app.kubernetes.io/instance", c.id)]))
+        try c.cluster.seed(
+            KubeObject(
+                apiVersion: "v1", kind: "Namespace", name: c.id,
+                annotations: [("laconic.com/deployment-dir", c.h.path("dep"))]))
+        try c.cluster.seed(
+            KubeObject(
+                apiVersion: "v1", kind: "Pod", name: "web-1", namespace: c.id,
+                labels: [("app", c.id), ("app.kubernetes.io/instance", c.id)]))
         c.cluster.update("Pod", "web-1", namespace: c.id) { p in
             guard case .object(var o) = p else { return }
-            o["status"] = .object(["containerStatuses": .array([.object(["name": .string("web"), "state": .object(["waiting": .object(["reason": .string("CrashLoopBackOff")])])])])])
+            o["status"] = .object([
+                "containerStatuses": .array([
+                    .object([
+                        "name": .string("web"),
+                        "state": .object(["waiting": .object(["reason": .string("CrashLoopBackOff")])]),
+                    ])
+                ])
+            ])
             p = .object(o)
         }
         c.cluster.podLogs["\(c.id)/web-1/web"] = "starting\nnginx: [emerg] unknown directive \"lisen\"\n"
         await #expect { _ = try await c.start() } throws: { e in
-            ((e as? SoError)?.message ?? "").hasSuffix("keeps crashing (CrashLoopBackOff); last log lines: starting | nginx: [emerg] unknown directive \"lisen\"")
+            ((e as? SoError)?.message ?? "").hasSuffix(
+                "keeps crashing (CrashLoopBackOff); last log lines: starting | nginx: [emerg] unknown directive \"lisen\""
+            )
         }
     }
 }

@@ -1,13 +1,14 @@
 import Foundation
-import Testing
-@testable import SoActions
-@testable import SoDeploy
-@testable import SoWorkspace
-@testable import SoAuthoring
 import SoBasics
 import SoCompose
 import SoStack
 import SoTestSupport
+import Testing
+
+@testable import SoActions
+@testable import SoAuthoring
+@testable import SoDeploy
+@testable import SoWorkspace
 
 /// What kompose converts and docker compose interpolates, `so` creates: paths that hold variables
 /// (env_file, binds, build contexts, config and secret files), and errors that name the variable.
@@ -41,9 +42,12 @@ import SoTestSupport
     @Test func aMissingInterpolatedFileIsNamedByItsEntry() async throws {
         let h = try Harness()
         defer { h.tmp.cleanup() }
-        await #expect { try await h.initAndCreate(Harness.laconicStack("devnet"), config: ["NETWORK=mainnet"]) } throws: { error in
+        await #expect {
+            try await h.initAndCreate(Harness.laconicStack("devnet"), config: ["NETWORK=mainnet"])
+        } throws: { error in
             let e = error as? SoError
-            return e?.message.hasPrefix("env_file of service 'node' not found: ") == true && e?.message.hasSuffix("/devnet-networks/mainnet.config") == true
+            return e?.message.hasPrefix("env_file of service 'node' not found: ") == true
+                && e?.message.hasSuffix("/devnet-networks/mainnet.config") == true
                 && e?.location?.file.hasSuffix("compose/docker-compose-devnet.yml") == true
         }
         #expect(!h.fs.exists(h.path("dep")))
@@ -65,8 +69,13 @@ import SoTestSupport
         let stack = try h.ctx.locator.resolve(Self.interpolated, diagnostics: DiagnosticSink())
         let target = try #require(try BuildAction(h.ctx).targets(stack).first)
         #expect(target.image == "example/web:dev")
-        guard case let .dockerfile(context, dockerfile, args, _) = target.recipe else { Issue.record("not a dockerfile build"); return }
-        #expect(context == Path.join(Self.interpolated, "web") && dockerfile == Path.join(Self.interpolated, "web/Dockerfile"))
+        guard case .dockerfile(let context, let dockerfile, let args, _) = target.recipe else {
+            Issue.record("not a dockerfile build")
+            return
+        }
+        #expect(
+            context == Path.join(Self.interpolated, "web")
+                && dockerfile == Path.join(Self.interpolated, "web/Dockerfile"))
         #expect(args.map { "\($0.0)=\($0.1)" } == ["BASE_TAG=bookworm"])
     }
 
@@ -77,7 +86,10 @@ import SoTestSupport
         let stack = try h.ctx.locator.resolve(Self.interpolated, diagnostics: DiagnosticSink())
         let target = try #require(try BuildAction(h.ctx).targets(stack).first)
         #expect(target.image == "example/web:1.2")
-        guard case let .dockerfile(_, dockerfile, _, _) = target.recipe else { Issue.record("not a dockerfile build"); return }
+        guard case .dockerfile(_, let dockerfile, _, _) = target.recipe else {
+            Issue.record("not a dockerfile build")
+            return
+        }
         #expect(dockerfile == Path.join(Self.interpolated, "web/Other.Dockerfile"))
     }
 
@@ -86,13 +98,19 @@ import SoTestSupport
         let h = try Harness()
         defer { h.tmp.cleanup() }
         try h.tmp.write("app/compose.yaml", "services:\n  db:\n    image: postgres\n    ports: [\"$DB_PORT\"]\n")
-        await #expect { try await InitAction(h.ctx).run(InitRequest(stack: h.path("app"), output: "spec.yml")) } throws: { error in
+        await #expect {
+            try await InitAction(h.ctx).run(InitRequest(stack: h.path("app"), output: "spec.yml"))
+        } throws: { error in
             let e = error as? SoError
-            return e?.message == "invalid port '': expected at most IP:HOST:CONTAINER (written '$DB_PORT'; DB_PORT is not set)"
+            return e?.message
+                == "invalid port '': expected at most IP:HOST:CONTAINER (written '$DB_PORT'; DB_PORT is not set)"
                 && e?.hint?.hasPrefix("set DB_PORT in the spec's config: ('so deploy init --config DB_PORT=…'") == true
                 && e?.location?.line == 4
         }
-        await #expect { try await InitAction(h.ctx).run(InitRequest(stack: h.path("app"), config: ["DB_PORT=abc"], output: "spec.yml")) } throws: { error in
+        await #expect {
+            try await InitAction(h.ctx).run(
+                InitRequest(stack: h.path("app"), config: ["DB_PORT=abc"], output: "spec.yml"))
+        } throws: { error in
             let e = error as? SoError
             return e?.message.hasSuffix("(written '$DB_PORT'; DB_PORT from the deployment's config)") == true
                 && e?.hint?.hasPrefix("fix DB_PORT in the spec's config") == true

@@ -1,28 +1,33 @@
 import Foundation
-import Testing
-@testable import SoActions
-@testable import SoDeploy
-@testable import SoWorkspace
-@testable import SoAuthoring
 import SoBasics
 import SoKube
 import SoTestSupport
+import Testing
+
+@testable import SoActions
+@testable import SoAuthoring
+@testable import SoDeploy
+@testable import SoWorkspace
 
 /// Pods roll when a Secret or ConfigMap they read changes, and only then.
 @Suite struct ConfigRevisionsTests {
     static func deploymentRevisions(_ c: ClusterHarness) -> String? {
-        c.cluster.object("Deployment", "\(c.id)-deployment", namespace: c.id)?.at("spec", "template", "metadata", "annotations", ConfigRevisions.podAnnotation)?.string
+        c.cluster.object("Deployment", "\(c.id)-deployment", namespace: c.id)?.at(
+            "spec", "template", "metadata", "annotations", ConfigRevisions.podAnnotation)?.string
     }
 
     /// A host value copied into the deployment's Secret (`secret-env`) changes: start applies the Secret one
     /// revision up and the Deployment that reads it (its pods roll); the next start sends neither again.
     @Test func aChangedSecretRollsThePodsThatReadIt() async throws {
-        let c = try await ClusterHarness(appendToSpec: "secret-env: [API_TOKEN]\n", environment: ["API_TOKEN": "first-token-4711"])
+        let c = try await ClusterHarness(
+            appendToSpec: "secret-env: [API_TOKEN]\n", environment: ["API_TOKEN": "first-token-4711"])
         _ = try await c.start()
         let secret = "secret/\(c.id)-generated-secrets"
         let first = try #require(Self.deploymentRevisions(c))
         #expect(first.contains("\(secret)=1") && first.contains("configmap/"), "\(first)")
-        #expect(c.cluster.object("Secret", "\(c.id)-generated-secrets", namespace: c.id)?.annotations[ConfigRevisions.revision] == "1")
+        #expect(
+            c.cluster.object("Secret", "\(c.id)-generated-secrets", namespace: c.id)?.annotations[
+                ConfigRevisions.revision] == "1")
         // Unchanged: nothing is applied.
         var before = c.cluster.calls.count
         _ = try await c.start()
@@ -34,7 +39,10 @@ import SoTestSupport
         before = c.cluster.calls.count
         _ = try await changed.start()
         let applied = c.cluster.calls[before...].filter { $0.hasPrefix("apply ") }
-        #expect(Array(applied) == ["apply Secret \(c.id)/\(c.id)-generated-secrets", "apply Deployment \(c.id)/\(c.id)-deployment"], "\(applied)")
+        #expect(
+            Array(applied) == [
+                "apply Secret \(c.id)/\(c.id)-generated-secrets", "apply Deployment \(c.id)/\(c.id)-deployment",
+            ], "\(applied)")
         let second = try #require(Self.deploymentRevisions(c))
         #expect(second == first.replacingOccurrences(of: "\(secret)=1", with: "\(secret)=2"), "\(second)")
         #expect(!second.contains("token") && !c.h.console.stdout.contains("4712"))
@@ -45,17 +53,84 @@ import SoTestSupport
 
     /// What a pod template reads: env refs, envFrom, secret and configMap volumes and projected sources.
     @Test func theRefsAPodReads() throws {
-        let pod = YValue.map([("spec", .map([("template", .map([("spec", .map([
-            ("containers", .list([.map([
-                ("envFrom", .list([.map([("secretRef", .map([("name", .string("s1"))]))]), .map([("configMapRef", .map([("name", .string("c1"))]))])])),
-                ("env", .list([.map([("name", .string("K")), ("valueFrom", .map([("secretKeyRef", .map([("name", .string("s2")), ("key", .string("K"))]))]))])])),
-            ])])),
-            ("volumes", .list([
-                .map([("name", .string("a")), ("secret", .map([("secretName", .string("s3"))]))]),
-                .map([("name", .string("b")), ("configMap", .map([("name", .string("c2"))]))]),
-                .map([("name", .string("p")), ("projected", .map([("sources", .list([.map([("secret", .map([("name", .string("s4"))]))])]))]))]),
-            ])),
-        ]))]))]))])
-        #expect(ConfigRevisions.reads(pod) == ["configmap/c1", "configmap/c2", "secret/s1", "secret/s2", "secret/s3", "secret/s4"])
+        let pod = YValue.map([
+            (
+                "spec",
+                .map([
+                    (
+                        "template",
+                        .map([
+                            (
+                                "spec",
+                                .map([
+                                    (
+                                        "containers",
+                                        .list([
+                                            .map([
+                                                (
+                                                    "envFrom",
+                                                    .list([
+                                                        .map([("secretRef", .map([("name", .string("s1"))]))]),
+                                                        .map([("configMapRef", .map([("name", .string("c1"))]))]),
+                                                    ])
+                                                ),
+                                                (
+                                                    "env",
+                                                    .list([
+                                                        .map([
+                                                            ("name", .string("K")),
+                                                            (
+                                                                "valueFrom",
+                                                                .map([
+                                                                    (
+                                                                        "secretKeyRef",
+                                                                        .map([
+                                                                            ("name", .string("s2")),
+                                                                            ("key", .string("K")),
+                                                                        ])
+                                                                    )
+                                                                ])
+                                                            ),
+                                                        ])
+                                                    ])
+                                                ),
+                                            ])
+                                        ])
+                                    ),
+                                    (
+                                        "volumes",
+                                        .list([
+                                            .map([
+                                                ("name", .string("a")),
+                                                ("secret", .map([("secretName", .string("s3"))])),
+                                            ]),
+                                            .map([
+                                                ("name", .string("b")), ("configMap", .map([("name", .string("c2"))])),
+                                            ]),
+                                            .map([
+                                                ("name", .string("p")),
+                                                (
+                                                    "projected",
+                                                    .map([
+                                                        (
+                                                            "sources",
+                                                            .list([.map([("secret", .map([("name", .string("s4"))]))])])
+                                                        )
+                                                    ])
+                                                ),
+                                            ]),
+                                        ])
+                                    ),
+                                ])
+                            )
+                        ])
+                    )
+                ])
+            )
+        ])
+        #expect(
+            ConfigRevisions.reads(pod) == [
+                "configmap/c1", "configmap/c2", "secret/s1", "secret/s2", "secret/s3", "secret/s4",
+            ])
     }
 }

@@ -1,14 +1,15 @@
 import Foundation
-import Testing
-@testable import SoActions
-@testable import SoDeploy
-@testable import SoWorkspace
-@testable import SoAuthoring
 import SoBasics
 import SoKube
 import SoRender
 import SoStack
 import SoTestSupport
+import Testing
+
+@testable import SoActions
+@testable import SoAuthoring
+@testable import SoDeploy
+@testable import SoWorkspace
 
 /// Spec `credentials-files` reach containers only through the deployment's Secret: their values are
 /// never written to config.env (or anywhere in the deployment directory) and never rendered.
@@ -17,7 +18,8 @@ import SoTestSupport
 
     func made() async throws -> Harness {
         let h = try Harness()
-        try h.tmp.write("creds.env", "API_TOKEN=tok-9f8e7d6c5b4a\nDB_PASSWORD='p@ss w0rd#x'\nGREETING=from-file-greeting\n")
+        try h.tmp.write(
+            "creds.env", "API_TOKEN=tok-9f8e7d6c5b4a\nDB_PASSWORD='p@ss w0rd#x'\nGREETING=from-file-greeting\n")
         try await h.initAndCreate("example", appendToSpec: "credentials-files:\n  - ./creds.env\n")
         return h
     }
@@ -42,7 +44,8 @@ import SoTestSupport
         defer { h.tmp.cleanup() }
         for placeholders in [false, true] {
             let manifest = try RenderAction(h.ctx).manifest(h.path("dep"), placeholderSecrets: placeholders)
-            let yaml = manifest.yaml(), json = manifest.objects.map { $0.json() }.joined(separator: "\n")
+            let yaml = manifest.yaml()
+            let json = manifest.objects.map { $0.json() }.joined(separator: "\n")
             for v in Self.values {
                 #expect(!yaml.contains(v))
                 #expect(!json.contains(v))
@@ -63,13 +66,23 @@ import SoTestSupport
         defer { h.tmp.cleanup() }
         let model = try RenderAction(h.ctx).model(h.path("dep"))
         let values = try SecretSources(ctx: h.ctx, model: model).values(stored: nil).values
-        let secret = try #require(try Renderer.render(model, secrets: values).objects.first { $0.name == DeploymentNames.generatedSecrets(model.id) })
-        guard case .map(let data)? = secret.body.first(where: { $0.0 == "data" })?.1 else { Issue.record("no data"); return }
-        let decoded = Dictionary(uniqueKeysWithValues: data.compactMap { k, v -> (String, String)? in
-            guard case .string(let b) = v, let d = Data(base64Encoded: b) else { return nil }
-            return (k, String(decoding: d, as: UTF8.self))
-        })
-        #expect(decoded == ["API_TOKEN": "tok-9f8e7d6c5b4a", "DB_PASSWORD": "p@ss w0rd#x", "GREETING": "from-file-greeting"])
+        let secret = try #require(
+            try Renderer.render(model, secrets: values).objects.first {
+                $0.name == DeploymentNames.generatedSecrets(model.id)
+            })
+        guard case .map(let data)? = secret.body.first(where: { $0.0 == "data" })?.1 else {
+            Issue.record("no data")
+            return
+        }
+        let decoded = Dictionary(
+            uniqueKeysWithValues: data.compactMap { k, v -> (String, String)? in
+                guard case .string(let b) = v, let d = Data(base64Encoded: b) else { return nil }
+                return (k, String(decoding: d, as: UTF8.self))
+            })
+        #expect(
+            decoded == [
+                "API_TOKEN": "tok-9f8e7d6c5b4a", "DB_PASSWORD": "p@ss w0rd#x", "GREETING": "from-file-greeting",
+            ])
 
         // A credentials file gone by start is an error naming it.
         try h.fs.remove(h.path("creds.env"))

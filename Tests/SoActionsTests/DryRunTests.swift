@@ -1,13 +1,14 @@
 import Foundation
-import Testing
-@testable import SoActions
-@testable import SoDeploy
-@testable import SoWorkspace
-@testable import SoAuthoring
 import SoBasics
 import SoKube
 import SoStack
 import SoTestSupport
+import Testing
+
+@testable import SoActions
+@testable import SoAuthoring
+@testable import SoDeploy
+@testable import SoWorkspace
 
 /// `--dry-run` changes nothing: no write on the cluster (only reads and server-side dry runs), no file.
 @Suite struct DryRunTests {
@@ -29,12 +30,16 @@ import SoTestSupport
 
     @Test func startDryRunOnANewNamespaceWritesNothing() async throws {
         let c = try await ClusterHarness()
-        let plan = try await StartAction(c.ctx).run(StartRequest(directory: "dep", cluster: c.options, dryRun: true)).plan
+        let plan = try await StartAction(c.ctx).run(StartRequest(directory: "dep", cluster: c.options, dryRun: true))
+            .plan
         #expect(Self.writes(c.cluster.calls).isEmpty, "\(c.cluster.calls)")
         #expect(c.cluster.calls.contains("dry-run Namespace \(NameRules.dnsLabel(c.id))"))
         #expect(plan.first?.line == "would create Namespace \(NameRules.dnsLabel(c.id))")
         // Objects in a namespace that does not exist yet cannot be judged by the server: said so, not hidden.
-        #expect(plan.contains { $0.kind == "Deployment" && $0.action == .create && $0.note == "not checked: its namespace is new" })
+        #expect(
+            plan.contains {
+                $0.kind == "Deployment" && $0.action == .create && $0.note == "not checked: its namespace is new"
+            })
     }
 
     /// A kind deployment whose cluster does not run yet: `start --dry-run` says it would create it, as `start`
@@ -43,15 +48,26 @@ import SoTestSupport
         let c = try await ClusterHarness()
         c.h.processes.missing = []
         c.h.processes.expect(["kind", "get", "clusters"], stdout: "")
-        let plan = try await StartAction(c.ctx).run(StartRequest(directory: "dep", cluster: ClusterOptions(), dryRun: true)).plan
-        #expect(!plan.isEmpty && plan.allSatisfy { $0.action == .create && $0.note == "not checked: the cluster does not exist yet" }, "\(plan.map(\.line))")
+        let plan = try await StartAction(c.ctx).run(
+            StartRequest(directory: "dep", cluster: ClusterOptions(), dryRun: true)
+        ).plan
+        #expect(
+            !plan.isEmpty
+                && plan.allSatisfy { $0.action == .create && $0.note == "not checked: the cluster does not exist yet" },
+            "\(plan.map(\.line))")
         #expect(c.cluster.calls.isEmpty, "\(c.cluster.calls)")
         c.h.processes.expect(["kind", "get", "clusters"], stdout: "")
-        await #expect { _ = try await StartAction(c.ctx).run(StartRequest(directory: "dep", cluster: ClusterOptions(performClusterManagement: false),
-                                                                           dryRun: true)) } throws: { e in
+        await #expect {
+            _ = try await StartAction(c.ctx).run(
+                StartRequest(
+                    directory: "dep", cluster: ClusterOptions(performClusterManagement: false),
+                    dryRun: true))
+        } throws: { e in
             (e as? SoError)?.message.hasPrefix("no cluster to use; tried") == true
         }
-        #expect(c.h.processes.unexpected.isEmpty && c.h.processes.pending.isEmpty, "\(c.h.processes.unexpected) \(c.h.processes.pending)")
+        #expect(
+            c.h.processes.unexpected.isEmpty && c.h.processes.pending.isEmpty,
+            "\(c.h.processes.unexpected) \(c.h.processes.pending)")
     }
 
     @Test func startDryRunAfterAStartSeesUnchangedChangedAndPruned() async throws {
@@ -59,19 +75,28 @@ import SoTestSupport
         _ = try await c.start()
         let ns = NameRules.dnsLabel(c.id)
         // Something of ours that left the manifest, and a Deployment edited by hand.
-        try c.cluster.seed(KubeObject(apiVersion: "v1", kind: "ConfigMap", name: "gone", namespace: ns,
-                                      labels: [("app", c.id), ("app.kubernetes.io/instance", c.id), ("app.kubernetes.io/managed-by", "so")]))
+        try c.cluster.seed(
+            KubeObject(
+                apiVersion: "v1", kind: "ConfigMap", name: "gone", namespace: ns,
+                labels: [("app", c.id), ("app.kubernetes.io/instance", c.id), ("app.kubernetes.io/managed-by", "so")]))
         try Self.scaleByHand(c, namespace: ns)
         let before = c.cluster.calls.count
-        let plan = try await StartAction(c.ctx).run(StartRequest(directory: "dep", cluster: c.options, dryRun: true)).plan
+        let plan = try await StartAction(c.ctx).run(StartRequest(directory: "dep", cluster: c.options, dryRun: true))
+            .plan
         #expect(Self.writes(Array(c.cluster.calls[before...])).isEmpty)
         #expect(plan.contains { $0.kind == "Deployment" && $0.action == .configure }, "\(plan.map(\.line))")
         #expect(plan.contains { $0.kind == "Namespace" && $0.action == .unchanged }, "\(plan.map(\.line))")
-        #expect(plan.contains { $0.line == "would delete ConfigMap \(ns)/gone (no longer in the deployment)" }, "\(plan.map(\.line))")
+        #expect(
+            plan.contains { $0.line == "would delete ConfigMap \(ns)/gone (no longer in the deployment)" },
+            "\(plan.map(\.line))")
         #expect(PlannedChange.changes(plan))
         // Only a prune or only a kept object: a change, and not one.
         let gone = PlannedChange(action: .delete, kind: "ConfigMap", name: "gone", namespace: ns)
-        #expect(PlannedChange.changes([gone]) && !PlannedChange.changes([PlannedChange(action: .keep, kind: "PersistentVolumeClaim", name: "data", namespace: ns)]))
+        #expect(
+            PlannedChange.changes([gone])
+                && !PlannedChange.changes([
+                    PlannedChange(action: .keep, kind: "PersistentVolumeClaim", name: "data", namespace: ns)
+                ]))
         #expect(c.cluster.object("ConfigMap", "gone", namespace: ns) != nil)
     }
 
@@ -81,7 +106,8 @@ import SoTestSupport
         let c = try await ClusterHarness(config: ["SESSION=$generate:hex:16$"])
         _ = try await c.start()
         let before = c.cluster.calls.count
-        let plan = try await StartAction(c.ctx).run(StartRequest(directory: "dep", cluster: c.options, dryRun: true)).plan
+        let plan = try await StartAction(c.ctx).run(StartRequest(directory: "dep", cluster: c.options, dryRun: true))
+            .plan
         #expect(!plan.isEmpty && plan.allSatisfy { $0.action == .unchanged }, "\(plan.map(\.line))")
         #expect(!PlannedChange.changes(plan), "--detailed-exitcode exits 0")
         #expect(plan.contains { $0.kind == "Secret" && $0.name == "\(c.id)-generated-secrets" })
@@ -90,36 +116,47 @@ import SoTestSupport
 
     /// `--diff`: each changed field, old then new; a Secret's values never appear, only that they changed.
     @Test func startDryRunDiffShowsFieldsAndNeverSecretValues() async throws {
-        let c = try await ClusterHarness(appendToSpec: "secret-env: [API_TOKEN]\n", environment: ["API_TOKEN": "first-token-4711"])
+        let c = try await ClusterHarness(
+            appendToSpec: "secret-env: [API_TOKEN]\n", environment: ["API_TOKEN": "first-token-4711"])
         _ = try await c.start()
         let ns = NameRules.dnsLabel(c.id)
         try Self.scaleByHand(c, namespace: ns)
         // The host's value changed since: the Secret would be configured.
         var ctx = c.ctx
         ctx.environment["API_TOKEN"] = "second-token-4712"
-        let plan = try await StartAction(ctx).run(StartRequest(directory: "dep", cluster: c.options, dryRun: true, diff: true)).plan
+        let plan = try await StartAction(ctx).run(
+            StartRequest(directory: "dep", cluster: c.options, dryRun: true, diff: true)
+        ).plan
         let d = try #require(plan.first { $0.kind == "Deployment" })
         #expect(d.action == .configure)
         // Its pods read the Secret: they would roll onto its next revision.
         let secretRef = "secret/\(c.id)-generated-secrets"
         #expect(d.diff?.prefix(2) == ["- spec.replicas: 7", "+ spec.replicas: 1"], "\(d.diff ?? [])")
-        #expect(d.diff?.count == 4 && d.diff?[2].contains("\(secretRef)=1") == true && d.diff?[3].contains("\(secretRef)=2") == true, "\(d.diff ?? [])")
+        #expect(
+            d.diff?.count == 4 && d.diff?[2].contains("\(secretRef)=1") == true
+                && d.diff?[3].contains("\(secretRef)=2") == true, "\(d.diff ?? [])")
         let s = try #require(plan.first { $0.kind == "Secret" && $0.name == "\(c.id)-generated-secrets" })
         #expect(s.action == .configure, "\(plan.map(\.line))")
-        #expect(s.diff == ["~ data.API_TOKEN: (secret value changed)", "- metadata.annotations.so.dev/revision: \"1\"",
-                           "+ metadata.annotations.so.dev/revision: \"2\""], "\(s.diff ?? [])")
+        #expect(
+            s.diff == [
+                "~ data.API_TOKEN: (secret value changed)", "- metadata.annotations.so.dev/revision: \"1\"",
+                "+ metadata.annotations.so.dev/revision: \"2\"",
+            ], "\(s.diff ?? [])")
         let all = plan.flatMap { [$0.line] + ($0.diff ?? []) }.joined(separator: "\n")
         for value in ["first-token-4711", "second-token-4712"] {
             #expect(!all.contains(value) && !all.contains(Data(value.utf8).base64EncodedString()))
         }
-        #expect(plan.filter { $0.kind != "Deployment" && $0.kind != "Secret" }.allSatisfy { $0.action == .unchanged }, "\(plan.map(\.line))")
+        #expect(
+            plan.filter { $0.kind != "Deployment" && $0.kind != "Secret" }.allSatisfy { $0.action == .unchanged },
+            "\(plan.map(\.line))")
     }
 
     /// "Kind/name" of what a plan names, by what start would do with it.
     static func planned(_ plan: [PlannedChange]) -> [String: Set<String>] {
         var out: [String: Set<String>] = [:]
         for p in plan {
-            let what = p.action == .create || p.action == .configure ? "applied" : p.action == .delete ? "pruned" : "unchanged"
+            let what =
+                p.action == .create || p.action == .configure ? "applied" : p.action == .delete ? "pruned" : "unchanged"
             out[what, default: []].insert(p.kind + "/" + p.name)
         }
         return out
@@ -132,7 +169,8 @@ import SoTestSupport
             return "\(parts.first ?? "")/\(parts.last?.split(separator: "/").last ?? "")"
         }
         var out: [String: Set<String>] = [:]
-        for (what, refs) in [("applied", r.applied), ("unchanged", r.unchanged + r.skipped), ("pruned", r.pruned)] where !refs.isEmpty {
+        for (what, refs) in [("applied", r.applied), ("unchanged", r.unchanged + r.skipped), ("pruned", r.pruned)]
+        where !refs.isEmpty {
             out[what] = Set(refs.map(key))
         }
         return out
@@ -144,22 +182,29 @@ import SoTestSupport
         let c = try await ClusterHarness(config: ["SESSION=$generate:hex:16$"])
         let ns = NameRules.dnsLabel(c.id)
         func compare(_ state: String) async throws {
-            try await c.ctx.clock.sleep(seconds: 60)   // a later start: its started-at differs
+            try await c.ctx.clock.sleep(seconds: 60)  // a later start: its started-at differs
             let before = c.cluster.calls.count
-            let plan = try await StartAction(c.ctx).run(StartRequest(directory: "dep", cluster: c.options, progress: .plain, dryRun: true)).plan
+            let plan = try await StartAction(c.ctx).run(
+                StartRequest(directory: "dep", cluster: c.options, progress: .plain, dryRun: true)
+            ).plan
             #expect(Self.writes(Array(c.cluster.calls[before...])).isEmpty, "\(state): \(c.cluster.calls[before...])")
             let report = try await c.start()
             #expect(Self.planned(plan) == Self.done(report), "\(state)")
         }
         try await compare("a new namespace")
         try await compare("right after a start")
-        try c.cluster.seed(KubeObject(apiVersion: "v1", kind: "ConfigMap", name: "gone", namespace: ns,
-                                      labels: [("app", c.id), ("app.kubernetes.io/instance", c.id), ("app.kubernetes.io/managed-by", "so")]))
+        try c.cluster.seed(
+            KubeObject(
+                apiVersion: "v1", kind: "ConfigMap", name: "gone", namespace: ns,
+                labels: [("app", c.id), ("app.kubernetes.io/instance", c.id), ("app.kubernetes.io/managed-by", "so")]))
         try Self.scaleByHand(c, namespace: ns)
         try await compare("a Deployment edited by hand, and an object left over")
         try c.h.tmp.write("dep/config.env", (try c.h.read("dep/config.env")) + "NEW_SETTING=on\n")
         try await compare("a setting changed")
-        try c.h.tmp.write("dep/spec.yml", try c.h.read("dep/spec.yml").replacingOccurrences(of: "config:\n", with: "config:\n  PIN: $generate:hex:8$\n"))
+        try c.h.tmp.write(
+            "dep/spec.yml",
+            try c.h.read("dep/spec.yml").replacingOccurrences(
+                of: "config:\n", with: "config:\n  PIN: $generate:hex:8$\n"))
         try await compare("a value to generate")
     }
 
@@ -168,15 +213,21 @@ import SoTestSupport
         _ = try await c.start()
         // Only what differs is sent for the server's judgement: a Deployment edited since.
         try c.h.tmp.write("dep/config.env", (try c.h.read("dep/config.env")) + "NEW_SETTING=on\n")
-        c.cluster.failures["dry-run Deployment"] = SoError("cannot apply (dry run) Deployment x: spec.template.spec.hostAliases[0].ip: Invalid value (Invalid)")
-        await #expect(throws: SoError.self) { try await StartAction(c.ctx).run(StartRequest(directory: "dep", cluster: c.options, dryRun: true)) }
+        c.cluster.failures["dry-run Deployment"] = SoError(
+            "cannot apply (dry run) Deployment x: spec.template.spec.hostAliases[0].ip: Invalid value (Invalid)")
+        await #expect(throws: SoError.self) {
+            try await StartAction(c.ctx).run(StartRequest(directory: "dep", cluster: c.options, dryRun: true))
+        }
     }
 
     @Test func stopDryRunListsAndKeeps() async throws {
         let c = try await ClusterHarness()
         _ = try await c.start()
         let before = c.cluster.calls.count
-        let listed = try await StopAction(c.ctx).run(StopRequest(directory: "dep", cluster: c.options, deleteVolumes: true, deleteNamespace: true, dryRun: true, volumeGuard: nil))
+        let listed = try await StopAction(c.ctx).run(
+            StopRequest(
+                directory: "dep", cluster: c.options, deleteVolumes: true, deleteNamespace: true, dryRun: true,
+                volumeGuard: nil))
         #expect(!listed.isEmpty && listed.contains { $0.hasPrefix("Deployment ") })
         #expect(Self.writes(Array(c.cluster.calls[before...])).isEmpty, "\(c.cluster.calls[before...])")
         #expect(c.h.console.stdout.contains("would delete Namespace \(NameRules.dnsLabel(c.id))"))
@@ -205,4 +256,3 @@ import SoTestSupport
         #expect(u.removed == ["compose/extra.yml"] && h.fs.exists(h.path("dep/compose/extra.yml")))
     }
 }
-

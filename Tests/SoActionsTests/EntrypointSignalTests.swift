@@ -1,8 +1,8 @@
 import Foundation
-import Testing
 import SoBasics
-import SoTestSupport
 import SoSystem
+import SoTestSupport
+import Testing
 
 /// Whether this process may make a PID namespace (`unshare -p`, root).
 enum PIDNamespace {
@@ -20,38 +20,45 @@ enum PIDNamespace {
 /// The workspace images' PID 1s stop on SIGTERM: clone.sh passes it on to the agent's command (`sleep`,
 /// which as PID 1 would ignore it), and the egress proxy handles it. Without that every stop of a workspace
 /// waits out Kubernetes' 30 s grace period. Each runs as PID 1 of a new PID namespace (`unshare`, root).
-@Suite(.serialized, .enabled(if: PIDNamespace.available, "unshare -p (root) is not available: PID 1 cannot be reproduced here"))
+@Suite(
+    .serialized,
+    .enabled(if: PIDNamespace.available, "unshare -p (root) is not available: PID 1 cannot be reproduced here"))
 struct EntrypointSignalTests {
     /// Starts `argv` as PID 1 of a new PID namespace, sends its PID 1 SIGTERM once it is ready (`ready` exists,
     /// holding `saying` when given), and returns its exit status and the seconds it took to stop (nil: still
     /// running 5 s later, then killed). A shell drives it: python's exec starts it as a container runtime
     /// starts PID 1, with no signal blocked (this test process blocks some, and a child inherits its mask).
-    static func stopAsPID1(_ argv: [String], environment: [String: String] = [:], ready: String, saying: String? = nil) async throws
-        -> (status: Int32, seconds: Double?) {
+    static func stopAsPID1(_ argv: [String], environment: [String: String] = [:], ready: String, saying: String? = nil)
+        async throws
+        -> (status: Int32, seconds: Double?)
+    {
         let script = #"""
-        python3 -c 'import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execvp(sys.argv[1], sys.argv[1:])' \
-            unshare -p -f --kill-child "$@" >/dev/null 2>&1 &
-        u=$!
-        ready() { if [ -n "$SAYING" ]; then grep -qs "$SAYING" "$READY"; else [ -e "$READY" ]; fi; }
-        i=0
-        c=
-        until [ -n "$c" ] && ready; do
-          c=$(cut -d' ' -f1 /proc/$u/task/$u/children 2>/dev/null || true)
-          i=$((i + 1)); if [ $i -gt 600 ]; then kill -9 $u; echo "not ready"; exit 0; fi
-          sleep 0.05
-        done
-        s=$(date +%s%N)
-        kill -TERM "$c"
-        if timeout 5 tail --pid=$u -f /dev/null; then wait $u; rc=$?; echo "stopped $rc $(( ($(date +%s%N) - s) / 1000000 ))"
-        else kill -9 $u; echo "running"; fi
-        """#
+            python3 -c 'import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execvp(sys.argv[1], sys.argv[1:])' \
+                unshare -p -f --kill-child "$@" >/dev/null 2>&1 &
+            u=$!
+            ready() { if [ -n "$SAYING" ]; then grep -qs "$SAYING" "$READY"; else [ -e "$READY" ]; fi; }
+            i=0
+            c=
+            until [ -n "$c" ] && ready; do
+              c=$(cut -d' ' -f1 /proc/$u/task/$u/children 2>/dev/null || true)
+              i=$((i + 1)); if [ $i -gt 600 ]; then kill -9 $u; echo "not ready"; exit 0; fi
+              sleep 0.05
+            done
+            s=$(date +%s%N)
+            kill -TERM "$c"
+            if timeout 5 tail --pid=$u -f /dev/null; then wait $u; rc=$?; echo "stopped $rc $(( ($(date +%s%N) - s) / 1000000 ))"
+            else kill -9 $u; echo "running"; fi
+            """#
         var env = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         env["READY"] = ready
         env["SAYING"] = saying ?? ""
-        let r = try await LocalProcessRunner().run(["sh", "-c", script, "stop-as-pid1"] + argv, workingDirectory: nil, environment: env, timeout: 60)
+        let r = try await LocalProcessRunner().run(
+            ["sh", "-c", script, "stop-as-pid1"] + argv, workingDirectory: nil, environment: env, timeout: 60)
         let words = r.stdout.split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
         #expect(words.first == "stopped" || words.first == "running", "\(r.stdout)\(r.stderr)")
-        guard words.first == "stopped", words.count == 3, let status = Int32(words[1]), let ms = Double(words[2]) else { return (-1, nil) }
+        guard words.first == "stopped", words.count == 3, let status = Int32(words[1]), let ms = Double(words[2]) else {
+            return (-1, nil)
+        }
         return (status, ms / 1000)
     }
 
@@ -59,8 +66,11 @@ struct EntrypointSignalTests {
     /// so the command runs at once) and its done-marker at `t/done`.
     static func writeCloneScript(in t: TempDir) throws {
         try FileManager.default.createDirectory(atPath: t.file("ws/.git"), withIntermediateDirectories: true)
-        let script = try String(contentsOfFile: Path.join(RepoPaths.root, "config/agent-workspace/clone.sh"), encoding: .utf8)
-            .replacingOccurrences(of: "/workspace", with: t.file("ws")).replacingOccurrences(of: "/tmp/so-clone-done", with: t.file("done"))
+        let script = try String(
+            contentsOfFile: Path.join(RepoPaths.root, "config/agent-workspace/clone.sh"), encoding: .utf8
+        )
+        .replacingOccurrences(of: "/workspace", with: t.file("ws")).replacingOccurrences(
+            of: "/tmp/so-clone-done", with: t.file("done"))
         try t.write("clone.sh", script)
     }
 
@@ -77,8 +87,9 @@ struct EntrypointSignalTests {
         let t = try TempDir("so-entrypoint-stdin")
         defer { t.cleanup() }
         try Self.writeCloneScript(in: t)
-        let r = try await LocalProcessRunner().run(["sh", "-c", "echo from-stdin | sh \(t.file("clone.sh")) sh -c 'cat; exit 7'"], workingDirectory: nil,
-                                                   environment: ProcessInfo.processInfo.environment, timeout: 30)
+        let r = try await LocalProcessRunner().run(
+            ["sh", "-c", "echo from-stdin | sh \(t.file("clone.sh")) sh -c 'cat; exit 7'"], workingDirectory: nil,
+            environment: ProcessInfo.processInfo.environment, timeout: 30)
         #expect(r.exitCode == 7 && r.stdout.hasSuffix("from-stdin\n"), "exit \(r.exitCode): \(r.stdout)\(r.stderr)")
     }
 
@@ -87,8 +98,9 @@ struct EntrypointSignalTests {
         defer { t.cleanup() }
         let proxy = Path.join(RepoPaths.root, "config/agent-workspace/egress-proxy.py")
         // The proxy itself as PID 1 (port 0: any free port; the shell execs it), ready once it says it listens.
-        let r = try await Self.stopAsPID1(["sh", "-c", "exec python3 \(proxy) > \(t.file("out"))"], environment: ["SO_EGRESS_LISTEN": "0"],
-                                    ready: t.file("out"), saying: "so egress proxy on")
+        let r = try await Self.stopAsPID1(
+            ["sh", "-c", "exec python3 \(proxy) > \(t.file("out"))"], environment: ["SO_EGRESS_LISTEN": "0"],
+            ready: t.file("out"), saying: "so egress proxy on")
         let seconds = try #require(r.seconds, "the egress proxy as PID 1 did not stop within 5 s of SIGTERM")
         #expect(seconds < 2 && r.status == 0, "status \(r.status) after \(seconds) s")
     }

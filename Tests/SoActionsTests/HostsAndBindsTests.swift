@@ -1,35 +1,47 @@
 import Foundation
-import Testing
-@testable import SoActions
-@testable import SoDeploy
-@testable import SoWorkspace
-@testable import SoAuthoring
 import SoBasics
 import SoKube
 import SoRender
 import SoStack
 import SoTestSupport
+import Testing
+
+@testable import SoActions
+@testable import SoAuthoring
+@testable import SoDeploy
+@testable import SoWorkspace
 
 /// A small laconic-layout stack (Tests/SoRenderTests/Stacks): extra_hosts with host-gateway and binds.
 let hostsBindsStack = Path.join(RepoPaths.root, "Tests/SoRenderTests/Stacks/stacks/hosts-binds")
-let kindNetworkInspect = ["docker", "network", "inspect", "kind", "--format", "{{range .IPAM.Config}}{{.Gateway}} {{end}}"]
+let kindNetworkInspect = [
+    "docker", "network", "inspect", "kind", "--format", "{{range .IPAM.Config}}{{.Gateway}} {{end}}",
+]
 
 extension ClusterHarness {
     /// The user's kubeconfig holds the deployment's own kind context: start runs on kind with no kind process.
     func onOwnKindCluster() throws {
-        let clusterID = try DeploymentFile.load(h.path("dep/deployment.yml"), fs: h.fs, diagnostics: DiagnosticSink()).clusterID
-        try h.tmp.write("user-kubeconfig", ClusterHarness.kubeconfigText.replacingOccurrences(of: "kind-test", with: "kind-\(clusterID)"))
+        let clusterID = try DeploymentFile.load(h.path("dep/deployment.yml"), fs: h.fs, diagnostics: DiagnosticSink())
+            .clusterID
+        try h.tmp.write(
+            "user-kubeconfig",
+            ClusterHarness.kubeconfigText.replacingOccurrences(of: "kind-test", with: "kind-\(clusterID)"))
         h.processes.missing = []
         // The directory deploy create made for the missing bind source is mounted into the node: checked first.
-        let mounts = "[{\"Source\":\"\(h.path("dep/data/host-path-hosts-binds-workspace"))\",\"Destination\":\"/mnt/host-path-hosts-binds-workspace\"}]"
-        h.processes.expect(["docker", "inspect", "--format", "{{json .Mounts}}", "\(clusterID)-control-plane"], stdout: mounts)
+        let mounts =
+            "[{\"Source\":\"\(h.path("dep/data/host-path-hosts-binds-workspace"))\",\"Destination\":\"/mnt/host-path-hosts-binds-workspace\"}]"
+        h.processes.expect(
+            ["docker", "inspect", "--format", "{{json .Mounts}}", "\(clusterID)-control-plane"], stdout: mounts)
     }
 
     func startWithoutClusterManagement() async throws {
-        _ = try await StartAction(ctx).run(StartRequest(directory: "dep", cluster: ClusterOptions(performClusterManagement: false), progress: .plain))
+        _ = try await StartAction(ctx).run(
+            StartRequest(directory: "dep", cluster: ClusterOptions(performClusterManagement: false), progress: .plain))
     }
 
-    var hostAliases: [JSON] { cluster.object("Deployment", "\(id)-deployment", namespace: id)?["spec"]?["template"]?["spec"]?["hostAliases"]?.array ?? [] }
+    var hostAliases: [JSON] {
+        cluster.object("Deployment", "\(id)-deployment", namespace: id)?["spec"]?["template"]?["spec"]?["hostAliases"]?
+            .array ?? []
+    }
 }
 
 @Suite struct HostGatewayStartTests {
@@ -38,34 +50,51 @@ extension ClusterHarness {
         try c.onOwnKindCluster()
         c.h.processes.expect(kindNetworkInspect, stdout: "fc00:f853:ccd:e793::1 172.18.0.1 \n")
         try await c.startWithoutClusterManagement()
-        #expect(c.h.processes.unexpected.isEmpty && c.h.processes.pending.isEmpty, "\(c.h.processes.calls.map(\.arguments))")
+        #expect(
+            c.h.processes.unexpected.isEmpty && c.h.processes.pending.isEmpty, "\(c.h.processes.calls.map(\.arguments))"
+        )
         #expect(c.hostAliases.map { $0["ip"]?.string } == ["172.18.0.1", "10.20.30.40"])
         #expect(c.hostAliases.first?["hostnames"]?.array.first?.string == "host.docker.internal")
         #expect(!c.ctx.diagnostics.all.contains { $0.message.contains("host-gateway") }, "\(c.ctx.diagnostics.all)")
     }
 
     @Test func kindsOwnNetworkOverrideIsRead() async throws {
-        let c = try await ClusterHarness(stack: hostsBindsStack, environment: ["KIND_EXPERIMENTAL_DOCKER_NETWORK": "kind-ci"])
+        let c = try await ClusterHarness(
+            stack: hostsBindsStack, environment: ["KIND_EXPERIMENTAL_DOCKER_NETWORK": "kind-ci"])
         try c.onOwnKindCluster()
         var argv = kindNetworkInspect
         argv[3] = "kind-ci"
         c.h.processes.expect(argv, stdout: "10.89.0.1 \n")
         try await c.startWithoutClusterManagement()
-        #expect(c.h.processes.unexpected.isEmpty && c.h.processes.pending.isEmpty, "\(c.h.processes.calls.map(\.arguments))")
+        #expect(
+            c.h.processes.unexpected.isEmpty && c.h.processes.pending.isEmpty, "\(c.h.processes.calls.map(\.arguments))"
+        )
         #expect(c.hostAliases.first?["ip"]?.string == "10.89.0.1")
     }
 
     /// On podman (KIND_EXPERIMENTAL_PROVIDER), podman is asked, in its own format, about its own override's network.
     @Test func podmansNetworkIsAskedOfPodman() async throws {
-        let c = try await ClusterHarness(stack: hostsBindsStack, environment: ["KIND_EXPERIMENTAL_PROVIDER": "podman", "KIND_EXPERIMENTAL_PODMAN_NETWORK": "kind-ci"])
-        let clusterID = try DeploymentFile.load(c.h.path("dep/deployment.yml"), fs: c.h.fs, diagnostics: DiagnosticSink()).clusterID
-        try c.h.tmp.write("user-kubeconfig", ClusterHarness.kubeconfigText.replacingOccurrences(of: "kind-test", with: "kind-\(clusterID)"))
+        let c = try await ClusterHarness(
+            stack: hostsBindsStack,
+            environment: ["KIND_EXPERIMENTAL_PROVIDER": "podman", "KIND_EXPERIMENTAL_PODMAN_NETWORK": "kind-ci"])
+        let clusterID = try DeploymentFile.load(
+            c.h.path("dep/deployment.yml"), fs: c.h.fs, diagnostics: DiagnosticSink()
+        ).clusterID
+        try c.h.tmp.write(
+            "user-kubeconfig",
+            ClusterHarness.kubeconfigText.replacingOccurrences(of: "kind-test", with: "kind-\(clusterID)"))
         c.h.processes.missing = []
-        let mounts = "[{\"Source\":\"\(c.h.path("dep/data/host-path-hosts-binds-workspace"))\",\"Destination\":\"/mnt/host-path-hosts-binds-workspace\"}]"
-        c.h.processes.expect(["podman", "inspect", "--format", "{{json .Mounts}}", "\(clusterID)-control-plane"], stdout: mounts)
-        c.h.processes.expect(["podman", "network", "inspect", "kind-ci", "--format", "{{range .Subnets}}{{.Gateway}} {{end}}"], stdout: "fc00:8866:27d0:bd7e::1 10.89.0.1 \n")
+        let mounts =
+            "[{\"Source\":\"\(c.h.path("dep/data/host-path-hosts-binds-workspace"))\",\"Destination\":\"/mnt/host-path-hosts-binds-workspace\"}]"
+        c.h.processes.expect(
+            ["podman", "inspect", "--format", "{{json .Mounts}}", "\(clusterID)-control-plane"], stdout: mounts)
+        c.h.processes.expect(
+            ["podman", "network", "inspect", "kind-ci", "--format", "{{range .Subnets}}{{.Gateway}} {{end}}"],
+            stdout: "fc00:8866:27d0:bd7e::1 10.89.0.1 \n")
         try await c.startWithoutClusterManagement()
-        #expect(c.h.processes.unexpected.isEmpty && c.h.processes.pending.isEmpty, "\(c.h.processes.calls.map(\.arguments))")
+        #expect(
+            c.h.processes.unexpected.isEmpty && c.h.processes.pending.isEmpty, "\(c.h.processes.calls.map(\.arguments))"
+        )
         #expect(c.hostAliases.first?["ip"]?.string == "10.89.0.1")
     }
 
@@ -86,9 +115,14 @@ extension ClusterHarness {
     @Test func offKindWithoutTheSpecKeyTheAliasIsLeftOut() async throws {
         let c = try await ClusterHarness(stack: hostsBindsStack)
         _ = try await c.start()
-        #expect(!c.h.processes.calls.contains { $0.arguments.first == "docker" }, "\(c.h.processes.calls.map(\.arguments))")
+        #expect(
+            !c.h.processes.calls.contains { $0.arguments.first == "docker" }, "\(c.h.processes.calls.map(\.arguments))")
         #expect(c.hostAliases.map { $0["ip"]?.string } == ["10.20.30.40"])
-        #expect(c.ctx.diagnostics.all.contains { $0.message.contains("host.docker.internal:host-gateway") && $0.hint?.contains("host-gateway: IP") == true })
+        #expect(
+            c.ctx.diagnostics.all.contains {
+                $0.message.contains("host.docker.internal:host-gateway")
+                    && $0.hint?.contains("host-gateway: IP") == true
+            })
     }
 
     /// The spec's host-gateway: used everywhere, and docker is never asked.
@@ -96,7 +130,10 @@ extension ClusterHarness {
         let c = try await ClusterHarness(stack: hostsBindsStack, appendToSpec: "host-gateway: 192.168.5.1\n")
         try c.onOwnKindCluster()
         try await c.startWithoutClusterManagement()
-        #expect(c.h.processes.unexpected.isEmpty && !c.h.processes.calls.contains { $0.arguments.starts(with: ["docker", "network"]) }, "\(c.h.processes.calls.map(\.arguments))")
+        #expect(
+            c.h.processes.unexpected.isEmpty
+                && !c.h.processes.calls.contains { $0.arguments.starts(with: ["docker", "network"]) },
+            "\(c.h.processes.calls.map(\.arguments))")
         #expect(c.hostAliases.first?["ip"]?.string == "192.168.5.1")
     }
 
@@ -104,8 +141,12 @@ extension ClusterHarness {
         let c = try await ClusterHarness(stack: hostsBindsStack)
         try c.onOwnKindCluster()
         c.h.processes.expect(kindNetworkInspect, stdout: "172.18.0.1 \n")
-        _ = try await StartAction(c.ctx).run(StartRequest(directory: "dep", cluster: ClusterOptions(performClusterManagement: false), dryRun: true)).plan
-        #expect(c.h.processes.unexpected.isEmpty && c.h.processes.pending.isEmpty, "\(c.h.processes.calls.map(\.arguments))")
+        _ = try await StartAction(c.ctx).run(
+            StartRequest(directory: "dep", cluster: ClusterOptions(performClusterManagement: false), dryRun: true)
+        ).plan
+        #expect(
+            c.h.processes.unexpected.isEmpty && c.h.processes.pending.isEmpty, "\(c.h.processes.calls.map(\.arguments))"
+        )
         #expect(!c.ctx.diagnostics.all.contains { $0.message.contains("host-gateway") })
     }
 
@@ -126,24 +167,33 @@ extension ClusterHarness {
         try await h.initAndCreate(hostsBindsStack)
         #expect(h.fs.isDirectory(h.path("dep/data/host-path-hosts-binds-workspace")))
         let compose = Path.join(RepoPaths.root, "Tests/SoRenderTests/Stacks/compose/docker-compose-hosts-binds.yml")
-        let w = h.ctx.diagnostics.all.filter { $0.message.hasPrefix("bind source './hosts-binds/workspace' does not exist") }
+        let w = h.ctx.diagnostics.all.filter {
+            $0.message.hasPrefix("bind source './hosts-binds/workspace' does not exist")
+        }
         #expect(w.count == 1, "\(h.ctx.diagnostics.all)")
         #expect(w.first?.location == SourceLocation(file: compose, line: 11))
         #expect(w.first?.message.contains("created the empty directory data/host-path-hosts-binds-workspace") == true)
         // The stack itself is not touched.
         #expect(!h.fs.exists(Path.join(RepoPaths.root, "Tests/SoRenderTests/Stacks/compose/hosts-binds")))
         let kindConfig = try h.read("dep/kind-config.yml")
-        #expect(kindConfig.contains("hostPath: \(h.path("dep/data/host-path-hosts-binds-workspace"))\n        containerPath: /mnt/host-path-hosts-binds-workspace"), "\(kindConfig)")
+        #expect(
+            kindConfig.contains(
+                "hostPath: \(h.path("dep/data/host-path-hosts-binds-workspace"))\n        containerPath: /mnt/host-path-hosts-binds-workspace"
+            ), "\(kindConfig)")
 
         // What the container wrote survives an update, which does not warn again.
         try h.tmp.write("dep/data/host-path-hosts-binds-workspace/notes.txt", "mine\n")
         let before = h.ctx.diagnostics.all.count
-        _ = try await CreateAction(h.ctx).run(CreateRequest(specFile: "dep/spec.yml", deploymentDir: "dep", update: true))
+        _ = try await CreateAction(h.ctx).run(
+            CreateRequest(specFile: "dep/spec.yml", deploymentDir: "dep", update: true))
         #expect(try h.read("dep/data/host-path-hosts-binds-workspace/notes.txt") == "mine\n")
         #expect(!h.ctx.diagnostics.all.dropFirst(before).contains { $0.message.hasPrefix("bind source") })
         let model = try RenderAction(h.ctx).model("dep")
         #expect(model.bindDirectories == ["compose/hosts-binds/workspace": "host-path-hosts-binds-workspace"])
-        #expect(KindMounts.required(model, home: h.fs.homeDirectory).map(\.containerPath) == ["/mnt/host-path-hosts-binds-workspace"])
+        #expect(
+            KindMounts.required(model, home: h.fs.homeDirectory).map(\.containerPath) == [
+                "/mnt/host-path-hosts-binds-workspace"
+            ])
     }
 
     /// An absolute bind in a laconic stack: refused at create with the exact opt-in; with it, no copy, a
@@ -154,19 +204,27 @@ extension ClusterHarness {
         try h.tmp.write("host/app.log", "x\n")
         let log = h.path("host/app.log")
         try h.tmp.write("s/stacks/logs/stack.yml", "version: \"1.0\"\nname: logs\npods: [logs]\n")
-        try h.tmp.write("s/compose/docker-compose-logs.yml", "services:\n  app:\n    image: x\n    volumes:\n      - \(log):/var/log/app.log\n")
+        try h.tmp.write(
+            "s/compose/docker-compose-logs.yml",
+            "services:\n  app:\n    image: x\n    volumes:\n      - \(log):/var/log/app.log\n")
         let volume = HostPathName.volume(for: log)
         do {
             try await h.initAndCreate(h.path("s/stacks/logs"))
             Issue.record("expected a refusal")
         } catch let e as SoError {
-            #expect(e.line == "\(h.fs.realpath(h.path("s/compose/docker-compose-logs.yml"))):5: host path '\(log)' is outside the stack and is not mounted unless the spec allows it", "\(e.line)")
-            #expect(e.hint?.hasPrefix("to mount it from the host, add '\(volume): \(log)' under volumes: in the spec") == true)
+            #expect(
+                e.line
+                    == "\(h.fs.realpath(h.path("s/compose/docker-compose-logs.yml"))):5: host path '\(log)' is outside the stack and is not mounted unless the spec allows it",
+                "\(e.line)")
+            #expect(
+                e.hint?.hasPrefix("to mount it from the host, add '\(volume): \(log)' under volumes: in the spec")
+                    == true)
         }
         #expect(!h.fs.exists(h.path("dep")))
         let spec = try h.read("spec.yml")
         #expect(spec.contains("volumes: {}\n"), "\(spec)")
-        try h.tmp.write("spec.yml", spec.replacingOccurrences(of: "volumes: {}\n", with: "volumes:\n  \(volume): \(log)\n"))
+        try h.tmp.write(
+            "spec.yml", spec.replacingOccurrences(of: "volumes: {}\n", with: "volumes:\n  \(volume): \(log)\n"))
         _ = try await CreateAction(h.ctx).run(CreateRequest(specFile: "spec.yml", deploymentDir: "dep"))
         #expect(try h.read("dep/kind-config.yml").contains("hostPath: \(log)\n        containerPath: /mnt/\(volume)"))
         let manifest = try RenderAction(h.ctx).manifest("dep")
@@ -183,7 +241,9 @@ extension ClusterHarness {
         try h.tmp.write("repos-other/secret", "x\n")
         let cli = h.path("repos/registry-cli")
         try h.tmp.write("s/stacks/reg/stack.yml", "version: \"1.0\"\nname: reg\npods: [reg]\n")
-        try h.tmp.write("s/compose/docker-compose-reg.yml", "services:\n  app:\n    image: x\n    volumes:\n      - \(cli):/app/cli\n")
+        try h.tmp.write(
+            "s/compose/docker-compose-reg.yml",
+            "services:\n  app:\n    image: x\n    volumes:\n      - \(cli):/app/cli\n")
         try await h.initAndCreate(h.path("s/stacks/reg"))
         let volume = HostPathName.volume(for: cli)
         #expect(try h.read("dep/deployment.yml").contains("repo-base-dir: \(h.path("repos"))\n"))
@@ -196,9 +256,13 @@ extension ClusterHarness {
         #expect(pv.yaml().contains("path: /mnt/\(volume)\n    type: DirectoryOrCreate"), "\(pv.yaml())")
         // The base directory itself, and a path beside it that shares its prefix, are not under it.
         for outside in [h.path("repos"), h.path("repos-other/secret")] {
-            try h.tmp.write("s/compose/docker-compose-reg.yml", "services:\n  app:\n    image: x\n    volumes:\n      - \(outside):/app/cli\n")
+            try h.tmp.write(
+                "s/compose/docker-compose-reg.yml",
+                "services:\n  app:\n    image: x\n    volumes:\n      - \(outside):/app/cli\n")
             try h.fs.removeTree(h.path("dep"))
-            await #expect(throws: SoError.self) { try await CreateAction(h.ctx).run(CreateRequest(specFile: "spec.yml", deploymentDir: "dep")) }
+            await #expect(throws: SoError.self) {
+                try await CreateAction(h.ctx).run(CreateRequest(specFile: "spec.yml", deploymentDir: "dep"))
+            }
         }
     }
 
@@ -207,10 +271,13 @@ extension ClusterHarness {
     @Test func plainComposeSocketBindIsASocketHostPath() async throws {
         let h = try Harness()
         defer { h.tmp.cleanup() }
-        let tmp = try TempDir("so-sock")   // a short path: Unix socket paths are limited to 107 bytes
+        let tmp = try TempDir("so-sock")  // a short path: Unix socket paths are limited to 107 bytes
         defer { tmp.cleanup() }
         try makeUnixSocket(tmp.file("docker.sock"))
-        try h.tmp.write("app/compose.yaml", "services:\n  agent:\n    image: x\n    volumes:\n      - \(tmp.file("docker.sock")):/var/run/docker.sock\n")
+        try h.tmp.write(
+            "app/compose.yaml",
+            "services:\n  agent:\n    image: x\n    volumes:\n      - \(tmp.file("docker.sock")):/var/run/docker.sock\n"
+        )
         try await h.initAndCreate(h.path("app"))
         let manifest = try RenderAction(h.ctx).manifest("dep")
         let pv = try #require(manifest.objects.first { $0.kind == "PersistentVolume" })

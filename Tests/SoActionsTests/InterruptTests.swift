@@ -1,12 +1,13 @@
 import Foundation
+import SoBasics
+import SoSystem
+import SoTestSupport
 import Testing
+
 @testable import SoActions
+@testable import SoAuthoring
 @testable import SoDeploy
 @testable import SoWorkspace
-@testable import SoAuthoring
-import SoBasics
-import SoTestSupport
-import SoSystem
 
 /// Every call forwarded to `base`; test file systems override what they watch.
 class ForwardingFileSystem: FileSystem, @unchecked Sendable {
@@ -27,7 +28,9 @@ class ForwardingFileSystem: FileSystem, @unchecked Sendable {
     func setExecutable(_ path: String, _ executable: Bool) throws { try base.setExecutable(path, executable) }
     var currentDirectory: String { base.currentDirectory }
     var homeDirectory: String { base.homeDirectory }
-    func temporaryDirectory(beside path: String, prefix: String) throws -> String { try base.temporaryDirectory(beside: path, prefix: prefix) }
+    func temporaryDirectory(beside path: String, prefix: String) throws -> String {
+        try base.temporaryDirectory(beside: path, prefix: prefix)
+    }
     func modificationDate(_ path: String) -> Date? { base.modificationDate(path) }
 }
 
@@ -77,7 +80,9 @@ final class ExitRecord: @unchecked Sendable {
         ctx.fs = fs
         ctx.interrupts = interrupts
         // A live process has exited inside interrupt(); under test the next step refuses to run.
-        await #expect(throws: SoError.self) { try await CreateAction(ctx).run(CreateRequest(specFile: "spec.yml", deploymentDir: "dep")) }
+        await #expect(throws: SoError.self) {
+            try await CreateAction(ctx).run(CreateRequest(specFile: "spec.yml", deploymentDir: "dep"))
+        }
         #expect(fs.writes == 3)
         #expect(record.codes == [code])
         #expect(record.leftAtExit == before, "left at exit: \(record.leftAtExit ?? [])")
@@ -91,15 +96,16 @@ final class ExitRecord: @unchecked Sendable {
         let now = h.ctx.clock.now()
         func leftover(_ name: String, age: TimeInterval) throws -> String {
             try h.tmp.write("\(name)/config.env", "A='left by a killed run'\n")
-            try FileManager.default.setAttributes([.modificationDate: now.addingTimeInterval(-age)], ofItemAtPath: h.path(name))
+            try FileManager.default.setAttributes(
+                [.modificationDate: now.addingTimeInterval(-age)], ofItemAtPath: h.path(name))
             return name
         }
-        let dead = try leftover(".dep.creating.999999.a1b2c3", age: 60)          // its process is gone
-        let running = try leftover(".dep.creating.4242.d4e5f6", age: 60)         // another create still running
+        let dead = try leftover(".dep.creating.999999.a1b2c3", age: 60)  // its process is gone
+        let running = try leftover(".dep.creating.4242.d4e5f6", age: 60)  // another create still running
         let ancient = try leftover(".dep.creating.4242.g7h8i9", age: 2 * 86400)  // pid reused since
-        let legacy = try leftover(".dep.creating.j0k1l2", age: 2 * 3600)         // made before temporaries carried a pid
+        let legacy = try leftover(".dep.creating.j0k1l2", age: 2 * 3600)  // made before temporaries carried a pid
         let legacyRecent = try leftover(".dep.creating.m3n4o5", age: 60)
-        let other = try leftover(".other.creating.999999.p6q7r8", age: 60)      // another deployment's
+        let other = try leftover(".other.creating.999999.p6q7r8", age: 60)  // another deployment's
         var ctx = h.ctx
         ctx.isProcessAlive = { $0 == 4242 }
         try await CreateAction(ctx).run(CreateRequest(specFile: "spec.yml", deploymentDir: "dep"))
@@ -130,7 +136,10 @@ final class ExitRecord: @unchecked Sendable {
     final class Recording: ForwardingFileSystem, @unchecked Sendable {
         var removed: [String] = []
         init() { super.init(base: LocalFileSystem()) }
-        override func remove(_ path: String) throws { removed.append(path); try base.remove(path) }
+        override func remove(_ path: String) throws {
+            removed.append(path)
+            try base.remove(path)
+        }
     }
 
     @Test func renamesOverTheTargetWithoutRemovingIt() throws {

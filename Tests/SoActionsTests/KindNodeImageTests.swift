@@ -1,12 +1,13 @@
 import Foundation
-import Testing
-@testable import SoActions
-@testable import SoDeploy
-@testable import SoWorkspace
-@testable import SoAuthoring
 import SoBasics
 import SoStack
 import SoTestSupport
+import Testing
+
+@testable import SoActions
+@testable import SoAuthoring
+@testable import SoDeploy
+@testable import SoWorkspace
 
 /// `kind-node-image:` (`deploy init --kind-node-image`) and `KIND_EXPERIMENTAL_PROVIDER`: the image kind
 /// creates the node from, a running node made from another image reported, the provider given to kind and
@@ -21,7 +22,8 @@ import SoTestSupport
         req.kindNodeImage = image
         try await InitAction(h.ctx).run(req)
         _ = try await CreateAction(h.ctx).run(CreateRequest(specFile: "spec.yml", deploymentDir: "dep"))
-        let clusterID = try DeploymentFile.load(h.path("dep/deployment.yml"), fs: h.fs, diagnostics: DiagnosticSink()).clusterID
+        let clusterID = try DeploymentFile.load(h.path("dep/deployment.yml"), fs: h.fs, diagnostics: DiagnosticSink())
+            .clusterID
         return (h, clusterID)
     }
 
@@ -38,15 +40,22 @@ import SoTestSupport
         let h = try Harness()
         defer { h.tmp.cleanup() }
         try h.tmp.write("kc", "apiVersion: v1\nkind: Config\n")
-        var req = InitRequest(stack: "example", deployTo: "k8s", kubeConfig: "kc", imageRegistry: "reg.example/x", output: "spec.yml")
+        var req = InitRequest(
+            stack: "example", deployTo: "k8s", kubeConfig: "kc", imageRegistry: "reg.example/x", output: "spec.yml")
         req.kindNodeImage = Self.image
-        do { try await InitAction(h.ctx).run(req); Issue.record("k8s with --kind-node-image was accepted") } catch let e as SoError {
+        do {
+            try await InitAction(h.ctx).run(req)
+            Issue.record("k8s with --kind-node-image was accepted")
+        } catch let e as SoError {
             #expect(e.line.contains("--kind-node-image is only for --deploy-to k8s-kind"), "\(e.line)")
             #expect(e.exitCode == 64)
         }
         var bad = InitRequest(stack: "example", output: "spec.yml")
         bad.kindNodeImage = "kindest/node v1"
-        do { try await InitAction(h.ctx).run(bad); Issue.record("a bad image was accepted") } catch let e as SoError {
+        do {
+            try await InitAction(h.ctx).run(bad)
+            Issue.record("a bad image was accepted")
+        } catch let e as SoError {
             #expect(e.line.contains("--kind-node-image 'kindest/node v1' is not an image reference"), "\(e.line)")
         }
         #expect(!h.fs.exists(h.path("spec.yml")))
@@ -63,18 +72,24 @@ import SoTestSupport
         let p = h.processes
         p.missing = []
         p.expect(["kind", "get", "clusters"], stdout: "No kind clusters found.\n")
-        p.expect(["kind", "get", "clusters"], stdout: "No kind clusters found.\n")   // again, under the host's lock
+        p.expect(["kind", "get", "clusters"], stdout: "No kind clusters found.\n")  // again, under the host's lock
         p.expect(["kind", "create", "cluster", "--name", clusterID, "--config", h.path("dep/kind-config.yml")])
         let kubeconfig = ClusterHarness.kubeconfigText.replacingOccurrences(of: "kind-test", with: "kind-\(clusterID)")
         p.expect(["kind", "get", "kubeconfig", "--name", clusterID], stdout: kubeconfig)
-        _ = try await StartAction(ctx).run(StartRequest(directory: "dep", cluster: ClusterOptions(), wait: false, progress: .plain))
+        _ = try await StartAction(ctx).run(
+            StartRequest(directory: "dep", cluster: ClusterOptions(), wait: false, progress: .plain))
         #expect(p.unexpected.isEmpty && p.pending.isEmpty, "\(p.calls.map(\.arguments))")
         let kindCalls = zip(p.calls, p.environments).filter { $0.0.arguments.first == "kind" }
         // deploy create's look for a running cluster (kind missing then), and start's list, list under the lock,
         // create and kubeconfig.
-        #expect(kindCalls.map { $0.0.arguments[1] } == ["get", "get", "get", "create", "get"], "\(kindCalls.map(\.0.arguments))")
+        #expect(
+            kindCalls.map { $0.0.arguments[1] } == ["get", "get", "get", "create", "get"],
+            "\(kindCalls.map(\.0.arguments))")
         for (call, env) in kindCalls { #expect(env?["KIND_EXPERIMENTAL_PROVIDER"] == "podman", "\(call.arguments)") }
-        #expect(h.console.stdout.contains("creating kind cluster '\(clusterID)' (node image \(Self.image), provider podman)"), "\(h.console.stdout)")
+        #expect(
+            h.console.stdout.contains(
+                "creating kind cluster '\(clusterID)' (node image \(Self.image), provider podman)"),
+            "\(h.console.stdout)")
     }
 
     /// A running node made from another image is reported (kind cannot change it), through the provider's CLI;
@@ -91,22 +106,30 @@ import SoTestSupport
         for running in ["kindest/node:v1.29.2@sha256:51a1", "docker.io/kindest/node:v1.31.0@sha256:53df"] {
             p.expect(["kind", "get", "clusters"], stdout: "\(clusterID)\n")
             p.expect(inspect, stdout: running + "\n")
-            p.expect(["kind", "get", "kubeconfig", "--name", clusterID],
-                     stdout: ClusterHarness.kubeconfigText.replacingOccurrences(of: "kind-test", with: "kind-\(clusterID)"))
-            _ = try await StartAction(ctx).run(StartRequest(directory: "dep", cluster: ClusterOptions(), wait: false, progress: .plain))
+            p.expect(
+                ["kind", "get", "kubeconfig", "--name", clusterID],
+                stdout: ClusterHarness.kubeconfigText.replacingOccurrences(of: "kind-test", with: "kind-\(clusterID)"))
+            _ = try await StartAction(ctx).run(
+                StartRequest(directory: "dep", cluster: ClusterOptions(), wait: false, progress: .plain))
             #expect(p.unexpected.isEmpty && p.pending.isEmpty, "\(p.calls.map(\.arguments))")
         }
         let reported = h.ctx.diagnostics.all.filter { $0.message.contains("node image") }
-        #expect(reported.map(\.message) == ["kind cluster '\(clusterID)' runs node image kindest/node:v1.29.2@sha256:51a1, "
-                                            + "not the spec's kind-node-image \(Self.image)"])
+        #expect(
+            reported.map(\.message) == [
+                "kind cluster '\(clusterID)' runs node image kindest/node:v1.29.2@sha256:51a1, "
+                    + "not the spec's kind-node-image \(Self.image)"
+            ])
         #expect(reported.first?.hint?.contains("kind delete cluster --name \(clusterID)") == true)
     }
 
     @Test func anUnknownProviderIsReportedAndDockerUsed() {
         let sink = DiagnosticSink()
         #expect(KindProvider.from(["KIND_EXPERIMENTAL_PROVIDER": "podmn"], diagnostics: sink).cli == "docker")
-        #expect(sink.all.map(\.description) == ["warning: KIND_EXPERIMENTAL_PROVIDER 'podmn' is not a provider kind knows; docker is used "
-                                                + "(did you mean 'podman'? set it to one of docker, podman, nerdctl, or unset it)"])
+        #expect(
+            sink.all.map(\.description) == [
+                "warning: KIND_EXPERIMENTAL_PROVIDER 'podmn' is not a provider kind knows; docker is used "
+                    + "(did you mean 'podman'? set it to one of docker, podman, nerdctl, or unset it)"
+            ])
         #expect(KindProvider.from([:], diagnostics: sink).cli == "docker")
         #expect(KindProvider.from(["KIND_EXPERIMENTAL_PROVIDER": "podman"], diagnostics: sink).cli == "podman")
     }

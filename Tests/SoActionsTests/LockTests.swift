@@ -1,24 +1,37 @@
 import Foundation
-import Testing
-@testable import SoActions
-@testable import SoDeploy
-@testable import SoWorkspace
-@testable import SoAuthoring
 import SoBasics
 import SoKube
-import SoTestSupport
 import SoSystem
+import SoTestSupport
+import Testing
+
+@testable import SoActions
+@testable import SoAuthoring
+@testable import SoDeploy
+@testable import SoWorkspace
 
 /// One start at a time per deployment: the Lease, who holds it, when it is taken over, and that it is
 /// given up on every path.
 @Suite struct DeploymentLockTests {
     @Test func anotherRunHoldingTheLockIsNamed() async throws {
         let c = try await ClusterHarness()
-        try c.cluster.seed(KubeObject(apiVersion: "v1", kind: "Namespace", name: c.id, annotations: [("laconic.com/deployment-dir", c.h.path("dep"))]))
+        try c.cluster.seed(
+            KubeObject(
+                apiVersion: "v1", kind: "Namespace", name: c.id,
+                annotations: [("laconic.com/deployment-dir", c.h.path("dep"))]))
         let now = Timestamps.microTime(c.ctx.clock.now())
-        try c.cluster.seed(KubeObject(apiVersion: "coordination.k8s.io/v1", kind: "Lease", name: "so-deployment-lock", namespace: c.id,
-                                      body: [("spec", .map([("holderIdentity", .string("ci-runner:42:abcd")), ("leaseDurationSeconds", .int(360)),
-                                                            ("acquireTime", .string(now)), ("renewTime", .string(now))]))]))
+        try c.cluster.seed(
+            KubeObject(
+                apiVersion: "coordination.k8s.io/v1", kind: "Lease", name: "so-deployment-lock", namespace: c.id,
+                body: [
+                    (
+                        "spec",
+                        .map([
+                            ("holderIdentity", .string("ci-runner:42:abcd")), ("leaseDurationSeconds", .int(360)),
+                            ("acquireTime", .string(now)), ("renewTime", .string(now)),
+                        ])
+                    )
+                ]))
         await #expect { _ = try await c.start() } throws: { e in
             ((e as? SoError)?.message ?? "").contains("is being changed by another so run (ci-runner:42:abcd)")
         }
@@ -34,17 +47,36 @@ import SoSystem
         var ctx = c.ctx
         ctx.hostName = "laptop"
         ctx.isProcessAlive = { $0 != 4242 }
-        try c.cluster.seed(KubeObject(apiVersion: "v1", kind: "Namespace", name: c.id, annotations: [("laconic.com/deployment-dir", c.h.path("dep"))]))
+        try c.cluster.seed(
+            KubeObject(
+                apiVersion: "v1", kind: "Namespace", name: c.id,
+                annotations: [("laconic.com/deployment-dir", c.h.path("dep"))]))
         let now = Timestamps.microTime(c.ctx.clock.now())
         for (holder, blocks) in [("laptop:4243:beef", true), ("other:4242:beef", true), ("laptop:4242:beef", false)] {
-            try c.cluster.seed(KubeObject(apiVersion: "coordination.k8s.io/v1", kind: "Lease", name: "so-deployment-lock", namespace: c.id,
-                                          body: [("spec", .map([("holderIdentity", .string(holder)), ("leaseDurationSeconds", .int(360)),
-                                                                ("acquireTime", .string(now)), ("renewTime", .string(now))]))]))
+            try c.cluster.seed(
+                KubeObject(
+                    apiVersion: "coordination.k8s.io/v1", kind: "Lease", name: "so-deployment-lock", namespace: c.id,
+                    body: [
+                        (
+                            "spec",
+                            .map([
+                                ("holderIdentity", .string(holder)), ("leaseDurationSeconds", .int(360)),
+                                ("acquireTime", .string(now)), ("renewTime", .string(now)),
+                            ])
+                        )
+                    ]))
             var failed = false
-            do { _ = try await StartAction(ctx).run(StartRequest(directory: "dep", cluster: c.options, timeout: 30, progress: .plain)) } catch { failed = true }
+            do {
+                _ = try await StartAction(ctx).run(
+                    StartRequest(directory: "dep", cluster: c.options, timeout: 30, progress: .plain))
+            } catch { failed = true }
             #expect(failed == blocks, "\(holder)")
         }
-        #expect(c.h.console.stderr.contains("taking over the lock") || ctx.diagnostics.all.contains { $0.message.contains("taking over the lock of an earlier so run (laptop:4242:beef)") })
+        #expect(
+            c.h.console.stderr.contains("taking over the lock")
+                || ctx.diagnostics.all.contains {
+                    $0.message.contains("taking over the lock of an earlier so run (laptop:4242:beef)")
+                })
     }
 
     /// Two starts of one deployment at once, the second beginning while the first waits for the workloads
@@ -53,25 +85,35 @@ import SoSystem
     /// nothing but the Namespace's lifecycle annotations, and goes through.
     @Test(arguments: [true, false]) func twoStartsAtOnceDoNotInterleave(secondChanges: Bool) async throws {
         let c = try await ClusterHarness()
-        final class Second: @unchecked Sendable { var error: Error?; var calls: ArraySlice<String> = []; var started = false }
+        final class Second: @unchecked Sendable {
+            var error: Error?
+            var calls: ArraySlice<String> = []
+            var started = false
+        }
         let second = Second()
         let cluster = c.cluster
         cluster.beforeCallAsync = { call in
             // The first list of Deployments is the wait's (a namespace this start created is not listed).
             guard call.hasPrefix("list Deployment"), !second.started else { return }
             second.started = true
-            if secondChanges { try? c.h.tmp.write("dep/config.env", ((try? c.h.read("dep/config.env")) ?? "") + "NEW_SETTING=on\n") }
+            if secondChanges {
+                try? c.h.tmp.write("dep/config.env", ((try? c.h.read("dep/config.env")) ?? "") + "NEW_SETTING=on\n")
+            }
             let before = cluster.calls.count
             do { _ = try await c.start() } catch { second.error = error }
             second.calls = cluster.calls[before...]
         }
         _ = try await c.start()
         #expect(second.started)
-        #expect(!second.calls.contains { $0.hasPrefix("apply") || $0.hasPrefix("delete") || $0.hasPrefix("update") }, "\(second.calls)")
+        #expect(
+            !second.calls.contains { $0.hasPrefix("apply") || $0.hasPrefix("delete") || $0.hasPrefix("update") },
+            "\(second.calls)")
         if secondChanges {
             #expect(second.calls.contains("create Lease \(c.id)/so-deployment-lock"), "\(second.calls)")
             let message = (second.error as? SoError)?.message ?? ""
-            #expect(message.contains("deployment \(c.id) is being changed by another so run (localhost:\(getpid()):"), "\(message)")
+            #expect(
+                message.contains("deployment \(c.id) is being changed by another so run (localhost:\(getpid()):"),
+                "\(message)")
             #expect(!second.calls.contains { $0.hasPrefix("patch") }, "\(second.calls)")
         } else {
             #expect(second.error == nil && !second.calls.contains { $0.contains("Lease") }, "\(second.calls)")
@@ -93,8 +135,10 @@ import SoSystem
         let hash = KubeObject.appliedHashAnnotation
         cluster.beforeCall = { call in
             guard call == "create Lease \(id)/so-deployment-lock" else { return }
-            try? cluster.seed(KubeObject(apiVersion: "v1", kind: "ConfigMap", name: "left-by-another-run", namespace: id,
-                                         labels: [("app", id), ("app.kubernetes.io/instance", id), ("app.kubernetes.io/managed-by", "so")]))
+            try? cluster.seed(
+                KubeObject(
+                    apiVersion: "v1", kind: "ConfigMap", name: "left-by-another-run", namespace: id,
+                    labels: [("app", id), ("app.kubernetes.io/instance", id), ("app.kubernetes.io/managed-by", "so")]))
             cluster.update("Service", service, namespace: id) { svc in
                 guard case .object(var o) = svc, case .object(var meta)? = o["metadata"] else { return }
                 meta["annotations"] = .object([hash: .string("another-run")])
@@ -113,9 +157,15 @@ import SoSystem
     /// SIGINT in the middle of a start: the lock is given up before `so` exits.
     @Test func anInterruptedStartGivesTheLockUp() async throws {
         let c = try await ClusterHarness()
-        final class Record: @unchecked Sendable { var codes: [Int32] = []; var leaseAtExit: JSON?; var leaseBefore: JSON?; var interrupted = false }
+        final class Record: @unchecked Sendable {
+            var codes: [Int32] = []
+            var leaseAtExit: JSON?
+            var leaseBefore: JSON?
+            var interrupted = false
+        }
         let record = Record()
-        let cluster = c.cluster, id = c.id
+        let cluster = c.cluster
+        let id = c.id
         let interrupts = Interrupts(terminate: { code in
             record.codes.append(code)
             record.leaseAtExit = cluster.object("Lease", "so-deployment-lock", namespace: id)
@@ -128,7 +178,10 @@ import SoSystem
             record.leaseBefore = cluster.object("Lease", "so-deployment-lock", namespace: id)
             // As the signal thread does: off the task's thread, which stays free for the release.
             await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-                Thread { interrupts.interrupt(signal: SIGINT); done.resume() }.start()
+                Thread {
+                    interrupts.interrupt(signal: SIGINT)
+                    done.resume()
+                }.start()
             }
         }
         _ = try? await ClusterHarness(copying: c, ctx: ctx).start()
@@ -139,12 +192,24 @@ import SoSystem
 
     @Test func anExpiredLockIsTakenOverByCompareAndSwapAndARacingRunLoses() async throws {
         let c = try await ClusterHarness()
-        try c.cluster.seed(KubeObject(apiVersion: "v1", kind: "Namespace", name: c.id, annotations: [("laconic.com/deployment-dir", c.h.path("dep"))]))
+        try c.cluster.seed(
+            KubeObject(
+                apiVersion: "v1", kind: "Namespace", name: c.id,
+                annotations: [("laconic.com/deployment-dir", c.h.path("dep"))]))
         let long = Timestamps.microTime(c.ctx.clock.now().addingTimeInterval(-3600))
         func seedExpired() throws {
-            try c.cluster.seed(KubeObject(apiVersion: "coordination.k8s.io/v1", kind: "Lease", name: "so-deployment-lock", namespace: c.id,
-                                          body: [("spec", .map([("holderIdentity", .string("ci-runner:42:abcd")), ("leaseDurationSeconds", .int(60)),
-                                                                ("acquireTime", .string(long)), ("renewTime", .string(long))]))]))
+            try c.cluster.seed(
+                KubeObject(
+                    apiVersion: "coordination.k8s.io/v1", kind: "Lease", name: "so-deployment-lock", namespace: c.id,
+                    body: [
+                        (
+                            "spec",
+                            .map([
+                                ("holderIdentity", .string("ci-runner:42:abcd")), ("leaseDurationSeconds", .int(60)),
+                                ("acquireTime", .string(long)), ("renewTime", .string(long)),
+                            ])
+                        )
+                    ]))
         }
         // Another run takes the expired lock between our read and our update: we lose, wait for it (up to the
         // start's timeout) naming it, and apply nothing.
@@ -157,8 +222,10 @@ import SoSystem
                 guard case .object(var o) = lease, case .object(var meta)? = o["metadata"] else { return }
                 meta["resourceVersion"] = .string("racer")
                 o["metadata"] = .object(meta)
-                o["spec"] = .object(["holderIdentity": .string("racer:1:beef"), "leaseDurationSeconds": .number(3600),
-                                     "acquireTime": .string(now), "renewTime": .string(now)])
+                o["spec"] = .object([
+                    "holderIdentity": .string("racer:1:beef"), "leaseDurationSeconds": .number(3600),
+                    "acquireTime": .string(now), "renewTime": .string(now),
+                ])
                 lease = .object(o)
             }
         }
@@ -172,13 +239,18 @@ import SoSystem
         let before = c.cluster.calls.count
         _ = try await c.start()
         let lockCalls = c.cluster.calls[before...].filter { $0.contains("Lease") }
-        #expect(Array(lockCalls) == ["create Lease \(c.id)/so-deployment-lock", "get Lease \(c.id)/so-deployment-lock",
-                                     "update Lease \(c.id)/so-deployment-lock", "delete Lease \(c.id)/so-deployment-lock"])
+        #expect(
+            Array(lockCalls) == [
+                "create Lease \(c.id)/so-deployment-lock", "get Lease \(c.id)/so-deployment-lock",
+                "update Lease \(c.id)/so-deployment-lock", "delete Lease \(c.id)/so-deployment-lock",
+            ])
     }
 
     static func leaseLock(_ c: ClusterHarness, namespace: String) -> DeploymentLock {
-        DeploymentLock(ctx: c.ctx, client: c.cluster, namespace: namespace, name: "so-deployment-lock", labels: [], subject: "deployment x is being changed",
-                       duration: 30)
+        DeploymentLock(
+            ctx: c.ctx, client: c.cluster, namespace: namespace, name: "so-deployment-lock", labels: [],
+            subject: "deployment x is being changed",
+            duration: 30)
     }
 
     /// The holder renews its Lease (a compare-and-swap on its last write, the renewTime moved on); once
@@ -197,7 +269,9 @@ import SoSystem
         #expect(renewed.at("spec", "holderIdentity")?.string == lock.holder)
         // Another run takes it over (it expired): the next renewal finds the Lease changed, and stops.
         c.cluster.update("Lease", "so-deployment-lock", namespace: "ns") { lease in
-            guard case .object(var o) = lease, case .object(var meta)? = o["metadata"], case .object(var spec)? = o["spec"] else { return }
+            guard case .object(var o) = lease, case .object(var meta)? = o["metadata"],
+                case .object(var spec)? = o["spec"]
+            else { return }
             meta["resourceVersion"] = .string("other-run")
             spec["holderIdentity"] = .string("ci-runner:7:beef")
             o["metadata"] = .object(meta)
@@ -207,7 +281,9 @@ import SoSystem
         #expect(await lock.renew() == false)
         #expect(c.ctx.diagnostics.all.contains { $0.message.contains("was taken over by another so run") })
         await lock.release()
-        #expect(c.cluster.object("Lease", "so-deployment-lock", namespace: "ns")?.at("spec", "holderIdentity")?.string == "ci-runner:7:beef")
+        #expect(
+            c.cluster.object("Lease", "so-deployment-lock", namespace: "ns")?.at("spec", "holderIdentity")?.string
+                == "ci-runner:7:beef")
         #expect(!c.cluster.calls.contains { $0.hasPrefix("delete") }, "\(c.cluster.calls)")
     }
 
@@ -236,7 +312,9 @@ import SoSystem
         try await mine.acquire()
         // Another run took it over (as after an expiry this run did not notice): its Lease stays.
         c.cluster.update("Lease", "so-deployment-lock", namespace: "ns") { lease in
-            guard case .object(var o) = lease, case .object(var meta)? = o["metadata"], case .object(var spec)? = o["spec"] else { return }
+            guard case .object(var o) = lease, case .object(var meta)? = o["metadata"],
+                case .object(var spec)? = o["spec"]
+            else { return }
             meta["resourceVersion"] = .string("someone-else")
             spec["holderIdentity"] = .string("ci-runner:7:beef")
             o["metadata"] = .object(meta)
@@ -245,7 +323,9 @@ import SoSystem
         }
         await mine.release()
         #expect(c.cluster.calls.suffix(2) == ["delete Lease ns/so-deployment-lock", "get Lease ns/so-deployment-lock"])
-        #expect(c.cluster.object("Lease", "so-deployment-lock", namespace: "ns")?.at("spec", "holderIdentity")?.string == "ci-runner:7:beef")
+        #expect(
+            c.cluster.object("Lease", "so-deployment-lock", namespace: "ns")?.at("spec", "holderIdentity")?.string
+                == "ci-runner:7:beef")
         // Unchanged since its own write, it goes.
         let again = Self.leaseLock(c, namespace: "ns2")
         try c.cluster.seed(KubeObject(apiVersion: "v1", kind: "Namespace", name: "ns2"))
@@ -259,13 +339,20 @@ import SoSystem
     @Test func twoRunsInstallTheIngressControllerOnce() async throws {
         let c = try await ClusterHarness()
         try c.cluster.seed(KubeObject(apiVersion: "v1", kind: "Namespace", name: "kube-system"))
-        let cluster = c.cluster, ctx = c.ctx
-        final class Second: @unchecked Sendable { var task: Task<Void, Error>?; var launched = false }
+        let cluster = c.cluster
+        let ctx = c.ctx
+        final class Second: @unchecked Sendable {
+            var task: Task<Void, Error>?
+            var launched = false
+        }
         let second = Second()
         @Sendable func install() async throws {
             let progress = ProgressReporter(ctx: ctx, mode: .plain)
-            _ = try await DeploymentLock.cluster(ctx: ctx, client: cluster, duration: 30).holding(waiting: 3600, progress: progress) {
-                try await IngressInstaller(ctx: ctx, client: cluster).ensure(image: nil, acmeEmail: nil, timeout: 30, progress: progress)
+            _ = try await DeploymentLock.cluster(ctx: ctx, client: cluster, duration: 30).holding(
+                waiting: 3600, progress: progress
+            ) {
+                try await IngressInstaller(ctx: ctx, client: cluster).ensure(
+                    image: nil, acmeEmail: nil, timeout: 30, progress: progress)
             }
         }
         cluster.beforeCallAsync = { call in
@@ -274,7 +361,9 @@ import SoSystem
             let before = cluster.calls.count
             second.task = Task { try await install() }
             // Go on once the second run has met the lock.
-            for _ in 0..<10_000 where !cluster.calls[before...].contains("get Lease kube-system/so-cluster-lock") { await Task.yield() }
+            for _ in 0..<10_000 where !cluster.calls[before...].contains("get Lease kube-system/so-cluster-lock") {
+                await Task.yield()
+            }
         }
         try await install()
         try await second.task?.value
@@ -293,7 +382,11 @@ import SoSystem
         let c = try await ClusterHarness()
         let model = try RenderAction(c.ctx).model("dep")
         let name = model.spec.kindClusterName ?? model.identity.clusterID
-        let other = { var m = model; m.identity.clusterID = "laconic-another-deployments-cluster"; return m }()
+        let other = {
+            var m = model
+            m.identity.clusterID = "laconic-another-deployments-cluster"
+            return m
+        }()
         final class Kind: @unchecked Sendable {
             let lock = NSLock()
             var made: [String] = []
@@ -310,7 +403,10 @@ import SoSystem
             }
             if args == ["kind", "get", "clusters"] { return ProcessResult(exitCode: 0, stdout: kind.listed) }
             if args.starts(with: ["kind", "get", "kubeconfig", "--name"]) {
-                return ProcessResult(exitCode: 0, stdout: ClusterHarness.kubeconfigText.replacingOccurrences(of: "kind-test", with: "kind-\(args[4])"))
+                return ProcessResult(
+                    exitCode: 0,
+                    stdout: ClusterHarness.kubeconfigText.replacingOccurrences(of: "kind-test", with: "kind-\(args[4])")
+                )
             }
             return nil
         }
@@ -325,6 +421,8 @@ import SoSystem
         #expect([name, other.identity.clusterID].contains(made))
         #expect(x.kindCluster == made && y.kindCluster == made)
         #expect(p.unexpected.isEmpty, "\(p.unexpected)")
-        #expect(c.h.console.stdout.contains("using kind cluster '\(made)', which another so run created meanwhile"), "\(c.h.console.stdout)")
+        #expect(
+            c.h.console.stdout.contains("using kind cluster '\(made)', which another so run created meanwhile"),
+            "\(c.h.console.stdout)")
     }
 }

@@ -1,8 +1,9 @@
 import Foundation
-import Testing
-@testable import SoBasics
-import SoTestSupport
 import SoSystem
+import SoTestSupport
+import Testing
+
+@testable import SoBasics
 
 /// The live process runner (swift-subprocess), on `sh`.
 @Suite struct ProcessRunnerTests {
@@ -11,13 +12,16 @@ import SoSystem
     @Test func capturesOutputExitCodeDirectoryAndEnvironment() async throws {
         let t = try TempDir("so-proc")
         defer { t.cleanup() }
-        let r = try await runner.run(["sh", "-c", "echo \"$GREETING from $(pwd)\"; echo oops >&2; read x; echo \"stdin:$x\"; exit 3"],
-                                     workingDirectory: t.path, environment: nil, timeout: 30)
+        let r = try await runner.run(
+            ["sh", "-c", "echo \"$GREETING from $(pwd)\"; echo oops >&2; read x; echo \"stdin:$x\"; exit 3"],
+            workingDirectory: t.path, environment: nil, timeout: 30)
         #expect(r.exitCode == 3)
         #expect(r.stdout == "hi from \(LocalFileSystem().realpath(t.path))\nstdin:\n")
         #expect(r.stderr == "oops\n")
         // A given environment replaces the inherited one.
-        let own = try await runner.run(["sh", "-c", "echo \"[$GREETING]\""], workingDirectory: nil, environment: ["PATH": "/usr/bin:/bin"], timeout: nil)
+        let own = try await runner.run(
+            ["sh", "-c", "echo \"[$GREETING]\""], workingDirectory: nil, environment: ["PATH": "/usr/bin:/bin"],
+            timeout: nil)
         #expect(own.stdout == "[]\n")
     }
 
@@ -28,7 +32,10 @@ import SoSystem
     }
 
     @Test func aProgramPastItsTimeoutIsStoppedAndNamed() async throws {
-        await #expect { _ = try await runner.run(["sh", "-c", "exec sleep 30"], workingDirectory: nil, environment: nil, timeout: 0.3) } throws: { e in
+        await #expect {
+            _ = try await runner.run(
+                ["sh", "-c", "exec sleep 30"], workingDirectory: nil, environment: nil, timeout: 0.3)
+        } throws: { e in
             (e as? SoError)?.message == "sh did not finish within 0.3 s and was stopped"
         }
     }

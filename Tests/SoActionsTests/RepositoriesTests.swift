@@ -1,13 +1,14 @@
 import Foundation
-import Testing
-@testable import SoActions
-@testable import SoDeploy
-@testable import SoWorkspace
-@testable import SoAuthoring
 import SoBasics
 import SoStack
-import SoTestSupport
 import SoSystem
+import SoTestSupport
+import Testing
+
+@testable import SoActions
+@testable import SoAuthoring
+@testable import SoDeploy
+@testable import SoWorkspace
 
 struct RepoHarness {
     let tmp: TempDir
@@ -18,16 +19,22 @@ struct RepoHarness {
 
     init(dryRun: Bool = false, runner: ProcessRunner? = nil) throws {
         tmp = try TempDir("so-repos")
-        ctx = SoContext(fs: LocalFileSystem(currentDirectory: tmp.path), processes: runner ?? processes, clock: FixedClock(), entropy: SeededEntropy(),
-                        console: console, environment: ["SO_REPO_BASE_DIR": tmp.file("repos")], builtInRoot: nil,
-                        options: GlobalSettings(dryRun: dryRun))
+        ctx = SoContext(
+            fs: LocalFileSystem(currentDirectory: tmp.path), processes: runner ?? processes, clock: FixedClock(),
+            entropy: SeededEntropy(),
+            console: console, environment: ["SO_REPO_BASE_DIR": tmp.file("repos")], builtInRoot: nil,
+            options: GlobalSettings(dryRun: dryRun))
     }
 }
 
 @Suite struct RepoLocatorTests {
     @Test func parses() throws {
-        #expect(try RepoLocator.parse("cerc-io/stack-orchestrator") == RepoLocator(host: "github.com", org: "cerc-io", repo: "stack-orchestrator", ref: nil))
-        #expect(try RepoLocator.parse("git.vdb.to/cerc-io/test-project@test-branch") == RepoLocator(host: "git.vdb.to", org: "cerc-io", repo: "test-project", ref: "test-branch"))
+        #expect(
+            try RepoLocator.parse("cerc-io/stack-orchestrator")
+                == RepoLocator(host: "github.com", org: "cerc-io", repo: "stack-orchestrator", ref: nil))
+        #expect(
+            try RepoLocator.parse("git.vdb.to/cerc-io/test-project@test-branch")
+                == RepoLocator(host: "git.vdb.to", org: "cerc-io", repo: "test-project", ref: "test-branch"))
         #expect(try RepoLocator.parse("github.com/a/b@v1.2.3").cloneURL(ssh: true) == "git@github.com:a/b.git")
         #expect(try RepoLocator.parse("github.com/a/b").cloneURL(ssh: false) == "https://github.com/a/b")
         for bad in ["a", "a/b/c/d", "a//b", "a/b@", "a/b@-x", "a/../b", "a/b c", "a/b@x..y"] {
@@ -42,7 +49,8 @@ struct RepoHarness {
         defer { h.tmp.cleanup() }
         let dir = Path.join(h.base, "stacks-repo")
         h.processes.expect(["git", "clone", "--quiet", "https://git.example.org/team/stacks-repo", dir]) {
-            try LocalFileSystem().writeText("name: web\npods: []\n", to: Path.join(dir, "stack-orchestrator/stacks/web/stack.yml"))
+            try LocalFileSystem().writeText(
+                "name: web\npods: []\n", to: Path.join(dir, "stack-orchestrator/stacks/web/stack.yml"))
             try LocalFileSystem().createDirectory(Path.join(dir, ".git"))
         }
         h.processes.expect(["git", "-C", dir, "checkout", "--quiet", "v2"])
@@ -108,8 +116,10 @@ struct RepoHarness {
         let h = try RepoHarness()
         defer { h.tmp.cleanup() }
         let dir = Path.join(h.base, "b")
-        h.processes.expect(["git", "clone", "--quiet", "git@github.com:a/b.git", dir], exitCode: 128,
-                           stderr: "Cloning into '\(dir)'...\nfatal: Could not read from remote repository.\n") {
+        h.processes.expect(
+            ["git", "clone", "--quiet", "git@github.com:a/b.git", dir], exitCode: 128,
+            stderr: "Cloning into '\(dir)'...\nfatal: Could not read from remote repository.\n"
+        ) {
             try LocalFileSystem().createDirectory(dir)
         }
         do {
@@ -124,7 +134,9 @@ struct RepoHarness {
 
     @Test func repoBaseDirPrecedence() {
         let fs = LocalFileSystem(currentDirectory: "/w")
-        func base(_ env: [String: String]) -> String { StackLocator(fs: fs, builtInRoot: nil, environment: env, currentDirectory: "/w").repoBaseDir }
+        func base(_ env: [String: String]) -> String {
+            StackLocator(fs: fs, builtInRoot: nil, environment: env, currentDirectory: "/w").repoBaseDir
+        }
         #expect(base(["SO_REPO_BASE_DIR": "/a", "CERC_REPO_BASE_DIR": "/b"]) == "/a")
         #expect(base(["CERC_REPO_BASE_DIR": "/b"]) == "/b")
         #expect(base(["CERC_REPO_BASE_DIR": "rel"]) == "/w/rel")
@@ -134,15 +146,21 @@ struct RepoHarness {
     @Test func setupHonoursIncludeExcludeAndBranches() async throws {
         let h = try RepoHarness(dryRun: true)
         defer { h.tmp.cleanup() }
-        try h.tmp.write("s/stacks/x/stack.yml", "name: x\nrepos:\n  - github.com/acme/api@v1\n  - acme/web\n  - git.example.org/acme/docs\npods: []\n")
+        try h.tmp.write(
+            "s/stacks/x/stack.yml",
+            "name: x\nrepos:\n  - github.com/acme/api@v1\n  - acme/web\n  - git.example.org/acme/docs\npods: []\n")
         let stack = try h.ctx.locator.resolve(h.tmp.file("s/stacks/x"), diagnostics: DiagnosticSink())
-        let r = try await RepositoryAction(h.ctx).setup(stack: stack, include: ["acme/api", "acme/web"], exclude: ["acme/web"], gitSSH: false, pull: false,
-                                                       checkOnly: false, branches: ["acme/api@v2"])
+        let r = try await RepositoryAction(h.ctx).setup(
+            stack: stack, include: ["acme/api", "acme/web"], exclude: ["acme/web"], gitSSH: false, pull: false,
+            checkOnly: false, branches: ["acme/api@v2"])
         #expect(r.map(\.repository) == ["github.com/acme/api@v2"])
         let none = try h.tmp.write("t/stacks/y/stack.yml", "name: y\npods: []\n")
         _ = none
         let empty = try h.ctx.locator.resolve(h.tmp.file("t/stacks/y"), diagnostics: DiagnosticSink())
-        #expect(try await RepositoryAction(h.ctx).setup(stack: empty, include: [], exclude: [], gitSSH: false, pull: false, checkOnly: false, branches: []).isEmpty)
+        #expect(
+            try await RepositoryAction(h.ctx).setup(
+                stack: empty, include: [], exclude: [], gitSSH: false, pull: false, checkOnly: false, branches: []
+            ).isEmpty)
         #expect(h.ctx.diagnostics.all.contains { $0.message.contains("does not define any repositories") })
     }
 }
@@ -151,19 +169,26 @@ struct RepoHarness {
 struct GitRedirectRunner: ProcessRunner {
     let base: LocalProcessRunner
     let extra: [String: String]
-    func run(_ arguments: [String], workingDirectory: String?, environment: [String: String]?, timeout: Double?) async throws -> ProcessResult {
+    func run(_ arguments: [String], workingDirectory: String?, environment: [String: String]?, timeout: Double?)
+        async throws -> ProcessResult
+    {
         var env = environment ?? ProcessInfo.processInfo.environment
         for (k, v) in extra { env[k] = v }
         return try await base.run(arguments, workingDirectory: workingDirectory, environment: env, timeout: timeout)
     }
     // The other ways: setup-repositories runs git only captured; an unexpected call fails the test.
-    func runAttached(_ arguments: [String], environment: [String: String]?) async throws -> Int32 { Issue.record("attached: \(arguments)"); return 1 }
+    func runAttached(_ arguments: [String], environment: [String: String]?) async throws -> Int32 {
+        Issue.record("attached: \(arguments)")
+        return 1
+    }
     func runPrompting(_ arguments: [String], environment: [String: String]?) async throws -> ProcessResult {
         Issue.record("prompting: \(arguments)")
         return ProcessResult(exitCode: 1, stdout: "", stderr: "")
     }
-    func runStreaming(_ arguments: [String], stdinFile: String?, stdoutFile: String?, environment: [String: String]?,
-                      timeout: Double?) async throws -> ProcessResult {
+    func runStreaming(
+        _ arguments: [String], stdinFile: String?, stdoutFile: String?, environment: [String: String]?,
+        timeout: Double?
+    ) async throws -> ProcessResult {
         Issue.record("streaming: \(arguments)")
         return ProcessResult(exitCode: 1, stdout: "", stderr: "")
     }
@@ -176,22 +201,33 @@ struct GitRedirectRunner: ProcessRunner {
         let src = try TempDir("so-git-src")
         defer { src.cleanup() }
         let git = LocalProcessRunner()
-        let env = ["GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.invalid",
-                   "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "HOME": src.path]
+        let env = [
+            "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid", "GIT_COMMITTER_NAME": "t",
+            "GIT_COMMITTER_EMAIL": "t@example.invalid",
+            "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "HOME": src.path,
+        ]
         try src.write("work/stack-orchestrator/stacks/demo/stack.yml", "name: demo\npods: []\n")
-        for args in [["git", "init", "-q", "-b", "main"], ["git", "add", "."], ["git", "commit", "-q", "-m", "one"], ["git", "tag", "v1"]] {
+        for args in [
+            ["git", "init", "-q", "-b", "main"], ["git", "add", "."], ["git", "commit", "-q", "-m", "one"],
+            ["git", "tag", "v1"],
+        ] {
             let r = try await git.run(args, workingDirectory: src.file("work"), environment: env, timeout: 60)
             #expect(r.exitCode == 0, "\(args): \(r.stderr)")
         }
-        let redirect = GitRedirectRunner(base: git, extra: ["GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "url.\(src.file("work")).insteadOf",
-                                                              "GIT_CONFIG_VALUE_0": "https://git.example.invalid/team/demo-repo"])
+        let redirect = GitRedirectRunner(
+            base: git,
+            extra: [
+                "GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "url.\(src.file("work")).insteadOf",
+                "GIT_CONFIG_VALUE_0": "https://git.example.invalid/team/demo-repo",
+            ])
         let h = try RepoHarness(runner: redirect)
         defer { h.tmp.cleanup() }
         let r = try await RepositoryAction(h.ctx).fetch(try RepoLocator.parse("git.example.invalid/team/demo-repo@v1"))
         #expect(r.state == .cloned)
         #expect(r.stacks.map(\.name) == ["demo"])
         #expect(h.tmp.exists("repos/demo-repo/stack-orchestrator/stacks/demo/stack.yml"))
-        let again = try await RepositoryAction(h.ctx).fetch(try RepoLocator.parse("git.example.invalid/team/demo-repo@v1"))
+        let again = try await RepositoryAction(h.ctx).fetch(
+            try RepoLocator.parse("git.example.invalid/team/demo-repo@v1"))
         #expect(again.state == .present)
         do {
             _ = try await RepositoryAction(h.ctx).fetch(try RepoLocator.parse("git.example.invalid/team/missing-repo"))

@@ -1,11 +1,12 @@
 import Foundation
-import Testing
-@testable import SoActions
-@testable import SoDeploy
-@testable import SoWorkspace
-@testable import SoAuthoring
 import SoBasics
 import SoTestSupport
+import Testing
+
+@testable import SoActions
+@testable import SoAuthoring
+@testable import SoDeploy
+@testable import SoWorkspace
 
 /// What a first start and a re-start of the example cost in API requests (the fake cluster counts
 /// them). A re-start that changes nothing must stay a handful of requests: that is what keeps it
@@ -26,6 +27,7 @@ import SoTestSupport
         // nothing sent (all unchanged, the Namespace as read in the opening included) and so no Lease, the
         // wait's lists.
         #expect(Self.counts(c.cluster.calls[..<first]) == "17 (apply 8, create 2, delete 1, get 3, list 3)")
-        #expect(Self.counts(c.cluster.calls[first...]) == "13 (create 1, get 2, list 10)", "\(c.cluster.calls[first...])")
+        #expect(
+            Self.counts(c.cluster.calls[first...]) == "13 (create 1, get 2, list 10)", "\(c.cluster.calls[first...])")
     }
 }

@@ -1,11 +1,11 @@
 import Foundation
 import SoActions
-import SoDeploy
-import SoWorkspace
 import SoAuthoring
 import SoBasics
-import SoTestSupport
+import SoDeploy
 import SoSystem
+import SoTestSupport
+import SoWorkspace
 
 /// A context over the real file system rooted at a temp dir, with fakes for everything else.
 struct Harness {
@@ -24,8 +24,10 @@ struct Harness {
         // Hermetic: the user's kubeconfig is a file of this temp dir (absent unless a test writes it).
         var environment = environment
         if environment["KUBECONFIG"] == nil { environment["KUBECONFIG"] = tmp.file("user-kubeconfig") }
-        var ctx = SoContext(fs: LocalFileSystem(currentDirectory: tmp.path), processes: processes, clock: FixedClock(), entropy: SeededEntropy(),
-                            console: console, environment: environment, builtInRoot: RepoPaths.root)
+        var ctx = SoContext(
+            fs: LocalFileSystem(currentDirectory: tmp.path), processes: processes, clock: FixedClock(),
+            entropy: SeededEntropy(),
+            console: console, environment: environment, builtInRoot: RepoPaths.root)
         ctx.renewsLocks = false
         ctx.hostLocks = FileHostLocks(directory: tmp.path)
         self.ctx = ctx

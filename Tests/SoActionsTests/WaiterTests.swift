@@ -1,13 +1,14 @@
 import Foundation
-import Testing
-@testable import SoActions
-@testable import SoDeploy
-@testable import SoWorkspace
-@testable import SoAuthoring
 import SoBasics
 import SoKube
-import SoTestSupport
 import SoSystem
+import SoTestSupport
+import Testing
+
+@testable import SoActions
+@testable import SoAuthoring
+@testable import SoDeploy
+@testable import SoWorkspace
 
 @Suite struct WaiterTests {
     /// A failed Job is explained by a pod of its own (its `job-name` label), not by whichever problem
@@ -19,32 +20,60 @@ import SoSystem
             if o["kind"]?.string == "Job" { o["status"] = .object(["failed": .number(1)]) }
             json = .object(o)
         }
-        try c.cluster.seed(KubeObject(apiVersion: "v1", kind: "Namespace", name: c.id, annotations: [("laconic.com/deployment-dir", c.h.path("dep"))]))
+        try c.cluster.seed(
+            KubeObject(
+                apiVersion: "v1", kind: "Namespace", name: c.id,
+                annotations: [("laconic.com/deployment-dir", c.h.path("dep"))]))
         let job = "\(c.id)-job-example-migrate"
-        for (pod, labels, reason) in [("web-1", [(String, String)](), "ContainerCreating"), ("migrate-x1", [("job-name", job)], "PodInitializing")] {
-            try c.cluster.seed(KubeObject(apiVersion: "v1", kind: "Pod", name: pod, namespace: c.id, labels: [("app", c.id), ("app.kubernetes.io/instance", c.id)] + labels))
+        for (pod, labels, reason) in [
+            ("web-1", [(String, String)](), "ContainerCreating"),
+            ("migrate-x1", [("job-name", job)], "PodInitializing"),
+        ] {
+            try c.cluster.seed(
+                KubeObject(
+                    apiVersion: "v1", kind: "Pod", name: pod, namespace: c.id,
+                    labels: [("app", c.id), ("app.kubernetes.io/instance", c.id)] + labels))
             c.cluster.update("Pod", pod, namespace: c.id) { p in
                 guard case .object(var o) = p else { return }
-                o["status"] = .object(["containerStatuses": .array([.object(["name": .string("c"), "state": .object(["waiting": .object(["reason": .string(reason)])])])])])
+                o["status"] = .object([
+                    "containerStatuses": .array([
+                        .object([
+                            "name": .string("c"), "state": .object(["waiting": .object(["reason": .string(reason)])]),
+                        ])
+                    ])
+                ])
                 p = .object(o)
             }
         }
         await #expect { _ = try await c.start() } throws: { e in
-            (e as? SoError)?.message == "Job \(c.id)/\(job) failed: pod \(c.id)/migrate-x1 container c is waiting (PodInitializing)"
+            (e as? SoError)?.message
+                == "Job \(c.id)/\(job) failed: pod \(c.id)/migrate-x1 container c is waiting (PodInitializing)"
         }
     }
 
     /// A Pod whose one container `c` runs since `age` seconds before the clock's now.
-    static func pod(_ name: String, age: Double, ready: Bool = true, restarts: Int = 0, probe: Bool, clock: FixedClock) -> KubeObject {
+    static func pod(_ name: String, age: Double, ready: Bool = true, restarts: Int = 0, probe: Bool, clock: FixedClock)
+        -> KubeObject
+    {
         let started = Timestamps.rfc3339(clock.now().addingTimeInterval(-age))
         var container: [(String, YValue)] = [("name", .string("c")), ("image", .string("busybox"))]
-        if probe { container.append(("readinessProbe", .map([("exec", .map([("command", .list([.string("true")]))]))]))) }
-        let status: YValue = .map([("containerStatuses", .list([.map([
-            ("name", .string("c")), ("ready", .bool(ready)), ("restartCount", .int(restarts)),
-            ("state", .map([("running", .map([("startedAt", .string(started))]))])),
-        ])]))])
-        return KubeObject(apiVersion: "v1", kind: "Pod", name: name, namespace: "ns", labels: [("app", "x")],
-                          body: [("spec", .map([("containers", .list([.map(container)]))])), ("status", status)])
+        if probe {
+            container.append(("readinessProbe", .map([("exec", .map([("command", .list([.string("true")]))]))])))
+        }
+        let status: YValue = .map([
+            (
+                "containerStatuses",
+                .list([
+                    .map([
+                        ("name", .string("c")), ("ready", .bool(ready)), ("restartCount", .int(restarts)),
+                        ("state", .map([("running", .map([("startedAt", .string(started))]))])),
+                    ])
+                ])
+            )
+        ])
+        return KubeObject(
+            apiVersion: "v1", kind: "Pod", name: name, namespace: "ns", labels: [("app", "x")],
+            body: [("spec", .map([("containers", .list([.map(container)]))])), ("status", status)])
     }
 
     /// A container that has run for a moment is looked at again before the rollout is believed — unless a
@@ -53,18 +82,25 @@ import SoSystem
     @Test func youngContainersAreLookedAtAgainUnlessTheirProbeAnswered() async throws {
         let clock = FixedClock()
         let cluster = FakeCluster()
-        for (name, age, ready, restarts, probe) in [("bare", 0.5, true, 0, false), ("probed", 0.5, true, 0, true), ("probed-restarted", 0.5, true, 1, true),
-                                                    ("probed-unready", 0.5, false, 0, true), ("old", 30, true, 0, false)] {
+        for (name, age, ready, restarts, probe) in [
+            ("bare", 0.5, true, 0, false), ("probed", 0.5, true, 0, true), ("probed-restarted", 0.5, true, 1, true),
+            ("probed-unready", 0.5, false, 0, true), ("old", 30, true, 0, false),
+        ] {
             try cluster.seed(Self.pod(name, age: age, ready: ready, restarts: restarts, probe: probe, clock: clock))
         }
         let t = try TempDir("so-waiter")
-        let ctx = SoContext(fs: LocalFileSystem(currentDirectory: t.path), processes: FakeProcessRunner(), clock: clock, entropy: SeededEntropy(),
-                            console: CapturedConsole(), environment: [:], builtInRoot: nil)
+        let ctx = SoContext(
+            fs: LocalFileSystem(currentDirectory: t.path), processes: FakeProcessRunner(), clock: clock,
+            entropy: SeededEntropy(),
+            console: CapturedConsole(), environment: [:], builtInRoot: nil)
         let waiter = Waiter(ctx: ctx, client: cluster, namespace: "ns", selector: "app=x")
         var seen: [String: Date] = [:]
         let health = waiter.containerHealth(try await waiter.listPods(), seenRunning: &seen)
         #expect(health.restarting.isEmpty)
-        #expect(health.young == ["pod bare container c", "pod probed-restarted container c", "pod probed-unready container c"])
+        #expect(
+            health.young == [
+                "pod bare container c", "pod probed-restarted container c", "pod probed-unready container c",
+            ])
     }
 
     /// A busy kubelet reports a start late and an exit later still: a container started 10 s ago (past the
@@ -77,18 +113,25 @@ import SoSystem
             try cluster.seed(Self.pod(name, age: age, probe: probe, clock: clock))
         }
         let t = try TempDir("so-waiter")
-        let ctx = SoContext(fs: LocalFileSystem(currentDirectory: t.path), processes: FakeProcessRunner(), clock: clock, entropy: SeededEntropy(),
-                            console: CapturedConsole(), environment: [:], builtInRoot: nil)
+        let ctx = SoContext(
+            fs: LocalFileSystem(currentDirectory: t.path), processes: FakeProcessRunner(), clock: clock,
+            entropy: SeededEntropy(),
+            console: CapturedConsole(), environment: [:], builtInRoot: nil)
         let waiter = Waiter(ctx: ctx, client: cluster, namespace: "ns", selector: "app=x")
         var seen: [String: Date] = [:]
-        #expect(waiter.containerHealth(try await waiter.listPods(), seenRunning: &seen).young == ["pod late-report container c"])
+        #expect(
+            waiter.containerHealth(try await waiter.listPods(), seenRunning: &seen).young == [
+                "pod late-report container c"
+            ])
         try await clock.sleep(seconds: 1)
-        #expect(waiter.containerHealth(try await waiter.listPods(), seenRunning: &seen).young == ["pod late-report container c"])
+        #expect(
+            waiter.containerHealth(try await waiter.listPods(), seenRunning: &seen).young == [
+                "pod late-report container c"
+            ])
         try await clock.sleep(seconds: Waiter.watchSeconds)
         #expect(waiter.containerHealth(try await waiter.listPods(), seenRunning: &seen).young.isEmpty)
     }
 }
-
 
 /// The kubelet can leave a pod waiting for its own next look: a readiness probe's first run missed (a stale
 /// status), or a pod retried only after a back-off (its claim's read refused before the node authorizer
@@ -96,8 +139,12 @@ import SoSystem
 @Suite struct KubeletNudgeTests {
     func context(_ clock: FixedClock) throws -> (SoContext, TempDir) {
         let t = try TempDir("so-nudge")
-        return (SoContext(fs: LocalFileSystem(currentDirectory: t.path), processes: FakeProcessRunner(), clock: clock, entropy: SeededEntropy(),
-                          console: CapturedConsole(), environment: [:], builtInRoot: nil), t)
+        return (
+            SoContext(
+                fs: LocalFileSystem(currentDirectory: t.path), processes: FakeProcessRunner(), clock: clock,
+                entropy: SeededEntropy(),
+                console: CapturedConsole(), environment: [:], builtInRoot: nil), t
+        )
     }
 
     func pods(_ cluster: FakeCluster) async throws -> [JSON] {
@@ -107,7 +154,10 @@ import SoSystem
     @Test func aProbedContainerRunningUnreadyPastTheGraceIsMarkedOncePerStart() async throws {
         let clock = FixedClock()
         let cluster = FakeCluster()
-        for (name, age, ready, probe) in [("late", 3.0, false, true), ("just-started", 0.5, false, true), ("ready", 3.0, true, true), ("unprobed", 3.0, false, false)] {
+        for (name, age, ready, probe) in [
+            ("late", 3.0, false, true), ("just-started", 0.5, false, true), ("ready", 3.0, true, true),
+            ("unprobed", 3.0, false, false),
+        ] {
             try cluster.seed(WaiterTests.pod(name, age: age, ready: ready, probe: probe, clock: clock))
         }
         let (ctx, t) = try context(clock)
@@ -125,15 +175,35 @@ import SoSystem
 
     /// A pod scheduled a few seconds ago (`age`) whose sandbox is not ready (`sandbox`: the condition's
     /// status, nil when the kubelet does not report it), with its one container in `state`.
-    static func scheduled(_ name: String, age: Double, sandbox: String?, state: YValue, job: Bool = false, clock: FixedClock) -> KubeObject {
-        var conditions: [YValue] = [.map([("type", .string("PodScheduled")), ("status", .string("True")),
-                                          ("lastTransitionTime", .string(Timestamps.rfc3339(clock.now().addingTimeInterval(-age))))])]
-        if let sandbox { conditions.append(.map([("type", .string("PodReadyToStartContainers")), ("status", .string(sandbox))])) }
-        let status: YValue = .map([("conditions", .list(conditions)),
-                                   ("containerStatuses", .list([.map([("name", .string("c")), ("ready", .bool(false)), ("state", state)])]))])
-        return KubeObject(apiVersion: "v1", kind: "Pod", name: name, namespace: "ns", labels: [("app", "x")] + (job ? [("job-name", "j")] : []),
-                          body: [("spec", .map([("nodeName", .string("n")), ("containers", .list([.map([("name", .string("c")), ("image", .string("busybox"))])]))])),
-                                 ("status", status)])
+    static func scheduled(
+        _ name: String, age: Double, sandbox: String?, state: YValue, job: Bool = false, clock: FixedClock
+    ) -> KubeObject {
+        var conditions: [YValue] = [
+            .map([
+                ("type", .string("PodScheduled")), ("status", .string("True")),
+                ("lastTransitionTime", .string(Timestamps.rfc3339(clock.now().addingTimeInterval(-age)))),
+            ])
+        ]
+        if let sandbox {
+            conditions.append(.map([("type", .string("PodReadyToStartContainers")), ("status", .string(sandbox))]))
+        }
+        let status: YValue = .map([
+            ("conditions", .list(conditions)),
+            ("containerStatuses", .list([.map([("name", .string("c")), ("ready", .bool(false)), ("state", state)])])),
+        ])
+        return KubeObject(
+            apiVersion: "v1", kind: "Pod", name: name, namespace: "ns",
+            labels: [("app", "x")] + (job ? [("job-name", "j")] : []),
+            body: [
+                (
+                    "spec",
+                    .map([
+                        ("nodeName", .string("n")),
+                        ("containers", .list([.map([("name", .string("c")), ("image", .string("busybox"))])])),
+                    ])
+                ),
+                ("status", status),
+            ])
     }
 
     @Test func aPodScheduledSecondsAgoWithoutASandboxIsMarkedOnce() async throws {
@@ -141,19 +211,26 @@ import SoSystem
         let cluster = FakeCluster()
         let creating: YValue = .map([("waiting", .map([("reason", .string("ContainerCreating"))]))])
         let running: YValue = .map([("running", .map([("startedAt", .string(Timestamps.rfc3339(clock.now())))]))])
-        for pod in [Self.scheduled("stalled", age: 4, sandbox: "False", state: creating, clock: clock),
-                    Self.scheduled("stalled-job", age: 4, sandbox: nil, state: creating, job: true, clock: clock),
-                    Self.scheduled("just-scheduled", age: 1, sandbox: "False", state: creating, clock: clock),
-                    Self.scheduled("sandboxed", age: 4, sandbox: "True", state: creating, clock: clock),
-                    Self.scheduled("old-kubelet-running", age: 4, sandbox: nil, state: running, clock: clock)] {
+        for pod in [
+            Self.scheduled("stalled", age: 4, sandbox: "False", state: creating, clock: clock),
+            Self.scheduled("stalled-job", age: 4, sandbox: nil, state: creating, job: true, clock: clock),
+            Self.scheduled("just-scheduled", age: 1, sandbox: "False", state: creating, clock: clock),
+            Self.scheduled("sandboxed", age: 4, sandbox: "True", state: creating, clock: clock),
+            Self.scheduled("old-kubelet-running", age: 4, sandbox: nil, state: running, clock: clock),
+        ] {
             try cluster.seed(pod)
         }
         let (ctx, t) = try context(clock)
         defer { _ = t }
         let nudge = KubeletNudge(ctx: ctx, client: cluster, namespace: "ns")
         await nudge.nudge(try await pods(cluster))
-        #expect(cluster.calls.filter { $0.hasPrefix("patch") }.sorted() == ["patch Pod ns/stalled", "patch Pod ns/stalled-job"], "\(cluster.calls)")
-        #expect(cluster.object("Pod", "stalled", namespace: "ns")?.annotations[KubeletNudge.annotation]?.hasPrefix("sandbox@") == true)
+        #expect(
+            cluster.calls.filter { $0.hasPrefix("patch") }.sorted() == [
+                "patch Pod ns/stalled", "patch Pod ns/stalled-job",
+            ], "\(cluster.calls)")
+        #expect(
+            cluster.object("Pod", "stalled", namespace: "ns")?.annotations[KubeletNudge.annotation]?.hasPrefix(
+                "sandbox@") == true)
         let before = cluster.calls.count
         await nudge.nudge(try await pods(cluster))
         #expect(!cluster.calls[before...].contains { $0.hasPrefix("patch") })

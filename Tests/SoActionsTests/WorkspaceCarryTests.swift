@@ -1,14 +1,15 @@
 import Foundation
-import Testing
-@testable import SoActions
-@testable import SoDeploy
-@testable import SoWorkspace
-@testable import SoAuthoring
 import SoBasics
 import SoKube
 import SoStack
-import SoTestSupport
 import SoSystem
+import SoTestSupport
+import Testing
+
+@testable import SoActions
+@testable import SoAuthoring
+@testable import SoDeploy
+@testable import SoWorkspace
 
 /// `so up` in a local checkout: the repository carried in as a bundle (streamed through the fake runner
 /// into a local directory standing in for the container's /workspace, where the stack's own clone.sh
@@ -30,7 +31,9 @@ struct CarryHarness {
         mine = h.path("mine")
         container = h.path("container-workspace")
         try FileManager.default.createDirectory(atPath: container, withIntermediateDirectories: true)
-        _ = try await LocalProcessRunner().run(["git", "init", "-q", "-b", "main", mine], workingDirectory: nil, environment: GitWorkspace.env, timeout: 60)
+        _ = try await LocalProcessRunner().run(
+            ["git", "init", "-q", "-b", "main", mine], workingDirectory: nil, environment: GitWorkspace.env, timeout: 60
+        )
         try h.tmp.write("mine/README.md", "hello\n")
         try h.tmp.write("mine/.gitignore", ".env\n")
         _ = try await GitWorkspace.git(["add", "-A"], in: mine)
@@ -43,7 +46,9 @@ struct CarryHarness {
         try h.tmp.write("mine/.env", "SECRET=not-carried\n")
         let local = container
         @Sendable func inContainer(_ args: [String]) -> [String]? {
-            guard args.first == "kubectl", let dash = args.firstIndex(of: "--"), args[dash + 1] == "sh", args[dash + 4] == "so", args[dash + 5] == "/workspace" else { return nil }
+            guard args.first == "kubectl", let dash = args.firstIndex(of: "--"), args[dash + 1] == "sh",
+                args[dash + 4] == "so", args[dash + 5] == "/workspace"
+            else { return nil }
             var rest = Array(args[(dash + 1)...])
             rest[4] = local
             return rest
@@ -57,11 +62,13 @@ struct CarryHarness {
         }
         h.processes.fallback = { args in
             guard let rest = inContainer(args) else { return nil }
-            return try await LocalProcessRunner().run(rest, workingDirectory: nil, environment: GitWorkspace.env, timeout: 60)
+            return try await LocalProcessRunner().run(
+                rest, workingDirectory: nil, environment: GitWorkspace.env, timeout: 60)
         }
         h.processes.streamingFallback = { args, stdin, stdout in
             guard let rest = inContainer(args) else { return nil }
-            return try await LocalProcessRunner(environment: GitWorkspace.env).runStreaming(rest, stdinFile: stdin, stdoutFile: stdout, environment: GitWorkspace.env, timeout: 60)
+            return try await LocalProcessRunner(environment: GitWorkspace.env).runStreaming(
+                rest, stdinFile: stdin, stdoutFile: stdout, environment: GitWorkspace.env, timeout: 60)
         }
     }
 
@@ -79,12 +86,33 @@ struct CarryHarness {
         let cluster = w.cluster
         let seeder = Task {
             while !Task.isCancelled {
-                if let d = cluster.all.first(where: { $0.0.type.kind == "Deployment" && $0.1.namespace == name && $0.1.name.hasSuffix("-deployment") && !$0.1.name.contains("egress") }) {
+                if let d = cluster.all.first(where: {
+                    $0.0.type.kind == "Deployment" && $0.1.namespace == name && $0.1.name.hasSuffix("-deployment")
+                        && !$0.1.name.contains("egress")
+                }) {
                     let id = d.1.labels["app"] ?? ""
-                    try cluster.seed(KubeObject(apiVersion: "v1", kind: "Pod", name: "\(id)-agent-abc", namespace: name, labels: [("app", id)], body: [
-                        ("spec", .map([("containers", .list([.map([("name", .string("agent"))])]))])),
-                        ("status", .map([("phase", .string("Running")), ("containerStatuses", .list([.map([("name", .string("agent")), ("state", .map([("running", .map([]))]))])]))])),
-                    ]))
+                    try cluster.seed(
+                        KubeObject(
+                            apiVersion: "v1", kind: "Pod", name: "\(id)-agent-abc", namespace: name,
+                            labels: [("app", id)],
+                            body: [
+                                ("spec", .map([("containers", .list([.map([("name", .string("agent"))])]))])),
+                                (
+                                    "status",
+                                    .map([
+                                        ("phase", .string("Running")),
+                                        (
+                                            "containerStatuses",
+                                            .list([
+                                                .map([
+                                                    ("name", .string("agent")),
+                                                    ("state", .map([("running", .map([]))])),
+                                                ])
+                                            ])
+                                        ),
+                                    ])
+                                ),
+                            ]))
                     return
                 }
                 try await Task.sleep(nanoseconds: 1_000_000)
@@ -92,10 +120,14 @@ struct CarryHarness {
         }
         defer { seeder.cancel() }
         let r = try await UpAction(w.ctx).run(req)
-        let script = try String(contentsOfFile: Path.join(RepoPaths.root, "config/agent-workspace/clone.sh"), encoding: .utf8).replacingOccurrences(of: "/workspace", with: container)
+        let script = try String(
+            contentsOfFile: Path.join(RepoPaths.root, "config/agent-workspace/clone.sh"), encoding: .utf8
+        ).replacingOccurrences(of: "/workspace", with: container)
         var env = GitWorkspace.env
-        env["GIT_CARRY"] = "bundle"; env["WORKSPACE_NAME"] = name
-        let clone = try await LocalProcessRunner().run(["sh", "-c", script], workingDirectory: nil, environment: env, timeout: 60)
+        env["GIT_CARRY"] = "bundle"
+        env["WORKSPACE_NAME"] = name
+        let clone = try await LocalProcessRunner().run(
+            ["sh", "-c", script], workingDirectory: nil, environment: env, timeout: 60)
         #expect(clone.exitCode == 0, "\(clone.stdout)\(clone.stderr)")
         return r
     }
@@ -109,11 +141,17 @@ struct CarryHarness {
         let head = try await CarryHarness.git(["rev-parse", "HEAD"], in: c.mine)
         let r = try await c.up()
         let source = try #require(r.source)
-        #expect(source.repository == LocalFileSystem().realpath(c.mine) && source.branch == "main" && source.base == head, "\(source)")
-        #expect(source.commits == 2 && source.localCommits == 2 && source.uncommitted == 2 && source.uncommittedCarried && source.origin.isEmpty, "\(source)")
+        #expect(
+            source.repository == LocalFileSystem().realpath(c.mine) && source.branch == "main" && source.base == head,
+            "\(source)")
+        #expect(
+            source.commits == 2 && source.localCommits == 2 && source.uncommitted == 2 && source.uncommittedCarried
+                && source.origin.isEmpty, "\(source)")
         #expect(source.bundleBytes > 0)
         let out = c.w.h.console.stdout
-        #expect(out.contains("workspace source: \(source.repository) (branch main at \(head.prefix(12)) \"local only\")") && out.contains("2 commits of history") && out.contains("2 uncommitted changes"), "\(out)")
+        #expect(
+            out.contains("workspace source: \(source.repository) (branch main at \(head.prefix(12)) \"local only\")")
+                && out.contains("2 commits of history") && out.contains("2 uncommitted changes"), "\(out)")
         // The config tells the clone to wait for the bundle; nothing of the checkout is in the deployment.
         let config = try c.w.h.read("so-home/deployments/ws/config.env")
         #expect(config.contains("GIT_CARRY=bundle") && !config.contains(c.mine), "\(config)")
@@ -122,13 +160,19 @@ struct CarryHarness {
         #expect(try await CarryHarness.git(["rev-parse", "HEAD"], in: c.container) == head)
         #expect(try await CarryHarness.git(["log", "--format=%s"], in: c.container) == "local only\nfirst")
         #expect(try await CarryHarness.git(["status", "--porcelain"], in: c.container) == "M README.md\n?? new.txt")
-        #expect(try c.w.h.read("container-workspace/new.txt") == "untracked\n" && !FileManager.default.fileExists(atPath: c.container + "/.env"))
-        #expect(!FileManager.default.fileExists(atPath: c.container + "/.so-carry"), "the bundle is removed after the clone")
+        #expect(
+            try c.w.h.read("container-workspace/new.txt") == "untracked\n"
+                && !FileManager.default.fileExists(atPath: c.container + "/.env"))
+        #expect(
+            !FileManager.default.fileExists(atPath: c.container + "/.so-carry"), "the bundle is removed after the clone"
+        )
         // The user's checkout is untouched: same HEAD, same changes, no refs or scratch directories left.
         let status = try await CarryHarness.git(["status", "--porcelain"], in: c.mine)
         #expect(status == "M README.md\n?? new.txt", "\(status)")
         #expect(try await CarryHarness.git(["for-each-ref", "--format=%(refname)"], in: c.mine) == "refs/heads/main")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: c.mine + "/.git").filter { $0.hasPrefix(".so-") }.isEmpty)
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: c.mine + "/.git").filter { $0.hasPrefix(".so-") }
+                .isEmpty)
         // What was carried in is not the workspace's work: down has nothing to refuse.
         let s = try await WorkspaceGitAction(c.w.ctx).state(c.dir, cluster: c.w.clusterOptions)
         #expect(s.losses == nil && s.uncommittedSaved && s.ahead == 0, "\(s)")
@@ -146,8 +190,12 @@ struct CarryHarness {
         req.progress = .plain
         _ = try await UpAction(c.w.ctx).run(req)
         let out = c.w.h.console.stdout
-        #expect(out.contains("would use workspace source: ") && out.contains("\n  would carry in: 2 commits of history, 2 uncommitted changes\n"), "\(out)")
-        #expect(!out.contains("would use carried in") && !out.contains("would use origin") && out.contains("\n  origin: none"), "\(out)")
+        #expect(
+            out.contains("would use workspace source: ")
+                && out.contains("\n  would carry in: 2 commits of history, 2 uncommitted changes\n"), "\(out)")
+        #expect(
+            !out.contains("would use carried in") && !out.contains("would use origin")
+                && out.contains("\n  origin: none"), "\(out)")
     }
 
     @Test func applyWritesOnlyTheWorkspacesOwnChangesIntoTheWorkingTree() async throws {
@@ -161,14 +209,20 @@ struct CarryHarness {
         _ = try await GitWorkspace.git(["commit", "-q", "-am", "agent: two"], in: c.container)
         try c.w.h.tmp.write("container-workspace/agent.md", "notes\n")
         let log = try await WorkspaceReturnAction(c.w.ctx).log(c.dir, cluster: c.w.clusterOptions)
-        #expect(log.commits.map(\.subject) == ["agent: two"] && log.branch == "agent/ws" && log.uncommitted.contains("?? agent.md"), "\(log)")
+        #expect(
+            log.commits.map(\.subject) == ["agent: two"] && log.branch == "agent/ws"
+                && log.uncommitted.contains("?? agent.md"), "\(log)")
         #expect(try await WorkspaceGitAction(c.w.ctx).state(c.dir, cluster: c.w.clusterOptions).losses != nil)
         a = try await WorkspaceReturnAction(c.w.ctx).apply(c.dir, cluster: c.w.clusterOptions, into: c.mine)
         #expect(Set(a.files) == ["app.txt", "agent.md"] && a.commits == 1, "\(a)")
         // Into the working tree, uncommitted, beside the user's own changes (not applied twice).
-        #expect(try c.w.h.read("mine/app.txt") == "one\ntwo\n" && c.w.h.read("mine/agent.md") == "notes\n" && c.w.h.read("mine/README.md") == "hello\nedited, not committed\n")
+        #expect(
+            try c.w.h.read("mine/app.txt") == "one\ntwo\n" && c.w.h.read("mine/agent.md") == "notes\n"
+                && c.w.h.read("mine/README.md") == "hello\nedited, not committed\n")
         #expect(try await CarryHarness.git(["log", "--format=%s"], in: c.mine) == "local only\nfirst")
-        #expect(try await CarryHarness.git(["for-each-ref", "--format=%(refname)"], in: c.mine) == "refs/heads/main", "no refs left behind")
+        #expect(
+            try await CarryHarness.git(["for-each-ref", "--format=%(refname)"], in: c.mine) == "refs/heads/main",
+            "no refs left behind")
         // Applied work counts as saved.
         #expect(try await WorkspaceGitAction(c.w.ctx).state(c.dir, cluster: c.w.clusterOptions).losses == nil)
         // A change that does not fit leaves the tree untouched and says so.
@@ -178,7 +232,9 @@ struct CarryHarness {
             _ = try await WorkspaceReturnAction(c.w.ctx).apply(c.dir, cluster: c.w.clusterOptions, into: c.mine)
             Issue.record("a patch that does not fit was applied")
         } catch let e as SoError {
-            #expect(e.message.contains("do not apply") && e.message.contains("app.txt") && e.hint?.contains("merge") == true, "\(e.message) \(e.hint ?? "")")
+            #expect(
+                e.message.contains("do not apply") && e.message.contains("app.txt")
+                    && e.hint?.contains("merge") == true, "\(e.message) \(e.hint ?? "")")
         }
         #expect(try c.w.h.read("mine/app.txt") == "mine\n")
     }
@@ -193,7 +249,9 @@ struct CarryHarness {
         _ = try await GitWorkspace.git(["commit", "-q", "-m", "agent: feature"], in: c.container)
         let m = try await WorkspaceReturnAction(c.w.ctx).merge(c.dir, cluster: c.w.clusterOptions, into: c.mine)
         #expect(m.merged && m.branch == "agent/ws" && m.into == "main" && m.commits == 1, "\(m)")
-        #expect(try await CarryHarness.git(["log", "-1", "--format=%s", "main"], in: c.mine) == "agent: feature", "a fast-forward")
+        #expect(
+            try await CarryHarness.git(["log", "-1", "--format=%s", "main"], in: c.mine) == "agent: feature",
+            "a fast-forward")
         let workspaceHead = try await CarryHarness.git(["rev-parse", "HEAD"], in: c.container)
         #expect(try await CarryHarness.git(["rev-parse", "agent/ws"], in: c.mine) == workspaceHead)
         #expect(try await WorkspaceGitAction(c.w.ctx).state(c.dir, cluster: c.w.clusterOptions).losses == nil)
@@ -205,7 +263,9 @@ struct CarryHarness {
         _ = try await GitWorkspace.git(["checkout", "-q", "main"], in: c.mine)
         try c.w.h.tmp.write("container-workspace/feature.txt", "feature 2\n")
         _ = try await GitWorkspace.git(["commit", "-q", "-am", "agent: more"], in: c.container)
-        await #expect(throws: SoError.self) { try await WorkspaceReturnAction(c.w.ctx).merge(c.dir, cluster: c.w.clusterOptions, into: c.mine) }
+        await #expect(throws: SoError.self) {
+            try await WorkspaceReturnAction(c.w.ctx).merge(c.dir, cluster: c.w.clusterOptions, into: c.mine)
+        }
         #expect(try await CarryHarness.git(["log", "-1", "--format=%s", "agent/ws"], in: c.mine) == "mine on agent/ws")
     }
 
@@ -223,7 +283,9 @@ struct CarryHarness {
             try await DownAction(c.w.ctx).run(req)
             Issue.record("down removed a workspace holding work without a choice")
         } catch let e as SoError {
-            #expect(e.message.contains("1 commit on agent/ws not pushed") && e.hint?.contains("so down ws --keep") == true && e.hint?.contains("--discard") == true, "\(e.message) \(e.hint ?? "")")
+            #expect(
+                e.message.contains("1 commit on agent/ws not pushed") && e.hint?.contains("so down ws --keep") == true
+                    && e.hint?.contains("--discard") == true, "\(e.message) \(e.hint ?? "")")
         }
         // On a terminal it asks; cancelling removes nothing.
         var ctx = c.w.ctx
@@ -237,7 +299,9 @@ struct CarryHarness {
         req.choice = .keep
         req.into = c.mine
         try await DownAction(c.w.ctx).run(req)
-        #expect(try await CarryHarness.git(["log", "--format=%s", "agent/ws"], in: c.mine) == "so down --keep: what ws left uncommitted\nagent: kept\nlocal only\nfirst")
+        #expect(
+            try await CarryHarness.git(["log", "--format=%s", "agent/ws"], in: c.mine)
+                == "so down --keep: what ws left uncommitted\nagent: kept\nlocal only\nfirst")
         #expect(try await CarryHarness.git(["rev-parse", "--abbrev-ref", "HEAD"], in: c.mine) == "main")
         #expect(!c.w.h.fs.isDirectory(c.dir) && c.w.cluster.object("Namespace", "ws") == nil)
     }
@@ -263,9 +327,15 @@ struct CarryHarness {
     }
 
     @Test func originsLoseTheirCredentialsAndLocalPathsAreNotCarried() {
-        #expect(WorkspaceSource.carriedOrigin("https://x-access-token:test-token-not-real@github.com/acme/web.git") == "https://github.com/acme/web.git")
-        #expect(WorkspaceSource.carriedOrigin("https://test-token-not-real@github.com/acme/web") == "https://github.com/acme/web")
-        #expect(WorkspaceSource.carriedOrigin("ssh://git:secret@host.example/acme/web") == "ssh://git@host.example/acme/web")
+        #expect(
+            WorkspaceSource.carriedOrigin("https://x-access-token:test-token-not-real@github.com/acme/web.git")
+                == "https://github.com/acme/web.git")
+        #expect(
+            WorkspaceSource.carriedOrigin("https://test-token-not-real@github.com/acme/web")
+                == "https://github.com/acme/web")
+        #expect(
+            WorkspaceSource.carriedOrigin("ssh://git:secret@host.example/acme/web") == "ssh://git@host.example/acme/web"
+        )
         #expect(WorkspaceSource.carriedOrigin("git@github.com:acme/web.git") == "git@github.com:acme/web.git")
         #expect(WorkspaceSource.carriedOrigin("git://10.0.0.1:9418/acme/web.git") == "git://10.0.0.1:9418/acme/web.git")
         for local in ["/srv/git/web.git", "../web", "./web", "~/web.git", "file:///srv/web.git", "web"] {
@@ -275,9 +345,15 @@ struct CarryHarness {
 
     @Test func upOutsideACheckoutSaysTheWorkspaceStartsEmptyAndFromMustBeOne() async throws {
         let w = try WorkspaceHarness()
-        w.h.processes.fallback = { args in args.first == "git" ? ProcessResult(exitCode: 128, stderr: "fatal: not a git repository") : nil }
+        w.h.processes.fallback = { args in
+            args.first == "git" ? ProcessResult(exitCode: 128, stderr: "fatal: not a git repository") : nil
+        }
         let r = try await w.up("empty")
-        #expect(r.source == nil && r.note?.contains("is not in a git checkout and GIT_REPO is not set: /workspace starts empty") == true, "\(String(describing: r.note))")
+        #expect(
+            r.source == nil
+                && r.note?.contains("is not in a git checkout and GIT_REPO is not set: /workspace starts empty")
+                    == true,
+            "\(String(describing: r.note))")
         #expect(w.h.console.stdout.contains("/workspace starts empty"))
         var req = UpRequest(stack: "agent-workspace")
         req.name = "other"
@@ -287,7 +363,9 @@ struct CarryHarness {
             _ = try await UpAction(w.ctx).run(req)
             Issue.record("--from a directory that is no checkout was accepted")
         } catch let e as SoError {
-            #expect(e.message == "\(w.h.path("nowhere")) is not in a git checkout" && e.exitCode == SoError.exitUsage, "\(e.message)")
+            #expect(
+                e.message == "\(w.h.path("nowhere")) is not in a git checkout" && e.exitCode == SoError.exitUsage,
+                "\(e.message)")
         }
         // GIT_REPO and --from contradict each other.
         req.config = ["GIT_REPO=https://github.com/acme/web"]
@@ -317,16 +395,20 @@ struct CarryHarness {
         let ns = try #require(w.cluster.object("Namespace", "cx"))
         let id = try #require(ns.labels["app.kubernetes.io/instance"])
         let secret = try #require(w.cluster.object("Secret", "\(id)-generated-secrets", namespace: "cx"))
-        #expect(secret.at("data", "OPENAI_API_KEY")?.string == Data("test-openai-key-not-real".utf8).base64EncodedString())
+        #expect(
+            secret.at("data", "OPENAI_API_KEY")?.string == Data("test-openai-key-not-real".utf8).base64EncodedString())
         #expect(secret.at("data", "ANTHROPIC_API_KEY") == nil)
     }
 
     @Test func theDefaultIsClaudeAndAnUnknownAgentIsNamed() async throws {
         let w = try WorkspaceHarness()
         try await w.up("cl", config: ["GIT_REPO=https://github.com/acme/web"])
-        let model = try DeploymentLoader.load(w.h.path("so-home/deployments/cl"), fs: w.h.fs, diagnostics: DiagnosticSink())
+        let model = try DeploymentLoader.load(
+            w.h.path("so-home/deployments/cl"), fs: w.h.fs, diagnostics: DiagnosticSink())
         #expect(model.spec.workspace?.agent == "claude" && model.spec.workspace?.task?.hasPrefix("claude -p") == true)
-        #expect(model.spec.secretEnv.contains("ANTHROPIC_API_KEY") && model.spec.sections.egress?.entries.contains("api.anthropic.com") == true)
+        #expect(
+            model.spec.secretEnv.contains("ANTHROPIC_API_KEY")
+                && model.spec.sections.egress?.entries.contains("api.anthropic.com") == true)
         var req = UpRequest(stack: "agent-workspace")
         req.name = "nope"
         req.agent = "nope"
@@ -335,41 +417,55 @@ struct CarryHarness {
             _ = try await UpAction(w.ctx).run(req)
             Issue.record("an unknown agent was accepted")
         } catch let e as SoError {
-            #expect(e.message == "unknown agent 'nope' for agent-workspace" && e.hint?.contains("claude, codex, gemini, aider") == true, "\(e.message) \(e.hint ?? "")")
+            #expect(
+                e.message == "unknown agent 'nope' for agent-workspace"
+                    && e.hint?.contains("claude, codex, gemini, aider") == true, "\(e.message) \(e.hint ?? "")")
         }
         #expect(!w.h.fs.isDirectory(w.h.path("so-home/deployments/nope")))
     }
 
     @Test func aSpecExtendsTheStacksTableAndATaskInTheSpecWins() throws {
-        let stack = [AgentProfile(name: "claude", task: "claude -p \"$TASK\"", secretEnv: ["ANTHROPIC_API_KEY"], egress: ["api.anthropic.com"])]
+        let stack = [
+            AgentProfile(
+                name: "claude", task: "claude -p \"$TASK\"", secretEnv: ["ANTHROPIC_API_KEY"],
+                egress: ["api.anthropic.com"])
+        ]
         let text = """
-        stack: agent-workspace
-        deploy-to: k8s-kind
-        secret-env: [GITHUB_TOKEN]
-        egress: [github.com]
-        agents:
-          mine:
-            task: mine run "$TASK"
-            secret-env: [MINE_KEY]
-            egress: [api.mine.example]
-        workspace:
-          service: agent
-          agent: mine
-        """
+            stack: agent-workspace
+            deploy-to: k8s-kind
+            secret-env: [GITHUB_TOKEN]
+            egress: [github.com]
+            agents:
+              mine:
+                task: mine run "$TASK"
+                secret-env: [MINE_KEY]
+                egress: [api.mine.example]
+            workspace:
+              service: agent
+              agent: mine
+            """
         let root = try #require(try YAMLFile.parse(text, file: "spec.yml"))
-        var spec = try AgentTable.resolve(try Spec.decode(root, text: text, path: "spec.yml", diagnostics: DiagnosticSink()), stack: stack)
-        #expect(spec.workspace?.task == "mine run \"$TASK\"" && spec.secretEnv == ["GITHUB_TOKEN", "MINE_KEY"] && spec.sections.egress?.entries == ["github.com", "api.mine.example"])
+        var spec = try AgentTable.resolve(
+            try Spec.decode(root, text: text, path: "spec.yml", diagnostics: DiagnosticSink()), stack: stack)
+        #expect(
+            spec.workspace?.task == "mine run \"$TASK\"" && spec.secretEnv == ["GITHUB_TOKEN", "MINE_KEY"]
+                && spec.sections.egress?.entries == ["github.com", "api.mine.example"])
         let withTask = text + "\n  task: my own"
         let root2 = try #require(try YAMLFile.parse(withTask, file: "spec.yml"))
-        spec = try AgentTable.resolve(try Spec.decode(root2, text: withTask, path: "spec.yml", diagnostics: DiagnosticSink()), stack: stack)
+        spec = try AgentTable.resolve(
+            try Spec.decode(root2, text: withTask, path: "spec.yml", diagnostics: DiagnosticSink()), stack: stack)
         #expect(spec.workspace?.task == "my own")
         let unknown = text.replacingOccurrences(of: "agent: mine", with: "agent: other")
         let root3 = try #require(try YAMLFile.parse(unknown, file: "spec.yml"))
         do {
-            _ = try AgentTable.resolve(try Spec.decode(root3, text: unknown, path: "spec.yml", diagnostics: DiagnosticSink()), stack: stack)
+            _ = try AgentTable.resolve(
+                try Spec.decode(root3, text: unknown, path: "spec.yml", diagnostics: DiagnosticSink()), stack: stack)
             Issue.record("an unknown agent resolved")
         } catch let e as SoError {
-            #expect(e.message == "unknown agent 'other'" && e.location?.line == 12 && e.hint?.contains("claude, mine") == true, "\(e.message) \(String(describing: e.location)) \(e.hint ?? "")")
+            #expect(
+                e.message == "unknown agent 'other'" && e.location?.line == 12
+                    && e.hint?.contains("claude, mine") == true,
+                "\(e.message) \(String(describing: e.location)) \(e.hint ?? "")")
         }
     }
 }

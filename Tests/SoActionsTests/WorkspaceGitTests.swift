@@ -1,14 +1,15 @@
 import Foundation
-import Testing
-@testable import SoActions
-@testable import SoDeploy
-@testable import SoWorkspace
-@testable import SoAuthoring
 import SoBasics
 import SoKube
 import SoStack
-import SoTestSupport
 import SoSystem
+import SoTestSupport
+import Testing
+
+@testable import SoActions
+@testable import SoAuthoring
+@testable import SoDeploy
+@testable import SoWorkspace
 
 /// A web API stand-in that records requests and answers from a script.
 final class FakeWeb: WebClient, @unchecked Sendable {
@@ -34,15 +35,19 @@ struct GitWorkspace {
     let id: String
 
     static func git(_ args: [String], in dir: String) async throws -> ProcessResult {
-        let r = try await LocalProcessRunner().run(["git", "-C", dir] + args, workingDirectory: nil, environment: Self.env, timeout: 60)
+        let r = try await LocalProcessRunner().run(
+            ["git", "-C", dir] + args, workingDirectory: nil, environment: Self.env, timeout: 60)
         if r.exitCode != 0 { throw SoError("git \(args.joined(separator: " ")): \(r.stderr)") }
         return r
     }
     static var env: [String: String] {
         var e = ProcessInfo.processInfo.environment
-        e["GIT_AUTHOR_NAME"] = "t"; e["GIT_AUTHOR_EMAIL"] = "t@example.invalid"
-        e["GIT_COMMITTER_NAME"] = "t"; e["GIT_COMMITTER_EMAIL"] = "t@example.invalid"
-        e["GIT_CONFIG_NOSYSTEM"] = "1"; e["HOME"] = e["TMPDIR"] ?? "/tmp"
+        e["GIT_AUTHOR_NAME"] = "t"
+        e["GIT_AUTHOR_EMAIL"] = "t@example.invalid"
+        e["GIT_COMMITTER_NAME"] = "t"
+        e["GIT_COMMITTER_EMAIL"] = "t@example.invalid"
+        e["GIT_CONFIG_NOSYSTEM"] = "1"
+        e["HOME"] = e["TMPDIR"] ?? "/tmp"
         return e
     }
 
@@ -52,45 +57,71 @@ struct GitWorkspace {
         // origin: a bare repository whose default branch is trunk, with one commit.
         origin = h.path("origin.git")
         let seed = h.path("seed")
-        _ = try await LocalProcessRunner().run(["git", "init", "-q", "-b", "trunk", seed], workingDirectory: nil, environment: Self.env, timeout: 60)
+        _ = try await LocalProcessRunner().run(
+            ["git", "init", "-q", "-b", "trunk", seed], workingDirectory: nil, environment: Self.env, timeout: 60)
         try h.tmp.write("seed/README.md", "hello\n")
         _ = try await Self.git(["add", "-A"], in: seed)
         _ = try await Self.git(["commit", "-q", "-m", "first"], in: seed)
-        _ = try await LocalProcessRunner().run(["git", "clone", "-q", "--bare", seed, origin], workingDirectory: nil, environment: Self.env, timeout: 60)
+        _ = try await LocalProcessRunner().run(
+            ["git", "clone", "-q", "--bare", seed, origin], workingDirectory: nil, environment: Self.env, timeout: 60)
         try await w.up(name, config: ["GIT_REPO=file://\(origin)"])
         let ns = try #require(w.cluster.object("Namespace", name))
         id = try #require(ns.labels["app.kubernetes.io/instance"])
         // The checkout, made by the stack's own clone.sh (its /workspace pointed here).
         checkout = h.path("container-workspace")
         try FileManager.default.createDirectory(atPath: checkout, withIntermediateDirectories: true)
-        let script = try String(contentsOfFile: Path.join(RepoPaths.root, "config/agent-workspace/clone.sh"), encoding: .utf8).replacingOccurrences(of: "/workspace", with: checkout)
+        let script = try String(
+            contentsOfFile: Path.join(RepoPaths.root, "config/agent-workspace/clone.sh"), encoding: .utf8
+        ).replacingOccurrences(of: "/workspace", with: checkout)
         var env = Self.env
-        env["GIT_REPO"] = "file://\(origin)"; env["WORKSPACE_NAME"] = name
-        let clone = try await LocalProcessRunner().run(["sh", "-c", script], workingDirectory: nil, environment: env, timeout: 60)
+        env["GIT_REPO"] = "file://\(origin)"
+        env["WORKSPACE_NAME"] = name
+        let clone = try await LocalProcessRunner().run(
+            ["sh", "-c", script], workingDirectory: nil, environment: env, timeout: 60)
         #expect(clone.exitCode == 0, "\(clone.stdout)\(clone.stderr)")
         let local = checkout
         h.processes.fallback = { args in
-            if args.first == "git" { return try await LocalProcessRunner().run(args, workingDirectory: nil, environment: Self.env, timeout: 60) }
-            guard args.first == "kubectl", let dash = args.firstIndex(of: "--"), args[dash + 1] == "sh", args[dash + 4] == "so", args[dash + 5] == "/workspace" else { return nil }
+            if args.first == "git" {
+                return try await LocalProcessRunner().run(
+                    args, workingDirectory: nil, environment: Self.env, timeout: 60)
+            }
+            guard args.first == "kubectl", let dash = args.firstIndex(of: "--"), args[dash + 1] == "sh",
+                args[dash + 4] == "so", args[dash + 5] == "/workspace"
+            else { return nil }
             var rest = Array(args[(dash + 1)...])
             rest[4] = local
             return try await LocalProcessRunner().run(rest, workingDirectory: nil, environment: Self.env, timeout: 60)
         }
         // A bundle streamed out of the container (kubectl exec's stdout into a file).
         h.processes.streamingFallback = { args, stdin, stdout in
-            guard args.first == "kubectl", let dash = args.firstIndex(of: "--"), args[dash + 5] == "/workspace" else { return nil }
+            guard args.first == "kubectl", let dash = args.firstIndex(of: "--"), args[dash + 5] == "/workspace" else {
+                return nil
+            }
             var rest = Array(args[(dash + 1)...])
             rest[4] = local
-            return try await LocalProcessRunner().runStreaming(rest, stdinFile: stdin, stdoutFile: stdout, environment: Self.env, timeout: 60)
+            return try await LocalProcessRunner().runStreaming(
+                rest, stdinFile: stdin, stdoutFile: stdout, environment: Self.env, timeout: 60)
         }
     }
 
     /// The pod the Deployment would run, with the agent container running.
     func podRuns(_ name: String = "ws") throws {
-        try w.cluster.seed(KubeObject(apiVersion: "v1", kind: "Pod", name: "\(id)-agent-abc", namespace: name, labels: [("app", id)], body: [
-            ("spec", .map([("containers", .list([.map([("name", .string("agent"))])]))])),
-            ("status", .map([("phase", .string("Running")), ("containerStatuses", .list([.map([("name", .string("agent")), ("state", .map([("running", .map([]))]))])]))])),
-        ]))
+        try w.cluster.seed(
+            KubeObject(
+                apiVersion: "v1", kind: "Pod", name: "\(id)-agent-abc", namespace: name, labels: [("app", id)],
+                body: [
+                    ("spec", .map([("containers", .list([.map([("name", .string("agent"))])]))])),
+                    (
+                        "status",
+                        .map([
+                            ("phase", .string("Running")),
+                            (
+                                "containerStatuses",
+                                .list([.map([("name", .string("agent")), ("state", .map([("running", .map([]))]))])])
+                            ),
+                        ])
+                    ),
+                ]))
     }
 
     var dir: String { w.h.path("so-home/deployments/ws") }
@@ -108,7 +139,8 @@ struct GitWorkspace {
         try g.podRuns()
         let s = try await WorkspaceGitAction(g.w.ctx).state(g.dir, cluster: g.w.clusterOptions)
         #expect(s.branch == "agent/ws" && s.ref == "trunk" && s.ahead == 0 && s.losses == nil, "\(s)")
-        let trunk = try await GitWorkspace.git(["rev-parse", "trunk"], in: g.origin).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trunk = try await GitWorkspace.git(["rev-parse", "trunk"], in: g.origin).stdout.trimmingCharacters(
+            in: .whitespacesAndNewlines)
         #expect(s.base == trunk, "\(s.base) vs \(trunk)")
     }
 
@@ -119,25 +151,43 @@ struct GitWorkspace {
         let g = try await GitWorkspace()
         let t = try TempDir("so-clone-entry")
         defer { t.cleanup() }
-        let script = try String(contentsOfFile: Path.join(RepoPaths.root, "config/agent-workspace/clone.sh"), encoding: .utf8)
-            .replacingOccurrences(of: "/workspace", with: t.file("ws")).replacingOccurrences(of: "/tmp/so-clone-done", with: t.file("done"))
+        let script = try String(
+            contentsOfFile: Path.join(RepoPaths.root, "config/agent-workspace/clone.sh"), encoding: .utf8
+        )
+        .replacingOccurrences(of: "/workspace", with: t.file("ws")).replacingOccurrences(
+            of: "/tmp/so-clone-done", with: t.file("done"))
         try FileManager.default.createDirectory(atPath: t.file("ws"), withIntermediateDirectories: true)
         func entrypoint(_ repo: String) async throws -> ProcessResult {
             var env = GitWorkspace.env
-            env["GIT_REPO"] = repo; env["WORKSPACE_NAME"] = "e"
-            return try await LocalProcessRunner().run(["sh", "-c", script, "clone.sh", "sh", "-c", "echo agent runs in $(pwd); git rev-parse --abbrev-ref HEAD"],
-                                                      workingDirectory: nil, environment: env, timeout: 60)
+            env["GIT_REPO"] = repo
+            env["WORKSPACE_NAME"] = "e"
+            return try await LocalProcessRunner().run(
+                [
+                    "sh", "-c", script, "clone.sh", "sh", "-c",
+                    "echo agent runs in $(pwd); git rev-parse --abbrev-ref HEAD",
+                ],
+                workingDirectory: nil, environment: env, timeout: 60)
         }
         let failed = try await entrypoint("file://\(t.file("missing.git"))")
-        #expect(failed.exitCode != 0 && !(failed.stdout + failed.stderr).contains("agent runs"), "\(failed.stdout)\(failed.stderr)")
-        #expect((failed.stdout + failed.stderr).contains("missing.git"), "git's own message: \(failed.stdout)\(failed.stderr)")
-        #expect(!FileManager.default.fileExists(atPath: t.file("done")) && !FileManager.default.fileExists(atPath: t.file("ws/.git")))
+        #expect(
+            failed.exitCode != 0 && !(failed.stdout + failed.stderr).contains("agent runs"),
+            "\(failed.stdout)\(failed.stderr)")
+        #expect(
+            (failed.stdout + failed.stderr).contains("missing.git"),
+            "git's own message: \(failed.stdout)\(failed.stderr)")
+        #expect(
+            !FileManager.default.fileExists(atPath: t.file("done"))
+                && !FileManager.default.fileExists(atPath: t.file("ws/.git")))
 
         let cloned = try await entrypoint("file://\(g.origin)")
-        #expect(cloned.exitCode == 0 && cloned.stdout.hasSuffix("agent runs in \(t.file("ws"))\nagent/e\n"), "\(cloned.stdout)\(cloned.stderr)")
+        #expect(
+            cloned.exitCode == 0 && cloned.stdout.hasSuffix("agent runs in \(t.file("ws"))\nagent/e\n"),
+            "\(cloned.stdout)\(cloned.stderr)")
         #expect(FileManager.default.fileExists(atPath: t.file("done")))
         let again = try await entrypoint("file://\(g.origin)")
-        #expect(again.exitCode == 0 && again.stdout.contains("already holds a checkout (agent/e); keeping it"), "\(again.stdout)\(again.stderr)")
+        #expect(
+            again.exitCode == 0 && again.stdout.contains("already holds a checkout (agent/e); keeping it"),
+            "\(again.stdout)\(again.stderr)")
     }
 
     @Test func downRefusesWhileWorkIsUnpushedAndSaysWhat() async throws {
@@ -153,7 +203,9 @@ struct GitWorkspace {
             try await g.down()
             Issue.record("down removed a workspace holding unpushed work")
         } catch let e as SoError {
-            #expect(e.message.contains("1 commit on agent/ws not pushed") && e.message.contains("fix login") && e.message.contains("1 uncommitted change (?? notes.md)"), "\(e.message)")
+            #expect(
+                e.message.contains("1 commit on agent/ws not pushed") && e.message.contains("fix login")
+                    && e.message.contains("1 uncommitted change (?? notes.md)"), "\(e.message)")
             #expect(e.hint?.contains("--discard") == true)
         }
         #expect(g.w.h.fs.isDirectory(g.dir) && g.w.cluster.object("Namespace", "ws") != nil)
@@ -174,14 +226,22 @@ struct GitWorkspace {
         try g.podRuns()
         try g.w.h.tmp.write("container-workspace/notes.md", "todo\n")
         do {
-            try await StopAction(g.w.ctx).run(StopRequest(directory: g.dir, cluster: g.w.clusterOptions, deleteVolumes: true, volumeGuard: WorkGuard.stop(g.w.ctx, directory: g.dir, cluster: g.w.clusterOptions)))
+            try await StopAction(g.w.ctx).run(
+                StopRequest(
+                    directory: g.dir, cluster: g.w.clusterOptions, deleteVolumes: true,
+                    volumeGuard: WorkGuard.stop(g.w.ctx, directory: g.dir, cluster: g.w.clusterOptions)))
             Issue.record("stop --delete-volumes deleted a workspace volume holding uncommitted work")
         } catch let e as SoError {
             #expect(e.message == "ws holds work that would be lost: 1 uncommitted change (?? notes.md)", "\(e.message)")
-            #expect(e.hint?.contains("so deployment --dir \(g.dir) push") == true && e.hint?.contains("stop --delete-volumes --discard") == true, "\(e.hint ?? "")")
+            #expect(
+                e.hint?.contains("so deployment --dir \(g.dir) push") == true
+                    && e.hint?.contains("stop --delete-volumes --discard") == true, "\(e.hint ?? "")")
         }
         #expect(g.w.cluster.all.contains { $0.0.type.kind == "PersistentVolumeClaim" })
-        try await StopAction(g.w.ctx).run(StopRequest(directory: g.dir, cluster: g.w.clusterOptions, deleteVolumes: true, discard: true, volumeGuard: WorkGuard.stop(g.w.ctx, directory: g.dir, cluster: g.w.clusterOptions)))
+        try await StopAction(g.w.ctx).run(
+            StopRequest(
+                directory: g.dir, cluster: g.w.clusterOptions, deleteVolumes: true, discard: true,
+                volumeGuard: WorkGuard.stop(g.w.ctx, directory: g.dir, cluster: g.w.clusterOptions)))
         #expect(!g.w.cluster.all.contains { $0.0.type.kind == "PersistentVolumeClaim" })
     }
 
@@ -199,14 +259,20 @@ struct GitWorkspace {
         _ = try await GitWorkspace.git(["add", "a.txt"], in: g.checkout)
         _ = try await GitWorkspace.git(["commit", "-q", "-m", "agent work"], in: g.checkout)
         let mine = g.w.h.path("mine")
-        _ = try await LocalProcessRunner().run(["git", "clone", "-q", g.origin, mine], workingDirectory: nil, environment: GitWorkspace.env, timeout: 60)
-        let r = try await WorkspaceGitAction(g.w.ctx).fetch(g.dir, cluster: g.w.clusterOptions, into: mine, localBranch: nil, force: false)
+        _ = try await LocalProcessRunner().run(
+            ["git", "clone", "-q", g.origin, mine], workingDirectory: nil, environment: GitWorkspace.env, timeout: 60)
+        let r = try await WorkspaceGitAction(g.w.ctx).fetch(
+            g.dir, cluster: g.w.clusterOptions, into: mine, localBranch: nil, force: false)
         #expect(r.branch == "agent/ws" && r.commits == 1 && r.repository == LocalFileSystem().realpath(mine))
-        #expect(try await GitWorkspace.git(["log", "--format=%s", "agent/ws"], in: mine).stdout == "agent work\nfirst\n")
+        #expect(
+            try await GitWorkspace.git(["log", "--format=%s", "agent/ws"], in: mine).stdout == "agent work\nfirst\n")
         // Not pushed, but fetched: down has nothing to refuse.
         #expect(try await WorkspaceGitAction(g.w.ctx).state(g.dir, cluster: g.w.clusterOptions).losses == nil)
         // Not a repository: said so.
-        await #expect(throws: SoError.self) { try await WorkspaceGitAction(g.w.ctx).fetch(g.dir, cluster: g.w.clusterOptions, into: g.w.h.path("so-home"), localBranch: nil, force: false) }
+        await #expect(throws: SoError.self) {
+            try await WorkspaceGitAction(g.w.ctx).fetch(
+                g.dir, cluster: g.w.clusterOptions, into: g.w.h.path("so-home"), localBranch: nil, force: false)
+        }
     }
 
     @Test func diffIsAPatchThatAppliesOnTheBase() async throws {
@@ -220,7 +286,8 @@ struct GitWorkspace {
         // The workspace's own index is untouched: new.txt is still untracked there.
         #expect(try await GitWorkspace.git(["status", "--porcelain"], in: g.checkout).stdout == "?? new.txt\n")
         let copy = g.w.h.path("copy")
-        _ = try await LocalProcessRunner().run(["git", "clone", "-q", g.origin, copy], workingDirectory: nil, environment: GitWorkspace.env, timeout: 60)
+        _ = try await LocalProcessRunner().run(
+            ["git", "clone", "-q", g.origin, copy], workingDirectory: nil, environment: GitWorkspace.env, timeout: 60)
         _ = try await GitWorkspace.git(["checkout", "-q", s.base], in: copy)
         try g.w.h.tmp.write("work.patch", patch)
         _ = try await GitWorkspace.git(["apply", g.w.h.path("work.patch")], in: copy)
@@ -231,13 +298,17 @@ struct GitWorkspace {
         var g = try await GitWorkspace()
         try g.podRuns()
         let web = FakeWeb()
-        web.answers = [WebResponse(status: 201, body: Data(#"{"number": 7, "html_url": "https://github.example/acme/web/pull/7"}"#.utf8))]
+        web.answers = [
+            WebResponse(
+                status: 201, body: Data(#"{"number": 7, "html_url": "https://github.example/acme/web/pull/7"}"#.utf8))
+        ]
         g.w.ctx.web = web
         g.w.ctx.environment["GITHUB_TOKEN"] = "test-github-token-not-real"
         g.w.ctx.environment["GITHUB_API_URL"] = "http://127.0.0.1:9/api/v3/"
         // GitHub's path for the pull request comes from the origin URL.
         _ = try await GitWorkspace.git(["remote", "set-url", "--push", "origin", g.origin], in: g.checkout)
-        _ = try await GitWorkspace.git(["remote", "set-url", "origin", "https://github.example/acme/web.git"], in: g.checkout)
+        _ = try await GitWorkspace.git(
+            ["remote", "set-url", "origin", "https://github.example/acme/web.git"], in: g.checkout)
         _ = try await GitWorkspace.git(["remote", "set-url", "--push", "origin", g.origin], in: g.checkout)
         var req = TaskRequest(directory: g.dir, text: "write the answer\nin answer.txt")
         req.command = #"printf '%s\n' "$TASK" > answer.txt; exit 3"#
@@ -246,8 +317,12 @@ struct GitWorkspace {
         let r = try await TaskAction(g.w.ctx).run(req)
         #expect(r.exitCode == 3 && r.commits == 1 && r.committedLeftovers && r.pushed && r.pullRequest == nil)
         #expect(web.requests.isEmpty, "no pull request for a failed task")
-        #expect(try await GitWorkspace.git(["show", "agent/ws:answer.txt"], in: g.origin).stdout == "write the answer\nin answer.txt\n")
-        #expect(try await GitWorkspace.git(["log", "-1", "--format=%s", "agent/ws"], in: g.origin).stdout == "so task: write the answer\n")
+        #expect(
+            try await GitWorkspace.git(["show", "agent/ws:answer.txt"], in: g.origin).stdout
+                == "write the answer\nin answer.txt\n")
+        #expect(
+            try await GitWorkspace.git(["log", "-1", "--format=%s", "agent/ws"], in: g.origin).stdout
+                == "so task: write the answer\n")
 
         req.command = #"echo more >> answer.txt"#
         let ok = try await TaskAction(g.w.ctx).run(req)
@@ -256,8 +331,11 @@ struct GitWorkspace {
         #expect(post.method == "POST" && post.url == "http://127.0.0.1:9/api/v3/repos/acme/web/pulls")
         #expect(post.headers.contains { $0 == ("Authorization", "Bearer test-github-token-not-real") })
         let body = try JSON.parse(try #require(post.body))
-        #expect(body["head"]?.string == "agent/ws" && body["base"]?.string == "trunk" && body["title"]?.string == "write the answer")
-        #expect(!g.w.h.console.stdout.contains("test-github-token") && !g.w.h.console.stderr.contains("test-github-token"))
+        #expect(
+            body["head"]?.string == "agent/ws" && body["base"]?.string == "trunk"
+                && body["title"]?.string == "write the answer")
+        #expect(
+            !g.w.h.console.stdout.contains("test-github-token") && !g.w.h.console.stderr.contains("test-github-token"))
     }
 
     @Test func anExistingPullRequestIsFoundAndRefusalsAreNamed() async throws {
@@ -265,20 +343,30 @@ struct GitWorkspace {
         try g.podRuns()
         let web = FakeWeb()
         web.answers = [
-            WebResponse(status: 422, body: Data(#"{"message": "Validation Failed", "errors": [{"message": "A pull request already exists for acme:agent/ws."}]}"#.utf8)),
+            WebResponse(
+                status: 422,
+                body: Data(
+                    #"{"message": "Validation Failed", "errors": [{"message": "A pull request already exists for acme:agent/ws."}]}"#
+                        .utf8)),
             WebResponse(status: 200, body: Data(#"[{"html_url": "https://github.com/acme/web/pull/3"}]"#.utf8)),
             WebResponse(status: 403, body: Data(#"{"message": "Resource not accessible by integration"}"#.utf8)),
         ]
         g.w.ctx.web = web
         g.w.ctx.environment["GITHUB_TOKEN"] = "test-github-token-not-real"
         let task = TaskAction(g.w.ctx)
-        #expect(try await task.openPullRequest(origin: "git@github.com:acme/web.git", head: "agent/ws", base: "trunk", title: "t", body: "b") == "https://github.com/acme/web/pull/3")
+        #expect(
+            try await task.openPullRequest(
+                origin: "git@github.com:acme/web.git", head: "agent/ws", base: "trunk", title: "t", body: "b")
+                == "https://github.com/acme/web/pull/3")
         #expect(web.requests[1].url == "https://api.github.com/repos/acme/web/pulls?state=open&head=acme:agent/ws")
         do {
-            _ = try await task.openPullRequest(origin: "https://github.com/acme/web", head: "agent/ws", base: "trunk", title: "t", body: "b")
+            _ = try await task.openPullRequest(
+                origin: "https://github.com/acme/web", head: "agent/ws", base: "trunk", title: "t", body: "b")
             Issue.record("a refused pull request passed")
         } catch let e as SoError {
-            #expect(e.message.contains("Resource not accessible by integration") && e.hint?.contains("pull-requests: write") == true)
+            #expect(
+                e.message.contains("Resource not accessible by integration")
+                    && e.hint?.contains("pull-requests: write") == true)
         }
         g.w.ctx.environment["GITHUB_TOKEN"] = nil
         var req = TaskRequest(directory: g.dir, text: "x")
@@ -288,8 +376,11 @@ struct GitWorkspace {
     }
 
     @Test func gitHubRepositoriesAreReadFromEveryRemoteForm() {
-        for url in ["https://github.com/acme/web", "https://github.com/acme/web.git", "git@github.com:acme/web.git", "ssh://git@github.com/acme/web",
-                    "git://10.250.0.1:9418/acme/web.git", "https://x-access-token@github.com/acme/web/"] {
+        for url in [
+            "https://github.com/acme/web", "https://github.com/acme/web.git", "git@github.com:acme/web.git",
+            "ssh://git@github.com/acme/web",
+            "git://10.250.0.1:9418/acme/web.git", "https://x-access-token@github.com/acme/web/",
+        ] {
             #expect(GitHubRepository(url: url) == GitHubRepository(url: "https://github.com/acme/web"), "\(url)")
             #expect(GitHubRepository(url: url)?.owner == "acme" && GitHubRepository(url: url)?.name == "web")
         }
@@ -298,13 +389,19 @@ struct GitWorkspace {
 
     @Test func theAgentCommitsAsTheInvokingUser() async throws {
         var w = try WorkspaceHarness()
-        w.h.processes.expect(["git", "config", "--get-regexp", "^user\\.(name|email)$"], stdout: "user.name Ada Lovelace\nuser.email ada@example.org\n")
+        w.h.processes.expect(
+            ["git", "config", "--get-regexp", "^user\\.(name|email)$"],
+            stdout: "user.name Ada Lovelace\nuser.email ada@example.org\n")
         try await w.up("who")
         let config = try w.h.read("so-home/deployments/who/config.env")
-        #expect(config.contains("GIT_USER_NAME='Ada Lovelace'") && config.contains("GIT_USER_EMAIL=ada@example.org"), "\(config) \(w.h.processes.calls.map(\.arguments))")
+        #expect(
+            config.contains("GIT_USER_NAME='Ada Lovelace'") && config.contains("GIT_USER_EMAIL=ada@example.org"),
+            "\(config) \(w.h.processes.calls.map(\.arguments))")
         // --config wins, and then git's config is not asked (only whether the directory is a checkout).
         w = try WorkspaceHarness()
         try await w.up("who2", config: ["GIT_USER_NAME=CI", "GIT_USER_EMAIL=ci@example.org"])
-        #expect(!w.h.processes.calls.contains { $0.arguments.first == "git" && $0.arguments.contains("config") }, "\(w.h.processes.calls.map(\.arguments))")
+        #expect(
+            !w.h.processes.calls.contains { $0.arguments.first == "git" && $0.arguments.contains("config") },
+            "\(w.h.processes.calls.map(\.arguments))")
     }
 }

@@ -1,13 +1,14 @@
 import Foundation
-import Testing
-@testable import SoActions
-@testable import SoDeploy
-@testable import SoWorkspace
-@testable import SoAuthoring
 import SoBasics
 import SoKube
 import SoStack
 import SoTestSupport
+import Testing
+
+@testable import SoActions
+@testable import SoAuthoring
+@testable import SoDeploy
+@testable import SoWorkspace
 
 /// `so up` / `down` / `cleanup` / `deployment list` against the stateful fake cluster.
 struct WorkspaceHarness {
@@ -21,8 +22,13 @@ struct WorkspaceHarness {
         let cluster = self.cluster
         cluster.onApply = { json in
             guard case .object(var o) = json, o["kind"]?.string == "Deployment" else { return }
-            if case .object(var meta)? = o["metadata"] { meta["generation"] = .number(1); o["metadata"] = .object(meta) }
-            o["status"] = .object(["observedGeneration": .number(1), "updatedReplicas": .number(1), "availableReplicas": .number(1)])
+            if case .object(var meta)? = o["metadata"] {
+                meta["generation"] = .number(1)
+                o["metadata"] = .object(meta)
+            }
+            o["status"] = .object([
+                "observedGeneration": .number(1), "updatedReplicas": .number(1), "availableReplicas": .number(1),
+            ])
             json = .object(o)
         }
         var ctx = h.ctx
@@ -35,13 +41,17 @@ struct WorkspaceHarness {
         // Nor is the test's directory a git checkout (so up there starts an empty workspace).
         h.processes.fallback = { args in
             if args.starts(with: ["git", "config"]) { return ProcessResult(exitCode: 1) }
-            if args.first == "git", args.contains("rev-parse") { return ProcessResult(exitCode: 128, stderr: "fatal: not a git repository") }
+            if args.first == "git", args.contains("rev-parse") {
+                return ProcessResult(exitCode: 128, stderr: "fatal: not a git repository")
+            }
             return nil
         }
         try h.tmp.write("kubeconfig", ClusterHarness.kubeconfigText)
     }
 
-    var clusterOptions: ClusterOptions { ClusterOptions(kubeconfig: h.path("kubeconfig"), performClusterManagement: false) }
+    var clusterOptions: ClusterOptions {
+        ClusterOptions(kubeconfig: h.path("kubeconfig"), performClusterManagement: false)
+    }
 
     @discardableResult
     func up(_ name: String, ttl: Double? = nil, with: [String]? = nil, config: [String] = []) async throws -> UpResult {
@@ -57,7 +67,9 @@ struct WorkspaceHarness {
     }
 
     func labelled(_ selector: String = "app.kubernetes.io/managed-by=so") -> [String] {
-        cluster.all.filter { FakeCluster.matches($0.1.labels, selector: selector) }.map { "\($0.0.type.kind) \($0.1.name)" }
+        cluster.all.filter { FakeCluster.matches($0.1.labels, selector: selector) }.map {
+            "\($0.0.type.kind) \($0.1.name)"
+        }
     }
 }
 
@@ -65,7 +77,8 @@ struct WorkspaceHarness {
     @Test func upCreatesARestrictedIsolatedWorkspace() async throws {
         let w = try WorkspaceHarness()
         let began = w.clock.now()
-        let r = try await w.up("fix-login", ttl: 7200, with: ["postgres"], config: ["GIT_REPO=https://github.com/acme/web"])
+        let r = try await w.up(
+            "fix-login", ttl: 7200, with: ["postgres"], config: ["GIT_REPO=https://github.com/acme/web"])
         #expect(r.created && r.namespace == "fix-login" && r.directory == w.h.path("so-home/deployments/fix-login"))
         let ns = try #require(w.cluster.object("Namespace", "fix-login"))
         #expect(ns.labels["pod-security.kubernetes.io/enforce"] == "restricted")
@@ -73,15 +86,23 @@ struct WorkspaceHarness {
         // The TTL counts from the start (the wait that follows takes the fake clock's time).
         #expect(ns.annotations["so.dev/expires-at"] == Timestamps.rfc3339(began.addingTimeInterval(7200)))
         let kinds = Set(w.labelled().map { String($0.split(separator: " ")[0]) })
-        #expect(kinds.isSuperset(of: ["ResourceQuota", "LimitRange", "NetworkPolicy", "Deployment", "Secret", "PersistentVolumeClaim"]))
+        #expect(
+            kinds.isSuperset(of: [
+                "ResourceQuota", "LimitRange", "NetworkPolicy", "Deployment", "Secret", "PersistentVolumeClaim",
+            ]))
         // The API key went into the Secret (base64), and nowhere on disk or in output.
         let id = try #require(ns.labels["app.kubernetes.io/instance"])
         let secret = try #require(w.cluster.object("Secret", "\(id)-generated-secrets", namespace: "fix-login"))
-        #expect(secret.at("data", "ANTHROPIC_API_KEY")?.string == Data("test-anthropic-key-not-real".utf8).base64EncodedString())
+        #expect(
+            secret.at("data", "ANTHROPIC_API_KEY")?.string
+                == Data("test-anthropic-key-not-real".utf8).base64EncodedString())
         for f in try w.h.fs.walk(w.h.path("so-home")) where f.kind == .file {
-            #expect(!(try w.h.fs.readText(w.h.path("so-home/\(f.relative)"))).contains("test-anthropic-key-not-real"), "\(f.relative)")
+            #expect(
+                !(try w.h.fs.readText(w.h.path("so-home/\(f.relative)"))).contains("test-anthropic-key-not-real"),
+                "\(f.relative)")
         }
-        #expect(!w.h.console.stdout.contains("test-anthropic-key") && !w.h.console.stderr.contains("test-anthropic-key"))
+        #expect(
+            !w.h.console.stdout.contains("test-anthropic-key") && !w.h.console.stderr.contains("test-anthropic-key"))
         // postgres was chosen, redis was not.
         #expect(w.cluster.object("Deployment", "\(id)-postgres-deployment", namespace: "fix-login") != nil)
         #expect(w.cluster.object("Deployment", "\(id)-redis-deployment", namespace: "fix-login") == nil)
@@ -89,7 +110,9 @@ struct WorkspaceHarness {
         let before = secret.at("data", "WORKSPACE_TOKEN")?.string
         let again = try await w.up("fix-login")
         #expect(!again.created)
-        #expect(w.cluster.object("Secret", "\(id)-generated-secrets", namespace: "fix-login")?.at("data", "WORKSPACE_TOKEN")?.string == before)
+        #expect(
+            w.cluster.object("Secret", "\(id)-generated-secrets", namespace: "fix-login")?.at(
+                "data", "WORKSPACE_TOKEN")?.string == before)
     }
 
     @Test func listShowsEveryWorkspaceInTwoRequests() async throws {
@@ -176,17 +199,24 @@ struct WorkspaceHarness {
         let home = w.h.path("so-home")
         try w.h.tmp.write("so-home/notes.txt", "not so's\n")
         try w.h.tmp.write("outside/data.txt", "elsewhere\n")
-        let targets = [Path.join(home, "deployments", ".."), Path.join(home, "deployments"), Path.join(home, "deployments", "."), "/",
-                       w.h.path("outside"), Path.join(home, "deployments", "link"), Path.join(home, "deployments", "Upper")]
+        let targets = [
+            Path.join(home, "deployments", ".."), Path.join(home, "deployments"), Path.join(home, "deployments", "."),
+            "/",
+            w.h.path("outside"), Path.join(home, "deployments", "link"), Path.join(home, "deployments", "Upper"),
+        ]
         try w.h.fs.createDirectory(Path.join(home, "deployments"))
         #expect(symlink(w.h.path("outside"), Path.join(home, "deployments", "link")) == 0)
         try w.h.tmp.write("so-home/deployments/Upper/keep.txt", "not a label\n")
         for (i, dir) in targets.enumerated() {
             try await w.up("victim-\(i)", ttl: 60)
             w.cluster.update("Namespace", "victim-\(i)", namespace: nil) { json in
-                guard case .object(var o) = json, case .object(var meta)? = o["metadata"], case .object(var a)? = meta["annotations"] else { return }
+                guard case .object(var o) = json, case .object(var meta)? = o["metadata"],
+                    case .object(var a)? = meta["annotations"]
+                else { return }
                 a["laconic.com/deployment-dir"] = .string(dir)
-                meta["annotations"] = .object(a); o["metadata"] = .object(meta); json = .object(o)
+                meta["annotations"] = .object(a)
+                o["metadata"] = .object(meta)
+                json = .object(o)
             }
         }
         try await w.clock.sleep(seconds: 120)
@@ -196,12 +226,17 @@ struct WorkspaceHarness {
         let removed = try await CleanupAction(w.ctx).run(req)
         #expect(removed.count == targets.count)
         for (i, _) in targets.enumerated() { #expect(w.cluster.object("Namespace", "victim-\(i)") == nil) }
-        for f in ["so-home/notes.txt", "outside/data.txt", "so-home/deployments/Upper/keep.txt", "kubeconfig"] { #expect(w.h.tmp.exists(f), "\(f)") }
+        for f in ["so-home/notes.txt", "outside/data.txt", "so-home/deployments/Upper/keep.txt", "kubeconfig"] {
+            #expect(w.h.tmp.exists(f), "\(f)")
+        }
         #expect(w.h.fs.kind(Path.join(home, "deployments", "link")) == .symlink)
         // The workspaces' own directories (their annotations now point elsewhere) are the user's to remove by name.
         #expect(w.h.tmp.exists("so-home/deployments/victim-0/deployment.yml"))
-        #expect(w.ctx.diagnostics.all.contains { $0.message.hasPrefix("refusing to remove \(Path.join(home, "deployments", "link")): it is a symlink") },
-                "\(w.ctx.diagnostics.all.map(\.message))")
+        #expect(
+            w.ctx.diagnostics.all.contains {
+                $0.message.hasPrefix("refusing to remove \(Path.join(home, "deployments", "link")): it is a symlink")
+            },
+            "\(w.ctx.diagnostics.all.map(\.message))")
     }
 
     @Test func downRemovesADirectoryOnlyThroughItsName() async throws {

@@ -1,12 +1,13 @@
 import Foundation
-import Testing
-@testable import SoActions
-@testable import SoDeploy
-@testable import SoWorkspace
-@testable import SoAuthoring
 import SoBasics
 import SoKube
 import SoTestSupport
+import Testing
+
+@testable import SoActions
+@testable import SoAuthoring
+@testable import SoDeploy
+@testable import SoWorkspace
 
 /// Every verb that writes to a deployment holds its Lease: a second writer waits for it (saying who holds it)
 /// and goes on once it is given up, or fails at its timeout naming the holder, having written nothing.
@@ -16,21 +17,36 @@ import SoTestSupport
     /// A live Lease of another run (renewed now, for an hour).
     static func seedHeldLease(_ c: ClusterHarness) throws {
         let now = Timestamps.microTime(c.ctx.clock.now())
-        try c.cluster.seed(KubeObject(apiVersion: "coordination.k8s.io/v1", kind: "Lease", name: "so-deployment-lock", namespace: c.id,
-                                      body: [("spec", .map([("holderIdentity", .string(holder)), ("leaseDurationSeconds", .int(3600)),
-                                                            ("acquireTime", .string(now)), ("renewTime", .string(now))]))]))
+        try c.cluster.seed(
+            KubeObject(
+                apiVersion: "coordination.k8s.io/v1", kind: "Lease", name: "so-deployment-lock", namespace: c.id,
+                body: [
+                    (
+                        "spec",
+                        .map([
+                            ("holderIdentity", .string(holder)), ("leaseDurationSeconds", .int(3600)),
+                            ("acquireTime", .string(now)), ("renewTime", .string(now)),
+                        ])
+                    )
+                ]))
     }
 
     /// A started deployment with generated secrets.
     static func started() async throws -> ClusterHarness {
         let c = try await ClusterHarness()
-        try c.h.tmp.write("dep/spec.yml", try c.h.read("dep/spec.yml").replacingOccurrences(of: "config:\n", with: "config:\n  PIN: $generate:hex:8$\n"))
+        try c.h.tmp.write(
+            "dep/spec.yml",
+            try c.h.read("dep/spec.yml").replacingOccurrences(
+                of: "config:\n", with: "config:\n  PIN: $generate:hex:8$\n"))
         _ = try await c.start()
         return c
     }
 
     static func writes(_ calls: ArraySlice<String>) -> [String] {
-        calls.filter { call in ["apply ", "delete ", "patch ", "update ", "create "].contains { call.hasPrefix($0) } && !call.contains("Lease") }
+        calls.filter { call in
+            ["apply ", "delete ", "patch ", "update ", "create "].contains { call.hasPrefix($0) }
+                && !call.contains("Lease")
+        }
     }
 
     @Test func stopRestartAndRotateWaitForTheHolderThenFailNamingItHavingWrittenNothing() async throws {
@@ -38,9 +54,21 @@ import SoTestSupport
         try Self.seedHeldLease(c)
         let before = c.cluster.calls.count
         let verbs: [(String, () async throws -> Void)] = [
-            ("stop", { _ = try await StopAction(c.ctx).run(StopRequest(directory: "dep", cluster: c.options, timeout: 10, volumeGuard: nil)) }),
-            ("restart", { try await ObserveAction(c.ctx).restart("dep", cluster: c.options, wait: false, timeout: 10) }),
-            ("rotate-secrets", { _ = try await ObserveAction(c.ctx).rotateSecrets("dep", cluster: c.options, keys: [], timeout: 10) }),
+            (
+                "stop",
+                {
+                    _ = try await StopAction(c.ctx).run(
+                        StopRequest(directory: "dep", cluster: c.options, timeout: 10, volumeGuard: nil))
+                }
+            ),
+            (
+                "restart",
+                { try await ObserveAction(c.ctx).restart("dep", cluster: c.options, wait: false, timeout: 10) }
+            ),
+            (
+                "rotate-secrets",
+                { _ = try await ObserveAction(c.ctx).rotateSecrets("dep", cluster: c.options, keys: [], timeout: 10) }
+            ),
         ]
         for (verb, run) in verbs {
             let began = c.ctx.clock.now()
@@ -51,8 +79,10 @@ import SoTestSupport
             #expect(c.ctx.clock.now().timeIntervalSince(began) >= 10, "\(verb)")
         }
         #expect(Self.writes(c.cluster.calls[before...]).isEmpty, "\(Self.writes(c.cluster.calls[before...]))")
-        #expect(c.h.console.stderr.contains("waiting") || c.h.console.statuses.contains { $0.contains("waiting") } || c.h.console.stdout.contains("waiting"),
-                "the wait names the holder")
+        #expect(
+            c.h.console.stderr.contains("waiting") || c.h.console.statuses.contains { $0.contains("waiting") }
+                || c.h.console.stdout.contains("waiting"),
+            "the wait names the holder")
     }
 
     @Test func aSecondWriterGoesOnOnceTheHolderGivesTheLeaseUp() async throws {
@@ -67,7 +97,8 @@ import SoTestSupport
             // The holder finishes while this run waits: its Lease is gone at the third try.
             if tries.count == 3 { cluster.remove("Lease", "so-deployment-lock", namespace: c.id) }
         }
-        let deleted = try await StopAction(c.ctx).run(StopRequest(directory: "dep", cluster: c.options, timeout: 60, volumeGuard: nil))
+        let deleted = try await StopAction(c.ctx).run(
+            StopRequest(directory: "dep", cluster: c.options, timeout: 60, volumeGuard: nil))
         #expect(tries.count == 3 && deleted.contains("Deployment \(c.id)-deployment"), "\(tries.count) \(deleted)")
         #expect(c.cluster.object("Deployment", "\(c.id)-deployment", namespace: c.id) == nil)
         // Given up at the end.
@@ -103,7 +134,8 @@ import SoTestSupport
         let before = c.cluster.calls.count
         try await Remover(ctx: c.ctx, client: c.cluster).remove([listing], wait: false, timeout: 30)
         let calls = Array(c.cluster.calls[before...])
-        let lease = calls.firstIndex(of: "create Lease \(c.id)/so-deployment-lock"), delete = calls.firstIndex(of: "delete Namespace \(c.id)")
+        let lease = calls.firstIndex(of: "create Lease \(c.id)/so-deployment-lock")
+        let delete = calls.firstIndex(of: "delete Namespace \(c.id)")
         #expect(lease != nil && delete != nil && lease! < delete!, "\(calls)")
         // Gone already (another run removed it): nothing to do, no error.
         try await Remover(ctx: c.ctx, client: c.cluster).remove([listing], wait: false, timeout: 30)

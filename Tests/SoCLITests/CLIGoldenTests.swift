@@ -1,15 +1,16 @@
-import Foundation
-import Testing
 import ArgumentParser
-@testable import SoCLI
+import Foundation
 import SoActions
-import SoDeploy
-import SoWorkspace
 import SoAuthoring
 import SoBasics
+import SoDeploy
 import SoKube
-import SoTestSupport
 import SoSystem
+import SoTestSupport
+import SoWorkspace
+import Testing
+
+@testable import SoCLI
 
 /// What `so` prints, verb by verb, is checked in under `Tests/Fixtures/cli-golden/`: each file holds one command line,
 /// its exit code, stdout and stderr (text and `-o json`, run over a fake cluster with a fixed clock and seeded
@@ -23,7 +24,8 @@ enum CLIGolden {
     static func path(_ name: String) -> String { Path.join(directory, name + ".txt") }
 
     /// `text` is the golden `name`; with SO_UPDATE_GOLDEN=1 it becomes it.
-    static func check(_ name: String, _ text: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
+    static func check(_ name: String, _ text: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws
+    {
         let fs = LocalFileSystem()
         if updating {
             try fs.createDirectory(Path.dirname(path(name)))
@@ -33,9 +35,11 @@ enum CLIGolden {
         let golden = try? fs.readText(path(name))
         #expect(golden != nil, "no golden \(path(name)): run \(update)", sourceLocation: sourceLocation)
         guard let golden, golden != text else { return }
-        let got = text.components(separatedBy: "\n"), want = golden.components(separatedBy: "\n")
+        let got = text.components(separatedBy: "\n")
+        let want = golden.components(separatedBy: "\n")
         let line = (0..<min(got.count, want.count)).first { got[$0] != want[$0] } ?? min(got.count, want.count)
-        Issue.record("""
+        Issue.record(
+            """
             so's output for \(name) differs from \(path(name)) at line \(line + 1):
               golden: \(line < want.count ? want[line] : "(end)")
               now:    \(line < got.count ? got[line] : "(end)")
@@ -58,9 +62,15 @@ final class GoldenSession: @unchecked Sendable {
             switch o["kind"]?.string {
             case "Deployment":
                 let replicas = Double(o["spec"]?["replicas"]?.int ?? 1)
-                if case .object(var meta)? = o["metadata"] { meta["generation"] = .number(1); o["metadata"] = .object(meta) }
-                o["status"] = .object(["observedGeneration": .number(1), "replicas": .number(replicas), "updatedReplicas": .number(replicas),
-                                       "availableReplicas": .number(replicas)])
+                if case .object(var meta)? = o["metadata"] {
+                    meta["generation"] = .number(1)
+                    o["metadata"] = .object(meta)
+                }
+                o["status"] = .object([
+                    "observedGeneration": .number(1), "replicas": .number(replicas),
+                    "updatedReplicas": .number(replicas),
+                    "availableReplicas": .number(replicas),
+                ])
             case "Job": o["status"] = .object(["succeeded": .number(1)])
             default: break
             }
@@ -76,14 +86,19 @@ final class GoldenSession: @unchecked Sendable {
         let processes = FakeProcessRunner()
         processes.missing = ["kind"]
         let cluster = self.cluster
-        var ctx = SoContext(fs: LocalFileSystem(currentDirectory: t.path), processes: processes, clock: FixedClock(), entropy: SeededEntropy(),
-                            console: console, environment: ["HOME": t.path, "SO_HOME": t.file("home"), "SO_REPO_BASE_DIR": t.file("cerc")],
-                            builtInRoot: RepoPaths.root, connect: { _ in cluster })
+        var ctx = SoContext(
+            fs: LocalFileSystem(currentDirectory: t.path), processes: processes, clock: FixedClock(),
+            entropy: SeededEntropy(),
+            console: console,
+            environment: ["HOME": t.path, "SO_HOME": t.file("home"), "SO_REPO_BASE_DIR": t.file("cerc")],
+            builtInRoot: RepoPaths.root, connect: { _ in cluster })
         ctx.renewsLocks = false
         let code = await SoCommandLine.execute(args, context: ctx)
-        let line = args.map { $0.contains(" ") || $0.contains("$") || $0.isEmpty ? "'\($0)'" : $0 }.joined(separator: " ")
+        let line = args.map { $0.contains(" ") || $0.contains("$") || $0.isEmpty ? "'\($0)'" : $0 }.joined(
+            separator: " ")
         var text = "$ so \(line)\nexit: \(code)\n--- stdout\n\(console.stdout)\n--- stderr\n\(console.stderr)\n"
-        text = text.replacingOccurrences(of: t.path, with: "<tmp>").replacingOccurrences(of: RepoPaths.root, with: "<repo>")
+        text = text.replacingOccurrences(of: t.path, with: "<tmp>").replacingOccurrences(
+            of: RepoPaths.root, with: "<repo>")
         outputs.append((name, text))
         return code
     }
@@ -98,14 +113,34 @@ final class GoldenSession: @unchecked Sendable {
     /// A running pod of the deployment's web service, as the kubelet would report it.
     func seedPod() throws {
         let id = try deploymentID
-        try cluster.seed(KubeObject(apiVersion: "v1", kind: "Pod", name: "web-abc", namespace: id,
-                                    labels: [("app", id), ("app.kubernetes.io/instance", id), ("app.kubernetes.io/component", "example")],
-                                    body: [("spec", .map([("containers", .list([.map([("name", .string("web")), ("image", .string("nginx")),
-                                                                                     ("ports", .list([.map([("containerPort", .int(80))])]))])]))]))]))
+        try cluster.seed(
+            KubeObject(
+                apiVersion: "v1", kind: "Pod", name: "web-abc", namespace: id,
+                labels: [("app", id), ("app.kubernetes.io/instance", id), ("app.kubernetes.io/component", "example")],
+                body: [
+                    (
+                        "spec",
+                        .map([
+                            (
+                                "containers",
+                                .list([
+                                    .map([
+                                        ("name", .string("web")), ("image", .string("nginx")),
+                                        ("ports", .list([.map([("containerPort", .int(80))])])),
+                                    ])
+                                ])
+                            )
+                        ])
+                    )
+                ]))
         cluster.update("Pod", "web-abc", namespace: id) { p in
             guard case .object(var o) = p else { return }
-            o["status"] = .object(["phase": .string("Running"), "podIP": .string("10.0.0.7"),
-                                   "containerStatuses": .array([.object(["name": .string("web"), "ready": .bool(true), "restartCount": .number(2)])])])
+            o["status"] = .object([
+                "phase": .string("Running"), "podIP": .string("10.0.0.7"),
+                "containerStatuses": .array([
+                    .object(["name": .string("web"), "ready": .bool(true), "restartCount": .number(2)])
+                ]),
+            ])
             p = .object(o)
         }
         cluster.podLogs["\(id)/web-abc/web"] = "one\ntwo\nthree\n"
@@ -114,7 +149,9 @@ final class GoldenSession: @unchecked Sendable {
     /// The values of every Secret the session's starts made (none may appear in what so printed).
     var secretValues: [String] {
         cluster.all.filter { $0.0.type.kind == "Secret" }.flatMap { _, json in
-            (json["data"]?.object ?? [:]).values.compactMap { $0.string.flatMap { Data(base64Encoded: $0) }.map { String(decoding: $0, as: UTF8.self) } }
+            (json["data"]?.object ?? [:]).values.compactMap {
+                $0.string.flatMap { Data(base64Encoded: $0) }.map { String(decoding: $0, as: UTF8.self) }
+            }
                 + (json["stringData"]?.object ?? [:]).values.compactMap(\.string)
         }
     }
@@ -132,19 +169,35 @@ final class GoldenSession: @unchecked Sendable {
         await s.run("stack-list-json", ["stack", "list", "-o", "json"])
         await s.run("stack-show", ["stack", "show", "example"])
         await s.run("stack-show-json", ["stack", "show", "example", "-o", "json"])
-        await s.run("deploy-init-dry-run", ["--dry-run", "--stack", "example", "deploy", "init", "--output", "spec.yml"])
-        #expect(await s.run("deploy-init", ["--stack", "example", "deploy", "init", "--output", "spec.yml", "--config", "API_TOKEN=$generate:hex:16$"]) == 0)
-        await s.run("deploy-create-dry-run", ["--dry-run", "deploy", "create", "--spec-file", "spec.yml", "--deployment-dir", "dep"])
-        #expect(await s.run("deploy-create", ["deploy", "create", "--spec-file", "spec.yml", "--deployment-dir", "dep"]) == 0)
+        await s.run(
+            "deploy-init-dry-run", ["--dry-run", "--stack", "example", "deploy", "init", "--output", "spec.yml"])
+        #expect(
+            await s.run(
+                "deploy-init",
+                [
+                    "--stack", "example", "deploy", "init", "--output", "spec.yml", "--config",
+                    "API_TOKEN=$generate:hex:16$",
+                ]) == 0)
+        await s.run(
+            "deploy-create-dry-run",
+            ["--dry-run", "deploy", "create", "--spec-file", "spec.yml", "--deployment-dir", "dep"])
+        #expect(
+            await s.run("deploy-create", ["deploy", "create", "--spec-file", "spec.yml", "--deployment-dir", "dep"])
+                == 0)
         let dep = ["deployment", "--dir", "dep"]
         await s.run("deployment-render", dep + ["render"])
         await s.run("deployment-render-json", dep + ["render", "-o", "json"])
         await s.run("deployment-render-report", dep + ["render", "--report"])
         await s.run("deployment-render-report-json", dep + ["render", "--report", "-o", "json"])
         await s.run("deployment-start-dry-run", dep + cluster + ["start", "--skip-cluster-management", "--dry-run"])
-        await s.run("deployment-start-dry-run-json", dep + cluster + ["start", "--skip-cluster-management", "--dry-run", "--progress", "json"])
-        #expect(await s.run("deployment-start", dep + cluster + ["start", "--skip-cluster-management", "--progress", "plain"]) == 0)
-        await s.run("deployment-start-json", dep + cluster + ["start", "--skip-cluster-management", "--progress", "json"])
+        await s.run(
+            "deployment-start-dry-run-json",
+            dep + cluster + ["start", "--skip-cluster-management", "--dry-run", "--progress", "json"])
+        #expect(
+            await s.run(
+                "deployment-start", dep + cluster + ["start", "--skip-cluster-management", "--progress", "plain"]) == 0)
+        await s.run(
+            "deployment-start-json", dep + cluster + ["start", "--skip-cluster-management", "--progress", "json"])
         try s.seedPod()
         await s.run("deployment-status", dep + cluster + ["status"])
         await s.run("deployment-status-json", dep + cluster + ["status", "-o", "json"])
@@ -160,8 +213,11 @@ final class GoldenSession: @unchecked Sendable {
         await s.run("deployment-rotate-secrets", dep + cluster + ["rotate-secrets", "API_TOKEN"])
         secrets += s.secretValues
         // The workspace verbs on a deployment that is no workspace.
-        for verb in [["log"], ["log", "-o", "json"], ["diff"], ["push"], ["fetch"], ["apply"], ["merge"], ["task", "do it"]] {
-            await s.run("deployment-\(verb[0])-not-a-workspace" + (verb.contains("json") ? "-json" : ""), dep + cluster + verb)
+        for verb in [
+            ["log"], ["log", "-o", "json"], ["diff"], ["push"], ["fetch"], ["apply"], ["merge"], ["task", "do it"],
+        ] {
+            await s.run(
+                "deployment-\(verb[0])-not-a-workspace" + (verb.contains("json") ? "-json" : ""), dep + cluster + verb)
         }
         await s.run("deployment-stop-dry-run", dep + cluster + ["stop", "--dry-run"])
         await s.run("deployment-stop", dep + cluster + ["stop"])
@@ -169,15 +225,24 @@ final class GoldenSession: @unchecked Sendable {
         await s.run("refused-format", dep + ["-o", "json", "start"])
         await s.run("refused-dry-run", ["--dry-run"] + dep + ["status"])
         // A workspace: up, up again (-o json), list, down.
-        await s.run("up-dry-run", ["--dry-run", "up", "example", "--name", "demo", "--skip-cluster-management"] + cluster)
-        await s.run("up", ["up", "example", "--name", "demo", "--skip-cluster-management", "--progress", "plain"] + cluster)
+        await s.run(
+            "up-dry-run", ["--dry-run", "up", "example", "--name", "demo", "--skip-cluster-management"] + cluster)
+        await s.run(
+            "up", ["up", "example", "--name", "demo", "--skip-cluster-management", "--progress", "plain"] + cluster)
         await s.run("deployment-status-by-name", ["deployment", "--name", "demo", "status"] + cluster)
-        await s.run("up-json", ["up", "example", "--name", "demo", "--skip-cluster-management", "--progress", "plain", "-o", "json"] + cluster)
+        await s.run(
+            "up-json",
+            ["up", "example", "--name", "demo", "--skip-cluster-management", "--progress", "plain", "-o", "json"]
+                + cluster)
         await s.run("down-dry-run", ["--dry-run", "down", "demo"] + cluster)
         await s.run("down", ["down", "demo"] + cluster)
         // An agent workspace (its repository named, so none is carried in): up, then down without reading its work.
-        let ws = ["up", "agent-workspace", "--name", "ws", "--config", "GIT_REPO=https://example.org/acme/web", "--skip-cluster-management",
-                  "--progress", "plain", "--no-wait"] + cluster
+        let ws =
+            [
+                "up", "agent-workspace", "--name", "ws", "--config", "GIT_REPO=https://example.org/acme/web",
+                "--skip-cluster-management",
+                "--progress", "plain", "--no-wait",
+            ] + cluster
         await s.run("up-workspace", ws)
         await s.run("down-workspace-refused", ["down", "ws"] + cluster)
         await s.run("down-workspace-discard", ["down", "ws", "--discard"] + cluster)
@@ -188,7 +253,9 @@ final class GoldenSession: @unchecked Sendable {
         secrets += s.secretValues
         #expect(!secrets.isEmpty, "the session's starts made no Secret: the check below proves nothing")
         for (name, text) in s.outputs {
-            for value in secrets where value.count >= 8 { #expect(!text.contains(value), "\(name) prints a secret value") }
+            for value in secrets where value.count >= 8 {
+                #expect(!text.contains(value), "\(name) prints a secret value")
+            }
             #expect(!text.contains(FakeKubeconfig.token), "\(name) prints the kubeconfig's token")
             try CLIGolden.check(name, text)
         }
@@ -201,7 +268,9 @@ final class GoldenSession: @unchecked Sendable {
         for command in VerbTakesTests.commands(SoCommand.self) {
             let path = SoCommandLine.path(to: command)
             let name = "help-" + (path.isEmpty ? "so" : path.replacingOccurrences(of: " ", with: "-"))
-            let help = command == SoCommand.self ? SoCommand.helpMessage(columns: 100) : SoCommand.helpMessage(for: command, columns: 100)
+            let help =
+                command == SoCommand.self
+                ? SoCommand.helpMessage(columns: 100) : SoCommand.helpMessage(for: command, columns: 100)
             try CLIGolden.check(name, "$ so \(path.isEmpty ? "" : path + " ")--help\n\(help)\n")
             made.append(name)
         }
@@ -211,9 +280,13 @@ final class GoldenSession: @unchecked Sendable {
     /// Every golden file (named `prefix…`) was made by the test (a verb renamed or gone leaves none behind).
     static func noStaleGoldens(prefix: String, except: String?, made: [String]) throws {
         guard !CLIGolden.updating else { return }
-        let files = try LocalFileSystem().list(CLIGolden.directory).filter { $0.hasPrefix(prefix) && !(except.map($0.hasPrefix) ?? false) }
+        let files = try LocalFileSystem().list(CLIGolden.directory).filter {
+            $0.hasPrefix(prefix) && !(except.map($0.hasPrefix) ?? false)
+        }
         for f in files where !made.contains(String(f.dropLast(".txt".count))) {
-            Issue.record("\(f) in \(CLIGolden.directory) belongs to no command line of the test: remove it, or run \(CLIGolden.update)")
+            Issue.record(
+                "\(f) in \(CLIGolden.directory) belongs to no command line of the test: remove it, or run \(CLIGolden.update)"
+            )
         }
     }
 }

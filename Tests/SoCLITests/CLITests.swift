@@ -1,13 +1,13 @@
 import Foundation
-import Testing
 import SoActions
-import SoDeploy
-import SoWorkspace
 import SoAuthoring
 import SoBasics
 import SoCLI
-import SoTestSupport
+import SoDeploy
 import SoSystem
+import SoTestSupport
+import SoWorkspace
+import Testing
 
 struct CLIRun {
     let code: Int32
@@ -17,15 +17,20 @@ struct CLIRun {
 }
 
 /// `so` run in this process with a fake process runner (`processes`; by default one where kind is not installed).
-func runSo(_ args: [String], cwd: String, environment: [String: String] = [:], processes: FakeProcessRunner? = nil) async -> CLIRun {
+func runSo(_ args: [String], cwd: String, environment: [String: String] = [:], processes: FakeProcessRunner? = nil)
+    async -> CLIRun
+{
     let console = CapturedConsole()
-    let processes = processes ?? {
-        let p = FakeProcessRunner()
-        p.missing = ["kind"]
-        return p
-    }()
-    let ctx = SoContext(fs: LocalFileSystem(currentDirectory: cwd), processes: processes, clock: FixedClock(), entropy: SeededEntropy(),
-                        console: console, environment: environment, builtInRoot: RepoPaths.root)
+    let processes =
+        processes
+        ?? {
+            let p = FakeProcessRunner()
+            p.missing = ["kind"]
+            return p
+        }()
+    let ctx = SoContext(
+        fs: LocalFileSystem(currentDirectory: cwd), processes: processes, clock: FixedClock(), entropy: SeededEntropy(),
+        console: console, environment: environment, builtInRoot: RepoPaths.root)
     let code = await SoCommandLine.execute(args, context: ctx)
     return CLIRun(code: code, console: console)
 }
@@ -34,10 +39,15 @@ func runSo(_ args: [String], cwd: String, environment: [String: String] = [:], p
     @Test func laconicArgumentOrderWorks() async throws {
         let t = try TempDir()
         defer { t.cleanup() }
-        let r = await runSo(["--stack", "example", "deploy", "--deploy-to", "k8s-kind", "init", "--output", "spec.yml", "--config", "A=1,B=two"], cwd: t.path)
+        let r = await runSo(
+            [
+                "--stack", "example", "deploy", "--deploy-to", "k8s-kind", "init", "--output", "spec.yml", "--config",
+                "A=1,B=two",
+            ], cwd: t.path)
         #expect(r.code == 0, "\(r.stderr)")
         #expect(try t.read("spec.yml").contains("config:\n  GREETING: hello from so\n  A: '1'\n  B: two\n"))
-        let c = await runSo(["deploy", "create", "--spec-file", "spec.yml", "--deployment-dir", "deployments/example"], cwd: t.path)
+        let c = await runSo(
+            ["deploy", "create", "--spec-file", "spec.yml", "--deployment-dir", "deployments/example"], cwd: t.path)
         #expect(c.code == 0, "\(c.stderr)")
         #expect(c.stdout.contains("created deployment \(t.file("deployments/example"))"))
         #expect(t.exists("deployments/example/deployment.yml"))
@@ -49,14 +59,20 @@ func runSo(_ args: [String], cwd: String, environment: [String: String] = [:], p
         let t = try TempDir()
         defer { t.cleanup() }
         #expect(await runSo(["--stack", "example", "deploy", "init", "--output", "spec.yml"], cwd: t.path).code == 0)
-        #expect(await runSo(["deploy", "create", "--spec-file", "spec.yml", "--deployment-dir", "dep"], cwd: t.path).code == 0)
+        #expect(
+            await runSo(["deploy", "create", "--spec-file", "spec.yml", "--deployment-dir", "dep"], cwd: t.path).code
+                == 0)
         let env = ["KUBECONFIG": t.file("no-kubeconfig"), "HOME": t.path]
         for (flags, planned) in [([String](), true), (["--skip-cluster-management"], false)] {
             let kind = FakeProcessRunner()
             kind.expect(["kind", "get", "clusters"], stdout: "")
-            let r = await runSo(["deployment", "--dir", "dep", "start", "--dry-run"] + flags, cwd: t.path, environment: env, processes: kind)
+            let r = await runSo(
+                ["deployment", "--dir", "dep", "start", "--dry-run"] + flags, cwd: t.path, environment: env,
+                processes: kind)
             #expect((r.code == 0) == planned, "\(flags): \(r.stdout)\n\(r.stderr)")
-            #expect((r.stdout + r.stderr).contains("would create kind cluster") == planned, "\(flags): \(r.stdout)\n\(r.stderr)")
+            #expect(
+                (r.stdout + r.stderr).contains("would create kind cluster") == planned,
+                "\(flags): \(r.stdout)\n\(r.stderr)")
             #expect(r.stderr.contains("no cluster to use") != planned, "\(flags): \(r.stderr)")
             #expect(kind.unexpected.isEmpty && kind.pending.isEmpty, "\(kind.unexpected) \(kind.pending)")
         }
@@ -72,10 +88,14 @@ func runSo(_ args: [String], cwd: String, environment: [String: String] = [:], p
 
     /// Every command's help has an example.
     @Test func everyCommandHasAnExample() async throws {
-        let commands = [["deploy"], ["deploy", "init"], ["deploy", "create"], ["deployment"], ["deployment", "render"], ["deployment", "start"], ["deployment", "up"], ["deployment", "stop"],
-                        ["deployment", "status"], ["deployment", "ps"], ["deployment", "logs"], ["deployment", "exec"], ["deployment", "port-forward"], ["deployment", "restart"], ["deployment", "update-envs"],
-                        ["deployment", "rotate-secrets"], ["stack"], ["stack", "list"], ["stack", "show"],
-                        ["fetch-stack"], ["setup-repositories"], ["version"], ["completion"]]
+        let commands = [
+            ["deploy"], ["deploy", "init"], ["deploy", "create"], ["deployment"], ["deployment", "render"],
+            ["deployment", "start"], ["deployment", "up"], ["deployment", "stop"],
+            ["deployment", "status"], ["deployment", "ps"], ["deployment", "logs"], ["deployment", "exec"],
+            ["deployment", "port-forward"], ["deployment", "restart"], ["deployment", "update-envs"],
+            ["deployment", "rotate-secrets"], ["stack"], ["stack", "list"], ["stack", "show"],
+            ["fetch-stack"], ["setup-repositories"], ["version"], ["completion"],
+        ]
         for c in commands {
             let r = await runSo(c + ["--help"], cwd: "/")
             #expect(r.code == 0 && r.stdout.contains("Example:"), "\(c)")
@@ -107,7 +127,9 @@ func runSo(_ args: [String], cwd: String, environment: [String: String] = [:], p
         #expect(json?["name"] as? String == "example")
         #expect((json?["images"] as? [String])?.contains("nginx:1.27-alpine") == true)
         let laconic = await runSo(["stack", "show", RepoPaths.laconicFixture("observe")], cwd: "/")
-        #expect(laconic.code == 0 && laconic.stdout.contains("pod observe-dash:") && laconic.stdout.contains("service scraper: prom/prometheus:v2.51.0"), "\(laconic.stdout)")
+        #expect(
+            laconic.code == 0 && laconic.stdout.contains("pod observe-dash:")
+                && laconic.stdout.contains("service scraper: prom/prometheus:v2.51.0"), "\(laconic.stdout)")
     }
 }
 
@@ -116,13 +138,18 @@ func runSo(_ args: [String], cwd: String, environment: [String: String] = [:], p
     @Test func fetchStackDryRunJSONIsJSONOnly() async throws {
         let t = try TempDir()
         defer { t.cleanup() }
-        let r = await runSo(["fetch-stack", "example.org/team/stacks", "--dry-run", "-o", "json"], cwd: t.path, environment: ["SO_REPO_BASE_DIR": t.path])
+        let r = await runSo(
+            ["fetch-stack", "example.org/team/stacks", "--dry-run", "-o", "json"], cwd: t.path,
+            environment: ["SO_REPO_BASE_DIR": t.path])
         #expect(r.code == 0, "\(r.stderr)")
         let json = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
         #expect(json?["repository"] as? String == "example.org/team/stacks", "\(r.stdout)")
         // Text keeps the line.
-        let text = await runSo(["fetch-stack", "example.org/team/stacks", "--dry-run"], cwd: t.path, environment: ["SO_REPO_BASE_DIR": t.path])
-        #expect(text.stdout.contains("would clone https://example.org/team/stacks into \(t.path)/stacks"), "\(text.stdout)")
+        let text = await runSo(
+            ["fetch-stack", "example.org/team/stacks", "--dry-run"], cwd: t.path,
+            environment: ["SO_REPO_BASE_DIR": t.path])
+        #expect(
+            text.stdout.contains("would clone https://example.org/team/stacks into \(t.path)/stacks"), "\(text.stdout)")
     }
 }
 
@@ -130,7 +157,11 @@ func runSo(_ args: [String], cwd: String, environment: [String: String] = [:], p
     func makeDeployment(_ t: TempDir, extraConfig: String = "") async throws {
         let i = await runSo(["--stack", "example", "deploy", "init", "--output", "spec.yml"], cwd: t.path)
         #expect(i.code == 0, "\(i.stderr)")
-        if !extraConfig.isEmpty { try t.write("spec.yml", try t.read("spec.yml").replacingOccurrences(of: "config:\n", with: "config:\n" + extraConfig)) }
+        if !extraConfig.isEmpty {
+            try t.write(
+                "spec.yml",
+                try t.read("spec.yml").replacingOccurrences(of: "config:\n", with: "config:\n" + extraConfig))
+        }
         let c = await runSo(["deploy", "create", "--spec-file", "spec.yml", "--deployment-dir", "dep"], cwd: t.path)
         #expect(c.code == 0, "\(c.stderr)")
     }
@@ -168,9 +199,14 @@ func runSo(_ args: [String], cwd: String, environment: [String: String] = [:], p
         try await makeDeployment(t)
         try t.write("proj/main.go", "package main\n")
         let refused = await runSo(["deployment", "--dir", "dep", "render", "--output-dir", "proj"], cwd: t.path)
-        #expect(refused.code == 64 && refused.stderr.contains("holds files render did not write (main.go)") && refused.stderr.contains("--force"), "\(refused.stderr)")
-        #expect(try t.read("proj/main.go") == "package main\n" && (try LocalFileSystem().list(t.file("proj"))) == ["main.go"])
-        let forced = await runSo(["deployment", "--dir", "dep", "render", "--output-dir", "proj", "--force", "-o", "json"], cwd: t.path)
+        #expect(
+            refused.code == 64 && refused.stderr.contains("holds files render did not write (main.go)")
+                && refused.stderr.contains("--force"), "\(refused.stderr)")
+        #expect(
+            try t.read("proj/main.go") == "package main\n"
+                && (try LocalFileSystem().list(t.file("proj"))) == ["main.go"])
+        let forced = await runSo(
+            ["deployment", "--dir", "dep", "render", "--output-dir", "proj", "--force", "-o", "json"], cwd: t.path)
         #expect(forced.code == 0, "\(forced.stderr)")
         #expect(try t.read("proj/main.go") == "package main\n")
         #expect(try LocalFileSystem().list(t.file("proj")).filter { $0.hasSuffix(".json") }.count == 7)
@@ -182,7 +218,9 @@ func runSo(_ args: [String], cwd: String, environment: [String: String] = [:], p
     }
 
     func deploymentID(_ t: TempDir) throws -> String {
-        try t.read("dep/deployment.yml").split(separator: "\n").first { $0.hasPrefix("deployment-id: ") }!.dropFirst("deployment-id: ".count).description
+        try t.read("dep/deployment.yml").split(separator: "\n").first { $0.hasPrefix("deployment-id: ") }!.dropFirst(
+            "deployment-id: ".count
+        ).description
     }
 
     /// Generated secret values never appear; the Secret is referenced, and shown with placeholders only on request.

@@ -1,11 +1,12 @@
-import Foundation
-import Testing
 import ArgumentParser
-@testable import SoCLI
+import Foundation
 import SoBasics
 import SoCompose
-import SoTestSupport
 import SoSystem
+import SoTestSupport
+import Testing
+
+@testable import SoCLI
 
 /// Every `so` command line the documentation shows — README.md, docs/, the example pipeline and every
 /// `--help` example — goes through the parser as a user would type it, so documentation and parser
@@ -25,12 +26,18 @@ import SoSystem
         if line.hasPrefix("$ ") { line.removeFirst(2) }
         if let hash = line.range(of: " #") { line = String(line[..<hash.lowerBound]) }
         var out: [Shown] = []
-        let segments = line.components(separatedBy: "&&").flatMap { $0.components(separatedBy: "||") }.flatMap { $0.components(separatedBy: ";") }
+        let segments = line.components(separatedBy: "&&").flatMap { $0.components(separatedBy: "||") }.flatMap {
+            $0.components(separatedBy: ";")
+        }
         for segment in segments {
             let piece = segment.components(separatedBy: " | ").first ?? segment
-            guard var words = try? ShellWords.split(piece), let first = words.first, first == "so" || first.hasSuffix("/so") else { continue }
+            guard var words = try? ShellWords.split(piece), let first = words.first,
+                first == "so" || first.hasSuffix("/so")
+            else { continue }
             words.removeFirst()
-            if let redirect = words.firstIndex(where: { $0 == ">" || $0 == ">>" || $0 == "2>&1" }) { words = Array(words[..<redirect]) }
+            if let redirect = words.firstIndex(where: { $0 == ">" || $0 == ">>" || $0 == "2>&1" }) {
+                words = Array(words[..<redirect])
+            }
             out.append(Shown(words: words, source: source))
         }
         return out
@@ -44,8 +51,16 @@ import SoSystem
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             let continued = trimmed.hasSuffix("\\")
             let body = continued ? String(trimmed.dropLast()) : trimmed
-            if var p = pending { p.1 += " " + body; pending = p } else { pending = (firstLine + i, body) }
-            if !continued, let p = pending { out.append(p); pending = nil }
+            if var p = pending {
+                p.1 += " " + body
+                pending = p
+            } else {
+                pending = (firstLine + i, body)
+            }
+            if !continued, let p = pending {
+                out.append(p)
+                pending = nil
+            }
         }
         if let p = pending { out.append(p) }
         return out
@@ -56,7 +71,8 @@ import SoSystem
     static func commands(inMarkdown text: String, file: String) -> [Shown] {
         var out: [Shown] = []
         var fence: String?
-        var block: [String] = [], blockStart = 0
+        var block: [String] = []
+        var blockStart = 0
         var prose = ""
         var proseLines: [Int] = []  // the line of each character offset's line start in `prose`
         for (n, line) in text.components(separatedBy: "\n").enumerated() {
@@ -64,7 +80,9 @@ import SoSystem
             if trimmed.hasPrefix("```") {
                 if let lang = fence {
                     if ["sh", "bash", "console", "shell", ""].contains(lang) {
-                        for (l, joined) in joinedLines(block, firstLine: blockStart) { out += commands(inShellLine: joined, source: "\(file):\(l)") }
+                        for (l, joined) in joinedLines(block, firstLine: blockStart) {
+                            out += commands(inShellLine: joined, source: "\(file):\(l)")
+                        }
                     }
                     fence = nil
                 } else {
@@ -74,14 +92,19 @@ import SoSystem
                 }
                 continue
             }
-            if fence != nil { block.append(line); continue }
+            if fence != nil {
+                block.append(line)
+                continue
+            }
             proseLines.append(contentsOf: Array(repeating: n + 1, count: line.count + 1))
             prose += line + " "
         }
         var offset = 0
         for (i, piece) in prose.components(separatedBy: "`").enumerated() {
             defer { offset += piece.count + 1 }
-            guard i % 2 == 1, piece.hasPrefix("so "), piece.contains(" -"), !piece.contains(where: { "[]|…<>".contains($0) }) else { continue }
+            guard i % 2 == 1, piece.hasPrefix("so "), piece.contains(" -"),
+                !piece.contains(where: { "[]|…<>".contains($0) })
+            else { continue }
             out += commands(inShellLine: piece, source: "\(file):\(proseLines[min(offset, proseLines.count - 1)])")
         }
         return out
@@ -89,7 +112,9 @@ import SoSystem
 
     /// `run:` scripts of the example pipelines.
     static func commands(inWorkflow text: String, file: String) -> [Shown] {
-        joinedLines(text.components(separatedBy: "\n"), firstLine: 1).flatMap { n, line in commands(inShellLine: line, source: "\(file):\(n)") }
+        joinedLines(text.components(separatedBy: "\n"), firstLine: 1).flatMap { n, line in
+            commands(inShellLine: line, source: "\(file):\(n)")
+        }
     }
 
     /// The `Example:` lines of every command's help, from the commands' configurations.
@@ -121,7 +146,8 @@ import SoSystem
         // The pipelines' steps: GitHub Actions `run:` blocks and the Kubernetes Job's script.
         for folder in ["examples/github-actions", "examples/k8s-job"] {
             for file in try fs.list(Path.join(RepoPaths.root, folder)) where file.hasSuffix(".yml") {
-                shown += commands(inWorkflow: try fs.readText(Path.join(RepoPaths.root, folder, file)), file: "\(folder)/\(file)")
+                shown += commands(
+                    inWorkflow: try fs.readText(Path.join(RepoPaths.root, folder, file)), file: "\(folder)/\(file)")
             }
         }
         return shown + helpExamples()
@@ -144,13 +170,17 @@ import SoSystem
     /// The line with the options written before its last subcommand moved after it (the flags of `so` take no value).
     static func verbFirst(_ words: [String]) -> [String] {
         var command: ParsableCommand.Type = SoCommand.self
-        var path: [String] = [], moved: [String] = [], i = 0
+        var path: [String] = []
+        var moved: [String] = []
+        var i = 0
         while i < words.count {
             let word = words[i]
             if let child = SoCommandLine.child(of: command, named: word) {
                 path.append(word)
                 command = child
-            } else if word.hasPrefix("-") && word != "--" && !["--help", "-h", "--version"].contains(word) && !command.configuration.subcommands.isEmpty {
+            } else if word.hasPrefix("-") && word != "--" && !["--help", "-h", "--version"].contains(word)
+                && !command.configuration.subcommands.isEmpty
+            {
                 moved.append(word)
                 if !word.contains("="), !["--verbose", "--quiet", "--debug"].contains(word), i + 1 < words.count {
                     moved.append(words[i + 1])
@@ -169,8 +199,10 @@ import SoSystem
         var moved = 0
         for s in try Self.documented() {
             let first = Self.verbFirst(s.words)
-            guard first != s.words, let a = try? SoCommandLine.parse(s.words), let b = try? SoCommandLine.parse(first) else { continue }
-            var before = "", after = ""
+            guard first != s.words, let a = try? SoCommandLine.parse(s.words), let b = try? SoCommandLine.parse(first)
+            else { continue }
+            var before = ""
+            var after = ""
             dump(a, to: &before)
             dump(b, to: &after)
             #expect(before == after, "\(s) and so \(first.joined(separator: " ")) differ")
@@ -198,15 +230,22 @@ import SoSystem
     @Test func usageErrorsExit64() async throws {
         let t = try TempDir()
         defer { t.cleanup() }
-        for line in [["completion", "powershell"], ["cleanup"], ["up", "example", "--ttl", "2x"], ["up", "example", "--name", "Bad_Name", "--no-wait"],
-                     ["help", "nosuch"], ["deployment", "--dir", "d", "start", "--timeout", "-5"], ["deployment", "--dir", "d", "frobnicate"],
-                     ["deployment", "--dir", "d", "logs", "--since", "soon"], ["deployment", "status"], ["deployment", "--dir", "d", "stop", "--discard"]] {
+        for line in [
+            ["completion", "powershell"], ["cleanup"], ["up", "example", "--ttl", "2x"],
+            ["up", "example", "--name", "Bad_Name", "--no-wait"],
+            ["help", "nosuch"], ["deployment", "--dir", "d", "start", "--timeout", "-5"],
+            ["deployment", "--dir", "d", "frobnicate"],
+            ["deployment", "--dir", "d", "logs", "--since", "soon"], ["deployment", "status"],
+            ["deployment", "--dir", "d", "stop", "--discard"],
+        ] {
             let r = await runSo(line, cwd: t.path)
             #expect(r.code == 64, "\(line): \(r.code) \(r.stderr)")
             #expect(r.stderr.hasPrefix("error: ") && r.stderr.contains("\nhint: "), "\(line): \(r.stderr)")
         }
         let timeout = await runSo(["deployment", "--dir", "d", "start", "--timeout", "-5"], cwd: t.path)
-        #expect(timeout.stderr.contains("'-5' is invalid for '--timeout <seconds>': not a positive number of seconds"), "\(timeout.stderr)")
+        #expect(
+            timeout.stderr.contains("'-5' is invalid for '--timeout <seconds>': not a positive number of seconds"),
+            "\(timeout.stderr)")
         let discard = await runSo(["deployment", "--dir", "d", "stop", "--discard"], cwd: t.path)
         #expect(discard.stderr.hasPrefix("error: --discard goes with --delete-volumes"), "\(discard.stderr)")
     }

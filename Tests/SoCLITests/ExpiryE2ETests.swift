@@ -1,13 +1,16 @@
 import Foundation
-import Testing
 import SoBasics
 import SoTestSupport
+import Testing
 
 /// A ttl taken away on a real API server: a re-start that changed nothing renewed `expires-at` with a merge
 /// patch (another field manager then owns it), and the server-side apply of the next start, which leaves it
 /// out, would keep it. The start removes it by name, so `cleanup --expired` never takes a deployment meant
 /// to stay.
-@Suite(.serialized, .enabled(if: RealNode.enabled, "SO_E2E_KUBECONFIG with SO_E2E_REAL_NODE=1 is not set: no node that runs containers"))
+@Suite(
+    .serialized,
+    .enabled(if: RealNode.enabled, "SO_E2E_KUBECONFIG with SO_E2E_REAL_NODE=1 is not set: no node that runs containers")
+)
 struct ExpiryE2ETests {
     @Test func aTTLTakenAwayLeavesNoExpiry() async throws {
         let t = try TempDir("so-e2e-expiry")
@@ -15,10 +18,15 @@ struct ExpiryE2ETests {
         let id = try await RealNode.deploy("names", in: t)
         let dep = ["deployment", "--dir", "dep"]
         func expiry() async throws -> String {
-            try await E2E.kubectl(["get", "namespace", id, "-o", "jsonpath={.metadata.annotations.so\\.dev/expires-at}"]).stdout
+            try await E2E.kubectl([
+                "get", "namespace", id, "-o", "jsonpath={.metadata.annotations.so\\.dev/expires-at}",
+            ]).stdout
         }
         try await RealNode.removing(t) {
-            for (ttl, what) in [(["--ttl", "2h"], "with a ttl"), (["--ttl", "2h"], "the same again: only renewed"), ([], "without a ttl")] {
+            for (ttl, what) in [
+                (["--ttl", "2h"], "with a ttl"), (["--ttl", "2h"], "the same again: only renewed"),
+                ([], "without a ttl"),
+            ] {
                 // A second later: a new started-at, so the unchanged re-start renews the annotations.
                 try await Task.sleep(nanoseconds: 1_100_000_000)
                 let r = try await E2E.so(dep + ["start", "--no-wait"] + ttl + RealNode.kc, cwd: t.path)

@@ -1,13 +1,13 @@
 import Foundation
-import Testing
 import SoActions
-import SoDeploy
-import SoWorkspace
 import SoAuthoring
 import SoBasics
 import SoCLI
-import SoTestSupport
+import SoDeploy
 import SoSystem
+import SoTestSupport
+import SoWorkspace
+import Testing
 
 /// Names and paths a user gives are hostile: every verb that deletes refuses them with exit 64 before the
 /// cluster is contacted, and nothing outside what `so` made is touched.
@@ -17,7 +17,9 @@ import SoSystem
     struct Home {
         let t: TempDir
         let sentinels: [String]
-        var env: [String: String] { ["SO_HOME": t.file("home/.so"), "HOME": t.file("home"), "KUBECONFIG": t.file("no-kubeconfig")] }
+        var env: [String: String] {
+            ["SO_HOME": t.file("home/.so"), "HOME": t.file("home"), "KUBECONFIG": t.file("no-kubeconfig")]
+        }
 
         init() throws {
             t = try TempDir("so-hostile")
@@ -26,18 +28,27 @@ import SoSystem
             try t.write("home/precious.txt", "the user's\n")
             try t.write("outside/dir/deployment.yml", "cluster-id: evil\ndeployment-id: evil\n")
             try t.write("outside/dir/data.txt", "elsewhere\n")
-            guard symlink(t.file("outside/dir"), t.file("home/.so/deployments/evil")) == 0 else { throw SoError("symlink failed") }
-            sentinels = ["home/.so/deployments/keep/deployment.yml", "home/.so/notes.txt", "home/precious.txt",
-                         "outside/dir/deployment.yml", "outside/dir/data.txt", "home/.so/deployments/evil"]
+            guard symlink(t.file("outside/dir"), t.file("home/.so/deployments/evil")) == 0 else {
+                throw SoError("symlink failed")
+            }
+            sentinels = [
+                "home/.so/deployments/keep/deployment.yml", "home/.so/notes.txt", "home/precious.txt",
+                "outside/dir/deployment.yml", "outside/dir/data.txt", "home/.so/deployments/evil",
+            ]
         }
 
         func run(_ args: [String], connected: Counter) async -> CLIRun {
             let console = CapturedConsole()
             let processes = FakeProcessRunner()
             processes.missing = ["kind"]
-            let ctx = SoContext(fs: LocalFileSystem(currentDirectory: t.file("home/.so/deployments")), processes: processes, clock: FixedClock(),
-                                entropy: SeededEntropy(), console: console, environment: env, builtInRoot: RepoPaths.root,
-                                connect: { _ in connected.bump(); throw SoError("a cluster was contacted") })
+            let ctx = SoContext(
+                fs: LocalFileSystem(currentDirectory: t.file("home/.so/deployments")), processes: processes,
+                clock: FixedClock(),
+                entropy: SeededEntropy(), console: console, environment: env, builtInRoot: RepoPaths.root,
+                connect: { _ in
+                    connected.bump()
+                    throw SoError("a cluster was contacted")
+                })
             return CLIRun(code: await SoCommandLine.execute(args, context: ctx), console: console)
         }
 
@@ -47,8 +58,16 @@ import SoSystem
     final class Counter: @unchecked Sendable {
         private let lock = NSLock()
         private var n = 0
-        func bump() { lock.lock(); n += 1; lock.unlock() }
-        var count: Int { lock.lock(); defer { lock.unlock() }; return n }
+        func bump() {
+            lock.lock()
+            n += 1
+            lock.unlock()
+        }
+        var count: Int {
+            lock.lock()
+            defer { lock.unlock() }
+            return n
+        }
     }
 
     static let hostile = ["..", ".", "", "/abs", "a/../..", "~", "../..", "deployments/keep", "Keep", "-rf"]
@@ -92,9 +111,14 @@ import SoSystem
     @Test func stopOfTheRootDirectoryDeletesNothing() async throws {
         let home = try Home()
         defer { home.t.cleanup() }
-        for args in [["deployment", "--dir", "/", "stop", "--delete-volumes", "--delete-namespace"],
-                     ["deployment", "--dir", home.t.file("home"), "stop", "--delete-volumes", "--delete-namespace"],
-                     ["deployment", "--dir", home.t.file("home/.so/deployments"), "stop", "--delete-volumes", "--delete-namespace"]] {
+        for args in [
+            ["deployment", "--dir", "/", "stop", "--delete-volumes", "--delete-namespace"],
+            ["deployment", "--dir", home.t.file("home"), "stop", "--delete-volumes", "--delete-namespace"],
+            [
+                "deployment", "--dir", home.t.file("home/.so/deployments"), "stop", "--delete-volumes",
+                "--delete-namespace",
+            ],
+        ] {
             let connected = Counter()
             let r = await home.run(args, connected: connected)
             #expect(r.code != 0, "\(args)")
@@ -114,15 +138,23 @@ import SoSystem
         var callers: [String] = []
         for f in try fs.walk(sources) where f.relative.hasSuffix(".swift") && !f.relative.hasPrefix("SoTestSupport/") {
             let text = try fs.readText(Path.join(sources, f.relative))
-            for (i, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() where line.contains("removeTree(") {
+            for (i, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+            where line.contains("removeTree(") {
                 let code = line.trimmingCharacters(in: .whitespaces)
-                if code.hasPrefix("///") || code.hasPrefix("//") || code.hasPrefix("func removeTree(") || code.hasPrefix("public func removeTree(") { continue }
+                if code.hasPrefix("///") || code.hasPrefix("//") || code.hasPrefix("func removeTree(")
+                    || code.hasPrefix("public func removeTree(")
+                {
+                    continue
+                }
                 callers.append("\(f.relative):\(i + 1)")
             }
         }
         #expect(callers.count == 1 && callers.first?.hasPrefix("SoBasics/Deletion.swift:") == true, "\(callers)")
         // And no FileManager removal outside the file system seam.
-        for f in try fs.walk(sources) where f.relative.hasSuffix(".swift") && f.relative != "SoSystem/LocalFileSystem.swift" && !f.relative.hasPrefix("SoTestSupport/") {
+        for f in try fs.walk(sources)
+        where f.relative.hasSuffix(".swift") && f.relative != "SoSystem/LocalFileSystem.swift"
+            && !f.relative.hasPrefix("SoTestSupport/")
+        {
             #expect(!(try fs.readText(Path.join(sources, f.relative))).contains("removeItem("), "\(f.relative)")
         }
     }

@@ -1,8 +1,8 @@
 import Foundation
-import Testing
 import SoBasics
-import SoTestSupport
 import SoSystem
+import SoTestSupport
+import Testing
 
 /// What the kind suite runs with. Where the host cannot pull (this machine: kind, Docker and a node image
 /// built offline, `.ci/run`'s kind tier), the example stack's public images become the host's
@@ -33,7 +33,8 @@ enum KindE2E {
     static func spec(_ file: String, host: String, in t: TempDir, extra: [String] = []) async throws {
         let r = try await E2E.so(["--stack", "example", "deploy", "init", "--output", file] + extra, cwd: t.path)
         guard r.exitCode == 0 else { throw SoError("deploy init: \(r.stderr)") }
-        let proxy = "network:\n  http-proxy:\n    - host-name: \(host)\n      routes:\n        - path: /\n          proxy-to: web:80\n"
+        let proxy =
+            "network:\n  http-proxy:\n    - host-name: \(host)\n      routes:\n        - path: /\n          proxy-to: web:80\n"
         let ingress = try await offline() ? "caddy-ingress-image: \(ingressImage)\n" : ""
         try t.write(file, try t.read(file).replacingOccurrences(of: "network:\n", with: proxy) + ingress)
     }
@@ -41,19 +42,30 @@ enum KindE2E {
     /// Offline: the deployment's public images become the host's local one, and the stand-in controller is built.
     static func localize(_ t: TempDir, deployment dep: String) async throws {
         guard try await offline() else { return }
-        for file in ["\(dep)/compose/docker-compose-example.yml", "\(dep)/compose-jobs/docker-compose-example-migrate.yml"] {
-            try t.write(file, try t.read(file).replacingOccurrences(of: "image: nginx:1.27-alpine", with: "image: \(localImage)")
-                .replacingOccurrences(of: "image: busybox:1.36", with: "image: \(localImage)"))
+        for file in [
+            "\(dep)/compose/docker-compose-example.yml", "\(dep)/compose-jobs/docker-compose-example-migrate.yml",
+        ] {
+            try t.write(
+                file,
+                try t.read(file).replacingOccurrences(of: "image: nginx:1.27-alpine", with: "image: \(localImage)")
+                    .replacingOccurrences(of: "image: busybox:1.36", with: "image: \(localImage)"))
         }
         try IngressStandIn.writeContext(in: t)
-        let r = try await run(["docker", "build", "--tag", ingressImage, "-f", t.file("ingress/Containerfile"), t.file("ingress")])
+        let r = try await run([
+            "docker", "build", "--tag", ingressImage, "-f", t.file("ingress/Containerfile"), t.file("ingress"),
+        ])
         guard r.exitCode == 0 else { throw SoError("docker build \(ingressImage): \(r.stderr)") }
     }
 }
 
 /// The kind lifecycle with real kind and Docker. Opt-in with SO_E2E_KIND=1 (needs kind, docker, a node image
 /// and free ports 80/443); every test starts and ends with no kind cluster on the host.
-@Suite(.serialized, .enabled(if: KindE2E.enabled, "SO_E2E_KIND is not 1: no kind and Docker here (.ci/run runs this suite as its own step where they are)")) struct KindE2ETests {
+@Suite(
+    .serialized,
+    .enabled(
+        if: KindE2E.enabled,
+        "SO_E2E_KIND is not 1: no kind and Docker here (.ci/run runs this suite as its own step where they are)"))
+struct KindE2ETests {
     /// Create the cluster from the spec's node image, install the ingress controller, serve through it on port 80,
     /// report a deployment whose spec wants another node image, delete the cluster.
     @Test func clusterLifecycle() async throws {
@@ -61,29 +73,47 @@ enum KindE2E {
         let t = try TempDir("so-e2e-kind")
         defer { t.cleanup() }
         try await KindE2E.spec("spec.yml", host: "localhost", in: t, extra: ["--kind-node-image", KindE2E.nodeImage])
-        var r = try await E2E.so(["deploy", "create", "--spec-file", "spec.yml", "--deployment-dir", "dep"], cwd: t.path)
+        var r = try await E2E.so(
+            ["deploy", "create", "--spec-file", "spec.yml", "--deployment-dir", "dep"], cwd: t.path)
         #expect(r.exitCode == 0, "\(r.stderr)")
         try await KindE2E.localize(t, deployment: "dep")
-        r = try await E2E.so(["deployment", "--dir", "dep", "start", "--perform-cluster-management", "--timeout", "600", "--progress", "plain"], cwd: t.path)
+        r = try await E2E.so(
+            [
+                "deployment", "--dir", "dep", "start", "--perform-cluster-management", "--timeout", "600", "--progress",
+                "plain",
+            ], cwd: t.path)
         #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
         #expect(r.stdout.contains("node image \(KindE2E.nodeImage)"), "\(r.stdout)")
         let clusters = try await KindE2E.clusters()
         #expect(clusters.count == 1, "\(clusters)")
         let name = try #require(clusters.first)
-        let image = try await KindE2E.run(["docker", "inspect", "--format", "{{.Config.Image}}", "\(name)-control-plane"])
+        let image = try await KindE2E.run([
+            "docker", "inspect", "--format", "{{.Config.Image}}", "\(name)-control-plane",
+        ])
         #expect(image.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == KindE2E.nodeImage, "\(image.stdout)")
-        let page = try await KindE2E.run(["curl", "-fsS", "--max-time", "20", "-H", "Host: localhost", "http://127.0.0.1/"])
+        let page = try await KindE2E.run([
+            "curl", "-fsS", "--max-time", "20", "-H", "Host: localhost", "http://127.0.0.1/",
+        ])
         #expect(page.exitCode == 0, "\(page.stderr)")
         if try await KindE2E.offline() { #expect(page.stdout.contains("ingress-stand-in"), "\(page.stdout)") }
 
         // A second deployment whose spec names another node image: kind cannot change a running node; reported.
-        try await KindE2E.spec("other.yml", host: "other.localhost", in: t, extra: ["--kind-node-image", "kindest/node:v1.99.0"])
-        r = try await E2E.so(["deploy", "create", "--spec-file", "other.yml", "--deployment-dir", "other"], cwd: t.path)
+        try await KindE2E.spec(
+            "other.yml", host: "other.localhost", in: t, extra: ["--kind-node-image", "kindest/node:v1.99.0"])
+        r = try await E2E.so(
+            ["deploy", "create", "--spec-file", "other.yml", "--deployment-dir", "other"], cwd: t.path)
         #expect(r.exitCode == 0, "\(r.stderr)")
         r = try await E2E.so(["deployment", "--dir", "other", "status"], cwd: t.path)
-        #expect(r.stderr.contains("runs node image \(KindE2E.nodeImage), not the spec's kind-node-image kindest/node:v1.99.0"), "\(r.stderr)")
+        #expect(
+            r.stderr.contains(
+                "runs node image \(KindE2E.nodeImage), not the spec's kind-node-image kindest/node:v1.99.0"),
+            "\(r.stderr)")
 
-        r = try await E2E.so(["deployment", "--dir", "dep", "stop", "--delete-volumes", "--delete-namespace", "--perform-cluster-management"], cwd: t.path)
+        r = try await E2E.so(
+            [
+                "deployment", "--dir", "dep", "stop", "--delete-volumes", "--delete-namespace",
+                "--perform-cluster-management",
+            ], cwd: t.path)
         #expect(r.exitCode == 0, "\(r.stderr)")
         #expect(try await KindE2E.clusters().isEmpty)
     }
@@ -96,12 +126,15 @@ enum KindE2E {
         defer { t.cleanup() }
         for dep in ["a", "b"] {
             try await KindE2E.spec("\(dep).yml", host: "\(dep).localhost", in: t)
-            let r = try await E2E.so(["deploy", "create", "--spec-file", "\(dep).yml", "--deployment-dir", dep], cwd: t.path)
+            let r = try await E2E.so(
+                ["deploy", "create", "--spec-file", "\(dep).yml", "--deployment-dir", dep], cwd: t.path)
             #expect(r.exitCode == 0, "\(r.stderr)")
             try await KindE2E.localize(t, deployment: dep)
         }
         let ids = try ["a", "b"].map { dep in
-            try t.read("\(dep)/deployment.yml").split(separator: "\n").first { $0.hasPrefix("cluster-id:") }.map { $0.dropFirst(11).trimmedSpaces } ?? ""
+            try t.read("\(dep)/deployment.yml").split(separator: "\n").first { $0.hasPrefix("cluster-id:") }.map {
+                $0.dropFirst(11).trimmedSpaces
+            } ?? ""
         }
         #expect(ids[0] != ids[1], "each deployment names its own cluster: \(ids)")
         let start = ["start", "--perform-cluster-management", "--timeout", "600", "--progress", "plain"]
@@ -112,20 +145,32 @@ enum KindE2E {
         let clusters = try await KindE2E.clusters()
         #expect(clusters.count == 1, "one cluster per host: \(clusters)")
         #expect(results.filter { $0.stdout.contains("creating kind cluster") }.count == 1, "\(results.map(\.stdout))")
-        #expect(results.filter { $0.stdout.contains("installing the Caddy ingress controller") }.count == 1, "\(results.map(\.stdout))")
+        #expect(
+            results.filter { $0.stdout.contains("installing the Caddy ingress controller") }.count == 1,
+            "\(results.map(\.stdout))")
         if let name = clusters.first {
             let kubectl = ["kubectl", "--context", "kind-\(name)"]
-            let ready = try await KindE2E.run(kubectl + ["-n", "caddy-system", "get", "deployments", "-o", "jsonpath={.items[*].status.availableReplicas}"])
+            let ready = try await KindE2E.run(
+                kubectl + [
+                    "-n", "caddy-system", "get", "deployments", "-o", "jsonpath={.items[*].status.availableReplicas}",
+                ])
             #expect(ready.stdout == "1", "one controller, ready: \(ready.stdout) \(ready.stderr)")
             let namespaces = try await KindE2E.run(kubectl + ["get", "namespaces", "-o", "name"]).stdout
             for dir in ["a", "b"] {
-                let id = try t.read("\(dir)/deployment.yml").split(separator: "\n").first { $0.hasPrefix("deployment-id:") }?.dropFirst(14).trimmedSpaces ?? "?"
+                let id =
+                    try t.read("\(dir)/deployment.yml").split(separator: "\n").first { $0.hasPrefix("deployment-id:") }?
+                    .dropFirst(14).trimmedSpaces ?? "?"
                 #expect(namespaces.contains("namespace/\(id)"), "\(dir) runs on the one cluster: \(namespaces)")
             }
         }
-        var r = try await E2E.so(["deployment", "--dir", "a", "stop", "--delete-volumes", "--delete-namespace"], cwd: t.path)
+        var r = try await E2E.so(
+            ["deployment", "--dir", "a", "stop", "--delete-volumes", "--delete-namespace"], cwd: t.path)
         #expect(r.exitCode == 0, "\(r.stderr)")
-        r = try await E2E.so(["deployment", "--dir", "b", "stop", "--delete-volumes", "--delete-namespace", "--perform-cluster-management"], cwd: t.path)
+        r = try await E2E.so(
+            [
+                "deployment", "--dir", "b", "stop", "--delete-volumes", "--delete-namespace",
+                "--perform-cluster-management",
+            ], cwd: t.path)
         #expect(r.exitCode == 0, "\(r.stderr)")
         #expect(try await KindE2E.clusters().isEmpty)
     }
@@ -148,9 +193,14 @@ enum KindE2E {
         #expect(r.exitCode == 0, "\(r.stderr)")
         try await KindE2E.localize(t, deployment: "dep")
         let compose = try t.read("dep/compose/docker-compose-example.yml")
-        try t.write("dep/compose/docker-compose-example.yml", compose.replacingOccurrences(of: "image: nginx:1.27-alpine", with: "image: so-e2e/rebuilt:local")
-            .replacingOccurrences(of: "image: \(KindE2E.localImage)", with: "image: so-e2e/rebuilt:local"))
-        let start = ["deployment", "--dir", "dep", "start", "--perform-cluster-management", "--timeout", "600", "--progress", "plain"]
+        try t.write(
+            "dep/compose/docker-compose-example.yml",
+            compose.replacingOccurrences(of: "image: nginx:1.27-alpine", with: "image: so-e2e/rebuilt:local")
+                .replacingOccurrences(of: "image: \(KindE2E.localImage)", with: "image: so-e2e/rebuilt:local"))
+        let start = [
+            "deployment", "--dir", "dep", "start", "--perform-cluster-management", "--timeout", "600", "--progress",
+            "plain",
+        ]
         try await build("first")
         r = try await E2E.so(start, cwd: t.path)
         #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
@@ -161,7 +211,11 @@ enum KindE2E {
         #expect(r.exitCode == 0 && r.stdout.contains("loading image"), "\(r.stdout)\n\(r.stderr)")
         r = try await E2E.so(["deployment", "--dir", "dep", "exec", "web", "--", "cat", "/build-id"], cwd: t.path)
         #expect(r.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "second", "\(r.stdout)\n\(r.stderr)")
-        r = try await E2E.so(["deployment", "--dir", "dep", "stop", "--delete-volumes", "--delete-namespace", "--perform-cluster-management"], cwd: t.path)
+        r = try await E2E.so(
+            [
+                "deployment", "--dir", "dep", "stop", "--delete-volumes", "--delete-namespace",
+                "--perform-cluster-management",
+            ], cwd: t.path)
         #expect(r.exitCode == 0, "\(r.stderr)")
         _ = try await KindE2E.run(["docker", "image", "rm", "so-e2e/rebuilt:local"])
     }
@@ -169,65 +223,106 @@ enum KindE2E {
     /// Issue 22: `KIND_EXPERIMENTAL_PROVIDER=podman` on a host where Docker does not answer: kind makes the
     /// cluster on podman, `so` reads the local image's ID with podman, loads it through an archive, and deletes
     /// the cluster. Runs when SO_E2E_KIND_PODMAN=1 (podman with the node image and the test image in its store).
-    @Test(.enabled(if: ProcessInfo.processInfo.environment["SO_E2E_KIND_PODMAN"] == "1", "SO_E2E_KIND_PODMAN is not 1: no podman set up for kind"))
+    @Test(
+        .enabled(
+            if: ProcessInfo.processInfo.environment["SO_E2E_KIND_PODMAN"] == "1",
+            "SO_E2E_KIND_PODMAN is not 1: no podman set up for kind"))
     func aPodmanHostWithoutDocker() async throws {
         let env = ["KIND_EXPERIMENTAL_PROVIDER": "podman", "DOCKER_HOST": "unix:///nonexistent/docker.sock"]
         let t = try TempDir("so-e2e-kind-podman")
         defer { t.cleanup() }
-        var r = try await E2E.so(["--stack", "example", "deploy", "init", "--output", "spec.yml", "--kind-node-image", KindE2E.nodeImage], cwd: t.path)
+        var r = try await E2E.so(
+            ["--stack", "example", "deploy", "init", "--output", "spec.yml", "--kind-node-image", KindE2E.nodeImage],
+            cwd: t.path)
         #expect(r.exitCode == 0, "\(r.stderr)")
-        r = try await E2E.so(["deploy", "create", "--spec-file", "spec.yml", "--deployment-dir", "dep"], cwd: t.path, env: env)
+        r = try await E2E.so(
+            ["deploy", "create", "--spec-file", "spec.yml", "--deployment-dir", "dep"], cwd: t.path, env: env)
         #expect(r.exitCode == 0, "\(r.stderr)")
         for file in ["dep/compose/docker-compose-example.yml", "dep/compose-jobs/docker-compose-example-migrate.yml"] {
-            try t.write(file, try t.read(file).replacingOccurrences(of: "image: nginx:1.27-alpine", with: "image: \(KindE2E.localImage)")
+            try t.write(
+                file,
+                try t.read(file).replacingOccurrences(
+                    of: "image: nginx:1.27-alpine", with: "image: \(KindE2E.localImage)"
+                )
                 .replacingOccurrences(of: "image: busybox:1.36", with: "image: \(KindE2E.localImage)"))
         }
-        r = try await E2E.so(["deployment", "--dir", "dep", "start", "--perform-cluster-management", "--timeout", "600", "--progress", "plain"], cwd: t.path, env: env)
+        r = try await E2E.so(
+            [
+                "deployment", "--dir", "dep", "start", "--perform-cluster-management", "--timeout", "600", "--progress",
+                "plain",
+            ], cwd: t.path, env: env)
         #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
-        #expect(r.stdout.contains("provider podman") && r.stdout.contains("loading image \(KindE2E.localImage)"), "\(r.stdout)")
-        r = try await E2E.so(["deployment", "--dir", "dep", "exec", "web", "--", "cat", "/tmp/www/index.html"], cwd: t.path, env: env)
+        #expect(
+            r.stdout.contains("provider podman") && r.stdout.contains("loading image \(KindE2E.localImage)"),
+            "\(r.stdout)")
+        r = try await E2E.so(
+            ["deployment", "--dir", "dep", "exec", "web", "--", "cat", "/tmp/www/index.html"], cwd: t.path, env: env)
         #expect(r.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "ok", "\(r.stdout)\n\(r.stderr)")
         // Started again: the node's copy is the host's (podman's bare ID against crictl's sha256:), nothing loaded.
-        r = try await E2E.so(["deployment", "--dir", "dep", "start", "--perform-cluster-management", "--progress", "plain"], cwd: t.path, env: env)
-        #expect(r.exitCode == 0 && !r.stdout.contains("loading image") && r.stdout.contains("unchanged"), "\(r.stdout)\n\(r.stderr)")
+        r = try await E2E.so(
+            ["deployment", "--dir", "dep", "start", "--perform-cluster-management", "--progress", "plain"], cwd: t.path,
+            env: env)
+        #expect(
+            r.exitCode == 0 && !r.stdout.contains("loading image") && r.stdout.contains("unchanged"),
+            "\(r.stdout)\n\(r.stderr)")
 
         // A stack whose image is built here: started before the build (the pod cannot pull it), built with podman
         // by build-containers, started again: loaded under the name the node resolves, the waiting pod made again.
         // Its build.sh calls `docker build` by name, as laconic-so's do (Docker does not answer here).
         let image = "so-e2e/podbuild:local"
         try t.write("pb/stacks/pb/stack.yml", "name: pb\ncontainers: [so-e2e/podbuild]\npods: [pb]\n")
-        try t.write("pb/container-build/so-e2e-podbuild/Dockerfile", "FROM \(KindE2E.localImage)\nRUN echo built > /built\n")
-        try t.write("pb/container-build/so-e2e-podbuild/build.sh", """
-        #!/usr/bin/env bash
-        set -e
-        SCRIPT_DIR=$( cd -- "$( dirname -- "${BASH_SOURCE[0]}" )" &> /dev/null && pwd )
-        docker build -t so-e2e/podbuild:local ${build_command_args} ${SCRIPT_DIR}
+        try t.write(
+            "pb/container-build/so-e2e-podbuild/Dockerfile", "FROM \(KindE2E.localImage)\nRUN echo built > /built\n")
+        try t.write(
+            "pb/container-build/so-e2e-podbuild/build.sh",
+            """
+            #!/usr/bin/env bash
+            set -e
+            SCRIPT_DIR=$( cd -- "$( dirname -- "${BASH_SOURCE[0]}" )" &> /dev/null && pwd )
+            docker build -t so-e2e/podbuild:local ${build_command_args} ${SCRIPT_DIR}
 
-        """)
+            """)
         try t.write("pb/compose/docker-compose-pb.yml", "services:\n  pb:\n    image: \(image)\n")
         _ = try await KindE2E.run(["podman", "rmi", "--force", image])
-        r = try await E2E.so(["--stack", t.file("pb/stacks/pb"), "deploy", "init", "--output", "pb.yml"], cwd: t.path, env: env)
+        r = try await E2E.so(
+            ["--stack", t.file("pb/stacks/pb"), "deploy", "init", "--output", "pb.yml"], cwd: t.path, env: env)
         #expect(r.exitCode == 0, "\(r.stderr)")
-        r = try await E2E.so(["deploy", "create", "--spec-file", "pb.yml", "--deployment-dir", "pbdep"], cwd: t.path, env: env)
+        r = try await E2E.so(
+            ["deploy", "create", "--spec-file", "pb.yml", "--deployment-dir", "pbdep"], cwd: t.path, env: env)
         #expect(r.exitCode == 0, "\(r.stderr)")
-        r = try await E2E.so(["deployment", "--dir", "pbdep", "start", "--timeout", "120", "--progress", "plain"], cwd: t.path, env: env)
+        r = try await E2E.so(
+            ["deployment", "--dir", "pbdep", "start", "--timeout", "120", "--progress", "plain"], cwd: t.path, env: env)
         #expect(r.exitCode != 0 && r.stderr.contains("cannot pull image \(image)"), "\(r.stdout)\n\(r.stderr)")
         r = try await E2E.so(["--stack", t.file("pb/stacks/pb"), "build-containers"], cwd: t.path, env: env)
         #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
-        r = try await E2E.so(["deployment", "--dir", "pbdep", "start", "--timeout", "120", "--progress", "plain"], cwd: t.path, env: env)
-        #expect(r.exitCode == 0 && r.stdout.contains("restarting 1 pod waiting on a newly loaded image"), "\(r.stdout)\n\(r.stderr)")
-        r = try await E2E.so(["deployment", "--dir", "pbdep", "exec", "pb", "--", "cat", "/built"], cwd: t.path, env: env)
+        r = try await E2E.so(
+            ["deployment", "--dir", "pbdep", "start", "--timeout", "120", "--progress", "plain"], cwd: t.path, env: env)
+        #expect(
+            r.exitCode == 0 && r.stdout.contains("restarting 1 pod waiting on a newly loaded image"),
+            "\(r.stdout)\n\(r.stderr)")
+        r = try await E2E.so(
+            ["deployment", "--dir", "pbdep", "exec", "pb", "--", "cat", "/built"], cwd: t.path, env: env)
         #expect(r.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "built", "\(r.stdout)\n\(r.stderr)")
         let names = try await KindE2E.run(["podman", "images", "--format", "{{.Repository}}:{{.Tag}}"]).stdout
         #expect(!names.contains("docker.io/so-e2e/podbuild"), "the save's tag is removed: \(names)")
         // The cluster is kept while pbdep runs on it, and goes with the last one.
-        r = try await E2E.so(["deployment", "--dir", "dep", "stop", "--delete-volumes", "--delete-namespace", "--perform-cluster-management"], cwd: t.path, env: env)
+        r = try await E2E.so(
+            [
+                "deployment", "--dir", "dep", "stop", "--delete-volumes", "--delete-namespace",
+                "--perform-cluster-management",
+            ], cwd: t.path, env: env)
         #expect(r.exitCode == 0 && r.stderr.contains("kept: 1 other deployment runs on it"), "\(r.stderr)")
         _ = try await KindE2E.run(["podman", "rmi", "--force", image])
-        r = try await E2E.so(["deployment", "--dir", "pbdep", "stop", "--delete-volumes", "--delete-namespace", "--perform-cluster-management"], cwd: t.path, env: env)
+        r = try await E2E.so(
+            [
+                "deployment", "--dir", "pbdep", "stop", "--delete-volumes", "--delete-namespace",
+                "--perform-cluster-management",
+            ], cwd: t.path, env: env)
         #expect(r.exitCode == 0, "\(r.stderr)")
-        let left = try await LocalProcessRunner().run(["kind", "get", "clusters"], workingDirectory: nil, environment: ProcessInfo.processInfo.environment.merging(env) { $1 },
-                                                      timeout: 60)
+        let left = try await LocalProcessRunner().run(
+            ["kind", "get", "clusters"], workingDirectory: nil,
+            environment: ProcessInfo.processInfo.environment.merging(env) { $1 },
+            timeout: 60)
         #expect(left.stdout.isEmpty, "\(left.stdout)")
     }
 }

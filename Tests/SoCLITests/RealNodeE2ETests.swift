@@ -1,8 +1,8 @@
 import Foundation
-import Testing
 import SoBasics
-import SoTestSupport
 import SoSystem
+import SoTestSupport
+import Testing
 
 /// What only running pods show, against a cluster whose node runs containers (`../shared/tools/real-node`,
 /// or kind): `SO_E2E_KUBECONFIG` names it and `SO_E2E_REAL_NODE=1` says its pods execute (`.ci/run` sets
@@ -14,25 +14,31 @@ enum RealNode {
     /// A deployment of one of the stacks under E2EStacks/, created in `t` as `dep` (`appendToSpec`: spec keys added first).
     @discardableResult
     static func deploy(_ stack: String, in t: TempDir, appendToSpec: String = "") async throws -> String {
-        var r = try await E2E.so(["--stack", Path.join(stacks, stack), "deploy", "init", "--output", "spec.yml"], cwd: t.path)
+        var r = try await E2E.so(
+            ["--stack", Path.join(stacks, stack), "deploy", "init", "--output", "spec.yml"], cwd: t.path)
         guard r.exitCode == 0 else { throw SoError("deploy init \(stack): \(r.stderr)") }
         if !appendToSpec.isEmpty { try t.write("spec.yml", try t.read("spec.yml") + appendToSpec) }
         r = try await E2E.so(["deploy", "create", "--spec-file", "spec.yml", "--deployment-dir", "dep"], cwd: t.path)
         guard r.exitCode == 0 else { throw SoError("deploy create \(stack): \(r.stderr)") }
-        return try t.read("dep/deployment.yml").split(separator: "\n").first { $0.hasPrefix("deployment-id:") }!.split(separator: " ")[1].description
+        return try t.read("dep/deployment.yml").split(separator: "\n").first { $0.hasPrefix("deployment-id:") }!.split(
+            separator: " ")[1].description
     }
 
     static var kc: [String] { ["--kubeconfig", E2E.kubeconfig!] }
 
     static func remove(_ t: TempDir) async {
-        _ = try? await E2E.so(["deployment", "--dir", "dep", "stop", "--delete-volumes", "--delete-namespace", "--timeout", "60"] + kc, cwd: t.path)
+        _ = try? await E2E.so(
+            ["deployment", "--dir", "dep", "stop", "--delete-volumes", "--delete-namespace", "--timeout", "60"] + kc,
+            cwd: t.path)
     }
 
     /// The last lines of `service`'s log in `t`'s deployment, polled (every 2 s, up to a minute) until they hold `text`.
     static func log(of service: String, in t: TempDir, until text: String, tail: Int = 5) async throws -> String {
         var seen = ""
         for _ in 0..<30 {
-            seen = try await E2E.so(["deployment", "--dir", "dep", "logs", service, "--tail", "\(tail)"] + kc, cwd: t.path).stdout
+            seen = try await E2E.so(
+                ["deployment", "--dir", "dep", "logs", service, "--tail", "\(tail)"] + kc, cwd: t.path
+            ).stdout
             if seen.contains(text) { break }
             try await Task.sleep(nanoseconds: 2_000_000_000)
         }
@@ -41,26 +47,39 @@ enum RealNode {
 
     /// Runs `body`, then removes the deployment of `t` whether it passed or threw.
     static func removing(_ t: TempDir, _ body: () async throws -> Void) async throws {
-        do { try await body() } catch { await remove(t); throw error }
+        do { try await body() } catch {
+            await remove(t)
+            throw error
+        }
         await remove(t)
     }
 }
 
-@Suite(.serialized, .enabled(if: RealNode.enabled, "SO_E2E_KUBECONFIG with SO_E2E_REAL_NODE=1 is not set: no node that runs containers"))
+@Suite(
+    .serialized,
+    .enabled(if: RealNode.enabled, "SO_E2E_KUBECONFIG with SO_E2E_REAL_NODE=1 is not set: no node that runs containers")
+)
 struct RealNodeE2ETests {
     /// A pod no node has room for, on a cluster that cannot add nodes (the kit's one bare node): named within
     /// seconds with what it requests and what the node has, not at --timeout.
     @Test func anUnschedulablePodIsNamedWithinSeconds() async throws {
         let t = try TempDir("so-e2e-unschedulable")
         defer { t.cleanup() }
-        try await RealNode.deploy("egress-none", in: t,
-                                  appendToSpec: "resources:\n  containers:\n    reservations: {cpus: '64', memory: 64M}\n    limits: {cpus: '64', memory: 128M}\n")
+        try await RealNode.deploy(
+            "egress-none", in: t,
+            appendToSpec:
+                "resources:\n  containers:\n    reservations: {cpus: '64', memory: 64M}\n    limits: {cpus: '64', memory: 128M}\n"
+        )
         try await RealNode.removing(t) {
             let began = Date()
-            let r = try await E2E.so(["deployment", "--dir", "dep", "start", "--timeout", "120", "--progress", "plain"] + RealNode.kc, cwd: t.path)
+            let r = try await E2E.so(
+                ["deployment", "--dir", "dep", "start", "--timeout", "120", "--progress", "plain"] + RealNode.kc,
+                cwd: t.path)
             let took = Date().timeIntervalSince(began)
             #expect(r.exitCode == 1 && took < 30, "exit \(r.exitCode) after \(Int(took)) s: \(r.stderr)")
-            #expect(r.stderr.contains("cannot be scheduled") && r.stderr.contains("Insufficient cpu") && r.stderr.contains("requests cpu 64")
+            #expect(
+                r.stderr.contains("cannot be scheduled") && r.stderr.contains("Insufficient cpu")
+                    && r.stderr.contains("requests cpu 64")
                     && r.stderr.contains("so-node has cpu") && r.stderr.contains("lower resources: in"), "\(r.stderr)")
         }
     }
@@ -73,7 +92,9 @@ struct RealNodeE2ETests {
         _ = try await RealNode.deploy("names", in: t)
         // Removed before the test ends (a Task in a defer ran after the temp dir was gone, leaking the namespace).
         try await RealNode.removing(t) {
-            var r = try await E2E.so(["deployment", "--dir", "dep", "start", "--timeout", "120", "--progress", "plain"] + RealNode.kc, cwd: t.path)
+            var r = try await E2E.so(
+                ["deployment", "--dir", "dep", "start", "--timeout", "120", "--progress", "plain"] + RealNode.kc,
+                cwd: t.path)
             #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
 
             // client fetches http://web:8080 (exposed) and http://api:8081 (no port declared) by name.
@@ -83,8 +104,12 @@ struct RealNodeE2ETests {
             r = try await E2E.so(["deployment", "--dir", "dep", "logs", "web"] + RealNode.kc, cwd: t.path)
             #expect(r.exitCode == 0 && r.stdout.contains("web-started"), "\(r.stdout)\n\(r.stderr)")
 
-            r = try await E2E.so(["deployment", "--dir", "dep", "exec", "web"] + RealNode.kc + ["--", "sh", "-c", "cat /www/index.html; exit 7"], cwd: t.path)
-            #expect(r.exitCode == 7 && r.stdout.contains("hello-from-web"), "exit \(r.exitCode): \(r.stdout)\n\(r.stderr)")
+            r = try await E2E.so(
+                ["deployment", "--dir", "dep", "exec", "web"] + RealNode.kc + [
+                    "--", "sh", "-c", "cat /www/index.html; exit 7",
+                ], cwd: t.path)
+            #expect(
+                r.exitCode == 7 && r.stdout.contains("hello-from-web"), "exit \(r.exitCode): \(r.stdout)\n\(r.stderr)")
 
             // port-forward serves a request from this host (through kubectl), until it is stopped.
             let port = 18000 + Int.random(in: 0..<1000)
@@ -99,7 +124,9 @@ struct RealNodeE2ETests {
             var body = ""
             for _ in 0..<20 {
                 try await Task.sleep(nanoseconds: 500_000_000)
-                let curl = try await LocalProcessRunner().run(["curl", "-s", "--max-time", "3", "http://127.0.0.1:\(port)/"], workingDirectory: nil, environment: nil, timeout: 10)
+                let curl = try await LocalProcessRunner().run(
+                    ["curl", "-s", "--max-time", "3", "http://127.0.0.1:\(port)/"], workingDirectory: nil,
+                    environment: nil, timeout: 10)
                 body = curl.stdout
                 if body.contains("hello-from-web") { break }
             }
@@ -115,7 +142,9 @@ struct RealNodeE2ETests {
         // Removed before the test ends (a Task in a defer ran after the temp dir was gone, leaking the namespace).
         try await RealNode.removing(t) {
             let began = Date()
-            let r = try await E2E.so(["deployment", "--dir", "dep", "start", "--timeout", "90", "--progress", "plain"] + RealNode.kc, cwd: t.path)
+            let r = try await E2E.so(
+                ["deployment", "--dir", "dep", "start", "--timeout", "90", "--progress", "plain"] + RealNode.kc,
+                cwd: t.path)
             #expect(r.exitCode != 0)
             #expect(r.stderr.contains("localhost/so-e2e-no-such-image:1"), "\(r.stderr)")
             #expect(r.stderr.contains("ErrImagePull") || r.stderr.contains("ImagePullBackOff"), "\(r.stderr)")
@@ -130,7 +159,9 @@ struct RealNodeE2ETests {
         _ = try await RealNode.deploy("crash", in: t)
         // Removed before the test ends (a Task in a defer ran after the temp dir was gone, leaking the namespace).
         try await RealNode.removing(t) {
-            let r = try await E2E.so(["deployment", "--dir", "dep", "start", "--timeout", "90", "--progress", "plain"] + RealNode.kc, cwd: t.path)
+            let r = try await E2E.so(
+                ["deployment", "--dir", "dep", "start", "--timeout", "90", "--progress", "plain"] + RealNode.kc,
+                cwd: t.path)
             #expect(r.exitCode != 0)
             #expect(r.stderr.contains("crasher") && r.stderr.contains("CrashLoopBackOff"), "\(r.stderr)")
             #expect(r.stderr.contains("crash-line-two"), "\(r.stderr)")
@@ -139,23 +170,35 @@ struct RealNodeE2ETests {
 
     /// laconic's test stack runs for real: its Deployment is available, its Job completed and printed its
     /// output, and the test container says it started with the spec's config.
-    @Test(.enabled(if: LocalFileSystem().isFile(Path.join(RepoPaths.laconicStacks, "stacks/test/stack.yml")), "../shared/fixtures/laconic-stacks is absent"))
+    @Test(
+        .enabled(
+            if: LocalFileSystem().isFile(Path.join(RepoPaths.laconicStacks, "stacks/test/stack.yml")),
+            "../shared/fixtures/laconic-stacks is absent"))
     func theLaconicTestStackRunsAndItsJobCompletes() async throws {
         let t = try TempDir("so-e2e-test-stack")
         defer { t.cleanup() }
         let laconic = Path.join(RepoPaths.laconicStacks, "stacks/test")
-        var r = try await E2E.so(["--stack", laconic, "deploy", "init", "--output", "spec.yml", "--config", "CERC_TEST_PARAM_1=PASSED"], cwd: t.path)
+        var r = try await E2E.so(
+            ["--stack", laconic, "deploy", "init", "--output", "spec.yml", "--config", "CERC_TEST_PARAM_1=PASSED"],
+            cwd: t.path)
         #expect(r.exitCode == 0, "\(r.stderr)")
         r = try await E2E.so(["deploy", "create", "--spec-file", "spec.yml", "--deployment-dir", "dep"], cwd: t.path)
         #expect(r.exitCode == 0, "\(r.stderr)")
         // Removed before the test ends (a Task in a defer ran after the temp dir was gone, leaking the namespace).
         try await RealNode.removing(t) {
-            let id = try t.read("dep/deployment.yml").split(separator: "\n").first { $0.hasPrefix("deployment-id:") }!.split(separator: " ")[1].description
-            r = try await E2E.so(["deployment", "--dir", "dep", "start", "--timeout", "120", "--progress", "plain"] + RealNode.kc, cwd: t.path)
+            let id = try t.read("dep/deployment.yml").split(separator: "\n").first { $0.hasPrefix("deployment-id:") }!
+                .split(separator: " ")[1].description
+            r = try await E2E.so(
+                ["deployment", "--dir", "dep", "start", "--timeout", "120", "--progress", "plain"] + RealNode.kc,
+                cwd: t.path)
             #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
-            let available = try await E2E.kubectl(["-n", id, "get", "deployment", "\(id)-deployment", "-o", "jsonpath={.status.availableReplicas}"]).stdout
+            let available = try await E2E.kubectl([
+                "-n", id, "get", "deployment", "\(id)-deployment", "-o", "jsonpath={.status.availableReplicas}",
+            ]).stdout
             #expect(available == "1")
-            let job = try await E2E.kubectl(["-n", id, "get", "job", "\(id)-job-test-job", "-o", "jsonpath={.status.succeeded}"]).stdout
+            let job = try await E2E.kubectl([
+                "-n", id, "get", "job", "\(id)-job-test-job", "-o", "jsonpath={.status.succeeded}",
+            ]).stdout
             #expect(job == "1")
             r = try await E2E.so(["deployment", "--dir", "dep", "logs"] + RealNode.kc, cwd: t.path)
             #expect(r.stdout.contains("CERC_TEST_PARAM_1=PASSED"), "\(r.stdout)\n\(r.stderr)")

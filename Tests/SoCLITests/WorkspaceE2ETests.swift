@@ -1,8 +1,8 @@
 import Foundation
-import Testing
 import SoBasics
-import SoTestSupport
 import SoSystem
+import SoTestSupport
+import Testing
 
 /// An agent workspace finished on a node that runs containers: a repository served from the host (`git
 /// daemon` on the node's address, default branch `trunk`), a stand-in agent CLI in a test image (a script
@@ -21,8 +21,13 @@ enum AgentE2E {
     }
 
     /// Runs `body`, then removes the workspace whether it passed or threw.
-    static func removing(_ ws: String, _ t: TempDir, _ env: [String: String], _ body: () async throws -> Void) async throws {
-        do { try await body() } catch { _ = try? await E2E.so(["down", ws, "--discard"], cwd: t.path, env: env); throw error }
+    static func removing(_ ws: String, _ t: TempDir, _ env: [String: String], _ body: () async throws -> Void)
+        async throws
+    {
+        do { try await body() } catch {
+            _ = try? await E2E.so(["down", ws, "--discard"], cwd: t.path, env: env)
+            throw error
+        }
         _ = try? await E2E.so(["down", ws, "--discard"], cwd: t.path, env: env)
     }
 
@@ -34,7 +39,9 @@ enum AgentE2E {
         }
         let path = t.file("layout/stacks/agent-workspace/stack.yml")
         var text = try String(contentsOfFile: path, encoding: .utf8)
-        for (from, to) in [("reservations: {cpus: \"0.25\", memory: 512M}", "reservations: {cpus: \"0.02\", memory: 64M}")] {
+        for (from, to) in [
+            ("reservations: {cpus: \"0.25\", memory: 512M}", "reservations: {cpus: \"0.02\", memory: 64M}")
+        ] {
             guard text.contains(from) else { throw SoError("stack.yml no longer says \(from)") }
             text = text.replacingOccurrences(of: from, with: to)
         }
@@ -45,26 +52,35 @@ enum AgentE2E {
     /// Stops a server this test started, and the children it forked (git daemon serves from a child).
     static func stop(_ p: Process) {
         let pid = p.processIdentifier
-        _ = try? Process.run(URL(fileURLWithPath: "/usr/bin/pkill"), arguments: ["-KILL", "-P", "\(pid)"]).waitUntilExit()
+        _ = try? Process.run(URL(fileURLWithPath: "/usr/bin/pkill"), arguments: ["-KILL", "-P", "\(pid)"])
+            .waitUntilExit()
         kill(pid, SIGKILL)
     }
 
-    static let gitEnv = ["GIT_AUTHOR_NAME": "e2e", "GIT_AUTHOR_EMAIL": "e2e@so.invalid", "GIT_COMMITTER_NAME": "e2e", "GIT_COMMITTER_EMAIL": "e2e@so.invalid"]
+    static let gitEnv = [
+        "GIT_AUTHOR_NAME": "e2e", "GIT_AUTHOR_EMAIL": "e2e@so.invalid", "GIT_COMMITTER_NAME": "e2e",
+        "GIT_COMMITTER_EMAIL": "e2e@so.invalid",
+    ]
 
     /// The test image: so-agent-workspace:local plus the stand-in `claude`, built with the kit's buildah
     /// and loaded into the node's containerd (as `kind load` would).
     static func buildImage(in t: TempDir) async throws {
-        try t.write("image/claude", """
-        #!/bin/sh
-        # Stand-in agent CLI for so's e2e tests: claude -p TEXT edits a file and commits.
-        [ "$1" = "-p" ] || { echo "fake claude: expected -p TEXT" >&2; exit 2; }
-        echo "fake agent: working on: $2"
-        printf '%s\\n' "$2" >> AGENT_TASKS.md
-        git add AGENT_TASKS.md && git commit -q -m "agent: $2" && echo "fake agent: committed"
+        try t.write(
+            "image/claude",
+            """
+            #!/bin/sh
+            # Stand-in agent CLI for so's e2e tests: claude -p TEXT edits a file and commits.
+            [ "$1" = "-p" ] || { echo "fake claude: expected -p TEXT" >&2; exit 2; }
+            echo "fake agent: working on: $2"
+            printf '%s\\n' "$2" >> AGENT_TASKS.md
+            git add AGENT_TASKS.md && git commit -q -m "agent: $2" && echo "fake agent: committed"
 
-        """)
-        try t.write("image/Containerfile", "FROM so-agent-workspace:local\nCOPY --chmod=755 claude /usr/local/bin/claude\n")
-        var r = try await run([Path.join(kit, "buildah.sh"), "bud", "--isolation", "chroot", "-t", image, t.file("image")])
+            """)
+        try t.write(
+            "image/Containerfile", "FROM so-agent-workspace:local\nCOPY --chmod=755 claude /usr/local/bin/claude\n")
+        var r = try await run([
+            Path.join(kit, "buildah.sh"), "bud", "--isolation", "chroot", "-t", image, t.file("image"),
+        ])
         guard r.exitCode == 0 else { throw SoError("building \(image): \(r.stderr)\(r.stdout)") }
         r = try await run([Path.join(kit, "load-image.sh"), image])
         guard r.exitCode == 0 else { throw SoError("loading \(image): \(r.stderr)") }
@@ -81,8 +97,10 @@ enum AgentE2E {
         let port = 19000 + Int.random(in: 0..<900)
         let daemon = Process()
         daemon.executableURL = URL(fileURLWithPath: "/usr/bin/git")
-        daemon.arguments = ["daemon", "--base-path=\(t.file("srv"))", "--export-all", "--enable=receive-pack", "--reuseaddr",
-                            "--listen=\(nodeAddress)", "--port=\(port)", t.file("srv")]
+        daemon.arguments = [
+            "daemon", "--base-path=\(t.file("srv"))", "--export-all", "--enable=receive-pack", "--reuseaddr",
+            "--listen=\(nodeAddress)", "--port=\(port)", t.file("srv"),
+        ]
         daemon.standardOutput = FileHandle.nullDevice
         daemon.standardError = FileHandle.nullDevice
         try daemon.run()
@@ -99,20 +117,22 @@ enum AgentE2E {
     static func serveGitHub(in t: TempDir) throws -> (Process, url: String, log: String) {
         let port = 19900 + Int.random(in: 0..<90)
         let log = t.file("github-requests.jsonl")
-        try t.write("github.py", """
-        import http.server, json, sys
-        class H(http.server.BaseHTTPRequestHandler):
-            def do_POST(self):
-                body = self.rfile.read(int(self.headers.get('Content-Length', 0)))
-                with open(sys.argv[2], 'a') as f:
-                    f.write(json.dumps({'path': self.path, 'auth': self.headers.get('Authorization', ''), 'body': json.loads(body)}) + '\\n')
-                out = json.dumps({'number': 1, 'html_url': 'http://github.test/acme/app/pull/1'}).encode()
-                self.send_response(201); self.send_header('Content-Type', 'application/json'); self.send_header('Content-Length', str(len(out))); self.end_headers()
-                self.wfile.write(out)
-            def log_message(self, *a): pass
-        http.server.HTTPServer(('127.0.0.1', int(sys.argv[1])), H).serve_forever()
+        try t.write(
+            "github.py",
+            """
+            import http.server, json, sys
+            class H(http.server.BaseHTTPRequestHandler):
+                def do_POST(self):
+                    body = self.rfile.read(int(self.headers.get('Content-Length', 0)))
+                    with open(sys.argv[2], 'a') as f:
+                        f.write(json.dumps({'path': self.path, 'auth': self.headers.get('Authorization', ''), 'body': json.loads(body)}) + '\\n')
+                    out = json.dumps({'number': 1, 'html_url': 'http://github.test/acme/app/pull/1'}).encode()
+                    self.send_response(201); self.send_header('Content-Type', 'application/json'); self.send_header('Content-Length', str(len(out))); self.end_headers()
+                    self.wfile.write(out)
+                def log_message(self, *a): pass
+            http.server.HTTPServer(('127.0.0.1', int(sys.argv[1])), H).serve_forever()
 
-        """)
+            """)
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         p.arguments = ["python3", t.file("github.py"), "\(port)", log]
@@ -123,7 +143,10 @@ enum AgentE2E {
     }
 }
 
-@Suite(.serialized, .enabled(if: RealNode.enabled, "SO_E2E_KUBECONFIG with SO_E2E_REAL_NODE=1 is not set: no node that runs containers"))
+@Suite(
+    .serialized,
+    .enabled(if: RealNode.enabled, "SO_E2E_KUBECONFIG with SO_E2E_REAL_NODE=1 is not set: no node that runs containers")
+)
 struct WorkspaceE2ETests {
     @Test func aWorkspaceFromCloneToPushedBranchAndPullRequest() async throws {
         let t = try TempDir("so-e2e-agent")
@@ -133,9 +156,14 @@ struct WorkspaceE2ETests {
         defer { AgentE2E.stop(daemon) }
         let (github, api, requests) = try AgentE2E.serveGitHub(in: t)
         defer { AgentE2E.stop(github) }
-        let env = ["SO_KUBECONFIG": E2E.kubeconfig!, "SO_HOME": t.file("home"), "GITHUB_TOKEN": "e2e-github-token-not-real", "GITHUB_API_URL": api]
+        let env = [
+            "SO_KUBECONFIG": E2E.kubeconfig!, "SO_HOME": t.file("home"), "GITHUB_TOKEN": "e2e-github-token-not-real",
+            "GITHUB_API_URL": api,
+        ]
         let ws = "e2e-agent"
-        func so(_ args: [String], cwd: String? = nil) async throws -> ProcessResult { try await E2E.so(args, cwd: cwd ?? t.path, env: env) }
+        func so(_ args: [String], cwd: String? = nil) async throws -> ProcessResult {
+            try await E2E.so(args, cwd: cwd ?? t.path, env: env)
+        }
         func inWorkspace(_ script: String) async throws -> String {
             let r = try await so(["deployment", "--name", ws, "exec", "agent", "--", "sh", "-c", script])
             #expect(r.exitCode == 0, "\(script): \(r.stdout)\(r.stderr)")
@@ -143,21 +171,34 @@ struct WorkspaceE2ETests {
         }
         try await AgentE2E.removing(ws, t, env) {
 
-            var r = try await so(["up", "agent-workspace", "--name", ws, "--config", "GIT_REPO=\(repo)", "--config", "AGENT_IMAGE=\(AgentE2E.image)",
-                                  "--config", "GIT_USER_NAME=E2E Agent", "--config", "GIT_USER_EMAIL=agent@e2e.invalid", "--timeout", "180", "--progress", "plain"])
+            var r = try await so([
+                "up", "agent-workspace", "--name", ws, "--config", "GIT_REPO=\(repo)", "--config",
+                "AGENT_IMAGE=\(AgentE2E.image)",
+                "--config", "GIT_USER_NAME=E2E Agent", "--config", "GIT_USER_EMAIL=agent@e2e.invalid", "--timeout",
+                "180", "--progress", "plain",
+            ])
             #expect(r.exitCode == 0 && r.stdout.contains("\(ws) is ready"), "\(r.stdout)\n\(r.stderr)")
             #expect(r.stdout.contains("so deployment --name \(ws) task"))
 
             // The default branch (trunk, not main) was cloned onto the workspace branch; git works as uid 1000.
-            #expect(try await inWorkspace("id -u; git rev-parse --abbrev-ref HEAD; git config so.ref; cat README.md") == "1000\nagent/\(ws)\ntrunk\nhello")
-            #expect(try await inWorkspace("echo by-hand > hand.txt && git add hand.txt && git commit -q -m 'by hand' && git log -1 --format='%an <%ae>'") == "E2E Agent <agent@e2e.invalid>")
+            #expect(
+                try await inWorkspace("id -u; git rev-parse --abbrev-ref HEAD; git config so.ref; cat README.md")
+                    == "1000\nagent/\(ws)\ntrunk\nhello")
+            #expect(
+                try await inWorkspace(
+                    "echo by-hand > hand.txt && git add hand.txt && git commit -q -m 'by hand' && git log -1 --format='%an <%ae>'"
+                ) == "E2E Agent <agent@e2e.invalid>")
 
             // down refuses while that commit is only in the volume.
             r = try await so(["down", ws])
-            #expect(r.exitCode == 1 && r.stderr.contains("1 commit on agent/\(ws) not pushed") && r.stderr.contains("by hand"), "\(r.stdout)\n\(r.stderr)")
+            #expect(
+                r.exitCode == 1 && r.stderr.contains("1 commit on agent/\(ws) not pushed")
+                    && r.stderr.contains("by hand"), "\(r.stdout)\n\(r.stderr)")
             // So does stop --delete-volumes, which deletes the same volume.
             r = try await so(["deployment", "--name", ws, "stop", "--delete-volumes"])
-            #expect(r.exitCode == 1 && r.stderr.contains("1 commit on agent/\(ws) not pushed") && r.stderr.contains("--discard"), "\(r.stdout)\n\(r.stderr)")
+            #expect(
+                r.exitCode == 1 && r.stderr.contains("1 commit on agent/\(ws) not pushed")
+                    && r.stderr.contains("--discard"), "\(r.stdout)\n\(r.stderr)")
 
             // The work survives stop/start (the clone keeps the checkout).
             r = try await so(["deployment", "--name", ws, "stop"])
@@ -171,27 +212,43 @@ struct WorkspaceE2ETests {
             #expect(r.exitCode == 0 && r.stdout.contains("hand.txt"), "\(r.stdout)\n\(r.stderr)")
             r = try await so(["deployment", "--name", ws, "push"])
             #expect(r.exitCode == 0 && r.stdout.contains("pushed agent/\(ws)"), "\(r.stdout)\n\(r.stderr)")
-            #expect(try await AgentE2E.run(["git", "--git-dir", t.file("srv/acme/app.git"), "log", "-1", "--format=%s", "agent/\(ws)"]).stdout == "by hand\n")
+            #expect(
+                try await AgentE2E.run([
+                    "git", "--git-dir", t.file("srv/acme/app.git"), "log", "-1", "--format=%s", "agent/\(ws)",
+                ]).stdout == "by hand\n")
             _ = try await inWorkspace("echo second >> hand.txt && git commit -qam second")
             _ = try await AgentE2E.run(["git", "clone", "-q", repo, t.file("mine")])
             r = try await so(["deployment", "--name", ws, "fetch"], cwd: t.file("mine"))
             #expect(r.exitCode == 0 && r.stdout.contains("fetched agent/\(ws)"), "\(r.stdout)\n\(r.stderr)")
-            #expect(try await AgentE2E.run(["git", "-C", t.file("mine"), "log", "-2", "--format=%s", "agent/\(ws)"]).stdout == "second\nby hand\n")
+            #expect(
+                try await AgentE2E.run(["git", "-C", t.file("mine"), "log", "-2", "--format=%s", "agent/\(ws)"]).stdout
+                    == "second\nby hand\n")
 
             // The headless task: the stand-in agent commits, so pushes the branch and opens the pull request.
             r = try await so(["deployment", "--name", ws, "task", "--pr", "add a greeting"])
             #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
-            #expect(r.stdout.contains("fake agent: committed") && r.stdout.contains("pull request http://github.test/acme/app/pull/1"), "\(r.stdout)")
+            #expect(
+                r.stdout.contains("fake agent: committed")
+                    && r.stdout.contains("pull request http://github.test/acme/app/pull/1"), "\(r.stdout)")
             #expect(!r.stdout.contains("e2e-github-token") && !r.stderr.contains("e2e-github-token"))
-            #expect(try await AgentE2E.run(["git", "--git-dir", t.file("srv/acme/app.git"), "show", "agent/\(ws):AGENT_TASKS.md"]).stdout == "add a greeting\n")
+            #expect(
+                try await AgentE2E.run([
+                    "git", "--git-dir", t.file("srv/acme/app.git"), "show", "agent/\(ws):AGENT_TASKS.md",
+                ]).stdout == "add a greeting\n")
             let logged = try t.read("github-requests.jsonl")
-            #expect(logged.contains("\"path\": \"/repos/acme/app/pulls\"") && logged.contains("\"head\": \"agent/\(ws)\"") && logged.contains("\"base\": \"trunk\"")
+            #expect(
+                logged.contains("\"path\": \"/repos/acme/app/pulls\"") && logged.contains("\"head\": \"agent/\(ws)\"")
+                    && logged.contains("\"base\": \"trunk\"")
                     && logged.contains("Bearer e2e-github-token-not-real"), "\(logged)")
             // A failing agent's exit code is the command's; with -o json its output goes to stderr, the summary to stdout.
-            r = try await so(["deployment", "--name", ws, "task", "-o", "json", "--command", "echo failing; exit 5", "anything"])
+            r = try await so([
+                "deployment", "--name", ws, "task", "-o", "json", "--command", "echo failing; exit 5", "anything",
+            ])
             #expect(r.exitCode == 5 && r.stderr.contains("failing"), "\(r.stdout)\n\(r.stderr)")
             let summary = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
-            #expect(summary?["exitCode"] as? Int == 5 && summary?["branch"] as? String == "agent/\(ws)" && summary?["pushed"] as? Bool == true, "\(r.stdout)")
+            #expect(
+                summary?["exitCode"] as? Int == 5 && summary?["branch"] as? String == "agent/\(ws)"
+                    && summary?["pushed"] as? Bool == true, "\(r.stdout)")
 
             // Everything is pushed now: down goes through.
             r = try await so(["down", ws])
@@ -210,10 +267,18 @@ struct WorkspaceE2ETests {
         let ws = "e2e-bad-clone"
         try await AgentE2E.removing(ws, t, env) {
             let missing = repo.replacingOccurrences(of: "acme/app.git", with: "acme/nope.git")
-            let r = try await E2E.so(["up", "agent-workspace", "--name", ws, "--config", "GIT_REPO=\(missing)", "--timeout", "120", "--progress", "plain"], cwd: t.path, env: env)
+            let r = try await E2E.so(
+                [
+                    "up", "agent-workspace", "--name", ws, "--config", "GIT_REPO=\(missing)", "--timeout", "120",
+                    "--progress", "plain",
+                ], cwd: t.path, env: env)
             #expect(r.exitCode == 1 && !r.stdout.contains("is ready"), "\(r.stdout)\n\(r.stderr)")
-            #expect(r.stderr.contains("container agent keeps crashing") && r.stderr.contains("repository not exported: /acme/nope.git"), "\(r.stderr)")
-            #expect(r.stderr.contains("logs agent") && r.stderr.contains(t.file("home/deployments/\(ws)")), "the hint names the directory: \(r.stderr)")
+            #expect(
+                r.stderr.contains("container agent keeps crashing")
+                    && r.stderr.contains("repository not exported: /acme/nope.git"), "\(r.stderr)")
+            #expect(
+                r.stderr.contains("logs agent") && r.stderr.contains(t.file("home/deployments/\(ws)")),
+                "the hint names the directory: \(r.stderr)")
         }
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import SoBasics
 import SoTestSupport
+import Testing
 
 /// Isolation proven where NetworkPolicy is enforced: the real-node kit running kube-network-policies
 /// (`$K8S_BIN/kube-network-policies`; `.ci/run` sets SO_E2E_NETPOL=1 when the enforcer runs). Without an
@@ -15,13 +15,17 @@ enum Isolation {
     static func buildPostgres(in t: TempDir) async throws {
         // -Y off: busybox wget does not read no_proxy, and so gives every container of the workspace HTTP_PROXY.
         try t.write("pg/pg_isready", "#!/bin/sh\nexec wget -Y off -q -O /dev/null http://127.0.0.1:5432/\n")
-        try t.write("pg/Containerfile", """
-        FROM busybox:1.35
-        COPY --chmod=755 pg_isready /usr/local/bin/pg_isready
-        CMD ["sh", "-c", "mkdir -p /tmp/www && echo postgres-stand-in > /tmp/www/index.html && exec httpd -f -p 5432 -h /tmp/www"]
+        try t.write(
+            "pg/Containerfile",
+            """
+            FROM busybox:1.35
+            COPY --chmod=755 pg_isready /usr/local/bin/pg_isready
+            CMD ["sh", "-c", "mkdir -p /tmp/www && echo postgres-stand-in > /tmp/www/index.html && exec httpd -f -p 5432 -h /tmp/www"]
 
-        """)
-        var r = try await AgentE2E.run([Path.join(AgentE2E.kit, "buildah.sh"), "bud", "--isolation", "chroot", "-t", postgresImage, t.file("pg")])
+            """)
+        var r = try await AgentE2E.run([
+            Path.join(AgentE2E.kit, "buildah.sh"), "bud", "--isolation", "chroot", "-t", postgresImage, t.file("pg"),
+        ])
         guard r.exitCode == 0 else { throw SoError("building \(postgresImage): \(r.stderr)\(r.stdout)") }
         r = try await AgentE2E.run([Path.join(AgentE2E.kit, "load-image.sh"), postgresImage])
         guard r.exitCode == 0 else { throw SoError("loading \(postgresImage): \(r.stderr)") }
@@ -33,7 +37,10 @@ enum Isolation {
         try t.write("forbidden/index.html", "forbidden\n")
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3", "-m", "http.server", "--bind", AgentE2E.nodeAddress, "--directory", t.file("forbidden"), "\(port)"]
+        p.arguments = [
+            "python3", "-m", "http.server", "--bind", AgentE2E.nodeAddress, "--directory", t.file("forbidden"),
+            "\(port)",
+        ]
         p.standardOutput = FileHandle.nullDevice
         p.standardError = FileHandle.nullDevice
         try p.run()
@@ -53,13 +60,19 @@ enum Isolation {
     }
 
     static func podIPs(_ namespace: String, selector: String) async throws -> [String] {
-        let r = try await E2E.kubectl(["get", "pods", "-n", namespace, "-l", selector, "-o", "jsonpath={.items[*].status.podIP}"])
+        let r = try await E2E.kubectl([
+            "get", "pods", "-n", namespace, "-l", selector, "-o", "jsonpath={.items[*].status.podIP}",
+        ])
         return r.stdout.split(separator: " ").map(String.init)
     }
 }
 
-@Suite(.serialized, .enabled(if: Isolation.enabled,
-                             "no NetworkPolicy enforcer: needs the real node (SO_E2E_REAL_NODE=1) with kube-network-policies running (SO_E2E_NETPOL=1)"))
+@Suite(
+    .serialized,
+    .enabled(
+        if: Isolation.enabled,
+        "no NetworkPolicy enforcer: needs the real node (SO_E2E_REAL_NODE=1) with kube-network-policies running (SO_E2E_NETPOL=1)"
+    ))
 struct WorkspaceIsolationE2ETests {
     /// Two workspaces, each with postgres: each reaches its own services, its repository and DNS; neither
     /// reaches the other, the node's other ports or the API server.
@@ -82,38 +95,78 @@ struct WorkspaceIsolationE2ETests {
         try await AgentE2E.removing(a, t, env) {
             try await AgentE2E.removing(b, t, env) {
                 for ws in [a, b] {
-                    let r = try await so(["up", stack, "--name", ws, "--with", "postgres", "--config", "GIT_REPO=\(repo)", "--timeout", "240"])
+                    let r = try await so([
+                        "up", stack, "--name", ws, "--with", "postgres", "--config", "GIT_REPO=\(repo)", "--timeout",
+                        "240",
+                    ])
                     #expect(r.exitCode == 0, "up \(ws): \(r.stdout)\(r.stderr)")
                 }
                 // A cloned its repository (git daemon on the node's address, on the port the URL names).
-                #expect(try await Isolation.eventually { try await probe(a, "git -C /workspace log --oneline -1 | grep -q first") } == 0)
-                #expect(try await Isolation.eventually { try await probe(a, "git ls-remote \(repo) >/dev/null") } == 0, "the repository's own port is allowed")
+                #expect(
+                    try await Isolation.eventually {
+                        try await probe(a, "git -C /workspace log --oneline -1 | grep -q first")
+                    } == 0)
+                #expect(
+                    try await Isolation.eventually { try await probe(a, "git ls-remote \(repo) >/dev/null") } == 0,
+                    "the repository's own port is allowed")
                 // A resolves names: its own services, the other's, the cluster's.
-                #expect(try await Isolation.eventually { try await probe(a, "getent hosts postgres && getent hosts postgres.\(b).svc.cluster.local") } == 0, "DNS under enforcement")
+                #expect(
+                    try await Isolation.eventually {
+                        try await probe(a, "getent hosts postgres && getent hosts postgres.\(b).svc.cluster.local")
+                    } == 0, "DNS under enforcement")
                 // A reaches its own postgres; B's services reach each other.
-                #expect(try await Isolation.eventually { try await probe(a, "curl -fsS --max-time 5 http://postgres:5432/ | grep -q postgres-stand-in") } == 0)
-                #expect(try await Isolation.eventually { try await probe(b, "curl -fsS --max-time 5 http://postgres:5432/ | grep -q postgres-stand-in") } == 0)
+                #expect(
+                    try await Isolation.eventually {
+                        try await probe(a, "curl -fsS --max-time 5 http://postgres:5432/ | grep -q postgres-stand-in")
+                    } == 0)
+                #expect(
+                    try await Isolation.eventually {
+                        try await probe(b, "curl -fsS --max-time 5 http://postgres:5432/ | grep -q postgres-stand-in")
+                    } == 0)
                 // A cannot reach B: by name, by Service IP, by pod IP.
-                #expect(try await probe(a, "curl -sS --noproxy '*' --max-time 4 http://postgres.\(b).svc.cluster.local:5432/") != 0, "A reached B's postgres by name")
-                let bService = try await E2E.kubectl(["get", "svc", "postgres", "-n", b, "-o", "jsonpath={.spec.clusterIP}"]).stdout
+                #expect(
+                    try await probe(
+                        a, "curl -sS --noproxy '*' --max-time 4 http://postgres.\(b).svc.cluster.local:5432/") != 0,
+                    "A reached B's postgres by name")
+                let bService = try await E2E.kubectl([
+                    "get", "svc", "postgres", "-n", b, "-o", "jsonpath={.spec.clusterIP}",
+                ]).stdout
                 #expect(!bService.isEmpty)
-                #expect(try await probe(a, "curl -sS --noproxy '*' --max-time 4 http://\(bService):5432/") != 0, "A reached B's postgres Service")
+                #expect(
+                    try await probe(a, "curl -sS --noproxy '*' --max-time 4 http://\(bService):5432/") != 0,
+                    "A reached B's postgres Service")
                 let bPods = try await Isolation.podIPs(b, selector: "app.kubernetes.io/component=postgres")
                 #expect(!bPods.isEmpty)
-                for ip in bPods { #expect(try await probe(a, "curl -sS --noproxy '*' --max-time 4 http://\(ip):5432/") != 0, "A reached B's pod \(ip)") }
+                for ip in bPods {
+                    #expect(
+                        try await probe(a, "curl -sS --noproxy '*' --max-time 4 http://\(ip):5432/") != 0,
+                        "A reached B's pod \(ip)")
+                }
                 // Not the node's other ports, not the API server (by its Service or the node's address).
-                #expect(try await probe(a, "curl -sS --noproxy '*' --max-time 4 http://\(AgentE2E.nodeAddress):\(port)/") != 0, "A reached a port no policy allows")
-                #expect(try await probe(a, "curl -sSk --noproxy '*' --max-time 4 https://kubernetes.default.svc/version") != 0, "A reached the API server")
-                #expect(try await probe(a, "curl -sSk --noproxy '*' --max-time 4 https://\(AgentE2E.nodeAddress):6443/version") != 0, "A reached the API server's address")
+                #expect(
+                    try await probe(a, "curl -sS --noproxy '*' --max-time 4 http://\(AgentE2E.nodeAddress):\(port)/")
+                        != 0, "A reached a port no policy allows")
+                #expect(
+                    try await probe(a, "curl -sSk --noproxy '*' --max-time 4 https://kubernetes.default.svc/version")
+                        != 0, "A reached the API server")
+                #expect(
+                    try await probe(
+                        a, "curl -sSk --noproxy '*' --max-time 4 https://\(AgentE2E.nodeAddress):6443/version") != 0,
+                    "A reached the API server's address")
                 // Through the workspace's egress proxy (HTTPS_PROXY in every container) the same server is refused at
                 // once, by name, with the spec key to change.
-                let refused = try await so(["deployment", "--name", a, "exec", "agent", "--", "sh", "-c",
-                                            "curl -s --max-time 5 -w ' %{http_code}' http://\(AgentE2E.nodeAddress):\(port)/"])
-                #expect(refused.stdout.contains("is not in the egress: list") && refused.stdout.hasSuffix(" 403")
+                let refused = try await so([
+                    "deployment", "--name", a, "exec", "agent", "--", "sh", "-c",
+                    "curl -s --max-time 5 -w ' %{http_code}' http://\(AgentE2E.nodeAddress):\(port)/",
+                ])
+                #expect(
+                    refused.stdout.contains("is not in the egress: list") && refused.stdout.hasSuffix(" 403")
                         && refused.stdout.contains("deployments/\(a)/spec.yml"), "\(refused.stdout)\(refused.stderr)")
                 try await allowedNameFollowsItsAddress(a, t: t, stack: stack, so: so)
                 // The control: from the host the forbidden server answers, so its refusal above was the policy's.
-                let direct = try await AgentE2E.run(["curl", "-fsS", "--max-time", "5", "http://\(AgentE2E.nodeAddress):\(port)/"])
+                let direct = try await AgentE2E.run([
+                    "curl", "-fsS", "--max-time", "5", "http://\(AgentE2E.nodeAddress):\(port)/",
+                ])
                 #expect(direct.exitCode == 0, "the forbidden server does not answer at all: \(direct.stderr)")
             }
         }
@@ -123,9 +176,12 @@ struct WorkspaceIsolationE2ETests {
     /// with no restart: `moving.iso-target` is a headless Service whose one pod is swapped for another (the
     /// stand-in for a CDN-fronted API whose addresses change). A cluster name is exempt from the proxy by
     /// NO_PROXY, so the test names the proxy itself.
-    func allowedNameFollowsItsAddress(_ ws: String, t: TempDir, stack: String, so: ([String]) async throws -> ProcessResult) async throws {
+    func allowedNameFollowsItsAddress(
+        _ ws: String, t: TempDir, stack: String, so: ([String]) async throws -> ProcessResult
+    ) async throws {
         let target = "iso-target"
-        let pods = ["old", "new"].map { name in """
+        let pods = ["old", "new"].map { name in
+            """
             apiVersion: v1
             kind: Pod
             metadata: {name: \(name), namespace: \(target), labels: {app: moving}}
@@ -134,8 +190,11 @@ struct WorkspaceIsolationE2ETests {
               - name: web
                 image: busybox:1.35
                 command: ["sh", "-c", "mkdir -p /tmp/www && echo \(name) > /tmp/www/index.html && exec httpd -f -p 8080 -h /tmp/www"]
-            """ }.joined(separator: "\n---\n")
-        try t.write("moving.yml", """
+            """
+        }.joined(separator: "\n---\n")
+        try t.write(
+            "moving.yml",
+            """
             apiVersion: v1
             kind: Namespace
             metadata: {name: \(target)}
@@ -151,7 +210,9 @@ struct WorkspaceIsolationE2ETests {
         defer { Task { _ = try? await E2E.kubectl(["delete", "namespace", target, "--wait=false"]) } }
         var r = try await E2E.kubectl(["apply", "-f", t.file("moving.yml")])
         #expect(r.exitCode == 0, "\(r.stderr)")
-        r = try await E2E.kubectl(["wait", "-n", target, "--for=condition=Ready", "pod/old", "pod/new", "--timeout=90s"])
+        r = try await E2E.kubectl([
+            "wait", "-n", target, "--for=condition=Ready", "pod/old", "pod/new", "--timeout=90s",
+        ])
         #expect(r.exitCode == 0, "\(r.stderr)")
         _ = try await E2E.kubectl(["label", "-n", target, "pod/old", "current=yes"])
         // The name joins the workspace's egress: list; starting it again gives the proxy the new list.
@@ -163,17 +224,25 @@ struct WorkspaceIsolationE2ETests {
         try lines.joined(separator: "\n").write(toFile: specPath, atomically: true, encoding: .utf8)
         r = try await so(["up", stack, "--name", ws, "--timeout", "180"])
         #expect(r.exitCode == 0, "\(r.stdout)\(r.stderr)")
-        let fetch = "curl -fsS --noproxy '' -x http://egress-proxy:3128 --max-time 5 http://moving.\(target).svc.cluster.local:8080/"
+        let fetch =
+            "curl -fsS --noproxy '' -x http://egress-proxy:3128 --max-time 5 http://moving.\(target).svc.cluster.local:8080/"
         func answer() async throws -> String {
-            try await so(["deployment", "--name", ws, "exec", "agent", "--", "sh", "-c", fetch]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            try await so(["deployment", "--name", ws, "exec", "agent", "--", "sh", "-c", fetch]).stdout
+                .trimmingCharacters(in: .whitespacesAndNewlines)
         }
         var got = ""
-        for _ in 0..<10 where got != "old" { got = try await answer(); if got != "old" { try await Task.sleep(nanoseconds: 2_000_000_000) } }
+        for _ in 0..<10 where got != "old" {
+            got = try await answer()
+            if got != "old" { try await Task.sleep(nanoseconds: 2_000_000_000) }
+        }
         #expect(got == "old", "through the proxy before the move: '\(got)'")
         // The address behind the name changes.
         _ = try await E2E.kubectl(["label", "-n", target, "pod/old", "current-"])
         _ = try await E2E.kubectl(["label", "-n", target, "pod/new", "current=yes"])
-        for _ in 0..<15 where got != "new" { try await Task.sleep(nanoseconds: 2_000_000_000); got = try await answer() }
+        for _ in 0..<15 where got != "new" {
+            try await Task.sleep(nanoseconds: 2_000_000_000)
+            got = try await answer()
+        }
         #expect(got == "new", "through the proxy after the move: '\(got)'")
     }
 
@@ -183,18 +252,23 @@ struct WorkspaceIsolationE2ETests {
         defer { t.cleanup() }
         _ = try await RealNode.deploy("networks", in: t)
         try await RealNode.removing(t) {
-            let r = try await E2E.so(["deployment", "--dir", "dep", "start", "--timeout", "180"] + RealNode.kc, cwd: t.path)
+            let r = try await E2E.so(
+                ["deployment", "--dir", "dep", "start", "--timeout", "180"] + RealNode.kc, cwd: t.path)
             #expect(r.exitCode == 0, "\(r.stdout)\(r.stderr)")
             var last = ""
             func get(_ from: String, _ to: String) async throws -> Int32 {
-                let r = try await E2E.so(["deployment", "--dir", "dep", "exec", from] + RealNode.kc
-                                         + ["--", "sh", "-c", "timeout 5 wget -qO- http://\(to):8080/ 2>&1 | grep \(to)"], cwd: t.path)
+                let r = try await E2E.so(
+                    ["deployment", "--dir", "dep", "exec", from] + RealNode.kc
+                        + ["--", "sh", "-c", "timeout 5 wget -qO- http://\(to):8080/ 2>&1 | grep \(to)"], cwd: t.path)
                 last = "\(from) → \(to): exit \(r.exitCode) \(r.stdout)\(r.stderr)"
                 return r.exitCode
             }
-            #expect(try await Isolation.eventually { try await get("web", "api") } == 0, "web and api share front: \(last)")
-            #expect(try await Isolation.eventually { try await get("api", "db") } == 0, "api and db share back: \(last)")
-            #expect(try await Isolation.eventually { try await get("db", "api") } == 0, "db and api share back: \(last)")
+            #expect(
+                try await Isolation.eventually { try await get("web", "api") } == 0, "web and api share front: \(last)")
+            #expect(
+                try await Isolation.eventually { try await get("api", "db") } == 0, "api and db share back: \(last)")
+            #expect(
+                try await Isolation.eventually { try await get("db", "api") } == 0, "db and api share back: \(last)")
             #expect(try await get("web", "db") != 0, "web reached db: they share no network")
         }
     }
@@ -207,17 +281,25 @@ struct WorkspaceIsolationE2ETests {
         defer { AgentE2E.stop(forbidden) }
         try await RealNode.deploy("egress-none", in: t, appendToSpec: "egress: []\n")
         try await RealNode.removing(t) {
-            let r = try await E2E.so(["deployment", "--dir", "dep", "start", "--timeout", "120"] + RealNode.kc, cwd: t.path)
+            let r = try await E2E.so(
+                ["deployment", "--dir", "dep", "start", "--timeout", "120"] + RealNode.kc, cwd: t.path)
             #expect(r.exitCode == 0, "\(r.stdout)\(r.stderr)")
             var last = ""
             func probe(_ line: String) async throws -> Int32 {
                 // --kubeconfig before `--`: after it, it would be the probe's own argument.
-                let r = try await E2E.so(["deployment", "--dir", "dep", "exec", "probe"] + RealNode.kc + ["--", "sh", "-c", line], cwd: t.path)
+                let r = try await E2E.so(
+                    ["deployment", "--dir", "dep", "exec", "probe"] + RealNode.kc + ["--", "sh", "-c", line],
+                    cwd: t.path)
                 last = "exit \(r.exitCode) \(r.stdout)\(r.stderr)"
                 return r.exitCode
             }
-            #expect(try await Isolation.eventually { try await probe("nslookup kube-dns.kube-system.svc.cluster.local | grep -q 'Name:'") } == 0, "DNS is allowed: \(last)")
-            #expect(try await probe("timeout 5 wget -qO- http://\(AgentE2E.nodeAddress):\(port)/") != 0, "egress: [] let traffic out")
+            #expect(
+                try await Isolation.eventually {
+                    try await probe("nslookup kube-dns.kube-system.svc.cluster.local | grep -q 'Name:'")
+                } == 0, "DNS is allowed: \(last)")
+            #expect(
+                try await probe("timeout 5 wget -qO- http://\(AgentE2E.nodeAddress):\(port)/") != 0,
+                "egress: [] let traffic out")
         }
     }
 }

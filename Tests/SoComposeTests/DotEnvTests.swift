@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import SoBasics
 import SoCompose
+import Testing
 
 @Suite struct DotEnvTests {
     func parse(_ text: String) throws -> [String: String] {
@@ -10,26 +10,26 @@ import SoCompose
 
     @Test func parsesTheCommonForms() throws {
         let text = """
-        # comment
-          # indented comment
+            # comment
+              # indented comment
 
-        A=1
-        export B=two words   # trailing comment
-        C='single # not comment'
-        D="line1\\nline2 \\"q\\" \\$HOME \\t\\\\ \\r"
-        E=
-        F='multi
-        line'
-        G=a#b
-        H = spaced
-        I="multi
-        line too" # comment after the quote
-        export\tJ=tab
-        K=${NOT_EXPANDED}
-        L='$HOME'
-        M=x=y
-        N=\ttabbed\t
-        """
+            A=1
+            export B=two words   # trailing comment
+            C='single # not comment'
+            D="line1\\nline2 \\"q\\" \\$HOME \\t\\\\ \\r"
+            E=
+            F='multi
+            line'
+            G=a#b
+            H = spaced
+            I="multi
+            line too" # comment after the quote
+            export\tJ=tab
+            K=${NOT_EXPANDED}
+            L='$HOME'
+            M=x=y
+            N=\ttabbed\t
+            """
         let pairs = try DotEnv.parse(text, file: "x.env")
         #expect(pairs.map(\.key) == ["A", "B", "C", "D", "E", "F", "G", "H", "I", "J", "K", "L", "M", "N"])
         let d = try parse(text)
@@ -67,10 +67,16 @@ import SoCompose
     }
 
     @Test func errorsNameTheLine() {
-        #expect(soError { _ = try DotEnv.parse("A=1\nnovalue\n", file: "x.env") }?.line == "x.env:2: line without '=': 'novalue'")
-        #expect(soError { _ = try DotEnv.parse("A=1\n\nB=\"open\nmore\n", file: "x.env") }?.line == "x.env:3: unterminated double quote in the value of B")
+        #expect(
+            soError { _ = try DotEnv.parse("A=1\nnovalue\n", file: "x.env") }?.line
+                == "x.env:2: line without '=': 'novalue'")
+        #expect(
+            soError { _ = try DotEnv.parse("A=1\n\nB=\"open\nmore\n", file: "x.env") }?.line
+                == "x.env:3: unterminated double quote in the value of B")
         #expect(soError { _ = try DotEnv.parse("A='open\n", file: "x.env") }?.location?.line == 1)
-        #expect(soError { _ = try DotEnv.parse("A='x\ny'\n1BAD=x\n", file: "x.env") }?.line == "x.env:3: invalid variable name '1BAD'")
+        #expect(
+            soError { _ = try DotEnv.parse("A='x\ny'\n1BAD=x\n", file: "x.env") }?.line
+                == "x.env:3: invalid variable name '1BAD'")
         #expect(soError { _ = try DotEnv.parse("A='x' trailing\n", file: "x.env") }?.location?.line == 1)
         #expect(soError { _ = try DotEnv.parse("=x\n", file: "x.env") }?.hint != nil)
         #expect(soError { _ = try DotEnv.parse("MY KEY=x\n", file: "x.env") } != nil)
@@ -86,32 +92,42 @@ import SoCompose
     }
 
     static let nasty = [
-        "", " ", "  ", "plain", " lead", "trail ", "\tboth\t", "it's", "'", "''", "\"", "\"dq\"", "#", "#hash", "a #b", "a\t#b",
-        "$HOME", "${X}", "$$", "back\\slash", "\\", "\\n", "multi\nline\n", "\n", "\n\n", "\r", "\r\n", "a\r\nb", "tab\t",
-        "=", "==", "a=b", ",", "ü€", "😀", "\u{301}", "'\u{301}", "\"\u{301}", "e\u{301}'", "\u{200D}", "x\u{0}y", "\u{7f}",
+        "", " ", "  ", "plain", " lead", "trail ", "\tboth\t", "it's", "'", "''", "\"", "\"dq\"", "#", "#hash", "a #b",
+        "a\t#b",
+        "$HOME", "${X}", "$$", "back\\slash", "\\", "\\n", "multi\nline\n", "\n", "\n\n", "\r", "\r\n", "a\r\nb",
+        "tab\t",
+        "=", "==", "a=b", ",", "ü€", "😀", "\u{301}", "'\u{301}", "\"\u{301}", "e\u{301}'", "\u{200D}", "x\u{0}y",
+        "\u{7f}",
         "'quoted'", "\"it's\"", "export", "export A=1", "# not a comment", "A=1\nB=2",
     ]
 
     /// Any value written by encode reads back identically, also next to other entries.
     @Test func roundTripsAnyValue() throws {
-        let alphabet: [String] = ["a", "Z", "0", "_", "-", ".", "/", ":", "@", "+", ",", "%", "=", " ", "  ", "\t", "\n", "\r",
-                                  "\r\n", "#", " #", "'", "\"", "\\", "$", "${", "}", "!", "`", "ü", "€", "😀", "\u{301}",
-                                  "\u{200D}", "\u{A0}", "\u{2028}", "\u{0}", "\u{7}", "export "]
+        let alphabet: [String] = [
+            "a", "Z", "0", "_", "-", ".", "/", ":", "@", "+", ",", "%", "=", " ", "  ", "\t", "\n", "\r",
+            "\r\n", "#", " #", "'", "\"", "\\", "$", "${", "}", "!", "`", "ü", "€", "😀", "\u{301}",
+            "\u{200D}", "\u{A0}", "\u{2028}", "\u{0}", "\u{7}", "export ",
+        ]
         var rng = SplitMix(state: 0x5EED)
         var values = Self.nasty
         for _ in 0..<4000 {
-            values.append((0..<Int.random(in: 0...12, using: &rng)).map { _ in alphabet.randomElement(using: &rng)! }.joined())
+            values.append(
+                (0..<Int.random(in: 0...12, using: &rng)).map { _ in alphabet.randomElement(using: &rng)! }.joined())
         }
         var text = "# generated\n"
         for (i, v) in values.enumerated() { text += DotEnv.encode(key: "K\(i)", value: v) + "\n" }
         let parsed = try DotEnv.parse(text, file: "rt.env")
         #expect(parsed.count == values.count)
         for (i, v) in values.enumerated() where i < parsed.count && (parsed[i].key != "K\(i)" || parsed[i].value != v) {
-            Issue.record("value \(v.debugDescription) came back as \(parsed[i].value.debugDescription) from \(DotEnv.encode(key: "K", value: v).debugDescription)")
+            Issue.record(
+                "value \(v.debugDescription) came back as \(parsed[i].value.debugDescription) from \(DotEnv.encode(key: "K", value: v).debugDescription)"
+            )
         }
         // Each entry alone, without a trailing newline, reads back too.
         for v in values.prefix(500) {
-            #expect(try DotEnv.parse(DotEnv.encode(key: "K", value: v), file: "one.env").first?.value == v, "\(v.debugDescription)")
+            #expect(
+                try DotEnv.parse(DotEnv.encode(key: "K", value: v), file: "one.env").first?.value == v,
+                "\(v.debugDescription)")
         }
     }
 }

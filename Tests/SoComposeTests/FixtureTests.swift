@@ -1,13 +1,16 @@
 import Foundation
-import Testing
 import SoBasics
 import SoCompose
 import SoSystem
+import Testing
 
 /// Real-world compose files from the shared fixtures load raw and interpolated, with no warnings.
 /// This suite is about that corpus: it is reported skipped when ../shared is not beside the checkout
 /// (the same shapes are covered by OwnFixtureTests over Tests/Fixtures).
-@Suite(.enabled(if: Fixtures.present, "../shared/fixtures is absent (a fresh clone): the suite over laconic's corpus is skipped"))
+@Suite(
+    .enabled(
+        if: Fixtures.present, "../shared/fixtures is absent (a fresh clone): the suite over laconic's corpus is skipped"
+    ))
 struct FixtureTests {
     static let fs = LocalFileSystem()
 
@@ -22,7 +25,8 @@ struct FixtureTests {
     }
 
     func load(_ relative: String, env: [String: String]? = [:]) throws -> ComposeFile {
-        try ComposeLoader.load(Path.join(Fixtures.shared, relative), fs: Self.fs, environment: env, diagnostics: DiagnosticSink())
+        try ComposeLoader.load(
+            Path.join(Fixtures.shared, relative), fs: Self.fs, environment: env, diagnostics: DiagnosticSink())
     }
 
     @Test func fixturesArePresent() {
@@ -55,26 +59,35 @@ struct FixtureTests {
     @Test func kubo() throws {
         let k = try load("laconic-stacks/compose/docker-compose-kubo.yml")
         #expect(k.services[0].ports.map(\.containerPort) == [4001, 8080, 5001])
-        #expect(k.services[0].ports[2] == ComposePort(hostIP: "0.0.0.0", hostPort: 5001, containerPort: 5001, raw: "0.0.0.0:5001:5001"))
+        #expect(
+            k.services[0].ports[2]
+                == ComposePort(hostIP: "0.0.0.0", hostPort: 5001, containerPort: 5001, raw: "0.0.0.0:5001:5001"))
         #expect(k.volumes.map(\.name) == ["ipfs-import", "ipfs-data"])
     }
 
     @Test func laconicTestStack() throws {
-        let withConfig = try load("laconic-stacks/compose/docker-compose-test.yml", env: ["CERC_TEST_PARAM_1": "PASSED"]).services[0]
+        let withConfig = try load(
+            "laconic-stacks/compose/docker-compose-test.yml", env: ["CERC_TEST_PARAM_1": "PASSED"]
+        ).services[0]
         #expect(withConfig.environment.map(\.value) == ["", "PASSED", "CERC_TEST_PARAM_2_VALUE", "FAILED"])
         #expect(withConfig.volumes.map(\.readOnly) == [false, false, false, false, true])
         let job = try load("laconic-stacks/compose-jobs/docker-compose-test-job.yml").services[0]
         #expect(job.entrypoint == ["/bin/sh"])
         #expect(job.command == ["-c", "echo 'Job completed successfully'"])
         let prom = try load("laconic-stacks/compose/docker-compose-prom-server.yml", env: ["CERC_INFURA_KEY": "k"])
-        #expect(prom.service("ethereum-chain-head-exporter")?.environment.map(\.value) == ["https://mainnet.infura.io/v3", "k"])
+        #expect(
+            prom.service("ethereum-chain-head-exporter")?.environment.map(\.value) == [
+                "https://mainnet.infura.io/v3", "k",
+            ])
     }
 
     @Test func awesomeCompose() throws {
         let mysql = try load("compose-real/nginx-flask-mysql/compose.yaml")
         let db = try #require(mysql.service("db"))
         #expect(db.command == ["--default-authentication-plugin=mysql_native_password"])
-        #expect(db.healthcheck?.test?[1] == "mysqladmin ping -h 127.0.0.1 --password=\"$(cat /run/secrets/db-password)\" --silent")
+        #expect(
+            db.healthcheck?.test?[1]
+                == "mysqladmin ping -h 127.0.0.1 --password=\"$(cat /run/secrets/db-password)\" --silent")
         #expect(db.expose.map(\.containerPort) == [3306, 33060])
         #expect(mysql.service("backend")?.dependsOn == [ComposeDependency(service: "db", condition: "service_healthy")])
         #expect(mysql.service("proxy")?.build == ComposeBuild(context: "proxy"))

@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import SoBasics
 import SoCompose
+import Testing
 
 @Suite struct InterpolationTests {
     let env = ["SET": "value", "EMPTY": "", "NUM": "5", "B": "bee"]
@@ -24,7 +24,9 @@ import SoCompose
     /// unused alternatives are not.
     @Test func unsetBareReferencesAreReported() throws {
         var unset: [String] = []
-        let out = try Interpolation.interpolate("$A ${G} ${C:-c} ${D-d} ${E:+e} ${SET} $A ${EMPTY} ${UNSET:-${F}}", lookup: { env[$0] }, unset: { unset.append($0) })
+        let out = try Interpolation.interpolate(
+            "$A ${G} ${C:-c} ${D-d} ${E:+e} ${SET} $A ${EMPTY} ${UNSET:-${F}}", lookup: { env[$0] },
+            unset: { unset.append($0) })
         #expect(out == "  c d  value   ")
         #expect(unset == ["A", "G", "F"])
     }
@@ -68,7 +70,9 @@ import SoCompose
         #expect(try run("cost: $ 5, trailing $") == "cost: $ 5, trailing $")
         #expect(try run("$1 $- $.") == "$1 $- $.")
         #expect(try run("${UNSET:-$$}") == "$")
-        #expect(try run("mysqladmin --password=\"$$(cat /run/secrets/p)\"") == "mysqladmin --password=\"$(cat /run/secrets/p)\"")
+        #expect(
+            try run("mysqladmin --password=\"$$(cat /run/secrets/p)\"")
+                == "mysqladmin --password=\"$(cat /run/secrets/p)\"")
     }
 
     @Test func requiredVariables() throws {
@@ -80,19 +84,26 @@ import SoCompose
         #expect(e?.hint != nil)
         #expect(soError { _ = try run("${EMPTY:?x}") }?.message == "required variable EMPTY is missing: x")
         #expect(soError { _ = try run("${UNSET?}") }?.message == "required variable UNSET is missing a value")
-        #expect(soError { _ = try run("${UNSET?need ${SET}}") }?.message == "required variable UNSET is missing: need value")
+        #expect(
+            soError { _ = try run("${UNSET?need ${SET}}") }?.message == "required variable UNSET is missing: need value"
+        )
     }
 
     @Test func unusedDefaultsAreNotEvaluated() throws {
         #expect(try run("${SET:-${UNSET:?never}}") == "value")
         #expect(try run("${UNSET:+${UNSET:?never}}") == "")
-        #expect(soError { _ = try run("${UNSET:-${MISSING:?now}}") }?.message == "required variable MISSING is missing: now")
+        #expect(
+            soError { _ = try run("${UNSET:-${MISSING:?now}}") }?.message == "required variable MISSING is missing: now"
+        )
         // …but they must still be well formed.
         #expect(throws: SoError.self) { try run("${SET:-${}}") }
     }
 
     @Test func malformedExpressions() throws {
-        for bad in ["${", "${SET", "${SET:-x", "${}", "${1X}", "${SET:x}", "${SET!}", "${SET x}", "${ SET}", "${A:-${B}", "${-x}"] {
+        for bad in [
+            "${", "${SET", "${SET:-x", "${}", "${1X}", "${SET:x}", "${SET!}", "${SET x}", "${ SET}", "${A:-${B}",
+            "${-x}",
+        ] {
             let e = soError { _ = try run(bad) }
             #expect(e?.hint != nil, "\(bad)")
             #expect(e?.message.first?.isLowercase == true, "\(bad)")
@@ -105,7 +116,10 @@ import SoCompose
         // HOME and PATH are set in any process environment; interpolation must not see them.
         #expect(try Interpolation.interpolate("${HOME:-fallback} [$PATH]") { _ in nil } == "fallback []")
         var asked: [String] = []
-        _ = try Interpolation.interpolate("$A ${B:-x} $$C") { asked.append($0); return nil }
+        _ = try Interpolation.interpolate("$A ${B:-x} $$C") {
+            asked.append($0)
+            return nil
+        }
         #expect(asked == ["A", "B"])
     }
 
@@ -115,7 +129,10 @@ import SoCompose
     }
 
     @Test func variablesReferenced() {
-        #expect(Interpolation.variables(in: "$A ${B:-${C}} $$D ${A} ${E:?msg ${F}} ${G:+${H}}") == ["A", "B", "C", "E", "F", "G", "H"])
+        #expect(
+            Interpolation.variables(in: "$A ${B:-${C}} $$D ${A} ${E:?msg ${F}} ${G:+${H}}") == [
+                "A", "B", "C", "E", "F", "G", "H",
+            ])
         #expect(Interpolation.variables(in: "plain text") == [])
         #expect(Interpolation.variables(in: "$A ${") == ["A"])
     }

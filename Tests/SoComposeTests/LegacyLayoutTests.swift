@@ -1,9 +1,10 @@
 import Foundation
-import Testing
 import SoBasics
-@testable import SoCompose
-import SoTestSupport
 import SoSystem
+import SoTestSupport
+import Testing
+
+@testable import SoCompose
 
 /// Compose's version-1 layout (services at the top level, as kompose still converts) reads as the current
 /// one; `links` aliases and `volumes_from` are modelled in either layout.
@@ -28,7 +29,8 @@ import SoSystem
     }
 
     @Test func volumesFromMountsTheNamedServicesVolumesAtTheirPaths() throws {
-        let f = try ComposeLoader.load(Self.fixture, fs: LocalFileSystem(), environment: [:], diagnostics: DiagnosticSink())
+        let f = try ComposeLoader.load(
+            Self.fixture, fs: LocalFileSystem(), environment: [:], diagnostics: DiagnosticSink())
         let backup = try #require(f.service("backup"))
         #expect(backup.volumesFrom == ["web:ro"])
         let inherited = backup.volumes.filter { $0.inheritedFrom == "web" }
@@ -37,8 +39,9 @@ import SoSystem
         // Its own anonymous volume stays; a path the service mounts itself is not taken from the other.
         let own = try service("image: x\nvolumes_from: [other, 'container:abc']\nvolumes: [mine:/data]")
         #expect(own.volumes.map(\.target) == ["/data"])
-        let both = try compose("services:\n  a:\n    image: x\n    volumes: [shared:/data, /cache, ./conf:/etc/conf]\n"
-                               + "  b:\n    image: y\n    volumes_from: [a]\n    volumes: [mine:/etc/conf]\n", env: [:])
+        let both = try compose(
+            "services:\n  a:\n    image: x\n    volumes: [shared:/data, /cache, ./conf:/etc/conf]\n"
+                + "  b:\n    image: y\n    volumes_from: [a]\n    volumes: [mine:/etc/conf]\n", env: [:])
         let b = try #require(both.service("b"))
         #expect(b.volumes.map { "\($0.target)<\($0.inheritedFrom ?? "own")" } == ["/etc/conf<own", "/data<a"])
         #expect(b.volumes.allSatisfy { !$0.readOnly })
@@ -46,7 +49,9 @@ import SoSystem
 
     @Test func onlyATopLevelMappingOfServicesIsVersion1() throws {
         // The current layout's own keys, or an extension, mean the file is not version 1.
-        for text in ["version: '2'\nweb: {image: x}\n", "x-common: {image: x}\n", "volumes:\n  data: {}\n", "web: nginx\n"] {
+        for text in [
+            "version: '2'\nweb: {image: x}\n", "x-common: {image: x}\n", "volumes:\n  data: {}\n", "web: nginx\n",
+        ] {
             #expect(throws: SoError.self, "\(text)") { _ = try compose(text, env: [:]) }
             let root = try #require(try YAMLFile.parse(text, file: "c.yml"))
             #expect(!ComposeLayout.isVersion1(root), "\(text)")

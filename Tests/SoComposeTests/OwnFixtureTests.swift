@@ -1,9 +1,10 @@
 import Foundation
-import Testing
 import SoBasics
-@testable import SoCompose
-import SoTestSupport
 import SoSystem
+import SoTestSupport
+import Testing
+
+@testable import SoCompose
 
 /// The repository's own fixtures (Tests/Fixtures) load raw and interpolated with no warnings, and read as
 /// written: laconic-layout compose files (pods, jobs, config binds) and plain compose projects (build,
@@ -27,7 +28,9 @@ import SoSystem
     }
 
     /// A project's files merged as docker compose merges them (include, extends, `-f a -f b`), then loaded.
-    func project(_ files: [String], env: [String: String]? = [:], sink: DiagnosticSink = DiagnosticSink()) throws -> ComposeFile {
+    func project(_ files: [String], env: [String: String]? = [:], sink: DiagnosticSink = DiagnosticSink()) throws
+        -> ComposeFile
+    {
         let paths = files.map { Path.join(Self.projects, $0) }
         guard try ComposeFlatten.needed(paths, fs: Self.fs) else {
             return try ComposeLoader.load(paths[0], fs: Self.fs, environment: env, diagnostics: sink)
@@ -41,7 +44,8 @@ import SoSystem
     }
 
     func laconicFile(_ relative: String, env: [String: String]? = [:]) throws -> ComposeFile {
-        try ComposeLoader.load(Path.join(Self.laconic, relative), fs: Self.fs, environment: env, diagnostics: DiagnosticSink())
+        try ComposeLoader.load(
+            Path.join(Self.laconic, relative), fs: Self.fs, environment: env, diagnostics: DiagnosticSink())
     }
 
     @Test func fixturesArePresent() {
@@ -52,7 +56,9 @@ import SoSystem
         for env in [nil, [:]] as [[String: String]?] {
             let sink = DiagnosticSink()
             let relative = String(path.dropFirst(Self.projects.count + 1))
-            let file = path.hasPrefix(Self.projects + "/") ? try project([relative], env: env, sink: sink)
+            let file =
+                path.hasPrefix(Self.projects + "/")
+                ? try project([relative], env: env, sink: sink)
                 : try ComposeLoader.load(path, fs: Self.fs, environment: env, diagnostics: sink)
             #expect(!file.services.isEmpty)
             #expect(sink.all.isEmpty, "\(sink.all)")
@@ -91,7 +97,9 @@ import SoSystem
     @Test func gatewayPorts() throws {
         let g = try laconicFile("compose/docker-compose-gateway.yml")
         #expect(g.services[0].ports.map(\.containerPort) == [4001, 8080, 5001])
-        #expect(g.services[0].ports[2] == ComposePort(hostIP: "0.0.0.0", hostPort: 5001, containerPort: 5001, raw: "0.0.0.0:5001:5001"))
+        #expect(
+            g.services[0].ports[2]
+                == ComposePort(hostIP: "0.0.0.0", hostPort: 5001, containerPort: 5001, raw: "0.0.0.0:5001:5001"))
         #expect(g.volumes.map(\.name) == ["gateway-import", "gateway-data"])
     }
 
@@ -99,7 +107,9 @@ import SoSystem
         let b = try project(["bookstore/compose.yaml"])
         let db = try #require(b.service("db"))
         #expect(db.command == ["--character-set-server=utf8mb4"])
-        #expect(db.healthcheck?.test?[1] == "mariadb-admin ping -h 127.0.0.1 --password=\"$(cat /run/secrets/db-password)\" --silent")
+        #expect(
+            db.healthcheck?.test?[1]
+                == "mariadb-admin ping -h 127.0.0.1 --password=\"$(cat /run/secrets/db-password)\" --silent")
         #expect(db.expose.map(\.containerPort) == [3306])
         #expect(b.service("api")?.dependsOn == [ComposeDependency(service: "db", condition: "service_healthy")])
         #expect(b.service("api")?.build == ComposeBuild(context: "api", target: "builder"))
@@ -142,7 +152,10 @@ import SoSystem
         #expect(Set(l.services.map(\.name)) == ["api", "worker", "debugger", "cache"])
         let api = try #require(l.service("api"))
         #expect(api.restart == "unless-stopped")
-        #expect(Dictionary(uniqueKeysWithValues: api.environment.map { ($0.key, $0.value ?? "") }) == ["LOG_FORMAT": "json", "CACHE_URL": "redis://cache:6379/0", "ROLE": "api"])
+        #expect(
+            Dictionary(uniqueKeysWithValues: api.environment.map { ($0.key, $0.value ?? "") }) == [
+                "LOG_FORMAT": "json", "CACHE_URL": "redis://cache:6379/0", "ROLE": "api",
+            ])
         #expect(api.healthcheck?.test == ["CMD", "wget", "-qO-", "http://localhost:9000/ready"])
         #expect(l.service("debugger")?.profiles == ["debug"])
         #expect(l.volumes.map(\.name) == ["cache-data"])

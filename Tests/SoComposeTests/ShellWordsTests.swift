@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import SoBasics
 import SoCompose
+import Testing
 
 @Suite struct ShellWordsTests {
     @Test func splitsLikeAShell() throws {
@@ -26,7 +26,9 @@ import SoCompose
 
     @Test func unterminatedQuotesFail() {
         #expect(soError { _ = try ShellWords.split("'open") }?.message == "unterminated single quote in ''open'")
-        #expect(soError { _ = try ShellWords.split("echo \"open") }?.message == "unterminated double quote in 'echo \"open'")
+        #expect(
+            soError { _ = try ShellWords.split("echo \"open") }?.message == "unterminated double quote in 'echo \"open'"
+        )
         #expect(soError { _ = try ShellWords.split("\"ends with backslash\\") } != nil)
     }
 

@@ -1,21 +1,26 @@
 import Foundation
-import Testing
 import SoBasics
 import SoCompose
 import SoSystem
+import Testing
 
 /// Locations in these tests are SoBasics ones (file:line of compose text), not Testing's.
 typealias SourceLocation = SoBasics.SourceLocation
 
 /// Decodes compose text as if read from `c.yml` (errors and warnings name that file).
-func compose(_ text: String, env: [String: String]? = nil, sink: DiagnosticSink = DiagnosticSink()) throws -> ComposeFile {
+func compose(_ text: String, env: [String: String]? = nil, sink: DiagnosticSink = DiagnosticSink()) throws
+    -> ComposeFile
+{
     let root = try #require(try YAMLFile.parse(text, file: "c.yml"))
     return try ComposeLoader.decode(root, path: "c.yml", environment: env, diagnostics: sink)
 }
 
 /// The one service of a compose text whose `services:` has a single service `s` with the given body.
-func service(_ body: String, env: [String: String]? = nil, sink: DiagnosticSink = DiagnosticSink()) throws -> ComposeService {
-    let indented = body.split(separator: "\n", omittingEmptySubsequences: false).map { "    " + $0 }.joined(separator: "\n")
+func service(_ body: String, env: [String: String]? = nil, sink: DiagnosticSink = DiagnosticSink()) throws
+    -> ComposeService
+{
+    let indented = body.split(separator: "\n", omittingEmptySubsequences: false).map { "    " + $0 }.joined(
+        separator: "\n")
     return try compose("services:\n  s:\n" + indented + "\n", env: env, sink: sink).services[0]
 }
 

@@ -53,8 +53,14 @@ final class ConnectProxy: @unchecked Sendable {
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             var bytes = unwrapInboundIn(data)
-            if let upstream { upstream.writeAndFlush(bytes, promise: nil); return }
-            if waiting != nil { waiting?.append(bytes); return }
+            if let upstream {
+                upstream.writeAndFlush(bytes, promise: nil)
+                return
+            }
+            if waiting != nil {
+                waiting?.append(bytes)
+                return
+            }
             head.writeBuffer(&bytes)
             let view = head.readableBytesView
             guard let end = view.firstRange(of: Array("\r\n\r\n".utf8)) else { return }
@@ -65,8 +71,10 @@ final class ConnectProxy: @unchecked Sendable {
             let auth = lines.dropFirst().first { $0.lowercased().hasPrefix("proxy-authorization:") }
                 .map { String($0.dropFirst(20)).trimmingCharacters(in: .whitespaces) }
             let inbound = context.channel
-            guard first.count == 3, first[0] == "CONNECT", let port = first[1].split(separator: ":").last.flatMap({ Int($0) }),
-                  let host = proxy.record(Connect(target: first[1], authorization: auth)) else {
+            guard first.count == 3, first[0] == "CONNECT",
+                let port = first[1].split(separator: ":").last.flatMap({ Int($0) }),
+                let host = proxy.record(Connect(target: first[1], authorization: auth))
+            else {
                 refuse(inbound, "405 Method Not Allowed")
                 return
             }
@@ -77,7 +85,8 @@ final class ConnectProxy: @unchecked Sendable {
                 .whenComplete { result in
                     switch result {
                     case .success(let up):
-                        inbound.writeAndFlush(ByteBuffer(string: "HTTP/1.1 200 Connection established\r\n\r\n"), promise: nil)
+                        inbound.writeAndFlush(
+                            ByteBuffer(string: "HTTP/1.1 200 Connection established\r\n\r\n"), promise: nil)
                         for b in self.waiting ?? [] { up.write(b, promise: nil) }
                         up.flush()
                         self.waiting = nil
@@ -92,7 +101,9 @@ final class ConnectProxy: @unchecked Sendable {
     }
 
     static func refuse(_ channel: Channel, _ status: String) {
-        channel.writeAndFlush(ByteBuffer(string: "HTTP/1.1 \(status)\r\nContent-Length: 0\r\n\r\n")).whenComplete { _ in channel.close(promise: nil) }
+        channel.writeAndFlush(ByteBuffer(string: "HTTP/1.1 \(status)\r\nContent-Length: 0\r\n\r\n")).whenComplete { _ in
+            channel.close(promise: nil)
+        }
     }
 
     /// The target's side: everything goes back to the client.
@@ -100,7 +111,9 @@ final class ConnectProxy: @unchecked Sendable {
         typealias InboundIn = ByteBuffer
         let to: Channel
         init(to: Channel) { self.to = to }
-        func channelRead(context: ChannelHandlerContext, data: NIOAny) { to.writeAndFlush(unwrapInboundIn(data), promise: nil) }
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            to.writeAndFlush(unwrapInboundIn(data), promise: nil)
+        }
         func channelInactive(context: ChannelHandlerContext) { to.close(promise: nil) }
     }
 }

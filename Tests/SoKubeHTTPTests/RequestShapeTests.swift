@@ -1,5 +1,4 @@
 import Foundation
-import Testing
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -7,6 +6,7 @@ import NIOSSL
 import SoBasics
 import SoKube
 import SoKubeHTTP
+import Testing
 
 /// A loopback HTTP(S) server that records requests (and the client certificate presented) and answers from a script.
 final class RecordingServer: @unchecked Sendable {
@@ -38,7 +38,9 @@ final class RecordingServer: @unchecked Sendable {
     fileprivate func handle(_ r: Request) -> Response {
         lock.withLock {
             recorded.append(r)
-            return script.isEmpty ? Response(status: 500, body: "{\"kind\":\"Status\",\"message\":\"unexpected request\"}") : script.removeFirst()
+            return script.isEmpty
+                ? Response(status: 500, body: "{\"kind\":\"Status\",\"message\":\"unexpected request\"}")
+                : script.removeFirst()
         }
     }
 
@@ -55,7 +57,9 @@ final class RecordingServer: @unchecked Sendable {
                         return channel.eventLoop.makeFailedFuture(error)
                     }
                 }
-                return channel.pipeline.configureHTTPServerPipeline().flatMap { channel.pipeline.addHandler(Handler(server: self)) }
+                return channel.pipeline.configureHTTPServerPipeline().flatMap {
+                    channel.pipeline.addHandler(Handler(server: self))
+                }
             }
         let ch = try bootstrap.bind(host: "127.0.0.1", port: 0).wait()
         channel = ch
@@ -77,16 +81,29 @@ final class RecordingServer: @unchecked Sendable {
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             switch unwrapInboundIn(data) {
-            case .head(let h): head = h; body = ""
+            case .head(let h):
+                head = h
+                body = ""
             case .body(let b): body += String(buffer: b)
             case .end:
                 guard let h = head else { return }
-                let serial = (try? context.pipeline.syncOperations.handler(type: NIOSSLServerHandler.self))?.peerCertificate?.serialNumber
-                let r = server.handle(Request(method: h.method.rawValue, uri: h.uri, headers: h.headers.map { ($0.name, $0.value) }, body: body,
-                                              clientCertificateSerial: serial))
-                var headers = HTTPHeaders([("Content-Type", "application/json"), ("Content-Length", String(r.body.utf8.count))])
+                let serial = (try? context.pipeline.syncOperations.handler(type: NIOSSLServerHandler.self))?
+                    .peerCertificate?.serialNumber
+                let r = server.handle(
+                    Request(
+                        method: h.method.rawValue, uri: h.uri, headers: h.headers.map { ($0.name, $0.value) },
+                        body: body,
+                        clientCertificateSerial: serial))
+                var headers = HTTPHeaders([
+                    ("Content-Type", "application/json"), ("Content-Length", String(r.body.utf8.count)),
+                ])
                 for (k, v) in r.headers { headers.add(name: k, value: v) }
-                context.write(wrapOutboundOut(.head(HTTPResponseHead(version: h.version, status: HTTPResponseStatus(statusCode: r.status), headers: headers))), promise: nil)
+                context.write(
+                    wrapOutboundOut(
+                        .head(
+                            HTTPResponseHead(
+                                version: h.version, status: HTTPResponseStatus(statusCode: r.status), headers: headers))
+                    ), promise: nil)
                 context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: r.body)))), promise: nil)
                 context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
             }
@@ -106,7 +123,9 @@ final class RecordingServer: @unchecked Sendable {
         s.answer(.init(status: 200, body: "{\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"c\"}}"))
         let c = try client(port)
         defer { Task { await c.shutdown() } }
-        let object = KubeObject(apiVersion: "v1", kind: "ConfigMap", name: "c", namespace: "ns", body: [("data", .map([("k", .string("v"))]))])
+        let object = KubeObject(
+            apiVersion: "v1", kind: "ConfigMap", name: "c", namespace: "ns",
+            body: [("data", .map([("k", .string("v"))]))])
         let stored = try await c.apply(object, fieldManager: "so", force: true)
         #expect(stored.name == "c")
         let r = try #require(s.requests.first)
@@ -121,21 +140,30 @@ final class RecordingServer: @unchecked Sendable {
         let s = RecordingServer()
         let port = try s.start()
         defer { s.stop() }
-        s.answer(.init(status: 200, body: "{\"metadata\":{\"continue\":\"next1\"},\"items\":[{\"metadata\":{\"name\":\"a\"}}]}"),
-                 .init(status: 200, body: "{\"metadata\":{\"continue\":\"\"},\"items\":[{\"metadata\":{\"name\":\"b\"}}]}"))
+        s.answer(
+            .init(
+                status: 200, body: "{\"metadata\":{\"continue\":\"next1\"},\"items\":[{\"metadata\":{\"name\":\"a\"}}]}"
+            ),
+            .init(status: 200, body: "{\"metadata\":{\"continue\":\"\"},\"items\":[{\"metadata\":{\"name\":\"b\"}}]}"))
         let c = try client(port)
         defer { Task { await c.shutdown() } }
-        let items = try await c.list(try ResourceType.of(apiVersion: "apps/v1", kind: "Deployment"), namespace: "ns", labelSelector: "app=x,tier=web")
+        let items = try await c.list(
+            try ResourceType.of(apiVersion: "apps/v1", kind: "Deployment"), namespace: "ns",
+            labelSelector: "app=x,tier=web")
         #expect(items.map(\.name) == ["a", "b"])
-        #expect(s.requests.map(\.uri) == ["/apis/apps/v1/namespaces/ns/deployments?labelSelector=app%3Dx,tier%3Dweb&limit=500",
-                                          "/apis/apps/v1/namespaces/ns/deployments?continue=next1&labelSelector=app%3Dx,tier%3Dweb&limit=500"])
+        #expect(
+            s.requests.map(\.uri) == [
+                "/apis/apps/v1/namespaces/ns/deployments?labelSelector=app%3Dx,tier%3Dweb&limit=500",
+                "/apis/apps/v1/namespaces/ns/deployments?continue=next1&labelSelector=app%3Dx,tier%3Dweb&limit=500",
+            ])
     }
 
     @Test func notFoundIsNilAndDeleteCarriesPropagation() async throws {
         let s = RecordingServer()
         let port = try s.start()
         defer { s.stop() }
-        s.answer(.init(status: 404, body: "{\"kind\":\"Status\",\"reason\":\"NotFound\"}"), .init(status: 200, body: "{}"))
+        s.answer(
+            .init(status: 404, body: "{\"kind\":\"Status\",\"reason\":\"NotFound\"}"), .init(status: 200, body: "{}"))
         let c = try client(port)
         defer { Task { await c.shutdown() } }
         let type = try ResourceType.of(apiVersion: "batch/v1", kind: "Job")
@@ -148,17 +176,27 @@ final class RecordingServer: @unchecked Sendable {
         let s = RecordingServer()
         let port = try s.start()
         defer { s.stop() }
-        s.answer(.init(status: 201, body: "{\"metadata\":{\"name\":\"l\",\"resourceVersion\":\"7\"}}"),
-                 .init(status: 409, body: "{\"kind\":\"Status\",\"reason\":\"AlreadyExists\",\"message\":\"leases \\\"l\\\" already exists\"}"),
-                 .init(status: 409, body: "{\"kind\":\"Status\",\"reason\":\"Conflict\",\"message\":\"operation cannot be fulfilled\"}"))
+        s.answer(
+            .init(status: 201, body: "{\"metadata\":{\"name\":\"l\",\"resourceVersion\":\"7\"}}"),
+            .init(
+                status: 409,
+                body:
+                    "{\"kind\":\"Status\",\"reason\":\"AlreadyExists\",\"message\":\"leases \\\"l\\\" already exists\"}"
+            ),
+            .init(
+                status: 409,
+                body: "{\"kind\":\"Status\",\"reason\":\"Conflict\",\"message\":\"operation cannot be fulfilled\"}"))
         let c = try client(port)
         defer { Task { await c.shutdown() } }
-        let lease = KubeObject(apiVersion: "coordination.k8s.io/v1", kind: "Lease", name: "l", namespace: "ns", body: [("spec", .map([("holderIdentity", .string("me"))]))])
+        let lease = KubeObject(
+            apiVersion: "coordination.k8s.io/v1", kind: "Lease", name: "l", namespace: "ns",
+            body: [("spec", .map([("holderIdentity", .string("me"))]))])
         #expect(try await c.create(lease, fieldManager: "so")?.at("metadata", "resourceVersion")?.string == "7")
         #expect(try await c.create(lease, fieldManager: "so") == nil)
         // Any other 409 is an error, not "exists".
         await #expect { _ = try await c.create(lease, fieldManager: "so") } throws: { e in
-            ((e as? SoError)?.message ?? "").hasPrefix("cannot create Lease ns/l: operation cannot be fulfilled (Conflict)")
+            ((e as? SoError)?.message ?? "").hasPrefix(
+                "cannot create Lease ns/l: operation cannot be fulfilled (Conflict)")
         }
         let r = s.requests[0]
         #expect(r.method == "POST")
@@ -171,11 +209,16 @@ final class RecordingServer: @unchecked Sendable {
         let s = RecordingServer()
         let port = try s.start()
         defer { s.stop() }
-        s.answer(.init(status: 200, body: "{\"metadata\":{\"name\":\"l\"}}"),
-                 .init(status: 409, body: "{\"kind\":\"Status\",\"reason\":\"Conflict\",\"message\":\"the object has been modified\"}"))
+        s.answer(
+            .init(status: 200, body: "{\"metadata\":{\"name\":\"l\"}}"),
+            .init(
+                status: 409,
+                body: "{\"kind\":\"Status\",\"reason\":\"Conflict\",\"message\":\"the object has been modified\"}"))
         let c = try client(port)
         defer { Task { await c.shutdown() } }
-        let lease = KubeObject(apiVersion: "coordination.k8s.io/v1", kind: "Lease", name: "l", namespace: "ns", body: [("spec", .map([("holderIdentity", .string("me"))]))])
+        let lease = KubeObject(
+            apiVersion: "coordination.k8s.io/v1", kind: "Lease", name: "l", namespace: "ns",
+            body: [("spec", .map([("holderIdentity", .string("me"))]))])
         #expect(try await c.update(lease, resourceVersion: "41", fieldManager: "so") != nil)
         #expect(try await c.update(lease, resourceVersion: "41", fieldManager: "so") == nil)
         let r = s.requests[0]
@@ -190,8 +233,13 @@ final class RecordingServer: @unchecked Sendable {
         let s = RecordingServer()
         let port = try s.start()
         defer { s.stop() }
-        s.answer(.init(status: 200, body: "{\"kind\":\"Status\",\"status\":\"Success\"}"),
-                 .init(status: 409, body: "{\"kind\":\"Status\",\"reason\":\"Conflict\",\"message\":\"Precondition failed: UID in precondition\"}"))
+        s.answer(
+            .init(status: 200, body: "{\"kind\":\"Status\",\"status\":\"Success\"}"),
+            .init(
+                status: 409,
+                body:
+                    "{\"kind\":\"Status\",\"reason\":\"Conflict\",\"message\":\"Precondition failed: UID in precondition\"}"
+            ))
         let c = try client(port)
         defer { Task { await c.shutdown() } }
         let lease = try ResourceType.of(apiVersion: "coordination.k8s.io/v1", kind: "Lease")
@@ -208,14 +256,24 @@ final class RecordingServer: @unchecked Sendable {
         let s = RecordingServer()
         let port = try s.start()
         defer { s.stop() }
-        s.answer(.init(status: 422, body: "{\"kind\":\"Status\",\"reason\":\"Invalid\",\"message\":\"Deployment.apps \\\"d\\\" is invalid: spec.replicas: Invalid value: -1\"}"))
+        s.answer(
+            .init(
+                status: 422,
+                body:
+                    "{\"kind\":\"Status\",\"reason\":\"Invalid\",\"message\":\"Deployment.apps \\\"d\\\" is invalid: spec.replicas: Invalid value: -1\"}"
+            ))
         let c = try client(port)
         defer { Task { await c.shutdown() } }
         do {
-            _ = try await c.apply(KubeObject(apiVersion: "apps/v1", kind: "Deployment", name: "d", namespace: "ns"), fieldManager: "so", force: true)
+            _ = try await c.apply(
+                KubeObject(apiVersion: "apps/v1", kind: "Deployment", name: "d", namespace: "ns"), fieldManager: "so",
+                force: true)
             Issue.record("expected an error")
         } catch let e as SoError {
-            #expect(e.message == "cannot apply Deployment ns/d: deployment.apps \"d\" is invalid: spec.replicas: Invalid value: -1 (Invalid)")
+            #expect(
+                e.message
+                    == "cannot apply Deployment ns/d: deployment.apps \"d\" is invalid: spec.replicas: Invalid value: -1 (Invalid)"
+            )
             #expect(e.hint?.contains("render") == true)
         }
     }
@@ -224,9 +282,10 @@ final class RecordingServer: @unchecked Sendable {
         let s = RecordingServer()
         let port = try s.start()
         defer { s.stop() }
-        s.answer(.init(status: 429, headers: [("Retry-After", "0")], body: "{}"),
-                 .init(status: 503, body: "{}"),
-                 .init(status: 200, body: "{\"metadata\":{\"name\":\"ns\"}}"))
+        s.answer(
+            .init(status: 429, headers: [("Retry-After", "0")], body: "{}"),
+            .init(status: 503, body: "{}"),
+            .init(status: 200, body: "{\"metadata\":{\"name\":\"ns\"}}"))
         let c = try client(port, token: nil)
         defer { Task { await c.shutdown() } }
         let ns = try await c.get(try ResourceType.of(apiVersion: "v1", kind: "Namespace"), name: "ns", namespace: nil)

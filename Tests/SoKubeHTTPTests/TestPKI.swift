@@ -57,10 +57,13 @@ enum TestPKI {
         try p.run()
         p.waitUntilExit()
         guard p.terminationStatus == 0 else { throw CocoaError(.fileWriteUnknown) }
-        func read(_ name: String) throws -> String { try String(contentsOf: dir.appendingPathComponent(name), encoding: .utf8) }
-        return Material(ca: try read("ca.pem"), serverCertificate: try read("server.pem"), serverKey: try read("server.key"),
-                        namedCertificate: try read("named.pem"), namedKey: try read("named.key"),
-                        client1Certificate: try read("client1.pem"), client1Key: try read("client1.key"),
-                        client2Certificate: try read("client2.pem"), client2Key: try read("client2.key"))
+        func read(_ name: String) throws -> String {
+            try String(contentsOf: dir.appendingPathComponent(name), encoding: .utf8)
+        }
+        return Material(
+            ca: try read("ca.pem"), serverCertificate: try read("server.pem"), serverKey: try read("server.key"),
+            namedCertificate: try read("named.pem"), namedKey: try read("named.key"),
+            client1Certificate: try read("client1.pem"), client1Key: try read("client1.key"),
+            client2Certificate: try read("client2.pem"), client2Key: try read("client2.key"))
     }
 }

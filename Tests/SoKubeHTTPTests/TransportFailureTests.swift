@@ -1,10 +1,11 @@
-import Foundation
-import Testing
 import AsyncHTTPClient
+import Foundation
 import NIOCore
 import NIOSSL
 import SoBasics
 import SoKube
+import Testing
+
 @testable import SoKubeHTTP
 
 /// Whether a failed request is tried again is read from the error's type and errno, never its text.
@@ -16,9 +17,13 @@ import SoKube
         #expect(HTTPClusterClient.failure(HTTPClientError.remoteConnectionClosed) == .closed)
         #expect(HTTPClusterClient.failure(ChannelError.ioOnClosedChannel) == .closed)
         #expect(HTTPClusterClient.failure(NIOSSLError.unableToValidateCertificate) == .tls)
-        #expect(HTTPClusterClient.failure(SocketAddressError.unknown(host: "nowhere.invalid", port: 6443)) == .noSuchHost)
-        #expect(HTTPClusterClient.TransportFailure.refused.retryable && !HTTPClusterClient.TransportFailure.tls.retryable)
-        #expect(!HTTPClusterClient.TransportFailure.noSuchHost.retryable && !HTTPClusterClient.TransportFailure.other.retryable)
+        #expect(
+            HTTPClusterClient.failure(SocketAddressError.unknown(host: "nowhere.invalid", port: 6443)) == .noSuchHost)
+        #expect(
+            HTTPClusterClient.TransportFailure.refused.retryable && !HTTPClusterClient.TransportFailure.tls.retryable)
+        #expect(
+            !HTTPClusterClient.TransportFailure.noSuchHost.retryable
+                && !HTTPClusterClient.TransportFailure.other.retryable)
         // An error whose text merely mentions a refused connection (or a certificate) decides nothing.
         struct Worded: Error, CustomStringConvertible { var description: String }
         #expect(HTTPClusterClient.failure(Worded(description: "connection refused")) == .other)
@@ -35,7 +40,9 @@ import SoKube
         defer { Task { await c.shutdown() } }
         await #expect { _ = try await c.get(.namespace, name: "x", namespace: nil) } throws: { e in
             guard let e = e as? SoError else { return false }
-            return e.message == "cannot reach the API server http://127.0.0.1:\(port) (context test): connection refused" && e.exitCode == SoError.exitUnreachable
+            return e.message
+                == "cannot reach the API server http://127.0.0.1:\(port) (context test): connection refused"
+                && e.exitCode == SoError.exitUnreachable
         }
     }
 }

@@ -1,18 +1,23 @@
 import Foundation
-import Testing
 import SoBasics
 import SoKube
-import SoTestSupport
 import SoSystem
+import SoTestSupport
+import Testing
 
 /// Exec credential plugins against a fake process runner and clock: interactivity, what the plugin is
 /// given and what it must print, the cache, and the credentials a connection sends.
 @Suite struct ExecCredentialTests {
     let v1 = "client.authentication.k8s.io/v1"
-    let connection = ClusterConnection(contextName: "prod", server: "https://k:6443", userName: "ci", source: "/home/ci/.kube/config")
+    let connection = ClusterConnection(
+        contextName: "prod", server: "https://k:6443", userName: "ci", source: "/home/ci/.kube/config")
 
-    func effects(_ p: FakeProcessRunner, env: [String: String] = [:], terminal: Bool = false, clock: FixedClock = FixedClock()) -> CredentialEffects {
-        CredentialEffects(processes: p, fs: LocalFileSystem(), environment: env, stdinIsTerminal: terminal, clock: clock, execCache: ExecCredentialCache())
+    func effects(
+        _ p: FakeProcessRunner, env: [String: String] = [:], terminal: Bool = false, clock: FixedClock = FixedClock()
+    ) -> CredentialEffects {
+        CredentialEffects(
+            processes: p, fs: LocalFileSystem(), environment: env, stdinIsTerminal: terminal, clock: clock,
+            execCache: ExecCredentialCache())
     }
 
     func printed(_ status: String, apiVersion: String? = nil) -> String {
@@ -24,9 +29,11 @@ import SoSystem
     }
 
     @Test func interactiveOnlyWithATerminalOutsideCI() async throws {
-        for (mode, terminal, env, interactive) in [(ExecPlugin.InteractiveMode.ifAvailable, true, [String: String](), true),
-                                                  (.ifAvailable, false, [:], false), (.ifAvailable, true, ["CI": "true"], false),
-                                                  (.never, true, [:], false), (.always, true, [:], true)] {
+        for (mode, terminal, env, interactive) in [
+            (ExecPlugin.InteractiveMode.ifAvailable, true, [String: String](), true),
+            (.ifAvailable, false, [:], false), (.ifAvailable, true, ["CI": "true"], false),
+            (.never, true, [:], false), (.always, true, [:], true),
+        ] {
             let p = FakeProcessRunner()
             p.expect(["login"], stdout: printed(#"{"token":"t"}"#))
             let plugin = ExecPlugin(command: "login", interactiveMode: mode)
@@ -34,10 +41,15 @@ import SoSystem
             #expect(try info(p).at("spec", "interactive")?.bool == interactive, "\(mode) terminal=\(terminal) \(env)")
             #expect(p.prompting.isEmpty == !interactive, "a prompting plugin gets the terminal's stdin")
         }
-        for (terminal, env, why) in [(false, [String: String](), "standard input is not one"), (true, ["CI": "1"], "CI is set")] {
+        for (terminal, env, why) in [
+            (false, [String: String](), "standard input is not one"), (true, ["CI": "1"], "CI is set"),
+        ] {
             let p = FakeProcessRunner()
-            await #expect { _ = try await ExecPlugins.run(ExecPlugin(command: "login", interactiveMode: .always), for: connection,
-                                                          effects: effects(p, env: env, terminal: terminal)) } throws: { e in
+            await #expect {
+                _ = try await ExecPlugins.run(
+                    ExecPlugin(command: "login", interactiveMode: .always), for: connection,
+                    effects: effects(p, env: env, terminal: terminal))
+            } throws: { e in
                 (e as? SoError)?.message
                     == "exec credential plugin 'login' of user 'ci' (context 'prod') needs a terminal (interactiveMode: Always), and \(why)"
             }
@@ -51,26 +63,36 @@ import SoSystem
         var conn = connection
         conn.caPEM = Data("CA".utf8)
         conn.proxyURL = "http://p:1"
-        let plugin = ExecPlugin(command: "/opt/bin/login", args: ["--x"], env: [.init(name: "HOME", value: "/elsewhere"), .init(name: "A", value: "b")],
-                                provideClusterInfo: true, clusterConfig: #"{"b":[1,"x"],"a":null}"#)
-        _ = try await ExecPlugins.run(plugin, for: conn, effects: effects(p, env: ["HOME": "/home/ci", "PATH": "/bin"]))
+        let plugin = ExecPlugin(
+            command: "/opt/bin/login", args: ["--x"],
+            env: [.init(name: "HOME", value: "/elsewhere"), .init(name: "A", value: "b")],
+            provideClusterInfo: true, clusterConfig: #"{"b":[1,"x"],"a":null}"#)
+        _ = try await ExecPlugins.run(
+            plugin, for: conn, effects: effects(p, env: ["HOME": "/home/ci", "PATH": "/bin"]))
         let env = try #require(p.environments[0])
         #expect(env["HOME"] == "/elsewhere" && env["A"] == "b" && env["PATH"] == "/bin")
-        #expect(env["KUBERNETES_EXEC_INFO"] == #"{"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1","#
+        #expect(
+            env["KUBERNETES_EXEC_INFO"] == #"{"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1","#
                 + #""spec":{"cluster":{"server":"https://k:6443","#
-                + #""certificate-authority-data":"Q0E=","proxy-url":"http://p:1","config":{"a":null,"b":[1,"x"]}},"interactive":false}}"#)
+                + #""certificate-authority-data":"Q0E=","proxy-url":"http://p:1","config":{"a":null,"b":[1,"x"]}},"interactive":false}}"#
+        )
     }
 
     @Test func whatThePluginPrintsIsChecked() throws {
         let plugin = ExecPlugin(apiVersion: v1, command: "p")
         func parse(_ s: String) throws -> ExecCredential { try ExecPlugins.parse(s, plugin: plugin, name: "plugin") }
-        #expect(try parse(printed(#"{"token":"s3cr3t","expirationTimestamp":"2026-01-02T03:04:05Z"}"#))
+        #expect(
+            try parse(printed(#"{"token":"s3cr3t","expirationTimestamp":"2026-01-02T03:04:05Z"}"#))
                 == ExecCredential(token: "s3cr3t", expiry: Timestamps.parse("2026-01-02T03:04:05Z")))
-        #expect(try parse(printed(#"{"clientCertificateData":"C","clientKeyData":"K"}"#))
+        #expect(
+            try parse(printed(#"{"clientCertificateData":"C","clientKeyData":"K"}"#))
                 == ExecCredential(clientCertificatePEM: Data("C".utf8), clientKeyPEM: Data("K".utf8)))
         let bad: [(String, String)] = [
             ("not json s3cr3t", "not a JSON object"),
-            (printed(#"{"token":"s3cr3t"}"#, apiVersion: "client.authentication.k8s.io/v1beta1"), "apiVersion 'client.authentication.k8s.io/v1beta1'"),
+            (
+                printed(#"{"token":"s3cr3t"}"#, apiVersion: "client.authentication.k8s.io/v1beta1"),
+                "apiVersion 'client.authentication.k8s.io/v1beta1'"
+            ),
             (#"{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential"}"#, "without a status"),
             (printed(#"{"clientCertificateData":"s3cr3t"}"#), "only one of clientCertificateData and clientKeyData"),
             (printed(#"{}"#), "neither a token nor a client certificate"),
@@ -89,7 +111,10 @@ import SoSystem
         let clock = FixedClock()
         let fx = effects(p, clock: clock)
         let plugin = ExecPlugin(command: "tok")
-        p.expect(["tok"], stdout: printed(#"{"token":"a","expirationTimestamp":"\#(Timestamps.rfc3339(clock.now().addingTimeInterval(30)))"}"#))
+        p.expect(
+            ["tok"],
+            stdout: printed(
+                #"{"token":"a","expirationTimestamp":"\#(Timestamps.rfc3339(clock.now().addingTimeInterval(30)))"}"#))
         p.expect(["tok"], stdout: printed(#"{"token":"b"}"#))
         p.expect(["tok"], stdout: printed(#"{"token":"c"}"#))
         // Concurrent first requests run the plugin once.
@@ -110,19 +135,28 @@ import SoSystem
     @Test func aMissingPluginOrAFailedOneIsNamed() async throws {
         let p = FakeProcessRunner()
         p.missing = ["kubelogin"]
-        await #expect { _ = try await ExecPlugins.run(ExecPlugin(command: "kubelogin", installHint: "  go install\n  kubelogin@latest  "),
-                                                      for: connection, effects: effects(p)) } throws: { e in
+        await #expect {
+            _ = try await ExecPlugins.run(
+                ExecPlugin(command: "kubelogin", installHint: "  go install\n  kubelogin@latest  "),
+                for: connection, effects: effects(p))
+        } throws: { e in
             guard let e = e as? SoError else { return false }
-            return e.message == "exec credential plugin 'kubelogin' of user 'ci' (context 'prod') is not installed: kubelogin is not on PATH"
+            return e.message
+                == "exec credential plugin 'kubelogin' of user 'ci' (context 'prod') is not installed: kubelogin is not on PATH"
                 && e.hint == "go install kubelogin@latest"
         }
-        await #expect { _ = try await ExecPlugins.run(ExecPlugin(command: "kubelogin"), for: connection, effects: effects(p)) } throws: { e in
+        await #expect {
+            _ = try await ExecPlugins.run(ExecPlugin(command: "kubelogin"), for: connection, effects: effects(p))
+        } throws: { e in
             (e as? SoError)?.hint == "install kubelogin, or fix users[].user.exec.command in /home/ci/.kube/config"
         }
         let q = FakeProcessRunner()
         q.expect(["login"], exitCode: 3)
-        await #expect { _ = try await ExecPlugins.run(ExecPlugin(command: "login"), for: connection, effects: effects(q)) } throws: { e in
-            (e as? SoError)?.message == "exec credential plugin 'login' of user 'ci' (context 'prod') failed with exit code 3"
+        await #expect {
+            _ = try await ExecPlugins.run(ExecPlugin(command: "login"), for: connection, effects: effects(q))
+        } throws: { e in
+            (e as? SoError)?.message
+                == "exec credential plugin 'login' of user 'ci' (context 'prod') failed with exit code 3"
         }
     }
 
@@ -143,10 +177,12 @@ import SoSystem
             ($0 as? SoError)?.message.hasPrefix("cannot read the token file of user 'ci' (context 'prod')") == true
         }
         conn.token = "static"
-        #expect(try await CredentialSource(conn, effects: effects(FakeProcessRunner())).current().bearerToken == "static",
-                "client-go: the static token is the fallback")
-        let basic = CredentialSource(ClusterConnection(contextName: "x", server: "s", basicAuth: BasicAuth(username: "a", password: "b")),
-                                     effects: effects(FakeProcessRunner()))
+        #expect(
+            try await CredentialSource(conn, effects: effects(FakeProcessRunner())).current().bearerToken == "static",
+            "client-go: the static token is the fallback")
+        let basic = CredentialSource(
+            ClusterConnection(contextName: "x", server: "s", basicAuth: BasicAuth(username: "a", password: "b")),
+            effects: effects(FakeProcessRunner()))
         #expect(try await basic.current().authorization == "Basic YTpi")
         #expect(try await basic.afterUnauthorized(basic.current()) == nil)
     }

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import SoBasics
+import Testing
+
 @testable import SoKube
 
 @Suite struct JSONCodecTests {
@@ -11,7 +12,8 @@ import SoBasics
             case let d as [String: Any]: return .object(d.mapValues(from))
             case let a as [Any]: return .array(a.map(from))
             case let s as String: return .string(s)
-            case let b as Bool where type(of: any) == Bool.self || String(describing: type(of: any)).contains("Bool"): return .bool(b)
+            case let b as Bool where type(of: any) == Bool.self || String(describing: type(of: any)).contains("Bool"):
+                return .bool(b)
             case let n as NSNumber: return .number(n.doubleValue)
             default: return .null
             }
@@ -21,7 +23,10 @@ import SoBasics
 
     /// Random nested values with awkward strings and numbers.
     static func randomValue(_ rng: inout SystemRandomNumberGenerator, depth: Int) -> Any {
-        let strings = ["", "plain", "quote \" and \\ backslash", "new\nline\ttab\r", "ünïcödé ✓ 日本", "emoji 🚀 pair", "\u{1}\u{1f}\u{7f}", "/slash/", "{\"not\":\"json\"}"]
+        let strings = [
+            "", "plain", "quote \" and \\ backslash", "new\nline\ttab\r", "ünïcödé ✓ 日本", "emoji 🚀 pair",
+            "\u{1}\u{1f}\u{7f}", "/slash/", "{\"not\":\"json\"}",
+        ]
         switch Int.random(in: 0..<(depth > 3 ? 4 : 7), using: &rng) {
         case 0: return strings.randomElement(using: &rng)!
         case 1: return [0, -1, 42, 1_000_000_007, -3.5, 0.001, 1e21, 6.02e-23].randomElement(using: &rng)!
@@ -29,7 +34,10 @@ import SoBasics
         case 3: return NSNull()
         case 4, 5:
             var d: [String: Any] = [:]
-            for _ in 0..<Int.random(in: 0...4, using: &rng) { d[strings.randomElement(using: &rng)! + String(Int.random(in: 0...9, using: &rng))] = randomValue(&rng, depth: depth + 1) }
+            for _ in 0..<Int.random(in: 0...4, using: &rng) {
+                d[strings.randomElement(using: &rng)! + String(Int.random(in: 0...9, using: &rng))] = randomValue(
+                    &rng, depth: depth + 1)
+            }
             return d
         default:
             return (0..<Int.random(in: 0...4, using: &rng)).map { _ in randomValue(&rng, depth: depth + 1) }
@@ -46,8 +54,12 @@ import SoBasics
     }
 
     @Test func escapesSurrogatesAndErrors() throws {
-        #expect(try JSON.parse(Data(#"{"a":"\u00e9\ud83d\ude80\n\/","b":[1,2.5e3,-0.5,true,false,null]}"#.utf8))
-                == .object(["a": .string("é🚀\n/"), "b": .array([.number(1), .number(2500), .number(-0.5), .bool(true), .bool(false), .null])]))
+        #expect(
+            try JSON.parse(Data(#"{"a":"\u00e9\ud83d\ude80\n\/","b":[1,2.5e3,-0.5,true,false,null]}"#.utf8))
+                == .object([
+                    "a": .string("é🚀\n/"),
+                    "b": .array([.number(1), .number(2500), .number(-0.5), .bool(true), .bool(false), .null]),
+                ]))
         #expect(try JSON.parse(Data(" \"x\" ".utf8)) == .string("x"))
         for bad in ["", "{", "[1,]", "{\"a\" 1}", "\"open", "tru", "1.", "01x", "{} {}", "\"bad \\q\"", "\"\u{1}\""] {
             #expect(throws: (any Error).self, "\(bad)") { _ = try JSON.parse(Data(bad.utf8)) }
@@ -55,10 +67,15 @@ import SoBasics
     }
 
     @Test func compactJSONIsThePrettyJSONWithoutSpaceAndReadsBack() throws {
-        let v: YValue = .map([("name", .string("a \"b\"\n\u{1}\u{7f} ✓")), ("n", .int(-7)), ("ok", .bool(true)), ("none", .null),
-                              ("empty", .map([])), ("list", .list([])), ("items", .list([.int(1), .map([("k", .string("v"))])]))])
+        let v: YValue = .map([
+            ("name", .string("a \"b\"\n\u{1}\u{7f} ✓")), ("n", .int(-7)), ("ok", .bool(true)), ("none", .null),
+            ("empty", .map([])), ("list", .list([])), ("items", .list([.int(1), .map([("k", .string("v"))])])),
+        ])
         let compact = String(decoding: v.compactJSON(), as: UTF8.self)
-        #expect(compact == #"{"name":"a \"b\"\n\u0001\u007f ✓","n":-7,"ok":true,"none":null,"empty":{},"list":[],"items":[1,{"k":"v"}]}"#)
+        #expect(
+            compact
+                == #"{"name":"a \"b\"\n\u0001\u007f ✓","n":-7,"ok":true,"none":null,"empty":{},"list":[],"items":[1,{"k":"v"}]}"#
+        )
         #expect(try JSON.parse(Data(compact.utf8)) == JSON.parse(Data(v.json(pretty: true).utf8)))
         #expect(try Self.reference(Data(compact.utf8)) == JSON.parse(Data(compact.utf8)))
     }

@@ -1,12 +1,15 @@
 import Foundation
-import Testing
 import SoBasics
+import Testing
 
 /// The one JSON writer keeps every output byte-identical: `-o json` and progress lines as Foundation's
 /// JSONEncoder wrote them (it is the oracle here), manifests and request bodies as before.
 @Suite struct JSONWriterTests {
     struct Row: Encodable {
-        enum State: String, Encodable { case cloned, checkedOut = "checked-out" }
+        enum State: String, Encodable {
+            case cloned
+            case checkedOut = "checked-out"
+        }
         var name = "web/\"api\"\\ \u{8}\u{c}\u{1}\u{1f}\u{7f}\u{2028} é\n\t\r"
         var state = State.checkedOut
         var ref: String? = nil
@@ -25,7 +28,8 @@ import SoBasics
 
     func foundation<T: Encodable>(_ v: T, pretty: Bool) throws -> String {
         let e = JSONEncoder()
-        e.outputFormatting = pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+        e.outputFormatting =
+            pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
         return String(decoding: try e.encode(v), as: UTF8.self)
     }
 
@@ -42,9 +46,17 @@ import SoBasics
     }
 
     @Test func manifestsKeepTheirOrderAndEscapes() {
-        let v: YValue = .map([("kind", .string("List")), ("b", .list([])), ("a", .map([])), ("s", .string("\u{8}\u{7f}x")), ("n", .int(3)), ("t", .bool(false)), ("z", .null)])
-        #expect(v.json() == "{\n  \"kind\": \"List\",\n  \"b\": [],\n  \"a\": {},\n  \"s\": \"\\u0008\\u007fx\",\n  \"n\": 3,\n  \"t\": false,\n  \"z\": null\n}")
-        #expect(String(decoding: v.compactJSON(), as: UTF8.self) == "{\"kind\":\"List\",\"b\":[],\"a\":{},\"s\":\"\\u0008\\u007fx\",\"n\":3,\"t\":false,\"z\":null}")
+        let v: YValue = .map([
+            ("kind", .string("List")), ("b", .list([])), ("a", .map([])), ("s", .string("\u{8}\u{7f}x")),
+            ("n", .int(3)), ("t", .bool(false)), ("z", .null),
+        ])
+        #expect(
+            v.json()
+                == "{\n  \"kind\": \"List\",\n  \"b\": [],\n  \"a\": {},\n  \"s\": \"\\u0008\\u007fx\",\n  \"n\": 3,\n  \"t\": false,\n  \"z\": null\n}"
+        )
+        #expect(
+            String(decoding: v.compactJSON(), as: UTF8.self)
+                == "{\"kind\":\"List\",\"b\":[],\"a\":{},\"s\":\"\\u0008\\u007fx\",\"n\":3,\"t\":false,\"z\":null}")
         #expect(v.json(pretty: false) == String(decoding: v.compactJSON(), as: UTF8.self))
     }
 

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import SoBasics
+import Testing
 
 /// `Timestamps` against Foundation's ISO8601DateFormatter (the oracle it replaced) on random dates.
 @Suite struct TimestampsTests {
@@ -14,7 +14,9 @@ import SoBasics
         var rng = SystemRandomNumberGenerator()
         let f = Self.oracle(fraction: false)
         // 1600 to 2400: leap centuries, the epoch, negative times.
-        let edges: [Double] = [0, -1, 86399, 86400, 951_782_400, 951_868_800, 4_107_542_400, -11_644_473_600, 1_795_392_145.999_999]
+        let edges: [Double] = [
+            0, -1, 86399, 86400, 951_782_400, 951_868_800, 4_107_542_400, -11_644_473_600, 1_795_392_145.999_999,
+        ]
         for t in edges + (0..<3000).map({ _ in Double.random(in: -11_676_096_000...13_569_465_600, using: &rng) }) {
             let d = Date(timeIntervalSince1970: t)
             #expect(Timestamps.rfc3339(d) == f.string(from: d), "\(t)")
@@ -32,7 +34,10 @@ import SoBasics
 
     @Test func parsesOffsetsAndFractionsLikeFoundation() {
         let f = Self.oracle(fraction: false)
-        for text in ["2026-11-22T14:40:35+02:00", "2026-11-22T14:40:35-05:30", "2024-02-29T00:00:00Z", "1999-12-31T23:59:59+00:00"] {
+        for text in [
+            "2026-11-22T14:40:35+02:00", "2026-11-22T14:40:35-05:30", "2024-02-29T00:00:00Z",
+            "1999-12-31T23:59:59+00:00",
+        ] {
             #expect(Timestamps.parse(text) == f.date(from: text), "\(text)")
         }
         let ms = Self.oracle(fraction: true)
@@ -40,8 +45,12 @@ import SoBasics
     }
 
     @Test func rejectsMalformedText() {
-        for text in ["", "2026-11-22", "2026-11-22T14:40:35", "2026-13-01T00:00:00Z", "2023-02-29T00:00:00Z", "2026-11-22T24:00:00Z",
-                     "2026-11-22T14:40:35.Z", "2026-11-22T14:40:35+0200", "2026-11-22 14:40:35Z", "2026-11-22T14:40:35Zjunk", "x026-11-22T14:40:35Z"] {
+        for text in [
+            "", "2026-11-22", "2026-11-22T14:40:35", "2026-13-01T00:00:00Z", "2023-02-29T00:00:00Z",
+            "2026-11-22T24:00:00Z",
+            "2026-11-22T14:40:35.Z", "2026-11-22T14:40:35+0200", "2026-11-22 14:40:35Z", "2026-11-22T14:40:35Zjunk",
+            "x026-11-22T14:40:35Z",
+        ] {
             #expect(Timestamps.parse(text) == nil, "\(text)")
         }
     }

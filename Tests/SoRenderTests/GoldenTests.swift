@@ -1,15 +1,15 @@
 import Foundation
-import Testing
 import SoActions
-import SoDeploy
-import SoWorkspace
 import SoAuthoring
 import SoBasics
+import SoDeploy
 import SoKube
 import SoRender
 import SoStack
-import SoTestSupport
 import SoSystem
+import SoTestSupport
+import SoWorkspace
+import Testing
 
 /// One golden scenario: a stack, how its spec is made, and the deployment directory name shown in output.
 struct Scenario: CustomStringConvertible, Sendable {
@@ -35,71 +35,112 @@ struct Scenario: CustomStringConvertible, Sendable {
     static let composeFixtures = RepoPaths.composeFixtures
 
     /// Scenarios over this repository's stacks and fixtures: they run in a fresh clone.
-    static let own: [Scenario] = [
-        Scenario(name: "example", stack: "example"),
-        Scenario(name: "example-k8s", stack: "example", deployTo: "k8s", kubeConfig: true, imageRegistry: "registry.example.org/so", edit: {
-            $0.replacingOccurrences(of: "secrets: {}", with: """
-            secrets: {}
-            network:
-              http-proxy:
-                - host-name: example.org
-                  routes:
-                    - path: /
-                      proxy-to: web:80
-            """).replacingOccurrences(of: "network:\n  ports:\n    web:\n      - '80'\n", with: "")
-        }),
-        Scenario(name: "env-cases", stack: Path.join(local, "stacks/env-cases"), config: ["GREETING=hi", "API_PORT=9443"], edit: {
-            $0.replacingOccurrences(of: "config:\n", with: "config:\n  SESSION_KEY: $generate:alnum:32$\n  DB_PASSWORD: $generate:base64:24$\n")
-                + "namespace: env-cases\nreplicas: 2\nresources:\n  containers:\n    db:\n      reservations: {cpus: '1', memory: 1G}\n      limits: {cpus: '2', memory: 2G}\n"
-                + "annotations:\n  container.apparmor.security.beta.kubernetes.io/{name}: runtime/default\nlabels:\n  team: platform\n"
-                + "node-affinities:\n  - {label: nodetype, value: c}\nnode-tolerations:\n  - {key: nodeavoid, value: c}\n"
-        }),
-        Scenario(name: "agent-workspace", stack: "agent-workspace", config: ["GIT_REPO=https://gitlab.example.org/acme/web.git", "GIT_REF=release-2"],
-                 // aider: the agent's keys and both of its API hosts join the spec's (agents: in stack.yml).
-                 edit: { spec in
-                     precondition(spec.contains("  - api.github.com\n") && spec.contains("agent: claude"), "the agent-workspace spec changed: fix this scenario's edit")
-                     return spec.replacingOccurrences(of: "  - api.github.com\n", with: "  - api.github.com\n  - 10.20.0.0/16\n").replacingOccurrences(of: "agent: claude", with: "agent: aider")
-                 },
-                 with: ["postgres", "redis"],
-                 addresses: ["gitlab.example.org": ["203.0.113.7"], "github.com": ["140.82.112.3"], "api.github.com": ["140.82.112.6"],
-                             "api.anthropic.com": ["160.79.104.10", "2607:6bc0::10"], "api.openai.com": ["162.159.140.245", "172.66.0.243"]]),
-        Scenario(name: "hosts-binds", stack: Path.join(local, "stacks/hosts-binds"), edit: { $0 + "host-gateway: 172.18.0.1\n" }),
-        Scenario(name: "compose-kitchen-sink", stack: Path.join(local, "compose/kitchen-sink/compose.yaml")),
-        // The spec's network.ports replace admin's 8080:80: a hostPort kind maps on 127.0.0.1, and a NodePort.
-        Scenario(name: "compose-ports", stack: Path.join(local, "compose/ports/compose.yaml"), edit: {
-            $0.replacingOccurrences(of: "    admin:\n      - 8080:80\n", with: "    admin:\n      - 127.0.0.1:8081:80\n      - 30080:80\n")
-        }),
-    ] + ownFixtures
+    static let own: [Scenario] =
+        [
+            Scenario(name: "example", stack: "example"),
+            Scenario(
+                name: "example-k8s", stack: "example", deployTo: "k8s", kubeConfig: true,
+                imageRegistry: "registry.example.org/so",
+                edit: {
+                    $0.replacingOccurrences(
+                        of: "secrets: {}",
+                        with: """
+                            secrets: {}
+                            network:
+                              http-proxy:
+                                - host-name: example.org
+                                  routes:
+                                    - path: /
+                                      proxy-to: web:80
+                            """
+                    ).replacingOccurrences(of: "network:\n  ports:\n    web:\n      - '80'\n", with: "")
+                }),
+            Scenario(
+                name: "env-cases", stack: Path.join(local, "stacks/env-cases"),
+                config: ["GREETING=hi", "API_PORT=9443"],
+                edit: {
+                    $0.replacingOccurrences(
+                        of: "config:\n",
+                        with: "config:\n  SESSION_KEY: $generate:alnum:32$\n  DB_PASSWORD: $generate:base64:24$\n")
+                        + "namespace: env-cases\nreplicas: 2\nresources:\n  containers:\n    db:\n      reservations: {cpus: '1', memory: 1G}\n      limits: {cpus: '2', memory: 2G}\n"
+                        + "annotations:\n  container.apparmor.security.beta.kubernetes.io/{name}: runtime/default\nlabels:\n  team: platform\n"
+                        + "node-affinities:\n  - {label: nodetype, value: c}\nnode-tolerations:\n  - {key: nodeavoid, value: c}\n"
+                }),
+            Scenario(
+                name: "agent-workspace", stack: "agent-workspace",
+                config: ["GIT_REPO=https://gitlab.example.org/acme/web.git", "GIT_REF=release-2"],
+                // aider: the agent's keys and both of its API hosts join the spec's (agents: in stack.yml).
+                edit: { spec in
+                    precondition(
+                        spec.contains("  - api.github.com\n") && spec.contains("agent: claude"),
+                        "the agent-workspace spec changed: fix this scenario's edit")
+                    return spec.replacingOccurrences(
+                        of: "  - api.github.com\n", with: "  - api.github.com\n  - 10.20.0.0/16\n"
+                    ).replacingOccurrences(of: "agent: claude", with: "agent: aider")
+                },
+                with: ["postgres", "redis"],
+                addresses: [
+                    "gitlab.example.org": ["203.0.113.7"], "github.com": ["140.82.112.3"],
+                    "api.github.com": ["140.82.112.6"],
+                    "api.anthropic.com": ["160.79.104.10", "2607:6bc0::10"],
+                    "api.openai.com": ["162.159.140.245", "172.66.0.243"],
+                ]),
+            Scenario(
+                name: "hosts-binds", stack: Path.join(local, "stacks/hosts-binds"),
+                edit: { $0 + "host-gateway: 172.18.0.1\n" }),
+            Scenario(name: "compose-kitchen-sink", stack: Path.join(local, "compose/kitchen-sink/compose.yaml")),
+            // The spec's network.ports replace admin's 8080:80: a hostPort kind maps on 127.0.0.1, and a NodePort.
+            Scenario(
+                name: "compose-ports", stack: Path.join(local, "compose/ports/compose.yaml"),
+                edit: {
+                    $0.replacingOccurrences(
+                        of: "    admin:\n      - 8080:80\n",
+                        with: "    admin:\n      - 127.0.0.1:8081:80\n      - 30080:80\n")
+                }),
+        ] + ownFixtures
 
     /// Tests/Fixtures: stacks in laconic's layout and plain compose projects of the same shapes as the shared corpus.
     static let ownFixtures: [Scenario] = [
-        Scenario(name: "fixture-relay", stack: Path.join(fixtures, "stacks/relay"), config: ["RELAY_MODE=cluster"], edit: {
-            $0.replacingOccurrences(of: "  relay-queue:\n", with: "  relay-queue: ./data/relay-queue\n")
-                .replacingOccurrences(of: "secrets: {}", with: """
-                secrets:
-                  relay-secret: [RELAY_TOKEN]
-                network:
-                  http-proxy:
-                    - host-name: relay.localhost
-                      routes:
-                        - path: /
-                          proxy-to: relay:8080
-                """)
-                .replacingOccurrences(of: "config:\n", with: "config:\n  RELAY_SESSION: $generate:hex:16$\n")
-                .replacingOccurrences(of: "network:\n  ports:\n    relay:\n      - '8080'\n", with: "")
-        }),
-        Scenario(name: "fixture-archive", stack: Path.join(fixtures, "stacks/archive"), edit: {
-            $0.replacingOccurrences(of: "  archive-data:\n", with: "  archive-data: /srv/kind/archive/archive-data\n")
-                + "kind-mount-root: /srv/kind\nresources:\n  volumes:\n    reservations:\n      storage: 20Gi\n"
-        }),
+        Scenario(
+            name: "fixture-relay", stack: Path.join(fixtures, "stacks/relay"), config: ["RELAY_MODE=cluster"],
+            edit: {
+                $0.replacingOccurrences(of: "  relay-queue:\n", with: "  relay-queue: ./data/relay-queue\n")
+                    .replacingOccurrences(
+                        of: "secrets: {}",
+                        with: """
+                            secrets:
+                              relay-secret: [RELAY_TOKEN]
+                            network:
+                              http-proxy:
+                                - host-name: relay.localhost
+                                  routes:
+                                    - path: /
+                                      proxy-to: relay:8080
+                            """
+                    )
+                    .replacingOccurrences(of: "config:\n", with: "config:\n  RELAY_SESSION: $generate:hex:16$\n")
+                    .replacingOccurrences(of: "network:\n  ports:\n    relay:\n      - '8080'\n", with: "")
+            }),
+        Scenario(
+            name: "fixture-archive", stack: Path.join(fixtures, "stacks/archive"),
+            edit: {
+                $0.replacingOccurrences(
+                    of: "  archive-data:\n", with: "  archive-data: /srv/kind/archive/archive-data\n")
+                    + "kind-mount-root: /srv/kind\nresources:\n  volumes:\n    reservations:\n      storage: 20Gi\n"
+            }),
         Scenario(name: "fixture-observe", stack: Path.join(fixtures, "stacks/observe")),
-        Scenario(name: "fixture-gateway", stack: Path.join(fixtures, "stacks/gateway"), config: ["GATEWAY_LOG_LEVEL=info"]),
+        Scenario(
+            name: "fixture-gateway", stack: Path.join(fixtures, "stacks/gateway"), config: ["GATEWAY_LOG_LEVEL=info"]),
         Scenario(name: "fixture-compose-counter", stack: Path.join(composeFixtures, "counter")),
         Scenario(name: "fixture-compose-bookstore", stack: Path.join(composeFixtures, "bookstore")),
-        Scenario(name: "fixture-compose-dns-pair", stack: Path.join(composeFixtures, "dns-pair"), config: ["TIMEZONE=UTC"]),
+        Scenario(
+            name: "fixture-compose-dns-pair", stack: Path.join(composeFixtures, "dns-pair"), config: ["TIMEZONE=UTC"]),
         Scenario(name: "fixture-compose-layered", stack: Path.join(composeFixtures, "layered/compose.yaml")),
-        Scenario(name: "fixture-compose-layered-prod", stack: Path.join(composeFixtures, "layered/compose.yaml") + "," + Path.join(composeFixtures, "layered/compose.prod.yaml"),
-                 profiles: ["debug"]),
+        Scenario(
+            name: "fixture-compose-layered-prod",
+            stack: Path.join(composeFixtures, "layered/compose.yaml") + ","
+                + Path.join(composeFixtures, "layered/compose.prod.yaml"),
+            profiles: ["debug"]),
         // Variables in paths (env_file, bind sources, config and secret files, build contexts) and values.
         Scenario(name: "fixture-devnet", stack: Path.join(fixtures, "stacks/devnet"), config: ["NETWORK=testnet"]),
         Scenario(name: "fixture-compose-interpolated", stack: Path.join(composeFixtures, "interpolated")),
@@ -109,31 +150,49 @@ struct Scenario: CustomStringConvertible, Sendable {
 
     /// Scenarios over ../shared/fixtures (laconic's own stacks; plain compose files as people write them, used
     /// as stacks as they are): run when the shared corpus is beside the checkout, reported skipped otherwise.
-    static let shared: [Scenario] = [
-        Scenario(name: "laconic-test", stack: Path.join(laconic, "stacks/test"), config: ["CERC_TEST_PARAM_1=PASSED"], edit: {
-            $0.replacingOccurrences(of: "  test-data-bind:\n", with: "  test-data-bind: ./data/test-data-bind\n")
-                .replacingOccurrences(of: "secrets: {}", with: """
-                secrets:
-                  test-secret: [TEST_SECRET_KEY]
-                network:
-                  http-proxy:
-                    - host-name: test.localhost
-                      routes:
-                        - path: /
-                          proxy-to: test:80
-                """)
-                .replacingOccurrences(of: "config:\n", with: "config:\n  SESSION: $generate:hex:16$\n")
-                .replacingOccurrences(of: "network:\n  ports:\n    test:\n      - '80'\n", with: "")
-        }),
-        Scenario(name: "laconic-test-database", stack: Path.join(laconic, "stacks/test-database"), edit: {
-            $0.replacingOccurrences(of: "  db-data:\n", with: "  db-data: /srv/kind/test-database/db-data\n") + "kind-mount-root: /srv/kind\nresources:\n  volumes:\n    reservations:\n      storage: 10Gi\n"
-        }),
-        Scenario(name: "laconic-monitoring", stack: Path.join(laconic, "stacks/monitoring")),
-        Scenario(name: "laconic-kubo", stack: Path.join(laconic, "stacks/kubo")),
-        Scenario(name: "laconic-container-registry", stack: Path.join(laconic, "stacks/container-registry"), config: ["REGISTRY_LOG_LEVEL=info"]),
-    ] + ["flask-redis", "gitea-postgres", "nginx-flask-mysql", "pihole-cloudflared-DoH", "prometheus-grafana", "wordpress-mysql"].map {
-        Scenario(name: "compose-\($0.lowercased())", stack: Path.join(RepoPaths.shared, "fixtures/compose-real", $0))
-    }
+    static let shared: [Scenario] =
+        [
+            Scenario(
+                name: "laconic-test", stack: Path.join(laconic, "stacks/test"), config: ["CERC_TEST_PARAM_1=PASSED"],
+                edit: {
+                    $0.replacingOccurrences(
+                        of: "  test-data-bind:\n", with: "  test-data-bind: ./data/test-data-bind\n"
+                    )
+                    .replacingOccurrences(
+                        of: "secrets: {}",
+                        with: """
+                            secrets:
+                              test-secret: [TEST_SECRET_KEY]
+                            network:
+                              http-proxy:
+                                - host-name: test.localhost
+                                  routes:
+                                    - path: /
+                                      proxy-to: test:80
+                            """
+                    )
+                    .replacingOccurrences(of: "config:\n", with: "config:\n  SESSION: $generate:hex:16$\n")
+                    .replacingOccurrences(of: "network:\n  ports:\n    test:\n      - '80'\n", with: "")
+                }),
+            Scenario(
+                name: "laconic-test-database", stack: Path.join(laconic, "stacks/test-database"),
+                edit: {
+                    $0.replacingOccurrences(of: "  db-data:\n", with: "  db-data: /srv/kind/test-database/db-data\n")
+                        + "kind-mount-root: /srv/kind\nresources:\n  volumes:\n    reservations:\n      storage: 10Gi\n"
+                }),
+            Scenario(name: "laconic-monitoring", stack: Path.join(laconic, "stacks/monitoring")),
+            Scenario(name: "laconic-kubo", stack: Path.join(laconic, "stacks/kubo")),
+            Scenario(
+                name: "laconic-container-registry", stack: Path.join(laconic, "stacks/container-registry"),
+                config: ["REGISTRY_LOG_LEVEL=info"]),
+        ]
+        + [
+            "flask-redis", "gitea-postgres", "nginx-flask-mysql", "pihole-cloudflared-DoH", "prometheus-grafana",
+            "wordpress-mysql",
+        ].map {
+            Scenario(
+                name: "compose-\($0.lowercased())", stack: Path.join(RepoPaths.shared, "fixtures/compose-real", $0))
+        }
 }
 
 enum Golden {
@@ -145,11 +204,14 @@ enum Golden {
         defer { tmp.cleanup() }
         let processes = FakeProcessRunner()
         processes.missing = ["kind"]
-        let ctx = SoContext(fs: LocalFileSystem(currentDirectory: tmp.path), processes: processes, clock: FixedClock(), entropy: SeededEntropy(seed: 11),
-                            console: CapturedConsole(), environment: [:], builtInRoot: RepoPaths.root)
+        let ctx = SoContext(
+            fs: LocalFileSystem(currentDirectory: tmp.path), processes: processes, clock: FixedClock(),
+            entropy: SeededEntropy(seed: 11),
+            console: CapturedConsole(), environment: [:], builtInRoot: RepoPaths.root)
         if s.kubeConfig { try tmp.write("kubeconfig", "apiVersion: v1\nkind: Config\n") }
-        var initReq = InitRequest(stack: s.stack, deployTo: s.deployTo, config: s.config, kubeConfig: s.kubeConfig ? "kubeconfig" : nil,
-                                  imageRegistry: s.imageRegistry, output: "spec.yml")
+        var initReq = InitRequest(
+            stack: s.stack, deployTo: s.deployTo, config: s.config, kubeConfig: s.kubeConfig ? "kubeconfig" : nil,
+            imageRegistry: s.imageRegistry, output: "spec.yml")
         initReq.with = s.with
         initReq.profiles = s.profiles
         try await InitAction(ctx).run(initReq)
@@ -160,8 +222,11 @@ enum Golden {
 
     static func render(_ s: Scenario) async throws -> (Manifest, [Diagnostic]) {
         try await withDeployment(s) { ctx, dir in
-            let model = try DeploymentLoader.load(dir, fs: LocalFileSystem(), diagnostics: ctx.diagnostics, displayDirectory: "/deployments/\(s.name)")
-            return (try Renderer.render(model, options: RenderOptions(egressAddresses: s.addresses)), ctx.diagnostics.all)
+            let model = try DeploymentLoader.load(
+                dir, fs: LocalFileSystem(), diagnostics: ctx.diagnostics, displayDirectory: "/deployments/\(s.name)")
+            return (
+                try Renderer.render(model, options: RenderOptions(egressAddresses: s.addresses)), ctx.diagnostics.all
+            )
         }
     }
 
@@ -193,10 +258,14 @@ enum Golden {
         #expect(stages == stages.sorted(), "\(s.name): \(manifest.objects.map(\.reference))")
         var text = manifest.yaml()
         if !manifest.warnings.isEmpty {
-            text = manifest.warnings.map { "# \($0.description.replacingOccurrences(of: RepoPaths.root, with: "<repo>").replacingOccurrences(of: RepoPaths.shared, with: "<shared>"))" }
+            text =
+                manifest.warnings.map {
+                    "# \($0.description.replacingOccurrences(of: RepoPaths.root, with: "<repo>").replacingOccurrences(of: RepoPaths.shared, with: "<shared>"))"
+                }
                 .joined(separator: "\n") + "\n" + text
         }
-        text = text.replacingOccurrences(of: #"/[^ :]*/\.so-golden\.[A-Za-z0-9.]+"#, with: "<tmp>", options: .regularExpression)
+        text = text.replacingOccurrences(
+            of: #"/[^ :]*/\.so-golden\.[A-Za-z0-9.]+"#, with: "<tmp>", options: .regularExpression)
         let path = Golden.path(s)
         if ProcessInfo.processInfo.environment["SO_UPDATE_GOLDEN"] == "1" {
             try LocalFileSystem().writeText(text, to: path)
@@ -220,7 +289,8 @@ enum Golden {
             try LocalFileSystem().writeText(text, to: path)
             return
         }
-        #expect(text == (try LocalFileSystem().readText(path)), "\(s.name): run with SO_UPDATE_GOLDEN=1 and read the diff")
+        #expect(
+            text == (try LocalFileSystem().readText(path)), "\(s.name): run with SO_UPDATE_GOLDEN=1 and read the diff")
         #expect(!text.isEmpty)
     }
 
@@ -242,7 +312,8 @@ enum Golden {
         let files = try LocalFileSystem().list(Golden.directory)
         #expect(!files.isEmpty)
         for f in files {
-            let name = f.hasSuffix(".report.txt") ? String(f.dropLast(".report.txt".count)) : String(f.dropLast(".yaml".count))
+            let name =
+                f.hasSuffix(".report.txt") ? String(f.dropLast(".report.txt".count)) : String(f.dropLast(".yaml".count))
             #expect(names.contains(name), "\(f) has no scenario")
         }
     }
@@ -251,25 +322,34 @@ enum Golden {
 /// Every golden manifest validates against the Kubernetes OpenAPI schemas (kubernetes-validate --strict).
 /// CI installs the validator; elsewhere the test is skipped (and says so) when it is missing.
 @Suite struct SchemaTests {
-    static let validator = LocalProcessRunner.which("kubernetes-validate", path: ProcessInfo.processInfo.environment["PATH"] ?? "")
+    static let validator = LocalProcessRunner.which(
+        "kubernetes-validate", path: ProcessInfo.processInfo.environment["PATH"] ?? "")
     static let required = ProcessInfo.processInfo.environment["CI"] != nil
 
-    @Test(.enabled(if: validator != nil || required, "kubernetes-validate is not installed (pip install kubernetes-validate)"), arguments: Scenario.own)
+    @Test(
+        .enabled(
+            if: validator != nil || required, "kubernetes-validate is not installed (pip install kubernetes-validate)"),
+        arguments: Scenario.own)
     func goldenIsSchemaValid(_ s: Scenario) async throws {
         let (manifest, _) = try await Golden.render(s)
         try await Self.validate(manifest.objects, name: s.name)
     }
 
-    @Test(.enabled(if: validator != nil || required, "kubernetes-validate is not installed (pip install kubernetes-validate)"),
-          .enabled(if: RepoPaths.hasShared, "\(RepoPaths.sharedAbsent)"), arguments: Scenario.shared)
+    @Test(
+        .enabled(
+            if: validator != nil || required, "kubernetes-validate is not installed (pip install kubernetes-validate)"),
+        .enabled(if: RepoPaths.hasShared, "\(RepoPaths.sharedAbsent)"), arguments: Scenario.shared)
     func sharedGoldenIsSchemaValid(_ s: Scenario) async throws {
         let (manifest, _) = try await Golden.render(s)
         try await Self.validate(manifest.objects, name: s.name)
     }
 
-    @Test(.enabled(if: validator != nil || required, "kubernetes-validate is not installed (pip install kubernetes-validate)"))
+    @Test(
+        .enabled(
+            if: validator != nil || required, "kubernetes-validate is not installed (pip install kubernetes-validate)"))
     func ingressControllerIsSchemaValid() async throws {
-        try await Self.validate(IngressController.objects(image: nil, acmeEmail: "ops@example.org"), name: "ingress controller")
+        try await Self.validate(
+            IngressController.objects(image: nil, acmeEmail: "ops@example.org"), name: "ingress controller")
     }
 
     static func validate(_ objects: [KubeObject], name: String) async throws {
@@ -284,7 +364,9 @@ enum Golden {
         }
         // The oldest Kubernetes `so` supports and the newest the validator knows.
         for version in [["-k", "1.30.0"], []] {
-            let r = try await LocalProcessRunner().run([validator, "--strict", "--quiet", "--no-warn"] + version + files, workingDirectory: nil, environment: nil, timeout: 120)
+            let r = try await LocalProcessRunner().run(
+                [validator, "--strict", "--quiet", "--no-warn"] + version + files, workingDirectory: nil,
+                environment: nil, timeout: 120)
             #expect(r.exitCode == 0, "\(name) \(version):\n\(r.stdout)\n\(r.stderr)")
         }
         #expect(!files.isEmpty)

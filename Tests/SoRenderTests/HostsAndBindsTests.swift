@@ -1,25 +1,31 @@
 import Foundation
-import Testing
 import SoBasics
 import SoKube
-@testable import SoRender
 import SoStack
-import SoTestSupport
 import SoSystem
+import SoTestSupport
+import Testing
+
+@testable import SoRender
 
 /// A one-pod laconic-layout deployment directory written by hand; `files` are extra files inside it.
-private func deployment(compose: String, spec extra: String = "", deployTo: String = "k8s-kind", files: [String: String] = [:],
-                        directories: [String] = [], _ body: (TempDir, DeploymentModel) throws -> Void) throws {
+private func deployment(
+    compose: String, spec extra: String = "", deployTo: String = "k8s-kind", files: [String: String] = [:],
+    directories: [String] = [], _ body: (TempDir, DeploymentModel) throws -> Void
+) throws {
     let t = try TempDir("so-hosts")
     defer { t.cleanup() }
     try t.write("deployment.yml", "cluster-id: laconic-c\ndeployment-id: laconic-d\n")
     try t.write("stack.yml", "name: s\npods: [p]\n")
-    try t.write("spec.yml", "stack: /x/stacks/s\ndeploy-to: \(deployTo)\n" + (deployTo == "k8s" ? "kube-config: /x/kc\n" : "") + extra)
+    try t.write(
+        "spec.yml",
+        "stack: /x/stacks/s\ndeploy-to: \(deployTo)\n" + (deployTo == "k8s" ? "kube-config: /x/kc\n" : "") + extra)
     try t.write("config.env", "")
     try t.write("compose/docker-compose-p.yml", compose)
     for (rel, text) in files { try t.write(rel, text) }
     for rel in directories { try LocalFileSystem().createDirectory(t.file(rel)) }
-    let model = try DeploymentLoader.load(t.path, fs: LocalFileSystem(), diagnostics: DiagnosticSink(), displayDirectory: "/d")
+    let model = try DeploymentLoader.load(
+        t.path, fs: LocalFileSystem(), diagnostics: DiagnosticSink(), displayDirectory: "/d")
     try body(t, model)
 }
 
@@ -27,13 +33,13 @@ private func podSpec(_ m: Manifest) -> YValue? { m.object("Deployment")?["spec"]
 
 @Suite struct HostGatewayTests {
     static let compose = """
-    services:
-      app:
-        image: x
-        extra_hosts:
-          - "host.docker.internal:host-gateway"
-          - "metadata.internal:169.254.169.254"
-    """
+        services:
+          app:
+            image: x
+            extra_hosts:
+              - "host.docker.internal:host-gateway"
+              - "metadata.internal:169.254.169.254"
+        """
 
     @Test func theAddressGivenToRenderIsUsed() throws {
         try deployment(compose: Self.compose) { _, model in
@@ -43,8 +49,12 @@ private func podSpec(_ m: Manifest) -> YValue? { m.object("Deployment")?["spec"]
             #expect(aliases?[0]?["hostnames"]?[0]?.string == "host.docker.internal")
             #expect(aliases?[1]?["ip"]?.string == "169.254.169.254")
             #expect(m.warnings.isEmpty, "\(m.warnings)")
-            let e = MappingReport.build(model, plan: PortPlan(model), options: RenderOptions(hostGateway: "172.18.0.1")).first { $0.key == "extra_hosts" }
-            #expect(e?.detail == "hostAliases: host.docker.internal → 172.18.0.1 (host-gateway: kind's docker network gateway); metadata.internal → 169.254.169.254")
+            let e = MappingReport.build(model, plan: PortPlan(model), options: RenderOptions(hostGateway: "172.18.0.1"))
+                .first { $0.key == "extra_hosts" }
+            #expect(
+                e?.detail
+                    == "hostAliases: host.docker.internal → 172.18.0.1 (host-gateway: kind's docker network gateway); metadata.internal → 169.254.169.254"
+            )
             #expect(e?.status == .approximated)
         }
     }
@@ -55,7 +65,9 @@ private func podSpec(_ m: Manifest) -> YValue? { m.object("Deployment")?["spec"]
             let m = try Renderer.render(model, options: RenderOptions(hostGateway: "172.18.0.1"))
             #expect(podSpec(m)?["hostAliases"]?[0]?["ip"]?.string == "10.1.2.3")
             let e = MappingReport.build(model, plan: PortPlan(model)).first { $0.key == "extra_hosts" }
-            #expect(e?.detail.contains("host.docker.internal → 10.1.2.3 (host-gateway: the spec's host-gateway)") == true, "\(e?.detail ?? "")")
+            #expect(
+                e?.detail.contains("host.docker.internal → 10.1.2.3 (host-gateway: the spec's host-gateway)") == true,
+                "\(e?.detail ?? "")")
         }
     }
 
@@ -70,36 +82,53 @@ private func podSpec(_ m: Manifest) -> YValue? { m.object("Deployment")?["spec"]
             #expect(!m.yaml().contains("host-gateway"))
             let w = try #require(m.warnings.first { $0.message.contains("host.docker.internal:host-gateway") })
             #expect(w.location == SourceLocation(file: t.file("compose/docker-compose-p.yml"), line: 4))
-            #expect(w.message == "extra_hosts 'host.docker.internal:host-gateway' of service 'app' is left out: no address for host-gateway here")
+            #expect(
+                w.message
+                    == "extra_hosts 'host.docker.internal:host-gateway' of service 'app' is left out: no address for host-gateway here"
+            )
             #expect(w.hint?.contains("'host-gateway: IP' in the spec") == true)
             let e = MappingReport.build(model, plan: PortPlan(model)).first { $0.key == "extra_hosts" }
             #expect(e?.status == .approximated)
-            #expect(e?.detail.contains("host.docker.internal:host-gateway left out: no address for host-gateway here (set host-gateway: IP in the spec") == true, "\(e?.detail ?? "")")
+            #expect(
+                e?.detail.contains(
+                    "host.docker.internal:host-gateway left out: no address for host-gateway here (set host-gateway: IP in the spec"
+                ) == true, "\(e?.detail ?? "")")
         }
     }
 
     @Test func onlyHostGatewayAndNoAddressMeansNoHostAliasesAtAll() throws {
-        try deployment(compose: "services:\n  app:\n    image: x\n    extra_hosts: {host.docker.internal: host-gateway}\n") { _, model in
+        try deployment(
+            compose: "services:\n  app:\n    image: x\n    extra_hosts: {host.docker.internal: host-gateway}\n"
+        ) { _, model in
             let m = try Renderer.render(model)
             #expect(podSpec(m)?["hostAliases"] == nil)
-            #expect(MappingReport.build(model, plan: PortPlan(model)).first { $0.key == "extra_hosts" }?.status == .ignored)
+            #expect(
+                MappingReport.build(model, plan: PortPlan(model)).first { $0.key == "extra_hosts" }?.status == .ignored)
         }
     }
 
     @Test func valuesThatAreNotAddressesAreLeftOut() {
-        let r = HostAliases.resolve(["a:10.0.0.1", "b=10.0.0.1", "c:[::1]", "d:not-an-ip", "e:${UNSET}", "nonsense", "f:host-gateway"], gateway: nil)
+        let r = HostAliases.resolve(
+            ["a:10.0.0.1", "b=10.0.0.1", "c:[::1]", "d:not-an-ip", "e:${UNSET}", "nonsense", "f:host-gateway"],
+            gateway: nil)
         #expect(r.aliases == [.init(ip: "10.0.0.1", hostnames: ["a", "b"]), .init(ip: "::1", hostnames: ["c"])])
         #expect(r.leftOut.map(\.entry) == ["d:not-an-ip", "e:${UNSET}", "nonsense", "f:host-gateway"])
         #expect(r.leftOut[0].reason == "'not-an-ip' is not an IP address")
     }
 
     @Test func ipAddressLiterals() {
-        for good in ["172.18.0.1", "0.0.0.0", "::1", "fc00:f853:ccd:e793::1", "::ffff:10.0.0.1"] { #expect(IPAddress.isValid(good), "\(good)") }
-        for bad in ["host-gateway", "", "172.18.0", "172.18.0.256", "10.0.0.1/8", "example.org", " 10.0.0.1", "fe80::1%eth0"] { #expect(!IPAddress.isValid(bad), "\(bad)") }
+        for good in ["172.18.0.1", "0.0.0.0", "::1", "fc00:f853:ccd:e793::1", "::ffff:10.0.0.1"] {
+            #expect(IPAddress.isValid(good), "\(good)")
+        }
+        for bad in [
+            "host-gateway", "", "172.18.0", "172.18.0.256", "10.0.0.1/8", "example.org", " 10.0.0.1", "fe80::1%eth0",
+        ] { #expect(!IPAddress.isValid(bad), "\(bad)") }
     }
 }
 
-private func persistentVolume(_ m: Manifest, _ volume: String) -> YValue? { m.object("PersistentVolume", "laconic-d-\(volume)") }
+private func persistentVolume(_ m: Manifest, _ volume: String) -> YValue? {
+    m.object("PersistentVolume", "laconic-d-\(volume)")
+}
 
 @Suite struct HostPathTypeTests {
     /// The kind of each host path is read at load (through the FileSystem seam) and carried in the model;
@@ -111,8 +140,10 @@ private func persistentVolume(_ m: Manifest, _ volume: String) -> YValue? { m.ob
         try LocalFileSystem().createDirectory(t.file("dir"))
         try makeUnixSocket(t.file("d.sock"))
         #expect(LocalFileSystem().kind(t.file("d.sock")) == .socket)
-        let compose = "services:\n  app:\n    image: x\n    volumes: [log:/var/log/app.log, sock:/var/run/docker.sock, dir:/data, fresh:/fresh]\nvolumes: {log: {}, sock: {}, dir: {}, fresh: {}}\n"
-        let spec = "volumes:\n  log: \(t.file("app.log"))\n  sock: \(t.file("d.sock"))\n  dir: \(t.file("dir"))\n  fresh: \(t.file("nothing-yet"))\n"
+        let compose =
+            "services:\n  app:\n    image: x\n    volumes: [log:/var/log/app.log, sock:/var/run/docker.sock, dir:/data, fresh:/fresh]\nvolumes: {log: {}, sock: {}, dir: {}, fresh: {}}\n"
+        let spec =
+            "volumes:\n  log: \(t.file("app.log"))\n  sock: \(t.file("d.sock"))\n  dir: \(t.file("dir"))\n  fresh: \(t.file("nothing-yet"))\n"
         for deployTo in ["k8s-kind", "k8s"] {
             try deployment(compose: compose, spec: spec, deployTo: deployTo) { _, model in
                 #expect(model.hostPathKinds == ["log": .file, "sock": .socket, "dir": .directory, "fresh": .missing])
@@ -132,7 +163,8 @@ private func persistentVolume(_ m: Manifest, _ volume: String) -> YValue? { m.ob
         let t = try TempDir("so-hp")
         defer { t.cleanup() }
         try makeUnixSocket(t.file("real.sock"))
-        try FileManager.default.createSymbolicLink(atPath: t.file("link.sock"), withDestinationPath: t.file("real.sock"))
+        try FileManager.default.createSymbolicLink(
+            atPath: t.file("link.sock"), withDestinationPath: t.file("real.sock"))
         #expect(HostPathKind.of(t.file("link.sock"), fs: LocalFileSystem()) == .socket)
         try t.write("f", "x")
         try FileManager.default.createSymbolicLink(atPath: t.file("link-f"), withDestinationPath: t.file("f"))
@@ -155,8 +187,14 @@ private func persistentVolume(_ m: Manifest, _ volume: String) -> YValue? { m.ob
                 _ = try Renderer.render(model)
                 Issue.record("expected a refusal")
             } catch let e as SoError {
-                #expect(e.message == "host path '\(t.file("app.log"))' is outside the stack and is not mounted unless the spec allows it")
-                #expect(e.hint == "to mount it from the host, add '\(volume): \(t.file("app.log"))' under volumes: in the spec, then run 'so deploy create' (or 'deploy create --update'); a directory, file or socket is mounted as it is")
+                #expect(
+                    e.message
+                        == "host path '\(t.file("app.log"))' is outside the stack and is not mounted unless the spec allows it"
+                )
+                #expect(
+                    e.hint
+                        == "to mount it from the host, add '\(volume): \(t.file("app.log"))' under volumes: in the spec, then run 'so deploy create' (or 'deploy create --update'); a directory, file or socket is mounted as it is"
+                )
                 #expect(e.location == SourceLocation(file: d.file("compose/docker-compose-p.yml"), line: 5))
             }
         }
@@ -168,7 +206,9 @@ private func persistentVolume(_ m: Manifest, _ volume: String) -> YValue? { m.ob
             #expect(mount?["mountPath"]?.string == "/var/log/app.log" && mount?["readOnly"] == nil)
             #expect(m.warnings.isEmpty, "\(m.warnings)")
             let e = MappingReport.build(model, plan: PortPlan(model)).first { $0.key == "volumes" }
-            #expect(e?.detail == "/var/log/app.log: PersistentVolumeClaim laconic-d-\(volume) on host path \(t.file("app.log"))")
+            #expect(
+                e?.detail
+                    == "/var/log/app.log: PersistentVolumeClaim laconic-d-\(volume) on host path \(t.file("app.log"))")
             #expect(e?.status == .mapped)
         }
     }
@@ -176,11 +216,13 @@ private func persistentVolume(_ m: Manifest, _ volume: String) -> YValue? { m.ob
     /// A relative bind whose source did not exist: deploy create made data/<volume>; it is the host directory,
     /// read-write, on a hostPath volume (no ConfigMap), and stays so when the container has written files there.
     @Test func aBindDirectoryDeployCreateMadeIsMountedFromTheHost() throws {
-        let compose = "services:\n  app:\n    image: x\n    volumes:\n      - ./foundry/workspace:/workspace\n      - ../config/p/a.conf:/etc/a.conf\n"
+        let compose =
+            "services:\n  app:\n    image: x\n    volumes:\n      - ./foundry/workspace:/workspace\n      - ../config/p/a.conf:/etc/a.conf\n"
         for written in [false, true] {
             var files = ["config/p/a.conf": "x\n"]
             if written { files["data/host-path-foundry-workspace/out.txt"] = "made by the container\n" }
-            try deployment(compose: compose, files: files, directories: ["data/host-path-foundry-workspace"]) { _, model in
+            try deployment(compose: compose, files: files, directories: ["data/host-path-foundry-workspace"]) {
+                _, model in
                 #expect(model.bindDirectories == ["compose/foundry/workspace": "host-path-foundry-workspace"])
                 let m = try Renderer.render(model)
                 let pv = persistentVolume(m, "host-path-foundry-workspace")
@@ -190,11 +232,15 @@ private func persistentVolume(_ m: Manifest, _ volume: String) -> YValue? { m.ob
                 let mounts = podSpec(m)?["containers"]?[0]?["volumeMounts"]
                 #expect(mounts?[0]?["mountPath"]?.string == "/workspace" && mounts?[0]?["readOnly"] == nil)
                 // The config file stays a ConfigMap.
-                #expect(m.objects.filter { $0.kind == "ConfigMap" }.map(\.name) == ["laconic-d-host-path-config-p-a-conf"])
+                #expect(
+                    m.objects.filter { $0.kind == "ConfigMap" }.map(\.name) == ["laconic-d-host-path-config-p-a-conf"])
                 #expect(!m.yaml().contains("made by the container"))
                 #expect(m.warnings.isEmpty, "\(m.warnings)")
                 let e = MappingReport.build(model, plan: PortPlan(model)).first { $0.key == "volumes" }
-                #expect(e?.detail.hasPrefix("/workspace: PersistentVolumeClaim laconic-d-host-path-foundry-workspace on host directory data/host-path-foundry-workspace (made by deploy create: ./foundry/workspace did not exist)") == true, "\(e?.detail ?? "")")
+                #expect(
+                    e?.detail.hasPrefix(
+                        "/workspace: PersistentVolumeClaim laconic-d-host-path-foundry-workspace on host directory data/host-path-foundry-workspace (made by deploy create: ./foundry/workspace did not exist)"
+                    ) == true, "\(e?.detail ?? "")")
             }
         }
     }

@@ -1,9 +1,10 @@
 import Foundation
-import Testing
 import SoBasics
 import SoKube
-@testable import SoRender
 import SoStack
+import Testing
+
+@testable import SoRender
 
 @Suite struct QuantityTests {
     @Test func cpu() {
@@ -15,7 +16,7 @@ import SoStack
     }
 
     @Test func memoryUsesDockerBinaryUnits() {
-        #expect(Quantity.bytes("512m", binaryLetters: true) == "512Mi")   // k8s "512m" would be 0.512 bytes
+        #expect(Quantity.bytes("512m", binaryLetters: true) == "512Mi")  // k8s "512m" would be 0.512 bytes
         #expect(Quantity.bytes("512M", binaryLetters: true) == "512Mi")
         #expect(Quantity.bytes("1g", binaryLetters: true) == "1Gi")
         #expect(Quantity.bytes("1.5G", binaryLetters: true) == "1536Mi")

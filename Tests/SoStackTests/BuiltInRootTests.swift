@@ -1,9 +1,10 @@
 import Foundation
-import Testing
 import SoBasics
-@testable import SoStack
-import SoTestSupport
 import SoSystem
+import SoTestSupport
+import Testing
+
+@testable import SoStack
 
 /// Where `so` finds its built-in stacks: `--root`, `SO_ROOT`, `<prefix>/share/so` beside an installed
 /// `<prefix>/bin/so` (through the executable's real path), or the checkout it was built in.
@@ -17,7 +18,9 @@ import SoSystem
         return fs
     }
 
-    func lookUp(_ fs: FileSystem, _ exe: String, env: [String: String] = [:], explicit: String? = nil) -> BuiltInRootLookup {
+    func lookUp(_ fs: FileSystem, _ exe: String, env: [String: String] = [:], explicit: String? = nil)
+        -> BuiltInRootLookup
+    {
         StackLocator.lookUpBuiltInRoot(explicit: explicit, environment: env, executable: exe, fs: fs)
     }
 
@@ -25,7 +28,9 @@ import SoSystem
         let fs = Self.installed()
         let found = lookUp(fs, "/opt/so/bin/so")
         #expect(found.root == "/opt/so/share/so")
-        let locator = StackLocator(fs: fs, builtInRoot: found.root, builtInSearched: found.searched, environment: [:], currentDirectory: fs.currentDirectory)
+        let locator = StackLocator(
+            fs: fs, builtInRoot: found.root, builtInSearched: found.searched, environment: [:],
+            currentDirectory: fs.currentDirectory)
         #expect(try locator.builtInStackNames() == ["example"])
         let stack = try locator.resolve("example", diagnostics: DiagnosticSink())
         #expect(stack.isBuiltIn && stack.stackDir == "/opt/so/share/so/stacks/example")
@@ -35,7 +40,7 @@ import SoSystem
         let fs = Self.installed()
         fs.addSymlink("/usr/local/bin/so", to: "../../../opt/so/bin/so")
         #expect(lookUp(fs, "/usr/local/bin/so").root == "/opt/so/share/so")
-        fs.addSymlink("/opt/current", to: "/opt/so")   // a symlinked prefix, as version managers make
+        fs.addSymlink("/opt/current", to: "/opt/so")  // a symlinked prefix, as version managers make
         #expect(lookUp(fs, "/opt/current/bin/so").root == "/opt/so/share/so")
     }
 
@@ -62,15 +67,21 @@ import SoSystem
         let found = lookUp(fs, "/tmp/x/so")
         #expect(found.root == nil)
         #expect(found.searched == ["/tmp/share/so", "a checkout at or above /tmp/x"])
-        let locator = StackLocator(fs: fs, builtInRoot: nil, builtInSearched: found.searched, environment: [:], currentDirectory: "/")
-        for body in [{ _ = try locator.builtInStackNames() }, { _ = try locator.resolve("example", diagnostics: DiagnosticSink()) }] {
+        let locator = StackLocator(
+            fs: fs, builtInRoot: nil, builtInSearched: found.searched, environment: [:], currentDirectory: "/")
+        for body in [
+            { _ = try locator.builtInStackNames() },
+            { _ = try locator.resolve("example", diagnostics: DiagnosticSink()) },
+        ] {
             do {
                 try body()
                 Issue.record("expected an error")
             } catch let e as SoError {
                 #expect(e.message.hasPrefix("no built-in stacks found"))
                 #expect(e.message.contains("looked in /tmp/share/so, a checkout at or above /tmp/x"), "\(e.message)")
-                #expect(e.hint?.contains("--root") == true && e.hint?.contains("SO_ROOT") == true && e.hint?.contains("make install") == true)
+                #expect(
+                    e.hint?.contains("--root") == true && e.hint?.contains("SO_ROOT") == true
+                        && e.hint?.contains("make install") == true)
                 #expect(!e.line.contains("\n"))
             }
         }
@@ -80,7 +91,8 @@ import SoSystem
         let fs = MemoryFileSystem()
         try? fs.createDirectory("/empty")
         let found = lookUp(fs, "/opt/so/bin/so", explicit: "/empty")
-        let locator = StackLocator(fs: fs, builtInRoot: found.root, builtInSearched: found.searched, environment: [:], currentDirectory: "/")
+        let locator = StackLocator(
+            fs: fs, builtInRoot: found.root, builtInSearched: found.searched, environment: [:], currentDirectory: "/")
         #expect(throws: SoError.self) { try locator.builtInStackNames() }
     }
 }
@@ -101,8 +113,11 @@ import SoSystem
         try tmp.write("strip", "#!/bin/sh\necho \"$@\" > \(tmp.file("stripped"))\n")
         for tool in ["swift", "strip"] { chmod(tmp.file(tool), 0o755) }
         let prefix = tmp.file("prefix")
-        let r = try await LocalProcessRunner().run([try #require(Self.make), "-s", "-C", RepoPaths.root, "install-bin", "PREFIX=\(prefix)",
-                                                    "SWIFT=\(tmp.file("swift"))", "STRIP=\(tmp.file("strip"))"], workingDirectory: nil, environment: nil, timeout: 60)
+        let r = try await LocalProcessRunner().run(
+            [
+                try #require(Self.make), "-s", "-C", RepoPaths.root, "install-bin", "PREFIX=\(prefix)",
+                "SWIFT=\(tmp.file("swift"))", "STRIP=\(tmp.file("strip"))",
+            ], workingDirectory: nil, environment: nil, timeout: 60)
         #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
         #expect(try tmp.read("prefix/bin/so") == "binary\n")
         #expect(try tmp.read("stripped") == Path.join(prefix, "bin/so") + "\n")
@@ -113,12 +128,14 @@ import SoSystem
         let tmp = try TempDir("so-install")
         defer { tmp.cleanup() }
         let prefix = tmp.file("prefix")
-        let r = try await LocalProcessRunner().run([try #require(Self.make), "-s", "-C", RepoPaths.root, "install-share", "PREFIX=\(prefix)"],
-                                                   workingDirectory: nil, environment: nil, timeout: 60)
+        let r = try await LocalProcessRunner().run(
+            [try #require(Self.make), "-s", "-C", RepoPaths.root, "install-share", "PREFIX=\(prefix)"],
+            workingDirectory: nil, environment: nil, timeout: 60)
         #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
         try LocalFileSystem().writeText("#!/bin/sh\n", to: Path.join(prefix, "bin/so"))
         let fs = LocalFileSystem()
-        let found = StackLocator.lookUpBuiltInRoot(explicit: nil, environment: [:], executable: Path.join(prefix, "bin/so"), fs: fs)
+        let found = StackLocator.lookUpBuiltInRoot(
+            explicit: nil, environment: [:], executable: Path.join(prefix, "bin/so"), fs: fs)
         #expect(found.root == Path.join(fs.realpath(prefix), "share/so"))
         let installed = StackLocator(fs: fs, builtInRoot: found.root, environment: [:], currentDirectory: tmp.path)
         let checkout = StackLocator(fs: fs, builtInRoot: RepoPaths.root, environment: [:], currentDirectory: tmp.path)
@@ -127,7 +144,9 @@ import SoSystem
         #expect(!names.isEmpty && names == expected)
         for name in names {
             let stack = try installed.resolve(name, diagnostics: DiagnosticSink())
-            for c in stack.pods + stack.optionalPods + stack.jobs { #expect(fs.isFile(c.composePath), "\(name)/\(c.name)") }
+            for c in stack.pods + stack.optionalPods + stack.jobs {
+                #expect(fs.isFile(c.composePath), "\(name)/\(c.name)")
+            }
         }
         for dir in ["stacks", "compose", "compose-jobs", "config", "container-build"] {
             let source = try fs.walk(Path.join(RepoPaths.root, dir)).map(\.relative)

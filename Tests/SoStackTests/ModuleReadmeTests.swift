@@ -1,8 +1,8 @@
 import Foundation
-import Testing
 import SoBasics
-import SoTestSupport
 import SoSystem
+import SoTestSupport
+import Testing
 
 /// Every module says what it is for and what it must not do (issue 31: the docs describe the code as it is).
 @Suite struct ModuleReadmeTests {
@@ -18,8 +18,12 @@ import SoSystem
                 missing.append("\(module): no README.md")
                 continue
             }
-            if !text.hasPrefix("# \(module)") { missing.append("\(module): its README does not begin with '# \(module)'") }
-            if !text.contains("Must not") && !text.contains("must not") { missing.append("\(module): its README does not say what it must not do") }
+            if !text.hasPrefix("# \(module)") {
+                missing.append("\(module): its README does not begin with '# \(module)'")
+            }
+            if !text.contains("Must not") && !text.contains("must not") {
+                missing.append("\(module): its README does not say what it must not do")
+            }
         }
         #expect(missing.isEmpty, "\(missing)")
     }
@@ -41,8 +45,11 @@ import SoSystem
         "SoDeploy": ["SoActions", "SoBasics", "SoCompose", "SoStack", "SoKube", "SoRender"],
         "SoWorkspace": ["SoDeploy", "SoActions", "SoBasics", "SoCompose", "SoStack", "SoKube", "SoRender"],
         "SoAuthoring": ["SoActions", "SoBasics", "SoCompose", "SoStack", "SoKube"],
-        "SoCLI": ["SoBasics", "SoSystem", "SoCompose", "SoStack", "SoKube", "SoKubeHTTP", "SoRender", "SoActions", "SoDeploy", "SoWorkspace",
-                  "SoAuthoring"],
+        "SoCLI": [
+            "SoBasics", "SoSystem", "SoCompose", "SoStack", "SoKube", "SoKubeHTTP", "SoRender", "SoActions", "SoDeploy",
+            "SoWorkspace",
+            "SoAuthoring",
+        ],
         "so": ["SoCLI"],
         "SoTestSupport": ["SoBasics", "SoSystem", "SoKube"],
     ]
@@ -51,14 +58,20 @@ import SoSystem
         let fs = LocalFileSystem()
         let sources = Path.join(RepoPaths.root, "Sources")
         let modules = try fs.list(sources).filter { fs.isDirectory(Path.join(sources, $0)) }
-        #expect(Set(modules) == Set(Self.allowed.keys), "a module without a rule, or a rule without a module: \(modules.sorted())")
+        #expect(
+            Set(modules) == Set(Self.allowed.keys),
+            "a module without a rule, or a rule without a module: \(modules.sorted())")
         var wrong: [String] = []
         for module in modules {
             for f in try fs.walk(Path.join(sources, module)) where f.relative.hasSuffix(".swift") {
                 for line in try fs.readText(Path.join(sources, module, f.relative)).split(separator: "\n") {
                     let words = line.split(separator: " ").map(String.init)
-                    guard let i = words.firstIndex(of: "import"), i + 1 < words.count, words[i + 1].hasPrefix("So") || words[i + 1] == "so" else { continue }
-                    if !(Self.allowed[module] ?? []).contains(words[i + 1]) { wrong.append("\(module)/\(f.relative) imports \(words[i + 1])") }
+                    guard let i = words.firstIndex(of: "import"), i + 1 < words.count,
+                        words[i + 1].hasPrefix("So") || words[i + 1] == "so"
+                    else { continue }
+                    if !(Self.allowed[module] ?? []).contains(words[i + 1]) {
+                        wrong.append("\(module)/\(f.relative) imports \(words[i + 1])")
+                    }
                 }
             }
         }

@@ -1,8 +1,8 @@
 import Foundation
-import Testing
 import SoBasics
-import SoTestSupport
 import SoSystem
+import SoTestSupport
+import Testing
 
 /// The shape issue 24 asked of Sources, kept: no line over 160 characters, and no force unwrap, `try!` or
 /// `as!` (a crash where an error with a hint belongs). String literals and comments are not code.
@@ -11,17 +11,27 @@ import SoSystem
     static func sourceFiles() throws -> [String] {
         let fs = LocalFileSystem()
         let sources = Path.join(RepoPaths.root, "Sources")
-        return try fs.walk(sources).filter { $0.kind == .file && $0.relative.hasSuffix(".swift") }.map { Path.join(sources, $0.relative) }.sorted()
+        return try fs.walk(sources).filter { $0.kind == .file && $0.relative.hasSuffix(".swift") }.map {
+            Path.join(sources, $0.relative)
+        }.sorted()
     }
 
     /// A line with its string literals emptied and its `//` comment cut.
     static func code(_ line: String) -> String {
         var out = ""
-        var inString = false, escaped = false
+        var inString = false
+        var escaped = false
         var previous: Character = " "
         for ch in line {
             if inString {
-                if escaped { escaped = false } else if ch == "\\" { escaped = true } else if ch == "\"" { inString = false; out.append(ch) }
+                if escaped {
+                    escaped = false
+                } else if ch == "\\" {
+                    escaped = true
+                } else if ch == "\"" {
+                    inString = false
+                    out.append(ch)
+                }
             } else if ch == "\"" {
                 inString = true
                 out.append(ch)
@@ -51,16 +61,22 @@ import SoSystem
     @Test func noLongLinesAndNoForceUnwraps() throws {
         let files = try Self.sourceFiles()
         #expect(files.count > 50, "Sources found at \(RepoPaths.root)")
-        var long: [String] = [], unwraps: [String] = []
+        var long: [String] = []
+        var unwraps: [String] = []
         for file in files {
             var inMultiline = false
-            for (i, line) in try LocalFileSystem().readText(file).split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-                let where_ = "\(file.dropFirst(RepoPaths.root.count + 1)):\(i + 1)"
-                if line.count > 160 { long.append("\(where_) (\(line.count))") }
+            for (i, line) in try LocalFileSystem().readText(file).split(
+                separator: "\n", omittingEmptySubsequences: false
+            ).enumerated() {
+                let place = "\(file.dropFirst(RepoPaths.root.count + 1)):\(i + 1)"
+                if line.count > 160 { long.append("\(place) (\(line.count))") }
                 // Multi-line string literals hold text, not code.
-                if line.components(separatedBy: "\"\"\"").count % 2 == 0 { inMultiline.toggle(); continue }
+                if line.components(separatedBy: "\"\"\"").count % 2 == 0 {
+                    inMultiline.toggle()
+                    continue
+                }
                 if inMultiline { continue }
-                if Self.forceUnwraps(Self.code(String(line))) { unwraps.append(where_) }
+                if Self.forceUnwraps(Self.code(String(line))) { unwraps.append(place) }
             }
         }
         #expect(long.isEmpty, "lines over 160 characters: \(long)")
@@ -73,9 +89,12 @@ import SoSystem
 
     /// A line that declares a function or an initializer (after any attributes and modifiers).
     static func declaresFunction(_ code: String) -> Bool {
-        let modifiers = "(?:(?:public|private|fileprivate|internal|package|static|class|override|mutating|nonisolated|final|convenience|required)"
+        let modifiers =
+            "(?:(?:public|private|fileprivate|internal|package|static|class|override|mutating|nonisolated|final|convenience|required)"
             + "(?:\\([^)]*\\))?\\s+)*"
-        return code.range(of: #"^\s*(?:@\w+(?:\([^)]*\))?\s+)*"# + modifiers + #"(?:func|init)\b"#, options: .regularExpression) != nil
+        return code.range(
+            of: #"^\s*(?:@\w+(?:\([^)]*\))?\s+)*"# + modifiers + #"(?:func|init)\b"#, options: .regularExpression)
+            != nil
     }
 
     /// Each line's code: string literals emptied, comments cut, multi-line string literals' text left out.
@@ -101,16 +120,26 @@ import SoSystem
         let lines = codeLines(text)
         var out: [(line: Int, length: Int)] = []
         for (i, line) in lines.enumerated() where declaresFunction(line) {
-            var depth = 0, opened = false, end: Int?
+            var depth = 0
+            var opened = false
+            var end: Int?
             scan: for j in i..<lines.count {
-                if !opened, j > i, lines[j].trimmingCharacters(in: .whitespaces).isEmpty || declaresFunction(lines[j]) { break }
+                if !opened, j > i, lines[j].trimmingCharacters(in: .whitespaces).isEmpty || declaresFunction(lines[j]) {
+                    break
+                }
                 for ch in lines[j] {
-                    if ch == "{" { depth += 1; opened = true }
+                    if ch == "{" {
+                        depth += 1
+                        opened = true
+                    }
                     if ch == "}" {
                         if !opened { break scan }  // the end of what holds a declaration without a body
                         depth -= 1
                     }
-                    if opened && depth == 0 { end = j; break scan }
+                    if opened && depth == 0 {
+                        end = j
+                        break scan
+                    }
                 }
             }
             if let end { out.append((i + 1, end - i + 1)) }
@@ -139,13 +168,16 @@ import SoSystem
     }
 
     @Test func noLongFunctions() throws {
-        var count = 0, long: [String] = []
+        var count = 0
+        var long: [String] = []
         for file in try Self.sourceFiles() {
             let relative = String(file.dropFirst(RepoPaths.root.count + 1))
             let found = Self.functions(try LocalFileSystem().readText(file))
             count += found.count
             if Self.longFunctionsAllowed.contains(relative) { continue }
-            for f in found where f.length > Self.longestFunction { long.append("\(relative):\(f.line) (\(f.length) lines)") }
+            for f in found where f.length > Self.longestFunction {
+                long.append("\(relative):\(f.line) (\(f.length) lines)")
+            }
         }
         #expect(count > 600, "only \(count) functions found in Sources: the check is not seeing them")
         #expect(long.isEmpty, "functions over \(Self.longestFunction) lines: \(long)")
@@ -164,7 +196,10 @@ import SoSystem
     }
 
     @Test func theTypeCheckSeesWhatItLooksFor() {
-        #expect(Self.topLevelTypes("public final class A: B {\n    struct Inner {}\n}\n@frozen public enum C { case x }\nextension D {}\n") == ["A", "C"])
+        #expect(
+            Self.topLevelTypes(
+                "public final class A: B {\n    struct Inner {}\n}\n@frozen public enum C { case x }\nextension D {}\n")
+                == ["A", "C"])
     }
 
     /// Issue 31: each type lives in a file named for it (a file may also hold extensions, or hold only them).

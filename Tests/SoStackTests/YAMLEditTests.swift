@@ -1,24 +1,35 @@
 import Foundation
-import Testing
 import SoBasics
+import Testing
 
 /// Edits through the YAML tree: what is kept, what is written anew, and what cannot be edited.
 @Suite struct YAMLDocumentTests {
     @Test func aDocumentTheWriterWroteComesBackByteForByte() throws {
-        let text = YValue.map([("stack", .string("/abs/stacks/web")), ("deploy-to", .string("k8s-kind")),
-                               ("config", .map([("PORT", .int(8080)), ("MODE", .string("0755")), ("ON", .string("yes")), ("ADDR", .string("22:22")),
-                                                ("DEBUG", .bool(false)), ("NOTE", .string("two\nlines\n")), ("EMPTY", .null)])),
-                               ("network", .map([("ports", .map([("web", .list([.string("80"), .string("8080:80")]))]))])),
-                               ("volumes", .map([("data", .null)]))]).yaml()
+        let text = YValue.map([
+            ("stack", .string("/abs/stacks/web")), ("deploy-to", .string("k8s-kind")),
+            (
+                "config",
+                .map([
+                    ("PORT", .int(8080)), ("MODE", .string("0755")), ("ON", .string("yes")), ("ADDR", .string("22:22")),
+                    ("DEBUG", .bool(false)), ("NOTE", .string("two\nlines\n")), ("EMPTY", .null),
+                ])
+            ),
+            ("network", .map([("ports", .map([("web", .list([.string("80"), .string("8080:80")]))]))])),
+            ("volumes", .map([("data", .null)])),
+        ]).yaml()
         #expect(try YAMLDocument(text: text, file: "spec.yml").text == text)
     }
 
     @Test func setReplacesInPlaceOrAppends() throws {
-        var doc = try YAMLDocument(text: "# header\n\n# more\nstack: x\nnamespace: a\nconfig: {K: v}\n", file: "spec.yml")
+        var doc = try YAMLDocument(
+            text: "# header\n\n# more\nstack: x\nnamespace: a\nconfig: {K: v}\n", file: "spec.yml")
         try doc.set(["namespace"], .string("b"))
         try doc.set(["config", "NEW"], .string("n"))
         try doc.set(["network", "http-proxy"], .list([]))
-        #expect(doc.text == "# header\n\n# more\nstack: x\nnamespace: b\nconfig:\n  K: v\n  NEW: 'n'\nnetwork:\n  http-proxy: []\n")
+        #expect(
+            doc.text
+                == "# header\n\n# more\nstack: x\nnamespace: b\nconfig:\n  K: v\n  NEW: 'n'\nnetwork:\n  http-proxy: []\n"
+        )
     }
 
     @Test func insertMakesOrExtendsAList() throws {

@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import SoBasics
 import SoTestSupport
+import Testing
 import Yams
 
 @Suite struct YAMLReaderTests {
@@ -35,7 +35,9 @@ import Yams
 
     @Test func aliasBombsAreRefused() {
         var text = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n"
-        for i in 1...9 { text += "a\(i): &a\(i) [" + Array(repeating: "*a\(i - 1)", count: 10).joined(separator: ", ") + "]\n" }
+        for i in 1...9 {
+            text += "a\(i): &a\(i) [" + Array(repeating: "*a\(i - 1)", count: 10).joined(separator: ", ") + "]\n"
+        }
         #expect {
             _ = try YAMLFile.parse(text, file: "bomb.yml")
         } throws: { error in (error as! SoError).message.contains("alias") }
@@ -57,7 +59,9 @@ import Yams
         let sink = DiagnosticSink()
         m.finish(into: sink)
         #expect(sink.all.count == 1)
-        #expect(sink.all[0].description == "warning: s.yml:2: unknown key 'deploy_to' in spec.yml (did you mean 'deploy-to'?)")
+        #expect(
+            sink.all[0].description
+                == "warning: s.yml:2: unknown key 'deploy_to' in spec.yml (did you mean 'deploy-to'?)")
     }
 
     @Test func wrongTypesNameTheLine() throws {
@@ -74,10 +78,15 @@ import Yams
 @Suite struct YAMLWriterTests {
     /// Every string written comes back byte-identical through the strict reader.
     @Test func stringsRoundTrip() throws {
-        let samples = ["plain", "80", "0755", "22:22", "yes", "No", "null", "~", "", " lead", "trail ", "a: b", "a #c", "#x", "-x", "- x",
-                       "'q'", "\"dq\"", "multi\nline\n", "multi\nline", "ends\n\n", "tab\there", "back\\slash", "it's", "1e3", ".5", "true",
-                       "@at", "%p", "*star", "&amp", "!bang", "{b}", "[l]", "x,y", "ünïcode", "\u{7}bell", "  \nindented first", "a\n  b\n",
-                       "http://h:1/p?q=1#f", "$generate:hex:32$", "${VAR:-x}", "key=value"]
+        let samples = [
+            "plain", "80", "0755", "22:22", "yes", "No", "null", "~", "", " lead", "trail ", "a: b", "a #c", "#x", "-x",
+            "- x",
+            "'q'", "\"dq\"", "multi\nline\n", "multi\nline", "ends\n\n", "tab\there", "back\\slash", "it's", "1e3",
+            ".5", "true",
+            "@at", "%p", "*star", "&amp", "!bang", "{b}", "[l]", "x,y", "ünïcode", "\u{7}bell", "  \nindented first",
+            "a\n  b\n",
+            "http://h:1/p?q=1#f", "$generate:hex:32$", "${VAR:-x}", "key=value",
+        ]
         let rng = SeededEntropy(seed: 42)
         var all = samples
         let alphabet = Array(" a1:#-'\"\\\n\t$={}[],&*!|>%@`?~.")
@@ -98,13 +107,21 @@ import Yams
     /// A YAML 1.1 reader (Yams' untyped load, like PyYAML) gets every written string back as that string:
     /// nothing that looks like a number, bool, null, base-60 number or date is left unquoted.
     @Test func yaml11ReadersSeeStrings() throws {
-        let samples = ["80", "0755", "22:22", "1:30:00", "-1", "+5", "1e3", "1.10", ".5", "0x1F", "0b101", "0o17", "1_000", ".inf", "-.Inf", ".NaN",
-                       "yes", "No", "ON", "off", "y", "n", "true", "False", "null", "~", "", "2024-01-02", "2024-1-2", "2001-12-14t21:59:43.10-05:00",
-                       "1.2.3", "v1", "abc", "8080/tcp", "127.0.0.1:8080:80", "0.0.0.0::5001", "12:345", "1:60", "1-2", "10Gi", "512M", "0.5", "-0"]
+        let samples = [
+            "80", "0755", "22:22", "1:30:00", "-1", "+5", "1e3", "1.10", ".5", "0x1F", "0b101", "0o17", "1_000", ".inf",
+            "-.Inf", ".NaN",
+            "yes", "No", "ON", "off", "y", "n", "true", "False", "null", "~", "", "2024-01-02", "2024-1-2",
+            "2001-12-14t21:59:43.10-05:00",
+            "1.2.3", "v1", "abc", "8080/tcp", "127.0.0.1:8080:80", "0.0.0.0::5001", "12:345", "1:60", "1-2", "10Gi",
+            "512M", "0.5", "-0",
+        ]
         for s in samples {
             let text = YValue.map([("k", .string(s))]).yaml()
             let loaded = try Yams.load(yaml: text) as? [String: Any]
-            #expect(loaded?["k"] as? String == s, "\(s.debugDescription) written as \(text.debugDescription) read back as \(String(describing: loaded?["k"]))")
+            #expect(
+                loaded?["k"] as? String == s,
+                "\(s.debugDescription) written as \(text.debugDescription) read back as \(String(describing: loaded?["k"]))"
+            )
         }
     }
 
@@ -114,17 +131,25 @@ import Yams
     /// as the same Unicode scalars and as strings.
     @Test func randomStringsRoundTripThroughYams() throws {
         var rng = SplitMix(seed: 0x5eed_2028)
-        let nasty: [Unicode.Scalar] = ["\u{0}", "\u{1}", "\u{7}", "\u{8}", "\t", "\n", "\u{B}", "\u{C}", "\r", "\u{1B}", "\u{1F}", "\u{7F}",
-                                       "\u{80}", "\u{85}", "\u{9F}", "\u{A0}", "\u{2028}", "\u{2029}", "\u{FEFF}", "\u{FFFE}", "\u{FFFF}",
-                                       "\u{FFFD}", "\u{200B}", "\u{301}", "\u{3000}", "\u{1F600}", "\u{10FFFF}", "\u{E000}", "é", "ß"]
-        let tokens = [": ", " #", "#", "'", "\"", "\\", "-", "- ", "? ", "---", "...", "&a", "*a", "!tag", "|", ">", "%", "@", "`", "{", "}", "[", "]",
-                      ",", " ", "  ", "~", "=", "<<", "yes", "No", "ON", "off", "y", "n", "null", "NULL", "true", "False", "0755", "1e3", "22:22",
-                      "1:30:00", ".inf", "-.Inf", ".NaN", "0x1F", "0b101", "0o17", "1_000", "+5", "-0", ".5", "2024-01-02", "12", "1.10", "::", "\r\n"]
+        let nasty: [Unicode.Scalar] = [
+            "\u{0}", "\u{1}", "\u{7}", "\u{8}", "\t", "\n", "\u{B}", "\u{C}", "\r", "\u{1B}", "\u{1F}", "\u{7F}",
+            "\u{80}", "\u{85}", "\u{9F}", "\u{A0}", "\u{2028}", "\u{2029}", "\u{FEFF}", "\u{FFFE}", "\u{FFFF}",
+            "\u{FFFD}", "\u{200B}", "\u{301}", "\u{3000}", "\u{1F600}", "\u{10FFFF}", "\u{E000}", "é", "ß",
+        ]
+        let tokens = [
+            ": ", " #", "#", "'", "\"", "\\", "-", "- ", "? ", "---", "...", "&a", "*a", "!tag", "|", ">", "%", "@",
+            "`", "{", "}", "[", "]",
+            ",", " ", "  ", "~", "=", "<<", "yes", "No", "ON", "off", "y", "n", "null", "NULL", "true", "False", "0755",
+            "1e3", "22:22",
+            "1:30:00", ".inf", "-.Inf", ".NaN", "0x1F", "0b101", "0o17", "1_000", "+5", "-0", ".5", "2024-01-02", "12",
+            "1.10", "::", "\r\n",
+        ]
         let ascii = Array(" !\"#$%&'()*+,-./0123456789:;<=>?@ABCXYZ[\\]^_`abcxyz{|}~").map { String($0) }
         func randomString() -> String {
             switch rng.next(20) {
             case 0: return tokens[rng.next(tokens.count)]
-            case 1: return String(repeating: "k", count: 1001 + rng.next(60)) + String(nasty[rng.next(nasty.count)])  // past libyaml's 1024-character key limit
+            // past libyaml's 1024-character key limit
+            case 1: return String(repeating: "k", count: 1001 + rng.next(60)) + String(nasty[rng.next(nasty.count)])
             default: break
             }
             var u = String.UnicodeScalarView()
@@ -140,12 +165,18 @@ import Yams
         // Yams decodes every scalar with Foundation's UTF-8 decoder, which drops a leading U+FEFF whatever the
         // YAML says: the writer escapes it (`"\ufeff…"`, which PyYAML reads back whole), and from Yams the
         // rest of the string must come back exactly.
-        func expected(_ s: String) -> [Unicode.Scalar] { s.unicodeScalars.first == "\u{FEFF}" ? Array(s.unicodeScalars.dropFirst()) : Array(s.unicodeScalars) }
-        func same(_ a: Any?, _ s: String) -> Bool { (a as? String).map { Array($0.unicodeScalars) == expected(s) } ?? false }
+        func expected(_ s: String) -> [Unicode.Scalar] {
+            s.unicodeScalars.first == "\u{FEFF}" ? Array(s.unicodeScalars.dropFirst()) : Array(s.unicodeScalars)
+        }
+        func same(_ a: Any?, _ s: String) -> Bool {
+            (a as? String).map { Array($0.unicodeScalars) == expected(s) } ?? false
+        }
         var failures: [String] = []
         for _ in 0..<5000 {
             let s = randomString()
-            let doc = YValue.map([("k", .string(s)), ("l", .list([.string(s), .map([(s, .string(s)), ("x", .int(1))])]))]).yaml()
+            let doc = YValue.map([
+                ("k", .string(s)), ("l", .list([.string(s), .map([(s, .string(s)), ("x", .int(1))])])),
+            ]).yaml()
             let top = YValue.string(s).yaml()
             if s.unicodeScalars.first == "\u{FEFF}" && !(doc.contains("k: \"\\ufeff") && top.hasPrefix("\"\\ufeff")) {
                 failures.append("\(s.debugDescription): leading BOM not escaped in \(doc.debugDescription)")
@@ -156,11 +187,14 @@ import Yams
                 let inner = list?.last as? [String: Any]
                 let innerKey = inner?.keys.first { $0 != "x" }
                 let back = try Yams.load(yaml: top)
-                if !same(m?["k"], s) || !same(list?.first, s) || !same(innerKey, s) || !same(innerKey.flatMap { inner?[$0] }, s) || !same(back, s) {
+                if !same(m?["k"], s) || !same(list?.first, s) || !same(innerKey, s)
+                    || !same(innerKey.flatMap { inner?[$0] }, s) || !same(back, s)
+                {
                     failures.append("\(s.debugDescription) wrote \(doc.debugDescription) / \(top.debugDescription)")
                 }
             } catch {
-                failures.append("\(s.debugDescription) wrote \(doc.debugDescription) / \(top.debugDescription): \(error)")
+                failures.append(
+                    "\(s.debugDescription) wrote \(doc.debugDescription) / \(top.debugDescription): \(error)")
             }
             if failures.count >= 5 { break }
         }
@@ -168,7 +202,10 @@ import Yams
     }
 
     @Test func layoutIsStable() {
-        let v = YValue.map([("a", .int(1)), ("b", .list([.string("80"), .map([("x", .bool(true)), ("y", .null)])])), ("c", .map([])), ("d", .list([]))])
+        let v = YValue.map([
+            ("a", .int(1)), ("b", .list([.string("80"), .map([("x", .bool(true)), ("y", .null)])])), ("c", .map([])),
+            ("d", .list([])),
+        ])
         #expect(v.yaml() == "a: 1\nb:\n  - '80'\n  - x: true\n    'y':\nc: {}\nd: []\n")
     }
 }
