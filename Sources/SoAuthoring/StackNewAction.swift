@@ -54,31 +54,7 @@ public struct StackNewAction {
             if !copies.contains(where: { $0.from == abs }) { copies.append((abs, "config/\(req.name)/\(rel)")) }
             return "../config/\(req.name)/\(rel)"
         }
-        // Everything is written beside the target and renamed into place at the end.
-        let tmp = try ctx.fs.temporaryDirectory(beside: out, prefix: Path.basename(out) + ".creating")
-        do {
-            let stackFile = StackFile.forComposeFile(name: req.name)
-                .replacingOccurrences(
-                    of: "# made by so for a plain compose file",
-                    with: "# made by 'so stack new' from \(req.from.joined(separator: ", "))")
-            try ctx.fs.writeText(stackFile, to: Path.join(tmp, "stacks/\(req.name)/stack.yml"))
-            try ctx.fs.writeText(text, to: Path.join(tmp, "compose/docker-compose-\(req.name).yml"))
-            for c in copies {
-                if ctx.fs.isDirectory(c.from) {
-                    for e in try ctx.fs.walk(c.from) where e.kind == .file && !e.relative.hasPrefix(".git/") {
-                        try ctx.fs.write(
-                            try ctx.fs.readData(Path.join(c.from, e.relative)), to: Path.join(tmp, c.to, e.relative))
-                    }
-                } else {
-                    try ctx.fs.write(try ctx.fs.readData(c.from), to: Path.join(tmp, c.to))
-                }
-            }
-            try ctx.fs.move(tmp, to: out)
-        } catch {
-            // best effort: the error thrown next is what matters; a stray .creating dir is removed by the next stack new
-            try? ctx.fs.removeOwnedTree(tmp, owner: .scratch(prefix: Path.basename(out) + ".creating"))
-            throw error
-        }
+        try write(req, text: text, copies: copies, to: out)
         ctx.say(
             "wrote stack \(req.name) in \(out) (\(copies.count) \(English.plural("file", copies.count)) or directories copied under config/\(req.name)/)"
         )
@@ -95,5 +71,40 @@ public struct StackNewAction {
         }
         ctx.say("use it: so --stack \(Path.join(out, "stacks", req.name)) deploy init --output \(req.name)-spec.yml")
         return out
+    }
+
+    /// Writes the stack beside `out` (stack.yml, the rewritten compose file, the copies under config/) and renames
+    /// it into place; a failure leaves nothing behind.
+    func write(_ req: StackNewRequest, text: String, copies: [(from: String, to: String)], to out: String) throws {
+        // Everything is written beside the target and renamed into place at the end.
+        let tmp = try ctx.fs.temporaryDirectory(beside: out, prefix: Path.basename(out) + ".creating")
+        do {
+            let stackFile = StackFile.forComposeFile(name: req.name)
+                .replacingOccurrences(
+                    of: "# made by so for a plain compose file",
+                    with: "# made by 'so stack new' from \(req.from.joined(separator: ", "))")
+            try ctx.fs.writeText(stackFile, to: Path.join(tmp, "stacks/\(req.name)/stack.yml"))
+            try ctx.fs.writeText(text, to: Path.join(tmp, "compose/docker-compose-\(req.name).yml"))
+            try copy(copies, into: tmp)
+            try ctx.fs.move(tmp, to: out)
+        } catch {
+            // best effort: the error thrown next is what matters; a stray .creating dir is removed by the next stack new
+            try? ctx.fs.removeOwnedTree(tmp, owner: .scratch(prefix: Path.basename(out) + ".creating"))
+            throw error
+        }
+    }
+
+    /// Copies each file or directory (without its .git) to its place under `tmp`.
+    func copy(_ copies: [(from: String, to: String)], into tmp: String) throws {
+        for c in copies {
+            if ctx.fs.isDirectory(c.from) {
+                for e in try ctx.fs.walk(c.from) where e.kind == .file && !e.relative.hasPrefix(".git/") {
+                    try ctx.fs.write(
+                        try ctx.fs.readData(Path.join(c.from, e.relative)), to: Path.join(tmp, c.to, e.relative))
+                }
+            } else {
+                try ctx.fs.write(try ctx.fs.readData(c.from), to: Path.join(tmp, c.to))
+            }
+        }
     }
 }

@@ -33,17 +33,7 @@ package struct ClusterTargets {
             return l
         }
         if let model {
-            if model.deployTo == .k8s {
-                let kc = Path.join(model.directory, "kubeconfig.yml")
-                guard ctx.fs.isFile(kc) else {
-                    throw SoError(
-                        "\(kc) is missing",
-                        hint: "run 'so deploy create --update' with the spec's kube-config, or pass --kubeconfig")
-                }
-                let c = try Kubeconfig.resolve(
-                    explicit: kc, context: nil, environment: ctx.environment, fs: ctx.fs, diagnostics: ctx.diagnostics)
-                return ClusterTarget(connection: c, kindCluster: nil, kubeconfigFile: kc)
-            }
+            if model.deployTo == .k8s { return try ownKubeconfig(model) }
             let wanted = model.spec.kindClusterName ?? model.identity.clusterID
             // kind writes kind-<name> into the user's kubeconfig when it creates a cluster and removes it when it
             // deletes one: with the deployment's own cluster there, kind (which asks docker) is not needed.
@@ -81,20 +71,43 @@ package struct ClusterTargets {
         if let model, model.deployTo == .k8sKind, allowCreate, options.performClusterManagement, case .listed = kind {
             return nil
         }
-        if Kubeconfig.userFilesNameAContext(environment: ctx.environment, fs: ctx.fs) {
-            let c = try Kubeconfig.resolve(
-                explicit: nil, context: nil, environment: ctx.environment, fs: ctx.fs, diagnostics: ctx.diagnostics)
-            // A kind deployment sent to the user's current context because kind could not answer says so.
-            if let model, model.deployTo == .k8sKind, case .failed = kind {
-                ctx.diagnostics.warn(
-                    "the host's kind clusters cannot be listed (\(kind.why)); using context \(c.contextName) of the user's kubeconfig",
-                    hint:
-                        "start the container engine kind uses (docker, or the one KIND_EXPERIMENTAL_PROVIDER names) to deploy to kind"
-                )
-            }
-            return ClusterTarget(connection: c, kindCluster: nil)
-        }
+        if let target = try userCurrentContext(model, kind: kind) { return target }
         tried.append("$KUBECONFIG and ~/.kube/config (no kubeconfig naming a context)")
+        return try inClusterOrNone(kind: kind, tried: tried)
+    }
+
+    /// A `deploy-to: k8s` deployment's own kubeconfig (kubeconfig.yml in its directory).
+    func ownKubeconfig(_ model: DeploymentModel) throws -> ClusterTarget {
+        let kc = Path.join(model.directory, "kubeconfig.yml")
+        guard ctx.fs.isFile(kc) else {
+            throw SoError(
+                "\(kc) is missing",
+                hint: "run 'so deploy create --update' with the spec's kube-config, or pass --kubeconfig")
+        }
+        let c = try Kubeconfig.resolve(
+            explicit: kc, context: nil, environment: ctx.environment, fs: ctx.fs, diagnostics: ctx.diagnostics)
+        return ClusterTarget(connection: c, kindCluster: nil, kubeconfigFile: kc)
+    }
+
+    /// The current context of the user's kubeconfig, when a kubeconfig names one (a kind deployment sent there
+    /// because kind could not answer says so); nil otherwise.
+    func userCurrentContext(_ model: DeploymentModel?, kind: KindListing) throws -> ClusterTarget? {
+        guard Kubeconfig.userFilesNameAContext(environment: ctx.environment, fs: ctx.fs) else { return nil }
+        let c = try Kubeconfig.resolve(
+            explicit: nil, context: nil, environment: ctx.environment, fs: ctx.fs, diagnostics: ctx.diagnostics)
+        if let model, model.deployTo == .k8sKind, case .failed = kind {
+            ctx.diagnostics.warn(
+                "the host's kind clusters cannot be listed (\(kind.why)); using context \(c.contextName) of the user's kubeconfig",
+                hint:
+                    "start the container engine kind uses (docker, or the one KIND_EXPERIMENTAL_PROVIDER names) to deploy to kind"
+            )
+        }
+        return ClusterTarget(connection: c, kindCluster: nil)
+    }
+
+    /// The pod's service account when `so` runs in a pod (as kubectl); else the error naming everything tried.
+    func inClusterOrNone(kind: KindListing, tried: [String]) throws -> ClusterTarget {
+        var tried = tried
         // In a pod, as kubectl: the pod's service account when no kubeconfig names anything.
         if Kubeconfig.inClusterPossible(environment: ctx.environment, fs: ctx.fs) {
             return ClusterTarget(

@@ -43,52 +43,15 @@ struct StartSteps: Sendable {
     ) async throws {
         let started = ctx.clock.now()
         // The Namespace exists already (the connect step made sure).
-        var renewed: Set<String> = []
-        var namespaceObjects = objects.filter { $0.isKind(.namespace) }
+        let split = namespaces(objects, existing: existing, onlyKinds: onlyKinds, report: &report)
+        var namespaceObjects = split.namespaces
+        let renewed = split.renewed
         let rest = objects.filter { !$0.isKind(.namespace) }
-        if let existing, onlyKinds == nil {
-            namespaceObjects.removeAll { ns in
-                // Only its lifecycle annotations differ (a new started-at): applied with the first batch, and
-                // counted as unchanged (a dry run sends nothing).
-                guard let renewal = StartAction.lifecycleRenewal(ns, live: existing) else { return false }
-                if case .renew = renewal, dryRun == nil {
-                    renewed.insert(ns.reference)
-                    return false
-                }
-                report.unchanged.append(ns.reference)
-                return true
-            }
-        }
         var workloadsReady = false
         var newClaims: [String] = []
         for phase in Stage.Phase.allCases {
             var batch = rest.filter { Stage.of(kind: $0.kind).phase == phase }
-            if let owned {
-                // Jobs that exist are never re-run; other objects already as rendered are not sent again.
-                batch.removeAll { o in
-                    if o.isKind(.job) {
-                        if owned.jobs.contains(o.name) {
-                            report.skipped.append(o.reference)
-                            return true
-                        }
-                    } else if owned.live[o.kind + "/" + o.name].map(o.isUnchanged) == true {
-                        report.unchanged.append(o.reference)
-                        return true
-                    }
-                    return false
-                }
-                let replaced = try await replaceServicesThatSwitchHeadless(batch, owned: owned)
-                if dryRun != nil {
-                    // The server would refuse even a dry run of the switch: named, not judged.
-                    batch.removeAll { o in o.isKind(.service) && replaced.contains(o.name) }
-                    report.applied += replaced.map { "Service \(namespace)/\($0)" }
-                    report.plan += replaced.map {
-                        PlannedChange(
-                            action: .configure, kind: "Service", name: $0, namespace: namespace,
-                            note: "replaced: it switches between headless and a cluster IP")
-                    }
-                }
-            }
+            if let owned { try await dropUnchanged(&batch, owned: owned, report: &report) }
             if !namespaceObjects.isEmpty && (!batch.isEmpty || phase == Stage.Phase.allCases.last) {
                 batch = namespaceObjects + batch
                 namespaceObjects = []
@@ -103,11 +66,7 @@ struct StartSteps: Sendable {
                 try await beforeWorkloads()
                 workloadsReady = true
             }
-            let kinds = batch.map(\.kind).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
-            let summary = kinds.map { k in
-                let n = batch.filter { $0.kind == k }.count
-                return "\(n) \(English.plural(k, n))"
-            }.joined(separator: ", ")
+            let summary = Self.summary(batch)
             progress.phase("applying", summary)
             let results = try await applyAll(
                 batch, readJobs: existing != nil && owned == nil, owned: owned, existing: existing
@@ -129,6 +88,71 @@ struct StartSteps: Sendable {
                 "unchanged",
                 "\(report.unchanged.count) \(English.plural("object", report.unchanged.count)) already as rendered")
         }
+    }
+
+    /// The rendered Namespace to apply (in `namespaces`), unless only its lifecycle annotations differ from
+    /// `existing`: then it is applied with the first batch and counted as unchanged (`renewed`), or, with nothing
+    /// to renew or in a dry run, not sent at all.
+    func namespaces(
+        _ objects: [KubeObject], existing: JSON?, onlyKinds: Set<String>?, report: inout StartReport
+    ) -> (namespaces: [KubeObject], renewed: Set<String>) {
+        var renewed: Set<String> = []
+        var namespaceObjects = objects.filter { $0.isKind(.namespace) }
+        guard let existing, onlyKinds == nil else { return (namespaceObjects, renewed) }
+        var unchanged: [String] = []
+        namespaceObjects.removeAll { ns in
+            // Only its lifecycle annotations differ (a new started-at): applied with the first batch, and
+            // counted as unchanged (a dry run sends nothing).
+            guard let renewal = StartAction.lifecycleRenewal(ns, live: existing) else { return false }
+            if case .renew = renewal, dryRun == nil {
+                renewed.insert(ns.reference)
+                return false
+            }
+            unchanged.append(ns.reference)
+            return true
+        }
+        report.unchanged += unchanged
+        return (namespaceObjects, renewed)
+    }
+
+    /// Takes out of `batch` the Jobs that exist (never re-run) and the objects already as rendered (not sent
+    /// again); replaces the Services that switch between headless and a cluster IP (in a dry run: names them).
+    func dropUnchanged(_ batch: inout [KubeObject], owned: OwnedObjects, report: inout StartReport) async throws {
+        var skipped: [String] = []
+        var unchanged: [String] = []
+        batch.removeAll { o in
+            if o.isKind(.job) {
+                if owned.jobs.contains(o.name) {
+                    skipped.append(o.reference)
+                    return true
+                }
+            } else if owned.live[o.kind + "/" + o.name].map(o.isUnchanged) == true {
+                unchanged.append(o.reference)
+                return true
+            }
+            return false
+        }
+        report.skipped += skipped
+        report.unchanged += unchanged
+        let replaced = try await replaceServicesThatSwitchHeadless(batch, owned: owned)
+        guard dryRun != nil else { return }
+        // The server would refuse even a dry run of the switch: named, not judged.
+        batch.removeAll { o in o.isKind(.service) && replaced.contains(o.name) }
+        report.applied += replaced.map { "Service \(namespace)/\($0)" }
+        report.plan += replaced.map {
+            PlannedChange(
+                action: .configure, kind: "Service", name: $0, namespace: namespace,
+                note: "replaced: it switches between headless and a cluster IP")
+        }
+    }
+
+    /// "2 ConfigMaps, 1 Service": what a batch holds, kinds in their order.
+    static func summary(_ batch: [KubeObject]) -> String {
+        let kinds = batch.map(\.kind).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+        return kinds.map { k in
+            let n = batch.filter { $0.kind == k }.count
+            return "\(n) \(English.plural(k, n))"
+        }.joined(separator: ", ")
     }
 
     /// An `expires-at` the rendered Namespace no longer has (the ttl was taken away) is removed by name: a start

@@ -47,8 +47,6 @@ struct Waiter {
     var dir: String { ShellWords.quote(directory) }
 
     func wait(for objects: [KubeObject], timeout: Double, progress: ProgressReporter) async throws {
-        let deploymentType = ResourceType.deployment
-        let jobType = ResourceType.job
         let deployments = objects.filter { $0.isKind(.deployment) }.map(\.name)
         let jobs = objects.filter { $0.isKind(.job) }.map(\.name)
         let start = ctx.clock.now()
@@ -58,34 +56,7 @@ struct Waiter {
         var capacity: NodeCapacity?
         var seenRunning: [String: Date] = [:]
         while true {
-            var pending: [String] = []
-            // One list per kind and poll, however many objects (50 Deployments cost one request, not 50).
-            let liveDeployments = deployments.isEmpty ? [:] : try await byName(deploymentType)
-            let liveJobs = jobs.isEmpty ? [:] : try await byName(jobType)
-            for name in deployments {
-                guard let d = liveDeployments[name] else {
-                    pending.append("Deployment \(name) (missing)")
-                    continue
-                }
-                if let state = Self.deploymentPending(d) { pending.append("Deployment \(name) (\(state))") }
-            }
-            for name in jobs {
-                guard let j = liveJobs[name] else {
-                    pending.append("Job \(name) (missing)")
-                    continue
-                }
-                if (j.at("status", "succeeded")?.int ?? 0) >= 1 { continue }
-                let failedCondition = j.at("status", "conditions")?.array.contains {
-                    $0["type"]?.string == "Failed" && $0["status"]?.string == "True"
-                }
-                if (j.at("status", "failed")?.int ?? 0) >= 1 || failedCondition == true {
-                    let why = try await diagnose(pods: try await listPods()).first { $0.job == name || $0.fatal }
-                    throw SoError(
-                        "Job \(namespace)/\(name) failed" + (why.map { ": \($0.message)" } ?? ""),
-                        hint: why?.hint ?? "see 'so deployment --dir \(dir) logs' for its output")
-                }
-                pending.append("Job \(name) (running)")
-            }
+            var (pending, liveDeployments) = try await pendingWorkloads(deployments: deployments, jobs: jobs)
             if pending.isEmpty && deployments.isEmpty { return }
             // Listed once a look: for the second look at containers, the diagnosis and the nudge.
             let pods = try await listPods()
@@ -106,23 +77,7 @@ struct Waiter {
             let problems = try await diagnose(deployments: Array(liveDeployments.values), pods: pods)
             await KubeletNudge(ctx: ctx, client: client, namespace: namespace).nudge(pods)
             if let fatal = problems.first(where: \.fatal) { throw SoError(fatal.message, hint: fatal.hint) }
-            let stuck = problems.compactMap(\.unschedulable)
-            unschedulableSince = unschedulableSince.filter { entry in stuck.contains { $0.name == entry.key } }
-            for pod in stuck where unschedulableSince[pod.name] == nil {
-                unschedulableSince[pod.name] = ctx.clock.now()
-            }
-            if let pod = stuck.first(where: {
-                ctx.clock.now().timeIntervalSince(unschedulableSince[$0.name] ?? .distantFuture)
-                    >= Self.unschedulableGrace
-            }) {
-                if capacity == nil { capacity = try await NodeCapacity.read(client) }
-                if let capacity, !capacity.canGrow,
-                    let problem = problems.first(where: { $0.unschedulable?.name == pod.name })
-                {
-                    throw SoError(
-                        problem.message + "; " + capacity.explain(pod), hint: capacity.hint(directory: directory))
-                }
-            }
+            try await refuseWhatCannotFit(problems, since: &unschedulableSince, capacity: &capacity)
             let elapsed = ctx.clock.now().timeIntervalSince(start)
             if elapsed >= timeout {
                 let reason = problems.first.map { ": \($0.message)" } ?? ""
@@ -145,6 +100,63 @@ struct Waiter {
             // look is three small lists), every quarter second until 5 s, every second until 15 s, then every 2 s.
             try await ctx.clock.sleep(seconds: pause)
             pause = elapsed < 3 ? 0.1 : elapsed < 5 ? 0.25 : elapsed < 15 ? 1 : 2
+        }
+    }
+
+    /// One look at the Deployments and Jobs (one list per kind, however many objects: 50 Deployments cost one
+    /// request, not 50): what is not ready yet, and the Deployments as listed. A failed Job throws, naming why.
+    func pendingWorkloads(deployments: [String], jobs: [String]) async throws -> ([String], [String: JSON]) {
+        var pending: [String] = []
+        let liveDeployments = deployments.isEmpty ? [:] : try await byName(.deployment)
+        let liveJobs = jobs.isEmpty ? [:] : try await byName(.job)
+        for name in deployments {
+            guard let d = liveDeployments[name] else {
+                pending.append("Deployment \(name) (missing)")
+                continue
+            }
+            if let state = Self.deploymentPending(d) { pending.append("Deployment \(name) (\(state))") }
+        }
+        for name in jobs {
+            guard let j = liveJobs[name] else {
+                pending.append("Job \(name) (missing)")
+                continue
+            }
+            if (j.at("status", "succeeded")?.int ?? 0) >= 1 { continue }
+            let failedCondition = j.at("status", "conditions")?.array.contains {
+                $0["type"]?.string == "Failed" && $0["status"]?.string == "True"
+            }
+            if (j.at("status", "failed")?.int ?? 0) >= 1 || failedCondition == true {
+                let why = try await diagnose(pods: try await listPods()).first { $0.job == name || $0.fatal }
+                throw SoError(
+                    "Job \(namespace)/\(name) failed" + (why.map { ": \($0.message)" } ?? ""),
+                    hint: why?.hint ?? "see 'so deployment --dir \(dir) logs' for its output")
+            }
+            pending.append("Job \(name) (running)")
+        }
+        return (pending, liveDeployments)
+    }
+
+    /// A pod unschedulable for `unschedulableGrace` seconds on a cluster that cannot grow (no autoscaler) will
+    /// never run: refused, naming what it asks and what the node has. `since`: when each pod was first seen so.
+    func refuseWhatCannotFit(
+        _ problems: [Problem], since unschedulableSince: inout [String: Date], capacity: inout NodeCapacity?
+    ) async throws {
+        let stuck = problems.compactMap(\.unschedulable)
+        unschedulableSince = unschedulableSince.filter { entry in stuck.contains { $0.name == entry.key } }
+        for pod in stuck where unschedulableSince[pod.name] == nil {
+            unschedulableSince[pod.name] = ctx.clock.now()
+        }
+        if let pod = stuck.first(where: {
+            ctx.clock.now().timeIntervalSince(unschedulableSince[$0.name] ?? .distantFuture)
+                >= Self.unschedulableGrace
+        }) {
+            if capacity == nil { capacity = try await NodeCapacity.read(client) }
+            if let capacity, !capacity.canGrow,
+                let problem = problems.first(where: { $0.unschedulable?.name == pod.name })
+            {
+                throw SoError(
+                    problem.message + "; " + capacity.explain(pod), hint: capacity.hint(directory: directory))
+            }
         }
     }
 
@@ -227,26 +239,7 @@ struct Waiter {
 
     /// What the deployment's pods (as just listed) and claims report.
     func diagnose(deployments: [JSON] = [], pods: [JSON]) async throws -> [Problem] {
-        var problems: [Problem] = []
-        // Pods the ReplicaSet could not create (a quota, Pod Security): no pod shows it, only this condition.
-        for d in deployments.sorted(by: { $0.name < $1.name }) {
-            for cond in d.at("status", "conditions")?.array ?? []
-            where cond["type"]?.string == "ReplicaFailure" && cond["status"]?.string == "True" {
-                let msg = (cond["message"]?.string ?? cond["reason"]?.string ?? "").replacingOccurrences(
-                    of: "\n", with: " ")
-                let hint =
-                    msg.contains("exceeded quota")
-                    ? "raise quota: in the deployment's spec.yml (or lower its resources:), then start again"
-                    : msg.contains("PodSecurity")
-                        ? "the pod breaks the namespace's Pod Security level; see security: in the spec"
-                        : "see 'kubectl describe deployment \(d.name) -n \(namespace)'"
-                // Nothing runs and nothing can be created: waiting longer changes nothing.
-                problems.append(
-                    Problem(
-                        fatal: (d.at("status", "availableReplicas")?.int ?? 0) == 0,
-                        message: "Deployment \(namespace)/\(d.name) cannot create its pods: \(msg)", hint: hint))
-            }
-        }
+        var problems = Self.replicaFailures(deployments, namespace: namespace)
         // A pod being deleted (replaced by a rollout, or by start after it loaded the image it waited on) is
         // not a problem of the deployment's.
         for pod in pods where pod.at("metadata", "deletionTimestamp") == nil {
@@ -255,47 +248,7 @@ struct Waiter {
             let statuses =
                 (pod.at("status", "initContainerStatuses")?.array ?? [])
                 + (pod.at("status", "containerStatuses")?.array ?? [])
-            for c in statuses {
-                let container = c["name"]?.string ?? "?"
-                guard let waiting = c.at("state", "waiting"), let reason = waiting["reason"]?.string else { continue }
-                let message = (waiting["message"]?.string ?? "").replacingOccurrences(of: "\n", with: " ")
-                switch reason {
-                case "ImagePullBackOff", "ErrImagePull", "InvalidImageName", "ErrImageNeverPull":
-                    let image = c["image"]?.string ?? "?"
-                    let hint =
-                        image.hasSuffix(":local")
-                        ? "build it ('so build-containers') and start again: kind loads local images"
-                        : "check the image name and tag, and the registry's credentials (image-pull-secret)"
-                    problems.append(
-                        Problem(
-                            fatal: true,
-                            message:
-                                "pod \(namespace)/\(name) container \(container) cannot pull image \(image) (\(reason))",
-                            hint: hint))
-                case "CrashLoopBackOff":
-                    let tail = try await lastLines(pod: name, container: container)
-                    let logs = tail.isEmpty ? "" : "; last log lines: \(tail)"
-                    problems.append(
-                        Problem(
-                            fatal: true,
-                            message: "pod \(namespace)/\(name) container \(container) keeps crashing (CrashLoopBackOff)"
-                                + logs,
-                            hint: "see 'so deployment --dir \(dir) logs \(container)'"))
-                case "CreateContainerConfigError", "CreateContainerError":
-                    problems.append(
-                        Problem(
-                            fatal: true,
-                            message:
-                                "pod \(namespace)/\(name) container \(container) cannot start (\(reason)): \(message)",
-                            hint: "a Secret, ConfigMap or key it references is missing"))
-                default:
-                    problems.append(
-                        Problem(
-                            fatal: false,
-                            message: "pod \(namespace)/\(name) container \(container) is waiting (\(reason))",
-                            hint: message.isEmpty ? "see 'so deployment --dir \(dir) status'" : message))
-                }
-            }
+            problems += try await containerProblems(pod, statuses: statuses)
             for cond in pod.at("status", "conditions")?.array ?? []
             where cond["type"]?.string == "PodScheduled" && cond["status"]?.string == "False" {
                 let msg = (cond["message"]?.string ?? cond["reason"]?.string ?? "").replacingOccurrences(
@@ -317,6 +270,79 @@ struct Waiter {
                 Problem(
                     fatal: false, message: "PersistentVolumeClaim \(namespace)/\(pvc.name) is Pending",
                     hint: "the cluster has no default StorageClass, or the claim's PersistentVolume does not match"))
+        }
+        return problems
+    }
+
+    /// Pods the ReplicaSet could not create (a quota, Pod Security): no pod shows it, only this condition.
+    static func replicaFailures(_ deployments: [JSON], namespace: String) -> [Problem] {
+        var problems: [Problem] = []
+        for d in deployments.sorted(by: { $0.name < $1.name }) {
+            for cond in d.at("status", "conditions")?.array ?? []
+            where cond["type"]?.string == "ReplicaFailure" && cond["status"]?.string == "True" {
+                let msg = (cond["message"]?.string ?? cond["reason"]?.string ?? "").replacingOccurrences(
+                    of: "\n", with: " ")
+                let hint =
+                    msg.contains("exceeded quota")
+                    ? "raise quota: in the deployment's spec.yml (or lower its resources:), then start again"
+                    : msg.contains("PodSecurity")
+                        ? "the pod breaks the namespace's Pod Security level; see security: in the spec"
+                        : "see 'kubectl describe deployment \(d.name) -n \(namespace)'"
+                // Nothing runs and nothing can be created: waiting longer changes nothing.
+                problems.append(
+                    Problem(
+                        fatal: (d.at("status", "availableReplicas")?.int ?? 0) == 0,
+                        message: "Deployment \(namespace)/\(d.name) cannot create its pods: \(msg)", hint: hint))
+            }
+        }
+        return problems
+    }
+
+    /// What a pod's containers waiting for something say: an image that cannot be pulled, a crash loop (with its
+    /// last log lines), a missing Secret or ConfigMap, or anything else they wait for.
+    func containerProblems(_ pod: JSON, statuses: [JSON]) async throws -> [Problem] {
+        let name = pod.name
+        var problems: [Problem] = []
+        for c in statuses {
+            let container = c["name"]?.string ?? "?"
+            guard let waiting = c.at("state", "waiting"), let reason = waiting["reason"]?.string else { continue }
+            let message = (waiting["message"]?.string ?? "").replacingOccurrences(of: "\n", with: " ")
+            switch reason {
+            case "ImagePullBackOff", "ErrImagePull", "InvalidImageName", "ErrImageNeverPull":
+                let image = c["image"]?.string ?? "?"
+                let hint =
+                    image.hasSuffix(":local")
+                    ? "build it ('so build-containers') and start again: kind loads local images"
+                    : "check the image name and tag, and the registry's credentials (image-pull-secret)"
+                problems.append(
+                    Problem(
+                        fatal: true,
+                        message:
+                            "pod \(namespace)/\(name) container \(container) cannot pull image \(image) (\(reason))",
+                        hint: hint))
+            case "CrashLoopBackOff":
+                let tail = try await lastLines(pod: name, container: container)
+                let logs = tail.isEmpty ? "" : "; last log lines: \(tail)"
+                problems.append(
+                    Problem(
+                        fatal: true,
+                        message: "pod \(namespace)/\(name) container \(container) keeps crashing (CrashLoopBackOff)"
+                            + logs,
+                        hint: "see 'so deployment --dir \(dir) logs \(container)'"))
+            case "CreateContainerConfigError", "CreateContainerError":
+                problems.append(
+                    Problem(
+                        fatal: true,
+                        message:
+                            "pod \(namespace)/\(name) container \(container) cannot start (\(reason)): \(message)",
+                        hint: "a Secret, ConfigMap or key it references is missing"))
+            default:
+                problems.append(
+                    Problem(
+                        fatal: false,
+                        message: "pod \(namespace)/\(name) container \(container) is waiting (\(reason))",
+                        hint: message.isEmpty ? "see 'so deployment --dir \(dir) status'" : message))
+            }
         }
         return problems
     }

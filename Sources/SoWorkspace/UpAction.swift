@@ -40,28 +40,7 @@ public struct UpAction {
             }
             ctx.say("\(name) exists; starting it again")
         } else {
-            try ctx.fs.createDirectory(Path.dirname(dir))
-            let specPath = dir + ".spec-\(getpid()).yml"
-            // best effort: a stray .spec-PID.yml beside the deployment is harmless
-            defer { try? ctx.fs.remove(specPath) }
-            var quiet = ctx
-            quiet.options.quiet = true
-            var initReq = InitRequest(
-                stack: req.stack,
-                config: ["WORKSPACE_NAME=\(name)"]
-                    + (try await gitIdentity(
-                        req, stack: stack,
-                        in: plan.source?.repository)) + plan.config + req.config,
-                output: specPath, force: true, with: req.with)
-            initReq.deployTo = "k8s-kind"
-            initReq.resolved = stack
-            try await InitAction(quiet).run(initReq)
-            try setNamespace(name, specPath: specPath)
-            if let agent = req.agent { try setAgent(agent, specPath: specPath) }
-            var createReq = CreateRequest(specFile: specPath, deploymentDir: dir)
-            createReq.resolved = stack
-            _ = try await CreateAction(quiet).run(createReq)
-            if let port = req.preview { try addPreview(dir: dir, host: "\(name).localhost", port: port) }
+            try await create(req, stack: stack, name: name, dir: dir, plan: plan)
             created = true
         }
         let isWorkspace = ctx.isWorkspace(dir)
@@ -69,31 +48,8 @@ public struct UpAction {
         var source = plan.source
         if let s = source { for line in s.lines() { ctx.say(line) } }
         do {
-            let start = StartRequest(
-                directory: dir, cluster: req.cluster, wait: req.wait, timeout: req.timeout, progress: req.progress,
-                ttl: req.ttl)
-            if let carry = plan.carry, let s = source {
-                // The start and the carrying run side by side: the clone (the agent container's entrypoint)
-                // waits for the bundle, and the start's wait for the clone.
-                let ctx = self.ctx
-                let checkFirst = !created
-                source?.bundleBytes = try await withThrowingTaskGroup(of: UInt64?.self) { group in
-                    group.addTask {
-                        try await StartAction(ctx).run(start)
-                        return nil
-                    }
-                    group.addTask {
-                        try await Self.carryIn(ctx, carry, s, name: name, dir: dir, req: req, checkFirst: checkFirst)
-                    }
-                    var bytes: UInt64 = 0
-                    for try await b in group { if let b { bytes = b } }
-                    return bytes
-                }
-                if let b = source?.bundleBytes, b > 0 {
-                    ctx.say("  carried in: a git bundle of \(WorkspaceSource.bytes(b)) over the Kubernetes API")
-                }
-            } else {
-                try await StartAction(ctx).run(start)
+            if let bytes = try await start(req, name: name, dir: dir, plan: plan, checkFirst: !created) {
+                source?.bundleBytes = bytes
             }
         } catch {
             if created {
@@ -108,6 +64,66 @@ public struct UpAction {
         return UpResult(
             name: name, namespace: name, directory: dir, created: created, ready: req.wait, workspace: isWorkspace,
             source: source, note: plan.note)
+    }
+
+    /// Makes the deployment directory of a new `up`: a spec from the stack (the workspace's name, git identity,
+    /// the plan's and the user's config), then the directory, quietly.
+    func create(_ req: UpRequest, stack: ResolvedStack, name: String, dir: String, plan: WorkspacePlan) async throws {
+        try ctx.fs.createDirectory(Path.dirname(dir))
+        let specPath = dir + ".spec-\(getpid()).yml"
+        // best effort: a stray .spec-PID.yml beside the deployment is harmless
+        defer { try? ctx.fs.remove(specPath) }
+        var quiet = ctx
+        quiet.options.quiet = true
+        var initReq = InitRequest(
+            stack: req.stack,
+            config: ["WORKSPACE_NAME=\(name)"]
+                + (try await gitIdentity(
+                    req, stack: stack,
+                    in: plan.source?.repository)) + plan.config + req.config,
+            output: specPath, force: true, with: req.with)
+        initReq.deployTo = "k8s-kind"
+        initReq.resolved = stack
+        try await InitAction(quiet).run(initReq)
+        try setNamespace(name, specPath: specPath)
+        if let agent = req.agent { try setAgent(agent, specPath: specPath) }
+        var createReq = CreateRequest(specFile: specPath, deploymentDir: dir)
+        createReq.resolved = stack
+        _ = try await CreateAction(quiet).run(createReq)
+        if let port = req.preview { try addPreview(dir: dir, host: "\(name).localhost", port: port) }
+    }
+
+    /// Starts the deployment `up` made (or found); a checkout to carry in goes in beside the start. The bundle's
+    /// size when one was carried.
+    func start(_ req: UpRequest, name: String, dir: String, plan: WorkspacePlan, checkFirst: Bool) async throws
+        -> UInt64?
+    {
+        let start = StartRequest(
+            directory: dir, cluster: req.cluster, wait: req.wait, timeout: req.timeout, progress: req.progress,
+            ttl: req.ttl)
+        guard let carry = plan.carry, let s = plan.source else {
+            try await StartAction(ctx).run(start)
+            return nil
+        }
+        // The start and the carrying run side by side: the clone (the agent container's entrypoint)
+        // waits for the bundle, and the start's wait for the clone.
+        let ctx = self.ctx
+        let bytes = try await withThrowingTaskGroup(of: UInt64?.self) { group in
+            group.addTask {
+                try await StartAction(ctx).run(start)
+                return nil
+            }
+            group.addTask {
+                try await Self.carryIn(ctx, carry, s, name: name, dir: dir, req: req, checkFirst: checkFirst)
+            }
+            var bytes: UInt64 = 0
+            for try await b in group { if let b { bytes = b } }
+            return bytes
+        }
+        if bytes > 0 {
+            ctx.say("  carried in: a git bundle of \(WorkspaceSource.bytes(bytes)) over the Kubernetes API")
+        }
+        return bytes
     }
 
     /// Bundles the checkout, waits for the workspace's container, and streams the bundle in; the size

@@ -28,14 +28,7 @@ struct WorkspacePlan {
             }
             return WorkspacePlan()
         }
-        if let agent = req.agent, !existing, !stack.file.agents.contains(where: { $0.name == agent }) {
-            throw SoError.usage(
-                "unknown agent '\(agent)' for \(req.stack)",
-                hint: stack.file.agents.isEmpty
-                    ? "the stack has no agents: table; add one to its stack.yml"
-                    : "known: \(stack.file.agents.map(\.name).joined(separator: ", ")); "
-                        + "another one goes under agents: in the stack or a spec (task, secret-env, egress)")
-        }
+        try checkAgent(req, stack: stack, existing: existing)
         let given = Set(
             req.config.compactMap {
                 $0.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init)
@@ -48,29 +41,10 @@ struct WorkspacePlan {
             }
             return WorkspacePlan()
         }
-        let config: [(key: String, keyNode: YNode, value: YNode)]
-        do {
-            config =
-                try stack.file.specDefaults?.mapping("'spec-defaults'").nonNull("config")?.entries("'config'") ?? []
-        } catch {
-            ctx.diagnostics.warn(
-                "cannot read spec-defaults config of stack \(stack.name): \(SoContext.oneLine(error)); GIT_CARRY taken as unset",
-                hint: "make spec-defaults.config a mapping of names to values")
-            config = []
-        }
-        let carries = config.contains { $0.key == "GIT_CARRY" }
+        let carries = carriesCheckout(ctx, stack: stack)
         if existing {
             // Carried again only when its first start never got the checkout in.
-            let dir = try ctx.namedDeployment(name)
-            let env: [(key: String, value: String)]
-            do {
-                env = try ConfigEnv.load(Path.join(dir, "config.env"), fs: ctx.fs)
-            } catch {
-                ctx.diagnostics.warn(
-                    "cannot read config.env of workspace \(name): \(SoContext.oneLine(error)); its checkout is not carried again",
-                    hint: "fix \(Path.join(dir, "config.env")), then run so up again")
-                env = []
-            }
+            let env = try carriedConfig(ctx, name: name)
             guard carries, env.contains(where: { $0.key == "GIT_CARRY" && !$0.value.isEmpty }) else {
                 return WorkspacePlan()
             }
@@ -100,5 +74,47 @@ struct WorkspacePlan {
         }
         let source = try await carry.inspect(includeUncommitted: req.includeUncommitted)
         return WorkspacePlan(source: source, carry: carry, config: ["GIT_CARRY=bundle", "GIT_ORIGIN=\(source.origin)"])
+    }
+
+    /// An `--agent` the stack does not know is refused (for a new workspace; an existing one keeps its own).
+    static func checkAgent(_ req: UpRequest, stack: ResolvedStack, existing: Bool) throws {
+        guard let agent = req.agent, !existing, !stack.file.agents.contains(where: { $0.name == agent }) else { return }
+        throw SoError.usage(
+            "unknown agent '\(agent)' for \(req.stack)",
+            hint: stack.file.agents.isEmpty
+                ? "the stack has no agents: table; add one to its stack.yml"
+                : "known: \(stack.file.agents.map(\.name).joined(separator: ", ")); "
+                    + "another one goes under agents: in the stack or a spec (task, secret-env, egress)")
+    }
+
+    /// Whether the stack's spec-defaults config has `GIT_CARRY` (its clone can wait for a carried checkout);
+    /// an unreadable config is said, and taken as unset.
+    static func carriesCheckout(_ ctx: SoContext, stack: ResolvedStack) -> Bool {
+        let config: [(key: String, keyNode: YNode, value: YNode)]
+        do {
+            config =
+                try stack.file.specDefaults?.mapping("'spec-defaults'").nonNull("config")?.entries("'config'") ?? []
+        } catch {
+            ctx.diagnostics.warn(
+                "cannot read spec-defaults config of stack \(stack.name): \(SoContext.oneLine(error)); GIT_CARRY taken as unset",
+                hint: "make spec-defaults.config a mapping of names to values")
+            config = []
+        }
+        return config.contains { $0.key == "GIT_CARRY" }
+    }
+
+    /// The config.env of the existing workspace `name` (an unreadable one is said, and taken as empty).
+    static func carriedConfig(_ ctx: SoContext, name: String) throws -> [(key: String, value: String)] {
+        let dir = try ctx.namedDeployment(name)
+        let env: [(key: String, value: String)]
+        do {
+            env = try ConfigEnv.load(Path.join(dir, "config.env"), fs: ctx.fs)
+        } catch {
+            ctx.diagnostics.warn(
+                "cannot read config.env of workspace \(name): \(SoContext.oneLine(error)); its checkout is not carried again",
+                hint: "fix \(Path.join(dir, "config.env")), then run so up again")
+            env = []
+        }
+        return env
     }
 }
