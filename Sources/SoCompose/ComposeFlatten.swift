@@ -279,85 +279,102 @@ public enum ComposeFlatten {
         return strip(try mapPaths(try convert(root), transform)).yvalue.yaml()
     }
 
-    static func mapPaths(_ doc: Value, _ transform: (PathKind, String) throws -> String) rethrows -> Value {
-        func fix(_ kind: PathKind, _ p: String) throws -> String {
-            guard !p.hasPrefix("/"), !p.hasPrefix("~"), !p.contains("://") else { return p }
-            return try transform(kind, p)
-        }
-        func fixBind(_ s: String) throws -> String {
-            let parts = s.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
-            guard parts.count >= 2, parts[0].hasPrefix(".") || !parts[0].hasPrefix("/") && parts[0].contains("/") else {
-                return s
-            }
-            return ([try fix(.bind, parts[0])] + parts.dropFirst()).joined(separator: ":")
-        }
-        func q(_ s: String) -> Value { .scalar(s, quoted: true, tag: nil) }
-        func service(_ svc: Value) throws -> Value {
-            guard let pairs = svc.pairs else { return svc }
-            return .map(
-                try pairs.map { k, v -> (String, Value) in
-                    switch k {
-                    case "build":
-                        if let t = v.text { return (k, q(try fix(.build, t))) }
-                        return (
-                            k,
-                            .map(
-                                try (v.pairs ?? []).map {
-                                    $0.0 == "context" ? ($0.0, q(try fix(.build, $0.1.text ?? "."))) : $0
-                                }, tag: v.tag)
-                        )
-                    case "env_file":
-                        if let t = v.text { return (k, q(try fix(.envFile, t))) }
-                        return (
-                            k,
-                            .list(
-                                try (v.items ?? []).map { i in
-                                    if let t = i.text { return q(try fix(.envFile, t)) }
-                                    return .map(
-                                        try (i.pairs ?? []).map {
-                                            $0.0 == "path" ? ($0.0, q(try fix(.envFile, $0.1.text ?? ""))) : $0
-                                        }, tag: nil)
-                                }, tag: v.tag)
-                        )
-                    case "volumes":
-                        return (
-                            k,
-                            .list(
-                                try (v.items ?? []).map { i in
-                                    if let t = i.text { return q(try fixBind(t)) }
-                                    return .map(
-                                        try (i.pairs ?? []).map { p in
-                                            guard p.0 == "source", let t = p.1.text, t.hasPrefix(".") else { return p }
-                                            return (p.0, q(try fix(.bind, t)))
-                                        }, tag: i.tag)
-                                }, tag: v.tag)
-                        )
-                    default: return (k, v)
-                    }
-                }, tag: svc.tag)
-        }
+    /// What a path of a compose file is passed through: its kind and its text in, the new text out.
+    typealias PathTransform = (PathKind, String) throws -> String
+
+    static func mapPaths(_ doc: Value, _ transform: PathTransform) rethrows -> Value {
         guard let top = doc.pairs else { return doc }
         return .map(
             try top.map { k, v -> (String, Value) in
                 switch k {
-                case "services": return (k, .map(try (v.pairs ?? []).map { ($0.0, try service($0.1)) }, tag: v.tag))
+                case "services":
+                    return (k, .map(try (v.pairs ?? []).map { ($0.0, try servicePaths($0.1, transform)) }, tag: v.tag))
                 case "secrets", "configs":
-                    let kind: PathKind = k == "secrets" ? .secretFile : .configFile
-                    return (
-                        k,
-                        .map(
-                            try (v.pairs ?? []).map { name, def in
-                                (
-                                    name,
-                                    .map(
-                                        try (def.pairs ?? []).map {
-                                            $0.0 == "file" ? ($0.0, q(try fix(kind, $0.1.text ?? ""))) : $0
-                                        }, tag: def.tag)
-                                )
-                            }, tag: v.tag)
-                    )
+                    return (k, try filePaths(v, kind: k == "secrets" ? .secretFile : .configFile, transform))
                 default: return (k, v)
                 }
             }, tag: doc.tag)
+    }
+
+    /// A relative path passed through `transform`; an absolute, home (`~`) or URL one as it is.
+    static func fixPath(_ kind: PathKind, _ p: String, _ transform: PathTransform) rethrows -> String {
+        guard !p.hasPrefix("/"), !p.hasPrefix("~"), !p.contains("://") else { return p }
+        return try transform(kind, p)
+    }
+
+    /// A short-syntax volume (`source:target[:mode]`) with a relative source passed through `transform`.
+    static func fixBind(_ s: String, _ transform: PathTransform) rethrows -> String {
+        let parts = s.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count >= 2, parts[0].hasPrefix(".") || !parts[0].hasPrefix("/") && parts[0].contains("/") else {
+            return s
+        }
+        return ([try fixPath(.bind, parts[0], transform)] + parts.dropFirst()).joined(separator: ":")
+    }
+
+    /// A quoted scalar without a tag.
+    static func quoted(_ s: String) -> Value { .scalar(s, quoted: true, tag: nil) }
+
+    /// A service with the paths of its `build:`, `env_file:` and `volumes:` passed through `transform`.
+    static func servicePaths(_ svc: Value, _ transform: PathTransform) rethrows -> Value {
+        guard let pairs = svc.pairs else { return svc }
+        return .map(
+            try pairs.map { k, v -> (String, Value) in
+                switch k {
+                case "build": return (k, try buildPaths(v, transform))
+                case "env_file": return (k, try envFilePaths(v, transform))
+                case "volumes": return (k, try volumePaths(v, transform))
+                default: return (k, v)
+                }
+            }, tag: svc.tag)
+    }
+
+    /// A service's `build:` (a path, or a map with `context:`) with its context passed through `transform`.
+    static func buildPaths(_ v: Value, _ transform: PathTransform) rethrows -> Value {
+        if let t = v.text { return quoted(try fixPath(.build, t, transform)) }
+        return .map(
+            try (v.pairs ?? []).map {
+                $0.0 == "context" ? ($0.0, quoted(try fixPath(.build, $0.1.text ?? ".", transform))) : $0
+            }, tag: v.tag)
+    }
+
+    /// A service's `env_file:` (a path, or a list of paths and maps with `path:`) with each path passed through
+    /// `transform`.
+    static func envFilePaths(_ v: Value, _ transform: PathTransform) rethrows -> Value {
+        if let t = v.text { return quoted(try fixPath(.envFile, t, transform)) }
+        return .list(
+            try (v.items ?? []).map { i in
+                if let t = i.text { return quoted(try fixPath(.envFile, t, transform)) }
+                return .map(
+                    try (i.pairs ?? []).map {
+                        $0.0 == "path" ? ($0.0, quoted(try fixPath(.envFile, $0.1.text ?? "", transform))) : $0
+                    }, tag: nil)
+            }, tag: v.tag)
+    }
+
+    /// A service's `volumes:` with each relative bind source (short or long syntax) passed through `transform`.
+    static func volumePaths(_ v: Value, _ transform: PathTransform) rethrows -> Value {
+        .list(
+            try (v.items ?? []).map { i in
+                if let t = i.text { return quoted(try fixBind(t, transform)) }
+                return .map(
+                    try (i.pairs ?? []).map { p in
+                        guard p.0 == "source", let t = p.1.text, t.hasPrefix(".") else { return p }
+                        return (p.0, quoted(try fixPath(.bind, t, transform)))
+                    }, tag: i.tag)
+            }, tag: v.tag)
+    }
+
+    /// Top-level `secrets:` or `configs:` with each definition's `file:` passed through `transform` as `kind`.
+    static func filePaths(_ v: Value, kind: PathKind, _ transform: PathTransform) rethrows -> Value {
+        .map(
+            try (v.pairs ?? []).map { name, def in
+                (
+                    name,
+                    .map(
+                        try (def.pairs ?? []).map {
+                            $0.0 == "file" ? ($0.0, quoted(try fixPath(kind, $0.1.text ?? "", transform))) : $0
+                        }, tag: def.tag)
+                )
+            }, tag: v.tag)
     }
 }

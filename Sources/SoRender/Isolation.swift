@@ -15,120 +15,150 @@ extension RenderState {
     var configValues: [String: String] { Dictionary(model.config.map { ($0.key, $0.value) }, uniquingKeysWith: { $1 }) }
 
     mutating func renderNetworkPolicies(_ egress: EgressPolicy) throws {
-        let s = YValue.string
-        let all: YValue = .map([])
-        func policy(_ suffix: String, _ spec: [(String, YValue)]) -> KubeObject {
-            KubeObject(
-                .networkPolicy, name: NameRules.dnsSubdomain("\(id)-\(suffix)"), namespace: namespace,
-                labels: labels(), body: [("spec", .map(spec))])
-        }
-        // Nothing in or out, except what the policies below allow.
-        policies.append(
-            policy("default-deny", [("podSelector", all), ("policyTypes", .list([s("Ingress"), s("Egress")]))]))
-        // Pods of this deployment reach each other (compose's default network).
-        policies.append(
-            policy(
-                "same-namespace",
-                [
-                    ("podSelector", all),
-                    ("ingress", .list([.map([("from", .list([.map([("podSelector", all)])]))])])),
-                    ("egress", .list([.map([("to", .list([.map([("podSelector", all)])]))])])),
-                    ("policyTypes", .list([s("Ingress"), s("Egress")])),
-                ]))
-        let dnsPorts: YValue = .list(["UDP", "TCP"].map { .map([("protocol", s($0)), ("port", .int(53))]) })
-        policies.append(
-            policy(
-                "dns",
-                [
-                    ("podSelector", all),
-                    (
-                        "egress",
-                        .list([
-                            .map([
-                                ("to", .list(options.clusterDNS?.peers ?? [namespaceSelector("kube-system")])),
-                                ("ports", dnsPorts),
-                            ])
-                        ])
-                    ),
-                    ("policyTypes", .list([s("Egress")])),
-                ]))
-        if !spec.httpProxy.isEmpty {
-            policies.append(
-                policy(
-                    "from-ingress",
-                    [
-                        ("podSelector", all),
-                        ("ingress", .list([.map([("from", .list([namespaceSelector(IngressController.namespace)]))])])),
-                        ("policyTypes", .list([s("Ingress")])),
-                    ]))
-        }
+        policies.append(defaultDenyPolicy())
+        policies.append(sameNamespacePolicy())
+        policies.append(dnsPolicy())
+        if !spec.httpProxy.isEmpty { policies.append(fromIngressPolicy()) }
         let (hosts, cidrs) = egress.targets(config: configValues)
-        var blocks = cidrs
+        warnUnresolved(hosts)
+        let blocks = egressBlocks(hosts: hosts, cidrs: cidrs)
+        if !blocks.isEmpty { policies.append(egressAllowlistPolicy(egress, blocks: blocks)) }
+        if let proxy { policies.append(egressProxyPolicy(proxy)) }
+    }
+
+    /// A NetworkPolicy of the deployment, named `<id>-<suffix>`, with `spec` as its spec.
+    func networkPolicy(_ suffix: String, _ spec: [(String, YValue)]) -> KubeObject {
+        KubeObject(
+            .networkPolicy, name: NameRules.dnsSubdomain("\(id)-\(suffix)"), namespace: namespace,
+            labels: labels(), body: [("spec", .map(spec))])
+    }
+
+    /// The policy that lets nothing in or out, except what the other policies allow.
+    func defaultDenyPolicy() -> KubeObject {
+        networkPolicy(
+            "default-deny",
+            [("podSelector", .map([])), ("policyTypes", .list([.string("Ingress"), .string("Egress")]))])
+    }
+
+    /// The policy that lets pods of this deployment reach each other (compose's default network).
+    func sameNamespacePolicy() -> KubeObject {
+        let all: YValue = .map([])
+        return networkPolicy(
+            "same-namespace",
+            [
+                ("podSelector", all),
+                ("ingress", .list([.map([("from", .list([.map([("podSelector", all)])]))])])),
+                ("egress", .list([.map([("to", .list([.map([("podSelector", all)])]))])])),
+                ("policyTypes", .list([.string("Ingress"), .string("Egress")])),
+            ])
+    }
+
+    /// The policy that lets every pod ask the cluster's DNS (UDP and TCP port 53).
+    func dnsPolicy() -> KubeObject {
+        let s = YValue.string
+        let dnsPorts: YValue = .list(["UDP", "TCP"].map { .map([("protocol", s($0)), ("port", .int(53))]) })
+        return networkPolicy(
+            "dns",
+            [
+                ("podSelector", .map([])),
+                (
+                    "egress",
+                    .list([
+                        .map([
+                            ("to", .list(options.clusterDNS?.peers ?? [namespaceSelector("kube-system")])),
+                            ("ports", dnsPorts),
+                        ])
+                    ])
+                ),
+                ("policyTypes", .list([s("Egress")])),
+            ])
+    }
+
+    /// The policy that lets the ingress controller's namespace reach every pod (for `http-proxy:` routes).
+    func fromIngressPolicy() -> KubeObject {
+        networkPolicy(
+            "from-ingress",
+            [
+                ("podSelector", .map([])),
+                ("ingress", .list([.map([("from", .list([namespaceSelector(IngressController.namespace)]))])])),
+                ("policyTypes", .list([.string("Ingress")])),
+            ])
+    }
+
+    /// Warns of the `egress:` hosts that resolved to no address.
+    mutating func warnUnresolved(_ hosts: [String]) {
         let unresolved = hosts.filter { (options.egressAddresses[$0] ?? []).isEmpty }
-        if !unresolved.isEmpty {
-            let (plural, pronoun) = unresolved.count == 1 ? ("", "it") : ("s", "them")
-            warn(
-                "egress host\(plural) \(unresolved.joined(separator: ", ")) did not resolve; pods cannot reach \(pronoun)",
-                hint: "check the names and this machine's DNS, or list CIDRs under egress:",
-                at: SourceLocation(file: spec.path))
-        }
+        guard !unresolved.isEmpty else { return }
+        let (plural, pronoun) = unresolved.count == 1 ? ("", "it") : ("s", "them")
+        warn(
+            "egress host\(plural) \(unresolved.joined(separator: ", ")) did not resolve; pods cannot reach \(pronoun)",
+            hint: "check the names and this machine's DNS, or list CIDRs under egress:",
+            at: SourceLocation(file: spec.path))
+    }
+
+    /// The CIDRs egress may reach: the spec's own, then each host's addresses (one /32 or /128 each), no repeats.
+    func egressBlocks(hosts: [String], cidrs: [String]) -> [String] {
+        var blocks = cidrs
         for h in hosts {
             for a in options.egressAddresses[h] ?? [] {
                 let c = a.contains(":") ? "\(a)/128" : "\(a)/32"
                 if !blocks.contains(c) { blocks.append(c) }
             }
         }
-        if !blocks.isEmpty {
-            func rule(_ to: [String], _ ports: [Int]) -> YValue {
-                .map([
-                    ("to", .list(to.map { .map([("ipBlock", .map([("cidr", s($0))]))]) })),
-                    ("ports", .list(ports.map { .map([("protocol", s("TCP")), ("port", .int($0))]) })),
-                ])
-            }
-            var rules = [rule(blocks, egress.ports)]
-            // A URL's own port (git://host/… is 9418, https://host:8443/… is 8443) for that URL's host only.
-            for (target, ports) in egress.urlPorts(config: configValues).sorted(by: { $0.key < $1.key }) {
-                let to =
-                    SpecSections.isCIDR(target)
-                    ? [target]
-                    : (options.egressAddresses[target] ?? []).map { $0.contains(":") ? "\($0)/128" : "\($0)/32" }
-                if !to.isEmpty { rules.append(rule(to, ports)) }
-            }
-            policies.append(
-                policy(
-                    "egress-allowlist",
-                    [
-                        ("podSelector", all),
-                        ("egress", .list(rules)),
-                        ("policyTypes", .list([s("Egress")])),
-                    ]))
+        return blocks
+    }
+
+    /// An egress rule: TCP to the CIDRs `to` on `ports`.
+    func egressRule(_ to: [String], _ ports: [Int]) -> YValue {
+        .map([
+            ("to", .list(to.map { .map([("ipBlock", .map([("cidr", .string($0))]))]) })),
+            ("ports", .list(ports.map { .map([("protocol", .string("TCP")), ("port", .int($0))]) })),
+        ])
+    }
+
+    /// The policy that lets every pod reach `blocks` on the allowed ports, and each URL's host on that URL's port.
+    func egressAllowlistPolicy(_ egress: EgressPolicy, blocks: [String]) -> KubeObject {
+        var rules = [egressRule(blocks, egress.ports)]
+        // A URL's own port (git://host/… is 9418, https://host:8443/… is 8443) for that URL's host only.
+        for (target, ports) in egress.urlPorts(config: configValues).sorted(by: { $0.key < $1.key }) {
+            let to =
+                SpecSections.isCIDR(target)
+                ? [target]
+                : (options.egressAddresses[target] ?? []).map { $0.contains(":") ? "\($0)/128" : "\($0)/32" }
+            if !to.isEmpty { rules.append(egressRule(to, ports)) }
         }
-        if let proxy {
-            // The proxy checks names; its pod alone may reach any address, on the allowed ports.
-            let anywhere: [YValue] = ["0.0.0.0/0", "::/0"].map { .map([("ipBlock", .map([("cidr", s($0))]))]) }
-            let selector: YValue = .map([
-                ("matchLabels", .map(serviceSelector(proxy.component).map { ($0.0, s($0.1)) }))
+        return networkPolicy(
+            "egress-allowlist",
+            [
+                ("podSelector", .map([])),
+                ("egress", .list(rules)),
+                ("policyTypes", .list([.string("Egress")])),
             ])
-            policies.append(
-                policy(
-                    "egress-proxy",
-                    [
-                        ("podSelector", selector),
-                        (
-                            "egress",
-                            .list([
-                                .map([
-                                    ("to", .list(anywhere)),
-                                    (
-                                        "ports",
-                                        .list(proxy.ports.map { .map([("protocol", s("TCP")), ("port", .int($0))]) })
-                                    ),
-                                ])
-                            ])
-                        ),
-                        ("policyTypes", .list([s("Egress")])),
-                    ]))
-        }
+    }
+
+    /// The policy of the egress proxy's pod, selected by its component.
+    func egressProxyPolicy(_ proxy: EgressProxy) -> KubeObject {
+        // The proxy checks names; its pod alone may reach any address, on the allowed ports.
+        let s = YValue.string
+        let anywhere: [YValue] = ["0.0.0.0/0", "::/0"].map { .map([("ipBlock", .map([("cidr", s($0))]))]) }
+        let selector: YValue = .map([
+            ("matchLabels", .map(serviceSelector(proxy.component).map { ($0.0, s($0.1)) }))
+        ])
+        return networkPolicy(
+            "egress-proxy",
+            [
+                ("podSelector", selector),
+                (
+                    "egress",
+                    .list([
+                        .map([
+                            ("to", .list(anywhere)),
+                            ("ports", .list(proxy.ports.map { .map([("protocol", s("TCP")), ("port", .int($0))]) })),
+                        ])
+                    ])
+                ),
+                ("policyTypes", .list([s("Egress")])),
+            ])
     }
 
     /// The spec's `egress-proxy:` as render needs it; nil without one. The service must run in a pod of its own

@@ -43,18 +43,50 @@ struct PodBuilder {
         var pod: [(String, YValue)] = []
         if isJob { pod.append(("restartPolicy", .string("Never"))) }
         pod.append(("automountServiceAccountToken", .bool(false)))
-        if compose.services.contains(where: { $0.networkMode == "host" }) {
-            pod.append(("hostNetwork", .bool(true)))
-            if let svc = compose.services.first(where: { $0.networkMode == "host" }) {
-                state.warnings.append(
-                    Diagnostic(
-                        "service '\(svc.name)' uses network_mode: host: its pod shares the node's network "
-                            + "(on kind, the node container's), and its namespace admits privileged pods",
-                        hint: "prefer ports: and a Service unless the service must see the host's interfaces",
-                        at: location(svc)))
-            }
-            pod.append(("dnsPolicy", .string("ClusterFirstWithHostNet")))
+        pod += hostNetworkFields()
+        pod.append(("securityContext", podSecurityContext()))
+        if spec.sections.imagePullSecret != nil {
+            pod.append(("imagePullSecrets", .list([.map([("name", .string(DeploymentNames.imagePullSecret(id)))])])))
         }
+        if let rc = spec.sections.security.runtimeClass
+            ?? (spec.sections.security.unlimitedMemlock ? "high-memlock" : nil), !isJob
+        {
+            pod.append(("runtimeClassName", .string(rc)))
+        }
+        if let affinity = affinity() { pod.append(("affinity", affinity)) }
+        if let tolerations = tolerations() { pod.append(("tolerations", tolerations)) }
+        pod += longTailPodFields()
+        initContainers = waitForDependencies() + initContainers
+        if !initContainers.isEmpty { pod.append(("initContainers", .list(initContainers))) }
+        pod.append(("containers", .list(containers)))
+        if !model.caCertificates.isEmpty {
+            podVolumes.append(
+                ("ca-certificates", .map([("secret", .map([("secretName", .string("\(id)-ca-certificates"))]))])))
+        }
+        if !podVolumes.isEmpty {
+            pod.append(("volumes", .list(podVolumes.map { .map([("name", .string($0.0))] + ($0.1.pairs ?? [])) })))
+        }
+        return .map(pod)
+    }
+
+    // MARK: Pod fields
+
+    /// `hostNetwork` and its DNS policy when a service uses `network_mode: host` (with a warning); else none.
+    mutating func hostNetworkFields() -> [(String, YValue)] {
+        guard compose.services.contains(where: { $0.networkMode == "host" }) else { return [] }
+        if let svc = compose.services.first(where: { $0.networkMode == "host" }) {
+            state.warnings.append(
+                Diagnostic(
+                    "service '\(svc.name)' uses network_mode: host: its pod shares the node's network "
+                        + "(on kind, the node container's), and its namespace admits privileged pods",
+                    hint: "prefer ports: and a Service unless the service must see the host's interfaces",
+                    at: location(svc)))
+        }
+        return [("hostNetwork", .bool(true)), ("dnsPolicy", .string("ClusterFirstWithHostNet"))]
+    }
+
+    /// The pod's securityContext: non-root under `restricted`, the runtime's seccomp profile, the services' sysctls.
+    func podSecurityContext() -> YValue {
         var podSecurity: [(String, YValue)] = []
         if restricted {
             let uid = spec.sections.security.runAsUser ?? Defaults.restrictedUser
@@ -69,64 +101,40 @@ struct PodBuilder {
             podSecurity.append(
                 ("sysctls", .list(sysctls.map { .map([("name", .string($0.0)), ("value", .string($0.1))]) })))
         }
-        pod.append(("securityContext", .map(podSecurity)))
-        if spec.sections.imagePullSecret != nil {
-            pod.append(("imagePullSecrets", .list([.map([("name", .string(DeploymentNames.imagePullSecret(id)))])])))
+        return .map(podSecurity)
+    }
+
+    /// The pod's node affinity: a node with every label of the spec's node affinities; nil without any.
+    func affinity() -> YValue? {
+        guard !spec.sections.nodeAffinities.isEmpty else { return nil }
+        let exprs: [YValue] = spec.sections.nodeAffinities.map {
+            .map([("key", .string($0.label)), ("operator", .string("In")), ("values", .list([.string($0.value)]))])
         }
-        if let rc = spec.sections.security.runtimeClass
-            ?? (spec.sections.security.unlimitedMemlock ? "high-memlock" : nil), !isJob
-        {
-            pod.append(("runtimeClassName", .string(rc)))
-        }
-        if !spec.sections.nodeAffinities.isEmpty {
-            let exprs: [YValue] = spec.sections.nodeAffinities.map {
-                .map([("key", .string($0.label)), ("operator", .string("In")), ("values", .list([.string($0.value)]))])
-            }
-            pod.append(
-                (
-                    "affinity",
-                    .map([
-                        (
-                            "nodeAffinity",
-                            .map([
-                                (
-                                    "requiredDuringSchedulingIgnoredDuringExecution",
-                                    .map([
-                                        ("nodeSelectorTerms", .list([.map([("matchExpressions", .list(exprs))])]))
-                                    ])
-                                )
-                            ])
-                        )
-                    ])
-                ))
-        }
-        if !spec.sections.nodeTolerations.isEmpty {
-            pod.append(
-                (
-                    "tolerations",
-                    .list(
-                        spec.sections.nodeTolerations.map { t in
-                            var m: [(String, YValue)] = [
-                                ("key", .string(t.key)), ("operator", .string(t.value == nil ? "Exists" : "Equal")),
-                            ]
-                            if let v = t.value { m.append(("value", .string(v))) }
-                            m.append(("effect", .string("NoSchedule")))
-                            return .map(m)
-                        })
-                ))
-        }
-        pod += longTailPodFields()
-        initContainers = waitForDependencies() + initContainers
-        if !initContainers.isEmpty { pod.append(("initContainers", .list(initContainers))) }
-        pod.append(("containers", .list(containers)))
-        if !model.caCertificates.isEmpty {
-            podVolumes.append(
-                ("ca-certificates", .map([("secret", .map([("secretName", .string("\(id)-ca-certificates"))]))])))
-        }
-        if !podVolumes.isEmpty {
-            pod.append(("volumes", .list(podVolumes.map { .map([("name", .string($0.0))] + ($0.1.pairs ?? [])) })))
-        }
-        return .map(pod)
+        return .map([
+            (
+                "nodeAffinity",
+                .map([
+                    (
+                        "requiredDuringSchedulingIgnoredDuringExecution",
+                        .map([("nodeSelectorTerms", .list([.map([("matchExpressions", .list(exprs))])]))])
+                    )
+                ])
+            )
+        ])
+    }
+
+    /// The pod's tolerations of the spec's node taints (NoSchedule); nil without any.
+    func tolerations() -> YValue? {
+        guard !spec.sections.nodeTolerations.isEmpty else { return nil }
+        return .list(
+            spec.sections.nodeTolerations.map { t in
+                var m: [(String, YValue)] = [
+                    ("key", .string(t.key)), ("operator", .string(t.value == nil ? "Exists" : "Equal")),
+                ]
+                if let v = t.value { m.append(("value", .string(v))) }
+                m.append(("effect", .string("NoSchedule")))
+                return .map(m)
+            })
     }
 
     // MARK: Containers

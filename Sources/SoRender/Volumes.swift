@@ -15,118 +15,142 @@ extension PodBuilder {
             let loc = location(svc, line: m.line)
             switch m.kind {
             case .volume:
-                guard let source = m.source else {
-                    let name = NameRules.dnsLabel("anon-\(svc.name)-\(index)")
-                    addPodVolume(name, .map([("emptyDir", .map([]))]))
-                    mounts.append(mount(name, m.target, readOnly: m.readOnly))
-                    continue
-                }
-                let volName = NameRules.dnsLabel(source)
-                if spec.configmaps.contains(where: { $0.name == source }) {
-                    try addConfigMap(
-                        name: "\(id)-\(volName)", prefix: "configmaps/\(source)",
-                        location: SourceLocation(file: spec.path), label: source)
-                    addPodVolume(
-                        volName,
-                        .map([
-                            (
-                                "configMap",
-                                .map(
-                                    [
-                                        ("name", .string("\(id)-\(volName)")),
-                                        ("defaultMode", .int(0o755)),
-                                    ] + itemsFor(prefix: "configmaps/\(source)"))
-                            )
-                        ]))
-                    mounts.append(mount(volName, m.target, readOnly: true))
-                } else {
-                    try addClaim(source, location: loc)
-                    addPodVolume(
-                        volName, .map([("persistentVolumeClaim", .map([("claimName", .string("\(id)-\(volName)"))]))]))
-                    mounts.append(mount(volName, m.target, readOnly: m.readOnly))
-                }
+                mounts.append(try namedVolumeMount(svc, m, index: index, at: loc))
             case .tmpfs:
-                let name = NameRules.dnsLabel("tmpfs-\(svc.name)-\(index)")
-                addPodVolume(name, .map([("emptyDir", .map([("medium", .string("Memory"))]))]))
-                mounts.append(mount(name, m.target, readOnly: false))
+                mounts.append(tmpfsMount(svc, m, index: index))
             case .bind:
-                guard let source = m.source else { continue }
-                if source.hasPrefix("/") || source.hasPrefix("~") {
-                    let repo =
-                        HostPathName.allowed(source, spec: spec, podPerService: model.podPerService)
-                        ? nil : model.repoBinds[source]
-                    guard repo != nil || HostPathName.allowed(source, spec: spec, podPerService: model.podPerService)
-                    else {
-                        throw SoError(
-                            "host path '\(source)' is outside the stack and is not mounted unless the spec allows it",
-                            hint: HostPathName.optInHint(source), at: loc)
-                    }
-                    // The host path becomes a named volume with that path in the spec (deploy init wrote it for a
-                    // plain compose file; a laconic stack's spec opts in): a hostPath PersistentVolume, mounted
-                    // into the kind node.
-                    let volume = HostPathName.volume(for: source)
-                    try addClaim(volume, location: loc, hostPath: repo?.path, kind: repo?.kind)
-                    addPodVolume(
-                        volume, .map([("persistentVolumeClaim", .map([("claimName", .string("\(id)-\(volume)"))]))]))
-                    mounts.append(mount(volume, m.target, readOnly: m.readOnly))
-                    continue
-                }
-                let rel = Path.normalize(Path.join(folder, source))
-                if let volume = model.bindDirectories[rel] {
-                    // A missing source deploy create made as data/<volume>: the host directory, read-write.
-                    try addClaim(volume, location: loc, hostPath: "data/\(volume)")
-                    addPodVolume(
-                        volume, .map([("persistentVolumeClaim", .map([("claimName", .string("\(id)-\(volume)"))]))]))
-                    mounts.append(mount(volume, m.target, readOnly: m.readOnly))
-                    continue
-                }
-                let cmName = "\(id)-host-path-\(NameRules.hostPathName(source))"
-                let volName = NameRules.dnsLabel("host-path-\(NameRules.hostPathName(source))")
-                if m.options?.split(separator: ",").contains("rw") == true {
-                    state.warnings.append(
-                        Diagnostic(
-                            "'\(source)' is mounted read-only from a ConfigMap; writes in the container fail",
-                            hint: "mount it ':ro', or use a named volume for data the container writes", at: loc))
-                }
-                if let data = model.files[rel] {
-                    let key = ConfigMapKeys.key(for: Path.basename(rel))
-                    try addConfigMapObject(name: cmName, entries: [(key, data)], location: loc, label: cmName)
-                    addPodVolume(
-                        volName, .map([("configMap", .map([("name", .string(cmName)), ("defaultMode", .int(0o755))]))]))
-                    mounts.append(
-                        .map([
-                            ("name", .string(volName)), ("mountPath", .string(m.target)), ("subPath", .string(key)),
-                            ("readOnly", .bool(true)),
-                        ]))
-                } else {
-                    try addConfigMap(name: cmName, prefix: rel, location: loc, label: cmName)
-                    addPodVolume(
-                        volName,
-                        .map([
-                            (
-                                "configMap",
-                                .map([("name", .string(cmName)), ("defaultMode", .int(0o755))] + itemsFor(prefix: rel))
-                            )
-                        ]))
-                    mounts.append(mount(volName, m.target, readOnly: true))
-                }
+                if let bind = try bindMount(m, at: loc) { mounts.append(bind) }
             case .npipe, .cluster:
                 state.warnings.append(
                     Diagnostic(
                         "\(m.kind.rawValue) mount '\(m.raw)' has no Kubernetes equivalent and is left out", at: loc))
             }
         }
-        if !model.caCertificates.isEmpty {
-            for i in model.caCertificates.indices {
-                mounts.append(
-                    .map([
-                        ("name", .string("ca-certificates")),
-                        ("mountPath", .string("/etc/ssl/certs/laconic-extra-ca-\(i).pem")),
-                        ("subPath", .string("ca-\(i).pem")), ("readOnly", .bool(true)),
-                    ]))
-            }
-        }
+        mounts += caCertificateMounts()
         return mounts
+    }
+
+    /// The mount of a named volume: an emptyDir for an anonymous one, the spec's ConfigMap, else a claim.
+    mutating func namedVolumeMount(_ svc: ComposeService, _ m: ComposeVolumeMount, index: Int, at loc: SourceLocation)
+        throws -> YValue
+    {
+        guard let source = m.source else {
+            let name = NameRules.dnsLabel("anon-\(svc.name)-\(index)")
+            addPodVolume(name, .map([("emptyDir", .map([]))]))
+            return mount(name, m.target, readOnly: m.readOnly)
+        }
+        let volName = NameRules.dnsLabel(source)
+        guard spec.configmaps.contains(where: { $0.name == source }) else {
+            try addClaim(source, location: loc)
+            return claimMount(volName, m)
+        }
+        try addConfigMap(
+            name: "\(id)-\(volName)", prefix: "configmaps/\(source)",
+            location: SourceLocation(file: spec.path), label: source)
+        addPodVolume(
+            volName,
+            .map([
+                (
+                    "configMap",
+                    .map(
+                        [
+                            ("name", .string("\(id)-\(volName)")),
+                            ("defaultMode", .int(0o755)),
+                        ] + itemsFor(prefix: "configmaps/\(source)"))
+                )
+            ]))
+        return mount(volName, m.target, readOnly: true)
+    }
+
+    /// The mount of the claim `<id>-<name>` (added as the pod volume `name`), read-only as the compose file says.
+    mutating func claimMount(_ name: String, _ m: ComposeVolumeMount) -> YValue {
+        addPodVolume(name, .map([("persistentVolumeClaim", .map([("claimName", .string("\(id)-\(name)"))]))]))
+        return mount(name, m.target, readOnly: m.readOnly)
+    }
+
+    /// The mount of a tmpfs: an emptyDir in memory.
+    mutating func tmpfsMount(_ svc: ComposeService, _ m: ComposeVolumeMount, index: Int) -> YValue {
+        let name = NameRules.dnsLabel("tmpfs-\(svc.name)-\(index)")
+        addPodVolume(name, .map([("emptyDir", .map([("medium", .string("Memory"))]))]))
+        return mount(name, m.target, readOnly: false)
+    }
+
+    /// The mount of a bind: a claim for a host path or a directory deploy create made, else a ConfigMap of its files;
+    /// nil without a source.
+    mutating func bindMount(_ m: ComposeVolumeMount, at loc: SourceLocation) throws -> YValue? {
+        guard let source = m.source else { return nil }
+        if source.hasPrefix("/") || source.hasPrefix("~") { return try hostPathMount(m, source: source, at: loc) }
+        let rel = Path.normalize(Path.join(folder, source))
+        if let volume = model.bindDirectories[rel] {
+            // A missing source deploy create made as data/<volume>: the host directory, read-write.
+            try addClaim(volume, location: loc, hostPath: "data/\(volume)")
+            return claimMount(volume, m)
+        }
+        return try fileBindMount(m, source: source, rel: rel, at: loc)
+    }
+
+    /// The mount of a bind from an absolute (or `~`) host path: refused unless the spec allows it or it is a repo's.
+    mutating func hostPathMount(_ m: ComposeVolumeMount, source: String, at loc: SourceLocation) throws -> YValue {
+        let repo =
+            HostPathName.allowed(source, spec: spec, podPerService: model.podPerService)
+            ? nil : model.repoBinds[source]
+        guard repo != nil || HostPathName.allowed(source, spec: spec, podPerService: model.podPerService)
+        else {
+            throw SoError(
+                "host path '\(source)' is outside the stack and is not mounted unless the spec allows it",
+                hint: HostPathName.optInHint(source), at: loc)
+        }
+        // The host path becomes a named volume with that path in the spec (deploy init wrote it for a
+        // plain compose file; a laconic stack's spec opts in): a hostPath PersistentVolume, mounted
+        // into the kind node.
+        let volume = HostPathName.volume(for: source)
+        try addClaim(volume, location: loc, hostPath: repo?.path, kind: repo?.kind)
+        return claimMount(volume, m)
+    }
+
+    /// The mount of a bind from the stack's files (`rel` from the deployment directory): a read-only ConfigMap,
+    /// of one file (through subPath) or of a directory.
+    mutating func fileBindMount(_ m: ComposeVolumeMount, source: String, rel: String, at loc: SourceLocation) throws
+        -> YValue
+    {
+        let cmName = "\(id)-host-path-\(NameRules.hostPathName(source))"
+        let volName = NameRules.dnsLabel("host-path-\(NameRules.hostPathName(source))")
+        if m.options?.split(separator: ",").contains("rw") == true {
+            state.warnings.append(
+                Diagnostic(
+                    "'\(source)' is mounted read-only from a ConfigMap; writes in the container fail",
+                    hint: "mount it ':ro', or use a named volume for data the container writes", at: loc))
+        }
+        guard let data = model.files[rel] else {
+            try addConfigMap(name: cmName, prefix: rel, location: loc, label: cmName)
+            addPodVolume(
+                volName,
+                .map([
+                    (
+                        "configMap",
+                        .map([("name", .string(cmName)), ("defaultMode", .int(0o755))] + itemsFor(prefix: rel))
+                    )
+                ]))
+            return mount(volName, m.target, readOnly: true)
+        }
+        let key = ConfigMapKeys.key(for: Path.basename(rel))
+        try addConfigMapObject(name: cmName, entries: [(key, data)], location: loc, label: cmName)
+        addPodVolume(volName, .map([("configMap", .map([("name", .string(cmName)), ("defaultMode", .int(0o755))]))]))
+        return .map([
+            ("name", .string(volName)), ("mountPath", .string(m.target)), ("subPath", .string(key)),
+            ("readOnly", .bool(true)),
+        ])
+    }
+
+    /// The mounts of the extra CA certificates, one file each in /etc/ssl/certs.
+    func caCertificateMounts() -> [YValue] {
+        model.caCertificates.indices.map { i in
+            .map([
+                ("name", .string("ca-certificates")),
+                ("mountPath", .string("/etc/ssl/certs/laconic-extra-ca-\(i).pem")),
+                ("subPath", .string("ca-\(i).pem")), ("readOnly", .bool(true)),
+            ])
+        }
     }
 
     func mount(_ name: String, _ path: String, readOnly: Bool) -> YValue {
