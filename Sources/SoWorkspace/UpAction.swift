@@ -73,6 +73,16 @@ public struct UpAction {
         let specPath = dir + ".spec-\(getpid()).yml"
         // best effort: a stray .spec-PID.yml beside the deployment is harmless
         defer { try? ctx.fs.remove(specPath) }
+        try await make(req, stack: stack, name: name, plan: plan, specPath: specPath, into: dir)
+    }
+
+    /// The spec (at `specPath`) and deployment directory `dir` of workspace `name`, made quietly: init from the
+    /// stack with the workspace's name, git identity, the plan's and the user's config, then create.
+    func make(
+        _ req: UpRequest, stack: ResolvedStack, name: String, plan: WorkspacePlan, specPath: String, into dir: String
+    )
+        async throws
+    {
         var quiet = ctx
         quiet.options.quiet = true
         var initReq = InitRequest(
@@ -90,7 +100,7 @@ public struct UpAction {
         var createReq = CreateRequest(specFile: specPath, deploymentDir: dir)
         createReq.resolved = stack
         _ = try await CreateAction(quiet).run(createReq)
-        if let port = req.preview { try addPreview(dir: dir, host: "\(name).localhost", port: port) }
+        if let port = req.preview { try UpAction(quiet).addPreview(dir: dir, host: "\(name).localhost", port: port) }
     }
 
     /// Starts the deployment `up` made (or found); a checkout to carry in goes in beside the start. The bundle's
@@ -202,26 +212,9 @@ public struct UpAction {
             prefix: "so-up-dry-run")
         // best effort: a scratch dir in the temp dir, nothing in it is kept
         defer { try? ctx.fs.removeOwnedTree(scratch, owner: .scratch(prefix: "so-up-dry-run")) }
-        var quiet = ctx
-        quiet.options.quiet = true
         let specPath = Path.join(scratch, "spec.yml")
         let draft = Path.join(scratch, name)
-        var initReq = InitRequest(
-            stack: req.stack,
-            config: ["WORKSPACE_NAME=\(name)"]
-                + (try await gitIdentity(
-                    req, stack: stack,
-                    in: source.source?.repository)) + source.config + req.config,
-            output: specPath, force: true, with: req.with)
-        initReq.deployTo = "k8s-kind"
-        initReq.resolved = stack
-        try await InitAction(quiet).run(initReq)
-        try setNamespace(name, specPath: specPath)
-        if let agent = req.agent { try setAgent(agent, specPath: specPath) }
-        var createReq = CreateRequest(specFile: specPath, deploymentDir: draft)
-        createReq.resolved = stack
-        _ = try await CreateAction(quiet).run(createReq)
-        if let port = req.preview { try UpAction(quiet).addPreview(dir: draft, host: "\(name).localhost", port: port) }
+        try await make(req, stack: stack, name: name, plan: source, specPath: specPath, into: draft)
         ctx.console.out("would create deployment directory \(dir)")
         plan = try await StartAction(ctx).run(
             StartRequest(directory: draft, cluster: req.cluster, ttl: req.ttl, dryRun: true)
