@@ -147,6 +147,37 @@ struct WorkspaceHarness {
         await #expect(throws: SoError.self) { try await CleanupAction(w.ctx).run(CleanupRequest()) }
     }
 
+    /// Issue 32 (a thousand on one cluster): what cleanup asks the API server does not grow with the number of
+    /// deployments beyond one delete each. The PersistentVolumes are listed once (each deployment's are deleted,
+    /// no other's), and the wait lists the namespaces once a look instead of reading each one.
+    @Test func cleanupOfManyListsOnceAndReadsNoNamespaceOneByOne() async throws {
+        let w = try WorkspaceHarness()
+        for i in 0..<12 { try await w.up("short-\(i)", ttl: 60) }
+        try await w.up("forever")
+        let rows = try await ListAction(w.ctx).run(cluster: w.clusterOptions)
+        for row in rows where ["short-3", "short-7", "forever"].contains(row.name) {
+            try w.cluster.seed(
+                KubeObject(
+                    apiVersion: "v1", kind: "PersistentVolume", name: "pv-\(row.name)", labels: [("app", row.id)]))
+        }
+        try await w.clock.sleep(seconds: 120)
+        var req = CleanupRequest()
+        req.cluster = w.clusterOptions
+        req.expired = true
+        let before = w.cluster.calls.count
+        #expect(try await CleanupAction(w.ctx).run(req).count == 12)
+        let calls = Array(w.cluster.calls[before...])
+        #expect(calls.filter { $0.hasPrefix("list PersistentVolume") }.count == 1, "\(calls)")
+        #expect(!calls.contains { $0.hasPrefix("get Namespace") }, "\(calls)")
+        #expect(calls.filter { $0.hasPrefix("delete Namespace") }.count == 12)
+        #expect(
+            w.cluster.object("PersistentVolume", "pv-short-3") == nil
+                && w.cluster.object("PersistentVolume", "pv-short-7") == nil)
+        #expect(
+            w.cluster.object("PersistentVolume", "pv-forever") != nil && w.cluster.object("Namespace", "forever") != nil
+        )
+    }
+
     @Test func orphansAreJudgedOnlyOnTheirOwnHost() async throws {
         var w = try WorkspaceHarness()
         try await w.up("mine")
