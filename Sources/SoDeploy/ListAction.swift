@@ -19,14 +19,16 @@ public struct ListAction {
     package func list(_ client: ClusterClient) async throws -> [DeploymentListing] {
         let selector = DeploymentNames.Label.managedBySoSelector
         let namespaces = try await client.list(.namespace, namespace: nil, labelSelector: selector)
-        let deployments = try await client.list(.deployment, namespace: nil, labelSelector: selector)
+        // Only counts are kept of the Deployments (a thousand of them are 13 MB of JSON): a page at a time.
         var byNamespace: [String: (ready: Int, total: Int)] = [:]
-        for d in deployments {
-            let ns = d.at("metadata", "namespace")?.string ?? ""
-            var v = byNamespace[ns] ?? (0, 0)
-            v.total += 1
-            if Waiter.deploymentPending(d) == nil { v.ready += 1 }
-            byNamespace[ns] = v
+        try await client.forEachPage(.deployment, namespace: nil, labelSelector: selector) { page in
+            for d in page {
+                let ns = d.at("metadata", "namespace")?.string ?? ""
+                var v = byNamespace[ns] ?? (0, 0)
+                v.total += 1
+                if Waiter.deploymentPending(d) == nil { v.ready += 1 }
+                byNamespace[ns] = v
+            }
         }
         return namespaces.compactMap { ns -> DeploymentListing? in
             let a = ns.annotations

@@ -45,6 +45,15 @@ public protocol ClusterClient: Sendable {
 }
 
 extension ClusterClient {
+    /// Every object matching `labelSelector`, handed to `body` a page at a time, so a caller that keeps a
+    /// summary of each never holds them all (`so deployment list` over a thousand Deployments). This default
+    /// hands over one page of everything; the live client hands over each page as it arrives.
+    public func forEachPage(
+        _ type: ResourceType, namespace: String?, labelSelector: String?, _ body: ([JSON]) throws -> Void
+    ) async throws {
+        try body(try await list(type, namespace: namespace, labelSelector: labelSelector))
+    }
+
     /// Sets `annotations` on the object with one merge patch (nothing else of it is sent or changed).
     @discardableResult
     public func annotate(_ type: ResourceType, name: String, namespace: String?, _ annotations: [(String, String)])

@@ -192,6 +192,14 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
 
     public func list(_ type: ResourceType, namespace: String?, labelSelector: String?) async throws -> [JSON] {
         var items: [JSON] = []
+        try await forEachPage(type, namespace: namespace, labelSelector: labelSelector) { items += $0 }
+        return items
+    }
+
+    /// Each page of the list (500 objects) as it arrives; a page is let go before the next is read.
+    public func forEachPage(
+        _ type: ResourceType, namespace: String?, labelSelector: String?, _ body: ([JSON]) throws -> Void
+    ) async throws {
         var token: String?
         repeat {
             var query = ["limit": "500"]
@@ -200,18 +208,17 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
             let (status, data) = try await send(.GET, type.collectionPath(namespace: namespace), query: query)
             if status == 404 && namespace != nil {
                 try requireKubernetes(data, path: type.collectionPath(namespace: namespace))
-                return []
+                return
             }
             guard (200..<300).contains(status) else {
                 let object = "\(type.plural)\(namespace.map { " in \($0)" } ?? "")"
                 throw apiError(status, data, object: object, verb: "list", access: Access("list", type, namespace))
             }
             let page = try JSON.parse(data)
-            items += page["items"]?.array ?? []
+            try body(page["items"]?.array ?? [])
             token = page.at("metadata", "continue")?.string
             if token?.isEmpty == true { token = nil }
         } while token != nil
-        return items
     }
 
     public func patch(_ type: ResourceType, name: String, namespace: String?, mergePatch: Data) async throws -> JSON {

@@ -158,6 +158,29 @@ final class RecordingServer: @unchecked Sendable {
             ])
     }
 
+    /// A caller that keeps a summary gets the list a page at a time, as the pages arrive.
+    @Test func forEachPageHandsOverEachPage() async throws {
+        let s = RecordingServer()
+        let port = try s.start()
+        defer { s.stop() }
+        s.answer(
+            .init(
+                status: 200,
+                body:
+                    "{\"metadata\":{\"continue\":\"next1\"},\"items\":[{\"metadata\":{\"name\":\"a\"}},{\"metadata\":{\"name\":\"b\"}}]}"
+            ),
+            .init(status: 200, body: "{\"metadata\":{\"continue\":\"\"},\"items\":[{\"metadata\":{\"name\":\"c\"}}]}"))
+        let c = try client(port)
+        defer { Task { await c.shutdown() } }
+        var pages: [[String]] = []
+        try await c.forEachPage(.deployment, namespace: nil, labelSelector: nil) { pages.append($0.map(\.name)) }
+        #expect(pages == [["a", "b"], ["c"]])
+        #expect(
+            s.requests.map(\.uri) == [
+                "/apis/apps/v1/deployments?limit=500", "/apis/apps/v1/deployments?continue=next1&limit=500",
+            ])
+    }
+
     @Test func notFoundIsNilAndDeleteCarriesPropagation() async throws {
         let s = RecordingServer()
         let port = try s.start()
