@@ -69,14 +69,20 @@ struct DeploymentLock: Sendable {
 
     var type: ResourceType { .lease }
 
-    /// Runs `body` holding the lock, renewing it, and gives the lock up once, whatever happens: when `body`
-    /// returns or throws, when the task is cancelled (the release runs in a task of its own), and on
-    /// SIGINT/SIGTERM (an interrupt cleanup releases it, waiting at most a few seconds, before `so` exits).
+    /// Runs `body` holding the lock (`acquire`, then `held`).
     /// `waiting`: how long to wait for another run's lock to be given up (0: fail at once, naming it).
     func holding<T: Sendable>(waiting: Double = 0, progress: ProgressReporter? = nil, _ body: () async throws -> T)
         async throws -> T
     {
         try await acquire(waiting: waiting, progress: progress)
+        return try await held(body)
+    }
+
+    /// Runs `body` with the lock this run has taken, renewing it, and gives the lock up once, whatever
+    /// happens: when `body` returns or throws, when the task is cancelled (the release runs in a task of its
+    /// own), and on SIGINT/SIGTERM (an interrupt cleanup releases it, waiting at most a few seconds, before
+    /// `so` exits).
+    func held<T: Sendable>(_ body: () async throws -> T) async throws -> T {
         if ctx.renewsLocks { hold.setRenewer(renewing()) }
         let onInterrupt = ctx.interrupts.onInterrupt { [self] in
             let released = DispatchSemaphore(value: 0)
@@ -93,14 +99,20 @@ struct DeploymentLock: Sendable {
         return try outcome.get()
     }
 
-    /// `body` holding `lock`, or without a lock when there is none (a start that changes nothing); a lock
-    /// another run holds is waited for up to `waiting` seconds.
+    /// `body` holding `lock`, or without a lock when there is none (nothing of the deployment exists); a
+    /// lock another run holds is waited for up to `waiting` seconds.
     static func holding<T: Sendable>(
         _ lock: DeploymentLock?, waiting: Double = 0, progress: ProgressReporter? = nil,
         _ body: () async throws -> T
     ) async throws -> T {
         guard let lock else { return try await body() }
         return try await lock.holding(waiting: waiting, progress: progress, body)
+    }
+
+    /// `body` with `lock` held (taken already), or without a lock when there is none (a dry run).
+    static func held<T: Sendable>(_ lock: DeploymentLock?, _ body: () async throws -> T) async throws -> T {
+        guard let lock else { return try await body() }
+        return try await lock.held(body)
     }
 
     /// Whether a lock held by `other` until `expires` stops this run: nil when it is free (nobody, expired,
@@ -135,40 +147,66 @@ struct DeploymentLock: Sendable {
             ])
     }
 
-    /// Takes the lock, waiting up to `waiting` seconds while another run holds it: tried again after 0.25 s,
-    /// then twice as long each time up to 2 s (a short hold, as a quick stop's, is noticed within a second;
-    /// a long one costs a request every 2 s).
+    /// Takes the lock, waiting up to `waiting` seconds while another run holds it (`wait`).
     func acquire(waiting: Double = 0, progress: ProgressReporter? = nil) async throws {
+        guard let refusal = try await tryAcquire().refusal else { return }
+        try await wait(after: refusal, waiting: waiting, progress: progress)
+    }
+
+    /// Waits up to `waiting` seconds for the lock another run holds (`refusal` says whose), trying again
+    /// after 0.25 s, then twice as long each time up to 2 s (a short hold, as a quick stop's, is noticed
+    /// within a second; a long one costs a request every 2 s).
+    func wait(after refusal: SoError, waiting: Double, progress: ProgressReporter? = nil) async throws {
         let deadline = ctx.clock.now().addingTimeInterval(waiting)
+        var refusal = refusal
         var said = false
         var pause = 0.25
         while true {
-            guard let refusal = try await tryAcquire() else { return }
             guard ctx.clock.now() < deadline else { throw refusal }
             if !said { progress?.phase("waiting", refusal.message) }
             said = true
             try await ctx.clock.sleep(seconds: pause)
             pause = min(pause * 2, 2)
+            guard let again = try await tryAcquire().refusal else { return }
+            refusal = again
         }
     }
 
     /// One request when nobody holds the lock (a create). A Lease that exists is refused while its holder
     /// lives; one that names this run is this run's (a create the HTTP client retried after it landed).
-    /// Returns nil once held, else why not.
-    func tryAcquire() async throws -> SoError? {
+    /// `creating`: the lock's namespace as this run would make it, created when the Lease's create is
+    /// refused and no namespace of that name exists (a first start: `createdNamespace`).
+    /// Returns `refusal` nil once held, else why not.
+    func tryAcquire(creating namespaceObject: KubeObject? = nil) async throws -> (
+        refusal: SoError?, createdNamespace: Bool
+    ) {
         let now = Timestamps.microTime(ctx.clock.now())
         let lease = lease(acquired: now, renewed: now)
-        let made: JSON?
+        var made: JSON?
+        var createdNamespace = false
         do { made = try await client.create(lease, fieldManager: "so") } catch {
-            // A namespace deleted meanwhile (another run's stop --delete-namespace or cleanup) holds no Lease:
-            // that is what to say, not the API server's refusal.
-            if let gone = try await namespaceGone() { throw gone }
-            throw error
+            if let namespaceObject, try await client.create(namespaceObject, fieldManager: "so") != nil {
+                // No namespace yet: this run made it, and the Lease in it.
+                createdNamespace = true
+                made = try await client.create(lease, fieldManager: "so")
+            } else {
+                // A namespace deleted meanwhile (another run's stop --delete-namespace or cleanup) holds no
+                // Lease: that is what to say, not the API server's refusal.
+                if let gone = try await namespaceGone() { throw gone }
+                throw error
+            }
         }
         if let created = made {
             hold.hold(created, acquired: now)
-            return nil
+            return (nil, createdNamespace)
         }
+        return (try await takeOver(lease, now: now), createdNamespace)
+    }
+
+    /// The Lease `lease` could not be created: it exists. Taken when it names this run, when its holder
+    /// is gone (expired, or a dead `so` run on this host: by compare-and-swap), and when it was released
+    /// meanwhile; else why not.
+    func takeOver(_ lease: KubeObject, now: String) async throws -> SoError? {
         guard let current = try await client.get(type, name: name, namespace: namespace) else {
             // Released between the two requests: try once more.
             if let created = try await client.create(lease, fieldManager: "so") {

@@ -8,25 +8,25 @@ import SoStack
 /// `so deployment start`, as one list of steps, each run once (it reads like helm's action.Install):
 ///
 /// 1. render: the deployment's objects, in the manifest's order (no cluster yet);
-/// 2. connect: find the cluster, or create the deployment's kind cluster (here only, under the host's lock);
-///    then create the namespace, or read it (who owns it, what the last start recorded), and read the
-///    secret values already made — one round trip. In an existing namespace, list what the deployment owns
-///    (one list per kind): whether anything would change;
-/// 3. unchanged: a re-start that would change nothing ends the changes here (steps 4–7 are not taken): it
-///    renews only the Namespace's lifecycle annotations (one merge patch) and takes no lock;
-/// 4. lock: a Lease in the namespace (`DeploymentLock`), waited for while another run holds it (up to
-///    --timeout), renewed while held, given up in step 10;
-/// 5. secrets: the stored Secret read again under the lock; values to be made are made here, from it;
-/// 6. apply: the ingress controller when needed (under the cluster's lock); the Namespace and what the
-///    deployment owns read again, under the lock (what is unchanged, which Jobs ran, what to prune); then
-///    phase by phase in the manifest's order (`Stage`), only what differs from what runs;
+/// 2. lock: find the cluster, or create the deployment's kind cluster (here only, under the host's lock);
+///    then take the deployment's Lease (`DeploymentLock`) with one create, the namespace created first when
+///    there is none; a Lease another run holds is waited for (up to --timeout, named); renewed while held,
+///    given up in step 10. Every writer of the deployment holds it;
+/// 3. read: under the lock, the Namespace (who owns it, what the last start recorded) and the secret values
+///    already made, in one round trip; values to be made are made, once; in an existing namespace, what the
+///    deployment owns (one list per kind the Namespace records);
+/// 4. unchanged: a re-start that would change nothing ends the changes here (steps 5–7 are not taken): it
+///    renews only the Namespace's lifecycle annotations (one merge patch);
+/// 5. ingress: the ingress controller when an Ingress needs it (under the cluster's lock);
+/// 6. apply: phase by phase in the manifest's order (`Stage`), only what differs from what runs;
 /// 7. prune: what this deployment owns that is no longer rendered;
-/// 8. load images: local images loaded into kind (begun beside step 2; the workloads wait for them; a
+/// 8. load images: local images loaded into kind (begun beside step 3; the workloads wait for them; a
 ///    failure is reported on every path);
 /// 9. wait: until Deployments are available and Jobs complete;
-/// 10. unlock: in one place, on every path (`DeploymentLock.holding`).
+/// 10. unlock: in one place, on every path (`DeploymentLock.held`).
 ///
-/// The stack's pre/post start commands run before step 2 and after step 10.
+/// The stack's pre/post start commands run before step 2 and after step 10. The local images' IDs are read
+/// beside steps 2 and 3.
 ///
 /// `--dry-run` (`StartRequest.dryRun`) takes the same steps with their writes in dry-run mode: no cluster or
 /// namespace is created, no lock taken, nothing loaded, generated, run or waited for; each apply is a
@@ -54,7 +54,7 @@ public struct StartAction: Sendable {
         var rendered = try render(req)
         let (model, namespace) = (rendered.model, rendered.namespace)
         if req.onlyKinds == nil && !req.dryRun { try await StartCommands(ctx: ctx, model: model).run(.pre) }
-        // 2. connect (the local images' IDs are read meanwhile; they are loaded into kind beside the API requests)
+        // 2. lock (the local images' IDs are read meanwhile; they are loaded into kind beside the API requests)
         guard let target = try await clusterTarget(&rendered, req, progress: progress) else {
             // A dry run, and no cluster yet: start would create it; nothing can be checked.
             if HostGatewayFinder.needed(model) { rendered.manifest = try RenderAction(ctx).render(model) }
@@ -66,24 +66,19 @@ public struct StartAction: Sendable {
             }
             return report
         }
-        let opened = try await open(rendered, target, req, progress: progress)
-        defer { opened.images?.cancel() }  // only an error leaves it running
-        // 3. unchanged
-        let renewal = unchanged(
-            opened.rendered, opened.cluster, opened.objects, opened.owned, req, report: opened.report)
-        // 4. lock (not when nothing changes) … 10. unlock
-        let lock =
-            renewal != nil || req.dryRun
-            ? nil
-            : DeploymentLock(
-                ctx: ctx, client: opened.cluster.client, namespace: namespace, model: model, duration: req.timeout)
-        // A run holding it (another start, a stop, a rotation) is waited for, named, up to --timeout.
-        let (report, objects) = try await DeploymentLock.holding(lock, waiting: req.timeout, progress: progress) {
-            var o = opened
-            if let renewal {
+        let localImageIDs = localImageIDs(rendered, target, req)
+        let cluster = try await connect(rendered, target, req, progress: progress)
+        // 3 … 9 with the lock held (a dry run holds none); 10. unlock, on every path.
+        let (report, objects) = try await DeploymentLock.held(cluster.lock) {
+            // 3. read
+            let read = req.dryRun ? cluster : try await self.read(cluster, rendered, req)
+            var o = try await open(rendered, read, imageIDs: await localImageIDs.value, req, progress: progress)
+            defer { o.images?.cancel() }  // only an error leaves it running
+            // 4. unchanged … 7. prune
+            if let renewal = unchanged(o.rendered, o.cluster, o.objects, o.owned, req, report: o.report) {
                 try await renew(&o, renewal, req, progress: progress)
             } else {
-                try await change(&o, locked: lock != nil, req, progress: progress)
+                try await change(&o, req, progress: progress)
             }
             // 8. load images: awaited whether or not a workload was applied (a failure is reported here); pods
             // that were waiting on one of them are made again.
@@ -97,7 +92,6 @@ public struct StartAction: Sendable {
         if req.dryRun { return Self.plan(report, objects: objects) }
         if req.onlyKinds == nil { try await StartCommands(ctx: ctx, model: model).run(.post) }
         let what = req.onlyKinds.map { "updated \($0.sorted().joined(separator: ", ")) of" } ?? "started"
-        let cluster = opened.cluster
         let on =
             cluster.target.kindCluster.map { " on kind cluster \($0)" }
             ?? " (context \(cluster.target.connection.contextName))"
@@ -105,33 +99,28 @@ public struct StartAction: Sendable {
         return report
     }
 
-    /// What a start has read once connected, and what it will apply: one value the steps after step 2 read.
+    /// What a start has read under its lock, and what it will apply: one value the steps after step 3 read.
     struct Opened {
         var rendered: Rendered
         var cluster: Connected
-        var imageIDs: [(image: String, id: String)]
         /// The images being loaded into kind (nil: none, or a dry run).
         var images: Task<[String], Error>?
         var steps: StartSteps
-        /// What start applies, before the config revisions are stamped.
-        var base: [KubeObject]
-        /// What the deployment owns, as listed (an existing namespace, all kinds).
+        /// What the deployment owns, as listed once (an existing namespace, the kinds it records).
         var owned: OwnedObjects?
-        /// The live Secrets and ConfigMaps the revisions are stamped from.
-        var liveConfig: [String: JSON]
+        /// What start applies, its config revisions stamped from the live Secrets and ConfigMaps.
         var objects: [KubeObject]
         var report: StartReport
     }
 
-    /// Step 2 and what follows it before step 3: connect, render with what the cluster told, the images, what
-    /// start applies (values to be made named, not made), and what the deployment owns.
-    func open(_ rendered: Rendered, _ target: ClusterTarget, _ req: StartRequest, progress: ProgressReporter)
-        async throws -> Opened
-    {
+    /// Step 3 and what follows it before step 4: render with what the cluster told, the images, what start
+    /// applies (the values to be made made, once: a dry run names them), and what the deployment owns.
+    func open(
+        _ rendered: Rendered, _ cluster: Connected, imageIDs: [(image: String, id: String)], _ req: StartRequest,
+        progress: ProgressReporter
+    ) async throws -> Opened {
         var rendered = rendered
         let (model, namespace) = (rendered.model, rendered.namespace)
-        let localImageIDs = localImageIDs(rendered, target, req)
-        let cluster = try await connect(rendered, target, req)
         // The DNS policy allows where this cluster's DNS answers (its kube-dns endpoints), no wider.
         let dns = model.spec.sections.egress == nil ? nil : await ClusterDNSReader(client: cluster.client).read()
         if HostGatewayFinder.needed(model) || dns != nil {
@@ -139,12 +128,12 @@ public struct StartAction: Sendable {
             rendered.manifest = try RenderAction(ctx).render(
                 model, hostGateway: rendered.hostGateway, clusterDNS: dns, warn: HostGatewayFinder.needed(model))
         }
-        let imageIDs = await localImageIDs.value
         let images = req.dryRun ? nil : loadImages(imageIDs, cluster.target, req, progress: progress)
         var report = StartReport(namespace: namespace)
-        // What start applies, with the values stored so far (values to be made are named here, made once, under the lock).
+        // What start applies, with the values stored so far and those to be made (named only, in a dry run).
         let base = try manifest(
-            rendered, cluster, req, stored: cluster.storedSecrets, imageIDs: imageIDs, make: false, report: &report)
+            rendered, cluster, req, stored: cluster.storedSecrets, imageIDs: imageIDs, make: !req.dryRun,
+            report: &report)
         let dryRun =
             !req.dryRun
             ? nil
@@ -154,7 +143,7 @@ public struct StartAction: Sendable {
         let steps = StartSteps(
             ctx: ctx, client: cluster.client, model: model, namespace: namespace, progress: progress,
             bindClaimsAhead: req.wait && !req.dryRun, dryRun: dryRun)
-        // What the deployment owns, read for the unchanged-test (apply and prune read it again under the lock).
+        // What the deployment owns (one list per kind the Namespace records): the unchanged-test, apply and prune.
         var owned: OwnedObjects?
         if let existing = cluster.existing, req.onlyKinds == nil {
             owned = try await steps.listOwned(keep: base, kinds: StartAction.pruneKinds(existing))
@@ -165,9 +154,8 @@ public struct StartAction: Sendable {
             liveConfig = try await ConfigRevisions.live(cluster.client, namespace: namespace, deployment: model.id)
         }
         return Opened(
-            rendered: rendered, cluster: cluster, imageIDs: imageIDs, images: images, steps: steps, base: base,
-            owned: owned,
-            liveConfig: liveConfig, objects: ConfigRevisions.stamp(base, live: liveConfig), report: report)
+            rendered: rendered, cluster: cluster, images: images, steps: steps, owned: owned,
+            objects: ConfigRevisions.stamp(base, live: liveConfig), report: report)
     }
 
     /// Step 3's way: the Namespace's lifecycle annotations renewed, every object counted as unchanged.
@@ -185,21 +173,10 @@ public struct StartAction: Sendable {
             "\(o.report.unchanged.count) \(English.plural("object", o.report.unchanged.count)) already as rendered")
     }
 
-    /// Steps 5 to 7, under the lock (`locked`; a dry run holds none and reads nothing again).
-    func change(_ o: inout Opened, locked: Bool, _ req: StartRequest, progress: ProgressReporter) async throws {
-        let (model, namespace, cluster) = (o.rendered.model, o.rendered.namespace, o.cluster)
-        // 5. secrets: the stored values read again under the lock (a rotation that ended while this run
-        // waited is kept, not undone), and values to be made made from them.
-        if locked, cluster.storedSecrets != nil || !o.report.generatedSecrets.isEmpty {
-            let stored = try await cluster.client.get(
-                .secret, name: DeploymentNames.generatedSecrets(model.id), namespace: namespace)
-            let version = { (json: JSON?) in json?.at("metadata", "resourceVersion")?.string }
-            if !o.report.generatedSecrets.isEmpty || version(stored) != version(cluster.storedSecrets) {
-                o.base = try manifest(o.rendered, cluster, req, stored: stored, imageIDs: o.imageIDs, report: &o.report)
-                o.objects = ConfigRevisions.stamp(o.base, live: o.liveConfig)
-            }
-        }
-        // 6. apply
+    /// Steps 5 to 7, under the lock (a dry run holds none): the values to be made were made in step 3.
+    func change(_ o: inout Opened, _ req: StartRequest, progress: ProgressReporter) async throws {
+        let (model, cluster) = (o.rendered.model, o.cluster)
+        // 5. ingress
         let images = o.images
         if IngressInstaller.needed(model, o.rendered.manifest, req) && !req.dryRun {
             // Its image may be one of the images being loaded (a spec caddy-ingress-image this host has).
@@ -213,19 +190,10 @@ public struct StartAction: Sendable {
                         timeout: req.timeout, progress: progress)
             }
         }
-        // Another run may have changed what the deployment owns since the unchanged-test read it: apply and
-        // prune go by a read made under the lock (the Namespace too: the kinds it records are the ones listed).
-        var existing = cluster.existing
-        if let read = existing, req.onlyKinds == nil, locked {
-            let current = try await cluster.client.get(.namespace, name: namespace, namespace: nil) ?? read
-            (o.owned, existing) = (
-                try await o.steps.listOwned(keep: o.objects, kinds: StartAction.pruneKinds(current)), current
-            )
-            o.objects = ConfigRevisions.stamp(o.base, live: o.owned?.live ?? o.liveConfig)
-        }
+        // 6. apply
         if let owned = o.owned { o.steps.warnKeptVolumes(owned) }
         try await o.steps.apply(
-            o.objects, existing: existing, owned: o.owned, onlyKinds: req.onlyKinds, report: &o.report,
+            o.objects, existing: cluster.existing, owned: o.owned, onlyKinds: req.onlyKinds, report: &o.report,
             beforeWorkloads: { _ = try await images?.value })
         // 7. prune
         try await o.steps.prune(o.owned?.pruneCandidates ?? [], report: &o.report)
@@ -252,14 +220,14 @@ public struct StartAction: Sendable {
         return out
     }
 
-    // MARK: 3. nothing to change
+    // MARK: 4. nothing to change
 
     /// How a start of a running deployment that would change nothing renews the Namespace, or nil when it
     /// would change something. It would change nothing when every object is already as rendered (start's
     /// unchanged-test, `KubeObject.isUnchanged`), every Job exists, nothing is to be pruned, no value is to
     /// be made and no ingress controller to be checked; the Namespace's lifecycle annotations (times and
-    /// host, which no other run's work depends on) may differ. A start racing another run either finds
-    /// nothing of it applied yet, or finds a difference and meets its lock.
+    /// host, which no other run's work depends on) may differ. It is judged under the lock, on what
+    /// step 3 read: no other writer runs meanwhile.
     func unchanged(
         _ rendered: Rendered, _ cluster: Connected, _ objects: [KubeObject], _ owned: OwnedObjects?,
         _ req: StartRequest,
@@ -323,22 +291,26 @@ public struct StartAction: Sendable {
 
     /// The objects. extra_hosts host-gateway without the spec's `host-gateway:`, and an egress policy's DNS,
     /// depend on the cluster: this render checks (its warnings held back when a gateway is needed), and the
-    /// connect step renders once more with what the cluster told.
+    /// read step renders once more with what the cluster told.
     func render(_ req: StartRequest) throws -> Rendered {
         let model = try RenderAction(ctx).model(req.directory)
         return Rendered(
             model: model, manifest: try RenderAction(ctx).render(model, warn: !HostGatewayFinder.needed(model)))
     }
 
-    // MARK: 2. connect
+    // MARK: 2. connect and lock
 
     struct Connected: Sendable {
         var target: ClusterTarget
         var client: ClusterClient
-        /// The namespace as it stood (its owner checked), or nil when this run created it.
-        var existing: JSON?
-        /// The generated-secrets Secret as stored, when the deployment has one.
-        var storedSecrets: JSON?
+        /// The namespace as it stood (its owner checked), or nil when this run created it (read in step 3).
+        var existing: JSON? = nil
+        /// The generated-secrets Secret as stored, when the deployment has one (read in step 3).
+        var storedSecrets: JSON? = nil
+        /// The deployment's lock, taken (nil in a dry run).
+        var lock: DeploymentLock? = nil
+        /// Whether this run created the namespace (nothing in it to read).
+        var createdNamespace = false
     }
 
     /// The cluster for the deployment; the deployment's kind cluster is created when none runs (with cluster
@@ -364,51 +336,36 @@ public struct StartAction: Sendable {
         return found
     }
 
-    /// The first round trip, three requests at once: create the namespace (only what never changes: the
-    /// rest comes with its apply), read it, and read the secret values already made. A kind context from
-    /// the user's kubeconfig that does not answer is stale: the cluster is found again through kind's CLI
-    /// (and created when none runs).
-    func connect(_ rendered: Rendered, _ target: ClusterTarget, _ req: StartRequest) async throws -> Connected {
+    /// The deployment's lock taken, and its namespace made when there is none: the Lease's create is the
+    /// first request, and a create refused for want of the namespace creates it (only what never changes:
+    /// the rest comes with its apply). A lock another run holds is waited for up to --timeout, once the
+    /// namespace is known to be this deployment's. A dry run takes no lock and reads the Namespace and the
+    /// stored values. A kind context from the user's kubeconfig that does not answer is stale: the cluster
+    /// is found again through kind's CLI (and created when none runs).
+    func connect(_ rendered: Rendered, _ target: ClusterTarget, _ req: StartRequest, progress: ProgressReporter)
+        async throws -> Connected
+    {
         let (model, namespace) = (rendered.model, rendered.namespace)
-        let secretName =
-            SecretSources(
-                ctx: ctx,
-                model: model
-            ).hasGenerated && (req.onlyKinds?.contains("Secret") ?? true)
-            ? DeploymentNames.generatedSecrets(model.id) : nil
         let bare = KubeObject(
             .namespace, name: namespace, annotations: [(DeploymentNames.directoryAnnotation, model.directory)])
         func attempt(_ target: ClusterTarget) async throws -> Connected {
             let client = try ctx.connect(target.connection)
+            var cluster = Connected(target: target, client: client)
             if req.dryRun {
-                // Reads only: the Namespace and the stored values.
-                async let current = client.get(.namespace, name: namespace, namespace: nil)
-                async let stored =
-                    secretName == nil ? nil : client.get(.secret, name: secretName ?? "", namespace: namespace)
-                guard let existing = try await current else {
-                    return Connected(target: target, client: client, existing: nil, storedSecrets: nil)
+                return try await read(cluster, rendered, req)
+            }
+            let lock = DeploymentLock(
+                ctx: ctx, client: client, namespace: namespace, model: model, duration: req.timeout)
+            let (refusal, created) = try await lock.tryAcquire(creating: bare)
+            if let refusal {
+                // Another run holds it: waited for only when the namespace is this deployment's.
+                if let ns = try await client.get(.namespace, name: namespace, namespace: nil) {
+                    try checkOwnership(ns, namespace: namespace, model: model)
                 }
-                try checkOwnership(existing, namespace: namespace, model: model)
-                return Connected(target: target, client: client, existing: existing, storedSecrets: try await stored)
+                try await lock.wait(after: refusal, waiting: req.timeout, progress: progress)
             }
-            async let created = client.create(bare, fieldManager: "so")
-            async let current = client.get(.namespace, name: namespace, namespace: nil)
-            async let stored =
-                secretName == nil ? nil : client.get(.secret, name: secretName ?? "", namespace: namespace)
-            if try await created != nil {
-                // This run created the namespace: nothing was there to read (the reads' answers, or errors, say nothing).
-                _ = try? await current
-                _ = try? await stored
-                return Connected(target: target, client: client, existing: nil, storedSecrets: nil)
-            }
-            // It exists; a read that went out before another run's create landed is made again.
-            var existing = try await current
-            if existing == nil { existing = try await client.get(.namespace, name: namespace, namespace: nil) }
-            guard let existing else {
-                throw SoError("namespace \(namespace) was deleted while this start began", hint: "run the start again")
-            }
-            try checkOwnership(existing, namespace: namespace, model: model)
-            return Connected(target: target, client: client, existing: existing, storedSecrets: try await stored)
+            (cluster.lock, cluster.createdNamespace) = (lock, created)
+            return cluster
         }
         do {
             return try await attempt(target)
@@ -425,6 +382,26 @@ public struct StartAction: Sendable {
             guard req.cluster.performClusterManagement, !req.dryRun else { throw e }
             return try await attempt(try await targets.createKind(model))
         }
+    }
+
+    /// Step 3's first round trip: the Namespace (its owner checked) and the stored secret values, read at
+    /// once (a dry run's connect reads them); nothing when this run created the namespace.
+    func read(_ cluster: Connected, _ rendered: Rendered, _ req: StartRequest) async throws -> Connected {
+        guard !cluster.createdNamespace else { return cluster }
+        let (model, namespace, client) = (rendered.model, rendered.namespace, cluster.client)
+        let secretName =
+            SecretSources(ctx: ctx, model: model).hasGenerated && (req.onlyKinds?.contains("Secret") ?? true)
+            ? DeploymentNames.generatedSecrets(model.id) : nil
+        async let current = client.get(.namespace, name: namespace, namespace: nil)
+        async let stored = secretName == nil ? nil : client.get(.secret, name: secretName ?? "", namespace: namespace)
+        var read = cluster
+        guard let existing = try await current else {
+            if req.dryRun { return read }
+            throw SoError("namespace \(namespace) was deleted while this start began", hint: "run the start again")
+        }
+        try checkOwnership(existing, namespace: namespace, model: model)
+        (read.existing, read.storedSecrets) = (existing, try await stored)
+        return read
     }
 
     /// A namespace annotated for another deployment directory is never taken over; one being deleted

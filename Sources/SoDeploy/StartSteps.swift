@@ -42,7 +42,7 @@ struct StartSteps: Sendable {
         beforeWorkloads: () async throws -> Void
     ) async throws {
         let started = ctx.clock.now()
-        // The Namespace exists already (the connect step made sure).
+        // The Namespace exists already (the lock step made sure).
         let split = namespaces(objects, existing: existing, onlyKinds: onlyKinds, report: &report)
         var namespaceObjects = split.namespaces
         let renewed = split.renewed

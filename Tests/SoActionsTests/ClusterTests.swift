@@ -91,19 +91,17 @@ struct ClusterHarness {
         let writes = c.cluster.calls.filter { !$0.hasPrefix("get ") && !$0.hasPrefix("list ") }.map {
             $0.split(separator: " ").prefix(2).joined(separator: " ")
         }
-        // The namespace is created, then locked with a Lease (the one lock of every start: one request more
-        // than the locked create of earlier versions); then its labels with what pods use (in parallel),
-        // then the workloads; then the Lease goes.
-        #expect(Array(writes.prefix(2)) == ["create Namespace", "create Lease"])
+        // The Lease is the first request: refused for want of the namespace, which is created, then the
+        // Lease in it; then its labels with what pods use (in parallel), then the workloads; then the Lease goes.
+        #expect(Array(writes.prefix(3)) == ["create Lease", "create Namespace", "create Lease"])
         #expect(
-            writes.dropFirst(2).prefix(5).sorted() == [
+            writes.dropFirst(3).prefix(5).sorted() == [
                 "apply ConfigMap", "apply ConfigMap", "apply Namespace", "apply PersistentVolumeClaim", "apply Service",
             ])
-        #expect(writes.dropFirst(7).prefix(2).sorted() == ["apply Deployment", "apply Job"])
-        #expect(writes.last == "delete Lease" && writes.count == 10, "\(writes)")
-        // A namespace this start created holds no Job to look for.
-        #expect(!c.cluster.calls.contains { $0.hasPrefix("get Job") })
-        #expect(c.cluster.calls.filter { $0.hasPrefix("get ") } == ["get Namespace \(c.id)"])
+        #expect(writes.dropFirst(8).prefix(2).sorted() == ["apply Deployment", "apply Job"])
+        #expect(writes.last == "delete Lease" && writes.count == 11, "\(writes)")
+        // A namespace this start created holds nothing to read: no Job to look for, no Namespace or Secret.
+        #expect(!c.cluster.calls.contains { $0.hasPrefix("get ") }, "\(c.cluster.calls)")
         // The lock is released at the end.
         #expect(c.cluster.object("Lease", "so-deployment-lock", namespace: c.id) == nil)
         #expect(report.namespace == c.id)
@@ -112,8 +110,8 @@ struct ClusterHarness {
         #expect(ns.annotations["laconic.com/deployment-dir"] == c.h.path("dep"))
     }
 
-    /// A start that makes a value draws its randomness once: the values to make are named before the lock
-    /// (the unchanged-test) and made under it, not made twice.
+    /// A start that makes a value draws its randomness once: the values to make are made under the lock,
+    /// once, and the unchanged-test reads what was made.
     @Test func aStartDrawsEntropyOnceForAValueToMake() async throws {
         final class Counting: Entropy, @unchecked Sendable {
             let lock = NSLock()
@@ -231,8 +229,8 @@ struct ClusterHarness {
             StartRequest(directory: "dep", cluster: c.options, progress: .plain, onlyKinds: ["Deployment"]))
         let writes = c.cluster.calls.dropFirst(before).filter { $0.hasPrefix("apply ") || $0.hasPrefix("create ") }.map
         { $0.split(separator: " ").prefix(2).joined(separator: " ") }
-        // The namespace exists (its create is refused): a Lease locks it.
-        #expect(writes == ["create Namespace", "create Lease", "apply Deployment"])
+        // The namespace exists: the Lease, the first request, locks it.
+        #expect(writes == ["create Lease", "apply Deployment"])
         // Its ConfigMaps are read (their revisions go into the pod template), never applied nor pruned.
         #expect(
             !c.cluster.calls.dropFirst(before).contains {
@@ -285,16 +283,18 @@ struct ClusterHarness {
         let calls = Array(c.cluster.calls[before...])
         let lock = try #require(calls.firstIndex { $0.hasPrefix("create Lease") })
         let namespace = try #require(calls.firstIndex { $0.hasPrefix("apply Namespace") })
-        #expect(calls.prefix(2).sorted() == ["create Namespace \(c.id)", "get Namespace \(c.id)"])
+        // The lock first, then the Namespace read under it, once.
+        #expect(lock == 0 && calls[1] == "get Namespace \(c.id)", "\(calls)")
+        #expect(calls.filter { $0.hasPrefix("get Namespace") }.count == 1, "\(calls)")
         #expect(lock < namespace, "\(calls)")
         #expect(calls.filter { $0.hasPrefix("apply Namespace") }.count == 1)
         #expect(calls.last == "delete Lease \(c.id)/so-deployment-lock")
     }
 
-    /// A re-start a minute later changes nothing but the Namespace's lifecycle annotations: no Lease, one
-    /// merge patch of the times (and the applied hash, so the next start is as quick); a label changed by
-    /// hand, or an `expires-at` to drop, takes the locked way and a full apply.
-    @Test func aLaterStartThatChangesNothingRenewsOnlyTheLifecycleAnnotationsWithoutTheLock() async throws {
+    /// A re-start a minute later changes nothing but the Namespace's lifecycle annotations, under the lock:
+    /// one merge patch of the times (and the applied hash, so the next start is as quick); a label changed
+    /// by hand, or an `expires-at` to drop, takes the full apply.
+    @Test func aLaterStartThatChangesNothingRenewsOnlyTheLifecycleAnnotations() async throws {
         let c = try await ClusterHarness()
         _ = try await c.start()
         let startedAt = try #require(c.cluster.object("Namespace", c.id)?.annotations["so.dev/started-at"])
@@ -304,7 +304,8 @@ struct ClusterHarness {
         var calls = Array(c.cluster.calls[before...])
         #expect(
             calls.filter { !$0.hasPrefix("list") && !$0.hasPrefix("get") } == [
-                "create Namespace \(c.id)", "patch Namespace \(c.id)",
+                "create Lease \(c.id)/so-deployment-lock", "patch Namespace \(c.id)",
+                "delete Lease \(c.id)/so-deployment-lock",
             ], "\(calls)")
         #expect(report.applied.isEmpty && report.unchanged.contains("Namespace \(c.id)"))
         let ns = try #require(c.cluster.object("Namespace", c.id))
@@ -315,7 +316,7 @@ struct ClusterHarness {
         before = c.cluster.calls.count
         _ = try await c.start()
         calls = Array(c.cluster.calls[before...])
-        #expect(!calls.contains { $0.contains("Lease") || $0.hasPrefix("apply") }, "\(calls)")
+        #expect(!calls.contains { $0.hasPrefix("apply") }, "\(calls)")
 
         // A label changed by hand: the Namespace is applied again, under the lock.
         c.cluster.update("Namespace", c.id, namespace: nil) { json in
@@ -440,10 +441,12 @@ struct ClusterHarness {
             let m = (e as? SoError)?.message ?? ""
             return m.contains("namespace \(c.id) belongs to another deployment directory: /elsewhere/dep")
         }
-        // Its create was refused (it exists); nothing was written.
+        // Nothing was written but this run's own Lease, taken and given up (the owner is read under it).
         #expect(
-            !c.cluster.calls.contains { $0.hasPrefix("apply") || $0.hasPrefix("create Lease") || $0.hasPrefix("patch") }
-        )
+            c.cluster.calls.filter { !$0.hasPrefix("get") } == [
+                "create Lease \(c.id)/so-deployment-lock", "delete Lease \(c.id)/so-deployment-lock",
+            ], "\(c.cluster.calls)")
+        #expect(c.cluster.object("Lease", "so-deployment-lock", namespace: c.id) == nil)
         #expect(c.cluster.object("Namespace", c.id)?.annotations["laconic.com/deployment-dir"] == "/elsewhere/dep")
     }
 

@@ -92,11 +92,15 @@ enum E2E {
         let writes = r.stderr.split(separator: "\n").filter { $0.hasPrefix("api: ") && !$0.hasPrefix("api: GET") }.map {
             $0.split(separator: " ").prefix(3).joined(separator: " ")
         }
-        // (The namespace's create is refused: it exists. Nothing changes, so no Lease is taken: the one write
-        // is the merge patch renewing the Namespace's lifecycle annotations, none within the same second.)
+        // (The Lease is taken and given up; nothing changes: the one other write is the merge patch renewing
+        // the Namespace's lifecycle annotations, none within the same second.)
+        let lease = "/apis/coordination.k8s.io/v1/namespaces/\(id)/leases"
         #expect(
-            writes.contains("api: POST /api/v1/namespaces")
-                && Set(writes).isSubset(of: ["api: PATCH /api/v1/namespaces/\(id)", "api: POST /api/v1/namespaces"]),
+            writes.contains("api: POST \(lease)") && writes.contains("api: DELETE \(lease)/so-deployment-lock")
+                && Set(writes).isSubset(of: [
+                    "api: PATCH /api/v1/namespaces/\(id)", "api: POST \(lease)",
+                    "api: DELETE \(lease)/so-deployment-lock",
+                ]),
             "\(writes)")
         #expect(r.stdout.contains("objects already as rendered"), "\(r.stdout)")
         #expect(try await version() == before)
