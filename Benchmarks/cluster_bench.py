@@ -2,7 +2,7 @@
 """`so deployment start` against a real API server: wall time and API request count. Prints figures;
 asserts nothing.
 
-Usage: python3 Benchmarks/cluster_bench.py --kubeconfig PATH [--so PATH] [--deployments 100]
+Usage: python3 Benchmarks/cluster_bench.py --kubeconfig PATH [--so PATH] [--deployments 100] [--image IMAGE]
        (or SO_BENCH_KUBECONFIG=PATH). Builds `so` in release mode (.build-release) unless --so is given.
 
 Cases:
@@ -54,7 +54,7 @@ class Runner:
         return self.so_cmd(["deployment", "--dir", d, "stop", "--delete-volumes", "--delete-namespace"], cluster=True)
 
 
-def fifty_service_stack(root):
+def fifty_service_stack(root, image):
     os.makedirs(os.path.join(root, "stacks", "fifty"))
     os.makedirs(os.path.join(root, "compose"))
     pods = [f"svc{i:02d}" for i in range(1, 51)]
@@ -62,7 +62,7 @@ def fifty_service_stack(root):
         f.write("version: \"1.0\"\nname: fifty\npods:\n" + "".join(f"  - {p}\n" for p in pods))
     for p in pods:
         with open(os.path.join(root, "compose", f"docker-compose-{p}.yml"), "w") as f:
-            f.write(f"services:\n  {p}:\n    image: nginx:1.27-alpine\n    environment:\n      NAME: {p}\n    ports:\n      - \"80\"\n")
+            f.write(f"services:\n  {p}:\n    image: {image}\n    environment:\n      NAME: {p}\n    ports:\n      - \"80\"\n")
     return os.path.join(root, "stacks", "fifty")
 
 
@@ -71,7 +71,9 @@ def row(label, seconds, requests):
 
 
 def main():
-    args, kubeconfig, so = clusterargs.parse([("--deployments", int, 100)])
+    # --image: the 50 services' image (the real node of ../shared/tools serves only its own images:
+    # docker.io/cerc/test-container:local there).
+    args, kubeconfig, so = clusterargs.parse([("--deployments", int, 100), ("--image", str, "nginx:1.27-alpine")])
     work = tempfile.mkdtemp(prefix="so-cluster-bench-")
     r = Runner(so, kubeconfig, work)
     created, ups = [], []
@@ -95,7 +97,7 @@ def main():
         created.append(d)
         row("test fixture: first start --no-wait", *r.start(d, wait=False))
 
-        d = r.deployment(fifty_service_stack(os.path.join(work, "fifty-src")), "fifty")
+        d = r.deployment(fifty_service_stack(os.path.join(work, "fifty-src"), args.image), "fifty")
         created.append(d)
         row("50 services: first start", *r.start(d))
         row("50 services: re-start (no changes)", *r.start(d))

@@ -18,6 +18,8 @@ public struct DeploymentListing: Sendable, Equatable {
     public var readyDeployments: Int
     public var deployments: Int
     public var terminating: Bool
+    /// Whether `so` made its namespace (`NamespaceContents`): only then is it removed whole without a look inside.
+    public var madeBySo = false
 
     public var ready: Bool { deployments > 0 && readyDeployments == deployments }
     public func expired(at now: Date) -> Bool { expiresAt.map { $0 <= now } ?? false }

@@ -42,7 +42,8 @@ public struct ListAction {
                 createdAt: ns.at("metadata", "creationTimestamp")?.string.flatMap(Timestamps.parse),
                 expiresAt: a[DeploymentNames.Annotation.expiresAt].flatMap(Timestamps.parse),
                 readyDeployments: counts.ready, deployments: counts.total,
-                terminating: ns.at("status", "phase")?.string == "Terminating")
+                terminating: ns.at("status", "phase")?.string == "Terminating", madeBySo: NamespaceContents.madeBySo(ns)
+            )
         }.sorted { ($0.name, $0.namespace) < ($1.name, $1.namespace) }
     }
 }

@@ -19,34 +19,48 @@ package struct Remover {
     static let parallel = 16
 
     /// Removes each deployment's namespace (under its Lease), its PersistentVolumes and the directory `so up`
-    /// made for it, `parallel` at a time; with `wait`, until every namespace is gone. The requests do not grow
-    /// with the number of deployments beyond one delete each: the PersistentVolumes are listed once, and the
-    /// wait lists the namespaces once a look.
+    /// made for it, `parallel` at a time; with `wait`, until every namespace deleted is gone. The requests do
+    /// not grow with the number of deployments beyond one delete each: the PersistentVolumes are listed once, and
+    /// the wait lists the namespaces once a look (a namespace `so` did not make costs a look inside first).
     package func remove(_ deployments: [DeploymentListing], wait: Bool, timeout: Double) async throws {
         guard !deployments.isEmpty else { return }
         let ids = Set(deployments.map(\.id))
         let volumes = try await client.list(.persistentVolume, namespace: nil, labelSelector: "app").filter {
             ids.contains($0.labels["app"] ?? "")
         }
-        try await withThrowingTaskGroup(of: Void.self) { group in
+        let deleted = try await withThrowingTaskGroup(of: String?.self) { group in
+            var gone: [String] = []
             for (i, d) in deployments.enumerated() {
-                if i >= Self.parallel { try await group.next() }
+                if i >= Self.parallel, let namespace = try await group.next() ?? nil { gone.append(namespace) }
                 group.addTask {
                     try await removeOne(d, volumes: volumes.filter { $0.labels["app"] == d.id }, timeout: timeout)
+                        ? d.namespace : nil
                 }
             }
-            try await group.waitForAll()
+            for try await namespace in group { if let namespace { gone.append(namespace) } }
+            return gone
         }
-        if wait { try await waitUntilGone(deployments.map(\.namespace), timeout: timeout) }
+        if wait { try await waitUntilGone(deleted, timeout: timeout) }
     }
 
     /// One deployment: its namespace deleted under its Lease (a start or stop of it in progress is waited for,
     /// up to the timeout; a namespace already going needs no deleting), its PersistentVolumes, and the directory
-    /// `so up` made.
-    func removeOne(_ d: DeploymentListing, volumes: [JSON], timeout: Double) async throws {
+    /// `so up` made. A namespace `so` did not make that holds objects of others is kept: only the deployment's
+    /// own objects in it are deleted, with a warning. Returns whether the namespace is going.
+    func removeOne(_ d: DeploymentListing, volumes: [JSON], timeout: Double) async throws -> Bool {
         let lock = DeploymentLock(ctx: ctx, client: client, namespace: d.namespace, deployment: d.id, duration: timeout)
+        var going = true
         do {
             try await lock.holding(waiting: timeout, progress: ProgressReporter(ctx: ctx, mode: .auto)) {
+                let others = try await NamespaceContents(client: client)
+                    .others(in: d.namespace, madeBySo: d.madeBySo, deployment: d.id)
+                guard others.isEmpty else {
+                    going = false
+                    try await deleteOwn(d)
+                    let kept = NamespaceContents.keptWarning(d.namespace, others: others)
+                    ctx.diagnostics.warn(kept.message, hint: kept.hint)
+                    return
+                }
                 _ = try await client.delete(.namespace, name: d.namespace, namespace: nil, propagation: .background)
             }
         } catch {
@@ -62,6 +76,19 @@ package struct Remover {
             // The directory's path came from the cluster: it is checked like any name a user gives.
             do { try ctx.removeDeploymentDirectory(d.directory, namespace: d.namespace) } catch let e as SoError {
                 ctx.diagnostics.warn(e.message, hint: e.hint)
+            }
+        }
+        return going
+    }
+
+    /// The deployment's own objects in a namespace that stays (what `stop --delete-volumes` deletes).
+    func deleteOwn(_ d: DeploymentListing) async throws {
+        let own = [DeploymentNames.selector(d.id), DeploymentNames.selector("\(d.id)-job")]
+        for type in StopAction.order + [.persistentVolumeClaim] {
+            for selector in type.kind == ResourceType.pod.kind ? own : [own[0]] {
+                for item in try await client.list(type, namespace: d.namespace, labelSelector: selector) {
+                    _ = try await client.delete(type, name: item.name, namespace: d.namespace, propagation: .background)
+                }
             }
         }
     }

@@ -346,8 +346,13 @@ public struct StartAction: Sendable {
         async throws -> Connected
     {
         let (model, namespace) = (rendered.model, rendered.namespace)
+        // Marked as made by so: only such a namespace is deleted whole without looking in it (NamespaceContents).
         let bare = KubeObject(
-            .namespace, name: namespace, annotations: [(DeploymentNames.directoryAnnotation, model.directory)])
+            .namespace, name: namespace,
+            annotations: [
+                (DeploymentNames.directoryAnnotation, model.directory),
+                (DeploymentNames.Annotation.madeBy, DeploymentNames.Annotation.madeBySo),
+            ])
         func attempt(_ target: ClusterTarget) async throws -> Connected {
             let client = try ctx.connect(target.connection)
             var cluster = Connected(target: target, client: client)
@@ -356,7 +361,7 @@ public struct StartAction: Sendable {
             }
             let lock = DeploymentLock(
                 ctx: ctx, client: client, namespace: namespace, model: model, duration: req.timeout)
-            let (refusal, created) = try await lock.tryAcquire(creating: bare)
+            let (refusal, created) = try await firstTry(lock, creating: bare, req, progress: progress)
             if let refusal {
                 // Another run holds it: waited for only when the namespace is this deployment's.
                 if let ns = try await client.get(.namespace, name: namespace, namespace: nil) {
@@ -381,6 +386,29 @@ public struct StartAction: Sendable {
             }
             guard req.cluster.performClusterManagement, !req.dryRun else { throw e }
             return try await attempt(try await targets.createKind(model))
+        }
+    }
+
+    /// The lock's first try (`DeploymentLock.tryAcquire`). A namespace still being deleted (by a `so down` or
+    /// a `stop --delete-namespace` just before) refuses the Lease: it is waited for until it is gone, up to
+    /// --timeout, looked at after 0.25 s, then twice as long each time up to 1 s, and made anew.
+    func firstTry(_ lock: DeploymentLock, creating bare: KubeObject, _ req: StartRequest, progress: ProgressReporter)
+        async throws -> (refusal: SoError?, createdNamespace: Bool)
+    {
+        let deadline = ctx.clock.now().addingTimeInterval(req.timeout)
+        var pause = 0.25
+        var said = false
+        while true {
+            do { return try await lock.tryAcquire(creating: bare) } catch {
+                // Gone since it was seen being deleted: the next try makes it.
+                let ns = try await lock.client.get(.namespace, name: bare.name, namespace: nil)
+                let going = ns.map { $0.at("status", "phase")?.string == "Terminating" } ?? said
+                guard going, ctx.clock.now() < deadline else { throw error }
+                if !said { progress.phase("waiting", "namespace \(bare.name) is being deleted") }
+                said = true
+                try await ctx.clock.sleep(seconds: pause)
+                pause = min(pause * 2, 1)
+            }
         }
     }
 

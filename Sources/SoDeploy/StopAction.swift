@@ -35,7 +35,7 @@ public struct StopAction {
         let lock =
             exists
             ? DeploymentLock(ctx: ctx, client: client, namespace: namespace, model: model, duration: req.timeout) : nil
-        let deleted = try await DeploymentLock.holding(
+        let (deleted, namespaceDeleted) = try await DeploymentLock.holding(
             lock, waiting: req.timeout, progress: ProgressReporter(ctx: ctx, mode: .auto)
         ) {
             try await deleteObjects(req, model: model, dir: dir, namespace: namespace, client: client)
@@ -67,16 +67,17 @@ public struct StopAction {
         ctx.say(
             "stopped \(model.id): deleted \(deleted.count) \(English.plural("object", deleted.count))"
                 + (req.deleteVolumes ? " (volumes too)" : "; volumes kept")
-                + (req.deleteNamespace ? ", namespace deleted" : ""))
+                + (namespaceDeleted ? (req.waitForNamespace ? ", namespace deleted" : ", namespace being deleted") : "")
+        )
         return deleted.map { "\($0.0.kind) \($0.1)" }
     }
 
     /// The deployment's objects deleted (or, in a dry run, named) kind by kind, waited for until gone; then its
-    /// namespace when asked.
+    /// namespace when asked and it holds nothing of others (`namespaceDeleted`).
     func deleteObjects(
         _ req: StopRequest, model: DeploymentModel, dir: String, namespace: String,
         client: ClusterClient
-    ) async throws -> [(ResourceType, String, String?)] {
+    ) async throws -> (deleted: [(ResourceType, String, String?)], namespaceDeleted: Bool) {
         let selector = DeploymentNames.selector(model.id)
         var types = Self.order
         if req.deleteVolumes { types.append(.persistentVolumeClaim) }
@@ -112,6 +113,7 @@ public struct StopAction {
             }
         }
         if !req.dryRun { try await waitGone(client, deleted, timeout: req.timeout) }
+        var namespaceDeleted = false
         if req.deleteNamespace {
             let ns = ResourceType.namespace
             if let existing = try await client.get(ns, name: namespace, namespace: nil) {
@@ -120,15 +122,23 @@ public struct StopAction {
                         "namespace \(namespace) belongs to another deployment directory: \(owner)",
                         hint: "it was left in place; stop that deployment instead")
                 }
-                if req.dryRun {
+                // Deleted whole only when it holds nothing of others (a namespace so did not make may).
+                let others = try await NamespaceContents(client: client)
+                    .others(
+                        in: namespace, madeBySo: NamespaceContents.madeBySo(existing), deployment: model.id)
+                if !others.isEmpty {
+                    let kept = NamespaceContents.keptWarning(namespace, others: others)
+                    ctx.diagnostics.warn(kept.message, hint: kept.hint)
+                } else if req.dryRun {
                     ctx.console.out("would delete Namespace \(namespace)")
                 } else {
                     _ = try await client.delete(ns, name: namespace, namespace: nil, propagation: .background)
-                    try await waitGone(client, [(ns, namespace, nil)], timeout: req.timeout)
+                    if req.waitForNamespace { try await waitGone(client, [(ns, namespace, nil)], timeout: req.timeout) }
+                    namespaceDeleted = true
                 }
             }
         }
-        return deleted
+        return (deleted, namespaceDeleted)
     }
 
     /// The host's kind cluster is every kind deployment's: it is deleted only when no other `so` deployment
@@ -152,14 +162,25 @@ public struct StopAction {
         return others.map(\.namespace)
     }
 
-    /// Polls until every deleted object is gone, bounded by `timeout`.
+    /// Polls until every deleted object is gone, bounded by `timeout`: the objects looked at together, after
+    /// 0.1 s, then twice as long each time up to 1 s (most go at once; pods go when their containers stop,
+    /// usually within a second or two).
     func waitGone(_ client: ClusterClient, _ objects: [(ResourceType, String, String?)], timeout: Double) async throws {
         let start = ctx.clock.now()
         var remaining = objects
+        var pause = 0.1
         while !remaining.isEmpty {
-            var still: [(ResourceType, String, String?)] = []
-            for o in remaining where try await client.get(o.0, name: o.1, namespace: o.2) != nil { still.append(o) }
-            remaining = still
+            remaining = try await withThrowingTaskGroup(of: (ResourceType, String, String?)?.self) { group in
+                var still: [(ResourceType, String, String?)] = []
+                for (i, o) in remaining.enumerated() {
+                    if i >= StartAction.parallelRequests, let left = try await group.next() ?? nil {
+                        still.append(left)
+                    }
+                    group.addTask { try await client.get(o.0, name: o.1, namespace: o.2) == nil ? nil : o }
+                }
+                for try await o in group { if let o { still.append(o) } }
+                return still
+            }
             if remaining.isEmpty { return }
             if ctx.clock.now().timeIntervalSince(start) >= timeout {
                 let (type, name, _) = remaining[0]
@@ -168,7 +189,8 @@ public struct StopAction {
                     hint: "a finalizer may hold it; look at 'kubectl get \(type.plural) \(name) -o yaml'",
                     exitCode: SoError.exitTimeout)
             }
-            try await ctx.clock.sleep(seconds: 1)
+            try await ctx.clock.sleep(seconds: pause)
+            pause = min(pause * 2, 1)
         }
     }
 }

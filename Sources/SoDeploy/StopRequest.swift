@@ -19,6 +19,10 @@ public struct StopRequest: Sendable {
     /// for a deployment that may be a workspace); nil only where the caller checked already (`so down`).
     /// No default: every caller says which.
     public var volumeGuard: VolumeGuard?
+    /// With `deleteNamespace`: wait until the namespace is gone (Kubernetes takes about 5 s for an empty one);
+    /// false returns once its deletion is accepted and the deployment's objects are gone (`so down`: a start of
+    /// the same namespace waits for it).
+    public var waitForNamespace = true
 
     public init(
         directory: String, cluster: ClusterOptions = ClusterOptions(performClusterManagement: false),

@@ -35,6 +35,9 @@ public enum DeploymentNames {
         public static let kinds = "so.dev/kinds"
         /// On placeholder Secrets of `render`: what the values are made from.
         public static let placeholder = "so.dev/placeholder"
+        /// On a namespace `so` created (set by its create only, never applied): `so` may delete it whole.
+        public static let madeBy = "so.dev/made-by"
+        public static let madeBySo = "so"
     }
 
     /// Labels on every rendered object: laconic-so's `app`, plus the recommended app.kubernetes.io set.

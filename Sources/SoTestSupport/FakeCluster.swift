@@ -203,6 +203,15 @@ public final class FakeCluster: ClusterClient, @unchecked Sendable {
                     "cannot apply \(object.reference): namespaces \"\(ns)\" not found (NotFound)",
                     hint: "the object or its namespace does not exist")
             }
+            // As the API server: nothing new in a namespace being deleted.
+            let terminating = locked {
+                objects[Key(type: .namespace, namespace: nil, name: ns)]?.at("status", "phase")?.string == "Terminating"
+            }
+            if terminating {
+                throw SoError(
+                    "cannot create \(object.reference): unable to create new content in namespace \(ns) because it is being terminated (Forbidden)",
+                    hint: "see 'kubectl get events' in the namespace")
+            }
         }
     }
 

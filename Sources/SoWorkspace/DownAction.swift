@@ -69,12 +69,13 @@ public struct DownAction {
                 anyway: "so down \(req.name) --discard"
             )
             .check(discard: discard, dryRun: req.dryRun)
-            // Checked above: a guard in stop would read the checkout again.
-            try await StopAction(ctx).run(
-                StopRequest(
-                    directory: dir, cluster: req.cluster, deleteVolumes: true, deleteNamespace: true,
-                    timeout: req.timeout,
-                    dryRun: req.dryRun, discard: true, volumeGuard: nil))
+            // Checked above: a guard in stop would read the checkout again. Its pods and volumes gone, the
+            // workspace is: the namespace's own deletion (about 5 s more) is not waited for.
+            var stop = StopRequest(
+                directory: dir, cluster: req.cluster, deleteVolumes: true, deleteNamespace: true,
+                timeout: req.timeout, dryRun: req.dryRun, discard: true, volumeGuard: nil)
+            stop.waitForNamespace = false
+            try await StopAction(ctx).run(stop)
             if req.dryRun {
                 ctx.console.out("would remove directory \(dir)")
                 return true

@@ -152,6 +152,36 @@ struct RealNodeE2ETests {
         }
     }
 
+    /// A spec `namespace:` that names a namespace someone else made: a stop that deletes namespaces deletes
+    /// the deployment's objects and keeps the namespace, with what others put in it, saying so.
+    @Test func aNamespaceSoDidNotMakeKeepsWhatOthersPutInIt() async throws {
+        let t = try TempDir("so-e2e-theirs")
+        defer { t.cleanup() }
+        let ns = "so-e2e-theirs-\(UInt32.random(in: 0...UInt32.max))"
+        // Deleted by the test in every case: the namespace is not so's.
+        var failure: Error?
+        do {
+            #expect(try await E2E.kubectl(["create", "namespace", ns]).exitCode == 0)
+            #expect(
+                try await E2E.kubectl(["-n", ns, "create", "configmap", "theirs", "--from-literal=a=b"]).exitCode == 0)
+            _ = try await RealNode.deploy("egress-none", in: t, appendToSpec: "namespace: \(ns)\n")
+            var r = try await E2E.so(
+                ["deployment", "--dir", "dep", "start", "--no-wait", "--progress", "plain"] + RealNode.kc, cwd: t.path)
+            #expect(r.exitCode == 0, "\(r.stderr)")
+            r = try await E2E.so(
+                ["deployment", "--dir", "dep", "stop", "--delete-volumes", "--delete-namespace", "--timeout", "60"]
+                    + RealNode.kc, cwd: t.path)
+            #expect(r.exitCode == 0, "\(r.stderr)")
+            #expect(
+                r.stderr.contains("namespace \(ns) was kept") && r.stderr.contains("ConfigMap theirs"), "\(r.stderr)")
+            #expect(try await E2E.kubectl(["-n", ns, "get", "configmap", "theirs", "-o", "name"]).exitCode == 0)
+            let left = try await E2E.kubectl(["-n", ns, "get", "deployments,services,pods", "-o", "name"])
+            #expect(left.exitCode == 0 && left.stdout.isEmpty, "\(left.stdout)")
+        } catch { failure = error }
+        _ = try? await E2E.kubectl(["delete", "namespace", ns, "--wait=false"])
+        if let failure { throw failure }
+    }
+
     /// A container that keeps crashing is named with its last log lines.
     @Test func aCrashingContainerIsNamedWithItsLastLogLines() async throws {
         let t = try TempDir("so-e2e-crash")
