@@ -80,7 +80,9 @@ struct EntrypointSignalTests {
         try Self.writeCloneScript(in: t)
         let r = try await Self.stopAsPID1(["sh", t.file("clone.sh"), "sleep", "infinity"], ready: t.file("done"))
         let seconds = try #require(r.seconds, "clone.sh as PID 1 did not stop within 5 s of SIGTERM")
-        #expect(seconds < 2 && r.status == 143, "status \(r.status) after \(seconds) s")
+        // Its own exit status, not the kill's (137): it handled the signal. How fast is no test's business here
+        // (a loaded CI machine took over 2 s to start and stop the proxy's python).
+        #expect(r.status == 143, "status \(r.status) after \(seconds) s")
     }
 
     @Test func theAgentsCommandKeepsItsStdinAndExitStatus() async throws {
@@ -102,6 +104,6 @@ struct EntrypointSignalTests {
             ["sh", "-c", "exec python3 \(proxy) > \(t.file("out"))"], environment: ["SO_EGRESS_LISTEN": "0"],
             ready: t.file("out"), saying: "so egress proxy on")
         let seconds = try #require(r.seconds, "the egress proxy as PID 1 did not stop within 5 s of SIGTERM")
-        #expect(seconds < 2 && r.status == 0, "status \(r.status) after \(seconds) s")
+        #expect(r.status == 0, "status \(r.status) after \(seconds) s")
     }
 }

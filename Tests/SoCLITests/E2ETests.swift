@@ -458,12 +458,18 @@ enum E2E {
             try await E2E.so(["down", n] + downFlags, cwd: t.path, env: env)
         }
         for (n, d) in downs { #expect(d.exitCode == 0, "\(n): \(d.stderr)") }
-        let left = try await E2E.kubectl([
-            "get",
-            "namespaces,pv,deployments,secrets,configmaps,services,pvc,networkpolicies,resourcequotas,limitranges",
-            "-A",
-            "-l", "app.kubernetes.io/stack=agent-workspace", "-o", "name",
-        ]).stdout
+        // down returns once the pods and volumes are gone, not the namespaces (Kubernetes takes about 5 s more).
+        var left = ""
+        for _ in 0..<60 {
+            left = try await E2E.kubectl([
+                "get",
+                "namespaces,pv,deployments,secrets,configmaps,services,pvc,networkpolicies,resourcequotas,limitranges",
+                "-A",
+                "-l", "app.kubernetes.io/stack=agent-workspace", "-o", "name",
+            ]).stdout
+            if left.isEmpty { break }
+            try await Task.sleep(nanoseconds: 1_000_000_000)
+        }
         #expect(left.isEmpty, "\(left)")
         #expect(
             (try? LocalFileSystem().walk(t.file("home/deployments")).filter { $0.kind == .directory }.isEmpty) ?? true)
