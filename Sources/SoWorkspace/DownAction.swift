@@ -29,8 +29,10 @@ extension DownAction {
             return false
         }
         if choice == nil {
-            let s = try await w.state()
-            guard let losses = s.losses, s.problem == nil else { return false }
+            // A checkout that cannot be read leaves nothing to ask about: the guard says why it refuses.
+            let read: WorkspaceState
+            do { read = try await w.state() } catch is SoError { return false }
+            guard let losses = read.losses, read.problem == nil else { return false }
             let question =
                 "\(req.name) holds \(losses).\n"
                 + "keep its branch in your repository, merge it, or discard it? [k]eep/[m]erge/[d]iscard/[C]ancel: "

@@ -52,7 +52,17 @@ public struct WorkGuard: VolumeGuard {
                 "cannot tell whether \(w.name) holds work that is not pushed: its \(w.spec.service) container is not running",
                 hint: "start it (so deployment \(address) start) and push, or '\(anyway)' to remove it with its volume")
         }
-        let state = try await w.state()
+        let state: WorkspaceState
+        do { state = try await w.state() } catch let e as SoError {
+            // A container between two crashes (a clone that keeps failing) is listed but cannot be exec'd into.
+            if discard {
+                ctx.diagnostics.warn("\(e.message); discarding the checkout of \(w.name) unread")
+                return
+            }
+            throw SoError(
+                "cannot tell whether \(w.name) holds work that is not pushed: \(e.message)",
+                hint: "start it (so deployment \(address) start) and push, or '\(anyway)' to remove it with its volume")
+        }
         if let problem = state.problem {
             ctx.verbose("\(w.name): \(problem); nothing to check")
             return

@@ -252,6 +252,34 @@ struct GitWorkspace {
         #expect(!g.w.h.fs.isDirectory(g.dir))
     }
 
+    /// A container between two crashes (its clone keeps failing) is listed running but cannot be exec'd into:
+    /// `--discard` removes it all the same, saying the checkout went unread; without it, down refuses naming why.
+    @Test func aCheckoutThatCannotBeReadIsDiscardedUnreadOrRefused() async throws {
+        let g = try await GitWorkspace()
+        try g.podRuns()
+        let fallback = g.w.h.processes.fallback
+        g.w.h.processes.fallback = { args in
+            if args.first == "kubectl" && args.contains("exec") {
+                return ProcessResult(
+                    exitCode: 1, stderr: "error: unable to upgrade connection: container not found (\"agent\")")
+            }
+            return try await fallback?(args)
+        }
+        await #expect {
+            try await g.down()
+        } throws: { e in
+            let m = (e as? SoError)?.message ?? ""
+            return m.contains("cannot tell whether ws holds work that is not pushed: reading the checkout in ws failed")
+                && m.contains("container not found")
+        }
+        #expect(g.w.h.fs.isDirectory(g.dir))
+        try await g.down(discard: true)
+        #expect(!g.w.h.fs.isDirectory(g.dir))
+        #expect(
+            g.w.ctx.diagnostics.all.contains { $0.message.contains("discarding the checkout of ws unread") },
+            "\(g.w.ctx.diagnostics.all.map(\.message))")
+    }
+
     @Test func fetchBringsTheBranchIntoALocalCloneAndCountsAsSaved() async throws {
         let g = try await GitWorkspace()
         try g.podRuns()
