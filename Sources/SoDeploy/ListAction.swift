@@ -16,12 +16,23 @@ public struct ListAction {
         return try await list(ctx.connect(target.connection))
     }
 
+    /// What is read of each Deployment: its namespace and what `Waiter.deploymentPending` judges it by (its
+    /// managedFields and pod template, nine tenths of its bytes, are skipped).
+    static let deploymentShape = JSONShape.keys([
+        "metadata": .keys(["namespace": .all, "name": .all, "generation": .all]),
+        "spec": .keys(["replicas": .all]), "status": .all,
+    ])
+
     package func list(_ client: ClusterClient) async throws -> [DeploymentListing] {
         let selector = DeploymentNames.Label.managedBySoSelector
-        let namespaces = try await client.list(.namespace, namespace: nil, labelSelector: selector)
-        // Only counts are kept of the Deployments (a thousand of them are 13 MB of JSON): a page at a time.
+        // The namespaces are read beside the Deployments.
+        async let listed = client.list(.namespace, namespace: nil, labelSelector: selector)
+        // Only counts are kept of the Deployments (a thousand of them are 10 MB of JSON): a page at a time, each
+        // read only as far as `deploymentShape`.
         var byNamespace: [String: (ready: Int, total: Int)] = [:]
-        try await client.forEachPage(.deployment, namespace: nil, labelSelector: selector) { page in
+        try await client.forEachPage(
+            .deployment, namespace: nil, labelSelector: selector, keeping: Self.deploymentShape
+        ) { page in
             for d in page {
                 let ns = d.at("metadata", "namespace")?.string ?? ""
                 var v = byNamespace[ns] ?? (0, 0)
@@ -30,7 +41,7 @@ public struct ListAction {
                 byNamespace[ns] = v
             }
         }
-        return namespaces.compactMap { ns -> DeploymentListing? in
+        return try await listed.compactMap { ns -> DeploymentListing? in
             let a = ns.annotations
             let labels = ns.at("metadata", "labels")?.object ?? [:]
             guard let dir = a[DeploymentNames.directoryAnnotation] else { return nil }

@@ -42,16 +42,30 @@ public protocol ClusterClient: Sendable {
     func delete(_ type: ResourceType, name: String, namespace: String?, resourceVersion: String) async throws -> Bool
     /// Log text of one container; with `follow`, chunks arrive as the container writes them.
     func logs(namespace: String, pod: String, options: LogOptions) -> AsyncThrowingStream<String, Error>
+    /// Every object matching `labelSelector`, handed to `body` a page at a time, so a caller that keeps a
+    /// summary of each never holds them all (`so deployment list` over a thousand Deployments), each object
+    /// read only as far as `shape` says (the rest may be left out). The default (the extension's) hands over
+    /// one page of everything; the live client hands over each page as it arrives, read to `shape`.
+    func forEachPage(
+        _ type: ResourceType, namespace: String?, labelSelector: String?, keeping shape: JSONShape,
+        _ body: ([JSON]) throws -> Void
+    ) async throws
 }
 
 extension ClusterClient {
-    /// Every object matching `labelSelector`, handed to `body` a page at a time, so a caller that keeps a
-    /// summary of each never holds them all (`so deployment list` over a thousand Deployments). This default
-    /// hands over one page of everything; the live client hands over each page as it arrives.
+    /// One page of everything (a superset of any shape): the default of `forEachPage`.
+    public func forEachPage(
+        _ type: ResourceType, namespace: String?, labelSelector: String?, keeping shape: JSONShape,
+        _ body: ([JSON]) throws -> Void
+    ) async throws {
+        try body(try await list(type, namespace: namespace, labelSelector: labelSelector))
+    }
+
+    /// `forEachPage` keeping whole objects.
     public func forEachPage(
         _ type: ResourceType, namespace: String?, labelSelector: String?, _ body: ([JSON]) throws -> Void
     ) async throws {
-        try body(try await list(type, namespace: namespace, labelSelector: labelSelector))
+        try await forEachPage(type, namespace: namespace, labelSelector: labelSelector, keeping: .all, body)
     }
 
     /// Sets `annotations` on the object with one merge patch (nothing else of it is sent or changed).

@@ -26,6 +26,10 @@ public indirect enum JSON: Sendable, Equatable {
     case null
 
     public static func parse(_ data: Data) throws -> JSON { try JSONReader.parse(data) }
+    /// Only what `shape` names is read; the rest is skipped over, never built.
+    public static func parse(_ data: Data, keeping shape: JSONShape) throws -> JSON {
+        try JSONReader.parse(data, keeping: shape)
+    }
 
     public subscript(_ key: String) -> JSON? {
         if case .object(let o) = self { return o[key] }

@@ -15,10 +15,10 @@ struct JSONReader {
         var description: String { "invalid JSON at byte \(offset): \(what)" }
     }
 
-    static func parse(_ data: Data) throws -> JSON {
+    static func parse(_ data: Data, keeping shape: JSONShape = .all) throws -> JSON {
         var r = JSONReader(data)
         r.skipSpace()
-        let value = try r.value(depth: 0)
+        let value = try r.value(depth: 0, shape: shape)
         r.skipSpace()
         guard r.i == r.bytes.count else { throw Failure(offset: r.i, what: "unexpected text after the value") }
         return value
@@ -26,6 +26,122 @@ struct JSONReader {
 
     mutating func skipSpace() {
         while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x0a || bytes[i] == 0x0d || bytes[i] == 0x09 { i += 1 }
+    }
+
+    /// The value at `i`, read to `shape`: what it does not name is skipped (`skip`), not built.
+    mutating func value(depth: Int, shape: JSONShape) throws -> JSON {
+        guard case .keys(let wanted) = shape else { return try value(depth: depth) }
+        guard depth < 512 else { throw Failure(offset: i, what: "nested too deeply") }
+        guard i < bytes.count else { throw Failure(offset: i, what: "unexpected end") }
+        switch bytes[i] {
+        case UInt8(ascii: "{"):
+            var object: [String: JSON] = [:]
+            try members(close: UInt8(ascii: "}")) { r in
+                guard r.i < r.bytes.count, r.bytes[r.i] == UInt8(ascii: "\"") else {
+                    throw Failure(offset: r.i, what: "expected a key")
+                }
+                let key = try r.string()
+                r.skipSpace()
+                guard r.i < r.bytes.count, r.bytes[r.i] == UInt8(ascii: ":") else {
+                    throw Failure(offset: r.i, what: "expected ':'")
+                }
+                r.i += 1
+                r.skipSpace()
+                if let sub = wanted[key] {
+                    object[key] = try r.value(depth: depth + 1, shape: sub)
+                } else {
+                    try r.skip(depth: depth + 1)
+                }
+            }
+            return .object(object)
+        case UInt8(ascii: "["):
+            var array: [JSON] = []
+            try members(close: UInt8(ascii: "]")) { r in array.append(try r.value(depth: depth + 1, shape: shape)) }
+            return .array(array)
+        default:
+            return try value(depth: depth)
+        }
+    }
+
+    /// The members of the object or array opening at `i`, each read by `member` (at its first byte), up to
+    /// `close`.
+    mutating func members(close: UInt8, _ member: (inout JSONReader) throws -> Void) throws {
+        i += 1
+        skipSpace()
+        if i < bytes.count, bytes[i] == close {
+            i += 1
+            return
+        }
+        while true {
+            skipSpace()
+            try member(&self)
+            skipSpace()
+            guard i < bytes.count else { throw Failure(offset: i, what: "unterminated value") }
+            if bytes[i] == UInt8(ascii: ",") {
+                i += 1
+                continue
+            }
+            if bytes[i] == close {
+                i += 1
+                return
+            }
+            throw Failure(offset: i, what: "expected ',' or '\(Character(Unicode.Scalar(close)))'")
+        }
+    }
+
+    /// Past the value at `i`, building nothing: strings are passed over to their closing quote (an escape's
+    /// next byte never closes one), numbers and literals to the next delimiter.
+    mutating func skip(depth: Int) throws {
+        guard depth < 512 else { throw Failure(offset: i, what: "nested too deeply") }
+        guard i < bytes.count else { throw Failure(offset: i, what: "unexpected end") }
+        switch bytes[i] {
+        case UInt8(ascii: "{"):
+            try members(close: UInt8(ascii: "}")) { r in
+                try r.skipString()
+                r.skipSpace()
+                guard r.i < r.bytes.count, r.bytes[r.i] == UInt8(ascii: ":") else {
+                    throw Failure(offset: r.i, what: "expected ':'")
+                }
+                r.i += 1
+                r.skipSpace()
+                try r.skip(depth: depth + 1)
+            }
+        case UInt8(ascii: "["):
+            try members(close: UInt8(ascii: "]")) { r in try r.skip(depth: depth + 1) }
+        case UInt8(ascii: "\""):
+            try skipString()
+        default:
+            let start = i
+            while i < bytes.count {
+                let b = bytes[i]
+                if b == UInt8(ascii: ",") || b == UInt8(ascii: "}") || b == UInt8(ascii: "]") || b == 0x20
+                    || b == 0x0a || b == 0x0d || b == 0x09
+                {
+                    break
+                }
+                i += 1
+            }
+            guard i > start else { throw Failure(offset: start, what: "expected a value") }
+        }
+    }
+
+    /// Past the string opening at `i`.
+    mutating func skipString() throws {
+        guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else {
+            throw Failure(offset: i, what: "expected a string")
+        }
+        let start = i
+        i += 1
+        while i < bytes.count {
+            switch bytes[i] {
+            case UInt8(ascii: "\""):
+                i += 1
+                return
+            case UInt8(ascii: "\\"): i += 2
+            default: i += 1
+            }
+        }
+        throw Failure(offset: start, what: "unterminated string")
     }
 
     mutating func value(depth: Int) throws -> JSON {

@@ -192,14 +192,18 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
 
     public func list(_ type: ResourceType, namespace: String?, labelSelector: String?) async throws -> [JSON] {
         var items: [JSON] = []
-        try await forEachPage(type, namespace: namespace, labelSelector: labelSelector) { items += $0 }
+        try await forEachPage(type, namespace: namespace, labelSelector: labelSelector, keeping: .all) { items += $0 }
         return items
     }
 
-    /// Each page of the list (500 objects) as it arrives; a page is let go before the next is read.
+    /// Each page of the list (500 objects) as it arrives, its objects read to `shape` (the rest of their bytes
+    /// skipped, never built); a page is let go before the next is read.
     public func forEachPage(
-        _ type: ResourceType, namespace: String?, labelSelector: String?, _ body: ([JSON]) throws -> Void
+        _ type: ResourceType, namespace: String?, labelSelector: String?, keeping shape: JSONShape,
+        _ body: ([JSON]) throws -> Void
     ) async throws {
+        let pageShape: JSONShape
+        if case .all = shape { pageShape = .all } else { pageShape = .keys(["items": shape, "metadata": .all]) }
         var token: String?
         repeat {
             var query = ["limit": "500"]
@@ -214,7 +218,7 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
                 let object = "\(type.plural)\(namespace.map { " in \($0)" } ?? "")"
                 throw apiError(status, data, object: object, verb: "list", access: Access("list", type, namespace))
             }
-            let page = try JSON.parse(data)
+            let page = try JSON.parse(data, keeping: pageShape)
             try body(page["items"]?.array ?? [])
             token = page.at("metadata", "continue")?.string
             if token?.isEmpty == true { token = nil }

@@ -181,6 +181,33 @@ final class RecordingServer: @unchecked Sendable {
             ])
     }
 
+    /// Through the protocol (as `so deployment list` calls it), the live client hands over each page read to
+    /// the shape asked: the objects keep what it names, and the rest of their bytes is never built.
+    @Test func forEachPageThroughTheProtocolReadsToTheShape() async throws {
+        let s = RecordingServer()
+        let port = try s.start()
+        defer { s.stop() }
+        s.answer(
+            .init(
+                status: 200,
+                body:
+                    #"{"metadata":{"continue":"next1"},"items":[{"metadata":{"name":"a","managedFields":[{"x":"}"}]},"#
+                    + #""spec":{"replicas":2,"template":{}}}]}"#),
+            .init(status: 200, body: #"{"metadata":{"continue":""},"items":[{"metadata":{"name":"b"}}]}"#))
+        let http = try client(port)
+        defer { Task { await http.shutdown() } }
+        let c: any ClusterClient = http
+        var pages: [[JSON]] = []
+        try await c.forEachPage(
+            .deployment, namespace: nil, labelSelector: nil,
+            keeping: .keys(["metadata": .keys(["name": .all]), "spec": .keys(["replicas": .all])])
+        ) { pages.append($0) }
+        #expect(pages.map { $0.map(\.name) } == [["a"], ["b"]])
+        let a = try #require(pages.first?.first)
+        #expect(a.at("metadata", "managedFields") == nil && a.at("spec", "template") == nil)
+        #expect(a.at("spec", "replicas")?.int == 2)
+    }
+
     @Test func notFoundIsNilAndDeleteCarriesPropagation() async throws {
         let s = RecordingServer()
         let port = try s.start()

@@ -66,6 +66,45 @@ import Testing
         }
     }
 
+    /// Read to a shape, a document keeps exactly what the shape names, as a full read has it; what it does not
+    /// name is skipped, strings with escaped quotes and brackets included, and is never built.
+    @Test func aShapeKeepsWhatItNamesAndSkipsTheRest() throws {
+        let text = #"""
+            {"kind": "DeploymentList", "metadata": {"continue": "c1"},
+             "items": [
+               {"metadata": {"name": "a", "namespace": "n1", "generation": 3,
+                             "managedFields": [{"f:x": "}]\"{[", "n": -1.5e3, "ok": true, "no": null}]},
+                "spec": {"replicas": 2, "template": {"spec": {"containers": [{"args": ["\\", "\u00e9]"]}]}}},
+                "status": {"availableReplicas": 2, "conditions": [{"type": "Available"}]}},
+               {"metadata": {"name": "b", "namespace": "n2"}, "spec": {}, "extra": [[[]], {}]}
+             ]}
+            """#
+        let data = Data(text.utf8)
+        let shape = JSONShape.keys([
+            "items": .keys([
+                "metadata": .keys(["name": .all, "namespace": .all, "generation": .all]),
+                "spec": .keys(["replicas": .all]), "status": .all,
+            ]),
+            "metadata": .all,
+        ])
+        let full = try JSON.parse(data)
+        let kept = try JSON.parse(data, keeping: shape)
+        #expect(kept["kind"] == nil && kept.at("metadata", "continue")?.string == "c1")
+        let items = try #require(kept["items"]?.array)
+        #expect(items.count == 2)
+        #expect(items[0].at("metadata", "managedFields") == nil && items[0].at("spec", "template") == nil)
+        #expect(items[0]["status"] == full["items"]?.array[0]["status"])
+        #expect(items[0].at("metadata", "generation") == full["items"]?.array[0].at("metadata", "generation"))
+        #expect(items[0].at("spec", "replicas")?.int == 2 && items[1].at("metadata", "namespace")?.string == "n2")
+        #expect(items[1]["extra"] == nil && items[1]["spec"] == .object([:]))
+        // A whole-document shape reads what a full read does.
+        #expect(try JSON.parse(data, keeping: .all) == full)
+        // What is skipped must still end: an unterminated string or value in it is an error, not a silent cut.
+        for bad in [#"{"a": {"skip": "open}"#, #"{"a": 1, "skip": [1, 2"#, #"{"a": 1, "skip": }"#] {
+            #expect(throws: (any Error).self) { try JSON.parse(Data(bad.utf8), keeping: .keys(["a": .all])) }
+        }
+    }
+
     @Test func compactJSONIsThePrettyJSONWithoutSpaceAndReadsBack() throws {
         let v: YValue = .map([
             ("name", .string("a \"b\"\n\u{1}\u{7f} ✓")), ("n", .int(-7)), ("ok", .bool(true)), ("none", .null),

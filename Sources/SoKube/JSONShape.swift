@@ -1,0 +1,12 @@
+import Foundation
+
+/// Which parts of a JSON document to keep when reading it (`JSON.parse(_:keeping:)`): the rest is skipped
+/// over, byte by byte, and never built. A list of a thousand Deployments is 10 MB, half of it managedFields,
+/// of which `so deployment list` needs a few numbers each.
+public indirect enum JSONShape: Sendable {
+    /// The whole value.
+    case all
+    /// An object's keys named here, each read to its own shape (any other key skipped); an array's elements
+    /// each read to this same shape; any other value whole.
+    case keys([String: JSONShape])
+}
