@@ -44,8 +44,8 @@ struct NamespaceContents {
     static func isOurs(_ o: JSON, _ type: ResourceType, _ id: String) -> Bool {
         let app = o.labels["app"]
         if app == id || app == "\(id)-job" { return true }
-        if type.kind == ResourceType.configMap.kind && o.name == "kube-root-ca.crt" { return true }
-        return type.kind == ResourceType.secret.kind && o["type"]?.string == "kubernetes.io/service-account-token"
+        if type == .configMap && o.name == "kube-root-ca.crt" { return true }
+        return type == .secret && o["type"]?.string == "kubernetes.io/service-account-token"
     }
 
     /// The warning for namespace `name`, kept because it holds `others`.

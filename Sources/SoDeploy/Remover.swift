@@ -83,12 +83,9 @@ package struct Remover {
 
     /// The deployment's own objects in a namespace that stays (what `stop --delete-volumes` deletes).
     func deleteOwn(_ d: DeploymentListing) async throws {
-        let own = [DeploymentNames.selector(d.id), DeploymentNames.selector("\(d.id)-job")]
         for type in StopAction.order + [.persistentVolumeClaim] {
-            for selector in type.kind == ResourceType.pod.kind ? own : [own[0]] {
-                for item in try await client.list(type, namespace: d.namespace, labelSelector: selector) {
-                    _ = try await client.delete(type, name: item.name, namespace: d.namespace, propagation: .background)
-                }
+            for item in try await StopAction.own(type, of: d.id, in: d.namespace, client: client) {
+                _ = try await client.delete(type, name: item.name, namespace: d.namespace, propagation: .background)
             }
         }
     }

@@ -91,19 +91,11 @@ public struct StopAction {
             }
         }
         for type in types {
-            for item in try await client.list(type, namespace: namespace, labelSelector: selector) {
+            for item in try await Self.own(type, of: model.id, in: namespace, client: client) {
                 if type == .secret, !req.deleteVolumes, item.name == DeploymentNames.generatedSecrets(model.id) {
                     continue
                 }
                 try await delete(type, item.name, namespace)
-            }
-            // Job pods carry app=<id>-job.
-            if type == .pod {
-                for item in try await client.list(
-                    type, namespace: namespace, labelSelector: DeploymentNames.selector("\(model.id)-job"))
-                {
-                    try await delete(type, item.name, namespace)
-                }
             }
         }
         if req.deleteVolumes {
@@ -139,6 +131,18 @@ public struct StopAction {
             }
         }
         return (deleted, namespaceDeleted)
+    }
+
+    /// Deployment `id`'s objects of `type` in `namespace`, by its label (its Jobs' pods carry `app=<id>-job`).
+    static func own(_ type: ResourceType, of id: String, in namespace: String, client: ClusterClient) async throws
+        -> [JSON]
+    {
+        let selectors = [DeploymentNames.selector(id)] + (type == .pod ? [DeploymentNames.selector("\(id)-job")] : [])
+        var found: [JSON] = []
+        for selector in selectors {
+            found += try await client.list(type, namespace: namespace, labelSelector: selector)
+        }
+        return found
     }
 
     /// The host's kind cluster is every kind deployment's: it is deleted only when no other `so` deployment

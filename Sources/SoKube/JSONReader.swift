@@ -29,8 +29,7 @@ struct JSONReader {
     }
 
     /// The value at `i`, read to `shape`: what it does not name is skipped (`skip`), not built.
-    mutating func value(depth: Int, shape: JSONShape) throws -> JSON {
-        guard case .keys(let wanted) = shape else { return try value(depth: depth) }
+    mutating func value(depth: Int, shape: JSONShape = .all) throws -> JSON {
         guard depth < 512 else { throw Failure(offset: i, what: "nested too deeply") }
         guard i < bytes.count else { throw Failure(offset: i, what: "unexpected end") }
         switch bytes[i] {
@@ -47,10 +46,14 @@ struct JSONReader {
                 }
                 r.i += 1
                 r.skipSpace()
-                if let sub = wanted[key] {
-                    object[key] = try r.value(depth: depth + 1, shape: sub)
-                } else {
-                    try r.skip(depth: depth + 1)
+                switch shape {
+                case .all: object[key] = try r.value(depth: depth + 1)
+                case .keys(let wanted):
+                    if let sub = wanted[key] {
+                        object[key] = try r.value(depth: depth + 1, shape: sub)
+                    } else {
+                        try r.skip(depth: depth + 1)
+                    }
                 }
             }
             return .object(object)
@@ -58,8 +61,19 @@ struct JSONReader {
             var array: [JSON] = []
             try members(close: UInt8(ascii: "]")) { r in array.append(try r.value(depth: depth + 1, shape: shape)) }
             return .array(array)
+        case UInt8(ascii: "\""):
+            return .string(try string())
+        case UInt8(ascii: "t"):
+            try literal("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try literal("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try literal("null")
+            return .null
         default:
-            return try value(depth: depth)
+            return .number(try number())
         }
     }
 
@@ -76,7 +90,10 @@ struct JSONReader {
             skipSpace()
             try member(&self)
             skipSpace()
-            guard i < bytes.count else { throw Failure(offset: i, what: "unterminated value") }
+            guard i < bytes.count else {
+                throw Failure(
+                    offset: i, what: close == UInt8(ascii: "}") ? "unterminated object" : "unterminated array")
+            }
             if bytes[i] == UInt8(ascii: ",") {
                 i += 1
                 continue
@@ -142,82 +159,6 @@ struct JSONReader {
             }
         }
         throw Failure(offset: start, what: "unterminated string")
-    }
-
-    mutating func value(depth: Int) throws -> JSON {
-        guard depth < 512 else { throw Failure(offset: i, what: "nested too deeply") }
-        guard i < bytes.count else { throw Failure(offset: i, what: "unexpected end") }
-        switch bytes[i] {
-        case UInt8(ascii: "{"):
-            i += 1
-            var object: [String: JSON] = [:]
-            skipSpace()
-            if i < bytes.count, bytes[i] == UInt8(ascii: "}") {
-                i += 1
-                return .object(object)
-            }
-            while true {
-                skipSpace()
-                guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else {
-                    throw Failure(offset: i, what: "expected a key")
-                }
-                let key = try string()
-                skipSpace()
-                guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else {
-                    throw Failure(offset: i, what: "expected ':'")
-                }
-                i += 1
-                skipSpace()
-                object[key] = try value(depth: depth + 1)
-                skipSpace()
-                guard i < bytes.count else { throw Failure(offset: i, what: "unterminated object") }
-                if bytes[i] == UInt8(ascii: ",") {
-                    i += 1
-                    continue
-                }
-                if bytes[i] == UInt8(ascii: "}") {
-                    i += 1
-                    return .object(object)
-                }
-                throw Failure(offset: i, what: "expected ',' or '}'")
-            }
-        case UInt8(ascii: "["):
-            i += 1
-            var array: [JSON] = []
-            skipSpace()
-            if i < bytes.count, bytes[i] == UInt8(ascii: "]") {
-                i += 1
-                return .array(array)
-            }
-            while true {
-                skipSpace()
-                array.append(try value(depth: depth + 1))
-                skipSpace()
-                guard i < bytes.count else { throw Failure(offset: i, what: "unterminated array") }
-                if bytes[i] == UInt8(ascii: ",") {
-                    i += 1
-                    continue
-                }
-                if bytes[i] == UInt8(ascii: "]") {
-                    i += 1
-                    return .array(array)
-                }
-                throw Failure(offset: i, what: "expected ',' or ']'")
-            }
-        case UInt8(ascii: "\""):
-            return .string(try string())
-        case UInt8(ascii: "t"):
-            try literal("true")
-            return .bool(true)
-        case UInt8(ascii: "f"):
-            try literal("false")
-            return .bool(false)
-        case UInt8(ascii: "n"):
-            try literal("null")
-            return .null
-        default:
-            return .number(try number())
-        }
     }
 
     mutating func literal(_ word: StaticString) throws {
