@@ -185,16 +185,21 @@ struct DeploymentLock: Sendable {
         var made: JSON?
         var createdNamespace = false
         do { made = try await client.create(lease, fieldManager: "so") } catch {
-            if let namespaceObject, try await client.create(namespaceObject, fieldManager: "so") != nil {
-                // No namespace yet: this run made it, and the Lease in it.
-                createdNamespace = true
-                made = try await client.create(lease, fieldManager: "so")
-            } else {
-                // A namespace deleted meanwhile (another run's stop --delete-namespace or cleanup) holds no
-                // Lease: that is what to say, not the API server's refusal.
+            // A namespace deleted meanwhile (another run's stop --delete-namespace or cleanup) holds no
+            // Lease: that is what to say, not the API server's refusal.
+            guard let namespaceObject else {
                 if let gone = try await namespaceGone() { throw gone }
                 throw error
             }
+            if try await client.create(namespaceObject, fieldManager: "so") != nil {
+                // No namespace yet: this run made it, and the Lease in it.
+                createdNamespace = true
+            } else if let gone = try await namespaceGone() {
+                throw gone
+            }
+            // Made by this run, or by another run starting at the same moment (its create landed between
+            // this run's two): the Lease goes in it, or is that run's.
+            made = try await client.create(lease, fieldManager: "so")
         }
         if let created = made {
             hold.hold(created, acquired: now)

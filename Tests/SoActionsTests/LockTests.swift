@@ -119,6 +119,30 @@ import Testing
         #expect(c.cluster.object("Lease", "so-deployment-lock", namespace: c.id) == nil)
     }
 
+    /// Two first starts at the same moment: both Lease creates are refused for want of the namespace, the
+    /// other run's namespace create lands first. This one finds the namespace made and puts its Lease in
+    /// it (before, it failed with the API server's 'namespaces "x" not found').
+    @Test func aNamespaceAnotherFirstStartMadeAtTheSameMomentTakesTheLease() async throws {
+        let c = try await ClusterHarness()
+        let cluster = c.cluster
+        final class Raced: @unchecked Sendable { var done = false }
+        let raced = Raced()
+        cluster.beforeCallAsync = { call in
+            guard call == "create Namespace \(c.id)", !raced.done else { return }
+            raced.done = true
+            try? cluster.seed(KubeObject(apiVersion: "v1", kind: "Namespace", name: c.id))
+        }
+        _ = try await c.start()
+        #expect(raced.done)
+        let lockCalls = cluster.calls.filter { $0.contains("Lease") || $0.hasPrefix("create Namespace") }
+        #expect(
+            Array(lockCalls.prefix(3)) == [
+                "create Lease \(c.id)/so-deployment-lock", "create Namespace \(c.id)",
+                "create Lease \(c.id)/so-deployment-lock",
+            ], "\(lockCalls)")
+        #expect(cluster.calls.contains { $0.hasPrefix("apply Deployment") })
+    }
+
     /// Another run changes what the deployment owns just before a start takes its lock: an object it added
     /// is pruned and one it changed is applied again, as the start reads what it owns under the lock.
     @Test func applyAndPruneGoByAReadMadeUnderTheLock() async throws {
