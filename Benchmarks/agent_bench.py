@@ -91,7 +91,12 @@ def main():
         print(f"{f'{args.count} workspaces, {args.parallel} at a time: all shell-ready':<52} {total * 1000:8.0f} ms "
               f"(each: median {statistics.median(m[1] for m in many) * 1000:.0f} ms, max {max(m[1] for m in many) * 1000:.0f} ms)")
         listed = so_cmd(["deployment", "list"]).stdout
-        print(f"{'listed as ready':<52} {sum(1 for l in listed.splitlines() if l.startswith('bench-') and ' 1/1 ' in l):8d} of {len(names)}")
+        def ready(line):
+            # READY is available/wanted over the workspace's Deployments (the agent, and its egress proxy).
+            counts = [w for w in line.split() if "/" in w and w.replace("/", "").isdigit()]
+            return bool(counts) and counts[0].split("/")[0] == counts[0].split("/")[1]
+        ready_now = sum(1 for l in listed.splitlines() if l.startswith("bench-many-") and ready(l))
+        print(f"{'listed as ready':<52} {ready_now:8d} of {args.count}")
     finally:
         with concurrent.futures.ThreadPoolExecutor(4) as pool:
             for n, f in [(n, pool.submit(subprocess.run, [so, "down", n, "--discard"], cwd=work, env=env, capture_output=True, text=True)) for n in names]:

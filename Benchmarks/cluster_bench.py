@@ -3,13 +3,15 @@
 asserts nothing.
 
 Usage: python3 Benchmarks/cluster_bench.py --kubeconfig PATH [--so PATH] [--deployments 100] [--image IMAGE]
+       [--services 50] [--runs 1]
        (or SO_BENCH_KUBECONFIG=PATH). Builds `so` in release mode (.build-release) unless --so is given.
 
 Cases:
-  test fixture   laconic's `test` stack (Deployment, Job, ConfigMaps, PVCs): first start, a re-start, a re-start
-                 after a value changed
+  test fixture   laconic's `test` stack (Deployment, Job, ConfigMaps, PVCs): first start, a re-start right after
+                 it (both --runs times, medians), a re-start after a value changed
   up             `so up` of the test fixture (init, create, start), then the same `up` again
-  50 services    a generated stack of 50 pods (one service each): first start, then a re-start
+  50 services    a generated stack of 50 pods (one service each; --services, 0 to leave out; each asks for
+                 50m of CPU: 2 cores hold 39): first start, then a re-start
   N in a row     N deployments of the example stack started one after another (first and last 10)
 Each start waits for readiness (`--timeout 300`) except the one marked --no-wait (what laconic-so does); the API server needs a node that runs pods (or the
 stand-in node of ../shared/tools). Requests are counted from SO_TRACE_API=1 (one line per HTTP attempt).
@@ -54,10 +56,10 @@ class Runner:
         return self.so_cmd(["deployment", "--dir", d, "stop", "--delete-volumes", "--delete-namespace"], cluster=True)
 
 
-def fifty_service_stack(root, image):
+def fifty_service_stack(root, image, count=50):
     os.makedirs(os.path.join(root, "stacks", "fifty"))
     os.makedirs(os.path.join(root, "compose"))
-    pods = [f"svc{i:02d}" for i in range(1, 51)]
+    pods = [f"svc{i:02d}" for i in range(1, count + 1)]
     with open(os.path.join(root, "stacks", "fifty", "stack.yml"), "w") as f:
         f.write("version: \"1.0\"\nname: fifty\npods:\n" + "".join(f"  - {p}\n" for p in pods))
     for p in pods:
@@ -73,7 +75,8 @@ def row(label, seconds, requests):
 def main():
     # --image: the 50 services' image (the real node of ../shared/tools serves only its own images:
     # docker.io/cerc/test-container:local there).
-    args, kubeconfig, so = clusterargs.parse([("--deployments", int, 100), ("--image", str, "nginx:1.27-alpine")])
+    args, kubeconfig, so = clusterargs.parse(
+        [("--deployments", int, 100), ("--image", str, "nginx:1.27-alpine"), ("--services", int, 50), ("--runs", int, 1)])
     work = tempfile.mkdtemp(prefix="so-cluster-bench-")
     r = Runner(so, kubeconfig, work)
     created, ups = [], []
@@ -81,10 +84,20 @@ def main():
         server = subprocess.run(["kubectl", "--kubeconfig", r.kubeconfig, "version", "-o", "json"], capture_output=True, text=True)
         print(f"so: {so}\nAPI server: " + (server.stdout.split('"gitVersion": "')[2].split('"')[0] if server.returncode == 0 and server.stdout.count("gitVersion") > 1 else "?"))
         print()
-        d = r.deployment(os.path.join(FIXTURES, "stacks", "test"), "test-fixture", ["CERC_TEST_PARAM_1=PASSED"])
-        created.append(d)
-        row("test fixture: first start", *r.start(d))
-        row("test fixture: re-start (no changes)", *r.start(d))
+        # --runs N: the first start and the re-start right after it, N times (a deployment each), medians.
+        firsts, restarts = [], []
+        for i in range(args.runs):
+            d = r.deployment(os.path.join(FIXTURES, "stacks", "test"), f"test-fixture-{i}", ["CERC_TEST_PARAM_1=PASSED"])
+            created.append(d)
+            firsts.append(r.start(d))
+            restarts.append(r.start(d))
+        def median_row(label, runs):
+            suffix = f" (median of {len(runs)})" if len(runs) > 1 else ""
+            row(label + suffix, statistics.median(t for t, _ in runs), int(statistics.median(q for _, q in runs)))
+            if len(runs) > 1:
+                print(f"{'':<44} {', '.join(f'{t * 1000:.0f}' for t, _ in runs)} ms")
+        median_row("test fixture: first start", firsts)
+        median_row("test fixture: re-start (no changes)", restarts)
         with open(os.path.join(work, d, "config.env"), "a") as f:
             f.write("BENCH_CHANGED=1\n")
         row("test fixture: re-start (a value changed)", *r.start(d))
@@ -97,10 +110,12 @@ def main():
         created.append(d)
         row("test fixture: first start --no-wait", *r.start(d, wait=False))
 
-        d = r.deployment(fifty_service_stack(os.path.join(work, "fifty-src"), args.image), "fifty")
-        created.append(d)
-        row("50 services: first start", *r.start(d))
-        row("50 services: re-start (no changes)", *r.start(d))
+        if args.services:
+            n = args.services
+            d = r.deployment(fifty_service_stack(os.path.join(work, "fifty-src"), args.image, n), "fifty")
+            created.append(d)
+            row(f"{n} services: first start", *r.start(d))
+            row(f"{n} services: re-start (no changes)", *r.start(d))
 
         n = args.deployments
         times, reqs = [], []

@@ -28,18 +28,6 @@ struct Waiter {
         var unschedulable: JSON? = nil
     }
 
-    /// How long a container without a readiness probe must have run before its rollout is believed. The kubelet
-    /// reports an exit late, later still on a busy node: a container that exits at once was still shown running
-    /// at 2 s, and later at 3 s, and start said "started", each once in a CI run on the 2-core real node.
-    static let settleSeconds = 5.0
-
-    /// How long this wait must itself have seen a recently started container running (without a probe) before
-    /// believing it. A busy kubelet reports the start late, and the exit later still: its own delay is added.
-    static let watchSeconds = 2.0
-
-    /// A container started longer ago than this is old enough that `watchSeconds` no longer applies.
-    static let recentSeconds = 30.0
-
     /// How long a pod may stay unschedulable for lack of resources before a cluster that cannot add nodes
     /// is believed (the scheduler retries as other pods go; a namespace being deleted frees its requests).
     static let unschedulableGrace = 3.0
@@ -54,22 +42,25 @@ struct Waiter {
         var pause = 0.1
         var unschedulableSince: [String: Date] = [:]
         var capacity: NodeCapacity?
-        var seenRunning: [String: Date] = [:]
+        var evidence = ContainerEvidence()
         while true {
-            var (pending, liveDeployments) = try await pendingWorkloads(deployments: deployments, jobs: jobs)
+            var listed: [JSON]?
+            var (pending, liveDeployments) = try await pendingWorkloads(
+                deployments: deployments, jobs: jobs, pods: &listed)
             if pending.isEmpty && deployments.isEmpty { return }
-            // Listed once a look: for the second look at containers, the diagnosis and the nudge.
-            let pods = try await listPods()
+            // Listed once a look: for the evidence on containers, the diagnosis and the nudge.
+            let pods: [JSON]
+            if let listed { pods = listed } else { pods = try await listPods() }
+            // Every look is evidence (a container seen before it runs tells how late this kubelet reports).
+            let health = containerHealth(pods, evidence: &evidence)
             if pending.isEmpty {
                 // A container that starts and exits at once can count as available for an instant: the rollout
-                // is believed only when a second look, a moment later, finds it still so and no container of
-                // the deployment restarting.
-                let health = containerHealth(pods, seenRunning: &seenRunning)
+                // is believed once every container has run long enough for an exit to have been reported, and
+                // none of the deployment's is restarting.
                 if health.restarting.isEmpty && health.young.isEmpty { return }
                 if health.restarting.isEmpty {
-                    // Containers that started within the last moments: look again in a second (the kubelet reports an
-                    // exit late; a shorter second look missed a crash on the real node).
-                    try await ctx.clock.sleep(seconds: 1)
+                    // Containers that started moments ago: an exit is reported in the kubelet's next round.
+                    try await ctx.clock.sleep(seconds: min(pause, 0.25))
                     continue
                 }
                 pending += health.restarting
@@ -104,8 +95,12 @@ struct Waiter {
     }
 
     /// One look at the Deployments and Jobs (one list per kind, however many objects: 50 Deployments cost one
-    /// request, not 50): what is not ready yet, and the Deployments as listed. A failed Job throws, naming why.
-    func pendingWorkloads(deployments: [String], jobs: [String]) async throws -> ([String], [String: JSON]) {
+    /// request, not 50): what is not ready yet, and the Deployments as listed. A Job is done once its status
+    /// says so, or once its own pods did (`JobEvidence`: the Job controller counts them a moment or two
+    /// later); `pods` is listed for that when a Job is not done yet. A failed Job throws, naming why.
+    func pendingWorkloads(deployments: [String], jobs: [String], pods: inout [JSON]?) async throws -> (
+        [String], [String: JSON]
+    ) {
         var pending: [String] = []
         let liveDeployments = deployments.isEmpty ? [:] : try await byName(.deployment)
         let liveJobs = jobs.isEmpty ? [:] : try await byName(.job)
@@ -125,12 +120,15 @@ struct Waiter {
             let failedCondition = j.at("status", "conditions")?.array.contains {
                 $0["type"]?.string == "Failed" && $0["status"]?.string == "True"
             }
+            if pods == nil { pods = try await listPods() }
+            let listed = pods ?? []
             if (j.at("status", "failed")?.int ?? 0) >= 1 || failedCondition == true {
-                let why = try await diagnose(pods: try await listPods()).first { $0.job == name || $0.fatal }
+                let why = try await diagnose(pods: listed).first { $0.job == name || $0.fatal }
                 throw SoError(
                     "Job \(namespace)/\(name) failed" + (why.map { ": \($0.message)" } ?? ""),
                     hint: why?.hint ?? "see 'so deployment --dir \(dir) logs' for its output")
             }
+            if JobEvidence.succeeded(j, pods: listed) { continue }
             pending.append("Job \(name) (running)")
         }
         return (pending, liveDeployments)
@@ -180,36 +178,35 @@ struct Waiter {
     }
 
     /// Containers of the Deployments' pods (not Jobs'): those that exited and are not running again, and
-    /// those running for less than `settleSeconds` (the kubelet reports an exit with some delay) — a container that exits at once can make its Deployment
-    /// count as available for an instant, so the rollout is believed only when they have run a little. A recent one
-    /// must also have been seen running by this wait for `watchSeconds` (`seenRunning`: when each start was first seen).
-    /// A container with a readiness probe (compose `healthcheck:`) is believed once Ready: its probe answered,
-    /// which says more than having run a few seconds (and the kubelet probes as soon as it sees it running).
-    func containerHealth(_ pods: [JSON], seenRunning: inout [String: Date]) -> (restarting: [String], young: [String]) {
+    /// those not yet believed running (`ContainerEvidence`: a container that exits at once can make its
+    /// Deployment count as available for an instant). A container with a readiness probe (compose
+    /// `healthcheck:`) is believed once Ready: its probe answered, which says more than having run a
+    /// moment. One that exited with an error moments ago and runs again may be about to crash again.
+    func containerHealth(_ pods: [JSON], evidence: inout ContainerEvidence) -> (restarting: [String], young: [String]) {
         let now = ctx.clock.now()
         var restarting: [String] = []
         var young: [String] = []
         for pod in pods where pod.labels["job-name"] == nil && pod.at("metadata", "deletionTimestamp") == nil {
             let probed = Self.probedContainers(pod)
-            for c in pod.at("status", "containerStatuses")?.array ?? [] {
-                let name = "pod \(pod.name) container \(c["name"]?.string ?? "?")"
+            let statuses = pod.at("status", "containerStatuses")?.array ?? []
+            for c in pod.at("spec", "containers")?.array ?? [] {
+                let container = c["name"]?.string ?? "?"
+                let status = statuses.first { $0["name"]?.string == container }
+                if status?.at("state", "running") == nil { evidence.notRunning(pod: pod.name, container: container) }
+            }
+            for c in statuses {
+                let container = c["name"]?.string ?? "?"
+                let name = "pod \(pod.name) container \(container)"
                 let restarts = c["restartCount"]?.int ?? 0
-                let startedAt = c.at("state", "running", "startedAt")?.string
-                let started = startedAt.flatMap(Timestamps.parse)
-                let unproved = restarts > 0 || c["ready"]?.bool != true || !probed.contains(c["name"]?.string ?? "")
-                var watched = Double.infinity
-                if let startedAt, let started, now.timeIntervalSince(started) < Self.recentSeconds, unproved {
-                    let key = "\(name)@\(startedAt)#\(restarts)"
-                    let first = seenRunning[key, default: now]
-                    seenRunning[key] = first
-                    watched = now.timeIntervalSince(first)
-                }
+                let started = c.at("state", "running", "startedAt")?.string.flatMap(Timestamps.parse)
+                let unproved = restarts > 0 || c["ready"]?.bool != true || !probed.contains(container)
                 if c["ready"]?.bool != true,
                     c.at("state", "terminated") != nil || (restarts > 0 && c.at("state", "running") == nil)
                 {
                     restarting.append(name + " (exited, restarting)")
                 } else if let started, unproved,
-                    now.timeIntervalSince(started) < Self.settleSeconds || watched < Self.watchSeconds
+                    !evidence.hasRunLongEnough(
+                        pod: pod.name, container: container, startedAt: started, restarts: restarts, now: now)
                 {
                     young.append(name)
                 } else if restarts > 0,

@@ -94,8 +94,8 @@ import Testing
             entropy: SeededEntropy(),
             console: CapturedConsole(), environment: [:], builtInRoot: nil)
         let waiter = Waiter(ctx: ctx, client: cluster, namespace: "ns", selector: "app=x")
-        var seen: [String: Date] = [:]
-        let health = waiter.containerHealth(try await waiter.listPods(), seenRunning: &seen)
+        var seen = ContainerEvidence()
+        let health = waiter.containerHealth(try await waiter.listPods(), evidence: &seen)
         #expect(health.restarting.isEmpty)
         #expect(
             health.young == [
@@ -103,10 +103,11 @@ import Testing
             ])
     }
 
-    /// A busy kubelet reports a start late and an exit later still: a container started 10 s ago (past the
-    /// settle time) that this wait sees running for the first time is looked at again for `watchSeconds`;
-    /// one started long ago is believed at once, and so is one whose probe answered.
-    @Test func aStartReportedLateIsWatchedBeforeItIsBelieved() async throws {
+    /// A busy kubelet reports a start late and an exit later still: a container this wait saw before it ran
+    /// and whose start was reported 9 s after its startedAt is watched a round and the (capped) lateness
+    /// before it is believed; one running since long before the wait's first look is believed at once, and so
+    /// is one whose probe answered.
+    @Test func aStartReportedLateIsWatchedLongerBeforeItIsBelieved() async throws {
         let clock = FixedClock()
         let cluster = FakeCluster()
         for (name, age, probe) in [("late-report", 10.0, false), ("probed", 10.0, true), ("old", 60.0, false)] {
@@ -118,18 +119,14 @@ import Testing
             entropy: SeededEntropy(),
             console: CapturedConsole(), environment: [:], builtInRoot: nil)
         let waiter = Waiter(ctx: ctx, client: cluster, namespace: "ns", selector: "app=x")
-        var seen: [String: Date] = [:]
-        #expect(
-            waiter.containerHealth(try await waiter.listPods(), seenRunning: &seen).young == [
-                "pod late-report container c"
-            ])
-        try await clock.sleep(seconds: 1)
-        #expect(
-            waiter.containerHealth(try await waiter.listPods(), seenRunning: &seen).young == [
-                "pod late-report container c"
-            ])
-        try await clock.sleep(seconds: Waiter.watchSeconds)
-        #expect(waiter.containerHealth(try await waiter.listPods(), seenRunning: &seen).young.isEmpty)
+        var seen = ContainerEvidence()
+        seen.notRunning(pod: "late-report", container: "c")
+        let pods = try await waiter.listPods()
+        #expect(waiter.containerHealth(pods, evidence: &seen).young == ["pod late-report container c"])
+        try await clock.sleep(seconds: ContainerEvidence.reportSeconds + ContainerEvidence.lateAtMost - 0.1)
+        #expect(waiter.containerHealth(pods, evidence: &seen).young == ["pod late-report container c"])
+        try await clock.sleep(seconds: 0.1)
+        #expect(waiter.containerHealth(pods, evidence: &seen).young.isEmpty)
     }
 }
 

@@ -198,6 +198,45 @@ struct RealNodeE2ETests {
         }
     }
 
+    /// The wait believes what the cluster reports, not a settle: a container that exits at once is named
+    /// with its last log lines; one that exits after 1, 3 or 6 s is named by the wait when the kubelet
+    /// reports the exit before the wait believes it, and otherwise the start said only what was true when it
+    /// ended (it was running) and `status` names the crash after. Four deployments at once.
+    @Test func aContainerThatExitsIsNamedByTheWaitOrByStatusAfter() async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for after in [0, 1, 3, 6] {
+                group.addTask {
+                    let t = try TempDir("so-e2e-exit-after-\(after)")
+                    defer { t.cleanup() }
+                    _ = try await RealNode.deploy(
+                        "exit-after", in: t, appendToSpec: "config:\n  EXIT_AFTER: \"\(after)\"\n")
+                    try await RealNode.removing(t) { try await Self.exitIsNamed(after: after, in: t) }
+                }
+            }
+            try await group.waitForAll()
+        }
+    }
+
+    static func exitIsNamed(after: Int, in t: TempDir) async throws {
+        let r = try await E2E.so(
+            ["deployment", "--dir", "dep", "start", "--timeout", "120", "--progress", "plain"] + RealNode.kc,
+            cwd: t.path)
+        if after == 0 { #expect(r.exitCode == 1, "\(r.stdout)\n\(r.stderr)") }
+        if r.exitCode != 0 {
+            #expect(
+                r.stderr.contains("container quitter keeps crashing")
+                    && r.stderr.contains("exiting-after-\(after)"), "\(after): \(r.stderr)")
+            return
+        }
+        var status = ""
+        for _ in 0..<30 {
+            status = try await E2E.so(["deployment", "--dir", "dep", "status"] + RealNode.kc, cwd: t.path).stdout
+            if status.contains("not ready") { break }
+            try await Task.sleep(for: .seconds(2))
+        }
+        #expect(status.contains("not ready") && status.contains("quitter"), "\(after): \(status)")
+    }
+
     /// laconic's test stack runs for real: its Deployment is available, its Job completed and printed its
     /// output, and the test container says it started with the spec's config.
     @Test(

@@ -1,0 +1,46 @@
+import Foundation
+
+/// What one wait has seen of each container start, across its looks: the evidence a container without a
+/// readiness probe is believed on. The kubelet reports container states in rounds (its relist of the
+/// runtime, once a second): a container that exits at once is reported exited by the round after the one
+/// that reported it running. So a container is believed once one round and a little (the status write and
+/// this wait's next look) has passed since this wait saw its start reported, with no exit reported — longer
+/// when this kubelet reported the start late (a busy node reports the exit later still). One already running
+/// at this wait's first look is believed once its `startedAt` is that far behind (a re-start believes what
+/// the start before it waited for at its first look). No other clock.
+struct ContainerEvidence {
+    /// One kubelet round (its relist period, 1 s) and the status write and this wait's look after it.
+    static let reportSeconds = 1.25
+    /// The most a late report of the start adds (the settle this replaces was 5 s).
+    static let lateAtMost = 4.0
+
+    /// A container start (pod, container, startedAt, restarts) → when this wait first saw it running.
+    private var firstSeenRunning: [String: Date] = [:]
+    /// Containers (pod uid and container name) this wait saw before they ran: their start's report delay
+    /// is known.
+    private var seenBeforeRunning: Set<String> = []
+
+    /// Notes a container this wait sees not running (waiting, or with no status yet).
+    mutating func notRunning(pod: String, container: String) {
+        seenBeforeRunning.insert(pod + "/" + container)
+    }
+
+    /// Whether a container running since `startedAt` (as the API reports it: whole seconds, rounded down)
+    /// has run long enough, as seen at `now`, for an exit to have been reported. `restarts` tells one start
+    /// from the next.
+    mutating func hasRunLongEnough(pod: String, container: String, startedAt: Date, restarts: Int, now: Date) -> Bool {
+        let start = "\(pod)/\(container)@\(startedAt.timeIntervalSince1970)#\(restarts)"
+        let first = firstSeenRunning[start, default: now]
+        firstSeenRunning[start] = first
+        let seenBefore = seenBeforeRunning.contains(pod + "/" + container)
+        // Seen before it ran: this wait saw the kubelet report the start, and an exit comes a round after that
+        // report; for longer when the report came late beyond one round (a busy kubelet reports the exit later
+        // still). Running when first seen: since its latest start (startedAt is rounded down to the second).
+        let latestStart = startedAt.addingTimeInterval(1)
+        let ran =
+            seenBefore
+            ? now.timeIntervalSince(first) : max(now.timeIntervalSince(first), now.timeIntervalSince(latestStart))
+        let late = seenBefore ? min(Self.lateAtMost, max(0, first.timeIntervalSince(latestStart) - 1)) : 0
+        return ran >= Self.reportSeconds + late
+    }
+}
