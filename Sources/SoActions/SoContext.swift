@@ -31,6 +31,9 @@ public struct SoContext: Sendable {
     /// Whether a held Lease is renewed in real time (every third of its duration). Off in tests, whose
     /// clock stands still: on a loaded machine a renewal would land among the writes a test counts.
     public var renewsLocks = true
+    /// How long SIGINT/SIGTERM waits for a held Lease's release before `so` exits (it expires later
+    /// otherwise). Longer in tests, where a loaded machine can leave the release unscheduled for seconds.
+    public var interruptReleaseSeconds = 5.0
     /// Locks between the processes of this host (the kind cluster's creation).
     public var hostLocks: HostLocks = NoHostLocks()
 

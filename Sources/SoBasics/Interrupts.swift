@@ -59,7 +59,7 @@ public final class Interrupts: @unchecked Sendable {
         lock.unlock()
     }
 
-    /// Routes SIGINT and SIGTERM to `interrupt(signal:)`. The C handler only writes the signal number to
+    /// Routes SIGINT and SIGTERM to `interrupt(signal:)`, and makes SIGPIPE a failed write. The C handler only writes the signal number to
     /// a pipe (async-signal-safe); a thread reads it and does the work. Handled signals go back to their
     /// default in child processes (exec resets them), unlike ignored ones.
     public func install() {
@@ -79,6 +79,10 @@ public final class Interrupts: @unchecked Sendable {
                 _ = write(signalPipe, &b, 1)
             }
         }
+        // A reader that went away makes a write fail with EPIPE rather than kill `so` outright: the console
+        // then ends it as an interrupt does (its cleanups run, 141). Handled, not ignored, so that the child
+        // processes `so` runs get the default back.
+        signal(SIGPIPE) { _ in }
     }
 }
 

@@ -18,7 +18,7 @@ public enum YValueEncoder {
         func resolve() -> YValue {
             if let map {
                 return .map(
-                    map.sorted { Array($0.0.utf8).lexicographicallyPrecedes(Array($1.0.utf8)) }.map {
+                    map.sorted { $0.0.utf8.lexicographicallyPrecedes($1.0.utf8) }.map {
                         ($0.0, $0.1.resolve())
                     })
             }

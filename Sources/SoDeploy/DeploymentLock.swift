@@ -90,7 +90,7 @@ struct DeploymentLock: Sendable {
                 await release()
                 released.signal()
             }
-            _ = released.wait(timeout: .now() + 5)
+            _ = released.wait(timeout: .now() + ctx.interruptReleaseSeconds)
         }
         let outcome: Result<T, Error>
         do { outcome = .success(try await body()) } catch { outcome = .failure(error) }

@@ -5,8 +5,8 @@ import SoKube
 import SoRender
 import SoStack
 
-/// `so deployment list` and `so cleanup`: every `so` deployment on the cluster, read in two requests
-/// (namespaces and Deployments, each one labelled list) however many there are.
+/// `so deployment list` and `so cleanup`: every `so` deployment on the cluster, read in two lists (the
+/// namespaces, and the Deployments' table), a page of 500 a request.
 public struct ListAction {
     public let ctx: SoContext
     public init(_ ctx: SoContext) { self.ctx = ctx }
@@ -16,39 +16,31 @@ public struct ListAction {
         return try await list(ctx.connect(target.connection))
     }
 
-    /// What is read of each Deployment: its namespace and what `Waiter.deploymentPending` judges it by (its
-    /// managedFields and pod template, nine tenths of its bytes, are skipped).
-    static let deploymentShape = JSONShape.keys([
-        "metadata": .keys(["namespace": .all, "name": .all, "generation": .all]),
-        "spec": .keys(["replicas": .all]), "status": .all,
-    ])
-
     package func list(_ client: ClusterClient) async throws -> [DeploymentListing] {
         let selector = DeploymentNames.Label.managedBySoSelector
-        // The namespaces are read beside the Deployments.
-        async let listed = client.list(.namespace, namespace: nil, labelSelector: selector)
-        // Only counts are kept of the Deployments (a thousand of them are 10 MB of JSON): a page at a time, each
-        // read only as far as `deploymentShape`.
-        var byNamespace: [String: (ready: Int, total: Int)] = [:]
-        try await client.forEachPage(
-            .deployment, namespace: nil, labelSelector: selector, keeping: Self.deploymentShape
-        ) { page in
-            for d in page {
-                let ns = d.at("metadata", "namespace")?.string ?? ""
-                var v = byNamespace[ns] ?? (0, 0)
+        // The namespaces are read beside the Deployments, each only as far as `namespaceShape`.
+        async let listed = Self.namespaces(client, selector: selector)
+        // Only counts are kept of the Deployments, read as the server's table (no objects: a thousand
+        // Deployments are 10 MB of JSON the server would encode), a page at a time.
+        var byID: [String: (ready: Int, total: Int)] = [:]
+        try await client.forEachTablePage(.deployment, namespace: nil, labelSelector: selector) { rows in
+            for row in rows {
+                guard let id = Self.deploymentID(selector: row["Selector"]?.string ?? "") else { continue }
+                var v = byID[id] ?? (0, 0)
                 v.total += 1
-                if Waiter.deploymentPending(d) == nil { v.ready += 1 }
-                byNamespace[ns] = v
+                if Self.available(row) { v.ready += 1 }
+                byID[id] = v
             }
         }
         return try await listed.compactMap { ns -> DeploymentListing? in
             let a = ns.annotations
             let labels = ns.at("metadata", "labels")?.object ?? [:]
             guard let dir = a[DeploymentNames.directoryAnnotation] else { return nil }
-            let counts = byNamespace[ns.name] ?? (0, 0)
+            let id = labels[DeploymentNames.Label.instance]?.string ?? labels["app"]?.string ?? ns.name
+            let counts = byID[id] ?? (0, 0)
             return DeploymentListing(
                 name: Path.basename(dir), stack: labels[DeploymentNames.Label.stack]?.string ?? "", namespace: ns.name,
-                id: labels[DeploymentNames.Label.instance]?.string ?? labels["app"]?.string ?? ns.name, directory: dir,
+                id: id, directory: dir,
                 host: a[DeploymentNames.Annotation.host] ?? "",
                 createdAt: ns.at("metadata", "creationTimestamp")?.string.flatMap(Timestamps.parse),
                 expiresAt: a[DeploymentNames.Annotation.expiresAt].flatMap(Timestamps.parse),
@@ -56,5 +48,38 @@ public struct ListAction {
                 terminating: ns.at("status", "phase")?.string == "Terminating", madeBySo: NamespaceContents.madeBySo(ns)
             )
         }.sorted { ($0.name, $0.namespace) < ($1.name, $1.namespace) }
+    }
+
+    /// What is read of each namespace: its managedFields, most of its bytes, are skipped.
+    static let namespaceShape = JSONShape.keys([
+        "metadata": .keys(["name": .all, "labels": .all, "annotations": .all, "creationTimestamp": .all]),
+        "status": .all,
+    ])
+
+    static func namespaces(_ client: ClusterClient, selector: String) async throws -> [JSON] {
+        var all: [JSON] = []
+        try await client.forEachPage(.namespace, namespace: nil, labelSelector: selector, keeping: Self.namespaceShape)
+        {
+            all += $0
+        }
+        return all
+    }
+
+    /// The deployment a Deployment belongs to: the `app` label its pods are selected by (the table's
+    /// Selector cell: `app=ID,app.kubernetes.io/component=NAME`).
+    static func deploymentID(selector: String) -> String? {
+        selector.split(separator: ",").lazy.compactMap { term -> String? in
+            let kv = term.split(separator: "=", maxSplits: 1)
+            return kv.count == 2 && kv[0] == "app" ? String(kv[1]) : nil
+        }.first
+    }
+
+    /// Available as `Waiter.deploymentPending` judges it, from the table's cells: every wanted replica (the
+    /// Ready cell's `ready/wanted`) up to date and available. (The table has no observed generation: a
+    /// Deployment changed a moment ago counts by its pods until its controller has looked.)
+    static func available(_ row: [String: JSON]) -> Bool {
+        let wanted = (row["Ready"]?.string ?? "").split(separator: "/").last.flatMap { Int($0) } ?? 1
+        return wanted == 0
+            || ((row["Up-to-date"]?.int ?? 0) >= wanted && (row["Available"]?.int ?? 0) >= wanted)
     }
 }

@@ -50,6 +50,13 @@ public protocol ClusterClient: Sendable {
         _ type: ResourceType, namespace: String?, labelSelector: String?, keeping shape: JSONShape,
         _ body: ([JSON]) throws -> Void
     ) async throws
+    /// The API server's table of `type` matching `labelSelector` — the columns `kubectl get` shows, each row
+    /// a cell by column name (for Deployments: Name, Ready, Up-to-date, Available, Age, Containers, Images,
+    /// Selector) — without the objects, handed to `body` a page at a time. A fraction of the server's work of
+    /// sending the objects (`so deployment list` over a thousand Deployments).
+    func forEachTablePage(
+        _ type: ResourceType, namespace: String?, labelSelector: String?, _ body: ([[String: JSON]]) throws -> Void
+    ) async throws
 }
 
 extension ClusterClient {

@@ -204,12 +204,51 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
     ) async throws {
         let pageShape: JSONShape
         if case .all = shape { pageShape = .all } else { pageShape = .keys(["items": shape, "metadata": .all]) }
+        try await pages(type, namespace: namespace, labelSelector: labelSelector) { data in
+            let page = try JSON.parse(data, keeping: pageShape)
+            try body(page["items"]?.array ?? [])
+            return page
+        }
+    }
+
+    /// Each page of the server's table (`as=Table`, no objects: `includeObject=None`), its rows as cells by
+    /// column name. A row is a tenth of an object's bytes or less, so a page holds ten times as many rows
+    /// (4,000: at 1,000 workspaces their 2,002 Deployments are one request, not five). Served from the API
+    /// server's cache (`resourceVersion=0` on the first page: it may be a moment behind, which a table of
+    /// counts can be): at 1,000 workspaces 50-110 ms instead of 185-440 ms for a read through to etcd.
+    public func forEachTablePage(
+        _ type: ResourceType, namespace: String?, labelSelector: String?, _ body: ([[String: JSON]]) throws -> Void
+    ) async throws {
+        try await pages(
+            type, namespace: namespace, labelSelector: labelSelector, limit: 4000,
+            query: ["includeObject": "None"], firstPage: ["resourceVersion": "0"],
+            accept: "application/json;as=Table;v=v1;g=meta.k8s.io"
+        ) { data in
+            let table = try JSON.parse(data)
+            let columns = (table["columnDefinitions"]?.array ?? []).map { $0["name"]?.string ?? "" }
+            try body(
+                (table["rows"]?.array ?? []).map { row in
+                    Dictionary(zip(columns, row["cells"]?.array ?? []), uniquingKeysWith: { first, _ in first })
+                })
+            return table
+        }
+    }
+
+    /// The list's pages (`limit`, `continue`; `firstPage`'s options on the first request only): each page's
+    /// bytes to `read`, which returns the page read far enough for its `metadata.continue`.
+    func pages(
+        _ type: ResourceType, namespace: String?, labelSelector: String?, limit: Int = 500,
+        query extra: [String: String] = [:], firstPage: [String: String] = [:], accept: String? = nil,
+        _ read: (Data) throws -> JSON
+    ) async throws {
         var token: String?
         repeat {
-            var query = ["limit": "500"]
+            var query = extra.merging(["limit": "\(limit)"]) { _, limit in limit }
             if let labelSelector { query["labelSelector"] = labelSelector }
-            if let token { query["continue"] = token }
-            let (status, data) = try await send(.GET, type.collectionPath(namespace: namespace), query: query)
+            // A continue token carries its own resource version: the first page's options are not repeated.
+            if let token { query["continue"] = token } else { query.merge(firstPage) { _, first in first } }
+            let (status, data) = try await send(
+                .GET, type.collectionPath(namespace: namespace), query: query, accept: accept)
             if status == 404 && namespace != nil {
                 try requireKubernetes(data, path: type.collectionPath(namespace: namespace))
                 return
@@ -218,9 +257,7 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
                 let object = "\(type.plural)\(namespace.map { " in \($0)" } ?? "")"
                 throw apiError(status, data, object: object, verb: "list", access: Access("list", type, namespace))
             }
-            let page = try JSON.parse(data, keeping: pageShape)
-            try body(page["items"]?.array ?? [])
-            token = page.at("metadata", "continue")?.string
+            token = try read(data).at("metadata", "continue")?.string
             if token?.isEmpty == true { token = nil }
         } while token != nil
     }
@@ -385,7 +422,7 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
     /// One request with retries on 429, 5xx and connection failures.
     func send(
         _ method: HTTPMethod, _ path: String, query: [String: String] = [:], body: Data? = nil,
-        contentType: String? = nil
+        contentType: String? = nil, accept: String? = nil
     ) async throws -> (Int, Data) {
         var attempt = 0
         var delay = 0.2
@@ -395,6 +432,7 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
         while true {
             attempt += 1
             var request = try makeRequest(method, path, query: query, credentials: used)
+            if let accept { request.headers.replaceOrAdd(name: "Accept", value: accept) }
             if let body {
                 request.body = .bytes(ByteBuffer(bytes: body))
                 if let contentType { request.headers.add(name: "Content-Type", value: contentType) }

@@ -13,22 +13,42 @@ public struct StandardConsole: Console {
     static let clearLine = "\r\u{1B}[2K"
     public init() {}
     public func out(_ line: String) {
-        FileHandle.standardOutput.write(Data(((isTerminal ? Self.clearLine : "") + line + "\n").utf8))
+        Self.write(1, (isTerminal ? Self.clearLine : "") + line + "\n")
     }
     public func err(_ line: String) {
-        if isTerminal { FileHandle.standardOutput.write(Data(Self.clearLine.utf8)) }
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        if isTerminal { Self.write(1, Self.clearLine) }
+        Self.write(2, line + "\n")
     }
     public func status(_ line: String) {
         guard isTerminal else { return }
         let width = 120
         let text = line.count > width ? String(line.prefix(width - 1)) + "…" : line
-        FileHandle.standardOutput.write(Data((Self.clearLine + text).utf8))
+        Self.write(1, Self.clearLine + text)
     }
+
+    /// Writes all of `text` to `fd`. A reader that went away (`so deployment list | head -1`) ends `so` as
+    /// SIGPIPE ends a C program, silently with 141 — after the cleanups an interrupt runs (a held Lease is
+    /// given up) — instead of a crash with a stack trace (the runtime ignores SIGPIPE, so writes fail with
+    /// EPIPE). Standard error gone: nothing is left to say it on, and the work goes on.
+    static func write(_ fd: Int32, _ text: String) {
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            if n > 0 {
+                bytes = bytes.dropFirst(n)
+            } else if n < 0 && errno == EINTR {
+                continue
+            } else {
+                if n < 0 && errno == EPIPE && fd == 1 { Interrupts.shared.interrupt(signal: SIGPIPE) }
+                return
+            }
+        }
+    }
+
     public var isTerminal: Bool { isatty(1) == 1 }
     public func ask(_ question: String) -> String? {
         guard isatty(0) == 1 && isTerminal else { return nil }
-        FileHandle.standardOutput.write(Data(question.utf8))
+        Self.write(1, question)
         return readLine() ?? ""
     }
 }

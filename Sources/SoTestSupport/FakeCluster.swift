@@ -222,13 +222,43 @@ public final class FakeCluster: ClusterClient, @unchecked Sendable {
 
     public func list(_ type: ResourceType, namespace: String?, labelSelector: String?) async throws -> [JSON] {
         try await record("list \(type.kind)\(namespace.map { " \($0)" } ?? "")\(labelSelector.map { " \($0)" } ?? "")")
-        // In the API server's order (by namespace, then name), not the order of the applies (a start applies a stage's objects at once).
-        return locked {
+        return listed(type, namespace: namespace, labelSelector: labelSelector)
+    }
+
+    /// In the API server's order (by namespace, then name), not the order of the applies (a start applies a
+    /// stage's objects at once).
+    private func listed(_ type: ResourceType, namespace: String?, labelSelector: String?) -> [JSON] {
+        locked {
             order.filter { $0.type == type && (namespace == nil || $0.namespace == namespace) }
                 .sorted { ($0.namespace ?? "", $0.name) < ($1.namespace ?? "", $1.name) }
                 .compactMap { objects[$0] }
                 .filter { Self.matches($0.labels, selector: labelSelector) }
         }
+    }
+
+    /// The table the API server prints for Deployments (the only kind a test asked for so far): its cells as
+    /// the server fills them from each object.
+    public func forEachTablePage(
+        _ type: ResourceType, namespace: String?, labelSelector: String?, _ body: ([[String: JSON]]) throws -> Void
+    ) async throws {
+        try await record(
+            "table \(type.kind)\(namespace.map { " \($0)" } ?? "")\(labelSelector.map { " \($0)" } ?? "")")
+        guard type == .deployment else {
+            throw SoError("fake cluster: no table of \(type.kind) (a test did not expect one)")
+        }
+        try body(listed(type, namespace: namespace, labelSelector: labelSelector).map(Self.deploymentRow))
+    }
+
+    static func deploymentRow(_ d: JSON) -> [String: JSON] {
+        let count = { (key: String) in d.at("status", key)?.int ?? 0 }
+        let selector = (d.at("spec", "selector", "matchLabels")?.object ?? [:]).sorted { $0.key < $1.key }
+            .map { "\($0.key)=\($0.value.string ?? "")" }.joined(separator: ",")
+        return [
+            "Name": .string(d.name),
+            "Ready": .string("\(count("readyReplicas"))/\(d.at("spec", "replicas")?.int ?? 1)"),
+            "Up-to-date": .number(Double(count("updatedReplicas"))),
+            "Available": .number(Double(count("availableReplicas"))), "Selector": .string(selector),
+        ]
     }
 
     public func patch(_ type: ResourceType, name: String, namespace: String?, mergePatch: Data) async throws -> JSON {

@@ -192,6 +192,8 @@ import Testing
         })
         var ctx = c.ctx
         ctx.interrupts = interrupts
+        // What is tested is that the release runs before the exit, not how soon a loaded machine schedules it.
+        ctx.interruptReleaseSeconds = 120
         cluster.beforeCallAsync = { call in
             guard call.hasPrefix("apply Deployment"), !record.interrupted else { return }
             record.interrupted = true

@@ -120,11 +120,38 @@ struct WorkspaceHarness {
         try await w.up("ws-1", ttl: 60)
         try await w.up("ws-2")
         let before = w.cluster.calls.count
-        let rows = try await ListAction(w.ctx).run(cluster: w.clusterOptions)
-        #expect(w.cluster.calls[before...].filter { $0.hasPrefix("list") }.count == 2)
+        var rows = try await ListAction(w.ctx).run(cluster: w.clusterOptions)
+        #expect(
+            w.cluster.calls[before...].sorted() == [
+                "list Namespace app.kubernetes.io/managed-by=so", "table Deployment app.kubernetes.io/managed-by=so",
+            ])
         #expect(rows.map(\.name) == ["ws-1", "ws-2"])
         #expect(rows.allSatisfy { $0.ready && $0.stack == "agent-workspace" && $0.host == "laptop" })
         #expect(rows[0].expiresAt != nil && rows[1].expiresAt == nil)
+        // Counted by the table's cells, per deployment (its pods' `app` selector): one of ws-2's Deployments
+        // with a replica not available makes ws-2, and only it, not ready.
+        let ws2 = rows[1].id
+        let deployment = try #require(
+            w.cluster.all.first { $0.0.type.kind == "Deployment" && $0.0.namespace == "ws-2" }?.0.name)
+        w.cluster.update("Deployment", deployment, namespace: "ws-2") { d in
+            guard case .object(var o) = d, case .object(var status)? = o["status"] else { return }
+            status["availableReplicas"] = .number(0)
+            o["status"] = .object(status)
+            d = .object(o)
+        }
+        rows = try await ListAction(w.ctx).run(cluster: w.clusterOptions)
+        #expect(rows[0].ready && !rows[1].ready && rows[1].deployments >= 1 && rows[1].id == ws2)
+        #expect(rows[1].readyDeployments == rows[1].deployments - 1)
+    }
+
+    /// The deployment a row of the Deployments' table belongs to is the `app` term of its Selector cell.
+    @Test func aTableRowBelongsToTheAppOfItsSelector() {
+        #expect(ListAction.deploymentID(selector: "app=laconic-0f5,app.kubernetes.io/component=web") == "laconic-0f5")
+        #expect(ListAction.deploymentID(selector: "app.kubernetes.io/component=web,app=x") == "x")
+        #expect(ListAction.deploymentID(selector: "application=x,tier=app") == nil)
+        #expect(ListAction.available(["Ready": .string("0/0")]))
+        #expect(ListAction.available(["Ready": .string("1/2"), "Up-to-date": .number(2), "Available": .number(2)]))
+        #expect(!ListAction.available(["Ready": .string("2/2"), "Up-to-date": .number(1), "Available": .number(2)]))
     }
 
     @Test func cleanupRemovesExactlyTheExpiredOnes() async throws {

@@ -242,3 +242,32 @@ func runSo(_ args: [String], cwd: String, environment: [String: String] = [:], p
         #expect(r.code != 0 && r.stderr.hasPrefix("error: deployment directory not found: /nonexistent/dep\nhint: "))
     }
 }
+
+/// Output to a reader that went away (`so … | head -1`).
+@Suite(.enabled(if: FileManager.default.isExecutableFile(atPath: E2E.binary), "the so binary is not built"))
+struct ClosedOutputTests {
+    /// `so` ends as a C program ends on SIGPIPE: silently, with 141, not with a crash and a stack trace.
+    @Test func aClosedStandardOutputEndsSoQuietlyWith141() throws {
+        let t = try TempDir("so-closed-output")
+        defer { t.cleanup() }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: E2E.binary)
+        p.arguments = [
+            "--stack", Path.join(RepoPaths.root, "Tests/SoCLITests/E2EStacks/crash"), "deploy", "init", "--output",
+            "spec.yml",
+        ]
+        p.currentDirectoryURL = URL(fileURLWithPath: t.path)
+        let out = Pipe()
+        let err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        // The reader is gone before so writes a byte: every write to standard output fails with EPIPE.
+        try out.fileHandleForReading.close()
+        try p.run()
+        p.waitUntilExit()
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(p.terminationReason == .exit && p.terminationStatus == 141, "\(stderr)")
+        #expect(!stderr.contains("Fatal error") && !stderr.contains("stack trace"), "\(stderr)")
+        #expect(t.exists("spec.yml"))
+    }
+}

@@ -181,6 +181,37 @@ final class RecordingServer: @unchecked Sendable {
             ])
     }
 
+    /// The server's table (`so deployment list`): asked for as a Table without the objects, a page at a time,
+    /// each row handed over as its cells by column name.
+    @Test func forEachTablePageAsksForTheTableAndNamesTheCells() async throws {
+        let s = RecordingServer()
+        let port = try s.start()
+        defer { s.stop() }
+        let columns = #""columnDefinitions":[{"name":"Name"},{"name":"Ready"},{"name":"Available"}]"#
+        s.answer(
+            .init(
+                status: 200,
+                body: #"{"kind":"Table","metadata":{"continue":"next1"},"# + columns
+                    + #","rows":[{"cells":["a","1/1",1]},{"cells":["b","0/2",0]}]}"#),
+            .init(
+                status: 200,
+                body: #"{"kind":"Table","metadata":{},"# + columns + #","rows":[{"cells":["c","1/1",1]}]}"#))
+        let http = try client(port)
+        defer { Task { await http.shutdown() } }
+        let c: any ClusterClient = http
+        var pages: [[[String: JSON]]] = []
+        try await c.forEachTablePage(.deployment, namespace: nil, labelSelector: "managed=so") { pages.append($0) }
+        #expect(pages.map { $0.map { $0["Name"]?.string ?? "" } } == [["a", "b"], ["c"]])
+        #expect(pages.first?.last?["Ready"]?.string == "0/2" && pages.first?.last?["Available"]?.int == 0)
+        #expect(
+            s.requests.map(\.uri) == [
+                "/apis/apps/v1/deployments?includeObject=None&labelSelector=managed%3Dso&limit=4000&resourceVersion=0",
+                "/apis/apps/v1/deployments?continue=next1&includeObject=None&labelSelector=managed%3Dso&limit=4000",
+            ])
+        let accept = s.requests.first?.headers.filter { $0.0.lowercased() == "accept" }.map(\.1)
+        #expect(accept == ["application/json;as=Table;v=v1;g=meta.k8s.io"])
+    }
+
     /// Through the protocol (as `so deployment list` calls it), the live client hands over each page read to
     /// the shape asked: the objects keep what it names, and the rest of their bytes is never built.
     @Test func forEachPageThroughTheProtocolReadsToTheShape() async throws {
