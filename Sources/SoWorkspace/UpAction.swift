@@ -31,9 +31,10 @@ public struct UpAction {
         if req.dryRun { return try await dryRun(req, stack: stack, name: name, dir: dir, plan: plan) }
         var created = false
         if ctx.fs.isDirectory(dir) {
-            if !req.config.isEmpty || req.with != nil || req.agent != nil {
+            let ignored = notApplied(req, dir: dir)
+            if !ignored.isEmpty {
                 ctx.diagnostics.warn(
-                    "\(name) already exists; --config, --with and --agent are not applied to it",
+                    "\(name) already exists; \(ignored.joined(separator: ", ")) \(ignored.count == 1 ? "is" : "are") not applied to it",
                     hint:
                         "edit \(Path.join(dir, "spec.yml")) and run 'so deployment --name \(name) restart', or 'so down \(name)' first"
                 )
@@ -64,6 +65,24 @@ public struct UpAction {
         return UpResult(
             name: name, namespace: name, directory: dir, created: created, ready: req.wait, workspace: isWorkspace,
             source: source, note: plan.note)
+    }
+
+    /// The flags of an `up` of a deployment that exists which would change it, and so are not applied: a
+    /// `--config K=V` whose value its config.env does not already hold (the same `up` run again, as CI
+    /// does, says nothing), and `--with` and `--agent`, whatever they name.
+    func notApplied(_ req: UpRequest, dir: String) -> [String] {
+        // An unreadable config.env holds nothing: every --config is named.
+        let held = Dictionary(
+            ((try? ConfigEnv.load(Path.join(dir, "config.env"), fs: ctx.fs)) ?? []).map { ($0.key, $0.value) },
+            uniquingKeysWith: { _, last in last })
+        var out: [String] = req.config.compactMap { pair in
+            let kv = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+            guard kv.count == 2, held[kv[0]] == kv[1] else { return "--config \(kv[0])" }
+            return nil
+        }
+        if req.with != nil { out.append("--with") }
+        if req.agent != nil { out.append("--agent") }
+        return out
     }
 
     /// Makes the deployment directory of a new `up`: a spec from the stack (the workspace's name, git identity,

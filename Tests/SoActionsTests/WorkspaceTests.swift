@@ -115,6 +115,18 @@ struct WorkspaceHarness {
                 "data", "WORKSPACE_TOKEN")?.string == before)
     }
 
+    /// The same `up` run again (as a CI pipeline does) says nothing of its flags: only a `--config` whose
+    /// value differs from the one the workspace holds, and `--with`, are named as not applied.
+    @Test func upAgainNamesOnlyTheFlagsItDoesNotApply() async throws {
+        let w = try WorkspaceHarness()
+        try await w.up("ci-ws", config: ["GIT_REPO=https://example.invalid/acme/app.git"])
+        let notApplied = { w.ctx.diagnostics.all.map(\.message).filter { $0.contains("not applied") } }
+        try await w.up("ci-ws", config: ["GIT_REPO=https://example.invalid/acme/app.git"])
+        #expect(notApplied().isEmpty, "\(notApplied())")
+        try await w.up("ci-ws", with: ["redis"], config: ["GIT_REPO=https://example.invalid/acme/other.git"])
+        #expect(notApplied() == ["ci-ws already exists; --config GIT_REPO, --with are not applied to it"])
+    }
+
     @Test func listShowsEveryWorkspaceInTwoRequests() async throws {
         let w = try WorkspaceHarness()
         try await w.up("ws-1", ttl: 60)
