@@ -5,8 +5,8 @@ import SoKube
 import SoRender
 import SoStack
 
-/// `so deployment list` and `so cleanup`: every `so` deployment on the cluster, read in two lists (the
-/// namespaces, and the Deployments' table), a page of 500 a request.
+/// `so deployment list` and `so cleanup`: every `so` deployment on the cluster, read in two paged lists
+/// (the namespaces, 500 a request, and the Deployments' table, 4,000 rows a request).
 public struct ListAction {
     public let ctx: SoContext
     public init(_ ctx: SoContext) { self.ctx = ctx }
@@ -19,7 +19,8 @@ public struct ListAction {
     package func list(_ client: ClusterClient) async throws -> [DeploymentListing] {
         let selector = DeploymentNames.Label.managedBySoSelector
         // The namespaces are read beside the Deployments, each only as far as `namespaceShape`.
-        async let listed = Self.namespaces(client, selector: selector)
+        async let listed = client.list(
+            .namespace, namespace: nil, labelSelector: selector, keeping: Self.namespaceShape)
         // Only counts are kept of the Deployments, read as the server's table (no objects: a thousand
         // Deployments are 10 MB of JSON the server would encode), a page at a time.
         var byID: [String: (ready: Int, total: Int)] = [:]
@@ -55,15 +56,6 @@ public struct ListAction {
         "metadata": .keys(["name": .all, "labels": .all, "annotations": .all, "creationTimestamp": .all]),
         "status": .all,
     ])
-
-    static func namespaces(_ client: ClusterClient, selector: String) async throws -> [JSON] {
-        var all: [JSON] = []
-        try await client.forEachPage(.namespace, namespace: nil, labelSelector: selector, keeping: Self.namespaceShape)
-        {
-            all += $0
-        }
-        return all
-    }
 
     /// The deployment a Deployment belongs to: the `app` label its pods are selected by (the table's
     /// Selector cell: `app=ID,app.kubernetes.io/component=NAME`).

@@ -68,6 +68,15 @@ extension ClusterClient {
         try body(try await list(type, namespace: namespace, labelSelector: labelSelector))
     }
 
+    /// Every object matching `labelSelector`, each read only as far as `shape` says, gathered page by page.
+    public func list(_ type: ResourceType, namespace: String?, labelSelector: String?, keeping shape: JSONShape)
+        async throws -> [JSON]
+    {
+        var items: [JSON] = []
+        try await forEachPage(type, namespace: namespace, labelSelector: labelSelector, keeping: shape) { items += $0 }
+        return items
+    }
+
     /// `forEachPage` keeping whole objects.
     public func forEachPage(
         _ type: ResourceType, namespace: String?, labelSelector: String?, _ body: ([JSON]) throws -> Void

@@ -191,9 +191,7 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
     }
 
     public func list(_ type: ResourceType, namespace: String?, labelSelector: String?) async throws -> [JSON] {
-        var items: [JSON] = []
-        try await forEachPage(type, namespace: namespace, labelSelector: labelSelector, keeping: .all) { items += $0 }
-        return items
+        try await list(type, namespace: namespace, labelSelector: labelSelector, keeping: .all)
     }
 
     /// Each page of the list (500 objects) as it arrives, its objects read to `shape` (the rest of their bytes

@@ -75,10 +75,10 @@ public struct UpAction {
         let held = Dictionary(
             ((try? ConfigEnv.load(Path.join(dir, "config.env"), fs: ctx.fs)) ?? []).map { ($0.key, $0.value) },
             uniquingKeysWith: { _, last in last })
-        var out: [String] = req.config.compactMap { pair in
-            let kv = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
-            guard kv.count == 2, held[kv[0]] == kv[1] else { return "--config \(kv[0])" }
-            return nil
+        var out: [String] = req.config.flatMap { arg -> [String] in
+            // As init reads it (laconic's K=V,K2=V2 included); one it cannot read is named whole.
+            guard let pairs = try? InitAction.parseConfigArgument(arg) else { return ["--config \(arg)"] }
+            return pairs.filter { held[$0.0] != $0.1 }.map { "--config \($0.0)" }
         }
         if req.with != nil { out.append("--with") }
         if req.agent != nil { out.append("--agent") }
