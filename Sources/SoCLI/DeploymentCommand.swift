@@ -18,6 +18,8 @@ struct DeploymentCommand: ParsableCommand {
               so deployment --dir deployments/example logs --tail 20 -f
               so deployment --name ws-1 shell
               so deployment --name ws-1 task "make the login test pass" --pr
+              so deployment --name ws-1 task --detach "make the login test pass"
+              so deployment --name ws-1 tasks
               so deployment list
             """,
         subcommands: [
@@ -28,7 +30,8 @@ struct DeploymentCommand: ParsableCommand {
             DeploymentPortForwardCommand.self,
             DeploymentRestartCommand.self, DeploymentUpdateEnvsCommand.self,
             DeploymentRotateSecretsCommand.self, DeploymentRenderCommand.self,
-            DeploymentTaskCommand.self, DeploymentDiffCommand.self, DeploymentPushCommand.self,
+            DeploymentTaskCommand.self, DeploymentTasksCommand.self, DeploymentDiffCommand.self,
+            DeploymentPushCommand.self,
             DeploymentFetchCommand.self,
             DeploymentLogCommand.self, DeploymentApplyCommand.self, DeploymentMergeCommand.self,
         ]

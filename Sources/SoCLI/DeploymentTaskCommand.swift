@@ -19,10 +19,16 @@ struct DeploymentTaskCommand: SoRunnable {
 
             With -o json the summary is JSON and the agent's own output goes to stderr as it comes.
 
+            With --detach the task is queued in the workspace's container and its id printed at once: it runs there, one task \
+            at a time in order, whatever becomes of this so (a closed terminal, a lost connection, a CI step that ends). Its \
+            branch is pushed when it leaves commits (not with --no-push). Follow it with 'so deployment tasks' (list, show, \
+            logs -f, wait, cancel).
+
             Example:
               so deployment --name fix-login task "make the login test pass"
               so deployment --name ci-1234 task --pr --title "Fix the login test" "make the login test pass"
               so deployment --name fix-login task --no-push --command 'codex exec "$TASK"' "explain the build"
+              so deployment --name fix-login task --detach "make the login test pass"
             """
     )
     static let takes = DeploymentTarget.takes.union([.format])
@@ -35,6 +41,9 @@ struct DeploymentTaskCommand: SoRunnable {
         help: ArgumentHelp("Run this shell command instead of the spec's task (it reads $TASK).", valueName: "command"))
     var command: String?
     @Flag(name: .long, help: "Leave the branch in the workspace; do not push it.") var noPush = false
+    @Flag(
+        name: [.customShort("d"), .long],
+        help: "Queue the task in the workspace and print its id at once; it runs without this so.") var detach = false
     @Flag(name: .long, help: "Open a pull request on GitHub when the agent succeeded and left commits.") var pr = false
     @Option(name: .long, help: ArgumentHelp("Pull request title (default: the task's first line).", valueName: "title"))
     var title: String?
@@ -48,6 +57,10 @@ struct DeploymentTaskCommand: SoRunnable {
 
     func validate() throws {
         if noPush && pr { throw ValidationError("--pr needs the branch pushed: drop --no-push") }
+        if detach && (pr || title != nil || base != nil) {
+            throw ValidationError(
+                "--detach does not open pull requests yet: drop --pr (the branch is pushed), or run the task attached")
+        }
     }
 
     func run(_ ctx: SoContext) async throws {
@@ -63,6 +76,17 @@ struct DeploymentTaskCommand: SoRunnable {
         req.base = base
         req.cluster = target.options()
         req.agentOutputToStderr = output == .json
+        if detach {
+            let (name, id) = try await TaskQueueAction(ctx).submit(req)
+            if output == .json {
+                ctx.console.out(JSONOut.encode(DetachedJSON(workspace: name, id: id, state: "queued")))
+            } else {
+                ctx.console.out(String(id))
+                ctx.console.err(
+                    "task \(id) queued in \(name); follow it: so deployment --name \(name) tasks logs \(id) -f")
+            }
+            return
+        }
         let r = try await TaskAction(ctx).run(req)
         if output == .json { ctx.console.out(JSONOut.encode(r)) }
         if r.exitCode != 0 { throw ExitCode(r.exitCode) }

@@ -49,6 +49,10 @@ public indirect enum JSON: Sendable, Equatable {
         if case .number(let n) = self { return Int(n) }
         return nil
     }
+    public var double: Double? {
+        if case .number(let n) = self { return n }
+        return nil
+    }
     public var bool: Bool? {
         if case .bool(let b) = self { return b }
         return nil

@@ -14,34 +14,31 @@ public struct TaskAction {
 
     public func run(_ req: TaskRequest) async throws -> TaskResult {
         let w = try await WorkspaceContainer.open(ctx, directory: req.directory, cluster: req.cluster)
-        guard let command = req.command ?? w.spec.task, !command.trimmedSpaces.isEmpty else {
-            throw SoError(
-                "\(w.name) has no task command",
-                hint:
-                    "add 'task: COMMAND' (it reads the task from $TASK) under 'workspace:' in \(Path.join(w.c.model.directory, "spec.yml")), "
-                    + "or pass --command")
-        }
-        guard !req.text.trimmedSpaces.isEmpty else {
-            throw SoError.usage(
-                "the task text is empty",
-                hint: "say what the agent should do: so deployment --name N task \"make the login test pass\"")
-        }
+        let command = try command(of: w, req)
         if req.pullRequest { _ = try token() }
-        let args = try w.command(
-            #"cd "$1" || exit 3; TASK=$2; export TASK; if [ -n "$4" ]; then eval "$3" >&2; else eval "$3"; fi"#,
-            [req.text, command, req.agentOutputToStderr ? "stderr" : ""])
-        ctx.say("task: running '\(command)' in \(w.name)")
-        let code = try await ctx.processes.runAttached(args, environment: nil)
-        ctx.say("task: the agent exited with \(code)")
-        // What the agent left uncommitted is committed, so the branch holds all of it.
-        let subject = String(req.text.split(separator: "\n").first.map(String.init)?.trimmedSpaces.prefix(72) ?? "")
-        let commit = try await w.run(
-            "committing what the task left",
-            """
-            cd "$1" && [ -n "$(git status --porcelain)" ] || exit 0
-            git add -A && git commit -q -m "$2" -m "$3" && echo committed
-            """, ["so task: \(subject)", req.text])
-        let leftovers = commit.stdout.contains("committed")
+        // A task like any other (queued, reported, listed by 'tasks'), followed here; so pushes and opens the
+        // pull request itself, as the caller asked.
+        var queued = req
+        queued.push = false
+        let queue = TaskQueueAction(ctx)
+        let id = try await queue.submit(in: w, queued, command: command)
+        ctx.say("task: running '\(command)' in \(w.name) as task \(id) (it goes on if this so stops)")
+        _ = try await ctx.processes.runAttached(
+            try w.command(
+                TaskRunner.boot, [TaskRunner.script, "follow", String(id), req.agentOutputToStderr ? "stderr" : ""]),
+            environment: nil)
+        let record = try await queue.one(w, id)
+        guard record.ended else {
+            throw SoError(
+                "task \(id) in \(w.name) is still \(record.state): following its log ended first",
+                hint:
+                    "it goes on in the workspace; follow it: so deployment --dir \(w.c.model.directory) tasks logs \(id) -f"
+            )
+        }
+        let code = Int32(clamping: record.exitCode ?? 1)
+        ctx.say("task: the agent exited with \(code)\(record.state == "cancelled" ? " (cancelled)" : "")")
+        // What the agent left uncommitted was committed by the runner, so the branch holds all of it.
+        let leftovers = record.progress.contains { $0.text == TaskRunner.committedLeftovers }
         let s = try await w.state()
         var result = TaskResult(
             exitCode: code, branch: s.branch, commits: s.ahead, committedLeftovers: leftovers, pushed: false)
@@ -63,6 +60,7 @@ public struct TaskAction {
                 hint: "the branch \(s.branch) is pushed; open one by hand once the work is checked")
             return result
         }
+        let subject = String(req.text.split(separator: "\n").first.map(String.init)?.trimmedSpaces.prefix(72) ?? "")
         let base = req.base ?? (s.ref.isEmpty ? nil : s.ref)
         guard let base else {
             throw SoError(
@@ -79,6 +77,23 @@ public struct TaskAction {
         result.pullRequest = pullRequest
         ctx.say("task: pull request \(pullRequest)")
         return result
+    }
+
+    /// The command the task runs (--command, else the spec's), with the text checked.
+    func command(of w: WorkspaceContainer, _ req: TaskRequest) throws -> String {
+        guard let command = req.command ?? w.spec.task, !command.trimmedSpaces.isEmpty else {
+            throw SoError(
+                "\(w.name) has no task command",
+                hint:
+                    "add 'task: COMMAND' (it reads the task from $TASK) under 'workspace:' in \(Path.join(w.c.model.directory, "spec.yml")), "
+                    + "or pass --command")
+        }
+        guard !req.text.trimmedSpaces.isEmpty else {
+            throw SoError.usage(
+                "the task text is empty",
+                hint: "say what the agent should do: so deployment --name N task \"make the login test pass\"")
+        }
+        return command
     }
 
     func token() throws -> String {

@@ -69,11 +69,18 @@ enum AgentE2E {
             "image/claude",
             """
             #!/bin/sh
-            # Stand-in agent CLI for so's e2e tests: claude -p TEXT edits a file and commits.
+            # Stand-in agent CLI for so's e2e tests: claude -p TEXT edits a file and commits. A text with
+            # "(slow)" says a step and takes 8 s first; with --output-format json the last line is Claude Code's
+            # result line, with its usage and cost.
             [ "$1" = "-p" ] || { echo "fake claude: expected -p TEXT" >&2; exit 2; }
             echo "fake agent: working on: $2"
+            case "$2" in *"(slow)"*) echo "thinking" > "${SO_TASK_STEP:-/dev/null}"; sleep 8 ;; esac
             printf '%s\\n' "$2" >> AGENT_TASKS.md
             git add AGENT_TASKS.md && git commit -q -m "agent: $2" && echo "fake agent: committed"
+            case " $* " in
+            *" --output-format json "*)
+              echo '{"type":"result","subtype":"success","is_error":false,"result":"done","total_cost_usd":0.0123,"usage":{"input_tokens":1000,"output_tokens":200,"cache_read_input_tokens":0}}' ;;
+            esac
 
             """)
         try t.write(

@@ -1,0 +1,85 @@
+import Foundation
+import SoKube
+
+/// What a task cost, read from the agent CLI's machine-readable output (its usage lines, kept by the runner
+/// as the file `cost`), never estimated: Claude Code's `result` line (`--output-format json` or
+/// `stream-json`: `total_cost_usd` and `usage`, for the whole run), else Codex's `turn.completed` lines
+/// (`exec --json`: `usage` per turn, summed; no price). Nothing read: `reported` is false.
+public struct TaskCost: Sendable, Equatable {
+    public var reported = false
+    public var inputTokens: Int?
+    public var outputTokens: Int?
+    /// Input tokens read from, and written to, the agent's prompt cache (counted apart from inputTokens, as the CLI does).
+    public var cacheReadTokens: Int?
+    public var cacheWriteTokens: Int?
+    public var usd: Double?
+    /// Why the lines could not be read (a warning; the task's record stays).
+    public var problem: String?
+
+    public init() {}
+
+    public static func parse(_ text: String) -> TaskCost {
+        var cost = TaskCost()
+        var objects: [JSON] = []
+        var bad = 0
+        for line in text.split(separator: "\n") where !line.allSatisfy(\.isWhitespace) {
+            // A line that is not JSON is counted and named below (the record keeps the rest).
+            guard let o = try? JSON.parse(Data(line.utf8)), case .object = o else {
+                bad += 1
+                continue
+            }
+            objects.append(o)
+        }
+        if let result = objects.last(where: { $0["type"]?.string == "result" }) {
+            cost.add(result["usage"])
+            cost.usd = result["total_cost_usd"]?.double ?? result["cost_usd"]?.double
+            cost.reported = cost.usd != nil || cost.inputTokens != nil || cost.outputTokens != nil
+        } else {
+            for turn in objects where turn["type"]?.string == "turn.completed" { cost.add(turn["usage"]) }
+            cost.reported = cost.inputTokens != nil || cost.outputTokens != nil
+        }
+        if bad > 0 && !cost.reported {
+            cost.problem = "\(bad) usage \(bad == 1 ? "line does" : "lines do") not parse as JSON"
+        } else if !cost.reported && !objects.isEmpty {
+            cost.problem = "the output has usage lines, but no Claude 'result' line or Codex 'turn.completed' line"
+        }
+        return cost
+    }
+
+    mutating func add(_ usage: JSON?) {
+        guard let usage, case .object = usage else { return }
+        func sum(_ into: inout Int?, _ keys: String...) {
+            for k in keys { if let v = usage[k]?.int { into = (into ?? 0) + v } }
+        }
+        sum(&inputTokens, "input_tokens")
+        sum(&outputTokens, "output_tokens")
+        sum(&cacheReadTokens, "cache_read_input_tokens", "cached_input_tokens")
+        sum(&cacheWriteTokens, "cache_creation_input_tokens")
+    }
+
+    /// Tasks' costs added up (a workspace's): what any of them reported.
+    public static func total(_ costs: [TaskCost]) -> TaskCost {
+        var t = TaskCost()
+        for c in costs where c.reported {
+            t.reported = true
+            func plus(_ a: Int?, _ b: Int?) -> Int? { a == nil && b == nil ? nil : (a ?? 0) + (b ?? 0) }
+            t.inputTokens = plus(t.inputTokens, c.inputTokens)
+            t.outputTokens = plus(t.outputTokens, c.outputTokens)
+            t.cacheReadTokens = plus(t.cacheReadTokens, c.cacheReadTokens)
+            t.cacheWriteTokens = plus(t.cacheWriteTokens, c.cacheWriteTokens)
+            if let u = c.usd { t.usd = (t.usd ?? 0) + u }
+        }
+        return t
+    }
+
+    /// "12,345 in · 678 out · $0.0123", or "not reported by the agent".
+    public var text: String {
+        guard reported else { return problem.map { "unreadable (\($0))" } ?? "not reported by the agent" }
+        var parts: [String] = []
+        if let i = inputTokens { parts.append("\(i) in") }
+        if let o = outputTokens { parts.append("\(o) out") }
+        if let r = cacheReadTokens, r > 0 { parts.append("\(r) cache read") }
+        if let u = usd { parts.append(String(format: "$%.4f", u)) }
+        return parts.joined(separator: " · ")
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import SoActions
+import SoBasics
+import SoDeploy
+import SoKube
+import SoStack
+
+/// Tasks with a life of their own: `so deployment task --detach` queues one in the workspace's container and
+/// returns its id; `tasks` lists, shows, follows, waits for and cancels them. The runner (`TaskRunner`) runs
+/// them there one at a time, whatever becomes of the `so` that gave them; their reports are files on the
+/// workspace's volume that any `so` reads back through the API.
+public struct TaskQueueAction {
+    public let ctx: SoContext
+    public init(_ ctx: SoContext) { self.ctx = ctx }
+
+    /// Queues the task; its id. The worker starts it at once when the queue is empty.
+    public func submit(_ req: TaskRequest) async throws -> (workspace: String, id: Int) {
+        let w = try await WorkspaceContainer.open(ctx, directory: req.directory, cluster: req.cluster)
+        return (w.name, try await submit(in: w, req, command: try TaskAction(ctx).command(of: w, req)))
+    }
+
+    func submit(in w: WorkspaceContainer, _ req: TaskRequest, command: String) async throws -> Int {
+        let r = try await runner(w, "submit", [req.text, command, req.push ? "1" : "0"])
+        guard let id = Int(r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw SoError(
+                "the task runner in \(w.name) gave no task id: \(r.stdout.prefix(80))",
+                hint: "see it for yourself: so deployment --dir \(w.c.model.directory) shell")
+        }
+        return id
+    }
+
+    /// The workspace's tasks (all, or those asked for, in that order). Reports written badly are warned about.
+    public func list(_ directory: String, cluster: ClusterOptions, ids: [Int] = []) async throws -> [TaskRecord] {
+        let w = try await WorkspaceContainer.open(ctx, directory: directory, cluster: cluster)
+        return try await records(w, ids)
+    }
+
+    public func show(_ directory: String, cluster: ClusterOptions, id: Int) async throws -> TaskRecord {
+        let w = try await WorkspaceContainer.open(ctx, directory: directory, cluster: cluster)
+        return try await one(w, id)
+    }
+
+    /// The task's log as it grows, to this terminal, until the task ends (`follow`), or the log so far; then its record.
+    public func logs(_ directory: String, cluster: ClusterOptions, id: Int, follow: Bool) async throws -> TaskRecord {
+        let w = try await WorkspaceContainer.open(ctx, directory: directory, cluster: cluster)
+        if follow {
+            let code = try await ctx.processes.runAttached(
+                try w.command(TaskRunner.boot, [TaskRunner.script, "follow", String(id)]), environment: nil)
+            if code != 0 { _ = try await runner(w, "report", [String(id)]) }  // names the fault (no such task …)
+        } else {
+            _ = try await runner(w, "report", [String(id)])
+            let r = try await w.run(
+                "reading task \(id)'s log",
+                #"cat "$(git -C "$1" rev-parse --absolute-git-dir)/so/tasks/$2/log" 2>/dev/null || true"#,
+                [String(id)])
+            ctx.console.out(r.stdout.hasSuffix("\n") ? String(r.stdout.dropLast()) : r.stdout)
+        }
+        return try await one(w, id)
+    }
+
+    /// Waits in the container until the task ends (one exec; `follow` streams its log meanwhile); its record.
+    public func wait(_ directory: String, cluster: ClusterOptions, id: Int, follow: Bool) async throws -> TaskRecord {
+        guard follow else {
+            let w = try await WorkspaceContainer.open(ctx, directory: directory, cluster: cluster)
+            _ = try await runner(w, "wait", [String(id)])
+            return try await one(w, id)
+        }
+        return try await logs(directory, cluster: cluster, id: id, follow: true)
+    }
+
+    /// Cancels a queued task, or ends a running one (TERM to its process group, KILL after 10 s); what it
+    /// committed stays, and what it left uncommitted is committed.
+    public func cancel(_ directory: String, cluster: ClusterOptions, id: Int) async throws -> TaskRecord {
+        let w = try await WorkspaceContainer.open(ctx, directory: directory, cluster: cluster)
+        _ = try await runner(w, "cancel", [String(id)])
+        return try await one(w, id)
+    }
+
+    func one(_ w: WorkspaceContainer, _ id: Int) async throws -> TaskRecord {
+        guard let r = try await records(w, [id]).first else {
+            throw SoError(
+                "task \(id) in \(w.name) has no report",
+                hint: "list its tasks: so deployment --dir \(w.c.model.directory) tasks")
+        }
+        return r
+    }
+
+    func records(_ w: WorkspaceContainer, _ ids: [Int]) async throws -> [TaskRecord] {
+        let r = try await runner(w, "report", ids.map(String.init))
+        let records = TaskRecord.parse(r.stdout)
+        for t in records {
+            for p in t.problems {
+                ctx.diagnostics.warn(
+                    "task \(t.id) in \(w.name): \(p)",
+                    hint:
+                        "the report's files are under .git/so/tasks/\(t.id) in the checkout: so deployment --dir \(w.c.model.directory) shell"
+                )
+            }
+        }
+        return records
+    }
+
+    /// Runs a runner verb; its refusals become errors naming the task and the fix.
+    func runner(_ w: WorkspaceContainer, _ verb: String, _ args: [String]) async throws -> ProcessResult {
+        let r = try await ctx.processes.run(
+            try w.command(TaskRunner.boot, [TaskRunner.script, verb] + args), workingDirectory: nil, environment: nil,
+            timeout: nil)
+        let id = args.first ?? ""
+        let dir = w.c.model.directory
+        switch r.exitCode {
+        case 0: return r
+        case 3:
+            throw SoError(
+                "\(w.name) cannot run tasks: \(r.lastErrorLine.replacingOccurrences(of: "so-task: ", with: ""))",
+                hint:
+                    "a task runs in the workspace's git checkout; see why it has none: so deployment --dir \(dir) logs")
+        case 4:
+            throw SoError("\(w.name) has no task \(id)", hint: "list its tasks: so deployment --dir \(dir) tasks")
+        case 5:
+            throw SoError(
+                "task \(id) in \(w.name) \(r.lastErrorLine.replacingOccurrences(of: "so-task: task \(id) ", with: ""))",
+                hint: "its report: so deployment --dir \(dir) tasks show \(id)")
+        default:
+            throw SoError(
+                "the task runner in \(w.name) failed (\(verb), exit \(r.exitCode)): \(r.lastErrorLine)",
+                hint: "see it for yourself: so deployment --dir \(dir) shell")
+        }
+    }
+}

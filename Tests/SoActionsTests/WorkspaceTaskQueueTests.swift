@@ -1,0 +1,169 @@
+import Foundation
+import SoBasics
+import SoKube
+import SoStack
+import SoSystem
+import SoTestSupport
+import Testing
+
+@testable import SoActions
+@testable import SoDeploy
+@testable import SoWorkspace
+
+/// Detached tasks: the runner (`TaskRunner`) runs for real here, in a local checkout standing in for the
+/// workspace's container (`GitWorkspace`), with `setsid` workers that outlive the call that queued them.
+@Suite(.serialized) struct WorkspaceTaskQueueTests {
+    func submit(_ g: GitWorkspace, _ text: String, _ command: String, push: Bool = true) async throws -> Int {
+        var req = TaskRequest(directory: g.dir, text: text)
+        req.command = command
+        req.push = push
+        req.cluster = g.w.clusterOptions
+        return try await TaskQueueAction(g.w.ctx).submit(req).id
+    }
+
+    @Test func aDetachedTaskRunsOnAndLeavesAReport() async throws {
+        let g = try await GitWorkspace()
+        try g.podRuns()
+        let q = TaskQueueAction(g.w.ctx)
+        let claude =
+            #"{"type":"result","subtype":"success","total_cost_usd":0.0421,"usage":{"input_tokens":1200,"output_tokens":340,"cache_read_input_tokens":50}}"#
+        // The agent: says a step, commits one file, leaves another uncommitted, deletes one, prints its cost.
+        let agent = """
+            echo "step: reading" > "$SO_TASK_STEP"; echo "working on: $TASK"
+            echo fixed > login.ts && git add login.ts && git commit -q -m "fix login"
+            echo notes > notes.md; git rm -q README.md
+            echo 'running tests' > "$SO_TASK_STEP"; sleep 1.5
+            echo '\(claude)'
+            """
+        let id = try await submit(g, "fix the login\nand say so", agent)
+        #expect(id == 1)
+        // submit returned while the agent still runs: the task is detached from the call.
+        let running = try await q.show(g.dir, cluster: g.w.clusterOptions, id: id)
+        #expect(running.state == "running" || running.state == "queued", "\(running)")
+        let t = try await q.wait(g.dir, cluster: g.w.clusterOptions, id: id, follow: false)
+        #expect(t.state == "succeeded" && t.exitCode == 0, "\(t)")
+        #expect(t.text == "fix the login\nand say so" && t.step == "running tests")
+        #expect(t.commits.map(\.subject) == ["fix login", "so task: fix the login"], "\(t.commits)")
+        #expect(
+            t.files == [
+                .init(path: "README.md", change: "deleted"), .init(path: "login.ts", change: "created"),
+                .init(path: "notes.md", change: "created"),
+            ], "\(t.files)")
+        #expect(t.branch == "agent/ws" && t.pushed == "agent/ws")
+        #expect(
+            t.cost.reported && t.cost.usd == 0.0421 && t.cost.inputTokens == 1200 && t.cost.outputTokens == 340
+                && t.cost.cacheReadTokens == 50, "\(t.cost)")
+        #expect(t.startedAt != nil && t.endedAt != nil && t.queuedAt != nil && t.problems.isEmpty)
+        #expect(t.progress.map(\.text).contains("pushed agent/ws"), "\(t.progress)")
+        let pushed = try await GitWorkspace.git(["log", "-1", "--format=%s", "agent/ws"], in: g.origin).stdout
+        #expect(pushed == "so task: fix the login\n")
+        // The log, read back.
+        let out = g.w.h.console
+        _ = try await q.logs(g.dir, cluster: g.w.clusterOptions, id: id, follow: false)
+        #expect(out.stdout.contains("working on: fix the login"), "\(out.stdout)")
+    }
+
+    @Test func tasksQueueInOrderAndCancelKeepsWhatWasCommitted() async throws {
+        let g = try await GitWorkspace()
+        try g.podRuns()
+        let q = TaskQueueAction(g.w.ctx)
+        let first = try await submit(
+            g, "first", #"echo "first $(date +%s.%N)" >> order.txt; git add -A; git commit -qm first; sleep 30"#,
+            push: false)
+        let second = try await submit(g, "second", #"echo "second" >> order.txt"#, push: false)
+        let third = try await submit(g, "third", "echo never", push: false)
+        #expect([first, second, third] == [Int](1...3))
+        // Queued, not started, while the first runs.
+        #expect(try await q.show(g.dir, cluster: g.w.clusterOptions, id: second).state == "queued")
+        let gone = try await q.cancel(g.dir, cluster: g.w.clusterOptions, id: third)
+        #expect(gone.state == "cancelled" && gone.startedAt == nil, "\(gone)")
+        // Wait until the first has committed, then cancel it: its commit stays.
+        for _ in 0..<50 {
+            if (try? g.w.h.read("container-workspace/order.txt")) != nil { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        let cancelled = try await q.cancel(g.dir, cluster: g.w.clusterOptions, id: first)
+        #expect(cancelled.state == "cancelled" && cancelled.commits.map(\.subject) == ["first"], "\(cancelled)")
+        let done = try await q.wait(g.dir, cluster: g.w.clusterOptions, id: second, follow: false)
+        #expect(done.state == "succeeded", "\(done)")
+        let order = try g.w.h.read("container-workspace/order.txt").split(separator: "\n").map { String($0.prefix(6)) }
+        #expect(order == ["first ", "second"], "\(order)")
+        let all = try await q.list(g.dir, cluster: g.w.clusterOptions)
+        #expect(all.map(\.id) == [1, 2, 3] && all.map(\.state) == ["cancelled", "succeeded", "cancelled"])
+        await #expect(throws: SoError.self) { try await q.cancel(g.dir, cluster: g.w.clusterOptions, id: second) }
+    }
+
+    @Test func badIdsAndBadReportsAreNamedAndNoRecordIsLost() async throws {
+        let g = try await GitWorkspace()
+        try g.podRuns()
+        let q = TaskQueueAction(g.w.ctx)
+        let missing = await #expect(throws: SoError.self) {
+            try await q.show(g.dir, cluster: g.w.clusterOptions, id: 9)
+        }
+        #expect(missing?.message == "ws has no task 9", "\(String(describing: missing))")
+        let id = try await submit(
+            g, "costs", #"echo '{"type":"result","total_cost_usd": 0.5, "usage": {'"#, push: false)
+        _ = try await q.wait(g.dir, cluster: g.w.clusterOptions, id: id, follow: false)
+        // A report the agent (or anyone) wrote badly.
+        let dir = "container-workspace/.git/so/tasks/\(id)"
+        try g.w.h.tmp.write("\(dir)/exit", "zero\n")
+        try g.w.h.tmp.write("\(dir)/started", "soon\n")
+        let t = try await q.show(g.dir, cluster: g.w.clusterOptions, id: id)
+        #expect(t.state == "succeeded" && t.text == "costs" && t.exitCode == nil && t.startedAt == nil)
+        #expect(!t.cost.reported && t.cost.problem == "1 usage line does not parse as JSON", "\(t.cost)")
+        let warned = g.w.ctx.diagnostics.all.map(\.message)
+        #expect(
+            warned.contains("task 1 in ws: its exit code is not a number: zero")
+                && warned.contains("task 1 in ws: its 'started' time is not a number: soon")
+                && warned.contains("task 1 in ws: its cost: 1 usage line does not parse as JSON"), "\(warned)")
+    }
+
+    @Test func aWorkspaceWithoutACheckoutSaysSo() async throws {
+        let g = try await GitWorkspace()
+        try g.podRuns()
+        try FileManager.default.removeItem(atPath: Path.join(g.checkout, ".git"))
+        let e = await #expect(throws: SoError.self) {
+            try await submit(g, "anything", "true")
+        }
+        #expect(
+            e?.message.hasPrefix("ws cannot run tasks: ") == true
+                && e?.message.contains("holds no git checkout") == true)
+    }
+}
+
+@Suite struct TaskCostTests {
+    @Test func claudesResultLineIsTheWholeRun() {
+        let lines = """
+            {"type":"assistant","message":{"usage":{"input_tokens":5,"output_tokens":1}}}
+            {"type":"result","total_cost_usd":0.25,"usage":{"input_tokens":100,"output_tokens":20,"cache_creation_input_tokens":7}}
+            """
+        let c = TaskCost.parse(lines)
+        #expect(c.reported && c.usd == 0.25 && c.inputTokens == 100 && c.outputTokens == 20 && c.cacheWriteTokens == 7)
+        #expect(c.text == "100 in · 20 out · $0.2500")
+    }
+
+    @Test func codexTurnsAreSummedAndHaveNoPrice() {
+        let lines = """
+            {"type":"turn.completed","usage":{"input_tokens":10,"cached_input_tokens":4,"output_tokens":3}}
+            {"type":"turn.completed","usage":{"input_tokens":5,"output_tokens":2}}
+            """
+        let c = TaskCost.parse(lines)
+        #expect(c.reported && c.usd == nil && c.inputTokens == 15 && c.outputTokens == 5 && c.cacheReadTokens == 4)
+    }
+
+    @Test func nothingReportedIsSaidAndNothingInvented() {
+        #expect(TaskCost.parse("").text == "not reported by the agent")
+        let odd = TaskCost.parse(#"{"usage": "lots"}"#)
+        #expect(!odd.reported && odd.problem != nil && odd.usd == nil)
+        let t = TaskCost.total([TaskCost.parse(#"{"type":"result","total_cost_usd":1.5}"#), TaskCost(), odd])
+        #expect(t.reported && t.usd == 1.5 && t.inputTokens == nil)
+    }
+
+    @Test func aReportParsesByLengthWhateverItsText() {
+        let text = "line one\n@@ 1 state 6\nfake\n"
+        let out = "@@ 4 text \(text.utf8.count)\n\(text)\n@@ 4 state 8\nrunning\n\n@@ 5 state 7\nqueued\n\n"
+        let r = TaskRecord.parse(out)
+        #expect(r.map(\.id) == [4, 5] && r[0].text == text && r[0].state == "running" && r[1].state == "queued")
+    }
+}

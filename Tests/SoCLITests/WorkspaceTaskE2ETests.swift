@@ -1,0 +1,134 @@
+import Foundation
+import SoBasics
+import SoSystem
+import SoTestSupport
+import Testing
+
+/// Tasks with a life of their own on a node that runs containers: detached, queued, followed, cancelled,
+/// reported with their cost, and going on when the `so` that gave them is killed.
+@Suite(
+    .serialized,
+    .enabled(if: RealNode.enabled, "SO_E2E_KUBECONFIG with SO_E2E_REAL_NODE=1 is not set: no node that runs containers")
+)
+struct WorkspaceTaskE2ETests {
+    static func json(_ r: ProcessResult) -> [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]) ?? [:]
+    }
+
+    @Test func detachedTasksQueueReportTheirCostAndOutliveTheirCaller() async throws {
+        let t = try TempDir("so-e2e-tasks")
+        defer { t.cleanup() }
+        try await AgentE2E.buildImage(in: t)
+        let (daemon, repo) = try await AgentE2E.serveRepository(in: t)
+        defer { AgentE2E.stop(daemon) }
+        let env = ["SO_KUBECONFIG": E2E.kubeconfig!, "SO_HOME": t.file("home")]
+        let ws = "e2e-tasks"
+        func so(_ args: [String]) async throws -> ProcessResult {
+            try await E2E.so(["deployment", "--name", ws] + args, cwd: t.path, env: env)
+        }
+        let claude = ["--command", #"claude -p "$TASK" --output-format json"#]
+        try await AgentE2E.removing(ws, t, env) {
+            var r = try await E2E.so(
+                [
+                    "up", "agent-workspace", "--name", ws, "--config", "GIT_REPO=\(repo)", "--config",
+                    "AGENT_IMAGE=\(AgentE2E.image)", "--timeout", "180", "--progress", "plain",
+                ], cwd: t.path, env: env)
+            #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
+
+            // Three tasks given and the caller gone each time: ids at once, the first runs, the others wait.
+            var ids: [String] = []
+            for text in ["first (slow)", "second", "third (slow)"] {
+                r = try await so(["task", "--detach"] + claude + [text])
+                #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
+                ids.append(r.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+            }
+            #expect(ids == ["1", "2", "3"], "\(ids)")
+            r = try await so(["tasks", "-o", "json"])
+            let states = (Self.json(r)["tasks"] as? [[String: Any]])?.map { $0["state"] as? String ?? "?" }
+            #expect(states == ["running", "queued", "queued"], "\(r.stdout)\n\(r.stderr)")
+            r = try await so(["tasks", "show", "1", "-o", "json"])
+            #expect(Self.json(r)["step"] as? String == "thinking", "the agent's step: \(r.stdout)")
+
+            r = try await so(["tasks", "cancel", "3"])
+            #expect(r.exitCode == 0 && r.stdout.contains("task 3 in \(ws): cancelled"), "\(r.stdout)\n\(r.stderr)")
+            // Following the first to its end, then waiting for the second (CI's way: the exit code is the task's).
+            r = try await so(["tasks", "logs", "1", "-f"])
+            #expect(
+                r.exitCode == 0 && r.stdout.contains("fake agent: working on: first (slow)")
+                    && r.stdout.contains("fake agent: committed"), "\(r.stdout)\n\(r.stderr)")
+            r = try await so(["tasks", "wait", "2"])
+            #expect(r.exitCode == 0 && r.stdout.contains("task 2 in \(ws) succeeded"), "\(r.stdout)\n\(r.stderr)")
+
+            r = try await so(["tasks", "show", "2", "-o", "json"])
+            let second = Self.json(r)
+            let cost = second["cost"] as? [String: Any] ?? [:]
+            #expect(
+                second["state"] as? String == "succeeded" && second["exitCode"] as? Int == 0
+                    && second["pushed"] as? String == "agent/\(ws)", "\(r.stdout)\n\(r.stderr)")
+            #expect(
+                (second["commits"] as? [[String: Any]])?.map { $0["subject"] as? String } == ["agent: second"]
+                    && (second["files"] as? [[String: Any]])?.first?["path"] as? String == "AGENT_TASKS.md",
+                "\(r.stdout)")
+            #expect(
+                cost["usd"] as? String == "0.0123" && cost["inputTokens"] as? Int == 1000
+                    && cost["outputTokens"] as? Int == 200, "\(cost)")
+            #expect(
+                try await AgentE2E.run([
+                    "git", "--git-dir", t.file("srv/acme/app.git"), "log", "-1", "--format=%s", "agent/\(ws)",
+                ]).stdout == "agent: second\n", "the worker pushed the branch")
+            r = try await so(["tasks"])
+            #expect(
+                r.exitCode == 0 && r.stdout.contains("cancelled")
+                    && r.stdout.contains("total cost: 2000 in · 400 out · $0.0246"),
+                "\(r.stdout)\n\(r.stderr)")
+
+            // A task given in the foreground whose so is killed goes on, and its report is read back.
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: E2E.binary)
+            p.arguments = ["deployment", "--name", ws, "task", "--no-push"] + claude + ["fourth (slow)"]
+            var penv = ProcessInfo.processInfo.environment
+            penv["SO_ROOT"] = RepoPaths.root
+            for (k, v) in env { penv[k] = v }
+            p.environment = penv
+            p.standardOutput = FileHandle.nullDevice
+            p.standardError = FileHandle.nullDevice
+            try p.run()
+            var started = false
+            for _ in 0..<60 where !started {
+                try await Task.sleep(for: .milliseconds(500))
+                r = try await so(["tasks", "show", "4", "-o", "json"])
+                started = Self.json(r)["state"] as? String == "running"
+            }
+            #expect(started, "\(r.stdout)\n\(r.stderr)")
+            kill(p.processIdentifier, SIGKILL)
+            p.waitUntilExit()
+            r = try await so(["tasks", "wait", "4", "-o", "json"])
+            #expect(
+                r.exitCode == 0 && Self.json(r)["state"] as? String == "succeeded"
+                    && (Self.json(r)["commits"] as? [[String: Any]])?.count == 1, "\(r.stdout)\n\(r.stderr)")
+
+            // A running task cancelled keeps what it committed; unknown ids are named.
+            r = try await so([
+                "task", "--detach", "--command", #"echo one > one.txt; git add one.txt; git commit -qm one; sleep 60"#,
+                "cancel me",
+            ])
+            #expect(r.exitCode == 0 && r.stdout.hasPrefix("5"), "\(r.stdout)\n\(r.stderr)")
+            try await Task.sleep(for: .seconds(2))
+            r = try await so(["tasks", "cancel", "5", "-o", "json"])
+            #expect(
+                Self.json(r)["state"] as? String == "cancelled"
+                    && (Self.json(r)["commits"] as? [[String: Any]])?.map { $0["subject"] as? String } == ["one"],
+                "\(r.stdout)\n\(r.stderr)")
+            r = try await so(["tasks", "show", "9"])
+            #expect(r.exitCode == 1 && r.stderr.contains("\(ws) has no task 9"), "\(r.stdout)\n\(r.stderr)")
+            // No process the tasks left behind: no worker, no zombie.
+            r = try await so([
+                "exec", "agent", "--", "sh", "-c", "ps -eo stat=,args= | grep -E '^Z|task[.]s[h]' || true",
+            ])
+            #expect(r.exitCode == 0 && r.stdout.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, "\(r.stdout)")
+
+            r = try await E2E.so(["down", ws, "--discard"], cwd: t.path, env: env)
+            #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
+        }
+    }
+}
