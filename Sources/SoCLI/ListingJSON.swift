@@ -14,6 +14,8 @@ struct ListingJSON: Encodable {
     var ready: Bool
     var readyDeployments, deployments: Int
     var terminating: Bool
+    /// Stopped by 'so cleanup --idle' (the next verb that needs it starts it).
+    var idleStopped: Bool
 
     init(_ r: DeploymentListing) {
         name = r.name
@@ -28,5 +30,6 @@ struct ListingJSON: Encodable {
         readyDeployments = r.readyDeployments
         deployments = r.deployments
         terminating = r.terminating
+        idleStopped = r.idleStopped
     }
 }

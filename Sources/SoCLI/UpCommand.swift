@@ -47,6 +47,12 @@ struct UpCommand: SoRunnable {
         help: ArgumentHelp("Expire this long after the start (for 'so cleanup --expired').", valueName: "duration"))
     var ttl: String?
     @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "A workspace unused this long (no task, shell or exec) is stopped by 'so cleanup --idle', its volume kept.",
+            valueName: "duration"))
+    var idle: String?
+    @Option(
         name: .long, help: ArgumentHelp("Route NAME.localhost to the service exposing this port.", valueName: "port"))
     var preview: Int?
     @Flag(name: .long, help: "Return after applying, without waiting.") var noWait = false
@@ -96,6 +102,10 @@ struct UpCommand: SoRunnable {
         req.from = from
         req.includeUncommitted = includeUncommitted
         req.agent = agent
+        req.idle = try idle.map { text in
+            _ = try parseTTL(text)
+            return text
+        }
         let r = try await UpAction(ctx).run(req)
         if dryRun {
             if output == .json {

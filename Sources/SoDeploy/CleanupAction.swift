@@ -16,7 +16,9 @@ public struct CleanupAction {
         guard req.expired || req.orphaned || req.olderThan != nil else {
             throw SoError.usage(
                 "cleanup needs a reason to remove deployments",
-                hint: "pass --expired, --orphaned and/or --older-than DURATION (add --dry-run to see the list first)")
+                hint:
+                    "pass --expired, --orphaned and/or --older-than DURATION, or --idle to stop idle workspaces (add --dry-run to see the list first)"
+            )
         }
         let target = try await ClusterTargets(ctx: ctx).shared(req.cluster)
         let client = try ctx.connect(target.connection)

@@ -13,6 +13,8 @@ package struct ConnectedDeployment {
     package let namespace: String
     package let client: ClusterClient
     package let target: ClusterTarget
+    /// How the cluster was reached (a verb that starts the deployment again reaches it the same way).
+    package var options = ClusterOptions(performClusterManagement: false)
 
     package static func open(_ ctx: SoContext, directory: String, cluster: ClusterOptions) async throws
         -> ConnectedDeployment
@@ -24,7 +26,7 @@ package struct ConnectedDeployment {
         return ConnectedDeployment(
             ctx: ctx, model: model, namespace: Renderer.namespace(of: model),
             client: try ctx.connect(target.connection),
-            target: target)
+            target: target, options: options)
     }
 
     /// The deployment's Lease, for a verb that writes to it.

@@ -20,6 +20,16 @@ public struct DeploymentListing: Sendable, Equatable {
     public var terminating: Bool
     /// Whether `so` made its namespace (`NamespaceContents`): only then is it removed whole without a look inside.
     public var madeBySo = false
+    /// A workspace with `idle:`: the seconds, its checkout ("CONTAINER PATH"), when it last started and was
+    /// last used, and when `so cleanup --idle` stopped it (nil: it was not, or has started since).
+    public var idleAfter: Int?
+    public var workspaceAt: String?
+    public var startedAt: Date?
+    public var lastUsedAt: Date?
+    public var idleStoppedAt: Date?
+
+    /// Stopped for being idle, and not started since.
+    public var idleStopped: Bool { idleStoppedAt != nil && deployments == 0 }
 
     public var ready: Bool { deployments > 0 && readyDeployments == deployments }
     public func expired(at now: Date) -> Bool { expiresAt.map { $0 <= now } ?? false }

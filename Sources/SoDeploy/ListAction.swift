@@ -39,7 +39,7 @@ public struct ListAction {
             guard let dir = a[DeploymentNames.directoryAnnotation] else { return nil }
             let id = labels[DeploymentNames.Label.instance]?.string ?? labels["app"]?.string ?? ns.name
             let counts = byID[id] ?? (0, 0)
-            return DeploymentListing(
+            var listing = DeploymentListing(
                 name: Path.basename(dir), stack: labels[DeploymentNames.Label.stack]?.string ?? "", namespace: ns.name,
                 id: id, directory: dir,
                 host: a[DeploymentNames.Annotation.host] ?? "",
@@ -48,6 +48,12 @@ public struct ListAction {
                 readyDeployments: counts.ready, deployments: counts.total,
                 terminating: ns.at("status", "phase")?.string == "Terminating", madeBySo: NamespaceContents.madeBySo(ns)
             )
+            listing.idleAfter = a[DeploymentNames.Annotation.idleAfter].flatMap { Int($0) }
+            listing.workspaceAt = a[DeploymentNames.Annotation.workspace]
+            listing.startedAt = a[DeploymentNames.Annotation.startedAt].flatMap(Timestamps.parse)
+            listing.lastUsedAt = a[DeploymentNames.Annotation.lastUsed].flatMap(Timestamps.parse)
+            listing.idleStoppedAt = a[DeploymentNames.Annotation.idleStopped].flatMap(Timestamps.parse)
+            return listing
         }.sorted { ($0.name, $0.namespace) < ($1.name, $1.namespace) }
     }
 

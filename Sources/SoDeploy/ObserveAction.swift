@@ -178,9 +178,16 @@ public struct ObserveAction {
     ) async throws -> Int32 {
         let c = try await ConnectedDeployment.open(ctx, directory: directory, cluster: cluster)
         let container = NameRules.dnsLabel(service)
-        let pods = try await c.pods().filter { p in
-            (p.at("spec", "containers")?.array ?? []).contains { $0["name"]?.string == container }
+        func withContainer() async throws -> [JSON] {
+            try await c.pods().filter { p in
+                (p.at("spec", "containers")?.array ?? []).contains { $0["name"]?.string == container }
+            }
         }
+        var pods = try await withContainer()
+        if !pods.contains(where: { $0.at("status", "phase")?.string == "Running" }), try await c.wakeIfIdle() {
+            pods = try await withContainer()
+        }
+        try await c.recordUse()
         guard let pod = pods.first(where: { $0.at("status", "phase")?.string == "Running" }) ?? pods.first else {
             let all = Set(try await c.pods().flatMap { Self.podInfo($0).containers }).sorted()
             throw SoError(

@@ -197,6 +197,12 @@ public struct StartAction: Sendable {
             beforeWorkloads: { _ = try await images?.value })
         // 7. prune
         try await o.steps.prune(o.owned?.pruneCandidates ?? [], report: &o.report)
+        // Started again after 'so cleanup --idle' stopped it: no longer idle-stopped.
+        if let existing = cluster.existing, existing.annotations[DeploymentNames.Annotation.idleStopped] != nil {
+            let patch = #"{"metadata":{"annotations":{"\#(DeploymentNames.Annotation.idleStopped)":null}}}"#
+            _ = try await cluster.client.patch(
+                .namespace, name: o.rendered.namespace, namespace: nil, mergePatch: Data(patch.utf8))
+        }
     }
 
     // MARK: a dry run's plan

@@ -38,6 +38,14 @@ public enum DeploymentNames {
         /// On a namespace `so` created (set by its create only, never applied): `so` may delete it whole.
         public static let madeBy = "so.dev/made-by"
         public static let madeBySo = "so"
+        /// A workspace with `idle:` (seconds), and where its checkout is ("CONTAINER PATH"): what
+        /// `so cleanup --idle` reads, with no deployment directory at hand.
+        public static let idleAfter = "so.dev/idle-after"
+        public static let workspace = "so.dev/workspace"
+        /// When a verb last used the workspace's container (shell, exec, task …).
+        public static let lastUsed = "so.dev/last-used"
+        /// Set by `so cleanup --idle` when it stopped the workspace; the next verb that needs it starts it.
+        public static let idleStopped = "so.dev/idle-stopped"
     }
 
     /// Labels on every rendered object: laconic-so's `app`, plus the recommended app.kubernetes.io set.

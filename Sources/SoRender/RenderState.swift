@@ -194,9 +194,12 @@ struct RenderState {
             level = "privileged"
         }
         let psa = ["enforce", "audit", "warn"].map { ("pod-security.kubernetes.io/\($0)", level) }
-        return KubeObject(
-            .namespace, name: namespace, labels: labels() + psa,
-            annotations: [(DeploymentNames.directoryAnnotation, model.directory)])
+        var annotations = [(DeploymentNames.directoryAnnotation, model.directory)]
+        if let w = spec.workspace, let idle = w.idleSeconds {
+            annotations.append((DeploymentNames.Annotation.idleAfter, String(idle)))
+            annotations.append((DeploymentNames.Annotation.workspace, "\(NameRules.dnsLabel(w.service)) \(w.path)"))
+        }
+        return KubeObject(.namespace, name: namespace, labels: labels() + psa, annotations: annotations)
     }
 
     var generatedSecretName: String { DeploymentNames.generatedSecrets(id) }

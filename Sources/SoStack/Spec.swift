@@ -267,6 +267,16 @@ public struct Spec: Sendable {
             ).string("'workspace.service'"),
             path: path, task: try wm.string("task"), agent: try wm.string("agent"), line: w.line)
         workspace.agentLine = wm.nonNull("agent")?.line
+        if let idle = try wm.string("idle") {
+            guard let seconds = DurationText.seconds(idle), seconds >= 1, seconds < 1e9 else {
+                throw (wm.nonNull("idle") ?? w).error(
+                    "workspace idle '\(idle)' is not a duration",
+                    hint:
+                        "write how long the workspace may sit unused before 'so cleanup --idle' stops it, e.g. idle: 2h"
+                )
+            }
+            workspace.idleSeconds = Int(seconds.rounded(.up))
+        }
         wm.finish(into: diagnostics)
         return workspace
     }

@@ -12,6 +12,9 @@ public struct WorkspaceSpec: Sendable, Equatable {
     /// The agent CLI (`agent: NAME`, an entry of the `agents:` table): its task, API keys and API hosts.
     public var agent: String?
     public var agentLine: Int?
+    /// `idle: DURATION`: with no task, shell or exec for this long, `so cleanup --idle` stops the workspace
+    /// (its volume kept) and the next verb that needs it starts it again.
+    public var idleSeconds: Int?
     public var line: Int?
     public init(
         service: String, path: String = "/workspace", task: String? = nil, agent: String? = nil, line: Int? = nil

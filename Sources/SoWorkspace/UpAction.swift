@@ -82,6 +82,7 @@ public struct UpAction {
         }
         if req.with != nil { out.append("--with") }
         if req.agent != nil { out.append("--agent") }
+        if req.idle != nil { out.append("--idle") }
         return out
     }
 
@@ -116,6 +117,7 @@ public struct UpAction {
         try await InitAction(quiet).run(initReq)
         try setNamespace(name, specPath: specPath)
         if let agent = req.agent { try setAgent(agent, specPath: specPath) }
+        if let idle = req.idle { try setWorkspaceKey("idle", idle, specPath: specPath) }
         var createReq = CreateRequest(specFile: specPath, deploymentDir: dir)
         createReq.resolved = stack
         _ = try await CreateAction(quiet).run(createReq)
@@ -173,9 +175,12 @@ public struct UpAction {
     }
 
     /// `so up --agent NAME`: the spec's `workspace.agent`, checked against the stack's table.
-    func setAgent(_ agent: String, specPath: String) throws {
+    func setAgent(_ agent: String, specPath: String) throws { try setWorkspaceKey("agent", agent, specPath: specPath) }
+
+    /// `so up --agent NAME`, `--idle DURATION`: a key of the spec's `workspace:`.
+    func setWorkspaceKey(_ key: String, _ value: String, specPath: String) throws {
         var spec = try YAMLDocument(text: try ctx.fs.readText(specPath), file: specPath)
-        try spec.set(["workspace", "agent"], .string(agent))
+        try spec.set(["workspace", key], .string(value))
         try ctx.fs.writeText(spec.text, to: specPath)
     }
 

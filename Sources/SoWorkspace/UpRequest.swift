@@ -25,5 +25,7 @@ public struct UpRequest: Sendable {
     public var includeUncommitted = false
     /// The agent CLI of a workspace stack (an entry of its `agents:` table); nil: the stack's default.
     public var agent: String?
+    /// `--idle DURATION`: the spec's `workspace.idle`.
+    public var idle: String?
     public init(stack: String) { self.stack = stack }
 }

@@ -43,6 +43,8 @@ struct WorkspaceContainer {
                     $0["name"]?.string == container && $0.at("state", "running") != nil
                 }
         }
+        if running == nil, try await c.wakeIfIdle() { return try await of(c) }
+        if running != nil { try await c.recordUse() }
         return WorkspaceContainer(ctx: ctx, c: c, spec: spec, name: name, pod: running?.name, container: container)
     }
 

@@ -1,0 +1,107 @@
+import Foundation
+import SoActions
+import SoBasics
+import SoDeploy
+import SoKube
+import SoRender
+import SoStack
+
+/// `so cleanup --idle`: stops each workspace with `idle:` that nobody used for that long — no verb on its
+/// container since (the Namespace's `so.dev/last-used`, else its last start), no task queued or running, no
+/// shell or exec open in it (looked at inside the container). Stopping deletes its Deployments: the pods go,
+/// the checkout's volume and everything else stay, and the Namespace is marked `so.dev/idle-stopped`; the
+/// next verb that needs the container starts it again. It reads only the cluster (no deployment directory),
+/// so it runs as well from a CronJob in the cluster.
+public struct IdleAction {
+    public let ctx: SoContext
+    public init(_ ctx: SoContext) { self.ctx = ctx }
+
+    public struct Outcome: Sendable {
+        public var listing: DeploymentListing
+        /// Stopped (or, in a dry run, would be).
+        public var stopped: Bool
+        /// Why: how long it was unused, or what keeps it busy.
+        public var reason: String
+    }
+
+    public func run(_ req: CleanupRequest) async throws -> [Outcome] {
+        let target = try await ClusterTargets(ctx: ctx).shared(req.cluster)
+        let client = try ctx.connect(target.connection)
+        let now = ctx.clock.now()
+        let all = try await ListAction(ctx).list(client)
+        var out: [Outcome] = []
+        for d in all where !d.terminating && d.deployments > 0 && d.idleStoppedAt == nil {
+            guard let after = d.idleAfter,
+                let since = [d.lastUsedAt, d.startedAt ?? d.createdAt].compactMap({ $0 }).max()
+            else { continue }
+            let unused = Int(now.timeIntervalSince(since))
+            guard unused >= after else { continue }
+            let quiet = "unused for \(DurationText.short(unused)), idle after \(DurationText.short(after))"
+            if let busy = try await busy(d, client: client, target: target) {
+                ctx.say("keeping \(d.name) (namespace \(d.namespace)): \(busy)")
+                out.append(Outcome(listing: d, stopped: false, reason: busy))
+                continue
+            }
+            ctx.say("\(req.dryRun ? "would stop" : "stopping") \(d.name) (namespace \(d.namespace), \(quiet))")
+            if !req.dryRun { try await stop(d, client: client) }
+            out.append(Outcome(listing: d, stopped: true, reason: quiet))
+        }
+        if out.isEmpty {
+            let watched = all.filter { $0.idleAfter != nil }.count
+            ctx.say("no idle workspace to stop (\(watched) with idle: checked)")
+        }
+        return out
+    }
+
+    /// Deletes the workspace's Deployments (their pods go; volumes, Secrets, Services and policies stay) and
+    /// marks its Namespace.
+    func stop(_ d: DeploymentListing, client: ClusterClient) async throws {
+        let deployments = try await client.list(
+            .deployment, namespace: d.namespace, labelSelector: DeploymentNames.selector(d.id))
+        for dep in deployments {
+            try await client.delete(.deployment, name: dep.name, namespace: d.namespace, propagation: .background)
+        }
+        _ = try await client.annotate(
+            .namespace, name: d.namespace, namespace: nil,
+            [(DeploymentNames.Annotation.idleStopped, Timestamps.rfc3339(ctx.clock.now()))])
+    }
+
+    /// What keeps the workspace busy, looked at in its container: a task queued or running, or a shell or
+    /// exec open (a process the API started: its parent is outside the container). Nil: nothing. A container
+    /// that cannot be looked at is kept, saying why.
+    func busy(_ d: DeploymentListing, client: ClusterClient, target: ClusterTarget) async throws -> String? {
+        let at = (d.workspaceAt ?? "").split(separator: " ", maxSplits: 1).map(String.init)
+        guard at.count == 2 else {
+            return "its namespace does not say where its checkout is (\(DeploymentNames.Annotation.workspace))"
+        }
+        let pods = try await client.list(.pod, namespace: d.namespace, labelSelector: DeploymentNames.selector(d.id))
+        let running = pods.first { p in
+            p.at("status", "phase")?.string == "Running" && p.at("metadata", "deletionTimestamp") == nil
+                && (p.at("status", "containerStatuses")?.array ?? []).contains {
+                    $0["name"]?.string == at[0] && $0.at("state", "running") != nil
+                }
+        }
+        guard let pod = running?.name else { return nil }
+        let r = try await ctx.processes.run(
+            ["kubectl"] + target.kubectlFlags + [
+                "-n", d.namespace, "exec", pod, "-c", at[0], "--", "sh", "-c", Self.busyScript, "so", at[1],
+            ], workingDirectory: nil, environment: nil, timeout: 60)
+        guard r.exitCode == 0 else { return "its container could not be looked at: \(r.lastErrorLine)" }
+        let said = r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        return said.isEmpty ? nil : said
+    }
+
+    static let busyScript = #"""
+        g=$(git -C "$1" rev-parse --absolute-git-dir 2>/dev/null) && for s in "$g"/so/tasks/*/state; do
+          [ -f "$s" ] || continue
+          case "$(cat "$s")" in queued|running) t=${s%/state}; echo "task ${t##*/} is $(cat "$s")"; exit 0 ;; esac
+        done
+        for p in /proc/[0-9]*; do
+          n=${p#/proc/}
+          [ "$n" = 1 ] || [ "$n" = $$ ] && continue
+          [ "$(sed 's/.*) //' "$p/stat" 2>/dev/null | cut -d' ' -f2)" = 0 ] || continue
+          echo "a shell or exec is open in it ($(tr '\0' ' ' < "$p/cmdline" 2>/dev/null | cut -c1-40))"
+          exit 0
+        done
+        """#
+}

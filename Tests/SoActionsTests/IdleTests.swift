@@ -1,0 +1,134 @@
+import Foundation
+import SoBasics
+import SoKube
+import SoRender
+import SoStack
+import SoSystem
+import SoTestSupport
+import Testing
+
+@testable import SoActions
+@testable import SoDeploy
+@testable import SoWorkspace
+
+/// Idle workspaces recycled: `so cleanup --idle` stops those unused past their `idle:` (and not busy inside),
+/// their volumes kept; the next verb that needs the container starts it again.
+@Suite struct IdleTests {
+    func up(_ w: WorkspaceHarness, _ name: String, idle: String?) async throws {
+        var req = UpRequest(stack: "agent-workspace")
+        req.name = name
+        req.idle = idle
+        req.cluster = w.clusterOptions
+        req.timeout = 30
+        req.progress = .plain
+        _ = try await UpAction(w.ctx).run(req)
+    }
+
+    /// A running agent pod of the workspace `name`, so the busy look has a container to exec into.
+    func podRuns(_ w: WorkspaceHarness, _ name: String) throws {
+        let id = try #require(w.cluster.object("Namespace", name)?.labels["app.kubernetes.io/instance"])
+        try w.cluster.seed(
+            KubeObject(
+                apiVersion: "v1", kind: "Pod", name: "\(id)-agent-x", namespace: name, labels: [("app", id)],
+                body: [
+                    (
+                        "status",
+                        .map([
+                            ("phase", .string("Running")),
+                            (
+                                "containerStatuses",
+                                .list([.map([("name", .string("agent")), ("state", .map([("running", .map([]))]))])])
+                            ),
+                        ])
+                    )
+                ]))
+    }
+
+    func deployments(_ w: WorkspaceHarness, _ ns: String) -> Int {
+        w.cluster.all.filter { $0.0.type.kind == "Deployment" && $0.0.namespace == ns }.count
+    }
+
+    @Test func theSpecSaysHowLongAndTheNamespaceCarriesIt() async throws {
+        let w = try WorkspaceHarness()
+        try await up(w, "lazy", idle: "90m")
+        let spec = try Spec.load(
+            w.h.path("so-home/deployments/lazy/spec.yml"), fs: w.h.fs, diagnostics: DiagnosticSink())
+        #expect(spec.workspace?.idleSeconds == 5400)
+        let ns = try #require(w.cluster.object("Namespace", "lazy"))
+        #expect(
+            ns.annotations["so.dev/idle-after"] == "5400" && ns.annotations["so.dev/workspace"] == "agent /workspace")
+        try await up(w, "busy", idle: nil)
+        #expect(w.cluster.object("Namespace", "busy")?.annotations["so.dev/idle-after"] == nil)
+        try w.h.tmp.write(
+            "bad/spec.yml",
+            "stack: agent-workspace\ndeploy-to: k8s-kind\nworkspace:\n  service: agent\n  idle: soonish\n")
+        let e = #expect(throws: SoError.self) {
+            try Spec.load(w.h.path("bad/spec.yml"), fs: w.h.fs, diagnostics: DiagnosticSink())
+        }
+        #expect(e?.message.contains("workspace idle 'soonish' is not a duration") == true, "\(String(describing: e))")
+        #expect(String(describing: e).contains("spec.yml:5"), "names the line: \(String(describing: e))")
+    }
+
+    @Test func onlyTheUnusedAndQuietAreStoppedTheirVolumesKept() async throws {
+        let w = try WorkspaceHarness()
+        for name in ["quiet", "shell-open", "fresh"] { try await up(w, name, idle: "1h") }
+        try await up(w, "no-idle", idle: nil)
+        for name in ["quiet", "shell-open", "fresh", "no-idle"] { try podRuns(w, name) }
+        try await w.clock.sleep(seconds: 3000)
+        // fresh was used 10 minutes before the look: its clock starts again.
+        let dir = w.h.path("so-home/deployments/fresh")
+        _ = try await WorkspaceContainer.open(w.ctx, directory: dir, cluster: w.clusterOptions)
+        try await w.clock.sleep(seconds: 700)
+        // Inside the containers: shell-open has an exec session, quiet has nothing.
+        w.h.processes.fallback = { args in
+            guard args.first == "kubectl", args.contains("exec"),
+                let ns = args.firstIndex(of: "-n").map({ args[$0 + 1] })
+            else { return nil }
+            return ProcessResult(
+                exitCode: 0, stdout: ns == "shell-open" ? "a shell or exec is open in it (bash -l)\n" : "")
+        }
+        var req = CleanupRequest()
+        req.cluster = w.clusterOptions
+        req.dryRun = true
+        let seen = try await IdleAction(w.ctx).run(req)
+        #expect(seen.map { "\($0.listing.name):\($0.stopped)" } == ["quiet:true", "shell-open:false"], "\(seen)")
+        #expect(deployments(w, "quiet") > 0, "a dry run stops nothing")
+        req.dryRun = false
+        let done = try await IdleAction(w.ctx).run(req)
+        #expect(done.first { $0.stopped }?.listing.name == "quiet")
+        #expect(deployments(w, "quiet") == 0 && deployments(w, "shell-open") > 0 && deployments(w, "fresh") > 0)
+        #expect(deployments(w, "no-idle") > 0)
+        #expect(
+            !w.cluster.all.filter { $0.0.type.kind == "PersistentVolumeClaim" && $0.0.namespace == "quiet" }.isEmpty)
+        #expect(w.cluster.object("Namespace", "quiet")?.annotations["so.dev/idle-stopped"] != nil)
+        let listed = try await ListAction(w.ctx).run(cluster: w.clusterOptions)
+        #expect(listed.first { $0.name == "quiet" }?.idleStopped == true)
+        // A second look leaves a stopped one alone.
+        #expect(try await IdleAction(w.ctx).run(req).filter(\.stopped).isEmpty)
+    }
+
+    @Test func theNextVerbThatNeedsTheContainerStartsItAgain() async throws {
+        let w = try WorkspaceHarness()
+        try await up(w, "nap", idle: "1h")
+        try await w.clock.sleep(seconds: 4000)
+        var req = CleanupRequest()
+        req.cluster = w.clusterOptions
+        #expect(try await IdleAction(w.ctx).run(req).map(\.stopped) == [true])
+        #expect(deployments(w, "nap") == 0)
+        let dir = w.h.path("so-home/deployments/nap")
+        _ = try await WorkspaceContainer.open(w.ctx, directory: dir, cluster: w.clusterOptions)
+        #expect(deployments(w, "nap") > 0, "started again")
+        #expect(w.cluster.object("Namespace", "nap")?.annotations["so.dev/idle-stopped"] == nil)
+        #expect(w.h.console.stdout.contains("nap was stopped for being idle"), "\(w.h.console.stdout)")
+        // A workspace stopped by hand is its owner's: not started behind their back.
+        try await StopAction(w.ctx).run(StopRequest(directory: dir, cluster: w.clusterOptions, volumeGuard: nil))
+        let again = try await WorkspaceContainer.open(w.ctx, directory: dir, cluster: w.clusterOptions)
+        #expect(again.pod == nil && deployments(w, "nap") == 0)
+        // A use is recorded on the namespace (only for a workspace with idle:).
+        try podRuns(w, "nap")
+        try await w.clock.sleep(seconds: 5)
+        _ = try await WorkspaceContainer.open(w.ctx, directory: dir, cluster: w.clusterOptions)
+        let used = w.cluster.object("Namespace", "nap")?.annotations["so.dev/last-used"]
+        #expect(used == Timestamps.rfc3339(w.clock.now()), "\(String(describing: used))")
+    }
+}
