@@ -15,7 +15,9 @@ struct DeploymentTaskCommand: SoRunnable {
         discussion: """
             Runs the spec's workspace task command (agent-workspace: claude -p "$TASK" …) in the workspace's container with TEXT in $TASK, streaming its \
             output. What the agent leaves uncommitted is committed, the branch is pushed to origin, and with --pr a pull request is opened on GitHub \
-            (GITHUB_TOKEN or GH_TOKEN; GITHUB_API_URL for GitHub Enterprise). Exits with the agent's exit code. TEXT '-' reads the task from standard input.
+            (GITHUB_TOKEN or GH_TOKEN; GITHUB_API_URL for GitHub Enterprise). With --issue OWNER/REPO#N, so comments on that issue when \
+            the task starts and when it ends (the pull request's link, or the agent's last lines when it failed), and the pull request \
+            refers to it. Exits with the agent's exit code. TEXT '-' reads the task from standard input.
 
             With -o json the summary is JSON and the agent's own output goes to stderr as it comes.
 
@@ -52,6 +54,11 @@ struct DeploymentTaskCommand: SoRunnable {
         help: ArgumentHelp(
             "Pull request base branch (default: the branch the workspace was cloned from).",
             valueName: "branch")) var base: String?
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Comment on this GitHub issue when the task starts and when it ends (the pull request refers to it).",
+            valueName: "owner/repo#n")) var issue: String?
     @OptionGroup var format: Formatted<OutputFormat>
     var output: OutputFormat { format.value }
 
@@ -74,10 +81,20 @@ struct DeploymentTaskCommand: SoRunnable {
         req.pullRequest = pr
         req.title = title
         req.base = base
+        if let issue {
+            // Checked here, not at parse time: a documented line holds a shell variable in its place.
+            guard let parsed = GitHubIssue(issue) else {
+                throw SoError.usage(
+                    "--issue takes OWNER/REPO#N: '\(issue)' is not that", hint: "for example --issue acme/web#42")
+            }
+            req.issue = parsed
+        }
         req.cluster = target.options()
         req.agentOutputToStderr = output == .json
         if detach {
-            let (name, id) = try await TaskQueueAction(ctx).submit(req)
+            let queue = TaskQueueAction(ctx)
+            let (name, id) = try await queue.submit(req)
+            await queue.commentStarted(req, workspace: name, id: id)
             if output == .json {
                 ctx.console.out(JSONOut.encode(DetachedJSON(workspace: name, id: id, state: "queued")))
             } else {

@@ -15,7 +15,7 @@ public struct TaskAction {
     public func run(_ req: TaskRequest) async throws -> TaskResult {
         let w = try await WorkspaceContainer.open(ctx, directory: req.directory, cluster: req.cluster)
         let command = try command(of: w, req)
-        if req.pullRequest { _ = try token() }
+        if req.pullRequest || req.issue != nil { _ = try GitHubAPI(ctx: ctx).token() }
         // A task like any other (queued, reported, listed by 'tasks'), followed here; so pushes and opens the
         // pull request itself, as the caller asked.
         var queued = req
@@ -23,6 +23,9 @@ public struct TaskAction {
         let queue = TaskQueueAction(ctx)
         let id = try await queue.submit(in: w, queued, command: command)
         ctx.say("task: running '\(command)' in \(w.name) as task \(id) (it goes on if this so stops)")
+        if let issue = req.issue {
+            await GitHubAPI(ctx: ctx).commentOrWarn(on: issue, TaskComments.started(id, w.name, req.text))
+        }
         _ = try await ctx.processes.runAttached(
             try w.command(
                 TaskRunner.boot, [TaskRunner.script, "follow", String(id), req.agentOutputToStderr ? "stderr" : ""]),
@@ -37,6 +40,29 @@ public struct TaskAction {
         }
         let code = Int32(clamping: record.exitCode ?? 1)
         ctx.say("task: the agent exited with \(code)\(record.state == "cancelled" ? " (cancelled)" : "")")
+        guard let issue = req.issue else { return try await finish(w, req, record, code: code) }
+        let github = GitHubAPI(ctx: ctx)
+        do {
+            let result = try await finish(w, req, record, code: code)
+            if try await queue.claimEndComment(w, id) {
+                let tail = code == 0 ? "" : try await queue.lastLines(w, id)
+                await github.commentOrWarn(
+                    on: issue, TaskComments.ended(record, w.name, result: result, lastLines: tail))
+            }
+            return result
+        } catch {
+            // The claim is this run's to take; a claim it cannot make (the container went) still says why.
+            if (try? await queue.claimEndComment(w, id)) ?? true {
+                await github.commentOrWarn(on: issue, TaskComments.failedAfter(record, w.name, error))
+            }
+            throw error
+        }
+    }
+
+    /// After the agent: the branch pushed and the pull request opened, as asked.
+    func finish(_ w: WorkspaceContainer, _ req: TaskRequest, _ record: TaskRecord, code: Int32) async throws
+        -> TaskResult
+    {
         // What the agent left uncommitted was committed by the runner, so the branch holds all of it.
         let leftovers = record.progress.contains { $0.text == TaskRunner.committedLeftovers }
         let s = try await w.state()
@@ -73,7 +99,7 @@ public struct TaskAction {
             origin: s.origin, head: s.branch, base: base,
             title: req.title ?? (subject.isEmpty ? "so task in \(w.name)" : subject),
             body: "Task given to the agent in workspace `\(w.name)`:\n\n" + quoted
-                + "\n\nMade by `so deployment task`.")
+                + (req.issue.map { "\n\nRefers to \($0)." } ?? "") + "\n\nMade by `so deployment task`.")
         result.pullRequest = pullRequest
         ctx.say("task: pull request \(pullRequest)")
         return result
@@ -96,15 +122,6 @@ public struct TaskAction {
         return command
     }
 
-    func token() throws -> String {
-        for k in ["GITHUB_TOKEN", "GH_TOKEN"] { if let t = ctx.environment[k], !t.isEmpty { return t } }
-        throw SoError(
-            "--pr needs a GitHub token: GITHUB_TOKEN or GH_TOKEN is not set",
-            hint:
-                "export a token allowed to open pull requests on the repository (in Actions: permissions: pull-requests: write)"
-        )
-    }
-
     /// A plain HTTPS call to GitHub's REST API (`GITHUB_API_URL`, as Actions and GitHub Enterprise set it,
     /// else GitHub's own). An open pull request for the same branch is found and returned.
     func openPullRequest(origin: String, head: String, base: String, title: String, body: String) async throws -> String
@@ -114,12 +131,9 @@ public struct TaskAction {
                 "cannot tell the GitHub repository of '\(origin)'",
                 hint: "a pull request needs an origin such as https://github.com/OWNER/NAME")
         }
-        let api = (ctx.environment["GITHUB_API_URL"].flatMap { $0.isEmpty ? nil : $0 } ?? "https://api.github.com")
-            .trimmingSuffix("/")
-        let headers = [
-            ("Authorization", "Bearer \(try token())"), ("Accept", "application/vnd.github+json"),
-            ("User-Agent", "so"), ("X-GitHub-Api-Version", "2022-11-28"), ("Content-Type", "application/json"),
-        ]
+        let github = GitHubAPI(ctx: ctx)
+        let api = github.base
+        let headers = try github.headers()
         let url = "\(api)/repos/\(repo.owner)/\(repo.name)/pulls"
         let payload = YValue.map([
             ("title", .string(title)), ("head", .string(head)), ("base", .string(base)), ("body", .string(body)),

@@ -15,18 +15,34 @@ public struct TaskQueueAction {
 
     /// Queues the task; its id. The worker starts it at once when the queue is empty.
     public func submit(_ req: TaskRequest) async throws -> (workspace: String, id: Int) {
+        if req.issue != nil { _ = try GitHubAPI(ctx: ctx).token() }
         let w = try await WorkspaceContainer.open(ctx, directory: req.directory, cluster: req.cluster)
         return (w.name, try await submit(in: w, req, command: try TaskAction(ctx).command(of: w, req)))
     }
 
     func submit(in w: WorkspaceContainer, _ req: TaskRequest, command: String) async throws -> Int {
-        let r = try await runner(w, "submit", [req.text, command, req.push ? "1" : "0"])
+        let r = try await runner(w, "submit", [req.text, command, req.push ? "1" : "0", req.issue?.description ?? ""])
         guard let id = Int(r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) else {
             throw SoError(
                 "the task runner in \(w.name) gave no task id: \(r.stdout.prefix(80))",
                 hint: "see it for yourself: so deployment --dir \(w.c.model.directory) shell")
         }
         return id
+    }
+
+    /// A detached task with `--issue`: the comment on its start, made now.
+    public func commentStarted(_ req: TaskRequest, workspace: String, id: Int) async {
+        guard let issue = req.issue else { return }
+        await GitHubAPI(ctx: ctx).commentOrWarn(on: issue, TaskComments.started(id, workspace, req.text))
+    }
+
+    /// A task with `--issue` that ended: the comment on its end, made once, by whichever `so` saw it first.
+    func commentEnded(_ w: WorkspaceContainer, _ t: TaskRecord) async throws {
+        guard t.ended, let text = t.issue, let issue = GitHubIssue(text), try await claimEndComment(w, t.id) else {
+            return
+        }
+        let tail = t.state == "succeeded" ? "" : try await lastLines(w, t.id)
+        await GitHubAPI(ctx: ctx).commentOrWarn(on: issue, TaskComments.ended(t, w.name, result: nil, lastLines: tail))
     }
 
     /// The workspace's tasks (all, or those asked for, in that order). Reports written badly are warned about.
@@ -47,6 +63,9 @@ public struct TaskQueueAction {
             let code = try await ctx.processes.runAttached(
                 try w.command(TaskRunner.boot, [TaskRunner.script, "follow", String(id)]), environment: nil)
             if code != 0 { _ = try await runner(w, "report", [String(id)]) }  // names the fault (no such task …)
+            let t = try await one(w, id)
+            try await commentEnded(w, t)
+            return t
         } else {
             _ = try await runner(w, "report", [String(id)])
             let r = try await w.run(
@@ -63,7 +82,9 @@ public struct TaskQueueAction {
         guard follow else {
             let w = try await WorkspaceContainer.open(ctx, directory: directory, cluster: cluster)
             _ = try await runner(w, "wait", [String(id)])
-            return try await one(w, id)
+            let t = try await one(w, id)
+            try await commentEnded(w, t)
+            return t
         }
         return try await logs(directory, cluster: cluster, id: id, follow: true)
     }
@@ -74,6 +95,23 @@ public struct TaskQueueAction {
         let w = try await WorkspaceContainer.open(ctx, directory: directory, cluster: cluster)
         _ = try await runner(w, "cancel", [String(id)])
         return try await one(w, id)
+    }
+
+    /// Whether this `so` comments on the task's end: true once, for the first that asks.
+    func claimEndComment(_ w: WorkspaceContainer, _ id: Int) async throws -> Bool {
+        try await ctx.processes.run(
+            try w.command(TaskRunner.boot, [TaskRunner.script, "claim", String(id), "issue-ended"]),
+            workingDirectory: nil, environment: nil, timeout: nil
+        ).exitCode == 0
+    }
+
+    /// The last lines of the task's log (for a comment on a failure).
+    func lastLines(_ w: WorkspaceContainer, _ id: Int, count: Int = 15) async throws -> String {
+        let r = try await w.run(
+            "reading task \(id)'s log",
+            #"tail -n "$3" "$(git -C "$1" rev-parse --absolute-git-dir)/so/tasks/$2/log" 2>/dev/null || true"#,
+            [String(id), String(count)])
+        return r.stdout
     }
 
     func one(_ w: WorkspaceContainer, _ id: Int) async throws -> TaskRecord {

@@ -20,6 +20,8 @@ public struct TaskRecord: Sendable {
     public var id: Int
     public var text = ""
     public var command = ""
+    /// The GitHub issue (OWNER/REPO#N) it comments on.
+    public var issue: String?
     /// queued, running, succeeded, failed or cancelled
     public var state = ""
     public var queuedAt: Date?
@@ -77,6 +79,7 @@ public struct TaskRecord: Sendable {
         switch name {
         case "text": text = body
         case "command": command = body
+        case "issue": issue = line.isEmpty ? nil : line
         case "queued": queuedAt = time()
         case "started": startedAt = time()
         case "ended": endedAt = time()

@@ -29,7 +29,7 @@ enum TaskRunner {
         # `so` writes it to $GIT_DIR/so/task.sh (a new file each time: a worker running keeps the one it read) and
         # runs it through the API (kubectl exec). A task is a directory $GIT_DIR/so/tasks/N (inside .git: never in
         # the work tree, never committed, on the volume across restarts); its files are its report:
-        #   text command push   what was asked            queued started ended   seconds since 1970
+        #   text command push issue   what was asked            queued started ended   seconds since 1970
         #   state               queued|running|succeeded|failed|cancelled (written last: the others are complete)
         #   exit log step progress   the agent's code, its output, the step it says ($SO_TASK_STEP), what happened
         #   base branch commits files pushed cost   where it began, what it committed, what it pushed, usage lines
@@ -154,13 +154,14 @@ enum TaskRunner {
 
         case "$verb" in
         submit)
-          # submit TEXT COMMAND PUSH: prints the new task's id.
+          # submit TEXT COMMAND PUSH [ISSUE]: prints the new task's id.
           last=$(ids | tail -n 1)
           n=$((${last:-0} + 1))
           until mkdir "$root/$n" 2>/dev/null; do n=$((n + 1)); done
           printf '%s' "$1" > "$root/$n/text"
           printf '%s' "$2" > "$root/$n/command"
           put "$n" push "$3"
+          [ -n "${4:-}" ] && put "$n" issue "$4"
           put "$n" queued "$(now)"
           : > "$root/$n/progress"
           put "$n" state queued
@@ -193,7 +194,7 @@ enum TaskRunner {
           fi
           for n in "$@"; do
             need "$n"
-            for f in text command push queued started ended state exit step progress base branch commits files pushed cost; do
+            for f in text command push issue queued started ended state exit step progress base branch commits files pushed cost; do
               [ -f "$root/$n/$f" ] || continue
               printf '@@ %s %s %s\n' "$n" "$f" "$(wc -c < "$root/$n/$f" | tr -d ' ')"
               cat "$root/$n/$f"
@@ -218,6 +219,11 @@ enum TaskRunner {
             sleep 0.5
             reap
           done
+          ;;
+        claim)
+          # claim ID WHAT: exit 0 the first time only (a comment posted once, whoever sees the end first).
+          need "$1"
+          mkdir "$root/$1/$2.claimed" 2>/dev/null || exit 7
           ;;
         wait)
           need "$1"

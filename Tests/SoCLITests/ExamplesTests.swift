@@ -27,7 +27,7 @@ import Testing
         for needle in [
             "make -C \"$RUNNER_TEMP/so\" install PREFIX=", "so up agent-workspace",
             "so deployment --name \"$WS\" task --pr", "so down \"$WS\" --discard", "if: always()", "--ttl",
-            "pull-requests: write",
+            "pull-requests: write", "issues: write", "--issue \"$GITHUB_REPOSITORY#$ISSUE\"",
         ] {
             #expect(text.contains(needle), "\(needle)")
         }

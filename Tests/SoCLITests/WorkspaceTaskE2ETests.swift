@@ -21,7 +21,12 @@ struct WorkspaceTaskE2ETests {
         try await AgentE2E.buildImage(in: t)
         let (daemon, repo) = try await AgentE2E.serveRepository(in: t)
         defer { AgentE2E.stop(daemon) }
-        let env = ["SO_KUBECONFIG": E2E.kubeconfig!, "SO_HOME": t.file("home")]
+        let (github, api, requests) = try AgentE2E.serveGitHub(in: t)
+        defer { AgentE2E.stop(github) }
+        let env = [
+            "SO_KUBECONFIG": E2E.kubeconfig!, "SO_HOME": t.file("home"), "GITHUB_TOKEN": "e2e-github-token-not-real",
+            "GITHUB_API_URL": api,
+        ]
         let ws = "e2e-tasks"
         func so(_ args: [String]) async throws -> ProcessResult {
             try await E2E.so(["deployment", "--name", ws] + args, cwd: t.path, env: env)
@@ -38,7 +43,8 @@ struct WorkspaceTaskE2ETests {
             // Three tasks given and the caller gone each time: ids at once, the first runs, the others wait.
             var ids: [String] = []
             for text in ["first (slow)", "second", "third (slow)"] {
-                r = try await so(["task", "--detach"] + claude + [text])
+                let issue = text == "first (slow)" ? ["--issue", "acme/app#7"] : []
+                r = try await so(["task", "--detach"] + claude + issue + [text])
                 #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
                 ids.append(r.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
             }
@@ -56,6 +62,15 @@ struct WorkspaceTaskE2ETests {
             #expect(
                 r.exitCode == 0 && r.stdout.contains("fake agent: working on: first (slow)")
                     && r.stdout.contains("fake agent: committed"), "\(r.stdout)\n\(r.stderr)")
+            // The issue heard of the first task's start and end (so comments, once each; the token never shows).
+            let comments = try t.read("github-requests.jsonl").split(separator: "\n")
+            #expect(
+                comments.count == 2
+                    && comments.allSatisfy { $0.contains("\"path\": \"/repos/acme/app/issues/7/comments\"") }
+                    && comments[0].contains("Task 1 started in workspace")
+                    && comments[1].contains("Task 1 in `\(ws)` succeeded"),
+                "\(comments)")
+            _ = requests
             r = try await so(["tasks", "wait", "2"])
             #expect(r.exitCode == 0 && r.stdout.contains("task 2 in \(ws) succeeded"), "\(r.stdout)\n\(r.stderr)")
 

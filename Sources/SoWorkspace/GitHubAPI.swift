@@ -1,0 +1,54 @@
+import Foundation
+import SoActions
+import SoBasics
+import SoKube
+
+/// GitHub's REST API through the web client `so` has (`GITHUB_API_URL`, as Actions and GitHub Enterprise
+/// set it, else GitHub's own), with `GITHUB_TOKEN` or `GH_TOKEN`. The token is sent, never printed.
+struct GitHubAPI {
+    let ctx: SoContext
+
+    func token() throws -> String {
+        for k in ["GITHUB_TOKEN", "GH_TOKEN"] { if let t = ctx.environment[k], !t.isEmpty { return t } }
+        throw SoError(
+            "--pr and --issue need a GitHub token: GITHUB_TOKEN or GH_TOKEN is not set",
+            hint:
+                "export a token allowed to open pull requests and comment on the repository (in Actions: permissions: pull-requests: write, issues: write)"
+        )
+    }
+
+    var base: String {
+        (ctx.environment["GITHUB_API_URL"].flatMap { $0.isEmpty ? nil : $0 } ?? "https://api.github.com")
+            .trimmingSuffix("/")
+    }
+
+    func headers() throws -> [(String, String)] {
+        [
+            ("Authorization", "Bearer \(try token())"), ("Accept", "application/vnd.github+json"),
+            ("User-Agent", "so"), ("X-GitHub-Api-Version", "2022-11-28"), ("Content-Type", "application/json"),
+        ]
+    }
+
+    /// A comment on the issue; its URL. A refusal is an error naming GitHub's message.
+    func comment(on issue: GitHubIssue, _ body: String) async throws -> String {
+        let url = "\(base)/repos/\(issue.owner)/\(issue.name)/issues/\(issue.number)/comments"
+        let payload = YValue.map([("body", .string(body))])
+        let r = try await ctx.web.send(
+            WebRequest(method: "POST", url: url, headers: try headers(), body: Data(payload.compactJSON())), timeout: 30
+        )
+        let answer = try? JSON.parse(r.body)  // a body that is not JSON (a proxy's page): the status names the refusal
+        if r.status == 201 { return answer?["html_url"]?.string ?? url }
+        throw SoError(
+            "GitHub refused the comment on \(issue): \(answer?["message"]?.string ?? "HTTP \(r.status)")",
+            hint: r.status == 401 || r.status == 403 || r.status == 404
+                ? "the token cannot comment there (it needs issues: write on \(issue.owner)/\(issue.name))"
+                : "the task goes on; its report: so deployment tasks")
+    }
+
+    /// Comments, warning instead of failing: a comment never changes what happened to the task.
+    func commentOrWarn(on issue: GitHubIssue, _ body: String) async {
+        do { _ = try await comment(on: issue, body) } catch let e as SoError {
+            ctx.diagnostics.warn("no comment on \(issue): \(e.message)", hint: e.hint)
+        } catch { ctx.diagnostics.warn("no comment on \(issue): \(error)") }
+    }
+}
