@@ -29,5 +29,14 @@ struct DeploymentOptions: GroupOptionSet {
         }
     }
 
-    func directory(_ ctx: SoContext) throws -> String { try dir ?? ctx.namedDeployment(name ?? "") }
+    func directory(_ ctx: SoContext) throws -> String {
+        if let dir { return dir }
+        let named = try ctx.namedDeployment(name ?? "")
+        guard ctx.fs.isDirectory(named) else {
+            throw SoError(
+                "no deployment named '\(name ?? "")' on this host (\(named) does not exist)",
+                hint: "see what there is: so deployment list; make one: so up STACK --name \(name ?? "NAME")")
+        }
+        return named
+    }
 }

@@ -75,20 +75,22 @@ struct DeploymentTaskCommand: SoRunnable {
         if output == .json { ctx.options.quiet = true }
         var task = text
         if text == "-" { task = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self) }
-        var req = TaskRequest(directory: try target.dir(ctx), text: task)
-        req.command = command
-        req.push = !noPush
-        req.pullRequest = pr
-        req.title = title
-        req.base = base
+        var gitHubIssue: GitHubIssue?
         if let issue {
             // Checked here, not at parse time: a documented line holds a shell variable in its place.
             guard let parsed = GitHubIssue(issue) else {
                 throw SoError.usage(
                     "--issue takes OWNER/REPO#N: '\(issue)' is not that", hint: "for example --issue acme/web#42")
             }
-            req.issue = parsed
+            gitHubIssue = parsed
         }
+        var req = TaskRequest(directory: try target.dir(ctx), text: task)
+        req.command = command
+        req.push = !noPush
+        req.pullRequest = pr
+        req.title = title
+        req.base = base
+        req.issue = gitHubIssue
         req.cluster = target.options()
         req.agentOutputToStderr = output == .json
         if detach {

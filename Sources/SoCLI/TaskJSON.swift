@@ -30,7 +30,7 @@ struct TaskJSON: Encodable {
     var exitCode: Int?
     var step: String?
     var progress: [Step]
-    var base, branch, pushed: String?
+    var base, branch, pushed, pullRequest: String?
     var commits: [TaskRecord.Commit]
     var files: [TaskRecord.File]
     var cost: Cost
@@ -51,6 +51,7 @@ struct TaskJSON: Encodable {
         base = t.base
         branch = t.branch
         pushed = t.pushed
+        pullRequest = t.pullRequest
         commits = t.commits
         files = t.files
         cost = Cost(t.cost)

@@ -45,6 +45,7 @@ enum TaskText {
         if let code = t.exitCode { lines.append("exit:     \(code)") }
         if let step = t.step { lines.append("step:     \(step)") }
         if let b = t.branch { lines.append("branch:   \(b)\(t.pushed != nil ? " (pushed)" : "")") }
+        if let pr = t.pullRequest { lines.append("pull request: \(pr)") }
         lines.append("cost:     \(t.ended ? t.cost.text : "when it ends")")
         if !t.commits.isEmpty {
             lines.append("commits:")

@@ -78,6 +78,7 @@ public struct TaskAction {
         guard req.push else { return result }
         let pushed = try await WorkspaceGitAction(ctx).push(w, message: nil, known: s)
         result.pushed = true
+        try await TaskQueueAction(ctx).set(w, record.id, "pushed", pushed.branch)
         ctx.say("task: pushed \(pushed.branch) (\(pushed.commit.prefix(12))) to \(pushed.origin)")
         guard req.pullRequest else { return result }
         guard code == 0 else {
@@ -101,6 +102,7 @@ public struct TaskAction {
             body: "Task given to the agent in workspace `\(w.name)`:\n\n" + quoted
                 + (req.issue.map { "\n\nRefers to \($0)." } ?? "") + "\n\nMade by `so deployment task`.")
         result.pullRequest = pullRequest
+        try await TaskQueueAction(ctx).set(w, record.id, "pull_request", pullRequest)
         ctx.say("task: pull request \(pullRequest)")
         return result
     }

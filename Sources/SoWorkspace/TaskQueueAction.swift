@@ -97,6 +97,11 @@ public struct TaskQueueAction {
         return try await one(w, id)
     }
 
+    /// Records in the task's report what `so` did for it after it ended (`pushed` BRANCH, `pull_request` URL).
+    func set(_ w: WorkspaceContainer, _ id: Int, _ key: String, _ value: String) async throws {
+        _ = try await runner(w, "set", [String(id), key, value])
+    }
+
     /// Whether this `so` comments on the task's end: true once, for the first that asks.
     func claimEndComment(_ w: WorkspaceContainer, _ id: Int) async throws -> Bool {
         try await ctx.processes.run(

@@ -38,6 +38,8 @@ public struct TaskRecord: Sendable {
     public var files: [File] = []
     /// The branch pushed to origin, when it was.
     public var pushed: String?
+    /// The pull request opened for it (an attached task with --pr).
+    public var pullRequest: String?
     public var cost = TaskCost()
     /// Files of the report that were written badly: what is wrong (a warning; the rest of the record stands).
     public var problems: [String] = []
@@ -101,6 +103,7 @@ public struct TaskRecord: Sendable {
         case "base": base = line.isEmpty ? nil : line
         case "branch": branch = line.isEmpty ? nil : line
         case "pushed": pushed = line.isEmpty ? nil : line
+        case "pull_request": pullRequest = line.isEmpty ? nil : line
         case "commits":
             commits = body.split(separator: "\n").map { l in
                 let parts = l.split(separator: " ", maxSplits: 1)

@@ -32,7 +32,7 @@ enum TaskRunner {
         #   text command push issue   what was asked            queued started ended   seconds since 1970
         #   state               queued|running|succeeded|failed|cancelled (written last: the others are complete)
         #   exit log step progress   the agent's code, its output, the step it says ($SO_TASK_STEP), what happened
-        #   base branch commits files pushed cost   where it began, what it committed, what it pushed, usage lines
+        #   base branch commits files pushed pull_request cost   where it began, what it committed and pushed, usage lines
         # A queue per checkout: tasks run one at a time in id order, by a worker in its own session (setsid), so
         # neither the exec that started it nor `so` ending stops it. The worker's lock is the directory .worker.
         set -u
@@ -194,7 +194,7 @@ enum TaskRunner {
           fi
           for n in "$@"; do
             need "$n"
-            for f in text command push issue queued started ended state exit step progress base branch commits files pushed cost; do
+            for f in text command push issue queued started ended state exit step progress base branch commits files pushed pull_request cost; do
               [ -f "$root/$n/$f" ] || continue
               printf '@@ %s %s %s\n' "$n" "$f" "$(wc -c < "$root/$n/$f" | tr -d ' ')"
               cat "$root/$n/$f"
@@ -219,6 +219,11 @@ enum TaskRunner {
             sleep 0.5
             reap
           done
+          ;;
+        set)
+          # set ID pushed|pull_request VALUE: what so did for the task after it ended (an attached task's push and pull request).
+          need "$1"
+          case "$2" in pushed|pull_request) put "$1" "$2" "$3"; note "$1" "$2 $3" ;; *) echo "so-task: cannot set $2" >&2; exit 2 ;; esac
           ;;
         claim)
           # claim ID WHAT: exit 0 the first time only (a comment posted once, whoever sees the end first).

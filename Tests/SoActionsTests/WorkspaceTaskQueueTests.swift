@@ -210,9 +210,10 @@ import Testing
             bodies[2].contains("Task 1 in `ws` succeeded: 1 commit on `agent/ws` (pushed).")
                 && bodies[2].contains("Pull request: https://github.example/acme/web/pull/7"), "\(bodies[2])")
         #expect(!bodies.joined().contains("test-github-token-not-real"))
-        // Its end was commented: a later wait says nothing more.
-        _ = try await TaskQueueAction(g.w.ctx).wait(g.dir, cluster: g.w.clusterOptions, id: 1, follow: false)
+        // Its end was commented: a later wait says nothing more. Its report holds the push and the pull request.
+        let t = try await TaskQueueAction(g.w.ctx).wait(g.dir, cluster: g.w.clusterOptions, id: 1, follow: false)
         #expect(web.requests.count == 3)
+        #expect(t.pushed == "agent/ws" && t.pullRequest == "https://github.example/acme/web/pull/7", "\(t)")
     }
 
     @Test func aDetachedTaskThatFailsIsCommentedOnceWithItsLastLines() async throws {
