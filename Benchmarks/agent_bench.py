@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Agent workspaces on a node that runs containers (../shared/tools/real-node): the time from `so up` to a
-shell-ready workspace (the clone done, `exec` answering) with the image present, and 20 workspaces made
-ready 4 at a time. Prints figures; asserts nothing.
+shell-ready workspace (the clone done, `exec` answering) with the image present, 20 workspaces made ready
+4 at a time, then a detached task in each of 10 of them at once (`task --detach`: the time to queue one, the
+time until all ended, and how many ran at the same time, from their reports). Prints figures; asserts nothing.
 
 Usage: python3 Benchmarks/agent_bench.py --kubeconfig PATH [--so PATH] [--runs 5] [--node 10.250.0.1]
        (or SO_BENCH_KUBECONFIG=PATH). Builds `so` in release mode (.build-release) unless --so is given.
@@ -10,12 +11,17 @@ The repository is served from the host (`git daemon` on the node's address; defa
 stack is a copy of agent-workspace with lighter CPU/memory requests (the agent asks 250m CPU; 20 of them do
 not fit a 2-core node) — everything else is the built-in stack. Workspaces are removed at the end.
 """
-import concurrent.futures, os, random, shutil, statistics, subprocess, sys, tempfile, time
+import concurrent.futures, datetime, json, os, random, shutil, statistics, subprocess, sys, tempfile, time
 
 import clusterargs
 
 ROOT = clusterargs.ROOT
 GIT_ENV = dict(os.environ, GIT_AUTHOR_NAME="bench", GIT_AUTHOR_EMAIL="bench@so.invalid", GIT_COMMITTER_NAME="bench", GIT_COMMITTER_EMAIL="bench@so.invalid")
+
+
+def ts(text):
+    """An RFC 3339 time of a task's report, in seconds."""
+    return datetime.datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=datetime.timezone.utc).timestamp()
 
 
 def light_stack(work):
@@ -49,7 +55,7 @@ def serve_repository(work, node):
 
 
 def main():
-    args, kubeconfig, so = clusterargs.parse([("--runs", int, 5), ("--node", str, "10.250.0.1"), ("--count", int, 20), ("--parallel", int, 4)])
+    args, kubeconfig, so = clusterargs.parse([("--runs", int, 5), ("--node", str, "10.250.0.1"), ("--count", int, 20), ("--parallel", int, 4), ("--tasks", int, 10), ("--task-seconds", int, 5)])
     work = tempfile.mkdtemp(prefix="so-agent-bench-")
     env = dict(os.environ, SO_ROOT=ROOT, SO_HOME=os.path.join(work, "home"), SO_KUBECONFIG=kubeconfig)
     names = []
@@ -97,6 +103,29 @@ def main():
             return bool(counts) and counts[0].split("/")[0] == counts[0].split("/")[1]
         ready_now = sum(1 for l in listed.splitlines() if l.startswith("bench-many-") and ready(l))
         print(f"{'listed as ready':<52} {ready_now:8d} of {args.count}")
+
+        # Detached tasks, one per workspace, given all at once: each runs in its own workspace's container.
+        chosen = [f"bench-many-{i:02d}" for i in range(min(args.tasks, args.count))]
+        work_cmd = f"sleep {args.task_seconds}; echo done > task.txt; git add task.txt; git commit -qm task"
+        def detach(name):
+            t0 = time.perf_counter()
+            p = so_cmd(["deployment", "--name", name, "task", "--detach", "--no-push", "--command", work_cmd, "bench task"])
+            return time.perf_counter() - t0, p.stdout.strip()
+        start = time.perf_counter()
+        with concurrent.futures.ThreadPoolExecutor(len(chosen)) as pool:
+            given = list(pool.map(detach, chosen))
+        queued = time.perf_counter() - start
+        with concurrent.futures.ThreadPoolExecutor(len(chosen)) as pool:
+            reports = list(pool.map(lambda n_id: json.loads(so_cmd(["deployment", "--name", n_id[0], "tasks", "wait", n_id[1], "-o", "json"]).stdout),
+                                    [(n, g[1]) for n, g in zip(chosen, given)]))
+        done = time.perf_counter() - start
+        spans = [(ts(r["started"]), ts(r["ended"])) for r in reports if r.get("started") and r.get("ended")]
+        overlap = max(sum(1 for s, e in spans if s <= t < e) for t, _ in spans) if spans else 0
+        ok = sum(1 for r in reports if r["state"] == "succeeded" and len(r["commits"]) == 1)
+        print(f"{f'{len(chosen)} detached tasks, one per workspace, given at once':<52} {queued * 1000:8.0f} ms to queue all "
+              f"(each: median {statistics.median(g[0] for g in given) * 1000:.0f} ms)")
+        print(f"{f'  all ended ({args.task_seconds} s of work each)':<52} {done * 1000:8.0f} ms; {ok} of {len(chosen)} succeeded with their commit; "
+              f"at most {overlap} running at once")
     finally:
         with concurrent.futures.ThreadPoolExecutor(4) as pool:
             for n, f in [(n, pool.submit(subprocess.run, [so, "down", n, "--discard"], cwd=work, env=env, capture_output=True, text=True)) for n in names]:
