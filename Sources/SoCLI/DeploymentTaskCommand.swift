@@ -23,8 +23,8 @@ struct DeploymentTaskCommand: SoRunnable {
 
             With --detach the task is queued in the workspace's container and its id printed at once: it runs there, one task \
             at a time in order, whatever becomes of this so (a closed terminal, a lost connection, a CI step that ends). Its \
-            branch is pushed when it leaves commits (not with --no-push). Follow it with 'so deployment tasks' (list, show, \
-            logs -f, wait, cancel).
+            branch is pushed when it leaves commits (not with --no-push); with --pr, the first 'tasks wait' or 'tasks logs -f' \
+            that sees it succeed opens the pull request. Follow it with 'so deployment tasks' (list, show, logs -f, wait, cancel).
 
             Example:
               so deployment --name fix-login task "make the login test pass"
@@ -64,9 +64,8 @@ struct DeploymentTaskCommand: SoRunnable {
 
     func validate() throws {
         if noPush && pr { throw ValidationError("--pr needs the branch pushed: drop --no-push") }
-        if detach && (pr || title != nil || base != nil) {
-            throw ValidationError(
-                "--detach does not open pull requests yet: drop --pr (the branch is pushed), or run the task attached")
+        if !pr && (title != nil || base != nil) {
+            throw ValidationError("--title and --base are the pull request's: add --pr")
         }
     }
 

@@ -184,11 +184,18 @@ public struct ObserveAction {
             }
         }
         var pods = try await withContainer()
-        if !pods.contains(where: { $0.at("status", "phase")?.string == "Running" }), try await c.wakeIfIdle() {
+        let live = pods.contains {
+            $0.at("status", "phase")?.string == "Running" && $0.at("metadata", "deletionTimestamp") == nil
+        }
+        if !live, try await c.wakeIfIdle() {
             pods = try await withContainer()
         }
         try await c.recordUse()
-        guard let pod = pods.first(where: { $0.at("status", "phase")?.string == "Running" }) ?? pods.first else {
+        let running = pods.filter { $0.at("status", "phase")?.string == "Running" }
+        guard
+            let pod = running.first(where: { $0.at("metadata", "deletionTimestamp") == nil }) ?? running.first
+                ?? pods.first
+        else {
             let all = Set(try await c.pods().flatMap { Self.podInfo($0).containers }).sorted()
             throw SoError(
                 "no running pod has a container named \(service)",

@@ -61,6 +61,11 @@ public struct IdleAction {
         for dep in deployments {
             try await client.delete(.deployment, name: dep.name, namespace: d.namespace, propagation: .background)
         }
+        // Their pods are deleted too, so they end now (as stop does), not when the garbage collector gets to them.
+        let pods = try await client.list(.pod, namespace: d.namespace, labelSelector: DeploymentNames.selector(d.id))
+        for pod in pods {
+            try await client.delete(.pod, name: pod.name, namespace: d.namespace, propagation: .background)
+        }
         _ = try await client.annotate(
             .namespace, name: d.namespace, namespace: nil,
             [(DeploymentNames.Annotation.idleStopped, Timestamps.rfc3339(ctx.clock.now()))])

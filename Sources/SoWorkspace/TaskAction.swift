@@ -44,7 +44,7 @@ public struct TaskAction {
         let github = GitHubAPI(ctx: ctx)
         do {
             let result = try await finish(w, req, record, code: code)
-            if try await queue.claimEndComment(w, id) {
+            if try await queue.claim(w, id, "issue-ended") {
                 let tail = code == 0 ? "" : try await queue.lastLines(w, id)
                 await github.commentOrWarn(
                     on: issue, TaskComments.ended(record, w.name, result: result, lastLines: tail))
@@ -52,7 +52,7 @@ public struct TaskAction {
             return result
         } catch {
             // The claim is this run's to take; a claim it cannot make (the container went) still says why.
-            if (try? await queue.claimEndComment(w, id)) ?? true {
+            if (try? await queue.claim(w, id, "issue-ended")) ?? true {
                 await github.commentOrWarn(on: issue, TaskComments.failedAfter(record, w.name, error))
             }
             throw error
@@ -94,13 +94,10 @@ public struct TaskAction {
                 "no base branch for the pull request",
                 hint: "pass --base BRANCH (the workspace does not record the branch it was cloned from)")
         }
-        let quoted = req.text.split(separator: "\n", omittingEmptySubsequences: false).map { "> " + $0 }.joined(
-            separator: "\n")
         let pullRequest = try await openPullRequest(
             origin: s.origin, head: s.branch, base: base,
             title: req.title ?? (subject.isEmpty ? "so task in \(w.name)" : subject),
-            body: "Task given to the agent in workspace `\(w.name)`:\n\n" + quoted
-                + (req.issue.map { "\n\nRefers to \($0)." } ?? "") + "\n\nMade by `so deployment task`.")
+            body: TaskComments.pullRequestBody(req.text, w.name, issue: req.issue?.description))
         result.pullRequest = pullRequest
         try await TaskQueueAction(ctx).set(w, record.id, "pull_request", pullRequest)
         ctx.say("task: pull request \(pullRequest)")

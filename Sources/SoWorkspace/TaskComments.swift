@@ -8,6 +8,12 @@ enum TaskComments {
         text.split(separator: "\n", omittingEmptySubsequences: false).map { "> " + $0 }.joined(separator: "\n")
     }
 
+    /// The pull request's body: the task, and the issue it refers to.
+    static func pullRequestBody(_ text: String, _ workspace: String, issue: String?) -> String {
+        "Task given to the agent in workspace `\(workspace)`:\n\n" + quoted(text)
+            + (issue.map { "\n\nRefers to \($0)." } ?? "") + "\n\nMade by `so deployment task`."
+    }
+
     static func started(_ id: Int, _ workspace: String, _ text: String) -> String {
         "Task \(id) started in workspace `\(workspace)`:\n\n\(quoted(text))\n\n"
             + "Follow it: `so deployment --name \(workspace) tasks logs \(id) -f`"

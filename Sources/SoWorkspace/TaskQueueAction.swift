@@ -15,13 +15,18 @@ public struct TaskQueueAction {
 
     /// Queues the task; its id. The worker starts it at once when the queue is empty.
     public func submit(_ req: TaskRequest) async throws -> (workspace: String, id: Int) {
-        if req.issue != nil { _ = try GitHubAPI(ctx: ctx).token() }
+        if req.issue != nil || req.pullRequest { _ = try GitHubAPI(ctx: ctx).token() }
         let w = try await WorkspaceContainer.open(ctx, directory: req.directory, cluster: req.cluster)
         return (w.name, try await submit(in: w, req, command: try TaskAction(ctx).command(of: w, req)))
     }
 
     func submit(in w: WorkspaceContainer, _ req: TaskRequest, command: String) async throws -> Int {
-        let r = try await runner(w, "submit", [req.text, command, req.push ? "1" : "0", req.issue?.description ?? ""])
+        var args = [req.text, command, req.push ? "1" : "0", req.issue?.description ?? ""]
+        if req.pullRequest {
+            let subject = String(req.text.split(separator: "\n").first.map(String.init)?.trimmedSpaces.prefix(72) ?? "")
+            args += [req.title ?? (subject.isEmpty ? "so task in \(w.name)" : subject), req.base ?? ""]
+        }
+        let r = try await runner(w, "submit", args)
         guard let id = Int(r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) else {
             throw SoError(
                 "the task runner in \(w.name) gave no task id: \(r.stdout.prefix(80))",
@@ -36,13 +41,36 @@ public struct TaskQueueAction {
         await GitHubAPI(ctx: ctx).commentOrWarn(on: issue, TaskComments.started(id, workspace, req.text))
     }
 
-    /// A task with `--issue` that ended: the comment on its end, made once, by whichever `so` saw it first.
-    func commentEnded(_ w: WorkspaceContainer, _ t: TaskRecord) async throws {
-        guard t.ended, let text = t.issue, let issue = GitHubIssue(text), try await claimEndComment(w, t.id) else {
-            return
+    /// A detached task that ended, seen by this `so` first: the pull request it asked for (when it succeeded and
+    /// pushed its branch) opened, and the comment on its issue made, once each, whoever sees the end first.
+    func finishEnded(_ w: WorkspaceContainer, _ t: TaskRecord) async throws -> TaskRecord {
+        guard t.ended else { return t }
+        var t = t
+        if let title = t.pullRequestTitle, t.pullRequest == nil, t.state == "succeeded", let head = t.pushed,
+            try await claim(w, t.id, "pull-request")
+        {
+            let s = try await w.state()
+            guard let base = t.pullRequestBase ?? (s.ref.isEmpty ? nil : s.ref) else {
+                throw SoError(
+                    "no base branch for task \(t.id)'s pull request",
+                    hint: "open it by hand from \(head) (the workspace does not record the branch it was cloned from)")
+            }
+            let url = try await TaskAction(ctx).openPullRequest(
+                origin: s.origin, head: head, base: base, title: title,
+                body: TaskComments.pullRequestBody(t.text, w.name, issue: t.issue))
+            try await set(w, t.id, "pull_request", url)
+            t.pullRequest = url
+            ctx.say("task \(t.id): pull request \(url)")
         }
-        let tail = t.state == "succeeded" ? "" : try await lastLines(w, t.id)
-        await GitHubAPI(ctx: ctx).commentOrWarn(on: issue, TaskComments.ended(t, w.name, result: nil, lastLines: tail))
+        if let text = t.issue, let issue = GitHubIssue(text), try await claim(w, t.id, "issue-ended") {
+            let tail = t.state == "succeeded" ? "" : try await lastLines(w, t.id)
+            let result = TaskResult(
+                exitCode: Int32(clamping: t.exitCode ?? 1), branch: t.branch ?? "", commits: t.commits.count,
+                committedLeftovers: false, pushed: t.pushed != nil, pullRequest: t.pullRequest)
+            await GitHubAPI(ctx: ctx).commentOrWarn(
+                on: issue, TaskComments.ended(t, w.name, result: result, lastLines: tail))
+        }
+        return t
     }
 
     /// The workspace's tasks (all, or those asked for, in that order). Reports written badly are warned about.
@@ -63,9 +91,7 @@ public struct TaskQueueAction {
             let code = try await ctx.processes.runAttached(
                 try w.command(TaskRunner.boot, [TaskRunner.script, "follow", String(id)]), environment: nil)
             if code != 0 { _ = try await runner(w, "report", [String(id)]) }  // names the fault (no such task …)
-            let t = try await one(w, id)
-            try await commentEnded(w, t)
-            return t
+            return try await finishEnded(w, try await one(w, id))
         } else {
             _ = try await runner(w, "report", [String(id)])
             let r = try await w.run(
@@ -82,9 +108,7 @@ public struct TaskQueueAction {
         guard follow else {
             let w = try await WorkspaceContainer.open(ctx, directory: directory, cluster: cluster)
             _ = try await runner(w, "wait", [String(id)])
-            let t = try await one(w, id)
-            try await commentEnded(w, t)
-            return t
+            return try await finishEnded(w, try await one(w, id))
         }
         return try await logs(directory, cluster: cluster, id: id, follow: true)
     }
@@ -102,10 +126,11 @@ public struct TaskQueueAction {
         _ = try await runner(w, "set", [String(id), key, value])
     }
 
-    /// Whether this `so` comments on the task's end: true once, for the first that asks.
-    func claimEndComment(_ w: WorkspaceContainer, _ id: Int) async throws -> Bool {
+    /// Whether this `so` does `what` for the task (comments on its end, opens its pull request): true once,
+    /// for the first that asks.
+    func claim(_ w: WorkspaceContainer, _ id: Int, _ what: String) async throws -> Bool {
         try await ctx.processes.run(
-            try w.command(TaskRunner.boot, [TaskRunner.script, "claim", String(id), "issue-ended"]),
+            try w.command(TaskRunner.boot, [TaskRunner.script, "claim", String(id), what]),
             workingDirectory: nil, environment: nil, timeout: nil
         ).exitCode == 0
     }

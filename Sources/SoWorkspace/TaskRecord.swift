@@ -22,6 +22,9 @@ public struct TaskRecord: Sendable {
     public var command = ""
     /// The GitHub issue (OWNER/REPO#N) it comments on.
     public var issue: String?
+    /// A detached task given with --pr: the pull request's title and base (empty: the branch it was cloned from).
+    public var pullRequestTitle: String?
+    public var pullRequestBase: String?
     /// queued, running, succeeded, failed or cancelled
     public var state = ""
     public var queuedAt: Date?
@@ -82,6 +85,8 @@ public struct TaskRecord: Sendable {
         case "text": text = body
         case "command": command = body
         case "issue": issue = line.isEmpty ? nil : line
+        case "pr_title": pullRequestTitle = line.isEmpty ? nil : line
+        case "pr_base": pullRequestBase = line.isEmpty ? nil : line
         case "queued": queuedAt = time()
         case "started": startedAt = time()
         case "ended": endedAt = time()

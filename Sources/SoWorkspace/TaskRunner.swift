@@ -154,7 +154,7 @@ enum TaskRunner {
 
         case "$verb" in
         submit)
-          # submit TEXT COMMAND PUSH [ISSUE]: prints the new task's id.
+          # submit TEXT COMMAND PUSH [ISSUE [PR_TITLE PR_BASE]]: prints the new task's id (PR_TITLE set: a pull request is wanted).
           last=$(ids | tail -n 1)
           n=$((${last:-0} + 1))
           until mkdir "$root/$n" 2>/dev/null; do n=$((n + 1)); done
@@ -162,6 +162,7 @@ enum TaskRunner {
           printf '%s' "$2" > "$root/$n/command"
           put "$n" push "$3"
           [ -n "${4:-}" ] && put "$n" issue "$4"
+          [ -n "${5:-}" ] && put "$n" pr_title "$5" && put "$n" pr_base "${6:-}"
           put "$n" queued "$(now)"
           : > "$root/$n/progress"
           put "$n" state queued
@@ -194,7 +195,8 @@ enum TaskRunner {
           fi
           for n in "$@"; do
             need "$n"
-            for f in text command push issue queued started ended state exit step progress base branch commits files pushed pull_request cost; do
+            for f in text command push issue pr_title pr_base queued started ended state exit step progress \
+              base branch commits files pushed pull_request cost; do
               [ -f "$root/$n/$f" ] || continue
               printf '@@ %s %s %s\n' "$n" "$f" "$(wc -c < "$root/$n/$f" | tr -d ' ')"
               cat "$root/$n/$f"

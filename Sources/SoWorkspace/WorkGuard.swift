@@ -40,7 +40,9 @@ public struct WorkGuard: VolumeGuard {
 
     public func check(discard: Bool, dryRun: Bool) async throws {
         guard ctx.isWorkspace(directory) else { return }
-        let w = try await WorkspaceContainer.open(ctx, directory: directory, cluster: cluster)
+        // An idle-stopped workspace is started to be read, unless nothing may change or it goes anyway.
+        let w = try await WorkspaceContainer.open(
+            ctx, directory: directory, cluster: cluster, wake: !discard && !dryRun)
         guard w.pod != nil else {
             if discard { return }
             if dryRun {

@@ -18,12 +18,16 @@ struct WorkspaceContainer {
     let pod: String?
     let container: String
 
-    static func open(_ ctx: SoContext, directory: String, cluster: ClusterOptions) async throws -> WorkspaceContainer {
-        try await of(try await ConnectedDeployment.open(ctx, directory: directory, cluster: cluster))
+    /// `wake`: a workspace `so cleanup --idle` stopped is started again first (a verb that changes nothing, a dry
+    /// run, or one that removes it anyway, passes false).
+    static func open(_ ctx: SoContext, directory: String, cluster: ClusterOptions, wake: Bool = true) async throws
+        -> WorkspaceContainer
+    {
+        try await of(try await ConnectedDeployment.open(ctx, directory: directory, cluster: cluster), wake: wake)
     }
 
     /// The workspace of a deployment already opened: only its pods are read.
-    static func of(_ c: ConnectedDeployment) async throws -> WorkspaceContainer {
+    static func of(_ c: ConnectedDeployment, wake: Bool = true) async throws -> WorkspaceContainer {
         let ctx = c.ctx
         let name = Path.basename(c.model.directory)
         guard let spec = c.model.spec.workspace else {
@@ -43,7 +47,7 @@ struct WorkspaceContainer {
                     $0["name"]?.string == container && $0.at("state", "running") != nil
                 }
         }
-        if running == nil, try await c.wakeIfIdle() { return try await of(c) }
+        if running == nil, wake, try await c.wakeIfIdle() { return try await of(c, wake: false) }
         if running != nil { try await c.recordUse() }
         return WorkspaceContainer(ctx: ctx, c: c, spec: spec, name: name, pod: running?.name, container: container)
     }

@@ -242,6 +242,43 @@ import Testing
         #expect(web.requests.last?.url == "https://api.github.com/repos/acme/web/issues/42/comments")
     }
 
+    @Test func aDetachedTasksPullRequestIsOpenedOnceByTheFirstWaitThatSeesItSucceed() async throws {
+        var g = try await GitWorkspace()
+        try g.podRuns()
+        let web = FakeWeb()
+        web.answers =
+            [
+                WebResponse(status: 201, body: Data(#"{"html_url": "https://github.example/acme/web/pull/9"}"#.utf8))
+            ] + Self.answered(1)
+        g.w.ctx.web = web
+        g.w.ctx.environment["GITHUB_TOKEN"] = "test-github-token-not-real"
+        _ = try await GitWorkspace.git(
+            ["remote", "set-url", "origin", "https://github.example/acme/web.git"], in: g.checkout)
+        _ = try await GitWorkspace.git(["remote", "set-url", "--push", "origin", g.origin], in: g.checkout)
+        var req = TaskRequest(directory: g.dir, text: "add the docs\nall of them")
+        req.command = "echo docs > DOCS.md"
+        req.cluster = g.w.clusterOptions
+        req.pullRequest = true
+        req.issue = GitHubIssue("acme/web#5")
+        let q = TaskQueueAction(g.w.ctx)
+        let (_, id) = try await q.submit(req)
+        let t = try await q.wait(g.dir, cluster: g.w.clusterOptions, id: id, follow: false)
+        #expect(
+            t.state == "succeeded" && t.pushed == "agent/ws"
+                && t.pullRequest == "https://github.example/acme/web/pull/9")
+        let again = try await q.wait(g.dir, cluster: g.w.clusterOptions, id: id, follow: false)
+        #expect(again.pullRequest == "https://github.example/acme/web/pull/9" && web.requests.count == 2)
+        let pr = String(decoding: web.requests.first?.body ?? Data(), as: UTF8.self)
+        #expect(
+            web.requests.first?.url == "https://api.github.com/repos/acme/web/pulls"
+                && pr.contains(#""title":"add the docs""#)
+                && pr.contains(#""head":"agent/ws""#) && pr.contains(#""base":"trunk""#)
+                && pr.contains("Refers to acme/web#5."),
+            "\(pr)")
+        let comment = String(decoding: web.requests.last?.body ?? Data(), as: UTF8.self)
+        #expect(comment.contains("Pull request: https://github.example/acme/web/pull/9"), "\(comment)")
+    }
+
     @Test func badIssuesAndNoTokenAreRefusedBeforeAnythingRuns() async throws {
         for bad in ["acme/web", "acme#1", "acme/web#0", "acme/web#x", "../web#1", "a/b/c#2"] {
             #expect(GitHubIssue(bad) == nil, "\(bad)")

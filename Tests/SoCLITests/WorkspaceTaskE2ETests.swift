@@ -43,7 +43,7 @@ struct WorkspaceTaskE2ETests {
             // Three tasks given and the caller gone each time: ids at once, the first runs, the others wait.
             var ids: [String] = []
             for text in ["first (slow)", "second", "third (slow)"] {
-                let issue = text == "first (slow)" ? ["--issue", "acme/app#7"] : []
+                let issue = text == "first (slow)" ? ["--issue", "acme/app#7"] : text == "second" ? ["--pr"] : []
                 r = try await so(["task", "--detach"] + claude + issue + [text])
                 #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
                 ids.append(r.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
@@ -84,6 +84,9 @@ struct WorkspaceTaskE2ETests {
                 (second["commits"] as? [[String: Any]])?.map { $0["subject"] as? String } == ["agent: second"]
                     && (second["files"] as? [[String: Any]])?.first?["path"] as? String == "AGENT_TASKS.md",
                 "\(r.stdout)")
+            // Its pull request, opened by the wait that saw it succeed.
+            #expect(second["pullRequest"] as? String == "http://github.test/acme/app/pull/1", "\(r.stdout)")
+            #expect(try t.read("github-requests.jsonl").contains("\"path\": \"/repos/acme/app/pulls\""))
             #expect(
                 cost["usd"] as? String == "0.0123" && cost["inputTokens"] as? Int == 1000
                     && cost["outputTokens"] as? Int == 200, "\(cost)")
