@@ -22,6 +22,8 @@ struct DeploymentTarget: ParsableArguments {
 
     var given: [GroupOption] { group.given + so.given }
     func dir(_ ctx: SoContext) throws -> String { try deployment.directory(ctx) }
+    /// How the line named the deployment, for hints: `--name N` or `--dir D`.
+    var address: String { deployment.name.map { "--name \($0)" } ?? "--dir \(deployment.dir ?? "DIR")" }
     func context(_ ctx: SoContext, root: RootOption? = nil) -> SoContext { global.context(ctx, root: root) }
     func options(manage: Bool = false) -> ClusterOptions { cluster.options(manage: manage) }
 }

@@ -101,7 +101,7 @@ struct DeploymentTaskCommand: SoRunnable {
             } else {
                 ctx.console.out(String(id))
                 ctx.console.err(
-                    "task \(id) queued in \(name); follow it: so deployment --name \(name) tasks logs \(id) -f")
+                    "task \(id) queued in \(name); follow it: so deployment \(target.address) tasks logs \(id) -f")
             }
             return
         }

@@ -34,7 +34,7 @@ struct DeploymentTasksListCommand: SoRunnable {
             return
         }
         guard !tasks.isEmpty else {
-            ctx.console.out("\(name) has no tasks; give one: so deployment --name \(name) task --detach \"TEXT\"")
+            ctx.console.out("\(name) has no tasks; give one: so deployment \(target.address) task --detach \"TEXT\"")
             return
         }
         let rows =

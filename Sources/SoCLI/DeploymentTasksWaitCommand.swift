@@ -41,7 +41,7 @@ struct DeploymentTasksWaitCommand: SoRunnable {
             TaskText.print(t, workspace: name, json: true, ctx)
         } else {
             ctx.say(
-                "task \(t.id) in \(name) \(TaskText.state(t)); its report: so deployment --name \(name) tasks show \(t.id)"
+                "task \(t.id) in \(name) \(TaskText.state(t)); its report: so deployment \(target.address) tasks show \(t.id)"
             )
         }
         let code = t.state == "succeeded" ? 0 : Int32(clamping: t.exitCode.map { $0 == 0 ? 1 : $0 } ?? 1)

@@ -124,6 +124,13 @@ struct GitWorkspace {
                 ]))
     }
 
+    /// The checkout's origin reads as a GitHub repository (acme/web, for the API's paths), while pushes go to the
+    /// local origin.
+    func originOnGitHub() async throws {
+        _ = try await Self.git(["remote", "set-url", "origin", "https://github.example/acme/web.git"], in: checkout)
+        _ = try await Self.git(["remote", "set-url", "--push", "origin", origin], in: checkout)
+    }
+
     var dir: String { w.h.path("so-home/deployments/ws") }
     func down(discard: Bool = false) async throws {
         var req = DownRequest(name: "ws")
@@ -334,10 +341,7 @@ struct GitWorkspace {
         g.w.ctx.environment["GITHUB_TOKEN"] = "test-github-token-not-real"
         g.w.ctx.environment["GITHUB_API_URL"] = "http://127.0.0.1:9/api/v3/"
         // GitHub's path for the pull request comes from the origin URL.
-        _ = try await GitWorkspace.git(["remote", "set-url", "--push", "origin", g.origin], in: g.checkout)
-        _ = try await GitWorkspace.git(
-            ["remote", "set-url", "origin", "https://github.example/acme/web.git"], in: g.checkout)
-        _ = try await GitWorkspace.git(["remote", "set-url", "--push", "origin", g.origin], in: g.checkout)
+        try await g.originOnGitHub()
         var req = TaskRequest(directory: g.dir, text: "write the answer\nin answer.txt")
         req.command = #"printf '%s\n' "$TASK" > answer.txt; exit 3"#
         req.cluster = g.w.clusterOptions

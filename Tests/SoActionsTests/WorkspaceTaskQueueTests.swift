@@ -187,9 +187,7 @@ import Testing
         g.w.ctx.web = web
         g.w.ctx.environment["GITHUB_TOKEN"] = "test-github-token-not-real"
         g.w.ctx.environment["GITHUB_API_URL"] = "http://127.0.0.1:9"
-        _ = try await GitWorkspace.git(
-            ["remote", "set-url", "origin", "https://github.example/acme/web.git"], in: g.checkout)
-        _ = try await GitWorkspace.git(["remote", "set-url", "--push", "origin", g.origin], in: g.checkout)
+        try await g.originOnGitHub()
         var req = TaskRequest(directory: g.dir, text: "fix the login")
         req.command = "echo fixed > login.ts"
         req.cluster = g.w.clusterOptions
@@ -252,9 +250,7 @@ import Testing
             ] + Self.answered(1)
         g.w.ctx.web = web
         g.w.ctx.environment["GITHUB_TOKEN"] = "test-github-token-not-real"
-        _ = try await GitWorkspace.git(
-            ["remote", "set-url", "origin", "https://github.example/acme/web.git"], in: g.checkout)
-        _ = try await GitWorkspace.git(["remote", "set-url", "--push", "origin", g.origin], in: g.checkout)
+        try await g.originOnGitHub()
         var req = TaskRequest(directory: g.dir, text: "add the docs\nall of them")
         req.command = "echo docs > DOCS.md"
         req.cluster = g.w.clusterOptions
