@@ -55,7 +55,8 @@ def serve_repository(work, node):
 
 
 def main():
-    args, kubeconfig, so = clusterargs.parse([("--runs", int, 5), ("--node", str, "10.250.0.1"), ("--count", int, 20), ("--parallel", int, 4), ("--tasks", int, 10), ("--task-seconds", int, 5)])
+    args, kubeconfig, so = clusterargs.parse([("--runs", int, 5), ("--node", str, "10.250.0.1"), ("--count", int, 20), ("--parallel", int, 4), ("--tasks", int, 10), ("--task-seconds", int, 5),
+                                                   ("--pool", int, 3), ("--pooled-ups", int, 5), ("--gap", float, 3.0)])
     work = tempfile.mkdtemp(prefix="so-agent-bench-")
     env = dict(os.environ, SO_ROOT=ROOT, SO_HOME=os.path.join(work, "home"), SO_KUBECONFIG=kubeconfig)
     names = []
@@ -89,6 +90,37 @@ def main():
               f"(min {min(r[0] for r in runs) * 1000:.0f}, max {max(r[0] for r in runs) * 1000:.0f})")
         print(f"{'so up until a shell answers in /workspace, median':<52} {statistics.median(r[1] for r in runs) * 1000:8.0f} ms "
               f"(min {min(r[1] for r in runs) * 1000:.0f}, max {max(r[1] for r in runs) * 1000:.0f})  goal: 3000 ms")
+
+        # so up in a checkout (carried in as a bundle): from a warm pool, and cold (--no-pool), side by side.
+        checkout = os.path.join(work, "checkout")
+        subprocess.run(["git", "clone", "-q", repo, checkout], check=True, env=GIT_ENV)
+        def up_in_checkout(name, extra):
+            names.append(name)
+            start = time.perf_counter()
+            p = subprocess.run([so, "up", stack, "--name", name, "--progress", "plain", "--timeout", "300"] + extra, cwd=checkout, env=env,
+                               capture_output=True, text=True)
+            if p.returncode != 0:
+                raise SystemExit(f"so up {name} failed ({p.returncode}):\n{p.stdout}\n{p.stderr}")
+            while so_cmd(["deployment", "--name", name, "exec", "agent", "--", "git", "-C", "/workspace", "rev-parse", "HEAD"], check=False).returncode != 0:
+                time.sleep(0.05)
+            return time.perf_counter() - start, "claimed" in p.stdout
+        if args.pool > 0:
+            so_cmd(["pool", "create", stack, "--name", "bench", "--size", str(args.pool), "--config", f"GIT_ORIGIN={repo}"])
+            def warm():
+                listed = json.loads(so_cmd(["pool", "list", "-o", "json"]).stdout)
+                return sum(p["warm"] for p in listed if p["name"] == "bench")
+            t0 = time.perf_counter()
+            while warm() < args.pool and time.perf_counter() - t0 < 120:
+                time.sleep(0.5)
+            pooled = []
+            for i in range(args.pooled_ups):
+                pooled.append(up_in_checkout(f"bench-pooled-{i}", []))
+                time.sleep(args.gap)
+            cold = [up_in_checkout(f"bench-cold-{i}", ["--no-pool"]) for i in range(args.pooled_ups)]
+            so_cmd(["pool", "remove", "bench"])
+            for label, rs in ((f"so up in a checkout from a pool of {args.pool}, {args.gap:g} s apart", pooled), ("so up in a checkout, cold (--no-pool)", cold)):
+                print(f"{label + ', until a shell answers':<52} {statistics.median(r[0] for r in rs) * 1000:8.0f} ms "
+                      f"(min {min(r[0] for r in rs) * 1000:.0f}, max {max(r[0] for r in rs) * 1000:.0f}; {sum(r[1] for r in rs)} of {len(rs)} claimed)")
 
         start = time.perf_counter()
         with concurrent.futures.ThreadPoolExecutor(args.parallel) as pool:

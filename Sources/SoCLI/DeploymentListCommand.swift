@@ -46,7 +46,10 @@ struct DeploymentListCommand: SoRunnable {
                 [
                     r.name, r.stack, r.namespace,
                     r.createdAt.map { DurationText.short(max(0, Int(now.timeIntervalSince($0)))) } ?? "-",
-                    r.terminating ? "terminating" : r.idleStopped ? "idle" : "\(r.readyDeployments)/\(r.deployments)",
+                    r.terminating
+                        ? "terminating"
+                        : r.idleStopped
+                            ? "idle" : r.pool != nil ? "pool" : "\(r.readyDeployments)/\(r.deployments)",
                     r.expiresAt.map {
                         $0 <= now ? "expired" : "in " + DurationText.short(Int($0.timeIntervalSince(now)))
                     } ?? "-",

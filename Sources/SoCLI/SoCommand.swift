@@ -29,7 +29,9 @@ public struct SoCommand: ParsableCommand {
         version: SoVersion.current,
         groupedSubcommands: [
             CommandGroup(name: "Deploy", subcommands: [DeployCommand.self, DeploymentCommand.self]),
-            CommandGroup(name: "Workspaces", subcommands: [UpCommand.self, DownCommand.self, CleanupCommand.self]),
+            CommandGroup(
+                name: "Workspaces",
+                subcommands: [UpCommand.self, DownCommand.self, CleanupCommand.self, PoolCommand.self]),
             CommandGroup(
                 name: "Stacks",
                 subcommands: [

@@ -53,6 +53,12 @@ struct UpCommand: SoRunnable {
             valueName: "duration"))
     var idle: String?
     @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Claim a workspace from this warm pool ('so pool'); default: one that fits.", valueName: "pool"))
+    var pool: String?
+    @Flag(name: .long, help: "Start cold: never claim from a warm pool.") var noPool = false
+    @Option(
         name: .long, help: ArgumentHelp("Route NAME.localhost to the service exposing this port.", valueName: "port"))
     var preview: Int?
     @Flag(name: .long, help: "Return after applying, without waiting.") var noWait = false
@@ -102,6 +108,8 @@ struct UpCommand: SoRunnable {
         req.from = from
         req.includeUncommitted = includeUncommitted
         req.agent = agent
+        req.pool = pool
+        req.noPool = noPool
         req.idle = try idle.map { text in
             _ = try parseTTL(text)
             return text

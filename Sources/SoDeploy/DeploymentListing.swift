@@ -27,6 +27,8 @@ public struct DeploymentListing: Sendable, Equatable {
     public var startedAt: Date?
     public var lastUsedAt: Date?
     public var idleStoppedAt: Date?
+    /// A warm pool's member not claimed yet: its pool.
+    public var pool: String?
 
     /// Stopped for being idle, and not started since.
     public var idleStopped: Bool { idleStoppedAt != nil && deployments == 0 }

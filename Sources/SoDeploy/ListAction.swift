@@ -53,6 +53,7 @@ public struct ListAction {
             listing.startedAt = a[DeploymentNames.Annotation.startedAt].flatMap(Timestamps.parse)
             listing.lastUsedAt = a[DeploymentNames.Annotation.lastUsed].flatMap(Timestamps.parse)
             listing.idleStoppedAt = a[DeploymentNames.Annotation.idleStopped].flatMap(Timestamps.parse)
+            listing.pool = a[DeploymentNames.Annotation.pool]
             return listing
         }.sorted { ($0.name, $0.namespace) < ($1.name, $1.namespace) }
     }

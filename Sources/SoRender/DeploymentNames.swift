@@ -46,6 +46,8 @@ public enum DeploymentNames {
         public static let lastUsed = "so.dev/last-used"
         /// Set by `so cleanup --idle` when it stopped the workspace; the next verb that needs it starts it.
         public static let idleStopped = "so.dev/idle-stopped"
+        /// A warm pool's member not claimed yet: the pool's name.
+        public static let pool = "so.dev/pool"
     }
 
     /// Labels on every rendered object: laconic-so's `app`, plus the recommended app.kubernetes.io set.

@@ -40,6 +40,8 @@ public struct UpAction {
                 )
             }
             ctx.say("\(name) exists; starting it again")
+        } else if let claimed = try await claimFromPool(req, name: name, dir: dir, plan: plan) {
+            return claimed
         } else {
             try await create(req, stack: stack, name: name, dir: dir, plan: plan)
             created = true
@@ -65,6 +67,39 @@ public struct UpAction {
         return UpResult(
             name: name, namespace: name, directory: dir, created: created, ready: req.wait, workspace: isWorkspace,
             source: source, note: plan.note)
+    }
+
+    /// A new workspace carried in from a checkout, from a warm pool when one fits (`PoolClaim`): the member
+    /// claimed, the checkout carried in, the pool refilled beside it; nil when it goes the cold way.
+    func claimFromPool(_ req: UpRequest, name: String, dir: String, plan: WorkspacePlan) async throws -> UpResult? {
+        guard req.poolMember == nil, !req.noPool, let carry = plan.carry, let source = plan.source else { return nil }
+        let claim = PoolClaim(ctx: ctx)
+        guard let pool = try claim.choose(req),
+            let claimed = try await claim.claim(pool, name: name, dir: dir, source: source, cluster: req.cluster)
+        else { return nil }
+        var quiet = ctx
+        quiet.options.quiet = true
+        let refill = Task { [quiet] in try await PoolAction(quiet).fill(pool, cluster: req.cluster, atMost: 1) }
+        let w = try await WorkspaceContainer.running(ctx, directory: dir, cluster: req.cluster, timeout: req.timeout)
+        let bundle = try await carry.bundle(source, workspace: name)
+        defer { carry.done(bundle) }
+        try await w.deliver(bundle, ref: source.branch, branch: "agent/\(name)", origin: source.origin)
+        var result = UpResult(
+            name: name, namespace: claimed.namespace, directory: dir, created: true, ready: req.wait, workspace: true,
+            source: source, note: "claimed from pool \(pool.name)")
+        result.source?.bundleBytes = bundle.bytes
+        if req.wait {
+            try await w.run(
+                "waiting for the checkout",
+                #"i=0; until [ -e /tmp/so-clone-done ]; do sleep 0.05; i=$((i + 1)); [ "$i" -lt "$2" ] || exit 1; done"#,
+                [String(Int(req.timeout * 20))])
+        }
+        do { _ = try await refill.value } catch {
+            ctx.diagnostics.warn(
+                "pool \(pool.name) was not refilled: \(SoContext.oneLine(error))",
+                hint: "refill it: so pool fill \(pool.name)")
+        }
+        return result
     }
 
     /// The flags of an `up` of a deployment that exists which would change it, and so are not applied: a

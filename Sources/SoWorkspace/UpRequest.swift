@@ -27,5 +27,11 @@ public struct UpRequest: Sendable {
     public var agent: String?
     /// `--idle DURATION`: the spec's `workspace.idle`.
     public var idle: String?
+    /// Made as a member of this warm pool (`so pool`): its clone waits for the checkout a claim carries in.
+    public var poolMember: String?
+    /// The pool to claim a member from (nil: one made of the same stack and options, when there is one);
+    /// `noPool`: never claim.
+    public var pool: String?
+    public var noPool = false
     public init(stack: String) { self.stack = stack }
 }

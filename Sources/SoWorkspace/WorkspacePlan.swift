@@ -29,6 +29,8 @@ struct WorkspacePlan {
             return WorkspacePlan()
         }
         try checkAgent(req, stack: stack, existing: existing)
+        // A pool's member: its clone waits for the checkout the claim carries in.
+        if req.poolMember != nil { return WorkspacePlan(config: ["GIT_CARRY=bundle"]) }
         let given = Set(
             req.config.compactMap {
                 $0.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init)

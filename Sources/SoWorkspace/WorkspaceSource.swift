@@ -108,14 +108,16 @@ extension WorkspaceContainer {
 
     /// Streams the bundle into `<path>/.so-carry/` through `kubectl exec -i` (never in memory), then the
     /// marker the clone waits for, naming the base commit, the snapshot of uncommitted changes and the branch.
-    func deliver(_ b: CarryIn.Bundle, ref: String) async throws {
+    /// A pool's member learns its `branch` and `origin` here too.
+    func deliver(_ b: CarryIn.Bundle, ref: String, branch: String = "", origin: String = "") async throws {
         let script = """
             c="$1/.so-carry"; mkdir -p "$c" || exit 3
             cat > "$c/repo.bundle.part" && mv "$c/repo.bundle.part" "$c/repo.bundle" || exit 4
-            printf 'base=%s\\nseed=%s\\nref=%s\\n' "$2" "$3" "$4" > "$c/ready.part" && mv "$c/ready.part" "$c/ready"
+            printf 'base=%s\\nseed=%s\\nref=%s\\nbranch=%s\\norigin=%s\\n' "$2" "$3" "$4" "$5" "$6" > "$c/ready.part" \\
+              && mv "$c/ready.part" "$c/ready"
             """
         // `exec -i`: stdin is the bundle file.
-        let args = try command(script, [b.base, b.seed ?? "", ref], stdin: true)
+        let args = try command(script, [b.base, b.seed ?? "", ref, branch, origin], stdin: true)
         let r = try await ctx.processes.runStreaming(
             args, stdinFile: b.file, stdoutFile: nil, environment: nil, timeout: nil)
         guard r.exitCode == 0 else {

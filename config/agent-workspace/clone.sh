@@ -47,10 +47,15 @@ clone() {
   carry=/workspace/.so-carry
   if [ -n "${GIT_CARRY:-}" ]; then
     echo "clone: waiting for the repository so up carries in"
-    while [ ! -e "$carry/ready" ]; do sleep 0.2; done
+    while [ ! -e "$carry/ready" ]; do sleep 0.1; done
     base=$(sed -n 's/^base=//p' "$carry/ready")
     seed=$(sed -n 's/^seed=//p' "$carry/ready")
     ref=$(sed -n 's/^ref=//p' "$carry/ready")
+    # A warm pool's member learns its workspace when it is claimed: the branch and origin come with the bundle.
+    claimed=$(sed -n 's/^branch=//p' "$carry/ready")
+    [ -z "$claimed" ] || branch=$claimed
+    origin=$(sed -n 's/^origin=//p' "$carry/ready")
+    [ -z "$origin" ] || GIT_ORIGIN=$origin
     echo "clone: the carried-in repository at $base onto branch $branch"
     git init -q "$tmp"
     git -C "$tmp" fetch -q "$carry/repo.bundle" '+refs/so/carry/*:refs/so/carry/*'

@@ -1,0 +1,27 @@
+import ArgumentParser
+import Foundation
+
+struct PoolCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pool",
+        abstract:
+            "Warm pools of workspaces: started ahead, claimed by 'so up' in a checkout, refilled after each claim.",
+        discussion: """
+            A pool holds workspaces of a stack and its options (--config, --with, --agent) made ahead of time: volume bound, image \
+            pulled, containers running, the clone waiting — with no repository, no credentials but the pool maker's, no task and no \
+            name of yours in them. 'so up' run in a checkout claims one when a pool of the same stack and options fits (--pool names \
+            one, --no-pool never claims): the member becomes the workspace NAME (its own namespace, pool-xxxx), the checkout is \
+            carried in, and the pool is made full again beside it. An empty pool, or one that does not fit (another origin than \
+            its egress reaches, other credentials), is said, and the workspace starts cold.
+
+            Example:
+              so pool create agent-workspace --size 3
+              so pool list
+              so pool create agent-workspace --size 5      # resize: the record's size, members made or removed
+              so pool fill agent-workspace
+              so pool remove agent-workspace
+            """,
+        subcommands: [PoolCreateCommand.self, PoolListCommand.self, PoolFillCommand.self, PoolRemoveCommand.self],
+        defaultSubcommand: PoolListCommand.self
+    )
+}

@@ -1,0 +1,32 @@
+import ArgumentParser
+import Foundation
+import SoActions
+import SoBasics
+import SoWorkspace
+
+struct PoolListCommand: SoRunnable {
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "List the warm pools of this host and their members (the default of 'pool').",
+        discussion: """
+            Example:
+              so pool list
+              so pool list -o json
+            """
+    )
+    static let takes: Set<GroupOption> = []
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var cluster: ClusterFlags
+    @Option(name: .shortAndLong, help: "Output format: text or json.") var output: OutputFormat = .text
+    @ParentCommand var so: SoCommand
+    var given: [GroupOption] { so.given }
+
+    func run(_ ctx: SoContext) async throws {
+        let ctx = global.context(ctx)
+        var pools: [(PoolRecord, [PoolAction.Member])] = []
+        for p in try PoolRecord.all(ctx) {
+            pools.append((p, try await PoolAction(ctx).members(p.name, cluster: cluster.options(manage: false))))
+        }
+        PoolText.print(pools, json: output == .json, ctx)
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+import SoActions
+import SoBasics
+import SoWorkspace
+
+/// `so pool list` and `create`: each pool, its size and its members, as text or JSON.
+enum PoolText {
+    struct MemberJSON: Encodable {
+        var name, namespace: String
+        var warm: Bool
+    }
+    struct PoolJSON: Encodable {
+        var name, stack: String
+        var size, warm: Int
+        var config: [String]
+        var with: [String]?
+        var agent: String?
+        var members: [MemberJSON]
+    }
+
+    static func print(_ pools: [(PoolRecord, [PoolAction.Member])], json: Bool, _ ctx: SoContext) {
+        if json {
+            ctx.console.out(
+                JSONOut.encode(
+                    pools.map { p, ms in
+                        PoolJSON(
+                            name: p.name, stack: p.stack, size: p.size, warm: ms.filter(\.warm).count, config: p.config,
+                            with: p.with, agent: p.agent,
+                            members: ms.map {
+                                MemberJSON(name: $0.listing.name, namespace: $0.listing.namespace, warm: $0.warm)
+                            })
+                    }))
+            return
+        }
+        guard !pools.isEmpty else {
+            ctx.console.out("no pools on this host; make one: so pool create agent-workspace --size 2")
+            return
+        }
+        for (p, ms) in pools {
+            ctx.console.out(
+                "pool \(p.name): \(p.stack), \(ms.filter(\.warm).count) of \(p.size) warm"
+                    + (ms.count > p.size || ms.count < p.size ? " (\(ms.count) made)" : ""))
+            for m in ms { ctx.console.out("  \(m.listing.name)  \(m.warm ? "warm" : "starting")") }
+        }
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import SoActions
+import SoBasics
+import SoDeploy
+import SoKube
+import SoRender
+import SoStack
+
+/// Warm pools of workspaces (`so pool`): members made ahead of time from a stack and its options — volume bound,
+/// image pulled, containers running, the clone waiting for a checkout — with no repository, no task and no name of
+/// a user's in them. `so up` run in a checkout claims one (PoolClaim) and refills the pool. Members are ordinary
+/// deployments (`$SO_HOME/deployments/POOL-xxxx`, their own namespace) whose Namespace says `so.dev/pool: POOL`.
+public struct PoolAction {
+    public let ctx: SoContext
+    public init(_ ctx: SoContext) { self.ctx = ctx }
+
+    /// A member as the cluster shows it.
+    public struct Member: Sendable {
+        public var listing: DeploymentListing
+        /// Its workspace container runs, waiting for a checkout (claimable).
+        public var warm: Bool
+    }
+
+    /// Records the pool (or its new size and options) and makes members until `size` are there.
+    public func create(_ record: PoolRecord, cluster: ClusterOptions) async throws -> [Member] {
+        try NameRules.checkWorkspaceName(record.name)
+        guard record.size >= 0, record.size <= 50 else {
+            throw SoError.usage("a pool holds 0 to 50 workspaces: \(record.size) is not that", hint: "pass --size N")
+        }
+        let stack = try ctx.locator.resolve(record.stack, diagnostics: ctx.diagnostics)
+        guard WorkspacePlan.carriesCheckout(ctx, stack: stack) else {
+            throw SoError.usage(
+                "\(record.stack) cannot be pooled: its spec-defaults config has no GIT_CARRY (a member waits for the checkout so up carries in)",
+                hint: "pool a workspace stack such as agent-workspace")
+        }
+        try record.save(ctx)
+        return try await fill(record, cluster: cluster)
+    }
+
+    /// Makes members until the pool has `size` not claimed (without waiting for them: the node does that);
+    /// removes idle ones beyond it.
+    /// `atMost`: a claim makes one, for the member it took (claims at the same time do not overfill the pool).
+    public func fill(_ record: PoolRecord, cluster: ClusterOptions, atMost: Int = .max) async throws -> [Member] {
+        var members = try await members(record.name, cluster: cluster)
+        while members.count > record.size, let extra = members.last {
+            try await removeMember(extra.listing, cluster: cluster)
+            members.removeLast()
+        }
+        var quiet = ctx
+        quiet.options.quiet = true
+        let missing = min(max(record.size - members.count, 0), atMost)
+        let client = missing == 0 ? nil : try ctx.connect(try await ClusterTargets(ctx: ctx).shared(cluster).connection)
+        for _ in 0..<missing {
+            let name = "\(record.name)-\(ctx.entropy.bytes(3).map { String(format: "%02x", $0) }.joined())"
+            var req = UpRequest(stack: record.stack)
+            req.name = name
+            req.config = record.config
+            req.with = record.with
+            req.agent = record.agent
+            req.wait = false
+            req.cluster = cluster
+            req.poolMember = record.name
+            let made = try await UpAction(quiet).run(req)
+            // Its Namespace says it is the pool's (what `members` finds it by, and a claim removes).
+            _ = try await client?.annotate(
+                .namespace, name: made.namespace, namespace: nil, [(DeploymentNames.Annotation.pool, record.name)])
+            ctx.say("pool \(record.name): made \(name)")
+        }
+        return try await self.members(record.name, cluster: cluster)
+    }
+
+    /// The pool's members not claimed yet, oldest first.
+    public func members(_ pool: String, cluster: ClusterOptions) async throws -> [Member] {
+        let target = try await ClusterTargets(ctx: ctx).shared(cluster)
+        let client = try ctx.connect(target.connection)
+        let listed = try await ListAction(ctx).list(client).filter { $0.pool == pool && !$0.terminating }
+            .sorted { ($0.createdAt ?? .distantPast, $0.name) < ($1.createdAt ?? .distantPast, $1.name) }
+        var out: [Member] = []
+        for d in listed {
+            let at = (d.workspaceAt ?? "agent /workspace").split(separator: " ").first.map(String.init) ?? "agent"
+            let pods = try await client.list(
+                .pod, namespace: d.namespace, labelSelector: DeploymentNames.selector(d.id))
+            let warm = pods.contains { p in
+                p.at("metadata", "deletionTimestamp") == nil
+                    && (p.at("status", "containerStatuses")?.array ?? []).contains {
+                        $0["name"]?.string == at && $0.at("state", "running") != nil
+                    }
+            }
+            out.append(Member(listing: d, warm: warm))
+        }
+        return out
+    }
+
+    /// Removes the pool: its members not claimed (they hold no work) and its record. Claimed ones are workspaces
+    /// of their own now.
+    public func remove(_ pool: String, cluster: ClusterOptions) async throws {
+        guard ctx.fs.isFile(PoolRecord.path(ctx, pool)) else {
+            throw SoError("no pool named '\(pool)' on this host", hint: "see the pools: so pool list")
+        }
+        for m in try await members(pool, cluster: cluster) { try await removeMember(m.listing, cluster: cluster) }
+        try ctx.fs.remove(PoolRecord.path(ctx, pool))
+        ctx.say("removed pool \(pool)")
+    }
+
+    func removeMember(_ d: DeploymentListing, cluster: ClusterOptions) async throws {
+        var req = DownRequest(name: d.name)
+        req.cluster = cluster
+        req.discard = true
+        var quiet = ctx
+        quiet.options.quiet = true
+        try await DownAction(quiet).run(req)
+        ctx.say("pool: removed \(d.name)")
+    }
+}

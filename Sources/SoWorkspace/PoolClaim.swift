@@ -1,0 +1,182 @@
+import Foundation
+import SoActions
+import SoBasics
+import SoDeploy
+import SoKube
+import SoRender
+import SoStack
+
+/// `so up` in a checkout with a warm pool of the same stack and options: a member is claimed instead of
+/// starting a workspace cold. The claim is a Lease created in the member's namespace (the API server lets one
+/// creator win); the member's directory becomes `$SO_HOME/deployments/NAME`, its Namespace says so, and the
+/// checkout is carried in as for a cold workspace. A member that does not fit (its egress does not reach the
+/// checkout's origin, its Secret holds other credentials than yours) is not claimed; `up` says why and goes cold.
+struct PoolClaim {
+    let ctx: SoContext
+
+    /// What `up` got: the member (now the workspace NAME) and its namespace.
+    struct Claimed {
+        var member: String
+        var namespace: String
+        var pool: PoolRecord
+    }
+
+    /// Keys of `--config` that belong to one workspace, not to a pool's members.
+    static let perWorkspace: Set<String> = [
+        "GIT_REPO", "GIT_REF", "GIT_ORIGIN", "GIT_CARRY", "WORKSPACE_NAME", "WORKSPACE_BRANCH", "GIT_USER_NAME",
+        "GIT_USER_EMAIL",
+    ]
+
+    /// The pool to claim from: the one named (`--pool`), else the first made of the same stack and options;
+    /// nil when none fits (each one that does not is named, with why).
+    func choose(_ req: UpRequest) throws -> PoolRecord? {
+        let pools = try PoolRecord.all(ctx)
+        if let named = req.pool {
+            guard let p = pools.first(where: { $0.name == named }) else {
+                throw SoError.usage("no pool named '\(named)' on this host", hint: "see the pools: so pool list")
+            }
+            if let why = mismatch(p, req) {
+                throw SoError.usage(
+                    "pool \(named) does not fit this workspace: \(why)", hint: "drop --pool, or make a pool that fits")
+            }
+            return p
+        }
+        for p in pools where p.stack == req.stack {
+            if let why = mismatch(p, req) {
+                ctx.say("pool \(p.name) not used: \(why)")
+                continue
+            }
+            return p
+        }
+        return nil
+    }
+
+    /// Why the pool's members are not this workspace (its `--with`, `--agent` or other `--config`), or nil.
+    func mismatch(_ p: PoolRecord, _ req: UpRequest) -> String? {
+        func listed(_ with: [String]?) -> String { (with ?? []).isEmpty ? "none" : (with ?? []).joined(separator: ",") }
+        if (req.with ?? []).sorted() != (p.with ?? []).sorted() {
+            return "its --with is \(listed(p.with)), this workspace's \(listed(req.with))"
+        }
+        if req.agent != p.agent {
+            return
+                "its --agent is \(p.agent ?? "the stack's default"), this workspace's \(req.agent ?? "the stack's default")"
+        }
+        func shared(_ config: [String]) -> [String: String] {
+            var out: [String: String] = [:]
+            for arg in config {
+                // As init reads it; one it cannot read makes the two differ.
+                for (k, v) in (try? InitAction.parseConfigArgument(arg)) ?? [(arg, "")]
+                where !Self.perWorkspace.contains(k) {
+                    out[k] = v
+                }
+            }
+            return out
+        }
+        let mine = shared(req.config)
+        let theirs = shared(p.config)
+        if mine != theirs {
+            let keys = Set(mine.keys).union(theirs.keys).filter { mine[$0] != theirs[$0] }.sorted()
+            return "its --config differs in \(keys.joined(separator: ", "))"
+        }
+        return nil
+    }
+
+    /// Claims a warm member of `pool` for the workspace `name` carried in from `source`: nil (saying why) when
+    /// none can be, and the cold way is taken.
+    func claim(_ pool: PoolRecord, name: String, dir: String, source: WorkspaceSource, cluster: ClusterOptions)
+        async throws
+        -> Claimed?
+    {
+        let members = try await PoolAction(ctx).members(pool.name, cluster: cluster).filter(\.warm)
+        guard !members.isEmpty else {
+            ctx.say("pool \(pool.name) has no warm workspace; starting \(name) cold")
+            return nil
+        }
+        let target = try await ClusterTargets(ctx: ctx).shared(cluster)
+        let client = try ctx.connect(target.connection)
+        for m in members {
+            let lease = KubeObject(
+                apiVersion: "coordination.k8s.io/v1", kind: "Lease", name: "so-pool-claim",
+                namespace: m.listing.namespace,
+                labels: DeploymentNames.controlLabels(m.listing.id),
+                body: [("spec", .map([("holderIdentity", .string("\(name)@\(ctx.hostName)"))]))])
+            // nil: another up got it first.
+            guard try await client.create(lease, fieldManager: "so") != nil else { continue }
+            // The member is this up's alone from here: its files stay where they are until moved below.
+            let memberDir = try ctx.namedDeployment(m.listing.name)
+            let model = try DeploymentLoader.load(
+                memberDir, fs: ctx.fs, diagnostics: DiagnosticSink.dropped("a pool member's files"))
+            if let why = try await unfit(model, source: source, client: client, namespace: m.listing.namespace) {
+                _ = try await client.delete(
+                    .lease, name: "so-pool-claim", namespace: m.listing.namespace, propagation: .background)
+                ctx.say("pool \(pool.name) not used: \(why); starting \(name) cold")
+                return nil
+            }
+            // Given back when this up is interrupted before the member is this workspace.
+            let giveBack = ctx.interrupts.onInterrupt {
+                let done = DispatchSemaphore(value: 0)
+                Task {
+                    // Best effort while exiting: a Lease left behind keeps the member from being claimed again.
+                    _ = try? await client.delete(
+                        .lease, name: "so-pool-claim", namespace: m.listing.namespace, propagation: .background)
+                    done.signal()
+                }
+                _ = done.wait(timeout: .now() + 5)
+            }
+            defer { ctx.interrupts.done(giveBack) }
+            try ctx.fs.move(memberDir, to: dir)
+            let patch = YValue.map([
+                (
+                    "metadata",
+                    .map([
+                        (
+                            "annotations",
+                            .map([
+                                (DeploymentNames.directoryAnnotation, .string(dir)),
+                                (DeploymentNames.Annotation.pool, .null),
+                                ("so.dev/claimed-from", .string(pool.name)),
+                            ])
+                        )
+                    ])
+                )
+            ])
+            _ = try await client.patch(
+                .namespace, name: m.listing.namespace, namespace: nil,
+                mergePatch: Data(JSONWriter.bytes(patch, .compact)))
+            // The Lease stays: an up that listed the member before this claim finds it taken.
+            ctx.say("\(name): claimed \(m.listing.name) from pool \(pool.name) (namespace \(m.listing.namespace))")
+            return Claimed(member: m.listing.name, namespace: m.listing.namespace, pool: pool)
+        }
+        ctx.say("pool \(pool.name): every warm workspace was claimed by another up; starting \(name) cold")
+        return nil
+    }
+
+    /// Why a member cannot be this workspace: the checkout's origin outside its egress, or its Secret holding
+    /// credentials other than those in your environment (compared here, never written anywhere).
+    func unfit(_ model: DeploymentModel, source: WorkspaceSource, client: ClusterClient, namespace: String) async throws
+        -> String?
+    {
+        if let egress = model.spec.sections.egress, !source.origin.isEmpty {
+            var config = Dictionary(model.config.map { ($0.key, $0.value) }, uniquingKeysWith: { $1 })
+            let before = (egress.targets(config: config), egress.urlPorts(config: config))
+            config["GIT_ORIGIN"] = source.origin
+            let after = (egress.targets(config: config), egress.urlPorts(config: config))
+            if before.0.hosts != after.0.hosts || before.0.cidrs != after.0.cidrs || before.1 != after.1 {
+                return
+                    "its egress does not reach this checkout's origin \(source.origin) (make the pool with --config GIT_ORIGIN=\(source.origin))"
+            }
+        }
+        let keys = model.spec.secretEnv
+        guard !keys.isEmpty else { return nil }
+        let secret = try await client.get(
+            .secret, name: DeploymentNames.generatedSecrets(model.id), namespace: namespace)
+        let stored = (secret?["data"]?.object ?? [:]).compactMapValues(\.string)
+        for key in keys {
+            let mine = ctx.environment[key].map { SecretValue(text: $0).base64 }
+            if mine != stored[key] {
+                return "its \(key) is not the one in your environment (the pool was made with other credentials)"
+            }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import SoBasics
+import SoSystem
+import SoTestSupport
+import Testing
+
+/// A warm pool on a node that runs containers: ten `so up`s at once in a checkout against a pool of three make
+/// ten distinct workspaces (claimed ones and cold ones), and a claimed workspace is a workspace like any other.
+@Suite(
+    .serialized,
+    .enabled(if: RealNode.enabled, "SO_E2E_KUBECONFIG with SO_E2E_REAL_NODE=1 is not set: no node that runs containers")
+)
+struct WorkspacePoolE2ETests {
+    @Test func tenUpsAgainstAPoolOfThreeMakeTenDistinctWorkspaces() async throws {
+        let t = try TempDir("so-e2e-pool")
+        defer { t.cleanup() }
+        let stack = try AgentE2E.lightStack(in: t)
+        let (daemon, repo) = try await AgentE2E.serveRepository(in: t)
+        defer { AgentE2E.stop(daemon) }
+        _ = try await AgentE2E.run(["git", "clone", "-q", repo, t.file("mine")])
+        let env = ["SO_KUBECONFIG": E2E.kubeconfig!, "SO_HOME": t.file("home")]
+        let so: @Sendable ([String], String?) async throws -> ProcessResult = { args, cwd in
+            try await E2E.so(args, cwd: cwd ?? t.path, env: env)
+        }
+        let names = (0..<10).map { "e2e-pool-\($0)" }
+        do { try await body(t, stack: stack, repo: repo, names: names, so: so) } catch {
+            for n in names { _ = try? await so(["down", n, "--discard"], nil) }
+            _ = try? await so(["pool", "remove", "e2e"], nil)
+            throw error
+        }
+    }
+
+    func body(
+        _ t: TempDir, stack: String, repo: String, names: [String],
+        so run: @escaping @Sendable ([String], String?) async throws -> ProcessResult
+    ) async throws {
+        @Sendable func so(_ args: [String], cwd: String? = nil) async throws -> ProcessResult {
+            try await run(args, cwd)
+        }
+        var r = try await so([
+            "pool", "create", stack, "--name", "e2e", "--size", "3", "--config", "GIT_ORIGIN=\(repo)",
+        ])
+        #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
+        var warm = 0
+        for _ in 0..<120 where warm < 3 {
+            try await Task.sleep(for: .milliseconds(500))
+            r = try await so(["pool", "list", "-o", "json"])
+            let pools = (try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]]) ?? []
+            warm = pools.first { $0["name"] as? String == "e2e" }?["warm"] as? Int ?? 0
+        }
+        #expect(warm == 3, "\(r.stdout)\n\(r.stderr)")
+
+        // Ten at once, in the checkout.
+        let ups = try await withThrowingTaskGroup(of: (String, ProcessResult).self) { group in
+            for n in names {
+                group.addTask {
+                    (
+                        n,
+                        try await so(
+                            ["up", stack, "--name", n, "--progress", "plain", "--timeout", "240"], cwd: t.file("mine"))
+                    )
+                }
+            }
+            var out: [String: ProcessResult] = [:]
+            for try await (n, r) in group { out[n] = r }
+            return out
+        }
+        for (n, r) in ups { #expect(r.exitCode == 0, "\(n): \(r.stdout)\n\(r.stderr)") }
+        let claimed = ups.filter { $0.value.stdout.contains("claimed e2e-") }.map(\.key).sorted()
+        #expect(claimed.count >= 3, "at least the three warm ones were claimed: \(claimed)")
+        print("pool e2e: \(claimed.count) of 10 ups claimed a warm workspace, the others started cold")
+        r = try await so(["deployment", "list", "-o", "json"])
+        let listed = (try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]]) ?? []
+        let mine = listed.filter { names.contains($0["name"] as? String ?? "") }
+        let namespaces = Set(mine.compactMap { $0["namespace"] as? String })
+        #expect(mine.count == 10 && namespaces.count == 10, "ten workspaces in ten namespaces: \(r.stdout)")
+        // Each has its own branch and the checkout; a claimed one works like any other (a task, then down).
+        for n in names {
+            r = try await so([
+                "deployment", "--name", n, "exec", "agent", "--", "sh", "-c",
+                "cd /workspace && git rev-parse --abbrev-ref HEAD && cat README.md",
+            ])
+            #expect(r.exitCode == 0 && r.stdout == "agent/\(n)\nhello\n", "\(n): \(r.stdout)\n\(r.stderr)")
+        }
+        let first = try #require(claimed.first)
+        r = try await so([
+            "deployment", "--name", first, "task", "--no-push", "--command",
+            "echo pooled > pooled.txt && git add pooled.txt && git commit -qm pooled", "commit something",
+        ])
+        #expect(r.exitCode == 0 && r.stdout.contains("1 commit on agent/\(first)"), "\(r.stdout)\n\(r.stderr)")
+        r = try await so(["deployment", "--name", first, "push"])
+        #expect(r.exitCode == 0, "its origin is the checkout's: \(r.stdout)\n\(r.stderr)")
+        #expect(
+            try await AgentE2E.run([
+                "git", "--git-dir", t.file("srv/acme/app.git"), "log", "-1", "--format=%s", "agent/\(first)",
+            ]).stdout == "pooled\n")
+        // The pool was refilled by the claims.
+        r = try await so(["pool", "list", "-o", "json"])
+        let after = ((try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]]) ?? []).first
+        #expect((after?["members"] as? [Any])?.count == 3, "\(r.stdout)")
+        for n in names {
+            r = try await so(["down", n, "--discard"])
+            #expect(r.exitCode == 0, "\(n): \(r.stdout)\n\(r.stderr)")
+        }
+        r = try await so(["pool", "remove", "e2e"])
+        #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
+        // Nothing left but namespaces on their way out (down does not wait for them).
+        r = try await so(["deployment", "list", "-o", "json"])
+        let left = ((try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]]) ?? [])
+            .filter { $0["terminating"] as? Bool != true }
+        #expect(left.isEmpty, "\(r.stdout)")
+    }
+}
