@@ -33,6 +33,17 @@ public struct PoolAction {
                 "\(record.stack) cannot be pooled: its spec-defaults config has no GIT_CARRY (a member waits for the checkout so up carries in)",
                 hint: "pool a workspace stack such as agent-workspace")
         }
+        var record = record
+        if let old = try PoolRecord.load(ctx, record.name), !old.files.isEmpty {
+            let changed = try old.changed(stack, fs: ctx.fs)
+            guard changed.isEmpty else { throw Self.stale(record.name, changed) }
+            guard (old.config, old.with, old.agent) == (record.config, record.with, record.agent) else {
+                throw SoError.usage(
+                    "pool \(record.name) was made with other --config, --with or --agent",
+                    hint: "remove it first (so pool remove \(record.name)), or give it another --name")
+            }
+        }
+        record.files = try PoolRecord.fingerprint(stack, fs: ctx.fs)
         try record.save(ctx)
         return try await fill(record, cluster: cluster)
     }
@@ -41,6 +52,9 @@ public struct PoolAction {
     /// removes idle ones beyond it.
     /// `atMost`: a claim makes one, for the member it took (claims at the same time do not overfill the pool).
     public func fill(_ record: PoolRecord, cluster: ClusterOptions, atMost: Int = .max) async throws -> [Member] {
+        let changed = try record.changed(
+            try ctx.locator.resolve(record.stack, diagnostics: ctx.diagnostics), fs: ctx.fs)
+        guard changed.isEmpty else { throw Self.stale(record.name, changed) }
         var members = try await members(record.name, cluster: cluster)
         while members.count > record.size, let extra = members.last {
             try await removeMember(extra.listing, cluster: cluster)
@@ -67,6 +81,13 @@ public struct PoolAction {
             ctx.say("pool \(record.name): made \(name)")
         }
         return try await self.members(record.name, cluster: cluster)
+    }
+
+    /// A pool whose stack changed since its members were made: refused, naming the files.
+    static func stale(_ pool: String, _ changed: [String]) -> SoError {
+        SoError(
+            "pool \(pool) no longer matches its stack: \(changed.joined(separator: ", ")) changed since it was made",
+            hint: "make it again from the stack as it is: so pool remove \(pool), then so pool create")
     }
 
     /// The pool's members not claimed yet, oldest first.

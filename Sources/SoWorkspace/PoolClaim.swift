@@ -53,6 +53,14 @@ struct PoolClaim {
 
     /// Why the pool's members are not this workspace (its `--with`, `--agent` or other `--config`), or nil.
     func mismatch(_ p: PoolRecord, _ req: UpRequest) -> String? {
+        // A stack that cannot be read now fits nothing (the cold way says why).
+        if let stack = try? ctx.locator.resolve(p.stack, diagnostics: DiagnosticSink.dropped("a pool's stack")),
+            let changed = try? p.changed(stack, fs: ctx.fs)
+        {
+            if !changed.isEmpty { return "it no longer matches its stack (\(changed.joined(separator: ", ")) changed)" }
+        } else {
+            return "its stack \(p.stack) cannot be read"
+        }
         func listed(_ with: [String]?) -> String { (with ?? []).isEmpty ? "none" : (with ?? []).joined(separator: ",") }
         if (req.with ?? []).sorted() != (p.with ?? []).sorted() {
             return "its --with is \(listed(p.with)), this workspace's \(listed(req.with))"

@@ -3,6 +3,7 @@ import SoActions
 import SoBasics
 import SoDeploy
 import SoKube
+import SoStack
 
 /// A warm pool as `so pool create` records it (`$SO_HOME/pools/NAME.json`): the stack its members are made of,
 /// with which `--config`, `--with` and `--agent`, and how many to keep warm.
@@ -13,6 +14,9 @@ public struct PoolRecord: Sendable, Equatable, Encodable {
     public var config: [String] = []
     public var with: [String]?
     public var agent: String?
+    /// The stack's files when the pool was made (path → FNV-1a of the text): members of a stack changed since
+    /// are refused, naming the files.
+    public var files: [String: String] = [:]
 
     public init(name: String, stack: String, size: Int) {
         self.name = name
@@ -34,6 +38,7 @@ public struct PoolRecord: Sendable, Equatable, Encodable {
         r.config = j["config"]?.array.compactMap(\.string) ?? []
         r.with = j["with"].flatMap { $0 == .null ? nil : $0.array.compactMap(\.string) }
         r.agent = j["agent"]?.string
+        r.files = (j["files"]?.object ?? [:]).compactMapValues(\.string)
         return r
     }
 
@@ -44,6 +49,32 @@ public struct PoolRecord: Sendable, Equatable, Encodable {
         return try ctx.fs.list(dir).filter { $0.hasSuffix(".json") }.sorted().compactMap {
             try load(ctx, String($0.dropLast(5)))
         }
+    }
+
+    /// What the stack is made of, now: its stack.yml, its pods' compose files and its config directory.
+    static func fingerprint(_ stack: ResolvedStack, fs: FileSystem) throws -> [String: String] {
+        var paths = [stack.stackFilePath] + (stack.pods + stack.optionalPods + stack.jobs).map(\.composePath)
+        let config = Path.join(stack.configDir, stack.name)
+        if fs.isDirectory(config) {
+            paths += try fs.walk(config).filter { $0.kind == .file }.map { Path.join(config, $0.relative) }
+        }
+        var out: [String: String] = [:]
+        for p in paths where fs.isFile(p) {
+            var h: UInt64 = 0xcbf2_9ce4_8422_2325
+            for b in try fs.readText(p).utf8 {
+                h ^= UInt64(b)
+                h = h &* 0x0000_0100_0000_01b3
+            }
+            out[p.hasPrefix(stack.root + "/") ? String(p.dropFirst(stack.root.count + 1)) : p] = String(h, radix: 16)
+        }
+        return out
+    }
+
+    /// The files that changed since the pool was made (none: its members are still what the stack makes).
+    func changed(_ stack: ResolvedStack, fs: FileSystem) throws -> [String] {
+        guard !files.isEmpty else { return [] }  // a record made before pools recorded their stack's files
+        let now = try Self.fingerprint(stack, fs: fs)
+        return Set(now.keys).union(files.keys).filter { now[$0] != files[$0] }.sorted()
     }
 
     func save(_ ctx: SoContext) throws {

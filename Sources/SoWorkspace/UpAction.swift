@@ -80,26 +80,52 @@ public struct UpAction {
         var quiet = ctx
         quiet.options.quiet = true
         let refill = Task { [quiet] in try await PoolAction(quiet).fill(pool, cluster: req.cluster, atMost: 1) }
+        var result = UpResult(
+            name: name, namespace: claimed.namespace, directory: dir, created: true, ready: req.wait, workspace: true,
+            source: source, note: "claimed from pool \(pool.name)")
+        do {
+            result.source?.bundleBytes = try await carryIntoClaimed(
+                req, name: name, dir: dir, carry: carry, source: source)
+        } catch let error as SoError {
+            // A claimed workspace that failed before its checkout was in holds no work: it goes, and NAME starts cold.
+            ctx.diagnostics.warn(
+                "the workspace claimed from pool \(pool.name) failed before it was ready: \(error.message); starting \(name) cold"
+            )
+            var down = DownRequest(name: name)
+            down.cluster = req.cluster
+            down.discard = true
+            try await DownAction(quiet).run(down)
+            await Self.settle(refill, pool: pool, ctx)
+            return nil
+        }
+        await Self.settle(refill, pool: pool, ctx)
+        return result
+    }
+
+    /// The checkout carried into a claimed member, and (with wait) its clone done: the bundle's size.
+    func carryIntoClaimed(_ req: UpRequest, name: String, dir: String, carry: CarryIn, source: WorkspaceSource)
+        async throws -> UInt64
+    {
         let w = try await WorkspaceContainer.running(ctx, directory: dir, cluster: req.cluster, timeout: req.timeout)
         let bundle = try await carry.bundle(source, workspace: name)
         defer { carry.done(bundle) }
         try await w.deliver(bundle, ref: source.branch, branch: "agent/\(name)", origin: source.origin)
-        var result = UpResult(
-            name: name, namespace: claimed.namespace, directory: dir, created: true, ready: req.wait, workspace: true,
-            source: source, note: "claimed from pool \(pool.name)")
-        result.source?.bundleBytes = bundle.bytes
         if req.wait {
             try await w.run(
                 "waiting for the checkout",
                 #"i=0; until [ -e /tmp/so-clone-done ]; do sleep 0.05; i=$((i + 1)); [ "$i" -lt "$2" ] || exit 1; done"#,
                 [String(Int(req.timeout * 20))])
         }
+        return bundle.bytes
+    }
+
+    /// The refill a claim started: awaited, its failure a warning (the workspace is there either way).
+    static func settle(_ refill: Task<[PoolAction.Member], Error>, pool: PoolRecord, _ ctx: SoContext) async {
         do { _ = try await refill.value } catch {
             ctx.diagnostics.warn(
                 "pool \(pool.name) was not refilled: \(SoContext.oneLine(error))",
                 hint: "refill it: so pool fill \(pool.name)")
         }
-        return result
     }
 
     /// The flags of an `up` of a deployment that exists which would change it, and so are not applied: a

@@ -37,17 +37,18 @@ import Testing
                         (
                             "status",
                             .map([
+                                ("phase", .string("Running")),
                                 (
                                     "containerStatuses",
                                     .list([
                                         .map([("name", .string("agent")), ("state", .map([("running", .map([]))]))])
                                     ])
-                                )
+                                ),
                             ])
                         )
                     ]))
         }
-        return record
+        return try #require(try PoolRecord.load(w.ctx, "warm"))
     }
 
     @Test func membersAreMadeFoundAndResized() async throws {
@@ -60,7 +61,7 @@ import Testing
             let env = try w.h.read("so-home/deployments/\(m.listing.name)/config.env")
             #expect(env.contains("GIT_CARRY=bundle") && env.contains("GIT_REPO=\n"), "\(env)")
         }
-        #expect(try PoolRecord.load(w.ctx, "warm") == p)
+        #expect(try PoolRecord.load(w.ctx, "warm") == p && !p.files.isEmpty)
         var smaller = p
         smaller.size = 1
         #expect(try await PoolAction(w.ctx).create(smaller, cluster: w.clusterOptions).count == 1)
@@ -132,5 +133,139 @@ import Testing
         #expect(throws: SoError.self) { try claim.choose(req) }
         req.config = ["GIT_USER_NAME=me"]
         #expect(try claim.choose(req)?.name == "warm")
+    }
+}
+
+@Suite struct PoolStaleTests {
+    @Test func aPoolWhoseStackChangedIsRefusedNamingTheFiles() async throws {
+        let w = try WorkspaceHarness()
+        for d in ["stacks", "compose", "config"] {
+            try FileManager.default.copyItem(atPath: Path.join(RepoPaths.root, d), toPath: w.h.path("layout/\(d)"))
+        }
+        let stack = w.h.path("layout/stacks/agent-workspace")
+        let record = PoolRecord(name: "warm", stack: stack, size: 1)
+        _ = try await PoolAction(w.ctx).create(record, cluster: w.clusterOptions)
+        let saved = try #require(try PoolRecord.load(w.ctx, "warm"))
+        #expect(saved.files.keys.contains("compose/docker-compose-agent-workspace.yml"), "\(saved.files.keys.sorted())")
+        #expect(saved.files.keys.contains("config/agent-workspace/clone.sh"))
+        var req = UpRequest(stack: stack)
+        #expect(PoolClaim(ctx: w.ctx).mismatch(saved, req) == nil)
+        let compose = w.h.path("layout/compose/docker-compose-agent-workspace.yml")
+        try (try String(contentsOfFile: compose, encoding: .utf8) + "# changed\n").write(
+            toFile: compose, atomically: true, encoding: .utf8)
+        #expect(
+            PoolClaim(ctx: w.ctx).mismatch(saved, req)
+                == "it no longer matches its stack (compose/docker-compose-agent-workspace.yml changed)")
+        req.pool = "warm"
+        #expect(throws: SoError.self) { try PoolClaim(ctx: w.ctx).choose(req) }
+        let refill = await #expect(throws: SoError.self) {
+            try await PoolAction(w.ctx).fill(saved, cluster: w.clusterOptions)
+        }
+        #expect(
+            refill?.message
+                == "pool warm no longer matches its stack: compose/docker-compose-agent-workspace.yml changed since it was made"
+        )
+    }
+}
+
+/// A claim end to end on the fake cluster, with the container's /workspace a local directory: the checkout is
+/// carried into the member, and the stack's own clone.sh (waiting there as the member's entrypoint) makes the
+/// workspace's branch with the checkout's origin.
+@Suite(.serialized) struct PoolClaimCarryTests {
+    func upInCheckout(_ c: CarryHarness, _ name: String) async throws -> UpResult {
+        var req = UpRequest(stack: "agent-workspace")
+        req.name = name
+        req.from = c.mine
+        req.cluster = c.w.clusterOptions
+        req.wait = false
+        req.progress = .plain
+        return try await UpAction(c.w.ctx).run(req)
+    }
+
+    @Test func aClaimedMemberGetsTheCheckoutItsBranchAndItsOrigin() async throws {
+        let c = try await CarryHarness()
+        _ = try await CarryHarness.git(["remote", "add", "origin", "https://github.com/acme/web.git"], in: c.mine)
+        let p = try await PoolTests().pool(c.w, size: 1)
+        let member = try #require(try await PoolAction(c.w.ctx).members(p.name, cluster: c.w.clusterOptions).first)
+        let r = try await upInCheckout(c, "mine-ws")
+        #expect(r.namespace == member.listing.namespace && r.note == "claimed from pool warm", "\(r)")
+        #expect(c.w.h.console.stdout.contains("mine-ws: claimed \(member.listing.name) from pool warm"))
+        // The member's entrypoint, as it waited: its config says GIT_CARRY=bundle and its own name.
+        let script = try String(
+            contentsOfFile: Path.join(RepoPaths.root, "config/agent-workspace/clone.sh"), encoding: .utf8
+        ).replacingOccurrences(of: "/workspace", with: c.container)
+        var env = GitWorkspace.env
+        env["GIT_CARRY"] = "bundle"
+        env["WORKSPACE_NAME"] = member.listing.name
+        let clone = try await LocalProcessRunner().run(
+            ["sh", "-c", script], workingDirectory: nil, environment: env, timeout: 60)
+        #expect(clone.exitCode == 0, "\(clone.stdout)\(clone.stderr)")
+        #expect(try await CarryHarness.git(["rev-parse", "--abbrev-ref", "HEAD"], in: c.container) == "agent/mine-ws")
+        #expect(
+            try await CarryHarness.git(["remote", "get-url", "origin"], in: c.container)
+                == "https://github.com/acme/web.git")
+        // The pool was refilled by one; the workspace is listed by its name.
+        #expect(try await PoolAction(c.w.ctx).members(p.name, cluster: c.w.clusterOptions).count == 1)
+        let listed = try await ListAction(c.w.ctx).run(cluster: c.w.clusterOptions)
+        #expect(listed.contains { $0.name == "mine-ws" && $0.namespace == member.listing.namespace })
+    }
+
+    @Test func aClaimedMemberThatFailsBeforeItIsReadyGoesAndTheWorkspaceStartsCold() async throws {
+        let c = try await CarryHarness()
+        _ = try await CarryHarness.git(["remote", "add", "origin", "https://github.com/acme/web.git"], in: c.mine)
+        let p = try await PoolTests().pool(c.w, size: 1)
+        let member = try #require(try await PoolAction(c.w.ctx).members(p.name, cluster: c.w.clusterOptions).first)
+        // The member's container is gone by the time the checkout comes: carrying it in fails.
+        let carryCold = c.w.h.processes.streamingFallback
+        let memberNamespace = member.listing.namespace
+        c.w.h.processes.streamingFallback = { args, stdin, stdout in
+            if let n = args.firstIndex(of: "-n"), args[n + 1] == memberNamespace {
+                return ProcessResult(
+                    exitCode: 1, stderr: "error: unable to upgrade connection: container not found (\"agent\")")
+            }
+            return try await carryCold?(args, stdin, stdout)
+        }
+        // The cold workspace's pod runs once its Deployment is there.
+        let cluster = c.w.cluster
+        let seeder = Task {
+            while !Task.isCancelled {
+                if let d = cluster.all.first(where: {
+                    $0.0.type.kind == "Deployment" && $0.1.namespace == "cold-ws" && !$0.1.name.contains("egress")
+                }) {
+                    let id = d.1.labels["app"] ?? ""
+                    try cluster.seed(
+                        KubeObject(
+                            apiVersion: "v1", kind: "Pod", name: "\(id)-agent-abc", namespace: "cold-ws",
+                            labels: [("app", id)],
+                            body: [
+                                (
+                                    "status",
+                                    .map([
+                                        ("phase", .string("Running")),
+                                        (
+                                            "containerStatuses",
+                                            .list([
+                                                .map([
+                                                    ("name", .string("agent")),
+                                                    ("state", .map([("running", .map([]))])),
+                                                ])
+                                            ])
+                                        ),
+                                    ])
+                                )
+                            ]))
+                    return
+                }
+                try await Task.sleep(nanoseconds: 1_000_000)
+            }
+        }
+        defer { seeder.cancel() }
+        let r = try await upInCheckout(c, "cold-ws")
+        #expect(r.namespace == "cold-ws" && r.note != "claimed from pool warm", "\(r)")
+        #expect(
+            c.w.ctx.diagnostics.all.contains {
+                $0.message.hasPrefix("the workspace claimed from pool warm failed before it was ready")
+            })
+        #expect(c.w.cluster.object("Namespace", member.listing.namespace) == nil, "the failed member is gone")
     }
 }
