@@ -172,6 +172,96 @@ struct WorkspaceIsolationE2ETests {
         }
     }
 
+    /// The same guarantees for two workspaces claimed from a warm pool (their NetworkPolicies were applied when
+    /// the members were made, before any checkout): each reaches its own postgres and its origin, neither the
+    /// other, the node's other ports or the API server.
+    @Test func twoWorkspacesClaimedFromAPoolAreIsolatedFromEachOther() async throws {
+        let t = try TempDir("so-e2e-isolation-pool")
+        defer { t.cleanup() }
+        try await Isolation.buildPostgres(in: t)
+        let (daemon, repo) = try await AgentE2E.serveRepository(in: t)
+        defer { AgentE2E.stop(daemon) }
+        let (forbidden, port) = try Isolation.serveForbidden(in: t)
+        defer { AgentE2E.stop(forbidden) }
+        let env = ["SO_KUBECONFIG": E2E.kubeconfig!, "SO_HOME": t.file("home")]
+        let stack = try AgentE2E.lightStack(in: t)
+        _ = try await AgentE2E.run(["git", "clone", "-q", repo, t.file("mine")])
+        func so(_ args: [String], in dir: String? = nil) async throws -> ProcessResult {
+            try await E2E.so(args, cwd: dir ?? t.path, env: env)
+        }
+        func probe(_ ws: String, _ line: String) async throws -> Int32 {
+            try await so(["deployment", "--name", ws, "exec", "agent", "--", "sh", "-c", line]).exitCode
+        }
+        let (a, b) = ("iso-pool-a", "iso-pool-b")
+        var r = try await so([
+            "pool", "create", stack, "--name", "iso", "--size", "2", "--with", "postgres", "--config",
+            "GIT_ORIGIN=\(repo)",
+        ])
+        #expect(r.exitCode == 0, "\(r.stdout)\(r.stderr)")
+        defer {
+            let done = DispatchSemaphore(value: 0)
+            Task {
+                _ = try? await so(["pool", "remove", "iso"])
+                done.signal()
+            }
+            done.wait()
+        }
+        try await AgentE2E.removing(a, t, env) {
+            try await AgentE2E.removing(b, t, env) {
+                var warm = 0
+                for _ in 0..<180 where warm < 2 {
+                    try await Task.sleep(nanoseconds: 500_000_000)
+                    r = try await so(["pool", "list", "-o", "json"])
+                    let pools = (try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]]) ?? []
+                    warm = pools.first { $0["name"] as? String == "iso" }?["warm"] as? Int ?? 0
+                }
+                #expect(warm == 2, "\(r.stdout)\(r.stderr)")
+                for ws in [a, b] {
+                    r = try await so(
+                        ["up", stack, "--name", ws, "--with", "postgres", "--timeout", "240"], in: t.file("mine"))
+                    #expect(r.exitCode == 0 && r.stdout.contains("claimed iso-"), "up \(ws): \(r.stdout)\(r.stderr)")
+                }
+                #expect(
+                    try await Isolation.eventually {
+                        try await probe(a, "git -C /workspace log --oneline -1 | grep -q first")
+                    }
+                        == 0)
+                #expect(
+                    try await Isolation.eventually { try await probe(a, "git ls-remote origin >/dev/null") } == 0,
+                    "its origin is allowed")
+                for ws in [a, b] {
+                    #expect(
+                        try await Isolation.eventually {
+                            try await probe(
+                                ws, "curl -fsS --max-time 5 http://postgres:5432/ | grep -q postgres-stand-in")
+                        } == 0, "\(ws) reaches its own postgres")
+                }
+                let bNamespace = try #require(
+                    (try JSONSerialization.jsonObject(
+                        with: Data(try await so(["deployment", "list", "-o", "json"]).stdout.utf8))
+                        as? [[String: Any]])?.first { $0["name"] as? String == b }?["namespace"] as? String)
+                #expect(
+                    try await probe(
+                        a, "curl -sS --noproxy '*' --max-time 4 http://postgres.\(bNamespace).svc.cluster.local:5432/")
+                        != 0,
+                    "A reached B's postgres by name")
+                for ip in try await Isolation.podIPs(bNamespace, selector: "app.kubernetes.io/component=postgres") {
+                    #expect(
+                        try await probe(a, "curl -sS --noproxy '*' --max-time 4 http://\(ip):5432/") != 0,
+                        "A reached B's pod \(ip)")
+                }
+                #expect(
+                    try await probe(a, "curl -sS --noproxy '*' --max-time 4 http://\(AgentE2E.nodeAddress):\(port)/")
+                        != 0,
+                    "A reached a port no policy allows")
+                #expect(
+                    try await probe(a, "curl -sSk --noproxy '*' --max-time 4 https://kubernetes.default.svc/version")
+                        != 0,
+                    "A reached the API server")
+            }
+        }
+    }
+
     /// An allowed name whose address changes while the workspace runs stays reachable through its egress proxy,
     /// with no restart: `moving.iso-target` is a headless Service whose one pod is swapped for another (the
     /// stand-in for a CDN-fronted API whose addresses change). A cluster name is exempt from the proxy by
