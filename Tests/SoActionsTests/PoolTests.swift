@@ -269,3 +269,40 @@ import Testing
         #expect(c.w.cluster.object("Namespace", member.listing.namespace) == nil, "the failed member is gone")
     }
 }
+
+/// A file system that interrupts the run (as Ctrl-C would) when a claim moves a member's directory.
+final class InterruptingMoveFileSystem: ForwardingFileSystem, @unchecked Sendable {
+    let interrupts: Interrupts
+    init(base: FileSystem, interrupts: Interrupts) {
+        self.interrupts = interrupts
+        super.init(base: base)
+    }
+    override func move(_ from: String, to: String) throws {
+        interrupts.interrupt(signal: SIGINT)
+        try base.move(from, to: to)
+    }
+}
+
+@Suite struct PoolInterruptTests {
+    /// An up interrupted after it took a member and before the member became its workspace gives it back.
+    @Test func anInterruptedClaimGivesTheMemberBack() async throws {
+        var w = try WorkspaceHarness()
+        let p = try await PoolTests().pool(w, size: 1)
+        let member = try #require(try await PoolAction(w.ctx).members(p.name, cluster: w.clusterOptions).first)
+        let record = ExitRecord()
+        let cluster = w.cluster
+        let ns = member.listing.namespace
+        let interrupts = Interrupts(terminate: { code in
+            record.codes.append(code)
+            record.leftAtExit =
+                cluster.object("Lease", "so-pool-claim", namespace: ns) == nil ? ["given back"] : ["held"]
+        })
+        w.ctx.interrupts = interrupts
+        w.ctx.fs = InterruptingMoveFileSystem(base: w.ctx.fs, interrupts: interrupts)
+        _ = try? await PoolClaim(ctx: w.ctx).claim(
+            p, name: "mine", dir: try w.ctx.namedDeployment("mine"), source: PoolTests().source(),
+            cluster: w.clusterOptions)
+        #expect(
+            record.codes == [130] && record.leftAtExit == ["given back"], "\(record.codes) \(record.leftAtExit ?? [])")
+    }
+}
