@@ -27,21 +27,7 @@ import Testing
     /// A running agent pod of the workspace `name`, so the busy look has a container to exec into.
     func podRuns(_ w: WorkspaceHarness, _ name: String) throws {
         let id = try #require(w.cluster.object("Namespace", name)?.labels["app.kubernetes.io/instance"])
-        try w.cluster.seed(
-            KubeObject(
-                apiVersion: "v1", kind: "Pod", name: "\(id)-agent-x", namespace: name, labels: [("app", id)],
-                body: [
-                    (
-                        "status",
-                        .map([
-                            ("phase", .string("Running")),
-                            (
-                                "containerStatuses",
-                                .list([.map([("name", .string("agent")), ("state", .map([("running", .map([]))]))])])
-                            ),
-                        ])
-                    )
-                ]))
+        try w.cluster.seed(AgentPod.running(id: id, namespace: name))
     }
 
     func deployments(_ w: WorkspaceHarness, _ ns: String) -> Int {

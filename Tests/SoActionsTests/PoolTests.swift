@@ -29,24 +29,7 @@ import Testing
         let members = try await PoolAction(w.ctx).create(record, cluster: w.clusterOptions)
         #expect(members.count == size && members.allSatisfy { !$0.warm })
         for m in members {
-            try w.cluster.seed(
-                KubeObject(
-                    apiVersion: "v1", kind: "Pod", name: "\(m.listing.id)-agent-x", namespace: m.listing.namespace,
-                    labels: [("app", m.listing.id)],
-                    body: [
-                        (
-                            "status",
-                            .map([
-                                ("phase", .string("Running")),
-                                (
-                                    "containerStatuses",
-                                    .list([
-                                        .map([("name", .string("agent")), ("state", .map([("running", .map([]))]))])
-                                    ])
-                                ),
-                            ])
-                        )
-                    ]))
+            try w.cluster.seed(AgentPod.running(id: m.listing.id, namespace: m.listing.namespace))
         }
         return try #require(try PoolRecord.load(w.ctx, "warm"))
     }
@@ -233,27 +216,7 @@ import Testing
                     $0.0.type.kind == "Deployment" && $0.1.namespace == "cold-ws" && !$0.1.name.contains("egress")
                 }) {
                     let id = d.1.labels["app"] ?? ""
-                    try cluster.seed(
-                        KubeObject(
-                            apiVersion: "v1", kind: "Pod", name: "\(id)-agent-abc", namespace: "cold-ws",
-                            labels: [("app", id)],
-                            body: [
-                                (
-                                    "status",
-                                    .map([
-                                        ("phase", .string("Running")),
-                                        (
-                                            "containerStatuses",
-                                            .list([
-                                                .map([
-                                                    ("name", .string("agent")),
-                                                    ("state", .map([("running", .map([]))])),
-                                                ])
-                                            ])
-                                        ),
-                                    ])
-                                )
-                            ]))
+                    try cluster.seed(AgentPod.running(id: id, namespace: "cold-ws"))
                     return
                 }
                 try await Task.sleep(nanoseconds: 1_000_000)

@@ -3,6 +3,7 @@ import SoActions
 import SoAuthoring
 import SoBasics
 import SoDeploy
+import SoKube
 import SoSystem
 import SoTestSupport
 import SoWorkspace
@@ -45,4 +46,25 @@ struct Harness {
     static func laconicStack(_ name: String) -> String { RepoPaths.laconicFixture(name) }
     /// The stack directory as `so` records it (symlinks resolved).
     static func laconicStackReal(_ name: String) -> String { LocalFileSystem().realpath(laconicStack(name)) }
+}
+
+/// A workspace's agent pod as the fake cluster shows it once its container runs.
+enum AgentPod {
+    static func running(id: String, namespace: String, name: String? = nil) -> KubeObject {
+        KubeObject(
+            apiVersion: "v1", kind: "Pod", name: name ?? "\(id)-agent-abc", namespace: namespace, labels: [("app", id)],
+            body: [
+                ("spec", .map([("containers", .list([.map([("name", .string("agent"))])]))])),
+                (
+                    "status",
+                    .map([
+                        ("phase", .string("Running")),
+                        (
+                            "containerStatuses",
+                            .list([.map([("name", .string("agent")), ("state", .map([("running", .map([]))]))])])
+                        ),
+                    ])
+                ),
+            ])
+    }
 }

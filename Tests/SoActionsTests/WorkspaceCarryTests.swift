@@ -91,28 +91,7 @@ struct CarryHarness {
                         && !$0.1.name.contains("egress")
                 }) {
                     let id = d.1.labels["app"] ?? ""
-                    try cluster.seed(
-                        KubeObject(
-                            apiVersion: "v1", kind: "Pod", name: "\(id)-agent-abc", namespace: name,
-                            labels: [("app", id)],
-                            body: [
-                                ("spec", .map([("containers", .list([.map([("name", .string("agent"))])]))])),
-                                (
-                                    "status",
-                                    .map([
-                                        ("phase", .string("Running")),
-                                        (
-                                            "containerStatuses",
-                                            .list([
-                                                .map([
-                                                    ("name", .string("agent")),
-                                                    ("state", .map([("running", .map([]))])),
-                                                ])
-                                            ])
-                                        ),
-                                    ])
-                                ),
-                            ]))
+                    try cluster.seed(AgentPod.running(id: id, namespace: name))
                     return
                 }
                 try await Task.sleep(nanoseconds: 1_000_000)

@@ -106,22 +106,7 @@ struct GitWorkspace {
 
     /// The pod the Deployment would run, with the agent container running.
     func podRuns(_ name: String = "ws") throws {
-        try w.cluster.seed(
-            KubeObject(
-                apiVersion: "v1", kind: "Pod", name: "\(id)-agent-abc", namespace: name, labels: [("app", id)],
-                body: [
-                    ("spec", .map([("containers", .list([.map([("name", .string("agent"))])]))])),
-                    (
-                        "status",
-                        .map([
-                            ("phase", .string("Running")),
-                            (
-                                "containerStatuses",
-                                .list([.map([("name", .string("agent")), ("state", .map([("running", .map([]))]))])])
-                            ),
-                        ])
-                    ),
-                ]))
+        try w.cluster.seed(AgentPod.running(id: id, namespace: name))
     }
 
     /// The checkout's origin reads as a GitHub repository (acme/web, for the API's paths), while pushes go to the
