@@ -89,9 +89,16 @@ struct PoolClaim {
         return nil
     }
 
-    /// Claims a warm member of `pool` for the workspace `name` carried in from `source`: nil (saying why) when
+    /// The repository a workspace needs its member's egress to reach: the checkout's origin (GIT_ORIGIN) for one
+    /// carried in, the remote it clones (GIT_REPO) for one from a remote.
+    struct Reach: Sendable {
+        var key: String
+        var url: String
+    }
+
+    /// Claims a warm member of `pool` for the workspace `name`, whose repository is `reach`: nil (saying why) when
     /// none can be, and the cold way is taken.
-    func claim(_ pool: PoolRecord, name: String, dir: String, source: WorkspaceSource, cluster: ClusterOptions)
+    func claim(_ pool: PoolRecord, name: String, dir: String, reach: Reach, cluster: ClusterOptions)
         async throws
         -> Claimed?
     {
@@ -114,7 +121,7 @@ struct PoolClaim {
             let memberDir = try ctx.namedDeployment(m.listing.name)
             let model = try DeploymentLoader.load(
                 memberDir, fs: ctx.fs, diagnostics: DiagnosticSink.dropped("a pool member's files"))
-            if let why = try await unfit(model, source: source, client: client, namespace: m.listing.namespace) {
+            if let why = try await unfit(model, reach: reach, client: client, namespace: m.listing.namespace) {
                 _ = try await client.delete(
                     .lease, name: "so-pool-claim", namespace: m.listing.namespace, propagation: .background)
                 ctx.say("pool \(pool.name) not used: \(why); starting \(name) cold")
@@ -159,19 +166,18 @@ struct PoolClaim {
         return nil
     }
 
-    /// Why a member cannot be this workspace: the checkout's origin outside its egress, or its Secret holding
+    /// Why a member cannot be this workspace: its repository outside the member's egress, or its Secret holding
     /// credentials other than those in your environment (compared here, never written anywhere).
-    func unfit(_ model: DeploymentModel, source: WorkspaceSource, client: ClusterClient, namespace: String) async throws
+    func unfit(_ model: DeploymentModel, reach: Reach, client: ClusterClient, namespace: String) async throws
         -> String?
     {
-        if let egress = model.spec.sections.egress, !source.origin.isEmpty {
+        if let egress = model.spec.sections.egress, !reach.url.isEmpty {
             var config = Dictionary(model.config.map { ($0.key, $0.value) }, uniquingKeysWith: { $1 })
             let before = (egress.targets(config: config), egress.urlPorts(config: config))
-            config["GIT_ORIGIN"] = source.origin
+            config[reach.key] = reach.url
             let after = (egress.targets(config: config), egress.urlPorts(config: config))
             if before.0.hosts != after.0.hosts || before.0.cidrs != after.0.cidrs || before.1 != after.1 {
-                return
-                    "its egress does not reach this checkout's origin \(source.origin) (make the pool with --config GIT_ORIGIN=\(source.origin))"
+                return "its egress does not reach \(reach.url) (make the pool with --config \(reach.key)=\(reach.url))"
             }
         }
         let keys = model.spec.secretEnv

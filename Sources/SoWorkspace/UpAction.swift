@@ -72,20 +72,32 @@ public struct UpAction {
     /// A new workspace carried in from a checkout, from a warm pool when one fits (`PoolClaim`): the member
     /// claimed, the checkout carried in, the pool refilled beside it; nil when it goes the cold way.
     func claimFromPool(_ req: UpRequest, name: String, dir: String, plan: WorkspacePlan) async throws -> UpResult? {
-        guard req.poolMember == nil, !req.noPool, let carry = plan.carry, let source = plan.source else { return nil }
+        guard req.poolMember == nil, !req.noPool else { return nil }
+        // As init reads --config; one it cannot read is left to init to refuse.
+        let given = Dictionary(
+            req.config.flatMap { (try? InitAction.parseConfigArgument($0)) ?? [] }, uniquingKeysWith: { $1 })
+        let checkout: ClaimedCheckout
+        if let carry = plan.carry, let source = plan.source {
+            checkout = .bundle(carry, source)
+        } else if let repo = given["GIT_REPO"], !repo.isEmpty {
+            checkout = .remote(repo: repo, ref: given["GIT_REF"] ?? "")
+        } else {
+            return nil
+        }
         let claim = PoolClaim(ctx: ctx)
         guard let pool = try claim.choose(req),
-            let claimed = try await claim.claim(pool, name: name, dir: dir, source: source, cluster: req.cluster)
+            let claimed = try await claim.claim(pool, name: name, dir: dir, reach: checkout.reach, cluster: req.cluster)
         else { return nil }
+        let branch = given["WORKSPACE_BRANCH"].flatMap { $0.isEmpty ? nil : $0 } ?? "agent/\(name)"
         var quiet = ctx
         quiet.options.quiet = true
         let refill = Task { [quiet] in try await PoolAction(quiet).fill(pool, cluster: req.cluster, atMost: 1) }
         var result = UpResult(
             name: name, namespace: claimed.namespace, directory: dir, created: true, ready: req.wait, workspace: true,
-            source: source, note: "claimed from pool \(pool.name)")
+            source: checkout.source, note: "claimed from pool \(pool.name)")
         do {
-            result.source?.bundleBytes = try await carryIntoClaimed(
-                req, name: name, dir: dir, carry: carry, source: source)
+            let bytes = try await carryIntoClaimed(req, name: name, dir: dir, checkout: checkout, branch: branch)
+            result.source?.bundleBytes = bytes
         } catch let error as SoError {
             // A claimed workspace that failed before its checkout was in holds no work: it goes, and NAME starts cold.
             ctx.diagnostics.warn(
@@ -102,21 +114,34 @@ public struct UpAction {
         return result
     }
 
-    /// The checkout carried into a claimed member, and (with wait) its clone done: the bundle's size.
-    func carryIntoClaimed(_ req: UpRequest, name: String, dir: String, carry: CarryIn, source: WorkspaceSource)
+    /// The checkout carried into a claimed member (a bundle, or the remote its clone fetches), and (with wait) its
+    /// clone done: the bundle's size (0 for a remote).
+    func carryIntoClaimed(_ req: UpRequest, name: String, dir: String, checkout: ClaimedCheckout, branch: String)
         async throws -> UInt64
     {
         let w = try await WorkspaceContainer.running(ctx, directory: dir, cluster: req.cluster, timeout: req.timeout)
-        let bundle = try await carry.bundle(source, workspace: name)
-        defer { carry.done(bundle) }
-        try await w.deliver(bundle, ref: source.branch, branch: "agent/\(name)", origin: source.origin)
+        var bytes: UInt64 = 0
+        switch checkout {
+        case .bundle(let carry, let source):
+            let bundle = try await carry.bundle(source, workspace: name)
+            defer { carry.done(bundle) }
+            try await w.deliver(bundle, ref: source.branch, branch: branch, origin: source.origin)
+            bytes = bundle.bytes
+        case .remote(let repo, let ref):
+            try await w.run(
+                "handing the repository to the clone",
+                #"""
+                c="$1/.so-carry"; mkdir -p "$c" || exit 3
+                printf 'repo=%s\nref=%s\nbranch=%s\n' "$2" "$3" "$4" > "$c/ready.part" && mv "$c/ready.part" "$c/ready"
+                """#, [repo, ref, branch])
+        }
         if req.wait {
             try await w.run(
                 "waiting for the checkout",
                 #"i=0; until [ -e /tmp/so-clone-done ]; do sleep 0.05; i=$((i + 1)); [ "$i" -lt "$2" ] || exit 1; done"#,
                 [String(Int(req.timeout * 20))])
         }
-        return bundle.bytes
+        return bytes
     }
 
     /// The refill a claim started: awaited, its failure a warning (the workspace is there either way).

@@ -16,12 +16,6 @@ import Testing
 @Suite struct PoolTests {
     static let origin = "https://github.com/acme/web.git"
 
-    func source(origin: String = PoolTests.origin) -> WorkspaceSource {
-        WorkspaceSource(
-            repository: "/src/web", branch: "main", base: "abc", subject: "first", origin: origin, commits: 1,
-            localCommits: 0, uncommitted: 0, uncommittedCarried: false)
-    }
-
     /// A pool of `size` on the fake cluster, every member's agent container running.
     func pool(_ w: WorkspaceHarness, size: Int, config: [String] = []) async throws -> PoolRecord {
         var record = PoolRecord(name: "warm", stack: "agent-workspace", size: size)
@@ -60,7 +54,10 @@ import Testing
         var got: [String] = []
         for name in ["one", "two", "three"] {
             let dir = try w.ctx.namedDeployment(name)
-            if let c = try await claim.claim(p, name: name, dir: dir, source: source(), cluster: w.clusterOptions) {
+            if let c = try await claim.claim(
+                p, name: name, dir: dir, reach: .init(key: "GIT_ORIGIN", url: PoolTests.origin),
+                cluster: w.clusterOptions)
+            {
                 got.append(c.member)
                 #expect(w.h.fs.isDirectory(dir) && !w.h.fs.isDirectory(w.h.path("so-home/deployments/\(c.member)")))
                 let ns = try #require(w.cluster.object("Namespace", c.namespace))
@@ -82,7 +79,8 @@ import Testing
             KubeObject(
                 apiVersion: "coordination.k8s.io/v1", kind: "Lease", name: "so-pool-claim", namespace: first.namespace))
         let c = try await PoolClaim(ctx: w.ctx).claim(
-            p, name: "mine", dir: try w.ctx.namedDeployment("mine"), source: source(), cluster: w.clusterOptions)
+            p, name: "mine", dir: try w.ctx.namedDeployment("mine"),
+            reach: .init(key: "GIT_ORIGIN", url: PoolTests.origin), cluster: w.clusterOptions)
         #expect(c != nil && c?.member != first.name)
     }
 
@@ -93,13 +91,15 @@ import Testing
         let dir = try w.ctx.namedDeployment("mine")
         // An origin the members' egress does not reach.
         let far = try await claim.claim(
-            p, name: "mine", dir: dir, source: source(origin: "https://git.example.org/acme/web.git"),
+            p, name: "mine", dir: dir, reach: .init(key: "GIT_ORIGIN", url: "https://git.example.org/acme/web.git"),
             cluster: w.clusterOptions)
-        #expect(far == nil && w.h.console.stdout.contains("its egress does not reach this checkout's origin"))
+        #expect(
+            far == nil && w.h.console.stdout.contains("its egress does not reach https://git.example.org/acme/web.git"))
         // Other credentials than those the members were made with.
         w.ctx.environment["ANTHROPIC_API_KEY"] = "another-test-key-not-real"
         let other = try await PoolClaim(ctx: w.ctx).claim(
-            p, name: "mine", dir: dir, source: source(), cluster: w.clusterOptions)
+            p, name: "mine", dir: dir, reach: .init(key: "GIT_ORIGIN", url: PoolTests.origin), cluster: w.clusterOptions
+        )
         #expect(other == nil && w.h.console.stdout.contains("its ANTHROPIC_API_KEY is not the one in your environment"))
         #expect(
             !w.h.console.stdout.contains("another-test-key-not-real")
@@ -263,9 +263,44 @@ final class InterruptingMoveFileSystem: ForwardingFileSystem, @unchecked Sendabl
         w.ctx.interrupts = interrupts
         w.ctx.fs = InterruptingMoveFileSystem(base: w.ctx.fs, interrupts: interrupts)
         _ = try? await PoolClaim(ctx: w.ctx).claim(
-            p, name: "mine", dir: try w.ctx.namedDeployment("mine"), source: PoolTests().source(),
+            p, name: "mine", dir: try w.ctx.namedDeployment("mine"),
+            reach: .init(key: "GIT_ORIGIN", url: PoolTests.origin),
             cluster: w.clusterOptions)
         #expect(
             record.codes == [130] && record.leftAtExit == ["given back"], "\(record.codes) \(record.leftAtExit ?? [])")
+    }
+}
+
+@Suite(.serialized) struct PoolClaimRemoteTests {
+    /// A workspace from a remote (`--config GIT_REPO=`) claims a member too: the member's clone.sh, waiting,
+    /// learns the repository from the claim and clones it onto the workspace's branch.
+    @Test func aWorkspaceFromARemoteClaimsAMemberThatClonesIt() async throws {
+        let c = try await CarryHarness()
+        let origin = c.w.h.path("origin.git")
+        _ = try await LocalProcessRunner().run(
+            ["git", "clone", "-q", "--bare", c.mine, origin], workingDirectory: nil, environment: GitWorkspace.env,
+            timeout: 60)
+        let p = try await PoolTests().pool(c.w, size: 1)
+        let member = try #require(try await PoolAction(c.w.ctx).members(p.name, cluster: c.w.clusterOptions).first)
+        var req = UpRequest(stack: "agent-workspace")
+        req.name = "remote-ws"
+        req.config = ["GIT_REPO=file://\(origin)"]
+        req.cluster = c.w.clusterOptions
+        req.wait = false
+        let r = try await UpAction(c.w.ctx).run(req)
+        #expect(r.namespace == member.listing.namespace && r.note == "claimed from pool warm", "\(r)")
+        let script = try String(
+            contentsOfFile: Path.join(RepoPaths.root, "config/agent-workspace/clone.sh"), encoding: .utf8
+        ).replacingOccurrences(of: "/workspace", with: c.container)
+        var env = GitWorkspace.env
+        env["GIT_CARRY"] = "bundle"
+        env["WORKSPACE_NAME"] = member.listing.name
+        let clone = try await LocalProcessRunner().run(
+            ["sh", "-c", script], workingDirectory: nil, environment: env, timeout: 60)
+        #expect(clone.exitCode == 0, "\(clone.stdout)\(clone.stderr)")
+        #expect(
+            try await CarryHarness.git(["rev-parse", "--abbrev-ref", "HEAD"], in: c.container) == "agent/remote-ws")
+        #expect(try await CarryHarness.git(["remote", "get-url", "origin"], in: c.container) == "file://\(origin)")
+        #expect(try await CarryHarness.git(["log", "-1", "--format=%s"], in: c.container) == "local only")
     }
 }

@@ -512,7 +512,10 @@ struct ClusterAccessE2ETests {
         let env = ["SO_KUBECONFIG": E2E.kubeconfig!, "SO_HOME": t.file("home")]
         try await sa.removing(alsoNamespaces: [ws]) {
             var r = try await E2E.so(
-                ["up", "agent-workspace", "--name", ws, "--idle", "2s", "--timeout", "180", "--progress", "plain"],
+                [
+                    "up", try AgentE2E.lightStack(in: t), "--name", ws, "--idle", "2s", "--timeout", "180",
+                    "--progress", "plain",
+                ],
                 cwd: t.path, env: env)
             #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
             var cron = try String(

@@ -31,8 +31,8 @@ enum AgentE2E {
         _ = try? await E2E.so(["down", ws, "--discard"], cwd: t.path, env: env)
     }
 
-    /// The built-in layout copied into `t` with the agents' CPU and memory requests cut, so 20 workspaces fit
-    /// a 2-core node; returns the stack's path (its name stays agent-workspace).
+    /// The built-in layout copied into `t` with the agents' and postgres' CPU and memory requests cut, so 20
+    /// workspaces fit a 2-core node beside the other suites; returns the stack's path (its name stays agent-workspace).
     static func lightStack(in t: TempDir) throws -> String {
         for d in ["stacks", "compose", "config"] {
             try FileManager.default.copyItem(atPath: Path.join(RepoPaths.root, d), toPath: t.file("layout/\(d)"))
@@ -40,7 +40,8 @@ enum AgentE2E {
         let path = t.file("layout/stacks/agent-workspace/stack.yml")
         var text = try String(contentsOfFile: path, encoding: .utf8)
         for (from, to) in [
-            ("reservations: {cpus: \"0.25\", memory: 512M}", "reservations: {cpus: \"0.02\", memory: 64M}")
+            ("reservations: {cpus: \"0.25\", memory: 512M}", "reservations: {cpus: \"0.02\", memory: 64M}"),
+            ("reservations: {cpus: \"0.1\", memory: 128M}", "reservations: {cpus: \"0.02\", memory: 64M}"),
         ] {
             guard text.contains(from) else { throw SoError("stack.yml no longer says \(from)") }
             text = text.replacingOccurrences(of: from, with: to)

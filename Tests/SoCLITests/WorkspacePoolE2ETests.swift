@@ -104,10 +104,46 @@ struct WorkspacePoolE2ETests {
         }
         r = try await so(["pool", "remove", "e2e"])
         #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
-        // Nothing left but namespaces on their way out (down does not wait for them).
+        // Nothing of this test's left but namespaces on their way out (down does not wait for them; other suites
+        // share the cluster).
         r = try await so(["deployment", "list", "-o", "json"])
         let left = ((try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]]) ?? [])
-            .filter { $0["terminating"] as? Bool != true }
+            .filter {
+                $0["terminating"] as? Bool != true && ($0["directory"] as? String ?? "").hasPrefix(t.file("home"))
+            }
         #expect(left.isEmpty, "\(r.stdout)")
+    }
+
+    /// A workspace from a remote claims a member of a pool made for that repository, and is its clone.
+    @Test func aWorkspaceFromARemoteIsClaimedToo() async throws {
+        let t = try TempDir("so-e2e-pool-remote")
+        defer { t.cleanup() }
+        let stack = try AgentE2E.lightStack(in: t)
+        let (daemon, repo) = try await AgentE2E.serveRepository(in: t)
+        defer { AgentE2E.stop(daemon) }
+        let env = ["SO_KUBECONFIG": E2E.kubeconfig!, "SO_HOME": t.file("home")]
+        func so(_ args: [String]) async throws -> ProcessResult { try await E2E.so(args, cwd: t.path, env: env) }
+        try await AgentE2E.removing("e2e-remote", t, env) {
+            var r = try await so([
+                "pool", "create", stack, "--name", "remote", "--size", "1", "--config", "GIT_REPO=\(repo)",
+            ])
+            #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
+            var warm = 0
+            for _ in 0..<120 where warm < 1 {
+                try await Task.sleep(for: .milliseconds(500))
+                r = try await so(["pool", "list", "-o", "json"])
+                let pools = (try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]]) ?? []
+                warm = pools.first { $0["name"] as? String == "remote" }?["warm"] as? Int ?? 0
+            }
+            r = try await so(["up", stack, "--name", "e2e-remote", "--config", "GIT_REPO=\(repo)", "--timeout", "120"])
+            #expect(r.exitCode == 0 && r.stdout.contains("claimed remote-"), "\(r.stdout)\n\(r.stderr)")
+            r = try await so([
+                "deployment", "--name", "e2e-remote", "exec", "agent", "--", "sh", "-c",
+                "cd /workspace && git rev-parse --abbrev-ref HEAD && git remote get-url origin && cat README.md",
+            ])
+            #expect(r.stdout == "agent/e2e-remote\n\(repo)\nhello\n", "\(r.stdout)\n\(r.stderr)")
+            r = try await so(["pool", "remove", "remote"])
+            #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
+        }
     }
 }

@@ -19,6 +19,7 @@ struct WorkspaceTaskE2ETests {
         let t = try TempDir("so-e2e-tasks")
         defer { t.cleanup() }
         try await AgentE2E.buildImage(in: t)
+        let stack = try AgentE2E.lightStack(in: t)
         let (daemon, repo) = try await AgentE2E.serveRepository(in: t)
         defer { AgentE2E.stop(daemon) }
         let (github, api, requests) = try AgentE2E.serveGitHub(in: t)
@@ -35,7 +36,7 @@ struct WorkspaceTaskE2ETests {
         try await AgentE2E.removing(ws, t, env) {
             var r = try await E2E.so(
                 [
-                    "up", "agent-workspace", "--name", ws, "--config", "GIT_REPO=\(repo)", "--config",
+                    "up", stack, "--name", ws, "--config", "GIT_REPO=\(repo)", "--config",
                     "AGENT_IMAGE=\(AgentE2E.image)", "--timeout", "180", "--progress", "plain",
                 ], cwd: t.path, env: env)
             #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
@@ -155,6 +156,7 @@ struct WorkspaceTaskE2ETests {
     @Test func anIdleWorkspaceIsStoppedAndWokenByTheNextVerb() async throws {
         let t = try TempDir("so-e2e-idle")
         defer { t.cleanup() }
+        let stack = try AgentE2E.lightStack(in: t)
         let (daemon, repo) = try await AgentE2E.serveRepository(in: t)
         defer { AgentE2E.stop(daemon) }
         let env = ["SO_KUBECONFIG": E2E.kubeconfig!, "SO_HOME": t.file("home")]
@@ -167,7 +169,7 @@ struct WorkspaceTaskE2ETests {
         }
         try await AgentE2E.removing(ws, t, env) {
             var r = try await so([
-                "up", "agent-workspace", "--name", ws, "--config", "GIT_REPO=\(repo)", "--idle", "3s", "--timeout",
+                "up", stack, "--name", ws, "--config", "GIT_REPO=\(repo)", "--idle", "3s", "--timeout",
                 "180",
                 "--progress", "plain",
             ])

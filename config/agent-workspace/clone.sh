@@ -17,6 +17,9 @@
 # (and recorded as so.seed: what 'so deployment apply' and 'so down' compare the work against). GIT_ORIGIN
 # becomes origin.
 #
+# A warm pool's member (so pool) waits the same way, with no repository: its claim writes the ready file with the
+# workspace's branch= and origin= beside the bundle, or repo= (and ref=) for a workspace from a remote, cloned then.
+#
 # In the agent container rather than an init container of its own: the kubelet notices an init container's
 # exit only at its next relist (up to a second), which was a quarter of a warm node's `so up`.
 set -eu
@@ -45,17 +48,23 @@ clone() {
   rm -rf "$tmp"
   branch="${WORKSPACE_BRANCH:-agent/${WORKSPACE_NAME:-workspace}}"
   carry=/workspace/.so-carry
+  bundle=
   if [ -n "${GIT_CARRY:-}" ]; then
     echo "clone: waiting for the repository so up carries in"
     while [ ! -e "$carry/ready" ]; do sleep 0.1; done
     base=$(sed -n 's/^base=//p' "$carry/ready")
     seed=$(sed -n 's/^seed=//p' "$carry/ready")
     ref=$(sed -n 's/^ref=//p' "$carry/ready")
-    # A warm pool's member learns its workspace when it is claimed: the branch and origin come with the bundle.
+    # A warm pool's member learns its workspace when it is claimed: the branch and origin come with the bundle,
+    # or, for a workspace from a remote, the repository to clone (repo=) and its ref.
     claimed=$(sed -n 's/^branch=//p' "$carry/ready")
     [ -z "$claimed" ] || branch=$claimed
     origin=$(sed -n 's/^origin=//p' "$carry/ready")
     [ -z "$origin" ] || GIT_ORIGIN=$origin
+    repo=$(sed -n 's/^repo=//p' "$carry/ready")
+    if [ -n "$repo" ]; then GIT_REPO=$repo GIT_REF=$ref; else bundle=1; fi
+  fi
+  if [ -n "$bundle" ]; then
     echo "clone: the carried-in repository at $base onto branch $branch"
     git init -q "$tmp"
     git -C "$tmp" fetch -q "$carry/repo.bundle" '+refs/so/carry/*:refs/so/carry/*'
@@ -90,7 +99,7 @@ clone() {
   echo "/lost+found/" >> "$tmp/.git/info/exclude"
   if [ -f "$tmp/.gitmodules" ]; then
     echo "clone: submodules"
-    if [ -n "${GIT_CARRY:-}" ]; then
+    if [ -n "$bundle" ]; then
       # Not in the bundle: from their own URLs, when the workspace reaches them.
       git -C "$tmp" submodule update -q --init --recursive || echo "clone: warning: submodules were not fetched (a carried-in repository brings none; their URLs must be reachable and on egress:)"
     else
