@@ -24,6 +24,9 @@ public final class FakeCluster: ClusterClient, @unchecked Sendable {
     public var podLogs: [String: String] = [:]
     /// Called after every apply, e.g. to mark Deployments available.
     public var onApply: (@Sendable (inout JSON) -> Void)?
+    /// Runs after an apply is stored, outside the cluster's lock: it may seed what a controller would make (the
+    /// pods of a Deployment) before the caller's next request sees the cluster.
+    public var afterApply: (@Sendable (JSON) throws -> Void)?
 
     public init() {}
 
@@ -113,7 +116,7 @@ public final class FakeCluster: ClusterClient, @unchecked Sendable {
         try requireNamespace(of: object, type)
         var json = try JSON.parse(Data(object.json().utf8))
         let key = Key(type: type, namespace: type.namespaced ? object.namespace : nil, name: object.name)
-        return locked {
+        let stored = locked {
             if case .object(var o) = json, let old = objects[key], case .object(let oldObject) = old {
                 if let meta = oldObject["metadata"]?.object, case .object(var newMeta)? = o["metadata"] {
                     newMeta["uid"] = meta["uid"]
@@ -141,6 +144,8 @@ public final class FakeCluster: ClusterClient, @unchecked Sendable {
             appliedMetadata[key] = applied
             return json
         }
+        try afterApply?(stored)
+        return stored
     }
 
     /// Admits the object as `apply` would (its namespace must exist; `failures` apply as "dry-run KIND …")

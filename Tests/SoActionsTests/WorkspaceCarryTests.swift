@@ -65,6 +65,15 @@ struct CarryHarness {
             return try await LocalProcessRunner().run(
                 rest, workingDirectory: nil, environment: GitWorkspace.env, timeout: 60)
         }
+        // A workspace's agent pod runs as soon as its Deployment is applied (the carrying waits for it).
+        let cluster = w.cluster
+        cluster.afterApply = { json in
+            guard json["kind"]?.string == "Deployment", json.name.hasSuffix("-deployment"),
+                !json.name.contains("egress"),
+                let ns = json.namespace, let id = json.labels["app"]
+            else { return }
+            try cluster.seed(AgentPod.running(id: id, namespace: ns))
+        }
         h.processes.streamingFallback = { args, stdin, stdout in
             guard let rest = inContainer(args) else { return nil }
             return try await LocalProcessRunner(environment: GitWorkspace.env).runStreaming(
@@ -83,21 +92,6 @@ struct CarryHarness {
         req.cluster = w.clusterOptions
         req.timeout = 3600
         req.progress = .plain
-        let cluster = w.cluster
-        let seeder = Task {
-            while !Task.isCancelled {
-                if let d = cluster.all.first(where: {
-                    $0.0.type.kind == "Deployment" && $0.1.namespace == name && $0.1.name.hasSuffix("-deployment")
-                        && !$0.1.name.contains("egress")
-                }) {
-                    let id = d.1.labels["app"] ?? ""
-                    try cluster.seed(AgentPod.running(id: id, namespace: name))
-                    return
-                }
-                try await Task.sleep(nanoseconds: 1_000_000)
-            }
-        }
-        defer { seeder.cancel() }
         let r = try await UpAction(w.ctx).run(req)
         let script = try String(
             contentsOfFile: Path.join(RepoPaths.root, "config/agent-workspace/clone.sh"), encoding: .utf8
