@@ -2,7 +2,8 @@ import Foundation
 import SoBasics
 import SoSystem
 
-/// A clock that stands still until something sleeps, then jumps forward by the sleep.
+/// A clock that stands still until something sleeps, then jumps forward by the sleep (and lets 50 µs of real time
+/// pass, for the tasks running beside the sleeper).
 public final class FixedClock: Clock, @unchecked Sendable {
     private let lock = NSLock()
     private var date: Date
@@ -18,6 +19,8 @@ public final class FixedClock: Clock, @unchecked Sendable {
             date = date.addingTimeInterval(seconds)
             slept += seconds
         }
-        await Task.yield()
+        // A moment of real time too: a task polling on this clock (a wait with a timeout of fake seconds) must not
+        // run through its timeout before the tasks beside it (the start it waits for) get the processors.
+        try await Task.sleep(nanoseconds: 50_000)
     }
 }
