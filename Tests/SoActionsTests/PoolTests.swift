@@ -166,6 +166,19 @@ import Testing
         return try await UpAction(c.w.ctx).run(req)
     }
 
+    /// The member's entrypoint, as it waited since it was made: its config says GIT_CARRY=bundle and its own name.
+    static func runMemberClone(_ c: CarryHarness, member: String) async throws {
+        let script = try String(
+            contentsOfFile: Path.join(RepoPaths.root, "config/agent-workspace/clone.sh"), encoding: .utf8
+        ).replacingOccurrences(of: "/workspace", with: c.container)
+        var env = GitWorkspace.env
+        env["GIT_CARRY"] = "bundle"
+        env["WORKSPACE_NAME"] = member
+        let clone = try await LocalProcessRunner().run(
+            ["sh", "-c", script], workingDirectory: nil, environment: env, timeout: 60)
+        #expect(clone.exitCode == 0, "\(clone.stdout)\(clone.stderr)")
+    }
+
     @Test func aClaimedMemberGetsTheCheckoutItsBranchAndItsOrigin() async throws {
         let c = try await CarryHarness()
         _ = try await CarryHarness.git(["remote", "add", "origin", "https://github.com/acme/web.git"], in: c.mine)
@@ -174,16 +187,7 @@ import Testing
         let r = try await upInCheckout(c, "mine-ws")
         #expect(r.namespace == member.listing.namespace && r.note == "claimed from pool warm", "\(r)")
         #expect(c.w.h.console.stdout.contains("mine-ws: claimed \(member.listing.name) from pool warm"))
-        // The member's entrypoint, as it waited: its config says GIT_CARRY=bundle and its own name.
-        let script = try String(
-            contentsOfFile: Path.join(RepoPaths.root, "config/agent-workspace/clone.sh"), encoding: .utf8
-        ).replacingOccurrences(of: "/workspace", with: c.container)
-        var env = GitWorkspace.env
-        env["GIT_CARRY"] = "bundle"
-        env["WORKSPACE_NAME"] = member.listing.name
-        let clone = try await LocalProcessRunner().run(
-            ["sh", "-c", script], workingDirectory: nil, environment: env, timeout: 60)
-        #expect(clone.exitCode == 0, "\(clone.stdout)\(clone.stderr)")
+        try await PoolClaimCarryTests.runMemberClone(c, member: member.listing.name)
         #expect(try await CarryHarness.git(["rev-parse", "--abbrev-ref", "HEAD"], in: c.container) == "agent/mine-ws")
         #expect(
             try await CarryHarness.git(["remote", "get-url", "origin"], in: c.container)
@@ -275,15 +279,7 @@ final class InterruptingMoveFileSystem: ForwardingFileSystem, @unchecked Sendabl
         req.wait = false
         let r = try await UpAction(c.w.ctx).run(req)
         #expect(r.namespace == member.listing.namespace && r.note == "claimed from pool warm", "\(r)")
-        let script = try String(
-            contentsOfFile: Path.join(RepoPaths.root, "config/agent-workspace/clone.sh"), encoding: .utf8
-        ).replacingOccurrences(of: "/workspace", with: c.container)
-        var env = GitWorkspace.env
-        env["GIT_CARRY"] = "bundle"
-        env["WORKSPACE_NAME"] = member.listing.name
-        let clone = try await LocalProcessRunner().run(
-            ["sh", "-c", script], workingDirectory: nil, environment: env, timeout: 60)
-        #expect(clone.exitCode == 0, "\(clone.stdout)\(clone.stderr)")
+        try await PoolClaimCarryTests.runMemberClone(c, member: member.listing.name)
         #expect(
             try await CarryHarness.git(["rev-parse", "--abbrev-ref", "HEAD"], in: c.container) == "agent/remote-ws")
         #expect(try await CarryHarness.git(["remote", "get-url", "origin"], in: c.container) == "file://\(origin)")
