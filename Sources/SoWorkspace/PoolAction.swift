@@ -64,7 +64,11 @@ public struct PoolAction {
         quiet.options.quiet = true
         let missing = min(max(record.size - members.count, 0), atMost)
         let client = missing == 0 ? nil : try ctx.connect(try await ClusterTargets(ctx: ctx).shared(cluster).connection)
-        for _ in 0..<missing {
+        for made in 0..<missing {
+            // Members are alike: what the first one's start warns of (hosts that do not resolve, keys not set) is
+            // said once, not once per member.
+            var member = quiet
+            if made > 0 { member.diagnostics = DiagnosticSink.dropped("the same warnings as the pool's first member") }
             let name = "\(record.name)-\(ctx.entropy.bytes(3).map { String(format: "%02x", $0) }.joined())"
             var req = UpRequest(stack: record.stack)
             req.name = name
@@ -74,10 +78,10 @@ public struct PoolAction {
             req.wait = false
             req.cluster = cluster
             req.poolMember = record.name
-            let made = try await UpAction(quiet).run(req)
+            let up = try await UpAction(member).run(req)
             // Its Namespace says it is the pool's (what `members` finds it by, and a claim removes).
             _ = try await client?.annotate(
-                .namespace, name: made.namespace, namespace: nil, [(DeploymentNames.Annotation.pool, record.name)])
+                .namespace, name: up.namespace, namespace: nil, [(DeploymentNames.Annotation.pool, record.name)])
             ctx.say("pool \(record.name): made \(name)")
         }
         return try await self.members(record.name, cluster: cluster)
