@@ -42,8 +42,13 @@ public struct IdleAction {
                 out.append(Outcome(listing: d, stopped: false, reason: busy))
                 continue
             }
+            if !req.dryRun, try await !IdleStop.run(ctx, client: client, d) {
+                let held = "another so is changing it"
+                ctx.say("keeping \(d.name) (namespace \(d.namespace)): \(held)")
+                out.append(Outcome(listing: d, stopped: false, reason: held))
+                continue
+            }
             ctx.say("\(req.dryRun ? "would stop" : "stopping") \(d.name) (namespace \(d.namespace), \(quiet))")
-            if !req.dryRun { try await stop(d, client: client) }
             out.append(Outcome(listing: d, stopped: true, reason: quiet))
         }
         if out.isEmpty {
@@ -51,24 +56,6 @@ public struct IdleAction {
             ctx.say("no idle workspace to stop (\(watched) with idle: checked)")
         }
         return out
-    }
-
-    /// Deletes the workspace's Deployments (their pods go; volumes, Secrets, Services and policies stay) and
-    /// marks its Namespace.
-    func stop(_ d: DeploymentListing, client: ClusterClient) async throws {
-        let deployments = try await client.list(
-            .deployment, namespace: d.namespace, labelSelector: DeploymentNames.selector(d.id))
-        for dep in deployments {
-            try await client.delete(.deployment, name: dep.name, namespace: d.namespace, propagation: .background)
-        }
-        // Their pods are deleted too, so they end now (as stop does), not when the garbage collector gets to them.
-        let pods = try await client.list(.pod, namespace: d.namespace, labelSelector: DeploymentNames.selector(d.id))
-        for pod in pods {
-            try await client.delete(.pod, name: pod.name, namespace: d.namespace, propagation: .background)
-        }
-        _ = try await client.annotate(
-            .namespace, name: d.namespace, namespace: nil,
-            [(DeploymentNames.Annotation.idleStopped, Timestamps.rfc3339(ctx.clock.now()))])
     }
 
     /// What keeps the workspace busy, looked at in its container: a task queued or running, or a shell or

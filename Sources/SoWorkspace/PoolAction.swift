@@ -94,12 +94,15 @@ public struct PoolAction {
             hint: "make it again from the stack as it is: so pool remove \(pool), then so pool create")
     }
 
-    /// The pool's members not claimed yet, oldest first.
+    /// The pool's members not claimed yet (made on this host), oldest first.
     public func members(_ pool: String, cluster: ClusterOptions) async throws -> [Member] {
         let target = try await ClusterTargets(ctx: ctx).shared(cluster)
         let client = try ctx.connect(target.connection)
-        let listed = try await ListAction(ctx).list(client).filter { $0.pool == pool && !$0.terminating }
-            .sorted { ($0.createdAt ?? .distantPast, $0.name) < ($1.createdAt ?? .distantPast, $1.name) }
+        // This host's: a pool is a record of this host, and a member's directory is here.
+        let listed = try await ListAction(ctx).list(client).filter {
+            $0.pool == pool && !$0.terminating && $0.host == ctx.hostName
+        }
+        .sorted { ($0.createdAt ?? .distantPast, $0.name) < ($1.createdAt ?? .distantPast, $1.name) }
         var out: [Member] = []
         for d in listed {
             let at = (d.workspaceAt ?? "agent /workspace").split(separator: " ").first.map(String.init) ?? "agent"
@@ -119,11 +122,11 @@ public struct PoolAction {
     /// Removes the pool: its members not claimed (they hold no work) and its record. Claimed ones are workspaces
     /// of their own now.
     public func remove(_ pool: String, cluster: ClusterOptions) async throws {
-        guard ctx.fs.isFile(PoolRecord.path(ctx, pool)) else {
+        guard ctx.fs.isFile(try PoolRecord.path(ctx, pool)) else {
             throw SoError("no pool named '\(pool)' on this host", hint: "see the pools: so pool list")
         }
         for m in try await members(pool, cluster: cluster) { try await removeMember(m.listing, cluster: cluster) }
-        try ctx.fs.remove(PoolRecord.path(ctx, pool))
+        try ctx.fs.remove(try PoolRecord.path(ctx, pool))
         ctx.say("removed pool \(pool)")
     }
 

@@ -117,29 +117,38 @@ struct PoolClaim {
                 body: [("spec", .map([("holderIdentity", .string("\(name)@\(ctx.hostName)"))]))])
             // nil: another up got it first.
             guard try await client.create(lease, fieldManager: "so") != nil else { continue }
-            // The member is this up's alone from here: its files stay where they are until moved below.
-            let memberDir = try ctx.namedDeployment(m.listing.name)
-            let model = try DeploymentLoader.load(
-                memberDir, fs: ctx.fs, diagnostics: DiagnosticSink.dropped("a pool member's files"))
-            if let why = try await unfit(model, reach: reach, client: client, namespace: m.listing.namespace) {
-                _ = try await client.delete(
-                    .lease, name: "so-pool-claim", namespace: m.listing.namespace, propagation: .background)
-                ctx.say("pool \(pool.name) not used: \(why); starting \(name) cold")
-                return nil
+            let namespace = m.listing.namespace
+            // Gives the member back: best effort, a Lease left behind only keeps the member from being claimed again.
+            let release: @Sendable () async -> Void = {
+                _ = try? await client.delete(
+                    .lease, name: "so-pool-claim", namespace: namespace, propagation: .background)
             }
             // Given back when this up is interrupted before the member is this workspace.
             let giveBack = ctx.interrupts.onInterrupt {
                 let done = DispatchSemaphore(value: 0)
                 Task {
-                    // Best effort while exiting: a Lease left behind keeps the member from being claimed again.
-                    _ = try? await client.delete(
-                        .lease, name: "so-pool-claim", namespace: m.listing.namespace, propagation: .background)
+                    await release()
                     done.signal()
                 }
                 _ = done.wait(timeout: .now() + 5)
             }
             defer { ctx.interrupts.done(giveBack) }
-            try ctx.fs.move(memberDir, to: dir)
+            // The member is this up's alone from here: its files stay where they are until moved below. Whatever
+            // fails before the move gives it back.
+            do {
+                let memberDir = try ctx.namedDeployment(m.listing.name)
+                let model = try DeploymentLoader.load(
+                    memberDir, fs: ctx.fs, diagnostics: DiagnosticSink.dropped("a pool member's files"))
+                if let why = try await unfit(model, reach: reach, client: client, namespace: namespace) {
+                    await release()
+                    ctx.say("pool \(pool.name) not used: \(why); starting \(name) cold")
+                    return nil
+                }
+                try ctx.fs.move(memberDir, to: dir)
+            } catch {
+                await release()
+                throw error
+            }
             let patch = YValue.map([
                 (
                     "metadata",

@@ -25,10 +25,14 @@ public struct PoolRecord: Sendable, Equatable, Encodable {
     }
 
     static func directory(_ ctx: SoContext) -> String { Path.join(ctx.soHome, "pools") }
-    static func path(_ ctx: SoContext, _ name: String) -> String { Path.join(directory(ctx), "\(name).json") }
+    /// The record's file; a name that is not a pool's (a path, `..`) is refused before any file is touched.
+    static func path(_ ctx: SoContext, _ name: String) throws -> String {
+        try NameRules.checkWorkspaceName(name)
+        return Path.join(directory(ctx), "\(name).json")
+    }
 
     public static func load(_ ctx: SoContext, _ name: String) throws -> PoolRecord? {
-        let path = path(ctx, name)
+        let path = try path(ctx, name)
         guard ctx.fs.isFile(path) else { return nil }
         let j = try JSON.parse(Data(try ctx.fs.readText(path).utf8))
         guard let stack = j["stack"]?.string, let size = j["size"]?.int else {
@@ -79,6 +83,6 @@ public struct PoolRecord: Sendable, Equatable, Encodable {
 
     func save(_ ctx: SoContext) throws {
         try ctx.fs.createDirectory(Self.directory(ctx))
-        try AtomicWrite.text(JSONWriter.encode(self, .pretty) + "\n", to: Self.path(ctx, name), fs: ctx.fs)
+        try AtomicWrite.text(JSONWriter.encode(self, .pretty) + "\n", to: try Self.path(ctx, name), fs: ctx.fs)
     }
 }

@@ -3,6 +3,7 @@ import SoActions
 import SoBasics
 import SoDeploy
 import SoKube
+import SoRender
 import SoStack
 
 /// Tasks with a life of their own: `so deployment task --detach` queues one in the workspace's container and
@@ -135,13 +136,25 @@ public struct TaskQueueAction {
         ).exitCode == 0
     }
 
-    /// The last lines of the task's log (for a comment on a failure).
+    /// The last lines of the task's log (for a comment on a failure), with every value of the workspace's Secret
+    /// and your GitHub token replaced by `<secret>`: an agent that printed a key does not publish it on the issue.
     func lastLines(_ w: WorkspaceContainer, _ id: Int, count: Int = 15) async throws -> String {
         let r = try await w.run(
             "reading task \(id)'s log",
             #"tail -n "$3" "$(git -C "$1" rev-parse --absolute-git-dir)/so/tasks/$2/log" 2>/dev/null || true"#,
             [String(id), String(count)])
-        return r.stdout
+        let secret = try await w.c.client.get(
+            .secret, name: DeploymentNames.generatedSecrets(w.c.model.id), namespace: w.c.namespace)
+        var values = (secret?["data"]?.object ?? [:]).values.compactMap { v in
+            v.string.flatMap { Data(base64Encoded: $0) }.map { String(decoding: $0, as: UTF8.self) }
+        }
+        values += ["GITHUB_TOKEN", "GH_TOKEN", "GIT_TOKEN"].compactMap { ctx.environment[$0] }
+        var text = r.stdout
+        // Longest first, so a value holding another is replaced whole; short values would blank common words.
+        for v in values.sorted(by: { $0.count > $1.count }) where v.count >= 6 {
+            text = text.replacingOccurrences(of: v, with: "<secret>")
+        }
+        return text
     }
 
     func one(_ w: WorkspaceContainer, _ id: Int) async throws -> TaskRecord {

@@ -118,3 +118,35 @@ import Testing
         #expect(used == Timestamps.rfc3339(w.clock.now()), "\(String(describing: used))")
     }
 }
+
+@Suite struct IdleLockTests {
+    /// Another so changing the workspace (its Lease held) keeps it this round: the stop never interleaves.
+    @Test func aWorkspaceAnotherSoIsChangingIsKept() async throws {
+        let w = try WorkspaceHarness()
+        var req = UpRequest(stack: "agent-workspace")
+        req.name = "busy-lock"
+        req.idle = "1h"
+        req.cluster = w.clusterOptions
+        req.timeout = 30
+        req.progress = .plain
+        _ = try await UpAction(w.ctx).run(req)
+        try await w.clock.sleep(seconds: 4000)
+        try w.cluster.seed(
+            KubeObject(
+                apiVersion: "coordination.k8s.io/v1", kind: "Lease", name: "so-deployment-lock", namespace: "busy-lock",
+                body: [
+                    (
+                        "spec",
+                        .map([
+                            ("holderIdentity", .string("elsewhere:1:ab")), ("leaseDurationSeconds", .int(600)),
+                            ("renewTime", .string(Timestamps.microTime(w.clock.now()))),
+                        ])
+                    )
+                ]))
+        var cleanup = CleanupRequest()
+        cleanup.cluster = w.clusterOptions
+        let seen = try await IdleAction(w.ctx).run(cleanup)
+        #expect(seen.map { "\($0.stopped):\($0.reason)" } == ["false:another so is changing it"], "\(seen)")
+        #expect(w.cluster.all.contains { $0.0.type.kind == "Deployment" && $0.0.namespace == "busy-lock" })
+    }
+}

@@ -286,3 +286,35 @@ final class InterruptingMoveFileSystem: ForwardingFileSystem, @unchecked Sendabl
         #expect(try await CarryHarness.git(["log", "-1", "--format=%s"], in: c.container) == "local only")
     }
 }
+
+@Suite struct PoolConfinementTests {
+    /// Another host's members are not this host's pool (their directories are not here): never listed, claimed
+    /// or removed from here.
+    @Test func anotherHostsMembersAreNotThisPools() async throws {
+        var w = try WorkspaceHarness()
+        _ = try await PoolTests().pool(w, size: 1)
+        w.ctx.hostName = "other-host"
+        #expect(try await PoolAction(w.ctx).members("warm", cluster: w.clusterOptions).isEmpty)
+    }
+
+    /// A member whose files cannot be read once its Lease is taken is given back, and the up fails saying why.
+    @Test func aClaimThatFailsBeforeTheMoveGivesTheMemberBack() async throws {
+        let w = try WorkspaceHarness()
+        let p = try await PoolTests().pool(w, size: 1)
+        let member = try #require(try await PoolAction(w.ctx).members(p.name, cluster: w.clusterOptions).first)
+        try w.h.fs.remove(w.h.path("so-home/deployments/\(member.listing.name)/deployment.yml"))
+        await #expect(throws: SoError.self) {
+            try await PoolClaim(ctx: w.ctx).claim(
+                p, name: "mine", dir: try w.ctx.namedDeployment("mine"),
+                reach: .init(key: "GIT_ORIGIN", url: PoolTests.origin), cluster: w.clusterOptions)
+        }
+        #expect(w.cluster.object("Lease", "so-pool-claim", namespace: member.listing.namespace) == nil)
+    }
+
+    @Test func aPoolNameIsNeverAPath() throws {
+        let w = try WorkspaceHarness()
+        for bad in ["../x", "a/b", "..", ""] {
+            #expect(throws: SoError.self) { try PoolRecord.load(w.ctx, bad) }
+        }
+    }
+}

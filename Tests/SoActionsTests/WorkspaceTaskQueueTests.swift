@@ -222,7 +222,8 @@ import Testing
         g.w.ctx.web = web
         g.w.ctx.environment["GITHUB_TOKEN"] = "test-github-token-not-real"
         var req = TaskRequest(directory: g.dir, text: "break it")
-        req.command = "echo 'step one'; echo 'it broke' >&2; exit 4"
+        // An agent that prints a key it was given: the comment must not publish it.
+        req.command = "echo 'step one'; echo 'key: test-anthropic-key-not-real'; echo 'it broke' >&2; exit 4"
         req.cluster = g.w.clusterOptions
         req.push = false
         req.issue = GitHubIssue("acme/web#42")
@@ -237,6 +238,7 @@ import Testing
         #expect(
             end.contains("Task 1 in `ws` failed (exit 4)") && end.contains("step one") && end.contains("it broke"),
             "\(end)")
+        #expect(end.contains("key: <secret>") && !end.contains("test-anthropic-key-not-real"), "\(end)")
         #expect(web.requests.last?.url == "https://api.github.com/repos/acme/web/issues/42/comments")
     }
 
