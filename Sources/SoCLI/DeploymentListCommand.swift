@@ -56,16 +56,6 @@ struct DeploymentListCommand: SoRunnable {
                     r.host == ctx.hostName || r.host.isEmpty ? r.directory : "\(r.host):\(r.directory)",
                 ]
             }
-        let widths = (0..<7).map { i in table.map { $0[i].count }.max() ?? 0 }
-        for row in table {
-            ctx.console.out(
-                row.enumerated().map { i, cell in
-                    i == 6
-                        ? cell
-                        : cell.padding(
-                            toLength: widths[i], withPad: " ",
-                            startingAt: 0)
-                }.joined(separator: "  "))
-        }
+        for line in TextTable.lines(table) { ctx.console.out(line) }
     }
 }

@@ -45,7 +45,7 @@ struct DeploymentTasksListCommand: SoRunnable {
                     t.ended ? String(t.commits.count) : "-", t.cost.reported ? t.cost.text : "-", t.title,
                 ]
             }
-        for line in TaskText.table(rows) { ctx.console.out(line) }
+        for line in TextTable.lines(rows) { ctx.console.out(line) }
         if total.reported { ctx.console.out("total cost: \(total.text)") }
     }
 }

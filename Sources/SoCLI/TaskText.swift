@@ -16,17 +16,6 @@ enum TaskText {
         return DurationText.short(max(0, Int((t.endedAt ?? ctx.clock.now()).timeIntervalSince(s))))
     }
 
-    static func table(_ rows: [[String]]) -> [String] {
-        let n = rows.first?.count ?? 0
-        let widths = (0..<n).map { i in rows.map { $0[i].count }.max() ?? 0 }
-        return rows.map { row in
-            row.enumerated().map { i, cell in
-                i == n - 1 ? cell : cell.padding(toLength: widths[i], withPad: " ", startingAt: 0)
-            }
-            .joined(separator: "  ")
-        }
-    }
-
     static func state(_ t: TaskRecord) -> String {
         guard t.ended, let code = t.exitCode, t.state != "succeeded" else { return t.state }
         return "\(t.state) (\(code))"

@@ -67,13 +67,7 @@ public struct IdleAction {
             return "its namespace does not say where its checkout is (\(DeploymentNames.Annotation.workspace))"
         }
         let pods = try await client.list(.pod, namespace: d.namespace, labelSelector: DeploymentNames.selector(d.id))
-        let running = pods.first { p in
-            p.at("status", "phase")?.string == "Running" && p.at("metadata", "deletionTimestamp") == nil
-                && (p.at("status", "containerStatuses")?.array ?? []).contains {
-                    $0["name"]?.string == at[0] && $0.at("state", "running") != nil
-                }
-        }
-        guard let pod = running?.name else { return nil }
+        guard let pod = pods.first(where: { WorkspaceContainer.runs($0, at[0]) })?.name else { return nil }
         let r = try await ctx.processes.run(
             ["kubectl"] + target.kubectlFlags + [
                 "-n", d.namespace, "exec", pod, "-c", at[0], "--", "sh", "-c", Self.busyScript, "so", at[1],

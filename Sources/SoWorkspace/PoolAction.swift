@@ -108,13 +108,7 @@ public struct PoolAction {
             let at = (d.workspaceAt ?? "agent /workspace").split(separator: " ").first.map(String.init) ?? "agent"
             let pods = try await client.list(
                 .pod, namespace: d.namespace, labelSelector: DeploymentNames.selector(d.id))
-            let warm = pods.contains { p in
-                p.at("metadata", "deletionTimestamp") == nil
-                    && (p.at("status", "containerStatuses")?.array ?? []).contains {
-                        $0["name"]?.string == at && $0.at("state", "running") != nil
-                    }
-            }
-            out.append(Member(listing: d, warm: warm))
+            out.append(Member(listing: d, warm: pods.contains { WorkspaceContainer.runs($0, at) }))
         }
         return out
     }

@@ -87,7 +87,7 @@ public struct TaskAction {
                 hint: "the branch \(s.branch) is pushed; open one by hand once the work is checked")
             return result
         }
-        let subject = String(req.text.split(separator: "\n").first.map(String.init)?.trimmedSpaces.prefix(72) ?? "")
+        let subject = req.subject
         let base = req.base ?? (s.ref.isEmpty ? nil : s.ref)
         guard let base else {
             throw SoError(

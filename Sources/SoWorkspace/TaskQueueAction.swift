@@ -24,8 +24,7 @@ public struct TaskQueueAction {
     func submit(in w: WorkspaceContainer, _ req: TaskRequest, command: String) async throws -> Int {
         var args = [req.text, command, req.push ? "1" : "0", req.issue?.description ?? ""]
         if req.pullRequest {
-            let subject = String(req.text.split(separator: "\n").first.map(String.init)?.trimmedSpaces.prefix(72) ?? "")
-            args += [req.title ?? (subject.isEmpty ? "so task in \(w.name)" : subject), req.base ?? ""]
+            args += [req.title ?? (req.subject.isEmpty ? "so task in \(w.name)" : req.subject), req.base ?? ""]
         }
         let r = try await runner(w, "submit", args)
         guard let id = Int(r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) else {
@@ -94,11 +93,7 @@ public struct TaskQueueAction {
             if code != 0 { _ = try await runner(w, "report", [String(id)]) }  // names the fault (no such task …)
             return try await finishEnded(w, try await one(w, id))
         } else {
-            _ = try await runner(w, "report", [String(id)])
-            let r = try await w.run(
-                "reading task \(id)'s log",
-                #"cat "$(git -C "$1" rev-parse --absolute-git-dir)/so/tasks/$2/log" 2>/dev/null || true"#,
-                [String(id)])
+            let r = try await runner(w, "log", [String(id)])
             ctx.console.out(r.stdout.hasSuffix("\n") ? String(r.stdout.dropLast()) : r.stdout)
         }
         return try await one(w, id)

@@ -21,6 +21,9 @@ public struct TaskRequest: Sendable {
     public var cluster = ClusterOptions(performClusterManagement: false)
     /// The agent's output goes to stderr (stdout carries a JSON summary).
     public var agentOutputToStderr = false
+    /// The text's first line, at most 72 characters: a commit's subject, a pull request's default title.
+    var subject: String { String(text.split(separator: "\n").first.map(String.init)?.trimmedSpaces.prefix(72) ?? "") }
+
     public init(directory: String, text: String) {
         self.directory = directory
         self.text = text

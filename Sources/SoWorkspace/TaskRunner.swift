@@ -204,6 +204,11 @@ enum TaskRunner {
             done
           done
           ;;
+        log)
+          # log ID: the log so far.
+          need "$1"
+          cat "$root/$1/log" 2>/dev/null || true
+          ;;
         follow)
           # follow ID [stderr]: the log as it grows (to stderr when asked), until the task ends.
           need "$1"

@@ -41,15 +41,18 @@ struct WorkspaceContainer {
         // The workspace's container runs in a Deployment's pod: its pods alone are listed (one request per look).
         let pods = try await c.client.list(
             .pod, namespace: c.namespace, labelSelector: DeploymentNames.selector(c.model.id))
-        let running = pods.first { p in
-            p.at("status", "phase")?.string == "Running" && p.at("metadata", "deletionTimestamp") == nil
-                && (p.at("status", "containerStatuses")?.array ?? []).contains {
-                    $0["name"]?.string == container && $0.at("state", "running") != nil
-                }
-        }
+        let running = pods.first { runs($0, container) }
         if running == nil, wake, try await c.wakeIfIdle() { return try await of(c, wake: false) }
         if running != nil { try await c.recordUse() }
         return WorkspaceContainer(ctx: ctx, c: c, spec: spec, name: name, pod: running?.name, container: container)
+    }
+
+    /// Whether `pod` is running, not being deleted, with `container` running in it (what a verb can exec into).
+    static func runs(_ pod: JSON, _ container: String) -> Bool {
+        pod.at("status", "phase")?.string == "Running" && pod.at("metadata", "deletionTimestamp") == nil
+            && (pod.at("status", "containerStatuses")?.array ?? []).contains {
+                $0["name"]?.string == container && $0.at("state", "running") != nil
+            }
     }
 
     func requireRunning() throws -> String {
