@@ -22,6 +22,11 @@ public protocol ProcessRunner: Sendable {
         _ arguments: [String], stdinFile: String?, stdoutFile: String?, environment: [String: String]?,
         timeout: Double?
     ) async throws -> ProcessResult
+
+    /// Programs that read a few bytes `so` holds in memory on their stdin (credentials handed into a container):
+    /// the bytes never sit in a file. stdout and stderr are captured.
+    func runFeeding(_ arguments: [String], input: [UInt8], environment: [String: String]?, timeout: Double?)
+        async throws -> ProcessResult
 }
 
 extension ProcessRunner {

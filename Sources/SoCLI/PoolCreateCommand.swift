@@ -9,9 +9,10 @@ struct PoolCreateCommand: SoRunnable {
         commandName: "create",
         abstract: "Make a warm pool of a workspace stack (again: change its size), without waiting for its members.",
         discussion: """
-            Members are made with 'so up --no-wait' and named POOL-xxxxxx; the secret-env values in your environment go into their \
-            Secrets, as for any workspace, so only an 'up' with the same values claims them. A pool whose members push to another \
-            origin than GitHub reaches it only when that origin is in their egress: --config GIT_ORIGIN=URL.
+            Members are made with 'so up --no-wait' and named POOL-xxxxxx. They hold no one's credentials: the stack's secret-env \
+            values are left out of them, and the 'so up' that claims one hands in its own (into the workspace's Secret and its \
+            running container). A pool whose members push to another origin than GitHub reaches it only when that origin is in \
+            their egress: --config GIT_ORIGIN=URL.
 
             Example:
               so pool create agent-workspace --size 3

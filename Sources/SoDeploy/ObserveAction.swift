@@ -204,7 +204,10 @@ public struct ObserveAction {
         var args = ["kubectl"] + c.target.kubectlFlags + ["-n", c.namespace, "exec"]
         if interactive { args.append("-i") }
         if tty { args.append("-t") }
-        args += [pod.name, "-c", container, "--"] + (command.isEmpty ? ["sh"] : command)
+        let run = command.isEmpty ? ["sh"] : command
+        // A workspace's container: credentials handed in by a claim are read first (HandedCredentials).
+        let workspace = c.model.spec.workspace.map { NameRules.dnsLabel($0.service) } == container
+        args += [pod.name, "-c", container, "--"] + (workspace ? HandedCredentials.wrap(run) : run)
         return try await ctx.processes.runAttached(args, environment: nil)
     }
 

@@ -17,6 +17,9 @@ import SoStack
 struct SecretSources {
     let ctx: SoContext
     let model: DeploymentModel
+    /// A warm pool's member: its `secret-env` is left out (no one's credentials until a claim hands in the
+    /// claimer's, `PoolClaim`), and not warned of.
+    var withholdSecretEnv = false
 
     /// Whether the deployment has a generated-secrets Secret.
     var hasGenerated: Bool { !model.secretKeys.isEmpty }
@@ -57,7 +60,7 @@ struct SecretSources {
             }
         }
         var unset: [String] = []
-        for key in model.spec.secretEnv where !data.contains(where: { $0.key == key }) {
+        for key in model.spec.secretEnv where !withholdSecretEnv && !data.contains(where: { $0.key == key }) {
             if let value = ctx.environment[key] {
                 data.append((key, SecretValue(text: value)))
                 copied.append(key)

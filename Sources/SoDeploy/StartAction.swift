@@ -492,7 +492,7 @@ public struct StartAction: Sendable {
         let built = try StartManifest(ctx: ctx, model: rendered.model)
             .objects(
                 rendered.manifest, stored: stored, ttl: req.ttl, withSecrets: req.onlyKinds?.contains("Secret") ?? true,
-                make: make)
+                make: make, withholdSecretEnv: req.withholdSecretEnv)
         report.generatedSecrets = built.madeNow
         let objects = ImageLoader.stamp(built.objects, ids: imageIDs)
         // A namespace this run created gets its labels and annotations whatever else is applied.

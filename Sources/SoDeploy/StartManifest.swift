@@ -15,11 +15,11 @@ struct StartManifest {
 
     /// `manifest`'s objects with what start adds. `stored`: the generated-secrets Secret as the cluster holds
     /// it; `withSecrets` false leaves the host-value Secrets out (`update-envs`); `rotate`: generated keys made
-    /// anew although stored (`rotate-secrets`); `make` false: values to be made are named, not made (left empty).
-    /// Returns the keys made now (or to be made) too.
+    /// anew although stored (`rotate-secrets`); `make` false: values to be made are named, not made (left empty);
+    /// `withholdSecretEnv`: a pool member's start (no `secret-env` values). Returns the keys made now (or to be made) too.
     func objects(
         _ manifest: Manifest, stored: JSON?, ttl: Double?, withSecrets: Bool = true,
-        rotate: Set<String> = [], make: Bool = true
+        rotate: Set<String> = [], make: Bool = true, withholdSecretEnv: Bool = false
     ) throws -> (objects: [KubeObject], madeNow: [String]) {
         var objects = manifest.objects
         if let i = objects.firstIndex(where: { $0.isKind(.namespace) }) {
@@ -30,7 +30,8 @@ struct StartManifest {
         }
         guard withSecrets else { return (objects, []) }
         // Values read from the cluster, made or copied from the host; render builds the Secrets.
-        let gathered = try SecretSources(ctx: ctx, model: model).values(stored: stored, rotate: rotate, make: make)
+        let gathered = try SecretSources(ctx: ctx, model: model, withholdSecretEnv: withholdSecretEnv)
+            .values(stored: stored, rotate: rotate, make: make)
         return (try Renderer.adding(gathered.values, to: objects, model: model), gathered.madeNow)
     }
 

@@ -20,6 +20,9 @@ public struct StartRequest: Sendable {
     public var dryRun = false
     /// With `dryRun`: the fields each configured object would change.
     public var diff = false
+    /// A warm pool's member (`so pool`): the spec's `secret-env` values are not copied from this environment;
+    /// the claim hands in the claimer's.
+    public var withholdSecretEnv = false
 
     public init(
         directory: String, cluster: ClusterOptions = ClusterOptions(), wait: Bool = true, timeout: Double = 300,

@@ -277,6 +277,15 @@ public struct Spec: Sendable {
             }
             workspace.idleSeconds = Int(seconds.rounded(.up))
         }
+        if let node = wm.nonNull("pool") {
+            let size = try node.int("'workspace.pool'")
+            guard (0...50).contains(size) else {
+                throw node.error(
+                    "workspace pool \(size) is not a number from 0 to 50",
+                    hint: "write how many warm workspaces 'so up' keeps for this stack, e.g. pool: 3 (0: none)")
+            }
+            workspace.pool = size
+        }
         wm.finish(into: diagnostics)
         return workspace
     }

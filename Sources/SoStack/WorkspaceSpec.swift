@@ -15,6 +15,9 @@ public struct WorkspaceSpec: Sendable, Equatable {
     /// `idle: DURATION`: with no task, shell or exec for this long, `so cleanup --idle` stops the workspace
     /// (its volume kept) and the next verb that needs it starts it again.
     public var idleSeconds: Int?
+    /// `pool: N`: `so up` keeps a warm pool of N workspaces of this stack and options (`so pool`), named after the
+    /// stack: the first `up` makes it, a change of N resizes it, each claim refills it.
+    public var pool: Int?
     public var line: Int?
     public init(
         service: String, path: String = "/workspace", task: String? = nil, agent: String? = nil, line: Int? = nil

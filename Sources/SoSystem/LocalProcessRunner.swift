@@ -71,8 +71,17 @@ public struct LocalProcessRunner: ProcessRunner {
         return try await run(arguments, workingDirectory: nil, environment: environment, timeout: timeout)
     }
 
+    public func runFeeding(_ arguments: [String], input: [UInt8], environment: [String: String]?, timeout: Double?)
+        async throws -> ProcessResult
+    {
+        try await launch(
+            arguments, workingDirectory: nil, environment: environment, timeout: timeout, mode: .stdinBytes(input))
+    }
+
     /// Where a program's stdin, stdout and stderr go.
     enum Mode {
+        /// stdin these bytes (held in memory only); stdout and stderr kept.
+        case stdinBytes([UInt8])
         /// stdin read from this file; stdout and stderr kept.
         case stdinFile(String)
         /// stdin empty; stdout written to this file (created or truncated, mode 0600); stderr kept.
@@ -99,51 +108,9 @@ public struct LocalProcessRunner: ProcessRunner {
         var options = PlatformOptions()
         options.teardownSequence = [.send(signal: .terminate, allowedDurationToNextStep: .seconds(2))]
         let spawn: @Sendable () async throws -> ProcessResult = { [options] in
-            let variables = Dictionary(
-                uniqueKeysWithValues: env.compactMap { k, v in Environment.Key(rawValue: k).map { ($0, v) } })
-            let (exe, args, vars) = (
-                Executable.path(FilePath(executable)), Arguments(Array(arguments.dropFirst())),
-                Environment.custom(variables)
-            )
-            let directory = workingDirectory.map { FilePath($0) }
-            switch mode {
-            case .attached:
-                fflush(nil)
-                let r = try await Subprocess.run(
-                    exe, arguments: args, environment: vars, workingDirectory: directory, platformOptions: options,
-                    input: .currentStandardInput, output: .currentStandardOutput, error: .currentStandardError)
-                return ProcessResult(exitCode: Self.code(r.terminationStatus))
-            case .prompting:
-                fflush(nil)
-                let r = try await Subprocess.run(
-                    exe, arguments: args, environment: vars, workingDirectory: directory, platformOptions: options,
-                    input: .currentStandardInput, output: .string(limit: Self.outputLimit), error: .currentStandardError
-                )
-                return ProcessResult(exitCode: Self.code(r.terminationStatus), stdout: r.standardOutput)
-            case .stdinFile(let path):
-                let fd = try FileDescriptor.open(FilePath(path), .readOnly)
-                let r = try await Subprocess.run(
-                    exe, arguments: args, environment: vars, workingDirectory: directory, platformOptions: options,
-                    input: .fileDescriptor(fd, closeAfterSpawningProcess: true),
-                    output: .string(limit: Self.outputLimit), error: .string(limit: Self.outputLimit))
-                return ProcessResult(
-                    exitCode: Self.code(r.terminationStatus), stdout: r.standardOutput, stderr: r.standardError)
-            case .stdoutFile(let path):
-                let fd = try FileDescriptor.open(
-                    FilePath(path), .writeOnly, options: [.create, .truncate], permissions: [.ownerReadWrite])
-                let r = try await Subprocess.run(
-                    exe, arguments: args, environment: vars, workingDirectory: directory, platformOptions: options,
-                    input: .none, output: .fileDescriptor(fd, closeAfterSpawningProcess: true),
-                    error: .string(limit: Self.outputLimit))
-                return ProcessResult(exitCode: Self.code(r.terminationStatus), stderr: r.standardError)
-            case .captured:
-                break
-            }
-            let r = try await Subprocess.run(
-                exe, arguments: args, environment: vars, workingDirectory: directory, platformOptions: options,
-                input: .none, output: .string(limit: Self.outputLimit), error: .string(limit: Self.outputLimit))
-            return ProcessResult(
-                exitCode: Self.code(r.terminationStatus), stdout: r.standardOutput, stderr: r.standardError)
+            try await Self.spawn(
+                executable, Array(arguments.dropFirst()), env: env, workingDirectory: workingDirectory,
+                options: options, mode: mode)
         }
         do {
             guard let timeout else { return try await spawn() }
@@ -170,6 +137,65 @@ public struct LocalProcessRunner: ProcessRunner {
                 "cannot run \(program): \(String(describing: error).lowercased())",
                 hint: "check that \(program) is installed and executable")
         }
+    }
+
+    /// One run of `executable` with its stdin, stdout and stderr as `mode` says.
+    static func spawn(
+        _ executable: String, _ arguments: [String], env: [String: String], workingDirectory: String?,
+        options: PlatformOptions, mode: Mode
+    ) async throws -> ProcessResult {
+        let variables = Dictionary(
+            uniqueKeysWithValues: env.compactMap { k, v in Environment.Key(rawValue: k).map { ($0, v) } })
+        let (exe, args, vars) = (
+            Executable.path(FilePath(executable)), Arguments(arguments),
+            Environment.custom(variables)
+        )
+        let directory = workingDirectory.map { FilePath($0) }
+        switch mode {
+        case .attached:
+            fflush(nil)
+            let r = try await Subprocess.run(
+                exe, arguments: args, environment: vars, workingDirectory: directory, platformOptions: options,
+                input: .currentStandardInput, output: .currentStandardOutput, error: .currentStandardError)
+            return ProcessResult(exitCode: Self.code(r.terminationStatus))
+        case .prompting:
+            fflush(nil)
+            let r = try await Subprocess.run(
+                exe, arguments: args, environment: vars, workingDirectory: directory, platformOptions: options,
+                input: .currentStandardInput, output: .string(limit: Self.outputLimit), error: .currentStandardError
+            )
+            return ProcessResult(exitCode: Self.code(r.terminationStatus), stdout: r.standardOutput)
+        case .stdinFile(let path):
+            let fd = try FileDescriptor.open(FilePath(path), .readOnly)
+            let r = try await Subprocess.run(
+                exe, arguments: args, environment: vars, workingDirectory: directory, platformOptions: options,
+                input: .fileDescriptor(fd, closeAfterSpawningProcess: true),
+                output: .string(limit: Self.outputLimit), error: .string(limit: Self.outputLimit))
+            return ProcessResult(
+                exitCode: Self.code(r.terminationStatus), stdout: r.standardOutput, stderr: r.standardError)
+        case .stdinBytes(let bytes):
+            let r = try await Subprocess.run(
+                exe, arguments: args, environment: vars, workingDirectory: directory, platformOptions: options,
+                input: .array(bytes), output: .string(limit: Self.outputLimit),
+                error: .string(limit: Self.outputLimit))
+            return ProcessResult(
+                exitCode: Self.code(r.terminationStatus), stdout: r.standardOutput, stderr: r.standardError)
+        case .stdoutFile(let path):
+            let fd = try FileDescriptor.open(
+                FilePath(path), .writeOnly, options: [.create, .truncate], permissions: [.ownerReadWrite])
+            let r = try await Subprocess.run(
+                exe, arguments: args, environment: vars, workingDirectory: directory, platformOptions: options,
+                input: .none, output: .fileDescriptor(fd, closeAfterSpawningProcess: true),
+                error: .string(limit: Self.outputLimit))
+            return ProcessResult(exitCode: Self.code(r.terminationStatus), stderr: r.standardError)
+        case .captured:
+            break
+        }
+        let r = try await Subprocess.run(
+            exe, arguments: args, environment: vars, workingDirectory: directory, platformOptions: options,
+            input: .none, output: .string(limit: Self.outputLimit), error: .string(limit: Self.outputLimit))
+        return ProcessResult(
+            exitCode: Self.code(r.terminationStatus), stdout: r.standardOutput, stderr: r.standardError)
     }
 
     /// The exit code, or the number of the signal that ended the program (what Foundation's Process,

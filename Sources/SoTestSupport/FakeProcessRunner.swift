@@ -33,6 +33,11 @@ public final class FakeProcessRunner: ProcessRunner, @unchecked Sendable {
         (@Sendable ([String], _ stdinFile: String?, _ stdoutFile: String?) async throws -> ProcessResult?)?
     /// The streaming calls, with their files.
     public private(set) var streamed: [(arguments: [String], stdinFile: String?, stdoutFile: String?)] = []
+    /// The calls fed bytes on stdin, with the bytes (as text).
+    public private(set) var fed: [(arguments: [String], input: String)] = []
+    /// Answers a fed call (its arguments and the bytes as text) no scripted expectation matches; nil, or a nil
+    /// answer: it is answered as a captured call.
+    public var feedingFallback: (@Sendable ([String], String) async throws -> ProcessResult?)?
 
     public init() {}
 
@@ -68,6 +73,23 @@ public final class FakeProcessRunner: ProcessRunner, @unchecked Sendable {
         let scripted = lock.withLock { expectations.first?.arguments == arguments }
         if !scripted, let streamingFallback, let answer = try await streamingFallback(arguments, stdinFile, stdoutFile)
         {
+            lock.withLock {
+                calls.append((arguments, nil))
+                environments.append(environment)
+            }
+            return answer
+        }
+        return try await run(arguments, workingDirectory: nil, environment: environment, timeout: timeout)
+    }
+
+    /// Fed runs: recorded with their bytes, then the feeding fallback when it answers, else like captured ones.
+    public func runFeeding(_ arguments: [String], input: [UInt8], environment: [String: String]?, timeout: Double?)
+        async throws -> ProcessResult
+    {
+        let text = String(decoding: input, as: UTF8.self)
+        lock.withLock { fed.append((arguments, text)) }
+        let scripted = lock.withLock { expectations.first?.arguments == arguments }
+        if !scripted, let feedingFallback, let answer = try await feedingFallback(arguments, text) {
             lock.withLock {
                 calls.append((arguments, nil))
                 environments.append(environment)

@@ -9,8 +9,9 @@ import SoStack
 /// `so up` in a checkout with a warm pool of the same stack and options: a member is claimed instead of
 /// starting a workspace cold. The claim is a Lease created in the member's namespace (the API server lets one
 /// creator win); the member's directory becomes `$SO_HOME/deployments/NAME`, its Namespace says so, and the
-/// checkout is carried in as for a cold workspace. A member that does not fit (its egress does not reach the
-/// checkout's origin, its Secret holds other credentials than yours) is not claimed; `up` says why and goes cold.
+/// checkout is carried in as for a cold workspace, with your credentials (`ClaimCredentials`: members hold no
+/// one's). A member that does not fit (its egress does not reach the checkout's origin) is not claimed; `up` says
+/// why and goes cold.
 struct PoolClaim {
     let ctx: SoContext
 
@@ -139,7 +140,7 @@ struct PoolClaim {
                 let memberDir = try ctx.namedDeployment(m.listing.name)
                 let model = try DeploymentLoader.load(
                     memberDir, fs: ctx.fs, diagnostics: DiagnosticSink.dropped("a pool member's files"))
-                if let why = try await unfit(model, reach: reach, client: client, namespace: namespace) {
+                if let why = unfit(model, reach: reach) {
                     await release()
                     ctx.say("pool \(pool.name) not used: \(why); starting \(name) cold")
                     return nil
@@ -175,30 +176,15 @@ struct PoolClaim {
         return nil
     }
 
-    /// Why a member cannot be this workspace: its repository outside the member's egress, or its Secret holding
-    /// credentials other than those in your environment (compared here, never written anywhere).
-    func unfit(_ model: DeploymentModel, reach: Reach, client: ClusterClient, namespace: String) async throws
-        -> String?
-    {
-        if let egress = model.spec.sections.egress, !reach.url.isEmpty {
-            var config = Dictionary(model.config.map { ($0.key, $0.value) }, uniquingKeysWith: { $1 })
-            let before = (egress.targets(config: config), egress.urlPorts(config: config))
-            config[reach.key] = reach.url
-            let after = (egress.targets(config: config), egress.urlPorts(config: config))
-            if before.0.hosts != after.0.hosts || before.0.cidrs != after.0.cidrs || before.1 != after.1 {
-                return "its egress does not reach \(reach.url) (make the pool with --config \(reach.key)=\(reach.url))"
-            }
-        }
-        let keys = model.spec.secretEnv
-        guard !keys.isEmpty else { return nil }
-        let secret = try await client.get(
-            .secret, name: DeploymentNames.generatedSecrets(model.id), namespace: namespace)
-        let stored = (secret?["data"]?.object ?? [:]).compactMapValues(\.string)
-        for key in keys {
-            let mine = ctx.environment[key].map { SecretValue(text: $0).base64 }
-            if mine != stored[key] {
-                return "its \(key) is not the one in your environment (the pool was made with other credentials)"
-            }
+    /// Why a member cannot be this workspace: its repository outside the member's egress.
+    func unfit(_ model: DeploymentModel, reach: Reach) -> String? {
+        guard let egress = model.spec.sections.egress, !reach.url.isEmpty else { return nil }
+        var config = Dictionary(model.config.map { ($0.key, $0.value) }, uniquingKeysWith: { $1 })
+        let before = (egress.targets(config: config), egress.urlPorts(config: config))
+        config[reach.key] = reach.url
+        let after = (egress.targets(config: config), egress.urlPorts(config: config))
+        if before.0.hosts != after.0.hosts || before.0.cidrs != after.0.cidrs || before.1 != after.1 {
+            return "its egress does not reach \(reach.url) (make the pool with --config \(reach.key)=\(reach.url))"
         }
         return nil
     }

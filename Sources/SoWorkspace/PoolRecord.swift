@@ -17,6 +17,8 @@ public struct PoolRecord: Sendable, Equatable, Encodable {
     /// The stack's files when the pool was made (path → FNV-1a of the text): members of a stack changed since
     /// are refused, naming the files.
     public var files: [String: String] = [:]
+    /// Made by `so up` for the spec's `workspace.pool` (`PoolFromSpec`): made again when its stack changes.
+    public var fromSpec: Bool?
 
     public init(name: String, stack: String, size: Int) {
         self.name = name
@@ -43,6 +45,7 @@ public struct PoolRecord: Sendable, Equatable, Encodable {
         r.with = j["with"].flatMap { $0 == .null ? nil : $0.array.compactMap(\.string) }
         r.agent = j["agent"]?.string
         r.files = (j["files"]?.object ?? [:]).compactMapValues(\.string)
+        r.fromSpec = j["fromSpec"]?.bool
         return r
     }
 

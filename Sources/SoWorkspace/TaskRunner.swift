@@ -54,6 +54,8 @@ enum TaskRunner {
           [ "$(started_at "$1")" = "$2" ] || return 1
           [ "$(sed 's/.*) //' "/proc/$1/stat" | cut -d' ' -f1)" != Z ]
         }
+        # The pod this runs in (its hostname).
+        pod() { cat /proc/sys/kernel/hostname 2>/dev/null; }
         put() { printf '%s\n' "$3" > "$root/$1/$2.tmp" && mv -f "$root/$1/$2.tmp" "$root/$1/$2"; }
         get() { cat "$root/$1/$2" 2>/dev/null; }
         note() { printf '%s %s\n' "$(now)" "$2" >> "$root/$1/progress"; }
@@ -84,14 +86,25 @@ enum TaskRunner {
           echo "$! $(started_at $!)" > "$root/.worker/pid"
         }
 
-        # Tasks left running by a container that restarted did not finish: they are failed, saying so.
-        # A running worker owns its task (it may be committing or pushing after the agent's exit).
+        # Tasks left running by a container that restarted did not finish: they are failed, saying so. A task's
+        # runner (the worker that claimed it, with the pod it ran in) owns it while alive: it may be committing or
+        # pushing after the agent's exit. Older tasks, with no runner recorded, go by the worker's lock.
         reap() {
-          w=$(cat "$root/.worker/pid" 2>/dev/null || true)
-          [ -n "$w" ] && alive "$w" && return 0
           for n in $(ids); do
             [ "$(get "$n" state)" = running ] || continue
-            note "$n" "the workspace's container stopped while the task ran"
+            set -- $(get "$n" runner)
+            if [ $# -eq 3 ]; then
+              if [ "$3" = "$(pod)" ]; then
+                alive "$1 $2" && continue
+                why="the workspace's container stopped while the task ran"
+              else
+                why="the workspace's pod ($3) was replaced while the task ran"
+              fi
+            else
+              alive "$(cat "$root/.worker/pid" 2>/dev/null)" && continue
+              why="the workspace's container stopped while the task ran"
+            fi
+            note "$n" "$why"
             [ -f "$root/$n/ended" ] || put "$n" ended "$(now)"
             put "$n" state failed
           done
@@ -103,6 +116,7 @@ enum TaskRunner {
           put "$n" base "$(git rev-parse HEAD 2>/dev/null)"
           put "$n" branch "$(git rev-parse --abbrev-ref HEAD 2>/dev/null)"
           put "$n" started "$(now)"
+          put "$n" runner "$$ $(started_at $$) $(pod)"
           put "$n" state running
           note "$n" "started"
           # The agent runs in a session (and process group) of its own: cancel ends all of it, and nothing else.

@@ -41,6 +41,7 @@ public struct UpAction {
             }
             ctx.say("\(name) exists; starting it again")
         } else if let claimed = try await claimFromPool(req, name: name, dir: dir, plan: plan) {
+            await keepPool(req, dir: dir, source: claimed.source, claimed: true)
             return claimed
         } else {
             try await create(req, stack: stack, name: name, dir: dir, plan: plan)
@@ -64,9 +65,20 @@ public struct UpAction {
             }
             throw error
         }
+        if created && isWorkspace { await keepPool(req, dir: dir, source: source, claimed: false) }
         return UpResult(
             name: name, namespace: name, directory: dir, created: created, ready: req.wait, workspace: isWorkspace,
             source: source, note: plan.note)
+    }
+
+    /// The spec's `workspace.pool` kept (`PoolFromSpec`); a failure is a warning (the workspace is there either way).
+    func keepPool(_ req: UpRequest, dir: String, source: WorkspaceSource?, claimed: Bool) async {
+        guard req.poolMember == nil, !req.noPool else { return }
+        do { try await PoolFromSpec(ctx: ctx).keep(req, dir: dir, source: source, claimed: claimed) } catch {
+            ctx.diagnostics.warn(
+                "the spec's workspace.pool was not kept: \(SoContext.oneLine(error))",
+                hint: "make the pool by hand: so pool create \(req.stack) --size N")
+        }
     }
 
     /// A new workspace carried in from a checkout, from a warm pool when one fits (`PoolClaim`): the member
@@ -120,6 +132,9 @@ public struct UpAction {
         async throws -> UInt64
     {
         let w = try await WorkspaceContainer.running(ctx, directory: dir, cluster: req.cluster, timeout: req.timeout)
+        // The claimer's credentials go in beside the checkout (the member was made with no one's).
+        let ctx = self.ctx
+        async let handed: Void = ClaimCredentials(ctx: ctx).hand(w)
         var bytes: UInt64 = 0
         switch checkout {
         case .bundle(let carry, let source):
@@ -141,6 +156,7 @@ public struct UpAction {
                 #"i=0; until [ -e /tmp/so-clone-done ]; do sleep 0.05; i=$((i + 1)); [ "$i" -lt "$2" ] || exit 1; done"#,
                 [String(Int(req.timeout * 20))])
         }
+        try await handed
         return bytes
     }
 
@@ -215,9 +231,12 @@ public struct UpAction {
     func start(_ req: UpRequest, name: String, dir: String, plan: WorkspacePlan, checkFirst: Bool) async throws
         -> UInt64?
     {
-        let start = StartRequest(
+        var request = StartRequest(
             directory: dir, cluster: req.cluster, wait: req.wait, timeout: req.timeout, progress: req.progress,
             ttl: req.ttl)
+        // A pool's member holds no one's credentials: the claim hands in the claimer's.
+        request.withholdSecretEnv = req.poolMember != nil
+        let start = request
         guard let carry = plan.carry, let s = plan.source else {
             try await StartAction(ctx).run(start)
             return nil

@@ -64,11 +64,12 @@ struct WorkspaceContainer {
         return pod
     }
 
-    /// `kubectl exec` of `script` in the container (`sh -c script so PATH ARGS…`); `stdin` adds `-i` (the script reads standard input).
+    /// `kubectl exec` of `script` in the container (`sh -c script so PATH ARGS…`), after the credentials a claim
+    /// handed in are read (`HandedCredentials`); `stdin` adds `-i` (the script reads standard input).
     func command(_ script: String, _ args: [String], stdin: Bool = false) throws -> [String] {
         ["kubectl"] + c.target.kubectlFlags + ["-n", c.namespace, "exec"] + (stdin ? ["-i"] : []) + [
             try requireRunning(), "-c", container, "--",
-            "sh", "-c", script, "so", spec.path,
+            "sh", "-c", HandedCredentials.prelude + "\n" + script, "so", spec.path,
         ] + args
     }
 

@@ -86,7 +86,7 @@ import Testing
     }
 
     @Test func membersThatDoNotFitAreNotClaimedAndSaySo() async throws {
-        var w = try WorkspaceHarness()
+        let w = try WorkspaceHarness()
         let p = try await pool(w, size: 1)
         let claim = PoolClaim(ctx: w.ctx)
         let dir = try w.ctx.namedDeployment("mine")
@@ -96,15 +96,6 @@ import Testing
             cluster: w.clusterOptions)
         #expect(
             far == nil && w.h.console.stdout.contains("its egress does not reach https://git.example.org/acme/web.git"))
-        // Other credentials than those the members were made with.
-        w.ctx.environment["ANTHROPIC_API_KEY"] = "another-test-key-not-real"
-        let other = try await PoolClaim(ctx: w.ctx).claim(
-            p, name: "mine", dir: dir, reach: .init(key: "GIT_ORIGIN", url: PoolTests.origin), cluster: w.clusterOptions
-        )
-        #expect(other == nil && w.h.console.stdout.contains("its ANTHROPIC_API_KEY is not the one in your environment"))
-        #expect(
-            !w.h.console.stdout.contains("another-test-key-not-real")
-                && !w.h.console.stdout.contains("test-anthropic-key"))
         #expect(try await PoolAction(w.ctx).members("warm", cluster: w.clusterOptions).count == 1, "nothing claimed")
         // Other options: named, for an explicit --pool refused.
         var req = UpRequest(stack: "agent-workspace")
@@ -196,6 +187,45 @@ import Testing
         #expect(try await PoolAction(c.w.ctx).members(p.name, cluster: c.w.clusterOptions).count == 1)
         let listed = try await ListAction(c.w.ctx).run(cluster: c.w.clusterOptions)
         #expect(listed.contains { $0.name == "mine-ws" && $0.namespace == member.listing.namespace })
+    }
+
+    /// Members hold no one's credentials (the pool maker's environment has a key: it is not copied); the claim
+    /// hands in the claimer's, into the workspace's Secret and the running container, never a file here or a
+    /// command line, and never said.
+    @Test func membersHoldNoCredentialsAndAClaimHandsInTheClaimers() async throws {
+        var c = try await CarryHarness()
+        _ = try await CarryHarness.git(["remote", "add", "origin", "https://github.com/acme/web.git"], in: c.mine)
+        let p = try await PoolTests().pool(c.w, size: 1)
+        let member = try #require(try await PoolAction(c.w.ctx).members(p.name, cluster: c.w.clusterOptions).first)
+        let ns = member.listing.namespace
+        func secret() throws -> JSON {
+            try #require(c.w.cluster.object("Secret", "\(member.listing.id)-generated-secrets", namespace: ns))
+        }
+        #expect(try secret().at("data", "ANTHROPIC_API_KEY") == nil, "a member holds no credentials")
+        #expect(!c.w.ctx.diagnostics.all.contains { $0.message.contains("secret-env") }, "nor warns of them")
+        c.w.ctx.environment["ANTHROPIC_API_KEY"] = "claimer's-key-not-real"
+        c.w.ctx.environment["GITHUB_TOKEN"] = nil
+        let r = try await upInCheckout(c, "mine-ws")
+        #expect(r.note == "claimed from pool warm", "\(r)")
+        #expect(
+            try secret().at("data", "ANTHROPIC_API_KEY")?.string
+                == Data("claimer's-key-not-real".utf8).base64EncodedString())
+        let fed = c.w.h.processes.fed
+        #expect(
+            fed.count == 1 && fed[0].arguments.contains("-i") && fed[0].arguments.contains(ns),
+            "\(fed.map(\.arguments))")
+        #expect(fed.first?.input == #"export ANTHROPIC_API_KEY='claimer'\''s-key-not-real'"# + "\n")
+        #expect(fed.first?.arguments.contains { $0.contains("claimer") } == false, "never on a command line")
+        let said = c.w.h.console.stdout + c.w.h.console.stderr
+        #expect(!said.contains("claimer's-key"))
+        #expect(
+            c.w.ctx.diagnostics.all.contains {
+                $0.message.hasPrefix("secret-env GITHUB_TOKEN") && $0.message.contains("mine-ws gets no value")
+            },
+            "\(c.w.ctx.diagnostics.all.map(\.message))")
+        // What runs in the container reads the handed file first.
+        let exec = c.w.h.processes.calls.map(\.arguments).filter { $0.contains("exec") && $0.contains(ns) }
+        #expect(!exec.isEmpty && exec.allSatisfy { $0.contains { $0.hasPrefix(HandedCredentials.prelude) } })
     }
 
     @Test func aClaimedMemberThatFailsBeforeItIsReadyGoesAndTheWorkspaceStartsCold() async throws {
@@ -316,5 +346,81 @@ final class InterruptingMoveFileSystem: ForwardingFileSystem, @unchecked Sendabl
         for bad in ["../x", "a/b", "..", ""] {
             #expect(throws: SoError.self) { try PoolRecord.load(w.ctx, bad) }
         }
+    }
+}
+
+/// `workspace: {pool: N}` in the stack's spec-defaults: the first `so up` makes the pool (named after the stack),
+/// the next claims from it, and a new N resizes it.
+@Suite(.serialized) struct PoolFromSpecTests {
+    func stack(_ c: CarryHarness, pool: Int) throws -> String {
+        if !c.w.h.fs.isDirectory(c.w.h.path("layout")) {
+            for d in ["stacks", "compose", "config"] {
+                try FileManager.default.copyItem(
+                    atPath: Path.join(RepoPaths.root, d), toPath: c.w.h.path("layout/\(d)"))
+            }
+        }
+        let path = c.w.h.path("layout/stacks/agent-workspace/stack.yml")
+        var text = try String(contentsOfFile: path, encoding: .utf8)
+        text = text.replacingOccurrences(
+            of: #"\n    pool: \d+"#, with: "", options: .regularExpression
+        ).replacingOccurrences(of: "    agent: claude\n", with: "    agent: claude\n    pool: \(pool)\n")
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return c.w.h.path("layout/stacks/agent-workspace")
+    }
+
+    func up(_ c: CarryHarness, _ stack: String, _ name: String) async throws -> UpResult {
+        var req = UpRequest(stack: stack)
+        req.name = name
+        req.config = ["GIT_REPO=https://github.com/acme/web"]
+        req.cluster = c.w.clusterOptions
+        req.wait = false
+        return try await UpAction(c.w.ctx).run(req)
+    }
+
+    @Test func theFirstUpMakesThePoolTheNextClaimsAndANewSizeResizes() async throws {
+        let c = try await CarryHarness()
+        var stack = try self.stack(c, pool: 2)
+        let first = try await up(c, stack, "one")
+        #expect(first.note != "claimed from pool agent-workspace", "the first starts cold: \(first)")
+        let record = try #require(try PoolRecord.load(c.w.ctx, "agent-workspace"))
+        #expect(record.size == 2 && record.stack == stack && record.config.isEmpty, "\(record)")
+        #expect(c.w.h.console.stdout.contains("pool agent-workspace: 2 warm workspaces on the way"))
+        #expect(try await PoolAction(c.w.ctx).members("agent-workspace", cluster: c.w.clusterOptions).count == 2)
+        let second = try await up(c, stack, "two")
+        #expect(second.note == "claimed from pool agent-workspace", "\(second)")
+        #expect(try await PoolAction(c.w.ctx).members("agent-workspace", cluster: c.w.clusterOptions).count == 2)
+        let before = Set(
+            try await PoolAction(c.w.ctx).members("agent-workspace", cluster: c.w.clusterOptions).map(\.listing.name))
+        // The stack changes (its pool: with it): its members no longer match it, so the next up starts cold, and the
+        // pool is made again from the stack as it is, at the new size.
+        stack = try self.stack(c, pool: 3)
+        let third = try await up(c, stack, "three")
+        #expect(third.note != "claimed from pool agent-workspace")
+        #expect(c.w.h.console.stdout.contains("pool agent-workspace: 3 warm workspaces on the way"))
+        let after = try await PoolAction(c.w.ctx).members("agent-workspace", cluster: c.w.clusterOptions)
+        #expect(after.count == 3 && before.isDisjoint(with: after.map(\.listing.name)), "\(before) \(after)")
+        #expect(try PoolRecord.load(c.w.ctx, "agent-workspace")?.size == 3)
+        // A pool of that name made by hand with other options is not the spec's: left as it is, saying so.
+        try await PoolAction(c.w.ctx).remove("agent-workspace", cluster: c.w.clusterOptions)
+        var mine = PoolRecord(name: "agent-workspace", stack: stack, size: 1)
+        mine.with = ["postgres"]
+        _ = try await PoolAction(c.w.ctx).create(mine, cluster: c.w.clusterOptions)
+        _ = try await up(c, stack, "four")
+        #expect(
+            c.w.h.console.stdout.contains(
+                "pool agent-workspace is not kept for the spec's workspace.pool: its --with is postgres"),
+            "\(c.w.h.console.stdout)")
+        #expect(try PoolRecord.load(c.w.ctx, "agent-workspace")?.size == 1)
+    }
+
+    @Test func aPoolSizeThatIsNotZeroToFiftyIsRefusedNamingTheLine() throws {
+        let h = try Harness()
+        try h.tmp.write(
+            "bad/spec.yml", "stack: agent-workspace\ndeploy-to: k8s-kind\nworkspace:\n  service: agent\n  pool: 99\n")
+        let e = #expect(throws: SoError.self) {
+            try Spec.load(h.path("bad/spec.yml"), fs: h.fs, diagnostics: DiagnosticSink())
+        }
+        #expect(e?.message == "workspace pool 99 is not a number from 0 to 50", "\(String(describing: e))")
+        #expect(String(describing: e).contains("spec.yml:5"), "names the line: \(String(describing: e))")
     }
 }

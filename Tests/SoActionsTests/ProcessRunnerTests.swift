@@ -25,6 +25,13 @@ import Testing
         #expect(own.stdout == "[]\n")
     }
 
+    @Test func bytesFedAreTheProgramsStdinAndNoFile() async throws {
+        let r = try await runner.runFeeding(
+            ["sh", "-c", "cat; echo \" end $#\"; exit 2"], input: Array("it's fed\nsecond".utf8), environment: nil,
+            timeout: 30)
+        #expect(r.exitCode == 2 && r.stdout == "it's fed\nsecond end 0\n", "\(r)")
+    }
+
     @Test func aMissingProgramSaysSoAsAField() async throws {
         await #expect { _ = try await runner.run(["no-such-program-so-test"]) } throws: { e in
             (e as? SoError)?.missingProgram == "no-such-program-so-test"

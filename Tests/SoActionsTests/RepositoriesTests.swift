@@ -192,6 +192,12 @@ struct GitRedirectRunner: ProcessRunner {
         Issue.record("streaming: \(arguments)")
         return ProcessResult(exitCode: 1, stdout: "", stderr: "")
     }
+    func runFeeding(_ arguments: [String], input: [UInt8], environment: [String: String]?, timeout: Double?)
+        async throws -> ProcessResult
+    {
+        Issue.record("fed: \(arguments)")
+        return ProcessResult(exitCode: 1, stdout: "", stderr: "")
+    }
 }
 
 @Suite struct RealGitTests {

@@ -74,6 +74,8 @@ struct CarryHarness {
             else { return }
             try cluster.seed(AgentPod.running(id: id, namespace: ns))
         }
+        // Credentials handed in go to the container's memory: recorded (`fed`), never written on this host.
+        h.processes.feedingFallback = { args, _ in inContainer(args) == nil ? nil : ProcessResult(exitCode: 0) }
         h.processes.streamingFallback = { args, stdin, stdout in
             guard let rest = inContainer(args) else { return nil }
             return try await LocalProcessRunner(environment: GitWorkspace.env).runStreaming(

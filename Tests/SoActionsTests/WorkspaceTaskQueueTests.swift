@@ -119,6 +119,46 @@ import Testing
                 && warned.contains("task 1 in ws: its cost: 1 usage line does not parse as JSON"), "\(warned)")
     }
 
+    /// A running task is its runner's (the worker that claimed it, in this pod): a worker lock that names no live
+    /// process, as one being rewritten does for an instant, never fails it; a runner that is gone, or another pod's,
+    /// does, saying which.
+    @Test func aRunningTaskIsFailedOnlyOnceItsRunnerIsGone() async throws {
+        let g = try await GitWorkspace()
+        try g.podRuns()
+        let q = TaskQueueAction(g.w.ctx)
+        let id = try await submit(g, "slow", "sleep 2", push: false)
+        var t = try await q.show(g.dir, cluster: g.w.clusterOptions, id: id)
+        for _ in 0..<100 where t.state != "running" {
+            try await Task.sleep(for: .milliseconds(20))
+            t = try await q.show(g.dir, cluster: g.w.clusterOptions, id: id)
+        }
+        let root = "container-workspace/.git/so/tasks"
+        try g.w.h.tmp.write("\(root)/.worker/pid", "")
+        t = try await q.show(g.dir, cluster: g.w.clusterOptions, id: id)
+        #expect(t.state == "running", "\(t.progress)")
+        t = try await q.wait(g.dir, cluster: g.w.clusterOptions, id: id, follow: false)
+        #expect(t.state == "succeeded" && t.exitCode == 0, "\(t.progress)")
+        let host = try String(contentsOfFile: "/proc/sys/kernel/hostname", encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        for (n, runner) in [(7, "999999 12345 \(host)"), (8, "999999 12345 another-pod-5d8f")] {
+            for (file, text) in [("text", "left"), ("command", "true"), ("state", "running"), ("runner", runner)] {
+                try g.w.h.tmp.write("\(root)/\(n)/\(file)", text + "\n")
+            }
+        }
+        let gone = try await q.show(g.dir, cluster: g.w.clusterOptions, id: 7)
+        #expect(
+            gone.state == "failed"
+                && gone.progress.map(\.text) == ["the workspace's container stopped while the task ran"],
+            "\(gone.progress)")
+        let moved = try await q.show(g.dir, cluster: g.w.clusterOptions, id: 8)
+        #expect(
+            moved.state == "failed"
+                && moved.progress.map(\.text) == [
+                    "the workspace's pod (another-pod-5d8f) was replaced while the task ran"
+                ],
+            "\(moved.progress)")
+    }
+
     @Test func aWorkspaceWithoutACheckoutSaysSo() async throws {
         let g = try await GitWorkspace()
         try g.podRuns()

@@ -510,44 +510,51 @@ struct ClusterAccessE2ETests {
         let sa = try await ServiceAccountUnderTest.make(in: t)
         let ws = "so-e2e-idle-\(Access.suffix())"
         let env = ["SO_KUBECONFIG": E2E.kubeconfig!, "SO_HOME": t.file("home")]
-        try await sa.removing(alsoNamespaces: [ws]) {
-            var r = try await E2E.so(
-                [
-                    "up", try AgentE2E.lightStack(in: t), "--name", ws, "--idle", "2s", "--timeout", "180",
-                    "--progress", "plain",
-                ],
-                cwd: t.path, env: env)
-            #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
-            var cron = try String(
-                contentsOfFile: Path.join(RepoPaths.root, "examples/k8s-job/so-idle-cronjob.yml"), encoding: .utf8)
-            for (from, to) in [
-                ("image: registry.example.org/so:1.0", "image: \(image)\n              imagePullPolicy: IfNotPresent"),
-                ("serviceAccountName: so-deployer", "serviceAccountName: \(sa.account)"),
-                ("namespace: so-ci", "namespace: \(sa.namespace)"),
-            ] {
-                guard cron.contains(from) else { throw SoError("the example no longer says \(from)") }
-                cron = cron.replacingOccurrences(of: from, with: to)
+        try await IdleCleanupTurn.exclusive {
+            try await sa.removing(alsoNamespaces: [ws]) {
+                var r = try await E2E.so(
+                    [
+                        "up", try AgentE2E.lightStack(in: t), "--name", ws, "--idle", "2s", "--timeout", "180",
+                        "--progress", "plain",
+                    ],
+                    cwd: t.path, env: env)
+                #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
+                var cron = try String(
+                    contentsOfFile: Path.join(RepoPaths.root, "examples/k8s-job/so-idle-cronjob.yml"), encoding: .utf8)
+                for (from, to) in [
+                    (
+                        "image: registry.example.org/so:1.0",
+                        "image: \(image)\n              imagePullPolicy: IfNotPresent"
+                    ),
+                    ("serviceAccountName: so-deployer", "serviceAccountName: \(sa.account)"),
+                    ("namespace: so-ci", "namespace: \(sa.namespace)"),
+                ] {
+                    guard cron.contains(from) else { throw SoError("the example no longer says \(from)") }
+                    cron = cron.replacingOccurrences(of: from, with: to)
+                }
+                try t.write("cron.yml", cron)
+                r = try await E2E.kubectl(["apply", "-f", t.file("cron.yml")])
+                #expect(r.exitCode == 0, "\(r.stderr)")
+                try await Task.sleep(for: .seconds(3))
+                r = try await E2E.kubectl([
+                    "-n", sa.namespace, "create", "job", "--from=cronjob/so-idle-cleanup", "now",
+                ])
+                #expect(r.exitCode == 0, "\(r.stderr)")
+                r = try await Access.run([
+                    "kubectl", "--kubeconfig", E2E.kubeconfig!, "-n", sa.namespace, "wait", "job/now",
+                    "--for=jsonpath={.status.conditions[0].status}=True", "--timeout=200s",
+                ])
+                let logs = try await E2E.kubectl(["-n", sa.namespace, "logs", "job/now", "--tail", "40"])
+                let status = try await E2E.kubectl([
+                    "-n", sa.namespace, "get", "job", "now", "-o", "jsonpath={.status.succeeded}",
+                ])
+                #expect(status.stdout == "1", "the Job did not succeed:\n\(logs.stdout)\(logs.stderr)")
+                #expect(logs.stdout.contains("stopping \(ws) (namespace \(ws), unused for"), "\(logs.stdout)")
+                let left = try await E2E.kubectl(["-n", ws, "get", "deployments", "-o", "name"])
+                #expect(left.exitCode == 0 && left.stdout.isEmpty, "\(left.stdout)")
+                r = try await E2E.so(["down", ws, "--discard"], cwd: t.path, env: env)
+                #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
             }
-            try t.write("cron.yml", cron)
-            r = try await E2E.kubectl(["apply", "-f", t.file("cron.yml")])
-            #expect(r.exitCode == 0, "\(r.stderr)")
-            try await Task.sleep(for: .seconds(3))
-            r = try await E2E.kubectl(["-n", sa.namespace, "create", "job", "--from=cronjob/so-idle-cleanup", "now"])
-            #expect(r.exitCode == 0, "\(r.stderr)")
-            r = try await Access.run([
-                "kubectl", "--kubeconfig", E2E.kubeconfig!, "-n", sa.namespace, "wait", "job/now",
-                "--for=jsonpath={.status.conditions[0].status}=True", "--timeout=200s",
-            ])
-            let logs = try await E2E.kubectl(["-n", sa.namespace, "logs", "job/now", "--tail", "40"])
-            let status = try await E2E.kubectl([
-                "-n", sa.namespace, "get", "job", "now", "-o", "jsonpath={.status.succeeded}",
-            ])
-            #expect(status.stdout == "1", "the Job did not succeed:\n\(logs.stdout)\(logs.stderr)")
-            #expect(logs.stdout.contains("stopping \(ws) (namespace \(ws), unused for"), "\(logs.stdout)")
-            let left = try await E2E.kubectl(["-n", ws, "get", "deployments", "-o", "name"])
-            #expect(left.exitCode == 0 && left.stdout.isEmpty, "\(left.stdout)")
-            r = try await E2E.so(["down", ws, "--discard"], cwd: t.path, env: env)
-            #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
         }
     }
 }

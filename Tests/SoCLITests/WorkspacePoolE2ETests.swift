@@ -11,6 +11,11 @@ import Testing
     .enabled(if: RealNode.enabled, "SO_E2E_KUBECONFIG with SO_E2E_REAL_NODE=1 is not set: no node that runs containers")
 )
 struct WorkspacePoolE2ETests {
+    static let claimersKey = "claimers-key-not-real"
+    /// Whose key the container's commands see (never the key itself in the output).
+    static let whichKey =
+        #"case "${ANTHROPIC_API_KEY:-}" in claimers-key-not-real) echo "the claimer's key" ;; "") echo "no key" ;; *) echo "another key" ;; esac"#
+
     @Test func tenUpsAgainstAPoolOfThreeMakeTenDistinctWorkspaces() async throws {
         let t = try TempDir("so-e2e-pool")
         defer { t.cleanup() }
@@ -18,9 +23,14 @@ struct WorkspacePoolE2ETests {
         let (daemon, repo) = try await AgentE2E.serveRepository(in: t)
         defer { AgentE2E.stop(daemon) }
         _ = try await AgentE2E.run(["git", "clone", "-q", repo, t.file("mine")])
-        let env = ["SO_KUBECONFIG": E2E.kubeconfig!, "SO_HOME": t.file("home")]
+        // Whoever runs these ups has a key of their own; the pool is made by someone with another.
+        let env = [
+            "SO_KUBECONFIG": E2E.kubeconfig!, "SO_HOME": t.file("home"), "ANTHROPIC_API_KEY": Self.claimersKey,
+        ]
         let so: @Sendable ([String], String?) async throws -> ProcessResult = { args, cwd in
-            try await E2E.so(args, cwd: cwd ?? t.path, env: env)
+            try await E2E.so(
+                args, cwd: cwd ?? t.path,
+                env: args.first == "pool" ? env.merging(["ANTHROPIC_API_KEY": "makers-key-not-real"]) { $1 } : env)
         }
         let names = (0..<10).map { "e2e-pool-\($0)" }
         do { try await body(t, stack: stack, repo: repo, names: names, so: so) } catch {
@@ -49,6 +59,11 @@ struct WorkspacePoolE2ETests {
             warm = pools.first { $0["name"] as? String == "e2e" }?["warm"] as? Int ?? 0
         }
         #expect(warm == 3, "\(r.stdout)\n\(r.stderr)")
+        // A member holds no one's key: not its maker's either.
+        let pools = (try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]]) ?? []
+        let member = try #require((pools.first?["members"] as? [[String: Any]])?.first?["name"] as? String)
+        r = try await so(["deployment", "--name", member, "exec", "agent", "--", "sh", "-c", Self.whichKey])
+        #expect(r.exitCode == 0 && r.stdout == "no key\n", "\(r.stdout)\n\(r.stderr)")
 
         // Ten at once, in the checkout.
         let ups = try await withThrowingTaskGroup(of: (String, ProcessResult).self) { group in
@@ -83,6 +98,11 @@ struct WorkspacePoolE2ETests {
             #expect(r.exitCode == 0 && r.stdout == "agent/\(n)\nhello\n", "\(n): \(r.stdout)\n\(r.stderr)")
         }
         let first = try #require(claimed.first)
+        // The claimer's key, handed in: what runs in the container sees it, as in a cold one's environment.
+        for n in [first] + names.filter({ !claimed.contains($0) }).prefix(1) {
+            r = try await so(["deployment", "--name", n, "exec", "agent", "--", "sh", "-c", Self.whichKey])
+            #expect(r.exitCode == 0 && r.stdout == "the claimer's key\n", "\(n): \(r.stdout)\n\(r.stderr)")
+        }
         r = try await so([
             "deployment", "--name", first, "task", "--no-push", "--command",
             "echo pooled > pooled.txt && git add pooled.txt && git commit -qm pooled", "commit something",
@@ -94,6 +114,13 @@ struct WorkspacePoolE2ETests {
             try await AgentE2E.run([
                 "git", "--git-dir", t.file("srv/acme/app.git"), "log", "-1", "--format=%s", "agent/\(first)",
             ]).stdout == "pooled\n")
+        let second = claimed.count > 1 ? claimed[1] : first
+        r = try await so([
+            "deployment", "--name", second, "task", "--no-push", "--command", Self.whichKey + " > key.txt",
+            "say whose key",
+        ])
+        r = try await so(["deployment", "--name", second, "exec", "agent", "--", "cat", "/workspace/key.txt"])
+        #expect(r.stdout == "the claimer's key\n", "a task sees it too: \(r.stdout)\n\(r.stderr)")
         // The pool was refilled by the claims.
         r = try await so(["pool", "list", "-o", "json"])
         let after = ((try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]]) ?? []).first

@@ -167,69 +167,74 @@ struct WorkspaceTaskE2ETests {
         func deployments() async throws -> String {
             try await E2E.kubectl(["-n", ws, "get", "deployments", "-o", "name"]).stdout
         }
-        try await AgentE2E.removing(ws, t, env) {
-            var r = try await so([
-                "up", stack, "--name", ws, "--config", "GIT_REPO=\(repo)", "--idle", "3s", "--timeout",
-                "180",
-                "--progress", "plain",
-            ])
-            #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
-            r = try await so([
-                "deployment", "--name", ws, "exec", "agent", "--", "sh", "-c", "echo kept > /workspace/mine.txt",
-            ])
-            #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
+        try await IdleCleanupTurn.exclusive {
+            try await AgentE2E.removing(ws, t, env) {
+                var r = try await so([
+                    "up", stack, "--name", ws, "--config", "GIT_REPO=\(repo)", "--idle", "3s", "--timeout",
+                    "180",
+                    "--progress", "plain",
+                ])
+                #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
+                r = try await so([
+                    "deployment", "--name", ws, "exec", "agent", "--", "sh", "-c", "echo kept > /workspace/mine.txt",
+                ])
+                #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
 
-            // Busy with a task: kept.
-            r = try await so([
-                "deployment", "--name", ws, "task", "--detach", "--no-push", "--command", "sleep 8", "wait a bit",
-            ])
-            #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
-            try await Task.sleep(for: .seconds(4))
-            r = try await so(["cleanup", "--idle"])
-            #expect(
-                r.exitCode == 0 && r.stdout.contains("keeping \(ws) (namespace \(ws)): task 1 is running"),
-                "\(r.stdout)\n\(r.stderr)")
-            r = try await so(["deployment", "--name", ws, "tasks", "wait", "1"])
-            #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
+                // Busy with a task: kept.
+                r = try await so([
+                    "deployment", "--name", ws, "task", "--detach", "--no-push", "--command", "sleep 8", "wait a bit",
+                ])
+                #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
+                try await Task.sleep(for: .seconds(4))
+                r = try await so(["cleanup", "--idle"])
+                #expect(
+                    r.exitCode == 0 && r.stdout.contains("keeping \(ws) (namespace \(ws)): task 1 is running"),
+                    "\(r.stdout)\n\(r.stderr)")
+                r = try await so(["deployment", "--name", ws, "tasks", "wait", "1"])
+                #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
 
-            // An exec open in it: kept.
-            let open = Process()
-            open.executableURL = URL(fileURLWithPath: E2E.binary)
-            open.arguments = ["deployment", "--name", ws, "exec", "agent", "--", "sleep", "12"]
-            var penv = ProcessInfo.processInfo.environment
-            for (k, v) in env { penv[k] = v }
-            open.environment = penv
-            open.standardOutput = FileHandle.nullDevice
-            open.standardError = FileHandle.nullDevice
-            try open.run()
-            try await Task.sleep(for: .seconds(5))
-            r = try await so(["cleanup", "--idle"])
-            #expect(
-                r.exitCode == 0 && r.stdout.contains("keeping \(ws)") && r.stdout.contains("a shell or exec is open"),
-                "\(r.stdout)\n\(r.stderr)")
-            open.waitUntilExit()
+                // An exec open in it: kept.
+                let open = Process()
+                open.executableURL = URL(fileURLWithPath: E2E.binary)
+                open.arguments = ["deployment", "--name", ws, "exec", "agent", "--", "sleep", "12"]
+                var penv = ProcessInfo.processInfo.environment
+                for (k, v) in env { penv[k] = v }
+                open.environment = penv
+                open.standardOutput = FileHandle.nullDevice
+                open.standardError = FileHandle.nullDevice
+                try open.run()
+                try await Task.sleep(for: .seconds(5))
+                r = try await so(["cleanup", "--idle"])
+                #expect(
+                    r.exitCode == 0 && r.stdout.contains("keeping \(ws)")
+                        && r.stdout.contains("a shell or exec is open"),
+                    "\(r.stdout)\n\(r.stderr)")
+                open.waitUntilExit()
 
-            // Nobody: stopped, the volume kept, listed as idle.
-            try await Task.sleep(for: .seconds(4))
-            r = try await so(["cleanup", "--idle"])
-            #expect(
-                r.exitCode == 0 && r.stdout.contains("stopping \(ws) (namespace \(ws), unused for"),
-                "\(r.stdout)\n\(r.stderr)")
-            #expect(try await deployments().isEmpty)
-            #expect(
-                try await E2E.kubectl(["-n", ws, "get", "pvc", "-o", "name"]).stdout.contains("persistentvolumeclaim/"))
-            r = try await so(["deployment", "list"])
-            #expect(
-                r.stdout.split(separator: "\n").contains { $0.hasPrefix(ws) && $0.contains(" idle ") }, "\(r.stdout)")
+                // Nobody: stopped, the volume kept, listed as idle.
+                try await Task.sleep(for: .seconds(4))
+                r = try await so(["cleanup", "--idle"])
+                #expect(
+                    r.exitCode == 0 && r.stdout.contains("stopping \(ws) (namespace \(ws), unused for"),
+                    "\(r.stdout)\n\(r.stderr)")
+                #expect(try await deployments().isEmpty)
+                #expect(
+                    try await E2E.kubectl(["-n", ws, "get", "pvc", "-o", "name"]).stdout.contains(
+                        "persistentvolumeclaim/"))
+                r = try await so(["deployment", "list"])
+                #expect(
+                    r.stdout.split(separator: "\n").contains { $0.hasPrefix(ws) && $0.contains(" idle ") },
+                    "\(r.stdout)")
 
-            // The next verb that needs the container starts it again, and the checkout is as it was.
-            r = try await so(["deployment", "--name", ws, "exec", "agent", "--", "cat", "/workspace/mine.txt"])
-            #expect(
-                r.exitCode == 0 && r.stdout.contains("\(ws) was stopped for being idle")
-                    && r.stdout.hasSuffix("kept\n"), "\(r.stdout)\n\(r.stderr)")
-            #expect(try await !deployments().isEmpty)
-            r = try await so(["down", ws, "--discard"])
-            #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
+                // The next verb that needs the container starts it again, and the checkout is as it was.
+                r = try await so(["deployment", "--name", ws, "exec", "agent", "--", "cat", "/workspace/mine.txt"])
+                #expect(
+                    r.exitCode == 0 && r.stdout.contains("\(ws) was stopped for being idle")
+                        && r.stdout.hasSuffix("kept\n"), "\(r.stdout)\n\(r.stderr)")
+                #expect(try await !deployments().isEmpty)
+                r = try await so(["down", ws, "--discard"])
+                #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
+            }
         }
     }
 }

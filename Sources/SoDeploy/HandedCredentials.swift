@@ -1,0 +1,23 @@
+/// Credentials handed to a container after it started: a warm pool's member, claimed (`so up`), gets the claimer's
+/// `secret-env` values in a file in the container's memory (`/dev/shm`, mode 0600, written from `kubectl exec`'s
+/// stdin: never a file on the host, never a command line). The scripts and commands `so` runs in a workspace's
+/// container read it first, so they see the values as a cold workspace's container sees them in its environment.
+public enum HandedCredentials {
+    public static let path = "/dev/shm/so-secret-env"
+
+    /// The shell lines that read the file, when there is one (a workspace never claimed has none).
+    public static let prelude = "if [ -r \(path) ]; then . \(path); fi"
+
+    /// `command` run in the container after the prelude (`sh -c`; every workspace image has sh).
+    public static func wrap(_ command: [String]) -> [String] {
+        ["sh", "-c", prelude + "\nexec \"$@\"", "sh"] + command
+    }
+
+    /// The script that writes its stdin to the file (replacing it whole).
+    public static let writeScript = "umask 077 && cat > \(path).part && mv -f \(path).part \(path)"
+
+    /// The file's text: one `export KEY='VALUE'` per value, quoted for sh.
+    public static func text(_ values: [(key: String, value: String)]) -> String {
+        values.map { "export \($0.key)='\($0.value.replacingOccurrences(of: "'", with: #"'\''"#))'\n" }.joined()
+    }
+}

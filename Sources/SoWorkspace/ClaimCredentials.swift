@@ -1,0 +1,43 @@
+import Foundation
+import SoActions
+import SoBasics
+import SoDeploy
+import SoKube
+import SoRender
+import SoStack
+
+/// The claimer's credentials, handed to the warm pool's member `so up` claimed (its start withheld everyone's):
+/// the workspace's Secret gets the spec's `secret-env` values from this environment (what the container reads
+/// when it starts again), and the running container gets them at once (`HandedCredentials`). Values go to the API
+/// server and through `kubectl exec`'s stdin only.
+struct ClaimCredentials {
+    let ctx: SoContext
+
+    /// Hands in the values of `w`'s `secret-env` that this environment has; the ones it lacks are said, as a cold
+    /// start says them.
+    func hand(_ w: WorkspaceContainer) async throws {
+        let model = w.c.model
+        let keys = model.spec.secretEnv
+        let values = keys.compactMap { key in ctx.environment[key].map { (key: key, value: $0) } }
+        let unset = keys.filter { ctx.environment[$0] == nil }
+        if !unset.isEmpty {
+            ctx.diagnostics.warn(
+                "secret-env \(unset.joined(separator: ", ")) \(unset.count == 1 ? "is" : "are") not set in the environment; "
+                    + "\(w.name) gets no value for \(unset.count == 1 ? "it" : "them")",
+                hint: "export \(unset.count == 1 ? unset[0] : "the ones you need") before 'so up'")
+        }
+        guard !values.isEmpty else { return }
+        let data = YValue.map(values.map { ($0.key, .string(SecretValue(text: $0.value).base64)) })
+        _ = try await w.c.client.patch(
+            .secret, name: DeploymentNames.generatedSecrets(model.id), namespace: w.c.namespace,
+            mergePatch: Data(JSONWriter.bytes(.map([("data", data)]), .compact)))
+        let r = try await ctx.processes.runFeeding(
+            try w.command(HandedCredentials.writeScript, [], stdin: true),
+            input: Array(HandedCredentials.text(values).utf8), environment: nil, timeout: 60)
+        guard r.exitCode == 0 else {
+            throw SoError(
+                "handing the credentials to \(w.name) failed: \(r.lastErrorLine)",
+                hint: "see it for yourself: so deployment --dir \(model.directory) shell")
+        }
+    }
+}
