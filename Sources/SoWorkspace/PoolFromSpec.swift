@@ -45,14 +45,15 @@ struct PoolFromSpec {
         }
     }
 
-    /// Makes the pool `name` of `size` with this up's options, less its own repository and name; the checkout's
-    /// origin stays in the members' egress, so the next up from the same repository fits.
+    /// Makes the pool `name` of `size` with this up's options, less its own name and branch; the repository it
+    /// came from (the checkout's origin, or the remote it cloned) stays in the members' egress, so the next up
+    /// from the same repository fits.
     func make(_ req: UpRequest, name: String, size: Int, source: WorkspaceSource?) async throws {
         var record = PoolRecord(name: name, stack: req.stack, size: size)
+        func key(_ arg: String) -> String { String(arg.prefix { $0 != "=" }) }
         record.config =
-            req.config.filter { arg in
-                !PoolClaim.perWorkspace.contains(String(arg.prefix { $0 != "=" }))
-            } + (source.map { $0.origin.isEmpty ? [] : ["GIT_ORIGIN=\($0.origin)"] } ?? [])
+            req.config.filter { !PoolClaim.perWorkspace.contains(key($0)) || key($0) == "GIT_REPO" }
+            + (source.map { $0.origin.isEmpty ? [] : ["GIT_ORIGIN=\($0.origin)"] } ?? [])
         record.with = req.with
         record.agent = req.agent
         record.fromSpec = true

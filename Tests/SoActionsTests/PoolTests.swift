@@ -383,7 +383,9 @@ final class InterruptingMoveFileSystem: ForwardingFileSystem, @unchecked Sendabl
         let first = try await up(c, stack, "one")
         #expect(first.note != "claimed from pool agent-workspace", "the first starts cold: \(first)")
         let record = try #require(try PoolRecord.load(c.w.ctx, "agent-workspace"))
-        #expect(record.size == 2 && record.stack == stack && record.config.isEmpty, "\(record)")
+        #expect(
+            record.size == 2 && record.stack == stack && record.config == ["GIT_REPO=https://github.com/acme/web"]
+                && record.fromSpec == true, "\(record)")
         #expect(c.w.h.console.stdout.contains("pool agent-workspace: 2 warm workspaces on the way"))
         #expect(try await PoolAction(c.w.ctx).members("agent-workspace", cluster: c.w.clusterOptions).count == 2)
         let second = try await up(c, stack, "two")

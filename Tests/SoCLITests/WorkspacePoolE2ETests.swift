@@ -173,4 +173,59 @@ struct WorkspacePoolE2ETests {
             #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
         }
     }
+
+    /// A stack whose spec says `workspace: {pool: 1}`: the first `so up` starts cold and makes the pool, the next
+    /// claims its member (no `so pool create`).
+    @Test func aStackWithAPoolInItsSpecKeepsOneFromUp() async throws {
+        let t = try TempDir("so-e2e-pool-spec")
+        defer { t.cleanup() }
+        let stack = try AgentE2E.lightStack(in: t)
+        let stackFile = Path.join(stack, "stack.yml")
+        let text = try String(contentsOfFile: stackFile, encoding: .utf8)
+        guard text.contains("    agent: claude\n") else { throw SoError("the stack no longer says agent: claude") }
+        try text.replacingOccurrences(of: "    agent: claude\n", with: "    agent: claude\n    pool: 1\n")
+            .write(toFile: stackFile, atomically: true, encoding: .utf8)
+        let (daemon, repo) = try await AgentE2E.serveRepository(in: t)
+        defer { AgentE2E.stop(daemon) }
+        let env = ["SO_KUBECONFIG": E2E.kubeconfig!, "SO_HOME": t.file("home")]
+        func so(_ args: [String]) async throws -> ProcessResult { try await E2E.so(args, cwd: t.path, env: env) }
+        // The pool's member goes whatever happens (the workspaces go by `removing`).
+        do { try await body() } catch {
+            _ = try? await so(["pool", "remove", "agent-workspace"])
+            throw error
+        }
+        func body() async throws {
+            try await AgentE2E.removing("e2e-spec-1", t, env) {
+                try await AgentE2E.removing("e2e-spec-2", t, env) {
+                    var r = try await so([
+                        "up", stack, "--name", "e2e-spec-1", "--config", "GIT_REPO=\(repo)", "--timeout", "120",
+                    ])
+                    #expect(
+                        r.exitCode == 0 && r.stdout.contains("pool agent-workspace: 1 warm workspace on the way"),
+                        "\(r.stdout)\n\(r.stderr)")
+                    var warm = 0
+                    for _ in 0..<120 where warm < 1 {
+                        try await Task.sleep(for: .milliseconds(500))
+                        r = try await so(["pool", "list", "-o", "json"])
+                        let pools =
+                            (try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]]) ?? []
+                        warm = pools.first { $0["name"] as? String == "agent-workspace" }?["warm"] as? Int ?? 0
+                    }
+                    #expect(warm == 1, "\(r.stdout)\n\(r.stderr)")
+                    r = try await so([
+                        "up", stack, "--name", "e2e-spec-2", "--config", "GIT_REPO=\(repo)", "--timeout", "120",
+                    ])
+                    #expect(
+                        r.exitCode == 0 && r.stdout.contains("claimed agent-workspace-"), "\(r.stdout)\n\(r.stderr)")
+                    r = try await so([
+                        "deployment", "--name", "e2e-spec-2", "exec", "agent", "--", "sh", "-c",
+                        "cd /workspace && git rev-parse --abbrev-ref HEAD && cat README.md",
+                    ])
+                    #expect(r.stdout == "agent/e2e-spec-2\nhello\n", "\(r.stdout)\n\(r.stderr)")
+                    r = try await so(["pool", "remove", "agent-workspace"])
+                    #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
+                }
+            }
+        }
+    }
 }
