@@ -28,12 +28,7 @@ extension ConnectedDeployment {
         else { return false }
         let name = Path.basename(model.directory)
         ctx.say("\(name) was stopped for being idle (\(stopped)); starting it again")
-        // Its old pods still count against its quota while they end: the new ones come after them.
-        for wait in 0..<300 {
-            guard try await pods().contains(where: { $0.at("metadata", "deletionTimestamp") != nil }) else { break }
-            if wait == 0 { ctx.say("waiting for its old pods to end") }
-            try await ctx.clock.sleep(seconds: 0.2)
-        }
+        // Its old pods end first, as on any start in a namespace with a quota (StartSteps.waitForEndingPods).
         try await StartAction(ctx).run(
             StartRequest(directory: model.directory, cluster: options, wait: true, timeout: 300, progress: .plain))
         return true

@@ -63,6 +63,7 @@ struct StartSteps: Sendable {
                     try await ClaimBinding(ctx: ctx, client: client, namespace: namespace, progress: progress)
                         .bindAhead(newClaims)
                 }
+                if existing != nil { try await waitForEndingPods() }
                 try await beforeWorkloads()
                 workloadsReady = true
             }
@@ -87,6 +88,29 @@ struct StartSteps: Sendable {
             progress.phase(
                 "unchanged",
                 "\(report.unchanged.count) \(English.plural("object", report.unchanged.count)) already as rendered")
+        }
+    }
+
+    /// A start right after a stop (by hand, or `so cleanup --idle`) in a namespace with a quota: the stopped pods
+    /// count against the quota until they end, so the new ones would be refused (and the ReplicaSet retry later,
+    /// with backoff). They end first: one list when none is ending; at most their grace period otherwise.
+    func waitForEndingPods(atMost: Double = 60) async throws {
+        guard model.spec.sections.quota != nil else { return }
+        let started = ctx.clock.now()
+        var said = false
+        while ctx.clock.now().timeIntervalSince(started) < atMost {
+            let ending = try await client.list(
+                .pod, namespace: namespace, labelSelector: DeploymentNames.selector(model.id)
+            ).filter { $0.at("metadata", "deletionTimestamp") != nil }
+            guard !ending.isEmpty else { return }
+            if !said {
+                progress.phase(
+                    "waiting",
+                    "for \(ending.count) stopped \(English.plural("pod", ending.count)) to end (they count against the quota)"
+                )
+                said = true
+            }
+            try await ctx.clock.sleep(seconds: 0.2)
         }
     }
 

@@ -149,4 +149,58 @@ import Testing
         #expect(seen.map { "\($0.stopped):\($0.reason)" } == ["false:another so is changing it"], "\(seen)")
         #expect(w.cluster.all.contains { $0.0.type.kind == "Deployment" && $0.0.namespace == "busy-lock" })
     }
+
+    /// A start right after a stop, in a namespace with a quota (every workspace's): the stopped pods end before the
+    /// new ones are made, as they count against the quota. None ending costs one list.
+    @Test func aStartWaitsForTheStoppedPodsToEndInANamespaceWithAQuota() async throws {
+        let w = try WorkspaceHarness()
+        try await IdleTests().up(w, "again", idle: nil)
+        let id = try #require(w.cluster.object("Namespace", "again")?.labels["app.kubernetes.io/instance"])
+        // Stopped: its Deployments gone, one of its pods still ending.
+        func stop() {
+            for (key, _) in w.cluster.all where key.type.kind == "Deployment" && key.namespace == "again" {
+                w.cluster.remove("Deployment", key.name, namespace: "again")
+            }
+        }
+        stop()
+        try w.cluster.seed(AgentPod.running(id: id, namespace: "again", name: "old-pod"))
+        w.cluster.update("Pod", "old-pod", namespace: "again") { pod in
+            guard case .object(var o) = pod, case .object(var meta)? = o["metadata"] else { return }
+            meta["deletionTimestamp"] = .string("2026-11-25T20:00:00Z")
+            o["metadata"] = .object(meta)
+            pod = .object(o)
+        }
+        let cluster = w.cluster
+        let lists = Counter()
+        // The old pod is gone after the third look.
+        cluster.beforeCall = { call in
+            guard call.hasPrefix("list Pod again") else { return }
+            if lists.next() == 3 { cluster.remove("Pod", "old-pod", namespace: "again") }
+        }
+        let slept = w.clock.slept
+        try await StartAction(w.ctx).run(
+            StartRequest(directory: try w.ctx.namedDeployment("again"), cluster: w.clusterOptions, wait: false))
+        #expect(w.h.console.stdout.contains("waiting for 1 stopped pod to end (they count against the quota)"))
+        #expect(lists.value >= 3 && w.clock.slept - slept >= 0.4, "\(lists.value) \(w.clock.slept - slept)")
+        // Nothing ending: one look, no wait.
+        stop()
+        let before = lists.value
+        let quiet = w.clock.slept
+        try await StartAction(w.ctx).run(
+            StartRequest(directory: try w.ctx.namedDeployment("again"), cluster: w.clusterOptions, wait: false))
+        #expect(lists.value - before == 1 && w.clock.slept == quiet, "\(lists.value - before)")
+    }
+}
+
+/// A count shared with a cluster hook.
+final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var n = 0
+    var value: Int { lock.withLock { n } }
+    func next() -> Int {
+        lock.withLock {
+            n += 1
+            return n
+        }
+    }
 }
