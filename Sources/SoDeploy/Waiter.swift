@@ -327,12 +327,17 @@ struct Waiter {
                             + logs,
                         hint: "see 'so deployment --dir \(dir) logs \(container)'"))
             case "CreateContainerConfigError", "CreateContainerError":
+                // The kubelet's own cache of Secrets and ConfigMaps not in step yet (a busy node, an object made a
+                // moment ago: "failed to sync secret cache"): it tries again at its next sync, so this is waited out.
+                let cache = message.contains("failed to sync") && message.contains("cache")
                 problems.append(
                     Problem(
-                        fatal: true,
+                        fatal: !cache,
                         message:
                             "pod \(namespace)/\(name) container \(container) cannot start (\(reason)): \(message)",
-                        hint: "a Secret, ConfigMap or key it references is missing"))
+                        hint: cache
+                            ? "the kubelet has not read its Secrets and ConfigMaps yet; it tries again"
+                            : "a Secret, ConfigMap or key it references is missing"))
             default:
                 problems.append(
                     Problem(

@@ -103,6 +103,32 @@ import Testing
             ])
     }
 
+    /// A container whose Secret is missing cannot start: said, and the wait ends. One the kubelet cannot create
+    /// because its own cache of Secrets is not in step yet (a busy node) is waited out: the kubelet tries again.
+    @Test func aMissingSecretEndsTheWaitAndTheKubeletsCacheNotInStepDoesNot() async throws {
+        let t = try TempDir("so-waiter")
+        let ctx = SoContext(
+            fs: LocalFileSystem(currentDirectory: t.path), processes: FakeProcessRunner(), clock: FixedClock(),
+            entropy: SeededEntropy(), console: CapturedConsole(), environment: [:], builtInRoot: nil)
+        let waiter = Waiter(ctx: ctx, client: FakeCluster(), namespace: "ns", selector: "app=x")
+        func waiting(_ message: String) -> JSON {
+            .object([
+                "name": .string("c"),
+                "state": .object([
+                    "waiting": .object([
+                        "reason": .string("CreateContainerConfigError"), "message": .string(message),
+                    ])
+                ]),
+            ])
+        }
+        let pod = JSON.object(["metadata": .object(["name": .string("web-1")])])
+        let missing = try await waiter.containerProblems(pod, statuses: [waiting("secret \"web-env\" not found")])
+        #expect(missing.count == 1 && missing[0].fatal && missing[0].message.hasSuffix("secret \"web-env\" not found"))
+        let cache = try await waiter.containerProblems(
+            pod, statuses: [waiting("failed to sync secret cache: timed out waiting for the condition")])
+        #expect(cache.count == 1 && !cache[0].fatal, "\(cache)")
+    }
+
     /// A busy kubelet reports a start late and an exit later still: a container this wait saw before it ran
     /// and whose start was reported 9 s after its startedAt is watched a round and the (capped) lateness
     /// before it is believed; one running since long before the wait's first look is believed at once, and so

@@ -19,6 +19,20 @@ enum Access {
         try await AgentE2E.run(args, cwd: cwd, env: env)
     }
 
+    /// Waits for the Job `job` in `namespace` to end: its last 40 log lines, after expecting it succeeded.
+    static func jobLogs(_ job: String, namespace: String, timeout: Int) async throws -> ProcessResult {
+        _ = try await run([
+            "kubectl", "--kubeconfig", E2E.kubeconfig!, "-n", namespace, "wait", "job/\(job)",
+            "--for=jsonpath={.status.conditions[0].status}=True", "--timeout=\(timeout)s",
+        ])
+        let logs = try await E2E.kubectl(["-n", namespace, "logs", "job/\(job)", "--tail", "40"])
+        let status = try await E2E.kubectl([
+            "-n", namespace, "get", "job", job, "-o", "jsonpath={.status.succeeded}",
+        ])
+        #expect(status.stdout == "1", "the Job did not succeed:\n\(logs.stdout)\(logs.stderr)")
+        return logs
+    }
+
     /// A TCP port nothing listens on at 127.0.0.1 (asked of the kernel through python3, which the kit needs anyway).
     static func freeLoopbackPort() async throws -> Int {
         let r = try await run([
@@ -482,17 +496,9 @@ struct ClusterAccessE2ETests {
                               echo so-job-done
 
                 """)
-            var r = try await E2E.kubectl(["apply", "-f", t.file("job.yml")])
+            let r = try await E2E.kubectl(["apply", "-f", t.file("job.yml")])
             #expect(r.exitCode == 0, "\(r.stderr)")
-            r = try await Access.run([
-                "kubectl", "--kubeconfig", E2E.kubeconfig!, "-n", sa.namespace, "wait", "job/so",
-                "--for=jsonpath={.status.conditions[0].status}=True", "--timeout=290s",
-            ])
-            let logs = try await E2E.kubectl(["-n", sa.namespace, "logs", "job/so", "--tail", "40"])
-            let status = try await E2E.kubectl([
-                "-n", sa.namespace, "get", "job", "so", "-o", "jsonpath={.status.succeeded}",
-            ])
-            #expect(status.stdout == "1", "the Job did not succeed:\n\(logs.stdout)\(logs.stderr)")
+            let logs = try await Access.jobLogs("so", namespace: sa.namespace, timeout: 290)
             #expect(
                 logs.stdout.contains("using the pod's service account") || logs.stdout.contains("ready"),
                 "\(logs.stdout)")
@@ -540,15 +546,7 @@ struct ClusterAccessE2ETests {
                     "-n", sa.namespace, "create", "job", "--from=cronjob/so-idle-cleanup", "now",
                 ])
                 #expect(r.exitCode == 0, "\(r.stderr)")
-                r = try await Access.run([
-                    "kubectl", "--kubeconfig", E2E.kubeconfig!, "-n", sa.namespace, "wait", "job/now",
-                    "--for=jsonpath={.status.conditions[0].status}=True", "--timeout=200s",
-                ])
-                let logs = try await E2E.kubectl(["-n", sa.namespace, "logs", "job/now", "--tail", "40"])
-                let status = try await E2E.kubectl([
-                    "-n", sa.namespace, "get", "job", "now", "-o", "jsonpath={.status.succeeded}",
-                ])
-                #expect(status.stdout == "1", "the Job did not succeed:\n\(logs.stdout)\(logs.stderr)")
+                let logs = try await Access.jobLogs("now", namespace: sa.namespace, timeout: 200)
                 #expect(logs.stdout.contains("stopping \(ws) (namespace \(ws), unused for"), "\(logs.stdout)")
                 let left = try await E2E.kubectl(["-n", ws, "get", "deployments", "-o", "name"])
                 #expect(left.exitCode == 0 && left.stdout.isEmpty, "\(left.stdout)")

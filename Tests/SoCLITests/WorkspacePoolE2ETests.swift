@@ -12,6 +12,22 @@ import Testing
 )
 struct WorkspacePoolE2ETests {
     static let claimersKey = "claimers-key-not-real"
+
+    /// `pool list -o json` until the pool has `count` warm members (a minute at most): its last answer.
+    static func warm(_ pool: String, _ count: Int, so: ([String]) async throws -> ProcessResult) async throws
+        -> ProcessResult
+    {
+        var r = ProcessResult(exitCode: 1)
+        var warm = 0
+        for _ in 0..<120 where warm < count {
+            try await Task.sleep(for: .milliseconds(500))
+            r = try await so(["pool", "list", "-o", "json"])
+            let pools = (try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]]) ?? []
+            warm = pools.first { $0["name"] as? String == pool }?["warm"] as? Int ?? 0
+        }
+        #expect(warm == count, "pool \(pool): \(r.stdout)\n\(r.stderr)")
+        return r
+    }
     /// Whose key the container's commands see (never the key itself in the output).
     static let whichKey =
         #"case "${ANTHROPIC_API_KEY:-}" in claimers-key-not-real) echo "the claimer's key" ;; "") echo "no key" ;; *) echo "another key" ;; esac"#
@@ -51,14 +67,7 @@ struct WorkspacePoolE2ETests {
             "pool", "create", stack, "--name", "e2e", "--size", "3", "--config", "GIT_ORIGIN=\(repo)",
         ])
         #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
-        var warm = 0
-        for _ in 0..<120 where warm < 3 {
-            try await Task.sleep(for: .milliseconds(500))
-            r = try await so(["pool", "list", "-o", "json"])
-            let pools = (try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]]) ?? []
-            warm = pools.first { $0["name"] as? String == "e2e" }?["warm"] as? Int ?? 0
-        }
-        #expect(warm == 3, "\(r.stdout)\n\(r.stderr)")
+        r = try await Self.warm("e2e", 3) { try await so($0) }
         // A member holds no one's key: not its maker's either.
         let pools = (try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]]) ?? []
         let member = try #require((pools.first?["members"] as? [[String: Any]])?.first?["name"] as? String)
@@ -155,13 +164,7 @@ struct WorkspacePoolE2ETests {
                 "pool", "create", stack, "--name", "remote", "--size", "1", "--config", "GIT_REPO=\(repo)",
             ])
             #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
-            var warm = 0
-            for _ in 0..<120 where warm < 1 {
-                try await Task.sleep(for: .milliseconds(500))
-                r = try await so(["pool", "list", "-o", "json"])
-                let pools = (try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]]) ?? []
-                warm = pools.first { $0["name"] as? String == "remote" }?["warm"] as? Int ?? 0
-            }
+            r = try await Self.warm("remote", 1) { try await so($0) }
             r = try await so(["up", stack, "--name", "e2e-remote", "--config", "GIT_REPO=\(repo)", "--timeout", "120"])
             #expect(r.exitCode == 0 && r.stdout.contains("claimed remote-"), "\(r.stdout)\n\(r.stderr)")
             r = try await so([
@@ -203,15 +206,7 @@ struct WorkspacePoolE2ETests {
                     #expect(
                         r.exitCode == 0 && r.stdout.contains("pool agent-workspace: 1 warm workspace on the way"),
                         "\(r.stdout)\n\(r.stderr)")
-                    var warm = 0
-                    for _ in 0..<120 where warm < 1 {
-                        try await Task.sleep(for: .milliseconds(500))
-                        r = try await so(["pool", "list", "-o", "json"])
-                        let pools =
-                            (try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]]) ?? []
-                        warm = pools.first { $0["name"] as? String == "agent-workspace" }?["warm"] as? Int ?? 0
-                    }
-                    #expect(warm == 1, "\(r.stdout)\n\(r.stderr)")
+                    r = try await Self.warm("agent-workspace", 1) { try await so($0) }
                     r = try await so([
                         "up", stack, "--name", "e2e-spec-2", "--config", "GIT_REPO=\(repo)", "--timeout", "120",
                     ])
