@@ -159,6 +159,8 @@ def main():
         print(f"{f'  all ended ({args.task_seconds} s of work each)':<52} {done * 1000:8.0f} ms; {ok} of {len(chosen)} succeeded with their commit; "
               f"at most {overlap} running at once")
     finally:
+        # A pool a failed run left (its members hold no work): removed like the workspaces.
+        subprocess.run([so, "pool", "remove", "bench"], cwd=work, env=env, capture_output=True)
         with concurrent.futures.ThreadPoolExecutor(4) as pool:
             for n, f in [(n, pool.submit(subprocess.run, [so, "down", n, "--discard"], cwd=work, env=env, capture_output=True, text=True)) for n in names]:
                 if f.result().returncode != 0:
