@@ -7,7 +7,8 @@ import Foundation
 /// this wait's next look) has passed since this wait saw its start reported, with no exit reported — longer
 /// when this kubelet reported the start late (a busy node reports the exit later still). One already running
 /// at this wait's first look is believed once its `startedAt` is that far behind (a re-start believes what
-/// the start before it waited for at its first look). No other clock.
+/// the start before it waited for at its first look), or at once when the last start's wait believed this very start
+/// of it (`so.dev/believed`: same pod, container and restart count). No other clock.
 struct ContainerEvidence {
     /// One kubelet round (its relist period, 1 s) and the status write and this wait's look after it.
     static let reportSeconds = 1.25

@@ -86,7 +86,9 @@ public struct StartAction: Sendable {
                 try await o.steps.restartPodsWaiting(on: loaded)
             }
             // 9. wait
-            if req.wait && !req.dryRun { try await o.steps.wait(for: o.objects, timeout: req.timeout) }
+            if req.wait && !req.dryRun {
+                try await o.steps.wait(for: o.objects, timeout: req.timeout, existing: o.cluster.existing)
+            }
             return (o.report, o.objects)
         }
         if req.dryRun { return Self.plan(report, objects: objects) }

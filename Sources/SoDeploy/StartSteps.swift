@@ -403,11 +403,14 @@ struct StartSteps: Sendable {
 
     // MARK: 9. wait
 
-    func wait(for objects: [KubeObject], timeout: Double) async throws {
+    /// `existing`: the Namespace as this start read it (what the last start's wait believed).
+    func wait(for objects: [KubeObject], timeout: Double, existing: JSON?) async throws {
         progress.phase("waiting", "for Deployments to be available and Jobs to complete (timeout \(Int(timeout))s)")
+        let believed = existing?.annotations[DeploymentNames.Annotation.believed] ?? ""
         try await Waiter(
             ctx: ctx, client: client, namespace: namespace, selector: DeploymentNames.instanceSelector(model.id),
-            directory: model.directory
+            directory: model.directory,
+            believedBefore: Set(believed.split(separator: ",").map(String.init))
         )
         .wait(for: objects, timeout: timeout, progress: progress)
     }

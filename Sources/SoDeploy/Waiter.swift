@@ -17,6 +17,10 @@ struct Waiter {
     let selector: String
     /// The deployment directory the hints name (`so deployment --dir DIR logs …`).
     var directory = "D"
+    /// Containers a wait before this one believed running (the Namespace's `so.dev/believed`, as start read it):
+    /// the same start of the same container (pod UID, name, restart count) is believed at once. Nil: this wait
+    /// records nothing either (a wait that is not a start's).
+    var believedBefore: Set<String>? = nil
 
     struct Problem {
         var fatal: Bool
@@ -57,7 +61,10 @@ struct Waiter {
                 // A container that starts and exits at once can count as available for an instant: the rollout
                 // is believed once every container has run long enough for an exit to have been reported, and
                 // none of the deployment's is restarting.
-                if health.restarting.isEmpty && health.young.isEmpty { return }
+                if health.restarting.isEmpty && health.young.isEmpty {
+                    await recordBelief(pods)
+                    return
+                }
                 if health.restarting.isEmpty {
                     // Containers that started moments ago: an exit is reported in the kubelet's next round.
                     try await ctx.clock.sleep(seconds: min(pause, 0.25))
@@ -235,6 +242,8 @@ struct Waiter {
                 {
                     restarting.append(name + " (exited, restarting)")
                 } else if let started, unproved,
+                    !(believedBefore ?? []).contains(
+                        "\(pod.at("metadata", "uid")?.string ?? pod.name)/\(container)#\(restarts)"),
                     !evidence.hasRunLongEnough(
                         pod: pod.name, container: container, startedAt: started, restarts: restarts, now: now)
                 {
@@ -249,6 +258,30 @@ struct Waiter {
             }
         }
         return (restarting, young)
+    }
+
+    /// The running containers of the Deployments' pods, as `so.dev/believed` names them.
+    static func beliefKeys(_ pods: [JSON]) -> Set<String> {
+        var keys: Set<String> = []
+        for pod in pods where pod.labels["job-name"] == nil && pod.at("metadata", "deletionTimestamp") == nil {
+            let uid = pod.at("metadata", "uid")?.string ?? pod.name
+            for c in pod.at("status", "containerStatuses")?.array ?? [] where c.at("state", "running") != nil {
+                keys.insert("\(uid)/\(c["name"]?.string ?? "?")#\(c["restartCount"]?.int ?? 0)")
+            }
+        }
+        return keys
+    }
+
+    /// Records what this wait believed on the Namespace, for the next start: one request, and none when it is
+    /// already recorded.
+    func recordBelief(_ pods: [JSON]) async {
+        guard let before = believedBefore else { return }
+        let keys = Self.beliefKeys(pods)
+        guard keys != before else { return }
+        // Best effort: without it (a user who may not patch namespaces), the next start looks for itself.
+        _ = try? await client.annotate(
+            .namespace, name: namespace, namespace: nil,
+            [(DeploymentNames.Annotation.believed, keys.sorted().joined(separator: ","))])
     }
 
     /// The deployment's pods (Jobs' included).

@@ -103,6 +103,31 @@ import Testing
             ])
     }
 
+    /// A container the last start's wait believed (the Namespace's `so.dev/believed`: this pod, this container,
+    /// this restart count) is believed at once by the next start; another start of it (a restart) is looked at again.
+    /// The wait records what it believed, once.
+    @Test func whatTheLastStartBelievedIsBelievedAtOnceWhileItIsTheSameStart() async throws {
+        let clock = FixedClock()
+        let cluster = FakeCluster()
+        try cluster.seed(Self.pod("bare", age: 0.5, probe: false, clock: clock))
+        try cluster.seed(Self.pod("again", age: 0.5, restarts: 1, probe: false, clock: clock))
+        try cluster.seed(KubeObject(apiVersion: "v1", kind: "Namespace", name: "ns"))
+        let t = try TempDir("so-waiter")
+        let ctx = SoContext(
+            fs: LocalFileSystem(currentDirectory: t.path), processes: FakeProcessRunner(), clock: clock,
+            entropy: SeededEntropy(), console: CapturedConsole(), environment: [:], builtInRoot: nil)
+        var waiter = Waiter(ctx: ctx, client: cluster, namespace: "ns", selector: "app=x")
+        let pods = try await waiter.listPods()
+        let uid = { (name: String) in pods.first { $0.name == name }?.at("metadata", "uid")?.string ?? name }
+        waiter.believedBefore = ["\(uid("bare"))/c#0", "\(uid("again"))/c#0"]
+        var seen = ContainerEvidence()
+        #expect(waiter.containerHealth(pods, evidence: &seen).young == ["pod again container c"])
+        await waiter.recordBelief(pods)
+        let recorded = cluster.object("Namespace", "ns")?.annotations["so.dev/believed"] ?? ""
+        #expect(Set(recorded.split(separator: ",").map(String.init)) == Waiter.beliefKeys(pods), "\(recorded)")
+        #expect(recorded.contains("\(uid("again"))/c#1"))
+    }
+
     /// A Deployment whose status lags (its controller's next round) is available once all its wanted pods, of one
     /// ReplicaSet of its, none ending, are Ready; not while a rollout from an older ReplicaSet is under way, nor
     /// with a pod of another Deployment whose name starts the same, nor with minReadySeconds.
