@@ -102,29 +102,37 @@ enum AgentE2E {
         _ = try await run(["git", "-C", seed, "add", "-A"], env: gitEnv)
         _ = try await run(["git", "-C", seed, "commit", "-q", "-m", "first"], env: gitEnv)
         _ = try await run(["git", "clone", "-q", "--bare", seed, t.file("srv/acme/app.git")], env: gitEnv)
-        let port = 19000 + Int.random(in: 0..<900)
-        let daemon = Process()
-        daemon.executableURL = URL(fileURLWithPath: "/usr/bin/git")
-        daemon.arguments = [
-            "daemon", "--base-path=\(t.file("srv"))", "--export-all", "--enable=receive-pack", "--reuseaddr",
-            "--listen=\(nodeAddress)", "--port=\(port)", t.file("srv"),
-        ]
-        daemon.standardOutput = FileHandle.nullDevice
-        daemon.standardError = FileHandle.nullDevice
-        try daemon.run()
-        let url = "git://\(nodeAddress):\(port)/acme/app.git"
-        for _ in 0..<50 {
-            if try await run(["git", "ls-remote", url]).exitCode == 0 { return (daemon, url) }
-            try await Task.sleep(nanoseconds: 100_000_000)
+        let head = try await run(["git", "-C", seed, "rev-parse", "HEAD"]).stdout.trimmingCharacters(
+            in: .whitespacesAndNewlines)
+        // Suites that run at once each serve one on a random port: a port another's daemon holds is answered by
+        // that daemon (this one exits), so the answer must be this repository's head.
+        for _ in 0..<5 {
+            let port = 19000 + Int.random(in: 0..<900)
+            let daemon = Process()
+            daemon.executableURL = URL(fileURLWithPath: "/usr/bin/git")
+            daemon.arguments = [
+                "daemon", "--base-path=\(t.file("srv"))", "--export-all", "--enable=receive-pack", "--reuseaddr",
+                "--listen=\(nodeAddress)", "--port=\(port)", t.file("srv"),
+            ]
+            daemon.standardOutput = FileHandle.nullDevice
+            daemon.standardError = FileHandle.nullDevice
+            try daemon.run()
+            let url = "git://\(nodeAddress):\(port)/acme/app.git"
+            for _ in 0..<50 {
+                let r = try await run(["git", "ls-remote", url])
+                if r.exitCode == 0 && r.stdout.hasPrefix(head) && daemon.isRunning { return (daemon, url) }
+                if !daemon.isRunning { break }
+                try await Task.sleep(nanoseconds: 100_000_000)
+            }
+            stop(daemon)
         }
-        stop(daemon)
-        throw SoError("git daemon did not answer on \(url)")
+        throw SoError("git daemon did not serve \(t.file("srv")) on any of 5 ports")
     }
 
     /// A stand-in for GitHub's pull-request endpoint on loopback: records each request, answers 201.
     static func serveGitHub(in t: TempDir) throws -> (Process, url: String, log: String) {
-        let port = 19900 + Int.random(in: 0..<90)
         let log = t.file("github-requests.jsonl")
+        let portFile = t.file("github-port")
         try t.write(
             "github.py",
             """
@@ -138,16 +146,28 @@ enum AgentE2E {
                     self.send_response(201); self.send_header('Content-Type', 'application/json'); self.send_header('Content-Length', str(len(out))); self.end_headers()
                     self.wfile.write(out)
                 def log_message(self, *a): pass
-            http.server.HTTPServer(('127.0.0.1', int(sys.argv[1])), H).serve_forever()
+            # A port of its own (suites that run at once each serve one), told through a file once it listens.
+            srv = http.server.HTTPServer(('127.0.0.1', 0), H)
+            with open(sys.argv[1] + '.part', 'w') as f:
+                f.write(str(srv.server_address[1]))
+            import os; os.rename(sys.argv[1] + '.part', sys.argv[1])
+            srv.serve_forever()
 
             """)
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3", t.file("github.py"), "\(port)", log]
+        p.arguments = ["python3", t.file("github.py"), portFile, log]
         p.standardOutput = FileHandle.nullDevice
         p.standardError = FileHandle.nullDevice
         try p.run()
-        return (p, "http://127.0.0.1:\(port)", log)
+        for _ in 0..<200 {
+            if let port = try? String(contentsOfFile: portFile, encoding: .utf8), Int(port) != nil {
+                return (p, "http://127.0.0.1:\(port)", log)
+            }
+            usleep(25_000)
+        }
+        p.terminate()
+        throw SoError("the stand-in GitHub API did not start (python3 \(t.file("github.py")))")
     }
 }
 
