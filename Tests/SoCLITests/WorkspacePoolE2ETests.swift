@@ -13,6 +13,22 @@ import Testing
 struct WorkspacePoolE2ETests {
     static let claimersKey = "claimers-key-not-real"
 
+    /// `so up NAME` from the remote `repo` claims a member of `pool` and is its clone, on `agent/NAME`; then the pool
+    /// goes.
+    static func claimFromRemote(
+        _ name: String, pool: String, stack: String, repo: String, so: ([String]) async throws -> ProcessResult
+    ) async throws {
+        var r = try await so(["up", stack, "--name", name, "--config", "GIT_REPO=\(repo)", "--timeout", "120"])
+        #expect(r.exitCode == 0 && r.stdout.contains("claimed \(pool)-"), "\(r.stdout)\n\(r.stderr)")
+        r = try await so([
+            "deployment", "--name", name, "exec", "agent", "--", "sh", "-c",
+            "cd /workspace && git rev-parse --abbrev-ref HEAD && git remote get-url origin && cat README.md",
+        ])
+        #expect(r.stdout == "agent/\(name)\n\(repo)\nhello\n", "\(r.stdout)\n\(r.stderr)")
+        r = try await so(["pool", "remove", pool])
+        #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
+    }
+
     /// `pool list -o json` until the pool has `count` warm members (a minute at most): its last answer.
     static func warm(_ pool: String, _ count: Int, so: ([String]) async throws -> ProcessResult) async throws
         -> ProcessResult
@@ -165,15 +181,7 @@ struct WorkspacePoolE2ETests {
             ])
             #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
             r = try await Self.warm("remote", 1) { try await so($0) }
-            r = try await so(["up", stack, "--name", "e2e-remote", "--config", "GIT_REPO=\(repo)", "--timeout", "120"])
-            #expect(r.exitCode == 0 && r.stdout.contains("claimed remote-"), "\(r.stdout)\n\(r.stderr)")
-            r = try await so([
-                "deployment", "--name", "e2e-remote", "exec", "agent", "--", "sh", "-c",
-                "cd /workspace && git rev-parse --abbrev-ref HEAD && git remote get-url origin && cat README.md",
-            ])
-            #expect(r.stdout == "agent/e2e-remote\n\(repo)\nhello\n", "\(r.stdout)\n\(r.stderr)")
-            r = try await so(["pool", "remove", "remote"])
-            #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
+            try await Self.claimFromRemote("e2e-remote", pool: "remote", stack: stack, repo: repo) { try await so($0) }
         }
     }
 
@@ -207,18 +215,9 @@ struct WorkspacePoolE2ETests {
                         r.exitCode == 0 && r.stdout.contains("pool agent-workspace: 1 warm workspace on the way"),
                         "\(r.stdout)\n\(r.stderr)")
                     r = try await Self.warm("agent-workspace", 1) { try await so($0) }
-                    r = try await so([
-                        "up", stack, "--name", "e2e-spec-2", "--config", "GIT_REPO=\(repo)", "--timeout", "120",
-                    ])
-                    #expect(
-                        r.exitCode == 0 && r.stdout.contains("claimed agent-workspace-"), "\(r.stdout)\n\(r.stderr)")
-                    r = try await so([
-                        "deployment", "--name", "e2e-spec-2", "exec", "agent", "--", "sh", "-c",
-                        "cd /workspace && git rev-parse --abbrev-ref HEAD && cat README.md",
-                    ])
-                    #expect(r.stdout == "agent/e2e-spec-2\nhello\n", "\(r.stdout)\n\(r.stderr)")
-                    r = try await so(["pool", "remove", "agent-workspace"])
-                    #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
+                    try await Self.claimFromRemote("e2e-spec-2", pool: "agent-workspace", stack: stack, repo: repo) {
+                        try await so($0)
+                    }
                 }
             }
         }
