@@ -98,9 +98,11 @@ public struct PoolAction {
     public func members(_ pool: String, cluster: ClusterOptions) async throws -> [Member] {
         let target = try await ClusterTargets(ctx: ctx).shared(cluster)
         let client = try ctx.connect(target.connection)
-        // This host's: a pool is a record of this host, and a member's directory is here.
+        // This host's and this $SO_HOME's: a pool is a record of one home, and its members' directories are there
+        // (another home on the host may keep a pool of the same name, such as the stack's).
         let listed = try await ListAction(ctx).list(client).filter {
             $0.pool == pool && !$0.terminating && $0.host == ctx.hostName
+                && $0.directory == (try? ctx.namedDeployment($0.name))
         }
         .sorted { ($0.createdAt ?? .distantPast, $0.name) < ($1.createdAt ?? .distantPast, $1.name) }
         var out: [Member] = []

@@ -327,6 +327,15 @@ final class InterruptingMoveFileSystem: ForwardingFileSystem, @unchecked Sendabl
         #expect(try await PoolAction(w.ctx).members("warm", cluster: w.clusterOptions).isEmpty)
     }
 
+    /// Another $SO_HOME on this host with a pool of the same name (the stack's, as `pool create` and the spec's
+    /// `workspace.pool` name it): its members are not this home's pool, and an `up` here never claims one.
+    @Test func anotherHomesMembersAreNotThisPools() async throws {
+        var w = try WorkspaceHarness()
+        _ = try await PoolTests().pool(w, size: 1)
+        w.ctx.environment["SO_HOME"] = w.h.path("another-home")
+        #expect(try await PoolAction(w.ctx).members("warm", cluster: w.clusterOptions).isEmpty)
+    }
+
     /// A member whose files cannot be read once its Lease is taken is given back, and the up fails saying why.
     @Test func aClaimThatFailsBeforeTheMoveGivesTheMemberBack() async throws {
         let w = try WorkspaceHarness()
