@@ -116,12 +116,7 @@ struct Waiter {
                 pending.append("Deployment \(name) (missing)")
                 continue
             }
-            guard Self.deploymentPending(d) != nil else { continue }
-            // Not available by its status: its pods (listed once a look, as the look needs them anyway) may say so.
-            if pods == nil { pods = try await listPods() }
-            if let state = Self.deploymentPending(d, pods: pods ?? []) {
-                pending.append("Deployment \(name) (\(state))")
-            }
+            if let state = Self.deploymentPending(d) { pending.append("Deployment \(name) (\(state))") }
         }
         for name in jobs {
             guard let j = liveJobs[name] else {
@@ -176,8 +171,8 @@ struct Waiter {
         return out
     }
 
-    /// nil when available; else a short state. `pods`: the deployment's pods as this look listed them (`readyPods`).
-    static func deploymentPending(_ d: JSON, pods: [JSON] = []) -> String? {
+    /// nil when available; else a short state.
+    static func deploymentPending(_ d: JSON) -> String? {
         let want = d.at("spec", "replicas")?.int ?? 1
         let generation = d.at("metadata", "generation")?.int ?? 0
         let observed = d.at("status", "observedGeneration")?.int ?? 0
@@ -186,32 +181,7 @@ struct Waiter {
         if want == 0 { return nil }
         if observed < generation { return "rollout not observed yet" }
         if updated >= want && available >= want { return nil }
-        if readyPods(d, pods: pods, want: want) { return nil }
         return "\(available)/\(want) available"
-    }
-
-    /// Whether the Deployment's pods say it is available before its controller does (a round of the controller
-    /// manager later): all of one ReplicaSet of its (no rollout from an older one under way), as many as it wants,
-    /// none ending, each Ready — what the controller counts, when `minReadySeconds` asks nothing more.
-    static func readyPods(_ d: JSON, pods: [JSON], want: Int) -> Bool {
-        guard (d.at("spec", "minReadySeconds")?.int ?? 0) == 0 else { return false }
-        let prefix = d.name + "-"
-        // Its ReplicaSets are named NAME-HASH (the pod template's hash: no dash).
-        func owner(_ p: JSON) -> String? {
-            (p.at("metadata", "ownerReferences")?.array ?? []).first { $0["kind"]?.string == "ReplicaSet" }?["name"]?
-                .string
-        }
-        let mine = pods.filter { p in
-            guard let rs = owner(p), rs.hasPrefix(prefix) else { return false }
-            return !rs.dropFirst(prefix.count).contains("-")
-        }
-        guard mine.count == want, Set(mine.compactMap(owner)).count == 1 else { return false }
-        return mine.allSatisfy { p in
-            p.at("metadata", "deletionTimestamp") == nil
-                && (p.at("status", "conditions")?.array ?? []).contains {
-                    $0["type"]?.string == "Ready" && $0["status"]?.string == "True"
-                }
-        }
     }
 
     /// Containers of the Deployments' pods (not Jobs'): those that exited and are not running again, and

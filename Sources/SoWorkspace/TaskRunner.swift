@@ -104,6 +104,8 @@ enum TaskRunner {
               alive "$(cat "$root/.worker/pid" 2>/dev/null)" && continue
               why="the workspace's container stopped while the task ran"
             fi
+            # Read again now that the runner is known gone: it may have ended the task just before it exited.
+            [ "$(get "$n" state)" = running ] || continue
             note "$n" "$why"
             [ -f "$root/$n/ended" ] || put "$n" ended "$(now)"
             put "$n" state failed

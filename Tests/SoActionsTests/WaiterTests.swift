@@ -128,42 +128,6 @@ import Testing
         #expect(recorded.contains("\(uid("again"))/c#1"))
     }
 
-    /// A Deployment whose status lags (its controller's next round) is available once all its wanted pods, of one
-    /// ReplicaSet of its, none ending, are Ready; not while a rollout from an older ReplicaSet is under way, nor
-    /// with a pod of another Deployment whose name starts the same, nor with minReadySeconds.
-    @Test func aDeploymentsReadyPodsAreItsAvailabilityBeforeItsStatusSaysSo() throws {
-        func deployment(_ extra: String = "") throws -> JSON {
-            try JSON.parse(
-                Data(
-                    """
-                    {"metadata": {"name": "web-deployment", "generation": 1},
-                     "spec": {"replicas": 2\(extra)},
-                     "status": {"observedGeneration": 1, "updatedReplicas": 2, "availableReplicas": 0}}
-                    """.utf8))
-        }
-        func pod(_ rs: String, ready: Bool = true, ending: Bool = false) throws -> JSON {
-            try JSON.parse(
-                Data(
-                    """
-                    {"metadata": {"name": "\(rs)-x", "ownerReferences": [{"kind": "ReplicaSet", "name": "\(rs)"}]
-                       \(ending ? ", \"deletionTimestamp\": \"2026-11-25T20:00:00Z\"" : "")},
-                     "status": {"conditions": [{"type": "Ready", "status": "\(ready ? "True" : "False")"}]}}
-                    """.utf8))
-        }
-        let d = try deployment()
-        #expect(Waiter.deploymentPending(d) == "0/2 available")
-        let two = [try pod("web-deployment-7f9c"), try pod("web-deployment-7f9c")]
-        #expect(Waiter.deploymentPending(d, pods: two) == nil)
-        #expect(Waiter.deploymentPending(d, pods: [two[0]]) == "0/2 available", "one of two")
-        #expect(Waiter.deploymentPending(d, pods: [two[0], try pod("web-deployment-7f9c", ready: false)]) != nil)
-        #expect(Waiter.deploymentPending(d, pods: [two[0], try pod("web-deployment-7f9c", ending: true)]) != nil)
-        #expect(Waiter.deploymentPending(d, pods: [two[0], try pod("web-deployment-5b2a")]) != nil, "a rollout")
-        #expect(
-            Waiter.deploymentPending(d, pods: [two[0], try pod("web-deployment-api-deployment-5b2a")]) != nil,
-            "another Deployment's")
-        #expect(Waiter.deploymentPending(try deployment(", \"minReadySeconds\": 10"), pods: two) != nil)
-    }
-
     /// A container whose Secret is missing cannot start: said, and the wait ends. One the kubelet cannot create
     /// because its own cache of Secrets is not in step yet (a busy node) is waited out: the kubelet tries again.
     @Test func aMissingSecretEndsTheWaitAndTheKubeletsCacheNotInStepDoesNot() async throws {
