@@ -1,6 +1,7 @@
 import Foundation
 import SoBasics
 import SoCompose
+import SoTestSupport
 import Testing
 
 @Suite struct InterpolationTests {

@@ -209,16 +209,3 @@ import Yams
         #expect(v.yaml() == "a: 1\nb:\n  - '80'\n  - x: true\n    'y':\nc: {}\nd: []\n")
     }
 }
-
-/// A small seeded generator (SplitMix64), so a failing string can be found again.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next(_ bound: Int) -> Int {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return Int((z ^ (z >> 31)) % UInt64(bound))
-    }
-}
