@@ -126,7 +126,16 @@ public struct PoolAction {
         ctx.say("removed pool \(pool)")
     }
 
+    /// Removes a member not claimed: it takes the member's claim Lease first, as a claim does, so a member an `up`
+    /// is claiming at this moment is left to it (said), and no up claims one being removed.
     func removeMember(_ d: DeploymentListing, cluster: ClusterOptions) async throws {
+        let client = try ctx.connect(try await ClusterTargets(ctx: ctx).shared(cluster).connection)
+        guard
+            try await client.create(PoolClaim.lease(d, holder: "removal@\(ctx.hostName)"), fieldManager: "so") != nil
+        else {
+            ctx.say("pool: kept \(d.name): an up is claiming it")
+            return
+        }
         var req = DownRequest(name: d.name)
         req.cluster = cluster
         req.discard = true

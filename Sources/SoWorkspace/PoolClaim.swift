@@ -111,13 +111,11 @@ struct PoolClaim {
         let target = try await ClusterTargets(ctx: ctx).shared(cluster)
         let client = try ctx.connect(target.connection)
         for m in members {
-            let lease = KubeObject(
-                apiVersion: "coordination.k8s.io/v1", kind: "Lease", name: "so-pool-claim",
-                namespace: m.listing.namespace,
-                labels: DeploymentNames.controlLabels(m.listing.id),
-                body: [("spec", .map([("holderIdentity", .string("\(name)@\(ctx.hostName)"))]))])
-            // nil: another up got it first.
-            guard try await client.create(lease, fieldManager: "so") != nil else { continue }
+            // nil: another up got it first (or a removal).
+            guard
+                try await client.create(Self.lease(m.listing, holder: "\(name)@\(ctx.hostName)"), fieldManager: "so")
+                    != nil
+            else { continue }
             let namespace = m.listing.namespace
             // Gives the member back: best effort, a Lease left behind only keeps the member from being claimed again.
             let release: @Sendable () async -> Void = {
@@ -174,6 +172,14 @@ struct PoolClaim {
         }
         ctx.say("pool \(pool.name): every warm workspace was claimed by another up; starting \(name) cold")
         return nil
+    }
+
+    /// The Lease that makes a member one taker's: a claim's, or a removal's (the API server lets one creator make it).
+    static func lease(_ member: DeploymentListing, holder: String) -> KubeObject {
+        KubeObject(
+            apiVersion: "coordination.k8s.io/v1", kind: "Lease", name: "so-pool-claim", namespace: member.namespace,
+            labels: DeploymentNames.controlLabels(member.id),
+            body: [("spec", .map([("holderIdentity", .string(holder))]))])
     }
 
     /// Why a member cannot be this workspace: its repository outside the member's egress.

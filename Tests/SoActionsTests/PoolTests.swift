@@ -85,6 +85,20 @@ import Testing
         #expect(c != nil && c?.member != first.name)
     }
 
+    /// A removal takes a member's claim Lease as a claim does: one an up is claiming at that moment is kept (said),
+    /// and the others go.
+    @Test func aMemberAnUpIsClaimingIsNotRemoved() async throws {
+        let w = try WorkspaceHarness()
+        _ = try await pool(w, size: 2)
+        let members = try await PoolAction(w.ctx).members("warm", cluster: w.clusterOptions)
+        let taken = members[0].listing
+        try w.cluster.seed(PoolClaim.lease(taken, holder: "mine@elsewhere"))
+        try await PoolAction(w.ctx).remove("warm", cluster: w.clusterOptions)
+        #expect(w.h.console.stdout.contains("pool: kept \(taken.name): an up is claiming it"))
+        #expect(w.cluster.object("Namespace", taken.namespace) != nil, "the member being claimed stays")
+        #expect(w.cluster.object("Namespace", members[1].listing.namespace) == nil, "the other goes")
+    }
+
     @Test func membersThatDoNotFitAreNotClaimedAndSaySo() async throws {
         let w = try WorkspaceHarness()
         let p = try await pool(w, size: 1)
