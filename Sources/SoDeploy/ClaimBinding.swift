@@ -44,8 +44,11 @@ struct ClaimBinding: Sendable {
         progress.phase("provisioning", "\(claims.count) \(claims.count == 1 ? "volume" : "volumes") on node \(node)")
         let start = ctx.clock.now()
         var pending = Set(claims)
+        // Looked at again as soon as a claim changes (bound), else every tenth of a second.
+        let watch = ChangeWatch(client, namespace: namespace, [(claimType, nil)], seconds: patience)
+        defer { watch.stop() }
         while !pending.isEmpty && ctx.clock.now().timeIntervalSince(start) < patience {
-            try await ctx.clock.sleep(seconds: 0.1)
+            try await watch.pause(ctx.clock, seconds: 0.1)
             for c in try await client.list(claimType, namespace: namespace, labelSelector: nil)
             where c.at("status", "phase")?.string == "Bound" {
                 pending.remove(c.name)

@@ -26,10 +26,10 @@ struct ContainerEvidence {
         seenBeforeRunning.insert(pod + "/" + container)
     }
 
-    /// Whether a container running since `startedAt` (as the API reports it: whole seconds, rounded down)
-    /// has run long enough, as seen at `now`, for an exit to have been reported. `restarts` tells one start
-    /// from the next.
-    mutating func hasRunLongEnough(pod: String, container: String, startedAt: Date, restarts: Int, now: Date) -> Bool {
+    /// How long a container running since `startedAt` (as the API reports it: whole seconds, rounded down)
+    /// has still to run, as seen at `now`, for an exit to have been reported: 0 once it has. `restarts` tells
+    /// one start from the next.
+    mutating func timeToBelief(pod: String, container: String, startedAt: Date, restarts: Int, now: Date) -> Double {
         let start = "\(pod)/\(container)@\(startedAt.timeIntervalSince1970)#\(restarts)"
         let first = firstSeenRunning[start, default: now]
         firstSeenRunning[start] = first
@@ -42,6 +42,6 @@ struct ContainerEvidence {
             seenBefore
             ? now.timeIntervalSince(first) : max(now.timeIntervalSince(first), now.timeIntervalSince(latestStart))
         let late = seenBefore ? min(Self.lateAtMost, max(0, first.timeIntervalSince(latestStart) - 1)) : 0
-        return ran >= Self.reportSeconds + late
+        return max(0, Self.reportSeconds + late - ran)
     }
 }

@@ -174,8 +174,8 @@ struct DeploymentLock: Sendable {
 
     /// One request when nobody holds the lock (a create). A Lease that exists is refused while its holder
     /// lives; one that names this run is this run's (a create the HTTP client retried after it landed).
-    /// `creating`: the lock's namespace as this run would make it, created when the Lease's create is
-    /// refused and no namespace of that name exists (a first start: `createdNamespace`).
+    /// `creating`: the lock's namespace as this run would make it, created first when there is none (a first
+    /// start: `createdNamespace`), and again when the Lease's create is refused for want of it.
     /// Returns `refusal` nil once held, else why not.
     func tryAcquire(creating namespaceObject: KubeObject? = nil) async throws -> (
         refusal: SoError?, createdNamespace: Bool
@@ -184,10 +184,22 @@ struct DeploymentLock: Sendable {
         let lease = lease(acquired: now, renewed: now)
         var made: JSON?
         var createdNamespace = false
+        // The namespace first: a create in a namespace the API server has not seen is refused only after it
+        // waited 50 ms for its cache (NamespaceLifecycle), and a first start (every `so up`) met that wait; one
+        // that exists costs a refused create (409, a round trip). Not allowed to create namespaces: as before.
+        if let namespaceObject {
+            do { createdNamespace = try await client.create(namespaceObject, fieldManager: "so") != nil } catch let e
+                as SoError where e.exitCode == SoError.exitUnreachable
+            {
+                throw e
+            } catch {
+                ctx.verbose("could not create namespace \(namespace) first: \(error)")
+            }
+        }
         do { made = try await client.create(lease, fieldManager: "so") } catch {
             // A namespace deleted meanwhile (another run's stop --delete-namespace or cleanup) holds no
             // Lease: that is what to say, not the API server's refusal.
-            guard let namespaceObject else {
+            guard let namespaceObject, !createdNamespace else {
                 if let gone = try await namespaceGone() { throw gone }
                 throw error
             }

@@ -47,6 +47,11 @@ struct Waiter {
         var unschedulableSince: [String: Date] = [:]
         var capacity: NodeCapacity?
         var evidence = ContainerEvidence()
+        // Woken by a change to the pods or Deployments as soon as it is reported: a container seen running
+        // at once (its evidence starts then), a Deployment believed as it becomes available.
+        let watch = ChangeWatch(
+            client, namespace: namespace, [(.pod, selector), (.deployment, selector)], seconds: timeout)
+        defer { watch.stop() }
         while true {
             var listed: [JSON]?
             var (pending, liveDeployments) = try await pendingWorkloads(
@@ -66,8 +71,9 @@ struct Waiter {
                     return
                 }
                 if health.restarting.isEmpty {
-                    // Containers that started moments ago: an exit is reported in the kubelet's next round.
-                    try await ctx.clock.sleep(seconds: min(pause, 0.25))
+                    // Containers that started moments ago: an exit is reported in the kubelet's next round. The
+                    // next look is when the first of them is believed, or sooner (an exit is named at once).
+                    try await watch.pause(ctx.clock, seconds: max(0.01, min(pause, 0.25, health.believedIn)))
                     continue
                 }
                 pending += health.restarting
@@ -96,7 +102,7 @@ struct Waiter {
             lastState = state
             // Polling: every tenth of a second for the first 3 s (a warm node starts a pod in about 2 s, and a
             // look is three small lists), every quarter second until 5 s, every second until 15 s, then every 2 s.
-            try await ctx.clock.sleep(seconds: pause)
+            try await watch.pause(ctx.clock, seconds: pause)
             pause = elapsed < 3 ? 0.1 : elapsed < 5 ? 0.25 : elapsed < 15 ? 1 : 2
         }
     }
@@ -189,10 +195,14 @@ struct Waiter {
     /// Deployment count as available for an instant). A container with a readiness probe (compose
     /// `healthcheck:`) is believed once Ready: its probe answered, which says more than having run a
     /// moment. One that exited with an error moments ago and runs again may be about to crash again.
-    func containerHealth(_ pods: [JSON], evidence: inout ContainerEvidence) -> (restarting: [String], young: [String]) {
+    func containerHealth(_ pods: [JSON], evidence: inout ContainerEvidence) -> (
+        restarting: [String], young: [String], believedIn: Double
+    ) {
         let now = ctx.clock.now()
         var restarting: [String] = []
         var young: [String] = []
+        // How soon the first young container is believed (seconds from now).
+        var believedIn = Double.infinity
         for pod in pods where pod.labels["job-name"] == nil && pod.at("metadata", "deletionTimestamp") == nil {
             let probed = Self.probedContainers(pod)
             let statuses = pod.at("status", "containerStatuses")?.array ?? []
@@ -214,20 +224,23 @@ struct Waiter {
                 } else if let started, unproved,
                     !(believedBefore ?? []).contains(
                         "\(pod.at("metadata", "uid")?.string ?? pod.name)/\(container)#\(restarts)"),
-                    !evidence.hasRunLongEnough(
-                        pod: pod.name, container: container, startedAt: started, restarts: restarts, now: now)
+                    case let left = evidence.timeToBelief(
+                        pod: pod.name, container: container, startedAt: started, restarts: restarts, now: now),
+                    left > 0
                 {
                     young.append(name)
+                    believedIn = min(believedIn, left)
                 } else if restarts > 0,
                     let finished = c.at("lastState", "terminated", "finishedAt")?.string.flatMap(Timestamps.parse),
                     c.at("lastState", "terminated", "exitCode")?.int != 0, now.timeIntervalSince(finished) < 15
                 {
                     // Exited with an error moments ago and running again: it may be about to crash again.
                     young.append(name)
+                    believedIn = min(believedIn, 15 - now.timeIntervalSince(finished))
                 }
             }
         }
-        return (restarting, young)
+        return (restarting, young, believedIn)
     }
 
     /// The running containers of the Deployments' pods, as `so.dev/believed` names them.

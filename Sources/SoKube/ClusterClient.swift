@@ -42,6 +42,12 @@ public protocol ClusterClient: Sendable {
     func delete(_ type: ResourceType, name: String, namespace: String?, resourceVersion: String) async throws -> Bool
     /// Log text of one container; with `follow`, chunks arrive as the container writes them.
     func logs(namespace: String, pod: String, options: LogOptions) -> AsyncThrowingStream<String, Error>
+    /// Changes to the objects of `type` in `namespace` matching `labelSelector` from now on, as the API server
+    /// reports them (a watch): each changed or deleted object as it was then, not the ones added (a watch's
+    /// first events name every object there is). Ends when the server ends the watch (or after `seconds`),
+    /// and at once where there is no watch (the extension's): a caller still lists for what is true.
+    func changes(_ type: ResourceType, namespace: String, labelSelector: String?, seconds: Int)
+        -> AsyncThrowingStream<JSON, Error>
     /// Every object matching `labelSelector`, handed to `body` a page at a time, so a caller that keeps a
     /// summary of each never holds them all (`so deployment list` over a thousand Deployments), each object
     /// read only as far as `shape` says (the rest may be left out). The default (the extension's) hands over
@@ -60,6 +66,13 @@ public protocol ClusterClient: Sendable {
 }
 
 extension ClusterClient {
+    /// No watch: the stream ends at once (the caller polls).
+    public func changes(_ type: ResourceType, namespace: String, labelSelector: String?, seconds: Int)
+        -> AsyncThrowingStream<JSON, Error>
+    {
+        AsyncThrowingStream { $0.finish() }
+    }
+
     /// One page of everything (a superset of any shape): the default of `forEachPage`.
     public func forEachPage(
         _ type: ResourceType, namespace: String?, labelSelector: String?, keeping shape: JSONShape,

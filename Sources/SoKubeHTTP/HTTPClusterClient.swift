@@ -352,6 +352,63 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
         }
     }
 
+    public func changes(_ type: ResourceType, namespace: String, labelSelector: String?, seconds: Int)
+        -> AsyncThrowingStream<JSON, Error>
+    {
+        AsyncThrowingStream { continuation in
+            let task = Task {
+                do {
+                    var query = ["watch": "true", "timeoutSeconds": String(max(1, seconds))]
+                    if let labelSelector, !labelSelector.isEmpty { query["labelSelector"] = labelSelector }
+                    let path = type.collectionPath(namespace: namespace)
+                    var used = try await credentials.current()
+                    let began = DispatchTime.now().uptimeNanoseconds
+                    var response = try await client.execute(
+                        try makeRequest(.GET, path, query: query, credentials: used),
+                        timeout: .seconds(Int64(seconds) + 10),
+                        logger: logger)
+                    if response.status.code == 401, let fresh = try await credentials.afterUnauthorized(used) {
+                        used = fresh
+                        response = try await client.execute(
+                            try makeRequest(.GET, path, query: query, credentials: used),
+                            timeout: .seconds(Int64(seconds) + 10), logger: logger)
+                    }
+                    logger.debug(
+                        "WATCH \(path) \(response.status.code) \((DispatchTime.now().uptimeNanoseconds - began) / 1_000_000)ms"
+                    )
+                    guard response.status.code < 300 else {
+                        let data = try await response.body.collect(upTo: 1 << 20)
+                        throw apiError(
+                            Int(response.status.code), Data(data.readableBytesView), object: path, verb: "watch",
+                            access: Access("watch", type, namespace))
+                    }
+                    // One event a line: {"type": "ADDED|MODIFIED|DELETED|BOOKMARK|ERROR", "object": {...}}.
+                    var pending: [UInt8] = []
+                    for try await chunk in response.body {
+                        pending.append(contentsOf: chunk.readableBytesView)
+                        while let end = pending.firstIndex(of: 10) {
+                            let line = Data(pending[..<end])
+                            pending.removeSubrange(...end)
+                            guard !line.isEmpty, let event = try? JSON.parse(line) else { continue }
+                            switch event["type"]?.string {
+                            case "MODIFIED", "DELETED": continuation.yield(event["object"] ?? .null)
+                            case "ERROR":
+                                // Too old a version, or the watch's time is up: the caller lists and polls.
+                                continuation.finish()
+                                return
+                            default: continue
+                            }
+                        }
+                    }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
     // MARK: Transport
 
     func logRequest(_ path: String, _ query: [String: String], _ credentials: RequestCredentials) throws

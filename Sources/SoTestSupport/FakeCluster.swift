@@ -12,7 +12,33 @@ public final class FakeCluster: ClusterClient, @unchecked Sendable {
     }
 
     private let lock = NSLock()
-    private var objects: [Key: JSON] = [:]
+    private var objects: [Key: JSON] = [:] {
+        // A watch's events (`changes`): every object changed or deleted, to the watches that match it.
+        didSet {
+            guard emitsChanges, !watches.isEmpty else { return }
+            for (key, old) in oldValue where objects[key] != old {
+                let now = objects[key] ?? old
+                for w in watches
+                where w.type == key.type && w.namespace == key.namespace
+                    && Self.matches(now.labels, selector: w.selector)
+                {
+                    w.events.yield(now)
+                }
+            }
+        }
+    }
+    private struct Watch {
+        var type: ResourceType
+        var namespace: String
+        var selector: String?
+        var events: AsyncThrowingStream<JSON, Error>.Continuation
+    }
+    private var watches: [Watch] = []
+    /// The watches asked for (`changes`), as "watch TYPE NAMESPACE": not in `calls`, which tests hold exact.
+    public private(set) var watched: [String] = []
+    /// Whether watches report changes: off unless a test asks (a wake-up by a change does not advance a test's
+    /// clock, and a hook that changes an object at each look would be woken at once, for ever).
+    public var emitsChanges = false
     private var order: [Key] = []
     private var counter = 0
     /// "labels/KEY" and "annotations/KEY" the last apply of each object set.
@@ -338,6 +364,18 @@ public final class FakeCluster: ClusterClient, @unchecked Sendable {
             }
             c.finish()
         }
+    }
+
+    /// Every later change to a matching object (not its creation), until the caller stops reading.
+    public func changes(_ type: ResourceType, namespace: String, labelSelector: String?, seconds: Int)
+        -> AsyncThrowingStream<JSON, Error>
+    {
+        let (stream, continuation) = AsyncThrowingStream<JSON, Error>.makeStream()
+        locked {
+            watched.append("watch \(type.kind) \(namespace)")
+            watches.append(Watch(type: type, namespace: namespace, selector: labelSelector, events: continuation))
+        }
+        return stream
     }
 
     /// Equality-based selectors: `a=b,c!=d,e` (what `so` sends).

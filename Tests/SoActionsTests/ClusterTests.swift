@@ -91,15 +91,16 @@ struct ClusterHarness {
         let writes = c.cluster.calls.filter { !$0.hasPrefix("get ") && !$0.hasPrefix("list ") }.map {
             $0.split(separator: " ").prefix(2).joined(separator: " ")
         }
-        // The Lease is the first request: refused for want of the namespace, which is created, then the
-        // Lease in it; then its labels with what pods use (in parallel), then the workloads; then the Lease goes.
-        #expect(Array(writes.prefix(3)) == ["create Lease", "create Namespace", "create Lease"])
+        // The namespace is the first request (a Lease's create in a namespace the API server has not seen waits
+        // 50 ms before it is refused), then the Lease in it; then its labels with what pods use (in parallel),
+        // then the workloads; then the Lease goes.
+        #expect(Array(writes.prefix(2)) == ["create Namespace", "create Lease"])
         #expect(
-            writes.dropFirst(3).prefix(5).sorted() == [
+            writes.dropFirst(2).prefix(5).sorted() == [
                 "apply ConfigMap", "apply ConfigMap", "apply Namespace", "apply PersistentVolumeClaim", "apply Service",
             ])
-        #expect(writes.dropFirst(8).prefix(2).sorted() == ["apply Deployment", "apply Job"])
-        #expect(writes.last == "delete Lease" && writes.count == 11, "\(writes)")
+        #expect(writes.dropFirst(7).prefix(2).sorted() == ["apply Deployment", "apply Job"])
+        #expect(writes.last == "delete Lease" && writes.count == 10, "\(writes)")
         // A namespace this start created holds nothing to read: no Job to look for, no Namespace or Secret.
         #expect(!c.cluster.calls.contains { $0.hasPrefix("get ") }, "\(c.cluster.calls)")
         // The lock is released at the end.
@@ -229,8 +230,8 @@ struct ClusterHarness {
             StartRequest(directory: "dep", cluster: c.options, progress: .plain, onlyKinds: ["Deployment"]))
         let writes = c.cluster.calls.dropFirst(before).filter { $0.hasPrefix("apply ") || $0.hasPrefix("create ") }.map
         { $0.split(separator: " ").prefix(2).joined(separator: " ") }
-        // The namespace exists: the Lease, the first request, locks it.
-        #expect(writes == ["create Lease", "apply Deployment"])
+        // The namespace exists: its create is refused, and the Lease locks it.
+        #expect(writes == ["create Namespace", "create Lease", "apply Deployment"])
         // Its ConfigMaps are read (their revisions go into the pod template), never applied nor pruned.
         #expect(
             !c.cluster.calls.dropFirst(before).contains {
@@ -283,8 +284,8 @@ struct ClusterHarness {
         let calls = Array(c.cluster.calls[before...])
         let lock = try #require(calls.firstIndex { $0.hasPrefix("create Lease") })
         let namespace = try #require(calls.firstIndex { $0.hasPrefix("apply Namespace") })
-        // The lock first, then the Namespace read under it, once.
-        #expect(lock == 0 && calls[1] == "get Namespace \(c.id)", "\(calls)")
+        // The lock first (after the namespace's create, refused), then the Namespace read under it, once.
+        #expect(lock == 1 && calls[0] == "create Namespace \(c.id)" && calls[2] == "get Namespace \(c.id)", "\(calls)")
         #expect(calls.filter { $0.hasPrefix("get Namespace") }.count == 1, "\(calls)")
         #expect(lock < namespace, "\(calls)")
         #expect(calls.filter { $0.hasPrefix("apply Namespace") }.count == 1)
@@ -304,7 +305,7 @@ struct ClusterHarness {
         var calls = Array(c.cluster.calls[before...])
         #expect(
             calls.filter { !$0.hasPrefix("list") && !$0.hasPrefix("get") } == [
-                "create Lease \(c.id)/so-deployment-lock", "patch Namespace \(c.id)",
+                "create Namespace \(c.id)", "create Lease \(c.id)/so-deployment-lock", "patch Namespace \(c.id)",
                 "delete Lease \(c.id)/so-deployment-lock",
             ], "\(calls)")
         #expect(report.applied.isEmpty && report.unchanged.contains("Namespace \(c.id)"))
@@ -441,10 +442,12 @@ struct ClusterHarness {
             let m = (e as? SoError)?.message ?? ""
             return m.contains("namespace \(c.id) belongs to another deployment directory: /elsewhere/dep")
         }
-        // Nothing was written but this run's own Lease, taken and given up (the owner is read under it).
+        // Nothing was written but this run's own Lease, taken and given up (the owner is read under it); the
+        // namespace's create was refused (it exists).
         #expect(
             c.cluster.calls.filter { !$0.hasPrefix("get") } == [
-                "create Lease \(c.id)/so-deployment-lock", "delete Lease \(c.id)/so-deployment-lock",
+                "create Namespace \(c.id)", "create Lease \(c.id)/so-deployment-lock",
+                "delete Lease \(c.id)/so-deployment-lock",
             ], "\(c.cluster.calls)")
         #expect(c.cluster.object("Lease", "so-deployment-lock", namespace: c.id) == nil)
         #expect(c.cluster.object("Namespace", c.id)?.annotations["laconic.com/deployment-dir"] == "/elsewhere/dep")

@@ -119,28 +119,51 @@ import Testing
         #expect(c.cluster.object("Lease", "so-deployment-lock", namespace: c.id) == nil)
     }
 
-    /// Two first starts at the same moment: both Lease creates are refused for want of the namespace, the
-    /// other run's namespace create lands first. This one finds the namespace made and puts its Lease in
-    /// it (before, it failed with the API server's 'namespaces "x" not found').
+    /// Two first starts at the same moment: the other run's namespace create lands first. This one's is
+    /// refused, and it puts its Lease in the namespace the other made (before, it failed with the API server's
+    /// 'namespaces "x" not found'). The same when the Lease's create is still refused for want of the namespace
+    /// (an API server whose cache is not in step): the namespace is made again if need be, and the Lease goes in it.
     @Test func aNamespaceAnotherFirstStartMadeAtTheSameMomentTakesTheLease() async throws {
-        let c = try await ClusterHarness()
-        let cluster = c.cluster
-        final class Raced: @unchecked Sendable { var done = false }
-        let raced = Raced()
-        cluster.beforeCallAsync = { call in
-            guard call == "create Namespace \(c.id)", !raced.done else { return }
-            raced.done = true
-            try? cluster.seed(KubeObject(apiVersion: "v1", kind: "Namespace", name: c.id))
+        for goneAgain in [false, true] {
+            let c = try await ClusterHarness()
+            let cluster = c.cluster
+            final class Raced: @unchecked Sendable { var done = false }
+            let raced = Raced()
+            cluster.beforeCallAsync = { call in
+                guard call == "create Namespace \(c.id)", !raced.done else { return }
+                raced.done = true
+                try? cluster.seed(KubeObject(apiVersion: "v1", kind: "Namespace", name: c.id))
+                if goneAgain { cluster.failures["create Lease"] = SoError("namespaces \"\(c.id)\" not found") }
+            }
+            if goneAgain {
+                cluster.beforeCall = { call in
+                    guard call == "create Namespace \(c.id)", cluster.failures["create Lease"] != nil else { return }
+                    cluster.failures["create Lease"] = nil
+                }
+            }
+            _ = try await c.start()
+            #expect(raced.done)
+            let lockCalls = cluster.calls.filter { $0.contains("Lease") || $0.hasPrefix("create Namespace") }
+            let namespace = "create Namespace \(c.id)"
+            let lease = "create Lease \(c.id)/so-deployment-lock"
+            #expect(
+                Array(lockCalls.prefix(goneAgain ? 4 : 2))
+                    == (goneAgain ? [namespace, lease, namespace, lease] : [namespace, lease]), "\(lockCalls)")
+            #expect(cluster.calls.contains { $0.hasPrefix("apply Deployment") })
         }
+    }
+
+    /// A user who may not create namespaces starts in one that exists: the refused create is passed over and
+    /// the Lease taken in it.
+    @Test func aUserWhoMayNotCreateNamespacesStartsInOneThatExists() async throws {
+        let c = try await ClusterHarness()
         _ = try await c.start()
-        #expect(raced.done)
-        let lockCalls = cluster.calls.filter { $0.contains("Lease") || $0.hasPrefix("create Namespace") }
-        #expect(
-            Array(lockCalls.prefix(3)) == [
-                "create Lease \(c.id)/so-deployment-lock", "create Namespace \(c.id)",
-                "create Lease \(c.id)/so-deployment-lock",
-            ], "\(lockCalls)")
-        #expect(cluster.calls.contains { $0.hasPrefix("apply Deployment") })
+        c.cluster.failures["create Namespace"] = SoError("namespaces is forbidden: User \"dev\" cannot create resource")
+        let before = c.cluster.calls.count
+        _ = try await c.start()
+        let calls = Array(c.cluster.calls[before...])
+        #expect(Array(calls.prefix(2)) == ["create Namespace \(c.id)", "create Lease \(c.id)/so-deployment-lock"])
+        #expect(calls.last == "delete Lease \(c.id)/so-deployment-lock", "\(calls)")
     }
 
     /// Another run changes what the deployment owns just before a start takes its lock: an object it added

@@ -173,11 +173,17 @@ import Testing
         var seen = ContainerEvidence()
         seen.notRunning(pod: "late-report", container: "c")
         let pods = try await waiter.listPods()
-        #expect(waiter.containerHealth(pods, evidence: &seen).young == ["pod late-report container c"])
-        try await clock.sleep(seconds: ContainerEvidence.reportSeconds + ContainerEvidence.lateAtMost - 0.1)
-        #expect(waiter.containerHealth(pods, evidence: &seen).young == ["pod late-report container c"])
+        let first = waiter.containerHealth(pods, evidence: &seen)
+        #expect(first.young == ["pod late-report container c"])
+        // The next look can be when it is believed, to the instant.
+        let whole = ContainerEvidence.reportSeconds + ContainerEvidence.lateAtMost
+        #expect(abs(first.believedIn - whole) < 0.001, "\(first.believedIn)")
+        try await clock.sleep(seconds: whole - 0.1)
+        let later = waiter.containerHealth(pods, evidence: &seen)
+        #expect(later.young == ["pod late-report container c"] && abs(later.believedIn - 0.1) < 0.001)
         try await clock.sleep(seconds: 0.1)
-        #expect(waiter.containerHealth(pods, evidence: &seen).young.isEmpty)
+        let believed = waiter.containerHealth(pods, evidence: &seen)
+        #expect(believed.young.isEmpty && believed.believedIn == .infinity)
     }
 }
 

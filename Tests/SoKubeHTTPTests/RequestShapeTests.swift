@@ -158,6 +158,32 @@ final class RecordingServer: @unchecked Sendable {
             ])
     }
 
+    /// A watch: asked for with the selector and a time limit; each changed or deleted object handed over, the
+    /// objects the watch starts by naming (ADDED) passed over, and an ERROR event (a version too old) ends it.
+    @Test func changesAreTheWatchsModifiedAndDeletedObjects() async throws {
+        let s = RecordingServer()
+        let port = try s.start()
+        defer { s.stop() }
+        let events = [
+            #"{"type":"ADDED","object":{"metadata":{"name":"a"}}}"#,
+            #"{"type":"MODIFIED","object":{"metadata":{"name":"a"},"status":{"phase":"Running"}}}"#,
+            #"{"type":"BOOKMARK","object":{"metadata":{"resourceVersion":"9"}}}"#,
+            #"{"type":"DELETED","object":{"metadata":{"name":"b"}}}"#,
+            #"{"type":"ERROR","object":{"kind":"Status","code":410}}"#,
+            #"{"type":"MODIFIED","object":{"metadata":{"name":"after-the-error"}}}"#,
+        ]
+        s.answer(.init(status: 200, body: events.joined(separator: "\n") + "\n"))
+        let c = try client(port)
+        defer { Task { await c.shutdown() } }
+        var seen: [String] = []
+        for try await object in c.changes(.pod, namespace: "ns", labelSelector: "app=x", seconds: 30) {
+            seen.append(object.name + (object.at("status", "phase")?.string.map { " " + $0 } ?? ""))
+        }
+        #expect(seen == ["a Running", "b"])
+        #expect(
+            s.requests.map(\.uri) == ["/api/v1/namespaces/ns/pods?labelSelector=app%3Dx&timeoutSeconds=30&watch=true"])
+    }
+
     /// A caller that keeps a summary gets the list a page at a time, as the pages arrive.
     @Test func forEachPageHandsOverEachPage() async throws {
         let s = RecordingServer()
