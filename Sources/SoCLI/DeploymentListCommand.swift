@@ -49,7 +49,8 @@ struct DeploymentListCommand: SoRunnable {
                     r.terminating
                         ? "terminating"
                         : r.idleStopped
-                            ? "idle" : r.pool != nil ? "pool" : "\(r.readyDeployments)/\(r.deployments)",
+                            ? "idle"
+                            : (r.pool.map { "pool \($0) " } ?? "") + "\(r.readyDeployments)/\(r.deployments)",
                     r.expiresAt.map {
                         $0 <= now ? "expired" : "in " + DurationText.short(Int($0.timeIntervalSince(now)))
                     } ?? "-",

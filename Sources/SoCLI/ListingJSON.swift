@@ -16,6 +16,8 @@ struct ListingJSON: Encodable {
     var terminating: Bool
     /// Stopped by 'so cleanup --idle' (the next verb that needs it starts it).
     var idleStopped: Bool
+    /// A warm pool's member no `up` has claimed yet: its pool (left out for every other deployment).
+    var pool: String?
 
     init(_ r: DeploymentListing) {
         name = r.name
@@ -31,5 +33,6 @@ struct ListingJSON: Encodable {
         deployments = r.deployments
         terminating = r.terminating
         idleStopped = r.idleStopped
+        pool = r.pool
     }
 }

@@ -40,8 +40,9 @@ public struct DeploymentFile: Sendable, Equatable {
         return DeploymentFile(clusterID: cluster, deploymentID: deployment, stackSource: source, repoBaseDir: repos)
     }
 
-    /// laconic-so's id shape: `laconic-` + base36 tenths of a second since 2024-01-01 (7 chars) + 2 random base36 chars.
-    /// Sorts by time and is a valid DNS-1123 label.
+    /// laconic-so's id shape: `laconic-` + base36 tenths of a second since 2024-01-01 (7 chars) + 3 random base36 chars.
+    /// Sorts by time and is a valid DNS-1123 label. Two `deploy create`s in the same tenth of a second (CI jobs, or tests,
+    /// started together) share a namespace once in 46,656 (with 2 random chars it was once in 1,296, and an e2e run met it).
     public static func makeID(now: Date, entropy: Entropy) -> String {
         let epoch = Date(timeIntervalSince1970: 1_704_067_200)  // 2024-01-01T00:00:00Z
         let tenths = max(0, Int64((now.timeIntervalSince(epoch) * 10).rounded(.down)))
@@ -49,8 +50,8 @@ public struct DeploymentFile: Sendable, Equatable {
         if time.count < 7 { time = String(repeating: "0", count: 7 - time.count) + time }
         let alphabet = Array("0123456789abcdefghijklmnopqrstuvwxyz")
         var rand = ""
-        while rand.count < 2 {
-            for b in entropy.bytes(2 - rand.count) where b < 252 { rand.append(alphabet[Int(b) % 36]) }
+        while rand.count < 3 {
+            for b in entropy.bytes(3 - rand.count) where b < 252 { rand.append(alphabet[Int(b) % 36]) }
         }
         return "laconic-" + time + rand
     }

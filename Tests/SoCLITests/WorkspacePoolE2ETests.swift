@@ -114,6 +114,9 @@ struct WorkspacePoolE2ETests {
         let mine = listed.filter { names.contains($0["name"] as? String ?? "") }
         let namespaces = Set(mine.compactMap { $0["namespace"] as? String })
         #expect(mine.count == 10 && namespaces.count == 10, "ten workspaces in ten namespaces: \(r.stdout)")
+        // The claimed ones are no pool's any more; the members made to refill it say whose they are.
+        #expect(
+            mine.allSatisfy { $0["pool"] == nil } && listed.contains { $0["pool"] as? String == "e2e" }, "\(r.stdout)")
         // Each has its own branch and the checkout; a claimed one works like any other (a task, then down).
         for n in names {
             r = try await so([

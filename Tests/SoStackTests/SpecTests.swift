@@ -133,7 +133,7 @@ func expectError(
         let e = SeededEntropy(seed: 3)
         let a = DeploymentFile.makeID(now: Date(timeIntervalSince1970: 1_780_000_000), entropy: e)
         let b = DeploymentFile.makeID(now: Date(timeIntervalSince1970: 1_780_000_001), entropy: e)
-        #expect(a.range(of: #"^laconic-[0-9a-z]{9}$"#, options: .regularExpression) != nil)
+        #expect(a.range(of: #"^laconic-[0-9a-z]{10}$"#, options: .regularExpression) != nil)
         #expect(a < b)
         #expect(NameRules.isDNSLabel(a))
     }
