@@ -116,7 +116,9 @@ import Testing
         let took = try await kubelet.wait()
         #expect(kubelet.report(at: took).1, "it was still reported running when believed")
         let late = max(0, reportedAt - 2)
-        #expect(took >= reportedAt + ContainerEvidence.reportSeconds + late && took < reportedAt + 1.5 + late)
+        #expect(
+            took >= reportedAt + ContainerEvidence.reportSeconds + late
+                && took < reportedAt + ContainerEvidence.reportSeconds + 0.25 + late)
     }
 
     /// A Job is done once its own pods succeeded (every container exited 0, or the phase says so), before
