@@ -325,14 +325,7 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
                     if let s = options.sinceSeconds { query["sinceSeconds"] = String(s) }
                     if options.timestamps { query["timestamps"] = "true" }
                     let path = "/api/v1/namespaces/\(namespace)/pods/\(pod)/log"
-                    var used = try await credentials.current()
-                    var response = try await client.execute(
-                        try logRequest(path, query, used), timeout: .hours(24), logger: logger)
-                    if response.status.code == 401, let fresh = try await credentials.afterUnauthorized(used) {
-                        used = fresh
-                        response = try await client.execute(
-                            try logRequest(path, query, used), timeout: .hours(24), logger: logger)
-                    }
+                    let response = try await streaming(timeout: .hours(24)) { try logRequest(path, query, $0) }
                     guard response.status.code < 300 else {
                         let data = try await response.body.collect(upTo: 1 << 20)
                         throw apiError(
@@ -361,17 +354,9 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
                     var query = ["watch": "true", "timeoutSeconds": String(max(1, seconds))]
                     if let labelSelector, !labelSelector.isEmpty { query["labelSelector"] = labelSelector }
                     let path = type.collectionPath(namespace: namespace)
-                    var used = try await credentials.current()
                     let began = DispatchTime.now().uptimeNanoseconds
-                    var response = try await client.execute(
-                        try makeRequest(.GET, path, query: query, credentials: used),
-                        timeout: .seconds(Int64(seconds) + 10),
-                        logger: logger)
-                    if response.status.code == 401, let fresh = try await credentials.afterUnauthorized(used) {
-                        used = fresh
-                        response = try await client.execute(
-                            try makeRequest(.GET, path, query: query, credentials: used),
-                            timeout: .seconds(Int64(seconds) + 10), logger: logger)
+                    let response = try await streaming(timeout: .seconds(Int64(seconds) + 10)) {
+                        try makeRequest(.GET, path, query: query, credentials: $0)
                     }
                     logger.debug(
                         "WATCH \(path) \(response.status.code) \((DispatchTime.now().uptimeNanoseconds - began) / 1_000_000)ms"
@@ -410,6 +395,19 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
     }
 
     // MARK: Transport
+
+    /// A request whose body the caller reads as it arrives (logs, a watch): sent once more with fresh credentials
+    /// when the server refuses them (401), as `send` does.
+    func streaming(timeout: TimeAmount, _ request: (RequestCredentials) throws -> HTTPClientRequest) async throws
+        -> HTTPClientResponse
+    {
+        let used = try await credentials.current()
+        let response = try await client.execute(try request(used), timeout: timeout, logger: logger)
+        guard response.status.code == 401, let fresh = try await credentials.afterUnauthorized(used) else {
+            return response
+        }
+        return try await client.execute(try request(fresh), timeout: timeout, logger: logger)
+    }
 
     func logRequest(_ path: String, _ query: [String: String], _ credentials: RequestCredentials) throws
         -> HTTPClientRequest
