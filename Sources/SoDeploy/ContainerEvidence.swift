@@ -8,7 +8,9 @@ import Foundation
 /// when this kubelet reported the start late (a busy node reports the exit later still). One already running
 /// at this wait's first look is believed once its `startedAt` is that far behind (a re-start believes what
 /// the start before it waited for at its first look), or at once when the last start's wait believed this very start
-/// of it (`so.dev/believed`: same pod, container and restart count). No other clock.
+/// of it (`so.dev/believed`: same pod, container and restart count). Sooner, where the container can be asked
+/// (`ContainerUptime`): once its first process has run `provenSeconds`, as the container's own kernel says — a
+/// container that exits at once never answers so. No other clock.
 struct ContainerEvidence {
     /// One kubelet round (its relist period, 1 s, counted from the end of the last) and half a second for a busy
     /// kubelet's relist and status write. The wait sees a report as it is made (a watch wakes it), so nothing of
@@ -17,6 +19,16 @@ struct ContainerEvidence {
     static let reportSeconds = 1.5
     /// The most a late report of the start adds (the settle this replaces was 5 s).
     static let lateAtMost = 4.0
+    /// How long a container's first process must have run, by its own account, to be believed: a container
+    /// that exits at once (or within a second) is not. The kubelet's round believes it no later.
+    static let provenSeconds = 1.0
+
+    /// A container start → the age its first process said it had, and when it said so.
+    private var proven: [String: (age: Double, at: Date)] = [:]
+    /// Container starts that could not tell their age: believed by the kubelet's round.
+    private var unprovable: Set<String> = []
+    /// No container can be asked in this wait (no kubectl, or no right to exec).
+    private(set) var askingOff = false
 
     /// A container start (pod, container, startedAt, restarts) → when this wait first saw it running.
     private var firstSeenRunning: [String: Date] = [:]
@@ -33,7 +45,8 @@ struct ContainerEvidence {
     /// has still to run, as seen at `now`, for an exit to have been reported: 0 once it has. `restarts` tells
     /// one start from the next.
     mutating func timeToBelief(pod: String, container: String, startedAt: Date, restarts: Int, now: Date) -> Double {
-        let start = "\(pod)/\(container)@\(startedAt.timeIntervalSince1970)#\(restarts)"
+        let start = Self.key(pod: pod, container: container, startedAt: startedAt, restarts: restarts)
+        if let said = proven[start], said.age >= Self.provenSeconds { return 0 }
         let first = firstSeenRunning[start, default: now]
         firstSeenRunning[start] = first
         let seenBefore = seenBeforeRunning.contains(pod + "/" + container)
@@ -46,5 +59,29 @@ struct ContainerEvidence {
             ? now.timeIntervalSince(first) : max(now.timeIntervalSince(first), now.timeIntervalSince(latestStart))
         let late = seenBefore ? min(Self.lateAtMost, max(0, first.timeIntervalSince(latestStart) - 1)) : 0
         return max(0, Self.reportSeconds + late - ran)
+    }
+
+    /// One container start, as `timeToBelief` and the asking name it.
+    static func key(pod: String, container: String, startedAt: Date, restarts: Int) -> String {
+        "\(pod)/\(container)@\(startedAt.timeIntervalSince1970)#\(restarts)"
+    }
+
+    /// When a container start (not yet believed) is to be asked its age, in seconds from `now`: 0 when it has not
+    /// been asked, else when its first process will have run `provenSeconds` by what it said last; nil when
+    /// it cannot be asked.
+    func timeToAsk(_ start: String, now: Date) -> Double? {
+        if askingOff || unprovable.contains(start) { return nil }
+        guard let said = proven[start] else { return 0 }
+        // A little past: the two files count in hundredths of a second.
+        return max(0, Self.provenSeconds + 0.03 - said.age - now.timeIntervalSince(said.at))
+    }
+
+    /// Notes what a container start said of its age when asked at `at`.
+    mutating func heard(_ start: String, _ answer: UptimeAnswer, at: Date) {
+        switch answer {
+        case .ran(let age): proven[start] = (age, at)
+        case .cannotTell: unprovable.insert(start)
+        case .unavailable: askingOff = true
+        }
     }
 }

@@ -324,7 +324,8 @@ public struct ObserveAction {
             try await Waiter(
                 ctx: ctx, client: c.client, namespace: c.namespace,
                 selector: DeploymentNames.instanceSelector(c.model.id),
-                directory: c.model.directory
+                directory: c.model.directory,
+                uptime: KubectlUptime(processes: ctx.processes, kubectlFlags: c.target.kubectlFlags)
             )
             .wait(for: objects, timeout: timeout, progress: ProgressReporter(ctx: ctx, mode: .plain))
         }

@@ -144,7 +144,8 @@ public struct StartAction: Sendable {
                 madeNow: report.generatedSecrets)
         let steps = StartSteps(
             ctx: ctx, client: cluster.client, model: model, namespace: namespace, progress: progress,
-            bindClaimsAhead: req.wait && !req.dryRun, dryRun: dryRun)
+            bindClaimsAhead: req.wait && !req.dryRun,
+            uptime: KubectlUptime(processes: ctx.processes, kubectlFlags: cluster.target.kubectlFlags), dryRun: dryRun)
         // What the deployment owns (one list per kind the Namespace records): the unchanged-test, apply and prune.
         var owned: OwnedObjects?
         if let existing = cluster.existing, req.onlyKinds == nil {

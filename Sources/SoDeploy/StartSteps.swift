@@ -16,6 +16,9 @@ struct StartSteps: Sendable {
     /// Bind new claims before the workloads go out (`ClaimBinding`): when start waits anyway. `--no-wait`
     /// leaves as soon as everything is applied.
     var bindClaimsAhead = false
+    /// How the wait asks a young container its age (`KubectlUptime`, through the cluster's kubectl flags);
+    /// nil: the kubelet's round alone believes it.
+    var uptime: ContainerUptime? = nil
     /// `start --dry-run`: the same steps with their writes in dry-run mode. An apply is a server-side dry run
     /// (`dryRun=All`), a delete is only named; what each would do goes into the report's plan.
     var dryRun: DryRun?
@@ -410,7 +413,7 @@ struct StartSteps: Sendable {
         try await Waiter(
             ctx: ctx, client: client, namespace: namespace, selector: DeploymentNames.instanceSelector(model.id),
             directory: model.directory,
-            believedBefore: Set(believed.split(separator: ",").map(String.init))
+            believedBefore: Set(believed.split(separator: ",").map(String.init)), uptime: uptime
         )
         .wait(for: objects, timeout: timeout, progress: progress)
     }

@@ -21,6 +21,16 @@ struct Waiter {
     /// the same start of the same container (pod UID, name, restart count) is believed at once. Nil: this wait
     /// records nothing either (a wait that is not a start's).
     var believedBefore: Set<String>? = nil
+    /// Asks a young container how long it has run (`ContainerEvidence.provenSeconds`); nil: the kubelet's round
+    /// alone believes it.
+    var uptime: ContainerUptime? = nil
+
+    /// A young container start to be asked its age now.
+    struct Ask {
+        var pod: String
+        var container: String
+        var start: String
+    }
 
     struct Problem {
         var fatal: Bool
@@ -62,6 +72,13 @@ struct Waiter {
             if let listed { pods = listed } else { pods = try await listPods() }
             // Every look is evidence (a container seen before it runs tells how late this kubelet reports).
             let health = containerHealth(pods, evidence: &evidence)
+            if health.restarting.isEmpty, let uptime, !health.ask.isEmpty {
+                // Young containers due to say how long they have run (a Job may still be running beside them): the
+                // next look believes those that ran long enough.
+                await Self.ask(
+                    health.ask, uptime, namespace: namespace, clock: ctx.clock, evidence: &evidence, log: ctx.verbose)
+                continue
+            }
             if pending.isEmpty {
                 // A container that starts and exits at once can count as available for an instant: the rollout
                 // is believed once every container has run long enough for an exit to have been reported, and
@@ -196,15 +213,20 @@ struct Waiter {
     /// `healthcheck:`) is believed once Ready: its probe answered, which says more than having run a
     /// moment. One that exited with an error moments ago and runs again may be about to crash again.
     func containerHealth(_ pods: [JSON], evidence: inout ContainerEvidence) -> (
-        restarting: [String], young: [String], believedIn: Double
+        restarting: [String], young: [String], believedIn: Double, ask: [Ask]
     ) {
         let now = ctx.clock.now()
         var restarting: [String] = []
         var young: [String] = []
         // How soon the first young container is believed (seconds from now).
         var believedIn = Double.infinity
+        var ask: [Ask] = []
         for pod in pods where pod.labels["job-name"] == nil && pod.at("metadata", "deletionTimestamp") == nil {
             let probed = Self.probedContainers(pod)
+            // PID 1 is the container's own first process, unless the pod shares the host's or its pod's.
+            let askable =
+                uptime != nil && pod.at("spec", "hostPID")?.bool != true
+                && pod.at("spec", "shareProcessNamespace")?.bool != true
             let statuses = pod.at("status", "containerStatuses")?.array ?? []
             for c in pod.at("spec", "containers")?.array ?? [] {
                 let container = c["name"]?.string ?? "?"
@@ -230,6 +252,12 @@ struct Waiter {
                 {
                     young.append(name)
                     believedIn = min(believedIn, left)
+                    let start = ContainerEvidence.key(
+                        pod: pod.name, container: container, startedAt: started, restarts: restarts)
+                    if askable, let when = evidence.timeToAsk(start, now: now) {
+                        if when == 0 { ask.append(Ask(pod: pod.name, container: container, start: start)) }
+                        believedIn = min(believedIn, when)
+                    }
                 } else if restarts > 0,
                     let finished = c.at("lastState", "terminated", "finishedAt")?.string.flatMap(Timestamps.parse),
                     c.at("lastState", "terminated", "exitCode")?.int != 0, now.timeIntervalSince(finished) < 15
@@ -240,7 +268,40 @@ struct Waiter {
                 }
             }
         }
-        return (restarting, young, believedIn)
+        return (restarting, young, believedIn, ask)
+    }
+
+    /// Asks each container its age (at once, up to 8 at a time) and notes what it said.
+    static func ask(
+        _ asks: [Ask], _ uptime: ContainerUptime, namespace: String, clock: Clock, evidence: inout ContainerEvidence,
+        log: (String) -> Void
+    ) async {
+        for batch in stride(from: 0, to: asks.count, by: 8).map({ Array(asks[$0..<min($0 + 8, asks.count)]) }) {
+            let answers = await withTaskGroup(of: (Ask, UptimeAnswer, Date).self) { group in
+                for a in batch {
+                    group.addTask {
+                        let answer = await uptime.uptime(pod: a.pod, container: a.container, namespace: namespace)
+                        return (a, answer, clock.now())
+                    }
+                }
+                var out: [(Ask, UptimeAnswer, Date)] = []
+                for await answer in group { out.append(answer) }
+                return out
+            }
+            for (a, answer, at) in answers {
+                evidence.heard(a.start, answer, at: at)
+                let name = "pod \(namespace)/\(a.pod) container \(a.container)"
+                switch answer {
+                case .ran(let age): log("\(name) has run \(String(format: "%.2f", age)) s, by its own account")
+                case .cannotTell(let why):
+                    log("\(name) cannot say how long it has run (\(why)): the kubelet's next round believes it")
+                case .unavailable(let why):
+                    log(
+                        "containers cannot be asked how long they have run (\(why)): the kubelet's next round believes them"
+                    )
+                }
+            }
+        }
     }
 
     /// The running containers of the Deployments' pods, as `so.dev/believed` names them.

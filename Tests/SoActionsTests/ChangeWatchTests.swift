@@ -42,10 +42,13 @@ import Testing
         let watch = ChangeWatch(cluster, namespace: "ns", [(.persistentVolumeClaim, nil)], seconds: 60)
         defer { watch.stop() }
         let clock = StoppedClock()
-        // Reported while the pause waits: it ends.
+        // Reported while the pause waits: it ends. Each update is a change (the fake reports only those), so one made
+        // before the watch is in place (a loaded machine) does not leave the pause waiting for ever.
         let bind = Task {
+            var n = 0
             while !Task.isCancelled {
-                cluster.update("PersistentVolumeClaim", "data", namespace: "ns", Self.phase("Bound"))
+                n += 1
+                cluster.update("PersistentVolumeClaim", "data", namespace: "ns", Self.phase("Bound \(n)"))
                 try await Task.sleep(nanoseconds: 20_000_000)
             }
         }

@@ -78,13 +78,14 @@ import Testing
             ])
         }
 
-        func wait() async throws -> Double {
+        func wait(uptime: ContainerUptime? = nil) async throws -> Double {
             let t = try TempDir("so-wait-evidence")
             defer { t.cleanup() }
             let ctx = SoContext(
                 fs: LocalFileSystem(currentDirectory: t.path), processes: FakeProcessRunner(), clock: clock,
                 entropy: SeededEntropy(), console: CapturedConsole(), environment: [:], builtInRoot: nil)
-            let waiter = Waiter(ctx: ctx, client: cluster, namespace: "ns", selector: "app=x")
+            var waiter = Waiter(ctx: ctx, client: cluster, namespace: "ns", selector: "app=x")
+            waiter.uptime = uptime
             let deployment = KubeObject(apiVersion: "apps/v1", kind: "Deployment", name: "web", namespace: "ns")
             try await waiter.wait(
                 for: [deployment], timeout: 60, progress: ProgressReporter(ctx: ctx, mode: .plain))

@@ -1,0 +1,37 @@
+import Foundation
+import SoBasics
+
+/// `ContainerUptime` through `kubectl exec` (the flags reach the cluster the wait watches): runs
+/// `cat /proc/uptime /proc/1/stat` in the container, which reads two files and changes nothing.
+struct KubectlUptime: ContainerUptime {
+    let processes: ProcessRunner
+    let kubectlFlags: [String]
+    /// An exec that takes longer than this is not waited for: the kubelet's report believes the container.
+    static let timeout = 3.0
+
+    func uptime(pod: String, container: String, namespace: String) async -> UptimeAnswer {
+        let args =
+            ["kubectl"] + kubectlFlags + [
+                "-n", namespace, "exec", pod, "-c", container, "--", "cat", "/proc/uptime", "/proc/1/stat",
+            ]
+        let result: ProcessResult
+        do {
+            result = try await processes.run(args, workingDirectory: nil, environment: nil, timeout: Self.timeout)
+        } catch let e as SoError {
+            // kubectl is not installed, or an exec hung past the timeout (a slow node): ask no more in this wait.
+            return .unavailable(e.message)
+        } catch {
+            return .unavailable(String(describing: error))
+        }
+        if result.exitCode == 0, let age = ProcessAge.seconds(result.stdout) { return .ran(age) }
+        let why = Self.firstLine(result.stderr, or: "kubectl exec exited \(result.exitCode)")
+        // RBAC: the user may not create pods/exec here; asking again is refused again.
+        if result.stderr.contains("Forbidden") || result.stderr.contains("forbidden") { return .unavailable(why) }
+        return .cannotTell(why)
+    }
+
+    /// The first line of `text` that says something, else `fallback`.
+    static func firstLine(_ text: String, or fallback: String) -> String {
+        text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.first { !$0.isEmpty } ?? fallback
+    }
+}
