@@ -222,7 +222,13 @@ public struct UpAction {
         if let idle = req.idle { try setWorkspaceKey("idle", idle, specPath: specPath) }
         var createReq = CreateRequest(specFile: specPath, deploymentDir: dir)
         createReq.resolved = stack
-        _ = try await CreateAction(quiet).run(createReq)
+        do {
+            _ = try await CreateAction(quiet).run(createReq)
+        } catch let e as SoError where e.location?.file == specPath {
+            // The spec is removed once made: the error names where its value came from instead.
+            let text = (try? ctx.fs.readText(specPath, limit: YAMLFile.maxBytes, what: "spec")) ?? ""
+            throw SpecOrigin.relocate(e, specText: text, defaults: stack.file.specDefaults, workspace: name)
+        }
         if let port = req.preview { try UpAction(quiet).addPreview(dir: dir, host: "\(name).localhost", port: port) }
     }
 
