@@ -23,7 +23,7 @@ struct ContainerEvidence {
     /// that exits at once (or within a second) is not. The kubelet's round believes it no later.
     static let provenSeconds = 1.0
 
-    /// A container start → the age its first process said it had, and when it said so.
+    /// A container start → the age its first process said it had, and when it was asked.
     private var proven: [String: (age: Double, at: Date)] = [:]
     /// Container starts that could not tell their age: believed by the kubelet's round.
     private var unprovable: Set<String> = []
@@ -72,11 +72,14 @@ struct ContainerEvidence {
     func timeToAsk(_ start: String, now: Date) -> Double? {
         if askingOff || unprovable.contains(start) { return nil }
         guard let said = proven[start] else { return 0 }
-        // A little past: the two files count in hundredths of a second.
-        return max(0, Self.provenSeconds + 0.03 - said.age - now.timeIntervalSince(said.at))
+        // Asked again as long after the last ask as it lacked of the second: its files are read as far into that ask
+        // as into the last (kubectl, the API server and the kubelet take about as long each time), and a little
+        // past it (they count in hundredths of a second). A read that comes early is only asked once more: the
+        // belief still wants an age of a second.
+        return max(0, Self.provenSeconds + 0.05 - said.age - now.timeIntervalSince(said.at))
     }
 
-    /// Notes what a container start said of its age when asked at `at`.
+    /// Notes what a container start said of its age when asked at `at` (the ask's start).
     mutating func heard(_ start: String, _ answer: UptimeAnswer, at: Date) {
         switch answer {
         case .ran(let age): proven[start] = (age, at)

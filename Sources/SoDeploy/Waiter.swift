@@ -280,8 +280,9 @@ struct Waiter {
             let answers = await withTaskGroup(of: (Ask, UptimeAnswer, Date).self) { group in
                 for a in batch {
                     group.addTask {
+                        let asked = clock.now()
                         let answer = await uptime.uptime(pod: a.pod, container: a.container, namespace: namespace)
-                        return (a, answer, clock.now())
+                        return (a, answer, asked)
                     }
                 }
                 var out: [(Ask, UptimeAnswer, Date)] = []
