@@ -254,7 +254,9 @@ struct Waiter {
                     believedIn = min(believedIn, left)
                     let start = ContainerEvidence.key(
                         pod: pod.name, container: container, startedAt: started, restarts: restarts)
-                    if askable, let when = evidence.timeToAsk(start, now: now) {
+                    // One with a readiness probe is believed when Ready: its probe says more, and asking it too would
+                    // take a processor from the node while it starts.
+                    if askable, !probed.contains(container), let when = evidence.timeToAsk(start, now: now) {
                         if when == 0 { ask.append(Ask(pod: pod.name, container: container, start: start)) }
                         believedIn = min(believedIn, when)
                     }

@@ -1,9 +1,11 @@
 import Foundation
 import SoBasics
 import SoKube
+import SoSystem
 import SoTestSupport
 import Testing
 
+@testable import SoActions
 @testable import SoDeploy
 
 /// A young container without a probe is believed once its own first process says it has run a second, sooner than
@@ -68,6 +70,34 @@ import Testing
         let took = try await kubelet.wait(uptime: asked)
         #expect(asked.asked.count == 1)
         #expect(took >= 0.3 + ContainerEvidence.reportSeconds && took < 0.3 + ContainerEvidence.reportSeconds + 0.25)
+    }
+
+    /// Only a young container without a readiness probe is asked (a probe, once it answers, says more), and none of a
+    /// pod whose PID 1 is not the container's own (the host's processes, or its pod's shared).
+    @Test func onlyContainersWithoutAProbeAndWithTheirOwnPID1AreAsked() async throws {
+        let clock = FixedClock()
+        let cluster = FakeCluster()
+        try cluster.seed(WaiterTests.pod("plain", age: 0.2, probe: false, clock: clock))
+        try cluster.seed(WaiterTests.pod("probed", age: 0.2, ready: false, probe: true, clock: clock))
+        for key in ["hostPID", "shareProcessNamespace"] {
+            var pod = WaiterTests.pod("shares-\(key)", age: 0.2, probe: false, clock: clock)
+            pod.body = pod.body.map { entry in
+                guard entry.0 == "spec", case .map(let spec) = entry.1 else { return entry }
+                return ("spec", .map(spec + [(key, .bool(true))]))
+            }
+            try cluster.seed(pod)
+        }
+        let t = try TempDir("so-uptime-asked")
+        defer { t.cleanup() }
+        let ctx = SoContext(
+            fs: LocalFileSystem(currentDirectory: t.path), processes: FakeProcessRunner(), clock: clock,
+            entropy: SeededEntropy(), console: CapturedConsole(), environment: [:], builtInRoot: nil)
+        var waiter = Waiter(ctx: ctx, client: cluster, namespace: "ns", selector: "app=x")
+        waiter.uptime = KubectlUptime(processes: FakeProcessRunner(), kubectlFlags: [])
+        var seen = ContainerEvidence()
+        let health = waiter.containerHealth(try await waiter.listPods(), evidence: &seen)
+        #expect(health.young.count == 4, "\(health.young)")
+        #expect(health.ask.map(\.pod) == ["plain"])
     }
 
     /// The age of PID 1: seconds since boot less its start in ticks; its name may hold spaces and parentheses.
