@@ -28,7 +28,7 @@ struct ContainerEvidence {
     /// Container starts that could not tell their age: believed by the kubelet's round.
     private var unprovable: Set<String> = []
     /// No container can be asked in this wait (no kubectl, or no right to exec).
-    private(set) var askingOff = false
+    private var askingOff = false
 
     /// A container start (pod, container, startedAt, restarts) → when this wait first saw it running.
     private var firstSeenRunning: [String: Date] = [:]

@@ -24,14 +24,9 @@ struct KubectlUptime: ContainerUptime {
             return .unavailable(String(describing: error))
         }
         if result.exitCode == 0, let age = ProcessAge.seconds(result.stdout) { return .ran(age) }
-        let why = Self.firstLine(result.stderr, or: "kubectl exec exited \(result.exitCode)")
+        let why = result.lastErrorLine
         // RBAC: the user may not create pods/exec here; asking again is refused again.
-        if result.stderr.contains("Forbidden") || result.stderr.contains("forbidden") { return .unavailable(why) }
+        if result.stderr.lowercased().contains("forbidden") { return .unavailable(why) }
         return .cannotTell(why)
-    }
-
-    /// The first line of `text` that says something, else `fallback`.
-    static func firstLine(_ text: String, or fallback: String) -> String {
-        text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.first { !$0.isEmpty } ?? fallback
     }
 }
