@@ -45,6 +45,14 @@ public enum NameRules {
         return matches(s, first: lowerAlnum, rest: { lowerAlnum($0) || $0 == "-" })
     }
 
+    /// A DNS-1123 subdomain (most object names): DNS labels joined by `.`, at most 253.
+    public static func isDNSSubdomain(_ s: String) -> Bool {
+        s.unicodeScalars.count <= 253
+            && s.split(separator: ".", omittingEmptySubsequences: false).allSatisfy {
+                isDNSLabel(String($0))
+            }
+    }
+
     /// Only characters from `allowed` (and alphanumerics), at least one.
     public static func isPlain(_ s: String, extra: String) -> Bool {
         let set = Set(extra.unicodeScalars)

@@ -12,7 +12,8 @@ struct DeploymentExecCommand: SoRunnable {
         commandName: "exec",
         abstract: "Run a command in a service's container; exits with the command's exit code.",
         discussion: """
-            Uses kubectl against the deployment's cluster.
+            Uses kubectl against the deployment's cluster. On an agent workspace the service may be left out:
+            the workspace's own is meant (`so deployment --name fix-login exec -- git status`).
 
             Example:
               so deployment --dir deployments/example exec web -- nginx -t
@@ -24,7 +25,8 @@ struct DeploymentExecCommand: SoRunnable {
     var given: [GroupOption] { target.given }
     @Flag(name: .customShort("i"), help: "Pass stdin.") var interactive = false
     @Flag(name: .customShort("t"), help: "Allocate a terminal.") var tty = false
-    @Argument(help: "Service (container) name.") var service: String
+    @Argument(help: "Service (container) name; on a workspace, optional (the workspace's service).")
+    var service: String
     // Options of so (--kubeconfig, --name …) may stand anywhere before --; everything after it is the command's.
     @Argument(
         help: ArgumentHelp(

@@ -31,7 +31,17 @@ struct DeploymentStatusCommand: SoRunnable {
                 "deployment \(s.deployment) in namespace \(s.namespace) (\(s.cluster)): \(s.ready ? "ready" : "not ready")"
             ]
             lines += s.workloads.map { w in "  \(w.kind) \(w.name): \(w.state)" }
-            lines += s.ingressHosts.map { h in "  ingress: http://\(h)/" }
+            for h in s.ingressHosts {
+                guard let cert = s.certificates.first(where: { $0.host == h }) else {
+                    lines.append("  ingress: http://\(h)/")
+                    continue
+                }
+                let state =
+                    cert.present
+                    ? "present"
+                    : cert.issuer.map { "not made yet by \($0)" } ?? "missing: the controller serves its default"
+                lines.append("  ingress: https://\(h)/ (certificate Secret \(cert.secret): \(state))")
+            }
             for p in s.pods {
                 lines.append(
                     "  pod \(p.name): \(p.phase) \(p.ready) ready, \(p.restarts) restarts"

@@ -26,6 +26,23 @@ struct ServiceDecoder {
         "sysctls", "tmpfs", "tty", "ulimits", "use_api_socket", "userns_mode", "uts", "volume_driver", "volumes_from",
     ]
 
+    /// Two mounts at one path: compose refuses it ("duplicate mount point"), and so does the API server
+    /// ("must be unique"), so it is refused here, naming both lines.
+    func refuseDuplicateTargets(_ mounts: [ComposeVolumeMount], nodes: [YNode]) throws {
+        var seen: [String: Int?] = [:]
+        for (mount, node) in zip(mounts, nodes) {
+            var target = mount.target
+            while target.count > 1 && target.hasSuffix("/") { target.removeLast() }
+            if let first = seen[target] {
+                throw node.error(
+                    "service '\(name)' mounts \(target) twice (lines \(first.map(String.init) ?? "?") and "
+                        + "\(node.line.map(String.init) ?? "?"))",
+                    hint: "keep one of the two volumes entries at \(target), or give one another path")
+            }
+            seen[target] = node.line
+        }
+    }
+
     func decode() throws -> ComposeService {
         var s = ComposeService(name: name, line: line)
         if node.isNull { return s }
@@ -41,10 +58,9 @@ struct ServiceDecoder {
             s.ports = try ports.flatMap { try ComposePorts.parse($0, diagnostics: diagnostics) }
             s.expose = try expose.flatMap(ComposePorts.parseExpose)
         }
-        s.volumes =
-            try m.nonNull("volumes")?.sequence("'volumes' of service '\(name)'").map {
-                try ComposeVolumes.parse($0, diagnostics: diagnostics)
-            } ?? []
+        let volumeNodes = try m.nonNull("volumes")?.sequence("'volumes' of service '\(name)'") ?? []
+        s.volumes = try volumeNodes.map { try ComposeVolumes.parse($0, diagnostics: diagnostics) }
+        try refuseDuplicateTargets(s.volumes, nodes: volumeNodes)
         s.entrypoint = try m.nonNull("entrypoint").map { try command($0, what: "entrypoint") }
         s.command = try m.nonNull("command").map { try command($0, what: "command") }
         s.healthcheck = try m.nonNull("healthcheck").map(healthcheck)
@@ -67,6 +83,12 @@ struct ServiceDecoder {
         s.profiles = try m.value("profiles")?.stringList("'profiles'") ?? []
         s.hostname = try m.string("hostname")
         s.stopGracePeriod = try m.string("stop_grace_period")
+        // Before interpolation a `${VAR}` in it is read once the deployment's values are known.
+        if let grace = s.stopGracePeriod, interpolated || !grace.contains("$"), DurationText.seconds(grace) == nil {
+            throw m.error(
+                at: "stop_grace_period", "stop_grace_period '\(grace)' of service '\(name)' is not a duration",
+                hint: "write seconds or a duration such as 10s, 1m30s (compose's default is 10s)")
+        }
         s.sysctls = try m.nonNull("sysctls").map { try keyValues($0, what: "sysctls") } ?? []
         s.tmpfs = try m.value("tmpfs")?.stringList("'tmpfs'", allowSingle: true) ?? []
         s.shmSize = try m.string("shm_size")

@@ -12,10 +12,14 @@ struct IngressInstaller {
     let ctx: SoContext
     let client: ClusterClient
 
-    /// Whether a start needs the controller: kind target, cluster management on, and an Ingress rendered.
+    /// Whether a start needs the controller: kind target, cluster management on, and an Ingress rendered that
+    /// names Caddy's class (a cluster whose default class is another's, or a spec naming another, is served by
+    /// that controller: Caddy is not installed beside it).
     static func needed(_ model: DeploymentModel, _ manifest: Manifest, _ req: StartRequest) -> Bool {
         model.deployTo == .k8sKind && req.cluster.performClusterManagement && req.onlyKinds == nil
-            && manifest.objects.contains { $0.isKind(.ingress) }
+            && manifest.objects.contains {
+                $0.isKind(.ingress) && IngressCheck.className($0) == Defaults.ingressClass
+            }
     }
 
     /// Returns true when it applied anything.

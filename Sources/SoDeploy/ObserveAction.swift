@@ -48,11 +48,13 @@ public struct ObserveAction {
     public func status(_ directory: String, cluster: ClusterOptions) async throws -> DeploymentStatus {
         let c = try await ConnectedDeployment.open(ctx, directory: directory, cluster: cluster)
         var workloads: [DeploymentStatus.Workload] = []
+        let now = ctx.clock.now()
+        let listedPods = try await c.pods()
         for d in try await c.client.list(
             .deployment, namespace: c.namespace,
             labelSelector: DeploymentNames.selector(c.model.id))
         {
-            let pending = Waiter.deploymentPending(d)
+            let pending = Waiter.deploymentPending(d) ?? Waiter.podsEnding(d, pods: listedPods)
             let want = d.at("spec", "replicas")?.int ?? 1
             workloads.append(
                 .init(
@@ -63,22 +65,33 @@ public struct ObserveAction {
             .job, namespace: c.namespace,
             labelSelector: DeploymentNames.selector(c.model.id))
         {
-            let succeeded = (j.at("status", "succeeded")?.int ?? 0) >= 1
-            let failed = (j.at("status", "failed")?.int ?? 0) >= 1
+            let complete = Waiter.jobCondition(j, "Complete")
+            let failed = Waiter.jobCondition(j, "Failed") || (j.at("status", "failed")?.int ?? 0) >= 1
             workloads.append(
                 .init(
                     kind: ResourceType.job.kind, name: j.name,
-                    state: succeeded ? "complete" : failed ? "failed" : "running", ready: succeeded))
+                    state: complete ? "complete" : failed ? "failed" : "running", ready: complete))
         }
         var hosts: [String] = []
+        var certificates: [DeploymentStatus.Certificate] = []
         for i in try await c.client.list(
             .ingress, namespace: c.namespace,
             labelSelector: DeploymentNames.selector(c.model.id))
         {
             for r in i.at("spec", "rules")?.array ?? [] { if let h = r["host"]?.string { hosts.append(h) } }
+            let annotations = i.annotations
+            let issuer =
+                annotations["cert-manager.io/cluster-issuer"].map { "ClusterIssuer \($0)" }
+                ?? annotations["cert-manager.io/issuer"].map { "Issuer \($0)" }
+            for t in i.at("spec", "tls")?.array ?? [] {
+                guard let secret = t["secretName"]?.string else { continue }
+                let present = try await c.client.get(.secret, name: secret, namespace: c.namespace) != nil
+                for h in t["hosts"]?.array.compactMap(\.string) ?? [] {
+                    certificates.append(.init(host: h, secret: secret, present: present, issuer: issuer))
+                }
+            }
         }
-        let now = ctx.clock.now()
-        let pods = try await c.pods().map { Self.podInfo($0, now: now) }
+        let pods = listedPods.map { Self.podInfo($0, now: now) }
         let events = try await c.client.list(.event, namespace: c.namespace, labelSelector: nil)
             .filter { $0["type"]?.string == "Warning" }
             .sorted {
@@ -95,7 +108,7 @@ public struct ObserveAction {
         return DeploymentStatus(
             deployment: c.model.id, namespace: c.namespace,
             cluster: c.target.kindCluster.map { "kind:\($0)" } ?? c.target.connection.contextName,
-            workloads: workloads, ingressHosts: hosts, pods: pods, warnings: Array(events),
+            workloads: workloads, ingressHosts: hosts, certificates: certificates, pods: pods, warnings: Array(events),
             ready: !workloads.isEmpty && workloads.allSatisfy(\.ready))
     }
 
@@ -177,6 +190,17 @@ public struct ObserveAction {
         _ directory: String, cluster: ClusterOptions, service: String, command: [String], interactive: Bool, tty: Bool
     ) async throws -> Int32 {
         let c = try await ConnectedDeployment.open(ctx, directory: directory, cluster: cluster)
+        var (service, command) = (service, command)
+        // On a workspace the workspace's service is the default: `exec -- cat f` names no service, and its first
+        // word is the command's (a word that is one of the stack's services still names it).
+        if let workspace = c.model.spec.workspace,
+            !(c.model.pods + c.model.jobs).contains(where: { pod in
+                pod.compose.services.contains { NameRules.dnsLabel($0.name) == NameRules.dnsLabel(service) }
+            })
+        {
+            command = [service] + command
+            service = workspace.service
+        }
         let container = NameRules.dnsLabel(service)
         func withContainer() async throws -> [JSON] {
             try await c.pods().filter { p in

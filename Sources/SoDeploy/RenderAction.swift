@@ -25,7 +25,7 @@ public struct RenderAction: Sendable {
     /// compose's `host-gateway` stands for, when the caller found one (start, on kind).
     public func render(
         _ model: DeploymentModel, placeholderSecrets: Bool = false, hostGateway: String? = nil,
-        clusterDNS: ClusterDNS? = nil,
+        clusterDNS: ClusterDNS? = nil, ingressClass: String? = nil,
         warn: Bool = true
     ) throws -> Manifest {
         var addresses: [String: [String]] = [:]
@@ -38,7 +38,7 @@ public struct RenderAction: Sendable {
             options: RenderOptions(
                 placeholderSecrets: placeholderSecrets, egressAddresses: addresses,
                 hostGateway: hostGateway,
-                clusterDNS: clusterDNS))
+                clusterDNS: clusterDNS, ingressClass: ingressClass))
         if warn { for w in manifest.warnings { ctx.diagnostics.warn(w) } }
         return manifest
     }

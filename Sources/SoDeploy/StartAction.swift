@@ -124,12 +124,24 @@ public struct StartAction: Sendable {
         var rendered = rendered
         let (model, namespace) = (rendered.model, rendered.namespace)
         // The DNS policy allows where this cluster's DNS answers (its kube-dns endpoints), no wider.
-        let dns = model.spec.sections.egress == nil ? nil : await ClusterDNSReader(client: cluster.client).read()
-        if HostGatewayFinder.needed(model) || dns != nil {
+        async let dnsRead = model.spec.sections.egress == nil ? nil : ClusterDNSReader(client: cluster.client).read()
+        // An Ingress names the cluster's default class when the spec names none, and its certificates are checked.
+        let check = IngressCheck(client: cluster.client)
+        let routed = rendered.manifest.objects.contains { $0.isKind(.ingress) }
+        async let classesRead = routed ? check.classes() : nil
+        async let tlsRead = routed ? check.tlsWarnings(model.spec, namespace: namespace, log: ctx.verbose) : []
+        let (dns, classes, tlsWarnings) = await (dnsRead, classesRead, tlsRead)
+        let defaultClass = model.spec.sections.ingressClass == nil ? classes?.defaultClass : nil
+        if HostGatewayFinder.needed(model) || dns != nil || defaultClass != nil {
             // Rendered again, once, with what the cluster told (step 1 held back its warnings when a gateway was needed).
             rendered.manifest = try RenderAction(ctx).render(
-                model, hostGateway: rendered.hostGateway, clusterDNS: dns, warn: HostGatewayFinder.needed(model))
+                model, hostGateway: rendered.hostGateway, clusterDNS: dns, ingressClass: defaultClass,
+                warn: HostGatewayFinder.needed(model))
         }
+        let installing = IngressInstaller.needed(model, rendered.manifest, req) ? Defaults.ingressClass : nil
+        let classWarning = IngressCheck.classWarning(
+            rendered.manifest.objects, classes: classes, installing: installing)
+        for warning in tlsWarnings + (classWarning.map { [$0] } ?? []) { ctx.diagnostics.warn(warning) }
         let images = req.dryRun ? nil : loadImages(imageIDs, cluster.target, req, progress: progress)
         var report = StartReport(namespace: namespace)
         // What start applies, with the values stored so far and those to be made (named only, in a dry run).

@@ -57,10 +57,12 @@ struct Waiter {
         var unschedulableSince: [String: Date] = [:]
         var capacity: NodeCapacity?
         var evidence = ContainerEvidence()
-        // Woken by a change to the pods or Deployments as soon as it is reported: a container seen running
-        // at once (its evidence starts then), a Deployment believed as it becomes available.
+        // Woken by a change to the pods, Deployments or Jobs as soon as it is reported: a container seen running
+        // at once (its evidence starts then), a Deployment believed as it becomes available, a Job as it is counted
+        // complete.
         let watch = ChangeWatch(
-            client, namespace: namespace, [(.pod, selector), (.deployment, selector)], seconds: timeout)
+            client, namespace: namespace,
+            [(.pod, selector), (.deployment, selector)] + (jobs.isEmpty ? [] : [(.job, selector)]), seconds: timeout)
         defer { watch.stop() }
         while true {
             var listed: [JSON]?
@@ -125,9 +127,11 @@ struct Waiter {
     }
 
     /// One look at the Deployments and Jobs (one list per kind, however many objects: 50 Deployments cost one
-    /// request, not 50): what is not ready yet, and the Deployments as listed. A Job is done once its status
-    /// says so, or once its own pods did (`JobEvidence`: the Job controller counts them a moment or two
-    /// later); `pods` is listed for that when a Job is not done yet. A failed Job throws, naming why.
+    /// request, not 50): what is not done yet, and the Deployments as listed. A Deployment is done when its
+    /// rollout is complete as `kubectl rollout status` says, and no pod of it is still ending (a pod of an older
+    /// ReplicaSet being deleted can still answer); `pods` is listed for that once its status says so. A Job is
+    /// done once its own status says Complete, which is what `kubectl wait --for=condition=complete` and every
+    /// later reader see. A failed Job throws, naming why.
     func pendingWorkloads(deployments: [String], jobs: [String], pods: inout [JSON]?) async throws -> (
         [String], [String: JSON]
     ) {
@@ -139,29 +143,36 @@ struct Waiter {
                 pending.append("Deployment \(name) (missing)")
                 continue
             }
-            if let state = Self.deploymentPending(d) { pending.append("Deployment \(name) (\(state))") }
+            if let state = Self.deploymentPending(d) {
+                pending.append("Deployment \(name) (\(state))")
+                continue
+            }
+            if pods == nil { pods = try await listPods() }
+            if let state = Self.podsEnding(d, pods: pods ?? []) { pending.append("Deployment \(name) (\(state))") }
         }
         for name in jobs {
             guard let j = liveJobs[name] else {
                 pending.append("Job \(name) (missing)")
                 continue
             }
-            if (j.at("status", "succeeded")?.int ?? 0) >= 1 { continue }
-            let failedCondition = j.at("status", "conditions")?.array.contains {
-                $0["type"]?.string == "Failed" && $0["status"]?.string == "True"
-            }
-            if pods == nil { pods = try await listPods() }
-            let listed = pods ?? []
-            if (j.at("status", "failed")?.int ?? 0) >= 1 || failedCondition == true {
-                let why = try await diagnose(pods: listed).first { $0.job == name || $0.fatal }
+            if Self.jobCondition(j, "Complete") { continue }
+            if (j.at("status", "failed")?.int ?? 0) >= 1 || Self.jobCondition(j, "Failed") {
+                if pods == nil { pods = try await listPods() }
+                let why = try await diagnose(pods: pods ?? []).first { $0.job == name || $0.fatal }
                 throw SoError(
                     "Job \(namespace)/\(name) failed" + (why.map { ": \($0.message)" } ?? ""),
                     hint: why?.hint ?? "see 'so deployment --dir \(dir) logs' for its output")
             }
-            if JobEvidence.succeeded(j, pods: listed) { continue }
-            pending.append("Job \(name) (running)")
+            let succeeded = j.at("status", "succeeded")?.int ?? 0
+            pending.append("Job \(name) (\(succeeded >= 1 ? "succeeded, not yet counted complete" : "running"))")
         }
         return (pending, liveDeployments)
+    }
+
+    /// Whether a Job's status carries the condition `type` with status True.
+    static func jobCondition(_ job: JSON, _ type: String) -> Bool {
+        job.at("status", "conditions")?.array.contains { $0["type"]?.string == type && $0["status"]?.string == "True" }
+            == true
     }
 
     /// A pod unschedulable for `unschedulableGrace` seconds on a cluster that cannot grow (no autoscaler) will
@@ -194,17 +205,40 @@ struct Waiter {
         return out
     }
 
-    /// nil when available; else a short state.
+    /// nil when the Deployment's rollout is complete by its status, as `kubectl rollout status` says: its
+    /// controller saw this generation, every wanted replica is of the newest template, no replica of an older
+    /// one is left (none ending, where the status counts them), and the updated ones are available. Else a short
+    /// state ("rolling out (1 of 2 updated)").
     static func deploymentPending(_ d: JSON) -> String? {
         let want = d.at("spec", "replicas")?.int ?? 1
         let generation = d.at("metadata", "generation")?.int ?? 0
         let observed = d.at("status", "observedGeneration")?.int ?? 0
+        let replicas = d.at("status", "replicas")?.int ?? 0
         let updated = d.at("status", "updatedReplicas")?.int ?? 0
         let available = d.at("status", "availableReplicas")?.int ?? 0
-        if want == 0 { return nil }
+        let terminating = d.at("status", "terminatingReplicas")?.int ?? 0
         if observed < generation { return "rollout not observed yet" }
-        if updated >= want && available >= want { return nil }
-        return "\(available)/\(want) available"
+        if updated < want { return "rolling out (\(updated) of \(want) updated)" }
+        if replicas > updated || terminating > 0 {
+            let old = max(replicas - updated, 0) + terminating
+            return "rolling out (\(old) old \(old == 1 ? "replica" : "replicas") ending)"
+        }
+        if available < want { return "\(available)/\(want) available" }
+        return nil
+    }
+
+    /// A state while a pod of the Deployment (its selector's pods, as listed) is still being deleted: a pod of
+    /// an older ReplicaSet the rollout replaced still runs until its grace period ends, and a Service or an
+    /// ingress controller that has not yet heard of its end can still send it requests. Nil when none is.
+    static func podsEnding(_ d: JSON, pods: [JSON]) -> String? {
+        guard case .object(let match)? = d.at("spec", "selector", "matchLabels"), !match.isEmpty else { return nil }
+        let ending = pods.filter { pod in
+            guard pod.at("metadata", "deletionTimestamp") != nil else { return false }
+            let labels = pod.labels
+            return match.allSatisfy { key, value in labels[key] == value.string }
+        }
+        if ending.isEmpty { return nil }
+        return "rolling out (\(ending.count) old \(ending.count == 1 ? "pod" : "pods") ending)"
     }
 
     /// Containers of the Deployments' pods (not Jobs'): those that exited and are not running again, and

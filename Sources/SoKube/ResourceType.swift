@@ -60,6 +60,14 @@ public struct ResourceType: Sendable, Equatable, Hashable {
         apiVersion: "networking.k8s.io/v1", kind: "IngressClass", plural: "ingressclasses", namespaced: false)
     public static let endpointSlice = ResourceType(
         apiVersion: "discovery.k8s.io/v1", kind: "EndpointSlice", plural: "endpointslices", namespaced: true)
+    public static let customResourceDefinition = ResourceType(
+        apiVersion: "apiextensions.k8s.io/v1", kind: "CustomResourceDefinition", plural: "customresourcedefinitions",
+        namespaced: false)
+    /// cert-manager's issuers (where cert-manager is installed).
+    public static let clusterIssuer = ResourceType(
+        apiVersion: "cert-manager.io/v1", kind: "ClusterIssuer", plural: "clusterissuers", namespaced: false)
+    public static let issuer = ResourceType(
+        apiVersion: "cert-manager.io/v1", kind: "Issuer", plural: "issuers", namespaced: true)
     public static let runtimeClass = ResourceType(
         apiVersion: "node.k8s.io/v1", kind: "RuntimeClass", plural: "runtimeclasses", namespaced: false)
     public static let lease = ResourceType(
@@ -74,6 +82,7 @@ public struct ResourceType: Sendable, Equatable, Hashable {
         .namespace, .secret, .configMap, .persistentVolume, .persistentVolumeClaim, .service, .pod, .event, .node,
         .serviceAccount, .resourceQuota, .limitRange, .deployment, .replicaSet, .daemonSet, .job, .ingress,
         .networkPolicy, .ingressClass, .endpointSlice, .runtimeClass, .lease, .clusterRole, .clusterRoleBinding,
+        .customResourceDefinition, .clusterIssuer, .issuer,
     ]
 
     public static func of(apiVersion: String, kind: String) throws -> ResourceType {

@@ -12,6 +12,9 @@ public enum Defaults {
     public static let memoryLimit = "512Mi"
     public static let volumeSize = "2Gi"
     public static let ingressClass = "caddy"
+    /// How long a container has between SIGTERM and SIGKILL when its compose service sets no
+    /// `stop_grace_period`: compose's default, not Kubernetes' 30 s.
+    public static let stopGraceSeconds = 10
     public static let configMapLimit = 1_048_576
     /// uid, gid and fsGroup of pods under pod-security `restricted` unless the spec sets security.run-as-user.
     public static let restrictedUser = 1000

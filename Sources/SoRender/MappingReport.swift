@@ -49,6 +49,12 @@ public enum MappingReport {
                         "headless Service '\(NameRules.serviceName(svc.name))': the name resolves to the pod's IP "
                             + "(no ports: or expose: to put on a ClusterIP Service)")
                 }
+                if !isJob, svc.stopGracePeriod == nil {
+                    add(
+                        "(stop)", svc.line, .mapped,
+                        "stopped as compose stops it: SIGTERM, then SIGKILL after \(Defaults.stopGraceSeconds) s "
+                            + "(terminationGracePeriodSeconds: \(Defaults.stopGraceSeconds), not Kubernetes' 30 s)")
+                }
                 for (key, line) in svc.keys {
                     let (status, detail) = describe(
                         key, svc, model: model, plan: plan, isJob: isJob, hostGateway: gateway)
@@ -81,6 +87,13 @@ public enum MappingReport {
             return pod(key, svc, model: model)
         case "network_mode", "networks": return network(key, svc, model: model)
         case "extra_hosts": return extraHosts(svc, model: model, gateway: hostGateway)
+        case "stop_grace_period":
+            let seconds = svc.stopGracePeriod.flatMap(Quantity.seconds) ?? Defaults.stopGraceSeconds
+            return (
+                .mapped,
+                "terminationGracePeriodSeconds: \(seconds) (SIGTERM, then SIGKILL after it; a pod's is the longest of "
+                    + "its services')"
+            )
         case "security_opt": return securityOpt(svc)
         default:
             if let reason = unsupported[key] { return (.ignored, reason) }
@@ -97,8 +110,11 @@ public enum MappingReport {
         "cap_drop": (.mapped, "securityContext.capabilities"),
         "privileged": (.mapped, "securityContext.privileged (namespace admits privileged pods)"),
         "read_only": (.mapped, "securityContext.readOnlyRootFilesystem"),
-        "stop_grace_period": (.mapped, "terminationGracePeriodSeconds"),
-        "stop_signal": (.ignored, "Kubernetes stops containers with SIGTERM; set STOPSIGNAL in the image"),
+        "stop_signal": (
+            .ignored,
+            "Kubernetes stops containers with the image's STOPSIGNAL or SIGTERM (its per-container stop signal, "
+                + "the ContainerStopSignals feature, is alpha and off by default); set STOPSIGNAL in the image"
+        ),
         "sysctls": (
             .mapped, "pod securityContext.sysctls (sysctls outside Kubernetes' safe set must be allowed on the kubelet)"
         ),

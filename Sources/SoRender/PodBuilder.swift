@@ -411,7 +411,7 @@ struct PodBuilder {
         return nil
     }
 
-    /// Pod fields from compose's long tail: hostname, stop_grace_period, sysctls, runtime, platform,
+    /// Pod fields from compose's long tail: hostname, stop_grace_period (compose's 10 s when unset), sysctls, runtime, platform,
     /// extra_hosts and dns (merged over the pod's services).
     mutating func longTailPodFields() -> [(String, YValue)] {
         let services = compose.services
@@ -419,7 +419,11 @@ struct PodBuilder {
         if model.podPerService, let h = services.first?.hostname, NameRules.isDNSLabel(h.lowercased()) {
             out.append(("hostname", .string(h.lowercased())))
         }
-        if let grace = services.compactMap({ $0.stopGracePeriod.flatMap(Quantity.seconds) }).max() {
+        // Stopped as compose stops it: SIGTERM, then SIGKILL after stop_grace_period, 10 s unless set (not
+        // Kubernetes' 30 s): a rollout that replaces a container whose PID 1 ignores SIGTERM waits that long.
+        if let grace = services.map({ $0.stopGracePeriod.flatMap(Quantity.seconds) ?? Defaults.stopGraceSeconds })
+            .max()
+        {
             out.append(("terminationGracePeriodSeconds", .int(grace)))
         }
         let gateway = HostAliases.gateway(spec: spec.hostGateway, found: state.options.hostGateway)

@@ -15,10 +15,14 @@ public struct RenderOptions: Sendable {
     /// Where the cluster's DNS answers, as the cluster reports it (start reads it for a spec with `egress:`);
     /// nil: the DNS policy allows port 53 to kube-system's pods, which is all a render without a cluster knows.
     public var clusterDNS: ClusterDNS?
+    /// The class an Ingress names when the spec names none: the cluster's default IngressClass, as start reads it;
+    /// nil: `caddy`, laconic-so's, which is all a render without a cluster knows.
+    public var ingressClass: String?
     public init(
         placeholderSecrets: Bool = false, egressAddresses: [String: [String]] = [:], hostGateway: String? = nil,
-        clusterDNS: ClusterDNS? = nil
+        clusterDNS: ClusterDNS? = nil, ingressClass: String? = nil
     ) {
+        self.ingressClass = ingressClass
         self.clusterDNS = clusterDNS
         self.placeholderSecrets = placeholderSecrets
         self.egressAddresses = egressAddresses

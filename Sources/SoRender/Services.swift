@@ -160,8 +160,41 @@ extension RenderState {
                     name: proxyServiceName(p.component), component: p.component,
                     ports: p.ports.map { ("port-\($0)", $0, .tcp) }))
         }
-        var rules: [YValue] = []
+        // One Ingress per cert-manager issuer (its annotation is the whole Ingress's): the hosts that take the
+        // spec's own setting are in `<id>-ingress`, any host whose issuer differs in one named for it.
+        let main = (spec.tls ?? IngressTLS.targetDefault(model.deployTo)).annotation
+        var groups: [(annotation: (String, String)?, entries: [Int])] = []
         for (entry, h) in spec.httpProxy.enumerated() {
+            let a = spec.tls(for: h).annotation
+            if let g = groups.firstIndex(where: { $0.annotation?.0 == a?.0 && $0.annotation?.1 == a?.1 }) {
+                groups[g].entries.append(entry)
+            } else {
+                groups.append((a, [entry]))
+            }
+        }
+        for group in groups {
+            let isMain = group.annotation?.0 == main?.0 && group.annotation?.1 == main?.1
+            let name =
+                isMain
+                ? "\(id)-ingress"
+                : NameRules.dnsSubdomain("\(id)-ingress-" + Self.ingressSuffix(group.annotation))
+            ingresses.append(ingress(name, entries: group.entries, annotation: group.annotation))
+        }
+    }
+
+    /// What names an Ingress of hosts whose issuer is not the spec's: `cluster-issuer-NAME`, `issuer-NAME`, or
+    /// `no-issuer` for hosts with their own Secret or no TLS.
+    static func ingressSuffix(_ annotation: (String, String)?) -> String {
+        guard let (key, name) = annotation else { return "no-issuer" }
+        return (key.hasSuffix("cluster-issuer") ? "cluster-issuer-" : "issuer-") + name
+    }
+
+    /// An Ingress of the deployment for the http-proxy entries at `entries`, with their TLS.
+    func ingress(_ name: String, entries: [Int], annotation: (String, String)?) -> KubeObject {
+        var rules: [YValue] = []
+        var tls: [YValue] = []
+        for entry in entries {
+            let h = spec.httpProxy[entry]
             let paths: [YValue] = ports.routes.filter { $0.entry == entry }.map { r in
                 .map([
                     ("path", .string(r.path)), ("pathType", .string("Prefix")),
@@ -180,30 +213,24 @@ extension RenderState {
                 ])
             }
             rules.append(.map([("host", .string(h.hostName)), ("http", .map([("paths", .list(paths))]))]))
+            let secret: String? =
+                switch spec.tls(for: h) {
+                case .issuer: NameRules.dnsSubdomain("\(id)-\(h.hostName)-tls")
+                case .secret(let name): name
+                case .none: nil
+                }
+            if let secret {
+                tls.append(.map([("hosts", .list([.string(h.hostName)])), ("secretName", .string(secret))]))
+            }
         }
         var body: [(String, YValue)] = [
-            ("ingressClassName", .string(spec.sections.ingressClass ?? Defaults.ingressClass))
+            ("ingressClassName", .string(spec.sections.ingressClass ?? options.ingressClass ?? Defaults.ingressClass))
         ]
-        var annotations: [(String, String)] = []
-        if model.deployTo == .k8s {
-            annotations.append(("cert-manager.io/cluster-issuer", "letsencrypt-prod"))
-            body.append(
-                (
-                    "tls",
-                    .list(
-                        spec.httpProxy.map { h in
-                            .map([
-                                ("hosts", .list([.string(h.hostName)])),
-                                ("secretName", .string(NameRules.dnsSubdomain("\(id)-\(h.hostName)-tls"))),
-                            ])
-                        })
-                ))
-        }
+        if !tls.isEmpty { body.append(("tls", .list(tls))) }
         body.append(("rules", .list(rules)))
-        ingresses.append(
-            KubeObject(
-                .ingress, name: "\(id)-ingress", namespace: namespace, labels: labels(),
-                annotations: annotations, body: [("spec", .map(body))]))
+        return KubeObject(
+            .ingress, name: name, namespace: namespace, labels: labels(),
+            annotations: annotation.map { [$0] } ?? [], body: [("spec", .map(body))])
     }
 
     func proxyServiceName(_ pod: String) -> String {

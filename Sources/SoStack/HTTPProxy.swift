@@ -13,4 +13,6 @@ public struct HTTPProxy: Sendable, Equatable {
     }
     public var hostName: String
     public var routes: [Route]
+    /// Its own `tls:` (in the entry, or under `network.tls.hosts`); nil: the spec's, else the target's default.
+    public var tls: IngressTLS? = nil
 }

@@ -18,6 +18,9 @@ public struct Spec: Sendable {
     /// file's (as laconic-so does), parsed once the deployment's values are known (`SpecPorts.apply`).
     public var ports: [(service: String, entries: [ComposePortEntry], line: Int?)]
     public var httpProxy: [HTTPProxy]
+    /// `network.tls`: how every http-proxy host gets its certificate unless its own `tls` says otherwise; nil:
+    /// the target's default (`IngressTLS.targetDefault`).
+    public var tls: IngressTLS?
     public var volumes: [(name: String, path: String?, line: Int?)]
     public var configmaps: [(name: String, path: String, line: Int?)]
     public var secrets: [String]
@@ -139,8 +142,37 @@ public struct Spec: Sendable {
                 httpProxy.append(try Self.decodeHTTPProxy(h, index: i, diagnostics: diagnostics))
             }
         }
+        if let t = nm.nonNull("tls") {
+            tls = try IngressTLS.decode(t, what: "'network.tls'", allowing: ["hosts"], diagnostics: diagnostics)
+            if t.isMapping, let hosts = try t.mapping("'network.tls'").nonNull("hosts") {
+                for e in try hosts.entries("'network.tls.hosts'") {
+                    let indices = httpProxy.indices.filter { httpProxy[$0].hostName == e.key }
+                    guard !indices.isEmpty else {
+                        throw e.keyNode.error(
+                            "network.tls.hosts names '\(e.key)', which no http-proxy entry routes",
+                            hint: "hosts routed: "
+                                + (httpProxy.isEmpty ? "none" : httpProxy.map(\.hostName).joined(separator: ", ")))
+                    }
+                    let setting = try IngressTLS.decode(
+                        e.value, what: "'network.tls.hosts.\(e.key)'", diagnostics: diagnostics)
+                    for i in indices {
+                        if httpProxy[i].tls != nil {
+                            throw e.keyNode.error(
+                                "the TLS of host '\(e.key)' is set twice: in its http-proxy entry and here",
+                                hint: "keep one of the two")
+                        }
+                        httpProxy[i].tls = setting
+                    }
+                }
+            }
+        }
         acmeEmail = try nm.string("acme-email")
         nm.finish(into: diagnostics)
+    }
+
+    /// How `proxy`'s host gets its certificate: its own setting, the spec's, else the target's default.
+    public func tls(for proxy: HTTPProxy) -> IngressTLS {
+        proxy.tls ?? tls ?? IngressTLS.targetDefault(deployTo)
     }
 
     /// One `network.http-proxy` entry: its host name and routes (`proxy-to: SERVICE:PORT`).
@@ -158,8 +190,17 @@ public struct Spec: Sendable {
             routes.append(.init(path: try rm.string("path") ?? "/", service: target.service, port: target.port))
             rm.finish(into: diagnostics)
         }
+        var tls: IngressTLS?
+        if let t = hm.nonNull("tls") {
+            if routes.isEmpty {
+                throw t.error(
+                    "http-proxy host '\(host)' routes nothing, so its tls has nothing to secure",
+                    hint: "add routes: to the entry, or remove its tls:")
+            }
+            tls = try IngressTLS.decode(t, what: "'tls' of host '\(host)'", diagnostics: diagnostics)
+        }
         hm.finish(into: diagnostics)
-        return HTTPProxy(hostName: host, routes: routes)
+        return HTTPProxy(hostName: host, routes: routes, tls: tls)
     }
 
     /// `volumes:`, `configmaps:` and `secrets:`.

@@ -42,7 +42,10 @@ struct ClusterHarness {
                         "updatedReplicas": .number(Double(replicas)), "availableReplicas": .number(Double(replicas)),
                     ])
                 } else if kind == "Job" {
-                    o["status"] = .object(["succeeded": .number(1)])
+                    o["status"] = .object([
+                        "succeeded": .number(1),
+                        "conditions": .array([.object(["type": .string("Complete"), "status": .string("True")])]),
+                    ])
                 }
                 json = .object(o)
             }

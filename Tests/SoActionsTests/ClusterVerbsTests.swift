@@ -68,6 +68,67 @@ import Testing
         #expect(c.h.console.stdout.contains("controller caddy-system/caddy-ingress-controller is ready"))
     }
 
+    /// A cluster whose default IngressClass is another controller's (ingress-nginx installed per kind's docs):
+    /// the Ingress names that class and Caddy is not installed beside it.
+    @Test func theClustersDefaultClassIsUsedAndCaddyIsNotInstalledBesideIt() async throws {
+        let c = try await Self.withProxy()
+        try c.cluster.seed(
+            KubeObject(
+                apiVersion: "networking.k8s.io/v1", kind: "IngressClass", name: "nginx",
+                annotations: [("ingressclass.kubernetes.io/is-default-class", "true")],
+                body: [("spec", .map([("controller", .string("k8s.io/ingress-nginx"))]))]))
+        try await start(c)
+        #expect(c.cluster.object("Deployment", "caddy-ingress-controller", namespace: "caddy-system") == nil)
+        let ingress = try #require(c.cluster.object("Ingress", "\(c.id)-ingress", namespace: c.id))
+        #expect(ingress.at("spec", "ingressClassName")?.string == "nginx")
+        #expect(!c.h.console.stderr.contains("does not have"), "\(c.h.console.stderr)")
+    }
+
+    /// A class the cluster does not have is warned about, naming the classes it has; a TLS Secret the spec names
+    /// that does not exist is warned about too.
+    @Test func aMissingClassAndAMissingTLSSecretAreWarned() async throws {
+        let c = try await Self.withProxy()
+        try c.cluster.seed(
+            KubeObject(
+                apiVersion: "networking.k8s.io/v1", kind: "IngressClass", name: "nginx",
+                body: [("spec", .map([("controller", .string("k8s.io/ingress-nginx"))]))]))
+        let spec = try c.h.tmp.read("dep/spec.yml")
+        try c.h.tmp.write(
+            "dep/spec.yml",
+            spec.replacingOccurrences(of: "network:\n", with: "network:\n  tls: {secret: example-cert}\n")
+                + "ingress-class: traefik\n")
+        try await start(c)
+        let warnings = c.ctx.diagnostics.all.map(\.message)
+        #expect(
+            warnings.contains {
+                $0.contains("names the class 'traefik', which this cluster does not have (it has nginx)")
+            }, "\(warnings)")
+        #expect(
+            warnings.contains { $0.contains("TLS Secret \(c.id)/example-cert does not exist") },
+            "\(warnings) \(c.cluster.calls.filter { $0.contains("Secret") })")
+        #expect(c.cluster.object("Deployment", "caddy-ingress-controller", namespace: "caddy-system") == nil)
+        // An issuer where cert-manager is not installed; then installed, without that issuer.
+        try c.h.tmp.write(
+            "dep/spec.yml",
+            try c.h.tmp.read("dep/spec.yml").replacingOccurrences(
+                of: "tls: {secret: example-cert}", with: "tls: {issuer: staging}"))
+        try await start(c)
+        #expect(
+            c.ctx.diagnostics.all.contains {
+                $0.message.contains("ClusterIssuer staging for its certificate, but this cluster has no cert-manager")
+            })
+        try c.cluster.seed(
+            KubeObject(
+                apiVersion: "apiextensions.k8s.io/v1", kind: "CustomResourceDefinition",
+                name: "certificates.cert-manager.io"))
+        try await start(c)
+        #expect(
+            c.ctx.diagnostics.all.contains {
+                $0.message.contains(
+                    "asks cert-manager's ClusterIssuer staging for its certificate, which does not exist")
+            })
+    }
+
     @Test func notInstalledWithoutIngressOrClusterManagement() async throws {
         let plain = try await ClusterHarness()
         try await start(plain)

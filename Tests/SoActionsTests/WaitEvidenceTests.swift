@@ -121,40 +121,4 @@ import Testing
             took >= reportedAt + ContainerEvidence.reportSeconds + late
                 && took < reportedAt + ContainerEvidence.reportSeconds + 0.25 + late)
     }
-
-    /// A Job is done once its own pods succeeded (every container exited 0, or the phase says so), before
-    /// the Job controller counts them; a pod of another Job of that name (another uid), a failed one, too
-    /// few for `completions`, or an Indexed Job leave it to the Job's own status.
-    @Test func aJobIsDoneWhenItsOwnPodsSucceeded() throws {
-        func job(completions: Int? = nil, indexed: Bool = false) throws -> JSON {
-            var spec: [String: JSON] = [:]
-            if let completions { spec["completions"] = .number(Double(completions)) }
-            if indexed { spec["completionMode"] = .string("Indexed") }
-            return .object([
-                "metadata": .object(["name": .string("migrate"), "uid": .string("job-uid")]), "spec": .object(spec),
-            ])
-        }
-        func pod(owner: String = "job-uid", exit: Int? = 0, phase: String = "Running") -> JSON {
-            let state: JSON =
-                exit.map { .object(["terminated": .object(["exitCode": .number(Double($0))])]) }
-                ?? .object(["running": .object([:])])
-            return .object([
-                "metadata": .object(["ownerReferences": .array([.object(["uid": .string(owner)])])]),
-                "spec": .object(["containers": .array([.object(["name": .string("c")])])]),
-                "status": .object([
-                    "phase": .string(phase),
-                    "containerStatuses": .array([.object(["name": .string("c"), "state": state])]),
-                ]),
-            ])
-        }
-        #expect(JobEvidence.succeeded(try job(), pods: [pod()]))
-        #expect(JobEvidence.succeeded(try job(), pods: [pod(exit: nil, phase: "Succeeded")]))
-        #expect(!JobEvidence.succeeded(try job(), pods: [pod(owner: "an-earlier-job")]))
-        #expect(!JobEvidence.succeeded(try job(), pods: [pod(exit: 1)]))
-        #expect(!JobEvidence.succeeded(try job(), pods: [pod(exit: nil)]))
-        #expect(!JobEvidence.succeeded(try job(), pods: [pod(phase: "Failed")]))
-        #expect(!JobEvidence.succeeded(try job(completions: 2), pods: [pod()]))
-        #expect(JobEvidence.succeeded(try job(completions: 2), pods: [pod(), pod()]))
-        #expect(!JobEvidence.succeeded(try job(indexed: true), pods: [pod()]))
-    }
 }

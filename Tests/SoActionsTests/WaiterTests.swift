@@ -301,3 +301,99 @@ import Testing
         #expect(cluster.object("Pod", "late", namespace: "ns")?.annotations[KubeletNudge.annotation] == nil)
     }
 }
+
+/// "started" means the new version is what answers: the rollout is complete as `kubectl rollout status` says it,
+/// and a Job as its own status says it.
+@Suite struct RolloutCompleteTests {
+    static func deployment(
+        generation: Int = 2, observed: Int = 2, want: Int = 1, replicas: Int, updated: Int, available: Int,
+        terminating: Int? = nil
+    ) -> JSON {
+        var status: [String: JSON] = [
+            "observedGeneration": .number(Double(observed)), "replicas": .number(Double(replicas)),
+            "updatedReplicas": .number(Double(updated)), "availableReplicas": .number(Double(available)),
+        ]
+        if let terminating { status["terminatingReplicas"] = .number(Double(terminating)) }
+        return .object([
+            "metadata": .object(["name": .string("web"), "generation": .number(Double(generation))]),
+            "spec": .object([
+                "replicas": .number(Double(want)),
+                "selector": .object(["matchLabels": .object(["app": .string("d1"), "component": .string("web")])]),
+            ]),
+            "status": .object(status),
+        ])
+    }
+
+    /// The moment the issue met: the new pod created, the old one still available. Its availability is not the
+    /// new version's.
+    @Test func anOldReplicaSetsAvailabilityDoesNotCountForTheNewVersion() {
+        #expect(
+            Waiter.deploymentPending(Self.deployment(replicas: 2, updated: 1, available: 1))
+                == "rolling out (1 old replica ending)")
+        #expect(
+            Waiter.deploymentPending(Self.deployment(want: 2, replicas: 3, updated: 1, available: 2))
+                == "rolling out (1 of 2 updated)")
+        #expect(
+            Waiter.deploymentPending(Self.deployment(observed: 1, replicas: 1, updated: 1, available: 1))
+                == "rollout not observed yet")
+        #expect(
+            Waiter.deploymentPending(Self.deployment(replicas: 1, updated: 1, available: 1, terminating: 1))
+                == "rolling out (1 old replica ending)")
+        #expect(Waiter.deploymentPending(Self.deployment(replicas: 1, updated: 1, available: 0)) == "0/1 available")
+        #expect(Waiter.deploymentPending(Self.deployment(replicas: 1, updated: 1, available: 1)) == nil)
+        #expect(Waiter.deploymentPending(Self.deployment(want: 0, replicas: 0, updated: 0, available: 0)) == nil)
+    }
+
+    static func pod(_ name: String, labels: [String: String], ending: Bool) -> JSON {
+        var meta: [String: JSON] = [
+            "name": .string(name), "labels": .object(labels.mapValues { .string($0) }),
+        ]
+        if ending { meta["deletionTimestamp"] = .string("2026-11-26T05:00:00Z") }
+        return .object(["metadata": .object(meta)])
+    }
+
+    /// A pod of the Deployment still ending (where the status does not count it) keeps the rollout open; one of
+    /// another Deployment, or one running, does not.
+    @Test func aPodStillEndingKeepsTheRolloutOpen() {
+        let d = Self.deployment(replicas: 1, updated: 1, available: 1)
+        let mine = ["app": "d1", "component": "web", "pod-template-hash": "old"]
+        #expect(
+            Waiter.podsEnding(d, pods: [Self.pod("web-old", labels: mine, ending: true)])
+                == "rolling out (1 old pod ending)")
+        #expect(Waiter.podsEnding(d, pods: [Self.pod("web-new", labels: mine, ending: false)]) == nil)
+        #expect(
+            Waiter.podsEnding(
+                d, pods: [Self.pod("db-old", labels: ["app": "d1", "component": "db"], ending: true)]) == nil)
+    }
+
+    /// A Job the kubelet says succeeded is not done until the Job controller counts it Complete: a reader that
+    /// runs `kubectl wait --for=condition=complete --timeout=0` right after start must be told "complete".
+    @Test func aJobIsDoneOnlyWhenItsOwnStatusSaysComplete() async throws {
+        let c = try await ClusterHarness(healthy: false)
+        let clock = FixedClock()
+        var ctx = c.ctx
+        ctx.clock = clock
+        let job = "\(c.id)-job-example-migrate"
+        let waiter = Waiter(ctx: ctx, client: c.cluster, namespace: c.id, selector: "app=\(c.id)")
+        try c.cluster.seed(
+            KubeObject(apiVersion: "batch/v1", kind: "Job", name: job, namespace: c.id, labels: [("app", c.id)]))
+        c.cluster.update("Job", job, namespace: c.id) { j in
+            guard case .object(var o) = j else { return }
+            o["status"] = .object(["succeeded": .number(1)])
+            j = .object(o)
+        }
+        var pods: [JSON]? = []
+        let (pending, _) = try await waiter.pendingWorkloads(deployments: [], jobs: [job], pods: &pods)
+        #expect(pending == ["Job \(job) (succeeded, not yet counted complete)"])
+        c.cluster.update("Job", job, namespace: c.id) { j in
+            guard case .object(var o) = j else { return }
+            o["status"] = .object([
+                "succeeded": .number(1),
+                "conditions": .array([.object(["type": .string("Complete"), "status": .string("True")])]),
+            ])
+            j = .object(o)
+        }
+        let (after, _) = try await waiter.pendingWorkloads(deployments: [], jobs: [job], pods: &pods)
+        #expect(after.isEmpty)
+    }
+}

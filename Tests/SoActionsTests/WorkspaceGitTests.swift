@@ -237,6 +237,28 @@ struct GitWorkspace {
         #expect(!g.w.cluster.all.contains { $0.0.type.kind == "PersistentVolumeClaim" })
     }
 
+    /// `exec -- CMD` on a workspace names no service: the workspace's own container runs CMD, whole; a word that
+    /// is one of the stack's services still names that service.
+    @Test func execOnAWorkspaceDefaultsToItsOwnService() async throws {
+        let g = try await GitWorkspace()
+        try g.podRuns()
+        let prefix = [
+            "kubectl", "--kubeconfig", g.w.h.path("kubeconfig"), "--context", "kind-test", "-n", "ws", "exec",
+            "\(g.id)-agent-abc", "-c", "agent",
+            "--",
+        ]
+        g.w.h.processes.expect(prefix + HandedCredentials.wrap(["cat", "/etc/hosts"]), exitCode: 4)
+        let code = try await ObserveAction(g.w.ctx).exec(
+            g.dir, cluster: g.w.clusterOptions, service: "cat", command: ["/etc/hosts"], interactive: false, tty: false)
+        #expect(code == 4)
+        g.w.h.processes.expect(prefix + HandedCredentials.wrap(["git", "status"]))
+        #expect(
+            try await ObserveAction(g.w.ctx).exec(
+                g.dir, cluster: g.w.clusterOptions, service: "agent", command: ["git", "status"], interactive: false,
+                tty: false) == 0)
+        #expect(g.w.h.processes.pending.isEmpty)
+    }
+
     @Test func discardRemovesItAnyway() async throws {
         let g = try await GitWorkspace()
         try g.w.h.tmp.write("container-workspace/scratch.txt", "x\n")

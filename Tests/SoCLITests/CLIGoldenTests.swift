@@ -71,7 +71,11 @@ final class GoldenSession: @unchecked Sendable {
                     "updatedReplicas": .number(replicas),
                     "availableReplicas": .number(replicas),
                 ])
-            case "Job": o["status"] = .object(["succeeded": .number(1)])
+            case "Job":
+                o["status"] = .object([
+                    "succeeded": .number(1),
+                    "conditions": .array([.object(["type": .string("Complete"), "status": .string("True")])]),
+                ])
             default: break
             }
             json = .object(o)

@@ -265,7 +265,7 @@ struct RealNodeE2ETests {
                 "-n", id, "get", "deployment", "\(id)-deployment", "-o", "jsonpath={.status.availableReplicas}",
             ]).stdout
             #expect(available == "1")
-            // start believed the Job by its pod (exited 0); the Job controller counts it a moment or two later.
+            // start returned once the Job's own status said Complete: kubectl wait --timeout=0s sees it at once.
             let pod = try await E2E.kubectl([
                 "-n", id, "get", "pods", "-l", "job-name=\(id)-job-test-job", "-o",
                 "jsonpath={.items[*].status.containerStatuses[*].state.terminated.exitCode}",

@@ -10,7 +10,10 @@ import Testing
 @testable import SoRender
 
 /// Small inline cases, one mapping rule each: a deployment directory written by hand, rendered.
-func renderSnippet(compose: String, spec extra: String = "", deployTo: String = "k8s-kind", config: String = "") throws
+func renderSnippet(
+    compose: String, spec extra: String = "", deployTo: String = "k8s-kind", config: String = "",
+    options: RenderOptions = RenderOptions()
+) throws
     -> Manifest
 {
     let t = try TempDir("so-snippet")
@@ -25,7 +28,7 @@ func renderSnippet(compose: String, spec extra: String = "", deployTo: String = 
     try t.write("config/p/a.conf", "x\n")
     let model = try DeploymentLoader.load(
         t.path, fs: LocalFileSystem(), diagnostics: DiagnosticSink(), displayDirectory: "/d")
-    return try Renderer.render(model)
+    return try Renderer.render(model, options: options)
 }
 
 extension Manifest {
@@ -103,6 +106,82 @@ extension YValue {
         let k8s = try renderSnippet(compose: compose, spec: route + "ingress-class: nginx\n", deployTo: "k8s")
         #expect(k8s.object("Ingress")?["spec"]?["tls"]?[0]?["secretName"]?.string == "laconic-d-a.example-tls")
         #expect(k8s.object("Ingress")?["spec"]?["ingressClassName"]?.string == "nginx")
+    }
+
+    /// TLS as the user's cluster has it: laconic-so's issuer on k8s unless the spec says otherwise; an issuer by
+    /// name and kind, an existing Secret, or none, per spec and per host. Hosts whose issuer differs from the
+    /// spec's go in an Ingress of their own (the annotation is the whole Ingress's): cert-manager never manages a
+    /// Secret the user made.
+    @Test func tlsAsTheSpecSaysPerSpecAndPerHost() throws {
+        let compose = "services:\n  web:\n    image: x\n    ports: [\"80\"]\n"
+        func route(_ host: String, tls: String = "") -> String {
+            "    - host-name: \(host)\n      routes:\n        - {path: /, proxy-to: web:80}\n" + tls
+        }
+        let none = try renderSnippet(
+            compose: compose, spec: "network:\n  tls: none\n  http-proxy:\n" + route("a.example"), deployTo: "k8s")
+        #expect(none.object("Ingress")?["spec"]?["tls"] == nil)
+        #expect(none.objects.first { $0.kind == "Ingress" }?.annotations.isEmpty == true)
+
+        let staging = try renderSnippet(
+            compose: compose,
+            spec: "network:\n  tls: {issuer: staging, issuer-kind: Issuer}\n  http-proxy:\n" + route("a.example")
+                + route("b.example", tls: "      tls: {secret: b-cert}\n")
+                + route("c.example", tls: "      tls: {issuer: other}\n"))
+        let ingresses = staging.objects.filter { $0.kind == "Ingress" }
+        #expect(
+            ingresses.map(\.name) == [
+                "laconic-d-ingress", "laconic-d-ingress-no-issuer", "laconic-d-ingress-cluster-issuer-other",
+            ])
+        #expect(
+            ingresses.map { $0.annotations.map { "\($0.0)=\($0.1)" } } == [
+                ["cert-manager.io/issuer=staging"], [], ["cert-manager.io/cluster-issuer=other"],
+            ])
+        #expect(
+            staging.object("Ingress", "laconic-d-ingress")?["spec"]?["tls"]?[0]?["secretName"]?.string
+                == "laconic-d-a.example-tls")
+        #expect(
+            staging.object("Ingress", "laconic-d-ingress-no-issuer")?["spec"]?["tls"]?[0]?["secretName"]?.string
+                == "b-cert")
+        #expect(
+            staging.object("Ingress", "laconic-d-ingress-no-issuer")?["spec"]?["rules"]?[0]?["host"]?.string
+                == "b.example")
+
+        // Per host under network.tls.hosts, over laconic-so's default on k8s.
+        let hosts = try renderSnippet(
+            compose: compose,
+            spec: "network:\n  http-proxy:\n" + route("a.example") + route("b.example")
+                + "  tls:\n    hosts:\n      b.example: none\n", deployTo: "k8s")
+        #expect(
+            hosts.object("Ingress", "laconic-d-ingress")?["metadata"]?["annotations"]?[
+                "cert-manager.io/cluster-issuer"]?.string == "letsencrypt-prod")
+        #expect(hosts.object("Ingress", "laconic-d-ingress-no-issuer")?["spec"]?["tls"] == nil)
+    }
+
+    /// With no ingress-class in the spec, an Ingress names the class start found marked default on the cluster,
+    /// else caddy (laconic-so's); the spec's own class wins over both.
+    @Test func theIngressClassIsTheClustersDefaultUnlessTheSpecNamesOne() throws {
+        let compose = "services:\n  web:\n    image: x\n    ports: [\"80\"]\n"
+        let route =
+            "network:\n  http-proxy:\n    - host-name: a.example\n      routes:\n        - {path: /, proxy-to: web:80}\n"
+        let traefik = RenderOptions(ingressClass: "traefik")
+        #expect(
+            try renderSnippet(compose: compose, spec: route, options: traefik).object("Ingress")?["spec"]?[
+                "ingressClassName"]?.string == "traefik")
+        #expect(
+            try renderSnippet(compose: compose, spec: route + "ingress-class: nginx\n", options: traefik).object(
+                "Ingress")?["spec"]?["ingressClassName"]?.string == "nginx")
+    }
+
+    /// Stopped as compose stops it: 10 s between SIGTERM and SIGKILL unless stop_grace_period says otherwise; a
+    /// pod's is the longest of its services'.
+    @Test func stopGraceIsComposes() throws {
+        let plain = try renderSnippet(compose: "services:\n  a:\n    image: x\n")
+        #expect(plain.object("Deployment")?["spec"]?["template"]?["spec"]?["terminationGracePeriodSeconds"] == .int(10))
+        let set = try renderSnippet(
+            compose: "services:\n  a:\n    image: x\n    stop_grace_period: 1m30s\n  b:\n    image: y\n")
+        #expect(set.object("Deployment")?["spec"]?["template"]?["spec"]?["terminationGracePeriodSeconds"] == .int(90))
+        let short = try renderSnippet(compose: "services:\n  a:\n    image: x\n    stop_grace_period: 2s\n")
+        #expect(short.object("Deployment")?["spec"]?["template"]?["spec"]?["terminationGracePeriodSeconds"] == .int(2))
     }
 
     @Test func storageSizesKeepTheirUnits() throws {
