@@ -159,6 +159,49 @@ import Testing
             "\(moved.progress)")
     }
 
+    /// A container restart ends the worker and the agent; clone.sh, the entrypoint of the next container, resumes
+    /// the queue at once, with no verb of so's: the interrupted task is failed, saying why, and the next one runs.
+    @Test func theQueueResumesWhenTheContainerStartsAgain() async throws {
+        let g = try await GitWorkspace()
+        try g.podRuns()
+        let q = TaskQueueAction(g.w.ctx)
+        let first = try await submit(g, "first", "sleep 30", push: false)
+        let second = try await submit(g, "second", "echo two > two.txt", push: false)
+        let root = Path.join(g.checkout, ".git/so/tasks")
+        func read(_ file: String) -> String {
+            ((try? String(contentsOfFile: Path.join(root, file), encoding: .utf8)) ?? "")
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        for _ in 0..<200 where read("\(first)/state") != "running" || read("\(first)/pid").isEmpty {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(read("\(first)/state") == "running" && read("\(second)/state") == "queued")
+        // The container stops: its worker and the agent (each a session and process group of its own) are gone.
+        for file in [".worker/pid", "\(first)/pid"] {
+            if let pid = Int32(read(file).split(separator: " ").first ?? "") { kill(-pid, SIGKILL) }
+        }
+        // The next container's entrypoint, on the checkout it keeps.
+        let t = try TempDir("so-resume-entry")
+        defer { t.cleanup() }
+        let script = try String(
+            contentsOfFile: Path.join(RepoPaths.root, "config/agent-workspace/clone.sh"), encoding: .utf8
+        )
+        .replacingOccurrences(of: "/workspace", with: g.checkout).replacingOccurrences(
+            of: "/tmp/so-clone-done", with: t.file("done"))
+        let entry = try await LocalProcessRunner().run(
+            ["sh", "-c", script, "clone.sh", "true"], workingDirectory: nil, environment: GitWorkspace.env, timeout: 60)
+        #expect(
+            entry.exitCode == 0 && entry.stdout.contains("clone: resuming the task queue"),
+            "\(entry.stdout)\(entry.stderr)")
+        for _ in 0..<500 where read("\(second)/state") != "succeeded" { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(read("\(second)/state") == "succeeded", "\(read("\(second)/progress"))")
+        #expect(read("\(first)/state") == "failed")
+        #expect(read("\(first)/progress").contains("the workspace's container stopped while the task ran"))
+        // What so reports afterwards agrees.
+        let done = try await q.show(g.dir, cluster: g.w.clusterOptions, id: second)
+        #expect(done.state == "succeeded" && done.commits.count == 1, "\(done)")
+    }
+
     @Test func aWorkspaceWithoutACheckoutSaysSo() async throws {
         let g = try await GitWorkspace()
         try g.podRuns()

@@ -146,6 +146,33 @@ struct WorkspaceTaskE2ETests {
             ])
             #expect(r.exitCode == 0 && r.stdout.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, "\(r.stdout)")
 
+            // The container restarts while a task runs and another waits: its entrypoint resumes the queue, with
+            // no so verb that runs tasks (only exec reads their files): the interrupted one failed, the next run.
+            r = try await so(["task", "--detach", "--no-push", "--command", "sleep 120", "interrupted"])
+            #expect(r.stdout.hasPrefix("6"), "\(r.stdout)\n\(r.stderr)")
+            r = try await so([
+                "task", "--detach", "--no-push", "--command", "echo after > after.txt", "after the restart",
+            ])
+            #expect(r.stdout.hasPrefix("7"), "\(r.stdout)\n\(r.stderr)")
+            try await Task.sleep(for: .seconds(1))
+            _ = try await so(["exec", "agent", "--", "kill", "1"])
+            func state(_ id: Int) async throws -> String {
+                try await so(["exec", "agent", "--", "cat", "/workspace/.git/so/tasks/\(id)/state"]).stdout
+                    .trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+            var resumed = ""
+            for _ in 0..<60 where resumed != "succeeded" {
+                try await Task.sleep(for: .seconds(1))
+                resumed = (try? await state(7)) ?? ""
+            }
+            #expect(resumed == "succeeded", "task 7 after the container restarted: \(resumed)")
+            #expect(try await state(6) == "failed")
+            let restarts = try await E2E.kubectl([
+                "-n", ws, "get", "pods", "-o",
+                "jsonpath={.items[*].status.containerStatuses[?(@.name==\"agent\")].restartCount}",
+            ]).stdout
+            #expect(restarts.split(separator: " ").contains { Int($0) ?? 0 >= 1 }, "restart counts: \(restarts)")
+
             r = try await E2E.so(["down", ws, "--discard"], cwd: t.path, env: env)
             #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
         }

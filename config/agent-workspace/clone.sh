@@ -118,7 +118,22 @@ clone() {
   echo "clone: done ($(git rev-parse --short HEAD) on $branch)"
 }
 
+# Detached tasks (so deployment task --detach) queued before this container started go on now, not at the next
+# verb: so's runner, left in the checkout's git directory by the last verb, fails what the restart interrupted
+# and starts a worker for what is still queued. In the background, with the credentials a claim handed in; the
+# agent's command does not wait for it.
+resume_tasks() {
+  runner="$(git -C /workspace rev-parse --absolute-git-dir 2>/dev/null)/so/task.sh" || return 0
+  [ -f "$runner" ] || return 0
+  echo "clone: resuming the task queue"
+  (
+    if [ -r /dev/shm/so-secret-env ]; then . /dev/shm/so-secret-env; fi
+    cd /workspace && exec sh "$runner" report /workspace
+  ) </dev/null >/dev/null 2>&1 &
+}
+
 clone
+resume_tasks
 if [ $# -gt 0 ]; then
   # The command runs as this shell's child, not in its place: as PID 1 a command with no handler of its own
   # (sleep) never gets SIGTERM and every stop waits out the grace period. The shell passes TERM and INT on
