@@ -154,12 +154,17 @@ struct WorkspaceTaskE2ETests {
                 "task", "--detach", "--no-push", "--command", "echo after > after.txt", "after the restart",
             ])
             #expect(r.stdout.hasPrefix("7"), "\(r.stdout)\n\(r.stderr)")
-            try await Task.sleep(for: .seconds(1))
-            _ = try await so(["exec", "agent", "--", "kill", "1"])
             func state(_ id: Int) async throws -> String {
                 try await so(["exec", "agent", "--", "cat", "/workspace/.git/so/tasks/\(id)/state"]).stdout
                     .trimmingCharacters(in: .whitespacesAndNewlines)
             }
+            var first = ""
+            for _ in 0..<60 where first != "running" {
+                first = try await state(6)
+                if first != "running" { try await Task.sleep(for: .milliseconds(500)) }
+            }
+            #expect(first == "running", "task 6 before the restart: \(first)")
+            _ = try await so(["exec", "agent", "--", "kill", "1"])
             var resumed = ""
             for _ in 0..<60 where resumed != "succeeded" {
                 try await Task.sleep(for: .seconds(1))
