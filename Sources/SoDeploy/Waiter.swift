@@ -224,7 +224,7 @@ struct Waiter {
         if updated < want { return "rolling out (\(updated) of \(want) updated)" }
         if replicas > updated || terminating > 0 {
             let old = max(replicas - updated, 0) + terminating
-            return "rolling out (\(old) old \(old == 1 ? "replica" : "replicas") ending)"
+            return "rolling out (\(old) old \(old == 1 ? "replica" : "replicas") left)"
         }
         if available < want { return "\(available)/\(want) available" }
         return nil

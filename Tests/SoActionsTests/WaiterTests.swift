@@ -329,7 +329,7 @@ import Testing
     @Test func anOldReplicaSetsAvailabilityDoesNotCountForTheNewVersion() {
         #expect(
             Waiter.deploymentPending(Self.deployment(replicas: 2, updated: 1, available: 1))
-                == "rolling out (1 old replica ending)")
+                == "rolling out (1 old replica left)")
         #expect(
             Waiter.deploymentPending(Self.deployment(want: 2, replicas: 3, updated: 1, available: 2))
                 == "rolling out (1 of 2 updated)")
@@ -338,7 +338,7 @@ import Testing
                 == "rollout not observed yet")
         #expect(
             Waiter.deploymentPending(Self.deployment(replicas: 1, updated: 1, available: 1, terminating: 1))
-                == "rolling out (1 old replica ending)")
+                == "rolling out (1 old replica left)")
         #expect(Waiter.deploymentPending(Self.deployment(replicas: 1, updated: 1, available: 0)) == "0/1 available")
         #expect(Waiter.deploymentPending(Self.deployment(replicas: 1, updated: 1, available: 1)) == nil)
         #expect(Waiter.deploymentPending(Self.deployment(want: 0, replicas: 0, updated: 0, available: 0)) == nil)
