@@ -38,19 +38,23 @@ public enum NameRules {
 
     /// A DNS-1123 label: `[a-z0-9]([-a-z0-9]*[a-z0-9])?`, at most 63.
     public static func isDNSLabel(_ s: String) -> Bool {
+        s.unicodeScalars.count <= 63 && isLabelPart(s)
+    }
+
+    /// A DNS-1123 subdomain (most object names, label-key prefixes): `[a-z0-9]([-a-z0-9]*[a-z0-9])?` parts joined
+    /// by `.`, at most 253 in all (Kubernetes sets no length on a part here).
+    public static func isDNSSubdomain(_ s: String) -> Bool {
+        s.unicodeScalars.count <= 253
+            && s.split(separator: ".", omittingEmptySubsequences: false).allSatisfy { isLabelPart(String($0)) }
+    }
+
+    /// `[a-z0-9]([-a-z0-9]*[a-z0-9])?` of any length.
+    static func isLabelPart(_ s: String) -> Bool {
         let lowerAlnum = { (c: Unicode.Scalar) in
             (c.value >= 0x30 && c.value <= 0x39) || (c.value >= 0x61 && c.value <= 0x7A)
         }
-        guard s.unicodeScalars.count <= 63, let last = s.unicodeScalars.last, lowerAlnum(last) else { return false }
+        guard let last = s.unicodeScalars.last, lowerAlnum(last) else { return false }
         return matches(s, first: lowerAlnum, rest: { lowerAlnum($0) || $0 == "-" })
-    }
-
-    /// A DNS-1123 subdomain (most object names): DNS labels joined by `.`, at most 253.
-    public static func isDNSSubdomain(_ s: String) -> Bool {
-        s.unicodeScalars.count <= 253
-            && s.split(separator: ".", omittingEmptySubsequences: false).allSatisfy {
-                isDNSLabel(String($0))
-            }
     }
 
     /// Only characters from `allowed` (and alphanumerics), at least one.
@@ -157,11 +161,6 @@ public enum NameRules {
         guard parts.count <= 2, let last = parts.last, !last.isEmpty,
             String(last).range(of: labelName, options: .regularExpression) != nil
         else { return false }
-        if parts.count == 2 {
-            let prefix = String(parts[0])
-            let dnsSubdomain = #"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"#
-            return prefix.count <= 253 && prefix.range(of: dnsSubdomain, options: .regularExpression) != nil
-        }
-        return true
+        return parts.count == 1 || isDNSSubdomain(String(parts[0]))
     }
 }

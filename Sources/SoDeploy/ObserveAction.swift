@@ -79,10 +79,7 @@ public struct ObserveAction {
             labelSelector: DeploymentNames.selector(c.model.id))
         {
             for r in i.at("spec", "rules")?.array ?? [] { if let h = r["host"]?.string { hosts.append(h) } }
-            let annotations = i.annotations
-            let issuer =
-                annotations["cert-manager.io/cluster-issuer"].map { "ClusterIssuer \($0)" }
-                ?? annotations["cert-manager.io/issuer"].map { "Issuer \($0)" }
+            let issuer = IngressTLS.issuer(annotations: i.annotations)
             for t in i.at("spec", "tls")?.array ?? [] {
                 guard let secret = t["secretName"]?.string else { continue }
                 let present = try await c.client.get(.secret, name: secret, namespace: c.namespace) != nil

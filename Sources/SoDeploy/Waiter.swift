@@ -164,13 +164,10 @@ struct Waiter {
                     hint: why?.hint ?? "see 'so deployment --dir \(dir) logs' for its output")
             }
             let succeeded = j.at("status", "succeeded")?.int ?? 0
-            pending.append("Job \(name) " + (succeeded >= 1 ? Self.countingJob : "(running)"))
+            pending.append("Job \(name) (\(succeeded >= 1 ? "succeeded, not yet counted complete" : "running"))")
         }
         return (pending, liveDeployments)
     }
-
-    /// How a Job whose pods succeeded, not yet counted complete by its controller, is named while waited for.
-    static let countingJob = "(succeeded, not yet counted complete)"
 
     /// Whether a Job's status carries the condition `type` with status True.
     static func jobCondition(_ job: JSON, _ type: String) -> Bool {

@@ -162,31 +162,24 @@ extension RenderState {
         }
         // One Ingress per cert-manager issuer (its annotation is the whole Ingress's): the hosts that take the
         // spec's own setting are in `<id>-ingress`, any host whose issuer differs in one named for it.
-        let main = (spec.tls ?? IngressTLS.targetDefault(model.deployTo)).annotation
-        var groups: [(annotation: (String, String)?, entries: [Int])] = []
+        // A host with its own Secret or none is grouped with the others that have no issuer.
+        func issuer(_ tls: IngressTLS) -> IngressTLS { tls.annotation == nil ? .none : tls }
+        let main = issuer(spec.tls ?? IngressTLS.targetDefault(model.deployTo))
+        var groups: [(issuer: IngressTLS, entries: [Int])] = []
         for (entry, h) in spec.httpProxy.enumerated() {
-            let a = spec.tls(for: h).annotation
-            if let g = groups.firstIndex(where: { $0.annotation?.0 == a?.0 && $0.annotation?.1 == a?.1 }) {
+            let own = issuer(spec.tls(for: h))
+            if let g = groups.firstIndex(where: { $0.issuer == own }) {
                 groups[g].entries.append(entry)
             } else {
-                groups.append((a, [entry]))
+                groups.append((own, [entry]))
             }
         }
         for group in groups {
-            let isMain = group.annotation?.0 == main?.0 && group.annotation?.1 == main?.1
             let name =
-                isMain
-                ? "\(id)-ingress"
-                : NameRules.dnsSubdomain("\(id)-ingress-" + Self.ingressSuffix(group.annotation))
-            ingresses.append(ingress(name, entries: group.entries, annotation: group.annotation))
+                group.issuer == main
+                ? "\(id)-ingress" : NameRules.dnsSubdomain("\(id)-ingress-" + group.issuer.ingressSuffix)
+            ingresses.append(ingress(name, entries: group.entries, annotation: group.issuer.annotation))
         }
-    }
-
-    /// What names an Ingress of hosts whose issuer is not the spec's: `cluster-issuer-NAME`, `issuer-NAME`, or
-    /// `no-issuer` for hosts with their own Secret or no TLS.
-    static func ingressSuffix(_ annotation: (String, String)?) -> String {
-        guard let (key, name) = annotation else { return "no-issuer" }
-        return (key.hasSuffix("cluster-issuer") ? "cluster-issuer-" : "issuer-") + name
     }
 
     /// An Ingress of the deployment for the http-proxy entries at `entries`, with their TLS.

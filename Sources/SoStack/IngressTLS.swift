@@ -85,18 +85,27 @@ public enum IngressTLS: Sendable, Equatable, Hashable {
         return .issuer(name: issuer, kind: kind)
     }
 
+    /// cert-manager's ingress-shim annotations, one per issuer kind.
+    public static let annotationKeys: [(IssuerKind, String)] = [
+        (.clusterIssuer, "cert-manager.io/cluster-issuer"), (.issuer, "cert-manager.io/issuer"),
+    ]
+
     /// The cert-manager annotation an Ingress carries for this setting (nil: none).
     public var annotation: (String, String)? {
-        guard case .issuer(let name, let kind) = self else { return nil }
-        return (kind == .clusterIssuer ? "cert-manager.io/cluster-issuer" : "cert-manager.io/issuer", name)
+        guard case .issuer(let name, let kind) = self, let key = Self.annotationKeys.first(where: { $0.0 == kind })
+        else { return nil }
+        return (key.1, name)
     }
 
-    /// Text for messages: `ClusterIssuer letsencrypt-prod`, `Secret x`, `none`.
-    public var described: String {
-        switch self {
-        case .issuer(let name, let kind): return "\(kind.rawValue) \(name)"
-        case .secret(let name): return "Secret \(name)"
-        case .none: return "none"
-        }
+    /// The issuer an Ingress's annotations ask cert-manager for: `ClusterIssuer NAME`, `Issuer NAME`.
+    public static func issuer(annotations: [String: String]) -> String? {
+        annotationKeys.lazy.compactMap { kind, key in annotations[key].map { "\(kind.rawValue) \($0)" } }.first
+    }
+
+    /// What an Ingress of hosts whose issuer is not the spec's is named after: `cluster-issuer-NAME`,
+    /// `issuer-NAME`, or `no-issuer` (hosts with their own Secret or no TLS).
+    public var ingressSuffix: String {
+        guard case .issuer(let name, let kind) = self else { return "no-issuer" }
+        return (kind == .clusterIssuer ? "cluster-issuer-" : "issuer-") + name
     }
 }
