@@ -86,16 +86,17 @@ struct Waiter {
                 // is believed once every container has run long enough for an exit to have been reported, and
                 // none of the deployment's is restarting.
                 if health.restarting.isEmpty && health.young.isEmpty {
-                    await recordBelief(pods)
-                    return
-                }
-                if health.restarting.isEmpty {
+                    // Last, what Services and ingress controllers route by (`endpointsBehind`).
+                    guard let behind = try await endpointsBehind(pods) else { return await recordBelief(pods) }
+                    pending.append(behind)
+                } else if health.restarting.isEmpty {
                     // Containers that started moments ago: an exit is reported in the kubelet's next round. The
                     // next look is when the first of them is believed, or sooner (an exit is named at once).
                     try await watch.pause(ctx.clock, seconds: max(0.01, min(pause, 0.25, health.believedIn)))
                     continue
+                } else {
+                    pending += health.restarting
                 }
-                pending += health.restarting
             }
             let problems = try await diagnose(deployments: Array(liveDeployments.values), pods: pods)
             await KubeletNudge(ctx: ctx, client: client, namespace: namespace).nudge(pods)
@@ -363,6 +364,41 @@ struct Waiter {
         _ = try? await client.annotate(
             .namespace, name: namespace, namespace: nil,
             [(DeploymentNames.Annotation.believed, keys.sorted().joined(separator: ","))])
+    }
+
+    /// A Service whose EndpointSlices do not yet say what its pods are (as just listed): a Ready pod it selects
+    /// not listed ready, or a pod listed ready that is no longer running. kube-proxy and ingress controllers route
+    /// by these slices, so a request right after the wait reaches the new pods only once they agree. Nil when every
+    /// Service of the deployment agrees (two lists: its Services and their slices, labelled as the Services are).
+    func endpointsBehind(_ pods: [JSON]) async throws -> String? {
+        async let servicesRead = client.list(.service, namespace: namespace, labelSelector: selector)
+        async let slicesRead = client.list(.endpointSlice, namespace: namespace, labelSelector: selector)
+        let (services, slices) = try await (servicesRead, slicesRead)
+        let live = pods.filter { $0.at("metadata", "deletionTimestamp") == nil }
+        for service in services {
+            guard case .object(let match)? = service.at("spec", "selector"), !match.isEmpty else { continue }
+            var listedReady: Set<String> = []
+            for slice in slices where slice.labels["kubernetes.io/service-name"] == service.name {
+                for e in slice["endpoints"]?.array ?? [] where e.at("conditions", "ready")?.bool != false {
+                    if let pod = e.at("targetRef", "name")?.string { listedReady.insert(pod) }
+                }
+            }
+            let selected = live.filter { pod in
+                let labels = pod.labels
+                return match.allSatisfy { key, value in labels[key] == value.string }
+            }
+            let ready = Set(
+                selected.filter { pod in
+                    pod.at("status", "podIP")?.string != nil
+                        && (pod.at("status", "conditions")?.array ?? []).contains {
+                            $0["type"]?.string == "Ready" && $0["status"]?.string == "True"
+                        }
+                }.map(\.name))
+            if !ready.isSubset(of: listedReady) || !listedReady.isSubset(of: Set(selected.map(\.name))) {
+                return "Service \(service.name) (endpoints not yet updated)"
+            }
+        }
+        return nil
     }
 
     /// The deployment's pods (Jobs' included).

@@ -23,13 +23,13 @@ import Testing
         let first = c.cluster.calls.count
         _ = try await c.start()
         // First start: the namespace created, the Lease; nothing to read in a namespace this run made; the
-        // values made; 8 applies; the wait's lists; the Lease deleted. Re-start: the namespace's create
+        // values made; 8 applies; the wait's lists (its last look: the Services and their EndpointSlices); the Lease deleted. Re-start: the namespace's create
         // refused, the Lease, then under it the Namespace and the stored secret read at once, one list per
         // recorded kind and volume, nothing sent (all unchanged, the Namespace included), the wait's lists, the
         // Lease deleted.
-        #expect(Self.counts(c.cluster.calls[..<first]) == "14 (apply 8, create 2, delete 1, list 3)")
+        #expect(Self.counts(c.cluster.calls[..<first]) == "16 (apply 8, create 2, delete 1, list 5)")
         #expect(
-            Self.counts(c.cluster.calls[first...]) == "15 (create 2, delete 1, get 2, list 10)",
+            Self.counts(c.cluster.calls[first...]) == "17 (create 2, delete 1, get 2, list 12)",
             "\(c.cluster.calls[first...])")
     }
 }

@@ -397,3 +397,51 @@ import Testing
         #expect(after.isEmpty)
     }
 }
+
+/// The wait's last look: a request right after start goes where the Services' EndpointSlices say, so the wait ends
+/// only once they list every Ready pod and no pod that is gone.
+@Suite struct EndpointsAgreeTests {
+    @Test func aServiceWhoseSlicesStillNameTheOldPodIsWaitedFor() async throws {
+        let cluster = FakeCluster()
+        let ctx = try Harness(environment: [:]).ctx
+        let labels = [("app", "x")]
+        try cluster.seed(
+            KubeObject(
+                apiVersion: "v1", kind: "Service", name: "web", namespace: "ns", labels: labels,
+                body: [("spec", .map([("selector", .map([("app", .string("x")), ("component", .string("web"))]))]))]))
+        func slice(_ pod: String) throws {
+            try cluster.seed(
+                KubeObject(
+                    apiVersion: "discovery.k8s.io/v1", kind: "EndpointSlice", name: "web-abc", namespace: "ns",
+                    labels: labels + [("kubernetes.io/service-name", "web")],
+                    body: [
+                        ("addressType", .string("IPv4")),
+                        (
+                            "endpoints",
+                            .list([
+                                .map([
+                                    ("addresses", .list([.string("10.0.0.9")])),
+                                    ("conditions", .map([("ready", .bool(true))])),
+                                    ("targetRef", .map([("kind", .string("Pod")), ("name", .string(pod))])),
+                                ])
+                            ])
+                        ),
+                    ]))
+        }
+        let pod = JSON.object([
+            "metadata": .object([
+                "name": .string("web-new"),
+                "labels": .object(["app": .string("x"), "component": .string("web")]),
+            ]),
+            "status": .object([
+                "podIP": .string("10.0.0.9"),
+                "conditions": .array([.object(["type": .string("Ready"), "status": .string("True")])]),
+            ]),
+        ])
+        let waiter = Waiter(ctx: ctx, client: cluster, namespace: "ns", selector: "app=x")
+        try slice("web-old")
+        #expect(try await waiter.endpointsBehind([pod]) == "Service web (endpoints not yet updated)")
+        try slice("web-new")
+        #expect(try await waiter.endpointsBehind([pod]) == nil)
+    }
+}
