@@ -38,7 +38,8 @@ public struct SoCommand: ParsableCommand {
                     StackCommand.self, FetchStackCommand.self, SetupRepositoriesCommand.self,
                     BuildContainersCommand.self,
                 ]),
-            CommandGroup(name: "Other", subcommands: [VersionCommand.self, CompletionCommand.self]),
+            CommandGroup(
+                name: "Other", subcommands: [DashboardCommand.self, VersionCommand.self, CompletionCommand.self]),
         ]
     )
     // laconic-so's global options, declared here so that ArgumentParser reads them before or after any subcommand; a

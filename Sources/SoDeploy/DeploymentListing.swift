@@ -29,6 +29,8 @@ public struct DeploymentListing: Sendable, Equatable {
     public var idleStoppedAt: Date?
     /// A warm pool's member not claimed yet: its pool.
     public var pool: String?
+    /// A workspace claimed from a warm pool: the pool.
+    public var claimedFrom: String?
 
     /// Stopped for being idle, and not started since.
     public var idleStopped: Bool { idleStoppedAt != nil && deployments == 0 }

@@ -54,6 +54,7 @@ public struct ListAction {
             listing.lastUsedAt = a[DeploymentNames.Annotation.lastUsed].flatMap(Timestamps.parse)
             listing.idleStoppedAt = a[DeploymentNames.Annotation.idleStopped].flatMap(Timestamps.parse)
             listing.pool = a[DeploymentNames.Annotation.pool]
+            listing.claimedFrom = a[DeploymentNames.Annotation.claimedFrom]
             return listing
         }.sorted { ($0.name, $0.namespace) < ($1.name, $1.namespace) }
     }

@@ -17,7 +17,7 @@ public struct ObserveAction {
         return try await c.pods().map { Self.podInfo($0, now: now) }
     }
 
-    static func podInfo(_ p: JSON, now: Date? = nil) -> PodInfo {
+    public static func podInfo(_ p: JSON, now: Date? = nil) -> PodInfo {
         let statuses = p.at("status", "containerStatuses")?.array ?? []
         let containers = p.at("spec", "containers")?.array ?? []
         let podReady = (p.at("status", "conditions")?.array ?? []).contains {
@@ -47,12 +47,22 @@ public struct ObserveAction {
 
     public func status(_ directory: String, cluster: ClusterOptions) async throws -> DeploymentStatus {
         let c = try await ConnectedDeployment.open(ctx, directory: directory, cluster: cluster)
+        return try await status(
+            c.client, namespace: c.namespace, id: c.model.id,
+            cluster: c.target.kindCluster.map { "kind:\($0)" } ?? c.target.connection.contextName,
+            pods: try await c.pods())
+    }
+
+    /// The status of the deployment `id` in `namespace` from the cluster alone (what `so dashboard` shows of a
+    /// deployment whose directory it may not have), given its pods.
+    public func status(_ client: ClusterClient, namespace: String, id: String, cluster: String, pods listedPods: [JSON])
+        async throws -> DeploymentStatus
+    {
         var workloads: [DeploymentStatus.Workload] = []
         let now = ctx.clock.now()
-        let listedPods = try await c.pods()
-        for d in try await c.client.list(
-            .deployment, namespace: c.namespace,
-            labelSelector: DeploymentNames.selector(c.model.id))
+        for d in try await client.list(
+            .deployment, namespace: namespace,
+            labelSelector: DeploymentNames.selector(id))
         {
             let pending = Waiter.deploymentPending(d) ?? Waiter.podsEnding(d, pods: listedPods)
             let want = d.at("spec", "replicas")?.int ?? 1
@@ -61,9 +71,9 @@ public struct ObserveAction {
                     kind: ResourceType.deployment.kind, name: d.name, state: pending ?? "\(want)/\(want) available",
                     ready: pending == nil))
         }
-        for j in try await c.client.list(
-            .job, namespace: c.namespace,
-            labelSelector: DeploymentNames.selector(c.model.id))
+        for j in try await client.list(
+            .job, namespace: namespace,
+            labelSelector: DeploymentNames.selector(id))
         {
             let complete = Waiter.jobCondition(j, "Complete")
             let failed = Waiter.jobCondition(j, "Failed") || (j.at("status", "failed")?.int ?? 0) >= 1
@@ -74,22 +84,22 @@ public struct ObserveAction {
         }
         var hosts: [String] = []
         var certificates: [DeploymentStatus.Certificate] = []
-        for i in try await c.client.list(
-            .ingress, namespace: c.namespace,
-            labelSelector: DeploymentNames.selector(c.model.id))
+        for i in try await client.list(
+            .ingress, namespace: namespace,
+            labelSelector: DeploymentNames.selector(id))
         {
             for r in i.at("spec", "rules")?.array ?? [] { if let h = r["host"]?.string { hosts.append(h) } }
             let issuer = IngressTLS.issuer(annotations: i.annotations)
             for t in i.at("spec", "tls")?.array ?? [] {
                 guard let secret = t["secretName"]?.string else { continue }
-                let present = try await c.client.get(.secret, name: secret, namespace: c.namespace) != nil
+                let present = try await client.get(.secret, name: secret, namespace: namespace) != nil
                 for h in t["hosts"]?.array.compactMap(\.string) ?? [] {
                     certificates.append(.init(host: h, secret: secret, present: present, issuer: issuer))
                 }
             }
         }
         let pods = listedPods.map { Self.podInfo($0, now: now) }
-        let events = try await c.client.list(.event, namespace: c.namespace, labelSelector: nil)
+        let events = try await client.list(.event, namespace: namespace, labelSelector: nil)
             .filter { $0["type"]?.string == "Warning" }
             .sorted {
                 ($0["lastTimestamp"]?.string ?? $0["eventTime"]?.string ?? "")
@@ -103,8 +113,8 @@ public struct ObserveAction {
                 return "\(object) \(e["reason"]?.string ?? ""): \(message)"
             }
         return DeploymentStatus(
-            deployment: c.model.id, namespace: c.namespace,
-            cluster: c.target.kindCluster.map { "kind:\($0)" } ?? c.target.connection.contextName,
+            deployment: id, namespace: namespace,
+            cluster: cluster,
             workloads: workloads, ingressHosts: hosts, certificates: certificates, pods: pods, warnings: Array(events),
             ready: !workloads.isEmpty && workloads.allSatisfy(\.ready))
     }

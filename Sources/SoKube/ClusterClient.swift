@@ -48,6 +48,11 @@ public protocol ClusterClient: Sendable {
     /// and at once where there is no watch (the extension's): a caller still lists for what is true.
     func changes(_ type: ResourceType, namespace: String, labelSelector: String?, seconds: Int)
         -> AsyncThrowingStream<JSON, Error>
+    /// Every object of `type` matching `labelSelector` in every namespace, as a watch reports it: first each one
+    /// there is (as added), then each one added, changed or deleted, until the server ends the watch (or after
+    /// `seconds`). What a reader that keeps one view of the whole cluster wakes on (`so dashboard`); the default
+    /// (the extension's) ends at once, and the caller polls.
+    func watchAll(_ type: ResourceType, labelSelector: String?, seconds: Int) -> AsyncThrowingStream<JSON, Error>
     /// Every object matching `labelSelector`, handed to `body` a page at a time, so a caller that keeps a
     /// summary of each never holds them all (`so deployment list` over a thousand Deployments), each object
     /// read only as far as `shape` says (the rest may be left out). The default (the extension's) hands over
@@ -66,6 +71,13 @@ public protocol ClusterClient: Sendable {
 }
 
 extension ClusterClient {
+    /// No watch: the stream ends at once (the caller polls).
+    public func watchAll(_ type: ResourceType, labelSelector: String?, seconds: Int)
+        -> AsyncThrowingStream<JSON, Error>
+    {
+        AsyncThrowingStream { $0.finish() }
+    }
+
     /// No watch: the stream ends at once (the caller polls).
     public func changes(_ type: ResourceType, namespace: String, labelSelector: String?, seconds: Int)
         -> AsyncThrowingStream<JSON, Error>

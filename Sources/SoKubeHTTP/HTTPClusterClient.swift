@@ -348,6 +348,20 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
     public func changes(_ type: ResourceType, namespace: String, labelSelector: String?, seconds: Int)
         -> AsyncThrowingStream<JSON, Error>
     {
+        watch(type, namespace: namespace, labelSelector: labelSelector, seconds: seconds, added: false)
+    }
+
+    public func watchAll(_ type: ResourceType, labelSelector: String?, seconds: Int)
+        -> AsyncThrowingStream<JSON, Error>
+    {
+        watch(type, namespace: nil, labelSelector: labelSelector, seconds: seconds, added: true)
+    }
+
+    /// A watch of `type` in `namespace` (nil: every one): the objects changed or deleted, and with `added` the
+    /// ones added too (a watch's first events, one for each object there is, among them).
+    private func watch(_ type: ResourceType, namespace: String?, labelSelector: String?, seconds: Int, added: Bool)
+        -> AsyncThrowingStream<JSON, Error>
+    {
         AsyncThrowingStream { continuation in
             let task = Task {
                 do {
@@ -377,6 +391,7 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
                             guard !line.isEmpty, let event = try? JSON.parse(line) else { continue }
                             switch event["type"]?.string {
                             case "MODIFIED", "DELETED": continuation.yield(event["object"] ?? .null)
+                            case "ADDED" where added: continuation.yield(event["object"] ?? .null)
                             case "ERROR":
                                 // Too old a version, or the watch's time is up: the caller lists and polls.
                                 continuation.finish()

@@ -48,6 +48,8 @@ public enum DeploymentNames {
         public static let idleStopped = "so.dev/idle-stopped"
         /// A warm pool's member not claimed yet: the pool's name.
         public static let pool = "so.dev/pool"
+        /// A warm pool's member that was claimed: the pool's name.
+        public static let claimedFrom = "so.dev/claimed-from"
         /// The containers the last start's wait believed running ("POD-UID/CONTAINER#RESTARTS", comma-separated):
         /// the next start believes them at once while they are the same start (`ContainerEvidence`).
         public static let believed = "so.dev/believed"

@@ -195,8 +195,9 @@ struct RenderState {
         }
         let psa = ["enforce", "audit", "warn"].map { ("pod-security.kubernetes.io/\($0)", level) }
         var annotations = [(DeploymentNames.directoryAnnotation, model.directory)]
-        if let w = spec.workspace, let idle = w.idleSeconds {
-            annotations.append((DeploymentNames.Annotation.idleAfter, String(idle)))
+        // A workspace's checkout ("CONTAINER PATH"): what `cleanup --idle` and `so dashboard` find it by.
+        if let w = spec.workspace {
+            if let idle = w.idleSeconds { annotations.append((DeploymentNames.Annotation.idleAfter, String(idle))) }
             annotations.append((DeploymentNames.Annotation.workspace, "\(NameRules.dnsLabel(w.service)) \(w.path)"))
         }
         return KubeObject(.namespace, name: namespace, labels: labels() + psa, annotations: annotations)

@@ -19,9 +19,16 @@ public final class FakeCluster: ClusterClient, @unchecked Sendable {
             for (key, old) in oldValue where objects[key] != old {
                 let now = objects[key] ?? old
                 for w in watches
-                where w.type == key.type && w.namespace == key.namespace
+                where w.type == key.type && (w.namespace == nil || w.namespace == key.namespace)
                     && Self.matches(now.labels, selector: w.selector)
                 {
+                    w.events.yield(now)
+                }
+            }
+            // Objects added reach the watches of every namespace (`watchAll`'s).
+            for (key, now) in objects where oldValue[key] == nil {
+                for w in watches
+                where w.added && w.type == key.type && Self.matches(now.labels, selector: w.selector) {
                     w.events.yield(now)
                 }
             }
@@ -29,9 +36,11 @@ public final class FakeCluster: ClusterClient, @unchecked Sendable {
     }
     private struct Watch {
         var type: ResourceType
-        var namespace: String
+        /// Nil: every namespace (`watchAll`'s, which also hears of objects added).
+        var namespace: String?
         var selector: String?
         var events: AsyncThrowingStream<JSON, Error>.Continuation
+        var added = false
     }
     private var watches: [Watch] = []
     /// The watches asked for (`changes`), as "watch TYPE NAMESPACE": not in `calls`, which tests hold exact.
@@ -374,6 +383,18 @@ public final class FakeCluster: ClusterClient, @unchecked Sendable {
         locked {
             watched.append("watch \(type.kind) \(namespace)")
             watches.append(Watch(type: type, namespace: namespace, selector: labelSelector, events: continuation))
+        }
+        return stream
+    }
+
+    public func watchAll(_ type: ResourceType, labelSelector: String?, seconds: Int)
+        -> AsyncThrowingStream<JSON, Error>
+    {
+        let (stream, continuation) = AsyncThrowingStream<JSON, Error>.makeStream()
+        locked {
+            watched.append("watch \(type.kind) *")
+            watches.append(
+                Watch(type: type, namespace: nil, selector: labelSelector, events: continuation, added: true))
         }
         return stream
     }

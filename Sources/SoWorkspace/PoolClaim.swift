@@ -157,7 +157,7 @@ struct PoolClaim {
                             .map([
                                 (DeploymentNames.directoryAnnotation, .string(dir)),
                                 (DeploymentNames.Annotation.pool, .null),
-                                ("so.dev/claimed-from", .string(pool.name)),
+                                (DeploymentNames.Annotation.claimedFrom, .string(pool.name)),
                             ])
                         )
                     ])

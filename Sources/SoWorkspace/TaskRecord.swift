@@ -10,6 +10,10 @@ public struct TaskRecord: Sendable {
     public struct Commit: Sendable, Encodable, Equatable {
         public var sha: String
         public var subject: String
+        public init(sha: String, subject: String) {
+            self.sha = sha
+            self.subject = subject
+        }
     }
     public struct File: Sendable, Encodable, Equatable {
         public var path: String

@@ -45,10 +45,13 @@ import Testing
         "SoDeploy": ["SoActions", "SoBasics", "SoCompose", "SoStack", "SoKube", "SoRender"],
         "SoWorkspace": ["SoDeploy", "SoActions", "SoBasics", "SoCompose", "SoStack", "SoKube", "SoRender"],
         "SoAuthoring": ["SoActions", "SoBasics", "SoCompose", "SoStack", "SoKube"],
+        // The web view: pages and the feed over the use cases' actions; the server (Hummingbird) a leaf above them.
+        "SoDashboard": ["SoActions", "SoBasics", "SoDeploy", "SoWorkspace", "SoKube", "SoRender", "SoStack"],
+        "SoDashboardServer": ["SoDashboard", "SoActions", "SoBasics", "SoDeploy", "SoWorkspace", "SoKube"],
         "SoCLI": [
             "SoBasics", "SoSystem", "SoCompose", "SoStack", "SoKube", "SoKubeHTTP", "SoRender", "SoActions", "SoDeploy",
             "SoWorkspace",
-            "SoAuthoring",
+            "SoAuthoring", "SoDashboard", "SoDashboardServer",
         ],
         "so": ["SoCLI"],
         "SoTestSupport": ["SoBasics", "SoSystem", "SoKube"],

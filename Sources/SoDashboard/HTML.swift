@@ -1,0 +1,102 @@
+import Foundation
+
+/// HTML text: every string from a user, an agent or the cluster goes through `escape` (task text, commit
+/// subjects, logs, names), so a task whose text is `<script>…` shows as text.
+public enum HTML {
+    /// `s` as HTML text or a quoted attribute's value: `& < > " '` as entities, and control characters other
+    /// than tab and newline (an agent's terminal escapes) as U+FFFD.
+    public static func escape(_ s: String) -> String {
+        var out = ""
+        out.reserveCapacity(s.utf8.count + 16)
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            case "\t", "\n": out.unicodeScalars.append(scalar)
+            default:
+                if scalar.value < 0x20 || scalar.value == 0x7F || (0x80..<0xA0).contains(scalar.value) {
+                    out += "\u{FFFD}"
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out
+    }
+
+    /// `s` without a terminal's escape sequences (colours, cursor moves): what an agent's or a service's output
+    /// holds for a terminal, not a page.
+    public static func stripTerminal(_ s: String) -> String {
+        guard s.contains("\u{1B}") else { return s }
+        return s.replacingOccurrences(
+            of: "\u{1B}(\\[[0-9;?]*[ -/]*[@-~]|\\][^\u{07}\u{1B}]*(\u{07}|\u{1B}\\\\)?|[@-Z\\\\-_])", with: "",
+            options: .regularExpression)
+    }
+
+    /// A URL's query value or path segment, percent-encoded (unreserved characters kept).
+    public static func urlComponent(_ s: String) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        return s.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
+    }
+
+    /// A link to an http(s) URL an agent or a user gave (a pull request, an issue, an ingress host): only those
+    /// two schemes become links; anything else is shown as text.
+    public static func link(_ url: String, _ text: String? = nil) -> String {
+        let lower = url.lowercased()
+        guard lower.hasPrefix("https://") || lower.hasPrefix("http://") else { return escape(text ?? url) }
+        return "<a href=\"\(escape(url))\" rel=\"noreferrer noopener\" target=\"_blank\">\(escape(text ?? url))</a>"
+    }
+
+    /// A whole page: the shared header, `body` (HTML already escaped), and the live-update hook the script reads
+    /// (`data-live`: the events URL; the page's own URL is fetched again, as a fragment, on each change).
+    public static func page(title: String, live: String, body: String, nav: Nav) -> String {
+        """
+        <!doctype html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>\(escape(title)) · so</title>
+        <link rel="stylesheet" href="/static/app.css">
+        <script src="/static/app.js" defer></script>
+        </head>
+        <body data-live="\(escape(live))">
+        <header>
+        <a class="brand" href="/">so</a>
+        <nav>\(Nav.allCases.map { n in
+            "<a href=\"\(n.path)\"\(n == nav ? " aria-current=\"page\"" : "")>\(n.title)</a>"
+        }.joined())</nav>
+        <span id="live-state" class="live-state" title="updates as the cluster changes">connecting…</span>
+        </header>
+        \(body)
+        </body>
+        </html>
+
+        """
+    }
+
+    public enum Nav: CaseIterable, Sendable {
+        case everything, cost, other
+        var path: String { self == .cost ? "/cost" : "/" }
+        var title: String { self == .cost ? "Cost and time" : "Everything" }
+        public static var allCases: [Nav] { [.everything, .cost] }
+    }
+
+    /// A table: a header row and rows of cells already escaped; `rowAttributes` per row (e.g. a filter's text).
+    public static func table(_ header: [String], _ rows: [[String]], id: String? = nil, rowAttributes: [String] = [])
+        -> String
+    {
+        var out = "<table\(id.map { " id=\"\($0)\"" } ?? "")><thead><tr>"
+        out += header.map { "<th>\(escape($0))</th>" }.joined()
+        out += "</tr></thead><tbody>"
+        for (i, row) in rows.enumerated() {
+            let attributes = i < rowAttributes.count ? rowAttributes[i] : ""
+            out += "<tr\(attributes)>" + row.map { "<td>\($0)</td>" }.joined() + "</tr>"
+        }
+        return out + "</tbody></table>"
+    }
+}

@@ -1,0 +1,178 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import SoActions
+import SoBasics
+import SoDashboard
+import SoDeploy
+
+/// `so dashboard`'s server: the pages of `SoDashboard` over HTTP, behind the run's token, live through one
+/// event stream per page that names each new version of the feed's snapshot.
+public struct DashboardServer: Sendable {
+    public let feed: DashboardFeed
+    public let access: DashboardAccess
+    /// Nil: read-only (no forms on the pages; a POST gets a 403).
+    public let actions: DashboardActions?
+    public let hostName: String
+
+    public init(feed: DashboardFeed, access: DashboardAccess, actions: DashboardActions?, hostName: String) {
+        self.feed = feed
+        self.access = access
+        self.actions = actions
+        self.hostName = hostName
+    }
+
+    func pageContext() -> PageContext {
+        PageContext(now: feed.ctx.clock.now(), csrf: access.csrf, actions: actions != nil, hostName: hostName)
+    }
+
+    public func router() -> Router<BasicRequestContext> {
+        let router = Router()
+        router.add(middleware: AccessMiddleware(access: access))
+        router.get("/healthz") { _, _ in Self.text("ok\n") }
+        router.get("/static/app.js") { _, _ in Self.body(Assets.script, type: "text/javascript; charset=utf-8") }
+        router.get("/static/app.css") { _, _ in Self.body(Assets.style, type: "text/css; charset=utf-8") }
+        router.get("/") { request, _ in
+            let s = await feed.snapshot
+            return Self.html(
+                fragment(request) ? EverythingPage.live(s, pageContext()) : EverythingPage.page(s, pageContext()))
+        }
+        router.get("/cost") { request, _ in
+            let s = await feed.snapshot
+            return Self.html(fragment(request) ? CostPage.live(s, pageContext()) : CostPage.page(s, pageContext()))
+        }
+        router.get("/d/:namespace") { request, context in try await deployment(request, context) }
+        router.get("/events") { request, _ in await events(request) }
+        router.get("/logs") { request, _ in await logs(request) }
+        router.post("/actions") { request, _ in try await act(request) }
+        return router
+    }
+
+    func fragment(_ request: Request) -> Bool { request.uri.queryParameters.get("fragment") == "1" }
+
+    func deployment(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let s = await feed.snapshot
+        guard let ns = context.parameters.get("namespace"), NameRules.isDNSLabel(ns), let l = s.listing(ns) else {
+            return Self.text("no such deployment on this cluster\n", status: .notFound)
+        }
+        let task = request.uri.queryParameters.get("task").flatMap { Int($0) }
+        var detail: DeploymentDetail?
+        var s2 = s
+        do {
+            detail = try await feed.detail(l)
+        } catch {
+            s2.problem = "its details could not be read: \(error)"
+        }
+        let p = pageContext()
+        return Self.html(
+            fragment(request)
+                ? DeploymentPage.live(s2, l, detail, task: task, p) : DeploymentPage.page(s2, l, detail, task: task, p))
+    }
+
+    /// The page's event stream: `version` events, the current one first; a namespace's page marks it open.
+    func events(_ request: Request) async -> Response {
+        let ns = request.uri.queryParameters.get("ns").flatMap { NameRules.isDNSLabel($0) ? $0 : nil }
+        let updates = await feed.updates()
+        let feed = feed
+        if let ns { await feed.watch(namespace: ns, true) }
+        let body = ResponseBody { writer in
+            defer { if let ns { Task { await feed.watch(namespace: ns, false) } } }
+            try await writer.write(ByteBuffer(string: "retry: 1000\n\n"))
+            for await version in updates {
+                try await writer.write(ByteBuffer(string: "event: version\ndata: \(version)\n\n"))
+            }
+            try await writer.finish(nil)
+        }
+        return Response(status: .ok, headers: Self.streamHeaders, body: body)
+    }
+
+    /// A service's log as an event stream: one `line` event a line.
+    func logs(_ request: Request) async -> Response {
+        guard let ns = request.uri.queryParameters.get("ns"), NameRules.isDNSLabel(ns),
+            let container = request.uri.queryParameters.get("container"), NameRules.isDNSLabel(container)
+        else { return Self.text("no such log\n", status: .notFound) }
+        let lines = await feed.followLog(namespace: ns, container: container)
+        let body = ResponseBody { writer in
+            do {
+                for try await line in lines {
+                    let clean = line.replacingOccurrences(of: "\r", with: "")
+                    try await writer.write(ByteBuffer(string: "event: line\ndata: \(clean)\n\n"))
+                }
+            } catch {
+                try await writer.write(
+                    ByteBuffer(
+                        string: "event: line\ndata: (\("\(error)".replacingOccurrences(of: "\n", with: " ")))\n\n"))
+            }
+            try await writer.finish(nil)
+        }
+        return Response(status: .ok, headers: Self.streamHeaders, body: body)
+    }
+
+    /// A page's action: the form's CSRF token must be the run's, and the request this origin's.
+    func act(_ request: Request) async throws -> Response {
+        guard let actions else { return DashboardAccess.forbidden() }
+        if let site = request.headers[HeaderNames.fetchSite], site != "same-origin", site != "none" {
+            return DashboardAccess.forbidden()
+        }
+        let raw = try await request.body.collect(upTo: 64 * 1024)
+        let form = HTMLQuery.form(String(buffer: raw))
+        guard let csrf = form["csrf"], DashboardAccess.same(csrf, access.csrf) else {
+            return DashboardAccess.forbidden()
+        }
+        let outcome = await actions.perform(form, snapshot: await feed.snapshot, page: pageContext())
+        await feed.touch()
+        feed.ctx.console.out("dashboard: \(form["action"] ?? "?") \(form["namespace"] ?? "?"): \(outcome.message)")
+        if request.headers[.accept]?.contains("application/json") == true {
+            let json = #"{"ok":\#(outcome.ok),"message":"\#(Self.jsonEscape(outcome.message))"}"#
+            return Self.body(json, type: "application/json", status: outcome.ok ? .ok : .unprocessableContent)
+        }
+        let back =
+            form["back"].flatMap { $0.hasPrefix("/") && !$0.hasPrefix("//") && !$0.contains("\\") ? $0 : nil } ?? "/"
+        return Response(status: .seeOther, headers: [.location: back])
+    }
+
+    static let streamHeaders: HTTPFields = [
+        .contentType: "text/event-stream", .cacheControl: "no-store", HeaderNames.accelBuffering: "no",
+    ]
+
+    static func html(_ s: String) -> Response { body(s, type: "text/html; charset=utf-8") }
+    static func text(_ s: String, status: HTTPResponse.Status = .ok) -> Response {
+        body(s, type: "text/plain; charset=utf-8", status: status)
+    }
+    static func body(_ s: String, type: String, status: HTTPResponse.Status = .ok) -> Response {
+        Response(status: status, headers: [.contentType: type], body: .init(byteBuffer: ByteBuffer(string: s)))
+    }
+
+    static func jsonEscape(_ s: String) -> String {
+        var out = ""
+        for u in s.unicodeScalars {
+            switch u {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "<": out += "\\u003c"
+            default:
+                if u.value < 0x20 { out += String(format: "\\u%04x", u.value) } else { out.unicodeScalars.append(u) }
+            }
+        }
+        return out
+    }
+}
+
+extension DashboardServer {
+    /// Serves on `host:port` until SIGINT or SIGTERM, the feed reading meanwhile; `running` hears the port bound.
+    public func run(host: String, port: Int, running: @escaping @Sendable (Int) -> Void) async throws {
+        var logger = Logger(label: "so-dashboard")
+        logger.logLevel = .warning
+        let app = Application(
+            router: router(), configuration: .init(address: .hostname(host, port: port), serverName: nil),
+            onServerRunning: { running($0.localAddress?.port ?? port) }, logger: logger)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await feed.run() }
+            group.addTask { try await app.runService() }
+            // The server ends on a signal (or fails to bind): the feed ends with it.
+            try await group.next()
+            group.cancelAll()
+        }
+    }
+}

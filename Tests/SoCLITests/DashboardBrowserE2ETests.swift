@@ -1,0 +1,88 @@
+import Foundation
+import SoBasics
+import SoSystem
+import SoTestSupport
+import Testing
+
+/// `so dashboard` in a real browser (Debian's chromium and chromedriver, driven by Selenium from PyPI), on a node
+/// that runs containers: a workspace appears, a detached task goes queued → running → succeeded with its cost, a
+/// cancel from the page works, a hostile task text shows as text, a wrong token is refused, all without a reload
+/// (Browser/dashboard_e2e.py says each). Screenshots of every page go to .build/e2e-screenshots/dashboard.
+@Suite(
+    .serialized,
+    .enabled(
+        if: RealNode.enabled, "SO_E2E_KUBECONFIG with SO_E2E_REAL_NODE=1 is not set: no node that runs containers"),
+    .enabled(if: Browser.available, "no chromium, chromedriver and selenium here: .ci/run installs them")
+)
+struct DashboardBrowserE2ETests {
+    @Test func aPersonSeesEveryChangeWithoutAReload() async throws {
+        let t = try TempDir("so-e2e-dashboard")
+        defer { t.cleanup() }
+        try await AgentE2E.buildImage(in: t)
+        let stack = try AgentE2E.lightStack(in: t)
+        let (daemon, repo) = try await AgentE2E.serveRepository(in: t)
+        defer { AgentE2E.stop(daemon) }
+        let env = ["SO_KUBECONFIG": E2E.kubeconfig!, "SO_HOME": t.file("home"), "SO_ROOT": RepoPaths.root]
+        let ws = "e2e-dash"
+        let dashboard = Process()
+        dashboard.executableURL = URL(fileURLWithPath: E2E.binary)
+        dashboard.arguments = ["dashboard", "--port", "0"]
+        dashboard.currentDirectoryURL = URL(fileURLWithPath: t.path)
+        var environment = ProcessInfo.processInfo.environment
+        for (k, v) in env { environment[k] = v }
+        dashboard.environment = environment
+        let out = Pipe()
+        dashboard.standardOutput = out
+        dashboard.standardError = FileHandle.standardError
+        try dashboard.run()
+        defer { dashboard.terminate() }
+        let url = try Browser.firstURL(out)
+        let shots = Path.join(RepoPaths.root, ".build/e2e-screenshots/dashboard")
+        let up = [
+            "up", stack, "--name", ws, "--config", "GIT_REPO=\(repo)", "--config", "AGENT_IMAGE=\(AgentE2E.image)",
+            "--timeout", "180", "--progress", "plain",
+        ]
+        try await AgentE2E.removing(ws, t, env) {
+            let r = try await AgentE2E.run(
+                [
+                    "python3", Path.join(RepoPaths.root, "Tests/SoCLITests/Browser/dashboard_e2e.py"), "--url", url,
+                    "--so", E2E.binary, "--workspace", ws, "--cwd", t.path, "--out", shots,
+                    "--up", String(decoding: try JSONSerialization.data(withJSONObject: up), as: UTF8.self),
+                ], cwd: t.path, env: env)
+            print(r.stdout)
+            #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
+        }
+        // Stopped by SIGTERM, it ends at once and frees its port.
+        dashboard.terminate()
+        dashboard.waitUntilExit()
+        #expect(dashboard.terminationReason == .exit, "so dashboard did not end on SIGTERM")
+    }
+}
+
+enum Browser {
+    static let available =
+        FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium")
+        && FileManager.default.isExecutableFile(atPath: "/usr/bin/chromedriver")
+        && (try? Process.run(URL(fileURLWithPath: "/usr/bin/env"), arguments: ["python3", "-c", "import selenium"]))
+            .map {
+                $0.waitUntilExit()
+                return $0.terminationStatus == 0
+            } ?? false
+
+    /// The URL `so dashboard` prints first (with its token).
+    static func firstURL(_ pipe: Pipe) throws -> String {
+        var text = ""
+        let end = Date().addingTimeInterval(60)
+        while Date() < end {
+            let data = pipe.fileHandleForReading.availableData
+            if data.isEmpty { break }
+            text += String(decoding: data, as: UTF8.self)
+            if let line = text.split(separator: "\n").first(where: { $0.contains("http://") }),
+                let r = line.range(of: "http://")
+            {
+                return String(line[r.lowerBound...]).trimmingCharacters(in: .whitespaces)
+            }
+        }
+        throw SoError("so dashboard printed no URL: \(text)")
+    }
+}
