@@ -17,6 +17,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // Effect seams and shared vocabulary: errors, diagnostics, file system, processes, clock, entropy, strict YAML reading.
@@ -83,6 +84,7 @@ let package = Package(
                 "SoDashboard", "SoActions", "SoBasics", "SoDeploy", "SoWorkspace", "SoKube",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ], exclude: ["README.md"]),
         // ArgumentParser commands.

@@ -9,7 +9,7 @@ import SoWorkspace
 /// The one reader of the cluster behind every open page: one watch per kind (namespaces, Deployments and pods
 /// that `so` labels, in every namespace) marks the view stale, and one re-read (two lists, as `deployment list`
 /// makes, and the pods) makes the next snapshot, at most every `minimumInterval`; pages are told the new
-/// version and draw from the snapshot. Where there is no watch it reads every second. Workspaces' tasks live
+/// version and draw from the snapshot. Where a watch fails it reads every 2 s. Workspaces' tasks live
 /// in their containers: they are read with one `kubectl exec` each, often while a task is queued or running or
 /// a page of the workspace is open, rarely otherwise, a few at a time.
 public actor DashboardFeed {
@@ -24,7 +24,8 @@ public actor DashboardFeed {
     /// Open pages of each namespace (a workspace's are read often, and its running task's output too).
     var watching: [String: Int] = [:]
     var details: [String: (version: Int, detail: DeploymentDetail)] = [:]
-    var nextSweep = 0
+    /// The kinds whose watch the server does not keep (the read loop reads every 2 s while there is one).
+    var failing: Set<String> = []
 
     /// The shortest time between two re-reads of the cluster (a busy cluster changes many times a second).
     public var minimumInterval = 0.2
@@ -75,27 +76,39 @@ public actor DashboardFeed {
     /// Marks the view stale (after an action from a page: its effect shows without waiting for a watch).
     public func touch() { stale = true }
 
+    /// One kind's watch, made again when it ends. A watch the server ends at once without an event (refused, or
+    /// its watch cache is behind: "Too large resource version") is tried again later and later (up to 30 s);
+    /// meanwhile the read loop reads every 2 s, so a page still changes within seconds.
     private func watch(_ type: ResourceType) async {
+        var delay = 1.0
         while !Task.isCancelled {
+            let began = ctx.clock.now()
+            var heard = false
             do {
                 for try await _ in client.watchAll(
                     type, labelSelector: DeploymentNames.Label.managedBySoSelector, seconds: 290)
                 {
+                    heard = true
                     stale = true
                 }
             } catch {
                 // A watch refused or cut: the read loop's own reads say what is wrong (on every page); this one
                 // is made again.
             }
+            let healthy = heard || ctx.clock.now().timeIntervalSince(began) >= 60
+            if healthy { failing.remove(type.plural) } else { failing.insert(type.plural) }
+            delay = healthy ? 1 : min(delay * 2, 30)
             stale = true
-            // A server without watches (or one that ended this one): read again in a second.
-            try? await Task.sleep(for: .seconds(1))  // cancelled: the loop ends
+            try? await Task.sleep(for: .seconds(delay))  // cancelled: the loop ends
         }
     }
 
     private func readLoop() async {
         var beat = ctx.clock.now()
         while !Task.isCancelled {
+            if !failing.isEmpty, ctx.clock.now().timeIntervalSince(snapshot.readAt ?? .distantPast) >= 2 {
+                stale = true
+            }
             if stale {
                 stale = false
                 await read()

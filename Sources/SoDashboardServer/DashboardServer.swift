@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
+import ServiceLifecycle
 import SoActions
 import SoBasics
 import SoDashboard
@@ -79,7 +80,8 @@ public struct DashboardServer: Sendable {
         let body = ResponseBody { writer in
             defer { if let ns { Task { await feed.watch(namespace: ns, false) } } }
             try await writer.write(ByteBuffer(string: "retry: 1000\n\n"))
-            for await version in updates {
+            // A stream never ends by itself: a SIGTERM or SIGINT ends it, so the server's shutdown does not wait on it.
+            for await version in updates.cancelOnGracefulShutdown() {
                 try await writer.write(ByteBuffer(string: "event: version\ndata: \(version)\n\n"))
             }
             try await writer.finish(nil)
@@ -95,7 +97,7 @@ public struct DashboardServer: Sendable {
         let lines = await feed.followLog(namespace: ns, container: container)
         let body = ResponseBody { writer in
             do {
-                for try await line in lines {
+                for try await line in lines.cancelOnGracefulShutdown() {
                     let clean = line.replacingOccurrences(of: "\r", with: "")
                     try await writer.write(ByteBuffer(string: "event: line\ndata: \(clean)\n\n"))
                 }

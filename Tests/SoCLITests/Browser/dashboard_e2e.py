@@ -167,6 +167,11 @@ try:
     if driver.execute_script("return window.__kept") != 2:
         fail("the workspace page was reloaded")
     shot("workspace-tasks")
+    # A service's log, followed live once its box is opened.
+    box = wait("a log box", lambda: driver.find_elements(By.CSS_SELECTOR, "details.logbox"), 15)[0]
+    driver.execute_script("arguments[0].scrollIntoView(); arguments[0].open = true", box)
+    lines = wait("the service's log", lambda: box.find_element(By.CSS_SELECTOR, "pre").text.strip(), 30)
+    say(f"ok: a service's log follows live ({len(lines.splitlines())} lines so far)")
     driver.execute_script("document.getElementById('pods').scrollIntoView()")
     shot("deployment")
 
