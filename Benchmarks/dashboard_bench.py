@@ -78,7 +78,6 @@ def main():
                   f"p95 {sorted(times)[19]:.1f} ms, max {max(times):.1f} ms ({size // 1024} KiB)")
         idle = rss_kib(p.pid)
         streams = []
-        cookie = opener.handlers  # the cookie jar travels with the opener
 
         def page():
             r = opener.open(base + "/events")
