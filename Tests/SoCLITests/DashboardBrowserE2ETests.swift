@@ -37,6 +37,10 @@ struct DashboardBrowserE2ETests {
         try dashboard.run()
         defer { dashboard.terminate() }
         let url = try Browser.firstURL(out)
+        // A plain deployment whose container crashes: its page shows why, and the container's last lines.
+        try await RealNode.deploy("crash", in: t)
+        let started = try await E2E.so(["deployment", "--dir", "dep", "start", "--no-wait"] + RealNode.kc, cwd: t.path)
+        #expect(started.exitCode == 0, "\(started.stdout)\n\(started.stderr)")
         let shots = Path.join(RepoPaths.root, ".build/e2e-screenshots/dashboard")
         let up = [
             "up", stack, "--name", ws, "--config", "GIT_REPO=\(repo)", "--config", "AGENT_IMAGE=\(AgentE2E.image)",
@@ -52,6 +56,7 @@ struct DashboardBrowserE2ETests {
             print(r.stdout)
             #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
         }
+        await RealNode.remove(t)
         // Stopped by SIGTERM, it ends at once and frees its port.
         dashboard.terminate()
         dashboard.waitUntilExit()

@@ -8,6 +8,7 @@ import argparse, json, os, subprocess, sys, time, urllib.error, urllib.request
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 
 p = argparse.ArgumentParser()
@@ -47,7 +48,10 @@ def task(text, slow=True):
 def wait(what, predicate, timeout=90, every=0.1):
     end = time.time() + timeout
     while time.time() < end:
-        v = predicate()
+        try:
+            v = predicate()
+        except StaleElementReferenceException:
+            v = None  # the live part was drawn again between finding an element and reading it
         if v:
             return v
         time.sleep(every)
@@ -172,7 +176,18 @@ try:
     driver.execute_script("arguments[0].scrollIntoView(); arguments[0].open = true", box)
     lines = wait("the service's log", lambda: box.find_element(By.CSS_SELECTOR, "pre").text.strip(), 30)
     say(f"ok: a service's log follows live ({len(lines.splitlines())} lines so far)")
-    driver.execute_script("document.getElementById('pods').scrollIntoView()")
+
+    # A plain deployment whose container crashes: why, and its last lines, on its page.
+    driver.get(base + "/")
+    href = wait("the crashing deployment", lambda: driver.execute_script(
+        "const r = [...document.querySelectorAll('#deployments-table tbody tr')]"
+        ".find(r => r.cells[1] && r.cells[1].textContent.trim() === 'crash');"
+        "return r ? r.querySelector('a').getAttribute('href') : null"), 60)
+    driver.get(base + href)
+    wait("the crash's reason and last lines", lambda: [
+        p for p in driver.find_elements(By.CSS_SELECTOR, "#pods pre.log") if "crash-line-two" in p.text], 120)
+    reason = wait("the reason", lambda: driver.find_element(By.CSS_SELECTOR, "#pods h3").text, 10)
+    say(f"ok: a crashing container's page says why ({reason}) and shows its last lines")
     shot("deployment")
 
     driver.get(base + "/")
