@@ -171,6 +171,17 @@ try:
     if driver.execute_script("return window.__kept") != 2:
         fail("the workspace page was reloaded")
     shot("workspace-tasks")
+    # `down` from the page is refused while the workspace holds work nobody saved, as `so down` refuses it.
+    so(["deployment", "--name", a.workspace, "exec", "--", "sh", "-c", "echo draft > /workspace/UNSAVED.md"])
+    driver.execute_script("window.scrollTo(0, 0)")
+    down = [b for b in driver.find_elements(By.CSS_SELECTOR, ".controls form.action button") if b.text == "Down"][0]
+    down.click()
+    refusal = wait("down refused", lambda: "would be lost" in driver.find_element(By.ID, "said").text
+                   and driver.find_element(By.ID, "said").text, 60)
+    if not driver.find_elements(By.ID, "tasks"):
+        fail("the workspace's page lost its tasks after a refused down")
+    so(["deployment", "--name", a.workspace, "status"])
+    say(f"ok: down from the page is refused while work is unsaved ({refusal[:90]}…)")
     # A service's log, followed live once its box is opened.
     box = wait("a log box", lambda: driver.find_elements(By.CSS_SELECTOR, "details.logbox"), 15)[0]
     driver.execute_script("arguments[0].scrollIntoView(); arguments[0].open = true", box)
