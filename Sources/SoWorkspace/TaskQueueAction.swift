@@ -125,10 +125,7 @@ public struct TaskQueueAction {
     /// Whether this `so` does `what` for the task (comments on its end, opens its pull request): true once,
     /// for the first that asks.
     func claim(_ w: WorkspaceContainer, _ id: Int, _ what: String) async throws -> Bool {
-        try await ctx.processes.run(
-            try w.command(TaskRunner.boot, [TaskRunner.script, "claim", String(id), what]),
-            workingDirectory: nil, environment: nil, timeout: nil
-        ).exitCode == 0
+        try await w.capture(TaskRunner.boot, [TaskRunner.script, "claim", String(id), what]).exitCode == 0
     }
 
     /// The last lines of the task's log (for a comment on a failure), with every value of the workspace's Secret
@@ -178,9 +175,7 @@ public struct TaskQueueAction {
 
     /// Runs a runner verb; its refusals become errors naming the task and the fix.
     func runner(_ w: WorkspaceContainer, _ verb: String, _ args: [String]) async throws -> ProcessResult {
-        let r = try await ctx.processes.run(
-            try w.command(TaskRunner.boot, [TaskRunner.script, verb] + args), workingDirectory: nil, environment: nil,
-            timeout: nil)
+        let r = try await w.capture(TaskRunner.boot, [TaskRunner.script, verb] + args)
         let id = args.first ?? ""
         let dir = w.c.model.directory
         switch r.exitCode {
