@@ -78,6 +78,44 @@ public struct LocalProcessRunner: ProcessRunner {
             arguments, workingDirectory: nil, environment: environment, timeout: timeout, mode: .stdinBytes(input))
     }
 
+    public func runLines(
+        _ arguments: [String], environment: [String: String]?, line: @escaping @Sendable (String) -> Void
+    ) async throws -> Int32 {
+        let (program, executable, env) = try locate(arguments, environment)
+        var options = PlatformOptions()
+        options.teardownSequence = [.send(signal: .terminate, allowedDurationToNextStep: .seconds(2))]
+        let variables = Dictionary(
+            uniqueKeysWithValues: env.compactMap { k, v in Environment.Key(rawValue: k).map { ($0, v) } })
+        fflush(nil)
+        do {
+            let r = try await Subprocess.run(
+                .path(FilePath(executable)), arguments: Arguments(Array(arguments.dropFirst())),
+                environment: .custom(variables), platformOptions: options, input: .none, output: .sequence,
+                error: .currentStandardError
+            ) { execution in
+                // Bytes split at each newline here: a line of any length (an agent's tool output) is one line.
+                var pending: [UInt8] = []
+                for try await buffer in execution.standardOutput {
+                    buffer.withUnsafeBytes { pending.append(contentsOf: $0) }
+                    var start = 0
+                    while let nl = pending[start...].firstIndex(of: 10) {
+                        line(String(decoding: pending[start..<nl], as: UTF8.self))
+                        start = nl + 1
+                    }
+                    pending.removeFirst(start)
+                }
+                if !pending.isEmpty { line(String(decoding: pending, as: UTF8.self)) }
+            }
+            return Self.code(r.terminationStatus)
+        } catch let e as SoError {
+            throw e
+        } catch {
+            throw SoError(
+                "cannot run \(program): \(String(describing: error).lowercased())",
+                hint: "check that \(program) is installed and executable")
+        }
+    }
+
     /// Where a program's stdin, stdout and stderr go.
     enum Mode {
         /// stdin these bytes (held in memory only); stdout and stderr kept.

@@ -99,6 +99,17 @@ public final class FakeProcessRunner: ProcessRunner, @unchecked Sendable {
         return try await run(arguments, workingDirectory: nil, environment: environment, timeout: timeout)
     }
 
+    /// Line runs answer like captured ones, their stdout handed over line by line (stderr went to the terminal).
+    public func runLines(
+        _ arguments: [String], environment: [String: String]?, line: @escaping @Sendable (String) -> Void
+    ) async throws -> Int32 {
+        let r = try await run(arguments, workingDirectory: nil, environment: environment, timeout: nil)
+        var lines = r.stdout.components(separatedBy: "\n")
+        if lines.last == "" { lines.removeLast() }
+        lines.forEach(line)
+        return r.exitCode
+    }
+
     /// Prompting runs answer like captured ones (stderr went to the terminal).
     public func runPrompting(_ arguments: [String], environment: [String: String]?) async throws -> ProcessResult {
         lock.withLock { prompting.append(arguments) }

@@ -88,15 +88,27 @@ public struct TaskQueueAction {
     public func logs(_ directory: String, cluster: ClusterOptions, id: Int, follow: Bool) async throws -> TaskRecord {
         let w = try await WorkspaceContainer.open(ctx, directory: directory, cluster: cluster)
         if follow {
-            let code = try await ctx.processes.runAttached(
-                try w.command(TaskRunner.boot, [TaskRunner.script, "follow", String(id)]), environment: nil)
+            let code = try await followLog(w, id, toStderr: false)
             if code != 0 { _ = try await runner(w, "report", [String(id)]) }  // names the fault (no such task …)
             return try await finishEnded(w, try await one(w, id))
         } else {
             let r = try await runner(w, "log", [String(id)])
-            ctx.console.out(r.stdout.hasSuffix("\n") ? String(r.stdout.dropLast()) : r.stdout)
+            var lines = r.stdout.components(separatedBy: "\n")
+            if lines.last == "" { lines.removeLast() }
+            for line in lines { AgentOutput.render(line).forEach(ctx.console.out) }
         }
         return try await one(w, id)
+    }
+
+    /// The task's log as it grows, rendered (AgentOutput) to this terminal's stdout or stderr, until the task ends;
+    /// the exit code of the exec that follows it.
+    func followLog(_ w: WorkspaceContainer, _ id: Int, toStderr: Bool) async throws -> Int32 {
+        let console = ctx.console
+        return try await ctx.processes.runLines(
+            try w.command(TaskRunner.boot, [TaskRunner.script, "follow", String(id)]), environment: nil
+        ) { line in
+            for shown in AgentOutput.render(line) { toStderr ? console.err(shown) : console.out(shown) }
+        }
     }
 
     /// Waits in the container until the task ends (one exec; `follow` streams its log meanwhile); its record.

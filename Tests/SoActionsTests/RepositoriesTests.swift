@@ -198,6 +198,12 @@ struct GitRedirectRunner: ProcessRunner {
         Issue.record("fed: \(arguments)")
         return ProcessResult(exitCode: 1, stdout: "", stderr: "")
     }
+    func runLines(_ arguments: [String], environment: [String: String]?, line: @escaping @Sendable (String) -> Void)
+        async throws -> Int32
+    {
+        Issue.record("lines: \(arguments)")
+        return 1
+    }
 }
 
 @Suite struct RealGitTests {
