@@ -33,6 +33,11 @@ public protocol ProcessRunner: Sendable {
     /// stdin is empty, stderr the terminal's. The exit code.
     func runLines(_ arguments: [String], environment: [String: String]?, line: @escaping @Sendable (String) -> Void)
         async throws -> Int32
+
+    /// Programs that outlive `so` (a pool's refill after a claim): started in a session of their own (no terminal,
+    /// no signal from this one's), stdin empty, stdout and stderr appended to `output` (else discarded), and not
+    /// waited for. Their process id.
+    func spawnDetached(_ arguments: [String], environment: [String: String]?, output: String?) throws -> Int32
 }
 
 extension ProcessRunner {

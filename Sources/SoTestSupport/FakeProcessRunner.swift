@@ -110,6 +110,16 @@ public final class FakeProcessRunner: ProcessRunner, @unchecked Sendable {
         return r.exitCode
     }
 
+    /// Detached programs: recorded with where their output goes (a test runs what they would, if it needs to),
+    /// never run; each gets a process id of its own from 40000 up.
+    public private(set) var detached: [(arguments: [String], output: String?)] = []
+    public func spawnDetached(_ arguments: [String], environment: [String: String]?, output: String?) throws -> Int32 {
+        lock.withLock {
+            detached.append((arguments, output))
+            return Int32(40000 + detached.count)
+        }
+    }
+
     /// Prompting runs answer like captured ones (stderr went to the terminal).
     public func runPrompting(_ arguments: [String], environment: [String: String]?) async throws -> ProcessResult {
         lock.withLock { prompting.append(arguments) }

@@ -204,6 +204,10 @@ struct GitRedirectRunner: ProcessRunner {
         Issue.record("lines: \(arguments)")
         return 1
     }
+    func spawnDetached(_ arguments: [String], environment: [String: String]?, output: String?) throws -> Int32 {
+        Issue.record("detached: \(arguments)")
+        return 0
+    }
 }
 
 @Suite struct RealGitTests {
