@@ -153,10 +153,28 @@ public struct PoolAction {
         guard ctx.fs.isFile(try PoolRecord.path(ctx, pool)) else {
             throw SoError("no pool named '\(pool)' on this host", hint: "see the pools: so pool list")
         }
+        try await waitForRefill(pool)
         for m in try await members(pool, cluster: cluster) { try await removeMember(m.listing, cluster: cluster) }
         try ctx.fs.remove(try PoolRecord.path(ctx, pool))
         try ctx.fs.remove(Self.refillPath(ctx, pool))
         ctx.say("removed pool \(pool)")
+    }
+
+    /// A claim's refill under way ends first (up to 2 minutes, its process looked at every 0.2 s): the member it is
+    /// making is then one of those removed, never one left behind by a pool that is gone.
+    func waitForRefill(_ pool: String) async throws {
+        guard let pid = refilling(pool) else { return }
+        ctx.say("pool \(pool): waiting for its refill (so pool fill, pid \(pid)) to end")
+        let began = ctx.clock.now()
+        while refilling(pool) != nil {
+            guard ctx.clock.now().timeIntervalSince(began) < 120 else {
+                ctx.diagnostics.warn(
+                    "pool \(pool)'s refill (pid \(pid)) did not end within 2 minutes; removing the pool anyway",
+                    hint: "remove a member it made afterwards by its name (so deployment list): so down NAME --discard")
+                return
+            }
+            try await ctx.clock.sleep(seconds: 0.2)
+        }
     }
 
     /// Removes a member not claimed: it takes the member's claim Lease first, as a claim does, so a member an `up`

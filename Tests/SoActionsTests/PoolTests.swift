@@ -45,6 +45,23 @@ import Testing
         return refills.count
     }
 
+    /// A claim's refill runs detached; removing the pool waits for it to end, so no member it makes is left behind.
+    @Test func removingAPoolWaitsForItsRefill() async throws {
+        var w = try WorkspaceHarness()
+        let p = try await pool(w, size: 1)
+        let other = p.name
+        PoolAction(w.ctx).refillDetached(p, cluster: w.clusterOptions)
+        #expect(w.h.processes.detached.map(\.arguments.count) == [8])
+        let looks = Counter()
+        w.ctx.isProcessAlive = { pid in pid == 40001 && looks.next() < 6 }
+        #expect(PoolAction(w.ctx).refilling(other) == 40001)
+        let slept = w.clock.slept
+        try await PoolAction(w.ctx).remove(other, cluster: w.clusterOptions)
+        #expect(w.h.console.stdout.contains("pool warm: waiting for its refill (so pool fill, pid 40001) to end"))
+        #expect(looks.value >= 6 && w.clock.slept - slept >= 0.4, "\(looks.value)")
+        #expect(PoolAction(w.ctx).refilling(other) == nil && !w.h.fs.exists(w.h.path("so-home/pools/warm.refill")))
+    }
+
     @Test func membersAreMadeFoundAndResized() async throws {
         let w = try WorkspaceHarness()
         let p = try await pool(w, size: 3)
