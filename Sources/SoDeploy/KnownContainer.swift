@@ -18,6 +18,8 @@ package struct KnownContainer: Codable, Equatable, Sendable {
     package var kubectlFlags: [String]
     /// The stack's services (DNS labels): `exec WORD` where WORD is one of them names that service.
     package var services: [String]
+    /// The service `shell` opens when none is named (the first pod's first that is not an init container).
+    package var shell: String?
     /// What chose the cluster and what the deployment said when this was written (`key`): any change, and the
     /// file is not believed.
     package var key: String
@@ -94,7 +96,7 @@ extension ConnectedDeployment {
         let services = (model.pods + model.jobs).flatMap { $0.compose.services.map { NameRules.dnsLabel($0.name) } }
         return KnownContainer(
             namespace: namespace, pod: pod, container: NameRules.dnsLabel(w.service), path: w.path,
-            kubectlFlags: target.kubectlFlags, services: services,
+            kubectlFlags: target.kubectlFlags, services: services, shell: ObserveAction.shellService(model),
             key: KnownContainer.key(ctx, directory: model.directory, cluster: options), recordsUse: recordsUse,
             usedAt: usedAt)
     }

@@ -185,11 +185,7 @@ public struct ObserveAction {
     /// An interactive shell in a service's container (default: the first pod's first service), in
     /// /workspace when it exists; bash when the image has it.
     public func shell(_ directory: String, cluster: ClusterOptions, service: String?) async throws -> Int32 {
-        let model = try DeploymentLoader.load(ctx.absolute(directory), fs: ctx.fs, diagnostics: ctx.diagnostics)
-        let fallback = model.pods.first?.compose.services.first {
-            !$0.labels.contains { $0.0 == "laconic.init-container" && $0.1 == "true" }
-        }?.name
-        guard let name = service ?? fallback else {
+        guard let name = try service ?? defaultShellService(directory, cluster: cluster) else {
             throw SoError("the deployment has no services", hint: "check its compose files")
         }
         let script =
@@ -197,6 +193,24 @@ public struct ObserveAction {
         return try await exec(
             directory, cluster: cluster, service: name, command: ["sh", "-c", script], interactive: true,
             tty: ctx.console.isTerminal)
+    }
+
+    /// The service `shell` opens when none is named: the first pod's first service that is not an init container
+    /// (a workspace's known container says which it is, with no file of the deployment read).
+    func defaultShellService(_ directory: String, cluster: ClusterOptions) throws -> String? {
+        if let known = KnownContainer.read(ctx, directory: ctx.absolute(directory), cluster: cluster),
+            let shell = known.shell
+        {
+            return shell
+        }
+        let model = try DeploymentLoader.load(ctx.absolute(directory), fs: ctx.fs, diagnostics: ctx.diagnostics)
+        return Self.shellService(model)
+    }
+
+    static func shellService(_ model: DeploymentModel) -> String? {
+        model.pods.first?.compose.services.first {
+            !$0.labels.contains { $0.0 == "laconic.init-container" && $0.1 == "true" }
+        }?.name
     }
 
     /// Forwards local ports to a service's Service through kubectl (runs until interrupted).

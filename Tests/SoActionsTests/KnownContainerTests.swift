@@ -46,8 +46,15 @@ import Testing
         #expect(try await exec(g, ["agent", "git", "status"]) == 0)
         _ = try await TaskQueueAction(g.w.ctx).list(g.dir, cluster: g.w.clusterOptions)
         _ = try await WorkspaceGitAction(g.w.ctx).state(g.dir, cluster: g.w.clusterOptions)
+        // shell names no service: the known container is the one it opens (the stack's first service, agent).
+        let script =
+            "cd /workspace 2>/dev/null || true; if command -v bash >/dev/null 2>&1; then exec bash -l; else exec sh -l; fi"
+        processes.expect(
+            Array(prefix(g, pod: pod).prefix(8)) + ["-i", pod, "-c", "agent", "--"]
+                + HandedCredentials.wrap(["sh", "-c", script]))
+        #expect(try await ObserveAction(g.w.ctx).shell(g.dir, cluster: g.w.clusterOptions, service: nil) == 0)
         #expect(cluster.calls.count == requests, "\(cluster.calls[requests...])")
-        #expect(processes.calls.count - spawned == 4, "\(processes.calls[spawned...].map(\.arguments))")
+        #expect(processes.calls.count - spawned == 5, "\(processes.calls[spawned...].map(\.arguments))")
         #expect(processes.pending.isEmpty && processes.unexpected.isEmpty)
         // The pod replaced (a restart): kubectl says the known one is gone, the pods are read, and the command
         // runs once more in the new one, which the verbs after it use.
