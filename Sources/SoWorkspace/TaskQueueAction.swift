@@ -88,8 +88,12 @@ public struct TaskQueueAction {
     public func logs(_ directory: String, cluster: ClusterOptions, id: Int, follow: Bool) async throws -> TaskRecord {
         let w = try await WorkspaceContainer.open(ctx, directory: directory, cluster: cluster)
         if follow {
-            let code = try await followLog(w, id, toStderr: false)
-            if code != 0 { _ = try await runner(w, "report", [String(id)]) }  // names the fault (no such task …)
+            if try await followLog(w, id, toStderr: false) != 0 {
+                let pod = w.pod
+                // Names the fault (no such task …); a known pod that is gone is looked up, and followed there.
+                _ = try await runner(w, "report", [String(id)])
+                if w.pod != pod { _ = try await followLog(w, id, toStderr: false) }
+            }
             return try await finishEnded(w, try await one(w, id))
         } else {
             let r = try await runner(w, "log", [String(id)])

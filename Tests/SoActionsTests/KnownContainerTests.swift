@@ -103,6 +103,20 @@ import Testing
         #expect(g.w.cluster.calls.count - requests == 1, "one look: \(g.w.cluster.calls[requests...])")
         let execs = g.w.h.processes.calls.map(\.arguments).filter { $0.contains("exec") }.suffix(2)
         #expect(execs.map { $0.contains(old) } == [true, false])
+        // A task's log followed (-f) in a pod that is gone: looked up, and followed in the new one.
+        var req = TaskRequest(directory: g.dir, text: "t")
+        req.command = "echo followed"
+        req.push = false
+        req.cluster = g.w.clusterOptions
+        let id = try await TaskQueueAction(g.w.ctx).submit(req).id
+        _ = try await TaskQueueAction(g.w.ctx).wait(g.dir, cluster: g.w.clusterOptions, id: id, follow: false)
+        var stale = try #require(KnownContainer.read(g.w.ctx, directory: g.dir, cluster: g.w.clusterOptions))
+        stale.pod = old
+        stale.write(g.w.ctx, directory: g.dir)
+        let t = try await TaskQueueAction(g.w.ctx).logs(g.dir, cluster: g.w.clusterOptions, id: id, follow: true)
+        #expect(
+            t.state == "succeeded" && g.w.h.console.stdout.split(separator: "\n").contains("followed"),
+            "\(g.w.h.console.stdout)")
         g.w.cluster.remove("Pod", "\(g.id)-agent-new", namespace: "ws")
         await #expect {
             try await TaskQueueAction(g.w.ctx).list(g.dir, cluster: g.w.clusterOptions)
