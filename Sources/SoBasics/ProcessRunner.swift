@@ -1,6 +1,6 @@
 import Foundation
 
-/// The one seam for running other programs (git, kind, kubectl, docker), in the four ways `so` runs them.
+/// The one seam for running other programs (git, kind, kubectl, docker), in the ways `so` runs them.
 /// Every runner does all four: no caller asks which it can do.
 public protocol ProcessRunner: Sendable {
     /// Runs `arguments[0]` (looked up on PATH) with the rest as arguments; captures output.
@@ -27,6 +27,17 @@ public protocol ProcessRunner: Sendable {
     /// the bytes never sit in a file. stdout and stderr are captured.
     func runFeeding(_ arguments: [String], input: [UInt8], environment: [String: String]?, timeout: Double?)
         async throws -> ProcessResult
+
+    /// Programs whose output `so` shows as it comes, after reading it (a task's log, rendered): each line of
+    /// stdout goes to `line` (without its newline) once complete, the last one at the end even without a newline.
+    /// stdin is empty, stderr the terminal's. The exit code.
+    func runLines(_ arguments: [String], environment: [String: String]?, line: @escaping @Sendable (String) -> Void)
+        async throws -> Int32
+
+    /// Programs that outlive `so` (a pool's refill after a claim): started in a session of their own (no terminal,
+    /// no signal from this one's), stdin empty, stdout and stderr appended to `output` (else discarded), and not
+    /// waited for. Their process id.
+    func spawnDetached(_ arguments: [String], environment: [String: String]?, output: String?) throws -> Int32
 }
 
 extension ProcessRunner {

@@ -11,12 +11,18 @@ struct PoolFillCommand: SoRunnable {
         discussion: """
             Example:
               so pool fill agent-workspace
+
+            A claim (so up) refills its pool this way, in a process of its own: so pool fill POOL --at-most 1.
             """
     )
     static let takes: Set<GroupOption> = []
     @OptionGroup var global: GlobalOptions
     @OptionGroup var cluster: ClusterFlags
     @Argument(help: "The pool's name.") var name: String
+    @Option(
+        name: .customLong("at-most"),
+        help: ArgumentHelp("Make at most N members (a claim's refill makes one).", valueName: "n"))
+    var atMost: Int?
     @ParentCommand var so: SoCommand
     var given: [GroupOption] { so.given }
 
@@ -25,7 +31,8 @@ struct PoolFillCommand: SoRunnable {
         guard let record = try PoolRecord.load(ctx, name) else {
             throw SoError("no pool named '\(name)' on this host", hint: "see the pools: so pool list")
         }
-        let members = try await PoolAction(ctx).fill(record, cluster: cluster.options(manage: true))
+        let members = try await PoolAction(ctx).fill(
+            record, cluster: cluster.options(manage: true), atMost: max(atMost ?? .max, 0))
         PoolText.print([(record, members)], json: false, ctx)
     }
 }

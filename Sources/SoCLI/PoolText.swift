@@ -15,6 +15,8 @@ enum PoolText {
         var config: [String]
         var with: [String]?
         var agent: String?
+        /// A claim's refill under way (`so pool fill … --at-most 1`, detached).
+        var refilling: Bool
         var members: [MemberJSON]
     }
 
@@ -25,7 +27,7 @@ enum PoolText {
                     pools.map { p, ms in
                         PoolJSON(
                             name: p.name, stack: p.stack, size: p.size, warm: ms.filter(\.warm).count, config: p.config,
-                            with: p.with, agent: p.agent,
+                            with: p.with, agent: p.agent, refilling: PoolAction(ctx).refilling(p.name) != nil,
                             members: ms.map {
                                 MemberJSON(name: $0.listing.name, namespace: $0.listing.namespace, warm: $0.warm)
                             })
@@ -39,7 +41,8 @@ enum PoolText {
         for (p, ms) in pools {
             ctx.console.out(
                 "pool \(p.name): \(p.stack), \(ms.filter(\.warm).count) of \(p.size) warm"
-                    + (ms.count > p.size || ms.count < p.size ? " (\(ms.count) made)" : ""))
+                    + (ms.count > p.size || ms.count < p.size ? " (\(ms.count) made)" : "")
+                    + (PoolAction(ctx).refilling(p.name).map { "; refilling (so pool fill, pid \($0))" } ?? ""))
             for m in ms { ctx.console.out("  \(m.listing.name)  \(m.warm ? "warm" : "starting")") }
         }
     }

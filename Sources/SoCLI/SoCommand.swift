@@ -93,6 +93,7 @@ extension SoContext {
         ctx.web = LiveWebClient()
         ctx.hostName = ProcessInfo.processInfo.hostName
         ctx.isProcessAlive = { pid in kill(pid, 0) == 0 || errno == EPERM }
+        if fs.exists(exe) { ctx.selfExecutable = exe }
         return ctx
     }
 }

@@ -5,8 +5,12 @@
 public enum HandedCredentials {
     public static let path = "/dev/shm/so-secret-env"
 
-    /// The shell lines that read the file, when there is one (a workspace never claimed has none).
-    public static let prelude = "if [ -r \(path) ]; then . \(path); fi"
+    /// The file whose time is that of the last verb `so` ran in the container (every one runs the prelude), which
+    /// `so cleanup --idle` reads there: exact, and no request to the API server on any verb's path.
+    public static let marker = "/dev/shm/so-last-used"
+
+    /// The shell lines that mark the use and read the file, when there is one (a workspace never claimed has none).
+    public static let prelude = "true 2>/dev/null > \(marker) || true; if [ -r \(path) ]; then . \(path); fi"
 
     /// `command` run in the container after the prelude (`sh -c`; every workspace image has sh).
     public static func wrap(_ command: [String]) -> [String] {

@@ -9,7 +9,7 @@ import SoStack
 /// (shell, exec, task, diff, push, fetch, apply …) record each use and start it again first.
 extension ConnectedDeployment {
     /// Whether this deployment's uses are recorded (its spec sets `workspace.idle`).
-    var recordsUse: Bool { model.spec.workspace?.idleSeconds != nil }
+    package var recordsUse: Bool { model.spec.workspace?.idleSeconds != nil }
 
     /// Records that a verb uses the container now (the Namespace's `so.dev/last-used`): one request, made
     /// only for a workspace with `idle:`.

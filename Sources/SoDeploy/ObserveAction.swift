@@ -192,64 +192,10 @@ public struct ObserveAction {
         }
     }
 
-    /// Runs a command in a service's container through kubectl and returns its exit code.
-    public func exec(
-        _ directory: String, cluster: ClusterOptions, service: String, command: [String], interactive: Bool, tty: Bool
-    ) async throws -> Int32 {
-        let c = try await ConnectedDeployment.open(ctx, directory: directory, cluster: cluster)
-        var (service, command) = (service, command)
-        // On a workspace the workspace's service is the default: `exec -- cat f` names no service, and its first
-        // word is the command's (a word that is one of the stack's services still names it).
-        if let workspace = c.model.spec.workspace,
-            !(c.model.pods + c.model.jobs).contains(where: { pod in
-                pod.compose.services.contains { NameRules.dnsLabel($0.name) == NameRules.dnsLabel(service) }
-            })
-        {
-            command = [service] + command
-            service = workspace.service
-        }
-        let container = NameRules.dnsLabel(service)
-        func withContainer() async throws -> [JSON] {
-            try await c.pods().filter { p in
-                (p.at("spec", "containers")?.array ?? []).contains { $0["name"]?.string == container }
-            }
-        }
-        var pods = try await withContainer()
-        let live = pods.contains {
-            $0.at("status", "phase")?.string == "Running" && $0.at("metadata", "deletionTimestamp") == nil
-        }
-        if !live, try await c.wakeIfIdle() {
-            pods = try await withContainer()
-        }
-        try await c.recordUse()
-        let running = pods.filter { $0.at("status", "phase")?.string == "Running" }
-        guard
-            let pod = running.first(where: { $0.at("metadata", "deletionTimestamp") == nil }) ?? running.first
-                ?? pods.first
-        else {
-            let all = Set(try await c.pods().flatMap { Self.podInfo($0).containers }).sorted()
-            throw SoError(
-                "no running pod has a container named \(service)",
-                hint: all.isEmpty ? "start the deployment first" : "services: \(all.joined(separator: ", "))")
-        }
-        var args = ["kubectl"] + c.target.kubectlFlags + ["-n", c.namespace, "exec"]
-        if interactive { args.append("-i") }
-        if tty { args.append("-t") }
-        let run = command.isEmpty ? ["sh"] : command
-        // A workspace's container: credentials handed in by a claim are read first (HandedCredentials).
-        let workspace = c.model.spec.workspace.map { NameRules.dnsLabel($0.service) } == container
-        args += [pod.name, "-c", container, "--"] + (workspace ? HandedCredentials.wrap(run) : run)
-        return try await ctx.processes.runAttached(args, environment: nil)
-    }
-
     /// An interactive shell in a service's container (default: the first pod's first service), in
     /// /workspace when it exists; bash when the image has it.
     public func shell(_ directory: String, cluster: ClusterOptions, service: String?) async throws -> Int32 {
-        let model = try DeploymentLoader.load(ctx.absolute(directory), fs: ctx.fs, diagnostics: ctx.diagnostics)
-        let fallback = model.pods.first?.compose.services.first {
-            !$0.labels.contains { $0.0 == "laconic.init-container" && $0.1 == "true" }
-        }?.name
-        guard let name = service ?? fallback else {
+        guard let name = try service ?? defaultShellService(directory, cluster: cluster) else {
             throw SoError("the deployment has no services", hint: "check its compose files")
         }
         let script =
@@ -257,6 +203,24 @@ public struct ObserveAction {
         return try await exec(
             directory, cluster: cluster, service: name, command: ["sh", "-c", script], interactive: true,
             tty: ctx.console.isTerminal)
+    }
+
+    /// The service `shell` opens when none is named: the first pod's first service that is not an init container
+    /// (a workspace's known container says which it is, with no file of the deployment read).
+    func defaultShellService(_ directory: String, cluster: ClusterOptions) throws -> String? {
+        if let known = KnownContainer.read(ctx, directory: ctx.absolute(directory), cluster: cluster),
+            let shell = known.shell
+        {
+            return shell
+        }
+        let model = try DeploymentLoader.load(ctx.absolute(directory), fs: ctx.fs, diagnostics: ctx.diagnostics)
+        return Self.shellService(model)
+    }
+
+    static func shellService(_ model: DeploymentModel) -> String? {
+        model.pods.first?.compose.services.first {
+            !$0.labels.contains { $0.0 == "laconic.init-container" && $0.1 == "true" }
+        }?.name
     }
 
     /// Forwards local ports to a service's Service through kubectl (runs until interrupted).

@@ -78,6 +78,82 @@ public struct LocalProcessRunner: ProcessRunner {
             arguments, workingDirectory: nil, environment: environment, timeout: timeout, mode: .stdinBytes(input))
     }
 
+    public func runLines(
+        _ arguments: [String], environment: [String: String]?, line: @escaping @Sendable (String) -> Void
+    ) async throws -> Int32 {
+        let (program, executable, env) = try locate(arguments, environment)
+        var options = PlatformOptions()
+        options.teardownSequence = [.send(signal: .terminate, allowedDurationToNextStep: .seconds(2))]
+        let variables = Dictionary(
+            uniqueKeysWithValues: env.compactMap { k, v in Environment.Key(rawValue: k).map { ($0, v) } })
+        fflush(nil)
+        do {
+            let r = try await Subprocess.run(
+                .path(FilePath(executable)), arguments: Arguments(Array(arguments.dropFirst())),
+                environment: .custom(variables), platformOptions: options, input: .none, output: .sequence,
+                error: .currentStandardError
+            ) { execution in
+                // Bytes split at each newline here: a line of any length (an agent's tool output) is one line.
+                var pending: [UInt8] = []
+                for try await buffer in execution.standardOutput {
+                    buffer.withUnsafeBytes { pending.append(contentsOf: $0) }
+                    var start = 0
+                    while let nl = pending[start...].firstIndex(of: 10) {
+                        line(String(decoding: pending[start..<nl], as: UTF8.self))
+                        start = nl + 1
+                    }
+                    pending.removeFirst(start)
+                }
+                if !pending.isEmpty { line(String(decoding: pending, as: UTF8.self)) }
+            }
+            return Self.code(r.terminationStatus)
+        } catch let e as SoError {
+            throw e
+        } catch {
+            throw SoError(
+                "cannot run \(program): \(String(describing: error).lowercased())",
+                hint: "check that \(program) is installed and executable")
+        }
+    }
+
+    public func spawnDetached(_ arguments: [String], environment: [String: String]?, output: String?) throws -> Int32 {
+        let (program, executable, env) = try locate(arguments, environment)
+        var attr = posix_spawnattr_t()
+        var actions = posix_spawn_file_actions_t()
+        posix_spawnattr_init(&attr)
+        posix_spawn_file_actions_init(&actions)
+        defer {
+            posix_spawnattr_destroy(&attr)
+            posix_spawn_file_actions_destroy(&actions)
+        }
+        // A session of its own (no controlling terminal: this one's Ctrl-C and hang-up do not reach it), default
+        // signal handling, stdin from /dev/null, stdout and stderr to `output`.
+        posix_spawnattr_setflags(&attr, Int16(Self.spawnSetsid | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+        var all = sigset_t()
+        sigfillset(&all)
+        posix_spawnattr_setsigdefault(&attr, &all)
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigmask(&attr, &none)
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, output ?? "/dev/null", O_WRONLY | O_CREAT | O_APPEND, 0o600)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let argv = arguments.map { strdup($0) } + [nil]
+        let envp = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for p in argv + envp { free(p) } }
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, executable, &actions, &attr, argv, envp)
+        guard rc == 0 else {
+            throw SoError(
+                "cannot start \(program): \(String(cString: strerror(rc)))",
+                hint: "check that \(program) is installed and executable")
+        }
+        return pid
+    }
+
+    /// glibc's POSIX_SPAWN_SETSID (spawn.h; not imported into Swift: it is declared under _GNU_SOURCE).
+    static let spawnSetsid: Int32 = 0x80
+
     /// Where a program's stdin, stdout and stderr go.
     enum Mode {
         /// stdin these bytes (held in memory only); stdout and stderr kept.

@@ -99,6 +99,27 @@ public final class FakeProcessRunner: ProcessRunner, @unchecked Sendable {
         return try await run(arguments, workingDirectory: nil, environment: environment, timeout: timeout)
     }
 
+    /// Line runs answer like captured ones, their stdout handed over line by line (stderr went to the terminal).
+    public func runLines(
+        _ arguments: [String], environment: [String: String]?, line: @escaping @Sendable (String) -> Void
+    ) async throws -> Int32 {
+        let r = try await run(arguments, workingDirectory: nil, environment: environment, timeout: nil)
+        var lines = r.stdout.components(separatedBy: "\n")
+        if lines.last == "" { lines.removeLast() }
+        lines.forEach(line)
+        return r.exitCode
+    }
+
+    /// Detached programs: recorded with where their output goes (a test runs what they would, if it needs to),
+    /// never run; each gets a process id of its own from 40000 up.
+    public private(set) var detached: [(arguments: [String], output: String?)] = []
+    public func spawnDetached(_ arguments: [String], environment: [String: String]?, output: String?) throws -> Int32 {
+        lock.withLock {
+            detached.append((arguments, output))
+            return Int32(40000 + detached.count)
+        }
+    }
+
     /// Prompting runs answer like captured ones (stderr went to the terminal).
     public func runPrompting(_ arguments: [String], environment: [String: String]?) async throws -> ProcessResult {
         lock.withLock { prompting.append(arguments) }

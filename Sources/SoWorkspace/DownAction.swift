@@ -19,7 +19,7 @@ extension DownAction {
             }
             return false
         }
-        let w = try await WorkspaceContainer.open(ctx, directory: dir, cluster: req.cluster)
+        let w = try await WorkspaceContainer.open(ctx, directory: dir, cluster: req.cluster, known: false)
         guard w.pod != nil else {
             if let choice {
                 throw SoError(

@@ -71,13 +71,21 @@ public struct IdleAction {
         let r = try await ctx.processes.run(
             ["kubectl"] + target.kubectlFlags + [
                 "-n", d.namespace, "exec", pod, "-c", at[0], "--", "sh", "-c", Self.busyScript, "so", at[1],
+                String(d.idleAfter ?? 0),
             ], workingDirectory: nil, environment: nil, timeout: 60)
         guard r.exitCode == 0 else { return "its container could not be looked at: \(r.lastErrorLine)" }
         let said = r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         return said.isEmpty ? nil : said
     }
 
+    /// `$1` the checkout, `$2` the idle time in seconds: a verb run in the container since (its time is
+    /// `HandedCredentials.marker`'s, exact where the Namespace's record may be up to a minute old) keeps it too.
     static let busyScript = #"""
+        m=\#(HandedCredentials.marker)
+        if [ -f "$m" ]; then
+          a=$(( $(date +%s) - $(stat -c %Y "$m" 2>/dev/null || echo 0) ))
+          [ "$a" -lt "$2" ] && { echo "used ${a}s ago (a verb in its container)"; exit 0; }
+        fi
         g=$(git -C "$1" rev-parse --absolute-git-dir 2>/dev/null) && for s in "$g"/so/tasks/*/state; do
           [ -f "$s" ] || continue
           case "$(cat "$s")" in queued|running) t=${s%/state}; echo "task ${t##*/} is $(cat "$s")"; exit 0 ;; esac

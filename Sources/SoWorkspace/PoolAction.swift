@@ -87,6 +87,38 @@ public struct PoolAction {
         return try await self.members(record.name, cluster: cluster)
     }
 
+    /// A claim's refill, in a process of its own (`so pool fill POOL --at-most 1`, in a session of its own, its
+    /// output appended to `pools/POOL.fill.log`), so the claim returns without waiting for the next member. Its
+    /// process id goes in `pools/POOL.refill`, for `pool list`. Members are made as by any fill: under the member
+    /// Leases, one per member claimed. A refill that cannot start is a warning (the workspace is there either way).
+    public func refillDetached(_ record: PoolRecord, cluster: ClusterOptions) {
+        var args = [ctx.selfExecutable, "pool", "fill", record.name, "--at-most", "1"]
+        if let k = cluster.kubeconfig { args += ["--kubeconfig", ctx.absolute(k)] }
+        if let c = cluster.context { args += ["--context", c] }
+        do {
+            let log = Path.join(PoolRecord.directory(ctx), "\(record.name).fill.log")
+            let pid = try ctx.processes.spawnDetached(args, environment: nil, output: log)
+            try AtomicWrite.text("\(pid)\n", to: Self.refillPath(ctx, record.name), fs: ctx.fs)
+        } catch {
+            ctx.diagnostics.warn(
+                "pool \(record.name) was not refilled: \(SoContext.oneLine(error))",
+                hint: "refill it: so pool fill \(record.name)")
+        }
+    }
+
+    static func refillPath(_ ctx: SoContext, _ pool: String) -> String {
+        Path.join(PoolRecord.directory(ctx), "\(pool).refill")
+    }
+
+    /// The process id of a claim's refill still under way (`refillDetached`), else nil.
+    public func refilling(_ pool: String) -> Int32? {
+        // No file, or one that does not read: no refill under way.
+        guard let text = try? ctx.fs.readText(Self.refillPath(ctx, pool)),
+            let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)), ctx.isProcessAlive(pid)
+        else { return nil }
+        return pid
+    }
+
     /// A pool whose stack changed since its members were made: refused, naming the files.
     static func stale(_ pool: String, _ changed: [String]) -> SoError {
         SoError(
@@ -121,9 +153,28 @@ public struct PoolAction {
         guard ctx.fs.isFile(try PoolRecord.path(ctx, pool)) else {
             throw SoError("no pool named '\(pool)' on this host", hint: "see the pools: so pool list")
         }
+        try await waitForRefill(pool)
         for m in try await members(pool, cluster: cluster) { try await removeMember(m.listing, cluster: cluster) }
         try ctx.fs.remove(try PoolRecord.path(ctx, pool))
+        try ctx.fs.remove(Self.refillPath(ctx, pool))
         ctx.say("removed pool \(pool)")
+    }
+
+    /// A claim's refill under way ends first (up to 2 minutes, its process looked at every 0.2 s): the member it is
+    /// making is then one of those removed, never one left behind by a pool that is gone.
+    func waitForRefill(_ pool: String) async throws {
+        guard let pid = refilling(pool) else { return }
+        ctx.say("pool \(pool): waiting for its refill (so pool fill, pid \(pid)) to end")
+        let began = ctx.clock.now()
+        while refilling(pool) != nil {
+            guard ctx.clock.now().timeIntervalSince(began) < 120 else {
+                ctx.diagnostics.warn(
+                    "pool \(pool)'s refill (pid \(pid)) did not end within 2 minutes; removing the pool anyway",
+                    hint: "remove a member it made afterwards by its name (so deployment list): so down NAME --discard")
+                return
+            }
+            try await ctx.clock.sleep(seconds: 0.2)
+        }
     }
 
     /// Removes a member not claimed: it takes the member's claim Lease first, as a claim does, so a member an `up`

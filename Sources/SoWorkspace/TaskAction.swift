@@ -26,10 +26,7 @@ public struct TaskAction {
         if let issue = req.issue {
             await GitHubAPI(ctx: ctx).commentOrWarn(on: issue, TaskComments.started(id, w.name, req.text))
         }
-        _ = try await ctx.processes.runAttached(
-            try w.command(
-                TaskRunner.boot, [TaskRunner.script, "follow", String(id), req.agentOutputToStderr ? "stderr" : ""]),
-            environment: nil)
+        _ = try await queue.followLog(w, id, toStderr: req.agentOutputToStderr)
         let record = try await queue.one(w, id)
         guard record.ended else {
             throw SoError(

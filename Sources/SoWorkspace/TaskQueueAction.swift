@@ -88,15 +88,31 @@ public struct TaskQueueAction {
     public func logs(_ directory: String, cluster: ClusterOptions, id: Int, follow: Bool) async throws -> TaskRecord {
         let w = try await WorkspaceContainer.open(ctx, directory: directory, cluster: cluster)
         if follow {
-            let code = try await ctx.processes.runAttached(
-                try w.command(TaskRunner.boot, [TaskRunner.script, "follow", String(id)]), environment: nil)
-            if code != 0 { _ = try await runner(w, "report", [String(id)]) }  // names the fault (no such task …)
+            if try await followLog(w, id, toStderr: false) != 0 {
+                let pod = w.pod
+                // Names the fault (no such task …); a known pod that is gone is looked up, and followed there.
+                _ = try await runner(w, "report", [String(id)])
+                if w.pod != pod { _ = try await followLog(w, id, toStderr: false) }
+            }
             return try await finishEnded(w, try await one(w, id))
         } else {
             let r = try await runner(w, "log", [String(id)])
-            ctx.console.out(r.stdout.hasSuffix("\n") ? String(r.stdout.dropLast()) : r.stdout)
+            var lines = r.stdout.components(separatedBy: "\n")
+            if lines.last == "" { lines.removeLast() }
+            for line in lines { AgentOutput.render(line).forEach(ctx.console.out) }
         }
         return try await one(w, id)
+    }
+
+    /// The task's log as it grows, rendered (AgentOutput) to this terminal's stdout or stderr, until the task ends;
+    /// the exit code of the exec that follows it.
+    func followLog(_ w: WorkspaceContainer, _ id: Int, toStderr: Bool) async throws -> Int32 {
+        let console = ctx.console
+        return try await ctx.processes.runLines(
+            try w.command(TaskRunner.boot, [TaskRunner.script, "follow", String(id)]), environment: nil
+        ) { line in
+            for shown in AgentOutput.render(line) { toStderr ? console.err(shown) : console.out(shown) }
+        }
     }
 
     /// Waits in the container until the task ends (one exec; `follow` streams its log meanwhile); its record.
@@ -125,10 +141,7 @@ public struct TaskQueueAction {
     /// Whether this `so` does `what` for the task (comments on its end, opens its pull request): true once,
     /// for the first that asks.
     func claim(_ w: WorkspaceContainer, _ id: Int, _ what: String) async throws -> Bool {
-        try await ctx.processes.run(
-            try w.command(TaskRunner.boot, [TaskRunner.script, "claim", String(id), what]),
-            workingDirectory: nil, environment: nil, timeout: nil
-        ).exitCode == 0
+        try await w.capture(TaskRunner.boot, [TaskRunner.script, "claim", String(id), what]).exitCode == 0
     }
 
     /// The last lines of the task's log (for a comment on a failure), with every value of the workspace's Secret
@@ -178,9 +191,7 @@ public struct TaskQueueAction {
 
     /// Runs a runner verb; its refusals become errors naming the task and the fix.
     func runner(_ w: WorkspaceContainer, _ verb: String, _ args: [String]) async throws -> ProcessResult {
-        let r = try await ctx.processes.run(
-            try w.command(TaskRunner.boot, [TaskRunner.script, verb] + args), workingDirectory: nil, environment: nil,
-            timeout: nil)
+        let r = try await w.capture(TaskRunner.boot, [TaskRunner.script, verb] + args)
         let id = args.first ?? ""
         let dir = w.c.model.directory
         switch r.exitCode {

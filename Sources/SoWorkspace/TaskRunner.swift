@@ -149,7 +149,9 @@ enum TaskRunner {
             git log --reverse --format='%H %s' "$base..HEAD" > "$d/commits" 2>/dev/null
             git diff --name-status --no-renames "$base" HEAD > "$d/files" 2>/dev/null
           fi
-          grep -E '"(total_cost_usd|usage)"' "$d/log" > "$d/cost" 2>/dev/null || true
+          # Usage lines (Claude Code's stream-json messages each carry theirs: the result line sums them up).
+          grep -E '"(total_cost_usd|usage)"' "$d/log" 2>/dev/null \
+            | grep -vE '^[[:space:]]*[{]"type": ?"(assistant|user|system|stream_event)"' > "$d/cost" 2>/dev/null || true
           if [ "$(get "$n" push)" = 1 ] && [ -s "$d/commits" ]; then
             b=$(get "$n" branch)
             if git remote get-url origin >/dev/null 2>&1; then

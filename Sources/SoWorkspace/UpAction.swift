@@ -82,7 +82,8 @@ public struct UpAction {
     }
 
     /// A new workspace carried in from a checkout, from a warm pool when one fits (`PoolClaim`): the member
-    /// claimed, the checkout carried in, the pool refilled beside it; nil when it goes the cold way.
+    /// claimed, the checkout carried in, then the pool refilled by a process of its own (`so pool fill POOL
+    /// --at-most 1`, detached); nil when it goes the cold way.
     func claimFromPool(_ req: UpRequest, name: String, dir: String, plan: WorkspacePlan) async throws -> UpResult? {
         guard req.poolMember == nil, !req.noPool else { return nil }
         // As init reads --config; one it cannot read is left to init to refuse.
@@ -103,7 +104,6 @@ public struct UpAction {
         let branch = given["WORKSPACE_BRANCH"].flatMap { $0.isEmpty ? nil : $0 } ?? "agent/\(name)"
         var quiet = ctx
         quiet.options.quiet = true
-        let refill = Task { [quiet] in try await PoolAction(quiet).fill(pool, cluster: req.cluster, atMost: 1) }
         var result = UpResult(
             name: name, namespace: claimed.namespace, directory: dir, created: true, ready: req.wait, workspace: true,
             source: checkout.source, note: "claimed from pool \(pool.name)")
@@ -119,10 +119,11 @@ public struct UpAction {
             down.cluster = req.cluster
             down.discard = true
             try await DownAction(quiet).run(down)
-            await Self.settle(refill, pool: pool, ctx)
+            PoolAction(ctx).refillDetached(pool, cluster: req.cluster)
             return nil
         }
-        await Self.settle(refill, pool: pool, ctx)
+        // Once the workspace is ready, and in a process of its own: nothing of the next member is in this up's way.
+        PoolAction(ctx).refillDetached(pool, cluster: req.cluster)
         return result
     }
 
@@ -158,15 +159,6 @@ public struct UpAction {
         }
         try await handed
         return bytes
-    }
-
-    /// The refill a claim started: awaited, its failure a warning (the workspace is there either way).
-    static func settle(_ refill: Task<[PoolAction.Member], Error>, pool: PoolRecord, _ ctx: SoContext) async {
-        do { _ = try await refill.value } catch {
-            ctx.diagnostics.warn(
-                "pool \(pool.name) was not refilled: \(SoContext.oneLine(error))",
-                hint: "refill it: so pool fill \(pool.name)")
-        }
     }
 
     /// The flags of an `up` of a deployment that exists which would change it, and so are not applied: a

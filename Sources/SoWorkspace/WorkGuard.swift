@@ -42,7 +42,7 @@ public struct WorkGuard: VolumeGuard {
         guard ctx.isWorkspace(directory) else { return }
         // An idle-stopped workspace is started to be read, unless nothing may change or it goes anyway.
         let w = try await WorkspaceContainer.open(
-            ctx, directory: directory, cluster: cluster, wake: !discard && !dryRun)
+            ctx, directory: directory, cluster: cluster, wake: !discard && !dryRun, known: false)
         guard w.pod != nil else {
             if discard { return }
             if dryRun {

@@ -14,37 +14,91 @@ struct WorkspaceContainer {
     let c: ConnectedDeployment
     let spec: WorkspaceSpec
     let name: String
-    /// The running pod and its container; nil when none runs (a stopped workspace).
-    let pod: String?
     let container: String
+    /// The running pod; nil when none runs (a stopped workspace). Looked up again when it was known from an earlier
+    /// verb and kubectl says it is gone.
+    private let found: Found
+    var pod: String? { found.pod }
 
-    /// `wake`: a workspace `so cleanup --idle` stopped is started again first (a verb that changes nothing, a dry
-    /// run, or one that removes it anyway, passes false).
-    static func open(_ ctx: SoContext, directory: String, cluster: ClusterOptions, wake: Bool = true) async throws
-        -> WorkspaceContainer
-    {
-        try await of(try await ConnectedDeployment.open(ctx, directory: directory, cluster: cluster), wake: wake)
+    /// Where the pod came from: an earlier verb (`KnownContainer`, not checked until an exec fails), or a look now.
+    final class Found: @unchecked Sendable {
+        private let lock = NSLock()
+        private var _pod: String?
+        private var _known: Bool
+        init(_ pod: String?, known: Bool) {
+            _pod = pod
+            _known = known
+        }
+        var pod: String? { lock.withLock { _pod } }
+        var known: Bool { lock.withLock { _known } }
+        func set(_ pod: String?) { lock.withLock { (_pod, _known) = (pod, false) } }
     }
 
-    /// The workspace of a deployment already opened: only its pods are read.
+    /// `wake`: a workspace `so cleanup --idle` stopped is started again first (a verb that changes nothing, a dry
+    /// run, or one that removes it anyway, passes false). The container an earlier verb found is believed (no
+    /// request to the API server; a use recorded at most every `KnownContainer.useInterval`); `known: false`
+    /// looks at the pods.
+    static func open(
+        _ ctx: SoContext, directory: String, cluster: ClusterOptions, wake: Bool = true, known: Bool = true
+    ) async throws -> WorkspaceContainer {
+        let c = try await ConnectedDeployment.open(ctx, directory: directory, cluster: cluster)
+        if known, var k = KnownContainer.read(ctx, directory: c.model.directory, cluster: cluster),
+            let spec = c.model.spec.workspace, k.namespace == c.namespace, k.kubectlFlags == c.target.kubectlFlags,
+            k.container == NameRules.dnsLabel(spec.service), k.path == spec.path
+        {
+            let now = ctx.clock.now()
+            if k.useDue(now) {
+                try await c.recordUse()
+                k.usedAt = now
+                k.write(ctx, directory: c.model.directory)
+            }
+            return WorkspaceContainer(
+                ctx: ctx, c: c, spec: spec, name: Path.basename(c.model.directory), container: k.container,
+                found: Found(k.pod, known: true))
+        }
+        return try await of(c, wake: wake)
+    }
+
+    /// The workspace of a deployment already opened: only its pods are read (and where its container runs kept
+    /// for the next verb).
     static func of(_ c: ConnectedDeployment, wake: Bool = true) async throws -> WorkspaceContainer {
-        let ctx = c.ctx
-        let name = Path.basename(c.model.directory)
+        let spec = try workspaceSpec(c)
+        let container = NameRules.dnsLabel(spec.service)
+        let running = try await lookUp(c, container: container, wake: wake)
+        return WorkspaceContainer(
+            ctx: c.ctx, c: c, spec: spec, name: Path.basename(c.model.directory), container: container,
+            found: Found(running, known: false))
+    }
+
+    static func workspaceSpec(_ c: ConnectedDeployment) throws -> WorkspaceSpec {
         guard let spec = c.model.spec.workspace else {
+            let name = Path.basename(c.model.directory)
             throw SoError(
                 "\(name) is not a workspace: its spec has no 'workspace:' section",
                 hint:
                     "add 'workspace: {service: SERVICE, path: /workspace}' to \(Path.join(c.model.directory, "spec.yml")), "
                     + "or use 'so deployment exec'")
         }
-        let container = NameRules.dnsLabel(spec.service)
+        return spec
+    }
+
+    /// The pod running `container` now (one request per look), the use recorded and kept with it; nil: none runs.
+    static func lookUp(_ c: ConnectedDeployment, container: String, wake: Bool) async throws -> String? {
         // The workspace's container runs in a Deployment's pod: its pods alone are listed (one request per look).
         let pods = try await c.client.list(
             .pod, namespace: c.namespace, labelSelector: DeploymentNames.selector(c.model.id))
         let running = pods.first { runs($0, container) }
-        if running == nil, wake, try await c.wakeIfIdle() { return try await of(c, wake: false) }
-        if running != nil { try await c.recordUse() }
-        return WorkspaceContainer(ctx: ctx, c: c, spec: spec, name: name, pod: running?.name, container: container)
+        if running == nil, wake, try await c.wakeIfIdle() {
+            return try await lookUp(c, container: container, wake: false)
+        }
+        guard let running else {
+            KnownContainer.forget(c.ctx, directory: c.model.directory)
+            return nil
+        }
+        try await c.recordUse()
+        c.known(pod: running.name, usedAt: c.recordsUse ? c.ctx.clock.now() : nil)?.write(
+            c.ctx, directory: c.model.directory)
+        return running.name
     }
 
     /// Whether `pod` is running, not being deleted, with `container` running in it (what a verb can exec into).
@@ -73,13 +127,34 @@ struct WorkspaceContainer {
         ] + args
     }
 
+    /// Runs a script in the container and captures its output. When the pod was known from an earlier verb and
+    /// kubectl says it is gone (the script never ran), the pod is looked up again and the script run once more.
+    func capture(_ script: String, _ args: [String]) async throws -> ProcessResult {
+        let r = try await ctx.processes.run(
+            try command(script, args), workingDirectory: nil, environment: nil, timeout: nil)
+        guard found.known, Self.podGone(r) else { return r }
+        let gone = pod ?? ""
+        found.set(try await Self.lookUp(c, container: container, wake: true))
+        if !ctx.options.quiet, let now = pod { ctx.console.err("so: pod \(gone) is gone; now \(now)") }
+        return try await ctx.processes.run(
+            try command(script, args), workingDirectory: nil, environment: nil, timeout: nil)
+    }
+
+    /// Whether kubectl failed to reach the pod or its container (kubectl's own words; the command did not run).
+    static func podGone(_ r: ProcessResult) -> Bool {
+        r.exitCode != 0
+            && [
+                "(NotFound): pods ", "container not found", "unable to upgrade connection",
+                "cannot exec into a container in a completed pod", "does not have a host assigned",
+            ].contains { r.stderr.contains($0) }
+    }
+
     /// Runs a script in the container and captures its output; a non-zero exit is an error naming `what`.
     @discardableResult
     func run(_ what: String, _ script: String, _ args: [String] = [], allowFailure: Bool = false) async throws
         -> ProcessResult
     {
-        let r = try await ctx.processes.run(
-            try command(script, args), workingDirectory: nil, environment: nil, timeout: nil)
+        let r = try await capture(script, args)
         if r.exitCode != 0 && !allowFailure {
             throw SoError(
                 "\(what) in \(name) failed: \(r.lastErrorLine)",

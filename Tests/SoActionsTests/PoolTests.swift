@@ -29,6 +29,39 @@ import Testing
         return try #require(try PoolRecord.load(w.ctx, "warm"))
     }
 
+    /// What the detached refills a claim started would do (`so pool fill POOL --at-most 1`, each), run here: the fake
+    /// process runner only records them.
+    static func runRefills(_ w: WorkspaceHarness, after seen: Int = 0) async throws -> Int {
+        let refills = w.h.processes.detached.dropFirst(seen)
+        for r in refills {
+            let a = r.arguments
+            guard a.count >= 6, Array(a[1...2]) == ["pool", "fill"], Array(a[4...5]) == ["--at-most", "1"] else {
+                Issue.record("not a refill: \(a)")
+                continue
+            }
+            let record = try #require(try PoolRecord.load(w.ctx, a[3]))
+            _ = try await PoolAction(w.ctx).fill(record, cluster: w.clusterOptions, atMost: 1)
+        }
+        return refills.count
+    }
+
+    /// A claim's refill runs detached; removing the pool waits for it to end, so no member it makes is left behind.
+    @Test func removingAPoolWaitsForItsRefill() async throws {
+        var w = try WorkspaceHarness()
+        let p = try await pool(w, size: 1)
+        let other = p.name
+        PoolAction(w.ctx).refillDetached(p, cluster: w.clusterOptions)
+        #expect(w.h.processes.detached.map(\.arguments.count) == [8])
+        let looks = Counter()
+        w.ctx.isProcessAlive = { pid in pid == 40001 && looks.next() < 6 }
+        #expect(PoolAction(w.ctx).refilling(other) == 40001)
+        let slept = w.clock.slept
+        try await PoolAction(w.ctx).remove(other, cluster: w.clusterOptions)
+        #expect(w.h.console.stdout.contains("pool warm: waiting for its refill (so pool fill, pid 40001) to end"))
+        #expect(looks.value >= 6 && w.clock.slept - slept >= 0.4, "\(looks.value)")
+        #expect(PoolAction(w.ctx).refilling(other) == nil && !w.h.fs.exists(w.h.path("so-home/pools/warm.refill")))
+    }
+
     @Test func membersAreMadeFoundAndResized() async throws {
         let w = try WorkspaceHarness()
         let p = try await pool(w, size: 3)
@@ -197,10 +230,41 @@ import Testing
         #expect(
             try await CarryHarness.git(["remote", "get-url", "origin"], in: c.container)
                 == "https://github.com/acme/web.git")
-        // The pool was refilled by one; the workspace is listed by its name.
+        // The pool is refilled by one, in a process of its own (its id kept for pool list); the workspace is listed
+        // by its name.
+        #expect(try await PoolAction(c.w.ctx).members(p.name, cluster: c.w.clusterOptions).isEmpty)
+        #expect(
+            c.w.h.processes.detached.map(\.arguments) == [
+                ["so", "pool", "fill", "warm", "--at-most", "1", "--kubeconfig", c.w.h.path("kubeconfig")]
+            ])
+        #expect(c.w.h.processes.detached.first?.output == c.w.h.path("so-home/pools/warm.fill.log"))
+        #expect(PoolAction(c.w.ctx).refilling("warm") == 40001)
+        #expect(try await PoolTests.runRefills(c.w) == 1)
         #expect(try await PoolAction(c.w.ctx).members(p.name, cluster: c.w.clusterOptions).count == 1)
         let listed = try await ListAction(c.w.ctx).run(cluster: c.w.clusterOptions)
         #expect(listed.contains { $0.name == "mine-ws" && $0.namespace == member.listing.namespace })
+    }
+
+    /// A claim writes what a claim needs and nothing of the next member, whose making is a process of its own: the
+    /// claim's Lease, the workspace's record on its Namespace, the claimer's credentials in its Secret.
+    @Test func aClaimWritesOnlyWhatAClaimNeeds() async throws {
+        var c = try await CarryHarness()
+        c.w.ctx.environment["ANTHROPIC_API_KEY"] = "claimer-key-not-real"
+        _ = try await CarryHarness.git(["remote", "add", "origin", "https://github.com/acme/web.git"], in: c.mine)
+        let p = try await PoolTests().pool(c.w, size: 2)
+        let member = try #require(try await PoolAction(c.w.ctx).members(p.name, cluster: c.w.clusterOptions).first)
+        let ns = member.listing.namespace
+        let before = c.w.cluster.calls.count
+        let r = try await upInCheckout(c, "mine-ws")
+        #expect(r.note == "claimed from pool warm", "\(r)")
+        let verbs = ["create", "apply", "patch", "update", "delete"]
+        let writes = c.w.cluster.calls[before...].filter { verbs.contains(String($0.split(separator: " ")[0])) }
+        #expect(
+            writes == [
+                "create Lease \(ns)/so-pool-claim", "patch Namespace \(ns)",
+                "patch Secret \(ns)/\(member.listing.id)-generated-secrets",
+            ], "\(writes)")
+        #expect(c.w.h.processes.detached.count == 1)
     }
 
     /// Members hold no one's credentials (the pool maker's environment has a key: it is not copied); the claim
@@ -413,6 +477,7 @@ final class InterruptingMoveFileSystem: ForwardingFileSystem, @unchecked Sendabl
         #expect(try await PoolAction(c.w.ctx).members("agent-workspace", cluster: c.w.clusterOptions).count == 2)
         let second = try await up(c, stack, "two")
         #expect(second.note == "claimed from pool agent-workspace", "\(second)")
+        #expect(try await PoolTests.runRefills(c.w) == 1)
         #expect(try await PoolAction(c.w.ctx).members("agent-workspace", cluster: c.w.clusterOptions).count == 2)
         let before = Set(
             try await PoolAction(c.w.ctx).members("agent-workspace", cluster: c.w.clusterOptions).map(\.listing.name))

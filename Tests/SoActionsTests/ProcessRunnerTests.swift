@@ -32,6 +32,34 @@ import Testing
         #expect(r.exitCode == 2 && r.stdout == "it's fed\nsecond end 0\n", "\(r)")
     }
 
+    /// Lines come as the program prints them, a long one whole and the last one without its newline too.
+    @Test func linesComeOneByOne() async throws {
+        let got = Lines()
+        let long = String(repeating: "x", count: 300_000)
+        let code = try await runner.runLines(
+            ["sh", "-c", "echo one; head -c 300000 /dev/zero | tr '\\0' x; echo; echo; printf last; exit 4"],
+            environment: nil
+        ) { got.add($0) }
+        #expect(code == 4 && got.all == ["one", long, "", "last"], "\(got.all.map(\.count))")
+    }
+
+    /// A detached program runs on in a session of its own (its process id is its session's), stdin empty, its output
+    /// appended to the file; `so` does not wait for it.
+    @Test func aDetachedProgramRunsInASessionOfItsOwn() async throws {
+        let t = try TempDir("so-detached")
+        defer { t.cleanup() }
+        try t.write("out.log", "before\n")
+        let pid = try runner.spawnDetached(
+            ["sh", "-c", "cat; echo \"sid=$(cut -d' ' -f6 /proc/$$/stat) pid=$$\"; echo err >&2; echo done"],
+            environment: nil, output: t.file("out.log"))
+        var text = ""
+        for _ in 0..<600 where !text.hasSuffix("done\n") {
+            try await Task.sleep(nanoseconds: 50_000_000)
+            text = try t.read("out.log")
+        }
+        #expect(text == "before\nsid=\(pid) pid=\(pid)\nerr\ndone\n", "\(text)")
+    }
+
     @Test func aMissingProgramSaysSoAsAField() async throws {
         await #expect { _ = try await runner.run(["no-such-program-so-test"]) } throws: { e in
             (e as? SoError)?.missingProgram == "no-such-program-so-test"
@@ -50,4 +78,12 @@ import Testing
     @Test func attachedRunsReturnTheExitCode() async throws {
         #expect(try await runner.runAttached(["sh", "-c", "exit 4"], environment: nil) == 4)
     }
+}
+
+/// Lines handed over by `runLines`, in order.
+final class Lines: @unchecked Sendable {
+    private let lock = NSLock()
+    private var lines: [String] = []
+    func add(_ line: String) { lock.withLock { lines.append(line) } }
+    var all: [String] { lock.withLock { lines } }
 }

@@ -198,6 +198,16 @@ struct GitRedirectRunner: ProcessRunner {
         Issue.record("fed: \(arguments)")
         return ProcessResult(exitCode: 1, stdout: "", stderr: "")
     }
+    func runLines(_ arguments: [String], environment: [String: String]?, line: @escaping @Sendable (String) -> Void)
+        async throws -> Int32
+    {
+        Issue.record("lines: \(arguments)")
+        return 1
+    }
+    func spawnDetached(_ arguments: [String], environment: [String: String]?, output: String?) throws -> Int32 {
+        Issue.record("detached: \(arguments)")
+        return 0
+    }
 }
 
 @Suite struct RealGitTests {

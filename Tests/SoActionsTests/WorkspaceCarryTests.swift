@@ -381,6 +381,8 @@ struct CarryHarness {
         let model = try DeploymentLoader.load(
             w.h.path("so-home/deployments/cl"), fs: w.h.fs, diagnostics: DiagnosticSink())
         #expect(model.spec.workspace?.agent == "claude" && model.spec.workspace?.task?.hasPrefix("claude -p") == true)
+        // Its JSON events, for the cost in every task's report (and rendered as text by tasks logs).
+        #expect(model.spec.workspace?.task?.hasSuffix("--output-format stream-json --verbose") == true)
         #expect(
             model.spec.secretEnv.contains("ANTHROPIC_API_KEY")
                 && model.spec.sections.egress?.entries.contains("api.anthropic.com") == true)

@@ -72,15 +72,32 @@ enum AgentE2E {
             #!/bin/sh
             # Stand-in agent CLI for so's e2e tests: claude -p TEXT edits a file and commits. A text with
             # "(slow)" says a step and takes 8 s first; with --output-format json the last line is Claude Code's
-            # result line, with its usage and cost.
+            # result line, with its usage and cost; with --output-format stream-json (the default agent's command)
+            # everything it says is Claude Code's JSON events, the result line last.
             [ "$1" = "-p" ] || { echo "fake claude: expected -p TEXT" >&2; exit 2; }
-            echo "fake agent: working on: $2"
+            case " $* " in
+            *" --output-format stream-json "*) mode=stream ;;
+            *" --output-format json "*) mode=json ;;
+            *) mode=text ;;
+            esac
+            say() {
+              if [ $mode = stream ]; then
+                printf '{"type":"assistant","message":{"content":[{"type":"text","text":"%s"}],"usage":{"output_tokens":9}}}\\n' "$1"
+              else
+                echo "$1"
+              fi
+            }
+            [ $mode = stream ] && echo '{"type":"system","subtype":"init","cwd":"/workspace","model":"fake"}'
+            say "fake agent: working on: $2"
             case "$2" in *"(slow)"*) echo "thinking" > "${SO_TASK_STEP:-/dev/null}"; sleep 8 ;; esac
             printf '%s\\n' "$2" >> AGENT_TASKS.md
-            git add AGENT_TASKS.md && git commit -q -m "agent: $2" && echo "fake agent: committed"
-            case " $* " in
-            *" --output-format json "*)
+            [ $mode = stream ] && echo '{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Bash","input":{"command":"git commit"}}]}}'
+            git add AGENT_TASKS.md && git commit -q -m "agent: $2" && say "fake agent: committed"
+            case $mode in
+            json)
               echo '{"type":"result","subtype":"success","is_error":false,"result":"done","total_cost_usd":0.0123,"usage":{"input_tokens":1000,"output_tokens":200,"cache_read_input_tokens":0}}' ;;
+            stream)
+              echo '{"type":"result","subtype":"success","is_error":false,"num_turns":2,"duration_ms":1500,"result":"done","total_cost_usd":0.0123,"usage":{"input_tokens":1000,"output_tokens":200,"cache_read_input_tokens":0}}' ;;
             esac
 
             """)
@@ -258,6 +275,11 @@ struct WorkspaceE2ETests {
             #expect(
                 r.stdout.contains("fake agent: committed")
                     && r.stdout.contains("pull request http://github.test/acme/app/pull/1"), "\(r.stdout)")
+            // The default agent's JSON events, read as text, and its cost (never "not reported").
+            #expect(
+                r.stdout.contains("→ Bash git commit")
+                    && r.stdout.contains("■ done: 2 turns · 1.5 s · 1000 in · 200 out")
+                    && !r.stdout.contains(#""type":"assistant""#), "\(r.stdout)")
             #expect(!r.stdout.contains("e2e-github-token") && !r.stderr.contains("e2e-github-token"))
             #expect(
                 try await AgentE2E.run([

@@ -1,0 +1,188 @@
+import Foundation
+import SoBasics
+import SoKube
+import SoSystem
+import SoTestSupport
+import Testing
+
+@testable import SoActions
+@testable import SoDeploy
+@testable import SoWorkspace
+
+/// `exec`, `shell` and the task verbs on a workspace whose container an earlier verb found cost one `kubectl exec`
+/// and no request to the API server; a pod that is gone is looked up again and the command run once more.
+@Suite(.serialized) struct KnownContainerTests {
+    func exec(_ g: GitWorkspace, _ command: [String]) async throws -> Int32 {
+        try await ObserveAction(g.w.ctx).exec(
+            g.dir, cluster: g.w.clusterOptions, service: command[0], command: Array(command.dropFirst()),
+            interactive: false, tty: false)
+    }
+
+    func prefix(_ g: GitWorkspace, pod: String) -> [String] {
+        [
+            "kubectl", "--kubeconfig", g.w.h.path("kubeconfig"), "--context", "kind-test", "-n", "ws", "exec", pod,
+            "-c", "agent", "--",
+        ]
+    }
+
+    @Test func aKnownContainerCostsOneKubectlExecAndNoRequest() async throws {
+        let g = try await GitWorkspace()
+        try g.podRuns()
+        let (cluster, processes) = (g.w.cluster, g.w.h.processes)
+        let pod = "\(g.id)-agent-abc"
+        // The first verb reads the pods (the Deployments' and the Jobs') and keeps where the container runs.
+        var requests = cluster.calls.count
+        processes.expect(prefix(g, pod: pod) + HandedCredentials.wrap(["true"]))
+        #expect(try await exec(g, ["true"]) == 0)
+        #expect(cluster.calls.count - requests == 2, "\(cluster.calls[requests...])")
+        let kept = try #require(KnownContainer.read(g.w.ctx, directory: g.dir, cluster: g.w.clusterOptions))
+        #expect(kept.pod == pod && kept.namespace == "ws" && kept.container == "agent" && kept.path == "/workspace")
+        // The next ones: no request, one process each (exec, shell, and the task verbs alike).
+        requests = cluster.calls.count
+        var spawned = processes.calls.count
+        processes.expect(prefix(g, pod: pod) + HandedCredentials.wrap(["true"]))
+        #expect(try await exec(g, ["true"]) == 0)
+        processes.expect(prefix(g, pod: pod) + HandedCredentials.wrap(["git", "status"]))
+        #expect(try await exec(g, ["agent", "git", "status"]) == 0)
+        _ = try await TaskQueueAction(g.w.ctx).list(g.dir, cluster: g.w.clusterOptions)
+        _ = try await WorkspaceGitAction(g.w.ctx).state(g.dir, cluster: g.w.clusterOptions)
+        // shell names no service: the known container is the one it opens (the stack's first service, agent).
+        let script =
+            "cd /workspace 2>/dev/null || true; if command -v bash >/dev/null 2>&1; then exec bash -l; else exec sh -l; fi"
+        processes.expect(
+            Array(prefix(g, pod: pod).prefix(8)) + ["-i", pod, "-c", "agent", "--"]
+                + HandedCredentials.wrap(["sh", "-c", script]))
+        #expect(try await ObserveAction(g.w.ctx).shell(g.dir, cluster: g.w.clusterOptions, service: nil) == 0)
+        #expect(cluster.calls.count == requests, "\(cluster.calls[requests...])")
+        #expect(processes.calls.count - spawned == 5, "\(processes.calls[spawned...].map(\.arguments))")
+        #expect(processes.pending.isEmpty && processes.unexpected.isEmpty)
+        // The pod replaced (a restart): kubectl says the known one is gone, the pods are read, and the command
+        // runs once more in the new one, which the verbs after it use.
+        cluster.remove("Pod", pod, namespace: "ws")
+        try cluster.seed(AgentPod.running(id: g.id, namespace: "ws", name: "\(g.id)-agent-new"))
+        let new = "\(g.id)-agent-new"
+        processes.expect(
+            prefix(g, pod: pod) + HandedCredentials.wrap(["true"]), exitCode: 1,
+            stderr: "Error from server (NotFound): pods \"\(pod)\" not found")
+        processes.expect(prefix(g, pod: new) + HandedCredentials.wrap(["true"]))
+        #expect(try await exec(g, ["true"]) == 0)
+        #expect(g.w.h.console.stderr.contains("pod \(pod) is gone"), "\(g.w.h.console.stderr)")
+        #expect(KnownContainer.read(g.w.ctx, directory: g.dir, cluster: g.w.clusterOptions)?.pod == new)
+        // A command's own exit 1, in the known pod that still runs, is its answer: looked at, never run twice.
+        processes.expect(prefix(g, pod: new) + HandedCredentials.wrap(["false"]), exitCode: 1)
+        #expect(try await exec(g, ["false"]) == 1)
+        #expect(processes.pending.isEmpty && processes.unexpected.isEmpty, "\(processes.pending)")
+        // Then no request again.
+        requests = cluster.calls.count
+        spawned = processes.calls.count
+        processes.expect(prefix(g, pod: new) + HandedCredentials.wrap(["true"]))
+        #expect(try await exec(g, ["true"]) == 0)
+        #expect(cluster.calls.count == requests && processes.calls.count - spawned == 1)
+    }
+
+    /// A task verb's script (captured) in a pod that is gone: kubectl's words say the script never ran, so the pod
+    /// is looked up and the script runs in the new one; no pod at all is the usual "not running".
+    @Test func aTaskVerbFollowsThePodToItsNewName() async throws {
+        let g = try await GitWorkspace()
+        try g.podRuns()
+        let old = "\(g.id)-agent-abc"
+        _ = try await TaskQueueAction(g.w.ctx).list(g.dir, cluster: g.w.clusterOptions)
+        g.w.cluster.remove("Pod", old, namespace: "ws")
+        try g.w.cluster.seed(AgentPod.running(id: g.id, namespace: "ws", name: "\(g.id)-agent-new"))
+        // kubectl exec into a pod the cluster does not hold fails as kubectl does.
+        let (fallback, cluster) = (g.w.h.processes.fallback, g.w.cluster)
+        g.w.h.processes.fallback = { args in
+            if let at = args.firstIndex(of: "exec"), cluster.object("Pod", args[at + 1], namespace: "ws") == nil {
+                return ProcessResult(
+                    exitCode: 1, stderr: "Error from server (NotFound): pods \"\(args[at + 1])\" not found")
+            }
+            return try await fallback?(args)
+        }
+        let requests = g.w.cluster.calls.count
+        #expect(try await TaskQueueAction(g.w.ctx).list(g.dir, cluster: g.w.clusterOptions).isEmpty)
+        #expect(g.w.cluster.calls.count - requests == 1, "one look: \(g.w.cluster.calls[requests...])")
+        let execs = g.w.h.processes.calls.map(\.arguments).filter { $0.contains("exec") }.suffix(2)
+        #expect(execs.map { $0.contains(old) } == [true, false])
+        // A task's log followed (-f) in a pod that is gone: looked up, and followed in the new one.
+        var req = TaskRequest(directory: g.dir, text: "t")
+        req.command = "echo followed"
+        req.push = false
+        req.cluster = g.w.clusterOptions
+        let id = try await TaskQueueAction(g.w.ctx).submit(req).id
+        _ = try await TaskQueueAction(g.w.ctx).wait(g.dir, cluster: g.w.clusterOptions, id: id, follow: false)
+        var stale = try #require(KnownContainer.read(g.w.ctx, directory: g.dir, cluster: g.w.clusterOptions))
+        stale.pod = old
+        stale.write(g.w.ctx, directory: g.dir)
+        let t = try await TaskQueueAction(g.w.ctx).logs(g.dir, cluster: g.w.clusterOptions, id: id, follow: true)
+        #expect(
+            t.state == "succeeded" && g.w.h.console.stdout.split(separator: "\n").contains("followed"),
+            "\(g.w.h.console.stdout)")
+        g.w.cluster.remove("Pod", "\(g.id)-agent-new", namespace: "ws")
+        await #expect {
+            try await TaskQueueAction(g.w.ctx).list(g.dir, cluster: g.w.clusterOptions)
+        } throws: { e in
+            (e as? SoError)?.message == "ws's agent container is not running"
+        }
+        #expect(KnownContainer.read(g.w.ctx, directory: g.dir, cluster: g.w.clusterOptions) == nil)
+    }
+
+    /// What the record says is believed only under the same cluster choice and the same spec.
+    @Test func anotherClusterChoiceLooksAgain() async throws {
+        let g = try await GitWorkspace()
+        try g.podRuns()
+        _ = try await TaskQueueAction(g.w.ctx).list(g.dir, cluster: g.w.clusterOptions)
+        #expect(KnownContainer.read(g.w.ctx, directory: g.dir, cluster: g.w.clusterOptions) != nil)
+        var other = g.w.clusterOptions
+        other.context = "kind-other"
+        #expect(KnownContainer.read(g.w.ctx, directory: g.dir, cluster: other) == nil)
+        var ctx = g.w.ctx
+        ctx.environment["KUBECONFIG"] = "/elsewhere"
+        #expect(KnownContainer.read(ctx, directory: g.dir, cluster: g.w.clusterOptions) == nil)
+        try g.w.h.tmp.write("so-home/deployments/ws/.so-container.json", "{not json")
+        #expect(KnownContainer.read(g.w.ctx, directory: g.dir, cluster: g.w.clusterOptions) == nil)
+    }
+}
+
+/// Idle tracking with a known container: the exact time of each use is in the container (the prelude's marker,
+/// which `cleanup --idle` reads there); the Namespace's record is written at most once a minute.
+@Suite struct KnownContainerIdleTests {
+    @Test func aUseIsRecordedOnTheNamespaceAtMostOnceAMinute() async throws {
+        let w = try WorkspaceHarness()
+        try await IdleTests().up(w, "nap", idle: "1h")
+        try IdleTests().podRuns(w, "nap")
+        let dir = w.h.path("so-home/deployments/nap")
+        _ = try await WorkspaceContainer.open(w.ctx, directory: dir, cluster: w.clusterOptions)
+        let first = w.cluster.object("Namespace", "nap")?.annotations["so.dev/last-used"]
+        #expect(first == Timestamps.rfc3339(w.clock.now()))
+        var requests = w.cluster.calls.count
+        try await w.clock.sleep(seconds: 30)
+        _ = try await WorkspaceContainer.open(w.ctx, directory: dir, cluster: w.clusterOptions)
+        #expect(w.cluster.calls.count == requests, "\(w.cluster.calls[requests...])")
+        try await w.clock.sleep(seconds: 31)
+        requests = w.cluster.calls.count
+        _ = try await WorkspaceContainer.open(w.ctx, directory: dir, cluster: w.clusterOptions)
+        #expect(w.cluster.calls[requests...].map { String($0.split(separator: " ")[0]) } == ["patch"])
+        #expect(
+            w.cluster.object("Namespace", "nap")?.annotations["so.dev/last-used"] == Timestamps.rfc3339(w.clock.now()))
+    }
+
+    /// The busy look's first question, run for real: a verb in the container less than `idle` ago keeps it.
+    @Test func theMarkerInTheContainerKeepsARecentlyUsedWorkspace() async throws {
+        let tmp = try TempDir()
+        let marker = tmp.file("so-last-used")
+        defer { tmp.cleanup() }
+        let script = IdleAction.busyScript.replacingOccurrences(of: HandedCredentials.marker, with: marker)
+        func look(_ idle: Int) async throws -> String {
+            try await LocalProcessRunner().run(
+                ["sh", "-c", script, "so", tmp.file("no-checkout"), String(idle)], workingDirectory: nil,
+                environment: nil, timeout: 30
+            ).stdout
+        }
+        try tmp.write("so-last-used", "")
+        #expect(try await look(3600).hasPrefix("used "), "a use just now")
+        let old = Date().addingTimeInterval(-7200)
+        try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: marker)
+        #expect(!(try await look(3600)).hasPrefix("used "), "a use two hours ago is not one within the hour")
+        #expect(try await look(9000).hasPrefix("used "), "but is within 2.5 hours")
+    }
+}
