@@ -4,6 +4,7 @@ import SoBasics
 import SoDeploy
 import SoKube
 import SoRender
+import SoWorkspace
 
 /// What a deployment's page shows beyond the snapshot, read when the page is drawn (at most once per snapshot
 /// version, however many pages are open): `so deployment status` from the cluster alone, its recent events,

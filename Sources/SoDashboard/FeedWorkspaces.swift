@@ -77,11 +77,11 @@ extension DashboardFeed {
             (v.state, v.commits) = (checkout.state, checkout.commits)
             if let t = v.tasks.first(where: { $0.state == "running" }) ?? v.tasks.max(by: { $0.id < $1.id }) {
                 let text = try await d.probe.output(ctx.processes, id: t.id, lines: 60)
-                v.output = (
-                    t.id,
-                    try await Redactor.read(client, namespace: d.probe.namespace, ctx: ctx).apply(
-                        HTML.stripTerminal(text))
-                )
+                // Claude Code's stream-json events read as `tasks logs` shows them; any other line as it is.
+                let shown = text.split(separator: "\n", omittingEmptySubsequences: false).flatMap {
+                    AgentOutput.render(String($0))
+                }.joined(separator: "\n")
+                v.output = (t.id, try await Redactor.read(client, namespace: d.probe.namespace, ctx: ctx).apply(shown))
             }
         } catch {
             v.problem = "\(error)"

@@ -2,6 +2,7 @@ import Foundation
 import SoBasics
 import SoDeploy
 import SoKube
+import SoWorkspace
 
 extension DashboardFeed {
     /// The log of `container` in a running pod of `namespace`'s deployment, its last `tail` lines and then each

@@ -8,11 +8,11 @@ import SoKube
 /// time and cost — and any other line is shown as it is. Agent text is hostile: every piece of it goes through
 /// `TerminalText.safe` (no escape sequence or control character reaches the terminal). Pure: one line in, the
 /// lines to print out.
-enum AgentOutput {
+public enum AgentOutput {
     /// The widest a one-line summary (a tool's input or answer) is shown.
     static let width = 160
 
-    static func render(_ line: String) -> [String] {
+    public static func render(_ line: String) -> [String] {
         let trimmed = line.trimmingCharacters(in: .whitespaces)
         guard trimmed.hasPrefix("{"), let event = try? JSON.parse(Data(trimmed.utf8)),  // not JSON: shown as it is
             let type = event["type"]?.string

@@ -153,16 +153,7 @@ public struct TaskQueueAction {
             [String(id), String(count)])
         let secret = try await w.c.client.get(
             .secret, name: DeploymentNames.generatedSecrets(w.c.model.id), namespace: w.c.namespace)
-        var values = (secret?["data"]?.object ?? [:]).values.compactMap { v in
-            v.string.flatMap { Data(base64Encoded: $0) }.map { String(decoding: $0, as: UTF8.self) }
-        }
-        values += ["GITHUB_TOKEN", "GH_TOKEN", "GIT_TOKEN"].compactMap { ctx.environment[$0] }
-        var text = r.stdout
-        // Longest first, so a value holding another is replaced whole; short values would blank common words.
-        for v in values.sorted(by: { $0.count > $1.count }) where v.count >= 6 {
-            text = text.replacingOccurrences(of: v, with: "<secret>")
-        }
-        return text
+        return Redactor(secrets: secret.map { [$0] } ?? [], environment: ctx.environment).apply(r.stdout)
     }
 
     func one(_ w: WorkspaceContainer, _ id: Int) async throws -> TaskRecord {
