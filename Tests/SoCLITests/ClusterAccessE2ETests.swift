@@ -559,6 +559,16 @@ struct ClusterAccessE2ETests {
 
 /// The test image of `aJobRunsSoInClusterWithTheExampleRole` (see there).
 enum SoImage {
+    /// The test image is built once per test run, whichever suite asks first (each build is a minute of CPU).
+    actor Built {
+        static let shared = Built()
+        var done: Task<Void, Error>?
+        func once(_ build: @escaping @Sendable () async throws -> Void) async throws {
+            if done == nil { done = Task { try await build() } }
+            try await done?.value
+        }
+    }
+
     /// The image the Job runs: `SO_E2E_SO_IMAGE` (loaded into the node here), else the test image built now.
     static func image(in t: TempDir) async throws -> String {
         if let release = ProcessInfo.processInfo.environment["SO_E2E_SO_IMAGE"], !release.isEmpty {
@@ -568,7 +578,7 @@ enum SoImage {
             return release
         }
         let image = "localhost/so-cli:e2e"
-        try await build(image, in: t)
+        try await Built.shared.once { try await build(image, in: t) }
         print(
             "so in-cluster Job: a test image (debug so on so-agent-workspace:local); SO_E2E_SO_IMAGE names the release image"
         )

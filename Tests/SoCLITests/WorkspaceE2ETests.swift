@@ -71,7 +71,7 @@ enum AgentE2E {
             """
             #!/bin/sh
             # Stand-in agent CLI for so's e2e tests: claude -p TEXT edits a file and commits. A text with
-            # "(slow)" says a step and takes 8 s first; with --output-format json the last line is Claude Code's
+            # "(slow)" says a step and takes 8 s first ("(slower)": 25 s); with --output-format json the last line is Claude Code's
             # result line, with its usage and cost; with --output-format stream-json (the default agent's command)
             # everything it says is Claude Code's JSON events, the result line last.
             [ "$1" = "-p" ] || { echo "fake claude: expected -p TEXT" >&2; exit 2; }
@@ -89,7 +89,10 @@ enum AgentE2E {
             }
             [ $mode = stream ] && echo '{"type":"system","subtype":"init","cwd":"/workspace","model":"fake"}'
             say "fake agent: working on: $2"
-            case "$2" in *"(slow)"*) echo "thinking" > "${SO_TASK_STEP:-/dev/null}"; sleep 8 ;; esac
+            case "$2" in
+            *"(slow)"*) echo "thinking" > "${SO_TASK_STEP:-/dev/null}"; sleep 8 ;;
+            *"(slower)"*) echo "thinking" > "${SO_TASK_STEP:-/dev/null}"; sleep 25 ;;
+            esac
             printf '%s\\n' "$2" >> AGENT_TASKS.md
             [ $mode = stream ] && echo '{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Bash","input":{"command":"git commit"}}]}}'
             git add AGENT_TASKS.md && git commit -q -m "agent: $2" && say "fake agent: committed"

@@ -43,8 +43,10 @@ struct WorkspaceTaskE2ETests {
 
             // Three tasks given and the caller gone each time: ids at once, the first runs, the others wait.
             var ids: [String] = []
-            for text in ["first (slow)", "second", "third (slow)"] {
-                let issue = text == "first (slow)" ? ["--issue", "acme/app#7"] : text == "second" ? ["--pr"] : []
+            // The first runs for 25 s: long enough to be running still after three submissions and two reads on a
+            // machine running every suite at once.
+            for text in ["first (slower)", "second", "third (slow)"] {
+                let issue = text == "first (slower)" ? ["--issue", "acme/app#7"] : text == "second" ? ["--pr"] : []
                 r = try await so(["task", "--detach"] + claude + issue + [text])
                 #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
                 ids.append(r.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
@@ -61,7 +63,7 @@ struct WorkspaceTaskE2ETests {
             // Following the first to its end, then waiting for the second (CI's way: the exit code is the task's).
             r = try await so(["tasks", "logs", "1", "-f"])
             #expect(
-                r.exitCode == 0 && r.stdout.contains("fake agent: working on: first (slow)")
+                r.exitCode == 0 && r.stdout.contains("fake agent: working on: first (slower)")
                     && r.stdout.contains("fake agent: committed"), "\(r.stdout)\n\(r.stderr)")
             // The issue heard of the first task's start and end (so comments, once each; the token never shows).
             let comments = try t.read("github-requests.jsonl").split(separator: "\n")
