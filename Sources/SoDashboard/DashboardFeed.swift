@@ -24,6 +24,8 @@ public actor DashboardFeed {
     /// Open pages of each namespace (a workspace's are read often, and its running task's output too).
     var watching: [String: Int] = [:]
     var details: [String: (version: Int, detail: DeploymentDetail)] = [:]
+    /// The workspaces a lane is reading now.
+    var reading: Set<String> = []
     /// The kinds whose watch the server does not keep (the read loop reads every 2 s while there is one).
     var failing: Set<String> = []
 
@@ -31,7 +33,7 @@ public actor DashboardFeed {
     public var minimumInterval = 0.2
     /// How often a workspace without running tasks or open pages has its tasks read again.
     public var quietInterval = 30.0
-    /// How many workspaces' containers are read at once.
+    /// How many workspaces' containers each lane reads at once.
     public var concurrentReads = 4
 
     public init(ctx: SoContext, client: ClusterClient, kubectlFlags: [String], clusterName: String) {

@@ -7,11 +7,19 @@ import SoRender
 import SoWorkspace
 
 extension DashboardFeed {
-    /// Reads workspaces' containers, a few at a time, each second.
+    /// Reads workspaces' containers in two lanes, so a page's workspace never waits behind the rest: the busy lane
+    /// (a page open, or a task queued or running) every half second, the quiet lane (never read, or read longer
+    /// than `quietInterval` ago) each second, each a few at a time.
     func workspaceLoop() async {
-        while !Task.isCancelled {
-            await readWorkspaces()
-            try? await Task.sleep(for: .seconds(1))  // cancelled: the loop ends
+        await withTaskGroup(of: Void.self) { group in
+            for busy in [true, false] {
+                group.addTask {
+                    while !Task.isCancelled {
+                        await self.readWorkspaces(busy: busy)
+                        try? await Task.sleep(for: .seconds(busy ? 0.5 : 1))  // cancelled: the loop ends
+                    }
+                }
+            }
         }
     }
 
@@ -21,12 +29,11 @@ extension DashboardFeed {
         var open: Bool
     }
 
-    /// The workspaces read now: those with a page open or a task queued or running (each second), those never
-    /// read, then those read longest ago (every `quietInterval`); open and busy ones first, at most twice
-    /// `concurrentReads` in a round.
-    func due(now: Date) -> [Due] {
+    /// The workspaces one lane reads now, open pages first, then those read longest ago; at most
+    /// `concurrentReads` in a round, none another lane is reading.
+    func due(now: Date, busy lane: Bool) -> [Due] {
         var due: [(Due, Int, Date)] = []
-        for l in snapshot.listings {
+        for l in snapshot.listings where !reading.contains(l.namespace) {
             guard let at = l.workspaceAt, let place = WorkspaceProbe.location(at),
                 let pod = snapshot.pods[l.namespace]?.first(where: { $0.running.contains(place.container) })
             else { continue }
@@ -34,31 +41,30 @@ extension DashboardFeed {
             let open = watching[l.namespace] != nil
             let read = view?.readAt ?? .distantPast
             let busy = open || view?.active == true
-            guard busy ? now.timeIntervalSince(read) >= 0.9 : now.timeIntervalSince(read) >= quietInterval else {
+            guard busy == lane, now.timeIntervalSince(read) >= (busy ? 0.4 : view == nil ? 0 : quietInterval) else {
                 continue
             }
             let probe = WorkspaceProbe(
                 namespace: l.namespace, pod: pod.name, container: place.container, path: place.path,
                 kubectlFlags: kubectlFlags)
-            due.append((Due(probe: probe, open: open), open ? 0 : busy ? 1 : view == nil ? 2 : 3, read))
+            due.append((Due(probe: probe, open: open), open ? 0 : 1, read))
         }
-        return due.sorted { ($0.1, $0.2) < ($1.1, $1.2) }.prefix(concurrentReads * 2).map(\.0)
+        return due.sorted { ($0.1, $0.2) < ($1.1, $1.2) }.prefix(concurrentReads).map(\.0)
     }
 
-    func readWorkspaces() async {
-        let due = due(now: ctx.clock.now())
+    func readWorkspaces(busy: Bool) async {
+        let due = due(now: ctx.clock.now(), busy: busy)
         guard !due.isEmpty else { return }
+        for d in due { reading.insert(d.probe.namespace) }
         var read: [String: WorkspaceView] = [:]
         await withTaskGroup(of: (String, WorkspaceView).self) { group in
-            var started = 0
             for d in due {
-                if started >= concurrentReads, let (ns, v) = await group.next() { read[ns] = v }
                 let previous = snapshot.workspaces[d.probe.namespace]
                 group.addTask { (d.probe.namespace, await self.readWorkspace(d, previous: previous)) }
-                started += 1
             }
             for await (ns, v) in group { read[ns] = v }
         }
+        for d in due { reading.remove(d.probe.namespace) }
         var next = snapshot
         for (ns, v) in read where next.listing(ns) != nil { next.workspaces[ns] = v }
         publish(next)

@@ -12,6 +12,10 @@ public enum HandedCredentials {
     /// The shell lines that mark the use and read the file, when there is one (a workspace never claimed has none).
     public static let prelude = "true 2>/dev/null > \(marker) || true; if [ -r \(path) ]; then . \(path); fi"
 
+    /// The prelude of a reader that must not count as a use (`so dashboard`: a page left open must not keep a
+    /// workspace from going idle): the credentials read, no mark made.
+    public static let readingPrelude = "if [ -r \(path) ]; then . \(path); fi"
+
     /// `command` run in the container after the prelude (`sh -c`; every workspace image has sh).
     public static func wrap(_ command: [String]) -> [String] {
         ["sh", "-c", prelude + "\nexec \"$@\"", "sh"] + command

@@ -38,7 +38,7 @@ public struct WorkspaceProbe: Sendable {
     func command(_ script: String, _ args: [String]) -> [String] {
         ["kubectl"] + kubectlFlags + [
             "-n", namespace, "exec", pod, "-c", container, "--",
-            "sh", "-c", HandedCredentials.prelude + "\n" + script, "so", path,
+            "sh", "-c", HandedCredentials.readingPrelude + "\n" + script, "so", path,
         ] + args
     }
 

@@ -58,13 +58,14 @@ import Testing
         p.fallback = { args in
             guard args.first == "kubectl", args.contains("exec"), args.contains("report") else { return nil }
             #expect(Array(args[0..<7]) == ["kubectl", "-n", "fix-login", "exec", "laconic-aaa-agent-1", "-c", "agent"])
+            #expect(!args.joined(separator: " ").contains(HandedCredentials.marker), "a read marks no use")
             return ProcessResult(exitCode: 0, stdout: "@@ 1 state 7\nrunning\n@@ 1 text 5\nhello\n")
         }
         let feed = DashboardFeed(
             ctx: DashboardFixture.context(c, processes: p), client: c, kubectlFlags: [], clusterName: "")
         await feed.read()
         let before = c.calls.count
-        await feed.readWorkspaces()
+        await feed.readWorkspaces(busy: false)
         let s = await feed.snapshot
         #expect(s.workspaces["fix-login"]?.tasks.map(\.state) == ["running"], "\(s.workspaces)")
         #expect(s.workspaces["pool-agents-1"] == nil, "a member whose container does not run is not read")
