@@ -126,20 +126,26 @@ public actor DashboardFeed {
 
     /// Reads what `deployment list` reads, and the pods; a new version when anything a page shows changed.
     public func read() async {
-        var next = snapshot
+        var listings: [DeploymentListing]?
+        var pods: [String: [PodSummary]] = [:]
+        var problem: String?
         do {
-            next.listings = try await ListAction(ctx).list(client)
-            var pods: [String: [PodSummary]] = [:]
+            listings = try await ListAction(ctx).list(client)
             for p in try await client.list(
                 .pod, namespace: nil, labelSelector: DeploymentNames.Label.managedBySoSelector, keeping: Self.podShape)
             {
                 pods[p.namespace ?? "", default: []].append(PodSummary(p))
             }
-            next.pods = pods.mapValues { $0.sorted { $0.name < $1.name } }
-            next.problem = nil
         } catch {
-            next.problem = "\(error)"
+            problem = "\(error)"
         }
+        // The snapshot as it is now (the lanes may have read workspaces while this read waited), with what was read.
+        var next = snapshot
+        if let listings {
+            next.listings = listings
+            next.pods = pods.mapValues { $0.sorted { $0.name < $1.name } }
+        }
+        next.problem = problem
         let known = Set(next.listings.map(\.namespace))
         next.workspaces = next.workspaces.filter { known.contains($0.key) }
         next.readAt = ctx.clock.now()

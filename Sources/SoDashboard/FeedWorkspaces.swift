@@ -8,8 +8,9 @@ import SoWorkspace
 
 extension DashboardFeed {
     /// Reads workspaces' containers in two lanes, so a page's workspace never waits behind the rest: the busy lane
-    /// (a page open, or a task queued or running) every half second, the quiet lane (never read, or read longer
-    /// than `quietInterval` ago) each second, each a few at a time.
+    /// (a page open, or a task queued or running) every half second, `concurrentReads` at a time; the quiet lane
+    /// (never read, or read longer than `quietInterval` ago) one a second, so the cluster's other workspaces cost
+    /// it one `kubectl exec` a second at most.
     func workspaceLoop() async {
         await withTaskGroup(of: Void.self) { group in
             for busy in [true, false] {
@@ -49,7 +50,7 @@ extension DashboardFeed {
                 kubectlFlags: kubectlFlags)
             due.append((Due(probe: probe, open: open), open ? 0 : 1, read))
         }
-        return due.sorted { ($0.1, $0.2) < ($1.1, $1.2) }.prefix(concurrentReads).map(\.0)
+        return due.sorted { ($0.1, $0.2) < ($1.1, $1.2) }.prefix(lane ? concurrentReads : 1).map(\.0)
     }
 
     func readWorkspaces(busy: Bool) async {

@@ -359,6 +359,8 @@ final class InterruptingMoveFileSystem: ForwardingFileSystem, @unchecked Sendabl
                 cluster.object("Lease", "so-pool-claim", namespace: ns) == nil ? ["given back"] : ["held"]
         })
         w.ctx.interrupts = interrupts
+        // A loaded machine (every suite at once) can leave the give-back unscheduled for seconds.
+        w.ctx.interruptReleaseSeconds = 120
         w.ctx.fs = InterruptingMoveFileSystem(base: w.ctx.fs, interrupts: interrupts)
         _ = try? await PoolClaim(ctx: w.ctx).claim(
             p, name: "mine", dir: try w.ctx.namedDeployment("mine"),

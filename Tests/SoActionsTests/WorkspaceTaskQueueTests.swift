@@ -126,7 +126,8 @@ import Testing
         let g = try await GitWorkspace()
         try g.podRuns()
         let q = TaskQueueAction(g.w.ctx)
-        let id = try await submit(g, "slow", "sleep 2", push: false)
+        // 8 s: still running after two looks on a machine running every suite at once.
+        let id = try await submit(g, "slow", "sleep 8", push: false)
         var t = try await q.show(g.dir, cluster: g.w.clusterOptions, id: id)
         for _ in 0..<100 where t.state != "running" {
             try await Task.sleep(for: .milliseconds(20))
