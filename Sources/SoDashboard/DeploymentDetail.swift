@@ -69,11 +69,10 @@ extension DashboardFeed {
             for (pod, container, reason) in failing.prefix(5) {
                 var text = ""
                 do {
-                    for try await chunk in client.logs(
-                        namespace: ns, pod: pod, options: LogOptions(container: container, tailLines: 20))
-                    {
-                        text += chunk
-                    }
+                    var options = LogOptions(container: container, tailLines: 20)
+                    // A container crashing again and again: the run that crashed, not the one started since.
+                    options.previous = reason == "CrashLoopBackOff"
+                    for try await chunk in client.logs(namespace: ns, pod: pod, options: options) { text += chunk }
                 } catch {
                     text = "(no log: \(error))"
                 }

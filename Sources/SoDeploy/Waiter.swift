@@ -529,12 +529,14 @@ struct Waiter {
         return problems
     }
 
+    /// The last lines of the run that crashed (`previous`: under load the kubelet may have started the next run,
+    /// whose log holds only its first lines, by the time they are asked for).
     func lastLines(pod: String, container: String) async throws -> String {
         var text = ""
+        var options = LogOptions(container: container, tailLines: 5)
+        options.previous = true
         do {
-            for try await chunk in client.logs(
-                namespace: namespace, pod: pod, options: LogOptions(container: container, tailLines: 5))
-            { text += chunk }
+            for try await chunk in client.logs(namespace: namespace, pod: pod, options: options) { text += chunk }
         } catch { return "" }
         return text.split(separator: "\n").suffix(5).joined(separator: " | ")
     }

@@ -324,6 +324,7 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
                     if let t = options.tailLines { query["tailLines"] = String(t) }
                     if let s = options.sinceSeconds { query["sinceSeconds"] = String(s) }
                     if options.timestamps { query["timestamps"] = "true" }
+                    if options.previous { query["previous"] = "true" }
                     let path = "/api/v1/namespaces/\(namespace)/pods/\(pod)/log"
                     let response = try await streaming(timeout: .hours(24)) { try logRequest(path, query, $0) }
                     guard response.status.code < 300 else {
