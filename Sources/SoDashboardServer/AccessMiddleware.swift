@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import SoDashboard
 
 /// The token's check, before every route but `/healthz`.
 struct AccessMiddleware<Context: RequestContext>: RouterMiddleware {
@@ -13,7 +14,7 @@ struct AccessMiddleware<Context: RequestContext>: RouterMiddleware {
             guard DashboardAccess.same(given, access.token) else { return DashboardAccess.forbidden() }
             // The token goes into the cookie and out of the address bar (and the browser's history).
             let rest = request.uri.queryParameters.filter { $0.key != "token" }
-                .map { "\(HTMLQuery.encode(String($0.key)))=\(HTMLQuery.encode(String($0.value)))" }
+                .map { "\(HTML.urlComponent(String($0.key)))=\(HTML.urlComponent(String($0.value)))" }
             let path = request.uri.path.hasPrefix("/") && !request.uri.path.hasPrefix("//") ? request.uri.path : "/"
             var r = Response(
                 status: .seeOther,

@@ -126,7 +126,9 @@ public struct DashboardServer: Sendable {
         await feed.touch()
         feed.ctx.console.out("dashboard: \(form["action"] ?? "?") \(form["namespace"] ?? "?"): \(outcome.message)")
         if request.headers[.accept]?.contains("application/json") == true {
-            let json = #"{"ok":\#(outcome.ok),"message":"\#(Self.jsonEscape(outcome.message))"}"#
+            // In that key order: what the page's script and scripts reading it see first is whether it worked.
+            let json = JSONWriter.string(
+                .map([("ok", .bool(outcome.ok)), ("message", .string(outcome.message))]), .compact)
             return Self.body(json, type: "application/json", status: outcome.ok ? .ok : .unprocessableContent)
         }
         let back =
@@ -144,20 +146,6 @@ public struct DashboardServer: Sendable {
     }
     static func body(_ s: String, type: String, status: HTTPResponse.Status = .ok) -> Response {
         Response(status: status, headers: [.contentType: type], body: .init(byteBuffer: ByteBuffer(string: s)))
-    }
-
-    static func jsonEscape(_ s: String) -> String {
-        var out = ""
-        for u in s.unicodeScalars {
-            switch u {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "<": out += "\\u003c"
-            default:
-                if u.value < 0x20 { out += String(format: "\\u%04x", u.value) } else { out.unicodeScalars.append(u) }
-            }
-        }
-        return out
     }
 }
 

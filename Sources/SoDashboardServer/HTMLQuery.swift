@@ -1,12 +1,6 @@
 import Foundation
 
 enum HTMLQuery {
-    static func encode(_ s: String) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        return s.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
-    }
-
     /// An `application/x-www-form-urlencoded` body's fields (the last of a name wins).
     static func form(_ body: String) -> [String: String] {
         var out: [String: String] = [:]
