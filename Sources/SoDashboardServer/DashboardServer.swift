@@ -150,6 +150,13 @@ public struct DashboardServer: Sendable {
 }
 
 extension DashboardServer {
+    /// The server could not listen where it was told (or ended with an error): one line, with what to change.
+    static func cannotListen(host: String, port: Int, _ error: Error) -> SoError {
+        SoError(
+            "so dashboard cannot listen on \(host):\(port): \("\(error)".replacingOccurrences(of: "\n", with: " "))",
+            hint: "--port 0 takes any free port; --listen takes an address of this machine (default 127.0.0.1)")
+    }
+
     /// Serves on `host:port` until SIGINT or SIGTERM, the feed reading meanwhile; `running` hears the port bound.
     public func run(host: String, port: Int, running: @escaping @Sendable (Int) -> Void) async throws {
         var logger = Logger(label: "so-dashboard")
@@ -159,7 +166,12 @@ extension DashboardServer {
             onServerRunning: { running($0.localAddress?.port ?? port) }, logger: logger)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await feed.run() }
-            group.addTask { try await app.runService() }
+            group.addTask {
+                do { try await app.runService() } catch {
+                    // Before it listens, the server's error is the address's (a name that does not resolve, a port taken).
+                    throw Self.cannotListen(host: host, port: port, error)
+                }
+            }
             // The server ends on a signal (or fails to bind): the feed ends with it.
             try await group.next()
             group.cancelAll()

@@ -133,3 +133,12 @@ import Testing
         }
     }
 }
+
+extension RouteTests {
+    @Test func anAddressItCannotListenOnIsNamedWithWhatToChange() {
+        struct Taken: Error, CustomStringConvertible { var description: String { "bind: Address already in use" } }
+        let e = DashboardServer.cannotListen(host: "127.0.0.1", port: 7878, Taken())
+        #expect(e.message == "so dashboard cannot listen on 127.0.0.1:7878: bind: Address already in use")
+        #expect(e.hint?.contains("--port 0") == true)
+    }
+}
