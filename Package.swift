@@ -134,6 +134,7 @@ let package = Package(
                 "SoSystem", "SoCLI", "SoActions", "SoDeploy", "SoWorkspace", "SoAuthoring", "SoCompose",
                 "SoTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ], exclude: ["BadInput", "E2EStacks", "Browser"]),
     ]
 )

@@ -2,6 +2,18 @@ import Foundation
 
 /// Compose and spec sizes and CPU counts as Kubernetes quantities.
 public enum Quantity {
+    /// A Kubernetes quantity as a number: CPUs (`250m` → 0.25), or bytes (`1Gi`, `10G`); 0 when not one.
+    public static func value(_ q: String, cpu: Bool) -> Double {
+        if cpu { return q.hasSuffix("m") ? (Double(q.dropLast()) ?? 0) / 1000 : Double(q) ?? 0 }
+        let units: [(String, Double)] = [
+            ("Ki", 1024.0), ("Mi", 1048576.0), ("Gi", 1073741824.0), ("Ti", 1099511627776.0),
+            ("Pi", 1125899906842624.0),
+            ("k", 1e3), ("M", 1e6), ("G", 1e9), ("T", 1e12), ("P", 1e15),
+        ]
+        for (u, f) in units where q.hasSuffix(u) { return (Double(q.dropLast(u.count)) ?? 0) * f }
+        return Double(q) ?? 0
+    }
+
     /// CPU: `0.5` → `500m`, `2` → `2`, `250m` stays. nil when not a CPU amount.
     public static func cpu(_ text: String) -> String? {
         let t = text.trimmedSpaces

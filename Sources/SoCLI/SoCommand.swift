@@ -66,13 +66,17 @@ extension SoContext {
         // The executable's real path (/proc/self/exe): `<prefix>/bin/so` finds `<prefix>/share/so` however it was called.
         let lookup = StackLocator.lookUpBuiltInRoot(
             explicit: nil, environment: env, executable: fs.exists(exe) ? exe : arguments0, fs: fs)
-        let processes = LocalProcessRunner(
+        _ = StderrLogHandler.origin
+        let local = LocalProcessRunner(
             installHints: [
                 "git": "install git (apt-get install git)",
                 "kind": "install kind: https://kind.sigs.k8s.io/docs/user/quick-start/#installation",
                 "kubectl": "install kubectl: https://kubernetes.io/docs/tasks/tools/",
                 "docker": "install Docker Engine: https://docs.docker.com/engine/install/",
             ], environment: env)
+        let processes: ProcessRunner =
+            env["SO_TRACE_API"].map { !$0.isEmpty && $0 != "0" } == true
+            ? TracingProcessRunner(inner: local, logger: Tracing.logger("so.proc", environment: env)) : local
         // Exec credential plugins run through the same process seam, with this environment and terminal.
         let credentials = CredentialEffects(
             processes: processes, fs: fs, environment: env, stdinIsTerminal: isatty(0) == 1, clock: SystemClock())

@@ -5,19 +5,25 @@ import SoAuthoring
 import SoDeploy
 import SoWorkspace
 
-/// One line per message on stderr: `api: MESSAGE` for the API client (the format the benchmarks read),
-/// `LABEL: MESSAGE` otherwise, with metadata appended as `key=value`.
+/// One line per message on stderr: `api: MESSAGE` for the API client (the format the benchmarks read), `proc:
+/// MESSAGE` for programs run, `LABEL: MESSAGE` otherwise, with metadata appended as `key=value`, and last
+/// `at=+Nms`, when, from the start of `so` (a timeline of one run).
 struct StderrLogHandler: MetadataLogHandler {
+    /// The start of `so`, as far as its log says (the context's making).
+    static let origin = ContinuousClock.now
+
     let label: String
     var logLevel: Logger.Level = .info
     var metadata: Logger.Metadata = [:]
 
     func log(event: LogEvent) {
-        let prefix = label == "so.api" ? "api" : label
+        let prefix = ["so.api": "api", "so.proc": "proc"][label] ?? label
         let all = metadata.merging(event.metadata ?? [:]) { $1 }
         let extra =
             all.isEmpty
             ? "" : " " + all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-        FileHandle.standardError.write(Data("\(prefix): \(event.message)\(extra)\n".utf8))
+        let since = (ContinuousClock.now - Self.origin).components
+        let at = since.seconds * 1000 + since.attoseconds / 1_000_000_000_000_000
+        FileHandle.standardError.write(Data("\(prefix): \(event.message)\(extra) at=+\(at)ms\n".utf8))
     }
 }

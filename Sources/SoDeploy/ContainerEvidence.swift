@@ -27,6 +27,10 @@ struct ContainerEvidence {
     private var proven: [String: (age: Double, at: Date)] = [:]
     /// Container starts that could not tell their age: believed by the kubelet's round.
     private var unprovable: Set<String> = []
+    /// Container starts whose container said it was not running, and when it was asked: not believed, asked again.
+    private var stopped: [String: Date] = [:]
+    /// How long after a "not running" the container is asked again.
+    static let stoppedAskAgain = 1.0
     /// No container can be asked in this wait (no kubectl, or no right to exec).
     private var askingOff = false
 
@@ -47,6 +51,8 @@ struct ContainerEvidence {
     mutating func timeToBelief(pod: String, container: String, startedAt: Date, restarts: Int, now: Date) -> Double {
         let start = Self.key(pod: pod, container: container, startedAt: startedAt, restarts: restarts)
         if let said = proven[start], said.age >= Self.provenSeconds { return 0 }
+        // Gone by the runtime's word: believed by no round (the kubelet reports the exit, or a new start, later).
+        if let at = stopped[start] { return max(0.05, Self.stoppedAskAgain - now.timeIntervalSince(at)) }
         let first = firstSeenRunning[start, default: now]
         firstSeenRunning[start] = first
         let seenBefore = seenBeforeRunning.contains(pod + "/" + container)
@@ -71,6 +77,7 @@ struct ContainerEvidence {
     /// it cannot be asked.
     func timeToAsk(_ start: String, now: Date) -> Double? {
         if askingOff || unprovable.contains(start) { return nil }
+        if let at = stopped[start] { return max(0, Self.stoppedAskAgain - now.timeIntervalSince(at)) }
         guard let said = proven[start] else { return 0 }
         // Asked again as long after the last ask as it lacked of the second: its files are read as far into that ask
         // as into the last (kubectl, the API server and the kubelet take about as long each time), and a little
@@ -82,7 +89,10 @@ struct ContainerEvidence {
     /// Notes what a container start said of its age when asked at `at` (the ask's start).
     mutating func heard(_ start: String, _ answer: UptimeAnswer, at: Date) {
         switch answer {
-        case .ran(let age): proven[start] = (age, at)
+        case .ran(let age):
+            proven[start] = (age, at)
+            stopped[start] = nil
+        case .notRunning: stopped[start] = at
         case .cannotTell: unprovable.insert(start)
         case .unavailable: askingOff = true
         }

@@ -8,6 +8,11 @@ struct KubectlUptime: ContainerUptime {
     let kubectlFlags: [String]
     /// An exec that takes longer than this is not waited for: the kubelet's report believes the container.
     static let timeout = 3.0
+    /// How kubectl, the kubelet and containerd say that the container asked is not running.
+    static let stopped = [
+        "container not found", "not running", "not created or running", "container_exited", "exited state",
+        "completed pod",
+    ]
 
     func uptime(pod: String, container: String, namespace: String) async -> UptimeAnswer {
         let args =
@@ -26,7 +31,10 @@ struct KubectlUptime: ContainerUptime {
         if result.exitCode == 0, let age = ProcessAge.seconds(result.stdout) { return .ran(age) }
         let why = result.lastErrorLine
         // RBAC: the user may not create pods/exec here; asking again is refused again.
-        if result.stderr.lowercased().contains("forbidden") { return .unavailable(why) }
+        let said = result.stderr.lowercased()
+        if said.contains("forbidden") { return .unavailable(why) }
+        // The runtime's word that the container is gone, which a busy kubelet reports rounds later.
+        if Self.stopped.contains(where: { said.contains($0) }) { return .notRunning(why) }
         return .cannotTell(why)
     }
 }

@@ -31,6 +31,24 @@ struct NodeCapacity {
             }, canGrow: !fixed)
     }
 
+    /// Whether the pod would fit on one of the nodes were nothing else on it: its requests (its containers' summed,
+    /// or its largest init container's, whichever is more) within a node's allocatable CPU and memory. Such a pod
+    /// waits for room that other pods hold, room that frees as they end.
+    func fitsWhenFree(_ pod: JSON) -> Bool {
+        func asked(_ key: String, cpu: Bool) -> Double {
+            func request(_ c: JSON) -> Double {
+                c.at("resources", "requests", key)?.string.map { Quantity.value($0, cpu: cpu) } ?? 0
+            }
+            let running = (pod.at("spec", "containers")?.array ?? []).reduce(0) { $0 + request($1) }
+            return (pod.at("spec", "initContainers")?.array ?? []).map(request).reduce(running, max)
+        }
+        let cpu = asked("cpu", cpu: true)
+        let memory = asked("memory", cpu: false)
+        return nodes.contains { n in
+            cpu <= Quantity.value(n.cpu, cpu: true) && memory <= Quantity.value(n.memory, cpu: false)
+        }
+    }
+
     /// What the pod asks for, container by container, against what the nodes have in all.
     func explain(_ pod: JSON) -> String {
         var asks: [String] = []

@@ -176,8 +176,10 @@ struct Waiter {
             == true
     }
 
-    /// A pod unschedulable for `unschedulableGrace` seconds on a cluster that cannot grow (no autoscaler) will
-    /// never run: refused, naming what it asks and what the node has. `since`: when each pod was first seen so.
+    /// A pod unschedulable for `unschedulableGrace` seconds on a cluster that cannot grow (no autoscaler), which
+    /// asks more than a node has even with nothing else on it, will never run: refused, naming what it asks and
+    /// what the node has. One that would fit a free node waits (to the timeout) for the room other pods hold: on a
+    /// shared cluster they end. `since`: when each pod was first seen so.
     func refuseWhatCannotFit(
         _ problems: [Problem], since unschedulableSince: inout [String: Date], capacity: inout NodeCapacity?
     ) async throws {
@@ -186,16 +188,15 @@ struct Waiter {
         for pod in stuck where unschedulableSince[pod.name] == nil {
             unschedulableSince[pod.name] = ctx.clock.now()
         }
-        if let pod = stuck.first(where: {
-            ctx.clock.now().timeIntervalSince(unschedulableSince[$0.name] ?? .distantFuture)
-                >= Self.unschedulableGrace
-        }) {
-            if capacity == nil { capacity = try await NodeCapacity.read(client) }
-            if let capacity, !capacity.canGrow,
-                let problem = problems.first(where: { $0.unschedulable?.name == pod.name })
-            {
-                throw SoError(
-                    problem.message + "; " + capacity.explain(pod), hint: capacity.hint(directory: directory))
+        let due = stuck.filter {
+            ctx.clock.now().timeIntervalSince(unschedulableSince[$0.name] ?? .distantFuture) >= Self.unschedulableGrace
+        }
+        guard !due.isEmpty else { return }
+        if capacity == nil { capacity = try await NodeCapacity.read(client) }
+        guard let capacity, !capacity.canGrow else { return }
+        for pod in due where !capacity.fitsWhenFree(pod) {
+            if let problem = problems.first(where: { $0.unschedulable?.name == pod.name }) {
+                throw SoError(problem.message + "; " + capacity.explain(pod), hint: capacity.hint(directory: directory))
             }
         }
     }
@@ -331,6 +332,7 @@ struct Waiter {
                 let name = "pod \(namespace)/\(a.pod) container \(a.container)"
                 switch answer {
                 case .ran(let age): log("\(name) has run \(String(format: "%.2f", age)) s, by its own account")
+                case .notRunning(let why): log("\(name) is not running (\(why)): asked again in a second")
                 case .cannotTell(let why):
                     log("\(name) cannot say how long it has run (\(why)): the kubelet's next round believes it")
                 case .unavailable(let why):

@@ -342,7 +342,7 @@ struct PodBuilder {
             let key = cpu ? "cpus" : "memory"
             switch (reserved, limited) {
             case (let request?, let limited?):
-                guard quantityValue(request, cpu: cpu) <= quantityValue(limited, cpu: cpu) else {
+                guard Quantity.value(request, cpu: cpu) <= Quantity.value(limited, cpu: cpu) else {
                     throw SoError(
                         "\(name) reservation \(reservation ?? request) is above its limit \(limit ?? limited) in \(source)",
                         hint:
@@ -370,19 +370,7 @@ struct PodBuilder {
     func maxQuantity(_ a: String, _ b: String, cpu: Bool) -> String { minQuantity(a, b, cpu: cpu) == a ? b : a }
 
     func minQuantity(_ a: String, _ b: String, cpu: Bool) -> String {
-        quantityValue(a, cpu: cpu) <= quantityValue(b, cpu: cpu) ? a : b
-    }
-
-    /// A Kubernetes quantity as a number (CPUs, or bytes).
-    func quantityValue(_ q: String, cpu: Bool) -> Double {
-        if cpu { return q.hasSuffix("m") ? (Double(q.dropLast()) ?? 0) / 1000 : Double(q) ?? 0 }
-        let units: [(String, Double)] = [
-            ("Ki", 1024.0), ("Mi", 1048576.0), ("Gi", 1073741824.0), ("Ti", 1099511627776.0),
-            ("Pi", 1125899906842624.0),
-            ("k", 1e3), ("M", 1e6), ("G", 1e9), ("T", 1e12), ("P", 1e15),
-        ]
-        for (u, f) in units where q.hasSuffix(u) { return (Double(q.dropLast(u.count)) ?? 0) * f }
-        return Double(q) ?? 0
+        Quantity.value(a, cpu: cpu) <= Quantity.value(b, cpu: cpu) ? a : b
     }
 
     func readinessProbe(_ svc: ComposeService) throws -> YValue? {

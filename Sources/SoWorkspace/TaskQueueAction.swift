@@ -185,22 +185,25 @@ public struct TaskQueueAction {
         let r = try await w.capture(TaskRunner.boot, [TaskRunner.script, verb] + args)
         let id = args.first ?? ""
         let dir = w.c.model.directory
+        // What the runner said, not kubectl's "command terminated with exit code N" after it.
+        let said =
+            r.stderr.split(separator: "\n").last { $0.hasPrefix("so-task: ") }.map(String.init) ?? r.lastErrorLine
         switch r.exitCode {
         case 0: return r
         case 3:
             throw SoError(
-                "\(w.name) cannot run tasks: \(r.lastErrorLine.replacingOccurrences(of: "so-task: ", with: ""))",
+                "\(w.name) cannot run tasks: \(said.replacingOccurrences(of: "so-task: ", with: ""))",
                 hint:
                     "a task runs in the workspace's git checkout; see why it has none: so deployment --dir \(dir) logs")
         case 4:
             throw SoError("\(w.name) has no task \(id)", hint: "list its tasks: so deployment --dir \(dir) tasks")
         case 5:
             throw SoError(
-                "task \(id) in \(w.name) \(r.lastErrorLine.replacingOccurrences(of: "so-task: task \(id) ", with: ""))",
+                "task \(id) in \(w.name) \(said.replacingOccurrences(of: "so-task: task \(id) ", with: ""))",
                 hint: "its report: so deployment --dir \(dir) tasks show \(id)")
         default:
             throw SoError(
-                "the task runner in \(w.name) failed (\(verb), exit \(r.exitCode)): \(r.lastErrorLine)",
+                "the task runner in \(w.name) failed (\(verb), exit \(r.exitCode)): \(said)",
                 hint: "see it for yourself: so deployment --dir \(dir) shell")
         }
     }

@@ -29,7 +29,7 @@ import Testing
             let t = kubelet.clock.now().timeIntervalSince(kubelet.t0)
             lock.withLock { times.append(t) }
             if let answer { return answer }
-            if let exit = kubelet.exitAfter, t >= exit { return .cannotTell("container not running") }
+            if let exit = kubelet.exitAfter, t >= exit { return .notRunning("container not found") }
             return .ran(t)
         }
     }
@@ -59,6 +59,21 @@ import Testing
         #expect(took <= max(reportedAt + 0.1, ContainerEvidence.provenSeconds + 0.2) + 0.001, "\(took)")
         #expect(took < reportedAt + ContainerEvidence.reportSeconds, "sooner than the kubelet's round")
         #expect(asked.asked.count <= 2, "\(asked.asked) \(reportedAt)")
+    }
+
+    /// A busy kubelet reports an exit seconds late: the runtime says at once that the container is gone, so it is
+    /// not believed meanwhile (the kubelet's round alone believed it), and it is named once the kubelet reports it.
+    @Test func oneTheRuntimeSaysIsGoneWaitsForTheLateKubelet() async throws {
+        let kubelet = try WaitEvidenceTests.Kubelet(reportedAt: 0.3, exitAfter: 0.0)
+        kubelet.exitReportLate = 5
+        let asked = Asked(kubelet)
+        await #expect {
+            _ = try await kubelet.wait(uptime: asked)
+        } throws: { e in
+            ((e as? SoError)?.message ?? "").contains("pod ns/web-1 container c keeps crashing (CrashLoopBackOff)")
+        }
+        // Asked again about each second meanwhile, not in a loop.
+        #expect((4...8).contains(asked.asked.count), "\(asked.asked)")
     }
 
     /// A container that cannot tell (no `cat`) is asked once and believed by the kubelet's round; where no
@@ -135,7 +150,7 @@ import Testing
         #expect(await uptime.uptime(pod: "p", container: "web", namespace: "ns") == .ran(2.5))
         #expect(
             await uptime.uptime(pod: "p", container: "web", namespace: "ns")
-                == .cannotTell("error: unable to upgrade connection: container not found (\"web\")"))
+                == .notRunning("error: unable to upgrade connection: container not found (\"web\")"))
         guard case .unavailable(let why) = await uptime.uptime(pod: "p", container: "web", namespace: "ns") else {
             Issue.record("a refusal by RBAC stops the asking")
             return

@@ -20,6 +20,8 @@ import Testing
         let t0: Date
         let reportedAt: Double
         let exitAfter: Double?
+        /// How much later than its round a busy kubelet reports the exit.
+        var exitReportLate = 0.0
         init(reportedAt: Double, exitAfter: Double?) throws {
             t0 = clock.now()
             self.reportedAt = reportedAt
@@ -57,7 +59,7 @@ import Testing
                 return (status(["waiting": .object(["reason": .string("ContainerCreating")])], ready: false), false)
             }
             // The rounds after the first report: the first that follows the exit reports it.
-            let round = { (at: Double) in self.reportedAt + (at - self.reportedAt).rounded(.up) }
+            let round = { (at: Double) in self.reportedAt + (at - self.reportedAt).rounded(.up) + self.exitReportLate }
             if let exitAfter, t >= round(max(exitAfter, reportedAt + 0.001)) {
                 if t >= round(max(exitAfter, reportedAt + 0.001)) + 1 {
                     let waiting: JSON = .object([

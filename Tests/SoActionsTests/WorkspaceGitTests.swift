@@ -90,7 +90,10 @@ struct GitWorkspace {
             else { return nil }
             var rest = Array(args[(dash + 1)...])
             rest[4] = local
-            return try await LocalProcessRunner().run(rest, workingDirectory: nil, environment: Self.env, timeout: 60)
+            var r = try await LocalProcessRunner().run(rest, workingDirectory: nil, environment: Self.env, timeout: 60)
+            // As kubectl exec ends a command that failed.
+            if r.exitCode != 0 { r.stderr += "command terminated with exit code \(r.exitCode)\n" }
+            return r
         }
         // A bundle streamed out of the container (kubectl exec's stdout into a file).
         h.processes.streamingFallback = { args, stdin, stdout in

@@ -27,12 +27,14 @@ import Testing
         let q = TaskQueueAction(g.w.ctx)
         let claude =
             #"{"type":"result","subtype":"success","total_cost_usd":0.0421,"usage":{"input_tokens":1200,"output_tokens":340,"cache_read_input_tokens":50}}"#
-        // The agent: says a step, commits one file, leaves another uncommitted, deletes one, prints its cost.
+        // The agent: says a step, commits one file, leaves another uncommitted, deletes one, waits for the test to
+        // have seen it running (not a sleep: a loaded machine took longer than one), prints its cost.
+        let go = g.w.h.path("go")
         let agent = """
             echo "step: reading" > "$SO_TASK_STEP"; echo "working on: $TASK"
             echo fixed > login.ts && git add login.ts && git commit -q -m "fix login"
             echo notes > notes.md; git rm -q README.md
-            echo 'running tests' > "$SO_TASK_STEP"; sleep 1.5
+            echo 'running tests' > "$SO_TASK_STEP"; until [ -e '\(go)' ]; do sleep 0.05; done
             echo '\(claude)'
             """
         let id = try await submit(g, "fix the login\nand say so", agent)
@@ -40,6 +42,7 @@ import Testing
         // submit returned while the agent still runs: the task is detached from the call.
         let running = try await q.show(g.dir, cluster: g.w.clusterOptions, id: id)
         #expect(running.state == "running" || running.state == "queued", "\(running)")
+        try g.w.h.tmp.write("go", "")
         let t = try await q.wait(g.dir, cluster: g.w.clusterOptions, id: id, follow: false)
         #expect(t.state == "succeeded" && t.exitCode == 0, "\(t)")
         #expect(t.text == "fix the login\nand say so" && t.step == "running tests")
@@ -91,7 +94,10 @@ import Testing
         #expect(order == ["first ", "second"], "\(order)")
         let all = try await q.list(g.dir, cluster: g.w.clusterOptions)
         #expect(all.map(\.id) == [1, 2, 3] && all.map(\.state) == ["cancelled", "succeeded", "cancelled"])
-        await #expect(throws: SoError.self) { try await q.cancel(g.dir, cluster: g.w.clusterOptions, id: second) }
+        let ended = await #expect(throws: SoError.self) {
+            try await q.cancel(g.dir, cluster: g.w.clusterOptions, id: second)
+        }
+        #expect(ended?.message == "task 2 in ws already ended (succeeded)", "\(String(describing: ended))")
     }
 
     @Test func badIdsAndBadReportsAreNamedAndNoRecordIsLost() async throws {

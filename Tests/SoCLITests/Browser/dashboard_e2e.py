@@ -40,12 +40,13 @@ def so(args, check=True):
     return r
 
 
-def task(text, slow=True):
-    r = so(["deployment", "--name", a.workspace, "task", "--detach", "--no-push"] + COMMAND + [text])
+def task(text, command=None):
+    r = so(["deployment", "--name", a.workspace, "task", "--detach", "--no-push"]
+           + (["--command", command] if command else COMMAND) + [text])
     return int(r.stdout.strip())
 
 
-def wait(what, predicate, timeout=90, every=0.1):
+def wait(what, predicate, timeout=90, every=0.1, detail=None):
     end = time.time() + timeout
     while time.time() < end:
         try:
@@ -56,7 +57,7 @@ def wait(what, predicate, timeout=90, every=0.1):
             return v
         time.sleep(every)
     shot("failed-" + what.replace(" ", "-"))
-    fail(f"not seen within {timeout} s: {what}")
+    fail(f"not seen within {timeout} s: {what}" + (f" ({detail()})" if detail else ""))
 
 
 def shot(name):
@@ -147,12 +148,14 @@ try:
         if "$0.0123" in c.text])
     say(f"ok: its cost shows: {cost[0]}")
 
-    # A cancel from the page.
-    third = task("third (slow)")
+    # A cancel from the page, of a task that does not end by itself (under load a page's click and the action
+    # behind it took longer than a slow stand-in ran).
+    third = task("third (never ends)", "sleep 600")
     wait("task 3 on the page", lambda: state_of(third) in ("queued", "running"), 30)
     button = driver.find_element(By.CSS_SELECTOR, f'#tasks-table tr[data-task="{third}"] form.action button')
     button.click()
-    wait("task 3 cancelled", lambda: state_of(third) == "cancelled", 60)
+    wait("task 3 cancelled", lambda: state_of(third) == "cancelled", 60,
+         detail=lambda: f"task 3 {state_of(third)}; the page said: {driver.find_element(By.ID, 'said').text!r}")
     said = driver.find_element(By.ID, "said").text
     say(f"ok: the page's cancel worked ({said})")
 
