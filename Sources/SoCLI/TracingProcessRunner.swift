@@ -26,30 +26,41 @@ struct TracingProcessRunner: ProcessRunner {
         return Path.basename(arguments.first ?? "?")
     }
 
-    func traced<T>(_ arguments: [String], _ code: (T) -> Int32?, _ body: () async throws -> T) async rethrows -> T {
+    func traced(_ arguments: [String], _ body: () async throws -> ProcessResult) async rethrows -> ProcessResult {
         let began = ContinuousClock.now
         let out = try await body()
+        said(arguments, began, exit: out.exitCode)
+        return out
+    }
+
+    func traced(_ arguments: [String], _ body: () async throws -> Int32) async rethrows -> Int32 {
+        let began = ContinuousClock.now
+        let out = try await body()
+        said(arguments, began, exit: out)
+        return out
+    }
+
+    func said(_ arguments: [String], _ began: ContinuousClock.Instant, exit: Int32) {
         let took = (ContinuousClock.now - began).components
         let ms = took.seconds * 1000 + took.attoseconds / 1_000_000_000_000_000
-        logger.debug("\(Self.name(arguments)) \(ms)ms\(code(out).map { " exit \($0)" } ?? "")")
-        return out
+        logger.debug("\(Self.name(arguments)) \(ms)ms exit \(exit)")
     }
 
     func run(_ arguments: [String], workingDirectory: String?, environment: [String: String]?, timeout: Double?)
         async throws -> ProcessResult
     {
-        try await traced(arguments, { $0.exitCode }) {
+        try await traced(arguments) {
             try await inner.run(
                 arguments, workingDirectory: workingDirectory, environment: environment, timeout: timeout)
         }
     }
 
     func runAttached(_ arguments: [String], environment: [String: String]?) async throws -> Int32 {
-        try await traced(arguments, { $0 }) { try await inner.runAttached(arguments, environment: environment) }
+        try await traced(arguments) { try await inner.runAttached(arguments, environment: environment) }
     }
 
     func runPrompting(_ arguments: [String], environment: [String: String]?) async throws -> ProcessResult {
-        try await traced(arguments, { $0.exitCode }) {
+        try await traced(arguments) {
             try await inner.runPrompting(arguments, environment: environment)
         }
     }
@@ -58,7 +69,7 @@ struct TracingProcessRunner: ProcessRunner {
         _ arguments: [String], stdinFile: String?, stdoutFile: String?, environment: [String: String]?,
         timeout: Double?
     ) async throws -> ProcessResult {
-        try await traced(arguments, { $0.exitCode }) {
+        try await traced(arguments) {
             try await inner.runStreaming(
                 arguments, stdinFile: stdinFile, stdoutFile: stdoutFile, environment: environment, timeout: timeout)
         }
@@ -67,7 +78,7 @@ struct TracingProcessRunner: ProcessRunner {
     func runFeeding(_ arguments: [String], input: [UInt8], environment: [String: String]?, timeout: Double?)
         async throws -> ProcessResult
     {
-        try await traced(arguments, { $0.exitCode }) {
+        try await traced(arguments) {
             try await inner.runFeeding(arguments, input: input, environment: environment, timeout: timeout)
         }
     }
@@ -75,7 +86,7 @@ struct TracingProcessRunner: ProcessRunner {
     func runLines(_ arguments: [String], environment: [String: String]?, line: @escaping @Sendable (String) -> Void)
         async throws -> Int32
     {
-        try await traced(arguments, { $0 }) {
+        try await traced(arguments) {
             try await inner.runLines(arguments, environment: environment, line: line)
         }
     }
