@@ -12,7 +12,7 @@ struct PoolFillCommand: SoRunnable {
             Example:
               so pool fill agent-workspace
 
-            A claim (so up) refills its pool this way, in a process of its own: so pool fill POOL --at-most 1.
+            A claim (so up) refills its pool this way, in a process of its own: so pool fill POOL --at-most 1 --after 2.
             """
     )
     static let takes: Set<GroupOption> = []
@@ -23,6 +23,12 @@ struct PoolFillCommand: SoRunnable {
         name: .customLong("at-most"),
         help: ArgumentHelp("Make at most N members (a claim's refill makes one).", valueName: "n"))
     var atMost: Int?
+    @Option(
+        name: .customLong("after"),
+        help: ArgumentHelp(
+            "Wait this many seconds first (a claim's refill leaves the node to the claimer a moment).",
+            valueName: "seconds"))
+    var after: Double?
     @ParentCommand var so: SoCommand
     var given: [GroupOption] { so.given }
 
@@ -32,7 +38,7 @@ struct PoolFillCommand: SoRunnable {
             throw SoError("no pool named '\(name)' on this host", hint: "see the pools: so pool list")
         }
         let members = try await PoolAction(ctx).fill(
-            record, cluster: cluster.options(manage: true), atMost: max(atMost ?? .max, 0))
+            record, cluster: cluster.options(manage: true), atMost: max(atMost ?? .max, 0), after: max(after ?? 0, 0))
         PoolText.print([(record, members)], json: false, ctx)
     }
 }

@@ -141,21 +141,25 @@ public struct UpAction {
         case .bundle(let carry, let source):
             let bundle = try await carry.bundle(source, workspace: name)
             defer { carry.done(bundle) }
-            try await w.deliver(bundle, ref: source.branch, branch: branch, origin: source.origin)
+            try await w.deliver(
+                bundle, ref: source.branch, branch: branch, origin: source.origin,
+                waitFor: req.wait ? req.timeout : nil)
             bytes = bundle.bytes
         case .remote(let repo, let ref):
-            try await w.run(
+            // One exec: the repository handed to the clone, then (with wait) the clone waited for.
+            let r = try await w.run(
                 "handing the repository to the clone",
                 #"""
                 c="$1/.so-carry"; mkdir -p "$c" || exit 3
                 printf 'repo=%s\nref=%s\nbranch=%s\n' "$2" "$3" "$4" > "$c/ready.part" && mv "$c/ready.part" "$c/ready"
-                """#, [repo, ref, branch])
-        }
-        if req.wait {
-            try await w.run(
-                "waiting for the checkout",
-                #"i=0; until [ -e /tmp/so-clone-done ]; do sleep 0.05; i=$((i + 1)); [ "$i" -lt "$2" ] || exit 1; done"#,
-                [String(Int(req.timeout * 20))])
+                """# + "\n" + WorkspaceContainer.wakeAndWait("$5"),
+                [repo, ref, branch, WorkspaceContainer.ticks(req.wait ? req.timeout : nil)], allowFailure: true)
+            if r.exitCode == 5 { throw w.notCloned(req.timeout) }
+            if r.exitCode != 0 {
+                throw SoError(
+                    "handing the repository to the clone in \(w.name) failed: \(r.lastErrorLine)",
+                    hint: "see it for yourself: so deployment --dir \(dir) shell")
+            }
         }
         try await handed
         return bytes

@@ -108,23 +108,51 @@ extension WorkspaceContainer {
 
     /// Streams the bundle into `<path>/.so-carry/` through `kubectl exec -i` (never in memory), then the
     /// marker the clone waits for, naming the base commit, the snapshot of uncommitted changes and the branch.
-    /// A pool's member learns its `branch` and `origin` here too.
-    func deliver(_ b: CarryIn.Bundle, ref: String, branch: String = "", origin: String = "") async throws {
+    /// A pool's member learns its `branch` and `origin` here too. With `waitFor` (seconds), the same exec then
+    /// waits for the clone to be done (a claim: one exec, not two).
+    func deliver(_ b: CarryIn.Bundle, ref: String, branch: String = "", origin: String = "", waitFor: Double? = nil)
+        async throws
+    {
         let script = """
             c="$1/.so-carry"; mkdir -p "$c" || exit 3
             cat > "$c/repo.bundle.part" && mv "$c/repo.bundle.part" "$c/repo.bundle" || exit 4
             printf 'base=%s\\nseed=%s\\nref=%s\\nbranch=%s\\norigin=%s\\n' "$2" "$3" "$4" "$5" "$6" > "$c/ready.part" \\
               && mv "$c/ready.part" "$c/ready"
+            \(Self.wakeAndWait("$7"))
             """
         // `exec -i`: stdin is the bundle file.
-        let args = try command(script, [b.base, b.seed ?? "", ref, branch, origin], stdin: true)
+        let args = try command(script, [b.base, b.seed ?? "", ref, branch, origin, Self.ticks(waitFor)], stdin: true)
         let r = try await ctx.processes.runStreaming(
             args, stdinFile: b.file, stdoutFile: nil, environment: nil, timeout: nil)
+        if r.exitCode == 5, let waitFor { throw notCloned(waitFor) }
         guard r.exitCode == 0 else {
             throw SoError(
                 "carrying the repository into \(name) failed: \(r.lastErrorLine)",
                 hint: "the workspace's volume may be full (a bundle of \(WorkspaceSource.bytes(b.bytes))); "
                     + "see so deployment --dir \(c.model.directory) status")
         }
+    }
+
+    /// Shell, after `.so-carry/ready` is written: wakes the clone at once where it waits on `.so-carry/wake` (a
+    /// FIFO clone.sh makes; a clone not waiting there sees the marker by itself within a second), then, when `ticks`
+    /// (a shell word) is above 0, waits that many fiftieths of a second at most for the clone to be done (exit 5
+    /// when it is not).
+    static func wakeAndWait(_ ticks: String) -> String {
+        """
+        [ -p "$c/wake" ] && command -v timeout >/dev/null && timeout 0.2 sh -c ': > "$1"' so "$c/wake" 2>/dev/null
+        n=\(ticks); i=0
+        [ "$n" -gt 0 ] 2>/dev/null || exit 0
+        until [ -e /tmp/so-clone-done ]; do sleep 0.02; i=$((i + 1)); [ "$i" -lt "$n" ] || exit 5; done
+        """
+    }
+
+    /// `wakeAndWait`'s ticks for a wait of `seconds` (none: "0").
+    static func ticks(_ seconds: Double?) -> String { String(Int((seconds ?? 0) * 50)) }
+
+    /// The clone not done within the wait.
+    func notCloned(_ seconds: Double) -> SoError {
+        SoError(
+            "\(name)'s checkout was not done within \(Int(seconds))s",
+            hint: "see what the clone says: so deployment --dir \(c.model.directory) logs", exitCode: SoError.exitTimeout)
     }
 }

@@ -29,13 +29,16 @@ import Testing
         return try #require(try PoolRecord.load(w.ctx, "warm"))
     }
 
-    /// What the detached refills a claim started would do (`so pool fill POOL --at-most 1`, each), run here: the fake
+    /// What the detached refills a claim started would do (`so pool fill POOL --at-most 1 --after 2`, each), run here
+    /// (without the wait): the fake
     /// process runner only records them.
     static func runRefills(_ w: WorkspaceHarness, after seen: Int = 0) async throws -> Int {
         let refills = w.h.processes.detached.dropFirst(seen)
         for r in refills {
             let a = r.arguments
-            guard a.count >= 6, Array(a[1...2]) == ["pool", "fill"], Array(a[4...5]) == ["--at-most", "1"] else {
+            guard a.count >= 8, Array(a[1...2]) == ["pool", "fill"],
+                Array(a[4...7]) == ["--at-most", "1", "--after", "2.0"]
+            else {
                 Issue.record("not a refill: \(a)")
                 continue
             }
@@ -51,7 +54,7 @@ import Testing
         let p = try await pool(w, size: 1)
         let other = p.name
         PoolAction(w.ctx).refillDetached(p, cluster: w.clusterOptions)
-        #expect(w.h.processes.detached.map(\.arguments.count) == [8])
+        #expect(w.h.processes.detached.map(\.arguments.count) == [10])
         let looks = Counter()
         w.ctx.isProcessAlive = { pid in pid == 40001 && looks.next() < 6 }
         #expect(PoolAction(w.ctx).refilling(other) == 40001)
@@ -235,7 +238,10 @@ import Testing
         #expect(try await PoolAction(c.w.ctx).members(p.name, cluster: c.w.clusterOptions).isEmpty)
         #expect(
             c.w.h.processes.detached.map(\.arguments) == [
-                ["so", "pool", "fill", "warm", "--at-most", "1", "--kubeconfig", c.w.h.path("kubeconfig")]
+                [
+                    "so", "pool", "fill", "warm", "--at-most", "1", "--after", "2.0", "--kubeconfig",
+                    c.w.h.path("kubeconfig"),
+                ]
             ])
         #expect(c.w.h.processes.detached.first?.output == c.w.h.path("so-home/pools/warm.fill.log"))
         #expect(PoolAction(c.w.ctx).refilling("warm") == 40001)
