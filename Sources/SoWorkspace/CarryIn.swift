@@ -56,22 +56,27 @@ struct CarryIn {
                 "the repository \(repository) has no commit yet",
                 hint: "commit something first, or start from a remote: --config GIT_REPO=URL")
         }
+        // Read at once (a claim waits for these): each is a git process of its own.
         // A detached HEAD has no branch: symbolic-ref -q exits 1 and says nothing (not an error here).
-        let branch = (try? await git(["symbolic-ref", "-q", "--short", "HEAD"], what: "reading the branch")) ?? ""
-        let subject = try await git(["log", "-1", "--format=%s", base], what: "reading HEAD")
+        async let branchRead = git(["symbolic-ref", "-q", "--short", "HEAD"], what: "reading the branch")
+        async let subjectRead = git(["log", "-1", "--format=%s", base], what: "reading HEAD")
         // No remote named origin is a fine checkout: get-url fails, and there is no origin to carry.
-        let originURL = (try? await git(["remote", "get-url", "origin"], what: "reading origin")) ?? ""
+        async let originRead = git(["remote", "get-url", "origin"], what: "reading origin")
+        async let commitsRead = git(["rev-list", "--count", base], what: "counting commits")
+        // With no origin, every commit is local (the count is read all the same, and not used).
+        async let localRead = git(
+            ["rev-list", "--count", base, "--not", "--remotes=origin"], what: "counting local commits")
+        async let statusRead = git(["status", "--porcelain=v1"], what: "reading the changes")
+        // No branch (detached HEAD): none.
+        let branch = (try? await branchRead) ?? ""
+        // No origin: none to carry.
+        let originURL = (try? await originRead) ?? ""
+        let subject = try await subjectRead
         let origin = WorkspaceSource.carriedOrigin(originURL)
-        let commits = Int(try await git(["rev-list", "--count", base], what: "counting commits")) ?? 0
-        var local = commits
-        if !originURL.isEmpty {
-            local =
-                Int(
-                    try await git(
-                        ["rev-list", "--count", base, "--not", "--remotes=origin"], what: "counting local commits"))
-                ?? 0
-        }
-        let status = try await git(["status", "--porcelain=v1"], what: "reading the changes")
+        let commits = Int(try await commitsRead) ?? 0
+        let localCount = Int(try await localRead) ?? 0
+        let local = originURL.isEmpty ? commits : localCount
+        let status = try await statusRead
         let uncommitted = status.split(separator: "\n").count
         return WorkspaceSource(
             repository: repository, branch: branch, base: base, subject: subject, origin: origin ?? "",

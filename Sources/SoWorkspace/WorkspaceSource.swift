@@ -153,6 +153,7 @@ extension WorkspaceContainer {
     func notCloned(_ seconds: Double) -> SoError {
         SoError(
             "\(name)'s checkout was not done within \(Int(seconds))s",
-            hint: "see what the clone says: so deployment --dir \(c.model.directory) logs", exitCode: SoError.exitTimeout)
+            hint: "see what the clone says: so deployment --dir \(c.model.directory) logs",
+            exitCode: SoError.exitTimeout)
     }
 }
