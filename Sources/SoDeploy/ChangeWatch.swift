@@ -6,12 +6,12 @@ import SoKube
 /// next tick (a tenth of a second late on average, every time the loop waits for the cluster): the loop
 /// still lists for what is true, an event only says "look now". Where the client has no watch, or a watch
 /// ends (its time is up, a network error), the loop polls as before.
-final class ChangeWatch: Sendable {
+public final class ChangeWatch: Sendable {
     private let signal = ChangeSignal()
     private let readers: [Task<Void, Never>]
 
     /// Watches each (type, selector) in `namespace` for `seconds` at most.
-    init(_ client: ClusterClient, namespace: String, _ watched: [(ResourceType, String?)], seconds: Double) {
+    public init(_ client: ClusterClient, namespace: String, _ watched: [(ResourceType, String?)], seconds: Double) {
         let signal = signal
         readers = watched.map { type, selector in
             Task {
@@ -25,7 +25,7 @@ final class ChangeWatch: Sendable {
 
     /// Sleeps `seconds` on `clock`, or less: until a change is reported (one reported since the last pause
     /// ends this one at once).
-    func pause(_ clock: Clock, seconds: Double) async throws {
+    public func pause(_ clock: Clock, seconds: Double) async throws {
         try Task.checkCancellation()
         let signal = signal
         await withTaskGroup(of: Void.self) { group in
@@ -38,7 +38,7 @@ final class ChangeWatch: Sendable {
     }
 
     /// Ends the watches.
-    func stop() { for reader in readers { reader.cancel() } }
+    public func stop() { for reader in readers { reader.cancel() } }
 
     deinit { stop() }
 }

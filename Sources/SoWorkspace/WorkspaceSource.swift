@@ -3,6 +3,7 @@ import SoActions
 import SoBasics
 import SoDeploy
 import SoKube
+import SoRender
 import SoStack
 
 /// What a workspace started from when `so up` ran in a git checkout (no `GIT_REPO`): printed by `so up`.
@@ -83,6 +84,11 @@ extension WorkspaceContainer {
         var pause = 0.2
         // Opened once: each poll reads the pods, never the deployment's files again.
         let c = try await ConnectedDeployment.open(ctx, directory: directory, cluster: cluster)
+        // A look as soon as a pod of it changes, not at the next poll: the polls grow apart (to a second), and a
+        // container that ran just after one waited for the next (a cold `up` in a checkout, 0.5 s on average).
+        let watch = ChangeWatch(
+            c.client, namespace: c.namespace, [(.pod, DeploymentNames.selector(c.model.id))], seconds: timeout)
+        defer { watch.stop() }
         while true {
             let w = try await of(c)
             if w.pod != nil { return w }
@@ -92,8 +98,7 @@ extension WorkspaceContainer {
                     hint: "see why: so deployment --dir \(directory) status; then 'so up' again carries it",
                     exitCode: SoError.exitTimeout)
             }
-            try Task.checkCancellation()
-            try await ctx.clock.sleep(seconds: pause)
+            try await watch.pause(ctx.clock, seconds: pause)
             pause = min(pause * 1.5, 1)
         }
     }
