@@ -4,6 +4,24 @@
 /// control character here too (callers split lines first).
 public enum TerminalText {
     public static func safe(_ text: String) -> String {
+        scan(text) { u, out in
+            if shown(u) {
+                out.append(u)
+            } else {
+                out.append(contentsOf: "\\u{\(String(u.value, radix: 16))}".unicodeScalars)
+            }
+        }
+    }
+
+    /// `text` without its escape sequences, every other character kept as it is (newlines and controls too): output
+    /// meant for a terminal, shown where something else escapes it (a web page).
+    public static func withoutEscapes(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { $0.value == 0x1B || $0.value == 0x9B }) else { return text }
+        return scan(text) { u, out in out.append(u) }
+    }
+
+    /// Each scalar of `text` outside an escape sequence, handed to `keep` with the output.
+    static func scan(_ text: String, _ keep: (Unicode.Scalar, inout String.UnicodeScalarView) -> Void) -> String {
         var out = String.UnicodeScalarView()
         var scalars = text.unicodeScalars.makeIterator()
         var pending = scalars.next()
@@ -11,16 +29,10 @@ public enum TerminalText {
             pending = scalars.next()
             if u.value == 0x1B {
                 pending = skipEscape(after: pending, &scalars)
-                continue
-            }
-            if u.value == 0x9B {  // the one-byte CSI
+            } else if u.value == 0x9B {  // the one-byte CSI
                 pending = skipCSI(pending, &scalars)
-                continue
-            }
-            if shown(u) {
-                out.append(u)
             } else {
-                out.append(contentsOf: "\\u{\(String(u.value, radix: 16))}".unicodeScalars)
+                keep(u, &out)
             }
         }
         return String(out)

@@ -1,4 +1,5 @@
 import Foundation
+import SoBasics
 
 /// HTML text: every string from a user, an agent or the cluster goes through `escape` (task text, commit
 /// subjects, logs, names), so a task whose text is `<script>…` shows as text.
@@ -29,12 +30,7 @@ public enum HTML {
 
     /// `s` without a terminal's escape sequences (colours, cursor moves): what an agent's or a service's output
     /// holds for a terminal, not a page.
-    public static func stripTerminal(_ s: String) -> String {
-        guard s.contains("\u{1B}") else { return s }
-        return s.replacingOccurrences(
-            of: "\u{1B}(\\[[0-9;?]*[ -/]*[@-~]|\\][^\u{07}\u{1B}]*(\u{07}|\u{1B}\\\\)?|[@-Z\\\\-_])", with: "",
-            options: .regularExpression)
-    }
+    public static func stripTerminal(_ s: String) -> String { TerminalText.withoutEscapes(s) }
 
     /// A URL's query value or path segment, percent-encoded (unreserved characters kept).
     public static func urlComponent(_ s: String) -> String {

@@ -9,12 +9,12 @@ public enum HandedCredentials {
     /// `so cleanup --idle` reads there: exact, and no request to the API server on any verb's path.
     public static let marker = "/dev/shm/so-last-used"
 
-    /// The shell lines that mark the use and read the file, when there is one (a workspace never claimed has none).
-    public static let prelude = "true 2>/dev/null > \(marker) || true; if [ -r \(path) ]; then . \(path); fi"
-
     /// The prelude of a reader that must not count as a use (`so dashboard`: a page left open must not keep a
-    /// workspace from going idle): the credentials read, no mark made.
+    /// workspace from going idle): the credentials read, when there is a file (a workspace never claimed has none).
     public static let readingPrelude = "if [ -r \(path) ]; then . \(path); fi"
+
+    /// The shell lines that mark the use, then read the credentials (`readingPrelude`).
+    public static let prelude = "true 2>/dev/null > \(marker) || true; " + readingPrelude
 
     /// `command` run in the container after the prelude (`sh -c`; every workspace image has sh).
     public static func wrap(_ command: [String]) -> [String] {

@@ -90,6 +90,17 @@ package struct KnownContainer: Codable, Equatable, Sendable {
 }
 
 extension ConnectedDeployment {
+    /// A use of the known container recorded on the Namespace when due (`KnownContainer.useDue`), and the record
+    /// of `directory` told when.
+    package func recordUseIfDue(_ known: KnownContainer, directory: String) async throws {
+        let now = ctx.clock.now()
+        guard known.useDue(now) else { return }
+        try await recordUse()
+        var known = known
+        known.usedAt = now
+        known.write(ctx, directory: directory)
+    }
+
     /// The record of the workspace container `pod` runs, as this verb found it.
     package func known(pod: String, usedAt: Date?) -> KnownContainer? {
         guard let w = model.spec.workspace else { return nil }

@@ -105,12 +105,9 @@ extension ObserveAction {
     /// A use of a known container recorded on the Namespace when the last record from this directory is over
     /// `KnownContainer.useInterval` old (the container itself has the exact time: `HandedCredentials.marker`).
     func recordUseIfDue(_ known: KnownContainer, directory: String, cluster: ClusterOptions) async throws {
-        let now = ctx.clock.now()
-        guard known.useDue(now) else { return }
-        let c = try await ConnectedDeployment.open(ctx, directory: directory, cluster: cluster)
-        try await c.recordUse()
-        var known = known
-        known.usedAt = now
-        known.write(ctx, directory: directory)
+        // Opened only when a use is due: a known container's exec reads no file of the deployment otherwise.
+        guard known.useDue(ctx.clock.now()) else { return }
+        try await ConnectedDeployment.open(ctx, directory: directory, cluster: cluster).recordUseIfDue(
+            known, directory: directory)
     }
 }

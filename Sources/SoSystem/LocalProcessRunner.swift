@@ -84,8 +84,7 @@ public struct LocalProcessRunner: ProcessRunner {
         let (program, executable, env) = try locate(arguments, environment)
         var options = PlatformOptions()
         options.teardownSequence = [.send(signal: .terminate, allowedDurationToNextStep: .seconds(2))]
-        let variables = Dictionary(
-            uniqueKeysWithValues: env.compactMap { k, v in Environment.Key(rawValue: k).map { ($0, v) } })
+        let variables = Self.environment(env)
         fflush(nil)
         do {
             let r = try await Subprocess.run(
@@ -107,12 +106,8 @@ public struct LocalProcessRunner: ProcessRunner {
                 if !pending.isEmpty { line(String(decoding: pending, as: UTF8.self)) }
             }
             return Self.code(r.terminationStatus)
-        } catch let e as SoError {
-            throw e
         } catch {
-            throw SoError(
-                "cannot run \(program): \(String(describing: error).lowercased())",
-                hint: "check that \(program) is installed and executable")
+            throw Self.cannotRun(program, error)
         }
     }
 
@@ -206,13 +201,22 @@ public struct LocalProcessRunner: ProcessRunner {
                 }
                 return result
             }
-        } catch let e as SoError {
-            throw e
         } catch {
-            throw SoError(
-                "cannot run \(program): \(String(describing: error).lowercased())",
-                hint: "check that \(program) is installed and executable")
+            throw Self.cannotRun(program, error)
         }
+    }
+
+    /// A failure to run `program` as one line (an `SoError` already is one).
+    static func cannotRun(_ program: String, _ error: Error) -> Error {
+        if error is SoError { return error }
+        return SoError(
+            "cannot run \(program): \(String(describing: error).lowercased())",
+            hint: "check that \(program) is installed and executable")
+    }
+
+    /// `env` as the child's environment (a name the platform cannot take is left out).
+    static func environment(_ env: [String: String]) -> [Environment.Key: String] {
+        Dictionary(uniqueKeysWithValues: env.compactMap { k, v in Environment.Key(rawValue: k).map { ($0, v) } })
     }
 
     /// One run of `executable` with its stdin, stdout and stderr as `mode` says.
@@ -220,8 +224,7 @@ public struct LocalProcessRunner: ProcessRunner {
         _ executable: String, _ arguments: [String], env: [String: String], workingDirectory: String?,
         options: PlatformOptions, mode: Mode
     ) async throws -> ProcessResult {
-        let variables = Dictionary(
-            uniqueKeysWithValues: env.compactMap { k, v in Environment.Key(rawValue: k).map { ($0, v) } })
+        let variables = Self.environment(env)
         let (exe, args, vars) = (
             Executable.path(FilePath(executable)), Arguments(arguments),
             Environment.custom(variables)

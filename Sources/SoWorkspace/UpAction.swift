@@ -146,20 +146,7 @@ public struct UpAction {
                 waitFor: req.wait ? req.timeout : nil)
             bytes = bundle.bytes
         case .remote(let repo, let ref):
-            // One exec: the repository handed to the clone, then (with wait) the clone waited for.
-            let r = try await w.run(
-                "handing the repository to the clone",
-                #"""
-                c="$1/.so-carry"; mkdir -p "$c" || exit 3
-                printf 'repo=%s\nref=%s\nbranch=%s\n' "$2" "$3" "$4" > "$c/ready.part" && mv "$c/ready.part" "$c/ready"
-                """# + "\n" + WorkspaceContainer.wakeAndWait("$5"),
-                [repo, ref, branch, WorkspaceContainer.ticks(req.wait ? req.timeout : nil)], allowFailure: true)
-            if r.exitCode == 5 { throw w.notCloned(req.timeout) }
-            if r.exitCode != 0 {
-                throw SoError(
-                    "handing the repository to the clone in \(w.name) failed: \(r.lastErrorLine)",
-                    hint: "see it for yourself: so deployment --dir \(dir) shell")
-            }
+            try await w.handOver(repo: repo, ref: ref, branch: branch, waitFor: req.wait ? req.timeout : nil)
         }
         try await handed
         return bytes

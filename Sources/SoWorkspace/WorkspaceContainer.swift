@@ -42,16 +42,11 @@ struct WorkspaceContainer {
         _ ctx: SoContext, directory: String, cluster: ClusterOptions, wake: Bool = true, known: Bool = true
     ) async throws -> WorkspaceContainer {
         let c = try await ConnectedDeployment.open(ctx, directory: directory, cluster: cluster)
-        if known, var k = KnownContainer.read(ctx, directory: c.model.directory, cluster: cluster),
+        if known, let k = KnownContainer.read(ctx, directory: c.model.directory, cluster: cluster),
             let spec = c.model.spec.workspace, k.namespace == c.namespace, k.kubectlFlags == c.target.kubectlFlags,
             k.container == NameRules.dnsLabel(spec.service), k.path == spec.path
         {
-            let now = ctx.clock.now()
-            if k.useDue(now) {
-                try await c.recordUse()
-                k.usedAt = now
-                k.write(ctx, directory: c.model.directory)
-            }
+            try await c.recordUseIfDue(k, directory: c.model.directory)
             return WorkspaceContainer(
                 ctx: ctx, c: c, spec: spec, name: Path.basename(c.model.directory), container: k.container,
                 found: Found(k.pod, known: true))

@@ -138,6 +138,23 @@ extension WorkspaceContainer {
         }
     }
 
+    /// A workspace from a remote (a claimed pool member): the repository, its ref and the branch handed to the
+    /// clone through `.so-carry/ready`, and with `waitFor` (seconds) the clone waited for, in one exec.
+    func handOver(repo: String, ref: String, branch: String, waitFor: Double?) async throws {
+        let r = try await run(
+            "handing the repository to the clone",
+            #"""
+            c="$1/.so-carry"; mkdir -p "$c" || exit 3
+            printf 'repo=%s\nref=%s\nbranch=%s\n' "$2" "$3" "$4" > "$c/ready.part" && mv "$c/ready.part" "$c/ready"
+            """# + "\n" + Self.wakeAndWait("$5"), [repo, ref, branch, Self.ticks(waitFor)], allowFailure: true)
+        if r.exitCode == 5, let waitFor { throw notCloned(waitFor) }
+        guard r.exitCode == 0 else {
+            throw SoError(
+                "handing the repository to the clone in \(name) failed: \(r.lastErrorLine)",
+                hint: "see it for yourself: so deployment --dir \(c.model.directory) shell")
+        }
+    }
+
     /// Shell, after `.so-carry/ready` is written: wakes the clone at once where it waits on `.so-carry/wake` (a
     /// FIFO clone.sh makes; a clone not waiting there sees the marker by itself within a second), then, when `ticks`
     /// (a shell word) is above 0, waits that many fiftieths of a second at most for the clone to be done (exit 5

@@ -235,8 +235,7 @@ struct ServiceAccountUnderTest {
 
 @Suite(
     .serialized,
-    .enabled(
-        if: RealNode.enabled, "SO_E2E_KUBECONFIG with SO_E2E_REAL_NODE=1 is not set: no node that runs containers"),
+    RealNode.required,
     .timeLimit(.minutes(10)))
 struct ClusterAccessE2ETests {
     /// An exec plugin that prints the kit's admin client certificate and key (an ExecCredential with

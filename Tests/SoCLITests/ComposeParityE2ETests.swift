@@ -7,7 +7,7 @@ import Testing
 /// reservations `so` renders, and a version-1 file with a link alias and volumes_from starts and works.
 @Suite(
     .serialized,
-    .enabled(if: RealNode.enabled, "SO_E2E_KUBECONFIG with SO_E2E_REAL_NODE=1 is not set: no node that runs containers")
+    RealNode.required
 )
 struct ComposeParityE2ETests {
     /// A quantity in CPUs or bytes, as the API server writes it back.

@@ -10,8 +10,7 @@ import Testing
 /// (Browser/dashboard_e2e.py says each). Screenshots of every page go to .build/e2e-screenshots/dashboard.
 @Suite(
     .serialized,
-    .enabled(
-        if: RealNode.enabled, "SO_E2E_KUBECONFIG with SO_E2E_REAL_NODE=1 is not set: no node that runs containers"),
+    RealNode.required,
     .enabled(if: Browser.available, "no chromium, chromedriver and selenium here: .ci/run installs them")
 )
 struct DashboardBrowserE2ETests {

@@ -10,8 +10,7 @@ import Testing
 /// the service account, across namespaces) and refuses every action.
 @Suite(
     .serialized,
-    .enabled(
-        if: RealNode.enabled, "SO_E2E_KUBECONFIG with SO_E2E_REAL_NODE=1 is not set: no node that runs containers"),
+    RealNode.required,
     .enabled(if: Traefik.enabled, "SO_E2E_TRAEFIK is not set: no ingress controller on the node (.ci/run installs one)")
 )
 struct DashboardInClusterE2ETests {

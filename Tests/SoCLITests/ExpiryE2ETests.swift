@@ -9,7 +9,7 @@ import Testing
 /// to stay.
 @Suite(
     .serialized,
-    .enabled(if: RealNode.enabled, "SO_E2E_KUBECONFIG with SO_E2E_REAL_NODE=1 is not set: no node that runs containers")
+    RealNode.required
 )
 struct ExpiryE2ETests {
     @Test func aTTLTakenAwayLeavesNoExpiry() async throws {

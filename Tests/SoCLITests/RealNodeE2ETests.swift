@@ -9,6 +9,10 @@ import Testing
 /// both when it started the kit). Reported as skipped otherwise — the stand-in node only marks pods Running.
 enum RealNode {
     static let enabled = E2E.kubeconfig != nil && ProcessInfo.processInfo.environment["SO_E2E_REAL_NODE"] == "1"
+    /// A suite's trait: run on such a node, else reported skipped, saying why.
+    static var required: ConditionTrait {
+        .enabled(if: enabled, "SO_E2E_KUBECONFIG with SO_E2E_REAL_NODE=1 is not set: no node that runs containers")
+    }
     static let stacks = Path.join(RepoPaths.root, "Tests/SoCLITests/E2EStacks")
 
     /// A deployment of one of the stacks under E2EStacks/, created in `t` as `dep` (`appendToSpec`: spec keys added first).
@@ -57,7 +61,7 @@ enum RealNode {
 
 @Suite(
     .serialized,
-    .enabled(if: RealNode.enabled, "SO_E2E_KUBECONFIG with SO_E2E_REAL_NODE=1 is not set: no node that runs containers")
+    RealNode.required
 )
 struct RealNodeE2ETests {
     /// A pod no node has room for, on a cluster that cannot add nodes (the kit's one bare node): named within

@@ -10,7 +10,7 @@ import Testing
 /// workspace, kept as a branch at down — and down without a choice, with no terminal, refuses.
 @Suite(
     .serialized,
-    .enabled(if: RealNode.enabled, "SO_E2E_KUBECONFIG with SO_E2E_REAL_NODE=1 is not set: no node that runs containers")
+    RealNode.required
 )
 struct WorkspaceCarryE2ETests {
     @Test func aLocalOnlyRepositoryGoesInAndItsWorkComesBack() async throws {

@@ -193,7 +193,7 @@ enum AgentE2E {
 
 @Suite(
     .serialized,
-    .enabled(if: RealNode.enabled, "SO_E2E_KUBECONFIG with SO_E2E_REAL_NODE=1 is not set: no node that runs containers")
+    RealNode.required
 )
 struct WorkspaceE2ETests {
     @Test func aWorkspaceFromCloneToPushedBranchAndPullRequest() async throws {

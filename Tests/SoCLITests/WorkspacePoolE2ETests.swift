@@ -8,7 +8,7 @@ import Testing
 /// ten distinct workspaces (claimed ones and cold ones), and a claimed workspace is a workspace like any other.
 @Suite(
     .serialized,
-    .enabled(if: RealNode.enabled, "SO_E2E_KUBECONFIG with SO_E2E_REAL_NODE=1 is not set: no node that runs containers")
+    RealNode.required
 )
 struct WorkspacePoolE2ETests {
     static let claimersKey = "claimers-key-not-real"

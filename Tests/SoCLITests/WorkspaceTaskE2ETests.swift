@@ -8,7 +8,7 @@ import Testing
 /// reported with their cost, and going on when the `so` that gave them is killed.
 @Suite(
     .serialized,
-    .enabled(if: RealNode.enabled, "SO_E2E_KUBECONFIG with SO_E2E_REAL_NODE=1 is not set: no node that runs containers")
+    RealNode.required
 )
 struct WorkspaceTaskE2ETests {
     static func json(_ r: ProcessResult) -> [String: Any] {

@@ -9,7 +9,7 @@ import Testing
 /// Deployment without its Services; 3 rotations in 4 were undone).
 @Suite(
     .serialized,
-    .enabled(if: RealNode.enabled, "SO_E2E_KUBECONFIG with SO_E2E_REAL_NODE=1 is not set: no node that runs containers")
+    RealNode.required
 )
 struct WriterRaceE2ETests {
     /// How many Deployments and Services the deployment has on the cluster.
