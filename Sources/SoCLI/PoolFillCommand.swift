@@ -34,11 +34,15 @@ struct PoolFillCommand: SoRunnable {
 
     func run(_ ctx: SoContext) async throws {
         let ctx = global.context(ctx)
+        // NaN, a negative or an endless wait is no wait that was meant.
+        if let after, !(0...3600).contains(after) {
+            throw SoError.usage("--after is 0 to 3600 seconds: \(after) is not that", hint: "pass --after 2")
+        }
         guard let record = try PoolRecord.load(ctx, name) else {
             throw SoError("no pool named '\(name)' on this host", hint: "see the pools: so pool list")
         }
         let members = try await PoolAction(ctx).fill(
-            record, cluster: cluster.options(manage: true), atMost: max(atMost ?? .max, 0), after: max(after ?? 0, 0))
+            record, cluster: cluster.options(manage: true), atMost: max(atMost ?? .max, 0), after: after ?? 0)
         PoolText.print([(record, members)], json: false, ctx)
     }
 }
