@@ -393,8 +393,15 @@ final class InterruptingMoveFileSystem: ForwardingFileSystem, @unchecked Sendabl
         req.config = ["GIT_REPO=file://\(origin)"]
         req.cluster = c.w.clusterOptions
         req.wait = false
+        let before = c.w.h.processes.calls.count
         let r = try await UpAction(c.w.ctx).run(req)
         #expect(r.namespace == member.listing.namespace && r.note == "claimed from pool warm", "\(r)")
+        // Beside the credentials' exec, one into the member: the repository handed over, and the clone waited for in
+        // the same one.
+        let execs = c.w.h.processes.calls.dropFirst(before).map(\.arguments).filter {
+            $0.contains("exec") && !$0.contains { $0.contains("so-secret-env.part") }
+        }
+        #expect(execs.count == 1 && execs.first?.contains { $0.contains("/tmp/so-clone-done") } == true, "\(execs)")
         try await PoolClaimCarryTests.runMemberClone(c, member: member.listing.name)
         #expect(
             try await CarryHarness.git(["rev-parse", "--abbrev-ref", "HEAD"], in: c.container) == "agent/remote-ws")
