@@ -532,14 +532,26 @@ struct Waiter {
     }
 
     /// The last lines of the run that crashed (`previous`: under load the kubelet may have started the next run,
-    /// whose log holds only its first lines, by the time they are asked for).
+    /// whose log holds only its first lines, by the time they are asked for). A kubelet whose own status lags its
+    /// runtime serves, as the log, its word that the container it names is gone ("unable to retrieve container
+    /// logs for containerd://…"): that is asked again, up to 6 times half a second apart, and never shown as the
+    /// container's lines.
     func lastLines(pod: String, container: String) async throws -> String {
-        var text = ""
         var options = LogOptions(container: container, tailLines: 5)
         options.previous = true
-        do {
-            for try await chunk in client.logs(namespace: namespace, pod: pod, options: options) { text += chunk }
-        } catch { return "" }
-        return text.split(separator: "\n").suffix(5).joined(separator: " | ")
+        for ask in 0..<6 {
+            if ask > 0 { try await ctx.clock.sleep(seconds: 0.5) }
+            var text = ""
+            do {
+                for try await chunk in client.logs(namespace: namespace, pod: pod, options: options) { text += chunk }
+            } catch { return "" }
+            let lines = text.split(separator: "\n")
+            if lines.count == 1, lines[0].hasPrefix(Self.kubeletLostLog) { continue }
+            return lines.suffix(5).joined(separator: " | ")
+        }
+        return ""
     }
+
+    /// What a kubelet serves as a container's log when the container its status names is gone.
+    static let kubeletLostLog = "unable to retrieve container logs for "
 }

@@ -57,6 +57,9 @@ public final class FakeCluster: ClusterClient, @unchecked Sendable {
     public var failures: [String: SoError] = [:]
     /// Logs returned per "namespace/pod/container".
     public var podLogs: [String: String] = [:]
+    /// Answers the next logs calls give per "namespace/pod/container", in order, before `podLogs` (a log that
+    /// changes between two asks).
+    public var podLogAnswers: [String: [String]] = [:]
     /// Called after every apply, e.g. to mark Deployments available.
     public var onApply: (@Sendable (inout JSON) -> Void)?
     /// Runs after an apply is stored, outside the cluster's lock: it may seed what a controller would make (the
@@ -362,6 +365,12 @@ public final class FakeCluster: ClusterClient, @unchecked Sendable {
     public func logs(namespace: String, pod: String, options: LogOptions) -> AsyncThrowingStream<String, Error> {
         let text = locked { () -> String? in
             calls.append("logs \(namespace)/\(pod)\(options.container.map { "/\($0)" } ?? "")")
+            let key = "\(namespace)/\(pod)/\(options.container ?? "")"
+            if var answers = podLogAnswers[key], !answers.isEmpty {
+                let first = answers.removeFirst()
+                podLogAnswers[key] = answers
+                return first
+            }
             return podLogs["\(namespace)/\(pod)/\(options.container ?? "")"] ?? podLogs["\(namespace)/\(pod)"]
         }
         return AsyncThrowingStream { c in
