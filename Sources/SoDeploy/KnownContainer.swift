@@ -7,7 +7,7 @@ import SoStack
 /// Where a workspace's container was found by the last verb that looked (its namespace, pod and container, the
 /// kubectl flags that reached its cluster, the stack's services), kept in the deployment directory
 /// (`.so-container.json`, written through a rename). The next `exec`, `shell` or task verb believes it and runs
-/// one `kubectl exec`, with no request to the API server; only when that exec fails is the pod looked up again
+/// one exec (`ContainerExec`), with no other request to the API server; only when that exec fails is the pod looked up again
 /// (and the exec retried once). It holds no secret.
 package struct KnownContainer: Codable, Equatable, Sendable {
     package var namespace: String
@@ -81,11 +81,6 @@ package struct KnownContainer: Codable, Equatable, Sendable {
     /// Whether a use is to be recorded on the Namespace now (never recorded from here, or over `useInterval` ago).
     package func useDue(_ now: Date) -> Bool {
         recordsUse && (usedAt.map { now.timeIntervalSince($0) >= Self.useInterval } ?? true)
-    }
-
-    /// `kubectl exec` into the container, with `command` after `--`.
-    package func exec(_ options: [String], _ command: [String]) -> [String] {
-        ["kubectl"] + kubectlFlags + ["-n", namespace, "exec"] + options + [pod, "-c", container, "--"] + command
     }
 }
 

@@ -6,8 +6,9 @@ import SoRender
 import SoStack
 
 extension ObserveAction {
-    /// Runs a command in a service's container through kubectl and returns its exit code. A workspace's own
-    /// container, where an earlier verb found it (`KnownContainer`), costs one `kubectl exec` and nothing else.
+    /// Runs a command in a service's container (`ContainerExec`: through the API server, or kubectl for a terminal
+    /// or stdin) and returns its exit code. A workspace's own container, where an earlier verb found it
+    /// (`KnownContainer`), costs one exec and nothing else.
     /// Exit 1 (the command's own, or kubectl's when that pod is gone) has the pods looked at: the pod gone, the
     /// command runs once more in the one running now.
     public func exec(
@@ -22,8 +23,7 @@ extension ObserveAction {
             label == known.container || !known.services.contains(label)
         {
             let run = label == known.container ? command : [service] + command
-            let code = try await ctx.processes.runAttached(
-                known.exec(options, HandedCredentials.wrap(run.isEmpty ? ["sh"] : run)), environment: nil)
+            let code = try await known.exec(ctx).attached(options, HandedCredentials.wrap(run.isEmpty ? ["sh"] : run))
             guard code == 1 else {
                 try await recordUseIfDue(known, directory: dir, cluster: cluster)
                 return code
@@ -68,10 +68,10 @@ extension ObserveAction {
         }
         let run = command.isEmpty ? ["sh"] : command
         // A workspace's container: credentials handed in by a claim are read first (HandedCredentials).
-        let args =
-            ["kubectl"] + c.target.kubectlFlags + ["-n", c.namespace, "exec"] + options
-            + [pod.name, "-c", container, "--"] + (workspace ? HandedCredentials.wrap(run) : run)
-        return try await ctx.processes.runAttached(args, environment: nil)
+        let exec = ContainerExec(
+            ctx, client: c.client, namespace: c.namespace, pod: pod.name, container: container,
+            kubectlFlags: c.target.kubectlFlags)
+        return try await exec.attached(options, workspace ? HandedCredentials.wrap(run) : run)
     }
 
     /// The deployment's pods with `container`, and the one to exec into (running and not being deleted, else

@@ -68,9 +68,17 @@ public protocol ClusterClient: Sendable {
     func forEachTablePage(
         _ type: ResourceType, namespace: String?, labelSelector: String?, _ body: ([[String: JSON]]) throws -> Void
     ) async throws
+    /// Runs a command in a container through the API server (`pods/exec` over a WebSocket), as `kubectl exec`
+    /// does without kubectl's own start and its read of the pod. nil when this client cannot (a proxy between, a
+    /// server that offers no stream protocol it speaks): the caller runs kubectl. The default (the extension's)
+    /// is nil.
+    func exec(_ request: ExecRequest) async throws -> ExecOutcome?
 }
 
 extension ClusterClient {
+    /// No exec of its own: the caller runs kubectl.
+    public func exec(_ request: ExecRequest) async throws -> ExecOutcome? { nil }
+
     /// No watch: the stream ends at once (the caller polls).
     public func watchAll(_ type: ResourceType, labelSelector: String?, seconds: Int)
         -> AsyncThrowingStream<JSON, Error>

@@ -19,13 +19,15 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
     private let client: HTTPClient
     /// What request URLs start with: the server, with its host replaced by `tls-server-name` when one is
     /// set (the connection still goes to the server's host: `dnsOverride`).
-    private let base: String
+    let base: String
     /// The server as the kubeconfig names it, for messages.
-    private let server: String
+    let server: String
     /// The `Host` header when `base` names `tls-server-name` instead of the server.
-    private let hostHeader: String?
-    private let tls: TLSConfiguration
-    private let credentials: CredentialSource
+    let hostHeader: String?
+    let tls: TLSConfiguration
+    /// Whether requests go through a proxy (an exec then runs kubectl: `exec` speaks to the server directly).
+    let proxied: Bool
+    let credentials: CredentialSource
     private let lock = NSLock()
     /// The TLS configuration with the client certificate an exec plugin gave last (a new one opens new connections).
     private var execTLS: (certificate: Data, key: Data, configuration: TLSConfiguration)?
@@ -68,6 +70,7 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
         // connection until the connect timeout, three times over: ~10 s); `send` retries briefly itself.
         config.connectionPool.retryConnectionEstablishment = false
         config.proxy = try Self.proxy(for: connection, environment: effects.environment)
+        proxied = config.proxy != nil
         let server = connection.server.hasSuffix("/") ? String(connection.server.dropLast()) : connection.server
         self.server = server
         // tls-server-name: the URL names it (SNI and the certificate check use it), dnsOverride sends the

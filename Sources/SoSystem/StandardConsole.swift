@@ -30,8 +30,12 @@ public struct StandardConsole: Console {
     /// SIGPIPE ends a C program, silently with 141 — after the cleanups an interrupt runs (a held Lease is
     /// given up) — instead of a crash with a stack trace (the runtime ignores SIGPIPE, so writes fail with
     /// EPIPE). Standard error gone: nothing is left to say it on, and the work goes on.
-    static func write(_ fd: Int32, _ text: String) {
-        var bytes = Array(text.utf8)[...]
+    public func write(_ bytes: Data, toStdout: Bool) { Self.write(toStdout ? 1 : 2, Array(bytes)) }
+
+    static func write(_ fd: Int32, _ text: String) { write(fd, Array(text.utf8)) }
+
+    static func write(_ fd: Int32, _ all: [UInt8]) {
+        var bytes = all[...]
         while !bytes.isEmpty {
             let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
             if n > 0 {

@@ -60,6 +60,9 @@ public final class FakeCluster: ClusterClient, @unchecked Sendable {
     /// Answers the next logs calls give per "namespace/pod/container", in order, before `podLogs` (a log that
     /// changes between two asks).
     public var podLogAnswers: [String: [String]] = [:]
+    /// What the next execs through the API server end with, in order (each told to `output` when the exec asks for
+    /// it); none left: `exec` is nil, and the caller runs kubectl (the fake process runner's).
+    public var execOutcomes: [ExecOutcome] = []
     /// Called after every apply, e.g. to mark Deployments available.
     public var onApply: (@Sendable (inout JSON) -> Void)?
     /// Runs after an apply is stored, outside the cluster's lock: it may seed what a controller would make (the
@@ -360,6 +363,22 @@ public final class FakeCluster: ClusterClient, @unchecked Sendable {
             appliedMetadata[key] = nil
             return true
         }
+    }
+
+    public func exec(_ request: ExecRequest) async throws -> ExecOutcome? {
+        let next = locked { () -> ExecOutcome? in
+            guard !execOutcomes.isEmpty else { return nil }
+            calls.append(
+                "exec \(request.namespace)/\(request.pod)/\(request.container): \(request.command.joined(separator: " "))"
+            )
+            return execOutcomes.removeFirst()
+        }
+        guard var outcome = next else { return nil }
+        if let output = request.output {
+            if !outcome.stdout.isEmpty { output(true, outcome.stdout) }
+            outcome.stdout = Data()
+        }
+        return outcome
     }
 
     public func logs(namespace: String, pod: String, options: LogOptions) -> AsyncThrowingStream<String, Error> {

@@ -9,7 +9,7 @@ import SoStack
 /// The claimer's credentials, handed to the warm pool's member `so up` claimed (its start withheld everyone's):
 /// the workspace's Secret gets the spec's `secret-env` values from this environment (what the container reads
 /// when it starts again), and the running container gets them at once (`HandedCredentials`). Values go to the API
-/// server and through `kubectl exec`'s stdin only.
+/// server and through the exec's stdin only.
 struct ClaimCredentials {
     let ctx: SoContext
 
@@ -31,9 +31,8 @@ struct ClaimCredentials {
         _ = try await w.c.client.patch(
             .secret, name: DeploymentNames.generatedSecrets(model.id), namespace: w.c.namespace,
             mergePatch: Data(JSONWriter.bytes(.map([("data", data)]), .compact)))
-        let r = try await ctx.processes.runFeeding(
-            try w.command(HandedCredentials.writeScript, [], stdin: true),
-            input: Array(HandedCredentials.text(values).utf8), environment: nil, timeout: 60)
+        let r = try await w.capture(
+            HandedCredentials.writeScript, [], stdin: .bytes(Data(HandedCredentials.text(values).utf8)), timeout: 60)
         guard r.exitCode == 0 else {
             throw SoError(
                 "handing the credentials to \(w.name) failed: \(r.lastErrorLine)",

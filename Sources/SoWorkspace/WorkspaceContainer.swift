@@ -116,23 +116,33 @@ struct WorkspaceContainer {
     /// `kubectl exec` of `script` in the container (`sh -c script so PATH ARGS…`), after the credentials a claim
     /// handed in are read (`HandedCredentials`); `stdin` adds `-i` (the script reads standard input).
     func command(_ script: String, _ args: [String], stdin: Bool = false) throws -> [String] {
-        ["kubectl"] + c.target.kubectlFlags + ["-n", c.namespace, "exec"] + (stdin ? ["-i"] : []) + [
-            try requireRunning(), "-c", container, "--",
-            "sh", "-c", HandedCredentials.prelude + "\n" + script, "so", spec.path,
-        ] + args
+        try exec().kubectl(stdin ? ["-i"] : [], words(script, args))
     }
 
-    /// Runs a script in the container and captures its output. When the pod was known from an earlier verb and
-    /// kubectl says it is gone (the script never ran), the pod is looked up again and the script run once more.
-    func capture(_ script: String, _ args: [String]) async throws -> ProcessResult {
-        let r = try await ctx.processes.run(
-            try command(script, args), workingDirectory: nil, environment: nil, timeout: nil)
+    /// The words of `script` run by the container's shell, after the handed credentials are read.
+    func words(_ script: String, _ args: [String]) -> [String] {
+        ["sh", "-c", HandedCredentials.prelude + "\n" + script, "so", spec.path] + args
+    }
+
+    /// The exec of the running container (through the API server, else kubectl).
+    func exec() throws -> ContainerExec {
+        ContainerExec(
+            ctx, client: c.client, namespace: c.namespace, pod: try requireRunning(), container: container,
+            kubectlFlags: c.target.kubectlFlags)
+    }
+
+    /// Runs a script in the container with `stdin` and captures its output. When the pod was known from an earlier
+    /// verb and the exec says it is gone (the script never ran), the pod is looked up again and the script run once
+    /// more.
+    func capture(_ script: String, _ args: [String], stdin: ExecInput = .none, timeout: Double? = nil) async throws
+        -> ProcessResult
+    {
+        let r = try await exec().run(words(script, args), stdin: stdin, timeout: timeout)
         guard found.known, Self.podGone(r) else { return r }
         let gone = pod ?? ""
         found.set(try await Self.lookUp(c, container: container, wake: true))
         if !ctx.options.quiet, let now = pod { ctx.console.err("so: pod \(gone) is gone; now \(now)") }
-        return try await ctx.processes.run(
-            try command(script, args), workingDirectory: nil, environment: nil, timeout: nil)
+        return try await exec().run(words(script, args), stdin: stdin, timeout: timeout)
     }
 
     /// Whether kubectl failed to reach the pod or its container (kubectl's own words; the command did not run).

@@ -125,10 +125,9 @@ extension WorkspaceContainer {
               && mv "$c/ready.part" "$c/ready"
             \(Self.wakeAndWait("$7"))
             """
-        // `exec -i`: stdin is the bundle file.
-        let args = try command(script, [b.base, b.seed ?? "", ref, branch, origin, Self.ticks(waitFor)], stdin: true)
-        let r = try await ctx.processes.runStreaming(
-            args, stdinFile: b.file, stdoutFile: nil, environment: nil, timeout: nil)
+        // stdin is the bundle file.
+        let r = try await capture(
+            script, [b.base, b.seed ?? "", ref, branch, origin, Self.ticks(waitFor)], stdin: .file(b.file))
         if r.exitCode == 5, let waitFor { throw notCloned(waitFor) }
         guard r.exitCode == 0 else {
             throw SoError(

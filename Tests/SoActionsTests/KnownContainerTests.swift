@@ -80,6 +80,52 @@ import Testing
         #expect(cluster.calls.count == requests && processes.calls.count - spawned == 1)
     }
 
+    /// Where the cluster's client can exec itself (through the API server), a known container's command runs there:
+    /// no kubectl, no other request. Its output is shown as it comes; a pod that is gone, told in kubectl's words,
+    /// is looked up and the command runs once more in the new one; `SO_EXEC=kubectl` runs kubectl.
+    @Test func aKnownContainerRunsThroughTheAPIServerWhenTheClientCan() async throws {
+        let g = try await GitWorkspace()
+        try g.podRuns()
+        let (cluster, processes) = (g.w.cluster, g.w.h.processes)
+        let pod = "\(g.id)-agent-abc"
+        processes.expect(prefix(g, pod: pod) + HandedCredentials.wrap(["true"]))
+        #expect(try await exec(g, ["true"]) == 0)
+        var (requests, spawned) = (cluster.calls.count, processes.calls.count)
+        cluster.execOutcomes = [ExecOutcome(exitCode: 3, stdout: Data("hello\n".utf8))]
+        #expect(try await exec(g, ["agent", "sh", "-c", "echo hello; exit 3"]) == 3)
+        #expect(
+            Array(cluster.calls[requests...])
+                == [
+                    "exec ws/\(pod)/agent: "
+                        + HandedCredentials.wrap(["sh", "-c", "echo hello; exit 3"]).joined(separator: " ")
+                ])
+        #expect(processes.calls.count == spawned && g.w.h.console.stdout.contains("hello"))
+        // The pod replaced: the API server's NotFound, and the command runs in the new pod.
+        cluster.remove("Pod", pod, namespace: "ws")
+        let new = "\(g.id)-agent-new"
+        try cluster.seed(AgentPod.running(id: g.id, namespace: "ws", name: new))
+        cluster.execOutcomes = [
+            ExecOutcome.refused(
+                status: 404,
+                body: Data(#"{"kind":"Status","reason":"NotFound","message":"pods \"\#(pod)\" not found"}"#.utf8)),
+            ExecOutcome(exitCode: 0),
+        ]
+        requests = cluster.calls.count
+        #expect(try await exec(g, ["true"]) == 0)
+        let execs = cluster.calls[requests...].filter { $0.hasPrefix("exec ") }
+        #expect(execs.count == 2 && execs.last?.hasPrefix("exec ws/\(new)/agent: ") == true, "\(execs)")
+        #expect(processes.calls.count == spawned && g.w.h.console.stderr.contains("pod \(pod) is gone"))
+        // SO_EXEC=kubectl: kubectl, with the outcome the client holds untouched.
+        var ctx = g.w.ctx
+        ctx.environment["SO_EXEC"] = "kubectl"
+        cluster.execOutcomes = [ExecOutcome(exitCode: 9)]
+        processes.expect(prefix(g, pod: new) + HandedCredentials.wrap(["true"]))
+        #expect(
+            try await ObserveAction(ctx).exec(
+                g.dir, cluster: g.w.clusterOptions, service: "true", command: [], interactive: false, tty: false) == 0)
+        #expect(cluster.execOutcomes.count == 1 && processes.pending.isEmpty && processes.unexpected.isEmpty)
+    }
+
     /// A task verb's script (captured) in a pod that is gone: kubectl's words say the script never ran, so the pod
     /// is looked up and the script runs in the new one; no pod at all is the usual "not running".
     @Test func aTaskVerbFollowsThePodToItsNewName() async throws {

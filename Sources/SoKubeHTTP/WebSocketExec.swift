@@ -1,0 +1,179 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import NIOSSL
+import NIOWebSocket
+import SoBasics
+import SoKube
+
+/// `pods/exec` over a WebSocket, as kubectl speaks it: `v5.channel.k8s.io` (stdin's end signalled on channel 255),
+/// or `v4.channel.k8s.io` for a command that reads no stdin. Each binary message's first byte names its stream: 0
+/// stdin, 1 stdout, 2 stderr, 3 the command's end (a `Status`). One connection per exec, straight to the server (a
+/// configured proxy makes `exec` answer nil: the caller runs kubectl).
+extension HTTPClusterClient {
+    enum ExecAttempt {
+        case ran(ExecOutcome)
+        case refused(status: Int, body: Data)
+    }
+
+    public func exec(_ request: ExecRequest) async throws -> ExecOutcome? {
+        guard !proxied, let url = URLComponents(string: server), var host = url.host,
+            let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http"
+        else { return nil }
+        if host.hasPrefix("[") { host = String(host.dropFirst().dropLast()) }
+        let secure = scheme == "https"
+        let port = url.port ?? (secure ? 443 : 80)
+        let began = DispatchTime.now().uptimeNanoseconds
+        let path =
+            "/api/v1/namespaces/\(percentEncoded(request.namespace))/pods/\(percentEncoded(request.pod))/exec?"
+            + execQuery(request)
+        let used = try await credentials.current()
+        var attempt = try await execOnce(request, path: path, used, host: host, port: port, secure: secure)
+        if case .refused(401, _) = attempt, let fresh = try await credentials.afterUnauthorized(used) {
+            attempt = try await execOnce(request, path: path, fresh, host: host, port: port, secure: secure)
+        }
+        let ms = (DispatchTime.now().uptimeNanoseconds - began) / 1_000_000
+        switch attempt {
+        case .ran(let outcome):
+            logger.debug("EXEC \(request.namespace)/\(request.pod) \(ms)ms exit \(outcome.exitCode)")
+            return outcome
+        case .refused(let status, let body):
+            logger.debug("EXEC \(request.namespace)/\(request.pod) \(status) \(ms)ms")
+            // Not a Kubernetes answer (a server that speaks none of the offered protocols refuses the upgrade
+            // with an empty 403 before anything runs): kubectl, which knows older ones, does it.
+            guard (try? JSON.parse(body))?["kind"]?.string == "Status" else { return nil }  // not JSON: as above
+            return ExecOutcome.refused(status: status, body: body)
+        }
+    }
+
+    /// The protocols offered: only v5 when stdin is sent (v4 cannot say where it ends).
+    static func execProtocols(_ input: ExecInput) -> String {
+        input == .none ? "v5.channel.k8s.io, v4.channel.k8s.io" : "v5.channel.k8s.io"
+    }
+
+    func execOnce(
+        _ request: ExecRequest, path: String, _ used: RequestCredentials, host: String, port: Int, secure: Bool
+    ) async throws -> ExecAttempt {
+        var headers = [
+            ("Host", hostHeader ?? (host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)")),
+            ("User-Agent", "so"), ("Upgrade", "websocket"), ("Connection", "Upgrade"),
+            ("Sec-WebSocket-Key", Data((0..<16).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()),
+            ("Sec-WebSocket-Version", "13"), ("Sec-WebSocket-Protocol", Self.execProtocols(request.stdin)),
+        ]
+        if let authorization = used.authorization { headers.append(("Authorization", authorization)) }
+        headers += connection.impersonation?.headers ?? []
+        let head = ExecHandshake.head(path: path, headers: headers)
+        let context = try secure ? execTLSContext(used) : nil
+        let sni = context == nil ? nil : serverName(host)
+        let channel: NIOAsyncChannel<WebSocketFrame, WebSocketFrame>
+        do {
+            channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connectTimeout(.seconds(10))
+                .connect(host: host, port: port) { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try Self.configureExec(channel, head: head, tls: context, serverName: sni)
+                    }
+                }
+        } catch {
+            throw SoError(
+                "cannot reach the API server \(server) to run a command in pod \(request.namespace)/\(request.pod): \(error)",
+                hint: "check that the cluster runs ('kubectl cluster-info' with the same kubeconfig and context)",
+                exitCode: SoError.exitUnreachable)
+        }
+        do {
+            return .ran(try await Self.session(channel, request))
+        } catch let refusal as ExecHandshake.Refusal {
+            return .refused(status: refusal.status, body: refusal.body)
+        }
+    }
+
+    /// The TLS context of an exec: the client certificate of the credentials used (an exec plugin's), else the
+    /// kubeconfig's.
+    func execTLSContext(_ used: RequestCredentials) throws -> NIOSSLContext {
+        if let cert = used.clientCertificatePEM, let key = used.clientKeyPEM {
+            return try NIOSSLContext(configuration: try tlsConfiguration(certificate: cert, key: key))
+        }
+        return try NIOSSLContext(configuration: tls)
+    }
+
+    /// The name TLS sends (SNI) and checks the certificate against: `tls-server-name` when set, else the server's
+    /// host; none for an address (as AsyncHTTPClient: the chain is still verified) or when verification is off.
+    func serverName(_ host: String) -> String? {
+        if connection.insecureSkipTLSVerify { return nil }
+        let name = connection.tlsServerName ?? host
+        let isAddress = name.contains(":") || name.split(separator: ".").allSatisfy { UInt8($0) != nil }
+        return isAddress ? nil : name
+    }
+
+    /// One pipeline from the start, changed by nothing after: TLS, the handshake (which passes on every byte after
+    /// a 101, the server's first frames among them, and fails the channel with any other answer), the WebSocket
+    /// frames. Nothing the server sends between its 101 and its close is lost in an upgrade's hand-over (NIO's
+    /// typed upgrader, tried first, lost the first frames when the server's close came with them).
+    static func configureExec(_ channel: Channel, head: ByteBuffer, tls: NIOSSLContext?, serverName: String?)
+        throws -> NIOAsyncChannel<WebSocketFrame, WebSocketFrame>
+    {
+        let pipeline = channel.pipeline.syncOperations
+        if let tls { try pipeline.addHandler(try NIOSSLClientHandler(context: tls, serverHostname: serverName)) }
+        try pipeline.addHandler(ExecHandshake(request: head))
+        try pipeline.addHandler(ByteToMessageHandler(WebSocketFrameDecoder(maxFrameSize: 1 << 24)))
+        try pipeline.addHandler(WebSocketFrameEncoder())
+        return try NIOAsyncChannel(wrappingChannelSynchronously: channel)
+    }
+
+    /// The exec's streams: stdin sent (and its end said) while stdout and stderr are read, until the server
+    /// closes after the command's status.
+    static func session(_ channel: NIOAsyncChannel<WebSocketFrame, WebSocketFrame>, _ request: ExecRequest)
+        async throws -> ExecOutcome
+    {
+        let reader = ExecStreams(output: request.output)
+        try await channel.executeThenClose { inbound, outbound in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                if request.stdin != .none {
+                    group.addTask { try await sendStdin(request.stdin, outbound) }
+                }
+                for try await frame in inbound {
+                    switch frame.opcode {
+                    case .binary, .continuation: reader.take(frame.unmaskedData, first: frame.opcode == .binary)
+                    case .ping:
+                        try await outbound.write(
+                            WebSocketFrame(fin: true, opcode: .pong, maskKey: .random(), data: frame.unmaskedData))
+                    case .connectionClose:
+                        group.cancelAll()
+                        return
+                    default: continue
+                    }
+                }
+                group.cancelAll()
+            }
+        }
+        return reader.outcome()
+    }
+
+    /// Stdin in frames of at most 64 KiB on channel 0, then its end (channel 255, stream 0).
+    static func sendStdin(_ input: ExecInput, _ outbound: NIOAsyncChannelOutboundWriter<WebSocketFrame>) async throws {
+        func send(_ channel: UInt8, _ bytes: some Sequence<UInt8>) async throws {
+            var buffer = ByteBuffer()
+            buffer.writeInteger(channel)
+            buffer.writeBytes(Array(bytes))
+            try await outbound.write(WebSocketFrame(fin: true, opcode: .binary, maskKey: .random(), data: buffer))
+        }
+        switch input {
+        case .none: break
+        case .bytes(let data):
+            var offset = 0
+            while offset < data.count {
+                let end = min(offset + (1 << 16), data.count)
+                try await send(0, data[offset..<end])
+                offset = end
+            }
+        case .file(let path):
+            guard let handle = FileHandle(forReadingAtPath: path) else {
+                throw SoError("cannot read \(path) to send it to the command", hint: "check that it exists")
+            }
+            defer { try? handle.close() }  // read to its end already: a close that fails loses nothing
+            while let chunk = try handle.read(upToCount: 1 << 16), !chunk.isEmpty { try await send(0, chunk) }
+        }
+        try await send(255, [0])
+    }
+}
