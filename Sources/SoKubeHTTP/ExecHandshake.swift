@@ -17,13 +17,19 @@ final class ExecHandshake: ChannelInboundHandler, @unchecked Sendable {
     }
 
     private let request: ByteBuffer
+    /// Succeeds on the 101: nothing is to be sent before it (a server refuses a client that sends data before the
+    /// handshake is complete).
+    let upgrade: EventLoopPromise<Void>
     private var buffer = ByteBuffer()
     private var upgraded = false
     private var ended = false
     /// The refusal's status and its body's length (nil: read to the close), once its head is read.
     private var refusal: (status: Int, length: Int?)?
 
-    init(request: ByteBuffer) { self.request = request }
+    init(request: ByteBuffer, upgrade: EventLoopPromise<Void>) {
+        self.request = request
+        self.upgrade = upgrade
+    }
 
     /// The request's head: `GET path`, then each header (a CR or LF in a value is dropped, never a new line).
     static func head(path: String, headers: [(String, String)]) -> ByteBuffer {
@@ -54,6 +60,7 @@ final class ExecHandshake: ChannelInboundHandler, @unchecked Sendable {
             }
             if status == 101 {
                 upgraded = true
+                upgrade.succeed(())
                 if buffer.readableBytes > 0 { context.fireChannelRead(wrapInboundOut(buffer)) }
                 buffer = ByteBuffer()
                 return
@@ -75,7 +82,9 @@ final class ExecHandshake: ChannelInboundHandler, @unchecked Sendable {
         guard !ended else { return }
         ended = true
         let body = Data(buffer.readableBytesView.prefix(refusal?.length ?? (1 << 20)))
-        context.fireErrorCaught(Refusal(status: refusal?.status ?? 0, body: body))
+        let refused = Refusal(status: refusal?.status ?? 0, body: body)
+        upgrade.fail(refused)
+        context.fireErrorCaught(refused)
         context.close(promise: nil)
     }
 }

@@ -66,7 +66,7 @@ extension HTTPClusterClient {
         let head = ExecHandshake.head(path: path, headers: headers)
         let context = try secure ? execTLSContext(used) : nil
         let sni = context == nil ? nil : serverName(host)
-        let channel: NIOAsyncChannel<WebSocketFrame, WebSocketFrame>
+        let channel: ExecChannel
         do {
             channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .connectTimeout(.seconds(10))
@@ -111,26 +111,36 @@ extension HTTPClusterClient {
     /// frames. Nothing the server sends between its 101 and its close is lost in an upgrade's hand-over (NIO's
     /// typed upgrader, tried first, lost the first frames when the server's close came with them).
     static func configureExec(_ channel: Channel, head: ByteBuffer, tls: NIOSSLContext?, serverName: String?)
-        throws -> NIOAsyncChannel<WebSocketFrame, WebSocketFrame>
+        throws -> ExecChannel
     {
         let pipeline = channel.pipeline.syncOperations
         if let tls { try pipeline.addHandler(try NIOSSLClientHandler(context: tls, serverHostname: serverName)) }
-        try pipeline.addHandler(ExecHandshake(request: head))
+        let upgrade = channel.eventLoop.makePromise(of: Void.self)
+        try pipeline.addHandler(ExecHandshake(request: head, upgrade: upgrade))
         try pipeline.addHandler(ByteToMessageHandler(WebSocketFrameDecoder(maxFrameSize: 1 << 24)))
         try pipeline.addHandler(WebSocketFrameEncoder())
-        return try NIOAsyncChannel(wrappingChannelSynchronously: channel)
+        return ExecChannel(
+            frames: try NIOAsyncChannel(wrappingChannelSynchronously: channel), upgraded: upgrade.futureResult)
+    }
+
+    /// An exec's connection: its frames, and the 101 that has to come before any is sent.
+    struct ExecChannel: Sendable {
+        var frames: NIOAsyncChannel<WebSocketFrame, WebSocketFrame>
+        var upgraded: EventLoopFuture<Void>
     }
 
     /// The exec's streams: stdin sent (and its end said) while stdout and stderr are read, until the server
     /// closes after the command's status.
-    static func session(_ channel: NIOAsyncChannel<WebSocketFrame, WebSocketFrame>, _ request: ExecRequest)
-        async throws -> ExecOutcome
-    {
+    static func session(_ channel: ExecChannel, _ request: ExecRequest) async throws -> ExecOutcome {
         let reader = ExecStreams(output: request.output)
-        try await channel.executeThenClose { inbound, outbound in
+        let upgraded = channel.upgraded
+        try await channel.frames.executeThenClose { inbound, outbound in
             try await withThrowingTaskGroup(of: Void.self) { group in
                 if request.stdin != .none {
-                    group.addTask { try await sendStdin(request.stdin, outbound) }
+                    group.addTask {
+                        try await upgraded.get()
+                        try await sendStdin(request.stdin, outbound)
+                    }
                 }
                 for try await frame in inbound {
                     switch frame.opcode {

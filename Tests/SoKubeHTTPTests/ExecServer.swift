@@ -100,8 +100,19 @@ final class ExecServer: @unchecked Sendable {
                 for (stream, text) in frames { out += ExecServer.frame(stream, Array(text.utf8)) }
                 write(context, out + [0x88, 0], close: true)
             case .echoStdin:
-                upgraded = true
-                write(context, Self.switching(key), close: false)
+                // The 101 a moment later, as a busy server's: bytes sent before it are refused, as the API
+                // server refuses them ("client sent data before handshake is complete").
+                let loop = context.eventLoop
+                let (box, handler) = (NIOLoopBound(context, eventLoop: loop), NIOLoopBound(self, eventLoop: loop))
+                loop.scheduleTask(in: .milliseconds(100)) {
+                    let (context, this) = (box.value, handler.value)
+                    guard this.bytes.isEmpty else {
+                        this.write(context, Array("HTTP/1.1 400 Early\r\nContent-Length: 0\r\n\r\n".utf8), close: true)
+                        return
+                    }
+                    this.upgraded = true
+                    this.write(context, Self.switching(key), close: false)
+                }
             }
         }
 
