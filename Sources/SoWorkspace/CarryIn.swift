@@ -9,7 +9,7 @@ import SoStack
 /// exec -i`, the bundle streamed from a file): no registry, shared volume or remote the cluster can reach.
 /// The checkout is only read: new objects (the snapshot of uncommitted changes) and the refs the bundle
 /// needs live in a scratch repository beside its `.git` that borrows its objects, removed at the end.
-struct CarryIn {
+struct CarryIn: Sendable {
     let ctx: SoContext
     /// The checkout's top directory and git directory shared by its worktrees.
     let repository: String
@@ -89,7 +89,7 @@ struct CarryIn {
     }
 
     /// A scratch bare repository beside the checkout's git directory, borrowing its objects; removed by `done`.
-    struct Bundle {
+    struct Bundle: Sendable {
         let scratch: String
         let file: String
         let base: String

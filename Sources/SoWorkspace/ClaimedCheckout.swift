@@ -1,7 +1,7 @@
 import Foundation
 
 /// What comes into a workspace claimed from a pool: the checkout `so up` ran in (a bundle), or a remote to clone.
-enum ClaimedCheckout {
+enum ClaimedCheckout: Sendable {
     case bundle(CarryIn, WorkspaceSource)
     case remote(repo: String, ref: String)
 

@@ -34,6 +34,7 @@ public struct PoolAction {
                 hint: "pool a workspace stack such as agent-workspace")
         }
         var record = record
+        record.stack = PoolRecord.stackKey(ctx, record.stack)
         if let old = try PoolRecord.load(ctx, record.name), !old.files.isEmpty {
             let changed = try old.changed(stack, fs: ctx.fs)
             guard changed.isEmpty else { throw Self.stale(record.name, changed) }

@@ -42,7 +42,8 @@ struct PoolClaim {
             }
             return p
         }
-        for p in pools where p.stack == req.stack {
+        let stack = PoolRecord.stackKey(ctx, req.stack)
+        for p in pools where PoolRecord.stackKey(ctx, p.stack) == stack {
             if let why = mismatch(p, req) {
                 ctx.say("pool \(p.name) not used: \(why)")
                 continue

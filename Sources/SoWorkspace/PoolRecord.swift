@@ -58,6 +58,15 @@ public struct PoolRecord: Sendable, Equatable, Encodable {
         }
     }
 
+    /// A stack as pools record and compare it: a path absolute and real (`~` expanded), so `so up ../stack` run
+    /// elsewhere finds the pool `so pool create ./stack` made, and a refill (which runs in no particular directory)
+    /// finds its stack; a built-in stack's name as it is.
+    static func stackKey(_ ctx: SoContext, _ value: String) -> String {
+        let v = value.trimmedSpaces
+        guard StackLocator.looksLikePath(v), !v.contains(",") else { return v }
+        return ctx.fs.realpath(ctx.absolute(v))
+    }
+
     /// What the stack is made of, now: its stack.yml, its pods' compose files and its config directory.
     static func fingerprint(_ stack: ResolvedStack, fs: FileSystem) throws -> [String: String] {
         var paths = [stack.stackFilePath] + (stack.pods + stack.optionalPods + stack.jobs).map(\.composePath)

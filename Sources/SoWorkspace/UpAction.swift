@@ -98,9 +98,23 @@ public struct UpAction {
             return nil
         }
         let claim = PoolClaim(ctx: ctx)
-        guard let pool = try claim.choose(req),
-            let claimed = try await claim.claim(pool, name: name, dir: dir, reach: checkout.reach, cluster: req.cluster)
-        else { return nil }
+        guard let pool = try claim.choose(req) else { return nil }
+        // The bundle is made while the API server is asked for a member: neither needs the other.
+        let bundle = Task { () throws -> CarryIn.Bundle? in
+            guard case .bundle(let carry, let source) = checkout else { return nil }
+            return try await carry.bundle(source, workspace: name)
+        }
+        let claimed: PoolClaim.Claimed?
+        do {
+            claimed = try await claim.claim(pool, name: name, dir: dir, reach: checkout.reach, cluster: req.cluster)
+        } catch {
+            await Self.discard(bundle, checkout)
+            throw error
+        }
+        guard let claimed else {
+            await Self.discard(bundle, checkout)
+            return nil
+        }
         let branch = given["WORKSPACE_BRANCH"].flatMap { $0.isEmpty ? nil : $0 } ?? "agent/\(name)"
         var quiet = ctx
         quiet.options.quiet = true
@@ -108,7 +122,8 @@ public struct UpAction {
             name: name, namespace: claimed.namespace, directory: dir, created: true, ready: req.wait, workspace: true,
             source: checkout.source, note: "claimed from pool \(pool.name)")
         do {
-            let bytes = try await carryIntoClaimed(req, name: name, dir: dir, checkout: checkout, branch: branch)
+            let bytes = try await carryIntoClaimed(
+                req, name: name, dir: dir, checkout: checkout, bundle: bundle, branch: branch)
             result.source?.bundleBytes = bytes
         } catch let error as SoError {
             // A claimed workspace that failed before its checkout was in holds no work: it goes, and NAME starts cold.
@@ -127,19 +142,33 @@ public struct UpAction {
         return result
     }
 
-    /// The checkout carried into a claimed member (a bundle, or the remote its clone fetches), and (with wait) its
-    /// clone done: the bundle's size (0 for a remote).
-    func carryIntoClaimed(_ req: UpRequest, name: String, dir: String, checkout: ClaimedCheckout, branch: String)
-        async throws -> UInt64
-    {
-        let w = try await WorkspaceContainer.running(ctx, directory: dir, cluster: req.cluster, timeout: req.timeout)
+    /// A bundle made ahead for a claim that did not happen, removed.
+    static func discard(_ bundle: Task<CarryIn.Bundle?, Error>, _ checkout: ClaimedCheckout) async {
+        // One that failed left nothing to remove (the cold way makes its own and says what fails).
+        if case .bundle(let carry, _) = checkout, let made = try? await bundle.value { carry.done(made) }
+    }
+
+    /// The checkout carried into a claimed member (`bundle`, made meanwhile, or the remote its clone fetches), and
+    /// (with wait) its clone done: the bundle's size (0 for a remote).
+    func carryIntoClaimed(
+        _ req: UpRequest, name: String, dir: String, checkout: ClaimedCheckout,
+        bundle made: Task<CarryIn.Bundle?, Error>,
+        branch: String
+    ) async throws -> UInt64 {
+        let w: WorkspaceContainer
+        do {
+            w = try await WorkspaceContainer.running(ctx, directory: dir, cluster: req.cluster, timeout: req.timeout)
+        } catch {
+            await Self.discard(made, checkout)
+            throw error
+        }
         // The claimer's credentials go in beside the checkout (the member was made with no one's).
         let ctx = self.ctx
         async let handed: Void = ClaimCredentials(ctx: ctx).hand(w)
         var bytes: UInt64 = 0
         switch checkout {
         case .bundle(let carry, let source):
-            let bundle = try await carry.bundle(source, workspace: name)
+            guard let bundle = try await made.value else { return 0 }
             defer { carry.done(bundle) }
             try await w.deliver(
                 bundle, ref: source.branch, branch: branch, origin: source.origin,

@@ -157,13 +157,20 @@ extension WorkspaceContainer {
     /// Shell, after `.so-carry/ready` is written: wakes the clone at once where it waits on `.so-carry/wake` (a
     /// FIFO clone.sh makes; a clone not waiting there sees the marker by itself within a second), then, when `ticks`
     /// (a shell word) is above 0, waits that many fiftieths of a second at most for the clone to be done (exit 5
-    /// when it is not).
+    /// when it is not): on `/tmp/so-clone-wait`, a FIFO clone.sh writes to once done (so this wakes at once; its
+    /// end is looked at every 50 ms all the same, as a member made by an older clone.sh needs), else a look every
+    /// 20 ms where there is no `timeout(1)` or FIFO.
     static func wakeAndWait(_ ticks: String) -> String {
         """
         [ -p "$c/wake" ] && command -v timeout >/dev/null && timeout 0.2 sh -c ': > "$1"' so "$c/wake" 2>/dev/null
         n=\(ticks); i=0
         [ "$n" -gt 0 ] 2>/dev/null || exit 0
-        until [ -e /tmp/so-clone-done ]; do sleep 0.02; i=$((i + 1)); [ "$i" -lt "$n" ] || exit 5; done
+        w=/tmp/so-clone-wait
+        if command -v timeout >/dev/null && { [ -p $w ] || mkfifo $w 2>/dev/null; }; then
+          until [ -e /tmp/so-clone-done ]; do timeout 0.05 cat $w >/dev/null 2>&1; i=$((i + 2)); [ "$i" -lt "$n" ] || exit 5; done
+        else
+          until [ -e /tmp/so-clone-done ]; do sleep 0.02; i=$((i + 1)); [ "$i" -lt "$n" ] || exit 5; done
+        fi
         """
     }
 

@@ -161,6 +161,25 @@ import Testing
     }
 }
 
+@Suite struct PoolStackPathTests {
+    /// A pool made from a relative path records it absolute: an up that names the same stack by another relative
+    /// path, from another directory, finds it (and a refill, which runs in no particular directory, its stack).
+    @Test func aPoolMadeFromARelativePathIsFoundFromAnotherDirectory() async throws {
+        var w = try WorkspaceHarness()
+        for d in ["stacks", "compose", "config"] {
+            try FileManager.default.copyItem(atPath: Path.join(RepoPaths.root, d), toPath: w.h.path("layout/\(d)"))
+        }
+        w.ctx.fs = LocalFileSystem(currentDirectory: w.h.path("layout"))
+        _ = try await PoolAction(w.ctx).create(
+            PoolRecord(name: "warm", stack: "./stacks/agent-workspace", size: 0), cluster: w.clusterOptions)
+        let saved = try #require(try PoolRecord.load(w.ctx, "warm"))
+        #expect(saved.stack == w.ctx.fs.realpath(w.h.path("layout/stacks/agent-workspace")), "\(saved.stack)")
+        w.ctx.fs = LocalFileSystem(currentDirectory: w.h.path("layout/compose"))
+        #expect(try PoolClaim(ctx: w.ctx).choose(UpRequest(stack: "../stacks/agent-workspace"))?.name == "warm")
+        #expect(try PoolClaim(ctx: w.ctx).choose(UpRequest(stack: "agent-workspace")) == nil, "a name is not a path")
+    }
+}
+
 @Suite struct PoolStaleTests {
     @Test func aPoolWhoseStackChangedIsRefusedNamingTheFiles() async throws {
         let w = try WorkspaceHarness()

@@ -54,26 +54,32 @@ clone() {
     # Woken at once by so's exec through a FIFO (no processor spent meanwhile), and a look each second all the
     # same; a look every 0.1 s where there is no timeout(1) or FIFO.
     mkdir -p "$carry"
+    # The repository the clone goes into is made while nothing else happens (a pool's member, before its claim).
+    git init -q "$tmp"
     if command -v timeout >/dev/null 2>&1 && { [ -p "$carry/wake" ] || mkfifo "$carry/wake" 2>/dev/null; }; then
       while [ ! -e "$carry/ready" ]; do timeout 1 cat "$carry/wake" >/dev/null 2>&1 || true; done
     else
       while [ ! -e "$carry/ready" ]; do sleep 0.1; done
     fi
-    base=$(sed -n 's/^base=//p' "$carry/ready")
-    seed=$(sed -n 's/^seed=//p' "$carry/ready")
-    ref=$(sed -n 's/^ref=//p' "$carry/ready")
     # A warm pool's member learns its workspace when it is claimed: the branch and origin come with the bundle,
-    # or, for a workspace from a remote, the repository to clone (repo=) and its ref.
-    claimed=$(sed -n 's/^branch=//p' "$carry/ready")
+    # or, for a workspace from a remote, the repository to clone (repo=) and its ref. Read by the shell itself.
+    base= seed= ref= claimed= origin= repo=
+    while IFS= read -r line || [ -n "$line" ]; do
+      case $line in
+        base=*) base=${line#base=} ;;
+        seed=*) seed=${line#seed=} ;;
+        ref=*) ref=${line#ref=} ;;
+        branch=*) claimed=${line#branch=} ;;
+        origin=*) origin=${line#origin=} ;;
+        repo=*) repo=${line#repo=} ;;
+      esac
+    done < "$carry/ready"
     [ -z "$claimed" ] || branch=$claimed
-    origin=$(sed -n 's/^origin=//p' "$carry/ready")
     [ -z "$origin" ] || GIT_ORIGIN=$origin
-    repo=$(sed -n 's/^repo=//p' "$carry/ready")
     if [ -n "$repo" ]; then GIT_REPO=$repo GIT_REF=$ref; else bundle=1; fi
   fi
   if [ -n "$bundle" ]; then
     echo "clone: the carried-in repository at $base onto branch $branch"
-    git init -q "$tmp"
     git -C "$tmp" fetch -q "$carry/repo.bundle" '+refs/so/carry/*:refs/so/carry/*'
     git -C "$tmp" checkout -q -b "$branch" "$base"
     if [ -n "${GIT_ORIGIN:-}" ]; then git -C "$tmp" remote add origin "$GIT_ORIGIN"; fi
@@ -93,7 +99,7 @@ clone() {
       [ -n "$ref" ] || ref=HEAD
     fi
     echo "clone: $GIT_REPO at $ref onto branch $branch"
-    git init -q "$tmp"
+    [ -d "$tmp/.git" ] || git init -q "$tmp"
     git -C "$tmp" remote add origin "$GIT_REPO"
     git -C "$tmp" fetch -q origin "$ref"
     git -C "$tmp" checkout -q -b "$branch" FETCH_HEAD
@@ -150,6 +156,10 @@ if [ $# -gt 0 ]; then
   trap 'if [ -n "$child" ]; then kill -TERM "$child" 2>/dev/null; else exit 143; fi' TERM
   trap 'if [ -n "$child" ]; then kill -INT "$child" 2>/dev/null; else exit 130; fi' INT
   : > /tmp/so-clone-done
+  # A claim's exec waiting on the FIFO it made is woken at once (none waiting: nothing to do).
+  if [ -p /tmp/so-clone-wait ] && command -v timeout >/dev/null 2>&1; then
+    timeout 0.2 sh -c ': > "$1"' so /tmp/so-clone-wait 2>/dev/null || true
+  fi
   exec 3<&0
   "$@" <&3 3<&- &
   child=$!
