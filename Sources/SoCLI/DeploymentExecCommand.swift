@@ -12,7 +12,8 @@ struct DeploymentExecCommand: SoRunnable {
         commandName: "exec",
         abstract: "Run a command in a service's container; exits with the command's exit code.",
         discussion: """
-            Uses kubectl against the deployment's cluster. On an agent workspace the service may be left out:
+            Runs through the API server (as kubectl exec does, without kubectl); -i and -t use kubectl, as does
+            a cluster behind a proxy (SO_EXEC=kubectl: always). On an agent workspace the service may be left out:
             the workspace's own is meant (`so deployment --name fix-login exec -- git status`).
 
             Example:

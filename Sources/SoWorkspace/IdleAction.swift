@@ -78,6 +78,10 @@ public struct IdleAction {
         return said.isEmpty ? nil : said
     }
 
+    /// A shell `case` pattern of the command line of a process that only reads the tasks (`task.sh report`, what
+    /// `so dashboard` and the tasks verbs run): not a use.
+    static let readerPattern = #""sh "*/so/task.sh" report "*"#
+
     /// `$1` the checkout, `$2` the idle time in seconds: a verb run in the container since (its time is
     /// `HandedCredentials.marker`'s, exact where the Namespace's record may be up to a minute old) keeps it too.
     static let busyScript = #"""
@@ -94,7 +98,10 @@ public struct IdleAction {
           n=${p#/proc/}
           [ "$n" = 1 ] || [ "$n" = $$ ] && continue
           [ "$(sed 's/.*) //' "$p/stat" 2>/dev/null | cut -d' ' -f2)" = 0 ] || continue
-          echo "a shell or exec is open in it ($(tr '\0' ' ' < "$p/cmdline" 2>/dev/null | cut -c1-40))"
+          c=$(tr '\0' ' ' < "$p/cmdline" 2>/dev/null)
+          # A reader of the tasks (so dashboard, a tasks verb) uses nothing: it does not keep the workspace.
+          case "$c" in \#(readerPattern)) continue ;; esac
+          echo "a shell or exec is open in it ($(printf '%s' "$c" | cut -c1-40))"
           exit 0
         done
         """#

@@ -650,7 +650,8 @@ struct ClusterHarness {
         }
     }
 
-    @Test func crashLoopsShowTheLastLogLines() async throws {
+    /// A deployment whose pod web-1's container web is in CrashLoopBackOff, its log `starting` then nginx's error.
+    func crashLooping() async throws -> ClusterHarness {
         let c = try await ClusterHarness(healthy: false)
         try c.cluster.seed(
             KubeObject(
@@ -673,6 +674,10 @@ struct ClusterHarness {
             p = .object(o)
         }
         c.cluster.podLogs["\(c.id)/web-1/web"] = "starting\nnginx: [emerg] unknown directive \"lisen\"\n"
+        return c
+    }
+
+    func startNamesTheCrash(_ c: ClusterHarness) async {
         await #expect { _ = try await c.start() } throws: { e in
             ((e as? SoError)?.message ?? "").hasSuffix(
                 "keeps crashing (CrashLoopBackOff); last log lines: starting | nginx: [emerg] unknown directive \"lisen\""
@@ -680,38 +685,17 @@ struct ClusterHarness {
         }
     }
 
+    @Test func crashLoopsShowTheLastLogLines() async throws {
+        await startNamesTheCrash(try await crashLooping())
+    }
+
     /// The kubelet's word that a container is gone is not the container's last lines: the log is asked again.
     @Test func aKubeletThatLostTheCrashedContainerIsAskedAgain() async throws {
-        let c = try await ClusterHarness(healthy: false)
-        try c.cluster.seed(
-            KubeObject(
-                apiVersion: "v1", kind: "Namespace", name: c.id,
-                annotations: [("laconic.com/deployment-dir", c.h.path("dep"))]))
-        try c.cluster.seed(
-            KubeObject(
-                apiVersion: "v1", kind: "Pod", name: "web-1", namespace: c.id,
-                labels: [("app", c.id), ("app.kubernetes.io/instance", c.id)]))
-        c.cluster.update("Pod", "web-1", namespace: c.id) { p in
-            guard case .object(var o) = p else { return }
-            o["status"] = .object([
-                "containerStatuses": .array([
-                    .object([
-                        "name": .string("web"),
-                        "state": .object(["waiting": .object(["reason": .string("CrashLoopBackOff")])]),
-                    ])
-                ])
-            ])
-            p = .object(o)
-        }
+        let c = try await crashLooping()
         // The kubelet's status lagged its runtime: twice it names a container already removed.
         let lost = "unable to retrieve container logs for containerd://cd58774bbe7a\n"
         c.cluster.podLogAnswers["\(c.id)/web-1/web"] = [lost, lost]
-        c.cluster.podLogs["\(c.id)/web-1/web"] = "starting\nnginx: [emerg] unknown directive \"lisen\"\n"
-        await #expect { _ = try await c.start() } throws: { e in
-            ((e as? SoError)?.message ?? "").hasSuffix(
-                "keeps crashing (CrashLoopBackOff); last log lines: starting | nginx: [emerg] unknown directive \"lisen\""
-            )
-        }
+        await startNamesTheCrash(c)
         #expect(c.cluster.calls.filter { $0 == "logs \(c.id)/web-1/web" }.count == 3)
     }
 }

@@ -212,6 +212,21 @@ import Testing
             w.cluster.object("Namespace", "nap")?.annotations["so.dev/last-used"] == Timestamps.rfc3339(w.clock.now()))
     }
 
+    /// A process that only reads the tasks (the dashboard's `task.sh report`) is not an open shell; others are.
+    @Test func aReaderOfTheTasksIsNotAUse() async throws {
+        func reader(_ cmdline: String) async throws -> Bool {
+            try await LocalProcessRunner().run(
+                ["sh", "-c", "case \"$1\" in \(IdleAction.readerPattern)) echo reader ;; esac", "so", cmdline],
+                workingDirectory: nil, environment: nil, timeout: 30
+            ).stdout == "reader\n"
+        }
+        #expect(try await reader("sh /workspace/.git/so/task.sh report /workspace "))
+        #expect(try await reader("sh /workspace/.git/so/task.sh report /workspace 3 "))
+        #expect(try await !reader("sh /workspace/.git/so/task.sh worker /workspace "))
+        #expect(try await !reader("bash -l "))
+        #expect(try await !reader("sh -c sleep 60 report "))
+    }
+
     /// The busy look's first question, run for real: a verb in the container less than `idle` ago keeps it.
     @Test func theMarkerInTheContainerKeepsARecentlyUsedWorkspace() async throws {
         let tmp = try TempDir()
