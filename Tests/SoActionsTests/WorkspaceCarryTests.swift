@@ -65,14 +65,15 @@ struct CarryHarness {
             return try await LocalProcessRunner().run(
                 rest, workingDirectory: nil, environment: GitWorkspace.env, timeout: 60)
         }
-        // A workspace's agent pod runs as soon as its Deployment is applied (the carrying waits for it).
+        // A workspace's agent pod runs as soon as its Namespace is applied (the carrying waits for it). Not at its
+        // Deployment: the carry waits beside the start, on the fixed clock, so its whole timeout passes in no time
+        // at all, and a start slowed by a loaded machine (every suite at once) would apply the Deployment too late.
         let cluster = w.cluster
         cluster.afterApply = { json in
-            guard json["kind"]?.string == "Deployment", json.name.hasSuffix("-deployment"),
-                !json.name.contains("egress"),
-                let ns = json.namespace, let id = json.labels["app"]
+            guard json["kind"]?.string == "Namespace", let id = json.labels["app"],
+                cluster.object("Pod", "\(id)-agent-abc", namespace: json.name) == nil
             else { return }
-            try cluster.seed(AgentPod.running(id: id, namespace: ns))
+            try cluster.seed(AgentPod.running(id: id, namespace: json.name))
         }
         // Credentials handed in go to the container's memory: recorded (`fed`), never written on this host.
         h.processes.feedingFallback = { args, _ in inContainer(args) == nil ? nil : ProcessResult(exitCode: 0) }
