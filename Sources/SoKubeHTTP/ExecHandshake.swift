@@ -23,8 +23,9 @@ final class ExecHandshake: ChannelInboundHandler, @unchecked Sendable {
     private var buffer = ByteBuffer()
     private var upgraded = false
     private var ended = false
-    /// The refusal's status and its body's length (nil: read to the close), once its head is read.
-    private var refusal: (status: Int, length: Int?)?
+    /// The refusal's status, its body's length (nil: read to the close) and whether it comes in chunks, once its
+    /// head is read.
+    private var refusal: (status: Int, length: Int?, chunked: Bool)?
 
     init(request: ByteBuffer, upgrade: EventLoopPromise<Void>) {
         self.request = request
@@ -65,12 +66,37 @@ final class ExecHandshake: ChannelInboundHandler, @unchecked Sendable {
                 buffer = ByteBuffer()
                 return
             }
-            let length = lines.dropFirst().first { $0.lowercased().hasPrefix("content-length:") }.flatMap {
-                Int($0.split(separator: ":", maxSplits: 1)[1].trimmingCharacters(in: .whitespaces))
+            func header(_ name: String) -> String? {
+                lines.dropFirst().first { $0.lowercased().hasPrefix(name + ":") }.map {
+                    $0.split(separator: ":", maxSplits: 1)[1].trimmingCharacters(in: .whitespaces)
+                }
             }
-            refusal = (status ?? 0, length)
+            let chunked = header("transfer-encoding")?.lowercased().contains("chunked") == true
+            refusal = (status ?? 0, header("content-length").flatMap { Int($0) }, chunked)
         }
-        if let r = refusal, let n = r.length, buffer.readableBytes >= n { fail(context) }
+        guard let r = refusal else { return }
+        if let n = r.length, buffer.readableBytes >= n { fail(context) }
+        if r.chunked, let body = Self.dechunked(buffer.readableBytesView) {
+            buffer = ByteBuffer(bytes: body)
+            fail(context)
+        }
+    }
+
+    /// A whole chunked body without its framing; nil while its last chunk has not come.
+    static func dechunked(_ bytes: ByteBufferView) -> [UInt8]? {
+        var rest = Array(bytes)[...]
+        var body: [UInt8] = []
+        while let end = rest.firstRange(of: [13, 10]) {
+            let sizeLine = String(decoding: rest[..<end.lowerBound], as: UTF8.self)
+            guard let size = Int(sizeLine.split(separator: ";")[0].trimmingCharacters(in: .whitespaces), radix: 16)
+            else { return body }
+            if size == 0 { return body }
+            let start = end.upperBound
+            guard rest.count >= start - rest.startIndex + size + 2 else { return nil }
+            body += rest[start..<start + size]
+            rest = rest[(start + size + 2)...]
+        }
+        return nil
     }
 
     func channelInactive(context: ChannelHandlerContext) {

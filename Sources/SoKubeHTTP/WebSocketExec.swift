@@ -25,8 +25,11 @@ extension HTTPClusterClient {
         let secure = scheme == "https"
         let port = url.port ?? (secure ? 443 : 80)
         let began = DispatchTime.now().uptimeNanoseconds
+        // A server URL with a path (a proxy in front of several clusters) keeps it, as every request's does.
+        let prefix =
+            url.percentEncodedPath.hasSuffix("/") ? String(url.percentEncodedPath.dropLast()) : url.percentEncodedPath
         let path =
-            "/api/v1/namespaces/\(percentEncoded(request.namespace))/pods/\(percentEncoded(request.pod))/exec?"
+            prefix + "/api/v1/namespaces/\(percentEncoded(request.namespace))/pods/\(percentEncoded(request.pod))/exec?"
             + execQuery(request)
         let used = try await credentials.current()
         var attempt = try await execOnce(request, path: path, used, host: host, port: port, secure: secure)

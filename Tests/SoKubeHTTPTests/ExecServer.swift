@@ -12,6 +12,8 @@ final class ExecServer: @unchecked Sendable {
         /// Answers stdin: after the client's end of stdin (channel 255), its bytes on stdout, then Success.
         case echoStdin
         case refuse(status: Int, body: String)
+        /// A refusal whose body comes in two chunks, the connection left open (keep-alive).
+        case refuseChunked(status: Int, body: String)
     }
 
     private let lock = NSLock()
@@ -94,6 +96,13 @@ final class ExecServer: @unchecked Sendable {
                     "HTTP/1.1 \(status) No\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
                         .utf8)
                 write(context, out, close: true)
+                return
+            case .refuseChunked(let status, let body):
+                let half = body.utf8.count / 2
+                let (a, b) = (Array(body.utf8.prefix(half)), Array(body.utf8.dropFirst(half)))
+                out = Array("HTTP/1.1 \(status) No\r\nTransfer-Encoding: chunked\r\n\r\n".utf8)
+                for part in [a, b] { out += Array("\(String(part.count, radix: 16))\r\n".utf8) + part + [13, 10] }
+                write(context, out + Array("0\r\n\r\n".utf8), close: false)
                 return
             case .frames(let frames):
                 out = Self.switching(key)

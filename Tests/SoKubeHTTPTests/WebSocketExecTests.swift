@@ -6,12 +6,14 @@ import Testing
 
 /// `exec` through the API server as kubectl speaks it, against a server that answers byte by byte.
 @Suite struct WebSocketExecTests {
-    func run(_ answer: ExecServer.Answer, _ request: ExecRequest) async throws -> (ExecOutcome?, ExecServer) {
+    func run(_ answer: ExecServer.Answer, _ request: ExecRequest, path: String = "") async throws -> (
+        ExecOutcome?, ExecServer
+    ) {
         let server = ExecServer(answer)
         let port = try server.start()
         defer { server.stop() }
         let client = try HTTPClusterClient(
-            ClusterConnection(contextName: "test", server: "http://127.0.0.1:\(port)", token: "t0ken"))
+            ClusterConnection(contextName: "test", server: "http://127.0.0.1:\(port)\(path)", token: "t0ken"))
         let outcome = try await client.exec(request)
         await client.shutdown()
         return (outcome, server)
@@ -49,6 +51,14 @@ import Testing
         #expect(head.contains("Sec-WebSocket-Protocol: v5.channel.k8s.io, v4.channel.k8s.io"))
     }
 
+    /// A server URL with a path (a proxy in front of several clusters) keeps it, as every other request does.
+    @Test func aServerPathIsKept() async throws {
+        let (outcome, server) = try await run(
+            .frames([(UInt8(3), #"{"status":"Success"}"#)]), Self.request, path: "/k8s/clusters/c-1/")
+        #expect(outcome?.exitCode == 0)
+        #expect(server.heads.first?.hasPrefix("GET /k8s/clusters/c-1/api/v1/namespaces/ns/pods/p-1/exec?") == true)
+    }
+
     @Test func aNonZeroExitIsTheCommandsCode() async throws {
         let status = """
             {"metadata":{},"status":"Failure","message":"command terminated with non-zero exit code: exit status 7",\
@@ -74,6 +84,14 @@ import Testing
         let (outcome, _) = try await run(.refuse(status: 404, body: body), Self.request)
         let o = try #require(outcome)
         #expect(o.exitCode == 1 && o.result.stderr == "Error from server (NotFound): pods \"p-1\" not found\n")
+    }
+
+    /// A refusal in chunks on a connection left open is read to its last chunk, not to a close that never comes.
+    @Test func aChunkedRefusalIsReadToItsEnd() async throws {
+        let body =
+            #"{"kind":"Status","status":"Failure","message":"pods \"p-1\" is forbidden: no","reason":"Forbidden"}"#
+        let (outcome, _) = try await run(.refuseChunked(status: 403, body: body), Self.request)
+        #expect(outcome?.result.stderr == "Error from server (Forbidden): pods \"p-1\" is forbidden: no\n")
     }
 
     /// A refusal that is not the API server's (a server that speaks none of the protocols refuses the upgrade
