@@ -534,19 +534,22 @@ struct Waiter {
     /// The last lines of the run that crashed (`previous`: under load the kubelet may have started the next run,
     /// whose log holds only its first lines, by the time they are asked for). A kubelet whose own status lags its
     /// runtime serves, as the log, its word that the container it names is gone ("unable to retrieve container
-    /// logs for containerd://…"): that is asked again, up to 6 times half a second apart, and never shown as the
-    /// container's lines.
+    /// logs for containerd://…"), for seconds on a loaded node: that is asked again, up to 10 times half a second
+    /// apart, the current run's log and the previous one's in turn (the current one may have printed the same), and
+    /// never shown as the container's lines.
     func lastLines(pod: String, container: String) async throws -> String {
         var options = LogOptions(container: container, tailLines: 5)
-        options.previous = true
-        for ask in 0..<6 {
+        for ask in 0..<10 {
             if ask > 0 { try await ctx.clock.sleep(seconds: 0.5) }
+            options.previous = ask % 2 == 0
             var text = ""
             do {
                 for try await chunk in client.logs(namespace: namespace, pod: pod, options: options) { text += chunk }
             } catch { return "" }
             let lines = text.split(separator: "\n")
             if lines.count == 1, lines[0].hasPrefix(Self.kubeletLostLog) { continue }
+            // Nothing yet in a run just started, after the kubelet lost the one before: asked again.
+            if lines.isEmpty && ask > 0 { continue }
             return lines.suffix(5).joined(separator: " | ")
         }
         return ""

@@ -383,7 +383,9 @@ public final class FakeCluster: ClusterClient, @unchecked Sendable {
 
     public func logs(namespace: String, pod: String, options: LogOptions) -> AsyncThrowingStream<String, Error> {
         let text = locked { () -> String? in
-            calls.append("logs \(namespace)/\(pod)\(options.container.map { "/\($0)" } ?? "")")
+            calls.append(
+                "logs \(namespace)/\(pod)\(options.container.map { "/\($0)" } ?? "")"
+                    + (options.previous ? " previous" : ""))
             let key = "\(namespace)/\(pod)/\(options.container ?? "")"
             if var answers = podLogAnswers[key], !answers.isEmpty {
                 let first = answers.removeFirst()
