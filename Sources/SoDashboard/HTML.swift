@@ -33,11 +33,7 @@ public enum HTML {
     public static func stripTerminal(_ s: String) -> String { TerminalText.withoutEscapes(s) }
 
     /// A URL's query value or path segment, percent-encoded (unreserved characters kept).
-    public static func urlComponent(_ s: String) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        return s.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
-    }
+    public static func urlComponent(_ s: String) -> String { PercentEncoding.component(s) }
 
     /// A link to an http(s) URL an agent or a user gave (a pull request, an issue, an ingress host): only those
     /// two schemes become links; anything else is shown as text.

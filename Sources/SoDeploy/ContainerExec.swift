@@ -21,16 +21,27 @@ package struct ContainerExec: Sendable {
         kubectlFlags: [String]
     ) {
         self.ctx = ctx
-        self.client = ctx.environment["SO_EXEC"] == "kubectl" ? nil : client
+        self.client = Self.kubectlOnly(ctx) ? nil : client
         self.namespace = namespace
         self.pod = pod
         self.container = container
         self.kubectlFlags = kubectlFlags
     }
 
+    /// `SO_EXEC=kubectl`: every exec is kubectl's.
+    static func kubectlOnly(_ ctx: SoContext) -> Bool { ctx.environment["SO_EXEC"] == "kubectl" }
+
     /// `kubectl exec` of `command` with `options` (`-i`, `-t`).
     package func kubectl(_ options: [String], _ command: [String]) -> [String] {
-        ["kubectl"] + kubectlFlags + ["-n", namespace, "exec"] + options + [pod, "-c", container, "--"] + command
+        Self.kubectl(kubectlFlags, namespace: namespace, pod: pod, container: container, options: options, command)
+    }
+
+    /// `kubectl exec` into `container` of `pod`, with `command` after `--`: every kubectl exec `so` runs.
+    package static func kubectl(
+        _ flags: [String], namespace: String, pod: String, container: String, options: [String] = [],
+        _ command: [String]
+    ) -> [String] {
+        ["kubectl"] + flags + ["-n", namespace, "exec"] + options + [pod, "-c", container, "--"] + command
     }
 
     func request(_ command: [String], _ stdin: ExecInput, output: (@Sendable (Bool, Data) -> Void)? = nil)
@@ -84,7 +95,7 @@ extension KnownContainer {
     }
 
     func client(_ ctx: SoContext) -> ClusterClient? {
-        if ctx.environment["SO_EXEC"] == "kubectl" { return nil }
+        if ContainerExec.kubectlOnly(ctx) { return nil }
         func flag(_ name: String) -> String? {
             kubectlFlags.firstIndex(of: name).flatMap { $0 + 1 < kubectlFlags.count ? kubectlFlags[$0 + 1] : nil }
         }

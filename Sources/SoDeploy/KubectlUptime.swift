@@ -15,10 +15,8 @@ struct KubectlUptime: ContainerUptime {
     ]
 
     func uptime(pod: String, container: String, namespace: String) async -> UptimeAnswer {
-        let args =
-            ["kubectl"] + kubectlFlags + [
-                "-n", namespace, "exec", pod, "-c", container, "--", "cat", "/proc/uptime", "/proc/1/stat",
-            ]
+        let args = ContainerExec.kubectl(
+            kubectlFlags, namespace: namespace, pod: pod, container: container, ["cat", "/proc/uptime", "/proc/1/stat"])
         let result: ProcessResult
         do {
             result = try await processes.run(args, workingDirectory: nil, environment: nil, timeout: Self.timeout)

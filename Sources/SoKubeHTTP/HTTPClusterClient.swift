@@ -31,6 +31,8 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
     private let lock = NSLock()
     /// The TLS configuration with the client certificate an exec plugin gave last (a new one opens new connections).
     private var execTLS: (certificate: Data, key: Data, configuration: TLSConfiguration)?
+    /// The TLS context of the kubeconfig's configuration, made once (an exec connects on its own: a claim's two).
+    private var kubeconfigContext: NIOSSLContext?
     public var maxAttempts = 3
     /// Tracing: one debug line per HTTP attempt, `METHOD path status milliseconds` (SO_TRACE_API=1 shows
     /// them); the same logger goes to AsyncHTTPClient for its trace-level lines. Never headers or bodies.
@@ -479,6 +481,14 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
         }
         lock.withLock { execTLS = (certificate, key, config) }
         return config
+    }
+
+    /// The NIOSSL context of the kubeconfig's TLS configuration (what an exec's own connection uses), made once.
+    func sslContext() throws -> NIOSSLContext {
+        if let made = lock.withLock({ kubeconfigContext }) { return made }
+        let made = try NIOSSLContext(configuration: tls)
+        lock.withLock { kubeconfigContext = made }
+        return made
     }
 
     /// A 404 from a Kubernetes API server carries a `Status` object; anything else (a web server, a proxy's

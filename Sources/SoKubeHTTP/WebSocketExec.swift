@@ -29,7 +29,8 @@ extension HTTPClusterClient {
         let prefix =
             url.percentEncodedPath.hasSuffix("/") ? String(url.percentEncodedPath.dropLast()) : url.percentEncodedPath
         let path =
-            prefix + "/api/v1/namespaces/\(percentEncoded(request.namespace))/pods/\(percentEncoded(request.pod))/exec?"
+            prefix
+            + "/api/v1/namespaces/\(PercentEncoding.component(request.namespace))/pods/\(PercentEncoding.component(request.pod))/exec?"
             + execQuery(request)
         let used = try await credentials.current()
         var attempt = try await execOnce(request, path: path, used, host: host, port: port, secure: secure)
@@ -97,7 +98,7 @@ extension HTTPClusterClient {
         if let cert = used.clientCertificatePEM, let key = used.clientKeyPEM {
             return try NIOSSLContext(configuration: try tlsConfiguration(certificate: cert, key: key))
         }
-        return try NIOSSLContext(configuration: tls)
+        return try sslContext()
     }
 
     /// The name TLS sends (SNI) and checks the certificate against: `tls-server-name` when set, else the server's

@@ -69,10 +69,10 @@ public struct IdleAction {
         let pods = try await client.list(.pod, namespace: d.namespace, labelSelector: DeploymentNames.selector(d.id))
         guard let pod = pods.first(where: { WorkspaceContainer.runs($0, at[0]) })?.name else { return nil }
         let r = try await ctx.processes.run(
-            ["kubectl"] + target.kubectlFlags + [
-                "-n", d.namespace, "exec", pod, "-c", at[0], "--", "sh", "-c", Self.busyScript, "so", at[1],
-                String(d.idleAfter ?? 0),
-            ], workingDirectory: nil, environment: nil, timeout: 60)
+            ContainerExec.kubectl(
+                target.kubectlFlags, namespace: d.namespace, pod: pod, container: at[0],
+                ["sh", "-c", Self.busyScript, "so", at[1], String(d.idleAfter ?? 0)]),
+            workingDirectory: nil, environment: nil, timeout: 60)
         guard r.exitCode == 0 else { return "its container could not be looked at: \(r.lastErrorLine)" }
         let said = r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         return said.isEmpty ? nil : said

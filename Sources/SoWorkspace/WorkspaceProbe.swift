@@ -36,10 +36,9 @@ public struct WorkspaceProbe: Sendable {
     public static func runs(_ pod: JSON, _ container: String) -> Bool { WorkspaceContainer.runs(pod, container) }
 
     func command(_ script: String, _ args: [String]) -> [String] {
-        ["kubectl"] + kubectlFlags + [
-            "-n", namespace, "exec", pod, "-c", container, "--",
-            "sh", "-c", HandedCredentials.readingPrelude + "\n" + script, "so", path,
-        ] + args
+        ContainerExec.kubectl(
+            kubectlFlags, namespace: namespace, pod: pod, container: container,
+            ["sh", "-c", HandedCredentials.readingPrelude + "\n" + script, "so", path] + args)
     }
 
     private func run(_ processes: ProcessRunner, _ what: String, _ script: String, _ args: [String]) async throws
