@@ -8,7 +8,7 @@ import argparse, json, os, subprocess, sys, time, urllib.error, urllib.request
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
-from selenium.common.exceptions import StaleElementReferenceException
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.common.by import By
 
 p = argparse.ArgumentParser()
@@ -51,8 +51,8 @@ def wait(what, predicate, timeout=90, every=0.1, detail=None):
     while time.time() < end:
         try:
             v = predicate()
-        except StaleElementReferenceException:
-            v = None  # the live part was drawn again between finding an element and reading it
+        except (StaleElementReferenceException, NoSuchElementException):
+            v = None  # the live part was drawn again between finding an element and reading (or clicking) it
         if v:
             return v
         time.sleep(every)
@@ -152,8 +152,9 @@ try:
     # behind it took longer than a slow stand-in ran).
     third = task("third (never ends)", "sleep 600")
     wait("task 3 on the page", lambda: state_of(third) in ("queued", "running"), 30)
-    button = driver.find_element(By.CSS_SELECTOR, f'#tasks-table tr[data-task="{third}"] form.action button')
-    button.click()
+    # Found and clicked in one go, again if the live table drew the row anew in between (a stale element).
+    wait("task 3's cancel clicked", lambda: driver.find_element(
+        By.CSS_SELECTOR, f'#tasks-table tr[data-task="{third}"] form.action button').click() or True, 30)
     wait("task 3 cancelled", lambda: state_of(third) == "cancelled", 60,
          detail=lambda: f"task 3 {state_of(third)}; the page said: {driver.find_element(By.ID, 'said').text!r}")
     said = driver.find_element(By.ID, "said").text
