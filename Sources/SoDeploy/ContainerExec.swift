@@ -44,19 +44,23 @@ package struct ContainerExec: Sendable {
         ["kubectl"] + flags + ["-n", namespace, "exec"] + options + [pod, "-c", container, "--"] + command
     }
 
-    func request(_ command: [String], _ stdin: ExecInput, output: (@Sendable (Bool, Data) -> Void)? = nil)
-        -> ExecRequest
-    {
+    func request(
+        _ command: [String], _ stdin: ExecInput, output: (@Sendable (Bool, Data) -> Void)? = nil,
+        timeout: Double? = nil
+    ) -> ExecRequest {
         ExecRequest(
-            namespace: namespace, pod: pod, container: container, command: command, stdin: stdin, output: output)
+            namespace: namespace, pod: pod, container: container, command: command, stdin: stdin, output: output,
+            timeout: timeout)
     }
 
-    /// Runs `command` with `stdin` and captures its output. `timeout` bounds kubectl (the API server's exec ends
-    /// when the command does).
+    /// Runs `command` with `stdin` and captures its output; past `timeout` seconds it is stopped (its connection
+    /// closed, or kubectl ended) and this throws.
     package func run(_ command: [String], stdin: ExecInput = .none, timeout: Double? = nil) async throws
         -> ProcessResult
     {
-        if let client, let outcome = try await client.exec(request(command, stdin)) { return outcome.result }
+        if let client, let outcome = try await client.exec(request(command, stdin, timeout: timeout)) {
+            return outcome.result
+        }
         switch stdin {
         case .none:
             return try await ctx.processes.run(

@@ -31,7 +31,7 @@ public struct RenderAction: Sendable {
         var addresses: [String: [String]] = [:]
         if let egress = model.spec.sections.egress {
             let config = Dictionary(model.config.map { ($0.key, $0.value) }, uniquingKeysWith: { $1 })
-            for host in egress.targets(config: config).hosts { addresses[host] = ctx.resolver.addresses(of: host) }
+            addresses = ctx.resolver.addresses(of: egress.targets(config: config).hosts)
         }
         let manifest = try Renderer.render(
             model,

@@ -12,10 +12,12 @@ public struct ExecRequest: Sendable {
     /// Told of each chunk of output as it arrives (`true`: standard output, `false`: standard error); nil: the
     /// output is captured in the outcome.
     public var output: (@Sendable (_ stdout: Bool, _ chunk: Data) -> Void)?
+    /// Seconds the command may take; past them its connection is closed and the exec fails. nil: no bound.
+    public var timeout: Double?
 
     public init(
         namespace: String, pod: String, container: String, command: [String], stdin: ExecInput = .none,
-        output: (@Sendable (_ stdout: Bool, _ chunk: Data) -> Void)? = nil
+        output: (@Sendable (_ stdout: Bool, _ chunk: Data) -> Void)? = nil, timeout: Double? = nil
     ) {
         self.namespace = namespace
         self.pod = pod
@@ -23,6 +25,7 @@ public struct ExecRequest: Sendable {
         self.command = command
         self.stdin = stdin
         self.output = output
+        self.timeout = timeout
     }
 }
 

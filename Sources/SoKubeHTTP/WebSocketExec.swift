@@ -32,10 +32,22 @@ extension HTTPClusterClient {
             prefix
             + "/api/v1/namespaces/\(PercentEncoding.component(request.namespace))/pods/\(PercentEncoding.component(request.pod))/exec?"
             + execQuery(request)
-        let used = try await credentials.current()
-        var attempt = try await execOnce(request, path: path, used, host: host, port: port, secure: secure)
-        if case .refused(401, _) = attempt, let fresh = try await credentials.afterUnauthorized(used) {
-            attempt = try await execOnce(request, path: path, fresh, host: host, port: port, secure: secure)
+        let address = host
+        let attempts: @Sendable () async throws -> ExecAttempt = {
+            let used = try await self.credentials.current()
+            let attempt = try await self.execOnce(request, path: path, used, host: address, port: port, secure: secure)
+            guard case .refused(401, _) = attempt, let fresh = try await self.credentials.afterUnauthorized(used)
+            else { return attempt }
+            return try await self.execOnce(request, path: path, fresh, host: address, port: port, secure: secure)
+        }
+        let bounded = try await request.timeout == nil ? attempts() : Deadline.within(request.timeout ?? 0, attempts)
+        guard let attempt = bounded else {
+            logger.debug("EXEC \(request.namespace)/\(request.pod) timed out")
+            throw SoError(
+                "the command in pod \(request.namespace)/\(request.pod) did not finish within "
+                    + "\(String(format: "%g", request.timeout ?? 0)) s and was stopped",
+                hint: "run it by hand to see why it hangs: kubectl exec -n \(request.namespace) \(request.pod) -c "
+                    + "\(request.container) -- \(request.command.joined(separator: " "))")
         }
         let ms = (DispatchTime.now().uptimeNanoseconds - began) / 1_000_000
         switch attempt {

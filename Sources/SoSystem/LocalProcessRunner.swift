@@ -185,22 +185,12 @@ public struct LocalProcessRunner: ProcessRunner {
         }
         do {
             guard let timeout else { return try await spawn() }
-            return try await withThrowingTaskGroup(of: ProcessResult?.self) { group in
-                group.addTask { try await spawn() }
-                group.addTask {
-                    try? await Task.sleep(nanoseconds: UInt64(max(0, timeout) * 1e9))
-                    return nil
-                }
-                defer { group.cancelAll() }
-                guard let first = try await group.next(), let result = first else {
-                    group.cancelAll()
-                    _ = try? await group.next()
-                    throw SoError(
-                        "\(program) did not finish within \(String(format: "%g", timeout)) s and was stopped",
-                        hint: "run '\(arguments.joined(separator: " "))' by hand to see why it hangs")
-                }
-                return result
+            guard let result = try await Deadline.within(timeout, spawn) else {
+                throw SoError(
+                    "\(program) did not finish within \(String(format: "%g", timeout)) s and was stopped",
+                    hint: "run '\(arguments.joined(separator: " "))' by hand to see why it hangs")
             }
+            return result
         } catch {
             throw Self.cannotRun(program, error)
         }

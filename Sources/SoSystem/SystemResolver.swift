@@ -8,10 +8,15 @@ import Subprocess
     import SystemPackage
 #endif
 
-/// The system resolver (getaddrinfo), IPv4 and IPv6.
+/// The system resolver (getaddrinfo), IPv4 and IPv6; a name's answer is kept for 30 s, and many names are asked
+/// for at once (`RememberedLookups`).
 public struct SystemResolver: HostResolver {
+    let lookups = RememberedLookups(lookUp: SystemResolver.lookUp)
     public init() {}
-    public func addresses(of host: String) -> [String] {
+    public func addresses(of host: String) -> [String] { lookups.addresses(of: host) }
+    public func addresses(of hosts: [String]) -> [String: [String]] { lookups.addresses(of: hosts) }
+
+    static func lookUp(_ host: String) -> [String] {
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         var result: UnsafeMutablePointer<addrinfo>?

@@ -14,6 +14,8 @@ final class ExecServer: @unchecked Sendable {
         case refuse(status: Int, body: String)
         /// A refusal whose body comes in two chunks, the connection left open (keep-alive).
         case refuseChunked(status: Int, body: String)
+        /// A command that never ends: the 101, then nothing, the connection left open.
+        case hang
     }
 
     private let lock = NSLock()
@@ -104,6 +106,8 @@ final class ExecServer: @unchecked Sendable {
                 for part in [a, b] { out += Array("\(String(part.count, radix: 16))\r\n".utf8) + part + [13, 10] }
                 write(context, out + Array("0\r\n\r\n".utf8), close: false)
                 return
+            case .hang:
+                write(context, Self.switching(key), close: false)
             case .frames(let frames):
                 out = Self.switching(key)
                 for (stream, text) in frames { out += ExecServer.frame(stream, Array(text.utf8)) }

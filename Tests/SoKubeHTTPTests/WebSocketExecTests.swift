@@ -124,6 +124,16 @@ import Testing
         #expect(seen.all == ["out: one\n", "err: two\n"])
     }
 
+    /// A command that never ends is stopped at its timeout (as kubectl is), and named with how to see why.
+    @Test(.timeLimit(.minutes(1))) func aHungCommandIsStoppedAtItsTimeout() async throws {
+        var request = Self.request
+        request.timeout = 0.3
+        let error = await #expect(throws: SoError.self) { try await run(.hang, request) }
+        #expect(error?.message == "the command in pod ns/p-1 did not finish within 0.3 s and was stopped")
+        #expect(
+            error?.hint?.hasPrefix("run it by hand to see why it hangs: kubectl exec -n ns p-1 -c agent -- sh") == true)
+    }
+
     /// A proxy between: nil (kubectl, which speaks to proxies, runs the command).
     @Test func aProxyLeavesItToKubectl() async throws {
         let client = try HTTPClusterClient(

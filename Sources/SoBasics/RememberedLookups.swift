@@ -1,0 +1,40 @@
+import Foundation
+
+/// Answers of a slow lookup (the system resolver's), kept for `keep` seconds, asked for many names at once on a
+/// thread each: a start renders twice and each render names every egress host, so one name is looked up once per
+/// start, and three names cost the slowest lookup, not the sum.
+public final class RememberedLookups: @unchecked Sendable {
+    private let lookUp: @Sendable (String) -> [String]
+    private let keep: Double
+    private let lock = NSLock()
+    private var known: [String: (addresses: [String], at: UInt64)] = [:]
+
+    public init(keep: Double = 30, lookUp: @escaping @Sendable (String) -> [String]) {
+        self.keep = keep
+        self.lookUp = lookUp
+    }
+
+    public func addresses(of host: String) -> [String] {
+        let now = DispatchTime.now().uptimeNanoseconds
+        if let k = lock.withLock({ known[host] }), Double(now - k.at) / 1e9 < keep { return k.addresses }
+        let found = lookUp(host)
+        lock.withLock { known[host] = (found, now) }
+        return found
+    }
+
+    public func addresses(of hosts: [String]) -> [String: [String]] {
+        let unique = Array(Set(hosts))
+        if unique.count > 1 {
+            let group = DispatchGroup()
+            for host in unique {
+                group.enter()
+                Thread {
+                    _ = self.addresses(of: host)
+                    group.leave()
+                }.start()
+            }
+            group.wait()
+        }
+        return Dictionary(uniqueKeysWithValues: unique.map { ($0, addresses(of: $0)) })
+    }
+}
