@@ -29,30 +29,77 @@ struct ClaimBinding: Sendable {
         }.map(\.name)
     }
 
-    func bindAhead(_ claims: [String], patience: Double = 5) async throws {
-        guard !claims.isEmpty else { return }
+    /// Names the node on `claims` (which provisioners read); nil when there is nothing to bind ahead: no new
+    /// claim, several nodes, or no right to list them.
+    func begin(_ claims: [String], patience: Double = 5) async throws -> Started? {
+        guard !claims.isEmpty else { return nil }
         let nodeType = ResourceType.node
-        let claimType = ResourceType.persistentVolumeClaim
         // Not allowed to list nodes (a namespace-scoped user): the scheduler chooses, as always.
         guard let nodes = try? await client.list(nodeType, namespace: nil, labelSelector: nil), nodes.count == 1,
             nodes[0].at("spec", "unschedulable")?.bool != true
-        else { return }
+        else { return nil }
         let node = nodes[0].name
         for claim in claims {
-            try await client.annotate(claimType, name: claim, namespace: namespace, [(Self.selectedNode, node)])
+            try await client.annotate(
+                .persistentVolumeClaim, name: claim, namespace: namespace, [(Self.selectedNode, node)])
         }
         progress.phase("provisioning", "\(claims.count) \(claims.count == 1 ? "volume" : "volumes") on node \(node)")
-        let start = ctx.clock.now()
-        var pending = Set(claims)
-        // Looked at again as soon as a claim changes (bound), else every tenth of a second.
-        let watch = ChangeWatch(client, namespace: namespace, [(claimType, nil)], seconds: patience)
-        defer { watch.stop() }
-        while !pending.isEmpty && ctx.clock.now().timeIntervalSince(start) < patience {
-            try await watch.pause(ctx.clock, seconds: 0.1)
-            for c in try await client.list(claimType, namespace: namespace, labelSelector: nil)
-            where c.at("status", "phase")?.string == "Bound" {
-                pending.remove(c.name)
+        return Started(binding: self, claims: Set(claims), start: ctx.clock.now(), patience: patience)
+    }
+
+    /// Claims named on the node, being provisioned.
+    struct Started: Sendable {
+        let binding: ClaimBinding
+        let claims: Set<String>
+        let start: Date
+        let patience: Double
+
+        /// Until every claim is bound, or `patience` has passed since they were named (the scheduler then waits).
+        func waitBound() async throws {
+            let (ctx, client) = (binding.ctx, binding.client)
+            let claimType = ResourceType.persistentVolumeClaim
+            var pending = claims
+            // Looked at again as soon as a claim changes (bound), else every tenth of a second.
+            let watch = ChangeWatch(client, namespace: binding.namespace, [(claimType, nil)], seconds: patience)
+            defer { watch.stop() }
+            while !pending.isEmpty && ctx.clock.now().timeIntervalSince(start) < patience {
+                try await watch.pause(ctx.clock, seconds: 0.1)
+                for c in try await client.list(claimType, namespace: binding.namespace, labelSelector: nil)
+                where c.at("status", "phase")?.string == "Bound" {
+                    pending.remove(c.name)
+                }
             }
         }
+    }
+
+    /// `batch` as what can go out while `claims` are provisioned (no pod of it mounts one) and the rest: the
+    /// workloads whose pod template mounts none of them first.
+    static func partition(_ batch: [KubeObject], notMounting claims: Set<String>) -> (
+        early: [KubeObject], late: [KubeObject]
+    ) {
+        var early: [KubeObject] = []
+        var late: [KubeObject] = []
+        for o in batch {
+            let workload = o.isKind(.deployment) || o.isKind(.job) || o.kind == "StatefulSet"
+            if workload && mounted(o).isDisjoint(with: claims) { early.append(o) } else { late.append(o) }
+        }
+        return (early, late)
+    }
+
+    /// The claims a workload's pods mount: its pod template's `persistentVolumeClaim` volumes.
+    static func mounted(_ o: KubeObject) -> Set<String> {
+        func field(_ v: YValue?, _ key: String) -> YValue? {
+            guard case .map(let pairs)? = v else { return nil }
+            return pairs.first { $0.0 == key }?.1
+        }
+        let spec = o.body.first { $0.0 == "spec" }?.1
+        guard case .list(let volumes)? = field(field(field(spec, "template"), "spec"), "volumes") else { return [] }
+        return Set(
+            volumes.compactMap { v -> String? in
+                guard case .string(let name)? = field(field(v, "persistentVolumeClaim"), "claimName") else {
+                    return nil
+                }
+                return name
+            })
     }
 }

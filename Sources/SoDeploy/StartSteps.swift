@@ -44,7 +44,6 @@ struct StartSteps: Sendable {
         report: inout StartReport,
         beforeWorkloads: () async throws -> Void
     ) async throws {
-        let started = ctx.clock.now()
         // The Namespace exists already (the lock step made sure).
         let split = namespaces(objects, existing: existing, onlyKinds: onlyKinds, report: &report)
         var namespaceObjects = split.namespaces
@@ -60,38 +59,59 @@ struct StartSteps: Sendable {
                 namespaceObjects = []
             }
             guard !batch.isEmpty else { continue }
+            var binding: ClaimBinding.Started?
             if !workloadsReady && dryRun == nil && batch.contains(where: { $0.isKind(.deployment) || $0.isKind(.job) })
             {
+                // New volumes are provisioned while the stopped pods end and the images load.
                 if bindClaimsAhead {
-                    try await ClaimBinding(ctx: ctx, client: client, namespace: namespace, progress: progress)
-                        .bindAhead(newClaims)
+                    binding = try await ClaimBinding(ctx: ctx, client: client, namespace: namespace, progress: progress)
+                        .begin(newClaims)
                 }
                 if existing != nil { try await waitForEndingPods() }
                 try await beforeWorkloads()
                 workloadsReady = true
             }
-            let summary = Self.summary(batch)
-            progress.phase("applying", summary)
-            let results = try await applyAll(
-                batch, readJobs: existing != nil && owned == nil, owned: owned, existing: existing
-            ) { done in
-                progress.live(
-                    "applied \(done)/\(batch.count): \(summary)", elapsed: ctx.clock.now().timeIntervalSince(started))
+            if let binding {
+                // What mounts none of them goes out at once: its pods start while the volumes are made.
+                let (early, late) = ClaimBinding.partition(batch, notMounting: binding.claims)
+                if !early.isEmpty && !late.isEmpty {
+                    try await applyBatch(early, existing: existing, owned: owned, renewed: renewed, report: &report)
+                    batch = late
+                }
+                try await binding.waitBound()
             }
-            if dryRun == nil, let existing, let ns = batch.first(where: { $0.isKind(.namespace) }) {
-                try await dropExpiry(ns, live: existing)
-            }
-            report.applied += results.applied.filter { !renewed.contains($0) }
-            report.unchanged += results.applied.filter { renewed.contains($0) }
-            report.skipped += results.skipped
-            report.plan += results.plan
-            newClaims += ClaimBinding.unbound(results.claims)
+            newClaims += try await applyBatch(
+                batch, existing: existing, owned: owned, renewed: renewed, report: &report)
         }
         if !report.unchanged.isEmpty {
             progress.phase(
                 "unchanged",
                 "\(report.unchanged.count) \(English.plural("object", report.unchanged.count)) already as rendered")
         }
+    }
+
+    /// One batch applied, its progress shown and its results counted; the new claims in it that nothing binds yet.
+    @discardableResult
+    func applyBatch(
+        _ batch: [KubeObject], existing: JSON?, owned: OwnedObjects?, renewed: Set<String>, report: inout StartReport
+    ) async throws -> [String] {
+        let started = ctx.clock.now()
+        let summary = Self.summary(batch)
+        progress.phase("applying", summary)
+        let results = try await applyAll(
+            batch, readJobs: existing != nil && owned == nil, owned: owned, existing: existing
+        ) { done in
+            progress.live(
+                "applied \(done)/\(batch.count): \(summary)", elapsed: ctx.clock.now().timeIntervalSince(started))
+        }
+        if dryRun == nil, let existing, let ns = batch.first(where: { $0.isKind(.namespace) }) {
+            try await dropExpiry(ns, live: existing)
+        }
+        report.applied += results.applied.filter { !renewed.contains($0) }
+        report.unchanged += results.applied.filter { renewed.contains($0) }
+        report.skipped += results.skipped
+        report.plan += results.plan
+        return ClaimBinding.unbound(results.claims)
     }
 
     /// A start right after a stop (by hand, or `so cleanup --idle`) in a namespace with a quota: the stopped pods

@@ -19,6 +19,8 @@ public struct PoolAction {
         public var listing: DeploymentListing
         /// Its workspace container runs, waiting for a checkout (claimable).
         public var warm: Bool
+        /// The pod its workspace container runs in, when warm (a claim execs into it without looking again).
+        public var pod: String? = nil
     }
 
     /// Records the pool (or its new size and options) and makes members until `size` are there.
@@ -156,7 +158,8 @@ public struct PoolAction {
                         (d.workspaceAt ?? "agent /workspace").split(separator: " ").first.map(String.init) ?? "agent"
                     let pods = try await client.list(
                         .pod, namespace: d.namespace, labelSelector: DeploymentNames.selector(d.id))
-                    return (i, Member(listing: d, warm: pods.contains { WorkspaceContainer.runs($0, at) }))
+                    let running = pods.first { WorkspaceContainer.runs($0, at) }
+                    return (i, Member(listing: d, warm: running != nil, pod: running?.name))
                 }
             }
             var out: [(Int, Member)] = []

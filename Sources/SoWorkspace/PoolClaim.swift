@@ -20,6 +20,8 @@ struct PoolClaim {
         var member: String
         var namespace: String
         var pool: PoolRecord
+        /// The pod its workspace container ran in when the pool was listed.
+        var pod: String?
     }
 
     /// Keys of `--config` that belong to one workspace, not to a pool's members.
@@ -169,7 +171,7 @@ struct PoolClaim {
                 mergePatch: Data(JSONWriter.bytes(patch, .compact)))
             // The Lease stays: an up that listed the member before this claim finds it taken.
             ctx.say("\(name): claimed \(m.listing.name) from pool \(pool.name) (namespace \(m.listing.namespace))")
-            return Claimed(member: m.listing.name, namespace: m.listing.namespace, pool: pool)
+            return Claimed(member: m.listing.name, namespace: m.listing.namespace, pool: pool, pod: m.pod)
         }
         ctx.say("pool \(pool.name): every warm workspace was claimed by another up; starting \(name) cold")
         return nil

@@ -123,7 +123,7 @@ public struct UpAction {
             source: checkout.source, note: "claimed from pool \(pool.name)")
         do {
             let bytes = try await carryIntoClaimed(
-                req, name: name, dir: dir, checkout: checkout, bundle: bundle, branch: branch)
+                req, name: name, dir: dir, checkout: checkout, bundle: bundle, branch: branch, pod: claimed.pod)
             result.source?.bundleBytes = bytes
         } catch let error as SoError {
             // A claimed workspace that failed before its checkout was in holds no work: it goes, and NAME starts cold.
@@ -149,15 +149,17 @@ public struct UpAction {
     }
 
     /// The checkout carried into a claimed member (`bundle`, made meanwhile, or the remote its clone fetches), and
-    /// (with wait) its clone done: the bundle's size (0 for a remote).
+    /// (with wait) its clone done: the bundle's size (0 for a remote). `pod`: where the member's container ran when
+    /// the pool was listed (believed, and looked for again only if it is gone).
     func carryIntoClaimed(
         _ req: UpRequest, name: String, dir: String, checkout: ClaimedCheckout,
         bundle made: Task<CarryIn.Bundle?, Error>,
-        branch: String
+        branch: String, pod: String?
     ) async throws -> UInt64 {
         let w: WorkspaceContainer
         do {
-            w = try await WorkspaceContainer.running(ctx, directory: dir, cluster: req.cluster, timeout: req.timeout)
+            w = try await WorkspaceContainer.running(
+                ctx, directory: dir, cluster: req.cluster, timeout: req.timeout, known: pod)
         } catch {
             await Self.discard(made, checkout)
             throw error

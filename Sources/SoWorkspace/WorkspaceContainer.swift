@@ -65,6 +65,16 @@ struct WorkspaceContainer {
             found: Found(running, known: false))
     }
 
+    /// The workspace of a deployment already opened whose container ran in `pod` a moment ago (a claimed pool
+    /// member's): believed without a look, kept for the next verb, and looked for again only if an exec finds it gone.
+    static func of(_ c: ConnectedDeployment, known pod: String) async throws -> WorkspaceContainer {
+        let spec = try workspaceSpec(c)
+        try await remember(c, pod: pod)
+        return WorkspaceContainer(
+            ctx: c.ctx, c: c, spec: spec, name: Path.basename(c.model.directory),
+            container: NameRules.dnsLabel(spec.service), found: Found(pod, known: true))
+    }
+
     static func workspaceSpec(_ c: ConnectedDeployment) throws -> WorkspaceSpec {
         guard let spec = c.model.spec.workspace else {
             let name = Path.basename(c.model.directory)
@@ -90,10 +100,14 @@ struct WorkspaceContainer {
             KnownContainer.forget(c.ctx, directory: c.model.directory)
             return nil
         }
-        try await c.recordUse()
-        c.known(pod: running.name, usedAt: c.recordsUse ? c.ctx.clock.now() : nil)?.write(
-            c.ctx, directory: c.model.directory)
+        try await remember(c, pod: running.name)
         return running.name
+    }
+
+    /// A use recorded (a workspace with `idle:`), and where the container runs kept for the next verb.
+    static func remember(_ c: ConnectedDeployment, pod: String) async throws {
+        try await c.recordUse()
+        c.known(pod: pod, usedAt: c.recordsUse ? c.ctx.clock.now() : nil)?.write(c.ctx, directory: c.model.directory)
     }
 
     /// Whether `pod` is running, not being deleted, with `container` running in it (what a verb can exec into).

@@ -77,13 +77,14 @@ public struct WorkspaceSource: Sendable, Equatable, Encodable {
 
 extension WorkspaceContainer {
     /// Waits until the workspace's container runs (the start beside it made the pod), up to `timeout` seconds.
-    static func running(_ ctx: SoContext, directory: String, cluster: ClusterOptions, timeout: Double) async throws
-        -> WorkspaceContainer
-    {
+    static func running(
+        _ ctx: SoContext, directory: String, cluster: ClusterOptions, timeout: Double, known: String? = nil
+    ) async throws -> WorkspaceContainer {
         let began = ctx.clock.now()
         var pause = 0.2
         // Opened once: each poll reads the pods, never the deployment's files again.
         let c = try await ConnectedDeployment.open(ctx, directory: directory, cluster: cluster)
+        if let known { return try await of(c, known: known) }
         // A look as soon as a pod of it changes, not at the next poll: the polls grow apart (to a second), and a
         // container that ran just after one waited for the next (a cold `up` in a checkout, 0.5 s on average).
         let watch = ChangeWatch(

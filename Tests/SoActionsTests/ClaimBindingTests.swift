@@ -13,8 +13,10 @@ import Testing
 @Suite struct ClaimBindingTests {
     /// A harness whose API server answers new claims as Pending (as a WaitForFirstConsumer class does)
     /// and binds a claim once a node is named on it, like a provisioner.
-    static func harness(nodes: [String]) async throws -> ClusterHarness {
-        let c = try await ClusterHarness()
+    static func harness(nodes: [String], stack: String = "example", config: [String] = []) async throws
+        -> ClusterHarness
+    {
+        let c = try await ClusterHarness(stack: stack, config: config)
         let healthy = c.cluster.onApply
         c.cluster.onApply = { json in
             healthy?(&json)
@@ -65,6 +67,20 @@ import Testing
         #expect(
             !again.contains { $0.hasPrefix("list Node") || $0.hasPrefix("patch PersistentVolumeClaim") },
             "\(Array(again))")
+    }
+
+    /// A workspace's egress proxy mounts no volume: its pod starts while the workspace's volume is made.
+    @Test func aWorkloadThatMountsNoNewClaimGoesOutWhileTheyAreMade() async throws {
+        let c = try await Self.harness(
+            nodes: ["so-node"], stack: "agent-workspace", config: ["GIT_REPO=https://example.invalid/acme/app"])
+        _ = try await c.start()
+        let calls = c.cluster.calls
+        let proxy = try #require(calls.firstIndex { $0.hasPrefix("apply Deployment") && $0.contains("egress-proxy") })
+        let agent = try #require(
+            calls.firstIndex { $0.hasPrefix("apply Deployment") && $0.contains("agent-workspace") })
+        let named = try #require(calls.lastIndex { $0.hasPrefix("patch PersistentVolumeClaim") })
+        let bound = try #require(calls.firstIndex { $0.hasPrefix("list PersistentVolumeClaim") })
+        #expect(named < proxy && proxy < bound && bound < agent, "\(calls)")
     }
 
     @Test func severalNodesLeaveTheChoiceToTheScheduler() async throws {

@@ -290,6 +290,9 @@ import Testing
                 "patch Secret \(ns)/\(member.listing.id)-generated-secrets",
             ], "\(writes)")
         #expect(c.w.h.processes.detached.count == 1)
+        // The member's pods are read once, when the pool is listed: the claim execs into the pod found then.
+        let podReads = c.w.cluster.calls[before...].filter { $0.hasPrefix("list Pod") && $0.contains(ns) }
+        #expect(podReads.count == 1, "\(Array(c.w.cluster.calls[before...]))")
     }
 
     /// Members hold no one's credentials (the pool maker's environment has a key: it is not copied); the claim
