@@ -176,10 +176,16 @@ struct WorkspaceTaskE2ETests {
             }
             #expect(resumed == "succeeded", "task 7 after the container restarted: \(resumed)")
             #expect(try await state(6) == "failed")
-            let restarts = try await E2E.kubectl([
-                "-n", ws, "get", "pods", "-o",
-                "jsonpath={.items[*].status.containerStatuses[?(@.name==\"agent\")].restartCount}",
-            ]).stdout
+            // The kubelet reports the restart at its next look at the runtime (about a second), which can come after
+            // the resumed queue has already run task 7.
+            var restarts = ""
+            for look in 0..<20 where !restarts.split(separator: " ").contains(where: { Int($0) ?? 0 >= 1 }) {
+                if look > 0 { try await Task.sleep(for: .milliseconds(500)) }
+                restarts = try await E2E.kubectl([
+                    "-n", ws, "get", "pods", "-o",
+                    "jsonpath={.items[*].status.containerStatuses[?(@.name==\"agent\")].restartCount}",
+                ]).stdout
+            }
             #expect(restarts.split(separator: " ").contains { Int($0) ?? 0 >= 1 }, "restart counts: \(restarts)")
 
             r = try await E2E.so(["down", ws, "--discard"], cwd: t.path, env: env)
