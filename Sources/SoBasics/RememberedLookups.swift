@@ -16,7 +16,10 @@ public final class RememberedLookups: @unchecked Sendable {
 
     public func addresses(of host: String) -> [String] {
         let now = DispatchTime.now().uptimeNanoseconds
-        if let k = lock.withLock({ known[host] }), Double(now - k.at) / 1e9 < keep { return k.addresses }
+        // Kept by another thread after `now` was read: as good as new.
+        if let k = lock.withLock({ known[host] }), Double(now > k.at ? now - k.at : 0) / 1e9 < keep {
+            return k.addresses
+        }
         let found = lookUp(host)
         lock.withLock { known[host] = (found, now) }
         return found

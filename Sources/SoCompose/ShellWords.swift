@@ -42,24 +42,8 @@ public enum ShellWords {
         return words
     }
 
-    /// Quotes `word` so that `split` (and a POSIX shell) reads it back as one word.
-    public static func quote(_ word: String) -> String {
-        let safe =
-            !word.isEmpty
-            && word.unicodeScalars.allSatisfy {
-                $0.isASCII
-                    && ($0.properties.isAlphabetic || ("0"..."9").contains($0)
-                        || "_-./:@%+=,".unicodeScalars.contains($0))
-            }
-        if safe { return word }
-        var out = String.UnicodeScalarView()
-        out.append("'")
-        for c in word.unicodeScalars {
-            if c == "'" { out.append(contentsOf: "'\\''".unicodeScalars) } else { out.append(c) }
-        }
-        out.append("'")
-        return String(out)
-    }
+    /// Quotes `word` so that `split` (and a POSIX shell) reads it back as one word (`CommandText.quote`).
+    public static func quote(_ word: String) -> String { CommandText.quote(word) }
 
     /// Joins words into one command line that `split` turns back into the same words.
     public static func join(_ words: [String]) -> String { words.map(quote).joined(separator: " ") }

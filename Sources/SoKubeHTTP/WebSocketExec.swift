@@ -40,14 +40,21 @@ extension HTTPClusterClient {
             else { return attempt }
             return try await self.execOnce(request, path: path, fresh, host: address, port: port, secure: secure)
         }
-        let bounded = try await request.timeout == nil ? attempts() : Deadline.within(request.timeout ?? 0, attempts)
-        guard let attempt = bounded else {
-            logger.debug("EXEC \(request.namespace)/\(request.pod) timed out")
-            throw SoError(
-                "the command in pod \(request.namespace)/\(request.pod) did not finish within "
-                    + "\(String(format: "%g", request.timeout ?? 0)) s and was stopped",
-                hint: "run it by hand to see why it hangs: kubectl exec -n \(request.namespace) \(request.pod) -c "
-                    + "\(request.container) -- \(request.command.joined(separator: " "))")
+        let attempt: ExecAttempt
+        if let timeout = request.timeout {
+            guard let bounded = try await Deadline.within(timeout, attempts) else {
+                logger.debug("EXEC \(request.namespace)/\(request.pod) timed out")
+                throw SoError(
+                    "the command in pod \(request.namespace)/\(request.pod) did not finish within "
+                        + "\(String(format: "%g", timeout)) s and was stopped",
+                    hint: "run it by hand to see why it hangs: "
+                        + CommandText.brief(
+                            ["kubectl", "exec", "-n", request.namespace, request.pod, "-c", request.container, "--"]
+                                + request.command))
+            }
+            attempt = bounded
+        } else {
+            attempt = try await attempts()
         }
         let ms = (DispatchTime.now().uptimeNanoseconds - began) / 1_000_000
         switch attempt {

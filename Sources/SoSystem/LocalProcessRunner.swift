@@ -188,7 +188,7 @@ public struct LocalProcessRunner: ProcessRunner {
             guard let result = try await Deadline.within(timeout, spawn) else {
                 throw SoError(
                     "\(program) did not finish within \(String(format: "%g", timeout)) s and was stopped",
-                    hint: "run '\(arguments.joined(separator: " "))' by hand to see why it hangs")
+                    hint: "run \(CommandText.brief(arguments)) by hand to see why it hangs")
             }
             return result
         } catch {
