@@ -88,8 +88,9 @@ final class ExecHandshake: ChannelInboundHandler, @unchecked Sendable {
         var body: [UInt8] = []
         while let end = rest.firstRange(of: [13, 10]) {
             let sizeLine = String(decoding: rest[..<end.lowerBound], as: UTF8.self)
-            guard let size = Int(sizeLine.split(separator: ";")[0].trimmingCharacters(in: .whitespaces), radix: 16)
-            else { return body }
+            // A size line that is no hexadecimal number (an empty one too) ends what is read of the body.
+            let sizeText = sizeLine.split(separator: ";").first.map(String.init) ?? ""
+            guard let size = Int(sizeText.trimmingCharacters(in: .whitespaces), radix: 16) else { return body }
             if size == 0 { return body }
             let start = end.upperBound
             guard rest.count >= start - rest.startIndex + size + 2 else { return nil }

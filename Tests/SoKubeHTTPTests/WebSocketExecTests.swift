@@ -1,8 +1,10 @@
 import Foundation
+import NIOCore
 import SoBasics
 import SoKube
-import SoKubeHTTP
 import Testing
+
+@testable import SoKubeHTTP
 
 /// `exec` through the API server as kubectl speaks it, against a server that answers byte by byte.
 @Suite struct WebSocketExecTests {
@@ -122,6 +124,13 @@ import Testing
             .frames([(1, "one\n"), (2, "two\n"), (3, #"{"status":"Success"}"#)]), request)
         #expect(outcome == ExecOutcome(exitCode: 0))
         #expect(seen.all == ["out: one\n", "err: two\n"])
+    }
+
+    /// A refusal's chunked body as a server may garble it: an empty size line ends the body, and nothing fails.
+    @Test func aGarbledChunkedBodyIsReadAsFarAsItGoes() {
+        let bytes = ByteBuffer(string: "3\r\nabc\r\n\r\nzz")
+        #expect(ExecHandshake.dechunked(bytes.readableBytesView) == Array("abc".utf8))
+        #expect(ExecHandshake.dechunked(ByteBuffer(string: "\r\n").readableBytesView) == [])
     }
 
     /// A command that never ends is stopped at its timeout (as kubectl is), and named with how to see why.
