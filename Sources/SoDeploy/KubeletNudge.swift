@@ -32,26 +32,44 @@ struct KubeletNudge: Sendable {
     /// How long a scheduled pod may go without its sandbox (whole seconds again: 3–4 s; a warm node makes
     /// one in under a second, four at once on 2 cores in about two).
     static let sandboxGrace = 3.0
+    /// The same by this wait's own clock, from when it first saw the container running unready or the pod
+    /// scheduled without a sandbox: the whole-second times above leave a missed probe a second more, and a
+    /// stalled pod two. On the real node a probed container is ready 0.15–0.4 s after it is seen running and a
+    /// sandbox takes 0.25–0.5 s; a kubelet that was merely slow syncs once more.
+    static let probeSeenGrace = 0.5
+    static let sandboxSeenGrace = 1.0
+
+    /// When this wait first saw each pod or container in a state a nudge is for (keyed as the annotation's
+    /// values, per pod).
+    struct Sightings: Sendable {
+        private var first: [String: Date] = [:]
+        /// Seconds since `key` was first seen (0 the first time).
+        mutating func age(_ key: String, now: Date) -> Double {
+            let at = first[key] ?? now
+            first[key] = at
+            return now.timeIntervalSince(at)
+        }
+    }
 
     /// The annotation value each pod should be given now, for the pods not marked so yet.
-    static func due(_ pods: [JSON], now: Date) -> [(pod: String, value: String)] {
+    static func due(_ pods: [JSON], now: Date, seen: inout Sightings) -> [(pod: String, value: String)] {
         pods.compactMap { pod in
             guard pod.at("metadata", "deletionTimestamp") == nil,
-                let value = stalledSandbox(pod, now: now) ?? missedProbes(pod, now: now),
+                let value = stalledSandbox(pod, now: now, seen: &seen) ?? missedProbes(pod, now: now, seen: &seen),
                 pod.annotations[annotation] != value
             else { return nil }
             return (pod.name, value)
         }
     }
 
-    /// `sandbox@<scheduled at>` for a pod scheduled `sandboxGrace` ago that has no ready sandbox and no
-    /// container that ran (the second test covers kubelets without the PodReadyToStartContainers condition).
-    static func stalledSandbox(_ pod: JSON, now: Date) -> String? {
+    /// `sandbox@<scheduled at>` for a pod scheduled `sandboxGrace` ago (or seen so for `sandboxSeenGrace`) that
+    /// has no ready sandbox and no container that ran (the second test covers kubelets without the
+    /// PodReadyToStartContainers condition).
+    static func stalledSandbox(_ pod: JSON, now: Date, seen: inout Sightings) -> String? {
         let conditions = pod.at("status", "conditions")?.array ?? []
         func condition(_ type: String) -> JSON? { conditions.first { $0["type"]?.string == type } }
         guard let scheduled = condition("PodScheduled"), scheduled["status"]?.string == "True",
             let atText = scheduled["lastTransitionTime"]?.string, let at = Timestamps.parse(atText),
-            now.timeIntervalSince(at) >= sandboxGrace,
             condition("PodReadyToStartContainers")?["status"]?.string != "True"
         else { return nil }
         let statuses =
@@ -62,27 +80,32 @@ struct KubeletNudge: Sendable {
                 || $0["lastState"]?["terminated"] != nil
         }
         guard !started else { return nil }
-        return "sandbox@\(atText)"
+        let value = "sandbox@\(atText)"
+        let seenFor = seen.age(pod.name + "/" + value, now: now)
+        return now.timeIntervalSince(at) >= sandboxGrace || seenFor >= sandboxSeenGrace ? value : nil
     }
 
-    /// `<container>@<started at>,…` for probed containers (not a Job's) running unready past `probeGrace`.
-    static func missedProbes(_ pod: JSON, now: Date) -> String? {
+    /// `<container>@<started at>,…` for probed containers (not a Job's) running unready past `probeGrace` (or seen
+    /// so for `probeSeenGrace`).
+    static func missedProbes(_ pod: JSON, now: Date, seen: inout Sightings) -> String? {
         guard pod.labels["job-name"] == nil else { return nil }
         let probed = Waiter.probedContainers(pod)
-        let late = (pod.at("status", "containerStatuses")?.array ?? []).compactMap { c -> String? in
+        var late: [String] = []
+        for c in pod.at("status", "containerStatuses")?.array ?? [] {
             guard let name = c["name"]?.string, probed.contains(name), c["ready"]?.bool != true,
                 let startedText = c.at("state", "running", "startedAt")?.string,
-                let started = Timestamps.parse(startedText),
-                now.timeIntervalSince(started) >= probeGrace
-            else { return nil }
-            return "\(name)@\(startedText)"
-        }.sorted()
-        return late.isEmpty ? nil : late.joined(separator: ",")
+                let started = Timestamps.parse(startedText)
+            else { continue }
+            let value = "\(name)@\(startedText)"
+            let seenFor = seen.age(pod.name + "/" + value, now: now)
+            if now.timeIntervalSince(started) >= probeGrace || seenFor >= probeSeenGrace { late.append(value) }
+        }
+        return late.isEmpty ? nil : late.sorted().joined(separator: ",")
     }
 
     /// Marks the pods `due` names; a user who may not patch pods waits for the kubelet as before.
-    func nudge(_ pods: [JSON]) async {
-        for (pod, value) in Self.due(pods, now: ctx.clock.now()) {
+    func nudge(_ pods: [JSON], seen: inout Sightings) async {
+        for (pod, value) in Self.due(pods, now: ctx.clock.now(), seen: &seen) {
             // Refused (a user who may not patch pods): the kubelet syncs the pod in its own time, as before.
             if (try? await client.annotate(.pod, name: pod, namespace: namespace, [(Self.annotation, value)])) != nil {
                 ctx.verbose("pod \(namespace)/\(pod): the kubelet is late (\(value)); marked so it syncs the pod now")

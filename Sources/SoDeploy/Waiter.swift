@@ -57,6 +57,7 @@ struct Waiter {
         var unschedulableSince: [String: Date] = [:]
         var capacity: NodeCapacity?
         var evidence = ContainerEvidence()
+        var sightings = KubeletNudge.Sightings()
         // Woken by a change to the pods, Deployments or Jobs as soon as it is reported: a container seen running
         // at once (its evidence starts then), a Deployment believed as it becomes available, a Job as it is counted
         // complete.
@@ -99,7 +100,7 @@ struct Waiter {
                 }
             }
             let problems = try await diagnose(deployments: Array(liveDeployments.values), pods: pods)
-            await KubeletNudge(ctx: ctx, client: client, namespace: namespace).nudge(pods)
+            await KubeletNudge(ctx: ctx, client: client, namespace: namespace).nudge(pods, seen: &sightings)
             if let fatal = problems.first(where: \.fatal) { throw SoError(fatal.message, hint: fatal.hint) }
             try await refuseWhatCannotFit(problems, since: &unschedulableSince, capacity: &capacity)
             let elapsed = ctx.clock.now().timeIntervalSince(start)

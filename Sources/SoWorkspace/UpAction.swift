@@ -283,17 +283,28 @@ public struct UpAction {
     }
 
     /// Bundles the checkout, waits for the workspace's container, and streams the bundle in; the size
-    /// carried (0 when the workspace already held its checkout, which is kept).
+    /// carried (0 when the workspace already held its checkout, which is kept). A new workspace's bundle is made
+    /// while its volume and container are: neither needs the other.
     static func carryIn(
         _ ctx: SoContext, _ carry: CarryIn, _ source: WorkspaceSource, name: String, dir: String, req: UpRequest,
         checkFirst: Bool
     ) async throws -> UInt64 {
-        let w = try await WorkspaceContainer.running(ctx, directory: dir, cluster: req.cluster, timeout: req.timeout)
+        let ahead: Task<CarryIn.Bundle?, Error>? =
+            checkFirst ? nil : Task { try await carry.bundle(source, workspace: name) }
+        let w: WorkspaceContainer
+        do {
+            w = try await WorkspaceContainer.running(ctx, directory: dir, cluster: req.cluster, timeout: req.timeout)
+        } catch {
+            if let ahead { await discard(ahead, .bundle(carry, source)) }
+            throw error
+        }
         if checkFirst, try await w.hasCheckout() {
             ctx.say("\(name) already holds its checkout; keeping it (nothing carried in)")
             return 0
         }
-        let bundle = try await carry.bundle(source, workspace: name)
+        let made = try await ahead?.value
+        let bundle: CarryIn.Bundle
+        if let made { bundle = made } else { bundle = try await carry.bundle(source, workspace: name) }
         defer { carry.done(bundle) }
         try await w.deliver(bundle, ref: source.branch)
         return bundle.bytes

@@ -217,14 +217,21 @@ import Testing
         let (ctx, t) = try context(clock)
         defer { _ = t }
         let nudge = KubeletNudge(ctx: ctx, client: cluster, namespace: "ns")
-        await nudge.nudge(try await pods(cluster))
+        var seen = KubeletNudge.Sightings()
+        await nudge.nudge(try await pods(cluster), seen: &seen)
         #expect(cluster.calls.filter { $0.hasPrefix("patch") } == ["patch Pod ns/late"], "\(cluster.calls)")
         let marked = try #require(cluster.object("Pod", "late", namespace: "ns")?.annotations[KubeletNudge.annotation])
         #expect(marked.hasPrefix("c@"))
         // The same container start is not marked twice.
         let before = cluster.calls.count
-        await nudge.nudge(try await pods(cluster))
+        await nudge.nudge(try await pods(cluster), seen: &seen)
         #expect(!cluster.calls[before...].contains { $0.hasPrefix("patch") })
+        // One this wait has seen running unready for half a second is marked, whatever its whole-second start time.
+        try await clock.sleep(seconds: KubeletNudge.probeSeenGrace)
+        await nudge.nudge(try await pods(cluster), seen: &seen)
+        #expect(
+            cluster.calls[before...].filter { $0.hasPrefix("patch") } == ["patch Pod ns/just-started"],
+            "\(cluster.calls)")
     }
 
     /// A pod scheduled a few seconds ago (`age`) whose sandbox is not ready (`sandbox`: the condition's
@@ -277,7 +284,8 @@ import Testing
         let (ctx, t) = try context(clock)
         defer { _ = t }
         let nudge = KubeletNudge(ctx: ctx, client: cluster, namespace: "ns")
-        await nudge.nudge(try await pods(cluster))
+        var seen = KubeletNudge.Sightings()
+        await nudge.nudge(try await pods(cluster), seen: &seen)
         #expect(
             cluster.calls.filter { $0.hasPrefix("patch") }.sorted() == [
                 "patch Pod ns/stalled", "patch Pod ns/stalled-job",
@@ -286,8 +294,14 @@ import Testing
             cluster.object("Pod", "stalled", namespace: "ns")?.annotations[KubeletNudge.annotation]?.hasPrefix(
                 "sandbox@") == true)
         let before = cluster.calls.count
-        await nudge.nudge(try await pods(cluster))
+        await nudge.nudge(try await pods(cluster), seen: &seen)
         #expect(!cluster.calls[before...].contains { $0.hasPrefix("patch") })
+        // One this wait has seen scheduled without a sandbox for a second is marked, whatever its whole-second time.
+        try await clock.sleep(seconds: KubeletNudge.sandboxSeenGrace)
+        await nudge.nudge(try await pods(cluster), seen: &seen)
+        #expect(
+            cluster.calls[before...].filter { $0.hasPrefix("patch") } == ["patch Pod ns/just-scheduled"],
+            "\(cluster.calls)")
     }
 
     @Test func aUserWhoMayNotPatchPodsWaitsAsBefore() async throws {
@@ -297,7 +311,8 @@ import Testing
         cluster.failures["patch Pod ns/late"] = SoError("pods \"late\" is forbidden (Forbidden)")
         let (ctx, t) = try context(clock)
         defer { _ = t }
-        await KubeletNudge(ctx: ctx, client: cluster, namespace: "ns").nudge(try await pods(cluster))
+        var seen = KubeletNudge.Sightings()
+        await KubeletNudge(ctx: ctx, client: cluster, namespace: "ns").nudge(try await pods(cluster), seen: &seen)
         #expect(cluster.object("Pod", "late", namespace: "ns")?.annotations[KubeletNudge.annotation] == nil)
     }
 }

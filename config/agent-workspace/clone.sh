@@ -122,8 +122,13 @@ clone() {
   if grep -qs 'filter=lfs' "$tmp/.gitattributes"; then
     if git lfs version >/dev/null 2>&1; then git -C "$tmp" lfs pull; else echo "clone: warning: the repository uses Git LFS; LFS files were not fetched (git-lfs is not in the image)"; fi
   fi
-  # Into place: the work tree first, .git last, then the marker goes.
-  find "$tmp" -mindepth 1 -maxdepth 1 ! -name .git -exec mv {} /workspace/ \;
+  # Into place: the work tree first (one mv, not one a top-level entry: a claim waits for this), .git last,
+  # then the marker goes. The function's own arguments hold the list (clone takes none).
+  set --
+  for f in "$tmp"/* "$tmp"/.[!.]* "$tmp"/..?*; do
+    if [ "$f" != "$tmp/.git" ] && { [ -e "$f" ] || [ -L "$f" ]; }; then set -- "$@" "$f"; fi
+  done
+  [ $# -eq 0 ] || mv -- "$@" /workspace/
   mv "$tmp/.git" /workspace/.git
   rmdir "$tmp"
   rm -rf "$carry"

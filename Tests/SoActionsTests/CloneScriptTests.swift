@@ -1,0 +1,95 @@
+import Foundation
+import SoBasics
+import SoSystem
+import SoTestSupport
+import Testing
+
+/// The stack's clone.sh and the agent's readiness probe (its compose `healthcheck:`), run here with their container
+/// paths (/workspace, /tmp/so-clone-done, /tmp/so-clone-wait) pointed into a scratch directory.
+@Suite struct CloneScriptTests {
+    static let env: [String: String] = {
+        var e = ProcessInfo.processInfo.environment
+        for k in ["GIT_AUTHOR_NAME", "GIT_COMMITTER_NAME"] { e[k] = "t" }
+        for k in ["GIT_AUTHOR_EMAIL", "GIT_COMMITTER_EMAIL"] { e[k] = "t@example.invalid" }
+        e["GIT_CONFIG_NOSYSTEM"] = "1"
+        return e
+    }()
+
+    static func sh(_ script: String, env: [String: String] = env) async throws -> ProcessResult {
+        try await LocalProcessRunner().run(["sh", "-c", script], workingDirectory: nil, environment: env, timeout: 60)
+    }
+
+    /// `text` with the container's paths pointed into `t`.
+    static func pointed(_ text: String, into t: TempDir) -> String {
+        text.replacingOccurrences(of: "/workspace", with: t.file("ws"))
+            .replacingOccurrences(of: "/tmp/so-clone-done", with: t.file("done"))
+            .replacingOccurrences(of: "/tmp/so-clone-wait", with: t.file("wait"))
+    }
+
+    /// An origin whose top level holds what a move can miss: dot files, a name with a space, one starting with
+    /// two dots, a directory and a symbolic link.
+    static func origin(in t: TempDir) async throws -> String {
+        let seed = t.file("seed")
+        for (path, text) in [
+            ("README.md", "hello\n"), (".env.example", "A=1\n"), ("a file", "x\n"), ("..odd", "y\n"),
+            ("dir/sub.txt", "z\n"), (".github/ci.yml", "on: push\n"),
+        ] {
+            try t.write("seed/" + path, text)
+        }
+        let q = CommandText.quote
+        let r = try await sh(
+            "git init -q -b trunk \(q(seed)) && cd \(q(seed)) && ln -s README.md link && git add -A "
+                + "&& git commit -q -m first && git clone -q --bare . \(q(t.file("origin.git")))")
+        #expect(r.exitCode == 0, "\(r.stderr)")
+        return t.file("origin.git")
+    }
+
+    @Test func theCloneMovesEveryTopLevelEntryIntoPlace() async throws {
+        let t = try TempDir("so-clone-move")
+        defer { t.cleanup() }
+        let origin = try await Self.origin(in: t)
+        try FileManager.default.createDirectory(atPath: t.file("ws"), withIntermediateDirectories: true)
+        let script = Self.pointed(
+            try String(
+                contentsOfFile: Path.join(RepoPaths.root, "config/agent-workspace/clone.sh"), encoding: .utf8), into: t)
+        try t.write("clone.sh", script)
+        var env = Self.env
+        env["GIT_REPO"] = "file://\(origin)"
+        let r = try await LocalProcessRunner().run(
+            ["sh", t.file("clone.sh")], workingDirectory: nil, environment: env, timeout: 60)
+        #expect(r.exitCode == 0, "\(r.stdout)\(r.stderr)")
+        let listed = try FileManager.default.contentsOfDirectory(atPath: t.file("ws")).sorted()
+        #expect(
+            listed == ["..odd", ".env.example", ".git", ".github", "README.md", "a file", "dir", "link"], "\(listed)")
+        // Nothing of the checkout missing or changed, and nothing of the clone's own left behind.
+        let status = try await Self.sh("git -C \(CommandText.quote(t.file("ws"))) status --porcelain --ignored")
+        #expect(status.exitCode == 0 && status.stdout.isEmpty, "\(status.stdout)\(status.stderr)")
+    }
+
+    /// The readiness probe as compose gives it (`$$` is compose's `$`): waiting while the clone runs, it ends
+    /// with success once clone.sh marks the clone done, which also wakes it through the FIFO the probe made.
+    @Test func theReadinessProbeEndsWhenTheCloneIsDone() async throws {
+        let t = try TempDir("so-clone-probe")
+        defer { t.cleanup() }
+        let compose = try String(
+            contentsOfFile: Path.join(RepoPaths.root, "compose/docker-compose-agent-workspace.yml"), encoding: .utf8)
+        let line = try #require(compose.split(separator: "\n").first { $0.contains("test: [\"CMD-SHELL\"") })
+        let open = try #require(line.firstIndex(of: "["))
+        let flow = String(line[open...])
+        let test = try #require(try JSONSerialization.jsonObject(with: Data(flow.utf8)) as? [String])
+        let probe = Self.pointed(test[1].replacingOccurrences(of: "$$", with: "$"), into: t)
+        try FileManager.default.createDirectory(atPath: t.file("ws"), withIntermediateDirectories: true)
+        let script = Self.pointed(
+            try String(
+                contentsOfFile: Path.join(RepoPaths.root, "config/agent-workspace/clone.sh"), encoding: .utf8), into: t)
+        try t.write("clone.sh", script)
+        try t.write("probe.sh", probe)
+        // The probe first (it waits, and makes the FIFO), then the entrypoint with no repository: done at once.
+        let q = CommandText.quote
+        let r = try await Self.sh(
+            "sh \(q(t.file("probe.sh"))) & p=$!; until [ -p \(q(t.file("wait"))) ]; do sleep 0.01; done; "
+                + "sh \(q(t.file("clone.sh"))) true; wait $p")
+        #expect(r.exitCode == 0, "\(r.stdout)\(r.stderr)")
+        #expect(t.exists("done"))
+    }
+}
