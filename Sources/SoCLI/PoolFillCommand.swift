@@ -12,7 +12,7 @@ struct PoolFillCommand: SoRunnable {
             Example:
               so pool fill agent-workspace
 
-            A claim (so up) refills its pool this way, in a process of its own: so pool fill POOL --at-most 1 --after 2.
+            A claim (so up) refills its pool this way, in a process of its own: so pool fill POOL --at-most 1 --after 1.
             """
     )
     static let takes: Set<GroupOption> = []
@@ -36,7 +36,7 @@ struct PoolFillCommand: SoRunnable {
         let ctx = global.context(ctx)
         // NaN, a negative or an endless wait is no wait that was meant.
         if let after, !(0...3600).contains(after) {
-            throw SoError.usage("--after is 0 to 3600 seconds: \(after) is not that", hint: "pass --after 2")
+            throw SoError.usage("--after is 0 to 3600 seconds: \(after) is not that", hint: "pass --after 1")
         }
         guard let record = try PoolRecord.load(ctx, name) else {
             throw SoError("no pool named '\(name)' on this host", hint: "see the pools: so pool list")

@@ -116,8 +116,10 @@ public struct PoolAction {
 
     /// How long a claim's refill waits before it starts: the claimer's first commands (a shell, a task) have the
     /// node to themselves. On 2 cores a refill starting at once made the `exec` right after a claim 200–300 ms
-    /// instead of 110–150. The pool is one member short that much longer.
-    static let refillAfter = 2.0
+    /// instead of 110–150. The pool is one member short that much longer, and the member's start (its pods, on a
+    /// node of 2 cores) must be over before the next claim: after 2 s it met claims 3 s apart, each then 35–105 ms
+    /// slower (medians of 7, three runs each, the real node) than after 1 s, with the `exec` after a claim no slower.
+    static let refillAfter = 1.0
 
     static func refillPath(_ ctx: SoContext, _ pool: String) -> String {
         Path.join(PoolRecord.directory(ctx), "\(pool).refill")

@@ -30,6 +30,24 @@ struct PoolClaim {
         "GIT_USER_EMAIL",
     ]
 
+    /// A pool's members, asked for before `up` has read the checkout (neither needs the other): the pool a claim
+    /// would take from as `choose` finds it, in silence (the claim chooses again, and says why where it does).
+    struct Listing {
+        let pool: String
+        let members: Task<[PoolAction.Member], Error>
+
+        /// Nil when `up` would claim from no pool (a workspace that exists, `--no-pool`, no pool that fits).
+        static func ahead(_ ctx: SoContext, _ req: UpRequest, existing: Bool) -> Listing? {
+            guard req.poolMember == nil, !req.noPool, !existing else { return nil }
+            var quiet = ctx
+            quiet.options.quiet = true
+            // One that cannot be chosen is refused by the claim's own choice, which says why.
+            guard let pool = try? PoolClaim(ctx: quiet).choose(req) else { return nil }
+            return Listing(
+                pool: pool.name, members: Task { try await PoolAction(ctx).members(pool.name, cluster: req.cluster) })
+        }
+    }
+
     /// The pool to claim from: the one named (`--pool`), else the first made of the same stack and options;
     /// nil when none fits (each one that does not is named, with why).
     func choose(_ req: UpRequest) throws -> PoolRecord? {
@@ -100,13 +118,21 @@ struct PoolClaim {
         var url: String
     }
 
+    /// The pool's warm members, as listed ahead when they were.
+    func warm(_ pool: PoolRecord, cluster: ClusterOptions, listed: Listing?) async throws -> [PoolAction.Member] {
+        if let listed, listed.pool == pool.name { return try await listed.members.value.filter(\.warm) }
+        return try await PoolAction(ctx).members(pool.name, cluster: cluster).filter(\.warm)
+    }
+
     /// Claims a warm member of `pool` for the workspace `name`, whose repository is `reach`: nil (saying why) when
-    /// none can be, and the cold way is taken.
-    func claim(_ pool: PoolRecord, name: String, dir: String, reach: Reach, cluster: ClusterOptions)
+    /// none can be, and the cold way is taken. `listed`: the pool's members, asked for ahead (`Listing`).
+    func claim(
+        _ pool: PoolRecord, name: String, dir: String, reach: Reach, cluster: ClusterOptions, listed: Listing? = nil
+    )
         async throws
         -> Claimed?
     {
-        let members = try await PoolAction(ctx).members(pool.name, cluster: cluster).filter(\.warm)
+        let members = try await warm(pool, cluster: cluster, listed: listed)
         guard !members.isEmpty else {
             ctx.say("pool \(pool.name) has no warm workspace; starting \(name) cold")
             return nil

@@ -27,6 +27,9 @@ public struct UpAction {
         let dir = try ctx.namedDeployment(name)
         // The stack, resolved once for the plan, the git identity, init and create.
         let stack = try ctx.locator.resolve(req.stack, diagnostics: ctx.diagnostics)
+        let listing = req.dryRun ? nil : PoolClaim.Listing.ahead(ctx, req, existing: ctx.fs.isDirectory(dir))
+        // Not waited for when no claim reads it (a few reads of the API server, answered or not).
+        defer { listing?.members.cancel() }
         let plan = try await WorkspacePlan.make(ctx, req, stack: stack, name: name, existing: ctx.fs.isDirectory(dir))
         if req.dryRun { return try await dryRun(req, stack: stack, name: name, dir: dir, plan: plan) }
         var created = false
@@ -40,7 +43,7 @@ public struct UpAction {
                 )
             }
             ctx.say("\(name) exists; starting it again")
-        } else if let claimed = try await claimFromPool(req, name: name, dir: dir, plan: plan) {
+        } else if let claimed = try await claimFromPool(req, name: name, dir: dir, plan: plan, listing: listing) {
             await keepPool(req, dir: dir, source: claimed.source, claimed: true)
             return claimed
         } else {
@@ -84,7 +87,9 @@ public struct UpAction {
     /// A new workspace carried in from a checkout, from a warm pool when one fits (`PoolClaim`): the member
     /// claimed, the checkout carried in, then the pool refilled by a process of its own (`so pool fill POOL
     /// --at-most 1`, detached); nil when it goes the cold way.
-    func claimFromPool(_ req: UpRequest, name: String, dir: String, plan: WorkspacePlan) async throws -> UpResult? {
+    func claimFromPool(
+        _ req: UpRequest, name: String, dir: String, plan: WorkspacePlan, listing: PoolClaim.Listing? = nil
+    ) async throws -> UpResult? {
         guard req.poolMember == nil, !req.noPool else { return nil }
         // As init reads --config; one it cannot read is left to init to refuse.
         let given = Dictionary(
@@ -106,7 +111,8 @@ public struct UpAction {
         }
         let claimed: PoolClaim.Claimed?
         do {
-            claimed = try await claim.claim(pool, name: name, dir: dir, reach: checkout.reach, cluster: req.cluster)
+            claimed = try await claim.claim(
+                pool, name: name, dir: dir, reach: checkout.reach, cluster: req.cluster, listed: listing)
         } catch {
             await Self.discard(bundle, checkout)
             throw error

@@ -29,7 +29,7 @@ import Testing
         return try #require(try PoolRecord.load(w.ctx, "warm"))
     }
 
-    /// What the detached refills a claim started would do (`so pool fill POOL --at-most 1 --after 2`, each), run here
+    /// What the detached refills a claim started would do (`so pool fill POOL --at-most 1 --after 1`, each), run here
     /// (without the wait): the fake
     /// process runner only records them.
     static func runRefills(_ w: WorkspaceHarness, after seen: Int = 0) async throws -> Int {
@@ -37,7 +37,7 @@ import Testing
         for r in refills {
             let a = r.arguments
             guard a.count >= 8, Array(a[1...2]) == ["pool", "fill"],
-                Array(a[4...7]) == ["--at-most", "1", "--after", "2.0"]
+                Array(a[4...7]) == ["--at-most", "1", "--after", "1.0"]
             else {
                 Issue.record("not a refill: \(a)")
                 continue
@@ -258,7 +258,7 @@ import Testing
         #expect(
             c.w.h.processes.detached.map(\.arguments) == [
                 [
-                    "so", "pool", "fill", "warm", "--at-most", "1", "--after", "2.0", "--kubeconfig",
+                    "so", "pool", "fill", "warm", "--at-most", "1", "--after", "1.0", "--kubeconfig",
                     c.w.h.path("kubeconfig"),
                 ]
             ])
