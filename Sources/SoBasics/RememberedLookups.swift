@@ -16,20 +16,29 @@ public final class RememberedLookups: @unchecked Sendable {
 
     public func addresses(of host: String) -> [String] {
         let now = DispatchTime.now().uptimeNanoseconds
-        // Kept by another thread after `now` was read: as good as new.
-        if let k = lock.withLock({ known[host] }), Double(now > k.at ? now - k.at : 0) / 1e9 < keep {
-            return k.addresses
-        }
+        if let kept = fresh(host, now: now) { return kept }
         let found = lookUp(host)
         lock.withLock { known[host] = (found, now) }
         return found
     }
 
+    /// The answer kept for `host` while it is younger than `keep` (one kept by another thread after `now` was read
+    /// is as good as new).
+    private func fresh(_ host: String, now: UInt64) -> [String]? {
+        guard let k = lock.withLock({ known[host] }), Double(now > k.at ? now - k.at : 0) / 1e9 < keep else {
+            return nil
+        }
+        return k.addresses
+    }
+
     public func addresses(of hosts: [String]) -> [String: [String]] {
         let unique = Array(Set(hosts))
-        if unique.count > 1 {
+        // A thread each only for the names not kept (a start's second render finds them all kept).
+        let now = DispatchTime.now().uptimeNanoseconds
+        let missing = unique.filter { fresh($0, now: now) == nil }
+        if missing.count > 1 {
             let group = DispatchGroup()
-            for host in unique {
+            for host in missing {
                 group.enter()
                 Thread {
                     _ = self.addresses(of: host)

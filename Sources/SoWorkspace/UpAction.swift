@@ -27,13 +27,14 @@ public struct UpAction {
         let dir = try ctx.namedDeployment(name)
         // The stack, resolved once for the plan, the git identity, init and create.
         let stack = try ctx.locator.resolve(req.stack, diagnostics: ctx.diagnostics)
-        let listing = req.dryRun ? nil : PoolClaim.Listing.ahead(ctx, req, existing: ctx.fs.isDirectory(dir))
+        let existing = ctx.fs.isDirectory(dir)
+        let listing = req.dryRun ? nil : PoolClaim.Listing.ahead(ctx, req, existing: existing)
         // Not waited for when no claim reads it (a few reads of the API server, answered or not).
         defer { listing?.members.cancel() }
-        let plan = try await WorkspacePlan.make(ctx, req, stack: stack, name: name, existing: ctx.fs.isDirectory(dir))
+        let plan = try await WorkspacePlan.make(ctx, req, stack: stack, name: name, existing: existing)
         if req.dryRun { return try await dryRun(req, stack: stack, name: name, dir: dir, plan: plan) }
         var created = false
-        if ctx.fs.isDirectory(dir) {
+        if existing {
             let ignored = notApplied(req, dir: dir)
             if !ignored.isEmpty {
                 ctx.diagnostics.warn(
@@ -308,9 +309,12 @@ public struct UpAction {
             ctx.say("\(name) already holds its checkout; keeping it (nothing carried in)")
             return 0
         }
-        let made = try await ahead?.value
         let bundle: CarryIn.Bundle
-        if let made { bundle = made } else { bundle = try await carry.bundle(source, workspace: name) }
+        if let ahead, let made = try await ahead.value {
+            bundle = made
+        } else {
+            bundle = try await carry.bundle(source, workspace: name)
+        }
         defer { carry.done(bundle) }
         try await w.deliver(bundle, ref: source.branch)
         return bundle.bytes

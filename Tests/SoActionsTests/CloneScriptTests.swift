@@ -84,10 +84,12 @@ import Testing
                 contentsOfFile: Path.join(RepoPaths.root, "config/agent-workspace/clone.sh"), encoding: .utf8), into: t)
         try t.write("clone.sh", script)
         try t.write("probe.sh", probe)
-        // The probe first (it waits, and makes the FIFO), then the entrypoint with no repository: done at once.
+        // The probe first (it waits, and makes the FIFO where it can: timeout(1) is there), then the entrypoint with
+        // no repository: done at once.
         let q = CommandText.quote
         let r = try await Self.sh(
-            "sh \(q(t.file("probe.sh"))) & p=$!; until [ -p \(q(t.file("wait"))) ]; do sleep 0.01; done; "
+            "sh \(q(t.file("probe.sh"))) & p=$!; "
+                + "until [ -p \(q(t.file("wait"))) ] || ! command -v timeout >/dev/null; do sleep 0.01; done; "
                 + "sh \(q(t.file("clone.sh"))) true; wait $p")
         #expect(r.exitCode == 0, "\(r.stdout)\(r.stderr)")
         #expect(t.exists("done"))
