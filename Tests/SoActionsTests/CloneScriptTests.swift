@@ -66,6 +66,48 @@ import Testing
         #expect(status.exitCode == 0 && status.stdout.isEmpty, "\(status.stdout)\(status.stderr)")
     }
 
+    /// A clone with no `GIT_REF` names the remote's default branch (asked for while its commit is fetched) as
+    /// the work's base, whatever it is called; a `GIT_REF` names another; a remote that does not answer leaves the
+    /// clone marked incomplete, with git's own reason.
+    @Test func theCloneStartsFromTheDefaultBranchOrTheRefNamed() async throws {
+        let t = try TempDir("so-clone-ref")
+        defer { t.cleanup() }
+        let origin = try await Self.origin(in: t)
+        let q = CommandText.quote
+        let branched = try await Self.sh(
+            "cd \(q(t.file("seed"))) && git checkout -q -b side && echo s > side.txt && git add side.txt "
+                + "&& git commit -q -m side && git push -q \(q(origin)) side")
+        #expect(branched.exitCode == 0, "\(branched.stderr)")
+        let script = Self.pointed(
+            try String(
+                contentsOfFile: Path.join(RepoPaths.root, "config/agent-workspace/clone.sh"), encoding: .utf8), into: t)
+        try t.write("clone.sh", script)
+        func clone(_ repo: String, ref: String?) async throws -> (ProcessResult, String, String) {
+            try? FileManager.default.removeItem(atPath: t.file("ws"))  // a fresh workspace each time; none at first
+            try FileManager.default.createDirectory(atPath: t.file("ws"), withIntermediateDirectories: true)
+            var env = Self.env
+            env["GIT_REPO"] = repo
+            env["GIT_REF"] = ref
+            let r = try await LocalProcessRunner().run(
+                ["sh", t.file("clone.sh")], workingDirectory: nil, environment: env, timeout: 60)
+            let ws = q(t.file("ws"))
+            let base = try await Self.sh(
+                "git -C \(ws) config so.ref; git -C \(ws) log -1 --format=%s \"$(git -C \(ws) config so.base)\" 2>&1")
+            let lines = base.stdout.split(separator: "\n").map(String.init)
+            return (r, lines.first ?? "", lines.dropFirst().first ?? "")
+        }
+        let (byDefault, defaultRef, defaultBase) = try await clone("file://\(origin)", ref: nil)
+        #expect(byDefault.exitCode == 0, "\(byDefault.stdout)\(byDefault.stderr)")
+        #expect(defaultRef == "trunk" && defaultBase == "first", "\(defaultRef) \(defaultBase)")
+        #expect(byDefault.stdout.contains("at trunk (its default branch)"), "\(byDefault.stdout)")
+        let (named, namedRef, namedBase) = try await clone("file://\(origin)", ref: "side")
+        #expect(named.exitCode == 0, "\(named.stdout)\(named.stderr)")
+        #expect(namedRef == "side" && namedBase == "side", "\(namedRef) \(namedBase)")
+        let (missing, _, _) = try await clone("file://\(t.file("nowhere.git"))", ref: nil)
+        #expect(missing.exitCode != 0 && missing.stderr.contains("nowhere.git"), "\(missing.stderr)")
+        #expect(t.exists("ws/.so-clone-incomplete"))
+    }
+
     /// The readiness probe as compose gives it (`$$` is compose's `$`): waiting while the clone runs, it ends
     /// with success once clone.sh marks the clone done, which also wakes it through the FIFO the probe made.
     @Test func theReadinessProbeEndsWhenTheCloneIsDone() async throws {

@@ -93,15 +93,25 @@ clone() {
     fi
   else
     ref="${GIT_REF:-}"
-    if [ -z "$ref" ]; then
-      # The remote's default branch, whatever it is called (main, master, trunk …).
-      ref=$(git ls-remote --symref "$GIT_REPO" HEAD | sed -n 's|^ref: refs/heads/\([^[:space:]]*\)[[:space:]]*HEAD$|\1|p')
-      [ -n "$ref" ] || ref=HEAD
-    fi
-    echo "clone: $GIT_REPO at $ref onto branch $branch"
     [ -d "$tmp/.git" ] || git init -q "$tmp"
     git -C "$tmp" remote add origin "$GIT_REPO"
-    git -C "$tmp" fetch -q origin "$ref"
+    if [ -n "$ref" ]; then
+      echo "clone: $GIT_REPO at $ref onto branch $branch"
+      git -C "$tmp" fetch -q origin "$ref"
+    else
+      # The remote's default branch (main, master, trunk …): its name is asked for while its commit is fetched, the
+      # two requests at once (one round trip to the remote where there were two). A failed ask names no branch;
+      # the fetch says why the remote did not answer.
+      head=/tmp/so-clone-head.$$
+      git ls-remote --symref "$GIT_REPO" HEAD >"$head" 2>/dev/null &
+      asked=$!
+      git -C "$tmp" fetch -q origin HEAD
+      wait "$asked" || true
+      ref=$(sed -n 's|^ref: refs/heads/\([^[:space:]]*\)[[:space:]]*HEAD$|\1|p' "$head")
+      rm -f "$head"
+      [ -n "$ref" ] || ref=HEAD
+      echo "clone: $GIT_REPO at $ref (its default branch) onto branch $branch"
+    fi
     git -C "$tmp" checkout -q -b "$branch" FETCH_HEAD
     # What the work started from: the commit (diff, and what counts as the agent's work) and the branch (a pull
     # request's base).
