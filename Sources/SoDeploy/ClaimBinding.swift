@@ -29,22 +29,55 @@ struct ClaimBinding: Sendable {
         }.map(\.name)
     }
 
-    /// Names the node on `claims` (which provisioners read); nil when there is nothing to bind ahead: no new
-    /// claim, several nodes, or no right to list them.
-    func begin(_ claims: [String], patience: Double = 5) async throws -> Started? {
-        guard !claims.isEmpty else { return nil }
-        let nodeType = ResourceType.node
+    /// The cluster's one schedulable node; nil with several, or without the right to list them.
+    static func soleNode(_ client: ClusterClient) async -> String? {
         // Not allowed to list nodes (a namespace-scoped user): the scheduler chooses, as always.
-        guard let nodes = try? await client.list(nodeType, namespace: nil, labelSelector: nil), nodes.count == 1,
+        guard let nodes = try? await client.list(.node, namespace: nil, labelSelector: nil), nodes.count == 1,
             nodes[0].at("spec", "unschedulable")?.bool != true
         else { return nil }
-        let node = nodes[0].name
-        for claim in claims {
-            try await client.annotate(
-                .persistentVolumeClaim, name: claim, namespace: namespace, [(Self.selectedNode, node)])
+        return nodes[0].name
+    }
+
+    /// What names a batch's new claims on the node: each as soon as the API server answers it (the provisioner's
+    /// wait starts then, not once the whole batch is in).
+    func naming() -> Naming { Naming(binding: self, node: NodeLookup(client: client)) }
+
+    /// The node, asked for once, by the first claim that needs it (none: no request).
+    actor NodeLookup {
+        let client: ClusterClient
+        var asked: Task<String?, Never>?
+        init(client: ClusterClient) { self.client = client }
+
+        func node() async -> String? {
+            if let asked { return await asked.value }
+            let task = Task { [client] in await ClaimBinding.soleNode(client) }
+            asked = task
+            return await task.value
         }
-        progress.phase("provisioning", "\(claims.count) \(claims.count == 1 ? "volume" : "volumes") on node \(node)")
-        return Started(binding: self, claims: Set(claims), start: ctx.clock.now(), patience: patience)
+    }
+
+    /// New claims named on the cluster's one node as their applies answer.
+    struct Naming: Sendable {
+        let binding: ClaimBinding
+        let node: NodeLookup
+
+        /// Names the node on a claim as its apply answered (the annotation the scheduler would set, which
+        /// provisioners read) when nothing binds it yet; the claim's name when named.
+        func name(_ answer: JSON) async throws -> String? {
+            guard !ClaimBinding.unbound([answer]).isEmpty, let node = await node.node() else { return nil }
+            try await binding.client.annotate(
+                .persistentVolumeClaim, name: answer.name, namespace: binding.namespace,
+                [(ClaimBinding.selectedNode, node)])
+            return answer.name
+        }
+
+        /// The claims named, being provisioned; nil when none was.
+        func started(_ claims: [String], patience: Double = 5) async -> Started? {
+            guard !claims.isEmpty, let node = await node.node() else { return nil }
+            binding.progress.phase(
+                "provisioning", "\(claims.count) \(claims.count == 1 ? "volume" : "volumes") on node \(node)")
+            return Started(binding: binding, claims: Set(claims), start: binding.ctx.clock.now(), patience: patience)
+        }
     }
 
     /// Claims named on the node, being provisioned.

@@ -51,6 +51,7 @@ struct StartSteps: Sendable {
         let rest = objects.filter { !$0.isKind(.namespace) }
         var workloadsReady = false
         var newClaims: [String] = []
+        var naming: ClaimBinding.Naming?
         for phase in Stage.Phase.allCases {
             var batch = rest.filter { Stage.of(kind: $0.kind).phase == phase }
             if let owned { try await dropUnchanged(&batch, owned: owned, report: &report) }
@@ -59,14 +60,16 @@ struct StartSteps: Sendable {
                 namespaceObjects = []
             }
             guard !batch.isEmpty else { continue }
+            if bindClaimsAhead && dryRun == nil && naming == nil
+                && batch.contains(where: { $0.isKind(.persistentVolumeClaim) })
+            {
+                naming = ClaimBinding(ctx: ctx, client: client, namespace: namespace, progress: progress).naming()
+            }
             var binding: ClaimBinding.Started?
             if !workloadsReady && dryRun == nil && batch.contains(where: { $0.isKind(.deployment) || $0.isKind(.job) })
             {
                 // New volumes are provisioned while the stopped pods end and the images load.
-                if bindClaimsAhead {
-                    binding = try await ClaimBinding(ctx: ctx, client: client, namespace: namespace, progress: progress)
-                        .begin(newClaims)
-                }
+                binding = await naming?.started(newClaims)
                 if existing != nil { try await waitForEndingPods() }
                 try await beforeWorkloads()
                 workloadsReady = true
@@ -81,7 +84,7 @@ struct StartSteps: Sendable {
                 try await binding.waitBound()
             }
             newClaims += try await applyBatch(
-                batch, existing: existing, owned: owned, renewed: renewed, report: &report)
+                batch, existing: existing, owned: owned, renewed: renewed, report: &report, naming: naming)
         }
         if !report.unchanged.isEmpty {
             progress.phase(
@@ -90,16 +93,18 @@ struct StartSteps: Sendable {
         }
     }
 
-    /// One batch applied, its progress shown and its results counted; the new claims in it that nothing binds yet.
+    /// One batch applied, its progress shown and its results counted; the new claims in it that `naming` named on
+    /// the node.
     @discardableResult
     func applyBatch(
-        _ batch: [KubeObject], existing: JSON?, owned: OwnedObjects?, renewed: Set<String>, report: inout StartReport
+        _ batch: [KubeObject], existing: JSON?, owned: OwnedObjects?, renewed: Set<String>, report: inout StartReport,
+        naming: ClaimBinding.Naming? = nil
     ) async throws -> [String] {
         let started = ctx.clock.now()
         let summary = Self.summary(batch)
         progress.phase("applying", summary)
         let results = try await applyAll(
-            batch, readJobs: existing != nil && owned == nil, owned: owned, existing: existing
+            batch, readJobs: existing != nil && owned == nil, owned: owned, existing: existing, naming: naming
         ) { done in
             progress.live(
                 "applied \(done)/\(batch.count): \(summary)", elapsed: ctx.clock.now().timeIntervalSince(started))
@@ -111,7 +116,7 @@ struct StartSteps: Sendable {
         report.unchanged += results.applied.filter { renewed.contains($0) }
         report.skipped += results.skipped
         report.plan += results.plan
-        return ClaimBinding.unbound(results.claims)
+        return results.named
     }
 
     /// A start right after a stop (by hand, or `so cleanup --idle`) in a namespace with a quota: the stopped pods
@@ -233,17 +238,17 @@ struct StartSteps: Sendable {
 
     /// Applies a batch with bounded concurrency, each object stamped with its `appliedHash`; Jobs are
     /// created once and never re-run (`readJobs`: look each one up first, when the start does not know).
-    /// Also returns the claims as the server answered (what `ClaimBinding` reads).
+    /// A new claim is named on the node by `naming` as soon as the server answers it; their names are returned.
     /// In a dry run each is judged by the server instead (`judge`).
     func applyAll(
         _ batch: [KubeObject], readJobs: Bool, owned: OwnedObjects? = nil, existing: JSON? = nil,
-        onEach: (Int) -> Void = { _ in }
-    ) async throws -> (applied: [String], skipped: [String], claims: [JSON], plan: [PlannedChange]) {
+        naming: ClaimBinding.Naming? = nil, onEach: (Int) -> Void = { _ in }
+    ) async throws -> (applied: [String], skipped: [String], named: [String], plan: [PlannedChange]) {
         var applied: [String] = []
         var skipped: [String] = []
-        var claims: [JSON] = []
+        var named: [String] = []
         var plan: [PlannedChange] = []
-        try await withThrowingTaskGroup(of: (String, JSON?, PlannedChange?).self) { group in
+        try await withThrowingTaskGroup(of: (String, JSON?, PlannedChange?, String?).self) { group in
             var next = 0
             func launch() throws {
                 let o = batch[next]
@@ -252,28 +257,26 @@ struct StartSteps: Sendable {
                     if o.isKind(.job), readJobs,
                         try await client.get(try ResourceType.of(o), name: o.name, namespace: o.namespace) != nil
                     {
-                        return (o.reference, nil, nil)
+                        return (o.reference, nil, nil, nil)
                     }
                     if let dryRun {
-                        return (o.reference, .null, try await judge(o, dryRun, owned: owned, existing: existing))
+                        return (o.reference, .null, try await judge(o, dryRun, owned: owned, existing: existing), nil)
                     }
-                    return (o.reference, try await client.apply(o.stamped, fieldManager: "so", force: true), nil)
+                    let answer = try await client.apply(o.stamped, fieldManager: "so", force: true)
+                    guard let naming, o.isKind(.persistentVolumeClaim) else { return (o.reference, answer, nil, nil) }
+                    return (o.reference, answer, nil, try await naming.name(answer))
                 }
             }
             while next < min(StartAction.parallelRequests, batch.count) { try launch() }
-            while let (ref, answer, planned) = try await group.next() {
-                if let answer {
-                    applied.append(ref)
-                    if answer.at("kind")?.string == "PersistentVolumeClaim" { claims.append(answer) }
-                } else {
-                    skipped.append(ref)
-                }
+            while let (ref, answer, planned, claim) = try await group.next() {
+                if answer != nil { applied.append(ref) } else { skipped.append(ref) }
+                if let claim { named.append(claim) }
                 if let planned { plan.append(planned) }
                 onEach(applied.count + skipped.count)
                 if next < batch.count { try launch() }
             }
         }
-        return (applied, skipped, claims, plan)
+        return (applied, skipped, named, plan)
     }
 
     /// What applying `o` would do, as the API server judges it with a server-side dry run: create or configure

@@ -83,6 +83,27 @@ import Testing
         #expect(named < proxy && proxy < bound && bound < agent, "\(calls)")
     }
 
+    /// A claim is named on the node as soon as its own apply answers: the provisioner's wait does not also wait for
+    /// the rest of the claim's batch (here its Services, held until the claim is named or 2 s have passed).
+    @Test func aClaimIsNamedOnTheNodeBeforeTheRestOfItsBatchIsIn() async throws {
+        let c = try await Self.harness(
+            nodes: ["so-node"], stack: "agent-workspace", config: ["GIT_REPO=https://example.invalid/acme/app"])
+        final class Seen: @unchecked Sendable { var namedFirst: [Bool] = [] }
+        let seen = Seen()
+        let cluster = c.cluster
+        cluster.beforeCallAsync = { call in
+            guard call.hasPrefix("apply Service") else { return }
+            var named = false
+            for _ in 0..<200 where !named {
+                named = cluster.calls.contains { $0.hasPrefix("patch PersistentVolumeClaim") }
+                if !named { try? await Task.sleep(nanoseconds: 10_000_000) }  // a cancelled test ends the wait early
+            }
+            seen.namedFirst.append(named)
+        }
+        _ = try await c.start()
+        #expect(!seen.namedFirst.isEmpty && !seen.namedFirst.contains(false), "\(seen.namedFirst) \(c.cluster.calls)")
+    }
+
     @Test func severalNodesLeaveTheChoiceToTheScheduler() async throws {
         let c = try await Self.harness(nodes: ["a", "b"])
         _ = try await c.start()
