@@ -104,7 +104,7 @@ struct CarryIn: Sendable {
         let scratch = try ctx.fs.temporaryDirectory(beside: Path.join(commonDir, "so-carry"), prefix: "so-carry")
         do {
             let bare = Path.join(scratch, "repo.git")
-            _ = try await git(["init", "-q", "--bare", bare], what: "making a scratch repository")
+            _ = try await git(["init", "-q", "--bare", "--template=", bare], what: "making a scratch repository")
             try ctx.fs.writeText(Path.join(commonDir, "objects") + "\n", to: Path.join(bare, "objects/info/alternates"))
             // Objects made here (the snapshot) go to the scratch repository; the checkout's are read.
             let objects = [

@@ -14,8 +14,10 @@ struct PoolFromSpec {
 
     /// Keeps the pool for the workspace `up` just made in `dir` (claimed from a pool when `claimed`).
     func keep(_ req: UpRequest, dir: String, source: WorkspaceSource?, claimed: Bool) async throws {
-        let model = try DeploymentLoader.load(dir, fs: ctx.fs, diagnostics: DiagnosticSink.dropped("the spec again"))
-        guard let size = model.spec.workspace?.pool, size > 0 else { return }
+        // Its spec alone (the whole deployment is not read again for one key).
+        let spec = try Spec.load(
+            Path.join(dir, "spec.yml"), fs: ctx.fs, diagnostics: DiagnosticSink.dropped("the spec again"))
+        guard let size = spec.workspace?.pool, size > 0 else { return }
         let name = NameRules.dnsLabel(Path.basename(req.stack))
         let action = PoolAction(ctx)
         guard var record = try PoolRecord.load(ctx, name) else {

@@ -101,7 +101,8 @@ struct EntrypointSignalTests {
         let proxy = Path.join(RepoPaths.root, "config/agent-workspace/egress-proxy.py")
         // The proxy itself as PID 1 (port 0: any free port; the shell execs it), ready once it says it listens.
         let r = try await Self.stopAsPID1(
-            ["sh", "-c", "exec python3 \(proxy) > \(t.file("out"))"], environment: ["SO_EGRESS_LISTEN": "0"],
+            ["sh", "-c", "exec python3 \(proxy) > \(t.file("out"))"],
+            environment: ["SO_EGRESS_LISTEN": "0", "SO_EGRESS_READY": t.file("ready")],
             ready: t.file("out"), saying: "so egress proxy on")
         let seconds = try #require(r.seconds, "the egress proxy as PID 1 did not stop within 5 s of SIGTERM")
         #expect(r.status == 0, "status \(r.status) after \(seconds) s")

@@ -120,7 +120,7 @@ struct EgressProxyScriptTests {
         proxy.environment = [
             "SO_EGRESS_ALLOW": "localhost,10.0.0.0/8", "SO_EGRESS_PORTS": "\(target)",
             "SO_EGRESS_LISTEN": "\(proxyPort)",
-            "SO_EGRESS_SPEC": "/home/me/.so/deployments/ws/spec.yml",
+            "SO_EGRESS_SPEC": "/home/me/.so/deployments/ws/spec.yml", "SO_EGRESS_READY": t.file("ready"),
         ]
         proxy.standardOutput = FileHandle.nullDevice
         proxy.standardError = FileHandle.nullDevice
@@ -136,6 +136,24 @@ struct EgressProxyScriptTests {
             if !ready { try await Task.sleep(nanoseconds: 100_000_000) }
         }
         #expect(ready, "the proxy or the server did not start")
+        // It marked itself ready, and the readiness probe as compose gives it (`$$` is compose's `$`) ends with
+        // success on that mark; without it, it gives up (here after 4 looks instead of 400).
+        #expect(t.exists("ready"))
+        let compose = try String(
+            contentsOfFile: Path.join(RepoPaths.root, "compose/docker-compose-egress-proxy.yml"), encoding: .utf8)
+        let line = try #require(compose.split(separator: "\n").first { $0.contains("test: [\"CMD-SHELL\"") })
+        let flow = String(line[try #require(line.firstIndex(of: "["))...])
+        let test = try #require(try JSONSerialization.jsonObject(with: Data(flow.utf8)) as? [String])
+        let probe = test[1].replacingOccurrences(of: "$$", with: "$").replacingOccurrences(of: "-lt 400", with: "-lt 4")
+        #expect(probe.contains("/tmp/so-egress-ready"), "\(probe)")
+        let marked = try await run([
+            "sh", "-c", probe.replacingOccurrences(of: "/tmp/so-egress-ready", with: t.file("ready")),
+        ])
+        #expect(marked.exitCode == 0, "\(marked.stderr)")
+        let unmarked = try await run([
+            "sh", "-c", probe.replacingOccurrences(of: "/tmp/so-egress-ready", with: t.file("no")),
+        ])
+        #expect(unmarked.exitCode == 1, "\(unmarked.stderr)")
         // Allowed: plain HTTP and a CONNECT tunnel, by name.
         #expect(
             try await run(["curl", "-fsS", "--max-time", "5"] + via + ["http://localhost:\(target)/"]).stdout

@@ -8,7 +8,8 @@ Its own NetworkPolicy lets only this pod out to any address (on the allowed port
 workspace reach the world through it (HTTPS_PROXY, set by so) or, for other protocols, by address.
 
 Set by so: SO_EGRESS_ALLOW (hosts and CIDRs, comma-separated), SO_EGRESS_PORTS, SO_EGRESS_SPEC (the spec
-file named in refusals), SO_EGRESS_LISTEN (port, default 3128). Standard library only.
+file named in refusals), SO_EGRESS_LISTEN (port, default 3128), SO_EGRESS_READY (the file made once it listens,
+default /tmp/so-egress-ready). Standard library only.
 """
 import asyncio
 import ipaddress
@@ -20,6 +21,9 @@ ALLOW = [a.strip().lower() for a in os.environ.get("SO_EGRESS_ALLOW", "").split(
 PORTS = {int(p) for p in os.environ.get("SO_EGRESS_PORTS", "443,80").split(",") if p.strip().isdigit()}
 SPEC = os.environ.get("SO_EGRESS_SPEC", "the workspace's spec.yml")
 LISTEN = int(os.environ.get("SO_EGRESS_LISTEN", "3128"))
+# Made once the port listens: the readiness probe waits for it with a shell, not an interpreter of its own (the
+# container's CPU limit makes every start of python3 slow).
+READY = os.environ.get("SO_EGRESS_READY", "/tmp/so-egress-ready")
 NETWORKS = []
 HOSTS = set()
 for a in ALLOW:
@@ -125,6 +129,10 @@ async def handle(reader, writer):
 async def main():
     server = await asyncio.start_server(handle, host=None, port=LISTEN)
     print(f"so egress proxy on :{LISTEN}: hosts {sorted(HOSTS)}, networks {[str(n) for n in NETWORKS]}, ports {sorted(PORTS)}", flush=True)
+    try:
+        open(READY, "w").close()
+    except OSError as e:
+        print(f"so egress proxy: could not mark itself ready at {READY} ({e}); its readiness probe will fail", file=sys.stderr, flush=True)
     async with server:
         await server.serve_forever()
 
