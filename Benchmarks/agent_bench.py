@@ -14,7 +14,7 @@ The repository is served from the host (`git daemon` on the node's address; defa
 stack is a copy of agent-workspace with lighter CPU/memory requests (the agent asks 250m CPU; 20 of them do
 not fit a 2-core node) — everything else is the built-in stack. Workspaces are removed at the end.
 """
-import concurrent.futures, datetime, json, os, random, shutil, statistics, subprocess, sys, tempfile, time
+import concurrent.futures, datetime, json, os, random, re, shutil, statistics, subprocess, sys, tempfile, time
 
 import clusterargs
 
@@ -25,6 +25,22 @@ GIT_ENV = dict(os.environ, GIT_AUTHOR_NAME="bench", GIT_AUTHOR_EMAIL="bench@so.i
 def ts(text):
     """An RFC 3339 time of a task's report, in seconds."""
     return datetime.datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=datetime.timezone.utc).timestamp()
+
+
+def volume_wait(trace):
+    """Seconds from a cold `so up`'s new volume named on the node until the workload that mounts it went out, read
+    from its trace (SO_TRACE_API=1): the node's volume provisioner, and the watch that saw the claim bound. None when
+    the trace names no volume."""
+    named = applied = None
+    for line in trace.splitlines():
+        at = re.search(r" at=\+(\d+)ms$", line)
+        if not at or not line.startswith("api: PATCH "):
+            continue
+        if "/persistentvolumeclaims/" in line:
+            named = int(at.group(1))  # the last one: the apply is first, the node named on it after
+        elif "/deployments/" in line and named is not None:
+            applied = int(at.group(1))  # the last one: what mounts no new volume goes out while it is made
+    return (applied - named) / 1000 if named is not None and applied is not None else None
 
 
 def light_stack(work):
@@ -68,26 +84,26 @@ def main():
         stack = light_stack(work)
         daemon, repo = serve_repository(work, args.node)
 
-        def so_cmd(argv, check=True):
-            p = subprocess.run([so] + argv, cwd=work, env=env, capture_output=True, text=True)
+        def so_cmd(argv, check=True, trace=False):
+            p = subprocess.run([so] + argv, cwd=work, env=dict(env, SO_TRACE_API="1") if trace else env, capture_output=True, text=True)
             if check and p.returncode != 0:
                 raise SystemExit(f"so {' '.join(argv)} failed ({p.returncode}):\n{p.stdout}\n{p.stderr}")
             return p
 
         def up_to_shell(name):
-            """so up, then exec until the workspace answers: seconds to ready and to shell-ready."""
+            """so up, then exec until the workspace answers: seconds to ready and to shell-ready, and its volume's wait."""
             names.append(name)
             # A pause of 0-1 s first (not timed): ups in a row would otherwise meet the real node's volume
             # provisioner, which looks once a second, at nearly the same point of its second each time.
             time.sleep(random.uniform(0, 1))
             start = time.perf_counter()
-            so_cmd(["up", stack, "--name", name, "--config", f"GIT_REPO={repo}", "--progress", "plain", "--timeout", "300"])
+            up = so_cmd(["up", stack, "--name", name, "--config", f"GIT_REPO={repo}", "--progress", "plain", "--timeout", "300"], trace=True)
             ready = time.perf_counter() - start
             while so_cmd(["deployment", "--name", name, "exec", "agent", "--", "git", "-C", "/workspace", "rev-parse", "HEAD"], check=False).returncode != 0:
                 if time.perf_counter() - start > 300:
                     raise SystemExit(f"{name} never answered exec")
                 time.sleep(0.05)
-            return ready, time.perf_counter() - start
+            return ready, time.perf_counter() - start, volume_wait(up.stderr)
 
         kubectl = ["kubectl", "--kubeconfig", kubeconfig, "-n", "so-bench-bare"]
         subprocess.run(kubectl[:3] + ["create", "namespace", "so-bench-bare"], capture_output=True)
@@ -114,12 +130,21 @@ def main():
         def limit(seconds):
             return f"{seconds * 1000:8.0f} ms = {seconds / bare:.2f}x a bare pod"
 
+        def volume_line(what, rs, until_shell):
+            """The node's share of cold ups: their volume's wait, and what is left without it."""
+            waits = [r[-1] for r in rs if r[-1] is not None]
+            if len(waits) == len(rs) and rs:
+                print(f"{'  of which the volume (the node provisioner), median':<52} {statistics.median(waits) * 1000:8.0f} ms "
+                      f"(min {min(waits) * 1000:.0f}, max {max(waits) * 1000:.0f}); {what} without it: "
+                      f"{limit(statistics.median(until_shell(r) - r[-1] for r in rs)).strip()}")
+
         print(f"{'a bare pod of the image until exec answers, median of ' + str(args.runs):<52} {bare * 1000:8.0f} ms (the limit)")
         runs = [up_to_shell(f"bench-agent-{i}") for i in range(args.runs)]
         print(f"{'so up until ready (clone done), median of ' + str(args.runs):<52} {limit(statistics.median(r[0] for r in runs))} "
               f"(min {min(r[0] for r in runs) * 1000:.0f}, max {max(r[0] for r in runs) * 1000:.0f})")
         print(f"{'so up until a shell answers in /workspace, median':<52} {limit(statistics.median(r[1] for r in runs))} "
               f"(min {min(r[1] for r in runs) * 1000:.0f}, max {max(r[1] for r in runs) * 1000:.0f})  goal: 2x")
+        volume_line("so up", runs, lambda r: r[1])
 
         # so up in a checkout (carried in as a bundle): from a warm pool, and cold (--no-pool), side by side.
         checkout = os.path.join(work, "checkout")
@@ -131,13 +156,13 @@ def main():
                 # node's volume provisioner (a look once a second) at the same point of its second.
                 time.sleep(random.uniform(0, 1))
             start = time.perf_counter()
-            p = subprocess.run([so, "up", stack, "--name", name, "--progress", "plain", "--timeout", "300"] + extra, cwd=checkout, env=env,
-                               capture_output=True, text=True)
+            p = subprocess.run([so, "up", stack, "--name", name, "--progress", "plain", "--timeout", "300"] + extra, cwd=checkout,
+                               env=dict(env, SO_TRACE_API="1"), capture_output=True, text=True)
             if p.returncode != 0:
                 raise SystemExit(f"so up {name} failed ({p.returncode}):\n{p.stdout}\n{p.stderr}")
             while so_cmd(["deployment", "--name", name, "exec", "agent", "--", "git", "-C", "/workspace", "rev-parse", "HEAD"], check=False).returncode != 0:
                 time.sleep(0.05)
-            return time.perf_counter() - start, "claimed" in p.stdout
+            return time.perf_counter() - start, "claimed" in p.stdout, volume_wait(p.stderr)
         # Cold first, on a node as quiet as the bare pod's and the cold ups' from a remote: not while a pool's
         # members are made, or its removal ends them.
         cold = [up_in_checkout(f"bench-cold-{i}", ["--no-pool"]) for i in range(args.pooled_ups)]
@@ -159,6 +184,8 @@ def main():
                 print(f"{label + ', until a shell answers':<52} {limit(statistics.median(r[0] for r in rs))} "
                       f"(min {min(r[0] for r in rs) * 1000:.0f}, max {max(r[0] for r in rs) * 1000:.0f} = {max(r[0] for r in rs) / bare:.2f}x; "
                       f"{sum(r[1] for r in rs)} of {len(rs)} claimed)")
+                if rs is cold:
+                    volume_line("so up in a checkout", rs, lambda r: r[0])
 
         start = time.perf_counter()
         with concurrent.futures.ThreadPoolExecutor(args.parallel) as pool:
