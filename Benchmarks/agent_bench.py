@@ -43,6 +43,13 @@ def volume_wait(trace):
     return (applied - named) / 1000 if named is not None and applied is not None else None
 
 
+def exec_time(trace):
+    """Seconds of the longest exec in an up's trace (SO_TRACE_API=1): a claim's hand-over, which waits for the member's
+    clone (the API server's and the node's); None when it made none."""
+    times = [int(m.group(1)) for m in re.finditer(r"^api: EXEC \S+ (\d+)ms ", trace, re.M)]
+    return max(times) / 1000 if times else None
+
+
 def light_stack(work):
     """A copy of the built-in layout with the agent's requests cut to fit 20 on a small node."""
     for d in ("stacks", "compose", "config"):
@@ -162,7 +169,7 @@ def main():
                 raise SystemExit(f"so up {name} failed ({p.returncode}):\n{p.stdout}\n{p.stderr}")
             while so_cmd(["deployment", "--name", name, "exec", "agent", "--", "git", "-C", "/workspace", "rev-parse", "HEAD"], check=False).returncode != 0:
                 time.sleep(0.05)
-            return time.perf_counter() - start, "claimed" in p.stdout, volume_wait(p.stderr)
+            return time.perf_counter() - start, "claimed" in p.stdout, exec_time(p.stderr), volume_wait(p.stderr)
         # Cold first, on a node as quiet as the bare pod's and the cold ups' from a remote: not while a pool's
         # members are made, or its removal ends them.
         cold = [up_in_checkout(f"bench-cold-{i}", ["--no-pool"]) for i in range(args.pooled_ups)]
@@ -186,6 +193,9 @@ def main():
                       f"{sum(r[1] for r in rs)} of {len(rs)} claimed)")
                 if rs is cold:
                     volume_line("so up in a checkout", rs, lambda r: r[0])
+                elif all(r[2] is not None for r in rs):
+                    print(f"{'  of which the hand-over exec into the member, median':<52} {statistics.median(r[2] for r in rs) * 1000:8.0f} ms "
+                          f"(max {max(r[2] for r in rs) * 1000:.0f}; the API server's and the node's, the member's clone included)")
 
         start = time.perf_counter()
         with concurrent.futures.ThreadPoolExecutor(args.parallel) as pool:
