@@ -91,10 +91,13 @@ import Testing
             let r = try await LocalProcessRunner().run(
                 ["sh", t.file("clone.sh")], workingDirectory: nil, environment: env, timeout: 60)
             let ws = q(t.file("ws"))
+            let ref = try await Self.sh("git -C \(ws) config so.ref")
+            // The base's subject, once the ref's remote-tracking branch is there, as a fetch of it by name leaves it.
             let base = try await Self.sh(
-                "git -C \(ws) config so.ref; git -C \(ws) log -1 --format=%s \"$(git -C \(ws) config so.base)\" 2>&1")
-            let lines = base.stdout.split(separator: "\n").map(String.init)
-            return (r, lines.first ?? "", lines.dropFirst().first ?? "")
+                "git -C \(ws) rev-parse -q --verify \"refs/remotes/origin/$(git -C \(ws) config so.ref)\" >/dev/null && "
+                    + "git -C \(ws) log -1 --format=%s \"$(git -C \(ws) config so.base)\"")
+            let subject = base.exitCode == 0 ? base.stdout.trimmingCharacters(in: .whitespacesAndNewlines) : "(none)"
+            return (r, ref.stdout.trimmingCharacters(in: .whitespacesAndNewlines), subject)
         }
         let (byDefault, defaultRef, defaultBase) = try await clone("file://\(origin)", ref: nil)
         #expect(byDefault.exitCode == 0, "\(byDefault.stdout)\(byDefault.stderr)")

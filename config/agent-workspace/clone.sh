@@ -110,6 +110,8 @@ clone() {
       ref=$(sed -n 's|^ref: refs/heads/\([^[:space:]]*\)[[:space:]]*HEAD$|\1|p' "$head")
       rm -f "$head"
       [ -n "$ref" ] || ref=HEAD
+      # origin/<branch>, as a fetch of the branch by name leaves it (git diff origin/main…).
+      [ "$ref" = HEAD ] || git -C "$tmp" update-ref "refs/remotes/origin/$ref" FETCH_HEAD 2>/dev/null || :
       echo "clone: $GIT_REPO at $ref (its default branch) onto branch $branch"
     fi
     git -C "$tmp" checkout -q -b "$branch" FETCH_HEAD
