@@ -20,13 +20,11 @@ struct ClaimBinding: Sendable {
 
     static let selectedNode = "volume.kubernetes.io/selected-node"
 
-    /// Claims as the apply returned them that nothing binds yet: Pending, no volume named, no node chosen.
-    static func unbound(_ claims: [JSON]) -> [String] {
-        claims.filter { c in
-            c.at("status", "phase")?.string == "Pending"
-                && (c.at("spec", "volumeName")?.string ?? "").isEmpty
-                && c.at("metadata", "annotations", selectedNode) == nil
-        }.map(\.name)
+    /// A claim as its apply returned it that nothing binds yet: Pending, no volume named, no node chosen.
+    static func isUnbound(_ c: JSON) -> Bool {
+        c.at("status", "phase")?.string == "Pending"
+            && (c.at("spec", "volumeName")?.string ?? "").isEmpty
+            && c.at("metadata", "annotations", selectedNode) == nil
     }
 
     /// The cluster's one schedulable node; nil with several, or without the right to list them.
@@ -64,7 +62,7 @@ struct ClaimBinding: Sendable {
         /// Names the node on a claim as its apply answered (the annotation the scheduler would set, which
         /// provisioners read) when nothing binds it yet; the claim's name when named.
         func name(_ answer: JSON) async throws -> String? {
-            guard !ClaimBinding.unbound([answer]).isEmpty, let node = await node.node() else { return nil }
+            guard ClaimBinding.isUnbound(answer), let node = await node.node() else { return nil }
             try await binding.client.annotate(
                 .persistentVolumeClaim, name: answer.name, namespace: binding.namespace,
                 [(ClaimBinding.selectedNode, node)])

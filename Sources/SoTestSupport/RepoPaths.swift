@@ -21,6 +21,22 @@ public enum RepoPaths {
     public static var hasShared: Bool {
         LocalFileSystem().isDirectory(laconicStacks) && LocalFileSystem().isDirectory(composeReal)
     }
+    /// The agent workspace's entrypoint (config/agent-workspace/clone.sh), as the stack ships it.
+    public static func cloneScript() throws -> String {
+        try String(contentsOfFile: Path.join(root, "config/agent-workspace/clone.sh"), encoding: .utf8)
+    }
+
+    /// The shell text of a compose file's `healthcheck: test: ["CMD-SHELL", …]` (of its first service that has
+    /// one), with compose's `$$` as the shell's `$`.
+    public static func healthcheck(_ composeFile: String) throws -> String {
+        let compose = try String(contentsOfFile: Path.join(root, composeFile), encoding: .utf8)
+        guard let line = compose.split(separator: "\n").first(where: { $0.contains("test: [\"CMD-SHELL\"") }),
+            let open = line.firstIndex(of: "["),
+            let test = try JSONSerialization.jsonObject(with: Data(line[open...].utf8)) as? [String], test.count == 2
+        else { throw SoError("\(composeFile): no healthcheck test of the form [\"CMD-SHELL\", …]") }
+        return test[1].replacingOccurrences(of: "$$", with: "$")
+    }
+
     public static let sharedAbsent =
         "../shared/fixtures is absent (a fresh clone): the suites over laconic's corpus are skipped"
 }

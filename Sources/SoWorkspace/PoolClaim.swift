@@ -30,27 +30,52 @@ struct PoolClaim {
         "GIT_USER_EMAIL",
     ]
 
-    /// A pool's members, asked for before `up` has read the checkout (neither needs the other): the pool a claim
-    /// would take from as `choose` finds it, in silence (the claim chooses again, and says why where it does).
+    /// The pool a claim takes from, chosen before `up` has read the checkout, and its members asked for meanwhile
+    /// (neither needs the other). What the choice passed over is said when the claim is made (`chosen`).
     struct Listing {
-        let pool: String
+        let choice: Choice
         let members: Task<[PoolAction.Member], Error>
+        var pool: String { choice.pool.name }
 
         /// Nil when `up` would claim from no pool (a workspace that exists, `--no-pool`, no pool that fits).
         static func ahead(_ ctx: SoContext, _ req: UpRequest, existing: Bool) -> Listing? {
             guard req.poolMember == nil, !req.noPool, !existing else { return nil }
-            var quiet = ctx
-            quiet.options.quiet = true
             // One that cannot be chosen is refused by the claim's own choice, which says why.
-            guard let pool = try? PoolClaim(ctx: quiet).choose(req) else { return nil }
+            guard let choice = try? PoolClaim(ctx: ctx).choice(req) else { return nil }
             return Listing(
-                pool: pool.name, members: Task { try await PoolAction(ctx).members(pool.name, cluster: req.cluster) })
+                choice: choice,
+                members: Task { try await PoolAction(ctx).members(choice.pool.name, cluster: req.cluster) })
         }
+
+        /// The pool chosen ahead, saying what the choice passed over.
+        func chosen(_ ctx: SoContext) -> PoolRecord {
+            for note in choice.passedOver { ctx.say(note) }
+            return choice.pool
+        }
+    }
+
+    /// A pool chosen, and the pools passed over before it (a line each, with why).
+    struct Choice {
+        var pool: PoolRecord
+        var passedOver: [String]
     }
 
     /// The pool to claim from: the one named (`--pool`), else the first made of the same stack and options;
     /// nil when none fits (each one that does not is named, with why).
     func choose(_ req: UpRequest) throws -> PoolRecord? {
+        let (pool, passedOver) = try choosing(req)
+        for note in passedOver { ctx.say(note) }
+        return pool
+    }
+
+    /// `choose`, saying nothing: the choice (nil when no pool fits).
+    func choice(_ req: UpRequest) throws -> Choice? {
+        let (pool, passedOver) = try choosing(req)
+        return pool.map { Choice(pool: $0, passedOver: passedOver) }
+    }
+
+    /// The choice, and a line for each pool passed over.
+    func choosing(_ req: UpRequest) throws -> (pool: PoolRecord?, passedOver: [String]) {
         let pools = try PoolRecord.all(ctx)
         if let named = req.pool {
             guard let p = pools.first(where: { $0.name == named }) else {
@@ -60,17 +85,18 @@ struct PoolClaim {
                 throw SoError.usage(
                     "pool \(named) does not fit this workspace: \(why)", hint: "drop --pool, or make a pool that fits")
             }
-            return p
+            return (p, [])
         }
         let stack = PoolRecord.stackKey(ctx, req.stack)
+        var passedOver: [String] = []
         for p in pools where PoolRecord.stackKey(ctx, p.stack) == stack {
             if let why = mismatch(p, req) {
-                ctx.say("pool \(p.name) not used: \(why)")
+                passedOver.append("pool \(p.name) not used: \(why)")
                 continue
             }
-            return p
+            return (p, passedOver)
         }
-        return nil
+        return (nil, passedOver)
     }
 
     /// Why the pool's members are not this workspace (its `--with`, `--agent` or other `--config`), or nil.

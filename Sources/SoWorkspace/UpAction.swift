@@ -104,7 +104,8 @@ public struct UpAction {
             return nil
         }
         let claim = PoolClaim(ctx: ctx)
-        guard let pool = try claim.choose(req) else { return nil }
+        // Chosen ahead, while the checkout was read; else chosen now (saying why where none fits).
+        guard let pool = try listing.map({ $0.chosen(ctx) }) ?? claim.choose(req) else { return nil }
         // The bundle is made while the API server is asked for a member: neither needs the other.
         let bundle = Task { () throws -> CarryIn.Bundle? in
             guard case .bundle(let carry, let source) = checkout else { return nil }

@@ -26,6 +26,11 @@ import Testing
             .replacingOccurrences(of: "/tmp/so-clone-wait", with: t.file("wait"))
     }
 
+    /// clone.sh pointed into `t`, written there as clone.sh.
+    static func writeScript(into t: TempDir) throws {
+        try t.write("clone.sh", pointed(try RepoPaths.cloneScript(), into: t))
+    }
+
     /// An origin whose top level holds what a move can miss: dot files, a name with a space, one starting with
     /// two dots, a directory and a symbolic link.
     static func origin(in t: TempDir) async throws -> String {
@@ -49,10 +54,7 @@ import Testing
         defer { t.cleanup() }
         let origin = try await Self.origin(in: t)
         try FileManager.default.createDirectory(atPath: t.file("ws"), withIntermediateDirectories: true)
-        let script = Self.pointed(
-            try String(
-                contentsOfFile: Path.join(RepoPaths.root, "config/agent-workspace/clone.sh"), encoding: .utf8), into: t)
-        try t.write("clone.sh", script)
+        try Self.writeScript(into: t)
         var env = Self.env
         env["GIT_REPO"] = "file://\(origin)"
         let r = try await LocalProcessRunner().run(
@@ -78,10 +80,7 @@ import Testing
             "cd \(q(t.file("seed"))) && git checkout -q -b side && echo s > side.txt && git add side.txt "
                 + "&& git commit -q -m side && git push -q \(q(origin)) side")
         #expect(branched.exitCode == 0, "\(branched.stderr)")
-        let script = Self.pointed(
-            try String(
-                contentsOfFile: Path.join(RepoPaths.root, "config/agent-workspace/clone.sh"), encoding: .utf8), into: t)
-        try t.write("clone.sh", script)
+        try Self.writeScript(into: t)
         func clone(_ repo: String, ref: String?) async throws -> (ProcessResult, String, String) {
             try? FileManager.default.removeItem(atPath: t.file("ws"))  // a fresh workspace each time; none at first
             try FileManager.default.createDirectory(atPath: t.file("ws"), withIntermediateDirectories: true)
@@ -116,18 +115,9 @@ import Testing
     @Test func theReadinessProbeEndsWhenTheCloneIsDone() async throws {
         let t = try TempDir("so-clone-probe")
         defer { t.cleanup() }
-        let compose = try String(
-            contentsOfFile: Path.join(RepoPaths.root, "compose/docker-compose-agent-workspace.yml"), encoding: .utf8)
-        let line = try #require(compose.split(separator: "\n").first { $0.contains("test: [\"CMD-SHELL\"") })
-        let open = try #require(line.firstIndex(of: "["))
-        let flow = String(line[open...])
-        let test = try #require(try JSONSerialization.jsonObject(with: Data(flow.utf8)) as? [String])
-        let probe = Self.pointed(test[1].replacingOccurrences(of: "$$", with: "$"), into: t)
+        let probe = Self.pointed(try RepoPaths.healthcheck("compose/docker-compose-agent-workspace.yml"), into: t)
         try FileManager.default.createDirectory(atPath: t.file("ws"), withIntermediateDirectories: true)
-        let script = Self.pointed(
-            try String(
-                contentsOfFile: Path.join(RepoPaths.root, "config/agent-workspace/clone.sh"), encoding: .utf8), into: t)
-        try t.write("clone.sh", script)
+        try Self.writeScript(into: t)
         try t.write("probe.sh", probe)
         // The probe first (it waits, and makes the FIFO where it can: timeout(1) is there), then the entrypoint with
         // no repository: done at once.

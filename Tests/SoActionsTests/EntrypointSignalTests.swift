@@ -66,11 +66,9 @@ struct EntrypointSignalTests {
     /// so the command runs at once) and its done-marker at `t/done`.
     static func writeCloneScript(in t: TempDir) throws {
         try FileManager.default.createDirectory(atPath: t.file("ws/.git"), withIntermediateDirectories: true)
-        let script = try String(
-            contentsOfFile: Path.join(RepoPaths.root, "config/agent-workspace/clone.sh"), encoding: .utf8
-        )
-        .replacingOccurrences(of: "/workspace", with: t.file("ws")).replacingOccurrences(
-            of: "/tmp/so-clone-done", with: t.file("done"))
+        let script = try RepoPaths.cloneScript()
+            .replacingOccurrences(of: "/workspace", with: t.file("ws")).replacingOccurrences(
+                of: "/tmp/so-clone-done", with: t.file("done"))
         try t.write("clone.sh", script)
     }
 

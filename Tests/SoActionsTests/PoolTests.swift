@@ -178,6 +178,32 @@ import Testing
         #expect(try PoolClaim(ctx: w.ctx).choose(UpRequest(stack: "../stacks/agent-workspace"))?.name == "warm")
         #expect(try PoolClaim(ctx: w.ctx).choose(UpRequest(stack: "agent-workspace")) == nil, "a name is not a path")
     }
+
+    /// The pool chosen ahead (while `up` reads the checkout) is chosen in silence; what it passed over is said when
+    /// the claim takes it, as a choice made then says it.
+    @Test func aPoolChosenAheadSaysWhatItPassedOverWhenTaken() async throws {
+        var w = try WorkspaceHarness()
+        for d in ["stacks", "compose", "config"] {
+            try FileManager.default.copyItem(atPath: Path.join(RepoPaths.root, d), toPath: w.h.path("layout/\(d)"))
+        }
+        w.ctx.fs = LocalFileSystem(currentDirectory: w.h.path("layout"))
+        var debug = PoolRecord(name: "a-debug", stack: "./stacks/agent-workspace", size: 0)
+        debug.config = ["LOG_LEVEL=debug"]
+        _ = try await PoolAction(w.ctx).create(debug, cluster: w.clusterOptions)
+        _ = try await PoolAction(w.ctx).create(
+            PoolRecord(name: "b-plain", stack: "./stacks/agent-workspace", size: 0), cluster: w.clusterOptions)
+        var req = UpRequest(stack: "./stacks/agent-workspace")
+        req.cluster = w.clusterOptions
+        let before = w.h.console.stdout
+        let listing = try #require(PoolClaim.Listing.ahead(w.ctx, req, existing: false))
+        defer { listing.members.cancel() }
+        #expect(listing.pool == "b-plain")
+        #expect(w.h.console.stdout == before, "chosen ahead in silence")
+        #expect(listing.chosen(w.ctx).name == "b-plain")
+        let said = String(w.h.console.stdout.dropFirst(before.count))
+        #expect(said.contains("pool a-debug not used: its --config differs in LOG_LEVEL"), "\(said)")
+        #expect(try PoolClaim(ctx: w.ctx).choose(req)?.name == "b-plain")
+    }
 }
 
 @Suite struct PoolStaleTests {
@@ -228,9 +254,7 @@ import Testing
 
     /// The member's entrypoint, as it waited since it was made: its config says GIT_CARRY=bundle and its own name.
     static func runMemberClone(_ c: CarryHarness, member: String) async throws {
-        let script = try String(
-            contentsOfFile: Path.join(RepoPaths.root, "config/agent-workspace/clone.sh"), encoding: .utf8
-        ).replacingOccurrences(of: "/workspace", with: c.container)
+        let script = try RepoPaths.cloneScript().replacingOccurrences(of: "/workspace", with: c.container)
         var env = GitWorkspace.env
         env["GIT_CARRY"] = "bundle"
         env["WORKSPACE_NAME"] = member

@@ -96,9 +96,7 @@ struct CarryHarness {
         req.timeout = 3600
         req.progress = .plain
         let r = try await UpAction(w.ctx).run(req)
-        let script = try String(
-            contentsOfFile: Path.join(RepoPaths.root, "config/agent-workspace/clone.sh"), encoding: .utf8
-        ).replacingOccurrences(of: "/workspace", with: container)
+        let script = try RepoPaths.cloneScript().replacingOccurrences(of: "/workspace", with: container)
         var env = GitWorkspace.env
         env["GIT_CARRY"] = "bundle"
         env["WORKSPACE_NAME"] = name

@@ -70,9 +70,7 @@ struct GitWorkspace {
         // The checkout, made by the stack's own clone.sh (its /workspace pointed here).
         checkout = h.path("container-workspace")
         try FileManager.default.createDirectory(atPath: checkout, withIntermediateDirectories: true)
-        let script = try String(
-            contentsOfFile: Path.join(RepoPaths.root, "config/agent-workspace/clone.sh"), encoding: .utf8
-        ).replacingOccurrences(of: "/workspace", with: checkout)
+        let script = try RepoPaths.cloneScript().replacingOccurrences(of: "/workspace", with: checkout)
         var env = Self.env
         env["GIT_REPO"] = "file://\(origin)"
         env["WORKSPACE_NAME"] = name
@@ -146,11 +144,9 @@ struct GitWorkspace {
         let g = try await GitWorkspace()
         let t = try TempDir("so-clone-entry")
         defer { t.cleanup() }
-        let script = try String(
-            contentsOfFile: Path.join(RepoPaths.root, "config/agent-workspace/clone.sh"), encoding: .utf8
-        )
-        .replacingOccurrences(of: "/workspace", with: t.file("ws")).replacingOccurrences(
-            of: "/tmp/so-clone-done", with: t.file("done"))
+        let script = try RepoPaths.cloneScript()
+            .replacingOccurrences(of: "/workspace", with: t.file("ws")).replacingOccurrences(
+                of: "/tmp/so-clone-done", with: t.file("done"))
         try FileManager.default.createDirectory(atPath: t.file("ws"), withIntermediateDirectories: true)
         func entrypoint(_ repo: String) async throws -> ProcessResult {
             var env = GitWorkspace.env

@@ -190,11 +190,9 @@ import Testing
         // The next container's entrypoint, on the checkout it keeps.
         let t = try TempDir("so-resume-entry")
         defer { t.cleanup() }
-        let script = try String(
-            contentsOfFile: Path.join(RepoPaths.root, "config/agent-workspace/clone.sh"), encoding: .utf8
-        )
-        .replacingOccurrences(of: "/workspace", with: g.checkout).replacingOccurrences(
-            of: "/tmp/so-clone-done", with: t.file("done"))
+        let script = try RepoPaths.cloneScript()
+            .replacingOccurrences(of: "/workspace", with: g.checkout).replacingOccurrences(
+                of: "/tmp/so-clone-done", with: t.file("done"))
         let entry = try await LocalProcessRunner().run(
             ["sh", "-c", script, "clone.sh", "true"], workingDirectory: nil, environment: GitWorkspace.env, timeout: 60)
         #expect(

@@ -139,12 +139,8 @@ struct EgressProxyScriptTests {
         // It marked itself ready, and the readiness probe as compose gives it (`$$` is compose's `$`) ends with
         // success on that mark; without it, it gives up (here after 4 looks instead of 400).
         #expect(t.exists("ready"))
-        let compose = try String(
-            contentsOfFile: Path.join(RepoPaths.root, "compose/docker-compose-egress-proxy.yml"), encoding: .utf8)
-        let line = try #require(compose.split(separator: "\n").first { $0.contains("test: [\"CMD-SHELL\"") })
-        let flow = String(line[try #require(line.firstIndex(of: "["))...])
-        let test = try #require(try JSONSerialization.jsonObject(with: Data(flow.utf8)) as? [String])
-        let probe = test[1].replacingOccurrences(of: "$$", with: "$").replacingOccurrences(of: "-lt 400", with: "-lt 4")
+        let probe = try RepoPaths.healthcheck("compose/docker-compose-egress-proxy.yml")
+            .replacingOccurrences(of: "-lt 400", with: "-lt 4")
         #expect(probe.contains("/tmp/so-egress-ready"), "\(probe)")
         let marked = try await run([
             "sh", "-c", probe.replacingOccurrences(of: "/tmp/so-egress-ready", with: t.file("ready")),
