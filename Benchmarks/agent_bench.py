@@ -8,7 +8,8 @@ Every workspace figure is printed beside the limit measured in the same run: a b
 (`kubectl run` of so-agent-workspace:local, then `kubectl exec -- true` until it answers), as a multiple of it.
 
 Usage: python3 Benchmarks/agent_bench.py --kubeconfig PATH [--so PATH] [--runs 5] [--node 10.250.0.1]
-       (or SO_BENCH_KUBECONFIG=PATH). Builds `so` in release mode (.build-release) unless --so is given.
+       [--traces DIR] (or SO_BENCH_KUBECONFIG=PATH). Builds `so` in release mode (.build-release) unless --so is
+       given. --traces keeps each up's API trace (SO_TRACE_API=1) and its figures as DIR/NAME.trace.
 
 The repository is served from the host (`git daemon` on the node's address; default branch `trunk`). The
 stack is a copy of agent-workspace with lighter CPU/memory requests (the agent asks 250m CPU; 20 of them do
@@ -41,6 +42,13 @@ def volume_wait(trace):
         elif "/deployments/" in line and named is not None:
             applied = int(at.group(1))  # the last one: what mounts no new volume goes out while it is made
     return (applied - named) / 1000 if named is not None and applied is not None else None
+
+
+def nudges(trace):
+    """How many pods an up's wait marked for the kubelet (`so.dev/kubelet-nudge`, a pod PATCH in its trace): a readiness
+    probe's first run the kubelet missed, or a pod it left without its sandbox. Each costs up to a kubelet round (its
+    relist, once a second): the node's."""
+    return len(re.findall(r"^api: PATCH /api/v1/namespaces/[^/]+/pods/", trace, re.M))
 
 
 def exec_time(trace):
@@ -82,7 +90,8 @@ def serve_repository(work, node):
 
 def main():
     args, kubeconfig, so = clusterargs.parse([("--runs", int, 5), ("--node", str, "10.250.0.1"), ("--count", int, 20), ("--parallel", int, 4), ("--tasks", int, 10), ("--task-seconds", int, 5),
-                                                   ("--pool", int, 3), ("--pooled-ups", int, 5), ("--gap", float, 3.0)])
+                                                   ("--pool", int, 3), ("--pooled-ups", int, 5), ("--gap", float, 3.0),
+                                                   ("--traces", str, "")])
     work = tempfile.mkdtemp(prefix="so-agent-bench-")
     env = dict(os.environ, SO_ROOT=ROOT, SO_HOME=os.path.join(work, "home"), SO_KUBECONFIG=kubeconfig)
     names = []
@@ -97,6 +106,14 @@ def main():
                 raise SystemExit(f"so {' '.join(argv)} failed ({p.returncode}):\n{p.stdout}\n{p.stderr}")
             return p
 
+        def keep_trace(name, trace, up, shell):
+            """--traces DIR: each up's trace (SO_TRACE_API=1) kept as DIR/NAME.trace with its two figures last, to read
+            where its time went."""
+            if args.traces:
+                os.makedirs(args.traces, exist_ok=True)
+                with open(os.path.join(args.traces, name + ".trace"), "w") as f:
+                    f.write(f"{trace}# up {up * 1000:.0f} ms, until a shell answers {shell * 1000:.0f} ms\n")
+
         def up_to_shell(name):
             """so up, then exec until the workspace answers: seconds to ready and to shell-ready, and its volume's wait."""
             names.append(name)
@@ -110,7 +127,9 @@ def main():
                 if time.perf_counter() - start > 300:
                     raise SystemExit(f"{name} never answered exec")
                 time.sleep(0.05)
-            return ready, time.perf_counter() - start, volume_wait(up.stderr)
+            shell = time.perf_counter() - start
+            keep_trace(name, up.stderr, ready, shell)
+            return ready, shell, nudges(up.stderr), volume_wait(up.stderr)
 
         kubectl = ["kubectl", "--kubeconfig", kubeconfig, "-n", "so-bench-bare"]
         subprocess.run(kubectl[:3] + ["create", "namespace", "so-bench-bare"], capture_output=True)
@@ -144,6 +163,12 @@ def main():
                 print(f"{'  of which the volume (the node provisioner), median':<52} {statistics.median(waits) * 1000:8.0f} ms "
                       f"(min {min(waits) * 1000:.0f}, max {max(waits) * 1000:.0f}); {what} without it: "
                       f"{limit(statistics.median(until_shell(r) - r[-1] for r in rs)).strip()}")
+            # The kubelet's: a readiness probe's first run that raced its status cache, seen by the wait and nudged.
+            late = [until_shell(r) for r in rs if r[-2]]
+            if rs:
+                print(f"{'  kubelet nudged (a first probe missed, or no sandbox)':<52} {len(late):8d} of {len(rs)} ups"
+                      + (f": median {statistics.median(late) * 1000:.0f} ms, the others {statistics.median(until_shell(r) for r in rs if not r[-2]) * 1000:.0f} ms"
+                         if late and len(late) < len(rs) else ""))
 
         print(f"{'a bare pod of the image until exec answers, median of ' + str(args.runs):<52} {bare * 1000:8.0f} ms (the limit)")
         runs = [up_to_shell(f"bench-agent-{i}") for i in range(args.runs)]
@@ -167,9 +192,12 @@ def main():
                                env=dict(env, SO_TRACE_API="1"), capture_output=True, text=True)
             if p.returncode != 0:
                 raise SystemExit(f"so up {name} failed ({p.returncode}):\n{p.stdout}\n{p.stderr}")
+            ready = time.perf_counter() - start
             while so_cmd(["deployment", "--name", name, "exec", "agent", "--", "git", "-C", "/workspace", "rev-parse", "HEAD"], check=False).returncode != 0:
                 time.sleep(0.05)
-            return time.perf_counter() - start, "claimed" in p.stdout, exec_time(p.stderr), volume_wait(p.stderr)
+            shell = time.perf_counter() - start
+            keep_trace(name, p.stderr, ready, shell)
+            return shell, "claimed" in p.stdout, exec_time(p.stderr), nudges(p.stderr), volume_wait(p.stderr)
         # Cold first, on a node as quiet as the bare pod's and the cold ups' from a remote: not while a pool's
         # members are made, or its removal ends them.
         cold = [up_in_checkout(f"bench-cold-{i}", ["--no-pool"]) for i in range(args.pooled_ups)]
@@ -197,6 +225,8 @@ def main():
                     print(f"{'  of which the hand-over exec into the member, median':<52} {statistics.median(r[2] for r in rs) * 1000:8.0f} ms "
                           f"(max {max(r[2] for r in rs) * 1000:.0f}; the API server's and the node's, the member's clone included)")
 
+        if args.count < 1:
+            return  # --count 0: the single ups only
         start = time.perf_counter()
         with concurrent.futures.ThreadPoolExecutor(args.parallel) as pool:
             many = list(pool.map(up_to_shell, [f"bench-many-{i:02d}" for i in range(args.count)]))
@@ -213,6 +243,8 @@ def main():
 
         # Detached tasks, one per workspace, given all at once: each runs in its own workspace's container.
         chosen = [f"bench-many-{i:02d}" for i in range(min(args.tasks, args.count))]
+        if not chosen:
+            return
         work_cmd = f"sleep {args.task_seconds}; echo done > task.txt; git add task.txt; git commit -qm task"
         def detach(name):
             t0 = time.perf_counter()
