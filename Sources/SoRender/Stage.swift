@@ -26,7 +26,9 @@ public enum Stage: Int, CaseIterable, Comparable, Sendable {
 
     /// Stages whose objects may go to the API server together (one batch, requests in parallel); the
     /// phases go one after another. Policies are in place before anything they limit (a quota counts
-    /// claims and pods); what pods use exists before the pods.
+    /// claims and pods); what pods use exists before the pods. A PersistentVolume exists before the claim
+    /// bound to it by name (a spec volume's path): a claim the controller reads first stays Pending until its
+    /// next resync, 15 s later, and the two went in parallel.
     public enum Phase: Int, CaseIterable, Comparable, Sendable {
         case policies, podInputs, workloads
         public static func < (a: Phase, b: Phase) -> Bool { a.rawValue < b.rawValue }
@@ -36,8 +38,8 @@ public enum Stage: Int, CaseIterable, Comparable, Sendable {
     /// its own apply, which sets the labels pods are admitted by, may go with the first batch.
     public var phase: Phase {
         switch self {
-        case .namespace, .policies: return .policies
-        case .secrets, .configMaps, .volumes, .claims, .services: return .podInputs
+        case .namespace, .policies, .volumes: return .policies
+        case .secrets, .configMaps, .claims, .services: return .podInputs
         case .workloads, .jobs, .ingresses, .others: return .workloads
         }
     }

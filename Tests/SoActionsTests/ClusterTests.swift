@@ -114,6 +114,33 @@ struct ClusterHarness {
         #expect(ns.annotations["laconic.com/deployment-dir"] == c.h.path("dep"))
     }
 
+    /// A volume with a path in the spec is a PersistentVolume and a claim bound to it by name. The volume is in
+    /// before the claim goes out: a claim the controller reads first stays Pending until its resync, 15 s later
+    /// (seen on the real node when the two went in parallel).
+    @Test func aPathVolumeIsInBeforeTheClaimBoundToIt() async throws {
+        let c = try await ClusterHarness()
+        try c.h.tmp.write(
+            "dep/spec.yml",
+            try c.h.read("dep/spec.yml").replacingOccurrences(
+                of: "  web-data:\n", with: "  web-data: ./data/web-data\n"))
+        final class Seen: @unchecked Sendable { var volumeAtClaim: Bool? }
+        let seen = Seen()
+        let cluster = c.cluster
+        // The volume's apply is slow: a claim sent beside it would go out before it is in.
+        cluster.beforeCallAsync = { call in
+            if call.hasPrefix("apply PersistentVolume "), !call.hasPrefix("apply PersistentVolumeClaim") {
+                try? await Task.sleep(nanoseconds: 100_000_000)
+            }
+        }
+        cluster.beforeCall = { call in
+            if call.hasPrefix("apply PersistentVolumeClaim") {
+                seen.volumeAtClaim = cluster.all.contains { $0.0.type.kind == "PersistentVolume" }
+            }
+        }
+        _ = try await c.start()
+        #expect(seen.volumeAtClaim == true, "\(cluster.calls)")
+    }
+
     /// A start that makes a value draws its randomness once: the values to make are made under the lock,
     /// once, and the unchanged-test reads what was made.
     @Test func aStartDrawsEntropyOnceForAValueToMake() async throws {
