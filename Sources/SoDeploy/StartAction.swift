@@ -263,7 +263,7 @@ public struct StartAction: Sendable {
         guard owned.pruneCandidates.isEmpty,
             rest.allSatisfy({ o in
                 o.isKind(.job)
-                    ? owned.jobs.contains(o.name) : owned.live[o.kind + "/" + o.name].map(o.isUnchanged) == true
+                    ? owned.jobs.contains(o.name) : owned.holds(o, namespace: ns.name)
             })
         else { return nil }
         return renewal

@@ -178,7 +178,7 @@ struct StartSteps: Sendable {
                     skipped.append(o.reference)
                     return true
                 }
-            } else if owned.live[o.kind + "/" + o.name].map(o.isUnchanged) == true {
+            } else if owned.holds(o, namespace: namespace) {
                 unchanged.append(o.reference)
                 return true
             }
@@ -263,6 +263,12 @@ struct StartSteps: Sendable {
                         return (o.reference, .null, try await judge(o, dryRun, owned: owned, existing: existing), nil)
                     }
                     let answer = try await client.apply(o.stamped, fieldManager: "so", force: true)
+                    if o.isKind(.persistentVolume),
+                        let released = try await KeptVolume.release(
+                            answer, client: client, namespace: namespace, log: ctx.verbose)
+                    {
+                        return (o.reference, released, nil, nil)
+                    }
                     guard let naming, o.isKind(.persistentVolumeClaim) else { return (o.reference, answer, nil, nil) }
                     return (o.reference, answer, nil, try await naming.name(answer))
                 }

@@ -34,6 +34,8 @@ struct Waiter {
 
     struct Problem {
         var fatal: Bool
+        /// A claim whose volume another claim holds (`pendingClaim`): why its pod waits.
+        var held = false
         var message: String
         var hint: String
         /// The Job whose pod it is (its `job-name` label), so a failed Job is explained by its own pod.
@@ -436,22 +438,49 @@ struct Waiter {
                 problems.append(
                     Problem(
                         fatal: false, message: "pod \(namespace)/\(name) cannot be scheduled: \(msg)",
-                        hint: "lower the spec's resources, or free capacity on the cluster",
+                        hint: msg.contains("PersistentVolumeClaim")
+                            ? "a claim the pod mounts is not bound; 'so deployment --dir \(dir) status' names it"
+                            : "lower the spec's resources, or free capacity on the cluster",
                         unschedulable: msg.contains("Insufficient ") ? pod : nil))
             }
             let job = pod.labels["batch.kubernetes.io/job-name"] ?? pod.labels["job-name"]
             for i in problems.indices.dropFirst(first) { problems[i].job = job }
         }
+        var held: [Problem] = []
         for pvc in try await client.list(
             .persistentVolumeClaim, namespace: namespace,
             labelSelector: selector) where pvc.at("status", "phase")?.string == "Pending"
         {
-            problems.append(
-                Problem(
-                    fatal: false, message: "PersistentVolumeClaim \(namespace)/\(pvc.name) is Pending",
-                    hint: "the cluster has no default StorageClass, or the claim's PersistentVolume does not match"))
+            let problem = try await pendingClaim(pvc)
+            if problem.held { held.append(problem) } else { problems.append(problem) }
         }
-        return problems
+        // A claim whose volume another claim holds is why its pod waits: said first (a timeout names the first
+        // problem). A claim merely Pending is said last: it may wait for its pod (WaitForFirstConsumer).
+        return problems.filter(\.fatal) + held + problems.filter { !$0.fatal }
+    }
+
+    /// A Pending claim: one bound by name (a spec volume's path) to a volume another claim still holds says which;
+    /// any other, what usually keeps a claim Pending.
+    func pendingClaim(_ pvc: JSON) async throws -> Problem {
+        let message = "PersistentVolumeClaim \(namespace)/\(pvc.name) is Pending"
+        if let volume = pvc.at("spec", "volumeName")?.string, !volume.isEmpty,
+            let pv = try await client.get(.persistentVolume, name: volume, namespace: nil),
+            let holder = pv.at("spec", "claimRef"),
+            holder["namespace"]?.string != namespace || holder["name"]?.string != pvc.name
+                || (holder["uid"]?.string).map({ !$0.isEmpty && $0 != pvc.at("metadata", "uid")?.string }) == true
+        {
+            let held = "\(holder["namespace"]?.string ?? "?")/\(holder["name"]?.string ?? "?")"
+            return Problem(
+                fatal: false, held: true,
+                message: message
+                    + ": its PersistentVolume \(volume) is \(pv.at("status", "phase")?.string ?? "bound"), held by claim \(held)",
+                hint:
+                    "to keep its data, free it: kubectl patch pv \(volume) --type merge -p '{\"spec\":{\"claimRef\":null}}'; "
+                    + "to start empty, remove it: so deployment --dir \(dir) stop --delete-volumes")
+        }
+        return Problem(
+            fatal: false, message: message,
+            hint: "the cluster has no default StorageClass, or the claim's PersistentVolume does not match")
     }
 
     /// Pods the ReplicaSet could not create (a quota, Pod Security): no pod shows it, only this condition.

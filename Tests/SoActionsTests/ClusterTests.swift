@@ -141,6 +141,52 @@ struct ClusterHarness {
         #expect(seen.volumeAtClaim == true, "\(cluster.calls)")
     }
 
+    /// A path volume whose claim went (with its namespace, on `stop --delete-namespace`, or by hand) is Released,
+    /// naming the old claim's UID. The next start releases it to the claim it makes under the same name (on the
+    /// real node that claim had stayed Pending and the start timed out), even when the volume is otherwise as
+    /// rendered; a volume a claim of another namespace released is left as it is.
+    @Test func aVolumeKeptFromBeforeIsReleasedToTheNewClaimOfItsName() async throws {
+        let c = try await ClusterHarness()
+        try c.h.tmp.write(
+            "dep/spec.yml",
+            try c.h.read("dep/spec.yml").replacingOccurrences(
+                of: "  web-data:\n", with: "  web-data: ./data/web-data\n"))
+        _ = try await c.start()
+        let volume = "\(c.id)-web-data"
+        // What the controller wrote, which the server keeps through so's apply.
+        final class Held: @unchecked Sendable { var claimRef: JSON = .null }
+        let held = Held()
+        c.cluster.onApply = { json in
+            guard json["kind"]?.string == "PersistentVolume", case .object(var o) = json,
+                case .object(var spec)? = o["spec"]
+            else { return }
+            spec["claimRef"] = held.claimRef
+            o["spec"] = .object(spec)
+            o["status"] = .object(["phase": .string("Released")])
+            json = .object(o)
+        }
+        for (claimNamespace, released) in [(c.id, true), ("elsewhere", false)] {
+            held.claimRef = .object([
+                "kind": .string("PersistentVolumeClaim"), "namespace": .string(claimNamespace),
+                "name": .string(volume), "uid": .string("old-claim"), "resourceVersion": .string("7"),
+            ])
+            let state = JSON.object([
+                "spec": .object(["claimRef": held.claimRef]), "status": .object(["phase": .string("Released")]),
+            ])
+            _ = try await c.cluster.patch(
+                .persistentVolume, name: volume, namespace: nil, mergePatch: Data(state.yValue.json(pretty: false).utf8)
+            )
+            let before = c.cluster.calls.count
+            _ = try await c.start(wait: false)
+            let patched = c.cluster.calls[before...].filter { $0 == "patch PersistentVolume \(volume)" }
+            #expect(patched.count == (released ? 1 : 0), "\(claimNamespace): \(c.cluster.calls[before...])")
+            let claimRef = try #require(c.cluster.object("PersistentVolume", volume)?.at("spec", "claimRef"))
+            #expect(
+                (claimRef["uid"] == nil) == released && claimRef["name"]?.string == volume
+                    && claimRef["namespace"]?.string == claimNamespace, "\(claimNamespace): \(claimRef)")
+        }
+    }
+
     /// A start that makes a value draws its randomness once: the values to make are made under the lock,
     /// once, and the unchanged-test reads what was made.
     @Test func aStartDrawsEntropyOnceForAValueToMake() async throws {

@@ -103,6 +103,83 @@ import Testing
             ])
     }
 
+    /// A claim bound by name to a volume another claim still holds says which, and how to free or remove it;
+    /// another Pending claim gets the usual hint.
+    @Test func aClaimWhoseVolumeAnotherClaimHoldsSaysWhich() async throws {
+        let cluster = FakeCluster()
+        try cluster.seed(KubeObject(apiVersion: "v1", kind: "Namespace", name: "ns"))
+        func claim(_ name: String, volume: String?) -> KubeObject {
+            KubeObject(
+                apiVersion: "v1", kind: "PersistentVolumeClaim", name: name, namespace: "ns", labels: [("app", "x")],
+                body: [
+                    ("spec", .map(volume.map { [("volumeName", .string($0))] } ?? [])),
+                    ("status", .map([("phase", .string("Pending"))])),
+                ])
+        }
+        try cluster.seed(claim("data", volume: "vol"))
+        try cluster.seed(claim("dynamic", volume: nil))
+        try cluster.seed(
+            KubeObject(
+                apiVersion: "v1", kind: "PersistentVolume", name: "vol",
+                body: [
+                    (
+                        "spec",
+                        .map([
+                            (
+                                "claimRef",
+                                .map([("namespace", .string("old")), ("name", .string("data")), ("uid", .string("u1"))])
+                            )
+                        ])
+                    ),
+                    ("status", .map([("phase", .string("Released"))])),
+                ]))
+        let t = try TempDir("so-waiter")
+        let ctx = SoContext(
+            fs: LocalFileSystem(currentDirectory: t.path), processes: FakeProcessRunner(), clock: FixedClock(),
+            entropy: SeededEntropy(), console: CapturedConsole(), environment: [:], builtInRoot: nil)
+        var waiter = Waiter(ctx: ctx, client: cluster, namespace: "ns", selector: "app=x")
+        waiter.directory = "dep"
+        let waiting = try JSON.parse(
+            Data(
+                KubeObject(
+                    apiVersion: "v1", kind: "Pod", name: "p", namespace: "ns",
+                    body: [
+                        (
+                            "status",
+                            .map([
+                                (
+                                    "conditions",
+                                    .list([
+                                        .map([
+                                            ("type", .string("PodScheduled")), ("status", .string("False")),
+                                            (
+                                                "message",
+                                                .string(
+                                                    "0/1 nodes are available: pod has unbound immediate PersistentVolumeClaims."
+                                                )
+                                            ),
+                                        ])
+                                    ])
+                                )
+                            ])
+                        )
+                    ]
+                ).json().utf8))
+        let problems = try await waiter.diagnose(pods: [waiting])
+        // What keeps the pod waiting comes first, where a timeout names it; the pod's own says where to look.
+        #expect(problems.first?.held == true, "\(problems.map(\.message))")
+        let pod = try #require(problems.first { $0.message.hasPrefix("pod ns/p cannot be scheduled") })
+        #expect(pod.hint == "a claim the pod mounts is not bound; 'so deployment --dir dep status' names it")
+        let held = try #require(problems.first { $0.message.contains("ns/data") })
+        #expect(
+            held.message
+                == "PersistentVolumeClaim ns/data is Pending: its PersistentVolume vol is Released, held by claim old/data"
+        )
+        #expect(held.hint.contains("kubectl patch pv vol") && held.hint.contains("stop --delete-volumes"))
+        let other = try #require(problems.first { $0.message.contains("ns/dynamic") })
+        #expect(other.hint.hasPrefix("the cluster has no default StorageClass"))
+    }
+
     /// A container the last start's wait believed (the Namespace's `so.dev/believed`: this pod, this container,
     /// this restart count) is believed at once by the next start; another start of it (a restart) is looked at again.
     /// The wait records what it believed, once.
