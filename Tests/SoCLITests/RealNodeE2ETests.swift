@@ -186,6 +186,49 @@ struct RealNodeE2ETests {
         if let failure { throw failure }
     }
 
+    /// A bind of a directory the stack does not have is a volume under the deployment directory (a hostPath
+    /// PersistentVolume and a claim bound to it by name). What a container writes there is still there after
+    /// `stop --delete-namespace` (volumes kept) and a start that makes the namespace and the claim anew: the
+    /// volume goes out before its claim, and the kept one is released to the new claim (it had stayed Pending).
+    @Test func aPathVolumeKeepsItsFilesAcrossANewNamespace() async throws {
+        let t = try TempDir("so-e2e-binds")
+        defer { t.cleanup() }
+        // deploy-to k8s: the volume is the deployment directory's own data/app-data on this host, the node's.
+        let id = try await RealNode.deploy("binds", in: t)
+        try t.write(
+            "dep/spec.yml",
+            try t.read("dep/spec.yml").replacingOccurrences(
+                of: "deploy-to: k8s-kind", with: "deploy-to: k8s\nkube-config: \(E2E.kubeconfig!)"))
+        try await RealNode.removing(t) {
+            func start() async throws {
+                let r = try await E2E.so(
+                    ["deployment", "--dir", "dep", "start", "--timeout", "60", "--progress", "plain"] + RealNode.kc,
+                    cwd: t.path)
+                #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
+            }
+            func inVolume(_ command: String) async throws -> String {
+                try await E2E.so(
+                    ["deployment", "--dir", "dep", "exec", "web"] + RealNode.kc + ["--", "sh", "-c", command],
+                    cwd: t.path
+                ).stdout
+            }
+            try await start()
+            _ = try await inVolume("echo kept-$$ > /var/lib/app-data/mark; cat /var/lib/app-data/mark")
+            let written = try t.read("dep/data/host-path-data-app-data/mark")
+            #expect(written.hasPrefix("kept-"), "the container's file on this host: \(written)")
+            var r = try await E2E.so(
+                ["deployment", "--dir", "dep", "stop", "--delete-namespace", "--timeout", "60"] + RealNode.kc,
+                cwd: t.path)
+            #expect(r.exitCode == 0 && r.stdout.contains("volumes kept"), "\(r.stdout)\n\(r.stderr)")
+            try await start()
+            #expect(try await inVolume("cat /var/lib/app-data/mark") == written)
+            r = try await E2E.kubectl(["-n", id, "get", "pvc", "-o", "jsonpath={.items[*].status.phase}"])
+            #expect(r.stdout == "Bound", "\(r.stdout)")
+        }
+        let pvs = try await E2E.kubectl(["get", "pv", "-l", "app=\(id)", "-o", "name"]).stdout
+        #expect(pvs.isEmpty, "\(pvs)")
+    }
+
     /// A container that keeps crashing is named with its last log lines.
     @Test func aCrashingContainerIsNamedWithItsLastLogLines() async throws {
         let t = try TempDir("so-e2e-crash")
