@@ -57,6 +57,20 @@ struct ClusterHarness {
         try await h.initAndCreate(stack, config: config, appendToSpec: appendToSpec)
     }
 
+    /// The example deployment, its spec.yml's `text` replaced by `replacement` after create.
+    static func editingSpec(_ text: String, _ replacement: String) async throws -> ClusterHarness {
+        let c = try await ClusterHarness()
+        try c.h.tmp.write(
+            "dep/spec.yml", try c.h.read("dep/spec.yml").replacingOccurrences(of: text, with: replacement))
+        return c
+    }
+
+    /// The example deployment with its volume at a path (`./data/web-data`): a PersistentVolume and a claim bound
+    /// to it by name.
+    static func withPathVolume() async throws -> ClusterHarness {
+        try await editingSpec("  web-data:\n", "  web-data: ./data/web-data\n")
+    }
+
     /// The same deployment and fake cluster under another context (e.g. a different `connect`).
     init(copying other: ClusterHarness, ctx: SoContext) {
         h = other.h
@@ -118,11 +132,7 @@ struct ClusterHarness {
     /// before the claim goes out: a claim the controller reads first stays Pending until its resync, 15 s later
     /// (seen on the real node when the two went in parallel).
     @Test func aPathVolumeIsInBeforeTheClaimBoundToIt() async throws {
-        let c = try await ClusterHarness()
-        try c.h.tmp.write(
-            "dep/spec.yml",
-            try c.h.read("dep/spec.yml").replacingOccurrences(
-                of: "  web-data:\n", with: "  web-data: ./data/web-data\n"))
+        let c = try await ClusterHarness.withPathVolume()
         final class Seen: @unchecked Sendable { var volumeAtClaim: Bool? }
         let seen = Seen()
         let cluster = c.cluster
@@ -146,11 +156,7 @@ struct ClusterHarness {
     /// real node that claim had stayed Pending and the start timed out), even when the volume is otherwise as
     /// rendered; a volume a claim of another namespace released is left as it is.
     @Test func aVolumeKeptFromBeforeIsReleasedToTheNewClaimOfItsName() async throws {
-        let c = try await ClusterHarness()
-        try c.h.tmp.write(
-            "dep/spec.yml",
-            try c.h.read("dep/spec.yml").replacingOccurrences(
-                of: "  web-data:\n", with: "  web-data: ./data/web-data\n"))
+        let c = try await ClusterHarness.withPathVolume()
         _ = try await c.start()
         let volume = "\(c.id)-web-data"
         // What the controller wrote, which the server keeps through so's apply.

@@ -33,11 +33,7 @@ import Testing
 
     /// A started deployment with generated secrets.
     static func started() async throws -> ClusterHarness {
-        let c = try await ClusterHarness()
-        try c.h.tmp.write(
-            "dep/spec.yml",
-            try c.h.read("dep/spec.yml").replacingOccurrences(
-                of: "config:\n", with: "config:\n  PIN: $generate:hex:8$\n"))
+        let c = try await ClusterHarness.editingSpec("config:\n", "config:\n  PIN: $generate:hex:8$\n")
         _ = try await c.start()
         return c
     }
