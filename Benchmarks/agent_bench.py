@@ -114,6 +114,16 @@ def main():
                 with open(os.path.join(args.traces, name + ".trace"), "w") as f:
                     f.write(f"{trace}# up {up * 1000:.0f} ms, until a shell answers {shell * 1000:.0f} ms\n")
 
+        def shell_answers(name, start, up, ready):
+            """Execs until the workspace answers in /workspace; seconds from `start`. Keeps the up's trace (--traces)."""
+            while so_cmd(["deployment", "--name", name, "exec", "agent", "--", "git", "-C", "/workspace", "rev-parse", "HEAD"], check=False).returncode != 0:
+                if time.perf_counter() - start > 300:
+                    raise SystemExit(f"{name} never answered exec")
+                time.sleep(0.05)
+            shell = time.perf_counter() - start
+            keep_trace(name, up.stderr, ready, shell)
+            return shell
+
         def up_to_shell(name):
             """so up, then exec until the workspace answers: seconds to ready and to shell-ready, and its volume's wait."""
             names.append(name)
@@ -123,13 +133,7 @@ def main():
             start = time.perf_counter()
             up = so_cmd(["up", stack, "--name", name, "--config", f"GIT_REPO={repo}", "--progress", "plain", "--timeout", "300"], trace=True)
             ready = time.perf_counter() - start
-            while so_cmd(["deployment", "--name", name, "exec", "agent", "--", "git", "-C", "/workspace", "rev-parse", "HEAD"], check=False).returncode != 0:
-                if time.perf_counter() - start > 300:
-                    raise SystemExit(f"{name} never answered exec")
-                time.sleep(0.05)
-            shell = time.perf_counter() - start
-            keep_trace(name, up.stderr, ready, shell)
-            return ready, shell, nudges(up.stderr), volume_wait(up.stderr)
+            return ready, shell_answers(name, start, up, ready), nudges(up.stderr), volume_wait(up.stderr)
 
         kubectl = ["kubectl", "--kubeconfig", kubeconfig, "-n", "so-bench-bare"]
         subprocess.run(kubectl[:3] + ["create", "namespace", "so-bench-bare"], capture_output=True)
@@ -156,8 +160,9 @@ def main():
         def limit(seconds):
             return f"{seconds * 1000:8.0f} ms = {seconds / bare:.2f}x a bare pod"
 
-        def volume_line(what, rs, until_shell):
-            """The node's share of cold ups: their volume's wait, and what is left without it."""
+        def node_share(what, rs, until_shell):
+            """The node's share of cold ups (each a tuple ending in its nudges and its volume's wait): the volume's wait
+            and what is left without it, and the ups the wait nudged the kubelet in."""
             waits = [r[-1] for r in rs if r[-1] is not None]
             if len(waits) == len(rs) and rs:
                 print(f"{'  of which the volume (the node provisioner), median':<52} {statistics.median(waits) * 1000:8.0f} ms "
@@ -176,7 +181,7 @@ def main():
               f"(min {min(r[0] for r in runs) * 1000:.0f}, max {max(r[0] for r in runs) * 1000:.0f})")
         print(f"{'so up until a shell answers in /workspace, median':<52} {limit(statistics.median(r[1] for r in runs))} "
               f"(min {min(r[1] for r in runs) * 1000:.0f}, max {max(r[1] for r in runs) * 1000:.0f})  goal: 2x")
-        volume_line("so up", runs, lambda r: r[1])
+        node_share("so up", runs, lambda r: r[1])
 
         # so up in a checkout (carried in as a bundle): from a warm pool, and cold (--no-pool), side by side.
         checkout = os.path.join(work, "checkout")
@@ -192,11 +197,7 @@ def main():
                                env=dict(env, SO_TRACE_API="1"), capture_output=True, text=True)
             if p.returncode != 0:
                 raise SystemExit(f"so up {name} failed ({p.returncode}):\n{p.stdout}\n{p.stderr}")
-            ready = time.perf_counter() - start
-            while so_cmd(["deployment", "--name", name, "exec", "agent", "--", "git", "-C", "/workspace", "rev-parse", "HEAD"], check=False).returncode != 0:
-                time.sleep(0.05)
-            shell = time.perf_counter() - start
-            keep_trace(name, p.stderr, ready, shell)
+            shell = shell_answers(name, start, p, time.perf_counter() - start)
             return shell, "claimed" in p.stdout, exec_time(p.stderr), nudges(p.stderr), volume_wait(p.stderr)
         # Cold first, on a node as quiet as the bare pod's and the cold ups' from a remote: not while a pool's
         # members are made, or its removal ends them.
@@ -220,7 +221,7 @@ def main():
                       f"(min {min(r[0] for r in rs) * 1000:.0f}, max {max(r[0] for r in rs) * 1000:.0f} = {max(r[0] for r in rs) / bare:.2f}x; "
                       f"{sum(r[1] for r in rs)} of {len(rs)} claimed)")
                 if rs is cold:
-                    volume_line("so up in a checkout", rs, lambda r: r[0])
+                    node_share("so up in a checkout", rs, lambda r: r[0])
                 elif all(r[2] is not None for r in rs):
                     print(f"{'  of which the hand-over exec into the member, median':<52} {statistics.median(r[2] for r in rs) * 1000:8.0f} ms "
                           f"(max {max(r[2] for r in rs) * 1000:.0f}; the API server's and the node's, the member's clone included)")
