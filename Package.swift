@@ -98,7 +98,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ], exclude: ["README.md"]),
         .executableTarget(name: "so", dependencies: ["SoCLI"], exclude: ["README.md"]),
-        .target(name: "SoTestSupport", dependencies: ["SoBasics", "SoSystem", "SoKube"], exclude: ["README.md"]),
+        // Fakes and harnesses for the test targets (a deployment directory over a fake cluster: it builds on SoDeploy).
+        .target(
+            name: "SoTestSupport", dependencies: ["SoBasics", "SoSystem", "SoKube", "SoActions", "SoDeploy"],
+            exclude: ["README.md"]),
+        .testTarget(name: "SoSystemTests", dependencies: ["SoSystem", "SoTestSupport"]),
         .testTarget(name: "SoComposeTests", dependencies: ["SoSystem", "SoCompose", "SoTestSupport"]),
         .testTarget(name: "SoKubeTests", dependencies: ["SoSystem", "SoKube", "SoBasics", "SoTestSupport"]),
         .testTarget(
@@ -114,14 +118,15 @@ let package = Package(
             ]),
         .testTarget(
             name: "SoStackTests",
-            dependencies: ["SoSystem", "SoStack", "SoRender", "SoTestSupport", .product(name: "Yams", package: "Yams")]),
+            dependencies: ["SoSystem", "SoStack", "SoTestSupport", .product(name: "Yams", package: "Yams")]),
         .testTarget(
             name: "SoRenderTests",
             dependencies: ["SoSystem", "SoRender", "SoKube", "SoStack", "SoActions", "SoDeploy", "SoTestSupport"],
             exclude: ["Golden", "Stacks"]),
-        .testTarget(
-            name: "SoActionsTests",
-            dependencies: ["SoSystem", "SoActions", "SoDeploy", "SoWorkspace", "SoAuthoring", "SoTestSupport"]),
+        .testTarget(name: "SoActionsTests", dependencies: ["SoActions", "SoTestSupport"]),
+        .testTarget(name: "SoDeployTests", dependencies: ["SoDeploy", "SoTestSupport"]),
+        .testTarget(name: "SoWorkspaceTests", dependencies: ["SoWorkspace", "SoTestSupport"]),
+        .testTarget(name: "SoAuthoringTests", dependencies: ["SoAuthoring", "SoTestSupport"]),
         .testTarget(
             name: "SoDashboardTests",
             dependencies: [

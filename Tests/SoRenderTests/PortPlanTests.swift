@@ -28,7 +28,8 @@ private func caught(_ body: () throws -> Void) -> SoError? {
     return nil
 }
 
-private func spec(_ text: String) throws -> Spec {
+/// A spec.yml decoded as `deploy create` decodes it.
+func spec(_ text: String) throws -> Spec {
     let root = try #require(try YAMLFile.parse(text, file: "spec.yml"))
     return try Spec.decode(root, text: text, path: "spec.yml", diagnostics: DiagnosticSink())
 }

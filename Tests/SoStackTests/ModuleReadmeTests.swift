@@ -54,7 +54,8 @@ import Testing
             "SoAuthoring", "SoDashboard", "SoDashboardServer",
         ],
         "so": ["SoCLI"],
-        "SoTestSupport": ["SoBasics", "SoSystem", "SoKube"],
+        // The harnesses (a deployment directory over a fake cluster) are made with SoDeploy's init and create.
+        "SoTestSupport": ["SoBasics", "SoSystem", "SoKube", "SoCompose", "SoStack", "SoActions", "SoDeploy"],
     ]
 
     @Test func eachModuleImportsOnlyWhatItMay() throws {
@@ -79,5 +80,86 @@ import Testing
             }
         }
         #expect(wrong.isEmpty, "\(wrong)")
+    }
+}
+
+/// The test tree mirrors the modules (issue 56): a test target is named for the module it tests and imports only
+/// that module, what that module may import, and the test support; each module's README names where its tests are.
+@Suite struct TestTreeTests {
+    /// A target that tests more than one module, and the modules it tests.
+    static let tested: [String: [String]] = ["SoDashboardTests": ["SoDashboard", "SoDashboardServer"]]
+    /// Files that go through a use case above their module on purpose, each with why.
+    static let crossing: [String: String] = [
+        // Every built-in stack rendered from its deployment directory as `so` makes it: init and create first.
+        "SoRenderTests/GoldenTests.swift": "renders what deploy init and create made",
+        // Compose's interpolation followed alike by deploy create (SoDeploy) and build-containers (SoAuthoring).
+        "SoAuthoringTests/ComposeParityTests.swift": "compose parity of create and build-containers",
+        // A stack `stack new` wrote is deployed as any other: init and create.
+        "SoAuthoringTests/StackNewActionTests.swift": "deploys the stack it wrote",
+    ]
+
+    static var testTargets: [String] {
+        get throws {
+            let fs = LocalFileSystem()
+            let tests = Path.join(RepoPaths.root, "Tests")
+            return try fs.list(tests).filter { $0 != "Fixtures" && fs.isDirectory(Path.join(tests, $0)) }.sorted()
+        }
+    }
+
+    @Test func everyTestTargetIsNamedForTheModuleItTests() throws {
+        let fs = LocalFileSystem()
+        var wrong: [String] = []
+        for target in try Self.testTargets {
+            guard target.hasSuffix("Tests") else {
+                wrong.append("\(target): not named <Module>Tests")
+                continue
+            }
+            for module in Self.tested[target] ?? [String(target.dropLast("Tests".count))]
+            where !fs.isDirectory(Path.join(RepoPaths.root, "Sources", module)) {
+                wrong.append("\(target): no module Sources/\(module)")
+            }
+        }
+        #expect(wrong.isEmpty, "\(wrong)")
+    }
+
+    @Test func aTestTargetImportsItsModuleAndWhatItsModuleMayImport() throws {
+        let fs = LocalFileSystem()
+        var wrong: [String] = []
+        for target in try Self.testTargets {
+            let modules = Self.tested[target] ?? [String(target.dropLast("Tests".count))]
+            let may = Set(modules).union(modules.flatMap { ModuleGraphTests.allowed[$0] ?? [] })
+                .union(["SoTestSupport", "SoSystem"])
+            let dir = Path.join(RepoPaths.root, "Tests", target)
+            for f in try fs.walk(dir)
+            where f.relative.hasSuffix(".swift") && Self.crossing["\(target)/\(f.relative)"] == nil {
+                for line in try fs.readText(Path.join(dir, f.relative)).split(separator: "\n") {
+                    let words = line.split(separator: " ").map(String.init)
+                    guard words.first == "import" || words.first == "@testable", let last = words.last,
+                        words.contains("import"), last.hasPrefix("So"), !may.contains(last)
+                    else { continue }
+                    wrong.append("\(target)/\(f.relative) imports \(last)")
+                }
+            }
+        }
+        #expect(wrong.isEmpty, "\(wrong)")
+    }
+
+    @Test func everyModuleReadmeNamesItsTests() throws {
+        let fs = LocalFileSystem()
+        let sources = Path.join(RepoPaths.root, "Sources")
+        let targets = try Self.testTargets
+        var missing: [String] = []
+        for module in try fs.list(sources) where fs.isDirectory(Path.join(sources, module)) {
+            let text = (try? fs.readText(Path.join(sources, module, "README.md"))) ?? ""
+            let own = targets.filter { (Self.tested[$0] ?? [String($0.dropLast("Tests".count))]).contains(module) }
+            if own.isEmpty {
+                if !text.contains("Tests: ") {
+                    missing.append("\(module): its README does not say where its tests are")
+                }
+            } else if let target = own.first, !text.contains("Tests/\(target)") {
+                missing.append("\(module): its README does not name Tests/\(target)")
+            }
+        }
+        #expect(missing.isEmpty, "\(missing)")
     }
 }

@@ -186,7 +186,9 @@ import Testing
     /// The top-level types a source declares (`struct`, `class`, `enum`, `protocol`, `actor`; not extensions).
     static func topLevelTypes(_ text: String) -> [String] {
         let kinds: Set<String> = ["struct", "class", "enum", "protocol", "actor"]
-        let skipped: Set<String> = ["public", "package", "internal", "private", "fileprivate", "final", "indirect"]
+        let skipped: Set<String> = [
+            "public", "package", "internal", "private", "fileprivate", "final", "indirect", "open",
+        ]
         return text.split(separator: "\n", omittingEmptySubsequences: false).compactMap { line -> String? in
             guard let first = line.first, first.isLetter || first == "@" else { return nil }
             let words = line.split(separator: " ").map(String.init).drop { $0.hasPrefix("@") || skipped.contains($0) }
@@ -198,8 +200,9 @@ import Testing
     @Test func theTypeCheckSeesWhatItLooksFor() {
         #expect(
             Self.topLevelTypes(
-                "public final class A: B {\n    struct Inner {}\n}\n@frozen public enum C { case x }\nextension D {}\n")
-                == ["A", "C"])
+                "public final class A: B {\n    struct Inner {}\n}\n@frozen public enum C { case x }\nextension D {}\n"
+                    + "open class E {}\n")
+                == ["A", "C", "E"])
     }
 
     /// Issue 31: each type lives in a file named for it (a file may also hold extensions, or hold only them).

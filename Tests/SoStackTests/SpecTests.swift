@@ -1,6 +1,5 @@
 import Foundation
 import SoBasics
-import SoRender
 import SoSystem
 import SoTestSupport
 import Testing
@@ -153,45 +152,6 @@ func expectError(
     }
 }
 
-@Suite struct KindConfigTests {
-    @Test func umbrellaMountAndPerVolumeMounts() {
-        let k = KindConfig(
-            volumes: [("a", "/srv/kind/x/a"), ("b", "/data/b")], mountRoot: "/srv/kind",
-            hostPorts: [.init(port: 5353, proto: .udp)])
-        #expect(
-            k.yaml() == """
-                kind: Cluster
-                apiVersion: kind.x-k8s.io/v1alpha4
-                nodes:
-                  - role: control-plane
-                    kubeadmConfigPatches:
-                      - |
-                        kind: InitConfiguration
-                        nodeRegistration:
-                          kubeletExtraArgs:
-                            node-labels: "ingress-ready=true"
-                    extraPortMappings:
-                      - containerPort: 80
-                        hostPort: 80
-                      - containerPort: 443
-                        hostPort: 443
-                      - containerPort: 5353
-                        hostPort: 5353
-                        protocol: UDP
-                    extraMounts:
-                      - hostPath: /srv/kind
-                        containerPath: /mnt
-                        propagation: HostToContainer
-                      - hostPath: /data/b
-                        containerPath: /mnt/b
-                        propagation: HostToContainer
-
-                """)
-        #expect(KindConfig.nodePath(volume: "a", hostPath: "/srv/kind/x/a", mountRoot: "/srv/kind") == "/mnt/x/a")
-        #expect(KindConfig.nodePath(volume: "b", hostPath: "/data/b", mountRoot: "/srv/kind") == "/mnt/b")
-    }
-}
-
 @Suite struct HostGatewaySpecTests {
     @Test func hostGatewayIsAnIPAddress() throws {
         #expect(try decodeSpec("stack: s\ndeploy-to: k8s-kind\nhost-gateway: 172.18.0.1\n").hostGateway == "172.18.0.1")
@@ -230,18 +190,6 @@ func expectError(
 }
 
 @Suite struct KindNodeImageSpecTests {
-    @Test func theNodeImageIsReadAndWrittenIntoKindConfig() throws {
-        let spec = try decodeSpec("stack: a\ndeploy-to: k8s-kind\nkind-node-image: kindest/node:v1.31.0\n")
-        #expect(spec.kindNodeImage == "kindest/node:v1.31.0")
-        let yaml = KindConfig(volumes: [], mountRoot: nil, hostPorts: [], nodeImage: spec.kindNodeImage).yaml()
-        #expect(
-            yaml.hasPrefix(
-                "kind: Cluster\napiVersion: kind.x-k8s.io/v1alpha4\nnodes:\n  - role: control-plane\n    image: kindest/node:v1.31.0\n"
-            ),
-            "\(yaml)")
-        #expect(!KindConfig(volumes: [], mountRoot: nil, hostPorts: []).yaml().contains("image:"))
-    }
-
     @Test func aBadNodeImageIsAnErrorAtItsLineAndATypoGetsASuggestion() throws {
         expectError("spec.yml:3: kind-node-image 'kindest/node v1' is not an image reference") {
             _ = try decodeSpec("stack: a\ndeploy-to: k8s-kind\nkind-node-image: kindest/node v1\n")

@@ -1,0 +1,122 @@
+import Foundation
+import SoBasics
+import SoKube
+import SoTestSupport
+import Testing
+
+@testable import SoActions
+@testable import SoDeploy
+
+/// New claims are bound before the workloads go out on a one-node cluster; elsewhere the scheduler chooses.
+@Suite struct ClaimBindingTests {
+    /// A harness whose API server answers new claims as Pending (as a WaitForFirstConsumer class does)
+    /// and binds a claim once a node is named on it, like a provisioner.
+    static func harness(nodes: [String], stack: String = "example", config: [String] = []) async throws
+        -> ClusterHarness
+    {
+        let c = try await ClusterHarness(stack: stack, config: config)
+        let healthy = c.cluster.onApply
+        c.cluster.onApply = { json in
+            healthy?(&json)
+            guard case .object(var o) = json, o["kind"]?.string == "PersistentVolumeClaim", o["status"] == nil else {
+                return
+            }
+            o["status"] = .object(["phase": .string("Pending")])
+            json = .object(o)
+        }
+        let cluster = c.cluster
+        c.cluster.beforeCall = { call in
+            // The provisioner: a claim listed after its node was named is Bound.
+            guard call.hasPrefix("list PersistentVolumeClaim") else { return }
+            for (key, pvc) in cluster.all
+            where key.type.kind == "PersistentVolumeClaim"
+                && pvc.at("metadata", "annotations", ClaimBinding.selectedNode) != nil
+            {
+                cluster.update("PersistentVolumeClaim", key.name, namespace: key.namespace) { p in
+                    guard case .object(var o) = p else { return }
+                    o["status"] = .object(["phase": .string("Bound")])
+                    p = .object(o)
+                }
+            }
+        }
+        for n in nodes { try c.cluster.seed(KubeObject(apiVersion: "v1", kind: "Node", name: n)) }
+        return c
+    }
+
+    @Test func oneNodeNamesItOnNewClaimsAndAppliesWorkloadsOnceTheyAreBound() async throws {
+        let c = try await Self.harness(nodes: ["so-control-plane"])
+        _ = try await c.start()
+        let claims = c.cluster.all.filter { $0.0.type.kind == "PersistentVolumeClaim" }
+        #expect(!claims.isEmpty)
+        for (_, pvc) in claims {
+            #expect(pvc.at("metadata", "annotations", ClaimBinding.selectedNode)?.string == "so-control-plane")
+            #expect(pvc.at("status", "phase")?.string == "Bound")
+        }
+        let calls = c.cluster.calls
+        let patched = try #require(calls.lastIndex { $0.hasPrefix("patch PersistentVolumeClaim") })
+        let bound = try #require(calls.firstIndex { $0.hasPrefix("list PersistentVolumeClaim") })
+        let deployment = try #require(calls.firstIndex { $0.hasPrefix("apply Deployment") })
+        #expect(patched < bound && bound < deployment, "\(calls)")
+
+        // A re-start finds the claims bound: no node list, no patch.
+        let before = c.cluster.calls.count
+        _ = try await c.start()
+        let again = c.cluster.calls.dropFirst(before)
+        #expect(
+            !again.contains { $0.hasPrefix("list Node") || $0.hasPrefix("patch PersistentVolumeClaim") },
+            "\(Array(again))")
+    }
+
+    /// A workspace's egress proxy mounts no volume: its pod starts while the workspace's volume is made.
+    @Test func aWorkloadThatMountsNoNewClaimGoesOutWhileTheyAreMade() async throws {
+        let c = try await Self.harness(
+            nodes: ["so-node"], stack: "agent-workspace", config: ["GIT_REPO=https://example.invalid/acme/app"])
+        _ = try await c.start()
+        let calls = c.cluster.calls
+        let proxy = try #require(calls.firstIndex { $0.hasPrefix("apply Deployment") && $0.contains("egress-proxy") })
+        let agent = try #require(
+            calls.firstIndex { $0.hasPrefix("apply Deployment") && $0.contains("agent-workspace") })
+        let named = try #require(calls.lastIndex { $0.hasPrefix("patch PersistentVolumeClaim") })
+        let bound = try #require(calls.firstIndex { $0.hasPrefix("list PersistentVolumeClaim") })
+        #expect(named < proxy && proxy < bound && bound < agent, "\(calls)")
+    }
+
+    /// A claim is named on the node as soon as its own apply answers: the provisioner's wait does not also wait for
+    /// the rest of the claim's batch (here its Services, held until the claim is named or 2 s have passed).
+    @Test func aClaimIsNamedOnTheNodeBeforeTheRestOfItsBatchIsIn() async throws {
+        let c = try await Self.harness(
+            nodes: ["so-node"], stack: "agent-workspace", config: ["GIT_REPO=https://example.invalid/acme/app"])
+        final class Seen: @unchecked Sendable { var namedFirst: [Bool] = [] }
+        let seen = Seen()
+        let cluster = c.cluster
+        cluster.beforeCallAsync = { call in
+            guard call.hasPrefix("apply Service") else { return }
+            var named = false
+            for _ in 0..<200 where !named {
+                named = cluster.calls.contains { $0.hasPrefix("patch PersistentVolumeClaim") }
+                if !named { try? await Task.sleep(nanoseconds: 10_000_000) }  // a cancelled test ends the wait early
+            }
+            seen.namedFirst.append(named)
+        }
+        _ = try await c.start()
+        #expect(!seen.namedFirst.isEmpty && !seen.namedFirst.contains(false), "\(seen.namedFirst) \(c.cluster.calls)")
+    }
+
+    @Test func severalNodesLeaveTheChoiceToTheScheduler() async throws {
+        let c = try await Self.harness(nodes: ["a", "b"])
+        _ = try await c.start()
+        #expect(c.cluster.calls.contains("list Node"))
+        #expect(!c.cluster.calls.contains { $0.hasPrefix("patch PersistentVolumeClaim") })
+        for (key, pvc) in c.cluster.all where key.type.kind == "PersistentVolumeClaim" {
+            #expect(pvc.at("metadata", "annotations", ClaimBinding.selectedNode) == nil)
+        }
+    }
+
+    @Test func aUserWhoMayNotListNodesStartsAsBefore() async throws {
+        let c = try await Self.harness(nodes: ["so-control-plane"])
+        c.cluster.failures["list Node"] = SoError(
+            "nodes is forbidden: User \"dev\" cannot list resource \"nodes\" (Forbidden)")
+        _ = try await c.start()
+        #expect(!c.cluster.calls.contains { $0.hasPrefix("patch PersistentVolumeClaim") })
+    }
+}

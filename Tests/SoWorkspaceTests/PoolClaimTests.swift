@@ -1,0 +1,230 @@
+import Foundation
+import SoBasics
+import SoKube
+import SoRender
+import SoStack
+import SoSystem
+import SoTestSupport
+import Testing
+
+@testable import SoActions
+@testable import SoDeploy
+@testable import SoWorkspace
+
+/// A claim end to end on the fake cluster, with the container's /workspace a local directory: the checkout is
+/// carried into the member, and the stack's own clone.sh (waiting there as the member's entrypoint) makes the
+/// workspace's branch with the checkout's origin.
+@Suite(.serialized) struct PoolClaimCarryTests {
+    func upInCheckout(_ c: CarryHarness, _ name: String) async throws -> UpResult {
+        var req = UpRequest(stack: "agent-workspace")
+        req.name = name
+        req.from = c.mine
+        req.cluster = c.w.clusterOptions
+        req.wait = false
+        req.progress = .plain
+        return try await UpAction(c.w.ctx).run(req)
+    }
+
+    /// The member's entrypoint, as it waited since it was made: its config says GIT_CARRY=bundle and its own name.
+    static func runMemberClone(_ c: CarryHarness, member: String) async throws {
+        let script = try RepoPaths.cloneScript().replacingOccurrences(of: "/workspace", with: c.container)
+        var env = GitWorkspace.env
+        env["GIT_CARRY"] = "bundle"
+        env["WORKSPACE_NAME"] = member
+        let clone = try await LocalProcessRunner().run(
+            ["sh", "-c", script], workingDirectory: nil, environment: env, timeout: 60)
+        #expect(clone.exitCode == 0, "\(clone.stdout)\(clone.stderr)")
+    }
+
+    @Test func aClaimedMemberGetsTheCheckoutItsBranchAndItsOrigin() async throws {
+        let c = try await CarryHarness()
+        _ = try await CarryHarness.git(["remote", "add", "origin", "https://github.com/acme/web.git"], in: c.mine)
+        let p = try await PoolTests().pool(c.w, size: 1)
+        let member = try #require(try await PoolAction(c.w.ctx).members(p.name, cluster: c.w.clusterOptions).first)
+        let r = try await upInCheckout(c, "mine-ws")
+        #expect(r.namespace == member.listing.namespace && r.note == "claimed from pool warm", "\(r)")
+        #expect(c.w.h.console.stdout.contains("mine-ws: claimed \(member.listing.name) from pool warm"))
+        try await PoolClaimCarryTests.runMemberClone(c, member: member.listing.name)
+        #expect(try await CarryHarness.git(["rev-parse", "--abbrev-ref", "HEAD"], in: c.container) == "agent/mine-ws")
+        #expect(
+            try await CarryHarness.git(["remote", "get-url", "origin"], in: c.container)
+                == "https://github.com/acme/web.git")
+        // The pool is refilled by one, in a process of its own (its id kept for pool list); the workspace is listed
+        // by its name.
+        #expect(try await PoolAction(c.w.ctx).members(p.name, cluster: c.w.clusterOptions).isEmpty)
+        #expect(
+            c.w.h.processes.detached.map(\.arguments) == [
+                [
+                    "so", "pool", "fill", "warm", "--at-most", "1", "--after", "1.0", "--kubeconfig",
+                    c.w.h.path("kubeconfig"),
+                ]
+            ])
+        #expect(c.w.h.processes.detached.first?.output == c.w.h.path("so-home/pools/warm.fill.log"))
+        #expect(PoolAction(c.w.ctx).refilling("warm") == 40001)
+        #expect(try await PoolTests.runRefills(c.w) == 1)
+        #expect(try await PoolAction(c.w.ctx).members(p.name, cluster: c.w.clusterOptions).count == 1)
+        let listed = try await ListAction(c.w.ctx).run(cluster: c.w.clusterOptions)
+        #expect(listed.contains { $0.name == "mine-ws" && $0.namespace == member.listing.namespace })
+    }
+
+    /// A claim writes what a claim needs and nothing of the next member, whose making is a process of its own: the
+    /// claim's Lease, the workspace's record on its Namespace, the claimer's credentials in its Secret.
+    @Test func aClaimWritesOnlyWhatAClaimNeeds() async throws {
+        var c = try await CarryHarness()
+        c.w.ctx.environment["ANTHROPIC_API_KEY"] = "claimer-key-not-real"
+        _ = try await CarryHarness.git(["remote", "add", "origin", "https://github.com/acme/web.git"], in: c.mine)
+        let p = try await PoolTests().pool(c.w, size: 2)
+        let member = try #require(try await PoolAction(c.w.ctx).members(p.name, cluster: c.w.clusterOptions).first)
+        let ns = member.listing.namespace
+        let before = c.w.cluster.calls.count
+        let r = try await upInCheckout(c, "mine-ws")
+        #expect(r.note == "claimed from pool warm", "\(r)")
+        let verbs = ["create", "apply", "patch", "update", "delete"]
+        let writes = c.w.cluster.calls[before...].filter { verbs.contains(String($0.split(separator: " ")[0])) }
+        #expect(
+            writes == [
+                "create Lease \(ns)/so-pool-claim", "patch Namespace \(ns)",
+                "patch Secret \(ns)/\(member.listing.id)-generated-secrets",
+            ], "\(writes)")
+        #expect(c.w.h.processes.detached.count == 1)
+        // The member's pods are read once, when the pool is listed: the claim execs into the pod found then.
+        let podReads = c.w.cluster.calls[before...].filter { $0.hasPrefix("list Pod") && $0.contains(ns) }
+        #expect(podReads.count == 1, "\(Array(c.w.cluster.calls[before...]))")
+    }
+
+    /// Members hold no one's credentials (the pool maker's environment has a key: it is not copied); the claim
+    /// hands in the claimer's, into the workspace's Secret and the running container, never a file here or a
+    /// command line, and never said.
+    @Test func membersHoldNoCredentialsAndAClaimHandsInTheClaimers() async throws {
+        var c = try await CarryHarness()
+        _ = try await CarryHarness.git(["remote", "add", "origin", "https://github.com/acme/web.git"], in: c.mine)
+        let p = try await PoolTests().pool(c.w, size: 1)
+        let member = try #require(try await PoolAction(c.w.ctx).members(p.name, cluster: c.w.clusterOptions).first)
+        let ns = member.listing.namespace
+        func secret() throws -> JSON {
+            try #require(c.w.cluster.object("Secret", "\(member.listing.id)-generated-secrets", namespace: ns))
+        }
+        #expect(try secret().at("data", "ANTHROPIC_API_KEY") == nil, "a member holds no credentials")
+        #expect(!c.w.ctx.diagnostics.all.contains { $0.message.contains("secret-env") }, "nor warns of them")
+        c.w.ctx.environment["ANTHROPIC_API_KEY"] = "claimer's-key-not-real"
+        c.w.ctx.environment["GITHUB_TOKEN"] = nil
+        let r = try await upInCheckout(c, "mine-ws")
+        #expect(r.note == "claimed from pool warm", "\(r)")
+        #expect(
+            try secret().at("data", "ANTHROPIC_API_KEY")?.string
+                == Data("claimer's-key-not-real".utf8).base64EncodedString())
+        let fed = c.w.h.processes.fed
+        #expect(
+            fed.count == 1 && fed[0].arguments.contains("-i") && fed[0].arguments.contains(ns),
+            "\(fed.map(\.arguments))")
+        #expect(fed.first?.input == #"export ANTHROPIC_API_KEY='claimer'\''s-key-not-real'"# + "\n")
+        #expect(fed.first?.arguments.contains { $0.contains("claimer") } == false, "never on a command line")
+        let said = c.w.h.console.stdout + c.w.h.console.stderr
+        #expect(!said.contains("claimer's-key"))
+        #expect(
+            c.w.ctx.diagnostics.all.contains {
+                $0.message.hasPrefix("secret-env GITHUB_TOKEN") && $0.message.contains("mine-ws gets no value")
+            },
+            "\(c.w.ctx.diagnostics.all.map(\.message))")
+        // What runs in the container reads the handed file first.
+        let exec = c.w.h.processes.calls.map(\.arguments).filter { $0.contains("exec") && $0.contains(ns) }
+        #expect(!exec.isEmpty && exec.allSatisfy { $0.contains { $0.hasPrefix(HandedCredentials.prelude) } })
+    }
+
+    @Test func aClaimedMemberThatFailsBeforeItIsReadyGoesAndTheWorkspaceStartsCold() async throws {
+        let c = try await CarryHarness()
+        _ = try await CarryHarness.git(["remote", "add", "origin", "https://github.com/acme/web.git"], in: c.mine)
+        let p = try await PoolTests().pool(c.w, size: 1)
+        let member = try #require(try await PoolAction(c.w.ctx).members(p.name, cluster: c.w.clusterOptions).first)
+        // The member's container is gone by the time the checkout comes: carrying it in fails.
+        let carryCold = c.w.h.processes.streamingFallback
+        let memberNamespace = member.listing.namespace
+        c.w.h.processes.streamingFallback = { args, stdin, stdout in
+            if let n = args.firstIndex(of: "-n"), args[n + 1] == memberNamespace {
+                return ProcessResult(
+                    exitCode: 1, stderr: "error: unable to upgrade connection: container not found (\"agent\")")
+            }
+            return try await carryCold?(args, stdin, stdout)
+        }
+        let r = try await upInCheckout(c, "cold-ws")
+        #expect(r.namespace == "cold-ws" && r.note != "claimed from pool warm", "\(r)")
+        #expect(
+            c.w.ctx.diagnostics.all.contains {
+                $0.message.hasPrefix("the workspace claimed from pool warm failed before it was ready")
+            })
+        #expect(c.w.cluster.object("Namespace", member.listing.namespace) == nil, "the failed member is gone")
+    }
+}
+
+/// A file system that interrupts the run (as Ctrl-C would) when a claim moves a member's directory.
+final class InterruptingMoveFileSystem: ForwardingFileSystem, @unchecked Sendable {
+    let interrupts: Interrupts
+    init(base: FileSystem, interrupts: Interrupts) {
+        self.interrupts = interrupts
+        super.init(base: base)
+    }
+    override func move(_ from: String, to: String) throws {
+        interrupts.interrupt(signal: SIGINT)
+        try base.move(from, to: to)
+    }
+}
+
+@Suite struct PoolInterruptTests {
+    /// An up interrupted after it took a member and before the member became its workspace gives it back.
+    @Test func anInterruptedClaimGivesTheMemberBack() async throws {
+        var w = try WorkspaceHarness()
+        let p = try await PoolTests().pool(w, size: 1)
+        let member = try #require(try await PoolAction(w.ctx).members(p.name, cluster: w.clusterOptions).first)
+        let record = ExitRecord()
+        let cluster = w.cluster
+        let ns = member.listing.namespace
+        let interrupts = Interrupts(terminate: { code in
+            record.codes.append(code)
+            record.leftAtExit =
+                cluster.object("Lease", "so-pool-claim", namespace: ns) == nil ? ["given back"] : ["held"]
+        })
+        w.ctx.interrupts = interrupts
+        // A loaded machine (every suite at once) can leave the give-back unscheduled for seconds.
+        w.ctx.interruptReleaseSeconds = 120
+        w.ctx.fs = InterruptingMoveFileSystem(base: w.ctx.fs, interrupts: interrupts)
+        _ = try? await PoolClaim(ctx: w.ctx).claim(
+            p, name: "mine", dir: try w.ctx.namedDeployment("mine"),
+            reach: .init(key: "GIT_ORIGIN", url: PoolTests.origin),
+            cluster: w.clusterOptions)
+        #expect(
+            record.codes == [130] && record.leftAtExit == ["given back"], "\(record.codes) \(record.leftAtExit ?? [])")
+    }
+}
+
+@Suite(.serialized) struct PoolClaimRemoteTests {
+    /// A workspace from a remote (`--config GIT_REPO=`) claims a member too: the member's clone.sh, waiting,
+    /// learns the repository from the claim and clones it onto the workspace's branch.
+    @Test func aWorkspaceFromARemoteClaimsAMemberThatClonesIt() async throws {
+        let c = try await CarryHarness()
+        let origin = c.w.h.path("origin.git")
+        _ = try await LocalProcessRunner().run(
+            ["git", "clone", "-q", "--bare", c.mine, origin], workingDirectory: nil, environment: GitWorkspace.env,
+            timeout: 60)
+        let p = try await PoolTests().pool(c.w, size: 1)
+        let member = try #require(try await PoolAction(c.w.ctx).members(p.name, cluster: c.w.clusterOptions).first)
+        var req = UpRequest(stack: "agent-workspace")
+        req.name = "remote-ws"
+        req.config = ["GIT_REPO=file://\(origin)"]
+        req.cluster = c.w.clusterOptions
+        req.wait = false
+        let before = c.w.h.processes.calls.count
+        let r = try await UpAction(c.w.ctx).run(req)
+        #expect(r.namespace == member.listing.namespace && r.note == "claimed from pool warm", "\(r)")
+        // Beside the credentials' exec, one into the member: the repository handed over, and the clone waited for in
+        // the same one.
+        let execs = c.w.h.processes.calls.dropFirst(before).map(\.arguments).filter {
+            $0.contains("exec") && !$0.contains { $0.contains("so-secret-env.part") }
+        }
+        #expect(execs.count == 1 && execs.first?.contains { $0.contains("/tmp/so-clone-done") } == true, "\(execs)")
+        try await PoolClaimCarryTests.runMemberClone(c, member: member.listing.name)
+        #expect(
+            try await CarryHarness.git(["rev-parse", "--abbrev-ref", "HEAD"], in: c.container) == "agent/remote-ws")
+        #expect(try await CarryHarness.git(["remote", "get-url", "origin"], in: c.container) == "file://\(origin)")
+        #expect(try await CarryHarness.git(["log", "-1", "--format=%s"], in: c.container) == "local only")
+    }
+}

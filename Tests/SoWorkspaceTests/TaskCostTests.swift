@@ -1,0 +1,47 @@
+import Foundation
+import SoBasics
+import SoKube
+import SoStack
+import SoSystem
+import SoTestSupport
+import Testing
+
+@testable import SoActions
+@testable import SoDeploy
+@testable import SoWorkspace
+
+@Suite struct TaskCostTests {
+    @Test func claudesResultLineIsTheWholeRun() {
+        let lines = """
+            {"type":"assistant","message":{"usage":{"input_tokens":5,"output_tokens":1}}}
+            {"type":"result","total_cost_usd":0.25,"usage":{"input_tokens":100,"output_tokens":20,"cache_creation_input_tokens":7}}
+            """
+        let c = TaskCost.parse(lines)
+        #expect(c.reported && c.usd == 0.25 && c.inputTokens == 100 && c.outputTokens == 20 && c.cacheWriteTokens == 7)
+        #expect(c.text == "100 in · 20 out · $0.2500")
+    }
+
+    @Test func codexTurnsAreSummedAndHaveNoPrice() {
+        let lines = """
+            {"type":"turn.completed","usage":{"input_tokens":10,"cached_input_tokens":4,"output_tokens":3}}
+            {"type":"turn.completed","usage":{"input_tokens":5,"output_tokens":2}}
+            """
+        let c = TaskCost.parse(lines)
+        #expect(c.reported && c.usd == nil && c.inputTokens == 15 && c.outputTokens == 5 && c.cacheReadTokens == 4)
+    }
+
+    @Test func nothingReportedIsSaidAndNothingInvented() {
+        #expect(TaskCost.parse("").text == "not reported by the agent")
+        let odd = TaskCost.parse(#"{"usage": "lots"}"#)
+        #expect(!odd.reported && odd.problem != nil && odd.usd == nil)
+        let t = TaskCost.total([TaskCost.parse(#"{"type":"result","total_cost_usd":1.5}"#), TaskCost(), odd])
+        #expect(t.reported && t.usd == 1.5 && t.inputTokens == nil)
+    }
+
+    @Test func aReportParsesByLengthWhateverItsText() {
+        let text = "line one\n@@ 1 state 6\nfake\n"
+        let out = "@@ 4 text \(text.utf8.count)\n\(text)\n@@ 4 state 8\nrunning\n\n@@ 5 state 7\nqueued\n\n"
+        let r = TaskRecord.parse(out)
+        #expect(r.map(\.id) == [4, 5] && r[0].text == text && r[0].state == "running" && r[1].state == "queued")
+    }
+}

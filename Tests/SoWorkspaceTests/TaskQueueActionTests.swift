@@ -1,0 +1,221 @@
+import Foundation
+import SoBasics
+import SoKube
+import SoStack
+import SoSystem
+import SoTestSupport
+import Testing
+
+@testable import SoActions
+@testable import SoDeploy
+@testable import SoWorkspace
+
+/// Detached tasks: the runner (`TaskRunner`) runs for real here, in a local checkout standing in for the
+/// workspace's container (`GitWorkspace`), with `setsid` workers that outlive the call that queued them.
+@Suite(.serialized) struct WorkspaceTaskQueueTests {
+    func submit(_ g: GitWorkspace, _ text: String, _ command: String, push: Bool = true) async throws -> Int {
+        var req = TaskRequest(directory: g.dir, text: text)
+        req.command = command
+        req.push = push
+        req.cluster = g.w.clusterOptions
+        return try await TaskQueueAction(g.w.ctx).submit(req).id
+    }
+
+    @Test func aDetachedTaskRunsOnAndLeavesAReport() async throws {
+        let g = try await GitWorkspace()
+        try g.podRuns()
+        let q = TaskQueueAction(g.w.ctx)
+        let claude =
+            #"{"type":"result","subtype":"success","total_cost_usd":0.0421,"usage":{"input_tokens":1200,"output_tokens":340,"cache_read_input_tokens":50}}"#
+        // The agent: says a step, commits one file, leaves another uncommitted, deletes one, waits for the test to
+        // have seen it running (not a sleep: a loaded machine took longer than one), prints its cost.
+        let go = g.w.h.path("go")
+        let agent = """
+            echo "step: reading" > "$SO_TASK_STEP"; echo "working on: $TASK"
+            echo fixed > login.ts && git add login.ts && git commit -q -m "fix login"
+            echo notes > notes.md; git rm -q README.md
+            echo 'running tests' > "$SO_TASK_STEP"; until [ -e '\(go)' ]; do sleep 0.05; done
+            echo '\(claude)'
+            """
+        let id = try await submit(g, "fix the login\nand say so", agent)
+        #expect(id == 1)
+        // submit returned while the agent still runs: the task is detached from the call.
+        let running = try await q.show(g.dir, cluster: g.w.clusterOptions, id: id)
+        #expect(running.state == "running" || running.state == "queued", "\(running)")
+        try g.w.h.tmp.write("go", "")
+        let t = try await q.wait(g.dir, cluster: g.w.clusterOptions, id: id, follow: false)
+        #expect(t.state == "succeeded" && t.exitCode == 0, "\(t)")
+        #expect(t.text == "fix the login\nand say so" && t.step == "running tests")
+        #expect(t.commits.map(\.subject) == ["fix login", "so task: fix the login"], "\(t.commits)")
+        #expect(
+            t.files == [
+                .init(path: "README.md", change: "deleted"), .init(path: "login.ts", change: "created"),
+                .init(path: "notes.md", change: "created"),
+            ], "\(t.files)")
+        #expect(t.branch == "agent/ws" && t.pushed == "agent/ws")
+        #expect(
+            t.cost.reported && t.cost.usd == 0.0421 && t.cost.inputTokens == 1200 && t.cost.outputTokens == 340
+                && t.cost.cacheReadTokens == 50, "\(t.cost)")
+        #expect(t.startedAt != nil && t.endedAt != nil && t.queuedAt != nil && t.problems.isEmpty)
+        #expect(t.progress.map(\.text).contains("pushed agent/ws"), "\(t.progress)")
+        let pushed = try await GitWorkspace.git(["log", "-1", "--format=%s", "agent/ws"], in: g.origin).stdout
+        #expect(pushed == "so task: fix the login\n")
+        // The log, read back.
+        let out = g.w.h.console
+        _ = try await q.logs(g.dir, cluster: g.w.clusterOptions, id: id, follow: false)
+        #expect(out.stdout.contains("working on: fix the login"), "\(out.stdout)")
+    }
+
+    @Test func tasksQueueInOrderAndCancelKeepsWhatWasCommitted() async throws {
+        let g = try await GitWorkspace()
+        try g.podRuns()
+        let q = TaskQueueAction(g.w.ctx)
+        let first = try await submit(
+            g, "first", #"echo "first $(date +%s.%N)" >> order.txt; git add -A; git commit -qm first; sleep 30"#,
+            push: false)
+        let second = try await submit(g, "second", #"echo "second" >> order.txt"#, push: false)
+        let third = try await submit(g, "third", "echo never", push: false)
+        #expect([first, second, third] == [Int](1...3))
+        // Queued, not started, while the first runs.
+        #expect(try await q.show(g.dir, cluster: g.w.clusterOptions, id: second).state == "queued")
+        let gone = try await q.cancel(g.dir, cluster: g.w.clusterOptions, id: third)
+        #expect(gone.state == "cancelled" && gone.startedAt == nil, "\(gone)")
+        // Wait until the first has committed, then cancel it: its commit stays.
+        for _ in 0..<50 {
+            if (try? g.w.h.read("container-workspace/order.txt")) != nil { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        let cancelled = try await q.cancel(g.dir, cluster: g.w.clusterOptions, id: first)
+        #expect(cancelled.state == "cancelled" && cancelled.commits.map(\.subject) == ["first"], "\(cancelled)")
+        let done = try await q.wait(g.dir, cluster: g.w.clusterOptions, id: second, follow: false)
+        #expect(done.state == "succeeded", "\(done)")
+        let order = try g.w.h.read("container-workspace/order.txt").split(separator: "\n").map { String($0.prefix(6)) }
+        #expect(order == ["first ", "second"], "\(order)")
+        let all = try await q.list(g.dir, cluster: g.w.clusterOptions)
+        #expect(all.map(\.id) == [1, 2, 3] && all.map(\.state) == ["cancelled", "succeeded", "cancelled"])
+        let ended = await #expect(throws: SoError.self) {
+            try await q.cancel(g.dir, cluster: g.w.clusterOptions, id: second)
+        }
+        #expect(ended?.message == "task 2 in ws already ended (succeeded)", "\(String(describing: ended))")
+    }
+
+    @Test func badIdsAndBadReportsAreNamedAndNoRecordIsLost() async throws {
+        let g = try await GitWorkspace()
+        try g.podRuns()
+        let q = TaskQueueAction(g.w.ctx)
+        let missing = await #expect(throws: SoError.self) {
+            try await q.show(g.dir, cluster: g.w.clusterOptions, id: 9)
+        }
+        #expect(missing?.message == "ws has no task 9", "\(String(describing: missing))")
+        let id = try await submit(
+            g, "costs", #"echo '{"type":"result","total_cost_usd": 0.5, "usage": {'"#, push: false)
+        _ = try await q.wait(g.dir, cluster: g.w.clusterOptions, id: id, follow: false)
+        // A report the agent (or anyone) wrote badly.
+        let dir = "container-workspace/.git/so/tasks/\(id)"
+        try g.w.h.tmp.write("\(dir)/exit", "zero\n")
+        try g.w.h.tmp.write("\(dir)/started", "soon\n")
+        let t = try await q.show(g.dir, cluster: g.w.clusterOptions, id: id)
+        #expect(t.state == "succeeded" && t.text == "costs" && t.exitCode == nil && t.startedAt == nil)
+        #expect(!t.cost.reported && t.cost.problem == "1 usage line does not parse as JSON", "\(t.cost)")
+        let warned = g.w.ctx.diagnostics.all.map(\.message)
+        #expect(
+            warned.contains("task 1 in ws: its exit code is not a number: zero")
+                && warned.contains("task 1 in ws: its 'started' time is not a number: soon")
+                && warned.contains("task 1 in ws: its cost: 1 usage line does not parse as JSON"), "\(warned)")
+    }
+
+    /// A running task is its runner's (the worker that claimed it, in this pod): a worker lock that names no live
+    /// process, as one being rewritten does for an instant, never fails it; a runner that is gone, or another pod's,
+    /// does, saying which.
+    @Test func aRunningTaskIsFailedOnlyOnceItsRunnerIsGone() async throws {
+        let g = try await GitWorkspace()
+        try g.podRuns()
+        let q = TaskQueueAction(g.w.ctx)
+        // 8 s: still running after two looks on a machine running every suite at once.
+        let id = try await submit(g, "slow", "sleep 8", push: false)
+        var t = try await q.show(g.dir, cluster: g.w.clusterOptions, id: id)
+        for _ in 0..<100 where t.state != "running" {
+            try await Task.sleep(for: .milliseconds(20))
+            t = try await q.show(g.dir, cluster: g.w.clusterOptions, id: id)
+        }
+        let root = "container-workspace/.git/so/tasks"
+        try g.w.h.tmp.write("\(root)/.worker/pid", "")
+        t = try await q.show(g.dir, cluster: g.w.clusterOptions, id: id)
+        #expect(t.state == "running", "\(t.progress)")
+        t = try await q.wait(g.dir, cluster: g.w.clusterOptions, id: id, follow: false)
+        #expect(t.state == "succeeded" && t.exitCode == 0, "\(t.progress)")
+        let host = try String(contentsOfFile: "/proc/sys/kernel/hostname", encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        for (n, runner) in [(7, "999999 12345 \(host)"), (8, "999999 12345 another-pod-5d8f")] {
+            for (file, text) in [("text", "left"), ("command", "true"), ("state", "running"), ("runner", runner)] {
+                try g.w.h.tmp.write("\(root)/\(n)/\(file)", text + "\n")
+            }
+        }
+        let gone = try await q.show(g.dir, cluster: g.w.clusterOptions, id: 7)
+        #expect(
+            gone.state == "failed"
+                && gone.progress.map(\.text) == ["the workspace's container stopped while the task ran"],
+            "\(gone.progress)")
+        let moved = try await q.show(g.dir, cluster: g.w.clusterOptions, id: 8)
+        #expect(
+            moved.state == "failed"
+                && moved.progress.map(\.text) == [
+                    "the workspace's pod (another-pod-5d8f) was replaced while the task ran"
+                ],
+            "\(moved.progress)")
+    }
+
+    /// A container restart ends the worker and the agent; clone.sh, the entrypoint of the next container, resumes
+    /// the queue at once, with no verb of so's: the interrupted task is failed, saying why, and the next one runs.
+    @Test func theQueueResumesWhenTheContainerStartsAgain() async throws {
+        let g = try await GitWorkspace()
+        try g.podRuns()
+        let q = TaskQueueAction(g.w.ctx)
+        let first = try await submit(g, "first", "sleep 30", push: false)
+        let second = try await submit(g, "second", "echo two > two.txt", push: false)
+        let root = Path.join(g.checkout, ".git/so/tasks")
+        func read(_ file: String) -> String {
+            ((try? String(contentsOfFile: Path.join(root, file), encoding: .utf8)) ?? "")
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        for _ in 0..<200 where read("\(first)/state") != "running" || read("\(first)/pid").isEmpty {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(read("\(first)/state") == "running" && read("\(second)/state") == "queued")
+        // The container stops: its worker and the agent (each a session and process group of its own) are gone.
+        for file in [".worker/pid", "\(first)/pid"] {
+            if let pid = Int32(read(file).split(separator: " ").first ?? "") { kill(-pid, SIGKILL) }
+        }
+        // The next container's entrypoint, on the checkout it keeps.
+        let t = try TempDir("so-resume-entry")
+        defer { t.cleanup() }
+        let script = try RepoPaths.cloneScript()
+            .replacingOccurrences(of: "/workspace", with: g.checkout).replacingOccurrences(
+                of: "/tmp/so-clone-done", with: t.file("done"))
+        let entry = try await LocalProcessRunner().run(
+            ["sh", "-c", script, "clone.sh", "true"], workingDirectory: nil, environment: GitWorkspace.env, timeout: 60)
+        #expect(
+            entry.exitCode == 0 && entry.stdout.contains("clone: resuming the task queue"),
+            "\(entry.stdout)\(entry.stderr)")
+        for _ in 0..<500 where read("\(second)/state") != "succeeded" { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(read("\(second)/state") == "succeeded", "\(read("\(second)/progress"))")
+        #expect(read("\(first)/state") == "failed")
+        #expect(read("\(first)/progress").contains("the workspace's container stopped while the task ran"))
+        // What so reports afterwards agrees.
+        let done = try await q.show(g.dir, cluster: g.w.clusterOptions, id: second)
+        #expect(done.state == "succeeded" && done.commits.count == 1, "\(done)")
+    }
+
+    @Test func aWorkspaceWithoutACheckoutSaysSo() async throws {
+        let g = try await GitWorkspace()
+        try g.podRuns()
+        try FileManager.default.removeItem(atPath: Path.join(g.checkout, ".git"))
+        let e = await #expect(throws: SoError.self) {
+            try await submit(g, "anything", "true")
+        }
+        #expect(
+            e?.message.hasPrefix("ws cannot run tasks: ") == true
+                && e?.message.contains("holds no git checkout") == true)
+    }
+}
