@@ -49,7 +49,7 @@ public struct TaskCost: Sendable, Equatable {
     mutating func add(_ usage: JSON?) {
         guard let usage, case .object = usage else { return }
         func sum(_ into: inout Int?, _ keys: String...) {
-            for k in keys { if let v = usage[k]?.int { into = (into ?? 0) + v } }
+            for k in keys { if let v = usage[k]?.int { into = Self.plus(into ?? 0, v) } }
         }
         sum(&inputTokens, "input_tokens")
         sum(&outputTokens, "output_tokens")
@@ -57,12 +57,19 @@ public struct TaskCost: Sendable, Equatable {
         sum(&cacheWriteTokens, "cache_creation_input_tokens")
     }
 
+    /// Token counts added up, held at Int's bounds: an agent's output is outside input, and a count past the range
+    /// (`9e18` twice) would trap.
+    static func plus(_ a: Int, _ b: Int) -> Int {
+        let (sum, overflow) = a.addingReportingOverflow(b)
+        return overflow ? (b > 0 ? Int.max : Int.min) : sum
+    }
+
     /// Tasks' costs added up (a workspace's): what any of them reported.
     public static func total(_ costs: [TaskCost]) -> TaskCost {
         var t = TaskCost()
         for c in costs where c.reported {
             t.reported = true
-            func plus(_ a: Int?, _ b: Int?) -> Int? { a == nil && b == nil ? nil : (a ?? 0) + (b ?? 0) }
+            func plus(_ a: Int?, _ b: Int?) -> Int? { a == nil && b == nil ? nil : Self.plus(a ?? 0, b ?? 0) }
             t.inputTokens = plus(t.inputTokens, c.inputTokens)
             t.outputTokens = plus(t.outputTokens, c.outputTokens)
             t.cacheReadTokens = plus(t.cacheReadTokens, c.cacheReadTokens)

@@ -66,7 +66,7 @@ public struct TaskRecord: Sendable {
             guard let eol = bytes[i...].firstIndex(of: UInt8(ascii: "\n")) else { break }
             let header = String(decoding: bytes[i..<eol], as: UTF8.self).split(separator: " ")
             guard header.count == 4, header[0] == "@@", let id = Int(header[1]), let size = Int(header[3]),
-                size >= 0, eol + 1 + size <= bytes.count
+                size >= 0, size <= bytes.count - eol - 1  // a size near Int.max would overflow eol + 1 + size
             else { break }
             let body = String(decoding: bytes[(eol + 1)..<(eol + 1 + size)], as: UTF8.self)
             i = eol + 1 + size + 1

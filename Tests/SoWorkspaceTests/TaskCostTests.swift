@@ -44,4 +44,18 @@ import Testing
         let r = TaskRecord.parse(out)
         #expect(r.map(\.id) == [4, 5] && r[0].text == text && r[0].state == "running" && r[1].state == "queued")
     }
+
+    /// Found by the task-report fuzz target (Fuzz/): a header whose size is near Int.max trapped on `eol + 1 + size`.
+    @Test func aSizePastTheOutputEndsTheReportWithoutATrap() {
+        let r = TaskRecord.parse("@@ 3 state 7\nqueued\n\n@@ 4 text 9223372036854775807\nx\n")
+        #expect(r.map(\.id) == [3] && r[0].state == "queued")
+    }
+
+    /// Found by the task-report fuzz target: usage lines adding up past Int.max trapped; the counts are held there.
+    @Test func tokenCountsPastIntsRangeAreHeldAtItsBound() {
+        let line = #"{"type":"turn.completed","usage":{"input_tokens":9e18,"output_tokens":1}}"#
+        let c = TaskCost.parse(line + "\n" + line)
+        #expect(c.reported && c.inputTokens == Int.max && c.outputTokens == 2)
+        #expect(TaskCost.total([c, c]).inputTokens == Int.max)
+    }
 }
