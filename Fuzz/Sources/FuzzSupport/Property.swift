@@ -38,7 +38,8 @@ public enum Fuzz {
     }
 
     /// Lines as generously as any reader counts them (YAML breaks lines at CR, LF, CRLF, NEL, LS and PS): a
-    /// final line without a break counts; an empty text has one line.
+    /// final line without a break counts; an empty text has one line. Not `YAMLFile`'s count, on purpose: the check
+    /// is its own, and more lenient (the empty line after a final break counts here).
     public static func lineCount(_ text: String) -> Int {
         var n = 1
         var afterCR = false
