@@ -23,7 +23,7 @@ public enum YAMLFile {
             // reader uses; the default resolver would also compile ICU regular expressions on every run.
             node = try Yams.compose(yaml: text, .basic)
         } catch let error as YamlError {
-            throw describe(error, file: file)
+            throw describe(error, file: file, lines: lineCount(text))
         } catch {
             throw SoError("\(file): cannot parse YAML: \(error)", hint: "check the file's YAML syntax")
         }
@@ -52,7 +52,32 @@ public enum YAMLFile {
         }
     }
 
-    static func describe(_ error: YamlError, file: String) -> SoError {
+    /// The lines of `text` that hold something, as YAML breaks lines (LF, CR, CRLF, NEL, LS, PS); at least one.
+    static func lineCount(_ text: String) -> Int {
+        var breaks = 0
+        var afterCR = false
+        var last: Unicode.Scalar?
+        for u in text.unicodeScalars {
+            switch u.value {
+            case 0x0A: if !afterCR { breaks += 1 }
+            case 0x0D, 0x85, 0x2028, 0x2029: breaks += 1
+            default: break
+            }
+            afterCR = u.value == 0x0D
+            last = u
+        }
+        let endsWithBreak = last.map { [0x0A, 0x0D, 0x85, 0x2028, 0x2029].contains($0.value) } ?? true
+        return max(1, endsWithBreak ? breaks : breaks + 1)
+    }
+
+    /// `lines`: the text's line count. libyaml puts an error at the end of a text without a final newline on the
+    /// line after it; the error names the last line instead (a line the file has).
+    static func describe(_ error: YamlError, file: String, lines: Int) -> SoError {
+        func at(_ mark: Mark) -> SourceLocation {
+            mark.line > lines
+                ? SourceLocation(file: file, line: lines)
+                : SourceLocation(file: file, line: mark.line, column: mark.column)
+        }
         switch error {
         case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _),
             .composer(let context, let problem, let mark, _):
@@ -60,12 +85,12 @@ public enum YAMLFile {
             if let context { text += " (\(context.text))" }
             return SoError(
                 "invalid YAML: \(text)", hint: "fix the YAML syntax at that line (indentation, quotes, colons)",
-                at: SourceLocation(file: file, line: mark.line, column: mark.column))
+                at: at(mark))
         case .duplicatedKeysInMapping(let duplicates, let context):
             return SoError(
                 "duplicate key '\(duplicates.joined(separator: "', '"))'",
                 hint: "a key may appear once per mapping; remove or rename the repeated one",
-                at: SourceLocation(file: file, line: context.mark.line, column: context.mark.column))
+                at: at(context.mark))
         case .reader(let problem, _, _, _):
             return SoError("\(file): cannot read YAML: \(problem)", hint: "save the file as UTF-8 text")
         default:

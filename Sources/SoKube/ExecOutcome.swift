@@ -31,7 +31,7 @@ public struct ExecOutcome: Sendable, Equatable {
             let cause = (status.at("details", "causes")?.array ?? []).first(where: {
                 $0["reason"]?.string == "ExitCode"
             }),
-            let code = cause["message"]?.string.flatMap({ Int32($0) })
+            let code = cause["message"]?.string.flatMap({ Int32($0) }), code != 0  // a failure never ends with 0
         {
             return (code, nil)
         }

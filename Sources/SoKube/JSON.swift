@@ -45,8 +45,9 @@ public indirect enum JSON: Sendable, Equatable {
         if case .string(let s) = self { return s }
         return nil
     }
+    /// The number without its fraction; nil past Int's range (`1e300` from an agent's usage line trapped).
     public var int: Int? {
-        if case .number(let n) = self { return Int(n) }
+        if case .number(let n) = self { return Int(exactly: n.rounded(.towardZero)) }
         return nil
     }
     public var double: Double? {

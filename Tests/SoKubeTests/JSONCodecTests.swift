@@ -53,6 +53,20 @@ import Testing
         }
     }
 
+    // Found by the task-report fuzz target (Fuzz/Corpus/task-report/found-int-infinite: an agent's usage line with
+    // "input_tokens":1e400100): a number past Int's range, or infinite, trapped (Double to Int) wherever `so` reads an
+    // int: the tokens in an agent's usage line, a count from the API server.
+    @Test func anIntPastItsRangeIsNil() throws {
+        let json = try JSON.parse(Data(#"{"a":1e300,"b":-1e19,"c":9.2e18,"d":2.9,"e":-2.9,"f":0,"g":1e400}"#.utf8))
+        #expect(json["g"]?.int == nil)
+        #expect(json["a"]?.int == nil)
+        #expect(json["b"]?.int == nil)
+        #expect(json["c"]?.int == 9_200_000_000_000_000_000)
+        #expect(json["d"]?.int == 2)
+        #expect(json["e"]?.int == -2)
+        #expect(json["f"]?.int == 0)
+    }
+
     @Test func escapesSurrogatesAndErrors() throws {
         #expect(
             try JSON.parse(Data(#"{"a":"\u00e9\ud83d\ude80\n\/","b":[1,2.5e3,-0.5,true,false,null]}"#.utf8))

@@ -33,6 +33,22 @@ import Yams
         }
     }
 
+    // Found by the stack and compose fuzz targets (Fuzz/): libyaml puts an error at the end of a text without a
+    // final newline on the line after its last, which the file does not have (the error named line 3 of 2).
+    @Test func anErrorAtTheEndOfTheTextNamesItsLastLine() {
+        let cases = [
+            ("name: y\npods: [d:", 2), ("services:\n  a:\n    image: x\n    expose:\n    \u{FFFD}", 5),
+            ("a: [1,\n", 1), ("a: b\r\nc: [\r\n", 2),
+        ]
+        for (text, last) in cases {
+            #expect {
+                _ = try YAMLFile.parse(text, file: "end.yml")
+            } throws: { error in
+                (error as! SoError).location?.line == last
+            }
+        }
+    }
+
     @Test func aliasBombsAreRefused() {
         var text = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n"
         for i in 1...9 {

@@ -1,0 +1,1 @@
+../../../Sources/SoTestSupport/MemoryFileSystem.swift
