@@ -52,7 +52,9 @@ public final class FakeCluster: ClusterClient, @unchecked Sendable {
     private var counter = 0
     /// "labels/KEY" and "annotations/KEY" the last apply of each object set.
     private var appliedMetadata: [Key: Set<String>] = [:]
-    public private(set) var calls: [String] = []
+    private var recorded: [String] = []
+    /// Every call so far, in order (read under the lock: a renewer or a second client may be recording meanwhile).
+    public var calls: [String] { locked { recorded } }
     /// Errors to throw for calls whose description starts with the key (e.g. "apply Deployment").
     public var failures: [String: SoError] = [:]
     /// Logs returned per "namespace/pod/container".
@@ -85,7 +87,7 @@ public final class FakeCluster: ClusterClient, @unchecked Sendable {
 
     private func record(_ call: String) async throws {
         let failure = locked { () -> SoError? in
-            calls.append(call)
+            recorded.append(call)
             return failures.first { call.hasPrefix($0.key) }?.value
         }
         if let failure { throw failure }
@@ -368,7 +370,7 @@ public final class FakeCluster: ClusterClient, @unchecked Sendable {
     public func exec(_ request: ExecRequest) async throws -> ExecOutcome? {
         let next = locked { () -> ExecOutcome? in
             guard !execOutcomes.isEmpty else { return nil }
-            calls.append(
+            recorded.append(
                 "exec \(request.namespace)/\(request.pod)/\(request.container): \(request.command.joined(separator: " "))"
             )
             return execOutcomes.removeFirst()
@@ -383,7 +385,7 @@ public final class FakeCluster: ClusterClient, @unchecked Sendable {
 
     public func logs(namespace: String, pod: String, options: LogOptions) -> AsyncThrowingStream<String, Error> {
         let text = locked { () -> String? in
-            calls.append(
+            recorded.append(
                 "logs \(namespace)/\(pod)\(options.container.map { "/\($0)" } ?? "")"
                     + (options.previous ? " previous" : ""))
             let key = "\(namespace)/\(pod)/\(options.container ?? "")"
