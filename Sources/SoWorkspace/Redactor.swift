@@ -67,23 +67,11 @@ public struct Redactor: Sendable {
     /// `v` inside a JSON string: `"`, `\` and control characters escaped (and, `asciiOnly`, everything outside
     /// ASCII as `\uXXXX`).
     static func jsonEscaped(_ v: String, asciiOnly: Bool) -> String {
-        var out = ""
-        for u in v.unicodeScalars {
-            switch u {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if u.value < 0x20 || (asciiOnly && u.value > 0x7E) {
-                    for unit in String(u).utf16 { out += String(format: "\\u%04x", unit) }
-                } else {
-                    out.unicodeScalars.append(u)
-                }
-            }
+        let quoted = DoubleQuoted.string(v) { u in
+            guard u.value < 0x20 || (asciiOnly && u.value > 0x7E) else { return nil }
+            return String(u).utf16.map { String(format: "\\u%04x", $0) }.joined()
         }
-        return out
+        return String(quoted.dropFirst().dropLast())
     }
 
     /// The values of `secrets` and of the GitHub tokens in `environment`.

@@ -32,20 +32,7 @@ struct DashboardInClusterE2ETests {
         }
         try t.write("dashboard.yml", text)
         let token = String(repeating: "5a", count: 32)
-        defer {
-            for args in [
-                ["delete", "-f", t.file("dashboard.yml"), "--wait=false", "--ignore-not-found"],
-                ["delete", "namespace", seen, "--wait=false", "--ignore-not-found"],
-            ] {
-                let p = Process()
-                p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-                p.arguments = ["kubectl", "--kubeconfig", E2E.kubeconfig ?? ""] + args
-                p.standardOutput = FileHandle.nullDevice
-                // Best effort: a namespace left is removed by the next run's purge of the node.
-                try? p.run()
-                p.waitUntilExit()
-            }
-        }
+        defer { Self.delete([["-f", t.file("dashboard.yml")], ["namespace", seen]]) }
         // A namespace as `so` labels one: the page must list it.
         var r = try await E2E.kubectl(["create", "namespace", seen])
         #expect(r.exitCode == 0, "\(r.stderr)")
@@ -116,19 +103,7 @@ struct DashboardInClusterE2ETests {
             text.components(separatedBy: "\n---\n").filter {
                 !$0.contains("kind: Deployment") && !$0.contains("kind: Ingress") && !$0.contains("kind: Service\n")
             }.joined(separator: "\n---\n"))
-        defer {
-            for args in [
-                ["delete", "-f", t.file("rbac.yml"), "--wait=false", "--ignore-not-found"],
-                ["delete", "namespace", other, "--wait=false", "--ignore-not-found"],
-            ] {
-                let p = Process()
-                p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-                p.arguments = ["kubectl", "--kubeconfig", E2E.kubeconfig ?? ""] + args
-                p.standardOutput = FileHandle.nullDevice
-                try? p.run()
-                p.waitUntilExit()
-            }
-        }
+        defer { Self.delete([["-f", t.file("rbac.yml")], ["namespace", other]]) }
         var r = try await E2E.kubectl(["apply", "-f", t.file("rbac.yml")])
         #expect(r.exitCode == 0, "\(r.stderr)")
         r = try await E2E.kubectl(["create", "namespace", other])
@@ -156,6 +131,24 @@ struct DashboardInClusterE2ETests {
             ] {
                 #expect(try await can(args) == want, "can-i \(args.joined(separator: " "))")
             }
+        }
+    }
+}
+
+extension DashboardInClusterE2ETests {
+    /// `kubectl delete` of each, without waiting. Best effort: what is left is removed by the next run's purge of
+    /// the node.
+    static func delete(_ each: [[String]]) {
+        for args in each {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            p.arguments =
+                ["kubectl", "--kubeconfig", E2E.kubeconfig ?? "", "delete"] + args + [
+                    "--wait=false", "--ignore-not-found",
+                ]
+            p.standardOutput = FileHandle.nullDevice
+            try? p.run()
+            p.waitUntilExit()
         }
     }
 }
