@@ -126,3 +126,21 @@ extension SoContext {
     /// An error's message without its hint (for a warning that gives its own).
     public static func oneLine(_ error: Error) -> String { (error as? SoError)?.message ?? "\(error)" }
 }
+
+extension SoContext {
+    /// Runs `release` when SIGINT/SIGTERM arrives, waiting for it at most `interruptReleaseSeconds` before `so`
+    /// exits (what it gives up, a Lease, expires later otherwise). Returns the cleanup's id for
+    /// `interrupts.done(_:)` once the hold ends without an interrupt. One wait for every holder: a Lease and a
+    /// claimed pool member are given back alike.
+    public func releasingOnInterrupt(_ release: @escaping @Sendable () async -> Void) -> Int {
+        let seconds = interruptReleaseSeconds
+        return interrupts.onInterrupt {
+            let released = DispatchSemaphore(value: 0)
+            Task {
+                await release()
+                released.signal()
+            }
+            _ = released.wait(timeout: .now() + seconds)
+        }
+    }
+}

@@ -84,14 +84,7 @@ struct DeploymentLock: Sendable {
     /// `so` exits).
     func held<T: Sendable>(_ body: () async throws -> T) async throws -> T {
         if ctx.renewsLocks { hold.setRenewer(renewing()) }
-        let onInterrupt = ctx.interrupts.onInterrupt { [self] in
-            let released = DispatchSemaphore(value: 0)
-            Task {
-                await release()
-                released.signal()
-            }
-            _ = released.wait(timeout: .now() + ctx.interruptReleaseSeconds)
-        }
+        let onInterrupt = ctx.releasingOnInterrupt { [self] in await release() }
         let outcome: Result<T, Error>
         do { outcome = .success(try await body()) } catch { outcome = .failure(error) }
         ctx.interrupts.done(onInterrupt)

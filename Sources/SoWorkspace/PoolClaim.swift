@@ -177,17 +177,8 @@ struct PoolClaim {
                 _ = try? await client.delete(
                     .lease, name: "so-pool-claim", namespace: namespace, propagation: .background)
             }
-            // Given back when this up is interrupted before the member is this workspace, waiting as long as a
-            // deployment's Lease is waited for (a fixed 5 s here ran out on a loaded machine: the Lease stayed held).
-            let waitSeconds = ctx.interruptReleaseSeconds
-            let giveBack = ctx.interrupts.onInterrupt {
-                let done = DispatchSemaphore(value: 0)
-                Task {
-                    await release()
-                    done.signal()
-                }
-                _ = done.wait(timeout: .now() + waitSeconds)
-            }
+            // Given back when this up is interrupted before the member is this workspace.
+            let giveBack = ctx.releasingOnInterrupt(release)
             defer { ctx.interrupts.done(giveBack) }
             // The member is this up's alone from here: its files stay where they are until moved below. Whatever
             // fails before the move gives it back.
