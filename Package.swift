@@ -84,6 +84,9 @@ let package = Package(
             dependencies: [
                 "SoDashboard", "SoActions", "SoBasics", "SoDeploy", "SoWorkspace", "SoKube",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -133,6 +136,7 @@ let package = Package(
                 "SoSystem", "SoDashboard", "SoDashboardServer", "SoDeploy", "SoWorkspace", "SoActions", "SoKube",
                 "SoTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
             ], exclude: ["Golden"]),
         .testTarget(
             name: "SoCLITests",

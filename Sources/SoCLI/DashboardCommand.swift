@@ -11,17 +11,21 @@ struct DashboardCommand: SoRunnable {
         commandName: "dashboard",
         abstract: "Serve a live web view of every deployment, workspace and task on the cluster.",
         discussion: """
-            Serves on 127.0.0.1 until interrupted and prints the page's address with its token: open it once and the \
-            browser keeps the token in a cookie (a page without it gets a 403). Pages change as the cluster does, \
-            without a reload. The pages can queue and cancel tasks, start and stop deployments and take workspaces \
-            down, through the same actions and Leases as the CLI, for deployments whose directory is on this machine; \
-            --read-only turns that off. SO_DASHBOARD_TOKEN sets the token instead of a new one (a team's page in a \
-            cluster: see examples/dashboard).
+            Serves on 127.0.0.1 until interrupted and prints a sign-in link that carries the token in its fragment \
+            (after #, which a browser never sends to a server or a proxy's log): open it once and the browser holds a \
+            session's cookie for 12 hours or until "Sign out" (anything else gets a 403; a client sending wrong tokens \
+            waits longer after each). Pages change as the cluster does, without a reload. The pages can queue and \
+            cancel tasks, start and stop deployments and take workspaces down, through the same actions and Leases \
+            as the CLI, for deployments this so made under $SO_HOME/deployments on this machine; --read-only turns \
+            that off. On loopback it answers to 127.0.0.1, localhost and ::1 only. Any other --listen address needs \
+            --tls-cert and --tls-key (HTTPS), --read-only, or --insecure-http. SO_DASHBOARD_TOKEN sets the token \
+            (32 characters at least) instead of a new one (a team's page in a cluster: see examples/dashboard).
 
             Example:
               so dashboard
               so dashboard --port 9000 --read-only
-              so dashboard --listen 0.0.0.0 --kubeconfig ~/.kube/config
+              so dashboard --listen 0.0.0.0 --tls-cert cert.pem --tls-key key.pem
+              so dashboard --listen 0.0.0.0 --read-only --trust-proxy
             """
     )
     static let takes: Set<GroupOption> = []
@@ -30,6 +34,14 @@ struct DashboardCommand: SoRunnable {
     @Option(name: .long, help: "The port to serve on (0: any free one).") var port = 7878
     @Option(name: .long, help: "The address to listen on (default: loopback only).") var listen = "127.0.0.1"
     @Flag(name: .long, help: "Offer no actions: the pages only show.") var readOnly = false
+    @Option(name: .long, help: "Serve HTTPS with this PEM certificate chain (with --tls-key).") var tlsCert: String?
+    @Option(name: .long, help: "The PEM private key of --tls-cert.") var tlsKey: String?
+    @Flag(
+        name: .long,
+        help: "Behind a proxy: trust its X-Forwarded-Proto (https: Secure cookie, HSTS) and X-Forwarded-For.")
+    var trustProxy = false
+    @Flag(name: .long, help: "Allow actions over plain HTTP on an address other than loopback (not advised).")
+    var insecureHttp = false
     @ParentCommand var so: SoCommand
     var given: [GroupOption] { so.given }
 
@@ -37,25 +49,48 @@ struct DashboardCommand: SoRunnable {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
     }
 
+    /// What this command line may serve: HTTPS needs both files; plain HTTP off loopback only shows, unless told.
+    static func check(listen: String, tls: DashboardServer.TLSFiles?, readOnly: Bool, insecureHTTP: Bool) throws {
+        guard tls == nil, !readOnly, !insecureHTTP, !DashboardAccess.isLoopback(listen) else { return }
+        throw SoError.usage(
+            "so dashboard will not take actions over plain HTTP on \(listen): anyone on the way could read the "
+                + "session's cookie and act with it",
+            hint: "--tls-cert and --tls-key serve HTTPS; --read-only shows without actions; "
+                + "--insecure-http if you accept the risk")
+    }
+
     func run(_ ctx: SoContext) async throws {
         let ctx = global.context(ctx)
+        let tls: DashboardServer.TLSFiles?
+        switch (tlsCert, tlsKey) {
+        case (nil, nil): tls = nil
+        case (let cert?, let key?): tls = .init(certificate: ctx.absolute(cert), key: ctx.absolute(key))
+        default:
+            throw SoError.usage(
+                "so dashboard needs --tls-cert and --tls-key together", hint: "give the certificate and its key")
+        }
+        try Self.check(listen: listen, tls: tls, readOnly: readOnly, insecureHTTP: insecureHttp)
+        let fixed = try ctx.environment["SO_DASHBOARD_TOKEN"].map { try DashboardAccess.configuredToken($0) }
         let options = cluster.options(manage: false)
         let feed = try await DashboardFeed.open(ctx, cluster: options)
-        let fixed = ctx.environment["SO_DASHBOARD_TOKEN"].flatMap { $0.count >= 16 ? $0 : nil }
         let access = DashboardAccess(
             token: fixed ?? DashboardAccess.newToken(ctx.entropy.bytes(32)),
-            csrf: DashboardAccess.newToken(ctx.entropy.bytes(32)), port: port)
+            csrf: DashboardAccess.newToken(ctx.entropy.bytes(32)), port: port,
+            transport: tls != nil ? .https : trustProxy ? .proxied : .http,
+            allowedHosts: DashboardAccess.loopbackHosts(listen))
         let server = DashboardServer(
             feed: feed, access: access, actions: readOnly ? nil : DashboardActions(ctx: ctx, cluster: options),
             hostName: ctx.hostName)
         let shown = listen == "0.0.0.0" || listen == "::" ? "127.0.0.1" : listen
         let console = ctx.console
         let tokenShown = fixed == nil
-        try await server.run(host: listen, port: port) { bound in
+        let scheme = tls == nil ? "http" : "https"
+        try await server.run(host: listen, port: port, tls: tls) { bound in
             let host = shown.contains(":") ? "[\(shown)]" : shown
+            // The token after `#`: the browser keeps it from every server and log; the page posts it once.
             console.out(
-                "so dashboard: http://\(host):\(bound)/"
-                    + (tokenShown ? "?token=\(access.token)" : " (token: SO_DASHBOARD_TOKEN)"))
+                "so dashboard: \(scheme)://\(host):\(bound)/signin"
+                    + (tokenShown ? "#token=\(access.token)" : " (token: SO_DASHBOARD_TOKEN)"))
             console.out("press Ctrl-C to stop")
         }
     }

@@ -94,6 +94,7 @@ public enum Assets {
         .brand { font-weight: 700; font-size: 1.1rem; color: #fff; }
         .live-state { font-size: .8rem; color: #9fe3b4; }
         .live-state.off { color: #ffb4a8; }
+        .signout button { font-size: .8rem; background: none; color: #dbe4ff; border: 1px solid #5b6475; border-radius: 4px; }
         main { padding: 1rem 1.5rem 3rem; max-width: 1400px; }
         h1 { font-size: 1.4rem; margin: .3rem 0 .6rem; }
         h2 { font-size: 1.05rem; margin: 1.4rem 0 .5rem; }

@@ -4,6 +4,7 @@ import SoBasics
 import SoDeploy
 import SoKube
 import SoRender
+import SoStack
 import SoWorkspace
 
 /// What a page's POST asks for, done by the CLI's own actions (the same Lease, the same refusals): queue a
@@ -38,19 +39,46 @@ public struct DashboardActions: Sendable {
         guard let action = form["action"], let namespace = form["namespace"], NameRules.isDNSLabel(namespace),
             let l = snapshot.listing(namespace)
         else { return Outcome(ok: false, message: "no such deployment on this cluster") }
-        guard page.canAct(l) else {
+        guard page.actions else { return Outcome(ok: false, message: "this dashboard is read-only") }
+        guard !l.host.isEmpty else {
             return Outcome(
-                ok: false,
-                message: page.actions
-                    ? "\(l.name)'s directory is on \(l.host): act on it there"
-                    : "this dashboard is read-only")
+                ok: false, message: "\(l.namespace)'s namespace names no host: act on it where its directory is")
+        }
+        guard l.host == page.hostName else {
+            return Outcome(ok: false, message: "\(l.name)'s directory is on \(l.host): act on it there")
         }
         do {
+            try checkOwned(l)
             return Outcome(ok: true, message: try await run(action, l, form))
         } catch let e as SoError {
             return Outcome(ok: false, message: e.message + (e.hint.map { " (hint: \($0))" } ?? ""))
         } catch {
             return Outcome(ok: false, message: "\(error)")
+        }
+    }
+
+    /// Whether this `so` made `l`'s directory: a directory right under `$SO_HOME/deployments` (symlinks resolved)
+    /// whose deployment is `l`'s namespace. The namespace's annotations are anyone's to write who can annotate it:
+    /// a directory planted elsewhere (whose deployment.yml could name credentials files to copy into a namespace
+    /// its planter reads) is never acted on.
+    public func owns(_ l: DeploymentListing) -> Bool { (try? checkOwned(l)) != nil }
+
+    func checkOwned(_ l: DeploymentListing) throws {
+        let fs = ctx.fs
+        let deployments = Path.join(ctx.soHome, "deployments")
+        let real = fs.realpath(l.directory)
+        guard Path.dirname(real) == fs.realpath(deployments), NameRules.isDNSLabel(Path.basename(real)) else {
+            throw SoError(
+                "\(l.namespace)'s directory \(l.directory) is not under \(deployments): this so did not make it",
+                hint: "act on it with so where it was made")
+        }
+        let probe = DiagnosticSink.dropped("whose namespace a dashboard's action is for")
+        let file = try? DeploymentFile.load(Path.join(real, "deployment.yml"), fs: fs, diagnostics: probe)
+        let spec = try? Spec.load(Path.join(real, "spec.yml"), fs: fs, diagnostics: probe)
+        guard let id = file?.deploymentID, (spec?.namespace ?? NameRules.dnsLabel(id)) == l.namespace else {
+            throw SoError(
+                "\(l.directory) is not the deployment of namespace \(l.namespace)",
+                hint: "act on it with so where it was made")
         }
     }
 

@@ -64,8 +64,8 @@ extension DashboardFeed {
             }
         }
         let failing = summaries.flatMap { p in p.notRunning.map { (p.name, $0.container, $0.reason) } }
+        let redactor = try await Redactor.read(client, namespace: ns, ctx: ctx)
         if !failing.isEmpty {
-            let redactor = try await Redactor.read(client, namespace: ns, ctx: ctx)
             for (pod, container, reason) in failing.prefix(5) {
                 var text = ""
                 do {
@@ -76,9 +76,9 @@ extension DashboardFeed {
                 } catch {
                     text = "(no log: \(error))"
                 }
-                d.failing.append(("\(pod)/\(container)", reason, redactor.apply(HTML.stripTerminal(text))))
+                d.failing.append(("\(pod)/\(container)", reason, HTML.stripTerminal(text)))
             }
         }
-        return d
+        return d.redacted(redactor)
     }
 }

@@ -72,8 +72,22 @@ extension DashboardFeed {
     }
 
     /// One workspace's tasks (one `kubectl exec`); with a page open, its checkout and its newest task's output
-    /// too, every secret value of its namespace replaced by `<secret>`.
+    /// too; every string of it with each secret value of its namespace replaced by `<secret>` (when the Secrets
+    /// cannot be read, nothing of it is shown but why).
     nonisolated func readWorkspace(_ d: Due, previous: WorkspaceView?) async -> WorkspaceView {
+        let redactor: Redactor
+        do {
+            redactor = try await Redactor.read(client, namespace: d.probe.namespace, ctx: ctx)
+        } catch {
+            var v = WorkspaceView()
+            v.readAt = ctx.clock.now()
+            v.problem = "its Secrets could not be read, so nothing of it is shown: \(error)"
+            return v
+        }
+        return await readUnredacted(d, previous: previous).redacted(redactor)
+    }
+
+    nonisolated func readUnredacted(_ d: Due, previous: WorkspaceView?) async -> WorkspaceView {
         var v = previous ?? WorkspaceView()
         v.readAt = ctx.clock.now()
         do {
@@ -88,7 +102,7 @@ extension DashboardFeed {
                 let shown = text.split(separator: "\n", omittingEmptySubsequences: false).flatMap {
                     AgentOutput.render(String($0))
                 }.joined(separator: "\n")
-                v.output = (t.id, try await Redactor.read(client, namespace: d.probe.namespace, ctx: ctx).apply(shown))
+                v.output = (t.id, shown)
             }
         } catch {
             v.problem = "\(error)"

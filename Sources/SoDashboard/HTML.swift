@@ -4,8 +4,10 @@ import SoBasics
 /// HTML text: every string from a user, an agent or the cluster goes through `escape` (task text, commit
 /// subjects, logs, names), so a task whose text is `<script>…` shows as text.
 public enum HTML {
-    /// `s` as HTML text or a quoted attribute's value: `& < > " '` as entities, and control characters other
-    /// than tab and newline (an agent's terminal escapes) as U+FFFD.
+    /// `s` as HTML text or a quoted attribute's value: `& < > " '` as entities, control characters other
+    /// than tab and newline (an agent's terminal escapes) as U+FFFD, and the invisible characters that make text
+    /// read other than it is (bidirectional overrides and isolates, zero-width spaces and marks) shown as
+    /// `\u{…}`, as the terminal's `TerminalText.safe` shows them.
     public static func escape(_ s: String) -> String {
         var out = ""
         out.reserveCapacity(s.utf8.count + 16)
@@ -20,12 +22,34 @@ public enum HTML {
             default:
                 if scalar.value < 0x20 || scalar.value == 0x7F || (0x80..<0xA0).contains(scalar.value) {
                     out += "\u{FFFD}"
+                } else if invisible(scalar) {
+                    out += "\\u{\(String(scalar.value, radix: 16))}"
                 } else {
                     out.unicodeScalars.append(scalar)
                 }
             }
         }
         return out
+    }
+
+    /// `s` with each invisible character (`invisible`) shown as `\u{…}`, nothing else changed: text a script
+    /// writes with `textContent` (a log's lines).
+    public static func visible(_ s: String) -> String {
+        guard s.unicodeScalars.contains(where: invisible) else { return s }
+        var out = ""
+        for u in s.unicodeScalars {
+            if invisible(u) { out += "\\u{\(String(u.value, radix: 16))}" } else { out.unicodeScalars.append(u) }
+        }
+        return out
+    }
+
+    /// Bidirectional embeddings, overrides, isolates and marks, zero-width spaces, line and paragraph separators,
+    /// invisible operators and the byte-order mark (a zero-width joiner is kept: emoji need it).
+    static func invisible(_ u: Unicode.Scalar) -> Bool {
+        switch u.value {
+        case 0x061C, 0x200B, 0x200E, 0x200F, 0x2028...0x202E, 0x2060...0x2069, 0xFEFF: return true
+        default: return false
+        }
     }
 
     /// `s` without a terminal's escape sequences (colours, cursor moves): what an agent's or a service's output
@@ -63,6 +87,7 @@ public enum HTML {
             "<a href=\"\(n.path)\"\(n == nav ? " aria-current=\"page\"" : "")>\(n.title)</a>"
         }.joined())</nav>
         <span id="live-state" class="live-state" title="updates as the cluster changes">connecting…</span>
+        <form class="signout" method="post" action="/signout"><button type="submit">Sign out</button></form>
         </header>
         \(body)
         </body>

@@ -30,11 +30,14 @@ extension DashboardFeed {
                     {
                         pending += chunk
                         while let nl = pending.firstIndex(of: "\n") {
-                            continuation.yield(redactor.apply(HTML.stripTerminal(String(pending[..<nl]))))
+                            continuation.yield(
+                                HTML.visible(redactor.apply(HTML.stripTerminal(String(pending[..<nl])))))
                             pending = String(pending[pending.index(after: nl)...])
                         }
                     }
-                    if !pending.isEmpty { continuation.yield(redactor.apply(pending)) }
+                    if !pending.isEmpty {
+                        continuation.yield(HTML.visible(redactor.apply(HTML.stripTerminal(pending))))
+                    }
                     continuation.finish()
                 } catch {
                     continuation.finish(throwing: error)

@@ -17,6 +17,13 @@ public struct PageContext: Sendable {
         self.hostName = hostName
     }
 
-    /// Whether actions can act on `l` (its deployment directory is on this machine).
-    public func canAct(_ l: DeploymentListing) -> Bool { actions && (l.host.isEmpty || l.host == hostName) }
+    /// Whether this `so` made `l`'s directory (`DashboardActions.owns`: right under `$SO_HOME/deployments`, the
+    /// deployment of `l`'s namespace); a page offers no action elsewhere.
+    public var owns: @Sendable (DeploymentListing) -> Bool = { _ in true }
+
+    /// Whether actions can act on `l`: its namespace says its directory is on this machine (a namespace that names
+    /// no host is not taken for this one), and this `so` made that directory.
+    public func canAct(_ l: DeploymentListing) -> Bool {
+        actions && !l.host.isEmpty && l.host == hostName && owns(l)
+    }
 }

@@ -1,7 +1,10 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdTLS
 import Logging
+import NIOCore
+import NIOSSL
 import ServiceLifecycle
 import SoActions
 import SoBasics
@@ -25,13 +28,21 @@ public struct DashboardServer: Sendable {
     }
 
     func pageContext() -> PageContext {
-        PageContext(now: feed.ctx.clock.now(), csrf: access.csrf, actions: actions != nil, hostName: hostName)
+        var p = PageContext(now: feed.ctx.clock.now(), csrf: access.csrf, actions: actions != nil, hostName: hostName)
+        let actions = actions
+        p.owns = { actions?.owns($0) ?? false }
+        return p
     }
 
-    public func router() -> Router<BasicRequestContext> {
-        let router = Router()
+    public func router() -> Router<DashboardContext> {
+        let router = Router(context: DashboardContext.self)
+        router.add(middleware: HardeningMiddleware(access: access))
         router.add(middleware: AccessMiddleware(access: access))
         router.get("/healthz") { _, _ in Self.text("ok\n") }
+        router.get("/signin") { _, _ in Self.html(SignInPage.page) }
+        router.get("/static/signin.js") { _, _ in Self.body(SignInPage.script, type: "text/javascript; charset=utf-8") }
+        router.post("/signin") { request, context in try await signIn(request, context) }
+        router.post("/signout") { request, _ in await signOut(request) }
         router.get("/static/app.js") { _, _ in Self.body(Assets.script, type: "text/javascript; charset=utf-8") }
         router.get("/static/app.css") { _, _ in Self.body(Assets.style, type: "text/css; charset=utf-8") }
         router.get("/") { request, _ in
@@ -52,7 +63,7 @@ public struct DashboardServer: Sendable {
 
     func fragment(_ request: Request) -> Bool { request.uri.queryParameters.get("fragment") == "1" }
 
-    func deployment(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+    func deployment(_ request: Request, _ context: DashboardContext) async throws -> Response {
         let s = await feed.snapshot
         guard let ns = context.parameters.get("namespace"), NameRules.isDNSLabel(ns), let l = s.listing(ns) else {
             return Self.text("no such deployment on this cluster\n", status: .notFound)
@@ -113,10 +124,7 @@ public struct DashboardServer: Sendable {
 
     /// A page's action: the form's CSRF token must be the run's, and the request this origin's.
     func act(_ request: Request) async throws -> Response {
-        guard let actions else { return DashboardAccess.forbidden() }
-        if let site = request.headers[HeaderNames.fetchSite], site != "same-origin", site != "none" {
-            return DashboardAccess.forbidden()
-        }
+        guard let actions, Self.sameOrigin(request) else { return DashboardAccess.forbidden() }
         let raw = try await request.body.collect(upTo: 64 * 1024)
         let form = HTMLQuery.form(String(buffer: raw))
         guard let csrf = form["csrf"], DashboardAccess.same(csrf, access.csrf) else {
@@ -131,9 +139,23 @@ public struct DashboardServer: Sendable {
                 .map([("ok", .bool(outcome.ok)), ("message", .string(outcome.message))]), .compact)
             return Self.body(json, type: "application/json", status: outcome.ok ? .ok : .unprocessableContent)
         }
-        let back =
-            form["back"].flatMap { $0.hasPrefix("/") && !$0.hasPrefix("//") && !$0.contains("\\") ? $0 : nil } ?? "/"
-        return Response(status: .seeOther, headers: [.location: back])
+        return Response(status: .seeOther, headers: [.location: Self.back(form["back"])])
+    }
+
+    /// Where a form sends the browser back to: one of this server's pages (`/`, `/cost`, `/d/NAME`, with a task's
+    /// number at most), else `/`; never another host (`//evil`, `/%09/evil`, `/\\evil`).
+    static func back(_ given: String?) -> String {
+        guard let given else { return "/" }
+        let parts = given.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        let path = String(parts[0])
+        let page =
+            path == "/" || path == "/cost"
+            || (path.hasPrefix("/d/") && NameRules.isDNSLabel(String(path.dropFirst(3))))
+        guard page else { return "/" }
+        guard parts.count == 2 else { return path }
+        let task = parts[1].hasPrefix("task=") ? parts[1].dropFirst(5) : ""
+        return !task.isEmpty && task.count < 10 && task.allSatisfy({ $0.isASCII && $0.isNumber })
+            ? "\(path)?task=\(task)" : path
     }
 
     static let streamHeaders: HTTPFields = [
@@ -157,13 +179,56 @@ extension DashboardServer {
             hint: "--port 0 takes any free port; --listen takes an address of this machine (default 127.0.0.1)")
     }
 
-    /// Serves on `host:port` until SIGINT or SIGTERM, the feed reading meanwhile; `running` hears the port bound.
-    public func run(host: String, port: Int, running: @escaping @Sendable (Int) -> Void) async throws {
+    /// A certificate chain and its private key, PEM files, for HTTPS served by the dashboard itself.
+    public struct TLSFiles: Sendable {
+        public var certificate: String
+        public var key: String
+        public init(certificate: String, key: String) {
+            self.certificate = certificate
+            self.key = key
+        }
+
+        /// The server's TLS configuration, or which file could not be read and why.
+        func configuration() throws -> TLSConfiguration {
+            let chain: [NIOSSLCertificate]
+            do {
+                chain = try NIOSSLCertificate.fromPEMFile(certificate)
+            } catch {
+                throw Self.unreadable("--tls-cert", certificate, error)
+            }
+            guard !chain.isEmpty else { throw Self.unreadable("--tls-cert", certificate, "no certificate in it") }
+            let privateKey: NIOSSLPrivateKey
+            do {
+                privateKey = try NIOSSLPrivateKey(file: key, format: .pem)
+            } catch {
+                throw Self.unreadable("--tls-key", key, error)
+            }
+            return TLSConfiguration.makeServerConfiguration(
+                certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(privateKey))
+        }
+
+        static func unreadable(_ flag: String, _ path: String, _ why: Any) -> SoError {
+            SoError(
+                "so dashboard cannot use \(flag) \(path): \("\(why)".replacingOccurrences(of: "\n", with: " "))",
+                hint: "--tls-cert takes a PEM certificate chain, --tls-key its PEM private key (PKCS#8, PKCS#1 or EC)")
+        }
+    }
+
+    /// Serves on `host:port` (over HTTPS with `tls`) until SIGINT or SIGTERM, the feed reading meanwhile;
+    /// `running` hears the port bound.
+    public func run(host: String, port: Int, tls: TLSFiles? = nil, running: @escaping @Sendable (Int) -> Void)
+        async throws
+    {
         var logger = Logger(label: "so-dashboard")
         logger.logLevel = .warning
-        let app = Application(
-            router: router(), configuration: .init(address: .hostname(host, port: port), serverName: nil),
-            onServerRunning: { running($0.localAddress?.port ?? port) }, logger: logger)
+        let configuration = ApplicationConfiguration(address: .hostname(host, port: port), serverName: nil)
+        let bound: @Sendable (any Channel) async -> Void = { running($0.localAddress?.port ?? port) }
+        let app =
+            try tls.map {
+                Application(
+                    router: router(), server: try .tls(tlsConfiguration: $0.configuration()),
+                    configuration: configuration, onServerRunning: bound, logger: logger)
+            } ?? Application(router: router(), configuration: configuration, onServerRunning: bound, logger: logger)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await feed.run() }
             group.addTask {

@@ -33,12 +33,11 @@ public struct RenderAction: Sendable {
             let config = Dictionary(model.config.map { ($0.key, $0.value) }, uniquingKeysWith: { $1 })
             addresses = ctx.resolver.addresses(of: egress.targets(config: config).hosts)
         }
-        let manifest = try Renderer.render(
-            model,
-            options: RenderOptions(
-                placeholderSecrets: placeholderSecrets, egressAddresses: addresses,
-                hostGateway: hostGateway,
-                clusterDNS: clusterDNS, ingressClass: ingressClass))
+        var options = RenderOptions(
+            placeholderSecrets: placeholderSecrets, egressAddresses: addresses, hostGateway: hostGateway,
+            clusterDNS: clusterDNS, ingressClass: ingressClass)
+        options.dashboardAccount = try DashboardReader.parse(ctx.environment[DashboardReader.variable])
+        let manifest = try Renderer.render(model, options: options)
         if warn { for w in manifest.warnings { ctx.diagnostics.warn(w) } }
         return manifest
     }

@@ -74,6 +74,8 @@ public struct ResourceType: Sendable, Equatable, Hashable {
         apiVersion: "coordination.k8s.io/v1", kind: "Lease", plural: "leases", namespaced: true)
     public static let clusterRole = ResourceType(
         apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRole", plural: "clusterroles", namespaced: false)
+    public static let roleBinding = ResourceType(
+        apiVersion: "rbac.authorization.k8s.io/v1", kind: "RoleBinding", plural: "rolebindings", namespaced: true)
     public static let clusterRoleBinding = ResourceType(
         apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRoleBinding",
         plural: "clusterrolebindings", namespaced: false)
@@ -81,7 +83,8 @@ public struct ResourceType: Sendable, Equatable, Hashable {
     public static let known: [ResourceType] = [
         .namespace, .secret, .configMap, .persistentVolume, .persistentVolumeClaim, .service, .pod, .event, .node,
         .serviceAccount, .resourceQuota, .limitRange, .deployment, .replicaSet, .daemonSet, .job, .ingress,
-        .networkPolicy, .ingressClass, .endpointSlice, .runtimeClass, .lease, .clusterRole, .clusterRoleBinding,
+        .networkPolicy, .ingressClass, .endpointSlice, .runtimeClass, .lease, .clusterRole, .roleBinding,
+        .clusterRoleBinding,
         .customResourceDefinition, .clusterIssuer, .issuer,
     ]
 

@@ -18,6 +18,10 @@ public struct RenderOptions: Sendable {
     /// The class an Ingress names when the spec names none: the cluster's default IngressClass, as start reads it;
     /// nil: `caddy`, laconic-so's, which is all a render without a cluster knows.
     public var ingressClass: String?
+    /// The service account of a team's `so dashboard` in the cluster (`SO_DASHBOARD_ACCOUNT`, read by the caller):
+    /// the namespace gets a RoleBinding of `DashboardReader.clusterRole` to it (its Secrets' values to redact with,
+    /// `pods/exec` for task reports, the objects a deployment's page shows); nil: none.
+    public var dashboardAccount: DashboardReader?
     public init(
         placeholderSecrets: Bool = false, egressAddresses: [String: [String]] = [:], hostGateway: String? = nil,
         clusterDNS: ClusterDNS? = nil, ingressClass: String? = nil

@@ -72,6 +72,9 @@ struct RenderState {
 
     mutating func run() throws {
         namespaces.append(namespaceObject())
+        if let reader = options.dashboardAccount {
+            policies.append(reader.binding(namespace: namespace, labels: labels()))
+        }
         renderSecrets()
         renderComposeSecretPlaceholders()
         proxy = try egressProxy()

@@ -16,14 +16,16 @@ enum DashboardFixture {
     static let now = Date(timeIntervalSince1970: 1_795_000_000)
     static let page = PageContext(now: now, csrf: "CSRF-TOKEN", actions: true, hostName: "testhost")
 
-    static func namespace(_ name: String, id: String, dir: String, annotations: [(String, String)] = []) -> KubeObject {
+    static func namespace(
+        _ name: String, id: String, dir: String, host: String = "testhost", annotations: [(String, String)] = []
+    ) -> KubeObject {
         KubeObject(
             .namespace, name: name,
             labels: [
                 ("app", id), ("app.kubernetes.io/instance", id), ("app.kubernetes.io/stack", "agent-workspace"),
                 ("app.kubernetes.io/managed-by", "so"),
             ],
-            annotations: [("laconic.com/deployment-dir", dir), ("so.dev/host", "testhost")] + annotations)
+            annotations: [("laconic.com/deployment-dir", dir), ("so.dev/host", host)] + annotations)
     }
 
     static func pod(_ name: String, id: String, namespace: String, container: String, running: Bool) -> KubeObject {
@@ -142,5 +144,16 @@ enum PageGolden {
         #expect(
             text == want, "\(name) differs from its golden: SO_UPDATE_GOLDEN=1 swift test --filter SoDashboardTests",
             sourceLocation: sourceLocation)
+    }
+}
+
+/// A value the test changes and a closure reads (a clock, a count).
+final class Box<T: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: T
+    init(_ value: T) { stored = value }
+    var value: T {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
     }
 }

@@ -20,7 +20,7 @@ p.add_argument("--cwd", required=True)
 p.add_argument("--out", required=True)
 a = p.parse_args()
 os.makedirs(a.out, exist_ok=True)
-base = a.url.split("?")[0].rstrip("/")
+base = a.url.split("/signin")[0].rstrip("/")
 COMMAND = ["--command", 'claude -p "$TASK" --output-format json']
 
 
@@ -64,9 +64,9 @@ def shot(name):
     driver.save_screenshot(os.path.join(a.out, name + ".png"))
 
 
-# A wrong token, no token, and a token of another run get 403 and nothing else.
+# A wrong token, no token, and the token in a query (which would be in access logs) get 403 and nothing else.
 for url, what in [(base + "/?token=" + "0" * 64, "a wrong token"), (base + "/", "no token"),
-                  (base + "/d/x?token=", "an empty token")]:
+                  (base + "/d/x?token=", "an empty token"), (base + "/?token=" + a.url.split("#token=")[-1], "a query")]:
     try:
         urllib.request.urlopen(url)
         fail(f"{what} was let in")
@@ -82,7 +82,8 @@ for arg in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--wind
     options.add_argument(arg)
 driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
 try:
-    driver.get(base + "/?token=" + "f" * 64)
+    driver.get(base + "/signin#token=" + "f" * 64)
+    time.sleep(1)
     if "forbidden" not in driver.page_source:
         fail("the browser was let in with a wrong token")
     shot("refused")
