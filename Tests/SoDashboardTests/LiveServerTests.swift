@@ -90,7 +90,8 @@ struct LiveServerTests {
                     listening[i] = port
                     if listening.count == servers.count { break }
                 }
-                guard listening.count == servers.count else { return try await group.waitForAll() }  // one could not listen
+                // One could not listen: its error is the answer.
+                guard listening.count == servers.count else { return try await group.waitForAll() }
                 var failure: (any Error)?
                 do { try await body(servers.indices.map { listening[$0]! }) } catch { failure = error }
                 shutdown.triggerGracefulShutdown()
