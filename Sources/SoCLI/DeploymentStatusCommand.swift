@@ -48,7 +48,7 @@ struct DeploymentStatusCommand: SoRunnable {
                         + (p.node.isEmpty ? "" : ", node \(p.node)")
                         + (p.ageSeconds.map { ", age \(DurationText.short($0))" } ?? ""))
             }
-            return lines + s.warnings.map { w in "  warning: \(w)" }
+            return lines + s.problems.map { "  problem: \($0)" } + s.warnings.map { w in "  warning: \(w)" }
         }
     }
 }

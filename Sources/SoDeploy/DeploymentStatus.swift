@@ -29,6 +29,9 @@ public struct DeploymentStatus: Sendable, Encodable {
     }
     public var certificates: [Certificate] = []
     public var pods: [PodInfo]
+    /// Pods that cannot run for now and why, one line each ("pod P cannot run: its volume V is on N, which is
+    /// unschedulable (cordoned or drained)").
+    public var problems: [String] = []
     /// Recent warning events in the namespace, newest first: "Kind/name reason: message".
     public var warnings: [String]
     public var ready: Bool

@@ -9,6 +9,7 @@ import SoStack
 /// The cluster's nodes as far as an unschedulable pod is concerned: whether nodes can be added (not on kind,
 /// nor on a cluster whose nodes no cloud provider made) and what each offers.
 struct NodeCapacity {
+    /// The nodes that take pods (a cordoned one does not), with what each has allocatable.
     var nodes: [(name: String, cpu: String, memory: String)]
     var canGrow: Bool
 
@@ -23,7 +24,7 @@ struct NodeCapacity {
             return provider.isEmpty || provider.hasPrefix("kind://")
         }
         return NodeCapacity(
-            nodes: listed.map { n in
+            nodes: listed.filter { $0.at("spec", "unschedulable")?.bool != true }.map { n in
                 (
                     n.name, n.at("status", "allocatable", "cpu")?.string ?? "?",
                     n.at("status", "allocatable", "memory")?.string ?? "?"
@@ -58,8 +59,17 @@ struct NodeCapacity {
             { $0 }
             if !parts.isEmpty { asks.append("\(c["name"]?.string ?? "?") requests \(parts.joined(separator: ", "))") }
         }
-        let offer = nodes.map { "\($0.name) has cpu \($0.cpu), memory \($0.memory) allocatable in all" }.joined(
-            separator: "; ")
+        // A pod runs on one node: with several, what counts is the largest, not their sum.
+        let largest = nodes.max { a, b in
+            (Quantity.value(a.cpu, cpu: true), Quantity.value(a.memory, cpu: false))
+                < (Quantity.value(b.cpu, cpu: true), Quantity.value(b.memory, cpu: false))
+        }
+        let offer =
+            nodes.count == 1 || largest == nil
+            ? nodes.map { "\($0.name) has cpu \($0.cpu), memory \($0.memory) allocatable in all" }.joined(
+                separator: "; ")
+            : "it fits on no single node of \(nodes.count): the largest, \(largest!.name), has cpu \(largest!.cpu), "
+                + "memory \(largest!.memory) allocatable in all"
         return (asks.isEmpty ? "" : asks.joined(separator: ", ") + "; ") + offer + " (the cluster cannot add nodes)"
     }
 

@@ -112,11 +112,18 @@ public struct ObserveAction {
                 let message = (e["message"]?.string ?? "").replacingOccurrences(of: "\n", with: " ")
                 return "\(object) \(e["reason"]?.string ?? ""): \(message)"
             }
-        return DeploymentStatus(
+        var problems: [String] = []
+        let volumes = VolumeNodeCheck(client: client, namespace: namespace)
+        for pod in listedPods where pod.at("status", "phase")?.string == "Pending" {
+            if let held = try await volumes.why(pod) { problems.append("pod \(pod.name) cannot run: \(held.message)") }
+        }
+        var status = DeploymentStatus(
             deployment: id, namespace: namespace,
             cluster: cluster,
             workloads: workloads, ingressHosts: hosts, certificates: certificates, pods: pods, warnings: Array(events),
             ready: !workloads.isEmpty && workloads.allSatisfy(\.ready))
+        status.problems = problems
+        return status
     }
 
     public struct LogsRequest: Sendable {

@@ -22,10 +22,11 @@ public struct RenderAction: Sendable {
     }
 
     /// The objects of a loaded deployment (egress host names are resolved here). `hostGateway`: the address
-    /// compose's `host-gateway` stands for, when the caller found one (start, on kind).
+    /// compose's `host-gateway` stands for, when the caller found one (start, on kind); `volumeNode`: the node
+    /// that holds the path volumes, when start found it.
     public func render(
         _ model: DeploymentModel, placeholderSecrets: Bool = false, hostGateway: String? = nil,
-        clusterDNS: ClusterDNS? = nil, ingressClass: String? = nil,
+        clusterDNS: ClusterDNS? = nil, ingressClass: String? = nil, volumeNode: VolumeNode? = nil,
         warn: Bool = true
     ) throws -> Manifest {
         var addresses: [String: [String]] = [:]
@@ -37,6 +38,7 @@ public struct RenderAction: Sendable {
             placeholderSecrets: placeholderSecrets, egressAddresses: addresses, hostGateway: hostGateway,
             clusterDNS: clusterDNS, ingressClass: ingressClass)
         options.dashboardAccount = try DashboardReader.parse(ctx.environment[DashboardReader.variable])
+        options.volumeNode = volumeNode
         let manifest = try Renderer.render(model, options: options)
         if warn { for w in manifest.warnings { ctx.diagnostics.warn(w) } }
         return manifest

@@ -130,13 +130,18 @@ public struct StartAction: Sendable {
         let routed = rendered.manifest.objects.contains { $0.isKind(.ingress) }
         async let classesRead = routed ? check.classes() : nil
         async let tlsRead = routed ? check.tlsWarnings(model.spec, namespace: namespace, log: ctx.verbose) : []
+        // The node that holds the path volumes, when this cluster tells it and the spec does not.
+        let firstRender = rendered.manifest
+        async let nodeRead = VolumeNodeFinder(client: cluster.client).find(
+            model, firstRender, target: cluster.target)
         let (dns, classes, tlsWarnings) = await (dnsRead, classesRead, tlsRead)
+        let volumeNode = try await nodeRead
         let defaultClass = model.spec.sections.ingressClass == nil ? classes?.defaultClass : nil
-        if HostGatewayFinder.needed(model) || dns != nil || defaultClass != nil {
+        if HostGatewayFinder.needed(model) || dns != nil || defaultClass != nil || volumeNode != nil {
             // Rendered again, once, with what the cluster told (step 1 held back its warnings when a gateway was needed).
             rendered.manifest = try RenderAction(ctx).render(
                 model, hostGateway: rendered.hostGateway, clusterDNS: dns, ingressClass: defaultClass,
-                warn: HostGatewayFinder.needed(model))
+                volumeNode: volumeNode, warn: HostGatewayFinder.needed(model))
         }
         let installing = IngressInstaller.needed(model, rendered.manifest, req) ? Defaults.ingressClass : nil
         let classWarning = IngressCheck.classWarning(

@@ -435,6 +435,14 @@ struct Waiter {
             where cond["type"]?.string == "PodScheduled" && cond["status"]?.string == "False" {
                 let msg = (cond["message"]?.string ?? cond["reason"]?.string ?? "").replacingOccurrences(
                     of: "\n", with: " ")
+                // Its volume's node cannot take it: said in one line at once, not after the timeout.
+                if let held = try await VolumeNodeCheck(client: client, namespace: namespace).why(pod) {
+                    problems.append(
+                        Problem(
+                            fatal: true, message: "pod \(namespace)/\(name) cannot run: \(held.message)",
+                            hint: held.state.hint(held.node)))
+                    continue
+                }
                 problems.append(
                     Problem(
                         fatal: false, message: "pod \(namespace)/\(name) cannot be scheduled: \(msg)",

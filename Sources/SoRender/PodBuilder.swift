@@ -54,6 +54,7 @@ struct PodBuilder {
             pod.append(("runtimeClassName", .string(rc)))
         }
         if let affinity = affinity() { pod.append(("affinity", affinity)) }
+        if let spread = spreadConstraints() { pod.append(("topologySpreadConstraints", spread)) }
         if let tolerations = tolerations() { pod.append(("tolerations", tolerations)) }
         pod += longTailPodFields()
         initContainers = waitForDependencies() + initContainers
@@ -104,22 +105,72 @@ struct PodBuilder {
         return .map(podSecurity)
     }
 
-    /// The pod's node affinity: a node with every label of the spec's node affinities; nil without any.
+    /// The pod's affinity: a node with every label of the spec's node affinities; for a workspace's pod, a node
+    /// without another workspace's same pod of its stack if there is one (a pool's members spread, so one lost node does not empty
+    /// it); nil without either.
     func affinity() -> YValue? {
-        guard !spec.sections.nodeAffinities.isEmpty else { return nil }
-        let exprs: [YValue] = spec.sections.nodeAffinities.map {
-            .map([("key", .string($0.label)), ("operator", .string("In")), ("values", .list([.string($0.value)]))])
+        var affinity: [(String, YValue)] = []
+        if !spec.sections.nodeAffinities.isEmpty {
+            let exprs: [YValue] = spec.sections.nodeAffinities.map {
+                .map([("key", .string($0.label)), ("operator", .string("In")), ("values", .list([.string($0.value)]))])
+            }
+            affinity.append(
+                (
+                    "nodeAffinity",
+                    .map([
+                        (
+                            "requiredDuringSchedulingIgnoredDuringExecution",
+                            .map([("nodeSelectorTerms", .list([.map([("matchExpressions", .list(exprs))])]))])
+                        )
+                    ])
+                ))
         }
-        return .map([
-            (
-                "nodeAffinity",
-                .map([
-                    (
-                        "requiredDuringSchedulingIgnoredDuringExecution",
-                        .map([("nodeSelectorTerms", .list([.map([("matchExpressions", .list(exprs))])]))])
-                    )
-                ])
-            )
+        if let w = spec.workspace, !isJob, spec.replicaSpread != .none,
+            compose.services.contains(where: { $0.name == w.service })
+        {
+            let same: [(String, YValue)] = [
+                (DeploymentNames.Label.stack, .string(NameRules.labelValue(model.stackName))),
+                (DeploymentNames.Label.component, .string(NameRules.labelValue(component.name))),
+            ]
+            let term: YValue = .map([
+                ("labelSelector", .map([("matchLabels", .map(same))])),
+                ("namespaceSelector", .map([])),  // every namespace: each workspace has its own
+                ("topologyKey", .string(Self.hostnameKey)),
+            ])
+            affinity.append(
+                (
+                    "podAntiAffinity",
+                    .map([
+                        (
+                            "preferredDuringSchedulingIgnoredDuringExecution",
+                            .list([.map([("weight", .int(100)), ("podAffinityTerm", term)])])
+                        )
+                    ])
+                ))
+        }
+        return affinity.isEmpty ? nil : .map(affinity)
+    }
+
+    static let hostnameKey = "kubernetes.io/hostname"
+
+    /// A Deployment of several replicas spreads them over nodes (`replica-spread:` soft by default: preferred;
+    /// hard: required), counting only the pods of its newest template (`pod-template-hash`), so a rollout's
+    /// old pods do not skew it; nil for one replica, a Job, or `none`.
+    func spreadConstraints() -> YValue? {
+        guard !isJob, state.replicas(component) > 1, spec.replicaSpread != .none else { return nil }
+        return .list([
+            .map([
+                ("maxSkew", .int(1)), ("topologyKey", .string(Self.hostnameKey)),
+                (
+                    "whenUnsatisfiable",
+                    .string(spec.replicaSpread == .hard ? "DoNotSchedule" : "ScheduleAnyway")
+                ),
+                (
+                    "labelSelector",
+                    .map([("matchLabels", .map(state.selector(component.name).map { ($0.0, .string($0.1)) }))])
+                ),
+                ("matchLabelKeys", .list([.string("pod-template-hash")])),
+            ])
         ])
     }
 

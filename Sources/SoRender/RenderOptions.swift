@@ -22,6 +22,9 @@ public struct RenderOptions: Sendable {
     /// the namespace gets a RoleBinding of `DashboardReader.clusterRole` to it (its Secrets' values to redact with,
     /// `pods/exec` for task reports, the objects a deployment's page shows); nil: none.
     public var dashboardAccount: DashboardReader?
+    /// The node that holds the path volumes, as start found it (the kind cluster's node with the mounts, or the
+    /// cluster's only node); the spec's `volume-node:` wins. Nil: on kind, the deployment's own cluster's node.
+    public var volumeNode: VolumeNode?
     public init(
         placeholderSecrets: Bool = false, egressAddresses: [String: [String]] = [:], hostGateway: String? = nil,
         clusterDNS: ClusterDNS? = nil, ingressClass: String? = nil

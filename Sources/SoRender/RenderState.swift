@@ -300,6 +300,11 @@ struct RenderState {
         }
     }
 
+    /// The pod's replicas: the spec's `replicas:`, else the most its services' `deploy.replicas` ask, else one.
+    func replicas(_ pod: ComposeComponent) -> Int {
+        spec.replicas ?? pod.compose.services.compactMap { $0.deploy?.replicas }.max() ?? 1
+    }
+
     func serviceSelector(_ pod: String) -> [(String, String)] {
         [("app", id), (DeploymentNames.Label.component, NameRules.labelValue(pod))]
     }
@@ -317,7 +322,7 @@ struct RenderState {
         let podSpec = try builder.build()
         absorb(builder)
 
-        let replicas = spec.replicas ?? pod.compose.services.compactMap { $0.deploy?.replicas }.max() ?? 1
+        let replicas = replicas(pod)
         // A hostPort is held by one pod per node: a surge pod could not start beside the old one.
         let hostPorts = pod.compose.services.contains { s in
             ports.service(s.name).map { $0.reach != .none && !$0.hostPorts.isEmpty } ?? false

@@ -250,6 +250,9 @@ extension PodBuilder {
         ]
         if let path = specEntry?.path ?? defaultPath {
             let hostPath = nodePath(volume: volume, path: path)
+            // The data is on that node's disk: its pods go there and only there.
+            let node = try volumeNode(
+                volume, path: path, at: specEntry.map { SourceLocation(file: spec.path, line: $0.line) } ?? location)
             // A file or a socket needs its own type: the kubelet refuses it where a directory is expected.
             let type = (model.hostPathKinds[volume] ?? defaultKind ?? .directory).hostPathType
             claimSpec.append(("storageClassName", .string("manual")))
@@ -260,16 +263,19 @@ extension PodBuilder {
                     body: [
                         (
                             "spec",
-                            .map([
-                                ("storageClassName", .string("manual")),
-                                ("capacity", .map([("storage", .string(storage))])),
-                                ("accessModes", .list([.string("ReadWriteOnce")])),
-                                ("persistentVolumeReclaimPolicy", .string("Retain")),
-                                (
-                                    "hostPath",
-                                    .map([("path", .string(hostPath))] + (type.map { [("type", .string($0))] } ?? []))
-                                ),
-                            ])
+                            .map(
+                                [
+                                    ("storageClassName", .string("manual")),
+                                    ("capacity", .map([("storage", .string(storage))])),
+                                    ("accessModes", .list([.string("ReadWriteOnce")])),
+                                    ("persistentVolumeReclaimPolicy", .string("Retain")),
+                                    (
+                                        "hostPath",
+                                        .map(
+                                            [("path", .string(hostPath))] + (type.map { [("type", .string($0))] } ?? [])
+                                        )
+                                    ),
+                                ] + (node.map { [("nodeAffinity", Self.onNode($0))] } ?? []))
                         )
                     ]))
         }
@@ -277,6 +283,54 @@ extension PodBuilder {
             KubeObject(
                 .persistentVolumeClaim, name: name, namespace: state.namespace, labels: labels,
                 body: [("spec", .map(claimSpec))]))
+    }
+
+    /// The node that holds a path volume's directory: the spec's `volume-node:`, else the one start found (the kind
+    /// cluster's node with the mounts, or a cluster's only node), else on kind the deployment's own cluster's
+    /// node. A `deploy-to: k8s` path names no node by itself (the path is on the machine that runs `so`): refused.
+    func volumeNode(_ volume: String, path: String, at loc: SourceLocation) throws -> String? {
+        if let node = spec.volumeNode { return node }
+        switch state.options.volumeNode {
+        case .node(let node)?: return node
+        case .unknown?: return nil
+        case nil: break
+        }
+        guard model.deployTo == .k8s else {
+            return "\(spec.kindClusterName ?? model.identity.clusterID)-control-plane"
+        }
+        throw SoError(
+            "volume '\(volume)' is the path \(path), and deploy-to k8s names no node that holds it: its pods would get "
+                + "an empty directory on whichever node they land",
+            hint: "name the node with 'volume-node: NODE' in \(spec.path) ('kubectl get nodes' lists them), "
+                + "or make it a dynamic volume (volumes: {\(volume): } without a path)",
+            at: loc)
+    }
+
+    /// A PersistentVolume's node affinity to one node, by its hostname label.
+    static func onNode(_ node: String) -> YValue {
+        .map([
+            (
+                "required",
+                .map([
+                    (
+                        "nodeSelectorTerms",
+                        .list([
+                            .map([
+                                (
+                                    "matchExpressions",
+                                    .list([
+                                        .map([
+                                            ("key", .string("kubernetes.io/hostname")), ("operator", .string("In")),
+                                            ("values", .list([.string(node)])),
+                                        ])
+                                    ])
+                                )
+                            ])
+                        ])
+                    )
+                ])
+            )
+        ])
     }
 
     /// Where a spec volume path is seen by the node: under /mnt on kind (through kind-config extraMounts), as-is elsewhere.

@@ -30,6 +30,10 @@ public struct Spec: Sendable {
     public var kindMountRoot: String?
     /// The kind node image (`kind-node-image:`, `deploy init --kind-node-image`): written into kind-config.yml.
     public var kindNodeImage: String?
+    /// `volume-node:`: the node that holds the spec's path volumes (their PersistentVolumes name it).
+    public var volumeNode: String?
+    /// `replica-spread:`: how a Deployment's replicas spread across nodes.
+    public var replicaSpread: ReplicaSpread = .soft
     public var acmeEmail: String?
     /// Host environment variables copied into the deployment's Secret at start (`secret-env:`).
     public var secretEnv: [String]
@@ -61,7 +65,7 @@ public struct Spec: Sendable {
         "caddy-ingress-image", "wait-image", "maintenance-service", "external-services", "ca-certificates",
         "runtime-class",
         "secret-env", "ingress-class", "ttl", "with", "egress", "egress-ports", "egress-proxy", "quota", "profiles",
-        "host-gateway", "workspace", "agents",
+        "host-gateway", "workspace", "agents", "volume-node", "replica-spread",
     ]
 
     public static func load(_ path: String, fs: FileSystem, diagnostics: DiagnosticSink) throws -> Spec {
@@ -99,6 +103,7 @@ public struct Spec: Sendable {
         if let n = m.nonNull("network") { try spec.decodeNetwork(n, diagnostics: diagnostics) }
         try spec.decodeStorage(m)
         try spec.decodeCluster(m, diagnostics: diagnostics)
+        try spec.decodePlacement(m)
         spec.secretEnv = try m.value("secret-env")?.stringList("'secret-env'") ?? []
         if let secretEnvNode = m.value("secret-env") {
             for (i, name) in spec.secretEnv.enumerated() {
@@ -268,6 +273,28 @@ public struct Spec: Sendable {
                     "kind-node-image is ignored for deploy-to k8s",
                     hint: "it sets the image of a kind cluster's node; remove it", at: k.location)
             }
+        }
+    }
+
+    /// `volume-node:` and `replica-spread:`: where path volumes live, and how replicas spread over nodes.
+    mutating func decodePlacement(_ m: MapReader) throws {
+        if let n = m.nonNull("volume-node") {
+            let v = try n.string("'volume-node'")
+            guard NameRules.isDNSSubdomain(v) else {
+                throw n.error(
+                    "volume-node '\(v)' is not a node name",
+                    hint: "write the name 'kubectl get nodes' shows, e.g. volume-node: worker-1")
+            }
+            volumeNode = v
+        }
+        if let r = m.nonNull("replica-spread") {
+            let v = try r.string("'replica-spread'")
+            guard let spread = ReplicaSpread(rawValue: v) else {
+                throw r.error(
+                    "replica-spread '\(v)' is not one of soft, hard, none",
+                    hint: "soft (the default) prefers other nodes, hard requires them, none leaves it to the scheduler")
+            }
+            replicaSpread = spread
         }
     }
 

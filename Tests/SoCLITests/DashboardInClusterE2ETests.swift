@@ -33,6 +33,7 @@ struct DashboardInClusterE2ETests {
             text = text.replacingOccurrences(of: from, with: to)
         }
         try t.write("dashboard.yml", text)
+        try await Self.awaitExampleGone()
         let token = String(repeating: "5a", count: 32)
         defer { Self.delete([["-f", t.file("dashboard.yml")], ["namespace", seen]]) }
         // A namespace as `so` labels one: the page must list it.
@@ -69,8 +70,10 @@ struct DashboardInClusterE2ETests {
         // The token in a query opens nothing (it would be in the ingress's log); posted to /signin, a session.
         r = try await curl(["-i", "http://127.0.0.1:18080/?token=\(token)"])
         #expect(r.stdout.hasPrefix("HTTP/1.1 403"), "\(r.stdout)")
+        // Signed in over HTTPS at the ingress (Traefik tells the page so in X-Forwarded-Proto, which the page trusts
+        // with --trust-proxy): the cookie is Secure.
         r = try await curl([
-            "-i", "-H", "X-Forwarded-Proto: https", "-d", "token=\(token)", "http://127.0.0.1:18080/signin",
+            "-i", "-k", "--resolve", "\(host):18443:127.0.0.1", "-d", "token=\(token)", "https://\(host):18443/signin",
         ])
         let setCookie = r.stdout.split(separator: "\r\n").first { $0.lowercased().hasPrefix("set-cookie:") } ?? ""
         #expect(setCookie.hasSuffix("; HttpOnly; SameSite=Strict; Secure") && !setCookie.contains(token), "\(r.stdout)")
@@ -106,6 +109,7 @@ struct DashboardInClusterE2ETests {
                 !$0.contains("kind: Deployment") && !$0.contains("kind: Ingress") && !$0.contains("kind: Service\n")
             }.joined(separator: "\n---\n"))
         defer { Self.delete([["-f", t.file("rbac.yml")], ["namespace", other]]) }
+        try await Self.awaitExampleGone()
         var r = try await E2E.kubectl(["apply", "-f", t.file("rbac.yml")])
         #expect(r.exitCode == 0, "\(r.stderr)")
         r = try await E2E.kubectl(["create", "namespace", other])
@@ -146,6 +150,7 @@ struct DashboardInClusterE2ETests {
             #expect(r.exitCode == 0, "\(r.stderr)")
             let token = try await E2E.kubectl(["-n", "so-dashboard", "create", "token", "so-dashboard"]).stdout
                 .trimmingCharacters(in: .whitespacesAndNewlines)
+            try #require(!token.isEmpty, "no token for the account")
             let server = try await E2E.kubectl([
                 "config", "view", "--minify", "-o", "jsonpath={.clusters[0].cluster.server}",
             ])
@@ -173,6 +178,17 @@ struct DashboardInClusterE2ETests {
 }
 
 extension DashboardInClusterE2ETests {
+    /// Until the example's namespace from the test before is deleted (its cleanup does not wait): creating in a
+    /// namespace being deleted is refused.
+    static func awaitExampleGone() async throws {
+        for _ in 0..<120 {
+            let r = try await E2E.kubectl(["get", "namespace", "so-dashboard", "-o", "name", "--ignore-not-found"])
+            if r.exitCode == 0 && r.stdout.isEmpty { return }
+            try await Task.sleep(for: .seconds(1))
+        }
+        throw SoError("namespace so-dashboard from an earlier test was not deleted within 120 s")
+    }
+
     /// `kubectl delete` of each, without waiting. Best effort: what is left is removed by the next run's purge of
     /// the node.
     static func delete(_ each: [[String]]) {

@@ -198,7 +198,8 @@ struct RealNodeE2ETests {
         try t.write(
             "dep/spec.yml",
             try t.read("dep/spec.yml").replacingOccurrences(
-                of: "deploy-to: k8s-kind", with: "deploy-to: k8s\nkube-config: \(E2E.kubeconfig!)"))
+                of: "deploy-to: k8s-kind", with: "deploy-to: k8s\nkube-config: \(E2E.kubeconfig!)\nvolume-node: so-node"
+            ))
         try await RealNode.removing(t) {
             func start() async throws {
                 let r = try await E2E.so(

@@ -9,7 +9,8 @@ import Testing
 @testable import SoRender
 
 /// A one-pod laconic-layout deployment directory written by hand; `files` are extra files inside it.
-private func deployment(
+/// A deployment directory of one compose file (pod `p`) and the spec lines `extra`, loaded.
+func deployment(
     compose: String, spec extra: String = "", deployTo: String = "k8s-kind", files: [String: String] = [:],
     directories: [String] = [], _ body: (TempDir, DeploymentModel) throws -> Void
 ) throws {
@@ -29,7 +30,7 @@ private func deployment(
     try body(t, model)
 }
 
-private func podSpec(_ m: Manifest) -> YValue? { m.object("Deployment")?["spec"]?["template"]?["spec"] }
+func podSpec(_ m: Manifest) -> YValue? { m.object("Deployment")?["spec"]?["template"]?["spec"] }
 
 @Suite struct HostGatewayTests {
     static let compose = """
@@ -145,7 +146,8 @@ private func persistentVolume(_ m: Manifest, _ volume: String) -> YValue? {
         let spec =
             "volumes:\n  log: \(t.file("app.log"))\n  sock: \(t.file("d.sock"))\n  dir: \(t.file("dir"))\n  fresh: \(t.file("nothing-yet"))\n"
         for deployTo in ["k8s-kind", "k8s"] {
-            try deployment(compose: compose, spec: spec, deployTo: deployTo) { _, model in
+            let node = deployTo == "k8s" ? "volume-node: worker-1\n" : ""
+            try deployment(compose: compose, spec: spec + node, deployTo: deployTo) { _, model in
                 #expect(model.hostPathKinds == ["log": .file, "sock": .socket, "dir": .directory, "fresh": .missing])
                 let m = try Renderer.render(model)
                 #expect(persistentVolume(m, "log")?["spec"]?["hostPath"]?["type"]?.string == "File")
