@@ -55,6 +55,8 @@ public enum DeploymentPage {
             + "TTL \(PageParts.ttl(l, p.now)) · idle \(HTML.escape(PageParts.idle(l, p.now)))</p>"
         if l.workspaceAt != nil { out += WorkspaceParts.all(s.workspaces[l.namespace], l, task: task, p) }
         guard let d else { return out + PageParts.empty("reading…") }
+        // A pod that cannot run for now (its volume's node cordoned or gone), one line each.
+        out += d.status.problems.map(PageParts.problem).joined()
         out += PageParts.section("Workloads", workloads(d), id: "workloads")
         out += PageParts.section("Pods", pods(s.pods[l.namespace] ?? [], d), id: "pods")
         if !d.status.ingressHosts.isEmpty { out += PageParts.section("Ingress", ingress(d), id: "ingress") }

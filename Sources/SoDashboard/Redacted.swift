@@ -61,6 +61,7 @@ extension DeploymentDetail {
                 message: r.apply($0.message))
         }
         d.failing = failing.map { ($0.container, r.apply($0.reason), r.apply($0.lines)) }
+        d.status.problems = status.problems.map(r.apply)
         return d
     }
 }

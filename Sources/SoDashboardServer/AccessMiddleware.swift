@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import NIOCore
+import SoDashboard
 
 /// The sign-in, before every route but `/healthz`, `/signin` and its script: a valid session's cookie, or a 403.
 struct AccessMiddleware: RouterMiddleware {
@@ -42,7 +43,9 @@ extension DashboardServer {
         let form = HTMLQuery.form(String(buffer: try await request.body.collect(upTo: 4096)))
         guard let given = form["token"], DashboardAccess.same(given, access.token) else {
             await access.throttle.failed(client, at: now)
-            return DashboardAccess.forbidden()
+            var refused = Self.html(SignInPage.refused("forbidden: that is not this dashboard's token"))
+            refused.status = .forbidden
+            return refused
         }
         await access.throttle.succeeded(client)
         let id = await access.sessions.open(until: now.addingTimeInterval(Double(access.sessionSeconds)))

@@ -17,19 +17,30 @@ struct TwoNodeE2ETests {
 
     /// The `two-nodes` stack in `t` as `dep`: web at `host` through Traefik, keeper's volume pinned to so-node-2.
     static func deploy(in t: TempDir, host: String) async throws -> String {
-        try await RealNode.deploy(
-            "two-nodes", in: t,
-            appendToSpec: """
-                ingress-class: traefik
-                volume-node: \(second)
-                network:
-                  http-proxy:
-                    - host-name: \(host)
-                      routes:
-                        - {path: /, proxy-to: web:8080}
+        var r = try await E2E.so(
+            ["--stack", Path.join(RealNode.stacks, "two-nodes"), "deploy", "init", "--output", "spec.yml"], cwd: t.path)
+        guard r.exitCode == 0 else { throw SoError("deploy init: \(r.stderr)") }
+        let stackLine = try t.read("spec.yml").split(separator: "\n").first { $0.hasPrefix("stack:") }!
+        try t.write(
+            "spec.yml",
+            """
+            \(stackLine)
+            deploy-to: k8s-kind
+            ingress-class: traefik
+            volume-node: \(second)
+            volumes:
+              keep: ./keep-data
+            network:
+              http-proxy:
+                - host-name: \(host)
+                  routes:
+                    - {path: /, proxy-to: web:8080}
 
-                """
-                    + "volumes:\n  keep: ./keep-data\n")
+            """)
+        r = try await E2E.so(["deploy", "create", "--spec-file", "spec.yml", "--deployment-dir", "dep"], cwd: t.path)
+        guard r.exitCode == 0 else { throw SoError("deploy create: \(r.stderr)") }
+        return try t.read("dep/deployment.yml").split(separator: "\n").first { $0.hasPrefix("deployment-id:") }!
+            .split(separator: " ")[1].description
     }
 
     static func start(_ t: TempDir, timeout: Int = 120) async throws -> (ProcessResult, Double) {
@@ -89,11 +100,15 @@ struct TwoNodeE2ETests {
             // web's two replicas, one on each node (the spread), each answering through the Service and Traefik.
             let web = try await Self.placed(ns, "web")
             #expect(Set(web.values) == ["so-node", Self.second], "web's replicas: \(web)")
-            let ip = try await E2E.kubectl([
-                "-n", ns, "get", "svc", "-l", "app.kubernetes.io/component=web", "-o",
-                "jsonpath={.items[0].spec.clusterIP}",
-            ]).stdout
-            #expect(try await Self.answers("http://\(ip):8080/") == Set(web.keys), "through Service \(ip)")
+            // Through the Service, as a pod of the deployment asks it (by the compose service's name; busybox's nc:
+            // the kit's static busybox wget crashes).
+            let asked = try await E2E.so(
+                ["deployment", "--dir", "dep", "exec", "keeper"] + RealNode.kc + [
+                    "--", "sh", "-c",
+                    "for i in $(seq 40); do printf 'GET / HTTP/1.0\\r\\n\\r\\n' | nc -w 3 web 8080 | tail -1; done | sort -u",
+                ], cwd: t.path)
+            let viaService = Set(asked.stdout.split(separator: "\n").map(String.init))
+            #expect(viaService == Set(web.keys), "through Service web from keeper: \(asked.stdout)\(asked.stderr)")
             #expect(
                 try await Self.answers("\(Traefik.http)/", host: host) == Set(web.keys), "through Traefik as \(host)")
             // keeper's volume names so-node-2, and its pod runs there.
@@ -127,6 +142,9 @@ struct TwoNodeE2ETests {
             #expect(drained.exitCode != 0 && drained.stderr.contains(line), "\(drained.stdout)\n\(drained.stderr)")
             #expect(drained.stderr.contains("kubectl uncordon \(Self.second)"), "\(drained.stderr)")
             #expect(took < 60, "named after \(took) s")
+            print(
+                "two nodes: so-node-2 drained, start named keeper's volume node after \(String(format: "%.1f", took)) s"
+            )
             let status = try await E2E.so(["deployment", "--dir", "dep", "status"] + RealNode.kc, cwd: t.path)
             #expect(status.stdout.contains("problem: pod ") && status.stdout.contains(line), "\(status.stdout)")
             // Uncordoned: keeper goes back to so-node-2 with its file.

@@ -59,6 +59,9 @@ import Testing
             ],
             ingressHosts: ["web.example.test", "javascript:alert(1)"], pods: [], warnings: [], ready: false)
         status.certificates = [.init(host: "web.example.test", secret: "web-tls", present: false, issuer: nil)]
+        status.problems = [
+            "pod laconic-bbb-web-1 cannot run: its volume data is on so-node-2, which is unschedulable (cordoned or drained)"
+        ]
         var d = DeploymentDetail(status: status)
         d.events = [
             .init(
@@ -73,6 +76,10 @@ import Testing
         #expect(!html.contains(#"action="/actions""#), "a read-only page has no actions")
         #expect(html.contains(#"<a href="https://web.example.test/""#), "a host with a certificate links over https")
         #expect(!html.contains(#"href="javascript"#), "no link runs script")
+        #expect(
+            html.contains(
+                #"<p class="problem" role="alert">pod laconic-bbb-web-1 cannot run: its volume data is on so-node-2"#),
+            "a pod held by its volume's node is said in one line")
     }
 
     @Test func theCostPage() async throws {

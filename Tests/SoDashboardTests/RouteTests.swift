@@ -131,6 +131,18 @@ import Testing
                 let js = String(buffer: r.body)
                 #expect(r.headers[.contentType] == "text/javascript; charset=utf-8")
                 #expect(js.contains("location.hash") && js.contains("history.replaceState"), "\(js)")
+                #expect(js.contains("addEventListener('hashchange', signIn)"), "a next link on this page signs in")
+            }
+            // A wrong token gets the page again, saying so (with its script: the next link is a fragment change).
+            try await client.execute(
+                uri: "/signin", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
+                body: ByteBuffer(string: "token=wrong")
+            ) { r in
+                let page = String(buffer: r.body)
+                #expect(
+                    r.status == .forbidden && page.contains("forbidden: that is not this dashboard&#39;s token"),
+                    "\(page)")
+                #expect(page.contains("<script src=\"/static/signin.js\" defer></script>") && !page.contains("wrong"))
             }
         }
     }
