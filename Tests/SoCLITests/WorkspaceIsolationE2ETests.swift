@@ -8,6 +8,22 @@ import Testing
 /// enforcer policies are inert and nothing here could fail, so the suite says it is skipped.
 enum Isolation {
     static let enabled = RealNode.enabled && ProcessInfo.processInfo.environment["SO_E2E_NETPOL"] == "1"
+    /// The two-node tier (`SO_E2E_NODES=2`, the enforcer on both nodes): the workspaces must be on two nodes.
+    static let twoNodes = ProcessInfo.processInfo.environment["SO_E2E_NODES"] == "2"
+
+    /// On two nodes, the workspaces' agent pods run on different ones (a workspace prefers a node without its
+    /// stack's others), so what is isolated is isolated across nodes.
+    static func expectOnTwoNodes(_ workspaces: [String], _ so: ([String]) async throws -> ProcessResult) async throws {
+        guard twoNodes else { return }
+        var nodes: [String: String] = [:]
+        for ws in workspaces {
+            let r = try await so(["deployment", "--name", ws, "status", "-o", "json"])
+            let status = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
+            let pods = status?["pods"] as? [[String: Any]] ?? []
+            nodes[ws] = pods.first { ($0["name"] as? String ?? "").contains("agent") }?["node"] as? String
+        }
+        #expect(Set(nodes.values).count == workspaces.count, "the workspaces' nodes: \(nodes)")
+    }
     static let postgresImage = "docker.io/library/postgres:17-alpine"
 
     /// A stand-in for postgres:17-alpine (no registry here): busybox answering HTTP on 5432, and a
@@ -101,6 +117,7 @@ struct WorkspaceIsolationE2ETests {
                     ])
                     #expect(r.exitCode == 0, "up \(ws): \(r.stdout)\(r.stderr)")
                 }
+                try await Isolation.expectOnTwoNodes([a, b]) { try await so($0) }
                 // A cloned its repository (git daemon on the node's address, on the port the URL names).
                 #expect(
                     try await Isolation.eventually {
@@ -221,6 +238,8 @@ struct WorkspaceIsolationE2ETests {
                         ["up", stack, "--name", ws, "--with", "postgres", "--timeout", "240"], in: t.file("mine"))
                     #expect(r.exitCode == 0 && r.stdout.contains("claimed iso-"), "up \(ws): \(r.stdout)\(r.stderr)")
                 }
+                // The pool's two warm members were made on two nodes, and each claim took one.
+                try await Isolation.expectOnTwoNodes([a, b]) { try await so($0) }
                 // The members the claims made in their place are not needed here (the node's CPU is shared).
                 r = try await so(["pool", "remove", "iso"])
                 #expect(r.exitCode == 0, "\(r.stdout)\(r.stderr)")
