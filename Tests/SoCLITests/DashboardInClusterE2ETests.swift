@@ -131,7 +131,8 @@ struct DashboardInClusterE2ETests {
                 (["get", "secrets", "-n", ns], "yes"), (["create", "pods", "--subresource=exec", "-n", ns], "yes"),
                 (["get", "secrets", "-n", other], "no"), (["create", "pods", "--subresource=exec", "-n", other], "no"),
                 (["get", "secrets", "-n", "kube-system"], "no"), (["list", "secrets", "--all-namespaces"], "no"),
-                (["create", "pods", "--subresource=exec", "-n", "kube-system"], "no"), (["delete", "pods", "-n", ns], "no"),
+                (["create", "pods", "--subresource=exec", "-n", "kube-system"], "no"),
+                (["delete", "pods", "-n", ns], "no"),
                 (["create", "deployments.apps", "-n", ns], "no"), (["patch", "namespaces"], "no"),
                 (["create", "rolebindings.rbac.authorization.k8s.io", "-n", ns], "no"),
             ] {
