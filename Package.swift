@@ -60,9 +60,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["README.md"]),
+        // The system's zlib (gzip of a deployment's record in the cluster, as Helm stores releases).
+        .systemLibrary(name: "CZlib", path: "SystemLibraries/CZlib", providers: [.apt(["zlib1g-dev"])]),
         // Deploying: init, create, start as steps, stop, the observe verbs, render, list and cleanup.
         .target(
-            name: "SoDeploy", dependencies: ["SoActions", "SoBasics", "SoCompose", "SoStack", "SoKube", "SoRender"],
+            name: "SoDeploy",
+            dependencies: ["SoActions", "SoBasics", "SoCompose", "SoStack", "SoKube", "SoRender", "CZlib"],
             exclude: ["README.md"]),
         // Agent workspaces: up, down, the source carried in, the git verbs, task.
         .target(

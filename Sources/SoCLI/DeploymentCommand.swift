@@ -34,6 +34,7 @@ struct DeploymentCommand: ParsableCommand {
             DeploymentPushCommand.self,
             DeploymentFetchCommand.self,
             DeploymentLogCommand.self, DeploymentApplyCommand.self, DeploymentMergeCommand.self,
+            DeploymentPullCommand.self, DeploymentHistoryCommand.self, DeploymentRollbackCommand.self,
         ]
     )
 

@@ -41,7 +41,7 @@ struct DeploymentListCommand: SoRunnable {
         }
         let now = ctx.clock.now()
         let table =
-            [["NAME", "STACK", "NAMESPACE", "AGE", "READY", "EXPIRES", "DIRECTORY"]]
+            [["NAME", "STACK", "NAMESPACE", "AGE", "READY", "EXPIRES", "LAST WRITTEN", "DIRECTORY"]]
             + rows.map { r in
                 [
                     r.name, r.stack, r.namespace,
@@ -54,9 +54,18 @@ struct DeploymentListCommand: SoRunnable {
                     r.expiresAt.map {
                         $0 <= now ? "expired" : "in " + DurationText.short(Int($0.timeIntervalSince(now)))
                     } ?? "-",
+                    Self.lastWritten(r, now: now),
                     r.host == ctx.hostName || r.host.isEmpty ? r.directory : "\(r.host):\(r.directory)",
                 ]
             }
         for line in TextTable.lines(table) { ctx.console.out(line) }
+    }
+
+    /// "r3 alice@laptop 5m ago": the record's latest revision and its writer, "-" before any.
+    static func lastWritten(_ r: DeploymentListing, now: Date) -> String {
+        guard let who = r.writtenBy else { return "-" }
+        var out = "r\(r.recordRevision ?? 0) " + TerminalText.safe(who)
+        if let at = r.writtenAt { out += " " + DurationText.short(max(0, Int(now.timeIntervalSince(at)))) + " ago" }
+        return out
     }
 }

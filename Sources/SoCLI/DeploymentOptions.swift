@@ -13,7 +13,9 @@ struct DeploymentOptions: GroupOptionSet {
     var dir: String?
     @Option(
         name: .long,
-        help: ArgumentHelp("Name given to 'so up' (the directory $SO_HOME/deployments/NAME).", valueName: "name"))
+        help: ArgumentHelp(
+            "Name given to 'so up' (the directory $SO_HOME/deployments/NAME; made from the cluster's record of NAME "
+                + "when this machine has none).", valueName: "name"))
     var name: String?
 
     var given: [GroupOption] { (dir == nil ? [] : [.dir]) + (name == nil ? [] : [.name]) }

@@ -55,7 +55,7 @@ struct DeploymentStopCommand: SoRunnable {
     }
 
     func run(_ ctx: SoContext) async throws {
-        let (context, dir) = (target.context(ctx), try target.dir(ctx))
+        let (context, dir) = (target.context(ctx), try await target.dir(ctx))
         let cluster = target.options(manage: performClusterManagement && !skipClusterManagement)
         try await StopAction(context).run(
             StopRequest(

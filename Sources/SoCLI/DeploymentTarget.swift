@@ -21,7 +21,14 @@ struct DeploymentTarget: ParsableArguments {
     func validate() throws { try deployment.requireOne() }
 
     var given: [GroupOption] { group.given + so.given }
-    func dir(_ ctx: SoContext) throws -> String { try deployment.directory(ctx) }
+    /// The deployment's directory. `--name N` with no `$SO_HOME/deployments/N` on this machine: made from the
+    /// cluster's latest record of N (said on stderr), so any machine with the kubeconfig runs every verb.
+    func dir(_ ctx: SoContext) async throws -> String {
+        if let name = deployment.name, deployment.dir == nil, !ctx.fs.isDirectory(try ctx.namedDeployment(name)) {
+            return try await RecordAction(ctx).materialize(name: name, cluster: options(manage: false))
+        }
+        return try deployment.directory(ctx)
+    }
     /// How the line named the deployment, for hints: `--name N` or `--dir D`.
     var address: String { deployment.name.map { "--name \($0)" } ?? "--dir \(deployment.dir ?? "DIR")" }
     func context(_ ctx: SoContext, root: RootOption? = nil) -> SoContext { global.context(ctx, root: root) }

@@ -83,7 +83,7 @@ struct DeploymentTaskCommand: SoRunnable {
             }
             gitHubIssue = parsed
         }
-        var req = TaskRequest(directory: try target.dir(ctx), text: task)
+        var req = TaskRequest(directory: try await target.dir(ctx), text: task)
         req.command = command
         req.push = !noPush
         req.pullRequest = pr

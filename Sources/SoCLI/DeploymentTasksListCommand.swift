@@ -22,7 +22,7 @@ struct DeploymentTasksListCommand: SoRunnable {
 
     func run(_ ctx: SoContext) async throws {
         let ctx = target.context(ctx)
-        let dir = try target.dir(ctx)
+        let dir = try await target.dir(ctx)
         let name = Path.basename(dir)
         let tasks = try await TaskQueueAction(ctx).list(dir, cluster: target.options())
         let total = TaskCost.total(tasks.map(\.cost))

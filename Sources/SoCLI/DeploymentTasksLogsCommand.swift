@@ -26,6 +26,6 @@ struct DeploymentTasksLogsCommand: SoRunnable {
     func run(_ ctx: SoContext) async throws {
         let ctx = target.context(ctx)
         _ = try await TaskQueueAction(ctx).logs(
-            try target.dir(ctx), cluster: target.options(), id: task.id, follow: follow)
+            try await target.dir(ctx), cluster: target.options(), id: task.id, follow: follow)
     }
 }

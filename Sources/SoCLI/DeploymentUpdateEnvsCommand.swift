@@ -27,9 +27,10 @@ struct DeploymentUpdateEnvsCommand: SoRunnable {
     var timeout: Double { seconds.timeout ?? 300 }
 
     func run(_ ctx: SoContext) async throws {
-        try await StartAction(target.context(ctx, root: rootOption)).run(
-            StartRequest(
-                directory: target.dir(ctx), cluster: target.options(), wait: !noWait,
-                timeout: timeout, progress: .plain, onlyKinds: ["Deployment"]))
+        var start = StartRequest(
+            directory: try await target.dir(ctx), cluster: target.options(), wait: !noWait,
+            timeout: timeout, progress: .plain, onlyKinds: ["Deployment"])
+        start.verb = "update-envs"
+        try await StartAction(target.context(ctx, root: rootOption)).run(start)
     }
 }

@@ -18,6 +18,10 @@ struct ListingJSON: Encodable {
     var idleStopped: Bool
     /// A warm pool's member no `up` has claimed yet: its pool (left out for every other deployment).
     var pool: String?
+    /// The record's latest revision in the cluster, who wrote it (user@host) and when.
+    var revision: Int?
+    var writtenBy: String?
+    var written: String?
 
     init(_ r: DeploymentListing) {
         name = r.name
@@ -34,5 +38,8 @@ struct ListingJSON: Encodable {
         terminating = r.terminating
         idleStopped = r.idleStopped
         pool = r.pool
+        revision = r.recordRevision
+        writtenBy = r.writtenBy
+        written = r.writtenAt.map(Timestamps.rfc3339)
     }
 }

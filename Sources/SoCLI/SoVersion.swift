@@ -12,5 +12,5 @@ import SoSystem
 import SoWorkspace
 
 public enum SoVersion {
-    public static let current = "0.1.0"
+    public static let current = SoRelease.version
 }

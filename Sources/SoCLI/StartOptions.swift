@@ -37,12 +37,25 @@ struct StartOptions: ParsableArguments {
             "With --dry-run: exit 2 when the plan would change something, 0 when every object is unchanged "
                 + "(1 stays an error), as terraform plan -detailed-exitcode; for drift checks in CI."))
     var detailedExitcode = false
+    @Flag(
+        name: .long,
+        help: ArgumentHelp(
+            "Start this directory even when the cluster's record of the deployment moved on since the directory was "
+                + "last in step with it (someone else started it): it becomes the record's next revision."))
+    var force = false
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Revisions of the deployment's record the cluster keeps (default: the spec's record-history:, else 10).",
+            valueName: "n"))
+    var history: Int?
 
     func validate() throws {
         if diff && !dryRun { throw ValidationError("--diff goes with --dry-run (start --dry-run --diff)") }
         if detailedExitcode && !dryRun {
             throw ValidationError("--detailed-exitcode goes with --dry-run (start --dry-run --detailed-exitcode)")
         }
+        if let history, !(1...100).contains(history) { throw ValidationError("--history takes 1 to 100") }
         if performClusterManagement && skipClusterManagement {
             throw ValidationError("--perform-cluster-management and --skip-cluster-management contradict each other")
         }
@@ -68,9 +81,11 @@ struct StartOptions: ParsableArguments {
             if detailedExitcode, PlannedChange.changes(plan) { throw ExitCode(PlannedChange.exitChanges) }
             return
         }
-        try await StartAction(ctx).run(
-            StartRequest(
-                directory: target.dir(ctx), cluster: target.options(manage: !skipClusterManagement),
-                wait: !noWait, timeout: timeout, progress: progress, ttl: try ttl.map(parseTTL)))
+        var req = StartRequest(
+            directory: try await target.dir(ctx), cluster: target.options(manage: !skipClusterManagement),
+            wait: !noWait, timeout: timeout, progress: progress, ttl: try ttl.map(parseTTL))
+        req.force = force
+        req.history = history
+        try await StartAction(ctx).run(req)
     }
 }

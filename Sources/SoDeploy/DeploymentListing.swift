@@ -31,6 +31,10 @@ public struct DeploymentListing: Sendable, Equatable {
     public var pool: String?
     /// A workspace claimed from a warm pool: the pool.
     public var claimedFrom: String?
+    /// The record's latest revision, who wrote it and when (nil: none yet, an older `so` started it).
+    public var recordRevision: Int?
+    public var writtenBy: String?
+    public var writtenAt: Date?
 
     /// Stopped for being idle, and not started since.
     public var idleStopped: Bool { idleStoppedAt != nil && deployments == 0 }

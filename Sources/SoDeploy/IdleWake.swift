@@ -29,8 +29,10 @@ extension ConnectedDeployment {
         let name = Path.basename(model.directory)
         ctx.say("\(name) was stopped for being idle (\(stopped)); starting it again")
         // Its old pods end first, as on any start in a namespace with a quota (StartSteps.waitForEndingPods).
-        try await StartAction(ctx).run(
-            StartRequest(directory: model.directory, cluster: options, wait: true, timeout: 300, progress: .plain))
+        var start = StartRequest(
+            directory: model.directory, cluster: options, wait: true, timeout: 300, progress: .plain)
+        start.verb = "wake"
+        try await StartAction(ctx).run(start)
         return true
     }
 }

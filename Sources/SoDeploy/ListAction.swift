@@ -55,6 +55,9 @@ public struct ListAction {
             listing.idleStoppedAt = a[DeploymentNames.Annotation.idleStopped].flatMap(Timestamps.parse)
             listing.pool = a[DeploymentNames.Annotation.pool]
             listing.claimedFrom = a[DeploymentNames.Annotation.claimedFrom]
+            listing.recordRevision = a[RecordStore.Key.revision].flatMap { Int($0) }
+            listing.writtenBy = a[RecordStore.Key.user].map { u in a[RecordStore.Key.host].map { "\(u)@\($0)" } ?? u }
+            listing.writtenAt = a[RecordStore.Key.time].flatMap(Timestamps.parse)
             return listing
         }.sorted { ($0.name, $0.namespace) < ($1.name, $1.namespace) }
     }

@@ -45,6 +45,7 @@ struct NamespaceContents {
         let app = o.labels["app"]
         if app == id || app == "\(id)-job" { return true }
         if type == .configMap && o.name == "kube-root-ca.crt" { return true }
+        if type == .secret && o.labels[RecordStore.Key.of] == id { return true }
         return type == .secret && o["type"]?.string == "kubernetes.io/service-account-token"
     }
 

@@ -57,6 +57,7 @@ package struct Remover {
                 guard others.isEmpty else {
                     going = false
                     try await deleteOwn(d)
+                    try await RecordStore(client: client, namespace: d.namespace, deployment: d.id).removeAll()
                     let kept = NamespaceContents.keptWarning(d.namespace, others: others)
                     ctx.diagnostics.warn(kept.message, hint: kept.hint)
                     return

@@ -35,8 +35,9 @@ public struct ResyncAction {
         }
         try await CreateAction(ctx).run(
             CreateRequest(specFile: Path.join(dir, "spec.yml"), deploymentDir: dir, update: true))
-        try await StartAction(ctx).run(
-            StartRequest(directory: dir, cluster: cluster, wait: false, timeout: timeout, progress: .plain))
+        var start = StartRequest(directory: dir, cluster: cluster, wait: false, timeout: timeout, progress: .plain)
+        start.verb = "restart"
+        try await StartAction(ctx).run(start)
         try await ObserveAction(ctx).restart(dir, cluster: cluster, wait: wait, timeout: timeout)
     }
 }

@@ -70,26 +70,27 @@ public struct StartAction: Sendable {
         let cluster = try await connect(rendered, target, req, progress: progress)
         // 3 … 9 with the lock held (a dry run holds none); 10. unlock, on every path.
         let (report, objects) = try await DeploymentLock.held(cluster.lock) {
-            // 3. read
+            // 3. read (the record's revisions beside it, in a namespace that was there)
+            let recording =
+                req.dryRun
+                ? nil
+                : RecordStep(
+                    ctx: ctx, client: cluster.client, model: rendered.model, namespace: rendered.namespace,
+                    connection: cluster.target.connection, req: req)
+            let heads = cluster.createdNamespace ? nil : recording.map { r in Task { try await r.store.heads() } }
             let read = req.dryRun ? cluster : try await self.read(cluster, rendered, req)
-            var o = try await open(rendered, read, imageIDs: await localImageIDs.value, req, progress: progress)
-            defer { o.images?.cancel() }  // only an error leaves it running
-            // 4. unchanged … 7. prune
-            if let renewal = unchanged(o.rendered, o.cluster, o.objects, o.owned, req, report: o.report) {
-                try await renew(&o, renewal, req, progress: progress)
-            } else {
-                try await change(&o, req, progress: progress)
+            // The deployment's record: a stale directory is refused here, before anything is applied.
+            let begun = try await recording?.begin(existing: read.existing, heads: try await heads?.value ?? [])
+            do {
+                let done = try await self.locked(rendered, read, localImageIDs, req, progress: progress)
+                if let recording, let begun { await recording.end(begun, result: req.wait ? "started" : "applied") }
+                return done
+            } catch {
+                if let recording, let begun {
+                    await recording.end(begun, result: "failed: " + Self.firstLine(error))
+                }
+                throw error
             }
-            // 8. load images: awaited whether or not a workload was applied (a failure is reported here); pods
-            // that were waiting on one of them are made again.
-            if let loaded = try await o.images?.value, !loaded.isEmpty {
-                try await o.steps.restartPodsWaiting(on: loaded)
-            }
-            // 9. wait
-            if req.wait && !req.dryRun {
-                try await o.steps.wait(for: o.objects, timeout: req.timeout, existing: o.cluster.existing)
-            }
-            return (o.report, o.objects)
         }
         if req.dryRun { return Self.plan(report, objects: objects) }
         if req.onlyKinds == nil { try await StartCommands(ctx: ctx, model: model).run(.post) }
@@ -99,6 +100,37 @@ public struct StartAction: Sendable {
             ?? " (context \(cluster.target.connection.contextName))"
         progress.done("\(what) \(model.id) in namespace \(namespace)" + on)
         return report
+    }
+
+    /// The first line of an error, for the record's result.
+    static func firstLine(_ error: Error) -> String {
+        let text = (error as? SoError)?.message ?? String(describing: error)
+        return String(text.split(separator: "\n", omittingEmptySubsequences: true).first ?? "")
+    }
+
+    /// Steps 3 (after the read) to 9, the lock held.
+    func locked(
+        _ rendered: Rendered, _ read: Connected, _ localImageIDs: Task<[(image: String, id: String)], Never>,
+        _ req: StartRequest, progress: ProgressReporter
+    ) async throws -> (StartReport, [KubeObject]) {
+        var o = try await open(rendered, read, imageIDs: await localImageIDs.value, req, progress: progress)
+        defer { o.images?.cancel() }  // only an error leaves it running
+        // 4. unchanged … 7. prune
+        if let renewal = unchanged(o.rendered, o.cluster, o.objects, o.owned, req, report: o.report) {
+            try await renew(&o, renewal, req, progress: progress)
+        } else {
+            try await change(&o, req, progress: progress)
+        }
+        // 8. load images: awaited whether or not a workload was applied (a failure is reported here); pods
+        // that were waiting on one of them are made again.
+        if let loaded = try await o.images?.value, !loaded.isEmpty {
+            try await o.steps.restartPodsWaiting(on: loaded)
+        }
+        // 9. wait
+        if req.wait && !req.dryRun {
+            try await o.steps.wait(for: o.objects, timeout: req.timeout, existing: o.cluster.existing)
+        }
+        return (o.report, o.objects)
     }
 
     /// What a start has read under its lock, and what it will apply: one value the steps after step 3 read.
@@ -461,7 +493,9 @@ public struct StartAction: Sendable {
     /// A namespace annotated for another deployment directory is never taken over; one being deleted
     /// cannot take new objects.
     func checkOwnership(_ ns: JSON, namespace: String, model: DeploymentModel) throws {
-        if let owner = ns.annotations[DeploymentNames.directoryAnnotation], owner != model.directory {
+        if let owner = ns.annotations[DeploymentNames.directoryAnnotation], owner != model.directory,
+            !DeploymentNames.sameDeployment(ns, model.id)
+        {
             throw SoError(
                 "namespace \(namespace) belongs to another deployment directory: \(owner)",
                 hint: "stop that deployment first, or set 'namespace:' in this spec to another name")

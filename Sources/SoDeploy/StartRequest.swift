@@ -23,6 +23,12 @@ public struct StartRequest: Sendable {
     /// A warm pool's member (`so pool`): the spec's `secret-env` values are not copied from this environment;
     /// the claim hands in the claimer's.
     public var withholdSecretEnv = false
+    /// The verb the deployment's record names as its writer (start, up, restart, rollback …).
+    public var verb = "start"
+    /// `--force`: a directory out of step with the cluster's record is written as its next revision.
+    public var force = false
+    /// `--history N`: revisions of the record the cluster keeps (else the spec's `record-history:`, else 10).
+    public var history: Int?
 
     public init(
         directory: String, cluster: ClusterOptions = ClusterOptions(), wait: Bool = true, timeout: Double = 300,

@@ -109,7 +109,9 @@ public struct StopAction {
         if req.deleteNamespace {
             let ns = ResourceType.namespace
             if let existing = try await client.get(ns, name: namespace, namespace: nil) {
-                if let owner = existing.annotations[DeploymentNames.directoryAnnotation], owner != dir {
+                if let owner = existing.annotations[DeploymentNames.directoryAnnotation], owner != dir,
+                    !DeploymentNames.sameDeployment(existing, model.id)
+                {
                     throw SoError(
                         "namespace \(namespace) belongs to another deployment directory: \(owner)",
                         hint: "it was left in place; stop that deployment instead")
@@ -119,6 +121,10 @@ public struct StopAction {
                     .others(
                         in: namespace, madeBySo: NamespaceContents.madeBySo(existing), deployment: model.id)
                 if !others.isEmpty {
+                    // Removed as the namespace would have taken them: the deployment's record goes too.
+                    if !req.dryRun {
+                        try await RecordStore(client: client, namespace: namespace, deployment: model.id).removeAll()
+                    }
                     let kept = NamespaceContents.keptWarning(namespace, others: others)
                     ctx.diagnostics.warn(kept.message, hint: kept.hint)
                 } else if req.dryRun {

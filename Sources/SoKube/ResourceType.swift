@@ -70,6 +70,10 @@ public struct ResourceType: Sendable, Equatable, Hashable {
         apiVersion: "cert-manager.io/v1", kind: "Issuer", plural: "issuers", namespaced: true)
     public static let runtimeClass = ResourceType(
         apiVersion: "node.k8s.io/v1", kind: "RuntimeClass", plural: "runtimeclasses", namespaced: false)
+    /// Who the API server takes the caller for (`kubectl auth whoami`): created, never stored.
+    public static let selfSubjectReview = ResourceType(
+        apiVersion: "authentication.k8s.io/v1", kind: "SelfSubjectReview", plural: "selfsubjectreviews",
+        namespaced: false)
     public static let lease = ResourceType(
         apiVersion: "coordination.k8s.io/v1", kind: "Lease", plural: "leases", namespaced: true)
     public static let clusterRole = ResourceType(
@@ -85,7 +89,7 @@ public struct ResourceType: Sendable, Equatable, Hashable {
         .serviceAccount, .resourceQuota, .limitRange, .deployment, .replicaSet, .daemonSet, .job, .ingress,
         .networkPolicy, .ingressClass, .endpointSlice, .runtimeClass, .lease, .clusterRole, .roleBinding,
         .clusterRoleBinding,
-        .customResourceDefinition, .clusterIssuer, .issuer,
+        .customResourceDefinition, .clusterIssuer, .issuer, .selfSubjectReview,
     ]
 
     public static func of(apiVersion: String, kind: String) throws -> ResourceType {

@@ -76,6 +76,11 @@ public enum DeploymentNames {
     public static func controlLabels(_ id: String) -> [(String, String)] {
         [("app", id), (Label.instance, id), Label.managedBySo]
     }
+    /// Whether the Namespace `ns` (as read) is deployment `id`'s, whichever directory started it last: another
+    /// machine's directory of the same deployment (made from its record in the cluster) owns it too.
+    public static func sameDeployment(_ ns: JSON, _ id: String) -> Bool {
+        ns.labels[Label.instance] == id && ns.labels[Label.managedBy] == "so"
+    }
     /// The selector of the deployment's pods and workloads, whatever made them: what the waits read.
     public static func instanceSelector(_ id: String) -> String { "\(Label.instance)=\(id)" }
 

@@ -34,6 +34,8 @@ public struct Spec: Sendable {
     public var volumeNode: String?
     /// `replica-spread:`: how a Deployment's replicas spread across nodes.
     public var replicaSpread: ReplicaSpread = .soft
+    /// `record-history:`: how many revisions of the deployment's record the cluster keeps (10 when unset).
+    public var recordHistory: Int?
     public var acmeEmail: String?
     /// Host environment variables copied into the deployment's Secret at start (`secret-env:`).
     public var secretEnv: [String]
@@ -66,6 +68,7 @@ public struct Spec: Sendable {
         "runtime-class",
         "secret-env", "ingress-class", "ttl", "with", "egress", "egress-ports", "egress-proxy", "quota", "profiles",
         "host-gateway", "workspace", "agents", "volume-node", "replica-spread",
+        "record-history",
     ]
 
     public static func load(_ path: String, fs: FileSystem, diagnostics: DiagnosticSink) throws -> Spec {
@@ -295,6 +298,16 @@ public struct Spec: Sendable {
                     hint: "soft (the default) prefers other nodes, hard requires them, none leaves it to the scheduler")
             }
             replicaSpread = spread
+        }
+        if let h = m.nonNull("record-history") {
+            let v = try h.int("'record-history'")
+            guard (1...100).contains(v) else {
+                throw h.error(
+                    "record-history \(v) is not 1 to 100",
+                    hint:
+                        "the number of revisions of the deployment's record the cluster keeps, e.g. record-history: 10")
+            }
+            recordHistory = v
         }
     }
 

@@ -48,6 +48,8 @@ public final class FakeCluster: ClusterClient, @unchecked Sendable {
     /// Whether watches report changes: off unless a test asks (a wake-up by a change does not advance a test's
     /// clock, and a hook that changes an object at each look would be woken at once, for ever).
     public var emitsChanges = false
+    /// Who a SelfSubjectReview says the caller is.
+    public var userName = "fake-user"
     private var order: [Key] = []
     private var counter = 0
     /// "labels/KEY" and "annotations/KEY" the last apply of each object set.
@@ -208,6 +210,13 @@ public final class FakeCluster: ClusterClient, @unchecked Sendable {
         try requireNamespace(of: object, type)
         let key = Key(type: type, namespace: type.namespaced ? object.namespace : nil, name: object.name)
         var json = try JSON.parse(Data(object.json().utf8))
+        // A review is answered, never stored (as the API server does): who the caller is.
+        if type == .selfSubjectReview {
+            return .object([
+                "apiVersion": .string(type.apiVersion), "kind": .string(type.kind),
+                "status": .object(["userInfo": .object(["username": .string(userName)])]),
+            ])
+        }
         return locked {
             if objects[key] != nil { return nil }
             appliedMetadata[key] = nil

@@ -64,6 +64,11 @@ public struct DownAction {
         let dir = try ctx.namedDeployment(req.name)
         // Refused before anything is deleted, on the cluster or here (a directory that is a symlink to elsewhere).
         try ctx.checkDeploymentDirectory(dir, namespace: req.name)
+        // Made on another machine: its directory comes from the cluster's record, and down goes the same way.
+        if !ctx.fs.exists(dir) && !req.dryRun {
+            let target = try await ClusterTargets(ctx: ctx).shared(req.cluster)
+            _ = try await RecordAction(ctx).materialize(name: req.name, client: try ctx.connect(target.connection))
+        }
         if ctx.fs.isFile(Path.join(dir, "deployment.yml")) {
             let discard = try await settle(req, dir: dir)
             try await WorkGuard(

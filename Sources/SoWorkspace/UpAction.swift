@@ -264,6 +264,7 @@ public struct UpAction {
             ttl: req.ttl)
         // A pool's member holds no one's credentials: the claim hands in the claimer's.
         request.withholdSecretEnv = req.poolMember != nil
+        request.verb = req.poolMember == nil ? "up" : "pool fill"
         let start = request
         guard let carry = plan.carry, let s = plan.source else {
             try await StartAction(ctx).run(start)

@@ -448,6 +448,8 @@ struct ClusterAccessE2ETests {
 
     /// `so` in a pod: a Job whose service account is bound to the example ClusterRole runs `so up` of a stack,
     /// `status` and `so down` with the in-cluster configuration (no kubeconfig), and completes; nothing is left.
+    /// It also stops and starts again a workspace this host made: the pod has no directory of it, so each verb
+    /// makes one from the deployment's record in the cluster.
     ///
     /// The image is the release image of container-build/so when `SO_E2E_SO_IMAGE` names it (`.ci/run` builds it
     /// with container-build/so/build.sh and the kit's buildah where the real node runs). Otherwise it is a test
@@ -460,7 +462,12 @@ struct ClusterAccessE2ETests {
         let image = try await SoImage.image(in: t)
         let sa = try await ServiceAccountUnderTest.make(in: t)
         let ws = "so-e2e-job-\(Access.suffix())"
-        try await sa.removing(alsoNamespaces: [ws]) {
+        let hostMade = "so-e2e-host-\(Access.suffix())"
+        let hostEnv = ["SO_KUBECONFIG": E2E.kubeconfig!, "SO_HOME": t.file("home")]
+        try await sa.removing(alsoNamespaces: [ws, hostMade]) {
+            var made = try await E2E.so(
+                ["up", try Access.tinyStack(in: t), "--name", hostMade, "--timeout", "150"], cwd: t.path, env: hostEnv)
+            #expect(made.exitCode == 0, "\(made.stdout)\n\(made.stderr)")
             try t.write(
                 "job.yml",
                 """
@@ -492,6 +499,9 @@ struct ClusterAccessE2ETests {
                               so up "$HOME/tiny/stacks/tiny" --name \(ws) --timeout 150
                               so deployment --name \(ws) status
                               so down \(ws)
+                              so deployment --name \(hostMade) stop
+                              so deployment --name \(hostMade) start --timeout 150
+                              so deployment --name \(hostMade) status
                               echo so-job-done
 
                 """)
@@ -503,6 +513,13 @@ struct ClusterAccessE2ETests {
                 "\(logs.stdout)")
             #expect(logs.stdout.contains("so-job-done"), "\(logs.stdout)")
             #expect(try await Access.namespaceGone(ws), "namespace \(ws) is still there after the Job's so down")
+            // The host's workspace, stopped and started again by the pod, answers; the host removes it.
+            made = try await E2E.so(
+                ["deployment", "--name", hostMade, "exec", "web", "--", "cat", "/www/index.html"], cwd: t.path,
+                env: hostEnv)
+            #expect(made.exitCode == 0 && made.stdout.contains("hello-from-tiny"), "\(made.stdout)\n\(made.stderr)")
+            made = try await E2E.so(["down", hostMade, "--discard"], cwd: t.path, env: hostEnv)
+            #expect(made.exitCode == 0, "\(made.stderr)")
         }
     }
 

@@ -28,15 +28,19 @@ import Testing
             $0.split(separator: " ").prefix(2).joined(separator: " ")
         }
         // The namespace is the first request (a Lease's create in a namespace the API server has not seen waits
-        // 50 ms before it is refused), then the Lease in it; then its labels with what pods use (in parallel),
-        // then the workloads; then the Lease goes.
-        #expect(Array(writes.prefix(2)) == ["create Namespace", "create Lease"])
+        // 50 ms before it is refused), then the Lease in it; then the record's first revision (who writes it
+        // asked first, and the Namespace told who wrote last), before anything is applied; then its labels with
+        // what pods use (in parallel), then the workloads; then the record's result, and the Lease goes.
         #expect(
-            writes.dropFirst(2).prefix(5).sorted() == [
+            Array(writes.prefix(5)) == [
+                "create Namespace", "create Lease", "create SelfSubjectReview", "create Secret", "patch Namespace",
+            ])
+        #expect(
+            writes.dropFirst(5).prefix(5).sorted() == [
                 "apply ConfigMap", "apply ConfigMap", "apply Namespace", "apply PersistentVolumeClaim", "apply Service",
             ])
-        #expect(writes.dropFirst(7).prefix(2).sorted() == ["apply Deployment", "apply Job"])
-        #expect(writes.last == "delete Lease" && writes.count == 10, "\(writes)")
+        #expect(writes.dropFirst(10).prefix(2).sorted() == ["apply Deployment", "apply Job"])
+        #expect(writes.suffix(2) == ["patch Secret", "delete Lease"] && writes.count == 14, "\(writes)")
         // A namespace this start created holds nothing to read: no Job to look for, no Namespace or Secret.
         #expect(!c.cluster.calls.contains { $0.hasPrefix("get ") }, "\(c.cluster.calls)")
         // The lock is released at the end.
@@ -231,8 +235,12 @@ import Testing
             StartRequest(directory: "dep", cluster: c.options, progress: .plain, onlyKinds: ["Deployment"]))
         let writes = c.cluster.calls.dropFirst(before).filter { $0.hasPrefix("apply ") || $0.hasPrefix("create ") }.map
         { $0.split(separator: " ").prefix(2).joined(separator: " ") }
-        // The namespace exists: its create is refused, and the Lease locks it.
-        #expect(writes == ["create Namespace", "create Lease", "apply Deployment"])
+        // The namespace exists: its create is refused, and the Lease locks it; config.env changed, so the record
+        // gets a revision.
+        #expect(
+            writes == [
+                "create Namespace", "create Lease", "create SelfSubjectReview", "create Secret", "apply Deployment",
+            ])
         // Its ConfigMaps are read (their revisions go into the pod template), never applied nor pruned.
         #expect(
             !c.cluster.calls.dropFirst(before).contains {
@@ -253,7 +261,7 @@ import Testing
                 $0.hasPrefix("list ") && !$0.hasPrefix("list Deployment") && !$0.hasPrefix("list Job")
                     && !$0.hasPrefix("list Pod") && !$0.hasPrefix("list PersistentVolumeClaim")
                     && !$0.hasPrefix("list Service") && !$0.hasPrefix("list EndpointSlice")
-            })
+            }, "\(c.cluster.calls)")
         let ns = try #require(c.cluster.object("Namespace", c.id))
         #expect(ns.annotations["so.dev/kinds"] == "ConfigMap,Deployment,Job,Secret,Service")
         let before = c.cluster.calls.count
@@ -287,7 +295,13 @@ import Testing
         let lock = try #require(calls.firstIndex { $0.hasPrefix("create Lease") })
         let namespace = try #require(calls.firstIndex { $0.hasPrefix("apply Namespace") })
         // The lock first (after the namespace's create, refused), then the Namespace read under it, once.
-        #expect(lock == 1 && calls[0] == "create Namespace \(c.id)" && calls[2] == "get Namespace \(c.id)", "\(calls)")
+        #expect(lock == 1 && calls[0] == "create Namespace \(c.id)", "\(calls)")
+        // Beside it, the record's revisions (a list).
+        #expect(
+            calls[2...3].sorted() == [
+                "get Namespace \(c.id)",
+                "list Secret \(c.id) so.dev/record-of=\(c.id),so.dev/record-part=head",
+            ], "\(calls)")
         #expect(calls.filter { $0.hasPrefix("get Namespace") }.count == 1, "\(calls)")
         #expect(lock < namespace, "\(calls)")
         #expect(calls.filter { $0.hasPrefix("apply Namespace") }.count == 1)
@@ -447,7 +461,7 @@ import Testing
         // Nothing was written but this run's own Lease, taken and given up (the owner is read under it); the
         // namespace's create was refused (it exists).
         #expect(
-            c.cluster.calls.filter { !$0.hasPrefix("get") } == [
+            c.cluster.calls.filter { !$0.hasPrefix("get") && !$0.hasPrefix("list") } == [
                 "create Namespace \(c.id)", "create Lease \(c.id)/so-deployment-lock",
                 "delete Lease \(c.id)/so-deployment-lock",
             ], "\(c.cluster.calls)")

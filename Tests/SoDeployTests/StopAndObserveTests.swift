@@ -20,8 +20,12 @@ import Testing
         _ = try await c.start()
         try await StopAction(c.ctx).run(StopRequest(directory: "dep", cluster: c.options, volumeGuard: nil))
         let left = c.cluster.all.map { "\($0.0.type.kind) \($0.0.name)" }.sorted()
+        // The deployment's record stays: a stop changes what runs, not what the deployment is.
         #expect(
-            left == ["Namespace \(c.id)", "PersistentVolumeClaim \(c.id)-web-data", "Secret \(c.id)-generated-secrets"])
+            left == [
+                "Namespace \(c.id)", "PersistentVolumeClaim \(c.id)-web-data", "Secret \(c.id)-generated-secrets",
+                "Secret so.record.\(c.id).v1",
+            ])
         _ = try await c.start()
         try await StopAction(c.ctx).run(
             StopRequest(
