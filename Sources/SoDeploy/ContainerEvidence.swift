@@ -10,7 +10,10 @@ import Foundation
 /// the start before it waited for at its first look), or at once when the last start's wait believed this very start
 /// of it (`so.dev/believed`: same pod, container and restart count). Sooner, where the container can be asked
 /// (`ContainerUptime`): once its first process has run `provenSeconds`, as the container's own kernel says — a
-/// container that exits at once never answers so. No other clock.
+/// container that exits at once never answers so. No other clock. A container that can be asked is believed by its
+/// answer, not by the round (a busy kubelet reports an exit seconds after the process is gone): one that says it is not
+/// running, or that it has run less than `provenSeconds`, is asked again; one whose ask fails in words not known here
+/// is asked again `unansweredAtMost` times, then believed by the round counted from its last ask.
 struct ContainerEvidence {
     /// One kubelet round (its relist period, 1 s, counted from the end of the last) and half a second for a busy
     /// kubelet's relist and status write. The wait sees a report as it is made (a watch wakes it), so nothing of
@@ -27,10 +30,21 @@ struct ContainerEvidence {
     private var proven: [String: (age: Double, at: Date)] = [:]
     /// Container starts that could not tell their age: believed by the kubelet's round.
     private var unprovable: Set<String> = []
-    /// Container starts whose container said it was not running, and when it was asked: not believed, asked again.
+    /// Container starts whose container said it was not running, or did not answer, and when it was asked: not
+    /// believed, asked again.
     private var stopped: [String: Date] = [:]
-    /// How long after a "not running" the container is asked again.
+    /// How long after a "not running" (or no answer) the container is asked again.
     static let stoppedAskAgain = 1.0
+    /// Container starts whose ask went unanswered (`UptimeAnswer.unanswered`), and how many times.
+    private var unanswered: [String: Int] = [:]
+    /// How many unanswered asks a start is given before the kubelet's round believes it, as one that cannot tell,
+    /// counted from the last ask (`roundFrom`): a second apart, time for a container that is gone to say so in words
+    /// known here (the kubelet's "container not found" follows the runtime's within a second or two) or for the
+    /// kubelet to report its exit.
+    static let unansweredAtMost = 3
+    /// Container starts the round believes counted from this moment (their last unanswered ask), not from their
+    /// start's report.
+    private var roundFrom: [String: Date] = [:]
     /// No container can be asked in this wait (no kubectl, or no right to exec).
     private var askingOff = false
 
@@ -51,8 +65,13 @@ struct ContainerEvidence {
     mutating func timeToBelief(pod: String, container: String, startedAt: Date, restarts: Int, now: Date) -> Double {
         let start = Self.key(pod: pod, container: container, startedAt: startedAt, restarts: restarts)
         if let said = proven[start], said.age >= Self.provenSeconds { return 0 }
-        // Gone by the runtime's word: believed by no round (the kubelet reports the exit, or a new start, later).
+        // Gone by the runtime's word (or unanswered): believed by no round (the kubelet reports the exit, or a new
+        // start, later).
         if let at = stopped[start] { return max(0.05, Self.stoppedAskAgain - now.timeIntervalSince(at)) }
+        // Running, by its own account, for less than it takes: believed by its next answer, not by the round (it may
+        // exit before then, and a busy kubelet report that late).
+        if let wait = timeToAsk(start, now: now), proven[start] != nil { return max(0.05, wait) }
+        if let from = roundFrom[start] { return max(0, Self.reportSeconds - now.timeIntervalSince(from)) }
         let first = firstSeenRunning[start, default: now]
         firstSeenRunning[start] = first
         let seenBefore = seenBeforeRunning.contains(pod + "/" + container)
@@ -94,6 +113,15 @@ struct ContainerEvidence {
             stopped[start] = nil
         case .notRunning: stopped[start] = at
         case .cannotTell: unprovable.insert(start)
+        case .unanswered:
+            unanswered[start, default: 0] += 1
+            if unanswered[start, default: 0] >= Self.unansweredAtMost {
+                stopped[start] = nil
+                unprovable.insert(start)
+                roundFrom[start] = at
+            } else {
+                stopped[start] = at
+            }
         case .unavailable: askingOff = true
         }
     }

@@ -336,6 +336,7 @@ struct Waiter {
                 switch answer {
                 case .ran(let age): log("\(name) has run \(String(format: "%.2f", age)) s, by its own account")
                 case .notRunning(let why): log("\(name) is not running (\(why)): asked again in a second")
+                case .unanswered(let why): log("\(name) did not answer (\(why)): asked again in a second")
                 case .cannotTell(let why):
                     log("\(name) cannot say how long it has run (\(why)): the kubelet's next round believes it")
                 case .unavailable(let why):

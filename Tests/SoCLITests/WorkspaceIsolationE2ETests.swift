@@ -47,20 +47,42 @@ enum Isolation {
         guard r.exitCode == 0 else { throw SoError("loading \(postgresImage): \(r.stderr)") }
     }
 
-    /// An HTTP server on the node's address on a port no policy allows.
-    static func serveForbidden(in t: TempDir) throws -> (Process, port: Int) {
-        let port = 18000 + Int.random(in: 0..<900)
-        try t.write("forbidden/index.html", "forbidden\n")
+    /// An HTTP server on the node's address on a port no policy allows, answering `token` (its own: a control that
+    /// gets any other answer did not reach it). The port is one the kernel found free, told through a file once the
+    /// server listens: a port drawn from 18000-18899 met Traefik's entry point on all addresses (18080, hostNetwork),
+    /// the server's bind failed unseen, and the control curl got Traefik's 404.
+    static func serveForbidden(in t: TempDir) throws -> (Process, port: Int, token: String) {
+        let token = "forbidden-\(String(UInt64.random(in: 0...UInt64.max), radix: 36))"
+        try t.write("forbidden/index.html", token + "\n")
+        let portFile = t.file("forbidden-port")
+        try t.write(
+            "forbidden.py",
+            """
+            import functools, http.server, os, sys
+            handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=sys.argv[2])
+            srv = http.server.HTTPServer((sys.argv[1], 0), handler)
+            with open(sys.argv[3] + '.part', 'w') as f:
+                f.write(str(srv.server_address[1]))
+            os.rename(sys.argv[3] + '.part', sys.argv[3])
+            srv.serve_forever()
+
+            """)
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = [
-            "python3", "-m", "http.server", "--bind", AgentE2E.nodeAddress, "--directory", t.file("forbidden"),
-            "\(port)",
-        ]
+        p.arguments = ["python3", t.file("forbidden.py"), AgentE2E.nodeAddress, t.file("forbidden"), portFile]
         p.standardOutput = FileHandle.nullDevice
         p.standardError = FileHandle.nullDevice
         try p.run()
-        return (p, port)
+        for _ in 0..<400 {
+            if let port = try? String(contentsOfFile: portFile, encoding: .utf8), let port = Int(port) {
+                return (p, port, token)
+            }
+            if !p.isRunning { break }
+            usleep(25_000)
+        }
+        AgentE2E.stop(p)
+        throw SoError(
+            "the forbidden server did not listen on \(AgentE2E.nodeAddress) (python3 \(t.file("forbidden.py")))")
     }
 
     /// The exit code of `probe`, tried again for up to a minute while it fails: the enforcer learns a new pod's
@@ -98,7 +120,7 @@ struct WorkspaceIsolationE2ETests {
         try await Isolation.buildPostgres(in: t)
         let (daemon, repo) = try await AgentE2E.serveRepository(in: t)
         defer { AgentE2E.stop(daemon) }
-        let (forbidden, port) = try Isolation.serveForbidden(in: t)
+        let (forbidden, port, token) = try Isolation.serveForbidden(in: t)
         defer { AgentE2E.stop(forbidden) }
         let env = ["SO_KUBECONFIG": E2E.kubeconfig!, "SO_HOME": t.file("home")]
         let stack = try AgentE2E.lightStack(in: t)
@@ -180,11 +202,14 @@ struct WorkspaceIsolationE2ETests {
                     refused.stdout.contains("is not in the egress: list") && refused.stdout.hasSuffix(" 403")
                         && refused.stdout.contains("deployments/\(a)/spec.yml"), "\(refused.stdout)\(refused.stderr)")
                 try await allowedNameFollowsItsAddress(a, t: t, stack: stack, so: so)
-                // The control: from the host the forbidden server answers, so its refusal above was the policy's.
+                // The control: from the host the forbidden server itself answers (its token, not another server's
+                // page), so its refusal above was the policy's.
                 let direct = try await AgentE2E.run([
-                    "curl", "-fsS", "--max-time", "5", "http://\(AgentE2E.nodeAddress):\(port)/",
+                    "curl", "-fsS", "--noproxy", "*", "--max-time", "5", "http://\(AgentE2E.nodeAddress):\(port)/",
                 ])
-                #expect(direct.exitCode == 0, "the forbidden server does not answer at all: \(direct.stderr)")
+                #expect(
+                    direct.exitCode == 0 && direct.stdout.contains(token),
+                    "the forbidden server does not answer from the host: \(direct.stdout)\(direct.stderr)")
             }
         }
     }
@@ -198,7 +223,7 @@ struct WorkspaceIsolationE2ETests {
         try await Isolation.buildPostgres(in: t)
         let (daemon, repo) = try await AgentE2E.serveRepository(in: t)
         defer { AgentE2E.stop(daemon) }
-        let (forbidden, port) = try Isolation.serveForbidden(in: t)
+        let (forbidden, port, _) = try Isolation.serveForbidden(in: t)
         defer { AgentE2E.stop(forbidden) }
         let env = ["SO_KUBECONFIG": E2E.kubeconfig!, "SO_HOME": t.file("home")]
         let stack = try AgentE2E.lightStack(in: t)
@@ -389,7 +414,7 @@ struct WorkspaceIsolationE2ETests {
     @Test func anEmptyEgressListLeavesDNSOnly() async throws {
         let t = try TempDir("so-e2e-egress-none")
         defer { t.cleanup() }
-        let (forbidden, port) = try Isolation.serveForbidden(in: t)
+        let (forbidden, port, _) = try Isolation.serveForbidden(in: t)
         defer { AgentE2E.stop(forbidden) }
         try await RealNode.deploy("egress-none", in: t, appendToSpec: "egress: []\n")
         try await RealNode.removing(t) {
