@@ -40,7 +40,10 @@ public struct DeploymentRecord: Sendable, Equatable {
     /// The warm pool it was claimed from.
     public var pool: String?
     /// The files, sorted by path.
-    public var files: [File]
+    public let files: [File]
+    /// SHA-256 of the files (paths, modes and bytes): two records with the same digest hold the same directory.
+    /// Computed once, with the files.
+    public let digest: String
 
     public init(
         deployment: String, revision: Int, parent: Int?, writer: Writer, time: Date, verb: String,
@@ -55,10 +58,8 @@ public struct DeploymentRecord: Sendable, Equatable {
         self.version = version
         self.pool = pool
         self.files = files.sorted { $0.path < $1.path }
+        digest = Self.digest(self.files)
     }
-
-    /// SHA-256 of the files (paths, modes and bytes): two records with the same digest hold the same directory.
-    public var digest: String { Self.digest(files) }
 
     public static func digest(_ files: [File]) -> String {
         var h = SHA256()
