@@ -96,6 +96,17 @@ public enum RecordFiles {
         }
         var changed: [String] = []
         let wanted = Set(record.files.map(\.path))
+        // A file is written only where the directory itself holds it: a folder on its way that is a symlink would
+        // take the write elsewhere on this host.
+        for f in record.files {
+            let parts = f.path.split(separator: "/").dropLast()
+            for i in parts.indices where fs.kind(Path.join(dir, parts[...i].joined(separator: "/"))) == .symlink {
+                throw SoError(
+                    "\(Path.join(dir, parts[...i].joined(separator: "/"))) is a symlink, where the record of "
+                        + "\(record.deployment) writes \(f.path)",
+                    hint: "replace the link with a folder of its own, then run the verb again")
+            }
+        }
         for f in record.files {
             let p = Path.join(dir, f.path)
             // An unreadable file counts as different: it is replaced.

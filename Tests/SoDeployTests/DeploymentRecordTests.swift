@@ -318,6 +318,25 @@ import Testing
         #expect(!LocalFileSystem().exists(t.file("d")) && !LocalFileSystem().exists(t.file("escaped")))
     }
 
+    /// Pulled over a directory whose `config` is a symlink to elsewhere: refused, and nothing is written there.
+    @Test func aRecordIsNeverWrittenThroughASymlinkedFolder() throws {
+        let t = try TempDir()
+        defer { t.cleanup() }
+        let fs = LocalFileSystem()
+        try fs.createDirectory(t.file("elsewhere"))
+        try fs.createDirectory(t.file("d"))
+        try t.write("d/spec.yml", "old\n")
+        #expect(symlink(t.file("elsewhere"), t.file("d/config")) == 0)
+        let record = DeploymentRecord(
+            deployment: "d", revision: 1, parent: nil, writer: .init(user: "u", host: "h"), time: Date(), verb: "start",
+            files: [
+                .init(path: "spec.yml", data: Data("new\n".utf8)), .init(path: "config/x/y.txt", data: Data("x".utf8)),
+            ])
+        #expect(throws: SoError.self) { try RecordFiles.write(record, to: t.file("d"), fs: fs) }
+        #expect(try fs.walk(t.file("elsewhere")).isEmpty)
+        #expect(try t.read("d/spec.yml") == "old\n")
+    }
+
     /// `--name N` on a machine without `$SO_HOME/deployments/N`: the directory comes from the record.
     @Test func aNamedDeploymentIsMadeFromTheRecordOnAnotherMachine() async throws {
         let c = try await ClusterHarness()
