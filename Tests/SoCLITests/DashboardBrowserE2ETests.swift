@@ -45,15 +45,24 @@ struct DashboardBrowserE2ETests {
             "up", stack, "--name", ws, "--config", "GIT_REPO=\(repo)", "--config", "AGENT_IMAGE=\(AgentE2E.image)",
             "--timeout", "180", "--progress", "plain",
         ]
+        // Every step of the script has its own bound (a `so up` of 180 s, a task's 180 s, ...); the whole run's is
+        // their sum, not less: under a CI that runs every suite at once a 300 s bound stopped it midway. Its lines go
+        // to a log as they are said, so a run stopped midway still tells which step it was on.
+        let log = t.file("dashboard_e2e.log")
         try await AgentE2E.removing(ws, t, env) {
-            let r = try await AgentE2E.run(
-                [
-                    "python3", Path.join(RepoPaths.root, "Tests/SoCLITests/Browser/dashboard_e2e.py"), "--url", url,
-                    "--so", E2E.binary, "--workspace", ws, "--cwd", t.path, "--out", shots,
-                    "--up", String(decoding: try JSONSerialization.data(withJSONObject: up), as: UTF8.self),
-                ], cwd: t.path, env: env)
-            print(r.stdout)
-            #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
+            do {
+                let r = try await AgentE2E.run(
+                    [
+                        "python3", Path.join(RepoPaths.root, "Tests/SoCLITests/Browser/dashboard_e2e.py"), "--url", url,
+                        "--so", E2E.binary, "--workspace", ws, "--cwd", t.path, "--out", shots, "--log", log,
+                        "--up", String(decoding: try JSONSerialization.data(withJSONObject: up), as: UTF8.self),
+                    ], cwd: t.path, env: env, timeout: 1200)
+                print(r.stdout)
+                #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
+            } catch {
+                let said = (try? String(contentsOfFile: log, encoding: .utf8)) ?? "(nothing)"
+                Issue.record("\(error)\nthe script had said:\n\(said)")
+            }
         }
         await RealNode.remove(t)
         // Stopped by SIGTERM, it ends at once and frees its port.

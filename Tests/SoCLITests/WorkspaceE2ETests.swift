@@ -14,10 +14,12 @@ enum AgentE2E {
     static let kit = Path.join(RepoPaths.root, "../shared/tools/real-node")
     static let image = "localhost/so-fake-agent:e2e"
 
-    static func run(_ args: [String], cwd: String? = nil, env: [String: String] = [:]) async throws -> ProcessResult {
+    static func run(_ args: [String], cwd: String? = nil, env: [String: String] = [:], timeout: Double = 300)
+        async throws -> ProcessResult
+    {
         var e = ProcessInfo.processInfo.environment
         for (k, v) in env { e[k] = v }
-        return try await LocalProcessRunner().run(args, workingDirectory: cwd, environment: e, timeout: 300)
+        return try await LocalProcessRunner().run(args, workingDirectory: cwd, environment: e, timeout: timeout)
     }
 
     /// Runs `body`, then removes the workspace whether it passed or threw.

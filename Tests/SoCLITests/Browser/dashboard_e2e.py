@@ -18,7 +18,9 @@ p.add_argument("--workspace", required=True)
 p.add_argument("--up", required=True, help="JSON list: the arguments of so up")
 p.add_argument("--cwd", required=True)
 p.add_argument("--out", required=True)
+p.add_argument("--log", help="a file each line is also appended to as it is said, with the seconds since the start")
 a = p.parse_args()
+started = time.time()
 os.makedirs(a.out, exist_ok=True)
 base = a.url.split("/signin")[0].rstrip("/")
 COMMAND = ["--command", 'claude -p "$TASK" --output-format json']
@@ -26,6 +28,9 @@ COMMAND = ["--command", 'claude -p "$TASK" --output-format json']
 
 def say(line):
     print(line, flush=True)
+    if a.log:
+        with open(a.log, "a") as f:
+            f.write(f"{time.time() - started:7.1f} s  {line}\n")
 
 
 def fail(line):
@@ -96,8 +101,10 @@ try:
 
     # A workspace appears on the open page.
     began = time.time()
+    say("… so up " + a.workspace)
     so(json.loads(a.up))
     up_took = time.time() - began
+    say(f"… so up returned after {up_took:.1f} s")
     def ws_row():
         # Looked up each time: the live part is drawn again on every change.
         rows = [r for r in driver.find_elements(By.CSS_SELECTOR, "#deployments-table tbody tr") if a.workspace in r.text]
@@ -126,6 +133,7 @@ try:
     driver.execute_script("window.__kept = 2")
     # 25 s each (the stand-in's "(slower)"): the page must see the second queued, then running, then succeeded,
     # even on a machine running every suite at once.
+    say("… two tasks of 25 s queued")
     first = task("first (slower)")
     second = task("second (slower)")
     states = []
