@@ -14,6 +14,11 @@ struct PoolCommand: ParsableCommand {
             carried in, and the pool is made full again beside it. An empty pool, or one that does not fit (another origin than \
             its egress reaches, other credentials), is said, and the workspace starts cold.
 
+            A pool is recorded in the cluster (a Secret in the namespace so-pools), as each deployment's record is: 'so up' on any \
+            machine with the kubeconfig claims from it (a member made elsewhere gets its directory from its record), any machine \
+            refills it, and 'pool list' shows every pool of the cluster. A machine whose copy of the stack is at another path fits a \
+            pool when the files are the same.
+
             Example:
               so pool create agent-workspace --size 3
               so pool list

@@ -29,6 +29,12 @@ struct PoolFillCommand: SoRunnable {
             "Wait this many seconds first (a claim's refill leaves the node to the claimer a moment).",
             valueName: "seconds"))
     var after: Double?
+    @Option(
+        name: .customLong("stack"),
+        help: ArgumentHelp(
+            "This machine's copy of the pool's stack, where the pool names a path this machine does not have.",
+            valueName: "path"))
+    var stack: String?
     @ParentCommand var so: SoCommand
     var given: [GroupOption] { so.given }
 
@@ -38,11 +44,14 @@ struct PoolFillCommand: SoRunnable {
         if let after, !(0...3600).contains(after) {
             throw SoError.usage("--after is 0 to 3600 seconds: \(after) is not that", hint: "pass --after 1")
         }
-        guard let record = try PoolRecord.load(ctx, name) else {
-            throw SoError("no pool named '\(name)' on this host", hint: "see the pools: so pool list")
+        try NameRules.checkWorkspaceName(name)
+        let options = cluster.options(manage: true)
+        guard let record = try await PoolStore.open(ctx, options).load(name) else {
+            throw SoError("no pool named '\(name)' on the cluster", hint: "see the pools: so pool list")
         }
         let members = try await PoolAction(ctx).fill(
-            record, cluster: cluster.options(manage: true), atMost: max(atMost ?? .max, 0), after: after ?? 0)
+            record, cluster: options, atMost: max(atMost ?? .max, 0), after: after ?? 0,
+            stack: stack.map { PoolRecord.stackKey(ctx, $0) })
         PoolText.print([(record, members)], json: false, ctx)
     }
 }

@@ -7,7 +7,7 @@ import SoWorkspace
 struct PoolListCommand: SoRunnable {
     static let configuration = CommandConfiguration(
         commandName: "list",
-        abstract: "List the warm pools of this host and their members (the default of 'pool').",
+        abstract: "List the cluster's warm pools and their members (the default of 'pool').",
         discussion: """
             Example:
               so pool list
@@ -23,9 +23,10 @@ struct PoolListCommand: SoRunnable {
 
     func run(_ ctx: SoContext) async throws {
         let ctx = global.context(ctx)
+        let options = cluster.options(manage: false)
         var pools: [(PoolRecord, [PoolAction.Member])] = []
-        for p in try PoolRecord.all(ctx) {
-            pools.append((p, try await PoolAction(ctx).members(p.name, cluster: cluster.options(manage: false))))
+        for p in try await PoolStore.open(ctx, options).all() {
+            pools.append((p, try await PoolAction(ctx).members(p.name, cluster: options)))
         }
         PoolText.print(pools, json: output == .json, ctx)
     }

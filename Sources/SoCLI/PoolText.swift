@@ -8,6 +8,8 @@ enum PoolText {
     struct MemberJSON: Encodable {
         var name, namespace: String
         var warm: Bool
+        /// The machine that made it.
+        var host: String
     }
     struct PoolJSON: Encodable {
         var name, stack: String
@@ -29,13 +31,15 @@ enum PoolText {
                             name: p.name, stack: p.stack, size: p.size, warm: ms.filter(\.warm).count, config: p.config,
                             with: p.with, agent: p.agent, refilling: PoolAction(ctx).refilling(p.name) != nil,
                             members: ms.map {
-                                MemberJSON(name: $0.listing.name, namespace: $0.listing.namespace, warm: $0.warm)
+                                MemberJSON(
+                                    name: $0.listing.name, namespace: $0.listing.namespace, warm: $0.warm,
+                                    host: $0.listing.host)
                             })
                     }))
             return
         }
         guard !pools.isEmpty else {
-            ctx.console.out("no pools on this host; make one: so pool create agent-workspace --size 2")
+            ctx.console.out("no pools on this cluster; make one: so pool create agent-workspace --size 2")
             return
         }
         for (p, ms) in pools {
@@ -43,7 +47,11 @@ enum PoolText {
                 "pool \(p.name): \(p.stack), \(ms.filter(\.warm).count) of \(p.size) warm"
                     + (ms.count > p.size || ms.count < p.size ? " (\(ms.count) made)" : "")
                     + (PoolAction(ctx).refilling(p.name).map { "; refilling (so pool fill, pid \($0))" } ?? ""))
-            for m in ms { ctx.console.out("  \(m.listing.name)  \(m.warm ? "warm" : "starting")") }
+            for m in ms {
+                let elsewhere =
+                    m.listing.host.isEmpty || m.listing.host == ctx.hostName ? "" : "  (made on \(m.listing.host))"
+                ctx.console.out("  \(m.listing.name)  \(m.warm ? "warm" : "starting")\(elsewhere)")
+            }
         }
     }
 }

@@ -52,9 +52,10 @@ public struct RecordAction: Sendable {
         return made
     }
 
-    /// `materialize(name:cluster:)` over `client`; nil when the cluster holds no record of `name`.
-    public func materialize(name: String, client: ClusterClient) async throws -> String? {
-        let dir = try ctx.namedDeployment(name)
+    /// `materialize(name:cluster:)` over `client`; nil when the cluster holds no record of `name`. `into`: another
+    /// directory than `$SO_HOME/deployments/NAME` (a pool's member claimed as the workspace of another name).
+    public func materialize(name: String, client: ClusterClient, into: String? = nil) async throws -> String? {
+        let dir = try into ?? ctx.namedDeployment(name)
         guard let (store, latest) = try await latestNamed(name, client: client) else { return nil }
         let record = try await store.read(latest)
         try RecordFiles.write(record, to: dir, fs: ctx.fs)

@@ -113,8 +113,17 @@ struct RecordStep {
             "\(model.directory) is out of step with \(model.id)'s record in the cluster: revision \(latest.revision) was "
                 + "written by \(latest.writer.description) at \(Timestamps.rfc3339(latest.time)) (\(latest.verb)); "
                 + "this directory \(mine)",
-            hint: "take the cluster's with 'so deployment --dir \(model.directory) pull', or write this directory as "
+            hint:
+                "take the cluster's with 'so deployment \(Self.target(ctx, model.directory)) pull', or write this directory as "
                 + "revision \(latest.revision + 1) with 'start --force'")
+    }
+
+    /// How a command names the directory `dir`: `--name N` for `$SO_HOME/deployments/N` (as `so up` made it),
+    /// else `--dir PATH`.
+    static func target(_ ctx: SoContext, _ dir: String) -> String {
+        let name = Path.basename(dir)
+        // A name that is not a deployment's is no `--name`: the path it is.
+        return (try? ctx.namedDeployment(name)) == dir ? "--name \(name)" : "--dir \(dir)"
     }
 
     /// The user as the API server names it (a SelfSubjectReview, what `kubectl auth whoami` asks), else the

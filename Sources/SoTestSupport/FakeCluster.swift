@@ -328,6 +328,14 @@ public final class FakeCluster: ClusterClient, @unchecked Sendable {
                     "cannot patch \(type.kind) \(name): not found (NotFound)",
                     hint: "the object or its namespace does not exist")
             }
+            // A resourceVersion in the patch is a precondition, as the API server takes it.
+            if let wanted = patch.at("metadata", "resourceVersion")?.string,
+                wanted != old.at("metadata", "resourceVersion")?.string
+            {
+                throw SoError(
+                    "cannot patch \(type.kind) \(name): the object has been modified (Conflict)",
+                    hint: "read it again and retry")
+            }
             var merged = Self.merge(old, patch)
             stamp(&merged)
             objects[key] = merged

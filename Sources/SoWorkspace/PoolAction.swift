@@ -9,7 +9,9 @@ import SoStack
 /// Warm pools of workspaces (`so pool`): members made ahead of time from a stack and its options — volume bound,
 /// image pulled, containers running, the clone waiting for a checkout — with no repository, no task and no name of
 /// a user's in them. `so up` run in a checkout claims one (PoolClaim) and refills the pool. Members are ordinary
-/// deployments (`$SO_HOME/deployments/POOL-xxxx`, their own namespace) whose Namespace says `so.dev/pool: POOL`.
+/// deployments (`$SO_HOME/deployments/POOL-xxxx` where they were made, their own namespace, their record in the
+/// cluster) whose Namespace says `so.dev/pool: POOL`. The pool itself is recorded in the cluster (`PoolStore`): any
+/// machine with the kubeconfig lists it, claims from it, refills it and removes it.
 public struct PoolAction {
     public let ctx: SoContext
     public init(_ ctx: SoContext) { self.ctx = ctx }
@@ -37,30 +39,44 @@ public struct PoolAction {
         }
         var record = record
         record.stack = PoolRecord.stackKey(ctx, record.stack)
-        if let old = try PoolRecord.load(ctx, record.name), !old.files.isEmpty {
-            let changed = try old.changed(stack, fs: ctx.fs)
-            guard changed.isEmpty else { throw Self.stale(record.name, changed) }
+        // The stack as this machine finds it.
+        let given = record.stack
+        let store = try await PoolStore.open(ctx, cluster)
+        let old = try await store.stored(record.name)
+        if let old = old?.record {
+            if !old.files.isEmpty {
+                let changed = try old.changed(stack, fs: ctx.fs)
+                guard changed.isEmpty else { throw Self.stale(record.name, changed) }
+            }
             guard (old.config, old.with, old.agent) == (record.config, record.with, record.agent) else {
                 throw SoError.usage(
                     "pool \(record.name) was made with other --config, --with or --agent",
                     hint: "remove it first (so pool remove \(record.name)), or give it another --name")
             }
+            // The stack as the machine that made the pool names it: another machine's copy (the same files at
+            // another path) fits it, and is named to its own refills (`fill`'s `stack`).
+            if !old.files.isEmpty { record.stack = old.stack }
         }
         record.files = try PoolRecord.fingerprint(stack, fs: ctx.fs)
-        try record.save(ctx)
-        return try await fill(record, cluster: cluster)
+        try await store.save(record, over: old)
+        return try await fill(record, cluster: cluster, stack: given == record.stack ? nil : given)
     }
 
     /// Makes members until the pool has `size` not claimed (without waiting for them: the node does that);
     /// removes idle ones beyond it.
     /// `atMost`: a claim makes one, for the member it took (claims at the same time do not overfill the pool).
-    public func fill(_ record: PoolRecord, cluster: ClusterOptions, atMost: Int = .max, after: Double = 0)
+    /// `stack`: where this machine has the pool's stack, when not where the machine that made the pool had it (the
+    /// same files, compared).
+    public func fill(
+        _ record: PoolRecord, cluster: ClusterOptions, atMost: Int = .max, after: Double = 0, stack: String? = nil
+    )
         async throws -> [Member]
     {
         if after > 0 { try await ctx.clock.sleep(seconds: after) }
-        let changed = try record.changed(
-            try ctx.locator.resolve(record.stack, diagnostics: ctx.diagnostics), fs: ctx.fs)
+        let (stackPath, resolved) = try record.stackHere(ctx, copy: stack)
+        let changed = try record.changed(resolved, fs: ctx.fs)
         guard changed.isEmpty else { throw Self.stale(record.name, changed) }
+        let store = try await PoolStore.open(ctx, cluster)
         var members = try await members(record.name, cluster: cluster)
         while members.count > record.size, let extra = members.last {
             try await removeMember(extra.listing, cluster: cluster)
@@ -71,12 +87,17 @@ public struct PoolAction {
         let missing = min(max(record.size - members.count, 0), atMost)
         let client = missing == 0 ? nil : try ctx.connect(try await ClusterTargets(ctx: ctx).shared(cluster).connection)
         for made in 0..<missing {
+            // A pool removed meanwhile (by any machine) gets no more members.
+            guard try await store.load(record.name) != nil else {
+                ctx.say("pool \(record.name) was removed meanwhile; no more members made")
+                break
+            }
             // Members are alike: what the first one's start warns of (hosts that do not resolve, keys not set) is
             // said once, not once per member.
             var member = quiet
             if made > 0 { member.diagnostics = DiagnosticSink.dropped("the same warnings as the pool's first member") }
             let name = "\(record.name)-\(ctx.entropy.bytes(3).map { String(format: "%02x", $0) }.joined())"
-            var req = UpRequest(stack: record.stack)
+            var req = UpRequest(stack: stackPath)
             req.name = name
             req.config = record.config
             req.with = record.with
@@ -97,13 +118,17 @@ public struct PoolAction {
     /// output appended to `pools/POOL.fill.log`), so the claim returns without waiting for the next member. Its
     /// process id goes in `pools/POOL.refill`, for `pool list`. Members are made as by any fill: under the member
     /// Leases, one per member claimed. A refill that cannot start is a warning (the workspace is there either way).
-    public func refillDetached(_ record: PoolRecord, cluster: ClusterOptions) {
+    /// `stack`: this machine's copy of the pool's stack, when the pool names another path (`fill`).
+    public func refillDetached(_ record: PoolRecord, cluster: ClusterOptions, stack: String? = nil) {
         var args = [
             ctx.selfExecutable, "pool", "fill", record.name, "--at-most", "1", "--after", String(Self.refillAfter),
         ]
+        if let stack { args += ["--stack", stack] }
         if let k = cluster.kubeconfig { args += ["--kubeconfig", ctx.absolute(k)] }
         if let c = cluster.context { args += ["--context", c] }
         do {
+            // Where the refill's log and process id go (the pool itself is the cluster's).
+            try ctx.fs.createDirectory(PoolRecord.directory(ctx))
             let log = Path.join(PoolRecord.directory(ctx), "\(record.name).fill.log")
             let pid = try ctx.processes.spawnDetached(args, environment: nil, output: log)
             try AtomicWrite.text("\(pid)\n", to: Self.refillPath(ctx, record.name), fs: ctx.fs)
@@ -134,6 +159,10 @@ public struct PoolAction {
         return pid
     }
 
+    static func noPool(_ pool: String) -> SoError {
+        SoError("no pool named '\(pool)' on the cluster", hint: "see the pools: so pool list")
+    }
+
     /// A pool whose stack changed since its members were made: refused, naming the files.
     static func stale(_ pool: String, _ changed: [String]) -> SoError {
         SoError(
@@ -141,17 +170,13 @@ public struct PoolAction {
             hint: "make it again from the stack as it is: so pool remove \(pool), then so pool create")
     }
 
-    /// The pool's members not claimed yet (made on this host), oldest first.
+    /// The pool's members not claimed yet (made on any machine: a claim elsewhere makes the member's directory
+    /// from its record), oldest first.
     public func members(_ pool: String, cluster: ClusterOptions) async throws -> [Member] {
         let target = try await ClusterTargets(ctx: ctx).shared(cluster)
         let client = try ctx.connect(target.connection)
-        // This host's and this $SO_HOME's: a pool is a record of one home, and its members' directories are there
-        // (another home on the host may keep a pool of the same name, such as the stack's).
-        let listed = try await ListAction(ctx).list(client).filter {
-            $0.pool == pool && !$0.terminating && $0.host == ctx.hostName
-                && $0.directory == (try? ctx.namedDeployment($0.name))
-        }
-        .sorted { ($0.createdAt ?? .distantPast, $0.name) < ($1.createdAt ?? .distantPast, $1.name) }
+        let listed = try await ListAction(ctx).list(client).filter { $0.pool == pool && !$0.terminating }
+            .sorted { ($0.createdAt ?? .distantPast, $0.name) < ($1.createdAt ?? .distantPast, $1.name) }
         // Each member's pods at once (a claim waits for these reads).
         return try await withThrowingTaskGroup(of: (Int, Member).self) { group in
             for (i, d) in listed.enumerated() {
@@ -170,15 +195,15 @@ public struct PoolAction {
         }
     }
 
-    /// Removes the pool: its members not claimed (they hold no work) and its record. Claimed ones are workspaces
-    /// of their own now.
+    /// Removes the pool: its record first (a refill on any machine makes no member after it), then its members not
+    /// claimed (they hold no work). Claimed ones are workspaces of their own now.
     public func remove(_ pool: String, cluster: ClusterOptions) async throws {
-        guard ctx.fs.isFile(try PoolRecord.path(ctx, pool)) else {
-            throw SoError("no pool named '\(pool)' on this host", hint: "see the pools: so pool list")
-        }
+        try NameRules.checkWorkspaceName(pool)
+        let store = try await PoolStore.open(ctx, cluster)
+        guard try await store.load(pool) != nil else { throw Self.noPool(pool) }
+        try await store.remove(pool)
         try await waitForRefill(pool)
         for m in try await members(pool, cluster: cluster) { try await removeMember(m.listing, cluster: cluster) }
-        try ctx.fs.remove(try PoolRecord.path(ctx, pool))
         try ctx.fs.remove(Self.refillPath(ctx, pool))
         ctx.say("removed pool \(pool)")
     }

@@ -33,81 +33,91 @@ struct PoolClaim {
     /// The pool a claim takes from, chosen before `up` has read the checkout, and its members asked for meanwhile
     /// (neither needs the other). What the choice passed over is said when the claim is made (`chosen`).
     struct Listing {
-        let choice: Choice
+        let choice: Task<Choice, Error>
+        /// The chosen pool's members ([] when none was chosen).
         let members: Task<[PoolAction.Member], Error>
-        var pool: String { choice.pool.name }
 
-        /// Nil when `up` would claim from no pool (a workspace that exists, `--no-pool`, no pool that fits).
+        /// Nil when `up` would claim from no pool (a workspace that exists, `--no-pool`).
         static func ahead(_ ctx: SoContext, _ req: UpRequest, existing: Bool) -> Listing? {
             guard req.poolMember == nil, !req.noPool, !existing else { return nil }
-            // One that cannot be chosen is refused by the claim's own choice, which says why.
-            guard let choice = try? PoolClaim(ctx: ctx).choice(req) else { return nil }
+            let choice = Task { try await PoolClaim(ctx: ctx).choosing(req) }
             return Listing(
                 choice: choice,
-                members: Task { try await PoolAction(ctx).members(choice.pool.name, cluster: req.cluster) })
+                members: Task {
+                    guard let pool = try await choice.value.pool else { return [] }
+                    return try await PoolAction(ctx).members(pool.name, cluster: req.cluster)
+                })
         }
 
-        /// The pool chosen ahead, saying what the choice passed over.
-        func chosen(_ ctx: SoContext) -> PoolRecord {
-            for note in choice.passedOver { ctx.say(note) }
-            return choice.pool
+        /// The pool chosen ahead (nil: none fits), saying what the choice passed over; what `choose` would throw.
+        func chosen(_ ctx: SoContext) async throws -> Choice {
+            let c = try await choice.value
+            for note in c.passedOver { ctx.say(note) }
+            return c
         }
     }
 
-    /// A pool chosen, and the pools passed over before it (a line each, with why).
-    struct Choice {
-        var pool: PoolRecord
+    /// A pool chosen (nil: none fits), and the pools passed over before it (a line each, with why).
+    struct Choice: Sendable {
+        var pool: PoolRecord?
         var passedOver: [String]
+        /// This machine's copy of the pool's stack, where the pool names a path this machine does not have.
+        var copy: String? = nil
     }
 
     /// The pool to claim from: the one named (`--pool`), else the first made of the same stack and options;
     /// nil when none fits (each one that does not is named, with why).
-    func choose(_ req: UpRequest) throws -> PoolRecord? {
-        let (pool, passedOver) = try choosing(req)
-        for note in passedOver { ctx.say(note) }
-        return pool
+    func choose(_ req: UpRequest) async throws -> Choice {
+        let c = try await choosing(req)
+        for note in c.passedOver { ctx.say(note) }
+        return c
     }
 
-    /// `choose`, saying nothing: the choice (nil when no pool fits).
-    func choice(_ req: UpRequest) throws -> Choice? {
-        let (pool, passedOver) = try choosing(req)
-        return pool.map { Choice(pool: $0, passedOver: passedOver) }
-    }
-
-    /// The choice, and a line for each pool passed over.
-    func choosing(_ req: UpRequest) throws -> (pool: PoolRecord?, passedOver: [String]) {
-        let pools = try PoolRecord.all(ctx)
+    /// The choice, saying nothing. Pools are the cluster's (`PoolStore`): one of another machine fits when its
+    /// stack is the same files as this up's, wherever they are.
+    func choosing(_ req: UpRequest) async throws -> Choice {
+        let pools: [PoolRecord]
+        do { pools = try await PoolStore.open(ctx, req.cluster).all() } catch let e as SoError where req.pool == nil {
+            // The cold way needs none of them (and says what is wrong with the cluster, if anything is).
+            return Choice(pool: nil, passedOver: ["pools not looked at: \(e.message)"])
+        }
+        // A stack that cannot be read matches no pool by its files (the cold way says why it cannot be read).
+        let files = try? PoolRecord.fingerprint(
+            ctx.locator.resolve(req.stack, diagnostics: DiagnosticSink.dropped("the stack again")), fs: ctx.fs)
+        let stack = PoolRecord.stackKey(ctx, req.stack)
+        /// Where this machine has `p`'s stack when `p` names another path: this up's, if it is the same files.
+        func copy(_ p: PoolRecord) -> String? {
+            PoolRecord.stackKey(ctx, p.stack) != stack && !p.files.isEmpty && p.files == files ? stack : nil
+        }
         if let named = req.pool {
             guard let p = pools.first(where: { $0.name == named }) else {
-                throw SoError.usage("no pool named '\(named)' on this host", hint: "see the pools: so pool list")
+                throw SoError.usage("no pool named '\(named)' on the cluster", hint: "see the pools: so pool list")
             }
-            if let why = mismatch(p, req) {
+            if let why = mismatch(p, req, copy: copy(p)) {
                 throw SoError.usage(
                     "pool \(named) does not fit this workspace: \(why)", hint: "drop --pool, or make a pool that fits")
             }
-            return (p, [])
+            return Choice(pool: p, passedOver: [], copy: copy(p))
         }
-        let stack = PoolRecord.stackKey(ctx, req.stack)
         var passedOver: [String] = []
-        for p in pools where PoolRecord.stackKey(ctx, p.stack) == stack {
-            if let why = mismatch(p, req) {
+        for p in pools where PoolRecord.stackKey(ctx, p.stack) == stack || copy(p) != nil {
+            if let why = mismatch(p, req, copy: copy(p)) {
                 passedOver.append("pool \(p.name) not used: \(why)")
                 continue
             }
-            return (p, passedOver)
+            return Choice(pool: p, passedOver: passedOver, copy: copy(p))
         }
-        return (nil, passedOver)
+        return Choice(pool: nil, passedOver: passedOver)
     }
 
     /// Why the pool's members are not this workspace (its `--with`, `--agent` or other `--config`), or nil.
-    func mismatch(_ p: PoolRecord, _ req: UpRequest) -> String? {
+    /// `copy`: this machine's copy of the pool's stack (`choosing`).
+    func mismatch(_ p: PoolRecord, _ req: UpRequest, copy: String? = nil) -> String? {
         // A stack that cannot be read now fits nothing (the cold way says why).
-        if let stack = try? ctx.locator.resolve(p.stack, diagnostics: DiagnosticSink.dropped("a pool's stack")),
-            let changed = try? p.changed(stack, fs: ctx.fs)
-        {
+        if let (_, stack) = try? p.stackHere(ctx, copy: copy), let changed = try? p.changed(stack, fs: ctx.fs) {
             if !changed.isEmpty { return "it no longer matches its stack (\(changed.joined(separator: ", ")) changed)" }
         } else {
-            return "its stack \(p.stack) cannot be read"
+            return "its stack \(p.stack) cannot be read on this machine"
         }
         func listed(_ with: [String]?) -> String { (with ?? []).isEmpty ? "none" : (with ?? []).joined(separator: ",") }
         if (req.with ?? []).sorted() != (p.with ?? []).sorted() {
@@ -146,7 +156,9 @@ struct PoolClaim {
 
     /// The pool's warm members, as listed ahead when they were.
     func warm(_ pool: PoolRecord, cluster: ClusterOptions, listed: Listing?) async throws -> [PoolAction.Member] {
-        if let listed, listed.pool == pool.name { return try await listed.members.value.filter(\.warm) }
+        if let listed, try await listed.choice.value.pool?.name == pool.name {
+            return try await listed.members.value.filter(\.warm)
+        }
         return try await PoolAction(ctx).members(pool.name, cluster: cluster).filter(\.warm)
     }
 
@@ -180,18 +192,14 @@ struct PoolClaim {
             // Given back when this up is interrupted before the member is this workspace.
             let giveBack = ctx.releasingOnInterrupt(release)
             defer { ctx.interrupts.done(giveBack) }
-            // The member is this up's alone from here: its files stay where they are until moved below. Whatever
-            // fails before the move gives it back.
+            // The member is this up's alone from here. Whatever fails before its files are the workspace's gives it
+            // back.
             do {
-                let memberDir = try ctx.namedDeployment(m.listing.name)
-                let model = try DeploymentLoader.load(
-                    memberDir, fs: ctx.fs, diagnostics: DiagnosticSink.dropped("a pool member's files"))
-                if let why = unfit(model, reach: reach) {
+                if let why = try await take(m.listing, pool: pool, dir: dir, reach: reach, client: client) {
                     await release()
                     ctx.say("pool \(pool.name) not used: \(why); starting \(name) cold")
                     return nil
                 }
-                try ctx.fs.move(memberDir, to: dir)
             } catch {
                 await release()
                 throw error
@@ -220,6 +228,42 @@ struct PoolClaim {
         }
         ctx.say("pool \(pool.name): every warm workspace was claimed by another up; starting \(name) cold")
         return nil
+    }
+
+    /// The claimed member's files made the workspace's in `dir`: moved, when it was made here; made from its record
+    /// in the cluster, when it was made on another machine (or home). Nil, or why it does not fit (then nothing of it
+    /// is left in `dir`, and its own directory stays as it was).
+    func take(_ member: DeploymentListing, pool: PoolRecord, dir: String, reach: Reach, client: ClusterClient)
+        async throws -> String?
+    {
+        let memberDir = try ctx.namedDeployment(member.name)
+        let here = member.directory == memberDir && ctx.fs.isDirectory(memberDir)
+        // What was made from the record goes when the claim does not go on (the directory is this claim's alone).
+        let undo = { try? ctx.fs.removeOwnedTree(dir, owner: .labelledChild(of: Path.dirname(dir))) }
+        do {
+            if !here {
+                var quiet = ctx
+                quiet.options.quiet = true
+                guard
+                    try await RecordAction(quiet).materialize(name: member.namespace, client: client, into: dir) != nil
+                else {
+                    throw SoError(
+                        "pool \(pool.name)'s member \(member.name) has no record in the cluster to claim it from",
+                        hint: "remove it where it was made (\(member.host)): so down \(member.name) --discard")
+                }
+            }
+            let model = try DeploymentLoader.load(
+                here ? memberDir : dir, fs: ctx.fs, diagnostics: DiagnosticSink.dropped("a pool member's files"))
+            if let why = unfit(model, reach: reach) {
+                if !here { _ = undo() }
+                return why
+            }
+            if here { try ctx.fs.move(memberDir, to: dir) }
+            return nil
+        } catch {
+            if !here { _ = undo() }
+            throw error
+        }
     }
 
     /// The Lease that makes a member one taker's: a claim's, or a removal's (the API server lets one creator make it).

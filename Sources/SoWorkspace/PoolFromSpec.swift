@@ -20,12 +20,21 @@ struct PoolFromSpec {
         guard let size = spec.workspace?.pool, size > 0 else { return }
         let name = NameRules.dnsLabel(Path.basename(req.stack))
         let action = PoolAction(ctx)
-        guard var record = try PoolRecord.load(ctx, name) else {
+        guard var record = try await PoolStore.open(ctx, req.cluster).load(name) else {
             try await make(req, name: name, size: size, source: source)
             return
         }
-        let stack = try ctx.locator.resolve(record.stack, diagnostics: DiagnosticSink.dropped("the pool's stack"))
+        let mine = PoolRecord.stackKey(ctx, req.stack)
+        // The pool is the cluster's: one another machine made of its copy of the stack follows that copy. Only the
+        // stack it names, changed, makes it again; a copy elsewhere that differs leaves it as it is.
+        let (_, stack) = try record.stackHere(ctx, copy: record.stack == mine ? nil : mine)
         let changed = try record.changed(stack, fs: ctx.fs)
+        if record.stack != mine, !changed.isEmpty {
+            ctx.say(
+                "pool \(name) is not kept for the spec's workspace.pool: it was made of \(record.stack), whose files "
+                    + "differ from \(mine)'s (\(changed.joined(separator: ", ")))")
+            return
+        }
         if record.fromSpec == true, !changed.isEmpty {
             // The stack the spec's pool follows changed (its size with it, perhaps): its members, which hold no
             // work, go, and the pool is made again from the stack as it is.
@@ -39,11 +48,12 @@ struct PoolFromSpec {
         }
         if record.size != size {
             record.size = size
+            record.stack = mine
             _ = try await action.create(record, cluster: req.cluster)
             ctx.say("pool \(name): resized to \(size) (the spec's workspace.pool)")
         } else if !claimed {
             // A cold up: the pool was empty, or members went; the claim's refill does this on the warm way.
-            _ = try await action.fill(record, cluster: req.cluster)
+            _ = try await action.fill(record, cluster: req.cluster, stack: record.stack == mine ? nil : mine)
         }
     }
 

@@ -5,7 +5,7 @@ import SoDeploy
 import SoKube
 import SoStack
 
-/// A warm pool as `so pool create` records it (`$SO_HOME/pools/NAME.json`): the stack its members are made of,
+/// A warm pool as `so pool create` records it (in the cluster: `PoolStore`): the stack its members are made of,
 /// with which `--config`, `--with` and `--agent`, and how many to keep warm.
 public struct PoolRecord: Sendable, Equatable, Encodable {
     public var name: String
@@ -33,12 +33,22 @@ public struct PoolRecord: Sendable, Equatable, Encodable {
         return Path.join(directory(ctx), "\(name).json")
     }
 
-    public static func load(_ ctx: SoContext, _ name: String) throws -> PoolRecord? {
+    /// A pool an older `so` recorded in `$SO_HOME/pools/NAME.json` (`PoolStore` moves it to the cluster).
+    static func loadFile(_ ctx: SoContext, _ name: String) throws -> PoolRecord? {
         let path = try path(ctx, name)
         guard ctx.fs.isFile(path) else { return nil }
-        let j = try JSON.parse(Data(try ctx.fs.readText(path).utf8))
+        return try parse(name: name, data: Data(try ctx.fs.readText(path).utf8), at: path)
+    }
+
+    /// The record `name` from its JSON (`at`: where it was read, for the error).
+    static func parse(name: String, data: Data, at: String) throws -> PoolRecord {
+        let j: JSON
+        do { j = try JSON.parse(data) } catch {
+            throw SoError(
+                "\(at) is not a pool record: \(SoContext.oneLine(error))", hint: "remove it: so pool remove \(name)")
+        }
         guard let stack = j["stack"]?.string, let size = j["size"]?.int else {
-            throw SoError("\(path) is not a pool record", hint: "remove it: so pool remove \(name)")
+            throw SoError("\(at) is not a pool record", hint: "remove it: so pool remove \(name)")
         }
         var r = PoolRecord(name: name, stack: stack, size: size)
         r.config = j["config"]?.array.compactMap(\.string) ?? []
@@ -49,19 +59,10 @@ public struct PoolRecord: Sendable, Equatable, Encodable {
         return r
     }
 
-    /// Every pool recorded on this host, by name.
-    public static func all(_ ctx: SoContext) throws -> [PoolRecord] {
-        let dir = directory(ctx)
-        guard ctx.fs.isDirectory(dir) else { return [] }
-        return try ctx.fs.list(dir).filter { $0.hasSuffix(".json") }.sorted().compactMap {
-            try load(ctx, String($0.dropLast(5)))
-        }
-    }
-
     /// A stack as pools record and compare it: a path absolute and real (`~` expanded), so `so up ../stack` run
     /// elsewhere finds the pool `so pool create ./stack` made, and a refill (which runs in no particular directory)
     /// finds its stack; a built-in stack's name as it is.
-    static func stackKey(_ ctx: SoContext, _ value: String) -> String {
+    public static func stackKey(_ ctx: SoContext, _ value: String) -> String {
         let v = value.trimmedSpaces
         guard StackLocator.looksLikePath(v), !v.contains(",") else { return v }
         return ctx.fs.realpath(ctx.absolute(v))
@@ -86,6 +87,20 @@ public struct PoolRecord: Sendable, Equatable, Encodable {
         return out
     }
 
+    /// The pool's stack on this machine: where the pool names it, else `copy` (this machine's copy of it, whose
+    /// files `changed` compares); the path to make members from, and the stack.
+    func stackHere(_ ctx: SoContext, copy: String?) throws -> (String, ResolvedStack) {
+        let quiet = DiagnosticSink.dropped("a pool's stack")
+        if let copy {
+            return (copy, try ctx.locator.resolve(copy, diagnostics: quiet))
+        }
+        do { return (stack, try ctx.locator.resolve(stack, diagnostics: quiet)) } catch let e as SoError {
+            throw SoError(
+                "pool \(name)'s stack \(stack) cannot be read on this machine: \(e.message)",
+                hint: "name this machine's copy of it: so pool fill \(name) --stack PATH")
+        }
+    }
+
     /// The files that changed since the pool was made (none: its members are still what the stack makes).
     func changed(_ stack: ResolvedStack, fs: FileSystem) throws -> [String] {
         guard !files.isEmpty else { return [] }  // a record made before pools recorded their stack's files
@@ -93,8 +108,4 @@ public struct PoolRecord: Sendable, Equatable, Encodable {
         return Set(now.keys).union(files.keys).filter { now[$0] != files[$0] }.sorted()
     }
 
-    func save(_ ctx: SoContext) throws {
-        try ctx.fs.createDirectory(Self.directory(ctx))
-        try AtomicWrite.text(JSONWriter.encode(self, .pretty) + "\n", to: try Self.path(ctx, name), fs: ctx.fs)
-    }
 }

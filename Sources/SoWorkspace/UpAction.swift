@@ -105,7 +105,9 @@ public struct UpAction {
         }
         let claim = PoolClaim(ctx: ctx)
         // Chosen ahead, while the checkout was read; else chosen now (saying why where none fits).
-        guard let pool = try listing.map({ $0.chosen(ctx) }) ?? claim.choose(req) else { return nil }
+        let choice: PoolClaim.Choice
+        if let listing { choice = try await listing.chosen(ctx) } else { choice = try await claim.choose(req) }
+        guard let pool = choice.pool else { return nil }
         // The bundle is made while the API server is asked for a member: neither needs the other.
         let bundle = Task { () throws -> CarryIn.Bundle? in
             guard case .bundle(let carry, let source) = checkout else { return nil }
@@ -142,11 +144,11 @@ public struct UpAction {
             down.cluster = req.cluster
             down.discard = true
             try await DownAction(quiet).run(down)
-            PoolAction(ctx).refillDetached(pool, cluster: req.cluster)
+            PoolAction(ctx).refillDetached(pool, cluster: req.cluster, stack: choice.copy)
             return nil
         }
         // Once the workspace is ready, and in a process of its own: nothing of the next member is in this up's way.
-        PoolAction(ctx).refillDetached(pool, cluster: req.cluster)
+        PoolAction(ctx).refillDetached(pool, cluster: req.cluster, stack: choice.copy)
         return result
     }
 

@@ -48,6 +48,9 @@ enum AgentE2E {
             guard text.contains(from) else { throw SoError("stack.yml no longer says \(from)") }
             text = text.replacingOccurrences(of: from, with: to)
         }
+        // Each test's copy is its own stack: pools are the cluster's, matched by their stack's files, and suites
+        // running at once must not claim each other's members.
+        text += "# the e2e copy of \(Path.basename(t.path))\n"
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         return Path.dirname(path)
     }

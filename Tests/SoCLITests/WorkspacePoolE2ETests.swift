@@ -86,7 +86,8 @@ struct WorkspacePoolE2ETests {
         r = try await Self.warm("e2e", 3) { try await so($0) }
         // A member holds no one's key: not its maker's either.
         let pools = (try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]]) ?? []
-        let member = try #require((pools.first?["members"] as? [[String: Any]])?.first?["name"] as? String)
+        let member = try #require(
+            (pools.first { $0["name"] as? String == "e2e" }?["members"] as? [[String: Any]])?.first?["name"] as? String)
         r = try await so(["deployment", "--name", member, "exec", "agent", "--", "sh", "-c", Self.whichKey])
         #expect(r.exitCode == 0 && r.stdout == "no key\n", "\(r.stdout)\n\(r.stderr)")
 
@@ -151,7 +152,8 @@ struct WorkspacePoolE2ETests {
         #expect(r.stdout == "the claimer's key\n", "a task sees it too: \(r.stdout)\n\(r.stderr)")
         // The pool was refilled by the claims.
         r = try await so(["pool", "list", "-o", "json"])
-        let after = ((try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]]) ?? []).first
+        let after = ((try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]]) ?? [])
+            .first { $0["name"] as? String == "e2e" }
         #expect((after?["members"] as? [Any])?.count == 3, "\(r.stdout)")
         for n in names {
             r = try await so(["down", n, "--discard"])
@@ -167,6 +169,62 @@ struct WorkspacePoolE2ETests {
                 $0["terminating"] as? Bool != true && ($0["directory"] as? String ?? "").hasPrefix(t.file("home"))
             }
         #expect(left.isEmpty, "\(r.stdout)")
+    }
+
+    /// A pool is the cluster's: made under one `$SO_HOME`, it is listed under another, whose `up` (with its own copy
+    /// of the stack, at another path) claims its member (the workspace's directory made from the member's record)
+    /// and whose refill makes the next one; the first home's `pool remove` then removes that member too.
+    @Test func aPoolMadeInOneHomeIsClaimedAndRefilledFromAnother() async throws {
+        let t = try TempDir("so-e2e-pool-homes")
+        defer { t.cleanup() }
+        let stack = try AgentE2E.lightStack(in: t)
+        // Home B's copy of the same stack, elsewhere.
+        try FileManager.default.copyItem(atPath: t.file("layout"), toPath: t.file("layout-b"))
+        let stackB = t.file("layout-b/stacks/agent-workspace")
+        let (daemon, repo) = try await AgentE2E.serveRepository(in: t)
+        defer { AgentE2E.stop(daemon) }
+        let envA = ["SO_KUBECONFIG": E2E.kubeconfig!, "SO_HOME": t.file("home-a")]
+        let envB = ["SO_KUBECONFIG": E2E.kubeconfig!, "SO_HOME": t.file("home-b")]
+        func a(_ args: [String]) async throws -> ProcessResult { try await E2E.so(args, cwd: t.path, env: envA) }
+        func b(_ args: [String]) async throws -> ProcessResult { try await E2E.so(args, cwd: t.path, env: envB) }
+        let pool = "e2e-homes"
+        let ws = "e2e-homes-ws"
+        do {
+            try await AgentE2E.removing(ws, t, envB) {
+                var r = try await a([
+                    "pool", "create", stack, "--name", pool, "--size", "1", "--config", "GIT_REPO=\(repo)",
+                ])
+                #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
+                let made = try await Self.warm(pool, 1) { try await b($0) }
+                #expect(made.stdout.contains("\"\(pool)-"), "home B lists home A's pool and member: \(made.stdout)")
+                r = try await b(["up", stackB, "--name", ws, "--config", "GIT_REPO=\(repo)", "--timeout", "120"])
+                #expect(r.exitCode == 0 && r.stdout.contains("claimed \(pool)-"), "\(r.stdout)\n\(r.stderr)")
+                #expect(FileManager.default.fileExists(atPath: t.file("home-b/deployments/\(ws)/spec.yml")))
+                r = try await b([
+                    "deployment", "--name", ws, "exec", "agent", "--", "sh", "-c",
+                    "cd /workspace && git rev-parse --abbrev-ref HEAD && cat README.md",
+                ])
+                #expect(r.stdout == "agent/\(ws)\nhello\n", "\(r.stdout)\n\(r.stderr)")
+                // B's refill (with B's copy of the stack) made the next member; A sees it.
+                let refilled = try await Self.warm(pool, 1) { try await a($0) }
+                let pools =
+                    (try? JSONSerialization.jsonObject(with: Data(refilled.stdout.utf8)) as? [[String: Any]]) ?? []
+                let next = try #require(
+                    (pools.first { $0["name"] as? String == pool }?["members"] as? [[String: Any]])?.first?["name"]
+                        as? String)
+                #expect(FileManager.default.fileExists(atPath: t.file("home-b/deployments/\(next)")), "made by B")
+                // A removes the pool, B's member with it.
+                r = try await a(["pool", "remove", pool])
+                #expect(r.exitCode == 0 && r.stdout.contains("pool: removed \(next)"), "\(r.stdout)\n\(r.stderr)")
+                r = try await b(["pool", "list", "-o", "json"])
+                #expect(!r.stdout.contains("\"\(pool)\""), "\(r.stdout)")
+                r = try await b(["deployment", "--name", ws, "status"])
+                #expect(r.exitCode == 0, "the claimed workspace is not the pool's: \(r.stdout)\n\(r.stderr)")
+            }
+        } catch {
+            _ = try? await a(["pool", "remove", pool])
+            throw error
+        }
     }
 
     /// A workspace from a remote claims a member of a pool made for that repository, and is its clone.

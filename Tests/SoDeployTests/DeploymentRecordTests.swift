@@ -122,6 +122,16 @@ import Testing
 
     /// Two directories of one deployment: the one that fell behind is refused before anything is applied, with
     /// who wrote what; `pull` brings it in step; `--force` writes it as the next revision.
+    /// The stale error's way out names the directory as the user would: `--name N` for one `so up` made.
+    @Test func theWayOutNamesTheDirectoryAsTheUserDoes() async throws {
+        let c = try await ClusterHarness()
+        defer { c.h.tmp.cleanup() }
+        let named = try c.ctx.namedDeployment("ws-1")
+        #expect(RecordStep.target(c.ctx, named) == "--name ws-1")
+        #expect(RecordStep.target(c.ctx, c.h.path("dep")) == "--dir \(c.h.path("dep"))")
+        #expect(RecordStep.target(c.ctx, Path.join(Path.dirname(named), "Not_A_Name")).hasPrefix("--dir "))
+    }
+
     @Test func aStaleDirectoryIsRefusedThenPulledOrForced() async throws {
         let c = try await ClusterHarness()
         defer { c.h.tmp.cleanup() }
@@ -138,8 +148,8 @@ import Testing
             let hint = (e as? SoError)?.hint ?? ""
             return m.contains(
                 "is out of step with \(c.id)'s record in the cluster: revision 2 was written by fake-user on localhost")
-                && m.contains("this directory was last in step with revision 1") && hint.contains("pull")
-                && hint.contains("start --force")
+                && m.contains("this directory was last in step with revision 1") && hint.contains("--dir ")
+                && hint.contains("pull") && hint.contains("start --force")
         }
         #expect(!c.cluster.calls[before...].contains { $0.hasPrefix("apply") || $0.hasPrefix("create Secret") })
         // --force: this directory is revision 3.

@@ -16,6 +16,11 @@ import Testing
 @Suite struct PoolTests {
     static let origin = "https://github.com/acme/web.git"
 
+    /// The pool `name` as the (fake) cluster holds it.
+    static func stored(_ w: WorkspaceHarness, _ name: String) async throws -> PoolRecord? {
+        try await PoolStore(ctx: w.ctx, client: w.cluster).load(name)
+    }
+
     /// A pool of `size` on the fake cluster, every member's agent container running.
     func pool(_ w: WorkspaceHarness, size: Int, config: [String] = []) async throws -> PoolRecord {
         var record = PoolRecord(name: "warm", stack: "agent-workspace", size: size)
@@ -26,7 +31,7 @@ import Testing
         for m in members where !m.warm {
             try w.cluster.seed(AgentPod.running(id: m.listing.id, namespace: m.listing.namespace))
         }
-        return try #require(try PoolRecord.load(w.ctx, "warm"))
+        return try #require(try await PoolTests.stored(w, "warm"))
     }
 
     /// What the detached refills a claim started would do (`so pool fill POOL --at-most 1 --after 1`, each), run here
@@ -42,7 +47,7 @@ import Testing
                 Issue.record("not a refill: \(a)")
                 continue
             }
-            let record = try #require(try PoolRecord.load(w.ctx, a[3]))
+            let record = try #require(try await PoolTests.stored(w, a[3]))
             _ = try await PoolAction(w.ctx).fill(record, cluster: w.clusterOptions, atMost: 1)
         }
         return refills.count
@@ -75,13 +80,13 @@ import Testing
             let env = try w.h.read("so-home/deployments/\(m.listing.name)/config.env")
             #expect(env.contains("GIT_CARRY=bundle") && env.contains("GIT_REPO=\n"), "\(env)")
         }
-        #expect(try PoolRecord.load(w.ctx, "warm") == p && !p.files.isEmpty)
+        #expect(try await PoolTests.stored(w, "warm") == p && !p.files.isEmpty)
         var smaller = p
         smaller.size = 1
         #expect(try await PoolAction(w.ctx).create(smaller, cluster: w.clusterOptions).count == 1)
         try await PoolAction(w.ctx).remove("warm", cluster: w.clusterOptions)
         #expect(try await PoolAction(w.ctx).members("warm", cluster: w.clusterOptions).isEmpty)
-        #expect(try PoolRecord.load(w.ctx, "warm") == nil)
+        #expect(try await PoolTests.stored(w, "warm") == nil)
     }
 
     @Test func eachMemberIsClaimedOnceAndBecomesTheWorkspace() async throws {
@@ -149,15 +154,16 @@ import Testing
         #expect(try await PoolAction(w.ctx).members("warm", cluster: w.clusterOptions).count == 1, "nothing claimed")
         // Other options: named, for an explicit --pool refused.
         var req = UpRequest(stack: "agent-workspace")
+        req.cluster = w.clusterOptions
         req.with = ["postgres"]
         #expect(claim.mismatch(p, req) == "its --with is none, this workspace's postgres")
         req.with = nil
         req.config = ["GIT_USER_NAME=me", "LOG_LEVEL=debug"]
         #expect(claim.mismatch(p, req) == "its --config differs in LOG_LEVEL")
         req.pool = "warm"
-        #expect(throws: SoError.self) { try claim.choose(req) }
+        await #expect(throws: SoError.self) { try await claim.choose(req) }
         req.config = ["GIT_USER_NAME=me"]
-        #expect(try claim.choose(req)?.name == "warm")
+        #expect(try await claim.choose(req).pool?.name == "warm")
     }
 }
 
@@ -172,11 +178,16 @@ import Testing
         w.ctx.fs = LocalFileSystem(currentDirectory: w.h.path("layout"))
         _ = try await PoolAction(w.ctx).create(
             PoolRecord(name: "warm", stack: "./stacks/agent-workspace", size: 0), cluster: w.clusterOptions)
-        let saved = try #require(try PoolRecord.load(w.ctx, "warm"))
+        let saved = try #require(try await PoolTests.stored(w, "warm"))
         #expect(saved.stack == w.ctx.fs.realpath(w.h.path("layout/stacks/agent-workspace")), "\(saved.stack)")
         w.ctx.fs = LocalFileSystem(currentDirectory: w.h.path("layout/compose"))
-        #expect(try PoolClaim(ctx: w.ctx).choose(UpRequest(stack: "../stacks/agent-workspace"))?.name == "warm")
-        #expect(try PoolClaim(ctx: w.ctx).choose(UpRequest(stack: "agent-workspace")) == nil, "a name is not a path")
+        var up = UpRequest(stack: "../stacks/agent-workspace")
+        up.cluster = w.clusterOptions
+        #expect(try await PoolClaim(ctx: w.ctx).choose(up).pool?.name == "warm")
+        // The built-in stack is the same files: it fits, as a copy of the pool's (named to its refill).
+        up.stack = "agent-workspace"
+        let builtIn = try await PoolClaim(ctx: w.ctx).choose(up)
+        #expect(builtIn.pool?.name == "warm" && builtIn.copy == "agent-workspace", "\(builtIn)")
     }
 
     /// The pool chosen ahead (while `up` reads the checkout) is chosen in silence; what it passed over is said when
@@ -197,12 +208,12 @@ import Testing
         let before = w.h.console.stdout
         let listing = try #require(PoolClaim.Listing.ahead(w.ctx, req, existing: false))
         defer { listing.members.cancel() }
-        #expect(listing.pool == "b-plain")
+        #expect(try await listing.choice.value.pool?.name == "b-plain")
         #expect(w.h.console.stdout == before, "chosen ahead in silence")
-        #expect(listing.chosen(w.ctx).name == "b-plain")
+        #expect(try await listing.chosen(w.ctx).pool?.name == "b-plain")
         let said = String(w.h.console.stdout.dropFirst(before.count))
         #expect(said.contains("pool a-debug not used: its --config differs in LOG_LEVEL"), "\(said)")
-        #expect(try PoolClaim(ctx: w.ctx).choose(req)?.name == "b-plain")
+        #expect(try await PoolClaim(ctx: w.ctx).choose(req).pool?.name == "b-plain")
     }
 }
 
@@ -215,10 +226,11 @@ import Testing
         let stack = w.h.path("layout/stacks/agent-workspace")
         let record = PoolRecord(name: "warm", stack: stack, size: 1)
         _ = try await PoolAction(w.ctx).create(record, cluster: w.clusterOptions)
-        let saved = try #require(try PoolRecord.load(w.ctx, "warm"))
+        let saved = try #require(try await PoolTests.stored(w, "warm"))
         #expect(saved.files.keys.contains("compose/docker-compose-agent-workspace.yml"), "\(saved.files.keys.sorted())")
         #expect(saved.files.keys.contains("config/agent-workspace/clone.sh"))
         var req = UpRequest(stack: stack)
+        req.cluster = w.clusterOptions
         #expect(PoolClaim(ctx: w.ctx).mismatch(saved, req) == nil)
         let compose = w.h.path("layout/compose/docker-compose-agent-workspace.yml")
         try (try String(contentsOfFile: compose, encoding: .utf8) + "# changed\n").write(
@@ -227,7 +239,7 @@ import Testing
             PoolClaim(ctx: w.ctx).mismatch(saved, req)
                 == "it no longer matches its stack (compose/docker-compose-agent-workspace.yml changed)")
         req.pool = "warm"
-        #expect(throws: SoError.self) { try PoolClaim(ctx: w.ctx).choose(req) }
+        await #expect(throws: SoError.self) { try await PoolClaim(ctx: w.ctx).choose(req) }
         let refill = await #expect(throws: SoError.self) {
             try await PoolAction(w.ctx).fill(saved, cluster: w.clusterOptions)
         }
@@ -239,22 +251,56 @@ import Testing
 }
 
 @Suite struct PoolConfinementTests {
-    /// Another host's members are not this host's pool (their directories are not here): never listed, claimed
-    /// or removed from here.
-    @Test func anotherHostsMembersAreNotThisPools() async throws {
+    /// A pool is the cluster's: another machine (another host, another $SO_HOME) lists it and its members, and its
+    /// `up` claims a member made here: the workspace's directory there is made from the member's record in the
+    /// cluster (its directory here stays where it is, holding nothing of the claimer's).
+    @Test func anotherMachineListsThePoolAndClaimsAMemberFromItsRecord() async throws {
         var w = try WorkspaceHarness()
-        _ = try await PoolTests().pool(w, size: 1)
+        let p = try await PoolTests().pool(w, size: 1)
+        let member = try #require(try await PoolAction(w.ctx).members("warm", cluster: w.clusterOptions).first)
         w.ctx.hostName = "other-host"
-        #expect(try await PoolAction(w.ctx).members("warm", cluster: w.clusterOptions).isEmpty)
+        w.ctx.environment["SO_HOME"] = w.h.path("another-home")
+        #expect(try await PoolStore(ctx: w.ctx, client: w.cluster).all().map(\.name) == ["warm"])
+        let there = try await PoolAction(w.ctx).members("warm", cluster: w.clusterOptions)
+        #expect(there.map(\.listing.name) == [member.listing.name] && there[0].warm)
+        let dir = try w.ctx.namedDeployment("mine")
+        #expect(dir == w.h.path("another-home/deployments/mine"))
+        let c = try await PoolClaim(ctx: w.ctx).claim(
+            p, name: "mine", dir: dir, reach: .init(key: "GIT_ORIGIN", url: PoolTests.origin),
+            cluster: w.clusterOptions)
+        #expect(c?.member == member.listing.name && c?.namespace == member.listing.namespace)
+        for file in ["spec.yml", "stack.yml", "deployment.yml", "config.env"] {
+            #expect(w.h.fs.isFile(Path.join(dir, file)), "\(file) made from the member's record")
+        }
+        let made = try DeploymentLoader.load(dir, fs: w.ctx.fs, diagnostics: DiagnosticSink.dropped("test"))
+        #expect(made.id == member.listing.id)
+        let ns = try #require(w.cluster.object("Namespace", member.listing.namespace))
+        #expect(ns.annotations["laconic.com/deployment-dir"] == dir && ns.annotations["so.dev/pool"] == nil)
+        #expect(w.cluster.object("Lease", "so-pool-claim", namespace: member.listing.namespace) != nil)
+        #expect(try await PoolAction(w.ctx).members("warm", cluster: w.clusterOptions).isEmpty, "claimed")
     }
 
-    /// Another $SO_HOME on this host with a pool of the same name (the stack's, as `pool create` and the spec's
-    /// `workspace.pool` name it): its members are not this home's pool, and an `up` here never claims one.
-    @Test func anotherHomesMembersAreNotThisPools() async throws {
+    /// A member with no record to make its directory from (made by an older so) is given back, and nothing of
+    /// it is left in the claimer's home.
+    @Test func aMemberOfAnotherMachineWithoutARecordIsGivenBack() async throws {
         var w = try WorkspaceHarness()
-        _ = try await PoolTests().pool(w, size: 1)
+        let p = try await PoolTests().pool(w, size: 1)
+        let member = try #require(try await PoolAction(w.ctx).members("warm", cluster: w.clusterOptions).first)
+        let records = w.cluster.all.filter {
+            $0.0.type == .secret && $0.0.namespace == member.listing.namespace && $0.1.labels["so.dev/record-of"] != nil
+        }
+        #expect(!records.isEmpty, "the member's start wrote its record")
+        for (k, _) in records { w.cluster.remove("Secret", k.name, namespace: k.namespace) }
         w.ctx.environment["SO_HOME"] = w.h.path("another-home")
-        #expect(try await PoolAction(w.ctx).members("warm", cluster: w.clusterOptions).isEmpty)
+        let dir = try w.ctx.namedDeployment("mine")
+        let e = await #expect(throws: SoError.self) {
+            try await PoolClaim(ctx: w.ctx).claim(
+                p, name: "mine", dir: dir, reach: .init(key: "GIT_ORIGIN", url: PoolTests.origin),
+                cluster: w.clusterOptions)
+        }
+        #expect(e?.message == "pool warm's member \(member.listing.name) has no record in the cluster to claim it from")
+        #expect(!w.h.fs.exists(dir))
+        #expect(w.cluster.object("Lease", "so-pool-claim", namespace: member.listing.namespace) == nil)
     }
 
     /// A member whose files cannot be read once its Lease is taken is given back, and the up fails saying why.
@@ -269,12 +315,5 @@ import Testing
                 reach: .init(key: "GIT_ORIGIN", url: PoolTests.origin), cluster: w.clusterOptions)
         }
         #expect(w.cluster.object("Lease", "so-pool-claim", namespace: member.listing.namespace) == nil)
-    }
-
-    @Test func aPoolNameIsNeverAPath() throws {
-        let w = try WorkspaceHarness()
-        for bad in ["../x", "a/b", "..", ""] {
-            #expect(throws: SoError.self) { try PoolRecord.load(w.ctx, bad) }
-        }
     }
 }

@@ -44,7 +44,7 @@ import Testing
         var stack = try self.stack(c, pool: 2)
         let first = try await up(c, stack, "one")
         #expect(first.note != "claimed from pool agent-workspace", "the first starts cold: \(first)")
-        let record = try #require(try PoolRecord.load(c.w.ctx, "agent-workspace"))
+        let record = try #require(try await PoolTests.stored(c.w, "agent-workspace"))
         #expect(
             record.size == 2 && record.stack == stack && record.config == ["GIT_REPO=https://github.com/acme/web"]
                 && record.fromSpec == true, "\(record)")
@@ -64,7 +64,7 @@ import Testing
         #expect(c.w.h.console.stdout.contains("pool agent-workspace: 3 warm workspaces on the way"))
         let after = try await PoolAction(c.w.ctx).members("agent-workspace", cluster: c.w.clusterOptions)
         #expect(after.count == 3 && before.isDisjoint(with: after.map(\.listing.name)), "\(before) \(after)")
-        #expect(try PoolRecord.load(c.w.ctx, "agent-workspace")?.size == 3)
+        #expect(try await PoolTests.stored(c.w, "agent-workspace")?.size == 3)
         // A pool of that name made by hand with other options is not the spec's: left as it is, saying so.
         try await PoolAction(c.w.ctx).remove("agent-workspace", cluster: c.w.clusterOptions)
         var mine = PoolRecord(name: "agent-workspace", stack: stack, size: 1)
@@ -75,7 +75,7 @@ import Testing
             c.w.h.console.stdout.contains(
                 "pool agent-workspace is not kept for the spec's workspace.pool: its --with is postgres"),
             "\(c.w.h.console.stdout)")
-        #expect(try PoolRecord.load(c.w.ctx, "agent-workspace")?.size == 1)
+        #expect(try await PoolTests.stored(c.w, "agent-workspace")?.size == 1)
     }
 
     @Test func aPoolSizeThatIsNotZeroToFiftyIsRefusedNamingTheLine() throws {
