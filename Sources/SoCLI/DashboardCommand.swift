@@ -16,10 +16,13 @@ struct DashboardCommand: SoRunnable {
             session's cookie for 12 hours or until "Sign out" (anything else gets a 403; a client sending wrong tokens \
             waits longer after each). Pages change as the cluster does, without a reload. The pages can queue and \
             cancel tasks, start and stop deployments and take workspaces down, through the same actions and Leases \
-            as the CLI, for deployments this so made under $SO_HOME/deployments on this machine; --read-only turns \
-            that off. On loopback it answers to 127.0.0.1, localhost and ::1 only. Any other --listen address needs \
+            as the CLI: on a directory of this machine only if this so made it under $SO_HOME/deployments, and on \
+            any other deployment (another host's, or a team's page with no disk) through the cluster's record of it, \
+            made into $SO_HOME/deployments and refused when it names a file outside itself; --read-only turns that \
+            off. On loopback it answers to 127.0.0.1, localhost and ::1 only. Any other --listen address needs \
             --tls-cert and --tls-key (HTTPS), --read-only, or --insecure-http. SO_DASHBOARD_TOKEN sets the token \
-            (32 characters at least) instead of a new one (a team's page in a cluster: see examples/dashboard).
+            (32 characters at least) instead of a new one (a team's page in a cluster, read-only or acting: see \
+            examples/dashboard).
 
             Example:
               so dashboard

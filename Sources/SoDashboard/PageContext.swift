@@ -17,13 +17,13 @@ public struct PageContext: Sendable {
         self.hostName = hostName
     }
 
-    /// Whether this `so` made `l`'s directory (`DashboardActions.owns`: right under `$SO_HOME/deployments`, the
-    /// deployment of `l`'s namespace); a page offers no action elsewhere.
+    /// Whether the page may act on `l` (`DashboardActions.owns`): a directory on this machine only if this `so`
+    /// made it (right under `$SO_HOME/deployments`, the deployment of `l`'s namespace); one elsewhere through the
+    /// cluster's record of it.
     public var owns: @Sendable (DeploymentListing) -> Bool = { _ in true }
 
-    /// Whether actions can act on `l`: its namespace says its directory is on this machine (a namespace that names
-    /// no host is not taken for this one), and this `so` made that directory.
+    /// Whether actions can act on `l`: the page offers them, and `owns` says yes.
     public func canAct(_ l: DeploymentListing) -> Bool {
-        actions && !l.host.isEmpty && l.host == hostName && owns(l)
+        actions && owns(l)
     }
 }

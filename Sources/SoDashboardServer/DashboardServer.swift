@@ -30,7 +30,7 @@ public struct DashboardServer: Sendable {
     func pageContext() -> PageContext {
         var p = PageContext(now: feed.ctx.clock.now(), csrf: access.csrf, actions: actions != nil, hostName: hostName)
         let actions = actions
-        p.owns = { actions?.owns($0) ?? false }
+        p.owns = { [hostName] in actions?.owns($0, hostName: hostName) ?? false }
         return p
     }
 

@@ -12,6 +12,10 @@ public struct ClusterOptions: Sendable {
     public var context: String?
     /// kind only: create the cluster when none exists, load local images into it.
     public var performClusterManagement: Bool
+    /// false: the cluster every deployment shares (`--kubeconfig`, `SO_KUBECONFIG`, the pod's account …), never the
+    /// deployment's own kubeconfig.yml or kind cluster. The page acts on the cluster it reads, where the record came
+    /// from (a directory made from a record holds no kubeconfig).
+    public var deploymentsOwn = true
 
     public init(kubeconfig: String? = nil, context: String? = nil, performClusterManagement: Bool = true) {
         self.kubeconfig = kubeconfig

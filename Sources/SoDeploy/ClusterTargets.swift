@@ -32,7 +32,7 @@ package struct ClusterTargets {
             listing = l
             return l
         }
-        if let model {
+        if let model, options.deploymentsOwn {
             if model.deployTo == .k8s { return try ownKubeconfig(model) }
             let wanted = model.spec.kindClusterName ?? model.identity.clusterID
             // kind writes kind-<name> into the user's kubeconfig when it creates a cluster and removes it when it

@@ -67,6 +67,16 @@ public struct RecordAction: Sendable {
         return dir
     }
 
+    /// `$SO_HOME/deployments/NAME` in step with the cluster's latest record of `name`: made, or its files that
+    /// differ replaced (their old copies kept as `.bak`). What the page acts on (the deployment the cluster runs);
+    /// nil when the cluster holds no record of `name`.
+    public func inStep(name: String, client: ClusterClient) async throws -> String? {
+        let dir = try ctx.namedDeployment(name)
+        guard let (store, latest) = try await latestNamed(name, client: client) else { return nil }
+        try RecordFiles.write(try await store.read(latest), to: dir, fs: ctx.fs, keepOld: true)
+        return dir
+    }
+
     public struct Pulled: Sendable {
         public var directory: String
         public var revision: Int

@@ -93,6 +93,126 @@ struct DashboardInClusterE2ETests {
         #expect(r.stdout == "403", "an action on the read-only page: \(r.stdout)")
     }
 
+    /// The acting example (examples/dashboard/so-dashboard-actions.yml) as written, with its role: the page in a pod,
+    /// with no directory on any disk, queues a task on a workspace a host's `so up` made, cancels it, stops the
+    /// workspace and starts it again (its pod ready, a command in it answers), and takes it down (its namespace
+    /// gone). Each through the page's own form post, as a browser sends it, over the Ingress.
+    @Test(
+        .enabled(
+            if: Traefik.enabled, "SO_E2E_TRAEFIK is not set: no ingress controller on the node (.ci/run installs one)"))
+    func theActingExampleRunsTheFiveActionsOnAHostsWorkspace() async throws {
+        let t = try TempDir("so-e2e-dashboard-acts")
+        defer { t.cleanup() }
+        let image = try await SoImage.image(in: t)
+        try await AgentE2E.buildImage(in: t)
+        let stack = try AgentE2E.lightStack(in: t)
+        let ws = "so-e2e-acts-\(Access.suffix())"
+        let host = "so-dashboard-acts-\(Access.suffix()).e2e.test"
+        var text = try String(
+            contentsOfFile: Path.join(RepoPaths.root, "examples/dashboard/so-dashboard-actions.yml"), encoding: .utf8)
+        for (from, to) in [
+            ("image: registry.example.org/so:1.0", "image: \(image)\n          imagePullPolicy: IfNotPresent"),
+            ("ingressClassName: caddy", "ingressClassName: traefik"), ("so.example.org", host),
+            ("    cert-manager.io/cluster-issuer: letsencrypt-prod   # or your own TLS Secret under spec.tls\n", ""),
+        ] {
+            guard text.contains(from) else { throw SoError("the example no longer says \(from)") }
+            text = text.replacingOccurrences(of: from, with: to)
+        }
+        try t.write("dashboard.yml", text)
+        try await Self.awaitExampleGone()
+        defer { Self.delete([["-f", t.file("dashboard.yml")]]) }
+        let env = [
+            "SO_KUBECONFIG": E2E.kubeconfig!, "SO_HOME": t.file("home"),
+            "SO_DASHBOARD_ACCOUNT": "so-dashboard/so-dashboard",
+        ]
+        try await AgentE2E.removing(ws, t, env) {
+            var r = try await E2E.so(
+                ["up", stack, "--name", ws, "--config", "AGENT_IMAGE=\(AgentE2E.image)", "--timeout", "180"],
+                cwd: t.path, env: env)
+            try #require(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
+            r = try await E2E.kubectl(["apply", "-f", t.file("dashboard.yml")])
+            #expect(r.exitCode == 0, "\(r.stderr)")
+            let token = String(repeating: "6b", count: 32)
+            r = try await E2E.kubectl([
+                "-n", "so-dashboard", "create", "secret", "generic", "so-dashboard-token",
+                "--from-literal=token=\(token)",
+            ])
+            #expect(r.exitCode == 0, "\(r.stderr)")
+            r = try await E2E.kubectl([
+                "-n", "so-dashboard", "rollout", "status", "deployment/so-dashboard", "--timeout=180s",
+            ])
+            try #require(r.exitCode == 0, "\(r.stdout)\(r.stderr)")
+            func curl(_ args: [String]) async throws -> ProcessResult {
+                try await Access.run(["curl", "-s", "-H", "Host: \(host)", "--max-time", "200"] + args)
+            }
+            var status = ""
+            for _ in 0..<50 {
+                status = try await curl(["-o", "/dev/null", "-w", "%{http_code}", "http://127.0.0.1:18080/healthz"])
+                    .stdout
+                if status == "200" { break }
+                try await Task.sleep(for: .milliseconds(200))
+            }
+            try #require(status == "200", "the page's /healthz through the Ingress: \(status)")
+            r = try await curl([
+                "-i", "-k", "--resolve", "\(host):18443:127.0.0.1", "-d", "token=\(token)",
+                "https://\(host):18443/signin",
+            ])
+            let setCookie = r.stdout.split(separator: "\r\n").first { $0.lowercased().hasPrefix("set-cookie:") } ?? ""
+            let cookie = String(setCookie.dropFirst("set-cookie: ".count).prefix { $0 != ";" })
+            // The workspace's page offers its actions (the page's pod has no directory of it).
+            var page = ""
+            for _ in 0..<100 {
+                page = try await curl(["-b", cookie, "http://127.0.0.1:18080/d/\(ws)"]).stdout
+                if page.contains("value=\"stop\"") { break }
+                try await Task.sleep(for: .milliseconds(300))
+            }
+            try #require(page.contains("value=\"stop\""), "the workspace's page offers stop:\n\(page)")
+            let csrf = try #require(
+                page.range(of: #"name="csrf" value="([0-9a-f]+)""#, options: .regularExpression).map {
+                    String(page[$0].dropFirst(#"name="csrf" value=""#.count).dropLast())
+                })
+            /// A form post as the page's button sends it; the page's JSON answer.
+            func act(_ fields: [String]) async throws -> (ok: Bool, message: String) {
+                let r = try await curl(
+                    ["-b", cookie, "-H", "Accept: application/json"]
+                        + (["csrf=\(csrf)", "namespace=\(ws)"] + fields).flatMap { ["--data-urlencode", $0] }
+                        + ["http://127.0.0.1:18080/actions"])
+                let json = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
+                return (json?["ok"] as? Bool ?? false, json?["message"] as? String ?? r.stdout)
+            }
+            var said = try await act(["action=task", "text=first (slower)"])
+            #expect(said.ok && said.message.hasPrefix("queued task 1 in \(ws)"), "\(said.message)")
+            said = try await act(["action=cancel", "id=1"])
+            #expect(said.ok && said.message == "task 1: cancelled", "\(said.message)")
+            var clock = ContinuousClock.now
+            said = try await act(["action=stop"])
+            print("the page's stop: \(ContinuousClock.now - clock)")
+            #expect(said.ok, "\(said.message)")
+            r = try await E2E.kubectl(["-n", ws, "get", "deployments", "-o", "name"])
+            #expect(r.exitCode == 0 && r.stdout.isEmpty, "left after the page's stop: \(r.stdout)\(r.stderr)")
+            clock = ContinuousClock.now
+            said = try await act(["action=start"])
+            print("the page's start: \(ContinuousClock.now - clock)")
+            #expect(said.ok, "\(said.message)")
+            r = try await E2E.kubectl([
+                "-n", ws, "wait", "deployment", "--all", "--for=condition=Available", "--timeout=120s",
+            ])
+            #expect(r.exitCode == 0, "\(r.stdout)\(r.stderr)")
+            // What a user reaches: the workspace's container answers a command again (from the host's so).
+            r = try await E2E.so(["deployment", "--name", ws, "exec", "agent", "--", "true"], cwd: t.path, env: env)
+            #expect(r.exitCode == 0, "the started workspace answers: \(r.stdout)\(r.stderr)")
+            clock = ContinuousClock.now
+            said = try await act(["action=down"])
+            print("the page's down: \(ContinuousClock.now - clock)")
+            #expect(said.ok && said.message == "removed \(ws)", "\(said.message)")
+            #expect(try await Access.namespaceGone(ws), "namespace \(ws) is still there after the page's down")
+            // The dashboard's log holds no value of the workspace's Secrets, nor its own token.
+            r = try await E2E.kubectl(["-n", "so-dashboard", "logs", "deployment/so-dashboard"])
+            #expect(!r.stdout.contains(token) && !r.stderr.contains(token))
+            print(r.stdout)
+        }
+    }
+
     /// What the example's account may do, asked of the API server: list and watch what `so` labels everywhere;
     /// Secrets and `pods/exec` only in a namespace `so` bound it in (a deployment started with
     /// SO_DASHBOARD_ACCOUNT set); nothing written anywhere.

@@ -1,0 +1,142 @@
+import Foundation
+import SoActions
+import SoBasics
+import SoCompose
+import SoRender
+import SoStack
+
+/// A directory made from the cluster's record, about to be acted on by a `so` that did not write it (the team's
+/// page). The record is anyone's to write who can write Secrets in the deployment's namespace, so it is hostile
+/// input: what its files name must not make this `so` read a file outside the directory (a credentials file, a
+/// CA file, an env file, a compose config or secret, its service account's token, its kubeconfig) and copy it into
+/// a namespace the writer reads, mount a path of the node, or run a command of this machine. A record that would is
+/// refused, naming the file and the key; variables it would copy from this process's environment are withheld.
+public enum RecordTrust {
+    /// What the record may have: the variable names its start would copy from the environment (`secret-env`, a
+    /// compose secret's `environment:`, the image-pull token's `token-env`), to be left out of the acting
+    /// environment (a start then keeps the values the cluster holds). Throws naming the file and key otherwise.
+    public static func check(_ dir: String, ctx: SoContext) throws -> Set<String> {
+        let root = ctx.fs.realpath(dir)
+        let fs = ConfinedFileSystem(base: ctx.fs, roots: [root] + (ctx.locator.builtInRoot.map { [$0] } ?? []))
+        func inside(_ path: String) -> Bool { Path.isWithin(ctx.fs.realpath(path), root) }
+        func refuse(_ file: String, _ key: String, _ what: String) -> SoError {
+            SoError(
+                "the record in \(dir) is refused: \(file)\(key.isEmpty ? "" : " " + key) \(what)",
+                hint: "a record acted on from the page names only files of its own directory; act on it with so "
+                    + "where its directory is, or start it there again from a directory that does not")
+        }
+        let home = ctx.fs.homeDirectory
+        // Read before the rest: the first thing a load of the directory would read outside it.
+        for c in (try? ConfigEnv.loadCredentialsFiles(Path.join(dir, "config.env"), fs: fs)) ?? [] {
+            throw refuse("config.env", "(credentials-files)", "names the credentials file \(c.path)")
+        }
+        let probe = DiagnosticSink.dropped("a record the page acts on (its own start warns)")
+        let spec: Spec
+        do { spec = try Spec.load(Path.join(dir, "spec.yml"), fs: fs, diagnostics: probe) } catch let e
+            as ConfinedFileSystem.Outside
+        {
+            throw refuse("spec.yml", "", "is outside the directory (\(e.path))")
+        }
+        for ca in spec.sections.caCertificates
+        where !inside(Path.absolute(Path.expandTilde(ca, home: home), relativeTo: dir)) {
+            throw refuse("spec.yml", "ca-certificates", "names \(ca), outside the directory")
+        }
+        if let p = spec.sections.imagePullSecret, let file = p.tokenFile,
+            !inside(Path.absolute(Path.expandTilde(file, home: home), relativeTo: dir))
+        {
+            throw refuse("spec.yml", "image-pull-secret.token-file", "names \(file), outside the directory")
+        }
+        for v in spec.volumes {
+            guard let p = v.path else { continue }
+            let abs =
+                p.hasPrefix("/") || p.hasPrefix("~")
+                ? Path.normalize(Path.expandTilde(p, home: home)) : Path.absolute(p, relativeTo: dir)
+            guard inside(abs) else { throw refuse("spec.yml", "volumes.\(v.name)", "is the host path \(p)") }
+        }
+        // The stack's pre/post start commands run on this machine: only a built-in stack's, or none. A stack path
+        // that is not here resolves to nothing (start warns and runs none).
+        if StackLocator.looksLikePath(spec.stack) {
+            let abs = Path.absolute(Path.expandTilde(spec.stack, home: home), relativeTo: dir)
+            if ctx.fs.exists(abs) && !inside(abs) {
+                throw refuse("spec.yml", "stack", "names \(spec.stack), a directory of this machine outside it")
+            }
+            var locator = ctx.locator
+            locator.fs = fs
+            if let stack = try? locator.resolve(spec.stack, relativeTo: [dir], diagnostics: probe),
+                let pod = (stack.pods + stack.optionalPods + stack.jobs).first(where: {
+                    $0.preStartCommand != nil || $0.postStartCommand != nil
+                })
+            {
+                throw refuse("stack.yml", "pods.\(pod.name)", "runs a start command on this machine")
+            }
+        }
+        let model: DeploymentModel
+        do { model = try DeploymentLoader.load(dir, fs: fs, diagnostics: probe) } catch let e
+            as ConfinedFileSystem.Outside
+        {
+            throw refuse(e.path, "", "is read by its compose files, outside the directory")
+        }
+        for c in model.pods + model.jobs {
+            for svc in c.compose.services {
+                for m in svc.volumes where m.kind == .bind {
+                    guard let src = m.source else { continue }
+                    let abs =
+                        src.hasPrefix("/") || src.hasPrefix("~")
+                        ? Path.normalize(Path.expandTilde(src, home: home))
+                        : Path.absolute(src, relativeTo: Path.join(dir, Path.dirname(c.relativePath)))
+                    guard inside(abs) else {
+                        throw refuse(c.relativePath, "services.\(svc.name).volumes", "mounts the host path \(src)")
+                    }
+                }
+            }
+        }
+        var withheld = Set(spec.secretEnv)
+        if let env = spec.sections.imagePullSecret?.tokenEnv { withheld.insert(env) }
+        for s in Renderer.composeSecrets(model) {
+            if s.declared.file != nil {
+                throw refuse(s.component.relativePath, "secrets.\(s.declared.name).file", "reads a file of the stack")
+            }
+            if let env = s.declared.environment { withheld.insert(env) }
+        }
+        return withheld
+    }
+}
+
+/// `base` where content outside `roots` cannot be read (a listing or a read throws `Outside`); what exists and
+/// its kind still answer (the loader asks before it reads). Used only to load a directory for `RecordTrust`.
+struct ConfinedFileSystem: FileSystem {
+    struct Outside: Error { var path: String }
+    let base: FileSystem
+    let roots: [String]
+
+    func check(_ path: String) throws {
+        let real = base.realpath(path)
+        guard roots.contains(where: { Path.isWithin(real, $0) }) else { throw Outside(path: path) }
+    }
+    func kind(_ path: String) -> FileKind? { base.kind(path) }
+    func readData(_ path: String) throws -> Data {
+        try check(path)
+        return try base.readData(path)
+    }
+    func write(_ data: Data, to path: String) throws { throw Outside(path: path) }
+    func list(_ directory: String) throws -> [String] {
+        try check(directory)
+        return try base.list(directory)
+    }
+    func createDirectory(_ path: String) throws { throw Outside(path: path) }
+    func remove(_ path: String) throws { throw Outside(path: path) }
+    func removeTree(_ path: String) throws { throw Outside(path: path) }
+    func move(_ from: String, to: String) throws { throw Outside(path: to) }
+    func replace(_ path: String, with from: String) throws { throw Outside(path: path) }
+    func size(_ path: String) throws -> UInt64 {
+        try check(path)
+        return try base.size(path)
+    }
+    func realpath(_ path: String) -> String { base.realpath(path) }
+    func isExecutable(_ path: String) -> Bool { base.isExecutable(path) }
+    func setExecutable(_ path: String, _ executable: Bool) throws { throw Outside(path: path) }
+    var currentDirectory: String { base.currentDirectory }
+    var homeDirectory: String { base.homeDirectory }
+    func temporaryDirectory(beside path: String, prefix: String) throws -> String { throw Outside(path: path) }
+    func modificationDate(_ path: String) -> Date? { base.modificationDate(path) }
+}
