@@ -106,6 +106,8 @@ struct DashboardInClusterE2ETests {
         let image = try await SoImage.image(in: t)
         try await AgentE2E.buildImage(in: t)
         let stack = try AgentE2E.lightStack(in: t)
+        let (daemon, repo) = try await AgentE2E.serveRepository(in: t)
+        defer { AgentE2E.stop(daemon) }
         let ws = "so-e2e-acts-\(Access.suffix())"
         let host = "so-dashboard-acts-\(Access.suffix()).e2e.test"
         var text = try String(
@@ -127,7 +129,10 @@ struct DashboardInClusterE2ETests {
         ]
         try await AgentE2E.removing(ws, t, env) {
             var r = try await E2E.so(
-                ["up", stack, "--name", ws, "--config", "AGENT_IMAGE=\(AgentE2E.image)", "--timeout", "180"],
+                [
+                    "up", stack, "--name", ws, "--config", "AGENT_IMAGE=\(AgentE2E.image)", "--config",
+                    "GIT_REPO=\(repo)", "--timeout", "180",
+                ],
                 cwd: t.path, env: env)
             try #require(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
             r = try await E2E.kubectl(["apply", "-f", t.file("dashboard.yml")])
