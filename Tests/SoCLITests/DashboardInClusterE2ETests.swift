@@ -13,6 +13,21 @@ import Testing
     RealNode.required
 )
 struct DashboardInClusterE2ETests {
+    /// `examples/dashboard/FILE` as this node runs it (the test image, Traefik, the test's host, no cert-manager),
+    /// written to `t`'s dashboard.yml.
+    static func writeExample(_ file: String, image: String, host: String, in t: TempDir) throws {
+        var text = try String(contentsOfFile: Path.join(RepoPaths.root, "examples/dashboard", file), encoding: .utf8)
+        for (from, to) in [
+            ("image: registry.example.org/so:1.0", "image: \(image)\n          imagePullPolicy: IfNotPresent"),
+            ("ingressClassName: caddy", "ingressClassName: traefik"), ("so.example.org", host),
+            ("    cert-manager.io/cluster-issuer: letsencrypt-prod   # or your own TLS Secret under spec.tls\n", ""),
+        ] {
+            guard text.contains(from) else { throw SoError("\(file) no longer says \(from)") }
+            text = text.replacingOccurrences(of: from, with: to)
+        }
+        try t.write("dashboard.yml", text)
+    }
+
     @Test(
         .enabled(
             if: Traefik.enabled, "SO_E2E_TRAEFIK is not set: no ingress controller on the node (.ci/run installs one)"))
@@ -22,17 +37,7 @@ struct DashboardInClusterE2ETests {
         let image = try await SoImage.image(in: t)
         let seen = "so-e2e-seen-\(Access.suffix())"
         let host = "so-dashboard-\(Access.suffix()).e2e.test"
-        var text = try String(
-            contentsOfFile: Path.join(RepoPaths.root, "examples/dashboard/so-dashboard.yml"), encoding: .utf8)
-        for (from, to) in [
-            ("image: registry.example.org/so:1.0", "image: \(image)\n          imagePullPolicy: IfNotPresent"),
-            ("ingressClassName: caddy", "ingressClassName: traefik"), ("so.example.org", host),
-            ("    cert-manager.io/cluster-issuer: letsencrypt-prod   # or your own TLS Secret under spec.tls\n", ""),
-        ] {
-            guard text.contains(from) else { throw SoError("the example no longer says \(from)") }
-            text = text.replacingOccurrences(of: from, with: to)
-        }
-        try t.write("dashboard.yml", text)
+        try Self.writeExample("so-dashboard.yml", image: image, host: host, in: t)
         try await Self.awaitExampleGone()
         let token = String(repeating: "5a", count: 32)
         defer { Self.delete([["-f", t.file("dashboard.yml")], ["namespace", seen]]) }
@@ -110,17 +115,7 @@ struct DashboardInClusterE2ETests {
         defer { AgentE2E.stop(daemon) }
         let ws = "so-e2e-acts-\(Access.suffix())"
         let host = "so-dashboard-acts-\(Access.suffix()).e2e.test"
-        var text = try String(
-            contentsOfFile: Path.join(RepoPaths.root, "examples/dashboard/so-dashboard-actions.yml"), encoding: .utf8)
-        for (from, to) in [
-            ("image: registry.example.org/so:1.0", "image: \(image)\n          imagePullPolicy: IfNotPresent"),
-            ("ingressClassName: caddy", "ingressClassName: traefik"), ("so.example.org", host),
-            ("    cert-manager.io/cluster-issuer: letsencrypt-prod   # or your own TLS Secret under spec.tls\n", ""),
-        ] {
-            guard text.contains(from) else { throw SoError("the example no longer says \(from)") }
-            text = text.replacingOccurrences(of: from, with: to)
-        }
-        try t.write("dashboard.yml", text)
+        try Self.writeExample("so-dashboard-actions.yml", image: image, host: host, in: t)
         try await Self.awaitExampleGone()
         defer { Self.delete([["-f", t.file("dashboard.yml")]]) }
         let env = [
