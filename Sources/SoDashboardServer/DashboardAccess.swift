@@ -95,13 +95,7 @@ public struct DashboardAccess: Sendable {
     }
 
     func cookie(_ request: Request) -> String? {
-        for field in request.headers[values: .cookie] {
-            for part in field.split(separator: ";") {
-                let kv = part.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1)
-                if kv.count == 2, kv[0] == cookieName { return String(kv[1]) }
-            }
-        }
-        return nil
+        CookieHeader.value(named: cookieName, in: request.headers[values: .cookie])
     }
 
     /// Whether the client reached this server over HTTPS (directly, or as the trusted proxy says).

@@ -3,8 +3,8 @@ import FuzzSupport
 import SoBasics
 @testable import SoDashboardForm
 
-/// A form body a page POSTs (`application/x-www-form-urlencoded`), and the names the dashboard takes from a
-/// request's query (a namespace, a container).
+/// A form body a page POSTs (`application/x-www-form-urlencoded`), the names the dashboard takes from a
+/// request's query (a namespace, a container), and a request's Cookie header (the session's cookie).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzDashboardInput(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let text = Fuzz.text(start, count)
@@ -23,5 +23,19 @@ public func fuzzDashboardInput(_ start: UnsafeRawPointer, _ count: Int) -> CInt 
             value.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" },
             "a DNS label with other characters: \(value.debugDescription)")
     }
+    // The same bytes as a request's Cookie header: the session cookie is read from it alone.
+    let name = "so-dashboard-7878"
+    let found = CookieHeader.value(named: name, in: [text])
+    Fuzz.check(CookieHeader.value(named: name, in: [text]) == found, "two reads of a cookie differ")
+    if let found {
+        Fuzz.check(!found.contains(";"), "a cookie's value runs past its ';': \(found.debugDescription)")
+        Fuzz.check(text.contains(found), "a cookie's value that is not in the header: \(found.debugDescription)")
+    }
+    // A field before the real cookie's never hides or changes it, unless it sets that cookie itself (the first wins).
+    let token = String(repeating: "ab", count: 32)
+    let both = CookieHeader.value(named: name, in: [text, "\(name)=\(token)"])
+    Fuzz.check(both == (found ?? token), "the session cookie after \(text.debugDescription) read as \(both ?? "nil")")
+    // A name only like it is not it.
+    Fuzz.check(CookieHeader.value(named: name, in: ["x\(name)=1; \(name)x=2"]) == nil, "a near name was taken")
     return 0
 }
