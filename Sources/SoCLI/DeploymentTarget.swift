@@ -25,7 +25,14 @@ struct DeploymentTarget: ParsableArguments {
     /// cluster's latest record of N (said on stderr), so any machine with the kubeconfig runs every verb.
     func dir(_ ctx: SoContext) async throws -> String {
         if let name = deployment.name, deployment.dir == nil, !ctx.fs.isDirectory(try ctx.namedDeployment(name)) {
-            return try await RecordAction(ctx).materialize(name: name, cluster: options(manage: false))
+            let made = try await RecordAction(ctx).materialize(name: name, cluster: options(manage: false))
+            // The record is whoever may write Secrets in the namespace's: what it would read or run on this machine
+            // is refused, and the directory made from it goes.
+            do { try RecordTrust.checkHere(made, ctx: ctx) } catch {
+                try ctx.fs.removeOwnedTree(made, owner: .labelledChild(of: Path.dirname(made)))
+                throw error
+            }
+            return made
         }
         return try deployment.directory(ctx)
     }

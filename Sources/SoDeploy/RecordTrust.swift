@@ -80,6 +80,56 @@ public enum RecordTrust {
         return try withheld(model, spec: spec, dir: dir, home: home, inside: inside, refuse: refuse)
     }
 
+    /// `check` for a directory the CLI made from a record (`--name N` on a machine without it, a claim of another
+    /// machine's pool member): what would read a file of this machine into the cluster (credentials files, CA
+    /// files, a pull token file, a compose secret's file, outside the directory) or run a command of the record's
+    /// on it (the start commands of a stack inside the directory) is refused, naming the file and key. Host paths
+    /// and bind mounts are the nodes' (as on the machine that wrote the record), and a stack path outside the
+    /// directory is this machine's own files: both are left to the start, as from a directory made here.
+    public static func checkHere(_ dir: String, ctx: SoContext) throws {
+        func inside(_ path: String) -> Bool { Path.isWithin(ctx.fs.realpath(path), ctx.fs.realpath(dir)) }
+        func refuse(_ file: String, _ key: String, _ what: String) -> SoError {
+            SoError(
+                "the cluster's record made \(dir), and it is refused: \(file) \(key) \(what)",
+                hint: "whoever may write Secrets in its namespace wrote it (see who: so deployment history); if you "
+                    + "trust it, copy the directory from its writer and use --dir")
+        }
+        let home = ctx.fs.homeDirectory
+        func outside(_ path: String) -> Bool {
+            !inside(Path.absolute(Path.expandTilde(path, home: home), relativeTo: dir))
+        }
+        for c in try ConfigEnv.loadCredentialsFiles(Path.join(dir, "config.env"), fs: ctx.fs) {
+            throw refuse("config.env", "(credentials-files)", "names the credentials file \(c.path) of this machine")
+        }
+        let probe = DiagnosticSink.dropped("a record made here (its start warns)")
+        let spec = try Spec.load(Path.join(dir, "spec.yml"), fs: ctx.fs, diagnostics: probe)
+        for ca in spec.sections.caCertificates where outside(ca) {
+            throw refuse("spec.yml", "ca-certificates", "names \(ca), a file of this machine")
+        }
+        if let file = spec.sections.imagePullSecret?.tokenFile, outside(file) {
+            throw refuse("spec.yml", "image-pull-secret.token-file", "names \(file), a file of this machine")
+        }
+        // A stack that does not resolve runs no start command (its start warns that it cannot be read).
+        if let stack = try? ctx.locator.resolve(spec.stack, relativeTo: [dir], diagnostics: probe),
+            inside(stack.root) || inside(stack.stackFilePath),
+            let pod = (stack.pods + stack.optionalPods + stack.jobs).first(where: {
+                $0.preStartCommand != nil || $0.postStartCommand != nil
+            })
+        {
+            throw refuse("stack.yml", "pods.\(pod.name)", "runs a start command of the record on this machine")
+        }
+        // A directory that does not load starts nothing (the verb says why when it loads it).
+        guard let model = try? DeploymentLoader.load(dir, fs: ctx.fs, diagnostics: probe) else { return }
+        for s in Renderer.composeSecrets(model) {
+            if let file = s.declared.file,
+                outside(Path.absolute(file, relativeTo: Path.join(dir, Path.dirname(s.component.relativePath))))
+            {
+                throw refuse(
+                    s.component.relativePath, "secrets.\(s.declared.name).file", "reads \(file) of this machine")
+            }
+        }
+    }
+
     /// The compose files' part of `check`: bind mounts inside the directory only, no secret read from a file; the
     /// variables their secrets (and the spec's `secret-env` and pull token) would copy from the environment.
     static func withheld(
