@@ -180,7 +180,7 @@ struct DashboardInClusterE2ETests {
                 let json = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
                 return (json?["ok"] as? Bool ?? false, json?["message"] as? String ?? r.stdout)
             }
-            var said = try await act(["action=task", "text=first (slower)"])
+            var said = try await act(["action=task", "text=first held=never"])
             #expect(said.ok && said.message.hasPrefix("queued task 1 in \(ws)"), "\(said.message)")
             said = try await act(["action=cancel", "id=1"])
             #expect(said.ok && said.message == "task 1: cancelled", "\(said.message)")

@@ -76,7 +76,9 @@ enum AgentE2E {
             """
             #!/bin/sh
             # Stand-in agent CLI for so's e2e tests: claude -p TEXT edits a file and commits. A text with
-            # "(slow)" says a step and takes 8 s first ("(slower)": 25 s); with --output-format json the last line is Claude Code's
+            # "(slow)" says a step and takes 8 s first; "held=NAME" says a step and waits for the test to
+            # touch so-release-NAME in the checkout's git directory (5 minutes at most: AgentE2E.release); with
+            # --output-format json the last line is Claude Code's
             # result line, with its usage and cost; with --output-format stream-json (the default agent's command)
             # everything it says is Claude Code's JSON events, the result line last.
             [ "$1" = "-p" ] || { echo "fake claude: expected -p TEXT" >&2; exit 2; }
@@ -96,7 +98,11 @@ enum AgentE2E {
             say "fake agent: working on: $2"
             case "$2" in
             *"(slow)"*) echo "thinking" > "${SO_TASK_STEP:-/dev/null}"; sleep 8 ;;
-            *"(slower)"*) echo "thinking" > "${SO_TASK_STEP:-/dev/null}"; sleep 25 ;;
+            *"held="*)
+              echo "thinking" > "${SO_TASK_STEP:-/dev/null}"
+              held=$(printf '%s' "$2" | sed -n 's/.*held=\\([a-z0-9-]*\\).*/\\1/p')
+              release="$(git rev-parse --absolute-git-dir)/so-release-$held"
+              i=0; until [ -e "$release" ] || [ $i -ge 3000 ]; do sleep 0.1; i=$((i+1)); done ;;
             esac
             printf '%s\\n' "$2" >> AGENT_TASKS.md
             [ $mode = stream ] && echo '{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Bash","input":{"command":"git commit"}}]}}'
@@ -117,6 +123,16 @@ enum AgentE2E {
         guard r.exitCode == 0 else { throw SoError("building \(image): \(r.stderr)\(r.stdout)") }
         r = try await run([Path.join(kit, "load-image.sh"), image])
         guard r.exitCode == 0 else { throw SoError("loading \(image): \(r.stderr)") }
+    }
+
+    /// Lets the stand-in agent's task "… held=NAME" in workspace `ws` go on (`so deployment exec` as `env`).
+    static func release(_ ws: String, _ name: String, _ t: TempDir, _ env: [String: String]) async throws {
+        let r = try await E2E.so(
+            [
+                "deployment", "--name", ws, "exec", "agent", "--", "sh", "-c",
+                "touch \"$(git -C /workspace rev-parse --absolute-git-dir)/so-release-\(name)\"",
+            ], cwd: t.path, env: env)
+        guard r.exitCode == 0 else { throw SoError("releasing \(name) in \(ws): \(r.stdout)\(r.stderr)") }
     }
 
     /// `git daemon` serving `srv/` on the node's address (push allowed), until the process is stopped.

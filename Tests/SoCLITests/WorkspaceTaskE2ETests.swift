@@ -43,10 +43,10 @@ struct WorkspaceTaskE2ETests {
 
             // Three tasks given and the caller gone each time: ids at once, the first runs, the others wait.
             var ids: [String] = []
-            // The first runs for 25 s: long enough to be running still after three submissions and two reads on a
-            // machine running every suite at once.
-            for text in ["first (slower)", "second", "third (slow)"] {
-                let issue = text == "first (slower)" ? ["--issue", "acme/app#7"] : text == "second" ? ["--pr"] : []
+            // The first runs until the test lets it end (a sleep of 25 s ended before three submissions and two reads
+            // on a machine running every suite at once).
+            for text in ["first held=first", "second", "third (slow)"] {
+                let issue = text == "first held=first" ? ["--issue", "acme/app#7"] : text == "second" ? ["--pr"] : []
                 r = try await so(["task", "--detach"] + claude + issue + [text])
                 #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
                 ids.append(r.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
@@ -60,10 +60,11 @@ struct WorkspaceTaskE2ETests {
 
             r = try await so(["tasks", "cancel", "3"])
             #expect(r.exitCode == 0 && r.stdout.contains("task 3 in \(ws): cancelled"), "\(r.stdout)\n\(r.stderr)")
+            try await AgentE2E.release(ws, "first", t, env)
             // Following the first to its end, then waiting for the second (CI's way: the exit code is the task's).
             r = try await so(["tasks", "logs", "1", "-f"])
             #expect(
-                r.exitCode == 0 && r.stdout.contains("fake agent: working on: first (slower)")
+                r.exitCode == 0 && r.stdout.contains("fake agent: working on: first held=first")
                     && r.stdout.contains("fake agent: committed"), "\(r.stdout)\n\(r.stderr)")
             // The issue heard of the first task's start and end (so comments, once each; the token never shows).
             let comments = try t.read("github-requests.jsonl").split(separator: "\n")
@@ -106,7 +107,7 @@ struct WorkspaceTaskE2ETests {
             // A task given in the foreground whose so is killed goes on, and its report is read back.
             let p = Process()
             p.executableURL = URL(fileURLWithPath: E2E.binary)
-            p.arguments = ["deployment", "--name", ws, "task", "--no-push"] + claude + ["fourth (slow)"]
+            p.arguments = ["deployment", "--name", ws, "task", "--no-push"] + claude + ["fourth held=fourth"]
             var penv = ProcessInfo.processInfo.environment
             penv["SO_ROOT"] = RepoPaths.root
             for (k, v) in env { penv[k] = v }
@@ -123,6 +124,7 @@ struct WorkspaceTaskE2ETests {
             #expect(started, "\(r.stdout)\n\(r.stderr)")
             kill(p.processIdentifier, SIGKILL)
             p.waitUntilExit()
+            try await AgentE2E.release(ws, "fourth", t, env)
             r = try await so(["tasks", "wait", "4", "-o", "json"])
             #expect(
                 r.exitCode == 0 && Self.json(r)["state"] as? String == "succeeded"
@@ -134,7 +136,12 @@ struct WorkspaceTaskE2ETests {
                 "cancel me",
             ])
             #expect(r.exitCode == 0 && r.stdout.hasPrefix("5"), "\(r.stdout)\n\(r.stderr)")
-            try await Task.sleep(for: .seconds(2))
+            // Cancelled once its commit is there (a minute at most; a fixed 2 s was not always enough under load).
+            for _ in 0..<120 {
+                r = try await so(["tasks", "show", "5", "-o", "json"])
+                if !((Self.json(r)["commits"] as? [Any]) ?? []).isEmpty { break }
+                try await Task.sleep(for: .milliseconds(500))
+            }
             r = try await so(["tasks", "cancel", "5", "-o", "json"])
             #expect(
                 Self.json(r)["state"] as? String == "cancelled"

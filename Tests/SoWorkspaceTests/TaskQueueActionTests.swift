@@ -21,6 +21,11 @@ import Testing
         return try await TaskQueueAction(g.w.ctx).submit(req).id
     }
 
+    /// A task's command that runs until `file` exists (5 minutes at most), looking every 50 ms.
+    static func until(_ file: String) -> String {
+        "i=0; until [ -e '\(file)' ] || [ $i -ge 6000 ]; do sleep 0.05; i=$((i+1)); done"
+    }
+
     @Test func aDetachedTaskRunsOnAndLeavesAReport() async throws {
         let g = try await GitWorkspace()
         try g.podRuns()
@@ -70,9 +75,12 @@ import Testing
         let g = try await GitWorkspace()
         try g.podRuns()
         let q = TaskQueueAction(g.w.ctx)
+        // The first runs until it is cancelled (a file nobody writes; 5 minutes at most): a sleep of 30 s ended
+        // before the cancel on a machine running every suite at once.
         let first = try await submit(
-            g, "first", #"echo "first $(date +%s.%N)" >> order.txt; git add -A; git commit -qm first; sleep 30"#,
-            push: false)
+            g, "first",
+            #"echo "first $(date +%s.%N)" >> order.txt; git add -A; git commit -qm first; "#
+                + Self.until(g.w.h.path("never")), push: false)
         let second = try await submit(g, "second", #"echo "second" >> order.txt"#, push: false)
         let third = try await submit(g, "third", "echo never", push: false)
         #expect([first, second, third] == [Int](1...3))
@@ -80,12 +88,13 @@ import Testing
         #expect(try await q.show(g.dir, cluster: g.w.clusterOptions, id: second).state == "queued")
         let gone = try await q.cancel(g.dir, cluster: g.w.clusterOptions, id: third)
         #expect(gone.state == "cancelled" && gone.startedAt == nil, "\(gone)")
-        // Wait until the first has committed, then cancel it: its commit stays.
-        for _ in 0..<50 {
-            if (try? g.w.h.read("container-workspace/order.txt")) != nil { break }
+        // Wait until the first has committed (a minute at most), then cancel it: its commit stays.
+        let checkout = g.w.h.path("container-workspace")
+        for _ in 0..<600 {
+            let last = try? await GitWorkspace.git(["log", "-1", "--format=%s"], in: checkout).stdout
+            if last == "first\n" { break }
             try await Task.sleep(for: .milliseconds(100))
         }
-        try await Task.sleep(for: .milliseconds(300))
         let cancelled = try await q.cancel(g.dir, cluster: g.w.clusterOptions, id: first)
         #expect(cancelled.state == "cancelled" && cancelled.commits.map(\.subject) == ["first"], "\(cancelled)")
         let done = try await q.wait(g.dir, cluster: g.w.clusterOptions, id: second, follow: false)
@@ -132,8 +141,10 @@ import Testing
         let g = try await GitWorkspace()
         try g.podRuns()
         let q = TaskQueueAction(g.w.ctx)
-        // 8 s: still running after two looks on a machine running every suite at once.
-        let id = try await submit(g, "slow", "sleep 8", push: false)
+        // Running until the test lets it end (a sleep of 8 s ended before two looks on a machine running every suite
+        // at once).
+        let go = g.w.h.path("go")
+        let id = try await submit(g, "slow", Self.until(go), push: false)
         var t = try await q.show(g.dir, cluster: g.w.clusterOptions, id: id)
         for _ in 0..<100 where t.state != "running" {
             try await Task.sleep(for: .milliseconds(20))
@@ -143,6 +154,7 @@ import Testing
         try g.w.h.tmp.write("\(root)/.worker/pid", "")
         t = try await q.show(g.dir, cluster: g.w.clusterOptions, id: id)
         #expect(t.state == "running", "\(t.progress)")
+        try g.w.h.tmp.write("go", "")
         t = try await q.wait(g.dir, cluster: g.w.clusterOptions, id: id, follow: false)
         #expect(t.state == "succeeded" && t.exitCode == 0, "\(t.progress)")
         let host = try String(contentsOfFile: "/proc/sys/kernel/hostname", encoding: .utf8)
