@@ -231,9 +231,18 @@ struct WorkspaceTaskE2ETests {
                 ])
                 #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
 
-                // Busy with a task: kept.
+                // Busy with a task: kept. The task and the exec below run until the test lets them end (a task of 8 s
+                // and an exec of 12 s had ended before the cleanup looked, on a machine running every suite at once).
+                func until(_ file: String) -> String {
+                    "i=0; until [ -e /tmp/\(file) ] || [ $i -ge 3000 ]; do sleep 0.1; i=$((i+1)); done"
+                }
+                func release(_ file: String) async throws {
+                    let r = try await so(["deployment", "--name", ws, "exec", "agent", "--", "touch", "/tmp/\(file)"])
+                    #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
+                }
                 r = try await so([
-                    "deployment", "--name", ws, "task", "--detach", "--no-push", "--command", "sleep 8", "wait a bit",
+                    "deployment", "--name", ws, "task", "--detach", "--no-push", "--command", until("so-e2e-task"),
+                    "wait a bit",
                 ])
                 #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
                 try await Task.sleep(for: .seconds(4))
@@ -241,25 +250,36 @@ struct WorkspaceTaskE2ETests {
                 #expect(
                     r.exitCode == 0 && r.stdout.contains("keeping \(ws) (namespace \(ws)): task 1 is running"),
                     "\(r.stdout)\n\(r.stderr)")
+                try await release("so-e2e-task")
                 r = try await so(["deployment", "--name", ws, "tasks", "wait", "1"])
                 #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
 
                 // An exec open in it: kept.
                 let open = Process()
                 open.executableURL = URL(fileURLWithPath: E2E.binary)
-                open.arguments = ["deployment", "--name", ws, "exec", "agent", "--", "sleep", "12"]
+                open.arguments = ["deployment", "--name", ws, "exec", "agent", "--", "sh", "-c", until("so-e2e-exec")]
                 var penv = ProcessInfo.processInfo.environment
                 for (k, v) in env { penv[k] = v }
                 open.environment = penv
                 open.standardOutput = FileHandle.nullDevice
                 open.standardError = FileHandle.nullDevice
                 try open.run()
-                try await Task.sleep(for: .seconds(5))
+                // Once the exec runs in the container (a minute at most), and the workspace is past its 3 s of idle.
+                for _ in 0..<120 {
+                    r = try await so([
+                        "deployment", "--name", ws, "exec", "agent", "--", "sh", "-c",
+                        "ps -eo args= | grep -c '[s]o-e2e-exec' || true",
+                    ])
+                    if r.stdout.trimmingCharacters(in: .whitespacesAndNewlines) != "0" { break }
+                    try await Task.sleep(for: .milliseconds(500))
+                }
+                try await Task.sleep(for: .seconds(4))
                 r = try await so(["cleanup", "--idle"])
                 #expect(
                     r.exitCode == 0 && r.stdout.contains("keeping \(ws)")
                         && r.stdout.contains("a shell or exec is open"),
                     "\(r.stdout)\n\(r.stderr)")
+                try await release("so-e2e-exec")
                 open.waitUntilExit()
 
                 // Nobody: stopped, the volume kept, listed as idle.
