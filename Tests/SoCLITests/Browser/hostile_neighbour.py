@@ -181,6 +181,10 @@ try:
     if driver.find_elements(By.CSS_SELECTOR, "form[action='/actions']"):
         fail("the planted namespace's page offers an action")
     driver.get(base + "/d/fix-login")
+    # The page's forms are drawn once it has read the workspace (a minute at most: under load it was not yet).
+    deadline = time.time() + 60
+    while time.time() < deadline and not driver.find_elements(By.CSS_SELECTOR, "input[name='csrf']"):
+        time.sleep(0.1)
     said = driver.execute_async_script(
         """
         const done = arguments[arguments.length - 1];
