@@ -184,14 +184,16 @@ import Testing
         let g = try await GitWorkspace()
         try g.podRuns()
         let q = TaskQueueAction(g.w.ctx)
-        let first = try await submit(g, "first", "sleep 30", push: false)
+        // The first runs until its container stops (a file nobody writes): a sleep of 30 s could end first.
+        let first = try await submit(g, "first", Self.until(g.w.h.path("never")), push: false)
         let second = try await submit(g, "second", "echo two > two.txt", push: false)
         let root = Path.join(g.checkout, ".git/so/tasks")
         func read(_ file: String) -> String {
             ((try? String(contentsOfFile: Path.join(root, file), encoding: .utf8)) ?? "")
                 .trimmingCharacters(in: .whitespacesAndNewlines)
         }
-        for _ in 0..<200 where read("\(first)/state") != "running" || read("\(first)/pid").isEmpty {
+        // A minute at most (4 s were not enough on a machine running every suite at once).
+        for _ in 0..<3000 where read("\(first)/state") != "running" || read("\(first)/pid").isEmpty {
             try await Task.sleep(for: .milliseconds(20))
         }
         #expect(read("\(first)/state") == "running" && read("\(second)/state") == "queued")
@@ -210,7 +212,7 @@ import Testing
         #expect(
             entry.exitCode == 0 && entry.stdout.contains("clone: resuming the task queue"),
             "\(entry.stdout)\(entry.stderr)")
-        for _ in 0..<500 where read("\(second)/state") != "succeeded" { try await Task.sleep(for: .milliseconds(20)) }
+        for _ in 0..<3000 where read("\(second)/state") != "succeeded" { try await Task.sleep(for: .milliseconds(20)) }
         #expect(read("\(second)/state") == "succeeded", "\(read("\(second)/progress"))")
         #expect(read("\(first)/state") == "failed")
         #expect(read("\(first)/progress").contains("the workspace's container stopped while the task ran"))

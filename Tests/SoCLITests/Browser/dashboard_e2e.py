@@ -94,7 +94,7 @@ try:
     shot("refused")
     driver.get(a.url)
     # The sign-in page's script hands the fragment's token over and leaves for the dashboard.
-    wait("the page live", lambda: driver.find_element(By.ID, "live-state").text.startswith("live"), 15)
+    wait("the page live", lambda: driver.find_element(By.ID, "live-state").text.startswith("live"), 120)
     if driver.current_url.find("token=") >= 0:
         fail("the token stayed in the address bar: " + driver.current_url)
     driver.execute_script("window.__kept = 1")
@@ -130,8 +130,8 @@ try:
 
     # The workspace's page: tasks queued, running, succeeded, with their cost, seen live.
     driver.get(base + "/d/" + a.workspace)
-    wait("the workspace page", lambda: driver.find_elements(By.ID, "tasks"), 15)
-    wait("the workspace page live", lambda: driver.find_element(By.ID, "live-state").text.startswith("live"), 15)
+    wait("the workspace page", lambda: driver.find_elements(By.ID, "tasks"), 120)
+    wait("the workspace page live", lambda: driver.find_element(By.ID, "live-state").text.startswith("live"), 120)
     driver.execute_script("window.__kept = 2")
     # Each waits for the test to let it go on (the stand-in's "held=NAME"): the page must see the second queued,
     # then running, then succeeded, however loaded the machine (tasks of 25 s ran past a page's look under load).
@@ -173,10 +173,10 @@ try:
     # A cancel from the page, of a task that does not end by itself (under load a page's click and the action
     # behind it took longer than a slow stand-in ran).
     third = task("third (never ends)", "sleep 600")
-    wait("task 3 on the page", lambda: state_of(third) in ("queued", "running"), 30)
+    wait("task 3 on the page", lambda: state_of(third) in ("queued", "running"), 120)
     # Found and clicked in one go, again if the live table drew the row anew in between (a stale element).
     wait("task 3's cancel clicked", lambda: driver.find_element(
-        By.CSS_SELECTOR, f'#tasks-table tr[data-task="{third}"] form.action button').click() or True, 30)
+        By.CSS_SELECTOR, f'#tasks-table tr[data-task="{third}"] form.action button').click() or True, 120)
     wait("task 3 cancelled", lambda: state_of(third) == "cancelled", 60,
          detail=lambda: f"task 3 {state_of(third)}; the page said: {driver.find_element(By.ID, 'said').text!r}")
     said = driver.find_element(By.ID, "said").text
@@ -187,7 +187,7 @@ try:
     box = driver.find_element(By.CSS_SELECTOR, "form.queue textarea")
     box.send_keys(hostile)
     driver.find_element(By.CSS_SELECTOR, "form.queue button").click()
-    wait("the hostile task queued", lambda: "queued task" in driver.find_element(By.ID, "said").text, 60)
+    wait("the hostile task queued", lambda: "queued task" in driver.find_element(By.ID, "said").text, 120)
     cell = wait("the hostile task on the page", lambda: [
         c for c in driver.find_elements(By.CSS_SELECTOR, "#tasks-table span.text") if c.text.startswith(hostile[:40])])
     if driver.execute_script("return window.__pwned") is not None:
@@ -210,9 +210,9 @@ try:
     so(["deployment", "--name", a.workspace, "status"])
     say(f"ok: down from the page is refused while work is unsaved ({refusal[:90]}…)")
     # A service's log, followed live once its box is opened.
-    box = wait("a log box", lambda: driver.find_elements(By.CSS_SELECTOR, "details.logbox"), 15)[0]
+    box = wait("a log box", lambda: driver.find_elements(By.CSS_SELECTOR, "details.logbox"), 120)[0]
     driver.execute_script("arguments[0].scrollIntoView(); arguments[0].open = true", box)
-    lines = wait("the service's log", lambda: box.find_element(By.CSS_SELECTOR, "pre").text.strip(), 30)
+    lines = wait("the service's log", lambda: box.find_element(By.CSS_SELECTOR, "pre").text.strip(), 120)
     say(f"ok: a service's log follows live ({len(lines.splitlines())} lines so far)")
 
     # A plain deployment whose container crashes: why, and its last lines, on its page.
@@ -229,10 +229,10 @@ try:
     shot("deployment")
 
     driver.get(base + "/")
-    wait("everything page", lambda: driver.find_elements(By.ID, "deployments-table"), 15)
+    wait("everything page", lambda: driver.find_elements(By.ID, "deployments-table"), 120)
     shot("everything")
     driver.get(base + "/cost")
-    wait("cost page", lambda: driver.find_elements(By.CSS_SELECTOR, "svg.chart"), 15)
+    wait("cost page", lambda: driver.find_elements(By.CSS_SELECTOR, "svg.chart"), 120)
     if "$0.0" not in driver.find_element(By.ID, "live").text and not driver.find_elements(By.CSS_SELECTOR, "svg rect"):
         fail("the cost page draws nothing")
     shot("cost")
