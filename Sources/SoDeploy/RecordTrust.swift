@@ -37,14 +37,8 @@ public enum RecordTrust {
         {
             throw refuse("spec.yml", "", "is outside the directory (\(e.path))")
         }
-        for ca in spec.sections.caCertificates
-        where !inside(Path.absolute(Path.expandTilde(ca, home: home), relativeTo: dir)) {
-            throw refuse("spec.yml", "ca-certificates", "names \(ca), outside the directory")
-        }
-        if let p = spec.sections.imagePullSecret, let file = p.tokenFile,
-            !inside(Path.absolute(Path.expandTilde(file, home: home), relativeTo: dir))
-        {
-            throw refuse("spec.yml", "image-pull-secret.token-file", "names \(file), outside the directory")
+        if let (key, file) = fileOutside(spec, dir: dir, home: home, inside: inside) {
+            throw refuse("spec.yml", key, "names \(file), outside the directory")
         }
         for v in spec.volumes {
             guard let p = v.path else { continue }
@@ -103,11 +97,8 @@ public enum RecordTrust {
         }
         let probe = DiagnosticSink.dropped("a record made here (its start warns)")
         let spec = try Spec.load(Path.join(dir, "spec.yml"), fs: ctx.fs, diagnostics: probe)
-        for ca in spec.sections.caCertificates where outside(ca) {
-            throw refuse("spec.yml", "ca-certificates", "names \(ca), a file of this machine")
-        }
-        if let file = spec.sections.imagePullSecret?.tokenFile, outside(file) {
-            throw refuse("spec.yml", "image-pull-secret.token-file", "names \(file), a file of this machine")
+        if let (key, file) = fileOutside(spec, dir: dir, home: home, inside: inside) {
+            throw refuse("spec.yml", key, "names \(file), a file of this machine")
         }
         // A stack that does not resolve runs no start command (its start warns that it cannot be read).
         if let stack = try? ctx.locator.resolve(spec.stack, relativeTo: [dir], diagnostics: probe),
@@ -128,6 +119,15 @@ public enum RecordTrust {
                     s.component.relativePath, "secrets.\(s.declared.name).file", "reads \(file) of this machine")
             }
         }
+    }
+
+    /// The first file the spec has a start read (a CA file, the pull token's file) that is outside `dir`: its key
+    /// and the file as written; nil when every one is inside.
+    static func fileOutside(_ spec: Spec, dir: String, home: String, inside: (String) -> Bool) -> (String, String)? {
+        let named =
+            spec.sections.caCertificates.map { ("ca-certificates", $0) }
+            + (spec.sections.imagePullSecret?.tokenFile.map { [("image-pull-secret.token-file", $0)] } ?? [])
+        return named.first { !inside(Path.absolute(Path.expandTilde($0.1, home: home), relativeTo: dir)) }
     }
 
     /// The compose files' part of `check`: bind mounts inside the directory only, no secret read from a file; the
