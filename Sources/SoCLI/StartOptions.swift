@@ -43,6 +43,13 @@ struct StartOptions: ParsableArguments {
             "Start this directory even when the cluster's record of the deployment moved on since the directory was "
                 + "last in step with it (someone else started it): it becomes the record's next revision."))
     var force = false
+    @Flag(
+        name: .long,
+        help: ArgumentHelp(
+            "In a directory written from the cluster's record (--name on a machine without it, pull, rollback), copy "
+                + "the secret-env variables the record names from this environment too, not only those this machine "
+                + "copied before (the others keep the values the cluster holds)."))
+    var copySecretEnv = false
     @Option(
         name: .long,
         help: ArgumentHelp(
@@ -86,6 +93,7 @@ struct StartOptions: ParsableArguments {
             wait: !noWait, timeout: timeout, progress: progress, ttl: try ttl.map(parseTTL))
         req.force = force
         req.history = history
+        req.copySecretEnv = copySecretEnv
         try await StartAction(ctx).run(req)
     }
 }

@@ -39,7 +39,11 @@ public struct CreateAction {
             for f in changes.changed { ctx.say("  changed \(f) (previous copy kept as \(f).bak)") }
             for f in changes.added { ctx.say("  added \(f)") }
             for f in changes.removed { ctx.say("  removed \(f) (no longer in the stack)") }
-            if changes.changed.isEmpty && changes.added.isEmpty && changes.removed.isEmpty { ctx.say("  no changes") }
+            if changes.changed.isEmpty && changes.added.isEmpty && changes.removed.isEmpty {
+                ctx.say("  no changes")
+            } else {
+                await RecordAction(ctx).recordUpdate(dir: dir, cluster: req.cluster)
+            }
         } else {
             try plan.write(to: dir, fs: fs, interrupts: ctx.interrupts)
             ctx.say("created deployment \(dir) (stack \(stack.name), id \(identity.deploymentID))")

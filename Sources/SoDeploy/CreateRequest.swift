@@ -18,6 +18,8 @@ public struct CreateRequest: Sendable {
     public var ttl: String?
     /// List the files that would be written or changed; write nothing.
     public var dryRun = false
+    /// `--update` of a deployment in step with the cluster's record: how the cluster is reached to record it.
+    public var cluster = ClusterOptions()
 
     public init(specFile: String, deploymentDir: String? = nil, update: Bool = false, stack: String? = nil) {
         self.specFile = specFile

@@ -14,7 +14,16 @@ public struct RecordAction: Sendable {
     /// The cluster's latest revision of the deployment `so up` named `name` (namespace `name`), or nil when the
     /// cluster holds none.
     func latestNamed(_ name: String, client: ClusterClient) async throws -> (RecordStore, RecordHead)? {
-        let heads = try await client.list(.secret, namespace: name, labelSelector: "\(RecordStore.Key.part)=head")
+        let namespace: String
+        var heads = try await client.list(.secret, namespace: name, labelSelector: "\(RecordStore.Key.part)=head")
+        if heads.isEmpty {
+            // A workspace claimed from a pool lives in its member's namespace, which names it by its directory.
+            guard let claimed = try await claimedNamespace(name, client: client) else { return nil }
+            namespace = claimed
+            heads = try await client.list(.secret, namespace: claimed, labelSelector: "\(RecordStore.Key.part)=head")
+        } else {
+            namespace = name
+        }
         let ids = Set(heads.compactMap { $0.labels[RecordStore.Key.of] })
         guard !ids.isEmpty else { return nil }
         let id: String
@@ -24,12 +33,49 @@ public struct RecordAction: Sendable {
             id = name
         } else {
             throw SoError(
-                "namespace \(name) holds the records of several deployments (\(ids.sorted().joined(separator: ", ")))",
+                "namespace \(namespace) holds the records of several deployments (\(ids.sorted().joined(separator: ", ")))",
                 hint: "use the directory of the one you mean: so deployment --dir DIR …")
         }
-        let store = RecordStore(client: client, namespace: name, deployment: id)
+        let store = RecordStore(client: client, namespace: namespace, deployment: id)
         guard let latest = try await store.heads().last else { return nil }
         return (store, latest)
+    }
+
+    /// The namespace of the workspace `name` claimed from a warm pool (its member's, whose directory the claim
+    /// renamed to `name`); nil when there is none. Two machines' workspaces of one name are not guessed between.
+    func claimedNamespace(_ name: String, client: ClusterClient) async throws -> String? {
+        let found = try await client.list(
+            .namespace, namespace: nil, labelSelector: DeploymentNames.Label.managedBySoSelector
+        ).filter {
+            $0.annotations[DeploymentNames.Annotation.claimedFrom] != nil
+                && $0.annotations[DeploymentNames.directoryAnnotation].map(Path.basename) == name
+        }
+        guard found.count < 2 else {
+            let each = found.map { "\($0.name) (\($0.annotations[DeploymentNames.directoryAnnotation] ?? "?"))" }
+            throw SoError(
+                "several workspaces named '\(name)' were claimed from pools: \(each.sorted().joined(separator: ", "))",
+                hint: "name the one you mean by its namespace: so deployment --name NAMESPACE …")
+        }
+        return found.first?.name
+    }
+
+    /// A claim's revision: the claimed member's files, now the workspace's in `dir`, written as the next revision
+    /// with verb `claim` by this writer, so `history` and `deployment list` say who holds it since when.
+    /// `namespace`: the Namespace as the claim patched it (its pool). Best effort: a claim whose revision is not
+    /// written is the claimer's all the same (said with --verbose), and the workspace's next start writes one.
+    public func recordClaim(dir: String, namespace: JSON, client: ClusterClient, connection: ClusterConnection) async {
+        do {
+            let model = try DeploymentLoader.load(
+                dir, fs: ctx.fs, diagnostics: DiagnosticSink.dropped("a claimed workspace's files (its start warns)"))
+            var req = StartRequest(directory: dir)
+            req.verb = "claim"
+            let step = RecordStep(
+                ctx: ctx, client: client, model: model, namespace: namespace.name, connection: connection, req: req)
+            _ = try await step.begin(
+                existing: namespace, heads: try await step.store.heads(), done: "claimed", always: true)
+        } catch {
+            ctx.verbose("the claim of \(Path.basename(dir)) is not in its record: \(error)")
+        }
     }
 
     /// `--name NAME` where `$SO_HOME/deployments/NAME` does not exist: made from the cluster's latest record (said
@@ -77,6 +123,37 @@ public struct RecordAction: Sendable {
         return dir
     }
 
+    /// `deploy create --update` of a directory that has been in step with the cluster's record: its new files
+    /// written as the next revision (verb `update`, result `not started`) under the deployment's Lease, so a
+    /// teammate's directory is behind it and `history` shows it; its next start runs as that revision. Best
+    /// effort: with no cluster at hand, or a record that moved on, the update is this directory's alone (said),
+    /// and its next start records it or is refused as stale.
+    public func recordUpdate(dir: String, cluster: ClusterOptions = ClusterOptions()) async {
+        guard RecordFiles.step(in: dir, fs: ctx.fs) != nil else { return }
+        do {
+            let d = try await ConnectedDeployment.open(ctx, directory: dir, cluster: cluster)
+            // A deployment whose namespace is gone has no record to be in step with (its next start writes one).
+            guard let existing = try await d.client.get(.namespace, name: d.namespace, namespace: nil) else { return }
+            var req = StartRequest(directory: dir)
+            req.verb = "update"
+            let step = RecordStep(
+                ctx: ctx, client: d.client, model: d.model, namespace: d.namespace, connection: d.target.connection,
+                req: req)
+            let begun = try await DeploymentLock.holding(d.lock(timeout: 60), waiting: 30) {
+                try await step.begin(existing: existing, heads: try await step.store.heads(), done: "not started")
+            }
+            if begun.wrote {
+                ctx.say(
+                    "  recorded in the cluster as revision \(begun.head.revision) of \(d.model.id) (not started yet: "
+                        + "start applies it)")
+            }
+        } catch {
+            ctx.diagnostics.warn(
+                "the update is in \(dir) only, not in the cluster's record: \(StartAction.firstLine(error))",
+                hint: "its next start records it (or says why it cannot)")
+        }
+    }
+
     public struct Pulled: Sendable {
         public var directory: String
         public var revision: Int
@@ -96,7 +173,23 @@ public struct RecordAction: Sendable {
                 hint: "its next start writes one: so deployment --dir \(directory) start")
         }
         let record = try await store.read(latest)
-        let changed = try RecordFiles.write(record, to: d.model.directory, fs: ctx.fs, keepOld: true)
+        // Another machine's revision is checked before a file of it is written here, as a directory made from it
+        // would be: what would read this machine's files into the cluster or run its commands here is refused.
+        if record.writer.host != ctx.hostName {
+            let dir = d.model.directory
+            let prefix = Path.basename(dir) + ".pulling"
+            let scratch = try ctx.fs.temporaryDirectory(beside: dir, prefix: prefix)
+            defer { try? ctx.fs.removeOwnedTree(scratch, owner: .scratch(prefix: prefix)) }  // best effort: scratch
+            try RecordFiles.write(record, to: scratch, fs: ctx.fs)
+            try RecordTrust.checkHere(
+                scratch, ctx: ctx,
+                pulling: (
+                    "revision \(record.revision) of \(d.model.id) (\(record.verb) by \(record.writer.description))", dir
+                ))
+        }
+        let changed = try RecordFiles.write(
+            record, to: d.model.directory, fs: ctx.fs, keepOld: true,
+            copies: RecordTrust.copies(d.model.directory, fs: ctx.fs))
         return Pulled(
             directory: d.model.directory, revision: record.revision, writer: record.writer, time: record.time,
             changed: changed)
@@ -146,11 +239,12 @@ public struct RecordAction: Sendable {
                     hint: "pull first (so deployment --dir \(d.model.directory) pull), or pass --force")
             }
         }
-        try RecordFiles.write(record, to: d.model.directory, fs: ctx.fs, keepOld: true)
+        let copies = RecordTrust.copies(d.model.directory, fs: ctx.fs)
+        try RecordFiles.write(record, to: d.model.directory, fs: ctx.fs, keepOld: true, copies: copies)
         // In step with the latest, as a directory that was just edited: its start writes revision latest + 1.
         try RecordFiles.writeStep(
-            .init(deployment: d.model.id, revision: latest.revision, digest: latest.digest), in: d.model.directory,
-            fs: ctx.fs)
+            .init(deployment: d.model.id, revision: latest.revision, digest: latest.digest, copies: copies),
+            in: d.model.directory, fs: ctx.fs)
         var start = req
         start.verb = "rollback"
         start.force = false

@@ -69,11 +69,12 @@ public enum RecordFiles {
     /// (nothing half-written is left); in an existing one each file is replaced in one step and the files of the
     /// record's trees that it no longer holds are removed (`data/`, `kubeconfig.yml` and the rest are left alone).
     /// With `keepOld`, a file replaced or removed keeps its old content as `FILE.bak` (as `deploy create --update`
-    /// does). Returns the paths written or removed.
+    /// does). `copies`: what this machine's starts of the directory copy from its environment (`Step.copies`):
+    /// nothing, unless the caller kept what it copied before. Returns the paths written or removed.
     @discardableResult
-    public static func write(_ record: DeploymentRecord, to dir: String, fs: FileSystem, keepOld: Bool = false) throws
-        -> [String]
-    {
+    public static func write(
+        _ record: DeploymentRecord, to dir: String, fs: FileSystem, keepOld: Bool = false, copies: [String] = []
+    ) throws -> [String] {
         for f in record.files where !isSafe(f.path) {
             throw SoError(
                 "the record of \(record.deployment) (revision \(record.revision)) names the file '\(f.path)', "
@@ -86,7 +87,7 @@ public enum RecordFiles {
             let tmp = try fs.temporaryDirectory(beside: dir, prefix: prefix)
             do {
                 for f in record.files { try put(f, in: tmp, fs: fs) }
-                try writeStep(record, in: tmp, fs: fs)
+                try writeStep(record, in: tmp, fs: fs, copies: copies)
                 try fs.move(tmp, to: dir)
             } catch {
                 try? fs.removeOwnedTree(tmp, owner: .scratch(prefix: prefix))  // best effort: the error next matters
@@ -140,7 +141,7 @@ public enum RecordFiles {
                 }
             }
         }
-        try writeStep(record, in: dir, fs: fs)
+        try writeStep(record, in: dir, fs: fs, copies: copies)
         return changed.sorted()
     }
 
@@ -162,11 +163,22 @@ public enum RecordFiles {
         public var deployment: String
         public var revision: Int
         public var digest: String
+        /// The variables this machine's starts of the directory copy from its environment (`RecordTrust.copies`),
+        /// for a directory written from the cluster's record; nil for one made here (all its files name).
+        public var copies: [String]? = nil
+
+        public init(deployment: String, revision: Int, digest: String, copies: [String]? = nil) {
+            self.deployment = deployment
+            self.revision = revision
+            self.digest = digest
+            self.copies = copies
+        }
     }
 
-    static func writeStep(_ record: DeploymentRecord, in dir: String, fs: FileSystem) throws {
+    static func writeStep(_ record: DeploymentRecord, in dir: String, fs: FileSystem, copies: [String]?) throws {
         try writeStep(
-            Step(deployment: record.deployment, revision: record.revision, digest: record.digest), in: dir, fs: fs)
+            Step(deployment: record.deployment, revision: record.revision, digest: record.digest, copies: copies),
+            in: dir, fs: fs)
     }
 
     public static func writeStep(_ step: Step, in dir: String, fs: FileSystem) throws {

@@ -30,8 +30,10 @@ struct RecordStep {
 
     /// The stale check and, when the files changed, the next revision written. `existing`: the Namespace as it
     /// stood (nil when this start created it: no record can be there yet); `heads`: the record's revisions, as
-    /// listed beside the start's first read.
-    func begin(existing: JSON?, heads: [RecordHead]) async throws -> Begun {
+    /// listed beside the start's first read. `done`: the result of a verb that is over once its revision is
+    /// written (a claim, `deploy create --update`); `always`: a verb that changes who holds the deployment, not its
+    /// files (a claim), whose revision is written whatever the latest holds.
+    func begin(existing: JSON?, heads: [RecordHead], done: String? = nil, always: Bool = false) async throws -> Begun {
         let dir = model.directory
         let files = try RecordFiles.collect(dir, fs: ctx.fs, secretKeys: model.secretKeys)
         let digest = DeploymentRecord.digest(files)
@@ -43,11 +45,11 @@ struct RecordStep {
                     + "\(Timestamps.rfc3339(latest.time))) did not finish: its writer stopped before the end; "
                     + "this start takes over")
         }
-        if let latest, latest.digest == digest {
-            if step != RecordFiles.Step(deployment: model.id, revision: latest.revision, digest: digest) {
-                try RecordFiles.writeStep(
-                    .init(deployment: model.id, revision: latest.revision, digest: digest), in: dir, fs: ctx.fs)
-            }
+        // What this machine copies from its environment stays as the directory had it (`--copy-secret-env`: all).
+        let copies = req.copySecretEnv || step?.deployment != model.id ? nil : step?.copies
+        if let latest, latest.digest == digest, !always {
+            let now = RecordFiles.Step(deployment: model.id, revision: latest.revision, digest: digest, copies: copies)
+            if step != now { try RecordFiles.writeStep(now, in: dir, fs: ctx.fs) }
             return Begun(store: store, head: latest, wrote: false)
         }
         if let latest, step?.deployment != model.id || step?.revision != latest.revision {
@@ -69,9 +71,11 @@ struct RecordStep {
                 $0.annotations[DeploymentNames.Annotation.claimedFrom]
                     ?? $0.annotations[DeploymentNames.Annotation.pool]
             }, files: files)
-        let head = try await store.write(record, changed: DeploymentRecord.changes(from: parentFiles, to: files))
+        let head = try await store.write(
+            record, changed: DeploymentRecord.changes(from: parentFiles, to: files), result: done ?? RecordHead.applying
+        )
         try RecordFiles.writeStep(
-            .init(deployment: model.id, revision: record.revision, digest: digest), in: dir, fs: ctx.fs)
+            .init(deployment: model.id, revision: record.revision, digest: digest, copies: copies), in: dir, fs: ctx.fs)
         let keep = req.history ?? model.spec.recordHistory ?? RecordStore.defaultHistory
         // Old revisions go after the new one is in place; a failure here loses nothing (the next start prunes).
         do { try await store.prune(keep: keep, heads: heads + [head], orphans: !heads.isEmpty) } catch {

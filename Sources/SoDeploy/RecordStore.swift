@@ -88,10 +88,12 @@ public struct RecordStore: Sendable {
         return record
     }
 
-    /// Writes `record` as a new revision, its result `applying` until `finish`: the chunks, then the head, each
-    /// created only if absent. Refused, with nothing left, when the record is too large or another writer made
-    /// the revision first.
-    public func write(_ record: DeploymentRecord, changed: [String]) async throws -> RecordHead {
+    /// Writes `record` as a new revision, its result `applying` until `finish` (or `result`, for a verb that is
+    /// done when its revision is written): the chunks, then the head, each created only if absent. Refused, with
+    /// nothing left, when the record is too large or another writer made the revision first.
+    public func write(_ record: DeploymentRecord, changed: [String], result: String = RecordHead.applying)
+        async throws -> RecordHead
+    {
         let payload = try record.encoded()
         let parts = stride(from: 0, to: max(payload.count, 1), by: Self.chunkBytes).map {
             payload.subdata(in: $0..<min($0 + Self.chunkBytes, payload.count))
@@ -132,7 +134,7 @@ public struct RecordStore: Sendable {
             var annotations: [(String, String)] = [
                 (Key.digest, record.digest), (Key.user, record.writer.user), (Key.host, record.writer.host),
                 (Key.time, Timestamps.rfc3339(record.time)), (Key.verb, record.verb), (Key.version, record.version),
-                (Key.chunks, String(parts.count)), (Key.result, RecordHead.applying),
+                (Key.chunks, String(parts.count)), (Key.result, result),
                 (Key.changed, Self.summary(changed)),
             ]
             if let parent = record.parent { annotations.append((Key.parent, String(parent))) }

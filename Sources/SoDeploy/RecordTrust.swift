@@ -80,10 +80,19 @@ public enum RecordTrust {
     /// on it (the start commands of a stack inside the directory) is refused, naming the file and key. Host paths
     /// and bind mounts are the nodes' (as on the machine that wrote the record), and a stack path outside the
     /// directory is this machine's own files: both are left to the start, as from a directory made here.
-    public static func checkHere(_ dir: String, ctx: SoContext) throws {
+    /// `pulling`: the record is checked in a scratch copy before a `pull` writes it into this directory, which it
+    /// names (nothing is written when it is refused).
+    public static func checkHere(_ dir: String, ctx: SoContext, pulling: (record: String, into: String)? = nil) throws {
         func inside(_ path: String) -> Bool { Path.isWithin(ctx.fs.realpath(path), ctx.fs.realpath(dir)) }
         func refuse(_ file: String, _ key: String, _ what: String) -> SoError {
-            SoError(
+            if let pulling {
+                return SoError(
+                    "\(pulling.record) is refused: \(file) \(key) \(what); nothing was written to \(pulling.into)",
+                    hint: "whoever may write Secrets in its namespace wrote it (see what changed: so deployment "
+                        + "history); if you trust it, take the change from its writer and start this directory "
+                        + "with --force")
+            }
+            return SoError(
                 "the cluster's record made \(dir), and it is refused: \(file) \(key) \(what)",
                 hint: "whoever may write Secrets in its namespace wrote it (see who: so deployment history); if you "
                     + "trust it, copy the directory from its writer and use --dir")
@@ -150,14 +159,39 @@ public enum RecordTrust {
                 }
             }
         }
-        var withheld = Set(spec.secretEnv)
-        if let env = spec.sections.imagePullSecret?.tokenEnv { withheld.insert(env) }
-        for s in Renderer.composeSecrets(model) {
-            if s.declared.file != nil {
-                throw refuse(s.component.relativePath, "secrets.\(s.declared.name).file", "reads a file of the stack")
-            }
-            if let env = s.declared.environment { withheld.insert(env) }
+        for s in Renderer.composeSecrets(model) where s.declared.file != nil {
+            throw refuse(s.component.relativePath, "secrets.\(s.declared.name).file", "reads a file of the stack")
         }
-        return withheld
+        return copiedNames(model)
+    }
+
+    /// The variables a start of `model` copies from the environment into the cluster: the spec's `secret-env`,
+    /// the image-pull token's `token-env`, and compose secrets' `environment:`.
+    public static func copiedNames(_ model: DeploymentModel) -> Set<String> {
+        var names = Set(model.spec.secretEnv)
+        if let env = model.spec.sections.imagePullSecret?.tokenEnv { names.insert(env) }
+        for s in Renderer.composeSecrets(model) {
+            if let env = s.declared.environment { names.insert(env) }
+        }
+        return names
+    }
+
+    /// What this machine's starts of `dir` copy from its environment, to be kept when the directory is written from
+    /// the cluster's record (`pull`, `rollback`): what it copied before (all its files named, for a directory made
+    /// here), so a teammate's revision that names more variables does not take their values from this machine.
+    public static func copies(_ dir: String, fs: FileSystem) -> [String] {
+        if let step = RecordFiles.step(in: dir, fs: fs), let copies = step.copies { return copies }
+        let probe = DiagnosticSink.dropped("the directory before a pull (its start warns)")
+        // A directory that does not load names nothing this machine agreed to copy.
+        guard let model = try? DeploymentLoader.load(dir, fs: fs, diagnostics: probe) else { return [] }
+        return copiedNames(model).sorted()
+    }
+
+    /// The variables a start of `model` (in a directory written from the cluster's record) must not copy from this
+    /// machine's environment: those its record names that this machine did not agree to (`RecordFiles.Step.copies`).
+    /// Empty for a directory made here.
+    public static func notCopied(_ model: DeploymentModel, fs: FileSystem) -> [String] {
+        guard let copies = RecordFiles.step(in: model.directory, fs: fs)?.copies else { return [] }
+        return copiedNames(model).subtracting(copies).sorted()
     }
 }

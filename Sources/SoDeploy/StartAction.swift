@@ -46,6 +46,29 @@ public struct StartAction: Sendable {
 
     @discardableResult
     public func run(_ req: StartRequest) async throws -> StartReport {
+        try await withholding(req).started(req)
+    }
+
+    /// This start, or one whose environment lacks what it must not copy into the cluster: in a directory written
+    /// from the cluster's record, the variables the record names that this machine did not agree to copy
+    /// (`RecordTrust.notCopied`; the values the cluster holds are kept), unless `--copy-secret-env`.
+    func withholding(_ req: StartRequest) throws -> StartAction {
+        guard !req.copySecretEnv, RecordFiles.step(in: req.directory, fs: ctx.fs)?.copies != nil else { return self }
+        // A directory that does not load is the start's to refuse, with the reason.
+        guard let model = try? RenderAction(ctx).model(req.directory) else { return self }
+        let names = RecordTrust.notCopied(model, fs: ctx.fs).filter { ctx.environment[$0] != nil }
+        guard !names.isEmpty else { return self }
+        ctx.diagnostics.warn(
+            "\(names.joined(separator: ", ")) \(names.count == 1 ? "is" : "are") not copied from your environment: "
+                + "\(model.directory) was written from the cluster's record, which names "
+                + "\(names.count == 1 ? "it" : "them") (the values the cluster holds are kept)",
+            hint: "to put your own values into the cluster: start --copy-secret-env")
+        var acting = ctx
+        for name in names { acting.environment[name] = nil }
+        return StartAction(acting)
+    }
+
+    func started(_ req: StartRequest) async throws -> StartReport {
         // A dry run says only its plan.
         var quiet = ctx
         quiet.options.quiet = quiet.options.quiet || req.dryRun

@@ -27,6 +27,9 @@ public struct StartRequest: Sendable {
     public var verb = "start"
     /// `--force`: a directory out of step with the cluster's record is written as its next revision.
     public var force = false
+    /// `--copy-secret-env`: in a directory written from the cluster's record, the variables it names are copied
+    /// from this environment too (else only those this machine copied before: `RecordTrust.notCopied`).
+    public var copySecretEnv = false
     /// `--history N`: revisions of the record the cluster keeps (else the spec's `record-history:`, else 10).
     public var history: Int?
 

@@ -22,6 +22,8 @@ struct PoolClaim {
         var pool: PoolRecord
         /// The pod its workspace container ran in when the pool was listed.
         var pod: String?
+        /// The claim's revision of the record, being written (`RecordAction.recordClaim`).
+        var recorded: Task<Void, Never>? = nil
     }
 
     /// Keys of `--config` that belong to one workspace, not to a pool's members.
@@ -219,12 +221,19 @@ struct PoolClaim {
                     ])
                 )
             ])
-            _ = try await client.patch(
+            let patched = try await client.patch(
                 .namespace, name: m.listing.namespace, namespace: nil,
                 mergePatch: Data(JSONWriter.bytes(patch, .compact)))
             // The Lease stays: an up that listed the member before this claim finds it taken.
             ctx.say("\(name): claimed \(m.listing.name) from pool \(pool.name) (namespace \(m.listing.namespace))")
-            return Claimed(member: m.listing.name, namespace: m.listing.namespace, pool: pool, pod: m.pod)
+            // The claim's revision of the record is written while the checkout is carried in (neither needs the other).
+            let ctx = self.ctx
+            let recorded = Task {
+                await RecordAction(ctx).recordClaim(
+                    dir: dir, namespace: patched, client: client, connection: target.connection)
+            }
+            return Claimed(
+                member: m.listing.name, namespace: m.listing.namespace, pool: pool, pod: m.pod, recorded: recorded)
         }
         ctx.say("pool \(pool.name): every warm workspace was claimed by another up; starting \(name) cold")
         return nil

@@ -135,7 +135,9 @@ public struct UpAction {
             let bytes = try await carryIntoClaimed(
                 req, name: name, dir: dir, checkout: checkout, bundle: bundle, branch: branch, pod: claimed.pod)
             result.source?.bundleBytes = bytes
+            await claimed.recorded?.value
         } catch let error as SoError {
+            await claimed.recorded?.value
             // A claimed workspace that failed before its checkout was in holds no work: it goes, and NAME starts cold.
             ctx.diagnostics.warn(
                 "the workspace claimed from pool \(pool.name) failed before it was ready: \(error.message); starting \(name) cold"

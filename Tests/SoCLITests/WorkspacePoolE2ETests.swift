@@ -205,6 +205,12 @@ struct WorkspacePoolE2ETests {
                     "cd /workspace && git rev-parse --abbrev-ref HEAD && cat README.md",
                 ])
                 #expect(r.stdout == "agent/\(ws)\nhello\n", "\(r.stdout)\n\(r.stderr)")
+                // A, with no directory of it, reaches B's claimed workspace by its name; the claim is a revision.
+                r = try await a(["deployment", "--name", ws, "history", "-o", "json"])
+                let revisions = (try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]]) ?? []
+                #expect(
+                    revisions.last?["verb"] as? String == "claim" && revisions.last?["result"] as? String == "claimed",
+                    "\(r.stdout)\n\(r.stderr)")
                 // B's refill (with B's copy of the stack) made the next member; A sees it.
                 let refilled = try await Self.warm(pool, 1) { try await a($0) }
                 let pools =

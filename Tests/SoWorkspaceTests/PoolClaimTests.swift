@@ -68,7 +68,8 @@ import Testing
     }
 
     /// A claim writes what a claim needs and nothing of the next member, whose making is a process of its own: the
-    /// claim's Lease, the workspace's record on its Namespace, the claimer's credentials in its Secret.
+    /// claim's Lease, the workspace's name on its Namespace, the claimer's credentials in its Secret, and the claim's
+    /// revision of the record (who the writer is, the revision, who wrote last on the Namespace: written meanwhile).
     @Test func aClaimWritesOnlyWhatAClaimNeeds() async throws {
         var c = try await CarryHarness()
         c.w.ctx.environment["ANTHROPIC_API_KEY"] = "claimer-key-not-real"
@@ -82,10 +83,15 @@ import Testing
         let verbs = ["create", "apply", "patch", "update", "delete"]
         let writes = c.w.cluster.calls[before...].filter { verbs.contains(String($0.split(separator: " ")[0])) }
         #expect(
-            writes == [
-                "create Lease \(ns)/so-pool-claim", "patch Namespace \(ns)",
-                "patch Secret \(ns)/\(member.listing.id)-generated-secrets",
+            Array(writes.prefix(2)) == ["create Lease \(ns)/so-pool-claim", "patch Namespace \(ns)"], "\(writes)")
+        #expect(
+            writes.dropFirst(2).sorted() == [
+                "create Secret \(ns)/so.record.\(member.listing.id).v2", "create SelfSubjectReview ",
+                "patch Namespace \(ns)", "patch Secret \(ns)/\(member.listing.id)-generated-secrets",
             ], "\(writes)")
+        let head = try #require(
+            try await RecordStore(client: c.w.cluster, namespace: ns, deployment: member.listing.id).heads().last)
+        #expect(head.verb == "claim" && head.result == "claimed" && head.pool == "warm")
         #expect(c.w.h.processes.detached.count == 1)
         // The member's pods are read once, when the pool is listed: the claim execs into the pod found then.
         let podReads = c.w.cluster.calls[before...].filter { $0.hasPrefix("list Pod") && $0.contains(ns) }
