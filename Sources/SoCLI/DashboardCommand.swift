@@ -20,7 +20,8 @@ struct DashboardCommand: SoRunnable {
             any other deployment (another host's, or a team's page with no disk) through the cluster's record of it, \
             made into $SO_HOME/deployments and refused when it names a file outside itself; --read-only turns that \
             off. On loopback it answers to 127.0.0.1, localhost and ::1 only. Any other --listen address needs \
-            --tls-cert and --tls-key (HTTPS), --read-only, or --insecure-http. SO_DASHBOARD_TOKEN sets the token \
+            --tls-cert and --tls-key (HTTPS), --trust-proxy behind a proxy that serves HTTPS (then what it says came \
+            over plain HTTP is refused), --read-only, or --insecure-http. SO_DASHBOARD_TOKEN sets the token \
             (32 characters at least) instead of a new one (a team's page in a cluster, read-only or acting: see \
             examples/dashboard).
 
@@ -41,7 +42,9 @@ struct DashboardCommand: SoRunnable {
     @Option(name: .long, help: "The PEM private key of --tls-cert.") var tlsKey: String?
     @Flag(
         name: .long,
-        help: "Behind a proxy: trust its X-Forwarded-Proto (https: Secure cookie, HSTS) and X-Forwarded-For.")
+        help: ArgumentHelp(
+            "Behind a proxy: trust its X-Forwarded-Proto (https: Secure cookie, HSTS) and X-Forwarded-For; with "
+                + "actions on an address other than loopback, answer only what it says came over HTTPS."))
     var trustProxy = false
     @Flag(name: .long, help: "Allow actions over plain HTTP on an address other than loopback (not advised).")
     var insecureHttp = false
@@ -53,13 +56,19 @@ struct DashboardCommand: SoRunnable {
     }
 
     /// What this command line may serve: HTTPS needs both files; plain HTTP off loopback only shows, unless told.
-    static func check(listen: String, tls: DashboardServer.TLSFiles?, readOnly: Bool, insecureHTTP: Bool) throws {
-        guard tls == nil, !readOnly, !insecureHTTP, !DashboardAccess.isLoopback(listen) else { return }
+    /// Behind a trusted proxy (`--trust-proxy`), actions on such an address are taken over what the proxy says was
+    /// HTTPS only (`httpsOnly`). Returns whether that rule applies.
+    static func check(
+        listen: String, tls: DashboardServer.TLSFiles?, readOnly: Bool, insecureHTTP: Bool, trustProxy: Bool = false
+    ) throws -> Bool {
+        guard tls == nil, !readOnly, !insecureHTTP, !DashboardAccess.isLoopback(listen) else { return false }
+        if trustProxy { return true }
         throw SoError.usage(
             "so dashboard will not take actions over plain HTTP on \(listen): anyone on the way could read the "
                 + "session's cookie and act with it",
-            hint: "--tls-cert and --tls-key serve HTTPS; --read-only shows without actions; "
-                + "--insecure-http if you accept the risk")
+            hint: "--tls-cert and --tls-key serve HTTPS; --trust-proxy behind a proxy that serves it (requests it "
+                + "says were plain HTTP are refused); --read-only shows without actions; --insecure-http if you "
+                + "accept the risk")
     }
 
     func run(_ ctx: SoContext) async throws {
@@ -72,15 +81,18 @@ struct DashboardCommand: SoRunnable {
             throw SoError.usage(
                 "so dashboard needs --tls-cert and --tls-key together", hint: "give the certificate and its key")
         }
-        try Self.check(listen: listen, tls: tls, readOnly: readOnly, insecureHTTP: insecureHttp)
+        let httpsOnly = try Self.check(
+            listen: listen, tls: tls, readOnly: readOnly, insecureHTTP: insecureHttp, trustProxy: trustProxy)
         let fixed = try ctx.environment["SO_DASHBOARD_TOKEN"].map { try DashboardAccess.configuredToken($0) }
         let options = cluster.options(manage: false)
         let feed = try await DashboardFeed.open(ctx, cluster: options)
-        let access = DashboardAccess(
+        var acting = DashboardAccess(
             token: fixed ?? DashboardAccess.newToken(ctx.entropy.bytes(32)),
             csrf: DashboardAccess.newToken(ctx.entropy.bytes(32)), port: port,
             transport: tls != nil ? .https : trustProxy ? .proxied : .http,
             allowedHosts: DashboardAccess.loopbackHosts(listen))
+        acting.httpsOnly = httpsOnly
+        let access = acting
         let server = DashboardServer(
             feed: feed, access: access, actions: readOnly ? nil : DashboardActions(ctx: ctx, cluster: options),
             hostName: ctx.hostName)

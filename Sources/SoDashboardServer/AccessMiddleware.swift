@@ -13,6 +13,9 @@ struct AccessMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
         async throws -> Response
     {
+        if access.httpsOnly, request.uri.path != "/healthz", !access.isHTTPS(request) {
+            return DashboardAccess.notHTTPS()
+        }
         if Self.open.contains(request.uri.path) { return try await next(request, context) }
         guard let id = access.cookie(request), await access.sessions.valid(id, at: access.now()) else {
             return DashboardAccess.forbidden()

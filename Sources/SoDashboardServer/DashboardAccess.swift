@@ -17,6 +17,9 @@ public struct DashboardAccess: Sendable {
     /// The names a request's `Host` may carry (a server on loopback answers to its own names only, so a page of
     /// another site whose name resolves to 127.0.0.1 cannot read it); nil: any.
     public var allowedHosts: Set<String>?
+    /// Behind a trusted proxy, with actions: only what the proxy says came over HTTPS is answered (`/healthz`
+    /// aside), so neither the token, the cookie nor an action crosses a network in the clear.
+    public var httpsOnly = false
     /// How long a sign-in lasts (the cookie's Max-Age, and the session's end on the server).
     public var sessionSeconds: Int = 12 * 3600
     let sessions: Sessions
@@ -138,4 +141,11 @@ public struct DashboardAccess: Sendable {
     static let hsts = "max-age=31536000"
 
     static func forbidden() -> Response { DashboardServer.text("forbidden\n", status: .forbidden) }
+
+    /// A request `httpsOnly` refuses.
+    static func notHTTPS() -> Response {
+        DashboardServer.text(
+            "forbidden: this page takes actions, so it answers over HTTPS only (its proxy said this request was not)\n",
+            status: .forbidden)
+    }
 }

@@ -13,11 +13,12 @@ import Testing
             #expect(r.code == 64, "\(listen): \(r.stderr)")
             #expect(
                 r.stderr.contains("so dashboard will not take actions over plain HTTP on \(listen): anyone on the way")
-                    && r.stderr.contains("hint: --tls-cert and --tls-key serve HTTPS; --read-only"), "\(r.stderr)")
+                    && r.stderr.contains("hint: --tls-cert and --tls-key serve HTTPS; --trust-proxy behind a proxy")
+                    && r.stderr.contains("--read-only shows"), "\(r.stderr)")
             #expect(r.stdout.isEmpty)
         }
         // Only showing (or told), it goes on to read the cluster: here there is none to read.
-        for flags in [["--read-only"], ["--insecure-http"]] {
+        for flags in [["--read-only"], ["--insecure-http"], ["--trust-proxy"]] {
             let r = await runSo(["dashboard", "--listen", "0.0.0.0"] + flags, cwd: t.path)
             #expect(r.code != 0 && !r.stderr.contains("plain HTTP"), "\(flags): \(r.stderr)")
         }

@@ -101,7 +101,8 @@ struct DashboardInClusterE2ETests {
     /// The acting example (examples/dashboard/so-dashboard-actions.yml) as written, with its role: the page in a pod,
     /// with no directory on any disk, queues a task on a workspace a host's `so up` made, cancels it, stops the
     /// workspace and starts it again (its pod ready, a command in it answers), and takes it down (its namespace
-    /// gone). Each through the page's own form post, as a browser sends it, over the Ingress.
+    /// gone). Each through the page's own form post, as a browser sends it, over the Ingress's HTTPS (over its plain
+    /// HTTP the acting page answers nothing).
     @Test(
         .enabled(
             if: Traefik.enabled, "SO_E2E_TRAEFIK is not set: no ingress controller on the node (.ci/run installs one)"))
@@ -159,10 +160,17 @@ struct DashboardInClusterE2ETests {
             ])
             let setCookie = r.stdout.split(separator: "\r\n").first { $0.lowercased().hasPrefix("set-cookie:") } ?? ""
             let cookie = String(setCookie.dropFirst("set-cookie: ".count).prefix { $0 != ";" })
+            #expect(setCookie.contains("; Secure"), "the cookie over the Ingress's HTTPS: \(setCookie)")
+            // The acting page answers only what the Ingress says came over HTTPS: over plain HTTP, nothing.
+            r = try await curl(["-i", "-b", cookie, "http://127.0.0.1:18080/d/\(ws)"])
+            #expect(
+                r.stdout.hasPrefix("HTTP/1.1 403") && r.stdout.contains("answers over HTTPS only"),
+                "the acting page over plain HTTP: \(r.stdout.prefix(300))")
+            let https = ["-k", "--resolve", "\(host):18443:127.0.0.1"]
             // The workspace's page offers its actions (the page's pod has no directory of it).
             var page = ""
             for _ in 0..<100 {
-                page = try await curl(["-b", cookie, "http://127.0.0.1:18080/d/\(ws)"]).stdout
+                page = try await curl(https + ["-b", cookie, "https://\(host):18443/d/\(ws)"]).stdout
                 if page.contains("value=\"stop\"") { break }
                 try await Task.sleep(for: .milliseconds(300))
             }
@@ -174,9 +182,9 @@ struct DashboardInClusterE2ETests {
             /// A form post as the page's button sends it; the page's JSON answer.
             func act(_ fields: [String]) async throws -> (ok: Bool, message: String) {
                 let r = try await curl(
-                    ["-b", cookie, "-H", "Accept: application/json"]
+                    https + ["-b", cookie, "-H", "Accept: application/json"]
                         + (["csrf=\(csrf)", "namespace=\(ws)"] + fields).flatMap { ["--data-urlencode", $0] }
-                        + ["http://127.0.0.1:18080/actions"])
+                        + ["https://\(host):18443/actions"])
                 let json = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
                 return (json?["ok"] as? Bool ?? false, json?["message"] as? String ?? r.stdout)
             }

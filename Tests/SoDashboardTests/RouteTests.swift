@@ -20,6 +20,7 @@ import Testing
 
     func app(
         readOnly: Bool = false, transport: DashboardAccess.Transport = .http, allowedHosts: Set<String>? = nil,
+        httpsOnly: Bool = false,
         clock: Box<Date> = Box(DashboardFixture.now),
         prepare: (FakeCluster, inout SoContext) throws -> Void = { _, _ in }
     ) async throws -> (some ApplicationProtocol, DashboardFeed) {
@@ -29,13 +30,14 @@ import Testing
         let feed = DashboardFeed(ctx: ctx, client: c, kubectlFlags: [], clusterName: "kind:so")
         await feed.read()
         let minted = Box(0)
-        let access = DashboardAccess(
+        var access = DashboardAccess(
             token: Self.token, csrf: "CSRF-TOKEN", port: 7878, transport: transport, allowedHosts: allowedHosts,
             now: { clock.value },
             mint: {
                 minted.value += 1
                 return minted.value == 1 ? Self.session : String(repeating: "0\(minted.value % 10)", count: 32)
             })
+        access.httpsOnly = httpsOnly
         let server = DashboardServer(
             feed: feed, access: access,
             actions: readOnly ? nil : DashboardActions(ctx: ctx, cluster: ClusterOptions()), hostName: "testhost")
@@ -171,6 +173,31 @@ import Testing
             #expect(try await tryToken(Self.token, from: "10.0.0.7").0 == .seeOther)
             clock.value += 2
             #expect(try await tryToken(Self.token, from: "10.0.0.9").0 == .seeOther)
+        }
+    }
+
+    /// An acting page behind a proxy that serves HTTPS: what the proxy says came over plain HTTP gets nothing (the
+    /// token, the cookie and the actions never cross a network in the clear), the health probe aside.
+    @Test func anActingPageBehindAProxyAnswersHTTPSOnly() async throws {
+        let (app, _) = try await app(transport: .proxied, httpsOnly: true)
+        try await app.test(.router) { client in
+            let plain: HTTPFields = [HeaderNames.forwardedProto: "http"]
+            for (uri, method) in [
+                ("/signin", HTTPRequest.Method.get), ("/signin", .post), ("/", .get), ("/actions", .post),
+            ] {
+                let (status, body) = try await client.execute(uri: uri, method: method, headers: plain) {
+                    ($0.status, String(buffer: $0.body))
+                }
+                #expect(status == .forbidden && body.contains("answers over HTTPS only"), "\(method) \(uri)")
+            }
+            // No header is no proof of HTTPS either.
+            #expect(try await client.execute(uri: "/signin", method: .get) { $0.status } == .forbidden)
+            #expect(try await client.execute(uri: "/healthz", method: .get, headers: plain) { $0.status } == .ok)
+            let https: HTTPFields = [HeaderNames.forwardedProto: "https"]
+            _ = try await Self.signIn(client, headers: https)
+            var headers = https
+            headers[.cookie] = "so-dashboard-7878=\(Self.session)"
+            #expect(try await client.execute(uri: "/", method: .get, headers: headers) { $0.status } == .ok)
         }
     }
 
