@@ -93,7 +93,7 @@ public struct DashboardServer: Sendable {
             try await writer.write(ByteBuffer(string: "retry: 1000\n\n"))
             // A stream never ends by itself: a SIGTERM or SIGINT ends it, so the server's shutdown does not wait on it.
             for await version in updates.cancelOnGracefulShutdown() {
-                try await writer.write(ByteBuffer(string: "event: version\ndata: \(version)\n\n"))
+                try await writer.write(ByteBuffer(string: EventStream.frame(event: "version", data: String(version))))
             }
             try await writer.finish(nil)
         }
@@ -108,14 +108,13 @@ public struct DashboardServer: Sendable {
         let lines = await feed.followLog(namespace: ns, container: container)
         let body = ResponseBody { writer in
             do {
+                // What the container printed is the event's data, whatever it holds (`EventStream`).
                 for try await line in lines.cancelOnGracefulShutdown() {
-                    let clean = line.replacingOccurrences(of: "\r", with: "")
-                    try await writer.write(ByteBuffer(string: "event: line\ndata: \(clean)\n\n"))
+                    try await writer.write(ByteBuffer(string: EventStream.frame(event: "line", data: line)))
                 }
             } catch {
-                try await writer.write(
-                    ByteBuffer(
-                        string: "event: line\ndata: (\("\(error)".replacingOccurrences(of: "\n", with: " ")))\n\n"))
+                let said = "(\("\(error)".replacingOccurrences(of: "\n", with: " ")))"
+                try await writer.write(ByteBuffer(string: EventStream.frame(event: "line", data: said)))
             }
             try await writer.finish(nil)
         }

@@ -1,10 +1,12 @@
 import Foundation
 import FuzzSupport
 import SoBasics
+
 @testable import SoDashboardForm
 
 /// A form body a page POSTs (`application/x-www-form-urlencoded`), the names the dashboard takes from a
-/// request's query (a namespace, a container), and a request's Cookie header (the session's cookie).
+/// request's query (a namespace, a container), a request's Cookie header (the session's cookie), and a line a
+/// container printed, as the page's event stream carries it.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzDashboardInput(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let text = Fuzz.text(start, count)
@@ -37,5 +39,14 @@ public func fuzzDashboardInput(_ start: UnsafeRawPointer, _ count: Int) -> CInt 
     Fuzz.check(both == (found ?? token), "the session cookie after \(text.debugDescription) read as \(both ?? "nil")")
     // A name only like it is not it.
     Fuzz.check(CookieHeader.value(named: name, in: ["x\(name)=1; \(name)x=2"]) == nil, "a near name was taken")
+    // The same bytes as a line a container printed: one event on the page's stream with the line's text (its
+    // carriage returns left out), and the event after it still the next one.
+    let events = EventStream.read(
+        EventStream.frame(event: "line", data: text) + EventStream.frame(event: "version", data: "7"))
+    let expected = Array(text.unicodeScalars.filter { $0 != "\r" })
+    Fuzz.check(
+        events.count == 2 && events[0].event == "line" && Array(events[0].data.unicodeScalars) == expected
+            && events[1].event == "version" && events[1].data == "7",
+        "the line \(text.debugDescription) reached the page as \(events)")
     return 0
 }

@@ -1,0 +1,1 @@
+../../../Sources/SoDashboardServer/EventStream.swift
