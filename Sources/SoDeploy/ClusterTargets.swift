@@ -270,13 +270,15 @@ package struct ClusterTargets {
         let needed = KindMounts.required(model, home: ctx.fs.homeDirectory)
         guard !needed.isEmpty else { return }
         let engine = ctx.kindProvider.cli
-        let argv = [engine, "inspect", "--format", "{{json .Mounts}}", "\(cluster)-control-plane"]
+        let node = KindConfig.mountNode(cluster: cluster, workers: model.spec.kindWorkers)
+        let argv = [engine, "inspect", "--format", "{{json .Mounts}}", node]
         // Warned just below: the mounts are then not checked.
         guard let r = try? await ctx.processes.run(argv, workingDirectory: nil, environment: nil, timeout: 30),
             r.exitCode == 0, let json = try? JSON.parse(Data(r.stdout.utf8))
         else {
             ctx.diagnostics.warn(
-                "cannot inspect the kind node's mounts (\(engine) inspect failed); volumes with host paths may not be visible",
+                "cannot inspect the mounts of kind node \(node) (\(engine) inspect failed); volumes with host paths may "
+                    + "not be visible",
                 hint: "check '\(engine) ps'")
             return
         }

@@ -215,7 +215,8 @@ struct DeploymentPlanner {
         case .k8sKind:
             let root = spec.kindMountRoot.map { Path.normalize(Path.expandTilde($0, home: fs.homeDirectory)) }
             let kind = KindConfig(
-                volumes: kindVolumes, mountRoot: root, hostPorts: ports.kindPorts, nodeImage: spec.kindNodeImage)
+                volumes: kindVolumes, mountRoot: root, hostPorts: ports.kindPorts, nodeImage: spec.kindNodeImage,
+                workers: spec.kindWorkers)
             plan.add("kind-config.yml", Data(kind.yaml().utf8))
         case .k8s:
             if let kc = spec.kubeConfig {

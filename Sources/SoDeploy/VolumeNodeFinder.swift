@@ -5,7 +5,8 @@ import SoRender
 import SoStack
 
 /// The node that holds a deployment's path volumes on the cluster start reached, when render alone cannot know
-/// it: on kind, the host's cluster's node with the mounts (whatever the cluster is named); on another cluster a
+/// it: on kind, the host's cluster's node with the mounts (whatever the cluster is named: its first worker when it
+/// has workers, else its control plane); on another cluster a
 /// `deploy-to: k8s-kind` spec is sent to, its only node. Several nodes and no `volume-node:` is refused: the
 /// path is on one machine, and a pod on another would get an empty directory.
 struct VolumeNodeFinder {
@@ -16,7 +17,13 @@ struct VolumeNodeFinder {
     func find(_ model: DeploymentModel, _ manifest: Manifest, target: ClusterTarget) async throws -> VolumeNode? {
         let paths = manifest.objects.filter { $0.isKind(.persistentVolume) }
         guard model.spec.volumeNode == nil, !paths.isEmpty, model.deployTo == .k8sKind else { return nil }
-        if let kind = target.kindCluster { return .node("\(kind)-control-plane") }
+        if let kind = target.kindCluster {
+            // The node with the mounts: the first worker of a cluster with workers (kind-workers), else its only
+            // node. The running cluster says which (the deployment that made it may have asked otherwise).
+            let workers = try? await client.list(.node, namespace: nil, labelSelector: nil)
+                .filter { $0.name.hasPrefix("\(kind)-worker") }.count
+            return .node(KindConfig.mountNode(cluster: kind, workers: workers ?? model.spec.kindWorkers))
+        }
         // A user who may not list nodes: none named, as before this rule.
         guard let nodes = try? await client.list(.node, namespace: nil, labelSelector: nil), !nodes.isEmpty else {
             return .unknown

@@ -4,7 +4,9 @@ import SoCompose
 
 /// The kind cluster configuration a deployment needs (reference §8.1): one control-plane node labelled
 /// `ingress-ready=true`, host ports 80/443 (+ host-network service ports), and extraMounts for host-path
-/// volumes (one umbrella `kind-mount-root` → `/mnt` when set). Pure: paths come in already absolute.
+/// volumes (one umbrella `kind-mount-root` → `/mnt` when set). With `kind-workers:`, that many worker nodes
+/// besides, the mounts on the first (`CLUSTER-worker`, where the path volumes' pods are pinned: kind keeps
+/// workloads off a control plane that has workers). Pure: paths come in already absolute.
 public struct KindConfig: Sendable, Equatable {
     /// Made by `init` only (its memberwise initializer is internal).
     public struct Mount: Sendable, Equatable {
@@ -28,6 +30,8 @@ public struct KindConfig: Sendable, Equatable {
     public var ports: [PortMapping]
     /// The node image (`kind-node-image:` in the spec); nil: the default of the kind release in use.
     public var nodeImage: String?
+    /// Worker nodes beside the control plane (`kind-workers:`).
+    public var workers = 0
 
     /// - Parameters:
     ///   - volumes: spec volumes with an absolute host path, in spec order.
@@ -36,9 +40,10 @@ public struct KindConfig: Sendable, Equatable {
     ///   - nodeImage: the node image kind creates the node from (`kind-node-image:`), nil for kind's default.
     public init(
         volumes: [(name: String, hostPath: String)], mountRoot: String?, hostPorts: [PortMapping],
-        nodeImage: String? = nil
+        nodeImage: String? = nil, workers: Int = 0
     ) {
         self.nodeImage = nodeImage
+        self.workers = workers
         var mounts: [Mount] = []
         if let mountRoot { mounts.append(Mount(hostPath: Path.normalize(mountRoot), containerPath: "/mnt")) }
         for v in volumes {
@@ -51,6 +56,12 @@ public struct KindConfig: Sendable, Equatable {
             ports.append(p)
         }
         self.ports = ports
+    }
+
+    /// The kind node that holds the host paths (the mounts), where path volumes' pods are pinned: the first worker
+    /// of a cluster with workers, else its only node.
+    public static func mountNode(cluster: String, workers: Int) -> String {
+        workers > 0 ? "\(cluster)-worker" : "\(cluster)-control-plane"
     }
 
     /// Where a volume's host path appears inside the kind node.
@@ -84,23 +95,25 @@ public struct KindConfig: Sendable, Equatable {
                     })
             ),
         ]
-        if !mounts.isEmpty {
-            node.append(
-                (
-                    "extraMounts",
-                    .list(
-                        mounts.map {
-                            .map([
-                                ("hostPath", .string($0.hostPath)), ("containerPath", .string($0.containerPath)),
-                                ("propagation", .string("HostToContainer")),
-                            ])
-                        })
-                ))
+        let extraMounts = YValue.list(
+            mounts.map {
+                .map([
+                    ("hostPath", .string($0.hostPath)), ("containerPath", .string($0.containerPath)),
+                    ("propagation", .string("HostToContainer")),
+                ])
+            })
+        if !mounts.isEmpty && workers == 0 { node.append(("extraMounts", extraMounts)) }
+        var nodes: [YValue] = [.map(node)]
+        for i in 0..<workers {
+            var worker: [(String, YValue)] = [("role", .string("worker"))]
+            if let nodeImage { worker.append(("image", .string(nodeImage))) }
+            if i == 0 && !mounts.isEmpty { worker.append(("extraMounts", extraMounts)) }
+            nodes.append(.map(worker))
         }
         return YValue.map([
             ("kind", .string("Cluster")),
             ("apiVersion", .string("kind.x-k8s.io/v1alpha4")),
-            ("nodes", .list([.map(node)])),
+            ("nodes", .list(nodes)),
         ]).yaml()
     }
 }

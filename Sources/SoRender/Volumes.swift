@@ -296,7 +296,8 @@ extension PodBuilder {
         case nil: break
         }
         guard model.deployTo == .k8s else {
-            return "\(spec.kindClusterName ?? model.identity.clusterID)-control-plane"
+            return KindConfig.mountNode(
+                cluster: spec.kindClusterName ?? model.identity.clusterID, workers: spec.kindWorkers)
         }
         throw SoError(
             "volume '\(volume)' is the path \(path), and deploy-to k8s names no node that holds it: its pods would get "

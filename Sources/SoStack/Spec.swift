@@ -30,6 +30,13 @@ public struct Spec: Sendable {
     public var kindMountRoot: String?
     /// The kind node image (`kind-node-image:`, `deploy init --kind-node-image`): written into kind-config.yml.
     public var kindNodeImage: String?
+    /// `kind-workers:`: worker nodes of the kind cluster beside its control plane (0: one node, kind's default);
+    /// checked when the spec is read. Read from the tree, not stored: one more stored field in `Spec` made the debug
+    /// test binary die with SIGSEGV in code that loads deployments (HostsAndBindsTests, PlacementTests), most likely
+    /// a thread's stack outgrown by copies of this large struct; a stored key needs `Spec` made smaller first.
+    public var kindWorkers: Int {
+        ((try? root.mapping("spec.yml").int("kind-workers")) ?? nil) ?? 0
+    }
     /// `volume-node:`: the node that holds the spec's path volumes (their PersistentVolumes name it).
     public var volumeNode: String?
     /// `replica-spread:`: how a Deployment's replicas spread across nodes.
@@ -63,13 +70,16 @@ public struct Spec: Sendable {
         "replicas",
         "namespace", "annotations", "labels", "node-affinities", "node-tolerations", "kind-cluster-name",
         "kind-mount-root",
-        "kind-node-image",
+        "kind-node-image", "kind-workers",
         "caddy-ingress-image", "wait-image", "maintenance-service", "external-services", "ca-certificates",
         "runtime-class",
         "secret-env", "ingress-class", "ttl", "with", "egress", "egress-ports", "egress-proxy", "quota", "profiles",
         "host-gateway", "workspace", "agents", "volume-node", "replica-spread",
         "record-history",
     ]
+
+    /// The most worker nodes `kind-workers:` asks for (each is a container of the host).
+    public static let maxKindWorkers = 8
 
     public static func load(_ path: String, fs: FileSystem, diagnostics: DiagnosticSink) throws -> Spec {
         let text = try fs.readText(path, limit: YAMLFile.maxBytes, what: "spec file")
@@ -275,6 +285,19 @@ public struct Spec: Sendable {
                 diagnostics.warn(
                     "kind-node-image is ignored for deploy-to k8s",
                     hint: "it sets the image of a kind cluster's node; remove it", at: k.location)
+            }
+        }
+        if let k = m.nonNull("kind-workers") {
+            let v = try k.int("'kind-workers'")
+            guard (0...Self.maxKindWorkers).contains(v) else {
+                throw k.error(
+                    "kind-workers is \(v): a kind cluster here takes 0 to \(Self.maxKindWorkers) worker nodes",
+                    hint: "each worker is a container of this host's: write e.g. kind-workers: 2")
+            }
+            if deployTo == .k8s {
+                diagnostics.warn(
+                    "kind-workers is ignored for deploy-to k8s",
+                    hint: "it sets the worker nodes of a kind cluster; remove it", at: k.location)
             }
         }
     }

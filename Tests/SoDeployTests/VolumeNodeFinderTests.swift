@@ -1,6 +1,8 @@
 import Foundation
 import SoBasics
 import SoKube
+import SoRender
+import SoStack
 import SoTestSupport
 import Testing
 
@@ -41,6 +43,28 @@ import Testing
         let c = try await Self.harness(nodes: ["so-node", "so-node-2"], spec: "volume-node: so-node-2\n")
         _ = try await c.start()
         #expect(Self.pinned(c) == ["so-node-2"])
+    }
+
+    /// On kind the node with the mounts: the running cluster's first worker when it has workers (`kind-workers`),
+    /// else its control plane; the spec's count when the nodes cannot be listed.
+    @Test func onKindItIsTheFirstWorkerWhenTheClusterHasWorkers() async throws {
+        let target = ClusterTarget(
+            connection: ClusterConnection(contextName: "kind-so", server: "https://127.0.0.1:6443"), kindCluster: "so")
+        let c = try await Self.harness(nodes: ["so-control-plane", "so-worker", "so-worker2"])
+        let model = try DeploymentLoader.load(c.h.path("dep"), fs: c.h.fs, diagnostics: DiagnosticSink())
+        let manifest = try Renderer.render(model)
+        let finder = VolumeNodeFinder(client: c.cluster)
+        #expect(try await finder.find(model, manifest, target: target) == .node("so-worker"))
+        let one = try await Self.harness(nodes: ["so-control-plane"])
+        #expect(
+            try await VolumeNodeFinder(client: one.cluster).find(model, manifest, target: target)
+                == .node("so-control-plane"))
+        one.cluster.failures["list Node"] = SoError("nodes is forbidden (Forbidden)")
+        try one.h.tmp.write("dep/spec.yml", try one.h.read("dep/spec.yml") + "kind-workers: 1\n")
+        let asking = try DeploymentLoader.load(one.h.path("dep"), fs: one.h.fs, diagnostics: DiagnosticSink())
+        #expect(
+            try await VolumeNodeFinder(client: one.cluster).find(asking, manifest, target: target) == .node("so-worker")
+        )
     }
 
     @Test func aUserWhoMayNotListNodesGetsNoNodeNamed() async throws {

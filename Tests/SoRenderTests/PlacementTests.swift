@@ -49,6 +49,11 @@ import Testing
             let rendered = try Renderer.render(m)
             #expect(node(rendered) == ["team-control-plane"])
         }
+        // kind with workers: the first worker holds the mounts (kind keeps workloads off its control plane then).
+        try deployment(compose: Self.withVolume, spec: "volumes: {data: ./d}\nkind-workers: 2\n") { _, m in
+            let rendered = try Renderer.render(m)
+            #expect(node(rendered) == ["laconic-c-worker"])
+        }
         // …and the spec's volume-node wins over both, on kind or elsewhere.
         for deployTo in ["k8s-kind", "k8s"] {
             try deployment(
