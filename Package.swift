@@ -108,6 +108,7 @@ let package = Package(
         .target(
             name: "SoTestSupport", dependencies: ["SoBasics", "SoSystem", "SoKube", "SoActions", "SoDeploy"],
             exclude: ["README.md"]),
+        .testTarget(name: "SoBasicsTests", dependencies: ["SoBasics"]),
         .testTarget(name: "SoSystemTests", dependencies: ["SoSystem", "SoTestSupport"]),
         .testTarget(name: "SoComposeTests", dependencies: ["SoSystem", "SoCompose", "SoTestSupport"]),
         .testTarget(name: "SoKubeTests", dependencies: ["SoSystem", "SoKube", "SoBasics", "SoTestSupport"]),

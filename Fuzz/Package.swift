@@ -23,6 +23,8 @@ let package = Package(
         // server Hummingbird): their readers of outside input, which import only what is above.
         .target(name: "SoWorkspaceReports", dependencies: ["SoBasics", "SoKube"], path: "Parsers/SoWorkspaceReports"),
         .target(name: "SoDashboardForm", path: "Parsers/SoDashboardForm"),
+        // SoWorkspace's reader of GitHub's webhook deliveries (Foundation only).
+        .target(name: "SoGitHubEvent", path: "Parsers/SoGitHubEvent"),
         // What the targets share: the input's parts, the checks, an in-memory file system (SoTestSupport's).
         .target(name: "FuzzSupport", dependencies: ["SoBasics"]),
         // One executable per parser (a single file each, not main.swift: no main of its own).
@@ -33,5 +35,6 @@ let package = Package(
         .executableTarget(
             name: "FuzzTaskReport", dependencies: ["FuzzSupport", "SoBasics", "SoKube", "SoWorkspaceReports"]),
         .executableTarget(name: "FuzzDashboardInput", dependencies: ["FuzzSupport", "SoBasics", "SoDashboardForm"]),
+        .executableTarget(name: "FuzzGitHubWebhook", dependencies: ["FuzzSupport", "SoBasics", "SoGitHubEvent"]),
     ]
 )

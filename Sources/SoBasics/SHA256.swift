@@ -23,11 +23,33 @@ public struct SHA256: Sendable {
     ]
 
     public mutating func update(_ data: some Sequence<UInt8>) {
+        // Whole blocks straight from contiguous storage (a webhook's body may be 25 MB); byte by byte otherwise.
+        let done: Void? = data.withContiguousStorageIfAvailable { bytes in
+            var i = 0
+            while i < bytes.count {
+                if buffer.isEmpty && bytes.count - i >= 64 {
+                    compress(UnsafeBufferPointer(rebasing: bytes[i..<i + 64]))
+                    length &+= 64
+                    i += 64
+                    continue
+                }
+                buffer.append(bytes[i])
+                length &+= 1
+                i += 1
+                if buffer.count == 64 {
+                    let block = buffer
+                    block.withUnsafeBufferPointer { compress($0) }
+                    buffer.removeAll(keepingCapacity: true)
+                }
+            }
+        }
+        guard done == nil else { return }
         for byte in data {
             buffer.append(byte)
             length &+= 1
             if buffer.count == 64 {
-                compress(buffer)
+                let block = buffer
+                block.withUnsafeBufferPointer { compress($0) }
                 buffer.removeAll(keepingCapacity: true)
             }
         }
@@ -37,6 +59,14 @@ public struct SHA256: Sendable {
 
     /// The digest, as 64 lowercase hex digits.
     public mutating func hex() -> String {
+        digest().map { byte in
+            let s = String(byte, radix: 16)
+            return s.count == 1 ? "0" + s : s
+        }.joined()
+    }
+
+    /// The digest's 32 bytes (big-endian words, as FIPS 180-4 writes them).
+    public mutating func digest() -> [UInt8] {
         let bits = length &* 8
         var pad: [UInt8] = [0x80]
         while (buffer.count + pad.count) % 64 != 56 { pad.append(0) }
@@ -44,10 +74,13 @@ public struct SHA256: Sendable {
         let keep = length
         update(pad)
         length = keep
-        return state.map { word in
-            let s = String(word, radix: 16)
-            return String(repeating: "0", count: 8 - s.count) + s
-        }.joined()
+        return state.flatMap { word in (0..<4).map { UInt8(truncatingIfNeeded: word >> (24 - 8 * UInt32($0))) } }
+    }
+
+    public static func digest(_ data: some Sequence<UInt8>) -> [UInt8] {
+        var h = SHA256()
+        h.update(data)
+        return h.digest()
     }
 
     public static func hex(_ data: some Sequence<UInt8>) -> String {
@@ -56,36 +89,52 @@ public struct SHA256: Sendable {
         return h.hex()
     }
 
-    private mutating func compress(_ block: [UInt8]) {
-        var w = [UInt32](repeating: 0, count: 64)
-        for i in 0..<16 {
-            w[i] =
-                UInt32(block[i * 4]) << 24 | UInt32(block[i * 4 + 1]) << 16 | UInt32(block[i * 4 + 2]) << 8
-                | UInt32(block[i * 4 + 3])
+    /// One 64-byte block into the state: unsafe pointers throughout, so a debug build hashes a 25 MB webhook body
+    /// in a few seconds (bounds-checked arrays took several times as long).
+    private mutating func compress(_ block: UnsafeBufferPointer<UInt8>) {
+        guard let b = block.baseAddress, block.count >= 64 else { return }
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
+            for i in 0..<16 {
+                w[i] =
+                    UInt32(b[i &* 4]) << 24 | UInt32(b[i &* 4 &+ 1]) << 16 | UInt32(b[i &* 4 &+ 2]) << 8
+                    | UInt32(b[i &* 4 &+ 3])
+            }
+            for i in 16..<64 {
+                let x = w[i &- 15]
+                let y = w[i &- 2]
+                let s0 = (x >> 7 | x << 25) ^ (x >> 18 | x << 14) ^ (x >> 3)
+                let s1 = (y >> 17 | y << 15) ^ (y >> 19 | y << 13) ^ (y >> 10)
+                w[i] = w[i &- 16] &+ s0 &+ w[i &- 7] &+ s1
+            }
+            state.withUnsafeMutableBufferPointer { st in
+                Self.k.withUnsafeBufferPointer { k in
+                    var (a, b, c, d, e, f, g, h) = (st[0], st[1], st[2], st[3], st[4], st[5], st[6], st[7])
+                    for i in 0..<64 {
+                        let s1 = (e >> 6 | e << 26) ^ (e >> 11 | e << 21) ^ (e >> 25 | e << 7)
+                        let ch = (e & f) ^ (~e & g)
+                        let t1 = h &+ s1 &+ ch &+ k[i] &+ w[i]
+                        let s0 = (a >> 2 | a << 30) ^ (a >> 13 | a << 19) ^ (a >> 22 | a << 10)
+                        let maj = (a & b) ^ (a & c) ^ (b & c)
+                        let t2 = s0 &+ maj
+                        h = g
+                        g = f
+                        f = e
+                        e = d &+ t1
+                        d = c
+                        c = b
+                        b = a
+                        a = t1 &+ t2
+                    }
+                    st[0] &+= a
+                    st[1] &+= b
+                    st[2] &+= c
+                    st[3] &+= d
+                    st[4] &+= e
+                    st[5] &+= f
+                    st[6] &+= g
+                    st[7] &+= h
+                }
+            }
         }
-        func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { x >> n | x << (32 - n) }
-        for i in 16..<64 {
-            let s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3)
-            let s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10)
-            w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
-        }
-        var (a, b, c, d, e, f, g, h) = (state[0], state[1], state[2], state[3], state[4], state[5], state[6], state[7])
-        for i in 0..<64 {
-            let s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)
-            let ch = (e & f) ^ (~e & g)
-            let t1 = h &+ s1 &+ ch &+ Self.k[i] &+ w[i]
-            let s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)
-            let maj = (a & b) ^ (a & c) ^ (b & c)
-            let t2 = s0 &+ maj
-            (h, g, f, e, d, c, b, a) = (g, f, e, d &+ t1, c, b, a, t1 &+ t2)
-        }
-        state[0] &+= a
-        state[1] &+= b
-        state[2] &+= c
-        state[3] &+= d
-        state[4] &+= e
-        state[5] &+= f
-        state[6] &+= g
-        state[7] &+= h
     }
 }

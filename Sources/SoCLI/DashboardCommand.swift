@@ -5,6 +5,7 @@ import SoBasics
 import SoDashboard
 import SoDashboardServer
 import SoDeploy
+import SoWorkspace
 
 struct DashboardCommand: SoRunnable {
     static let configuration = CommandConfiguration(
@@ -25,11 +26,19 @@ struct DashboardCommand: SoRunnable {
             (32 characters at least) instead of a new one (a team's page in a cluster, read-only or acting: see \
             examples/dashboard).
 
+            GitHub's webhook: with --github-repo OWNER/NAME (repeatable) and the webhook's secret \
+            (--github-secret-file, or SO_GITHUB_WEBHOOK_SECRET), POST /github/webhook takes GitHub's deliveries \
+            without a session: a body signed with the secret (X-Hub-Signature-256) about one of those repositories is \
+            written to the cluster (a Secret per delivery in the namespace so-github) before a 202; a redelivery \
+            changes nothing. A wrong or missing signature gets a 401, an event so does not handle a 204, a malformed \
+            or oversized (25 MB) body a 400, another repository a 403, an inbox that cannot be written a 503.
+
             Example:
               so dashboard
               so dashboard --port 9000 --read-only
               so dashboard --listen 0.0.0.0 --tls-cert cert.pem --tls-key key.pem
               so dashboard --listen 0.0.0.0 --read-only --trust-proxy
+              so dashboard --read-only --github-repo acme/app --github-secret-file /etc/so-github/secret
             """
     )
     static let takes: Set<GroupOption> = []
@@ -48,6 +57,17 @@ struct DashboardCommand: SoRunnable {
     var trustProxy = false
     @Flag(name: .long, help: "Allow actions over plain HTTP on an address other than loopback (not advised).")
     var insecureHttp = false
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Take GitHub's webhook deliveries signed with the secret in this file (or SO_GITHUB_WEBHOOK_SECRET).",
+            valueName: "path"))
+    var githubSecretFile: String?
+    @Option(
+        name: .customLong("github-repo"),
+        help: ArgumentHelp(
+            "A repository whose deliveries are taken (repeatable; with the secret).", valueName: "OWNER/NAME"))
+    var githubRepos: [String] = []
     @ParentCommand var so: SoCommand
     var given: [GroupOption] { so.given }
 
@@ -71,8 +91,46 @@ struct DashboardCommand: SoRunnable {
                 + "accept the risk")
     }
 
+    /// The webhook's secret and repositories, both or neither; nil: no webhook.
+    static func githubSetup(secretFile: String?, environment: [String: String], repos: [String], fs: FileSystem)
+        throws -> (secret: String, repos: [String])?
+    {
+        let fromEnv = environment["SO_GITHUB_WEBHOOK_SECRET"].flatMap { $0.isEmpty ? nil : $0 }
+        guard secretFile != nil || fromEnv != nil || !repos.isEmpty else { return nil }
+        let secret: String
+        if let secretFile {
+            guard let data = try? fs.readData(secretFile) else {
+                throw SoError.usage(
+                    "so dashboard cannot read the webhook secret file \(secretFile)",
+                    hint: "--github-secret-file takes a file holding the secret GitHub's webhook is given")
+            }
+            secret = try GitHubWebhook.configuredSecret(String(decoding: data, as: UTF8.self), from: secretFile)
+        } else if let fromEnv {
+            secret = try GitHubWebhook.configuredSecret(fromEnv, from: "SO_GITHUB_WEBHOOK_SECRET")
+        } else {
+            throw SoError.usage(
+                "so dashboard will not take GitHub's deliveries without the webhook's secret",
+                hint:
+                    "give --github-secret-file PATH (or SO_GITHUB_WEBHOOK_SECRET) with the secret GitHub's webhook has")
+        }
+        guard !repos.isEmpty else {
+            throw SoError.usage(
+                "so dashboard has a webhook secret but no repository to take deliveries from",
+                hint: "give --github-repo OWNER/NAME for each repository whose webhook sends here")
+        }
+        for repo in repos where !GitHubEvent.isRepositoryName(repo) {
+            throw SoError.usage(
+                "so dashboard: --github-repo \(repo.debugDescription) is not a repository's OWNER/NAME",
+                hint: "write it as GitHub shows it, e.g. --github-repo acme/app")
+        }
+        return (secret, repos)
+    }
+
     func run(_ ctx: SoContext) async throws {
         let ctx = global.context(ctx)
+        let github = try Self.githubSetup(
+            secretFile: githubSecretFile.map { ctx.absolute($0) }, environment: ctx.environment, repos: githubRepos,
+            fs: ctx.fs)
         let tls: DashboardServer.TLSFiles?
         switch (tlsCert, tlsKey) {
         case (nil, nil): tls = nil
@@ -93,11 +151,16 @@ struct DashboardCommand: SoRunnable {
             allowedHosts: DashboardAccess.loopbackHosts(listen))
         acting.httpsOnly = httpsOnly
         let access = acting
+        let console = ctx.console
+        let webhook = github.map {
+            GitHubWebhook(
+                secret: $0.secret, repositories: $0.repos, inbox: GitHubInbox(client: feed.client),
+                log: { console.out($0) })
+        }
         let server = DashboardServer(
             feed: feed, access: access, actions: readOnly ? nil : DashboardActions(ctx: ctx, cluster: options),
-            hostName: ctx.hostName)
+            hostName: ctx.hostName, webhook: webhook)
         let shown = listen == "0.0.0.0" || listen == "::" ? "127.0.0.1" : listen
-        let console = ctx.console
         let tokenShown = fixed == nil
         let scheme = tls == nil ? "http" : "https"
         try await server.run(host: listen, port: port, tls: tls) { bound in
@@ -106,6 +169,11 @@ struct DashboardCommand: SoRunnable {
             console.out(
                 "so dashboard: \(scheme)://\(host):\(bound)/signin"
                     + (tokenShown ? "#token=\(access.token)" : " (token: SO_DASHBOARD_TOKEN)"))
+            if let webhook {
+                console.out(
+                    "so dashboard: GitHub's deliveries at \(scheme)://\(host):\(bound)\(GitHubWebhook.path) for "
+                        + webhook.repositories.sorted().joined(separator: ", "))
+            }
             console.out("press Ctrl-C to stop")
         }
     }

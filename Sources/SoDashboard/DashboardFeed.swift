@@ -14,7 +14,7 @@ import SoWorkspace
 /// a page of the workspace is open, rarely otherwise, a few at a time.
 public actor DashboardFeed {
     public nonisolated let ctx: SoContext
-    let client: ClusterClient
+    public nonisolated let client: ClusterClient
     let kubectlFlags: [String]
     /// What the cluster is called on the pages (`kind:so` or the kubeconfig's context).
     public nonisolated let clusterName: String

@@ -7,6 +7,8 @@ import SoDashboard
 struct AccessMiddleware: RouterMiddleware {
     typealias Context = DashboardContext
     let access: DashboardAccess
+    /// Whether GitHub's deliveries are taken (`GitHubWebhook`: no session, its own signature instead).
+    var webhook = false
 
     static let open: Set<String> = ["/healthz", "/signin", "/static/signin.js", "/static/app.css"]
 
@@ -16,7 +18,9 @@ struct AccessMiddleware: RouterMiddleware {
         if access.httpsOnly, request.uri.path != "/healthz", !access.isHTTPS(request) {
             return DashboardAccess.notHTTPS()
         }
-        if Self.open.contains(request.uri.path) { return try await next(request, context) }
+        if Self.open.contains(request.uri.path) || (webhook && request.uri.path == GitHubWebhook.path) {
+            return try await next(request, context)
+        }
         guard let id = access.cookie(request), await access.sessions.valid(id, at: access.now()) else {
             return DashboardAccess.forbidden()
         }

@@ -19,12 +19,18 @@ public struct DashboardServer: Sendable {
     /// Nil: read-only (no forms on the pages; a POST gets a 403).
     public let actions: DashboardActions?
     public let hostName: String
+    /// Nil: no `/github/webhook` (a POST there gets the 403 of any request without a session).
+    public let webhook: GitHubWebhook?
 
-    public init(feed: DashboardFeed, access: DashboardAccess, actions: DashboardActions?, hostName: String) {
+    public init(
+        feed: DashboardFeed, access: DashboardAccess, actions: DashboardActions?, hostName: String,
+        webhook: GitHubWebhook? = nil
+    ) {
         self.feed = feed
         self.access = access
         self.actions = actions
         self.hostName = hostName
+        self.webhook = webhook
     }
 
     func pageContext() -> PageContext {
@@ -37,7 +43,7 @@ public struct DashboardServer: Sendable {
     public func router() -> Router<DashboardContext> {
         let router = Router(context: DashboardContext.self)
         router.add(middleware: HardeningMiddleware(access: access))
-        router.add(middleware: AccessMiddleware(access: access))
+        router.add(middleware: AccessMiddleware(access: access, webhook: webhook != nil))
         router.get("/healthz") { _, _ in Self.text("ok\n") }
         router.get("/signin") { _, _ in Self.html(SignInPage.page) }
         router.get("/static/signin.js") { _, _ in Self.body(SignInPage.script, type: "text/javascript; charset=utf-8") }
@@ -58,6 +64,9 @@ public struct DashboardServer: Sendable {
         router.get("/events") { request, _ in await events(request) }
         router.get("/logs") { request, _ in await logs(request) }
         router.post("/actions") { request, _ in try await act(request) }
+        if let webhook {
+            router.post(RouterPath(GitHubWebhook.path)) { request, _ in await webhook.receive(request) }
+        }
         return router
     }
 

@@ -44,4 +44,43 @@ import Testing
             #expect(r.code == 64 && r.stderr.contains("needs --tls-cert and --tls-key together"), "\(r.stderr)")
         }
     }
+
+    @Test func githubsWebhookNeedsItsSecretAndARepositoryAndShowsNeither() async throws {
+        let t = try TempDir()
+        defer { t.cleanup() }
+        let r = await runSo(["dashboard", "--github-repo", "acme/app"], cwd: t.path)
+        #expect(r.code == 64, "\(r.stderr)")
+        #expect(
+            r.stderr.contains("so dashboard will not take GitHub's deliveries without the webhook's secret")
+                && r.stderr.contains("hint: give --github-secret-file PATH (or SO_GITHUB_WEBHOOK_SECRET)"),
+            "\(r.stderr)")
+        #expect(r.stdout.isEmpty)
+        let secret = "a-webhook-secret-of-enough-length"
+        let file = t.path + "/secret"
+        try Data((secret + "\n").utf8).write(to: URL(fileURLWithPath: file))
+        let noRepo = await runSo(["dashboard", "--github-secret-file", file], cwd: t.path)
+        #expect(
+            noRepo.code == 64 && noRepo.stderr.contains("has a webhook secret but no repository"), "\(noRepo.stderr)")
+        let fromEnv = await runSo(["dashboard"], cwd: t.path, environment: ["SO_GITHUB_WEBHOOK_SECRET": secret])
+        #expect(fromEnv.code == 64 && fromEnv.stderr.contains("no repository"), "\(fromEnv.stderr)")
+        let badRepo = await runSo(
+            ["dashboard", "--github-secret-file", file, "--github-repo", "acme/../x"], cwd: t.path)
+        #expect(badRepo.code == 64 && badRepo.stderr.contains("is not a repository's OWNER/NAME"), "\(badRepo.stderr)")
+        let missing = await runSo(
+            ["dashboard", "--github-secret-file", t.path + "/absent", "--github-repo", "acme/app"], cwd: t.path)
+        #expect(
+            missing.code == 64 && missing.stderr.contains("cannot read the webhook secret file"), "\(missing.stderr)")
+        let short = await runSo(
+            ["dashboard", "--github-repo", "acme/app"], cwd: t.path,
+            environment: ["SO_GITHUB_WEBHOOK_SECRET": "tiny-secret"])
+        #expect(
+            short.code == 1 && short.stderr.contains("has 11 characters: so dashboard needs at least 20"),
+            "\(short.stderr)")
+        // Both given: it goes on to read the cluster (here there is none).
+        let both = await runSo(["dashboard", "--github-secret-file", file, "--github-repo", "acme/app"], cwd: t.path)
+        #expect(both.code != 0 && !both.stderr.contains("webhook"), "\(both.stderr)")
+        for run in [r, noRepo, fromEnv, badRepo, missing, short, both] {
+            #expect(!(run.stdout + run.stderr).contains(secret) && !(run.stdout + run.stderr).contains("tiny-secret"))
+        }
+    }
 }

@@ -1,0 +1,1 @@
+../../../Sources/SoWorkspace/GitHubEvent.swift

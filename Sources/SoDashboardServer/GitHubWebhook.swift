@@ -1,0 +1,111 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import SoBasics
+import SoWorkspace
+
+/// `POST /github/webhook`: GitHub's deliveries, each checked (its size, its `X-Hub-Signature-256` under the
+/// webhook's secret, its event, its JSON, its repository) and written to the cluster's inbox (`GitHubInbox`) before
+/// a 202. No session: the signature is the sender's proof. Whatever is refused changes nothing and is said in one
+/// log line (the delivery's id and why; never the secret, the signature or the body).
+public struct GitHubWebhook: Sendable, CustomStringConvertible {
+    public static let path = "/github/webhook"
+    /// GitHub's bound on a delivery's payload (25 MB); a larger body is refused.
+    public static let maximumBody = 25 * 1024 * 1024
+    /// The shortest secret taken (GitHub advises a long random one: `openssl rand -hex 32`).
+    public static let minimumSecretLength = 20
+
+    let secret: [UInt8]
+    /// The repositories deliveries are taken from, lowercased (GitHub's names are not case-sensitive).
+    public let repositories: Set<String>
+    public let inbox: GitHubInbox
+    let maxBody: Int
+    let now: @Sendable () -> Date
+    let log: @Sendable (String) -> Void
+
+    public init(
+        secret: String, repositories: [String], inbox: GitHubInbox, maxBody: Int = GitHubWebhook.maximumBody,
+        now: @escaping @Sendable () -> Date = { Date() }, log: @escaping @Sendable (String) -> Void
+    ) {
+        self.secret = Array(secret.utf8)
+        self.repositories = Set(repositories.map { $0.lowercased() })
+        self.inbox = inbox
+        self.maxBody = maxBody
+        self.now = now
+        self.log = log
+    }
+
+    /// Never the secret.
+    public var description: String { "GitHubWebhook(repositories: \(repositories.sorted()))" }
+
+    /// The secret as configured (a file's trailing newline dropped), refused without showing it when absent or short.
+    public static func configuredSecret(_ value: String, from source: String) throws -> String {
+        var s = value
+        while s.hasSuffix("\n") || s.hasSuffix("\r") { s.removeLast() }
+        guard s.count >= minimumSecretLength else {
+            throw SoError(
+                "the webhook secret in \(source) has \(s.count) characters: so dashboard needs at least "
+                    + "\(minimumSecretLength)",
+                hint: "make one with `openssl rand -hex 32` and give GitHub's webhook the same")
+        }
+        return s
+    }
+
+    static let deliveryHeader = HeaderNames.named("X-GitHub-Delivery")
+    static let eventHeader = HeaderNames.named("X-GitHub-Event")
+    static let signatureHeader = HeaderNames.named("X-Hub-Signature-256")
+
+    func receive(_ request: Request) async -> Response {
+        let given = request.headers[Self.deliveryHeader]
+        let delivery = given.flatMap { GitHubEvent.isDeliveryID($0) ? $0 : nil } ?? "?"
+        func refuse(_ status: HTTPResponse.Status, _ why: String) -> Response {
+            log("github: delivery \(delivery): refused (\(status.code)): \(why)")
+            return DashboardServer.text("\(why)\n", status: status)
+        }
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > maxBody {
+            return refuse(.badRequest, "payload over \(maxBody) bytes")
+        }
+        let body: ByteBuffer
+        do {
+            body = try await request.body.collect(upTo: maxBody)
+        } catch {
+            return refuse(.badRequest, "payload over \(maxBody) bytes")
+        }
+        let bytes = body.readableBytesView
+        guard HMAC.validGitHubSignature(request.headers[Self.signatureHeader], body: bytes, secret: secret) else {
+            return refuse(.unauthorized, "no valid X-Hub-Signature-256")
+        }
+        switch GitHubEvent.parse(
+            event: request.headers[Self.eventHeader], delivery: given, body: body.withUnsafeReadableBytes { Data($0) })
+        {
+        case .ping:
+            log("github: delivery \(delivery): ping")
+            return DashboardServer.text("pong\n")
+        case .unknown(let name):
+            log("github: delivery \(delivery): event \(name) not handled: nothing stored")
+            return Response(status: .noContent)
+        case .refused(let why):
+            return refuse(.badRequest, "\(why)")
+        case .event(let event):
+            guard repositories.contains(event.repository.lowercased()) else {
+                return refuse(.forbidden, "repository \(event.repository) is not one this receiver takes")
+            }
+            do {
+                let new = try await inbox.record(event, at: now())
+                log(
+                    "github: delivery \(delivery): \(event.event) \(event.action) \(event.repository)#\(event.number): "
+                        + (new ? "stored" : "already stored (a redelivery)"))
+                return DashboardServer.text(new ? "stored\n" : "already stored\n", status: .accepted)
+            } catch {
+                log(
+                    "github: delivery \(delivery): not stored (503): "
+                        + "\(error)".replacingOccurrences(of: "\n", with: " "))
+                var r = DashboardServer.text(
+                    "the inbox could not be written; deliver again\n", status: .serviceUnavailable)
+                r.headers[HeaderNames.retryAfter] = "30"
+                return r
+            }
+        }
+    }
+}
