@@ -150,6 +150,12 @@ public struct GitHubEvent: Codable, Sendable, Equatable {
             authorAssociation: "NONE", sender: sender, truncated: false)
         e.installationID = try id(p.installation?.id, "installation.id")
         e.label = bound(p.label?.name, labelBytes)
+        func takeComment() throws {
+            let comment = try need(p.comment, "comment")
+            e.commentID = try id(comment.id, "comment.id")
+            e.commentBody = bound(comment.body, bodyBytes)
+            e.authorAssociation = association(comment.authorAssociation)
+        }
         switch event {
         case "issues", "issue_comment":
             let issue = try need(p.issue, "issue")
@@ -158,12 +164,7 @@ public struct GitHubEvent: Codable, Sendable, Equatable {
             e.title = bound(issue.title, titleBytes)
             e.body = bound(issue.body, bodyBytes)
             e.authorAssociation = association(issue.authorAssociation)
-            if event == "issue_comment" {
-                let comment = try need(p.comment, "comment")
-                e.commentID = try id(comment.id, "comment.id")
-                e.commentBody = bound(comment.body, bodyBytes)
-                e.authorAssociation = association(comment.authorAssociation)
-            }
+            if event == "issue_comment" { try takeComment() }
         default:
             let pr = try need(p.pullRequest, "pull_request")
             e.number = try positive(pr.number, "pull_request.number")
@@ -173,10 +174,7 @@ public struct GitHubEvent: Codable, Sendable, Equatable {
             e.merged = pr.merged
             e.authorAssociation = association(pr.authorAssociation)
             if let head = pr.head {
-                guard head.ref.utf8.count <= refBytes, !head.ref.isEmpty,
-                    head.ref.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7f })
-                else { throw Refusal(.invalidField, "pull_request.head.ref") }
-                e.headRef = head.ref
+                e.headRef = try checkedRef(head.ref)
                 e.headRepoFork = head.repo?.fork
             }
             if event == "pull_request_review" {
@@ -189,15 +187,18 @@ public struct GitHubEvent: Codable, Sendable, Equatable {
                 e.reviewBody = bound(review.body, bodyBytes)
                 e.authorAssociation = association(review.authorAssociation)
             }
-            if event == "pull_request_review_comment" {
-                let comment = try need(p.comment, "comment")
-                e.commentID = try id(comment.id, "comment.id")
-                e.commentBody = bound(comment.body, bodyBytes)
-                e.authorAssociation = association(comment.authorAssociation)
-            }
+            if event == "pull_request_review_comment" { try takeComment() }
         }
         e.truncated = cut
         return e
+    }
+
+    /// A pull request's head ref: 1 to `refBytes` bytes, no space, control or DEL.
+    static func checkedRef(_ ref: String) throws -> String {
+        guard ref.utf8.count <= refBytes, !ref.isEmpty,
+            ref.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7f })
+        else { throw Refusal(.invalidField, "pull_request.head.ref") }
+        return ref
     }
 
     /// `s` cut at a character's edge to at most `bytes` UTF-8 bytes, and whether it was cut.
