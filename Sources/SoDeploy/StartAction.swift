@@ -53,7 +53,9 @@ public struct StartAction: Sendable {
     /// from the cluster's record, the variables the record names that this machine did not agree to copy
     /// (`RecordTrust.notCopied`; the values the cluster holds are kept), unless `--copy-secret-env`.
     func withholding(_ req: StartRequest) throws -> StartAction {
-        guard !req.copySecretEnv, RecordFiles.step(in: req.directory, fs: ctx.fs)?.copies != nil else { return self }
+        guard !req.copySecretEnv, RecordFiles.step(in: ctx.absolute(req.directory), fs: ctx.fs)?.copies != nil else {
+            return self
+        }
         // A directory that does not load is the start's to refuse, with the reason.
         guard let model = try? RenderAction(ctx).model(req.directory) else { return self }
         let names = RecordTrust.notCopied(model, fs: ctx.fs).filter { ctx.environment[$0] != nil }
