@@ -11,7 +11,7 @@ stop, start again, `so down`; and workspaces of the agent-workspace stack (a lig
 it: stacks/, compose/, config/ copied, the reservations cut; a bare repository served by `git daemon` on the
 node's address): `so up --no-pool` (cold, with --idle), `so up` claiming from a warm pool of 2 made at the
 start (`so pool create`), a task (`task --detach --no-push --command` then `tasks wait`), stop, start, a start
-with a changed spec (GIT_USER_NAME in config.env: the agent's GIT_AUTHOR_NAME must be the new one), an idle stop
+with a changed spec (GIT_USER_NAME in config.env: the agent's commits must be by the new name), an idle stop
 (`so cleanup --idle`, run only when no workspace but the soak's would be stopped: it looks at the whole cluster),
 a wake (`exec`), `so down`. Faults, one every 10-30 s, as faults are made by hand: `so` killed (SIGKILL) in the
 middle of a start, the API server paused (SIGSTOP) for 2-6 s, a deployment's pods deleted. `so dashboard` runs
@@ -21,7 +21,7 @@ At the end, every deployment still up is started once more (a start after a kill
 - every deployment up answers its last VALUE (what a user reaches: the web server's page, through `exec`), and
   `kubectl wait` sees its Deployments Available; every one taken down is gone;
 - every workspace not taken down is reachable: one up or stopped is started once more, one idle-stopped is woken
-  by `exec`; `exec agent -- printenv GIT_AUTHOR_NAME` answers its last name and its Deployments are Available;
+  by `exec`; `git var GIT_AUTHOR_IDENT` in its checkout names its last name (who its commits are by) and its Deployments are Available;
 - every task given has a final state (succeeded, failed or cancelled) in `tasks -o json`;
 - the pool's record is listed with its members warm or starting, and none holds a claim Lease;
 - no deployment's Lease is held and no record revision is left `applying`;
@@ -140,7 +140,9 @@ class Soak:
 
     def answers(self, name, value):
         if self.live.get(name, {}).get("kind") == "ws":
-            code, out = self.so(["deployment", "--name", name, "exec", "agent", "--", "printenv", "GIT_AUTHOR_NAME"], 240)
+            # Who a commit in the checkout is by, as git decides it (the environment, then the checkout's config).
+            code, out = self.so(["deployment", "--name", name, "exec", "agent", "--", "sh", "-c",
+                                 "cd /workspace && git var GIT_AUTHOR_IDENT | sed 's/ <.*//'"], 240)
             last = out.strip().splitlines()[-1] if out.strip() else ""
             return code == 0 and last == value, out.strip()[-200:]
         code, out = self.so(["deployment", "--name", name, "exec", "web", "--", "cat", "/www/index.html"], 60)
@@ -525,7 +527,7 @@ class Soak:
                     continue
                 ok, seen = self.answers(name, d["value"])
                 if not ok:
-                    broken.append(f"workspace {name}'s agent says GIT_AUTHOR_NAME {seen!r}, not {d['value']}")
+                    broken.append(f"workspace {name}'s commits are by {seen!r}, not {d['value']}")
                 code, out = self.so(["deployment", "--name", name, "tasks", "-o", "json"], 120)
                 try:
                     tasks = {str(t.get("id")): t.get("state") for t in json.loads(out).get("tasks", [])}

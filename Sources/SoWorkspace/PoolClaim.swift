@@ -166,8 +166,10 @@ struct PoolClaim {
 
     /// Claims a warm member of `pool` for the workspace `name`, whose repository is `reach`: nil (saying why) when
     /// none can be, and the cold way is taken. `listed`: the pool's members, asked for ahead (`Listing`).
+    /// `keys`: the workspace's own config (`workspaceKeys`), written into its files once they are its.
     func claim(
-        _ pool: PoolRecord, name: String, dir: String, reach: Reach, cluster: ClusterOptions, listed: Listing? = nil
+        _ pool: PoolRecord, name: String, dir: String, reach: Reach, cluster: ClusterOptions, listed: Listing? = nil,
+        keys: [(String, String)] = []
     )
         async throws
         -> Claimed?
@@ -202,6 +204,7 @@ struct PoolClaim {
                     ctx.say("pool \(pool.name) not used: \(why); starting \(name) cold")
                     return nil
                 }
+                try adopt(dir, keys)
             } catch {
                 await release()
                 throw error
@@ -274,6 +277,38 @@ struct PoolClaim {
             if !here { _ = undo() }
             throw error
         }
+    }
+
+    /// The claimed workspace's own config (`perWorkspace`), as a cold `up` of it would hold: its name, who its commits
+    /// are by, and the per-workspace keys given to this `up`. What the pool's member was made with stays for the rest.
+    static func workspaceKeys(name: String, identity: GitIdentity, given: [(String, String)]) -> [(String, String)] {
+        var keys: [(String, String)] = [("WORKSPACE_NAME", name)] + identity.config
+        for (k, v) in given where perWorkspace.contains(k) && !keys.contains(where: { $0.0 == k }) && !v.isEmpty {
+            keys.append((k, v))
+        }
+        return keys
+    }
+
+    /// `keys` written into the claimed workspace's spec (`config:`) and config.env, so the record's claim and every
+    /// later start are this workspace's, not its member's. The running container learns them from the claim's hand-over
+    /// (the identity) and at its next start.
+    func adopt(_ dir: String, _ keys: [(String, String)]) throws {
+        guard !keys.isEmpty else { return }
+        let specPath = Path.join(dir, "spec.yml")
+        var spec = try YAMLDocument(text: try ctx.fs.readText(specPath, what: "spec"), file: specPath)
+        for (k, v) in keys { try spec.set(["config", k], .string(v)) }
+        let envPath = Path.join(dir, "config.env")
+        var entries = try ConfigEnv.load(envPath, fs: ctx.fs)
+        for (k, v) in keys {
+            if let i = entries.firstIndex(where: { $0.key == k }) {
+                entries[i].value = v
+            } else {
+                entries.append((k, v))
+            }
+        }
+        let credentials = try ConfigEnv.loadCredentialsFiles(envPath, fs: ctx.fs)
+        try AtomicWrite.text(spec.text, to: specPath, fs: ctx.fs)
+        try AtomicWrite.text(ConfigEnv.render(entries, credentials: credentials), to: envPath, fs: ctx.fs)
     }
 
     /// The Lease that makes a member one taker's: a claim's, or a removal's (the API server lets one creator make it).

@@ -93,8 +93,8 @@ public struct UpAction {
     ) async throws -> UpResult? {
         guard req.poolMember == nil, !req.noPool else { return nil }
         // As init reads --config; one it cannot read is left to init to refuse.
-        let given = Dictionary(
-            req.config.flatMap { (try? InitAction.parseConfigArgument($0)) ?? [] }, uniquingKeysWith: { $1 })
+        let pairs = req.config.flatMap { (try? InitAction.parseConfigArgument($0)) ?? [] }
+        let given = Dictionary(pairs, uniquingKeysWith: { $1 })
         let checkout: ClaimedCheckout
         if let carry = plan.carry, let source = plan.source {
             checkout = .bundle(carry, source)
@@ -103,6 +103,12 @@ public struct UpAction {
         } else {
             return nil
         }
+        // Who the workspace's commits are by: as a cold `up`'s (the member names no one), asked of git while the pool
+        // is chosen.
+        let ctx = self.ctx
+        let repository = plan.source?.repository
+        let named = Set(pairs.map(\.0))
+        let fromGit = Task { await Self.askGit(ctx, given: named, in: repository) }
         let claim = PoolClaim(ctx: ctx)
         // Chosen ahead, while the checkout was read; else chosen now (saying why where none fits).
         let choice: PoolClaim.Choice
@@ -113,10 +119,15 @@ public struct UpAction {
             guard case .bundle(let carry, let source) = checkout else { return nil }
             return try await carry.bundle(source, workspace: name)
         }
+        let branch = given["WORKSPACE_BRANCH"].flatMap { $0.isEmpty ? nil : $0 } ?? "agent/\(name)"
         let claimed: PoolClaim.Claimed?
+        let identity: GitIdentity
         do {
+            identity = GitIdentity(
+                config: await fromGit.value.flatMap { (try? InitAction.parseConfigArgument($0)) ?? [] } + pairs)
             claimed = try await claim.claim(
-                pool, name: name, dir: dir, reach: checkout.reach, cluster: req.cluster, listed: listing)
+                pool, name: name, dir: dir, reach: checkout.reach, cluster: req.cluster, listed: listing,
+                keys: PoolClaim.workspaceKeys(name: name, identity: identity, given: pairs))
         } catch {
             await Self.discard(bundle, checkout)
             throw error
@@ -125,7 +136,6 @@ public struct UpAction {
             await Self.discard(bundle, checkout)
             return nil
         }
-        let branch = given["WORKSPACE_BRANCH"].flatMap { $0.isEmpty ? nil : $0 } ?? "agent/\(name)"
         var quiet = ctx
         quiet.options.quiet = true
         var result = UpResult(
@@ -133,7 +143,8 @@ public struct UpAction {
             source: checkout.source, note: "claimed from pool \(pool.name)")
         do {
             let bytes = try await carryIntoClaimed(
-                req, name: name, dir: dir, checkout: checkout, bundle: bundle, branch: branch, pod: claimed.pod)
+                req, name: name, dir: dir, checkout: checkout, bundle: bundle, branch: branch, identity: identity,
+                pod: claimed.pod)
             result.source?.bundleBytes = bytes
             await claimed.recorded?.value
         } catch let error as SoError {
@@ -166,7 +177,7 @@ public struct UpAction {
     func carryIntoClaimed(
         _ req: UpRequest, name: String, dir: String, checkout: ClaimedCheckout,
         bundle made: Task<CarryIn.Bundle?, Error>,
-        branch: String, pod: String?
+        branch: String, identity: GitIdentity, pod: String?
     ) async throws -> UInt64 {
         let w: WorkspaceContainer
         do {
@@ -185,11 +196,12 @@ public struct UpAction {
             guard let bundle = try await made.value else { return 0 }
             defer { carry.done(bundle) }
             try await w.deliver(
-                bundle, ref: source.branch, branch: branch, origin: source.origin,
+                bundle, ref: source.branch, branch: branch, origin: source.origin, identity: identity,
                 waitFor: req.wait ? req.timeout : nil)
             bytes = bundle.bytes
         case .remote(let repo, let ref):
-            try await w.handOver(repo: repo, ref: ref, branch: branch, waitFor: req.wait ? req.timeout : nil)
+            try await w.handOver(
+                repo: repo, ref: ref, branch: branch, identity: identity, waitFor: req.wait ? req.timeout : nil)
         }
         try await handed
         return bytes
@@ -236,9 +248,9 @@ public struct UpAction {
         var initReq = InitRequest(
             stack: req.stack,
             config: ["WORKSPACE_NAME=\(name)"]
-                + (try await gitIdentity(
-                    req, stack: stack,
-                    in: plan.source?.repository)) + plan.config + req.config,
+                // A pool's member is no one's: its claim hands in the claimer's identity (`claimFromPool`).
+                + (req.poolMember != nil ? [] : try await gitIdentity(req, stack: stack, in: plan.source?.repository))
+                + plan.config + req.config,
             output: specPath, force: true, with: req.with)
         initReq.deployTo = "k8s-kind"
         initReq.resolved = stack
@@ -346,6 +358,12 @@ public struct UpAction {
         guard let defaults = stack.file.specDefaults,
             (try? defaults.entries("'spec-defaults'"))?.contains(where: { $0.key == "workspace" }) == true
         else { return [] }
+        return await Self.askGit(ctx, given: given, in: repository)
+    }
+
+    /// `git config user.name/email` (in `repository`, else the user's), as `--config` arguments for the keys not
+    /// `given`; none when git is not there or has none.
+    static func askGit(_ ctx: SoContext, given: Set<String>, in repository: String?) async -> [String] {
         // No git, or no identity set: the agent commits as the image's default user, as without this.
         guard
             let r = try? await ctx.processes.run(

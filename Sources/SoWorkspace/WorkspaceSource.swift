@@ -116,19 +116,28 @@ extension WorkspaceContainer {
     /// marker the clone waits for, naming the base commit, the snapshot of uncommitted changes and the branch.
     /// A pool's member learns its `branch` and `origin` here too. With `waitFor` (seconds), the same exec then
     /// waits for the clone to be done (a claim: one exec, not two).
-    func deliver(_ b: CarryIn.Bundle, ref: String, branch: String = "", origin: String = "", waitFor: Double? = nil)
+    /// A claim's `identity` (the claimer's git name and email) goes into the checkout's config.
+    func deliver(
+        _ b: CarryIn.Bundle, ref: String, branch: String = "", origin: String = "", identity: GitIdentity = .none,
+        waitFor: Double? = nil
+    )
         async throws
     {
         let script = """
             c="$1/.so-carry"; mkdir -p "$c" || exit 3
             cat > "$c/repo.bundle.part" && mv "$c/repo.bundle.part" "$c/repo.bundle" || exit 4
-            printf 'base=%s\\nseed=%s\\nref=%s\\nbranch=%s\\norigin=%s\\n' "$2" "$3" "$4" "$5" "$6" > "$c/ready.part" \\
-              && mv "$c/ready.part" "$c/ready"
+            printf 'base=%s\\nseed=%s\\nref=%s\\nbranch=%s\\norigin=%s\\nname=%s\\nemail=%s\\n' \\
+              "$2" "$3" "$4" "$5" "$6" "$8" "$9" > "$c/ready.part" && mv "$c/ready.part" "$c/ready"
             \(Self.wakeAndWait("$7"))
             """
         // stdin is the bundle file.
         let r = try await capture(
-            script, [b.base, b.seed ?? "", ref, branch, origin, Self.ticks(waitFor)], stdin: .file(b.file))
+            script,
+            [
+                b.base, b.seed ?? "", ref, branch, origin, Self.ticks(waitFor), identity.line(\.name),
+                identity.line(\.email),
+            ],
+            stdin: .file(b.file))
         if r.exitCode == 5, let waitFor { throw notCloned(waitFor) }
         guard r.exitCode == 0 else {
             throw SoError(
@@ -140,13 +149,17 @@ extension WorkspaceContainer {
 
     /// A workspace from a remote (a claimed pool member): the repository, its ref and the branch handed to the
     /// clone through `.so-carry/ready`, and with `waitFor` (seconds) the clone waited for, in one exec.
-    func handOver(repo: String, ref: String, branch: String, waitFor: Double?) async throws {
+    func handOver(repo: String, ref: String, branch: String, identity: GitIdentity = .none, waitFor: Double?)
+        async throws
+    {
         let r = try await run(
             "handing the repository to the clone",
             #"""
             c="$1/.so-carry"; mkdir -p "$c" || exit 3
-            printf 'repo=%s\nref=%s\nbranch=%s\n' "$2" "$3" "$4" > "$c/ready.part" && mv "$c/ready.part" "$c/ready"
-            """# + "\n" + Self.wakeAndWait("$5"), [repo, ref, branch, Self.ticks(waitFor)], allowFailure: true)
+            printf 'repo=%s\nref=%s\nbranch=%s\nname=%s\nemail=%s\n' "$2" "$3" "$4" "$6" "$7" > "$c/ready.part" \
+              && mv "$c/ready.part" "$c/ready"
+            """# + "\n" + Self.wakeAndWait("$5"),
+            [repo, ref, branch, Self.ticks(waitFor), identity.line(\.name), identity.line(\.email)], allowFailure: true)
         if r.exitCode == 5, let waitFor { throw notCloned(waitFor) }
         guard r.exitCode == 0 else {
             throw SoError(

@@ -102,12 +102,25 @@ struct TwoNodeE2ETests {
             #expect(Set(web.values) == ["so-node", Self.second], "web's replicas: \(web)")
             // Through the Service, as a pod of the deployment asks it (by the compose service's name; busybox's nc:
             // the kit's static busybox wget crashes).
-            let asked = try await E2E.so(
-                ["deployment", "--dir", "dep", "exec", "keeper"] + RealNode.kc + [
-                    "--", "sh", "-c",
-                    "for i in $(seq 40); do printf 'GET / HTTP/1.0\\r\\n\\r\\n' | nc -w 3 web 8080 | tail -1; done | sort -u",
-                ], cwd: t.path)
-            let viaService = Set(asked.stdout.split(separator: "\n").map(String.init))
+            // Asked again (40 requests a round, 20 s at most) until both replicas have answered: the endpoint of the
+            // replica on so-node reaches so-node-2's kube-proxy rules a moment after the EndpointSlice says it is
+            // ready (seen once in four runs: one replica only in the first round). How long that took is printed.
+            let began = Date()
+            var viaService: Set<String> = []
+            var asked = ProcessResult(exitCode: 1)
+            var rounds = 0
+            while viaService != Set(web.keys) && (rounds == 0 || Date().timeIntervalSince(began) < 20) {
+                rounds += 1
+                asked = try await E2E.so(
+                    ["deployment", "--dir", "dep", "exec", "keeper"] + RealNode.kc + [
+                        "--", "sh", "-c",
+                        "for i in $(seq 40); do printf 'GET / HTTP/1.0\\r\\n\\r\\n' | nc -w 3 web 8080 | tail -1; done | sort -u",
+                    ], cwd: t.path)
+                viaService.formUnion(asked.stdout.split(separator: "\n").map(String.init))
+            }
+            print(
+                "two-node e2e: both replicas answered through the Service after \(rounds) round(s), "
+                    + String(format: "%.1f s", Date().timeIntervalSince(began)))
             #expect(viaService == Set(web.keys), "through Service web from keeper: \(asked.stdout)\(asked.stderr)")
             #expect(
                 try await Self.answers("\(Traefik.http)/", host: host) == Set(web.keys), "through Traefik as \(host)")

@@ -197,20 +197,33 @@ struct WorkspacePoolE2ETests {
                 #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
                 let made = try await Self.warm(pool, 1) { try await b($0) }
                 #expect(made.stdout.contains("\"\(pool)-"), "home B lists home A's pool and member: \(made.stdout)")
-                r = try await b(["up", stackB, "--name", ws, "--config", "GIT_REPO=\(repo)", "--timeout", "120"])
+                r = try await b([
+                    "up", stackB, "--name", ws, "--config", "GIT_REPO=\(repo)", "--config", "GIT_USER_NAME=Claimer B",
+                    "--config", "GIT_USER_EMAIL=b@e2e.invalid", "--timeout", "120",
+                ])
                 #expect(r.exitCode == 0 && r.stdout.contains("claimed \(pool)-"), "\(r.stdout)\n\(r.stderr)")
                 #expect(FileManager.default.fileExists(atPath: t.file("home-b/deployments/\(ws)/spec.yml")))
-                r = try await b([
-                    "deployment", "--name", ws, "exec", "agent", "--", "sh", "-c",
-                    "cd /workspace && git rev-parse --abbrev-ref HEAD && cat README.md",
-                ])
-                #expect(r.stdout == "agent/\(ws)\nhello\n", "\(r.stdout)\n\(r.stderr)")
+                // The claimed workspace commits as its claimer (not as whoever made the pool), at once and after a
+                // restart (below).
+                let check =
+                    "cd /workspace && git rev-parse --abbrev-ref HEAD && cat README.md && "
+                    + "git commit -q --allow-empty -m by-agent && git log -1 --format='%an <%ae>' && printenv WORKSPACE_NAME"
+                r = try await b(["deployment", "--name", ws, "exec", "agent", "--", "sh", "-c", check])
+                #expect(
+                    r.stdout.hasPrefix("agent/\(ws)\nhello\nClaimer B <b@e2e.invalid>\n"), "\(r.stdout)\n\(r.stderr)")
                 // A, with no directory of it, reaches B's claimed workspace by its name; the claim is a revision.
                 r = try await a(["deployment", "--name", ws, "history", "-o", "json"])
                 let revisions = (try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]]) ?? []
                 #expect(
                     revisions.last?["verb"] as? String == "claim" && revisions.last?["result"] as? String == "claimed",
                     "\(r.stdout)\n\(r.stderr)")
+                // A restart renders the workspace's own config, which the claim wrote (its name and identity), and
+                // applies the claim's revision.
+                r = try await b(["deployment", "--name", ws, "restart", "--timeout", "120"])
+                #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
+                r = try await b(["deployment", "--name", ws, "exec", "agent", "--", "sh", "-c", check])
+                #expect(
+                    r.stdout == "agent/\(ws)\nhello\nClaimer B <b@e2e.invalid>\n\(ws)\n", "\(r.stdout)\n\(r.stderr)")
                 // B's refill (with B's copy of the stack) made the next member; A sees it.
                 let refilled = try await Self.warm(pool, 1) { try await a($0) }
                 let pools =

@@ -110,6 +110,46 @@ import Testing
         #expect(t.exists("ws/.so-clone-incomplete"))
     }
 
+    /// Who commits: GIT_USER_NAME/EMAIL from the environment go into the checkout's own config and into the file
+    /// GIT_CONFIG_SYSTEM names (a repository made elsewhere in the container); a restart with none (a pool's member
+    /// claimed, then restarted) keeps the checkout's; with nothing anywhere, a clear default.
+    @Test func theIdentityGoesIntoTheCheckoutsConfig() async throws {
+        let t = try TempDir("so-clone-identity")
+        defer { t.cleanup() }
+        let origin = try await Self.origin(in: t)
+        try FileManager.default.createDirectory(atPath: t.file("ws"), withIntermediateDirectories: true)
+        try Self.writeScript(into: t)
+        var env = Self.env
+        for k in ["GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL"] { env[k] = nil }
+        env["GIT_REPO"] = "file://\(origin)"
+        env["GIT_CONFIG_SYSTEM"] = t.file("system-gitconfig")
+        env["GIT_USER_NAME"] = "Ada Lovelace"
+        env["GIT_USER_EMAIL"] = "ada@example.invalid"
+        let q = CommandText.quote
+        func run(_ env: [String: String]) async throws -> String {
+            let r = try await LocalProcessRunner().run(
+                ["sh", t.file("clone.sh")], workingDirectory: nil, environment: env, timeout: 60)
+            #expect(r.exitCode == 0, "\(r.stdout)\(r.stderr)")
+            let who = try await Self.sh(
+                "cd \(q(t.file("ws"))) && git commit -q --allow-empty -m x && git log -1 --format='%an <%ae>' && "
+                    + "git config --file \(q(t.file("system-gitconfig"))) user.name",
+                env: env.filter { !$0.key.hasPrefix("GIT_USER") && $0.key != "GIT_CONFIG_SYSTEM" })
+            return who.stdout
+        }
+        #expect(try await run(env) == "Ada Lovelace <ada@example.invalid>\nAda Lovelace\n")
+        env["GIT_USER_NAME"] = nil
+        env["GIT_USER_EMAIL"] = nil
+        #expect(try await run(env) == "Ada Lovelace <ada@example.invalid>\nAda Lovelace\n")
+        env["GIT_REPO"] = nil
+        try FileManager.default.removeItem(atPath: t.file("ws"))
+        try FileManager.default.createDirectory(atPath: t.file("ws"), withIntermediateDirectories: true)
+        let r = try await LocalProcessRunner().run(
+            ["sh", t.file("clone.sh")], workingDirectory: nil, environment: env, timeout: 60)
+        #expect(r.exitCode == 0, "\(r.stdout)\(r.stderr)")
+        let fallback = try await Self.sh("git config --file \(q(t.file("system-gitconfig"))) --get-regexp '^user'")
+        #expect(fallback.stdout == "user.name so agent\nuser.email agent@so.invalid\n", "\(fallback.stdout)")
+    }
+
     /// The readiness probe as compose gives it (`$$` is compose's `$`): waiting while the clone runs, it ends
     /// with success once clone.sh marks the clone done, which also wakes it through the FIFO the probe made.
     @Test func theReadinessProbeEndsWhenTheCloneIsDone() async throws {

@@ -67,6 +67,57 @@ import Testing
         #expect(listed.contains { $0.name == "mine-ws" && $0.namespace == member.listing.namespace })
     }
 
+    /// A claimed workspace commits as its claimer, not as whoever made the pool (the soak found every claim did): the
+    /// member is made naming no one (its making asks git for no identity), the claim hands the claimer's to the clone,
+    /// which writes it into the checkout's config, over a member's environment; and the workspace's files hold its own
+    /// name and identity, as a cold `up`'s do, so its next start and the record say the same.
+    @Test func aClaimedWorkspaceCommitsAsItsClaimer() async throws {
+        let c = try await CarryHarness()
+        let p = try await PoolTests().pool(c.w, size: 1)
+        let asked = c.w.h.processes.calls.filter {
+            $0.arguments.starts(with: ["git"]) && $0.arguments.contains("--get-regexp")
+        }
+        #expect(asked.isEmpty, "a member's making asked git who it is: \(asked.map(\.arguments))")
+        let member = try #require(try await PoolAction(c.w.ctx).members(p.name, cluster: c.w.clusterOptions).first)
+        let memberEnv = try ConfigEnv.load(
+            c.w.h.path("so-home/deployments/\(member.listing.name)/config.env"), fs: c.w.ctx.fs)
+        #expect(!memberEnv.contains { $0.key == "GIT_USER_NAME" || $0.key == "GIT_USER_EMAIL" }, "\(memberEnv)")
+        var req = UpRequest(stack: "agent-workspace")
+        req.name = "mine-ws"
+        req.from = c.mine
+        req.config = ["GIT_USER_NAME=Claimer\nrepo=file:///elsewhere", "GIT_USER_EMAIL=claimer@example.invalid"]
+        req.cluster = c.w.clusterOptions
+        req.wait = false
+        let r = try await UpAction(c.w.ctx).run(req)
+        #expect(r.note == "claimed from pool warm", "\(r)")
+        // The member's entrypoint, with the environment an older member had: its maker's identity.
+        let script = try RepoPaths.cloneScript().replacingOccurrences(of: "/workspace", with: c.container)
+        var env = GitWorkspace.env
+        for k in ["GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL"] { env[k] = nil }
+        env["GIT_CARRY"] = "bundle"
+        env["WORKSPACE_NAME"] = member.listing.name
+        env["GIT_USER_NAME"] = "Pool Maker"
+        env["GIT_USER_EMAIL"] = "maker@example.invalid"
+        let clone = try await LocalProcessRunner().run(
+            ["sh", "-c", script], workingDirectory: nil, environment: env, timeout: 60)
+        #expect(clone.exitCode == 0, "\(clone.stdout)\(clone.stderr)")
+        // A line break in a value stays in its line: the clone took the checkout, not another repository.
+        #expect(try await CarryHarness.git(["log", "-1", "--format=%s"], in: c.container) == "local only")
+        let committed = try await LocalProcessRunner().run(
+            [
+                "sh", "-c",
+                "cd \(CommandText.quote(c.container)) && git commit -q --allow-empty -m mine && git log -1 --format='%an <%ae>'",
+            ],
+            workingDirectory: nil, environment: env.filter { !$0.key.hasPrefix("GIT_USER") }, timeout: 60)
+        #expect(committed.stdout == "Claimer repo=file:///elsewhere <claimer@example.invalid>\n", "\(committed)")
+        let dir = c.w.h.path("so-home/deployments/mine-ws")
+        let held = Dictionary(try ConfigEnv.load(dir + "/config.env", fs: c.w.ctx.fs).map { ($0.key, $0.value) }) { $1 }
+        #expect(held["WORKSPACE_NAME"] == "mine-ws" && held["GIT_USER_EMAIL"] == "claimer@example.invalid", "\(held)")
+        #expect(held["GIT_USER_NAME"] == "Claimer repo=file:///elsewhere", "\(held)")
+        let spec = try c.w.ctx.fs.readText(dir + "/spec.yml")
+        #expect(spec.contains("WORKSPACE_NAME: mine-ws") && spec.contains("claimer@example.invalid"), "\(spec)")
+    }
+
     /// A claim writes what a claim needs and nothing of the next member, whose making is a process of its own: the
     /// claim's Lease, the workspace's name on its Namespace, the claimer's credentials in its Secret, and the claim's
     /// revision of the record (who the writer is, the revision, who wrote last on the Namespace: written meanwhile).

@@ -72,6 +72,8 @@ clone() {
         branch=*) claimed=${line#branch=} ;;
         origin=*) origin=${line#origin=} ;;
         repo=*) repo=${line#repo=} ;;
+        name=*) user_name=${line#name=} ;;
+        email=*) user_email=${line#email=} ;;
       esac
     done < "$carry/ready"
     [ -z "$claimed" ] || branch=$claimed
@@ -162,7 +164,27 @@ resume_tasks() {
   ) </dev/null >/dev/null 2>&1 &
 }
 
+# Who the agent's commits are by: the claimer a claim's ready file names (name=, email=), else GIT_USER_NAME and
+# GIT_USER_EMAIL from the environment, written into the checkout's own config (on the volume: kept across restarts
+# and over the environment of a pool's member, which names no one) and into the file GIT_CONFIG_SYSTEM names (a
+# repository made anywhere else in the container). Nothing set keeps what the checkout holds, else a clear default.
+identity() {
+  n=${user_name:-${GIT_USER_NAME:-}} e=${user_email:-${GIT_USER_EMAIL:-}}
+  if [ -d /workspace/.git ]; then
+    if [ -n "$n" ]; then git -C /workspace config user.name "$n"; fi
+    if [ -n "$e" ]; then git -C /workspace config user.email "$e"; fi
+    [ -n "$n" ] || n=$(git -C /workspace config --local user.name 2>/dev/null) || n=
+    [ -n "$e" ] || e=$(git -C /workspace config --local user.email 2>/dev/null) || e=
+  fi
+  if [ -n "${GIT_CONFIG_SYSTEM:-}" ]; then
+    git config --file "$GIT_CONFIG_SYSTEM" user.name "${n:-so agent}" 2>/dev/null || :
+    git config --file "$GIT_CONFIG_SYSTEM" user.email "${e:-agent@so.invalid}" 2>/dev/null || :
+  fi
+}
+
+user_name= user_email=
 clone
+identity
 resume_tasks
 if [ $# -gt 0 ]; then
   # The command runs as this shell's child, not in its place: as PID 1 a command with no handler of its own
