@@ -39,7 +39,8 @@ public struct SoCommand: ParsableCommand {
                     BuildContainersCommand.self,
                 ]),
             CommandGroup(
-                name: "Other", subcommands: [DashboardCommand.self, VersionCommand.self, CompletionCommand.self]),
+                name: "Other",
+                subcommands: [DashboardCommand.self, GitHubCommand.self, VersionCommand.self, CompletionCommand.self]),
         ]
     )
     // laconic-so's global options, declared here so that ArgumentParser reads them before or after any subcommand; a

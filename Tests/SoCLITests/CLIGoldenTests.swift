@@ -253,6 +253,11 @@ final class GoldenSession: @unchecked Sendable {
         await s.run("cleanup-dry-run-json", ["cleanup", "--expired", "--dry-run", "-o", "json"] + cluster)
         await s.run("fetch-stack-dry-run", ["fetch-stack", "example.org/team/stacks", "--dry-run"])
         await s.run("fetch-stack-dry-run-json", ["fetch-stack", "example.org/team/stacks", "--dry-run", "-o", "json"])
+        await s.run("github-inbox-empty", ["github", "inbox"] + cluster)
+        try await Self.seedInbox(s.cluster)
+        await s.run("github-inbox", ["github", "inbox"] + cluster)
+        await s.run("github-inbox-pending-json", ["github", "inbox", "--state", "pending", "-o", "json"] + cluster)
+        await s.run("github-inbox-bad-state", ["github", "inbox", "--state", "PENDING!"] + cluster)
 
         secrets += s.secretValues
         #expect(!secrets.isEmpty, "the session's starts made no Secret: the check below proves nothing")
@@ -261,9 +266,34 @@ final class GoldenSession: @unchecked Sendable {
                 #expect(!text.contains(value), "\(name) prints a secret value")
             }
             #expect(!text.contains(FakeKubeconfig.token), "\(name) prints the kubeconfig's token")
+            for hidden in ["secret-ish", "do not print me", "Fix the login"] {
+                #expect(!text.contains(hidden), "\(name) prints a text of an issue or comment")
+            }
             try CLIGolden.check(name, text)
         }
         try Self.noStaleGoldens(prefix: "", except: "help-", made: s.outputs.map(\.name))
+    }
+
+    /// Two deliveries in the inbox (a label, then a comment whose body no listing may print), the first taken.
+    static func seedInbox(_ cluster: FakeCluster) async throws {
+        let inbox = GitHubInbox(client: cluster)
+        let base = Date(timeIntervalSince1970: 1_767_225_600)
+        for (i, (name, payload)) in [
+            ("issues", #"{"action":"labeled","label":{"name":"so"},"#),
+            (
+                "issue_comment",
+                #"{"action":"created","comment":{"id":9,"body":"/so secret-ish text","author_association":"NONE"},"#
+            ),
+        ].enumerated() {
+            let body =
+                payload + #""repository":{"full_name":"acme/web"},"sender":{"login":"octocat"},"#
+                + #""issue":{"number":52,"title":"Fix the login","body":"do not print me"}}"#
+            guard case .event(let e) = GitHubEvent.parse(event: name, delivery: "d-\(i + 1)", body: Data(body.utf8))
+            else { throw SoError("the golden's delivery \(i + 1) does not parse") }
+            try await inbox.record(e, at: base.addingTimeInterval(Double(i)))
+        }
+        let first = try #require(try await inbox.list().first)
+        #expect(try await inbox.mark(first, state: "taken"))
     }
 
     /// Every command's `--help` matches its golden: a verb lists the options it takes and no other.
