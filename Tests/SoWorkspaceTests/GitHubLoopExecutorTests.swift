@@ -1,5 +1,6 @@
 import Foundation
 import SoBasics
+import SoTestSupport
 import Testing
 
 @testable import SoWorkspace
@@ -287,5 +288,33 @@ import Testing
         #expect(GitHubLoopLive.settings(c, repository: "acme/web") == c.config)
         #expect(GitHubLoopLive.pullNumber("https://github.com/acme/web/pull/7") == 7)
         #expect(GitHubLoopLive.pullNumber("https://github.com/acme/web/issues/7") == nil)
+    }
+
+    @Test func theReactionIsEyesOnTheCommentOrTheIssueAndARefusalNamesIt() async throws {
+        var ctx = try Harness().ctx
+        let web = FakeWeb()
+        web.answers = [WebResponse(status: 201, body: Data()), WebResponse(status: 200, body: Data())]
+        web.answers.append(WebResponse(status: 403, body: Data(#"{"message": "Resource not accessible"}"#.utf8)))
+        ctx.web = web
+        ctx.environment["GITHUB_TOKEN"] = "test-github-token-not-real"
+        ctx.environment["GITHUB_API_URL"] = "http://127.0.0.1:9/"
+        let api = GitHubAPI(ctx: ctx)
+        let issue = try #require(GitHubIssue("acme/web#12"))
+        try await api.react(issue, comment: 21)
+        try await api.react(issue, comment: nil)
+        do {
+            try await api.react(issue, comment: 22)
+            Issue.record("a 403 was taken for a reaction")
+        } catch let e as SoError {
+            #expect(e.message == "GitHub refused the reaction on comment 22 of acme/web#12: Resource not accessible")
+        }
+        #expect(
+            web.requests.map(\.url) == [
+                "http://127.0.0.1:9/repos/acme/web/issues/comments/21/reactions",
+                "http://127.0.0.1:9/repos/acme/web/issues/12/reactions",
+                "http://127.0.0.1:9/repos/acme/web/issues/comments/22/reactions",
+            ])
+        #expect(
+            web.requests.allSatisfy { String(decoding: $0.body ?? Data(), as: UTF8.self) == #"{"content":"eyes"}"# })
     }
 }
