@@ -5,7 +5,7 @@ import SoWorkspace
 /// `so github inbox`: each delivery as a row or as JSON. Pure; no text from an issue, comment or review is shown, and
 /// every name is one `GitHubEvent` checked against GitHub's character sets (the sender's login, the repository).
 enum GitHubInboxText {
-    static let states = ["pending", "taken", "done", "failed"]
+    static let states = GitHubInbox.states
 
     struct EntryJSON: Encodable {
         var delivery: String

@@ -45,6 +45,23 @@ struct GitHubAPI {
                 : "the task goes on; its report: so deployment tasks")
     }
 
+    /// A 👀 reaction to the comment `comment` of the issue's repository, or to the issue itself when nil. GitHub
+    /// answers 201 for a new reaction and 200 for one it had.
+    func react(_ issue: GitHubIssue, comment: Int?) async throws {
+        let on = comment.map { "comments/\($0)" } ?? "\(issue.number)"
+        let url = "\(base)/repos/\(issue.owner)/\(issue.name)/issues/\(on)/reactions"
+        let payload = YValue.map([("content", .string("eyes"))])
+        let r = try await ctx.web.send(
+            WebRequest(method: "POST", url: url, headers: try headers(), body: Data(payload.compactJSON())), timeout: 30
+        )
+        guard r.status != 200, r.status != 201 else { return }
+        let answer = try? JSON.parse(r.body)
+        throw SoError(
+            "GitHub refused the reaction on \(comment.map { "comment \($0) of " } ?? "")\(issue): "
+                + "\(answer?["message"]?.string ?? "HTTP \(r.status)")",
+            hint: "the token needs issues: write on \(issue.owner)/\(issue.name)")
+    }
+
     /// Comments, warning instead of failing: a comment never changes what happened to the task.
     func commentOrWarn(on issue: GitHubIssue, _ body: String) async {
         do { _ = try await comment(on: issue, body) } catch let e as SoError {

@@ -107,16 +107,28 @@ public struct GitHubInbox: Sendable {
 
     /// Sets an entry's state (e.g. `taken`), only if it is still as read: false when another changed it meanwhile.
     public func mark(_ entry: Entry, state: String) async throws -> Bool {
+        try await marked(entry, state: state) != nil
+    }
+
+    /// The states an entry goes through: written `pending`, `taken` by a loop before it acts, then `done` or `failed`.
+    public static let states = ["pending", "taken", "done", "failed"]
+
+    /// `mark`, returning the entry as it now is (its new resourceVersion, for the next mark), or nil when another
+    /// changed it meanwhile.
+    public func marked(_ entry: Entry, state: String) async throws -> Entry? {
         let patch: [String: Any] = [
             "metadata": ["resourceVersion": entry.resourceVersion, "labels": [Self.stateLabel: state]]
         ]
         do {
-            _ = try await client.patch(
+            let object = try await client.patch(
                 .secret, name: entry.secretName, namespace: Self.namespace,
                 mergePatch: try JSONSerialization.data(withJSONObject: patch, options: [.sortedKeys]))
-            return true
+            var now = entry
+            now.state = state
+            now.resourceVersion = object.at("metadata", "resourceVersion")?.string ?? ""
+            return now
         } catch let e as SoError where e.message.contains("(Conflict)") || e.message.contains("(NotFound)") {
-            return false
+            return nil
         }
     }
 }

@@ -1,0 +1,59 @@
+import ArgumentParser
+import Foundation
+import SoActions
+import SoBasics
+import SoDeploy
+import SoWorkspace
+
+struct GitHubLoopCommand: SoRunnable {
+    static let configuration = CommandConfiguration(
+        commandName: "loop",
+        abstract: "Turn the inbox's pending deliveries into workspaces and tasks, as the loop's config says.",
+        discussion: """
+            Each pass reads the pending deliveries, oldest first, and the loop's threads (a ConfigMap per issue in \
+            so-github), plans them, and for each step marks its deliveries taken (a delivery another loop took is \
+            skipped), then acts: a labeled issue gets a workspace ('so up' of the config's stack, the repository as \
+            GIT_REPO) and a detached task of its title and body (--issue, --pr), a trusted '/so' comment or a review \
+            asking for changes the next task (comments that came together: one task), an outsider's command one \
+            reply, a closed pull request 'so down' of its workspace (refused, not discarded, when its work is not \
+            pushed). It reacts with eyes to what it took and comments on the issue; then saves the thread and marks \
+            the deliveries done or failed. One line per step; no title, body, comment or token is printed. Needs \
+            GITHUB_TOKEN or GH_TOKEN (issues and pull requests: write). Without --once, a pass every --interval.
+
+            Example:
+              so github loop --config loop.yml --once
+              so github loop --config loop.yml --interval 30
+            """
+    )
+    static let takes: Set<GroupOption> = []
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var cluster: ClusterFlags
+    @Option(
+        name: .long, help: ArgumentHelp("The loop's config (YAML: repositories, label, stack, …).", valueName: "file"))
+    var config: String
+    @Flag(name: .long, help: "One pass, then exit.") var once = false
+    @Option(
+        name: .long, parsing: .unconditional,
+        help: ArgumentHelp("Seconds between passes (without --once).", valueName: "seconds"),
+        transform: Seconds.parse) var interval: Double = 30
+    @ParentCommand var so: SoCommand
+    var given: [GroupOption] { so.given }
+
+    func run(_ ctx: SoContext) async throws {
+        let ctx = global.context(ctx)
+        let loopConfig = try GitHubLoopConfig.load(config, fs: ctx.fs)
+        let options = cluster.options(manage: false)
+        let target = try await ClusterTargets(ctx: ctx).shared(options)
+        let live = GitHubLoopLive(
+            ctx: ctx, client: try ctx.connect(target.connection), config: loopConfig, cluster: options)
+        let console = ctx.console
+        let executor = GitHubLoopExecutor(effects: live, config: loopConfig) { console.out($0) }
+        if once { return try await executor.pass(now: ctx.clock.now()) }
+        while true {
+            do { try await executor.pass(now: ctx.clock.now()) } catch let e as SoError {
+                console.err("github: the pass failed: \(e.message)" + (e.hint.map { "; hint: \($0)" } ?? ""))
+            }
+            try await ctx.clock.sleep(seconds: interval)
+        }
+    }
+}

@@ -1,0 +1,26 @@
+import Foundation
+import SoBasics
+
+/// What a pass of the GitHub loop (`GitHubLoopExecutor`) does to the world, one call each: the inbox, the threads'
+/// store, the workspace actions and GitHub. The live one is `GitHubLoopLive`; tests give fakes.
+public protocol GitHubLoopEffects: Sendable {
+    /// The inbox's pending entries, oldest first.
+    func pending() async throws -> [GitHubInbox.Entry]
+    func threads() async throws -> [GitHubLoopStore.Stored]
+    /// The entry marked `state` if still as read (a compare-and-swap): the entry as it now is, or nil when another
+    /// loop changed it meanwhile.
+    func mark(_ entry: GitHubInbox.Entry, state: String) async throws -> GitHubInbox.Entry?
+    /// `GitHubLoopStore.save`: false when another loop changed the thread meanwhile.
+    func save(_ thread: GitHubLoopThread, over: GitHubLoopStore.Stored?) async throws -> Bool
+    /// `so up` of the issue's workspace (the config's stack, agent and settings; the repository's clone).
+    func up(workspace: String, repository: String) async throws
+    /// A detached task of `text` in the workspace, with `--issue` and `--pr`: its id.
+    func task(workspace: String, text: String, title: String?, issue: GitHubIssue) async throws -> Int
+    /// `so down` of the workspace, keeping its work (refused when work is neither pushed nor fetched).
+    func down(workspace: String) async throws
+    /// What the workspace's tasks are at: whether one is queued or runs, the pull request and branch, the cost.
+    func work(workspace: String) async throws -> GitHubLoopWork
+    func comment(_ issue: GitHubIssue, _ body: String) async throws
+    /// A 👀 reaction to the comment `comment`, or to the issue itself when nil.
+    func react(_ issue: GitHubIssue, comment: Int?) async throws
+}

@@ -1,0 +1,109 @@
+import Foundation
+import SoActions
+import SoBasics
+import SoDeploy
+import SoKube
+
+/// The GitHub loop's effects on the world: the inbox and the threads in the cluster (`client`), the workspaces
+/// through UpAction, TaskQueueAction and DownAction in-process, GitHub through `GitHubAPI`. The actions run with a
+/// console of their own (`GitHubLoopConsole`): quiet, their lines on stderr, never a question, so the loop's stdout
+/// is its steps' lines and `down` refuses rather than asks.
+public struct GitHubLoopLive: GitHubLoopEffects {
+    public let ctx: SoContext
+    public let client: ClusterClient
+    public let config: GitHubLoopConfig
+    public let cluster: ClusterOptions
+
+    public init(ctx: SoContext, client: ClusterClient, config: GitHubLoopConfig, cluster: ClusterOptions) {
+        var quiet = ctx
+        quiet.options.quiet = true
+        quiet.console = GitHubLoopConsole(base: ctx.console)
+        self.ctx = quiet
+        self.client = client
+        self.config = config
+        self.cluster = cluster
+    }
+
+    var inbox: GitHubInbox { GitHubInbox(client: client) }
+
+    public func pending() async throws -> [GitHubInbox.Entry] { try await inbox.list(state: "pending") }
+    public func threads() async throws -> [GitHubLoopStore.Stored] { try await GitHubLoopStore(client: client).all() }
+    public func mark(_ entry: GitHubInbox.Entry, state: String) async throws -> GitHubInbox.Entry? {
+        try await inbox.marked(entry, state: state)
+    }
+    public func save(_ thread: GitHubLoopThread, over: GitHubLoopStore.Stored?) async throws -> Bool {
+        try await GitHubLoopStore(client: client).save(thread, over: over)
+    }
+
+    public func up(workspace: String, repository: String) async throws {
+        var req = UpRequest(stack: config.stack)
+        req.name = workspace
+        req.config = Self.settings(config, repository: repository)
+        req.agent = config.agent
+        req.cluster = cluster
+        _ = try await UpAction(ctx).run(req)
+    }
+
+    /// The config's settings, with the repository's clone as `GIT_REPO` unless the config names one.
+    static func settings(_ config: GitHubLoopConfig, repository: String) -> [String] {
+        if config.config.contains(where: { $0.hasPrefix("GIT_REPO=") }) { return config.config }
+        return config.config + ["GIT_REPO=https://github.com/\(repository)"]
+    }
+
+    public func task(workspace: String, text: String, title: String?, issue: GitHubIssue) async throws -> Int {
+        var req = TaskRequest(directory: try await directory(workspace), text: text)
+        req.pullRequest = true
+        req.title = title.map { String($0.prefix(72)) }
+        req.issue = issue
+        req.cluster = cluster
+        return try await TaskQueueAction(ctx).submit(req).id
+    }
+
+    public func down(workspace: String) async throws {
+        var req = DownRequest(name: workspace)
+        req.cluster = cluster
+        try await DownAction(ctx).run(req)
+    }
+
+    public func work(workspace: String) async throws -> GitHubLoopWork {
+        let queue = TaskQueueAction(ctx)
+        let w = try await WorkspaceContainer.open(ctx, directory: try await directory(workspace), cluster: cluster)
+        var records = try await queue.records(w, [])
+        // The pull request of a task that ended is opened by the first so that sees its end: this one, maybe.
+        if let last = records.indices.last, records[last].ended {
+            records[last] = try await queue.finishEnded(w, records[last])
+        }
+        return GitHubLoopWork(
+            running: records.contains { !$0.ended },
+            pullRequest: records.compactMap { $0.pullRequest.flatMap(Self.pullNumber) }.last,
+            branch: records.compactMap(\.pushed).last,
+            cost: records.compactMap(\.cost.usd).reduce(0, +))
+    }
+
+    /// A pull request's number from its URL (`…/pull/7`).
+    static func pullNumber(_ url: String) -> Int? {
+        let parts = url.split(separator: "/")
+        guard parts.count >= 2, parts[parts.count - 2] == "pull" else { return nil }
+        return Int(parts[parts.count - 1])
+    }
+
+    public func comment(_ issue: GitHubIssue, _ body: String) async throws {
+        _ = try await GitHubAPI(ctx: ctx).comment(on: issue, body)
+    }
+    public func react(_ issue: GitHubIssue, comment: Int?) async throws {
+        try await GitHubAPI(ctx: ctx).react(issue, comment: comment)
+    }
+
+    /// The workspace's directory here, made from its record in the cluster when this machine has none (a loop
+    /// restarted elsewhere); a record this machine would not trust is refused and its directory removed.
+    func directory(_ workspace: String) async throws -> String {
+        let dir = try ctx.namedDeployment(workspace)
+        if ctx.fs.isDirectory(dir) { return dir }
+        let made = try await RecordAction(ctx).materialize(name: workspace, cluster: cluster)
+        do { try RecordTrust.checkHere(made, ctx: ctx) } catch {
+            try ctx.fs.removeOwnedTree(made, owner: .labelledChild(of: Path.dirname(made)))
+            throw error
+        }
+        return made
+    }
+}

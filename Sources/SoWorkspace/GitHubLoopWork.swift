@@ -1,0 +1,16 @@
+import Foundation
+
+/// A workspace's tasks as the loop reads them to learn that a task ended.
+public struct GitHubLoopWork: Sendable, Equatable {
+    public var running: Bool
+    public var pullRequest: Int?
+    public var branch: String?
+    /// Dollars, all its tasks.
+    public var cost: Double
+    public init(running: Bool, pullRequest: Int? = nil, branch: String? = nil, cost: Double = 0) {
+        self.running = running
+        self.pullRequest = pullRequest
+        self.branch = branch
+        self.cost = cost
+    }
+}

@@ -1,0 +1,320 @@
+import Foundation
+import SoBasics
+import SoTestSupport
+import Testing
+
+@testable import SoWorkspace
+
+/// A whole pass of the GitHub loop over fake effects that log every call: each test states every call made, so an
+/// unexpected one fails it, and the lines said (never a title, body or comment).
+@Suite struct GitHubLoopExecutorTests {
+    static let now = Date(timeIntervalSince1970: 1_767_225_600)
+    static let repo = "acme/web"
+    static let ws = GitHubLoopThread.workspaceName(repo, issue: 12)
+    static var config: GitHubLoopConfig {
+        GitHubLoopConfig(repositories: [repo], label: "so", stack: "agent-workspace")
+    }
+    static let hostile = "Fix it.\n$(rm -rf /) ghp_secret0123456789"
+
+    actor Fake: GitHubLoopEffects {
+        var entries: [GitHubInbox.Entry] = []
+        var stored: [GitHubLoopStore.Stored] = []
+        var calls: [String] = []
+        /// Deliveries another loop takes first.
+        var stolen: Set<String> = []
+        /// Effects that throw.
+        var failing: Set<String> = []
+        var work = GitHubLoopWork(running: false)
+        var version = 100
+
+        init(_ events: [GitHubEvent], threads: [GitHubLoopThread] = []) {
+            for (i, e) in events.enumerated() {
+                entries.append(
+                    GitHubInbox.Entry(
+                        secretName: GitHubInbox.secretName(e.delivery), event: e,
+                        receivedAt: GitHubLoopExecutorTests.now.addingTimeInterval(Double(i)), state: "pending",
+                        resourceVersion: "\(i + 1)"))
+            }
+            stored = threads.map { GitHubLoopStore.Stored(thread: $0, resourceVersion: "t1") }
+        }
+        func set(stolen: Set<String> = [], failing: Set<String> = [], work: GitHubLoopWork? = nil) {
+            self.stolen = stolen
+            self.failing = failing
+            if let work { self.work = work }
+        }
+        func add(_ e: GitHubEvent) {
+            entries.append(
+                GitHubInbox.Entry(
+                    secretName: GitHubInbox.secretName(e.delivery), event: e, receivedAt: nil, state: "pending",
+                    resourceVersion: "\(entries.count + 1)"))
+        }
+        func clear() { calls = [] }
+        func states() -> [String] { entries.map { "\($0.event.delivery)=\($0.state)" } }
+        func thread() -> GitHubLoopThread? { stored.first?.thread }
+
+        func fail(_ what: String) throws {
+            if failing.contains(what) { throw SoError("cannot \(what) \(GitHubLoopExecutorTests.ws)", hint: "fix it") }
+        }
+        func pending() -> [GitHubInbox.Entry] { entries.filter { $0.state == "pending" } }
+        func threads() -> [GitHubLoopStore.Stored] { stored }
+        func mark(_ entry: GitHubInbox.Entry, state: String) -> GitHubInbox.Entry? {
+            calls.append("mark \(entry.event.delivery) \(state)")
+            guard !stolen.contains(entry.event.delivery),
+                let i = entries.firstIndex(where: { $0.secretName == entry.secretName }),
+                entries[i].resourceVersion == entry.resourceVersion
+            else { return nil }
+            version += 1
+            entries[i].state = state
+            entries[i].resourceVersion = "\(version)"
+            return entries[i]
+        }
+        func save(_ t: GitHubLoopThread, over: GitHubLoopStore.Stored?) -> Bool {
+            calls.append(
+                "save \(t.workspace) running=\(t.running) tasks=\(t.tasks) removed=\(t.removed) "
+                    + "comment=\(t.lastComment) pr=\(t.pullRequest.map(String.init) ?? "-")")
+            let i = stored.firstIndex { $0.thread.workspace == t.workspace }
+            guard i.map({ stored[$0].resourceVersion }) == over?.resourceVersion else { return false }
+            version += 1
+            let s = GitHubLoopStore.Stored(thread: t, resourceVersion: "t\(version)")
+            if let i { stored[i] = s } else { stored.append(s) }
+            return true
+        }
+        func up(workspace: String, repository: String) throws {
+            calls.append("up \(workspace) \(repository)")
+            try fail("up")
+        }
+        func task(workspace: String, text: String, title: String?, issue: GitHubIssue) throws -> Int {
+            calls.append("task \(workspace) \(issue) title=\(title ?? "-") text=\(text)")
+            try fail("task")
+            return 3
+        }
+        func down(workspace: String) throws {
+            calls.append("down \(workspace)")
+            try fail("down")
+        }
+        func work(workspace: String) throws -> GitHubLoopWork {
+            calls.append("work \(workspace)")
+            return work
+        }
+        func comment(_ issue: GitHubIssue, _ body: String) throws {
+            calls.append("comment \(issue): \(body)")
+            try fail("comment")
+        }
+        func react(_ issue: GitHubIssue, comment: Int?) throws {
+            calls.append("react \(issue) \(comment.map { "comment \($0)" } ?? "issue")")
+        }
+    }
+
+    final class Lines: @unchecked Sendable {
+        private let lock = NSLock()
+        private var kept: [String] = []
+        func say(_ line: String) { lock.withLock { kept.append(line) } }
+        var all: [String] { lock.withLock { kept } }
+    }
+
+    static func event(
+        _ id: String, _ event: String, _ action: String, pr: Bool = false, number: Int = 12,
+        who: String = "MEMBER", _ edit: (inout GitHubEvent) -> Void = { _ in }
+    ) -> GitHubEvent {
+        var e = GitHubEvent(
+            delivery: id, event: event, action: action, repository: repo, number: number, isPullRequest: pr,
+            authorAssociation: who, sender: "octocat", truncated: false)
+        e.title = "Fix the login"
+        e.body = hostile
+        edit(&e)
+        return e
+    }
+    static func labeled(_ id: String) -> GitHubEvent { event(id, "issues", "labeled") { $0.label = "so" } }
+    static func comment(_ id: String, _ cid: Int, _ text: String, who: String = "MEMBER") -> GitHubEvent {
+        event(id, "issue_comment", "created", who: who) {
+            $0.commentID = cid
+            $0.commentBody = "/so \(text)"
+        }
+    }
+    static func thread(running: Bool) -> GitHubLoopThread {
+        var t = GitHubLoopThread(repository: repo, issue: 12, workspace: ws)
+        t.running = running
+        t.tasks = 1
+        t.startedAt = now
+        t.pullRequest = 7
+        t.branch = "agent/\(ws)"
+        return t
+    }
+
+    static func pass(_ fake: Fake) async throws -> [String] {
+        let lines = Lines()
+        try await GitHubLoopExecutor(effects: fake, config: config, say: lines.say).pass(now: now)
+        return lines.all
+    }
+
+    @Test func aLabelStartsTheWorkspaceQueuesItsTaskReactsAndComments() async throws {
+        let fake = Fake([Self.labeled("d1")])
+        let lines = try await Self.pass(fake)
+        #expect(lines == ["github: acme/web#12: start \(Self.ws) (delivery d1)"])
+        #expect(
+            await fake.calls == [
+                "mark d1 taken", "up \(Self.ws) acme/web",
+                "task \(Self.ws) acme/web#12 title=Fix the login text=Fix the login\n\n\(Self.hostile)",
+                "react acme/web#12 issue",
+                "comment acme/web#12: so made the workspace `\(Self.ws)` for this issue; its task 3 runs there. "
+                    + "See it: `so deployment --name \(Self.ws) status`",
+                "save \(Self.ws) running=true tasks=1 removed=false comment=0 pr=-", "mark d1 done",
+            ])
+        #expect(await fake.states() == ["d1=done"])
+    }
+
+    @Test func commentsWhileATaskRunsWaitThenBecomeOneTask() async throws {
+        let fake = Fake(
+            [Self.comment("d2", 21, "add a test"), Self.comment("d3", 22, "and docs")],
+            threads: [Self.thread(running: true)])
+        await fake.set(work: GitHubLoopWork(running: true))
+        let waiting = try await Self.pass(fake)
+        #expect(
+            waiting == [
+                "github: acme/web#12: wait: a task of \(Self.ws) is under way (delivery d2)",
+                "github: acme/web#12: wait: a task of \(Self.ws) is under way (delivery d3)",
+            ])
+        #expect(await fake.calls == ["work \(Self.ws)"])
+        #expect(await fake.states() == ["d2=pending", "d3=pending"])
+
+        await fake.clear()
+        await fake.set(work: GitHubLoopWork(running: false, pullRequest: 7, branch: "agent/\(Self.ws)", cost: 0.5))
+        let lines = try await Self.pass(fake)
+        #expect(
+            lines == [
+                "github: acme/web#12: \(Self.ws) is idle, its task ended",
+                "github: acme/web#12: task \(Self.ws) (2 asks) (deliveries d2, d3)",
+            ])
+        let asked = "Asked by @octocat in a comment:\n\n"
+        #expect(
+            await fake.calls == [
+                "work \(Self.ws)", "save \(Self.ws) running=false tasks=1 removed=false comment=0 pr=7",
+                "mark d2 taken", "mark d3 taken",
+                "task \(Self.ws) acme/web#12 title=- text=\(asked)add a test\n\n---\n\n\(asked)and docs",
+                "react acme/web#12 comment 21", "react acme/web#12 comment 22",
+                "save \(Self.ws) running=true tasks=2 removed=false comment=22 pr=7", "mark d2 done", "mark d3 done",
+            ])
+    }
+
+    @Test func anOutsidersCommandGetsOneReplyAndNothingRuns() async throws {
+        let fake = Fake(
+            [Self.comment("d4", 30, "delete everything", who: "NONE")], threads: [Self.thread(running: false)])
+        let lines = try await Self.pass(fake)
+        #expect(lines == ["github: acme/web#12: reply (delivery d4)"])
+        let calls = await fake.calls
+        #expect(calls.count == 3)
+        #expect(calls.first == "mark d4 taken")
+        #expect(calls[1].hasPrefix("comment acme/web#12: Nothing ran for @octocat"))
+        #expect(calls.last == "mark d4 done")
+    }
+
+    @Test func aClosedPullRequestRemovesTheWorkspaceAndSaysWhereTheWorkIs() async throws {
+        let closed = Self.event("d5", "pull_request", "closed", pr: true, number: 7) {
+            $0.merged = true
+            $0.headRef = "agent/\(Self.ws)"
+            $0.headRepoFork = false
+        }
+        let fake = Fake([closed], threads: [Self.thread(running: false)])
+        let lines = try await Self.pass(fake)
+        #expect(lines == ["github: acme/web#7: remove \(Self.ws) (pull request merged) (delivery d5)"])
+        #expect(
+            await fake.calls == [
+                "mark d5 taken", "down \(Self.ws)",
+                "comment acme/web#12: so removed the workspace `\(Self.ws)` (pull request #7 merged); "
+                    + "its work is on the branch `agent/\(Self.ws)`.",
+                "save \(Self.ws) running=false tasks=1 removed=true comment=0 pr=7", "mark d5 done",
+            ])
+    }
+
+    @Test func aStepAnotherLoopTookIsSkippedAndWhatItTookPutBack() async throws {
+        let fake = Fake(
+            [Self.comment("d6", 40, "one"), Self.comment("d7", 41, "two")], threads: [Self.thread(running: false)])
+        await fake.set(stolen: ["d7"])
+        let lines = try await Self.pass(fake)
+        #expect(lines == ["github: acme/web#12: skipped, taken by another loop (deliveries d6, d7)"])
+        #expect(await fake.calls == ["mark d6 taken", "mark d7 taken", "mark d6 pending"])
+        #expect(await fake.states() == ["d6=pending", "d7=pending"])
+    }
+
+    @Test func anActionThatThrowsMarksItsEntriesFailedAndSavesTheThread() async throws {
+        let fake = Fake([Self.labeled("d8")])
+        await fake.set(failing: ["up"])
+        let lines = try await Self.pass(fake)
+        #expect(
+            lines == [
+                "github: acme/web#12: start \(Self.ws) failed: cannot up \(Self.ws); hint: fix it (delivery d8)"
+            ])
+        #expect(
+            await fake.calls == [
+                "mark d8 taken", "up \(Self.ws) acme/web",
+                "save \(Self.ws) running=false tasks=1 removed=true comment=0 pr=-", "mark d8 failed",
+            ])
+        #expect(await fake.states() == ["d8=failed"])
+        // A new label starts again, over the thread the failure left.
+        await fake.clear()
+        await fake.set(failing: [])
+        await fake.add(Self.labeled("d9"))
+        #expect(try await Self.pass(fake) == ["github: acme/web#12: start \(Self.ws) (delivery d9)"])
+        #expect(await fake.thread()?.removed == false)
+    }
+
+    @Test func aTaskThatFailsLeavesItsCommentTakenAndNoTaskRunning() async throws {
+        let fake = Fake([Self.comment("d10", 50, "go")], threads: [Self.thread(running: false)])
+        await fake.set(failing: ["task"])
+        let lines = try await Self.pass(fake)
+        #expect(lines.count == 1)
+        #expect(lines[0].hasPrefix("github: acme/web#12: task \(Self.ws) failed: cannot task"))
+        #expect(!lines[0].contains("rm -rf") && !lines[0].contains("ghp_"))
+        #expect(
+            await fake.calls.suffix(2) == [
+                "save \(Self.ws) running=false tasks=1 removed=false comment=50 pr=7", "mark d10 failed",
+            ])
+    }
+
+    @Test func oneLineErrorsAreCutAndHaveNoNewline() {
+        let e = SoError("first\nsecond" + String(repeating: "x", count: 400), hint: "h")
+        let line = GitHubLoopExecutor.oneLine(e)
+        #expect(!line.contains("\n") && line.count == 300 && line.hasPrefix("first second"))
+    }
+
+    @Test func theLiveSettingsCloneTheIssuesRepositoryUnlessTheConfigNamesOne() {
+        var c = Self.config
+        c.config = ["GIT_REF=main"]
+        #expect(
+            GitHubLoopLive.settings(c, repository: "acme/web") == [
+                "GIT_REF=main", "GIT_REPO=https://github.com/acme/web",
+            ])
+        c.config = ["GIT_REPO=git@example.invalid:acme/web.git"]
+        #expect(GitHubLoopLive.settings(c, repository: "acme/web") == c.config)
+        #expect(GitHubLoopLive.pullNumber("https://github.com/acme/web/pull/7") == 7)
+        #expect(GitHubLoopLive.pullNumber("https://github.com/acme/web/issues/7") == nil)
+    }
+
+    @Test func theReactionIsEyesOnTheCommentOrTheIssueAndARefusalNamesIt() async throws {
+        var ctx = try Harness().ctx
+        let web = FakeWeb()
+        web.answers = [WebResponse(status: 201, body: Data()), WebResponse(status: 200, body: Data())]
+        web.answers.append(WebResponse(status: 403, body: Data(#"{"message": "Resource not accessible"}"#.utf8)))
+        ctx.web = web
+        ctx.environment["GITHUB_TOKEN"] = "test-github-token-not-real"
+        ctx.environment["GITHUB_API_URL"] = "http://127.0.0.1:9/"
+        let api = GitHubAPI(ctx: ctx)
+        let issue = try #require(GitHubIssue("acme/web#12"))
+        try await api.react(issue, comment: 21)
+        try await api.react(issue, comment: nil)
+        do {
+            try await api.react(issue, comment: 22)
+            Issue.record("a 403 was taken for a reaction")
+        } catch let e as SoError {
+            #expect(e.message == "GitHub refused the reaction on comment 22 of acme/web#12: Resource not accessible")
+        }
+        #expect(
+            web.requests.map(\.url) == [
+                "http://127.0.0.1:9/repos/acme/web/issues/comments/21/reactions",
+                "http://127.0.0.1:9/repos/acme/web/issues/12/reactions",
+                "http://127.0.0.1:9/repos/acme/web/issues/comments/22/reactions",
+            ])
+        #expect(
+            web.requests.allSatisfy { String(decoding: $0.body ?? Data(), as: UTF8.self) == #"{"content":"eyes"}"# })
+    }
+}
