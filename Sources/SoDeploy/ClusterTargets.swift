@@ -235,8 +235,10 @@ package struct ClusterTargets {
     /// What a running kind cluster must match: its mounts (refused when one is missing), its image and its
     /// worker count (reported). The mounts are looked for on the node that holds them in the running cluster (its
     /// first worker when it has workers), as start pins the path volumes there, whatever the spec now asks.
+    /// The nodes are listed when they matter: the spec asks for workers, or it has host paths to mount.
     func checkNode(_ model: DeploymentModel, cluster: String) async throws {
-        let workers = await kindWorkers(cluster)
+        let mounts = !KindMounts.required(model, home: ctx.fs.homeDirectory).isEmpty
+        let workers = model.spec.kindWorkers > 0 || mounts ? await kindWorkers(cluster) : nil
         // Said first: a mount missing from the running cluster is refused just below.
         if let workers, workers != model.spec.kindWorkers {
             let wanted = model.spec.kindWorkers

@@ -103,7 +103,6 @@ import Testing
         let inspect = ["nerdctl", "inspect", "--format", "{{.Config.Image}}", "\(clusterID)-control-plane"]
         for running in ["kindest/node:v1.29.2@sha256:51a1", "docker.io/kindest/node:v1.31.0@sha256:53df"] {
             p.expect(["kind", "get", "clusters"], stdout: "\(clusterID)\n")
-            p.expect(["kind", "get", "nodes", "--name", clusterID], stdout: "\(clusterID)-control-plane\n")
             p.expect(inspect, stdout: running + "\n")
             p.expect(
                 ["kind", "get", "kubeconfig", "--name", clusterID],
