@@ -232,10 +232,37 @@ package struct ClusterTargets {
         }
     }
 
-    /// What a running kind node must match: its mounts (refused when one is missing) and its image (reported).
+    /// What a running kind cluster must match: its mounts (refused when one is missing), its image and its
+    /// worker count (reported). The mounts are looked for on the node that holds them in the running cluster (its
+    /// first worker when it has workers), as start pins the path volumes there, whatever the spec now asks.
+    /// The nodes are listed when they matter: the spec asks for workers, or it has host paths to mount.
     func checkNode(_ model: DeploymentModel, cluster: String) async throws {
-        try await checkMounts(model, cluster: cluster)
+        let mounts = !KindMounts.required(model, home: ctx.fs.homeDirectory).isEmpty
+        let workers = model.spec.kindWorkers > 0 || mounts ? await kindWorkers(cluster) : nil
+        // Said first: a mount missing from the running cluster is refused just below.
+        if let workers, workers != model.spec.kindWorkers {
+            let wanted = model.spec.kindWorkers
+            ctx.diagnostics.warn(
+                "kind cluster '\(cluster)' has \(workers) \(English.plural("worker node", workers)), not the spec's "
+                    + "kind-workers \(wanted)",
+                hint: "kind sets the nodes only at creation: 'kind delete cluster --name \(cluster)', then start again "
+                    + "to create it with \(wanted) \(English.plural("worker", wanted))",
+                at: SourceLocation(file: model.spec.path))
+        }
+        try await checkMounts(model, cluster: cluster, workers: workers ?? model.spec.kindWorkers)
         await checkNodeImage(model, cluster: cluster)
+    }
+
+    /// The worker nodes of the running kind cluster (`kind get nodes`); nil when kind cannot list them.
+    func kindWorkers(_ cluster: String) async -> Int? {
+        let argv = ["kind", "get", "nodes", "--name", cluster]
+        // nil when it fails: the spec's count is used instead, and the count is not checked.
+        guard
+            let r = try? await ctx.processes.run(
+                argv, workingDirectory: nil, environment: ctx.environment, timeout: 60),
+            r.exitCode == 0
+        else { return nil }
+        return r.stdout.split(separator: "\n").filter { $0.trimmedSpaces.hasPrefix("\(cluster)-worker") }.count
     }
 
     /// kind sets the node image only when a cluster is created: a running node made from another image than
@@ -266,11 +293,11 @@ package struct ClusterTargets {
 
     /// kind applies extraMounts only when a cluster is created: refuse to start when a mount the
     /// deployment needs is not active on the running node.
-    func checkMounts(_ model: DeploymentModel, cluster: String) async throws {
+    func checkMounts(_ model: DeploymentModel, cluster: String, workers: Int) async throws {
         let needed = KindMounts.required(model, home: ctx.fs.homeDirectory)
         guard !needed.isEmpty else { return }
         let engine = ctx.kindProvider.cli
-        let node = KindConfig.mountNode(cluster: cluster, workers: model.spec.kindWorkers)
+        let node = KindConfig.mountNode(cluster: cluster, workers: workers)
         let argv = [engine, "inspect", "--format", "{{json .Mounts}}", node]
         // Warned just below: the mounts are then not checked.
         guard let r = try? await ctx.processes.run(argv, workingDirectory: nil, environment: nil, timeout: 30),

@@ -51,6 +51,7 @@ import Testing
         c.h.processes.missing = []
         let mounts =
             "[{\"Source\":\"\(c.h.path("dep/data/host-path-hosts-binds-workspace"))\",\"Destination\":\"/mnt/host-path-hosts-binds-workspace\"}]"
+        c.h.processes.expect(["kind", "get", "nodes", "--name", clusterID], stdout: "\(clusterID)-control-plane\n")
         c.h.processes.expect(
             ["podman", "inspect", "--format", "{{json .Mounts}}", "\(clusterID)-control-plane"], stdout: mounts)
         c.h.processes.expect(

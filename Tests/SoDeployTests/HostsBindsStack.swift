@@ -25,6 +25,8 @@ extension ClusterHarness {
             "user-kubeconfig",
             ClusterHarness.kubeconfigText.replacingOccurrences(of: "kind-test", with: "kind-\(clusterID)"))
         h.processes.missing = []
+        // Its nodes are listed (a host path to mount: the node that holds it is the running cluster's).
+        h.processes.expect(["kind", "get", "nodes", "--name", clusterID], stdout: "\(clusterID)-control-plane\n")
         // The directory deploy create made for the missing bind source is mounted into the node: checked first.
         let mounts =
             "[{\"Source\":\"\(h.path("dep/data/host-path-hosts-binds-workspace"))\",\"Destination\":\"/mnt/host-path-hosts-binds-workspace\"}]"
