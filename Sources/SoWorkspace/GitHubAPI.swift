@@ -55,6 +55,7 @@ struct GitHubAPI {
             WebRequest(method: "POST", url: url, headers: try headers(), body: Data(payload.compactJSON())), timeout: 30
         )
         guard r.status != 200, r.status != 201 else { return }
+        // a body that is not JSON (a proxy's page): the status names the refusal
         let answer = try? JSON.parse(r.body)
         throw SoError(
             "GitHub refused the reaction on \(comment.map { "comment \($0) of " } ?? "")\(issue): "

@@ -100,6 +100,7 @@ public struct GitHubLoopConfig: Sendable, Equatable {
         let configNode = m.nonNull("config")
         c.config = try configNode?.stringList("'config'", allowSingle: true) ?? []
         for (i, kv) in c.config.enumerated() where !kv.contains("=") || kv.hasPrefix("=") {
+            // the entry's own line when it has one, else the list's
             let at = configNode.flatMap { $0.isSequence ? try? $0.sequence("'config'")[i] : $0 } ?? m.node
             throw at.error(
                 "'config' holds '\(printable(kv))', not KEY=VALUE", hint: "write KEY=VALUE, as so up --config takes")

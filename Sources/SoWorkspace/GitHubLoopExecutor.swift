@@ -65,6 +65,7 @@ public struct GitHubLoopExecutor: Sendable {
         case .wait(let why):
             return say("\(at): wait: \(why) \(ids)")
         case .ignore(let why):
+            // best effort: an entry left pending is ignored again next pass
             for e in mine { _ = try? await effects.mark(e, state: "done") }
             return say("\(at): ignore: \(why) \(ids)")
         default: break
@@ -80,6 +81,7 @@ public struct GitHubLoopExecutor: Sendable {
             say("\(at): \(what) failed: \(Self.oneLine(error)) \(ids)")
         }
         for e in taken {
+            // nil: another loop changed it; said below
             let marked = try? await effects.mark(e, state: state)
             if marked == nil {
                 say("\(at): delivery \(e.event.delivery) was changed by another loop; not marked \(state)")
@@ -91,7 +93,9 @@ public struct GitHubLoopExecutor: Sendable {
     func take(_ entries: [GitHubInbox.Entry]) async -> [GitHubInbox.Entry]? {
         var taken: [GitHubInbox.Entry] = []
         for e in entries {
+            // nil: another loop took it (the step is skipped)
             guard let t = try? await effects.mark(e, state: "taken") else {
+                // best effort: one left taken waits for the next pass
                 for back in taken { _ = try? await effects.mark(back, state: "pending") }
                 return nil
             }

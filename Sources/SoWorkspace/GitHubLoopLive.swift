@@ -28,6 +28,7 @@ public struct GitHubLoopLive: GitHubLoopEffects {
 
     public func pending() async throws -> [GitHubInbox.Entry] { try await inbox.list(state: "pending") }
     public func threads() async throws -> [GitHubLoopStore.Stored] { try await GitHubLoopStore(client: client).all() }
+    // nil: another loop took the entry
     public func mark(_ entry: GitHubInbox.Entry, state: String) async throws -> GitHubInbox.Entry? {
         try await inbox.marked(entry, state: state)
     }

@@ -36,6 +36,7 @@ public struct GitHubLoopStore: Sendable {
 
     static func decode(_ object: JSON) -> Stored? {
         guard let text = object["data"]?[dataKey]?.string,
+            // a thread that does not decode is not this loop's
             let thread = try? decoder.decode(GitHubLoopThread.self, from: Data(text.utf8)),
             object.name == configMapName(thread.workspace)
         else { return nil }

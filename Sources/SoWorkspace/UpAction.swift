@@ -124,6 +124,7 @@ public struct UpAction {
         let identity: GitIdentity
         do {
             identity = GitIdentity(
+                // one init cannot read is left to init to refuse
                 config: await fromGit.value.flatMap { (try? InitAction.parseConfigArgument($0)) ?? [] } + pairs)
             claimed = try await claim.claim(
                 pool, name: name, dir: dir, reach: checkout.reach, cluster: req.cluster, listed: listing,
