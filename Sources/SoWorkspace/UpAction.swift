@@ -123,9 +123,7 @@ public struct UpAction {
         let claimed: PoolClaim.Claimed?
         let identity: GitIdentity
         do {
-            identity = GitIdentity(
-                // one init cannot read is left to init to refuse
-                config: await fromGit.value.flatMap { (try? InitAction.parseConfigArgument($0)) ?? [] } + pairs)
+            identity = GitIdentity(config: await fromGit.value + pairs)
             claimed = try await claim.claim(
                 pool, name: name, dir: dir, reach: checkout.reach, cluster: req.cluster, listed: listing,
                 keys: PoolClaim.workspaceKeys(name: name, identity: identity, given: pairs))
@@ -359,12 +357,12 @@ public struct UpAction {
         guard let defaults = stack.file.specDefaults,
             (try? defaults.entries("'spec-defaults'"))?.contains(where: { $0.key == "workspace" }) == true
         else { return [] }
-        return await Self.askGit(ctx, given: given, in: repository)
+        return await Self.askGit(ctx, given: given, in: repository).map { "\($0.0)=\($0.1)" }
     }
 
-    /// `git config user.name/email` (in `repository`, else the user's), as `--config` arguments for the keys not
-    /// `given`; none when git is not there or has none.
-    static func askGit(_ ctx: SoContext, given: Set<String>, in repository: String?) async -> [String] {
+    /// `git config user.name/email` (in `repository`, else the user's) as `GIT_USER_NAME`/`GIT_USER_EMAIL` pairs, for
+    /// the keys not `given`; none when git is not there or has none.
+    static func askGit(_ ctx: SoContext, given: Set<String>, in repository: String?) async -> [(String, String)] {
         // No git, or no identity set: the agent commits as the image's default user, as without this.
         guard
             let r = try? await ctx.processes.run(
@@ -372,15 +370,15 @@ public struct UpAction {
                 workingDirectory: nil, environment: nil, timeout: 10),
             r.exitCode == 0
         else { return [] }
-        var out: [String] = []
+        var out: [(String, String)] = []
         for line in r.stdout.split(separator: "\n") {
             let parts = line.split(separator: " ", maxSplits: 1).map(String.init)
             guard parts.count == 2, !parts[1].trimmedSpaces.isEmpty else { continue }
             if parts[0] == "user.name" && !given.contains("GIT_USER_NAME") {
-                out.append("GIT_USER_NAME=\(parts[1].trimmedSpaces)")
+                out.append(("GIT_USER_NAME", parts[1].trimmedSpaces))
             }
             if parts[0] == "user.email" && !given.contains("GIT_USER_EMAIL") {
-                out.append("GIT_USER_EMAIL=\(parts[1].trimmedSpaces)")
+                out.append(("GIT_USER_EMAIL", parts[1].trimmedSpaces))
             }
         }
         return out

@@ -29,6 +29,17 @@ enum KindE2E {
         try await run(["kind", "get", "clusters"]).stdout.split(separator: "\n").map(String.init)
     }
 
+    /// `stop` of the deployment in `dir` with its volumes, namespace and the cluster: no kind cluster is left.
+    static func stopRemovingCluster(_ dir: String, in t: TempDir) async throws {
+        let r = try await E2E.so(
+            [
+                "deployment", "--dir", dir, "stop", "--delete-volumes", "--delete-namespace",
+                "--perform-cluster-management",
+            ], cwd: t.path)
+        #expect(r.exitCode == 0, "\(r.stderr)")
+        #expect(try await clusters().isEmpty)
+    }
+
     /// A spec for the example stack, with an ingress for `host` and, offline, the stand-in controller.
     static func spec(_ file: String, host: String, in t: TempDir, extra: [String] = []) async throws {
         let r = try await E2E.so(["--stack", "example", "deploy", "init", "--output", file] + extra, cwd: t.path)
@@ -146,13 +157,7 @@ struct KindE2ETests {
                 "runs node image \(KindE2E.nodeImage), not the spec's kind-node-image kindest/node:v1.99.0"),
             "\(r.stderr)")
 
-        r = try await E2E.so(
-            [
-                "deployment", "--dir", "dep", "stop", "--delete-volumes", "--delete-namespace",
-                "--perform-cluster-management",
-            ], cwd: t.path)
-        #expect(r.exitCode == 0, "\(r.stderr)")
-        #expect(try await KindE2E.clusters().isEmpty)
+        try await KindE2E.stopRemovingCluster("dep", in: t)
     }
 
     /// Issue 24: two deployments (each naming its own cluster) started at the same moment on a host with no
@@ -326,13 +331,7 @@ struct KindE2ETests {
                 && r.stderr.contains("kind delete cluster --name \(name)"),
             "\(r.stderr)")
 
-        r = try await E2E.so(
-            [
-                "deployment", "--dir", "dep", "stop", "--delete-volumes", "--delete-namespace",
-                "--perform-cluster-management",
-            ], cwd: t.path)
-        #expect(r.exitCode == 0, "\(r.stderr)")
-        #expect(try await KindE2E.clusters().isEmpty)
+        try await KindE2E.stopRemovingCluster("dep", in: t)
     }
 
     /// Issue 22: `KIND_EXPERIMENTAL_PROVIDER=podman` on a host where Docker does not answer: kind makes the
