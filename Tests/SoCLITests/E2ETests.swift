@@ -453,12 +453,14 @@ enum E2E {
         let removed = ((try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]]) ?? [])
             .compactMap { $0["name"] as? String }
         #expect(Set(removed) == expiring, "\(r.stdout)")
+        // Other suites run workspaces in the same cluster at the same time: only this test's names count.
         let remainingNamespaces = try await E2E.kubectl([
             "get", "namespaces", "-l", "app.kubernetes.io/stack=agent-workspace", "-o", "name",
         ]).stdout
         #expect(
-            Set(remainingNamespaces.split(separator: "\n").map { String($0.dropFirst("namespace/".count)) })
-                == Set(names).subtracting(expiring))
+            Set(
+                remainingNamespaces.split(separator: "\n").map { String($0.dropFirst("namespace/".count)) }
+                    .filter { $0.hasPrefix("e2e-ws-") }) == Set(names).subtracting(expiring))
 
         let downs = try await inParallel(names.filter { !expiring.contains($0) }) { [downFlags] n in
             try await E2E.so(["down", n] + downFlags, cwd: t.path, env: env)
@@ -467,12 +469,18 @@ enum E2E {
         // down returns once the pods and volumes are gone, not the namespaces (Kubernetes takes about 5 s more).
         var left = ""
         for _ in 0..<60 {
-            left = try await E2E.kubectl([
+            // Kind, namespace, name and (for a volume) its claim's namespace: an object is this test's when the
+            // namespace it is, it lives in, or it was claimed from is one of this test's workspaces.
+            let rows = try await E2E.kubectl([
                 "get",
                 "namespaces,pv,deployments,secrets,configmaps,services,pvc,networkpolicies,resourcequotas,limitranges",
-                "-A",
-                "-l", "app.kubernetes.io/stack=agent-workspace", "-o", "name",
+                "-A", "-l", "app.kubernetes.io/stack=agent-workspace", "--no-headers",
+                "-o",
+                "custom-columns=KIND:.kind,NS:.metadata.namespace,NAME:.metadata.name,CLAIM:.spec.claimRef.namespace",
             ]).stdout
+            left = rows.split(separator: "\n").filter { row in
+                row.split(separator: " ", omittingEmptySubsequences: true).contains { names.contains(String($0)) }
+            }.joined(separator: "\n")
             if left.isEmpty { break }
             try await Task.sleep(nanoseconds: 1_000_000_000)
         }
