@@ -113,9 +113,11 @@ public struct ObserveAction {
                 return "\(object) \(e["reason"]?.string ?? ""): \(message)"
             }
         var problems: [String] = []
-        let volumes = VolumeNodeCheck(client: client, namespace: namespace)
+        let volumes = VolumeNodeCheck(client: client, namespace: namespace, now: ctx.clock.now())
         for pod in listedPods where pod.at("status", "phase")?.string == "Pending" {
-            if let held = try await volumes.why(pod) { problems.append("pod \(pod.name) cannot run: \(held.message)") }
+            if let held = try await volumes.why(pod) {
+                problems.append("pod \(pod.name) \(held.state.fatal ? "cannot run" : "waits"): \(held.message)")
+            }
         }
         var status = DeploymentStatus(
             deployment: id, namespace: namespace,

@@ -437,10 +437,14 @@ struct Waiter {
                 let msg = (cond["message"]?.string ?? cond["reason"]?.string ?? "").replacingOccurrences(
                     of: "\n", with: " ")
                 // Its volume's node cannot take it: said in one line at once, not after the timeout.
-                if let held = try await VolumeNodeCheck(client: client, namespace: namespace).why(pod) {
+                // A node that is still joining is waited for, and said so.
+                if let held = try await VolumeNodeCheck(client: client, namespace: namespace, now: ctx.clock.now())
+                    .why(pod)
+                {
+                    let verb = held.state.fatal ? "cannot run" : "waits"
                     problems.append(
                         Problem(
-                            fatal: true, message: "pod \(namespace)/\(name) cannot run: \(held.message)",
+                            fatal: held.state.fatal, message: "pod \(namespace)/\(name) \(verb): \(held.message)",
                             hint: held.state.hint(held.node)))
                     continue
                 }

@@ -269,11 +269,9 @@ struct KindE2ETests {
     /// PersistentVolume names it; a file written in the volume is on the worker's mount and in the host directory,
     /// and is there again after a stop and a start; the stack's `:local` image is on the worker. A deployment whose
     /// spec asks for no worker is told the running cluster has one (kind cannot change its nodes).
-    // Skipped until fixed: right after kind creates the cluster its worker is NotReady for ~20 s (CNI not up),
-    // and the waiter calls the pod whose path volume is pinned there fatal ('which is not ready') instead of waiting
-    // (VolumeNodeCheck). Passed by hand on real kind with a worker that was Ready in time.
-    @Test(.disabled("skipped: start fails while the new kind worker is NotReady (VolumeNodeCheck), not fixed yet"))
-    func aWorkerHoldsThePathVolume() async throws {
+    // Right after kind creates the cluster its worker is NotReady for about 20 s (its network is coming up): start
+    // waits for it (VolumeNodeCheck's `joining`) instead of calling the pinned pod's node not ready.
+    @Test func aWorkerHoldsThePathVolume() async throws {
         #expect(try await KindE2E.clusters().isEmpty, "a kind cluster is already running on this host")
         let t = try TempDir("so-e2e-kind-workers")
         defer { t.cleanup() }
