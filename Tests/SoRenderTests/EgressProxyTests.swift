@@ -128,7 +128,8 @@ struct EgressProxyScriptTests {
         defer { kill(proxy.processIdentifier, SIGKILL) }
         let via = ["-x", "http://127.0.0.1:\(proxyPort)", "--noproxy", ""]
         var ready = false
-        for _ in 0..<50 where !ready {
+        // 30 s at least: under a machine running every suite at once, 5 s were not always enough to start it.
+        for _ in 0..<300 where !ready {
             ready =
                 try await run(
                     ["curl", "-s", "-o", "/dev/null", "--max-time", "2"] + via + ["http://localhost:\(target)/"]
