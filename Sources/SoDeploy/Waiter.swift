@@ -42,6 +42,8 @@ struct Waiter {
         var job: String? = nil
         /// A pod the scheduler found no room for (for lack of resources): the pod, as listed.
         var unschedulable: JSON? = nil
+        /// Said on the status line while waiting (why a pod waits, when the wait is expected to end by itself).
+        var shown = false
     }
 
     /// How long a pod may stay unschedulable for lack of resources before a cluster that cannot add nodes
@@ -116,7 +118,7 @@ struct Waiter {
             // Elsewhere an unschedulable pod may yet get a node (an autoscaler): said on the status line.
             let state =
                 pending.joined(separator: ", ")
-                + (problems.first { $0.unschedulable != nil }.map { " — " + $0.message } ?? "")
+                + (problems.first { $0.unschedulable != nil || $0.shown }.map { " — " + $0.message } ?? "")
             if progress.isLive {
                 progress.live("waiting for " + state, elapsed: elapsed)
             } else if state != lastState {
@@ -445,7 +447,7 @@ struct Waiter {
                     problems.append(
                         Problem(
                             fatal: held.state.fatal, message: "pod \(namespace)/\(name) \(verb): \(held.message)",
-                            hint: held.state.hint(held.node)))
+                            hint: held.state.hint(held.node), shown: true))
                     continue
                 }
                 problems.append(

@@ -442,4 +442,41 @@ import Testing
         try slice("web-new")
         #expect(try await waiter.endpointsBehind([pod]) == nil)
     }
+
+    /// A pod pinned by its volume to a node that is still joining (a new kind worker) waits, saying why on the status
+    /// line; the same node long after it joined stops the wait at once, saying the node is not ready.
+    @Test func aPodWhoseVolumeIsOnAJoiningNodeWaits() async throws {
+        let cluster = try VolumeNodeCheckTests.cluster(nodes: [("w", .map([]))], pinnedTo: ["w"])
+        cluster.update("Node", "w", namespace: nil) { n in
+            guard case .object(var o) = n else { return }
+            o["status"] = .object([
+                "conditions": .array([.object(["type": .string("Ready"), "status": .string("False")])])
+            ])
+            n = .object(o)
+        }
+        var pod = VolumeNodeCheckTests.pod.object
+        pod["status"] = .object([
+            "conditions": .array([
+                .object(["type": .string("PodScheduled"), "status": .string("False"), "message": .string("x")])
+            ])
+        ])
+        let t = try TempDir("so-waiter")
+        for (at, fatal) in [("2026-01-01T00:00:20Z", false), ("2026-01-01T01:00:00Z", true)] {
+            let ctx = SoContext(
+                fs: LocalFileSystem(currentDirectory: t.path), processes: FakeProcessRunner(),
+                clock: FixedClock(Timestamps.parse(at)!), entropy: SeededEntropy(), console: CapturedConsole(),
+                environment: [:], builtInRoot: nil)
+            let waiter = Waiter(ctx: ctx, client: cluster, namespace: "ns", selector: "app=x")
+            let problems = try await waiter.diagnose(pods: [.object(pod)])
+            #expect(problems.count == 1, "\(problems.map(\.message))")
+            #expect(problems.first?.fatal == fatal)
+            #expect(problems.first?.shown == true)
+            #expect(
+                problems.first?.message
+                    == (fatal
+                        ? "pod ns/p cannot run: its volume data is on w, which is not ready"
+                        : "pod ns/p waits: its volume data is on w, which is still joining the cluster (not ready yet)")
+            )
+        }
+    }
 }
