@@ -25,6 +25,7 @@ import Testing
         /// Effects that throw.
         var failing: Set<String> = []
         var work = GitHubLoopWork(running: false)
+        var log = ""
         var version = 100
 
         init(_ events: [GitHubEvent], threads: [GitHubLoopThread] = []) {
@@ -37,10 +38,13 @@ import Testing
             }
             stored = threads.map { GitHubLoopStore.Stored(thread: $0, resourceVersion: "t1") }
         }
-        func set(stolen: Set<String> = [], failing: Set<String> = [], work: GitHubLoopWork? = nil) {
+        func set(
+            stolen: Set<String> = [], failing: Set<String> = [], work: GitHubLoopWork? = nil, log: String? = nil
+        ) {
             self.stolen = stolen
             self.failing = failing
             if let work { self.work = work }
+            if let log { self.log = log }
         }
         func add(_ e: GitHubEvent) {
             entries.append(
@@ -71,7 +75,11 @@ import Testing
         func save(_ t: GitHubLoopThread, over: GitHubLoopStore.Stored?) -> Bool {
             calls.append(
                 "save \(t.workspace) running=\(t.running) tasks=\(t.tasks) removed=\(t.removed) "
-                    + "comment=\(t.lastComment) pr=\(t.pullRequest.map(String.init) ?? "-")")
+                    + "comment=\(t.lastComment) pr=\(t.pullRequest.map(String.init) ?? "-")"
+                    + (t.lastReviewComment.map { " reviewComment=\($0)" } ?? "")
+                    + (t.taskIDs.map { " ids=\($0)" } ?? "") + (t.reported.map { " reported=\($0)" } ?? "")
+                    + (t.replies.map { " replies=" + $0.map { "\($0.task):#\($0.pullRequest):\($0.comments)" }.joined() }
+                        ?? ""))
             let i = stored.firstIndex { $0.thread.workspace == t.workspace }
             guard i.map({ stored[$0].resourceVersion }) == over?.resourceVersion else { return false }
             version += 1
@@ -95,6 +103,15 @@ import Testing
         func work(workspace: String) throws -> GitHubLoopWork {
             calls.append("work \(workspace)")
             return work
+        }
+        func logTail(workspace: String, task: Int) throws -> String {
+            calls.append("logTail \(workspace) \(task)")
+            try fail("logTail")
+            return log
+        }
+        func reply(_ pull: GitHubIssue, comment: Int, _ body: String) throws {
+            calls.append("reply \(pull) comment \(comment): \(body)")
+            try fail("reply")
         }
         func comment(_ issue: GitHubIssue, _ body: String) throws {
             calls.append("comment \(issue): \(body)")
@@ -158,7 +175,7 @@ import Testing
                 "react acme/web#12 issue",
                 "comment acme/web#12: so made the workspace `\(Self.ws)` for this issue; its task 3 runs there. "
                     + "See it: `so deployment --name \(Self.ws) status`",
-                "save \(Self.ws) running=true tasks=1 removed=false comment=0 pr=-", "mark d1 done",
+                "save \(Self.ws) running=true tasks=1 removed=false comment=0 pr=- ids=[3]", "mark d1 done",
             ])
         #expect(await fake.states() == ["d1=done"])
     }
@@ -192,7 +209,8 @@ import Testing
                 "mark d2 taken", "mark d3 taken",
                 "task \(Self.ws) acme/web#12 title=- text=\(asked)add a test\n\n---\n\n\(asked)and docs",
                 "react acme/web#12 comment 21", "react acme/web#12 comment 22",
-                "save \(Self.ws) running=true tasks=2 removed=false comment=22 pr=7", "mark d2 done", "mark d3 done",
+                "save \(Self.ws) running=true tasks=2 removed=false comment=22 pr=7 ids=[3]", "mark d2 done",
+                "mark d3 done",
             ])
     }
 
