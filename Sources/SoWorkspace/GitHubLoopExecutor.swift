@@ -82,7 +82,8 @@ public struct GitHubLoopExecutor: Sendable {
         let at = "github: \(t.repository)#\(t.issue)"
         do {
             let tail = task.state == "succeeded" ? "" : try await effects.logTail(workspace: t.workspace, task: task.id)
-            try await effects.comment(try Self.issue(t), GitHubLoopReport.outcome(task, workspace: t.workspace, log: tail))
+            try await effects.comment(
+                try Self.issue(t), GitHubLoopReport.outcome(task, workspace: t.workspace, log: tail))
             say("\(at): task \(task.id) \(task.state), its outcome commented")
         } catch {
             say("\(at): task \(task.id)'s outcome was not commented: \(Self.oneLine(error))")
@@ -184,7 +185,9 @@ extension GitHubLoopExecutor {
             failed.removed = true
             try await saving(t, over: over(t.workspace), failed: failed) {
                 try await start(t, title: title, text: text)
-            } then: { id, t in t.taskIDs = [id] }
+            } then: { id, t in
+                t.taskIDs = [id]
+            }
         case .task(let ws, let texts, let lastComment, let lastReview, let lastReviewComment):
             guard let s = over(ws) else { throw SoError("no thread of \(ws) in the loop's store", hint: Self.hint) }
             var t = s.thread

@@ -36,7 +36,8 @@ public enum GitHubLoopReport {
         if t.state != "succeeded", let code = t.exitCode { body += " (exit \(code))" }
         if !t.commits.isEmpty {
             let shas = t.commits.prefix(3).map { "`\(short($0.sha))`" }.joined(separator: ", ")
-            body += ": \(t.commits.count) commit\(t.commits.count == 1 ? "" : "s") (\(shas)\(t.commits.count > 3 ? ", …" : ""))"
+            let n = t.commits.count
+            body += ": \(n) commit\(n == 1 ? "" : "s") (\(shas)\(n > 3 ? ", …" : ""))"
         }
         return body + "; its outcome is on the issue."
     }

@@ -166,7 +166,8 @@ import Testing
         p["comment"] = ["id": 9, "body": "x", "path": "README.md", "line": 3]
         let issueComment = try #require(Self.event("issue_comment", p))
         #expect(issueComment.commentPath == nil && issueComment.commentLine == nil)
-        let old = #"{"delivery":"d","event":"issues","action":"labeled","repository":"a/b","number":1,"#
+        let old =
+            #"{"delivery":"d","event":"issues","action":"labeled","repository":"a/b","number":1,"#
             + #""isPullRequest":false,"authorAssociation":"NONE","sender":"x","truncated":false}"#
         #expect(try JSONDecoder().decode(GitHubEvent.self, from: Data(old.utf8)).commentPath == nil)
     }

@@ -80,7 +80,9 @@ import Testing
                     + "comment=\(t.lastComment) pr=\(t.pullRequest.map(String.init) ?? "-")"
                     + (t.lastReviewComment.map { " reviewComment=\($0)" } ?? "")
                     + (t.taskIDs.map { " ids=\($0)" } ?? "") + (t.reported.map { " reported=\($0)" } ?? "")
-                    + (t.replies.map { " replies=" + $0.map { "\($0.task):#\($0.pullRequest):\($0.comments)" }.joined() }
+                    + (t.replies.map {
+                        " replies=" + $0.map { "\($0.task):#\($0.pullRequest):\($0.comments)" }.joined()
+                    }
                         ?? ""))
             let i = stored.firstIndex { $0.thread.workspace == t.workspace }
             guard i.map({ stored[$0].resourceVersion }) == over?.resourceVersion else { return false }
@@ -327,10 +329,15 @@ import Testing
         t.taskIDs = [2]
         t.reported = [2]
         let fake = Fake(
-            [Self.inline("c1", 901, review: 5, line: 12, "Use a constant."), Self.review("r1", 5),
-                Self.inline("c2", 902, review: 5, line: 40, reply: 901, "Also here.")], threads: [t])
-        #expect(try await Self.pass(fake) == ["github: acme/web#7: task \(Self.ws) (deliveries r1, c1)", 
-            "github: acme/web#7: ignore: a comment, not a command (delivery c2)"])
+            [
+                Self.inline("c1", 901, review: 5, line: 12, "Use a constant."), Self.review("r1", 5),
+                Self.inline("c2", 902, review: 5, line: 40, reply: 901, "Also here."),
+            ], threads: [t])
+        #expect(
+            try await Self.pass(fake) == [
+                "github: acme/web#7: task \(Self.ws) (deliveries r1, c1)",
+                "github: acme/web#7: ignore: a comment, not a command (delivery c2)",
+            ])
         let text =
             "Changes requested by @octocat in a review of the pull request:\n\nTwo things.\n\n"
             + "Comments on the code:\n\nSources/App.swift:12\nUse a constant."
@@ -344,7 +351,8 @@ import Testing
 
         // The task fails; the next pass sees it ended: the thread saved first, then the comment and the reply.
         await fake.clear()
-        let log = (1...25).map { "line \($0)" }.joined(separator: "\n")
+        let log =
+            (1...25).map { "line \($0)" }.joined(separator: "\n")
             + "\nexport GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789\n"
         var old = Self.failed
         old.id = 2
@@ -392,7 +400,8 @@ import Testing
             ])
         #expect(
             await fake.calls == [
-                "work \(Self.ws)", "save \(Self.ws) running=false tasks=1 removed=false comment=0 pr=7 ids=[3] reported=[3]",
+                "work \(Self.ws)",
+                "save \(Self.ws) running=false tasks=1 removed=false comment=0 pr=7 ids=[3] reported=[3]",
                 "comment acme/web#12: \(GitHubLoopReport.outcome(ok, workspace: Self.ws, log: ""))",
             ])
         await fake.clear()

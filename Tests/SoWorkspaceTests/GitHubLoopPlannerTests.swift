@@ -417,8 +417,11 @@ import Testing
             ).map(\.action)
                 == [
                     .task(
-                        workspace: Self.ws, texts: [Self.requested + "\n\nComments on the code:\n\nSources/App.swift:12\n"
-                            + "Use a constant here."], lastComment: 0, lastReview: 5, lastReviewComment: 901)
+                        workspace: Self.ws,
+                        texts: [
+                            Self.requested + "\n\nComments on the code:\n\nSources/App.swift:12\n"
+                                + "Use a constant here."
+                        ], lastComment: 0, lastReview: 5, lastReviewComment: 901)
                 ], "the comments go with their review; one delivered again is in it once")
     }
 
