@@ -80,8 +80,13 @@ public struct GitHubLoopExecutor: Sendable {
     /// it took; a refusal is one line, not retried.
     func report(_ task: GitHubLoopWork.Task, _ t: GitHubLoopThread, replies: [GitHubLoopReplies]) async {
         let at = "github: \(t.repository)#\(t.issue)"
+        var tail = ""
+        if task.state != "succeeded" {
+            do { tail = try await effects.logTail(workspace: t.workspace, task: task.id) } catch {
+                say("\(at): task \(task.id)'s log cannot be read, its outcome goes without: \(Self.oneLine(error))")
+            }
+        }
         do {
-            let tail = task.state == "succeeded" ? "" : try await effects.logTail(workspace: t.workspace, task: task.id)
             try await effects.comment(
                 try Self.issue(t), GitHubLoopReport.outcome(task, workspace: t.workspace, log: tail))
             say("\(at): task \(task.id) \(task.state), its outcome commented")

@@ -54,6 +54,9 @@ import Testing
                     resourceVersion: "\(entries.count + 1)"))
         }
         func clear() { calls = [] }
+        func put(_ t: GitHubLoopThread) {
+            if !stored.isEmpty { stored[0].thread = t }
+        }
         func states() -> [String] { entries.map { "\($0.event.delivery)=\($0.state)" } }
         func thread() -> GitHubLoopThread? { stored.first?.thread }
 
@@ -407,6 +410,28 @@ import Testing
         await fake.clear()
         #expect(try await Self.pass(fake) == [])
         #expect(await fake.calls == [])
+        // The next task fails and its log cannot be read: its outcome goes without it; task 3's is not said again.
+        var next = try #require(await fake.thread())
+        next.running = true
+        next.taskIDs = [3, 4]
+        await fake.put(next)
+        var failed = Self.failed
+        failed.id = 4
+        await fake.set(failing: ["logTail"], work: GitHubLoopWork(running: false, tasks: [ok, failed]))
+        #expect(
+            try await Self.pass(fake) == [
+                "github: acme/web#12: \(Self.ws) is idle, its task ended",
+                "github: acme/web#12: task 4's log cannot be read, its outcome goes without: cannot logTail "
+                    + "\(Self.ws); hint: fix it",
+                "github: acme/web#12: task 4 failed, its outcome commented",
+            ])
+        #expect(
+            await fake.calls == [
+                "work \(Self.ws)",
+                "save \(Self.ws) running=false tasks=1 removed=false comment=0 pr=7 ids=[3, 4] reported=[3, 4]",
+                "logTail \(Self.ws) 4",
+                "comment acme/web#12: \(GitHubLoopReport.outcome(failed, workspace: Self.ws, log: ""))",
+            ])
     }
 
     @Test func theReplyGoesInTheCommentsThreadAndARefusalNamesIt() async throws {
