@@ -132,7 +132,7 @@ let package = Package(
             exclude: ["Golden", "Stacks"]),
         .testTarget(name: "SoActionsTests", dependencies: ["SoActions", "SoTestSupport"]),
         .testTarget(name: "SoDeployTests", dependencies: ["SoDeploy", "SoTestSupport"]),
-        .testTarget(name: "SoWorkspaceTests", dependencies: ["SoWorkspace", "SoTestSupport"]),
+        .testTarget(name: "SoWorkspaceTests", dependencies: ["SoWorkspace", "SoTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "SoAuthoringTests", dependencies: ["SoAuthoring", "SoTestSupport"]),
         .testTarget(
             name: "SoDashboardTests",

@@ -63,6 +63,23 @@ struct GitHubAPI {
             hint: "the token needs issues: write on \(issue.owner)/\(issue.name)")
     }
 
+    /// A reply in the thread of review comment `comment` of the pull request (`pull`'s number): GitHub's
+    /// `POST /repos/OWNER/NAME/pulls/N/comments/ID/replies`, answered 201.
+    func reply(_ pull: GitHubIssue, comment: Int, _ body: String) async throws {
+        let url = "\(base)/repos/\(pull.owner)/\(pull.name)/pulls/\(pull.number)/comments/\(comment)/replies"
+        let payload = YValue.map([("body", .string(body))])
+        let r = try await ctx.web.send(
+            WebRequest(method: "POST", url: url, headers: try headers(), body: Data(payload.compactJSON())), timeout: 30
+        )
+        guard r.status != 201 else { return }
+        // a body that is not JSON (a proxy's page): the status names the refusal
+        let answer = try? JSON.parse(r.body)
+        throw SoError(
+            "GitHub refused the reply to review comment \(comment) of \(pull): "
+                + "\(answer?["message"]?.string ?? "HTTP \(r.status)")",
+            hint: "the token needs pull-requests: write on \(pull.owner)/\(pull.name)")
+    }
+
     /// Comments, warning instead of failing: a comment never changes what happened to the task.
     func commentOrWarn(on issue: GitHubIssue, _ body: String) async {
         do { _ = try await comment(on: issue, body) } catch let e as SoError {

@@ -20,6 +20,13 @@ public struct GitHubEvent: Codable, Sendable, Equatable {
     public var body: String?
     public var commentID: Int?
     public var commentBody: String?
+    /// A `pull_request_review_comment`'s file (`comment.path`: no control character, at most `pathBytes`), its
+    /// line (`comment.line`, else `original_line` for a comment on an outdated diff; nil for a comment on the whole
+    /// file), its review (`pull_request_review_id`) and the comment it answers in its thread (`in_reply_to_id`).
+    public var commentPath: String?
+    public var commentLine: Int?
+    public var commentReviewID: Int?
+    public var inReplyTo: Int?
     /// The association with the repository of whoever acted (the comment's or review's author; the issue's or pull
     /// request's author for `issues` and `pull_request`): one of `associations`, `NONE` for anything else.
     public var authorAssociation: String
@@ -48,6 +55,7 @@ public struct GitHubEvent: Codable, Sendable, Equatable {
     public static let bodyBytes = 64 * 1024
     public static let labelBytes = 256
     public static let refBytes = 255
+    public static let pathBytes = 4096
     public static let deliveryLength = 64
 
     /// What a delivery is.
@@ -155,6 +163,7 @@ public struct GitHubEvent: Codable, Sendable, Equatable {
             e.commentID = try id(comment.id, "comment.id")
             e.commentBody = bound(comment.body, bodyBytes)
             e.authorAssociation = association(comment.authorAssociation)
+            if event == "pull_request_review_comment" { try takeReviewComment(comment, into: &e) }
         }
         switch event {
         case "issues", "issue_comment":
@@ -191,6 +200,25 @@ public struct GitHubEvent: Codable, Sendable, Equatable {
         }
         e.truncated = cut
         return e
+    }
+
+    /// What only a review comment has: its file, line, review and the comment it answers.
+    static func takeReviewComment(_ c: Payload.Comment, into e: inout GitHubEvent) throws {
+        if let path = c.path {
+            guard !path.isEmpty, path.utf8.count <= pathBytes,
+                path.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7f && !(0x80...0x9f ~= $0.value) })
+            else { throw Refusal(.invalidField, "comment.path") }
+            e.commentPath = path
+        }
+        if let line = c.line ?? c.originalLine {
+            guard line > 0, line <= Int(Int32.max) else { throw Refusal(.invalidField, "comment.line") }
+            e.commentLine = line
+        }
+        for (n, field) in [(c.reviewID, "comment.pull_request_review_id"), (c.inReplyTo, "comment.in_reply_to_id")] {
+            if let n, n <= 0 { throw Refusal(.invalidField, field) }
+        }
+        e.commentReviewID = c.reviewID
+        e.inReplyTo = c.inReplyTo
     }
 
     /// A pull request's head ref: 1 to `refBytes` bytes, no space, control or DEL.
@@ -294,9 +322,18 @@ public struct GitHubEvent: Codable, Sendable, Equatable {
             var id: Int
             var body: String?
             var authorAssociation: String?
+            /// A review comment's (`pull_request_review_comment`).
+            var path: String?
+            var line: Int?
+            var originalLine: Int?
+            var reviewID: Int?
+            var inReplyTo: Int?
             enum CodingKeys: String, CodingKey {
-                case id, body
+                case id, body, path, line
                 case authorAssociation = "author_association"
+                case originalLine = "original_line"
+                case reviewID = "pull_request_review_id"
+                case inReplyTo = "in_reply_to_id"
             }
         }
         struct Review: Decodable {

@@ -18,9 +18,15 @@ public protocol GitHubLoopEffects: Sendable {
     func task(workspace: String, text: String, title: String?, issue: GitHubIssue) async throws -> Int
     /// `so down` of the workspace, keeping its work (refused when work is neither pushed nor fetched).
     func down(workspace: String) async throws
-    /// What the workspace's tasks are at: whether one is queued or runs, the pull request and branch, the cost.
+    /// What the workspace's tasks are at: whether one is queued or runs, the pull request and branch, the cost, and
+    /// each task's state, commits and cost.
     func work(workspace: String) async throws -> GitHubLoopWork
+    /// The last lines of a task's log (`GitHubLoopReport.logLines`), every value of the workspace's Secret and the
+    /// loop's GitHub token replaced.
+    func logTail(workspace: String, task: Int) async throws -> String
     func comment(_ issue: GitHubIssue, _ body: String) async throws
+    /// A reply in the thread of the pull request's review comment `comment`.
+    func reply(_ pull: GitHubIssue, comment: Int, _ body: String) async throws
     /// A 👀 reaction to the comment `comment`, or to the issue itself when nil.
     func react(_ issue: GitHubIssue, comment: Int?) async throws
 }

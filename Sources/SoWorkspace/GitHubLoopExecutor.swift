@@ -22,8 +22,10 @@ public struct GitHubLoopExecutor: Sendable {
         var stored = try await effects.threads()
         if try await reconcile(stored) { stored = try await effects.threads() }
         let entries = try await effects.pending()
+        var received: [String: Date] = [:]
+        for e in entries { received[e.event.delivery] = e.receivedAt }
         let steps = GitHubLoopPlanner.plan(
-            entries.map(\.event), threads: stored.map(\.thread), config: config, now: now)
+            entries.map(\.event), threads: stored.map(\.thread), config: config, now: now, received: received)
         for step in steps {
             let mine = step.deliveries.compactMap { d in entries.first { $0.event.delivery == d } }
             guard let first = mine.first, mine.count == step.deliveries.count else { continue }
@@ -34,7 +36,14 @@ public struct GitHubLoopExecutor: Sendable {
     }
 
     /// Threads with a task under way whose tasks all ended: saved as not running, with the pull request, branch and
-    /// cost their tasks report. True when one was saved.
+    /// cost their tasks report, and the loop's tasks that ended noted as reported; then, once saved, each of those
+    /// gets its outcome comment on the issue, and the review comments it took a reply in their threads. True when a
+    /// thread was saved.
+    ///
+    /// At most once: the ids are saved (a compare-and-swap) before anything is posted, so two loops never both post,
+    /// and a loop restarted never posts again; a loop that dies between the save and the post, or a post GitHub
+    /// refuses, leaves that outcome unsaid (the line says so; `so deployment --name W tasks` still shows it). A
+    /// duplicate comment on every restart was the other choice.
     func reconcile(_ stored: [GitHubLoopStore.Stored]) async throws -> Bool {
         var changed = false
         for s in stored where s.thread.running && !s.thread.removed {
@@ -49,12 +58,51 @@ public struct GitHubLoopExecutor: Sendable {
             t.pullRequest = work.pullRequest ?? t.pullRequest
             t.branch = work.branch ?? t.branch
             t.cost = max(t.cost, work.cost)
-            if try await effects.save(t, over: s) {
-                changed = true
-                say("github: \(t.repository)#\(t.issue): \(t.workspace) is idle, its task ended")
+            let ours = Set(t.taskIDs ?? [])
+            let said = Set(t.reported ?? [])
+            let ended = work.tasks.filter { $0.ended && ours.contains($0.id) && !said.contains($0.id) }
+            let ids = Set(ended.map(\.id))
+            let replies = (t.replies ?? []).filter { ids.contains($0.task) }
+            if !ended.isEmpty {
+                t.reported = (t.reported ?? []) + ended.map(\.id)
+                t.replies = t.replies?.filter { !ids.contains($0.task) }
+                if t.replies?.isEmpty == true { t.replies = nil }
             }
+            guard try await effects.save(t, over: s) else { continue }
+            changed = true
+            say("github: \(t.repository)#\(t.issue): \(t.workspace) is idle, its task ended")
+            for task in ended { await report(task, t, replies: replies.filter { $0.task == task.id }) }
         }
         return changed
+    }
+
+    /// The outcome comment of a task that ended, on the thread's issue, and a reply in each review comment's thread
+    /// it took; a refusal is one line, not retried.
+    func report(_ task: GitHubLoopWork.Task, _ t: GitHubLoopThread, replies: [GitHubLoopReplies]) async {
+        let at = "github: \(t.repository)#\(t.issue)"
+        var tail = ""
+        if task.state != "succeeded" {
+            do { tail = try await effects.logTail(workspace: t.workspace, task: task.id) } catch {
+                say("\(at): task \(task.id)'s log cannot be read, its outcome goes without: \(Self.oneLine(error))")
+            }
+        }
+        do {
+            try await effects.comment(
+                try Self.issue(t), GitHubLoopReport.outcome(task, workspace: t.workspace, log: tail))
+            say("\(at): task \(task.id) \(task.state), its outcome commented")
+        } catch {
+            say("\(at): task \(task.id)'s outcome was not commented: \(Self.oneLine(error))")
+        }
+        for r in replies {
+            guard let pull = GitHubIssue("\(t.repository)#\(r.pullRequest)") else { continue }
+            for c in r.comments {
+                do {
+                    try await effects.reply(pull, comment: c, GitHubLoopReport.reply(task, workspace: t.workspace))
+                } catch {
+                    say("\(at): no reply to review comment \(c): \(Self.oneLine(error))")
+                }
+            }
+        }
     }
 
     func run(
@@ -107,7 +155,7 @@ public struct GitHubLoopExecutor: Sendable {
     static func describe(_ a: GitHubLoopPlanner.Action) -> String {
         switch a {
         case .start(let t, _, _): "start \(t.workspace)"
-        case .task(let ws, let texts, _, _): "task \(ws)" + (texts.count > 1 ? " (\(texts.count) asks)" : "")
+        case .task(let ws, let texts, _, _, _): "task \(ws)" + (texts.count > 1 ? " (\(texts.count) asks)" : "")
         case .remove(let ws, let merged): "remove \(ws) (pull request \(merged ? "merged" : "closed"))"
         case .reply: "reply"
         case .refuse(let ws, _): "refuse \(ws): its budget is spent"
@@ -142,18 +190,24 @@ extension GitHubLoopExecutor {
             failed.removed = true
             try await saving(t, over: over(t.workspace), failed: failed) {
                 try await start(t, title: title, text: text)
+            } then: { id, t in
+                t.taskIDs = [id]
             }
-        case .task(let ws, let texts, let lastComment, let lastReview):
+        case .task(let ws, let texts, let lastComment, let lastReview, let lastReviewComment):
             guard let s = over(ws) else { throw SoError("no thread of \(ws) in the loop's store", hint: Self.hint) }
             var t = s.thread
             t.lastComment = lastComment
             t.lastReview = lastReview
+            if lastReviewComment > 0 { t.lastReviewComment = lastReviewComment }
             var ran = t
             ran.running = true
             ran.tasks += 1
             ran.startedAt = ran.startedAt ?? Date()
             try await saving(ran, over: s, failed: t) {
                 try await task(t, GitHubLoopPlanner.taskText(texts), mine)
+            } then: { id, t in
+                t.taskIDs = (t.taskIDs ?? []) + [id]
+                if let r = Self.replies(id, mine) { t.replies = (t.replies ?? []) + [r] }
             }
         case .remove(let ws, let merged):
             guard let s = over(ws) else { throw SoError("no thread of \(ws) in the loop's store", hint: Self.hint) }
@@ -183,14 +237,28 @@ extension GitHubLoopExecutor {
         return issue
     }
 
-    /// Acts, then saves `thread` (`failed` when acting threw, and the error thrown again).
-    func saving(
+    /// The review comments a task took, to answer in their threads when it ends: each one's thread's first comment
+    /// (a reply's `in_reply_to_id`; GitHub hangs replies on it), once each; nil when it took none.
+    static func replies(_ task: Int, _ mine: [GitHubInbox.Entry]) -> GitHubLoopReplies? {
+        var comments: [Int] = []
+        var pull = 0
+        for e in mine.map(\.event) where e.event == "pull_request_review_comment" {
+            guard let id = e.inReplyTo ?? e.commentID, !comments.contains(id) else { continue }
+            comments.append(id)
+            pull = e.number
+        }
+        return comments.isEmpty ? nil : GitHubLoopReplies(task: task, pullRequest: pull, comments: comments)
+    }
+
+    /// Acts, then saves `thread` (`failed` when acting threw, and the error thrown again); `then` adds to the thread
+    /// what acting gave (a task's id).
+    func saving<T>(
         _ thread: GitHubLoopThread, over: GitHubLoopStore.Stored?, failed: GitHubLoopThread,
-        _ body: () async throws -> Void
+        _ body: () async throws -> T, then: (T, inout GitHubLoopThread) -> Void = { _, _ in }
     ) async throws {
         var t = thread
         var thrown: Error?
-        do { try await body() } catch {
+        do { then(try await body(), &t) } catch {
             thrown = error
             t = failed
         }
@@ -201,7 +269,7 @@ extension GitHubLoopExecutor {
         }
     }
 
-    func start(_ t: GitHubLoopThread, title: String, text: String) async throws {
+    func start(_ t: GitHubLoopThread, title: String, text: String) async throws -> Int {
         let issue = try Self.issue(t)
         try await effects.up(workspace: t.workspace, repository: t.repository)
         let id = try await effects.task(workspace: t.workspace, text: text, title: title, issue: issue)
@@ -210,17 +278,19 @@ extension GitHubLoopExecutor {
             issue,
             "so made the workspace `\(t.workspace)` for this issue; its task \(id) runs there. "
                 + "See it: `so deployment --name \(t.workspace) status`")
+        return id
     }
 
-    func task(_ t: GitHubLoopThread, _ text: String, _ mine: [GitHubInbox.Entry]) async throws {
+    func task(_ t: GitHubLoopThread, _ text: String, _ mine: [GitHubInbox.Entry]) async throws -> Int {
         let issue = try Self.issue(t)
-        _ = try await effects.task(workspace: t.workspace, text: text, title: nil, issue: issue)
+        let id = try await effects.task(workspace: t.workspace, text: text, title: nil, issue: issue)
         for e in mine {
-            guard let id = e.event.commentID, e.event.event == "issue_comment",
+            guard let comment = e.event.commentID, e.event.event == "issue_comment",
                 let on = GitHubIssue("\(e.event.repository)#\(e.event.number)")
             else { continue }
-            try await effects.react(on, comment: id)
+            try await effects.react(on, comment: comment)
         }
+        return id
     }
 
     func remove(_ t: GitHubLoopThread, merged: Bool) async throws {

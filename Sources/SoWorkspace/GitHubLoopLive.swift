@@ -70,15 +70,26 @@ public struct GitHubLoopLive: GitHubLoopEffects {
         let queue = TaskQueueAction(ctx)
         let w = try await WorkspaceContainer.open(ctx, directory: try await directory(workspace), cluster: cluster)
         var records = try await queue.records(w, [])
-        // The pull request of a task that ended is opened by the first so that sees its end: this one, maybe.
+        // The pull request of a task that ended is opened by the first so that sees its end: this one, maybe. Its
+        // end is the loop's to comment (GitHubLoopReport): the runner's own comment is claimed and not made.
         if let last = records.indices.last, records[last].ended {
-            records[last] = try await queue.finishEnded(w, records[last])
+            records[last] = try await queue.finishEnded(w, records[last], comment: false)
         }
         return GitHubLoopWork(
             running: records.contains { !$0.ended },
             pullRequest: records.compactMap { $0.pullRequest.flatMap(Self.pullNumber) }.last,
             branch: records.compactMap(\.pushed).last,
-            cost: records.compactMap(\.cost.usd).reduce(0, +))
+            cost: records.compactMap(\.cost.usd).reduce(0, +),
+            tasks: records.map { r in
+                GitHubLoopWork.Task(
+                    id: r.id, state: r.state, exitCode: r.exitCode, commits: r.commits,
+                    cost: r.cost.reported ? r.cost.text : nil, pullRequest: r.pullRequest)
+            })
+    }
+
+    public func logTail(workspace: String, task: Int) async throws -> String {
+        let w = try await WorkspaceContainer.open(ctx, directory: try await directory(workspace), cluster: cluster)
+        return try await TaskQueueAction(ctx).lastLines(w, task, count: GitHubLoopReport.logLines)
     }
 
     /// A pull request's number from its URL (`…/pull/7`).
@@ -90,6 +101,9 @@ public struct GitHubLoopLive: GitHubLoopEffects {
 
     public func comment(_ issue: GitHubIssue, _ body: String) async throws {
         _ = try await GitHubAPI(ctx: ctx).comment(on: issue, body)
+    }
+    public func reply(_ pull: GitHubIssue, comment: Int, _ body: String) async throws {
+        try await GitHubAPI(ctx: ctx).reply(pull, comment: comment, body)
     }
     public func react(_ issue: GitHubIssue, comment: Int?) async throws {
         try await GitHubAPI(ctx: ctx).react(issue, comment: comment)

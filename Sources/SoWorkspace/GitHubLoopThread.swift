@@ -23,6 +23,15 @@ public struct GitHubLoopThread: Sendable, Equatable, Codable {
     /// The highest comment and review ids a task took: one delivered again never runs twice.
     public var lastComment = 0
     public var lastReview = 0
+    /// The highest review comment id a task took (their ids are not issue comments'). Optional, as every field
+    /// added after the first threads were stored: a thread saved before reads as none.
+    public var lastReviewComment: Int?
+    /// The ids of the tasks the loop gave the workspace, and those whose outcome it commented (or tried to: at most
+    /// once, see `GitHubLoopExecutor.reconcile`).
+    public var taskIDs: [Int]?
+    public var reported: [Int]?
+    /// The review comments each task took, answered in their threads when it ends.
+    public var replies: [GitHubLoopReplies]?
 
     public init(repository: String, issue: Int, workspace: String) {
         self.repository = repository

@@ -42,8 +42,9 @@ public struct TaskQueueAction {
     }
 
     /// A detached task that ended, seen by this `so` first: the pull request it asked for (when it succeeded and
-    /// pushed its branch) opened, and the comment on its issue made, once each, whoever sees the end first.
-    func finishEnded(_ w: WorkspaceContainer, _ t: TaskRecord) async throws -> TaskRecord {
+    /// pushed its branch) opened, and the comment on its issue made, once each, whoever sees the end first. With
+    /// `comment` false the comment is claimed but not made: the caller says the end its own way (the GitHub loop).
+    func finishEnded(_ w: WorkspaceContainer, _ t: TaskRecord, comment: Bool = true) async throws -> TaskRecord {
         guard t.ended else { return t }
         var t = t
         if let title = t.pullRequestTitle, t.pullRequest == nil, t.state == "succeeded", let head = t.pushed,
@@ -62,7 +63,7 @@ public struct TaskQueueAction {
             t.pullRequest = url
             ctx.say("task \(t.id): pull request \(url)")
         }
-        if let text = t.issue, let issue = GitHubIssue(text), try await claim(w, t.id, "issue-ended") {
+        if let text = t.issue, let issue = GitHubIssue(text), try await claim(w, t.id, "issue-ended"), comment {
             let tail = t.state == "succeeded" ? "" : try await lastLines(w, t.id)
             let result = TaskResult(
                 exitCode: Int32(clamping: t.exitCode ?? 1), branch: t.branch ?? "", commits: t.commits.count,

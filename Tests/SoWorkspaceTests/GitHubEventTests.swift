@@ -97,6 +97,81 @@ import Testing
         #expect(try #require(Self.event("pull_request", gone)).headRepoFork == nil)
     }
 
+    /// A payload example of octokit/webhooks (`payload-examples/api.github.com/…`), trimmed of keys `so` does not
+    /// read, its values as GitHub sent them.
+    static func fixture(_ name: String) throws -> Data {
+        try Data(contentsOf: URL(fileURLWithPath: Path.join(Path.dirname(#filePath), "Fixtures", name)))
+    }
+
+    @Test func githubsOwnReviewCommentAndReviewExamples() throws {
+        let parsed = GitHubEvent.parse(
+            event: "pull_request_review_comment", delivery: Self.delivery,
+            body: try Self.fixture("pull_request_review_comment.created.json"))
+        guard case .event(let c) = parsed else {
+            Issue.record("the example was refused: \(parsed)")
+            return
+        }
+        #expect(c.repository == "Codertocat/Hello-World" && c.number == 2 && c.isPullRequest && c.action == "created")
+        #expect(c.commentID == 284_312_630 && c.commentReviewID == 237_895_671 && c.inReplyTo == nil)
+        #expect(c.commentPath == "README.md" && c.commentLine == 265)
+        #expect(c.commentBody == "Maybe you should use more emojji on this line.")
+        #expect(c.authorAssociation == "OWNER" && c.sender == "Codertocat" && c.headRef == "changes")
+        #expect(c.headRepoFork == false && c.installationID == 1)
+        let review = GitHubEvent.parse(
+            event: "pull_request_review", delivery: Self.delivery,
+            body: try Self.fixture("pull_request_review.submitted.json"))
+        guard case .event(let r) = review else {
+            Issue.record("the example was refused: \(review)")
+            return
+        }
+        #expect(r.reviewID == c.commentReviewID && r.reviewState == "commented" && r.reviewBody == nil)
+        #expect(r.number == 2 && r.authorAssociation == "OWNER" && r.commentPath == nil)
+    }
+
+    @Test func aReviewCommentsFileLineAndThreadAreChecked() throws {
+        func comment(_ edit: (inout [String: Any]) -> Void) -> [String: Any] {
+            var c: [String: Any] = [
+                "id": 6, "body": "nit", "author_association": "MEMBER", "path": "Sources/App/main.swift",
+                "line": 12, "original_line": 10, "pull_request_review_id": 5,
+            ]
+            edit(&c)
+            var p = Self.pullRequest(action: "created")
+            p["comment"] = c
+            return p
+        }
+        let reply = try #require(Self.event("pull_request_review_comment", comment { $0["in_reply_to_id"] = 4 }))
+        #expect(reply.inReplyTo == 4 && reply.commentLine == 12 && reply.commentPath == "Sources/App/main.swift")
+        let outdated = try #require(Self.event("pull_request_review_comment", comment { $0["line"] = NSNull() }))
+        #expect(outdated.commentLine == 10, "a comment on an outdated diff: its original line")
+        let whole = comment {
+            $0["line"] = NSNull()
+            $0["original_line"] = nil
+        }
+        #expect(try #require(Self.event("pull_request_review_comment", whole)).commentLine == nil)
+        for (bad, field) in [
+            (comment { $0["path"] = "a\nb" }, "comment.path"), (comment { $0["path"] = "x\u{1b}[2J" }, "comment.path"),
+            (comment { $0["path"] = "" }, "comment.path"),
+            (comment { $0["path"] = String(repeating: "a/", count: 2049) }, "comment.path"),
+            (comment { $0["line"] = 0 }, "comment.line"),
+            (comment { $0["pull_request_review_id"] = -1 }, "comment.pull_request_review_id"),
+            (comment { $0["in_reply_to_id"] = 0 }, "comment.in_reply_to_id"),
+        ] {
+            #expect(Self.refusal("pull_request_review_comment", Self.json(bad)) == .init(.invalidField, field))
+        }
+        #expect(
+            Self.refusal("pull_request_review_comment", Self.json(comment { $0["line"] = "12" }))
+                == .init(.invalidField, "comment.line"))
+        // An issue's comment keeps none of it, and an event stored before these fields reads as before.
+        var p = Self.issues(action: "created")
+        p["comment"] = ["id": 9, "body": "x", "path": "README.md", "line": 3]
+        let issueComment = try #require(Self.event("issue_comment", p))
+        #expect(issueComment.commentPath == nil && issueComment.commentLine == nil)
+        let old =
+            #"{"delivery":"d","event":"issues","action":"labeled","repository":"a/b","number":1,"#
+            + #""isPullRequest":false,"authorAssociation":"NONE","sender":"x","truncated":false}"#
+        #expect(try JSONDecoder().decode(GitHubEvent.self, from: Data(old.utf8)).commentPath == nil)
+    }
+
     @Test func pingAndUnknownEventsAreNotRead() {
         #expect(GitHubEvent.parse(event: "ping", delivery: nil, body: Data("not json".utf8)) == .ping)
         #expect(GitHubEvent.parse(event: "push", delivery: Self.delivery, body: Data()) == .unknown("push"))

@@ -25,6 +25,8 @@ import Testing
         /// Effects that throw.
         var failing: Set<String> = []
         var work = GitHubLoopWork(running: false)
+        var log = ""
+        var nextTask = 3
         var version = 100
 
         init(_ events: [GitHubEvent], threads: [GitHubLoopThread] = []) {
@@ -37,10 +39,13 @@ import Testing
             }
             stored = threads.map { GitHubLoopStore.Stored(thread: $0, resourceVersion: "t1") }
         }
-        func set(stolen: Set<String> = [], failing: Set<String> = [], work: GitHubLoopWork? = nil) {
+        func set(
+            stolen: Set<String> = [], failing: Set<String> = [], work: GitHubLoopWork? = nil, log: String? = nil
+        ) {
             self.stolen = stolen
             self.failing = failing
             if let work { self.work = work }
+            if let log { self.log = log }
         }
         func add(_ e: GitHubEvent) {
             entries.append(
@@ -49,6 +54,9 @@ import Testing
                     resourceVersion: "\(entries.count + 1)"))
         }
         func clear() { calls = [] }
+        func put(_ t: GitHubLoopThread) {
+            if !stored.isEmpty { stored[0].thread = t }
+        }
         func states() -> [String] { entries.map { "\($0.event.delivery)=\($0.state)" } }
         func thread() -> GitHubLoopThread? { stored.first?.thread }
 
@@ -69,9 +77,16 @@ import Testing
             return entries[i]
         }
         func save(_ t: GitHubLoopThread, over: GitHubLoopStore.Stored?) -> Bool {
+            if failing.contains("save") { return false }
             calls.append(
                 "save \(t.workspace) running=\(t.running) tasks=\(t.tasks) removed=\(t.removed) "
-                    + "comment=\(t.lastComment) pr=\(t.pullRequest.map(String.init) ?? "-")")
+                    + "comment=\(t.lastComment) pr=\(t.pullRequest.map(String.init) ?? "-")"
+                    + (t.lastReviewComment.map { " reviewComment=\($0)" } ?? "")
+                    + (t.taskIDs.map { " ids=\($0)" } ?? "") + (t.reported.map { " reported=\($0)" } ?? "")
+                    + (t.replies.map {
+                        " replies=" + $0.map { "\($0.task):#\($0.pullRequest):\($0.comments)" }.joined()
+                    }
+                        ?? ""))
             let i = stored.firstIndex { $0.thread.workspace == t.workspace }
             guard i.map({ stored[$0].resourceVersion }) == over?.resourceVersion else { return false }
             version += 1
@@ -86,7 +101,8 @@ import Testing
         func task(workspace: String, text: String, title: String?, issue: GitHubIssue) throws -> Int {
             calls.append("task \(workspace) \(issue) title=\(title ?? "-") text=\(text)")
             try fail("task")
-            return 3
+            nextTask += 1
+            return nextTask - 1
         }
         func down(workspace: String) throws {
             calls.append("down \(workspace)")
@@ -95,6 +111,15 @@ import Testing
         func work(workspace: String) throws -> GitHubLoopWork {
             calls.append("work \(workspace)")
             return work
+        }
+        func logTail(workspace: String, task: Int) throws -> String {
+            calls.append("logTail \(workspace) \(task)")
+            try fail("logTail")
+            return log
+        }
+        func reply(_ pull: GitHubIssue, comment: Int, _ body: String) throws {
+            calls.append("reply \(pull) comment \(comment): \(body)")
+            try fail("reply")
         }
         func comment(_ issue: GitHubIssue, _ body: String) throws {
             calls.append("comment \(issue): \(body)")
@@ -158,7 +183,7 @@ import Testing
                 "react acme/web#12 issue",
                 "comment acme/web#12: so made the workspace `\(Self.ws)` for this issue; its task 3 runs there. "
                     + "See it: `so deployment --name \(Self.ws) status`",
-                "save \(Self.ws) running=true tasks=1 removed=false comment=0 pr=-", "mark d1 done",
+                "save \(Self.ws) running=true tasks=1 removed=false comment=0 pr=- ids=[3]", "mark d1 done",
             ])
         #expect(await fake.states() == ["d1=done"])
     }
@@ -192,7 +217,8 @@ import Testing
                 "mark d2 taken", "mark d3 taken",
                 "task \(Self.ws) acme/web#12 title=- text=\(asked)add a test\n\n---\n\n\(asked)and docs",
                 "react acme/web#12 comment 21", "react acme/web#12 comment 22",
-                "save \(Self.ws) running=true tasks=2 removed=false comment=22 pr=7", "mark d2 done", "mark d3 done",
+                "save \(Self.ws) running=true tasks=2 removed=false comment=22 pr=7 ids=[3]", "mark d2 done",
+                "mark d3 done",
             ])
     }
 
@@ -269,6 +295,172 @@ import Testing
             await fake.calls.suffix(2) == [
                 "save \(Self.ws) running=false tasks=1 removed=false comment=50 pr=7", "mark d10 failed",
             ])
+    }
+
+    static func review(_ id: String, _ rid: Int) -> GitHubEvent {
+        event(id, "pull_request_review", "submitted", pr: true, number: 7) {
+            $0.reviewID = rid
+            $0.reviewState = "changes_requested"
+            $0.reviewBody = "Two things."
+            $0.headRef = "agent/\(Self.ws)"
+            $0.headRepoFork = false
+        }
+    }
+    static func inline(_ id: String, _ cid: Int, review rid: Int, line: Int, reply: Int? = nil, _ body: String)
+        -> GitHubEvent
+    {
+        event(id, "pull_request_review_comment", "created", pr: true, number: 7) {
+            $0.commentID = cid
+            $0.commentBody = body
+            $0.commentPath = "Sources/App.swift"
+            $0.commentLine = line
+            $0.commentReviewID = rid
+            $0.inReplyTo = reply
+            $0.headRef = "agent/\(Self.ws)"
+            $0.headRepoFork = false
+        }
+    }
+    static let failed = GitHubLoopWork.Task(
+        id: 3, state: "failed", exitCode: 1,
+        commits: [
+            TaskRecord.Commit(sha: "abc1234def5678", subject: "Use a constant"),
+            TaskRecord.Commit(sha: "0123456789abcd", subject: "Split the file"),
+        ], cost: "1200 in · 300 out · $0.1200")
+
+    @Test func aReviewAndItsInlineCommentsAreOneTaskWhoseEndIsCommentedAndRepliedOnce() async throws {
+        var t = Self.thread(running: false)
+        t.taskIDs = [2]
+        t.reported = [2]
+        let fake = Fake(
+            [
+                Self.inline("c1", 901, review: 5, line: 12, "Use a constant."), Self.review("r1", 5),
+                Self.inline("c2", 902, review: 5, line: 40, reply: 901, "Also here."),
+            ], threads: [t])
+        #expect(
+            try await Self.pass(fake) == [
+                "github: acme/web#7: task \(Self.ws) (deliveries r1, c1)",
+                "github: acme/web#7: ignore: a comment, not a command (delivery c2)",
+            ])
+        let text =
+            "Changes requested by @octocat in a review of the pull request:\n\nTwo things.\n\n"
+            + "Comments on the code:\n\nSources/App.swift:12\nUse a constant."
+        #expect(
+            await fake.calls == [
+                "mark r1 taken", "mark c1 taken", "task \(Self.ws) acme/web#12 title=- text=\(text)",
+                "save \(Self.ws) running=true tasks=2 removed=false comment=0 pr=7 reviewComment=901 ids=[2, 3] "
+                    + "reported=[2] replies=3:#7:[901]",
+                "mark r1 done", "mark c1 done", "mark c2 done",
+            ])
+
+        // The task fails; the next pass sees it ended: the thread saved first, then the comment and the reply.
+        await fake.clear()
+        let log =
+            (1...25).map { "line \($0)" }.joined(separator: "\n")
+            + "\nexport GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789\n"
+        var old = Self.failed
+        old.id = 2
+        await fake.set(
+            work: GitHubLoopWork(running: false, pullRequest: 7, tasks: [old, Self.failed]), log: log)
+        #expect(
+            try await Self.pass(fake) == [
+                "github: acme/web#12: \(Self.ws) is idle, its task ended",
+                "github: acme/web#12: task 3 failed, its outcome commented",
+            ])
+        let outcome = GitHubLoopReport.outcome(Self.failed, workspace: Self.ws, log: log)
+        #expect(
+            await fake.calls == [
+                "work \(Self.ws)",
+                "save \(Self.ws) running=false tasks=2 removed=false comment=0 pr=7 reviewComment=901 ids=[2, 3] "
+                    + "reported=[2, 3]",
+                "logTail \(Self.ws) 3", "comment acme/web#12: \(outcome)",
+                "reply acme/web#7 comment 901: so's task 3 in `\(Self.ws)` took this comment and failed (exit 1): "
+                    + "2 commits (`abc1234`, `0123456`); its outcome is on the issue.",
+            ])
+        #expect(outcome.contains("line 25\nexport GITHUB_TOKEN=<secret>\n```") && !outcome.contains("ghp_"))
+
+        // Another pass, or a loop restarted: the thread says it was told; nothing is posted again.
+        await fake.clear()
+        #expect(try await Self.pass(fake) == [])
+        #expect(await fake.calls == [])
+    }
+
+    @Test func anOutcomeIsPostedOnlyByTheLoopThatSavedItsThread() async throws {
+        var t = Self.thread(running: true)
+        t.taskIDs = [3]
+        let fake = Fake([], threads: [t])
+        var ok = Self.failed
+        ok.state = "succeeded"
+        await fake.set(failing: ["save"], work: GitHubLoopWork(running: false, tasks: [ok]))
+        #expect(try await Self.pass(fake) == [])
+        #expect(await fake.calls == ["work \(Self.ws)"], "another loop saved the thread first: it posts, not this one")
+        // Saved: a success has no log read; a comment GitHub refuses is said once and not tried again.
+        await fake.clear()
+        await fake.set(failing: ["comment"])
+        #expect(
+            try await Self.pass(fake) == [
+                "github: acme/web#12: \(Self.ws) is idle, its task ended",
+                "github: acme/web#12: task 3's outcome was not commented: cannot comment \(Self.ws); hint: fix it",
+            ])
+        #expect(
+            await fake.calls == [
+                "work \(Self.ws)",
+                "save \(Self.ws) running=false tasks=1 removed=false comment=0 pr=7 ids=[3] reported=[3]",
+                "comment acme/web#12: \(GitHubLoopReport.outcome(ok, workspace: Self.ws, log: ""))",
+            ])
+        await fake.clear()
+        #expect(try await Self.pass(fake) == [])
+        #expect(await fake.calls == [])
+        // The next task fails and its log cannot be read: its outcome goes without it; task 3's is not said again.
+        var next = try #require(await fake.thread())
+        next.running = true
+        next.taskIDs = [3, 4]
+        await fake.put(next)
+        var failed = Self.failed
+        failed.id = 4
+        await fake.set(failing: ["logTail"], work: GitHubLoopWork(running: false, tasks: [ok, failed]))
+        #expect(
+            try await Self.pass(fake) == [
+                "github: acme/web#12: \(Self.ws) is idle, its task ended",
+                "github: acme/web#12: task 4's log cannot be read, its outcome goes without: cannot logTail "
+                    + "\(Self.ws); hint: fix it",
+                "github: acme/web#12: task 4 failed, its outcome commented",
+            ])
+        #expect(
+            await fake.calls == [
+                "work \(Self.ws)",
+                "save \(Self.ws) running=false tasks=1 removed=false comment=0 pr=7 ids=[3, 4] reported=[3, 4]",
+                "logTail \(Self.ws) 4",
+                "comment acme/web#12: \(GitHubLoopReport.outcome(failed, workspace: Self.ws, log: ""))",
+            ])
+    }
+
+    @Test func theReplyGoesInTheCommentsThreadAndARefusalNamesIt() async throws {
+        var ctx = try Harness().ctx
+        let web = FakeWeb()
+        web.answers = [
+            WebResponse(status: 201, body: Data()),
+            WebResponse(status: 404, body: Data(#"{"message": "Not Found"}"#.utf8)),
+        ]
+        ctx.web = web
+        ctx.environment["GITHUB_TOKEN"] = "test-github-token-not-real"
+        ctx.environment["GITHUB_API_URL"] = "http://127.0.0.1:9"
+        let api = GitHubAPI(ctx: ctx)
+        let pull = try #require(GitHubIssue("acme/web#7"))
+        try await api.reply(pull, comment: 901, "Done: `abc1234`.")
+        do {
+            try await api.reply(pull, comment: 902, "x")
+            Issue.record("a 404 was taken for a reply")
+        } catch let e as SoError {
+            #expect(e.message == "GitHub refused the reply to review comment 902 of acme/web#7: Not Found")
+            #expect(e.hint == "the token needs pull-requests: write on acme/web")
+        }
+        #expect(
+            web.requests.map { "\($0.method) \($0.url)" } == [
+                "POST http://127.0.0.1:9/repos/acme/web/pulls/7/comments/901/replies",
+                "POST http://127.0.0.1:9/repos/acme/web/pulls/7/comments/902/replies",
+            ])
+        #expect(String(decoding: web.requests.first?.body ?? Data(), as: UTF8.self) == #"{"body":"Done: `abc1234`."}"#)
+        #expect(web.requests.allSatisfy { $0.headers.contains { $0.0 == "Authorization" } })
     }
 
     @Test func oneLineErrorsAreCutAndHaveNoNewline() {

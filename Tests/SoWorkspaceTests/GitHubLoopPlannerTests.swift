@@ -360,4 +360,139 @@ import Testing
                         lastReview: 0)
                 ])
     }
+
+    // MARK: a review's inline comments
+
+    /// An inline comment of review `rid` on pull request 7.
+    static func inline(
+        _ id: String, _ cid: Int, review rid: Int, path: String = "Sources/App.swift", line: Int? = 12,
+        body: String = "Use a constant here.", reply: Int? = nil, who: String = "OWNER"
+    ) -> GitHubEvent {
+        event(id, "pull_request_review_comment", "created", number: 7, pr: true, who: who) {
+            $0.commentID = cid
+            $0.commentBody = body
+            $0.commentPath = path
+            $0.commentLine = line
+            $0.commentReviewID = rid
+            $0.inReplyTo = reply
+        }
+    }
+    static let requested = "Changes requested by @octocat in a review of the pull request:\n\nUse a constant."
+    static func plan(_ events: [GitHubEvent], _ threads: [GitHubLoopThread], received: [String: TimeInterval])
+        -> [GitHubLoopPlanner.Step]
+    {
+        GitHubLoopPlanner.plan(
+            events, threads: threads, config: config, now: now,
+            received: received.mapValues { now.addingTimeInterval(-$0) })
+    }
+
+    @Test func aReviewAndItsInlineCommentsAreOneTaskWhateverTheirOrder() {
+        let events = [
+            Self.inline("c2", 902, review: 5, path: "README.md", line: 265, body: "More emoji.\n"),
+            Self.review("r1", 5),
+            Self.inline("c1", 901, review: 5, line: nil, body: "Split this file."),
+            Self.inline("c3", 903, review: 6, body: "another review's"),
+        ]
+        let text =
+            Self.requested
+            + "\n\nComments on the code:\n\nSources/App.swift\nSplit this file.\n\nREADME.md:265\nMore emoji."
+        #expect(
+            Self.plan(events, [Self.thread()], received: ["c3": 10])
+                == [
+                    Self.step(
+                        .task(
+                            workspace: Self.ws, texts: [text], lastComment: 0, lastReview: 5, lastReviewComment: 902),
+                        "r1", "c1", "c2"),
+                    Self.step(.wait("its review 6 has not come yet"), "c3"),
+                ])
+        // While a task runs, the review and its comments wait together; a review already taken takes none again.
+        #expect(
+            Self.plan(events, [Self.thread(running: true)], received: ["c3": 10]).map(\.deliveries) == [
+                ["r1", "c1", "c2"], ["c3"],
+            ])
+        #expect(
+            Self.plan(
+                [Self.review("r1", 5), Self.inline("c1", 901, review: 5)],
+                [Self.thread { $0.lastReviewComment = 901 }]
+            ).map(\.action)
+                == [
+                    .task(
+                        workspace: Self.ws,
+                        texts: [
+                            Self.requested + "\n\nComments on the code:\n\nSources/App.swift:12\n"
+                                + "Use a constant here."
+                        ], lastComment: 0, lastReview: 5, lastReviewComment: 901)
+                ], "the comments go with their review; one delivered again is in it once")
+    }
+
+    @Test func inlineCommentsWaitForTheirReviewThenGoAlone() {
+        let early = [Self.inline("c1", 901, review: 5), Self.comment("d2", 100, "/so and docs", number: 7, pr: true)]
+        #expect(
+            Self.plan(early, [Self.thread()], received: ["c1": 60])
+                == [
+                    Self.step(.wait("its review 5 has not come yet"), "c1"),
+                    Self.step(
+                        .task(workspace: Self.ws, texts: [Self.asked + "and docs"], lastComment: 100, lastReview: 0),
+                        "d2"),
+                ], "a comment waiting for its review holds nothing else")
+        let alone = "A comment by @octocat on the pull request's code:\n\nSources/App.swift:12\nUse a constant here."
+        #expect(
+            Self.plan([Self.inline("c1", 901, review: 5)], [Self.thread()], received: ["c1": 301]).map(\.action)
+                == [.task(workspace: Self.ws, texts: [alone], lastComment: 0, lastReview: 0, lastReviewComment: 901)],
+            "past the grace, taken alone")
+        #expect(
+            Self.plan([Self.inline("c1", 901, review: 5)], [Self.thread { $0.lastReview = 5 }], received: ["c1": 1])
+                .map(\.action)
+                == [.task(workspace: Self.ws, texts: [alone], lastComment: 0, lastReview: 5, lastReviewComment: 901)],
+            "its review ran already: a task of its own at once")
+        #expect(
+            Self.plan([Self.inline("c1", 901, review: 5, who: "NONE")], [Self.thread()], received: ["c1": 301])
+                .map(\.action) == [.ignore("an inline comment of an outsider's review")])
+        #expect(
+            Self.plan([Self.inline("c1", 901, review: 5)], [Self.thread { $0.lastReviewComment = 901 }]).map(\.action)
+                == [.ignore("review comment 901 was taken already")])
+    }
+
+    @Test func aReviewAskingNoChangeKeepsItsCommentsAndLetsThemGo() {
+        let events = [Self.review("r1", 5, state: "commented"), Self.inline("c1", 901, review: 5)]
+        #expect(
+            Self.plan(events, [Self.thread()], received: ["r1": 30, "c1": 30]) == [
+                Self.step(.wait("a review that requests no change, kept for its comments"), "r1", "c1")
+            ])
+        #expect(
+            Self.plan(events, [Self.thread()], received: ["r1": 300, "c1": 300]) == [
+                Self.step(.ignore("a review that requests no change"), "r1", "c1")
+            ])
+        // An outsider's review asking changes: one reply, its comments with it.
+        let outsider = [Self.review("r1", 5, who: "NONE"), Self.inline("c1", 901, review: 5, who: "NONE")]
+        let steps = Self.plan(outsider, [Self.thread()])
+        #expect(steps.map(\.deliveries) == [["r1", "c1"]])
+        guard case .reply? = steps.first?.action else {
+            Issue.record("an outsider's review is answered once")
+            return
+        }
+    }
+
+    @Test func aReplyInAReviewThreadIsACommandOnlyWithThePrefix() {
+        let ask = Self.inline("c1", 950, review: 8, body: "/so use a constant", reply: 901, who: "MEMBER")
+        #expect(
+            Self.plan([ask], [Self.thread()]).map(\.action)
+                == [
+                    .task(
+                        workspace: Self.ws,
+                        texts: ["Asked by @octocat in a comment on Sources/App.swift:12:\n\nuse a constant"],
+                        lastComment: 0, lastReview: 0, lastReviewComment: 950)
+                ])
+        #expect(
+            Self.plan([Self.inline("c1", 950, review: 8, body: "Agreed.", reply: 901)], [Self.thread()]).map(\.action)
+                == [.ignore("a comment, not a command")])
+        guard
+            case .reply? = Self.plan(
+                [Self.inline("c1", 950, review: 8, body: "/so rm -rf", reply: 901, who: "NONE")], [Self.thread()]
+            ).first?.action
+        else {
+            Issue.record("an outsider's command in a thread gets one reply")
+            return
+        }
+    }
 }
