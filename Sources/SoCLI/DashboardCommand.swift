@@ -33,12 +33,19 @@ struct DashboardCommand: SoRunnable {
             changes nothing. A wrong or missing signature gets a 401, an event so does not handle a 204, a malformed \
             or oversized (25 MB) body a 400, another repository a 403, an inbox that cannot be written a 503.
 
+            The GitHub loop's page (/github, linked from every page when the webhook or --github-loop-config is \
+            given): each issue in the loop with its pull request, its workspace, its state, and the tasks, cost and \
+            wall-clock it has spent (and has left, with --github-loop-config, the file 'so github loop --config' \
+            reads); the inbox's deliveries by state, and what the webhook answered since the server started. Names \
+            and numbers only: no issue's or comment's text.
+
             Example:
               so dashboard
               so dashboard --port 9000 --read-only
               so dashboard --listen 0.0.0.0 --tls-cert cert.pem --tls-key key.pem
               so dashboard --listen 0.0.0.0 --read-only --trust-proxy
               so dashboard --read-only --github-repo acme/app --github-secret-file /etc/so-github/secret
+              so dashboard --github-repo acme/app --github-secret-file secret --github-loop-config loop.yml
             """
     )
     static let takes: Set<GroupOption> = []
@@ -68,6 +75,12 @@ struct DashboardCommand: SoRunnable {
         help: ArgumentHelp(
             "A repository whose deliveries are taken (repeatable; with the secret).", valueName: "OWNER/NAME"))
     var githubRepos: [String] = []
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The GitHub loop's config file (its budgets: the /github page shows what each issue has left).",
+            valueName: "path"))
+    var githubLoopConfig: String?
     @ParentCommand var so: SoCommand
     var given: [GroupOption] { so.given }
 
@@ -142,8 +155,11 @@ struct DashboardCommand: SoRunnable {
         let httpsOnly = try Self.check(
             listen: listen, tls: tls, readOnly: readOnly, insecureHTTP: insecureHttp, trustProxy: trustProxy)
         let fixed = try ctx.environment["SO_DASHBOARD_TOKEN"].map { try DashboardAccess.configuredToken($0) }
+        let loop = try githubLoopConfig.map { try GitHubLoopConfig.load(ctx.absolute($0), fs: ctx.fs) }
+        let githubPage =
+            github == nil && loop == nil ? nil : GitHubSetup(receiving: github?.repos ?? [], budget: loop?.budget)
         let options = cluster.options(manage: false)
-        let feed = try await DashboardFeed.open(ctx, cluster: options)
+        let feed = try await DashboardFeed.open(ctx, cluster: options, github: githubPage != nil)
         var acting = DashboardAccess(
             token: fixed ?? DashboardAccess.newToken(ctx.entropy.bytes(32)),
             csrf: DashboardAccess.newToken(ctx.entropy.bytes(32)), port: port,
@@ -159,7 +175,7 @@ struct DashboardCommand: SoRunnable {
         }
         let server = DashboardServer(
             feed: feed, access: access, actions: readOnly ? nil : DashboardActions(ctx: ctx, cluster: options),
-            hostName: ctx.hostName, webhook: webhook)
+            hostName: ctx.hostName, webhook: webhook, github: githubPage)
         let shown = listen == "0.0.0.0" || listen == "::" ? "127.0.0.1" : listen
         let tokenShown = fixed == nil
         let scheme = tls == nil ? "http" : "https"

@@ -106,6 +106,7 @@ public enum Assets {
         a { color: var(--accent); }
         .meta, .empty { color: var(--muted); }
         .cards { display: grid; grid-template-columns: repeat(auto-fit, minmax(180px, 1fr)); gap: .8rem; }
+        .cards.small { grid-template-columns: repeat(auto-fit, minmax(120px, 1fr)); }
         .card { background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: .7rem .9rem; }
         .card .label { color: var(--muted); font-size: .8rem; text-transform: uppercase; letter-spacing: .04em; }
         .card .value { font-size: 1.5rem; font-weight: 600; }

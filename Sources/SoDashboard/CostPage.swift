@@ -14,7 +14,7 @@ public enum CostPage {
             <div id="live" aria-live="polite">\(live(s, p))</div>
             </main>
             """
-        return HTML.page(title: "Cost and time", live: "/events", body: body, nav: .cost)
+        return HTML.page(title: "Cost and time", live: "/events", body: body, nav: .cost, github: p.github != nil)
     }
 
     public static func live(_ s: DashboardSnapshot, _ p: PageContext) -> String {

@@ -28,6 +28,12 @@ public actor DashboardFeed {
     var reading: Set<String> = []
     /// The kinds whose watch the server does not keep (the read loop reads every 2 s while there is one).
     var failing: Set<String> = []
+    /// Whether the GitHub loop's state is read (`so dashboard` with the webhook or the loop's config).
+    public nonisolated let github: Bool
+    /// Open GitHub pages (the loop's state is read every 2 s while there is one, every 30 s otherwise).
+    var githubPages = 0
+    /// The loop's state should be read at once (a page opened, a delivery stored).
+    var githubStale = true
 
     /// The shortest time between two re-reads of the cluster (a busy cluster changes many times a second).
     public var minimumInterval = 0.2
@@ -36,11 +42,15 @@ public actor DashboardFeed {
     /// How many workspaces' containers each lane reads at once.
     public var concurrentReads = 4
 
-    public init(ctx: SoContext, client: ClusterClient, kubectlFlags: [String], clusterName: String) {
+    public init(
+        ctx: SoContext, client: ClusterClient, kubectlFlags: [String], clusterName: String, github: Bool = false
+    ) {
         self.ctx = ctx
         self.client = client
         self.kubectlFlags = kubectlFlags
         self.clusterName = clusterName
+        self.github = github
+        snapshot.github.receiver = DeliveryCounts(since: ctx.clock.now())
     }
 
     /// Watches and reads until cancelled.
@@ -51,6 +61,7 @@ public actor DashboardFeed {
             }
             group.addTask { await self.readLoop() }
             group.addTask { await self.workspaceLoop() }
+            if github { group.addTask { await self.githubLoop() } }
         }
     }
 
@@ -155,7 +166,7 @@ public actor DashboardFeed {
     func publish(_ next: DashboardSnapshot) {
         let changed =
             next.listings != snapshot.listings || next.pods != snapshot.pods || next.problem != snapshot.problem
-            || !Self.sameWorkspaces(next.workspaces, snapshot.workspaces)
+            || !Self.sameWorkspaces(next.workspaces, snapshot.workspaces) || !next.github.showsAs(snapshot.github)
         var next = next
         next.version = snapshot.version + (changed ? 1 : 0)
         snapshot = next
@@ -182,11 +193,14 @@ public actor DashboardFeed {
 }
 
 extension DashboardFeed {
-    /// The feed of the cluster `cluster` names, as `deployment list` reaches it (never creating a kind cluster).
-    public static func open(_ ctx: SoContext, cluster: ClusterOptions) async throws -> DashboardFeed {
+    /// The feed of the cluster `cluster` names, as `deployment list` reaches it (never creating a kind cluster);
+    /// `github`: the GitHub loop's state read too.
+    public static func open(_ ctx: SoContext, cluster: ClusterOptions, github: Bool = false) async throws
+        -> DashboardFeed
+    {
         let target = try await ClusterTargets(ctx: ctx).shared(cluster)
         return DashboardFeed(
             ctx: ctx, client: try ctx.connect(target.connection), kubectlFlags: target.kubectlFlags,
-            clusterName: target.kindCluster.map { "kind:\($0)" } ?? target.connection.contextName)
+            clusterName: target.kindCluster.map { "kind:\($0)" } ?? target.connection.contextName, github: github)
     }
 }

@@ -17,6 +17,8 @@ public struct DashboardSnapshot: Sendable {
     public var readAt: Date?
     /// Why the last read of the cluster failed (shown on every page until one succeeds).
     public var problem: String?
+    /// The GitHub loop's threads, inbox and deliveries (read only when the dashboard is part of the loop).
+    public var github = GitHubView()
 
     public init() {}
 

@@ -43,7 +43,8 @@ public enum DeploymentPage {
             </main>
             """
         let query = task.map { "&task=\($0)" } ?? ""
-        return HTML.page(title: l.name, live: "/events?ns=\(ns)\(query)", body: body, nav: .other)
+        return HTML.page(
+            title: l.name, live: "/events?ns=\(ns)\(query)", body: body, nav: .other, github: p.github != nil)
     }
 
     public static func live(

@@ -15,7 +15,7 @@ public enum EverythingPage {
             <div id="live" aria-live="polite">\(live(s, p))</div>
             </main>
             """
-        return HTML.page(title: "Everything", live: "/events", body: body, nav: .everything)
+        return HTML.page(title: "Everything", live: "/events", body: body, nav: .everything, github: p.github != nil)
     }
 
     /// The part drawn again on each change.

@@ -68,8 +68,9 @@ public enum HTML {
     }
 
     /// A whole page: the shared header, `body` (HTML already escaped), and the live-update hook the script reads
-    /// (`data-live`: the events URL; the page's own URL is fetched again, as a fragment, on each change).
-    public static func page(title: String, live: String, body: String, nav: Nav) -> String {
+    /// (`data-live`: the events URL; the page's own URL is fetched again, as a fragment, on each change). `github`:
+    /// the GitHub loop's page is one of the links.
+    public static func page(title: String, live: String, body: String, nav: Nav, github: Bool = false) -> String {
         """
         <!doctype html>
         <html lang="en">
@@ -83,7 +84,7 @@ public enum HTML {
         <body data-live="\(escape(live))">
         <header>
         <a class="brand" href="/">so</a>
-        <nav>\(Nav.allCases.map { n in
+        <nav>\((Nav.allCases + (github ? [.github] : [])).map { n in
             "<a href=\"\(n.path)\"\(n == nav ? " aria-current=\"page\"" : "")>\(n.title)</a>"
         }.joined())</nav>
         <span id="live-state" class="live-state" title="updates as the cluster changes">connecting…</span>
@@ -97,9 +98,9 @@ public enum HTML {
     }
 
     public enum Nav: CaseIterable, Sendable {
-        case everything, cost, other
-        var path: String { self == .cost ? "/cost" : "/" }
-        var title: String { self == .cost ? "Cost and time" : "Everything" }
+        case everything, cost, github, other
+        var path: String { self == .cost ? "/cost" : self == .github ? "/github" : "/" }
+        var title: String { self == .cost ? "Cost and time" : self == .github ? "GitHub loop" : "Everything" }
         public static var allCases: [Nav] { [.everything, .cost] }
     }
 

@@ -10,6 +10,8 @@ public struct PageContext: Sendable {
     public var actions: Bool
     /// This machine's name: a deployment whose directory is here can be stopped and started from the page.
     public var hostName: String
+    /// The GitHub loop's part of this dashboard (nil: not configured, no page of it and no link).
+    public var github: GitHubSetup?
     public init(now: Date, csrf: String, actions: Bool, hostName: String) {
         self.now = now
         self.csrf = csrf

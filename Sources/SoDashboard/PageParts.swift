@@ -23,7 +23,7 @@ enum PageParts {
         switch state {
         case "succeeded", "ready", "warm", "complete": kind = "ok"
         case "running", "queued", "starting", "rolling", "claimed": kind = "busy"
-        case "failed", "cancelled", "expired", "terminating": kind = "bad"
+        case "failed", "cancelled", "expired", "terminating", "spent": kind = "bad"
         default: kind = state.hasPrefix("rolling") ? "busy" : "plain"
         }
         return "<span class=\"badge \(kind)\">\(HTML.escape(state))</span>"

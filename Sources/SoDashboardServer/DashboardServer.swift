@@ -21,20 +21,24 @@ public struct DashboardServer: Sendable {
     public let hostName: String
     /// Nil: no `/github/webhook` (a POST there gets the 403 of any request without a session).
     public let webhook: GitHubWebhook?
+    /// Nil: no `/github` page (the loop is not configured here); its feed should read the loop's state otherwise.
+    public let github: GitHubSetup?
 
     public init(
         feed: DashboardFeed, access: DashboardAccess, actions: DashboardActions?, hostName: String,
-        webhook: GitHubWebhook? = nil
+        webhook: GitHubWebhook? = nil, github: GitHubSetup? = nil
     ) {
         self.feed = feed
         self.access = access
         self.actions = actions
         self.hostName = hostName
         self.webhook = webhook
+        self.github = github
     }
 
     func pageContext() -> PageContext {
         var p = PageContext(now: feed.ctx.clock.now(), csrf: access.csrf, actions: actions != nil, hostName: hostName)
+        p.github = github
         let actions = actions
         p.owns = { [hostName] in actions?.owns($0, hostName: hostName) ?? false }
         return p
@@ -60,12 +64,21 @@ public struct DashboardServer: Sendable {
             let s = await feed.snapshot
             return Self.html(fragment(request) ? CostPage.live(s, pageContext()) : CostPage.page(s, pageContext()))
         }
+        router.get("/github") { request, _ in
+            guard github != nil else { return Self.text("the GitHub loop is not configured here\n", status: .notFound) }
+            let s = await feed.snapshot
+            return Self.html(fragment(request) ? GitHubPage.live(s, pageContext()) : GitHubPage.page(s, pageContext()))
+        }
         router.get("/d/:namespace") { request, context in try await deployment(request, context) }
         router.get("/events") { request, _ in await events(request) }
         router.get("/logs") { request, _ in await logs(request) }
         router.post("/actions") { request, _ in try await act(request) }
         if let webhook {
-            router.post(RouterPath(GitHubWebhook.path)) { request, _ in await webhook.receive(request) }
+            router.post(RouterPath(GitHubWebhook.path)) { request, _ in
+                let (response, outcome) = await webhook.receive(request)
+                await feed.count(outcome)
+                return response
+            }
         }
         return router
     }
@@ -94,11 +107,16 @@ public struct DashboardServer: Sendable {
     /// The page's event stream: `version` events, the current one first; a namespace's page marks it open.
     func events(_ request: Request) async -> Response {
         let ns = request.uri.queryParameters.get("ns").flatMap { NameRules.isDNSLabel($0) ? $0 : nil }
+        let github = github != nil && request.uri.queryParameters.get("github") == "1"
         let updates = await feed.updates()
         let feed = feed
         if let ns { await feed.watch(namespace: ns, true) }
+        if github { await feed.watchGitHub(true) }
         let body = ResponseBody { writer in
-            defer { if let ns { Task { await feed.watch(namespace: ns, false) } } }
+            defer {
+                if let ns { Task { await feed.watch(namespace: ns, false) } }
+                if github { Task { await feed.watchGitHub(false) } }
+            }
             try await writer.write(ByteBuffer(string: "retry: 1000\n\n"))
             // A stream never ends by itself: a SIGTERM or SIGINT ends it, so the server's shutdown does not wait on it.
             for await version in updates.cancelOnGracefulShutdown() {

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import SoBasics
+import SoDashboard
 import SoWorkspace
 
 /// `POST /github/webhook`: GitHub's deliveries, each checked (its size, its `X-Hub-Signature-256` under the
@@ -56,12 +57,13 @@ public struct GitHubWebhook: Sendable, CustomStringConvertible {
     static let eventHeader = HeaderNames.named("X-GitHub-Event")
     static let signatureHeader = HeaderNames.named("X-Hub-Signature-256")
 
-    func receive(_ request: Request) async -> Response {
+    /// The answer to a delivery, and its outcome as the page counts it (`DeliveryCounts`).
+    func receive(_ request: Request) async -> (Response, DeliveryCounts.Outcome) {
         let given = request.headers[Self.deliveryHeader]
         let delivery = given.flatMap { GitHubEvent.isDeliveryID($0) ? $0 : nil } ?? "?"
-        func refuse(_ status: HTTPResponse.Status, _ why: String) -> Response {
+        func refuse(_ status: HTTPResponse.Status, _ why: String) -> (Response, DeliveryCounts.Outcome) {
             log("github: delivery \(delivery): refused (\(status.code)): \(why)")
-            return DashboardServer.text("\(why)\n", status: status)
+            return (DashboardServer.text("\(why)\n", status: status), .refused(status.code))
         }
         if let length = request.headers[.contentLength].flatMap(Int.init), length > maxBody {
             return refuse(.badRequest, "payload over \(maxBody) bytes")
@@ -81,10 +83,10 @@ public struct GitHubWebhook: Sendable, CustomStringConvertible {
         {
         case .ping:
             log("github: delivery \(delivery): ping")
-            return DashboardServer.text("pong\n")
+            return (DashboardServer.text("pong\n"), .ping)
         case .unknown(let name):
             log("github: delivery \(delivery): event \(name) not handled: nothing stored")
-            return Response(status: .noContent)
+            return (Response(status: .noContent), .refused(204))
         case .refused(let why):
             return refuse(.badRequest, "\(why)")
         case .event(let event):
@@ -96,7 +98,10 @@ public struct GitHubWebhook: Sendable, CustomStringConvertible {
                 log(
                     "github: delivery \(delivery): \(event.event) \(event.action) \(event.repository)#\(event.number): "
                         + (new ? "stored" : "already stored (a redelivery)"))
-                return DashboardServer.text(new ? "stored\n" : "already stored\n", status: .accepted)
+                return (
+                    DashboardServer.text(new ? "stored\n" : "already stored\n", status: .accepted),
+                    new ? .accepted : .duplicate
+                )
             } catch {
                 log(
                     "github: delivery \(delivery): not stored (503): "
@@ -104,7 +109,7 @@ public struct GitHubWebhook: Sendable, CustomStringConvertible {
                 var r = DashboardServer.text(
                     "the inbox could not be written; deliver again\n", status: .serviceUnavailable)
                 r.headers[HeaderNames.retryAfter] = "30"
-                return r
+                return (r, .unstored)
             }
         }
     }

@@ -293,17 +293,26 @@ public final class FakeCluster: ClusterClient, @unchecked Sendable {
         }
     }
 
-    /// The table the API server prints for Deployments (the only kind a test asked for so far): its cells as
-    /// the server fills them from each object.
+    /// The table the API server prints for Deployments and Secrets (the kinds tests asked for so far): its cells as
+    /// the server fills them from each object (a Secret's: its name, type and how many keys, never the data).
     public func forEachTablePage(
         _ type: ResourceType, namespace: String?, labelSelector: String?, _ body: ([[String: JSON]]) throws -> Void
     ) async throws {
         try await record(
             "table \(type.kind)\(namespace.map { " \($0)" } ?? "")\(labelSelector.map { " \($0)" } ?? "")")
-        guard type == .deployment else {
-            throw SoError("fake cluster: no table of \(type.kind) (a test did not expect one)")
+        let objects = listed(type, namespace: namespace, labelSelector: labelSelector)
+        switch type {
+        case .deployment: try body(objects.map(Self.deploymentRow))
+        case .secret:
+            try body(
+                objects.map {
+                    [
+                        "Name": .string($0.name), "Type": .string($0["type"]?.string ?? "Opaque"),
+                        "Data": .number(Double(($0["data"]?.object ?? [:]).count)),
+                    ]
+                })
+        default: throw SoError("fake cluster: no table of \(type.kind) (a test did not expect one)")
         }
-        try body(listed(type, namespace: namespace, labelSelector: labelSelector).map(Self.deploymentRow))
     }
 
     static func deploymentRow(_ d: JSON) -> [String: JSON] {

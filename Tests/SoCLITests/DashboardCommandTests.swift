@@ -83,4 +83,21 @@ import Testing
             #expect(!(run.stdout + run.stderr).contains(secret) && !(run.stdout + run.stderr).contains("tiny-secret"))
         }
     }
+
+    /// The loop's config is read as `so github loop` reads it, before the cluster: a file that does not read stops
+    /// the dashboard with the loop's own error (file:line and a hint); one that reads goes on to the cluster.
+    @Test func theLoopsConfigIsReadBeforeTheCluster() async throws {
+        let t = try TempDir()
+        defer { t.cleanup() }
+        let missing = await runSo(["dashboard", "--github-loop-config", "absent.yml"], cwd: t.path)
+        #expect(missing.code != 0 && missing.stderr.contains("absent.yml"), "\(missing.stderr)")
+        try Data("repositories: [acme/web]\nlabel: so\nstack: agent-workspace\nbudgte: {tasks: 3}\n".utf8).write(
+            to: URL(fileURLWithPath: t.path + "/bad.yml"))
+        let bad = await runSo(["dashboard", "--github-loop-config", "bad.yml"], cwd: t.path)
+        #expect(bad.code != 0 && bad.stderr.contains("bad.yml:4") && bad.stderr.contains("budget"), "\(bad.stderr)")
+        try Data("repositories: [acme/web]\nlabel: so\nstack: agent-workspace\nbudget: {tasks: 3}\n".utf8).write(
+            to: URL(fileURLWithPath: t.path + "/loop.yml"))
+        let good = await runSo(["dashboard", "--github-loop-config", "loop.yml"], cwd: t.path)
+        #expect(good.code != 0 && !good.stderr.contains("loop.yml"), "it goes on to the cluster: \(good.stderr)")
+    }
 }

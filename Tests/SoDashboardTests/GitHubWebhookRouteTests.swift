@@ -22,20 +22,25 @@ import Testing
         var app: Application<RouterResponder<DashboardContext>>
         var cluster: FakeCluster
         var lines: Box<[String]>
+        var feed: DashboardFeed
     }
 
-    func setup(maxBody: Int = GitHubWebhook.maximumBody, webhook: Bool = true) async throws -> Setup {
+    func setup(
+        maxBody: Int = GitHubWebhook.maximumBody, webhook: Bool = true,
+        github: GitHubSetup? = GitHubSetup(receiving: ["Acme/App"], budget: nil)
+    ) async throws -> Setup {
         let c = FakeCluster()
         let ctx = DashboardFixture.context(c)
-        let feed = DashboardFeed(ctx: ctx, client: c, kubectlFlags: [], clusterName: "kind:so")
+        let feed = DashboardFeed(ctx: ctx, client: c, kubectlFlags: [], clusterName: "kind:so", github: github != nil)
         let lines = Box<[String]>([])
         let access = DashboardAccess(token: String(repeating: "ab", count: 32), csrf: "CSRF-TOKEN", port: 7878)
         let hook = GitHubWebhook(
             secret: Self.secret, repositories: ["Acme/App"], inbox: GitHubInbox(client: c), maxBody: maxBody,
             now: { DashboardFixture.now }, log: { line in lines.value.append(line) })
         let server = DashboardServer(
-            feed: feed, access: access, actions: nil, hostName: "testhost", webhook: webhook ? hook : nil)
-        return Setup(app: Application(router: server.router()), cluster: c, lines: lines)
+            feed: feed, access: access, actions: nil, hostName: "testhost", webhook: webhook ? hook : nil,
+            github: github)
+        return Setup(app: Application(router: server.router()), cluster: c, lines: lines, feed: feed)
     }
 
     static func payload(repo: String = "acme/app") -> String {
@@ -245,6 +250,85 @@ import Testing
             try await client.execute(uri: GitHubWebhook.path, method: .get) { r in
                 #expect(r.status != .ok, "GET is not a delivery")
             }
+        }
+    }
+
+    /// Each outcome counted once, in the server's memory, for the GitHub page: what the receiver answered since it
+    /// started.
+    @Test func everyOutcomeIsCountedForThePage() async throws {
+        let s = try await setup()
+        let body = Self.payload()
+        let before = await s.feed.snapshot.version
+        try await s.app.test(.router) { client async throws in
+            #expect(try await Self.post(client, body, headers: Self.headers(body)).status == .accepted)
+            #expect(try await Self.post(client, body, headers: Self.headers(body)).status == .accepted)
+            let wrong = Self.headers(body, secret: "another secret of twenty+ chars")
+            #expect(try await Self.post(client, body, headers: wrong).status == .unauthorized)
+            let other = Self.payload(repo: "evil/app")
+            #expect(try await Self.post(client, other, headers: Self.headers(other)).status == .forbidden)
+            let bad = "{\"action\":"
+            #expect(try await Self.post(client, bad, headers: Self.headers(bad)).status == .badRequest)
+            #expect(try await Self.post(client, bad, headers: Self.headers(bad)).status == .badRequest)
+            let push = "{\"ref\":\"refs/heads/main\"}"
+            #expect(try await Self.post(client, push, headers: Self.headers(push, event: "push")).status == .noContent)
+            let ping = "{\"zen\":\"z\"}"
+            #expect(try await Self.post(client, ping, headers: Self.headers(ping, event: "ping")).status == .ok)
+            s.cluster.failures["create Secret"] = SoError("cannot create Secret: connection refused", hint: "h")
+            let next = Self.payload().replacingOccurrences(of: "52", with: "53")
+            let headers = Self.headers(next, delivery: "other-delivery")
+            #expect(try await Self.post(client, next, headers: headers).status == .serviceUnavailable)
+        }
+        let snapshot = await s.feed.snapshot
+        let r = snapshot.github.receiver
+        #expect(r.since == DashboardFixture.now, "counted since the server started")
+        #expect(
+            r.counts == [
+                .accepted: 1, .duplicate: 1, .refused(401): 1, .refused(403): 1, .refused(400): 2, .refused(204): 1,
+                .ping: 1, .unstored: 1,
+            ])
+        #expect(snapshot.version == before + 9, "each answer is a new version: open pages draw it")
+    }
+
+    /// `/github` is a page like the others: behind the session, drawn from the feed, absent where not configured.
+    @Test func theGitHubPageIsBehindTheSession() async throws {
+        let s = try await setup()
+        try await s.app.test(.router) { client async throws in
+            try await client.execute(uri: "/github", method: .get) { r in
+                #expect(r.status == .forbidden && String(buffer: r.body) == "forbidden\n")
+            }
+            let cookie = try await Self.signIn(client)
+            let body = Self.payload()
+            #expect(try await Self.post(client, body, headers: Self.headers(body)).status == .accepted)
+            try await client.execute(uri: "/github", method: .get, headers: [.cookie: cookie]) { r in
+                #expect(r.status == .ok && r.headers[.contentSecurityPolicy] != nil)
+                let html = String(buffer: r.body)
+                #expect(html.contains("<h1>GitHub loop</h1>") && html.contains("for Acme/App since"), "\(html)")
+                #expect(html.contains(#"<div class="label">accepted</div><div class="value">1</div>"#))
+            }
+            try await client.execute(uri: "/github?fragment=1", method: .get, headers: [.cookie: cookie]) { r in
+                #expect(String(buffer: r.body).hasPrefix("<p class=\"empty\">not read yet</p><section"))
+            }
+        }
+        let none = try await setup(webhook: false, github: nil)
+        try await none.app.test(.router) { client async throws in
+            let cookie = try await Self.signIn(client)
+            try await client.execute(uri: "/github", method: .get, headers: [.cookie: cookie]) { r in
+                #expect(r.status == .notFound)
+            }
+            try await client.execute(uri: "/", method: .get, headers: [.cookie: cookie]) { r in
+                #expect(r.status == .ok && !String(buffer: r.body).contains("/github"), "no link")
+            }
+        }
+    }
+
+    /// Signs in with the run's token; the session's cookie as the browser sends it back.
+    static func signIn(_ client: some TestClientProtocol) async throws -> String {
+        try await client.execute(
+            uri: "/signin", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
+            body: ByteBuffer(string: "token=\(String(repeating: "ab", count: 32))")
+        ) { r in
+            #expect(r.status == .seeOther)
+            return String((r.headers[.setCookie] ?? "").prefix { $0 != ";" })
         }
     }
 
