@@ -1,11 +1,13 @@
 import Foundation
 import SoBasics
 
-/// One pass of the GitHub loop (`so github loop --config F --once`): the threads whose task ended are brought up to
+/// One pass of the GitHub loop (`so github loop --config F --once`): the entries a loop left `taken` are reconciled
+/// with the threads and the workspaces' tasks (`reconcileTaken`), the threads whose task ended are brought up to
 /// date, the inbox's pending entries are planned (`GitHubLoopPlanner`), and each step's entries are marked `taken`
-/// (a compare-and-swap: a step whose entries another loop took is skipped) before it acts; then its thread is saved
-/// and its entries marked `done` or `failed`. Every effect goes through `GitHubLoopEffects`. Each step is one line
-/// (`say`), naming the issue, the step, the workspace and the deliveries: never a title, body, comment or token.
+/// (a compare-and-swap: a step whose entries another loop took is skipped); its thread is saved with the step
+/// before it acts (`GitHubLoopStep`), and again with what it did, then its entries are marked `done` or `failed`.
+/// Old entries are pruned last. Every effect goes through `GitHubLoopEffects`. Each step is one line (`say`), naming
+/// the issue, the step, the workspace and the deliveries: never a title, body, comment or token.
 public struct GitHubLoopExecutor: Sendable {
     public let effects: any GitHubLoopEffects
     public let config: GitHubLoopConfig
@@ -20,8 +22,9 @@ public struct GitHubLoopExecutor: Sendable {
     /// One pass at `now`.
     public func pass(now: Date) async throws {
         var stored = try await effects.threads()
+        if try await reconcileTaken(stored, now: now) { stored = try await effects.threads() }
         if try await reconcile(stored) { stored = try await effects.threads() }
-        let entries = try await effects.pending()
+        let entries = try await effects.entries(state: "pending")
         let steps = GitHubLoopPlanner.plan(
             entries.map(\.event), threads: stored.map(\.thread), config: config, now: now)
         for step in steps {
@@ -29,8 +32,9 @@ public struct GitHubLoopExecutor: Sendable {
             guard let first = mine.first, mine.count == step.deliveries.count else { continue }
             let at = "github: \(first.event.repository)#\(first.event.number)"
             let ids = "(deliver\(mine.count == 1 ? "y" : "ies") \(step.deliveries.joined(separator: ", ")))"
-            await run(step, mine, stored, at: at, ids: ids)
+            await run(step, mine, stored, now: now, at: at, ids: ids)
         }
+        await prune(now: now)
     }
 
     /// Threads with a task under way whose tasks all ended: saved as not running, with the pull request, branch and
@@ -49,7 +53,7 @@ public struct GitHubLoopExecutor: Sendable {
             t.pullRequest = work.pullRequest ?? t.pullRequest
             t.branch = work.branch ?? t.branch
             t.cost = max(t.cost, work.cost)
-            if try await effects.save(t, over: s) {
+            if try await effects.save(t, over: s) != nil {
                 changed = true
                 say("github: \(t.repository)#\(t.issue): \(t.workspace) is idle, its task ended")
             }
@@ -57,9 +61,19 @@ public struct GitHubLoopExecutor: Sendable {
         return changed
     }
 
+    /// How a step ended: its entries are marked `done` or `failed`; put back `pending` when nothing was acted on
+    /// (its thread changed between the plan and the step); left `taken` when it acted but its thread could not be
+    /// saved (the next pass reconciles them from the thread and the workspace's tasks).
+    enum Ended {
+        case done
+        case failed(Error)
+        case again
+        case left
+    }
+
     func run(
-        _ step: GitHubLoopPlanner.Step, _ mine: [GitHubInbox.Entry], _ stored: [GitHubLoopStore.Stored], at: String,
-        ids: String
+        _ step: GitHubLoopPlanner.Step, _ mine: [GitHubInbox.Entry], _ stored: [GitHubLoopStore.Stored], now: Date,
+        at: String, ids: String
     ) async {
         switch step.action {
         case .wait(let why):
@@ -72,13 +86,19 @@ public struct GitHubLoopExecutor: Sendable {
         }
         guard let taken = await take(mine) else { return say("\(at): skipped, taken by another loop \(ids)") }
         let what = Self.describe(step.action)
-        var state = "done"
-        do {
-            try await act(step.action, mine, stored)
+        let state: String
+        switch await ending(step.action, taken, stored, now: now) {
+        case .done:
+            state = "done"
             say("\(at): \(what) \(ids)")
-        } catch {
+        case .failed(let error):
             state = "failed"
             say("\(at): \(what) failed: \(Self.oneLine(error)) \(ids)")
+        case .again:
+            state = "pending"
+            say("\(at): \(what): its thread changed meanwhile; planned again next pass \(ids)")
+        case .left:
+            return say("\(at): \(what): its thread could not be saved; reconciled next pass \(ids)")
         }
         for e in taken {
             // nil: another loop changed it; said below
@@ -89,13 +109,21 @@ public struct GitHubLoopExecutor: Sendable {
         }
     }
 
+    /// `act`, an error thrown by it (a step that found no thread) as `failed`.
+    func ending(
+        _ action: GitHubLoopPlanner.Action, _ taken: [GitHubInbox.Entry], _ stored: [GitHubLoopStore.Stored],
+        now: Date
+    ) async -> Ended {
+        do { return try await act(action, taken, stored, now: now) } catch { return .failed(error) }
+    }
+
     /// Marks every entry `taken`; nil (the ones taken put back to pending) when another loop took one first.
     func take(_ entries: [GitHubInbox.Entry]) async -> [GitHubInbox.Entry]? {
         var taken: [GitHubInbox.Entry] = []
         for e in entries {
             // nil: another loop took it (the step is skipped)
             guard let t = try? await effects.mark(e, state: "taken") else {
-                // best effort: one left taken waits for the next pass
+                // best effort: one left taken is reconciled by a later pass
                 for back in taken { _ = try? await effects.mark(back, state: "pending") }
                 return nil
             }
@@ -125,109 +153,5 @@ public struct GitHubLoopExecutor: Sendable {
             text = String(describing: error)
         }
         return String(text.map { $0.isNewline ? " " : $0 }.prefix(300))
-    }
-}
-
-extension GitHubLoopExecutor {
-    /// Runs one step; its thread is saved whether it worked or not (a start that failed leaves a removed thread, so
-    /// a new label starts again; a task that failed leaves its comments taken).
-    func act(_ action: GitHubLoopPlanner.Action, _ mine: [GitHubInbox.Entry], _ stored: [GitHubLoopStore.Stored])
-        async throws
-    {
-        func over(_ ws: String) -> GitHubLoopStore.Stored? { stored.last { $0.thread.workspace == ws } }
-        switch action {
-        case .start(let t, let title, let text):
-            var failed = t
-            failed.running = false
-            failed.removed = true
-            try await saving(t, over: over(t.workspace), failed: failed) {
-                try await start(t, title: title, text: text)
-            }
-        case .task(let ws, let texts, let lastComment, let lastReview):
-            guard let s = over(ws) else { throw SoError("no thread of \(ws) in the loop's store", hint: Self.hint) }
-            var t = s.thread
-            t.lastComment = lastComment
-            t.lastReview = lastReview
-            var ran = t
-            ran.running = true
-            ran.tasks += 1
-            ran.startedAt = ran.startedAt ?? Date()
-            try await saving(ran, over: s, failed: t) {
-                try await task(t, GitHubLoopPlanner.taskText(texts), mine)
-            }
-        case .remove(let ws, let merged):
-            guard let s = over(ws) else { throw SoError("no thread of \(ws) in the loop's store", hint: Self.hint) }
-            var gone = s.thread
-            gone.removed = true
-            gone.running = false
-            try await saving(gone, over: s, failed: s.thread) { try await remove(s.thread, merged: merged) }
-        case .reply(let repository, let number, let text):
-            guard let issue = GitHubIssue("\(repository)#\(number)") else {
-                throw SoError("no issue \(number) of \(repository) to reply on", hint: Self.hint)
-            }
-            try await effects.comment(issue, text)
-        case .refuse(let ws, let reason):
-            guard let s = over(ws) else { throw SoError("no thread of \(ws) in the loop's store", hint: Self.hint) }
-            try await effects.comment(
-                try Self.issue(s.thread), "No task ran for this: the workspace \(ws) reached its budget: \(reason).")
-        case .ignore, .wait: break
-        }
-    }
-
-    static let hint = "see the loop's threads: kubectl -n so-github get configmaps -l so.dev/github-loop=thread"
-
-    static func issue(_ t: GitHubLoopThread) throws -> GitHubIssue {
-        guard let issue = GitHubIssue("\(t.repository)#\(t.issue)") else {
-            throw SoError("the thread of \(t.workspace) names no issue", hint: hint)
-        }
-        return issue
-    }
-
-    /// Acts, then saves `thread` (`failed` when acting threw, and the error thrown again).
-    func saving(
-        _ thread: GitHubLoopThread, over: GitHubLoopStore.Stored?, failed: GitHubLoopThread,
-        _ body: () async throws -> Void
-    ) async throws {
-        var t = thread
-        var thrown: Error?
-        do { try await body() } catch {
-            thrown = error
-            t = failed
-        }
-        let saved = try await effects.save(t, over: over)
-        if let thrown { throw thrown }
-        guard saved else {
-            throw SoError("the thread of \(t.workspace) was changed by another loop meanwhile", hint: Self.hint)
-        }
-    }
-
-    func start(_ t: GitHubLoopThread, title: String, text: String) async throws {
-        let issue = try Self.issue(t)
-        try await effects.up(workspace: t.workspace, repository: t.repository)
-        let id = try await effects.task(workspace: t.workspace, text: text, title: title, issue: issue)
-        try await effects.react(issue, comment: nil)
-        try await effects.comment(
-            issue,
-            "so made the workspace `\(t.workspace)` for this issue; its task \(id) runs there. "
-                + "See it: `so deployment --name \(t.workspace) status`")
-    }
-
-    func task(_ t: GitHubLoopThread, _ text: String, _ mine: [GitHubInbox.Entry]) async throws {
-        let issue = try Self.issue(t)
-        _ = try await effects.task(workspace: t.workspace, text: text, title: nil, issue: issue)
-        for e in mine {
-            guard let id = e.event.commentID, e.event.event == "issue_comment",
-                let on = GitHubIssue("\(e.event.repository)#\(e.event.number)")
-            else { continue }
-            try await effects.react(on, comment: id)
-        }
-    }
-
-    func remove(_ t: GitHubLoopThread, merged: Bool) async throws {
-        try await effects.down(workspace: t.workspace)
-        let branch = t.branch.map { "its work is on the branch `\($0)`" } ?? "its work was pushed by its tasks"
-        let pr = t.pullRequest.map { " (pull request #\($0) \(merged ? "merged" : "closed"))" } ?? ""
-        try await effects.comment(
-            try Self.issue(t), "so removed the workspace `\(t.workspace)`\(pr); \(branch).")
     }
 }

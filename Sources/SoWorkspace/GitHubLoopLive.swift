@@ -13,6 +13,7 @@ public struct GitHubLoopLive: GitHubLoopEffects {
     public let client: ClusterClient
     public let config: GitHubLoopConfig
     public let cluster: ClusterOptions
+    public let identity: String
 
     public init(ctx: SoContext, client: ClusterClient, config: GitHubLoopConfig, cluster: ClusterOptions) {
         var quiet = ctx
@@ -22,18 +23,25 @@ public struct GitHubLoopLive: GitHubLoopEffects {
         self.client = client
         self.config = config
         self.cluster = cluster
+        let host = ProcessInfo.processInfo.hostName.prefix(60)
+        identity = "\(host)/\(ProcessInfo.processInfo.processIdentifier)/\(UUID().uuidString.prefix(8).lowercased())"
     }
 
     var inbox: GitHubInbox { GitHubInbox(client: client) }
 
-    public func pending() async throws -> [GitHubInbox.Entry] { try await inbox.list(state: "pending") }
+    public func entries(state: String) async throws -> [GitHubInbox.Entry] { try await inbox.list(state: state) }
     public func threads() async throws -> [GitHubLoopStore.Stored] { try await GitHubLoopStore(client: client).all() }
     // nil: another loop took the entry
     public func mark(_ entry: GitHubInbox.Entry, state: String) async throws -> GitHubInbox.Entry? {
-        try await inbox.marked(entry, state: state)
+        try await inbox.marked(entry, state: state, at: ctx.clock.now(), by: state == "taken" ? identity : nil)
     }
-    public func save(_ thread: GitHubLoopThread, over: GitHubLoopStore.Stored?) async throws -> Bool {
-        try await GitHubLoopStore(client: client).save(thread, over: over)
+    public func delete(_ entry: GitHubInbox.Entry) async throws -> Bool { try await inbox.delete(entry) }
+    public func exists(workspace: String) async throws -> Bool {
+        try await RecordAction(ctx).exists(name: workspace, client: client)
+    }
+    public func save(_ thread: GitHubLoopThread, over: GitHubLoopStore.Stored?) async throws -> GitHubLoopStore.Stored?
+    {
+        try await GitHubLoopStore(client: client).saved(thread, over: over)
     }
 
     public func up(workspace: String, repository: String) async throws {
@@ -78,7 +86,8 @@ public struct GitHubLoopLive: GitHubLoopEffects {
             running: records.contains { !$0.ended },
             pullRequest: records.compactMap { $0.pullRequest.flatMap(Self.pullNumber) }.last,
             branch: records.compactMap(\.pushed).last,
-            cost: records.compactMap(\.cost.usd).reduce(0, +))
+            cost: records.compactMap(\.cost.usd).reduce(0, +),
+            tasks: Dictionary(records.map { ($0.id, $0.issue?.lowercased() ?? "") }) { a, _ in a })
     }
 
     /// A pull request's number from its URL (`…/pull/7`).

@@ -23,6 +23,12 @@ public struct GitHubLoopThread: Sendable, Equatable, Codable {
     /// The highest comment and review ids a task took: one delivered again never runs twice.
     public var lastComment = 0
     public var lastReview = 0
+    /// The step under way, saved before it acts; nil when none is (`GitHubLoopStep`).
+    public var step: GitHubLoopStep?
+    /// The last step that acted, with what its deliveries were marked.
+    public var last: GitHubLoopStep?
+    /// The id of the last task queued by the loop in the workspace.
+    public var lastTask: Int?
 
     public init(repository: String, issue: Int, workspace: String) {
         self.repository = repository

@@ -7,10 +7,16 @@ public struct GitHubLoopWork: Sendable, Equatable {
     public var branch: String?
     /// Dollars, all its tasks.
     public var cost: Double
-    public init(running: Bool, pullRequest: Int? = nil, branch: String? = nil, cost: Double = 0) {
+    /// Each task's id and the issue it names (OWNER/NAME#N lowercased; empty for none): a step that died is seen
+    /// to have queued its task.
+    public var tasks: [Int: String]
+    public init(
+        running: Bool, pullRequest: Int? = nil, branch: String? = nil, cost: Double = 0, tasks: [Int: String] = [:]
+    ) {
         self.running = running
         self.pullRequest = pullRequest
         self.branch = branch
         self.cost = cost
+        self.tasks = tasks
     }
 }

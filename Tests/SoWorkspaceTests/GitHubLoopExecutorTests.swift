@@ -16,6 +16,19 @@ import Testing
     }
     static let hostile = "Fix it.\n$(rm -rf /) ghp_secret0123456789"
 
+    /// Which loop a fake is (the same world, another loop's identity between passes).
+    final class Who: @unchecked Sendable {
+        private let lock = NSLock()
+        private var kept = "loop-a"
+        var name: String {
+            get { lock.withLock { kept } }
+            set { lock.withLock { kept = newValue } }
+        }
+    }
+
+    /// A loop that dies: every call after the `dieAfter`-th reaches nothing (it throws, unlogged).
+    struct Died: Error {}
+
     actor Fake: GitHubLoopEffects {
         var entries: [GitHubInbox.Entry] = []
         var stored: [GitHubLoopStore.Stored] = []
@@ -26,6 +39,16 @@ import Testing
         var failing: Set<String> = []
         var work = GitHubLoopWork(running: false)
         var version = 100
+        var nextTask = 3
+        /// The workspace's record is in the cluster (a down removes it).
+        var existing = true
+        /// The saves (by their number, from 1) that another loop's write beats.
+        var raced: Set<Int> = []
+        var saves = 0
+        var dieAfter: Int?
+        var now = GitHubLoopExecutorTests.now
+        nonisolated let who = Who()
+        nonisolated var identity: String { who.name }
 
         init(_ events: [GitHubEvent], threads: [GitHubLoopThread] = []) {
             for (i, e) in events.enumerated() {
@@ -37,28 +60,52 @@ import Testing
             }
             stored = threads.map { GitHubLoopStore.Stored(thread: $0, resourceVersion: "t1") }
         }
-        func set(stolen: Set<String> = [], failing: Set<String> = [], work: GitHubLoopWork? = nil) {
+        func set(
+            stolen: Set<String> = [], failing: Set<String> = [], work: GitHubLoopWork? = nil, raced: Set<Int> = [],
+            dieAfter: Int? = nil
+        ) {
             self.stolen = stolen
             self.failing = failing
+            self.raced = raced
+            self.dieAfter = dieAfter
             if let work { self.work = work }
         }
+        func set(now: Date) { self.now = now }
         func add(_ e: GitHubEvent) {
             entries.append(
                 GitHubInbox.Entry(
                     secretName: GitHubInbox.secretName(e.delivery), event: e, receivedAt: nil, state: "pending",
                     resourceVersion: "\(entries.count + 1)"))
         }
-        func clear() { calls = [] }
+        func add(_ entry: GitHubInbox.Entry) { entries.append(entry) }
+        func clear() {
+            calls = []
+            saves = 0
+            dieAfter = nil
+        }
         func states() -> [String] { entries.map { "\($0.event.delivery)=\($0.state)" } }
         func thread() -> GitHubLoopThread? { stored.first?.thread }
+        /// Each task queued (the world's task list), by id: its issue.
+        func tasks() -> [Int: String] { work.tasks }
 
+        /// Logs a call, or throws when the loop died before it.
+        func call(_ line: String) throws {
+            if let d = dieAfter, calls.count >= d { throw Died() }
+            calls.append(line)
+        }
         func fail(_ what: String) throws {
             if failing.contains(what) { throw SoError("cannot \(what) \(GitHubLoopExecutorTests.ws)", hint: "fix it") }
         }
-        func pending() -> [GitHubInbox.Entry] { entries.filter { $0.state == "pending" } }
-        func threads() -> [GitHubLoopStore.Stored] { stored }
-        func mark(_ entry: GitHubInbox.Entry, state: String) -> GitHubInbox.Entry? {
-            calls.append("mark \(entry.event.delivery) \(state)")
+        func entries(state: String) throws -> [GitHubInbox.Entry] {
+            if let d = dieAfter, calls.count >= d { throw Died() }
+            return entries.filter { $0.state == state }
+        }
+        func threads() throws -> [GitHubLoopStore.Stored] {
+            if let d = dieAfter, calls.count >= d { throw Died() }
+            return stored
+        }
+        func mark(_ entry: GitHubInbox.Entry, state: String) throws -> GitHubInbox.Entry? {
+            try call("mark \(entry.event.delivery) \(state)")
             guard !stolen.contains(entry.event.delivery),
                 let i = entries.firstIndex(where: { $0.secretName == entry.secretName }),
                 entries[i].resourceVersion == entry.resourceVersion
@@ -66,42 +113,65 @@ import Testing
             version += 1
             entries[i].state = state
             entries[i].resourceVersion = "\(version)"
+            entries[i].markedAt = now
+            entries[i].takenBy = state == "taken" ? identity : nil
             return entries[i]
         }
-        func save(_ t: GitHubLoopThread, over: GitHubLoopStore.Stored?) -> Bool {
-            calls.append(
+        func save(_ t: GitHubLoopThread, over: GitHubLoopStore.Stored?) throws -> GitHubLoopStore.Stored? {
+            let step = t.step.map { $0.kind + ($0.phase.map { ":\($0)" } ?? "") } ?? "-"
+            try call(
                 "save \(t.workspace) running=\(t.running) tasks=\(t.tasks) removed=\(t.removed) "
-                    + "comment=\(t.lastComment) pr=\(t.pullRequest.map(String.init) ?? "-")")
+                    + "comment=\(t.lastComment) pr=\(t.pullRequest.map(String.init) ?? "-") step=\(step) "
+                    + "last=\(t.last?.state ?? "-")")
+            saves += 1
             let i = stored.firstIndex { $0.thread.workspace == t.workspace }
-            guard i.map({ stored[$0].resourceVersion }) == over?.resourceVersion else { return false }
             version += 1
+            if raced.contains(saves), let i {
+                stored[i].resourceVersion = "t\(version)"
+                return nil
+            }
+            guard i.map({ stored[$0].resourceVersion }) == over?.resourceVersion else { return nil }
             let s = GitHubLoopStore.Stored(thread: t, resourceVersion: "t\(version)")
             if let i { stored[i] = s } else { stored.append(s) }
-            return true
+            return s
         }
         func up(workspace: String, repository: String) throws {
-            calls.append("up \(workspace) \(repository)")
+            try call("up \(workspace) \(repository)")
             try fail("up")
+            existing = true
         }
         func task(workspace: String, text: String, title: String?, issue: GitHubIssue) throws -> Int {
-            calls.append("task \(workspace) \(issue) title=\(title ?? "-") text=\(text)")
+            try call("task \(workspace) \(issue) title=\(title ?? "-") text=\(text)")
             try fail("task")
-            return 3
+            nextTask += 1
+            work.tasks[nextTask - 1] = issue.description.lowercased()
+            work.running = true
+            return nextTask - 1
         }
         func down(workspace: String) throws {
-            calls.append("down \(workspace)")
+            try call("down \(workspace)")
             try fail("down")
+            existing = false
         }
         func work(workspace: String) throws -> GitHubLoopWork {
-            calls.append("work \(workspace)")
+            try call("work \(workspace)")
             return work
         }
+        func exists(workspace: String) throws -> Bool {
+            try call("exists \(workspace)")
+            return existing
+        }
+        func delete(_ entry: GitHubInbox.Entry) throws -> Bool {
+            try call("delete \(entry.event.delivery)")
+            entries.removeAll { $0.secretName == entry.secretName }
+            return true
+        }
         func comment(_ issue: GitHubIssue, _ body: String) throws {
-            calls.append("comment \(issue): \(body)")
+            try call("comment \(issue): \(body)")
             try fail("comment")
         }
         func react(_ issue: GitHubIssue, comment: Int?) throws {
-            calls.append("react \(issue) \(comment.map { "comment \($0)" } ?? "issue")")
+            try call("react \(issue) \(comment.map { "comment \($0)" } ?? "issue")")
         }
     }
 
@@ -141,9 +211,10 @@ import Testing
         return t
     }
 
-    static func pass(_ fake: Fake) async throws -> [String] {
+    static func pass(_ fake: Fake, at: Date = now) async throws -> [String] {
         let lines = Lines()
-        try await GitHubLoopExecutor(effects: fake, config: config, say: lines.say).pass(now: now)
+        await fake.set(now: at)
+        try await GitHubLoopExecutor(effects: fake, config: config, say: lines.say).pass(now: at)
         return lines.all
     }
 
@@ -153,12 +224,15 @@ import Testing
         #expect(lines == ["github: acme/web#12: start \(Self.ws) (delivery d1)"])
         #expect(
             await fake.calls == [
-                "mark d1 taken", "up \(Self.ws) acme/web",
+                "mark d1 taken",
+                "save \(Self.ws) running=false tasks=0 removed=false comment=0 pr=- step=start:up last=-",
+                "up \(Self.ws) acme/web",
+                "save \(Self.ws) running=false tasks=0 removed=false comment=0 pr=- step=start:task last=-",
                 "task \(Self.ws) acme/web#12 title=Fix the login text=Fix the login\n\n\(Self.hostile)",
                 "react acme/web#12 issue",
                 "comment acme/web#12: so made the workspace `\(Self.ws)` for this issue; its task 3 runs there. "
                     + "See it: `so deployment --name \(Self.ws) status`",
-                "save \(Self.ws) running=true tasks=1 removed=false comment=0 pr=-", "mark d1 done",
+                "save \(Self.ws) running=true tasks=1 removed=false comment=0 pr=- step=- last=done", "mark d1 done",
             ])
         #expect(await fake.states() == ["d1=done"])
     }
@@ -188,11 +262,13 @@ import Testing
         let asked = "Asked by @octocat in a comment:\n\n"
         #expect(
             await fake.calls == [
-                "work \(Self.ws)", "save \(Self.ws) running=false tasks=1 removed=false comment=0 pr=7",
+                "work \(Self.ws)", "save \(Self.ws) running=false tasks=1 removed=false comment=0 pr=7 step=- last=-",
                 "mark d2 taken", "mark d3 taken",
+                "save \(Self.ws) running=false tasks=1 removed=false comment=0 pr=7 step=task last=-",
                 "task \(Self.ws) acme/web#12 title=- text=\(asked)add a test\n\n---\n\n\(asked)and docs",
                 "react acme/web#12 comment 21", "react acme/web#12 comment 22",
-                "save \(Self.ws) running=true tasks=2 removed=false comment=22 pr=7", "mark d2 done", "mark d3 done",
+                "save \(Self.ws) running=true tasks=2 removed=false comment=22 pr=7 step=- last=done", "mark d2 done",
+                "mark d3 done",
             ])
     }
 
@@ -219,10 +295,12 @@ import Testing
         #expect(lines == ["github: acme/web#7: remove \(Self.ws) (pull request merged) (delivery d5)"])
         #expect(
             await fake.calls == [
-                "mark d5 taken", "down \(Self.ws)",
+                "mark d5 taken",
+                "save \(Self.ws) running=false tasks=1 removed=false comment=0 pr=7 step=remove last=-",
+                "down \(Self.ws)",
                 "comment acme/web#12: so removed the workspace `\(Self.ws)` (pull request #7 merged); "
                     + "its work is on the branch `agent/\(Self.ws)`.",
-                "save \(Self.ws) running=false tasks=1 removed=true comment=0 pr=7", "mark d5 done",
+                "save \(Self.ws) running=false tasks=1 removed=true comment=0 pr=7 step=- last=done", "mark d5 done",
             ])
     }
 
@@ -246,8 +324,11 @@ import Testing
             ])
         #expect(
             await fake.calls == [
-                "mark d8 taken", "up \(Self.ws) acme/web",
-                "save \(Self.ws) running=false tasks=1 removed=true comment=0 pr=-", "mark d8 failed",
+                "mark d8 taken",
+                "save \(Self.ws) running=false tasks=0 removed=false comment=0 pr=- step=start:up last=-",
+                "up \(Self.ws) acme/web",
+                "save \(Self.ws) running=false tasks=0 removed=true comment=0 pr=- step=- last=failed",
+                "mark d8 failed",
             ])
         #expect(await fake.states() == ["d8=failed"])
         // A new label starts again, over the thread the failure left.
@@ -267,7 +348,8 @@ import Testing
         #expect(!lines[0].contains("rm -rf") && !lines[0].contains("ghp_"))
         #expect(
             await fake.calls.suffix(2) == [
-                "save \(Self.ws) running=false tasks=1 removed=false comment=50 pr=7", "mark d10 failed",
+                "save \(Self.ws) running=false tasks=1 removed=false comment=50 pr=7 step=- last=failed",
+                "mark d10 failed",
             ])
     }
 
