@@ -6,12 +6,29 @@ import SoBasics
 /// date, the inbox's pending entries are planned (`GitHubLoopPlanner`), and each step's entries are marked `taken`
 /// (a compare-and-swap: a step whose entries another loop took is skipped); its thread is saved with the step
 /// before it acts (`GitHubLoopStep`), and again with what it did, then its entries are marked `done` or `failed`.
-/// Old entries are pruned last. Every effect goes through `GitHubLoopEffects`. Each step is one line (`say`), naming
-/// the issue, the step, the workspace and the deliveries: never a title, body, comment or token.
+/// Old entries are pruned last (on a loop's first pass, then at most once an hour). Every effect goes through
+/// `GitHubLoopEffects`. Each step is one line (`say`), naming the issue, the step, the workspace and the deliveries:
+/// never a title, body, comment or token.
 public struct GitHubLoopExecutor: Sendable {
     public let effects: any GitHubLoopEffects
     public let config: GitHubLoopConfig
     public let say: @Sendable (String) -> Void
+    /// When this loop last pruned: a list of every ended entry is not made every pass.
+    let pruned = PruneTime()
+
+    /// A loop's last prune, shared by its passes.
+    final class PruneTime: @unchecked Sendable {
+        private let lock = NSLock()
+        private var last: Date?
+        /// True (and `now` kept) when the loop never pruned, or last did an hour or more before `now`.
+        func due(_ now: Date) -> Bool {
+            lock.withLock {
+                if let last, now.timeIntervalSince(last) < 3600, now >= last { return false }
+                last = now
+                return true
+            }
+        }
+    }
 
     public init(effects: any GitHubLoopEffects, config: GitHubLoopConfig, say: @escaping @Sendable (String) -> Void) {
         self.effects = effects
@@ -34,7 +51,7 @@ public struct GitHubLoopExecutor: Sendable {
             let ids = "(deliver\(mine.count == 1 ? "y" : "ies") \(step.deliveries.joined(separator: ", ")))"
             await run(step, mine, stored, now: now, at: at, ids: ids)
         }
-        await prune(now: now)
+        if pruned.due(now) { await prune(now: now) }
     }
 
     /// Threads with a task under way whose tasks all ended: saved as not running, with the pull request, branch and

@@ -234,4 +234,22 @@ import Testing
         #expect(await fake.calls == (0..<100).map { "delete e\($0)" })
         #expect(await fake.states() == ["e100=done", "e101=done", "e102=done"])
     }
+
+    @Test func aLoopPrunesOnItsFirstPassThenAtMostOnceAnHour() async throws {
+        let fake = T.Fake([])
+        await fake.add(Self.ended("old", "done", daysAgo: 20))
+        let lines = T.Lines()
+        let loop = GitHubLoopExecutor(effects: fake, config: T.config, say: lines.say)
+        try await loop.pass(now: T.now)
+        await fake.add(Self.ended("older", "done", daysAgo: 30))
+        try await loop.pass(now: T.now.addingTimeInterval(3599))
+        #expect(await fake.calls == ["delete old"])
+        try await loop.pass(now: T.now.addingTimeInterval(3600))
+        #expect(await fake.calls == ["delete old", "delete older"])
+        #expect(
+            lines.all == [
+                "github: pruned 1 of 1 deliveries ended over 14 days ago",
+                "github: pruned 1 of 1 deliveries ended over 14 days ago",
+            ])
+    }
 }
