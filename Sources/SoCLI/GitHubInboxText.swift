@@ -17,13 +17,17 @@ enum GitHubInboxText {
         var action: String
         var state: String
         var sender: String
+        /// When it got its state, and the loop that took it (a `taken` one): what a reconcile reads.
+        var markedAt: String?
+        var takenBy: String?
     }
 
     static func json(_ e: GitHubInbox.Entry) -> EntryJSON {
         EntryJSON(
             delivery: e.event.delivery, receivedAt: e.receivedAt.map(Timestamps.microTime),
             repository: e.event.repository, number: e.event.number, pullRequest: e.event.isPullRequest,
-            event: e.event.event, action: e.event.action, state: e.state, sender: e.event.sender)
+            event: e.event.event, action: e.event.action, state: e.state, sender: e.event.sender,
+            markedAt: e.markedAt.map(Timestamps.microTime), takenBy: e.takenBy)
     }
 
     static func lines(_ entries: [GitHubInbox.Entry], json asJSON: Bool) -> [String] {

@@ -98,6 +98,11 @@ public struct RecordAction: Sendable {
         return made
     }
 
+    /// Whether the cluster holds a record of the deployment `name` (a `down` that ran leaves none).
+    public func exists(name: String, client: ClusterClient) async throws -> Bool {
+        try await latestNamed(name, client: client) != nil
+    }
+
     /// `materialize(name:cluster:)` over `client`; nil when the cluster holds no record of `name`. `into`: another
     /// directory than `$SO_HOME/deployments/NAME` (a pool's member claimed as the workspace of another name).
     public func materialize(name: String, client: ClusterClient, into: String? = nil) async throws -> String? {

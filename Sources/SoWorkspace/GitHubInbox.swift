@@ -26,6 +26,10 @@ public struct GitHubInbox: Sendable {
     public static let stateLabel = "so.dev/github-state"
     public static let receivedAnnotation = "so.dev/received-at"
     public static let deliveryAnnotation = "so.dev/github-delivery"
+    /// When the entry got its state (UTC, microseconds): a `taken` one's lease, a `done` one's age for pruning.
+    public static let markedAnnotation = "so.dev/github-marked-at"
+    /// The loop that took it (`GitHubLoopEffects.identity`).
+    public static let takenByAnnotation = "so.dev/github-taken-by"
     static let dataKey = "event"
 
     public init(client: ClusterClient) { self.client = client }
@@ -51,6 +55,20 @@ public struct GitHubInbox: Sendable {
         public var receivedAt: Date?
         public var state: String
         public var resourceVersion: String
+        public var markedAt: Date?
+        public var takenBy: String?
+        public init(
+            secretName: String, event: GitHubEvent, receivedAt: Date?, state: String, resourceVersion: String,
+            markedAt: Date? = nil, takenBy: String? = nil
+        ) {
+            self.secretName = secretName
+            self.event = event
+            self.receivedAt = receivedAt
+            self.state = state
+            self.resourceVersion = resourceVersion
+            self.markedAt = markedAt
+            self.takenBy = takenBy
+        }
     }
 
     /// Writes `event` received at `at`: true when new, false when the inbox held that delivery already (a
@@ -102,22 +120,31 @@ public struct GitHubInbox: Sendable {
             secretName: secret.name, event: event,
             receivedAt: secret.annotations[receivedAnnotation].flatMap(Timestamps.parse),
             state: secret.labels[stateLabel] ?? "",
-            resourceVersion: secret.at("metadata", "resourceVersion")?.string ?? "")
+            resourceVersion: secret.at("metadata", "resourceVersion")?.string ?? "",
+            markedAt: secret.annotations[markedAnnotation].flatMap(Timestamps.parse),
+            takenBy: secret.annotations[takenByAnnotation])
     }
 
     /// Sets an entry's state (e.g. `taken`), only if it is still as read: false when another changed it meanwhile.
-    public func mark(_ entry: Entry, state: String) async throws -> Bool {
-        try await marked(entry, state: state) != nil
+    public func mark(_ entry: Entry, state: String, at: Date = Date(), by: String? = nil) async throws -> Bool {
+        try await marked(entry, state: state, at: at, by: by) != nil
     }
 
     /// The states an entry goes through: written `pending`, `taken` by a loop before it acts, then `done` or `failed`.
     public static let states = ["pending", "taken", "done", "failed"]
 
     /// `mark`, returning the entry as it now is (its new resourceVersion, for the next mark), or nil when another
-    /// changed it meanwhile.
-    public func marked(_ entry: Entry, state: String) async throws -> Entry? {
+    /// changed it meanwhile. `at` is kept as `so.dev/github-marked-at`; `by`, the loop marking it `taken`, as
+    /// `so.dev/github-taken-by` (removed when nil).
+    public func marked(_ entry: Entry, state: String, at: Date = Date(), by: String? = nil) async throws -> Entry? {
+        let annotations: [String: Any] = [
+            Self.markedAnnotation: Timestamps.microTime(at), Self.takenByAnnotation: by.map { $0 as Any } ?? NSNull(),
+        ]
         let patch: [String: Any] = [
-            "metadata": ["resourceVersion": entry.resourceVersion, "labels": [Self.stateLabel: state]]
+            "metadata": [
+                "resourceVersion": entry.resourceVersion, "labels": [Self.stateLabel: state],
+                "annotations": annotations,
+            ]
         ]
         do {
             let object = try await client.patch(
@@ -125,10 +152,18 @@ public struct GitHubInbox: Sendable {
                 mergePatch: try JSONSerialization.data(withJSONObject: patch, options: [.sortedKeys]))
             var now = entry
             now.state = state
+            now.markedAt = Timestamps.parse(Timestamps.microTime(at))
+            now.takenBy = by
             now.resourceVersion = object.at("metadata", "resourceVersion")?.string ?? ""
             return now
         } catch let e as SoError where e.message.contains("(Conflict)") || e.message.contains("(NotFound)") {
             return nil
         }
+    }
+
+    /// Deletes an entry only if it is still as read (pruning): false when it was gone or changed meanwhile.
+    public func delete(_ entry: Entry) async throws -> Bool {
+        try await client.delete(
+            .secret, name: entry.secretName, namespace: Self.namespace, resourceVersion: entry.resourceVersion)
     }
 }

@@ -11,6 +11,8 @@ import SoBasics
 /// config: [GIT_REF=main]        # more --config KEY=VALUE for it (GIT_REPO is the repository's)
 /// agent: claude                 # the stack's agent (default: the stack's own)
 /// forks: false                  # events of pull requests from forks are ignored unless true
+/// lease: 30m                    # a delivery taken longer ago by a loop that is not this one is reconciled
+/// keep-days: 14                 # done and failed deliveries older than this are deleted
 /// budget:
 ///   tasks: 10                   # tasks per workspace
 ///   wall-clock: 8h              # from the workspace's first task
@@ -28,6 +30,11 @@ public struct GitHubLoopConfig: Sendable, Equatable {
     public var agent: String?
     public var forks = false
     public var budget = Budget()
+    /// Seconds a step of another loop may hold its deliveries `taken` before a pass reconciles them: longer than
+    /// any step (an `up` included).
+    public var lease: Double = 1800
+    /// Days a `done` or `failed` delivery is kept.
+    public var keepDays = 14
 
     public struct Budget: Sendable, Equatable {
         public var tasks: Int?
@@ -55,7 +62,9 @@ public struct GitHubLoopConfig: Sendable, Equatable {
         repositories.contains { $0.lowercased() == repository.lowercased() }
     }
 
-    static let keys = ["repositories", "label", "prefix", "stack", "config", "agent", "forks", "budget"]
+    static let keys = [
+        "repositories", "label", "prefix", "stack", "config", "agent", "forks", "budget", "lease", "keep-days",
+    ]
     static let budgetKeys = ["tasks", "wall-clock", "cost", "workspaces"]
 
     public static func load(_ path: String, fs: FileSystem) throws -> GitHubLoopConfig {
@@ -109,7 +118,24 @@ public struct GitHubLoopConfig: Sendable, Equatable {
         if let a = c.agent { try check(a, m, "agent", max: 64) }
         c.forks = try m.bool("forks") ?? false
         if let b = m.nonNull("budget") { c.budget = try readBudget(b) }
+        try readKeeping(m, into: &c)
         return c
+    }
+
+    /// `lease` (a duration of at least a minute) and `keep-days` (above 0).
+    static func readKeeping(_ m: MapReader, into c: inout GitHubLoopConfig) throws {
+        if let l = try m.string("lease") {
+            guard let s = DurationText.seconds(l), s >= 60, s.isFinite else {
+                throw m.error(
+                    at: "lease", "'lease' is '\(printable(l))', not a duration of a minute or more",
+                    hint: "write e.g. 30m; it must outlast the longest step, an up included")
+            }
+            c.lease = s
+        }
+        if let d = try m.int("keep-days") {
+            guard d > 0 else { throw m.error(at: "keep-days", "'keep-days' must be above 0", hint: "write e.g. 14") }
+            c.keepDays = d
+        }
     }
 
     static func readBudget(_ node: YNode) throws -> Budget {

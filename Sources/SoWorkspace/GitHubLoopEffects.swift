@@ -4,14 +4,17 @@ import SoBasics
 /// What a pass of the GitHub loop (`GitHubLoopExecutor`) does to the world, one call each: the inbox, the threads'
 /// store, the workspace actions and GitHub. The live one is `GitHubLoopLive`; tests give fakes.
 public protocol GitHubLoopEffects: Sendable {
-    /// The inbox's pending entries, oldest first.
-    func pending() async throws -> [GitHubInbox.Entry]
+    /// Who this loop is (host, process and a nonce): written on the entries it takes, so a pass tells its own
+    /// entries (none of its steps is under way between passes) from another loop's.
+    var identity: String { get }
+    /// The inbox's entries in `state`, oldest first.
+    func entries(state: String) async throws -> [GitHubInbox.Entry]
     func threads() async throws -> [GitHubLoopStore.Stored]
     /// The entry marked `state` if still as read (a compare-and-swap): the entry as it now is, or nil when another
-    /// loop changed it meanwhile.
+    /// loop changed it meanwhile. The mark's time is kept on the entry (`markedAt`), and `taken` says by whom.
     func mark(_ entry: GitHubInbox.Entry, state: String) async throws -> GitHubInbox.Entry?
-    /// `GitHubLoopStore.save`: false when another loop changed the thread meanwhile.
-    func save(_ thread: GitHubLoopThread, over: GitHubLoopStore.Stored?) async throws -> Bool
+    /// `GitHubLoopStore.saved`: the thread as stored, or nil when another loop changed it meanwhile.
+    func save(_ thread: GitHubLoopThread, over: GitHubLoopStore.Stored?) async throws -> GitHubLoopStore.Stored?
     /// `so up` of the issue's workspace (the config's stack, agent and settings; the repository's clone).
     func up(workspace: String, repository: String) async throws
     /// A detached task of `text` in the workspace, with `--issue` and `--pr`: its id.
@@ -24,6 +27,10 @@ public protocol GitHubLoopEffects: Sendable {
     /// The last lines of a task's log (`GitHubLoopReport.logLines`), every value of the workspace's Secret and the
     /// loop's GitHub token replaced.
     func logTail(workspace: String, task: Int) async throws -> String
+    /// Whether the cluster holds the workspace's record (a `down` that ran leaves none).
+    func exists(workspace: String) async throws -> Bool
+    /// The entry deleted if still as read (pruning): false when it was gone or changed.
+    func delete(_ entry: GitHubInbox.Entry) async throws -> Bool
     func comment(_ issue: GitHubIssue, _ body: String) async throws
     /// A reply in the thread of the pull request's review comment `comment`.
     func reply(_ pull: GitHubIssue, comment: Int, _ body: String) async throws

@@ -1,15 +1,35 @@
 import Foundation
 import SoBasics
 
-/// One pass of the GitHub loop (`so github loop --config F --once`): the threads whose task ended are brought up to
-/// date, the inbox's pending entries are planned (`GitHubLoopPlanner`), and each step's entries are marked `taken`
-/// (a compare-and-swap: a step whose entries another loop took is skipped) before it acts; then its thread is saved
-/// and its entries marked `done` or `failed`. Every effect goes through `GitHubLoopEffects`. Each step is one line
-/// (`say`), naming the issue, the step, the workspace and the deliveries: never a title, body, comment or token.
+/// One pass of the GitHub loop (`so github loop --config F --once`): the entries a loop left `taken` are reconciled
+/// with the threads and the workspaces' tasks (`reconcileTaken`), the threads whose task ended are brought up to
+/// date and each of the loop's tasks that ended gets its outcome comment, once (`reconcile`), the inbox's pending
+/// entries are planned (`GitHubLoopPlanner`), and each step's entries are marked `taken`
+/// (a compare-and-swap: a step whose entries another loop took is skipped); its thread is saved with the step
+/// before it acts (`GitHubLoopStep`), and again with what it did, then its entries are marked `done` or `failed`.
+/// Old entries are pruned last (on a loop's first pass, then at most once an hour). Every effect goes through
+/// `GitHubLoopEffects`. Each step is one line (`say`), naming the issue, the step, the workspace and the deliveries:
+/// never a title, body, comment or token.
 public struct GitHubLoopExecutor: Sendable {
     public let effects: any GitHubLoopEffects
     public let config: GitHubLoopConfig
     public let say: @Sendable (String) -> Void
+    /// When this loop last pruned: a list of every ended entry is not made every pass.
+    let pruned = PruneTime()
+
+    /// A loop's last prune, shared by its passes.
+    final class PruneTime: @unchecked Sendable {
+        private let lock = NSLock()
+        private var last: Date?
+        /// True (and `now` kept) when the loop never pruned, or last did an hour or more before `now`.
+        func due(_ now: Date) -> Bool {
+            lock.withLock {
+                if let last, now.timeIntervalSince(last) < 3600, now >= last { return false }
+                last = now
+                return true
+            }
+        }
+    }
 
     public init(effects: any GitHubLoopEffects, config: GitHubLoopConfig, say: @escaping @Sendable (String) -> Void) {
         self.effects = effects
@@ -20,8 +40,9 @@ public struct GitHubLoopExecutor: Sendable {
     /// One pass at `now`.
     public func pass(now: Date) async throws {
         var stored = try await effects.threads()
+        if try await reconcileTaken(stored, now: now) { stored = try await effects.threads() }
         if try await reconcile(stored) { stored = try await effects.threads() }
-        let entries = try await effects.pending()
+        let entries = try await effects.entries(state: "pending")
         var received: [String: Date] = [:]
         for e in entries { received[e.event.delivery] = e.receivedAt }
         let steps = GitHubLoopPlanner.plan(
@@ -31,8 +52,9 @@ public struct GitHubLoopExecutor: Sendable {
             guard let first = mine.first, mine.count == step.deliveries.count else { continue }
             let at = "github: \(first.event.repository)#\(first.event.number)"
             let ids = "(deliver\(mine.count == 1 ? "y" : "ies") \(step.deliveries.joined(separator: ", ")))"
-            await run(step, mine, stored, at: at, ids: ids)
+            await run(step, mine, stored, now: now, at: at, ids: ids)
         }
+        if pruned.due(now) { await prune(now: now) }
     }
 
     /// Threads with a task under way whose tasks all ended: saved as not running, with the pull request, branch and
@@ -46,7 +68,8 @@ public struct GitHubLoopExecutor: Sendable {
     /// duplicate comment on every restart was the other choice.
     func reconcile(_ stored: [GitHubLoopStore.Stored]) async throws -> Bool {
         var changed = false
-        for s in stored where s.thread.running && !s.thread.removed {
+        // A thread with a step under way is its step's to save (a reconcile settles it first when its loop died).
+        for s in stored where s.thread.running && !s.thread.removed && s.thread.step == nil {
             let work: GitHubLoopWork
             do { work = try await effects.work(workspace: s.thread.workspace) } catch {
                 say("github: \(s.thread.workspace): its tasks cannot be read: \(Self.oneLine(error))")
@@ -68,7 +91,7 @@ public struct GitHubLoopExecutor: Sendable {
                 t.replies = t.replies?.filter { !ids.contains($0.task) }
                 if t.replies?.isEmpty == true { t.replies = nil }
             }
-            guard try await effects.save(t, over: s) else { continue }
+            guard try await effects.save(t, over: s) != nil else { continue }
             changed = true
             say("github: \(t.repository)#\(t.issue): \(t.workspace) is idle, its task ended")
             for task in ended { await report(task, t, replies: replies.filter { $0.task == task.id }) }
@@ -105,9 +128,19 @@ public struct GitHubLoopExecutor: Sendable {
         }
     }
 
+    /// How a step ended: its entries are marked `done` or `failed`; put back `pending` when nothing was acted on
+    /// (its thread changed between the plan and the step); left `taken` when it acted but its thread could not be
+    /// saved (the next pass reconciles them from the thread and the workspace's tasks).
+    enum Ended {
+        case done
+        case failed(Error)
+        case again
+        case left
+    }
+
     func run(
-        _ step: GitHubLoopPlanner.Step, _ mine: [GitHubInbox.Entry], _ stored: [GitHubLoopStore.Stored], at: String,
-        ids: String
+        _ step: GitHubLoopPlanner.Step, _ mine: [GitHubInbox.Entry], _ stored: [GitHubLoopStore.Stored], now: Date,
+        at: String, ids: String
     ) async {
         switch step.action {
         case .wait(let why):
@@ -120,13 +153,19 @@ public struct GitHubLoopExecutor: Sendable {
         }
         guard let taken = await take(mine) else { return say("\(at): skipped, taken by another loop \(ids)") }
         let what = Self.describe(step.action)
-        var state = "done"
-        do {
-            try await act(step.action, mine, stored)
+        let state: String
+        switch await ending(step.action, taken, stored, now: now) {
+        case .done:
+            state = "done"
             say("\(at): \(what) \(ids)")
-        } catch {
+        case .failed(let error):
             state = "failed"
             say("\(at): \(what) failed: \(Self.oneLine(error)) \(ids)")
+        case .again:
+            state = "pending"
+            say("\(at): \(what): its thread changed meanwhile; planned again next pass \(ids)")
+        case .left:
+            return say("\(at): \(what): its thread could not be saved; reconciled next pass \(ids)")
         }
         for e in taken {
             // nil: another loop changed it; said below
@@ -137,13 +176,21 @@ public struct GitHubLoopExecutor: Sendable {
         }
     }
 
+    /// `act`, an error thrown by it (a step that found no thread) as `failed`.
+    func ending(
+        _ action: GitHubLoopPlanner.Action, _ taken: [GitHubInbox.Entry], _ stored: [GitHubLoopStore.Stored],
+        now: Date
+    ) async -> Ended {
+        do { return try await act(action, taken, stored, now: now) } catch { return .failed(error) }
+    }
+
     /// Marks every entry `taken`; nil (the ones taken put back to pending) when another loop took one first.
     func take(_ entries: [GitHubInbox.Entry]) async -> [GitHubInbox.Entry]? {
         var taken: [GitHubInbox.Entry] = []
         for e in entries {
             // nil: another loop took it (the step is skipped)
             guard let t = try? await effects.mark(e, state: "taken") else {
-                // best effort: one left taken waits for the next pass
+                // best effort: one left taken is reconciled by a later pass
                 for back in taken { _ = try? await effects.mark(back, state: "pending") }
                 return nil
             }
@@ -173,131 +220,5 @@ public struct GitHubLoopExecutor: Sendable {
             text = String(describing: error)
         }
         return String(text.map { $0.isNewline ? " " : $0 }.prefix(300))
-    }
-}
-
-extension GitHubLoopExecutor {
-    /// Runs one step; its thread is saved whether it worked or not (a start that failed leaves a removed thread, so
-    /// a new label starts again; a task that failed leaves its comments taken).
-    func act(_ action: GitHubLoopPlanner.Action, _ mine: [GitHubInbox.Entry], _ stored: [GitHubLoopStore.Stored])
-        async throws
-    {
-        func over(_ ws: String) -> GitHubLoopStore.Stored? { stored.last { $0.thread.workspace == ws } }
-        switch action {
-        case .start(let t, let title, let text):
-            var failed = t
-            failed.running = false
-            failed.removed = true
-            try await saving(t, over: over(t.workspace), failed: failed) {
-                try await start(t, title: title, text: text)
-            } then: { id, t in
-                t.taskIDs = [id]
-            }
-        case .task(let ws, let texts, let lastComment, let lastReview, let lastReviewComment):
-            guard let s = over(ws) else { throw SoError("no thread of \(ws) in the loop's store", hint: Self.hint) }
-            var t = s.thread
-            t.lastComment = lastComment
-            t.lastReview = lastReview
-            if lastReviewComment > 0 { t.lastReviewComment = lastReviewComment }
-            var ran = t
-            ran.running = true
-            ran.tasks += 1
-            ran.startedAt = ran.startedAt ?? Date()
-            try await saving(ran, over: s, failed: t) {
-                try await task(t, GitHubLoopPlanner.taskText(texts), mine)
-            } then: { id, t in
-                t.taskIDs = (t.taskIDs ?? []) + [id]
-                if let r = Self.replies(id, mine) { t.replies = (t.replies ?? []) + [r] }
-            }
-        case .remove(let ws, let merged):
-            guard let s = over(ws) else { throw SoError("no thread of \(ws) in the loop's store", hint: Self.hint) }
-            var gone = s.thread
-            gone.removed = true
-            gone.running = false
-            try await saving(gone, over: s, failed: s.thread) { try await remove(s.thread, merged: merged) }
-        case .reply(let repository, let number, let text):
-            guard let issue = GitHubIssue("\(repository)#\(number)") else {
-                throw SoError("no issue \(number) of \(repository) to reply on", hint: Self.hint)
-            }
-            try await effects.comment(issue, text)
-        case .refuse(let ws, let reason):
-            guard let s = over(ws) else { throw SoError("no thread of \(ws) in the loop's store", hint: Self.hint) }
-            try await effects.comment(
-                try Self.issue(s.thread), "No task ran for this: the workspace \(ws) reached its budget: \(reason).")
-        case .ignore, .wait: break
-        }
-    }
-
-    static let hint = "see the loop's threads: kubectl -n so-github get configmaps -l so.dev/github-loop=thread"
-
-    static func issue(_ t: GitHubLoopThread) throws -> GitHubIssue {
-        guard let issue = GitHubIssue("\(t.repository)#\(t.issue)") else {
-            throw SoError("the thread of \(t.workspace) names no issue", hint: hint)
-        }
-        return issue
-    }
-
-    /// The review comments a task took, to answer in their threads when it ends: each one's thread's first comment
-    /// (a reply's `in_reply_to_id`; GitHub hangs replies on it), once each; nil when it took none.
-    static func replies(_ task: Int, _ mine: [GitHubInbox.Entry]) -> GitHubLoopReplies? {
-        var comments: [Int] = []
-        var pull = 0
-        for e in mine.map(\.event) where e.event == "pull_request_review_comment" {
-            guard let id = e.inReplyTo ?? e.commentID, !comments.contains(id) else { continue }
-            comments.append(id)
-            pull = e.number
-        }
-        return comments.isEmpty ? nil : GitHubLoopReplies(task: task, pullRequest: pull, comments: comments)
-    }
-
-    /// Acts, then saves `thread` (`failed` when acting threw, and the error thrown again); `then` adds to the thread
-    /// what acting gave (a task's id).
-    func saving<T>(
-        _ thread: GitHubLoopThread, over: GitHubLoopStore.Stored?, failed: GitHubLoopThread,
-        _ body: () async throws -> T, then: (T, inout GitHubLoopThread) -> Void = { _, _ in }
-    ) async throws {
-        var t = thread
-        var thrown: Error?
-        do { then(try await body(), &t) } catch {
-            thrown = error
-            t = failed
-        }
-        let saved = try await effects.save(t, over: over)
-        if let thrown { throw thrown }
-        guard saved else {
-            throw SoError("the thread of \(t.workspace) was changed by another loop meanwhile", hint: Self.hint)
-        }
-    }
-
-    func start(_ t: GitHubLoopThread, title: String, text: String) async throws -> Int {
-        let issue = try Self.issue(t)
-        try await effects.up(workspace: t.workspace, repository: t.repository)
-        let id = try await effects.task(workspace: t.workspace, text: text, title: title, issue: issue)
-        try await effects.react(issue, comment: nil)
-        try await effects.comment(
-            issue,
-            "so made the workspace `\(t.workspace)` for this issue; its task \(id) runs there. "
-                + "See it: `so deployment --name \(t.workspace) status`")
-        return id
-    }
-
-    func task(_ t: GitHubLoopThread, _ text: String, _ mine: [GitHubInbox.Entry]) async throws -> Int {
-        let issue = try Self.issue(t)
-        let id = try await effects.task(workspace: t.workspace, text: text, title: nil, issue: issue)
-        for e in mine {
-            guard let comment = e.event.commentID, e.event.event == "issue_comment",
-                let on = GitHubIssue("\(e.event.repository)#\(e.event.number)")
-            else { continue }
-            try await effects.react(on, comment: comment)
-        }
-        return id
-    }
-
-    func remove(_ t: GitHubLoopThread, merged: Bool) async throws {
-        try await effects.down(workspace: t.workspace)
-        let branch = t.branch.map { "its work is on the branch `\($0)`" } ?? "its work was pushed by its tasks"
-        let pr = t.pullRequest.map { " (pull request #\($0) \(merged ? "merged" : "closed"))" } ?? ""
-        try await effects.comment(
-            try Self.issue(t), "so removed the workspace `\(t.workspace)`\(pr); \(branch).")
     }
 }

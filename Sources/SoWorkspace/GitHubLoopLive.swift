@@ -13,6 +13,7 @@ public struct GitHubLoopLive: GitHubLoopEffects {
     public let client: ClusterClient
     public let config: GitHubLoopConfig
     public let cluster: ClusterOptions
+    public let identity: String
 
     public init(ctx: SoContext, client: ClusterClient, config: GitHubLoopConfig, cluster: ClusterOptions) {
         var quiet = ctx
@@ -22,18 +23,25 @@ public struct GitHubLoopLive: GitHubLoopEffects {
         self.client = client
         self.config = config
         self.cluster = cluster
+        let host = ProcessInfo.processInfo.hostName.prefix(60)
+        identity = "\(host)/\(ProcessInfo.processInfo.processIdentifier)/\(UUID().uuidString.prefix(8).lowercased())"
     }
 
     var inbox: GitHubInbox { GitHubInbox(client: client) }
 
-    public func pending() async throws -> [GitHubInbox.Entry] { try await inbox.list(state: "pending") }
+    public func entries(state: String) async throws -> [GitHubInbox.Entry] { try await inbox.list(state: state) }
     public func threads() async throws -> [GitHubLoopStore.Stored] { try await GitHubLoopStore(client: client).all() }
     // nil: another loop took the entry
     public func mark(_ entry: GitHubInbox.Entry, state: String) async throws -> GitHubInbox.Entry? {
-        try await inbox.marked(entry, state: state)
+        try await inbox.marked(entry, state: state, at: ctx.clock.now(), by: state == "taken" ? identity : nil)
     }
-    public func save(_ thread: GitHubLoopThread, over: GitHubLoopStore.Stored?) async throws -> Bool {
-        try await GitHubLoopStore(client: client).save(thread, over: over)
+    public func delete(_ entry: GitHubInbox.Entry) async throws -> Bool { try await inbox.delete(entry) }
+    public func exists(workspace: String) async throws -> Bool {
+        try await RecordAction(ctx).exists(name: workspace, client: client)
+    }
+    public func save(_ thread: GitHubLoopThread, over: GitHubLoopStore.Stored?) async throws -> GitHubLoopStore.Stored?
+    {
+        try await GitHubLoopStore(client: client).saved(thread, over: over)
     }
 
     public func up(workspace: String, repository: String) async throws {
@@ -83,7 +91,8 @@ public struct GitHubLoopLive: GitHubLoopEffects {
             tasks: records.map { r in
                 GitHubLoopWork.Task(
                     id: r.id, state: r.state, exitCode: r.exitCode, commits: r.commits,
-                    cost: r.cost.reported ? r.cost.text : nil, pullRequest: r.pullRequest)
+                    cost: r.cost.reported ? r.cost.text : nil, pullRequest: r.pullRequest,
+                    issue: r.issue?.lowercased() ?? "")
             })
     }
 

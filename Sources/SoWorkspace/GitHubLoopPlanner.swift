@@ -171,7 +171,7 @@ extension GitHubLoopPlanner {
             self.threads = threads
             self.config = config
             self.now = now
-            blocked = Set(threads.filter { $0.running && !$0.removed }.map(\.workspace))
+            blocked = Set(threads.filter { ($0.running || $0.step != nil) && !$0.removed }.map(\.workspace))
         }
 
         mutating func add(_ action: Action, _ e: GitHubEvent) {

@@ -46,13 +46,25 @@ public struct GitHubLoopStore: Sendable {
     /// Writes `thread`: made when `over` is nil (false when one of its workspace exists), else replaced only if still
     /// at `over`'s resourceVersion (false when another loop changed it meanwhile).
     public func save(_ thread: GitHubLoopThread, over: Stored?) async throws -> Bool {
+        try await saved(thread, over: over) != nil
+    }
+
+    /// `save`, returning the thread as stored (its new resourceVersion, for the next save), or nil when refused.
+    public func saved(_ thread: GitHubLoopThread, over: Stored?) async throws -> Stored? {
         let data = try Self.encoder.encode(thread)
         let object = KubeObject(
             .configMap, name: Self.configMapName(thread.workspace), namespace: GitHubInbox.namespace,
             labels: [(Self.label, "thread"), DeploymentNames.Label.managedBySo],
             body: [("data", .map([(Self.dataKey, .string(String(decoding: data, as: UTF8.self)))]))])
-        guard let over else { return try await client.create(object, fieldManager: "so") != nil }
-        return try await client.update(object, resourceVersion: over.resourceVersion, fieldManager: "so") != nil
+        let written: JSON?
+        if let over {
+            written = try await client.update(object, resourceVersion: over.resourceVersion, fieldManager: "so")
+        } else {
+            written = try await client.create(object, fieldManager: "so")
+        }
+        return written.map {
+            Stored(thread: thread, resourceVersion: $0.at("metadata", "resourceVersion")?.string ?? "")
+        }
     }
 
     static var encoder: JSONEncoder {

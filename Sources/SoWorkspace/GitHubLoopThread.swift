@@ -32,6 +32,13 @@ public struct GitHubLoopThread: Sendable, Equatable, Codable {
     public var reported: [Int]?
     /// The review comments each task took, answered in their threads when it ends.
     public var replies: [GitHubLoopReplies]?
+    /// The step under way, saved before it acts; nil when none is (`GitHubLoopStep`).
+    public var step: GitHubLoopStep?
+    /// The last step that acted, with what its deliveries were marked.
+    public var last: GitHubLoopStep?
+    /// The id of the last task queued by the loop in the workspace: the last of `taskIDs` (not stored apart, so the
+    /// two never disagree).
+    public var lastTask: Int? { taskIDs?.last }
 
     public init(repository: String, issue: Int, workspace: String) {
         self.repository = repository

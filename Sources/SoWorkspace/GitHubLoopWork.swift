@@ -12,9 +12,11 @@ public struct GitHubLoopWork: Sendable, Equatable {
         /// The agent's cost in its words (`TaskCost.text`), nil when it reported none.
         public var cost: String?
         public var pullRequest: String?
+        /// The issue it names (OWNER/NAME#N lowercased; empty for none): a step that died is seen to have queued it.
+        public var issue: String
         public init(
             id: Int, state: String, exitCode: Int? = nil, commits: [TaskRecord.Commit] = [], cost: String? = nil,
-            pullRequest: String? = nil
+            pullRequest: String? = nil, issue: String = ""
         ) {
             self.id = id
             self.state = state
@@ -22,6 +24,7 @@ public struct GitHubLoopWork: Sendable, Equatable {
             self.commits = commits
             self.cost = cost
             self.pullRequest = pullRequest
+            self.issue = issue
         }
         public var ended: Bool { ["succeeded", "failed", "cancelled"].contains(state) }
     }
@@ -31,6 +34,7 @@ public struct GitHubLoopWork: Sendable, Equatable {
     public var branch: String?
     /// Dollars, all its tasks.
     public var cost: Double
+    /// Each task, oldest first.
     public var tasks: [Task]
     public init(
         running: Bool, pullRequest: Int? = nil, branch: String? = nil, cost: Double = 0, tasks: [Task] = []

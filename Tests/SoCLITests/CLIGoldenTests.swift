@@ -257,6 +257,7 @@ final class GoldenSession: @unchecked Sendable {
         try await Self.seedInbox(s.cluster)
         await s.run("github-inbox", ["github", "inbox"] + cluster)
         await s.run("github-inbox-pending-json", ["github", "inbox", "--state", "pending", "-o", "json"] + cluster)
+        await s.run("github-inbox-taken-json", ["github", "inbox", "--state", "taken", "-o", "json"] + cluster)
         await s.run("github-inbox-bad-state", ["github", "inbox", "--state", "PENDING!"] + cluster)
 
         secrets += s.secretValues
@@ -293,7 +294,7 @@ final class GoldenSession: @unchecked Sendable {
             try await inbox.record(e, at: base.addingTimeInterval(Double(i)))
         }
         let first = try #require(try await inbox.list().first)
-        #expect(try await inbox.mark(first, state: "taken"))
+        #expect(try await inbox.mark(first, state: "taken", at: base.addingTimeInterval(5), by: "host/42/0a1b2c3d"))
     }
 
     /// Every command's `--help` matches its golden: a verb lists the options it takes and no other.

@@ -313,6 +313,24 @@ import Testing
         #expect(try await inbox.list(state: "taken").map(\.event.delivery) == ["ffff-1"])
     }
 
+    @Test func aMarkKeepsItsTimeAndWhoTookItAndADeleteIsAtTheVersionRead() async throws {
+        let (inbox, _) = try Self.inbox()
+        let at = Date(timeIntervalSince1970: 1_795_000_000.5)
+        let e = try #require(Self.event("issues", Self.issues()))
+        try await inbox.record(e, at: at)
+        let read = try #require(try await inbox.list().first)
+        #expect(read.markedAt == nil && read.takenBy == nil)
+        let taken = try #require(try await inbox.marked(read, state: "taken", at: at, by: "host/12/ab"))
+        let listed = try #require(try await inbox.list(state: "taken").first)
+        #expect(listed.markedAt == at && listed.takenBy == "host/12/ab" && taken.takenBy == "host/12/ab")
+        let done = try #require(try await inbox.marked(taken, state: "done", at: at.addingTimeInterval(5)))
+        let ended = try #require(try await inbox.list(state: "done").first)
+        #expect(ended.takenBy == nil && ended.markedAt == at.addingTimeInterval(5))
+        #expect(try await !inbox.delete(taken), "read before the last mark: kept")
+        #expect(try await inbox.delete(done))
+        #expect(try await inbox.list().isEmpty)
+    }
+
     @Test func repositoryLabelValues() {
         #expect(GitHubInbox.repoLabelValue("Acme/App") == "acme_app")
         let long = GitHubInbox.repoLabelValue("acme/" + String(repeating: "x", count: 80))

@@ -16,6 +16,8 @@ import Testing
             config: [GIT_REF=main]
             agent: claude
             forks: true
+            lease: 45m
+            keep-days: 30
             budget:
               tasks: 10
               wall-clock: 8h
@@ -27,6 +29,8 @@ import Testing
         want.config = ["GIT_REF=main"]
         want.agent = "claude"
         want.forks = true
+        want.lease = 45 * 60
+        want.keepDays = 30
         want.budget = .init(tasks: 10, wallClock: 8 * 3600, cost: 2.5, workspaces: 3)
         #expect(c == want)
         #expect(c.watches("ACME/web") && c.watches("acme/api") && !c.watches("acme/other"))
@@ -36,6 +40,7 @@ import Testing
         let c = try GitHubLoopConfig.parse(
             "repositories: acme/web\nlabel: so\nstack: agent-workspace\n", file: "loop.yml")
         #expect(c.prefix == "/so" && c.config.isEmpty && c.agent == nil && !c.forks && c.budget == .init())
+        #expect(c.lease == 1800 && c.keepDays == 14)
     }
 
     @Test(arguments: [
@@ -60,6 +65,11 @@ import Testing
             "repositories: [a/b]\nlabel: so\nstack: s\nconfig: [A=1, nope]\n",
             "loop.yml:4: 'config' holds 'nope', not KEY=VALUE"
         ),
+        (
+            "repositories: [a/b]\nlabel: so\nstack: s\nlease: 10s\n",
+            "loop.yml:4: 'lease' is '10s', not a duration of a minute or more"
+        ),
+        ("repositories: [a/b]\nlabel: so\nstack: s\nkeep-days: 0\n", "loop.yml:4: 'keep-days' must be above 0"),
         (
             "repositories: [a/b]\nlabel: so\nstack: s\nforks: maybe\n",
             "loop.yml:4: 'forks' must be true or false, not 'maybe'"

@@ -16,6 +16,19 @@ import Testing
     }
     static let hostile = "Fix it.\n$(rm -rf /) ghp_secret0123456789"
 
+    /// Which loop a fake is (the same world, another loop's identity between passes).
+    final class Who: @unchecked Sendable {
+        private let lock = NSLock()
+        private var kept = "loop-a"
+        var name: String {
+            get { lock.withLock { kept } }
+            set { lock.withLock { kept = newValue } }
+        }
+    }
+
+    /// A loop that dies: every call after the `dieAfter`-th reaches nothing (it throws, unlogged).
+    struct Died: Error {}
+
     actor Fake: GitHubLoopEffects {
         var entries: [GitHubInbox.Entry] = []
         var stored: [GitHubLoopStore.Stored] = []
@@ -26,8 +39,17 @@ import Testing
         var failing: Set<String> = []
         var work = GitHubLoopWork(running: false)
         var log = ""
-        var nextTask = 3
         var version = 100
+        var nextTask = 3
+        /// The workspace's record is in the cluster (a down removes it).
+        var existing = true
+        /// The saves (by their number, from 1) that another loop's write beats.
+        var raced: Set<Int> = []
+        var saves = 0
+        var dieAfter: Int?
+        var now = GitHubLoopExecutorTests.now
+        nonisolated let who = Who()
+        nonisolated var identity: String { who.name }
 
         init(_ events: [GitHubEvent], threads: [GitHubLoopThread] = []) {
             for (i, e) in events.enumerated() {
@@ -40,33 +62,55 @@ import Testing
             stored = threads.map { GitHubLoopStore.Stored(thread: $0, resourceVersion: "t1") }
         }
         func set(
-            stolen: Set<String> = [], failing: Set<String> = [], work: GitHubLoopWork? = nil, log: String? = nil
+            stolen: Set<String> = [], failing: Set<String> = [], work: GitHubLoopWork? = nil, log: String? = nil,
+            raced: Set<Int> = [], dieAfter: Int? = nil
         ) {
             self.stolen = stolen
             self.failing = failing
+            self.raced = raced
+            self.dieAfter = dieAfter
             if let work { self.work = work }
             if let log { self.log = log }
         }
+        func set(now: Date) { self.now = now }
         func add(_ e: GitHubEvent) {
             entries.append(
                 GitHubInbox.Entry(
                     secretName: GitHubInbox.secretName(e.delivery), event: e, receivedAt: nil, state: "pending",
                     resourceVersion: "\(entries.count + 1)"))
         }
-        func clear() { calls = [] }
+        func add(_ entry: GitHubInbox.Entry) { entries.append(entry) }
+        func clear() {
+            calls = []
+            saves = 0
+            dieAfter = nil
+        }
         func put(_ t: GitHubLoopThread) {
             if !stored.isEmpty { stored[0].thread = t }
         }
         func states() -> [String] { entries.map { "\($0.event.delivery)=\($0.state)" } }
         func thread() -> GitHubLoopThread? { stored.first?.thread }
+        /// Each task queued (the world's task list), by id: its issue.
+        func tasks() -> [Int: String] { Dictionary(work.tasks.map { ($0.id, $0.issue) }) { a, _ in a } }
 
+        /// Logs a call, or throws when the loop died before it.
+        func call(_ line: String) throws {
+            if let d = dieAfter, calls.count >= d { throw Died() }
+            calls.append(line)
+        }
         func fail(_ what: String) throws {
             if failing.contains(what) { throw SoError("cannot \(what) \(GitHubLoopExecutorTests.ws)", hint: "fix it") }
         }
-        func pending() -> [GitHubInbox.Entry] { entries.filter { $0.state == "pending" } }
-        func threads() -> [GitHubLoopStore.Stored] { stored }
-        func mark(_ entry: GitHubInbox.Entry, state: String) -> GitHubInbox.Entry? {
-            calls.append("mark \(entry.event.delivery) \(state)")
+        func entries(state: String) throws -> [GitHubInbox.Entry] {
+            if let d = dieAfter, calls.count >= d { throw Died() }
+            return entries.filter { $0.state == state }
+        }
+        func threads() throws -> [GitHubLoopStore.Stored] {
+            if let d = dieAfter, calls.count >= d { throw Died() }
+            return stored
+        }
+        func mark(_ entry: GitHubInbox.Entry, state: String) throws -> GitHubInbox.Entry? {
+            try call("mark \(entry.event.delivery) \(state)")
             guard !stolen.contains(entry.event.delivery),
                 let i = entries.firstIndex(where: { $0.secretName == entry.secretName }),
                 entries[i].resourceVersion == entry.resourceVersion
@@ -74,59 +118,81 @@ import Testing
             version += 1
             entries[i].state = state
             entries[i].resourceVersion = "\(version)"
+            entries[i].markedAt = now
+            entries[i].takenBy = state == "taken" ? identity : nil
             return entries[i]
         }
-        func save(_ t: GitHubLoopThread, over: GitHubLoopStore.Stored?) -> Bool {
-            if failing.contains("save") { return false }
-            calls.append(
+        func save(_ t: GitHubLoopThread, over: GitHubLoopStore.Stored?) throws -> GitHubLoopStore.Stored? {
+            if failing.contains("save") { return nil }
+            let step = t.step.map { $0.kind + ($0.phase.map { ":\($0)" } ?? "") } ?? "-"
+            try call(
                 "save \(t.workspace) running=\(t.running) tasks=\(t.tasks) removed=\(t.removed) "
-                    + "comment=\(t.lastComment) pr=\(t.pullRequest.map(String.init) ?? "-")"
-                    + (t.lastReviewComment.map { " reviewComment=\($0)" } ?? "")
+                    + "comment=\(t.lastComment) pr=\(t.pullRequest.map(String.init) ?? "-") step=\(step) "
+                    + "last=\(t.last?.state ?? "-")" + (t.lastReviewComment.map { " reviewComment=\($0)" } ?? "")
                     + (t.taskIDs.map { " ids=\($0)" } ?? "") + (t.reported.map { " reported=\($0)" } ?? "")
                     + (t.replies.map {
                         " replies=" + $0.map { "\($0.task):#\($0.pullRequest):\($0.comments)" }.joined()
                     }
                         ?? ""))
+            saves += 1
             let i = stored.firstIndex { $0.thread.workspace == t.workspace }
-            guard i.map({ stored[$0].resourceVersion }) == over?.resourceVersion else { return false }
             version += 1
+            if raced.contains(saves), let i {
+                stored[i].resourceVersion = "t\(version)"
+                return nil
+            }
+            guard i.map({ stored[$0].resourceVersion }) == over?.resourceVersion else { return nil }
             let s = GitHubLoopStore.Stored(thread: t, resourceVersion: "t\(version)")
             if let i { stored[i] = s } else { stored.append(s) }
-            return true
+            return s
         }
         func up(workspace: String, repository: String) throws {
-            calls.append("up \(workspace) \(repository)")
+            try call("up \(workspace) \(repository)")
             try fail("up")
+            existing = true
         }
         func task(workspace: String, text: String, title: String?, issue: GitHubIssue) throws -> Int {
-            calls.append("task \(workspace) \(issue) title=\(title ?? "-") text=\(text)")
+            try call("task \(workspace) \(issue) title=\(title ?? "-") text=\(text)")
             try fail("task")
             nextTask += 1
+            work.tasks.append(
+                GitHubLoopWork.Task(id: nextTask - 1, state: "queued", issue: issue.description.lowercased()))
+            work.running = true
             return nextTask - 1
         }
         func down(workspace: String) throws {
-            calls.append("down \(workspace)")
+            try call("down \(workspace)")
             try fail("down")
+            existing = false
         }
         func work(workspace: String) throws -> GitHubLoopWork {
-            calls.append("work \(workspace)")
+            try call("work \(workspace)")
             return work
         }
         func logTail(workspace: String, task: Int) throws -> String {
-            calls.append("logTail \(workspace) \(task)")
+            try call("logTail \(workspace) \(task)")
             try fail("logTail")
             return log
         }
         func reply(_ pull: GitHubIssue, comment: Int, _ body: String) throws {
-            calls.append("reply \(pull) comment \(comment): \(body)")
+            try call("reply \(pull) comment \(comment): \(body)")
             try fail("reply")
         }
+        func exists(workspace: String) throws -> Bool {
+            try call("exists \(workspace)")
+            return existing
+        }
+        func delete(_ entry: GitHubInbox.Entry) throws -> Bool {
+            try call("delete \(entry.event.delivery)")
+            entries.removeAll { $0.secretName == entry.secretName }
+            return true
+        }
         func comment(_ issue: GitHubIssue, _ body: String) throws {
-            calls.append("comment \(issue): \(body)")
+            try call("comment \(issue): \(body)")
             try fail("comment")
         }
         func react(_ issue: GitHubIssue, comment: Int?) throws {
-            calls.append("react \(issue) \(comment.map { "comment \($0)" } ?? "issue")")
+            try call("react \(issue) \(comment.map { "comment \($0)" } ?? "issue")")
         }
     }
 
@@ -166,9 +232,10 @@ import Testing
         return t
     }
 
-    static func pass(_ fake: Fake) async throws -> [String] {
+    static func pass(_ fake: Fake, at: Date = now) async throws -> [String] {
         let lines = Lines()
-        try await GitHubLoopExecutor(effects: fake, config: config, say: lines.say).pass(now: now)
+        await fake.set(now: at)
+        try await GitHubLoopExecutor(effects: fake, config: config, say: lines.say).pass(now: at)
         return lines.all
     }
 
@@ -178,12 +245,16 @@ import Testing
         #expect(lines == ["github: acme/web#12: start \(Self.ws) (delivery d1)"])
         #expect(
             await fake.calls == [
-                "mark d1 taken", "up \(Self.ws) acme/web",
+                "mark d1 taken",
+                "save \(Self.ws) running=false tasks=0 removed=false comment=0 pr=- step=start:up last=-",
+                "up \(Self.ws) acme/web",
+                "save \(Self.ws) running=false tasks=0 removed=false comment=0 pr=- step=start:task last=-",
                 "task \(Self.ws) acme/web#12 title=Fix the login text=Fix the login\n\n\(Self.hostile)",
                 "react acme/web#12 issue",
                 "comment acme/web#12: so made the workspace `\(Self.ws)` for this issue; its task 3 runs there. "
                     + "See it: `so deployment --name \(Self.ws) status`",
-                "save \(Self.ws) running=true tasks=1 removed=false comment=0 pr=- ids=[3]", "mark d1 done",
+                "save \(Self.ws) running=true tasks=1 removed=false comment=0 pr=- step=- last=done ids=[3]",
+                "mark d1 done",
             ])
         #expect(await fake.states() == ["d1=done"])
     }
@@ -213,11 +284,13 @@ import Testing
         let asked = "Asked by @octocat in a comment:\n\n"
         #expect(
             await fake.calls == [
-                "work \(Self.ws)", "save \(Self.ws) running=false tasks=1 removed=false comment=0 pr=7",
+                "work \(Self.ws)", "save \(Self.ws) running=false tasks=1 removed=false comment=0 pr=7 step=- last=-",
                 "mark d2 taken", "mark d3 taken",
+                "save \(Self.ws) running=false tasks=1 removed=false comment=0 pr=7 step=task last=-",
                 "task \(Self.ws) acme/web#12 title=- text=\(asked)add a test\n\n---\n\n\(asked)and docs",
                 "react acme/web#12 comment 21", "react acme/web#12 comment 22",
-                "save \(Self.ws) running=true tasks=2 removed=false comment=22 pr=7 ids=[3]", "mark d2 done",
+                "save \(Self.ws) running=true tasks=2 removed=false comment=22 pr=7 step=- last=done ids=[3]",
+                "mark d2 done",
                 "mark d3 done",
             ])
     }
@@ -245,10 +318,12 @@ import Testing
         #expect(lines == ["github: acme/web#7: remove \(Self.ws) (pull request merged) (delivery d5)"])
         #expect(
             await fake.calls == [
-                "mark d5 taken", "down \(Self.ws)",
+                "mark d5 taken",
+                "save \(Self.ws) running=false tasks=1 removed=false comment=0 pr=7 step=remove last=-",
+                "down \(Self.ws)",
                 "comment acme/web#12: so removed the workspace `\(Self.ws)` (pull request #7 merged); "
                     + "its work is on the branch `agent/\(Self.ws)`.",
-                "save \(Self.ws) running=false tasks=1 removed=true comment=0 pr=7", "mark d5 done",
+                "save \(Self.ws) running=false tasks=1 removed=true comment=0 pr=7 step=- last=done", "mark d5 done",
             ])
     }
 
@@ -272,8 +347,11 @@ import Testing
             ])
         #expect(
             await fake.calls == [
-                "mark d8 taken", "up \(Self.ws) acme/web",
-                "save \(Self.ws) running=false tasks=1 removed=true comment=0 pr=-", "mark d8 failed",
+                "mark d8 taken",
+                "save \(Self.ws) running=false tasks=0 removed=false comment=0 pr=- step=start:up last=-",
+                "up \(Self.ws) acme/web",
+                "save \(Self.ws) running=false tasks=0 removed=true comment=0 pr=- step=- last=failed",
+                "mark d8 failed",
             ])
         #expect(await fake.states() == ["d8=failed"])
         // A new label starts again, over the thread the failure left.
@@ -293,7 +371,8 @@ import Testing
         #expect(!lines[0].contains("rm -rf") && !lines[0].contains("ghp_"))
         #expect(
             await fake.calls.suffix(2) == [
-                "save \(Self.ws) running=false tasks=1 removed=false comment=50 pr=7", "mark d10 failed",
+                "save \(Self.ws) running=false tasks=1 removed=false comment=50 pr=7 step=- last=failed",
+                "mark d10 failed",
             ])
     }
 
@@ -346,9 +425,12 @@ import Testing
             + "Comments on the code:\n\nSources/App.swift:12\nUse a constant."
         #expect(
             await fake.calls == [
-                "mark r1 taken", "mark c1 taken", "task \(Self.ws) acme/web#12 title=- text=\(text)",
-                "save \(Self.ws) running=true tasks=2 removed=false comment=0 pr=7 reviewComment=901 ids=[2, 3] "
-                    + "reported=[2] replies=3:#7:[901]",
+                "mark r1 taken", "mark c1 taken",
+                "save \(Self.ws) running=false tasks=1 removed=false comment=0 pr=7 step=task last=- ids=[2] "
+                    + "reported=[2]",
+                "task \(Self.ws) acme/web#12 title=- text=\(text)",
+                "save \(Self.ws) running=true tasks=2 removed=false comment=0 pr=7 step=- last=done reviewComment=901 "
+                    + "ids=[2, 3] reported=[2] replies=3:#7:[901]",
                 "mark r1 done", "mark c1 done", "mark c2 done",
             ])
 
@@ -370,8 +452,8 @@ import Testing
         #expect(
             await fake.calls == [
                 "work \(Self.ws)",
-                "save \(Self.ws) running=false tasks=2 removed=false comment=0 pr=7 reviewComment=901 ids=[2, 3] "
-                    + "reported=[2, 3]",
+                "save \(Self.ws) running=false tasks=2 removed=false comment=0 pr=7 step=- last=done "
+                    + "reviewComment=901 ids=[2, 3] reported=[2, 3]",
                 "logTail \(Self.ws) 3", "comment acme/web#12: \(outcome)",
                 "reply acme/web#7 comment 901: so's task 3 in `\(Self.ws)` took this comment and failed (exit 1): "
                     + "2 commits (`abc1234`, `0123456`); its outcome is on the issue.",
@@ -404,7 +486,7 @@ import Testing
         #expect(
             await fake.calls == [
                 "work \(Self.ws)",
-                "save \(Self.ws) running=false tasks=1 removed=false comment=0 pr=7 ids=[3] reported=[3]",
+                "save \(Self.ws) running=false tasks=1 removed=false comment=0 pr=7 step=- last=- ids=[3] reported=[3]",
                 "comment acme/web#12: \(GitHubLoopReport.outcome(ok, workspace: Self.ws, log: ""))",
             ])
         await fake.clear()
@@ -428,7 +510,8 @@ import Testing
         #expect(
             await fake.calls == [
                 "work \(Self.ws)",
-                "save \(Self.ws) running=false tasks=1 removed=false comment=0 pr=7 ids=[3, 4] reported=[3, 4]",
+                "save \(Self.ws) running=false tasks=1 removed=false comment=0 pr=7 step=- last=- ids=[3, 4] "
+                    + "reported=[3, 4]",
                 "logTail \(Self.ws) 4",
                 "comment acme/web#12: \(GitHubLoopReport.outcome(failed, workspace: Self.ws, log: ""))",
             ])

@@ -204,6 +204,20 @@ import Testing
             "a command before the label: nothing to run it in")
     }
 
+    @Test func aThreadWithAStepUnderWayMakesItsLaterWorkWait() {
+        let underWay = Self.thread {
+            $0.step = GitHubLoopStep(deliveries: ["d0"], kind: "task", by: "loop-a", at: Self.now)
+        }
+        #expect(
+            Self.plan([Self.comment("d1", 100, "/so next")], [underWay]).map(\.action) == [
+                .wait("a task of \(Self.ws) is under way")
+            ])
+        #expect(
+            Self.plan([Self.comment("d1", 100, "/so next")], [Self.thread()]).map(\.action) == [
+                .task(workspace: Self.ws, texts: [Self.asked + "next"], lastComment: 100, lastReview: 0)
+            ], "the same thread with no step: the task")
+    }
+
     @Test func aCommentOrReviewDeliveredTwiceRunsOnce() {
         let again = [Self.comment("d1", 100, "/so x"), Self.comment("d9", 100, "/so x")]
         #expect(
