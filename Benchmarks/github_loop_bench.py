@@ -14,7 +14,7 @@ Usage: python3 Benchmarks/github_loop_bench.py --kubeconfig PATH [--so PATH] [--
        [--runs 3] [--node 10.250.0.1]. Builds `so` in release mode (.build-release) unless --so is given.
 The workspace, the inbox's entries and the loop's thread are removed at the end.
 """
-import json, math, os, random, re, shutil, statistics, subprocess, sys, tempfile, time, urllib.request, uuid
+import json, math, os, random, re, shutil, signal, statistics, subprocess, sys, tempfile, time, urllib.request, uuid
 
 import clusterargs
 from agent_bench import GIT_ENV, light_stack
@@ -45,7 +45,7 @@ def serve_repository(work, node, path):
             if subprocess.run(["git", "ls-remote", url], capture_output=True).returncode == 0 and daemon.poll() is None:
                 return daemon, url, bare
             time.sleep(0.1)
-        daemon.kill()
+        stop_daemon(daemon)
     sys.exit("git daemon did not serve the repository on any of 5 ports")
 
 
@@ -58,7 +58,8 @@ def wait_file(path, pattern, seconds=120):
             if m:
                 return m.group(1)
         time.sleep(0.1)
-    sys.exit(f"nothing like {pattern} in {path}")
+    said = open(path).read()[-3000:] if os.path.exists(path) else "(no file)"
+    sys.exit(f"nothing like {pattern} in {path}:\n{said}")
 
 
 def control(standin, what, body):
@@ -74,7 +75,15 @@ def percentile(values, p):
     return ordered[max(0, math.ceil(p / 100 * len(ordered)) - 1)]
 
 
+def stop_daemon(daemon):
+    """git daemon serves from a child: both stopped."""
+    subprocess.run(["pkill", "-KILL", "-P", str(daemon.pid)], capture_output=True)
+    daemon.kill()
+
+
 def main():
+    # A SIGTERM (timeout, a CI's cancel) ends the run through its cleanup, as an exception does.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit("terminated"))
     args, kubeconfig, so = clusterargs.parse([("--count", int, 100), ("--interval", float, 0.2), ("--runs", int, 3),
                                               ("--node", str, "10.250.0.1")])
     work = tempfile.mkdtemp(prefix="so-github-bench-")
@@ -114,6 +123,8 @@ def main():
 
         label = control(standin, "label", {"title": "bench", "body": "the warm-up task", "label": "so"})
         issue = label["number"]
+        if label["deliveries"][0]["status"] != 202:
+            sys.exit(f"the label's delivery answered {label['deliveries'][0]['status']}:\n" + open(os.path.join(work, "receiver.log")).read()[-3000:])
         workspace = wait_file(os.path.join(work, "loop.log"), rf"start (gh-app-{issue}-[0-9a-f]{{6}})", 600)
         thread_cm = ["-n", "so-github", "get", "configmap", f"so.github.thread.{workspace}", "-o", "jsonpath={.data.thread}"]
 
@@ -179,7 +190,7 @@ def main():
         label = "so.dev/github-repo=" + repo.lower().replace("/", "_")
         subprocess.run(kubectl + ["-n", "so-github", "delete", "secrets", "-l", label], capture_output=True)
         if daemon:
-            daemon.kill()
+            stop_daemon(daemon)
         shutil.rmtree(work, ignore_errors=True)
 
 
