@@ -149,6 +149,6 @@ let package = Package(
                 "SoTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-            ], exclude: ["BadInput", "E2EStacks", "Browser"]),
+            ], exclude: ["BadInput", "E2EStacks", "Browser", "GitHubStandIn"]),
     ]
 )

@@ -135,14 +135,15 @@ enum AgentE2E {
         guard r.exitCode == 0 else { throw SoError("releasing \(name) in \(ws): \(r.stdout)\(r.stderr)") }
     }
 
-    /// `git daemon` serving `srv/` on the node's address (push allowed), until the process is stopped.
-    static func serveRepository(in t: TempDir) async throws -> (Process, url: String) {
+    /// `git daemon` serving `srv/` on the node's address (push allowed), until the process is stopped; the repository
+    /// is `srv/PATH.git` (`path`: OWNER/NAME, which a pull request's repository is read from).
+    static func serveRepository(in t: TempDir, path: String = "acme/app") async throws -> (Process, url: String) {
         let seed = t.file("seed")
         _ = try await run(["git", "init", "-q", "-b", "trunk", seed], env: gitEnv)
         try t.write("seed/README.md", "hello\n")
         _ = try await run(["git", "-C", seed, "add", "-A"], env: gitEnv)
         _ = try await run(["git", "-C", seed, "commit", "-q", "-m", "first"], env: gitEnv)
-        _ = try await run(["git", "clone", "-q", "--bare", seed, t.file("srv/acme/app.git")], env: gitEnv)
+        _ = try await run(["git", "clone", "-q", "--bare", seed, t.file("srv/\(path).git")], env: gitEnv)
         let head = try await run(["git", "-C", seed, "rev-parse", "HEAD"]).stdout.trimmingCharacters(
             in: .whitespacesAndNewlines)
         // Suites that run at once each serve one on a random port: a port another's daemon holds is answered by
@@ -158,7 +159,7 @@ enum AgentE2E {
             daemon.standardOutput = FileHandle.nullDevice
             daemon.standardError = FileHandle.nullDevice
             try daemon.run()
-            let url = "git://\(nodeAddress):\(port)/acme/app.git"
+            let url = "git://\(nodeAddress):\(port)/\(path).git"
             for _ in 0..<50 {
                 let r = try await run(["git", "ls-remote", url])
                 if r.exitCode == 0 && r.stdout.hasPrefix(head) && daemon.isRunning { return (daemon, url) }

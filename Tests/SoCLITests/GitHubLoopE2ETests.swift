@@ -1,0 +1,390 @@
+import Foundation
+import SoBasics
+import SoSystem
+import SoTestSupport
+import Testing
+
+/// The GitHub loop end to end on a node that runs containers (issue 52, item 6), against a stand-in GitHub that is a
+/// real HTTP server on this machine (`GitHubStandIn/standin.py`: GitHub's headers, signatures and example payloads;
+/// the REST calls `so` makes, recorded) and a bare repository served by `git daemon` on the node's address, which the
+/// workspace pushes to. The receiver is `so dashboard --github-repo`, the loop `so github loop`, the agent the task
+/// e2e's stand-in `claude` (it commits each task's text to AGENT_TASKS.md).
+///
+/// The walk: an issue labeled → a workspace and its task → a pull request of the agent's commit → a review asking for
+/// changes (its body, and two inline comments) → a second commit on the same branch and pull request → an outsider's
+/// `/so` gets one reply and no task → a delivery sent twice runs once → the loop and the receiver killed while a task
+/// runs, a delivery made while the receiver was down redelivered, both restarted: nothing lost → the pull request
+/// closed → the workspace's namespace gone. The repository's owner is unique to the run (`e2e-gh-HEX/app`), so its
+/// inbox entries, thread and workspace are this test's alone.
+@Suite(.serialized, RealNode.required)
+struct GitHubLoopE2ETests {
+    static let token = "e2e-github-token-not-real"
+    static let secret = "e2e-loop-secret-" + String(repeating: "6b", count: 16)
+
+    /// What one run holds: its temp dir, names, the stand-in, the receiver and the environment `so` runs with.
+    final class Run: @unchecked Sendable {
+        let t: TempDir
+        let owner = "e2e-gh-" + String(UUID().uuidString.lowercased().prefix(6))
+        var repo: String { "\(owner)/app" }
+        var github: GitHubStandInServer!
+        var receiver: Process?
+        var loop: Process?
+        var env: [String: String] = [:]
+        var workspace = ""
+        init(_ t: TempDir) { self.t = t }
+
+        var bare: String { t.file("srv/\(repo).git") }
+        var inboxLabel: String { "so.dev/github-repo=" + repo.lowercased().replacingOccurrences(of: "/", with: "_") }
+
+        func so(_ args: [String]) async throws -> ProcessResult { try await E2E.so(args, cwd: t.path, env: env) }
+
+        /// `so dashboard` taking the webhook on a free port; the stand-in pointed at it.
+        func startReceiver() async throws {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: E2E.binary)
+            p.arguments = [
+                "dashboard", "--port", "0", "--read-only", "--github-secret-file", t.file("secret"), "--github-repo",
+                repo,
+            ]
+            p.currentDirectoryURL = URL(fileURLWithPath: t.path)
+            var environment = ProcessInfo.processInfo.environment
+            for (k, v) in env { environment[k] = v }
+            p.environment = environment
+            let out = Pipe()
+            p.standardOutput = out
+            p.standardError = FileHandle.standardError
+            try p.run()
+            receiver = p
+            let url = try Browser.firstURL(out)
+            // Its later lines (one per delivery) are read by nobody: drained so the pipe never fills.
+            out.fileHandleForReading.readabilityHandler = { _ = $0.availableData }
+            guard let port = url.split(separator: "/").dropFirst().first?.split(separator: ":").last else {
+                throw SoError("no port in \(url)")
+            }
+            try await github.call("hook", ["url": "http://127.0.0.1:\(port)/github/webhook"])
+        }
+
+        /// `so github loop` making a pass every second, its lines in `loop-N.log`, until killed.
+        func startLoop(_ n: Int) throws {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: E2E.binary)
+            p.arguments = ["github", "loop", "--config", t.file("loop.yml"), "--interval", "1"]
+            p.currentDirectoryURL = URL(fileURLWithPath: t.path)
+            var environment = ProcessInfo.processInfo.environment
+            environment["SO_ROOT"] = RepoPaths.root
+            for (k, v) in env { environment[k] = v }
+            p.environment = environment
+            _ = FileManager.default.createFile(atPath: t.file("loop-\(n).log"), contents: nil)
+            p.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: t.file("loop-\(n).log")))
+            p.standardError = FileHandle.standardError
+            try p.run()
+            loop = p
+        }
+
+        func kill9(_ p: Process?) {
+            guard let p, p.isRunning else { return }
+            kill(p.processIdentifier, SIGKILL)
+            p.waitUntilExit()
+        }
+
+        /// `so github inbox -o json`, this run's entries only.
+        func inbox() async throws -> [[String: Any]] {
+            let r = try await so(["github", "inbox", "-o", "json"])
+            let all = (try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]]) ?? []
+            return all.filter { ($0["repository"] as? String)?.lowercased() == repo.lowercased() }
+        }
+
+        func state(of delivery: String) async throws -> [String] {
+            try await inbox().filter { $0["delivery"] as? String == delivery }.map { $0["state"] as? String ?? "?" }
+        }
+
+        /// One `so github loop --once` pass: its stdout.
+        func pass() async throws -> String {
+            let r = try await so(["github", "loop", "--config", t.file("loop.yml"), "--once"])
+            #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
+            print("github loop e2e: pass:\n\(r.stdout)", terminator: "")
+            return r.stdout
+        }
+
+        /// Passes (2 s apart, 5 minutes at most) until one says `text`; all they said.
+        func passes(until text: String) async throws -> String {
+            var said = ""
+            for i in 0..<150 {
+                if i > 0 { try await Task.sleep(for: .seconds(2)) }
+                said += try await pass()
+                if said.contains(text) { return said }
+            }
+            Issue.record("no pass said \(text): \(said)")
+            return said
+        }
+
+        /// The subjects of the commits on the workspace's branch in the bare repository, oldest first.
+        func subjects() async throws -> [String] {
+            let r = try await AgentE2E.run([
+                "git", "--git-dir", bare, "log", "--reverse", "--format=%s", "trunk..agent/\(workspace)",
+            ])
+            return r.stdout.split(separator: "\n").map(String.init)
+        }
+
+        func file(_ path: String) async throws -> String {
+            try await AgentE2E.run(["git", "--git-dir", bare, "show", "agent/\(workspace):\(path)"]).stdout
+        }
+
+        /// The workspace's tasks, from `so deployment tasks -o json`: their states.
+        func tasks() async throws -> [String] {
+            let r = try await so(["deployment", "--name", workspace, "tasks", "-o", "json"])
+            let obj = try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
+            return (obj?["tasks"] as? [[String: Any]] ?? []).map { $0["state"] as? String ?? "?" }
+        }
+
+        func cleanUp() async {
+            kill9(loop)
+            kill9(receiver)
+            if let github { AgentE2E.stop(github.process) }
+            if !workspace.isEmpty {
+                _ = try? await E2E.so(["down", workspace, "--discard"], cwd: t.path, env: env)
+                _ = try? await E2E.kubectl([
+                    "-n", "so-github", "delete", "configmap", "so.github.thread.\(workspace)", "--ignore-not-found",
+                ])
+            }
+            _ = try? await E2E.kubectl(["-n", "so-github", "delete", "secrets", "-l", inboxLabel])
+        }
+    }
+
+    @Test func anIssueBecomesAPullRequestAndAReviewItsNextCommitUntilItCloses() async throws {
+        let t = try TempDir("so-e2e-github-loop")
+        defer { t.cleanup() }
+        let run = Run(t)
+        try await AgentE2E.buildImage(in: t)
+        let stack = try AgentE2E.lightStack(in: t)
+        let (daemon, gitURL) = try await AgentE2E.serveRepository(in: t, path: run.repo)
+        defer { AgentE2E.stop(daemon) }
+        try t.write("secret", Self.secret + "\n")
+        try t.write(
+            "loop.yml",
+            """
+            repositories: [\(run.repo)]
+            label: so
+            prefix: /so
+            stack: \(stack)
+            config:
+              - GIT_REPO=\(gitURL)
+              - AGENT_IMAGE=\(AgentE2E.image)
+              - GIT_USER_NAME=so-bot
+              - GIT_USER_EMAIL=so-bot@e2e.invalid
+            budget:
+              tasks: 10
+              workspaces: 2
+
+            """)
+        run.github = try GitHubStandInServer.start(
+            in: t, repo: run.repo, gitDir: run.bare, token: Self.token, secretFile: t.file("secret"))
+        run.env = [
+            "SO_KUBECONFIG": E2E.kubeconfig!, "SO_HOME": t.file("home"), "GITHUB_TOKEN": Self.token,
+            "GITHUB_API_URL": run.github.url,
+        ]
+        do {
+            try await run.startReceiver()
+            let (issue, pull) = try await Self.labelToPullRequest(run)
+            try await Self.reviewToSecondCommit(run, issue: issue, pull: pull)
+            try await Self.outsiderAndRedelivery(run, pull: pull)
+            try await Self.killedMidTaskAndClosed(run, issue: issue, pull: pull)
+        } catch {
+            await run.cleanUp()
+            throw error
+        }
+        await run.cleanUp()
+    }
+
+    /// An issue labeled `so`: the receiver keeps it pending, a pass makes the workspace and its task, and the pass
+    /// that sees the task end opens the pull request of the agent's commit, pushed to the bare repository.
+    static func labelToPullRequest(_ run: Run) async throws -> (issue: Int, pull: Int) {
+        let (answer, sent) = try await run.github.send(
+            "label", ["title": "Add a greeting", "body": "Say hello in AGENT_TASKS.md.", "label": "so"])
+        let issue = answer["number"] as? Int ?? 0
+        #expect(sent.map(\.status) == [202] && sent.map(\.event) == ["issues"], "\(sent)")
+        let entry = try await run.inbox().first { $0["delivery"] as? String == sent.first?.delivery }
+        #expect(
+            entry?["state"] as? String == "pending" && entry?["event"] as? String == "issues"
+                && entry?["action"] as? String == "labeled" && entry?["number"] as? Int == issue,
+            "\(String(describing: entry))")
+
+        let said = try await run.pass()
+        let name = said.split(separator: " ").first { $0.hasPrefix("gh-app-\(issue)-") }.map(String.init) ?? ""
+        #expect(
+            said.contains("github: \(run.repo)#\(issue): start \(name) (delivery \(sent.first?.delivery ?? "?"))")
+                && name.count == "gh-app-\(issue)-".count + 6, "\(said)")
+        run.workspace = name
+        #expect(try await run.state(of: sent.first?.delivery ?? "") == ["done"])
+        _ = try await run.passes(until: "\(name) is idle, its task ended")
+
+        // The pull request: the agent's commit on the workspace's branch, pushed to the bare repository.
+        #expect(try await run.subjects() == ["agent: Add a greeting"])
+        #expect(try await run.file("AGENT_TASKS.md") == "Add a greeting\n\nSay hello in AGENT_TASKS.md.\n")
+        let pulls = try await run.github.pulls()
+        let head = pulls.first?["head"] as? [String: Any]
+        let sha = try await AgentE2E.run(["git", "--git-dir", run.bare, "rev-parse", "agent/\(name)"]).stdout
+        #expect(
+            pulls.count == 1 && head?["ref"] as? String == "agent/\(name)"
+                && (pulls.first?["base"] as? [String: Any])?["ref"] as? String == "trunk"
+                && head?["sha"] as? String == sha.trimmingCharacters(in: .whitespacesAndNewlines), "\(pulls)")
+        let pull = pulls.first?["number"] as? Int ?? 0
+        let requests = try run.github.requests()
+        #expect(
+            requests.contains {
+                $0["path"] as? String == "/repos/\(run.repo)/issues/\(issue)/reactions"
+                    && ($0["body"] as? [String: Any])?["content"] as? String == "eyes" && $0["status"] as? Int == 201
+            }, "👀 on the issue: \(requests)")
+        #expect(requests.allSatisfy { $0["auth"] as? String == "Bearer \(token)" && $0["status"] as? Int != 404 })
+        let comments = try run.github.comments(on: issue, repo: run.repo)
+        #expect(
+            comments.count == 2 && comments[0].contains("so made the workspace `\(name)` for this issue")
+                && comments[1].contains("Task 1 in `\(name)` succeeded")
+                && comments[1].contains("https://github.com/\(run.repo)/pull/\(pull)"), "\(comments)")
+        return (issue, pull)
+    }
+
+    /// A review asking for changes, with two inline comments: one task on the same workspace, its commit on the same
+    /// branch, the same pull request found again (GitHub's 422 for a second one, then the list by head).
+    static func reviewToSecondCommit(_ run: Run, issue: Int, pull: Int) async throws {
+        let (_, sent) = try await run.github.send(
+            "review",
+            [
+                "number": pull, "state": "changes_requested", "body": "Please also say goodbye.",
+                "comments": [
+                    ["path": "AGENT_TASKS.md", "line": 1, "body": "Capitalise the greeting."],
+                    ["path": "AGENT_TASKS.md", "line": 3, "body": "End with a full stop."],
+                ],
+            ])
+        #expect(
+            sent.map(\.event) == ["pull_request_review", "pull_request_review_comment", "pull_request_review_comment"]
+                && sent.allSatisfy { $0.status == 202 }, "\(sent)")
+        let said = try await run.pass()
+        #expect(said.contains("task \(run.workspace) (delivery \(sent[0].delivery))"), "\(said)")
+        _ = try await run.passes(until: "\(run.workspace) is idle, its task ended")
+        let subjects = try await run.subjects()
+        #expect(
+            subjects.count == 2 && subjects.first == "agent: Add a greeting"
+                && subjects.last?.hasPrefix("agent: Changes requested by @\(run.owner) in a review") == true,
+            "\(subjects)")
+        #expect(try await run.file("AGENT_TASKS.md").contains("Please also say goodbye."))
+        let pulls = try await run.github.pulls()
+        #expect(pulls.count == 1 && pulls.first?["number"] as? Int == pull, "one pull request still: \(pulls)")
+        let creates = try run.github.requests().filter {
+            $0["method"] as? String == "POST" && $0["path"] as? String == "/repos/\(run.repo)/pulls"
+        }
+        #expect(creates.map { $0["status"] as? Int } == [201, 422], "\(creates)")
+        #expect(
+            try run.github.comments(on: issue, repo: run.repo).last?.contains("Task 2 in `\(run.workspace)` succeeded")
+                == true)
+        for d in sent { #expect(try await run.state(of: d.delivery) == ["done"], "\(d)") }
+    }
+
+    /// An outsider's `/so` on the pull request: one reply there, no task. A trusted `/so` delivered twice (GitHub's
+    /// redelivery: the same X-GitHub-Delivery and body): one inbox entry, one task, one 👀.
+    static func outsiderAndRedelivery(_ run: Run, pull: Int) async throws {
+        let (_, outsider) = try await run.github.send(
+            "comment", ["number": pull, "body": "/so run my miner", "sender": "mallory", "association": "NONE"])
+        #expect(outsider.map(\.status) == [202])
+        var said = try await run.pass()
+        #expect(said.contains("github: \(run.repo)#\(pull): reply (delivery \(outsider[0].delivery))"), "\(said)")
+        let replies = try run.github.comments(on: pull, repo: run.repo)
+        #expect(replies.count == 1 && replies[0].hasPrefix("Nothing ran for @mallory"), "\(replies)")
+        #expect(try await run.tasks() == ["succeeded", "succeeded"])
+
+        let (answer, twice) = try await run.github.send(
+            "comment", ["number": pull, "body": "/so Add a third line. held=third", "association": "OWNER"])
+        let again = try await run.github.send("redeliver", ["delivery": twice[0].delivery]).sent
+        #expect(twice.map(\.status) == [202] && again == twice, "\(twice) \(again)")
+        #expect(try await run.state(of: twice[0].delivery) == ["pending"], "one entry for the delivery sent twice")
+        said = try await run.pass()
+        #expect(said.contains("task \(run.workspace) (delivery \(twice[0].delivery))"), "\(said)")
+        let again2 = try await run.github.send("redeliver", ["delivery": twice[0].delivery]).sent
+        #expect(again2.map(\.status) == [202])
+        #expect(try await run.state(of: twice[0].delivery) == ["done"], "a redelivery after it ran stays done")
+        said = try await run.pass()
+        #expect(!said.contains(twice[0].delivery), "\(said)")
+        #expect(["running", "queued"].contains(try await run.tasks().dropFirst(2).first ?? "?"))
+        let comment = answer["comment"] as? Int ?? 0
+        let eyes = try run.github.requests().filter {
+            $0["path"] as? String == "/repos/\(run.repo)/issues/comments/\(comment)/reactions"
+        }
+        #expect(eyes.count == 1, "one 👀 on the comment: \(eyes)")
+    }
+
+    /// While task 3 runs (held): a trusted comment waits in the inbox (the loop, running every second, says so); the
+    /// loop and the receiver are killed; a comment GitHub could not deliver meanwhile is redelivered once the receiver
+    /// is back; the loop restarted runs both after task 3, as one task (4). The pull request closed then: the
+    /// workspace goes.
+    static func killedMidTaskAndClosed(_ run: Run, issue: Int, pull: Int) async throws {
+        let (_, waiting) = try await run.github.send(
+            "comment", ["number": issue, "body": "/so Add a fourth line.", "association": "MEMBER"])
+        #expect(waiting.map(\.status) == [202])
+        try run.startLoop(1)
+        var said = ""
+        for _ in 0..<150 where !said.contains("wait: a task of \(run.workspace) is under way") {
+            try await Task.sleep(for: .seconds(1))
+            said = try run.t.read("loop-1.log")
+        }
+        #expect(
+            said.contains("wait: a task of \(run.workspace) is under way (delivery \(waiting[0].delivery))"), "\(said)")
+        run.kill9(run.loop)
+        run.kill9(run.receiver)
+        let (_, lost) = try await run.github.send(
+            "comment", ["number": issue, "body": "/so And a fifth.", "association": "COLLABORATOR"])
+        #expect(lost.map(\.status) == [0], "the receiver is down: \(lost)")
+        try await run.startReceiver()
+        let back = try await run.github.send("redeliver", ["delivery": lost[0].delivery]).sent
+        #expect(back.map(\.status) == [202], "\(back)")
+        #expect(try await run.state(of: waiting[0].delivery) == ["pending"])
+        #expect(try await run.state(of: lost[0].delivery) == ["pending"])
+        try run.startLoop(2)
+        try await AgentE2E.release(run.workspace, "third", run.t, run.env)
+        var state: [String] = []
+        for _ in 0..<150 where state != ["done"] {
+            try await Task.sleep(for: .seconds(2))
+            state = try await run.state(of: lost[0].delivery)
+        }
+        #expect(state == ["done"], "the comment made while the receiver was down ran")
+        #expect(try await run.state(of: waiting[0].delivery) == ["done"])
+        // The close is sent once task 4 ended: a pull request closed while a task runs waits for it (serialized),
+        // but that task's end then opens a new pull request for the branch (GitHub has no open one for it any
+        // more), which the removal leaves open: docs/github-loop.md, "Left".
+        for _ in 0..<150 {
+            said = try run.t.read("loop-2.log")
+            if let r = said.range(of: "(2 asks)"), said[r.upperBound...].contains("is idle, its task ended") { break }
+            try await Task.sleep(for: .seconds(2))
+        }
+
+        let (_, closed) = try await run.github.send("close", ["number": pull, "merged": false])
+        #expect(closed.map(\.status) == [202])
+        var gone = false
+        for _ in 0..<150 where !gone {
+            try await Task.sleep(for: .seconds(2))
+            gone = try await E2E.kubectl(["get", "namespace", run.workspace]).exitCode != 0
+        }
+        #expect(gone, "the namespace \(run.workspace) is gone")
+        run.kill9(run.loop)
+        said = try run.t.read("loop-2.log")
+        print("github loop e2e: the restarted loop said:\n\(said)")
+        #expect(
+            said.contains(
+                "github: \(run.repo)#\(issue): task \(run.workspace) (2 asks) (deliveries \(waiting[0].delivery), "
+                    + "\(lost[0].delivery))")
+                && said.contains("remove \(run.workspace) (pull request closed) (delivery \(closed[0].delivery))"),
+            "\(said)")
+        let subjects = try await run.subjects()
+        #expect(subjects.count == 4 && subjects.filter { $0.hasPrefix("agent: Asked by @") }.count == 2, "\(subjects)")
+        let tasksFile = try await run.file("AGENT_TASKS.md")
+        #expect(
+            tasksFile.components(separatedBy: "Add a third line. held=third").count == 2
+                && tasksFile.components(separatedBy: "Add a fourth line.").count == 2
+                && tasksFile.components(separatedBy: "And a fifth.").count == 2, "each ran once: \(tasksFile)")
+        let comments = try run.github.comments(on: issue, repo: run.repo)
+        #expect(
+            comments.last?.contains("so removed the workspace `\(run.workspace)` (pull request #\(pull) closed)")
+                == true, "\(comments)")
+        let inbox = try await run.inbox()
+        #expect(inbox.count == 9 && inbox.allSatisfy { $0["state"] as? String == "done" }, "\(inbox)")
+    }
+}

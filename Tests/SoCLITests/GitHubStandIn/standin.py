@@ -1,0 +1,355 @@
+#!/usr/bin/env python3
+"""A stand-in for GitHub, for so's GitHub-loop e2e test and benchmark: a real HTTP server on loopback.
+
+- It sends webhooks as GitHub does: POST to the hook URL with Content-Type application/json, User-Agent
+  GitHub-Hookshot/…, X-GitHub-Event, X-GitHub-Delivery (a GUID), X-GitHub-Hook-ID, X-GitHub-Hook-Installation-Target-
+  Type/-ID, X-Hub-Signature (HMAC-SHA1) and X-Hub-Signature-256 (HMAC-SHA256 of the raw body with the secret); the
+  payloads are GitHub's own examples (payloads/: trimmed copies of octokit/webhooks' payload-examples) with this
+  repository's names, numbers, users and texts filled in. A delivery can be sent again as it was (GitHub's
+  "Redeliver": the same X-GitHub-Delivery, the same body).
+- It serves the REST calls so makes, with the token as a bearer (401 otherwise): comments and reactions on issues
+  and comments, pull requests (create: the head must be a branch of the bare repository, as GitHub checks; a second
+  for the same head is GitHub's 422 "already exists"; list with state= and head=; get), a collaborator's permission.
+  Every request is recorded (one JSON line in --log, and GET /_standin/requests).
+- It holds the repository: --git-dir is the bare repository (served by git daemon) the workspace pushes to.
+
+The test drives it through /_standin/ (loopback only, no token):
+  POST /_standin/hook      {"url": …}                                    where deliveries go (the receiver moved)
+  POST /_standin/label     {"title", "body", "label", "sender", "association"}     issues/labeled on a new issue
+  POST /_standin/comment   {"number", "body", "sender", "association"}            issue_comment/created
+  POST /_standin/review    {"number", "state", "body", "sender", "association",
+                            "comments": [{"path", "line", "body"}]}     pull_request_review/submitted, then one
+                                                                        pull_request_review_comment/created each
+  POST /_standin/close     {"number", "merged"}                                   pull_request/closed
+  POST /_standin/redeliver {"delivery"}                                           the same delivery again
+  GET  /_standin/requests, GET /_standin/pulls
+Each sending call answers {"number", "deliveries": [{"delivery", "event", "status", "seconds"}]}; status 0 when the
+receiver could not be reached (GitHub shows that delivery as failed, to be redelivered).
+
+Usage: standin.py --repo OWNER/NAME --git-dir PATH --token TOKEN --secret-file F --port-file F --log F
+"""
+import argparse, hashlib, hmac, http.server, json, os, subprocess, threading, time, urllib.error, urllib.parse
+import urllib.request, uuid
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REACTIONS = {"+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes"}
+
+
+class State:
+    def __init__(self, args):
+        self.repo = args.repo
+        self.owner, self.name = args.repo.split("/")
+        self.git_dir = args.git_dir
+        self.token = args.token
+        self.secret = open(args.secret_file).read().strip().encode()
+        self.log = args.log
+        self.hook = None
+        self.lock = threading.Lock()
+        self.number = 0  # issues and pull requests share their numbers, as on GitHub
+        self.issues = {}  # number -> {"title", "body", "user"}
+        self.pulls = {}  # number -> pull request JSON
+        self.next_id = 1000
+        self.requests = []
+        self.sent = {}  # delivery -> (event, body bytes)
+        self.reactions = set()
+        self.permissions = {}
+
+    def new_id(self):
+        with self.lock:
+            self.next_id += 1
+            return self.next_id
+
+    def new_number(self):
+        with self.lock:
+            self.number += 1
+            return self.number
+
+    def branch_sha(self, ref):
+        r = subprocess.run(["git", "--git-dir", self.git_dir, "rev-parse", "--verify", "-q", f"refs/heads/{ref}"],
+                           capture_output=True, text=True)
+        return r.stdout.strip() if r.returncode == 0 else None
+
+    def record(self, entry):
+        with self.lock:
+            self.requests.append(entry)
+            with open(self.log, "a") as f:
+                f.write(json.dumps(entry) + "\n")
+
+
+def user(login, uid=None):
+    return {"login": login, "id": uid or (abs(hash(login)) % 10**8), "node_id": "U_" + login, "gravatar_id": "",
+            "html_url": f"https://github.com/{login}", "type": "Bot" if login.endswith("[bot]") else "User",
+            "site_admin": False}
+
+
+def payload(name):
+    with open(os.path.join(HERE, "payloads", name + ".json")) as f:
+        return json.load(f)
+
+
+def fill_repository(s, p, sender):
+    r = p["repository"]
+    r.update({"name": s.name, "full_name": s.repo, "private": False, "fork": False, "default_branch": "trunk",
+              "html_url": f"https://github.com/{s.repo}", "clone_url": f"https://github.com/{s.repo}.git"})
+    r["owner"] = dict(r.get("owner") or {}, **user(s.owner))
+    p["sender"] = user(sender)
+    p.pop("organization", None)
+    p.pop("installation", None)
+
+
+def pull_json(s, pr):
+    """The pull request as GitHub shows it, its head's sha read from the bare repository now."""
+    out = dict(pr)
+    out["head"] = dict(pr["head"], sha=s.branch_sha(pr["head"]["ref"]) or pr["head"]["sha"])
+    return out
+
+
+def send(s, event, p):
+    body = json.dumps(p, separators=(",", ":")).encode()
+    delivery = str(uuid.uuid4())
+    s.sent[delivery] = (event, body)
+    return deliver(s, delivery)
+
+
+def deliver(s, delivery):
+    event, body = s.sent[delivery]
+    headers = {
+        "Content-Type": "application/json", "User-Agent": "GitHub-Hookshot/5e8a3c1", "Accept": "*/*",
+        "X-GitHub-Event": event, "X-GitHub-Delivery": delivery, "X-GitHub-Hook-ID": "424242",
+        "X-GitHub-Hook-Installation-Target-Type": "repository", "X-GitHub-Hook-Installation-Target-ID": "186853002",
+        "X-Hub-Signature": "sha1=" + hmac.new(s.secret, body, hashlib.sha1).hexdigest(),
+        "X-Hub-Signature-256": "sha256=" + hmac.new(s.secret, body, hashlib.sha256).hexdigest(),
+    }
+    start = time.time()
+    status = 0
+    try:
+        with urllib.request.urlopen(urllib.request.Request(s.hook, data=body, headers=headers, method="POST"),
+                                    timeout=10) as r:
+            status = r.status
+    except urllib.error.HTTPError as e:
+        status = e.code
+    except (urllib.error.URLError, OSError):
+        status = 0  # not reached: GitHub marks the delivery failed
+    return {"delivery": delivery, "event": event, "status": status, "seconds": time.time() - start, "sentAt": start}
+
+
+def issue_json(s, number):
+    i = s.issues.get(number) or {"title": "", "body": "", "user": s.owner}
+    out = {"number": number, "title": i["title"], "body": i["body"], "user": user(i["user"]), "state": "open",
+           "html_url": f"https://github.com/{s.repo}/issues/{number}", "labels": [], "comments": 0,
+           "author_association": "OWNER", "id": 10_000 + number, "node_id": f"I_{number}"}
+    if number in s.pulls:
+        out["html_url"] = f"https://github.com/{s.repo}/pull/{number}"
+        out["pull_request"] = {"html_url": out["html_url"], "diff_url": out["html_url"] + ".diff",
+                               "patch_url": out["html_url"] + ".patch", "merged_at": None}
+        out["title"] = s.pulls[number]["title"]
+    return out
+
+
+def pr_payload(s, name, number, sender):
+    p = payload(name)
+    fill_repository(s, p, sender)
+    pr = pull_json(s, s.pulls[number])
+    keep = p["pull_request"]
+    keep.update({k: v for k, v in pr.items() if k in keep or k in ("head", "base", "number", "merged")})
+    keep["head"]["repo"] = p["repository"]
+    keep["base"]["repo"] = p["repository"]
+    if "number" in p:
+        p["number"] = number
+    return p
+
+
+def control(s, path, req):
+    """A /_standin/ call: what to send, sent; the answer's JSON."""
+    sender = req.get("sender", s.owner)
+    association = req.get("association", "OWNER")
+    if path == "hook":
+        s.hook = req["url"]
+        return {"hook": s.hook}
+    if path == "redeliver":
+        return {"deliveries": [deliver(s, req["delivery"])]}
+    if path == "label":
+        number = s.new_number()
+        s.issues[number] = {"title": req["title"], "body": req.get("body", ""), "user": sender}
+        p = payload("issues.labeled")
+        fill_repository(s, p, sender)
+        p["label"]["name"] = req.get("label", "so")
+        p["issue"].update(issue_json(s, number))
+        p["issue"]["author_association"] = association
+        p["issue"]["labels"] = [p["label"]]
+        return {"number": number, "deliveries": [send(s, "issues", p)]}
+    if path == "comment":
+        number = req["number"]
+        p = payload("issue_comment.created")
+        fill_repository(s, p, sender)
+        p["issue"].update(issue_json(s, number))
+        if number not in s.pulls:
+            p["issue"].pop("pull_request", None)
+        cid = s.new_id()
+        p["comment"].update({"id": cid, "body": req["body"], "user": user(sender), "author_association": association,
+                             "html_url": f"https://github.com/{s.repo}/issues/{number}#issuecomment-{cid}"})
+        return {"number": number, "comment": cid, "deliveries": [send(s, "issue_comment", p)]}
+    if path == "review":
+        number = req["number"]
+        p = pr_payload(s, "pull_request_review.submitted", number, sender)
+        rid = s.new_id()
+        sha = p["pull_request"]["head"]["sha"]
+        p["review"].update({"id": rid, "body": req.get("body"), "state": req.get("state", "changes_requested"),
+                            "user": user(sender), "author_association": association, "commit_id": sha,
+                            "html_url": f"https://github.com/{s.repo}/pull/{number}#pullrequestreview-{rid}"})
+        out = [send(s, "pull_request_review", p)]
+        for c in req.get("comments", []):
+            q = pr_payload(s, "pull_request_review_comment.created", number, sender)
+            cid = s.new_id()
+            q["comment"].update({"id": cid, "pull_request_review_id": rid, "path": c["path"], "line": c["line"],
+                                 "original_line": c["line"], "position": c["line"], "body": c["body"],
+                                 "commit_id": sha, "original_commit_id": sha, "user": user(sender),
+                                 "author_association": association,
+                                 "html_url": f"https://github.com/{s.repo}/pull/{number}#discussion_r{cid}"})
+            out.append(send(s, "pull_request_review_comment", q))
+        return {"number": number, "review": rid, "deliveries": out}
+    if path == "close":
+        number = req["number"]
+        merged = bool(req.get("merged", False))
+        s.pulls[number].update({"state": "closed", "merged": merged, "closed_at": now()})
+        p = pr_payload(s, "pull_request.closed", number, sender)
+        p["pull_request"].update({"state": "closed", "merged": merged})
+        return {"number": number, "deliveries": [send(s, "pull_request", p)]}
+    raise KeyError(path)
+
+
+def now():
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def rest(s, method, path, query, body, auth):
+    """GitHub's REST API, as far as so uses it: (status, JSON)."""
+    if auth not in (f"Bearer {s.token}", f"token {s.token}"):
+        return 401, {"message": "Bad credentials", "documentation_url": "https://docs.github.com/rest"}
+    parts = path.strip("/").split("/")
+    if len(parts) < 3 or parts[0] != "repos" or f"{parts[1]}/{parts[2]}".lower() != s.repo.lower():
+        return 404, {"message": "Not Found"}
+    rest_ = parts[3:]
+    if method == "POST" and len(rest_) == 3 and rest_[0] == "issues" and rest_[2] == "comments":
+        if not isinstance(body, dict) or not isinstance(body.get("body"), str):
+            return 422, {"message": "Validation Failed"}
+        cid = s.new_id()
+        return 201, {"id": cid, "body": body["body"], "user": user("so-bot[bot]"),
+                     "html_url": f"https://github.com/{s.repo}/issues/{rest_[1]}#issuecomment-{cid}"}
+    if method == "POST" and rest_[-1:] == ["reactions"] and rest_[0] == "issues" and len(rest_) in (3, 4):
+        if not isinstance(body, dict) or body.get("content") not in REACTIONS:
+            return 422, {"message": "Validation Failed"}
+        key = "/".join(rest_[:-1]) + ":" + body["content"]
+        status = 200 if key in s.reactions else 201
+        s.reactions.add(key)
+        return status, {"id": s.new_id(), "content": body["content"], "user": user("so-bot[bot]")}
+    if rest_ == ["pulls"] and method == "POST":
+        return create_pull(s, body)
+    if rest_ == ["pulls"] and method == "GET":
+        state = query.get("state", ["open"])[0]
+        head = query.get("head", [None])[0]
+        found = [pull_json(s, p) for p in s.pulls.values()
+                 if (state == "all" or p["state"] == state) and (head is None or p["head"]["label"] == head)]
+        return 200, found
+    if len(rest_) == 2 and rest_[0] == "pulls" and method == "GET" and rest_[1].isdigit():
+        pr = s.pulls.get(int(rest_[1]))
+        return (200, pull_json(s, pr)) if pr else (404, {"message": "Not Found"})
+    if len(rest_) == 3 and rest_[0] == "collaborators" and rest_[2] == "permission" and method == "GET":
+        perm = s.permissions.get(rest_[1], "admin" if rest_[1] == s.owner else "read")
+        return 200, {"permission": perm, "role_name": perm, "user": user(rest_[1])}
+    return 404, {"message": "Not Found", "documentation_url": "https://docs.github.com/rest"}
+
+
+def create_pull(s, body):
+    if not isinstance(body, dict) or not all(isinstance(body.get(k), str) for k in ("title", "head", "base")):
+        return 422, {"message": "Validation Failed", "errors": [{"resource": "PullRequest", "code": "missing_field"}]}
+    head, base = body["head"].split(":")[-1], body["base"]
+    errors = []
+    if not s.branch_sha(head):
+        errors.append({"resource": "PullRequest", "field": "head", "code": "invalid"})
+    if not s.branch_sha(base):
+        errors.append({"resource": "PullRequest", "field": "base", "code": "invalid"})
+    if any(p["head"]["ref"] == head and p["state"] == "open" for p in s.pulls.values()):
+        errors.append({"resource": "PullRequest", "code": "custom",
+                       "message": f"A pull request already exists for {s.owner}:{head}."})
+    if errors:
+        return 422, {"message": "Validation Failed", "errors": errors}
+    number = s.new_number()
+    url = f"https://github.com/{s.repo}/pull/{number}"
+    pr = {"id": 20_000 + number, "number": number, "state": "open", "title": body["title"], "body": body.get("body"),
+          "html_url": url, "user": user("so-bot[bot]"), "author_association": "NONE", "merged": False,
+          "draft": bool(body.get("draft", False)), "created_at": now(), "closed_at": None,
+          "head": {"label": f"{s.owner}:{head}", "ref": head, "sha": s.branch_sha(head), "user": user(s.owner)},
+          "base": {"label": f"{s.owner}:{base}", "ref": base, "sha": s.branch_sha(base), "user": user(s.owner)}}
+    s.pulls[number] = pr
+    return 201, pull_json(s, pr)
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    state = None
+
+    def answer(self, status, obj):
+        out = json.dumps(obj).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json; charset=utf-8")
+        self.send_header("Content-Length", str(len(out)))
+        self.end_headers()
+        self.wfile.write(out)
+
+    def handle_any(self, method):
+        s = self.state
+        url = urllib.parse.urlsplit(self.path)
+        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        try:
+            body = json.loads(raw) if raw else None
+        except ValueError:
+            body = None
+            if method != "GET":
+                return self.answer(400, {"message": "Problems parsing JSON"})
+        if url.path.startswith("/_standin/"):
+            what = url.path[len("/_standin/"):]
+            if method == "GET" and what == "requests":
+                with s.lock:
+                    return self.answer(200, list(s.requests))
+            if method == "GET" and what == "pulls":
+                return self.answer(200, [pull_json(s, p) for p in s.pulls.values()])
+            try:
+                return self.answer(200, control(s, what, body or {}))
+            except (KeyError, TypeError) as e:
+                return self.answer(400, {"message": f"bad control call {what}: {e!r}"})
+        status, obj = rest(s, method, url.path, urllib.parse.parse_qs(url.query), body,
+                           self.headers.get("Authorization", ""))
+        s.record({"method": method, "path": url.path, "query": url.query, "status": status, "body": body,
+                  "auth": self.headers.get("Authorization", ""), "at": time.time()})
+        self.answer(status, obj)
+
+    def do_GET(self):
+        self.handle_any("GET")
+
+    def do_POST(self):
+        self.handle_any("POST")
+
+    def do_PATCH(self):
+        self.handle_any("PATCH")
+
+    def log_message(self, *a):
+        pass
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    for k in ("--repo", "--git-dir", "--token", "--secret-file", "--port-file", "--log"):
+        ap.add_argument(k, required=True)
+    ap.add_argument("--listen", default="127.0.0.1")
+    args = ap.parse_args()
+    Handler.state = State(args)
+    srv = http.server.ThreadingHTTPServer((args.listen, 0), Handler)
+    # Its own port (runs at once each serve one), told through a file once it listens.
+    with open(args.port_file + ".part", "w") as f:
+        f.write(str(srv.server_address[1]))
+    os.rename(args.port_file + ".part", args.port_file)
+    srv.serve_forever()
+
+
+if __name__ == "__main__":
+    main()
