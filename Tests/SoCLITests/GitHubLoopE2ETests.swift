@@ -259,15 +259,31 @@ struct GitHubLoopE2ETests {
         #expect(
             sent.map(\.event) == ["pull_request_review", "pull_request_review_comment", "pull_request_review_comment"]
                 && sent.allSatisfy { $0.status == 202 }, "\(sent)")
+        // The review and its two inline comments: one task, of all three deliveries.
         let said = try await run.pass()
-        #expect(said.contains("task \(run.workspace) (delivery \(sent[0].delivery))"), "\(said)")
+        let line = said.split(separator: "\n").first { $0.contains("task \(run.workspace) (deliveries ") } ?? ""
+        #expect(sent.allSatisfy { line.contains($0.delivery) }, "\(said)")
         _ = try await run.passes(until: "\(run.workspace) is idle, its task ended")
         let subjects = try await run.subjects()
         #expect(
             subjects.count == 2 && subjects.first == "agent: Add a greeting"
                 && subjects.last?.hasPrefix("agent: Changes requested by @\(run.owner) in a review") == true,
             "\(subjects)")
-        #expect(try await run.file("AGENT_TASKS.md").contains("Please also say goodbye."))
+        // The task's text: the review's body, then each inline comment with its file and line.
+        let tasks = try await run.file("AGENT_TASKS.md")
+        #expect(
+            tasks.contains("Please also say goodbye.") && tasks.contains("AGENT_TASKS.md:1")
+                && tasks.contains("Capitalise the greeting.") && tasks.contains("AGENT_TASKS.md:3")
+                && tasks.contains("End with a full stop."), "\(tasks)")
+        // Once it ended, one reply in each inline comment's thread.
+        let replies = try run.github.requests().filter {
+            $0["method"] as? String == "POST"
+                && ($0["path"] as? String ?? "").hasPrefix("/repos/\(run.repo)/pulls/\(pull)/comments/")
+                && ($0["path"] as? String ?? "").hasSuffix("/replies")
+        }
+        #expect(
+            replies.count == 2 && Set(replies.compactMap { $0["path"] as? String }).count == 2
+                && replies.allSatisfy { $0["status"] as? Int == 201 }, "\(replies)")
         let pulls = try await run.github.pulls()
         #expect(pulls.count == 1 && pulls.first?["number"] as? Int == pull, "one pull request still: \(pulls)")
         let creates = try run.github.requests().filter {

@@ -243,6 +243,15 @@ def rest(s, method, path, query, body, auth):
         status = 200 if key in s.reactions else 201
         s.reactions.add(key)
         return status, {"id": s.new_id(), "content": body["content"], "user": user("so-bot[bot]")}
+    if (method == "POST" and len(rest_) == 5 and rest_[0] == "pulls" and rest_[2] == "comments"
+            and rest_[4] == "replies" and rest_[1].isdigit() and rest_[3].isdigit()):
+        # A reply in a review comment's thread: the pull request must exist, the body be a string.
+        if int(rest_[1]) not in s.pulls:
+            return 404, {"message": "Not Found"}
+        if not isinstance(body, dict) or not isinstance(body.get("body"), str):
+            return 422, {"message": "Validation Failed"}
+        return 201, {"id": s.new_id(), "body": body["body"], "in_reply_to_id": int(rest_[3]),
+                     "user": user("so-bot[bot]")}
     if rest_ == ["pulls"] and method == "POST":
         return create_pull(s, body)
     if rest_ == ["pulls"] and method == "GET":
