@@ -126,16 +126,23 @@ for arg in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--igno
 driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
 
 
-def reach(url, seconds=90):
+def reach(url, seconds=150):
     """Opens `url` until the dashboard's live page is drawn (`seconds` at most). A browser error page (a TLS
     handshake or a connection that timed out on a machine running every suite at once) is not waited on: the
-    address is opened again, as a person would reload it."""
+    address is opened again, as a person would reload it. So is a sign-in page still there after 20 s (in a CI
+    running every suite at once, its script's sign-in once went unanswered for the whole 90 s the test waited)."""
     deadline = time.time() + seconds
     driver.get(url)
+    opened = time.time()
     while time.time() < deadline and "live-state" not in driver.page_source:
         if driver.current_url.startswith("chrome-error:") or 'id="main-frame-error"' in driver.page_source:
             time.sleep(1)
             driver.get(url)
+            opened = time.time()
+        elif time.time() - opened > 20:
+            say(f"reloading {url.split('#')[0]}: still not signed in after 20 s")
+            driver.get(url)
+            opened = time.time()
         time.sleep(0.1)
 
 
