@@ -32,9 +32,9 @@ import Testing
         let long = String(repeating: "x", count: 500)
         let log =
             (1...30).map { "line \($0)" }.joined(separator: "\n") + "\n" + long
-            + "\nuse ghp_abcdefghijklmnopqrstuvwxyz0123456789 and sk-ant-api03-abcdefghijklmnopqrstuvwxyz"
+            + "\nuse \(GeneratedTokens.github()) and \(GeneratedTokens.anthropic())"
             + "\nAuthorization: Bearer abc.def.ghi-1234\nDB_PASSWORD=hunter2hunter2 API_KEY: k3y-value"
-            + "\nAKIAABCDEFGHIJKLMNOP xoxb-1234567890-abcdef\n``` closed?\u{1b}[2J\n\n"
+            + "\n\(GeneratedTokens.aws()) \(GeneratedTokens.slack())\n``` closed?\u{1b}[2J\n\n"
         let tail = GitHubLoopReport.tail(log)
         let lines = tail.split(separator: "\n", omittingEmptySubsequences: false)
         #expect(lines.count == 20)
