@@ -140,6 +140,18 @@ def error_text():
         return "(an error page)"
 
 
+def page_state():
+    """Where the browser is and what the page says, for a line about a wait: its address without the fragment, the
+    sign-in page's problem if it shows one, and whether its script ran (it takes the token out of the address)."""
+    try:
+        return driver.execute_script(
+            "const p = document.querySelector('.problem');"
+            "return location.origin + location.pathname + (location.hash ? ' (the token still in the address: its"
+            " script did not run)' : '') + (p ? ' saying: ' + p.innerText : '') + ', ' + document.readyState;")
+    except Exception as e:
+        return f"unreadable: {type(e).__name__}"
+
+
 def reach(url, seconds=150):
     """Opens `url` until the dashboard's live page is drawn (`seconds` at most). A browser error page (a TLS
     handshake or a connection that timed out on a machine running every suite at once) is not waited on: the
@@ -154,7 +166,10 @@ def reach(url, seconds=150):
             driver.get(url)
             opened = time.time()
         elif time.time() - opened > 20:
-            say(f"reloading {url.split('#')[0]}: still not signed in after 20 s")
+            say(f"reloading {url.split('#')[0]}: still not signed in after 20 s ({page_state()})")
+            # A load, not a change of fragment: the same address with its #token= is a same-document navigation,
+            # which runs no script again (a sign-in script that failed to load stays unloaded).
+            driver.get("about:blank")
             driver.get(url)
             opened = time.time()
         time.sleep(0.1)
@@ -164,7 +179,7 @@ try:
     # 1. The sign-in link through the "ingress": the token is never in its access log, nor in the address bar.
     reach(proxied + "/signin#token=" + a.token)
     if "live-state" not in driver.page_source:
-        fail("signing in through the proxy did not reach the page: " + driver.page_source[:300])
+        fail("signing in through the proxy did not reach the page: " + page_state())
     if "token" in driver.current_url:
         fail("the token stayed in the address bar: " + driver.current_url)
     logged = [line for line in access_log if a.token in line]
@@ -182,7 +197,7 @@ try:
     # 3. Signed in on the HTTPS dashboard, the person visits another origin on 127.0.0.1.
     reach(a.url)
     if "live-state" not in driver.page_source:
-        fail("signing in over HTTPS did not reach the page: " + driver.page_source[:300])
+        fail("signing in over HTTPS did not reach the page: " + page_state())
     driver.get(hostile_url)
     say("HOSTILE-OPEN")
     if a.handshake:
