@@ -47,9 +47,10 @@ struct GitHubAPI {
 
     /// A 👀 reaction to the comment `comment` of the issue's repository, or to the issue itself when nil. GitHub
     /// answers 201 for a new reaction and 200 for one it had.
-    func react(_ issue: GitHubIssue, comment: Int?) async throws {
-        let on = comment.map { "comments/\($0)" } ?? "\(issue.number)"
-        let url = "\(base)/repos/\(issue.owner)/\(issue.name)/issues/\(on)/reactions"
+    /// `onCode`: `comment` is a pull request's review comment (`pulls/comments/ID/reactions`), not an issue's.
+    func react(_ issue: GitHubIssue, comment: Int?, onCode: Bool = false) async throws {
+        let on = comment.map { "\(onCode ? "pulls" : "issues")/comments/\($0)" } ?? "issues/\(issue.number)"
+        let url = "\(base)/repos/\(issue.owner)/\(issue.name)/\(on)/reactions"
         let payload = YValue.map([("content", .string("eyes"))])
         let r = try await ctx.web.send(
             WebRequest(method: "POST", url: url, headers: try headers(), body: Data(payload.compactJSON())), timeout: 30
@@ -58,7 +59,7 @@ struct GitHubAPI {
         // a body that is not JSON (a proxy's page): the status names the refusal
         let answer = try? JSON.parse(r.body)
         throw SoError(
-            "GitHub refused the reaction on \(comment.map { "comment \($0) of " } ?? "")\(issue): "
+            "GitHub refused the reaction on \(comment.map { "\(onCode ? "review " : "")comment \($0) of " } ?? "")\(issue): "
                 + "\(answer?["message"]?.string ?? "HTTP \(r.status)")",
             hint: "the token needs issues: write on \(issue.owner)/\(issue.name)")
     }

@@ -17,10 +17,15 @@ public protocol GitHubLoopEffects: Sendable {
     func save(_ thread: GitHubLoopThread, over: GitHubLoopStore.Stored?) async throws -> GitHubLoopStore.Stored?
     /// `so up` of the issue's workspace (the config's stack, agent and settings; the repository's clone).
     func up(workspace: String, repository: String) async throws
-    /// A detached task of `text` in the workspace, with `--issue` and `--pr`: its id.
-    func task(workspace: String, text: String, title: String?, issue: GitHubIssue) async throws -> Int
-    /// `so down` of the workspace, keeping its work (refused when work is neither pushed nor fetched).
-    func down(workspace: String) async throws
+    /// A detached task of `text` in the workspace, with `--issue`, and `--pr` when `pullRequest` (the thread has
+    /// none yet: a task on a pull request's review pushes to its branch, and one whose pull request was closed
+    /// meanwhile opens no other): its id.
+    func task(workspace: String, text: String, title: String?, pullRequest: Bool, issue: GitHubIssue) async throws
+        -> Int
+    /// `so down` of the workspace. What it holds that its origin does not (commits not pushed, changes not
+    /// committed) is pushed first to a branch of its own, returned; nil when there was nothing to keep. Refused
+    /// (the workspace left as it is) when that work can be neither read nor pushed.
+    func down(workspace: String) async throws -> String?
     /// What the workspace's tasks are at: whether one is queued or runs, the pull request and branch, the cost, and
     /// each task's state, commits and cost.
     func work(workspace: String) async throws -> GitHubLoopWork
@@ -36,4 +41,6 @@ public protocol GitHubLoopEffects: Sendable {
     func reply(_ pull: GitHubIssue, comment: Int, _ body: String) async throws
     /// A 👀 reaction to the comment `comment`, or to the issue itself when nil.
     func react(_ issue: GitHubIssue, comment: Int?) async throws
+    /// A 👀 reaction to the pull request's review comment `comment` (an inline comment on its code).
+    func reactOnCode(_ pull: GitHubIssue, comment: Int) async throws
 }

@@ -37,12 +37,22 @@ public struct GitHubLoopExecutor: Sendable {
         self.say = say
     }
 
+    /// The inbox's entries in `state`, and the threads, of the config's repositories alone: loops with other
+    /// repositories share the `so-github` namespace, and their entries (pending, taken past a lease, old) and
+    /// threads are theirs to plan, settle, comment on with their token, and prune.
+    func entries(_ state: String) async throws -> [GitHubInbox.Entry] {
+        try await effects.entries(state: state).filter { config.watches($0.event.repository) }
+    }
+    func threads() async throws -> [GitHubLoopStore.Stored] {
+        try await effects.threads().filter { config.watches($0.thread.repository) }
+    }
+
     /// One pass at `now`.
     public func pass(now: Date) async throws {
-        var stored = try await effects.threads()
-        if try await reconcileTaken(stored, now: now) { stored = try await effects.threads() }
-        if try await reconcile(stored) { stored = try await effects.threads() }
-        let entries = try await effects.entries(state: "pending")
+        var stored = try await threads()
+        if try await reconcileTaken(stored, now: now) { stored = try await threads() }
+        if try await reconcile(stored) { stored = try await threads() }
+        let entries = try await entries("pending")
         var received: [String: Date] = [:]
         for e in entries { received[e.event.delivery] = e.receivedAt }
         let steps = GitHubLoopPlanner.plan(

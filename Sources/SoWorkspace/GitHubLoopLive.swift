@@ -59,19 +59,50 @@ public struct GitHubLoopLive: GitHubLoopEffects {
         return config.config + ["GIT_REPO=https://github.com/\(repository)"]
     }
 
-    public func task(workspace: String, text: String, title: String?, issue: GitHubIssue) async throws -> Int {
+    public func task(workspace: String, text: String, title: String?, pullRequest: Bool, issue: GitHubIssue)
+        async throws -> Int
+    {
         var req = TaskRequest(directory: try await directory(workspace), text: text)
-        req.pullRequest = true
+        req.pullRequest = pullRequest
         req.title = title.map { String($0.prefix(72)) }
         req.issue = issue
         req.cluster = cluster
         return try await TaskQueueAction(ctx).submit(req).id
     }
 
-    public func down(workspace: String) async throws {
+    public func down(workspace: String) async throws -> String? {
+        let kept = try await keep(workspace)
         var req = DownRequest(name: workspace)
         req.cluster = cluster
+        // Not --discard: the guard reads the checkout again, and refuses if the push above did not save it all.
         try await DownAction(ctx).run(req)
+        return kept
+    }
+
+    /// What the workspace holds that its origin does not (commits not pushed; changes not committed, committed
+    /// first) pushed to `so/kept/WORKSPACE-YYYYMMDD-HHMMSS`: that branch, or nil when there was nothing to keep or
+    /// no container to read it from (then `down`'s own guard decides).
+    func keep(_ workspace: String) async throws -> String? {
+        let dir = try await directory(workspace)
+        let w = try await WorkspaceContainer.open(ctx, directory: dir, cluster: cluster, known: false)
+        guard w.pod != nil else { return nil }
+        let s = try await w.state()
+        guard s.problem == nil, s.losses != nil, !s.origin.isEmpty else { return nil }
+        let branch = Self.keptBranch(workspace, at: ctx.clock.now())
+        try await w.run(
+            "keeping \(workspace)'s work on \(branch)",
+            """
+            cd "$1" && if [ -n "$(git status --porcelain)" ]; then git add -A && git commit -q -m "$3"; fi
+            git push -q origin "HEAD:refs/heads/$2" 2>&1
+            """, [branch, "so: the changes \(workspace) left uncommitted when it was removed"])
+        return branch
+    }
+
+    /// `so/kept/WORKSPACE-YYYYMMDD-HHMMSS` (UTC): a workspace of the same name made again later keeps elsewhere.
+    static func keptBranch(_ workspace: String, at: Date) -> String {
+        // 2026-11-28T02:30:35Z → 20261128-023035
+        let digits = Timestamps.rfc3339(at).filter { $0.isNumber || $0 == "T" }.replacingOccurrences(of: "T", with: "-")
+        return "so/kept/\(workspace)-\(digits)"
     }
 
     public func work(workspace: String) async throws -> GitHubLoopWork {
@@ -116,6 +147,9 @@ public struct GitHubLoopLive: GitHubLoopEffects {
     }
     public func react(_ issue: GitHubIssue, comment: Int?) async throws {
         try await GitHubAPI(ctx: ctx).react(issue, comment: comment)
+    }
+    public func reactOnCode(_ pull: GitHubIssue, comment: Int) async throws {
+        try await GitHubAPI(ctx: ctx).react(pull, comment: comment, onCode: true)
     }
 
     /// The workspace's directory here, made from its record in the cluster when this machine has none (a loop

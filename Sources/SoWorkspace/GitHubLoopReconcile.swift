@@ -20,7 +20,7 @@ extension GitHubLoopExecutor {
     /// then ignores what its thread shows taken: a comment's id, a label of an issue with a workspace). True when
     /// a thread changed.
     func reconcileTaken(_ stored: [GitHubLoopStore.Stored], now: Date) async throws -> Bool {
-        let taken = try await effects.entries(state: "taken")
+        let taken = try await entries("taken")
         var changed = false
         var held: Set<String> = []
         for s in stored {
@@ -109,7 +109,7 @@ extension GitHubLoopExecutor {
         let cutoff = now.addingTimeInterval(-Double(config.keepDays) * 86_400)
         let old: [GitHubInbox.Entry]
         do {
-            let ended = try await effects.entries(state: "done") + effects.entries(state: "failed")
+            let ended = try await entries("done") + entries("failed")
             old = ended.filter { ($0.markedAt ?? $0.receivedAt ?? now) < cutoff }
                 .sorted { ($0.markedAt ?? $0.receivedAt ?? now) < ($1.markedAt ?? $1.receivedAt ?? now) }
         } catch {

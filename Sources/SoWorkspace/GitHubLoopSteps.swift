@@ -98,7 +98,8 @@ extension GitHubLoopExecutor {
         let id: Int
         do {
             issue = try Self.issue(t)
-            id = try await effects.task(workspace: t.workspace, text: text, title: title, issue: issue)
+            id = try await effects.task(
+                workspace: t.workspace, text: text, title: title, pullRequest: true, issue: issue)
         } catch { return await failing(failed, s, over: up, error) }
         await bestEffort(issue, "the reaction") { try await effects.react(issue, comment: nil) }
         await bestEffort(issue, "the comment") {
@@ -156,13 +157,20 @@ extension GitHubLoopExecutor {
         t.lastReviewComment = s.lastReviewComment ?? t.lastReviewComment
         let id: Int
         do {
-            id = try await effects.task(workspace: t.workspace, text: text, title: nil, issue: try Self.issue(t))
+            id = try await effects.task(
+                workspace: t.workspace, text: text, title: nil, pullRequest: t.pullRequest == nil,
+                issue: try Self.issue(t))
         } catch { return await failing(t, s, over: before, error) }
+        // 👀 on each comment taken: an issue's (or a pull request's conversation), and each inline comment on code.
         for e in mine {
-            guard let cid = e.event.commentID, e.event.event == "issue_comment",
-                let on = GitHubIssue("\(e.event.repository)#\(e.event.number)")
+            guard let cid = e.event.commentID, let on = GitHubIssue("\(e.event.repository)#\(e.event.number)")
             else { continue }
-            await bestEffort(on, "the reaction") { try await effects.react(on, comment: cid) }
+            switch e.event.event {
+            case "issue_comment": await bestEffort(on, "the reaction") { try await effects.react(on, comment: cid) }
+            case "pull_request_review_comment":
+                await bestEffort(on, "the reaction") { try await effects.reactOnCode(on, comment: cid) }
+            default: break
+            }
         }
         t.running = true
         t.tasks += 1
@@ -181,10 +189,12 @@ extension GitHubLoopExecutor {
         plan.step = s
         guard let before = await put(plan, over: over) else { return .again }
         let t = over.thread
-        do { try await effects.down(workspace: t.workspace) } catch {
+        let kept: String?
+        do { kept = try await effects.down(workspace: t.workspace) } catch {
             return await failing(t, s, over: before, error)
         }
-        let branch = t.branch.map { "its work is on the branch `\($0)`" } ?? "its work was pushed by its tasks"
+        var branch = t.branch.map { "its work is on the branch `\($0)`" } ?? "its work was pushed by its tasks"
+        if let kept { branch += "; what it held that was not pushed is on the branch `\(kept)`" }
         let pr = t.pullRequest.map { " (pull request #\($0) \(merged ? "merged" : "closed"))" } ?? ""
         if let issue = GitHubIssue("\(t.repository)#\(t.issue)") {
             await bestEffort(issue, "the comment") {

@@ -43,6 +43,8 @@ import Testing
         var nextTask = 3
         /// The workspace's record is in the cluster (a down removes it).
         var existing = true
+        /// The branch a down pushed the workspace's unpushed work to.
+        var kept: String?
         /// The saves (by their number, from 1) that another loop's write beats.
         var raced: Set<Int> = []
         var saves = 0
@@ -73,6 +75,7 @@ import Testing
             if let log { self.log = log }
         }
         func set(now: Date) { self.now = now }
+        func set(kept: String?) { self.kept = kept }
         func add(_ e: GitHubEvent) {
             entries.append(
                 GitHubInbox.Entry(
@@ -151,8 +154,10 @@ import Testing
             try fail("up")
             existing = true
         }
-        func task(workspace: String, text: String, title: String?, issue: GitHubIssue) throws -> Int {
-            try call("task \(workspace) \(issue) title=\(title ?? "-") text=\(text)")
+        func task(workspace: String, text: String, title: String?, pullRequest: Bool, issue: GitHubIssue) throws
+            -> Int
+        {
+            try call("task \(workspace) \(issue) title=\(title ?? "-") pr=\(pullRequest ? "yes" : "no") text=\(text)")
             try fail("task")
             nextTask += 1
             work.tasks.append(
@@ -160,10 +165,11 @@ import Testing
             work.running = true
             return nextTask - 1
         }
-        func down(workspace: String) throws {
+        func down(workspace: String) throws -> String? {
             try call("down \(workspace)")
             try fail("down")
             existing = false
+            return kept
         }
         func work(workspace: String) throws -> GitHubLoopWork {
             try call("work \(workspace)")
@@ -193,6 +199,9 @@ import Testing
         }
         func react(_ issue: GitHubIssue, comment: Int?) throws {
             try call("react \(issue) \(comment.map { "comment \($0)" } ?? "issue")")
+        }
+        func reactOnCode(_ pull: GitHubIssue, comment: Int) throws {
+            try call("react \(pull) review comment \(comment)")
         }
     }
 
@@ -249,7 +258,7 @@ import Testing
                 "save \(Self.ws) running=false tasks=0 removed=false comment=0 pr=- step=start:up last=-",
                 "up \(Self.ws) acme/web",
                 "save \(Self.ws) running=false tasks=0 removed=false comment=0 pr=- step=start:task last=-",
-                "task \(Self.ws) acme/web#12 title=Fix the login text=Fix the login\n\n\(Self.hostile)",
+                "task \(Self.ws) acme/web#12 title=Fix the login pr=yes text=Fix the login\n\n\(Self.hostile)",
                 "react acme/web#12 issue",
                 "comment acme/web#12: so made the workspace `\(Self.ws)` for this issue; its task 3 runs there. "
                     + "See it: `so deployment --name \(Self.ws) status`",
@@ -287,7 +296,7 @@ import Testing
                 "work \(Self.ws)", "save \(Self.ws) running=false tasks=1 removed=false comment=0 pr=7 step=- last=-",
                 "mark d2 taken", "mark d3 taken",
                 "save \(Self.ws) running=false tasks=1 removed=false comment=0 pr=7 step=task last=-",
-                "task \(Self.ws) acme/web#12 title=- text=\(asked)add a test\n\n---\n\n\(asked)and docs",
+                "task \(Self.ws) acme/web#12 title=- pr=no text=\(asked)add a test\n\n---\n\n\(asked)and docs",
                 "react acme/web#12 comment 21", "react acme/web#12 comment 22",
                 "save \(Self.ws) running=true tasks=2 removed=false comment=22 pr=7 step=- last=done ids=[3]",
                 "mark d2 done",
@@ -325,6 +334,64 @@ import Testing
                     + "its work is on the branch `agent/\(Self.ws)`.",
                 "save \(Self.ws) running=false tasks=1 removed=true comment=0 pr=7 step=- last=done", "mark d5 done",
             ])
+    }
+
+    @Test func aClosedPullRequestsUnpushedWorkIsKeptOnABranchAndTheCommentSaysWhich() async throws {
+        let closed = Self.event("d5", "pull_request", "closed", pr: true, number: 7) {
+            $0.merged = false
+            $0.headRepoFork = false
+        }
+        let fake = Fake([closed], threads: [Self.thread(running: false)])
+        await fake.set(kept: "so/kept/\(Self.ws)-20261128-023035")
+        _ = try await Self.pass(fake)
+        let said = await fake.calls.filter { $0.hasPrefix("comment ") }
+        #expect(
+            said == [
+                "comment acme/web#12: so removed the workspace `\(Self.ws)` (pull request #7 closed); its work is on "
+                    + "the branch `agent/\(Self.ws)`; what it held that was not pushed is on the branch "
+                    + "`so/kept/\(Self.ws)-20261128-023035`."
+            ])
+    }
+
+    @Test func theKeptBranchIsTheWorkspaceAndTheTimeInUTC() {
+        let at = Date(timeIntervalSince1970: 1_795_833_035)
+        #expect(GitHubLoopLive.keptBranch(Self.ws, at: at) == "so/kept/\(Self.ws)-20261128-023035")
+    }
+
+    /// A pull request closed while a task of its thread runs: the close waits, the task (queued on a thread that has
+    /// a pull request) asked for none, so its end opens no new one that would stay open; then the workspace goes.
+    @Test func aPullRequestClosedWhileItsTaskRunsGetsNoNewPullRequestFromIt() async throws {
+        let fake = Fake([Self.comment("d1", 50, "and the docs")], threads: [Self.thread(running: false)])
+        _ = try await Self.pass(fake)
+        let asked = await fake.calls.filter { $0.hasPrefix("task ") }
+        #expect(asked.count == 1)
+        #expect(asked.first?.contains(" pr=no ") == true)
+        let closed = Self.event("d2", "pull_request", "closed", pr: true, number: 7) {
+            $0.merged = false
+            $0.headRepoFork = false
+        }
+        await fake.add(closed)
+        await fake.clear()
+        _ = try await Self.pass(fake)
+        #expect(await fake.calls.contains { $0.hasPrefix("down ") } == false)
+        #expect(await fake.states().last == "d2=pending")
+        await fake.set(work: GitHubLoopWork(running: false, pullRequest: 7, tasks: [.init(id: 3, state: "succeeded")]))
+        await fake.clear()
+        _ = try await Self.pass(fake)
+        _ = try await Self.pass(fake)
+        #expect(await fake.calls.contains("down \(Self.ws)"))
+        #expect(await fake.thread()?.pullRequest == 7)
+        #expect(await fake.states().last == "d2=done")
+    }
+
+    /// Only a thread with no pull request yet asks its next task for one (its first task opened none: it failed,
+    /// or pushed nothing).
+    @Test func aTaskOnAThreadWithNoPullRequestYetAsksForOne() async throws {
+        var t = Self.thread(running: false)
+        t.pullRequest = nil
+        let fake = Fake([Self.comment("d1", 50, "try again")], threads: [t])
+        _ = try await Self.pass(fake)
+        #expect(await fake.calls.filter { $0.hasPrefix("task ") }.map { $0.contains(" pr=yes ") } == [true])
     }
 
     @Test func aStepAnotherLoopTookIsSkippedAndWhatItTookPutBack() async throws {
@@ -428,7 +495,7 @@ import Testing
                 "mark r1 taken", "mark c1 taken",
                 "save \(Self.ws) running=false tasks=1 removed=false comment=0 pr=7 step=task last=- ids=[2] "
                     + "reported=[2]",
-                "task \(Self.ws) acme/web#12 title=- text=\(text)",
+                "task \(Self.ws) acme/web#12 title=- pr=no text=\(text)", "react acme/web#7 review comment 901",
                 "save \(Self.ws) running=true tasks=2 removed=false comment=0 pr=7 step=- last=done reviewComment=901 "
                     + "ids=[2, 3] reported=[2] replies=3:#7:[901]",
                 "mark r1 done", "mark c1 done", "mark c2 done",
@@ -568,7 +635,10 @@ import Testing
     @Test func theReactionIsEyesOnTheCommentOrTheIssueAndARefusalNamesIt() async throws {
         var ctx = try Harness().ctx
         let web = FakeWeb()
-        web.answers = [WebResponse(status: 201, body: Data()), WebResponse(status: 200, body: Data())]
+        web.answers = [
+            WebResponse(status: 201, body: Data()), WebResponse(status: 200, body: Data()),
+            WebResponse(status: 201, body: Data()),
+        ]
         web.answers.append(WebResponse(status: 403, body: Data(#"{"message": "Resource not accessible"}"#.utf8)))
         ctx.web = web
         ctx.environment["GITHUB_TOKEN"] = "test-github-token-not-real"
@@ -577,6 +647,7 @@ import Testing
         let issue = try #require(GitHubIssue("acme/web#12"))
         try await api.react(issue, comment: 21)
         try await api.react(issue, comment: nil)
+        try await api.react(try #require(GitHubIssue("acme/web#7")), comment: 31, onCode: true)
         do {
             try await api.react(issue, comment: 22)
             Issue.record("a 403 was taken for a reaction")
@@ -587,6 +658,7 @@ import Testing
             web.requests.map(\.url) == [
                 "http://127.0.0.1:9/repos/acme/web/issues/comments/21/reactions",
                 "http://127.0.0.1:9/repos/acme/web/issues/12/reactions",
+                "http://127.0.0.1:9/repos/acme/web/pulls/comments/31/reactions",
                 "http://127.0.0.1:9/repos/acme/web/issues/comments/22/reactions",
             ])
         #expect(

@@ -33,7 +33,7 @@ import Testing
     }
     static let start = [
         "mark d1 taken", save(false, 0, step: "start:up"), "up \(ws) acme/web", save(false, 0, step: "start:task"),
-        "task \(ws) acme/web#12 title=Fix the login text=\(text)", "react acme/web#12 issue",
+        "task \(ws) acme/web#12 title=Fix the login pr=yes text=\(text)", "react acme/web#12 issue",
         "comment acme/web#12: so made the workspace `\(ws)` for this issue; its task 3 runs there. "
             + "See it: `so deployment --name \(ws) status`",
         save(true, 1, last: "done", ids: [3]), "mark d1 done",
@@ -67,7 +67,7 @@ import Testing
 
     static let asked = "Asked by @octocat in a comment:\n\ngo"
     static let task = [
-        "mark d2 taken", save(false, 1, pr: "7", step: "task"), "task \(ws) acme/web#12 title=- text=\(asked)",
+        "mark d2 taken", save(false, 1, pr: "7", step: "task"), "task \(ws) acme/web#12 title=- pr=no text=\(asked)",
         "react acme/web#12 comment 21", save(true, 2, comment: 21, pr: "7", last: "done", ids: [3]), "mark d2 done",
     ]
     static let afterTask: [[String]] = [
@@ -275,6 +275,29 @@ import Testing
         #expect(lines == ["github: pruned 2 of 2 deliveries ended over 14 days ago"])
         #expect(await fake.calls == ["delete old", "delete failed"])
         #expect(await fake.states() == ["young=done", "waiting=taken"])
+    }
+
+    /// Two loops of different repositories on one cluster's `so-github`: a pass of the other's config leaves every
+    /// entry and thread of this one as it found it (pending, taken past the lease, old, a thread whose task ended),
+    /// and takes its own.
+    @Test func aLoopOfOtherRepositoriesLeavesThisOnesEntriesAndThreadsAlone() async throws {
+        let fake = T.Fake([T.comment("d1", 60, "go on")], threads: [T.thread(running: true)])
+        await fake.add(Self.ended("old", "done", daysAgo: 20))
+        await fake.add(Self.ended("stuck", "taken", daysAgo: 1, by: "loop-a"))
+        await fake.set(work: GitHubLoopWork(running: false, tasks: [.init(id: 3, state: "succeeded")]))
+        var mine = T.labeled("o1")
+        mine.repository = "other/api"
+        await fake.add(mine)
+        fake.who.name = "loop-b"
+        let lines = T.Lines()
+        let other = GitHubLoopConfig(repositories: ["other/api"], label: "so", stack: "agent-workspace")
+        try await GitHubLoopExecutor(effects: fake, config: other, say: lines.say).pass(now: T.now)
+        let calls = await fake.calls
+        #expect(calls.first == "mark o1 taken", "\(calls)")
+        #expect(!calls.contains { $0.contains("d1") || $0.contains(Self.ws) || $0.contains("old") || $0.contains("stuck") })
+        #expect(await fake.states() == ["d1=pending", "old=done", "stuck=taken", "o1=done"])
+        #expect(await fake.thread()?.running == true)
+        #expect(lines.all.allSatisfy { $0.contains("other/api") }, "\(lines.all)")
     }
 
     @Test func aPassPrunesAtMostItsLimit() async throws {

@@ -236,7 +236,9 @@ def rest(s, method, path, query, body, auth):
         cid = s.new_id()
         return 201, {"id": cid, "body": body["body"], "user": user("so-bot[bot]"),
                      "html_url": f"https://github.com/{s.repo}/issues/{rest_[1]}#issuecomment-{cid}"}
-    if method == "POST" and rest_[-1:] == ["reactions"] and rest_[0] == "issues" and len(rest_) in (3, 4):
+    code_comment = rest_[:2] == ["pulls", "comments"] and len(rest_) == 4 and rest_[2].isdigit()
+    if method == "POST" and rest_[-1:] == ["reactions"] and (
+            (rest_[0] == "issues" and len(rest_) in (3, 4)) or code_comment):
         if not isinstance(body, dict) or body.get("content") not in REACTIONS:
             return 422, {"message": "Validation Failed"}
         key = "/".join(rest_[:-1]) + ":" + body["content"]
