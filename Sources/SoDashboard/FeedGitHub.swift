@@ -6,7 +6,7 @@ import SoWorkspace
 extension DashboardFeed {
     /// Reads the GitHub loop's state every 2 s while a GitHub page is open, every 30 s otherwise, and at once when a
     /// page opens or a delivery was stored. The cluster's watches do not see it (it lives in `so-github`, as
-    /// ConfigMaps and Secrets), so it is read on its own clock: two small lists, never a Secret's data.
+    /// ConfigMaps and Secrets), so it is read on its own clock: two lists, never a Secret's data.
     func githubLoop() async {
         while !Task.isCancelled {
             let age = ctx.clock.now().timeIntervalSince(snapshot.github.readAt ?? .distantPast)
@@ -18,21 +18,20 @@ extension DashboardFeed {
         }
     }
 
-    /// Reads the loop's threads (`GitHubLoopStore`) and counts the inbox's entries by state, each through the API
-    /// server's table of their names (`includeObject=None`): no entry's data, hence no issue's text, is read.
+    /// Reads the loop's threads (`GitHubLoopStore`) and counts the inbox's entries by state, in one list of their
+    /// metadata (`PartialObjectMetadataList`): no entry's data, hence no issue's text, is read.
     public func readGitHub() async {
         var threads: [GitHubLoopThread]?
-        var inbox: [String: Int] = [:]
+        var inbox = Dictionary(uniqueKeysWithValues: GitHubInbox.states.map { ($0, 0) })
         var problem: String?
         do {
             threads = try await GitHubLoopStore(client: client).all().map(\.thread)
-            for state in GitHubInbox.states {
-                var n = 0
-                try await client.forEachTablePage(
-                    .secret, namespace: GitHubInbox.namespace,
-                    labelSelector: "\(GitHubInbox.label)=event,\(GitHubInbox.stateLabel)=\(state)"
-                ) { n += $0.count }
-                inbox[state] = n
+            try await client.forEachLabelsPage(
+                .secret, namespace: GitHubInbox.namespace, labelSelector: "\(GitHubInbox.label)=event"
+            ) { page in
+                for labels in page {
+                    if let state = labels[GitHubInbox.stateLabel], let n = inbox[state] { inbox[state] = n + 1 }
+                }
             }
         } catch {
             problem = "\(error)".replacingOccurrences(of: "\n", with: " ")

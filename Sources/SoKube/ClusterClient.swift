@@ -68,6 +68,13 @@ public protocol ClusterClient: Sendable {
     func forEachTablePage(
         _ type: ResourceType, namespace: String?, labelSelector: String?, _ body: ([[String: JSON]]) throws -> Void
     ) async throws
+    /// The labels of every object of `type` matching `labelSelector`, a page at a time: the API server's
+    /// `PartialObjectMetadataList` (each object's metadata, never its data or spec), from its cache. One request
+    /// counts objects by a label's values where a table per value would take one each. The default (the
+    /// extension's) lists the objects.
+    func forEachLabelsPage(
+        _ type: ResourceType, namespace: String?, labelSelector: String?, _ body: ([[String: String]]) throws -> Void
+    ) async throws
     /// Runs a command in a container through the API server (`pods/exec` over a WebSocket), as `kubectl exec`
     /// does without kubectl's own start and its read of the pod. nil when this client cannot (a proxy between, a
     /// server that offers no stream protocol it speaks): the caller runs kubectl. The default (the extension's)
@@ -91,6 +98,18 @@ extension ClusterClient {
         -> AsyncThrowingStream<JSON, Error>
     {
         AsyncThrowingStream { $0.finish() }
+    }
+
+    /// One page of every object's labels, from the objects listed: the default of `forEachLabelsPage`.
+    public func forEachLabelsPage(
+        _ type: ResourceType, namespace: String?, labelSelector: String?, _ body: ([[String: String]]) throws -> Void
+    ) async throws {
+        try body(try await list(type, namespace: namespace, labelSelector: labelSelector).map(labels(of:)))
+    }
+
+    /// An object's `metadata.labels` whose values are strings.
+    public func labels(of object: JSON) -> [String: String] {
+        (object.at("metadata", "labels")?.object ?? [:]).compactMapValues(\.string)
     }
 
     /// One page of everything (a superset of any shape): the default of `forEachPage`.

@@ -237,6 +237,22 @@ public final class HTTPClusterClient: ClusterClient, @unchecked Sendable {
         }
     }
 
+    /// Each page of the objects' metadata (`as=PartialObjectMetadataList`: names, labels, annotations; no data,
+    /// no spec), their labels handed over. From the API server's cache (`resourceVersion=0` on the first page), 4,000
+    /// a page.
+    public func forEachLabelsPage(
+        _ type: ResourceType, namespace: String?, labelSelector: String?, _ body: ([[String: String]]) throws -> Void
+    ) async throws {
+        try await pages(
+            type, namespace: namespace, labelSelector: labelSelector, limit: 4000, firstPage: ["resourceVersion": "0"],
+            accept: "application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io"
+        ) { data in
+            let list = try JSON.parse(data, keeping: .keys(["items": .all, "metadata": .all]))
+            try body((list["items"]?.array ?? []).map(labels(of:)))
+            return list
+        }
+    }
+
     /// The list's pages (`limit`, `continue`; `firstPage`'s options on the first request only): each page's
     /// bytes to `read`, which returns the page read far enough for its `metadata.continue`.
     func pages(

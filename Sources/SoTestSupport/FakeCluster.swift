@@ -293,6 +293,15 @@ public final class FakeCluster: ClusterClient, @unchecked Sendable {
         }
     }
 
+    /// The labels of the objects listed (the API server's metadata list), recorded as `labels KIND [NS] [SELECTOR]`.
+    public func forEachLabelsPage(
+        _ type: ResourceType, namespace: String?, labelSelector: String?, _ body: ([[String: String]]) throws -> Void
+    ) async throws {
+        try await record(
+            "labels \(type.kind)\(namespace.map { " \($0)" } ?? "")\(labelSelector.map { " \($0)" } ?? "")")
+        try body(listed(type, namespace: namespace, labelSelector: labelSelector).map(labels(of:)))
+    }
+
     /// The table the API server prints for Deployments and Secrets (the kinds tests asked for so far): its cells as
     /// the server fills them from each object (a Secret's: its name, type and how many keys, never the data).
     public func forEachTablePage(

@@ -284,6 +284,14 @@ struct GitHubLoopE2ETests {
         #expect(
             replies.count == 2 && Set(replies.compactMap { $0["path"] as? String }).count == 2
                 && replies.allSatisfy { $0["status"] as? Int == 201 }, "\(replies)")
+        // And 👀 on each inline comment, when the task was queued.
+        let eyes = try run.github.requests().filter {
+            ($0["path"] as? String ?? "").hasPrefix("/repos/\(run.repo)/pulls/comments/")
+                && ($0["path"] as? String ?? "").hasSuffix("/reactions")
+        }
+        #expect(
+            eyes.count == 2 && Set(eyes.compactMap { $0["path"] as? String }).count == 2
+                && eyes.allSatisfy { $0["status"] as? Int == 201 }, "\(eyes)")
         let pulls = try await run.github.pulls()
         #expect(pulls.count == 1 && pulls.first?["number"] as? Int == pull, "one pull request still: \(pulls)")
         let creates = try run.github.requests().filter {
@@ -334,7 +342,7 @@ struct GitHubLoopE2ETests {
     /// workspace goes.
     static func killedMidTaskAndClosed(_ run: Run, issue: Int, pull: Int) async throws {
         let (_, waiting) = try await run.github.send(
-            "comment", ["number": issue, "body": "/so Add a fourth line.", "association": "MEMBER"])
+            "comment", ["number": issue, "body": "/so Add a fourth line. held=fourth", "association": "MEMBER"])
         #expect(waiting.map(\.status) == [202])
         try run.startLoop(1)
         var said = ""
@@ -363,32 +371,14 @@ struct GitHubLoopE2ETests {
         }
         #expect(state == ["done"], "the comment made while the receiver was down ran")
         #expect(try await run.state(of: waiting[0].delivery) == ["done"])
-        // The close is sent once task 4 ended: a pull request closed while a task runs waits for it (serialized),
-        // but that task's end then opens a new pull request for the branch (GitHub has no open one for it any
-        // more), which the removal leaves open: docs/github-loop.md, "Left".
-        for _ in 0..<150 {
-            said = try run.t.read("loop-2.log")
-            if let r = said.range(of: "(2 asks)"), said[r.upperBound...].contains("is idle, its task ended") { break }
-            try await Task.sleep(for: .seconds(2))
-        }
-
-        let (_, closed) = try await run.github.send("close", ["number": pull, "merged": false])
-        #expect(closed.map(\.status) == [202])
-        var gone = false
-        for _ in 0..<150 where !gone {
-            try await Task.sleep(for: .seconds(2))
-            gone = try await E2E.kubectl(["get", "namespace", run.workspace]).exitCode != 0
-        }
-        #expect(gone, "the namespace \(run.workspace) is gone")
         run.kill9(run.loop)
         said = try run.t.read("loop-2.log")
         print("github loop e2e: the restarted loop said:\n\(said)")
         #expect(
             said.contains(
                 "github: \(run.repo)#\(issue): task \(run.workspace) (2 asks) (deliveries \(waiting[0].delivery), "
-                    + "\(lost[0].delivery))")
-                && said.contains("remove \(run.workspace) (pull request closed) (delivery \(closed[0].delivery))"),
-            "\(said)")
+                    + "\(lost[0].delivery))"), "\(said)")
+        try await closedWhileATaskRuns(run, issue: issue, pull: pull)
         let subjects = try await run.subjects()
         #expect(subjects.count == 4 && subjects.filter { $0.hasPrefix("agent: Asked by @") }.count == 2, "\(subjects)")
         let tasksFile = try await run.file("AGENT_TASKS.md")
@@ -402,5 +392,221 @@ struct GitHubLoopE2ETests {
                 == true, "\(comments)")
         let inbox = try await run.inbox()
         #expect(inbox.count == 9 && inbox.allSatisfy { $0["state"] as? String == "done" }, "\(inbox)")
+    }
+
+    /// The pull request closed while task 4 runs (held): the close waits for it; the task, queued on a thread that has
+    /// a pull request, opens no new one when it ends (GitHub has no open pull request for the branch any more: one
+    /// would be made, and left open). Then, with changes left uncommitted in the checkout, the removal pushes them to
+    /// a branch of their own first and its comment names it.
+    static func closedWhileATaskRuns(_ run: Run, issue: Int, pull: Int) async throws {
+        let (_, closed) = try await run.github.send("close", ["number": pull, "merged": false])
+        #expect(closed.map(\.status) == [202])
+        var said = try await run.pass()
+        #expect(
+            said.contains("wait: a task of \(run.workspace) comes first (delivery \(closed[0].delivery))"), "\(said)")
+        try await AgentE2E.release(run.workspace, "fourth", run.t, run.env)
+        var states: [String] = []
+        for _ in 0..<150 where states.last != "succeeded" {
+            try await Task.sleep(for: .seconds(2))
+            states = try await run.tasks()
+        }
+        #expect(states == ["succeeded", "succeeded", "succeeded", "succeeded"], "\(states)")
+        let r = try await run.so([
+            "deployment", "--name", run.workspace, "exec", "agent", "--", "sh", "-c",
+            "echo 'left behind' > /workspace/KEPT.md",
+        ])
+        #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
+        said = try await run.passes(until: "remove \(run.workspace)")
+        #expect(
+            said.contains("remove \(run.workspace) (pull request closed) (delivery \(closed[0].delivery))"), "\(said)")
+        #expect(try await E2E.kubectl(["get", "namespace", run.workspace]).exitCode != 0, "its namespace is gone")
+        let creates = try run.github.requests().filter {
+            $0["method"] as? String == "POST" && $0["path"] as? String == "/repos/\(run.repo)/pulls"
+        }
+        #expect(creates.map { $0["status"] as? Int } == [201, 422], "no pull request opened after the close: \(creates)")
+        #expect(try await run.github.pulls().count == 1)
+        let kept = try await AgentE2E.run([
+            "git", "--git-dir", run.bare, "for-each-ref", "--format=%(refname:short)", "refs/heads/so/kept/",
+        ]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(kept.hasPrefix("so/kept/\(run.workspace)-") && !kept.contains("\n"), "one kept branch: \(kept)")
+        let file = try await AgentE2E.run(["git", "--git-dir", run.bare, "show", "\(kept):KEPT.md"]).stdout
+        #expect(file == "left behind\n", "the uncommitted file is on the kept branch: \(file)")
+        let comments = try run.github.comments(on: issue, repo: run.repo)
+        #expect(
+            comments.last?.contains("(pull request #\(pull) closed)") == true
+                && comments.last?.contains("not pushed is on the branch `\(kept)`") == true, "\(comments)")
+    }
+
+    /// examples/dashboard/so-github-loop.yml as written (the test image, its own names for the cluster-wide role and
+    /// binding, the test's loop file, the stand-in GitHub on the node's address): the loop runs in a pod as the
+    /// example's service account; a label becomes a workspace, a task and a pull request, and the close removes the
+    /// workspace, the API server judging every right the example grants.
+    @Test func theExampleLoopRunsInAPodFromLabelToClose() async throws {
+        let t = try TempDir("so-e2e-github-loop-pod")
+        defer { t.cleanup() }
+        let run = Run(t)
+        try await AgentE2E.buildImage(in: t)
+        let image = try await Self.lightSoImage(in: t)
+        let (daemon, gitURL) = try await AgentE2E.serveRepository(in: t, path: run.repo)
+        defer { AgentE2E.stop(daemon) }
+        try t.write("secret", Self.secret + "\n")
+        run.github = try GitHubStandInServer.start(
+            in: t, repo: run.repo, gitDir: run.bare, token: Self.token, secretFile: t.file("secret"),
+            listen: AgentE2E.nodeAddress)
+        run.env = [
+            "SO_KUBECONFIG": E2E.kubeconfig!, "SO_HOME": t.file("home"), "GITHUB_TOKEN": Self.token,
+            "GITHUB_API_URL": run.github.url,
+        ]
+        let suffix = String(run.owner.suffix(6))
+        let role = "so-deployer-\(suffix)"
+        let loop = try Self.writeLoopExample(
+            image: image, role: role, api: run.github.url,
+            config: """
+                repositories: [\(run.repo)]
+                label: so
+                prefix: /so
+                stack: agent-workspace
+                config:
+                  - GIT_REPO=\(gitURL)
+                  - AGENT_IMAGE=\(AgentE2E.image)
+                  - GIT_USER_NAME=so-bot
+                  - GIT_USER_EMAIL=so-bot@e2e.invalid
+                budget:
+                  tasks: 3
+                """, in: t)
+        let objects: [[String]] = [
+            ["-n", "so-github", "deployment/so-github-loop", "serviceaccount/so-github-loop", "role/so-github-loop",
+            "rolebinding/so-github-loop", "configmap/so-github-loop", "secret/so-github-loop"],
+            ["clusterrolebinding/so-github-loop", "clusterrole/\(role)"],
+        ]
+        func cleanUp() async {
+            await run.cleanUp()
+            for o in objects { _ = try? await E2E.kubectl(["delete", "--ignore-not-found", "--wait=false"] + o) }
+        }
+        do {
+            try await run.startReceiver()
+            var r = try await E2E.kubectl(["apply", "-f", t.file("role.yml"), "-f", loop])
+            #expect(r.exitCode == 0, "\(r.stdout)\(r.stderr)")
+            r = try await E2E.kubectl([
+                "-n", "so-github", "create", "secret", "generic", "so-github-loop",
+                "--from-literal=GITHUB_TOKEN=\(Self.token)",
+            ])
+            #expect(r.exitCode == 0, "\(r.stderr)")
+            r = try await E2E.kubectl([
+                "-n", "so-github", "rollout", "status", "deployment/so-github-loop", "--timeout=180s",
+            ])
+            #expect(r.exitCode == 0, "\(r.stdout)\(r.stderr)")
+
+            let (answer, sent) = try await run.github.send(
+                "label", ["title": "Add a greeting", "body": "Say hello in AGENT_TASKS.md.", "label": "so"])
+            let issue = answer["number"] as? Int ?? 0
+            #expect(sent.map(\.status) == [202], "\(sent)")
+            var pulls: [[String: Any]] = []
+            for _ in 0..<150 where pulls.isEmpty {
+                try await Task.sleep(for: .seconds(2))
+                pulls = try await run.github.pulls()
+            }
+            let logs = try await E2E.kubectl(["-n", "so-github", "logs", "deployment/so-github-loop"]).stdout
+            print("github loop e2e: the loop in the pod said:\n\(logs)")
+            run.workspace =
+                logs.split(whereSeparator: { $0 == " " || $0 == "\n" }).first { $0.hasPrefix("gh-app-\(issue)-") }
+                .map(String.init) ?? ""
+            #expect(pulls.count == 1, "the loop in the pod opened the pull request: \(pulls)")
+            #expect(try await run.subjects() == ["agent: Add a greeting"])
+            #expect(
+                logs.contains("github: \(run.repo)#\(issue): start \(run.workspace) (delivery \(sent[0].delivery))"),
+                "\(logs)")
+            let pull = pulls.first?["number"] as? Int ?? 0
+            let (_, closed) = try await run.github.send("close", ["number": pull, "merged": true])
+            #expect(closed.map(\.status) == [202])
+            var gone = false
+            for _ in 0..<150 where !gone {
+                try await Task.sleep(for: .seconds(2))
+                gone = try await E2E.kubectl(["get", "namespace", run.workspace]).exitCode != 0
+            }
+            #expect(gone, "the namespace \(run.workspace) is gone")
+            let requests = try run.github.requests()
+            #expect(
+                requests.allSatisfy { $0["auth"] as? String == "Bearer \(Self.token)" && $0["status"] as? Int != 404 },
+                "\(requests)")
+            let comments = try run.github.comments(on: issue, repo: run.repo)
+            #expect(
+                comments.first?.contains("so made the workspace `\(run.workspace)`") == true
+                    && comments.last?.contains("so removed the workspace `\(run.workspace)` (pull request #\(pull) merged)")
+                        == true, "\(comments)")
+            // The pod's account, as the API server sees it: the rights the example grants, and no more in so-github.
+            let sa = "system:serviceaccount:so-github:so-github-loop"
+            for (verb, what, want) in [
+                ("update", "configmaps", "yes"), ("patch", "secrets", "yes"), ("delete", "secrets", "yes"),
+                ("update", "secrets", "no"), ("create", "pods", "no"),
+            ] {
+                let can = try await E2E.kubectl(["auth", "can-i", verb, what, "-n", "so-github", "--as", sa])
+                #expect(can.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == want, "\(verb) \(what)")
+            }
+        } catch {
+            await cleanUp()
+            throw error
+        }
+        await cleanUp()
+    }
+
+    /// The test's `so` image with the light agent-workspace (AgentE2E.lightStack) as its built-in stacks.
+    static func lightSoImage(in t: TempDir) async throws -> String {
+        let base = try await SoImage.image(in: t)
+        _ = try AgentE2E.lightStack(in: t)
+        try t.write(
+            "layout/Containerfile",
+            """
+            FROM \(base)
+            COPY stacks /opt/so-light/stacks
+            COPY compose /opt/so-light/compose
+            COPY config /opt/so-light/config
+            ENV SO_ROOT=/opt/so-light
+
+            """)
+        let image = "localhost/so-cli-light:e2e"
+        var r = try await Access.run([
+            Path.join(AgentE2E.kit, "buildah.sh"), "bud", "--isolation", "chroot", "-t", image, t.file("layout"),
+        ])
+        guard r.exitCode == 0 else { throw SoError("building \(image): \(r.stderr)\(r.stdout)") }
+        r = try await Access.run([Path.join(AgentE2E.kit, "load-image.sh"), image])
+        guard r.exitCode == 0 else { throw SoError("loading \(image): \(r.stderr)") }
+        return image
+    }
+
+    /// examples/rbac/so-clusterrole.yml's ClusterRole as `role`, in `role.yml`; examples/dashboard/so-github-loop.yml
+    /// bound to it, with `image`, the stand-in's `api`, a pass every second and `config` as its loop.yml: its path.
+    static func writeLoopExample(image: String, role: String, api: String, config: String, in t: TempDir) throws
+        -> String
+    {
+        let roles = try String(
+            contentsOfFile: Path.join(RepoPaths.root, "examples/rbac/so-clusterrole.yml"), encoding: .utf8)
+        guard let end = roles.range(of: "\n---\n"), roles.contains("\n  name: so-deployer\n") else {
+            throw SoError("examples/rbac/so-clusterrole.yml no longer starts with the ClusterRole so-deployer")
+        }
+        try t.write(
+            "role.yml",
+            String(roles[..<end.lowerBound]).replacingOccurrences(
+                of: "\n  name: so-deployer\n", with: "\n  name: \(role)\n") + "\n")
+        var text = try String(
+            contentsOfFile: Path.join(RepoPaths.root, "examples/dashboard/so-github-loop.yml"), encoding: .utf8)
+        guard let data = text.range(of: "  loop.yml: |\n"), let next = text.range(of: "---\n", range: data.upperBound..<text.endIndex)
+        else { throw SoError("so-github-loop.yml no longer holds loop.yml in its ConfigMap") }
+        let indented = config.split(separator: "\n", omittingEmptySubsequences: false).map { "    " + $0 }
+        text.replaceSubrange(data.upperBound..<next.lowerBound, with: indented.joined(separator: "\n") + "\n")
+        for (from, to) in [
+            ("image: registry.example.org/so:1.0", "image: \(image)\n          imagePullPolicy: IfNotPresent"),
+            ("  kind: ClusterRole\n  name: so-deployer\n", "  kind: ClusterRole\n  name: \(role)\n"),
+            (#""--interval", "10"]"#, #""--interval", "1"]"#),
+            (
+                "            - name: SO_HOME\n",
+                "            - name: GITHUB_API_URL\n              value: \(api)\n            - name: SO_HOME\n"
+            ),
+        ] {
+            guard text.contains(from) else { throw SoError("so-github-loop.yml no longer says \(from)") }
+            text = text.replacingOccurrences(of: from, with: to)
+        }
+        try t.write("loop-example.yml", text)
+        return t.file("loop-example.yml")
     }
 }

@@ -12,23 +12,24 @@ struct GitHubStandInServer {
     let log: String
     static let script = Path.join(RepoPaths.root, "Tests/SoCLITests/GitHubStandIn/standin.py")
 
-    static func start(in t: TempDir, repo: String, gitDir: String, token: String, secretFile: String) throws
-        -> GitHubStandInServer
-    {
+    /// `listen`: the address it serves on (loopback; the node's address for a loop that runs in a pod).
+    static func start(
+        in t: TempDir, repo: String, gitDir: String, token: String, secretFile: String, listen: String = "127.0.0.1"
+    ) throws -> GitHubStandInServer {
         let log = t.file("standin-requests.jsonl")
         let portFile = t.file("standin-port")
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         p.arguments = [
             "python3", script, "--repo", repo, "--git-dir", gitDir, "--token", token, "--secret-file", secretFile,
-            "--port-file", portFile, "--log", log,
+            "--port-file", portFile, "--log", log, "--listen", listen,
         ]
         p.standardOutput = FileHandle.nullDevice
         p.standardError = FileHandle.standardError
         try p.run()
         for _ in 0..<600 {
             if let port = try? String(contentsOfFile: portFile, encoding: .utf8), Int(port) != nil {
-                return GitHubStandInServer(process: p, url: "http://127.0.0.1:\(port)", log: log)
+                return GitHubStandInServer(process: p, url: "http://\(listen):\(port)", log: log)
             }
             usleep(50_000)
         }

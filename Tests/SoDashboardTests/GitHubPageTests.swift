@@ -128,7 +128,7 @@ import Testing
         }
     }
 
-    @Test func theInboxIsCountedFromTablesNeverItsData() async throws {
+    @Test func theInboxIsCountedFromOneMetadataListNeverItsData() async throws {
         let c = try await Self.cluster()
         let feed = DashboardFeed(
             ctx: DashboardFixture.context(c), client: c, kubectlFlags: [], clusterName: "kind:so", github: true)
@@ -137,10 +137,7 @@ import Testing
         #expect(
             Array(c.calls.dropFirst(before)) == [
                 "list ConfigMap so-github so.dev/github-loop=thread",
-                "table Secret so-github so.dev/github-inbox=event,so.dev/github-state=pending",
-                "table Secret so-github so.dev/github-inbox=event,so.dev/github-state=taken",
-                "table Secret so-github so.dev/github-inbox=event,so.dev/github-state=done",
-                "table Secret so-github so.dev/github-inbox=event,so.dev/github-state=failed",
+                "labels Secret so-github so.dev/github-inbox=event",
             ])
     }
 
@@ -163,7 +160,7 @@ import Testing
         #expect(first.github.threads.count == 4 && first.github.inbox["done"] == 2)
         await feed.readGitHub()
         #expect(await feed.snapshot.version == first.version, "a read that changes nothing is no new version")
-        c.failures["table Secret"] = SoError("cannot list secrets: forbidden", hint: "h")
+        c.failures["labels Secret"] = SoError("cannot list secrets: forbidden", hint: "h")
         await feed.readGitHub()
         let s = await feed.snapshot
         #expect(s.github.threads.count == 4 && s.version == first.version + 1)

@@ -238,6 +238,36 @@ final class RecordingServer: @unchecked Sendable {
         #expect(accept == ["application/json;as=Table;v=v1;g=meta.k8s.io"])
     }
 
+    /// The objects' metadata (the dashboard's count of the GitHub inbox by state): asked for as a
+    /// PartialObjectMetadataList from the cache, a page at a time, each object's labels handed over.
+    @Test func forEachLabelsPageAsksForMetadataOnly() async throws {
+        let s = RecordingServer()
+        let port = try s.start()
+        defer { s.stop() }
+        s.answer(
+            .init(
+                status: 200,
+                body: #"{"kind":"PartialObjectMetadataList","metadata":{"continue":"n1"},"items":["#
+                    + #"{"metadata":{"name":"a","labels":{"state":"done","n":"1"}}},{"metadata":{"name":"b"}}]}"#),
+            .init(
+                status: 200,
+                body: #"{"kind":"PartialObjectMetadataList","metadata":{},"items":["#
+                    + #"{"metadata":{"name":"c","labels":{"state":"pending"}}}]}"#))
+        let http = try client(port)
+        defer { Task { await http.shutdown() } }
+        let c: any ClusterClient = http
+        var pages: [[[String: String]]] = []
+        try await c.forEachLabelsPage(.secret, namespace: "so-github", labelSelector: "kind=event") { pages.append($0) }
+        #expect(pages == [[["state": "done", "n": "1"], [:]], [["state": "pending"]]])
+        #expect(
+            s.requests.map(\.uri) == [
+                "/api/v1/namespaces/so-github/secrets?labelSelector=kind%3Devent&limit=4000&resourceVersion=0",
+                "/api/v1/namespaces/so-github/secrets?continue=n1&labelSelector=kind%3Devent&limit=4000",
+            ])
+        let accept = s.requests.first?.headers.filter { $0.0.lowercased() == "accept" }.map(\.1)
+        #expect(accept == ["application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io"])
+    }
+
     /// Through the protocol (as `so deployment list` calls it), the live client hands over each page read to
     /// the shape asked: the objects keep what it names, and the rest of their bytes is never built.
     @Test func forEachPageThroughTheProtocolReadsToTheShape() async throws {

@@ -1,5 +1,6 @@
 import Foundation
 import SoBasics
+import SoTestSupport
 import Testing
 
 @testable import SoWorkspace
@@ -34,6 +35,19 @@ import Testing
         want.budget = .init(tasks: 10, wallClock: 8 * 3600, cost: 2.5, workspaces: 3)
         #expect(c == want)
         #expect(c.watches("ACME/web") && c.watches("acme/api") && !c.watches("acme/other"))
+    }
+
+    /// The loop file of examples/dashboard/so-github-loop.yml (its ConfigMap's loop.yml) is one the loop reads.
+    @Test func theInClusterExamplesLoopFileParses() throws {
+        let text = try String(
+            contentsOfFile: Path.join(RepoPaths.root, "examples/dashboard/so-github-loop.yml"), encoding: .utf8)
+        let start = try #require(text.range(of: "  loop.yml: |\n"))
+        let end = try #require(text.range(of: "\n---\n", range: start.upperBound..<text.endIndex))
+        let file = text[start.upperBound..<end.lowerBound].split(separator: "\n", omittingEmptySubsequences: false)
+            .map { $0.hasPrefix("    ") ? String($0.dropFirst(4)) : String($0) }.joined(separator: "\n")
+        let c = try GitHubLoopConfig.parse(file, file: "loop.yml")
+        #expect(c.repositories == ["acme/web"] && c.stack == "agent-workspace" && c.budget.workspaces == 4)
+        #expect(c.config.contains("GIT_USER_NAME=so-bot"))
     }
 
     @Test func defaults() throws {
