@@ -480,8 +480,10 @@ struct GitHubLoopE2ETests {
                   tasks: 3
                 """, in: t)
         let objects: [[String]] = [
-            ["-n", "so-github", "deployment/so-github-loop", "serviceaccount/so-github-loop", "role/so-github-loop",
-            "rolebinding/so-github-loop", "configmap/so-github-loop", "secret/so-github-loop"],
+            [
+                "-n", "so-github", "deployment/so-github-loop", "serviceaccount/so-github-loop", "role/so-github-loop",
+                "rolebinding/so-github-loop", "configmap/so-github-loop", "secret/so-github-loop",
+            ],
             ["clusterrolebinding/so-github-loop", "clusterrole/\(role)"],
         ]
         func cleanUp() async {
@@ -537,8 +539,10 @@ struct GitHubLoopE2ETests {
             let comments = try run.github.comments(on: issue, repo: run.repo)
             #expect(
                 comments.first?.contains("so made the workspace `\(run.workspace)`") == true
-                    && comments.last?.contains("so removed the workspace `\(run.workspace)` (pull request #\(pull) merged)")
-                        == true, "\(comments)")
+                    && comments.last?.contains(
+                        "so removed the workspace `\(run.workspace)` (pull request #\(pull) merged)")
+                        == true,
+                "\(comments)")
             // The pod's account, as the API server sees it: the rights the example grants, and no more in so-github.
             let sa = "system:serviceaccount:so-github:so-github-loop"
             for (verb, what, want) in [
@@ -595,7 +599,8 @@ struct GitHubLoopE2ETests {
                 of: "\n  name: so-deployer\n", with: "\n  name: \(role)\n") + "\n")
         var text = try String(
             contentsOfFile: Path.join(RepoPaths.root, "examples/dashboard/so-github-loop.yml"), encoding: .utf8)
-        guard let data = text.range(of: "  loop.yml: |\n"), let next = text.range(of: "---\n", range: data.upperBound..<text.endIndex)
+        guard let data = text.range(of: "  loop.yml: |\n"),
+            let next = text.range(of: "---\n", range: data.upperBound..<text.endIndex)
         else { throw SoError("so-github-loop.yml no longer holds loop.yml in its ConfigMap") }
         let indented = config.split(separator: "\n", omittingEmptySubsequences: false).map { "    " + $0 }
         text.replaceSubrange(data.upperBound..<next.lowerBound, with: indented.joined(separator: "\n") + "\n")

@@ -294,7 +294,8 @@ import Testing
         try await GitHubLoopExecutor(effects: fake, config: other, say: lines.say).pass(now: T.now)
         let calls = await fake.calls
         #expect(calls.first == "mark o1 taken", "\(calls)")
-        #expect(!calls.contains { $0.contains("d1") || $0.contains(Self.ws) || $0.contains("old") || $0.contains("stuck") })
+        #expect(
+            !calls.contains { $0.contains("d1") || $0.contains(Self.ws) || $0.contains("old") || $0.contains("stuck") })
         #expect(await fake.states() == ["d1=pending", "old=done", "stuck=taken", "o1=done"])
         #expect(await fake.thread()?.running == true)
         #expect(lines.all.allSatisfy { $0.contains("other/api") }, "\(lines.all)")
