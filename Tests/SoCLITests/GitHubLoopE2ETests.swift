@@ -34,6 +34,25 @@ struct GitHubLoopE2ETests {
         init(_ t: TempDir) { self.t = t }
 
         var bare: String { t.file("srv/\(repo).git") }
+
+        /// The loop's file: this run's repository, `stack`, the bare repository's clone, the test image, a bot's
+        /// identity and `budget` (its keys' lines, indented after the first).
+        func loopFile(stack: String, gitURL: String, budget: String) -> String {
+            """
+            repositories: [\(repo)]
+            label: so
+            prefix: /so
+            stack: \(stack)
+            config:
+              - GIT_REPO=\(gitURL)
+              - AGENT_IMAGE=\(AgentE2E.image)
+              - GIT_USER_NAME=so-bot
+              - GIT_USER_EMAIL=so-bot@e2e.invalid
+            budget:
+              \(budget)
+
+            """
+        }
         var inboxLabel: String { "so.dev/github-repo=" + repo.lowercased().replacingOccurrences(of: "/", with: "_") }
 
         func so(_ args: [String]) async throws -> ProcessResult { try await E2E.so(args, cwd: t.path, env: env) }
@@ -160,23 +179,7 @@ struct GitHubLoopE2ETests {
         let (daemon, gitURL) = try await AgentE2E.serveRepository(in: t, path: run.repo)
         defer { AgentE2E.stop(daemon) }
         try t.write("secret", Self.secret + "\n")
-        try t.write(
-            "loop.yml",
-            """
-            repositories: [\(run.repo)]
-            label: so
-            prefix: /so
-            stack: \(stack)
-            config:
-              - GIT_REPO=\(gitURL)
-              - AGENT_IMAGE=\(AgentE2E.image)
-              - GIT_USER_NAME=so-bot
-              - GIT_USER_EMAIL=so-bot@e2e.invalid
-            budget:
-              tasks: 10
-              workspaces: 2
-
-            """)
+        try t.write("loop.yml", run.loopFile(stack: stack, gitURL: gitURL, budget: "tasks: 10\n  workspaces: 2"))
         run.github = try GitHubStandInServer.start(
             in: t, repo: run.repo, gitDir: run.bare, token: Self.token, secretFile: t.file("secret"))
         run.env = [
@@ -466,19 +469,7 @@ struct GitHubLoopE2ETests {
         let role = "so-deployer-\(suffix)"
         let loop = try Self.writeLoopExample(
             image: image, role: role, api: run.github.url,
-            config: """
-                repositories: [\(run.repo)]
-                label: so
-                prefix: /so
-                stack: agent-workspace
-                config:
-                  - GIT_REPO=\(gitURL)
-                  - AGENT_IMAGE=\(AgentE2E.image)
-                  - GIT_USER_NAME=so-bot
-                  - GIT_USER_EMAIL=so-bot@e2e.invalid
-                budget:
-                  tasks: 3
-                """, in: t)
+            config: run.loopFile(stack: "agent-workspace", gitURL: gitURL, budget: "tasks: 3"), in: t)
         let objects: [[String]] = [
             [
                 "-n", "so-github", "deployment/so-github-loop", "serviceaccount/so-github-loop", "role/so-github-loop",
