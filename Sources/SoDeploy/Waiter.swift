@@ -424,7 +424,7 @@ struct Waiter {
 
     /// What the deployment's pods (as just listed) and claims report.
     func diagnose(deployments: [JSON] = [], pods: [JSON]) async throws -> [Problem] {
-        var problems = Self.replicaFailures(deployments, namespace: namespace)
+        var problems = Self.replicaFailures(deployments, namespace: namespace, pods: pods, now: ctx.clock.now())
         // A pod being deleted (replaced by a rollout, or by start after it loaded the image it waited on) is
         // not a problem of the deployment's.
         for pod in pods where pod.at("metadata", "deletionTimestamp") == nil {
@@ -498,9 +498,19 @@ struct Waiter {
             hint: "the cluster has no default StorageClass, or the claim's PersistentVolume does not match")
     }
 
-    /// Pods the ReplicaSet could not create (a quota, Pod Security): no pod shows it, only this condition.
-    static func replicaFailures(_ deployments: [JSON], namespace: String) -> [Problem] {
+    /// How long a quota's refusal of a pod that fits it alone is waited for (the quota's usage is updated after the
+    /// pods it counts are gone: a restart's new pod is refused for a moment while the old one is counted).
+    static let quotaGrace: TimeInterval = 30
+
+    /// Pods the ReplicaSet could not create (a quota, Pod Security): no pod shows it, only this condition. A quota
+    /// that refuses a pod which fits it alone, while pods of the deployment are going away (a restart, a rollout)
+    /// or within `quotaGrace` of the refusal, is waited for: its usage still counts pods being replaced. `pods`:
+    /// the deployment's pods as listed.
+    static func replicaFailures(_ deployments: [JSON], namespace: String, pods: [JSON] = [], now: Date? = nil)
+        -> [Problem]
+    {
         var problems: [Problem] = []
+        let replacing = pods.contains { $0.at("metadata", "deletionTimestamp") != nil }
         for d in deployments.sorted(by: { $0.name < $1.name }) {
             for cond in d.at("status", "conditions")?.array ?? []
             where cond["type"]?.string == "ReplicaFailure" && cond["status"]?.string == "True" {
@@ -512,6 +522,17 @@ struct Waiter {
                     : msg.contains("PodSecurity")
                         ? "the pod breaks the namespace's Pod Security level; see security: in the spec"
                         : "see 'kubectl describe deployment \(d.name) -n \(namespace)'"
+                let since = (cond["lastTransitionTime"]?.string).flatMap(Timestamps.parse)
+                let recent = now.flatMap { n in since.map { n.timeIntervalSince($0) < quotaGrace } } ?? false
+                if msg.contains("exceeded quota"), quotaFitsAlone(msg), replacing || recent {
+                    problems.append(
+                        Problem(
+                            fatal: false,
+                            message: "Deployment \(namespace)/\(d.name) waits to create its pods: \(msg) "
+                                + "(the quota still counts pods being replaced)",
+                            hint: hint, shown: true))
+                    continue
+                }
                 // Nothing runs and nothing can be created: waiting longer changes nothing.
                 problems.append(
                     Problem(
@@ -520,6 +541,33 @@ struct Waiter {
             }
         }
         return problems
+    }
+
+    /// Whether the pod a quota refused fits every limit alone (`requested` at most `limited`, each resource): then
+    /// what the quota counts as `used` refused it. The API server's words: `exceeded quota: q, requested:
+    /// limits.cpu=2,limits.memory=4Gi, used: limits.cpu=3, limited: limits.cpu=4,limits.memory=8Gi`. False when
+    /// they cannot be read.
+    static func quotaFitsAlone(_ message: String) -> Bool {
+        func amounts(_ after: String, _ before: String?) -> [String: String]? {
+            guard let start = message.range(of: after) else { return nil }
+            let end = before.flatMap { message.range(of: $0, range: start.upperBound..<message.endIndex)?.lowerBound }
+            var out: [String: String] = [:]
+            for part in message[start.upperBound..<(end ?? message.endIndex)].split(separator: ",") {
+                let kv = part.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                guard kv.count == 2, !kv[0].isEmpty else { return nil }
+                out[kv[0]] = kv[1]
+            }
+            return out.isEmpty ? nil : out
+        }
+        guard let requested = amounts("requested: ", ", used: "), let limited = amounts("limited: ", nil) else {
+            return false
+        }
+        for (key, amount) in requested {
+            guard let limit = limited[key] else { continue }
+            let cpu = key.hasSuffix("cpu")
+            if Quantity.value(amount, cpu: cpu) > Quantity.value(limit, cpu: cpu) { return false }
+        }
+        return true
     }
 
     /// What a pod's containers waiting for something say: an image that cannot be pulled, a crash loop (with its

@@ -10,6 +10,60 @@ import Testing
 @testable import SoDeploy
 
 @Suite struct WaiterTests {
+    static let restartRefusal =
+        "pods \"ws-8467fdc769-xfrdd\" is forbidden: exceeded quota: ws-quota, requested: limits.cpu=2,limits.memory=4Gi, "
+        + "used: limits.cpu=3,limits.memory=4352Mi, limited: limits.cpu=4,limits.memory=8Gi"
+
+    /// The API server's words of a quota's refusal, read: a pod that fits every limit alone (a restart's new pod,
+    /// refused while the quota still counts the old one), and one that never can.
+    @Test func aQuotaRefusalSaysWhetherThePodFitsAlone() {
+        #expect(Waiter.quotaFitsAlone(Self.restartRefusal))
+        #expect(
+            !Waiter.quotaFitsAlone(
+                "pods \"web-1\" is forbidden: exceeded quota: q, requested: limits.cpu=2, used: limits.cpu=0, "
+                    + "limited: limits.cpu=200m"))
+        #expect(
+            !Waiter.quotaFitsAlone("pods \"w\" is forbidden: exceeded quota: q"), "unreadable: not believed to pass")
+        #expect(
+            !Waiter.quotaFitsAlone(
+                "exceeded quota: q, requested: requests.memory=9Gi,pods=1, used: pods=0, limited: requests.memory=8Gi,pods=10"
+            ))
+    }
+
+    /// A restart's new pod refused by a quota that still counts the old one is waited for (while a pod is going
+    /// away, or within `quotaGrace` of the refusal), said on the line; past the grace with none going, it is fatal.
+    @Test func aQuotaStillCountingAReplacedPodIsWaitedFor() {
+        let now = Date(timeIntervalSince1970: 1_795_833_035)
+        func deployment(refusedAgo: TimeInterval) -> JSON {
+            .object([
+                "metadata": .object(["name": .string("ws")]),
+                "status": .object([
+                    "availableReplicas": .number(0),
+                    "conditions": .array([
+                        .object([
+                            "type": .string("ReplicaFailure"), "status": .string("True"),
+                            "reason": .string("FailedCreate"), "message": .string(Self.restartRefusal),
+                            "lastTransitionTime": .string(Timestamps.rfc3339(now.addingTimeInterval(-refusedAgo))),
+                        ])
+                    ]),
+                ]),
+            ])
+        }
+        let going: JSON = .object([
+            "metadata": .object([
+                "name": .string("ws-old"), "deletionTimestamp": .string(Timestamps.rfc3339(now)),
+            ])
+        ])
+        let fresh = Waiter.replicaFailures([deployment(refusedAgo: 2)], namespace: "n", pods: [], now: now)
+        #expect(fresh.map(\.fatal) == [false] && fresh.first?.shown == true)
+        #expect(fresh.first?.message.hasPrefix("Deployment n/ws waits to create its pods: ") == true)
+        let old = deployment(refusedAgo: Waiter.quotaGrace + 1)
+        #expect(Waiter.replicaFailures([old], namespace: "n", pods: [going], now: now).map(\.fatal) == [false])
+        let fatal = Waiter.replicaFailures([old], namespace: "n", pods: [], now: now)
+        #expect(fatal.map(\.fatal) == [true])
+        #expect(fatal.first?.message.hasPrefix("Deployment n/ws cannot create its pods: ") == true)
+    }
+
     /// A failed Job is explained by a pod of its own (its `job-name` label), not by whichever problem
     /// the deployment's pods report first, nor by text that happens to mention the Job's name.
     @Test func aFailedJobIsExplainedByItsOwnPod() async throws {
