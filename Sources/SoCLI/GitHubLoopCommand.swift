@@ -18,7 +18,10 @@ struct GitHubLoopCommand: SoRunnable {
             reply, a closed pull request 'so down' of its workspace (refused, not discarded, when its work is not \
             pushed). It reacts with eyes to what it took and comments on the issue; then saves the thread and marks \
             the deliveries done or failed. One line per step; no title, body, comment or token is printed. Needs \
-            GITHUB_TOKEN or GH_TOKEN (issues and pull requests: write). Without --once, a pass every --interval.
+            GITHUB_TOKEN or GH_TOKEN (issues and pull requests: write), or a GitHub App: GITHUB_APP_ID and \
+            GITHUB_APP_PRIVATE_KEY (or GITHUB_APP_PRIVATE_KEY_FILE), GITHUB_APP_INSTALLATION_ID optional; the \
+            installation's token, renewed before it ends, is handed to the workspaces, so their pushes run the \
+            repository's workflows. Without --once, a pass every --interval.
 
             Example:
               so github loop --config loop.yml --once
@@ -44,9 +47,16 @@ struct GitHubLoopCommand: SoRunnable {
         let loopConfig = try GitHubLoopConfig.load(config, fs: ctx.fs)
         let options = cluster.options(manage: false)
         let target = try await ClusterTargets(ctx: ctx).shared(options)
-        let live = GitHubLoopLive(
-            ctx: ctx, client: try ctx.connect(target.connection), config: loopConfig, cluster: options)
         let console = ctx.console
+        var app: GitHubAppTokens?
+        if let a = try GitHubApp.fromEnvironment(ctx.environment, fs: ctx.fs) {
+            app = try GitHubAppTokens(app: a, repositories: loopConfig.repositories)
+            console.err(
+                "github: acting as the GitHub App \(a.id) (installation \(a.installation.map(String.init) ?? "looked up")), "
+                    + "with a token renewed before each ends; GITHUB_TOKEN, GH_TOKEN and GIT_TOKEN are not used")
+        }
+        let live = GitHubLoopLive(
+            ctx: ctx, client: try ctx.connect(target.connection), config: loopConfig, cluster: options, app: app)
         let executor = GitHubLoopExecutor(effects: live, config: loopConfig) { console.out($0) }
         if once { return try await executor.pass(now: ctx.clock.now()) }
         while true {

@@ -24,6 +24,13 @@ public enum HandedCredentials {
     /// The script that writes its stdin to the file (replacing it whole).
     public static let writeScript = "umask 077 && cat > \(path).part && mv -f \(path).part \(path)"
 
+    /// The script that sets `keys` (variable names) in the file to what its stdin's lines say, keeping the rest.
+    public static func mergeScript(_ keys: [String]) -> String {
+        let drop = keys.map { "-e '^export \($0)='" }.joined(separator: " ")
+        return "umask 077 && { if [ -r \(path) ]; then grep -v \(drop) \(path); fi; cat; } > \(path).part "
+            + "&& mv -f \(path).part \(path)"
+    }
+
     /// The file's text: one `export KEY='VALUE'` per value, quoted for sh.
     public static func text(_ values: [(key: String, value: String)]) -> String {
         values.map { "export \($0.key)='\($0.value.replacingOccurrences(of: "'", with: #"'\''"#))'\n" }.joined()

@@ -15,12 +15,14 @@ struct ClaimCredentials {
 
     /// Hands in the values of `w`'s `secret-env` that this environment has; the ones it lacks are said, as a cold
     /// start says them.
-    func hand(_ w: WorkspaceContainer) async throws {
+    /// `only`: just these of the keys (a GitHub App's renewed token), merged into what the container was handed
+    /// before, and to the Secret alone when no container runs; nothing is said of the others.
+    func hand(_ w: WorkspaceContainer, only: [String]? = nil) async throws {
         let model = w.c.model
-        let keys = model.spec.secretEnv
+        let keys = model.spec.secretEnv.filter { only?.contains($0) ?? true }
         let values = keys.compactMap { key in ctx.environment[key].map { (key: key, value: $0) } }
         let unset = keys.filter { ctx.environment[$0] == nil }
-        if !unset.isEmpty {
+        if only == nil, !unset.isEmpty {
             ctx.diagnostics.warn(
                 "secret-env \(unset.joined(separator: ", ")) \(unset.count == 1 ? "is" : "are") not set in the environment; "
                     + "\(w.name) gets no value for \(unset.count == 1 ? "it" : "them")",
@@ -31,8 +33,9 @@ struct ClaimCredentials {
         _ = try await w.c.client.patch(
             .secret, name: DeploymentNames.generatedSecrets(model.id), namespace: w.c.namespace,
             mergePatch: Data(JSONWriter.bytes(.map([("data", data)]), .compact)))
-        let r = try await w.capture(
-            HandedCredentials.writeScript, [], stdin: .bytes(Data(HandedCredentials.text(values).utf8)), timeout: 60)
+        if only != nil, w.pod == nil { return }  // the container starts with the Secret's values
+        let script = only == nil ? HandedCredentials.writeScript : HandedCredentials.mergeScript(values.map(\.key))
+        let r = try await w.capture(script, [], stdin: .bytes(Data(HandedCredentials.text(values).utf8)), timeout: 60)
         guard r.exitCode == 0 else {
             throw SoError(
                 "handing the credentials to \(w.name) failed: \(r.lastErrorLine)",

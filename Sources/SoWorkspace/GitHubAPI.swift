@@ -22,11 +22,53 @@ struct GitHubAPI {
             .trimmingSuffix("/")
     }
 
-    func headers() throws -> [(String, String)] {
+    func headers(bearer: String? = nil) throws -> [(String, String)] {
         [
-            ("Authorization", "Bearer \(try token())"), ("Accept", "application/vnd.github+json"),
+            ("Authorization", "Bearer \(try bearer ?? token())"), ("Accept", "application/vnd.github+json"),
             ("User-Agent", "so"), ("X-GitHub-Api-Version", "2022-11-28"), ("Content-Type", "application/json"),
         ]
+    }
+
+    /// The installation of the App (`jwt`) on `repository` (OWNER/NAME): `GET /repos/OWNER/NAME/installation`.
+    func installation(of repository: String, jwt: String) async throws -> Int {
+        let r = try await ctx.web.send(
+            WebRequest(
+                method: "GET", url: "\(base)/repos/\(repository)/installation", headers: try headers(bearer: jwt)),
+            timeout: 30)
+        // a body that is not JSON (a proxy's page): the status names the refusal
+        let answer = try? JSON.parse(r.body)
+        if r.status == 200, let id = answer?["id"]?.int, id > 0 { return id }
+        throw SoError(
+            "GitHub names no installation of the App on \(repository): \(answer?["message"]?.string ?? "HTTP \(r.status)")",
+            hint: r.status == 401
+                ? "check GITHUB_APP_ID and the private key (the App's, not a deploy key), and this machine's clock"
+                : "install the App on \(repository), or give GITHUB_APP_INSTALLATION_ID")
+    }
+
+    /// A token of installation `id` for `repositories` (names under the installation's owner):
+    /// `POST /app/installations/ID/access_tokens`, answered 201 with the token and when it ends.
+    func installationToken(_ id: Int, repositories: [String], jwt: String) async throws -> (
+        token: String, expires: Date
+    ) {
+        let url = "\(base)/app/installations/\(id)/access_tokens"
+        let payload = YValue.map([("repositories", .list(repositories.map { .string($0) }))])
+        let r = try await ctx.web.send(
+            WebRequest(method: "POST", url: url, headers: try headers(bearer: jwt), body: Data(payload.compactJSON())),
+            timeout: 30)
+        // a body that is not JSON (a proxy's page): the status names the refusal
+        let answer = try? JSON.parse(r.body)
+        guard r.status == 201, let token = answer?["token"]?.string, let ends = answer?["expires_at"]?.string else {
+            throw SoError(
+                "GitHub gave no token for installation \(id): \(answer?["message"]?.string ?? "HTTP \(r.status)")",
+                hint: r.status == 401
+                    ? "check GITHUB_APP_ID and the private key, and this machine's clock"
+                    : "check that installation \(id) is the App's and covers \(repositories.joined(separator: ", "))")
+        }
+        // A token goes into a header, a Secret and a shell file: printable, one line, no quote.
+        guard (1...512).contains(token.utf8.count), token.utf8.allSatisfy({ (0x21...0x7e).contains($0) && $0 != 0x27 }),
+            let expires = Timestamps.parse(ends)
+        else { throw SoError("GitHub's token for installation \(id) has an unexpected shape", hint: "try again later") }
+        return (token, expires)
     }
 
     /// A comment on the issue; its URL. A refusal is an error naming GitHub's message.

@@ -14,8 +14,13 @@ public struct GitHubLoopLive: GitHubLoopEffects {
     public let config: GitHubLoopConfig
     public let cluster: ClusterOptions
     public let identity: String
+    /// A GitHub App's tokens (`GitHubApp`): nil acts with the environment's GITHUB_TOKEN or GH_TOKEN.
+    public let app: GitHubAppTokens?
 
-    public init(ctx: SoContext, client: ClusterClient, config: GitHubLoopConfig, cluster: ClusterOptions) {
+    public init(
+        ctx: SoContext, client: ClusterClient, config: GitHubLoopConfig, cluster: ClusterOptions,
+        app: GitHubAppTokens? = nil
+    ) {
         var quiet = ctx
         quiet.options.quiet = true
         quiet.console = GitHubLoopConsole(base: ctx.console)
@@ -23,11 +28,33 @@ public struct GitHubLoopLive: GitHubLoopEffects {
         self.client = client
         self.config = config
         self.cluster = cluster
+        self.app = app
         let host = ProcessInfo.processInfo.hostName.prefix(60)
         identity = "\(host)/\(ProcessInfo.processInfo.processIdentifier)/\(UUID().uuidString.prefix(8).lowercased())"
     }
 
     var inbox: GitHubInbox { GitHubInbox(client: client) }
+
+    /// The context GitHub is reached in: with an App, GITHUB_TOKEN is its installation's token of now (renewed
+    /// before it ends; GH_TOKEN and GIT_TOKEN left out), which `up` puts in a new workspace's Secret.
+    func acting() async throws -> SoContext {
+        guard let app else { return ctx }
+        var c = ctx
+        c.environment["GITHUB_TOKEN"] = try await app.token(ctx, now: ctx.clock.now())
+        c.environment["GH_TOKEN"] = nil
+        c.environment["GIT_TOKEN"] = nil  // the workspaces' git would take it before GITHUB_TOKEN
+        return c
+    }
+
+    /// With an App: `workspace`'s Secret, and its container when one runs, get the token of now unless they hold it
+    /// (its next push, a running task's included, reads it). A workspace whose stack takes no GITHUB_TOKEN gets none.
+    func handToken(_ workspace: String, _ c: SoContext) async throws {
+        guard let app, let token = c.environment["GITHUB_TOKEN"], await app.needsHand(workspace, token) else { return }
+        let w = try await WorkspaceContainer.open(
+            c, directory: try await directory(workspace), cluster: cluster, wake: false)
+        try await ClaimCredentials(ctx: c).hand(w, only: ["GITHUB_TOKEN"])
+        await app.handed(workspace, token)
+    }
 
     public func entries(state: String) async throws -> [GitHubInbox.Entry] { try await inbox.list(state: state) }
     public func threads() async throws -> [GitHubLoopStore.Stored] { try await GitHubLoopStore(client: client).all() }
@@ -50,7 +77,9 @@ public struct GitHubLoopLive: GitHubLoopEffects {
         req.config = Self.settings(config, repository: repository)
         req.agent = config.agent
         req.cluster = cluster
-        _ = try await UpAction(ctx).run(req)
+        let c = try await acting()
+        _ = try await UpAction(c).run(req)
+        if let app, let token = c.environment["GITHUB_TOKEN"] { await app.handed(workspace, token) }
     }
 
     /// The config's settings, with the repository's clone as `GIT_REPO` unless the config names one.
@@ -62,15 +91,18 @@ public struct GitHubLoopLive: GitHubLoopEffects {
     public func task(workspace: String, text: String, title: String?, pullRequest: Bool, issue: GitHubIssue)
         async throws -> Int
     {
+        let c = try await acting()
+        try await handToken(workspace, c)
         var req = TaskRequest(directory: try await directory(workspace), text: text)
         req.pullRequest = pullRequest
         req.title = title.map { String($0.prefix(72)) }
         req.issue = issue
         req.cluster = cluster
-        return try await TaskQueueAction(ctx).submit(req).id
+        return try await TaskQueueAction(c).submit(req).id
     }
 
     public func down(workspace: String) async throws -> String? {
+        try await handToken(workspace, try await acting())
         let kept = try await keep(workspace)
         var req = DownRequest(name: workspace)
         req.cluster = cluster
@@ -106,9 +138,12 @@ public struct GitHubLoopLive: GitHubLoopEffects {
     }
 
     public func work(workspace: String) async throws -> GitHubLoopWork {
-        let queue = TaskQueueAction(ctx)
-        let w = try await WorkspaceContainer.open(ctx, directory: try await directory(workspace), cluster: cluster)
+        let c = try await acting()
+        let queue = TaskQueueAction(c)
+        let w = try await WorkspaceContainer.open(c, directory: try await directory(workspace), cluster: cluster)
         var records = try await queue.records(w, [])
+        // A task that runs pushes when it ends: with the token of then.
+        if records.contains(where: { !$0.ended }) { try await handToken(workspace, c) }
         // The pull request of a task that ended is opened by the first so that sees its end: this one, maybe. Its
         // end is the loop's to comment (GitHubLoopReport): the runner's own comment is claimed and not made.
         if let last = records.indices.last, records[last].ended {
@@ -129,7 +164,10 @@ public struct GitHubLoopLive: GitHubLoopEffects {
 
     public func logTail(workspace: String, task: Int) async throws -> String {
         let w = try await WorkspaceContainer.open(ctx, directory: try await directory(workspace), cluster: cluster)
-        return try await TaskQueueAction(ctx).lastLines(w, task, count: GitHubLoopReport.logLines)
+        let tail = try await TaskQueueAction(ctx).lastLines(w, task, count: GitHubLoopReport.logLines)
+        // The Secret holds the App's token of now; one of an earlier hour that a task printed is masked too.
+        guard let app else { return tail }
+        return Redactor(values: await app.given).apply(tail)
     }
 
     /// A pull request's number from its URL (`…/pull/7`).
@@ -140,16 +178,16 @@ public struct GitHubLoopLive: GitHubLoopEffects {
     }
 
     public func comment(_ issue: GitHubIssue, _ body: String) async throws {
-        _ = try await GitHubAPI(ctx: ctx).comment(on: issue, body)
+        _ = try await GitHubAPI(ctx: try await acting()).comment(on: issue, body)
     }
     public func reply(_ pull: GitHubIssue, comment: Int, _ body: String) async throws {
-        try await GitHubAPI(ctx: ctx).reply(pull, comment: comment, body)
+        try await GitHubAPI(ctx: try await acting()).reply(pull, comment: comment, body)
     }
     public func react(_ issue: GitHubIssue, comment: Int?) async throws {
-        try await GitHubAPI(ctx: ctx).react(issue, comment: comment)
+        try await GitHubAPI(ctx: try await acting()).react(issue, comment: comment)
     }
     public func reactOnCode(_ pull: GitHubIssue, comment: Int) async throws {
-        try await GitHubAPI(ctx: ctx).react(pull, comment: comment, onCode: true)
+        try await GitHubAPI(ctx: try await acting()).react(pull, comment: comment, onCode: true)
     }
 
     /// The workspace's directory here, made from its record in the cluster when this machine has none (a loop

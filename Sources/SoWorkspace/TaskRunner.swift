@@ -1,4 +1,5 @@
 import Foundation
+import SoDeploy
 
 /// The task runner `so` carries into a workspace's container (`so deployment task --detach`, `tasks …`):
 /// a POSIX shell script, written to `$GIT_DIR/so/task.sh` by each call (so the runner is always this `so`'s,
@@ -155,6 +156,8 @@ enum TaskRunner {
           if [ "$(get "$n" push)" = 1 ] && [ -s "$d/commits" ]; then
             b=$(get "$n" branch)
             if git remote get-url origin >/dev/null 2>&1; then
+              # The credentials handed in since the worker started (a GitHub App's token, renewed hourly) win.
+              \#(HandedCredentials.readingPrelude)
               if git push -q origin "HEAD:refs/heads/$b" 2>"$d/push.err"; then
                 put "$n" pushed "$b"
                 note "$n" "pushed $b"

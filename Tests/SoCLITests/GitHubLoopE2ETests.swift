@@ -156,6 +156,34 @@ struct GitHubLoopE2ETests {
             return (obj?["tasks"] as? [[String: Any]] ?? []).map { $0["state"] as? String ?? "?" }
         }
 
+        /// An issue labeled `so`: its number, the delivery, and the pull requests once one is open (5 minutes at most).
+        func labelUntilPullRequest() async throws -> (issue: Int, sent: [GitHubStandInServer.Sent], [[String: Any]]) {
+            let (answer, sent) = try await github.send(
+                "label", ["title": "Add a greeting", "body": "Say hello in AGENT_TASKS.md.", "label": "so"])
+            #expect(sent.map(\.status) == [202], "\(sent)")
+            var pulls: [[String: Any]] = []
+            for _ in 0..<150 where pulls.isEmpty {
+                try await Task.sleep(for: .seconds(2))
+                pulls = try await github.pulls()
+            }
+            return (answer["number"] as? Int ?? 0, sent, pulls)
+        }
+
+        /// The workspace a loop's `lines` name for `issue`.
+        func workspace(in lines: String, issue: Int) -> String {
+            lines.split(whereSeparator: { $0 == " " || $0 == "\n" }).first { $0.hasPrefix("gh-app-\(issue)-") }
+                .map(String.init) ?? ""
+        }
+
+        /// Whether the workspace's namespace is gone, or goes within 5 minutes.
+        func namespaceGone() async throws -> Bool {
+            for _ in 0..<150 {
+                if try await E2E.kubectl(["get", "namespace", workspace]).exitCode != 0 { return true }
+                try await Task.sleep(for: .seconds(2))
+            }
+            return false
+        }
+
         func cleanUp() async {
             kill9(loop)
             kill9(receiver)
@@ -495,20 +523,10 @@ struct GitHubLoopE2ETests {
             ])
             #expect(r.exitCode == 0, "\(r.stdout)\(r.stderr)")
 
-            let (answer, sent) = try await run.github.send(
-                "label", ["title": "Add a greeting", "body": "Say hello in AGENT_TASKS.md.", "label": "so"])
-            let issue = answer["number"] as? Int ?? 0
-            #expect(sent.map(\.status) == [202], "\(sent)")
-            var pulls: [[String: Any]] = []
-            for _ in 0..<150 where pulls.isEmpty {
-                try await Task.sleep(for: .seconds(2))
-                pulls = try await run.github.pulls()
-            }
+            let (issue, sent, pulls) = try await run.labelUntilPullRequest()
             let logs = try await E2E.kubectl(["-n", "so-github", "logs", "deployment/so-github-loop"]).stdout
             print("github loop e2e: the loop in the pod said:\n\(logs)")
-            run.workspace =
-                logs.split(whereSeparator: { $0 == " " || $0 == "\n" }).first { $0.hasPrefix("gh-app-\(issue)-") }
-                .map(String.init) ?? ""
+            run.workspace = run.workspace(in: logs, issue: issue)
             #expect(pulls.count == 1, "the loop in the pod opened the pull request: \(pulls)")
             #expect(try await run.subjects() == ["agent: Add a greeting"])
             #expect(
@@ -517,12 +535,7 @@ struct GitHubLoopE2ETests {
             let pull = pulls.first?["number"] as? Int ?? 0
             let (_, closed) = try await run.github.send("close", ["number": pull, "merged": true])
             #expect(closed.map(\.status) == [202])
-            var gone = false
-            for _ in 0..<150 where !gone {
-                try await Task.sleep(for: .seconds(2))
-                gone = try await E2E.kubectl(["get", "namespace", run.workspace]).exitCode != 0
-            }
-            #expect(gone, "the namespace \(run.workspace) is gone")
+            #expect(try await run.namespaceGone(), "the namespace \(run.workspace) is gone")
             let requests = try run.github.requests()
             #expect(
                 requests.allSatisfy { $0["auth"] as? String == "Bearer \(Self.token)" && $0["status"] as? Int != 404 },
@@ -548,6 +561,118 @@ struct GitHubLoopE2ETests {
             throw error
         }
         await cleanUp()
+    }
+
+    /// The loop as a GitHub App (issue 52, item 4): `so github loop` given only the App's ID and key (a key made for
+    /// the run) asks the stand-in for an installation token with a JWT the stand-in checks with the key's public half,
+    /// and that token is then all it and the workspace use. The stand-in serves the repository over smart HTTP and
+    /// takes only the App's unexpired tokens there too: the clone and the pushes carry them. Its tokens live 630 s,
+    /// so the loop's next task (10 minutes before the end) comes with a new one, handed to the running container,
+    /// whose own environment still holds the first: the second push carries the new one.
+    @Test func asAGitHubAppTheLoopAndThePushesUseItsRenewedTokens() async throws {
+        let t = try TempDir("so-e2e-github-app")
+        defer { t.cleanup() }
+        let run = Run(t)
+        try await AgentE2E.buildImage(in: t)
+        let stack = try AgentE2E.lightStack(in: t)
+        _ = try await AgentE2E.bareRepository(in: t, path: run.repo)
+        let key = try await AgentE2E.run(["openssl", "genrsa", "-traditional", "-out", t.file("app.pem"), "2048"])
+        try #require(key.exitCode == 0, "\(key.stderr)")
+        try t.write("secret", Self.secret + "\n")
+        run.github = try GitHubStandInServer.start(
+            in: t, repo: run.repo, gitDir: run.bare, token: "not-taken-from-an-app", secretFile: t.file("secret"),
+            listen: AgentE2E.nodeAddress, app: .init(id: "1207", key: t.file("app.pem"), tokenLife: 630))
+        let gitURL = "\(run.github.url)/git/\(run.repo).git"
+        try t.write("loop.yml", run.loopFile(stack: stack, gitURL: gitURL, budget: "tasks: 5"))
+        run.env = [
+            "SO_KUBECONFIG": E2E.kubeconfig!, "SO_HOME": t.file("home"), "GITHUB_APP_ID": "1207",
+            "GITHUB_APP_PRIVATE_KEY_FILE": t.file("app.pem"), "GITHUB_API_URL": run.github.url,
+        ]
+        do {
+            try await run.startReceiver()
+            try run.startLoop(1)
+            let started = Date()
+            let (issue, sent, pulls) = try await run.labelUntilPullRequest()
+            let said = (try? String(contentsOfFile: t.file("loop-1.log"), encoding: .utf8)) ?? ""
+            run.workspace = run.workspace(in: said, issue: issue)
+            try #require(pulls.count == 1, "the loop opened the pull request as the App: \(said)")
+            print("github app e2e: label to pull request in \(Int(Date().timeIntervalSince(started))) s")
+            #expect(try await run.subjects() == ["agent: Add a greeting"])
+            let first = try await run.github.tokens()
+            try #require(first.count == 1, "one token for the first steps: \(first.count)")
+            #expect(try await Self.secretHolds(first[0], workspace: run.workspace))
+            try Self.expectOnlyTokens(first, in: run.github, pushes: 1)
+
+            // 30 s on, the token is within 10 minutes of its end: the next task's step asks for another.
+            try await Task.sleep(for: .seconds(max(1, 31 - Date().timeIntervalSince(started))))
+            let (_, comment) = try await run.github.send(
+                "comment", ["number": pulls[0]["number"] as? Int ?? 0, "body": "/so Say goodbye too."])
+            #expect(comment.map(\.status) == [202])
+            var subjects: [String] = []
+            for _ in 0..<150 where subjects.count < 2 {
+                try await Task.sleep(for: .seconds(2))
+                subjects = try await run.subjects()
+            }
+            #expect(
+                subjects.count == 2 && subjects.last == "agent: Asked by @\(run.owner) in a comment:", "\(subjects)")
+            #expect(try await run.file("AGENT_TASKS.md").contains("Say goodbye too."))
+            let both = try await run.github.tokens()
+            #expect(both.count == 2, "a second token: \(both.count)")
+            let pushes = try run.github.requests().filter {
+                $0["git"] as? String == "git-receive-pack" && $0["method"] as? String == "POST"
+            }
+            #expect(pushes.count == 2)
+            // The second push carried the new token, which the pod's environment does not hold: it was handed in.
+            // (compared as a Bool: a failure does not print the tokens)
+            let renewedPushed = pushes.last?["password"] as? String == both.last
+            #expect(renewedPushed, "the second push used the renewed token")
+            #expect(try await Self.secretHolds(both[1], workspace: run.workspace))
+            try Self.expectOnlyTokens(both, in: run.github, pushes: 2)
+
+            let (_, closed) = try await run.github.send(
+                "close", ["number": pulls[0]["number"] as? Int ?? 0, "merged": true])
+            #expect(closed.map(\.status) == [202])
+            #expect(try await run.namespaceGone(), "the namespace \(run.workspace) is gone")
+            let log = (try? String(contentsOfFile: t.file("loop-1.log"), encoding: .utf8)) ?? ""
+            for token in both { #expect(!log.contains(token), "no token in the loop's lines") }
+        } catch {
+            await run.cleanUp()
+            throw error
+        }
+        await run.cleanUp()
+    }
+
+    /// Whether the workspace's Secret holds `token` as GITHUB_TOKEN (compared here, never printed).
+    static func secretHolds(_ token: String, workspace: String) async throws -> Bool {
+        let r = try await E2E.kubectl(["-n", workspace, "get", "secrets", "-o", "json"])
+        let obj = try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
+        let values = (obj?["items"] as? [[String: Any]] ?? []).compactMap {
+            ($0["data"] as? [String: Any])?["GITHUB_TOKEN"] as? String
+        }
+        return values.contains(Data(token.utf8).base64EncodedString())
+    }
+
+    /// Every REST call but the App's own carried one of `tokens`, none was refused, and the git endpoint saw
+    /// `pushes` pushes and no request it refused but the challenge that asks for the credentials.
+    static func expectOnlyTokens(_ tokens: [String], in github: GitHubStandInServer, pushes: Int) throws {
+        let requests = try github.requests()
+        let rest = requests.filter { $0["git"] == nil && !($0["path"] as? String ?? "").hasPrefix("/app/") }
+            .filter { !($0["path"] as? String ?? "").hasSuffix("/installation") }
+        #expect(!rest.isEmpty)
+        for r in rest {
+            let auth = r["auth"] as? String ?? ""
+            #expect(
+                tokens.contains { auth == "Bearer \($0)" }, "\(r["method"] ?? "") \(r["path"] ?? "") with an App token")
+            #expect((r["status"] as? Int ?? 0) < 400, "\(r["method"] ?? "") \(r["path"] ?? ""): \(r["status"] ?? "")")
+        }
+        let git = requests.filter { $0["git"] != nil }
+        #expect(
+            git.filter { $0["method"] as? String == "POST" && $0["git"] as? String == "git-receive-pack" }.count
+                == pushes)
+        for g in git where g["status"] as? Int == 200 {
+            #expect(tokens.contains(g["password"] as? String ?? ""), "git \(g["path"] ?? "") with an App token")
+        }
+        #expect(git.allSatisfy { $0["status"] as? Int == 200 || $0["password"] is NSNull }, "git refused a token")
     }
 
     /// The test's `so` image with the light agent-workspace (AgentE2E.lightStack) as its built-in stacks.

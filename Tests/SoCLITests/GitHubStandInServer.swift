@@ -12,18 +12,28 @@ struct GitHubStandInServer {
     let log: String
     static let script = Path.join(RepoPaths.root, "Tests/SoCLITests/GitHubStandIn/standin.py")
 
+    /// A GitHub App it is: the JWTs it takes are signed with `key` (a PEM file), its tokens end after `tokenLife`
+    /// seconds and are then the only ones it takes.
+    struct App {
+        var id: String
+        var key: String
+        var tokenLife: Int
+    }
+
     /// `listen`: the address it serves on (loopback; the node's address for a loop that runs in a pod).
     static func start(
-        in t: TempDir, repo: String, gitDir: String, token: String, secretFile: String, listen: String = "127.0.0.1"
+        in t: TempDir, repo: String, gitDir: String, token: String, secretFile: String, listen: String = "127.0.0.1",
+        app: App? = nil
     ) throws -> GitHubStandInServer {
         let log = t.file("standin-requests.jsonl")
         let portFile = t.file("standin-port")
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = [
-            "python3", script, "--repo", repo, "--git-dir", gitDir, "--token", token, "--secret-file", secretFile,
-            "--port-file", portFile, "--log", log, "--listen", listen,
-        ]
+        p.arguments =
+            [
+                "python3", script, "--repo", repo, "--git-dir", gitDir, "--token", token, "--secret-file", secretFile,
+                "--port-file", portFile, "--log", log, "--listen", listen,
+            ] + (app.map { ["--app-id", $0.id, "--app-key", $0.key, "--token-life", String($0.tokenLife)] } ?? [])
         p.standardOutput = FileHandle.nullDevice
         p.standardError = FileHandle.standardError
         try p.run()
@@ -80,6 +90,13 @@ struct GitHubStandInServer {
         try requests().filter {
             $0["method"] as? String == "POST" && $0["path"] as? String == "/repos/\(repo)/issues/\(number)/comments"
         }.map { ($0["body"] as? [String: Any])?["body"] as? String ?? "" }
+    }
+
+    /// The App's tokens it gave, oldest first.
+    func tokens() async throws -> [String] {
+        let r = try await AgentE2E.run(["curl", "-s", "-f", "\(url)/_standin/tokens"])
+        let all = (try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]]) ?? []
+        return all.compactMap { $0["token"] as? String }
     }
 
     /// Its pull requests as GitHub would list them (the head's sha read from the bare repository).

@@ -138,14 +138,7 @@ enum AgentE2E {
     /// `git daemon` serving `srv/` on the node's address (push allowed), until the process is stopped; the repository
     /// is `srv/PATH.git` (`path`: OWNER/NAME, which a pull request's repository is read from).
     static func serveRepository(in t: TempDir, path: String = "acme/app") async throws -> (Process, url: String) {
-        let seed = t.file("seed")
-        _ = try await run(["git", "init", "-q", "-b", "trunk", seed], env: gitEnv)
-        try t.write("seed/README.md", "hello\n")
-        _ = try await run(["git", "-C", seed, "add", "-A"], env: gitEnv)
-        _ = try await run(["git", "-C", seed, "commit", "-q", "-m", "first"], env: gitEnv)
-        _ = try await run(["git", "clone", "-q", "--bare", seed, t.file("srv/\(path).git")], env: gitEnv)
-        let head = try await run(["git", "-C", seed, "rev-parse", "HEAD"]).stdout.trimmingCharacters(
-            in: .whitespacesAndNewlines)
+        let head = try await bareRepository(in: t, path: path)
         // Suites that run at once each serve one on a random port: a port another's daemon holds is answered by
         // that daemon (this one exits), so the answer must be this repository's head.
         for _ in 0..<5 {
@@ -169,6 +162,18 @@ enum AgentE2E {
             stop(daemon)
         }
         throw SoError("git daemon did not serve \(t.file("srv")) on any of 5 ports")
+    }
+
+    /// `srv/PATH.git` in `t`: a bare repository of one commit (README.md) on `trunk`; that commit's id.
+    static func bareRepository(in t: TempDir, path: String) async throws -> String {
+        let seed = t.file("seed")
+        _ = try await run(["git", "init", "-q", "-b", "trunk", seed], env: gitEnv)
+        try t.write("seed/README.md", "hello\n")
+        _ = try await run(["git", "-C", seed, "add", "-A"], env: gitEnv)
+        _ = try await run(["git", "-C", seed, "commit", "-q", "-m", "first"], env: gitEnv)
+        _ = try await run(["git", "clone", "-q", "--bare", seed, t.file("srv/\(path).git")], env: gitEnv)
+        return try await run(["git", "-C", seed, "rev-parse", "HEAD"]).stdout.trimmingCharacters(
+            in: .whitespacesAndNewlines)
     }
 
     /// A stand-in for GitHub's pull-request endpoint on loopback: records each request, answers 201.

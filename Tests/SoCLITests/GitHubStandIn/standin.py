@@ -11,7 +11,13 @@
   and comments, pull requests (create: the head must be a branch of the bare repository, as GitHub checks; a second
   for the same head is GitHub's 422 "already exists"; list with state= and head=; get), a collaborator's permission.
   Every request is recorded (one JSON line in --log, and GET /_standin/requests).
-- It holds the repository: --git-dir is the bare repository (served by git daemon) the workspace pushes to.
+- It holds the repository: --git-dir is the bare repository (served by git daemon) the workspace pushes to. It also
+  serves it over smart HTTP at /git/OWNER/NAME.git (git http-backend), as GitHub does, with the token as the
+  password of a basic authorization (user x-access-token); 401 and a challenge otherwise.
+- As a GitHub App (--app-id ID --app-key PEM [--token-life SECONDS]): GET /repos/OWNER/NAME/installation and
+  POST /app/installations/ID/access_tokens take only a JWT signed RS256 with that key (checked with the key's public
+  half: alg, signature, iss, iat and an exp at most 10 minutes on), and the tokens it gives ("ghs_…", each ending after
+  --token-life seconds, 3600 by default) are then the only ones the REST calls and the git endpoint take.
 
 The test drives it through /_standin/ (loopback only, no token):
   POST /_standin/hook      {"url": …}                                    where deliveries go (the receiver moved)
@@ -22,14 +28,14 @@ The test drives it through /_standin/ (loopback only, no token):
                                                                         pull_request_review_comment/created each
   POST /_standin/close     {"number", "merged"}                                   pull_request/closed
   POST /_standin/redeliver {"delivery"}                                           the same delivery again
-  GET  /_standin/requests, GET /_standin/pulls
+  GET  /_standin/requests, GET /_standin/pulls, GET /_standin/tokens (the App's tokens given, oldest first)
 Each sending call answers {"number", "deliveries": [{"delivery", "event", "status", "seconds"}]}; status 0 when the
 receiver could not be reached (GitHub shows that delivery as failed, to be redelivered).
 
 Usage: standin.py --repo OWNER/NAME --git-dir PATH --token TOKEN --secret-file F --port-file F --log F
 """
-import argparse, hashlib, hmac, http.server, json, os, subprocess, threading, time, urllib.error, urllib.parse
-import urllib.request, uuid
+import argparse, base64, hashlib, hmac, http.server, json, os, re, secrets, subprocess, threading, time
+import urllib.error, urllib.parse, urllib.request, uuid
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REACTIONS = {"+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes"}
@@ -53,6 +59,15 @@ class State:
         self.sent = {}  # delivery -> (event, body bytes)
         self.reactions = set()
         self.permissions = {}
+        self.app = App(args.app_id, args.app_key, args.token_life) if args.app_id else None
+        self.tokens = []  # the App's tokens given: {"token", "expires", "at"}
+
+    def authorized(self, token):
+        """Whether `token` is one this GitHub takes: the App's, unexpired, when it is an App; else --token."""
+        if self.app is None:
+            return token == self.token
+        with self.lock:
+            return any(t["token"] == token and t["expires"] > time.time() for t in self.tokens)
 
     def new_id(self):
         with self.lock:
@@ -74,6 +89,49 @@ class State:
             self.requests.append(entry)
             with open(self.log, "a") as f:
                 f.write(json.dumps(entry) + "\n")
+
+
+DIGEST_INFO = bytes.fromhex("3031300d060960864801650304020105000420")
+
+
+class App:
+    """A GitHub App: its ID and its key's public half (read with openssl), to check the JWTs it is asked with."""
+
+    def __init__(self, app_id, key_file, life):
+        self.id = app_id
+        self.life = life
+        out = subprocess.run(["openssl", "rsa", "-in", key_file, "-noout", "-modulus", "-text"],
+                             capture_output=True, text=True, check=True).stdout
+        self.n = int(re.search(r"^Modulus=([0-9A-Fa-f]+)$", out, re.M).group(1), 16)
+        self.e = int(re.search(r"publicExponent: (\d+)", out).group(1))
+
+    def check(self, jwt):
+        """None when `jwt` is this App's and valid now, else what is wrong with it."""
+        def part(x):
+            return base64.urlsafe_b64decode(x + "=" * (-len(x) % 4))
+        try:
+            head, claims, sig = jwt.split(".")
+            if json.loads(part(head)).get("alg") != "RS256":
+                return "not RS256"
+            c = json.loads(part(claims))
+            k = (self.n.bit_length() + 7) // 8
+            raw = part(sig)
+            if len(raw) != k:
+                return "a signature of the wrong length"
+            em = pow(int.from_bytes(raw, "big"), self.e, self.n).to_bytes(k, "big")
+            digest = hashlib.sha256(f"{head}.{claims}".encode()).digest()
+            if em != b"\x00\x01" + b"\xff" * (k - 3 - len(DIGEST_INFO) - 32) + b"\x00" + DIGEST_INFO + digest:
+                return "a signature that does not verify"
+            now = time.time()
+            if str(c.get("iss")) != self.id:
+                return "another App's"
+            if not (isinstance(c.get("iat"), int) and isinstance(c.get("exp"), int)):
+                return "no iat or exp"
+            if c["iat"] > now + 60 or c["exp"] <= now or c["exp"] - now > 600 + 5:
+                return "'Expiration time' claim ('exp') is too far in the future or past"
+        except (ValueError, TypeError, AttributeError):
+            return "A JSON web token could not be decoded"
+        return None
 
 
 def user(login, uid=None):
@@ -222,11 +280,47 @@ def now():
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
+def app_rest(s, method, parts, body, auth):
+    """The App's own calls, with its JWT: (status, JSON), or None when `parts` is not one of them."""
+    installation = method == "GET" and len(parts) == 4 and parts[0] == "repos" and parts[3] == "installation"
+    tokens = method == "POST" and len(parts) == 4 and parts[:2] == ["app", "installations"] and \
+        parts[3] == "access_tokens"
+    if not (installation or tokens):
+        return None
+    if s.app is None:
+        return 404, {"message": "Not Found"}
+    wrong = s.app.check(auth[len("Bearer "):]) if auth.startswith("Bearer ") else "no JWT"
+    if wrong:
+        return 401, {"message": wrong, "documentation_url": "https://docs.github.com/rest"}
+    if installation:
+        if f"{parts[1]}/{parts[2]}".lower() != s.repo.lower():
+            return 404, {"message": "Not Found"}
+        return 200, {"id": 4242, "app_id": int(s.app.id) if s.app.id.isdigit() else 0,
+                     "account": user(s.owner), "repository_selection": "selected"}
+    if parts[2] != "4242":
+        return 404, {"message": "Not Found"}
+    names = (body or {}).get("repositories") if isinstance(body, dict) else None
+    if names is not None and (not isinstance(names, list) or any(str(n).lower() != s.name.lower() for n in names)):
+        return 422, {"message": "There is at least one repository that does not exist or is not accessible to the "
+                                "parent installation."}
+    given = {"token": "ghs_" + secrets.token_hex(18), "expires": time.time() + s.app.life, "at": time.time()}
+    with s.lock:
+        s.tokens.append(given)
+    ends = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(given["expires"]))
+    return 201, {"token": given["token"], "expires_at": ends, "repository_selection": "selected",
+                 "permissions": {"contents": "write", "issues": "write", "pull_requests": "write"}}
+
+
 def rest(s, method, path, query, body, auth):
     """GitHub's REST API, as far as so uses it: (status, JSON)."""
-    if auth not in (f"Bearer {s.token}", f"token {s.token}"):
-        return 401, {"message": "Bad credentials", "documentation_url": "https://docs.github.com/rest"}
     parts = path.strip("/").split("/")
+    app = app_rest(s, method, parts, body, auth)
+    if app is not None:
+        return app
+    given = auth[len("Bearer "):] if auth.startswith("Bearer ") else auth[len("token "):] \
+        if auth.startswith("token ") else None
+    if given is None or not s.authorized(given):
+        return 401, {"message": "Bad credentials", "documentation_url": "https://docs.github.com/rest"}
     if len(parts) < 3 or parts[0] != "repos" or f"{parts[1]}/{parts[2]}".lower() != s.repo.lower():
         return 404, {"message": "Not Found"}
     rest_ = parts[3:]
@@ -307,10 +401,72 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(out)
 
+    def body(self):
+        if self.headers.get("Transfer-Encoding", "").lower() != "chunked":
+            return self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        out = b""
+        while True:
+            size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
+            if size == 0:
+                self.rfile.readline()
+                return out
+            out += self.rfile.read(size)
+            self.rfile.readline()
+
+    def git(self, method, url, raw):
+        """The bare repository over smart HTTP (git http-backend), for a basic authorization with a token."""
+        s = self.state
+        auth = self.headers.get("Authorization", "")
+        password = None
+        if auth.startswith("Basic "):
+            try:
+                password = base64.b64decode(auth[len("Basic "):]).decode().split(":", 1)[1]
+            except (ValueError, IndexError):
+                password = None
+        service = urllib.parse.parse_qs(url.query).get("service", [url.path.rsplit("/", 1)[-1]])[0]
+        ok = password is not None and s.authorized(password)
+        s.record({"method": method, "path": url.path, "query": url.query, "status": 200 if ok else 401,
+                  "git": service, "password": password, "at": time.time()})
+        if not ok:
+            out = b"Invalid username or token."
+            self.send_response(401)
+            self.send_header("WWW-Authenticate", 'Basic realm="GitHub"')
+            self.send_header("Content-Length", str(len(out)))
+            self.end_headers()
+            self.wfile.write(out)
+            return
+        suffix = "/" + s.repo + ".git"
+        root = s.git_dir[:-len(suffix)] if s.git_dir.endswith(suffix) else os.path.dirname(s.git_dir)
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "GIT_PROJECT_ROOT": root, "GIT_HTTP_EXPORT_ALL": "1",
+               "PATH_INFO": url.path[len("/git"):], "REQUEST_METHOD": method, "QUERY_STRING": url.query,
+               "CONTENT_TYPE": self.headers.get("Content-Type", ""), "CONTENT_LENGTH": str(len(raw)),
+               "REMOTE_USER": "x-access-token", "REMOTE_ADDR": self.client_address[0],
+               "GIT_PROTOCOL": self.headers.get("Git-Protocol", ""),
+               "HTTP_CONTENT_ENCODING": self.headers.get("Content-Encoding", "")}
+        r = subprocess.run(["git", "http-backend"], input=raw, env=env, capture_output=True)
+        cut = min((i for i in (r.stdout.find(b"\r\n\r\n"), r.stdout.find(b"\n\n")) if i >= 0), default=-1)
+        head, body = (r.stdout[:cut], r.stdout[cut:].lstrip(b"\r\n")) if cut >= 0 else (b"", r.stdout)
+        status = 200
+        headers = []
+        for line in head.decode("latin-1").splitlines():
+            k, _, v = line.partition(":")
+            if k.lower() == "status":
+                status = int(v.strip().split()[0])
+            elif k:
+                headers.append((k, v.strip()))
+        self.send_response(status)
+        for k, v in headers:
+            self.send_header(k, v)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
     def handle_any(self, method):
         s = self.state
         url = urllib.parse.urlsplit(self.path)
-        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        raw = self.body()
+        if url.path.startswith("/git/"):
+            return self.git(method, url, raw)
         try:
             body = json.loads(raw) if raw else None
         except ValueError:
@@ -324,6 +480,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     return self.answer(200, list(s.requests))
             if method == "GET" and what == "pulls":
                 return self.answer(200, [pull_json(s, p) for p in s.pulls.values()])
+            if method == "GET" and what == "tokens":
+                with s.lock:
+                    return self.answer(200, list(s.tokens))
             try:
                 return self.answer(200, control(s, what, body or {}))
             except (KeyError, TypeError) as e:
@@ -352,6 +511,9 @@ def main():
     for k in ("--repo", "--git-dir", "--token", "--secret-file", "--port-file", "--log"):
         ap.add_argument(k, required=True)
     ap.add_argument("--listen", default="127.0.0.1")
+    ap.add_argument("--app-id")
+    ap.add_argument("--app-key")
+    ap.add_argument("--token-life", type=int, default=3600)
     args = ap.parse_args()
     Handler.state = State(args)
     srv = http.server.ThreadingHTTPServer((args.listen, 0), Handler)

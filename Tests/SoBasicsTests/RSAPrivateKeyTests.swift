@@ -1,0 +1,150 @@
+import Foundation
+import Testing
+
+@testable import SoBasics
+
+/// RS256 signing against OpenSSL's own: a key made by `openssl genrsa` for the run (none is committed), the same
+/// message signed by both, byte for byte (PKCS#1 v1.5 is deterministic), in PKCS#1 and PKCS#8 forms; and keys that
+/// are not keys refused with their source named and no key bytes in the message.
+@Suite struct RSAPrivateKeyTests {
+    static let openssl = ["/usr/bin/openssl", "/usr/local/bin/openssl"].first {
+        FileManager.default.isExecutableFile(atPath: $0)
+    }
+
+    /// `openssl ARGS` in `dir`; its stdout.
+    @discardableResult
+    static func run(_ args: [String], in dir: String) throws -> Data {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: openssl!)
+        p.arguments = args
+        p.currentDirectoryURL = URL(fileURLWithPath: dir)
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        guard p.terminationStatus == 0 else { throw SoError("openssl \(args.joined(separator: " ")) failed") }
+        return data
+    }
+
+    /// A new 2048-bit key in a new directory: (directory, the PKCS#1 PEM, the PKCS#8 PEM).
+    static func newKey() throws -> (String, String, String) {
+        let dir = NSTemporaryDirectory() + "so-rsa-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        // -traditional: PKCS#1 (BEGIN RSA PRIVATE KEY), as GitHub hands out an App's key; OpenSSL 3 writes PKCS#8
+        // without it.
+        try run(["genrsa", "-traditional", "-out", "key.pem", "2048"], in: dir)
+        try run(["pkcs8", "-topk8", "-nocrypt", "-in", "key.pem", "-out", "key8.pem"], in: dir)
+        return (
+            dir, try String(contentsOfFile: dir + "/key.pem", encoding: .utf8),
+            try String(contentsOfFile: dir + "/key8.pem", encoding: .utf8)
+        )
+    }
+
+    @Test(.enabled(if: openssl != nil, "openssl is not installed"))
+    func signaturesAreOpenSSLsByteForByte() throws {
+        let (dir, pkcs1, pkcs8) = try Self.newKey()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        #expect(pkcs1.contains("BEGIN RSA PRIVATE KEY"))
+        #expect(pkcs8.contains("BEGIN PRIVATE KEY"))
+        let a = try RSAPrivateKey(pem: pkcs1, source: "key.pem")
+        let b = try RSAPrivateKey(pem: pkcs8, source: "key8.pem")
+        #expect(a.bits == 2048 && a.byteCount == 256)
+        for message in ["", "eyJhbGciOiJSUzI1NiJ9.eyJpc3MiOiIxIn0", String(repeating: "x", count: 1000)] {
+            try Data(message.utf8).write(to: URL(fileURLWithPath: dir + "/m"))
+            let theirs = [UInt8](try Self.run(["dgst", "-sha256", "-sign", "key.pem", "m"], in: dir))
+            let ours = a.signSHA256(Array(message.utf8))
+            #expect(ours == theirs, "message of \(message.count) bytes")
+            #expect(b.signSHA256(Array(message.utf8)) == theirs)
+            #expect(a.verifySHA256(Array(message.utf8), signature: theirs))
+            var bent = theirs
+            bent[100] ^= 1
+            #expect(!a.verifySHA256(Array(message.utf8), signature: bent))
+            #expect(!a.verifySHA256(Array((message + "!").utf8), signature: theirs))
+        }
+    }
+
+    @Test(.enabled(if: openssl != nil, "openssl is not installed"))
+    func aKeyPastedWithEscapedLineBreaksIsRead() throws {
+        let (dir, pkcs1, _) = try Self.newKey()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let flat = pkcs1.replacingOccurrences(of: "\n", with: "\\n")
+        let key = try RSAPrivateKey(pem: flat, source: "GITHUB_APP_PRIVATE_KEY")
+        #expect(key.bits == 2048)
+    }
+
+    @Test(.enabled(if: openssl != nil, "openssl is not installed"))
+    func aBrokenKeyIsRefusedNamingItsSourceNotItsBytes() throws {
+        let (dir, pkcs1, _) = try Self.newKey()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let lines = pkcs1.split(separator: "\n").map(String.init)
+        let body = lines.dropFirst().dropLast()
+        // The body cut short, and a line of it dropped: the DER's lengths run past its end.
+        let cuts = [
+            ([lines[0]] + body.prefix(body.count / 2) + [lines.last!]).joined(separator: "\n"),
+            ([lines[0]] + body.dropFirst(3) + [lines.last!]).joined(separator: "\n"),
+        ]
+        for pem in cuts {
+            let e = #expect(throws: SoError.self) { try RSAPrivateKey(pem: pem, source: "k.pem") }
+            #expect(e?.message.hasPrefix("k.pem: ") == true)
+            for line in body.prefix(5) { #expect(e?.message.contains(line.prefix(16)) == false) }
+        }
+    }
+
+    /// A PEM block of `label` around `body` (built here: no key-shaped block sits in the repository's files).
+    static func pem(_ label: String, _ body: String, end: Bool = true) -> String {
+        let dashes = String(repeating: "-", count: 5)
+        return "\(dashes)BEGIN \(label)\(dashes)\n\(body)\n" + (end ? "\(dashes)END \(label)\(dashes)" : "")
+    }
+
+    @Test(arguments: [
+        ("", "no PEM private key"),
+        (pem("RSA PRIVATE KEY", "!!!!"), "not base64"),
+        (pem("RSA PRIVATE KEY", "MAA="), "not an RSA key's DER"),
+        (pem("RSA PRIVATE KEY", "AgEA"), "not an RSA key's DER"),
+        (pem("EC PRIVATE KEY", "MHcCAQEE"), "no PEM private key"),
+        (pem("ENCRYPTED PRIVATE KEY", "MIIF"), "encrypted"),
+        (pem("RSA PRIVATE KEY", "MIIBOgIBAAJBAKj34GkxFhD9", end: false), "no PEM private key"),
+        // A SEQUENCE whose long-form length claims 2^24 bytes.
+        (pem("RSA PRIVATE KEY", "MIP///8="), "not an RSA key's DER"),
+    ])
+    func whatIsNotAKeyIsRefused(pem: String, says: String) {
+        let e = #expect(throws: SoError.self) { try RSAPrivateKey(pem: pem, source: "GITHUB_APP_PRIVATE_KEY") }
+        #expect(e?.message.hasPrefix("GITHUB_APP_PRIVATE_KEY: ") == true)
+        #expect(e?.message.contains(says) == true, "\(e?.message ?? "")")
+        #expect(e?.hint != nil)
+    }
+
+    @Test func limbsAndBytesRoundTrip() {
+        let bytes: [UInt8] = [0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0xff]
+        let limbs = RSAPrivateKey.limbs(bytes)
+        #expect(limbs == [0x0304_0506_0708_09ff, 0x0102])
+        #expect(RSAPrivateKey.bytes(limbs, count: 11) == bytes)
+        #expect(RSAPrivateKey.bitLength([0, 1]) == 65)
+    }
+
+    /// Montgomery's power against plain arithmetic on small odd moduli (a bug in the carries shows here first).
+    @Test func powerMatchesPlainArithmetic() {
+        var seed: UInt64 = 12345
+        func next() -> UInt64 {
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return seed
+        }
+        for _ in 0..<200 {
+            let n = (next() >> 33) | 1 | (1 << 30)
+            let base = next() % n
+            let exp = next() >> 40
+            var want: UInt64 = 1
+            var b = base % n
+            var e = exp
+            while e > 0 {
+                if e & 1 == 1 { want = want * b % n }
+                b = b * b % n
+                e >>= 1
+            }
+            let got = RSAPrivateKey.Montgomery([n]).power([base], [exp])
+            #expect(got == [want], "\(base)^\(exp) mod \(n)")
+        }
+    }
+}
