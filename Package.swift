@@ -152,3 +152,15 @@ let package = Package(
             ], exclude: ["BadInput", "E2EStacks", "Browser", "GitHubStandIn"]),
     ]
 )
+
+// `.ci/sanitizers` (SO_SANITIZE_CORE=1): the unit tests of the modules that need no network stack, for a
+// ThreadSanitizer build that fits in CI. Left out with their tests: the live HTTP client (SoKubeHTTP: NIO and
+// BoringSSL), the dashboard (its server is Hummingbird's, and its tests need it) and the commands (built on both).
+if Context.environment["SO_SANITIZE_CORE"] == "1" {
+    let networked: Set<String> = [
+        "SoKubeHTTP", "SoDashboard", "SoDashboardServer", "SoCLI", "so", "SoKubeHTTPTests", "SoDashboardTests",
+        "SoCLITests",
+    ]
+    package.targets.removeAll { networked.contains($0.name) }
+    package.products = []
+}
