@@ -141,6 +141,7 @@ struct DashboardCommand: SoRunnable {
 
     func run(_ ctx: SoContext) async throws {
         let ctx = global.context(ctx)
+        HeapArenas.limit(environment: ctx.environment)
         let github = try Self.githubSetup(
             secretFile: githubSecretFile.map { ctx.absolute($0) }, environment: ctx.environment, repos: githubRepos,
             fs: ctx.fs)

@@ -44,6 +44,7 @@ struct GitHubLoopCommand: SoRunnable {
 
     func run(_ ctx: SoContext) async throws {
         let ctx = global.context(ctx)
+        HeapArenas.limit(environment: ctx.environment)
         let loopConfig = try GitHubLoopConfig.load(config, fs: ctx.fs)
         let options = cluster.options(manage: false)
         let target = try await ClusterTargets(ctx: ctx).shared(options)
