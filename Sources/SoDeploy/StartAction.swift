@@ -452,7 +452,11 @@ public struct StartAction: Sendable {
                 }
                 try await lock.wait(after: refusal, waiting: req.timeout, progress: progress)
             }
-            (cluster.lock, cluster.createdNamespace) = (lock, created)
+            // A namespace this run made is an empty one only if no other run held the lock in it first: a run
+            // starting at the same moment can take the Lease between this run's two creates, and then write the
+            // record's first revision and the generated secrets, which this run must read (2026-11-28: it read
+            // neither, and its record's write was refused as revision 1 taken).
+            (cluster.lock, cluster.createdNamespace) = (lock, created && refusal == nil)
             return cluster
         }
         do {
