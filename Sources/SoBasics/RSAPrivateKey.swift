@@ -18,7 +18,8 @@ public struct RSAPrivateKey: Sendable {
     public init(pem: String, source: String) throws {
         // A PEM pasted into a variable sometimes keeps its line breaks as the two characters \n.
         let text = pem.replacingOccurrences(of: "\\n", with: "\n")
-        let hint = "give the App's private key as GitHub downloads it (-----BEGIN RSA PRIVATE KEY----- …)"
+        let hint =
+            "give the App's private key as GitHub downloads it (a PEM file whose first line names an RSA private key)"
         guard !text.contains("ENCRYPTED") else {
             throw SoError(
                 "\(source): the private key is encrypted", hint: "decrypt it: openssl rsa -in KEY -out KEY.pem")
@@ -28,7 +29,7 @@ public struct RSAPrivateKey: Sendable {
             let (label, wrapped) = kinds.first(where: { text.contains("-----BEGIN \($0.0)-----") }),
             let begin = text.range(of: "-----BEGIN \(label)-----"),
             let end = text.range(of: "-----END \(label)-----", range: begin.upperBound..<text.endIndex)
-        else { throw SoError("\(source): no PEM private key (-----BEGIN RSA PRIVATE KEY-----) in it", hint: hint) }
+        else { throw SoError("\(source): no PEM private key (its BEGIN and END lines) in it", hint: hint) }
         let body = text[begin.upperBound..<end.lowerBound].filter { !$0.isWhitespace }
         guard let der = Data(base64Encoded: String(body)) else {
             throw SoError("\(source): the private key's PEM body is not base64", hint: hint)

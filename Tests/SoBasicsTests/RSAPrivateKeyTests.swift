@@ -98,16 +98,21 @@ import Testing
         return "\(dashes)BEGIN \(label)\(dashes)\n\(body)\n" + (end ? "\(dashes)END \(label)\(dashes)" : "")
     }
 
+    /// DER bytes as a PEM body: every body below is made here from a few bytes, none copied from a key.
+    static func body(_ bytes: [UInt8]) -> String { Data(bytes).base64EncodedString() }
+
     @Test(arguments: [
         ("", "no PEM private key"),
         (pem("RSA PRIVATE KEY", "!!!!"), "not base64"),
-        (pem("RSA PRIVATE KEY", "MAA="), "not an RSA key's DER"),
-        (pem("RSA PRIVATE KEY", "AgEA"), "not an RSA key's DER"),
-        (pem("EC PRIVATE KEY", "MHcCAQEE"), "no PEM private key"),
-        (pem("ENCRYPTED PRIVATE KEY", "MIIF"), "encrypted"),
-        (pem("RSA PRIVATE KEY", "MIIBOgIBAAJBAKj34GkxFhD9", end: false), "no PEM private key"),
+        // An empty SEQUENCE; a lone INTEGER 0 where the SEQUENCE should be.
+        (pem("RSA PRIVATE KEY", body([0x30, 0x00])), "not an RSA key's DER"),
+        (pem("RSA PRIVATE KEY", body([0x02, 0x01, 0x00])), "not an RSA key's DER"),
+        (pem("EC PRIVATE KEY", body([0x30, 0x03, 0x02, 0x01, 0x01])), "no PEM private key"),
+        (pem("ENCRYPTED PRIVATE KEY", body([0x30, 0x00])), "encrypted"),
+        // A header with no end line.
+        (pem("RSA PRIVATE KEY", body([0x30, 0x82, 0x01, 0x3a, 0x02, 0x01, 0x00]), end: false), "no PEM private key"),
         // A SEQUENCE whose long-form length claims 2^24 bytes.
-        (pem("RSA PRIVATE KEY", "MIP///8="), "not an RSA key's DER"),
+        (pem("RSA PRIVATE KEY", body([0x30, 0x83, 0xff, 0xff, 0xff])), "not an RSA key's DER"),
     ])
     func whatIsNotAKeyIsRefused(pem: String, says: String) {
         let e = #expect(throws: SoError.self) { try RSAPrivateKey(pem: pem, source: "GITHUB_APP_PRIVATE_KEY") }
