@@ -29,18 +29,29 @@ struct GitHubAPI {
         ]
     }
 
-    /// The installation of the App (`jwt`) on `repository` (OWNER/NAME): `GET /repos/OWNER/NAME/installation`.
-    func installation(of repository: String, jwt: String) async throws -> Int {
+    /// One request (a JSON body when `payload` is given; the token, or `bearer`, as its authorization): GitHub's
+    /// status and its answer, nil for a body that is not JSON (a proxy's page: the status names the refusal).
+    func call(_ method: String, _ url: String, _ payload: YValue? = nil, bearer: String? = nil) async throws -> (
+        status: Int, answer: JSON?
+    ) {
         let r = try await ctx.web.send(
             WebRequest(
-                method: "GET", url: "\(base)/repos/\(repository)/installation", headers: try headers(bearer: jwt)),
-            timeout: 30)
+                method: method, url: url, headers: try headers(bearer: bearer),
+                body: payload.map { Data($0.compactJSON()) }), timeout: 30)
         // a body that is not JSON (a proxy's page): the status names the refusal
-        let answer = try? JSON.parse(r.body)
-        if r.status == 200, let id = answer?["id"]?.int, id > 0 { return id }
+        return (r.status, try? JSON.parse(r.body))
+    }
+
+    /// GitHub's message in `answer`, else the status.
+    static func said(_ answer: JSON?, _ status: Int) -> String { answer?["message"]?.string ?? "HTTP \(status)" }
+
+    /// The installation of the App (`jwt`) on `repository` (OWNER/NAME): `GET /repos/OWNER/NAME/installation`.
+    func installation(of repository: String, jwt: String) async throws -> Int {
+        let (status, answer) = try await call("GET", "\(base)/repos/\(repository)/installation", bearer: jwt)
+        if status == 200, let id = answer?["id"]?.int, id > 0 { return id }
         throw SoError(
-            "GitHub names no installation of the App on \(repository): \(answer?["message"]?.string ?? "HTTP \(r.status)")",
-            hint: r.status == 401
+            "GitHub names no installation of the App on \(repository): \(Self.said(answer, status))",
+            hint: status == 401
                 ? "check GITHUB_APP_ID and the private key (the App's, not a deploy key), and this machine's clock"
                 : "install the App on \(repository), or give GITHUB_APP_INSTALLATION_ID")
     }
@@ -52,15 +63,11 @@ struct GitHubAPI {
     ) {
         let url = "\(base)/app/installations/\(id)/access_tokens"
         let payload = YValue.map([("repositories", .list(repositories.map { .string($0) }))])
-        let r = try await ctx.web.send(
-            WebRequest(method: "POST", url: url, headers: try headers(bearer: jwt), body: Data(payload.compactJSON())),
-            timeout: 30)
-        // a body that is not JSON (a proxy's page): the status names the refusal
-        let answer = try? JSON.parse(r.body)
-        guard r.status == 201, let token = answer?["token"]?.string, let ends = answer?["expires_at"]?.string else {
+        let (status, answer) = try await call("POST", url, payload, bearer: jwt)
+        guard status == 201, let token = answer?["token"]?.string, let ends = answer?["expires_at"]?.string else {
             throw SoError(
-                "GitHub gave no token for installation \(id): \(answer?["message"]?.string ?? "HTTP \(r.status)")",
-                hint: r.status == 401
+                "GitHub gave no token for installation \(id): \(Self.said(answer, status))",
+                hint: status == 401
                     ? "check GITHUB_APP_ID and the private key, and this machine's clock"
                     : "check that installation \(id) is the App's and covers \(repositories.joined(separator: ", "))")
         }
@@ -75,14 +82,11 @@ struct GitHubAPI {
     func comment(on issue: GitHubIssue, _ body: String) async throws -> String {
         let url = "\(base)/repos/\(issue.owner)/\(issue.name)/issues/\(issue.number)/comments"
         let payload = YValue.map([("body", .string(body))])
-        let r = try await ctx.web.send(
-            WebRequest(method: "POST", url: url, headers: try headers(), body: Data(payload.compactJSON())), timeout: 30
-        )
-        let answer = try? JSON.parse(r.body)  // a body that is not JSON (a proxy's page): the status names the refusal
-        if r.status == 201 { return answer?["html_url"]?.string ?? url }
+        let (status, answer) = try await call("POST", url, payload)
+        if status == 201 { return answer?["html_url"]?.string ?? url }
         throw SoError(
-            "GitHub refused the comment on \(issue): \(answer?["message"]?.string ?? "HTTP \(r.status)")",
-            hint: r.status == 401 || r.status == 403 || r.status == 404
+            "GitHub refused the comment on \(issue): \(Self.said(answer, status))",
+            hint: status == 401 || status == 403 || status == 404
                 ? "the token cannot comment there (it needs issues: write on \(issue.owner)/\(issue.name))"
                 : "the task goes on; its report: so deployment tasks")
     }
@@ -94,15 +98,11 @@ struct GitHubAPI {
         let on = comment.map { "\(onCode ? "pulls" : "issues")/comments/\($0)" } ?? "issues/\(issue.number)"
         let url = "\(base)/repos/\(issue.owner)/\(issue.name)/\(on)/reactions"
         let payload = YValue.map([("content", .string("eyes"))])
-        let r = try await ctx.web.send(
-            WebRequest(method: "POST", url: url, headers: try headers(), body: Data(payload.compactJSON())), timeout: 30
-        )
-        guard r.status != 200, r.status != 201 else { return }
-        // a body that is not JSON (a proxy's page): the status names the refusal
-        let answer = try? JSON.parse(r.body)
+        let (status, answer) = try await call("POST", url, payload)
+        guard status != 200, status != 201 else { return }
         throw SoError(
             "GitHub refused the reaction on \(comment.map { "\(onCode ? "review " : "")comment \($0) of " } ?? "")\(issue): "
-                + "\(answer?["message"]?.string ?? "HTTP \(r.status)")",
+                + Self.said(answer, status),
             hint: "the token needs issues: write on \(issue.owner)/\(issue.name)")
     }
 
@@ -111,15 +111,10 @@ struct GitHubAPI {
     func reply(_ pull: GitHubIssue, comment: Int, _ body: String) async throws {
         let url = "\(base)/repos/\(pull.owner)/\(pull.name)/pulls/\(pull.number)/comments/\(comment)/replies"
         let payload = YValue.map([("body", .string(body))])
-        let r = try await ctx.web.send(
-            WebRequest(method: "POST", url: url, headers: try headers(), body: Data(payload.compactJSON())), timeout: 30
-        )
-        guard r.status != 201 else { return }
-        // a body that is not JSON (a proxy's page): the status names the refusal
-        let answer = try? JSON.parse(r.body)
+        let (status, answer) = try await call("POST", url, payload)
+        guard status != 201 else { return }
         throw SoError(
-            "GitHub refused the reply to review comment \(comment) of \(pull): "
-                + "\(answer?["message"]?.string ?? "HTTP \(r.status)")",
+            "GitHub refused the reply to review comment \(comment) of \(pull): " + Self.said(answer, status),
             hint: "the token needs pull-requests: write on \(pull.owner)/\(pull.name)")
     }
 

@@ -13,8 +13,6 @@ public actor GitHubAppTokens {
     var installation: Int?
     var current: (token: String, expires: Date)?
     var handedTo: [String: String] = [:]
-    /// Tokens asked for so far.
-    public private(set) var renewals = 0
     /// The tokens given so far (masked in the log lines the loop comments).
     public private(set) var given: [String] = []
 
@@ -47,7 +45,6 @@ public actor GitHubAppTokens {
         let fresh = try await api.installationToken(id, repositories: names, jwt: jwt)
         current = fresh
         given.append(fresh.token)
-        renewals += 1
         return fresh.token
     }
 

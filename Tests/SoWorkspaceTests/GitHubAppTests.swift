@@ -117,7 +117,7 @@ import Testing
         #expect(web.requests.count == 2)
         // 10 minutes before its end: a new one (the installation known now).
         #expect(try await tokens.token(ctx, now: start.addingTimeInterval(3000)) == "ghs_second")
-        #expect(await tokens.renewals == 2)
+        #expect(await tokens.given.count == 2)
         let r = web.requests
         #expect(
             r.map { "\($0.method) \($0.url)" } == [
