@@ -14,8 +14,10 @@ public struct YAMLDocument: Sendable {
     public init(text: String, file: String) throws {
         let node = try YAMLFile.parse(text, file: file)
         root = node.map { YValue(yaml: $0) } ?? .map([])
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-        if text.hasSuffix("\n") { lines.removeLast() }
+        // Lines as the reader breaks them: `\n`, `\r\n` (one Character in Swift, so not a "\n"), a lone `\r`,
+        // and NEL, LS and PS. A break kept inside a comment line would make what follows it content.
+        var lines = text.split(omittingEmptySubsequences: false) { Self.breaks.contains($0) }
+        if let last = text.last, Self.breaks.contains(last) { lines.removeLast() }
         let head = lines.prefix { line in
             let t = line.trimmingCharacters(in: .whitespaces)
             return t.isEmpty || t.hasPrefix("#")
@@ -24,6 +26,9 @@ public struct YAMLDocument: Sendable {
             head.contains { $0.trimmingCharacters(in: .whitespaces).hasPrefix("#") }
             ? head.joined(separator: "\n") + "\n" : ""
     }
+
+    /// YAML's line breaks, as libyaml reads them.
+    static let breaks: Set<Character> = ["\n", "\r", "\r\n", "\u{85}", "\u{2028}", "\u{2029}"]
 
     public var text: String {
         if case .map(let pairs) = root, pairs.isEmpty { return header }

@@ -20,6 +20,23 @@ import Testing
         #expect(try YAMLDocument(text: text, file: "spec.yml").text == text)
     }
 
+    /// The head's comments are lines as YAML reads them: a file saved with CRLF, or a lone CR (YAML's old Mac
+    /// break) inside a comment, is written back as `\n` lines, and the text reads back to the same tree (a lone
+    /// CR kept inside a written comment line once turned what followed it into content: found by FuzzStack).
+    @Test(arguments: [
+        ("# head\r\n# more\r\nstack: x\r\n", "# head\n# more\nstack: x\n"),
+        ("# a\rtail: 1\n", "# a\ntail: 1\n"),
+        ("# a\rword\n", nil),
+        ("# one\u{2028}two: 2\n", "# one\ntwo: 2\n"),
+    ])
+    func theHeadSplitsOnEveryLineBreakYAMLKnows(text: String, written: String?) throws {
+        let doc = try YAMLDocument(text: text, file: "spec.yml")
+        if let written { #expect(doc.text == written) }
+        let back = try YAMLDocument(text: doc.text, file: "spec.yml")
+        #expect(back.root == doc.root)
+        #expect(back.text == doc.text)
+    }
+
     @Test func setReplacesInPlaceOrAppends() throws {
         var doc = try YAMLDocument(
             text: "# header\n\n# more\nstack: x\nnamespace: a\nconfig: {K: v}\n", file: "spec.yml")
