@@ -167,9 +167,11 @@ struct DeploymentLock: Sendable {
 
     /// One request when nobody holds the lock (a create). A Lease that exists is refused while its holder
     /// lives; one that names this run is this run's (a create the HTTP client retried after it landed).
-    /// `creating`: the lock's namespace as this run would make it, created first when there is none (a first
-    /// start: `createdNamespace`), and again when the Lease's create is refused for want of it.
-    /// Returns `refusal` nil once held, else why not.
+    /// `creating`: the lock's namespace as this run would make it, created first when there is none, and again
+    /// when the Lease's create is refused for want of it. Returns `refusal` nil once held, else why not; and
+    /// `createdNamespace` true when this run made the namespace and its Lease was the first one in it (an empty
+    /// namespace: a first start need not read it). A Lease met there, whoever held it and whether it was then
+    /// taken, released or is still held, means another run was inside and may have written: false.
     func tryAcquire(creating namespaceObject: KubeObject? = nil) async throws -> (
         refusal: SoError?, createdNamespace: Bool
     ) {
@@ -210,7 +212,7 @@ struct DeploymentLock: Sendable {
             hold.hold(created, acquired: now)
             return (nil, createdNamespace)
         }
-        return (try await takeOver(lease, now: now), createdNamespace)
+        return (try await takeOver(lease, now: now), false)
     }
 
     /// The Lease `lease` could not be created: it exists. Taken when it names this run, when its holder

@@ -452,11 +452,12 @@ public struct StartAction: Sendable {
                 }
                 try await lock.wait(after: refusal, waiting: req.timeout, progress: progress)
             }
-            // A namespace this run made is an empty one only if no other run held the lock in it first: a run
-            // starting at the same moment can take the Lease between this run's two creates, and then write the
-            // record's first revision and the generated secrets, which this run must read (2026-11-28: it read
-            // neither, and its record's write was refused as revision 1 taken).
-            (cluster.lock, cluster.createdNamespace) = (lock, created && refusal == nil)
+            // `created`: this run made the namespace and no other run's Lease was ever met in it. A run starting
+            // at the same moment can take the Lease between this run's two creates, and then write the record's
+            // first revision and the generated secrets, which this run must read (2026-11-28: it read neither,
+            // and its record's write was refused as revision 1 taken; first when this run waited for the Lease,
+            // then when the other released it between this run's refused create and its read of the Lease).
+            (cluster.lock, cluster.createdNamespace) = (lock, created)
             return cluster
         }
         do {

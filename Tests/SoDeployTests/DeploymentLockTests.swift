@@ -117,6 +117,56 @@ import Testing
         #expect(c.cluster.object("Lease", "so-deployment-lock", namespace: c.id) == nil)
     }
 
+    /// Two first starts at the same moment, this one's namespace create first: the other run takes the Lease
+    /// between this run's two creates, then writes the record's first revision and the generated secrets. This
+    /// run's Lease create is refused; the other run is done either before this run reads the Lease (`released`:
+    /// the Lease is gone, and this run makes it) or while this run waits for it. Either way this run reads what
+    /// the other wrote, as a start in a namespace it did not make. Before: it took the namespace for one it had
+    /// just made, so empty, read neither, and its record's write was refused as "another writer made revision
+    /// 1" (seen in CI, 2026-11-28; the `released` case remained after the first fix).
+    @Test(arguments: [true, false]) func aRunThatTookTheLeaseBetweenThisRunsTwoCreatesIsRead(released: Bool)
+        async throws
+    {
+        let c = try await ClusterHarness(config: ["SESSION=$generate:hex:16$"])
+        let cluster = c.cluster
+        let (lease, secret) = ("so-deployment-lock", "\(c.id)-generated-secrets")
+        final class Other: @unchecked Sendable {
+            @TaskLocal static var running = false
+            var task: Task<StartReport, Error>?
+            var leaseReads = 0
+        }
+        let other = Other()
+        cluster.beforeCallAsync = { call in
+            guard !Other.running else { return }
+            if call == "create Lease \(c.id)/\(lease)", other.task == nil {
+                other.task = Task { try await Other.$running.withValue(true) { try await c.start() } }
+                // Go on once the other run holds the Lease.
+                var turns = 0
+                while cluster.object("Lease", lease, namespace: c.id) == nil, turns < 100_000 {
+                    turns += 1
+                    await Task.yield()
+                }
+            } else if call.hasPrefix("get Lease"), let task = other.task {
+                // The first read is the refused create's; the next are the wait's (its clock is the fake's, so
+                // it does not pass real time: the other run is let finish there).
+                other.leaseReads += 1
+                if released || other.leaseReads == 2 { _ = try? await task.value }  // its outcome is checked below
+            }
+        }
+        _ = try await c.start()
+        let first = try #require(other.task)
+        _ = try await first.value
+        #expect(other.leaseReads >= (released ? 1 : 2), "\(cluster.calls)")
+        // This run read what the other wrote (the record's heads, the namespace, the generated secret): the
+        // same deployment, so nothing changed and no revision 2.
+        let heads = "list Secret \(c.id) so.dev/record-of=\(c.id),so.dev/record-part=head"
+        for read in [heads, "get Namespace \(c.id)", "get Secret \(c.id)/\(secret)"] {
+            #expect(cluster.calls.filter { $0 == read }.count >= 2, "\(read): \(cluster.calls)")
+        }
+        let records = try await RecordStore(client: cluster, namespace: c.id, deployment: c.id).heads()
+        #expect(records.map(\.revision) == [1], "\(records)")
+    }
+
     /// Two first starts at the same moment: the other run's namespace create lands first. This one's is
     /// refused, and it puts its Lease in the namespace the other made (before, it failed with the API server's
     /// 'namespaces "x" not found'). The same when the Lease's create is still refused for want of the namespace
