@@ -153,9 +153,10 @@ let package = Package(
     ]
 )
 
-// `.ci/sanitizers` (SO_SANITIZE_CORE=1): the unit tests of the modules that need no network stack, for a
-// ThreadSanitizer build that fits in CI. Left out with their tests: the live HTTP client (SoKubeHTTP: NIO and
-// BoringSSL), the dashboard (its server is Hummingbird's, and its tests need it) and the commands (built on both).
+// `.ci/sanitizers`' AddressSanitizer build (SO_SANITIZE_CORE=1, with --sanitize=address, which instruments the
+// dependencies too): the unit tests of the modules that need no network stack. Left out with their tests: the live
+// HTTP client (SoKubeHTTP: NIO and BoringSSL), the dashboard (its server is Hummingbird's, and its tests need it)
+// and the commands (built on both).
 if Context.environment["SO_SANITIZE_CORE"] == "1" {
     let networked: Set<String> = [
         "SoKubeHTTP", "SoDashboard", "SoDashboardServer", "SoCLI", "so", "SoKubeHTTPTests", "SoDashboardTests",
@@ -163,4 +164,14 @@ if Context.environment["SO_SANITIZE_CORE"] == "1" {
     ]
     package.targets.removeAll { networked.contains($0.name) }
     package.products = []
+}
+
+// `.ci/sanitizers`' ThreadSanitizer build (SO_SANITIZE_OURS=thread, without --sanitize): every target of this
+// package compiled and linked with the sanitizer, its dependencies (NIO, BoringSSL, Hummingbird, Yams,
+// swift-subprocess) built plainly, so that the whole package's tests fit in CI.
+if let sanitizer = Context.environment["SO_SANITIZE_OURS"], ["thread", "address"].contains(sanitizer) {
+    for target in package.targets where target.type != .system {
+        target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-sanitize=\(sanitizer)"])]
+        target.linkerSettings = (target.linkerSettings ?? []) + [.unsafeFlags(["-sanitize=\(sanitizer)"])]
+    }
 }
