@@ -25,7 +25,9 @@ At the end, every deployment still up is started once more (a start after a kill
 - every task given has a final state (succeeded, failed or cancelled) in `tasks -o json`;
 - the pool's record is listed with its members warm or starting, and none holds a claim Lease;
 - no deployment's Lease is held and no record revision is left `applying`;
-- no namespace, PersistentVolume or claim of the soak is orphaned (a namespace of soak-* not in the live set).
+- no namespace, PersistentVolume or claim of the soak is orphaned (a namespace of soak-* not in the live set);
+- the dashboard's own memory and the largest `so` of each minute are flat (`flat`: past the first quarter, the later
+  half's peak at most a quarter and 4 MiB above the earlier half's).
 """
 import json, os, random, re, shutil, signal, subprocess, sys, tempfile, threading, time
 from collections import Counter
@@ -688,7 +690,7 @@ def main():
         stop.set()
         for t in threads:
             t.join()
-    broken = s.check()
+    broken = s.check() + flat("the dashboard's own memory (RssAnon)", dash_anon) + flat("the largest so", so_seen)
     dash_rss = rss_kib(dash.pid)
     dash_anon_end = rss_kib(dash.pid, "RssAnon:")
     dash.terminate()
@@ -719,6 +721,22 @@ def main():
     s.remove_all()
     shutil.rmtree(s.work, ignore_errors=True)
     sys.exit(1 if broken else 0)
+
+
+def flat(what, samples):
+    """Memory that is flat: past a warm-up (the first quarter of the minutes), the peak of the later half is at most
+    a quarter above the earlier half's, plus 4 MiB (a heap's arenas settle in steps). Before two heap arenas, the
+    dashboard's own memory went from 13 to 69 MiB in an hour, in steps (2026-11-28): that breaks it. Judged from 8
+    minutes of samples on."""
+    settled = samples[len(samples) // 4:]
+    if len(settled) < 8:
+        return []
+    earlier, later = settled[:len(settled) // 2], settled[len(settled) // 2:]
+    bound = max(earlier) * 1.25 + 4 * 1024
+    if max(later) <= bound:
+        return []
+    return [f"{what} is not flat: its peak went from {max(earlier) / 1024:.1f} MiB to {max(later) / 1024:.1f} MiB "
+            f"(more than a quarter and 4 MiB) between the two halves after the warm-up"]
 
 
 if __name__ == "__main__":
