@@ -87,10 +87,20 @@ public enum YAMLFile {
                 "invalid YAML: \(text)", hint: "fix the YAML syntax at that line (indentation, quotes, colons)",
                 at: at(mark))
         case .duplicatedKeysInMapping(let duplicates, let context):
+            // Yams sorts the keys with an order that does not hold between a scalar and a complex key (a mapping or
+            // a list as a key, which it spells "<uncovertable>"): with one among them, the keys' order and the line
+            // (its first key's) follow the hash order of the moment. Scalars are named in order here, complex keys
+            // after them, and the line only when every duplicate is a scalar.
+            let complex = duplicates.filter { $0 == "<uncovertable>" }.count
+            let named = duplicates.filter { $0 != "<uncovertable>" }.sorted().map { "'\($0)'" }
+            let all =
+                named.joined(separator: ", ")
+                + (complex == 0
+                    ? ""
+                    : (named.isEmpty ? "" : " and ") + (complex == 1 ? "a complex key" : "\(complex) complex keys"))
             return SoError(
-                "duplicate key '\(duplicates.joined(separator: "', '"))'",
-                hint: "a key may appear once per mapping; remove or rename the repeated one",
-                at: at(context.mark))
+                "duplicate key \(all)", hint: "a key may appear once per mapping; remove or rename the repeated one",
+                at: complex == 0 ? at(context.mark) : SourceLocation(file: file))
         case .reader(let problem, _, _, _):
             return SoError("\(file): cannot read YAML: \(problem)", hint: "save the file as UTF-8 text")
         default:
