@@ -16,8 +16,8 @@ public struct YAMLDocument: Sendable {
         root = node.map { YValue(yaml: $0) } ?? .map([])
         // Lines as the reader breaks them: `\n`, `\r\n` (one Character in Swift, so not a "\n"), a lone `\r`,
         // and NEL, LS and PS. A break kept inside a comment line would make what follows it content.
-        var lines = text.split(omittingEmptySubsequences: false) { Self.breaks.contains($0) }
-        if let last = text.last, Self.breaks.contains(last) { lines.removeLast() }
+        var lines = text.split(omittingEmptySubsequences: false) { YAMLFile.lineBreaks.contains($0) }
+        if let last = text.last, YAMLFile.lineBreaks.contains(last) { lines.removeLast() }
         let head = lines.prefix { line in
             let t = line.trimmingCharacters(in: .whitespaces)
             return t.isEmpty || t.hasPrefix("#")
@@ -26,9 +26,6 @@ public struct YAMLDocument: Sendable {
             head.contains { $0.trimmingCharacters(in: .whitespaces).hasPrefix("#") }
             ? head.joined(separator: "\n") + "\n" : ""
     }
-
-    /// YAML's line breaks, as libyaml reads them.
-    static let breaks: Set<Character> = ["\n", "\r", "\r\n", "\u{85}", "\u{2028}", "\u{2029}"]
 
     public var text: String {
         if case .map(let pairs) = root, pairs.isEmpty { return header }

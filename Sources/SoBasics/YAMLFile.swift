@@ -52,21 +52,13 @@ public enum YAMLFile {
         }
     }
 
-    /// The lines of `text` that hold something, as YAML breaks lines (LF, CR, CRLF, NEL, LS, PS); at least one.
+    /// YAML's line breaks, as libyaml reads them: LF, CRLF (one Character in Swift, so not an LF), CR, NEL, LS, PS.
+    public static let lineBreaks: Set<Character> = ["\n", "\r\n", "\r", "\u{85}", "\u{2028}", "\u{2029}"]
+
+    /// The lines of `text` that hold something, as YAML breaks lines; at least one.
     static func lineCount(_ text: String) -> Int {
-        var breaks = 0
-        var afterCR = false
-        var last: Unicode.Scalar?
-        for u in text.unicodeScalars {
-            switch u.value {
-            case 0x0A: if !afterCR { breaks += 1 }
-            case 0x0D, 0x85, 0x2028, 0x2029: breaks += 1
-            default: break
-            }
-            afterCR = u.value == 0x0D
-            last = u
-        }
-        let endsWithBreak = last.map { [0x0A, 0x0D, 0x85, 0x2028, 0x2029].contains($0.value) } ?? true
+        let breaks = text.count { lineBreaks.contains($0) }
+        let endsWithBreak = text.last.map { lineBreaks.contains($0) } ?? true
         return max(1, endsWithBreak ? breaks : breaks + 1)
     }
 
@@ -91,13 +83,12 @@ public enum YAMLFile {
             // a list as a key, which it spells "<uncovertable>"): with one among them, the keys' order and the line
             // (its first key's) follow the hash order of the moment. Scalars are named in order here, complex keys
             // after them, and the line only when every duplicate is a scalar.
-            let complex = duplicates.filter { $0 == "<uncovertable>" }.count
             let named = duplicates.filter { $0 != "<uncovertable>" }.sorted().map { "'\($0)'" }
-            let all =
-                named.joined(separator: ", ")
-                + (complex == 0
-                    ? ""
-                    : (named.isEmpty ? "" : " and ") + (complex == 1 ? "a complex key" : "\(complex) complex keys"))
+            let complex = duplicates.count - named.count
+            let all = [
+                named.joined(separator: ", "),
+                complex == 0 ? "" : complex == 1 ? "a complex key" : "\(complex) complex keys",
+            ].filter { !$0.isEmpty }.joined(separator: " and ")
             return SoError(
                 "duplicate key \(all)", hint: "a key may appear once per mapping; remove or rename the repeated one",
                 at: complex == 0 ? at(context.mark) : SourceLocation(file: file))
