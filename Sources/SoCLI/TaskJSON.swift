@@ -11,7 +11,8 @@ struct TaskJSON: Encodable {
     struct Cost: Encodable {
         var reported: Bool
         var inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens: Int?
-        /// US dollars as the agent CLI reported them (a decimal string: so's JSON holds whole numbers only).
+        /// US dollars as the agent CLI reported them (a decimal string of at most 6 places: so's JSON holds whole
+        /// numbers only).
         var usd: String?
         var problem: String?
         init(_ c: TaskCost) {
@@ -20,7 +21,7 @@ struct TaskJSON: Encodable {
             outputTokens = c.outputTokens
             cacheReadTokens = c.cacheReadTokens
             cacheWriteTokens = c.cacheWriteTokens
-            usd = c.usd.map { "\($0)" }
+            usd = c.usd.map(TaskCost.decimal)
             problem = c.problem
         }
     }

@@ -52,14 +52,51 @@ public struct EgressPolicy: Sendable, Equatable {
         return out
     }
 
-    /// `${NAME}` (and `${NAME:-…}`) replaced by the deployment's config value, or nothing.
+    /// `${NAME}` replaced by the deployment's config value, or nothing; as in compose, `${NAME:-WORD}` gives WORD
+    /// when NAME is empty or unset (`${NAME-WORD}`: unset) and `${NAME:+WORD}` gives WORD only when NAME is set and
+    /// not empty (`${NAME+WORD}`: set), WORD itself expanded: an agent's entry
+    /// `${CLAUDE_CODE_USE_BEDROCK:+bedrock-runtime.${AWS_REGION:-us-east-1}.amazonaws.com}` is a host only when the
+    /// switch is on. Text that does not close is kept as written.
     static func expand(_ raw: String, config: [String: String]) -> String {
-        var v = raw
-        while let open = v.range(of: "${"), let close = v.range(of: "}", range: open.upperBound..<v.endIndex) {
-            let name = String(v[open.upperBound..<close.lowerBound]).split(separator: ":").first.map(String.init) ?? ""
-            v.replaceSubrange(open.lowerBound..<close.upperBound, with: config[name] ?? "")
+        var out = ""
+        var rest = Substring(raw)
+        while let open = rest.range(of: "${") {
+            out += rest[..<open.lowerBound]
+            // The brace that closes this one, past any nested `${…}`.
+            var depth = 1
+            var i = open.upperBound
+            while i < rest.endIndex, depth > 0 {
+                if rest[i] == "}" {
+                    depth -= 1
+                } else if rest[i] == "$", rest.index(after: i) < rest.endIndex, rest[rest.index(after: i)] == "{" {
+                    depth += 1
+                    i = rest.index(after: i)
+                }
+                if depth > 0 { i = rest.index(after: i) }
+            }
+            guard depth == 0 else { return out + rest[open.lowerBound...] }
+            out += substitute(rest[open.upperBound..<i], config: config)
+            rest = rest[rest.index(after: i)...]
         }
-        return v
+        return out + rest
+    }
+
+    /// The inside of one `${…}`: a name, then nothing or one of `:-`, `-`, `:+`, `+` and a word.
+    private static func substitute(_ inner: Substring, config: [String: String]) -> String {
+        let name = inner.prefix { $0.isLetter || $0.isNumber || $0 == "_" }
+        let value = config[String(name)]
+        let op = inner[name.endIndex...]
+        for (sign, whenEmpty) in [(":-", true), ("-", false)] where op.hasPrefix(sign) {
+            let word = String(op.dropFirst(sign.count))
+            let missing = whenEmpty ? (value ?? "").isEmpty : value == nil
+            return missing ? expand(word, config: config) : value ?? ""
+        }
+        for (sign, whenEmpty) in [(":+", true), ("+", false)] where op.hasPrefix(sign) {
+            let word = String(op.dropFirst(sign.count))
+            let present = whenEmpty ? !(value ?? "").isEmpty : value != nil
+            return present ? expand(word, config: config) : ""
+        }
+        return value ?? ""
     }
 
     /// `https://user@host:443/path` → host; `git@host:org/repo` → host; a host or CIDR as is.

@@ -15,6 +15,7 @@ public struct TaskAction {
     public func run(_ req: TaskRequest) async throws -> TaskResult {
         let w = try await WorkspaceContainer.open(ctx, directory: req.directory, cluster: req.cluster)
         let command = try command(of: w, req)
+        try await refusePullRequestWithoutOrigin(w, req)
         if req.pullRequest || req.issue != nil { _ = try GitHubAPI(ctx: ctx).token() }
         // A task like any other (queued, reported, listed by 'tasks'), followed here; so pushes and opens the
         // pull request itself, as the caller asked.
@@ -73,6 +74,14 @@ public struct TaskAction {
             "task: \(s.ahead) \(English.plural("commit", s.ahead)) on \(s.branch)\(leftovers ? " (what the agent left uncommitted is the last)" : "")"
         )
         guard req.push else { return result }
+        // A checkout with no origin (a workspace of a local checkout, or of no GIT_REPO) keeps its branch: the task
+        // did what it was asked, and the work is one fetch or apply away.
+        guard !s.origin.isEmpty || s.problem != nil else {
+            ctx.say(
+                "task: \(s.branch) stays in the workspace (its checkout has no origin to push to); take it: so deployment --dir \(w.c.model.directory) fetch (a branch in your clone) or apply (the changes in your working tree)"
+            )
+            return result
+        }
         let pushed = try await WorkspaceGitAction(ctx).push(w, message: nil, known: s)
         result.pushed = true
         try await TaskQueueAction(ctx).set(w, record.id, "pushed", pushed.branch)
@@ -99,6 +108,19 @@ public struct TaskAction {
         try await TaskQueueAction(ctx).set(w, record.id, "pull_request", pullRequest)
         ctx.say("task: pull request \(pullRequest)")
         return result
+    }
+
+    /// `--pr` in a workspace whose checkout has no origin is refused before the agent runs: there is nowhere to
+    /// push the branch, nor a repository to open the pull request on.
+    func refusePullRequestWithoutOrigin(_ w: WorkspaceContainer, _ req: TaskRequest) async throws {
+        guard req.pullRequest else { return }
+        let s = try await w.state()
+        guard s.origin.isEmpty, s.problem == nil else { return }
+        throw SoError(
+            "\(w.name)'s checkout has no origin: a pull request needs one",
+            hint:
+                "run the task without --pr and take the work with so deployment --dir \(w.c.model.directory) fetch (or apply); or start a workspace with --config GIT_REPO=https://github.com/OWNER/NAME"
+        )
     }
 
     /// The command the task runs (--command, else the spec's), with the text checked.

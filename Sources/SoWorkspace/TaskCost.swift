@@ -57,6 +57,16 @@ public struct TaskCost: Sendable, Equatable {
         sum(&cacheWriteTokens, "cache_creation_input_tokens")
     }
 
+    /// Dollars as the decimal the agent meant, at most 6 places and no float noise: a CLI's own sums reach
+    /// `0.012799999999999999`, which is written "0.0128".
+    public static func decimal(_ usd: Double) -> String {
+        guard usd.isFinite else { return "0" }
+        var s = String(format: "%.6f", usd)
+        while s.hasSuffix("0") { s.removeLast() }
+        if s.hasSuffix(".") { s.removeLast() }
+        return s == "-0" ? "0" : s
+    }
+
     /// Token counts added up, held at Int's bounds: an agent's output is outside input, and a count past the range
     /// (`9e18` twice) would trap.
     static func plus(_ a: Int, _ b: Int) -> Int {

@@ -18,7 +18,9 @@ public struct TaskQueueAction {
     public func submit(_ req: TaskRequest) async throws -> (workspace: String, id: Int) {
         if req.issue != nil || req.pullRequest { _ = try GitHubAPI(ctx: ctx).token() }
         let w = try await WorkspaceContainer.open(ctx, directory: req.directory, cluster: req.cluster)
-        return (w.name, try await submit(in: w, req, command: try TaskAction(ctx).command(of: w, req)))
+        let command = try TaskAction(ctx).command(of: w, req)
+        try await TaskAction(ctx).refusePullRequestWithoutOrigin(w, req)
+        return (w.name, try await submit(in: w, req, command: command))
     }
 
     func submit(in w: WorkspaceContainer, _ req: TaskRequest, command: String) async throws -> Int {

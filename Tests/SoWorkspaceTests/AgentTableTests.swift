@@ -63,6 +63,28 @@ import Testing
         #expect(!w.h.fs.isDirectory(w.h.path("so-home/deployments/nope")))
     }
 
+    @Test func aGatewayIsReachedWithNoEditOfTheSpec() async throws {
+        let w = try WorkspaceHarness()
+        try await w.up(
+            "gw", config: ["GIT_REPO=https://github.com/acme/web", "ANTHROPIC_BASE_URL=http://10.250.0.1:4000"])
+        // The CLI gets the variable (config reaches every container) and egress gets the gateway's address and port.
+        let objects = w.cluster.all.filter { $0.0.namespace == "gw" }.map(\.1)
+        let text = objects.map { "\($0)" }.joined(separator: "\n")
+        let policies = objects.filter { $0["kind"]?.string == "NetworkPolicy" }
+        let rules = policies.map { "\($0)" }.joined()
+        #expect(rules.contains("10.250.0.1/32") && rules.contains("4000"), "\(rules)")
+        #expect(
+            text.contains("SO_EGRESS_ALLOW") && text.contains("api.anthropic.com") && text.contains("10.250.0.1/32"))
+        #expect(text.contains("ANTHROPIC_BASE_URL") && text.contains("http://10.250.0.1:4000"))
+        // Without the variable nothing of it is allowed, and Bedrock's host only with its switch.
+        let plain = try WorkspaceHarness()
+        try await plain.up(
+            "pl", config: ["GIT_REPO=https://github.com/acme/web", "CLAUDE_CODE_USE_BEDROCK=1", "AWS_REGION=eu-west-1"])
+        let plainText = plain.cluster.all.filter { $0.0.namespace == "pl" }.map { "\($0.1)" }.joined()
+        #expect(!plainText.contains("10.250.0.1") && plainText.contains("bedrock-runtime.eu-west-1.amazonaws.com"))
+        #expect(!text.contains("bedrock-runtime"))
+    }
+
     @Test func aSpecExtendsTheStacksTableAndATaskInTheSpecWins() throws {
         let stack = [
             AgentProfile(

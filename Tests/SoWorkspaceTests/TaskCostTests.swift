@@ -58,4 +58,14 @@ import Testing
         #expect(c.reported && c.inputTokens == Int.max && c.outputTokens == 2)
         #expect(TaskCost.total([c, c]).inputTokens == Int.max)
     }
+
+    @Test func theCostIsTheDecimalTheAgentMeant() {
+        let c = TaskCost.parse(#"{"type":"result","total_cost_usd":0.012799999999999999}"#)
+        #expect(c.usd.map(TaskCost.decimal) == "0.0128")
+        let cases: [(Double, String)] = [
+            (0.0123, "0.0123"), (1.5, "1.5"), (2, "2"), (0, "0"), (0.1 + 0.2, "0.3"), (0.0000004, "0"),
+            (0.0000015, "0.000002"), (12.3456789, "12.345679"), (.nan, "0"),
+        ]
+        for (v, want) in cases { #expect(TaskCost.decimal(v) == want, "\(v)") }
+    }
 }

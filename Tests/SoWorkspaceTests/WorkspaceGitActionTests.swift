@@ -260,6 +260,33 @@ import Testing
             !g.w.h.console.stdout.contains("test-github-token") && !g.w.h.console.stderr.contains("test-github-token"))
     }
 
+    @Test func aTaskInACheckoutWithoutOriginSucceedsAndSaysWhereTheWorkIs() async throws {
+        var g = try await GitWorkspace()
+        try g.podRuns()
+        _ = try await GitWorkspace.git(["remote", "remove", "origin"], in: g.checkout)
+        var req = TaskRequest(directory: g.dir, text: "write the answer")
+        req.command = #"echo 42 > answer.txt"#
+        req.cluster = g.w.clusterOptions
+        let r = try await TaskAction(g.w.ctx).run(req)
+        #expect(r.exitCode == 0 && r.commits == 1 && !r.pushed, "\(r)")
+        let said = g.w.h.console.stdout + g.w.h.console.stderr
+        #expect(said.contains("has no origin") && said.contains("fetch") && said.contains("apply"), "\(said)")
+        // --pr there is refused before the agent runs: nothing is queued, nothing written.
+        req.pullRequest = true
+        req.command = #"echo 43 > refused.txt"#
+        do {
+            _ = try await TaskAction(g.w.ctx).run(req)
+            Issue.record("a pull request without an origin was accepted")
+        } catch let e as SoError {
+            #expect(
+                e.message == "ws's checkout has no origin: a pull request needs one"
+                    && e.hint?.contains("fetch") == true)
+        }
+        await #expect(throws: SoError.self) { try await TaskQueueAction(g.w.ctx).submit(req) }
+        #expect(!FileManager.default.fileExists(atPath: g.checkout + "/refused.txt"))
+        #expect(try await TaskQueueAction(g.w.ctx).list(g.dir, cluster: g.w.clusterOptions).count == 1)
+    }
+
     @Test func anExistingPullRequestIsFoundAndRefusalsAreNamed() async throws {
         var g = try await GitWorkspace()
         try g.podRuns()
