@@ -77,9 +77,10 @@ public struct TaskAction {
         // A checkout with no origin (a workspace of a local checkout, or of no GIT_REPO) keeps its branch: the task
         // did what it was asked, and the work is one fetch or apply away.
         guard !s.origin.isEmpty || s.problem != nil else {
+            let take = "so deployment --dir \(w.c.model.directory)"
             ctx.say(
-                "task: \(s.branch) stays in the workspace (its checkout has no origin to push to); take it: so deployment --dir \(w.c.model.directory) fetch (a branch in your clone) or apply (the changes in your working tree)"
-            )
+                "task: \(s.branch) stays in the workspace (its checkout has no origin to push to); take it: "
+                    + "\(take) fetch (a branch in your clone) or \(take) apply (the changes in your working tree)")
             return result
         }
         let pushed = try await WorkspaceGitAction(ctx).push(w, message: nil, known: s)
@@ -118,9 +119,8 @@ public struct TaskAction {
         guard s.origin.isEmpty, s.problem == nil else { return }
         throw SoError(
             "\(w.name)'s checkout has no origin: a pull request needs one",
-            hint:
-                "run the task without --pr and take the work with so deployment --dir \(w.c.model.directory) fetch (or apply); or start a workspace with --config GIT_REPO=https://github.com/OWNER/NAME"
-        )
+            hint: "run the task without --pr and take the work with so deployment --dir \(w.c.model.directory) fetch "
+                + "(or apply); or start a workspace with --config GIT_REPO=https://github.com/OWNER/NAME")
     }
 
     /// The command the task runs (--command, else the spec's), with the text checked.
