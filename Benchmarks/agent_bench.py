@@ -101,7 +101,7 @@ def main():
     # Names of this run's workspaces, pool and namespaces (a node shared by several engineers: one prefix each).
     P = args.prefix
     if args.ci:
-        # CI's guard of the fast path (.ci/run): three of each, ratios printed, well under two minutes.
+        # CI's guard of the fast path (.ci/run): three of each, ratios printed, about two minutes.
         args.runs, args.pooled_ups, args.count, args.tasks, args.gap = 3, 3, 0, 0, 2.0
     work = tempfile.mkdtemp(prefix="so-agent-bench-")
     env = dict(os.environ, SO_ROOT=ROOT, SO_HOME=os.path.join(work, "home"), SO_KUBECONFIG=kubeconfig)
@@ -149,6 +149,16 @@ def main():
         kubectl = ["kubectl", "--kubeconfig", kubeconfig, "-n", f"so-{P}-bare"]
         subprocess.run(kubectl[:3] + ["create", "namespace", f"so-{P}-bare"], capture_output=True)
 
+        def answered(name, start):
+            """Seconds from `start` until `kubectl exec -- true` answers in the bare pod `name`, which then goes."""
+            while subprocess.run(kubectl + ["exec", name, "--", "true"], capture_output=True).returncode != 0:
+                if time.perf_counter() - start > 120:
+                    raise SystemExit(f"bare pod {name} never answered exec")
+                time.sleep(0.05)
+            took = time.perf_counter() - start
+            subprocess.run(kubectl + ["delete", "pod", name, "--wait=false", "--grace-period=0"], capture_output=True)
+            return took
+
         def bare_pod(i):
             """The limit: a bare pod of the workspace's image, from `kubectl run` until `kubectl exec -- true` answers."""
             time.sleep(random.uniform(0, 1))
@@ -156,12 +166,7 @@ def main():
             start = time.perf_counter()
             subprocess.run(kubectl + ["run", name, "--image=so-agent-workspace:local", "--image-pull-policy=Never", "--restart=Never",
                                       "--command", "--", "sleep", "infinity"], check=True, capture_output=True)
-            while subprocess.run(kubectl + ["exec", name, "--", "true"], capture_output=True).returncode != 0:
-                if time.perf_counter() - start > 120:
-                    raise SystemExit(f"bare pod {name} never answered exec")
-                time.sleep(0.05)
-            took = time.perf_counter() - start
-            subprocess.run(kubectl + ["delete", "pod", name, "--wait=false", "--grace-period=0"], capture_output=True)
+            took = answered(name, start)
             return took
 
         def bare_pod_with_volume(i):
@@ -179,12 +184,7 @@ def main():
                           "volumes": [{"name": "v", "persistentVolumeClaim": {"claimName": name}}]}}]})
             start = time.perf_counter()
             subprocess.run(kubectl + ["apply", "-f", "-"], input=manifest, text=True, check=True, capture_output=True)
-            while subprocess.run(kubectl + ["exec", name, "--", "true"], capture_output=True).returncode != 0:
-                if time.perf_counter() - start > 120:
-                    raise SystemExit(f"bare pod {name} never answered exec")
-                time.sleep(0.05)
-            took = time.perf_counter() - start
-            subprocess.run(kubectl + ["delete", "pod", name, "--wait=false", "--grace-period=0"], capture_output=True)
+            took = answered(name, start)
             subprocess.run(kubectl + ["delete", "pvc", name, "--wait=false"], capture_output=True)
             return took
 

@@ -159,6 +159,10 @@ public struct UpAction {
             try await DownAction(quiet).run(down)
             PoolAction(ctx).refillDetached(pool, cluster: req.cluster, stack: choice.copy)
             return nil
+        } catch {
+            // Interrupted, or another failure: the Namespace's naming under way ends first (as it did before the carry).
+            _ = try? await claimed.recorded?.value
+            throw error
         }
         // Once the workspace is ready, and in a process of its own: nothing of the next member is in this up's way.
         PoolAction(ctx).refillDetached(pool, cluster: req.cluster, stack: choice.copy)

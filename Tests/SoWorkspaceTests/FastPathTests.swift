@@ -60,10 +60,7 @@ final class Rendezvous: @unchecked Sendable {
     /// Namespace and the claim's revision of the record go beside the hand-over; the claimer's credentials too.
     @Test func aClaimWaitsForTwoListingsAndItsLeaseBeforeTheHandOver() async throws {
         let c = try await CarryHarness()
-        let origin = c.w.h.path("origin.git")
-        _ = try await LocalProcessRunner().run(
-            ["git", "clone", "-q", "--bare", c.mine, origin], workingDirectory: nil, environment: GitWorkspace.env,
-            timeout: 60)
+        let origin = try await c.origin()
         let p = try await PoolTests().pool(c.w, size: 1)
         let member = try #require(try await PoolAction(c.w.ctx).members(p.name, cluster: c.w.clusterOptions).first)
         let (ns, id) = (member.listing.namespace, member.listing.id)
