@@ -71,8 +71,11 @@ public struct RecordAction: Sendable {
             req.verb = "claim"
             let step = RecordStep(
                 ctx: ctx, client: client, model: model, namespace: namespace.name, connection: connection, req: req)
+            // A claim always writes a revision: who writes it is asked beside the revisions' list.
+            async let user = step.whoAmI()
+            let heads = try await step.store.heads()
             _ = try await step.begin(
-                existing: namespace, heads: try await step.store.heads(), done: "claimed", always: true)
+                existing: namespace, heads: heads, done: "claimed", always: true, user: await user)
         } catch {
             ctx.verbose("the claim of \(Path.basename(dir)) is not in its record: \(error)")
         }

@@ -175,7 +175,12 @@ public struct PoolAction {
     public func members(_ pool: String, cluster: ClusterOptions) async throws -> [Member] {
         let target = try await ClusterTargets(ctx: ctx).shared(cluster)
         let client = try ctx.connect(target.connection)
-        let listed = try await ListAction(ctx).list(client).filter { $0.pool == pool && !$0.terminating }
+        return try await members(pool, listed: try await ListAction(ctx).list(client), client: client)
+    }
+
+    /// The pool's members among the workspaces `listed` (`ListAction`), their pods read.
+    func members(_ pool: String, listed all: [DeploymentListing], client: ClusterClient) async throws -> [Member] {
+        let listed = all.filter { $0.pool == pool && !$0.terminating }
             .sorted { ($0.createdAt ?? .distantPast, $0.name) < ($1.createdAt ?? .distantPast, $1.name) }
         // Each member's pods at once (a claim waits for these reads).
         return try await withThrowingTaskGroup(of: (Int, Member).self) { group in

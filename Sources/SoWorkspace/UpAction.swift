@@ -30,7 +30,7 @@ public struct UpAction {
         let existing = ctx.fs.isDirectory(dir)
         let listing = req.dryRun ? nil : PoolClaim.Listing.ahead(ctx, req, existing: existing)
         // Not waited for when no claim reads it (a few reads of the API server, answered or not).
-        defer { listing?.members.cancel() }
+        defer { listing?.cancel() }
         let plan = try await WorkspacePlan.make(ctx, req, stack: stack, name: name, existing: existing)
         if req.dryRun { return try await dryRun(req, stack: stack, name: name, dir: dir, plan: plan) }
         var created = false
@@ -145,9 +145,10 @@ public struct UpAction {
                 req, name: name, dir: dir, checkout: checkout, bundle: bundle, branch: branch, identity: identity,
                 pod: claimed.pod)
             result.source?.bundleBytes = bytes
-            await claimed.recorded?.value
+            try await claimed.recorded?.value
         } catch let error as SoError {
-            await claimed.recorded?.value
+            // best effort: the workspace goes whether or not its Namespace was named (the error said why)
+            _ = try? await claimed.recorded?.value
             // A claimed workspace that failed before its checkout was in holds no work: it goes, and NAME starts cold.
             ctx.diagnostics.warn(
                 "the workspace claimed from pool \(pool.name) failed before it was ready: \(error.message); starting \(name) cold"
@@ -158,6 +159,10 @@ public struct UpAction {
             try await DownAction(quiet).run(down)
             PoolAction(ctx).refillDetached(pool, cluster: req.cluster, stack: choice.copy)
             return nil
+        } catch {
+            // Interrupted, or another failure: the Namespace's naming under way ends first (as it did before the carry).
+            _ = try? await claimed.recorded?.value
+            throw error
         }
         // Once the workspace is ready, and in a process of its own: nothing of the next member is in this up's way.
         PoolAction(ctx).refillDetached(pool, cluster: req.cluster, stack: choice.copy)
