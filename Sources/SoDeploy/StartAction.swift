@@ -46,7 +46,9 @@ public struct StartAction: Sendable {
 
     @discardableResult
     public func run(_ req: StartRequest) async throws -> StartReport {
-        try await withholding(req).started(req)
+        // A directory the record's gate wrote: what is still the record's is checked again before anything runs.
+        try RecordGate(ctx).recheck(ctx.absolute(req.directory))
+        return try await withholding(req).started(req)
     }
 
     /// This start, or one whose environment lacks what it must not copy into the cluster: in a directory written
@@ -106,6 +108,8 @@ public struct StartAction: Sendable {
             let read = req.dryRun ? cluster : try await self.read(cluster, rendered, req)
             // The deployment's record: a stale directory is refused here, before anything is applied.
             let begun = try await recording?.begin(existing: read.existing, heads: try await heads?.value ?? [])
+            // These files are this machine's now: a revision of the same files is the reader's own (`RecordGate`).
+            if let begun { StartedRevisions(ctx).add(begun.head.digest) }
             do {
                 let done = try await self.locked(rendered, read, localImageIDs, req, progress: progress)
                 if let recording, let begun { await recording.end(begun, result: req.wait ? "started" : "applied") }
