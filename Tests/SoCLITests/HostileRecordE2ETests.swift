@@ -121,7 +121,10 @@ struct HostileRecordE2ETests {
             #expect(r.exitCode == 0, "\(r.stderr)")
             r = try await E2E.kubectl(["-n", victim, "create", "configmap", "kept", "--from-literal=k=v"])
             var six = base
-            six["spec.yml"] = try #require(base["spec.yml"]) + "namespace: \(victim)\n"
+            let spec = try #require(base["spec.yml"])
+            six["spec.yml"] =
+                spec.split(separator: "\n", omittingEmptySubsequences: false)
+                .filter { !$0.hasPrefix("namespace:") }.joined(separator: "\n") + "namespace: \(victim)\n"
             try await Self.plant(six, id: id, namespace: name, revision: 6, host: "writer-box", in: t)
             r = try await so(["down", name, "--discard", "--timeout", "120"], homes.third)
             #expect(r.exitCode == 0 && r.stderr.contains("spec.yml namespace names \(victim)"), "\(r.stderr)")
