@@ -56,7 +56,8 @@ struct RecordStep {
         // What this machine copies from its environment stays as the directory had it (`--copy-secret-env`: all).
         let copies = req.copySecretEnv || step?.deployment != model.id ? nil : step?.copies
         if let latest, latest.digest == digest, !always {
-            let now = RecordFiles.Step(deployment: model.id, revision: latest.revision, digest: digest, copies: copies)
+            var now = RecordFiles.Step(deployment: model.id, revision: latest.revision, digest: digest, copies: copies)
+            now.fromRecord = step?.fromRecord
             if step != now { try RecordFiles.writeStep(now, in: dir, fs: ctx.fs) }
             return Begun(store: store, head: latest, wrote: false)
         }
@@ -84,8 +85,9 @@ struct RecordStep {
         let head = try await store.write(
             record, changed: DeploymentRecord.changes(from: parentFiles, to: files), result: done ?? RecordHead.applying
         )
-        try RecordFiles.writeStep(
-            .init(deployment: model.id, revision: record.revision, digest: digest, copies: copies), in: dir, fs: ctx.fs)
+        var now = RecordFiles.Step(deployment: model.id, revision: record.revision, digest: digest, copies: copies)
+        now.fromRecord = step?.fromRecord
+        try RecordFiles.writeStep(now, in: dir, fs: ctx.fs)
         ctx.verbose("recorded revision \(record.revision) of \(model.id) in the cluster (\(head.what))")
         guard deferTail else {
             await afterWriting(record, head: head, heads: heads)

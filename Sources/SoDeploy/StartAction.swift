@@ -46,7 +46,9 @@ public struct StartAction: Sendable {
 
     @discardableResult
     public func run(_ req: StartRequest) async throws -> StartReport {
-        try await withholding(req).started(req)
+        // A directory the record's gate wrote: what is still the record's is checked again before anything runs.
+        try RecordGate(ctx).recheck(ctx.absolute(req.directory))
+        return try await withholding(req).started(req)
     }
 
     /// This start, or one whose environment lacks what it must not copy into the cluster: in a directory written
@@ -115,6 +117,8 @@ public struct StartAction: Sendable {
             // the revision written (old ones pruned, the Namespace's note of the writer) goes on beside the apply.
             let begun = try await recording?.begin(
                 existing: read.existing, heads: try await heads?.value ?? [], user: await user?.value, deferTail: true)
+            // These files are this machine's now: a revision of the same files is the reader's own (`RecordGate`).
+            if let begun { StartedRevisions(ctx).add(begun.head.digest) }
             do {
                 let done = try await self.locked(rendered, read, localImageIDs, req, dns: dns, progress: progress)
                 if let recording, let begun { await recording.end(begun, result: req.wait ? "started" : "applied") }

@@ -58,8 +58,28 @@ public struct PoolAction {
             if !old.files.isEmpty { record.stack = old.stack }
         }
         record.files = try PoolRecord.fingerprint(stack, fs: ctx.fs)
+        record.secretEnv = old?.record.secretEnv
         try await store.save(record, over: old)
-        return try await fill(record, cluster: cluster, stack: given == record.stack ? nil : given)
+        let members = try await fill(record, cluster: cluster, stack: given == record.stack ? nil : given)
+        guard record.secretEnv == nil, let names = secretEnv(of: members) else { return members }
+        // What a claim hands in: the names a member made here from this machine's stack reads (never a record's).
+        record.secretEnv = names
+        try await store.save(record, over: try await store.stored(record.name))
+        return members
+    }
+
+    /// The `secret-env` of a member this machine made (its directory here, from its own stack); nil when none is.
+    func secretEnv(of members: [Member]) -> [String]? {
+        for m in members {
+            // A member not made here (or not loading) is not this machine's to read its names from: the next is tried.
+            guard let dir = try? ctx.namedDeployment(m.listing.name), ctx.fs.isDirectory(dir),
+                RecordFiles.step(in: dir, fs: ctx.fs)?.copies == nil,
+                let model = try? DeploymentLoader.load(
+                    dir, fs: ctx.fs, diagnostics: DiagnosticSink.dropped("a pool's member, for its secret-env"))
+            else { continue }
+            return model.spec.secretEnv
+        }
+        return nil
     }
 
     /// Makes members until the pool has `size` not claimed (without waiting for them: the node does that);

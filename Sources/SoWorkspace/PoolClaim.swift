@@ -283,7 +283,6 @@ struct PoolClaim {
                         "pool \(pool.name)'s member \(member.name) has no record in the cluster to claim it from",
                         hint: "remove it where it was made (\(member.host)): so down \(member.name) --discard")
                 }
-                try RecordTrust.checkHere(dir, ctx: ctx)
             }
             let model = try DeploymentLoader.load(
                 here ? memberDir : dir, fs: ctx.fs, diagnostics: DiagnosticSink.dropped("a pool member's files"))

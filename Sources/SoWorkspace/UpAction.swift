@@ -143,7 +143,7 @@ public struct UpAction {
         do {
             let bytes = try await carryIntoClaimed(
                 req, name: name, dir: dir, checkout: checkout, bundle: bundle, branch: branch, identity: identity,
-                pod: claimed.pod)
+                pod: claimed.pod, pool: (claimed.pool, claimed.namespace))
             result.source?.bundleBytes = bytes
             try await claimed.recorded?.value
         } catch let error as SoError {
@@ -181,7 +181,7 @@ public struct UpAction {
     func carryIntoClaimed(
         _ req: UpRequest, name: String, dir: String, checkout: ClaimedCheckout,
         bundle made: Task<CarryIn.Bundle?, Error>,
-        branch: String, identity: GitIdentity, pod: String?
+        branch: String, identity: GitIdentity, pod: String?, pool: (record: PoolRecord, namespace: String)? = nil
     ) async throws -> UInt64 {
         let w: WorkspaceContainer
         do {
@@ -193,7 +193,7 @@ public struct UpAction {
         }
         // The claimer's credentials go in beside the checkout (the member was made with no one's).
         let ctx = self.ctx
-        async let handed: Void = ClaimCredentials(ctx: ctx).hand(w)
+        async let handed: Void = ClaimCredentials(ctx: ctx).hand(w, pool: pool)
         var bytes: UInt64 = 0
         switch checkout {
         case .bundle(let carry, let source):
