@@ -189,6 +189,9 @@ public struct GitHubLoopLive: GitHubLoopEffects {
     public func reactOnCode(_ pull: GitHubIssue, comment: Int) async throws {
         try await GitHubAPI(ctx: try await acting()).react(pull, comment: comment, onCode: true)
     }
+    public func permission(repository: String, login: String) async throws -> GitHubPermission {
+        try await GitHubAPI(ctx: try await acting()).permission(repository, login: login)
+    }
 
     /// The workspace's directory here, made from its record in the cluster when this machine has none (a loop
     /// restarted elsewhere); a record this machine would not trust is refused and its directory removed.
