@@ -12,8 +12,9 @@ import SoBasics
 /// agent: claude                 # the stack's agent (default: the stack's own)
 /// forks: false                  # events of pull requests from forks are ignored unless true
 /// trust: write                  # the least permission on the repository a sender needs to give a task
-/// bots: [renovate[bot]]         # Apps' bots that may give tasks (no other [bot] login does)
+/// bots: ["renovate[bot]"]       # Apps' bots that may give tasks (no other [bot] login does)
 /// post-logs: false              # a failed task's log tail in its comment on a public repository (private: always)
+/// workspace-token-env: WORKSPACE_GITHUB_TOKEN  # with a token (no App): the variable holding the workspaces' own
 /// lease: 30m                    # a delivery taken longer ago by a loop that is not this one is reconciled
 /// keep-days: 14                 # done and failed deliveries older than this are deleted
 /// budget:
@@ -38,6 +39,9 @@ public struct GitHubLoopConfig: Sendable, Equatable {
     public var bots: [String] = []
     /// A failed task's log tail goes in its outcome comment on a public repository too (on a private one it does).
     public var postLogs = false
+    /// With a token (no GitHub App): the environment variable holding the token workspaces get, never the loop's own
+    /// (`workspaceToken`); the loop refuses to start without it.
+    public var workspaceTokenEnv: String?
     public var budget = Budget()
     /// Seconds a step of another loop may hold its deliveries `taken` before a pass reconciles them: longer than
     /// any step (an `up` included).
@@ -73,7 +77,7 @@ public struct GitHubLoopConfig: Sendable, Equatable {
 
     static let keys = [
         "repositories", "label", "prefix", "stack", "config", "agent", "forks", "budget", "lease", "keep-days", "trust",
-        "bots", "post-logs",
+        "bots", "post-logs", "workspace-token-env",
     ]
     static let budgetKeys = ["tasks", "wall-clock", "cost", "workspaces"]
 
@@ -150,7 +154,7 @@ public struct GitHubLoopConfig: Sendable, Equatable {
         }
     }
 
-    /// `trust` (write, maintain or admin) and `bots` (logins ending in [bot]).
+    /// `trust` (write, maintain or admin), `bots` (logins ending in [bot]) and `workspace-token-env` (a variable).
     static func readTrust(_ m: MapReader, into c: inout GitHubLoopConfig) throws {
         if let t = try m.string("trust") {
             guard let p = GitHubPermission(name: t), GitHubPermission.trustLevels.contains(p) else {
@@ -170,6 +174,12 @@ public struct GitHubLoopConfig: Sendable, Equatable {
                 hint: "write the login as GitHub shows it, e.g. renovate[bot]")
         }
         c.bots = c.bots.map { $0.lowercased() }
+        c.workspaceTokenEnv = try m.string("workspace-token-env")
+        if let v = c.workspaceTokenEnv, !isVariableName(v) || Self.loopsTokens.contains(v) {
+            throw m.error(
+                at: "workspace-token-env", "'workspace-token-env' is '\(printable(v))', not a variable of its own",
+                hint: "name a variable other than GITHUB_TOKEN, GH_TOKEN and GIT_TOKEN, e.g. WORKSPACE_GITHUB_TOKEN")
+        }
     }
 
     static func readBudget(_ node: YNode) throws -> Budget {

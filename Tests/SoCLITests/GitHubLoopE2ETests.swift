@@ -19,6 +19,8 @@ import Testing
 @Suite(.serialized, RealNode.required)
 struct GitHubLoopE2ETests {
     static let token = "e2e-github-token-not-real"
+    /// The workspaces' own token (the config's workspace-token-env): never the loop's.
+    static let workspaceToken = "e2e-workspace-token-not-real"
     static let secret = "e2e-loop-secret-" + String(repeating: "6b", count: 16)
 
     /// What one run holds: its temp dir, names, the stand-in, the receiver and the environment `so` runs with.
@@ -43,6 +45,7 @@ struct GitHubLoopE2ETests {
             label: so
             prefix: /so
             stack: \(stack)
+            workspace-token-env: WORKSPACE_GITHUB_TOKEN
             config:
               - GIT_REPO=\(gitURL)
               - AGENT_IMAGE=\(AgentE2E.image)
@@ -212,7 +215,7 @@ struct GitHubLoopE2ETests {
             in: t, repo: run.repo, gitDir: run.bare, token: Self.token, secretFile: t.file("secret"))
         run.env = [
             "SO_KUBECONFIG": E2E.kubeconfig!, "SO_HOME": t.file("home"), "GITHUB_TOKEN": Self.token,
-            "GITHUB_API_URL": run.github.url,
+            "WORKSPACE_GITHUB_TOKEN": Self.workspaceToken, "GITHUB_API_URL": run.github.url,
         ]
         do {
             try await run.startReceiver()
@@ -491,7 +494,7 @@ struct GitHubLoopE2ETests {
             listen: AgentE2E.nodeAddress)
         run.env = [
             "SO_KUBECONFIG": E2E.kubeconfig!, "SO_HOME": t.file("home"), "GITHUB_TOKEN": Self.token,
-            "GITHUB_API_URL": run.github.url,
+            "WORKSPACE_GITHUB_TOKEN": Self.workspaceToken, "GITHUB_API_URL": run.github.url,
         ]
         let suffix = String(run.owner.suffix(6))
         let role = "so-deployer-\(suffix)"
@@ -516,6 +519,7 @@ struct GitHubLoopE2ETests {
             r = try await E2E.kubectl([
                 "-n", "so-github", "create", "secret", "generic", "so-github-loop",
                 "--from-literal=GITHUB_TOKEN=\(Self.token)",
+                "--from-literal=WORKSPACE_GITHUB_TOKEN=\(Self.workspaceToken)",
             ])
             #expect(r.exitCode == 0, "\(r.stderr)")
             r = try await E2E.kubectl([
