@@ -249,6 +249,9 @@ struct GitHubLoopE2ETests {
             said.contains("github: \(run.repo)#\(issue): start \(name) (delivery \(sent.first?.delivery ?? "?"))")
                 && name.count == "gh-app-\(issue)-".count + 6, "\(said)")
         run.workspace = name
+        // Issue 64: the workspace holds its own token (the config's workspace-token-env), never the loop's.
+        #expect(try await Self.secretHolds(Self.workspaceToken, workspace: name), "the workspace's own token")
+        #expect(!(try await Self.secretHolds(Self.token, workspace: name)), "not the loop's token")
         #expect(try await run.state(of: sent.first?.delivery ?? "") == ["done"])
         _ = try await run.passes(until: "\(name) is idle, its task ended")
 
