@@ -12,8 +12,10 @@ let package = Package(
     platforms: [.macOS(.v13)],
     dependencies: [.package(url: "https://github.com/jpsim/Yams", from: "6.2.2")],
     targets: [
-        // The root package's parser modules, as they are.
-        .target(name: "SoBasics", dependencies: [yams], path: "Parsers/SoBasics", exclude: ["README.md"]),
+        // The root package's parser modules, as they are (SoBasics' crypto is the system's libcrypto).
+        .systemLibrary(name: "CLibcrypto", path: "Parsers/CLibcrypto", providers: [.apt(["libssl-dev"])]),
+        .target(
+            name: "SoBasics", dependencies: ["CLibcrypto", yams], path: "Parsers/SoBasics", exclude: ["README.md"]),
         .target(
             name: "SoCompose", dependencies: ["SoBasics", yams], path: "Parsers/SoCompose", exclude: ["README.md"]),
         .target(
