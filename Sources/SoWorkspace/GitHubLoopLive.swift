@@ -96,9 +96,9 @@ public struct GitHubLoopLive: GitHubLoopEffects {
         var req = TaskRequest(directory: try await directory(workspace), text: text)
         req.pullRequest = pullRequest
         req.title = title.map { String($0.prefix(72)) }
-        req.issue = issue
+        req.issue = issue.description
         req.cluster = cluster
-        return try await TaskQueueAction(c).submit(req).id
+        return try await TaskQueueAction(c, forge: GitHubTaskForge()).submit(req).id
     }
 
     public func down(workspace: String) async throws -> String? {
@@ -139,7 +139,7 @@ public struct GitHubLoopLive: GitHubLoopEffects {
 
     public func work(workspace: String) async throws -> GitHubLoopWork {
         let c = try await acting()
-        let queue = TaskQueueAction(c)
+        let queue = TaskQueueAction(c, forge: GitHubTaskForge())
         let w = try await WorkspaceContainer.open(c, directory: try await directory(workspace), cluster: cluster)
         var records = try await queue.records(w, [])
         // A task that runs pushes when it ends: with the token of then.
