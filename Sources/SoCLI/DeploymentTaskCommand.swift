@@ -4,6 +4,7 @@ import SoActions
 import SoAuthoring
 import SoBasics
 import SoDeploy
+import SoGitHub
 import SoWorkspace
 
 // Work leaving a workspace (spec `workspace:`, as agent-workspace has): task, diff, push, fetch.

@@ -2,6 +2,7 @@ import Foundation
 import SoActions
 import SoBasics
 import SoDeploy
+import SoGitHub
 import SoKube
 import SoRender
 import SoStack

@@ -10,14 +10,16 @@ import SoStack
 /// the workspace's Secret gets the spec's `secret-env` values from this environment (what the container reads
 /// when it starts again), and the running container gets them at once (`HandedCredentials`). Values go to the API
 /// server and through the exec's stdin only.
-struct ClaimCredentials {
-    let ctx: SoContext
+package struct ClaimCredentials {
+    package let ctx: SoContext
+
+    package init(ctx: SoContext) { self.ctx = ctx }
 
     /// Hands in the values of `w`'s `secret-env` that this environment has; the ones it lacks are said, as a cold
     /// start says them.
     /// `only`: just these of the keys (a GitHub App's renewed token), merged into what the container was handed
     /// before, and to the Secret alone when no container runs; nothing is said of the others.
-    func hand(_ w: WorkspaceContainer, only: [String]? = nil) async throws {
+    package func hand(_ w: WorkspaceContainer, only: [String]? = nil) async throws {
         let model = w.c.model
         let keys = model.spec.secretEnv.filter { only?.contains($0) ?? true }
         let values = keys.compactMap { key in ctx.environment[key].map { (key: key, value: $0) } }

@@ -50,7 +50,8 @@ public struct TaskQueueAction {
     /// pushed its branch) opened, and the comment on its issue made, once each, whoever sees the end first. With
     /// `comment` false the comment is claimed but not made: the caller says the end its own way (the GitHub loop).
     /// Without a forge that serves them, neither is claimed: they are left to a `so` that has one.
-    func finishEnded(_ w: WorkspaceContainer, _ t: TaskRecord, comment: Bool = true) async throws -> TaskRecord {
+    package func finishEnded(_ w: WorkspaceContainer, _ t: TaskRecord, comment: Bool = true) async throws -> TaskRecord
+    {
         guard t.ended else { return t }
         var t = t
         if forge.serves, let title = t.pullRequestTitle, t.pullRequest == nil, t.state == "succeeded",
@@ -153,7 +154,7 @@ public struct TaskQueueAction {
 
     /// The last lines of the task's log (for a comment on a failure), with every value of the workspace's Secret
     /// and your GitHub token replaced by `<secret>`: an agent that printed a key does not publish it on the issue.
-    func lastLines(_ w: WorkspaceContainer, _ id: Int, count: Int = 15) async throws -> String {
+    package func lastLines(_ w: WorkspaceContainer, _ id: Int, count: Int = 15) async throws -> String {
         let r = try await w.run(
             "reading task \(id)'s log",
             #"tail -n "$3" "$(git -C "$1" rev-parse --absolute-git-dir)/so/tasks/$2/log" 2>/dev/null || true"#,
@@ -172,7 +173,7 @@ public struct TaskQueueAction {
         return r
     }
 
-    func records(_ w: WorkspaceContainer, _ ids: [Int]) async throws -> [TaskRecord] {
+    package func records(_ w: WorkspaceContainer, _ ids: [Int]) async throws -> [TaskRecord] {
         let r = try await runner(w, "report", ids.map(String.init))
         let records = TaskRecord.parse(r.stdout)
         for t in records {
