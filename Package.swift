@@ -76,6 +76,12 @@ let package = Package(
         .target(
             name: "SoWorkspace", dependencies: ["SoDeploy", "SoActions", "SoBasics", "SoStack", "SoKube", "SoRender"],
             exclude: ["README.md"]),
+        // The GitHub loop: deliveries, the inbox, the planner, the executor, threads, GitHub's REST API, the App's
+        // tokens, and the forge of tasks given with --issue and --pr; over SoWorkspace's actions, as the CLI is.
+        .target(
+            name: "SoGitHub",
+            dependencies: ["SoWorkspace", "SoDeploy", "SoActions", "SoBasics", "SoStack", "SoKube", "SoRender"],
+            exclude: ["README.md"]),
         // Writing stacks: stack new and info, build-containers, fetch-stack, setup-repositories.
         .target(
             name: "SoAuthoring", dependencies: ["SoActions", "SoBasics", "SoCompose", "SoStack", "SoKube"],
@@ -84,13 +90,15 @@ let package = Package(
         // (pure pages over the same actions as the CLI; no HTTP server here).
         .target(
             name: "SoDashboard",
-            dependencies: ["SoActions", "SoBasics", "SoDeploy", "SoWorkspace", "SoKube", "SoRender", "SoStack"],
+            dependencies: [
+                "SoActions", "SoBasics", "SoDeploy", "SoWorkspace", "SoGitHub", "SoKube", "SoRender", "SoStack",
+            ],
             exclude: ["README.md"]),
         // The web view's server (Hummingbird, a leaf as SoKubeHTTP is): routes, the token, live updates, actions.
         .target(
             name: "SoDashboardServer",
             dependencies: [
-                "SoDashboard", "SoActions", "SoBasics", "SoDeploy", "SoWorkspace", "SoKube",
+                "SoDashboard", "SoActions", "SoBasics", "SoDeploy", "SoWorkspace", "SoGitHub", "SoKube",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -103,8 +111,8 @@ let package = Package(
         .target(
             name: "SoCLI",
             dependencies: [
-                "SoBasics", "SoSystem", "SoStack", "SoActions", "SoDeploy", "SoWorkspace", "SoAuthoring", "SoKube",
-                "SoKubeHTTP", "SoRender", "SoDashboard", "SoDashboardServer",
+                "SoBasics", "SoSystem", "SoStack", "SoActions", "SoDeploy", "SoWorkspace", "SoGitHub", "SoAuthoring",
+                "SoKube", "SoKubeHTTP", "SoRender", "SoDashboard", "SoDashboardServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ], exclude: ["README.md"]),
@@ -137,20 +145,22 @@ let package = Package(
             exclude: ["Golden", "Stacks"]),
         .testTarget(name: "SoActionsTests", dependencies: ["SoActions", "SoTestSupport"]),
         .testTarget(name: "SoDeployTests", dependencies: ["SoDeploy", "SoTestSupport"]),
-        .testTarget(name: "SoWorkspaceTests", dependencies: ["SoWorkspace", "SoTestSupport"], exclude: ["Fixtures"]),
+        // SoGitHub: a task's issue comments and pull request, through the forge the CLI gives tasks.
+        .testTarget(name: "SoWorkspaceTests", dependencies: ["SoWorkspace", "SoGitHub", "SoTestSupport"]),
+        .testTarget(name: "SoGitHubTests", dependencies: ["SoGitHub", "SoTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "SoAuthoringTests", dependencies: ["SoAuthoring", "SoTestSupport"]),
         .testTarget(
             name: "SoDashboardTests",
             dependencies: [
-                "SoSystem", "SoDashboard", "SoDashboardServer", "SoDeploy", "SoWorkspace", "SoActions", "SoKube",
-                "SoTestSupport",
+                "SoSystem", "SoDashboard", "SoDashboardServer", "SoDeploy", "SoWorkspace", "SoGitHub", "SoActions",
+                "SoKube", "SoTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
             ], exclude: ["Golden"]),
         .testTarget(
             name: "SoCLITests",
             dependencies: [
-                "SoSystem", "SoCLI", "SoActions", "SoDeploy", "SoWorkspace", "SoAuthoring", "SoCompose",
+                "SoSystem", "SoCLI", "SoActions", "SoDeploy", "SoWorkspace", "SoGitHub", "SoAuthoring", "SoCompose",
                 "SoTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

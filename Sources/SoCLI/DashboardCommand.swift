@@ -5,6 +5,7 @@ import SoBasics
 import SoDashboard
 import SoDashboardServer
 import SoDeploy
+import SoGitHub
 import SoWorkspace
 
 struct DashboardCommand: SoRunnable {

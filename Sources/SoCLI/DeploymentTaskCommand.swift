@@ -4,6 +4,7 @@ import SoActions
 import SoAuthoring
 import SoBasics
 import SoDeploy
+import SoGitHub
 import SoWorkspace
 
 // Work leaving a workspace (spec `workspace:`, as agent-workspace has): task, diff, push, fetch.
@@ -89,11 +90,11 @@ struct DeploymentTaskCommand: SoRunnable {
         req.pullRequest = pr
         req.title = title
         req.base = base
-        req.issue = gitHubIssue
+        req.issue = gitHubIssue?.description
         req.cluster = target.options()
         req.agentOutputToStderr = output == .json
         if detach {
-            let queue = TaskQueueAction(ctx)
+            let queue = TaskQueueAction(ctx, forge: GitHubTaskForge())
             let (name, id) = try await queue.submit(req)
             await queue.commentStarted(req, workspace: name, id: id)
             if output == .json {
@@ -105,7 +106,7 @@ struct DeploymentTaskCommand: SoRunnable {
             }
             return
         }
-        let r = try await TaskAction(ctx).run(req)
+        let r = try await TaskAction(ctx, forge: GitHubTaskForge()).run(req)
         if output == .json { ctx.console.out(JSONOut.encode(r)) }
         if r.exitCode != 0 { throw ExitCode(r.exitCode) }
     }

@@ -3,6 +3,7 @@ import Foundation
 import SoActions
 import SoBasics
 import SoDeploy
+import SoGitHub
 import SoWorkspace
 
 struct DeploymentTasksCancelCommand: SoRunnable {
@@ -26,7 +27,8 @@ struct DeploymentTasksCancelCommand: SoRunnable {
     func run(_ ctx: SoContext) async throws {
         let ctx = target.context(ctx)
         let dir = try await target.dir(ctx)
-        let t = try await TaskQueueAction(ctx).cancel(dir, cluster: target.options(), id: task.id)
+        let t = try await TaskQueueAction(ctx, forge: GitHubTaskForge()).cancel(
+            dir, cluster: target.options(), id: task.id)
         let name = Path.basename(dir)
         if format.value == .json {
             TaskText.print(t, workspace: name, json: true, ctx)

@@ -3,6 +3,7 @@ import Foundation
 import SoActions
 import SoBasics
 import SoDeploy
+import SoGitHub
 import SoWorkspace
 
 struct DeploymentTasksListCommand: SoRunnable {
@@ -24,7 +25,7 @@ struct DeploymentTasksListCommand: SoRunnable {
         let ctx = target.context(ctx)
         let dir = try await target.dir(ctx)
         let name = Path.basename(dir)
-        let tasks = try await TaskQueueAction(ctx).list(dir, cluster: target.options())
+        let tasks = try await TaskQueueAction(ctx, forge: GitHubTaskForge()).list(dir, cluster: target.options())
         let total = TaskCost.total(tasks.map(\.cost))
         if format.value == .json {
             ctx.console.out(

@@ -3,6 +3,7 @@ import Foundation
 import SoActions
 import SoBasics
 import SoDeploy
+import SoGitHub
 import SoWorkspace
 
 struct DeploymentTasksLogsCommand: SoRunnable {
@@ -25,7 +26,7 @@ struct DeploymentTasksLogsCommand: SoRunnable {
 
     func run(_ ctx: SoContext) async throws {
         let ctx = target.context(ctx)
-        _ = try await TaskQueueAction(ctx).logs(
+        _ = try await TaskQueueAction(ctx, forge: GitHubTaskForge()).logs(
             try await target.dir(ctx), cluster: target.options(), id: task.id, follow: follow)
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import SoActions
 import SoBasics
 import SoDeploy
+import SoGitHub
 import SoWorkspace
 
 struct DeploymentTasksShowCommand: SoRunnable {
@@ -24,7 +25,8 @@ struct DeploymentTasksShowCommand: SoRunnable {
     func run(_ ctx: SoContext) async throws {
         let ctx = target.context(ctx)
         let dir = try await target.dir(ctx)
-        let t = try await TaskQueueAction(ctx).show(dir, cluster: target.options(), id: task.id)
+        let t = try await TaskQueueAction(ctx, forge: GitHubTaskForge()).show(
+            dir, cluster: target.options(), id: task.id)
         TaskText.print(t, workspace: Path.basename(dir), json: format.value == .json, ctx)
     }
 }

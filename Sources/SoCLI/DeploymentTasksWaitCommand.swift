@@ -3,6 +3,7 @@ import Foundation
 import SoActions
 import SoBasics
 import SoDeploy
+import SoGitHub
 import SoWorkspace
 
 struct DeploymentTasksWaitCommand: SoRunnable {
@@ -35,7 +36,8 @@ struct DeploymentTasksWaitCommand: SoRunnable {
     func run(_ ctx: SoContext) async throws {
         let ctx = target.context(ctx)
         let dir = try await target.dir(ctx)
-        let t = try await TaskQueueAction(ctx).wait(dir, cluster: target.options(), id: task.id, follow: follow)
+        let t = try await TaskQueueAction(ctx, forge: GitHubTaskForge()).wait(
+            dir, cluster: target.options(), id: task.id, follow: follow)
         let name = Path.basename(dir)
         if format.value == .json {
             TaskText.print(t, workspace: name, json: true, ctx)

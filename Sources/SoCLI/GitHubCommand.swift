@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SoGitHub
 
 struct GitHubCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

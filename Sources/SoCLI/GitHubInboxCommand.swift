@@ -3,6 +3,7 @@ import Foundation
 import SoActions
 import SoBasics
 import SoDeploy
+import SoGitHub
 import SoWorkspace
 
 struct GitHubInboxCommand: SoRunnable {

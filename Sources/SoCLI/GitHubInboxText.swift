@@ -1,5 +1,6 @@
 import Foundation
 import SoBasics
+import SoGitHub
 import SoWorkspace
 
 /// `so github inbox`: each delivery as a row or as JSON. Pure; no text from an issue, comment or review is shown, and

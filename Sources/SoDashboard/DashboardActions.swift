@@ -2,6 +2,7 @@ import Foundation
 import SoActions
 import SoBasics
 import SoDeploy
+import SoGitHub
 import SoKube
 import SoRender
 import SoStack
@@ -144,11 +145,11 @@ public struct DashboardActions: Sendable {
             guard !text.isEmpty else { throw SoError("a task needs its text", hint: "say what the agent should do") }
             var req = TaskRequest(directory: dir, text: text)
             req.cluster = cluster
-            let queued = try await TaskQueueAction(ctx).submit(req)
+            let queued = try await TaskQueueAction(ctx, forge: GitHubTaskForge()).submit(req)
             return "queued task \(queued.id) in \(queued.workspace)"
         case "cancel":
             guard let id = form["id"].flatMap({ Int($0) }) else { throw SoError("no task id", hint: "reload the page") }
-            let t = try await TaskQueueAction(ctx).cancel(dir, cluster: cluster, id: id)
+            let t = try await TaskQueueAction(ctx, forge: GitHubTaskForge()).cancel(dir, cluster: cluster, id: id)
             return "task \(id): \(t.state)"
         case "start":
             _ = try await StartAction(ctx).run(StartRequest(directory: dir, cluster: cluster, progress: .plain))

@@ -1,5 +1,6 @@
 import Foundation
 import SoBasics
+import SoGitHub
 import SoKube
 import SoWorkspace
 

@@ -1,6 +1,7 @@
 import Foundation
 import SoBasics
 import SoDeploy
+import SoGitHub
 import SoWorkspace
 
 /// The GitHub loop's page: each issue the loop works on (its pull request, its workspace, what it has spent and

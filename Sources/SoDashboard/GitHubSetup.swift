@@ -1,4 +1,5 @@
 import Foundation
+import SoGitHub
 import SoWorkspace
 
 /// How this dashboard is part of the GitHub loop: the repositories its webhook takes deliveries for (none: it

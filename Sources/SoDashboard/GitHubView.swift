@@ -1,4 +1,5 @@
 import Foundation
+import SoGitHub
 import SoWorkspace
 
 /// The GitHub loop as the dashboard last read it: the threads (`GitHubLoopStore`: names and numbers only), the

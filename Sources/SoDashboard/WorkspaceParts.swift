@@ -1,6 +1,7 @@
 import Foundation
 import SoBasics
 import SoDeploy
+import SoGitHub
 import SoWorkspace
 
 /// A workspace's part of its page: the checkout, the tasks, one task's report and output.

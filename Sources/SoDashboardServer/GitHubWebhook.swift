@@ -4,6 +4,7 @@ import Hummingbird
 import NIOCore
 import SoBasics
 import SoDashboard
+import SoGitHub
 import SoWorkspace
 
 /// `POST /github/webhook`: GitHub's deliveries, each checked (its size, its `X-Hub-Signature-256` under the

@@ -10,8 +10,10 @@ import SoStack
 /// the workspace's Secret gets the spec's `secret-env` values from this environment (what the container reads
 /// when it starts again), and the running container gets them at once (`HandedCredentials`). Values go to the API
 /// server and through the exec's stdin only.
-struct ClaimCredentials {
-    let ctx: SoContext
+package struct ClaimCredentials {
+    package let ctx: SoContext
+
+    package init(ctx: SoContext) { self.ctx = ctx }
 
     /// Hands in the values of `w`'s `secret-env` that this environment has; the ones it lacks are said, as a cold
     /// start says them.
@@ -19,7 +21,7 @@ struct ClaimCredentials {
     /// before, and to the Secret alone when no container runs; nothing is said of the others.
     /// `pool`: a claim's, whose record names what its creator agreed to hand in (`PoolRecord.secretEnv`), into the
     /// claimed member's namespace only; what the member's own record names beyond it is not handed in (said).
-    func hand(_ w: WorkspaceContainer, only: [String]? = nil, pool: (record: PoolRecord, namespace: String)? = nil)
+    package func hand(_ w: WorkspaceContainer, only: [String]? = nil, pool: (record: PoolRecord, namespace: String)? = nil)
         async throws
     {
         let model = w.c.model

@@ -10,22 +10,27 @@ import SoStack
 /// pushed branch — and, asked and allowed, a pull request. The exit code is the agent's.
 public struct TaskAction {
     public let ctx: SoContext
-    public init(_ ctx: SoContext) { self.ctx = ctx }
+    /// Where the task's issue and pull request live (`TaskForge`).
+    public let forge: TaskForge
+    public init(_ ctx: SoContext, forge: TaskForge = NoTaskForge()) {
+        self.ctx = ctx
+        self.forge = forge
+    }
 
     public func run(_ req: TaskRequest) async throws -> TaskResult {
         let w = try await WorkspaceContainer.open(ctx, directory: req.directory, cluster: req.cluster)
         let command = try command(of: w, req)
         try await refusePullRequestWithoutOrigin(w, req)
-        if req.pullRequest || req.issue != nil { _ = try GitHubAPI(ctx: ctx).token() }
+        if req.pullRequest || req.issue != nil { try forge.check(ctx) }
         // A task like any other (queued, reported, listed by 'tasks'), followed here; so pushes and opens the
         // pull request itself, as the caller asked.
         var queued = req
         queued.push = false
-        let queue = TaskQueueAction(ctx)
+        let queue = TaskQueueAction(ctx, forge: forge)
         let id = try await queue.submit(in: w, queued, command: command)
         ctx.say("task: running '\(command)' in \(w.name) as task \(id) (it goes on if this so stops)")
         if let issue = req.issue {
-            await GitHubAPI(ctx: ctx).commentOrWarn(on: issue, TaskComments.started(id, w.name, req.text))
+            await forge.comment(on: issue, TaskComments.started(id, w.name, req.text), ctx)
         }
         _ = try await queue.followLog(w, id, toStderr: req.agentOutputToStderr)
         let record = try await queue.one(w, id)
@@ -39,19 +44,18 @@ public struct TaskAction {
         let code = Int32(clamping: record.exitCode ?? 1)
         ctx.say("task: the agent exited with \(code)\(record.state == "cancelled" ? " (cancelled)" : "")")
         guard let issue = req.issue else { return try await finish(w, req, record, code: code) }
-        let github = GitHubAPI(ctx: ctx)
         do {
             let result = try await finish(w, req, record, code: code)
             if try await queue.claim(w, id, "issue-ended") {
                 let tail = code == 0 ? "" : try await queue.lastLines(w, id)
-                await github.commentOrWarn(
-                    on: issue, TaskComments.ended(record, w.name, result: result, lastLines: tail))
+                await forge.comment(
+                    on: issue, TaskComments.ended(record, w.name, result: result, lastLines: tail), ctx)
             }
             return result
         } catch {
             // The claim is this run's to take; a claim it cannot make (the container went) still says why.
             if (try? await queue.claim(w, id, "issue-ended")) ?? true {
-                await github.commentOrWarn(on: issue, TaskComments.failedAfter(record, w.name, error))
+                await forge.comment(on: issue, TaskComments.failedAfter(record, w.name, error), ctx)
             }
             throw error
         }
@@ -101,10 +105,10 @@ public struct TaskAction {
                 "no base branch for the pull request",
                 hint: "pass --base BRANCH (the workspace does not record the branch it was cloned from)")
         }
-        let pullRequest = try await openPullRequest(
+        let pullRequest = try await forge.openPullRequest(
             origin: s.origin, head: s.branch, base: base,
             title: req.title ?? (subject.isEmpty ? "so task in \(w.name)" : subject),
-            body: TaskComments.pullRequestBody(req.text, w.name, issue: req.issue?.description))
+            body: TaskComments.pullRequestBody(req.text, w.name, issue: req.issue), ctx)
         result.pullRequest = pullRequest
         try await TaskQueueAction(ctx).set(w, record.id, "pull_request", pullRequest)
         ctx.say("task: pull request \(pullRequest)")
@@ -138,42 +142,5 @@ public struct TaskAction {
                 hint: "say what the agent should do: so deployment --name N task \"make the login test pass\"")
         }
         return command
-    }
-
-    /// A plain HTTPS call to GitHub's REST API (`GITHUB_API_URL`, as Actions and GitHub Enterprise set it,
-    /// else GitHub's own). An open pull request for the same branch is found and returned.
-    func openPullRequest(origin: String, head: String, base: String, title: String, body: String) async throws -> String
-    {
-        guard let repo = GitHubRepository(url: origin) else {
-            throw SoError(
-                "cannot tell the GitHub repository of '\(origin)'",
-                hint: "a pull request needs an origin such as https://github.com/OWNER/NAME")
-        }
-        let github = GitHubAPI(ctx: ctx)
-        let api = github.base
-        let headers = try github.headers()
-        let url = "\(api)/repos/\(repo.owner)/\(repo.name)/pulls"
-        let payload = YValue.map([
-            ("title", .string(title)), ("head", .string(head)), ("base", .string(base)), ("body", .string(body)),
-        ])
-        let r = try await ctx.web.send(
-            WebRequest(method: "POST", url: url, headers: headers, body: Data(payload.compactJSON())), timeout: 30)
-        let answer = try? JSON.parse(r.body)  // a body that is not JSON (a proxy's page): the status names the refusal
-        if r.status == 201, let link = answer?["html_url"]?.string { return link }
-        let message = answer?["message"]?.string ?? "HTTP \(r.status)"
-        let details = (answer?["errors"]?.array ?? []).compactMap { $0["message"]?.string }
-        if r.status == 422, details.contains(where: { $0.contains("already exists") }) {
-            let q = "\(url)?state=open&head=\(repo.owner):\(head)"
-            let found = try await ctx.web.send(WebRequest(method: "GET", url: q, headers: headers), timeout: 30)
-            // Not JSON, or no open pull request: the refusal below is the answer.
-            if found.status == 200, let link = (try? JSON.parse(found.body))?.array.first?["html_url"]?.string {
-                return link
-            }
-        }
-        throw SoError(
-            "GitHub refused the pull request for \(head) on \(repo.owner)/\(repo.name): \(([message] + details).joined(separator: "; "))",
-            hint: r.status == 401 || r.status == 403 || r.status == 404
-                ? "the token cannot open pull requests there (it needs pull-requests: write on \(repo.owner)/\(repo.name))"
-                : "the branch \(head) is pushed; open the pull request by hand")
     }
 }

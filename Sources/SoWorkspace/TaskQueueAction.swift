@@ -12,19 +12,24 @@ import SoStack
 /// workspace's volume that any `so` reads back through the API.
 public struct TaskQueueAction {
     public let ctx: SoContext
-    public init(_ ctx: SoContext) { self.ctx = ctx }
+    /// Where the tasks' issues and pull requests live (`TaskForge`).
+    public let forge: TaskForge
+    public init(_ ctx: SoContext, forge: TaskForge = NoTaskForge()) {
+        self.ctx = ctx
+        self.forge = forge
+    }
 
     /// Queues the task; its id. The worker starts it at once when the queue is empty.
     public func submit(_ req: TaskRequest) async throws -> (workspace: String, id: Int) {
-        if req.issue != nil || req.pullRequest { _ = try GitHubAPI(ctx: ctx).token() }
+        if req.issue != nil || req.pullRequest { try forge.check(ctx) }
         let w = try await WorkspaceContainer.open(ctx, directory: req.directory, cluster: req.cluster)
-        let command = try TaskAction(ctx).command(of: w, req)
-        try await TaskAction(ctx).refusePullRequestWithoutOrigin(w, req)
+        let command = try TaskAction(ctx, forge: forge).command(of: w, req)
+        try await TaskAction(ctx, forge: forge).refusePullRequestWithoutOrigin(w, req)
         return (w.name, try await submit(in: w, req, command: command))
     }
 
     func submit(in w: WorkspaceContainer, _ req: TaskRequest, command: String) async throws -> Int {
-        var args = [req.text, command, req.push ? "1" : "0", req.issue?.description ?? ""]
+        var args = [req.text, command, req.push ? "1" : "0", req.issue ?? ""]
         if req.pullRequest {
             args += [req.title ?? (req.subject.isEmpty ? "so task in \(w.name)" : req.subject), req.base ?? ""]
         }
@@ -40,16 +45,19 @@ public struct TaskQueueAction {
     /// A detached task with `--issue`: the comment on its start, made now.
     public func commentStarted(_ req: TaskRequest, workspace: String, id: Int) async {
         guard let issue = req.issue else { return }
-        await GitHubAPI(ctx: ctx).commentOrWarn(on: issue, TaskComments.started(id, workspace, req.text))
+        await forge.comment(on: issue, TaskComments.started(id, workspace, req.text), ctx)
     }
 
     /// A detached task that ended, seen by this `so` first: the pull request it asked for (when it succeeded and
     /// pushed its branch) opened, and the comment on its issue made, once each, whoever sees the end first. With
     /// `comment` false the comment is claimed but not made: the caller says the end its own way (the GitHub loop).
-    func finishEnded(_ w: WorkspaceContainer, _ t: TaskRecord, comment: Bool = true) async throws -> TaskRecord {
+    /// Without a forge that serves them, neither is claimed: they are left to a `so` that has one.
+    package func finishEnded(_ w: WorkspaceContainer, _ t: TaskRecord, comment: Bool = true) async throws -> TaskRecord
+    {
         guard t.ended else { return t }
         var t = t
-        if let title = t.pullRequestTitle, t.pullRequest == nil, t.state == "succeeded", let head = t.pushed,
+        if forge.serves, let title = t.pullRequestTitle, t.pullRequest == nil, t.state == "succeeded",
+            let head = t.pushed,
             try await claim(w, t.id, "pull-request")
         {
             let s = try await w.state()
@@ -58,20 +66,19 @@ public struct TaskQueueAction {
                     "no base branch for task \(t.id)'s pull request",
                     hint: "open it by hand from \(head) (the workspace does not record the branch it was cloned from)")
             }
-            let url = try await TaskAction(ctx).openPullRequest(
+            let url = try await forge.openPullRequest(
                 origin: s.origin, head: head, base: base, title: title,
-                body: TaskComments.pullRequestBody(t.text, w.name, issue: t.issue))
+                body: TaskComments.pullRequestBody(t.text, w.name, issue: t.issue), ctx)
             try await set(w, t.id, "pull_request", url)
             t.pullRequest = url
             ctx.say("task \(t.id): pull request \(url)")
         }
-        if let text = t.issue, let issue = GitHubIssue(text), try await claim(w, t.id, "issue-ended"), comment {
+        if forge.serves, let issue = t.issue, try await claim(w, t.id, "issue-ended"), comment {
             let tail = t.state == "succeeded" ? "" : try await lastLines(w, t.id)
             let result = TaskResult(
                 exitCode: Int32(clamping: t.exitCode ?? 1), branch: t.branch ?? "", commits: t.commits.count,
                 committedLeftovers: false, pushed: t.pushed != nil, pullRequest: t.pullRequest)
-            await GitHubAPI(ctx: ctx).commentOrWarn(
-                on: issue, TaskComments.ended(t, w.name, result: result, lastLines: tail))
+            await forge.comment(on: issue, TaskComments.ended(t, w.name, result: result, lastLines: tail), ctx)
         }
         return t
     }
@@ -149,7 +156,7 @@ public struct TaskQueueAction {
 
     /// The last lines of the task's log (for a comment on a failure), with every value of the workspace's Secret
     /// and your GitHub token replaced by `<secret>`: an agent that printed a key does not publish it on the issue.
-    func lastLines(_ w: WorkspaceContainer, _ id: Int, count: Int = 15) async throws -> String {
+    package func lastLines(_ w: WorkspaceContainer, _ id: Int, count: Int = 15) async throws -> String {
         let r = try await w.run(
             "reading task \(id)'s log",
             #"tail -n "$3" "$(git -C "$1" rev-parse --absolute-git-dir)/so/tasks/$2/log" 2>/dev/null || true"#,
@@ -168,7 +175,7 @@ public struct TaskQueueAction {
         return r
     }
 
-    func records(_ w: WorkspaceContainer, _ ids: [Int]) async throws -> [TaskRecord] {
+    package func records(_ w: WorkspaceContainer, _ ids: [Int]) async throws -> [TaskRecord] {
         let r = try await runner(w, "report", ids.map(String.init))
         let records = TaskRecord.parse(r.stdout)
         for t in records {

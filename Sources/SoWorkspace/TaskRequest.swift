@@ -16,8 +16,8 @@ public struct TaskRequest: Sendable {
     public var title: String?
     /// The pull request's base branch; default: the branch the workspace was cloned from.
     public var base: String?
-    /// `--issue OWNER/REPO#N`: comment there when the task starts and when it ends.
-    public var issue: GitHubIssue?
+    /// `--issue OWNER/REPO#N`: comment there when the task starts and when it ends (through the `TaskForge`).
+    public var issue: String?
     public var cluster = ClusterOptions(performClusterManagement: false)
     /// The agent's output goes to stderr (stdout carries a JSON summary).
     public var agentOutputToStderr = false
@@ -31,5 +31,7 @@ public struct TaskRequest: Sendable {
 }
 
 extension String {
-    func trimmingSuffix(_ suffix: String) -> String { hasSuffix(suffix) ? String(dropLast(suffix.count)) : self }
+    package func trimmingSuffix(_ suffix: String) -> String {
+        hasSuffix(suffix) ? String(dropLast(suffix.count)) : self
+    }
 }

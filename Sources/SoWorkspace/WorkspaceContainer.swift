@@ -9,7 +9,7 @@ import SoStack
 /// The container that holds a workspace's checkout (spec `workspace:`), reached with `kubectl exec`.
 /// Scripts get their values as positional parameters (`sh -c SCRIPT so PATH ARGS…`): nothing is quoted
 /// into a command line, and no secret is ever passed (git's token comes from the container's environment).
-struct WorkspaceContainer {
+package struct WorkspaceContainer {
     let ctx: SoContext
     let c: ConnectedDeployment
     let spec: WorkspaceSpec
@@ -18,7 +18,7 @@ struct WorkspaceContainer {
     /// The running pod; nil when none runs (a stopped workspace). Looked up again when it was known from an earlier
     /// verb and kubectl says it is gone.
     private let found: Found
-    var pod: String? { found.pod }
+    package var pod: String? { found.pod }
 
     /// Where the pod came from: an earlier verb (`KnownContainer`, not checked until an exec fails), or a look now.
     final class Found: @unchecked Sendable {
@@ -38,7 +38,7 @@ struct WorkspaceContainer {
     /// run, or one that removes it anyway, passes false). The container an earlier verb found is believed (no
     /// request to the API server; a use recorded at most every `KnownContainer.useInterval`); `known: false`
     /// looks at the pods.
-    static func open(
+    package static func open(
         _ ctx: SoContext, directory: String, cluster: ClusterOptions, wake: Bool = true, known: Bool = true
     ) async throws -> WorkspaceContainer {
         let c = try await ConnectedDeployment.open(ctx, directory: directory, cluster: cluster)
@@ -170,7 +170,7 @@ struct WorkspaceContainer {
 
     /// Runs a script in the container and captures its output; a non-zero exit is an error naming `what`.
     @discardableResult
-    func run(_ what: String, _ script: String, _ args: [String] = [], allowFailure: Bool = false) async throws
+    package func run(_ what: String, _ script: String, _ args: [String] = [], allowFailure: Bool = false) async throws
         -> ProcessResult
     {
         let r = try await capture(script, args)
@@ -183,7 +183,7 @@ struct WorkspaceContainer {
     }
 
     /// The checkout's branch, commits and changes.
-    func state() async throws -> WorkspaceState {
+    package func state() async throws -> WorkspaceState {
         let r = try await run("reading the checkout", Self.stateScript)
         return WorkspaceState.parse(r.stdout)
     }

@@ -4,6 +4,7 @@ import SoActions
 import SoAuthoring
 import SoBasics
 import SoDeploy
+import SoGitHub
 import SoKube
 import SoSystem
 import SoTestSupport

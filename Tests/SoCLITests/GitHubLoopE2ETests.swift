@@ -1,5 +1,6 @@
 import Foundation
 import SoBasics
+import SoGitHub
 import SoSystem
 import SoTestSupport
 import Testing

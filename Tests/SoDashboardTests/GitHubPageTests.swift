@@ -6,6 +6,7 @@ import Testing
 
 @testable import SoDashboard
 @testable import SoDeploy
+@testable import SoGitHub
 @testable import SoWorkspace
 
 /// The GitHub loop's page, drawn from the fake cluster's threads and inbox: a golden, hostile names as text, what

@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import SoActions
 import SoBasics
+import SoGitHub
 import SoKube
 import SoTestSupport
 import Testing

@@ -31,7 +31,7 @@ import Testing
 
 /// The module graph points down (issue 31): what each module may import of `so`'s own. The live effects
 /// (SoSystem) and HTTP (SoKubeHTTP) are leaves only the CLI reaches; no use-case module imports another
-/// but SoWorkspace, which builds on SoDeploy.
+/// but SoWorkspace, which builds on SoDeploy, and SoGitHub, the loop over SoWorkspace's actions.
 @Suite struct ModuleGraphTests {
     static let allowed: [String: Set<String>] = [
         "SoBasics": [],
@@ -45,12 +45,16 @@ import Testing
         "SoDeploy": ["SoActions", "SoBasics", "SoCompose", "SoStack", "SoKube", "SoRender"],
         "SoWorkspace": ["SoDeploy", "SoActions", "SoBasics", "SoCompose", "SoStack", "SoKube", "SoRender"],
         "SoAuthoring": ["SoActions", "SoBasics", "SoCompose", "SoStack", "SoKube"],
+        // The GitHub loop: workspaces through SoWorkspace's actions, as the CLI uses them.
+        "SoGitHub": ["SoWorkspace", "SoDeploy", "SoActions", "SoBasics", "SoStack", "SoKube", "SoRender"],
         // The web view: pages and the feed over the use cases' actions; the server (Hummingbird) a leaf above them.
-        "SoDashboard": ["SoActions", "SoBasics", "SoDeploy", "SoWorkspace", "SoKube", "SoRender", "SoStack"],
-        "SoDashboardServer": ["SoDashboard", "SoActions", "SoBasics", "SoDeploy", "SoWorkspace", "SoKube"],
+        "SoDashboard": [
+            "SoActions", "SoBasics", "SoDeploy", "SoWorkspace", "SoGitHub", "SoKube", "SoRender", "SoStack",
+        ],
+        "SoDashboardServer": ["SoDashboard", "SoActions", "SoBasics", "SoDeploy", "SoWorkspace", "SoGitHub", "SoKube"],
         "SoCLI": [
             "SoBasics", "SoSystem", "SoCompose", "SoStack", "SoKube", "SoKubeHTTP", "SoRender", "SoActions", "SoDeploy",
-            "SoWorkspace",
+            "SoWorkspace", "SoGitHub",
             "SoAuthoring", "SoDashboard", "SoDashboardServer",
         ],
         "so": ["SoCLI"],
@@ -96,6 +100,9 @@ import Testing
         "SoAuthoringTests/ComposeParityTests.swift": "compose parity of create and build-containers",
         // A stack `stack new` wrote is deployed as any other: init and create.
         "SoAuthoringTests/StackNewActionTests.swift": "deploys the stack it wrote",
+        // A task's issue comments and pull request go through the forge the CLI gives it (SoGitHub's).
+        "SoWorkspaceTests/TaskCommentsTests.swift": "a task's issue comments through GitHubTaskForge",
+        "SoWorkspaceTests/WorkspaceGitActionTests.swift": "a task's pull request through GitHubTaskForge",
     ]
 
     static var testTargets: [String] {

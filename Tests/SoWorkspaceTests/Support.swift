@@ -131,20 +131,6 @@ struct CarryHarness {
     }
 }
 
-/// A web API stand-in that records requests and answers from a script.
-final class FakeWeb: WebClient, @unchecked Sendable {
-    private let lock = NSLock()
-    private(set) var requests: [WebRequest] = []
-    var answers: [WebResponse] = []
-    func send(_ request: WebRequest, timeout: Double) async throws -> WebResponse {
-        try lock.withLock {
-            requests.append(request)
-            guard !answers.isEmpty else { throw SoError("unexpected web request \(request.method) \(request.url)") }
-            return answers.removeFirst()
-        }
-    }
-}
-
 /// A workspace on the fake cluster whose container is a local directory: `kubectl exec … -- sh -c SCRIPT so
 /// /workspace ARGS` runs SCRIPT here with the local checkout in place of /workspace, so the git scripts
 /// (and clone.sh itself) run for real against a local origin whose default branch is `trunk`.

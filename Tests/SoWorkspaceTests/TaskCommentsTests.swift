@@ -1,5 +1,6 @@
 import Foundation
 import SoBasics
+import SoGitHub
 import SoKube
 import SoStack
 import SoSystem
@@ -34,8 +35,8 @@ import Testing
         req.command = "echo fixed > login.ts"
         req.cluster = g.w.clusterOptions
         req.pullRequest = true
-        req.issue = GitHubIssue("acme/web#42")
-        let r = try await TaskAction(g.w.ctx).run(req)
+        req.issue = "acme/web#42"
+        let r = try await TaskAction(g.w.ctx, forge: GitHubTaskForge()).run(req)
         #expect(r.exitCode == 0 && r.pullRequest == "https://github.example/acme/web/pull/7")
         let urls = web.requests.map(\.url)
         #expect(
@@ -51,7 +52,8 @@ import Testing
                 && bodies[2].contains("Pull request: https://github.example/acme/web/pull/7"), "\(bodies[2])")
         #expect(!bodies.joined().contains("test-github-token-not-real"))
         // Its end was commented: a later wait says nothing more. Its report holds the push and the pull request.
-        let t = try await TaskQueueAction(g.w.ctx).wait(g.dir, cluster: g.w.clusterOptions, id: 1, follow: false)
+        let t = try await TaskQueueAction(g.w.ctx, forge: GitHubTaskForge()).wait(
+            g.dir, cluster: g.w.clusterOptions, id: 1, follow: false)
         #expect(web.requests.count == 3)
         #expect(t.pushed == "agent/ws" && t.pullRequest == "https://github.example/acme/web/pull/7", "\(t)")
     }
@@ -68,8 +70,8 @@ import Testing
         req.command = "echo 'step one'; echo 'key: test-anthropic-key-not-real'; echo 'it broke' >&2; exit 4"
         req.cluster = g.w.clusterOptions
         req.push = false
-        req.issue = GitHubIssue("acme/web#42")
-        let q = TaskQueueAction(g.w.ctx)
+        req.issue = "acme/web#42"
+        let q = TaskQueueAction(g.w.ctx, forge: GitHubTaskForge())
         let (_, id) = try await q.submit(req)
         await q.commentStarted(req, workspace: "ws", id: id)
         let t = try await q.wait(g.dir, cluster: g.w.clusterOptions, id: id, follow: false)
@@ -99,8 +101,8 @@ import Testing
         req.command = "echo docs > DOCS.md"
         req.cluster = g.w.clusterOptions
         req.pullRequest = true
-        req.issue = GitHubIssue("acme/web#5")
-        let q = TaskQueueAction(g.w.ctx)
+        req.issue = "acme/web#5"
+        let q = TaskQueueAction(g.w.ctx, forge: GitHubTaskForge())
         let (_, id) = try await q.submit(req)
         let t = try await q.wait(g.dir, cluster: g.w.clusterOptions, id: id, follow: false)
         #expect(
@@ -129,8 +131,10 @@ import Testing
         var req = TaskRequest(directory: g.dir, text: "anything")
         req.command = "true"
         req.cluster = g.w.clusterOptions
-        req.issue = GitHubIssue("acme/web#42")
-        let e = await #expect(throws: SoError.self) { try await TaskQueueAction(g.w.ctx).submit(req) }
+        req.issue = "acme/web#42"
+        let e = await #expect(throws: SoError.self) {
+            try await TaskQueueAction(g.w.ctx, forge: GitHubTaskForge()).submit(req)
+        }
         #expect(e?.message.contains("GITHUB_TOKEN or GH_TOKEN is not set") == true)
         #expect(!FileManager.default.fileExists(atPath: Path.join(g.checkout, ".git/so/tasks/1")), "nothing queued")
     }

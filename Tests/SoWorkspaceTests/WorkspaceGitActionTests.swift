@@ -1,5 +1,6 @@
 import Foundation
 import SoBasics
+import SoGitHub
 import SoKube
 import SoStack
 import SoSystem
@@ -236,7 +237,7 @@ import Testing
         req.command = #"printf '%s\n' "$TASK" > answer.txt; exit 3"#
         req.cluster = g.w.clusterOptions
         req.pullRequest = true
-        let r = try await TaskAction(g.w.ctx).run(req)
+        let r = try await TaskAction(g.w.ctx, forge: GitHubTaskForge()).run(req)
         #expect(r.exitCode == 3 && r.commits == 1 && r.committedLeftovers && r.pushed && r.pullRequest == nil)
         #expect(web.requests.isEmpty, "no pull request for a failed task")
         #expect(
@@ -247,7 +248,7 @@ import Testing
                 == "so task: write the answer\n")
 
         req.command = #"echo more >> answer.txt"#
-        let ok = try await TaskAction(g.w.ctx).run(req)
+        let ok = try await TaskAction(g.w.ctx, forge: GitHubTaskForge()).run(req)
         #expect(ok.exitCode == 0 && ok.pullRequest == "https://github.example/acme/web/pull/7" && ok.commits == 2)
         let post = try #require(web.requests.first)
         #expect(post.method == "POST" && post.url == "http://127.0.0.1:9/api/v3/repos/acme/web/pulls")
@@ -302,15 +303,15 @@ import Testing
         ]
         g.w.ctx.web = web
         g.w.ctx.environment["GITHUB_TOKEN"] = "test-github-token-not-real"
-        let task = TaskAction(g.w.ctx)
+        let forge = GitHubTaskForge()
         #expect(
-            try await task.openPullRequest(
-                origin: "git@github.com:acme/web.git", head: "agent/ws", base: "trunk", title: "t", body: "b")
+            try await forge.openPullRequest(
+                origin: "git@github.com:acme/web.git", head: "agent/ws", base: "trunk", title: "t", body: "b", g.w.ctx)
                 == "https://github.com/acme/web/pull/3")
         #expect(web.requests[1].url == "https://api.github.com/repos/acme/web/pulls?state=open&head=acme:agent/ws")
         do {
-            _ = try await task.openPullRequest(
-                origin: "https://github.com/acme/web", head: "agent/ws", base: "trunk", title: "t", body: "b")
+            _ = try await forge.openPullRequest(
+                origin: "https://github.com/acme/web", head: "agent/ws", base: "trunk", title: "t", body: "b", g.w.ctx)
             Issue.record("a refused pull request passed")
         } catch let e as SoError {
             #expect(
@@ -321,7 +322,7 @@ import Testing
         var req = TaskRequest(directory: g.dir, text: "x")
         req.pullRequest = true
         req.cluster = g.w.clusterOptions
-        await #expect(throws: SoError.self) { try await TaskAction(g.w.ctx).run(req) }
+        await #expect(throws: SoError.self) { try await TaskAction(g.w.ctx, forge: GitHubTaskForge()).run(req) }
     }
 
     @Test func gitHubRepositoriesAreReadFromEveryRemoteForm() {
