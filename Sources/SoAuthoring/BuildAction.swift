@@ -110,8 +110,10 @@ public struct BuildAction {
                 shim = dir
                 env["PATH"] = dir + ":" + (env["PATH"] ?? "/usr/local/bin:/usr/bin:/bin")
             }
-            // An image the engine cannot inspect (or no engine: the build says so) is built.
-            if !req.forceRebuild,
+            // An image the engine cannot inspect (or no engine: the build says so) is built. With --agent, the stack's
+            // own images are the agent's base: --force-rebuild rebuilds them only when --include names them.
+            let forced = req.forceRebuild && (agentTarget == nil || t == agentTarget || !req.include.isEmpty)
+            if !forced,
                 let r = try? await ctx.processes.run(
                     inspectCommand(t.image), workingDirectory: nil, environment: env, timeout: 30),
                 r.exitCode == 0

@@ -15,7 +15,8 @@ struct BuildContainersCommand: SoRunnable {
             every compose service with build: (context, dockerfile, args, target), tagged with its image: or <stack>-<service>:local. An image that already \
             exists is skipped unless --force-rebuild. --agent NAME adds the image the stack's agents: entry names (e.g. so-agent-workspace-claude:local), \
             built from container-build/<its name>/ after the wheels its wheels.txt pins are downloaded (python3 -m pip download), so the build needs \
-            no network. DOCKER names the engine (e.g. a buildah wrapper); else docker, or KIND_EXPERIMENTAL_PROVIDER's.
+            no network; the stack's own images are its base, built when missing (--force-rebuild rebuilds them only with --include). \
+            DOCKER names the engine (e.g. a buildah wrapper); else docker, or KIND_EXPERIMENTAL_PROVIDER's.
 
             Example:
               so --stack agent-workspace build-containers

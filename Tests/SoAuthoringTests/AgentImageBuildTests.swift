@@ -99,6 +99,23 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: t.file("tmp")).isEmpty)
     }
 
+    @Test func forceRebuildRebuildsTheAgentsImageNotItsBase() async throws {
+        let t = try TempDir("so-agent-build")
+        defer { t.cleanup() }
+        try Self.stack(t)
+        try FileManager.default.createDirectory(atPath: t.file("tmp"), withIntermediateDirectories: true)
+        var req = BuildRequest(stack: t.file("stk/stacks/ws"))
+        req.agent = "mine"
+        req.forceRebuild = true
+        let built = try await BuildAction(context(t, console: CapturedConsole())).run(req)
+        #expect(built.map(\.image) == ["ws-mine:local"])
+        let log = try t.read("engine.log").split(separator: "\n").map(String.init)
+        #expect(
+            log.first == "engine image inspect --format {{.Id}} ws-base:local"
+                && !log.contains { $0.contains("--tag ws-base") })
+        #expect(!log.contains("engine image inspect --format {{.Id}} ws-mine:local"), "\(log)")
+    }
+
     @Test func anAgentWithoutAnImageAndAnUnknownOneAreNamed() async throws {
         let t = try TempDir("so-agent-build")
         defer { t.cleanup() }
