@@ -22,7 +22,7 @@ the image must be on the node already. The image's size is buildah's, beside the
 import json, os, statistics, subprocess, sys, tempfile, time
 
 import clusterargs
-from agent_bench import GIT_ENV, light_stack
+from agent_bench import light_stack, serve_repository
 
 ROOT = clusterargs.ROOT
 KIT = os.path.join(ROOT, "..", "shared", "tools", "real-node")
@@ -45,26 +45,6 @@ def size_mb(ref):
         return float(number) * {"kB": 1e-3, "MB": 1, "GB": 1e3}[unit]
     except (ValueError, IndexError, KeyError):
         return None
-
-
-def serve_repository(work, node):
-    """A bare repository of one commit on trunk, served with push allowed by `git daemon` on the node's address."""
-    seed, srv = os.path.join(work, "seed"), os.path.join(work, "srv")
-    run(["git", "init", "-q", "-b", "trunk", seed], env=GIT_ENV)
-    open(os.path.join(seed, "README.md"), "w").write("hello\n")
-    run(["git", "-C", seed, "add", "-A"], env=GIT_ENV)
-    run(["git", "-C", seed, "commit", "-q", "-m", "first"], env=GIT_ENV)
-    run(["git", "clone", "-q", "--bare", seed, os.path.join(srv, "acme", "app.git")], env=GIT_ENV)
-    port = 19000 + int(time.time() * 1000) % 900
-    daemon = subprocess.Popen(["git", "daemon", f"--base-path={srv}", "--export-all", "--enable=receive-pack", "--reuseaddr",
-                               f"--listen={node}", f"--port={port}", srv], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"git://{node}:{port}/acme/app.git"
-    for _ in range(50):
-        if subprocess.run(["git", "ls-remote", url], capture_output=True).returncode == 0:
-            return daemon, url
-        time.sleep(0.1)
-    daemon.terminate()
-    raise SystemExit(f"git daemon did not answer on {url}")
 
 
 def build(so, wheels):
@@ -116,7 +96,7 @@ def main():
             time.sleep(0.05)
         url = f"http://{args.node}:{open(os.path.join(work, 'port')).read()}"
         stack = light_stack(work)
-        daemon, repo = serve_repository(work, args.node)
+        daemon, repo = serve_repository(work, args.node, push=True)
         up = run([so, "up", stack, "--name", ws, "--agent", "claude", "--config", f"GIT_REPO={repo}", "--config", f"ANTHROPIC_BASE_URL={url}",
                   "--timeout", "300", "--progress", "plain"], env=env, cwd=work)
         if IMAGE not in up.stdout:

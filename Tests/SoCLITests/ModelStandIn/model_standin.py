@@ -122,6 +122,15 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
+    def start_stream(self):
+        """Headers of a server-sent event stream, which ends when the connection closes."""
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.close_connection = True
+
     def do_HEAD(self):
         self.send_response(200)
         self.send_header("Content-Length", "0")
@@ -185,12 +194,7 @@ class Handler(BaseHTTPRequestHandler):
                 "stop_reason": stop, "stop_sequence": None,
                 "usage": {"input_tokens": usage.get("input_tokens", 0), "output_tokens": usage.get("output_tokens", 0)},
             })
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Cache-Control", "no-cache")
-        self.send_header("Connection", "close")
-        self.end_headers()
-        self.close_connection = True
+        self.start_stream()
 
         def event(name, data):
             self.wfile.write(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
@@ -259,12 +263,7 @@ class Handler(BaseHTTPRequestHandler):
                 "id": cid, "object": "chat.completion", "created": now, "model": model,
                 "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
                 "usage": u})
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Cache-Control", "no-cache")
-        self.send_header("Connection", "close")
-        self.end_headers()
-        self.close_connection = True
+        self.start_stream()
 
         def chunk(delta, finish=None, usage=None):
             obj = {"id": cid, "object": "chat.completion.chunk", "created": now, "model": model,
