@@ -26,7 +26,8 @@ struct AgentImageBuild {
             throw SoError(
                 "agent \(agent) of \(stack.name) names no image: to build",
                 hint: (withImage.isEmpty ? "" : "images are built for: \(withImage.joined(separator: ", ")); ")
-                    + "build your own from the stack's Dockerfile (docs/agent-workspaces.md, \"An image with your agent\") and give it as --config AGENT_IMAGE=…",
+                    + "build your own from the stack's Dockerfile (docs/agent-workspaces.md, \"An image with your agent\") "
+                    + "and give it as --config AGENT_IMAGE=…",
                 at: profile.location ?? origin)
         }
         let name = Self.containerName(image)
@@ -155,6 +156,7 @@ struct AgentImageBuild {
             out.recipe = .dockerfile(context: scratch, dockerfile: dockerfile, args: args, target: stage)
             return (out, scratch)
         } catch {
+            // best effort: the error that ended the download is the one to report; a scratch left is the temp dir's.
             try? ctx.fs.removeOwnedTree(scratch, owner: .scratch(prefix: "so-wheels"))
             throw error
         }

@@ -74,20 +74,9 @@ public struct BuildAction {
     @discardableResult
     public func run(_ req: BuildRequest) async throws -> [BuildTarget] {
         let stack = try ctx.locator.resolve(req.stack, diagnostics: ctx.diagnostics)
-        var chosen = try targets(stack)
         // --agent: the agent's image, after the stack's own (its FROM), which are built only when missing.
         let agentTarget = try req.agent.map { try AgentImageBuild(ctx: ctx).target(stack, agent: $0) }
-        let names = chosen.map(\.name)
-        for n in req.include + req.exclude where !names.contains(n) {
-            let hint =
-                names.isEmpty
-                ? "the stack lists no containers and no compose service has build:"
-                : "it builds: " + names.joined(separator: ", ")
-            throw SoError("\(stack.name) builds no container named '\(n)'", hint: hint)
-        }
-        if !req.include.isEmpty { chosen = chosen.filter { req.include.contains($0.name) } }
-        chosen = chosen.filter { !req.exclude.contains($0.name) }
-        if let agentTarget { chosen.append(agentTarget) }
+        let chosen = try chosen(req, stack: stack) + (agentTarget.map { [$0] } ?? [])
         if chosen.isEmpty {
             ctx.say("\(stack.name) has nothing to build (no containers: in stack.yml, no compose service with build:)")
             return []
@@ -154,6 +143,21 @@ public struct BuildAction {
             )
         }
         return built
+    }
+
+    /// The stack's targets `--include` and `--exclude` leave; a name they give that the stack does not build is an error.
+    func chosen(_ req: BuildRequest, stack: ResolvedStack) throws -> [BuildTarget] {
+        var chosen = try targets(stack)
+        let names = chosen.map(\.name)
+        for n in req.include + req.exclude where !names.contains(n) {
+            let hint =
+                names.isEmpty
+                ? "the stack lists no containers and no compose service has build:"
+                : "it builds: " + names.joined(separator: ", ")
+            throw SoError("\(stack.name) builds no container named '\(n)'", hint: hint)
+        }
+        if !req.include.isEmpty { chosen = chosen.filter { req.include.contains($0.name) } }
+        return chosen.filter { !req.exclude.contains($0.name) }
     }
 
     /// The docker (or build.sh) command line, with the kind provider's engine (KIND_EXPERIMENTAL_PROVIDER) for docker,

@@ -32,15 +32,18 @@ struct AgentImage {
 
     /// `workspace.agent` of the stack's spec-defaults (what `so up` without `--agent` runs).
     static func defaultAgent(_ stack: ResolvedStack) -> String? {
+        // StackFile.load read spec-defaults already, and init reports a workspace.agent that does not read.
         guard let defaults = try? stack.file.specDefaults?.mapping("'spec-defaults'"),
             let workspace = try? defaults.nonNull("workspace")?.mapping("'workspace'")
         else { return nil }
+        // (the same: init reads workspace.agent after this, and says what is wrong with it)
         return try? workspace.nonNull("agent")?.string("workspace.agent")
     }
 
     /// Whether a node of the cluster lists `image` (`AgentImage.sameImage`), or the
     /// host's engine has it when the cluster is kind's. Anything that cannot be asked counts as absent.
     func present(_ image: String, _ req: UpRequest) async -> Bool {
+        // Not being able to ask is an answer here: the stack's image runs, and config() says how to get the agent's.
         guard let target = try? await ClusterTargets(ctx: ctx).shared(req.cluster) else { return false }
         if let client = try? ctx.connect(target.connection),
             let nodes = try? await client.list(.node, namespace: nil, labelSelector: nil)
@@ -52,6 +55,7 @@ struct AgentImage {
         }
         guard target.kindCluster != nil else { return false }
         let argv = [ctx.kindProvider.cli, "image", "inspect", "--format", "{{.Id}}", image]
+        // No engine, or no such image: the host does not have it (start says so for the stack's :local images).
         let r = try? await ctx.processes.run(argv, workingDirectory: nil, environment: nil, timeout: 30)
         return r?.exitCode == 0
     }

@@ -53,7 +53,13 @@ enum AgentCLIE2E {
         guard r.exitCode == 0 else { throw SoError("buildah tag: \(r.stderr)") }
         r = try await AgentE2E.run([Path.join(kit, "load-image.sh"), full], timeout: 900)
         guard r.exitCode == 0 else { throw SoError("loading \(full): \(r.stderr)") }
-        return build
+        // so up reads the node's images as the kubelet reports them (its status, refreshed every few seconds).
+        for _ in 0..<120 {
+            let names = try await E2E.kubectl(["get", "nodes", "-o", "jsonpath={.items[*].status.images[*].names}"])
+            if names.stdout.contains("\"\(full)\"") { return build }
+            try await Task.sleep(for: .seconds(1))
+        }
+        throw SoError("no node lists \(full) two minutes after it was loaded")
     }
 
     /// The stand-in model API on the node's address (a port of its own), following `script`; its request log is
@@ -148,7 +154,8 @@ struct AgentCLIE2ETests {
                 ], cwd: t.path, env: env)
             said.append(r.stdout + r.stderr)
             #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
-            #expect(r.stdout.contains("agent image: \(AgentCLIE2E.image)"), "\(r.stdout)")
+            #expect(
+                r.stdout.contains("agent image: \(AgentCLIE2E.image) (claude's, found on the cluster)"), "\(r.stdout)")
 
             // Task 1, attached: a refused Bash call, then a file written through Write; so commits and pushes it.
             r = try await so(["task", "write hello.txt"])
@@ -286,7 +293,8 @@ struct AgentCLIE2ETests {
                     "OPENAI_API_BASE=\(url)/v1", "--timeout", "180", "--progress", "plain",
                 ], cwd: t.path, env: env)
             #expect(
-                r.exitCode == 0 && r.stdout.contains("agent image: so-agent-workspace-aider:local"),
+                r.exitCode == 0
+                    && r.stdout.contains("agent image: so-agent-workspace-aider:local (aider's, found on the cluster)"),
                 "\(r.stdout)\n\(r.stderr)")
             r = try await so(["task", "create hello.txt"])
             #expect(r.exitCode == 0 && !(r.stdout + r.stderr).contains(key), "\(r.stdout)\n\(r.stderr)")
