@@ -21,7 +21,12 @@ let package = Package(
     ],
     targets: [
         // Effect seams and shared vocabulary: errors, diagnostics, file system, processes, clock, entropy, strict YAML reading.
-        .target(name: "SoBasics", dependencies: [.product(name: "Yams", package: "Yams")], exclude: ["README.md"]),
+        .target(
+            name: "SoBasics", dependencies: ["CLibcrypto", .product(name: "Yams", package: "Yams")],
+            exclude: ["README.md"]),
+        // The system's libcrypto (OpenSSL 3): SHA-256, HMAC-SHA256, the constant-time compare and RS256 signing
+        // (SoBasics' SHA256.swift, HMAC.swift, RSAPrivateKey.swift). Linked, not built: nothing is added to a clean build's time.
+        .systemLibrary(name: "CLibcrypto", path: "SystemLibraries/CLibcrypto", providers: [.apt(["libssl-dev"])]),
         // The live effects (a leaf, as SoKubeHTTP is): the local file system, programs run with swift-subprocess,
         // the system clock, entropy, console, resolver and host locks. Only the CLI's live context and the HTTP
         // client's credentials reach them.

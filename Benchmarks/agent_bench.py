@@ -8,8 +8,14 @@ Every workspace figure is printed beside the limit measured in the same run: a b
 (`kubectl run` of so-agent-workspace:local, then `kubectl exec -- true` until it answers), as a multiple of it.
 
 Usage: python3 Benchmarks/agent_bench.py --kubeconfig PATH [--so PATH] [--runs 5] [--node 10.250.0.1]
-       [--traces DIR] (or SO_BENCH_KUBECONFIG=PATH). Builds `so` in release mode (.build-release) unless --so is
-       given. --traces keeps each up's API trace (SO_TRACE_API=1) and its figures as DIR/NAME.trace.
+       [--traces DIR] [--ci] (or SO_BENCH_KUBECONFIG=PATH). Builds `so` in release mode (.build-release) unless
+       --so is given. --traces keeps each up's API trace (SO_TRACE_API=1) and its figures as DIR/NAME.trace
+       (Benchmarks/trace_phases.py reads them: each request, what it waited on, the time per phase). --ci: the
+       short run CI's e2e tier prints (3 of each, no twenty, no tasks), ending in one line of ratios.
+
+Besides the bare pod, a bare pod with a fresh volume of the default class (a PersistentVolumeClaim and a pod that
+mounts it, until `kubectl exec -- true` answers): what a cold `up`, whose workspace needs a new volume, is also
+measured against. Claims are measured twice: `so up` in a checkout, and `so up --name` from a remote (no checkout).
 
 The repository is served from the host (`git daemon` on the node's address; default branch `trunk`). The
 stack is a copy of agent-workspace with lighter CPU/memory requests (the agent asks 250m CPU; 20 of them do
@@ -93,7 +99,12 @@ def serve_repository(work, node, push=False):
 def main():
     args, kubeconfig, so = clusterargs.parse([("--runs", int, 5), ("--node", str, "10.250.0.1"), ("--count", int, 20), ("--parallel", int, 4), ("--tasks", int, 10), ("--task-seconds", int, 5),
                                                    ("--pool", int, 3), ("--pooled-ups", int, 5), ("--gap", float, 3.0),
-                                                   ("--traces", str, "")])
+                                                   ("--traces", str, ""), ("--ci", bool, False), ("--prefix", str, "bench")])
+    # Names of this run's workspaces, pool and namespaces (a node shared by several engineers: one prefix each).
+    P = args.prefix
+    if args.ci:
+        # CI's guard of the fast path (.ci/run): three of each, ratios printed, about two minutes.
+        args.runs, args.pooled_ups, args.count, args.tasks, args.gap = 3, 3, 0, 0, 2.0
     work = tempfile.mkdtemp(prefix="so-agent-bench-")
     env = dict(os.environ, SO_ROOT=ROOT, SO_HOME=os.path.join(work, "home"), SO_KUBECONFIG=kubeconfig)
     names = []
@@ -137,16 +148,11 @@ def main():
             ready = time.perf_counter() - start
             return ready, shell_answers(name, start, up, ready), nudges(up.stderr), volume_wait(up.stderr)
 
-        kubectl = ["kubectl", "--kubeconfig", kubeconfig, "-n", "so-bench-bare"]
-        subprocess.run(kubectl[:3] + ["create", "namespace", "so-bench-bare"], capture_output=True)
+        kubectl = ["kubectl", "--kubeconfig", kubeconfig, "-n", f"so-{P}-bare"]
+        subprocess.run(kubectl[:3] + ["create", "namespace", f"so-{P}-bare"], capture_output=True)
 
-        def bare_pod(i):
-            """The limit: a bare pod of the workspace's image, from `kubectl run` until `kubectl exec -- true` answers."""
-            time.sleep(random.uniform(0, 1))
-            name = f"bare-{i}-{random.randrange(10**6)}"
-            start = time.perf_counter()
-            subprocess.run(kubectl + ["run", name, "--image=so-agent-workspace:local", "--image-pull-policy=Never", "--restart=Never",
-                                      "--command", "--", "sleep", "infinity"], check=True, capture_output=True)
+        def answered(name, start):
+            """Seconds from `start` until `kubectl exec -- true` answers in the bare pod `name`, which then goes."""
             while subprocess.run(kubectl + ["exec", name, "--", "true"], capture_output=True).returncode != 0:
                 if time.perf_counter() - start > 120:
                     raise SystemExit(f"bare pod {name} never answered exec")
@@ -155,9 +161,40 @@ def main():
             subprocess.run(kubectl + ["delete", "pod", name, "--wait=false", "--grace-period=0"], capture_output=True)
             return took
 
+        def bare_pod(i):
+            """The limit: a bare pod of the workspace's image, from `kubectl run` until `kubectl exec -- true` answers."""
+            time.sleep(random.uniform(0, 1))
+            name = f"bare-{i}-{random.randrange(10**6)}"
+            start = time.perf_counter()
+            subprocess.run(kubectl + ["run", name, "--image=so-agent-workspace:local", "--image-pull-policy=Never", "--restart=Never",
+                                      "--command", "--", "sleep", "infinity"], check=True, capture_output=True)
+            took = answered(name, start)
+            return took
+
+        def bare_pod_with_volume(i):
+            """The limit of an up that needs a new volume: a claim of the default class and a bare pod of the image that
+            mounts it, applied at once, until `kubectl exec -- true` answers."""
+            time.sleep(random.uniform(0, 1))
+            name = f"bare-vol-{i}-{random.randrange(10**6)}"
+            manifest = json.dumps({"apiVersion": "v1", "kind": "List", "items": [
+                {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": name},
+                 "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}},
+                {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+                 "spec": {"restartPolicy": "Never", "containers": [
+                     {"name": "c", "image": "so-agent-workspace:local", "imagePullPolicy": "Never", "command": ["sleep", "infinity"],
+                      "volumeMounts": [{"name": "v", "mountPath": "/v"}]}],
+                          "volumes": [{"name": "v", "persistentVolumeClaim": {"claimName": name}}]}}]})
+            start = time.perf_counter()
+            subprocess.run(kubectl + ["apply", "-f", "-"], input=manifest, text=True, check=True, capture_output=True)
+            took = answered(name, start)
+            subprocess.run(kubectl + ["delete", "pvc", name, "--wait=false"], capture_output=True)
+            return took
+
         print(f"so: {so}")
-        up_to_shell("bench-agent-warm")  # the image's first use on the node is not what is measured
+        up_to_shell(f"{P}-agent-warm")  # the image's first use on the node is not what is measured
         bare = statistics.median(bare_pod(i) for i in range(args.runs))
+        bare_volume = statistics.median(bare_pod_with_volume(i) for i in range(args.runs))
+        ratios = {}
 
         def limit(seconds):
             return f"{seconds * 1000:8.0f} ms = {seconds / bare:.2f}x a bare pod"
@@ -178,11 +215,13 @@ def main():
                          if late and len(late) < len(rs) else ""))
 
         print(f"{'a bare pod of the image until exec answers, median of ' + str(args.runs):<52} {bare * 1000:8.0f} ms (the limit)")
-        runs = [up_to_shell(f"bench-agent-{i}") for i in range(args.runs)]
+        print(f"{'  the same with a fresh volume of the default class':<52} {bare_volume * 1000:8.0f} ms = {bare_volume / bare:.2f}x a bare pod")
+        runs = [up_to_shell(f"{P}-agent-{i}") for i in range(args.runs)]
         print(f"{'so up until ready (clone done), median of ' + str(args.runs):<52} {limit(statistics.median(r[0] for r in runs))} "
               f"(min {min(r[0] for r in runs) * 1000:.0f}, max {max(r[0] for r in runs) * 1000:.0f})")
         print(f"{'so up until a shell answers in /workspace, median':<52} {limit(statistics.median(r[1] for r in runs))} "
               f"(min {min(r[1] for r in runs) * 1000:.0f}, max {max(r[1] for r in runs) * 1000:.0f})  goal: 2x")
+        ratios["cold from a remote"] = statistics.median(r[1] for r in runs) / bare
         node_share("so up", runs, lambda r: r[1])
 
         # so up in a checkout (carried in as a bundle): from a warm pool, and cold (--no-pool), side by side.
@@ -203,36 +242,56 @@ def main():
             return shell, "claimed" in p.stdout, exec_time(p.stderr), nudges(p.stderr), volume_wait(p.stderr)
         # Cold first, on a node as quiet as the bare pod's and the cold ups' from a remote: not while a pool's
         # members are made, or its removal ends them.
-        cold = [up_in_checkout(f"bench-cold-{i}", ["--no-pool"]) for i in range(args.pooled_ups)]
-        pooled = []
+        cold = [up_in_checkout(f"{P}-cold-{i}", ["--no-pool"]) for i in range(args.pooled_ups)]
+        pooled, remote_claims = [], []
         if args.pool > 0:
-            so_cmd(["pool", "create", stack, "--name", "bench", "--size", str(args.pool), "--config", f"GIT_ORIGIN={repo}"])
+            so_cmd(["pool", "create", stack, "--name", P, "--size", str(args.pool), "--config", f"GIT_ORIGIN={repo}"])
             def warm():
                 listed = json.loads(so_cmd(["pool", "list", "-o", "json"]).stdout)
-                return sum(p["warm"] for p in listed if p["name"] == "bench")
+                return sum(p["warm"] for p in listed if p["name"] == P)
             t0 = time.perf_counter()
             while warm() < args.pool and time.perf_counter() - t0 < 120:
                 time.sleep(0.5)
             for i in range(args.pooled_ups):
-                pooled.append(up_in_checkout(f"bench-pooled-{i}", []))
+                pooled.append(up_in_checkout(f"{P}-pooled-{i}", []))
                 time.sleep(args.gap)
-            so_cmd(["pool", "remove", "bench"])
-        for label, rs in ((f"so up in a checkout from a pool of {args.pool}, {args.gap:g} s apart", pooled), ("so up in a checkout, cold (--no-pool)", cold)):
+            # Claims from a remote (`so up --name`, no checkout): the member clones the repository it is handed.
+            t0 = time.perf_counter()
+            while warm() < args.pool and time.perf_counter() - t0 < 120:
+                time.sleep(0.5)
+            for i in range(args.pooled_ups):
+                name = f"{P}-claim-{i}"
+                names.append(name)
+                start = time.perf_counter()
+                up = so_cmd(["up", stack, "--name", name, "--config", f"GIT_REPO={repo}", "--progress", "plain", "--timeout", "300"], trace=True)
+                shell = shell_answers(name, start, up, time.perf_counter() - start)
+                remote_claims.append((shell, "claimed" in up.stdout, exec_time(up.stderr)))
+                time.sleep(args.gap)
+            so_cmd(["pool", "remove", P])
+        for label, rs in ((f"so up in a checkout from a pool of {args.pool}, {args.gap:g} s apart", pooled),
+                          (f"so up --name from a remote, from a pool of {args.pool}", remote_claims),
+                          ("so up in a checkout, cold (--no-pool)", cold)):
             if rs:
                 print(f"{label + ', until a shell answers':<52} {limit(statistics.median(r[0] for r in rs))} "
                       f"(min {min(r[0] for r in rs) * 1000:.0f}, max {max(r[0] for r in rs) * 1000:.0f} = {max(r[0] for r in rs) / bare:.2f}x; "
                       f"{sum(r[1] for r in rs)} of {len(rs)} claimed)")
+                ratios[{id(pooled): "claim in a checkout", id(remote_claims): "claim from a remote", id(cold): "cold in a checkout"}[id(rs)]] = \
+                    statistics.median(r[0] for r in rs) / bare
                 if rs is cold:
+                    print(f"{'  against a bare pod with a fresh volume':<52} {statistics.median(r[0] for r in rs) / bare_volume:8.2f}x")
                     node_share("so up in a checkout", rs, lambda r: r[0])
                 elif all(r[2] is not None for r in rs):
                     print(f"{'  of which the hand-over exec into the member, median':<52} {statistics.median(r[2] for r in rs) * 1000:8.0f} ms "
                           f"(max {max(r[2] for r in rs) * 1000:.0f}; the API server's and the node's, the member's clone included)")
 
+        # One line for CI's log (and a note's before/after): each median as a multiple of the bare pod of this run.
+        print(f"ratios (bare pod {bare * 1000:.0f} ms, with a fresh volume {bare_volume * 1000:.0f} ms): "
+              + ", ".join(f"{k} {v:.2f}x" for k, v in ratios.items()))
         if args.count < 1:
             return  # --count 0: the single ups only
         start = time.perf_counter()
         with concurrent.futures.ThreadPoolExecutor(args.parallel) as pool:
-            many = list(pool.map(up_to_shell, [f"bench-many-{i:02d}" for i in range(args.count)]))
+            many = list(pool.map(up_to_shell, [f"{P}-many-{i:02d}" for i in range(args.count)]))
         total = time.perf_counter() - start
         print(f"{f'{args.count} workspaces, {args.parallel} at a time: all shell-ready':<52} {total * 1000:8.0f} ms "
               f"(each: median {statistics.median(m[1] for m in many) * 1000:.0f} ms, max {max(m[1] for m in many) * 1000:.0f} ms)")
@@ -241,11 +300,11 @@ def main():
             # READY is available/wanted over the workspace's Deployments (the agent, and its egress proxy).
             counts = [w for w in line.split() if "/" in w and w.replace("/", "").isdigit()]
             return bool(counts) and counts[0].split("/")[0] == counts[0].split("/")[1]
-        ready_now = sum(1 for l in listed.splitlines() if l.startswith("bench-many-") and ready(l))
+        ready_now = sum(1 for l in listed.splitlines() if l.startswith(f"{P}-many-") and ready(l))
         print(f"{'listed as ready':<52} {ready_now:8d} of {args.count}")
 
         # Detached tasks, one per workspace, given all at once: each runs in its own workspace's container.
-        chosen = [f"bench-many-{i:02d}" for i in range(min(args.tasks, args.count))]
+        chosen = [f"{P}-many-{i:02d}" for i in range(min(args.tasks, args.count))]
         if not chosen:
             return
         work_cmd = f"sleep {args.task_seconds}; echo done > task.txt; git add task.txt; git commit -qm task"
@@ -269,9 +328,9 @@ def main():
         print(f"{f'  all ended ({args.task_seconds} s of work each)':<52} {done * 1000:8.0f} ms; {ok} of {len(chosen)} succeeded with their commit; "
               f"at most {overlap} running at once")
     finally:
-        subprocess.run(["kubectl", "--kubeconfig", kubeconfig, "delete", "namespace", "so-bench-bare", "--wait=false"], capture_output=True)
+        subprocess.run(["kubectl", "--kubeconfig", kubeconfig, "delete", "namespace", f"so-{P}-bare", "--wait=false"], capture_output=True)
         # A pool a failed run left (its members hold no work): removed like the workspaces.
-        subprocess.run([so, "pool", "remove", "bench"], cwd=work, env=env, capture_output=True)
+        subprocess.run([so, "pool", "remove", P], cwd=work, env=env, capture_output=True)
         with concurrent.futures.ThreadPoolExecutor(4) as pool:
             for n, f in [(n, pool.submit(subprocess.run, [so, "down", n, "--discard"], cwd=work, env=env, capture_output=True, text=True)) for n in names]:
                 if f.result().returncode != 0:

@@ -12,7 +12,10 @@ def parse(extra):
     ap.add_argument("--kubeconfig", default=os.environ.get("SO_BENCH_KUBECONFIG"))
     ap.add_argument("--so", default=None)
     for name, kind, default in extra:
-        ap.add_argument(name, type=kind, default=default)
+        if kind is bool:
+            ap.add_argument(name, action="store_true")  # a flag
+        else:
+            ap.add_argument(name, type=kind, default=default)
     args = ap.parse_args()
     if not args.kubeconfig:
         sys.exit("give --kubeconfig or SO_BENCH_KUBECONFIG (a real API server; see the developers' guide)")

@@ -12,8 +12,10 @@ let package = Package(
     platforms: [.macOS(.v13)],
     dependencies: [.package(url: "https://github.com/jpsim/Yams", from: "6.2.2")],
     targets: [
-        // The root package's parser modules, as they are.
-        .target(name: "SoBasics", dependencies: [yams], path: "Parsers/SoBasics", exclude: ["README.md"]),
+        // The root package's parser modules, as they are (SoBasics' crypto is the system's libcrypto).
+        .systemLibrary(name: "CLibcrypto", path: "Parsers/CLibcrypto", providers: [.apt(["libssl-dev"])]),
+        .target(
+            name: "SoBasics", dependencies: ["CLibcrypto", yams], path: "Parsers/SoBasics", exclude: ["README.md"]),
         .target(
             name: "SoCompose", dependencies: ["SoBasics", yams], path: "Parsers/SoCompose", exclude: ["README.md"]),
         .target(
@@ -25,6 +27,10 @@ let package = Package(
         .target(name: "SoDashboardForm", path: "Parsers/SoDashboardForm"),
         // SoWorkspace's reader of GitHub's webhook deliveries (Foundation only).
         .target(name: "SoGitHubEvent", path: "Parsers/SoGitHubEvent"),
+        // SoDeploy's record (its stored form, its files) and the gate's reads, with the system's zlib.
+        .systemLibrary(name: "CZlib", path: "Parsers/CZlib"),
+        .target(
+            name: "SoRecord", dependencies: ["SoBasics", "SoCompose", "SoStack", "CZlib"], path: "Parsers/SoRecord"),
         // What the targets share: the input's parts, the checks, an in-memory file system (SoTestSupport's).
         .target(name: "FuzzSupport", dependencies: ["SoBasics"]),
         // One executable per parser (a single file each, not main.swift: no main of its own).
@@ -36,5 +42,7 @@ let package = Package(
             name: "FuzzTaskReport", dependencies: ["FuzzSupport", "SoBasics", "SoKube", "SoWorkspaceReports"]),
         .executableTarget(name: "FuzzDashboardInput", dependencies: ["FuzzSupport", "SoBasics", "SoDashboardForm"]),
         .executableTarget(name: "FuzzGitHubWebhook", dependencies: ["FuzzSupport", "SoBasics", "SoGitHubEvent"]),
+        .executableTarget(
+            name: "FuzzRecordGate", dependencies: ["FuzzSupport", "SoBasics", "SoCompose", "SoStack", "SoRecord"]),
     ]
 )

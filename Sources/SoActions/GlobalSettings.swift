@@ -9,6 +9,9 @@ public struct GlobalSettings: Sendable {
     public var verbose = false
     public var dryRun = false
     public var debug = false
+    /// `--accept-privilege`: what the record's gate names in a teammate's revision (`RecordGate`) is accepted, after
+    /// the user read it.
+    public var acceptPrivilege = false
     public init(quiet: Bool = false, verbose: Bool = false, dryRun: Bool = false, debug: Bool = false) {
         self.quiet = quiet
         self.verbose = verbose

@@ -78,6 +78,11 @@ struct DashboardCommand: SoRunnable {
     @Option(
         name: .long,
         help: ArgumentHelp(
+            "The most pending deliveries the inbox holds; past it a delivery is answered 503.", valueName: "n"))
+    var githubInboxBound = GitHubWebhook.defaultInboxBound
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
             "The GitHub loop's config file (its budgets: the /github page shows what each issue has left).",
             valueName: "path"))
     var githubLoopConfig: String?
@@ -86,6 +91,7 @@ struct DashboardCommand: SoRunnable {
 
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
+        guard githubInboxBound > 0 else { throw ValidationError("--github-inbox-bound must be above 0") }
     }
 
     /// What this command line may serve: HTTPS needs both files; plain HTTP off loopback only shows, unless told.
@@ -172,7 +178,7 @@ struct DashboardCommand: SoRunnable {
         let webhook = github.map {
             GitHubWebhook(
                 secret: $0.secret, repositories: $0.repos, inbox: GitHubInbox(client: feed.client),
-                log: { console.out($0) })
+                inboxBound: githubInboxBound, log: { console.out($0) })
         }
         let server = DashboardServer(
             feed: feed, access: access, actions: readOnly ? nil : DashboardActions(ctx: ctx, cluster: options),

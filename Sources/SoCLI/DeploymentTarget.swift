@@ -17,6 +17,12 @@ struct DeploymentTarget: ParsableArguments {
     /// The group and `so`, which parsed their options: what the line gave (`given`).
     @ParentCommand var group: DeploymentCommand
     @ParentCommand var so: SoCommand
+    @Flag(
+        name: .long,
+        help: ArgumentHelp(
+            "Act on a teammate's revision of the cluster's record that the record's gate refuses for its privilege "
+                + "or what it reads or runs on this machine (each named), after reading it (history, diff)."))
+    var acceptPrivilege = false
 
     func validate() throws { try deployment.requireOne() }
 
@@ -24,20 +30,21 @@ struct DeploymentTarget: ParsableArguments {
     /// The deployment's directory. `--name N` with no `$SO_HOME/deployments/N` on this machine: made from the
     /// cluster's latest record of N (said on stderr), so any machine with the kubeconfig runs every verb.
     func dir(_ ctx: SoContext) async throws -> String {
+        var ctx = ctx
+        ctx.options.acceptPrivilege = ctx.options.acceptPrivilege || acceptPrivilege
         if let name = deployment.name, deployment.dir == nil, !ctx.fs.isDirectory(try ctx.namedDeployment(name)) {
-            let made = try await RecordAction(ctx).materialize(name: name, cluster: options(manage: false))
-            // The record is whoever may write Secrets in the namespace's: what it would read or run on this machine
-            // is refused, and the directory made from it goes.
-            do { try RecordTrust.checkHere(made, ctx: ctx) } catch {
-                try ctx.fs.removeOwnedTree(made, owner: .labelledChild(of: Path.dirname(made)))
-                throw error
-            }
-            return made
+            // The record is whoever may write Secrets in the namespace's: its gate refuses what it would read or run
+            // on this machine, and then writes nothing.
+            return try await RecordAction(ctx).materialize(name: name, cluster: options(manage: false))
         }
         return try deployment.directory(ctx)
     }
     /// How the line named the deployment, for hints: `--name N` or `--dir D`.
     var address: String { deployment.name.map { "--name \($0)" } ?? "--dir \(deployment.dir ?? "DIR")" }
-    func context(_ ctx: SoContext, root: RootOption? = nil) -> SoContext { global.context(ctx, root: root) }
+    func context(_ ctx: SoContext, root: RootOption? = nil) -> SoContext {
+        var acting = global.context(ctx, root: root)
+        acting.options.acceptPrivilege = acceptPrivilege
+        return acting
+    }
     func options(manage: Bool = false) -> ClusterOptions { cluster.options(manage: manage) }
 }

@@ -93,7 +93,10 @@ extension SoContext {
                 }
             })
         ctx.builtInSearched = lookup.searched
-        ctx.resolver = SystemResolver()
+        ctx.resolver =
+            env["SO_TRACE_API"].map { !$0.isEmpty && $0 != "0" } == true
+            ? TracingResolver(inner: SystemResolver(), logger: Tracing.logger("so.dns", environment: env))
+            : SystemResolver()
         ctx.hostLocks = FileHostLocks()
         ctx.web = LiveWebClient()
         ctx.hostName = ProcessInfo.processInfo.hostName

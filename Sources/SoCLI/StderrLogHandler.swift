@@ -17,7 +17,7 @@ struct StderrLogHandler: MetadataLogHandler {
     var metadata: Logger.Metadata = [:]
 
     func log(event: LogEvent) {
-        let prefix = ["so.api": "api", "so.proc": "proc"][label] ?? label
+        let prefix = ["so.api": "api", "so.proc": "proc", "so.dns": "dns"][label] ?? label
         let all = metadata.merging(event.metadata ?? [:]) { $1 }
         let extra =
             all.isEmpty

@@ -99,7 +99,7 @@ public struct DashboardActions: Sendable {
         var acting = Acting(directory: dir, ctx: ctx, cluster: cluster)
         // The record's start must not carry this process's own variables (its token, its account) into a Secret of
         // the namespace: left out, the start keeps the values the cluster holds.
-        for key in try RecordTrust.check(dir, ctx: ctx) { acting.ctx.environment[key] = nil }
+        for key in try RecordTrust.withheld(dir, ctx: ctx) { acting.ctx.environment[key] = nil }
         // The cluster the page reads, which the record came from: a directory made from it has no kubeconfig.
         acting.cluster.deploymentsOwn = false
         return acting

@@ -16,19 +16,24 @@ public struct GitHubWebhook: Sendable, CustomStringConvertible {
     public static let maximumBody = 25 * 1024 * 1024
     /// The shortest secret taken (GitHub advises a long random one: `openssl rand -hex 32`).
     public static let minimumSecretLength = 20
+    /// The most pending deliveries the inbox holds (`--github-inbox-bound`): past it, 503.
+    public static let defaultInboxBound = 1000
 
     let secret: [UInt8]
     /// The repositories deliveries are taken from, lowercased (GitHub's names are not case-sensitive).
     public let repositories: Set<String>
     public let inbox: GitHubInbox
     let maxBody: Int
+    let gate: GitHubInboxGate
     let now: @Sendable () -> Date
     let log: @Sendable (String) -> Void
 
     public init(
         secret: String, repositories: [String], inbox: GitHubInbox, maxBody: Int = GitHubWebhook.maximumBody,
-        now: @escaping @Sendable () -> Date = { Date() }, log: @escaping @Sendable (String) -> Void
+        inboxBound: Int = GitHubWebhook.defaultInboxBound, now: @escaping @Sendable () -> Date = { Date() },
+        log: @escaping @Sendable (String) -> Void
     ) {
+        gate = GitHubInboxGate(inbox: inbox, bound: inboxBound)
         self.secret = Array(secret.utf8)
         self.repositories = Set(repositories.map { $0.lowercased() })
         self.inbox = inbox
@@ -94,10 +99,20 @@ public struct GitHubWebhook: Sendable, CustomStringConvertible {
                 return refuse(.forbidden, "repository \(event.repository) is not one this receiver takes")
             }
             do {
-                let new = try await inbox.record(event, at: now())
+                // The body's digest names the entry: the same signed body under a new delivery id is stored once.
+                let outcome = try await gate.store(event, at: now(), digest: SHA256.hex(bytes))
+                if case .full(let pending) = outcome {
+                    log("github: delivery \(delivery): not stored (503): the inbox holds \(pending) pending deliveries")
+                    var r = DashboardServer.text(
+                        "the inbox is full (\(pending) pending deliveries); deliver again later\n",
+                        status: .serviceUnavailable)
+                    r.headers[HeaderNames.retryAfter] = "60"
+                    return (r, .unstored)
+                }
+                let new = outcome == .stored
                 log(
                     "github: delivery \(delivery): \(event.event) \(event.action) \(event.repository)#\(event.number): "
-                        + (new ? "stored" : "already stored (a redelivery)"))
+                        + (new ? "stored" : "already stored (a redelivery, or the same body again)"))
                 return (
                     DashboardServer.text(new ? "stored\n" : "already stored\n", status: .accepted),
                     new ? .accepted : .duplicate

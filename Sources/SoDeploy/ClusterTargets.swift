@@ -32,7 +32,11 @@ package struct ClusterTargets {
             listing = l
             return l
         }
-        if let model, options.deploymentsOwn {
+        // A directory written from the record holds no kubeconfig and names clusters whoever wrote it chose: its
+        // cluster is the one the record was found in (found as kubectl finds it), never one it names or creates.
+        let fromRecord = model.map { RecordFiles.step(in: $0.directory, fs: ctx.fs)?.fromRecord == true } ?? false
+        let ownKubeconfigFile = model.map { ctx.fs.isFile(Path.join($0.directory, "kubeconfig.yml")) } ?? false
+        if let model, options.deploymentsOwn, !fromRecord || (model.deployTo == .k8s && ownKubeconfigFile) {
             if model.deployTo == .k8s { return try ownKubeconfig(model) }
             let wanted = model.spec.kindClusterName ?? model.identity.clusterID
             // kind writes kind-<name> into the user's kubeconfig when it creates a cluster and removes it when it
@@ -56,6 +60,9 @@ package struct ClusterTargets {
             return try explicit(ClusterOptions(kubeconfig: file))
         }
         tried.append("SO_KUBECONFIG (not set)")
+        if fromRecord, model?.deployTo == .k8s, let target = try userCurrentContext(model, kind: .notInstalled) {
+            return target
+        }
         let kind = try await kindClustersOnce()
         switch kind {
         case .listed(let clusters) where !clusters.isEmpty:
@@ -68,7 +75,9 @@ package struct ClusterTargets {
             tried.append("the host's kind clusters (" + (model == nil ? kind.why : "the same") + ")")
         }
         // A kind deployment that `start` may create its cluster for: created rather than sent elsewhere.
-        if let model, model.deployTo == .k8sKind, allowCreate, options.performClusterManagement, case .listed = kind {
+        if let model, model.deployTo == .k8sKind, allowCreate, !fromRecord, options.performClusterManagement,
+            case .listed = kind
+        {
             return nil
         }
         if let target = try userCurrentContext(model, kind: kind) { return target }

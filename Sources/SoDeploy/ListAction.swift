@@ -16,7 +16,9 @@ public struct ListAction {
         return try await list(ctx.connect(target.connection))
     }
 
-    package func list(_ client: ClusterClient) async throws -> [DeploymentListing] {
+    /// `counts` false: the namespaces alone, one request (a claim's look for its pool's members, which reads their
+    /// pods instead); every listing's Deployments then count 0.
+    package func list(_ client: ClusterClient, counts: Bool = true) async throws -> [DeploymentListing] {
         let selector = DeploymentNames.Label.managedBySoSelector
         // The namespaces are read beside the Deployments, each only as far as `namespaceShape`.
         async let listed = client.list(
@@ -24,13 +26,15 @@ public struct ListAction {
         // Only counts are kept of the Deployments, read as the server's table (no objects: a thousand
         // Deployments are 10 MB of JSON the server would encode), a page at a time.
         var byID: [String: (ready: Int, total: Int)] = [:]
-        try await client.forEachTablePage(.deployment, namespace: nil, labelSelector: selector) { rows in
-            for row in rows {
-                guard let id = Self.deploymentID(selector: row["Selector"]?.string ?? "") else { continue }
-                var v = byID[id] ?? (0, 0)
-                v.total += 1
-                if Self.available(row) { v.ready += 1 }
-                byID[id] = v
+        if counts {
+            try await client.forEachTablePage(.deployment, namespace: nil, labelSelector: selector) { rows in
+                for row in rows {
+                    guard let id = Self.deploymentID(selector: row["Selector"]?.string ?? "") else { continue }
+                    var v = byID[id] ?? (0, 0)
+                    v.total += 1
+                    if Self.available(row) { v.ready += 1 }
+                    byID[id] = v
+                }
             }
         }
         return try await listed.compactMap { ns -> DeploymentListing? in

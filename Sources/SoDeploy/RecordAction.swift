@@ -71,8 +71,11 @@ public struct RecordAction: Sendable {
             req.verb = "claim"
             let step = RecordStep(
                 ctx: ctx, client: client, model: model, namespace: namespace.name, connection: connection, req: req)
+            // A claim always writes a revision: who writes it is asked beside the revisions' list.
+            async let user = step.whoAmI()
+            let heads = try await step.store.heads()
             _ = try await step.begin(
-                existing: namespace, heads: try await step.store.heads(), done: "claimed", always: true)
+                existing: namespace, heads: heads, done: "claimed", always: true, user: await user)
         } catch {
             ctx.verbose("the claim of \(Path.basename(dir)) is not in its record: \(error)")
         }
@@ -108,8 +111,9 @@ public struct RecordAction: Sendable {
     public func materialize(name: String, client: ClusterClient, into: String? = nil) async throws -> String? {
         let dir = try into ?? ctx.namedDeployment(name)
         guard let (store, latest) = try await latestNamed(name, client: client) else { return nil }
+        async let origin = origin(store)
         let record = try await store.read(latest)
-        try RecordFiles.write(record, to: dir, fs: ctx.fs)
+        try RecordGate(ctx).admit(record, origin: try await origin, into: dir, address: "--name \(name)")
         if !ctx.options.quiet {
             ctx.console.err(
                 "made \(dir) from the cluster's record of \(name) (revision \(record.revision), \(record.verb) by "
@@ -124,8 +128,19 @@ public struct RecordAction: Sendable {
     public func inStep(name: String, client: ClusterClient) async throws -> String? {
         let dir = try ctx.namedDeployment(name)
         guard let (store, latest) = try await latestNamed(name, client: client) else { return nil }
-        try RecordFiles.write(try await store.read(latest), to: dir, fs: ctx.fs, keepOld: true)
+        async let origin = origin(store)
+        let record = try await store.read(latest)
+        try RecordGate(ctx).admit(record, origin: try await origin, into: dir, keepOld: true, strict: true)
         return dir
+    }
+
+    /// Where `store`'s revisions are found: its namespace, its deployment, and the namespace's Pod Security level
+    /// (one read of the Namespace, made beside the record's).
+    func origin(_ store: RecordStore) async throws -> RecordOrigin {
+        let ns = try await store.client.get(.namespace, name: store.namespace, namespace: nil)
+        return RecordOrigin(
+            namespace: store.namespace, deployment: store.deployment,
+            podSecurity: ns?.labels[RecordOrigin.podSecurityLabel])
     }
 
     /// `deploy create --update` of a directory that has been in step with the cluster's record: its new files
@@ -177,24 +192,13 @@ public struct RecordAction: Sendable {
                 "the cluster holds no record of \(d.model.id) in namespace \(d.namespace)",
                 hint: "its next start writes one: so deployment --dir \(directory) start")
         }
+        async let origin = origin(store)
         let record = try await store.read(latest)
-        // Another machine's revision is checked before a file of it is written here, as a directory made from it
-        // would be: what would read this machine's files into the cluster or run its commands here is refused.
-        if record.writer.host != ctx.hostName {
-            let dir = d.model.directory
-            let prefix = Path.basename(dir) + ".pulling"
-            let scratch = try ctx.fs.temporaryDirectory(beside: dir, prefix: prefix)
-            defer { try? ctx.fs.removeOwnedTree(scratch, owner: .scratch(prefix: prefix)) }  // best effort: scratch
-            try RecordFiles.write(record, to: scratch, fs: ctx.fs)
-            try RecordTrust.checkHere(
-                scratch, ctx: ctx,
-                pulling: (
-                    "revision \(record.revision) of \(d.model.id) (\(record.verb) by \(record.writer.description))", dir
-                ))
-        }
-        let changed = try RecordFiles.write(
-            record, to: d.model.directory, fs: ctx.fs, keepOld: true,
-            copies: RecordTrust.copies(d.model.directory, fs: ctx.fs))
+        // Whoever wrote it (the record's writer is a label): checked in a scratch copy before a file of it is written
+        // here; a refused revision leaves the directory as it was.
+        let changed = try RecordGate(ctx).admit(
+            record, origin: try await origin, into: d.model.directory, keepOld: true,
+            copies: RecordTrust.copies(d.model.directory, fs: ctx.fs), address: "--dir \(directory)")
         return Pulled(
             directory: d.model.directory, revision: record.revision, writer: record.writer, time: record.time,
             changed: changed)
@@ -245,11 +249,16 @@ public struct RecordAction: Sendable {
             }
         }
         let copies = RecordTrust.copies(d.model.directory, fs: ctx.fs)
-        try RecordFiles.write(record, to: d.model.directory, fs: ctx.fs, keepOld: true, copies: copies)
+        // An old revision is a revision of the record like any: this machine's own only when it started those files.
+        try RecordGate(ctx).admit(
+            record, origin: try await origin(store), into: d.model.directory, keepOld: true, copies: copies,
+            address: "--dir \(req.directory)")
         // In step with the latest, as a directory that was just edited: its start writes revision latest + 1.
-        try RecordFiles.writeStep(
-            .init(deployment: d.model.id, revision: latest.revision, digest: latest.digest, copies: copies),
-            in: d.model.directory, fs: ctx.fs)
+        var step = RecordFiles.Step(
+            deployment: d.model.id, revision: latest.revision, digest: latest.digest, copies: copies)
+        let admitted = RecordFiles.step(in: d.model.directory, fs: ctx.fs)
+        (step.made, step.fromRecord) = (admitted?.made, admitted?.fromRecord)
+        try RecordFiles.writeStep(step, in: d.model.directory, fs: ctx.fs)
         var start = req
         start.verb = "rollback"
         start.force = false

@@ -166,6 +166,12 @@ public enum RecordFiles {
         /// The variables this machine's starts of the directory copy from its environment (`RecordTrust.copies`),
         /// for a directory written from the cluster's record; nil for one made here (all its files name).
         public var copies: [String]? = nil
+        /// What the directory remembers of the revision the gate wrote it from (`RecordGate.recheck`); nil for one
+        /// made or started here.
+        public var made: RecordMark? = nil
+        /// Made from the cluster's record (not here): its cluster is the one the record was found in, never one its
+        /// files name or a kind cluster they would create (`ClusterTargets`). nil for a directory made here.
+        public var fromRecord: Bool? = nil
 
         public init(deployment: String, revision: Int, digest: String, copies: [String]? = nil) {
             self.deployment = deployment

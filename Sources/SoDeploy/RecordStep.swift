@@ -24,6 +24,9 @@ struct RecordStep {
         /// The revision this start runs as: the one written, or the latest when the files are the same.
         let head: RecordHead
         let wrote: Bool
+        /// What follows a revision written and need not precede the apply (`begin`'s `deferTail`): the old revisions
+        /// pruned and who wrote last on the Namespace. Awaited by `end`.
+        var tail: Task<Void, Never>? = nil
     }
 
     var store: RecordStore { RecordStore(client: client, namespace: namespace, deployment: model.id) }
@@ -32,8 +35,13 @@ struct RecordStep {
     /// stood (nil when this start created it: no record can be there yet); `heads`: the record's revisions, as
     /// listed beside the start's first read. `done`: the result of a verb that is over once its revision is
     /// written (a claim, `deploy create --update`); `always`: a verb that changes who holds the deployment, not its
-    /// files (a claim), whose revision is written whatever the latest holds.
-    func begin(existing: JSON?, heads: [RecordHead], done: String? = nil, always: Bool = false) async throws -> Begun {
+    /// files (a claim), whose revision is written whatever the latest holds. `user`: the writer as the API server
+    /// names it, asked for beforehand (`whoAmI`), else asked here when a revision is written. `deferTail`: the
+    /// prune and the Namespace's annotation go on beside what the caller does next, and `end` waits for them.
+    func begin(
+        existing: JSON?, heads: [RecordHead], done: String? = nil, always: Bool = false, user: String? = nil,
+        deferTail: Bool = false
+    ) async throws -> Begun {
         let dir = model.directory
         let files = try RecordFiles.collect(dir, fs: ctx.fs, secretKeys: model.secretKeys)
         let digest = DeploymentRecord.digest(files)
@@ -48,7 +56,8 @@ struct RecordStep {
         // What this machine copies from its environment stays as the directory had it (`--copy-secret-env`: all).
         let copies = req.copySecretEnv || step?.deployment != model.id ? nil : step?.copies
         if let latest, latest.digest == digest, !always {
-            let now = RecordFiles.Step(deployment: model.id, revision: latest.revision, digest: digest, copies: copies)
+            var now = RecordFiles.Step(deployment: model.id, revision: latest.revision, digest: digest, copies: copies)
+            now.fromRecord = step?.fromRecord
             if step != now { try RecordFiles.writeStep(now, in: dir, fs: ctx.fs) }
             return Begun(store: store, head: latest, wrote: false)
         }
@@ -64,9 +73,11 @@ struct RecordStep {
             req.force
             ? try? await latest.asyncMap { try await store.read($0).files }
             : try await latest.asyncMap { try await store.read($0).files }
+        let writer: String
+        if let user { writer = user } else { writer = await whoAmI() }
         let record = DeploymentRecord(
             deployment: model.id, revision: (latest?.revision ?? 0) + 1, parent: latest?.revision,
-            writer: .init(user: await whoAmI(), host: ctx.hostName), time: ctx.clock.now(), verb: req.verb,
+            writer: .init(user: writer, host: ctx.hostName), time: ctx.clock.now(), verb: req.verb,
             pool: existing.flatMap {
                 $0.annotations[DeploymentNames.Annotation.claimedFrom]
                     ?? $0.annotations[DeploymentNames.Annotation.pool]
@@ -74,8 +85,21 @@ struct RecordStep {
         let head = try await store.write(
             record, changed: DeploymentRecord.changes(from: parentFiles, to: files), result: done ?? RecordHead.applying
         )
-        try RecordFiles.writeStep(
-            .init(deployment: model.id, revision: record.revision, digest: digest, copies: copies), in: dir, fs: ctx.fs)
+        var now = RecordFiles.Step(deployment: model.id, revision: record.revision, digest: digest, copies: copies)
+        now.fromRecord = step?.fromRecord
+        try RecordFiles.writeStep(now, in: dir, fs: ctx.fs)
+        ctx.verbose("recorded revision \(record.revision) of \(model.id) in the cluster (\(head.what))")
+        guard deferTail else {
+            await afterWriting(record, head: head, heads: heads)
+            return Begun(store: store, head: head, wrote: true)
+        }
+        return Begun(
+            store: store, head: head, wrote: true, tail: Task { await afterWriting(record, head: head, heads: heads) })
+    }
+
+    /// After revision `head` is written: the old revisions pruned and who wrote last on the Namespace. Best effort:
+    /// the revision is in place; the next start prunes, and `deployment list` says an older writer meanwhile.
+    func afterWriting(_ record: DeploymentRecord, head: RecordHead, heads: [RecordHead]) async {
         let keep = req.history ?? model.spec.recordHistory ?? RecordStore.defaultHistory
         // Old revisions go after the new one is in place; a failure here loses nothing (the next start prunes).
         do { try await store.prune(keep: keep, heads: heads + [head], orphans: !heads.isEmpty) } catch {
@@ -90,13 +114,12 @@ struct RecordStep {
                     (RecordStore.Key.host, record.writer.host), (RecordStore.Key.time, Timestamps.rfc3339(record.time)),
                 ])
         } catch { ctx.verbose("the namespace does not say who wrote last: \(error)") }
-        ctx.verbose("recorded revision \(record.revision) of \(model.id) in the cluster (\(head.what))")
-        return Begun(store: store, head: head, wrote: true)
     }
 
     /// Sets how the start ended on its revision, when that changes it. Best effort: the record is written; a
     /// result not set reads as interrupted, and the next start sets its own.
     func end(_ begun: Begun, result: String) async {
+        await begun.tail?.value
         guard begun.head.result != result else { return }
         do {
             if try await !begun.store.finish(begun.head, result: result) {

@@ -33,7 +33,12 @@ package struct Remover {
             for (i, d) in deployments.enumerated() {
                 if i >= Self.parallel, let namespace = try await group.next() ?? nil { gone.append(namespace) }
                 group.addTask {
-                    try await removeOne(d, volumes: volumes.filter { $0.labels["app"] == d.id }, timeout: timeout)
+                    // Never a volume bound to another namespace's claim (a label is anyone's to write who made it).
+                    let own = volumes.filter {
+                        $0.labels["app"] == d.id
+                            && ($0.at("spec", "claimRef", "namespace")?.string ?? d.namespace) == d.namespace
+                    }
+                    return try await removeOne(d, volumes: own, timeout: timeout)
                         ? d.namespace : nil
                 }
             }

@@ -46,7 +46,9 @@ public struct StartAction: Sendable {
 
     @discardableResult
     public func run(_ req: StartRequest) async throws -> StartReport {
-        try await withholding(req).started(req)
+        // A directory the record's gate wrote: what is still the record's is checked again before anything runs.
+        try RecordGate(ctx).recheck(ctx.absolute(req.directory))
+        return try await withholding(req).started(req)
     }
 
     /// This start, or one whose environment lacks what it must not copy into the cluster: in a directory written
@@ -93,6 +95,10 @@ public struct StartAction: Sendable {
         }
         let localImageIDs = localImageIDs(rendered, target, req)
         let cluster = try await connect(rendered, target, req, progress: progress)
+        // Where this cluster's DNS answers, for an egress policy: asked now, beside the read and the record, not after.
+        let dns =
+            rendered.model.spec.sections.egress == nil
+            ? nil : Task { [client = cluster.client] in await ClusterDNSReader(client: client).read() }
         // 3 … 9 with the lock held (a dry run holds none); 10. unlock, on every path.
         let (report, objects) = try await DeploymentLock.held(cluster.lock) {
             // 3. read (the record's revisions beside it, in a namespace that was there)
@@ -103,11 +109,18 @@ public struct StartAction: Sendable {
                     ctx: ctx, client: cluster.client, model: rendered.model, namespace: rendered.namespace,
                     connection: cluster.target.connection, req: req)
             let heads = cluster.createdNamespace ? nil : recording.map { r in Task { try await r.store.heads() } }
+            // A namespace this run made holds no record: its first revision is written, by whoever the API server
+            // says this is (asked now, beside the directory's files read for the record).
+            let user = cluster.createdNamespace ? recording.map { r in Task { await r.whoAmI() } } : nil
             let read = req.dryRun ? cluster : try await self.read(cluster, rendered, req)
-            // The deployment's record: a stale directory is refused here, before anything is applied.
-            let begun = try await recording?.begin(existing: read.existing, heads: try await heads?.value ?? [])
+            // The deployment's record: a stale directory is refused here, before anything is applied. What follows
+            // the revision written (old ones pruned, the Namespace's note of the writer) goes on beside the apply.
+            let begun = try await recording?.begin(
+                existing: read.existing, heads: try await heads?.value ?? [], user: await user?.value, deferTail: true)
+            // These files are this machine's now: a revision of the same files is the reader's own (`RecordGate`).
+            if let begun { StartedRevisions(ctx).add(begun.head.digest) }
             do {
-                let done = try await self.locked(rendered, read, localImageIDs, req, progress: progress)
+                let done = try await self.locked(rendered, read, localImageIDs, req, dns: dns, progress: progress)
                 if let recording, let begun { await recording.end(begun, result: req.wait ? "started" : "applied") }
                 return done
             } catch {
@@ -136,9 +149,9 @@ public struct StartAction: Sendable {
     /// Steps 3 (after the read) to 9, the lock held.
     func locked(
         _ rendered: Rendered, _ read: Connected, _ localImageIDs: Task<[(image: String, id: String)], Never>,
-        _ req: StartRequest, progress: ProgressReporter
+        _ req: StartRequest, dns: Task<ClusterDNS?, Never>? = nil, progress: ProgressReporter
     ) async throws -> (StartReport, [KubeObject]) {
-        var o = try await open(rendered, read, imageIDs: await localImageIDs.value, req, progress: progress)
+        var o = try await open(rendered, read, imageIDs: await localImageIDs.value, req, dns: dns, progress: progress)
         defer { o.images?.cancel() }  // only an error leaves it running
         // 4. unchanged … 7. prune
         if let renewal = unchanged(o.rendered, o.cluster, o.objects, o.owned, req, report: o.report) {
@@ -176,12 +189,12 @@ public struct StartAction: Sendable {
     /// applies (the values to be made made, once: a dry run names them), and what the deployment owns.
     func open(
         _ rendered: Rendered, _ cluster: Connected, imageIDs: [(image: String, id: String)], _ req: StartRequest,
-        progress: ProgressReporter
+        dns: Task<ClusterDNS?, Never>? = nil, progress: ProgressReporter
     ) async throws -> Opened {
         var rendered = rendered
         let (model, namespace) = (rendered.model, rendered.namespace)
         // The DNS policy allows where this cluster's DNS answers (its kube-dns endpoints), no wider.
-        async let dnsRead = model.spec.sections.egress == nil ? nil : ClusterDNSReader(client: cluster.client).read()
+        async let dnsRead = Self.clusterDNS(ahead: dns, model, cluster.client)
         // An Ingress names the cluster's default class when the spec names none, and its certificates are checked.
         let check = IngressCheck(client: cluster.client)
         let routed = rendered.manifest.objects.contains { $0.isKind(.ingress) }
@@ -233,6 +246,14 @@ public struct StartAction: Sendable {
         return Opened(
             rendered: rendered, cluster: cluster, images: images, steps: steps, owned: owned,
             objects: ConfigRevisions.stamp(base, live: liveConfig), report: report)
+    }
+
+    /// Where the cluster's DNS answers, for a spec with `egress:` (nil without): as asked ahead (`dns`), else asked now.
+    static func clusterDNS(ahead dns: Task<ClusterDNS?, Never>?, _ model: DeploymentModel, _ client: ClusterClient)
+        async -> ClusterDNS?
+    {
+        if let dns { return await dns.value }
+        return model.spec.sections.egress == nil ? nil : await ClusterDNSReader(client: client).read()
     }
 
     /// Step 3's way: the Namespace's lifecycle annotations renewed, every object counted as unchanged.

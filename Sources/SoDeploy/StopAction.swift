@@ -90,8 +90,12 @@ public struct StopAction {
                 deleted.append((type, name, namespace))
             }
         }
+        // The volumes its own claims name, and those bound to no other namespace's claim (a PersistentVolume's label
+        // is anyone's to write who made the volume).
+        var claimed: Set<String> = []
         for type in types {
             for item in try await Self.own(type, of: model.id, in: namespace, client: client) {
+                if type == .persistentVolumeClaim, let v = item.at("spec", "volumeName")?.string { claimed.insert(v) }
                 if type == .secret, !req.deleteVolumes, item.name == DeploymentNames.generatedSecrets(model.id) {
                     continue
                 }
@@ -100,7 +104,10 @@ public struct StopAction {
         }
         if req.deleteVolumes {
             let pv = ResourceType.persistentVolume
-            for item in try await client.list(pv, namespace: nil, labelSelector: selector) {
+            for item in try await client.list(pv, namespace: nil, labelSelector: selector)
+            where claimed.contains(item.name)
+                || (item.at("spec", "claimRef", "namespace")?.string ?? namespace) == namespace
+            {
                 try await delete(pv, item.name, nil)
             }
         }

@@ -17,9 +17,31 @@ struct ClaimCredentials {
     /// start says them.
     /// `only`: just these of the keys (a GitHub App's renewed token), merged into what the container was handed
     /// before, and to the Secret alone when no container runs; nothing is said of the others.
-    func hand(_ w: WorkspaceContainer, only: [String]? = nil) async throws {
+    /// `pool`: a claim's, whose record names what its creator agreed to hand in (`PoolRecord.secretEnv`), into the
+    /// claimed member's namespace only; what the member's own record names beyond it is not handed in (said).
+    func hand(_ w: WorkspaceContainer, only: [String]? = nil, pool: (record: PoolRecord, namespace: String)? = nil)
+        async throws
+    {
         let model = w.c.model
-        let keys = model.spec.secretEnv.filter { only?.contains($0) ?? true }
+        var keys = model.spec.secretEnv.filter { only?.contains($0) ?? true }
+        if let pool {
+            guard w.c.namespace == pool.namespace else {
+                throw SoError(
+                    "the claimed member's files name namespace \(w.c.namespace), not \(pool.namespace) where it was claimed",
+                    hint: "nothing was handed in; remove it: so down \(w.name) --discard")
+            }
+            let allowed = Set(pool.record.secretEnv ?? [])
+            let withheld = keys.filter { !allowed.contains($0) }
+            if !withheld.isEmpty {
+                ctx.diagnostics.warn(
+                    "secret-env \(withheld.joined(separator: ", ")) of \(w.name) \(withheld.count == 1 ? "is" : "are") not "
+                        + "handed in from your environment: pool \(pool.record.name) was not made with "
+                        + "\(withheld.count == 1 ? "it" : "them") (the member's record names it, and anyone who may "
+                        + "write Secrets in its namespace writes that)",
+                    hint: "to hand it in: so deployment --dir \(model.directory) start --copy-secret-env")
+            }
+            keys.removeAll { !allowed.contains($0) }
+        }
         let values = keys.compactMap { key in ctx.environment[key].map { (key: key, value: $0) } }
         let unset = keys.filter { ctx.environment[$0] == nil }
         if only == nil, !unset.isEmpty {

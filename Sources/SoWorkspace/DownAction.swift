@@ -67,7 +67,12 @@ public struct DownAction {
         // Made on another machine: its directory comes from the cluster's record, and down goes the same way.
         if !ctx.fs.exists(dir) && !req.dryRun {
             let target = try await ClusterTargets(ctx: ctx).shared(req.cluster)
-            _ = try await RecordAction(ctx).materialize(name: req.name, client: try ctx.connect(target.connection))
+            do {
+                _ = try await RecordAction(ctx).materialize(name: req.name, client: try ctx.connect(target.connection))
+            } catch let e as SoError where e.exitCode == RecordGate.refused {
+                // A refused record makes no directory: what the cluster holds of the deployment goes without it.
+                ctx.diagnostics.warn(e.message, hint: "down removes \(req.name)'s namespace without it")
+            }
         }
         if ctx.fs.isFile(Path.join(dir, "deployment.yml")) {
             let discard = try await settle(req, dir: dir)

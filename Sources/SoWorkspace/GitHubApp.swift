@@ -52,12 +52,12 @@ public struct GitHubApp: Sendable {
 
     /// The App's JSON Web Token (RS256) for `now`: issued a minute before (clocks drift) and ending 9 minutes after
     /// (GitHub takes at most 10).
-    public func jwt(now: Date) -> String {
+    public func jwt(now: Date) throws -> String {
         let t = Int(now.timeIntervalSince1970)
         let header = YValue.map([("alg", .string("RS256")), ("typ", .string("JWT"))])
         let claims = YValue.map([("iat", .int(t - 60)), ("exp", .int(t + 540)), ("iss", .string(id))])
         let input = Self.base64URL(header.compactJSON()) + "." + Self.base64URL(claims.compactJSON())
-        return input + "." + Self.base64URL(key.signSHA256(Array(input.utf8)))
+        return input + "." + Self.base64URL(try key.signSHA256(Array(input.utf8)))
     }
 
     static func base64URL(_ bytes: [UInt8]) -> String {

@@ -33,7 +33,7 @@ public actor GitHubAppTokens {
     public func token(_ ctx: SoContext, now: Date) async throws -> String {
         if let c = current, c.expires.timeIntervalSince(now) > Self.margin { return c.token }
         let api = GitHubAPI(ctx: ctx)
-        let jwt = app.jwt(now: now)
+        let jwt = try app.jwt(now: now)
         let id: Int
         if let known = installation {
             id = known

@@ -41,6 +41,8 @@ public struct GitHubEvent: Codable, Sendable, Equatable {
     public var headRepoFork: Bool?
     public var merged: Bool?
     public var installationID: Int?
+    /// Whether the repository is private (`repository.private`; nil: GitHub did not say).
+    public var repositoryPrivate: Bool?
     /// Whether a text was cut to its bound.
     public var truncated: Bool
 
@@ -157,6 +159,7 @@ public struct GitHubEvent: Codable, Sendable, Equatable {
             delivery: delivery, event: event, action: action, repository: repository, number: 0, isPullRequest: false,
             authorAssociation: "NONE", sender: sender, truncated: false)
         e.installationID = try id(p.installation?.id, "installation.id")
+        e.repositoryPrivate = p.repository?.isPrivate
         e.label = bound(p.label?.name, labelBytes)
         func takeComment() throws {
             let comment = try need(p.comment, "comment")
@@ -282,7 +285,11 @@ public struct GitHubEvent: Codable, Sendable, Equatable {
     struct Payload: Decodable {
         struct Repository: Decodable {
             var fullName: String
-            enum CodingKeys: String, CodingKey { case fullName = "full_name" }
+            var isPrivate: Bool?
+            enum CodingKeys: String, CodingKey {
+                case fullName = "full_name"
+                case isPrivate = "private"
+            }
         }
         struct User: Decodable { var login: String }
         struct Installation: Decodable { var id: Int }

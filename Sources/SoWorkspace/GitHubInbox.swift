@@ -71,13 +71,19 @@ public struct GitHubInbox: Sendable {
         }
     }
 
+    /// The Secret's name of a delivery whose signed body has the SHA-256 `digest` (64 hex digits): the same body
+    /// sent again, under any delivery id, is the same entry.
+    public static func bodyName(_ digest: String) -> String { "so.github.body-\(digest.lowercased())" }
+
     /// Writes `event` received at `at`: true when new, false when the inbox held that delivery already (a
-    /// redelivery). Throws when the cluster could not be written (the sender should deliver again).
+    /// redelivery). `digest`, the SHA-256 of its signed body, names the entry when given (the receiver's: a body
+    /// replayed with a new delivery id is no new entry); else the delivery's id does. Throws when the cluster could
+    /// not be written (the sender should deliver again).
     @discardableResult
-    public func record(_ event: GitHubEvent, at: Date) async throws -> Bool {
+    public func record(_ event: GitHubEvent, at: Date, digest: String? = nil) async throws -> Bool {
         let data = Data(JSONWriter.encode(event, .compact).utf8).base64EncodedString()
         let secret = KubeObject(
-            .secret, name: Self.secretName(event.delivery), namespace: Self.namespace,
+            .secret, name: digest.map(Self.bodyName) ?? Self.secretName(event.delivery), namespace: Self.namespace,
             labels: [
                 (Self.label, "event"), (Self.repoLabel, Self.repoLabelValue(event.repository)),
                 (Self.numberLabel, String(event.number)), (Self.eventLabel, event.event), (Self.stateLabel, "pending"),

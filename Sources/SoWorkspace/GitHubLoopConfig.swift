@@ -11,6 +11,10 @@ import SoBasics
 /// config: [GIT_REF=main]        # more --config KEY=VALUE for it (GIT_REPO is the repository's)
 /// agent: claude                 # the stack's agent (default: the stack's own)
 /// forks: false                  # events of pull requests from forks are ignored unless true
+/// trust: write                  # the least permission on the repository a sender needs to give a task
+/// bots: ["renovate[bot]"]       # Apps' bots that may give tasks (no other [bot] login does)
+/// post-logs: false              # a failed task's log tail in its comment on a public repository (private: always)
+/// workspace-token-env: WORKSPACE_GITHUB_TOKEN  # with a token (no App): the variable holding the workspaces' own
 /// lease: 30m                    # a delivery taken longer ago by a loop that is not this one is reconciled
 /// keep-days: 14                 # done and failed deliveries older than this are deleted
 /// budget:
@@ -29,6 +33,15 @@ public struct GitHubLoopConfig: Sendable, Equatable {
     public var config: [String] = []
     public var agent: String?
     public var forks = false
+    /// The least permission on the repository (GitHub's, asked per sender) a label, command or review needs.
+    public var trust = GitHubPermission.write
+    /// The `[bot]` logins that may give tasks (lowercased); every other bot's events are ignored.
+    public var bots: [String] = []
+    /// A failed task's log tail goes in its outcome comment on a public repository too (on a private one it does).
+    public var postLogs = false
+    /// With a token (no GitHub App): the environment variable holding the token workspaces get, never the loop's own
+    /// (`workspaceToken`); the loop refuses to start without it.
+    public var workspaceTokenEnv: String?
     public var budget = Budget()
     /// Seconds a step of another loop may hold its deliveries `taken` before a pass reconciles them: longer than
     /// any step (an `up` included).
@@ -63,7 +76,8 @@ public struct GitHubLoopConfig: Sendable, Equatable {
     }
 
     static let keys = [
-        "repositories", "label", "prefix", "stack", "config", "agent", "forks", "budget", "lease", "keep-days",
+        "repositories", "label", "prefix", "stack", "config", "agent", "forks", "budget", "lease", "keep-days", "trust",
+        "bots", "post-logs", "workspace-token-env",
     ]
     static let budgetKeys = ["tasks", "wall-clock", "cost", "workspaces"]
 
@@ -117,6 +131,8 @@ public struct GitHubLoopConfig: Sendable, Equatable {
         c.agent = try m.string("agent")
         if let a = c.agent { try check(a, m, "agent", max: 64) }
         c.forks = try m.bool("forks") ?? false
+        try readTrust(m, into: &c)
+        c.postLogs = try m.bool("post-logs") ?? false
         if let b = m.nonNull("budget") { c.budget = try readBudget(b) }
         try readKeeping(m, into: &c)
         return c
@@ -135,6 +151,34 @@ public struct GitHubLoopConfig: Sendable, Equatable {
         if let d = try m.int("keep-days") {
             guard d > 0 else { throw m.error(at: "keep-days", "'keep-days' must be above 0", hint: "write e.g. 14") }
             c.keepDays = d
+        }
+    }
+
+    /// `trust` (write, maintain or admin), `bots` (logins ending in [bot]) and `workspace-token-env` (a variable).
+    static func readTrust(_ m: MapReader, into c: inout GitHubLoopConfig) throws {
+        if let t = try m.string("trust") {
+            guard let p = GitHubPermission(name: t), GitHubPermission.trustLevels.contains(p) else {
+                throw m.error(
+                    at: "trust", "'trust' is '\(printable(t))', not write, maintain or admin",
+                    hint: "write trust: write (the default), maintain or admin")
+            }
+            c.trust = p
+        }
+        let node = m.nonNull("bots")
+        c.bots = try node?.stringList("'bots'", allowSingle: true) ?? []
+        for (i, b) in c.bots.enumerated() where !GitHubPermission.isBot(b) || !GitHubEvent.isLogin(b) {
+            // the entry's own line when it has one, else the list's
+            let at = node.flatMap { $0.isSequence ? try? $0.sequence("'bots'")[i] : $0 } ?? m.node
+            throw at.error(
+                "'bots' holds '\(printable(b))', not an App's bot login",
+                hint: "write the login as GitHub shows it, e.g. renovate[bot]")
+        }
+        c.bots = c.bots.map { $0.lowercased() }
+        c.workspaceTokenEnv = try m.string("workspace-token-env")
+        if let v = c.workspaceTokenEnv, !isVariableName(v) || Self.loopsTokens.contains(v) {
+            throw m.error(
+                at: "workspace-token-env", "'workspace-token-env' is '\(printable(v))', not a variable of its own",
+                hint: "name a variable other than GITHUB_TOKEN, GH_TOKEN and GIT_TOKEN, e.g. WORKSPACE_GITHUB_TOKEN")
         }
     }
 

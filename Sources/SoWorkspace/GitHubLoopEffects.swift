@@ -41,6 +41,8 @@ public protocol GitHubLoopEffects: Sendable {
     func reply(_ pull: GitHubIssue, comment: Int, _ body: String) async throws
     /// A 👀 reaction to the comment `comment`, or to the issue itself when nil.
     func react(_ issue: GitHubIssue, comment: Int?) async throws
+    /// What `login` may do in `repository` (GitHub's collaborator permission); throws when GitHub does not say.
+    func permission(repository: String, login: String) async throws -> GitHubPermission
     /// A 👀 reaction to the pull request's review comment `comment` (an inline comment on its code).
     func reactOnCode(_ pull: GitHubIssue, comment: Int) async throws
 }

@@ -55,8 +55,10 @@ public struct GitHubLoopExecutor: Sendable {
         let entries = try await entries("pending")
         var received: [String: Date] = [:]
         for e in entries { received[e.event.delivery] = e.receivedAt }
+        let events = entries.map(\.event)
         let steps = GitHubLoopPlanner.plan(
-            entries.map(\.event), threads: stored.map(\.thread), config: config, now: now, received: received)
+            events, threads: stored.map(\.thread), config: config, now: now, received: received,
+            permissions: await permissions(events))
         for step in steps {
             let mine = step.deliveries.compactMap { d in entries.first { $0.event.delivery == d } }
             guard let first = mine.first, mine.count == step.deliveries.count else { continue }
@@ -114,14 +116,17 @@ public struct GitHubLoopExecutor: Sendable {
     func report(_ task: GitHubLoopWork.Task, _ t: GitHubLoopThread, replies: [GitHubLoopReplies]) async {
         let at = "github: \(t.repository)#\(t.issue)"
         var tail = ""
-        if task.state != "succeeded" {
+        // Anyone reads a public repository's comments: an agent steered to print a secret in pieces would publish it.
+        let withheld = task.state != "succeeded" && !config.postLogs && t.privateRepository != true
+        if task.state != "succeeded", !withheld {
             do { tail = try await effects.logTail(workspace: t.workspace, task: task.id) } catch {
                 say("\(at): task \(task.id)'s log cannot be read, its outcome goes without: \(Self.oneLine(error))")
             }
         }
         do {
             try await effects.comment(
-                try Self.issue(t), GitHubLoopReport.outcome(task, workspace: t.workspace, log: tail))
+                try Self.issue(t), GitHubLoopReport.outcome(task, workspace: t.workspace, log: tail, withheld: withheld)
+            )
             say("\(at): task \(task.id) \(task.state), its outcome commented")
         } catch {
             say("\(at): task \(task.id)'s outcome was not commented: \(Self.oneLine(error))")

@@ -16,11 +16,14 @@ public struct GitHubLoopLive: GitHubLoopEffects {
     public let identity: String
     /// A GitHub App's tokens (`GitHubApp`): nil acts with the environment's GITHUB_TOKEN or GH_TOKEN.
     public let app: GitHubAppTokens?
+    /// Without an App: the workspaces' own token (`GitHubLoopConfig.workspaceToken`), never the loop's.
+    public let workspaceToken: String?
 
     public init(
         ctx: SoContext, client: ClusterClient, config: GitHubLoopConfig, cluster: ClusterOptions,
-        app: GitHubAppTokens? = nil
+        app: GitHubAppTokens? = nil, workspaceToken: String? = nil
     ) {
+        self.workspaceToken = workspaceToken
         var quiet = ctx
         quiet.options.quiet = true
         quiet.console = GitHubLoopConsole(base: ctx.console)
@@ -77,7 +80,8 @@ public struct GitHubLoopLive: GitHubLoopEffects {
         req.config = Self.settings(config, repository: repository)
         req.agent = config.agent
         req.cluster = cluster
-        let c = try await acting()
+        var c = try await acting()
+        c.environment = Self.workspaceEnvironment(c.environment, token: workspaceToken, app: app != nil)
         _ = try await UpAction(c).run(req)
         if let app, let token = c.environment["GITHUB_TOKEN"] { await app.handed(workspace, token) }
     }
@@ -166,7 +170,7 @@ public struct GitHubLoopLive: GitHubLoopEffects {
         let w = try await WorkspaceContainer.open(ctx, directory: try await directory(workspace), cluster: cluster)
         let tail = try await TaskQueueAction(ctx).lastLines(w, task, count: GitHubLoopReport.logLines)
         // The Secret holds the App's token of now; one of an earlier hour that a task printed is masked too.
-        guard let app else { return tail }
+        guard let app else { return Redactor(values: workspaceToken.map { [$0] } ?? []).apply(tail) }
         return Redactor(values: await app.given).apply(tail)
     }
 
@@ -188,6 +192,9 @@ public struct GitHubLoopLive: GitHubLoopEffects {
     }
     public func reactOnCode(_ pull: GitHubIssue, comment: Int) async throws {
         try await GitHubAPI(ctx: try await acting()).react(pull, comment: comment, onCode: true)
+    }
+    public func permission(repository: String, login: String) async throws -> GitHubPermission {
+        try await GitHubAPI(ctx: try await acting()).permission(repository, login: login)
     }
 
     /// The workspace's directory here, made from its record in the cluster when this machine has none (a loop

@@ -61,13 +61,15 @@ public enum GitHubLoopPlanner {
     }
 
     /// The steps for `events` (pending, oldest first), given the loop's `threads`; `received` is when each delivery
-    /// came (by its id; one not named counts as older than `reviewGrace`).
+    /// came (by its id; one not named counts as older than `reviewGrace`); `permissions` what GitHub said each
+    /// sender `asker` names may do (by `GitHubPermission.key`; one not there could not be asked: its event waits).
     public static func plan(
         _ events: [GitHubEvent], threads: [GitHubLoopThread], config: GitHubLoopConfig, now: Date,
-        received: [String: Date] = [:]
+        received: [String: Date] = [:], permissions: [String: GitHubPermission] = [:]
     ) -> [Step] {
         var pass = Pass(threads: threads, config: config, now: now)
         pass.received = received
+        pass.permissions = permissions
         pass.gather(events)
         for e in events { pass.take(e) }
         return pass.steps
@@ -94,7 +96,7 @@ public enum GitHubLoopPlanner {
             return e.commentReviewID == nil ? .ignore("a review comment of no review") : .codeComment
         case ("pull_request_review", "submitted"):
             guard e.reviewState == "changes_requested" else { return .quietReview("a review that requests no change") }
-            guard trusted.contains(e.authorAssociation) else { return outsider(e, "a review's") }
+            guard trusted.contains(e.authorAssociation) else { return outsider(e, "a review's", config) }
             let body = e.reviewBody?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
             return .ask(
                 .review, id: e.reviewID ?? 0,
@@ -113,7 +115,7 @@ public enum GitHubLoopPlanner {
         guard body.hasPrefix(config.prefix) else { return .ignore("a comment, not a command") }
         let rest = body.dropFirst(config.prefix.count)
         guard rest.first?.isWhitespace ?? true else { return .ignore("a comment, not a command") }
-        guard trusted.contains(e.authorAssociation) else { return outsider(e, "a comment's") }
+        guard trusted.contains(e.authorAssociation) else { return outsider(e, "a comment's", config) }
         let ask = rest.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !ask.isEmpty else { return .ignore("\(config.prefix) with nothing after it") }
         let on = kind == .reviewComment ? e.commentPath.map { " on \(place($0, e.commentLine))" } ?? "" : ""
@@ -136,10 +138,45 @@ public enum GitHubLoopPlanner {
             + (c.commentBody ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    static func outsider(_ e: GitHubEvent, _ whose: String) -> Intent {
+    /// The sender whose permission on the repository GitHub must be asked before `e` acts (a label, a command, a
+    /// review asking for changes, an inline comment taken alone), or nil: the event gives no task, its author's
+    /// association refuses it already, or it is a bot's (named in `bots:` or not, no permission is asked).
+    public static func asker(_ e: GitHubEvent, _ config: GitHubLoopConfig) -> String? {
+        guard config.watches(e.repository), !GitHubPermission.isBot(e.sender) else { return nil }
+        switch intent(e, config) {
+        case .start, .ask: return e.sender
+        case .codeComment: return trusted.contains(e.authorAssociation) ? e.sender : nil
+        default: return nil
+        }
+    }
+
+    /// Whether `e`'s sender may give the task `intent` asks: nil when they may, else what to do instead (a bot not
+    /// in `bots:` is ignored, a sender below `trust:` gets one reply, one GitHub did not answer for waits).
+    static func gate(_ e: GitHubEvent, _ config: GitHubLoopConfig, _ permissions: [String: GitHubPermission])
+        -> Action?
+    {
+        if GitHubPermission.isBot(e.sender) {
+            return config.bots.contains(e.sender.lowercased())
+                ? nil : .ignore("@\(e.sender) is a bot the config's bots: does not name")
+        }
+        guard let p = permissions[GitHubPermission.key(e.repository, e.sender)] else {
+            return .wait("what @\(e.sender) may do in \(e.repository) is not known yet (GitHub did not answer)")
+        }
+        guard p < config.trust else { return nil }
+        let what =
+            e.event == "issues" ? "The label \(config.label) was put by @\(e.sender)" : "Nothing ran for @\(e.sender)"
+        return .reply(
+            repository: e.repository, number: e.number,
+            text: "\(what): so takes tasks only from people with \(config.trust.name) permission or more on "
+                + "\(e.repository), and GitHub says @\(e.sender) has \(p.name). Nothing was started.")
+    }
+
+    /// Refused by its author's association alone (not an owner, member or collaborator: none can write), before
+    /// GitHub is asked.
+    static func outsider(_ e: GitHubEvent, _ whose: String, _ config: GitHubLoopConfig) -> Intent {
         .reply(
-            "Nothing ran for @\(e.sender): only the repository's owners, members and collaborators can give so a task "
-                + "(\(whose) author is \(e.authorAssociation.lowercased())).")
+            "Nothing ran for @\(e.sender): so takes tasks only from people with \(config.trust.name) permission or more "
+                + "on the repository (\(whose) author is \(e.authorAssociation.lowercased())).")
     }
 
     /// The task's text of several asks, in the order they came.
@@ -161,6 +198,7 @@ extension GitHubLoopPlanner {
         var startsWait = false
         var taken: Set<String> = []
         var received: [String: Date] = [:]
+        var permissions: [String: GitHubPermission] = [:]
         /// Reviews of this pass not taken before, and their inline comments (in the order written), which go with
         /// them whatever their step; the deliveries of those comments already put in a step.
         var reviewsHere: Set<Int> = []
@@ -179,9 +217,22 @@ extension GitHubLoopPlanner {
         }
 
         func thread(_ e: GitHubEvent) -> GitHubLoopThread? {
-            threads.last {
-                !$0.removed
-                    && $0.holds(e.repository, number: e.number, isPullRequest: e.isPullRequest, headRef: e.headRef)
+            // A fork's pull request is never the loop's (its number cannot be; this says so again).
+            guard !(e.isPullRequest && e.headRepoFork == true) else { return nil }
+            return threads.last {
+                !$0.removed && $0.holds(e.repository, number: e.number, isPullRequest: e.isPullRequest)
+            }
+        }
+
+        /// A thread whose task may have just opened `e`'s pull request, the loop not knowing its number yet: its
+        /// branch is `e`'s head, in the repository itself (not a fork). Such an event waits for the number, which
+        /// alone decides once known.
+        func unnumbered(_ e: GitHubEvent) -> GitHubLoopThread? {
+            guard e.isPullRequest, e.headRepoFork == false, let head = e.headRef else { return nil }
+            return threads.last {
+                !$0.removed && $0.pullRequest == nil && ($0.running || $0.step != nil)
+                    && ($0.branch ?? "agent/\($0.workspace)") == head
+                    && $0.repository.lowercased() == e.repository.lowercased()
             }
         }
 
@@ -219,6 +270,17 @@ extension GitHubLoopPlanner {
             if e.event == "pull_request_review", let id = e.reviewID, reviewsHere.contains(id) { attach(id, to: e) }
         }
 
+        /// True when `e`'s sender may not give a task (`gate`): its step (ignore, reply or wait) added; a wait holds
+        /// the issue's later work, in order.
+        mutating func refused(_ e: GitHubEvent) -> Bool {
+            guard let instead = gate(e, config, permissions) else { return false }
+            if case .wait = instead {
+                blocked.insert(thread(e)?.workspace ?? GitHubLoopThread.workspaceName(e.repository, issue: e.number))
+            }
+            add(instead, e)
+            return true
+        }
+
         /// Puts the inline comments of review `id` in the step that took the review (once).
         mutating func attach(_ id: Int, to e: GitHubEvent) {
             guard let i = steps.lastIndex(where: { $0.deliveries.contains(e.delivery) }) else { return }
@@ -251,12 +313,14 @@ extension GitHubLoopPlanner {
         mutating func start(_ e: GitHubEvent, title: String, text: String) {
             let name = GitHubLoopThread.workspaceName(e.repository, issue: e.number)
             if let t = thread(e) { return add(.ignore("the issue has a workspace already: \(t.workspace)"), e) }
+            if refused(e) { return }
             if let cap = config.budget.workspaces, startsWait || threads.filter({ !$0.removed }).count >= cap {
                 startsWait = true
                 blocked.insert(name)
                 return add(.wait("\(cap) workspaces at once, the config's budget.workspaces"), e)
             }
             var t = GitHubLoopThread(repository: e.repository, issue: e.number, workspace: name)
+            t.privateRepository = e.repositoryPrivate
             t.running = true
             t.tasks = 1
             t.startedAt = now
@@ -269,8 +333,9 @@ extension GitHubLoopPlanner {
             guard let t = thread(e) else {
                 let waiting = GitHubLoopThread.workspaceName(e.repository, issue: e.number)
                 if !e.isPullRequest, blocked.contains(waiting) {
-                    return add(.wait("the issue's workspace waits for the cap on workspaces"), e)
+                    return add(.wait("the issue's workspace is not made yet (its label waits)"), e)
                 }
+                if let u = unnumbered(e) { return add(.wait("the pull request of \(u.workspace) is not known yet"), e) }
                 return add(
                     .ignore(e.isPullRequest ? "not a pull request of the loop" : "no workspace for the issue"), e)
             }
@@ -280,6 +345,7 @@ extension GitHubLoopPlanner {
                 return add(.ignore("\(kind.rawValue) \(id) was taken already"), e)
             }
             if id > 0 { taken.insert(key) }
+            if refused(e) { return }
             if blocked.contains(t.workspace) { return add(.wait("a task of \(t.workspace) is under way"), e) }
             let ids = Ids(comment: t.lastComment, review: t.lastReview, reviewComment: t.lastReviewComment ?? 0)
                 .with(kind, id, code: code)
@@ -303,7 +369,10 @@ extension GitHubLoopPlanner {
         }
 
         mutating func close(_ e: GitHubEvent, merged: Bool) {
-            guard let t = thread(e), e.isPullRequest else { return add(.ignore("not a pull request of the loop"), e) }
+            guard let t = thread(e), e.isPullRequest else {
+                if let u = unnumbered(e) { return add(.wait("the pull request of \(u.workspace) is not known yet"), e) }
+                return add(.ignore("not a pull request of the loop"), e)
+            }
             if blocked.contains(t.workspace) || open[t.workspace] != nil {
                 blocked.insert(t.workspace)
                 return add(.wait("a task of \(t.workspace) comes first"), e)

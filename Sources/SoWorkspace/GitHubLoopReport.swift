@@ -10,7 +10,10 @@ public enum GitHubLoopReport {
     public static let lineCharacters = 200
     public static let commitsShown = 10
 
-    public static func outcome(_ t: GitHubLoopWork.Task, workspace: String, log: String) -> String {
+    /// `withheld`: the log is not posted (a public repository): the comment says where to read it.
+    public static func outcome(_ t: GitHubLoopWork.Task, workspace: String, log: String, withheld: Bool = false)
+        -> String
+    {
         var body = "Task \(t.id) in `\(workspace)` \(t.state)"
         if t.state != "succeeded", let code = t.exitCode { body += " (exit \(code))" }
         body += "."
@@ -26,6 +29,11 @@ public enum GitHubLoopReport {
         let lines = tail(log)
         if t.state != "succeeded", !lines.isEmpty {
             body += "\n\nIts log's last lines:\n\n```\n\(lines)\n```"
+        }
+        if withheld {
+            body +=
+                "\n\nIts log is not posted on a public repository (`post-logs: true` in the loop's config posts it): "
+                + "`so deployment --name \(workspace) tasks` shows it to those with access to the cluster."
         }
         return body
     }

@@ -32,6 +32,9 @@ public struct GitHubLoopThread: Sendable, Equatable, Codable {
     public var reported: [Int]?
     /// The review comments each task took, answered in their threads when it ends.
     public var replies: [GitHubLoopReplies]?
+    /// Whether the repository is private, as the label's delivery said: a failed task's log tail is posted only
+    /// there (or with the config's `post-logs: true`); nil (not said, or a thread saved before) counts as public.
+    public var privateRepository: Bool?
     /// The step under way, saved before it acts; nil when none is (`GitHubLoopStep`).
     public var step: GitHubLoopStep?
     /// The last step that acted, with what its deliveries were marked.
@@ -46,12 +49,11 @@ public struct GitHubLoopThread: Sendable, Equatable, Codable {
         self.workspace = workspace
     }
 
-    /// Whether an event of `repository`'s issue or pull request `number` (`headRef`: a pull request's branch) is
-    /// this thread's.
-    public func holds(_ repository: String, number: Int, isPullRequest: Bool, headRef: String?) -> Bool {
+    /// Whether an event of `repository`'s issue or pull request `number` is this thread's: by number alone (a pull
+    /// request's branch is named by whoever opens it, from a fork too).
+    public func holds(_ repository: String, number: Int, isPullRequest: Bool) -> Bool {
         guard repository.lowercased() == self.repository.lowercased() else { return false }
-        if !isPullRequest { return number == issue }
-        return number == pullRequest || (headRef != nil && headRef == branch)
+        return number == (isPullRequest ? pullRequest : issue)
     }
 
     /// The workspace of `repository`'s issue `issue`: `gh-NAME-N-HASH`, NAME the repository's name cut to 14 of

@@ -58,8 +58,28 @@ public struct PoolAction {
             if !old.files.isEmpty { record.stack = old.stack }
         }
         record.files = try PoolRecord.fingerprint(stack, fs: ctx.fs)
+        record.secretEnv = old?.record.secretEnv
         try await store.save(record, over: old)
-        return try await fill(record, cluster: cluster, stack: given == record.stack ? nil : given)
+        let members = try await fill(record, cluster: cluster, stack: given == record.stack ? nil : given)
+        guard record.secretEnv == nil, let names = secretEnv(of: members) else { return members }
+        // What a claim hands in: the names a member made here from this machine's stack reads (never a record's).
+        record.secretEnv = names
+        try await store.save(record, over: try await store.stored(record.name))
+        return members
+    }
+
+    /// The `secret-env` of a member this machine made (its directory here, from its own stack); nil when none is.
+    func secretEnv(of members: [Member]) -> [String]? {
+        for m in members {
+            // A member not made here (or not loading) is not this machine's to read its names from: the next is tried.
+            guard let dir = try? ctx.namedDeployment(m.listing.name), ctx.fs.isDirectory(dir),
+                RecordFiles.step(in: dir, fs: ctx.fs)?.copies == nil,
+                let model = try? DeploymentLoader.load(
+                    dir, fs: ctx.fs, diagnostics: DiagnosticSink.dropped("a pool's member, for its secret-env"))
+            else { continue }
+            return model.spec.secretEnv
+        }
+        return nil
     }
 
     /// Makes members until the pool has `size` not claimed (without waiting for them: the node does that);
@@ -175,7 +195,12 @@ public struct PoolAction {
     public func members(_ pool: String, cluster: ClusterOptions) async throws -> [Member] {
         let target = try await ClusterTargets(ctx: ctx).shared(cluster)
         let client = try ctx.connect(target.connection)
-        let listed = try await ListAction(ctx).list(client).filter { $0.pool == pool && !$0.terminating }
+        return try await members(pool, listed: try await ListAction(ctx).list(client), client: client)
+    }
+
+    /// The pool's members among the workspaces `listed` (`ListAction`), their pods read.
+    func members(_ pool: String, listed all: [DeploymentListing], client: ClusterClient) async throws -> [Member] {
+        let listed = all.filter { $0.pool == pool && !$0.terminating }
             .sorted { ($0.createdAt ?? .distantPast, $0.name) < ($1.createdAt ?? .distantPast, $1.name) }
         // Each member's pods at once (a claim waits for these reads).
         return try await withThrowingTaskGroup(of: (Int, Member).self) { group in

@@ -22,8 +22,10 @@ struct PoolClaim {
         var pool: PoolRecord
         /// The pod its workspace container ran in when the pool was listed.
         var pod: String?
-        /// The claim's revision of the record, being written (`RecordAction.recordClaim`).
-        var recorded: Task<Void, Never>? = nil
+        /// The workspace's name on the member's Namespace, then the claim's revision of the record
+        /// (`RecordAction.recordClaim`), being written while the checkout is carried in: awaited before `up` returns
+        /// (a failure to name it is the claim's; the revision is best effort).
+        var recorded: Task<Void, Error>? = nil
     }
 
     /// Keys of `--config` that belong to one workspace, not to a pool's members.
@@ -38,17 +40,35 @@ struct PoolClaim {
         let choice: Task<Choice, Error>
         /// The chosen pool's members ([] when none was chosen).
         let members: Task<[PoolAction.Member], Error>
+        /// The workspaces' Namespaces, listed beside the pools (`ListAction`, without the Deployments' counts).
+        let workspaces: Task<(ClusterClient, [DeploymentListing]), Error>
 
-        /// Nil when `up` would claim from no pool (a workspace that exists, `--no-pool`).
+        /// Nil when `up` would claim from no pool (a workspace that exists, `--no-pool`). The pools and the
+        /// workspaces are asked for at once (one round trip, where the members waited for the pools' answer), then
+        /// the chosen pool's members' pods: a claim waits for two round trips before its Lease.
         static func ahead(_ ctx: SoContext, _ req: UpRequest, existing: Bool) -> Listing? {
             guard req.poolMember == nil, !req.noPool, !existing else { return nil }
             let choice = Task { try await PoolClaim(ctx: ctx).choosing(req) }
+            let workspaces = Task { () throws -> (ClusterClient, [DeploymentListing]) in
+                let client = try ctx.connect(try await ClusterTargets(ctx: ctx).shared(req.cluster).connection)
+                return (client, try await ListAction(ctx).list(client, counts: false))
+            }
             return Listing(
                 choice: choice,
                 members: Task {
-                    guard let pool = try await choice.value.pool else { return [] }
-                    return try await PoolAction(ctx).members(pool.name, cluster: req.cluster)
-                })
+                    guard let pool = try await choice.value.pool else {
+                        workspaces.cancel()
+                        return []
+                    }
+                    let (client, listed) = try await workspaces.value
+                    return try await PoolAction(ctx).members(pool.name, listed: listed, client: client)
+                }, workspaces: workspaces)
+        }
+
+        /// What no claim reads is not waited for.
+        func cancel() {
+            members.cancel()
+            workspaces.cancel()
         }
 
         /// The pool chosen ahead (nil: none fits), saying what the choice passed over; what `choose` would throw.
@@ -224,14 +244,14 @@ struct PoolClaim {
                     ])
                 )
             ])
-            let patched = try await client.patch(
-                .namespace, name: m.listing.namespace, namespace: nil,
-                mergePatch: Data(JSONWriter.bytes(patch, .compact)))
             // The Lease stays: an up that listed the member before this claim finds it taken.
             ctx.say("\(name): claimed \(m.listing.name) from pool \(pool.name) (namespace \(m.listing.namespace))")
-            // The claim's revision of the record is written while the checkout is carried in (neither needs the other).
+            // The workspace's name on its Namespace, then the claim's revision of the record, are written while the
+            // checkout is carried in (none of them needs another): the member is this up's alone since the Lease.
             let ctx = self.ctx
             let recorded = Task {
+                let patched = try await client.patch(
+                    .namespace, name: namespace, namespace: nil, mergePatch: Data(JSONWriter.bytes(patch, .compact)))
                 await RecordAction(ctx).recordClaim(
                     dir: dir, namespace: patched, client: client, connection: target.connection)
             }
@@ -263,7 +283,6 @@ struct PoolClaim {
                         "pool \(pool.name)'s member \(member.name) has no record in the cluster to claim it from",
                         hint: "remove it where it was made (\(member.host)): so down \(member.name) --discard")
                 }
-                try RecordTrust.checkHere(dir, ctx: ctx)
             }
             let model = try DeploymentLoader.load(
                 here ? memberDir : dir, fs: ctx.fs, diagnostics: DiagnosticSink.dropped("a pool member's files"))

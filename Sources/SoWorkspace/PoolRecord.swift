@@ -19,6 +19,10 @@ public struct PoolRecord: Sendable, Equatable, Encodable {
     public var files: [String: String] = [:]
     /// Made by `so up` for the spec's `workspace.pool` (`PoolFromSpec`): made again when its stack changes.
     public var fromSpec: Bool?
+    /// The variables a claim hands in from the claimer's environment (the members' `secret-env`), recorded by the
+    /// machine that made the pool from its own stack: a member's record, anyone's to write in its namespace, names no
+    /// more. nil for a pool an older `so` made (its claims hand in none).
+    public var secretEnv: [String]?
 
     public init(name: String, stack: String, size: Int) {
         self.name = name
@@ -56,6 +60,7 @@ public struct PoolRecord: Sendable, Equatable, Encodable {
         r.agent = j["agent"]?.string
         r.files = (j["files"]?.object ?? [:]).compactMapValues(\.string)
         r.fromSpec = j["fromSpec"]?.bool
+        r.secretEnv = j["secretEnv"].flatMap { $0 == .null ? nil : $0.array.compactMap(\.string) }
         return r
     }
 

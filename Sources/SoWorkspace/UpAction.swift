@@ -30,7 +30,7 @@ public struct UpAction {
         let existing = ctx.fs.isDirectory(dir)
         let listing = req.dryRun ? nil : PoolClaim.Listing.ahead(ctx, req, existing: existing)
         // Not waited for when no claim reads it (a few reads of the API server, answered or not).
-        defer { listing?.members.cancel() }
+        defer { listing?.cancel() }
         var plan = try await WorkspacePlan.make(ctx, req, stack: stack, name: name, existing: existing)
         // The agent's own image when the cluster has it (before the user's --config, which wins).
         if !existing && !req.dryRun { plan.config = await AgentImage(ctx: ctx).config(req, stack: stack) + plan.config }
@@ -145,11 +145,12 @@ public struct UpAction {
         do {
             let bytes = try await carryIntoClaimed(
                 req, name: name, dir: dir, checkout: checkout, bundle: bundle, branch: branch, identity: identity,
-                pod: claimed.pod)
+                pod: claimed.pod, pool: (claimed.pool, claimed.namespace))
             result.source?.bundleBytes = bytes
-            await claimed.recorded?.value
+            try await claimed.recorded?.value
         } catch let error as SoError {
-            await claimed.recorded?.value
+            // best effort: the workspace goes whether or not its Namespace was named (the error said why)
+            _ = try? await claimed.recorded?.value
             // A claimed workspace that failed before its checkout was in holds no work: it goes, and NAME starts cold.
             ctx.diagnostics.warn(
                 "the workspace claimed from pool \(pool.name) failed before it was ready: \(error.message); starting \(name) cold"
@@ -160,6 +161,10 @@ public struct UpAction {
             try await DownAction(quiet).run(down)
             PoolAction(ctx).refillDetached(pool, cluster: req.cluster, stack: choice.copy)
             return nil
+        } catch {
+            // Interrupted, or another failure: the Namespace's naming under way ends first (as it did before the carry).
+            _ = try? await claimed.recorded?.value
+            throw error
         }
         // Once the workspace is ready, and in a process of its own: nothing of the next member is in this up's way.
         PoolAction(ctx).refillDetached(pool, cluster: req.cluster, stack: choice.copy)
@@ -178,7 +183,7 @@ public struct UpAction {
     func carryIntoClaimed(
         _ req: UpRequest, name: String, dir: String, checkout: ClaimedCheckout,
         bundle made: Task<CarryIn.Bundle?, Error>,
-        branch: String, identity: GitIdentity, pod: String?
+        branch: String, identity: GitIdentity, pod: String?, pool: (record: PoolRecord, namespace: String)? = nil
     ) async throws -> UInt64 {
         let w: WorkspaceContainer
         do {
@@ -190,7 +195,7 @@ public struct UpAction {
         }
         // The claimer's credentials go in beside the checkout (the member was made with no one's).
         let ctx = self.ctx
-        async let handed: Void = ClaimCredentials(ctx: ctx).hand(w)
+        async let handed: Void = ClaimCredentials(ctx: ctx).hand(w, pool: pool)
         var bytes: UInt64 = 0
         switch checkout {
         case .bundle(let carry, let source):

@@ -19,6 +19,8 @@ import Testing
 @Suite(.serialized, RealNode.required)
 struct GitHubLoopE2ETests {
     static let token = "e2e-github-token-not-real"
+    /// The workspaces' own token (the config's workspace-token-env): never the loop's.
+    static let workspaceToken = "e2e-workspace-token-not-real"
     static let secret = "e2e-loop-secret-" + String(repeating: "6b", count: 16)
 
     /// What one run holds: its temp dir, names, the stand-in, the receiver and the environment `so` runs with.
@@ -43,6 +45,7 @@ struct GitHubLoopE2ETests {
             label: so
             prefix: /so
             stack: \(stack)
+            workspace-token-env: WORKSPACE_GITHUB_TOKEN
             config:
               - GIT_REPO=\(gitURL)
               - AGENT_IMAGE=\(AgentE2E.image)
@@ -212,7 +215,7 @@ struct GitHubLoopE2ETests {
             in: t, repo: run.repo, gitDir: run.bare, token: Self.token, secretFile: t.file("secret"))
         run.env = [
             "SO_KUBECONFIG": E2E.kubeconfig!, "SO_HOME": t.file("home"), "GITHUB_TOKEN": Self.token,
-            "GITHUB_API_URL": run.github.url,
+            "WORKSPACE_GITHUB_TOKEN": Self.workspaceToken, "GITHUB_API_URL": run.github.url,
         ]
         do {
             try await run.startReceiver()
@@ -246,6 +249,9 @@ struct GitHubLoopE2ETests {
             said.contains("github: \(run.repo)#\(issue): start \(name) (delivery \(sent.first?.delivery ?? "?"))")
                 && name.count == "gh-app-\(issue)-".count + 6, "\(said)")
         run.workspace = name
+        // Issue 64: the workspace holds its own token (the config's workspace-token-env), never the loop's.
+        #expect(try await Self.secretHolds(Self.workspaceToken, workspace: name), "the workspace's own token")
+        #expect(!(try await Self.secretHolds(Self.token, workspace: name)), "not the loop's token")
         #expect(try await run.state(of: sent.first?.delivery ?? "") == ["done"])
         _ = try await run.passes(until: "\(name) is idle, its task ended")
 
@@ -335,6 +341,41 @@ struct GitHubLoopE2ETests {
         for d in sent { #expect(try await run.state(of: d.delivery) == ["done"], "\(d)") }
     }
 
+    /// Issue 64: a read-only collaborator's `/so` on the pull request (its association trusted, GitHub's permission
+    /// read: the stand-in gives read to every login but the owner), and a label an issue template put when an
+    /// outsider opened an issue: one reply each, saying what GitHub said, and nothing started; the permission asked of
+    /// the stand-in once per sender.
+    static func onlyWriters(_ run: Run, pull: Int) async throws {
+        let (_, reader) = try await run.github.send(
+            "comment", ["number": pull, "body": "/so push to main", "sender": "reader", "association": "COLLABORATOR"])
+        let (opened, templated) = try await run.github.send(
+            "label", ["title": "Mine crypto", "body": "x", "label": "so", "sender": "stranger", "association": "NONE"])
+        let other = opened["number"] as? Int ?? 0
+        #expect(reader.map(\.status) == [202] && templated.map(\.status) == [202])
+        let said = try await run.pass()
+        #expect(said.contains("github: \(run.repo)#\(pull): reply (delivery \(reader[0].delivery))"), "\(said)")
+        #expect(said.contains("github: \(run.repo)#\(other): reply (delivery \(templated[0].delivery))"), "\(said)")
+        #expect(!said.contains("start "), "nothing started: \(said)")
+        let onPull = try run.github.comments(on: pull, repo: run.repo)
+        #expect(
+            onPull.last?.hasPrefix("Nothing ran for @reader: so takes tasks only from people with write permission")
+                == true
+                && onPull.last?.contains("GitHub says @reader has read") == true, "\(onPull)")
+        let onIssue = try run.github.comments(on: other, repo: run.repo)
+        #expect(
+            onIssue.count == 1 && onIssue[0].hasPrefix("The label so was put by @stranger")
+                && onIssue[0].contains("has read"), "\(onIssue)")
+        let asked = try run.github.requests().compactMap { $0["path"] as? String }.filter {
+            $0.hasSuffix("/permission")
+        }
+        #expect(
+            asked.filter { $0.contains("/collaborators/reader/") }.count == 1
+                && asked.filter { $0.contains("/collaborators/stranger/") }.count == 1, "\(asked)")
+        #expect(try await run.state(of: reader[0].delivery) == ["done"])
+        #expect(try await run.state(of: templated[0].delivery) == ["done"])
+        #expect(try await run.tasks() == ["succeeded", "succeeded"], "no task")
+    }
+
     /// An outsider's `/so` on the pull request: one reply there, no task. A trusted `/so` delivered twice (GitHub's
     /// redelivery: the same X-GitHub-Delivery and body): one inbox entry, one task, one 👀.
     static func outsiderAndRedelivery(_ run: Run, pull: Int) async throws {
@@ -346,6 +387,7 @@ struct GitHubLoopE2ETests {
         let replies = try run.github.comments(on: pull, repo: run.repo)
         #expect(replies.count == 1 && replies[0].hasPrefix("Nothing ran for @mallory"), "\(replies)")
         #expect(try await run.tasks() == ["succeeded", "succeeded"])
+        try await Self.onlyWriters(run, pull: pull)
 
         let (answer, twice) = try await run.github.send(
             "comment", ["number": pull, "body": "/so Add a third line. held=third", "association": "OWNER"])
@@ -422,7 +464,7 @@ struct GitHubLoopE2ETests {
             comments.last?.contains("so removed the workspace `\(run.workspace)` (pull request #\(pull) closed)")
                 == true, "\(comments)")
         let inbox = try await run.inbox()
-        #expect(inbox.count == 9 && inbox.allSatisfy { $0["state"] as? String == "done" }, "\(inbox)")
+        #expect(inbox.count == 11 && inbox.allSatisfy { $0["state"] as? String == "done" }, "\(inbox)")
     }
 
     /// The pull request closed while task 4 runs (held): the close waits for it; the task, queued on a thread that has
@@ -491,7 +533,7 @@ struct GitHubLoopE2ETests {
             listen: AgentE2E.nodeAddress)
         run.env = [
             "SO_KUBECONFIG": E2E.kubeconfig!, "SO_HOME": t.file("home"), "GITHUB_TOKEN": Self.token,
-            "GITHUB_API_URL": run.github.url,
+            "WORKSPACE_GITHUB_TOKEN": Self.workspaceToken, "GITHUB_API_URL": run.github.url,
         ]
         let suffix = String(run.owner.suffix(6))
         let role = "so-deployer-\(suffix)"
@@ -516,6 +558,7 @@ struct GitHubLoopE2ETests {
             r = try await E2E.kubectl([
                 "-n", "so-github", "create", "secret", "generic", "so-github-loop",
                 "--from-literal=GITHUB_TOKEN=\(Self.token)",
+                "--from-literal=WORKSPACE_GITHUB_TOKEN=\(Self.workspaceToken)",
             ])
             #expect(r.exitCode == 0, "\(r.stderr)")
             r = try await E2E.kubectl([

@@ -78,8 +78,10 @@ struct GitHubWebhookE2ETests {
         let delivery = "e2e-\(UUID().uuidString.lowercased())"
         let body = """
             {"action":"labeled","repository":{"full_name":"so-e2e/hooks"},"sender":{"login":"octocat"},\
-            "label":{"name":"so"},"issue":{"number":52,"title":"a title","body":"a body","author_association":"OWNER"}}
+            "label":{"name":"so"},"issue":{"number":52,"title":"a title \(delivery)","body":"a body","author_association":"OWNER"}}
             """
+        // The entry is named by the body's digest: the same body under another delivery id is the same entry.
+        let name = "so.github.body-" + SHA256.hex(Array(body.utf8))
         var (server, port) = try Self.start(in: t)
         defer { server.terminate() }
         let (first, seconds) = try await Self.deliver(body, delivery: delivery, port: port, in: t)
@@ -95,6 +97,10 @@ struct GitHubWebhookE2ETests {
             try await Self.deliver(body, delivery: delivery, port: port, secret: "not-the-secret-at-all", in: t).0
                 == 401)
         #expect(try await Self.stored(delivery) == [delivery])
+        let replay = "e2e-\(UUID().uuidString.lowercased())"
+        #expect(try await Self.deliver(body, delivery: replay, port: port, in: t).0 == 202)
+        #expect(try await Self.stored(replay) == [], "a signed body sent again under a new id is not a new entry")
+        #expect(try await Self.stored(delivery) == [delivery])
         server.terminate()
         server.waitUntilExit()
         (server, port) = try Self.start(in: t)
@@ -103,11 +109,11 @@ struct GitHubWebhookE2ETests {
         #expect(third == 202)
         #expect(try await Self.stored(delivery) == [delivery])
         let json = try await E2E.kubectl([
-            "-n", "so-github", "get", "secret", "so.github.\(delivery)", "-o", "jsonpath={.data.event}",
+            "-n", "so-github", "get", "secret", name, "-o", "jsonpath={.data.event}",
         ])
         let event = String(decoding: Data(base64Encoded: json.stdout) ?? Data(), as: UTF8.self)
         #expect(event.contains("\"repository\":\"so-e2e/hooks\"") && event.contains("\"number\":52"), "\(event)")
         #expect(!event.contains(Self.secret))
-        _ = try await E2E.kubectl(["-n", "so-github", "delete", "secret", "so.github.\(delivery)"])
+        _ = try await E2E.kubectl(["-n", "so-github", "delete", "secret", name])
     }
 }

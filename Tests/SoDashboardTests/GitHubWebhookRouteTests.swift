@@ -26,7 +26,8 @@ import Testing
     }
 
     func setup(
-        maxBody: Int = GitHubWebhook.maximumBody, webhook: Bool = true,
+        maxBody: Int = GitHubWebhook.maximumBody, inboxBound: Int = GitHubWebhook.defaultInboxBound,
+        webhook: Bool = true,
         github: GitHubSetup? = GitHubSetup(receiving: ["Acme/App"], budget: nil)
     ) async throws -> Setup {
         let c = FakeCluster()
@@ -36,7 +37,7 @@ import Testing
         let access = DashboardAccess(token: String(repeating: "ab", count: 32), csrf: "CSRF-TOKEN", port: 7878)
         let hook = GitHubWebhook(
             secret: Self.secret, repositories: ["Acme/App"], inbox: GitHubInbox(client: c), maxBody: maxBody,
-            now: { DashboardFixture.now }, log: { line in lines.value.append(line) })
+            inboxBound: inboxBound, now: { DashboardFixture.now }, log: { line in lines.value.append(line) })
         let server = DashboardServer(
             feed: feed, access: access, actions: nil, hostName: "testhost", webhook: webhook ? hook : nil,
             github: github)
@@ -94,8 +95,69 @@ import Testing
         #expect(
             s.lines.value == [
                 "github: delivery \(Self.delivery): issues labeled acme/app#52: stored",
-                "github: delivery \(Self.delivery): issues labeled acme/app#52: already stored (a redelivery)",
+                "github: delivery \(Self.delivery): issues labeled acme/app#52: already stored (a redelivery, or the same body again)",
             ])
+    }
+
+    @Test func aSignedBodySentAgainUnderANewDeliveryIdIsNotANewEntry() async throws {
+        let s = try await setup()
+        let body = Self.payload()
+        try await s.app.test(.router) { client async throws in
+            #expect(try await Self.post(client, body, headers: Self.headers(body)).status == .accepted)
+            let replay = Self.headers(body, delivery: "a-new-id-for-the-same-body")
+            let (status, text) = try await Self.post(client, body, headers: replay).pair
+            #expect(status == .accepted && text == "already stored\n")
+        }
+        let stored = try await GitHubInbox(client: s.cluster).list()
+        #expect(stored.map(\.event.delivery) == [Self.delivery], "the first delivery's entry, alone")
+        #expect(stored.map(\.secretName) == [GitHubInbox.bodyName(SHA256.hex(Array(body.utf8)))])
+    }
+
+    @Test func pastItsBoundTheInboxTakesNoNewDeliveryButStillKnowsItsOwn() async throws {
+        let s = try await setup(inboxBound: 2)
+        @Sendable func numbered(_ n: Int) -> String { Self.payload().replacingOccurrences(of: "52", with: "\(n)") }
+        try await s.app.test(.router) { client async throws in
+            for n in 1...2 {
+                let b = numbered(n)
+                #expect(try await Self.post(client, b, headers: Self.headers(b, delivery: "d\(n)")).status == .accepted)
+            }
+            let third = numbered(3)
+            try await client.execute(
+                uri: GitHubWebhook.path, method: .post, headers: Self.headers(third, delivery: "d3"),
+                body: ByteBuffer(string: third)
+            ) { r in
+                #expect(r.status == .serviceUnavailable && r.headers[HeaderNames.retryAfter] == "60")
+                #expect(String(buffer: r.body) == "the inbox is full (2 pending deliveries); deliver again later\n")
+            }
+            let first = numbered(1)
+            #expect(
+                try await Self.post(client, first, headers: Self.headers(first, delivery: "d1")).pair
+                    == (.accepted, "already stored\n"), "a redelivery while full is no 503")
+            // A loop took one: room for the next.
+            let inbox = GitHubInbox(client: s.cluster)
+            let d1 = try #require(try await inbox.list().first { $0.event.delivery == "d1" })
+            #expect(try await inbox.mark(d1, state: "taken"))
+            #expect(
+                try await Self.post(client, third, headers: Self.headers(third, delivery: "d3")).status == .accepted)
+        }
+        #expect(try await GitHubInbox(client: s.cluster).list().map(\.event.delivery).sorted() == ["d1", "d2", "d3"])
+        #expect(s.lines.value.contains("github: delivery d3: not stored (503): the inbox holds 2 pending deliveries"))
+    }
+
+    @Test func aFloodIsCountedOneDeliveryAtATime() async throws {
+        let s = try await setup(inboxBound: 5)
+        let bodies = (1...12).map { Self.payload().replacingOccurrences(of: "52", with: "\($0)") }
+        try await s.app.test(.router) { client async throws in
+            let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                for (i, b) in bodies.enumerated() {
+                    group.addTask { try await Self.post(client, b, headers: Self.headers(b, delivery: "f\(i)")).status }
+                }
+                return try await group.reduce(into: [HTTPResponse.Status]()) { $0.append($1) }
+            }
+            #expect(statuses.filter { $0 == .accepted }.count == 5)
+            #expect(statuses.filter { $0 == .serviceUnavailable }.count == 7)
+        }
+        #expect(try await GitHubInbox(client: s.cluster).list(state: "pending").count == 5, "never past the bound")
     }
 
     @Test func aWrongOrMissingSignatureIsA401AndWritesNothing() async throws {

@@ -91,8 +91,8 @@ import Testing
     /// copy, a start from the page would read the page's. Refused, naming the file and the key, before anything
     /// is applied; the page's own value reaches no object of the cluster.
     @Test(arguments: [
-        ("credentials", "config.env (credentials-files) names the credentials file"),
-        ("ca", "spec.yml ca-certificates names"),
+        ("credentials", "config.env credentials-files reads"),
+        ("ca", "spec.yml ca-certificates reads"),
         ("hostpath", "spec.yml volumes.web-data is the host path /"),
     ])
     func aRecordNamingFilesOutsideItsDirectoryIsRefused(_ kind: String, _ said: String) async throws {

@@ -10,7 +10,7 @@ import Testing
 @testable import SoDeploy
 
 /// The record among teammates: what a directory written from another machine's revision may take from this one
-/// (`RecordFiles.Step.copies`, `RecordTrust.checkHere` on `pull`), a claimed workspace found by its name, and the
+/// (`RecordFiles.Step.copies`, `RecordGate` on `pull`), a claimed workspace found by its name, and the
 /// verbs that write a revision without a start (a claim, `deploy create --update`).
 @Suite struct RecordTeamTests {
     static func store(_ c: ClusterHarness) -> RecordStore {
@@ -97,15 +97,20 @@ import Testing
             _ = try await RecordAction(c.ctx).pull(directory: "dep", cluster: c.options)
         }
         #expect(
-            e?.message.hasPrefix("revision 3 of \(c.id) (start by fake-user on laptop-b) is refused: spec.yml") == true,
+            e?.message.hasPrefix(
+                "revision 3 of \(c.id) (start by fake-user on laptop-b, as it says) is refused: spec.yml ca-certificates "
+                    + "reads \(own) of this machine; nothing was written to \(c.h.path("dep"))") == true,
             "\(e?.message ?? "")")
         #expect(e?.message.contains("nothing was written to \(c.h.path("dep"))") == true)
         #expect(try c.h.read("dep/spec.yml") == before)
         #expect(!(try c.h.fs.walk(c.h.tmp.path).contains { $0.relative.contains(".pulling") }), "no scratch left")
-        // This machine's own revision is its own: pulled without a check.
+        // The writer's host is a label, never a credential: the same revision is refused on laptop-b too.
         var mine = c.ctx
         mine.hostName = "laptop-b"
-        #expect(try await RecordAction(mine).pull(directory: "dep", cluster: c.options).revision == 3)
+        await #expect(throws: SoError.self) {
+            _ = try await RecordAction(mine).pull(directory: "dep", cluster: c.options)
+        }
+        #expect(try c.h.read("dep/spec.yml") == before)
     }
 
     /// A workspace claimed from a pool lives in its member's namespace: `--name` finds it by the name its directory

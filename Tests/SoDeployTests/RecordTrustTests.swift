@@ -8,20 +8,28 @@ import Testing
 @testable import SoActions
 @testable import SoDeploy
 
-/// A directory the CLI made from the cluster's record (`--name N` on a machine without it, a claim of another
-/// machine's pool member): the record is whoever may write Secrets in the namespace's, so what would read this
-/// machine's files into the cluster or run the record's own commands here is refused (`RecordTrust.checkHere`).
+/// What a directory written from the cluster's record would do here, read through a file system confined to it
+/// (`RecordReview`): the record is whoever may write Secrets in the namespace's, so what would read this machine's
+/// files into the cluster or run commands here is named, file and key.
 @Suite struct RecordTrustHereTests {
+    static func findings(_ c: ClusterHarness, podSecurity: String? = nil) -> [RecordFinding] {
+        RecordReview(
+            ctx: c.ctx, dir: c.h.path("dep"),
+            origin: RecordOrigin(namespace: c.id, deployment: c.id, podSecurity: podSecurity)
+        ).findings()
+    }
+
     @Test(arguments: [
-        ("credentials", "config.env (credentials-files) names the credentials file"),
-        ("ca", "spec.yml ca-certificates names"),
-        ("token", "spec.yml image-pull-secret.token-file names"),
+        ("credentials", "config.env credentials-files reads"),
+        ("ca", "spec.yml ca-certificates reads"),
+        ("token", "spec.yml image-pull-secret.token-file reads"),
     ])
-    func whatWouldReadThisMachinesFilesIsRefused(_ kind: String, _ said: String) async throws {
+    func whatWouldReadThisMachinesFilesIsNamed(_ kind: String, _ said: String) async throws {
         let c = try await ClusterHarness()
         defer { c.h.tmp.cleanup() }
         let own = c.h.path("home/.aws/credentials")
         try c.h.tmp.write("home/.aws/credentials", "OWN=1\n")
+        #expect(Self.findings(c).isEmpty, "\(Self.findings(c))")
         switch kind {
         case "credentials":
             try c.h.tmp.write(
@@ -35,34 +43,38 @@ import Testing
                     + "image-pull-secret: {server: r.example.org, username: u, token-file: \(own)}\n")
         default: Issue.record("no case \(kind)")
         }
-        let e = #expect(throws: SoError.self) { try RecordTrust.checkHere(c.h.path("dep"), ctx: c.ctx) }
-        #expect(e?.message.hasPrefix("the cluster's record made \(c.h.path("dep")), and it is refused: ") == true)
-        #expect(e?.message.contains(said) == true, "\(kind): \(e?.message ?? "no error")")
-        #expect(e?.hint?.contains("--dir") == true)
+        let found = Self.findings(c)
+        #expect(found.contains { $0.kind == .reach && $0.description == "\(said) \(own) of this machine" }, "\(found)")
     }
 
-    /// Host paths are the nodes' (as on the machine that wrote the record), and a stack outside the directory is
-    /// this machine's own: both left to the start, as from a directory made here.
-    @Test func hostPathsAndThisMachinesStackAreLeftToTheStart() async throws {
+    /// A host path is the node's: a privilege the namespace must already have had (Pod Security `privileged`).
+    @Test func aHostPathIsAPrivilege() async throws {
         let c = try await ClusterHarness.editingSpec("  web-data:\n", "  web-data: /srv/web-data\n")
         defer { c.h.tmp.cleanup() }
-        try RecordTrust.checkHere(c.h.path("dep"), ctx: c.ctx)
+        #expect(Self.findings(c).map(\.description) == ["spec.yml volumes.web-data is the host path /srv/web-data"])
+        #expect(Self.findings(c).first?.kind == .privilege)
+        #expect(Self.findings(c, podSecurity: "privileged").isEmpty)
     }
 
-    /// A stack with start commands: run from this machine's copy (outside the directory), refused when it is the
-    /// record's own (a stack inside the directory the record made).
-    @Test func theRecordsOwnStartCommandsAreRefused() async throws {
+    /// A stack with start commands, inside the directory or of this machine: each command named.
+    @Test func startCommandsAreNamed() async throws {
         let t = try TempDir("so-record-trust")
         defer { t.cleanup() }
         let stack = try StartCommandsTests.makeStack(t)
         let c = try await ClusterHarness(stack: stack, environment: ["SO_REPO_BASE_DIR": t.file("repos")])
         defer { c.h.tmp.cleanup() }
-        try RecordTrust.checkHere(c.h.path("dep"), ctx: c.ctx)
-        try FileManager.default.copyItem(atPath: stack, toPath: c.h.path("dep/app-stack"))
+        #expect(
+            Self.findings(c).map(\.description) == [
+                "spec.yml stack names \(stack)/stack.yml, whose pods.web.pre_start_command runs a command on this machine",
+                "spec.yml stack names \(stack)/stack.yml, whose pods.web.post_start_command runs a command on this machine",
+            ])
+        try FileManager.default.copyItem(atPath: stack, toPath: c.h.path("dep/config/app-stack"))
         let spec = try c.h.read("dep/spec.yml")
-        #expect(spec.contains(stack), "the spec names the stack's path")
-        try c.h.tmp.write("dep/spec.yml", spec.replacingOccurrences(of: stack, with: "./app-stack"))
-        let e = #expect(throws: SoError.self) { try RecordTrust.checkHere(c.h.path("dep"), ctx: c.ctx) }
-        #expect(e?.message.contains("stack.yml pods.web runs a start command of the record on this machine") == true)
+        try c.h.tmp.write("dep/spec.yml", spec.replacingOccurrences(of: stack, with: "./config/app-stack"))
+        #expect(
+            Self.findings(c).map(\.description) == [
+                "config/app-stack/stack.yml pods.web.pre_start_command runs a command on this machine",
+                "config/app-stack/stack.yml pods.web.post_start_command runs a command on this machine",
+            ])
     }
 }

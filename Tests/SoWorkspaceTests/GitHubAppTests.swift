@@ -61,7 +61,7 @@ import Testing
         let app = try #require(try GitHubApp.fromEnvironment(env, fs: h.fs))
         #expect(app.installation == nil)
         let now = Date(timeIntervalSince1970: 1_780_000_000)
-        let jwt = app.jwt(now: now)
+        let jwt = try app.jwt(now: now)
         let parts = jwt.split(separator: ".", omittingEmptySubsequences: false)
         try #require(parts.count == 3)
         #expect(!jwt.contains("=") && !jwt.contains("+") && !jwt.contains("/"))

@@ -203,6 +203,17 @@ import Testing
         func reactOnCode(_ pull: GitHubIssue, comment: Int) throws {
             try call("react \(pull) review comment \(comment)")
         }
+        /// What GitHub says of each login (write when not named; a login in `failing` is not answered), and who was
+        /// asked, in order (a read: not in `calls`, so the logs above state the world's changes).
+        var permissions: [String: GitHubPermission] = [:]
+        var asked: [String] = []
+        func set(permissions: [String: GitHubPermission]) { self.permissions = permissions }
+        func permission(repository: String, login: String) throws -> GitHubPermission {
+            if let d = dieAfter, calls.count >= d { throw Died() }
+            asked.append("\(repository) \(login)")
+            try fail("permission of \(login)")
+            return permissions[login] ?? .write
+        }
     }
 
     final class Lines: @unchecked Sendable {
@@ -238,6 +249,7 @@ import Testing
         t.startedAt = now
         t.pullRequest = 7
         t.branch = "agent/\(ws)"
+        t.privateRepository = true  // a failed task's log tail is posted (GitHubLoopTrustTests: a public one's is not)
         return t
     }
 

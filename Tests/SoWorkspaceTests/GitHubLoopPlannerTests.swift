@@ -67,7 +67,11 @@ import Testing
     static func plan(_ events: [GitHubEvent], _ threads: [GitHubLoopThread] = [], config: GitHubLoopConfig = config)
         -> [GitHubLoopPlanner.Step]
     {
-        GitHubLoopPlanner.plan(events, threads: threads, config: config, now: now)
+        GitHubLoopPlanner.plan(events, threads: threads, config: config, now: now, permissions: writers(events))
+    }
+    /// GitHub's answer for every sender of `events`: write (the tests of who may give tasks say otherwise).
+    static func writers(_ events: [GitHubEvent]) -> [String: GitHubPermission] {
+        Dictionary(events.map { (GitHubPermission.key($0.repository, $0.sender), .write) }) { a, _ in a }
     }
     static func step(_ a: A, _ ids: String...) -> GitHubLoopPlanner.Step { .init(action: a, deliveries: ids) }
     static let asked = "Asked by @octocat in a comment:\n\n"
@@ -158,13 +162,13 @@ import Testing
                     .reply(
                         repository: Self.repo, number: 52,
                         text:
-                            "Nothing ran for @octocat: only the repository's owners, members and collaborators can give so a task (a comment's author is contributor)."
+                            "Nothing ran for @octocat: so takes tasks only from people with write permission or more on the repository (a comment's author is contributor)."
                     ), "d1"),
                 Self.step(
                     .reply(
                         repository: Self.repo, number: 52,
                         text:
-                            "Nothing ran for @octocat: only the repository's owners, members and collaborators can give so a task (a comment's author is none)."
+                            "Nothing ran for @octocat: so takes tasks only from people with write permission or more on the repository (a comment's author is none)."
                     ), "d2"),
             ])
         for case .reply(_, _, let text) in steps.map(\.action) {
@@ -282,8 +286,8 @@ import Testing
         var byBranch = other
         byBranch.headRef = "agent/\(Self.ws)"
         #expect(
-            Self.plan([byBranch], [Self.thread()]).map(\.action) == [.remove(workspace: Self.ws, merged: true)],
-            "its branch names it")
+            Self.plan([byBranch], [Self.thread()]).map(\.action) == [.ignore("not a pull request of the loop")],
+            "a pull request named like the loop's branch is not the loop's: its number is not")
         #expect(
             Self.plan([close], [Self.thread { $0.removed = true }]).map(\.action) == [
                 .ignore("not a pull request of the loop")
@@ -300,10 +304,9 @@ import Testing
         #expect(Self.plan([f, unknown], [Self.thread()]).map(\.action) == [.ignore(forkText), .ignore(forkText)])
         var open = Self.config
         open.forks = true
-        guard case .task? = Self.plan([f], [Self.thread()], config: open).first?.action else {
-            Issue.record("forks: true takes a fork's review")
-            return
-        }
+        #expect(
+            Self.plan([f], [Self.thread()], config: open).map(\.action) == [.ignore("not a pull request of the loop")],
+            "forks: true or not, a fork's pull request never acts on the loop's workspace")
         var elsewhere = Self.labeled("d1")
         elsewhere.repository = "acme/other"
         #expect(Self.plan([elsewhere]).map(\.action) == [.ignore("acme/other is not in the config")])
@@ -325,7 +328,7 @@ import Testing
         }
         #expect(t.issue == 1)
         #expect(
-            steps[1...].map(\.action) == [cap, .wait("the issue's workspace waits for the cap on workspaces"), cap])
+            steps[1...].map(\.action) == [cap, .wait("the issue's workspace is not made yet (its label waits)"), cap])
         var removed = Self.thread()
         removed.removed = true
         #expect(Self.plan([Self.labeled("b", number: 2)], [removed], config: c).count == 1)
@@ -397,7 +400,7 @@ import Testing
     {
         GitHubLoopPlanner.plan(
             events, threads: threads, config: config, now: now,
-            received: received.mapValues { now.addingTimeInterval(-$0) })
+            received: received.mapValues { now.addingTimeInterval(-$0) }, permissions: writers(events))
     }
 
     @Test func aReviewAndItsInlineCommentsAreOneTaskWhateverTheirOrder() {

@@ -258,10 +258,7 @@ final class InterruptingMoveFileSystem: ForwardingFileSystem, @unchecked Sendabl
     /// learns the repository from the claim and clones it onto the workspace's branch.
     @Test func aWorkspaceFromARemoteClaimsAMemberThatClonesIt() async throws {
         let c = try await CarryHarness()
-        let origin = c.w.h.path("origin.git")
-        _ = try await LocalProcessRunner().run(
-            ["git", "clone", "-q", "--bare", c.mine, origin], workingDirectory: nil, environment: GitWorkspace.env,
-            timeout: 60)
+        let origin = try await c.origin()
         let p = try await PoolTests().pool(c.w, size: 1)
         let member = try #require(try await PoolAction(c.w.ctx).members(p.name, cluster: c.w.clusterOptions).first)
         var req = UpRequest(stack: "agent-workspace")

@@ -120,6 +120,15 @@ struct CarryHarness {
     }
 
     var dir: String { w.h.path("so-home/deployments/ws") }
+
+    /// A bare clone of the checkout (`origin.git`), for a workspace from a remote: its path.
+    func origin() async throws -> String {
+        let origin = w.h.path("origin.git")
+        _ = try await LocalProcessRunner().run(
+            ["git", "clone", "-q", "--bare", mine, origin], workingDirectory: nil, environment: GitWorkspace.env,
+            timeout: 60)
+        return origin
+    }
 }
 
 /// A web API stand-in that records requests and answers from a script.

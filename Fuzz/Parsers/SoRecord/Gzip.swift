@@ -1,0 +1,1 @@
+../../../Sources/SoDeploy/Gzip.swift

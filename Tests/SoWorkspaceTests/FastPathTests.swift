@@ -1,0 +1,159 @@
+import Foundation
+import SoBasics
+import SoKube
+import SoRender
+import SoStack
+import SoSystem
+import SoTestSupport
+import Testing
+
+@testable import SoActions
+@testable import SoDeploy
+@testable import SoWorkspace
+
+/// Requests that must be under way at the same moment, proven without a clock: each request of `together` waits at
+/// the fake API server until every one of them has arrived (a request that only goes once another has answered never
+/// arrives while that one waits: the wait runs out, and `missed` says which). `after`: a request held until a call
+/// matching the other has been made (it goes beside that call, not before it).
+final class Rendezvous: @unchecked Sendable {
+    private let lock = NSLock()
+    private var missedValue: [String] = []
+    let cluster: FakeCluster
+    let together: [String]
+    let after: [(held: String, until: String)]
+    /// How long a request waits for the others (long: on a loaded machine, concurrent tasks can start seconds apart;
+    /// only a regression waits it out).
+    let seconds: Double
+
+    var missed: [String] { lock.withLock { missedValue } }
+
+    init(_ cluster: FakeCluster, together: [String], after: [(held: String, until: String)] = [], seconds: Double = 30)
+    {
+        self.cluster = cluster
+        self.together = together
+        self.after = after
+        self.seconds = seconds
+    }
+
+    func arrive(_ call: String) async {
+        var waitFor: [String] = []
+        if together.contains(where: { call.hasPrefix($0) }) { waitFor = together }
+        for rule in after where call.hasPrefix(rule.held) { waitFor.append(rule.until) }
+        guard !waitFor.isEmpty else { return }
+        let began = ContinuousClock.now
+        while !waitFor.allSatisfy({ w in cluster.calls.contains { $0.hasPrefix(w) || $0.contains(w) } }) {
+            guard ContinuousClock.now - began < .seconds(seconds) else {
+                lock.withLock { missedValue.append("\(call) waited \(Int(seconds)) s for \(waitFor)") }
+                return
+            }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+    }
+}
+
+/// The requests a warm claim and a cold `up` make before the user's checkout is in, in order (issue 66): what each
+/// waits for, and what goes beside the hand-over or the apply. Their number and order, never their time: a change that
+/// puts another round trip on either path fails here.
+@Suite(.serialized) struct FastPathTests {
+    /// A claim from a remote (`so up --name`, no checkout): the pools and the workspaces asked for at once, the chosen
+    /// pool's member's pods, the claim's Lease, then the hand-over into the member. The workspace's name on its
+    /// Namespace and the claim's revision of the record go beside the hand-over; the claimer's credentials too.
+    @Test func aClaimWaitsForTwoListingsAndItsLeaseBeforeTheHandOver() async throws {
+        let c = try await CarryHarness()
+        let origin = try await c.origin()
+        let p = try await PoolTests().pool(c.w, size: 1)
+        let member = try #require(try await PoolAction(c.w.ctx).members(p.name, cluster: c.w.clusterOptions).first)
+        let (ns, id) = (member.listing.namespace, member.listing.id)
+        let cluster = c.w.cluster
+        // Both execs (the credentials, the hand-over) through the API server: in the fake's log with the rest.
+        cluster.execOutcomes = [ExecOutcome(exitCode: 0), ExecOutcome(exitCode: 0)]
+        let pools = "list Secret so-pools \(PoolStore.label)"
+        let workspaces = "list Namespace \(DeploymentNames.Label.managedBySoSelector)"
+        let handOver = "/tmp/so-clone-done"
+        let meet = Rendezvous(
+            cluster, together: [pools, workspaces],
+            after: [("patch Namespace \(ns)", handOver), ("create SelfSubjectReview", handOver)])
+        cluster.beforeCallAsync = { call in await meet.arrive(call) }
+        var req = UpRequest(stack: "agent-workspace")
+        req.name = "remote-ws"
+        req.config = ["GIT_REPO=file://\(origin)"]
+        req.cluster = c.w.clusterOptions
+        req.wait = false
+        let before = cluster.calls.count
+        let r = try await UpAction(c.w.ctx).run(req)
+        cluster.beforeCallAsync = nil
+        #expect(r.note == "claimed from pool warm", "\(r)")
+        #expect(meet.missed.isEmpty, "\(meet.missed)")
+        // (less the agent's image looked for among the nodes' images: AgentImage, before the plan)
+        let calls = Array(cluster.calls[before...]).filter { $0 != "list Node" }.map {
+            $0.hasPrefix("exec ") ? Self.execName($0) : $0
+        }
+        let lease = try #require(calls.firstIndex(of: "create Lease \(ns)/so-pool-claim"), "\(calls)")
+        let exec = try #require(calls.firstIndex(of: "exec hand-over"), "\(calls)")
+        // Before the Lease: two round trips (the pools beside the workspaces, then the member's pods).
+        #expect(Set(calls[..<2]) == [pools, workspaces], "\(calls)")
+        #expect(Array(calls[2..<lease]) == ["list Pod \(ns) app=\(id)"], "\(calls)")
+        // Between the Lease and the hand-over: only the credentials, which go beside it, and the Namespace's patch,
+        // held until the hand-over began (`meet`: it goes beside it too).
+        let beside: Set<String> = [
+            "patch Secret \(ns)/\(id)-generated-secrets", "exec credentials", "patch Namespace \(ns)",
+        ]
+        #expect(calls[(lease + 1)..<exec].allSatisfy(beside.contains), "\(calls)")
+        // Every request of the claim, once: the Namespace named, the revision written (its writer asked, the
+        // revisions listed, their orphans looked for, the Namespace's note of the writer).
+        #expect(
+            calls.sorted()
+                == [
+                    "create Lease \(ns)/so-pool-claim", "create Secret \(ns)/so.record.\(id).v2",
+                    "create SelfSubjectReview ", "exec credentials", "exec hand-over",
+                    "list Pod \(ns) app=\(id)",
+                    "list Secret \(ns) \(RecordStore.Key.of)=\(id),\(RecordStore.Key.part)=chunk",
+                    "list Secret \(ns) \(RecordStore.Key.of)=\(id),\(RecordStore.Key.part)=head", pools, workspaces,
+                    "patch Namespace \(ns)", "patch Namespace \(ns)", "patch Secret \(ns)/\(id)-generated-secrets",
+                ].sorted(), "\(calls)")
+    }
+
+    /// A cold `up` (no pool): the namespace and the Lease, the record's first revision (its writer asked beside the
+    /// directory's files), then the apply. The Namespace's note of who wrote last goes beside the apply.
+    @Test func aColdUpWritesItsRevisionThenApplies() async throws {
+        let w = try WorkspaceHarness()
+        let cluster = w.cluster
+        // The writer is asked beside the cluster's DNS; the Namespace's note of the writer waits for the apply.
+        let meet = Rendezvous(
+            cluster, together: ["create SelfSubjectReview", "get Service kube-system/kube-dns"],
+            after: [("patch Namespace ws", "apply ")])
+        cluster.beforeCallAsync = { call in await meet.arrive(call) }
+        var req = UpRequest(stack: "agent-workspace")
+        req.name = "ws"
+        req.noPool = true
+        req.cluster = w.clusterOptions
+        req.wait = false
+        req.progress = .plain
+        _ = try await UpAction(w.ctx).run(req)
+        cluster.beforeCallAsync = nil
+        #expect(meet.missed.isEmpty, "\(meet.missed)")
+        // (less the agent's image looked for among the nodes' images: AgentImage, before the plan)
+        let calls = cluster.calls.filter { $0 != "list Node" }
+        let apply = try #require(calls.firstIndex { $0.hasPrefix("apply ") }, "\(calls)")
+        let id = try #require(cluster.object("Namespace", "ws")?.labels["app"])
+        // The Namespace and the Lease, then the writer and the cluster's DNS at once, then the revision; the
+        // Namespace's patch is logged here but held until the apply began.
+        #expect(Array(calls[..<2]) == ["create Namespace ws", "create Lease ws/so-deployment-lock"], "\(calls)")
+        #expect(
+            Array(calls[2..<apply]).sorted() == [
+                "create Secret ws/so.record.\(id).v1", "create SelfSubjectReview ",
+                "get DaemonSet kube-system/node-local-dns", "get Service kube-system/kube-dns",
+                "list EndpointSlice kube-system kubernetes.io/service-name=kube-dns", "patch Namespace ws",
+            ], "\(calls)")
+        let revision = try #require(calls.firstIndex(of: "create Secret ws/so.record.\(id).v1"))
+        let writer = try #require(calls.firstIndex(of: "create SelfSubjectReview "))
+        #expect(writer < revision, "\(calls)")
+    }
+
+    /// "exec credentials" / "exec hand-over": which of a claim's execs a logged one is.
+    static func execName(_ call: String) -> String {
+        if call.contains("/tmp/so-clone-done") { return "exec hand-over" }
+        if call.contains("so-secret-env") { return "exec credentials" }
+        return call
+    }
+}
