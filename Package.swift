@@ -164,7 +164,7 @@ let package = Package(
                 "SoTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-            ], exclude: ["BadInput", "E2EStacks", "Browser", "GitHubStandIn"]),
+            ], exclude: ["BadInput", "E2EStacks", "Browser", "GitHubStandIn", "ModelStandIn"]),
     ]
 )
 

@@ -75,7 +75,8 @@ def light_stack(work):
     return os.path.dirname(path)
 
 
-def serve_repository(work, node):
+def serve_repository(work, node, push=False):
+    """A bare repository of one commit on trunk served by `git daemon` on the node's address (push allowed: `push`)."""
     seed, srv = os.path.join(work, "seed"), os.path.join(work, "srv")
     subprocess.run(["git", "init", "-q", "-b", "trunk", seed], check=True, env=GIT_ENV)
     open(os.path.join(seed, "README.md"), "w").write("hello\n")
@@ -83,7 +84,8 @@ def serve_repository(work, node):
     subprocess.run(["git", "-C", seed, "commit", "-q", "-m", "first"], check=True, env=GIT_ENV)
     subprocess.run(["git", "clone", "-q", "--bare", seed, os.path.join(srv, "acme", "app.git")], check=True, env=GIT_ENV)
     port = 19000 + random.randrange(900)
-    daemon = subprocess.Popen(["git", "daemon", f"--base-path={srv}", "--export-all", "--reuseaddr", f"--listen={node}", f"--port={port}", srv],
+    daemon = subprocess.Popen(["git", "daemon", f"--base-path={srv}", "--export-all", "--reuseaddr", f"--listen={node}", f"--port={port}"]
+                              + (["--enable=receive-pack"] if push else []) + [srv],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"git://{node}:{port}/acme/app.git"
     for _ in range(50):

@@ -74,17 +74,9 @@ public struct BuildAction {
     @discardableResult
     public func run(_ req: BuildRequest) async throws -> [BuildTarget] {
         let stack = try ctx.locator.resolve(req.stack, diagnostics: ctx.diagnostics)
-        var chosen = try targets(stack)
-        let names = chosen.map(\.name)
-        for n in req.include + req.exclude where !names.contains(n) {
-            let hint =
-                names.isEmpty
-                ? "the stack lists no containers and no compose service has build:"
-                : "it builds: " + names.joined(separator: ", ")
-            throw SoError("\(stack.name) builds no container named '\(n)'", hint: hint)
-        }
-        if !req.include.isEmpty { chosen = chosen.filter { req.include.contains($0.name) } }
-        chosen = chosen.filter { !req.exclude.contains($0.name) }
+        // --agent: the agent's image, after the stack's own (its FROM), which are built only when missing.
+        let agentTarget = try req.agent.map { try AgentImageBuild(ctx: ctx).target(stack, agent: $0) }
+        let chosen = try chosen(req, stack: stack) + (agentTarget.map { [$0] } ?? [])
         if chosen.isEmpty {
             ctx.say("\(stack.name) has nothing to build (no containers: in stack.yml, no compose service with build:)")
             return []
@@ -94,26 +86,36 @@ public struct BuildAction {
         // best effort: a scratch directory left behind (so-docker.*) is the system temp dir's to clear.
         defer { if let shim { try? ctx.fs.removeOwnedTree(shim, owner: .scratch(prefix: "so-docker")) } }
         for t in chosen {
-            let argv = try command(t, stack: stack)
             if req.dryRun {
+                let argv = try command(t, stack: stack)
+                if t == agentTarget { _ = try await AgentImageBuild(ctx: ctx).prepare(t, dryRun: true) }
                 ctx.say("would build \(t.image): " + argv.joined(separator: " "))
                 continue
             }
+            _ = try command(t, stack: stack)
             var env = environment(stack, t)
             if case .script = t.recipe, ctx.kindProvider.cli != "docker" {
                 let dir = try shim ?? dockerShim()
                 shim = dir
                 env["PATH"] = dir + ":" + (env["PATH"] ?? "/usr/local/bin:/usr/bin:/bin")
             }
-            let inspect = [ctx.kindProvider.cli, "image", "inspect", "--format", "{{.Id}}", t.image]
-            // An image the engine cannot inspect (or no engine: the build says so) is built.
-            if !req.forceRebuild,
-                let r = try? await ctx.processes.run(inspect, workingDirectory: nil, environment: env, timeout: 30),
+            // An image the engine cannot inspect (or no engine: the build says so) is built. With --agent, the stack's
+            // own images are the agent's base: --force-rebuild rebuilds them only when --include names them.
+            let forced = req.forceRebuild && (agentTarget == nil || t == agentTarget || !req.include.isEmpty)
+            if !forced,
+                let r = try? await ctx.processes.run(
+                    inspectCommand(t.image), workingDirectory: nil, environment: env, timeout: 30),
                 r.exitCode == 0
             {
                 ctx.say("\(t.image) exists; skipped (--force-rebuild builds it again)")
                 continue
             }
+            // The agent's wheels are downloaded into a scratch context first (AgentImageBuild).
+            let prepared = try await AgentImageBuild(ctx: ctx).prepare(t, dryRun: false)
+            defer {
+                if let s = prepared.scratch { try? ctx.fs.removeOwnedTree(s, owner: .scratch(prefix: "so-wheels")) }
+            }
+            let argv = try command(prepared.target, stack: stack)
             ctx.say("building \(t.image) (\(t.name))")
             let code: Int32
             if !ctx.options.quiet {
@@ -143,6 +145,21 @@ public struct BuildAction {
         return built
     }
 
+    /// The stack's targets `--include` and `--exclude` leave; a name they give that the stack does not build is an error.
+    func chosen(_ req: BuildRequest, stack: ResolvedStack) throws -> [BuildTarget] {
+        var chosen = try targets(stack)
+        let names = chosen.map(\.name)
+        for n in req.include + req.exclude where !names.contains(n) {
+            let hint =
+                names.isEmpty
+                ? "the stack lists no containers and no compose service has build:"
+                : "it builds: " + names.joined(separator: ", ")
+            throw SoError("\(stack.name) builds no container named '\(n)'", hint: hint)
+        }
+        if !req.include.isEmpty { chosen = chosen.filter { req.include.contains($0.name) } }
+        return chosen.filter { !req.exclude.contains($0.name) }
+    }
+
     /// The docker (or build.sh) command line, with the kind provider's engine (KIND_EXPERIMENTAL_PROVIDER) for docker,
     /// so the image is where start looks for it; a missing context or Dockerfile is an error here, at build time.
     func command(_ t: BuildTarget, stack: ResolvedStack) throws -> [String] {
@@ -163,11 +180,27 @@ public struct BuildAction {
                     : "fix build.dockerfile (relative to the build context)"
                 throw SoError("Dockerfile of \(t.name) not found: \(dockerfile)", hint: hint, at: t.origin)
             }
-            var argv = [ctx.kindProvider.cli, "build", "--tag", t.image, "--file", dockerfile]
+            var argv = [engine, "build", "--tag", t.image, "--file", dockerfile]
             for (k, v) in args { argv += ["--build-arg", "\(k)=\(v)"] }
             if let target { argv += ["--target", target] }
             return argv + [context]
         }
+    }
+
+    /// The engine that builds a Dockerfile: `DOCKER` when set (laconic-so's variable, which build.sh scripts read
+    /// too: e.g. a wrapper around buildah), else the kind provider's (docker, podman, nerdctl), so the image is where
+    /// start looks for it.
+    var engine: String {
+        if let d = ctx.environment["DOCKER"]?.trimmedSpaces, !d.isEmpty { return d }
+        return ctx.kindProvider.cli
+    }
+
+    /// How the engine is asked whether `image` exists (buildah has no `image inspect`).
+    func inspectCommand(_ image: String) -> [String] {
+        if Path.basename(engine).contains("buildah") {
+            return [engine, "inspect", "--type", "image", "--format", "{{.FromImageID}}", image]
+        }
+        return [engine, "image", "inspect", "--format", "{{.Id}}", image]
     }
 
     /// laconic-so's build.sh scripts call `docker build` by name: with kind on another engine (podman), a

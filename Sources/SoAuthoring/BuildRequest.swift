@@ -10,6 +10,8 @@ public struct BuildRequest: Sendable {
     public var include: [String] = []
     public var exclude: [String] = []
     public var forceRebuild = false
+    /// `--agent NAME`: also the image of that entry of the stack's `agents:` (AgentImageBuild).
+    public var agent: String?
     public var dryRun = false
     public init(stack: String) { self.stack = stack }
 }

@@ -4,7 +4,7 @@ import SoBasics
 /// The `agents:` table: a stack's (stack.yml) extended by a spec's (spec.yml), where an entry of the same
 /// name replaces the stack's whole.
 public enum AgentTable {
-    /// `agents: {NAME: {task: CMD, secret-env: [VAR…], egress: [HOST…]}}`.
+    /// `agents: {NAME: {task: CMD, secret-env: [VAR…], egress: [HOST…], image: REF}}`.
     public static func decode(_ node: YNode, diagnostics: DiagnosticSink) throws -> [AgentProfile] {
         var out: [AgentProfile] = []
         for e in try node.entries("'agents'") {
@@ -35,10 +35,17 @@ public enum AgentTable {
                     "egress entry '\(host)' of agent \(e.key) is neither a host name, a URL nor a CIDR",
                     hint: "write the agent's API host, e.g. api.example.com")
             }
+            let image = try m.value("image")?.string("agents.\(e.key).image")
+            if let image, image.trimmedSpaces.isEmpty || image.contains(where: \.isWhitespace) {
+                throw (m.value("image") ?? e.value).error(
+                    "agents.\(e.key).image '\(image)' is not an image reference",
+                    hint: "name the image with the agent's CLI, e.g. image: my-agent:local")
+            }
             m.finish(into: diagnostics)
             out.append(
                 AgentProfile(
-                    name: e.key, task: task, secretEnv: secretEnv, egress: egress, location: e.keyNode.location))
+                    name: e.key, task: task, secretEnv: secretEnv, egress: egress, image: image,
+                    location: e.keyNode.location))
         }
         return out
     }

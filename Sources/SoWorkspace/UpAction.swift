@@ -31,7 +31,9 @@ public struct UpAction {
         let listing = req.dryRun ? nil : PoolClaim.Listing.ahead(ctx, req, existing: existing)
         // Not waited for when no claim reads it (a few reads of the API server, answered or not).
         defer { listing?.cancel() }
-        let plan = try await WorkspacePlan.make(ctx, req, stack: stack, name: name, existing: existing)
+        var plan = try await WorkspacePlan.make(ctx, req, stack: stack, name: name, existing: existing)
+        // The agent's own image when the cluster has it (before the user's --config, which wins).
+        if !existing && !req.dryRun { plan.config = await AgentImage(ctx: ctx).config(req, stack: stack) + plan.config }
         if req.dryRun { return try await dryRun(req, stack: stack, name: name, dir: dir, plan: plan) }
         var created = false
         if existing {

@@ -84,7 +84,10 @@ final class Rendezvous: @unchecked Sendable {
         cluster.beforeCallAsync = nil
         #expect(r.note == "claimed from pool warm", "\(r)")
         #expect(meet.missed.isEmpty, "\(meet.missed)")
-        let calls = Array(cluster.calls[before...]).map { $0.hasPrefix("exec ") ? Self.execName($0) : $0 }
+        // (less the agent's image looked for among the nodes' images: AgentImage, before the plan)
+        let calls = Array(cluster.calls[before...]).filter { $0 != "list Node" }.map {
+            $0.hasPrefix("exec ") ? Self.execName($0) : $0
+        }
         let lease = try #require(calls.firstIndex(of: "create Lease \(ns)/so-pool-claim"), "\(calls)")
         let exec = try #require(calls.firstIndex(of: "exec hand-over"), "\(calls)")
         // Before the Lease: two round trips (the pools beside the workspaces, then the member's pods).
@@ -129,7 +132,8 @@ final class Rendezvous: @unchecked Sendable {
         _ = try await UpAction(w.ctx).run(req)
         cluster.beforeCallAsync = nil
         #expect(meet.missed.isEmpty, "\(meet.missed)")
-        let calls = cluster.calls
+        // (less the agent's image looked for among the nodes' images: AgentImage, before the plan)
+        let calls = cluster.calls.filter { $0 != "list Node" }
         let apply = try #require(calls.firstIndex { $0.hasPrefix("apply ") }, "\(calls)")
         let id = try #require(cluster.object("Namespace", "ws")?.labels["app"])
         // The Namespace and the Lease, then the writer and the cluster's DNS at once, then the revision; the
