@@ -1,6 +1,6 @@
 import Foundation
 import SoBasics
-import SoWorkspace
+import SoGitHub
 
 /// The receiver's one way into the inbox: a delivery at a time, so the bound on pending entries holds against a
 /// flood (each count is followed by its write before the next count). A delivery whose body is stored already is a
