@@ -1,5 +1,4 @@
 import Foundation
-import SoWorkspace
 
 /// A GitHub webhook delivery, read from its event name (`X-GitHub-Event`), its id (`X-GitHub-Delivery`) and its raw
 /// JSON body into the few facts `so` acts on: outside input, read by this file alone (Foundation only, so the fuzz

@@ -21,7 +21,9 @@ package struct ClaimCredentials {
     /// before, and to the Secret alone when no container runs; nothing is said of the others.
     /// `pool`: a claim's, whose record names what its creator agreed to hand in (`PoolRecord.secretEnv`), into the
     /// claimed member's namespace only; what the member's own record names beyond it is not handed in (said).
-    package func hand(_ w: WorkspaceContainer, only: [String]? = nil, pool: (record: PoolRecord, namespace: String)? = nil)
+    package func hand(
+        _ w: WorkspaceContainer, only: [String]? = nil, pool: (record: PoolRecord, namespace: String)? = nil
+    )
         async throws
     {
         let model = w.c.model

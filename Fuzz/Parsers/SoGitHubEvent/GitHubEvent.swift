@@ -1,1 +1,1 @@
-../../../Sources/SoWorkspace/GitHubEvent.swift
+../../../Sources/SoGitHub/GitHubEvent.swift
