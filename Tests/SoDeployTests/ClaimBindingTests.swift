@@ -86,7 +86,13 @@ import Testing
     @Test func aClaimIsNamedOnTheNodeBeforeTheRestOfItsBatchIsIn() async throws {
         let c = try await Self.harness(
             nodes: ["so-node"], stack: "agent-workspace", config: ["GIT_REPO=https://example.invalid/acme/app"])
-        final class Seen: @unchecked Sendable { var namedFirst: [Bool] = [] }
+        // Services are applied at once: each call's answer is added under a lock (TSan saw the appends race).
+        final class Seen: @unchecked Sendable {
+            private let lock = NSLock()
+            private var seen: [Bool] = []
+            var namedFirst: [Bool] { lock.withLock { seen } }
+            func add(_ named: Bool) { lock.withLock { seen.append(named) } }
+        }
         let seen = Seen()
         let cluster = c.cluster
         cluster.beforeCallAsync = { call in
@@ -96,7 +102,7 @@ import Testing
                 named = cluster.calls.contains { $0.hasPrefix("patch PersistentVolumeClaim") }
                 if !named { try? await Task.sleep(nanoseconds: 10_000_000) }  // a cancelled test ends the wait early
             }
-            seen.namedFirst.append(named)
+            seen.add(named)
         }
         _ = try await c.start()
         #expect(!seen.namedFirst.isEmpty && !seen.namedFirst.contains(false), "\(seen.namedFirst) \(c.cluster.calls)")
