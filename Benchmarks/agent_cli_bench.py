@@ -19,6 +19,7 @@ Usage: python3 Benchmarks/agent_cli_bench.py --kubeconfig PATH [--so PATH] [--ru
 (DOCKER=…/buildah.sh; --wheels DIR: pip reads only DIR, as CI does) and loads the image into the node; without it
 the image must be on the node already. The image's size is buildah's, beside the base image's.
 """
+import secrets
 import json, os, statistics, subprocess, sys, tempfile, time
 
 import clusterargs
@@ -27,7 +28,8 @@ from agent_bench import light_stack, serve_repository
 ROOT = clusterargs.ROOT
 KIT = os.path.join(ROOT, "..", "shared", "tools", "real-node")
 IMAGE = "so-agent-workspace-claude:local"
-KEY = "sk-ant-bench-not-a-real-key"
+# Made anew each run (test material, never a real key): the stand-in checks that requests carry it.
+KEY = "bench-" + secrets.token_hex(16)
 
 
 def run(argv, env=None, check=True, **kw):
