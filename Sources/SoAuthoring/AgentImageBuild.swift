@@ -93,7 +93,9 @@ struct AgentImageBuild {
                 hint: "add a line # python-version: 3.11 (the image's python3)", at: SourceLocation(file: path))
         }
         guard !requirements.isEmpty else {
-            throw SoError("\(path) names no package", hint: "add the pinned package, e.g. aider-chat==0.86.2")
+            throw SoError(
+                "\(path) names no package", hint: "add the pinned package, e.g. aider-chat==0.86.2",
+                at: SourceLocation(file: path))
         }
         return Wheels(pythonVersion: version, requirements: requirements, dependencies: dependencies)
     }

@@ -3,13 +3,15 @@ import Foundation
 
 /// SHA-256 from the system's libcrypto (OpenSSL 3, Debian's libssl-dev): what a deployment's record names its
 /// content by, and the GitHub loop its names of repositories too long for a label. Streamed (`update` as often as
-/// needed); `digest` may be asked more than once (it finishes a copy of the state).
+/// needed); `digest` may be asked more than once (it finishes a copy of the state). A value: a copy goes on
+/// on its own (the state is copied when a shared one is updated).
 public struct SHA256: Sendable {
-    private let context = DigestContext()
+    private var context = DigestContext()
 
     public init() {}
 
     public mutating func update(_ data: some Sequence<UInt8>) {
+        if !isKnownUniquelyReferenced(&context) { context = context.copy() }
         Bytes.with(data) { context.update($0) }
     }
 
@@ -29,7 +31,7 @@ public struct SHA256: Sendable {
 
     public static func hex(_ data: some Sequence<UInt8>) -> String { Bytes.hex(digest(data)) }
 
-    /// libcrypto's digest state, freed with its last copy of the `SHA256` (which is used in one place at a time).
+    /// libcrypto's digest state, freed with its last `SHA256`; only read while shared (updated when unique).
     private final class DigestContext: @unchecked Sendable {
         let ctx: OpaquePointer
 
@@ -40,6 +42,15 @@ public struct SHA256: Sendable {
             }
             self.ctx = ctx
         }
+
+        private init(copying other: DigestContext) {
+            guard let ctx = EVP_MD_CTX_new(), EVP_MD_CTX_copy_ex(ctx, other.ctx) == 1 else {
+                fatalError("libcrypto could not copy a SHA-256 (out of memory)")
+            }
+            self.ctx = ctx
+        }
+
+        func copy() -> DigestContext { DigestContext(copying: self) }
 
         deinit { EVP_MD_CTX_free(ctx) }
 

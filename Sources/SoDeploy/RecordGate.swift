@@ -25,9 +25,11 @@ public struct RecordGate {
         copies: [String] = [], strict: Bool = false, address: String? = nil
     ) throws -> [String] {
         let prefix = Path.basename(dir) + ".pulling"
-        let scratch = try ctx.fs.temporaryDirectory(beside: dir, prefix: prefix)
-        var placed = false
-        defer { if !placed { try? ctx.fs.removeOwnedTree(scratch, owner: .scratch(prefix: prefix)) } }  // best effort
+        // The scratch has the directory's own name (in a folder of its own beside it): a path of the revision reads
+        // there as it will in place (`../N/…` included), so what is reviewed is what a start will load.
+        let folder = try ctx.fs.temporaryDirectory(beside: dir, prefix: prefix)
+        let scratch = Path.join(folder, Path.basename(dir))
+        defer { try? ctx.fs.removeOwnedTree(folder, owner: .scratch(prefix: prefix)) }  // best effort
         try RecordFiles.write(record, to: scratch, fs: ctx.fs)
         let existing = ctx.fs.isDirectory(dir)
         let review = RecordReview(ctx: ctx, dir: scratch, origin: origin, strict: strict)
@@ -43,7 +45,6 @@ public struct RecordGate {
         if !existing {
             try markStep(in: scratch, mark, fromRecord: true)
             try ctx.fs.move(scratch, to: dir)
-            placed = true
             return record.files.map(\.path)
         }
         let fromRecord = RecordFiles.step(in: dir, fs: ctx.fs)?.fromRecord
@@ -76,7 +77,9 @@ public struct RecordGate {
     func decide(_ findings: [RecordFinding], revision: String, into dir: String?, address: String) throws {
         guard !findings.isEmpty else { return }
         let place = findings.filter { $0.kind == .place }
-        let said = (place.isEmpty ? findings : place).map(\.description).joined(separator: "; ")
+        // The revision's writer and the values it names are the record's text: no escape of theirs reaches a terminal.
+        let revision = TerminalText.safe(revision)
+        let said = TerminalText.safe((place.isEmpty ? findings : place).map(\.description).joined(separator: "; "))
         let nothing = dir.map { "; nothing was written to \($0)" } ?? ""
         if !place.isEmpty {
             throw SoError(

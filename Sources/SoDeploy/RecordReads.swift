@@ -39,15 +39,13 @@ public struct RecordReads {
     /// The identity and spec, or the finding that they do not load (a revision whose place cannot be read).
     public func identity() -> Result<(DeploymentFile, Spec), RecordFinding> {
         let probe = DiagnosticSink.dropped("a revision the gate reads (its start warns)")
+        var file = "deployment.yml"
         do {
-            return .success(
-                (
-                    try DeploymentFile.load(Path.join(dir, "deployment.yml"), fs: fs, diagnostics: probe),
-                    try Spec.load(Path.join(dir, "spec.yml"), fs: fs, diagnostics: probe)
-                ))
+            let identity = try DeploymentFile.load(Path.join(dir, file), fs: fs, diagnostics: probe)
+            file = "spec.yml"
+            return .success((identity, try Spec.load(Path.join(dir, file), fs: fs, diagnostics: probe)))
         } catch {
-            return .failure(
-                .init(.place, "spec.yml", "", "does not load: \((error as? SoError)?.message ?? "\(error)")"))
+            return .failure(.init(.place, file, "", "does not load: \((error as? SoError)?.message ?? "\(error)")"))
         }
     }
 

@@ -118,12 +118,16 @@ public struct StartAction: Sendable {
             let begun = try await recording?.begin(
                 existing: read.existing, heads: try await heads?.value ?? [], user: await user?.value, deferTail: true)
             // These files are this machine's now: a revision of the same files is the reader's own (`RecordGate`).
-            if let begun { StartedRevisions(ctx).add(begun.head.digest) }
+            // Beside the apply: the list is shared by this home's starts, written under a host lock.
+            let ctx = self.ctx
+            let remembered = begun.map { b in Task { await StartedRevisions(ctx).add(b.head.digest) } }
             do {
                 let done = try await self.locked(rendered, read, localImageIDs, req, dns: dns, progress: progress)
+                await remembered?.value
                 if let recording, let begun { await recording.end(begun, result: req.wait ? "started" : "applied") }
                 return done
             } catch {
+                await remembered?.value
                 if let recording, let begun {
                     await recording.end(begun, result: "failed: " + Self.firstLine(error))
                 }

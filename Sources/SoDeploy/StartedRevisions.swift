@@ -20,16 +20,19 @@ public struct StartedRevisions {
 
     public func contains(_ digest: String) -> Bool { all().contains(digest) }
 
-    /// Remembers `digest` as started here. Best effort: a digest not remembered only means a later revision of
-    /// the same files is checked as a teammate's would be.
-    public func add(_ digest: String) {
-        var digests = all().filter { $0 != digest }
-        digests.append(digest)
+    /// Remembers `digest` as started here, under a host lock (starts of one home at once each add theirs, none
+    /// lost) through a temporary file of its own. Best effort: a digest not remembered only means a later revision
+    /// of the same files is checked as a teammate's would be.
+    public func add(_ digest: String) async {
         do {
-            try ctx.fs.createDirectory(ctx.soHome)
-            let tmp = path + ".tmp"
-            try ctx.fs.write(Data((digests.suffix(Self.kept).joined(separator: "\n") + "\n").utf8), to: tmp)
-            if ctx.fs.exists(path) { try ctx.fs.replace(path, with: tmp) } else { try ctx.fs.move(tmp, to: path) }
+            try await ctx.hostLocks.holding("record-trust") { _ in
+                var digests = all().filter { $0 != digest }
+                digests.append(digest)
+                try ctx.fs.createDirectory(ctx.soHome)
+                let tmp = path + ".\(ProcessInfo.processInfo.processIdentifier).tmp"
+                try ctx.fs.write(Data((digests.suffix(Self.kept).joined(separator: "\n") + "\n").utf8), to: tmp)
+                if ctx.fs.exists(path) { try ctx.fs.replace(path, with: tmp) } else { try ctx.fs.move(tmp, to: path) }
+            }
         } catch {
             ctx.verbose("the revision started is not remembered as this machine's: \(error)")
         }

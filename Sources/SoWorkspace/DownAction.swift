@@ -69,8 +69,13 @@ public struct DownAction {
             let target = try await ClusterTargets(ctx: ctx).shared(req.cluster)
             do {
                 _ = try await RecordAction(ctx).materialize(name: req.name, client: try ctx.connect(target.connection))
-            } catch let e as SoError where e.exitCode == RecordGate.refused {
-                // A refused record makes no directory: what the cluster holds of the deployment goes without it.
+            } catch var e as SoError where e.exitCode == RecordGate.refused {
+                // A refused record makes no directory, so the work guard cannot read the workspace's checkout:
+                // what the cluster holds goes without it only when the user said its work may be discarded.
+                guard req.discard || req.choice == .discard else {
+                    e.hint = "so down \(req.name) --discard removes its namespace without reading its work"
+                    throw e
+                }
                 ctx.diagnostics.warn(e.message, hint: "down removes \(req.name)'s namespace without it")
             }
         }

@@ -105,4 +105,15 @@ import Testing
             SHA256.hex([UInt8](repeating: 0x61, count: 1_000_000))
                 == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
     }
+
+    /// A copy of a SHA-256 in progress goes on on its own: the original's digest is not changed by the copy's input.
+    @Test func aCopyOfASHA256GoesOnOnItsOwn() {
+        var a = SHA256()
+        a.update("ab")
+        var b = a
+        b.update("x")
+        a.update("c")
+        #expect(a.hex() == SHA256.hex(Array("abc".utf8)))
+        #expect(b.hex() == SHA256.hex(Array("abx".utf8)))
+    }
 }

@@ -126,6 +126,11 @@ struct HostileRecordE2ETests {
                 spec.split(separator: "\n", omittingEmptySubsequences: false)
                 .filter { !$0.hasPrefix("namespace:") }.joined(separator: "\n") + "namespace: \(victim)\n"
             try await Self.plant(six, id: id, namespace: name, revision: 6, host: "writer-box", in: t)
+            // Refused, the record makes no directory, so its work cannot be read: down without --discard keeps it all.
+            r = try await so(["down", name, "--timeout", "120"], homes.third)
+            #expect(r.exitCode == 77 && r.stderr.contains("--discard"), "\(r.stderr)")
+            r = try await E2E.kubectl(["get", "namespace", name, "-o", "name"])
+            #expect(r.exitCode == 0, "down without --discard left the namespace: \(r.stderr)")
             r = try await so(["down", name, "--discard", "--timeout", "120"], homes.third)
             #expect(r.exitCode == 0 && r.stderr.contains("spec.yml namespace names \(victim)"), "\(r.stderr)")
             r = try await E2E.kubectl(["-n", victim, "get", "configmap", "kept", "-o", "name"])

@@ -125,6 +125,32 @@ import Testing
         #expect(try Self.noScratch(c))
     }
 
+    /// A revision whose stack is named through the directory's own name (`../N/config/…`) is reviewed where it will
+    /// be loaded: its start commands are refused on `--name` though the scratch it is read in has another name.
+    @Test func aPathThroughTheDirectorysOwnNameIsReviewedAsInPlace() async throws {
+        let t = try TempDir("so-record-gate")
+        defer { t.cleanup() }
+        let stack = try StartCommandsTests.makeStack(t)
+        let c = try await ClusterHarness(stack: stack, environment: ["SO_REPO_BASE_DIR": t.file("repos")])
+        defer { c.h.tmp.cleanup() }
+        c.h.processes.expect(["sh", "-c", "./prepare.sh"])
+        c.h.processes.expect(["sh", "-c", "echo ready"])
+        _ = try await c.start()
+        let theirs = try String(contentsOfFile: Path.join(stack, "stack.yml"), encoding: .utf8)
+        try await Self.plant(c) { files in
+            files["config/app-stack/stack.yml"] = theirs
+            files["spec.yml"] = try #require(files["spec.yml"]).replacingOccurrences(
+                of: stack, with: "../\(c.id)/config/app-stack")
+        }
+        let other = RecordTeamTests.teammate(c)
+        let e = await #expect(throws: SoError.self) {
+            _ = try await RecordAction(other).materialize(name: c.id, client: c.cluster)
+        }
+        #expect(e?.message.contains("pods.web.pre_start_command runs a command on this machine") == true)
+        #expect(!c.h.fs.exists(c.h.path("home-b/deployments/\(c.id)")), "nothing made")
+        #expect(try Self.noScratch(c))
+    }
+
     /// The page (`inStep`) wrote the directory before it checked it and left it after a refusal; now nothing is
     /// written.
     @Test func thePagesDirectoryIsNotWrittenWhenRefused() async throws {
@@ -262,5 +288,18 @@ import Testing
         let model = try DeploymentLoader.load(c.h.path("dep"), fs: c.h.fs, diagnostics: DiagnosticSink())
         let target = try await ClusterTargets(ctx: ctx).find(model, ClusterOptions(), allowCreate: false)
         #expect(target?.connection.contextName != nil && target?.kubeconfigFile == nil)
+    }
+
+    /// A revision that does not load is refused naming the file that did not: its `deployment.yml`, or its spec.
+    @Test func aRevisionThatDoesNotLoadNamesTheFile() throws {
+        let fs = MemoryFileSystem(currentDirectory: "/home/user", homeDirectory: "/home/user")
+        fs.addFile("/home/user/d/deployment.yml", "cluster-id: [\n")
+        fs.addFile("/home/user/d/spec.yml", "stack: x\n")
+        let reads = RecordReads(dir: "/home/user/d", fs: fs, origin: RecordOrigin(namespace: "d", deployment: "d"))
+        guard case .failure(let f) = reads.identity() else {
+            Issue.record("a broken deployment.yml loaded")
+            return
+        }
+        #expect(f.file == "deployment.yml" && f.kind == .place, "\(f.description)")
     }
 }

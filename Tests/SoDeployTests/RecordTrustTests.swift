@@ -77,4 +77,21 @@ import Testing
                 "config/app-stack/stack.yml pods.web.post_start_command runs a command on this machine",
             ])
     }
+
+    /// Starts of one home at once each remember their revision (`StartedRevisions.add`, under a host lock): none is
+    /// lost to another's write of the list.
+    @Test func startsAtOnceEachRememberTheirRevision() async throws {
+        let t = try TempDir("so-record-trust")
+        defer { t.cleanup() }
+        let h = try Harness(environment: ["SO_HOME": t.file("home")])
+        defer { h.tmp.cleanup() }
+        let ctx = h.ctx
+        let digests = (0..<24).map { SHA256.hex(Data("revision \($0)".utf8)) }
+        await withTaskGroup(of: Void.self) { g in
+            for d in digests { g.addTask { await StartedRevisions(ctx).add(d) } }
+        }
+        #expect(digests.filter { !StartedRevisions(ctx).contains($0) }.isEmpty)
+        #expect(try t.read("home/record-trust").split(separator: "\n").count == 24)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: t.file("home")) == ["record-trust"], "no tmp left")
+    }
 }

@@ -65,9 +65,12 @@ func gate(_ record: DeploymentRecord) {
     guard let scratch = try? fs.temporaryDirectory(beside: place, prefix: "d.pulling") else { return }
     // A record that names a file outside the layout is refused here, before any file is written.
     do { try RecordFiles.write(record, to: scratch, fs: fs) } catch {
+        // Refused only for a path outside the layout, or for paths that cannot all be files (one twice, or one a
+        // folder of another).
+        let paths = record.files.map(\.path)
+        let clash = Set(paths).count != paths.count || paths.contains { p in paths.contains { $0.hasPrefix(p + "/") } }
         Fuzz.check(
-            record.files.contains { !RecordFiles.isSafe($0.path) } || error is SoError,
-            "a record of safe paths was not written: \(error)")
+            paths.contains { !RecordFiles.isSafe($0) } || clash, "a record of safe paths was not written: \(error)")
         return
     }
     for f in record.files {
