@@ -24,6 +24,9 @@ public struct Harness: Sendable {
         // Hermetic: the user's kubeconfig is a file of this temp dir (absent unless a test writes it).
         var environment = environment
         if environment["KUBECONFIG"] == nil { environment["KUBECONFIG"] = tmp.file("user-kubeconfig") }
+        // And its own $SO_HOME: what a start remembers (`record-trust`) and `--name`'s directories stay in the temp dir,
+        // never the user's ~/.so, where tests at once pushed each other's revisions out of the list kept.
+        if environment["SO_HOME"] == nil { environment["SO_HOME"] = tmp.file("so-home") }
         var ctx = SoContext(
             fs: LocalFileSystem(currentDirectory: tmp.path), processes: processes, clock: FixedClock(),
             entropy: SeededEntropy(),
