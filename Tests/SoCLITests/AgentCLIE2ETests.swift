@@ -175,7 +175,19 @@ struct AgentCLIE2ETests {
                 cost["reported"] as? Bool == true && cost["inputTokens"] as? Int == 3000
                     && cost["outputTokens"] as? Int == 600 && (cost["usd"] as? String).flatMap(Double.init) ?? 0 > 0,
                 "\(cost)")
-            // Its steps: the CLI's own events, as text (the tool calls it made, the refused one too).
+            // Its steps in the report: the tool calls the CLI made (the refused one too), in order, the last its step.
+            let steps = (first["progress"] as? [[String: Any]] ?? []).compactMap { $0["text"] as? String }.filter {
+                $0.hasPrefix("→ ")
+            }
+            #expect(
+                steps == ["→ Bash curl -s http://example.invalid/", "→ Write /workspace/hello.txt"]
+                    && first["step"] as? String == "Write /workspace/hello.txt", "\(r.stdout)")
+            r = try await so(["tasks", "show", "1"])
+            said.append(r.stdout + r.stderr)
+            #expect(
+                r.stdout.contains(" → Bash curl -s http://example.invalid/\n")
+                    && r.stdout.contains(" → Write /workspace/hello.txt\n"), "\(r.stdout)")
+            // Its log: the CLI's own events, as text (the tool calls it made, the refused one too).
             r = try await so(["tasks", "logs", "1"])
             said.append(r.stdout + r.stderr)
             #expect(
