@@ -203,6 +203,9 @@ enum TaskRunner {
           # Usage lines (Claude Code's stream-json messages each carry theirs: the result line sums them up).
           grep -E '"(total_cost_usd|usage)"' "$d/log" 2>/dev/null \
             | grep -vE '^[[:space:]]*[{]"type": ?"(assistant|user|system|stream_event)"' > "$d/cost" 2>/dev/null || true
+          # aider's usage reports (plain text): "Tokens: 2.3k sent, 56 received. Cost: $0.0063 message, $0.0063 session."
+          grep -vE '^[[:space:]]*[{]' "$d/log" 2>/dev/null \
+            | grep -E 'Tokens: [0-9.]+k? sent|Cost: [$][0-9.]+ message, [$][0-9.]+ session[.]' >> "$d/cost" 2>/dev/null || true
           if [ "$(get "$n" push)" = 1 ] && [ -s "$d/commits" ]; then
             b=$(get "$n" branch)
             if git remote get-url origin >/dev/null 2>&1; then

@@ -315,6 +315,14 @@ struct AgentCLIE2ETests {
             let files = (report["files"] as? [[String: Any]])?.compactMap { $0["path"] as? String } ?? []
             #expect(report["state"] as? String == "succeeded" && files.contains("hello.txt"), "\(r.stdout)")
             #expect(!r.stdout.contains(key))
+            // Its cost: aider's own usage report, read from its output.
+            let cost = report["cost"] as? [String: Any] ?? [:]
+            let logs = try await so(["tasks", "logs", "1"])
+            let usage = logs.stdout.split(separator: "\n").filter { $0.contains("Tokens: ") || $0.contains("Cost: $") }
+            print("aider e2e: its usage report: \(usage); the task's cost: \(cost)")
+            #expect(
+                cost["reported"] as? Bool == true && (cost["usd"] as? String).flatMap(Double.init) ?? 0 > 0
+                    && !usage.isEmpty, "\(cost) \(usage)")
             #expect(
                 try await AgentE2E.run([
                     "git", "--git-dir", t.file("srv/acme/app.git"), "show", "agent/\(ws):hello.txt",

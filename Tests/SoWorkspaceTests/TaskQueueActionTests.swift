@@ -111,6 +111,21 @@ import Testing
         #expect(t.step == "Write /workspace/login.ts" && t.cost.usd == 0.01 && t.state == "succeeded", "\(t)")
     }
 
+    /// aider's usage report in its output (plain text, among its other lines) is the task's cost.
+    @Test func aidersUsageReportIsTheTasksCost() async throws {
+        let g = try await GitWorkspace()
+        try g.podRuns()
+        let agent = """
+            echo 'Applied edit to hello.txt'
+            echo 'Tokens: 2.6k sent, 21 received. Cost: $0.0066 message, $0.0066 session.'
+            echo 'Commit 1a2b3c4 add hello.txt'
+            """
+        let id = try await submit(g, "create hello.txt", agent, push: false)
+        let t = try await TaskQueueAction(g.w.ctx).wait(g.dir, cluster: g.w.clusterOptions, id: id, follow: false)
+        #expect(t.state == "succeeded" && t.cost.reported && t.cost.usd == 0.0066 && t.cost.outputTokens == 21, "\(t)")
+        #expect(t.problems.isEmpty, "\(t.problems)")
+    }
+
     @Test func tasksQueueInOrderAndCancelKeepsWhatWasCommitted() async throws {
         let g = try await GitWorkspace()
         try g.podRuns()
