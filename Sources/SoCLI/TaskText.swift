@@ -32,7 +32,7 @@ enum TaskText {
         if let s = t.startedAt { lines.append("started:  \(Timestamps.rfc3339(s))") }
         if let e = t.endedAt { lines.append("ended:    \(Timestamps.rfc3339(e)) (took \(took(t, ctx)))") }
         if let code = t.exitCode { lines.append("exit:     \(code)") }
-        if let step = t.step { lines.append("step:     \(step)") }
+        if let step = t.step { lines.append("step:     \(TerminalText.safe(step))") }
         if let b = t.branch { lines.append("branch:   \(b)\(t.pushed != nil ? " (pushed)" : "")") }
         if let pr = t.pullRequest { lines.append("pull request: \(pr)") }
         lines.append("cost:     \(t.ended ? t.cost.text : "when it ends")")
@@ -46,7 +46,7 @@ enum TaskText {
         }
         if !t.progress.isEmpty {
             lines.append("progress:")
-            lines += t.progress.map { "  \($0.time.map(Timestamps.rfc3339) ?? "?") \($0.text)" }
+            lines += t.progress.map { "  \($0.time.map(Timestamps.rfc3339) ?? "?") \(TerminalText.safe($0.text))" }
         }
         return lines
     }

@@ -1,10 +1,12 @@
 import Foundation
 import SoKube
 
-/// What a task cost, read from the agent CLI's machine-readable output (its usage lines, kept by the runner
-/// as the file `cost`), never estimated: Claude Code's `result` line (`--output-format json` or
-/// `stream-json`: `total_cost_usd` and `usage`, for the whole run), else Codex's `turn.completed` lines
-/// (`exec --json`: `usage` per turn, summed; no price). Nothing read: `reported` is false.
+/// What a task cost, read from the agent CLI's own output (its usage lines, kept by the runner as the file `cost`),
+/// never estimated: Claude Code's `result` line (`--output-format json` or `stream-json`: `total_cost_usd` and
+/// `usage`, for the whole run), else Codex's `turn.completed` lines (`exec --json`: `usage` per turn, summed; no
+/// price), else aider's usage reports (`Tokens: 2.3k sent, 56 received. Cost: $0.0063 message, $0.0063 session.`, one
+/// per message: the last one's session figure is the run's; its counts past 999 are rounded, "2.3k", so a count is
+/// read only when every report printed it whole). Nothing read: `reported` is false.
 public struct TaskCost: Sendable, Equatable {
     public var reported = false
     public var inputTokens: Int?
@@ -22,10 +24,11 @@ public struct TaskCost: Sendable, Equatable {
         var cost = TaskCost()
         var objects: [JSON] = []
         var bad = 0
+        var aider = AiderUsage()
         for line in text.split(separator: "\n") where !line.allSatisfy(\.isWhitespace) {
-            // A line that is not JSON is counted and named below (the record keeps the rest).
+            // A line that is neither JSON nor aider's is counted and named below (the record keeps the rest).
             guard let o = try? JSON.parse(Data(line.utf8)), case .object = o else {
-                bad += 1
+                if !aider.read(line) { bad += 1 }
                 continue
             }
             objects.append(o)
@@ -34,16 +37,69 @@ public struct TaskCost: Sendable, Equatable {
             cost.add(result["usage"])
             cost.usd = result["total_cost_usd"]?.double ?? result["cost_usd"]?.double
             cost.reported = cost.usd != nil || cost.inputTokens != nil || cost.outputTokens != nil
-        } else {
+        } else if objects.contains(where: { $0["type"]?.string == "turn.completed" }) || aider.reports == 0 {
             for turn in objects where turn["type"]?.string == "turn.completed" { cost.add(turn["usage"]) }
             cost.reported = cost.inputTokens != nil || cost.outputTokens != nil
+        } else {
+            cost.inputTokens = aider.sent.value
+            cost.outputTokens = aider.received.value
+            cost.cacheReadTokens = aider.cacheHit.value
+            cost.cacheWriteTokens = aider.cacheWrite.value
+            cost.usd = aider.session
+            cost.reported = true
         }
         if bad > 0 && !cost.reported {
             cost.problem = "\(bad) usage \(bad == 1 ? "line does" : "lines do") not parse as JSON"
         } else if !cost.reported && !objects.isEmpty {
-            cost.problem = "the output has usage lines, but no Claude 'result' line or Codex 'turn.completed' line"
+            cost.problem =
+                "the output has usage lines, but no Claude 'result' line, Codex 'turn.completed' line or aider report"
         }
         return cost
+    }
+
+    /// aider's usage reports, added up: `Tokens: N sent[, N cache write][, N cache hit], N received.` and
+    /// `Cost: $M message, $S session.` (on the same line or the next).
+    struct AiderUsage {
+        /// A count summed over the reports; nil once one report printed it rounded ("2.3k") or none printed it.
+        struct Count {
+            var sum: Int?
+            var rounded = false
+            var value: Int? { rounded ? nil : sum }
+            mutating func add(_ text: Substring?) {
+                guard let text else { return }
+                guard let n = Int(text) else {
+                    rounded = true
+                    return
+                }
+                sum = TaskCost.plus(sum ?? 0, n)
+            }
+        }
+        var sent = Count(), received = Count(), cacheWrite = Count(), cacheHit = Count()
+        var session: Double?
+        var reports = 0
+
+        nonisolated(unsafe) static let tokens =
+            /Tokens: ([0-9.]+k?) sent(?:, ([0-9.]+k?) cache write)?(?:, ([0-9.]+k?) cache hit)?, ([0-9.]+k?) received\./
+        nonisolated(unsafe) static let cost = /Cost: \$([0-9.]+) message, \$([0-9.]+) session\./
+
+        /// Whether the line is one of aider's (a report's tokens, its cost, or both).
+        mutating func read(_ line: Substring) -> Bool {
+            var known = false
+            if let m = line.firstMatch(of: Self.tokens) {
+                sent.add(m.1)
+                cacheWrite.add(m.2)
+                cacheHit.add(m.3)
+                received.add(m.4)
+                reports += 1
+                known = true
+            }
+            if let m = line.firstMatch(of: Self.cost), let usd = Double(m.2) {
+                session = usd
+                if !known { reports += 1 }
+                known = true
+            }
+            return known
+        }
     }
 
     mutating func add(_ usage: JSON?) {

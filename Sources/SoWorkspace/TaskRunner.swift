@@ -113,6 +113,53 @@ enum TaskRunner {
           done
         }
 
+        # The tool calls in the lines of a Claude Code stream-json log (its assistant events), one "NAME WHAT" a line:
+        # WHAT is the command, file or pattern the call names (as `so`'s view of the log shows it), without control
+        # characters, 200 bytes at most. Any other line gives nothing.
+        tool_calls() {
+          grep '^{"type":"assistant"' | grep '"type":"tool_use"' | while IFS= read -r l; do
+            rest=$(printf '%s\n' "$l" | sed -E 's/.*"type":"tool_use"//')
+            name=$(printf '%s\n' "$rest" | sed -nE 's/^(,"[a-z_]+":"[^"]*")*,"name":"([^"]*)".*/\2/p')
+            [ -n "$name" ] || continue
+            what=
+            for k in command file_path path pattern url query description; do
+              what=$(printf '%s\n' "$rest" | grep -oE "\"$k\":\"([^\"\\\\]|\\\\.)*\"" | head -n 1)
+              [ -n "$what" ] && break
+            done
+            what=${what#*\":\"}
+            what=${what%\"}
+            printf '%s\n' "$name${what:+ $what}" | sed 's/\\"/"/g; s/\\\\/\\/g; s/\\[nrt]/ /g' | tr -d '\000-\037\177' | cut -c1-200
+          done
+        }
+
+        # While the agent (pid $2) of task $1 runs, and once after it ended: the tool calls its log shows, each noted
+        # in the progress as "→ NAME WHAT" when seen (the last is the task's step); 200 at most.
+        steps() {
+          seen=0 size=-1 left=200
+          while :; do
+            live=0
+            kill -0 "$2" 2>/dev/null && live=1
+            now_size=$(wc -c < "$root/$1/log" 2>/dev/null | tr -d ' ')
+            if [ "${now_size:-0}" != "$size" ]; then
+              size=${now_size:-0}
+              lines=$(wc -l < "$root/$1/log" 2>/dev/null | tr -d ' ')
+              if [ "${lines:-0}" -gt "$seen" ] && [ "$left" -gt 0 ]; then
+                tail -n +"$((seen + 1))" "$root/$1/log" | head -n "$((lines - seen))" | tool_calls \
+                  | head -n "$left" > "$root/$1/.steps"
+                while IFS= read -r call; do
+                  note "$1" "→ $call"
+                  put "$1" step "$call"
+                  left=$((left - 1))
+                done < "$root/$1/.steps"
+                seen=$lines
+              fi
+            fi
+            [ $live = 1 ] || break
+            sleep 0.25
+          done
+          rm -f "$root/$1/.steps"
+        }
+
         run_task() {
           n=$1 d=$root/$1
           mkdir "$d/claim" 2>/dev/null || return 0
@@ -129,8 +176,11 @@ enum TaskRunner {
             eval "$(cat "$1/command")"' so "$d" "$n" </dev/null >"$d/log" 2>&1 &
           p=$!
           put "$n" pid "$p $(started_at "$p")"
+          steps "$n" "$p" &
+          watcher=$!
           code=0
           wait "$p" || code=$?
+          wait "$watcher" 2>/dev/null || true
           put "$n" exit "$code"
           state=succeeded
           [ "$code" -eq 0 ] || state=failed
@@ -153,6 +203,9 @@ enum TaskRunner {
           # Usage lines (Claude Code's stream-json messages each carry theirs: the result line sums them up).
           grep -E '"(total_cost_usd|usage)"' "$d/log" 2>/dev/null \
             | grep -vE '^[[:space:]]*[{]"type": ?"(assistant|user|system|stream_event)"' > "$d/cost" 2>/dev/null || true
+          # aider's usage reports (plain text): "Tokens: 2.3k sent, 56 received. Cost: $0.0063 message, $0.0063 session."
+          grep -vE '^[[:space:]]*[{]' "$d/log" 2>/dev/null \
+            | grep -E 'Tokens: [0-9.]+k? sent|Cost: [$][0-9.]+ message, [$][0-9.]+ session[.]' >> "$d/cost" 2>/dev/null || true
           if [ "$(get "$n" push)" = 1 ] && [ -s "$d/commits" ]; then
             b=$(get "$n" branch)
             if git remote get-url origin >/dev/null 2>&1; then

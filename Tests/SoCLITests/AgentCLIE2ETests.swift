@@ -175,7 +175,19 @@ struct AgentCLIE2ETests {
                 cost["reported"] as? Bool == true && cost["inputTokens"] as? Int == 3000
                     && cost["outputTokens"] as? Int == 600 && (cost["usd"] as? String).flatMap(Double.init) ?? 0 > 0,
                 "\(cost)")
-            // Its steps: the CLI's own events, as text (the tool calls it made, the refused one too).
+            // Its steps in the report: the tool calls the CLI made (the refused one too), in order, the last its step.
+            let steps = (first["progress"] as? [[String: Any]] ?? []).compactMap { $0["text"] as? String }.filter {
+                $0.hasPrefix("→ ")
+            }
+            #expect(
+                steps == ["→ Bash curl -s http://example.invalid/", "→ Write /workspace/hello.txt"]
+                    && first["step"] as? String == "Write /workspace/hello.txt", "\(r.stdout)")
+            r = try await so(["tasks", "show", "1"])
+            said.append(r.stdout + r.stderr)
+            #expect(
+                r.stdout.contains(" → Bash curl -s http://example.invalid/\n")
+                    && r.stdout.contains(" → Write /workspace/hello.txt\n"), "\(r.stdout)")
+            // Its log: the CLI's own events, as text (the tool calls it made, the refused one too).
             r = try await so(["tasks", "logs", "1"])
             said.append(r.stdout + r.stderr)
             #expect(
@@ -303,6 +315,14 @@ struct AgentCLIE2ETests {
             let files = (report["files"] as? [[String: Any]])?.compactMap { $0["path"] as? String } ?? []
             #expect(report["state"] as? String == "succeeded" && files.contains("hello.txt"), "\(r.stdout)")
             #expect(!r.stdout.contains(key))
+            // Its cost: aider's own usage report, read from its output.
+            let cost = report["cost"] as? [String: Any] ?? [:]
+            let logs = try await so(["tasks", "logs", "1"])
+            let usage = logs.stdout.split(separator: "\n").filter { $0.contains("Tokens: ") || $0.contains("Cost: $") }
+            print("aider e2e: its usage report: \(usage); the task's cost: \(cost)")
+            #expect(
+                cost["reported"] as? Bool == true && (cost["usd"] as? String).flatMap(Double.init) ?? 0 > 0
+                    && !usage.isEmpty, "\(cost) \(usage)")
             #expect(
                 try await AgentE2E.run([
                     "git", "--git-dir", t.file("srv/acme/app.git"), "show", "agent/\(ws):hello.txt",

@@ -30,6 +30,32 @@ import Testing
         #expect(c.reported && c.usd == nil && c.inputTokens == 15 && c.outputTokens == 5 && c.cacheReadTokens == 4)
     }
 
+    /// aider's usage report, as aider 0.86.2 printed it in AgentCLIE2ETests (its `calculate_and_show_tokens_and_cost`): its session figure is the
+    /// run's; a count it rounded ("2.3k") is not read, one it printed whole is.
+    @Test func aidersReportIsReadAndItsRoundedCountsAreNot() {
+        let c = TaskCost.parse("Tokens: 2.6k sent, 21 received. Cost: $0.0066 message, $0.0066 session.")
+        #expect(c.reported && c.usd == 0.0066 && c.inputTokens == nil && c.outputTokens == 21, "\(c)")
+        #expect(c.text == "21 out · $0.0066" && c.problem == nil)
+        // Two messages; the first with both caches, so its cost is on the next line; the session's figure is the last.
+        let two = TaskCost.parse(
+            """
+            Tokens: 900 sent, 1.2k cache write, 300 cache hit, 40 received.
+            Cost: $0.0090 message, $0.0090 session.
+            Tokens: 800 sent, 20 received. Cost: $0.0050 message, $0.01 session.
+            """)
+        #expect(
+            two.reported && two.usd == 0.01 && two.inputTokens == 1700 && two.outputTokens == 60
+                && two.cacheReadTokens == 300 && two.cacheWriteTokens == nil, "\(two)")
+        // Without a price (a model aider has none for), the tokens alone.
+        let free = TaskCost.parse("Tokens: 120 sent, 8 received.")
+        #expect(free.reported && free.usd == nil && free.inputTokens == 120 && free.outputTokens == 8, "\(free)")
+        // Claude's result line is the run's, whatever else the output says.
+        let claude = TaskCost.parse(
+            "Cost: $9.00 message, $9.00 session.\n"
+                + #"{"type":"result","total_cost_usd":0.25,"usage":{"input_tokens":1}}"#)
+        #expect(claude.usd == 0.25 && claude.inputTokens == 1)
+    }
+
     @Test func nothingReportedIsSaidAndNothingInvented() {
         #expect(TaskCost.parse("").text == "not reported by the agent")
         let odd = TaskCost.parse(#"{"usage": "lots"}"#)

@@ -71,6 +71,61 @@ import Testing
         #expect(out.stdout.contains("working on: fix the login"), "\(out.stdout)")
     }
 
+    /// A real CLI's tool calls (Claude Code's stream-json assistant events) become the task's steps as they come: noted
+    /// in its progress while it runs, the last one its step; its other lines give none, and control bytes are dropped.
+    @Test func theToolCallsOfAClaudeStreamAreTheTasksSteps() async throws {
+        let g = try await GitWorkspace()
+        try g.podRuns()
+        let q = TaskQueueAction(g.w.ctx)
+        // A hostile byte (ESC) in the command: dropped.
+        let bash =
+            #"{"type":"assistant","message":{"id":"msg_01","role":"assistant","content":[{"type":"thinking","thinking":"t"},{"type":"tool_use","id":"toolu_01","name":"Bash","input":{"command":"npm test -- \"login\"\n\#u{1B}[31m","description":"Run it"}}]},"session_id":"s"}"#
+        let rest = [
+            #"{"type":"user","message":{"role":"user","content":[{"tool_use_id":"toolu_01","type":"tool_result","content":"FAIL"}]}}"#,
+            // Its content names a command, as text: the call's file is what it names.
+            #"{"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","id":"toolu_02","name":"Write","input":{"content":"{\"command\":\"rm\"}\n","file_path":"/workspace/login.ts"}}]}}"#,
+            #"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"\"type\":\"tool_use\""}]}}"#,
+            #"{"type":"result","subtype":"success","total_cost_usd":0.01,"usage":{"input_tokens":10,"output_tokens":2}}"#,
+        ]
+        try g.w.h.tmp.write("bash.jsonl", bash + "\n")
+        try g.w.h.tmp.write("rest.jsonl", rest.joined(separator: "\n") + "\n")
+        let go = g.w.h.path("go")
+        let id = try await submit(
+            g, "fix the login",
+            "cat '\(g.w.h.path("bash.jsonl"))'; \(Self.until(go)); cat '\(g.w.h.path("rest.jsonl"))'")
+        // The first call is a step while the agent still runs.
+        var running = TaskRecord(id: id)
+        for _ in 0..<600 {
+            running = try await q.show(g.dir, cluster: g.w.clusterOptions, id: id)
+            if running.step != nil { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(running.state == "running" && running.step == #"Bash npm test -- "login" [31m"#, "\(running)")
+        try g.w.h.tmp.write("go", "")
+        let t = try await q.wait(g.dir, cluster: g.w.clusterOptions, id: id, follow: false)
+        #expect(
+            t.progress.map(\.text) == [
+                "queued", "started", #"→ Bash npm test -- "login" [31m"#, "→ Write /workspace/login.ts",
+                "the agent exited with 0", "succeeded",
+            ], "\(t.progress)")
+        #expect(t.step == "Write /workspace/login.ts" && t.cost.usd == 0.01 && t.state == "succeeded", "\(t)")
+    }
+
+    /// aider's usage report in its output (plain text, among its other lines) is the task's cost.
+    @Test func aidersUsageReportIsTheTasksCost() async throws {
+        let g = try await GitWorkspace()
+        try g.podRuns()
+        let agent = """
+            echo 'Applied edit to hello.txt'
+            echo 'Tokens: 2.6k sent, 21 received. Cost: $0.0066 message, $0.0066 session.'
+            echo 'Commit 1a2b3c4 add hello.txt'
+            """
+        let id = try await submit(g, "create hello.txt", agent, push: false)
+        let t = try await TaskQueueAction(g.w.ctx).wait(g.dir, cluster: g.w.clusterOptions, id: id, follow: false)
+        #expect(t.state == "succeeded" && t.cost.reported && t.cost.usd == 0.0066 && t.cost.outputTokens == 21, "\(t)")
+        #expect(t.problems.isEmpty, "\(t.problems)")
+    }
+
     @Test func tasksQueueInOrderAndCancelKeepsWhatWasCommitted() async throws {
         let g = try await GitWorkspace()
         try g.podRuns()
