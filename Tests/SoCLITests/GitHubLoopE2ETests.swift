@@ -39,10 +39,10 @@ struct GitHubLoopE2ETests {
         var bare: String { t.file("srv/\(repo).git") }
 
         /// The loop's file: this run's repository, `stack`, the bare repository's clone, the test image, a bot's
-        /// identity and `budget` (its keys' lines, indented after the first).
-        func loopFile(stack: String, gitURL: String, budget: String) -> String {
+        /// identity and `budget` (its keys' lines, indented after the first); `extra`, more keys' lines.
+        func loopFile(stack: String, gitURL: String, budget: String, extra: String = "") -> String {
             """
-            repositories: [\(repo)]
+            \(extra)repositories: [\(repo)]
             label: so
             prefix: /so
             stack: \(stack)
@@ -61,14 +61,16 @@ struct GitHubLoopE2ETests {
 
         func so(_ args: [String]) async throws -> ProcessResult { try await E2E.so(args, cwd: t.path, env: env) }
 
-        /// `so dashboard` taking the webhook on a free port; the stand-in pointed at it.
-        func startReceiver() async throws {
+        /// `so dashboard` taking the webhook on a free port (`bound`: its `--github-inbox-bound`); the stand-in
+        /// pointed at it.
+        func startReceiver(bound: Int? = nil) async throws {
             let p = Process()
             p.executableURL = URL(fileURLWithPath: E2E.binary)
-            p.arguments = [
-                "dashboard", "--port", "0", "--read-only", "--github-secret-file", t.file("secret"), "--github-repo",
-                repo,
-            ]
+            p.arguments =
+                [
+                    "dashboard", "--port", "0", "--read-only", "--github-secret-file", t.file("secret"),
+                    "--github-repo", repo,
+                ] + (bound.map { ["--github-inbox-bound", String($0)] } ?? [])
             p.currentDirectoryURL = URL(fileURLWithPath: t.path)
             var environment = ProcessInfo.processInfo.environment
             for (k, v) in env { environment[k] = v }
