@@ -11,38 +11,14 @@ import Testing
 /// its deliveries) and on what the workspace holds.
 extension GitHubLoopE2ETests {
     @Test func onAPublicRepositoryOnlyWritersAndNamedBotsActAndThePodHoldsNoTokenOfTheLoops() async throws {
-        let t = try TempDir("so-e2e-github-public")
-        defer { t.cleanup() }
-        let run = Run(t)
-        try await AgentE2E.buildImage(in: t)
-        let stack = try AgentE2E.lightStack(in: t)
-        let (daemon, gitURL) = try await AgentE2E.serveRepository(in: t, path: run.repo)
-        defer { AgentE2E.stop(daemon) }
-        try t.write("secret", Self.secret + "\n")
-        try t.write(
-            "loop.yml",
-            run.loopFile(
-                stack: stack, gitURL: gitURL, budget: "tasks: 10\n  workspaces: 2",
-                extra: "forks: true\nbots: [\"helper[bot]\"]\n"))
-        run.github = try GitHubStandInServer.start(
-            in: t, repo: run.repo, gitDir: run.bare, token: Self.token, secretFile: t.file("secret"))
-        run.env = [
-            "SO_KUBECONFIG": E2E.kubeconfig!, "SO_HOME": t.file("home"), "GITHUB_TOKEN": Self.token,
-            "WORKSPACE_GITHUB_TOKEN": Self.workspaceToken, "GITHUB_API_URL": run.github.url,
-        ]
-        do {
-            try await run.startReceiver()
+        try await Self.walk("so-e2e-github-public", extra: "forks: true\nbots: [\"helper[bot]\"]\n") { run in
             let (issue, pull) = try await Self.labelToPullRequest(run)
             try await Self.belowWriteAndBots(run, issue: issue, pull: pull)
             try await Self.aForksPullRequestUnderTheLoopsBranch(run, pull: pull)
             try await Self.aReplayUnderANewDeliveryID(run, issue: issue)
             try await Self.aFloodPastTheInboxBound(run, issue: issue)
-            try await Self.noTokenOfTheLoopInThePod(run)
-        } catch {
-            await run.cleanUp()
-            throw error
+            try await Self.noTokenInThePod(run, of: [Self.token], work: "Add a bot's line.")
         }
-        await run.cleanUp()
     }
 
     /// The REST calls of `path`'s reactions the loop made.
@@ -227,14 +203,16 @@ extension GitHubLoopE2ETests {
 
     /// Every container of the workspace's pods: its environment (as `env` and PID 1's), every file under the
     /// checkout, its home, /tmp and /dev/shm, and every object of the checkout's git, read out through the API
-    /// server and searched here (the token is never sent into the pod): the loop's token is nowhere, as is, in
-    /// base64 or hex. The workspace's own token is found by the same search (its GITHUB_TOKEN): it reads what it
-    /// should.
-    static func noTokenOfTheLoopInThePod(_ run: Run) async throws {
+    /// server and searched here (a token is never sent into the pod): none of the loop's `tokens` is anywhere, as
+    /// is, in base64 or hex, and no GITHUB_TOKEN, GH_TOKEN or GIT_TOKEN is set (issue 64: the workspace holds no
+    /// GitHub token; the loop pushes its work). The same search finds `work` (a task's text) in the checkout and the
+    /// workspace's name in its environment: it reads what it should.
+    static func noTokenInThePod(_ run: Run, of tokens: [String], work: String) async throws {
         let r = try await E2E.kubectl(["-n", run.workspace, "get", "pods", "-o", "json"])
         let pods = (try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])?["items"]
         var read = 0
-        var seenOwn = false
+        var seenWork = false
+        var seenName = false
         for pod in pods as? [[String: Any]] ?? [] {
             let name = (pod["metadata"] as? [String: Any])?["name"] as? String ?? ""
             let containers = ((pod["spec"] as? [String: Any])?["containers"] as? [[String: Any]] ?? []).compactMap {
@@ -254,15 +232,22 @@ extension GitHubLoopE2ETests {
                 ])
                 #expect(out.exitCode == 0, "\(name)/\(c): \(out.stderr)")
                 read += out.stdout.utf8.count
-                let hex = Self.token.utf8.map { String(format: "%02x", $0) }.joined()
-                let found = [Self.token, Data(Self.token.utf8).base64EncodedString(), hex].contains {
-                    out.stdout.contains($0)
-                }
+                let found = tokens.flatMap { token in
+                    [
+                        token, Data(token.utf8).base64EncodedString(),
+                        token.utf8.map { String(format: "%02x", $0) }.joined(),
+                    ]
+                }.contains { out.stdout.contains($0) }
                 #expect(!found, "the loop's token is in \(name)/\(c)")
-                seenOwn = seenOwn || out.stdout.contains(Self.workspaceToken)
+                let set = out.stdout.split(whereSeparator: { $0 == "\n" || $0 == "\0" }).filter {
+                    ["GITHUB_TOKEN=", "GH_TOKEN=", "GIT_TOKEN="].contains(where: $0.hasPrefix)
+                }
+                #expect(set.isEmpty, "\(name)/\(c) has \(set.map { $0.prefix { $0 != "=" } })")
+                seenWork = seenWork || out.stdout.contains(work)
+                seenName = seenName || out.stdout.contains("WORKSPACE_NAME=\(run.workspace)")
             }
         }
         print("github loop e2e: read \(read) bytes of \(run.workspace)'s containers, no token of the loop's")
-        #expect(read > 0 && seenOwn, "the search read the containers and found the workspace's own token")
+        #expect(read > 0 && seenWork && seenName, "the search read the containers' files, git objects and environment")
     }
 }

@@ -11,9 +11,10 @@
   and comments, pull requests (create: the head must be a branch of the bare repository, as GitHub checks; a second
   for the same head is GitHub's 422 "already exists"; list with state= and head=; get), a collaborator's permission.
   Every request is recorded (one JSON line in --log, and GET /_standin/requests).
-- It holds the repository: --git-dir is the bare repository (served by git daemon) the workspace pushes to. It also
-  serves it over smart HTTP at /git/OWNER/NAME.git (git http-backend), as GitHub does, with the token as the
-  password of a basic authorization (user x-access-token); 401 and a challenge otherwise.
+- It holds the repository: --git-dir is the bare repository (served by git daemon) the loop pushes to. It also
+  serves it over smart HTTP at /git/OWNER/NAME.git (git http-backend), as GitHub serves a public repository: a clone
+  or fetch (git-upload-pack) needs no token, a push (git-receive-pack) the token as the password of a basic
+  authorization (user x-access-token); 401 and a challenge otherwise.
 - As a GitHub App (--app-id ID --app-key PEM [--token-life SECONDS]): GET /repos/OWNER/NAME/installation and
   POST /app/installations/ID/access_tokens take only a JWT signed RS256 with that key (checked with the key's public
   half: alg, signature, iss, iat and an exp at most 10 minutes on), and the tokens it gives ("ghs_…", each ending after
@@ -466,7 +467,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             except (ValueError, IndexError):
                 password = None
         service = urllib.parse.parse_qs(url.query).get("service", [url.path.rsplit("/", 1)[-1]])[0]
-        ok = password is not None and s.authorized(password)
+        # A public repository: anyone reads it, a push needs a token GitHub takes.
+        ok = service == "git-upload-pack" or (password is not None and s.authorized(password))
         s.record({"method": method, "path": url.path, "query": url.query, "status": 200 if ok else 401,
                   "git": service, "password": password, "at": time.time()})
         if not ok:
