@@ -124,7 +124,8 @@ public struct GitHubLoopLive: GitHubLoopEffects {
         req.cluster = cluster
         // Not --discard: the guard reads the checkout again, and refuses if the push above did not save it all.
         try await DownAction(ctx).run(req)
-        try? ctx.fs.removeTree(mirror(workspace))
+        // best effort: the mirror is made again by the next push, and nothing else reads it
+        try? ctx.fs.removeOwnedTree(mirror(workspace), owner: .labelledChild(of: Path.join(ctx.soHome, "github-push")))
         return kept
     }
 

@@ -264,7 +264,9 @@ struct GitHubLoopE2ETests {
         #expect(try await run.state(of: sent.first?.delivery ?? "") == ["done"])
         _ = try await run.passes(until: "\(name) is idle, its task ended")
 
-        // The pull request: the agent's commit on the workspace's branch, pushed to the bare repository.
+        // The pull request: the agent's commit on the workspace's branch, pushed to the bare repository by the loop,
+        // from the copy it took out of the workspace as a bundle.
+        #expect(FileManager.default.fileExists(atPath: run.t.file("home/github-push/\(name)/HEAD")), "the loop's copy")
         #expect(try await run.subjects() == ["agent: Add a greeting"])
         #expect(try await run.file("AGENT_TASKS.md") == "Add a greeting\n\nSay hello in AGENT_TASKS.md.\n")
         let pulls = try await run.github.pulls()
@@ -507,6 +509,9 @@ struct GitHubLoopE2ETests {
             if !gone { try await Task.sleep(for: .seconds(2)) }
         }
         #expect(gone, "its namespace is gone")
+        #expect(
+            !FileManager.default.fileExists(atPath: run.t.file("home/github-push/\(run.workspace)")),
+            "the loop's copy of its branch is gone with it")
         let creates = try run.github.requests().filter {
             $0["method"] as? String == "POST" && $0["path"] as? String == "/repos/\(run.repo)/pulls"
         }
