@@ -181,7 +181,15 @@ public struct GitHubLoopLive: GitHubLoopEffects {
         // opened by the first so that sees its end: this one, maybe. Its end is the loop's to comment
         // (GitHubLoopReport): the runner's own comment is claimed and not made.
         if let last = records.indices.last, records[last].ended {
-            records[last] = try await pushEnded(w, records[last], workspace: workspace, repository: repository, c)
+            do {
+                records[last] = try await pushEnded(w, records[last], workspace: workspace, repository: repository, c)
+            } catch {
+                // As the runner's own push failing was: the task's end goes on (no pull request; its outcome says
+                // so), and the later work is not held by it; the next task's end pushes the branch again.
+                ctx.console.err(
+                    "github: \(workspace): task \(records[last].id)'s branch was not pushed: "
+                        + GitHubLoopExecutor.oneLine(error))
+            }
             records[last] = try await queue.finishEnded(w, records[last], comment: false)
         }
         return GitHubLoopWork(
