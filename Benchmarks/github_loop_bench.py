@@ -90,7 +90,7 @@ def main():
     owner = "bench-gh-" + uuid.uuid4().hex[:6]
     repo = f"{owner}/app"
     env = dict(os.environ, SO_ROOT=ROOT, SO_HOME=os.path.join(work, "home"), SO_KUBECONFIG=kubeconfig,
-               GITHUB_TOKEN=TOKEN, WORKSPACE_GITHUB_TOKEN=TOKEN + "-workspace")
+               GITHUB_TOKEN=TOKEN)
     kubectl = ["kubectl", "--kubeconfig", kubeconfig]
     procs, daemon, workspace = [], None, None
     bare_ns = f"so-bench-gh-bare-{uuid.uuid4().hex[:6]}"
@@ -103,7 +103,7 @@ def main():
         secret = os.path.join(work, "secret")
         open(secret, "w").write(uuid.uuid4().hex + "\n")
         open(os.path.join(work, "loop.yml"), "w").write(
-            f"repositories: [{repo}]\nlabel: so\nstack: {stack}\nagent: bench\nworkspace-token-env: WORKSPACE_GITHUB_TOKEN\n"
+            f"repositories: [{repo}]\nlabel: so\nstack: {stack}\nagent: bench\n"
             f"config:\n  - GIT_REPO={git_url}\n  - GIT_USER_NAME=bench\n  - GIT_USER_EMAIL=bench@so.invalid\n"
             f"budget:\n  tasks: {args.count + 10}\n")
 

@@ -57,11 +57,9 @@ struct GitHubLoopCommand: SoRunnable {
                 "github: acting as the GitHub App \(a.id) (installation \(a.installation.map(String.init) ?? "looked up")), "
                     + "with a token renewed before each ends; GITHUB_TOKEN, GH_TOKEN and GIT_TOKEN are not used")
         }
-        // With a token, the workspaces get one of their own (the loop refuses to start without it).
-        let workspaceToken = app == nil ? try loopConfig.workspaceToken(ctx.environment) : nil
+        // The workspaces get no GitHub token: the loop pushes their work (issue 64).
         let live = GitHubLoopLive(
-            ctx: ctx, client: try ctx.connect(target.connection), config: loopConfig, cluster: options, app: app,
-            workspaceToken: workspaceToken)
+            ctx: ctx, client: try ctx.connect(target.connection), config: loopConfig, cluster: options, app: app)
         let executor = GitHubLoopExecutor(effects: live, config: loopConfig) { console.out($0) }
         if once { return try await executor.pass(now: ctx.clock.now()) }
         while true {

@@ -4,8 +4,7 @@ import SoBasics
 import SoWorkspace
 
 /// The installation's token of now for the loop's repositories, asked of GitHub again when less than `margin`
-/// seconds of it are left, and which workspaces hold which token (`handed`): a workspace is handed a renewed one
-/// before its next task, and while a task runs (its push reads it).
+/// seconds of it are left. The loop alone holds it: it pushes the workspaces' work (issue 64).
 public actor GitHubAppTokens {
     public let app: GitHubApp
     /// OWNER/NAME: the token is for these repositories only.
@@ -13,7 +12,6 @@ public actor GitHubAppTokens {
     public static let margin: Double = 600
     var installation: Int?
     var current: (token: String, expires: Date)?
-    var handedTo: [String: String] = [:]
     /// The tokens given so far (masked in the log lines the loop comments).
     public private(set) var given: [String] = []
 
@@ -48,8 +46,4 @@ public actor GitHubAppTokens {
         given.append(fresh.token)
         return fresh.token
     }
-
-    /// Whether `workspace` holds another token than `token`.
-    public func needsHand(_ workspace: String, _ token: String) -> Bool { handedTo[workspace] != token }
-    public func handed(_ workspace: String, _ token: String) { handedTo[workspace] = token }
 }

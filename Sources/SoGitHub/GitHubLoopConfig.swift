@@ -15,7 +15,6 @@ import SoWorkspace
 /// trust: write                  # the least permission on the repository a sender needs to give a task
 /// bots: ["renovate[bot]"]       # Apps' bots that may give tasks (no other [bot] login does)
 /// post-logs: false              # a failed task's log tail in its comment on a public repository (private: always)
-/// workspace-token-env: WORKSPACE_GITHUB_TOKEN  # with a token (no App): the variable holding the workspaces' own
 /// lease: 30m                    # a delivery taken longer ago by a loop that is not this one is reconciled
 /// keep-days: 14                 # done and failed deliveries older than this are deleted
 /// budget:
@@ -40,9 +39,6 @@ public struct GitHubLoopConfig: Sendable, Equatable {
     public var bots: [String] = []
     /// A failed task's log tail goes in its outcome comment on a public repository too (on a private one it does).
     public var postLogs = false
-    /// With a token (no GitHub App): the environment variable holding the token workspaces get, never the loop's own
-    /// (`workspaceToken`); the loop refuses to start without it.
-    public var workspaceTokenEnv: String?
     public var budget = Budget()
     /// Seconds a step of another loop may hold its deliveries `taken` before a pass reconciles them: longer than
     /// any step (an `up` included).
@@ -155,7 +151,7 @@ public struct GitHubLoopConfig: Sendable, Equatable {
         }
     }
 
-    /// `trust` (write, maintain or admin), `bots` (logins ending in [bot]) and `workspace-token-env` (a variable).
+    /// `trust` (write, maintain or admin) and `bots` (logins ending in [bot]); `workspace-token-env` is refused.
     static func readTrust(_ m: MapReader, into c: inout GitHubLoopConfig) throws {
         if let t = try m.string("trust") {
             guard let p = GitHubPermission(name: t), GitHubPermission.trustLevels.contains(p) else {
@@ -175,11 +171,12 @@ public struct GitHubLoopConfig: Sendable, Equatable {
                 hint: "write the login as GitHub shows it, e.g. renovate[bot]")
         }
         c.bots = c.bots.map { $0.lowercased() }
-        c.workspaceTokenEnv = try m.string("workspace-token-env")
-        if let v = c.workspaceTokenEnv, !isVariableName(v) || Self.loopsTokens.contains(v) {
+        if try m.string("workspace-token-env") != nil {
+            // Issue 64: a workspace gets no GitHub token at all; the loop pushes its work (a git bundle out).
             throw m.error(
-                at: "workspace-token-env", "'workspace-token-env' is '\(printable(v))', not a variable of its own",
-                hint: "name a variable other than GITHUB_TOKEN, GH_TOKEN and GIT_TOKEN, e.g. WORKSPACE_GITHUB_TOKEN")
+                at: "workspace-token-env",
+                "'workspace-token-env' is no longer read: workspaces get no GitHub token, the loop pushes their work",
+                hint: "remove the line, and the workspaces' token from the loop's Secret")
         }
     }
 

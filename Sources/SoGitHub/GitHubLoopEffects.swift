@@ -23,13 +23,14 @@ public protocol GitHubLoopEffects: Sendable {
     /// meanwhile opens no other): its id.
     func task(workspace: String, text: String, title: String?, pullRequest: Bool, issue: GitHubIssue) async throws
         -> Int
-    /// `so down` of the workspace. What it holds that its origin does not (commits not pushed, changes not
-    /// committed) is pushed first to a branch of its own, returned; nil when there was nothing to keep. Refused
-    /// (the workspace left as it is) when that work can be neither read nor pushed.
-    func down(workspace: String) async throws -> String?
+    /// `so down` of the workspace, of `repository`'s issue. What it holds that its origin does not (commits not
+    /// pushed, changes not committed) is pushed first, by the loop, to a branch of its own, returned; nil when there
+    /// was nothing to keep. Refused (the workspace left as it is) when that work can be neither read nor pushed.
+    func down(workspace: String, repository: String) async throws -> String?
     /// What the workspace's tasks are at: whether one is queued or runs, the pull request and branch, the cost, and
-    /// each task's state, commits and cost.
-    func work(workspace: String) async throws -> GitHubLoopWork
+    /// each task's state, commits and cost. A task that ended with commits is pushed by the loop first (the
+    /// workspace holds no token), and its pull request opened when it asked for one.
+    func work(workspace: String, repository: String) async throws -> GitHubLoopWork
     /// The last lines of a task's log (`GitHubLoopReport.logLines`), every value of the workspace's Secret and the
     /// loop's GitHub token replaced.
     func logTail(workspace: String, task: Int) async throws -> String

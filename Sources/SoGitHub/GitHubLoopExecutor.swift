@@ -84,7 +84,7 @@ public struct GitHubLoopExecutor: Sendable {
         // A thread with a step under way is its step's to save (a reconcile settles it first when its loop died).
         for s in stored where s.thread.running && !s.thread.removed && s.thread.step == nil {
             let work: GitHubLoopWork
-            do { work = try await effects.work(workspace: s.thread.workspace) } catch {
+            do { work = try await effects.work(workspace: s.thread.workspace, repository: s.thread.repository) } catch {
                 say("github: \(s.thread.workspace): its tasks cannot be read: \(Self.oneLine(error))")
                 continue
             }

@@ -17,14 +17,11 @@ public struct GitHubLoopLive: GitHubLoopEffects {
     public let identity: String
     /// A GitHub App's tokens (`GitHubApp`): nil acts with the environment's GITHUB_TOKEN or GH_TOKEN.
     public let app: GitHubAppTokens?
-    /// Without an App: the workspaces' own token (`GitHubLoopConfig.workspaceToken`), never the loop's.
-    public let workspaceToken: String?
 
     public init(
         ctx: SoContext, client: ClusterClient, config: GitHubLoopConfig, cluster: ClusterOptions,
-        app: GitHubAppTokens? = nil, workspaceToken: String? = nil
+        app: GitHubAppTokens? = nil
     ) {
-        self.workspaceToken = workspaceToken
         var quiet = ctx
         quiet.options.quiet = true
         quiet.console = GitHubLoopConsole(base: ctx.console)
@@ -40,7 +37,7 @@ public struct GitHubLoopLive: GitHubLoopEffects {
     var inbox: GitHubInbox { GitHubInbox(client: client) }
 
     /// The context GitHub is reached in: with an App, GITHUB_TOKEN is its installation's token of now (renewed
-    /// before it ends; GH_TOKEN and GIT_TOKEN left out), which `up` puts in a new workspace's Secret.
+    /// before it ends; GH_TOKEN and GIT_TOKEN left out). No workspace is given it.
     func acting() async throws -> SoContext {
         guard let app else { return ctx }
         var c = ctx
@@ -50,15 +47,30 @@ public struct GitHubLoopLive: GitHubLoopEffects {
         return c
     }
 
-    /// With an App: `workspace`'s Secret, and its container when one runs, get the token of now unless they hold it
-    /// (its next push, a running task's included, reads it). A workspace whose stack takes no GITHUB_TOKEN gets none.
-    func handToken(_ workspace: String, _ c: SoContext) async throws {
-        guard let app, let token = c.environment["GITHUB_TOKEN"], await app.needsHand(workspace, token) else { return }
-        let w = try await WorkspaceContainer.open(
-            c, directory: try await directory(workspace), cluster: cluster, wake: false)
-        try await ClaimCredentials(ctx: c).hand(w, only: ["GITHUB_TOKEN"])
-        await app.handed(workspace, token)
+    /// The environment the loop's git pushes with: its token of now (`acting`), given to git by a credential helper
+    /// that reads it from the environment (never a command line, a URL or a file), and no prompt.
+    static func pushEnvironment(_ c: SoContext) -> [String: String] {
+        var env = c.environment
+        env["SO_GITHUB_PUSH_TOKEN"] = c.environment["GITHUB_TOKEN"] ?? c.environment["GH_TOKEN"] ?? ""
+        env["GIT_TERMINAL_PROMPT"] = "0"
+        env["GIT_CONFIG_COUNT"] = "2"
+        env["GIT_CONFIG_KEY_0"] = "credential.helper"
+        env["GIT_CONFIG_VALUE_0"] = ""
+        env["GIT_CONFIG_KEY_1"] = "credential.helper"
+        env["GIT_CONFIG_VALUE_1"] =
+            #"!f() { test "$1" = get || exit 0; echo username=x-access-token; echo "password=$SO_GITHUB_PUSH_TOKEN"; }; f"#
+        return env
     }
+
+    /// Where `repository`'s branches go: the `GIT_REPO` the loop made the workspace with (the config's, else
+    /// GitHub's), never the origin the workspace's checkout names (an agent may change that).
+    func pushURL(_ repository: String) -> String {
+        let repo = Self.settings(config, repository: repository).last { $0.hasPrefix("GIT_REPO=") }
+        return String(repo?.dropFirst("GIT_REPO=".count) ?? "")
+    }
+
+    /// The bare repository the loop takes `workspace`'s work into before it pushes it (removed with the workspace).
+    func mirror(_ workspace: String) -> String { Path.join(ctx.soHome, "github-push", workspace) }
 
     public func entries(state: String) async throws -> [GitHubInbox.Entry] { try await inbox.list(state: state) }
     public func threads() async throws -> [GitHubLoopStore.Stored] { try await GitHubLoopStore(client: client).all() }
@@ -81,10 +93,9 @@ public struct GitHubLoopLive: GitHubLoopEffects {
         req.config = Self.settings(config, repository: repository)
         req.agent = config.agent
         req.cluster = cluster
-        var c = try await acting()
-        c.environment = Self.workspaceEnvironment(c.environment, token: workspaceToken, app: app != nil)
+        var c = ctx
+        c.environment = Self.workspaceEnvironment(c.environment)
         _ = try await UpAction(c).run(req)
-        if let app, let token = c.environment["GITHUB_TOKEN"] { await app.handed(workspace, token) }
     }
 
     /// The config's settings, with the repository's clone as `GIT_REPO` unless the config names one.
@@ -97,8 +108,9 @@ public struct GitHubLoopLive: GitHubLoopEffects {
         async throws -> Int
     {
         let c = try await acting()
-        try await handToken(workspace, c)
         var req = TaskRequest(directory: try await directory(workspace), text: text)
+        // The workspace has no token to push with: the loop pushes the task's branch when it sees it end (`work`).
+        req.push = false
         req.pullRequest = pullRequest
         req.title = title.map { String($0.prefix(72)) }
         req.issue = issue.description
@@ -106,33 +118,51 @@ public struct GitHubLoopLive: GitHubLoopEffects {
         return try await TaskQueueAction(c, forge: GitHubTaskForge()).submit(req).id
     }
 
-    public func down(workspace: String) async throws -> String? {
-        try await handToken(workspace, try await acting())
-        let kept = try await keep(workspace)
+    public func down(workspace: String, repository: String) async throws -> String? {
+        let kept = try await keep(workspace, repository: repository)
         var req = DownRequest(name: workspace)
         req.cluster = cluster
         // Not --discard: the guard reads the checkout again, and refuses if the push above did not save it all.
         try await DownAction(ctx).run(req)
+        // best effort: the mirror is made again by the next push, and nothing else reads it
+        try? ctx.fs.removeOwnedTree(mirror(workspace), owner: .labelledChild(of: Path.join(ctx.soHome, "github-push")))
         return kept
     }
 
     /// What the workspace holds that its origin does not (commits not pushed; changes not committed, committed
-    /// first) pushed to `so/kept/WORKSPACE-YYYYMMDD-HHMMSS`: that branch, or nil when there was nothing to keep or
-    /// no container to read it from (then `down`'s own guard decides).
-    func keep(_ workspace: String) async throws -> String? {
+    /// first) taken out and pushed by the loop to `so/kept/WORKSPACE-YYYYMMDD-HHMMSS`: that branch, or nil when
+    /// there was nothing to keep or no container to read it from (then `down`'s own guard decides).
+    func keep(_ workspace: String, repository: String) async throws -> String? {
         let dir = try await directory(workspace)
         let w = try await WorkspaceContainer.open(ctx, directory: dir, cluster: cluster, known: false)
         guard w.pod != nil else { return nil }
         let s = try await w.state()
-        guard s.problem == nil, s.losses != nil, !s.origin.isEmpty else { return nil }
+        guard s.problem == nil, s.losses != nil else { return nil }
         let branch = Self.keptBranch(workspace, at: ctx.clock.now())
-        try await w.run(
-            "keeping \(workspace)'s work on \(branch)",
-            """
-            cd "$1" && if [ -n "$(git status --porcelain)" ]; then git add -A && git commit -q -m "$3"; fi
-            git push -q origin "HEAD:refs/heads/$2" 2>&1
-            """, [branch, "so: the changes \(workspace) left uncommitted when it was removed"])
-        return branch
+        let pushed = try await WorkspaceGitAction(ctx).pushOut(
+            w, mirror: mirror(workspace), url: pushURL(repository), to: branch,
+            environment: Self.pushEnvironment(try await acting()),
+            leftovers: "so: the changes \(workspace) left uncommitted when it was removed")
+        return pushed == nil ? nil : branch
+    }
+
+    /// A task that ended with commits the loop has not pushed: its branch taken out of the workspace and pushed by
+    /// the loop to `agent/WORKSPACE` (whatever branch the checkout is on), and recorded as pushed, so its pull
+    /// request can be opened.
+    func pushEnded(_ w: WorkspaceContainer, _ t: TaskRecord, workspace: String, repository: String, _ c: SoContext)
+        async throws -> TaskRecord
+    {
+        guard t.ended, t.pushed == nil, !t.commits.isEmpty else { return t }
+        let branch = "agent/\(workspace)"
+        guard
+            try await WorkspaceGitAction(c).pushOut(
+                w, mirror: mirror(workspace), url: pushURL(repository), to: branch,
+                environment: Self.pushEnvironment(c)) != nil
+        else { return t }
+        try await TaskQueueAction(c).set(w, t.id, "pushed", branch)
+        var t = t
+        t.pushed = branch
+        return t
     }
 
     /// `so/kept/WORKSPACE-YYYYMMDD-HHMMSS` (UTC): a workspace of the same name made again later keeps elsewhere.
@@ -142,16 +172,24 @@ public struct GitHubLoopLive: GitHubLoopEffects {
         return "so/kept/\(workspace)-\(digits)"
     }
 
-    public func work(workspace: String) async throws -> GitHubLoopWork {
+    public func work(workspace: String, repository: String) async throws -> GitHubLoopWork {
         let c = try await acting()
         let queue = TaskQueueAction(c, forge: GitHubTaskForge())
         let w = try await WorkspaceContainer.open(c, directory: try await directory(workspace), cluster: cluster)
         var records = try await queue.records(w, [])
-        // A task that runs pushes when it ends: with the token of then.
-        if records.contains(where: { !$0.ended }) { try await handToken(workspace, c) }
-        // The pull request of a task that ended is opened by the first so that sees its end: this one, maybe. Its
-        // end is the loop's to comment (GitHubLoopReport): the runner's own comment is claimed and not made.
+        // A task that ended: its branch pushed by the loop (the workspace holds no token), then its pull request
+        // opened by the first so that sees its end: this one, maybe. Its end is the loop's to comment
+        // (GitHubLoopReport): the runner's own comment is claimed and not made.
         if let last = records.indices.last, records[last].ended {
+            do {
+                records[last] = try await pushEnded(w, records[last], workspace: workspace, repository: repository, c)
+            } catch {
+                // As the runner's own push failing was: the task's end goes on (no pull request; its outcome says
+                // so), and the issue's later work is not held by it; the next task's end pushes the branch again.
+                ctx.console.err(
+                    "github: \(workspace): task \(records[last].id)'s branch was not pushed: "
+                        + GitHubLoopExecutor.oneLine(error))
+            }
             records[last] = try await queue.finishEnded(w, records[last], comment: false)
         }
         return GitHubLoopWork(
@@ -170,8 +208,10 @@ public struct GitHubLoopLive: GitHubLoopEffects {
     public func logTail(workspace: String, task: Int) async throws -> String {
         let w = try await WorkspaceContainer.open(ctx, directory: try await directory(workspace), cluster: cluster)
         let tail = try await TaskQueueAction(ctx).lastLines(w, task, count: GitHubLoopReport.logLines)
-        // The Secret holds the App's token of now; one of an earlier hour that a task printed is masked too.
-        guard let app else { return Redactor(values: workspaceToken.map { [$0] } ?? []).apply(tail) }
+        // The workspace never held a token of the loop's; any it printed all the same is masked.
+        guard let app else {
+            return Redactor(values: GitHubLoopConfig.loopsTokens.compactMap { ctx.environment[$0] }).apply(tail)
+        }
         return Redactor(values: await app.given).apply(tail)
     }
 

@@ -97,7 +97,7 @@ public enum GitHubLoopPlanner {
             return e.commentReviewID == nil ? .ignore("a review comment of no review") : .codeComment
         case ("pull_request_review", "submitted"):
             guard e.reviewState == "changes_requested" else { return .quietReview("a review that requests no change") }
-            guard trusted.contains(e.authorAssociation) else { return outsider(e, "a review's", config) }
+            guard mayAsk(e) else { return outsider(e, "a review's", config) }
             let body = e.reviewBody?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
             return .ask(
                 .review, id: e.reviewID ?? 0,
@@ -110,13 +110,20 @@ public enum GitHubLoopPlanner {
         }
     }
 
+    /// Whether `e`'s association lets it ask at all: an owner's, a member's or a collaborator's (GitHub is asked
+    /// next), or a bot's, whatever its association (GitHub gives an App's `NONE` or `CONTRIBUTOR`: `gate` decides by
+    /// `bots:`, and a bot not named there is ignored, never replied to).
+    static func mayAsk(_ e: GitHubEvent) -> Bool {
+        trusted.contains(e.authorAssociation) || GitHubPermission.isBot(e.sender)
+    }
+
     /// A comment: a command when it starts with the prefix (then a space or its end) and its author may give one.
     static func command(_ e: GitHubEvent, _ kind: Kind, config: GitHubLoopConfig) -> Intent {
         let body = (e.commentBody ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         guard body.hasPrefix(config.prefix) else { return .ignore("a comment, not a command") }
         let rest = body.dropFirst(config.prefix.count)
         guard rest.first?.isWhitespace ?? true else { return .ignore("a comment, not a command") }
-        guard trusted.contains(e.authorAssociation) else { return outsider(e, "a comment's", config) }
+        guard mayAsk(e) else { return outsider(e, "a comment's", config) }
         let ask = rest.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !ask.isEmpty else { return .ignore("\(config.prefix) with nothing after it") }
         let on = kind == .reviewComment ? e.commentPath.map { " on \(place($0, e.commentLine))" } ?? "" : ""
@@ -302,7 +309,7 @@ extension GitHubLoopPlanner {
             let review = e.commentReviewID ?? 0
             let reviewTaken = thread(e).map { review <= $0.lastReview } ?? false
             if !reviewTaken, recent(e) { return add(.wait("its review \(review) has not come yet"), e) }
-            guard trusted.contains(e.authorAssociation) else {
+            guard mayAsk(e) else {
                 return add(.ignore("an inline comment of an outsider's review"), e)
             }
             work(

@@ -90,7 +90,7 @@ extension GitHubLoopExecutor {
             return false
         }
         let issue = "\(t.repository)#\(t.issue)".lowercased()
-        let work = try await effects.work(workspace: t.workspace)
+        let work = try await effects.work(workspace: t.workspace, repository: t.repository)
         guard let id = work.tasks.filter({ $0.id > step.after && $0.issue == issue }).map(\.id).min() else {
             if step.kind == "start" { t.removed = true }
             return false

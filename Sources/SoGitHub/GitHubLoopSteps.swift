@@ -191,7 +191,7 @@ extension GitHubLoopExecutor {
         guard let before = await put(plan, over: over) else { return .again }
         let t = over.thread
         let kept: String?
-        do { kept = try await effects.down(workspace: t.workspace) } catch {
+        do { kept = try await effects.down(workspace: t.workspace, repository: t.repository) } catch {
             return await failing(t, s, over: before, error)
         }
         var branch = t.branch.map { "its work is on the branch `\($0)`" } ?? "its work was pushed by its tasks"

@@ -144,7 +144,7 @@ public struct TaskQueueAction {
     }
 
     /// Records in the task's report what `so` did for it after it ended (`pushed` BRANCH, `pull_request` URL).
-    func set(_ w: WorkspaceContainer, _ id: Int, _ key: String, _ value: String) async throws {
+    package func set(_ w: WorkspaceContainer, _ id: Int, _ key: String, _ value: String) async throws {
         _ = try await runner(w, "set", [String(id), key, value])
     }
 

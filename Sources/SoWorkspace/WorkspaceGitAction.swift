@@ -100,6 +100,51 @@ public struct WorkspaceGitAction {
         return WorkspaceFetchResult(repository: local.repository, branch: branch, commit: s.head, commits: s.ahead)
     }
 
+    /// The workspace's branch taken out through a git bundle (through the API server, as `fetch` does) into
+    /// `mirror`, a bare repository on this machine (made on first use), and pushed from there to `url` as
+    /// `refs/heads/REF` with `environment` (the pusher's credentials: the workspace holds none), never forced; the
+    /// workspace then counts those commits as saved (`refs/so/fetched`). `leftovers`: changes left uncommitted are
+    /// first committed in the workspace with that message. The commit pushed, or nil when the branch has nothing
+    /// past its start.
+    package func pushOut(
+        _ w: WorkspaceContainer, mirror: String, url: String, to ref: String, environment: [String: String],
+        leftovers: String? = nil
+    ) async throws -> String? {
+        if let message = leftovers {
+            try await w.run(
+                "committing what \(w.name) left uncommitted",
+                #"cd "$1" && if [ -n "$(git status --porcelain)" ]; then git add -A && git commit -q -m "$2"; fi"#,
+                [message])
+        }
+        let s = try await w.state()
+        if let problem = s.problem {
+            throw SoError(
+                "nothing to push from \(w.name): \(problem)",
+                hint: "the workspace's clone may have failed: so deployment --dir \(w.c.model.directory) logs clone")
+        }
+        guard s.ahead > 0 else { return nil }
+        if !ctx.fs.isDirectory(mirror) {
+            let made = try await ctx.processes.run(
+                ["git", "init", "-q", "--bare", mirror], workingDirectory: nil, environment: nil, timeout: 60)
+            guard made.exitCode == 0 else {
+                throw SoError("making \(mirror) failed: \(made.lastErrorLine)", hint: "check that it can be written")
+            }
+        }
+        let local = LocalRepository(repository: mirror, commonDir: mirror)
+        return try await TakenWork.take(w, s, into: local, snapshot: false).use { taken in
+            let pushed = try await ctx.processes.run(
+                ["git", "-C", mirror, "push", "-q", url, "\(taken.branchRef):refs/heads/\(ref)"], workingDirectory: nil,
+                environment: environment, timeout: 600)
+            guard pushed.exitCode == 0 else {
+                throw SoError(
+                    "pushing \(w.name)'s work to \(ref) failed: \(pushed.lastErrorLine)",
+                    hint: "see the branch in the workspace: so deployment --dir \(w.c.model.directory) shell")
+            }
+            try await w.run("recording the push", #"cd "$1" && git update-ref refs/so/fetched "$2""#, [s.head])
+            return s.head
+        }
+    }
+
     /// The workspace's changes against the commit it started from: commits and uncommitted changes,
     /// new files included (through a scratch index; the workspace's own index is not touched), as a
     /// patch `git apply` takes.

@@ -20,8 +20,6 @@ import Testing
 @Suite(.serialized, RealNode.required)
 struct GitHubLoopE2ETests {
     static let token = "e2e-github-token-not-real"
-    /// The workspaces' own token (the config's workspace-token-env): never the loop's.
-    static let workspaceToken = "e2e-workspace-token-not-real"
     static let secret = "e2e-loop-secret-" + String(repeating: "6b", count: 16)
 
     /// What one run holds: its temp dir, names, the stand-in, the receiver and the environment `so` runs with.
@@ -39,14 +37,13 @@ struct GitHubLoopE2ETests {
         var bare: String { t.file("srv/\(repo).git") }
 
         /// The loop's file: this run's repository, `stack`, the bare repository's clone, the test image, a bot's
-        /// identity and `budget` (its keys' lines, indented after the first).
-        func loopFile(stack: String, gitURL: String, budget: String) -> String {
+        /// identity and `budget` (its keys' lines, indented after the first); `extra`, more keys' lines.
+        func loopFile(stack: String, gitURL: String, budget: String, extra: String = "") -> String {
             """
-            repositories: [\(repo)]
+            \(extra)repositories: [\(repo)]
             label: so
             prefix: /so
             stack: \(stack)
-            workspace-token-env: WORKSPACE_GITHUB_TOKEN
             config:
               - GIT_REPO=\(gitURL)
               - AGENT_IMAGE=\(AgentE2E.image)
@@ -61,14 +58,16 @@ struct GitHubLoopE2ETests {
 
         func so(_ args: [String]) async throws -> ProcessResult { try await E2E.so(args, cwd: t.path, env: env) }
 
-        /// `so dashboard` taking the webhook on a free port; the stand-in pointed at it.
-        func startReceiver() async throws {
+        /// `so dashboard` taking the webhook on a free port (`bound`: its `--github-inbox-bound`); the stand-in
+        /// pointed at it.
+        func startReceiver(bound: Int? = nil) async throws {
             let p = Process()
             p.executableURL = URL(fileURLWithPath: E2E.binary)
-            p.arguments = [
-                "dashboard", "--port", "0", "--read-only", "--github-secret-file", t.file("secret"), "--github-repo",
-                repo,
-            ]
+            p.arguments =
+                [
+                    "dashboard", "--port", "0", "--read-only", "--github-secret-file", t.file("secret"),
+                    "--github-repo", repo,
+                ] + (bound.map { ["--github-inbox-bound", String($0)] } ?? [])
             p.currentDirectoryURL = URL(fileURLWithPath: t.path)
             var environment = ProcessInfo.processInfo.environment
             for (k, v) in env { environment[k] = v }
@@ -203,7 +202,19 @@ struct GitHubLoopE2ETests {
     }
 
     @Test func anIssueBecomesAPullRequestAndAReviewItsNextCommitUntilItCloses() async throws {
-        let t = try TempDir("so-e2e-github-loop")
+        try await Self.walk("so-e2e-github-loop") { run in
+            let (issue, pull) = try await Self.labelToPullRequest(run)
+            try await Self.reviewToSecondCommit(run, issue: issue, pull: pull)
+            try await Self.outsiderAndRedelivery(run, pull: pull)
+            try await Self.killedMidTaskAndClosed(run, issue: issue, pull: pull)
+        }
+    }
+
+    /// A run of the loop by passes (`so github loop --once`): the test image, the light stack, the bare repository
+    /// served by `git daemon`, the stand-in GitHub on loopback, the loop's file (`extra`: more keys) and the
+    /// receiver, then `body`; all it made removed after, whether it passed or threw.
+    static func walk(_ name: String, extra: String = "", _ body: (Run) async throws -> Void) async throws {
+        let t = try TempDir(name)
         defer { t.cleanup() }
         let run = Run(t)
         try await AgentE2E.buildImage(in: t)
@@ -211,19 +222,17 @@ struct GitHubLoopE2ETests {
         let (daemon, gitURL) = try await AgentE2E.serveRepository(in: t, path: run.repo)
         defer { AgentE2E.stop(daemon) }
         try t.write("secret", Self.secret + "\n")
-        try t.write("loop.yml", run.loopFile(stack: stack, gitURL: gitURL, budget: "tasks: 10\n  workspaces: 2"))
+        try t.write(
+            "loop.yml", run.loopFile(stack: stack, gitURL: gitURL, budget: "tasks: 10\n  workspaces: 2", extra: extra))
         run.github = try GitHubStandInServer.start(
             in: t, repo: run.repo, gitDir: run.bare, token: Self.token, secretFile: t.file("secret"))
         run.env = [
             "SO_KUBECONFIG": E2E.kubeconfig!, "SO_HOME": t.file("home"), "GITHUB_TOKEN": Self.token,
-            "WORKSPACE_GITHUB_TOKEN": Self.workspaceToken, "GITHUB_API_URL": run.github.url,
+            "GITHUB_API_URL": run.github.url,
         ]
         do {
             try await run.startReceiver()
-            let (issue, pull) = try await Self.labelToPullRequest(run)
-            try await Self.reviewToSecondCommit(run, issue: issue, pull: pull)
-            try await Self.outsiderAndRedelivery(run, pull: pull)
-            try await Self.killedMidTaskAndClosed(run, issue: issue, pull: pull)
+            try await body(run)
         } catch {
             await run.cleanUp()
             throw error
@@ -250,13 +259,14 @@ struct GitHubLoopE2ETests {
             said.contains("github: \(run.repo)#\(issue): start \(name) (delivery \(sent.first?.delivery ?? "?"))")
                 && name.count == "gh-app-\(issue)-".count + 6, "\(said)")
         run.workspace = name
-        // Issue 64: the workspace holds its own token (the config's workspace-token-env), never the loop's.
-        #expect(try await Self.secretHolds(Self.workspaceToken, workspace: name), "the workspace's own token")
-        #expect(!(try await Self.secretHolds(Self.token, workspace: name)), "not the loop's token")
+        // Issue 64: the workspace holds no GitHub token at all (the loop pushes its work).
+        #expect(try await Self.secretKeys(workspace: name).isDisjoint(with: ["GITHUB_TOKEN", "GH_TOKEN", "GIT_TOKEN"]))
         #expect(try await run.state(of: sent.first?.delivery ?? "") == ["done"])
         _ = try await run.passes(until: "\(name) is idle, its task ended")
 
-        // The pull request: the agent's commit on the workspace's branch, pushed to the bare repository.
+        // The pull request: the agent's commit on the workspace's branch, pushed to the bare repository by the loop,
+        // from the copy it took out of the workspace as a bundle.
+        #expect(FileManager.default.fileExists(atPath: run.t.file("home/github-push/\(name)/HEAD")), "the loop's copy")
         #expect(try await run.subjects() == ["agent: Add a greeting"])
         #expect(try await run.file("AGENT_TASKS.md") == "Add a greeting\n\nSay hello in AGENT_TASKS.md.\n")
         let pulls = try await run.github.pulls()
@@ -499,6 +509,9 @@ struct GitHubLoopE2ETests {
             if !gone { try await Task.sleep(for: .seconds(2)) }
         }
         #expect(gone, "its namespace is gone")
+        #expect(
+            !FileManager.default.fileExists(atPath: run.t.file("home/github-push/\(run.workspace)")),
+            "the loop's copy of its branch is gone with it")
         let creates = try run.github.requests().filter {
             $0["method"] as? String == "POST" && $0["path"] as? String == "/repos/\(run.repo)/pulls"
         }
@@ -534,7 +547,7 @@ struct GitHubLoopE2ETests {
             listen: AgentE2E.nodeAddress)
         run.env = [
             "SO_KUBECONFIG": E2E.kubeconfig!, "SO_HOME": t.file("home"), "GITHUB_TOKEN": Self.token,
-            "WORKSPACE_GITHUB_TOKEN": Self.workspaceToken, "GITHUB_API_URL": run.github.url,
+            "GITHUB_API_URL": run.github.url,
         ]
         let suffix = String(run.owner.suffix(6))
         let role = "so-deployer-\(suffix)"
@@ -559,7 +572,6 @@ struct GitHubLoopE2ETests {
             r = try await E2E.kubectl([
                 "-n", "so-github", "create", "secret", "generic", "so-github-loop",
                 "--from-literal=GITHUB_TOKEN=\(Self.token)",
-                "--from-literal=WORKSPACE_GITHUB_TOKEN=\(Self.workspaceToken)",
             ])
             #expect(r.exitCode == 0, "\(r.stderr)")
             r = try await E2E.kubectl([
@@ -609,10 +621,10 @@ struct GitHubLoopE2ETests {
 
     /// The loop as a GitHub App (issue 52, item 4): `so github loop` given only the App's ID and key (a key made for
     /// the run) asks the stand-in for an installation token with a JWT the stand-in checks with the key's public half,
-    /// and that token is then all it and the workspace use. The stand-in serves the repository over smart HTTP and
-    /// takes only the App's unexpired tokens there too: the clone and the pushes carry them. Its tokens live 630 s,
-    /// so the loop's next task (10 minutes before the end) comes with a new one, handed to the running container,
-    /// whose own environment still holds the first: the second push carries the new one.
+    /// and that token is then all it uses; the workspace holds none (issue 64). The stand-in serves the repository
+    /// over smart HTTP as a public one (a clone needs no token) and takes only the App's unexpired tokens for a push:
+    /// the loop pushes the workspace's work, taken out as a git bundle. Its tokens live 630 s, so 30 s on the loop
+    /// asks for a new one, and the second push carries it.
     @Test func asAGitHubAppTheLoopAndThePushesUseItsRenewedTokens() async throws {
         let t = try TempDir("so-e2e-github-app")
         defer { t.cleanup() }
@@ -644,7 +656,7 @@ struct GitHubLoopE2ETests {
             #expect(try await run.subjects() == ["agent: Add a greeting"])
             let first = try await run.github.tokens()
             try #require(first.count == 1, "one token for the first steps: \(first.count)")
-            #expect(try await Self.secretHolds(first[0], workspace: run.workspace))
+            #expect(try await Self.secretKeys(workspace: run.workspace).isDisjoint(with: ["GITHUB_TOKEN", "GH_TOKEN"]))
             try Self.expectOnlyTokens(first, in: run.github, pushes: 1)
 
             // 30 s on, the token is within 10 minutes of its end: the next task's step asks for another.
@@ -666,12 +678,11 @@ struct GitHubLoopE2ETests {
                 $0["git"] as? String == "git-receive-pack" && $0["method"] as? String == "POST"
             }
             #expect(pushes.count == 2)
-            // The second push carried the new token, which the pod's environment does not hold: it was handed in.
-            // (compared as a Bool: a failure does not print the tokens)
+            // The second push (the loop's) carried the new token. (compared as a Bool: a failure prints no token)
             let renewedPushed = pushes.last?["password"] as? String == both.last
             #expect(renewedPushed, "the second push used the renewed token")
-            #expect(try await Self.secretHolds(both[1], workspace: run.workspace))
             try Self.expectOnlyTokens(both, in: run.github, pushes: 2)
+            try await Self.noTokenInThePod(run, of: both, work: "Say goodbye too.")
 
             let (_, closed) = try await run.github.send(
                 "close", ["number": pulls[0]["number"] as? Int ?? 0, "merged": true])
@@ -686,14 +697,12 @@ struct GitHubLoopE2ETests {
         await run.cleanUp()
     }
 
-    /// Whether the workspace's Secret holds `token` as GITHUB_TOKEN (compared here, never printed).
-    static func secretHolds(_ token: String, workspace: String) async throws -> Bool {
+    /// The keys of the workspace's Secrets (their values never read here).
+    static func secretKeys(workspace: String) async throws -> Set<String> {
         let r = try await E2E.kubectl(["-n", workspace, "get", "secrets", "-o", "json"])
         let obj = try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
-        let values = (obj?["items"] as? [[String: Any]] ?? []).compactMap {
-            ($0["data"] as? [String: Any])?["GITHUB_TOKEN"] as? String
-        }
-        return values.contains(Data(token.utf8).base64EncodedString())
+        return Set(
+            (obj?["items"] as? [[String: Any]] ?? []).flatMap { ($0["data"] as? [String: Any])?.keys ?? [:].keys })
     }
 
     /// Every REST call but the App's own carried one of `tokens`, none was refused, and the git endpoint saw
@@ -713,9 +722,13 @@ struct GitHubLoopE2ETests {
         #expect(
             git.filter { $0["method"] as? String == "POST" && $0["git"] as? String == "git-receive-pack" }.count
                 == pushes)
-        for g in git where g["status"] as? Int == 200 {
+        for g in git where g["status"] as? Int == 200 && g["git"] as? String == "git-receive-pack" {
             #expect(tokens.contains(g["password"] as? String ?? ""), "git \(g["path"] ?? "") with an App token")
         }
+        // The workspace's clone and fetches (a public repository's) carried no token: it holds none.
+        #expect(
+            git.filter { $0["git"] as? String == "git-upload-pack" }.allSatisfy { $0["password"] is NSNull },
+            "a read carried a token")
         #expect(git.allSatisfy { $0["status"] as? Int == 200 || $0["password"] is NSNull }, "git refused a token")
     }
 

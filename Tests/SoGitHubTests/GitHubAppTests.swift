@@ -132,11 +132,6 @@ import Testing
             #expect(auth.hasPrefix("Bearer ey") && auth.split(separator: ".").count == 3)
         }
         #expect(String(decoding: r[1].body ?? Data(), as: UTF8.self) == #"{"repositories":["web","api"]}"#)
-        // Which workspace holds which.
-        #expect(await tokens.needsHand("ws", "ghs_second"))
-        await tokens.handed("ws", "ghs_second")
-        #expect(await !tokens.needsHand("ws", "ghs_second"))
-        #expect(await tokens.needsHand("ws", "ghs_third"))
     }
 
     @Test(.enabled(if: openssl != nil, "openssl is not installed"))

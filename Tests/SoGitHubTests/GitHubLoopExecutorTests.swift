@@ -166,13 +166,13 @@ import Testing
             work.running = true
             return nextTask - 1
         }
-        func down(workspace: String) throws -> String? {
+        func down(workspace: String, repository: String) throws -> String? {
             try call("down \(workspace)")
             try fail("down")
             existing = false
             return kept
         }
-        func work(workspace: String) throws -> GitHubLoopWork {
+        func work(workspace: String, repository: String) throws -> GitHubLoopWork {
             try call("work \(workspace)")
             return work
         }

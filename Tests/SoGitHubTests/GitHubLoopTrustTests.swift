@@ -121,6 +121,24 @@ import Testing
         #expect(GitHubLoopPlanner.asker(bot, config) == nil, "no permission is asked of a bot")
     }
 
+    /// A bot's `/so` comes with the association GitHub gives an App (`NONE`, or `CONTRIBUTOR`): named in `bots:`, it
+    /// acts; not named, it is ignored without a reply (a reply to a bot may start another bot's answer), whatever its
+    /// association. Found on the real node (issue 64, item 7): both got the outsider's reply.
+    @Test func aBotsCommandActsOnlyWhenNamedWhateverItsAssociation() {
+        let thread = P.thread()
+        let named = Self.by("helper[bot]", P.comment("d1", 100, "/so bump it", who: "NONE"))
+        let other = Self.by("spam[bot]", P.comment("d2", 101, "/so mine", who: "CONTRIBUTOR"))
+        var config = P.config
+        config.bots = ["helper[bot]"]
+        let actions = Self.plan([named, other], [thread], [:], config: config)
+        guard actions.count == 2, case .task(_, let texts, _, _, _) = actions[0] else {
+            Issue.record("a named bot's /so is a task: \(actions)")
+            return
+        }
+        #expect(texts == ["Asked by @helper[bot] in a comment:\n\nbump it"])
+        #expect(actions[1] == .ignore("@spam[bot] is a bot the config's bots: does not name"))
+    }
+
     @Test func onlyTheSendersOfTaskGivingEventsAreAsked() {
         let c = P.config
         #expect(GitHubLoopPlanner.asker(Self.by("dev", P.labeled("d1")), c) == "dev")

@@ -1,24 +1,24 @@
 import Foundation
 import SoBasics
+import SoTestSupport
 import Testing
 
 @testable import SoGitHub
 @testable import SoWorkspace
 
-/// The config's keys of issue 64 (`trust`, `bots`, `post-logs`, `workspace-token-env`), and the token a workspace
-/// gets: with a token (no App), the one `workspace-token-env` names, never the loop's own.
+/// The config's keys of issue 64 (`trust`, `bots`, `post-logs`), and the token a workspace gets: none (the loop
+/// pushes its work), so `workspace-token-env` is refused.
 @Suite struct GitHubWorkspaceTokenTests {
     static let base = "repositories: [acme/web]\nlabel: so\nstack: agent-workspace\n"
 
     @Test func theKeysOfAPublicRepositoryAreRead() throws {
         let c = try GitHubLoopConfig.parse(
             Self.base
-                + "trust: maintain\nbots: ['Renovate[bot]']\npost-logs: true\nworkspace-token-env: WORKSPACE_GITHUB_TOKEN\n",
+                + "trust: maintain\nbots: ['Renovate[bot]']\npost-logs: true\n",
             file: "loop.yml")
         #expect(c.trust == .maintain && c.bots == ["renovate[bot]"] && c.postLogs)
-        #expect(c.workspaceTokenEnv == "WORKSPACE_GITHUB_TOKEN")
         let d = try GitHubLoopConfig.parse(Self.base, file: "loop.yml")
-        #expect(d.trust == .write && d.bots.isEmpty && !d.postLogs && d.workspaceTokenEnv == nil)
+        #expect(d.trust == .write && d.bots.isEmpty && !d.postLogs)
     }
 
     @Test(arguments: [
@@ -27,11 +27,10 @@ import Testing
         ("bots: [renovate]\n", "loop.yml:4: 'bots' holds 'renovate', not an App's bot login"),
         ("bots:\n  - a[bot]\n  - 'x y[bot]'\n", "loop.yml:6: 'bots' holds 'x y[bot]', not an App's bot login"),
         (
-            "workspace-token-env: GITHUB_TOKEN\n",
-            "loop.yml:4: 'workspace-token-env' is 'GITHUB_TOKEN', not a variable of its own"
+            "workspace-token-env: WORKSPACE_GITHUB_TOKEN\n",
+            "loop.yml:4: 'workspace-token-env' is no longer read: workspaces get no GitHub token, the loop pushes "
+                + "their work"
         ),
-        ("workspace-token-env: 1TOKEN\n", "loop.yml:4: 'workspace-token-env' is '1TOKEN', not a variable of its own"),
-        ("workspace-token-env: A-B\n", "loop.yml:4: 'workspace-token-env' is 'A-B', not a variable of its own"),
     ])
     func mistakesAreRefusedWithTheirLine(text: String, message: String) {
         let e = #expect(throws: SoError.self) { try GitHubLoopConfig.parse(Self.base + text, file: "loop.yml") }
@@ -39,34 +38,20 @@ import Testing
         #expect(e?.hint != nil)
     }
 
-    @Test func withATokenTheLoopStartsOnlyWithTheWorkspacesOwn() throws {
-        var c = GitHubLoopConfig(repositories: ["acme/web"], label: "so", stack: "s")
-        let loop = ["GITHUB_TOKEN": "loop-token", "WS_TOKEN": "workspace-token"]
-        let none = #expect(throws: SoError.self) { try c.workspaceToken(loop) }
-        #expect(none?.message.hasPrefix("the loop's config names no workspace-token-env") == true)
-        c.workspaceTokenEnv = "WS_TOKEN"
-        #expect(try c.workspaceToken(loop) == "workspace-token")
-        let unset = #expect(throws: SoError.self) { try c.workspaceToken(["GITHUB_TOKEN": "loop-token"]) }
-        #expect(
-            unset?.message
-                == "WS_TOKEN (the config's workspace-token-env) is not set: the workspaces would have no token")
-        for own in ["GITHUB_TOKEN", "GH_TOKEN", "GIT_TOKEN"] {
-            let same = #expect(throws: SoError.self) { try c.workspaceToken([own: "t", "WS_TOKEN": "t"]) }
-            #expect(same?.message.hasPrefix("WS_TOKEN holds the loop's own token") == true, "\(own)")
-        }
+    @Test func aWorkspaceIsMadeWithNoneOfTheLoopsTokens() {
+        let env = ["GITHUB_TOKEN": "loop-token", "GH_TOKEN": "loop-gh", "GIT_TOKEN": "loop-git", "HOME": "/h"]
+        #expect(GitHubLoopLive.workspaceEnvironment(env) == ["HOME": "/h"])
     }
 
-    @Test func aWorkspaceIsMadeWithItsOwnTokenAndNoneOfTheLoops() {
-        let env = ["GITHUB_TOKEN": "loop-token", "GH_TOKEN": "loop-gh", "GIT_TOKEN": "loop-git", "HOME": "/h"]
-        #expect(
-            GitHubLoopLive.workspaceEnvironment(env, token: "workspace-token", app: false)
-                == ["GITHUB_TOKEN": "workspace-token", "HOME": "/h"])
-        #expect(
-            GitHubLoopLive.workspaceEnvironment(env, token: nil, app: false) == ["HOME": "/h"],
-            "no workspace token: none at all, never the loop's")
-        // With an App, GITHUB_TOKEN is the App's installation token `acting` put there.
-        #expect(
-            GitHubLoopLive.workspaceEnvironment(env, token: nil, app: true)
-                == ["GITHUB_TOKEN": "loop-token", "HOME": "/h"])
+    /// The loop's push: its token reaches git through the environment only, read by a credential helper that
+    /// replaces any other.
+    @Test func theLoopPushesWithItsTokenInTheEnvironmentOnly() throws {
+        var ctx = try Harness().ctx
+        ctx.environment = ["GITHUB_TOKEN": "loop-token", "PATH": "/bin"]
+        let env = GitHubLoopLive.pushEnvironment(ctx)
+        #expect(env["SO_GITHUB_PUSH_TOKEN"] == "loop-token" && env["GIT_TERMINAL_PROMPT"] == "0")
+        #expect(env["GIT_CONFIG_COUNT"] == "2" && env["GIT_CONFIG_VALUE_0"] == "")
+        #expect(env["GIT_CONFIG_VALUE_1"]?.contains("$SO_GITHUB_PUSH_TOKEN") == true)
+        #expect(env["GIT_CONFIG_VALUE_1"]?.contains("loop-token") == false, "the helper names the variable only")
     }
 }

@@ -11,9 +11,10 @@
   and comments, pull requests (create: the head must be a branch of the bare repository, as GitHub checks; a second
   for the same head is GitHub's 422 "already exists"; list with state= and head=; get), a collaborator's permission.
   Every request is recorded (one JSON line in --log, and GET /_standin/requests).
-- It holds the repository: --git-dir is the bare repository (served by git daemon) the workspace pushes to. It also
-  serves it over smart HTTP at /git/OWNER/NAME.git (git http-backend), as GitHub does, with the token as the
-  password of a basic authorization (user x-access-token); 401 and a challenge otherwise.
+- It holds the repository: --git-dir is the bare repository (served by git daemon) the loop pushes to. It also
+  serves it over smart HTTP at /git/OWNER/NAME.git (git http-backend), as GitHub serves a public repository: a clone
+  or fetch (git-upload-pack) needs no token, a push (git-receive-pack) the token as the password of a basic
+  authorization (user x-access-token); 401 and a challenge otherwise.
 - As a GitHub App (--app-id ID --app-key PEM [--token-life SECONDS]): GET /repos/OWNER/NAME/installation and
   POST /app/installations/ID/access_tokens take only a JWT signed RS256 with that key (checked with the key's public
   half: alg, signature, iss, iat and an exp at most 10 minutes on), and the tokens it gives ("ghs_…", each ending after
@@ -28,6 +29,13 @@ The test drives it through /_standin/ (loopback only, no token):
                                                                         pull_request_review_comment/created each
   POST /_standin/close     {"number", "merged"}                                   pull_request/closed
   POST /_standin/redeliver {"delivery"}                                           the same delivery again
+  POST /_standin/replay    {"delivery"}                   the same signed body under a new X-GitHub-Delivery (a replay)
+  POST /_standin/permission {"login", "role"}         what GET …/collaborators/LOGIN/permission answers for LOGIN:
+                                                      role_name ROLE (admin, maintain, write, triage, read, none), and
+                                                      permission its base as GitHub gives it (maintain → write,
+                                                      triage → read); by default admin for the owner, read for others
+  POST /_standin/fork      {"head", "fork", "title", "sender"}     a pull request from the fork FORK/NAME whose branch
+                                                      is HEAD (its head.repo.fork true), and its pull_request/opened
   GET  /_standin/requests, GET /_standin/pulls, GET /_standin/tokens (the App's tokens given, oldest first)
 Each sending call answers {"number", "deliveries": [{"delivery", "event", "status", "seconds"}]}; status 0 when the
 receiver could not be reached (GitHub shows that delivery as failed, to be redelivered).
@@ -61,6 +69,11 @@ class State:
         self.permissions = {}
         self.app = App(args.app_id, args.app_key, args.token_life) if args.app_id else None
         self.tokens = []  # the App's tokens given: {"token", "expires", "at"}
+
+    def permission(self, login):
+        """GitHub's answer for `login`: (role_name, permission), the legacy base GitHub still sends beside the role."""
+        role = self.permissions.get(login.lower(), "admin" if login.lower() == self.owner.lower() else "read")
+        return role, {"maintain": "write", "triage": "read"}.get(role, role)
 
     def authorized(self, token):
         """Whether `token` is one this GitHub takes: the App's, unexpired, when it is an App; else --token."""
@@ -158,12 +171,18 @@ def fill_repository(s, p, sender):
 def pull_json(s, pr):
     """The pull request as GitHub shows it, its head's sha read from the bare repository now."""
     out = dict(pr)
+    if pr.get("fork"):
+        out["head"] = dict(pr["head"])  # its head is in the fork, not in the bare repository
+        return out
     out["head"] = dict(pr["head"], sha=s.branch_sha(pr["head"]["ref"]) or pr["head"]["sha"])
     return out
 
 
 def send(s, event, p):
-    body = json.dumps(p, separators=(",", ":")).encode()
+    return send_body(s, event, json.dumps(p, separators=(",", ":")).encode())
+
+
+def send_body(s, event, body):
     delivery = str(uuid.uuid4())
     s.sent[delivery] = (event, body)
     return deliver(s, delivery)
@@ -212,6 +231,11 @@ def pr_payload(s, name, number, sender):
     keep.update({k: v for k, v in pr.items() if k in keep or k in ("head", "base", "number", "merged")})
     keep["head"]["repo"] = p["repository"]
     keep["base"]["repo"] = p["repository"]
+    if pr.get("fork"):
+        # The head's repository is the fork, as GitHub sends it: another owner's, "fork": true.
+        fork = dict(p["repository"], name=s.name, full_name=pr["fork"] + "/" + s.name, fork=True,
+                    owner=user(pr["fork"]), html_url=f"https://github.com/{pr['fork']}/{s.name}")
+        keep["head"]["repo"] = fork
     if "number" in p:
         p["number"] = number
     return p
@@ -226,6 +250,25 @@ def control(s, path, req):
         return {"hook": s.hook}
     if path == "redeliver":
         return {"deliveries": [deliver(s, req["delivery"])]}
+    if path == "replay":
+        event, body = s.sent[req["delivery"]]
+        return {"deliveries": [send_body(s, event, body)]}
+    if path == "permission":
+        s.permissions[req["login"].lower()] = req["role"]
+        return {"login": req["login"], "role": req["role"]}
+    if path == "fork":
+        number = s.new_number()
+        head, fork = req["head"], req["fork"]
+        s.pulls[number] = {
+            "id": 20_000 + number, "number": number, "state": "open", "title": req.get("title", "A fork's change"),
+            "body": "", "html_url": f"https://github.com/{s.repo}/pull/{number}", "user": user(sender),
+            "author_association": "NONE", "merged": False, "draft": False, "created_at": now(), "closed_at": None,
+            "fork": fork, "head": {"label": f"{fork}:{head}", "ref": head, "sha": "f" * 40, "user": user(fork)},
+            "base": {"label": f"{s.owner}:trunk", "ref": "trunk", "sha": s.branch_sha("trunk"),
+                     "user": user(s.owner)}}
+        p = pr_payload(s, "pull_request.closed", number, sender)
+        p["action"] = "opened"
+        return {"number": number, "deliveries": [send(s, "pull_request", p)]}
     if path == "label":
         number = s.new_number()
         s.issues[number] = {"title": req["title"], "body": req.get("body", ""), "user": sender}
@@ -360,8 +403,8 @@ def rest(s, method, path, query, body, auth):
         pr = s.pulls.get(int(rest_[1]))
         return (200, pull_json(s, pr)) if pr else (404, {"message": "Not Found"})
     if len(rest_) == 3 and rest_[0] == "collaborators" and rest_[2] == "permission" and method == "GET":
-        perm = s.permissions.get(rest_[1], "admin" if rest_[1] == s.owner else "read")
-        return 200, {"permission": perm, "role_name": perm, "user": user(rest_[1])}
+        role, perm = s.permission(rest_[1])
+        return 200, {"permission": perm, "role_name": role, "user": user(rest_[1])}
     return 404, {"message": "Not Found", "documentation_url": "https://docs.github.com/rest"}
 
 
@@ -424,7 +467,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             except (ValueError, IndexError):
                 password = None
         service = urllib.parse.parse_qs(url.query).get("service", [url.path.rsplit("/", 1)[-1]])[0]
-        ok = password is not None and s.authorized(password)
+        # A public repository: anyone reads it, a push needs a token GitHub takes.
+        ok = service == "git-upload-pack" or (password is not None and s.authorized(password))
         s.record({"method": method, "path": url.path, "query": url.query, "status": 200 if ok else 401,
                   "git": service, "password": password, "at": time.time()})
         if not ok:
