@@ -190,7 +190,8 @@ public struct GitHubLoopLive: GitHubLoopEffects {
                     "github: \(workspace): task \(records[last].id)'s branch was not pushed: "
                         + GitHubLoopExecutor.oneLine(error))
             }
-            records[last] = try await queue.finishEnded(w, records[last], comment: false)
+            records[last] = try await queue.finishEnded(
+                w, records[last], comment: false, repository: pushURL(repository))
         }
         return GitHubLoopWork(
             running: records.contains { !$0.ended },

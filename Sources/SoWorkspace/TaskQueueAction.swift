@@ -51,9 +51,12 @@ public struct TaskQueueAction {
     /// A detached task that ended, seen by this `so` first: the pull request it asked for (when it succeeded and
     /// pushed its branch) opened, and the comment on its issue made, once each, whoever sees the end first. With
     /// `comment` false the comment is claimed but not made: the caller says the end its own way (the GitHub loop).
-    /// Without a forge that serves them, neither is claimed: they are left to a `so` that has one.
-    package func finishEnded(_ w: WorkspaceContainer, _ t: TaskRecord, comment: Bool = true) async throws -> TaskRecord
-    {
+    /// Without a forge that serves them, neither is claimed: they are left to a `so` that has one. `repository`:
+    /// where the pull request is opened, when the caller knows (the GitHub loop: the repository it made the workspace
+    /// from, never the checkout's origin, which the agent may have changed); else the checkout's origin.
+    package func finishEnded(
+        _ w: WorkspaceContainer, _ t: TaskRecord, comment: Bool = true, repository: String? = nil
+    ) async throws -> TaskRecord {
         guard t.ended else { return t }
         var t = t
         if forge.serves, let title = t.pullRequestTitle, t.pullRequest == nil, t.state == "succeeded",
@@ -67,7 +70,7 @@ public struct TaskQueueAction {
                     hint: "open it by hand from \(head) (the workspace does not record the branch it was cloned from)")
             }
             let url = try await forge.openPullRequest(
-                origin: s.origin, head: head, base: base, title: title,
+                origin: repository ?? s.origin, head: head, base: base, title: title,
                 body: TaskComments.pullRequestBody(t.text, w.name, issue: t.issue), ctx)
             try await set(w, t.id, "pull_request", url)
             t.pullRequest = url

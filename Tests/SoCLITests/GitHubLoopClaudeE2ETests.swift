@@ -41,7 +41,6 @@ struct GitHubLoopClaudeE2ETests {
             label: so
             stack: \(stack)
             agent: claude
-            workspace-token-env: WORKSPACE_GITHUB_TOKEN
             config:
               - GIT_REPO=\(gitURL)
               - ANTHROPIC_BASE_URL=\(modelURL)
@@ -56,7 +55,7 @@ struct GitHubLoopClaudeE2ETests {
             in: t, repo: run.repo, gitDir: run.bare, token: GitHubLoopE2ETests.token, secretFile: t.file("secret"))
         run.env = [
             "SO_KUBECONFIG": E2E.kubeconfig!, "SO_HOME": t.file("home"), "GITHUB_TOKEN": GitHubLoopE2ETests.token,
-            "WORKSPACE_GITHUB_TOKEN": GitHubLoopE2ETests.workspaceToken, "GITHUB_API_URL": run.github.url,
+            "GITHUB_API_URL": run.github.url,
             "ANTHROPIC_API_KEY": key,
         ]
         do {

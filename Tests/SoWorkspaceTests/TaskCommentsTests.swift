@@ -86,6 +86,46 @@ import Testing
         #expect(web.requests.last?.url == "https://api.github.com/repos/acme/web/issues/42/comments")
     }
 
+    /// A forge that opens nothing but notes the repository each pull request would be opened on.
+    final class NotingForge: TaskForge, @unchecked Sendable {
+        let serves: Bool
+        private let lock = NSLock()
+        private var noted: [String] = []
+        init(serves: Bool) { self.serves = serves }
+        var origins: [String] { lock.withLock { noted } }
+        func check(_ ctx: SoContext) throws {}
+        func comment(on issue: String, _ body: String, _ ctx: SoContext) async {}
+        func openPullRequest(
+            origin: String, head: String, base: String, title: String, body: String, _ ctx: SoContext
+        ) async throws -> String {
+            lock.withLock { noted.append(origin) }
+            return "https://github.example/pull/1"
+        }
+    }
+
+    /// The GitHub loop opens a task's pull request on the repository it made the workspace from, whatever origin the
+    /// checkout names by then (the agent may have changed it to another repository the loop's token reaches).
+    @Test func aPullRequestGoesToTheRepositoryTheCallerNamesNotTheCheckoutsOrigin() async throws {
+        var g = try await GitWorkspace()
+        try g.podRuns()
+        try await g.originOnGitHub()
+        var req = TaskRequest(directory: g.dir, text: "add the docs")
+        req.command = "echo docs > DOCS.md; git remote set-url origin https://github.com/mallory/other.git"
+        req.cluster = g.w.clusterOptions
+        req.pullRequest = true
+        // Ended with no pull request opened (a forge that does not serve leaves it to one that does).
+        let (_, id) = try await TaskQueueAction(g.w.ctx, forge: NotingForge(serves: false)).submit(req)
+        let ended = try await TaskQueueAction(g.w.ctx, forge: NotingForge(serves: false)).wait(
+            g.dir, cluster: g.w.clusterOptions, id: id, follow: false)
+        #expect(ended.state == "succeeded" && ended.pushed != nil && ended.pullRequest == nil, "\(ended)")
+        let forge = NotingForge(serves: true)
+        let w = try await WorkspaceContainer.open(g.w.ctx, directory: g.dir, cluster: g.w.clusterOptions)
+        let t = try await TaskQueueAction(g.w.ctx, forge: forge).finishEnded(
+            w, ended, comment: false, repository: "https://github.com/acme/loop.git")
+        #expect(forge.origins == ["https://github.com/acme/loop.git"], "\(forge.origins)")
+        #expect(t.pullRequest == "https://github.example/pull/1")
+    }
+
     @Test func aDetachedTasksPullRequestIsOpenedOnceByTheFirstWaitThatSeesItSucceed() async throws {
         var g = try await GitWorkspace()
         try g.podRuns()
