@@ -150,6 +150,34 @@ final class Rendezvous: @unchecked Sendable {
         #expect(writer < revision, "\(calls)")
     }
 
+    /// A cold `up`'s apply in a namespace it made: the policies (quota, limits, NetworkPolicies) and the pods' inputs
+    /// (the volume's claim, the Services, the Secrets) under way at once, one round trip where there were two; the
+    /// workloads only once every policy has answered (no pod before its NetworkPolicy).
+    @Test func aColdUpAppliesItsPoliciesAndThePodsInputsAtOnce() async throws {
+        let w = try WorkspaceHarness()
+        let cluster = w.cluster
+        let meet = Rendezvous(
+            cluster, together: ["apply ResourceQuota ws/", "apply PersistentVolumeClaim ws/", "apply Service ws/"],
+            seconds: 10)
+        cluster.beforeCallAsync = { call in await meet.arrive(call) }
+        var req = UpRequest(stack: "agent-workspace")
+        req.name = "ws"
+        req.noPool = true
+        req.cluster = w.clusterOptions
+        req.wait = false
+        req.progress = .plain
+        _ = try await UpAction(w.ctx).run(req)
+        cluster.beforeCallAsync = nil
+        #expect(meet.missed.isEmpty, "\(meet.missed)")
+        let calls = cluster.calls
+        let policies = calls.indices.filter { i in
+            ["apply ResourceQuota", "apply LimitRange", "apply NetworkPolicy"].contains { calls[i].hasPrefix($0) }
+        }
+        let workloads = calls.indices.filter { calls[$0].hasPrefix("apply Deployment") }
+        #expect(!policies.isEmpty && !workloads.isEmpty, "\(calls)")
+        #expect(policies.max() ?? 0 < workloads.min() ?? 0, "\(calls)")
+    }
+
     /// "exec credentials" / "exec hand-over": which of a claim's execs a logged one is.
     static func execName(_ call: String) -> String {
         if call.contains("/tmp/so-clone-done") { return "exec hand-over" }
