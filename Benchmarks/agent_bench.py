@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Agent workspaces on a node that runs containers (../shared/tools/real-node): the time from `so up` to a
 shell-ready workspace (the clone done, `exec` answering) with the image present, 20 workspaces made ready
-4 at a time, then a detached task in each of 10 of them at once (`task --detach`: the time to queue one, the
-time until all ended, and how many ran at the same time, from their reports). Prints figures; asserts nothing.
+4 at a time (first, twenty as `deploy init` + `deploy create` + `deployment start --no-wait`, 4 at a time: until
+the API server took it all; removed before the others), then a detached task in each of 10 of them at once
+(`task --detach`: the time to queue one, the time until all ended, and how many ran at the same time, from their
+reports). Prints figures; asserts nothing.
 
 Every workspace figure is printed beside the limit measured in the same run: a bare pod of the same image
 (`kubectl run` of so-agent-workspace:local, then `kubectl exec -- true` until it answers), as a multiple of it.
@@ -108,6 +110,7 @@ def main():
     work = tempfile.mkdtemp(prefix="so-agent-bench-")
     env = dict(os.environ, SO_ROOT=ROOT, SO_HOME=os.path.join(work, "home"), SO_KUBECONFIG=kubeconfig)
     names = []
+    made = []  # deployment directories of `deploy create` (stopped with their namespaces at the end)
     daemon = None
     try:
         stack = light_stack(work)
@@ -289,6 +292,29 @@ def main():
               + ", ".join(f"{k} {v:.2f}x" for k, v in ratios.items()))
         if args.count < 1:
             return  # --count 0: the single ups only
+        # Twenty without a workspace's wait: `deploy init`, `deploy create`, then `deployment start --no-wait`,
+        # each of the three a `so` of its own, 4 at a time (what a script that makes many at once runs).
+        def stop_made(d):
+            return so_cmd(["deployment", "--dir", d, "stop", "--delete-volumes", "--delete-namespace"], check=False)
+
+        def init_create_start(i):
+            name = f"{P}-ics-{i:02d}"
+            spec, d = os.path.join(work, f"{name}.spec.yml"), os.path.join(work, name)
+            t0 = time.perf_counter()
+            so_cmd(["--stack", stack, "deploy", "init", "--output", spec, "--config", f"GIT_REPO={repo}", "--config", f"WORKSPACE_NAME={name}"])
+            so_cmd(["deploy", "create", "--spec-file", spec, "--deployment-dir", d])
+            made.append(d)
+            so_cmd(["deployment", "--dir", d, "start", "--no-wait", "--progress", "plain", "--timeout", "300"])
+            return time.perf_counter() - t0
+        start = time.perf_counter()
+        with concurrent.futures.ThreadPoolExecutor(args.parallel) as pool:
+            each = list(pool.map(init_create_start, range(args.count)))
+        total = time.perf_counter() - start
+        print(f"{f'{args.count} x init + create + start --no-wait, {args.parallel} at a time':<52} {total * 1000:8.0f} ms "
+              f"(each: median {statistics.median(each) * 1000:.0f} ms, max {max(each) * 1000:.0f} ms)")
+        with concurrent.futures.ThreadPoolExecutor(4) as pool:
+            list(pool.map(stop_made, made))
+        made.clear()
         start = time.perf_counter()
         with concurrent.futures.ThreadPoolExecutor(args.parallel) as pool:
             many = list(pool.map(up_to_shell, [f"{P}-many-{i:02d}" for i in range(args.count)]))
@@ -332,6 +358,8 @@ def main():
         # A pool a failed run left (its members hold no work): removed like the workspaces.
         subprocess.run([so, "pool", "remove", P], cwd=work, env=env, capture_output=True)
         with concurrent.futures.ThreadPoolExecutor(4) as pool:
+            for d in made:
+                pool.submit(subprocess.run, [so, "deployment", "--dir", d, "stop", "--delete-volumes", "--delete-namespace"], cwd=work, env=env, capture_output=True)
             for n, f in [(n, pool.submit(subprocess.run, [so, "down", n, "--discard"], cwd=work, env=env, capture_output=True, text=True)) for n in names]:
                 if f.result().returncode != 0:
                     print(f"cleanup of {n} failed: {f.result().stderr}", file=sys.stderr)

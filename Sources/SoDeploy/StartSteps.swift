@@ -52,8 +52,10 @@ struct StartSteps: Sendable {
         var workloadsReady = false
         var newClaims: [String] = []
         var naming: ClaimBinding.Naming?
+        let together =
+            dryRun == nil && onlyKinds == nil && Self.inputsWithPolicies(rest, namespaceIsNew: existing == nil)
         for phase in Stage.Phase.allCases {
-            var batch = rest.filter { Stage.of(kind: $0.kind).phase == phase }
+            var batch = rest.filter { Self.phase(of: $0, together: together) == phase }
             if let owned { try await dropUnchanged(&batch, owned: owned, report: &report) }
             if !namespaceObjects.isEmpty && (!batch.isEmpty || phase == Stage.Phase.allCases.last) {
                 batch = namespaceObjects + batch
@@ -91,6 +93,64 @@ struct StartSteps: Sendable {
                 "unchanged",
                 "\(report.unchanged.count) \(English.plural("object", report.unchanged.count)) already as rendered")
         }
+    }
+
+    /// The phase `o` goes out in: its stage's, but the pods' inputs go with the policies when `together`
+    /// (`inputsWithPolicies`).
+    static func phase(of o: KubeObject, together: Bool) -> Stage.Phase {
+        let phase = Stage.of(kind: o.kind).phase
+        return together && phase == .podInputs ? .policies : phase
+    }
+
+    /// Whether the pods' inputs (Secrets, ConfigMaps, claims, Services) may go out in one batch with the policies (one
+    /// round trip before the workloads, where there were two; issue 66): in a namespace this start made (nothing else
+    /// in it counts against its quota), with no PersistentVolume (a claim bound to one by name comes after it), and
+    /// with every claim inside what the rendered quotas allow (`claimsFit`), so that nothing the quota would refuse is
+    /// admitted because it reached the API server before the quota did. The workloads still go after this batch has
+    /// answered: no pod exists before its NetworkPolicies and the LimitRange, as before. Kubernetes needs a pod's
+    /// ConfigMaps, Secrets and claims when the pod starts, not before its Deployment is made; they are made before it
+    /// all the same.
+    static func inputsWithPolicies(_ objects: [KubeObject], namespaceIsNew: Bool) -> Bool {
+        namespaceIsNew && !objects.contains { $0.isKind(.persistentVolume) } && claimsFit(objects)
+    }
+
+    /// Whether the claims among `objects` fit every ResourceQuota among them, as the quota's admission would judge
+    /// them in an empty namespace: `requests.storage` against the claims' requests summed. A quota that counts anything
+    /// else a pod's input is (claims by number or storage class, Services, Secrets, ConfigMaps, `count/…`) is not
+    /// judged here: false, and the inputs go after it.
+    static func claimsFit(_ objects: [KubeObject]) -> Bool {
+        func field(_ v: YValue?, _ key: String) -> YValue? {
+            guard case .map(let pairs)? = v else { return nil }
+            return pairs.first { $0.0 == key }?.1
+        }
+        func spec(_ o: KubeObject) -> YValue? { o.body.first { $0.0 == "spec" }?.1 }
+        func text(_ v: YValue?) -> String? {
+            switch v {
+            case .string(let s)?: return s
+            case .int(let i)?: return String(i)
+            default: return nil
+            }
+        }
+        let claimed = objects.filter { $0.isKind(.persistentVolumeClaim) }.reduce(0.0) { sum, c in
+            sum
+                + Quantity.value(
+                    text(field(field(field(spec(c), "resources"), "requests"), "storage")) ?? "", cpu: false)
+        }
+        for q in objects where q.isKind(.resourceQuota) {
+            guard case .map(let hard)? = field(spec(q), "hard") else { return false }
+            // A quota with a scope may judge claims by what its scope says: not judged here.
+            if field(spec(q), "scopes") != nil || field(spec(q), "scopeSelector") != nil { return false }
+            for (key, value) in hard {
+                if key == "requests.storage" {
+                    guard let limit = text(value), Quantity.value(limit, cpu: false) >= claimed else { return false }
+                } else if !["pods", "cpu", "memory", "requests.cpu", "requests.memory", "limits.cpu", "limits.memory"]
+                    .contains(key)
+                {
+                    return false
+                }
+            }
+        }
+        return true
     }
 
     /// One batch applied, its progress shown and its results counted; the new claims in it that `naming` named on

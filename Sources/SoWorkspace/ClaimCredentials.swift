@@ -26,6 +26,24 @@ package struct ClaimCredentials {
     )
         async throws
     {
+        let values = try self.values(w, only: only, pool: pool)
+        guard !values.isEmpty else { return }
+        try await patch(w, values)
+        if only != nil, w.pod == nil { return }  // the container starts with the Secret's values
+        let script = only == nil ? HandedCredentials.writeScript : HandedCredentials.mergeScript(values.map(\.key))
+        let r = try await w.capture(script, [], stdin: .bytes(Data(HandedCredentials.text(values).utf8)), timeout: 60)
+        guard r.exitCode == 0 else {
+            throw SoError(
+                "handing the credentials to \(w.name) failed: \(r.lastErrorLine)",
+                hint: "see it for yourself: so deployment --dir \(w.c.model.directory) shell")
+        }
+    }
+
+    /// The values of `w`'s `secret-env` this environment has, to hand in (`hand`); the ones it lacks, and a claim's
+    /// that its pool was not made with, are said.
+    package func values(
+        _ w: WorkspaceContainer, only: [String]? = nil, pool: (record: PoolRecord, namespace: String)? = nil
+    ) throws -> [(key: String, value: String)] {
         let model = w.c.model
         var keys = model.spec.secretEnv.filter { only?.contains($0) ?? true }
         if let pool {
@@ -46,7 +64,6 @@ package struct ClaimCredentials {
             }
             keys.removeAll { !allowed.contains($0) }
         }
-        let values = keys.compactMap { key in ctx.environment[key].map { (key: key, value: $0) } }
         let unset = keys.filter { ctx.environment[$0] == nil }
         if only == nil, !unset.isEmpty {
             ctx.diagnostics.warn(
@@ -54,18 +71,15 @@ package struct ClaimCredentials {
                     + "\(w.name) gets no value for \(unset.count == 1 ? "it" : "them")",
                 hint: "export \(unset.count == 1 ? unset[0] : "the ones you need") before 'so up'")
         }
+        return keys.compactMap { key in ctx.environment[key].map { (key: key, value: $0) } }
+    }
+
+    /// The workspace's Secret given `values` (what its container reads when it starts again).
+    package func patch(_ w: WorkspaceContainer, _ values: [(key: String, value: String)]) async throws {
         guard !values.isEmpty else { return }
         let data = YValue.map(values.map { ($0.key, .string(SecretValue(text: $0.value).base64)) })
         _ = try await w.c.client.patch(
-            .secret, name: DeploymentNames.generatedSecrets(model.id), namespace: w.c.namespace,
+            .secret, name: DeploymentNames.generatedSecrets(w.c.model.id), namespace: w.c.namespace,
             mergePatch: Data(JSONWriter.bytes(.map([("data", data)]), .compact)))
-        if only != nil, w.pod == nil { return }  // the container starts with the Secret's values
-        let script = only == nil ? HandedCredentials.writeScript : HandedCredentials.mergeScript(values.map(\.key))
-        let r = try await w.capture(script, [], stdin: .bytes(Data(HandedCredentials.text(values).utf8)), timeout: 60)
-        guard r.exitCode == 0 else {
-            throw SoError(
-                "handing the credentials to \(w.name) failed: \(r.lastErrorLine)",
-                hint: "see it for yourself: so deployment --dir \(model.directory) shell")
-        }
     }
 }

@@ -193,24 +193,34 @@ public struct UpAction {
             await Self.discard(made, checkout)
             throw error
         }
-        // The claimer's credentials go in beside the checkout (the member was made with no one's).
+        // The claimer's credentials go in beside the checkout (the member was made with no one's): the Secret's
+        // values beside the hand-over; the container's file by the hand-over's own exec for a workspace from a remote
+        // (one exec, before its clone, which fetches with them), by an exec of its own beside a bundle (the bundle is
+        // that exec's stdin).
         let ctx = self.ctx
-        async let handed: Void = ClaimCredentials(ctx: ctx).hand(w, pool: pool)
-        var bytes: UInt64 = 0
+        let credentials = ClaimCredentials(ctx: ctx)
         switch checkout {
         case .bundle(let carry, let source):
-            guard let bundle = try await made.value else { return 0 }
+            async let handed: Void = credentials.hand(w, pool: pool)
+            guard let bundle = try await made.value else {
+                try await handed
+                return 0
+            }
             defer { carry.done(bundle) }
             try await w.deliver(
                 bundle, ref: source.branch, branch: branch, origin: source.origin, identity: identity,
                 waitFor: req.wait ? req.timeout : nil)
-            bytes = bundle.bytes
+            try await handed
+            return bundle.bytes
         case .remote(let repo, let ref):
+            let values = try credentials.values(w, pool: pool)
+            async let patched: Void = credentials.patch(w, values)
             try await w.handOver(
-                repo: repo, ref: ref, branch: branch, identity: identity, waitFor: req.wait ? req.timeout : nil)
+                repo: repo, ref: ref, branch: branch, identity: identity, waitFor: req.wait ? req.timeout : nil,
+                credentials: values)
+            try await patched
+            return 0
         }
-        try await handed
-        return bytes
     }
 
     /// The flags of an `up` of a deployment that exists which would change it, and so are not applied: a

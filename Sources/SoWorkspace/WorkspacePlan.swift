@@ -30,7 +30,8 @@ struct WorkspacePlan {
         }
         try checkAgent(req, stack: stack, existing: existing)
         // A pool's member: its clone waits for the checkout the claim carries in.
-        if req.poolMember != nil { return WorkspacePlan(config: ["GIT_CARRY=bundle"]) }
+        // GIT_WARM: a member whose pool names its origin fetches it while it waits (clone.sh).
+        if req.poolMember != nil { return WorkspacePlan(config: ["GIT_CARRY=bundle", "GIT_WARM=1"]) }
         let given = Set(
             req.config.compactMap {
                 $0.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init)

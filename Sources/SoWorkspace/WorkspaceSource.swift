@@ -148,18 +148,26 @@ extension WorkspaceContainer {
     }
 
     /// A workspace from a remote (a claimed pool member): the repository, its ref and the branch handed to the
-    /// clone through `.so-carry/ready`, and with `waitFor` (seconds) the clone waited for, in one exec.
-    func handOver(repo: String, ref: String, branch: String, identity: GitIdentity = .none, waitFor: Double?)
+    /// clone through `.so-carry/ready`, and with `waitFor` (seconds) the clone waited for, in one exec. The claimer's
+    /// `credentials` go first, from the exec's stdin (`HandedCredentials`), so the clone fetches with them.
+    func handOver(
+        repo: String, ref: String, branch: String, identity: GitIdentity = .none, waitFor: Double?,
+        credentials: [(key: String, value: String)] = []
+    )
         async throws
     {
-        let r = try await run(
-            "handing the repository to the clone",
+        let r = try await capture(
             #"""
             c="$1/.so-carry"; mkdir -p "$c" || exit 3
+            if [ "$8" = 1 ]; then (\#(HandedCredentials.writeScript)) || exit 6; fi
             printf 'repo=%s\nref=%s\nbranch=%s\nname=%s\nemail=%s\n' "$2" "$3" "$4" "$6" "$7" > "$c/ready.part" \
               && mv "$c/ready.part" "$c/ready"
             """# + "\n" + Self.wakeAndWait("$5"),
-            [repo, ref, branch, Self.ticks(waitFor), identity.line(\.name), identity.line(\.email)], allowFailure: true)
+            [
+                repo, ref, branch, Self.ticks(waitFor), identity.line(\.name), identity.line(\.email),
+                credentials.isEmpty ? "0" : "1",
+            ],
+            stdin: credentials.isEmpty ? .none : .bytes(Data(HandedCredentials.text(credentials).utf8)))
         if r.exitCode == 5, let waitFor { throw notCloned(waitFor) }
         guard r.exitCode == 0 else {
             throw SoError(

@@ -262,6 +262,10 @@ struct WorkspacePoolE2ETests {
             #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
             r = try await Self.warm("remote", 1) { try await so($0) }
             try await Self.claimFromRemote("e2e-remote", pool: "remote", stack: stack, repo: repo) { try await so($0) }
+            // The member fetched the pool's repository while it was warm: the claim checked that commit out, fetching
+            // nothing (clone.sh says so in the container's log).
+            r = try await so(["deployment", "--name", "e2e-remote", "logs"])
+            #expect(r.stdout.contains("fetched while the workspace was warm"), "\(r.stdout)\n\(r.stderr)")
         }
     }
 

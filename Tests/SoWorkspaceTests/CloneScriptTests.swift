@@ -110,6 +110,43 @@ import Testing
         #expect(t.exists("ws/.so-clone-incomplete"))
     }
 
+    /// A pool's member whose pool names its origin (GIT_WARM, GIT_ORIGIN) fetches it while it waits; a claim of the
+    /// same repository from a remote then asks the remote only where its default branch is and checks out the commit
+    /// the warm-up has: the origin's objects are gone by then (the remote still names its branches, a fetch fails).
+    @Test func aWarmMemberChecksOutWhatItFetchedWhileItWaited() async throws {
+        let t = try TempDir("so-clone-warm")
+        defer { t.cleanup() }
+        let origin = try await Self.origin(in: t)
+        try FileManager.default.createDirectory(atPath: t.file("ws"), withIntermediateDirectories: true)
+        try Self.writeScript(into: t)
+        var env = Self.env
+        env["GIT_CARRY"] = "bundle"
+        env["GIT_WARM"] = "1"
+        env["GIT_ORIGIN"] = "file://\(origin)"
+        env["WORKSPACE_NAME"] = "member"
+        let q = CommandText.quote
+        async let cloned = LocalProcessRunner().run(
+            ["sh", t.file("clone.sh")], workingDirectory: nil, environment: env, timeout: 60)
+        // The warm-up's fetch done (its FETCH_HEAD written), then the origin's objects hidden, then the claim.
+        let claimed = try await Self.sh(
+            "i=0; until [ -s \(q(t.file("ws/.so-clone-tmp/.git/FETCH_HEAD"))) ] || [ $i -gt 500 ]; do "
+                + "sleep 0.02; i=$((i + 1)); done; "
+                + "mv \(q(origin))/objects \(q(origin))/objects.away && mkdir -p \(q(origin))/objects/pack && "
+                + "printf 'repo=%s\\nref=\\nbranch=agent/mine\\nname=\\nemail=\\n' \(q("file://\(origin)")) "
+                + "> \(q(t.file("ws/.so-carry/ready")))")
+        #expect(claimed.exitCode == 0, "\(claimed.stderr)")
+        let r = try await cloned
+        #expect(r.exitCode == 0, "\(r.stdout)\(r.stderr)")
+        #expect(r.stdout.contains("fetched while the workspace was warm"), "\(r.stdout)")
+        let ws = q(t.file("ws"))
+        let state = try await Self.sh(
+            "git -C \(ws) rev-parse --abbrev-ref HEAD && git -C \(ws) log -1 --format=%s && git -C \(ws) config so.ref "
+                + "&& git -C \(ws) remote get-url origin && git -C \(ws) rev-parse --verify -q refs/remotes/origin/trunk "
+                + "| grep -qx \"$(git -C \(ws) config so.base)\" && echo tracked")
+        #expect(
+            state.stdout == "agent/mine\nfirst\ntrunk\nfile://\(origin)\ntracked\n", "\(state.stdout)\(state.stderr)")
+    }
+
     /// Who commits: GIT_USER_NAME/EMAIL from the environment go into the checkout's own config and into the file
     /// GIT_CONFIG_SYSTEM names (a repository made elsewhere in the container); a restart with none (a pool's member
     /// claimed, then restarted) keeps the checkout's; with nothing anywhere, a clear default.

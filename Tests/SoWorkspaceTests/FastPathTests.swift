@@ -57,7 +57,8 @@ final class Rendezvous: @unchecked Sendable {
 @Suite(.serialized) struct FastPathTests {
     /// A claim from a remote (`so up --name`, no checkout): the pools and the workspaces asked for at once, the chosen
     /// pool's member's pods, the claim's Lease, then the hand-over into the member. The workspace's name on its
-    /// Namespace and the claim's revision of the record go beside the hand-over; the claimer's credentials too.
+    /// Namespace and the claim's revision of the record go beside the hand-over; the claimer's credentials (the
+    /// Secret's values) too, and the container's file of them goes in the hand-over's own exec (one exec, not two).
     @Test func aClaimWaitsForTwoListingsAndItsLeaseBeforeTheHandOver() async throws {
         let c = try await CarryHarness()
         let origin = try await c.origin()
@@ -65,8 +66,8 @@ final class Rendezvous: @unchecked Sendable {
         let member = try #require(try await PoolAction(c.w.ctx).members(p.name, cluster: c.w.clusterOptions).first)
         let (ns, id) = (member.listing.namespace, member.listing.id)
         let cluster = c.w.cluster
-        // Both execs (the credentials, the hand-over) through the API server: in the fake's log with the rest.
-        cluster.execOutcomes = [ExecOutcome(exitCode: 0), ExecOutcome(exitCode: 0)]
+        // The hand-over's exec (the credentials in it) through the API server: in the fake's log with the rest.
+        cluster.execOutcomes = [ExecOutcome(exitCode: 0)]
         let pools = "list Secret so-pools \(PoolStore.label)"
         let workspaces = "list Namespace \(DeploymentNames.Label.managedBySoSelector)"
         let handOver = "/tmp/so-clone-done"
@@ -93,11 +94,9 @@ final class Rendezvous: @unchecked Sendable {
         // Before the Lease: two round trips (the pools beside the workspaces, then the member's pods).
         #expect(Set(calls[..<2]) == [pools, workspaces], "\(calls)")
         #expect(Array(calls[2..<lease]) == ["list Pod \(ns) app=\(id)"], "\(calls)")
-        // Between the Lease and the hand-over: only the credentials, which go beside it, and the Namespace's patch,
-        // held until the hand-over began (`meet`: it goes beside it too).
-        let beside: Set<String> = [
-            "patch Secret \(ns)/\(id)-generated-secrets", "exec credentials", "patch Namespace \(ns)",
-        ]
+        // Between the Lease and the hand-over: only the credentials' Secret, which goes beside it, and the Namespace's
+        // patch, held until the hand-over began (`meet`: it goes beside it too).
+        let beside: Set<String> = ["patch Secret \(ns)/\(id)-generated-secrets", "patch Namespace \(ns)"]
         #expect(calls[(lease + 1)..<exec].allSatisfy(beside.contains), "\(calls)")
         // Every request of the claim, once: the Namespace named, the revision written (its writer asked, the
         // revisions listed, their orphans looked for, the Namespace's note of the writer).
@@ -105,7 +104,7 @@ final class Rendezvous: @unchecked Sendable {
             calls.sorted()
                 == [
                     "create Lease \(ns)/so-pool-claim", "create Secret \(ns)/so.record.\(id).v2",
-                    "create SelfSubjectReview ", "exec credentials", "exec hand-over",
+                    "create SelfSubjectReview ", "exec hand-over",
                     "list Pod \(ns) app=\(id)",
                     "list Secret \(ns) \(RecordStore.Key.of)=\(id),\(RecordStore.Key.part)=chunk",
                     "list Secret \(ns) \(RecordStore.Key.of)=\(id),\(RecordStore.Key.part)=head", pools, workspaces,
@@ -148,6 +147,34 @@ final class Rendezvous: @unchecked Sendable {
         let revision = try #require(calls.firstIndex(of: "create Secret ws/so.record.\(id).v1"))
         let writer = try #require(calls.firstIndex(of: "create SelfSubjectReview "))
         #expect(writer < revision, "\(calls)")
+    }
+
+    /// A cold `up`'s apply in a namespace it made: the policies (quota, limits, NetworkPolicies) and the pods' inputs
+    /// (the volume's claim, the Services, the Secrets) under way at once, one round trip where there were two; the
+    /// workloads only once every policy has answered (no pod before its NetworkPolicy).
+    @Test func aColdUpAppliesItsPoliciesAndThePodsInputsAtOnce() async throws {
+        let w = try WorkspaceHarness()
+        let cluster = w.cluster
+        let meet = Rendezvous(
+            cluster, together: ["apply ResourceQuota ws/", "apply PersistentVolumeClaim ws/", "apply Service ws/"],
+            seconds: 10)
+        cluster.beforeCallAsync = { call in await meet.arrive(call) }
+        var req = UpRequest(stack: "agent-workspace")
+        req.name = "ws"
+        req.noPool = true
+        req.cluster = w.clusterOptions
+        req.wait = false
+        req.progress = .plain
+        _ = try await UpAction(w.ctx).run(req)
+        cluster.beforeCallAsync = nil
+        #expect(meet.missed.isEmpty, "\(meet.missed)")
+        let calls = cluster.calls
+        let policies = calls.indices.filter { i in
+            ["apply ResourceQuota", "apply LimitRange", "apply NetworkPolicy"].contains { calls[i].hasPrefix($0) }
+        }
+        let workloads = calls.indices.filter { calls[$0].hasPrefix("apply Deployment") }
+        #expect(!policies.isEmpty && !workloads.isEmpty, "\(calls)")
+        #expect(policies.max() ?? 0 < workloads.min() ?? 0, "\(calls)")
     }
 
     /// "exec credentials" / "exec hand-over": which of a claim's execs a logged one is.

@@ -269,11 +269,8 @@ final class InterruptingMoveFileSystem: ForwardingFileSystem, @unchecked Sendabl
         let before = c.w.h.processes.calls.count
         let r = try await UpAction(c.w.ctx).run(req)
         #expect(r.namespace == member.listing.namespace && r.note == "claimed from pool warm", "\(r)")
-        // Beside the credentials' exec, one into the member: the repository handed over, and the clone waited for in
-        // the same one.
-        let execs = c.w.h.processes.calls.dropFirst(before).map(\.arguments).filter {
-            $0.contains("exec") && !$0.contains { $0.contains("so-secret-env.part") }
-        }
+        // One exec into the member: the claimer's credentials, the repository handed over, and the clone waited for.
+        let execs = c.w.h.processes.calls.dropFirst(before).map(\.arguments).filter { $0.contains("exec") }
         #expect(execs.count == 1 && execs.first?.contains { $0.contains("/tmp/so-clone-done") } == true, "\(execs)")
         try await PoolClaimCarryTests.runMemberClone(c, member: member.listing.name)
         #expect(

@@ -89,7 +89,15 @@ struct CarryHarness {
             try cluster.seed(AgentPod.running(id: id, namespace: json.name))
         }
         // Credentials handed in go to the container's memory: recorded (`fed`), never written on this host.
-        h.processes.feedingFallback = { args, _ in inContainer(args) == nil ? nil : ProcessResult(exitCode: 0) }
+        // A claim's hand-over from a remote carries them in its own exec: it runs here (its ready file written, the
+        // clone waited for) told it carries none (its last word), so nothing of them lands on this host either.
+        h.processes.feedingFallback = { args, _ in
+            guard var rest = inContainer(args) else { return nil }
+            guard rest.contains(where: { $0.contains("/tmp/so-clone-done") }) else { return ProcessResult(exitCode: 0) }
+            rest[rest.count - 1] = "0"
+            return try await LocalProcessRunner().run(
+                rest, workingDirectory: nil, environment: GitWorkspace.env, timeout: 60)
+        }
         h.processes.streamingFallback = { args, stdin, stdout in
             guard let rest = inContainer(args) else { return nil }
             return try await LocalProcessRunner(environment: GitWorkspace.env).runStreaming(

@@ -19,10 +19,15 @@
 #
 # A warm pool's member (so pool) waits the same way, with no repository: its claim writes the ready file with the
 # workspace's branch= and origin= beside the bundle, or repo= (and ref=) for a workspace from a remote, cloned then.
+# A member whose pool names the repository (GIT_WARM=1, and GIT_ORIGIN or GIT_REPO) fetches its default branch while
+# it waits: a claim of the same repository from a remote then asks the remote only where its branch is, and checks out
+# a commit the warm-up has without fetching it (the fetch was most of a claim's hand-over).
 #
 # In the agent container rather than an init container of its own: the kubelet notices an init container's
 # exit only at its next relist (up to a second), which was a quarter of a warm node's `so up`.
 set -eu
+# A value for a git config file, quoted: its backslashes and double quotes escaped (a value is one line).
+quoted() { printf '"%s"' "$(printf '%s' "$1" | sed 's/[\\"]/\\&/g')"; }
 # As PID 1 this shell gets no signal it has no handler for: a stop during the clone ends it (once the git
 # command in progress returns) instead of waiting out the grace period.
 trap 'exit 143' TERM
@@ -56,6 +61,13 @@ clone() {
     mkdir -p "$carry"
     # The repository the clone goes into is made while nothing else happens (a pool's member, before its claim).
     git init -q "$tmp"
+    # The repository a warm member's pool names: its origin, or the remote its members were made with.
+    warm_url=${GIT_ORIGIN:-${GIT_REPO:-}}
+    if [ -n "${GIT_WARM:-}" ] && [ -n "$warm_url" ]; then
+      # Into FETCH_HEAD alone (no ref of the workspace's); best effort: a claim fetches what it lacks.
+      git -C "$tmp" fetch -q "$warm_url" HEAD </dev/null >/dev/null 2>&1 &
+      warm=$!
+    fi
     if command -v timeout >/dev/null 2>&1 && { [ -p "$carry/wake" ] || mkfifo "$carry/wake" 2>/dev/null; }; then
       while [ ! -e "$carry/ready" ]; do timeout 1 cat "$carry/wake" >/dev/null 2>&1 || true; done
     else
@@ -79,14 +91,23 @@ clone() {
     [ -z "$claimed" ] || branch=$claimed
     [ -z "$origin" ] || GIT_ORIGIN=$origin
     if [ -n "$repo" ]; then GIT_REPO=$repo GIT_REF=$ref; else bundle=1; fi
+    # A claim from a remote hands the claimer's credentials in before its ready file, in the same exec: the fetch
+    # uses them (a private repository), as a cold workspace's clone uses its Secret's.
+    if [ -n "$repo" ] && [ -r /dev/shm/so-secret-env ]; then . /dev/shm/so-secret-env; fi
+    # The warm-up's fetch ends first (it writes into the repository this claim moves into place).
+    if [ -n "$warm" ]; then wait "$warm" 2>/dev/null || warm=; fi
   fi
   if [ -n "$bundle" ]; then
     echo "clone: the carried-in repository at $base onto branch $branch"
     git -C "$tmp" fetch -q "$carry/repo.bundle" '+refs/so/carry/*:refs/so/carry/*'
     git -C "$tmp" checkout -q -b "$branch" "$base"
-    if [ -n "${GIT_ORIGIN:-}" ]; then git -C "$tmp" remote add origin "$GIT_ORIGIN"; fi
-    git -C "$tmp" config so.base "$base"
-    git -C "$tmp" config so.ref "$ref"
+    # The config written at once, not a git process a key (each 10-30 ms on a busy node, on a claim's path).
+    {
+      if [ -n "${GIT_ORIGIN:-}" ]; then
+        printf '[remote "origin"]\n\turl = %s\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n' "$(quoted "$GIT_ORIGIN")"
+      fi
+      printf '[so]\n\tbase = %s\n\tref = %s\n' "$base" "$(quoted "$ref")"
+    } >> "$tmp/.git/config"
     if [ -n "$seed" ]; then
       # The checkout's uncommitted changes, uncommitted here too (new files untracked).
       git -C "$tmp" read-tree -u -m HEAD "$seed"
@@ -96,8 +117,30 @@ clone() {
   else
     ref="${GIT_REF:-}"
     [ -d "$tmp/.git" ] || git init -q "$tmp"
-    git -C "$tmp" remote add origin "$GIT_REPO"
-    if [ -n "$ref" ]; then
+    printf '[remote "origin"]\n\turl = %s\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n' "$(quoted "$GIT_REPO")" \
+      >> "$tmp/.git/config"
+    # A member that fetched this repository while it waited: the remote asked where the branch is (no pack made),
+    # and a commit the warm-up has checked out as it is.
+    tip=
+    if [ -n "$warm" ] && [ "$GIT_REPO" = "$warm_url" ]; then
+      if [ -n "$ref" ]; then
+        tip=$(git ls-remote "$GIT_REPO" "refs/heads/$ref" 2>/dev/null | sed -n '1s/[[:space:]].*//p') || tip=
+      else
+        asked=$(git ls-remote --symref "$GIT_REPO" HEAD 2>/dev/null) || asked=
+        ref=$(printf '%s\n' "$asked" | sed -n 's|^ref: refs/heads/\([^[:space:]]*\)[[:space:]]*HEAD$|\1|p')
+        tip=$(printf '%s\n' "$asked" | sed -n 's/^\([0-9a-f]\{40,\}\)[[:space:]]*HEAD$/\1/p')
+        [ -n "$ref" ] || tip=
+      fi
+      if [ -n "$tip" ] && git -C "$tmp" cat-file -e "$tip^{commit}" 2>/dev/null; then
+        echo "clone: $GIT_REPO at ${GIT_REF:-$ref} ($tip, fetched while the workspace was warm) onto branch $branch"
+        git -C "$tmp" update-ref "refs/remotes/origin/$ref" "$tip"
+      else
+        tip= ref="${GIT_REF:-}"
+      fi
+    fi
+    if [ -n "$tip" ]; then
+      :
+    elif [ -n "$ref" ]; then
       echo "clone: $GIT_REPO at $ref onto branch $branch"
       git -C "$tmp" fetch -q origin "$ref"
     else
@@ -116,11 +159,11 @@ clone() {
       [ "$ref" = HEAD ] || git -C "$tmp" update-ref "refs/remotes/origin/$ref" FETCH_HEAD 2>/dev/null || :
       echo "clone: $GIT_REPO at $ref (its default branch) onto branch $branch"
     fi
-    git -C "$tmp" checkout -q -b "$branch" FETCH_HEAD
+    git -C "$tmp" checkout -q -b "$branch" "${tip:-FETCH_HEAD}"
     # What the work started from: the commit (diff, and what counts as the agent's work) and the branch (a pull
     # request's base).
-    git -C "$tmp" config so.base "$(git -C "$tmp" rev-parse HEAD)"
-    git -C "$tmp" config so.ref "$ref"
+    [ -n "$tip" ] || tip=$(git -C "$tmp" rev-parse HEAD)
+    printf '[so]\n\tbase = %s\n\tref = %s\n' "$tip" "$(quoted "$ref")" >> "$tmp/.git/config"
   fi
   # A volume's lost+found (ext4 provisioners) is not the agent's work.
   echo "/lost+found/" >> "$tmp/.git/info/exclude"
@@ -147,6 +190,7 @@ clone() {
   rmdir "$tmp"
   rm -rf "$carry"
   rm -f .so-clone-incomplete
+  fresh=1
   echo "clone: done ($(git rev-parse --short HEAD) on $branch)"
 }
 
@@ -170,22 +214,25 @@ resume_tasks() {
 # repository made anywhere else in the container). Nothing set keeps what the checkout holds, else a clear default.
 identity() {
   n=${user_name:-${GIT_USER_NAME:-}} e=${user_email:-${GIT_USER_EMAIL:-}}
-  if [ -d /workspace/.git ]; then
+  if [ -n "$fresh" ] && [ -n "$n" ] && [ -n "$e" ]; then
+    # A checkout this start made holds no identity yet: both written at once.
+    printf '[user]\n\tname = %s\n\temail = %s\n' "$(quoted "$n")" "$(quoted "$e")" >> /workspace/.git/config
+  elif [ -d /workspace/.git ]; then
     if [ -n "$n" ]; then git -C /workspace config user.name "$n"; fi
     if [ -n "$e" ]; then git -C /workspace config user.email "$e"; fi
     [ -n "$n" ] || n=$(git -C /workspace config --local user.name 2>/dev/null) || n=
     [ -n "$e" ] || e=$(git -C /workspace config --local user.email 2>/dev/null) || e=
   fi
   if [ -n "${GIT_CONFIG_SYSTEM:-}" ]; then
-    git config --file "$GIT_CONFIG_SYSTEM" user.name "${n:-so agent}" 2>/dev/null || :
-    git config --file "$GIT_CONFIG_SYSTEM" user.email "${e:-agent@so.invalid}" 2>/dev/null || :
+    # This script's file alone (in the container's /tmp, made anew at each start): written whole, at once.
+    printf '[user]\n\tname = %s\n\temail = %s\n' "$(quoted "${n:-so agent}")" "$(quoted "${e:-agent@so.invalid}")" \
+      > "$GIT_CONFIG_SYSTEM" 2>/dev/null || :
   fi
 }
 
-user_name= user_email=
+user_name= user_email= warm= warm_url= fresh=
 clone
 identity
-resume_tasks
 if [ $# -gt 0 ]; then
   # The command runs as this shell's child, not in its place: as PID 1 a command with no handler of its own
   # (sleep) never gets SIGTERM and every stop waits out the grace period. The shell passes TERM and INT on
@@ -199,6 +246,8 @@ if [ $# -gt 0 ]; then
   if [ -p /tmp/so-clone-wait ] && command -v timeout >/dev/null 2>&1; then
     timeout 0.2 sh -c ': > "$1"' so /tmp/so-clone-wait 2>/dev/null || true
   fi
+  # After the clone is called done: nothing a claim's shell waits for.
+  resume_tasks
   exec 3<&0
   "$@" <&3 3<&- &
   child=$!
@@ -209,3 +258,4 @@ if [ $# -gt 0 ]; then
   while kill -0 "$child" 2>/dev/null; do wait "$child" && status=0 || status=$?; done
   exit "$status"
 fi
+resume_tasks
