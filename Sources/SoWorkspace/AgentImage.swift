@@ -13,21 +13,26 @@ import SoStack
 struct AgentImage {
     let ctx: SoContext
 
-    /// `AGENT_IMAGE=…` for the plan's config, or nothing (the stack's default stays).
-    func config(_ req: UpRequest, stack: ResolvedStack) async -> [String] {
+    /// What was found: `AGENT_IMAGE=…` for the plan's config, or nothing (the stack's default stays), and the line
+    /// that says which, for the caller to say when it uses it.
+    struct Found: Sendable {
+        var config: [String] = []
+        var note: String?
+    }
+
+    func lookup(_ req: UpRequest, stack: ResolvedStack) async -> Found {
         let given = req.config.contains { $0.hasPrefix("AGENT_IMAGE=") }
         guard !given, let name = req.agent ?? Self.defaultAgent(stack),
             let image = stack.file.agents.first(where: { $0.name == name })?.image
-        else { return [] }
+        else { return Found() }
         if await present(image, req) {
-            ctx.say("agent image: \(image) (\(name)'s, found on the cluster)")
-            return ["AGENT_IMAGE=\(image)"]
+            return Found(
+                config: ["AGENT_IMAGE=\(image)"], note: "agent image: \(image) (\(name)'s, found on the cluster)")
         }
-        ctx.say(
-            "agent image: \(image) (\(name)'s) is not on the cluster's nodes: the workspace runs the stack's default "
-                + "image, without \(name)'s CLI (build it: so build-containers --stack \(req.stack) --agent \(name); "
-                + "or --config AGENT_IMAGE=IMAGE)")
-        return []
+        return Found(
+            note: "agent image: \(image) (\(name)'s) is not on the cluster's nodes: the workspace runs the stack's "
+                + "default image, without \(name)'s CLI (build it: so build-containers --stack \(req.stack) --agent "
+                + "\(name); or --config AGENT_IMAGE=IMAGE)")
     }
 
     /// `workspace.agent` of the stack's spec-defaults (what `so up` without `--agent` runs).

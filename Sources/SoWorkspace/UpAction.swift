@@ -31,9 +31,12 @@ public struct UpAction {
         let listing = req.dryRun ? nil : PoolClaim.Listing.ahead(ctx, req, existing: existing)
         // Not waited for when no claim reads it (a few reads of the API server, answered or not).
         defer { listing?.cancel() }
+        // The agent's own image when the cluster has it (before the user's --config, which wins), looked for beside
+        // the plan and the claim, and waited for only when no member is claimed (a member runs its pool's image).
+        let ctx = self.ctx
+        let agentImage = existing || req.dryRun ? nil : Task { await AgentImage(ctx: ctx).lookup(req, stack: stack) }
+        defer { agentImage?.cancel() }
         var plan = try await WorkspacePlan.make(ctx, req, stack: stack, name: name, existing: existing)
-        // The agent's own image when the cluster has it (before the user's --config, which wins).
-        if !existing && !req.dryRun { plan.config = await AgentImage(ctx: ctx).config(req, stack: stack) + plan.config }
         if req.dryRun { return try await dryRun(req, stack: stack, name: name, dir: dir, plan: plan) }
         var created = false
         if existing {
@@ -50,6 +53,10 @@ public struct UpAction {
             await keepPool(req, dir: dir, source: claimed.source, claimed: true)
             return claimed
         } else {
+            if let found = await agentImage?.value {
+                if let note = found.note { ctx.say(note) }
+                plan.config = found.config + plan.config
+            }
             try await create(req, stack: stack, name: name, dir: dir, plan: plan)
             created = true
         }

@@ -73,7 +73,12 @@ final class Rendezvous: @unchecked Sendable {
         let handOver = "/tmp/so-clone-done"
         let meet = Rendezvous(
             cluster, together: [pools, workspaces],
-            after: [("patch Namespace \(ns)", handOver), ("create SelfSubjectReview", handOver)])
+            after: [
+                ("patch Namespace \(ns)", handOver), ("create SelfSubjectReview", handOver),
+                // The agent's image looked for among the nodes' images (AgentImage) goes beside the claim, which
+                // never waits for it: held until the hand-over began.
+                ("list Node", handOver),
+            ])
         cluster.beforeCallAsync = { call in await meet.arrive(call) }
         var req = UpRequest(stack: "agent-workspace")
         req.name = "remote-ws"
@@ -85,7 +90,7 @@ final class Rendezvous: @unchecked Sendable {
         cluster.beforeCallAsync = nil
         #expect(r.note == "claimed from pool warm", "\(r)")
         #expect(meet.missed.isEmpty, "\(meet.missed)")
-        // (less the agent's image looked for among the nodes' images: AgentImage, before the plan)
+        // (less the agent's image looked for among the nodes' images: beside the claim, held above)
         let calls = Array(cluster.calls[before...]).filter { $0 != "list Node" }.map {
             $0.hasPrefix("exec ") ? Self.execName($0) : $0
         }
@@ -131,7 +136,8 @@ final class Rendezvous: @unchecked Sendable {
         _ = try await UpAction(w.ctx).run(req)
         cluster.beforeCallAsync = nil
         #expect(meet.missed.isEmpty, "\(meet.missed)")
-        // (less the agent's image looked for among the nodes' images: AgentImage, before the plan)
+        // (less the agent's image looked for among the nodes' images: AgentImage, beside the plan, awaited before the
+        // directory is made)
         let calls = cluster.calls.filter { $0 != "list Node" }
         let apply = try #require(calls.firstIndex { $0.hasPrefix("apply ") }, "\(calls)")
         let id = try #require(cluster.object("Namespace", "ws")?.labels["app"])
