@@ -28,13 +28,9 @@ public struct RecordGate {
         let scratch = try ctx.fs.temporaryDirectory(beside: dir, prefix: prefix)
         var placed = false
         defer { if !placed { try? ctx.fs.removeOwnedTree(scratch, owner: .scratch(prefix: prefix)) } }  // best effort
-        try RecordFiles.write(record, to: scratch, fs: ctx.fs)
         let existing = ctx.fs.isDirectory(dir)
-        let review = RecordReview(ctx: ctx, dir: scratch, origin: origin, strict: strict)
-        var findings = review.findings(before: existing ? dir : nil)
-        // Content, not names: files this machine started before are the reader's own (the place still counts).
-        let own = StartedRevisions(ctx).contains(record.digest)
-        if own { findings = findings.filter { $0.kind == .place } }
+        let (own, findings) = try review(
+            record, origin: origin, in: scratch, before: existing ? dir : nil, strict: strict)
         try decide(
             findings, revision: Self.describe(record, origin: origin), into: dir,
             address: address ?? "--name \(origin.namespace)")
@@ -50,6 +46,30 @@ public struct RecordGate {
         let changed = try RecordFiles.write(record, to: dir, fs: ctx.fs, keepOld: keepOld, copies: copies)
         try markStep(in: dir, mark, fromRecord: fromRecord)
         return changed
+    }
+
+    /// What `admit` would refuse in `record` (found as `origin`) in place of `dir`, without writing `dir`: the revision
+    /// is written into a scratch directory beside it, read there, and removed (`so deployment diff` shows it before a
+    /// `--accept-privilege`). Empty: it would be admitted.
+    public func review(_ record: DeploymentRecord, origin: RecordOrigin, into dir: String, strict: Bool = false)
+        throws -> [RecordFinding]
+    {
+        let prefix = Path.basename(dir) + ".pulling"
+        let scratch = try ctx.fs.temporaryDirectory(beside: dir, prefix: prefix)
+        defer { try? ctx.fs.removeOwnedTree(scratch, owner: .scratch(prefix: prefix)) }  // best effort
+        let before = ctx.fs.isDirectory(dir) ? dir : nil
+        return try review(record, origin: origin, in: scratch, before: before, strict: strict).findings
+    }
+
+    /// `record` written into `scratch` and read there (`before`: the directory it replaces). `own`: its files are
+    /// ones this machine started (content, not names: only the place still counts then).
+    func review(_ record: DeploymentRecord, origin: RecordOrigin, in scratch: String, before: String?, strict: Bool)
+        throws -> (own: Bool, findings: [RecordFinding])
+    {
+        try RecordFiles.write(record, to: scratch, fs: ctx.fs)
+        let findings = RecordReview(ctx: ctx, dir: scratch, origin: origin, strict: strict).findings(before: before)
+        let own = StartedRevisions(ctx).contains(record.digest)
+        return (own, own ? findings.filter { $0.kind == .place } : findings)
     }
 
     /// A start of a directory made from a record (`RecordMark`): what is still the record's is checked again, as
