@@ -13,6 +13,11 @@ struct DeploymentDiffCommand: SoRunnable {
         discussion: """
             The patch applies with 'git apply' on the commit the workspace was cloned at. The workspace's own index is not touched.
 
+            When the cluster's latest revision of the deployment's record is one its gate refuses (a teammate's, not \
+            yet on this machine), diff lists instead what it refuses, one line each: the file, the key and what it \
+            does (a privileged container, a host port, a file of this machine it reads, a command it runs here). \
+            Nothing is written. After reading it, --accept-privilege on the verb takes what is privilege only.
+
             -o json gives the branch, base, commits, uncommitted changes and the patch.
 
             Example:
@@ -39,6 +44,21 @@ struct DeploymentDiffCommand: SoRunnable {
 
     func run(_ ctx: SoContext) async throws {
         let ctx = target.context(ctx)
+        // A revision the gate refuses is shown, not made into files: what it refuses, each setting and where.
+        if !ctx.options.acceptPrivilege,
+            let review = try await RecordAction(ctx).review(
+                name: target.deployment.name, directory: try target.existing(ctx), cluster: target.options()),
+            !review.findings.isEmpty
+        {
+            if output == .json {
+                ctx.console.out(JSONOut.encode(RefusedRevisionJSON(review)))
+            } else {
+                ctx.console.out(
+                    TerminalText.safe("\(review.described) is refused by the record's gate (\(target.address)):"))
+                for f in review.findings { ctx.console.out("  " + TerminalText.safe(f.description)) }
+            }
+            return
+        }
         let (state, text) = try await WorkspaceGitAction(ctx).diff(
             target.dir(ctx), cluster: target.options(), stat: stat)
         if output == .json {

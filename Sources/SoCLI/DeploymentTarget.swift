@@ -39,6 +39,14 @@ struct DeploymentTarget: ParsableArguments {
         }
         return try deployment.directory(ctx)
     }
+    /// The deployment's directory when this machine has it (`--dir`, or `--name N` whose directory exists), else nil
+    /// (nothing is made).
+    func existing(_ ctx: SoContext) throws -> String? {
+        if let dir = deployment.dir { return dir }
+        guard let name = deployment.name else { return nil }
+        let named = try ctx.namedDeployment(name)
+        return ctx.fs.isDirectory(named) ? named : nil
+    }
     /// How the line named the deployment, for hints: `--name N` or `--dir D`.
     var address: String { deployment.name.map { "--name \($0)" } ?? "--dir \(deployment.dir ?? "DIR")" }
     func context(_ ctx: SoContext, root: RootOption? = nil) -> SoContext {

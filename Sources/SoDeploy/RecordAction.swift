@@ -204,6 +204,47 @@ public struct RecordAction: Sendable {
             changed: changed)
     }
 
+    /// What the record's gate refuses in the cluster's latest revision of a deployment, shown before anything is
+    /// written (`so deployment diff`): the revision as a refusal names it, and each finding (file, key, what).
+    public struct Review: Sendable {
+        public var revision: Int
+        public var writer: DeploymentRecord.Writer
+        /// As the refusal names it: "revision R of ID (VERB by USER@HOST, as it says)".
+        public var described: String
+        public var findings: [RecordFinding]
+    }
+
+    /// The gate's view of the cluster's latest revision: of `directory`'s deployment when it is given (nil when the
+    /// directory is in step with it already), else of the deployment `--name name` finds (against
+    /// `$SO_HOME/deployments/NAME`, which is not written). Nil when the cluster holds no record.
+    public func review(name: String?, directory: String?, cluster: ClusterOptions) async throws -> Review? {
+        let store: RecordStore
+        let latest: RecordHead
+        let dir: String
+        if let directory {
+            let d = try await ConnectedDeployment.open(ctx, directory: directory, cluster: cluster)
+            store = RecordStore(client: d.client, namespace: d.namespace, deployment: d.model.id)
+            guard let head = try await store.heads().last else { return nil }
+            guard RecordFiles.step(in: d.model.directory, fs: ctx.fs)?.revision != head.revision else { return nil }
+            (latest, dir) = (head, d.model.directory)
+        } else if let name {
+            let target = try await ClusterTargets(ctx: ctx).shared(cluster)
+            guard let found = try await latestNamed(name, client: try ctx.connect(target.connection)) else {
+                return nil
+            }
+            (store, latest, dir) = (found.0, found.1, try ctx.namedDeployment(name))
+        } else {
+            return nil
+        }
+        async let origin = origin(store)
+        let record = try await store.read(latest)
+        let place = try await origin
+        return Review(
+            revision: record.revision, writer: record.writer,
+            described: RecordGate.describe(record, origin: place),
+            findings: try RecordGate(ctx).review(record, origin: place, into: dir))
+    }
+
     /// `history`: every revision the cluster keeps, oldest first.
     public func history(directory: String, cluster: ClusterOptions) async throws -> [RecordHead] {
         let d = try await ConnectedDeployment.open(ctx, directory: directory, cluster: cluster)

@@ -25,18 +25,11 @@ public struct RecordGate {
         copies: [String] = [], strict: Bool = false, address: String? = nil
     ) throws -> [String] {
         let prefix = Path.basename(dir) + ".pulling"
-        // The scratch has the directory's own name (in a folder of its own beside it): a path of the revision reads
-        // there as it will in place (`../N/…` included), so what is reviewed is what a start will load.
-        let folder = try ctx.fs.temporaryDirectory(beside: dir, prefix: prefix)
-        let scratch = Path.join(folder, Path.basename(dir))
+        let (folder, scratch) = try scratchDirectory(for: dir, prefix: prefix)
         defer { try? ctx.fs.removeOwnedTree(folder, owner: .scratch(prefix: prefix)) }  // best effort
-        try RecordFiles.write(record, to: scratch, fs: ctx.fs)
         let existing = ctx.fs.isDirectory(dir)
-        let review = RecordReview(ctx: ctx, dir: scratch, origin: origin, strict: strict)
-        var findings = review.findings(before: existing ? dir : nil)
-        // Content, not names: files this machine started before are the reader's own (the place still counts).
-        let own = StartedRevisions(ctx).contains(record.digest)
-        if own { findings = findings.filter { $0.kind == .place } }
+        let (own, findings) = try review(
+            record, origin: origin, in: scratch, before: existing ? dir : nil, strict: strict)
         try decide(
             findings, revision: Self.describe(record, origin: origin), into: dir,
             address: address ?? "--name \(origin.namespace)")
@@ -51,6 +44,38 @@ public struct RecordGate {
         let changed = try RecordFiles.write(record, to: dir, fs: ctx.fs, keepOld: keepOld, copies: copies)
         try markStep(in: dir, mark, fromRecord: fromRecord)
         return changed
+    }
+
+    /// What `admit` would refuse in `record` (found as `origin`) in place of `dir`, without writing `dir`: the revision
+    /// is written into a scratch directory beside it, read there, and removed (`so deployment diff` shows it before a
+    /// `--accept-privilege`). Empty: it would be admitted.
+    public func review(_ record: DeploymentRecord, origin: RecordOrigin, into dir: String, strict: Bool = false)
+        throws -> [RecordFinding]
+    {
+        let prefix = Path.basename(dir) + ".pulling"
+        let (folder, scratch) = try scratchDirectory(for: dir, prefix: prefix)
+        defer { try? ctx.fs.removeOwnedTree(folder, owner: .scratch(prefix: prefix)) }  // best effort
+        let before = ctx.fs.isDirectory(dir) ? dir : nil
+        return try review(record, origin: origin, in: scratch, before: before, strict: strict).findings
+    }
+
+    /// A scratch directory with `dir`'s own name, in a folder of its own beside it (the folder is what is removed): a
+    /// path of the revision reads there as it will in place (`../N/…` included), so what is reviewed is what a start
+    /// will load.
+    func scratchDirectory(for dir: String, prefix: String) throws -> (folder: String, scratch: String) {
+        let folder = try ctx.fs.temporaryDirectory(beside: dir, prefix: prefix)
+        return (folder, Path.join(folder, Path.basename(dir)))
+    }
+
+    /// `record` written into `scratch` and read there (`before`: the directory it replaces). `own`: its files are
+    /// ones this machine started (content, not names: only the place still counts then).
+    func review(_ record: DeploymentRecord, origin: RecordOrigin, in scratch: String, before: String?, strict: Bool)
+        throws -> (own: Bool, findings: [RecordFinding])
+    {
+        try RecordFiles.write(record, to: scratch, fs: ctx.fs)
+        let findings = RecordReview(ctx: ctx, dir: scratch, origin: origin, strict: strict).findings(before: before)
+        let own = StartedRevisions(ctx).contains(record.digest)
+        return (own, own ? findings.filter { $0.kind == .place } : findings)
     }
 
     /// A start of a directory made from a record (`RecordMark`): what is still the record's is checked again, as

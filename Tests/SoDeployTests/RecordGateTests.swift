@@ -218,6 +218,34 @@ import Testing
         #expect(try c.h.read("dep/compose/docker-compose-example.yml").contains("privileged: true"))
     }
 
+    /// `so deployment diff` of a refused revision: each setting it refuses and where, read in a scratch directory that
+    /// goes again; the reader's directory and a teammate's home are left as they were.
+    @Test func aReviewListsWhatTheGateRefusesAndWritesNothing() async throws {
+        let c = try await ClusterHarness()
+        defer { c.h.tmp.cleanup() }
+        _ = try await c.start()
+        let compose = "compose/docker-compose-example.yml"
+        let before = try c.h.read("dep/\(compose)")
+        #expect(try await RecordAction(c.ctx).review(name: nil, directory: "dep", cluster: c.options) == nil)
+        let revision = try await Self.plant(c) { files in
+            files[compose] = try #require(files[compose]).replacingOccurrences(
+                of: "    image:", with: "    privileged: true\n    cap_add: [SYS_ADMIN]\n    image:")
+        }
+        let mine = try #require(try await RecordAction(c.ctx).review(name: nil, directory: "dep", cluster: c.options))
+        #expect(
+            mine.revision == revision && mine.described.hasPrefix("revision \(revision) of \(c.id) (start by mallory"))
+        #expect(
+            mine.findings.map(\.description) == [
+                "\(compose) services.web.privileged is true", "\(compose) services.web.cap_add adds SYS_ADMIN",
+            ])
+        #expect(try c.h.read("dep/\(compose)") == before, "the reader's directory is not written")
+        let other = RecordTeamTests.teammate(c)
+        let theirs = try await RecordAction(other).review(name: c.id, directory: nil, cluster: c.options)
+        #expect(theirs?.findings.map(\.kind) == [.privilege, .privilege])
+        #expect(!c.h.fs.exists(c.h.path("home-b/deployments/\(c.id)")), "nothing made from the record")
+        #expect(try Self.noScratch(c))
+    }
+
     /// A directory the gate wrote is checked again at each start, for what is still the record's: the start commands
     /// of a stack the record names that appeared on this machine since are refused; the same stack named by the
     /// reader's own edit is the reader's.
