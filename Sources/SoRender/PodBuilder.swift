@@ -23,8 +23,8 @@ struct PodBuilder {
         self.isJob = isJob
     }
 
-    var model: DeploymentModel { state.model }
-    var spec: Spec { state.model.spec }
+    var model: DeploymentModel { _read { yield state.model } }
+    var spec: Spec { state.spec }
     var id: String { state.id }
     var compose: ComposeFile { component.compose }
     var folder: String { Path.dirname(component.relativePath) }

@@ -5,8 +5,14 @@ import SoKube
 import SoStack
 
 struct RenderState {
-    let model: DeploymentModel
-    let options: RenderOptions
+    /// What render reads and never changes (the model, the options, the port plan), behind one reference: a copy
+    /// of the state (each pod's `PodBuilder` takes one) is a pointer to them, not their bytes (issue 67).
+    private let inputs: Inputs
+    // Read in place (`_read`): a getter would copy each value to a temporary of every caller's frame.
+    var model: DeploymentModel { _read { yield inputs.model } }
+    var options: RenderOptions { _read { yield inputs.options } }
+    /// Every port decision, made once from the model (`Renderer.ports(of:)`).
+    var ports: PortPlan { _read { yield inputs.ports } }
     var warnings: [Diagnostic] = []
 
     var namespaces: [KubeObject] = []
@@ -21,20 +27,28 @@ struct RenderState {
     var jobs: [KubeObject] = []
     var ingresses: [KubeObject] = []
     var others: [KubeObject] = []
-    /// Every port decision, made once from the model (`Renderer.ports(of:)`).
-    let ports: PortPlan
     /// The spec's egress proxy, settled once before any pod is built (`egressProxy()`).
     var proxy: EgressProxy?
 
     init(model: DeploymentModel, options: RenderOptions, ports: PortPlan) {
-        self.model = model
-        self.options = options
-        self.ports = ports
+        inputs = Inputs(model: model, options: options, ports: ports)
+    }
+
+    final class Inputs {
+        let model: DeploymentModel
+        let options: RenderOptions
+        let ports: PortPlan
+
+        init(model: DeploymentModel, options: RenderOptions, ports: PortPlan) {
+            self.model = model
+            self.options = options
+            self.ports = ports
+        }
     }
 
     var id: String { model.id }
     var namespace: String { Renderer.namespace(of: model) }
-    var spec: Spec { model.spec }
+    var spec: Spec { inputs.model.spec }
     var multiPod: Bool { model.pods.count > 1 || model.podPerService }
 
     /// Labels on every object (laconic-so's two, plus the recommended app.kubernetes.io set).

@@ -2,29 +2,23 @@ import Foundation
 import SoBasics
 
 /// The spec keys used when rendering, decoded strictly (shapes and types checked at file:line).
+///
+/// Small like `Spec`, for the same reason: its keys (`SpecSectionFields`, read and written as
+/// `spec.sections.quota`) live in one copy-on-write box. Inline they were 489 bytes, and every read of
+/// `spec.sections.x` in a debug build copied them to a temporary of its caller's frame (issue 67).
+@dynamicMemberLookup
 public struct SpecSections: Sendable {
-    public var resources = SpecResources()
-    public var security = SpecSecurity()
-    public var imagePullSecret: ImagePullSecret?
-    public var imagePullPolicy: String?
-    public var imageOverrides: [(container: String, image: String)] = []
-    public var annotations: [(String, String)] = []
-    public var labels: [(String, String)] = []
-    public var nodeAffinities: [NodeAffinity] = []
-    public var nodeTolerations: [NodeToleration] = []
-    public var externalServices: [ExternalService] = []
-    public var caCertificates: [String] = []
-    public var ingressClass: String?
-    public var maintenanceService: String?
-    public var caddyIngressImage: String?
-    /// The image of the init containers that make a plain compose service wait for its `depends_on` (it
-    /// needs `sh` and `nc`); nil: `busybox:1.36`.
-    public var waitImage: String?
-    public var acmeEmail: String?
-    public var egress: EgressPolicy?
-    public var quota: NamespaceQuota?
+    private var fields = CopyOnWrite(SpecSectionFields())
+
     public init() {}
 
+    public subscript<T>(dynamicMember key: WritableKeyPath<SpecSectionFields, T>) -> T {
+        get { fields.value[keyPath: key] }
+        _modify { yield &fields.value[keyPath: key] }
+    }
+}
+
+extension SpecSections {
     static func decode(_ m: MapReader, diagnostics: DiagnosticSink) throws -> SpecSections {
         var s = SpecSections()
         if let r = m.nonNull("resources") { s.resources = try decodeResources(r, diagnostics: diagnostics) }
