@@ -62,6 +62,43 @@ enum AgentCLIE2E {
         throw SoError("no node lists \(full) two minutes after it was loaded")
     }
 
+    /// The workspace's page (`so dashboard --read-only` with `env`, signed in with curl): its HTML once it shows
+    /// `until` (or after 30 s).
+    static func page(_ namespace: String, env: [String: String], until: String, in t: TempDir) async throws -> String {
+        let token = String(repeating: "5d", count: 32)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: E2E.binary)
+        p.arguments = ["dashboard", "--port", "0", "--read-only"]
+        p.environment = ProcessInfo.processInfo.environment.merging(env) { _, b in b }.merging([
+            "SO_DASHBOARD_TOKEN": token
+        ]) { _, b in b }
+        try t.write("page.out", "")
+        p.standardOutput = FileHandle(forWritingAtPath: t.file("page.out"))
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        defer { p.terminate() }
+        var base = ""
+        for _ in 0..<300 where base.isEmpty {
+            let out = (try? t.read("page.out")) ?? ""
+            if let r = out.range(of: #"http://127\.0\.0\.1:[0-9]+"#, options: .regularExpression) {
+                base = String(out[r])
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        try #require(!base.isEmpty, "the page did not start")
+        let jar = t.file("page.cookies")
+        let curl = ["curl", "-s", "--max-time", "60", "-b", jar, "-c", jar]
+        _ = try await Access.run(curl + ["-d", "token=\(token)", "\(base)/signin"])
+        // The page reads the tasks from the workspace after it starts ("not read yet" until then).
+        var html = ""
+        for _ in 0..<60 {
+            html = try await Access.run(curl + ["\(base)/d/\(namespace)"]).stdout
+            if html.contains(until) { break }
+            try await Task.sleep(for: .milliseconds(500))
+        }
+        return html
+    }
+
     /// The stand-in model API on the node's address (a port of its own), following `script`; its request log is
     /// `t/model/requests.jsonl`, and a turn `{"hold": NAME}` waits for the file `t/model/NAME`.
     static func serveModel(in t: TempDir, script: String, key: String) async throws -> (Process, url: String) {
@@ -269,6 +306,12 @@ struct AgentCLIE2ETests {
             #expect(!spec.contains(key) && !config.contains(key))
             let pods = try await E2E.kubectl(["-n", ws, "get", "pods", "-o", "yaml"])
             #expect(!pods.stdout.contains(key), "the key is in no pod's manifest (a Secret reference only)")
+            // The team's page shows the tasks, the real CLI's steps among them, and never the key.
+            let page = try await AgentCLIE2E.page(ws, env: env, until: "write hello.txt", in: t)
+            #expect(
+                page.contains("write hello.txt") && page.contains("Write /workspace/hello.txt"), "\(page.prefix(3000))")
+            #expect(
+                !page.contains(key) && !page.contains(Data(key.utf8).base64EncodedString()), "the page shows the key")
             let seen = AgentCLIE2E.requests(t)
             print(
                 "claude e2e: \(seen.filter { $0["turn"] is Int }.count) main-loop requests, \(seen.filter { $0["turn"] as? String == "side" }.count) side requests; task 1 cost \(cost)"

@@ -33,6 +33,17 @@ import Testing
         return record.revision
     }
 
+    /// A deployment of a stack with start commands (`StartCommandsTests.makeStack`, in `t`), started here: the reader's
+    /// own stack runs its own commands at its own start.
+    static func startedWithCommands(_ t: TempDir) async throws -> (ClusterHarness, String) {
+        let stack = try StartCommandsTests.makeStack(t)
+        let c = try await ClusterHarness(stack: stack, environment: ["SO_REPO_BASE_DIR": t.file("repos")])
+        c.h.processes.expect(["sh", "-c", "./prepare.sh"])
+        c.h.processes.expect(["sh", "-c", "echo ready"])
+        _ = try await c.start()
+        return (c, stack)
+    }
+
     static func noScratch(_ c: ClusterHarness) throws -> Bool {
         try !c.h.fs.walk(c.h.tmp.path).contains { $0.relative.contains(".pulling") }
     }
@@ -43,13 +54,8 @@ import Testing
     @Test func aRollbackToATeammatesRevisionIsChecked() async throws {
         let t = try TempDir("so-record-gate")
         defer { t.cleanup() }
-        let stack = try StartCommandsTests.makeStack(t)
-        let c = try await ClusterHarness(stack: stack, environment: ["SO_REPO_BASE_DIR": t.file("repos")])
+        let (c, stack) = try await Self.startedWithCommands(t)
         defer { c.h.tmp.cleanup() }
-        // The reader's own stack runs its own commands at its own start.
-        c.h.processes.expect(["sh", "-c", "./prepare.sh"])
-        c.h.processes.expect(["sh", "-c", "echo ready"])
-        _ = try await c.start()
         let theirs = try String(contentsOfFile: Path.join(stack, "stack.yml"), encoding: .utf8)
             .replacingOccurrences(of: "./prepare.sh", with: "touch /tmp/pwned-by-the-record")
         try await Self.plant(c) { files in
@@ -130,12 +136,8 @@ import Testing
     @Test func aPathThroughTheDirectorysOwnNameIsReviewedAsInPlace() async throws {
         let t = try TempDir("so-record-gate")
         defer { t.cleanup() }
-        let stack = try StartCommandsTests.makeStack(t)
-        let c = try await ClusterHarness(stack: stack, environment: ["SO_REPO_BASE_DIR": t.file("repos")])
+        let (c, stack) = try await Self.startedWithCommands(t)
         defer { c.h.tmp.cleanup() }
-        c.h.processes.expect(["sh", "-c", "./prepare.sh"])
-        c.h.processes.expect(["sh", "-c", "echo ready"])
-        _ = try await c.start()
         let theirs = try String(contentsOfFile: Path.join(stack, "stack.yml"), encoding: .utf8)
         try await Self.plant(c) { files in
             files["config/app-stack/stack.yml"] = theirs

@@ -117,6 +117,19 @@ final class Rendezvous: @unchecked Sendable {
                 ].sorted(), "\(calls)")
     }
 
+    /// A cold `up` of the workspace `ws` (no pool, not waited for), each request through `meet`.
+    static func coldUp(_ w: WorkspaceHarness, _ meet: Rendezvous) async throws {
+        w.cluster.beforeCallAsync = { call in await meet.arrive(call) }
+        var req = UpRequest(stack: "agent-workspace")
+        req.name = "ws"
+        req.noPool = true
+        req.cluster = w.clusterOptions
+        req.wait = false
+        req.progress = .plain
+        _ = try await UpAction(w.ctx).run(req)
+        w.cluster.beforeCallAsync = nil
+    }
+
     /// A cold `up` (no pool): the namespace and the Lease, the record's first revision (its writer asked beside the
     /// directory's files), then the apply. The Namespace's note of who wrote last goes beside the apply.
     @Test func aColdUpWritesItsRevisionThenApplies() async throws {
@@ -126,15 +139,7 @@ final class Rendezvous: @unchecked Sendable {
         let meet = Rendezvous(
             cluster, together: ["create SelfSubjectReview", "get Service kube-system/kube-dns"],
             after: [("patch Namespace ws", "apply ")])
-        cluster.beforeCallAsync = { call in await meet.arrive(call) }
-        var req = UpRequest(stack: "agent-workspace")
-        req.name = "ws"
-        req.noPool = true
-        req.cluster = w.clusterOptions
-        req.wait = false
-        req.progress = .plain
-        _ = try await UpAction(w.ctx).run(req)
-        cluster.beforeCallAsync = nil
+        try await Self.coldUp(w, meet)
         #expect(meet.missed.isEmpty, "\(meet.missed)")
         // (less the agent's image looked for among the nodes' images: AgentImage, beside the plan, awaited before the
         // directory is made)
@@ -164,15 +169,7 @@ final class Rendezvous: @unchecked Sendable {
         let meet = Rendezvous(
             cluster, together: ["apply ResourceQuota ws/", "apply PersistentVolumeClaim ws/", "apply Service ws/"],
             seconds: 10)
-        cluster.beforeCallAsync = { call in await meet.arrive(call) }
-        var req = UpRequest(stack: "agent-workspace")
-        req.name = "ws"
-        req.noPool = true
-        req.cluster = w.clusterOptions
-        req.wait = false
-        req.progress = .plain
-        _ = try await UpAction(w.ctx).run(req)
-        cluster.beforeCallAsync = nil
+        try await Self.coldUp(w, meet)
         #expect(meet.missed.isEmpty, "\(meet.missed)")
         let calls = cluster.calls
         let policies = calls.indices.filter { i in
