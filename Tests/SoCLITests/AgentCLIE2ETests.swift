@@ -77,22 +77,11 @@ enum AgentCLIE2E {
         p.standardError = FileHandle.nullDevice
         try p.run()
         defer { p.terminate() }
-        var base = ""
-        for _ in 0..<300 where base.isEmpty {
-            let out = (try? t.read("page.out")) ?? ""
-            if let r = out.range(of: #"http://127\.0\.0\.1:[0-9]+"#, options: .regularExpression) {
-                base = String(out[r])
-            }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        try #require(!base.isEmpty, "the page did not start")
-        let jar = t.file("page.cookies")
-        let curl = ["curl", "-s", "--max-time", "60", "-b", jar, "-c", jar]
-        _ = try await Access.run(curl + ["-d", "token=\(token)", "\(base)/signin"])
+        let session = try await PageSession.signIn(token, in: t, timeout: 60)
         // The page reads the tasks from the workspace after it starts ("not read yet" until then).
         var html = ""
         for _ in 0..<60 {
-            html = try await Access.run(curl + ["\(base)/d/\(namespace)"]).stdout
+            html = try await session.curl(["\(session.base)/d/\(namespace)"], timeout: 60)
             if html.contains(until) { break }
             try await Task.sleep(for: .milliseconds(500))
         }

@@ -450,20 +450,9 @@ struct HostileRecordE2ETests {
         p.standardError = FileHandle(forWritingAtPath: t.file("page.err"))
         try p.run()
         started(p)
-        var base = ""
-        for _ in 0..<300 where base.isEmpty {
-            let out = (try? t.read("page.out")) ?? ""
-            if let r = out.range(of: #"http://127\.0\.0\.1:[0-9]+"#, options: .regularExpression) {
-                base = String(out[r])
-            }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        try #require(!base.isEmpty, "the page did not start: \((try? t.read("page.err")) ?? "")")
-        let jar = t.file("page.cookies")
-        func curl(_ args: [String]) async throws -> String {
-            try await Access.run(["curl", "-s", "--max-time", "120", "-b", jar, "-c", jar] + args).stdout
-        }
-        _ = try await curl(["-d", "token=\(token)", "\(base)/signin"])
+        let session = try await PageSession.signIn(token, in: t)
+        let base = session.base
+        func curl(_ args: [String]) async throws -> String { try await session.curl(args) }
         var html = ""
         for _ in 0..<100 {
             html = try await curl(["\(base)/d/\(namespace)"])
