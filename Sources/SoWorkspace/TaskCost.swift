@@ -78,27 +78,94 @@ public struct TaskCost: Sendable, Equatable {
         var session: Double?
         var reports = 0
 
-        nonisolated(unsafe) static let tokens =
-            /Tokens: ([0-9.]+k?) sent(?:, ([0-9.]+k?) cache write)?(?:, ([0-9.]+k?) cache hit)?, ([0-9.]+k?) received\./
-        nonisolated(unsafe) static let cost = /Cost: \$([0-9.]+) message, \$([0-9.]+) session\./
-
-        /// Whether the line is one of aider's (a report's tokens, its cost, or both).
+        /// Whether the line is one of aider's (a report's tokens, its cost, or both). Read by hand, not with a
+        /// Swift `Regex`: the standard library's regex compiler leaks its tree (LeakSanitizer stops the fuzzer on it).
         mutating func read(_ line: Substring) -> Bool {
             var known = false
-            if let m = line.firstMatch(of: Self.tokens) {
-                sent.add(m.1)
-                cacheWrite.add(m.2)
-                cacheHit.add(m.3)
-                received.add(m.4)
+            if let m = Self.tokens(line) {
+                sent.add(m.sent)
+                cacheWrite.add(m.cacheWrite)
+                cacheHit.add(m.cacheHit)
+                received.add(m.received)
                 reports += 1
                 known = true
             }
-            if let m = line.firstMatch(of: Self.cost), let usd = Double(m.2) {
+            if let usd = Self.session(line).flatMap({ Double($0) }) {
                 session = usd
                 if !known { reports += 1 }
                 known = true
             }
             return known
+        }
+
+        /// `Tokens: N sent[, N cache write][, N cache hit], N received.` anywhere in the line, each N digits and
+        /// dots with an optional `k`.
+        static func tokens(_ line: Substring)
+            -> (sent: Substring, cacheWrite: Substring?, cacheHit: Substring?, received: Substring)?
+        {
+            for start in Cursor.starts(of: "Tokens: ", in: line) {
+                var c = Cursor(rest: line[start...])
+                guard c.literal("Tokens: "), let sent = c.number(k: true), c.literal(" sent") else { continue }
+                let write = c.optional(", ", then: " cache write")
+                let hit = c.optional(", ", then: " cache hit")
+                guard c.literal(", "), let received = c.number(k: true), c.literal(" received.") else { continue }
+                return (sent, write, hit, received)
+            }
+            return nil
+        }
+
+        /// The session's dollars of `Cost: $M message, $S session.` anywhere in the line.
+        static func session(_ line: Substring) -> Substring? {
+            for start in Cursor.starts(of: "Cost: $", in: line) {
+                var c = Cursor(rest: line[start...])
+                guard c.literal("Cost: $"), c.number(k: false) != nil, c.literal(" message, $"),
+                    let usd = c.number(k: false), c.literal(" session.")
+                else { continue }
+                return usd
+            }
+            return nil
+        }
+
+        /// A reading position in a line.
+        struct Cursor {
+            var rest: Substring
+
+            /// Where `marker` begins in `line`, each place it does.
+            static func starts(of marker: String, in line: Substring) -> [Substring.Index] {
+                var found: [Substring.Index] = []
+                var from = line.startIndex
+                while let r = line[from...].range(of: marker) {
+                    found.append(r.lowerBound)
+                    from = line.index(after: r.lowerBound)
+                }
+                return found
+            }
+
+            mutating func literal(_ text: String) -> Bool {
+                guard rest.hasPrefix(text) else { return false }
+                rest = rest.dropFirst(text.count)
+                return true
+            }
+
+            /// One or more ASCII digits and dots, then a `k` when `k` allows it.
+            mutating func number(k: Bool) -> Substring? {
+                var end = rest.startIndex
+                while end < rest.endIndex, rest[end].isASCII, rest[end].isNumber || rest[end] == "." {
+                    end = rest.index(after: end)
+                }
+                guard end > rest.startIndex else { return nil }
+                if k, end < rest.endIndex, rest[end] == "k" { end = rest.index(after: end) }
+                defer { rest = rest[end...] }
+                return rest[..<end]
+            }
+
+            /// The number between `before` and `after`, or nothing read at all when the text there is otherwise.
+            mutating func optional(_ before: String, then after: String) -> Substring? {
+                var trial = self
+                guard trial.literal(before), let value = trial.number(k: true), trial.literal(after) else { return nil }
+                self = trial
+                return value
+            }
         }
     }
 

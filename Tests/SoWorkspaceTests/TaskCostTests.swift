@@ -49,6 +49,11 @@ import Testing
         // Without a price (a model aider has none for), the tokens alone.
         let free = TaskCost.parse("Tokens: 120 sent, 8 received.")
         #expect(free.reported && free.usd == nil && free.inputTokens == 120 && free.outputTokens == 8, "\(free)")
+        // Only the cache hit; a report after text that begins like one; a report cut short is none.
+        let hit = TaskCost.parse("> Tokens: soon. Tokens: 50 sent, 30 cache hit, 5 received.")
+        #expect(hit.inputTokens == 50 && hit.cacheReadTokens == 30 && hit.outputTokens == 5, "\(hit)")
+        #expect(!TaskCost.parse("Tokens: 50 sent, 30 cache hit, 5 recei").reported)
+        #expect(!TaskCost.parse("Cost: $1 message, $x session.").reported)
         // Claude's result line is the run's, whatever else the output says.
         let claude = TaskCost.parse(
             "Cost: $9.00 message, $9.00 session.\n"
