@@ -239,8 +239,20 @@ if [ $# -gt 0 ]; then
   # (its handlers set before the command starts) and exits with the command's status. The command keeps
   # stdin (through fd 3: a background job's own is /dev/null).
   child=
-  trap 'if [ -n "$child" ]; then kill -TERM "$child" 2>/dev/null; else exit 143; fi' TERM
-  trap 'if [ -n "$child" ]; then kill -INT "$child" 2>/dev/null; else exit 130; fi' INT
+  # Until the forked child has exec'd the command it is this shell, with this shell's handler: a signal sent
+  # then is taken by that handler and lost when the child resets its traps (a stop then waited out the grace
+  # period). The child's command line tells: it is ours until the exec.
+  self=$(tr '\0' ' ' < /proc/$$/cmdline 2>/dev/null) || self=
+  forward() {
+    n=0
+    while [ -n "$self" ] && [ $n -lt 200 ] && [ "$(tr '\0' ' ' < /proc/$child/cmdline 2>/dev/null)" = "$self" ]; do
+      n=$((n + 1))
+      sleep 0.01
+    done
+    kill -"$1" "$child" 2>/dev/null
+  }
+  trap 'if [ -n "$child" ]; then forward TERM; else exit 143; fi' TERM
+  trap 'if [ -n "$child" ]; then forward INT; else exit 130; fi' INT
   : > /tmp/so-clone-done
   # A claim's exec waiting on the FIFO it made is woken at once (none waiting: nothing to do).
   if [ -p /tmp/so-clone-wait ] && command -v timeout >/dev/null 2>&1; then
