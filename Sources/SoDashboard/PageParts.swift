@@ -15,6 +15,17 @@ enum PageParts {
         return DurationText.short(max(0, Int((t.endedAt ?? now).timeIntervalSince(s))))
     }
 
+    /// A task's Step cell: the step the agent said last while it runs; once it ended, how many steps it took (its
+    /// last step, "thinking" or "→ Bash …", would read as if it still did).
+    static func step(_ t: TaskRecord) -> String {
+        guard t.ended else { return t.step ?? "-" }
+        switch t.progress.count {
+        case 0: return "-"
+        case 1: return "1 step"
+        case let n: return "\(n) steps"
+        }
+    }
+
     static func usd(_ v: Double?) -> String { v.map { String(format: "$%.4f", $0) } ?? "-" }
 
     /// A state as a badge (its class from a fixed list, never from the text).

@@ -50,7 +50,8 @@ enum WorkspaceParts {
                     fields: [("namespace", l.namespace), ("id", String(t.id)), ("back", "/d/\(ns)?task=\(t.id)")],
                     danger: true) : ""
             return [
-                "<a href=\"/d/\(ns)?task=\(t.id)\">#\(t.id)</a>", PageParts.badge(t.state), HTML.escape(t.step ?? "-"),
+                "<a href=\"/d/\(ns)?task=\(t.id)\">#\(t.id)</a>", PageParts.badge(t.state),
+                HTML.escape(PageParts.step(t)),
                 "<span class=\"text\">\(HTML.escape(t.title))</span>", PageParts.took(t, p.now), "\(t.commits.count)",
                 "\(t.files.count)", t.ended ? HTML.escape(t.cost.text) : "-", links.joined(separator: " "), cancel,
             ]

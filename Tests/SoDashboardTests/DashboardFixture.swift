@@ -116,6 +116,11 @@ enum DashboardFixture {
         w.tasks[0].commits = [.init(sha: "abc1234", subject: "fix: <login> & \"form\"")]
         w.tasks[0].pullRequest = "https://github.com/acme/web/pull/7"
         w.tasks[1].issue = "acme/web#12"
+        // A finished task keeps the step its agent said last; its row says how many it took instead.
+        w.tasks[0].step = "→ Bash swift test"
+        w.tasks[0].progress = (1...3).map {
+            .init(time: now.addingTimeInterval(Double(-90_000 + $0)), text: "step \($0)")
+        }
         w.tasks[2].step = "thinking"
         w.tasks[2].progress = [.init(time: now.addingTimeInterval(-120), text: "queued")]
         var state = WorkspaceState()

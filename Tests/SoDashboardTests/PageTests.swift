@@ -47,6 +47,9 @@ import Testing
         #expect(!html.contains("\u{1B}"), "no terminal escape reaches the page")
         #expect(html.contains(#"name="csrf" value="CSRF-TOKEN""#), "every form carries the CSRF token")
         #expect(html.contains(#"href="https://github.com/acme/web/issues/12""#), "the issue links to GitHub")
+        #expect(
+            html.contains("<td>3 steps</td>") && !html.contains("swift test"),
+            "a finished task's row says how many steps it took, not its last one")
     }
 
     @Test func aDeploymentPageWithAFailingContainer() async throws {
