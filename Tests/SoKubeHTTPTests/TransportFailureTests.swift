@@ -33,9 +33,22 @@ import Testing
 
     /// Nothing listens on the port: tried again briefly (refused is retryable), then one line, exit 69.
     @Test func aRefusedConnectionIsNamed() async throws {
-        let s = RecordingServer()
-        let port = try s.start()
-        s.stop()
+        // A socket bound to the port but not listening holds it for this test (a server stopped instead left it
+        // free, and another test's server that took it meanwhile answered): a connect to it is refused.
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+            }
+        }
+        try #require(bound)
+        let port = Int(UInt16(bigEndian: address.sin_port))
         let c = try HTTPClusterClient(ClusterConnection(contextName: "test", server: "http://127.0.0.1:\(port)"))
         defer { Task { await c.shutdown() } }
         await #expect { _ = try await c.get(.namespace, name: "x", namespace: nil) } throws: { e in
