@@ -33,6 +33,9 @@ struct PodBuilder {
         SourceLocation(file: compose.path, line: line ?? svc.line)
     }
 
+    /// The pod spec. Each part is built in a function of its own: the containers' functions sit on the deepest
+    /// stack of a render, and a debug build gives each local and temporary of a function its own slot of its frame,
+    /// so one long function here once took 14-20 KiB of a thread's stack (issue 67, `StackProbe`).
     mutating func build() throws -> YValue {
         var containers: [YValue] = []
         var initContainers: [YValue] = []
@@ -40,11 +43,34 @@ struct PodBuilder {
             let c = try container(svc)
             if svc.isInitContainer { initContainers.append(c) } else { containers.append(c) }
         }
+        return podSpec(containers: containers, initContainers: initContainers)
+    }
+
+    /// The pod spec around its containers.
+    mutating func podSpec(containers: [YValue], initContainers: [YValue]) -> YValue {
         var pod: [(String, YValue)] = []
         if isJob { pod.append(("restartPolicy", .string("Never"))) }
         pod.append(("automountServiceAccountToken", .bool(false)))
         pod += hostNetworkFields()
         pod.append(("securityContext", podSecurityContext()))
+        pod += schedulingFields()
+        pod += longTailPodFields()
+        let initContainers = waitForDependencies() + initContainers
+        if !initContainers.isEmpty { pod.append(("initContainers", .list(initContainers))) }
+        pod.append(("containers", .list(containers)))
+        if !model.caCertificates.isEmpty {
+            podVolumes.append(
+                ("ca-certificates", .map([("secret", .map([("secretName", .string("\(id)-ca-certificates"))]))])))
+        }
+        if !podVolumes.isEmpty {
+            pod.append(("volumes", .list(podVolumes.map { .map([("name", .string($0.0))] + ($0.1.pairs ?? [])) })))
+        }
+        return .map(pod)
+    }
+
+    /// The image pull Secret, the runtime class, and where the pod may run: affinity, spread, tolerations.
+    func schedulingFields() -> [(String, YValue)] {
+        var pod: [(String, YValue)] = []
         if spec.sections.imagePullSecret != nil {
             pod.append(("imagePullSecrets", .list([.map([("name", .string(DeploymentNames.imagePullSecret(id)))])])))
         }
@@ -56,18 +82,7 @@ struct PodBuilder {
         if let affinity = affinity() { pod.append(("affinity", affinity)) }
         if let spread = spreadConstraints() { pod.append(("topologySpreadConstraints", spread)) }
         if let tolerations = tolerations() { pod.append(("tolerations", tolerations)) }
-        pod += longTailPodFields()
-        initContainers = waitForDependencies() + initContainers
-        if !initContainers.isEmpty { pod.append(("initContainers", .list(initContainers))) }
-        pod.append(("containers", .list(containers)))
-        if !model.caCertificates.isEmpty {
-            podVolumes.append(
-                ("ca-certificates", .map([("secret", .map([("secretName", .string("\(id)-ca-certificates"))]))])))
-        }
-        if !podVolumes.isEmpty {
-            pod.append(("volumes", .list(podVolumes.map { .map([("name", .string($0.0))] + ($0.1.pairs ?? [])) })))
-        }
-        return .map(pod)
+        return pod
     }
 
     // MARK: Pod fields
@@ -190,7 +205,37 @@ struct PodBuilder {
 
     // MARK: Containers
 
+    /// One container, built in parts (see `build()`): the mounts' functions go deepest.
     mutating func container(_ svc: ComposeService) throws -> YValue {
+        var c = try containerStart(svc)
+        c += environmentFields(svc)
+        c += try runtimeFields(svc)
+        let mounts = try volumeMounts(svc) + resourceMounts(svc) + memoryMounts(svc)
+        if !mounts.isEmpty { c.append(("volumeMounts", .list(mounts))) }
+        c.append(("securityContext", try containerSecurity(svc)))
+        return .map(c)
+    }
+
+    /// The container's name, image and pull policy, and its process: command, args, working directory, stdin, tty.
+    func containerStart(_ svc: ComposeService) throws -> [(String, YValue)] {
+        let image = try containerImage(svc)
+        var c: [(String, YValue)] = [("name", .string(NameRules.dnsLabel(svc.name))), ("image", .string(image))]
+        let fallback = model.deployTo == .k8s ? "Always" : "IfNotPresent"
+        let policy =
+            isJob
+            ? fallback : (spec.sections.imagePullPolicy ?? svc.pullPolicy.flatMap(PullPolicy.kubernetes) ?? fallback)
+        c.append(("imagePullPolicy", .string(policy)))
+        if let e = svc.entrypoint { c.append(("command", .list(e.map { .string(kubeExpand($0)) }))) }
+        if let cmd = svc.command { c.append(("args", .list(cmd.map { .string(kubeExpand($0)) }))) }
+        if let wd = svc.workingDir { c.append(("workingDir", .string(wd))) }
+        if svc.stdinOpen == true { c.append(("stdin", .bool(true))) }
+        if svc.tty == true { c.append(("tty", .bool(true))) }
+        return c
+    }
+
+    /// The service's image (a built one's local name), the spec's override of it, and on `k8s` a `:local` image
+    /// as pushed to the spec's registry.
+    func containerImage(_ svc: ComposeService) throws -> String {
         guard
             var image = svc.image ?? svc.build.map({ _ in LocalImage.name(stack: model.stackName, service: svc.name) })
         else {
@@ -210,17 +255,12 @@ struct PodBuilder {
                 image.dropLast(":local".count).split(separator: "/").last.map(String.init) ?? String(image.dropLast(6))
             image = "\(reg)/\(base):deploy-\(id.suffix(8))"
         }
-        var c: [(String, YValue)] = [("name", .string(NameRules.dnsLabel(svc.name))), ("image", .string(image))]
-        let fallback = model.deployTo == .k8s ? "Always" : "IfNotPresent"
-        let policy =
-            isJob
-            ? fallback : (spec.sections.imagePullPolicy ?? svc.pullPolicy.flatMap(PullPolicy.kubernetes) ?? fallback)
-        c.append(("imagePullPolicy", .string(policy)))
-        if let e = svc.entrypoint { c.append(("command", .list(e.map { .string(kubeExpand($0)) }))) }
-        if let cmd = svc.command { c.append(("args", .list(cmd.map { .string(kubeExpand($0)) }))) }
-        if let wd = svc.workingDir { c.append(("workingDir", .string(wd))) }
-        if svc.stdinOpen == true { c.append(("stdin", .bool(true))) }
-        if svc.tty == true { c.append(("tty", .bool(true))) }
+        return image
+    }
+
+    /// `env`, and `envFrom`: the generated Secret and the spec's secrets.
+    mutating func environmentFields(_ svc: ComposeService) -> [(String, YValue)] {
+        var c: [(String, YValue)] = []
         let env = environment(svc)
         if !env.isEmpty { c.append(("env", .list(env))) }
         var envFrom: [YValue] = []
@@ -232,25 +272,35 @@ struct PodBuilder {
             envFrom.append(.map([("secretRef", .map([("name", .string(s)), ("optional", .bool(true))]))]))
         }
         if !envFrom.isEmpty { c.append(("envFrom", .list(envFrom))) }
+        return c
+    }
+
+    /// Ports, resources, and but for an init container the readiness probe and the lifecycle hooks.
+    func runtimeFields(_ svc: ComposeService) throws -> [(String, YValue)] {
+        var c: [(String, YValue)] = []
         let ports = containerPorts(svc)
         if !ports.isEmpty { c.append(("ports", .list(ports))) }
         let resources = try self.resources(svc)
         c.append(("resources", resources))
         if !svc.isInitContainer, let probe = try readinessProbe(svc) { c.append(("readinessProbe", probe)) }
-        if !svc.isInitContainer {
-            // Kubernetes runs one hook of each kind per container: the first compose hook.
-            var lifecycle: [(String, YValue)] = []
-            for (key, hooks) in [("postStart", svc.postStart), ("preStop", svc.preStop)] {
-                if let h = hooks.first {
-                    lifecycle.append((key, .map([("exec", .map([("command", .list(h.command.map { .string($0) }))]))])))
-                }
+        if !svc.isInitContainer, let lifecycle = lifecycle(svc) { c.append(("lifecycle", lifecycle)) }
+        return c
+    }
+
+    /// The lifecycle hooks: Kubernetes runs one hook of each kind per container, the first compose hook; nil without.
+    func lifecycle(_ svc: ComposeService) -> YValue? {
+        var lifecycle: [(String, YValue)] = []
+        for (key, hooks) in [("postStart", svc.postStart), ("preStop", svc.preStop)] {
+            if let h = hooks.first {
+                lifecycle.append((key, .map([("exec", .map([("command", .list(h.command.map { .string($0) }))]))])))
             }
-            if !lifecycle.isEmpty { c.append(("lifecycle", .map(lifecycle))) }
         }
-        let mounts = try volumeMounts(svc) + resourceMounts(svc) + memoryMounts(svc)
-        if !mounts.isEmpty { c.append(("volumeMounts", .list(mounts))) }
-        c.append(("securityContext", restricted ? try restrictedContext(svc) : securityContext(svc)))
-        return .map(c)
+        return lifecycle.isEmpty ? nil : .map(lifecycle)
+    }
+
+    /// The container's securityContext, under `restricted` or not.
+    mutating func containerSecurity(_ svc: ComposeService) throws -> YValue {
+        restricted ? try restrictedContext(svc) : securityContext(svc)
     }
 
     /// Kubernetes expands `$(VAR)` in env values, command and args: literal `$(` is escaped as `$$(`,
