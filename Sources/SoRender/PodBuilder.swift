@@ -225,8 +225,10 @@ struct PodBuilder {
             isJob
             ? fallback : (spec.sections.imagePullPolicy ?? svc.pullPolicy.flatMap(PullPolicy.kubernetes) ?? fallback)
         c.append(("imagePullPolicy", .string(policy)))
-        if let e = svc.entrypoint { c.append(("command", .list(e.map { .string(kubeExpand($0)) }))) }
-        if let cmd = svc.command { c.append(("args", .list(cmd.map { .string(kubeExpand($0)) }))) }
+        if let e = svc.entrypoint {
+            c.append(("command", .list(e.map { .string(ContainerEnvironment.kubeExpand($0)) })))
+        }
+        if let cmd = svc.command { c.append(("args", .list(cmd.map { .string(ContainerEnvironment.kubeExpand($0)) }))) }
         if let wd = svc.workingDir { c.append(("workingDir", .string(wd))) }
         if svc.stdinOpen == true { c.append(("stdin", .bool(true))) }
         if svc.tty == true { c.append(("tty", .bool(true))) }
@@ -303,48 +305,37 @@ struct PodBuilder {
         restricted ? try restrictedContext(svc) : securityContext(svc)
     }
 
-    /// Kubernetes expands `$(VAR)` in env values, command and args: literal `$(` is escaped as `$$(`,
-    /// and generated-secret references become `$(KEY)` (the key is defined from the Secret first).
-    func kubeExpand(_ value: String) -> String {
-        SecretMarker.split(value).map { piece in
-            switch piece {
-            case .text(let t): return t.replacingOccurrences(of: "$(", with: "$$(")
-            case .secret(let k): return "$(\(k))"
-            }
-        }.joined()
+    /// The container's `env`: the service's environment, the spec's config, the credentials files' keys from the
+    /// Secret, the CA certificates' variable, the egress proxy's settings (see `ContainerEnvironment`).
+    mutating func environment(_ svc: ComposeService) -> [YValue] {
+        var env = ContainerEnvironment(
+            siblings: compose.services.map(\.name).filter { $0 != svc.name }, secretName: state.generatedSecretName)
+        composeEnvironment(svc, into: &env)
+        // laconic-so injects every config.env entry into every container; config wins over compose text.
+        for e in model.config { env.add(e.key, raw: e.value) }
+        // Credentials files were config.env entries in laconic-so (config wins over compose): their keys
+        // come from the Secret even where compose gives the variable a value.
+        for f in model.credentialsFiles { for k in f.keys where env.has(k) { env.set(k, env.secretKeyRef(k)) } }
+        if !model.caCertificates.isEmpty {
+            env.set("NODE_EXTRA_CA_CERTS", .string("/etc/ssl/certs/laconic-extra-ca-0.pem"))
+        }
+        // spec egress-proxy: the proxy's allowlist; the other containers' HTTP(S) through it, unless they set their own.
+        if let proxy = state.proxy {
+            let settings = svc.name == proxy.service ? proxy.settings : proxy.clientSettings
+            for (k, v) in settings where svc.name == proxy.service || !env.has(k) { env.set(k, .string(v)) }
+        }
+        return env.list()
     }
 
-    mutating func environment(_ svc: ComposeService) -> [YValue] {
-        let siblings = compose.services.map(\.name).filter { $0 != svc.name }
-        var entries: [(name: String, value: YValue)] = []
-        // entries' index by name: every config.env key passes here, so no linear search
-        var position: [String: Int] = [:]
-        var secretRefs: [String] = []  // keys referenced inside longer values; defined first
-        var secretRefSet: Set<String> = []
-        func set(_ name: String, _ value: YValue) {
-            if let i = position[name] {
-                entries[i].value = value
-            } else {
-                position[name] = entries.count
-                entries.append((name, value))
-            }
-        }
-        func add(_ name: String, raw: String) {
-            let rewritten = SiblingRewrite.apply(raw, siblings: siblings)
-            let pieces = SecretMarker.split(rewritten)
-            if pieces.count == 1, case .secret(let k) = pieces[0] {
-                set(name, secretKeyRef(k))
-                return
-            }
-            for case .secret(let k) in pieces where secretRefSet.insert(k).inserted { secretRefs.append(k) }
-            set(name, .string(kubeExpand(rewritten)))
-        }
+    /// The service's own environment; a variable without a value comes from the generated Secret, else from the
+    /// spec's config (added after), else it is left out with a warning.
+    mutating func composeEnvironment(_ svc: ComposeService, into env: inout ContainerEnvironment) {
         let configKeys = Set(model.config.map(\.key))
         for e in svc.environment {
             if let v = e.value {
-                add(e.key, raw: v)
+                env.add(e.key, raw: v)
             } else if model.secretKeys.contains(e.key) {
-                set(e.key, secretKeyRef(e.key))
+                env.set(e.key, env.secretKeyRef(e.key))
             } else if !configKeys.contains(e.key) {
                 state.warnings.append(
                     Diagnostic(
@@ -352,45 +343,6 @@ struct PodBuilder {
                         hint: "give it a value in the spec's config:", at: location(svc, line: e.line)))
             }
         }
-        // laconic-so injects every config.env entry into every container; config wins over compose text.
-        for e in model.config { add(e.key, raw: e.value) }
-        // Credentials files were config.env entries in laconic-so (config wins over compose): their keys
-        // come from the Secret even where compose gives the variable a value.
-        for f in model.credentialsFiles { for k in f.keys where position[k] != nil { set(k, secretKeyRef(k)) } }
-        if !model.caCertificates.isEmpty {
-            set("NODE_EXTRA_CA_CERTS", .string("/etc/ssl/certs/laconic-extra-ca-0.pem"))
-        }
-        // spec egress-proxy: the proxy's allowlist; the other containers' HTTP(S) through it, unless they set their own.
-        if let proxy = state.proxy {
-            let settings = svc.name == proxy.service ? proxy.settings : proxy.clientSettings
-            for (k, v) in settings where svc.name == proxy.service || position[k] == nil { set(k, .string(v)) }
-        }
-        let prelude = secretRefs.filter { position[$0] == nil }.map { ($0, secretKeyRef($0)) }
-        // A reference must come after the variable it uses: move those definitions to the front.
-        let used = Set(secretRefs)
-        let early = entries.filter { used.contains($0.name) }
-        let rest = entries.filter { !used.contains($0.name) }
-        return (prelude + early.map { ($0.name, $0.value) } + rest.map { ($0.name, $0.value) }).map { name, value in
-            if case .map(let ref) = value { return .map([("name", .string(name))] + ref) }
-            return .map([("name", .string(name)), ("value", value)])
-        }
-    }
-
-    func secretKeyRef(_ key: String) -> YValue {
-        .map([
-            (
-                "valueFrom",
-                .map([
-                    (
-                        "secretKeyRef",
-                        .map([
-                            ("name", .string(state.generatedSecretName)), ("key", .string(key)),
-                            ("optional", .bool(true)),
-                        ])
-                    )
-                ])
-            )
-        ])
     }
 
     func containerPorts(_ svc: ComposeService) -> [YValue] {
