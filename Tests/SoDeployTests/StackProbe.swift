@@ -11,6 +11,16 @@ import Foundation
 enum StackProbe {
     static let pattern: UInt64 = 0x5A3C_C35A_A5C3_3CA5
 
+    /// A sanitizer's build (`.ci/sanitizers` sets its manifest's variable for the tests too; its runtime, where the
+    /// process exports it): its frames are larger, and its shadow memory guards the stack this probe paints.
+    static var sanitized: Bool {
+        let env = ProcessInfo.processInfo.environment
+        return env["SO_SANITIZE_OURS"] != nil || env["SO_SANITIZE_CORE"] != nil
+            || ["__asan_init", "__tsan_init"].contains { (name: String) in
+                dlsym(UnsafeMutableRawPointer(bitPattern: 0), name) != nil
+            }
+    }
+
     /// `body`'s result, and the bytes of this thread's stack in use at its deepest (from the stack's top, so the
     /// thread's own first frames count, as they do against a thread's stack size).
     @inline(never) static func deepest<T>(_ body: () throws -> T) throws -> (T, Int) {
