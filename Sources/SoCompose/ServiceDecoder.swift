@@ -43,10 +43,26 @@ struct ServiceDecoder {
         }
     }
 
+    /// The service, its keys read in parts (each part a function of its own: a debug build gives every local and
+    /// temporary a slot of the frame, and one function of all the keys took 14 KiB of the deepest load path's
+    /// stack, issue 67).
     func decode() throws -> ComposeService {
         var s = ComposeService(name: name, line: line)
         if node.isNull { return s }
         let m = try node.mapping("service '\(name)'")
+        try decodeImageAndMounts(m, into: &s)
+        try decodeProcess(m, into: &s)
+        try decodeSecurity(m, into: &s)
+        try decodeLongTail(m, into: &s)
+        s.otherKeys = m.entries.filter { Self.otherKnown.contains($0.key) }.map { ($0.key, $0.value.line) }
+        s.keys = m.entries.filter { !$0.key.hasPrefix("x-") }.map { ($0.key, $0.keyNode.line) }
+        m.accept(Self.otherKnown)
+        m.finish(into: diagnostics)
+        return s
+    }
+
+    /// image, build, environment, env_file, ports, expose, volumes.
+    func decodeImageAndMounts(_ m: MapReader, into s: inout ComposeService) throws {
         s.image = try m.string("image")
         s.build = try m.nonNull("build").map(build)
         s.environment = try m.nonNull("environment").map(environment) ?? []
@@ -61,6 +77,11 @@ struct ServiceDecoder {
         let volumeNodes = try m.nonNull("volumes")?.sequence("'volumes' of service '\(name)'") ?? []
         s.volumes = try volumeNodes.map { try ComposeVolumes.parse($0, diagnostics: diagnostics) }
         try refuseDuplicateTargets(s.volumes, nodes: volumeNodes)
+    }
+
+    /// entrypoint, command, healthcheck, depends_on, deploy (and the legacy resource keys), user, working_dir,
+    /// labels, restart, network_mode, networks, secrets, configs, extra_hosts.
+    func decodeProcess(_ m: MapReader, into s: inout ComposeService) throws {
         s.entrypoint = try m.nonNull("entrypoint").map { try command($0, what: "entrypoint") }
         s.command = try m.nonNull("command").map { try command($0, what: "command") }
         s.healthcheck = try m.nonNull("healthcheck").map(healthcheck)
@@ -76,6 +97,10 @@ struct ServiceDecoder {
         s.secrets = try m.nonNull("secrets").map { try resourceRefs($0, what: "secrets") } ?? []
         s.configs = try m.nonNull("configs").map { try resourceRefs($0, what: "configs") } ?? []
         s.extraHosts = try m.nonNull("extra_hosts").map(extraHosts) ?? []
+    }
+
+    /// cap_add, cap_drop, privileged, read_only, profiles, hostname, stop_grace_period.
+    func decodeSecurity(_ m: MapReader, into s: inout ComposeService) throws {
         s.capAdd = try m.value("cap_add")?.stringList("'cap_add'") ?? []
         s.capDrop = try m.value("cap_drop")?.stringList("'cap_drop'") ?? []
         s.privileged = try m.bool("privileged")
@@ -89,6 +114,11 @@ struct ServiceDecoder {
                 at: "stop_grace_period", "stop_grace_period '\(grace)' of service '\(name)' is not a duration",
                 hint: "write seconds or a duration such as 10s, 1m30s (compose's default is 10s)")
         }
+    }
+
+    /// sysctls, tmpfs, shm_size, stdin_open, tty, platform, runtime, dns, pull_policy, dns_search, dns_opt,
+    /// security_opt, annotations, post_start, pre_stop, links, volumes_from.
+    func decodeLongTail(_ m: MapReader, into s: inout ComposeService) throws {
         s.sysctls = try m.nonNull("sysctls").map { try keyValues($0, what: "sysctls") } ?? []
         s.tmpfs = try m.value("tmpfs")?.stringList("'tmpfs'", allowSingle: true) ?? []
         s.shmSize = try m.string("shm_size")
@@ -110,11 +140,6 @@ struct ServiceDecoder {
                 return (parts[0], parts.count > 1 && !parts[1].isEmpty ? parts[1] : parts[0])
             } ?? []
         s.volumesFrom = try m.value("volumes_from")?.stringList("'volumes_from'") ?? []
-        s.otherKeys = m.entries.filter { Self.otherKnown.contains($0.key) }.map { ($0.key, $0.value.line) }
-        s.keys = m.entries.filter { !$0.key.hasPrefix("x-") }.map { ($0.key, $0.keyNode.line) }
-        m.accept(Self.otherKnown)
-        m.finish(into: diagnostics)
-        return s
     }
 
     /// A string is the context; a mapping has context/dockerfile/args/target and other build keys.

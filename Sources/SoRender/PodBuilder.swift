@@ -33,6 +33,9 @@ struct PodBuilder {
         SourceLocation(file: compose.path, line: line ?? svc.line)
     }
 
+    /// The pod spec. Each part is built in a function of its own: the containers' functions sit on the deepest
+    /// stack of a render, and a debug build gives each local and temporary of a function its own slot of its frame,
+    /// so one long function here once took 14-20 KiB of a thread's stack (issue 67, `StackProbe`).
     mutating func build() throws -> YValue {
         var containers: [YValue] = []
         var initContainers: [YValue] = []
@@ -40,11 +43,34 @@ struct PodBuilder {
             let c = try container(svc)
             if svc.isInitContainer { initContainers.append(c) } else { containers.append(c) }
         }
+        return podSpec(containers: containers, initContainers: initContainers)
+    }
+
+    /// The pod spec around its containers.
+    mutating func podSpec(containers: [YValue], initContainers: [YValue]) -> YValue {
         var pod: [(String, YValue)] = []
         if isJob { pod.append(("restartPolicy", .string("Never"))) }
         pod.append(("automountServiceAccountToken", .bool(false)))
         pod += hostNetworkFields()
         pod.append(("securityContext", podSecurityContext()))
+        pod += schedulingFields()
+        pod += longTailPodFields()
+        let initContainers = waitForDependencies() + initContainers
+        if !initContainers.isEmpty { pod.append(("initContainers", .list(initContainers))) }
+        pod.append(("containers", .list(containers)))
+        if !model.caCertificates.isEmpty {
+            podVolumes.append(
+                ("ca-certificates", .map([("secret", .map([("secretName", .string("\(id)-ca-certificates"))]))])))
+        }
+        if !podVolumes.isEmpty {
+            pod.append(("volumes", .list(podVolumes.map { .map([("name", .string($0.0))] + ($0.1.pairs ?? [])) })))
+        }
+        return .map(pod)
+    }
+
+    /// The image pull Secret, the runtime class, and where the pod may run: affinity, spread, tolerations.
+    func schedulingFields() -> [(String, YValue)] {
+        var pod: [(String, YValue)] = []
         if spec.sections.imagePullSecret != nil {
             pod.append(("imagePullSecrets", .list([.map([("name", .string(DeploymentNames.imagePullSecret(id)))])])))
         }
@@ -56,18 +82,7 @@ struct PodBuilder {
         if let affinity = affinity() { pod.append(("affinity", affinity)) }
         if let spread = spreadConstraints() { pod.append(("topologySpreadConstraints", spread)) }
         if let tolerations = tolerations() { pod.append(("tolerations", tolerations)) }
-        pod += longTailPodFields()
-        initContainers = waitForDependencies() + initContainers
-        if !initContainers.isEmpty { pod.append(("initContainers", .list(initContainers))) }
-        pod.append(("containers", .list(containers)))
-        if !model.caCertificates.isEmpty {
-            podVolumes.append(
-                ("ca-certificates", .map([("secret", .map([("secretName", .string("\(id)-ca-certificates"))]))])))
-        }
-        if !podVolumes.isEmpty {
-            pod.append(("volumes", .list(podVolumes.map { .map([("name", .string($0.0))] + ($0.1.pairs ?? [])) })))
-        }
-        return .map(pod)
+        return pod
     }
 
     // MARK: Pod fields
@@ -190,7 +205,39 @@ struct PodBuilder {
 
     // MARK: Containers
 
+    /// One container, built in parts (see `build()`): the mounts' functions go deepest.
     mutating func container(_ svc: ComposeService) throws -> YValue {
+        var c = try containerStart(svc)
+        c += environmentFields(svc)
+        c += try runtimeFields(svc)
+        let mounts = try volumeMounts(svc) + resourceMounts(svc) + memoryMounts(svc)
+        if !mounts.isEmpty { c.append(("volumeMounts", .list(mounts))) }
+        c.append(("securityContext", try containerSecurity(svc)))
+        return .map(c)
+    }
+
+    /// The container's name, image and pull policy, and its process: command, args, working directory, stdin, tty.
+    func containerStart(_ svc: ComposeService) throws -> [(String, YValue)] {
+        let image = try containerImage(svc)
+        var c: [(String, YValue)] = [("name", .string(NameRules.dnsLabel(svc.name))), ("image", .string(image))]
+        let fallback = model.deployTo == .k8s ? "Always" : "IfNotPresent"
+        let policy =
+            isJob
+            ? fallback : (spec.sections.imagePullPolicy ?? svc.pullPolicy.flatMap(PullPolicy.kubernetes) ?? fallback)
+        c.append(("imagePullPolicy", .string(policy)))
+        if let e = svc.entrypoint {
+            c.append(("command", .list(e.map { .string(ContainerEnvironment.kubeExpand($0)) })))
+        }
+        if let cmd = svc.command { c.append(("args", .list(cmd.map { .string(ContainerEnvironment.kubeExpand($0)) }))) }
+        if let wd = svc.workingDir { c.append(("workingDir", .string(wd))) }
+        if svc.stdinOpen == true { c.append(("stdin", .bool(true))) }
+        if svc.tty == true { c.append(("tty", .bool(true))) }
+        return c
+    }
+
+    /// The service's image (a built one's local name), the spec's override of it, and on `k8s` a `:local` image
+    /// as pushed to the spec's registry.
+    func containerImage(_ svc: ComposeService) throws -> String {
         guard
             var image = svc.image ?? svc.build.map({ _ in LocalImage.name(stack: model.stackName, service: svc.name) })
         else {
@@ -210,17 +257,12 @@ struct PodBuilder {
                 image.dropLast(":local".count).split(separator: "/").last.map(String.init) ?? String(image.dropLast(6))
             image = "\(reg)/\(base):deploy-\(id.suffix(8))"
         }
-        var c: [(String, YValue)] = [("name", .string(NameRules.dnsLabel(svc.name))), ("image", .string(image))]
-        let fallback = model.deployTo == .k8s ? "Always" : "IfNotPresent"
-        let policy =
-            isJob
-            ? fallback : (spec.sections.imagePullPolicy ?? svc.pullPolicy.flatMap(PullPolicy.kubernetes) ?? fallback)
-        c.append(("imagePullPolicy", .string(policy)))
-        if let e = svc.entrypoint { c.append(("command", .list(e.map { .string(kubeExpand($0)) }))) }
-        if let cmd = svc.command { c.append(("args", .list(cmd.map { .string(kubeExpand($0)) }))) }
-        if let wd = svc.workingDir { c.append(("workingDir", .string(wd))) }
-        if svc.stdinOpen == true { c.append(("stdin", .bool(true))) }
-        if svc.tty == true { c.append(("tty", .bool(true))) }
+        return image
+    }
+
+    /// `env`, and `envFrom`: the generated Secret and the spec's secrets.
+    mutating func environmentFields(_ svc: ComposeService) -> [(String, YValue)] {
+        var c: [(String, YValue)] = []
         let env = environment(svc)
         if !env.isEmpty { c.append(("env", .list(env))) }
         var envFrom: [YValue] = []
@@ -232,69 +274,68 @@ struct PodBuilder {
             envFrom.append(.map([("secretRef", .map([("name", .string(s)), ("optional", .bool(true))]))]))
         }
         if !envFrom.isEmpty { c.append(("envFrom", .list(envFrom))) }
+        return c
+    }
+
+    /// Ports, resources, and but for an init container the readiness probe and the lifecycle hooks.
+    func runtimeFields(_ svc: ComposeService) throws -> [(String, YValue)] {
+        var c: [(String, YValue)] = []
         let ports = containerPorts(svc)
         if !ports.isEmpty { c.append(("ports", .list(ports))) }
         let resources = try self.resources(svc)
         c.append(("resources", resources))
         if !svc.isInitContainer, let probe = try readinessProbe(svc) { c.append(("readinessProbe", probe)) }
-        if !svc.isInitContainer {
-            // Kubernetes runs one hook of each kind per container: the first compose hook.
-            var lifecycle: [(String, YValue)] = []
-            for (key, hooks) in [("postStart", svc.postStart), ("preStop", svc.preStop)] {
-                if let h = hooks.first {
-                    lifecycle.append((key, .map([("exec", .map([("command", .list(h.command.map { .string($0) }))]))])))
-                }
+        if !svc.isInitContainer, let lifecycle = lifecycle(svc) { c.append(("lifecycle", lifecycle)) }
+        return c
+    }
+
+    /// The lifecycle hooks: Kubernetes runs one hook of each kind per container, the first compose hook; nil without.
+    func lifecycle(_ svc: ComposeService) -> YValue? {
+        var lifecycle: [(String, YValue)] = []
+        for (key, hooks) in [("postStart", svc.postStart), ("preStop", svc.preStop)] {
+            if let h = hooks.first {
+                lifecycle.append((key, .map([("exec", .map([("command", .list(h.command.map { .string($0) }))]))])))
             }
-            if !lifecycle.isEmpty { c.append(("lifecycle", .map(lifecycle))) }
         }
-        let mounts = try volumeMounts(svc) + resourceMounts(svc) + memoryMounts(svc)
-        if !mounts.isEmpty { c.append(("volumeMounts", .list(mounts))) }
-        c.append(("securityContext", restricted ? try restrictedContext(svc) : securityContext(svc)))
-        return .map(c)
+        return lifecycle.isEmpty ? nil : .map(lifecycle)
     }
 
-    /// Kubernetes expands `$(VAR)` in env values, command and args: literal `$(` is escaped as `$$(`,
-    /// and generated-secret references become `$(KEY)` (the key is defined from the Secret first).
-    func kubeExpand(_ value: String) -> String {
-        SecretMarker.split(value).map { piece in
-            switch piece {
-            case .text(let t): return t.replacingOccurrences(of: "$(", with: "$$(")
-            case .secret(let k): return "$(\(k))"
-            }
-        }.joined()
+    /// The container's securityContext, under `restricted` or not.
+    mutating func containerSecurity(_ svc: ComposeService) throws -> YValue {
+        restricted ? try restrictedContext(svc) : securityContext(svc)
     }
 
+    /// The container's `env`: the service's environment, the spec's config, the credentials files' keys from the
+    /// Secret, the CA certificates' variable, the egress proxy's settings (see `ContainerEnvironment`).
     mutating func environment(_ svc: ComposeService) -> [YValue] {
-        let siblings = compose.services.map(\.name).filter { $0 != svc.name }
-        var entries: [(name: String, value: YValue)] = []
-        // entries' index by name: every config.env key passes here, so no linear search
-        var position: [String: Int] = [:]
-        var secretRefs: [String] = []  // keys referenced inside longer values; defined first
-        var secretRefSet: Set<String> = []
-        func set(_ name: String, _ value: YValue) {
-            if let i = position[name] {
-                entries[i].value = value
-            } else {
-                position[name] = entries.count
-                entries.append((name, value))
-            }
+        var env = ContainerEnvironment(
+            siblings: compose.services.map(\.name).filter { $0 != svc.name }, secretName: state.generatedSecretName)
+        composeEnvironment(svc, into: &env)
+        // laconic-so injects every config.env entry into every container; config wins over compose text.
+        for e in model.config { env.add(e.key, raw: e.value) }
+        // Credentials files were config.env entries in laconic-so (config wins over compose): their keys
+        // come from the Secret even where compose gives the variable a value.
+        for f in model.credentialsFiles { for k in f.keys where env.has(k) { env.set(k, env.secretKeyRef(k)) } }
+        if !model.caCertificates.isEmpty {
+            env.set("NODE_EXTRA_CA_CERTS", .string("/etc/ssl/certs/laconic-extra-ca-0.pem"))
         }
-        func add(_ name: String, raw: String) {
-            let rewritten = SiblingRewrite.apply(raw, siblings: siblings)
-            let pieces = SecretMarker.split(rewritten)
-            if pieces.count == 1, case .secret(let k) = pieces[0] {
-                set(name, secretKeyRef(k))
-                return
-            }
-            for case .secret(let k) in pieces where secretRefSet.insert(k).inserted { secretRefs.append(k) }
-            set(name, .string(kubeExpand(rewritten)))
+        // spec egress-proxy: the proxy's allowlist; the other containers' HTTP(S) through it, unless they set their own.
+        if let proxy = state.proxy {
+            let settings = svc.name == proxy.service ? proxy.settings : proxy.clientSettings
+            for (k, v) in settings where svc.name == proxy.service || !env.has(k) { env.set(k, .string(v)) }
         }
+        return env.list()
+    }
+
+    /// The service's own environment; a variable without a value comes from the generated Secret, else from the
+    /// spec's config (added after), else it is left out with a warning.
+    mutating func composeEnvironment(_ svc: ComposeService, into env: inout ContainerEnvironment) {
         let configKeys = Set(model.config.map(\.key))
         for e in svc.environment {
             if let v = e.value {
-                add(e.key, raw: v)
+                env.add(e.key, raw: v)
             } else if model.secretKeys.contains(e.key) {
-                set(e.key, secretKeyRef(e.key))
+                env.set(e.key, env.secretKeyRef(e.key))
             } else if !configKeys.contains(e.key) {
                 state.warnings.append(
                     Diagnostic(
@@ -302,45 +343,6 @@ struct PodBuilder {
                         hint: "give it a value in the spec's config:", at: location(svc, line: e.line)))
             }
         }
-        // laconic-so injects every config.env entry into every container; config wins over compose text.
-        for e in model.config { add(e.key, raw: e.value) }
-        // Credentials files were config.env entries in laconic-so (config wins over compose): their keys
-        // come from the Secret even where compose gives the variable a value.
-        for f in model.credentialsFiles { for k in f.keys where position[k] != nil { set(k, secretKeyRef(k)) } }
-        if !model.caCertificates.isEmpty {
-            set("NODE_EXTRA_CA_CERTS", .string("/etc/ssl/certs/laconic-extra-ca-0.pem"))
-        }
-        // spec egress-proxy: the proxy's allowlist; the other containers' HTTP(S) through it, unless they set their own.
-        if let proxy = state.proxy {
-            let settings = svc.name == proxy.service ? proxy.settings : proxy.clientSettings
-            for (k, v) in settings where svc.name == proxy.service || position[k] == nil { set(k, .string(v)) }
-        }
-        let prelude = secretRefs.filter { position[$0] == nil }.map { ($0, secretKeyRef($0)) }
-        // A reference must come after the variable it uses: move those definitions to the front.
-        let used = Set(secretRefs)
-        let early = entries.filter { used.contains($0.name) }
-        let rest = entries.filter { !used.contains($0.name) }
-        return (prelude + early.map { ($0.name, $0.value) } + rest.map { ($0.name, $0.value) }).map { name, value in
-            if case .map(let ref) = value { return .map([("name", .string(name))] + ref) }
-            return .map([("name", .string(name)), ("value", value)])
-        }
-    }
-
-    func secretKeyRef(_ key: String) -> YValue {
-        .map([
-            (
-                "valueFrom",
-                .map([
-                    (
-                        "secretKeyRef",
-                        .map([
-                            ("name", .string(state.generatedSecretName)), ("key", .string(key)),
-                            ("optional", .bool(true)),
-                        ])
-                    )
-                ])
-            )
-        ])
     }
 
     func containerPorts(_ svc: ComposeService) -> [YValue] {

@@ -92,6 +92,16 @@ struct RenderState {
         renderSecrets()
         renderComposeSecretPlaceholders()
         proxy = try egressProxy()
+        try renderWorkloads()
+        renderLinkAliases()
+        try renderIngress()
+        renderExternalServices()
+        try renderIsolation()
+        try checkUniqueObjects()
+    }
+
+    /// The pods and the jobs (the deepest part of a render: see `PodBuilder.build()`).
+    mutating func renderWorkloads() throws {
         let parts = model.pods.map { model.podPerService ? perService($0) : splitOnPortClashes($0) }
         for part in parts.joined() {
             // Plain compose: a one-shot service (restart "no" or on-failure, no ports) runs once, as a Job.
@@ -102,11 +112,6 @@ struct RenderState {
             }
         }
         for job in model.jobs { try renderJob(job) }
-        renderLinkAliases()
-        try renderIngress()
-        renderExternalServices()
-        try renderIsolation()
-        try checkUniqueObjects()
     }
 
     /// Names people chose must survive as Kubernetes names: unique after sanitising, at most 63 characters.
@@ -335,7 +340,12 @@ struct RenderState {
         var builder = PodBuilder(state: self, component: pod, isJob: false)
         let podSpec = try builder.build()
         absorb(builder)
+        addDeployment(pod, podSpec: podSpec, usesClaims: builder.usesClaims)
+        renderServices(pod)
+    }
 
+    /// The Deployment of a pod whose spec `PodBuilder` built.
+    mutating func addDeployment(_ pod: ComposeComponent, podSpec: YValue, usesClaims: Bool) {
         let replicas = replicas(pod)
         // A hostPort is held by one pod per node: a surge pod could not start beside the old one.
         let hostPorts = pod.compose.services.contains { s in
@@ -348,7 +358,7 @@ struct RenderState {
                 at: SourceLocation(file: pod.compose.path))
         }
         let strategy: YValue =
-            builder.usesClaims || hostPorts
+            usesClaims || hostPorts
             ? .map([("type", .string("Recreate"))])
             : .map([
                 ("type", .string("RollingUpdate")),
@@ -379,7 +389,6 @@ struct RenderState {
                         ])
                     )
                 ]))
-        renderServices(pod)
     }
 
     /// Compose `annotations` of the pod's services (valid keys only), then the spec's, which win; a

@@ -44,22 +44,27 @@ extension PodBuilder {
             try addClaim(source, location: loc)
             return claimMount(volName, m)
         }
+        return try configMapMount(volName, source: source, m)
+    }
+
+    /// The mount of the spec's ConfigMap `source`, read-only (added as the pod volume `name`).
+    mutating func configMapMount(_ name: String, source: String, _ m: ComposeVolumeMount) throws -> YValue {
         try addConfigMap(
-            name: "\(id)-\(volName)", prefix: "configmaps/\(source)",
+            name: "\(id)-\(name)", prefix: "configmaps/\(source)",
             location: SourceLocation(file: spec.path), label: source)
         addPodVolume(
-            volName,
+            name,
             .map([
                 (
                     "configMap",
                     .map(
                         [
-                            ("name", .string("\(id)-\(volName)")),
+                            ("name", .string("\(id)-\(name)")),
                             ("defaultMode", .int(0o755)),
                         ] + itemsFor(prefix: "configmaps/\(source)"))
                 )
             ]))
-        return mount(volName, m.target, readOnly: true)
+        return mount(name, m.target, readOnly: true)
     }
 
     /// The mount of the claim `<id>-<name>` (added as the pod volume `name`), read-only as the compose file says.
@@ -217,72 +222,85 @@ extension PodBuilder {
     }
 
     /// A PVC for a named volume: dynamic for `null` in the spec, bound to a hostPath PV for a path (the
-    /// spec's, else `hostPath`, relative to the deployment directory).
+    /// spec's, else `hostPath`, relative to the deployment directory). Its parts in functions of their own: it
+    /// sits at the bottom of a render's deepest stack (see `build()`).
     mutating func addClaim(
         _ volume: String, location: SourceLocation, hostPath defaultPath: String? = nil,
         kind defaultKind: HostPathKind? = nil
     ) throws {
         usesClaims = true
-        let volName = NameRules.dnsLabel(volume)
-        let name = "\(id)-\(volName)"
+        let name = "\(id)-\(NameRules.dnsLabel(volume))"
         if claims.contains(where: { $0.name == name }) || state.claims.contains(where: { $0.name == name }) { return }
         let specEntry = spec.volumes.first { $0.name == volume }
-        if specEntry == nil && defaultPath == nil {
-            state.warnings.append(
-                Diagnostic(
-                    "named volume '\(volume)' is not in the spec's volumes; it gets a default \(Defaults.volumeSize) claim",
-                    hint: "add '\(volume):' under volumes: in the spec", at: location))
-        }
-        let size = spec.sections.resources.volumeStorage[volume] ?? spec.sections.resources.volumeStorageGlobal
-        let storage =
-            try size.map { s -> String in
-                guard let q = Quantity.bytes(s, binaryLetters: false) else {
-                    throw SoError(
-                        "storage size '\(s)' of volume '\(volume)' is not a size", hint: "write e.g. 10Gi",
-                        at: SourceLocation(file: spec.path))
-                }
-                return q
-            } ?? Defaults.volumeSize
+        if specEntry == nil && defaultPath == nil { warnUnlisted(volume, at: location) }
+        let storage = try claimStorage(volume)
         let labels = state.labels() + [("volume-label", NameRules.labelValue(name))]
         var claimSpec: [(String, YValue)] = [
             ("accessModes", .list([.string("ReadWriteOnce")])),
             ("resources", .map([("requests", .map([("storage", .string(storage))]))])),
         ]
         if let path = specEntry?.path ?? defaultPath {
-            let hostPath = nodePath(volume: volume, path: path)
-            // The data is on that node's disk: its pods go there and only there.
-            let node = try volumeNode(
-                volume, path: path, at: specEntry.map { SourceLocation(file: spec.path, line: $0.line) } ?? location)
-            // A file or a socket needs its own type: the kubelet refuses it where a directory is expected.
-            let type = (model.hostPathKinds[volume] ?? defaultKind ?? .directory).hostPathType
+            let at = specEntry.map { SourceLocation(file: spec.path, line: $0.line) } ?? location
+            try addPathVolume(
+                name, volume: volume, path: path, storage: storage, labels: labels, kind: defaultKind, at: at)
             claimSpec.append(("storageClassName", .string("manual")))
             claimSpec.append(("volumeName", .string(name)))
-            persistentVolumes.append(
-                KubeObject(
-                    .persistentVolume, name: name, labels: labels,
-                    body: [
-                        (
-                            "spec",
-                            .map(
-                                [
-                                    ("storageClassName", .string("manual")),
-                                    ("capacity", .map([("storage", .string(storage))])),
-                                    ("accessModes", .list([.string("ReadWriteOnce")])),
-                                    ("persistentVolumeReclaimPolicy", .string("Retain")),
-                                    (
-                                        "hostPath",
-                                        .map(
-                                            [("path", .string(hostPath))] + (type.map { [("type", .string($0))] } ?? [])
-                                        )
-                                    ),
-                                ] + (node.map { [("nodeAffinity", Self.onNode($0))] } ?? []))
-                        )
-                    ]))
         }
         claims.append(
             KubeObject(
                 .persistentVolumeClaim, name: name, namespace: state.namespace, labels: labels,
                 body: [("spec", .map(claimSpec))]))
+    }
+
+    /// The warning for a named volume the spec does not list.
+    mutating func warnUnlisted(_ volume: String, at location: SourceLocation) {
+        state.warnings.append(
+            Diagnostic(
+                "named volume '\(volume)' is not in the spec's volumes; it gets a default \(Defaults.volumeSize) claim",
+                hint: "add '\(volume):' under volumes: in the spec", at: location))
+    }
+
+    /// A claim's size: the spec's for the volume, else its size for every volume, else the default.
+    func claimStorage(_ volume: String) throws -> String {
+        let size = spec.sections.resources.volumeStorage[volume] ?? spec.sections.resources.volumeStorageGlobal
+        guard let s = size else { return Defaults.volumeSize }
+        guard let q = Quantity.bytes(s, binaryLetters: false) else {
+            throw SoError(
+                "storage size '\(s)' of volume '\(volume)' is not a size", hint: "write e.g. 10Gi",
+                at: SourceLocation(file: spec.path))
+        }
+        return q
+    }
+
+    /// The hostPath PersistentVolume `name` that a path volume's claim binds to, on the node that holds the path.
+    mutating func addPathVolume(
+        _ name: String, volume: String, path: String, storage: String, labels: [(String, String)],
+        kind defaultKind: HostPathKind?, at loc: SourceLocation
+    ) throws {
+        let hostPath = nodePath(volume: volume, path: path)
+        // The data is on that node's disk: its pods go there and only there.
+        let node = try volumeNode(volume, path: path, at: loc)
+        // A file or a socket needs its own type: the kubelet refuses it where a directory is expected.
+        let type = (model.hostPathKinds[volume] ?? defaultKind ?? .directory).hostPathType
+        persistentVolumes.append(
+            KubeObject(
+                .persistentVolume, name: name, labels: labels,
+                body: [
+                    (
+                        "spec",
+                        .map(
+                            [
+                                ("storageClassName", .string("manual")),
+                                ("capacity", .map([("storage", .string(storage))])),
+                                ("accessModes", .list([.string("ReadWriteOnce")])),
+                                ("persistentVolumeReclaimPolicy", .string("Retain")),
+                                (
+                                    "hostPath",
+                                    .map([("path", .string(hostPath))] + (type.map { [("type", .string($0))] } ?? []))
+                                ),
+                            ] + (node.map { [("nodeAffinity", Self.onNode($0))] } ?? []))
+                    )
+                ]))
     }
 
     /// The node that holds a path volume's directory: the spec's `volume-node:`, else the one start found (the kind
