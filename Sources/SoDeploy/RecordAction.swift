@@ -135,11 +135,16 @@ public struct RecordAction: Sendable {
     }
 
     /// Where `store`'s revisions are found: its namespace, its deployment, and the namespace's Pod Security level
-    /// (one read of the Namespace, made beside the record's).
+    /// (one read of the Namespace, made beside the record's). The deployment is the one a Namespace `so` made names
+    /// (its labels are written by whoever may write Namespaces); the record's Secrets' label is their writer's, and
+    /// names it only in a Namespace `so` did not make.
     func origin(_ store: RecordStore) async throws -> RecordOrigin {
         let ns = try await store.client.get(.namespace, name: store.namespace, namespace: nil)
+        let owner = ns.flatMap { n in
+            n.labels[DeploymentNames.Label.managedBy] == "so" ? n.labels[DeploymentNames.Label.instance] : nil
+        }
         return RecordOrigin(
-            namespace: store.namespace, deployment: store.deployment,
+            namespace: store.namespace, deployment: owner ?? store.deployment,
             podSecurity: ns?.labels[RecordOrigin.podSecurityLabel])
     }
 

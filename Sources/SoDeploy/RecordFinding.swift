@@ -26,4 +26,11 @@ public struct RecordFinding: Error, Sendable, Equatable, Hashable, CustomStringC
 
     /// The file of a finding that no one file says: what the loader itself read outside the directory.
     public static let wholeDirectory = "the directory"
+
+    /// A revision whose deployment.yml or spec.yml does not load here (`RecordReads.identity`): its place cannot be
+    /// read, so it is refused as one of another place, with a hint of its own.
+    static func unloadable(_ file: String, _ why: String) -> RecordFinding {
+        .init(.place, file, "", "does not load: \(why)")
+    }
+    var isUnloadable: Bool { kind == .place && key.isEmpty && what.hasPrefix("does not load: ") }
 }

@@ -106,6 +106,14 @@ public struct RecordGate {
         let revision = TerminalText.safe(revision)
         let said = TerminalText.safe((place.isEmpty ? findings : place).map(\.description).joined(separator: "; "))
         let nothing = dir.map { "; nothing was written to \($0)" } ?? ""
+        if let file = place.first(where: \.isUnloadable)?.file {
+            throw SoError(
+                "\(revision) is refused: \(said)\(nothing)",
+                hint:
+                    "this so cannot read its \(file) (written by a newer so, or edited by hand): from a directory that "
+                    + "ran an earlier revision, roll back to it (so deployment \(address) history, then rollback REV), "
+                    + "or correct \(file) in your own directory and start it with --force", exitCode: Self.refused)
+        }
         if !place.isEmpty {
             throw SoError(
                 "\(revision) is refused: \(said)\(nothing)",

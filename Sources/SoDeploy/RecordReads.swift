@@ -45,7 +45,7 @@ public struct RecordReads {
             file = "spec.yml"
             return .success((identity, try Spec.load(Path.join(dir, file), fs: fs, diagnostics: probe)))
         } catch {
-            return .failure(.init(.place, file, "", "does not load: \((error as? SoError)?.message ?? "\(error)")"))
+            return .failure(.unloadable(file, (error as? SoError)?.message ?? "\(error)"))
         }
     }
 

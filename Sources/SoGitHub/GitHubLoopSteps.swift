@@ -1,5 +1,6 @@
 import Foundation
 import SoBasics
+import SoDeploy
 import SoWorkspace
 
 /// The steps that act, each crash-safe: the thread is saved with the step (`GitHubLoopStep`) before anything is
@@ -64,15 +65,30 @@ extension GitHubLoopExecutor {
         }
     }
 
-    /// `thread` saved with `step` ended `failed` in its `last`, and the step `failed` by `error`.
+    /// `thread` saved with `step` ended `failed` in its `last`, and the step `failed` by `error`. A refusal of the
+    /// workspace's record (`RecordGate`) is said on the issue too: nothing else tells whoever asked that nothing ran.
     func failing(
         _ thread: GitHubLoopThread, _ step: GitHubLoopStep, over: GitHubLoopStore.Stored, _ error: Error
     ) async -> Ended {
+        if (error as? SoError)?.exitCode == RecordGate.refused, let issue = try? Self.issue(thread) {
+            await bestEffort(issue, "the refusal's comment") {
+                try await effects.comment(issue, Self.refused(thread.workspace))
+            }
+        }
         var t = thread
         t.step = nil
         t.last = step
         t.last?.state = "failed"
         return await put(t, over: over) == nil ? .left : .failed(error)
+    }
+
+    /// What the issue is told when the workspace's record holds a revision the loop refuses: none of the record's text
+    /// (a teammate's, shown to whoever reads the issue), what the loop's keeper can do.
+    static func refused(_ workspace: String) -> String {
+        "Nothing ran for this: the cluster's record of the workspace `\(workspace)` holds a revision this loop refuses "
+            + "(someone who may write in its namespace changed it). Whoever runs the loop sees why with "
+            + "`so deployment --name \(workspace) diff`; tasks run again once the record's latest revision is one the "
+            + "loop accepts (a rollback to a revision it ran)."
     }
 
     /// Saves the step (phase `up`), ups the workspace, saves the phase `task` (so a loop that reconciled the step
@@ -176,6 +192,8 @@ extension GitHubLoopExecutor {
         t.running = true
         t.tasks += 1
         t.startedAt = t.startedAt ?? now
+        // Whether the repository is private, as the asks say now (one made public since the label must not get logs).
+        t.privateRepository = mine.compactMap(\.event.repositoryPrivate).last ?? t.privateRepository
         Self.queued(id, mine, &t)
         t.last = s
         t.last?.state = "done"

@@ -205,6 +205,7 @@ struct GitHubLoopE2ETests {
         try await Self.walk("so-e2e-github-loop") { run in
             let (issue, pull) = try await Self.labelToPullRequest(run)
             try await Self.reviewToSecondCommit(run, issue: issue, pull: pull)
+            try await Self.hostileRecord(run, issue: issue)
             try await Self.outsiderAndRedelivery(run, pull: pull)
             try await Self.killedMidTaskAndClosed(run, issue: issue, pull: pull)
         }

@@ -19,11 +19,20 @@ struct HostileRecordE2ETests {
     static func plant(
         _ files: [String: String], id: String, namespace: String, revision: Int, host: String, in t: TempDir
     ) async throws {
+        try await plant(
+            files: files.map { .init(path: $0.key, data: Data($0.value.utf8)) }, id: id, namespace: namespace,
+            revision: revision, host: host, in: t)
+    }
+
+    /// `plant` of `files` as they are (an executable one stays so: the same files are the same revision's digest).
+    static func plant(
+        files: [DeploymentRecord.File], id: String, namespace: String, revision: Int, host: String, in t: TempDir
+    ) async throws {
         let fake = FakeCluster()
         try fake.seed(KubeObject(.namespace, name: namespace))
         let record = DeploymentRecord(
             deployment: id, revision: revision, parent: revision - 1, writer: .init(user: "mallory", host: host),
-            time: Date(), verb: "start", files: files.map { .init(path: $0.key, data: Data($0.value.utf8)) })
+            time: Date(), verb: "start", files: files)
         _ = try await RecordStore(client: fake, namespace: namespace, deployment: id).write(
             record, changed: [], result: "started")
         for (key, json) in fake.all where key.type == .secret {
@@ -131,10 +140,7 @@ struct HostileRecordE2ETests {
             #expect(r.exitCode == 0, "\(r.stderr)")
             r = try await E2E.kubectl(["-n", victim, "create", "configmap", "kept", "--from-literal=k=v"])
             var six = base
-            let spec = try #require(base["spec.yml"])
-            six["spec.yml"] =
-                spec.split(separator: "\n", omittingEmptySubsequences: false)
-                .filter { !$0.hasPrefix("namespace:") }.joined(separator: "\n") + "namespace: \(victim)\n"
+            six["spec.yml"] = Self.naming(victim, in: try #require(base["spec.yml"]))
             try await Self.plant(six, id: id, namespace: name, revision: 6, host: "writer-box", in: t)
             // Refused, the record makes no directory, so its work cannot be read: down without --discard keeps it all.
             r = try await so(["down", name, "--timeout", "120"], homes.third)
@@ -353,6 +359,7 @@ struct HostileRecordE2ETests {
         func b(_ args: [String]) async throws -> ProcessResult { try await E2E.so(args, cwd: t.path, env: envB) }
         let pool = "e2e-hostile-\(Access.suffix())"
         let ws = "e2e-hostile-ws-\(Access.suffix())"
+        let victim = "e2e-hostile-v-\(Access.suffix())"
         do {
             try await AgentE2E.removing(ws, t, envB) {
                 var r = try await a([
@@ -375,16 +382,19 @@ struct HostileRecordE2ETests {
                 r = try await a(["deployment", "--name", memberName, "history", "-o", "json"])
                 let heads = (try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]]) ?? []
                 let latest = try #require(heads.compactMap { $0["revision"] as? Int }.max(), "\(r.stdout)\(r.stderr)")
-                try await Self.plant(files, id: id, namespace: ns, revision: latest + 1, host: "writer-box", in: t)
+                try await Self.claimOfAnotherNamespace(
+                    files, id: id, member: ns, after: latest, victim: victim, value: value, in: t
+                ) {
+                    try await b(["up", stackB, "--name", ws, "--config", "GIT_REPO=\(repo)", "--timeout", "120"])
+                }
+                #expect(!LocalFileSystem().exists(t.file("home-b/deployments/\(ws)")), "the claim made no directory")
+                try await Self.plant(files, id: id, namespace: ns, revision: latest + 2, host: "writer-box", in: t)
                 r = try await b([
                     "up", stackB, "--name", ws, "--config", "GIT_REPO=\(repo)", "--timeout", "120",
                 ])
                 #expect(r.exitCode == 0 && r.stdout.contains("claimed \(pool)-"), "\(r.stdout)\n\(r.stderr)")
                 #expect(r.stderr.contains("\(extra) of \(ws) is not handed in"), "\(r.stderr)")
-                let held = try await E2E.kubectl(["get", "secrets,configmaps", "-A", "-o", "json"])
-                #expect(
-                    !held.stdout.contains(Data(value.utf8).base64EncodedString()) && !held.stdout.contains(value),
-                    "the claimer's value is in no object of the cluster")
+                #expect(try await Self.inNoObject(value), "the claimer's value is in no object of the cluster")
                 r = try await b([
                     "deployment", "--name", ws, "exec", "agent", "--", "sh", "-c", "printenv \(extra); true",
                 ])
@@ -395,8 +405,62 @@ struct HostileRecordE2ETests {
             }
         } catch {
             _ = try? await a(["pool", "remove", pool])
+            _ = try? await E2E.kubectl(["delete", "namespace", victim, "--ignore-not-found", "--wait=false"])
             throw error
         }
+        _ = try? await E2E.kubectl(["delete", "namespace", victim, "--ignore-not-found", "--wait=false"])
+    }
+
+    /// A claim of a pool's member (namespace `member`) whose latest revision a writer made name the namespace `victim`
+    /// (another deployment's, holding a Secret and a ConfigMap), and one more `secret-env` variable (`files`): `up`
+    /// (`claim`, the claimer's, whose environment holds that variable's `value`) is refused naming the namespace, the
+    /// member is given back (its claim's Lease gone), and nothing in `victim` is made, changed or deleted; the value is
+    /// in no object of the cluster.
+    static func claimOfAnotherNamespace(
+        _ files: [String: String], id: String, member: String, after latest: Int, victim: String, value: String,
+        in t: TempDir, claim: () async throws -> ProcessResult
+    ) async throws {
+        var r = try await E2E.kubectl(["create", "namespace", victim])
+        try #require(r.exitCode == 0, "\(r.stderr)")
+        r = try await E2E.kubectl(["-n", victim, "create", "secret", "generic", "kept", "--from-literal=k=v"])
+        r = try await E2E.kubectl(["-n", victim, "create", "configmap", "kept", "--from-literal=k=v"])
+        var elsewhere = files
+        elsewhere["spec.yml"] = Self.naming(victim, in: try #require(files["spec.yml"]))
+        try await Self.plant(elsewhere, id: id, namespace: member, revision: latest + 1, host: "writer-box", in: t)
+        let before = try await Self.contents(of: victim)
+        #expect(before.contains { $0.hasPrefix("Secret/kept@") }, "\(before)")
+        r = try await claim()
+        #expect(r.exitCode == 77 && r.stderr.contains("spec.yml namespace names \(victim)"), "\(r.stdout)\n\(r.stderr)")
+        #expect(try await Self.contents(of: victim) == before, "nothing in \(victim) was made, changed or deleted")
+        r = try await E2E.kubectl(["-n", member, "get", "lease", "so-pool-claim", "-o", "name"])
+        #expect(r.exitCode != 0, "the member was given back: \(r.stdout)")
+        #expect(try await Self.inNoObject(value), "the claimer's value is in no object of the cluster")
+    }
+
+    /// Whether no Secret or ConfigMap of the cluster holds `value` (as it is, or base64 as a Secret holds it).
+    static func inNoObject(_ value: String) async throws -> Bool {
+        let held = try await E2E.kubectl(["get", "secrets,configmaps", "-A", "-o", "json"])
+        return held.exitCode == 0 && !held.stdout.contains(Data(value.utf8).base64EncodedString())
+            && !held.stdout.contains(value)
+    }
+
+    /// `spec` (a spec.yml's text) with `namespace: namespace` in place of the namespace it names.
+    static func naming(_ namespace: String, in spec: String) -> String {
+        spec.split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.hasPrefix("namespace:") }
+            .joined(separator: "\n") + (spec.hasSuffix("\n") ? "" : "\n") + "namespace: \(namespace)\n"
+    }
+
+    /// What `namespace` holds, object by object (kind, name and resourceVersion): equal before and after when
+    /// nothing in it was made, changed or deleted.
+    static func contents(of namespace: String) async throws -> [String] {
+        let r = try await E2E.kubectl([
+            "-n", namespace, "get",
+            "secrets,configmaps,leases,pods,deployments,services,serviceaccounts,roles,rolebindings,networkpolicies,"
+                + "persistentvolumeclaims",
+            "-o", "jsonpath={range .items[*]}{.kind}/{.metadata.name}@{.metadata.resourceVersion}{\"\\n\"}{end}",
+        ])
+        let ns = try await E2E.kubectl(["get", "namespace", namespace, "-o", "jsonpath={.metadata.resourceVersion}"])
+        return ["Namespace@\(ns.stdout)"] + r.stdout.split(separator: "\n").map(String.init).sorted()
     }
 
     /// `spec` (a spec.yml's text) whose `secret-env` names `name` too, in the form it has (flow or block list).

@@ -196,6 +196,42 @@ import Testing
         #expect(!c.h.fs.exists(c.h.path("home-b/deployments/\(c.id)")))
     }
 
+    /// A writer of Secrets in the namespace replaces its record by one of another deployment (`victim`: its Secrets'
+    /// label and its deployment.yml say the same). Where it was found is the Namespace's own label (written by whoever
+    /// may write Namespaces), not the record's: refused. A directory made of it was the victim's on this machine (a
+    /// `down N --discard` of it deleted the victim's volumes that no claim bound).
+    @Test func aRecordRelabelledAsAnotherDeploymentIsRefused() async throws {
+        let c = try await ClusterHarness()
+        defer { c.h.tmp.cleanup() }
+        _ = try await c.start()
+        let store = RecordTeamTests.store(c)
+        let latest = try #require(try await store.heads().last)
+        // Its spec names the namespace it is found in (else the namespace would be victim's, and refused as such).
+        let files = try await store.read(latest).files.map { f in
+            let text = String(decoding: f.data, as: UTF8.self)
+            let edited =
+                f.path == "deployment.yml"
+                ? text.replacingOccurrences(of: "deployment-id: \(c.id)", with: "deployment-id: victim")
+                : f.path == "spec.yml" ? text + "\nnamespace: \(c.id)\n" : text
+            return DeploymentRecord.File(path: f.path, data: Data(edited.utf8), executable: f.executable)
+        }
+        #expect(files != (try await store.read(latest).files))
+        try await store.removeAll()
+        let record = DeploymentRecord(
+            deployment: "victim", revision: 1, parent: nil, writer: .init(user: "mallory", host: "laptop-b"),
+            time: Date(timeIntervalSince1970: 1_800_000_000), verb: "start", files: files)
+        _ = try await RecordStore(client: c.cluster, namespace: c.id, deployment: "victim").write(
+            record, changed: [], result: "started")
+        let e = await #expect(throws: SoError.self) {
+            _ = try await RecordAction(RecordTeamTests.teammate(c)).materialize(name: c.id, client: c.cluster)
+        }
+        #expect(
+            e?.message.contains("deployment.yml deployment-id names victim, not \(c.id) whose record it is") == true,
+            "\(e?.message ?? "")")
+        #expect(e?.exitCode == RecordGate.refused)
+        #expect(!c.h.fs.exists(c.h.path("home-b/deployments/\(c.id)")))
+    }
+
     /// What a teammate's revision adds that the namespace did not have (a privileged container) is refused, naming
     /// it; `--accept-privilege` takes it after reading it.
     @Test func privilegeByProxyIsRefusedUnlessAccepted() async throws {
@@ -318,6 +354,27 @@ import Testing
         let model = try DeploymentLoader.load(c.h.path("dep"), fs: c.h.fs, diagnostics: DiagnosticSink())
         let target = try await ClusterTargets(ctx: ctx).find(model, ClusterOptions(), allowCreate: false)
         #expect(target?.connection.contextName != nil && target?.kubeconfigFile == nil)
+    }
+
+    /// A revision whose spec.yml does not load is refused naming the file, and its hint says that and the way out (not
+    /// "another place", which it may not name).
+    @Test func aRevisionWhoseSpecDoesNotLoadSaysSo() async throws {
+        let c = try await ClusterHarness()
+        defer { c.h.tmp.cleanup() }
+        _ = try await c.start()
+        let n = try await Self.plant(c) { $0["spec.yml"] = "stack: [\n" }
+        let e = await #expect(throws: SoError.self) {
+            _ = try await RecordAction(RecordTeamTests.teammate(c)).materialize(name: c.id, client: c.cluster)
+        }
+        #expect(e?.message.contains("revision \(n) of \(c.id)") == true, "\(e?.message ?? "")")
+        #expect(e?.message.contains("is refused: spec.yml does not load: ") == true, "\(e?.message ?? "")")
+        let hint = e?.hint ?? ""
+        #expect(
+            hint.hasPrefix("this so cannot read its spec.yml") && hint.contains("rollback REV")
+                && hint.contains("correct spec.yml in your own directory") && !hint.contains("another place"), "\(hint)"
+        )
+        #expect(e?.exitCode == RecordGate.refused)
+        #expect(!c.h.fs.exists(c.h.path("home-b/deployments/\(c.id)")))
     }
 
     /// A revision that does not load is refused naming the file that did not: its `deployment.yml`, or its spec.

@@ -3,6 +3,7 @@ import SoBasics
 import SoTestSupport
 import Testing
 
+@testable import SoDeploy
 @testable import SoGitHub
 @testable import SoWorkspace
 
@@ -104,6 +105,14 @@ import Testing
         }
         func fail(_ what: String) throws {
             if failing.contains(what) { throw SoError("cannot \(what) \(GitHubLoopExecutorTests.ws)", hint: "fix it") }
+            // The record's gate (`RecordGate`): the refusal names a teammate's text and this machine's paths.
+            if failing.contains(what + " refused") {
+                throw SoError(
+                    "revision 9 of \(GitHubLoopExecutorTests.ws) (start by mallory@laptop-b, as it says) is refused: "
+                        + "compose/x.yml configs.k.file reads /home/loop/.ssh/id_ed25519; nothing was written to "
+                        + "/home/loop/.so/deployments/\(GitHubLoopExecutorTests.ws)", hint: "roll back",
+                    exitCode: RecordGate.refused)
+            }
         }
         func entries(state: String) throws -> [GitHubInbox.Entry] {
             if let d = dieAfter, calls.count >= d { throw Died() }
@@ -454,6 +463,32 @@ import Testing
                 "save \(Self.ws) running=false tasks=1 removed=false comment=50 pr=7 step=- last=failed",
                 "mark d10 failed",
             ])
+    }
+
+    /// A task on a workspace whose record in the cluster holds a revision the record's gate refuses (a teammate's,
+    /// `GitHubLoopRecordTests`): one comment on the issue says nothing ran and why, with none of the refusal's text
+    /// (the record's, and the loop's paths); the step fails as any (the comment stays taken, no task runs).
+    @Test func aTaskOnARefusedRecordSaysSoOnTheIssue() async throws {
+        let fake = Fake([Self.comment("d11", 51, "go")], threads: [Self.thread(running: false)])
+        await fake.set(failing: ["task refused"])
+        let lines = try await Self.pass(fake)
+        #expect(
+            lines.count == 1 && lines[0].hasPrefix("github: acme/web#12: task \(Self.ws) failed: revision 9 of"),
+            "\(lines)")
+        let calls = await fake.calls
+        #expect(
+            calls.suffix(2) == [
+                "save \(Self.ws) running=false tasks=1 removed=false comment=51 pr=7 step=- last=failed",
+                "mark d11 failed",
+            ], "\(calls)")
+        let said = calls.dropLast(2).last ?? ""
+        #expect(
+            said.hasPrefix(
+                "comment acme/web#12: Nothing ran for this: the cluster's record of the workspace `\(Self.ws)`")
+                && said.contains("so deployment --name \(Self.ws) diff"), "\(calls)")
+        #expect(calls.filter { $0.hasPrefix("comment ") }.count == 1)
+        #expect(!calls.contains { $0.contains("mallory") || $0.contains("/home/loop") }, "\(calls)")
+        #expect(await fake.tasks().isEmpty)
     }
 
     static func review(_ id: String, _ rid: Int) -> GitHubEvent {

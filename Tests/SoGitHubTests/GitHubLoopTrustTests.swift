@@ -267,6 +267,23 @@ import Testing
         #expect(try await Self.failedTaskEnds(X.thread(running: true)).contains("comment acme/web#12: \(posted)"))
     }
 
+    /// A repository made public after its label: the next task's ask says so, and that task's failure posts no log
+    /// (the thread's flag was read once, at the label, and a public repository's failed task got its log tail).
+    @Test func aRepositoryMadePublicSinceTheLabelGetsNoLogTail() async throws {
+        var ask = X.comment("d2", 60, "go")
+        ask.repositoryPrivate = false
+        let fake = X.Fake([ask], threads: [X.thread(running: false)])
+        #expect(await fake.thread()?.privateRepository == true)
+        _ = try await X.pass(fake)
+        let t = try #require(await fake.thread())
+        #expect(t.privateRepository == false && t.taskIDs == [3], "\(t)")
+        let calls = try await Self.failedTaskEnds(t)
+        #expect(!calls.contains { $0.hasPrefix("logTail") }, "the log is not even read: \(calls)")
+        #expect(
+            calls.contains(
+                "comment acme/web#12: \(GitHubLoopReport.outcome(X.failed, workspace: X.ws, log: "", withheld: true))"))
+    }
+
     @Test func theLabelsDeliverySaysWhetherTheRepositoryIsPrivate() {
         var e = P.labeled("d1")
         e.repositoryPrivate = true
