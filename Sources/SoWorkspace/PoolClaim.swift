@@ -22,10 +22,13 @@ struct PoolClaim {
         var pool: PoolRecord
         /// The pod its workspace container ran in when the pool was listed.
         var pod: String?
-        /// The workspace's name on the member's Namespace, then the claim's revision of the record
-        /// (`RecordAction.recordClaim`), being written while the checkout is carried in: awaited before `up` returns
-        /// (a failure to name it is the claim's; the revision is best effort).
-        var recorded: Task<Void, Error>? = nil
+        /// The workspace's name on the member's Namespace, being written while the checkout is carried in (its
+        /// answer, the Namespace, is what the claim's revision starts from: `ClaimRecord`). A failure to name it is
+        /// the claim's.
+        var named: Task<JSON, Error>? = nil
+        /// Where the claim's revision of the record is written (the member's namespace, on the claim's API server).
+        var client: ClusterClient? = nil
+        var connection: ClusterConnection? = nil
     }
 
     /// Keys of `--config` that belong to one workspace, not to a pool's members.
@@ -195,6 +198,7 @@ struct PoolClaim {
         -> Claimed?
     {
         let members = try await warm(pool, cluster: cluster, listed: listed)
+        ctx.phase("claim: members listed")
         guard !members.isEmpty else {
             ctx.say("pool \(pool.name) has no warm workspace; starting \(name) cold")
             return nil
@@ -218,13 +222,16 @@ struct PoolClaim {
             defer { ctx.interrupts.done(giveBack) }
             // The member is this up's alone from here. Whatever fails before its files are the workspace's gives it
             // back.
+            ctx.phase("claim: Lease created")
             do {
                 if let why = try await take(m.listing, pool: pool, dir: dir, reach: reach, client: client) {
                     await release()
                     ctx.say("pool \(pool.name) not used: \(why); starting \(name) cold")
                     return nil
                 }
+                ctx.phase("claim: member's files taken and checked")
                 try adopt(dir, keys)
+                ctx.phase("claim: workspace's keys adopted")
             } catch {
                 await release()
                 throw error
@@ -246,17 +253,15 @@ struct PoolClaim {
             ])
             // The Lease stays: an up that listed the member before this claim finds it taken.
             ctx.say("\(name): claimed \(m.listing.name) from pool \(pool.name) (namespace \(m.listing.namespace))")
-            // The workspace's name on its Namespace, then the claim's revision of the record, are written while the
-            // checkout is carried in (none of them needs another): the member is this up's alone since the Lease.
-            let ctx = self.ctx
-            let recorded = Task {
-                let patched = try await client.patch(
+            // The workspace's name on its Namespace is written while the checkout is carried in (then the claim's
+            // revision of the record, `ClaimRecord`): the member is this up's alone since the Lease.
+            let named = Task {
+                try await client.patch(
                     .namespace, name: namespace, namespace: nil, mergePatch: Data(JSONWriter.bytes(patch, .compact)))
-                await RecordAction(ctx).recordClaim(
-                    dir: dir, namespace: patched, client: client, connection: target.connection)
             }
             return Claimed(
-                member: m.listing.name, namespace: m.listing.namespace, pool: pool, pod: m.pod, recorded: recorded)
+                member: m.listing.name, namespace: m.listing.namespace, pool: pool, pod: m.pod, named: named,
+                client: client, connection: target.connection)
         }
         ctx.say("pool \(pool.name): every warm workspace was claimed by another up; starting \(name) cold")
         return nil

@@ -117,6 +117,36 @@ final class Rendezvous: @unchecked Sendable {
                 ].sorted(), "\(calls)")
     }
 
+    /// A claim reads the claimed workspace's files once they are its: the hand-over opens them, and the claim's
+    /// revision of the record is written from that deployment beside the hand-over (where the record loaded a copy of
+    /// its own), and is in the cluster when `up` returns.
+    @Test func aClaimsRevisionIsWrittenFromTheDeploymentTheHandOverOpened() async throws {
+        var c = try await CarryHarness()
+        let origin = try await c.origin()
+        let p = try await PoolTests().pool(c.w, size: 1)
+        let member = try #require(try await PoolAction(c.w.ctx).members(p.name, cluster: c.w.clusterOptions).first)
+        c.w.cluster.execOutcomes = [ExecOutcome(exitCode: 0)]
+        let reads = CountedReads(base: c.w.ctx.fs)
+        c.w.ctx.fs = reads
+        var req = UpRequest(stack: "agent-workspace")
+        req.name = "counted-ws"
+        req.config = ["GIT_REPO=file://\(origin)"]
+        req.cluster = c.w.clusterOptions
+        req.wait = false
+        let r = try await UpAction(c.w.ctx).run(req)
+        #expect(r.note == "claimed from pool warm", "\(r)")
+        let head = try #require(
+            try await RecordStore(
+                client: c.w.cluster, namespace: member.listing.namespace, deployment: member.listing.id
+            )
+            .heads().last)
+        #expect(head.verb == "claim" && head.result == "claimed", "\(head)")
+        // The compose file is read by each load of the deployment and by the record's copy of the files: the hand-over's
+        // load and the revision's files, nothing more.
+        let compose = Path.join(try c.w.ctx.namedDeployment("counted-ws"), "compose/docker-compose-agent-workspace.yml")
+        #expect(reads.count(compose) == 2, "\(reads.counts)")
+    }
+
     /// A cold `up` of the workspace `ws` (no pool, not waited for), each request through `meet`.
     static func coldUp(_ w: WorkspaceHarness, _ meet: Rendezvous) async throws {
         w.cluster.beforeCallAsync = { call in await meet.arrive(call) }
@@ -185,5 +215,17 @@ final class Rendezvous: @unchecked Sendable {
         if call.contains("/tmp/so-clone-done") { return "exec hand-over" }
         if call.contains("so-secret-env") { return "exec credentials" }
         return call
+    }
+}
+
+/// A file system that counts the reads of each path.
+final class CountedReads: ForwardingFileSystem, @unchecked Sendable {
+    private let lock = NSLock()
+    private var read: [String: Int] = [:]
+    var counts: [String: Int] { lock.withLock { read } }
+    func count(_ path: String) -> Int { lock.withLock { read[path] ?? 0 } }
+    override func readData(_ path: String) throws -> Data {
+        lock.withLock { read[path, default: 0] += 1 }
+        return try base.readData(path)
     }
 }
