@@ -101,24 +101,36 @@ struct PoolClaim {
     /// The choice, saying nothing. Pools are the cluster's (`PoolStore`): one of another machine fits when its
     /// stack is the same files as this up's, wherever they are.
     func choosing(_ req: UpRequest) async throws -> Choice {
+        // This up's stack and its files, read once, while the pools are asked for (neither needs the other); every
+        // pool of the same stack is judged against them.
+        let ctx = self.ctx
+        let reading = Task { () -> StackNow in
+            // A stack that cannot be read matches no pool by its files (the cold way says why it cannot be read).
+            let resolved = try? ctx.locator.resolve(req.stack, diagnostics: DiagnosticSink.dropped("the stack again"))
+            return StackNow(resolved: resolved, files: resolved.flatMap { try? PoolRecord.fingerprint($0, fs: ctx.fs) })
+        }
         let pools: [PoolRecord]
         do { pools = try await PoolStore.open(ctx, req.cluster).all() } catch let e as SoError where req.pool == nil {
+            reading.cancel()
             // The cold way needs none of them (and says what is wrong with the cluster, if anything is).
             return Choice(pool: nil, passedOver: ["pools not looked at: \(e.message)"])
         }
-        // A stack that cannot be read matches no pool by its files (the cold way says why it cannot be read).
-        let files = try? PoolRecord.fingerprint(
-            ctx.locator.resolve(req.stack, diagnostics: DiagnosticSink.dropped("the stack again")), fs: ctx.fs)
+        let now = await reading.value
+        let files = now.files
         let stack = PoolRecord.stackKey(ctx, req.stack)
         /// Where this machine has `p`'s stack when `p` names another path: this up's, if it is the same files.
         func copy(_ p: PoolRecord) -> String? {
             PoolRecord.stackKey(ctx, p.stack) != stack && !p.files.isEmpty && p.files == files ? stack : nil
         }
+        /// This up's stack as read, for a pool whose stack is it (its own path, or this machine's copy of it).
+        func mine(_ p: PoolRecord) -> StackNow? {
+            PoolRecord.stackKey(ctx, p.stack) == stack || copy(p) != nil ? now : nil
+        }
         if let named = req.pool {
             guard let p = pools.first(where: { $0.name == named }) else {
                 throw SoError.usage("no pool named '\(named)' on the cluster", hint: "see the pools: so pool list")
             }
-            if let why = mismatch(p, req, copy: copy(p)) {
+            if let why = mismatch(p, req, copy: copy(p), read: mine(p)) {
                 throw SoError.usage(
                     "pool \(named) does not fit this workspace: \(why)", hint: "drop --pool, or make a pool that fits")
             }
@@ -126,7 +138,7 @@ struct PoolClaim {
         }
         var passedOver: [String] = []
         for p in pools where PoolRecord.stackKey(ctx, p.stack) == stack || copy(p) != nil {
-            if let why = mismatch(p, req, copy: copy(p)) {
+            if let why = mismatch(p, req, copy: copy(p), read: mine(p)) {
                 passedOver.append("pool \(p.name) not used: \(why)")
                 continue
             }
@@ -135,11 +147,24 @@ struct PoolClaim {
         return Choice(pool: nil, passedOver: passedOver)
     }
 
+    /// This up's stack as `choosing` read it: resolved, and its files' fingerprint (nil: it cannot be read).
+    struct StackNow: Sendable {
+        var resolved: ResolvedStack?
+        var files: [String: String]?
+    }
+
     /// Why the pool's members are not this workspace (its `--with`, `--agent` or other `--config`), or nil.
-    /// `copy`: this machine's copy of the pool's stack (`choosing`).
-    func mismatch(_ p: PoolRecord, _ req: UpRequest, copy: String? = nil) -> String? {
+    /// `copy`: this machine's copy of the pool's stack (`choosing`). `read`: the pool's stack as `choosing` read it
+    /// (this up's), judged without reading it again.
+    func mismatch(_ p: PoolRecord, _ req: UpRequest, copy: String? = nil, read: StackNow? = nil) -> String? {
         // A stack that cannot be read now fits nothing (the cold way says why).
-        if let (_, stack) = try? p.stackHere(ctx, copy: copy), let changed = try? p.changed(stack, fs: ctx.fs) {
+        let changed: [String]?
+        if let read {
+            changed = read.resolved == nil ? nil : read.files.map { p.changed(now: $0) }
+        } else {
+            changed = (try? p.stackHere(ctx, copy: copy)).flatMap { try? p.changed($0.1, fs: ctx.fs) }
+        }
+        if let changed {
             if !changed.isEmpty { return "it no longer matches its stack (\(changed.joined(separator: ", ")) changed)" }
         } else {
             return "its stack \(p.stack) cannot be read on this machine"

@@ -147,6 +147,43 @@ final class Rendezvous: @unchecked Sendable {
         #expect(reads.count(compose) == 2, "\(reads.counts)")
     }
 
+    /// The pool is chosen against this up's stack read once, while the pools are asked for: the pools' list is held
+    /// at the API server until the stack's files were read (a choice that reads them only once the list answered
+    /// never does), and each pool of the stack is judged against that one reading (where each read it again).
+    @Test func aPoolIsChosenAgainstTheStackReadOnceWhileThePoolsAreAskedFor() async throws {
+        var w = try WorkspaceHarness()
+        for d in ["stacks", "compose", "config"] {
+            try FileManager.default.copyItem(atPath: Path.join(RepoPaths.root, d), toPath: w.h.path("layout/\(d)"))
+        }
+        let reads = CountedReads(base: LocalFileSystem(currentDirectory: w.h.path("layout")))
+        w.ctx.fs = reads
+        var debug = PoolRecord(name: "a-debug", stack: "./stacks/agent-workspace", size: 0)
+        debug.config = ["LOG_LEVEL=debug"]
+        _ = try await PoolAction(w.ctx).create(debug, cluster: w.clusterOptions)
+        _ = try await PoolAction(w.ctx).create(
+            PoolRecord(name: "b-plain", stack: "./stacks/agent-workspace", size: 0), cluster: w.clusterOptions)
+        let composeFile: @Sendable ([String: Int]) -> Int = { counts in
+            counts.filter { $0.key.hasSuffix("compose/docker-compose-agent-workspace.yml") }.values.reduce(0, +)
+        }
+        let before = composeFile(reads.counts)
+        let readWhileHeld = CountedReads(base: reads)  // its count of "held": the pools' list released after the read
+        w.cluster.beforeCallAsync = { call in
+            guard call.hasPrefix("list Secret so-pools") else { return }
+            let began = ContinuousClock.now
+            while composeFile(reads.counts) == before, ContinuousClock.now - began < .seconds(10) {
+                try? await Task.sleep(for: .milliseconds(5))
+            }
+            if composeFile(reads.counts) > before { _ = try? readWhileHeld.readData("held") }
+        }
+        var req = UpRequest(stack: "./stacks/agent-workspace")
+        req.cluster = w.clusterOptions
+        let choice = try await PoolClaim(ctx: w.ctx).choosing(req)
+        w.cluster.beforeCallAsync = nil
+        #expect(choice.pool?.name == "b-plain" && choice.passedOver.count == 1, "\(choice)")
+        #expect(readWhileHeld.count("held") == 1, "the stack was read only once the pools' list answered")
+        #expect(composeFile(reads.counts) - before == 1, "\(reads.counts)")
+    }
+
     /// A cold `up` of the workspace `ws` (no pool, not waited for), each request through `meet`.
     static func coldUp(_ w: WorkspaceHarness, _ meet: Rendezvous) async throws {
         w.cluster.beforeCallAsync = { call in await meet.arrive(call) }
