@@ -38,5 +38,6 @@ final class ClaimRecord: @unchecked Sendable {
     func wait() async throws {
         try await lock.withLock { task }?.value
         _ = try await claimed.named?.value
+        ctx.phase("claim: Namespace named, revision written")
     }
 }

@@ -157,11 +157,11 @@ struct PoolClaim {
     /// `copy`: this machine's copy of the pool's stack (`choosing`). `read`: the pool's stack as `choosing` read it
     /// (this up's), judged without reading it again.
     func mismatch(_ p: PoolRecord, _ req: UpRequest, copy: String? = nil, read: StackNow? = nil) -> String? {
-        // A stack that cannot be read now fits nothing (the cold way says why).
         let changed: [String]?
         if let read {
             changed = read.resolved == nil ? nil : read.files.map { p.changed(now: $0) }
         } else {
+            // A stack that cannot be read now fits nothing (the cold way says why).
             changed = (try? p.stackHere(ctx, copy: copy)).flatMap { try? p.changed($0.1, fs: ctx.fs) }
         }
         if let changed {

@@ -125,7 +125,6 @@ public struct UpAction {
         let choice: PoolClaim.Choice
         if let listing { choice = try await listing.chosen(ctx) } else { choice = try await claim.choose(req) }
         guard let pool = choice.pool else { return nil }
-        ctx.phase("claim: pool chosen")
         // The bundle is made while the API server is asked for a member: neither needs the other.
         let bundle = Task { () throws -> CarryIn.Bundle? in
             guard case .bundle(let carry, let source) = checkout else { return nil }
@@ -147,9 +146,6 @@ public struct UpAction {
             await Self.discard(bundle, checkout)
             return nil
         }
-        ctx.phase("claim: member claimed and taken")
-        var quiet = ctx
-        quiet.options.quiet = true
         var result = UpResult(
             name: name, namespace: claimed.namespace, directory: dir, created: true, ready: req.wait, workspace: true,
             source: checkout.source, note: "claimed from pool \(pool.name)")
@@ -159,9 +155,7 @@ public struct UpAction {
                 req, name: name, dir: dir, checkout: checkout, bundle: bundle, branch: branch, identity: identity,
                 pod: claimed.pod, pool: (claimed.pool, claimed.namespace), record: record)
             result.source?.bundleBytes = bytes
-            ctx.phase("claim: hand-over done")
             try await record.wait()
-            ctx.phase("claim: record awaited")
         } catch let error as SoError {
             // best effort: the workspace goes whether or not its Namespace was named (the error said why)
             _ = try? await record.wait()
@@ -169,10 +163,7 @@ public struct UpAction {
             ctx.diagnostics.warn(
                 "the workspace claimed from pool \(pool.name) failed before it was ready: \(error.message); starting \(name) cold"
             )
-            var down = DownRequest(name: name)
-            down.cluster = req.cluster
-            down.discard = true
-            try await DownAction(quiet).run(down)
+            try await discardClaimed(name, cluster: req.cluster)
             PoolAction(ctx).refillDetached(pool, cluster: req.cluster, stack: choice.copy)
             return nil
         } catch {
@@ -182,8 +173,17 @@ public struct UpAction {
         }
         // Once the workspace is ready, and in a process of its own: nothing of the next member is in this up's way.
         PoolAction(ctx).refillDetached(pool, cluster: req.cluster, stack: choice.copy)
-        ctx.phase("claim: refill started")
         return result
+    }
+
+    /// A claimed workspace that failed before it was ready, gone, quietly (it holds no work).
+    func discardClaimed(_ name: String, cluster: ClusterOptions) async throws {
+        var quiet = ctx
+        quiet.options.quiet = true
+        var down = DownRequest(name: name)
+        down.cluster = cluster
+        down.discard = true
+        try await DownAction(quiet).run(down)
     }
 
     /// A bundle made ahead for a claim that did not happen, removed.
