@@ -39,6 +39,9 @@ public struct SoContext: Sendable {
     /// This `so`'s own executable, which a verb starts again for work that outlives it (a pool's refill after a
     /// claim, detached); `so` on PATH when unknown.
     public var selfExecutable = "so"
+    /// A step of `so`'s own work named on the trace (`SO_TRACE_API=1`: `phase: WHAT at=+Nms`, from the process's
+    /// start); nothing otherwise. What the benchmarks read to tell `so`'s own time from the API server's.
+    public var phase: @Sendable (String) -> Void = { _ in }
 
     public init(
         fs: FileSystem, processes: ProcessRunner, clock: Clock, entropy: Entropy, console: Console,

@@ -89,6 +89,7 @@ extension SoContext {
                 try LiveClients.shared.client(for: connection) {
                     let client = try HTTPClusterClient(connection, effects: credentials)
                     client.logger = Tracing.logger("so.api", environment: env)
+                    Tracing.logger("so.phase", environment: env).debug("API client made")
                     return client
                 }
             })
@@ -102,6 +103,11 @@ extension SoContext {
         ctx.hostName = ProcessInfo.processInfo.hostName
         ctx.isProcessAlive = { pid in kill(pid, 0) == 0 || errno == EPERM }
         if fs.exists(exe) { ctx.selfExecutable = exe }
+        if env["SO_TRACE_API"].map({ !$0.isEmpty && $0 != "0" }) == true {
+            let log = Tracing.logger("so.phase", environment: env)
+            ctx.phase = { log.debug("\($0)") }
+            ctx.phase("context made")
+        }
         return ctx
     }
 }

@@ -21,7 +21,9 @@ public enum SoCommandLine {
                 throw SoError.usage("unknown command '\(unknown)'", hint: "run 'so --help' for the list of commands")
             }
             var command = try parse(arguments)
+            context.phase("arguments parsed")
             if let verb = command as? any SoRunnable { try await verb.run(context) } else { try command.run() }
+            context.phase("command done")
             flushWarnings(context)
             return 0
         } catch let error as ExitCode {

@@ -7,17 +7,18 @@ import SoWorkspace
 
 /// One line per message on stderr: `api: MESSAGE` for the API client (the format the benchmarks read), `proc:
 /// MESSAGE` for programs run, `LABEL: MESSAGE` otherwise, with metadata appended as `key=value`, and last
-/// `at=+Nms`, when, from the start of `so` (a timeline of one run).
+/// `at=+Nms`, when, from the start of `so`'s process (a timeline of one run).
 struct StderrLogHandler: MetadataLogHandler {
-    /// The start of `so`, as far as its log says (the context's making).
-    static let origin = ContinuousClock.now
+    /// The start of `so`'s process (the kernel's start time of it, in its ticks of 10 ms; the context's making
+    /// where /proc does not say).
+    static let origin = ContinuousClock.now - ProcessStart.age()
 
     let label: String
     var logLevel: Logger.Level = .info
     var metadata: Logger.Metadata = [:]
 
     func log(event: LogEvent) {
-        let prefix = ["so.api": "api", "so.proc": "proc", "so.dns": "dns"][label] ?? label
+        let prefix = ["so.api": "api", "so.proc": "proc", "so.dns": "dns", "so.phase": "phase"][label] ?? label
         let all = metadata.merging(event.metadata ?? [:]) { $1 }
         let extra =
             all.isEmpty

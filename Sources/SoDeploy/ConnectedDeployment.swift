@@ -27,9 +27,11 @@ package final class ConnectedDeployment: Sendable {
         -> ConnectedDeployment
     {
         let model = try DeploymentLoader.load(ctx.absolute(directory), fs: ctx.fs, diagnostics: ctx.diagnostics)
+        ctx.phase("deployment loaded: \(Path.basename(directory))")
         var options = cluster
         options.performClusterManagement = false
         let target = try await ClusterTargets(ctx: ctx).resolve(model, options, allowCreate: false)
+        ctx.phase("cluster target resolved")
         return try ConnectedDeployment(ctx, model: model, target: target, options: options)
     }
 

@@ -22,6 +22,7 @@ extension ObserveAction {
         if let known = KnownContainer.read(ctx, directory: dir, cluster: cluster),
             label == known.container || !known.services.contains(label)
         {
+            ctx.phase("exec: known container read")
             let run = label == known.container ? command : [service] + command
             let code = try await known.exec(ctx).attached(options, HandedCredentials.wrap(run.isEmpty ? ["sh"] : run))
             guard code == 1 else {

@@ -67,6 +67,22 @@ public struct RecordAction: Sendable {
         do {
             let model = try DeploymentLoader.load(
                 dir, fs: ctx.fs, diagnostics: DiagnosticSink.dropped("a claimed workspace's files (its start warns)"))
+            await recordClaim(model: model, namespace: namespace, client: client, connection: connection)
+        } catch {
+            ctx.verbose("the claim of \(Path.basename(dir)) is not in its record: \(error)")
+        }
+    }
+
+    /// `recordClaim(dir:…)` of the claimed workspace's files already loaded (`model`, read after they became the
+    /// workspace's).
+    public func recordClaim(
+        model: DeploymentModel, namespace: JSON, client: ClusterClient, connection: ClusterConnection
+    )
+        async
+    {
+        let dir = model.directory
+        do {
+            ctx.phase("claim record: started")
             var req = StartRequest(directory: dir)
             req.verb = "claim"
             let step = RecordStep(
@@ -76,6 +92,7 @@ public struct RecordAction: Sendable {
             let heads = try await step.store.heads()
             _ = try await step.begin(
                 existing: namespace, heads: heads, done: "claimed", always: true, user: await user)
+            ctx.phase("claim record: revision written")
         } catch {
             ctx.verbose("the claim of \(Path.basename(dir)) is not in its record: \(error)")
         }

@@ -22,10 +22,13 @@ struct PoolClaim {
         var pool: PoolRecord
         /// The pod its workspace container ran in when the pool was listed.
         var pod: String?
-        /// The workspace's name on the member's Namespace, then the claim's revision of the record
-        /// (`RecordAction.recordClaim`), being written while the checkout is carried in: awaited before `up` returns
-        /// (a failure to name it is the claim's; the revision is best effort).
-        var recorded: Task<Void, Error>? = nil
+        /// The workspace's name on the member's Namespace, being written while the checkout is carried in (its
+        /// answer, the Namespace, is what the claim's revision starts from: `ClaimRecord`). A failure to name it is
+        /// the claim's.
+        var named: Task<JSON, Error>? = nil
+        /// Where the claim's revision of the record is written (the member's namespace, on the claim's API server).
+        var client: ClusterClient? = nil
+        var connection: ClusterConnection? = nil
     }
 
     /// Keys of `--config` that belong to one workspace, not to a pool's members.
@@ -98,24 +101,36 @@ struct PoolClaim {
     /// The choice, saying nothing. Pools are the cluster's (`PoolStore`): one of another machine fits when its
     /// stack is the same files as this up's, wherever they are.
     func choosing(_ req: UpRequest) async throws -> Choice {
+        // This up's stack and its files, read once, while the pools are asked for (neither needs the other); every
+        // pool of the same stack is judged against them.
+        let ctx = self.ctx
+        let reading = Task { () -> StackNow in
+            // A stack that cannot be read matches no pool by its files (the cold way says why it cannot be read).
+            let resolved = try? ctx.locator.resolve(req.stack, diagnostics: DiagnosticSink.dropped("the stack again"))
+            return StackNow(resolved: resolved, files: resolved.flatMap { try? PoolRecord.fingerprint($0, fs: ctx.fs) })
+        }
         let pools: [PoolRecord]
         do { pools = try await PoolStore.open(ctx, req.cluster).all() } catch let e as SoError where req.pool == nil {
+            reading.cancel()
             // The cold way needs none of them (and says what is wrong with the cluster, if anything is).
             return Choice(pool: nil, passedOver: ["pools not looked at: \(e.message)"])
         }
-        // A stack that cannot be read matches no pool by its files (the cold way says why it cannot be read).
-        let files = try? PoolRecord.fingerprint(
-            ctx.locator.resolve(req.stack, diagnostics: DiagnosticSink.dropped("the stack again")), fs: ctx.fs)
+        let now = await reading.value
+        let files = now.files
         let stack = PoolRecord.stackKey(ctx, req.stack)
         /// Where this machine has `p`'s stack when `p` names another path: this up's, if it is the same files.
         func copy(_ p: PoolRecord) -> String? {
             PoolRecord.stackKey(ctx, p.stack) != stack && !p.files.isEmpty && p.files == files ? stack : nil
         }
+        /// This up's stack as read, for a pool whose stack is it (its own path, or this machine's copy of it).
+        func mine(_ p: PoolRecord) -> StackNow? {
+            PoolRecord.stackKey(ctx, p.stack) == stack || copy(p) != nil ? now : nil
+        }
         if let named = req.pool {
             guard let p = pools.first(where: { $0.name == named }) else {
                 throw SoError.usage("no pool named '\(named)' on the cluster", hint: "see the pools: so pool list")
             }
-            if let why = mismatch(p, req, copy: copy(p)) {
+            if let why = mismatch(p, req, copy: copy(p), read: mine(p)) {
                 throw SoError.usage(
                     "pool \(named) does not fit this workspace: \(why)", hint: "drop --pool, or make a pool that fits")
             }
@@ -123,7 +138,7 @@ struct PoolClaim {
         }
         var passedOver: [String] = []
         for p in pools where PoolRecord.stackKey(ctx, p.stack) == stack || copy(p) != nil {
-            if let why = mismatch(p, req, copy: copy(p)) {
+            if let why = mismatch(p, req, copy: copy(p), read: mine(p)) {
                 passedOver.append("pool \(p.name) not used: \(why)")
                 continue
             }
@@ -132,11 +147,24 @@ struct PoolClaim {
         return Choice(pool: nil, passedOver: passedOver)
     }
 
+    /// This up's stack as `choosing` read it: resolved, and its files' fingerprint (nil: it cannot be read).
+    struct StackNow: Sendable {
+        var resolved: ResolvedStack?
+        var files: [String: String]?
+    }
+
     /// Why the pool's members are not this workspace (its `--with`, `--agent` or other `--config`), or nil.
-    /// `copy`: this machine's copy of the pool's stack (`choosing`).
-    func mismatch(_ p: PoolRecord, _ req: UpRequest, copy: String? = nil) -> String? {
-        // A stack that cannot be read now fits nothing (the cold way says why).
-        if let (_, stack) = try? p.stackHere(ctx, copy: copy), let changed = try? p.changed(stack, fs: ctx.fs) {
+    /// `copy`: this machine's copy of the pool's stack (`choosing`). `read`: the pool's stack as `choosing` read it
+    /// (this up's), judged without reading it again.
+    func mismatch(_ p: PoolRecord, _ req: UpRequest, copy: String? = nil, read: StackNow? = nil) -> String? {
+        let changed: [String]?
+        if let read {
+            changed = read.resolved == nil ? nil : read.files.map { p.changed(now: $0) }
+        } else {
+            // A stack that cannot be read now fits nothing (the cold way says why).
+            changed = (try? p.stackHere(ctx, copy: copy)).flatMap { try? p.changed($0.1, fs: ctx.fs) }
+        }
+        if let changed {
             if !changed.isEmpty { return "it no longer matches its stack (\(changed.joined(separator: ", ")) changed)" }
         } else {
             return "its stack \(p.stack) cannot be read on this machine"
@@ -195,6 +223,7 @@ struct PoolClaim {
         -> Claimed?
     {
         let members = try await warm(pool, cluster: cluster, listed: listed)
+        ctx.phase("claim: members listed")
         guard !members.isEmpty else {
             ctx.say("pool \(pool.name) has no warm workspace; starting \(name) cold")
             return nil
@@ -218,13 +247,16 @@ struct PoolClaim {
             defer { ctx.interrupts.done(giveBack) }
             // The member is this up's alone from here. Whatever fails before its files are the workspace's gives it
             // back.
+            ctx.phase("claim: Lease created")
             do {
                 if let why = try await take(m.listing, pool: pool, dir: dir, reach: reach, client: client) {
                     await release()
                     ctx.say("pool \(pool.name) not used: \(why); starting \(name) cold")
                     return nil
                 }
+                ctx.phase("claim: member's files taken and checked")
                 try adopt(dir, keys)
+                ctx.phase("claim: workspace's keys adopted")
             } catch {
                 await release()
                 throw error
@@ -246,17 +278,15 @@ struct PoolClaim {
             ])
             // The Lease stays: an up that listed the member before this claim finds it taken.
             ctx.say("\(name): claimed \(m.listing.name) from pool \(pool.name) (namespace \(m.listing.namespace))")
-            // The workspace's name on its Namespace, then the claim's revision of the record, are written while the
-            // checkout is carried in (none of them needs another): the member is this up's alone since the Lease.
-            let ctx = self.ctx
-            let recorded = Task {
-                let patched = try await client.patch(
+            // The workspace's name on its Namespace is written while the checkout is carried in (then the claim's
+            // revision of the record, `ClaimRecord`): the member is this up's alone since the Lease.
+            let named = Task {
+                try await client.patch(
                     .namespace, name: namespace, namespace: nil, mergePatch: Data(JSONWriter.bytes(patch, .compact)))
-                await RecordAction(ctx).recordClaim(
-                    dir: dir, namespace: patched, client: client, connection: target.connection)
             }
             return Claimed(
-                member: m.listing.name, namespace: m.listing.namespace, pool: pool, pod: m.pod, recorded: recorded)
+                member: m.listing.name, namespace: m.listing.namespace, pool: pool, pod: m.pod, named: named,
+                client: client, connection: target.connection)
         }
         ctx.say("pool \(pool.name): every warm workspace was claimed by another up; starting \(name) cold")
         return nil

@@ -109,7 +109,12 @@ public struct PoolRecord: Sendable, Equatable, Encodable {
     /// The files that changed since the pool was made (none: its members are still what the stack makes).
     func changed(_ stack: ResolvedStack, fs: FileSystem) throws -> [String] {
         guard !files.isEmpty else { return [] }  // a record made before pools recorded their stack's files
-        let now = try Self.fingerprint(stack, fs: fs)
+        return changed(now: try Self.fingerprint(stack, fs: fs))
+    }
+
+    /// The files that changed, against the stack's fingerprint `now` (`fingerprint`).
+    func changed(now: [String: String]) -> [String] {
+        guard !files.isEmpty else { return [] }
         return Set(now.keys).union(files.keys).filter { now[$0] != files[$0] }.sorted()
     }
 

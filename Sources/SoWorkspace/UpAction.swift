@@ -27,6 +27,7 @@ public struct UpAction {
         let dir = try ctx.namedDeployment(name)
         // The stack, resolved once for the plan, the git identity, init and create.
         let stack = try ctx.locator.resolve(req.stack, diagnostics: ctx.diagnostics)
+        ctx.phase("up: stack resolved")
         let existing = ctx.fs.isDirectory(dir)
         let listing = req.dryRun ? nil : PoolClaim.Listing.ahead(ctx, req, existing: existing)
         // Not waited for when no claim reads it (a few reads of the API server, answered or not).
@@ -37,6 +38,7 @@ public struct UpAction {
         let agentImage = existing || req.dryRun ? nil : Task { await AgentImage(ctx: ctx).lookup(req, stack: stack) }
         defer { agentImage?.cancel() }
         var plan = try await WorkspacePlan.make(ctx, req, stack: stack, name: name, existing: existing)
+        ctx.phase("up: plan made (the checkout read)")
         if req.dryRun { return try await dryRun(req, stack: stack, name: name, dir: dir, plan: plan) }
         var created = false
         if existing {
@@ -144,38 +146,44 @@ public struct UpAction {
             await Self.discard(bundle, checkout)
             return nil
         }
-        var quiet = ctx
-        quiet.options.quiet = true
         var result = UpResult(
             name: name, namespace: claimed.namespace, directory: dir, created: true, ready: req.wait, workspace: true,
             source: checkout.source, note: "claimed from pool \(pool.name)")
+        let record = ClaimRecord(ctx, claimed)
         do {
             let bytes = try await carryIntoClaimed(
                 req, name: name, dir: dir, checkout: checkout, bundle: bundle, branch: branch, identity: identity,
-                pod: claimed.pod, pool: (claimed.pool, claimed.namespace))
+                pod: claimed.pod, pool: (claimed.pool, claimed.namespace), record: record)
             result.source?.bundleBytes = bytes
-            try await claimed.recorded?.value
+            try await record.wait()
         } catch let error as SoError {
             // best effort: the workspace goes whether or not its Namespace was named (the error said why)
-            _ = try? await claimed.recorded?.value
+            _ = try? await record.wait()
             // A claimed workspace that failed before its checkout was in holds no work: it goes, and NAME starts cold.
             ctx.diagnostics.warn(
                 "the workspace claimed from pool \(pool.name) failed before it was ready: \(error.message); starting \(name) cold"
             )
-            var down = DownRequest(name: name)
-            down.cluster = req.cluster
-            down.discard = true
-            try await DownAction(quiet).run(down)
+            try await discardClaimed(name, cluster: req.cluster)
             PoolAction(ctx).refillDetached(pool, cluster: req.cluster, stack: choice.copy)
             return nil
         } catch {
             // Interrupted, or another failure: the Namespace's naming under way ends first (as it did before the carry).
-            _ = try? await claimed.recorded?.value
+            _ = try? await record.wait()
             throw error
         }
         // Once the workspace is ready, and in a process of its own: nothing of the next member is in this up's way.
         PoolAction(ctx).refillDetached(pool, cluster: req.cluster, stack: choice.copy)
         return result
+    }
+
+    /// A claimed workspace that failed before it was ready, gone, quietly (it holds no work).
+    func discardClaimed(_ name: String, cluster: ClusterOptions) async throws {
+        var quiet = ctx
+        quiet.options.quiet = true
+        var down = DownRequest(name: name)
+        down.cluster = cluster
+        down.discard = true
+        try await DownAction(quiet).run(down)
     }
 
     /// A bundle made ahead for a claim that did not happen, removed.
@@ -186,20 +194,25 @@ public struct UpAction {
 
     /// The checkout carried into a claimed member (`bundle`, made meanwhile, or the remote its clone fetches), and
     /// (with wait) its clone done: the bundle's size (0 for a remote). `pod`: where the member's container ran when
-    /// the pool was listed (believed, and looked for again only if it is gone).
+    /// the pool was listed (believed, and looked for again only if it is gone). `record`: the claim's revision,
+    /// started from the deployment opened here as the hand-over begins (the files read once for both).
     func carryIntoClaimed(
         _ req: UpRequest, name: String, dir: String, checkout: ClaimedCheckout,
         bundle made: Task<CarryIn.Bundle?, Error>,
-        branch: String, identity: GitIdentity, pod: String?, pool: (record: PoolRecord, namespace: String)? = nil
+        branch: String, identity: GitIdentity, pod: String?, pool: (record: PoolRecord, namespace: String)? = nil,
+        record: ClaimRecord? = nil
     ) async throws -> UInt64 {
         let w: WorkspaceContainer
         do {
             w = try await WorkspaceContainer.running(
                 ctx, directory: dir, cluster: req.cluster, timeout: req.timeout, known: pod)
+            ctx.phase("claim: workspace container opened")
         } catch {
             await Self.discard(made, checkout)
             throw error
         }
+        // The claim's revision goes beside the hand-over, from the files the hand-over's deployment was opened from.
+        record?.start(w.c.model)
         // The claimer's credentials go in beside the checkout (the member was made with no one's): the Secret's
         // values beside the hand-over; the container's file by the hand-over's own exec for a workspace from a remote
         // (one exec, before its clone, which fetches with them), by an exec of its own beside a bundle (the bundle is

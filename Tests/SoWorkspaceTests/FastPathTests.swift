@@ -117,6 +117,73 @@ final class Rendezvous: @unchecked Sendable {
                 ].sorted(), "\(calls)")
     }
 
+    /// A claim reads the claimed workspace's files once they are its: the hand-over opens them, and the claim's
+    /// revision of the record is written from that deployment beside the hand-over (where the record loaded a copy of
+    /// its own), and is in the cluster when `up` returns.
+    @Test func aClaimsRevisionIsWrittenFromTheDeploymentTheHandOverOpened() async throws {
+        var c = try await CarryHarness()
+        let origin = try await c.origin()
+        let p = try await PoolTests().pool(c.w, size: 1)
+        let member = try #require(try await PoolAction(c.w.ctx).members(p.name, cluster: c.w.clusterOptions).first)
+        c.w.cluster.execOutcomes = [ExecOutcome(exitCode: 0)]
+        let reads = CountedReads(base: c.w.ctx.fs)
+        c.w.ctx.fs = reads
+        var req = UpRequest(stack: "agent-workspace")
+        req.name = "counted-ws"
+        req.config = ["GIT_REPO=file://\(origin)"]
+        req.cluster = c.w.clusterOptions
+        req.wait = false
+        let r = try await UpAction(c.w.ctx).run(req)
+        #expect(r.note == "claimed from pool warm", "\(r)")
+        let head = try #require(
+            try await RecordStore(
+                client: c.w.cluster, namespace: member.listing.namespace, deployment: member.listing.id
+            )
+            .heads().last)
+        #expect(head.verb == "claim" && head.result == "claimed", "\(head)")
+        // The compose file is read by each load of the deployment and by the record's copy of the files: the hand-over's
+        // load and the revision's files, nothing more.
+        let compose = Path.join(try c.w.ctx.namedDeployment("counted-ws"), "compose/docker-compose-agent-workspace.yml")
+        #expect(reads.count(compose) == 2, "\(reads.counts)")
+    }
+
+    /// The pool is chosen against this up's stack read once, while the pools are asked for: the pools' list is held
+    /// at the API server until the stack's files were read (a choice that reads them only once the list answered
+    /// never does), and each pool of the stack is judged against that one reading (where each read it again).
+    @Test func aPoolIsChosenAgainstTheStackReadOnceWhileThePoolsAreAskedFor() async throws {
+        var w = try WorkspaceHarness()
+        for d in ["stacks", "compose", "config"] {
+            try FileManager.default.copyItem(atPath: Path.join(RepoPaths.root, d), toPath: w.h.path("layout/\(d)"))
+        }
+        let reads = CountedReads(base: LocalFileSystem(currentDirectory: w.h.path("layout")))
+        w.ctx.fs = reads
+        var debug = PoolRecord(name: "a-debug", stack: "./stacks/agent-workspace", size: 0)
+        debug.config = ["LOG_LEVEL=debug"]
+        _ = try await PoolAction(w.ctx).create(debug, cluster: w.clusterOptions)
+        _ = try await PoolAction(w.ctx).create(
+            PoolRecord(name: "b-plain", stack: "./stacks/agent-workspace", size: 0), cluster: w.clusterOptions)
+        let composeFile: @Sendable ([String: Int]) -> Int = { counts in
+            counts.filter { $0.key.hasSuffix("compose/docker-compose-agent-workspace.yml") }.values.reduce(0, +)
+        }
+        let before = composeFile(reads.counts)
+        let readWhileHeld = CountedReads(base: reads)  // its count of "held": the pools' list released after the read
+        w.cluster.beforeCallAsync = { call in
+            guard call.hasPrefix("list Secret so-pools") else { return }
+            let began = ContinuousClock.now
+            while composeFile(reads.counts) == before, ContinuousClock.now - began < .seconds(10) {
+                try? await Task.sleep(for: .milliseconds(5))
+            }
+            if composeFile(reads.counts) > before { _ = try? readWhileHeld.readData("held") }
+        }
+        var req = UpRequest(stack: "./stacks/agent-workspace")
+        req.cluster = w.clusterOptions
+        let choice = try await PoolClaim(ctx: w.ctx).choosing(req)
+        w.cluster.beforeCallAsync = nil
+        #expect(choice.pool?.name == "b-plain" && choice.passedOver.count == 1, "\(choice)")
+        #expect(readWhileHeld.count("held") == 1, "the stack was read only once the pools' list answered")
+        #expect(composeFile(reads.counts) - before == 1, "\(reads.counts)")
+    }
+
     /// A cold `up` of the workspace `ws` (no pool, not waited for), each request through `meet`.
     static func coldUp(_ w: WorkspaceHarness, _ meet: Rendezvous) async throws {
         w.cluster.beforeCallAsync = { call in await meet.arrive(call) }
@@ -185,5 +252,17 @@ final class Rendezvous: @unchecked Sendable {
         if call.contains("/tmp/so-clone-done") { return "exec hand-over" }
         if call.contains("so-secret-env") { return "exec credentials" }
         return call
+    }
+}
+
+/// A file system that counts the reads of each path.
+final class CountedReads: ForwardingFileSystem, @unchecked Sendable {
+    private let lock = NSLock()
+    private var read: [String: Int] = [:]
+    var counts: [String: Int] { lock.withLock { read } }
+    func count(_ path: String) -> Int { lock.withLock { read[path] ?? 0 } }
+    override func readData(_ path: String) throws -> Data {
+        lock.withLock { read[path, default: 0] += 1 }
+        return try base.readData(path)
     }
 }

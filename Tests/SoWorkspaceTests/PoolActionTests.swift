@@ -101,8 +101,8 @@ import Testing
                 cluster: w.clusterOptions)
             {
                 got.append(c.member)
-                // The workspace's name goes on its Namespace beside the hand-over (`Claimed.recorded`).
-                try await c.recorded?.value
+                // The workspace's name goes on its Namespace beside the hand-over (`Claimed.named`).
+                _ = try await c.named?.value
                 #expect(w.h.fs.isDirectory(dir) && !w.h.fs.isDirectory(w.h.path("so-home/deployments/\(c.member)")))
                 let ns = try #require(w.cluster.object("Namespace", c.namespace))
                 #expect(ns.annotations["laconic.com/deployment-dir"] == dir && ns.annotations["so.dev/pool"] == nil)
@@ -271,7 +271,7 @@ import Testing
             p, name: "mine", dir: dir, reach: .init(key: "GIT_ORIGIN", url: PoolTests.origin),
             cluster: w.clusterOptions)
         #expect(c?.member == member.listing.name && c?.namespace == member.listing.namespace)
-        try await c?.recorded?.value
+        _ = try await c?.named?.value
         for file in ["spec.yml", "stack.yml", "deployment.yml", "config.env"] {
             #expect(w.h.fs.isFile(Path.join(dir, file)), "\(file) made from the member's record")
         }
