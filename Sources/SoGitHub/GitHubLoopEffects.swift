@@ -16,8 +16,10 @@ public protocol GitHubLoopEffects: Sendable {
     func mark(_ entry: GitHubInbox.Entry, state: String) async throws -> GitHubInbox.Entry?
     /// `GitHubLoopStore.saved`: the thread as stored, or nil when another loop changed it meanwhile.
     func save(_ thread: GitHubLoopThread, over: GitHubLoopStore.Stored?) async throws -> GitHubLoopStore.Stored?
-    /// `so up` of the issue's workspace (the config's stack, agent and settings; the repository's clone).
-    func up(workspace: String, repository: String) async throws
+    /// `so up` of the issue's workspace (the config's stack, agent and settings; the repository's clone). With
+    /// `carried` (a private repository: the workspace, which holds no token, cannot clone it) the loop checks the
+    /// repository out with its own token and the workspace gets it as a git bundle (`GitHubCheckout`).
+    func up(workspace: String, repository: String, carried: Bool) async throws
     /// A detached task of `text` in the workspace, with `--issue`, and `--pr` when `pullRequest` (the thread has
     /// none yet: a task on a pull request's review pushes to its branch, and one whose pull request was closed
     /// meanwhile opens no other): its id.

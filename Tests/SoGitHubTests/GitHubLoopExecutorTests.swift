@@ -150,8 +150,8 @@ import Testing
             if let i { stored[i] = s } else { stored.append(s) }
             return s
         }
-        func up(workspace: String, repository: String) throws {
-            try call("up \(workspace) \(repository)")
+        func up(workspace: String, repository: String, carried: Bool) throws {
+            try call("up \(workspace) \(repository)" + (carried ? " carried" : ""))
             try fail("up")
             existing = true
         }
