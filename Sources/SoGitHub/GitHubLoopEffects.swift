@@ -40,6 +40,10 @@ public protocol GitHubLoopEffects: Sendable {
     func exists(workspace: String) async throws -> Bool
     /// The entry deleted if still as read (pruning): false when it was gone or changed.
     func delete(_ entry: GitHubInbox.Entry) async throws -> Bool
+    /// The digests of the signed bodies taken and pruned (`GitHubTakenDigests`): a body sent again is refused.
+    func takenDigests() async throws -> GitHubTakenDigests
+    /// `digests` (with when each was taken) kept among them: before their entries are pruned.
+    func remember(_ digests: [(digest: String, at: Date)]) async throws
     func comment(_ issue: GitHubIssue, _ body: String) async throws
     /// A reply in the thread of the pull request's review comment `comment`.
     func reply(_ pull: GitHubIssue, comment: Int, _ body: String) async throws

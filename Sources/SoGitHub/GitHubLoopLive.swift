@@ -79,6 +79,8 @@ public struct GitHubLoopLive: GitHubLoopEffects {
         try await inbox.marked(entry, state: state, at: ctx.clock.now(), by: state == "taken" ? identity : nil)
     }
     public func delete(_ entry: GitHubInbox.Entry) async throws -> Bool { try await inbox.delete(entry) }
+    public func takenDigests() async throws -> GitHubTakenDigests { try await inbox.takenDigests() }
+    public func remember(_ digests: [(digest: String, at: Date)]) async throws { try await inbox.remember(digests) }
     public func exists(workspace: String) async throws -> Bool {
         try await RecordAction(ctx).exists(name: workspace, client: client)
     }

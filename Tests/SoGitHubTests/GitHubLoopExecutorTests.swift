@@ -194,6 +194,21 @@ import Testing
             entries.removeAll { $0.secretName == entry.secretName }
             return true
         }
+        /// The taken digests (`takenDigests`, read unlogged; the reads counted).
+        var digests = GitHubTakenDigests()
+        var digestReads = 0
+        func takenDigests() throws -> GitHubTakenDigests {
+            digestReads += 1
+            try fail("digests")
+            return digests
+        }
+        func remember(_ kept: [(digest: String, at: Date)]) throws {
+            guard !kept.isEmpty else { return }
+            try call("remember " + kept.map { "\($0.digest.prefix(8))@\(Int($0.at.timeIntervalSince1970))" }.joined(separator: ","))
+            try fail("remember")
+            for k in kept { digests.add(k.digest, at: k.at) }
+        }
+        func set(digests: GitHubTakenDigests) { self.digests = digests }
         func comment(_ issue: GitHubIssue, _ body: String) throws {
             try call("comment \(issue): \(body)")
             try fail("comment")
