@@ -206,7 +206,7 @@ import Testing
             guard !kept.isEmpty else { return }
             try call("remember " + kept.map { "\($0.digest.prefix(8))@\(Int($0.at.timeIntervalSince1970))" }.joined(separator: ","))
             try fail("remember")
-            for k in kept { digests.add(k.digest, at: k.at) }
+            digests.add(kept)
         }
         func set(digests: GitHubTakenDigests) { self.digests = digests }
         func comment(_ issue: GitHubIssue, _ body: String) throws {

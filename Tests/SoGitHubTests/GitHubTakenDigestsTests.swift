@@ -135,15 +135,22 @@ import Testing
 
     @Test func theDigestsAreBoundedTheOldestDroppedFirst() {
         var kept = GitHubTakenDigests()
-        for n in 0..<5 { kept.add(Self.digest(n), at: Date(timeIntervalSince1970: Double(100 - n)), bound: 3) }
+        kept.add((0..<5).map { (Self.digest($0), Date(timeIntervalSince1970: Double(100 - $0))) }, bound: 3)
         // Taken at 100, 99, 98, 97, 96: the three latest stay.
         #expect(kept.taken.count == 3 && kept.contains(Self.digest(0)) && !kept.contains(Self.digest(4)))
         #expect(!kept.contains(Self.digest(3)) && kept.contains(Self.digest(2).uppercased()))
-        kept.add("not a digest", at: Date(timeIntervalSince1970: 200))
-        kept.add(Self.digest(1), at: Date(timeIntervalSince1970: 300))  // kept already: its first time stays
+        #expect(kept.contains(Self.digest(2)), "the first line")
+        #expect(!kept.contains(String(Self.digest(1).prefix(63))) && !kept.contains("98"))
+        // kept already: its first time stays
+        kept.add([("not a digest", Date(timeIntervalSince1970: 200)), (Self.digest(1), Date(timeIntervalSince1970: 300))])
         #expect(kept.text == "\(Self.digest(2)) 98\n\(Self.digest(1)) 99\n\(Self.digest(0)) 100\n")
-        let read = GitHubTakenDigests.parse(kept.text + "junk\n\(Self.digest(9)) x\n", resourceVersion: "7")
-        #expect(read.taken == kept.taken && read.resourceVersion == "7")
+        let read = GitHubTakenDigests(text: kept.text + "junk\n\(Self.digest(9)) x\n", resourceVersion: "7")
+        // A digest whose time does not read is kept all the same, as the oldest.
+        #expect(read.taken == kept.taken.merging([Self.digest(9): 0]) { a, _ in a } && read.resourceVersion == "7")
+        #expect(read.contains(Self.digest(9)) && !read.contains("junk"))
+        // A line someone cut short does not hide the next one.
+        let cut = GitHubTakenDigests(text: "\(Self.digest(5).prefix(10))\n\(Self.digest(6)) 1\n")
+        #expect(cut.contains(Self.digest(6)) && !cut.contains(Self.digest(5)))
         #expect(GitHubTakenDigests.bound * 76 < 1_000_000, "the bound's lines fit in a ConfigMap")
         let entry = Self.stored(T.labeled("d1"), 1)
         #expect(entry.digest == Self.digest(1))
