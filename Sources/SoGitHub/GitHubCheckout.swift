@@ -36,12 +36,14 @@ struct GitHubCheckout: Sendable {
             what: "fetching \(repository) with the loop's token")
         var branch = ref
         if branch == nil {
-            let head = try await git(["ls-remote", "--symref", url, "HEAD"], what: "asking \(repository)'s default branch")
+            let head = try await git(
+                ["ls-remote", "--symref", url, "HEAD"], what: "asking \(repository)'s default branch")
             // ref: refs/heads/trunk<TAB>HEAD
-            branch = head.split(separator: "\n").lazy.compactMap { line -> String? in
-                guard line.hasPrefix("ref: refs/heads/"), line.hasSuffix("\tHEAD") else { return nil }
-                return String(line.dropFirst("ref: refs/heads/".count).dropLast("\tHEAD".count))
-            }.first
+            branch =
+                head.split(separator: "\n").lazy.compactMap { line -> String? in
+                    guard line.hasPrefix("ref: refs/heads/"), line.hasSuffix("\tHEAD") else { return nil }
+                    return String(line.dropFirst("ref: refs/heads/".count).dropLast("\tHEAD".count))
+                }.first
         }
         guard let branch else {
             throw SoError(
@@ -71,7 +73,8 @@ struct GitHubCheckout: Sendable {
 
     @discardableResult
     func git(_ args: [String], what: String) async throws -> String {
-        let r = try await ctx.processes.run(["git"] + args, workingDirectory: nil, environment: environment, timeout: 600)
+        let r = try await ctx.processes.run(
+            ["git"] + args, workingDirectory: nil, environment: environment, timeout: 600)
         guard r.exitCode == 0 else {
             throw SoError(
                 "\(what) failed: \(r.lastErrorLine)",

@@ -119,7 +119,8 @@ extension GitHubLoopExecutor {
         // Their bodies' digests are kept first: the same body sent again after its entry went is still refused.
         let going = Array(old.prefix(Self.pruneLimit))
         do {
-            try await effects.remember(going.compactMap { e in e.digest.map { ($0, e.receivedAt ?? e.markedAt ?? now) } })
+            try await effects.remember(
+                going.compactMap { e in e.digest.map { ($0, e.receivedAt ?? e.markedAt ?? now) } })
         } catch {
             return say("github: old deliveries are not pruned: their digests cannot be kept: \(Self.oneLine(error))")
         }

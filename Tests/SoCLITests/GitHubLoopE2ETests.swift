@@ -243,6 +243,7 @@ struct GitHubLoopE2ETests {
     /// An issue labeled `so`: the receiver keeps it pending, a pass makes the workspace and its task, and the pass
     /// that sees the task end opens the pull request of the agent's commit, pushed to the bare repository.
     static func labelToPullRequest(_ run: Run) async throws -> (issue: Int, pull: Int) {
+        let began = Date()
         let (answer, sent) = try await run.github.send(
             "label", ["title": "Add a greeting", "body": "Say hello in AGENT_TASKS.md.", "label": "so"])
         let issue = answer["number"] as? Int ?? 0
@@ -277,6 +278,7 @@ struct GitHubLoopE2ETests {
                 && (pulls.first?["base"] as? [String: Any])?["ref"] as? String == "trunk"
                 && head?["sha"] as? String == sha.trimmingCharacters(in: .whitespacesAndNewlines), "\(pulls)")
         let pull = pulls.first?["number"] as? Int ?? 0
+        print("github loop e2e: label to pull request in \(String(format: "%.1f", Date().timeIntervalSince(began))) s")
         let requests = try run.github.requests()
         #expect(
             requests.contains {

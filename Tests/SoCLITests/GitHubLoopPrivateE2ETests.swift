@@ -7,7 +7,7 @@ import Testing
 /// Issue 64 on a private repository: the workspace holds no GitHub token, so it cannot clone one; the loop clones it
 /// with its own token and carries the checkout in as a git bundle. The stand-in serves the repository over smart HTTP
 /// on the node's address (the workspace could reach it) and, as GitHub does for a private repository, refuses a clone
-/// or fetch without a token it takes.
+/// or fetch without a token it takes. Then the merge removes the workspace.
 extension GitHubLoopE2ETests {
     @Test func onAPrivateRepositoryTheLoopClonesItAndTheWorkspaceHoldsNoToken() async throws {
         let t = try TempDir("so-e2e-github-private")
@@ -32,11 +32,7 @@ extension GitHubLoopE2ETests {
                 ["git", "ls-remote", gitURL], env: ["GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "/bin/false"])
             #expect(anonymous.exitCode != 0, "an anonymous read of the private repository: \(anonymous.stdout)")
             try await run.startReceiver()
-            let started = Date()
             let (issue, pull) = try await Self.labelToPullRequest(run)
-            print(
-                "github loop e2e: a private repository's label to its pull request in "
-                    + String(format: "%.1f", Date().timeIntervalSince(started)) + " s")
             #expect(issue > 0 && pull > 0)
             // The workspace started from the loop's checkout: its origin is the repository's URL, with no token.
             let origin = try await run.so([
@@ -59,6 +55,12 @@ extension GitHubLoopE2ETests {
                 FileManager.default.fileExists(atPath: t.file("home/github-clone/\(run.owner)+app.git/HEAD")),
                 "the loop's copy of the repository")
             try await Self.noTokenInThePod(run, of: [Self.token], work: "Say hello in AGENT_TASKS.md.")
+            // The merge removes the workspace (its work was pushed: nothing is kept elsewhere).
+            let (_, closed) = try await run.github.send("close", ["number": pull, "merged": true])
+            #expect(closed.map(\.status) == [202])
+            let removed = try await run.pass()
+            #expect(removed.contains(": remove \(run.workspace) (pull request merged)"), "\(removed)")
+            #expect(try await run.namespaceGone(), "the namespace \(run.workspace) is gone")
         } catch {
             await run.cleanUp()
             throw error

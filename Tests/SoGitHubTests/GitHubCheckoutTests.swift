@@ -40,7 +40,8 @@ import Testing
         h.processes.expect([
             "git", "-C", bare, "fetch", "-q", "--prune", url, "+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*",
         ])
-        h.processes.expect(["git", "ls-remote", "--symref", url, "HEAD"], stdout: "ref: refs/heads/trunk\tHEAD\nabc\tHEAD\n")
+        h.processes.expect(
+            ["git", "ls-remote", "--symref", url, "HEAD"], stdout: "ref: refs/heads/trunk\tHEAD\nabc\tHEAD\n")
         h.processes.fallback = { args in
             // The scratch directory's name is made at the call: the clone and the origin's name in it.
             if args.starts(with: ["git", "clone", "-q", "--shared", "--branch", "trunk", bare]),

@@ -204,7 +204,9 @@ import Testing
         }
         func remember(_ kept: [(digest: String, at: Date)]) throws {
             guard !kept.isEmpty else { return }
-            try call("remember " + kept.map { "\($0.digest.prefix(8))@\(Int($0.at.timeIntervalSince1970))" }.joined(separator: ","))
+            try call(
+                "remember "
+                    + kept.map { "\($0.digest.prefix(8))@\(Int($0.at.timeIntervalSince1970))" }.joined(separator: ","))
             try fail("remember")
             digests.add(kept)
         }
