@@ -45,6 +45,10 @@ public struct GitHubEvent: Codable, Sendable, Equatable {
     public var repositoryPrivate: Bool?
     /// Whether a text was cut to its bound.
     public var truncated: Bool
+    /// The event's own time as its body says (Unix seconds): the latest of `issue.updated_at`,
+    /// `pull_request.updated_at`, `comment.updated_at` and `review.submitted_at` present. GitHub signs no time of its
+    /// own, so this is how old a replayed body is; nil when none reads as a time (`YYYY-MM-DDTHH:MM:SSZ`).
+    public var eventTime: Int?
 
     public static let handledEvents: Set<String> = [
         "issues", "issue_comment", "pull_request", "pull_request_review", "pull_request_review_comment",
@@ -202,6 +206,8 @@ public struct GitHubEvent: Codable, Sendable, Equatable {
             if event == "pull_request_review_comment" { try takeComment() }
         }
         e.truncated = cut
+        e.eventTime = [p.issue?.updatedAt, p.pullRequest?.updatedAt, p.comment?.updatedAt, p.review?.submittedAt]
+            .compactMap { $0.flatMap(unixTime) }.max()
         return e
     }
 
@@ -222,6 +228,32 @@ public struct GitHubEvent: Codable, Sendable, Equatable {
         }
         e.commentReviewID = c.reviewID
         e.inReplyTo = c.inReplyTo
+    }
+
+    /// `YYYY-MM-DDTHH:MM:SSZ` (GitHub's times in a webhook's body) as Unix seconds; nil for anything else.
+    static func unixTime(_ s: String) -> Int? {
+        let b = Array(s.utf8)
+        guard b.count == 20, b[4] == 0x2d, b[7] == 0x2d, b[10] == 0x54, b[13] == 0x3a, b[16] == 0x3a, b[19] == 0x5a
+        else { return nil }
+        func n(_ r: Range<Int>) -> Int? {
+            var v = 0
+            for c in b[r] {
+                guard c >= 0x30, c <= 0x39 else { return nil }
+                v = v * 10 + Int(c - 0x30)
+            }
+            return v
+        }
+        guard let y = n(0..<4), let mo = n(5..<7), let d = n(8..<10), let h = n(11..<13), let mi = n(14..<16),
+            let sec = n(17..<19), (1...12).contains(mo), (1...31).contains(d), h < 24, mi < 60, sec < 61
+        else { return nil }
+        // Days from 1970-01-01 to y-mo-d (the civil calendar, proleptic Gregorian).
+        let yy = mo <= 2 ? y - 1 : y
+        let era = yy / 400
+        let yoe = yy - era * 400
+        let doy = (153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + d - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        let days = era * 146_097 + doe - 719_468
+        return days * 86_400 + h * 3600 + mi * 60 + sec
     }
 
     /// A pull request's head ref: 1 to `refBytes` bytes, no space, control or DEL.
@@ -302,10 +334,12 @@ public struct GitHubEvent: Codable, Sendable, Equatable {
             var body: String?
             var authorAssociation: String?
             var pullRequest: Present?
+            var updatedAt: String?
             enum CodingKeys: String, CodingKey {
                 case number, title, body
                 case authorAssociation = "author_association"
                 case pullRequest = "pull_request"
+                case updatedAt = "updated_at"
             }
         }
         struct HeadRepo: Decodable { var fork: Bool? }
@@ -320,9 +354,11 @@ public struct GitHubEvent: Codable, Sendable, Equatable {
             var authorAssociation: String?
             var merged: Bool?
             var head: Head?
+            var updatedAt: String?
             enum CodingKeys: String, CodingKey {
                 case number, title, body, merged, head
                 case authorAssociation = "author_association"
+                case updatedAt = "updated_at"
             }
         }
         struct Comment: Decodable {
@@ -335,8 +371,10 @@ public struct GitHubEvent: Codable, Sendable, Equatable {
             var originalLine: Int?
             var reviewID: Int?
             var inReplyTo: Int?
+            var updatedAt: String?
             enum CodingKeys: String, CodingKey {
                 case id, body, path, line
+                case updatedAt = "updated_at"
                 case authorAssociation = "author_association"
                 case originalLine = "original_line"
                 case reviewID = "pull_request_review_id"
@@ -348,9 +386,11 @@ public struct GitHubEvent: Codable, Sendable, Equatable {
             var state: String?
             var body: String?
             var authorAssociation: String?
+            var submittedAt: String?
             enum CodingKeys: String, CodingKey {
                 case id, state, body
                 case authorAssociation = "author_association"
+                case submittedAt = "submitted_at"
             }
         }
         var action: String?

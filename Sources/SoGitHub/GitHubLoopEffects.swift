@@ -16,8 +16,10 @@ public protocol GitHubLoopEffects: Sendable {
     func mark(_ entry: GitHubInbox.Entry, state: String) async throws -> GitHubInbox.Entry?
     /// `GitHubLoopStore.saved`: the thread as stored, or nil when another loop changed it meanwhile.
     func save(_ thread: GitHubLoopThread, over: GitHubLoopStore.Stored?) async throws -> GitHubLoopStore.Stored?
-    /// `so up` of the issue's workspace (the config's stack, agent and settings; the repository's clone).
-    func up(workspace: String, repository: String) async throws
+    /// `so up` of the issue's workspace (the config's stack, agent and settings; the repository's clone). With
+    /// `carried` (a private repository: the workspace, which holds no token, cannot clone it) the loop checks the
+    /// repository out with its own token and the workspace gets it as a git bundle (`GitHubCheckout`).
+    func up(workspace: String, repository: String, carried: Bool) async throws
     /// A detached task of `text` in the workspace, with `--issue`, and `--pr` when `pullRequest` (the thread has
     /// none yet: a task on a pull request's review pushes to its branch, and one whose pull request was closed
     /// meanwhile opens no other): its id.
@@ -38,6 +40,10 @@ public protocol GitHubLoopEffects: Sendable {
     func exists(workspace: String) async throws -> Bool
     /// The entry deleted if still as read (pruning): false when it was gone or changed.
     func delete(_ entry: GitHubInbox.Entry) async throws -> Bool
+    /// The digests of the signed bodies taken and pruned (`GitHubTakenDigests`): a body sent again is refused.
+    func takenDigests() async throws -> GitHubTakenDigests
+    /// `digests` (with when each was taken) kept among them: before their entries are pruned.
+    func remember(_ digests: [(digest: String, at: Date)]) async throws
     func comment(_ issue: GitHubIssue, _ body: String) async throws
     /// A reply in the thread of the pull request's review comment `comment`.
     func reply(_ pull: GitHubIssue, comment: Int, _ body: String) async throws

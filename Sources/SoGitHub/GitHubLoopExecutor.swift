@@ -17,6 +17,8 @@ public struct GitHubLoopExecutor: Sendable {
     public let say: @Sendable (String) -> Void
     /// When this loop last pruned: a list of every ended entry is not made every pass.
     let pruned = PruneTime()
+    /// The pending entries already looked up among the taken digests (`unreplayed`).
+    let checked = Checked()
 
     /// A loop's last prune, shared by its passes.
     final class PruneTime: @unchecked Sendable {
@@ -53,7 +55,7 @@ public struct GitHubLoopExecutor: Sendable {
         var stored = try await threads()
         if try await reconcileTaken(stored, now: now) { stored = try await threads() }
         if try await reconcile(stored) { stored = try await threads() }
-        let entries = try await entries("pending")
+        let entries = await unreplayed(try await entries("pending"), now: now)
         var received: [String: Date] = [:]
         for e in entries { received[e.event.delivery] = e.receivedAt }
         let events = entries.map(\.event)

@@ -79,6 +79,8 @@ public struct GitHubLoopLive: GitHubLoopEffects {
         try await inbox.marked(entry, state: state, at: ctx.clock.now(), by: state == "taken" ? identity : nil)
     }
     public func delete(_ entry: GitHubInbox.Entry) async throws -> Bool { try await inbox.delete(entry) }
+    public func takenDigests() async throws -> GitHubTakenDigests { try await inbox.takenDigests() }
+    public func remember(_ digests: [(digest: String, at: Date)]) async throws { try await inbox.remember(digests) }
     public func exists(workspace: String) async throws -> Bool {
         try await RecordAction(ctx).exists(name: workspace, client: client)
     }
@@ -87,7 +89,7 @@ public struct GitHubLoopLive: GitHubLoopEffects {
         try await GitHubLoopStore(client: client).saved(thread, over: over)
     }
 
-    public func up(workspace: String, repository: String) async throws {
+    public func up(workspace: String, repository: String, carried: Bool) async throws {
         var req = UpRequest(stack: config.stack)
         req.name = workspace
         req.config = Self.settings(config, repository: repository)
@@ -95,7 +97,30 @@ public struct GitHubLoopLive: GitHubLoopEffects {
         req.cluster = cluster
         var c = ctx
         c.environment = Self.workspaceEnvironment(c.environment)
+        guard carried else {
+            _ = try await UpAction(c).run(req)
+            return
+        }
+        let checkout = GitHubCheckout(ctx: ctx, environment: Self.pushEnvironment(try await acting()))
+        let dir = try await checkout.make(repository, url: pushURL(repository), ref: Self.setting("GIT_REF", config))
+        defer { checkout.done(dir) }
+        req = Self.carried(req, from: GitHubCheckout.checkout(dir))
         _ = try await UpAction(c).run(req)
+    }
+
+    /// `req` starting from the loop's checkout `from`, carried in as a bundle: no `GIT_REPO` (the workspace's clone
+    /// waits for the bundle; its origin is the checkout's, which names the repository and holds no token).
+    static func carried(_ req: UpRequest, from: String) -> UpRequest {
+        var r = req
+        r.config = r.config.filter { !$0.hasPrefix("GIT_REPO=") }
+        r.from = from
+        return r
+    }
+
+    /// The config's last `KEY=` setting, when not empty.
+    static func setting(_ key: String, _ config: GitHubLoopConfig) -> String? {
+        let value = config.config.last { $0.hasPrefix(key + "=") }?.dropFirst(key.count + 1)
+        return value.flatMap { $0.isEmpty ? nil : String($0) }
     }
 
     /// The config's settings, with the repository's clone as `GIT_REPO` unless the config names one.

@@ -116,8 +116,16 @@ extension GitHubLoopExecutor {
         } catch {
             return say("github: old deliveries cannot be listed to prune: \(Self.oneLine(error))")
         }
+        // Their bodies' digests are kept first: the same body sent again after its entry went is still refused.
+        let going = Array(old.prefix(Self.pruneLimit))
+        do {
+            try await effects.remember(
+                going.compactMap { e in e.digest.map { ($0, e.receivedAt ?? e.markedAt ?? now) } })
+        } catch {
+            return say("github: old deliveries are not pruned: their digests cannot be kept: \(Self.oneLine(error))")
+        }
         var deleted = 0
-        for e in old.prefix(Self.pruneLimit) {
+        for e in going {
             // false or an error: changed or gone meanwhile, or not allowed (said below when none went)
             if (try? await effects.delete(e)) == true { deleted += 1 }
         }

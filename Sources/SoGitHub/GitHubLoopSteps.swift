@@ -106,7 +106,9 @@ extension GitHubLoopExecutor {
         guard let before = await put(plan, over: over) else { return .again }
         var failed = plan
         failed.removed = true
-        do { try await effects.up(workspace: t.workspace, repository: t.repository) } catch {
+        // A private repository is cloned by the loop and carried in: the workspace holds no token to clone it with.
+        let carried = t.privateRepository == true
+        do { try await effects.up(workspace: t.workspace, repository: t.repository, carried: carried) } catch {
             return await failing(failed, s, over: before, error)
         }
         plan.step?.phase = "task"

@@ -20,10 +20,11 @@ struct GitHubStandInServer {
         var tokenLife: Int
     }
 
-    /// `listen`: the address it serves on (loopback; the node's address for a loop that runs in a pod).
+    /// `listen`: the address it serves on (loopback; the node's address for a loop that runs in a pod). `isPrivate`:
+    /// a private repository's (its git endpoint reads only with a token).
     static func start(
         in t: TempDir, repo: String, gitDir: String, token: String, secretFile: String, listen: String = "127.0.0.1",
-        app: App? = nil
+        app: App? = nil, isPrivate: Bool = false
     ) throws -> GitHubStandInServer {
         let log = t.file("standin-requests.jsonl")
         let portFile = t.file("standin-port")
@@ -34,6 +35,7 @@ struct GitHubStandInServer {
                 "python3", script, "--repo", repo, "--git-dir", gitDir, "--token", token, "--secret-file", secretFile,
                 "--port-file", portFile, "--log", log, "--listen", listen,
             ] + (app.map { ["--app-id", $0.id, "--app-key", $0.key, "--token-life", String($0.tokenLife)] } ?? [])
+            + (isPrivate ? ["--private"] : [])
         p.standardOutput = FileHandle.nullDevice
         p.standardError = FileHandle.standardError
         try p.run()

@@ -127,6 +127,7 @@ import Testing
         }
         #expect(r.reviewID == c.commentReviewID && r.reviewState == "commented" && r.reviewBody == nil)
         #expect(r.number == 2 && r.authorAssociation == "OWNER" && r.commentPath == nil)
+        #expect(r.eventTime == 1_557_933_638, "its submitted_at, 2019-05-15T15:20:38Z")
     }
 
     @Test func aReviewCommentsFileLineAndThreadAreChecked() throws {

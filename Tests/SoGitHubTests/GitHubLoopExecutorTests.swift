@@ -159,8 +159,8 @@ import Testing
             if let i { stored[i] = s } else { stored.append(s) }
             return s
         }
-        func up(workspace: String, repository: String) throws {
-            try call("up \(workspace) \(repository)")
+        func up(workspace: String, repository: String, carried: Bool) throws {
+            try call("up \(workspace) \(repository)" + (carried ? " carried" : ""))
             try fail("up")
             existing = true
         }
@@ -203,6 +203,23 @@ import Testing
             entries.removeAll { $0.secretName == entry.secretName }
             return true
         }
+        /// The taken digests (`takenDigests`, read unlogged; the reads counted).
+        var digests = GitHubTakenDigests()
+        var digestReads = 0
+        func takenDigests() throws -> GitHubTakenDigests {
+            digestReads += 1
+            try fail("digests")
+            return digests
+        }
+        func remember(_ kept: [(digest: String, at: Date)]) throws {
+            guard !kept.isEmpty else { return }
+            try call(
+                "remember "
+                    + kept.map { "\($0.digest.prefix(8))@\(Int($0.at.timeIntervalSince1970))" }.joined(separator: ","))
+            try fail("remember")
+            digests.add(kept)
+        }
+        func set(digests: GitHubTakenDigests) { self.digests = digests }
         func comment(_ issue: GitHubIssue, _ body: String) throws {
             try call("comment \(issue): \(body)")
             try fail("comment")

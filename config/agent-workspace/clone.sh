@@ -33,6 +33,31 @@ quoted() { printf '"%s"' "$(printf '%s' "$1" | sed 's/[\\"]/\\&/g')"; }
 trap 'exit 143' TERM
 trap 'exit 130' INT
 
+# The egress proxy (spec egress-proxy:) is a Deployment of its own, started beside this one: on a loaded node the
+# clone's first fetch can come before it listens (git: "Failed to connect to egress-proxy port 3128 after 4 ms", its
+# Service has no ready endpoint yet), and the container restarted after a back-off of 10 s, then 20 s. Such a fetch
+# is tried again, every half second for up to 60 s, said once; any other failure is the clone's own, with git's words.
+proxied() {
+  proxy_host=${HTTPS_PROXY:-${HTTP_PROXY:-}}
+  proxy_host=${proxy_host#*://}
+  proxy_host=${proxy_host#*@}
+  proxy_host=${proxy_host%%[:/]*}
+  err=/tmp/so-clone-err.$$
+  tries=0
+  while ! "$@" 2>"$err"; do
+    if [ -z "$proxy_host" ] || [ "$tries" -ge 120 ] || ! grep -q "Failed to connect to $proxy_host port" "$err"; then
+      cat "$err" >&2
+      rm -f "$err"
+      return 1
+    fi
+    [ "$tries" -gt 0 ] || echo "clone: the egress proxy ($proxy_host) does not answer yet (it starts beside this container); trying again for up to 60 s"
+    tries=$((tries + 1))
+    sleep 0.5
+  done
+  rm -f "$err"
+  [ "$tries" -eq 0 ] || echo "clone: the egress proxy answered after $tries tries"
+}
+
 clone() {
   cd /workspace
   if [ -d .git ] && [ ! -e .so-clone-incomplete ]; then
@@ -142,7 +167,7 @@ clone() {
       :
     elif [ -n "$ref" ]; then
       echo "clone: $GIT_REPO at $ref onto branch $branch"
-      git -C "$tmp" fetch -q origin "$ref"
+      proxied git -C "$tmp" fetch -q origin "$ref"
     else
       # The remote's default branch (main, master, trunk …): its name is asked for while its commit is fetched, the
       # two requests at once (one round trip to the remote where there were two). A failed ask names no branch;
@@ -150,8 +175,10 @@ clone() {
       head=/tmp/so-clone-head.$$
       git ls-remote --symref "$GIT_REPO" HEAD >"$head" 2>/dev/null &
       asked=$!
-      git -C "$tmp" fetch -q origin HEAD
+      proxied git -C "$tmp" fetch -q origin HEAD
       wait "$asked" || true
+      # Asked again when the ask found the proxy not listening yet (the fetch waited for it).
+      grep -q '^ref: ' "$head" || git ls-remote --symref "$GIT_REPO" HEAD >"$head" 2>/dev/null || :
       ref=$(sed -n 's|^ref: refs/heads/\([^[:space:]]*\)[[:space:]]*HEAD$|\1|p' "$head")
       rm -f "$head"
       [ -n "$ref" ] || ref=HEAD

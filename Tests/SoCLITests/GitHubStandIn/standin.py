@@ -15,6 +15,9 @@
   serves it over smart HTTP at /git/OWNER/NAME.git (git http-backend), as GitHub serves a public repository: a clone
   or fetch (git-upload-pack) needs no token, a push (git-receive-pack) the token as the password of a basic
   authorization (user x-access-token); 401 and a challenge otherwise.
+- As a private repository (--private): its deliveries say "private": true, and the git endpoint takes a clone or
+  fetch only with a token it takes, as GitHub answers an anonymous one (401 and a challenge; git then asks its
+  credential helper).
 - As a GitHub App (--app-id ID --app-key PEM [--token-life SECONDS]): GET /repos/OWNER/NAME/installation and
   POST /app/installations/ID/access_tokens take only a JWT signed RS256 with that key (checked with the key's public
   half: alg, signature, iss, iat and an exp at most 10 minutes on), and the tokens it gives ("ghs_…", each ending after
@@ -69,6 +72,7 @@ class State:
         self.permissions = {}
         self.app = App(args.app_id, args.app_key, args.token_life) if args.app_id else None
         self.tokens = []  # the App's tokens given: {"token", "expires", "at"}
+        self.private = args.private
 
     def permission(self, login):
         """GitHub's answer for `login`: (role_name, permission), the legacy base GitHub still sends beside the role."""
@@ -160,7 +164,7 @@ def payload(name):
 
 def fill_repository(s, p, sender):
     r = p["repository"]
-    r.update({"name": s.name, "full_name": s.repo, "private": False, "fork": False, "default_branch": "trunk",
+    r.update({"name": s.name, "full_name": s.repo, "private": s.private, "fork": False, "default_branch": "trunk",
               "html_url": f"https://github.com/{s.repo}", "clone_url": f"https://github.com/{s.repo}.git"})
     r["owner"] = dict(r.get("owner") or {}, **user(s.owner))
     p["sender"] = user(sender)
@@ -179,6 +183,12 @@ def pull_json(s, pr):
 
 
 def send(s, event, p):
+    # The event's own times are now, as GitHub writes them (the examples' are from 2019).
+    for k in ("issue", "pull_request", "comment"):
+        if isinstance(p.get(k), dict):
+            p[k]["updated_at"] = now()
+    if isinstance(p.get("review"), dict):
+        p["review"]["submitted_at"] = now()
     return send_body(s, event, json.dumps(p, separators=(",", ":")).encode())
 
 
@@ -467,8 +477,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             except (ValueError, IndexError):
                 password = None
         service = urllib.parse.parse_qs(url.query).get("service", [url.path.rsplit("/", 1)[-1]])[0]
-        # A public repository: anyone reads it, a push needs a token GitHub takes.
-        ok = service == "git-upload-pack" or (password is not None and s.authorized(password))
+        # A public repository: anyone reads it, a push needs a token GitHub takes; a private one: both do.
+        ok = (service == "git-upload-pack" and not s.private) or (password is not None and s.authorized(password))
         s.record({"method": method, "path": url.path, "query": url.query, "status": 200 if ok else 401,
                   "git": service, "password": password, "at": time.time()})
         if not ok:
@@ -558,6 +568,7 @@ def main():
     ap.add_argument("--app-id")
     ap.add_argument("--app-key")
     ap.add_argument("--token-life", type=int, default=3600)
+    ap.add_argument("--private", action="store_true")
     args = ap.parse_args()
     Handler.state = State(args)
     srv = http.server.ThreadingHTTPServer((args.listen, 0), Handler)

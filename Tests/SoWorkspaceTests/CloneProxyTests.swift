@@ -1,0 +1,105 @@
+import Foundation
+import SoBasics
+import SoSystem
+import SoTestSupport
+import Testing
+
+/// clone.sh behind the egress proxy (spec `egress-proxy:`), a Deployment of its own started beside the agent's: on a
+/// loaded node the clone's first fetch came before the proxy listened, and the container restarted after a back-off
+/// (seen in `GitHubLoopE2ETests`' App walk: "Failed to connect to egress-proxy port 3128 after 4 ms"). Here the proxy
+/// is a local one that listens only 1.5 s after the clone starts.
+@Suite struct CloneProxyTests {
+    /// A forward proxy for git over HTTP that is the origin itself (`git http-backend` over the directory given),
+    /// which writes its port to a file, then waits `delay` seconds before it listens on it.
+    static let proxy = #"""
+        import http.server, os, socket, subprocess, sys, threading, time, urllib.parse
+        root, port_file, delay = sys.argv[1], sys.argv[2], float(sys.argv[3])
+        s = socket.socket(); s.bind(("127.0.0.1", 0)); port = s.getsockname()[1]; s.close()
+        open(port_file, "w").write(str(port))
+        time.sleep(delay)
+        class H(http.server.BaseHTTPRequestHandler):
+            def run(self, method):
+                url = urllib.parse.urlsplit(self.path)
+                raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                env = {"PATH": os.environ["PATH"], "GIT_PROJECT_ROOT": root, "GIT_HTTP_EXPORT_ALL": "1",
+                       "PATH_INFO": url.path, "REQUEST_METHOD": method, "QUERY_STRING": url.query,
+                       "CONTENT_TYPE": self.headers.get("Content-Type", ""), "CONTENT_LENGTH": str(len(raw)),
+                       "GIT_PROTOCOL": self.headers.get("Git-Protocol", "")}
+                out = subprocess.run(["git", "http-backend"], input=raw, env=env, capture_output=True).stdout
+                head, _, body = out.partition(b"\r\n\r\n")
+                status, headers = 200, []
+                for line in head.decode().splitlines():
+                    k, _, v = line.partition(":")
+                    if k.lower() == "status": status = int(v.split()[0])
+                    elif k: headers.append((k, v.strip()))
+                self.send_response(status)
+                for k, v in headers: self.send_header(k, v)
+                self.send_header("Content-Length", str(len(body))); self.end_headers(); self.wfile.write(body)
+            def do_GET(self): self.run("GET")
+            def do_POST(self): self.run("POST")
+            def log_message(self, *a): pass
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", port), H)
+        threading.Timer(120, server.shutdown).start()  # never outlives a test that died
+        server.serve_forever()
+        """#
+
+    /// The proxy started (it listens `delay` seconds on), and clone.sh's environment with it as every proxy.
+    static func behindProxy(_ t: TempDir, delay: Double) throws -> (Process, [String: String]) {
+        try t.write("proxy.py", proxy)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["python3", t.file("proxy.py"), t.path, t.file("port"), String(delay)]
+        // Its own output: a test process that dies leaves no pipe held open by it (swift test would wait on it).
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        var port = ""
+        for _ in 0..<250 where port.isEmpty {
+            usleep(20_000)
+            port = (try? String(contentsOfFile: t.file("port"), encoding: .utf8)) ?? ""
+        }
+        var env = CloneScriptTests.env
+        for k in ["NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy"] { env[k] = nil }
+        for k in ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"] { env[k] = "http://127.0.0.1:\(port)" }
+        return (p, env)
+    }
+
+    @Test func aCloneWaitsForTheEgressProxyToListen() async throws {
+        let t = try TempDir("so-clone-proxy")
+        defer { t.cleanup() }
+        _ = try await CloneScriptTests.origin(in: t)
+        try FileManager.default.createDirectory(atPath: t.file("ws"), withIntermediateDirectories: true)
+        try CloneScriptTests.writeScript(into: t)
+        let (p, env) = try Self.behindProxy(t, delay: 1.5)
+        defer { p.terminate() }
+        var proxied = env
+        // A name only the proxy knows: the clone reaches it through the proxy, or not at all.
+        proxied["GIT_REPO"] = "http://origin.invalid/origin.git"
+        let r = try await LocalProcessRunner().run(
+            ["sh", t.file("clone.sh")], workingDirectory: nil, environment: proxied, timeout: 60)
+        #expect(r.exitCode == 0, "\(r.stdout)\(r.stderr)")
+        #expect(
+            r.stdout.contains("clone: the egress proxy (127.0.0.1) does not answer yet")
+                && r.stdout.contains("clone: the egress proxy answered after"), "\(r.stdout)")
+        let ref = try await CloneScriptTests.sh("git -C \(CommandText.quote(t.file("ws"))) config so.ref")
+        #expect(ref.stdout == "trunk\n", "the default branch asked again once the proxy answered: \(ref.stdout)")
+        #expect(t.exists("ws/README.md") && !t.exists("ws/.so-clone-incomplete"))
+    }
+
+    /// Any other failure is the clone's own at once: a proxy that answers, for a repository that is not there.
+    @Test func aFailureOtherThanTheProxysIsNotTriedAgain() async throws {
+        let t = try TempDir("so-clone-proxy-missing")
+        defer { t.cleanup() }
+        try FileManager.default.createDirectory(atPath: t.file("ws"), withIntermediateDirectories: true)
+        try CloneScriptTests.writeScript(into: t)
+        let (p, env) = try Self.behindProxy(t, delay: 0)
+        defer { p.terminate() }
+        usleep(300_000)
+        var proxied = env
+        proxied["GIT_REPO"] = "http://origin.invalid/nowhere.git"
+        let r = try await LocalProcessRunner().run(
+            ["sh", t.file("clone.sh")], workingDirectory: nil, environment: proxied, timeout: 60)
+        #expect(r.exitCode != 0 && !r.stdout.contains("does not answer yet"), "\(r.stdout)\(r.stderr)")
+        #expect(r.stderr.contains("nowhere.git"), "git's own words: \(r.stderr)")
+    }
+}
