@@ -7,7 +7,7 @@ import Testing
 /// clone.sh behind the egress proxy (spec `egress-proxy:`), a Deployment of its own started beside the agent's: on a
 /// loaded node the clone's first fetch came before the proxy listened, and the container restarted after a back-off
 /// (seen in `GitHubLoopE2ETests`' App walk: "Failed to connect to egress-proxy port 3128 after 4 ms"). Here the proxy
-/// is a local one that listens only 1.5 s after the clone starts.
+/// is a local one that listens only after the clone said it tries again.
 @Suite struct CloneProxyTests {
     /// A forward proxy for git over HTTP that is the origin itself (`git http-backend` over the directory given),
     /// which writes its port to a file, then waits `delay` seconds before it listens on it.
@@ -16,6 +16,11 @@ import Testing
         root, port_file, delay = sys.argv[1], sys.argv[2], float(sys.argv[3])
         s = socket.socket(); s.bind(("127.0.0.1", 0)); port = s.getsockname()[1]; s.close()
         open(port_file, "w").write(str(port))
+        if len(sys.argv) > 4:
+            # Listens once the clone said it tries again (its output in that file), whenever that is.
+            for _ in range(1200):
+                if b"does not answer yet" in (open(sys.argv[4], "rb").read() if os.path.exists(sys.argv[4]) else b""): break
+                time.sleep(0.05)
         time.sleep(delay)
         class H(http.server.BaseHTTPRequestHandler):
             def run(self, method):
@@ -44,11 +49,13 @@ import Testing
         """#
 
     /// The proxy started (it listens `delay` seconds on), and clone.sh's environment with it as every proxy.
-    static func behindProxy(_ t: TempDir, delay: Double) throws -> (Process, [String: String]) {
+    /// `after`: a file the proxy reads; it listens only once the clone wrote there that it tries again.
+    static func behindProxy(_ t: TempDir, delay: Double, after: String? = nil) throws -> (Process, [String: String]) {
         try t.write("proxy.py", proxy)
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3", t.file("proxy.py"), t.path, t.file("port"), String(delay)]
+        p.arguments =
+            ["python3", t.file("proxy.py"), t.path, t.file("port"), String(delay)] + (after.map { [$0] } ?? [])
         // Its own output: a test process that dies leaves no pipe held open by it (swift test would wait on it).
         p.standardOutput = FileHandle.nullDevice
         p.standardError = FileHandle.nullDevice
@@ -70,17 +77,21 @@ import Testing
         _ = try await CloneScriptTests.origin(in: t)
         try FileManager.default.createDirectory(atPath: t.file("ws"), withIntermediateDirectories: true)
         try CloneScriptTests.writeScript(into: t)
-        let (p, env) = try Self.behindProxy(t, delay: 1.5)
+        // The proxy listens 1 s after the clone said it tries again (however late a loaded machine starts it).
+        let (p, env) = try Self.behindProxy(t, delay: 1, after: t.file("out"))
         defer { p.terminate() }
         var proxied = env
         // A name only the proxy knows: the clone reaches it through the proxy, or not at all.
         proxied["GIT_REPO"] = "http://origin.invalid/origin.git"
+        proxied["CLONE"] = t.file("clone.sh")
+        proxied["OUT"] = t.file("out")
         let r = try await LocalProcessRunner().run(
-            ["sh", t.file("clone.sh")], workingDirectory: nil, environment: proxied, timeout: 60)
-        #expect(r.exitCode == 0, "\(r.stdout)\(r.stderr)")
+            ["sh", "-c", #"sh "$CLONE" > "$OUT" 2>&1"#], workingDirectory: nil, environment: proxied, timeout: 90)
+        let out = (try? String(contentsOfFile: t.file("out"), encoding: .utf8)) ?? ""
+        #expect(r.exitCode == 0, "\(out)\(r.stderr)")
         #expect(
-            r.stdout.contains("clone: the egress proxy (127.0.0.1) does not answer yet")
-                && r.stdout.contains("clone: the egress proxy answered after"), "\(r.stdout)")
+            out.contains("clone: the egress proxy (127.0.0.1) does not answer yet")
+                && out.contains("clone: the egress proxy answered after"), "\(out)")
         let ref = try await CloneScriptTests.sh("git -C \(CommandText.quote(t.file("ws"))) config so.ref")
         #expect(ref.stdout == "trunk\n", "the default branch asked again once the proxy answered: \(ref.stdout)")
         #expect(t.exists("ws/README.md") && !t.exists("ws/.so-clone-incomplete"))
