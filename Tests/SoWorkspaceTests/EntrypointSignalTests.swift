@@ -124,7 +124,13 @@ struct EntrypointSignalTests {
             print("missed")
             if c: os.kill(int(c), signal.SIGTERM)
             PY
-            if timeout 20 tail --pid=$u -f /dev/null; then echo stopped; else kill -9 $u; echo running; fi
+            if timeout 20 tail --pid=$u -f /dev/null; then echo stopped; else
+              c=$(cut -d' ' -f1 /proc/$u/task/$u/children 2>/dev/null)
+              echo "running: PID 1 $(grep -E '^(State|SigCgt)' /proc/$c/status 2>/dev/null | tr '\n' ' ') wchan=$(cat /proc/$c/wchan 2>/dev/null)"
+              for k in $(cat /proc/$c/task/$c/children 2>/dev/null); do
+                echo "  child $(tr '\0' ' ' < /proc/$k/cmdline) $(grep -E '^(State|SigCgt|SigPnd)' /proc/$k/status | tr '\n' ' ')"
+              done
+              kill -9 $u; fi
             """#
         var env = ProcessInfo.processInfo.environment
         env["READY"] = t.file("done")
@@ -136,7 +142,10 @@ struct EntrypointSignalTests {
                 ["sh", "-c", script], workingDirectory: nil, environment: env, timeout: 30)
             guard r.stdout.hasPrefix("window") else { continue }
             met += 1
-            if !r.stdout.contains("stopped") { lost += 1 }
+            if !r.stdout.contains("stopped") {
+                lost += 1
+                print("EntrypointSignalTests: a lost SIGTERM: \(r.stdout)")
+            }
         }
         #expect(
             lost == 0, "clone.sh as PID 1 ran on after \(lost) of \(met) SIGTERMs sent while its command was forked")

@@ -277,6 +277,18 @@ if [ $# -gt 0 ]; then
       sleep 0.01
     done
     kill -"$1" "$child" 2>/dev/null
+    # A command that does not handle the signal and is still there a second later did not get it (a loaded node
+    # can still lose one in that window): sent again, up to 5 times. One that handles it stops in its own time.
+    bit=16384
+    [ "$1" = TERM ] || bit=2
+    (
+      for _ in 1 2 3 4 5; do
+        sleep 1
+        c=$(sed -n 's/^SigCgt:[[:space:]]*//p' /proc/$child/status 2>/dev/null)
+        [ -n "$c" ] && [ $((0x${c#"${c%????}"} & bit)) -eq 0 ] || exit 0
+        kill -"$1" "$child" 2>/dev/null || exit 0
+      done
+    ) </dev/null >/dev/null 2>&1 &
   }
   trap 'if [ -n "$child" ]; then forward TERM; else exit 143; fi' TERM
   trap 'if [ -n "$child" ]; then forward INT; else exit 130; fi' INT
