@@ -64,7 +64,10 @@ enum AgentCLIE2E {
 
     /// The workspace's page (`so dashboard --read-only` with `env`, signed in with curl): its HTML once it shows
     /// `until` (or after 30 s).
-    static func page(_ namespace: String, env: [String: String], until: String, in t: TempDir) async throws -> String {
+    /// `task`: the task whose report the page shows (its steps in its timeline).
+    static func page(_ namespace: String, task: Int? = nil, env: [String: String], until: String, in t: TempDir)
+        async throws -> String
+    {
         let token = String(repeating: "5d", count: 32)
         let p = Process()
         p.executableURL = URL(fileURLWithPath: E2E.binary)
@@ -81,7 +84,8 @@ enum AgentCLIE2E {
         // The page reads the tasks from the workspace after it starts ("not read yet" until then).
         var html = ""
         for _ in 0..<60 {
-            html = try await session.curl(["\(session.base)/d/\(namespace)"], timeout: 60)
+            html = try await session.curl(
+                ["\(session.base)/d/\(namespace)" + (task.map { "?task=\($0)" } ?? "")], timeout: 60)
             if html.contains(until) { break }
             try await Task.sleep(for: .milliseconds(500))
         }
@@ -295,8 +299,9 @@ struct AgentCLIE2ETests {
             #expect(!spec.contains(key) && !config.contains(key))
             let pods = try await E2E.kubectl(["-n", ws, "get", "pods", "-o", "yaml"])
             #expect(!pods.stdout.contains(key), "the key is in no pod's manifest (a Secret reference only)")
-            // The team's page shows the tasks, the real CLI's steps among them, and never the key.
-            let page = try await AgentCLIE2E.page(ws, env: env, until: "write hello.txt", in: t)
+            // The team's page shows the tasks, the real CLI's steps in the task's report (its row, ended, says how
+            // many), and never the key.
+            let page = try await AgentCLIE2E.page(ws, task: 1, env: env, until: "write hello.txt", in: t)
             #expect(
                 page.contains("write hello.txt") && page.contains("Write /workspace/hello.txt"), "\(page.prefix(3000))")
             #expect(
