@@ -109,13 +109,45 @@ public struct RecordAction: Sendable {
                 "no deployment named '\(name)' on this host (\(dir) does not exist), and no cluster to look for its "
                     + "record in: \(e.message)", hint: e.hint, exitCode: e.exitCode)
         }
-        guard let made = try await materialize(name: name, client: try ctx.connect(target.connection)) else {
+        guard
+            let made = try await materialize(
+                name: name, client: try ctx.connect(target.connection), foundIn: (target, cluster))
+        else {
             throw SoError(
                 "no deployment named '\(name)' on this host (\(dir) does not exist), and the cluster (context "
                     + "\(target.connection.contextName)) holds no record of it in namespace \(name)",
                 hint: "see what there is: so deployment list; make one: so up STACK --name \(name)")
         }
         return made
+    }
+
+    /// A directory made from a record reaches the cluster its files name on this machine (`deploy-to`, the kind
+    /// cluster's name: `ClusterTargets`), and those files are whoever wrote them's: a revision saying `deploy-to: k8s`
+    /// found in the host's kind cluster would send every later verb to `$KUBECONFIG`'s current context, another
+    /// cluster. The cluster it reaches must be the one it was found in (the same API server), or it is refused.
+    func samePlace(_ dir: String, name: String, foundIn: ClusterTarget, options: ClusterOptions) async throws {
+        var quiet = ctx
+        quiet.options.quiet = true
+        quiet.diagnostics = DiagnosticSink.dropped("where a directory from the record reaches")
+        var look = options
+        look.performClusterManagement = false
+        let model = try RenderAction(quiet).model(dir)
+        let there: ClusterTarget?
+        do { there = try await ClusterTargets(ctx: quiet).find(model, look, allowCreate: false) } catch {
+            there = nil
+        }
+        let found = foundIn.connection
+        guard let there, there.connection.server == found.server else {
+            let elsewhere =
+                there.map { "context \($0.connection.contextName) at \($0.connection.server)" } ?? "no cluster"
+            throw SoError(
+                "the record of \(name) was found on context \(found.contextName) at \(found.server), but its files "
+                    + "(deploy-to: \(model.deployTo.rawValue)) would have this machine's verbs reach \(elsewhere)",
+                hint:
+                    "a record does not choose the cluster: name it with --kubeconfig/--context (or SO_KUBECONFIG), "
+                    + "and see the revision's files with so deployment --name \(name) diff",
+                exitCode: RecordGate.refused)
+        }
     }
 
     /// Whether the cluster holds a record of the deployment `name` (a `down` that ran leaves none).
@@ -125,12 +157,25 @@ public struct RecordAction: Sendable {
 
     /// `materialize(name:cluster:)` over `client`; nil when the cluster holds no record of `name`. `into`: another
     /// directory than `$SO_HOME/deployments/NAME` (a pool's member claimed as the workspace of another name).
-    public func materialize(name: String, client: ClusterClient, into: String? = nil) async throws -> String? {
+    /// `foundIn`: the cluster `client` reaches and the options it was chosen with; the directory made must reach the
+    /// same one (`samePlace`).
+    public func materialize(
+        name: String, client: ClusterClient, into: String? = nil,
+        foundIn: (target: ClusterTarget, options: ClusterOptions)? = nil
+    ) async throws -> String? {
         let dir = try into ?? ctx.namedDeployment(name)
         guard let (store, latest) = try await latestNamed(name, client: client) else { return nil }
         async let origin = origin(store)
         let record = try await store.read(latest)
+        let made = !ctx.fs.exists(dir)
         try RecordGate(ctx).admit(record, origin: try await origin, into: dir, address: "--name \(name)")
+        if let foundIn {
+            do { try await samePlace(dir, name: name, foundIn: foundIn.target, options: foundIn.options) } catch {
+                // What this call made goes again (nothing half-written is left to trust).
+                if made { try? ctx.fs.removeTree(dir) }
+                throw error
+            }
+        }
         if !ctx.options.quiet {
             ctx.console.err(
                 "made \(dir) from the cluster's record of \(name) (revision \(record.revision), \(record.verb) by "

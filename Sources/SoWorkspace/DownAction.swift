@@ -68,7 +68,8 @@ public struct DownAction {
         if !ctx.fs.exists(dir) && !req.dryRun {
             let target = try await ClusterTargets(ctx: ctx).shared(req.cluster)
             do {
-                _ = try await RecordAction(ctx).materialize(name: req.name, client: try ctx.connect(target.connection))
+                _ = try await RecordAction(ctx).materialize(
+                    name: req.name, client: try ctx.connect(target.connection), foundIn: (target, req.cluster))
             } catch var e as SoError where e.exitCode == RecordGate.refused {
                 // A refused record makes no directory, so the work guard cannot read the workspace's checkout:
                 // what the cluster holds goes without it only when the user said its work may be discarded.

@@ -249,7 +249,9 @@ struct PoolClaim {
             // back.
             ctx.phase("claim: Lease created")
             do {
-                if let why = try await take(m.listing, pool: pool, dir: dir, reach: reach, client: client) {
+                if let why = try await take(
+                    m.listing, pool: pool, dir: dir, reach: reach, client: client, foundIn: (target, cluster))
+                {
                     await release()
                     ctx.say("pool \(pool.name) not used: \(why); starting \(name) cold")
                     return nil
@@ -295,9 +297,10 @@ struct PoolClaim {
     /// The claimed member's files made the workspace's in `dir`: moved, when it was made here; made from its record
     /// in the cluster, when it was made on another machine (or home). Nil, or why it does not fit (then nothing of it
     /// is left in `dir`, and its own directory stays as it was).
-    func take(_ member: DeploymentListing, pool: PoolRecord, dir: String, reach: Reach, client: ClusterClient)
-        async throws -> String?
-    {
+    func take(
+        _ member: DeploymentListing, pool: PoolRecord, dir: String, reach: Reach, client: ClusterClient,
+        foundIn: (target: ClusterTarget, options: ClusterOptions)? = nil
+    ) async throws -> String? {
         let memberDir = try ctx.namedDeployment(member.name)
         let here = member.directory == memberDir && ctx.fs.isDirectory(memberDir)
         // What was made from the record goes when the claim does not go on (the directory is this claim's alone).
@@ -307,7 +310,8 @@ struct PoolClaim {
                 var quiet = ctx
                 quiet.options.quiet = true
                 guard
-                    try await RecordAction(quiet).materialize(name: member.namespace, client: client, into: dir) != nil
+                    try await RecordAction(quiet).materialize(
+                        name: member.namespace, client: client, into: dir, foundIn: foundIn) != nil
                 else {
                     throw SoError(
                         "pool \(pool.name)'s member \(member.name) has no record in the cluster to claim it from",

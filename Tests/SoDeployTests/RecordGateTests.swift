@@ -390,3 +390,42 @@ import Testing
         #expect(f.file == "deployment.yml" && f.kind == .place, "\(f.description)")
     }
 }
+
+/// A directory made from a record reaches the cluster its (writer's) files name on this machine: it must be the one
+/// the record was found in (issue 68: `deploy-to` was not tied to where the record was).
+@Suite struct RecordPlaceTests {
+    @Test func aRecordThatWouldSendLaterVerbsToAnotherClusterIsRefused() async throws {
+        let c = try await ClusterHarness()
+        defer { c.h.tmp.cleanup() }
+        _ = try await c.start()
+        // The writer's revision says deploy-to: k8s; on the reader's machine that is $KUBECONFIG's current context.
+        _ = try await RecordGateTests.plant(c) {
+            $0["spec.yml"] =
+                ($0["spec.yml"] ?? "").replacingOccurrences(of: "deploy-to: k8s-kind", with: "deploy-to: k8s")
+                + "kube-config: /nowhere/kubeconfig\n"
+        }
+        try c.h.tmp.write(
+            "prod-kubeconfig", ClusterSelectionTests.kubeconfig(context: "prod", server: "https://prod.example:6443"))
+        let reader = RecordTeamTests.teammate(c, ["KUBECONFIG": c.h.tmp.file("prod-kubeconfig")])
+        // Found in the host's kind cluster (its API server elsewhere than prod's).
+        let kind = ClusterTarget(
+            connection: ClusterConnection(contextName: "kind-so", server: "https://127.0.0.1:7443"), kindCluster: "so")
+        let dir = c.h.path("home-b/deployments/\(c.id)")
+        let e = await #expect(throws: SoError.self) {
+            _ = try await RecordAction(reader).materialize(
+                name: c.id, client: c.cluster, foundIn: (kind, ClusterOptions()))
+        }
+        #expect(
+            e?.message.contains("found on context kind-so at https://127.0.0.1:7443") == true
+                && e?.message.contains("reach context prod at https://prod.example:6443") == true, "\(e?.message ?? "")"
+        )
+        #expect(e?.exitCode == RecordGate.refused)
+        #expect(!c.h.fs.exists(dir), "nothing is left made from it")
+        // Found where it says it runs (the same API server): made.
+        let prod = ClusterTarget(
+            connection: ClusterConnection(contextName: "prod", server: "https://prod.example:6443"), kindCluster: nil)
+        let made = try await RecordAction(reader).materialize(
+            name: c.id, client: c.cluster, foundIn: (prod, ClusterOptions()))
+        #expect(made == dir && c.h.fs.exists(dir))
+    }
+}
