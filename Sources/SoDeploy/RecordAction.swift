@@ -172,7 +172,7 @@ public struct RecordAction: Sendable {
         if let foundIn {
             do { try await samePlace(dir, name: name, foundIn: foundIn.target, options: foundIn.options) } catch {
                 // What this call made goes again (nothing half-written is left to trust).
-                if made { try? ctx.fs.removeTree(dir) }
+                if made { try? ctx.fs.removeOwnedTree(dir, owner: .labelledChild(of: Path.dirname(dir))) }
                 throw error
             }
         }
