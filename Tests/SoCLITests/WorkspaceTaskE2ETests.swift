@@ -152,10 +152,17 @@ struct WorkspaceTaskE2ETests {
             r = try await so(["tasks", "show", "9"])
             #expect(r.exitCode == 1 && r.stderr.contains("\(ws) has no task 9"), "\(r.stdout)\n\(r.stderr)")
             // No process the tasks left behind: no worker, no zombie. A `report` is a reader's (a dashboard in
-            // another suite reads every workspace's tasks), not the tasks'.
+            // another suite reads every workspace's tasks), not the tasks'. An exec'd process (a report, a probe) has
+            // its parent outside the container (ppid 0) and is reaped there: one that just ended was seen in CI as
+            // "Zs [sh] <defunct>" (a zombie has no arguments to tell it by). A zombie of the container's own (ppid
+            // not 0) that is still there after three looks a second apart is one nobody reaps.
             r = try await so([
                 "exec", "agent", "--", "sh", "-c",
-                "ps -eo stat=,args= | grep -E '^Z|task[.]s[h]' | grep -v 'task[.]sh report ' || true",
+                """
+                left() { ps -eo pid=,ppid=,stat=,args= | awk '($3 ~ /^Z/ && $2 != 0) || /task[.]s[h]/' \
+                  | grep -v 'task[.]sh report '; }
+                for i in 1 2 3; do l=$(left); [ -z "$l" ] && break; sleep 1; done; printf '%s' "$l"
+                """,
             ])
             #expect(r.exitCode == 0 && r.stdout.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, "\(r.stdout)")
 
