@@ -67,11 +67,12 @@ public struct IdleAction {
             return "its namespace does not say where its checkout is (\(DeploymentNames.Annotation.workspace))"
         }
         let pods = try await client.list(.pod, namespace: d.namespace, labelSelector: DeploymentNames.selector(d.id))
-        guard let pod = pods.first(where: { WorkspaceContainer.runs($0, at[0]) })?.name else { return nil }
+        guard let found = pods.first(where: { WorkspaceContainer.runs($0, at[0]) }) else { return nil }
         let r = try await ctx.processes.run(
             ContainerExec.kubectl(
-                target.kubectlFlags, namespace: d.namespace, pod: pod, container: at[0],
-                ["sh", "-c", Self.busyScript, "so", at[1], String(d.idleAfter ?? 0)]),
+                target.kubectlFlags, namespace: d.namespace, pod: found.name, container: at[0],
+                ["sh", "-c", Self.busyScript, "so", at[1], String(d.idleAfter ?? 0)]
+                    + Self.probeCommandLines(found, container: at[0])),
             workingDirectory: nil, environment: nil, timeout: 60)
         guard r.exitCode == 0 else { return "its container could not be looked at: \(r.lastErrorLine)" }
         let said = r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -82,23 +83,46 @@ public struct IdleAction {
     /// `so dashboard` and the tasks verbs run): not a use.
     static let readerPattern = #""sh "*/so/task.sh" report "*"#
 
-    /// `$1` the checkout, `$2` the idle time in seconds: a verb run in the container since (its time is
-    /// `HandedCredentials.marker`'s, exact where the Namespace's record may be up to a minute old) keeps it too.
+    /// The command lines (as `/proc/PID/cmdline` reads with NULs as spaces) of the container's exec probes: the
+    /// kubelet runs them through the API like an exec, every period, and they are not a use.
+    static func probeCommandLines(_ pod: JSON, container: String) -> [String] {
+        guard let c = pod.at("spec", "containers")?.array.first(where: { $0["name"]?.string == container }) else {
+            return []
+        }
+        return ["readinessProbe", "livenessProbe", "startupProbe"].compactMap { probe in
+            guard let words = c[probe]?.at("exec", "command")?.array.compactMap(\.string), !words.isEmpty else {
+                return nil
+            }
+            return words.map { $0 + " " }.joined()
+        }
+    }
+
+    /// `$1` the checkout, `$2` the idle time in seconds, then the command lines of the container's exec probes
+    /// (`probeCommandLines`): a verb run in the container since (its time is `HandedCredentials.marker`'s, exact
+    /// where the Namespace's record may be up to a minute old) keeps it too. A process the API started that has
+    /// ended (a zombie: the runtime outside the container reaps it, a moment later) or is a probe is no use.
     static let busyScript = #"""
+        ws=$1 idle=$2
+        shift 2
         m=\#(HandedCredentials.marker)
         if [ -f "$m" ]; then
           a=$(( $(date +%s) - $(stat -c %Y "$m" 2>/dev/null || echo 0) ))
-          [ "$a" -lt "$2" ] && { echo "used ${a}s ago (a verb in its container)"; exit 0; }
+          [ "$a" -lt "$idle" ] && { echo "used ${a}s ago (a verb in its container)"; exit 0; }
         fi
-        g=$(git -C "$1" rev-parse --absolute-git-dir 2>/dev/null) && for s in "$g"/so/tasks/*/state; do
+        g=$(git -C "$ws" rev-parse --absolute-git-dir 2>/dev/null) && for s in "$g"/so/tasks/*/state; do
           [ -f "$s" ] || continue
           case "$(cat "$s")" in queued|running) t=${s%/state}; echo "task ${t##*/} is $(cat "$s")"; exit 0 ;; esac
         done
         for p in /proc/[0-9]*; do
           n=${p#/proc/}
           [ "$n" = 1 ] || [ "$n" = $$ ] && continue
-          [ "$(sed 's/.*) //' "$p/stat" 2>/dev/null | cut -d' ' -f2)" = 0 ] || continue
+          st=$(sed 's/.*) //' "$p/stat" 2>/dev/null) || continue
+          [ "$(printf '%s\n' "$st" | cut -d' ' -f2)" = 0 ] || continue
+          [ "${st%% *}" = Z ] && continue
           c=$(tr '\0' ' ' < "$p/cmdline" 2>/dev/null)
+          probe=0
+          for q in "$@"; do [ "$c" = "$q" ] && probe=1; done
+          [ $probe = 1 ] && continue
           # A reader of the tasks (so dashboard, a tasks verb) uses nothing: it does not keep the workspace.
           case "$c" in \#(readerPattern)) continue ;; esac
           echo "a shell or exec is open in it ($(printf '%s' "$c" | cut -c1-40))"

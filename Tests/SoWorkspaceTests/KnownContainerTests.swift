@@ -227,6 +227,45 @@ import Testing
         #expect(try await !reader("sh -c sleep 60 report "))
     }
 
+    /// The busy look's last question, run for real over a /proc of its own: a process the API started (its parent
+    /// outside the container: ppid 0) keeps the workspace, but not one that has ended and waits for the runtime to
+    /// reap it (seen in CI as "Zs [sh] <defunct>", with no command line), nor the kubelet running an exec probe.
+    @Test func anEndedExecAndAProbeAreNotAnOpenShell() async throws {
+        let tmp = try TempDir()
+        defer { tmp.cleanup() }
+        let probe = ["/bin/sh", "-c", "w=/tmp/so-clone-wait; until [ -e /tmp/so-clone-done ]; do sleep 0.1; done"]
+        let pod = try JSON.parse(
+            Data(
+                (#"{"spec":{"containers":[{"name":"proxy"},{"name":"agent","readinessProbe":{"exec":{"command":"#
+                    + #"["/bin/sh","-c","w=/tmp/so-clone-wait; until [ -e /tmp/so-clone-done ]; do sleep 0.1; done"]}}}]}}"#)
+                    .utf8))
+        let lines = IdleAction.probeCommandLines(pod, container: "agent")
+        #expect(lines == [probe.map { $0 + " " }.joined()])
+        #expect(IdleAction.probeCommandLines(pod, container: "proxy").isEmpty)
+        func process(_ pid: Int, _ state: String, ppid: Int, _ argv: [String]) throws {
+            try tmp.write(
+                "proc/\(pid)/stat",
+                "\(pid) (\(argv.first.map { Path.basename($0) } ?? "sh")) \(state) \(ppid) 1 1 0 -1\n")
+            try tmp.write("proc/\(pid)/cmdline", argv.map { $0 + "\u{0}" }.joined())
+        }
+        try process(1, "S", ppid: 0, ["sh", "/opt/so/clone.sh", "sleep", "infinity"])
+        try process(7, "S", ppid: 1, ["sleep", "infinity"])
+        try process(12, "Z", ppid: 0, [])
+        try process(13, "S", ppid: 0, probe)
+        try process(14, "S", ppid: 13, ["sleep", "0.1"])
+        let script = IdleAction.busyScript.replacingOccurrences(of: "/proc", with: tmp.file("proc"))
+            .replacingOccurrences(of: HandedCredentials.marker, with: tmp.file("no-marker"))
+        func look() async throws -> String {
+            try await LocalProcessRunner().run(
+                ["sh", "-c", script, "so", tmp.file("no-checkout"), "60"] + lines, workingDirectory: nil,
+                environment: nil, timeout: 30
+            ).stdout
+        }
+        #expect(try await look() == "", "an ended exec and a probe are no use")
+        try process(15, "S", ppid: 0, ["bash", "-l"])
+        #expect(try await look() == "a shell or exec is open in it (bash -l )\n")
+    }
+
     /// The busy look's first question, run for real: a verb in the container less than `idle` ago keeps it.
     @Test func theMarkerInTheContainerKeepsARecentlyUsedWorkspace() async throws {
         let tmp = try TempDir()
