@@ -99,34 +99,41 @@ public struct GitHubWebhook: Sendable, CustomStringConvertible {
             guard repositories.contains(event.repository.lowercased()) else {
                 return refuse(.forbidden, "repository \(event.repository) is not one this receiver takes")
             }
-            do {
-                // The body's digest names the entry: the same signed body under a new delivery id is stored once.
-                let outcome = try await gate.store(event, at: now(), digest: SHA256.hex(bytes))
-                if case .full(let pending) = outcome {
-                    log("github: delivery \(delivery): not stored (503): the inbox holds \(pending) pending deliveries")
-                    var r = DashboardServer.text(
-                        "the inbox is full (\(pending) pending deliveries); deliver again later\n",
-                        status: .serviceUnavailable)
-                    r.headers[HeaderNames.retryAfter] = "60"
-                    return (r, .unstored)
-                }
-                let new = outcome == .stored
-                log(
-                    "github: delivery \(delivery): \(event.event) \(event.action) \(event.repository)#\(event.number): "
-                        + (new ? "stored" : "already stored (a redelivery, or the same body again)"))
-                return (
-                    DashboardServer.text(new ? "stored\n" : "already stored\n", status: .accepted),
-                    new ? .accepted : .duplicate
-                )
-            } catch {
-                log(
-                    "github: delivery \(delivery): not stored (503): "
-                        + "\(error)".replacingOccurrences(of: "\n", with: " "))
+            return await store(event, delivery: delivery, digest: SHA256.hex(bytes))
+        }
+    }
+
+    /// A signed event of a repository this receiver takes, into the inbox: stored once per body (`digest` names
+    /// the entry: the same signed body under a new delivery id is stored once), or a 503 that asks for it again.
+    func store(_ event: GitHubEvent, delivery: String, digest: String) async -> (
+        Response, DeliveryCounts.Outcome
+    ) {
+        do {
+            let outcome = try await gate.store(event, at: now(), digest: digest)
+            if case .full(let pending) = outcome {
+                log("github: delivery \(delivery): not stored (503): the inbox holds \(pending) pending deliveries")
                 var r = DashboardServer.text(
-                    "the inbox could not be written; deliver again\n", status: .serviceUnavailable)
-                r.headers[HeaderNames.retryAfter] = "30"
+                    "the inbox is full (\(pending) pending deliveries); deliver again later\n",
+                    status: .serviceUnavailable)
+                r.headers[HeaderNames.retryAfter] = "60"
                 return (r, .unstored)
             }
+            let new = outcome == .stored
+            log(
+                "github: delivery \(delivery): \(event.event) \(event.action) \(event.repository)#\(event.number): "
+                    + (new ? "stored" : "already stored (a redelivery, or the same body again)"))
+            return (
+                DashboardServer.text(new ? "stored\n" : "already stored\n", status: .accepted),
+                new ? .accepted : .duplicate
+            )
+        } catch {
+            log(
+                "github: delivery \(delivery): not stored (503): "
+                    + "\(error)".replacingOccurrences(of: "\n", with: " "))
+            var r = DashboardServer.text(
+                "the inbox could not be written; deliver again\n", status: .serviceUnavailable)
+            r.headers[HeaderNames.retryAfter] = "30"
+            return (r, .unstored)
         }
     }
 }
