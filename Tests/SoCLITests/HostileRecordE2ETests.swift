@@ -16,17 +16,20 @@ import Testing
 struct HostileRecordE2ETests {
     /// Revision `revision` of `id` in `namespace` with `files`, written by `host`: the Secrets `RecordStore` writes
     /// (made against a fake, then created on the real API server with kubectl, as anyone with Secret writes can).
+    /// `kubectl`: the cluster they are created on (the real node's, unless another is given).
     static func plant(
-        _ files: [String: String], id: String, namespace: String, revision: Int, host: String, in t: TempDir
+        _ files: [String: String], id: String, namespace: String, revision: Int, host: String, in t: TempDir,
+        kubectl: ([String]) async throws -> ProcessResult = E2E.kubectl
     ) async throws {
         try await plant(
             files: files.map { .init(path: $0.key, data: Data($0.value.utf8)) }, id: id, namespace: namespace,
-            revision: revision, host: host, in: t)
+            revision: revision, host: host, in: t, kubectl: kubectl)
     }
 
     /// `plant` of `files` as they are (an executable one stays so: the same files are the same revision's digest).
     static func plant(
-        files: [DeploymentRecord.File], id: String, namespace: String, revision: Int, host: String, in t: TempDir
+        files: [DeploymentRecord.File], id: String, namespace: String, revision: Int, host: String, in t: TempDir,
+        kubectl: ([String]) async throws -> ProcessResult = E2E.kubectl
     ) async throws {
         let fake = FakeCluster()
         try fake.seed(KubeObject(.namespace, name: namespace))
@@ -41,7 +44,7 @@ struct HostileRecordE2ETests {
             o["metadata"] = .object(meta)
             let file = t.file("secret-\(revision)-\(key.name).json")
             try LocalFileSystem().writeText(JSONWriter.string(JSON.object(o).yValue, .compact), to: file)
-            let r = try await E2E.kubectl(["create", "-f", file])
+            let r = try await kubectl(["create", "-f", file])
             #expect(r.exitCode == 0, "\(r.stderr)")
         }
     }
