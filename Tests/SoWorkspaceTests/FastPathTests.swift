@@ -14,24 +14,29 @@ import Testing
 /// Requests that must be under way at the same moment, proven without a clock: each request of `together` waits at
 /// the fake API server until every one of them has arrived (a request that only goes once another has answered never
 /// arrives while that one waits: the wait runs out, and `missed` says which). `after`: a request held until a call
-/// matching the other has been made (it goes beside that call, not before it).
+/// matching the other has been made (it goes beside that call, not before it). `batch`: each request it matches waits
+/// until `size` of them have arrived (a batch of that many under way at once).
 final class Rendezvous: @unchecked Sendable {
     private let lock = NSLock()
     private var missedValue: [String] = []
     let cluster: FakeCluster
     let together: [String]
     let after: [(held: String, until: String)]
+    let batch: (matching: @Sendable (String) -> Bool, size: Int)?
     /// How long a request waits for the others (long: on a loaded machine, concurrent tasks can start seconds apart;
     /// only a regression waits it out).
     let seconds: Double
 
     var missed: [String] { lock.withLock { missedValue } }
 
-    init(_ cluster: FakeCluster, together: [String], after: [(held: String, until: String)] = [], seconds: Double = 30)
-    {
+    init(
+        _ cluster: FakeCluster, together: [String], after: [(held: String, until: String)] = [],
+        batch: (matching: @Sendable (String) -> Bool, size: Int)? = nil, seconds: Double = 30
+    ) {
         self.cluster = cluster
         self.together = together
         self.after = after
+        self.batch = batch
         self.seconds = seconds
     }
 
@@ -39,11 +44,17 @@ final class Rendezvous: @unchecked Sendable {
         var waitFor: [String] = []
         if together.contains(where: { call.hasPrefix($0) }) { waitFor = together }
         for rule in after where call.hasPrefix(rule.held) { waitFor.append(rule.until) }
-        guard !waitFor.isEmpty else { return }
+        let inBatch = batch.map { $0.matching(call) } ?? false
+        guard !waitFor.isEmpty || inBatch else { return }
+        let arrived = { [cluster, batch] in
+            waitFor.allSatisfy { w in cluster.calls.contains { $0.hasPrefix(w) || $0.contains(w) } }
+                && (!inBatch || cluster.calls.filter { batch?.matching($0) == true }.count >= batch?.size ?? 0)
+        }
         let began = ContinuousClock.now
-        while !waitFor.allSatisfy({ w in cluster.calls.contains { $0.hasPrefix(w) || $0.contains(w) } }) {
+        while !arrived() {
             guard ContinuousClock.now - began < .seconds(seconds) else {
-                lock.withLock { missedValue.append("\(call) waited \(Int(seconds)) s for \(waitFor)") }
+                let what = inBatch ? "\(waitFor) and \(batch?.size ?? 0) of its batch" : "\(waitFor)"
+                lock.withLock { missedValue.append("\(call) waited \(Int(seconds)) s for \(what)") }
                 return
             }
             try? await Task.sleep(for: .milliseconds(5))
@@ -245,6 +256,78 @@ final class Rendezvous: @unchecked Sendable {
         let workloads = calls.indices.filter { calls[$0].hasPrefix("apply Deployment") }
         #expect(!policies.isEmpty && !workloads.isEmpty, "\(calls)")
         #expect(policies.max() ?? 0 < workloads.min() ?? 0, "\(calls)")
+    }
+
+    /// A cold `up`'s first batch (the policies and every input of its pods: 14 objects for the agent's stack) is under
+    /// way all at once: each of its applies is held at the fake API server until all of them have arrived (how many:
+    /// counted by a first `up` that holds nothing). With at most 8 in flight, it took two round trips.
+    @Test func aColdUpSendsItsWholeFirstBatchAtOnce() async throws {
+        let firstBatch: @Sendable (String) -> Bool = { $0.hasPrefix("apply ") && !$0.hasPrefix("apply Deployment") }
+        let counted = try WorkspaceHarness()
+        try await Self.coldUp(counted, Rendezvous(counted.cluster, together: []))
+        let calls = counted.cluster.calls
+        let workloads = try #require(calls.firstIndex { $0.hasPrefix("apply Deployment") }, "\(calls)")
+        let size = calls[..<workloads].filter(firstBatch).count
+        #expect(size > 8, "\(calls)")
+        let w = try WorkspaceHarness()
+        let meet = Rendezvous(w.cluster, together: [], batch: (firstBatch, size), seconds: 10)
+        try await Self.coldUp(w, meet)
+        #expect(meet.missed.isEmpty, "\(meet.missed)")
+    }
+
+    /// Each look of a start's wait asks for the Deployments, their pods and their claims at once: one round trip a
+    /// look, where there were three in a row (each list held at the fake API server until the other two arrived).
+    @Test func aWaitsLookListsTheWorkloadsPodsAndClaimsAtOnce() async throws {
+        let w = try WorkspaceHarness()
+        let cluster = w.cluster
+        let labels = [("app", "x")]
+        try cluster.seed(
+            KubeObject(
+                apiVersion: "apps/v1", kind: "Deployment", name: "web", namespace: "ns", labels: labels,
+                body: [
+                    ("spec", .map([("replicas", .int(1))])),
+                    (
+                        "status",
+                        .map([
+                            ("observedGeneration", .int(1)), ("replicas", .int(1)), ("updatedReplicas", .int(1)),
+                            ("availableReplicas", .int(1)),
+                        ])
+                    ),
+                ]))
+        // Its one pod, Ready by its probe for a minute: believed at once, so one look ends the wait.
+        let started = Timestamps.rfc3339(w.ctx.clock.now().addingTimeInterval(-60))
+        let probe: YValue = .map([("exec", .map([("command", .list([.string("true")]))]))])
+        try cluster.seed(
+            KubeObject(
+                apiVersion: "v1", kind: "Pod", name: "web-1", namespace: "ns", labels: labels,
+                body: [
+                    (
+                        "spec",
+                        .map([("containers", .list([.map([("name", .string("c")), ("readinessProbe", probe)])]))])
+                    ),
+                    (
+                        "status",
+                        .map([
+                            (
+                                "containerStatuses",
+                                .list([
+                                    .map([
+                                        ("name", .string("c")), ("ready", .bool(true)), ("restartCount", .int(0)),
+                                        ("state", .map([("running", .map([("startedAt", .string(started))]))])),
+                                    ])
+                                ])
+                            )
+                        ])
+                    ),
+                ]))
+        let meet = Rendezvous(
+            cluster, together: ["list Deployment ns", "list Pod ns", "list PersistentVolumeClaim ns"], seconds: 10)
+        cluster.beforeCallAsync = { call in await meet.arrive(call) }
+        let web = KubeObject(apiVersion: "apps/v1", kind: "Deployment", name: "web", namespace: "ns")
+        try await Waiter(ctx: w.ctx, client: cluster, namespace: "ns", selector: "app=x").wait(
+            for: [web], timeout: 60, progress: ProgressReporter(ctx: w.ctx, mode: .plain))
+        cluster.beforeCallAsync = nil
+        #expect(meet.missed.isEmpty, "\(meet.missed)")
     }
 
     /// "exec credentials" / "exec hand-over": which of a claim's execs a logged one is.
