@@ -70,15 +70,13 @@ struct Waiter {
             [(.pod, selector), (.deployment, selector)] + (jobs.isEmpty ? [] : [(.job, selector)]), seconds: timeout)
         defer { watch.stop() }
         while true {
-            // One look: the workloads, their pods and their claims asked for at once (one round trip, where there
-            // were three in a row; four ups at once on a busy API server made each a few hundred ms: issue 66).
-            let look = try await look(deployments: deployments, jobs: jobs)
-            var listed: [JSON]? = look.pods
+            var listed: [JSON]?
             var (pending, liveDeployments) = try await pendingWorkloads(
-                deployments: deployments, jobs: jobs, pods: &listed, listed: look)
+                deployments: deployments, jobs: jobs, pods: &listed)
             if pending.isEmpty && deployments.isEmpty { return }
             // Listed once a look: for the evidence on containers, the diagnosis and the nudge.
-            let pods = look.pods
+            let pods: [JSON]
+            if let listed { pods = listed } else { pods = try await listPods() }
             // Every look is evidence (a container seen before it runs tells how late this kubelet reports).
             let health = containerHealth(pods, evidence: &evidence)
             if health.restarting.isEmpty, let uptime, !health.ask.isEmpty {
@@ -105,8 +103,7 @@ struct Waiter {
                     pending += health.restarting
                 }
             }
-            let problems = try await diagnose(
-                deployments: Array(liveDeployments.values), pods: pods, claims: look.claims)
+            let problems = try await diagnose(deployments: Array(liveDeployments.values), pods: pods)
             await KubeletNudge(ctx: ctx, client: client, namespace: namespace).nudge(pods, seen: &sightings)
             if let fatal = problems.first(where: \.fatal) { throw SoError(fatal.message, hint: fatal.hint) }
             try await refuseWhatCannotFit(problems, since: &unschedulableSince, capacity: &capacity)
@@ -135,38 +132,18 @@ struct Waiter {
         }
     }
 
-    /// What one look lists, asked for at once: the Deployments and Jobs by name (none asked for when there are none),
-    /// the deployment's pods and its claims.
-    struct Look {
-        var deployments: [String: JSON] = [:]
-        var jobs: [String: JSON] = [:]
-        var pods: [JSON] = []
-        var claims: [JSON] = []
-    }
-
-    /// The lists of one look, all under way at once.
-    func look(deployments: [String], jobs: [String]) async throws -> Look {
-        async let deploymentsRead = deployments.isEmpty ? [:] : byName(.deployment)
-        async let jobsRead = jobs.isEmpty ? [:] : byName(.job)
-        async let podsRead = listPods()
-        async let claimsRead = client.list(.persistentVolumeClaim, namespace: namespace, labelSelector: selector)
-        return try await Look(deployments: deploymentsRead, jobs: jobsRead, pods: podsRead, claims: claimsRead)
-    }
-
     /// One look at the Deployments and Jobs (one list per kind, however many objects: 50 Deployments cost one
-    /// request, not 50; `listed`: as this look listed them): what is not done yet, and the Deployments as listed. A Deployment is done when its
+    /// request, not 50): what is not done yet, and the Deployments as listed. A Deployment is done when its
     /// rollout is complete as `kubectl rollout status` says, and no pod of it is still ending (a pod of an older
     /// ReplicaSet being deleted can still answer); `pods` is listed for that once its status says so. A Job is
     /// done once its own status says Complete, which is what `kubectl wait --for=condition=complete` and every
     /// later reader see. A failed Job throws, naming why.
-    func pendingWorkloads(deployments: [String], jobs: [String], pods: inout [JSON]?, listed: Look? = nil)
-        async throws -> ([String], [String: JSON])
-    {
+    func pendingWorkloads(deployments: [String], jobs: [String], pods: inout [JSON]?) async throws -> (
+        [String], [String: JSON]
+    ) {
         var pending: [String] = []
-        var liveDeployments = listed?.deployments ?? [:]
-        if listed == nil && !deployments.isEmpty { liveDeployments = try await byName(.deployment) }
-        var liveJobs = listed?.jobs ?? [:]
-        if listed == nil && !jobs.isEmpty { liveJobs = try await byName(.job) }
+        let liveDeployments = deployments.isEmpty ? [:] : try await byName(.deployment)
+        let liveJobs = jobs.isEmpty ? [:] : try await byName(.job)
         for name in deployments {
             guard let d = liveDeployments[name] else {
                 pending.append("Deployment \(name) (missing)")
@@ -445,8 +422,8 @@ struct Waiter {
             })
     }
 
-    /// What the deployment's pods (as just listed) and claims (as listed with them; nil: listed now) report.
-    func diagnose(deployments: [JSON] = [], pods: [JSON], claims: [JSON]? = nil) async throws -> [Problem] {
+    /// What the deployment's pods (as just listed) and claims report.
+    func diagnose(deployments: [JSON] = [], pods: [JSON]) async throws -> [Problem] {
         var problems = Self.replicaFailures(deployments, namespace: namespace, pods: pods, now: ctx.clock.now())
         // A pod being deleted (replaced by a rollout, or by start after it loaded the image it waited on) is
         // not a problem of the deployment's.
@@ -485,11 +462,10 @@ struct Waiter {
             for i in problems.indices.dropFirst(first) { problems[i].job = job }
         }
         var held: [Problem] = []
-        var listedClaims = claims ?? []
-        if claims == nil {
-            listedClaims = try await client.list(.persistentVolumeClaim, namespace: namespace, labelSelector: selector)
-        }
-        for pvc in listedClaims where pvc.at("status", "phase")?.string == "Pending" {
+        for pvc in try await client.list(
+            .persistentVolumeClaim, namespace: namespace,
+            labelSelector: selector) where pvc.at("status", "phase")?.string == "Pending"
+        {
             let problem = try await pendingClaim(pvc)
             if problem.held { held.append(problem) } else { problems.append(problem) }
         }

@@ -94,14 +94,6 @@ import Testing
             // The first list of Deployments is the wait's (a namespace this start created is not listed).
             guard call.hasPrefix("list Deployment"), !second.started else { return }
             second.started = true
-            // The look's other lists (its pods, its claims) go beside this one: the second's calls are counted after.
-            let began = ContinuousClock.now
-            let look = ["list Pod", "list PersistentVolumeClaim"]
-            while ContinuousClock.now - began < .seconds(10),
-                !look.allSatisfy({ w in cluster.calls.contains { $0.hasPrefix(w) } })
-            {
-                try? await Task.sleep(for: .milliseconds(5))
-            }
             if secondChanges {
                 try? c.h.tmp.write("dep/config.env", ((try? c.h.read("dep/config.env")) ?? "") + "NEW_SETTING=on\n")
             }
