@@ -290,6 +290,21 @@ final class Rendezvous: @unchecked Sendable {
         #expect(meet.missed.isEmpty, "\(meet.missed)")
     }
 
+    /// A cold `up` lists the cluster's Nodes once: for its agent's image (AgentImage), and the same list names its new
+    /// volumes' node (ClaimBinding), where that asked again as the volume's claim answered, on the apply's path.
+    @Test func anUpListsTheNodesOnce() async throws {
+        let w = try WorkspaceHarness()
+        try w.cluster.seed(KubeObject(apiVersion: "v1", kind: "Node", name: "node-1"))
+        var req = UpRequest(stack: "agent-workspace")
+        req.cluster = w.clusterOptions
+        #expect(await !AgentImage(ctx: w.ctx).present("so-agent-workspace-claude:local", req))
+        let binding = ClaimBinding(
+            ctx: w.ctx, client: w.cluster, namespace: "ws", progress: ProgressReporter(ctx: w.ctx, mode: .plain))
+        let started = await binding.naming().started(["ws-workspace"])
+        #expect(started != nil, "the one node was not found")
+        #expect(w.cluster.calls.filter { $0 == "list Node" }.count == 1, "\(w.cluster.calls)")
+    }
+
     /// "exec credentials" / "exec hand-over": which of a claim's execs a logged one is.
     static func execName(_ call: String) -> String {
         if call.contains("/tmp/so-clone-done") { return "exec hand-over" }
