@@ -101,12 +101,16 @@ def serve_repository(work, node, push=False):
 def main():
     args, kubeconfig, so = clusterargs.parse([("--runs", int, 5), ("--node", str, "10.250.0.1"), ("--count", int, 20), ("--parallel", int, 4), ("--tasks", int, 10), ("--task-seconds", int, 5),
                                                    ("--pool", int, 3), ("--pooled-ups", int, 5), ("--gap", float, 3.0),
-                                                   ("--traces", str, ""), ("--ci", bool, False), ("--prefix", str, "bench")])
+                                                   ("--traces", str, ""), ("--ci", bool, False), ("--twenty", bool, False),
+                                                   ("--prefix", str, "bench")])
     # Names of this run's workspaces, pool and namespaces (a node shared by several engineers: one prefix each).
     P = args.prefix
     if args.ci:
         # CI's guard of the fast path (.ci/run): three of each, ratios printed, about two minutes.
         args.runs, args.pooled_ups, args.count, args.tasks, args.gap = 3, 3, 0, 0, 2.0
+    if args.twenty:
+        # Issue 66's item 3 alone: the bare pod, then the twenty at once (both steps), no single ups, no tasks.
+        args.runs, args.tasks = 3, 0
     work = tempfile.mkdtemp(prefix="so-agent-bench-")
     env = dict(os.environ, SO_ROOT=ROOT, SO_HOME=os.path.join(work, "home"), SO_KUBECONFIG=kubeconfig)
     names = []
@@ -219,83 +223,93 @@ def main():
 
         print(f"{'a bare pod of the image until exec answers, median of ' + str(args.runs):<52} {bare * 1000:8.0f} ms (the limit)")
         print(f"{'  the same with a fresh volume of the default class':<52} {bare_volume * 1000:8.0f} ms = {bare_volume / bare:.2f}x a bare pod")
-        runs = [up_to_shell(f"{P}-agent-{i}") for i in range(args.runs)]
-        print(f"{'so up until ready (clone done), median of ' + str(args.runs):<52} {limit(statistics.median(r[0] for r in runs))} "
-              f"(min {min(r[0] for r in runs) * 1000:.0f}, max {max(r[0] for r in runs) * 1000:.0f})")
-        print(f"{'so up until a shell answers in /workspace, median':<52} {limit(statistics.median(r[1] for r in runs))} "
-              f"(min {min(r[1] for r in runs) * 1000:.0f}, max {max(r[1] for r in runs) * 1000:.0f})  goal: 2x")
-        ratios["cold from a remote"] = statistics.median(r[1] for r in runs) / bare
-        node_share("so up", runs, lambda r: r[1])
+        if not args.twenty:
+            runs = [up_to_shell(f"{P}-agent-{i}") for i in range(args.runs)]
+            print(f"{'so up until ready (clone done), median of ' + str(args.runs):<52} {limit(statistics.median(r[0] for r in runs))} "
+                  f"(min {min(r[0] for r in runs) * 1000:.0f}, max {max(r[0] for r in runs) * 1000:.0f})")
+            print(f"{'so up until a shell answers in /workspace, median':<52} {limit(statistics.median(r[1] for r in runs))} "
+                  f"(min {min(r[1] for r in runs) * 1000:.0f}, max {max(r[1] for r in runs) * 1000:.0f})  goal: 2x")
+            ratios["cold from a remote"] = statistics.median(r[1] for r in runs) / bare
+            node_share("so up", runs, lambda r: r[1])
 
-        # so up in a checkout (carried in as a bundle): from a warm pool, and cold (--no-pool), side by side.
-        checkout = os.path.join(work, "checkout")
-        subprocess.run(["git", "clone", "-q", repo, checkout], check=True, env=GIT_ENV)
-        def up_in_checkout(name, extra):
-            names.append(name)
-            if "--no-pool" in extra:
-                # As for the cold ups from a remote: 0-1 s first (not timed), so that ups in a row do not meet the
-                # node's volume provisioner (a look once a second) at the same point of its second.
-                time.sleep(random.uniform(0, 1))
-            start = time.perf_counter()
-            p = subprocess.run([so, "up", stack, "--name", name, "--progress", "plain", "--timeout", "300"] + extra, cwd=checkout,
-                               env=dict(env, SO_TRACE_API="1"), capture_output=True, text=True)
-            if p.returncode != 0:
-                raise SystemExit(f"so up {name} failed ({p.returncode}):\n{p.stdout}\n{p.stderr}")
-            shell = shell_answers(name, start, p, time.perf_counter() - start)
-            return shell, "claimed" in p.stdout, exec_time(p.stderr), nudges(p.stderr), volume_wait(p.stderr)
-        # Cold first, on a node as quiet as the bare pod's and the cold ups' from a remote: not while a pool's
-        # members are made, or its removal ends them.
-        cold = [up_in_checkout(f"{P}-cold-{i}", ["--no-pool"]) for i in range(args.pooled_ups)]
-        pooled, remote_claims = [], []
-        if args.pool > 0:
-            so_cmd(["pool", "create", stack, "--name", P, "--size", str(args.pool), "--config", f"GIT_ORIGIN={repo}"])
-            def warm():
-                listed = json.loads(so_cmd(["pool", "list", "-o", "json"]).stdout)
-                return sum(p["warm"] for p in listed if p["name"] == P)
-            t0 = time.perf_counter()
-            while warm() < args.pool and time.perf_counter() - t0 < 120:
-                time.sleep(0.5)
-            for i in range(args.pooled_ups):
-                pooled.append(up_in_checkout(f"{P}-pooled-{i}", []))
-                time.sleep(args.gap)
-            # Claims from a remote (`so up --name`, no checkout): the member clones the repository it is handed.
-            t0 = time.perf_counter()
-            while warm() < args.pool and time.perf_counter() - t0 < 120:
-                time.sleep(0.5)
-            for i in range(args.pooled_ups):
-                name = f"{P}-claim-{i}"
+            # so up in a checkout (carried in as a bundle): from a warm pool, and cold (--no-pool), side by side.
+            checkout = os.path.join(work, "checkout")
+            subprocess.run(["git", "clone", "-q", repo, checkout], check=True, env=GIT_ENV)
+            def up_in_checkout(name, extra):
                 names.append(name)
+                if "--no-pool" in extra:
+                    # As for the cold ups from a remote: 0-1 s first (not timed), so that ups in a row do not meet the
+                    # node's volume provisioner (a look once a second) at the same point of its second.
+                    time.sleep(random.uniform(0, 1))
                 start = time.perf_counter()
-                up = so_cmd(["up", stack, "--name", name, "--config", f"GIT_REPO={repo}", "--progress", "plain", "--timeout", "300"], trace=True)
-                shell = shell_answers(name, start, up, time.perf_counter() - start)
-                remote_claims.append((shell, "claimed" in up.stdout, exec_time(up.stderr)))
-                time.sleep(args.gap)
-            so_cmd(["pool", "remove", P])
-        for label, rs in ((f"so up in a checkout from a pool of {args.pool}, {args.gap:g} s apart", pooled),
-                          (f"so up --name from a remote, from a pool of {args.pool}", remote_claims),
-                          ("so up in a checkout, cold (--no-pool)", cold)):
-            if rs:
-                print(f"{label + ', until a shell answers':<52} {limit(statistics.median(r[0] for r in rs))} "
-                      f"(min {min(r[0] for r in rs) * 1000:.0f}, max {max(r[0] for r in rs) * 1000:.0f} = {max(r[0] for r in rs) / bare:.2f}x; "
-                      f"{sum(r[1] for r in rs)} of {len(rs)} claimed)")
-                ratios[{id(pooled): "claim in a checkout", id(remote_claims): "claim from a remote", id(cold): "cold in a checkout"}[id(rs)]] = \
-                    statistics.median(r[0] for r in rs) / bare
-                if rs is cold:
-                    print(f"{'  against a bare pod with a fresh volume':<52} {statistics.median(r[0] for r in rs) / bare_volume:8.2f}x")
-                    node_share("so up in a checkout", rs, lambda r: r[0])
-                elif all(r[2] is not None for r in rs):
-                    print(f"{'  of which the hand-over exec into the member, median':<52} {statistics.median(r[2] for r in rs) * 1000:8.0f} ms "
-                          f"(max {max(r[2] for r in rs) * 1000:.0f}; the API server's and the node's, the member's clone included)")
+                p = subprocess.run([so, "up", stack, "--name", name, "--progress", "plain", "--timeout", "300"] + extra, cwd=checkout,
+                                   env=dict(env, SO_TRACE_API="1"), capture_output=True, text=True)
+                if p.returncode != 0:
+                    raise SystemExit(f"so up {name} failed ({p.returncode}):\n{p.stdout}\n{p.stderr}")
+                shell = shell_answers(name, start, p, time.perf_counter() - start)
+                return shell, "claimed" in p.stdout, exec_time(p.stderr), nudges(p.stderr), volume_wait(p.stderr)
+            # Cold first, on a node as quiet as the bare pod's and the cold ups' from a remote: not while a pool's
+            # members are made, or its removal ends them.
+            cold = [up_in_checkout(f"{P}-cold-{i}", ["--no-pool"]) for i in range(args.pooled_ups)]
+            pooled, remote_claims = [], []
+            if args.pool > 0:
+                so_cmd(["pool", "create", stack, "--name", P, "--size", str(args.pool), "--config", f"GIT_ORIGIN={repo}"])
+                def warm():
+                    listed = json.loads(so_cmd(["pool", "list", "-o", "json"]).stdout)
+                    return sum(p["warm"] for p in listed if p["name"] == P)
+                t0 = time.perf_counter()
+                while warm() < args.pool and time.perf_counter() - t0 < 120:
+                    time.sleep(0.5)
+                for i in range(args.pooled_ups):
+                    pooled.append(up_in_checkout(f"{P}-pooled-{i}", []))
+                    time.sleep(args.gap)
+                # Claims from a remote (`so up --name`, no checkout): the member clones the repository it is handed.
+                t0 = time.perf_counter()
+                while warm() < args.pool and time.perf_counter() - t0 < 120:
+                    time.sleep(0.5)
+                for i in range(args.pooled_ups):
+                    name = f"{P}-claim-{i}"
+                    names.append(name)
+                    start = time.perf_counter()
+                    up = so_cmd(["up", stack, "--name", name, "--config", f"GIT_REPO={repo}", "--progress", "plain", "--timeout", "300"], trace=True)
+                    shell = shell_answers(name, start, up, time.perf_counter() - start)
+                    remote_claims.append((shell, "claimed" in up.stdout, exec_time(up.stderr)))
+                    time.sleep(args.gap)
+                so_cmd(["pool", "remove", P])
+            for label, rs in ((f"so up in a checkout from a pool of {args.pool}, {args.gap:g} s apart", pooled),
+                              (f"so up --name from a remote, from a pool of {args.pool}", remote_claims),
+                              ("so up in a checkout, cold (--no-pool)", cold)):
+                if rs:
+                    print(f"{label + ', until a shell answers':<52} {limit(statistics.median(r[0] for r in rs))} "
+                          f"(min {min(r[0] for r in rs) * 1000:.0f}, max {max(r[0] for r in rs) * 1000:.0f} = {max(r[0] for r in rs) / bare:.2f}x; "
+                          f"{sum(r[1] for r in rs)} of {len(rs)} claimed)")
+                    ratios[{id(pooled): "claim in a checkout", id(remote_claims): "claim from a remote", id(cold): "cold in a checkout"}[id(rs)]] = \
+                        statistics.median(r[0] for r in rs) / bare
+                    if rs is cold:
+                        print(f"{'  against a bare pod with a fresh volume':<52} {statistics.median(r[0] for r in rs) / bare_volume:8.2f}x")
+                        node_share("so up in a checkout", rs, lambda r: r[0])
+                    elif all(r[2] is not None for r in rs):
+                        print(f"{'  of which the hand-over exec into the member, median':<52} {statistics.median(r[2] for r in rs) * 1000:8.0f} ms "
+                              f"(max {max(r[2] for r in rs) * 1000:.0f}; the API server's and the node's, the member's clone included)")
 
-        # One line for CI's log (and a note's before/after): each median as a multiple of the bare pod of this run.
-        print(f"ratios (bare pod {bare * 1000:.0f} ms, with a fresh volume {bare_volume * 1000:.0f} ms): "
-              + ", ".join(f"{k} {v:.2f}x" for k, v in ratios.items()))
+            # One line for CI's log (and a note's before/after): each median as a multiple of the bare pod of this run.
+            print(f"ratios (bare pod {bare * 1000:.0f} ms, with a fresh volume {bare_volume * 1000:.0f} ms): "
+                  + ", ".join(f"{k} {v:.2f}x" for k, v in ratios.items()))
         if args.count < 1:
             return  # --count 0: the single ups only
+        # The limit of the twenty: as many bare pods (and bare pods with a fresh volume, as each workspace has one),
+        # the same number at a time, until each answers `kubectl exec -- true`: the node's pod start rate.
+        for what, make in (("bare pods", bare_pod), ("bare pods with a fresh volume", bare_pod_with_volume)):
+            start = time.perf_counter()
+            with concurrent.futures.ThreadPoolExecutor(args.parallel) as pool:
+                each = list(pool.map(make, range(100, 100 + args.count)))
+            total = time.perf_counter() - start
+            print(f"{f'{args.count} {what}, {args.parallel} at a time: all answer':<52} {total * 1000:8.0f} ms "
+                  f"(each: median {statistics.median(each) * 1000:.0f} ms, max {max(each) * 1000:.0f} ms; load {os.getloadavg()[0]:.1f})")
         # Twenty without a workspace's wait: `deploy init`, `deploy create`, then `deployment start --no-wait`,
         # each of the three a `so` of its own, 4 at a time (what a script that makes many at once runs).
         def stop_made(d):
-            return so_cmd(["deployment", "--dir", d, "stop", "--delete-volumes", "--delete-namespace"], check=False)
+            return so_cmd(["deployment", "--dir", d, "--kubeconfig", kubeconfig, "stop", "--delete-volumes", "--delete-namespace"], check=False)
 
         def init_create_start(i):
             name = f"{P}-ics-{i:02d}"
@@ -304,14 +318,18 @@ def main():
             so_cmd(["--stack", stack, "deploy", "init", "--output", spec, "--config", f"GIT_REPO={repo}", "--config", f"WORKSPACE_NAME={name}"])
             so_cmd(["deploy", "create", "--spec-file", spec, "--deployment-dir", d])
             made.append(d)
-            so_cmd(["deployment", "--dir", d, "start", "--no-wait", "--progress", "plain", "--timeout", "300"])
-            return time.perf_counter() - t0
+            # --kubeconfig: this node, even while a kind cluster runs on the host (a kind deployment's own would win).
+            started = so_cmd(["deployment", "--dir", d, "--kubeconfig", kubeconfig, "start", "--no-wait", "--progress", "plain", "--timeout", "300"],
+                             trace=bool(args.traces))
+            took = time.perf_counter() - t0
+            keep_trace(name, started.stderr, took, took)
+            return took
         start = time.perf_counter()
         with concurrent.futures.ThreadPoolExecutor(args.parallel) as pool:
             each = list(pool.map(init_create_start, range(args.count)))
         total = time.perf_counter() - start
         print(f"{f'{args.count} x init + create + start --no-wait, {args.parallel} at a time':<52} {total * 1000:8.0f} ms "
-              f"(each: median {statistics.median(each) * 1000:.0f} ms, max {max(each) * 1000:.0f} ms)")
+              f"(each: median {statistics.median(each) * 1000:.0f} ms, max {max(each) * 1000:.0f} ms; load {os.getloadavg()[0]:.1f})")
         with concurrent.futures.ThreadPoolExecutor(4) as pool:
             list(pool.map(stop_made, made))
         made.clear()
@@ -320,7 +338,8 @@ def main():
             many = list(pool.map(up_to_shell, [f"{P}-many-{i:02d}" for i in range(args.count)]))
         total = time.perf_counter() - start
         print(f"{f'{args.count} workspaces, {args.parallel} at a time: all shell-ready':<52} {total * 1000:8.0f} ms "
-              f"(each: median {statistics.median(m[1] for m in many) * 1000:.0f} ms, max {max(m[1] for m in many) * 1000:.0f} ms)")
+              f"(each: median {statistics.median(m[1] for m in many) * 1000:.0f} ms, max {max(m[1] for m in many) * 1000:.0f} ms; "
+              f"load {os.getloadavg()[0]:.1f})")
         listed = so_cmd(["deployment", "list"]).stdout
         def ready(line):
             # READY is available/wanted over the workspace's Deployments (the agent, and its egress proxy).
@@ -359,7 +378,8 @@ def main():
         subprocess.run([so, "pool", "remove", P], cwd=work, env=env, capture_output=True)
         with concurrent.futures.ThreadPoolExecutor(4) as pool:
             for d in made:
-                pool.submit(subprocess.run, [so, "deployment", "--dir", d, "stop", "--delete-volumes", "--delete-namespace"], cwd=work, env=env, capture_output=True)
+                pool.submit(subprocess.run, [so, "deployment", "--dir", d, "--kubeconfig", kubeconfig, "stop", "--delete-volumes", "--delete-namespace"], cwd=work, env=env,
+                            capture_output=True)
             for n, f in [(n, pool.submit(subprocess.run, [so, "down", n, "--discard"], cwd=work, env=env, capture_output=True, text=True)) for n in names]:
                 if f.result().returncode != 0:
                     print(f"cleanup of {n} failed: {f.result().stderr}", file=sys.stderr)

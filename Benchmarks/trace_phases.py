@@ -6,9 +6,11 @@ have held it up but the work `so` did in between, shown as the gap), and which o
 (walked back from the last one to end), then the time per phase on the path and off it.
 
 Usage: python3 Benchmarks/trace_phases.py TRACE [TRACE ...]   (agent_bench.py --traces DIR keeps one per up)
-       [--quiet]: the phase totals only. Asserts nothing.
+       [--quiet]: the phase totals only. [--segments]: for cold ups (`so up`, no pool) only the median of each
+       step of the way, from the process's start to the shell answering, over all the traces given (e.g. the twenty
+       of `agent_bench.py --twenty --traces DIR`: DIR/*-many-*.trace), and the requests per up. Asserts nothing.
 """
-import re, sys
+import re, statistics, sys
 
 LINE = re.compile(r"^(api|proc|dns): (\S+)(?: (\S+))?.*? (\d+)ms\b.* at=\+(\d+)ms$")
 
@@ -110,10 +112,44 @@ def report(name, text, quiet):
     print(f"  {'so itself (gaps on the path)':<30} {local:8d} ms")
 
 
+def segments(text):
+    """A cold up's steps (ms), from its trace: each ends where the next begins."""
+    events = parse(text)
+    at = {m.group(1): int(m.group(2)) for m in re.finditer(r"^phase: (.+?) at=\+(\d+)ms$", text, re.M)}
+    namespace = min(s for s, e, w in events if w == "POST /api/v1/namespaces")
+    applies = [(s, e) for s, e, w in events if w.startswith("PATCH ") and "/leases/" not in w and not re.match(r"PATCH /api/v1/namespaces/[^/]+$", w)]
+    deployments = sorted(e for s, e, w in events if w.startswith("PATCH ") and "/deployments/" in w)
+    looks = [e for s, e, w in events if re.match(r"GET /apis/apps/v1/namespaces/[^/]+/deployments$", w)]
+    done = at.get("command done", max(e for s, e, w in events))
+    shell = re.search(r"until a shell answers (\d+) ms", text)
+    marks = [("process loaded, arguments parsed, API client made", at.get("API client made", 0)),
+             ("pools, nodes, the plan, the deployment made (until the Namespace's create)", namespace),
+             ("Namespace, Lease, writer, cluster DNS, the record's revision (until the apply)", min(s for s, e in applies)),
+             ("the apply (until the first Deployment answered)", deployments[0]),
+             ("the volume bound (until the last Deployment answered)", deployments[-1]),
+             ("the wait for the pods (until its last look)", max(looks) if looks else deployments[-1]),
+             ("endpoints, the record's result, the Lease released, exit", done)]
+    if shell:
+        marks.append(("the benchmark's exec until the shell answered", int(shell.group(1))))
+    out, last = [], 0
+    for name, t in marks:
+        out.append((name, t - last))
+        last = t
+    return out, len(events)
+
+
 def main():
-    args = [a for a in sys.argv[1:] if a != "--quiet"]
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
     if not args:
         sys.exit(__doc__)
+    if "--segments" in sys.argv:
+        steps = [segments(open(path).read()) for path in args]
+        print(f"{len(steps)} ups; median ms of each step (min-max); requests per up: "
+              f"{statistics.median(n for _, n in steps):.0f} ({min(n for _, n in steps)}-{max(n for _, n in steps)})")
+        for i, (name, _) in enumerate(steps[0][0]):
+            ms = [s[0][i][1] for s in steps if len(s[0]) > i]
+            print(f"  {name:<82} {statistics.median(ms):6.0f} ({min(ms)}-{max(ms)})")
+        return
     for path in args:
         report(path, open(path).read(), "--quiet" in sys.argv)
 

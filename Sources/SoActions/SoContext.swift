@@ -36,6 +36,8 @@ public struct SoContext: Sendable {
     public var interruptReleaseSeconds = 5.0
     /// Locks between the processes of this host (the kind cluster's creation).
     public var hostLocks: HostLocks = NoHostLocks()
+    /// The cluster's Nodes as this process listed them a moment ago (shared by the copies of this context).
+    public var nodeListing = NodeListing()
     /// This `so`'s own executable, which a verb starts again for work that outlives it (a pool's refill after a
     /// claim, detached); `so` on PATH when unknown.
     public var selfExecutable = "so"

@@ -27,10 +27,13 @@ struct ClaimBinding: Sendable {
             && c.at("metadata", "annotations", selectedNode) == nil
     }
 
-    /// The cluster's one schedulable node; nil with several, or without the right to list them.
-    static func soleNode(_ client: ClusterClient) async -> String? {
+    /// The cluster's one schedulable node; nil with several, or without the right to list them. `listing`: the
+    /// Nodes as this process listed them a moment ago (`up` did, for its agent's image), else listed now.
+    static func soleNode(_ client: ClusterClient, listing: NodeListing, now: Date) async
+        -> String?
+    {
         // Not allowed to list nodes (a namespace-scoped user): the scheduler chooses, as always.
-        guard let nodes = try? await client.list(.node, namespace: nil, labelSelector: nil), nodes.count == 1,
+        guard let nodes = await listing.nodes(client, now: now), nodes.count == 1,
             nodes[0].at("spec", "unschedulable")?.bool != true
         else { return nil }
         return nodes[0].name
@@ -38,17 +41,24 @@ struct ClaimBinding: Sendable {
 
     /// What names a batch's new claims on the node: each as soon as the API server answers it (the provisioner's
     /// wait starts then, not once the whole batch is in).
-    func naming() -> Naming { Naming(binding: self, node: NodeLookup(client: client)) }
+    func naming() -> Naming { Naming(binding: self, node: NodeLookup(client: client, ctx: ctx)) }
 
-    /// The node, asked for once, by the first claim that needs it (none: no request).
+    /// The node, asked for once, by the first claim that needs it (none: no request, and none when this process
+    /// listed the Nodes a moment ago).
     actor NodeLookup {
         let client: ClusterClient
+        let ctx: SoContext
         var asked: Task<String?, Never>?
-        init(client: ClusterClient) { self.client = client }
+        init(client: ClusterClient, ctx: SoContext) {
+            self.client = client
+            self.ctx = ctx
+        }
 
         func node() async -> String? {
             if let asked { return await asked.value }
-            let task = Task { [client] in await ClaimBinding.soleNode(client) }
+            let task = Task { [client, ctx] in
+                await ClaimBinding.soleNode(client, listing: ctx.nodeListing, now: ctx.clock.now())
+            }
             asked = task
             return await task.value
         }

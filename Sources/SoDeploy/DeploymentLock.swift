@@ -172,9 +172,11 @@ struct DeploymentLock: Sendable {
     /// `createdNamespace` true when this run made the namespace and its Lease was the first one in it (an empty
     /// namespace: a first start need not read it). A Lease met there, whoever held it and whether it was then
     /// taken, released or is still held, means another run was inside and may have written: false.
-    func tryAcquire(creating namespaceObject: KubeObject? = nil) async throws -> (
-        refusal: SoError?, createdNamespace: Bool
-    ) {
+    /// `namespaceMade`: called as soon as this run has made the namespace, before the Lease's create (what a first
+    /// start asks next goes beside it).
+    func tryAcquire(creating namespaceObject: KubeObject? = nil, namespaceMade: (@Sendable () -> Void)? = nil)
+        async throws -> (refusal: SoError?, createdNamespace: Bool)
+    {
         let now = Timestamps.microTime(ctx.clock.now())
         let lease = lease(acquired: now, renewed: now)
         var made: JSON?
@@ -183,7 +185,10 @@ struct DeploymentLock: Sendable {
         // waited 50 ms for its cache (NamespaceLifecycle), and a first start (every `so up`) met that wait; one
         // that exists costs a refused create (409, a round trip). Not allowed to create namespaces: as before.
         if let namespaceObject {
-            do { createdNamespace = try await client.create(namespaceObject, fieldManager: "so") != nil } catch let e
+            do {
+                createdNamespace = try await client.create(namespaceObject, fieldManager: "so") != nil
+                if createdNamespace { namespaceMade?() }
+            } catch let e
                 as SoError where e.exitCode == SoError.exitUnreachable
             {
                 throw e
@@ -201,6 +206,7 @@ struct DeploymentLock: Sendable {
             if try await client.create(namespaceObject, fieldManager: "so") != nil {
                 // No namespace yet: this run made it, and the Lease in it.
                 createdNamespace = true
+                namespaceMade?()
             } else if let gone = try await namespaceGone() {
                 throw gone
             }

@@ -155,7 +155,10 @@ struct RecordStep {
 
     /// The user as the API server names it (a SelfSubjectReview, what `kubectl auth whoami` asks), else the
     /// kubeconfig's user entry, else "unknown".
-    func whoAmI() async -> String {
+    func whoAmI() async -> String { await Self.whoAmI(client, connection: connection) }
+
+    /// Who the API server says `client` is (a SelfSubjectReview), else the kubeconfig's user name.
+    static func whoAmI(_ client: ClusterClient, connection: ClusterConnection) async -> String {
         let review = KubeObject(.selfSubjectReview, name: "")
         if let answer = try? await client.create(review, fieldManager: "so"),
             let user = answer.at("status", "userInfo", "username")?.string, !user.isEmpty

@@ -51,7 +51,7 @@ struct AgentImage {
         // Not being able to ask is an answer here: the stack's image runs, and config() says how to get the agent's.
         guard let target = try? await ClusterTargets(ctx: ctx).shared(req.cluster) else { return false }
         if let client = try? ctx.connect(target.connection),
-            let nodes = try? await client.list(.node, namespace: nil, labelSelector: nil)
+            let nodes = await ctx.nodeListing.nodes(client, now: ctx.clock.now())
         {
             let names = nodes.flatMap { n in
                 (n.at("status", "images")?.array ?? []).flatMap { ($0.at("names")?.array ?? []).compactMap(\.string) }

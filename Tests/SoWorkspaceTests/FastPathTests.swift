@@ -14,24 +14,29 @@ import Testing
 /// Requests that must be under way at the same moment, proven without a clock: each request of `together` waits at
 /// the fake API server until every one of them has arrived (a request that only goes once another has answered never
 /// arrives while that one waits: the wait runs out, and `missed` says which). `after`: a request held until a call
-/// matching the other has been made (it goes beside that call, not before it).
+/// matching the other has been made (it goes beside that call, not before it). `batch`: each request it matches waits
+/// until `size` of them have arrived (a batch of that many under way at once).
 final class Rendezvous: @unchecked Sendable {
     private let lock = NSLock()
     private var missedValue: [String] = []
     let cluster: FakeCluster
     let together: [String]
     let after: [(held: String, until: String)]
+    let batch: (matching: @Sendable (String) -> Bool, size: Int)?
     /// How long a request waits for the others (long: on a loaded machine, concurrent tasks can start seconds apart;
     /// only a regression waits it out).
     let seconds: Double
 
     var missed: [String] { lock.withLock { missedValue } }
 
-    init(_ cluster: FakeCluster, together: [String], after: [(held: String, until: String)] = [], seconds: Double = 30)
-    {
+    init(
+        _ cluster: FakeCluster, together: [String], after: [(held: String, until: String)] = [],
+        batch: (matching: @Sendable (String) -> Bool, size: Int)? = nil, seconds: Double = 30
+    ) {
         self.cluster = cluster
         self.together = together
         self.after = after
+        self.batch = batch
         self.seconds = seconds
     }
 
@@ -39,11 +44,17 @@ final class Rendezvous: @unchecked Sendable {
         var waitFor: [String] = []
         if together.contains(where: { call.hasPrefix($0) }) { waitFor = together }
         for rule in after where call.hasPrefix(rule.held) { waitFor.append(rule.until) }
-        guard !waitFor.isEmpty else { return }
+        let inBatch = batch.map { $0.matching(call) } ?? false
+        guard !waitFor.isEmpty || inBatch else { return }
+        let arrived = { [cluster, batch] in
+            waitFor.allSatisfy { w in cluster.calls.contains { $0.hasPrefix(w) || $0.contains(w) } }
+                && (!inBatch || cluster.calls.filter { batch?.matching($0) == true }.count >= batch?.size ?? 0)
+        }
         let began = ContinuousClock.now
-        while !waitFor.allSatisfy({ w in cluster.calls.contains { $0.hasPrefix(w) || $0.contains(w) } }) {
+        while !arrived() {
             guard ContinuousClock.now - began < .seconds(seconds) else {
-                lock.withLock { missedValue.append("\(call) waited \(Int(seconds)) s for \(waitFor)") }
+                let what = inBatch ? "\(waitFor) and \(batch?.size ?? 0) of its batch" : "\(waitFor)"
+                lock.withLock { missedValue.append("\(call) waited \(Int(seconds)) s for \(what)") }
                 return
             }
             try? await Task.sleep(for: .milliseconds(5))
@@ -213,18 +224,33 @@ final class Rendezvous: @unchecked Sendable {
         let calls = cluster.calls.filter { $0 != "list Node" }
         let apply = try #require(calls.firstIndex { $0.hasPrefix("apply ") }, "\(calls)")
         let id = try #require(cluster.object("Namespace", "ws")?.labels["app"])
-        // The Namespace and the Lease, then the writer and the cluster's DNS at once, then the revision; the
-        // Namespace's patch is logged here but held until the apply began.
-        #expect(Array(calls[..<2]) == ["create Namespace ws", "create Lease ws/so-deployment-lock"], "\(calls)")
+        // The Namespace, then the Lease and the writer (asked as the namespace was made), the cluster's DNS, then
+        // the revision; the Namespace's patch is logged here but held until the apply began.
+        let review = "create SelfSubjectReview "
         #expect(
-            Array(calls[2..<apply]).sorted() == [
-                "create Secret ws/so.record.\(id).v1", "create SelfSubjectReview ",
+            Array(calls[..<apply].filter { $0 != review }.prefix(2)) == [
+                "create Namespace ws", "create Lease ws/so-deployment-lock",
+            ], "\(calls)")
+        #expect(calls.first == "create Namespace ws", "\(calls)")
+        #expect(
+            Array(calls[1..<apply]).sorted() == [
+                "create Lease ws/so-deployment-lock", "create Secret ws/so.record.\(id).v1", review,
                 "get DaemonSet kube-system/node-local-dns", "get Service kube-system/kube-dns",
                 "list EndpointSlice kube-system kubernetes.io/service-name=kube-dns", "patch Namespace ws",
             ], "\(calls)")
         let revision = try #require(calls.firstIndex(of: "create Secret ws/so.record.\(id).v1"))
         let writer = try #require(calls.firstIndex(of: "create SelfSubjectReview "))
         #expect(writer < revision, "\(calls)")
+    }
+
+    /// A cold `up` asks who it is (its record's first writer) as soon as it has made the namespace: beside the Lease's
+    /// create, where it waited for the Lease (each held at the fake API server until the other arrived).
+    @Test func aColdUpAsksWhoItIsBesideItsLease() async throws {
+        let w = try WorkspaceHarness()
+        let meet = Rendezvous(w.cluster, together: ["create Lease ws/", "create SelfSubjectReview"], seconds: 10)
+        try await Self.coldUp(w, meet)
+        #expect(meet.missed.isEmpty, "\(meet.missed)")
+        #expect(w.cluster.calls.filter { $0.hasPrefix("create SelfSubjectReview") }.count == 1, "\(w.cluster.calls)")
     }
 
     /// A cold `up`'s apply in a namespace it made: the policies (quota, limits, NetworkPolicies) and the pods' inputs
@@ -245,6 +271,38 @@ final class Rendezvous: @unchecked Sendable {
         let workloads = calls.indices.filter { calls[$0].hasPrefix("apply Deployment") }
         #expect(!policies.isEmpty && !workloads.isEmpty, "\(calls)")
         #expect(policies.max() ?? 0 < workloads.min() ?? 0, "\(calls)")
+    }
+
+    /// A cold `up`'s first batch (the policies and every input of its pods: 14 objects for the agent's stack) is under
+    /// way all at once: each of its applies is held at the fake API server until all of them have arrived (how many:
+    /// counted by a first `up` that holds nothing). With at most 8 in flight, it took two round trips.
+    @Test func aColdUpSendsItsWholeFirstBatchAtOnce() async throws {
+        let firstBatch: @Sendable (String) -> Bool = { $0.hasPrefix("apply ") && !$0.hasPrefix("apply Deployment") }
+        let counted = try WorkspaceHarness()
+        try await Self.coldUp(counted, Rendezvous(counted.cluster, together: []))
+        let calls = counted.cluster.calls
+        let workloads = try #require(calls.firstIndex { $0.hasPrefix("apply Deployment") }, "\(calls)")
+        let size = calls[..<workloads].filter(firstBatch).count
+        #expect(size > 8, "\(calls)")
+        let w = try WorkspaceHarness()
+        let meet = Rendezvous(w.cluster, together: [], batch: (firstBatch, size), seconds: 10)
+        try await Self.coldUp(w, meet)
+        #expect(meet.missed.isEmpty, "\(meet.missed)")
+    }
+
+    /// A cold `up` lists the cluster's Nodes once: for its agent's image (AgentImage), and the same list names its new
+    /// volumes' node (ClaimBinding), where that asked again as the volume's claim answered, on the apply's path.
+    @Test func anUpListsTheNodesOnce() async throws {
+        let w = try WorkspaceHarness()
+        try w.cluster.seed(KubeObject(apiVersion: "v1", kind: "Node", name: "node-1"))
+        var req = UpRequest(stack: "agent-workspace")
+        req.cluster = w.clusterOptions
+        #expect(await !AgentImage(ctx: w.ctx).present("so-agent-workspace-claude:local", req))
+        let binding = ClaimBinding(
+            ctx: w.ctx, client: w.cluster, namespace: "ws", progress: ProgressReporter(ctx: w.ctx, mode: .plain))
+        let started = await binding.naming().started(["ws-workspace"])
+        #expect(started != nil, "the one node was not found")
+        #expect(w.cluster.calls.filter { $0 == "list Node" }.count == 1, "\(w.cluster.calls)")
     }
 
     /// "exec credentials" / "exec hand-over": which of a claim's execs a logged one is.
