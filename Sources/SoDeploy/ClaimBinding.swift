@@ -43,6 +43,38 @@ struct ClaimBinding: Sendable {
     /// wait starts then, not once the whole batch is in).
     func naming() -> Naming { Naming(binding: self, node: NodeLookup(client: client, ctx: ctx)) }
 
+    /// A first start's new claims made as soon as it holds its Lease in the namespace it made, the node named in the
+    /// create itself (issue 66): the provisioner works while the record's revision is written and the rest is rendered
+    /// and applied, where it started once the claims' batch went out, and only after a second request named the node.
+    /// Only where a claim arriving before the namespace's policies admits nothing they would refuse
+    /// (`StartSteps.claimsAhead`). The claims the creates named (their apply, in the batch as before, keeps the
+    /// annotation: a create's fields are not the apply's to remove); none when the cluster has several nodes or its
+    /// nodes cannot be listed, and a create that fails (or finds the claim there) leaves it to the batch, as before.
+    func ahead(_ objects: [KubeObject]) -> Task<[String], Never>? {
+        let claims = objects.filter { c in
+            c.isKind(.persistentVolumeClaim) && !c.annotations.contains { $0.0 == Self.selectedNode }
+        }
+        guard !claims.isEmpty, StartSteps.claimsAhead(objects) else { return nil }
+        return Task { [client, ctx] in
+            guard let node = await Self.soleNode(client, listing: ctx.nodeListing, now: ctx.clock.now()) else {
+                return []
+            }
+            return await withTaskGroup(of: String?.self) { group in
+                for claim in claims {
+                    var named = claim
+                    named.annotations.append((Self.selectedNode, node))
+                    group.addTask { [named] in
+                        // Not made here (refused, or there already): the batch's apply makes and names it, as before.
+                        (try? await client.create(named, fieldManager: "so")) == nil ? nil : named.name
+                    }
+                }
+                var made: [String] = []
+                for await name in group { if let name { made.append(name) } }
+                return made.sorted()
+            }
+        }
+    }
+
     /// The node, asked for once, by the first claim that needs it (none: no request, and none when this process
     /// listed the Nodes a moment ago).
     actor NodeLookup {
@@ -100,15 +132,17 @@ struct ClaimBinding: Sendable {
             let (ctx, client) = (binding.ctx, binding.client)
             let claimType = ResourceType.persistentVolumeClaim
             var pending = claims
-            // Looked at again as soon as a claim changes (bound), else every tenth of a second.
+            // Looked at again as soon as a claim changes (bound), else every tenth of a second; looked at first at
+            // once (claims made as the Lease was taken are often bound by now).
             let watch = ChangeWatch(client, namespace: binding.namespace, [(claimType, nil)], seconds: patience)
             defer { watch.stop() }
-            while !pending.isEmpty && ctx.clock.now().timeIntervalSince(start) < patience {
-                try await watch.pause(ctx.clock, seconds: 0.1)
+            while true {
                 for c in try await client.list(claimType, namespace: binding.namespace, labelSelector: nil)
                 where c.at("status", "phase")?.string == "Bound" {
                     pending.remove(c.name)
                 }
+                guard !pending.isEmpty && ctx.clock.now().timeIntervalSince(start) < patience else { return }
+                try await watch.pause(ctx.clock, seconds: 0.1)
             }
         }
     }

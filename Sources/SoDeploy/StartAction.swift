@@ -103,6 +103,12 @@ public struct StartAction: Sendable {
             ? nil : Task { [client = cluster.client] in await ClusterDNSReader(client: client).read() }
         // 3 … 9 with the lock held (a dry run holds none); 10. unlock, on every path.
         let (report, objects) = try await DeploymentLock.held(cluster.lock) {
+            // A first start's new volumes, made now (the Lease is held) and named on the node: provisioned while what
+            // follows is read, written and applied.
+            let claimsMade =
+                cluster.createdNamespace && req.wait && !req.dryRun && req.onlyKinds == nil
+                ? ClaimBinding(ctx: ctx, client: cluster.client, namespace: namespace, progress: progress)
+                    .ahead(rendered.manifest.objects) : nil
             // 3. read (the record's revisions beside it, in a namespace that was there)
             let recording =
                 req.dryRun
@@ -125,7 +131,8 @@ public struct StartAction: Sendable {
             let ctx = self.ctx
             let remembered = begun.map { b in Task { await StartedRevisions(ctx).add(b.head.digest) } }
             do {
-                let done = try await self.locked(rendered, read, localImageIDs, req, dns: dns, progress: progress)
+                let done = try await self.locked(
+                    rendered, read, localImageIDs, req, dns: dns, claimsMade: claimsMade, progress: progress)
                 await remembered?.value
                 if let recording, let begun { await recording.end(begun, result: req.wait ? "started" : "applied") }
                 return done
@@ -156,9 +163,11 @@ public struct StartAction: Sendable {
     /// Steps 3 (after the read) to 9, the lock held.
     func locked(
         _ rendered: Rendered, _ read: Connected, _ localImageIDs: Task<[(image: String, id: String)], Never>,
-        _ req: StartRequest, dns: Task<ClusterDNS?, Never>? = nil, progress: ProgressReporter
+        _ req: StartRequest, dns: Task<ClusterDNS?, Never>? = nil, claimsMade: Task<[String], Never>? = nil,
+        progress: ProgressReporter
     ) async throws -> (StartReport, [KubeObject]) {
         var o = try await open(rendered, read, imageIDs: await localImageIDs.value, req, dns: dns, progress: progress)
+        o.steps.claimsMade = claimsMade
         defer { o.images?.cancel() }  // only an error leaves it running
         // 4. unchanged … 7. prune
         if let renewal = unchanged(o.rendered, o.cluster, o.objects, o.owned, req, report: o.report) {

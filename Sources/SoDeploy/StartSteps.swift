@@ -16,6 +16,9 @@ struct StartSteps: Sendable {
     /// Bind new claims before the workloads go out (`ClaimBinding`): when start waits anyway. `--no-wait`
     /// leaves as soon as everything is applied.
     var bindClaimsAhead = false
+    /// The claims a first start made as it took its Lease, the node named (`ClaimBinding.ahead`): waited for with
+    /// those its batch names.
+    var claimsMade: Task<[String], Never>? = nil
     /// How the wait asks a young container its age (`KubectlUptime`, through the cluster's kubectl flags);
     /// nil: the kubelet's round alone believes it.
     var uptime: ContainerUptime? = nil
@@ -63,7 +66,7 @@ struct StartSteps: Sendable {
             }
             guard !batch.isEmpty else { continue }
             if bindClaimsAhead && dryRun == nil && naming == nil
-                && batch.contains(where: { $0.isKind(.persistentVolumeClaim) })
+                && (claimsMade != nil || batch.contains(where: { $0.isKind(.persistentVolumeClaim) }))
             {
                 naming = ClaimBinding(ctx: ctx, client: client, namespace: namespace, progress: progress).naming()
             }
@@ -71,19 +74,22 @@ struct StartSteps: Sendable {
             if !workloadsReady && dryRun == nil && batch.contains(where: { $0.isKind(.deployment) || $0.isKind(.job) })
             {
                 // New volumes are provisioned while the stopped pods end and the images load.
+                for made in await claimsMade?.value ?? [] where !newClaims.contains(made) { newClaims.append(made) }
                 binding = await naming?.started(newClaims)
                 if existing != nil { try await waitForEndingPods() }
                 try await beforeWorkloads()
                 workloadsReady = true
             }
             if let binding {
-                // What mounts none of them goes out at once: its pods start while the volumes are made.
+                // What mounts none of them goes out at once: its pods start while the volumes are made (and the
+                // claims are looked at meanwhile: often bound by now).
+                async let bound: Void = binding.waitBound()
                 let (early, late) = ClaimBinding.partition(batch, notMounting: binding.claims)
                 if !early.isEmpty && !late.isEmpty {
                     try await applyBatch(early, existing: existing, owned: owned, renewed: renewed, report: &report)
                     batch = late
                 }
-                try await binding.waitBound()
+                try await bound
             }
             newClaims += try await applyBatch(
                 batch, existing: existing, owned: owned, renewed: renewed, report: &report, naming: naming)
@@ -112,6 +118,24 @@ struct StartSteps: Sendable {
     /// all the same.
     static func inputsWithPolicies(_ objects: [KubeObject], namespaceIsNew: Bool) -> Bool {
         namespaceIsNew && !objects.contains { $0.isKind(.persistentVolume) } && claimsFit(objects)
+    }
+
+    /// Whether a first start's claims may be made before its policies, as it takes its Lease (`ClaimBinding.ahead`):
+    /// no PersistentVolume (a claim bound to one by name comes after it), every claim within the rendered quotas
+    /// (`claimsFit`), and no LimitRange that judges claims (only `Container` and `Pod` limits).
+    static func claimsAhead(_ objects: [KubeObject]) -> Bool {
+        let judgesClaims = objects.contains { o in
+            guard o.isKind(.limitRange), case .map(let spec)? = o.body.first(where: { $0.0 == "spec" })?.1 else {
+                return false
+            }
+            guard case .list(let limits)? = spec.first(where: { $0.0 == "limits" })?.1 else { return false }
+            return limits.contains { limit in
+                guard case .map(let fields) = limit else { return true }
+                let type = fields.first { $0.0 == "type" }?.1
+                return type != .string("Container") && type != .string("Pod")
+            }
+        }
+        return !judgesClaims && !objects.contains { $0.isKind(.persistentVolume) } && claimsFit(objects)
     }
 
     /// Whether the claims among `objects` fit every ResourceQuota among them, as the quota's admission would judge

@@ -53,10 +53,10 @@ import Testing
             #expect(pvc.at("status", "phase")?.string == "Bound")
         }
         let calls = c.cluster.calls
-        let patched = try #require(calls.lastIndex { $0.hasPrefix("patch PersistentVolumeClaim") })
+        let named = try #require(calls.lastIndex(where: Self.naming))
         let bound = try #require(calls.firstIndex { $0.hasPrefix("list PersistentVolumeClaim") })
         let deployment = try #require(calls.firstIndex { $0.hasPrefix("apply Deployment") })
-        #expect(patched < bound && bound < deployment, "\(calls)")
+        #expect(named < bound && bound < deployment, "\(calls)")
 
         // A re-start finds the claims bound: no node list, no patch.
         let before = c.cluster.calls.count
@@ -76,9 +76,9 @@ import Testing
         let proxy = try #require(calls.firstIndex { $0.hasPrefix("apply Deployment") && $0.contains("egress-proxy") })
         let agent = try #require(
             calls.firstIndex { $0.hasPrefix("apply Deployment") && $0.contains("agent-workspace") })
-        let named = try #require(calls.lastIndex { $0.hasPrefix("patch PersistentVolumeClaim") })
-        let bound = try #require(calls.firstIndex { $0.hasPrefix("list PersistentVolumeClaim") })
-        #expect(named < proxy && proxy < bound && bound < agent, "\(calls)")
+        let named = try #require(calls.lastIndex(where: Self.naming))
+        let bound = try #require(calls.lastIndex { $0.hasPrefix("list PersistentVolumeClaim") })
+        #expect(named < proxy && named < bound && bound < agent, "\(calls)")
     }
 
     /// A claim is named on the node as soon as its own apply answers: the provisioner's wait does not also wait for
@@ -99,13 +99,76 @@ import Testing
             guard call.hasPrefix("apply Service") else { return }
             var named = false
             for _ in 0..<200 where !named {
-                named = cluster.calls.contains { $0.hasPrefix("patch PersistentVolumeClaim") }
+                named = cluster.calls.contains(where: Self.naming)
                 if !named { try? await Task.sleep(nanoseconds: 10_000_000) }  // a cancelled test ends the wait early
             }
             seen.add(named)
         }
         _ = try await c.start()
         #expect(!seen.namedFirst.isEmpty && !seen.namedFirst.contains(false), "\(seen.namedFirst) \(c.cluster.calls)")
+    }
+
+    /// A call that names a claim's node: the first start's create of it (`ClaimBinding.ahead`), or a patch of a claim
+    /// its apply made.
+    @Sendable static func naming(_ call: String) -> Bool {
+        call.hasPrefix("create PersistentVolumeClaim") || call.hasPrefix("patch PersistentVolumeClaim")
+    }
+
+    /// A first start makes its new claims as soon as it holds its Lease, the node named in the create (one request
+    /// where an apply and a patch were): the record's first revision is held at the fake API server until the claim's
+    /// create has arrived (before, the claim came with the apply, after the revision: the hold ran out).
+    @Test func aFirstStartMakesItsClaimsAsItTakesItsLease() async throws {
+        let c = try await Self.harness(
+            nodes: ["so-node"], stack: "agent-workspace", config: ["GIT_REPO=https://example.invalid/acme/app"])
+        let cluster = c.cluster
+        final class Held: @unchecked Sendable {
+            private let lock = NSLock()
+            private var value: [String] = []
+            var missed: [String] { lock.withLock { value } }
+            func add(_ call: String) { lock.withLock { value.append(call) } }
+        }
+        let held = Held()
+        cluster.beforeCallAsync = { call in
+            guard call.hasPrefix("create Secret"), call.contains("/so.record.") else { return }
+            for _ in 0..<1000 {
+                if cluster.calls.contains(where: { $0.hasPrefix("create PersistentVolumeClaim") }) { return }
+                try? await Task.sleep(nanoseconds: 10_000_000)
+            }
+            held.add(call)
+        }
+        _ = try await c.start()
+        #expect(held.missed.isEmpty, "\(held.missed) \(cluster.calls)")
+        let calls = cluster.calls
+        #expect(!calls.contains { $0.hasPrefix("patch PersistentVolumeClaim") }, "\(calls)")
+        let lease = try #require(calls.firstIndex { $0.hasPrefix("create Lease") }, "\(calls)")
+        let made = try #require(calls.firstIndex { $0.hasPrefix("create PersistentVolumeClaim") }, "\(calls)")
+        #expect(lease < made, "\(calls)")
+        for (key, pvc) in cluster.all where key.type.kind == "PersistentVolumeClaim" {
+            #expect(pvc.at("metadata", "annotations", ClaimBinding.selectedNode)?.string == "so-node")
+            #expect(pvc.at("status", "phase")?.string == "Bound")
+        }
+    }
+
+    /// Made before the policies only where that admits nothing they would refuse: a LimitRange that judges claims,
+    /// a PersistentVolume, or a quota the claims exceed keeps them in the apply.
+    @Test func claimsGoAheadOnlyWhereThePoliciesWouldAdmitThem() {
+        let claim = KubeObject(
+            .persistentVolumeClaim, name: "data", namespace: "ns",
+            body: [("spec", .map([("resources", .map([("requests", .map([("storage", .string("2Gi"))]))]))]))])
+        func limits(_ type: String) -> KubeObject {
+            KubeObject(
+                .limitRange, name: "limits", namespace: "ns",
+                body: [("spec", .map([("limits", .list([.map([("type", .string(type))])]))]))])
+        }
+        func quota(_ storage: String) -> KubeObject {
+            KubeObject(
+                .resourceQuota, name: "quota", namespace: "ns",
+                body: [("spec", .map([("hard", .map([("requests.storage", .string(storage))]))]))])
+        }
+        #expect(StartSteps.claimsAhead([claim, limits("Container"), quota("10Gi")]))
+        #expect(!StartSteps.claimsAhead([claim, limits("PersistentVolumeClaim")]))
+        #expect(!StartSteps.claimsAhead([claim, quota("1Gi")]))
+        #expect(!StartSteps.claimsAhead([claim, KubeObject(.persistentVolume, name: "pv")]))
     }
 
     @Test func severalNodesLeaveTheChoiceToTheScheduler() async throws {

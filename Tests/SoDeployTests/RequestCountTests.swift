@@ -23,13 +23,14 @@ import Testing
         // First start: the namespace created, the Lease; nothing to read in a namespace this run made; the
         // values made; the record's first revision (who writes it asked: a review, then its Secret, and the
         // Namespace told who wrote last: a patch); 8 applies;
+        // the Nodes listed as the Lease is taken (a one-node cluster's name for the new claim, made then: none here);
         // the wait's lists (its last look: the Services and their EndpointSlices); the record's result (a
         // patch); the Lease deleted. Re-start: the namespace's create refused, the Lease, then under it the
         // Namespace, the stored secret and the record's revisions read at once, one list per recorded kind and
         // volume, nothing sent (all unchanged, the Namespace and the record included), the wait's lists, the Lease
         // deleted.
         #expect(
-            Self.counts(c.cluster.calls[..<first]) == "20 (apply 8, create 4, delete 1, list 5, patch 2)",
+            Self.counts(c.cluster.calls[..<first]) == "21 (apply 8, create 4, delete 1, list 6, patch 2)",
             "\(c.cluster.calls[..<first])")
         #expect(
             Self.counts(c.cluster.calls[first...]) == "18 (create 2, delete 1, get 2, list 13)",
