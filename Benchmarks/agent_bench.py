@@ -7,7 +7,11 @@ the API server took it all; removed before the others), then a detached task in 
 reports). Prints figures; asserts nothing.
 
 Every workspace figure is printed beside the limit measured in the same run: a bare pod of the same image
-(`kubectl run` of so-agent-workspace:local, then `kubectl exec -- true` until it answers), as a multiple of it.
+(`kubectl run` of the image the warm-up workspace runs — its agent's own when the node has it, else
+so-agent-workspace:local — then `kubectl exec -- true` until it answers), as a multiple of it. A claim's floor is
+printed too: two execs into a claimed workspace one after the other (`so deployment exec -- true` each), what a
+claim as timed here cannot go under (its hand-over is an exec: the member cannot reach the API server; the shell's
+answer is the other).
 
 Usage: python3 Benchmarks/agent_bench.py --kubeconfig PATH [--so PATH] [--runs 5] [--node 10.250.0.1]
        [--traces DIR] [--ci] (or SO_BENCH_KUBECONFIG=PATH). Builds `so` in release mode (.build-release) unless
@@ -38,8 +42,9 @@ def ts(text):
 
 def volume_wait(trace):
     """Seconds from a cold `so up`'s new volume named on the node until the workload that mounts it went out, read
-    from its trace (SO_TRACE_API=1): the node's volume provisioner, and the watch that saw the claim bound. None when
-    the trace names no volume."""
+    from its trace (SO_TRACE_API=1): the node's volume provisioner, and the watch that saw the claim bound. A claim
+    made with the node named as the Lease was taken (ClaimBinding.ahead) counts from its create, and the workload
+    then also waited for the policies' batch. None when the trace names no volume."""
     made = named = applied = None
     for line in trace.splitlines():
         at = re.search(r" at=\+(\d+)ms$", line)
