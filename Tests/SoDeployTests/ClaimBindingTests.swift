@@ -87,13 +87,7 @@ import Testing
         let c = try await Self.harness(
             nodes: ["so-node"], stack: "agent-workspace", config: ["GIT_REPO=https://example.invalid/acme/app"])
         // Services are applied at once: each call's answer is added under a lock (TSan saw the appends race).
-        final class Seen: @unchecked Sendable {
-            private let lock = NSLock()
-            private var seen: [Bool] = []
-            var namedFirst: [Bool] { lock.withLock { seen } }
-            func add(_ named: Bool) { lock.withLock { seen.append(named) } }
-        }
-        let seen = Seen()
+        let seen = Collected<Bool>()
         let cluster = c.cluster
         cluster.beforeCallAsync = { call in
             guard call.hasPrefix("apply Service") else { return }
@@ -105,7 +99,7 @@ import Testing
             seen.add(named)
         }
         _ = try await c.start()
-        #expect(!seen.namedFirst.isEmpty && !seen.namedFirst.contains(false), "\(seen.namedFirst) \(c.cluster.calls)")
+        #expect(!seen.values.isEmpty && !seen.values.contains(false), "\(seen.values) \(c.cluster.calls)")
     }
 
     /// A call that names a claim's node: the first start's create of it (`ClaimBinding.ahead`), or a patch of a claim
@@ -121,13 +115,7 @@ import Testing
         let c = try await Self.harness(
             nodes: ["so-node"], stack: "agent-workspace", config: ["GIT_REPO=https://example.invalid/acme/app"])
         let cluster = c.cluster
-        final class Held: @unchecked Sendable {
-            private let lock = NSLock()
-            private var value: [String] = []
-            var missed: [String] { lock.withLock { value } }
-            func add(_ call: String) { lock.withLock { value.append(call) } }
-        }
-        let held = Held()
+        let held = Collected<String>()
         cluster.beforeCallAsync = { call in
             guard call.hasPrefix("create Secret"), call.contains("/so.record.") else { return }
             for _ in 0..<1000 {
@@ -137,7 +125,7 @@ import Testing
             held.add(call)
         }
         _ = try await c.start()
-        #expect(held.missed.isEmpty, "\(held.missed) \(cluster.calls)")
+        #expect(held.values.isEmpty, "\(held.values) \(cluster.calls)")
         let calls = cluster.calls
         #expect(!calls.contains { $0.hasPrefix("patch PersistentVolumeClaim") }, "\(calls)")
         let lease = try #require(calls.firstIndex { $0.hasPrefix("create Lease") }, "\(calls)")
@@ -188,4 +176,12 @@ import Testing
         _ = try await c.start()
         #expect(!c.cluster.calls.contains { $0.hasPrefix("patch PersistentVolumeClaim") })
     }
+}
+
+/// Values added from concurrent calls of the fake API server, under a lock.
+private final class Collected<T: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var added: [T] = []
+    var values: [T] { lock.withLock { added } }
+    func add(_ value: T) { lock.withLock { added.append(value) } }
 }
