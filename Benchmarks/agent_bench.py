@@ -340,7 +340,9 @@ def main():
         # Twenty without a workspace's wait: `deploy init`, `deploy create`, then `deployment start --no-wait`,
         # each of the three a `so` of its own, 4 at a time (what a script that makes many at once runs).
         def stop_made(d):
-            return so_cmd(["deployment", "--dir", d, "--kubeconfig", kubeconfig, "stop", "--delete-volumes", "--delete-namespace"], check=False)
+            # --discard: a workspace whose container has not started cannot say whether it holds work, and its stop
+            # with --delete-volumes is refused without it (these hold none).
+            return so_cmd(["deployment", "--dir", d, "--kubeconfig", kubeconfig, "stop", "--delete-volumes", "--delete-namespace", "--discard"], check=False)
 
         def init_create_start(i):
             name = f"{P}-ics-{i:02d}"
@@ -409,8 +411,8 @@ def main():
         subprocess.run([so, "pool", "remove", P], cwd=work, env=env, capture_output=True)
         with concurrent.futures.ThreadPoolExecutor(4) as pool:
             for d in made:
-                pool.submit(subprocess.run, [so, "deployment", "--dir", d, "--kubeconfig", kubeconfig, "stop", "--delete-volumes", "--delete-namespace"], cwd=work, env=env,
-                            capture_output=True)
+                pool.submit(subprocess.run, [so, "deployment", "--dir", d, "--kubeconfig", kubeconfig, "stop", "--delete-volumes", "--delete-namespace", "--discard"],
+                            cwd=work, env=env, capture_output=True)
             for n, f in [(n, pool.submit(subprocess.run, [so, "down", n, "--discard"], cwd=work, env=env, capture_output=True, text=True)) for n in names]:
                 if f.result().returncode != 0:
                     print(f"cleanup of {n} failed: {f.result().stderr}", file=sys.stderr)
