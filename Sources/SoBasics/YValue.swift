@@ -22,6 +22,12 @@ public indirect enum YValue: Sendable, Equatable {
         }
     }
 
+    /// The value under `key` of a map (nil: not a map, or no such key).
+    public func field(_ key: String) -> YValue? {
+        guard case .map(let pairs) = self else { return nil }
+        return pairs.first { $0.0 == key }?.1
+    }
+
     /// Writes block-style YAML: 2-space indents, list items indented under their key, strings quoted
     /// only when a YAML 1.1 reader could take them for something else.
     public func yaml() -> String {

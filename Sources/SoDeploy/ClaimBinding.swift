@@ -41,7 +41,11 @@ struct ClaimBinding: Sendable {
 
     /// What names a batch's new claims on the node: each as soon as the API server answers it (the provisioner's
     /// wait starts then, not once the whole batch is in).
-    func naming() -> Naming { Naming(binding: self, node: NodeLookup(client: client, ctx: ctx)) }
+    func naming() -> Naming { Naming(binding: self) }
+
+    /// The cluster's one schedulable node (`soleNode`), from the Nodes this process listed (`SoContext.nodeListing`:
+    /// one list however many ask, while it is fresh).
+    func node() async -> String? { await Self.soleNode(client, listing: ctx.nodeListing, now: ctx.clock.now()) }
 
     /// A first start's new claims made as soon as it holds its Lease in the namespace it made, the node named in the
     /// create itself (issue 66): the provisioner works while the record's revision is written and the rest is rendered
@@ -55,10 +59,8 @@ struct ClaimBinding: Sendable {
             c.isKind(.persistentVolumeClaim) && !c.annotations.contains { $0.0 == Self.selectedNode }
         }
         guard !claims.isEmpty, StartSteps.claimsAhead(objects) else { return nil }
-        return Task { [client, ctx] in
-            guard let node = await Self.soleNode(client, listing: ctx.nodeListing, now: ctx.clock.now()) else {
-                return []
-            }
+        return Task { [client, self] in
+            guard let node = await self.node() else { return [] }
             return await withTaskGroup(of: String?.self) { group in
                 for claim in claims {
                     var named = claim
@@ -75,36 +77,14 @@ struct ClaimBinding: Sendable {
         }
     }
 
-    /// The node, asked for once, by the first claim that needs it (none: no request, and none when this process
-    /// listed the Nodes a moment ago).
-    actor NodeLookup {
-        let client: ClusterClient
-        let ctx: SoContext
-        var asked: Task<String?, Never>?
-        init(client: ClusterClient, ctx: SoContext) {
-            self.client = client
-            self.ctx = ctx
-        }
-
-        func node() async -> String? {
-            if let asked { return await asked.value }
-            let task = Task { [client, ctx] in
-                await ClaimBinding.soleNode(client, listing: ctx.nodeListing, now: ctx.clock.now())
-            }
-            asked = task
-            return await task.value
-        }
-    }
-
     /// New claims named on the cluster's one node as their applies answer.
     struct Naming: Sendable {
         let binding: ClaimBinding
-        let node: NodeLookup
 
         /// Names the node on a claim as its apply answered (the annotation the scheduler would set, which
         /// provisioners read) when nothing binds it yet; the claim's name when named.
         func name(_ answer: JSON) async throws -> String? {
-            guard ClaimBinding.isUnbound(answer), let node = await node.node() else { return nil }
+            guard ClaimBinding.isUnbound(answer), let node = await binding.node() else { return nil }
             try await binding.client.annotate(
                 .persistentVolumeClaim, name: answer.name, namespace: binding.namespace,
                 [(ClaimBinding.selectedNode, node)])
@@ -113,7 +93,7 @@ struct ClaimBinding: Sendable {
 
         /// The claims named, being provisioned; nil when none was.
         func started(_ claims: [String], patience: Double = 5) async -> Started? {
-            guard !claims.isEmpty, let node = await node.node() else { return nil }
+            guard !claims.isEmpty, let node = await binding.node() else { return nil }
             binding.progress.phase(
                 "provisioning", "\(claims.count) \(claims.count == 1 ? "volume" : "volumes") on node \(node)")
             return Started(binding: binding, claims: Set(claims), start: binding.ctx.clock.now(), patience: patience)
@@ -163,15 +143,10 @@ struct ClaimBinding: Sendable {
 
     /// The claims a workload's pods mount: its pod template's `persistentVolumeClaim` volumes.
     static func mounted(_ o: KubeObject) -> Set<String> {
-        func field(_ v: YValue?, _ key: String) -> YValue? {
-            guard case .map(let pairs)? = v else { return nil }
-            return pairs.first { $0.0 == key }?.1
-        }
-        let spec = o.body.first { $0.0 == "spec" }?.1
-        guard case .list(let volumes)? = field(field(field(spec, "template"), "spec"), "volumes") else { return [] }
+        guard case .list(let volumes)? = o.spec?.field("template")?.field("spec")?.field("volumes") else { return [] }
         return Set(
             volumes.compactMap { v -> String? in
-                guard case .string(let name)? = field(field(v, "persistentVolumeClaim"), "claimName") else {
+                guard case .string(let name)? = v.field("persistentVolumeClaim")?.field("claimName") else {
                     return nil
                 }
                 return name

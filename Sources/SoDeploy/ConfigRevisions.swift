@@ -73,10 +73,10 @@ enum ConfigRevisions {
     static func read(_ deployment: KubeObject) -> String? {
         var v = deployment.value
         for key in ["spec", "template", "metadata", "annotations"] {
-            guard let next = field(v, key) else { return nil }
+            guard let next = v.field(key) else { return nil }
             v = next
         }
-        guard case .string(let s)? = field(v, podAnnotation) else { return nil }
+        guard case .string(let s)? = v.field(podAnnotation) else { return nil }
         return s
     }
 
@@ -110,12 +110,7 @@ enum ConfigRevisions {
     }
 
     static func name(_ v: YValue, _ key: String) -> String? {
-        guard case .string(let s)? = field(v, key) else { return nil }
+        guard case .string(let s)? = v.field(key) else { return nil }
         return s
-    }
-
-    static func field(_ v: YValue, _ key: String) -> YValue? {
-        guard case .map(let pairs) = v else { return nil }
-        return pairs.first { $0.0 == key }?.1
     }
 }

@@ -121,21 +121,14 @@ struct StartSteps: Sendable {
     }
 
     /// Whether a first start's claims may be made before its policies, as it takes its Lease (`ClaimBinding.ahead`):
-    /// no PersistentVolume (a claim bound to one by name comes after it), every claim within the rendered quotas
-    /// (`claimsFit`), and no LimitRange that judges claims (only `Container` and `Pod` limits).
+    /// where they could go with the policies (`inputsWithPolicies`), and no LimitRange judges claims (only
+    /// `Container` and `Pod` limits).
     static func claimsAhead(_ objects: [KubeObject]) -> Bool {
         let judgesClaims = objects.contains { o in
-            guard o.isKind(.limitRange), case .map(let spec)? = o.body.first(where: { $0.0 == "spec" })?.1 else {
-                return false
-            }
-            guard case .list(let limits)? = spec.first(where: { $0.0 == "limits" })?.1 else { return false }
-            return limits.contains { limit in
-                guard case .map(let fields) = limit else { return true }
-                let type = fields.first { $0.0 == "type" }?.1
-                return type != .string("Container") && type != .string("Pod")
-            }
+            guard o.isKind(.limitRange), case .list(let limits)? = o.spec?.field("limits") else { return false }
+            return limits.contains { ![.string("Container"), .string("Pod")].contains($0.field("type")) }
         }
-        return !judgesClaims && !objects.contains { $0.isKind(.persistentVolume) } && claimsFit(objects)
+        return !judgesClaims && inputsWithPolicies(objects, namespaceIsNew: true)
     }
 
     /// Whether the claims among `objects` fit every ResourceQuota among them, as the quota's admission would judge
@@ -143,11 +136,6 @@ struct StartSteps: Sendable {
     /// else a pod's input is (claims by number or storage class, Services, Secrets, ConfigMaps, `count/…`) is not
     /// judged here: false, and the inputs go after it.
     static func claimsFit(_ objects: [KubeObject]) -> Bool {
-        func field(_ v: YValue?, _ key: String) -> YValue? {
-            guard case .map(let pairs)? = v else { return nil }
-            return pairs.first { $0.0 == key }?.1
-        }
-        func spec(_ o: KubeObject) -> YValue? { o.body.first { $0.0 == "spec" }?.1 }
         func text(_ v: YValue?) -> String? {
             switch v {
             case .string(let s)?: return s
@@ -158,12 +146,12 @@ struct StartSteps: Sendable {
         let claimed = objects.filter { $0.isKind(.persistentVolumeClaim) }.reduce(0.0) { sum, c in
             sum
                 + Quantity.value(
-                    text(field(field(field(spec(c), "resources"), "requests"), "storage")) ?? "", cpu: false)
+                    text(c.spec?.field("resources")?.field("requests")?.field("storage")) ?? "", cpu: false)
         }
         for q in objects where q.isKind(.resourceQuota) {
-            guard case .map(let hard)? = field(spec(q), "hard") else { return false }
+            guard case .map(let hard)? = q.spec?.field("hard") else { return false }
             // A quota with a scope may judge claims by what its scope says: not judged here.
-            if field(spec(q), "scopes") != nil || field(spec(q), "scopeSelector") != nil { return false }
+            if q.spec?.field("scopes") != nil || q.spec?.field("scopeSelector") != nil { return false }
             for (key, value) in hard {
                 if key == "requests.storage" {
                     guard let limit = text(value), Quantity.value(limit, cpu: false) >= claimed else { return false }

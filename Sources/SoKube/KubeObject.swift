@@ -47,6 +47,9 @@ public struct KubeObject: Sendable, Equatable {
 }
 
 extension KubeObject {
+    /// Its `spec` (nil when it has none).
+    public var spec: YValue? { body.first { $0.0 == "spec" }?.1 }
+
     /// The annotation `start` stamps on what it applies: a hash of exactly what was sent.
     public static let appliedHashAnnotation = "so.dev/applied-hash"
 
