@@ -54,7 +54,7 @@ struct KubeletNudge: Sendable {
     /// The annotation value each pod should be given now, for the pods not marked so yet.
     static func due(_ pods: [JSON], now: Date, seen: inout Sightings) -> [(pod: String, value: String)] {
         pods.compactMap { pod in
-            guard pod.at("metadata", "deletionTimestamp") == nil,
+            guard Waiter.live(pod),
                 let value = stalledSandbox(pod, now: now, seen: &seen) ?? missedProbes(pod, now: now, seen: &seen),
                 pod.annotations[annotation] != value
             else { return nil }

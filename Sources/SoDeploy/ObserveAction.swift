@@ -26,6 +26,8 @@ public struct ObserveAction {
         let ready =
             statuses.isEmpty ? (podReady ? containers.count : 0) : statuses.filter { $0["ready"]?.bool == true }.count
         var phase = p.at("status", "phase")?.string ?? "Unknown"
+        // As kubectl's STATUS: the kubelet's reason for a pod it ended (Evicted, OutOfcpu, NodeAffinity).
+        if let reason = p.at("status", "reason")?.string, !reason.isEmpty { phase = reason }
         if p.at("metadata", "deletionTimestamp") != nil { phase = "Terminating" }
         for s in statuses { if let r = s.at("state", "waiting", "reason")?.string { phase = r } }
         let ports = containers.flatMap { c in

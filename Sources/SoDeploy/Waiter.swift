@@ -262,7 +262,7 @@ struct Waiter {
         // How soon the first young container is believed (seconds from now).
         var believedIn = Double.infinity
         var ask: [Ask] = []
-        for pod in pods where pod.labels["job-name"] == nil && pod.at("metadata", "deletionTimestamp") == nil {
+        for pod in pods where pod.labels["job-name"] == nil && Self.live(pod) {
             let probed = Self.probedContainers(pod)
             // PID 1 is the container's own first process, unless the pod shares the host's or its pod's.
             let askable =
@@ -283,7 +283,7 @@ struct Waiter {
                 if c["ready"]?.bool != true,
                     c.at("state", "terminated") != nil || (restarts > 0 && c.at("state", "running") == nil)
                 {
-                    restarting.append(name + " (exited, restarting)")
+                    restarting.append(name + " (\(Self.exitWords(c)), restarting)")
                 } else if let started, unproved,
                     !(believedBefore ?? []).contains(
                         "\(pod.at("metadata", "uid")?.string ?? pod.name)/\(container)#\(restarts)"),
@@ -353,7 +353,7 @@ struct Waiter {
     /// The running containers of the Deployments' pods, as `so.dev/believed` names them.
     static func beliefKeys(_ pods: [JSON]) -> Set<String> {
         var keys: Set<String> = []
-        for pod in pods where pod.labels["job-name"] == nil && pod.at("metadata", "deletionTimestamp") == nil {
+        for pod in pods where pod.labels["job-name"] == nil && live(pod) {
             let uid = pod.at("metadata", "uid")?.string ?? pod.name
             for c in pod.at("status", "containerStatuses")?.array ?? [] where c.at("state", "running") != nil {
                 keys.insert("\(uid)/\(c["name"]?.string ?? "?")#\(c["restartCount"]?.int ?? 0)")
@@ -422,6 +422,74 @@ struct Waiter {
             })
     }
 
+    /// A pod that is neither being deleted nor ended: a Deployment's pod the kubelet evicted (the node short of disk
+    /// or memory) or refused at admission stays listed, Failed, while its ReplicaSet makes another; its containers
+    /// are not restarting, and nothing waits on them.
+    static func live(_ pod: JSON) -> Bool {
+        guard pod.at("metadata", "deletionTimestamp") == nil else { return false }
+        let phase = pod.at("status", "phase")?.string
+        return phase != "Failed" && phase != "Succeeded"
+    }
+
+    /// How a container's last run ended, in a few words: `exited 1`, `killed for memory (OOMKilled)`, `exited`.
+    static func exitWords(_ status: JSON) -> String {
+        guard let ended = status.at("state", "terminated") ?? status.at("lastState", "terminated") else {
+            return "exited"
+        }
+        let code = ended["exitCode"]?.int
+        switch ended["reason"]?.string {
+        case "OOMKilled": return "killed for memory (OOMKilled)"
+        case let reason? where reason != "Error" && reason != "Completed":
+            return "exited" + (code.map { " \($0)" } ?? "") + " (\(reason))"
+        default: return "exited" + (code.map { " \($0)" } ?? "")
+        }
+    }
+
+    /// How long an evicted pod of the deployment is named while its Deployment waits (an old one stays listed, Failed,
+    /// until the cluster's garbage collector takes it).
+    static let evictionShown: TimeInterval = 600
+
+    /// A Deployment's pod the kubelet evicted or refused (phase Failed, a `status.reason`), a moment ago: said on the
+    /// status line and in a timeout's error, with the node's shortage it names.
+    func ended(_ pod: JSON) -> Problem? {
+        guard pod.labels["job-name"] == nil, pod.at("metadata", "deletionTimestamp") == nil,
+            pod.at("status", "phase")?.string == "Failed", let reason = pod.at("status", "reason")?.string
+        else { return nil }
+        let conditions = pod.at("status", "conditions")?.array ?? []
+        let when =
+            (conditions.first { $0["type"]?.string == "DisruptionTarget" }
+            ?? conditions.first {
+                $0["type"]?.string == "Ready"
+            })?["lastTransitionTime"]?.string.flatMap(Timestamps.parse)
+        if let when, ctx.clock.now().timeIntervalSince(when) > Self.evictionShown { return nil }
+        let message = (pod.at("status", "message")?.string ?? "").replacingOccurrences(of: "\n", with: " ")
+            .trimmingCharacters(in: .whitespaces)
+        let verb = reason == "Evicted" ? "was evicted" : "was refused by its node (\(reason))"
+        return Problem(
+            fatal: false, message: "pod \(namespace)/\(pod.name) \(verb)" + (message.isEmpty ? "" : ": \(message)"),
+            hint: Self.shortageHint(message)
+                ?? "its Deployment makes another pod; see 'kubectl describe pod \(pod.name) -n \(namespace)'",
+            shown: true)
+    }
+
+    /// The hint for a node short of disk or memory, as the kubelet's eviction or the scheduler's pressure taint
+    /// names it; nil for anything else.
+    static func shortageHint(_ message: String) -> String? {
+        if message.contains("ephemeral-storage") || message.contains("DiskPressure")
+            || message.contains("disk-pressure")
+        {
+            return "the node is short of disk space: free some on it (unused images, logs, volumes; "
+                + "'kubectl describe node' says how much it has); its pods are started again once it has room"
+        }
+        if message.contains("resource: memory") || message.contains("MemoryPressure")
+            || message.contains("memory-pressure")
+        {
+            return "the node is short of memory: stop what else runs there, or lower the spec's resources; "
+                + "its pods are started again once it has room"
+        }
+        return nil
+    }
+
     /// What the deployment's pods (as just listed) and claims report.
     func diagnose(deployments: [JSON] = [], pods: [JSON]) async throws -> [Problem] {
         var problems = Self.replicaFailures(deployments, namespace: namespace, pods: pods, now: ctx.clock.now())
@@ -455,8 +523,10 @@ struct Waiter {
                         fatal: false, message: "pod \(namespace)/\(name) cannot be scheduled: \(msg)",
                         hint: msg.contains("PersistentVolumeClaim")
                             ? "a claim the pod mounts is not bound; 'so deployment --dir \(dir) status' names it"
-                            : "lower the spec's resources, or free capacity on the cluster",
-                        unschedulable: msg.contains("Insufficient ") ? pod : nil))
+                            : Self.shortageHint(msg) ?? "lower the spec's resources, or free capacity on the cluster",
+                        unschedulable: msg.contains("Insufficient ") ? pod : nil,
+                        // A node short of disk or memory: said while waiting, for nothing else will say it.
+                        shown: Self.shortageHint(msg) != nil))
             }
             let job = pod.labels["batch.kubernetes.io/job-name"] ?? pod.labels["job-name"]
             for i in problems.indices.dropFirst(first) { problems[i].job = job }
@@ -471,7 +541,8 @@ struct Waiter {
         }
         // A claim whose volume another claim holds is why its pod waits: said first (a timeout names the first
         // problem). A claim merely Pending is said last: it may wait for its pod (WaitForFirstConsumer).
-        return problems.filter(\.fatal) + held + problems.filter { !$0.fatal }
+        // A pod evicted a moment ago, last: what its replacement says now is the firmer news.
+        return problems.filter(\.fatal) + held + problems.filter { !$0.fatal } + pods.compactMap(ended)
     }
 
     /// A Pending claim: one bound by name (a spec volume's path) to a volume another claim still holds says which;

@@ -43,6 +43,7 @@ enum AgentCLIE2E {
             "DOCKER": buildah, "BUILDAH_ISOLATION": "chroot", "PIP_FIND_LINKS": wheels!, "PIP_NO_INDEX": "1",
             "SO_ROOT": RepoPaths.root,
         ]
+        let before = try await AgentE2E.imageID("localhost/\(image)")
         let build = try await AgentE2E.run(
             [E2E.binary, "build-containers", "--stack", "agent-workspace", "--agent", agent, "--force-rebuild"],
             env: env, timeout: 1800)
@@ -51,6 +52,8 @@ enum AgentCLIE2E {
         let full = "docker.io/library/\(image)"
         r = try await AgentE2E.run([buildah, "tag", "localhost/\(image)", full])
         guard r.exitCode == 0 else { throw SoError("buildah tag: \(r.stderr)") }
+        // The run before's image (700 MB), which both names held until now.
+        try await AgentE2E.removeReplaced(before, by: "localhost/\(image)")
         r = try await AgentE2E.run([Path.join(kit, "load-image.sh"), full], timeout: 900)
         guard r.exitCode == 0 else { throw SoError("loading \(full): \(r.stderr)") }
         // so up reads the node's images as the kubelet reports them (its status, refreshed every few seconds).

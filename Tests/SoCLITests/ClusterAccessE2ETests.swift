@@ -644,12 +644,7 @@ enum SoImage {
             WORKDIR /home/node
 
             """)
-        var r = try await Access.run([
-            Path.join(AgentE2E.kit, "buildah.sh"), "bud", "--isolation", "chroot", "-t", image, ctx,
-        ])
-        guard r.exitCode == 0 else { throw SoError("building \(image): \(r.stderr)\(r.stdout)") }
-        r = try await Access.run([Path.join(AgentE2E.kit, "load-image.sh"), image])
-        guard r.exitCode == 0 else { throw SoError("loading \(image): \(r.stderr)") }
+        try await AgentE2E.buildAndLoad(image, context: ctx)
     }
 }
 

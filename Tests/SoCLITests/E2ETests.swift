@@ -546,12 +546,7 @@ enum IngressStandIn {
         remove()
         guard RealNode.enabled else { return }
         try writeContext(in: t)
-        var r = try await AgentE2E.run([
-            Path.join(AgentE2E.kit, "buildah.sh"), "bud", "--isolation", "chroot", "-t", image, t.file("ingress"),
-        ])
-        guard r.exitCode == 0 else { throw SoError("building \(image): \(r.stderr)\(r.stdout)") }
-        r = try await AgentE2E.run([Path.join(AgentE2E.kit, "load-image.sh"), image])
-        guard r.exitCode == 0 else { throw SoError("loading \(image): \(r.stderr)") }
+        try await AgentE2E.buildAndLoad(image, context: t.file("ingress"))
     }
 
     /// The stand-in's build context, `t/ingress` (a Containerfile both buildah and `docker build -f` read).

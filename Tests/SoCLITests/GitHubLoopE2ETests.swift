@@ -754,12 +754,7 @@ struct GitHubLoopE2ETests {
 
             """)
         let image = "localhost/so-cli-light:e2e"
-        var r = try await Access.run([
-            Path.join(AgentE2E.kit, "buildah.sh"), "bud", "--isolation", "chroot", "-t", image, t.file("layout"),
-        ])
-        guard r.exitCode == 0 else { throw SoError("building \(image): \(r.stderr)\(r.stdout)") }
-        r = try await Access.run([Path.join(AgentE2E.kit, "load-image.sh"), image])
-        guard r.exitCode == 0 else { throw SoError("loading \(image): \(r.stderr)") }
+        try await AgentE2E.buildAndLoad(image, context: t.file("layout"))
         return image
     }
 

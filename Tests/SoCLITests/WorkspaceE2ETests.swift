@@ -22,6 +22,34 @@ enum AgentE2E {
         return try await LocalProcessRunner().run(args, workingDirectory: cwd, environment: e, timeout: timeout)
     }
 
+    /// `buildah bud` of `context` as `image` with the kit's buildah, then loaded into the node. The image the name
+    /// pointed at before is removed: every run's rebuild left the one before it in buildah's storage without a name,
+    /// and 290 of them (22 GB) filled the disk until the kubelet evicted the suites' pods (CI of 2026-11-29).
+    static func buildAndLoad(_ image: String, context: String) async throws {
+        let before = try await imageID(image)
+        var r = try await run([Path.join(kit, "buildah.sh"), "bud", "--isolation", "chroot", "-t", image, context])
+        guard r.exitCode == 0 else { throw SoError("building \(image): \(r.stderr)\(r.stdout)") }
+        try await removeReplaced(before, by: image)
+        r = try await run([Path.join(kit, "load-image.sh"), image])
+        guard r.exitCode == 0 else { throw SoError("loading \(image): \(r.stderr)") }
+    }
+
+    /// The ID of the image buildah's storage holds as `image`; nil when it holds none.
+    static func imageID(_ image: String) async throws -> String? {
+        let r = try await run([
+            Path.join(kit, "buildah.sh"), "images", "--noheading", "--no-trunc", "--format", "{{.ID}}", image,
+        ])
+        let id = r.stdout.split(separator: "\n").first.map(String.init)
+        return r.exitCode == 0 ? id : nil
+    }
+
+    /// Removes the image `image` named before a build (`before`), now that the build gave the name to another.
+    static func removeReplaced(_ before: String?, by image: String) async throws {
+        guard let before, try await imageID(image) != before else { return }
+        // Refused while another name still holds it: then it is not left unnamed, and stays.
+        _ = try await run([Path.join(kit, "buildah.sh"), "rmi", before])
+    }
+
     /// Runs `body`, then removes the workspace whether it passed or threw.
     static func removing(_ ws: String, _ t: TempDir, _ env: [String: String], _ body: () async throws -> Void)
         async throws
@@ -117,12 +145,7 @@ enum AgentE2E {
             """)
         try t.write(
             "image/Containerfile", "FROM so-agent-workspace:local\nCOPY --chmod=755 claude /usr/local/bin/claude\n")
-        var r = try await run([
-            Path.join(kit, "buildah.sh"), "bud", "--isolation", "chroot", "-t", image, t.file("image"),
-        ])
-        guard r.exitCode == 0 else { throw SoError("building \(image): \(r.stderr)\(r.stdout)") }
-        r = try await run([Path.join(kit, "load-image.sh"), image])
-        guard r.exitCode == 0 else { throw SoError("loading \(image): \(r.stderr)") }
+        try await buildAndLoad(image, context: t.file("image"))
     }
 
     /// Lets the stand-in agent's task "… held=NAME" in workspace `ws` go on (`so deployment exec` as `env`).

@@ -39,12 +39,7 @@ enum Isolation {
             CMD ["sh", "-c", "mkdir -p /tmp/www && echo postgres-stand-in > /tmp/www/index.html && exec httpd -f -p 5432 -h /tmp/www"]
 
             """)
-        var r = try await AgentE2E.run([
-            Path.join(AgentE2E.kit, "buildah.sh"), "bud", "--isolation", "chroot", "-t", postgresImage, t.file("pg"),
-        ])
-        guard r.exitCode == 0 else { throw SoError("building \(postgresImage): \(r.stderr)\(r.stdout)") }
-        r = try await AgentE2E.run([Path.join(AgentE2E.kit, "load-image.sh"), postgresImage])
-        guard r.exitCode == 0 else { throw SoError("loading \(postgresImage): \(r.stderr)") }
+        try await AgentE2E.buildAndLoad(postgresImage, context: t.file("pg"))
     }
 
     /// An HTTP server on the node's address on a port no policy allows, answering `token` (its own: a control that

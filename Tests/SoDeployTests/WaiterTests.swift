@@ -354,6 +354,139 @@ import Testing
     }
 }
 
+/// A pod the kubelet evicted (the node short of disk) stays listed, Failed, while its ReplicaSet makes another: it is
+/// not a container "restarting", and what is said names the node's shortage (the CI run of stop 71: a workspace's
+/// pods evicted at 2 GB free, reported for 240 s as "(exited, restarting)").
+@Suite struct EvictedPodTests {
+    static let lowDisk =
+        "The node was low on resource: ephemeral-storage. Threshold quantity: 2705531679, available: 2129556Ki. "
+        + "Container egress-proxy was using 196Ki, request is 0, has larger consumption of ephemeral-storage. "
+
+    /// An evicted pod of `ns`'s deployment (labels app=x), its container ended by the eviction, `ago` seconds before
+    /// the clock's now.
+    static func evicted(_ name: String, ago: Double, clock: FixedClock) -> KubeObject {
+        let at = Timestamps.rfc3339(clock.now().addingTimeInterval(-ago))
+        let ended: YValue = .map([
+            ("name", .string("c")), ("ready", .bool(false)), ("restartCount", .int(0)),
+            ("state", .map([("terminated", .map([("exitCode", .int(137)), ("reason", .string("Error"))]))])),
+        ])
+        return KubeObject(
+            apiVersion: "v1", kind: "Pod", name: name, namespace: "ns", labels: [("app", "x")],
+            body: [
+                (
+                    "spec",
+                    .map([("containers", .list([.map([("name", .string("c")), ("image", .string("busybox"))])]))])
+                ),
+                (
+                    "status",
+                    .map([
+                        ("phase", .string("Failed")), ("reason", .string("Evicted")), ("message", .string(lowDisk)),
+                        (
+                            "conditions",
+                            .list([
+                                .map([
+                                    ("type", .string("DisruptionTarget")), ("status", .string("True")),
+                                    ("reason", .string("TerminationByKubelet")), ("lastTransitionTime", .string(at)),
+                                ])
+                            ])
+                        ),
+                        ("containerStatuses", .list([ended])),
+                    ])
+                ),
+            ])
+    }
+
+    /// Its replacement, which the scheduler cannot place while the node carries the disk-pressure taint.
+    static func held(_ name: String) -> KubeObject {
+        KubeObject(
+            apiVersion: "v1", kind: "Pod", name: name, namespace: "ns", labels: [("app", "x")],
+            body: [
+                (
+                    "spec",
+                    .map([("containers", .list([.map([("name", .string("c")), ("image", .string("busybox"))])]))])
+                ),
+                (
+                    "status",
+                    .map([
+                        ("phase", .string("Pending")),
+                        (
+                            "conditions",
+                            .list([
+                                .map([
+                                    ("type", .string("PodScheduled")), ("status", .string("False")),
+                                    ("reason", .string("Unschedulable")),
+                                    (
+                                        "message",
+                                        .string(
+                                            "0/1 nodes are available: 1 node(s) had untolerated taint "
+                                                + "{node.kubernetes.io/disk-pressure: }.")
+                                    ),
+                                ])
+                            ])
+                        ),
+                    ])
+                ),
+            ])
+    }
+
+    static func waiter(_ cluster: FakeCluster, clock: FixedClock) throws -> Waiter {
+        let t = try TempDir("so-waiter")
+        let ctx = SoContext(
+            fs: LocalFileSystem(currentDirectory: t.path), processes: FakeProcessRunner(), clock: clock,
+            entropy: SeededEntropy(), console: CapturedConsole(), environment: [:], builtInRoot: nil)
+        return Waiter(ctx: ctx, client: cluster, namespace: "ns", selector: "app=x")
+    }
+
+    @Test func anEvictedPodIsNotRestartingAndTheNodesShortageIsNamed() async throws {
+        let clock = FixedClock()
+        let cluster = FakeCluster()
+        try cluster.seed(Self.evicted("web-old", ago: 5, clock: clock))
+        try cluster.seed(Self.held("web-new"))
+        let waiter = try Self.waiter(cluster, clock: clock)
+        let pods = try await waiter.listPods()
+        var seen = ContainerEvidence()
+        let health = waiter.containerHealth(pods, evidence: &seen)
+        #expect(health.restarting.isEmpty)
+        #expect(health.young.isEmpty)
+        #expect(Waiter.beliefKeys(pods).isEmpty)
+        let problems = try await waiter.diagnose(pods: pods)
+        #expect(
+            problems.map(\.message) == [
+                "pod ns/web-new cannot be scheduled: 0/1 nodes are available: 1 node(s) had untolerated taint "
+                    + "{node.kubernetes.io/disk-pressure: }.",
+                "pod ns/web-old was evicted: " + Self.lowDisk.trimmingCharacters(in: .whitespaces),
+            ])
+        #expect(problems.allSatisfy { $0.hint.hasPrefix("the node is short of disk space: free some on it") })
+        // Both said on the status line while waiting; neither ends the wait (the node may get its room back).
+        #expect(problems.allSatisfy { $0.shown && !$0.fatal })
+        // An eviction long past is no longer news.
+        let old = FakeCluster()
+        try old.seed(Self.evicted("web-old", ago: Waiter.evictionShown + 1, clock: clock))
+        let oldWaiter = try Self.waiter(old, clock: clock)
+        #expect(try await oldWaiter.diagnose(pods: try await oldWaiter.listPods()).isEmpty)
+    }
+
+    /// `so deployment ps` says Evicted, as kubectl's STATUS column does, not Failed.
+    @Test func psSaysEvicted() throws {
+        let pod = try JSON.parse(Data(Self.evicted("web-old", ago: 5, clock: FixedClock()).json().utf8))
+        #expect(ObserveAction.podInfo(pod).phase == "Evicted")
+    }
+
+    /// A container that keeps exiting says how it last ended.
+    @Test func aRestartingContainerSaysHowItEnded() {
+        func status(_ reason: String?, _ code: Int) -> JSON {
+            var ended: [String: JSON] = ["exitCode": .number(Double(code))]
+            if let reason { ended["reason"] = .string(reason) }
+            return .object(["lastState": .object(["terminated": .object(ended)])])
+        }
+        #expect(Waiter.exitWords(status("OOMKilled", 137)) == "killed for memory (OOMKilled)")
+        #expect(Waiter.exitWords(status("Error", 1)) == "exited 1")
+        #expect(Waiter.exitWords(status(nil, 2)) == "exited 2")
+        #expect(Waiter.exitWords(status("ContainerCannotRun", 128)) == "exited 128 (ContainerCannotRun)")
+        #expect(Waiter.exitWords(.object([:])) == "exited")
+    }
+}
+
 /// "started" means the new version is what answers: the rollout is complete as `kubectl rollout status` says it,
 /// and a Job as its own status says it.
 @Suite struct RolloutCompleteTests {
