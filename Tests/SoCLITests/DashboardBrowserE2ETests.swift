@@ -17,7 +17,7 @@ struct DashboardBrowserE2ETests {
     @Test func aPersonSeesEveryChangeWithoutAReload() async throws {
         let t = try TempDir("so-e2e-dashboard")
         defer { t.cleanup() }
-        try await AgentE2E.buildImage(in: t)
+        try await AgentE2E.buildImage()
         let stack = try AgentE2E.lightStack(in: t)
         let (daemon, repo) = try await AgentE2E.serveRepository(in: t)
         defer { AgentE2E.stop(daemon) }

@@ -110,7 +110,7 @@ struct DashboardInClusterE2ETests {
         let t = try TempDir("so-e2e-dashboard-acts")
         defer { t.cleanup() }
         let image = try await SoImage.image(in: t)
-        try await AgentE2E.buildImage(in: t)
+        try await AgentE2E.buildImage()
         let stack = try AgentE2E.lightStack(in: t)
         let (daemon, repo) = try await AgentE2E.serveRepository(in: t)
         defer { AgentE2E.stop(daemon) }

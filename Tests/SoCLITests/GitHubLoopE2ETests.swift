@@ -218,7 +218,7 @@ struct GitHubLoopE2ETests {
         let t = try TempDir(name)
         defer { t.cleanup() }
         let run = Run(t)
-        try await AgentE2E.buildImage(in: t)
+        try await AgentE2E.buildImage()
         let stack = try AgentE2E.lightStack(in: t)
         let (daemon, gitURL) = try await AgentE2E.serveRepository(in: t, path: run.repo)
         defer { AgentE2E.stop(daemon) }
@@ -544,7 +544,7 @@ struct GitHubLoopE2ETests {
         let t = try TempDir("so-e2e-github-loop-pod")
         defer { t.cleanup() }
         let run = Run(t)
-        try await AgentE2E.buildImage(in: t)
+        try await AgentE2E.buildImage()
         let image = try await Self.lightSoImage(in: t)
         let (daemon, gitURL) = try await AgentE2E.serveRepository(in: t, path: run.repo)
         defer { AgentE2E.stop(daemon) }
@@ -636,7 +636,7 @@ struct GitHubLoopE2ETests {
         let t = try TempDir("so-e2e-github-app")
         defer { t.cleanup() }
         let run = Run(t)
-        try await AgentE2E.buildImage(in: t)
+        try await AgentE2E.buildImage()
         let stack = try AgentE2E.lightStack(in: t)
         _ = try await AgentE2E.bareRepository(in: t, path: run.repo)
         let key = try await AgentE2E.run(["openssl", "genrsa", "-traditional", "-out", t.file("app.pem"), "2048"])

@@ -13,7 +13,7 @@ extension GitHubLoopE2ETests {
         let t = try TempDir("so-e2e-github-private")
         defer { t.cleanup() }
         let run = Run(t)
-        try await AgentE2E.buildImage(in: t)
+        try await AgentE2E.buildImage()
         let stack = try AgentE2E.lightStack(in: t)
         _ = try await AgentE2E.bareRepository(in: t, path: run.repo)
         try t.write("secret", Self.secret + "\n")

@@ -16,7 +16,7 @@ struct WorkspaceCarryE2ETests {
     @Test func aLocalOnlyRepositoryGoesInAndItsWorkComesBack() async throws {
         let t = try TempDir("so-e2e-carry")
         defer { t.cleanup() }
-        try await AgentE2E.buildImage(in: t)
+        try await AgentE2E.buildImage()
         let env = ["SO_KUBECONFIG": E2E.kubeconfig!, "SO_HOME": t.file("home")]
         let proj = t.file("proj")
         func git(_ args: [String], in dir: String? = nil) async throws -> String {

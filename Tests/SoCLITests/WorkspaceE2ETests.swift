@@ -97,8 +97,13 @@ enum AgentE2E {
     ]
 
     /// The test image: so-agent-workspace:local plus the stand-in `claude`, built with the kit's buildah
-    /// and loaded into the node's containerd (as `kind load` would).
-    static func buildImage(in t: TempDir) async throws {
+    /// and loaded into the node's containerd (as `kind load` would). Once per test process, however many suites
+    /// ask: each of three at once made the same image, leaving the one before it without a name.
+    static func buildImage() async throws { try await built.value }
+
+    static let built = Task { try await buildImageNow(in: TempDir("so-fake-agent")) }
+
+    static func buildImageNow(in t: TempDir) async throws {
         try t.write(
             "image/claude",
             """
@@ -249,10 +254,10 @@ struct WorkspaceE2ETests {
     @Test func aWorkspaceFromCloneToPushedBranchAndPullRequest() async throws {
         let t = try TempDir("so-e2e-agent")
         defer { t.cleanup() }
-        try await AgentE2E.buildImage(in: t)
+        try await AgentE2E.buildImage()
         let (daemon, repo) = try await AgentE2E.serveRepository(in: t)
         defer { AgentE2E.stop(daemon) }
-        let (github, api, requests) = try AgentE2E.serveGitHub(in: t)
+        let (github, api, _) = try AgentE2E.serveGitHub(in: t)
         defer { AgentE2E.stop(github) }
         let env = [
             "SO_KUBECONFIG": E2E.kubeconfig!, "SO_HOME": t.file("home"), "GITHUB_TOKEN": "e2e-github-token-not-real",

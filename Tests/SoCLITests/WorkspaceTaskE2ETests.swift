@@ -18,7 +18,7 @@ struct WorkspaceTaskE2ETests {
     @Test func detachedTasksQueueReportTheirCostAndOutliveTheirCaller() async throws {
         let t = try TempDir("so-e2e-tasks")
         defer { t.cleanup() }
-        try await AgentE2E.buildImage(in: t)
+        try await AgentE2E.buildImage()
         let stack = try AgentE2E.lightStack(in: t)
         let (daemon, repo) = try await AgentE2E.serveRepository(in: t)
         defer { AgentE2E.stop(daemon) }
