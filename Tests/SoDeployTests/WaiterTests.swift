@@ -362,42 +362,8 @@ import Testing
         "The node was low on resource: ephemeral-storage. Threshold quantity: 2705531679, available: 2129556Ki. "
         + "Container egress-proxy was using 196Ki, request is 0, has larger consumption of ephemeral-storage. "
 
-    /// An evicted pod of `ns`'s deployment (labels app=x), its container ended by the eviction, `ago` seconds before
-    /// the clock's now.
-    static func evicted(_ name: String, ago: Double, clock: FixedClock) -> KubeObject {
-        let at = Timestamps.rfc3339(clock.now().addingTimeInterval(-ago))
-        let ended: YValue = .map([
-            ("name", .string("c")), ("ready", .bool(false)), ("restartCount", .int(0)),
-            ("state", .map([("terminated", .map([("exitCode", .int(137)), ("reason", .string("Error"))]))])),
-        ])
-        return KubeObject(
-            apiVersion: "v1", kind: "Pod", name: name, namespace: "ns", labels: [("app", "x")],
-            body: [
-                (
-                    "spec",
-                    .map([("containers", .list([.map([("name", .string("c")), ("image", .string("busybox"))])]))])
-                ),
-                (
-                    "status",
-                    .map([
-                        ("phase", .string("Failed")), ("reason", .string("Evicted")), ("message", .string(lowDisk)),
-                        (
-                            "conditions",
-                            .list([
-                                .map([
-                                    ("type", .string("DisruptionTarget")), ("status", .string("True")),
-                                    ("reason", .string("TerminationByKubelet")), ("lastTransitionTime", .string(at)),
-                                ])
-                            ])
-                        ),
-                        ("containerStatuses", .list([ended])),
-                    ])
-                ),
-            ])
-    }
-
-    /// Its replacement, which the scheduler cannot place while the node carries the disk-pressure taint.
-    static func held(_ name: String) -> KubeObject {
+    /// A pod of `ns`'s deployment (labels app=x, one container `c`) with `status`.
+    static func pod(_ name: String, status: [(String, YValue)]) -> KubeObject {
         KubeObject(
             apiVersion: "v1", kind: "Pod", name: name, namespace: "ns", labels: [("app", "x")],
             body: [
@@ -405,25 +371,57 @@ import Testing
                     "spec",
                     .map([("containers", .list([.map([("name", .string("c")), ("image", .string("busybox"))])]))])
                 ),
+                ("status", .map(status)),
+            ])
+    }
+
+    /// One condition of a pod's status.
+    static func condition(_ type: String, _ fields: [(String, String)]) -> YValue {
+        .map(
+            [("type", .string(type)), ("status", .string(type == "PodScheduled" ? "False" : "True"))]
+                + fields.map { ($0.0, .string($0.1)) })
+    }
+
+    /// An evicted pod, its container ended by the eviction `ago` seconds before the clock's now.
+    static func evicted(_ name: String, ago: Double, clock: FixedClock) -> KubeObject {
+        let at = Timestamps.rfc3339(clock.now().addingTimeInterval(-ago))
+        let ended: YValue = .map([
+            ("name", .string("c")), ("ready", .bool(false)), ("restartCount", .int(0)),
+            ("state", .map([("terminated", .map([("exitCode", .int(137)), ("reason", .string("Error"))]))])),
+        ])
+        return pod(
+            name,
+            status: [
+                ("phase", .string("Failed")), ("reason", .string("Evicted")), ("message", .string(lowDisk)),
                 (
-                    "status",
-                    .map([
-                        ("phase", .string("Pending")),
-                        (
-                            "conditions",
-                            .list([
-                                .map([
-                                    ("type", .string("PodScheduled")), ("status", .string("False")),
-                                    ("reason", .string("Unschedulable")),
-                                    (
-                                        "message",
-                                        .string(
-                                            "0/1 nodes are available: 1 node(s) had untolerated taint "
-                                                + "{node.kubernetes.io/disk-pressure: }.")
-                                    ),
-                                ])
+                    "conditions",
+                    .list([
+                        condition("DisruptionTarget", [("reason", "TerminationByKubelet"), ("lastTransitionTime", at)])
+                    ])
+                ),
+                ("containerStatuses", .list([ended])),
+            ])
+    }
+
+    /// Its replacement, which the scheduler cannot place while the node carries the disk-pressure taint.
+    static func held(_ name: String) -> KubeObject {
+        pod(
+            name,
+            status: [
+                ("phase", .string("Pending")),
+                (
+                    "conditions",
+                    .list([
+                        condition(
+                            "PodScheduled",
+                            [
+                                ("reason", "Unschedulable"),
+                                (
+                                    "message",
+                                    "0/1 nodes are available: 1 node(s) had untolerated taint "
+                                        + "{node.kubernetes.io/disk-pressure: }."
+                                ),
                             ])
-                        ),
                     ])
                 ),
             ])
