@@ -18,7 +18,7 @@ public struct TempDir: Sendable {
     public func cleanup() { try? LocalFileSystem().removeTree(path) }
 
     /// The temp dirs this test process made, removed as it exits. Before, each was left unless its test called
-    /// `cleanup()` (few did): a run of the whole suite left about 4,000 of them, and 28,000 (4 GB) had piled up in /tmp
+    /// `cleanup()` (few did): a run of the unit tests left about 270 of them, and 28,000 (4 GB) had piled up in /tmp
     /// when the node's disk ran short (2026-11-29). `SO_TEST_KEEP_TMP=1` keeps them, to look into a failed test's files.
     final class Registry: @unchecked Sendable {
         static let shared = Registry()
