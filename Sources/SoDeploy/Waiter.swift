@@ -455,12 +455,12 @@ struct Waiter {
         guard pod.labels["job-name"] == nil, pod.at("metadata", "deletionTimestamp") == nil,
             pod.at("status", "phase")?.string == "Failed", let reason = pod.at("status", "reason")?.string
         else { return nil }
+        // When it ended: its DisruptionTarget condition (an eviction), else its Ready condition's last change.
         let conditions = pod.at("status", "conditions")?.array ?? []
-        let when =
-            (conditions.first { $0["type"]?.string == "DisruptionTarget" }
-            ?? conditions.first {
-                $0["type"]?.string == "Ready"
-            })?["lastTransitionTime"]?.string.flatMap(Timestamps.parse)
+        let ending = ["DisruptionTarget", "Ready"].lazy.compactMap { type in
+            conditions.first { $0["type"]?.string == type }
+        }.first
+        let when = ending?["lastTransitionTime"]?.string.flatMap(Timestamps.parse)
         if let when, ctx.clock.now().timeIntervalSince(when) > Self.evictionShown { return nil }
         let message = (pod.at("status", "message")?.string ?? "").replacingOccurrences(of: "\n", with: " ")
             .trimmingCharacters(in: .whitespaces)
@@ -518,15 +518,16 @@ struct Waiter {
                             hint: held.state.hint(held.node), shown: true))
                     continue
                 }
+                let shortage = Self.shortageHint(msg)
                 problems.append(
                     Problem(
                         fatal: false, message: "pod \(namespace)/\(name) cannot be scheduled: \(msg)",
                         hint: msg.contains("PersistentVolumeClaim")
                             ? "a claim the pod mounts is not bound; 'so deployment --dir \(dir) status' names it"
-                            : Self.shortageHint(msg) ?? "lower the spec's resources, or free capacity on the cluster",
+                            : shortage ?? "lower the spec's resources, or free capacity on the cluster",
                         unschedulable: msg.contains("Insufficient ") ? pod : nil,
                         // A node short of disk or memory: said while waiting, for nothing else will say it.
-                        shown: Self.shortageHint(msg) != nil))
+                        shown: shortage != nil))
             }
             let job = pod.labels["batch.kubernetes.io/job-name"] ?? pod.labels["job-name"]
             for i in problems.indices.dropFirst(first) { problems[i].job = job }

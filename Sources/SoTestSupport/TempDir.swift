@@ -3,7 +3,8 @@ import SoBasics
 import SoSystem
 
 /// A scratch directory under the system temp dir, removed by `cleanup()`, and in any case as the test process exits
-/// (`TempDir.Registry`): no test has to remember, and none is removed while a test, or a process it started, may still use it.
+/// (`TempDir.Registry`): no test has to remember, and none is removed while a test, or a process it started, may still
+/// use it.
 public struct TempDir: Sendable {
     public let path: String
     public init(_ label: String = "so-test") throws {
