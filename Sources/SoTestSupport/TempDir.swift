@@ -22,27 +22,27 @@ public struct TempDir: Sendable {
     /// `cleanup()` (few did): a run of the unit tests left about 270 of them, and 28,000 (4 GB) had piled up in /tmp
     /// when the node's disk ran short (2026-11-29). `SO_TEST_KEEP_TMP=1` keeps them, to look into a failed test's files.
     final class Registry: @unchecked Sendable {
-        static let shared = Registry()
+        /// The process's own, removed as it exits.
+        static let shared: Registry = {
+            let registry = Registry()
+            atexit { Registry.shared.removeAll() }
+            return registry
+        }()
         private let lock = NSLock()
         private var paths: [String] = []
-        private var registered = false
 
-        func made(_ path: String) {
-            lock.lock()
-            defer { lock.unlock() }
-            paths.append(path)
-            if !registered {
-                registered = true
-                atexit { Registry.shared.removeAll() }
+        func made(_ path: String) { lock.withLock { paths.append(path) } }
+
+        /// Whether `path` is to be removed.
+        func holds(_ path: String) -> Bool { lock.withLock { paths.contains(path) } }
+
+        /// Removes every directory made so far, unless `keep` (`SO_TEST_KEEP_TMP=1`).
+        func removeAll(keep: Bool = ProcessInfo.processInfo.environment["SO_TEST_KEEP_TMP"] == "1") {
+            guard !keep else { return }
+            let all = lock.withLock {
+                defer { paths = [] }
+                return paths
             }
-        }
-
-        func removeAll() {
-            guard ProcessInfo.processInfo.environment["SO_TEST_KEEP_TMP"] != "1" else { return }
-            lock.lock()
-            let all = paths
-            paths = []
-            lock.unlock()
             for path in all { try? LocalFileSystem().removeTree(path) }
         }
     }
