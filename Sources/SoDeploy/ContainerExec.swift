@@ -68,6 +68,9 @@ package struct ContainerExec: Sendable {
         case .bytes(let data):
             return try await ctx.processes.runFeeding(
                 kubectl(["-i"], command), input: Array(data), environment: nil, timeout: timeout)
+        case .later(let later):
+            return try await ctx.processes.runFeeding(
+                kubectl(["-i"], command), input: Array(await later.bytes), environment: nil, timeout: timeout)
         case .file(let path):
             return try await ctx.processes.runStreaming(
                 kubectl(["-i"], command), stdinFile: path, stdoutFile: nil, environment: nil, timeout: timeout)

@@ -191,15 +191,18 @@ extension HTTPClusterClient {
             buffer.writeBytes(Array(bytes))
             try await outbound.write(WebSocketFrame(fin: true, opcode: .binary, maskKey: .random(), data: buffer))
         }
-        switch input {
-        case .none: break
-        case .bytes(let data):
+        func send(_ data: Data) async throws {
             var offset = 0
             while offset < data.count {
                 let end = min(offset + (1 << 16), data.count)
                 try await send(0, data[offset..<end])
                 offset = end
             }
+        }
+        switch input {
+        case .none: break
+        case .bytes(let data): try await send(data)
+        case .later(let later): try await send(await later.bytes)
         case .file(let path):
             guard let handle = FileHandle(forReadingAtPath: path) else {
                 throw SoError("cannot read \(path) to send it to the command", hint: "check that it exists")

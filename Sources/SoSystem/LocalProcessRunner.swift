@@ -243,10 +243,21 @@ public struct LocalProcessRunner: ProcessRunner {
             return ProcessResult(
                 exitCode: Self.code(r.terminationStatus), stdout: r.standardOutput, stderr: r.standardError)
         case .stdinBytes(let bytes):
+            // Written here, not by swift-subprocess's own writer (`.array`): a program that ends without reading them
+            // (kubectl failing before it reads) makes the write fail, and that writer then left its pipe open and
+            // stopped the process ("FileDescriptor … was not closed"). What is not read is dropped; the pipe is closed
+            // either way, and the program's status says how it went.
             let r = try await Subprocess.run(
-                exe, arguments: args, environment: vars, workingDirectory: directory, platformOptions: options,
-                input: .array(bytes), output: .string(limit: Self.outputLimit),
-                error: .string(limit: Self.outputLimit))
+                Configuration(
+                    executable: exe, arguments: args, environment: vars, workingDirectory: directory,
+                    platformOptions: options),
+                input: .inputWriter, output: .string(limit: Self.outputLimit),
+                error: .string(limit: Self.outputLimit)
+            ) { execution in
+                // best effort: a failed write is the program's not reading (EPIPE); its exit status tells the rest
+                _ = try? await execution.standardInputWriter.write(bytes)
+                try await execution.standardInputWriter.finish()
+            }
             return ProcessResult(
                 exitCode: Self.code(r.terminationStatus), stdout: r.standardOutput, stderr: r.standardError)
         case .stdoutFile(let path):

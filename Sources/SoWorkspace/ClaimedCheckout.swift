@@ -5,6 +5,18 @@ enum ClaimedCheckout: Sendable {
     case bundle(CarryIn, WorkspaceSource)
     case remote(repo: String, ref: String)
 
+    /// The checkout `plan` carries in, else the remote the user's `--config` (`given`) names; nil: neither, and no
+    /// member is claimed.
+    init?(_ plan: WorkspacePlan, given: [String: String]) {
+        if let carry = plan.carry, let source = plan.source {
+            self = .bundle(carry, source)
+        } else if let repo = given["GIT_REPO"], !repo.isEmpty {
+            self = .remote(repo: repo, ref: given["GIT_REF"] ?? "")
+        } else {
+            return nil
+        }
+    }
+
     /// The repository the member's egress must reach.
     var reach: PoolClaim.Reach {
         switch self {

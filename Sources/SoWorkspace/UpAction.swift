@@ -106,17 +106,14 @@ public struct UpAction {
         // As init reads --config; one it cannot read is left to init to refuse.
         let pairs = req.config.flatMap { (try? InitAction.parseConfigArgument($0)) ?? [] }
         let given = Dictionary(pairs, uniquingKeysWith: { $1 })
-        let checkout: ClaimedCheckout
-        if let carry = plan.carry, let source = plan.source {
-            checkout = .bundle(carry, source)
-        } else if let repo = given["GIT_REPO"], !repo.isEmpty {
-            checkout = .remote(repo: repo, ref: given["GIT_REF"] ?? "")
-        } else {
-            return nil
-        }
+        guard let checkout = ClaimedCheckout(plan, given: given) else { return nil }
+        let ctx = self.ctx
+        // Where a remote's branch is, asked while the pool is chosen and its member claimed (the member's own ask
+        // came only after the hand-over had started); not waited for when no member is claimed.
+        var tip = RemoteTip.asking(ctx, checkout)
+        defer { tip?.cancel() }
         // Who the workspace's commits are by: as a cold `up`'s (the member names no one), asked of git while the pool
         // is chosen.
-        let ctx = self.ctx
         let repository = plan.source?.repository
         let named = Set(pairs.map(\.0))
         let fromGit = Task { await Self.askGit(ctx, given: named, in: repository) }
@@ -125,6 +122,7 @@ public struct UpAction {
         let choice: PoolClaim.Choice
         if let listing { choice = try await listing.chosen(ctx) } else { choice = try await claim.choose(req) }
         guard let pool = choice.pool else { return nil }
+        tip = RemoteTip.kept(tip, by: pool, checkout)
         // The bundle is made while the API server is asked for a member: neither needs the other.
         let bundle = Task { () throws -> CarryIn.Bundle? in
             guard case .bundle(let carry, let source) = checkout else { return nil }
@@ -153,7 +151,7 @@ public struct UpAction {
         do {
             let bytes = try await carryIntoClaimed(
                 req, name: name, dir: dir, checkout: checkout, bundle: bundle, branch: branch, identity: identity,
-                pod: claimed.pod, pool: (claimed.pool, claimed.namespace), record: record)
+                pod: claimed.pod, pool: (claimed.pool, claimed.namespace), record: record, tip: tip)
             result.source?.bundleBytes = bytes
             try await record.wait()
         } catch let error as SoError {
@@ -195,12 +193,13 @@ public struct UpAction {
     /// The checkout carried into a claimed member (`bundle`, made meanwhile, or the remote its clone fetches), and
     /// (with wait) its clone done: the bundle's size (0 for a remote). `pod`: where the member's container ran when
     /// the pool was listed (believed, and looked for again only if it is gone). `record`: the claim's revision,
-    /// started from the deployment opened here as the hand-over begins (the files read once for both).
+    /// started from the deployment opened here as the hand-over begins (the files read once for both). `tip`: where a
+    /// remote's branch is, asked meanwhile (`RemoteTip`), handed in by the hand-over once known.
     func carryIntoClaimed(
         _ req: UpRequest, name: String, dir: String, checkout: ClaimedCheckout,
         bundle made: Task<CarryIn.Bundle?, Error>,
         branch: String, identity: GitIdentity, pod: String?, pool: (record: PoolRecord, namespace: String)? = nil,
-        record: ClaimRecord? = nil
+        record: ClaimRecord? = nil, tip: Task<RemoteTip?, Never>? = nil
     ) async throws -> UInt64 {
         let w: WorkspaceContainer
         do {
@@ -237,7 +236,7 @@ public struct UpAction {
             async let patched: Void = credentials.patch(w, values)
             try await w.handOver(
                 repo: repo, ref: ref, branch: branch, identity: identity, waitFor: req.wait ? req.timeout : nil,
-                credentials: values)
+                credentials: values, tip: tip)
             try await patched
             return 0
         }

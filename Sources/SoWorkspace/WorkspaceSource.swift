@@ -149,25 +149,36 @@ extension WorkspaceContainer {
 
     /// A workspace from a remote (a claimed pool member): the repository, its ref and the branch handed to the
     /// clone through `.so-carry/ready`, and with `waitFor` (seconds) the clone waited for, in one exec. The claimer's
-    /// `credentials` go first, from the exec's stdin (`HandedCredentials`), so the clone fetches with them.
+    /// `credentials` go first, from the exec's stdin (`HandedCredentials`), so the clone fetches with them. `tip`:
+    /// where the branch is on the remote, as `so` asks it meanwhile (`RemoteTip`): the exec starts at once and reads
+    /// it first on its stdin when it comes, and the ready file says it (the clone then asks the remote nothing when
+    /// its warm-up has that commit).
     func handOver(
         repo: String, ref: String, branch: String, identity: GitIdentity = .none, waitFor: Double?,
-        credentials: [(key: String, value: String)] = []
+        credentials: [(key: String, value: String)] = [], tip: Task<RemoteTip?, Never>? = nil
     )
         async throws
     {
+        let handed = HandedCredentials.text(credentials)
+        let stdin: ExecInput
+        if let tip {
+            stdin = .later(ExecInput.Later { Data((RemoteTip.line(await tip.value) + handed).utf8) })
+        } else {
+            stdin = credentials.isEmpty ? .none : .bytes(Data(handed.utf8))
+        }
         let r = try await capture(
             #"""
             c="$1/.so-carry"; mkdir -p "$c" || exit 3
-            if [ "$8" = 1 ]; then (\#(HandedCredentials.writeScript)) || exit 6; fi
-            printf 'repo=%s\nref=%s\nbranch=%s\nname=%s\nemail=%s\n' "$2" "$3" "$4" "$6" "$7" > "$c/ready.part" \
-              && mv "$c/ready.part" "$c/ready"
+            tip=; if [ "$8" = 1 ]; then IFS= read -r tip || :; fi
+            if [ "$9" = 1 ]; then (\#(HandedCredentials.writeScript)) || exit 6; fi
+            printf 'repo=%s\nref=%s\nbranch=%s\nname=%s\nemail=%s\ntip=%s\n' "$2" "$3" "$4" "$6" "$7" "$tip" \
+              > "$c/ready.part" && mv "$c/ready.part" "$c/ready"
             """# + "\n" + Self.wakeAndWait("$5"),
             [
                 repo, ref, branch, Self.ticks(waitFor), identity.line(\.name), identity.line(\.email),
-                credentials.isEmpty ? "0" : "1",
+                tip == nil ? "0" : "1", credentials.isEmpty ? "0" : "1",
             ],
-            stdin: credentials.isEmpty ? .none : .bytes(Data(HandedCredentials.text(credentials).utf8)))
+            stdin: stdin)
         if r.exitCode == 5, let waitFor { throw notCloned(waitFor) }
         guard r.exitCode == 0 else {
             throw SoError(

@@ -8,10 +8,21 @@ import Testing
 
 /// `exec` through the API server as kubectl speaks it, against a server that answers byte by byte.
 @Suite struct WebSocketExecTests {
-    func run(_ answer: ExecServer.Answer, _ request: ExecRequest, path: String = "") async throws -> (
-        ExecOutcome?, ExecServer
-    ) {
+    /// The server a run made, for a test's stdin made later to look at.
+    final class ServerBox: @unchecked Sendable {
+        private let lock = NSLock()
+        private var made: ExecServer?
+        var server: ExecServer? {
+            get { lock.withLock { made } }
+            set { lock.withLock { made = newValue } }
+        }
+    }
+
+    func run(_ answer: ExecServer.Answer, _ request: ExecRequest, path: String = "", made: ServerBox? = nil)
+        async throws -> (ExecOutcome?, ExecServer)
+    {
         let server = ExecServer(answer)
+        made?.server = server
         let port = try server.start()
         defer { server.stop() }
         let client = try HTTPClusterClient(
@@ -113,6 +124,22 @@ import Testing
         #expect(o.exitCode == 0 && o.stdout == bytes && server.received == bytes)
         let head = try #require(server.heads.first)
         #expect(head.contains("&stdin=true&") && head.contains("Sec-WebSocket-Protocol: v5.channel.k8s.io\r\n"))
+    }
+
+    /// Stdin known only later is sent once it is, on a connection made before: the bytes here are made only after the
+    /// server saw the exec's request (a client that waited for them first would never connect: the time limit ends it).
+    @Test(.timeLimit(.minutes(1))) func stdinKnownLaterGoesOnTheConnectionMadeBefore() async throws {
+        let bytes = Data("abc123 trunk\nexport A='b'\n".utf8)
+        let made = ServerBox()
+        var request = Self.request
+        request.stdin = .later(
+            ExecInput.Later {
+                while made.server?.heads.isEmpty ?? true { try? await Task.sleep(for: .milliseconds(5)) }
+                return bytes
+            })
+        let (outcome, server) = try await run(.echoStdin, request, made: made)
+        let o = try #require(outcome)
+        #expect(o.exitCode == 0 && o.stdout == bytes && server.received == bytes)
     }
 
     /// Output told as it comes goes to the caller, not into the outcome.

@@ -32,6 +32,22 @@ import Testing
         #expect(r.exitCode == 2 && r.stdout == "it's fed\nsecond end 0\n", "\(r)")
     }
 
+    /// A program that ends without reading what it is fed (kubectl that fails before it reads, a script that does not
+    /// need its stdin) ends the run with its own status: the bytes not taken are dropped, and nothing of the runner's
+    /// crashes (swift-subprocess's own writer stops this process when its write fails and its pipe is left open).
+    @Test func bytesAProgramDoesNotReadAreDropped() async throws {
+        // As `so` runs (Interrupts): a write to a pipe no one reads fails, and does not end the process.
+        signal(SIGPIPE, SIG_IGN)
+        for size in [16, 1 << 20] {
+            for _ in 0..<20 {
+                let r = try await runner.runFeeding(
+                    ["sh", "-c", "echo gone >&2; exit 3"], input: [UInt8](repeating: 65, count: size), environment: nil,
+                    timeout: 30)
+                #expect(r.exitCode == 3 && r.stderr == "gone\n", "\(r)")
+            }
+        }
+    }
+
     /// Lines come as the program prints them, a long one whole and the last one without its newline too.
     @Test func linesComeOneByOne() async throws {
         let got = Lines()

@@ -110,13 +110,9 @@ import Testing
         #expect(t.exists("ws/.so-clone-incomplete"))
     }
 
-    /// A pool's member whose pool names its origin (GIT_WARM, GIT_ORIGIN) fetches it while it waits; a claim of the
-    /// same repository from a remote then asks the remote only where its default branch is and checks out the commit
-    /// the warm-up has: the origin's objects are gone by then (the remote still names its branches, a fetch fails).
-    @Test func aWarmMemberChecksOutWhatItFetchedWhileItWaited() async throws {
-        let t = try TempDir("so-clone-warm")
-        defer { t.cleanup() }
-        let origin = try await Self.origin(in: t)
+    /// A pool's member of `origin` (GIT_WARM, GIT_ORIGIN) started in `t`, running until it is claimed, once its
+    /// warm-up's fetch is done (FETCH_HEAD written); then `claim` (shell) runs, and the member's result is returned.
+    static func warmMember(_ t: TempDir, origin: String, claim: String) async throws -> ProcessResult {
         try FileManager.default.createDirectory(atPath: t.file("ws"), withIntermediateDirectories: true)
         try Self.writeScript(into: t)
         var env = Self.env
@@ -124,27 +120,84 @@ import Testing
         env["GIT_WARM"] = "1"
         env["GIT_ORIGIN"] = "file://\(origin)"
         env["WORKSPACE_NAME"] = "member"
-        let q = CommandText.quote
         async let cloned = LocalProcessRunner().run(
             ["sh", t.file("clone.sh")], workingDirectory: nil, environment: env, timeout: 60)
-        // The warm-up's fetch done (its FETCH_HEAD written), then the origin's objects hidden, then the claim.
         let claimed = try await Self.sh(
-            "i=0; until [ -s \(q(t.file("ws/.so-clone-tmp/.git/FETCH_HEAD"))) ] || [ $i -gt 500 ]; do "
-                + "sleep 0.02; i=$((i + 1)); done; "
-                + "mv \(q(origin))/objects \(q(origin))/objects.away && mkdir -p \(q(origin))/objects/pack && "
+            "i=0; until [ -s \(CommandText.quote(t.file("ws/.so-clone-tmp/.git/FETCH_HEAD"))) ] || [ $i -gt 500 ]; do "
+                + "sleep 0.02; i=$((i + 1)); done; " + claim)
+        #expect(claimed.exitCode == 0, "\(claimed.stderr)")
+        return try await cloned
+    }
+
+    /// The claimed checkout's branch, last subject, so.ref and origin, and whether origin/<so.ref> is its base.
+    static func claimedState(_ t: TempDir) async throws -> String {
+        let ws = CommandText.quote(t.file("ws"))
+        return try await Self.sh(
+            "git -C \(ws) rev-parse --abbrev-ref HEAD && git -C \(ws) log -1 --format=%s && git -C \(ws) config so.ref "
+                + "&& git -C \(ws) remote get-url origin && git -C \(ws) rev-parse --verify -q "
+                + "\"refs/remotes/origin/$(git -C \(ws) config so.ref)\" | grep -qx \"$(git -C \(ws) config so.base)\" "
+                + "&& echo tracked"
+        ).stdout
+    }
+
+    /// A pool's member whose pool names its origin (GIT_WARM, GIT_ORIGIN) fetches it while it waits; a claim of the
+    /// same repository from a remote then asks the remote only where its default branch is and checks out the commit
+    /// the warm-up has: the origin's objects are gone by then (the remote still names its branches, a fetch fails).
+    @Test func aWarmMemberChecksOutWhatItFetchedWhileItWaited() async throws {
+        let t = try TempDir("so-clone-warm")
+        defer { t.cleanup() }
+        let origin = try await Self.origin(in: t)
+        let q = CommandText.quote
+        let r = try await Self.warmMember(
+            t, origin: origin,
+            claim: "mv \(q(origin))/objects \(q(origin))/objects.away && mkdir -p \(q(origin))/objects/pack && "
                 + "printf 'repo=%s\\nref=\\nbranch=agent/mine\\nname=\\nemail=\\n' \(q("file://\(origin)")) "
                 + "> \(q(t.file("ws/.so-carry/ready")))")
-        #expect(claimed.exitCode == 0, "\(claimed.stderr)")
-        let r = try await cloned
         #expect(r.exitCode == 0, "\(r.stdout)\(r.stderr)")
         #expect(r.stdout.contains("fetched while the workspace was warm"), "\(r.stdout)")
-        let ws = q(t.file("ws"))
+        let state = try await Self.claimedState(t)
+        #expect(state == "agent/mine\nfirst\ntrunk\nfile://\(origin)\ntracked\n", "\(state)")
+    }
+
+    /// A claim handed where its branch is (`tip=COMMIT BRANCH`, asked by so as the claim began: `RemoteTip`) asks the
+    /// remote nothing when the warm-up has that commit: the origin is gone altogether by then.
+    @Test func aWarmMemberHandedItsTipAsksTheRemoteNothing() async throws {
+        let t = try TempDir("so-clone-tip")
+        defer { t.cleanup() }
+        let origin = try await Self.origin(in: t)
+        let q = CommandText.quote
+        let head = try await Self.sh("git -C \(q(origin)) rev-parse trunk").stdout.trimmingCharacters(
+            in: .whitespacesAndNewlines)
+        let r = try await Self.warmMember(
+            t, origin: origin,
+            claim: "mv \(q(origin)) \(q(origin)).away && "
+                + "printf 'repo=%s\\nref=\\nbranch=agent/mine\\nname=\\nemail=\\ntip=%s trunk\\n' \(q("file://\(origin)")) "
+                + "\(head) > \(q(t.file("ws/.so-carry/ready")))")
+        #expect(r.exitCode == 0, "\(r.stdout)\(r.stderr)")
+        #expect(r.stdout.contains("(\(head), fetched while the workspace was warm)"), "\(r.stdout)")
+        let state = try await Self.claimedState(t)
+        #expect(state == "agent/mine\nfirst\ntrunk\nfile://\(origin)\ntracked\n", "\(state)")
+    }
+
+    /// A carried-in checkout at a commit the warm-up fetched, with nothing uncommitted, is checked out without its
+    /// bundle (none is there to read); its origin is the checkout's.
+    @Test func aCarriedInCommitTheWarmUpHasNeedsNoBundle() async throws {
+        let t = try TempDir("so-clone-nobundle")
+        defer { t.cleanup() }
+        let origin = try await Self.origin(in: t)
+        let q = CommandText.quote
+        let head = try await Self.sh("git -C \(q(origin)) rev-parse trunk").stdout.trimmingCharacters(
+            in: .whitespacesAndNewlines)
+        let r = try await Self.warmMember(
+            t, origin: origin,
+            claim: "printf 'base=%s\\nseed=\\nref=trunk\\nbranch=agent/mine\\norigin=%s\\nname=\\nemail=\\n' \(head) "
+                + "\(q("file://\(origin)")) > \(q(t.file("ws/.so-carry/ready")))")
+        #expect(r.exitCode == 0, "\(r.stdout)\(r.stderr)")
+        #expect(!t.exists("ws/.so-carry"), "the carry's directory goes once the clone is done")
         let state = try await Self.sh(
-            "git -C \(ws) rev-parse --abbrev-ref HEAD && git -C \(ws) log -1 --format=%s && git -C \(ws) config so.ref "
-                + "&& git -C \(ws) remote get-url origin && git -C \(ws) rev-parse --verify -q refs/remotes/origin/trunk "
-                + "| grep -qx \"$(git -C \(ws) config so.base)\" && echo tracked")
-        #expect(
-            state.stdout == "agent/mine\nfirst\ntrunk\nfile://\(origin)\ntracked\n", "\(state.stdout)\(state.stderr)")
+            "git -C \(q(t.file("ws"))) rev-parse --abbrev-ref HEAD && git -C \(q(t.file("ws"))) log -1 --format=%s "
+                + "&& git -C \(q(t.file("ws"))) config so.base && git -C \(q(t.file("ws"))) remote get-url origin")
+        #expect(state.stdout == "agent/mine\nfirst\n\(head)\nfile://\(origin)\n", "\(state.stdout)\(state.stderr)")
     }
 
     /// Who commits: GIT_USER_NAME/EMAIL from the environment go into the checkout's own config and into the file

@@ -91,12 +91,13 @@ struct CarryHarness {
         // Credentials handed in go to the container's memory: recorded (`fed`), never written on this host.
         // A claim's hand-over from a remote carries them in its own exec: it runs here (its ready file written, the
         // clone waited for) told it carries none (its last word), so nothing of them lands on this host either.
-        h.processes.feedingFallback = { args, _ in
+        // What it reads first on its stdin (where the remote's branch is, `RemoteTip`) it is fed.
+        h.processes.feedingFallback = { args, input in
             guard var rest = inContainer(args) else { return nil }
             guard rest.contains(where: { $0.contains("/tmp/so-clone-done") }) else { return ProcessResult(exitCode: 0) }
             rest[rest.count - 1] = "0"
-            return try await LocalProcessRunner().run(
-                rest, workingDirectory: nil, environment: GitWorkspace.env, timeout: 60)
+            return try await LocalProcessRunner().runFeeding(
+                rest, input: Array(input.utf8), environment: GitWorkspace.env, timeout: 60)
         }
         h.processes.streamingFallback = { args, stdin, stdout in
             guard let rest = inContainer(args) else { return nil }

@@ -21,7 +21,9 @@
 # workspace's branch= and origin= beside the bundle, or repo= (and ref=) for a workspace from a remote, cloned then.
 # A member whose pool names the repository (GIT_WARM=1, and GIT_ORIGIN or GIT_REPO) fetches its default branch while
 # it waits: a claim of the same repository from a remote then asks the remote only where its branch is, and checks out
-# a commit the warm-up has without fetching it (the fetch was most of a claim's hand-over).
+# a commit the warm-up has without fetching it (the fetch was most of a claim's hand-over). so asks that itself as
+# the claim begins and hands the answer in (tip=COMMIT BRANCH): then the claim asks the remote nothing here; a
+# carried-in checkout at a commit the warm-up has is checked out without unpacking the bundle.
 #
 # In the agent container rather than an init container of its own: the kubelet notices an init container's
 # exit only at its next relist (up to a second), which was a quarter of a warm node's `so up`.
@@ -100,7 +102,7 @@ clone() {
     fi
     # A warm pool's member learns its workspace when it is claimed: the branch and origin come with the bundle,
     # or, for a workspace from a remote, the repository to clone (repo=) and its ref. Read by the shell itself.
-    base= seed= ref= claimed= origin= repo=
+    base= seed= ref= claimed= origin= repo= handed=
     while IFS= read -r line || [ -n "$line" ]; do
       case $line in
         base=*) base=${line#base=} ;;
@@ -109,6 +111,7 @@ clone() {
         branch=*) claimed=${line#branch=} ;;
         origin=*) origin=${line#origin=} ;;
         repo=*) repo=${line#repo=} ;;
+        tip=*) handed=${line#tip=} ;;
         name=*) user_name=${line#name=} ;;
         email=*) user_email=${line#email=} ;;
       esac
@@ -124,8 +127,13 @@ clone() {
   fi
   if [ -n "$bundle" ]; then
     echo "clone: the carried-in repository at $base onto branch $branch"
-    git -C "$tmp" fetch -q "$carry/repo.bundle" '+refs/so/carry/*:refs/so/carry/*'
+    # A commit the warm-up fetched (a checkout at its origin's default branch, nothing uncommitted carried) needs
+    # nothing from the bundle: git's unpacking of it was most of such a claim's work in the container.
+    if [ -n "$seed" ] || [ -z "$warm" ] || ! git -C "$tmp" cat-file -e "$base^{commit}" 2>/dev/null; then
+      git -C "$tmp" fetch -q "$carry/repo.bundle" '+refs/so/carry/*:refs/so/carry/*'
+    fi
     git -C "$tmp" checkout -q -b "$branch" "$base"
+    at=$base
     # The config written at once, not a git process a key (each 10-30 ms on a busy node, on a claim's path).
     {
       if [ -n "${GIT_ORIGIN:-}" ]; then
@@ -148,7 +156,10 @@ clone() {
     # and a commit the warm-up has checked out as it is.
     tip=
     if [ -n "$warm" ] && [ "$GIT_REPO" = "$warm_url" ]; then
-      if [ -n "$ref" ]; then
+      if [ -n "$handed" ] && { [ -z "$ref" ] || [ "$ref" = "${handed#* }" ]; }; then
+        # Where the branch is, as so asked the remote while it claimed this member ("COMMIT BRANCH").
+        tip=${handed%% *} ref=${handed#* }
+      elif [ -n "$ref" ]; then
         tip=$(git ls-remote "$GIT_REPO" "refs/heads/$ref" 2>/dev/null | sed -n '1s/[[:space:]].*//p') || tip=
       else
         asked=$(git ls-remote --symref "$GIT_REPO" HEAD 2>/dev/null) || asked=
@@ -190,6 +201,7 @@ clone() {
     # What the work started from: the commit (diff, and what counts as the agent's work) and the branch (a pull
     # request's base).
     [ -n "$tip" ] || tip=$(git -C "$tmp" rev-parse HEAD)
+    at=$tip
     printf '[so]\n\tbase = %s\n\tref = %s\n' "$tip" "$(quoted "$ref")" >> "$tmp/.git/config"
   fi
   # A volume's lost+found (ext4 provisioners) is not the agent's work.
@@ -218,7 +230,8 @@ clone() {
   rm -rf "$carry"
   rm -f .so-clone-incomplete
   fresh=1
-  echo "clone: done ($(git rev-parse --short HEAD) on $branch)"
+  # The commit's short name from the shell (a git process less on a claim's path).
+  echo "clone: done (${at%"${at#???????}"} on $branch)"
 }
 
 # Detached tasks (so deployment task --detach) queued before this container started go on now, not at the next
@@ -257,10 +270,16 @@ identity() {
   fi
 }
 
-user_name= user_email= warm= warm_url= fresh=
+user_name= user_email= warm= warm_url= fresh= at= handed=
 clone
 identity
 if [ $# -gt 0 ]; then
+  # Done first, before anything of the command's (a claim's exec waits for this):
+  : > /tmp/so-clone-done
+  # A claim's exec waiting on the FIFO it made is woken at once (none waiting: nothing to do).
+  if [ -p /tmp/so-clone-wait ] && command -v timeout >/dev/null 2>&1; then
+    timeout 0.2 sh -c ': > "$1"' so /tmp/so-clone-wait 2>/dev/null || true
+  fi
   # The command runs as this shell's child, not in its place: as PID 1 a command with no handler of its own
   # (sleep) never gets SIGTERM and every stop waits out the grace period. The shell passes TERM and INT on
   # (its handlers set before the command starts) and exits with the command's status. The command keeps
@@ -292,11 +311,6 @@ if [ $# -gt 0 ]; then
   }
   trap 'if [ -n "$child" ]; then forward TERM; else exit 143; fi' TERM
   trap 'if [ -n "$child" ]; then forward INT; else exit 130; fi' INT
-  : > /tmp/so-clone-done
-  # A claim's exec waiting on the FIFO it made is woken at once (none waiting: nothing to do).
-  if [ -p /tmp/so-clone-wait ] && command -v timeout >/dev/null 2>&1; then
-    timeout 0.2 sh -c ': > "$1"' so /tmp/so-clone-wait 2>/dev/null || true
-  fi
   # After the clone is called done: nothing a claim's shell waits for.
   resume_tasks
   exec 3<&0
