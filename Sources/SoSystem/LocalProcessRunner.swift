@@ -165,6 +165,15 @@ public struct LocalProcessRunner: ProcessRunner {
         case prompting
     }
 
+    /// A write to a pipe whose reader is gone fails (EPIPE) instead of ending this process: SIGPIPE ignored where
+    /// nothing handles it yet (`so` itself handles it from its start, `Interrupts`; a process that only runs programs,
+    /// a test's, does not).
+    static func survivePipesNoOneReads() {
+        var current = sigaction()
+        guard sigaction(SIGPIPE, nil, &current) == 0, current.__sigaction_handler.sa_handler == nil else { return }
+        signal(SIGPIPE, SIG_IGN)
+    }
+
     /// Output kept of a captured run, per stream (a docker build's log fits many times over).
     static let outputLimit = 64 << 20
 
@@ -243,6 +252,7 @@ public struct LocalProcessRunner: ProcessRunner {
             return ProcessResult(
                 exitCode: Self.code(r.terminationStatus), stdout: r.standardOutput, stderr: r.standardError)
         case .stdinBytes(let bytes):
+            Self.survivePipesNoOneReads()
             // Written here, not by swift-subprocess's own writer (`.array`): a program that ends without reading them
             // (kubectl failing before it reads) makes the write fail, and that writer then left its pipe open and
             // stopped the process ("FileDescriptor … was not closed"). What is not read is dropped; the pipe is closed

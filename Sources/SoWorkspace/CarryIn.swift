@@ -14,19 +14,26 @@ struct CarryIn: Sendable {
     /// The checkout's top directory and git directory shared by its worktrees.
     let repository: String
     let commonDir: String
+    /// HEAD's commit as the checkout was found; nil: it has none yet.
+    var head: String? = nil
 
-    /// The checkout `directory` is in; nil when it is in none.
+    /// The checkout `directory` is in, with HEAD's commit (one git process: a claim waits for it); nil when it is in
+    /// none.
     static func find(_ ctx: SoContext, directory: String) async throws -> CarryIn? {
         let r = try await ctx.processes.run(
-            ["git", "-C", directory, "rev-parse", "--show-toplevel", "--git-common-dir"], workingDirectory: nil,
-            environment: nil, timeout: 30)
+            [
+                "git", "-C", directory, "rev-parse", "--show-toplevel", "--git-common-dir", "--verify", "-q",
+                "HEAD^{commit}",
+            ],
+            workingDirectory: nil, environment: nil, timeout: 30)
         let lines = r.stdout.split(separator: "\n").map(String.init)
-        guard r.exitCode == 0, lines.count == 2 else { return nil }
-        let top = lines[0]
+        // A checkout with no commit yet: its two directories, and --verify's quiet failure (exit 1).
+        guard (r.exitCode == 0 && lines.count == 3) || (r.exitCode == 1 && lines.count == 2) else { return nil }
         return CarryIn(
-            ctx: ctx, repository: top,
+            ctx: ctx, repository: lines[0],
             commonDir: Path.absolute(
-                lines[1], relativeTo: Path.absolute(directory, relativeTo: ctx.fs.currentDirectory)))
+                lines[1], relativeTo: Path.absolute(directory, relativeTo: ctx.fs.currentDirectory)),
+            head: lines.count == 3 ? lines[2] : nil)
     }
 
     func git(_ args: [String], env extra: [String: String] = [:], what: String) async throws -> String {
@@ -48,10 +55,7 @@ struct CarryIn: Sendable {
 
     /// What would be carried (nothing is written).
     func inspect(includeUncommitted: Bool) async throws -> WorkspaceSource {
-        let head = try await ctx.processes.run(
-            ["git", "-C", repository, "rev-parse", "-q", "--verify", "HEAD^{commit}"], workingDirectory: nil,
-            environment: nil, timeout: 30)
-        guard head.exitCode == 0, let base = head.stdout.split(separator: "\n").first.map(String.init) else {
+        guard let base = head else {
             throw SoError(
                 "the repository \(repository) has no commit yet",
                 hint: "commit something first, or start from a remote: --config GIT_REPO=URL")

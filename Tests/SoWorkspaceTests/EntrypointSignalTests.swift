@@ -39,10 +39,12 @@ struct EntrypointSignalTests {
             ready() { if [ -n "$SAYING" ]; then grep -qs "$SAYING" "$READY"; else [ -e "$READY" ]; fi; }
             i=0
             c=
-            until [ -n "$c" ] && ready; do
-              c=$(cut -d' ' -f1 /proc/$u/task/$u/children 2>/dev/null || true)
+            # PID 1 read once it is ready, not before: before, the child of "$u" can be another (a python shim's
+            # own child, before its exec of unshare), and a PID read then and signalled once ready is gone.
+            until [ -n "$c" ]; do
+              if ready; then c=$(cut -d' ' -f1 /proc/$u/task/$u/children 2>/dev/null || true); fi
               i=$((i + 1)); if [ $i -gt 600 ]; then kill -9 $u; echo "not ready"; exit 0; fi
-              sleep 0.05
+              [ -n "$c" ] || sleep 0.05
             done
             s=$(date +%s%N)
             kill -TERM "$c"
