@@ -110,6 +110,13 @@ import Testing
         #expect(t.exists("ws/.so-clone-incomplete"))
     }
 
+    /// `origin(in:)`, and its trunk's commit.
+    static func originAndTrunk(in t: TempDir) async throws -> (origin: String, trunk: String) {
+        let origin = try await Self.origin(in: t)
+        let trunk = try await Self.sh("git -C \(CommandText.quote(origin)) rev-parse trunk").stdout
+        return (origin, trunk.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
     /// A pool's member of `origin` (GIT_WARM, GIT_ORIGIN) started in `t`, running until it is claimed, once its
     /// warm-up's fetch is done (FETCH_HEAD written); then `claim` (shell) runs, and the member's result is returned.
     static func warmMember(_ t: TempDir, origin: String, claim: String) async throws -> ProcessResult {
@@ -164,10 +171,8 @@ import Testing
     @Test func aWarmMemberHandedItsTipAsksTheRemoteNothing() async throws {
         let t = try TempDir("so-clone-tip")
         defer { t.cleanup() }
-        let origin = try await Self.origin(in: t)
+        let (origin, head) = try await Self.originAndTrunk(in: t)
         let q = CommandText.quote
-        let head = try await Self.sh("git -C \(q(origin)) rev-parse trunk").stdout.trimmingCharacters(
-            in: .whitespacesAndNewlines)
         let r = try await Self.warmMember(
             t, origin: origin,
             claim: "mv \(q(origin)) \(q(origin)).away && "
@@ -184,10 +189,8 @@ import Testing
     @Test func aCarriedInCommitTheWarmUpHasNeedsNoBundle() async throws {
         let t = try TempDir("so-clone-nobundle")
         defer { t.cleanup() }
-        let origin = try await Self.origin(in: t)
+        let (origin, head) = try await Self.originAndTrunk(in: t)
         let q = CommandText.quote
-        let head = try await Self.sh("git -C \(q(origin)) rev-parse trunk").stdout.trimmingCharacters(
-            in: .whitespacesAndNewlines)
         let r = try await Self.warmMember(
             t, origin: origin,
             claim: "printf 'base=%s\\nseed=\\nref=trunk\\nbranch=agent/mine\\norigin=%s\\nname=\\nemail=\\n' \(head) "
