@@ -14,6 +14,11 @@ struct PoolCommand: ParsableCommand {
             carried in, and the pool is made full again beside it. An empty pool, or one that does not fit (another origin than \
             its egress reaches, other credentials), is said, and the workspace starts cold.
 
+            'so up --config GIT_REPO=URL' (no checkout) claims too. A pool made with --config GIT_ORIGIN=URL (or GIT_REPO) fetches \
+            that repository while its members wait; a claim of it asks the remote where its branch is from this machine as it \
+            claims ('git ls-remote', git:// and http(s):// URLs only, no prompt, no credential helper; a private one is asked by \
+            the member with your credentials), and the member checks that commit out without fetching.
+
             A pool is recorded in the cluster (a Secret in the namespace so-pools), as each deployment's record is: 'so up' on any \
             machine with the kubeconfig claims from it (a member made elsewhere gets its directory from its record), any machine \
             refills it, and 'pool list' shows every pool of the cluster. A machine whose copy of the stack is at another path fits a \
