@@ -103,8 +103,10 @@ struct CarryIn: Sendable {
     }
 
     /// Writes the bundle (HEAD's history, and with `includeUncommitted` a snapshot commit of the working
-    /// tree, untracked files included, ignored ones not) to a file; git streams it there.
-    func bundle(_ source: WorkspaceSource, workspace: String) async throws -> Bundle {
+    /// tree, untracked files included, ignored ones not) to a file; git streams it there. `after`: a commit the
+    /// receiving repository has (a warm pool member's fetch of the same origin), whose history is left out (a thin
+    /// bundle: a claim in a large checkout carries its new commits, not its whole history).
+    func bundle(_ source: WorkspaceSource, workspace: String, after: String? = nil) async throws -> Bundle {
         let scratch = try ctx.fs.temporaryDirectory(beside: Path.join(commonDir, "so-carry"), prefix: "so-carry")
         do {
             let bare = Path.join(scratch, "repo.git")
@@ -140,7 +142,9 @@ struct CarryIn: Sendable {
                 refs.append("refs/so/carry/seed")
             }
             let file = Path.join(scratch, "repo.bundle")
-            _ = try await git(inBare(["bundle", "create", "-q", file] + refs), what: "bundling HEAD's history")
+            _ = try await git(
+                inBare(["bundle", "create", "-q", file] + refs + (after.map { ["--not", $0] } ?? [])),
+                what: "bundling HEAD's history")
             // The size is only shown ("a git bundle of N MB"); git just wrote the file.
             return Bundle(
                 scratch: scratch, file: file, base: source.base, seed: seed, bytes: (try? ctx.fs.size(file)) ?? 0)
@@ -149,6 +153,20 @@ struct CarryIn: Sendable {
             try? ctx.fs.removeOwnedTree(scratch, owner: .scratch(prefix: "so-carry"))
             throw error
         }
+    }
+
+    /// A commit whose history a claim's bundle may leave out, where the member's warm-up fetched `warmURL` (the
+    /// pool's origin) and it is this checkout's origin (`source.origin`): the checkout's `origin/HEAD` as it last
+    /// fetched it (the member's fetch is usually later, and holds it), or its parent when HEAD is that very commit (a
+    /// bundle must hold one commit at least). Nil: a full bundle (no origin/HEAD here, another origin, a root commit).
+    func thinAfter(_ source: WorkspaceSource, warmURL: String?) async -> String? {
+        guard !source.origin.isEmpty, warmURL == source.origin else { return nil }
+        // best effort: no origin/HEAD here (never fetched, or set up by hand) means a full bundle
+        guard let tip = try? await git(["rev-parse", "--verify", "-q", "refs/remotes/origin/HEAD^{commit}"], what: "")
+        else { return nil }
+        guard tip == source.base else { return tip }
+        // best effort: a root commit has no parent, and is carried whole
+        return try? await git(["rev-parse", "--verify", "-q", "\(tip)^"], what: "")
     }
 
     /// Best effort: a scratch directory left in the temporary root is harmless, and the carry already succeeded.

@@ -126,7 +126,9 @@ public struct UpAction {
         // The bundle is made while the API server is asked for a member: neither needs the other.
         let bundle = Task { () throws -> CarryIn.Bundle? in
             guard case .bundle(let carry, let source) = checkout else { return nil }
-            return try await carry.bundle(source, workspace: name)
+            // Thin where the member's warm-up fetched this checkout's origin: its history is there already.
+            let after = await carry.thinAfter(source, warmURL: RemoteTip.warmURL(pool.config))
+            return try await carry.bundle(source, workspace: name, after: after)
         }
         let branch = given["WORKSPACE_BRANCH"].flatMap { $0.isEmpty ? nil : $0 } ?? "agent/\(name)"
         let claimed: PoolClaim.Claimed?

@@ -203,6 +203,46 @@ import Testing
         #expect(state.stdout == "agent/mine\nfirst\n\(head)\nfile://\(origin)\n", "\(state.stdout)\(state.stderr)")
     }
 
+    /// A thin bundle (`CarryIn.thinAfter`: its history from the checkout's origin/HEAD left out) is read by a member
+    /// whose warm-up holds that commit; a member whose warm-up is older than the checkout's fetch fetches its origin's
+    /// branches first, then reads it. Either way the workspace starts at the checkout's commit.
+    @Test func aThinBundleIsReadWithWhatTheWarmUpFetchedOrWhatItFetchesThen() async throws {
+        for memberIsBehind in [false, true] {
+            let t = try TempDir("so-clone-thin")
+            defer { t.cleanup() }
+            let (origin, _) = try await Self.originAndTrunk(in: t)
+            let q = CommandText.quote
+            let mine = q(t.file("mine"))
+            // The checkout: a clone of the origin with a commit of its own; with `memberIsBehind`, the origin moves on
+            // (and the checkout fetches it) only after the member's warm-up.
+            let cloned = try await Self.sh(
+                "git clone -q \(q(origin)) \(mine) && cd \(mine) && echo mine > mine.txt && git add mine.txt "
+                    + "&& git commit -q -m mine")
+            #expect(cloned.exitCode == 0, "\(cloned.stderr)")
+            let later =
+                "cd \(q(t.file("seed"))) && echo later > later.txt && git add later.txt && git commit -q -m later "
+                + "&& git push -q \(q(origin)) trunk && cd \(mine) && git pull -q --rebase origin trunk"
+            // The bundle as CarryIn makes it: refs/so/carry/head, the history of origin/HEAD left out.
+            let bundle =
+                "cd \(mine) && git update-ref refs/so/carry/head HEAD && git bundle create -q "
+                + "\(q(t.file("ws/.so-carry/repo.bundle"))) refs/so/carry/head --not origin/HEAD"
+            let r = try await Self.warmMember(
+                t, origin: origin,
+                claim: (memberIsBehind ? later + " && " : "") + bundle + " && "
+                    + "printf 'base=%s\\nseed=\\nref=trunk\\nbranch=agent/mine\\norigin=%s\\nname=\\nemail=\\n' "
+                    + "\"$(git -C \(mine) rev-parse HEAD)\" \(q("file://\(origin)")) > \(q(t.file("ws/.so-carry/ready")))"
+            )
+            #expect(r.exitCode == 0, "\(memberIsBehind): \(r.stdout)\(r.stderr)")
+            #expect(r.stdout.contains("this workspace lacks") == memberIsBehind, "\(r.stdout)")
+            let state = try await Self.sh(
+                "git -C \(q(t.file("ws"))) log --format=%s | tr '\\n' ' ' && git -C \(q(t.file("ws"))) status --porcelain"
+            )
+            #expect(
+                state.stdout == (memberIsBehind ? "mine later first " : "mine first "), "\(state.stdout)\(state.stderr)"
+            )
+        }
+    }
+
     /// Who commits: GIT_USER_NAME/EMAIL from the environment go into the checkout's own config and into the file
     /// GIT_CONFIG_SYSTEM names (a repository made elsewhere in the container); a restart with none (a pool's member
     /// claimed, then restarted) keeps the checkout's; with nothing anywhere, a clear default.

@@ -123,3 +123,40 @@ import Testing
         #expect(ready.contains("repo=\(url)\n") && ready.contains("tip=\(head) main\n"), "\(ready)")
     }
 }
+
+/// A claim's bundle is thin where the member's warm-up fetched the checkout's own origin (`CarryIn.thinAfter`):
+/// its history from the checkout's origin/HEAD is left out (the parent of HEAD when HEAD is that commit); for another
+/// origin, or none fetched, it is whole.
+@Suite struct ThinBundleTests {
+    @Test func theHistoryOfOriginsHeadIsLeftOutWhereTheMemberFetchedThatOrigin() async throws {
+        let c = try await CarryHarness()
+        let origin = try await c.origin()
+        let clone = c.w.h.path("clone")
+        _ = try await LocalProcessRunner().run(
+            ["git", "clone", "-q", origin, clone], workingDirectory: nil, environment: GitWorkspace.env, timeout: 60)
+        var carry = try #require(try await CarryIn.find(c.w.ctx, directory: clone))
+        let head = try await CarryHarness.git(["rev-parse", "HEAD"], in: clone)
+        let parent = try await CarryHarness.git(["rev-parse", "HEAD^"], in: clone)
+        var source = try await carry.inspect(includeUncommitted: false)
+        source.origin = "git://example.invalid/app.git"
+        // HEAD is origin/HEAD: its parent is left out (a bundle holds a commit at least).
+        #expect(await carry.thinAfter(source, warmURL: source.origin) == parent)
+        #expect(await carry.thinAfter(source, warmURL: "git://example.invalid/other.git") == nil)
+        #expect(await carry.thinAfter(source, warmURL: nil) == nil)
+        // A commit of the checkout's own: origin/HEAD itself, and the bundle made after it holds only that commit.
+        try c.w.h.tmp.write("clone/new.txt", "new\n")
+        _ = try await GitWorkspace.git(["add", "-A"], in: clone)
+        _ = try await GitWorkspace.git(["commit", "-q", "-m", "new"], in: clone)
+        carry = try #require(try await CarryIn.find(c.w.ctx, directory: clone))
+        source = try await carry.inspect(includeUncommitted: false)
+        source.origin = "git://example.invalid/app.git"
+        #expect(await carry.thinAfter(source, warmURL: source.origin) == head)
+        let made = try await carry.bundle(source, workspace: "thin", after: head)
+        defer { carry.done(made) }
+        let listed = try await CarryHarness.git(["bundle", "list-heads", made.file], in: clone)
+        let verified = try await LocalProcessRunner().run(
+            ["git", "-C", clone, "bundle", "verify", made.file], workingDirectory: nil, environment: GitWorkspace.env,
+            timeout: 60)
+        #expect(listed.contains("refs/so/carry/head") && verified.stdout.contains(head), "\(listed) \(verified)")
+    }
+}

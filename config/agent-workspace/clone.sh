@@ -130,7 +130,18 @@ clone() {
     # A commit the warm-up fetched (a checkout at its origin's default branch, nothing uncommitted carried) needs
     # nothing from the bundle: its fetch (git's unpacking and refs, 10-30 ms in a pod) is left out of the claim.
     if [ -n "$seed" ] || [ -z "$warm" ] || ! git -C "$tmp" cat-file -e "$base^{commit}" 2>/dev/null; then
-      git -C "$tmp" fetch -q "$carry/repo.bundle" '+refs/so/carry/*:refs/so/carry/*'
+      # A thin bundle (so leaves out the history of the checkout's origin/HEAD, which a member warm with that origin
+      # holds) needs that commit here: a member without it (its warm-up older than the checkout's fetch) fetches the
+      # origin's branches first, then reads the bundle.
+      if ! git -C "$tmp" fetch -q "$carry/repo.bundle" '+refs/so/carry/*:refs/so/carry/*' 2>"$carry/bundle.err"; then
+        if [ -z "${GIT_ORIGIN:-}" ] || ! grep -q 'prerequisite' "$carry/bundle.err"; then
+          cat "$carry/bundle.err" >&2
+          exit 1
+        fi
+        echo "clone: the carried-in history starts at a commit this workspace lacks; fetching it from $GIT_ORIGIN"
+        proxied git -C "$tmp" fetch -q "$GIT_ORIGIN" '+refs/heads/*:refs/remotes/origin/*'
+        git -C "$tmp" fetch -q "$carry/repo.bundle" '+refs/so/carry/*:refs/so/carry/*'
+      fi
     fi
     git -C "$tmp" checkout -q -b "$branch" "$base"
     at=$base
