@@ -105,8 +105,11 @@ struct CarryIn: Sendable {
     /// Writes the bundle (HEAD's history, and with `includeUncommitted` a snapshot commit of the working
     /// tree, untracked files included, ignored ones not) to a file; git streams it there. `after`: a commit the
     /// receiving repository has (a warm pool member's fetch of the same origin), whose history is left out (a thin
-    /// bundle: a claim in a large checkout carries its new commits, not its whole history).
-    func bundle(_ source: WorkspaceSource, workspace: String, after: String? = nil) async throws -> Bundle {
+    /// bundle: a claim in a large checkout carries its new commits, not its whole history); asked meanwhile, and
+    /// awaited only as the bundle is written.
+    func bundle(_ source: WorkspaceSource, workspace: String, after: Task<String?, Never>? = nil) async throws
+        -> Bundle
+    {
         let scratch = try ctx.fs.temporaryDirectory(beside: Path.join(commonDir, "so-carry"), prefix: "so-carry")
         do {
             let bare = Path.join(scratch, "repo.git")
@@ -142,8 +145,9 @@ struct CarryIn: Sendable {
                 refs.append("refs/so/carry/seed")
             }
             let file = Path.join(scratch, "repo.bundle")
+            let leftOut = await after?.value
             _ = try await git(
-                inBare(["bundle", "create", "-q", file] + refs + (after.map { ["--not", $0] } ?? [])),
+                inBare(["bundle", "create", "-q", file] + refs + (leftOut.map { ["--not", $0] } ?? [])),
                 what: "bundling HEAD's history")
             // The size is only shown ("a git bundle of N MB"); git just wrote the file.
             return Bundle(
@@ -161,12 +165,16 @@ struct CarryIn: Sendable {
     /// bundle must hold one commit at least). Nil: a full bundle (no origin/HEAD here, another origin, a root commit).
     func thinAfter(_ source: WorkspaceSource, warmURL: String?) async -> String? {
         guard !source.origin.isEmpty, warmURL == source.origin else { return nil }
-        // best effort: no origin/HEAD here (never fetched, or set up by hand) means a full bundle
-        guard let tip = try? await git(["rev-parse", "--verify", "-q", "refs/remotes/origin/HEAD^{commit}"], what: "")
+        // One git process: origin/HEAD and its first parent. Best effort: no origin/HEAD here (never fetched, or set up
+        // by hand) means a full bundle.
+        guard
+            let two = try? await git(
+                ["log", "-2", "--first-parent", "--format=%H", "refs/remotes/origin/HEAD", "--"], what: "")
         else { return nil }
-        guard tip == source.base else { return tip }
-        // best effort: a root commit has no parent, and is carried whole
-        return try? await git(["rev-parse", "--verify", "-q", "\(tip)^"], what: "")
+        let commits = two.split(separator: "\n").map(String.init)
+        guard let tip = commits.first else { return nil }
+        // A root commit has no parent, and is carried whole.
+        return tip != source.base ? tip : commits.dropFirst().first
     }
 
     /// Best effort: a scratch directory left in the temporary root is harmless, and the carry already succeeded.

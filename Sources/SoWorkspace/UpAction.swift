@@ -127,7 +127,7 @@ public struct UpAction {
         let bundle = Task { () throws -> CarryIn.Bundle? in
             guard case .bundle(let carry, let source) = checkout else { return nil }
             // Thin where the member's warm-up fetched this checkout's origin: its history is there already.
-            let after = await carry.thinAfter(source, warmURL: RemoteTip.warmURL(pool.config))
+            let after = Task { await carry.thinAfter(source, warmURL: RemoteTip.warmURL(pool.config)) }
             return try await carry.bundle(source, workspace: name, after: after)
         }
         let branch = given["WORKSPACE_BRANCH"].flatMap { $0.isEmpty ? nil : $0 } ?? "agent/\(name)"

@@ -151,7 +151,7 @@ import Testing
         source = try await carry.inspect(includeUncommitted: false)
         source.origin = "git://example.invalid/app.git"
         #expect(await carry.thinAfter(source, warmURL: source.origin) == head)
-        let made = try await carry.bundle(source, workspace: "thin", after: head)
+        let made = try await carry.bundle(source, workspace: "thin", after: Task { head })
         defer { carry.done(made) }
         let listed = try await CarryHarness.git(["bundle", "list-heads", made.file], in: clone)
         let verified = try await LocalProcessRunner().run(
