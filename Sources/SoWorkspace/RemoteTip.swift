@@ -1,6 +1,7 @@
 import Foundation
 import SoActions
 import SoBasics
+import SoDeploy
 
 /// Where a claim's branch is on its remote (`so up --config GIT_REPO=URL [GIT_REF=BRANCH]` from a warm pool),
 /// asked by `so` itself as the claim begins: the member, whose warm-up fetched the same repository, then checks out a
@@ -42,11 +43,9 @@ struct RemoteTip: Equatable, Sendable {
     /// The repository a pool's members fetch while they wait (clone.sh's warm-up: GIT_ORIGIN, else GIT_REPO, of the
     /// pool's `--config`): the only one whose tip they use.
     static func warmURL(_ config: [String]) -> String? {
-        var values: [String: String] = [:]
-        for pair in config {
-            guard let eq = pair.firstIndex(of: "=") else { continue }
-            values[String(pair[..<eq])] = String(pair[pair.index(after: eq)...])
-        }
+        // As init reads --config (a pair it cannot read is no value here).
+        let values = Dictionary(
+            config.flatMap { (try? InitAction.parseConfigArgument($0)) ?? [] }, uniquingKeysWith: { $1 })
         return [values["GIT_ORIGIN"], values["GIT_REPO"]].compactMap { $0 }.first { !$0.isEmpty }
     }
 

@@ -91,11 +91,7 @@ final class Rendezvous: @unchecked Sendable {
                 ("list Node", handOver),
             ])
         cluster.beforeCallAsync = { call in await meet.arrive(call) }
-        var req = UpRequest(stack: "agent-workspace")
-        req.name = "remote-ws"
-        req.config = ["GIT_REPO=file://\(origin)"]
-        req.cluster = c.w.clusterOptions
-        req.wait = false
+        let req = c.remoteUp("remote-ws", repo: "file://\(origin)")
         let before = cluster.calls.count
         let r = try await UpAction(c.w.ctx).run(req)
         cluster.beforeCallAsync = nil
@@ -139,11 +135,7 @@ final class Rendezvous: @unchecked Sendable {
         c.w.cluster.execOutcomes = [ExecOutcome(exitCode: 0)]
         let reads = CountedReads(base: c.w.ctx.fs)
         c.w.ctx.fs = reads
-        var req = UpRequest(stack: "agent-workspace")
-        req.name = "counted-ws"
-        req.config = ["GIT_REPO=file://\(origin)"]
-        req.cluster = c.w.clusterOptions
-        req.wait = false
+        let req = c.remoteUp("counted-ws", repo: "file://\(origin)")
         let r = try await UpAction(c.w.ctx).run(req)
         #expect(r.note == "claimed from pool warm", "\(r)")
         let head = try #require(

@@ -112,11 +112,7 @@ import Testing
         let head = try await CarryHarness.git(["rev-parse", "main"], in: origin)
         // A pool whose members' egress reaches the repository (the claim is refused otherwise).
         _ = try await PoolTests().pool(c.w, size: 1, config: ["GIT_REPO=\(url)"])
-        var req = UpRequest(stack: "agent-workspace")
-        req.name = "tip-ws"
-        req.config = ["GIT_REPO=\(url)"]
-        req.cluster = c.w.clusterOptions
-        req.wait = false
+        let req = c.remoteUp("tip-ws", repo: "\(url)")
         let r = try await UpAction(c.w.ctx).run(req)
         #expect(r.note == "claimed from pool warm", "\(c.w.h.console.stdout)\(c.w.h.console.stderr)")
         let ready = try String(contentsOfFile: Path.join(c.container, ".so-carry/ready"), encoding: .utf8)

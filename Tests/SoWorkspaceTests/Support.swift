@@ -130,6 +130,17 @@ struct CarryHarness {
 
     var dir: String { w.h.path("so-home/deployments/ws") }
 
+    /// `so up agent-workspace --name NAME --config GIT_REPO=REPO --no-wait` on the harness's cluster (a claim from a
+    /// remote, where a pool fits).
+    func remoteUp(_ name: String, repo: String) -> UpRequest {
+        var req = UpRequest(stack: "agent-workspace")
+        req.name = name
+        req.config = ["GIT_REPO=\(repo)"]
+        req.cluster = w.clusterOptions
+        req.wait = false
+        return req
+    }
+
     /// A bare clone of the checkout (`origin.git`), for a workspace from a remote: its path.
     func origin() async throws -> String {
         let origin = w.h.path("origin.git")
