@@ -35,8 +35,8 @@ public protocol ProcessRunner: Sendable {
         async throws -> Int32
 
     /// Programs that outlive `so` (a pool's refill after a claim): started in a session of their own (no terminal,
-    /// no signal from this one's), stdin empty, stdout and stderr appended to `output` (else discarded), and not
-    /// waited for. Their process id.
+    /// no signal from this one's), at the lowest priority (background work), stdin empty, stdout and stderr appended
+    /// to `output` (else discarded), and not waited for. Their process id.
     func spawnDetached(_ arguments: [String], environment: [String: String]?, output: String?) throws -> Int32
 }
 

@@ -69,8 +69,13 @@ package struct ContainerExec: Sendable {
             return try await ctx.processes.runFeeding(
                 kubectl(["-i"], command), input: Array(data), environment: nil, timeout: timeout)
         case .later(let later):
+            let payload = await later.payload
+            // kubectl reads one stdin: the bytes, then the file's, fed from memory (this way only). Never joined in a
+            // file: the bytes may be credentials (`HandedCredentials`), which no file on this machine holds.
+            var input = Array(payload.bytes)
+            if let file = payload.file { input += try ctx.fs.readData(file) }
             return try await ctx.processes.runFeeding(
-                kubectl(["-i"], command), input: Array(await later.bytes), environment: nil, timeout: timeout)
+                kubectl(["-i"], command), input: input, environment: nil, timeout: timeout)
         case .file(let path):
             return try await ctx.processes.runStreaming(
                 kubectl(["-i"], command), stdinFile: path, stdoutFile: nil, environment: nil, timeout: timeout)

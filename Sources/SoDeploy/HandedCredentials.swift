@@ -24,6 +24,12 @@ public enum HandedCredentials {
     /// The script that writes its stdin to the file (replacing it whole).
     public static let writeScript = "umask 077 && cat > \(path).part && mv -f \(path).part \(path)"
 
+    /// The script that writes the next `bytes` (a shell word) of its stdin to the file (replacing it whole), leaving
+    /// the rest of its stdin to what follows (a bundle, in the same exec).
+    public static func writeScript(bytes: String) -> String {
+        "umask 077 && head -c \(bytes) > \(path).part && mv -f \(path).part \(path)"
+    }
+
     /// The script that sets `keys` (variable names) in the file to what its stdin's lines say, keeping the rest.
     public static func mergeScript(_ keys: [String]) -> String {
         let drop = keys.map { "-e '^export \($0)='" }.joined(separator: " ")

@@ -199,16 +199,21 @@ extension HTTPClusterClient {
                 offset = end
             }
         }
-        switch input {
-        case .none: break
-        case .bytes(let data): try await send(data)
-        case .later(let later): try await send(await later.bytes)
-        case .file(let path):
+        func stream(_ path: String) async throws {
             guard let handle = FileHandle(forReadingAtPath: path) else {
                 throw SoError("cannot read \(path) to send it to the command", hint: "check that it exists")
             }
             defer { try? handle.close() }  // read to its end already: a close that fails loses nothing
             while let chunk = try handle.read(upToCount: 1 << 16), !chunk.isEmpty { try await send(0, chunk) }
+        }
+        switch input {
+        case .none: break
+        case .bytes(let data): try await send(data)
+        case .later(let later):
+            let payload = await later.payload
+            try await send(payload.bytes)
+            if let file = payload.file { try await stream(file) }
+        case .file(let path): try await stream(path)
         }
         try await send(255, [0])
     }

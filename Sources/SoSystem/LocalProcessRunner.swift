@@ -143,8 +143,15 @@ public struct LocalProcessRunner: ProcessRunner {
                 "cannot start \(program): \(String(cString: strerror(rc)))",
                 hint: "check that \(program) is installed and executable")
         }
+        // Background work, at the lowest priority from its first instruction on (its children too): a claim's refill
+        // starts as the claim returns, and its own start (10-15 ms of a processor) slowed the claimer's first exec.
+        // Best effort: a program that runs at the usual priority still runs.
+        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(pid), Self.detachedNice)
         return pid
     }
+
+    /// The niceness of a detached program (the lowest priority).
+    static let detachedNice: Int32 = 19
 
     /// glibc's POSIX_SPAWN_SETSID (spawn.h; not imported into Swift: it is declared under _GNU_SOURCE).
     static let spawnSetsid: Int32 = 0x80

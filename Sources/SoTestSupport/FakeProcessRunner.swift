@@ -35,9 +35,9 @@ public final class FakeProcessRunner: ProcessRunner, @unchecked Sendable {
     public private(set) var streamed: [(arguments: [String], stdinFile: String?, stdoutFile: String?)] = []
     /// The calls fed bytes on stdin, with the bytes (as text).
     public private(set) var fed: [(arguments: [String], input: String)] = []
-    /// Answers a fed call (its arguments and the bytes as text) no scripted expectation matches; nil, or a nil
-    /// answer: it is answered as a captured call.
-    public var feedingFallback: (@Sendable ([String], String) async throws -> ProcessResult?)?
+    /// Answers a fed call (its arguments and the bytes) no scripted expectation matches; nil, or a nil answer: it is
+    /// answered as a captured call.
+    public var feedingFallback: (@Sendable ([String], [UInt8]) async throws -> ProcessResult?)?
 
     public init() {}
 
@@ -89,7 +89,7 @@ public final class FakeProcessRunner: ProcessRunner, @unchecked Sendable {
         let text = String(decoding: input, as: UTF8.self)
         lock.withLock { fed.append((arguments, text)) }
         let scripted = lock.withLock { expectations.first?.arguments == arguments }
-        if !scripted, let feedingFallback, let answer = try await feedingFallback(arguments, text) {
+        if !scripted, let feedingFallback, let answer = try await feedingFallback(arguments, input) {
             lock.withLock {
                 calls.append((arguments, nil))
                 environments.append(environment)

@@ -88,11 +88,10 @@ public struct PoolAction {
     /// `stack`: where this machine has the pool's stack, when not where the machine that made the pool had it (the
     /// same files, compared).
     public func fill(
-        _ record: PoolRecord, cluster: ClusterOptions, atMost: Int = .max, after: Double = 0, stack: String? = nil
+        _ record: PoolRecord, cluster: ClusterOptions, atMost: Int = .max, stack: String? = nil
     )
         async throws -> [Member]
     {
-        if after > 0 { try await ctx.clock.sleep(seconds: after) }
         let (stackPath, resolved) = try record.stackHere(ctx, copy: stack)
         let changed = try record.changed(resolved, fs: ctx.fs)
         guard changed.isEmpty else { throw Self.stale(record.name, changed) }

@@ -112,39 +112,73 @@ extension WorkspaceContainer {
         return r.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "yes"
     }
 
-    /// Streams the bundle into `<path>/.so-carry/` through `kubectl exec -i` (never in memory), then the
-    /// marker the clone waits for, naming the base commit, the snapshot of uncommitted changes and the branch.
+    /// Sends the bundle into `<path>/.so-carry/` on the exec's stdin (streamed from its file; kubectl, where it is
+    /// used instead of the API server's exec, is fed it from memory), then
+    /// the marker the clone waits for, naming the base commit, the snapshot of uncommitted changes and the branch.
     /// A pool's member learns its `branch` and `origin` here too. With `waitFor` (seconds), the same exec then
     /// waits for the clone to be done (a claim: one exec, not two).
-    /// A claim's `identity` (the claimer's git name and email) goes into the checkout's config.
+    /// A claim's `identity` (the claimer's git name and email) goes into the checkout's config, and its `credentials`
+    /// into the container's memory (`HandedCredentials`), before the bundle, in the same exec (one exec, not two).
+    /// `made`: the bundle, which may still be being made: the exec starts at once (its connection, the node's exec:
+    /// 40-60 ms of a claim), and reads the two commits, the credentials, then the bundle, on its stdin once it is
+    /// written. A bundle that fails ends the exec before it writes anything, and this throws why. Whatever happens,
+    /// the bundle's scratch repository is gone (`carry.done`) when this returns; it returns the bundle.
+    @discardableResult
     func deliver(
-        _ b: CarryIn.Bundle, ref: String, branch: String = "", origin: String = "", identity: GitIdentity = .none,
-        waitFor: Double? = nil
+        _ carry: CarryIn, _ made: @escaping @Sendable () async throws -> CarryIn.Bundle, ref: String,
+        branch: String = "", origin: String = "", identity: GitIdentity = .none, waitFor: Double? = nil,
+        credentials: [(key: String, value: String)] = []
     )
-        async throws
+        async throws -> CarryIn.Bundle
     {
+        let bundle = Task { try await made() }
+        let handed = Data(HandedCredentials.text(credentials).utf8)
+        // First a line, "BASE SEED N" (SEED "-" when none; N the credentials' bytes), read by the shell a byte at a
+        // time, then the credentials (`head -c N`), then the bundle (`cat`). No bundle, no bytes: the script ends at
+        // its read, having written nothing.
+        let stdin = ExecInput.later(
+            ExecInput.Later(streaming: {
+                guard let b = try? await bundle.value else { return ExecInput.Payload(bytes: Data()) }
+                let line = Data("\(b.base) \(b.seed ?? "-") \(handed.count)\n".utf8)
+                return ExecInput.Payload(bytes: line + handed, file: b.file)
+            }))
         let script = """
-            c="$1/.so-carry"; mkdir -p "$c" || exit 3
+            IFS=' ' read -r base seed n || exit 7
+            [ "$seed" != - ] || seed=
+            if [ "$n" -gt 0 ] 2>/dev/null; then (\(HandedCredentials.writeScript(bytes: "$n"))) || exit 6; fi
+            c="$1/.so-carry"; [ -d "$c" ] || mkdir -p "$c" || exit 3
             cat > "$c/repo.bundle.part" && mv "$c/repo.bundle.part" "$c/repo.bundle" || exit 4
             printf 'base=%s\\nseed=%s\\nref=%s\\nbranch=%s\\norigin=%s\\nname=%s\\nemail=%s\\n' \\
-              "$2" "$3" "$4" "$5" "$6" "$8" "$9" > "$c/ready.part" && mv "$c/ready.part" "$c/ready"
-            \(Self.wakeAndWait("$7"))
+              "$base" "$seed" "$2" "$3" "$4" "$6" "$7" > "$c/ready.part" && mv "$c/ready.part" "$c/ready"
+            \(Self.wakeAndWait("$5"))
             """
-        // stdin is the bundle file.
-        let r = try await capture(
-            script,
-            [
-                b.base, b.seed ?? "", ref, branch, origin, Self.ticks(waitFor), identity.line(\.name),
-                identity.line(\.email),
-            ],
-            stdin: .file(b.file))
+        let outcome: Result<ProcessResult, Error>
+        do {
+            outcome = .success(
+                try await capture(
+                    script,
+                    [ref, branch, origin, Self.ticks(waitFor), identity.line(\.name), identity.line(\.email)],
+                    stdin: stdin))
+        } catch {
+            outcome = .failure(error)
+        }
+        // The bundle's scratch repository goes, however the exec went (a bundle that failed made none to remove).
+        let b = try await bundle.value
+        carry.done(b)
+        let r = try outcome.get()
         if r.exitCode == 5, let waitFor { throw notCloned(waitFor) }
         guard r.exitCode == 0 else {
+            if r.exitCode == 6 {
+                throw SoError(
+                    "handing the credentials to \(name) failed: \(r.lastErrorLine)",
+                    hint: "see it for yourself: so deployment --dir \(c.model.directory) shell")
+            }
             throw SoError(
                 "carrying the repository into \(name) failed: \(r.lastErrorLine)",
                 hint: "the workspace's volume may be full (a bundle of \(WorkspaceSource.bytes(b.bytes))); "
                     + "see so deployment --dir \(c.model.directory) status")
         }
+        return b
     }
 
     /// A workspace from a remote (a claimed pool member): the repository, its ref and the branch handed to the
@@ -168,7 +202,7 @@ extension WorkspaceContainer {
         }
         let r = try await capture(
             #"""
-            c="$1/.so-carry"; mkdir -p "$c" || exit 3
+            c="$1/.so-carry"; [ -d "$c" ] || mkdir -p "$c" || exit 3
             tip=; if [ "$8" = 1 ]; then IFS= read -r tip || :; fi
             if [ "$9" = 1 ]; then (\#(HandedCredentials.writeScript)) || exit 6; fi
             printf 'repo=%s\nref=%s\nbranch=%s\nname=%s\nemail=%s\ntip=%s\n' "$2" "$3" "$4" "$6" "$7" "$tip" \
@@ -190,14 +224,23 @@ extension WorkspaceContainer {
     /// Shell, after `.so-carry/ready` is written: wakes the clone at once where it waits on `.so-carry/wake` (a
     /// FIFO clone.sh makes; a clone not waiting there sees the marker by itself within a second), then, when `ticks`
     /// (a shell word) is above 0, waits that many fiftieths of a second at most for the clone to be done (exit 5
-    /// when it is not): on `/tmp/so-clone-wait`, a FIFO clone.sh writes to once done (so this wakes at once; its
-    /// end is looked at every 50 ms all the same, as a member made by an older clone.sh needs), else a look every
-    /// 20 ms where there is no `timeout(1)` or FIFO.
+    /// when it is not). On `/tmp/so-claim-wait`, where the clone made that FIFO (it then writes a byte to it once
+    /// done): held open for reading and writing before the marker is looked at, so that byte wakes this however
+    /// close the two come, and a look each second all the same (no process a tick). Before it, a wait on
+    /// `/tmp/so-clone-wait`, the readiness probe's FIFO too, lost its wake-up whenever the clone was done between
+    /// a look and the next reader's open (the probe took it), and waited out its 50 ms tick.
+    /// A member made by an older clone.sh: that wait, its end looked at every 50 ms; a look every 20 ms where there
+    /// is no `timeout(1)` or FIFO.
     static func wakeAndWait(_ ticks: String) -> String {
         """
         [ -p "$c/wake" ] && command -v timeout >/dev/null && timeout 0.2 sh -c ': > "$1"' so "$c/wake" 2>/dev/null
         n=\(ticks); i=0
         [ "$n" -gt 0 ] 2>/dev/null || exit 0
+        if [ -p /tmp/so-claim-wait ] && command -v timeout >/dev/null && {
+          until [ -e /tmp/so-clone-done ]; do
+            timeout 1 dd bs=1 count=1 <&4 >/dev/null 2>&1; i=$((i + 50)); [ "$i" -lt "$n" ] || exit 5
+          done
+        } 4<>/tmp/so-claim-wait; then exit 0; fi
         w=/tmp/so-clone-wait
         if command -v timeout >/dev/null && { [ -p $w ] || mkfifo $w 2>/dev/null; }; then
           until [ -e /tmp/so-clone-done ]; do timeout 0.05 cat $w >/dev/null 2>&1; i=$((i + 2)); [ "$i" -lt "$n" ] || exit 5; done

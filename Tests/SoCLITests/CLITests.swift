@@ -53,6 +53,22 @@ func runSo(_ args: [String], cwd: String, environment: [String: String] = [:], p
         #expect(t.exists("deployments/example/deployment.yml"))
     }
 
+    /// A claim's refill (`pool fill --after 1`) waits before it reaches the cluster: its connection then slowed the
+    /// claimer's first exec. Here the cluster is not there at all: the wait is over by the time that is found.
+    @Test func aRefillWaitsBeforeItReachesTheCluster() async throws {
+        let t = try TempDir()
+        defer { t.cleanup() }
+        let clock = FixedClock()
+        let console = CapturedConsole()
+        let ctx = SoContext(
+            fs: LocalFileSystem(currentDirectory: t.path), processes: FakeProcessRunner(), clock: clock,
+            entropy: SeededEntropy(), console: console, environment: ["HOME": t.path], builtInRoot: RepoPaths.root)
+        let code = await SoCommandLine.execute(
+            ["pool", "fill", "warm", "--at-most", "1", "--after", "1", "--kubeconfig", t.file("none")], context: ctx)
+        #expect(code != 0 && console.stderr.contains(t.file("none")), "\(console.stderr)")
+        #expect(clock.slept == 1)
+    }
+
     /// `start --dry-run` plans the start the same flags would make: with cluster management (the default) a kind
     /// cluster not running yet would be created; with `--skip-cluster-management` that start has no cluster.
     @Test func startDryRunFollowsSkipClusterManagement() async throws {

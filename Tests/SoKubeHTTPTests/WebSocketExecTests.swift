@@ -142,6 +142,24 @@ import Testing
         #expect(o.exitCode == 0 && o.stdout == bytes && server.received == bytes)
     }
 
+    /// Stdin known later can be bytes then a file's (a bundle after its header line): both go, in that order, the
+    /// file's in frames of 64 KiB (here 200 KiB of it, so more than one).
+    @Test(.timeLimit(.minutes(1))) func stdinKnownLaterCanEndWithAFile() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("so-ws-later-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("repo.bundle")
+        let body = Data((0..<(200 << 10)).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        try body.write(to: file)
+        let header = Data("abc123 def456\n".utf8)
+        var request = Self.request
+        request.stdin = .later(
+            ExecInput.Later(streaming: { ExecInput.Payload(bytes: header, file: file.path) }))
+        let (outcome, server) = try await run(.echoStdin, request)
+        let o = try #require(outcome)
+        #expect(o.exitCode == 0 && server.received == header + body && o.stdout == header + body)
+    }
+
     /// Output told as it comes goes to the caller, not into the outcome.
     @Test func outputCanBeToldAsItComes() async throws {
         let seen = Seen()

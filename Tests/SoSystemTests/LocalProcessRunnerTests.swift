@@ -58,21 +58,26 @@ import Testing
         #expect(code == 4 && got.all == ["one", long, "", "last"], "\(got.all.map(\.count))")
     }
 
-    /// A detached program runs on in a session of its own (its process id is its session's), stdin empty, its output
-    /// appended to the file; `so` does not wait for it.
+    /// A detached program runs on in a session of its own (its process id is its session's), at the lowest priority,
+    /// stdin empty, its output appended to the file; `so` does not wait for it.
     @Test func aDetachedProgramRunsInASessionOfItsOwn() async throws {
         let t = try TempDir("so-detached")
         defer { t.cleanup() }
         try t.write("out.log", "before\n")
+        // Its niceness read a moment later (the lowest priority is set as it starts): field 19 of its stat.
         let pid = try runner.spawnDetached(
-            ["sh", "-c", "cat; echo \"sid=$(cut -d' ' -f6 /proc/$$/stat) pid=$$\"; echo err >&2; echo done"],
+            [
+                "sh", "-c",
+                "cat; sleep 0.3; echo \"sid=$(cut -d' ' -f6 /proc/$$/stat) pid=$$ nice=$(cut -d' ' -f19 /proc/$$/stat)\"; "
+                    + "echo err >&2; echo done",
+            ],
             environment: nil, output: t.file("out.log"))
         var text = ""
         for _ in 0..<600 where !text.hasSuffix("done\n") {
             try await Task.sleep(nanoseconds: 50_000_000)
             text = try t.read("out.log")
         }
-        #expect(text == "before\nsid=\(pid) pid=\(pid)\nerr\ndone\n", "\(text)")
+        #expect(text == "before\nsid=\(pid) pid=\(pid) nice=19\nerr\ndone\n", "\(text)")
     }
 
     @Test func aMissingProgramSaysSoAsAField() async throws {

@@ -54,6 +54,22 @@ import Testing
     }
 
     /// `so up --dry-run` says what it would use and carry, in the conditional; nothing is carried.
+    /// The hand-over's exec starts before its bundle is made: a bundle that fails then (here, one nothing can make)
+    /// ends the exec at its first read, with nothing written in the container, and the error said is the bundle's.
+    @Test func aBundleThatFailsEndsTheExecBeforeItWritesAnything() async throws {
+        let c = try await CarryHarness()
+        try await c.up()
+        let w = try await WorkspaceContainer.open(c.w.ctx, directory: c.dir, cluster: c.w.clusterOptions)
+        let carry = try #require(try await CarryIn.find(c.w.ctx, directory: c.mine))
+        let before = c.w.h.processes.fed.count
+        let error = await #expect(throws: SoError.self) {
+            try await w.deliver(carry, { throw SoError("the bundle could not be made") }, ref: "main")
+        }
+        #expect(error?.message == "the bundle could not be made")
+        #expect(c.w.h.processes.fed.count == before + 1, "the exec ran (it was fed nothing)")
+        #expect(!FileManager.default.fileExists(atPath: c.container + "/.so-carry"))
+    }
+
     @Test func aDryRunSaysWhatItWouldCarry() async throws {
         let c = try await CarryHarness()
         var req = UpRequest(stack: "agent-workspace")

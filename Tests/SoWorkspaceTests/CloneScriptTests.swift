@@ -4,8 +4,11 @@ import SoSystem
 import SoTestSupport
 import Testing
 
+@testable import SoWorkspace
+
 /// The stack's clone.sh and the agent's readiness probe (its compose `healthcheck:`), run here with their container
-/// paths (/workspace, /tmp/so-clone-done, /tmp/so-clone-wait) pointed into a scratch directory.
+/// paths (/workspace, /tmp/so-clone-done and the FIFOs /tmp/so-clone-wait, /tmp/so-claim-wait) pointed into a
+/// scratch directory.
 @Suite struct CloneScriptTests {
     static let env: [String: String] = {
         var e = ProcessInfo.processInfo.environment
@@ -24,6 +27,7 @@ import Testing
         text.replacingOccurrences(of: "/workspace", with: t.file("ws"))
             .replacingOccurrences(of: "/tmp/so-clone-done", with: t.file("done"))
             .replacingOccurrences(of: "/tmp/so-clone-wait", with: t.file("wait"))
+            .replacingOccurrences(of: "/tmp/so-claim-wait", with: t.file("claim-wait"))
     }
 
     /// clone.sh pointed into `t`, written there as clone.sh.
@@ -119,16 +123,20 @@ import Testing
 
     /// A pool's member of `origin` (GIT_WARM, GIT_ORIGIN) started in `t`, running until it is claimed, once its
     /// warm-up's fetch is done (FETCH_HEAD written); then `claim` (shell) runs, and the member's result is returned.
-    static func warmMember(_ t: TempDir, origin: String, claim: String) async throws -> ProcessResult {
+    /// `command`: the agent's command clone.sh runs once done (none: it ends there, marking nothing done); `env`:
+    /// more of the member's environment.
+    static func warmMember(
+        _ t: TempDir, origin: String, claim: String, command: [String] = [], env more: [String: String] = [:]
+    ) async throws -> ProcessResult {
         try FileManager.default.createDirectory(atPath: t.file("ws"), withIntermediateDirectories: true)
         try Self.writeScript(into: t)
-        var env = Self.env
+        var env = Self.env.merging(more) { $1 }
         env["GIT_CARRY"] = "bundle"
         env["GIT_WARM"] = "1"
         env["GIT_ORIGIN"] = "file://\(origin)"
         env["WORKSPACE_NAME"] = "member"
         async let cloned = LocalProcessRunner().run(
-            ["sh", t.file("clone.sh")], workingDirectory: nil, environment: env, timeout: 60)
+            ["sh", t.file("clone.sh")] + command, workingDirectory: nil, environment: env, timeout: 60)
         let claimed = try await Self.sh(
             "i=0; until [ -s \(CommandText.quote(t.file("ws/.so-clone-tmp/.git/FETCH_HEAD"))) ] || [ $i -gt 500 ]; do "
                 + "sleep 0.02; i=$((i + 1)); done; " + claim)
@@ -201,6 +209,34 @@ import Testing
             "git -C \(q(t.file("ws"))) rev-parse --abbrev-ref HEAD && git -C \(q(t.file("ws"))) log -1 --format=%s "
                 + "&& git -C \(q(t.file("ws"))) config so.base && git -C \(q(t.file("ws"))) remote get-url origin")
         #expect(state.stdout == "agent/mine\nfirst\n\(head)\nfile://\(origin)\n", "\(state.stdout)\(state.stderr)")
+    }
+
+    /// A claim's exec waits for the clone on `/tmp/so-claim-wait`, which the member's clone.sh made as it waited for
+    /// its repository and writes a byte to once done: that byte ends the wait. The clone is held a second (a git hook
+    /// on its checkout), so the exec is waiting by then, and the exec's look each second is made one each 10 minutes
+    /// here: only the byte ends its wait within this run's limit (60 s).
+    @Test func aClaimsExecIsWokenByTheClonesByte() async throws {
+        let t = try TempDir("so-clone-claim-wait")
+        defer { t.cleanup() }
+        let (origin, head) = try await Self.originAndTrunk(in: t)
+        let q = CommandText.quote
+        try t.write("hooks/post-checkout", "#!/bin/sh\nsleep 1\n")
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: t.file("hooks/post-checkout"))
+        let waits = WorkspaceContainer.wakeAndWait("3000").replacingOccurrences(
+            of: "timeout 1 dd", with: "timeout 600 dd")
+        #expect(waits.contains("timeout 600 dd"), "\(waits)")
+        try t.write("claim.sh", "c=\(q(t.file("ws/.so-carry")))\n" + Self.pointed(waits, into: t))
+        let r = try await Self.warmMember(
+            t, origin: origin,
+            claim: "until [ -p \(q(t.file("claim-wait"))) ]; do sleep 0.01; done; "
+                + "printf 'base=%s\\nseed=\\nref=trunk\\nbranch=agent/mine\\norigin=%s\\nname=\\nemail=\\n' \(head) "
+                + "\(q("file://\(origin)")) > \(q(t.file("ws/.so-carry/ready.part"))) && "
+                + "mv \(q(t.file("ws/.so-carry/ready.part"))) \(q(t.file("ws/.so-carry/ready"))) && "
+                + "sh \(q(t.file("claim.sh"))) && test -e \(q(t.file("done")))",
+            command: ["true"],
+            env: ["GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "core.hooksPath", "GIT_CONFIG_VALUE_0": t.file("hooks")])
+        #expect(r.exitCode == 0, "\(r.stdout)\(r.stderr)")
+        #expect(r.stdout.contains("clone: done"), "\(r.stdout)")
     }
 
     /// A thin bundle (`CarryIn.thinAfter`: its history from the checkout's origin/HEAD left out) is read by a member

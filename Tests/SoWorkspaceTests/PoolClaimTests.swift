@@ -27,7 +27,7 @@ import Testing
 
     /// The member's entrypoint, as it waited since it was made: its config says GIT_CARRY=bundle and its own name.
     static func runMemberClone(_ c: CarryHarness, member: String) async throws {
-        let script = try RepoPaths.cloneScript().replacingOccurrences(of: "/workspace", with: c.container)
+        let script = try c.cloneScript()
         var env = GitWorkspace.env
         env["GIT_CARRY"] = "bundle"
         env["WORKSPACE_NAME"] = member
@@ -91,7 +91,7 @@ import Testing
         let r = try await UpAction(c.w.ctx).run(req)
         #expect(r.note == "claimed from pool warm", "\(r)")
         // The member's entrypoint, with the environment an older member had: its maker's identity.
-        let script = try RepoPaths.cloneScript().replacingOccurrences(of: "/workspace", with: c.container)
+        let script = try c.cloneScript()
         var env = GitWorkspace.env
         for k in ["GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL"] { env[k] = nil }
         env["GIT_CARRY"] = "bundle"
@@ -170,12 +170,16 @@ import Testing
         #expect(
             try secret().at("data", "ANTHROPIC_API_KEY")?.string
                 == Data("claimer's-key-not-real".utf8).base64EncodedString())
-        let fed = c.w.h.processes.fed
+        // In the hand-over's own exec (one exec into the member, not two), on its stdin before the bundle: the
+        // container's file of them holds them; no command line does, nor a file here (kubectl is fed them).
+        let handOver = c.w.h.processes.fed.filter { $0.arguments.contains(ns) }
+        #expect(handOver.count == 1 && handOver[0].arguments.contains("-i"), "\(handOver.map(\.arguments))")
+        #expect(handOver.first?.input.contains("export ANTHROPIC_API_KEY=") == true)
+        #expect(handOver.allSatisfy { !$0.arguments.contains { $0.contains("claimer") } }, "never on a command line")
+        #expect(c.w.h.processes.streamed.filter { $0.arguments.contains(ns) }.isEmpty)
         #expect(
-            fed.count == 1 && fed[0].arguments.contains("-i") && fed[0].arguments.contains(ns),
-            "\(fed.map(\.arguments))")
-        #expect(fed.first?.input == #"export ANTHROPIC_API_KEY='claimer'\''s-key-not-real'"# + "\n")
-        #expect(fed.first?.arguments.contains { $0.contains("claimer") } == false, "never on a command line")
+            try String(contentsOfFile: c.shm + "/so-secret-env", encoding: .utf8)
+                == #"export ANTHROPIC_API_KEY='claimer'\''s-key-not-real'"# + "\n")
         let said = c.w.h.console.stdout + c.w.h.console.stderr
         #expect(!said.contains("claimer's-key"))
         #expect(
@@ -194,14 +198,14 @@ import Testing
         let p = try await PoolTests().pool(c.w, size: 1)
         let member = try #require(try await PoolAction(c.w.ctx).members(p.name, cluster: c.w.clusterOptions).first)
         // The member's container is gone by the time the checkout comes: carrying it in fails.
-        let carryCold = c.w.h.processes.streamingFallback
+        let carryCold = c.w.h.processes.feedingFallback
         let memberNamespace = member.listing.namespace
-        c.w.h.processes.streamingFallback = { args, stdin, stdout in
+        c.w.h.processes.feedingFallback = { args, input in
             if let n = args.firstIndex(of: "-n"), args[n + 1] == memberNamespace {
                 return ProcessResult(
                     exitCode: 1, stderr: "error: unable to upgrade connection: container not found (\"agent\")")
             }
-            return try await carryCold?(args, stdin, stdout)
+            return try await carryCold?(args, input)
         }
         let r = try await upInCheckout(c, "cold-ws")
         #expect(r.namespace == "cold-ws" && r.note != "claimed from pool warm", "\(r)")

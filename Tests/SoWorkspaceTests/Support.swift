@@ -58,11 +58,15 @@ struct CarryHarness {
         try h.tmp.write("mine/new.txt", "untracked\n")
         try h.tmp.write("mine/.env", "SECRET=not-carried\n")
         let local = container
+        // The container's memory (/dev/shm: the credentials a claim hands in, the use marker), a directory here.
+        let shm = h.path("container-shm")
+        try FileManager.default.createDirectory(atPath: shm, withIntermediateDirectories: true)
         @Sendable func inContainer(_ args: [String]) -> [String]? {
             guard args.first == "kubectl", let dash = args.firstIndex(of: "--"), args[dash + 1] == "sh",
                 args[dash + 4] == "so", args[dash + 5] == "/workspace"
             else { return nil }
             var rest = Array(args[(dash + 1)...])
+            rest[2] = rest[2].replacingOccurrences(of: "/dev/shm/", with: shm + "/")
             rest[4] = local
             return rest
         }
@@ -88,16 +92,13 @@ struct CarryHarness {
             else { return }
             try cluster.seed(AgentPod.running(id: id, namespace: json.name))
         }
-        // Credentials handed in go to the container's memory: recorded (`fed`), never written on this host.
-        // A claim's hand-over from a remote carries them in its own exec: it runs here (its ready file written, the
-        // clone waited for) told it carries none (its last word), so nothing of them lands on this host either.
-        // What it reads first on its stdin (where the remote's branch is, `RemoteTip`) it is fed.
+        // What a script is fed runs here (the container's memory pointed into `shm`): a claim's hand-over from a remote
+        // (what it reads first on its stdin: where the remote's branch is, `RemoteTip`; then the credentials), the
+        // credentials handed to a running workspace.
         h.processes.feedingFallback = { args, input in
-            guard var rest = inContainer(args) else { return nil }
-            guard rest.contains(where: { $0.contains("/tmp/so-clone-done") }) else { return ProcessResult(exitCode: 0) }
-            rest[rest.count - 1] = "0"
+            guard let rest = inContainer(args) else { return nil }
             return try await LocalProcessRunner().runFeeding(
-                rest, input: Array(input.utf8), environment: GitWorkspace.env, timeout: 60)
+                rest, input: input, environment: GitWorkspace.env, timeout: 60)
         }
         h.processes.streamingFallback = { args, stdin, stdout in
             guard let rest = inContainer(args) else { return nil }
@@ -118,7 +119,7 @@ struct CarryHarness {
         req.timeout = 3600
         req.progress = .plain
         let r = try await UpAction(w.ctx).run(req)
-        let script = try RepoPaths.cloneScript().replacingOccurrences(of: "/workspace", with: container)
+        let script = try cloneScript()
         var env = GitWorkspace.env
         env["GIT_CARRY"] = "bundle"
         env["WORKSPACE_NAME"] = name
@@ -129,6 +130,16 @@ struct CarryHarness {
     }
 
     var dir: String { w.h.path("so-home/deployments/ws") }
+
+    /// The container's memory (/dev/shm), a directory here: what a claim handed in is read there.
+    var shm: String { w.h.path("container-shm") }
+
+    /// The stack's clone.sh as this harness's container runs it: its /workspace the harness's directory, and the
+    /// FIFO a claim's exec waits on (made as the clone waits for its repository) beside it, not in this host's /tmp.
+    func cloneScript() throws -> String {
+        try RepoPaths.cloneScript().replacingOccurrences(of: "/workspace", with: container)
+            .replacingOccurrences(of: "/tmp/so-claim-wait", with: w.h.path("so-claim-wait"))
+    }
 
     /// `so up agent-workspace --name NAME --config GIT_REPO=REPO --no-wait` on the harness's cluster (a claim from a
     /// remote, where a pool fits).

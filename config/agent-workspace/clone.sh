@@ -28,8 +28,14 @@
 # In the agent container rather than an init container of its own: the kubelet notices an init container's
 # exit only at its next relist (up to a second), which was a quarter of a warm node's `so up`.
 set -eu
-# A value for a git config file, quoted: its backslashes and double quotes escaped (a value is one line).
-quoted() { printf '"%s"' "$(printf '%s' "$1" | sed 's/[\\"]/\\&/g')"; }
+# A value for a git config file, quoted into $q: its backslashes and double quotes escaped (a value is one line). A
+# value with neither (nearly every one) takes no process: each is 1-2 ms in a pod, and a claim's clone quotes four.
+quote() {
+  case $1 in
+    *[\\\"]*) q=\"$(printf '%s' "$1" | sed 's/[\\"]/\\&/g')\" ;;
+    *) q=\"$1\" ;;
+  esac
+}
 # As PID 1 this shell gets no signal it has no handler for: a stop during the clone ends it (once the git
 # command in progress returns) instead of waiting out the grace period.
 trap 'exit 143' TERM
@@ -96,6 +102,9 @@ clone() {
       warm=$!
     fi
     if command -v timeout >/dev/null 2>&1 && { [ -p "$carry/wake" ] || mkfifo "$carry/wake" 2>/dev/null; }; then
+      # The FIFO a claim's exec holds open while it waits for this clone, woken by a byte once the clone is done
+      # (below): made now, while nothing else happens; the exec looks for it to know this clone writes that byte.
+      [ -p /tmp/so-claim-wait ] || mkfifo /tmp/so-claim-wait 2>/dev/null || :
       while [ ! -e "$carry/ready" ]; do timeout 1 cat "$carry/wake" >/dev/null 2>&1 || true; done
     else
       while [ ! -e "$carry/ready" ]; do sleep 0.1; done
@@ -128,8 +137,9 @@ clone() {
   if [ -n "$bundle" ]; then
     echo "clone: the carried-in repository at $base onto branch $branch"
     # A commit the warm-up fetched (a checkout at its origin's default branch, nothing uncommitted carried) needs
-    # nothing from the bundle: its fetch (git's unpacking and refs, 10-30 ms in a pod) is left out of the claim.
-    if [ -n "$seed" ] || [ -z "$warm" ] || ! git -C "$tmp" cat-file -e "$base^{commit}" 2>/dev/null; then
+    # nothing from the bundle: its fetch (git's unpacking and refs, 10-30 ms in a pod) is left out of the claim, and
+    # the checkout is tried at once (a commit the warm-up lacks fails it before it changes anything).
+    if [ -n "$seed" ] || [ -z "$warm" ] || ! git -C "$tmp" checkout -q -b "$branch" "$base" 2>/dev/null; then
       # A thin bundle (so leaves out the history of the checkout's origin/HEAD, which a member warm with that origin
       # holds) needs that commit here: a member without it (its warm-up older than the checkout's fetch) fetches the
       # origin's branches first, then reads the bundle.
@@ -142,15 +152,17 @@ clone() {
         proxied git -C "$tmp" fetch -q "$GIT_ORIGIN" '+refs/heads/*:refs/remotes/origin/*'
         git -C "$tmp" fetch -q "$carry/repo.bundle" '+refs/so/carry/*:refs/so/carry/*'
       fi
+      git -C "$tmp" checkout -q -b "$branch" "$base"
     fi
-    git -C "$tmp" checkout -q -b "$branch" "$base"
     at=$base
     # The config written at once, not a git process a key (each 10-30 ms on a busy node, on a claim's path).
     {
       if [ -n "${GIT_ORIGIN:-}" ]; then
-        printf '[remote "origin"]\n\turl = %s\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n' "$(quoted "$GIT_ORIGIN")"
+        quote "$GIT_ORIGIN"
+        printf '[remote "origin"]\n\turl = %s\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n' "$q"
       fi
-      printf '[so]\n\tbase = %s\n\tref = %s\n' "$base" "$(quoted "$ref")"
+      quote "$ref"
+      printf '[so]\n\tbase = %s\n\tref = %s\n' "$base" "$q"
     } >> "$tmp/.git/config"
     if [ -n "$seed" ]; then
       # The checkout's uncommitted changes, uncommitted here too (new files untracked).
@@ -161,7 +173,8 @@ clone() {
   else
     ref="${GIT_REF:-}"
     [ -d "$tmp/.git" ] || git init -q "$tmp"
-    printf '[remote "origin"]\n\turl = %s\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n' "$(quoted "$GIT_REPO")" \
+    quote "$GIT_REPO"
+    printf '[remote "origin"]\n\turl = %s\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n' "$q" \
       >> "$tmp/.git/config"
     # A member that fetched this repository while it waited: the remote asked where the branch is (no pack made),
     # and a commit the warm-up has checked out as it is.
@@ -178,9 +191,9 @@ clone() {
         tip=$(printf '%s\n' "$asked" | sed -n 's/^\([0-9a-f]\{40,\}\)[[:space:]]*HEAD$/\1/p')
         [ -n "$ref" ] || tip=
       fi
-      if [ -n "$tip" ] && git -C "$tmp" cat-file -e "$tip^{commit}" 2>/dev/null; then
+      # origin/<branch> set at once: git refuses a commit the warm-up lacks (one git process, not two).
+      if [ -n "$tip" ] && git -C "$tmp" update-ref "refs/remotes/origin/$ref" "$tip" 2>/dev/null; then
         echo "clone: $GIT_REPO at ${GIT_REF:-$ref} ($tip, fetched while the workspace was warm) onto branch $branch"
-        git -C "$tmp" update-ref "refs/remotes/origin/$ref" "$tip"
       else
         tip= ref="${GIT_REF:-}"
       fi
@@ -213,7 +226,8 @@ clone() {
     # request's base).
     [ -n "$tip" ] || tip=$(git -C "$tmp" rev-parse HEAD)
     at=$tip
-    printf '[so]\n\tbase = %s\n\tref = %s\n' "$tip" "$(quoted "$ref")" >> "$tmp/.git/config"
+    quote "$ref"
+    printf '[so]\n\tbase = %s\n\tref = %s\n' "$tip" "$q" >> "$tmp/.git/config"
   fi
   # A volume's lost+found (ext4 provisioners) is not the agent's work.
   echo "/lost+found/" >> "$tmp/.git/info/exclude"
@@ -226,20 +240,19 @@ clone() {
       git -C "$tmp" submodule update -q --init --recursive
     fi
   fi
-  if grep -qs 'filter=lfs' "$tmp/.gitattributes"; then
+  if [ -f "$tmp/.gitattributes" ] && grep -qs 'filter=lfs' "$tmp/.gitattributes"; then
     if git lfs version >/dev/null 2>&1; then git -C "$tmp" lfs pull; else echo "clone: warning: the repository uses Git LFS; LFS files were not fetched (git-lfs is not in the image)"; fi
   fi
-  # Into place: the work tree first (one mv, not one a top-level entry: a claim waits for this), .git last,
-  # then the marker goes. The function's own arguments hold the list (clone takes none).
+  # Into place: the work tree first, .git last (one mv, which moves its sources in their order, not one a top-level
+  # entry: a claim waits for this), then the marker goes. The function's own arguments hold the list (clone takes
+  # none).
   set --
   for f in "$tmp"/* "$tmp"/.[!.]* "$tmp"/..?*; do
     if [ "$f" != "$tmp/.git" ] && { [ -e "$f" ] || [ -L "$f" ]; }; then set -- "$@" "$f"; fi
   done
-  [ $# -eq 0 ] || mv -- "$@" /workspace/
-  mv "$tmp/.git" /workspace/.git
+  mv -- "$@" "$tmp/.git" /workspace/
   rmdir "$tmp"
-  rm -rf "$carry"
-  rm -f .so-clone-incomplete
+  rm -rf "$carry" .so-clone-incomplete
   fresh=1
   # The commit's short name from the shell (a git process less on a claim's path).
   echo "clone: done (${at%"${at#???????}"} on $branch)"
@@ -250,7 +263,11 @@ clone() {
 # and starts a worker for what is still queued. In the background, with the credentials a claim handed in; the
 # agent's command does not wait for it.
 resume_tasks() {
-  runner="$(git -C /workspace rev-parse --absolute-git-dir 2>/dev/null)/so/task.sh" || return 0
+  # The checkout's git directory is /workspace/.git (no git process) unless .git is a link to one elsewhere.
+  runner=/workspace/.git/so/task.sh
+  if [ ! -d /workspace/.git ]; then
+    runner="$(git -C /workspace rev-parse --absolute-git-dir 2>/dev/null)/so/task.sh" || return 0
+  fi
   [ -f "$runner" ] || return 0
   echo "clone: resuming the task queue"
   (
@@ -267,7 +284,10 @@ identity() {
   n=${user_name:-${GIT_USER_NAME:-}} e=${user_email:-${GIT_USER_EMAIL:-}}
   if [ -n "$fresh" ] && [ -n "$n" ] && [ -n "$e" ]; then
     # A checkout this start made holds no identity yet: both written at once.
-    printf '[user]\n\tname = %s\n\temail = %s\n' "$(quoted "$n")" "$(quoted "$e")" >> /workspace/.git/config
+    quote "$n"
+    qn=$q
+    quote "$e"
+    printf '[user]\n\tname = %s\n\temail = %s\n' "$qn" "$q" >> /workspace/.git/config
   elif [ -d /workspace/.git ]; then
     if [ -n "$n" ]; then git -C /workspace config user.name "$n"; fi
     if [ -n "$e" ]; then git -C /workspace config user.email "$e"; fi
@@ -276,7 +296,10 @@ identity() {
   fi
   if [ -n "${GIT_CONFIG_SYSTEM:-}" ]; then
     # This script's file alone (in the container's /tmp, made anew at each start): written whole, at once.
-    printf '[user]\n\tname = %s\n\temail = %s\n' "$(quoted "${n:-so agent}")" "$(quoted "${e:-agent@so.invalid}")" \
+    quote "${n:-so agent}"
+    qn=$q
+    quote "${e:-agent@so.invalid}"
+    printf '[user]\n\tname = %s\n\temail = %s\n' "$qn" "$q" \
       > "$GIT_CONFIG_SYSTEM" 2>/dev/null || :
   fi
 }
@@ -292,8 +315,8 @@ if [ $# -gt 0 ]; then
   child=
   # Until the forked child has exec'd the command it is this shell, with this shell's handler: a signal sent
   # then is taken by that handler and lost when the child resets its traps (a stop then waited out the grace
-  # period). The child's command line tells: it is ours until the exec.
-  self=$(tr '\0' ' ' < /proc/$$/cmdline 2>/dev/null) || self=
+  # period). The child's command line tells: it is ours until the exec (read once the clone is called done).
+  self=
   forward() {
     n=0
     while [ -n "$self" ] && [ $n -lt 200 ] && [ "$(tr '\0' ' ' < /proc/$child/cmdline 2>/dev/null)" = "$self" ]; do
@@ -317,11 +340,16 @@ if [ $# -gt 0 ]; then
   trap 'if [ -n "$child" ]; then forward TERM; else exit 143; fi' TERM
   trap 'if [ -n "$child" ]; then forward INT; else exit 130; fi' INT
   : > /tmp/so-clone-done
-  # A claim's exec waiting on the FIFO it made is woken at once (none waiting: nothing to do).
+  # A claim's exec waiting for the clone holds /tmp/so-claim-wait open: a byte wakes it at once, however soon after
+  # its last look at the marker this comes (opened for reading and writing, this never blocks; none holding it: the
+  # byte goes nowhere). No process: the shell's own printf.
+  if [ -p /tmp/so-claim-wait ]; then printf x 4<>/tmp/so-claim-wait >&4 2>/dev/null || :; fi
+  # The readiness probe (and an older so's exec) waiting on the FIFO it made, woken too (none waiting: nothing to do).
   if [ -p /tmp/so-clone-wait ] && command -v timeout >/dev/null 2>&1; then
     timeout 0.2 sh -c ': > "$1"' so /tmp/so-clone-wait 2>/dev/null || true
   fi
   # After the clone is called done: nothing a claim's shell waits for.
+  self=$(tr '\0' ' ' < /proc/$$/cmdline 2>/dev/null) || self=
   resume_tasks
   exec 3<&0
   "$@" <&3 3<&- &
