@@ -39,7 +39,10 @@ public struct UpAction {
         defer { agentImage?.cancel() }
         var plan = try await WorkspacePlan.make(ctx, req, stack: stack, name: name, existing: existing)
         ctx.phase("up: plan made (the checkout read)")
-        if req.dryRun { return try await dryRun(req, stack: stack, name: name, dir: dir, plan: plan) }
+        if req.dryRun {
+            plan.source = await plan.counted(plan.source)
+            return try await dryRun(req, stack: stack, name: name, dir: dir, plan: plan)
+        }
         var created = false
         if existing {
             let ignored = notApplied(req, dir: dir)
@@ -64,7 +67,7 @@ public struct UpAction {
         }
         let isWorkspace = ctx.isWorkspace(dir)
         if let note = plan.note { ctx.say(note) }
-        var source = plan.source
+        var source = await plan.counted(plan.source)
         if let s = source { for line in s.lines() { ctx.say(line) } }
         do {
             if let bytes = try await start(req, name: name, dir: dir, plan: plan, checkFirst: !created) {
@@ -171,6 +174,8 @@ public struct UpAction {
             _ = try? await record.wait()
             throw error
         }
+        // HEAD's history, counted while the claim went on, for what is printed.
+        result.source = await plan.counted(result.source)
         // Once the workspace is ready, and in a process of its own: nothing of the next member is in this up's way.
         // (Started as the member was claimed, its own start, 10-15 ms of a processor, went beside the hand-over's exec
         // on 2 cores: that exec took 109 ms where it took 94, medians of 8 claims on the real node.)

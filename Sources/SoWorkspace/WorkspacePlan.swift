@@ -13,6 +13,15 @@ struct WorkspacePlan {
     var carry: CarryIn?
     var config: [String] = []
     var note: String?
+    /// HEAD's history counted, beside the rest of `up` (a claim does not wait for it): `counted()`.
+    var counts: Task<(commits: Int, local: Int), Never>?
+
+    /// `s` (the plan's source, or what a claim made of it) with HEAD's history counted: what `up` prints.
+    func counted(_ s: WorkspaceSource?) async -> WorkspaceSource? {
+        guard var s else { return nil }
+        if let counts { (s.commits, s.localCommits) = await counts.value }
+        return s
+    }
 
     static func make(_ ctx: SoContext, _ req: UpRequest, stack: ResolvedStack, name: String, existing: Bool)
         async throws -> WorkspacePlan
@@ -75,8 +84,10 @@ struct WorkspacePlan {
                 + "/workspace starts empty (run so up in your checkout, pass --from DIR, or --config GIT_REPO=URL)"
             return WorkspacePlan(note: existing ? nil : note)
         }
-        let source = try await carry.inspect(includeUncommitted: req.includeUncommitted)
-        return WorkspacePlan(source: source, carry: carry, config: ["GIT_CARRY=bundle", "GIT_ORIGIN=\(source.origin)"])
+        let (source, hasOrigin) = try await carry.inspectUncounted(includeUncommitted: req.includeUncommitted)
+        return WorkspacePlan(
+            source: source, carry: carry, config: ["GIT_CARRY=bundle", "GIT_ORIGIN=\(source.origin)"],
+            counts: carry.counting(base: source.base, hasOrigin: hasOrigin))
     }
 
     /// An `--agent` the stack does not know is refused (for a new workspace; an existing one keeps its own).

@@ -5,6 +5,7 @@ import SoRender
 import SoStack
 import SoSystem
 import SoTestSupport
+import Synchronization
 import Testing
 
 @testable import SoActions
@@ -147,6 +148,32 @@ import Testing
         // The member's pods are read once, when the pool is listed: the claim execs into the pod found then.
         let podReads = c.w.cluster.calls[before...].filter { $0.hasPrefix("list Pod") && $0.contains(ns) }
         #expect(podReads.count == 1, "\(Array(c.w.cluster.calls[before...]))")
+    }
+
+    /// HEAD's history is counted beside a claim, not before it: each count (held here until the hand-over's exec has
+    /// begun, for at most 20 s) sees that exec begun, and the workspace's source says the counts all the same.
+    @Test func aClaimDoesNotWaitForTheHistorysCount() async throws {
+        let c = try await CarryHarness()
+        _ = try await CarryHarness.git(["remote", "add", "origin", "https://github.com/acme/web.git"], in: c.mine)
+        let p = try await PoolTests().pool(c.w, size: 1)
+        let member = try #require(try await PoolAction(c.w.ctx).members(p.name, cluster: c.w.clusterOptions).first)
+        let ns = member.listing.namespace
+        let processes = c.w.h.processes
+        let git = processes.environmentFallback
+        let seen = Mutex<[Bool]>([])
+        processes.environmentFallback = { args, env in
+            if args.contains("rev-list") && args.contains("--count") {
+                func began() -> Bool { processes.fed.contains { $0.arguments.contains(ns) } }
+                for _ in 0..<2000 where !began() { try await Task.sleep(for: .milliseconds(10)) }
+                let handOverBegan = began()
+                seen.withLock { $0.append(handOverBegan) }
+            }
+            return try await git?(args, env)
+        }
+        let r = try await upInCheckout(c, "mine-ws")
+        #expect(r.note == "claimed from pool warm", "\(r)")
+        #expect(seen.withLock { $0 } == [true, true])
+        #expect(r.source?.commits == 2 && r.source?.localCommits == 2, "\(String(describing: r.source))")
     }
 
     /// Members hold no one's credentials (the pool maker's environment has a key: it is not copied); the claim
