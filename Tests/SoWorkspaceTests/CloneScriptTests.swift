@@ -193,15 +193,18 @@ import Testing
     }
 
     /// A carried-in checkout at a commit the warm-up fetched, with nothing uncommitted, is checked out without its
-    /// bundle (none is there to read); its origin is the checkout's.
+    /// bundle (none is there to read); its origin is the checkout's. The warm-up has checked its commit out by then
+    /// (the claim here comes only once the member's work tree holds it): the claim's checkout writes nothing.
     @Test func aCarriedInCommitTheWarmUpHasNeedsNoBundle() async throws {
         let t = try TempDir("so-clone-nobundle")
         defer { t.cleanup() }
         let (origin, head) = try await Self.originAndTrunk(in: t)
         let q = CommandText.quote
+        let warmTree = q(t.file("ws/.so-clone-tmp/README.md"))
         let r = try await Self.warmMember(
             t, origin: origin,
-            claim: "printf 'base=%s\\nseed=\\nref=trunk\\nbranch=agent/mine\\norigin=%s\\nname=\\nemail=\\n' \(head) "
+            claim: "i=0; until [ -e \(warmTree) ] || [ $i -gt 500 ]; do sleep 0.02; i=$((i + 1)); done; "
+                + "[ -e \(warmTree) ] && printf 'base=%s\\nseed=\\nref=trunk\\nbranch=agent/mine\\norigin=%s\\nname=\\nemail=\\n' \(head) "
                 + "\(q("file://\(origin)")) > \(q(t.file("ws/.so-carry/ready")))")
         #expect(r.exitCode == 0, "\(r.stdout)\(r.stderr)")
         #expect(!t.exists("ws/.so-carry"), "the carry's directory goes once the clone is done")

@@ -97,8 +97,11 @@ clone() {
     # The repository a warm member's pool names: its origin, or the remote its members were made with.
     warm_url=${GIT_ORIGIN:-${GIT_REPO:-}}
     if [ -n "${GIT_WARM:-}" ] && [ -n "$warm_url" ]; then
-      # Into FETCH_HEAD alone (no ref of the workspace's); best effort: a claim fetches what it lacks.
-      git -C "$tmp" fetch -q "$warm_url" HEAD </dev/null >/dev/null 2>&1 &
+      # Into FETCH_HEAD alone (no ref of the workspace's), then checked out, detached: a claim of that commit then
+      # writes no file, of another only what differs (a checkout of 500 files from 30,000 commits was 180 ms of a
+      # claim). Best effort: a claim fetches what it lacks.
+      { git -C "$tmp" fetch -q "$warm_url" HEAD && git -C "$tmp" checkout -q --detach FETCH_HEAD; } \
+        </dev/null >/dev/null 2>&1 &
       warm=$!
     fi
     if command -v timeout >/dev/null 2>&1 && { [ -p "$carry/wake" ] || mkfifo "$carry/wake" 2>/dev/null; }; then
