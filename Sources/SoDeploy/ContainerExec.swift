@@ -76,9 +76,6 @@ package struct ContainerExec: Sendable {
             if let file = payload.file { input += try ctx.fs.readData(file) }
             return try await ctx.processes.runFeeding(
                 kubectl(["-i"], command), input: input, environment: nil, timeout: timeout)
-        case .file(let path):
-            return try await ctx.processes.runStreaming(
-                kubectl(["-i"], command), stdinFile: path, stdoutFile: nil, environment: nil, timeout: timeout)
         }
     }
 

@@ -1,12 +1,11 @@
 import Foundation
 
-/// What an exec's command reads on standard input: nothing (it sees none), bytes, a file's bytes (read as they
-/// are sent, not whole), or what is known only later (`Later`: bytes, then a file's): the command starts meanwhile and
-/// reads it when it comes (kubectl, which cannot be fed later, starts once it is known).
+/// What an exec's command reads on standard input: nothing (it sees none), bytes, or what is known only later
+/// (`Later`: bytes, then a file's, read as they are sent, not whole): the command starts meanwhile and reads it when it
+/// comes (kubectl, which cannot be fed later, starts once it is known).
 public enum ExecInput: Sendable, Equatable {
     case none
     case bytes(Data)
-    case file(String)
     case later(Later)
 
     /// What an exec's command reads once it is known, made once (an exec run again reads the same).

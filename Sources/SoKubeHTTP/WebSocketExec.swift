@@ -213,7 +213,6 @@ extension HTTPClusterClient {
             let payload = await later.payload
             try await send(payload.bytes)
             if let file = payload.file { try await stream(file) }
-        case .file(let path): try await stream(path)
         }
         try await send(255, [0])
     }

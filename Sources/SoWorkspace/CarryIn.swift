@@ -53,18 +53,10 @@ struct CarryIn: Sendable {
         return r.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    /// What would be carried (nothing is written).
-    func inspect(includeUncommitted: Bool) async throws -> WorkspaceSource {
-        let (found, hasOrigin) = try await inspectUncounted(includeUncommitted: includeUncommitted)
-        var source = found
-        (source.commits, source.localCommits) = await counting(base: source.base, hasOrigin: hasOrigin).value
-        return source
-    }
-
-    /// `inspect` without HEAD's history counted (0 commits, 0 local), and whether the checkout has a remote named
-    /// origin at all (a local path included): what a claim waits for. Counting it is `counting`, for the lines
-    /// printed at the end (`rev-list --count`: 120-230 ms for 30,000 commits without a commit-graph, on a claim's
-    /// path before).
+    /// What would be carried (nothing is written), HEAD's history not counted (0 commits, 0 local), and whether the
+    /// checkout has a remote named origin at all (a local path included): what a claim waits for. Counting it is
+    /// `counting`, for the lines printed at the end (`rev-list --count`: 120-230 ms for 30,000 commits without a
+    /// commit-graph, on a claim's path before).
     func inspectUncounted(includeUncommitted: Bool) async throws -> (source: WorkspaceSource, hasOrigin: Bool) {
         guard let base = head else {
             throw SoError(

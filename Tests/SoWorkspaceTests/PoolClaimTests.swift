@@ -26,6 +26,15 @@ import Testing
         return try await UpAction(c.w.ctx).run(req)
     }
 
+    /// A harness whose checkout's origin is on GitHub, its pool of one (`warm`), and that pool's member.
+    static func warmPoolOfOne() async throws -> (CarryHarness, PoolRecord, PoolAction.Member) {
+        let c = try await CarryHarness()
+        _ = try await CarryHarness.git(["remote", "add", "origin", "https://github.com/acme/web.git"], in: c.mine)
+        let p = try await PoolTests().pool(c.w, size: 1)
+        let member = try #require(try await PoolAction(c.w.ctx).members(p.name, cluster: c.w.clusterOptions).first)
+        return (c, p, member)
+    }
+
     /// The member's entrypoint, as it waited since it was made: its config says GIT_CARRY=bundle and its own name.
     static func runMemberClone(_ c: CarryHarness, member: String) async throws {
         let script = try c.cloneScript()
@@ -38,10 +47,7 @@ import Testing
     }
 
     @Test func aClaimedMemberGetsTheCheckoutItsBranchAndItsOrigin() async throws {
-        let c = try await CarryHarness()
-        _ = try await CarryHarness.git(["remote", "add", "origin", "https://github.com/acme/web.git"], in: c.mine)
-        let p = try await PoolTests().pool(c.w, size: 1)
-        let member = try #require(try await PoolAction(c.w.ctx).members(p.name, cluster: c.w.clusterOptions).first)
+        let (c, p, member) = try await Self.warmPoolOfOne()
         let r = try await upInCheckout(c, "mine-ws")
         #expect(r.namespace == member.listing.namespace && r.note == "claimed from pool warm", "\(r)")
         #expect(c.w.h.console.stdout.contains("mine-ws: claimed \(member.listing.name) from pool warm"))
@@ -153,10 +159,7 @@ import Testing
     /// HEAD's history is counted beside a claim, not before it: each count (held here until the hand-over's exec has
     /// begun, for at most 20 s) sees that exec begun, and the workspace's source says the counts all the same.
     @Test func aClaimDoesNotWaitForTheHistorysCount() async throws {
-        let c = try await CarryHarness()
-        _ = try await CarryHarness.git(["remote", "add", "origin", "https://github.com/acme/web.git"], in: c.mine)
-        let p = try await PoolTests().pool(c.w, size: 1)
-        let member = try #require(try await PoolAction(c.w.ctx).members(p.name, cluster: c.w.clusterOptions).first)
+        let (c, _, member) = try await Self.warmPoolOfOne()
         let ns = member.listing.namespace
         let processes = c.w.h.processes
         let git = processes.environmentFallback
@@ -180,10 +183,7 @@ import Testing
     /// hands in the claimer's, into the workspace's Secret and the running container, never a file here or a
     /// command line, and never said.
     @Test func membersHoldNoCredentialsAndAClaimHandsInTheClaimers() async throws {
-        var c = try await CarryHarness()
-        _ = try await CarryHarness.git(["remote", "add", "origin", "https://github.com/acme/web.git"], in: c.mine)
-        let p = try await PoolTests().pool(c.w, size: 1)
-        let member = try #require(try await PoolAction(c.w.ctx).members(p.name, cluster: c.w.clusterOptions).first)
+        var (c, _, member) = try await Self.warmPoolOfOne()
         let ns = member.listing.namespace
         func secret() throws -> JSON {
             try #require(c.w.cluster.object("Secret", "\(member.listing.id)-generated-secrets", namespace: ns))
@@ -220,10 +220,7 @@ import Testing
     }
 
     @Test func aClaimedMemberThatFailsBeforeItIsReadyGoesAndTheWorkspaceStartsCold() async throws {
-        let c = try await CarryHarness()
-        _ = try await CarryHarness.git(["remote", "add", "origin", "https://github.com/acme/web.git"], in: c.mine)
-        let p = try await PoolTests().pool(c.w, size: 1)
-        let member = try #require(try await PoolAction(c.w.ctx).members(p.name, cluster: c.w.clusterOptions).first)
+        let (c, _, member) = try await Self.warmPoolOfOne()
         // The member's container is gone by the time the checkout comes: carrying it in fails.
         let carryCold = c.w.h.processes.feedingFallback
         let memberNamespace = member.listing.namespace

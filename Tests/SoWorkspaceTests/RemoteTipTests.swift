@@ -133,7 +133,7 @@ import Testing
         var carry = try #require(try await CarryIn.find(c.w.ctx, directory: clone))
         let head = try await CarryHarness.git(["rev-parse", "HEAD"], in: clone)
         let parent = try await CarryHarness.git(["rev-parse", "HEAD^"], in: clone)
-        var source = try await carry.inspect(includeUncommitted: false)
+        var source = try await carry.inspectUncounted(includeUncommitted: false).source
         source.origin = "git://example.invalid/app.git"
         // HEAD is origin/HEAD: its parent is left out (a bundle holds a commit at least).
         #expect(await carry.thinAfter(source, warmURL: source.origin) == parent)
@@ -144,7 +144,7 @@ import Testing
         _ = try await GitWorkspace.git(["add", "-A"], in: clone)
         _ = try await GitWorkspace.git(["commit", "-q", "-m", "new"], in: clone)
         carry = try #require(try await CarryIn.find(c.w.ctx, directory: clone))
-        source = try await carry.inspect(includeUncommitted: false)
+        source = try await carry.inspectUncounted(includeUncommitted: false).source
         source.origin = "git://example.invalid/app.git"
         #expect(await carry.thinAfter(source, warmURL: source.origin) == head)
         let made = try await carry.bundle(source, workspace: "thin", after: Task { head })

@@ -36,6 +36,13 @@ quote() {
     *) q=\"$1\" ;;
   esac
 }
+# A git config file's [user] section for NAME and EMAIL, on stdout.
+user_section() {
+  quote "$1"
+  qn=$q
+  quote "$2"
+  printf '[user]\n\tname = %s\n\temail = %s\n' "$qn" "$q"
+}
 # As PID 1 this shell gets no signal it has no handler for: a stop during the clone ends it (once the git
 # command in progress returns) instead of waiting out the grace period.
 trap 'exit 143' TERM
@@ -287,10 +294,7 @@ identity() {
   n=${user_name:-${GIT_USER_NAME:-}} e=${user_email:-${GIT_USER_EMAIL:-}}
   if [ -n "$fresh" ] && [ -n "$n" ] && [ -n "$e" ]; then
     # A checkout this start made holds no identity yet: both written at once.
-    quote "$n"
-    qn=$q
-    quote "$e"
-    printf '[user]\n\tname = %s\n\temail = %s\n' "$qn" "$q" >> /workspace/.git/config
+    user_section "$n" "$e" >> /workspace/.git/config
   elif [ -d /workspace/.git ]; then
     if [ -n "$n" ]; then git -C /workspace config user.name "$n"; fi
     if [ -n "$e" ]; then git -C /workspace config user.email "$e"; fi
@@ -299,11 +303,7 @@ identity() {
   fi
   if [ -n "${GIT_CONFIG_SYSTEM:-}" ]; then
     # This script's file alone (in the container's /tmp, made anew at each start): written whole, at once.
-    quote "${n:-so agent}"
-    qn=$q
-    quote "${e:-agent@so.invalid}"
-    printf '[user]\n\tname = %s\n\temail = %s\n' "$qn" "$q" \
-      > "$GIT_CONFIG_SYSTEM" 2>/dev/null || :
+    user_section "${n:-so agent}" "${e:-agent@so.invalid}" > "$GIT_CONFIG_SYSTEM" 2>/dev/null || :
   fi
 }
 
