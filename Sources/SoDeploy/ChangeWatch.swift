@@ -10,17 +10,30 @@ public final class ChangeWatch: Sendable {
     private let signal = ChangeSignal()
     private let readers: [Task<Void, Never>]
 
-    /// Watches each (type, selector) in `namespace` for `seconds` at most.
-    public init(_ client: ClusterClient, namespace: String, _ watched: [(ResourceType, String?)], seconds: Double) {
+    /// Watches each (type, selector) in `namespace` for `seconds` at most; each of `also` that returns says "look
+    /// now" as a reported change does (what the caller learns besides the API server: `ReadyConfirmation`).
+    public init(
+        _ client: ClusterClient, namespace: String, _ watched: [(ResourceType, String?)], seconds: Double,
+        also: [@Sendable () async -> Void] = []
+    ) {
         let signal = signal
-        readers = watched.map { type, selector in
+        let others = also.map { told in
             Task {
-                let events = client.changes(
-                    type, namespace: namespace, labelSelector: selector, seconds: Int(min(seconds, 3600).rounded(.up)))
-                // A watch that fails leaves the loop to its polling: nothing to say.
-                do { for try await _ in events { await signal.raise() } } catch {}
+                await told()
+                await signal.raise()
             }
         }
+        readers =
+            others
+            + watched.map { type, selector in
+                Task {
+                    let events = client.changes(
+                        type, namespace: namespace, labelSelector: selector,
+                        seconds: Int(min(seconds, 3600).rounded(.up)))
+                    // A watch that fails leaves the loop to its polling: nothing to say.
+                    do { for try await _ in events { await signal.raise() } } catch {}
+                }
+            }
     }
 
     /// Sleeps `seconds` on `clock`, or less: until a change is reported (one reported since the last pause

@@ -37,6 +37,11 @@ struct KubeletNudge: Sendable {
     /// stalled pod two. On the real node a probed container is ready 0.15–0.4 s after it is seen running and a
     /// sandbox takes 0.25–0.5 s; a kubelet that was merely slow syncs once more.
     static let probeSeenGrace = 0.5
+    /// How long after a container was proved ready by the caller's own exec (`ReadyConfirmation`: it ran the probe's
+    /// command and it passed) the kubelet may take to say so: on the real node its Ready is in the API 20-60 ms after.
+    static let provedGrace = 0.1
+    /// The `Sightings` key of the first look that saw a proof.
+    static let proofKey = "so.dev/proved"
     static let sandboxSeenGrace = 1.0
 
     /// When this wait first saw each pod or container in a state a nudge is for (keyed as the annotation's
@@ -52,10 +57,20 @@ struct KubeletNudge: Sendable {
     }
 
     /// The annotation value each pod should be given now, for the pods not marked so yet.
-    static func due(_ pods: [JSON], now: Date, seen: inout Sightings) -> [(pod: String, value: String)] {
+    /// `proof`: a container its caller proved ready (`ReadyConfirmation`), and the seconds since this wait first saw
+    /// the proof: `provedGrace` after it, the kubelet has had time to say so, and that container, still running
+    /// unready, is marked (its probe's first run was lost).
+    static func due(
+        _ pods: [JSON], now: Date, seen: inout Sightings, proof: (ReadyConfirmation.Proof, Double)? = nil
+    ) -> [(
+        pod: String, value: String
+    )] {
         pods.compactMap { pod in
             guard Waiter.live(pod),
-                let value = stalledSandbox(pod, now: now, seen: &seen) ?? missedProbes(pod, now: now, seen: &seen),
+                let value = stalledSandbox(pod, now: now, seen: &seen)
+                    ?? missedProbes(
+                        pod, now: now, seen: &seen,
+                        proved: proof.flatMap { $0.0.pod == pod.name && $0.1 >= provedGrace ? $0.0.container : nil }),
                 pod.annotations[annotation] != value
             else { return nil }
             return (pod.name, value)
@@ -86,8 +101,8 @@ struct KubeletNudge: Sendable {
     }
 
     /// `<container>@<started at>,…` for probed containers (not a Job's) running unready past `probeGrace` (or seen
-    /// so for `probeSeenGrace`).
-    static func missedProbes(_ pod: JSON, now: Date, seen: inout Sightings) -> String? {
+    /// so for `probeSeenGrace`; `proved`: the one proved ready `provedGrace` ago, at once).
+    static func missedProbes(_ pod: JSON, now: Date, seen: inout Sightings, proved: String? = nil) -> String? {
         guard pod.labels["job-name"] == nil else { return nil }
         let probed = Waiter.probedContainers(pod)
         var late: [String] = []
@@ -98,14 +113,18 @@ struct KubeletNudge: Sendable {
             else { continue }
             let value = "\(name)@\(startedText)"
             let seenFor = seen.age(pod.name + "/" + value, now: now)
-            if now.timeIntervalSince(started) >= probeGrace || seenFor >= probeSeenGrace { late.append(value) }
+            if name == proved || now.timeIntervalSince(started) >= probeGrace
+                || seenFor >= probeSeenGrace
+            {
+                late.append(value)
+            }
         }
         return late.isEmpty ? nil : late.sorted().joined(separator: ",")
     }
 
     /// Marks the pods `due` names; a user who may not patch pods waits for the kubelet as before.
-    func nudge(_ pods: [JSON], seen: inout Sightings) async {
-        for (pod, value) in Self.due(pods, now: ctx.clock.now(), seen: &seen) {
+    func nudge(_ pods: [JSON], seen: inout Sightings, proof: (ReadyConfirmation.Proof, Double)? = nil) async {
+        for (pod, value) in Self.due(pods, now: ctx.clock.now(), seen: &seen, proof: proof) {
             // Refused (a user who may not patch pods): the kubelet syncs the pod in its own time, as before.
             if (try? await client.annotate(.pod, name: pod, namespace: namespace, [(Self.annotation, value)])) != nil {
                 ctx.verbose("pod \(namespace)/\(pod): the kubelet is late (\(value)); marked so it syncs the pod now")

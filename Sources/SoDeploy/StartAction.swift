@@ -182,7 +182,8 @@ public struct StartAction: Sendable {
         }
         // 9. wait
         if req.wait && !req.dryRun {
-            try await o.steps.wait(for: o.objects, timeout: req.timeout, existing: o.cluster.existing)
+            try await o.steps.wait(
+                for: o.objects, timeout: req.timeout, existing: o.cluster.existing, confirmation: req.confirmation)
         }
         return (o.report, o.objects)
     }

@@ -32,6 +32,10 @@ public struct StartRequest: Sendable {
     public var copySecretEnv = false
     /// `--history N`: revisions of the record the cluster keeps (else the spec's `record-history:`, else 10).
     public var history: Int?
+    /// A container the caller proves ready by itself while the start waits (`ReadyConfirmation`): `so up`'s exec
+    /// into a workspace, which sees its clone done and its probe pass before the kubelet reports it (the wait
+    /// nudges a kubelet that is late, and still waits for what it reports).
+    public var confirmation: ReadyConfirmation?
 
     public init(
         directory: String, cluster: ClusterOptions = ClusterOptions(), wait: Bool = true, timeout: Double = 300,

@@ -507,14 +507,18 @@ struct StartSteps: Sendable {
 
     // MARK: 9. wait
 
-    /// `existing`: the Namespace as this start read it (what the last start's wait believed).
-    func wait(for objects: [KubeObject], timeout: Double, existing: JSON?) async throws {
+    /// `existing`: the Namespace as this start read it (what the last start's wait believed); `confirmation`: a
+    /// container the caller proves ready by itself meanwhile (a late kubelet nudged soon after).
+    func wait(for objects: [KubeObject], timeout: Double, existing: JSON?, confirmation: ReadyConfirmation? = nil)
+        async throws
+    {
         progress.phase("waiting", "for Deployments to be available and Jobs to complete (timeout \(Int(timeout))s)")
         let believed = existing?.annotations[DeploymentNames.Annotation.believed] ?? ""
         try await Waiter(
             ctx: ctx, client: client, namespace: namespace, selector: DeploymentNames.instanceSelector(model.id),
             directory: model.directory,
-            believedBefore: Set(believed.split(separator: ",").map(String.init)), uptime: uptime
+            believedBefore: Set(believed.split(separator: ",").map(String.init)), uptime: uptime,
+            confirmation: confirmation
         )
         .wait(for: objects, timeout: timeout, progress: progress)
     }

@@ -24,6 +24,9 @@ struct Waiter {
     /// Asks a young container how long it has run (`ContainerEvidence.provenSeconds`); nil: the kubelet's round
     /// alone believes it.
     var uptime: ContainerUptime? = nil
+    /// A container the caller proves ready by itself meanwhile (`ReadyConfirmation`): not believed for that (what
+    /// a later reader sees is the kubelet's Ready), but the kubelet is nudged soon after if it does not say so.
+    var confirmation: ReadyConfirmation? = nil
 
     /// A young container start to be asked its age now.
     struct Ask {
@@ -64,10 +67,11 @@ struct Waiter {
         var sightings = KubeletNudge.Sightings()
         // Woken by a change to the pods, Deployments or Jobs as soon as it is reported: a container seen running
         // at once (its evidence starts then), a Deployment believed as it becomes available, a Job as it is counted
-        // complete.
+        // complete; and by a container proved ready.
         let watch = ChangeWatch(
             client, namespace: namespace,
-            [(.pod, selector), (.deployment, selector)] + (jobs.isEmpty ? [] : [(.job, selector)]), seconds: timeout)
+            [(.pod, selector), (.deployment, selector)] + (jobs.isEmpty ? [] : [(.job, selector)]), seconds: timeout,
+            also: confirmation.map { c in [{ await c.next() }] } ?? [])
         defer { watch.stop() }
         while true {
             var listed: [JSON]?
@@ -104,7 +108,7 @@ struct Waiter {
                 }
             }
             let problems = try await diagnose(deployments: Array(liveDeployments.values), pods: pods)
-            await KubeletNudge(ctx: ctx, client: client, namespace: namespace).nudge(pods, seen: &sightings)
+            await nudge(pods, seen: &sightings)
             if let fatal = problems.first(where: \.fatal) { throw SoError(fatal.message, hint: fatal.hint) }
             try await refuseWhatCannotFit(problems, since: &unschedulableSince, capacity: &capacity)
             let elapsed = ctx.clock.now().timeIntervalSince(start)
@@ -127,7 +131,7 @@ struct Waiter {
             lastState = state
             // Polling: every tenth of a second for the first 3 s (a warm node starts a pod in about 2 s, and a
             // look is three small lists), every quarter second until 5 s, every second until 15 s, then every 2 s.
-            try await watch.pause(ctx.clock, seconds: pause)
+            try await watch.pause(ctx.clock, seconds: lookIn(pause))
             pause = elapsed < 3 ? 0.1 : elapsed < 5 ? 0.25 : elapsed < 15 ? 1 : 2
         }
     }
@@ -232,6 +236,19 @@ struct Waiter {
         }
         if available < want { return "\(available)/\(want) available" }
         return nil
+    }
+
+    /// The pause before the next look: `pause`, or, once a container is proved ready, `provedGrace` at most (the
+    /// kubelet is nudged soon after the proof if it is late).
+    func lookIn(_ pause: Double) -> Double {
+        confirmation?.proved == nil ? pause : min(pause, KubeletNudge.provedGrace)
+    }
+
+    /// Marks the pods the kubelet left waiting (`KubeletNudge`); a container proved ready (`ReadyConfirmation`) soon
+    /// after the proof, where the kubelet has not said so by then.
+    func nudge(_ pods: [JSON], seen: inout KubeletNudge.Sightings) async {
+        let proof = confirmation?.proved.map { ($0, seen.age(KubeletNudge.proofKey, now: ctx.clock.now())) }
+        await KubeletNudge(ctx: ctx, client: client, namespace: namespace).nudge(pods, seen: &seen, proof: proof)
     }
 
     /// A state while a pod of the Deployment (its selector's pods, as listed) is still being deleted: a pod of

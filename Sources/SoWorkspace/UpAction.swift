@@ -231,7 +231,7 @@ public struct UpAction {
             let values = try credentials.values(w, pool: pool)
             async let patched: Void = credentials.patch(w, values)
             // The exec starts now; it reads the bundle once it is made (its connection and the node's exec meanwhile).
-            let bundle = try await w.deliver(
+            let (bundle, _) = try await w.deliver(
                 carry,
                 {
                     // Made for a checkout, always (nil is a remote's).
@@ -326,11 +326,17 @@ public struct UpAction {
         // A pool's member holds no one's credentials: the claim hands in the claimer's.
         request.withholdSecretEnv = req.poolMember != nil
         request.verb = req.poolMember == nil ? "up" : "pool fill"
-        let start = request
         guard let carry = plan.carry, let s = plan.source else {
-            try await StartAction(ctx).run(start)
+            try await StartAction(ctx).run(request)
             return nil
         }
+        // The carry's exec waits for the clone, then runs the container's readiness probe, and says so to the start's
+        // wait (`ReadyConfirmation`): it still waits for the kubelet's Ready, but nudges the kubelet soon after where it
+        // missed its probe's first run (else half a second after the container ran unready). Not a pool's member: its
+        // clone waits for a claim.
+        let confirmation = req.wait && req.poolMember == nil ? ReadyConfirmation() : nil
+        request.confirmation = confirmation
+        let start = request
         // The start and the carrying run side by side: the clone (the agent container's entrypoint)
         // waits for the bundle, and the start's wait for the clone.
         let ctx = self.ctx
@@ -340,7 +346,8 @@ public struct UpAction {
                 return nil
             }
             group.addTask {
-                try await Self.carryIn(ctx, carry, s, name: name, dir: dir, req: req, checkFirst: checkFirst)
+                try await Self.carryIn(
+                    ctx, carry, s, name: name, dir: dir, req: req, checkFirst: checkFirst, confirmation: confirmation)
             }
             var bytes: UInt64 = 0
             for try await b in group { if let b { bytes = b } }
@@ -354,10 +361,11 @@ public struct UpAction {
 
     /// Bundles the checkout, waits for the workspace's container, and streams the bundle in; the size
     /// carried (0 when the workspace already held its checkout, which is kept). A new workspace's bundle is made
-    /// while its volume and container are: neither needs the other.
+    /// while its volume and container are: neither needs the other. With `confirmation`, the same exec then waits for
+    /// the clone and runs the container's readiness probe, and a pass is told to it.
     static func carryIn(
         _ ctx: SoContext, _ carry: CarryIn, _ source: WorkspaceSource, name: String, dir: String, req: UpRequest,
-        checkFirst: Bool
+        checkFirst: Bool, confirmation: ReadyConfirmation? = nil
     ) async throws -> UInt64 {
         let ahead: Task<CarryIn.Bundle?, Error>? =
             checkFirst ? nil : Task { try await carry.bundle(source, workspace: name) }
@@ -372,13 +380,17 @@ public struct UpAction {
             ctx.say("\(name) already holds its checkout; keeping it (nothing carried in)")
             return 0
         }
-        let bundle = try await w.deliver(
+        let probe = confirmation == nil ? nil : w.readinessProbe
+        let handed = try await w.deliver(
             carry,
             {
                 if let ahead, let made = try await ahead.value { return made }
                 return try await carry.bundle(source, workspace: name)
-            }, ref: source.branch)
-        return bundle.bytes
+            }, ref: source.branch, waitFor: probe == nil ? nil : req.timeout, probe: probe)
+        if handed.proved, let confirmation, let pod = w.pod {
+            await confirmation.confirm(pod: pod, container: w.container)
+        }
+        return handed.bundle.bytes
     }
 
     /// `so up --agent NAME`: the spec's `workspace.agent`, checked against the stack's table.

@@ -19,6 +19,9 @@ package struct WorkspaceContainer {
     /// verb and kubectl says it is gone.
     private let found: Found
     package var pod: String? { found.pod }
+    /// The container's readiness probe (its exec command), from the pod as looked at now; nil when it has none, or
+    /// when the pod was known from an earlier verb.
+    var readinessProbe: [String]? = nil
 
     /// Where the pod came from: an earlier verb (`KnownContainer`, not checked until an exec fails), or a look now.
     final class Found: @unchecked Sendable {
@@ -59,10 +62,16 @@ package struct WorkspaceContainer {
     static func of(_ c: ConnectedDeployment, wake: Bool = true) async throws -> WorkspaceContainer {
         let spec = try workspaceSpec(c)
         let container = NameRules.dnsLabel(spec.service)
-        let running = try await lookUp(c, container: container, wake: wake)
+        let running = try await lookUpPod(c, container: container, wake: wake)
         return WorkspaceContainer(
             ctx: c.ctx, c: c, spec: spec, name: Path.basename(c.model.directory), container: container,
-            found: Found(running, known: false))
+            found: Found(running?.name, known: false), readinessProbe: running.flatMap { probe($0, container) })
+    }
+
+    /// The exec command of `container`'s readiness probe in `pod`.
+    static func probe(_ pod: JSON, _ container: String) -> [String]? {
+        let spec = (pod.at("spec", "containers")?.array ?? []).first { $0["name"]?.string == container }
+        return spec?.at("readinessProbe", "exec", "command")?.array.compactMap(\.string)
     }
 
     /// The workspace of a deployment already opened whose container ran in `pod` a moment ago (a claimed pool
@@ -89,19 +98,24 @@ package struct WorkspaceContainer {
 
     /// The pod running `container` now (one request per look), the use recorded and kept with it; nil: none runs.
     static func lookUp(_ c: ConnectedDeployment, container: String, wake: Bool) async throws -> String? {
+        try await lookUpPod(c, container: container, wake: wake)?.name
+    }
+
+    /// `lookUp`'s pod, as listed.
+    static func lookUpPod(_ c: ConnectedDeployment, container: String, wake: Bool) async throws -> JSON? {
         // The workspace's container runs in a Deployment's pod: its pods alone are listed (one request per look).
         let pods = try await c.client.list(
             .pod, namespace: c.namespace, labelSelector: DeploymentNames.selector(c.model.id))
         let running = pods.first { runs($0, container) }
         if running == nil, wake, try await c.wakeIfIdle() {
-            return try await lookUp(c, container: container, wake: false)
+            return try await lookUpPod(c, container: container, wake: false)
         }
         guard let running else {
             KnownContainer.forget(c.ctx, directory: c.model.directory)
             return nil
         }
         try await remember(c, pod: running.name)
-        return running.name
+        return running
     }
 
     /// A use recorded (a workspace with `idle:`), and where the container runs kept for the next verb.

@@ -122,14 +122,17 @@ extension WorkspaceContainer {
     /// `made`: the bundle, which may still be being made: the exec starts at once (its connection, the node's exec:
     /// 40-60 ms of a claim), and reads the two commits, the credentials, then the bundle, on its stdin once it is
     /// written. A bundle that fails ends the exec before it writes anything, and this throws why. Whatever happens,
-    /// the bundle's scratch repository is gone (`carry.done`) when this returns; it returns the bundle.
+    /// the bundle's scratch repository is gone (`carry.done`) when this returns; it returns the bundle. With `waitFor`
+    /// and `probe` (the container's readiness probe, `readinessProbe`), the probe runs once the clone is done:
+    /// `proved` says it passed. Once the bundle is handed, what the wait or the probe meet is no failure of the carry
+    /// (the start's wait says what became of the container): not `proved`.
     @discardableResult
     func deliver(
         _ carry: CarryIn, _ made: @escaping @Sendable () async throws -> CarryIn.Bundle, ref: String,
         branch: String = "", origin: String = "", identity: GitIdentity = .none, waitFor: Double? = nil,
-        credentials: [(key: String, value: String)] = []
+        credentials: [(key: String, value: String)] = [], probe: [String]? = nil
     )
-        async throws -> CarryIn.Bundle
+        async throws -> (bundle: CarryIn.Bundle, proved: Bool)
     {
         let bundle = Task { try await made() }
         let handed = Data(HandedCredentials.text(credentials).utf8)
@@ -149,15 +152,18 @@ extension WorkspaceContainer {
             c="$1/.so-carry"; [ -d "$c" ] || mkdir -p "$c" || exit 3
             cat > "$c/repo.bundle.part" && mv "$c/repo.bundle.part" "$c/repo.bundle" || exit 4
             printf 'base=%s\\nseed=%s\\nref=%s\\nbranch=%s\\norigin=%s\\nname=%s\\nemail=%s\\n' \\
-              "$base" "$seed" "$2" "$3" "$4" "$6" "$7" > "$c/ready.part" && mv "$c/ready.part" "$c/ready"
+              "$base" "$seed" "$2" "$3" "$4" "$6" "$7" > "$c/ready.part" && mv "$c/ready.part" "$c/ready" || exit 4
+            echo so-handed
             \(Self.wakeAndWait("$5"))
+            \(Self.probeAfter(8))
             """
         let outcome: Result<ProcessResult, Error>
         do {
             outcome = .success(
                 try await capture(
                     script,
-                    [ref, branch, origin, Self.ticks(waitFor), identity.line(\.name), identity.line(\.email)],
+                    [ref, branch, origin, Self.ticks(waitFor), identity.line(\.name), identity.line(\.email)]
+                        + (waitFor == nil ? [] : probe ?? []),
                     stdin: stdin))
         } catch {
             outcome = .failure(error)
@@ -166,6 +172,7 @@ extension WorkspaceContainer {
         let b = try await bundle.value
         carry.done(b)
         let r = try outcome.get()
+        if probe != nil, waitFor != nil, r.stdout.contains("so-handed") { return (b, r.exitCode == 0) }
         if r.exitCode == 5, let waitFor { throw notCloned(waitFor) }
         guard r.exitCode == 0 else {
             if r.exitCode == 6 {
@@ -178,7 +185,7 @@ extension WorkspaceContainer {
                 hint: "the workspace's volume may be full (a bundle of \(WorkspaceSource.bytes(b.bytes))); "
                     + "see so deployment --dir \(c.model.directory) status")
         }
-        return b
+        return (b, false)
     }
 
     /// A workspace from a remote (a claimed pool member): the repository, its ref and the branch handed to the
@@ -234,20 +241,35 @@ extension WorkspaceContainer {
     static func wakeAndWait(_ ticks: String) -> String {
         """
         [ -p "$c/wake" ] && command -v timeout >/dev/null && timeout 0.2 sh -c ': > "$1"' so "$c/wake" 2>/dev/null
+        \(awaitClone(ticks))
+        """
+    }
+
+    /// Shell: `wakeAndWait`'s wait alone, ending in exit 5 when the clone is not done in time, else going on.
+    static func awaitClone(_ ticks: String) -> String {
+        """
         n=\(ticks); i=0
-        [ "$n" -gt 0 ] 2>/dev/null || exit 0
-        if [ -p /tmp/so-claim-wait ] && command -v timeout >/dev/null && {
+        if ! [ "$n" -gt 0 ] 2>/dev/null; then :
+        elif [ -p /tmp/so-claim-wait ] && command -v timeout >/dev/null && {
           until [ -e /tmp/so-clone-done ]; do
             timeout 1 dd bs=1 count=1 <&4 >/dev/null 2>&1; i=$((i + 50)); [ "$i" -lt "$n" ] || exit 5
           done
-        } 4<>/tmp/so-claim-wait; then exit 0; fi
-        w=/tmp/so-clone-wait
-        if command -v timeout >/dev/null && { [ -p $w ] || mkfifo $w 2>/dev/null; }; then
-          until [ -e /tmp/so-clone-done ]; do timeout 0.05 cat $w >/dev/null 2>&1; i=$((i + 2)); [ "$i" -lt "$n" ] || exit 5; done
+        } 4<>/tmp/so-claim-wait; then :
         else
-          until [ -e /tmp/so-clone-done ]; do sleep 0.02; i=$((i + 1)); [ "$i" -lt "$n" ] || exit 5; done
+          w=/tmp/so-clone-wait
+          if command -v timeout >/dev/null && { [ -p $w ] || mkfifo $w 2>/dev/null; }; then
+            until [ -e /tmp/so-clone-done ]; do timeout 0.05 cat $w >/dev/null 2>&1; i=$((i + 2)); [ "$i" -lt "$n" ] || exit 5; done
+          else
+            until [ -e /tmp/so-clone-done ]; do sleep 0.02; i=$((i + 1)); [ "$i" -lt "$n" ] || exit 5; done
+          fi
         fi
         """
+    }
+
+    /// Shell, after `wakeAndWait`: the words from parameter `first` on (the container's readiness probe) run when
+    /// there are any, exit 8 when they fail.
+    static func probeAfter(_ first: Int) -> String {
+        #"shift \#(first - 1); [ $# -eq 0 ] || "$@" >/dev/null 2>&1 </dev/null || exit 8"#
     }
 
     /// `wakeAndWait`'s ticks for a wait of `seconds` (none: "0").

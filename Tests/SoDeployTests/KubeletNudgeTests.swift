@@ -55,6 +55,22 @@ import Testing
             "\(cluster.calls)")
     }
 
+    /// A container its caller proved ready, still running unready `provedGrace` after the proof, is marked, not half a
+    /// second after it was first seen so; another running unready beside it is not (it may simply not be ready yet).
+    @Test func aProofMarksTheProvedContainerStillRunningUnreadySoonAfter() async throws {
+        let clock = FixedClock()
+        let pods = try ["young", "other"].map {
+            try JSON.parse(Data(WaiterTests.pod($0, age: 0.1, ready: false, probe: true, clock: clock).json().utf8))
+        }
+        let proof = ReadyConfirmation.Proof(pod: "young", container: "c")
+        var seen = KubeletNudge.Sightings()
+        #expect(KubeletNudge.due(pods, now: clock.now(), seen: &seen).isEmpty)
+        #expect(KubeletNudge.due(pods, now: clock.now(), seen: &seen, proof: (proof, 0.05)).isEmpty)
+        #expect(
+            KubeletNudge.due(pods, now: clock.now(), seen: &seen, proof: (proof, KubeletNudge.provedGrace)).map(\.pod)
+                == ["young"])
+    }
+
     /// A pod scheduled a few seconds ago (`age`) whose sandbox is not ready (`sandbox`: the condition's
     /// status, nil when the kubelet does not report it), with its one container in `state`.
     static func scheduled(

@@ -284,6 +284,50 @@ import Testing
         #expect(cache.count == 1 && !cache[0].fatal, "\(cache)")
     }
 
+    /// A container its caller proved ready (`so up`'s exec saw the clone done and ran the probe) does not end the
+    /// wait: a reader right after it sees what the kubelet says, and the kubelet has not said Ready. But its pod is
+    /// marked soon after the proof (`KubeletNudge.provedGrace`), where without a proof the same pod, running for a
+    /// moment, is not marked in the same time (its grace is half a second).
+    @Test func aProofIsNotReadinessButNudgesALateKubeletSoonAfter() async throws {
+        func waited(proving: Bool) async throws -> (ended: Bool, marked: String?) {
+            let clock = FixedClock()
+            let cluster = FakeCluster()
+            try cluster.seed(
+                KubeObject(
+                    apiVersion: "apps/v1", kind: "Deployment", name: "x", namespace: "ns", labels: [("app", "x")],
+                    body: [
+                        ("spec", .map([("replicas", .int(1))])),
+                        (
+                            "status",
+                            .map([("replicas", .int(1)), ("updatedReplicas", .int(1)), ("availableReplicas", .int(0))])
+                        ),
+                    ]))
+            try cluster.seed(Self.pod("x-1", age: 0.1, ready: false, probe: true, clock: clock))
+            let t = try TempDir("so-waiter")
+            defer { _ = t }
+            let ctx = SoContext(
+                fs: LocalFileSystem(currentDirectory: t.path), processes: FakeProcessRunner(), clock: clock,
+                entropy: SeededEntropy(), console: CapturedConsole(), environment: [:], builtInRoot: nil)
+            var waiter = Waiter(ctx: ctx, client: cluster, namespace: "ns", selector: "app=x")
+            let confirmation = ReadyConfirmation()
+            waiter.confirmation = confirmation
+            if proving { await confirmation.confirm(pod: "x-1", container: "c") }
+            let objects = [KubeObject(apiVersion: "apps/v1", kind: "Deployment", name: "x", namespace: "ns", body: [])]
+            var ended = true
+            do {
+                try await waiter.wait(for: objects, timeout: 0.35, progress: ProgressReporter(ctx: ctx, mode: .plain))
+            } catch let e as SoError where e.exitCode == SoError.exitTimeout {
+                ended = false
+            }
+            return (ended, cluster.object("Pod", "x-1", namespace: "ns")?.annotations[KubeletNudge.annotation])
+        }
+        let proved = try await waited(proving: true)
+        #expect(!proved.ended)
+        #expect(proved.marked?.hasPrefix("c@") == true, "\(String(describing: proved.marked))")
+        let unproved = try await waited(proving: false)
+        #expect(!unproved.ended && unproved.marked == nil, "\(String(describing: unproved.marked))")
+    }
+
     /// A busy kubelet reports a start late and an exit later still: a container this wait saw before it ran
     /// and whose start was reported 9 s after its startedAt is watched a round and the (capped) lateness
     /// before it is believed; one running since long before the wait's first look is believed at once, and so

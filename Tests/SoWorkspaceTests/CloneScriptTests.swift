@@ -217,29 +217,47 @@ import Testing
     /// A claim's exec waits for the clone on `/tmp/so-claim-wait`, which the member's clone.sh made as it waited for
     /// its repository and writes a byte to once done: that byte ends the wait. The clone is held a second (a git hook
     /// on its checkout), so the exec is waiting by then, and the exec's look each second is made one each 10 minutes
-    /// here: only the byte ends its wait within this run's limit (60 s).
-    @Test func aClaimsExecIsWokenByTheClonesByte() async throws {
-        let t = try TempDir("so-clone-claim-wait")
-        defer { t.cleanup() }
-        let (origin, head) = try await Self.originAndTrunk(in: t)
-        let q = CommandText.quote
-        try t.write("hooks/post-checkout", "#!/bin/sh\nsleep 1\n")
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: t.file("hooks/post-checkout"))
-        let waits = WorkspaceContainer.wakeAndWait("3000").replacingOccurrences(
-            of: "timeout 1 dd", with: "timeout 600 dd")
-        #expect(waits.contains("timeout 600 dd"), "\(waits)")
-        try t.write("claim.sh", "c=\(q(t.file("ws/.so-carry")))\n" + Self.pointed(waits, into: t))
-        let r = try await Self.warmMember(
-            t, origin: origin,
-            claim: "until [ -p \(q(t.file("claim-wait"))) ]; do sleep 0.01; done; "
-                + "printf 'base=%s\\nseed=\\nref=trunk\\nbranch=agent/mine\\norigin=%s\\nname=\\nemail=\\n' \(head) "
-                + "\(q("file://\(origin)")) > \(q(t.file("ws/.so-carry/ready.part"))) && "
-                + "mv \(q(t.file("ws/.so-carry/ready.part"))) \(q(t.file("ws/.so-carry/ready"))) && "
-                + "sh \(q(t.file("claim.sh"))) && test -e \(q(t.file("done")))",
-            command: ["true"],
-            env: ["GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "core.hooksPath", "GIT_CONFIG_VALUE_0": t.file("hooks")])
-        #expect(r.exitCode == 0, "\(r.stdout)\(r.stderr)")
-        #expect(r.stdout.contains("clone: done"), "\(r.stdout)")
+    /// here: only the byte ends its wait within this run's limit (60 s). A cold `up`'s carry (`deliver` with a probe)
+    /// then runs the container's readiness probe (the stack's, as compose gives it, which asks git in the checkout) and
+    /// ends with its answer: 0 when it passes, 8 when it fails (`false` here).
+    @Test func aClaimsExecIsWokenByTheClonesByteThenRunsTheProbeItIsGiven() async throws {
+        for probe in [nil, "healthcheck", "false"] {
+            let t = try TempDir("so-clone-claim-wait")
+            defer { t.cleanup() }
+            let (origin, head) = try await Self.originAndTrunk(in: t)
+            let q = CommandText.quote
+            try t.write("hooks/post-checkout", "#!/bin/sh\nsleep 1\n")
+            try FileManager.default.setAttributes(
+                [.posixPermissions: 0o755], ofItemAtPath: t.file("hooks/post-checkout"))
+            let waits = WorkspaceContainer.wakeAndWait("3000").replacingOccurrences(
+                of: "timeout 1 dd", with: "timeout 600 dd")
+            #expect(waits.contains("timeout 600 dd"), "\(waits)")
+            try t.write(
+                "claim.sh",
+                "c=\(q(t.file("ws/.so-carry")))\n" + Self.pointed(waits, into: t) + "\n"
+                    + WorkspaceContainer.probeAfter(1))
+            let words = try probe.map {
+                $0 == "healthcheck"
+                    ? Self.pointed(try RepoPaths.healthcheck("compose/docker-compose-agent-workspace.yml"), into: t)
+                    : $0
+            }
+            let r = try await Self.warmMember(
+                t, origin: origin,
+                claim: "until [ -p \(q(t.file("claim-wait"))) ]; do sleep 0.01; done; "
+                    + "printf 'base=%s\\nseed=\\nref=trunk\\nbranch=agent/mine\\norigin=%s\\nname=\\nemail=\\n' \(head) "
+                    + "\(q("file://\(origin)")) > \(q(t.file("ws/.so-carry/ready.part"))) && "
+                    + "mv \(q(t.file("ws/.so-carry/ready.part"))) \(q(t.file("ws/.so-carry/ready"))) && "
+                    + "{ GIT_CARRY=bundle sh \(q(t.file("claim.sh")))\(words.map { " sh -c \(q($0))" } ?? ""); s=$?; "
+                    + "[ $s -eq \(probe == "false" ? 8 : 0) ] || { echo \"exit $s\" >&2; exit 1; }; } "
+                    + "&& test -e \(q(t.file("done")))",
+                command: ["true"],
+                env: [
+                    "GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "core.hooksPath",
+                    "GIT_CONFIG_VALUE_0": t.file("hooks"),
+                ])
+            #expect(r.exitCode == 0, "\(String(describing: probe)): \(r.stdout)\(r.stderr)")
+            #expect(r.stdout.contains("clone: done"), "\(r.stdout)")
+        }
     }
 
     /// A thin bundle (`CarryIn.thinAfter`: its history from the checkout's origin/HEAD left out) is read by a member
