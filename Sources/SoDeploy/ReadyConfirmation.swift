@@ -7,13 +7,9 @@ import Foundation
 /// it (`KubeletNudge.provedGrace`), the container, still running unready, is nudged, not half a second later.
 public final class ReadyConfirmation: @unchecked Sendable {
     /// The pod and container proved ready.
-    public struct Proof: Sendable, Equatable {
-        public var pod: String
-        public var container: String
-        public init(pod: String, container: String) {
-            self.pod = pod
-            self.container = container
-        }
+    struct Proof: Sendable, Equatable {
+        var pod: String
+        var container: String
     }
 
     private let lock = NSLock()
@@ -23,7 +19,7 @@ public final class ReadyConfirmation: @unchecked Sendable {
     public init() {}
 
     /// What was proved so far (nil: nothing yet).
-    public var proved: Proof? { lock.withLock { proof } }
+    var proved: Proof? { lock.withLock { proof } }
 
     /// `container` of `pod` answers as its readiness probe wants: the wait, where it pauses, looks again at once.
     public func confirm(pod: String, container: String) async {

@@ -231,23 +231,16 @@ extension WorkspaceContainer {
     /// Shell, after `.so-carry/ready` is written: wakes the clone at once where it waits on `.so-carry/wake` (a
     /// FIFO clone.sh makes; a clone not waiting there sees the marker by itself within a second), then, when `ticks`
     /// (a shell word) is above 0, waits that many fiftieths of a second at most for the clone to be done (exit 5
-    /// when it is not). On `/tmp/so-claim-wait`, where the clone made that FIFO (it then writes a byte to it once
-    /// done): held open for reading and writing before the marker is looked at, so that byte wakes this however
-    /// close the two come, and a look each second all the same (no process a tick). Before it, a wait on
-    /// `/tmp/so-clone-wait`, the readiness probe's FIFO too, lost its wake-up whenever the clone was done between
-    /// a look and the next reader's open (the probe took it), and waited out its 50 ms tick.
-    /// A member made by an older clone.sh: that wait, its end looked at every 50 ms; a look every 20 ms where there
-    /// is no `timeout(1)` or FIFO.
+    /// when it is not; else the script goes on, to `probeAfter` where it has one). On `/tmp/so-claim-wait`, where the
+    /// clone made that FIFO (it then writes a byte to it once done): held open for reading and writing before the
+    /// marker is looked at, so that byte wakes this however close the two come, and a look each second all the same
+    /// (no process a tick). Before it, a wait on `/tmp/so-clone-wait`, the readiness probe's FIFO too, lost its
+    /// wake-up whenever the clone was done between a look and the next reader's open (the probe took it), and waited
+    /// out its 50 ms tick. A member made by an older clone.sh: that wait, its end looked at every 50 ms; a look every
+    /// 20 ms where there is no `timeout(1)` or FIFO.
     static func wakeAndWait(_ ticks: String) -> String {
         """
         [ -p "$c/wake" ] && command -v timeout >/dev/null && timeout 0.2 sh -c ': > "$1"' so "$c/wake" 2>/dev/null
-        \(awaitClone(ticks))
-        """
-    }
-
-    /// Shell: `wakeAndWait`'s wait alone, ending in exit 5 when the clone is not done in time, else going on.
-    static func awaitClone(_ ticks: String) -> String {
-        """
         n=\(ticks); i=0
         if ! [ "$n" -gt 0 ] 2>/dev/null; then :
         elif [ -p /tmp/so-claim-wait ] && command -v timeout >/dev/null && {
