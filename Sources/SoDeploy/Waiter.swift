@@ -729,7 +729,7 @@ struct Waiter {
                 for try await chunk in client.logs(namespace: namespace, pod: pod, options: options) { text += chunk }
             } catch { return "" }
             let lines = text.split(separator: "\n")
-            if lines.count == 1, lines[0].hasPrefix(Self.kubeletLostLog) { continue }
+            if lines.count == 1, Self.kubeletLostLogs.contains(where: { lines[0].hasPrefix($0) }) { continue }
             // Nothing yet in a run just started, after the kubelet lost the one before: asked again.
             if lines.isEmpty && ask > 0 { continue }
             return lines.suffix(5).joined(separator: " | ")
@@ -737,6 +737,10 @@ struct Waiter {
         return ""
     }
 
-    /// What a kubelet serves as a container's log when the container its status names is gone.
-    static let kubeletLostLog = "unable to retrieve container logs for "
+    /// What a kubelet serves as a container's log when the container its status names is gone: its runtime's word,
+    /// or (the container's log file removed with it) the file's path it could not follow (seen on the real node
+    /// as a container crashed at once: "failed to try resolving symlinks in path \"…/kubelet-logs/…\": lstat …").
+    static let kubeletLostLogs = [
+        "unable to retrieve container logs for ", "failed to try resolving symlinks in path ",
+    ]
 }

@@ -706,10 +706,14 @@ import Testing
     /// The kubelet's word that a container is gone is not the container's last lines: the log is asked again.
     @Test func aKubeletThatLostTheCrashedContainerIsAskedAgain() async throws {
         let c = try await crashLooping()
-        // The kubelet's status lagged its runtime: five times it names a container already removed, and once the
-        // run it started since has printed nothing yet.
+        // The kubelet's status lagged its runtime: five times it names a container already removed (or its log file),
+        // and once the run it started since has printed nothing yet.
         let lost = "unable to retrieve container logs for containerd://cd58774bbe7a\n"
-        c.cluster.podLogAnswers["\(c.id)/web-1/web"] = [lost, lost, lost, lost, lost, ""]
+        // Its log file gone with it: the path the kubelet could not follow.
+        let file =
+            "failed to try resolving symlinks in path \"/var/log/pods/x_web-1_0/web/0.log\": "
+            + "lstat /var/log/pods/x_web-1_0/web/0.log: no such file or directory\n"
+        c.cluster.podLogAnswers["\(c.id)/web-1/web"] = [lost, file, lost, file, lost, ""]
         await startNamesTheCrash(c)
         let asked = c.cluster.calls.filter { $0.hasPrefix("logs \(c.id)/web-1/web") }
         #expect(asked.count == 7, "\(asked)")
