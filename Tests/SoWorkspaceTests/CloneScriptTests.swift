@@ -28,6 +28,7 @@ import Testing
             .replacingOccurrences(of: "/tmp/so-clone-done", with: t.file("done"))
             .replacingOccurrences(of: "/tmp/so-clone-wait", with: t.file("wait"))
             .replacingOccurrences(of: "/tmp/so-claim-wait", with: t.file("claim-wait"))
+            .replacingOccurrences(of: "/tmp/so-warm", with: t.file("warm"))
     }
 
     /// clone.sh pointed into `t`, written there as clone.sh.
@@ -338,6 +339,55 @@ import Testing
         #expect(r.exitCode == 0, "\(r.stdout)\(r.stderr)")
         let fallback = try await Self.sh("git config --file \(q(t.file("system-gitconfig"))) --get-regexp '^user'")
         #expect(fallback.stdout == "user.name so agent\nuser.email agent@so.invalid\n", "\(fallback.stdout)")
+    }
+
+    /// A pool's member (GIT_WARM) is ready while it waits for its claim: the readiness probe passes then (a claim
+    /// finds it ready, and nothing of its readiness changes beside the claimer's first command). A cold `up`'s carry
+    /// (GIT_CARRY alone) is not ready before its clone. Once the claim's ready file is there, the probe waits for the
+    /// checkout as any does: the claim's clone is held a second (a git hook on its checkout), and the probe is still
+    /// waiting half a second in, and passes once the checkout is in place.
+    @Test func aPoolsMemberIsReadyWhileItWaitsAndOnceClaimedOnlyWhenCloned() async throws {
+        for member in [true, false] {
+            let t = try TempDir("so-clone-warm-ready")
+            defer { t.cleanup() }
+            let (origin, _) = try await Self.originAndTrunk(in: t)
+            let q = CommandText.quote
+            try t.write("hooks/post-checkout", "#!/bin/sh\nsleep 1\n")
+            try FileManager.default.setAttributes(
+                [.posixPermissions: 0o755], ofItemAtPath: t.file("hooks/post-checkout"))
+            try t.write(
+                "probe.sh",
+                Self.pointed(try RepoPaths.healthcheck("compose/docker-compose-agent-workspace.yml"), into: t))
+            try FileManager.default.createDirectory(atPath: t.file("ws"), withIntermediateDirectories: true)
+            try Self.writeScript(into: t)
+            let env = Self.env.merging(
+                [
+                    "GIT_CARRY": "bundle", "WORKSPACE_NAME": "member", "GIT_WARM": member ? "1" : "",
+                    "GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "core.hooksPath",
+                    "GIT_CONFIG_VALUE_0": t.file("hooks"),
+                ]
+            ) { $1 }
+            async let cloned = LocalProcessRunner().run(
+                ["sh", t.file("clone.sh"), "true"], workingDirectory: nil, environment: env, timeout: 60)
+            let probe = "sh \(q(t.file("probe.sh")))"
+            let waiting =
+                member
+                ? "timeout 5 \(probe) || { echo 'a member waiting for its claim is not ready' >&2; exit 1; }"
+                : "! timeout 1 \(probe) || { echo 'a cold carry is ready before its clone' >&2; exit 1; }"
+            let r = try await Self.sh(
+                "until [ -p \(q(t.file("claim-wait"))) ]; do sleep 0.01; done; \(waiting); "
+                    + "printf 'repo=%s\\nref=\\nbranch=agent/mine\\nname=\\nemail=\\n' \(q("file://\(origin)")) "
+                    + "> \(q(t.file("ws/.so-carry/ready.part"))) && "
+                    + "mv \(q(t.file("ws/.so-carry/ready.part"))) \(q(t.file("ws/.so-carry/ready"))) && "
+                    + "{ \(probe); echo $? > \(q(t.file("probed"))); } & sleep 0.5; "
+                    + "[ ! -e \(q(t.file("probed"))) ] || { echo 'ready before the claim was cloned' >&2; exit 1; }; wait; "
+                    + "[ \"$(cat \(q(t.file("probed"))))\" = 0 ] && [ -d \(q(t.file("ws/.git"))) ] "
+                    + "&& [ ! -e \(q(t.file("ws/.so-clone-incomplete"))) ]",
+                env: env)
+            #expect(r.exitCode == 0, "member \(member): \(r.stdout)\(r.stderr)")
+            let c = try await cloned
+            #expect(c.exitCode == 0 && c.stdout.contains("clone: done"), "member \(member): \(c.stdout)\(c.stderr)")
+        }
     }
 
     /// The readiness probe as compose gives it (`$$` is compose's `$`): waiting while the clone runs, it ends

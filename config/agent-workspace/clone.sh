@@ -73,6 +73,26 @@ proxied() {
   [ "$tries" -eq 0 ] || echo "clone: the egress proxy answered after $tries tries"
 }
 
+# The readiness probe waiting on the FIFO it made (/tmp/so-clone-wait), woken (none waiting: 0.2 s, then nothing).
+wake_probe() {
+  if [ -p /tmp/so-clone-wait ] && command -v timeout >/dev/null 2>&1; then
+    timeout 0.2 sh -c ': > "$1"' so /tmp/so-clone-wait 2>/dev/null || true
+  fi
+}
+
+# A pool's member (GIT_WARM) is ready while it waits for its claim: its readiness probe passes on /tmp/so-warm until
+# the claim's ready file is there (then it waits for the clone, as any). Ready at its claim instead, the member turned
+# ready as the claimer's first command came: the probe's exec ending, the kubelet's status and the Service's endpoints
+# then made that exec (`so deployment exec -- true` right after `so up`) 190-320 ms where it took 85-115 (0.15 s
+# later, or with the member ready before). Only before a claim's ready file: a member restarted after its claim is
+# not ready until its clone is done.
+warm_ready() {
+  if [ -n "${GIT_WARM:-}" ] && [ ! -e "$carry/ready" ]; then
+    : > /tmp/so-warm
+    wake_probe
+  fi
+}
+
 clone() {
   cd /workspace
   if [ -d .git ] && [ ! -e .so-clone-incomplete ]; then
@@ -115,8 +135,10 @@ clone() {
       # The FIFO a claim's exec holds open while it waits for this clone, woken by a byte once the clone is done
       # (below): made now, while nothing else happens; the exec looks for it to know this clone writes that byte.
       [ -p /tmp/so-claim-wait ] || mkfifo /tmp/so-claim-wait 2>/dev/null || :
+      warm_ready
       while [ ! -e "$carry/ready" ]; do timeout 1 cat "$carry/wake" >/dev/null 2>&1 || true; done
     else
+      warm_ready
       while [ ! -e "$carry/ready" ]; do sleep 0.1; done
     fi
     # A warm pool's member learns its workspace when it is claimed: the branch and origin come with the bundle,
@@ -347,10 +369,10 @@ if [ $# -gt 0 ]; then
   # its last look at the marker this comes (opened for reading and writing, this never blocks; none holding it: the
   # byte goes nowhere). No process: the shell's own printf.
   if [ -p /tmp/so-claim-wait ]; then printf x 4<>/tmp/so-claim-wait >&4 2>/dev/null || :; fi
-  # The readiness probe (and an older so's exec) waiting on the FIFO it made, woken too (none waiting: nothing to do).
-  if [ -p /tmp/so-clone-wait ] && command -v timeout >/dev/null 2>&1; then
-    timeout 0.2 sh -c ': > "$1"' so /tmp/so-clone-wait 2>/dev/null || true
-  fi
+  # The readiness probe (and an older so's exec) waiting on the FIFO it made, woken too. Not for a pool's member: it
+  # was ready while it waited (`warm_ready`), no probe waits, and the wake would wait its 0.2 s for none (2 processes
+  # and the command's start that much later, beside the claimer's first commands).
+  [ -e /tmp/so-warm ] || wake_probe
   # After the clone is called done: nothing a claim's shell waits for.
   self=$(tr '\0' ' ' < /proc/$$/cmdline 2>/dev/null) || self=
   resume_tasks
