@@ -145,6 +145,13 @@ import Testing
         return try await cloned
     }
 
+    /// A git hook in `t/hooks` that holds every checkout a second (git given `core.hooksPath` to it): a claim's clone
+    /// still runs while the test looks.
+    static func slowCheckout(_ t: TempDir) throws {
+        try t.write("hooks/post-checkout", "#!/bin/sh\nsleep 1\n")
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: t.file("hooks/post-checkout"))
+    }
+
     /// The claimed checkout's branch, last subject, so.ref and origin, and whether origin/<so.ref> is its base.
     static func claimedState(_ t: TempDir) async throws -> String {
         let ws = CommandText.quote(t.file("ws"))
@@ -227,9 +234,7 @@ import Testing
             defer { t.cleanup() }
             let (origin, head) = try await Self.originAndTrunk(in: t)
             let q = CommandText.quote
-            try t.write("hooks/post-checkout", "#!/bin/sh\nsleep 1\n")
-            try FileManager.default.setAttributes(
-                [.posixPermissions: 0o755], ofItemAtPath: t.file("hooks/post-checkout"))
+            try Self.slowCheckout(t)
             let waits = WorkspaceContainer.wakeAndWait("3000").replacingOccurrences(
                 of: "timeout 1 dd", with: "timeout 600 dd")
             #expect(waits.contains("timeout 600 dd"), "\(waits)")
@@ -352,9 +357,7 @@ import Testing
             defer { t.cleanup() }
             let (origin, _) = try await Self.originAndTrunk(in: t)
             let q = CommandText.quote
-            try t.write("hooks/post-checkout", "#!/bin/sh\nsleep 1\n")
-            try FileManager.default.setAttributes(
-                [.posixPermissions: 0o755], ofItemAtPath: t.file("hooks/post-checkout"))
+            try Self.slowCheckout(t)
             try t.write(
                 "probe.sh",
                 Self.pointed(try RepoPaths.healthcheck("compose/docker-compose-agent-workspace.yml"), into: t))
