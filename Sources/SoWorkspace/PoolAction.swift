@@ -128,6 +128,17 @@ public struct PoolAction {
             // Its Namespace says it is the pool's (what `members` finds it by, and a claim removes).
             _ = try await client?.annotate(
                 .namespace, name: up.namespace, namespace: nil, [(DeploymentNames.Annotation.pool, record.name)])
+            // A removal that deleted the record while this member was made listed the members before it was one
+            // (its annotation): it goes here, or nothing would remove it.
+            guard try await store.load(record.name) != nil else {
+                if let client,
+                    let made = try await ListAction(ctx).list(client).first(where: { $0.namespace == up.namespace })
+                {
+                    try await removeMember(made, cluster: cluster)
+                }
+                ctx.say("pool \(record.name) was removed while \(name) was made; it is removed too")
+                break
+            }
             ctx.say("pool \(record.name): made \(name)")
         }
         return try await self.members(record.name, cluster: cluster)
@@ -150,7 +161,9 @@ public struct PoolAction {
             try ctx.fs.createDirectory(PoolRecord.directory(ctx))
             let log = Path.join(PoolRecord.directory(ctx), "\(record.name).fill.log")
             let pid = try ctx.processes.spawnDetached(args, environment: nil, output: log)
-            try AtomicWrite.text("\(pid)\n", to: Self.refillPath(ctx, record.name), fs: ctx.fs)
+            // Beside the refills of claims a moment before (still under way): a removal waits for each.
+            let pids = refills(record.name) + [pid]
+            try AtomicWrite.text(pids.map { "\($0)\n" }.joined(), to: Self.refillPath(ctx, record.name), fs: ctx.fs)
         } catch {
             ctx.diagnostics.warn(
                 "pool \(record.name) was not refilled: \(SoContext.oneLine(error))",
@@ -170,12 +183,14 @@ public struct PoolAction {
     }
 
     /// The process id of a claim's refill still under way (`refillDetached`), else nil.
-    public func refilling(_ pool: String) -> Int32? {
-        // No file, or one that does not read: no refill under way.
-        guard let text = try? ctx.fs.readText(Self.refillPath(ctx, pool)),
-            let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)), ctx.isProcessAlive(pid)
-        else { return nil }
-        return pid
+    public func refilling(_ pool: String) -> Int32? { refills(pool).first }
+
+    /// The process ids of the claims' refills still under way, one a line in `pools/POOL.refill` (no file, or one
+    /// that does not read: none).
+    func refills(_ pool: String) -> [Int32] {
+        guard let text = try? ctx.fs.readText(Self.refillPath(ctx, pool)) else { return [] }
+        return text.split(whereSeparator: \.isNewline).compactMap { Int32($0.trimmingCharacters(in: .whitespaces)) }
+            .filter { ctx.isProcessAlive($0) }
     }
 
     static func noPool(_ pool: String) -> SoError {
@@ -232,16 +247,21 @@ public struct PoolAction {
         ctx.say("removed pool \(pool)")
     }
 
-    /// A claim's refill under way ends first (up to 2 minutes, its process looked at every 0.2 s): the member it is
-    /// making is then one of those removed, never one left behind by a pool that is gone.
+    /// The claims' refills under way end first (up to 2 minutes, their processes looked at every 0.2 s): the members
+    /// they are making are then among those removed (and one a refill on another machine makes goes by that refill).
     func waitForRefill(_ pool: String) async throws {
-        guard let pid = refilling(pool) else { return }
-        ctx.say("pool \(pool): waiting for its refill (so pool fill, pid \(pid)) to end")
+        let pids = refills(pool)
+        guard !pids.isEmpty else { return }
+        let which =
+            pids.count == 1
+            ? "refill (so pool fill, pid \(pids[0]))"
+            : "refills (so pool fill, pids \(pids.map(String.init).joined(separator: ", ")))"
+        ctx.say("pool \(pool): waiting for its \(which) to end")
         let began = ctx.clock.now()
         while refilling(pool) != nil {
             guard ctx.clock.now().timeIntervalSince(began) < 120 else {
                 ctx.diagnostics.warn(
-                    "pool \(pool)'s refill (pid \(pid)) did not end within 2 minutes; removing the pool anyway",
+                    "pool \(pool)'s \(which) did not end within 2 minutes; removing the pool anyway",
                     hint: "remove a member it made afterwards by its name (so deployment list): so down NAME --discard")
                 return
             }

@@ -70,6 +70,48 @@ import Testing
         #expect(PoolAction(w.ctx).refilling(other) == nil && !w.h.fs.exists(w.h.path("so-home/pools/warm.refill")))
     }
 
+    /// Two claims a moment apart start two refills: a removal waits for both (each one's process id is kept), not
+    /// only the last's.
+    @Test func removingAPoolWaitsForEveryRefillUnderWay() async throws {
+        var w = try WorkspaceHarness()
+        let p = try await pool(w, size: 1)
+        let looks = Counter()
+        // The first refill outlives the second.
+        w.ctx.isProcessAlive = { pid in pid == 40001 ? looks.next() < 8 : pid == 40002 && looks.value < 3 }
+        PoolAction(w.ctx).refillDetached(p, cluster: w.clusterOptions)
+        PoolAction(w.ctx).refillDetached(p, cluster: w.clusterOptions)
+        #expect(try w.h.read("so-home/pools/warm.refill") == "40001\n40002\n")
+        try await PoolAction(w.ctx).remove(p.name, cluster: w.clusterOptions)
+        #expect(
+            w.h.console.stdout.contains("pool warm: waiting for its refills (so pool fill, pids 40001, 40002) to end"))
+        #expect(looks.value >= 8, "the removal went on before the first refill ended: \(looks.value) looks")
+    }
+
+    /// A member a fill makes while the pool is removed (on another machine, say: its refill is not waited for) is not
+    /// left behind: the removal listed the members before it was one, so the fill, finding the record gone after it
+    /// made it, removes it.
+    @Test func aMemberMadeWhileItsPoolIsRemovedIsRemovedByItsFill() async throws {
+        let w = try WorkspaceHarness()
+        var p = try await pool(w, size: 1)
+        let first = try await PoolAction(w.ctx).members("warm", cluster: w.clusterOptions)
+        p.size = 2
+        let removal = Counter()
+        let ctx = w.ctx
+        let options = w.clusterOptions
+        w.cluster.beforeCallAsync = { call in
+            // The new member's Deployments are being applied: the record's check is behind it, its annotation ahead.
+            guard call.hasPrefix("apply Deployment"), removal.next() == 1 else { return }
+            try? await PoolAction(ctx).remove("warm", cluster: options)
+        }
+        _ = try await PoolAction(w.ctx).fill(p, cluster: w.clusterOptions, atMost: 1)
+        w.cluster.beforeCallAsync = nil
+        #expect(w.h.console.stdout.contains("removed pool warm"))
+        #expect(w.h.console.stdout.contains("pool warm was removed while warm-"), "\(w.h.console.stdout)")
+        let left = try await ListAction(w.ctx).run(cluster: w.clusterOptions)
+        #expect(
+            left.isEmpty, "left behind: \(left.map(\.name)); the pool's first member was \(first.map(\.listing.name))")
+    }
+
     @Test func membersAreMadeFoundAndResized() async throws {
         let w = try WorkspaceHarness()
         let p = try await pool(w, size: 3)
