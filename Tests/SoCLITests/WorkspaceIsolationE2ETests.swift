@@ -263,6 +263,12 @@ struct WorkspaceIsolationE2ETests {
                 // The members the claims made in their place are not needed here (the node's CPU is shared).
                 r = try await so(["pool", "remove", "iso"])
                 #expect(r.exitCode == 0, "\(r.stdout)\(r.stderr)")
+                // No member is left (the refills the claims started were making some): one left once made the next
+                // run of this test claim it, and refuse it (another origin).
+                r = try await so(["deployment", "list", "-o", "json"])
+                let listed = (try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]]) ?? []
+                let left = listed.filter { $0["pool"] as? String == "iso" && $0["terminating"] as? Bool != true }
+                #expect(left.isEmpty, "the pool's members left: \(left.map { $0["name"] ?? "" })")
                 #expect(
                     try await Isolation.eventually {
                         try await probe(a, "git -C /workspace log --oneline -1 | grep -q first")
