@@ -253,9 +253,22 @@ import Testing
         }
         #expect(read("\(first)/state") == "running" && read("\(second)/state") == "queued")
         // The container stops: its worker and the agent (each a session and process group of its own) are gone.
+        var killed: [Int32] = []
         for file in [".worker/pid", "\(first)/pid"] {
-            if let pid = Int32(read(file).split(separator: " ").first ?? "") { kill(-pid, SIGKILL) }
+            if let pid = Int32(read(file).split(separator: " ").first ?? "") {
+                kill(-pid, SIGKILL)
+                killed.append(pid)
+            }
         }
+        // Gone before the next container starts, as a container's processes are: a SIGKILL lands when the process is
+        // next scheduled, and on a loaded machine the entrypoint's look once found the worker still alive (its task
+        // left running) while its next look, a moment later, started a worker for the queue.
+        func gone(_ pid: Int32) -> Bool {
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return true }
+            return stat.split(separator: ")").last?.split(separator: " ").first == "Z"
+        }
+        for _ in 0..<500 where !killed.allSatisfy(gone) { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(killed.allSatisfy(gone), "the killed worker or agent still runs: \(killed)")
         // The next container's entrypoint, on the checkout it keeps.
         let t = try TempDir("so-resume-entry")
         defer { t.cleanup() }
