@@ -169,7 +169,7 @@ struct AgentCLIE2ETests {
             """
         let (model, url) = try await AgentCLIE2E.serveModel(in: t, script: script, key: key)
         defer { AgentE2E.stop(model) }
-        let stack = try AgentE2E.lightStack(in: t)
+        let stack = try AgentE2E.lightStack(in: t, agentImages: true)
         let (daemon, repo) = try await AgentE2E.serveRepository(in: t)
         defer { AgentE2E.stop(daemon) }
         let env = ["SO_KUBECONFIG": E2E.kubeconfig!, "SO_HOME": t.file("home"), "ANTHROPIC_API_KEY": key]
@@ -330,7 +330,7 @@ struct AgentCLIE2ETests {
         let script = "{\"turns\": [\(AgentCLIE2E.turn(["text": edit])), {\"text\": \"add hello.txt\"}]}"
         let (model, url) = try await AgentCLIE2E.serveModel(in: t, script: script, key: key)
         defer { AgentE2E.stop(model) }
-        let stack = try AgentE2E.lightStack(in: t)
+        let stack = try AgentE2E.lightStack(in: t, agentImages: true)
         let (daemon, repo) = try await AgentE2E.serveRepository(in: t)
         defer { AgentE2E.stop(daemon) }
         let env = ["SO_KUBECONFIG": E2E.kubeconfig!, "SO_HOME": t.file("home"), "OPENAI_API_KEY": key]

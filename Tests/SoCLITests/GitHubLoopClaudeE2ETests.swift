@@ -30,7 +30,7 @@ struct GitHubLoopClaudeE2ETests {
             """
         let (model, modelURL) = try await AgentCLIE2E.serveModel(in: t, script: script, key: key)
         defer { AgentE2E.stop(model) }
-        let stack = try AgentE2E.lightStack(in: t)
+        let stack = try AgentE2E.lightStack(in: t, agentImages: true)
         let (daemon, gitURL) = try await AgentE2E.serveRepository(in: t, path: run.repo)
         defer { AgentE2E.stop(daemon) }
         try t.write("secret", GitHubLoopE2ETests.secret + "\n")

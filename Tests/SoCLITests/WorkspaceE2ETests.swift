@@ -63,7 +63,11 @@ enum AgentE2E {
 
     /// The built-in layout copied into `t` with the agents' and postgres' CPU and memory requests cut, so 20
     /// workspaces fit a 2-core node beside the other suites; returns the stack's path (its name stays agent-workspace).
-    static func lightStack(in t: TempDir) throws -> String {
+    /// `agentImages`: the agents keep their images (`so up` runs claude's or aider's where the node has it). Left out
+    /// by default: the workspaces run the stack's own image, which no suite rebuilds, where they ran claude's whenever
+    /// the node had it from an earlier run, and AgentCLIE2ETests' rebuild of it, loaded into the node under the same
+    /// name, once took the image from under a pool suite's restart ("failed to resolve image sha256:…: not found").
+    static func lightStack(in t: TempDir, agentImages: Bool = false) throws -> String {
         for d in ["stacks", "compose", "config"] {
             try FileManager.default.copyItem(atPath: Path.join(RepoPaths.root, d), toPath: t.file("layout/\(d)"))
         }
@@ -72,7 +76,14 @@ enum AgentE2E {
         for (from, to) in [
             ("reservations: {cpus: \"0.25\", memory: 512M}", "reservations: {cpus: \"0.02\", memory: 64M}"),
             ("reservations: {cpus: \"0.1\", memory: 128M}", "reservations: {cpus: \"0.02\", memory: 64M}"),
-        ] {
+        ]
+            + (agentImages
+                ? []
+                : [
+                    ("    image: so-agent-workspace-claude:local\n", ""),
+                    ("    image: so-agent-workspace-aider:local\n", ""),
+                ])
+        {
             guard text.contains(from) else { throw SoError("stack.yml no longer says \(from)") }
             text = text.replacingOccurrences(of: from, with: to)
         }
