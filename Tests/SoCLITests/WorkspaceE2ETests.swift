@@ -389,7 +389,9 @@ struct WorkspaceE2ETests {
             let r = try await E2E.so(
                 [
                     "up", "agent-workspace", "--name", ws, "--config", "GIT_REPO=\(missing)", "--timeout", "120",
-                    "--progress", "plain",
+                    // The stack's own image: claude's, which AgentCLIE2ETests rebuilds under its name meanwhile, is not
+                    // what this is about (`lightStack`).
+                    "--config", "AGENT_IMAGE=so-agent-workspace:local", "--progress", "plain",
                 ], cwd: t.path, env: env)
             #expect(r.exitCode == 1 && !r.stdout.contains("is ready"), "\(r.stdout)\n\(r.stderr)")
             #expect(
