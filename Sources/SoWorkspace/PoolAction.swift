@@ -147,7 +147,8 @@ public struct PoolAction {
     /// A claim's refill, in a process of its own (`so pool fill POOL --at-most 1`, in a session of its own, its
     /// output appended to `pools/POOL.fill.log`), so the claim returns without waiting for the next member. Its
     /// process id goes in `pools/POOL.refill` (beside those still under way), for `pool list` and `pool remove`.
-    /// Members are made as by any fill: under the member Leases, one per member claimed. A refill that cannot start is a warning (the workspace is there either way).
+    /// Members are made as by any fill: under the member Leases, one per member claimed. A refill that cannot start
+    /// is a warning (the workspace is there either way).
     /// `stack`: this machine's copy of the pool's stack, when the pool names another path (`fill`).
     public func refillDetached(_ record: PoolRecord, cluster: ClusterOptions, stack: String? = nil) {
         var args = [
