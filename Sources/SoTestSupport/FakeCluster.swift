@@ -114,9 +114,10 @@ public final class FakeCluster: ClusterClient, @unchecked Sendable {
         let type = try ResourceType.of(object)
         let key = Key(type: type, namespace: type.namespaced ? object.namespace : nil, name: object.name)
         var json = try JSON.parse(Data(object.json().utf8))
-        stamp(&json)
         lock.lock()
         defer { lock.unlock() }
+        // Under the lock: the counter is the cluster's (a hook seeding a pod raced another task's apply, TSan).
+        stamp(&json)
         if objects[key] == nil { order.append(key) }
         objects[key] = json
     }
