@@ -253,10 +253,10 @@ public struct PoolAction {
     func waitForRefill(_ pool: String) async throws {
         let pids = refills(pool)
         guard !pids.isEmpty else { return }
+        let n = pids.count
         let which =
-            pids.count == 1
-            ? "refill (so pool fill, pid \(pids[0]))"
-            : "refills (so pool fill, pids \(pids.map(String.init).joined(separator: ", ")))"
+            "\(English.plural("refill", n)) (so pool fill, \(English.plural("pid", n)) "
+            + "\(pids.map(String.init).joined(separator: ", ")))"
         ctx.say("pool \(pool): waiting for its \(which) to end")
         let began = ctx.clock.now()
         while refilling(pool) != nil {
