@@ -60,8 +60,10 @@ import Testing
         p.standardOutput = FileHandle.nullDevice
         p.standardError = FileHandle.nullDevice
         try p.run()
+        // Python's start under a loaded run (every suite at once, under ThreadSanitizer) took more than the 5 s this
+        // once allowed, and the clone then met no proxy: a minute at most.
         var port = ""
-        for _ in 0..<250 where port.isEmpty {
+        for _ in 0..<3000 where port.isEmpty {
             usleep(20_000)
             port = (try? String(contentsOfFile: t.file("port"), encoding: .utf8)) ?? ""
         }
@@ -69,6 +71,28 @@ import Testing
         for k in ["NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy"] { env[k] = nil }
         for k in ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"] { env[k] = "http://127.0.0.1:\(port)" }
         return (p, env)
+    }
+
+    /// Whether a TCP connection to the proxy URL's port on 127.0.0.1 is accepted, asked every 50 ms for `within` s.
+    static func listens(_ proxyURL: String, within seconds: Double) -> Bool {
+        guard let port = proxyURL.split(separator: ":").last.flatMap({ UInt16($0) }) else { return false }
+        let end = Date().addingTimeInterval(seconds)
+        repeat {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var addr = sockaddr_in()
+            addr.sin_family = sa_family_t(AF_INET)
+            addr.sin_port = port.bigEndian
+            addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let answered = withUnsafePointer(to: &addr) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+                }
+            }
+            close(fd)
+            if answered { return true }
+            usleep(50_000)
+        } while Date() < end
+        return false
     }
 
     @Test func aCloneWaitsForTheEgressProxyToListen() async throws {
@@ -105,7 +129,9 @@ import Testing
         try CloneScriptTests.writeScript(into: t)
         let (p, env) = try Self.behindProxy(t, delay: 0)
         defer { p.terminate() }
-        usleep(300_000)
+        // The proxy answers before the clone starts (a fixed 0.3 s once did not suffice under ThreadSanitizer: the
+        // clone met no proxy, tried again for 60 s and was stopped).
+        try #require(Self.listens(env["HTTP_PROXY"] ?? "", within: 60), "the proxy did not listen within 60 s")
         var proxied = env
         proxied["GIT_REPO"] = "http://origin.invalid/nowhere.git"
         let r = try await LocalProcessRunner().run(
