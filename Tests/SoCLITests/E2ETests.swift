@@ -458,21 +458,12 @@ struct IngressInstallE2ETests {
         try await IngressStandIn.prepare(in: t)
         defer { IngressStandIn.remove() }
         let env = ["SO_KUBECONFIG": E2E.kubeconfig!]
-        var r = try await E2E.so(["--stack", "example", "deploy", "init", "--output", "spec.yml"], cwd: t.path)
-        #expect(r.exitCode == 0, "\(r.stderr)")
-        let proxy =
-            "network:\n  http-proxy:\n    - host-name: e2e.localhost\n      routes:\n        - path: /\n          proxy-to: web:80\n"
-        try t.write(
-            "spec.yml",
-            try t.read("spec.yml").replacingOccurrences(of: "network:\n", with: proxy) + IngressStandIn.specLine)
-        r = try await E2E.so(["deploy", "create", "--spec-file", "spec.yml", "--deployment-dir", "dep"], cwd: t.path)
-        #expect(r.exitCode == 0, "\(r.stderr)")
-        try IngressStandIn.useLocalImages(in: t, deployment: "dep")
-        r = try await E2E.so(
-            [
-                "deployment", "--dir", "dep", "start", "--perform-cluster-management", "--timeout", "120", "--progress",
-                "plain",
-            ], cwd: t.path, env: env)
+        try await Self.create("dep", host: "e2e.localhost", in: t)
+        let start = [
+            "deployment", "--dir", "dep", "start", "--perform-cluster-management", "--timeout", "120", "--progress",
+            "plain",
+        ]
+        var r = try await E2E.so(start, cwd: t.path, env: env)
         #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
         #expect(
             r.stdout.contains("installing the Caddy ingress controller")
@@ -483,11 +474,7 @@ struct IngressInstallE2ETests {
         ]).stdout
         #expect(ready == "1")
         #expect(try await E2E.kubectl(["get", "ingressclass", "caddy", "-o", "name"]).stdout.contains("ingressclass"))
-        r = try await E2E.so(
-            [
-                "deployment", "--dir", "dep", "start", "--perform-cluster-management", "--timeout", "120", "--progress",
-                "plain",
-            ], cwd: t.path, env: env)
+        r = try await E2E.so(start, cwd: t.path, env: env)
         #expect(
             r.exitCode == 0 && r.stdout.contains("controller caddy-system/caddy-ingress-controller is ready"),
             "\(r.stdout)\n\(r.stderr)")
@@ -504,19 +491,7 @@ struct IngressInstallE2ETests {
         try await IngressStandIn.prepare(in: t)
         defer { IngressStandIn.remove() }
         let env = ["SO_KUBECONFIG": E2E.kubeconfig!]
-        for dep in ["a", "b"] {
-            var r = try await E2E.so(["--stack", "example", "deploy", "init", "--output", "\(dep).yml"], cwd: t.path)
-            #expect(r.exitCode == 0, "\(r.stderr)")
-            let proxy =
-                "network:\n  http-proxy:\n    - host-name: \(dep).e2e.localhost\n      routes:\n        - path: /\n          proxy-to: web:80\n"
-            try t.write(
-                "\(dep).yml",
-                try t.read("\(dep).yml").replacingOccurrences(of: "network:\n", with: proxy) + IngressStandIn.specLine)
-            r = try await E2E.so(
-                ["deploy", "create", "--spec-file", "\(dep).yml", "--deployment-dir", dep], cwd: t.path)
-            #expect(r.exitCode == 0, "\(r.stderr)")
-            try IngressStandIn.useLocalImages(in: t, deployment: dep)
-        }
+        for dep in ["a", "b"] { try await Self.create(dep, host: "\(dep).e2e.localhost", in: t) }
         let start = ["start", "--perform-cluster-management", "--timeout", "180", "--progress", "plain"]
         async let a = E2E.so(["deployment", "--dir", "a"] + start, cwd: t.path, env: env)
         async let b = E2E.so(["deployment", "--dir", "b"] + start, cwd: t.path, env: env)
@@ -536,6 +511,21 @@ struct IngressInstallE2ETests {
                 ["deployment", "--dir", dep, "stop", "--delete-volumes", "--delete-namespace"], cwd: t.path, env: env)
             #expect(r.exitCode == 0, "\(r.stderr)")
         }
+    }
+
+    /// The example stack with an Ingress for `host` (a kind target), created in `t/dir` from `t/dir.yml`, its images
+    /// the node's.
+    static func create(_ dir: String, host: String, in t: TempDir) async throws {
+        var r = try await E2E.so(["--stack", "example", "deploy", "init", "--output", "\(dir).yml"], cwd: t.path)
+        #expect(r.exitCode == 0, "\(r.stderr)")
+        let proxy =
+            "network:\n  http-proxy:\n    - host-name: \(host)\n      routes:\n        - path: /\n          proxy-to: web:80\n"
+        try t.write(
+            "\(dir).yml",
+            try t.read("\(dir).yml").replacingOccurrences(of: "network:\n", with: proxy) + IngressStandIn.specLine)
+        r = try await E2E.so(["deploy", "create", "--spec-file", "\(dir).yml", "--deployment-dir", dir], cwd: t.path)
+        #expect(r.exitCode == 0, "\(r.stderr)")
+        try IngressStandIn.useLocalImages(in: t, deployment: dir)
     }
 }
 
