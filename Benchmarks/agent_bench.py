@@ -68,9 +68,10 @@ def nudges(trace):
 
 
 def exec_time(trace):
-    """Seconds of the longest exec in an up's trace (SO_TRACE_API=1): a claim's hand-over, which waits for the member's
-    clone (the API server's and the node's); None when it made none."""
-    times = [int(m.group(1)) for m in re.finditer(r"^api: EXEC \S+ (\d+)ms ", trace, re.M)]
+    """Seconds of the longest exec or port-forward in an up's trace (SO_TRACE_API=1): a claim's hand-over (an exec, or a
+    port-forward to the member's listener), which waits for the member's clone (the API server's and the node's); None
+    when it made neither."""
+    times = [int(m.group(1)) for m in re.finditer(r"^api: (?:EXEC|PORTFORWARD) \S+ (\d+)ms ", trace, re.M)]
     return max(times) / 1000 if times else None
 
 
@@ -316,8 +317,8 @@ def main():
                         print(f"{'  against a bare pod with a fresh volume':<52} {statistics.median(r[0] for r in rs) / bare_volume:8.2f}x")
                         node_share("so up in a checkout", rs, lambda r: r[0])
                     elif all(r[2] is not None for r in rs):
-                        print(f"{'  of which the hand-over exec into the member, median':<52} {statistics.median(r[2] for r in rs) * 1000:8.0f} ms "
-                              f"(max {max(r[2] for r in rs) * 1000:.0f}; the API server's and the node's, the member's clone included)")
+                        print(f"{'  of which the hand-over into the member, median':<52} {statistics.median(r[2] for r in rs) * 1000:8.0f} ms "
+                              f"(max {max(r[2] for r in rs) * 1000:.0f}; its exec or port-forward, the member's clone included)")
 
             if floor is not None:
                 print(f"{'a claim floor: two execs (so deployment exec -- true)':<52} {limit(floor)} "

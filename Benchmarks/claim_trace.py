@@ -33,8 +33,8 @@ def timeline(label, start, end, trace):
 
 
 def exec_ms(trace):
-    """The hand-over exec of a claim's trace, in ms (None: none)."""
-    times = [int(m.group(1)) for m in re.finditer(r"^api: EXEC \S+ (\d+)ms ", trace, re.M)]
+    """The hand-over (an exec, or a port-forward to the member's listener) of a claim's trace, in ms (None: none)."""
+    times = [int(m.group(1)) for m in re.finditer(r"^api: (?:EXEC|PORTFORWARD) \S+ (\d+)ms ", trace, re.M)]
     return max(times) if times else None
 
 

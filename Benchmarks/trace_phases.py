@@ -20,6 +20,7 @@ PHASES = [
     (r"^proc ", "a program (git, kubectl)"),
     (r"^dns ", "DNS of egress hosts"),
     (r"^EXEC ", "exec into the container"),
+    (r"^PORTFORWARD ", "port-forward into the pod"),
     (r"^WATCH ", "a watch"),
     (r"/namespaces/so-pools/secrets", "pools' record"),
     (r"selfsubjectreviews", "record: who wrote it"),

@@ -80,11 +80,18 @@ public protocol ClusterClient: Sendable {
     /// server that offers no stream protocol it speaks): the caller runs kubectl. The default (the extension's)
     /// is nil.
     func exec(_ request: ExecRequest) async throws -> ExecOutcome?
+    /// One connection to a port on a pod's loopback through the API server (`pods/portforward` over a WebSocket): what
+    /// the pod's side answered. nil when this client cannot (a proxy between): the caller does without. The default
+    /// (the extension's) is nil.
+    func portForward(_ request: PortForwardRequest) async -> PortForwardOutcome?
 }
 
 extension ClusterClient {
     /// No exec of its own: the caller runs kubectl.
     public func exec(_ request: ExecRequest) async throws -> ExecOutcome? { nil }
+
+    /// No port-forward of its own: the caller does without.
+    public func portForward(_ request: PortForwardRequest) async -> PortForwardOutcome? { nil }
 
     /// No watch: the stream ends at once (the caller polls).
     public func watchAll(_ type: ResourceType, labelSelector: String?, seconds: Int)

@@ -18,20 +18,9 @@ extension HTTPClusterClient {
     }
 
     public func exec(_ request: ExecRequest) async throws -> ExecOutcome? {
-        guard !proxied, let url = URLComponents(string: server), var host = url.host,
-            let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http"
-        else { return nil }
-        if host.hasPrefix("[") { host = String(host.dropFirst().dropLast()) }
-        let secure = scheme == "https"
-        let port = url.port ?? (secure ? 443 : 80)
+        guard let (host, port, secure, prefix) = webSocketEndpoint() else { return nil }
         let began = DispatchTime.now().uptimeNanoseconds
-        // A server URL with a path (a proxy in front of several clusters) keeps it, as every request's does.
-        let prefix =
-            url.percentEncodedPath.hasSuffix("/") ? String(url.percentEncodedPath.dropLast()) : url.percentEncodedPath
-        let path =
-            prefix
-            + "/api/v1/namespaces/\(PercentEncoding.component(request.namespace))/pods/\(PercentEncoding.component(request.pod))/exec?"
-            + execQuery(request)
+        let path = prefix + Self.podPath(request.namespace, request.pod) + "/exec?" + execQuery(request)
         let address = host
         let attempts: @Sendable () async throws -> ExecAttempt = {
             let used = try await self.credentials.current()
@@ -75,23 +64,57 @@ extension HTTPClusterClient {
         input == .none ? "v5.channel.k8s.io, v4.channel.k8s.io" : "v5.channel.k8s.io"
     }
 
+    /// A pod's path, whose subresources (`exec`, `portforward`) the WebSockets are to.
+    static func podPath(_ namespace: String, _ pod: String) -> String {
+        "/api/v1/namespaces/\(PercentEncoding.component(namespace))/pods/\(PercentEncoding.component(pod))"
+    }
+
+    /// Where a WebSocket to the server goes: its host, port, whether TLS, and the path every request starts with (a
+    /// server URL with a path, a proxy in front of several clusters, keeps it); nil behind a configured proxy (the
+    /// caller runs kubectl, or does without).
+    func webSocketEndpoint() -> (host: String, port: Int, secure: Bool, prefix: String)? {
+        guard !proxied, let url = URLComponents(string: server), var host = url.host,
+            let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http"
+        else { return nil }
+        if host.hasPrefix("[") { host = String(host.dropFirst().dropLast()) }
+        let secure = scheme == "https"
+        let prefix =
+            url.percentEncodedPath.hasSuffix("/") ? String(url.percentEncodedPath.dropLast()) : url.percentEncodedPath
+        return (host, url.port ?? (secure ? 443 : 80), secure, prefix)
+    }
+
     func execOnce(
         _ request: ExecRequest, path: String, _ used: RequestCredentials, host: String, port: Int, secure: Bool
     ) async throws -> ExecAttempt {
+        let channel = try await webSocket(
+            path: path, protocols: Self.execProtocols(request.stdin), used, host: host, port: port, secure: secure,
+            purpose: "to run a command in pod \(request.namespace)/\(request.pod)")
+        do {
+            return .ran(try await Self.session(channel, request))
+        } catch let refusal as ExecHandshake.Refusal {
+            return .refused(status: refusal.status, body: refusal.body)
+        }
+    }
+
+    /// A WebSocket to `path` offering `protocols`, connected (its 101 still to come: `ExecChannel.upgraded`).
+    /// `purpose` ends the error that says the server cannot be reached.
+    func webSocket(
+        path: String, protocols: String, _ used: RequestCredentials, host: String, port: Int, secure: Bool,
+        purpose: String
+    ) async throws -> ExecChannel {
         var headers = [
             ("Host", hostHeader ?? (host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)")),
             ("User-Agent", "so"), ("Upgrade", "websocket"), ("Connection", "Upgrade"),
             ("Sec-WebSocket-Key", Data((0..<16).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()),
-            ("Sec-WebSocket-Version", "13"), ("Sec-WebSocket-Protocol", Self.execProtocols(request.stdin)),
+            ("Sec-WebSocket-Version", "13"), ("Sec-WebSocket-Protocol", protocols),
         ]
         if let authorization = used.authorization { headers.append(("Authorization", authorization)) }
         headers += connection.impersonation?.headers ?? []
         let head = ExecHandshake.head(path: path, headers: headers)
         let context = try secure ? execTLSContext(used) : nil
         let sni = context == nil ? nil : serverName(host)
-        let channel: ExecChannel
         do {
-            channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            return try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .connectTimeout(.seconds(10))
                 .connect(host: host, port: port) { channel in
                     channel.eventLoop.makeCompletedFuture {
@@ -100,14 +123,9 @@ extension HTTPClusterClient {
                 }
         } catch {
             throw SoError(
-                "cannot reach the API server \(server) to run a command in pod \(request.namespace)/\(request.pod): \(error)",
+                "cannot reach the API server \(server) \(purpose): \(error)",
                 hint: "check that the cluster runs ('kubectl cluster-info' with the same kubeconfig and context)",
                 exitCode: SoError.exitUnreachable)
-        }
-        do {
-            return .ran(try await Self.session(channel, request))
-        } catch let refusal as ExecHandshake.Refusal {
-            return .refused(status: refusal.status, body: refusal.body)
         }
     }
 
@@ -165,17 +183,9 @@ extension HTTPClusterClient {
                         try await sendStdin(request.stdin, outbound)
                     }
                 }
-                for try await frame in inbound {
-                    switch frame.opcode {
-                    case .binary, .continuation: reader.take(frame.unmaskedData, first: frame.opcode == .binary)
-                    case .ping:
-                        try await outbound.write(
-                            WebSocketFrame(fin: true, opcode: .pong, maskKey: .random(), data: frame.unmaskedData))
-                    case .connectionClose:
-                        group.cancelAll()
-                        return
-                    default: continue
-                    }
+                try await readFrames(inbound, outbound) { bytes, first in
+                    reader.take(bytes, first: first)
+                    return false
                 }
                 group.cancelAll()
             }
@@ -183,37 +193,60 @@ extension HTTPClusterClient {
         return reader.outcome()
     }
 
-    /// Stdin in frames of at most 64 KiB on channel 0, then its end (channel 255, stream 0).
+    /// Stdin in frames of at most 64 KiB on channel 0 (`sendData`), then its end (channel 255, stream 0).
     static func sendStdin(_ input: ExecInput, _ outbound: NIOAsyncChannelOutboundWriter<WebSocketFrame>) async throws {
-        func send(_ channel: UInt8, _ bytes: some Sequence<UInt8>) async throws {
-            var buffer = ByteBuffer()
-            buffer.writeInteger(channel)
-            buffer.writeBytes(Array(bytes))
-            try await outbound.write(WebSocketFrame(fin: true, opcode: .binary, maskKey: .random(), data: buffer))
-        }
-        func send(_ data: Data) async throws {
-            var offset = 0
-            while offset < data.count {
-                let end = min(offset + (1 << 16), data.count)
-                try await send(0, data[offset..<end])
-                offset = end
-            }
-        }
-        func stream(_ path: String) async throws {
-            guard let handle = FileHandle(forReadingAtPath: path) else {
-                throw SoError("cannot read \(path) to send it to the command", hint: "check that it exists")
-            }
-            defer { try? handle.close() }  // read to its end already: a close that fails loses nothing
-            while let chunk = try handle.read(upToCount: 1 << 16), !chunk.isEmpty { try await send(0, chunk) }
-        }
         switch input {
         case .none: break
-        case .bytes(let data): try await send(data)
-        case .later(let later):
-            let payload = await later.payload
-            try await send(payload.bytes)
-            if let file = payload.file { try await stream(file) }
+        case .bytes(let data): try await sendData(ExecInput.Payload(bytes: data), outbound)
+        case .later(let later): try await sendData(await later.payload, outbound)
         }
-        try await send(255, [0])
+        try await send(255, [0], outbound)
+    }
+
+    /// `payload` on channel 0, in frames of at most 64 KiB: its bytes, then its file's (streamed, never held whole).
+    static func sendData(
+        _ payload: ExecInput.Payload, _ outbound: NIOAsyncChannelOutboundWriter<WebSocketFrame>
+    ) async throws {
+        var offset = 0
+        while offset < payload.bytes.count {
+            let end = min(offset + (1 << 16), payload.bytes.count)
+            try await send(0, payload.bytes[offset..<end], outbound)
+            offset = end
+        }
+        guard let file = payload.file else { return }
+        guard let handle = FileHandle(forReadingAtPath: file) else {
+            throw SoError("cannot read \(file) to send it", hint: "check that it exists")
+        }
+        defer { try? handle.close() }  // read to its end already: a close that fails loses nothing
+        while let chunk = try handle.read(upToCount: 1 << 16), !chunk.isEmpty { try await send(0, chunk, outbound) }
+    }
+
+    /// One binary message: the channel's byte, then `bytes`.
+    static func send(
+        _ channel: UInt8, _ bytes: some Collection<UInt8>, _ outbound: NIOAsyncChannelOutboundWriter<WebSocketFrame>
+    ) async throws {
+        var buffer = ByteBuffer()
+        buffer.writeInteger(channel)
+        buffer.writeBytes(bytes)
+        try await outbound.write(WebSocketFrame(fin: true, opcode: .binary, maskKey: .random(), data: buffer))
+    }
+
+    /// The server's frames, each binary one's bytes to `take` (with whether it begins a message) until it says it has
+    /// what it needs, or the server closes; pings answered.
+    static func readFrames(
+        _ inbound: NIOAsyncChannelInboundStream<WebSocketFrame>,
+        _ outbound: NIOAsyncChannelOutboundWriter<WebSocketFrame>,
+        take: (ByteBuffer, Bool) -> Bool
+    ) async throws {
+        for try await frame in inbound {
+            switch frame.opcode {
+            case .binary, .continuation: if take(frame.unmaskedData, frame.opcode == .binary) { return }
+            case .ping:
+                try await outbound.write(
+                    WebSocketFrame(fin: true, opcode: .pong, maskKey: .random(), data: frame.unmaskedData))
+            case .connectionClose: return
+            default: continue
+            }
+        }
     }
 }

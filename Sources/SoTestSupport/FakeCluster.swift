@@ -67,6 +67,11 @@ public final class FakeCluster: ClusterClient, @unchecked Sendable {
     /// What the next execs through the API server end with, in order (each told to `output` when the exec asks for
     /// it); none left: `exec` is nil, and the caller runs kubectl (the fake process runner's).
     public var execOutcomes: [ExecOutcome] = []
+    /// What each `portForward` answers, in turn (none left: nil, as a client that cannot forward); each one asked is
+    /// recorded with what it sent.
+    public var portForwardOutcomes: [PortForwardOutcome] = []
+    /// What each `portForward` that was answered sent.
+    public var portForwardSent: [String] = []
     /// Called after every apply, e.g. to mark Deployments available.
     public var onApply: (@Sendable (inout JSON) -> Void)?
     /// Runs after an apply is stored, outside the cluster's lock: it may seed what a controller would make (the
@@ -417,6 +422,17 @@ public final class FakeCluster: ClusterClient, @unchecked Sendable {
             outcome.stdout = Data()
         }
         return outcome
+    }
+
+    public func portForward(_ request: PortForwardRequest) async -> PortForwardOutcome? {
+        guard locked({ !portForwardOutcomes.isEmpty }) else { return nil }
+        let sent = String(decoding: await request.send.payload.bytes, as: UTF8.self)
+        return locked { () -> PortForwardOutcome? in
+            guard !portForwardOutcomes.isEmpty else { return nil }
+            recorded.append("portforward \(request.namespace)/\(request.pod):\(request.port)")
+            portForwardSent.append(sent)
+            return portForwardOutcomes.removeFirst()
+        }
     }
 
     public func logs(namespace: String, pod: String, options: LogOptions) -> AsyncThrowingStream<String, Error> {

@@ -23,6 +23,9 @@ public struct PoolAction {
         public var warm: Bool
         /// The pod its workspace container runs in, when warm (a claim execs into it without looking again).
         public var pod: String? = nil
+        /// That pod runs the workspace's container alone (no other container, no ephemeral one): what its loopback
+        /// listens on is the workspace's (`handOverForwarded`).
+        public var alone = false
     }
 
     /// Records the pool (or its new size and options) and makes members until `size` are there.
@@ -226,7 +229,10 @@ public struct PoolAction {
                     let pods = try await client.list(
                         .pod, namespace: d.namespace, labelSelector: DeploymentNames.selector(d.id))
                     let running = pods.first { WorkspaceContainer.runs($0, at) }
-                    return (i, Member(listing: d, warm: running != nil, pod: running?.name))
+                    let alone =
+                        running?.at("spec", "containers")?.array.count == 1
+                        && (running?.at("spec", "ephemeralContainers")?.array ?? []).isEmpty
+                    return (i, Member(listing: d, warm: running != nil, pod: running?.name, alone: alone))
                 }
             }
             var out: [(Int, Member)] = []

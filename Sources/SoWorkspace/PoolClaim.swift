@@ -22,6 +22,8 @@ struct PoolClaim {
         var pool: PoolRecord
         /// The pod its workspace container ran in when the pool was listed.
         var pod: String?
+        /// That pod runs the workspace's container alone (`PoolAction.Member.alone`).
+        var alone = false
         /// The workspace's name on the member's Namespace, being written while the checkout is carried in (its
         /// answer, the Namespace, is what the claim's revision starts from: `ClaimRecord`). A failure to name it is
         /// the claim's.
@@ -287,7 +289,8 @@ struct PoolClaim {
                     .namespace, name: namespace, namespace: nil, mergePatch: Data(JSONWriter.bytes(patch, .compact)))
             }
             return Claimed(
-                member: m.listing.name, namespace: m.listing.namespace, pool: pool, pod: m.pod, named: named,
+                member: m.listing.name, namespace: m.listing.namespace, pool: pool, pod: m.pod, alone: m.alone,
+                named: named,
                 client: client, connection: target.connection)
         }
         ctx.say("pool \(pool.name): every warm workspace was claimed by another up; starting \(name) cold")

@@ -156,7 +156,7 @@ public struct UpAction {
         do {
             let bytes = try await carryIntoClaimed(
                 req, name: name, dir: dir, checkout: checkout, bundle: bundle, branch: branch, identity: identity,
-                pod: claimed.pod, pool: (claimed.pool, claimed.namespace), record: record, tip: tip)
+                claimed: claimed, record: record, tip: tip)
             result.source?.bundleBytes = bytes
             try await record.wait()
         } catch let error as SoError {
@@ -200,16 +200,18 @@ public struct UpAction {
     }
 
     /// The checkout carried into a claimed member (`bundle`, made meanwhile, or the remote its clone fetches), and
-    /// (with wait) its clone done: the bundle's size (0 for a remote). `pod`: where the member's container ran when
-    /// the pool was listed (believed, and looked for again only if it is gone). `record`: the claim's revision,
+    /// (with wait) its clone done: the bundle's size (0 for a remote). `claimed`: the member, its pool, and the pod its
+    /// container ran in when the pool was listed (believed, and looked for again only if it is gone); handed over
+    /// through its listener when that pod runs it alone (`handOverForwarded`), else by exec. `record`: the claim's revision,
     /// started from the deployment opened here as the hand-over begins (the files read once for both). `tip`: where a
     /// remote's branch is, asked meanwhile (`RemoteTip`), handed in by the hand-over once known.
     func carryIntoClaimed(
         _ req: UpRequest, name: String, dir: String, checkout: ClaimedCheckout,
         bundle made: Task<CarryIn.Bundle?, Error>,
-        branch: String, identity: GitIdentity, pod: String?, pool: (record: PoolRecord, namespace: String)? = nil,
-        record: ClaimRecord? = nil, tip: Task<RemoteTip?, Never>? = nil
+        branch: String, identity: GitIdentity, claimed: PoolClaim.Claimed, record: ClaimRecord? = nil,
+        tip: Task<RemoteTip?, Never>? = nil
     ) async throws -> UInt64 {
+        let (pod, pool, forward) = (claimed.pod, (record: claimed.pool, namespace: claimed.namespace), claimed.alone)
         let w: WorkspaceContainer
         do {
             w = try await WorkspaceContainer.running(
@@ -230,6 +232,14 @@ public struct UpAction {
         case .bundle(let carry, let source):
             let values = try credentials.values(w, pool: pool)
             async let patched: Void = credentials.patch(w, values)
+            if forward,
+                let b = await w.deliverForwarded(
+                    carry, made, ref: source.branch, branch: branch, origin: source.origin, identity: identity,
+                    waitFor: req.wait ? req.timeout : nil, credentials: values)
+            {
+                try await patched
+                return b.bytes
+            }
             // The exec starts now; it reads the bundle once it is made (its connection and the node's exec meanwhile).
             let (bundle, _) = try await w.deliver(
                 carry,
@@ -244,9 +254,20 @@ public struct UpAction {
         case .remote(let repo, let ref):
             let values = try credentials.values(w, pool: pool)
             async let patched: Void = credentials.patch(w, values)
-            try await w.handOver(
-                repo: repo, ref: ref, branch: branch, identity: identity, waitFor: req.wait ? req.timeout : nil,
-                credentials: values, tip: tip)
+            let waitFor = req.wait ? req.timeout : nil
+            // Through the member's loopback listener where it has one (no exec started in it), else by exec.
+            let ready = [
+                ("repo", repo), ("ref", ref), ("branch", branch), ("name", identity.line(\.name)),
+                ("email", identity.line(\.email)),
+            ]
+            let forwarded =
+                forward
+                ? await w.handOverForwarded(ready: ready, waitFor: waitFor, credentials: values, tip: tip) : false
+            if !forwarded {
+                try await w.handOver(
+                    repo: repo, ref: ref, branch: branch, identity: identity, waitFor: waitFor, credentials: values,
+                    tip: tip)
+            }
             try await patched
             return 0
         }

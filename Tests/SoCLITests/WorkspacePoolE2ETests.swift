@@ -14,11 +14,13 @@ struct WorkspacePoolE2ETests {
     static let claimersKey = "claimers-key-not-real"
 
     /// `so up NAME` from the remote `repo` claims a member of `pool` and is its clone, on `agent/NAME`; then the pool
-    /// goes.
+    /// goes. The `up`'s result.
+    @discardableResult
     static func claimFromRemote(
         _ name: String, pool: String, stack: String, repo: String, so: ([String]) async throws -> ProcessResult
-    ) async throws {
-        var r = try await so(["up", stack, "--name", name, "--config", "GIT_REPO=\(repo)", "--timeout", "120"])
+    ) async throws -> ProcessResult {
+        let up = try await so(["up", stack, "--name", name, "--config", "GIT_REPO=\(repo)", "--timeout", "120"])
+        var r = up
         #expect(r.exitCode == 0 && r.stdout.contains("claimed \(pool)-"), "\(r.stdout)\n\(r.stderr)")
         r = try await so([
             "deployment", "--name", name, "exec", "agent", "--", "sh", "-c",
@@ -27,6 +29,7 @@ struct WorkspacePoolE2ETests {
         #expect(r.stdout == "agent/\(name)\n\(repo)\nhello\n", "\(r.stdout)\n\(r.stderr)")
         r = try await so(["pool", "remove", pool])
         #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
+        return up
     }
 
     /// `pool list -o json` until the pool has `count` warm members (a minute at most): its last answer.
@@ -261,7 +264,14 @@ struct WorkspacePoolE2ETests {
             ])
             #expect(r.exitCode == 0, "\(r.stdout)\n\(r.stderr)")
             r = try await Self.warm("remote", 1) { try await so($0) }
-            try await Self.claimFromRemote("e2e-remote", pool: "remote", stack: stack, repo: repo) { try await so($0) }
+            // Traced: the member (the node's workspace image has python3) was handed its claim through a port-forward
+            // to its listener, no exec into it (`handOverForwarded`).
+            let up = try await Self.claimFromRemote("e2e-remote", pool: "remote", stack: stack, repo: repo) {
+                try await E2E.so(
+                    $0, cwd: t.path, env: $0.first == "up" ? env.merging(["SO_TRACE_API": "1"]) { $1 } : env)
+            }
+            #expect(up.stderr.contains("phase: claim: handed over through a port-forward"), "\(up.stderr)")
+            #expect(!up.stderr.contains("api: EXEC "), "\(up.stderr)")
             // The member fetched the pool's repository while it was warm: the claim checked that commit out, fetching
             // nothing (clone.sh says so in the container's log).
             r = try await so(["deployment", "--name", "e2e-remote", "logs"])

@@ -266,6 +266,118 @@ import Testing
         }
     }
 
+    /// A pool's member hands its claim over without an exec: so's message (`handOverMessage`) written to the listener
+    /// clone.sh keeps on its loopback (SO_HANDOVER_PORT) makes its ready file, and the answer, `done`, comes once the
+    /// clone is. What is not a hand-over (here a line of another protocol first) is closed unanswered and the listener
+    /// listens on; once it answered it is gone (the port refuses).
+    @Test(.enabled(if: Self.hasPython, "python3 is not on this machine (clone.sh listens only where it is)"))
+    func aMembersListenerTakesTheHandOverAndAnswersOnceCloned() async throws {
+        let t = try TempDir("so-clone-listener")
+        defer { t.cleanup() }
+        let (origin, head) = try await Self.originAndTrunk(in: t)
+        let q = CommandText.quote
+        let port = Int.random(in: 20_000...40_000)
+        let message = WorkspaceContainer.handOverMessage(
+            ticks: "500",
+            ready: [
+                ("repo", "file://\(origin)"), ("ref", ""), ("branch", "agent/mine"), ("name", ""), ("email", ""),
+                ("tip", "\(head) trunk"),
+            ], credentials: "")
+        try message.write(to: URL(fileURLWithPath: t.file("message")))
+        try t.write("client.py", Self.listenerClient)
+        let r = try await Self.warmMember(
+            t, origin: origin, claim: "python3 \(q(t.file("client.py"))) \(port) \(q(t.file("message")))",
+            command: ["true"], env: ["SO_HANDOVER_PORT": String(port)])
+        #expect(r.exitCode == 0, "\(r.stdout)\(r.stderr)")
+        #expect(r.stdout.contains("(\(head), fetched while the workspace was warm)"), "\(r.stdout)")
+        let state = try await Self.claimedState(t)
+        #expect(state == "agent/mine\nfirst\ntrunk\nfile://\(origin)\ntracked\n", "\(state)")
+    }
+
+    /// A claim in a checkout handed through the listener: the bundle follows the ready file's lines
+    /// (`handOverMessage` with its length) and is streamed onto the volume; the member reads it (its commit is not the
+    /// warm-up's) and answers once the clone is done.
+    @Test(.enabled(if: Self.hasPython, "python3 is not on this machine (clone.sh listens only where it is)"))
+    func aMembersListenerTakesTheBundleOfACheckout() async throws {
+        let t = try TempDir("so-clone-listener-bundle")
+        defer { t.cleanup() }
+        let origin = try await Self.origin(in: t)
+        let q = CommandText.quote
+        let mine = t.file("mine")
+        let made = try await Self.sh(
+            "git clone -q \(q(origin)) \(q(mine)) && cd \(q(mine)) && echo local > local.txt && git add -A "
+                + "&& git commit -q -m 'local only' && git update-ref refs/so/carry/head HEAD "
+                + "&& git bundle create \(q(t.file("repo.bundle"))) refs/so/carry/head 2>/dev/null && git rev-parse HEAD"
+        )
+        #expect(made.exitCode == 0, "\(made.stderr)")
+        let base = made.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let bundle = try Data(contentsOf: URL(fileURLWithPath: t.file("repo.bundle")))
+        let port = Int.random(in: 20_000...40_000)
+        let message = WorkspaceContainer.handOverMessage(
+            ticks: "500",
+            ready: [
+                ("base", base), ("seed", ""), ("ref", "trunk"), ("branch", "agent/mine"),
+                ("origin", "file://\(origin)"),
+                ("name", ""), ("email", ""),
+            ], credentials: "", bundle: UInt64(bundle.count))
+        try (message + bundle).write(to: URL(fileURLWithPath: t.file("message")))
+        try t.write("client.py", Self.listenerClient)
+        let r = try await Self.warmMember(
+            t, origin: origin, claim: "python3 \(q(t.file("client.py"))) \(port) \(q(t.file("message")))",
+            command: ["true"], env: ["SO_HANDOVER_PORT": String(port)])
+        #expect(r.exitCode == 0, "\(r.stdout)\(r.stderr)")
+        let ws = q(t.file("ws"))
+        let state = try await Self.sh(
+            "git -C \(ws) rev-parse --abbrev-ref HEAD && git -C \(ws) log -1 --format=%s && cat \(ws)/local.txt")
+        #expect(state.stdout == "agent/mine\nlocal only\nlocal\n", "\(state.stdout)\(state.stderr)")
+    }
+
+    /// A client of clone.sh's listener on port ARGV[1]: first a line of another protocol (closed unanswered), then
+    /// the file ARGV[2]'s bytes, whose answer must be `done`; then the port must refuse (the listener is gone).
+    static let listenerClient =
+        """
+        import socket, sys, time
+        def send(data):
+            for _ in range(250):
+                try:
+                    c = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+                    break
+                except OSError:
+                    time.sleep(0.02)
+            c.sendall(data)
+            c.settimeout(30)
+            got = b""
+            while not got.endswith(b"\\n"):
+                try:
+                    x = c.recv(100)
+                except ConnectionResetError:
+                    break
+                if not x:
+                    break
+                got += x
+            return got
+        other = send(b"GET / HTTP/1.1\\r\\n\\r\\n")
+        claim = send(open(sys.argv[2], "rb").read())
+        time.sleep(0.2)
+        try:
+            socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=1)
+            after = "listening"
+        except OSError:
+            after = "refused"
+        print("other:", other, "claim:", claim, "after:", after, file=sys.stderr)
+        sys.exit(0 if (other, claim, after) == (b"", b"done\\n", "refused") else 1)
+        """
+
+    /// Whether python3 runs here (clone.sh's listener needs it).
+    static let hasPython: Bool = {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        p.arguments = ["-c", "command -v python3 >/dev/null"]
+        do { try p.run() } catch { return false }
+        p.waitUntilExit()
+        return p.terminationStatus == 0
+    }()
+
     /// A thin bundle (`CarryIn.thinAfter`: its history from the checkout's origin/HEAD left out) is read by a member
     /// whose warm-up holds that commit; a member whose warm-up is older than the checkout's fetch fetches its origin's
     /// branches first, then reads it. Either way the workspace starts at the checkout's commit.

@@ -35,6 +35,23 @@ import Testing
         return (c, p, member)
     }
 
+    /// A claim in a checkout into a member whose listener answers goes without an exec: the bundle follows the ready
+    /// file's lines on the port-forward (`deliverForwarded`), its length in the message's head.
+    @Test func aClaimInACheckoutIsHandedOverThroughAPortForward() async throws {
+        let (c, _, member) = try await Self.warmPoolOfOne()
+        c.w.cluster.portForwardOutcomes = [.answered("handed")]
+        let r = try await upInCheckout(c, "mine-ws")
+        #expect(r.note == "claimed from pool warm", "\(r)")
+        let ns = member.listing.namespace
+        let sent = try #require(c.w.cluster.portForwardSent.first)
+        let head = sent.split(separator: "\n", maxSplits: 1).first.map(String.init) ?? ""
+        #expect(head.split(separator: " ").count == 6 && head.hasPrefix("so-handover 1 0 "), "\(head)")
+        #expect(
+            sent.contains("\nbranch=agent/mine-ws\norigin=https://github.com/acme/web.git\n"), "\(sent.prefix(300))")
+        #expect(c.w.h.processes.fed.filter { $0.arguments.contains(ns) }.isEmpty, "no exec carried it")
+        #expect(c.w.h.processes.streamed.filter { $0.arguments.contains(ns) }.isEmpty)
+    }
+
     /// The member's entrypoint, as it waited since it was made: its config says GIT_CARRY=bundle and its own name.
     static func runMemberClone(_ c: CarryHarness, member: String) async throws {
         let script = try c.cloneScript()
@@ -285,6 +302,16 @@ final class InterruptingMoveFileSystem: ForwardingFileSystem, @unchecked Sendabl
 }
 
 @Suite(.serialized) struct PoolClaimRemoteTests {
+    /// `so up agent-workspace --name remote-ws --config GIT_REPO=file://ORIGIN`, not waiting for the clone.
+    static func upFromRemote(_ c: CarryHarness, _ origin: String) async throws -> UpResult {
+        var req = UpRequest(stack: "agent-workspace")
+        req.name = "remote-ws"
+        req.config = ["GIT_REPO=file://\(origin)"]
+        req.cluster = c.w.clusterOptions
+        req.wait = false
+        return try await UpAction(c.w.ctx).run(req)
+    }
+
     /// A workspace from a remote (`--config GIT_REPO=`) claims a member too: the member's clone.sh, waiting,
     /// learns the repository from the claim and clones it onto the workspace's branch.
     @Test func aWorkspaceFromARemoteClaimsAMemberThatClonesIt() async throws {
@@ -292,13 +319,8 @@ final class InterruptingMoveFileSystem: ForwardingFileSystem, @unchecked Sendabl
         let origin = try await c.origin()
         let p = try await PoolTests().pool(c.w, size: 1)
         let member = try #require(try await PoolAction(c.w.ctx).members(p.name, cluster: c.w.clusterOptions).first)
-        var req = UpRequest(stack: "agent-workspace")
-        req.name = "remote-ws"
-        req.config = ["GIT_REPO=file://\(origin)"]
-        req.cluster = c.w.clusterOptions
-        req.wait = false
         let before = c.w.h.processes.calls.count
-        let r = try await UpAction(c.w.ctx).run(req)
+        let r = try await Self.upFromRemote(c, origin)
         #expect(r.namespace == member.listing.namespace && r.note == "claimed from pool warm", "\(r)")
         // One exec into the member: the claimer's credentials, the repository handed over, and the clone waited for.
         let execs = c.w.h.processes.calls.dropFirst(before).map(\.arguments).filter { $0.contains("exec") }
@@ -308,5 +330,34 @@ final class InterruptingMoveFileSystem: ForwardingFileSystem, @unchecked Sendabl
             try await CarryHarness.git(["rev-parse", "--abbrev-ref", "HEAD"], in: c.container) == "agent/remote-ws")
         #expect(try await CarryHarness.git(["remote", "get-url", "origin"], in: c.container) == "file://\(origin)")
         #expect(try await CarryHarness.git(["log", "-1", "--format=%s"], in: c.container) == "local only")
+    }
+
+    /// A member whose pod runs its workspace's container alone is handed its claim through a port-forward to the
+    /// listener its clone.sh keeps (`handOverForwarded`): no exec runs in it when the listener answers; where it does
+    /// not (no listener: an older clone.sh, an image without python3), the exec hands it over as before.
+    @Test func aClaimFromARemoteIsHandedOverThroughAPortForwardElseByExec() async throws {
+        for answer in [PortForwardOutcome.answered("handed"), .failed(why: "connection refused")] {
+            let c = try await CarryHarness()
+            let origin = try await c.origin()
+            let p = try await PoolTests().pool(c.w, size: 1)
+            let member = try #require(
+                try await PoolAction(c.w.ctx).members(p.name, cluster: c.w.clusterOptions).first)
+            #expect(member.alone, "the stack's workspace pod runs one container")
+            c.w.cluster.portForwardOutcomes = [answer]
+            let before = c.w.h.processes.calls.count
+            let r = try await Self.upFromRemote(c, origin)
+            #expect(r.note == "claimed from pool warm", "\(r)")
+            let ns = member.listing.namespace
+            #expect(c.w.cluster.calls.contains("portforward \(ns)/\(try #require(member.pod)):47017"))
+            let sent = try #require(c.w.cluster.portForwardSent.first)
+            #expect(sent.hasPrefix("so-handover 1 0 "), "no wait asked: ticks 0")
+            #expect(sent.contains("\nrepo=file://\(origin)\nref=\nbranch=agent/remote-ws\n"), "\(sent)")
+            let execs = c.w.h.processes.calls.dropFirst(before).map(\.arguments).filter { $0.contains("exec") }
+            if case .answered = answer {
+                #expect(execs.isEmpty, "\(execs)")
+            } else {
+                #expect(execs.count == 1, "\(execs)")
+            }
+        }
     }
 }
