@@ -17,11 +17,12 @@ extension WorkspaceContainer {
     /// The hand-over through the member's listener: true once it answered that the clone is done (or, without
     /// `waitFor`, that it has its ready file); false when it could not be handed that way (no listener: an older
     /// clone.sh, an image without python3, a member not ready yet; no right to forward; a client that cannot), and
-    /// the exec hands it over as before (writing the same ready file again is harmless: the clone reads it once).
+    /// the exec hands it over as before (writing the same ready file again is harmless: the clone reads it once). A
+    /// clone the listener waited for in vain throws, as the exec's wait does (`notCloned`): no second wait as long.
     func handOverForwarded(
         ready: [(String, String)], waitFor: Double?, credentials: [(key: String, value: String)],
         tip: Task<RemoteTip?, Never>?
-    ) async -> Bool {
+    ) async throws -> Bool {
         guard let pod = forwardable(ready) else { return false }
         let ticks = Self.ticks(waitFor)
         let send = ExecInput.Later {
@@ -30,17 +31,17 @@ extension WorkspaceContainer {
             lines.append(("tip", tipLine))
             return Self.handOverMessage(ticks: ticks, ready: lines, credentials: HandedCredentials.text(credentials))
         }
-        return await forward(pod, send, waitFor: waitFor)
+        return try await forward(pod, send, waitFor: waitFor)
     }
 
     /// A claim in a checkout handed to its member through its listener (`handOverForwarded`): the bundle (`made`, which
     /// may still be being made) streamed in after the ready file's lines and the credentials, as `deliver` does by
     /// exec. The bundle once the listener answered, its scratch repository gone; nil when it could not be handed that
-    /// way (then `deliver` hands the same bundle by exec).
+    /// way (then `deliver` hands the same bundle by exec). A clone waited for in vain throws (`notCloned`).
     func deliverForwarded(
         _ carry: CarryIn, _ made: Task<CarryIn.Bundle?, Error>, ref: String, branch: String, origin: String,
         identity: GitIdentity, waitFor: Double?, credentials: [(key: String, value: String)]
-    ) async -> CarryIn.Bundle? {
+    ) async throws -> CarryIn.Bundle? {
         let ready = [
             ("ref", ref), ("branch", branch), ("origin", origin), ("name", identity.line(\.name)),
             ("email", identity.line(\.email)),
@@ -56,8 +57,14 @@ extension WorkspaceContainer {
                 bytes: Self.handOverMessage(ticks: ticks, ready: lines, credentials: handed, bundle: b.bytes),
                 file: b.file)
         })
+        let went: Bool
+        do { went = try await forward(pod, send, waitFor: waitFor) } catch {
+            // Handed, but not cloned in time: the bundle's scratch repository goes all the same.
+            if let b = try? await made.value { carry.done(b) }  // a bundle that failed left none
+            throw error
+        }
         // The bundle's failure is the exec's to say (`deliver`, which this leaves it to).
-        guard await forward(pod, send, waitFor: waitFor), let b = try? await made.value else { return nil }
+        guard went, let b = try? await made.value else { return nil }
         carry.done(b)
         return b
     }
@@ -69,8 +76,8 @@ extension WorkspaceContainer {
     }
 
     /// `send` written to the listener in `pod`: whether it answered as a hand-over that went (`done` once cloned, or
-    /// `handed` without a wait).
-    private func forward(_ pod: String, _ send: ExecInput.Later, waitFor: Double?) async -> Bool {
+    /// `handed` without a wait); `timeout` (the clone not done within the wait) throws `notCloned`.
+    private func forward(_ pod: String, _ send: ExecInput.Later, waitFor: Double?) async throws -> Bool {
         let request = PortForwardRequest(
             namespace: c.namespace, pod: pod, port: Self.handOverPort, send: send, timeout: (waitFor ?? 0) + 10)
         guard let outcome = await c.client.portForward(request) else { return false }
@@ -78,13 +85,21 @@ extension WorkspaceContainer {
         case .answered(let line) where line == (waitFor == nil ? "handed" : "done"):
             ctx.phase("claim: handed over through a port-forward")
             return true
+        case .answered("timeout"):
+            throw notCloned(waitFor ?? 0)
         case .answered(let line):
-            ctx.phase("claim: the member's listener answered '\(line.prefix(60))'; handing over by exec")
+            ctx.phase("claim: the member's listener answered '\(Self.printable(line, 60))'; handing over by exec")
             return false
         case .failed(let why):
-            ctx.phase("claim: no port-forward to the member (\(why.prefix(120))); handing over by exec")
+            ctx.phase("claim: no port-forward to the member (\(Self.printable(why, 120))); handing over by exec")
             return false
         }
+    }
+
+    /// At most `count` characters of `text` (what a member or the node said), without control characters.
+    static func printable(_ text: String, _ count: Int) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.filter { !CharacterSet.controlCharacters.contains($0) }))
+            .prefix(count).description
     }
 
     /// What the listener reads: `so-handover 1 TICKS READY CREDENTIALS [BUNDLE]` (the lengths in bytes), then the

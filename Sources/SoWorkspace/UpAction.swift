@@ -233,7 +233,7 @@ public struct UpAction {
             let values = try credentials.values(w, pool: pool)
             async let patched: Void = credentials.patch(w, values)
             if forward,
-                let b = await w.deliverForwarded(
+                let b = try await w.deliverForwarded(
                     carry, made, ref: source.branch, branch: branch, origin: source.origin, identity: identity,
                     waitFor: req.wait ? req.timeout : nil, credentials: values)
             {
@@ -262,7 +262,7 @@ public struct UpAction {
             ]
             let forwarded =
                 forward
-                ? await w.handOverForwarded(ready: ready, waitFor: waitFor, credentials: values, tip: tip) : false
+                ? try await w.handOverForwarded(ready: ready, waitFor: waitFor, credentials: values, tip: tip) : false
             if !forwarded {
                 try await w.handOver(
                     repo: repo, ref: ref, branch: branch, identity: identity, waitFor: waitFor, credentials: values,
