@@ -10,7 +10,7 @@ public struct PortForwardRequest: Sendable {
     public var port: Int
     /// What is written to the port, made once the connection is asked for (it may wait for something else).
     public var send: ExecInput.Later
-    /// Seconds the whole exchange may take; past them the connection is closed and nil answered.
+    /// Seconds the whole exchange may take; past them the connection is closed and the outcome says so.
     public var timeout: Double
 
     public init(namespace: String, pod: String, port: Int, send: ExecInput.Later, timeout: Double) {

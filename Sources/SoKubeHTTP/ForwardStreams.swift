@@ -7,8 +7,8 @@ import SoKube
 struct ForwardStreams {
     private var stream: UInt8? = nil
     private var portLeft: [UInt8: Int] = [0: 2, 1: 2]
-    private(set) var data: [UInt8] = []
-    private(set) var errors: [UInt8] = []
+    private var data: [UInt8] = []
+    private var errors: [UInt8] = []
 
     /// Takes a frame's bytes (`first`: a message's first frame, which names its stream); true once the data holds a
     /// whole line, or the kubelet said why it could not connect (it closes then).

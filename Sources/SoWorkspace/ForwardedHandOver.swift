@@ -20,9 +20,14 @@ extension WorkspaceContainer {
     /// the exec hands it over as before (writing the same ready file again is harmless: the clone reads it once). A
     /// clone the listener waited for in vain throws, as the exec's wait does (`notCloned`): no second wait as long.
     func handOverForwarded(
-        ready: [(String, String)], waitFor: Double?, credentials: [(key: String, value: String)],
-        tip: Task<RemoteTip?, Never>?
+        repo: String, ref: String, branch: String, identity: GitIdentity, waitFor: Double?,
+        credentials: [(key: String, value: String)], tip: Task<RemoteTip?, Never>?
     ) async throws -> Bool {
+        // The lines `handOver`'s script writes, in its order (its tip= last, once known).
+        let ready = [
+            ("repo", repo), ("ref", ref), ("branch", branch), ("name", identity.line(\.name)),
+            ("email", identity.line(\.email)),
+        ]
         guard let pod = forwardable(ready) else { return false }
         let ticks = Self.ticks(waitFor)
         let send = ExecInput.Later {
@@ -39,9 +44,10 @@ extension WorkspaceContainer {
     /// exec. The bundle once the listener answered, its scratch repository gone; nil when it could not be handed that
     /// way (then `deliver` hands the same bundle by exec). A clone waited for in vain throws (`notCloned`).
     func deliverForwarded(
-        _ carry: CarryIn, _ made: Task<CarryIn.Bundle?, Error>, ref: String, branch: String, origin: String,
+        _ carry: CarryIn, _ made: Task<CarryIn.Bundle, Error>, ref: String, branch: String, origin: String,
         identity: GitIdentity, waitFor: Double?, credentials: [(key: String, value: String)]
     ) async throws -> CarryIn.Bundle? {
+        // The lines `deliver`'s script writes, in its order (after base= and seed=, the bundle's).
         let ready = [
             ("ref", ref), ("branch", branch), ("origin", origin), ("name", identity.line(\.name)),
             ("email", identity.line(\.email)),

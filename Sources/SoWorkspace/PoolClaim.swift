@@ -290,8 +290,7 @@ struct PoolClaim {
             }
             return Claimed(
                 member: m.listing.name, namespace: m.listing.namespace, pool: pool, pod: m.pod, alone: m.alone,
-                named: named,
-                client: client, connection: target.connection)
+                named: named, client: client, connection: target.connection)
         }
         ctx.say("pool \(pool.name): every warm workspace was claimed by another up; starting \(name) cold")
         return nil

@@ -232,15 +232,8 @@ public struct UpAction {
         case .bundle(let carry, let source):
             let values = try credentials.values(w, pool: pool)
             async let patched: Void = credentials.patch(w, values)
-            if forward,
-                let b = try await w.deliverForwarded(
-                    carry, made, ref: source.branch, branch: branch, origin: source.origin, identity: identity,
-                    waitFor: req.wait ? req.timeout : nil, credentials: values)
-            {
-                try await patched
-                return b.bytes
-            }
-            // The exec starts now; it reads the bundle once it is made (its connection and the node's exec meanwhile).
+            // Through the member's listener where it has one (`deliverForwarded`); else the exec starts now, and reads
+            // the bundle once it is made (its connection and the node's exec meanwhile).
             let (bundle, _) = try await w.deliver(
                 carry,
                 {
@@ -248,26 +241,16 @@ public struct UpAction {
                     guard let b = try await made.value else { throw SoError("no bundle was made for \(name)") }
                     return b
                 }, ref: source.branch, branch: branch, origin: source.origin, identity: identity,
-                waitFor: req.wait ? req.timeout : nil, credentials: values)
+                waitFor: req.wait ? req.timeout : nil, credentials: values, forward: forward)
             try await patched
             return bundle.bytes
         case .remote(let repo, let ref):
             let values = try credentials.values(w, pool: pool)
             async let patched: Void = credentials.patch(w, values)
-            let waitFor = req.wait ? req.timeout : nil
-            // Through the member's loopback listener where it has one (no exec started in it), else by exec.
-            let ready = [
-                ("repo", repo), ("ref", ref), ("branch", branch), ("name", identity.line(\.name)),
-                ("email", identity.line(\.email)),
-            ]
-            let forwarded =
-                forward
-                ? try await w.handOverForwarded(ready: ready, waitFor: waitFor, credentials: values, tip: tip) : false
-            if !forwarded {
-                try await w.handOver(
-                    repo: repo, ref: ref, branch: branch, identity: identity, waitFor: waitFor, credentials: values,
-                    tip: tip)
-            }
+            // Through the member's listener where it has one (`handOverForwarded`), else by exec.
+            try await w.handOver(
+                repo: repo, ref: ref, branch: branch, identity: identity, waitFor: req.wait ? req.timeout : nil,
+                credentials: values, tip: tip, forward: forward)
             try await patched
             return 0
         }

@@ -130,11 +130,18 @@ extension WorkspaceContainer {
     func deliver(
         _ carry: CarryIn, _ made: @escaping @Sendable () async throws -> CarryIn.Bundle, ref: String,
         branch: String = "", origin: String = "", identity: GitIdentity = .none, waitFor: Double? = nil,
-        credentials: [(key: String, value: String)] = [], probe: [String]? = nil
+        credentials: [(key: String, value: String)] = [], probe: [String]? = nil, forward: Bool = false
     )
         async throws -> (bundle: CarryIn.Bundle, proved: Bool)
     {
         let bundle = Task { try await made() }
+        if forward,
+            let b = try await deliverForwarded(
+                carry, bundle, ref: ref, branch: branch, origin: origin, identity: identity, waitFor: waitFor,
+                credentials: credentials)
+        {
+            return (b, false)
+        }
         let handed = Data(HandedCredentials.text(credentials).utf8)
         // First a line, "BASE SEED N" (SEED "-" when none; N the credentials' bytes), read by the shell a byte at a
         // time, then the credentials (`head -c N`), then the bundle (`cat`). No bundle, no bytes: the script ends at
@@ -196,10 +203,17 @@ extension WorkspaceContainer {
     /// its warm-up has that commit).
     func handOver(
         repo: String, ref: String, branch: String, identity: GitIdentity = .none, waitFor: Double?,
-        credentials: [(key: String, value: String)] = [], tip: Task<RemoteTip?, Never>? = nil
+        credentials: [(key: String, value: String)] = [], tip: Task<RemoteTip?, Never>? = nil, forward: Bool = false
     )
         async throws
     {
+        if forward,
+            try await handOverForwarded(
+                repo: repo, ref: ref, branch: branch, identity: identity, waitFor: waitFor, credentials: credentials,
+                tip: tip)
+        {
+            return
+        }
         let handed = HandedCredentials.text(credentials)
         let stdin: ExecInput
         if let tip {
