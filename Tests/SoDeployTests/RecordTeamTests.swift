@@ -150,6 +150,36 @@ import Testing
         #expect(e?.message.hasPrefix("several workspaces named 'ws-claimed' were claimed from pools") == true)
     }
 
+    /// After a revision is written, its old revisions' pruning and the Namespace's note of who wrote last go at once
+    /// (a claim's `up` waits for both): the prune's look for orphaned parts is held at the fake API server until the
+    /// Namespace's note arrives, which never happens while the note waits for the prune.
+    @Test func aRevisionsTailPrunesAndNotesItsWriterAtOnce() async throws {
+        let c = try await ClusterHarness()
+        defer { c.h.tmp.cleanup() }
+        try await Self.start(c.ctx, "dep", c)
+        let patch = #"{"metadata":{"annotations":{"so.dev/claimed-from":"warm"}}}"#
+        let patched = try await c.cluster.patch(.namespace, name: c.id, namespace: nil, mergePatch: Data(patch.utf8))
+        let note = "patch Namespace \(c.id)"
+        let before = c.cluster.calls.filter { $0 == note }.count
+        let missed = HoldRanOut()
+        c.cluster.beforeCallAsync = { [cluster = c.cluster] call in
+            guard call.hasSuffix("\(RecordStore.Key.part)=chunk") else { return }
+            let began = ContinuousClock.now
+            while cluster.calls.filter({ $0 == note }).count == before {
+                guard ContinuousClock.now - began < .seconds(10) else { return missed.mark() }
+                try? await Task.sleep(for: .milliseconds(5))
+            }
+        }
+        await RecordAction(c.ctx).recordClaim(
+            dir: c.h.path("dep"), namespace: patched, client: c.cluster,
+            connection: ClusterConnection(contextName: "ci", server: "https://127.0.0.1:6443"))
+        c.cluster.beforeCallAsync = nil
+        #expect(!missed.ranOut, "the orphans' look waited 10 s for the Namespace's note: \(c.cluster.calls)")
+        #expect(try await Self.store(c).heads().map(\.revision) == [1, 2])
+        let annotations = try #require(try await c.cluster.get(.namespace, name: c.id, namespace: nil)).annotations
+        #expect(annotations[RecordStore.Key.revision] == "2", "\(annotations)")
+    }
+
     /// `deploy create --update` of a directory in step with the record writes the next revision, not started; a
     /// teammate's directory is then behind it, and the next start runs as that revision (no other write).
     @Test func anUpdateIsARevisionTheNextStartRunsAs() async throws {
@@ -176,4 +206,12 @@ import Testing
         await RecordAction(c.ctx).recordUpdate(dir: c.h.path("dep"), cluster: c.options)
         #expect(c.cluster.calls.count == asked && asked > calls)
     }
+}
+
+/// A hold at the fake API server that ran out (its request went without what it waited for).
+private final class HoldRanOut: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    var ranOut: Bool { lock.withLock { value } }
+    func mark() { lock.withLock { value = true } }
 }
