@@ -125,6 +125,7 @@ def main():
     env = dict(os.environ, SO_ROOT=ROOT, SO_HOME=os.path.join(work, "home"), SO_KUBECONFIG=kubeconfig)
     names = []
     made = []  # deployment directories of `deploy create` (stopped with their namespaces at the end)
+    applied = []  # manifests `--twenty` applied with kubectl (deleted at the end, if a failure left them)
     daemon = None
     try:
         stack = light_stack(work)
@@ -377,24 +378,25 @@ def main():
             subprocess.run(["kubectl", "--kubeconfig", kubeconfig, "apply", "--server-side", "-f", path], check=True, capture_output=True)
             return time.perf_counter() - t0
         with concurrent.futures.ThreadPoolExecutor(args.parallel) as pool:
-            manifests = list(pool.map(rendered, range(args.count)))
+            applied.extend(pool.map(rendered, range(args.count)))
         start = time.perf_counter()
         with concurrent.futures.ThreadPoolExecutor(args.parallel) as pool:
-            each = list(pool.map(kubectl_apply, manifests))
-        applied = time.perf_counter() - start
-        print(f"{f'{args.count} x kubectl apply of the same objects, {args.parallel} at a time':<52} {applied * 1000:8.0f} ms "
+            each = list(pool.map(kubectl_apply, applied))
+        by_kubectl = time.perf_counter() - start
+        print(f"{f'{args.count} x kubectl apply of the same objects, {args.parallel} at a time':<52} {by_kubectl * 1000:8.0f} ms "
               f"(each: median {statistics.median(each) * 1000:.0f} ms, max {max(each) * 1000:.0f} ms; load {os.getloadavg()[0]:.1f})")
         # Gone before so's twenty start (their pods' ends are not the next step's load).
         with concurrent.futures.ThreadPoolExecutor(4) as pool:
             list(pool.map(lambda path: subprocess.run(["kubectl", "--kubeconfig", kubeconfig, "delete", "-f", path, "--timeout=120s"],
-                                                      capture_output=True), manifests))
+                                                      capture_output=True), applied))
+        applied.clear()
         start = time.perf_counter()
         with concurrent.futures.ThreadPoolExecutor(args.parallel) as pool:
             each = list(pool.map(init_create_start, range(args.count)))
         total = time.perf_counter() - start
         print(f"{f'{args.count} x init + create + start --no-wait, {args.parallel} at a time':<52} {total * 1000:8.0f} ms "
               f"(each: median {statistics.median(each) * 1000:.0f} ms, max {max(each) * 1000:.0f} ms; load {os.getloadavg()[0]:.1f}) "
-              f"= {total / applied:.2f}x kubectl's")
+              f"= {total / by_kubectl:.2f}x kubectl's")
         with concurrent.futures.ThreadPoolExecutor(4) as pool:
             list(pool.map(stop_made, made))
         made.clear()
@@ -445,6 +447,8 @@ def main():
             for d in made:
                 pool.submit(subprocess.run, [so, "deployment", "--dir", d, "--kubeconfig", kubeconfig, "stop", "--delete-volumes", "--delete-namespace", "--discard"],
                             cwd=work, env=env, capture_output=True)
+            for path in applied:
+                pool.submit(subprocess.run, ["kubectl", "--kubeconfig", kubeconfig, "delete", "-f", path, "--wait=false"], capture_output=True)
             for n, f in [(n, pool.submit(subprocess.run, [so, "down", n, "--discard"], cwd=work, env=env, capture_output=True, text=True)) for n in names]:
                 if f.result().returncode != 0:
                     print(f"cleanup of {n} failed: {f.result().stderr}", file=sys.stderr)
