@@ -101,14 +101,7 @@ struct RecordStep {
     /// the revision is in place; the next start prunes, and `deployment list` says an older writer meanwhile.
     /// The two at once: neither reads what the other writes (a claim's `up` waits for both, one round trip fewer).
     func afterWriting(_ record: DeploymentRecord, head: RecordHead, heads: [RecordHead]) async {
-        let keep = req.history ?? model.spec.recordHistory ?? RecordStore.defaultHistory
-        let (ctx, store) = (ctx, store)
-        // Old revisions go after the new one is in place; a failure here loses nothing (the next start prunes).
-        async let pruned: Void = {
-            do { _ = try await store.prune(keep: keep, heads: heads + [head], orphans: !heads.isEmpty) } catch {
-                ctx.verbose("the record's old revisions were not pruned: \(error)")
-            }
-        }()
+        async let pruned: Void = pruneOld(heads + [head], orphans: !heads.isEmpty)
         // Who wrote last, on the Namespace too: `deployment list` reads it there (one list for every deployment).
         do {
             try await client.annotate(
@@ -119,6 +112,14 @@ struct RecordStep {
                 ])
         } catch { ctx.verbose("the namespace does not say who wrote last: \(error)") }
         await pruned
+    }
+
+    /// Old revisions go after the new one is in place; a failure here loses nothing (the next start prunes).
+    func pruneOld(_ heads: [RecordHead], orphans: Bool) async {
+        let keep = req.history ?? model.spec.recordHistory ?? RecordStore.defaultHistory
+        do { try await store.prune(keep: keep, heads: heads, orphans: orphans) } catch {
+            ctx.verbose("the record's old revisions were not pruned: \(error)")
+        }
     }
 
     /// Sets how the start ended on its revision, when that changes it. Best effort: the record is written; a
